@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { EmulatorApp } from '../app.js';
+import { readBody, readJson, validate } from '../http/body.js';
+import { isoUtc } from '../time.js';
+import { FaultRuleSchema } from '../state/faults.js';
+import { EVENT_TYPES } from '../state/webhooks.js';
+import type { EmulatorCore } from '../state/core.js';
+import { serializeFunding } from '../state/balance-ledger.js';
+import { centsFromNumber } from '../money.js';
+import { fail } from '../errors.js';
+
+const Advance = z.object({ seconds: z.number().finite().min(0).max(10 * 365 * 24 * 3600) });
+const Registration = z.object({
+  url: z.url({ protocol: /^https?$/ }),
+  events: z.array(z.enum(EVENT_TYPES)).optional(),
+});
+const EnvField = z.enum(['sandbox', 'production']).default('production');
+const Money = z.number().refine((n) => centsFromNumber(n) !== undefined, 'at most two decimals');
+const SetBalance = z.object({ environment: EnvField, amount: Money.refine((n) => n >= 0, 'must be >= 0') });
+const SetLimits = z.object({ environment: EnvField, dailyLimitUsd: Money.refine((n) => n > 0), monthlyLimitUsd: Money.refine((n) => n > 0) });
+const ProcessTopUp = z.object({ outcome: z.enum(['approve', 'reject']) });
+
+/** Control routes of CONTRACT.md section 4 (no auth, never faulted), plus a few documented extras. */
+export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): void {
+  const limit = core.config.bodyLimitBytes;
+  const now = () => ({ now: isoUtc(core.clock.nowMs()) });
+
+  app.post('/_emulator/reset', async (c) => {
+    await core.jobs.idle();
+    core.reset();
+    return c.json({ ok: true, ...now() });
+  });
+  app.get('/_emulator/clock', (c) => c.json(now()));
+  app.post('/_emulator/clock/advance', async (c) => {
+    const { seconds } = await readBody(c, limit, Advance);
+    await core.jobs.advanceBy(seconds);
+    return c.json(now());
+  });
+  app.put('/_emulator/webhook', async (c) => {
+    const body = await readBody(c, limit, Registration);
+    return c.json(await core.webhooks.register(body.url, body.events));
+  });
+  app.get('/_emulator/webhook', (c) => c.json({ webhook: core.webhooks.current() }));
+  app.get('/_emulator/webhook/deliveries', (c) => c.json({ deliveries: core.webhooks.deliveries() }));
+  app.get('/_emulator/emails', (c) => c.json({ emails: core.outbox.list() }));
+  app.post('/_emulator/faults', async (c) => {
+    const rule = validate(FaultRuleSchema, await readJson(c, limit));
+    core.faults.add(rule);
+    return c.json({ faults: core.faults.list() }, 201);
+  });
+  app.get('/_emulator/faults', (c) => c.json({ faults: core.faults.list() }));
+  app.delete('/_emulator/faults', (c) => {
+    core.faults.clear();
+    return c.json({ faults: [] });
+  });
+  app.get('/_emulator/jobs', (c) => c.json({ jobs: core.jobs.pending().map((j) => ({ label: j.label, dueAt: isoUtc(j.dueAt) })) }));
+
+  // Extras (documented): operator-side actions the spec leaves to the portal.
+  app.post('/_emulator/balance', async (c) => {
+    const body = await readBody(c, limit, SetBalance);
+    core.env(body.environment).availableCents = centsFromNumber(body.amount)!;
+    return c.json({ environment: body.environment, availableBalance: { amount: body.amount, currency: 'USD' } });
+  });
+  app.post('/_emulator/limits', async (c) => {
+    const body = await readBody(c, limit, SetLimits);
+    core.env(body.environment).limits = { dailyCents: centsFromNumber(body.dailyLimitUsd)!, monthlyCents: centsFromNumber(body.monthlyLimitUsd)! };
+    return c.json({ environment: body.environment, dailyLimitUsd: body.dailyLimitUsd, monthlyLimitUsd: body.monthlyLimitUsd });
+  });
+  app.post('/_emulator/fundings/:fundingNo/process', async (c) => {
+    const body = await readBody(c, limit, ProcessTopUp);
+    const env = core.env('production');
+    if (!env.fundings.has(c.req.param('fundingNo'))) throw fail.notFound(`Funding request ${c.req.param('fundingNo')}`);
+    const funding = core.ledger.processTopUp(env, c.req.param('fundingNo'), body.outcome);
+    core.webhooks.emit(body.outcome === 'approve' ? 'balance.ach_approved' : 'balance.ach_rejected', {
+      fundingNo: funding.fundingNo,
+      amount: (funding.amountCents / 100).toFixed(2),
+      currency: 'USD',
+    });
+    return c.json({ data: serializeFunding(funding) });
+  });
+}

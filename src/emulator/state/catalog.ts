@@ -1,0 +1,87 @@
+import { money } from '../money.js';
+import { BRANDED_SEED, CHOICE_SEED, type BrandedProduct, type ChoiceDesign } from './catalog-seed.js';
+
+/** The organization's allowed per-recipient choice-card amount, in cents (CONTRACT.md: [5, 500] USD). */
+export const CHOICE_RANGE_CENTS = { min: 500, max: 50_000 } as const;
+
+export function isValidBrandedAmount(product: BrandedProduct, cents: number): boolean {
+  if (!Number.isInteger(cents) || cents <= 0) return false;
+  if (product.priceType === 'FIXED') return product.pricesCents.includes(cents);
+  const [min, max] = product.pricesCents as [number, number];
+  const step = product.priceStepCents ?? 1;
+  return cents >= min && cents <= max && (cents - min) % step === 0;
+}
+
+export function isValidChoiceAmount(cents: number, range: { min: number; max: number } = CHOICE_RANGE_CENTS): boolean {
+  return Number.isInteger(cents) && cents % 100 === 0 && cents >= range.min && cents <= range.max;
+}
+
+export class Catalog {
+  readonly branded: readonly BrandedProduct[] = BRANDED_SEED;
+  readonly choice: readonly ChoiceDesign[] = CHOICE_SEED;
+
+  findBranded(productId: string): BrandedProduct | undefined {
+    return this.branded.find((p) => p.productId === productId);
+  }
+
+  findChoice(productId: string): ChoiceDesign | undefined {
+    return this.choice.find((p) => p.productId === productId);
+  }
+
+  searchBranded(search?: string, category?: string): BrandedProduct[] {
+    const s = search?.trim().toLowerCase();
+    const c = category?.trim().toLowerCase();
+    return this.branded.filter(
+      (p) =>
+        (!s || p.name.toLowerCase().includes(s) || p.brandName.toLowerCase().includes(s)) &&
+        (!c || p.category.toLowerCase() === c),
+    );
+  }
+
+  searchChoice(search?: string): ChoiceDesign[] {
+    const s = search?.trim().toLowerCase();
+    return this.choice.filter((p) => !s || p.designName.toLowerCase().includes(s));
+  }
+}
+
+const unit = (cents: number) => cents / 100;
+
+export function serializeBranded(p: BrandedProduct) {
+  const prices = p.pricesCents.map(unit);
+  return {
+    productId: p.productId,
+    name: p.name,
+    brandName: p.brandName,
+    category: p.category,
+    description: p.description,
+    terms: p.terms,
+    redemptionInstructions: p.redemptionInstructions,
+    countryCode: p.countryCode,
+    currencyCode: p.currencyCode,
+    exchangeRate: p.exchangeRateMicros / 1_000_000,
+    priceType: p.priceType,
+    prices,
+    priceStep: p.priceStepCents === null ? null : unit(p.priceStepCents),
+    // Quick-start listing shape (spec 2.11).
+    faceValueType: p.priceType === 'FIXED' ? 'FIXED_VALUE' : 'VARIABLE_VALUE',
+    denominations: p.priceType === 'FIXED' ? prices : [],
+    minAmount: p.priceType === 'RANGE' ? prices[0] : Math.min(...prices),
+    maxAmount: p.priceType === 'RANGE' ? prices[1] : Math.max(...prices),
+  };
+}
+
+export function serializeChoice(p: ChoiceDesign) {
+  return {
+    productId: p.productId,
+    designName: p.designName,
+    name: p.designName,
+    description: p.description,
+    cardType: 'CHOICE_CARD',
+    currencyCode: 'USD',
+    priceType: 'RANGE' as const,
+    prices: [unit(CHOICE_RANGE_CENTS.min), unit(CHOICE_RANGE_CENTS.max)],
+    priceStep: 1,
+    minAmount: money(CHOICE_RANGE_CENTS.min).amount,
+    maxAmount: money(CHOICE_RANGE_CENTS.max).amount,
+  };
+}
