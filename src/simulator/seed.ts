@@ -1,0 +1,120 @@
+// The seeded Slack workspace the simulator serves: fixed ids so tests and the dev UI can name people.
+// Shapes follow Slack's user / conversation / usergroup objects closely enough for the Web API answers.
+
+export interface WorkspaceUser {
+  id: string;
+  /** Slack's `name` (handle, deprecated but still sent as `user_name` in slash commands). */
+  name: string;
+  realName: string;
+  displayName: string;
+  /** Absent: the profile has no e-mail (Slack omits the field). */
+  email?: string;
+  /** IANA zone, as Slack's `tz`. */
+  tz: string;
+  isAdmin: boolean;
+  isOwner: boolean;
+  isBot: boolean;
+  deleted: boolean;
+  /** One-line role shown in the simulator's "who am I" switch. */
+  role: string;
+}
+
+export interface WorkspaceChannel {
+  id: string;
+  name: string;
+  isPrivate: boolean;
+  topic: string;
+  members: string[];
+}
+
+export interface WorkspaceUsergroup {
+  id: string;
+  handle: string;
+  name: string;
+  users: string[];
+}
+
+export interface Workspace {
+  team: { id: string; name: string; domain: string };
+  /** The Kudos app itself, as installed in this workspace. */
+  app: { appId: string; botId: string; botUserId: string; botName: string };
+  users: WorkspaceUser[];
+  channels: WorkspaceChannel[];
+  usergroups: WorkspaceUsergroup[];
+}
+
+export const TEAM_ID = 'T0KUDOS';
+export const APP_ID = 'A0KUDOS';
+export const BOT_ID = 'B0KUDOS';
+export const BOT_USER_ID = 'U_KUDOSBOT';
+
+function person(
+  id: string,
+  name: string,
+  realName: string,
+  role: string,
+  extra: Partial<WorkspaceUser> = {},
+): WorkspaceUser {
+  return {
+    id,
+    name,
+    realName,
+    displayName: realName.split(' ')[0] ?? realName,
+    email: `${name}@example.com`,
+    tz: 'America/New_York',
+    isAdmin: false,
+    isOwner: false,
+    isBot: false,
+    deleted: false,
+    role,
+    ...extra,
+  };
+}
+
+/** A fresh copy of the seeded workspace (callers may mutate it). */
+export function seedWorkspace(): Workspace {
+  const users: WorkspaceUser[] = [
+    person('U_MANAGER', 'maya', 'Maya Manager', 'manager', { tz: 'America/New_York' }),
+    person('U_APPROVER', 'arjun', 'Arjun Approver', 'approver', { tz: 'Europe/London' }),
+    person('U_ADMIN', 'ada', 'Ada Admin', 'workspace admin', { tz: 'America/Los_Angeles', isAdmin: true }),
+    person('U_EMP1', 'eli', 'Eli Engineer', 'employee', { tz: 'America/Chicago' }),
+    person('U_EMP2', 'erin', 'Erin Designer', 'employee', { tz: 'America/New_York' }),
+    person('U_EMP3', 'omar', 'Omar Operations', 'employee', { tz: 'Europe/Berlin' }),
+    person('U_EMP4', 'sofia', 'Sofia Sales', 'employee', { tz: 'America/Denver' }),
+    (() => {
+      const u = person('U_NOEMAIL', 'nora', 'Nora Noemail', 'no e-mail in profile', { tz: 'America/New_York' });
+      delete u.email;
+      return u;
+    })(),
+    person('U_TOKYO', 'taro', 'Taro Tokyo', 'employee in Tokyo', { tz: 'Asia/Tokyo' }),
+    (() => {
+      const u = person('U_BOT', 'buildbot', 'Build Bot', 'a bot', { isBot: true, tz: 'America/Los_Angeles' });
+      delete u.email;
+      return u;
+    })(),
+    person('U_GONE', 'greg', 'Greg Gone', 'deactivated', { deleted: true }),
+    (() => {
+      const u = person(BOT_USER_ID, 'kudos', 'Kudos', 'the Kudos app', { isBot: true, tz: 'America/Los_Angeles' });
+      delete u.email;
+      return u;
+    })(),
+  ];
+  const everyone = users.filter((u) => !u.deleted).map((u) => u.id);
+  return {
+    team: { id: TEAM_ID, name: 'Kudos Demo', domain: 'kudos-demo' },
+    app: { appId: APP_ID, botId: BOT_ID, botUserId: BOT_USER_ID, botName: 'kudos' },
+    users,
+    channels: [
+      { id: 'C_GENERAL', name: 'general', isPrivate: false, topic: 'Company-wide announcements', members: [...everyone] },
+      { id: 'C_KUDOS', name: 'kudos', isPrivate: false, topic: 'Thank-yous, in public', members: [...everyone] },
+      {
+        id: 'C_APPROVALS',
+        name: 'approvals',
+        isPrivate: true,
+        topic: 'Kudos waiting for a second pair of eyes',
+        members: ['U_MANAGER', 'U_APPROVER', 'U_ADMIN', BOT_USER_ID],
+      },
+    ],
+    usergroups: [{ id: 'S_TEAM', handle: 'team', name: 'The Team', users: ['U_EMP1', 'U_EMP2'] }],
+  };
+}

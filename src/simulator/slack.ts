@@ -1,0 +1,219 @@
+// startSlackSimulator: one HTTP server on 127.0.0.1 that is the Slack the app sees.
+//   POST /api/<method>     the Web API (SLACK_API_URL = `${url}/api/`)
+//   POST /response/<id>    response_url posts
+//   GET  /                 the workspace web UI, with its JSON API under /_ui/ (ui-routes.ts)
+// plus a driver (signed requests into the app's /slack/events) for tests and for the UI.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SlackDriver, type AppAnswer, type ClickTarget } from './driver.js';
+import { seedWorkspace, type Workspace } from './seed.js';
+import { SimulatorState, type ApiCall, type Message, type View } from './state.js';
+import { persistTo } from './persistence.js';
+import { handleUiRequest } from './ui-routes.js';
+import { callWebApi } from './web-api.js';
+
+export type { ApiCall, Message, View } from './state.js';
+export type { Workspace } from './seed.js';
+export type { AppAnswer, ClickTarget } from './driver.js';
+
+export interface SlackSimulatorOptions {
+  port?: number;
+  host?: string;
+  /** The app's base URL; requests go to `${appUrl}/slack/events`. Can be set later with setAppUrl. */
+  appUrl?: string;
+  signingSecret: string;
+  /** Default: the seed (seed.ts). */
+  workspace?: Workspace;
+  /** Default `xoxb-kudos-simulator`. Any other token gets `invalid_auth`. */
+  botToken?: string;
+  /** The slash command the driver sends; default `/kudos`. */
+  command?: string;
+  /** Clock for trigger_id / response_url lifetimes and message ts; default Date.now. */
+  now?: () => number;
+  /** Rewards emulator base URL, for the web UI's inbox and clock controls. */
+  emulatorUrl?: string;
+  /** How long a trigger_id stays valid; default Slack's 3000 ms. */
+  triggerTtlMs?: number;
+  /** Keep messages and Home tabs in this JSON file across restarts (npm run dev). Default: memory only. */
+  persistFile?: string;
+}
+
+export interface SlackSimulator {
+  url: string;
+  /** `${url}/api/`, for SLACK_API_URL. */
+  apiUrl: string;
+  botToken: string;
+  setAppUrl(url: string): void;
+  setEmulatorUrl(url: string): void;
+  /** Every Web API call (and response_url post, method `response_url`), in order. */
+  calls: ApiCall[];
+  slashCommand(userId: string, text: string, channelId?: string): Promise<AppAnswer>;
+  /** The modal stack currently open for a user (bottom first), or every open modal. */
+  openViews(userId?: string): View[];
+  /** The Home tab published for a user, if any. */
+  homeView(userId: string): View | undefined;
+  /** Inline errors currently shown on a view (from response_action errors); '' keys a general error. */
+  viewErrors(viewId: string): Record<string, string>;
+  submitView(viewId: string, values: Record<string, Record<string, unknown>>, userId: string): Promise<AppAnswer>;
+  /** The user closes the top modal (or all with `all`); sends view_closed when notify_on_close. */
+  closeView(viewId: string, userId: string, all?: boolean): Promise<AppAnswer | undefined>;
+  clickButton(where: ClickTarget, actionId: string, userId: string, value?: string): Promise<AppAnswer>;
+  loadOptions(viewId: string, actionId: string, blockId: string, query: string, userId: string): Promise<AppAnswer>;
+  /** Messages of a channel (a user id means the IM with that user), or all; updates applied; ephemerals flagged. */
+  messages(channel?: string): Message[];
+  sendEvent(event: Record<string, unknown>): Promise<AppAnswer>;
+  /**
+   * Resolves with the first truthy value of `probe`, re-checked on every change in the workspace
+   * (the app answers first and calls the Web API after its ack, as in Slack). Rejects after `timeoutMs` (default 5000).
+   */
+  waitFor<T>(probe: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
+  workspace: Workspace;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new Error('body too large');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseArgs(body: string, contentType: string, query: URLSearchParams): Record<string, unknown> {
+  const args: Record<string, unknown> = Object.fromEntries(query);
+  if (body === '') return args;
+  if (contentType.includes('application/json')) {
+    const parsed: unknown = JSON.parse(body);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) Object.assign(args, parsed);
+    return args;
+  }
+  for (const [k, v] of new URLSearchParams(body)) args[k] = v;
+  return args;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function waitForChange<T>(state: SimulatorState, probe: () => T | undefined | null | false, timeoutMs: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const first = probe();
+    if (first) return resolve(first);
+    const timer = setTimeout(() => {
+      off();
+      reject(new Error(`simulator.waitFor: nothing matched within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const off = state.onChange(() => {
+      const value = probe();
+      if (value) {
+        clearTimeout(timer);
+        off();
+        resolve(value);
+      }
+    });
+  });
+}
+
+export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<SlackSimulator> {
+  const workspace = opts.workspace ?? seedWorkspace();
+  const botToken = opts.botToken ?? 'xoxb-kudos-simulator';
+  const state = new SimulatorState(workspace, opts.now ?? Date.now, opts.triggerTtlMs);
+  const persistence = opts.persistFile ? persistTo(state, opts.persistFile) : undefined;
+  let appUrl = opts.appUrl;
+  let emulatorUrl = opts.emulatorUrl;
+  let baseUrl = '';
+  const driver = new SlackDriver(state, {
+    signingSecret: opts.signingSecret,
+    appUrl: () => appUrl,
+    simulatorUrl: () => baseUrl,
+    command: opts.command ?? '/kudos',
+  });
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+      try {
+        if (url.pathname.startsWith('/api/')) {
+          const method = decodeURIComponent(url.pathname.slice('/api/'.length));
+          let args: Record<string, unknown>;
+          try {
+            args = parseArgs(await readBody(req), req.headers['content-type'] ?? '', url.searchParams);
+          } catch {
+            return sendJson(res, 200, { ok: false, error: 'invalid_form_data' });
+          }
+          const auth = req.headers.authorization;
+          const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
+          return sendJson(res, 200, callWebApi(state, method, args, token, botToken));
+        }
+        const response = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
+        if (response && req.method === 'POST') {
+          let content: Record<string, unknown>;
+          try {
+            const body = await readBody(req);
+            const ct = req.headers['content-type'] ?? '';
+            content = ct.includes('application/json')
+              ? (JSON.parse(body) as Record<string, unknown>)
+              : (JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown>);
+          } catch {
+            return sendJson(res, 400, { ok: false, error: 'invalid_payload' });
+          }
+          const out = driver.postToResponseUrl(response[1]!, content);
+          return sendJson(res, out.status, out.body);
+        }
+        const handled = await handleUiRequest(req, res, url, { state, driver, emulatorUrl: () => emulatorUrl });
+        if (!handled) sendJson(res, 404, { ok: false, error: 'not_found' });
+      } catch (err) {
+        if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'simulator_error', message: (err as Error).message });
+        else res.end();
+      }
+    })();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  baseUrl = `http://${opts.host ?? '127.0.0.1'}:${address.port}`;
+
+  return {
+    url: baseUrl,
+    apiUrl: `${baseUrl}/api/`,
+    botToken,
+    workspace,
+    setAppUrl: (u) => {
+      appUrl = u;
+    },
+    setEmulatorUrl: (u) => {
+      emulatorUrl = u;
+    },
+    calls: state.calls,
+    slashCommand: (userId, text, channelId) => driver.slashCommand(userId, text, channelId),
+    openViews: (userId) => state.openViews(userId),
+    homeView: (userId) => {
+      const id = state.homes.get(userId);
+      return id ? state.views.get(id) : undefined;
+    },
+    viewErrors: (viewId) => ({ ...(state.viewErrors.get(viewId) ?? {}) }),
+    submitView: (viewId, values, userId) => driver.submitView(viewId, values, userId),
+    closeView: (viewId, userId, all) => driver.closeView(viewId, userId, all),
+    clickButton: (where, actionId, userId, value) => driver.clickButton(where, actionId, userId, value),
+    loadOptions: (viewId, actionId, blockId, query, userId) => driver.loadOptions(viewId, actionId, blockId, query, userId),
+    messages: (channel) => state.messagesIn(channel),
+    sendEvent: (event) => driver.sendEvent(event),
+    waitFor: (probe, timeoutMs = 5000) => waitForChange(state, probe, timeoutMs),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        persistence?.stop();
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}

@@ -1,0 +1,341 @@
+// Everything the simulated Slack remembers: messages (with updates, threads, ephemerals), modal stacks
+// per user, published Home tabs, trigger_ids, response_urls, and the log of Web API calls.
+// Handlers (web-api.ts, driver.ts) parse and serialize; the rules live here.
+import { randomBytes } from 'node:crypto';
+import type { Workspace, WorkspaceUser } from './seed.js';
+
+export type Json = Record<string, unknown>;
+export type Block = Record<string, unknown>;
+
+export interface Message {
+  /** Channel id: C… for channels, D… for the IM with a user. */
+  channel: string;
+  ts: string;
+  /** Poster: the app's bot user id for app messages. */
+  user: string;
+  bot_id?: string;
+  text: string;
+  blocks?: Block[];
+  thread_ts?: string;
+  /** Ephemeral messages are visible only to `visible_to`. */
+  ephemeral: boolean;
+  visible_to?: string;
+  /** Set when chat.update or a replace_original changed it. */
+  edited?: { ts: string };
+}
+
+export interface View {
+  id: string;
+  team_id: string;
+  type: 'modal' | 'home';
+  title?: Json;
+  submit?: Json | null;
+  close?: Json | null;
+  blocks: Block[];
+  private_metadata: string;
+  callback_id: string;
+  external_id: string;
+  state: { values: Record<string, Record<string, Json>> };
+  hash: string;
+  clear_on_close: boolean;
+  notify_on_close: boolean;
+  previous_view_id: string | null;
+  root_view_id: string;
+  app_id: string;
+  app_installed_team_id: string;
+  bot_id: string;
+}
+
+export interface ApiCall {
+  method: string;
+  args: Record<string, unknown>;
+  ok: boolean;
+  error?: string;
+}
+
+export interface Trigger {
+  userId: string;
+  issuedAt: number;
+  used: boolean;
+}
+
+export interface ResponseUrl {
+  id: string;
+  userId: string;
+  channel: string;
+  /**
+   * The message replace/delete_original act on: the message the interaction came from (block_actions),
+   * else the last response posted through this URL (a slash command's earlier answer).
+   */
+  sourceTs?: string;
+  issuedAt: number;
+  uses: number;
+}
+
+export interface PersistedState {
+  version: 1;
+  messages: Message[];
+  homes: Array<{ userId: string; view: View }>;
+  lastTsMicros: number;
+  counter: number;
+}
+
+export const TRIGGER_TTL_MS = 3000;
+export const RESPONSE_URL_MAX_USES = 5;
+export const RESPONSE_URL_TTL_MS = 30 * 60 * 1000;
+export const MAX_VIEW_STACK = 3;
+
+export class SimulatorState {
+  readonly calls: ApiCall[] = [];
+  readonly messages: Message[] = [];
+  readonly views = new Map<string, View>();
+  readonly viewOwner = new Map<string, string>();
+  /** Inline errors from the last `response_action: errors`, per view id. */
+  readonly viewErrors = new Map<string, Record<string, string>>();
+  readonly stacks = new Map<string, string[]>();
+  readonly homes = new Map<string, string>();
+  readonly triggers = new Map<string, Trigger>();
+  readonly responseUrls = new Map<string, ResponseUrl>();
+  /** The last options the app answered for an external select, by view id + action id (for the UI). */
+  readonly loadedOptions = new Map<string, Json[]>();
+  private lastTsMicros = 0;
+  private counter = 0;
+  private changeListeners = new Set<() => void>();
+  version = 0;
+
+  constructor(
+    readonly workspace: Workspace,
+    readonly now: () => number,
+    /** Slack's 3 s; tests on a loaded machine may allow more. */
+    readonly triggerTtlMs = TRIGGER_TTL_MS,
+  ) {}
+
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  changed(): void {
+    this.version++;
+    for (const l of this.changeListeners) l();
+  }
+
+  user(id: string): WorkspaceUser | undefined {
+    return this.workspace.users.find((u) => u.id === id);
+  }
+
+  channel(id: string) {
+    return this.workspace.channels.find((c) => c.id === id);
+  }
+
+  /** The IM channel between the app and a user (conversations.open; Slack opens it on first DM). */
+  imFor(userId: string): string {
+    return `D_${userId}`;
+  }
+
+  imUser(channelId: string): string | undefined {
+    if (!channelId.startsWith('D_')) return undefined;
+    const userId = channelId.slice(2);
+    return this.user(userId) ? userId : undefined;
+  }
+
+  /** A unique, increasing message ts (`seconds.micros`) as Slack's. */
+  nextTs(): string {
+    const micros = Math.max(this.now() * 1000, this.lastTsMicros + 1);
+    this.lastTsMicros = micros;
+    const s = Math.floor(micros / 1_000_000);
+    const frac = String(Math.floor(micros % 1_000_000)).padStart(6, '0');
+    return `${s}.${frac}`;
+  }
+
+  nextId(prefix: string): string {
+    this.counter++;
+    return `${prefix}${this.counter.toString(36).toUpperCase().padStart(8, '0')}`;
+  }
+
+  newHash(): string {
+    return `${Math.floor(this.now() / 1000)}.${randomBytes(4).toString('hex')}`;
+  }
+
+  issueTrigger(userId: string): string {
+    const id = `${Math.floor(this.now() / 1000)}.${Math.floor(Math.random() * 1e12)}.${randomBytes(16).toString('hex')}`;
+    this.triggers.set(id, { userId, issuedAt: this.now(), used: false });
+    return id;
+  }
+
+  /** Consumes a trigger_id: Slack's `invalid_trigger_id`, `exchanged_trigger_id`, `expired_trigger_id`. */
+  useTrigger(id: unknown): { ok: true; userId: string } | { ok: false; error: string } {
+    if (typeof id !== 'string' || id === '') return { ok: false, error: 'invalid_arguments' };
+    const t = this.triggers.get(id);
+    if (!t) return { ok: false, error: 'invalid_trigger_id' };
+    if (t.used) return { ok: false, error: 'exchanged_trigger_id' };
+    if (this.now() - t.issuedAt > this.triggerTtlMs) return { ok: false, error: 'expired_trigger_id' };
+    t.used = true;
+    return { ok: true, userId: t.userId };
+  }
+
+  issueResponseUrl(userId: string, channel: string, sourceTs?: string): ResponseUrl {
+    const r: ResponseUrl = { id: randomBytes(12).toString('hex'), userId, channel, sourceTs, issuedAt: this.now(), uses: 0 };
+    this.responseUrls.set(r.id, r);
+    return r;
+  }
+
+  findMessage(channel: string, ts: string): Message | undefined {
+    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+  }
+
+  postMessage(m: Omit<Message, 'ts'> & { ts?: string }): Message {
+    const message: Message = { ...m, ts: m.ts ?? this.nextTs() };
+    this.messages.push(message);
+    this.changed();
+    return message;
+  }
+
+  deleteMessage(channel: string, ts: string): boolean {
+    const i = this.messages.findIndex((m) => m.channel === channel && m.ts === ts);
+    if (i < 0) return false;
+    this.messages.splice(i, 1);
+    this.changed();
+    return true;
+  }
+
+  /** Messages of a channel (or of the IM with a user when given a user id), in posting order. */
+  messagesIn(channel?: string): Message[] {
+    if (channel === undefined) return [...this.messages];
+    const id = this.user(channel) ? this.imFor(channel) : channel;
+    return this.messages.filter((m) => m.channel === id);
+  }
+
+  stackOf(userId: string): string[] {
+    return this.stacks.get(userId) ?? [];
+  }
+
+  /** Builds the stored view object Slack returns, from the app's view argument. */
+  materializeView(arg: Json, opts: { id?: string; rootId?: string; previousId?: string | null; type: 'modal' | 'home'; keepState?: View }): View {
+    const id = opts.id ?? this.nextId('V');
+    const blocks = withBlockIds(arg.blocks as Block[]);
+    const view: View = {
+      id,
+      team_id: this.workspace.team.id,
+      type: opts.type,
+      blocks,
+      private_metadata: typeof arg.private_metadata === 'string' ? arg.private_metadata : '',
+      callback_id: typeof arg.callback_id === 'string' ? arg.callback_id : '',
+      external_id: typeof arg.external_id === 'string' ? arg.external_id : '',
+      state: { values: {} },
+      hash: this.newHash(),
+      clear_on_close: arg.clear_on_close === true,
+      notify_on_close: arg.notify_on_close === true,
+      previous_view_id: opts.previousId ?? null,
+      root_view_id: opts.rootId ?? id,
+      app_id: this.workspace.app.appId,
+      app_installed_team_id: this.workspace.team.id,
+      bot_id: this.workspace.app.botId,
+    };
+    if (opts.type === 'modal') {
+      view.title = withEmoji(arg.title as Json);
+      view.submit = arg.submit ? withEmoji(arg.submit as Json) : null;
+      view.close = arg.close ? withEmoji(arg.close as Json) : null;
+    }
+    return view;
+  }
+
+  openModal(userId: string, view: View): void {
+    for (const old of this.stackOf(userId)) this.forgetView(old);
+    this.stacks.set(userId, [view.id]);
+    this.storeView(userId, view);
+  }
+
+  pushModal(userId: string, view: View): void {
+    const stack = this.stackOf(userId);
+    this.stacks.set(userId, [...stack, view.id]);
+    this.storeView(userId, view);
+  }
+
+  storeView(userId: string, view: View): void {
+    this.views.set(view.id, view);
+    this.viewOwner.set(view.id, userId);
+    this.changed();
+  }
+
+  /** Replaces a view's content in place (views.update, response_action update): same id, new hash. */
+  replaceView(viewId: string, arg: Json): View {
+    const old = this.views.get(viewId)!;
+    const next = this.materializeView(arg, { id: old.id, rootId: old.root_view_id, previousId: old.previous_view_id, type: old.type });
+    this.views.set(viewId, next);
+    this.viewErrors.delete(viewId);
+    this.changed();
+    return next;
+  }
+
+  /** Pops the top view of a user's stack (submit with an empty ack, or Cancel/Back). */
+  popModal(userId: string): void {
+    const stack = this.stackOf(userId);
+    const top = stack.pop();
+    if (top) this.forgetView(top);
+    this.stacks.set(userId, stack);
+    this.changed();
+  }
+
+  /** Closes one view of a user's stack and the views pushed above it (an empty submit ack). */
+  closeModal(userId: string, viewId: string): void {
+    const stack = this.stackOf(userId);
+    const at = stack.indexOf(viewId);
+    if (at < 0) return;
+    for (const id of stack.splice(at)) this.forgetView(id);
+    this.stacks.set(userId, stack);
+    this.changed();
+  }
+
+  clearModals(userId: string): void {
+    for (const id of this.stackOf(userId)) this.forgetView(id);
+    this.stacks.set(userId, []);
+    this.changed();
+  }
+
+  private forgetView(id: string): void {
+    this.views.delete(id);
+    this.viewOwner.delete(id);
+    this.viewErrors.delete(id);
+  }
+
+  /** What survives a restart (`npm run dev` keeps its data): messages and Home tabs; modals and triggers do not. */
+  snapshot(): PersistedState {
+    const homes = [...this.homes.entries()].flatMap(([userId, viewId]) => {
+      const view = this.views.get(viewId);
+      return view ? [{ userId, view }] : [];
+    });
+    return { version: 1, messages: this.messages, homes, lastTsMicros: this.lastTsMicros, counter: this.counter };
+  }
+
+  restore(saved: PersistedState): void {
+    this.messages.splice(0, this.messages.length, ...saved.messages);
+    for (const { userId, view } of saved.homes) {
+      this.homes.set(userId, view.id);
+      this.views.set(view.id, view);
+      this.viewOwner.set(view.id, userId);
+    }
+    this.lastTsMicros = Math.max(this.lastTsMicros, saved.lastTsMicros);
+    this.counter = Math.max(this.counter, saved.counter);
+  }
+
+  openViews(userId?: string): View[] {
+    const users = userId === undefined ? [...this.stacks.keys()] : [userId];
+    return users.flatMap((u) => this.stackOf(u).map((id) => this.views.get(id)).filter((v): v is View => v !== undefined));
+  }
+}
+
+function withEmoji(text: Json): Json {
+  return text.type === 'plain_text' && text.emoji === undefined ? { ...text, emoji: true } : text;
+}
+
+/** Slack stores blocks with a block_id; it makes one up when the app leaves it out. */
+export function withBlockIds(blocks: Block[]): Block[] {
+  return blocks.map((b) => (typeof b.block_id === 'string' ? b : { ...b, block_id: randomBlockId() }));
+}
+
+/** Slack fills in a random block_id when the app leaves it out. */
+function randomBlockId(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from(randomBytes(4), (b) => alphabet[b % alphabet.length]).join('');
+}

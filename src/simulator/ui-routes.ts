@@ -1,0 +1,337 @@
+// The web UI's server side: static page files, and a small JSON API under /_ui/ that renders the
+// workspace for one user (messages, modal, Home tab as HTML from render.ts) and turns clicks and form
+// input into the same driver calls tests use. Updates are pushed as server-sent events (/_ui/events).
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
+import type { SlackDriver } from './driver.js';
+import type { Workspace } from './seed.js';
+import type { Json, Message, SimulatorState } from './state.js';
+import { stateFromRaw } from './view-state.js';
+import { renderBlocks, renderMessage, renderModal, type RenderContext } from './web/render.js';
+
+export interface UiContext {
+  state: SimulatorState;
+  driver: SlackDriver;
+  emulatorUrl: () => string | undefined;
+}
+
+const STATIC: Record<string, { file: string; type: string }> = {
+  '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
+  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  '/style.css': { file: 'style.css', type: 'text/css; charset=utf-8' },
+};
+
+const UserId = z.string().min(1).max(64);
+const RawValue = z.union([z.string(), z.array(z.string()), z.null()]);
+const Bodies = {
+  command: z.object({ as: UserId, channel: z.string().min(1), text: z.string().max(4000) }),
+  click: z.object({
+    as: UserId,
+    actionId: z.string(),
+    value: z.string().optional(),
+    channel: z.string().optional(),
+    ts: z.string().optional(),
+    viewId: z.string().optional(),
+    /** What the modal's inputs hold when a button in it is clicked (sent as view.state). */
+    values: z.record(z.string(), z.record(z.string(), RawValue)).optional(),
+  }),
+  submit: z.object({ as: UserId, viewId: z.string(), values: z.record(z.string(), z.record(z.string(), RawValue)) }),
+  close: z.object({ as: UserId, viewId: z.string(), all: z.boolean().optional() }),
+  options: z.object({ as: UserId, viewId: z.string(), actionId: z.string(), blockId: z.string(), query: z.string().max(200) }),
+  home: z.object({ as: UserId }),
+  advance: z.object({ seconds: z.number().positive().max(400 * 24 * 3600) }),
+};
+
+/**
+ * Encodes what a user types in the composer as Slack sends it: `@maya` -> `<@U_MANAGER|maya>`,
+ * `@team` -> `<!subteam^S_TEAM|@team>`, `@here` -> `<!here>`, `#kudos` -> `<#C_KUDOS|kudos>`.
+ */
+export function encodeMentions(text: string, ws: Workspace): string {
+  return text
+    .replace(/(^|[\s(])@([A-Za-z0-9._-]+)/g, (whole, pre: string, handle: string) => {
+      const h = handle.toLowerCase();
+      if (h === 'here' || h === 'channel' || h === 'everyone') return `${pre}<!${h}>`;
+      const user = ws.users.find((u) => !u.deleted && u.name.toLowerCase() === h);
+      if (user) return `${pre}<@${user.id}|${user.name}>`;
+      const group = ws.usergroups.find((g) => g.handle.toLowerCase() === h);
+      if (group) return `${pre}<!subteam^${group.id}|@${group.handle}>`;
+      return whole;
+    })
+    .replace(/(^|[\s(])#([a-z0-9._-]+)/g, (whole, pre: string, name: string) => {
+      const ch = ws.channels.find((c) => c.name === name);
+      return ch ? `${pre}<#${ch.id}|${ch.name}>` : whole;
+    });
+}
+
+function renderContext(state: SimulatorState, userId: string, extra: Partial<RenderContext> = {}): RenderContext {
+  const ws = state.workspace;
+  return {
+    users: ws.users.map((u) => ({ id: u.id, name: u.realName, deleted: u.deleted })),
+    channels: ws.channels.map((c) => ({ id: c.id, name: c.name })),
+    usergroups: ws.usergroups.map((g) => ({ id: g.id, handle: g.handle })),
+    tz: state.user(userId)?.tz ?? 'UTC',
+    ...extra,
+  };
+}
+
+/** Conversations a user sees: channels they are in, and their DM with the app. */
+function conversationsFor(state: SimulatorState, userId: string) {
+  const channels = state.workspace.channels
+    .filter((c) => c.members.includes(userId))
+    .map((c) => ({ id: c.id, name: c.name, kind: 'channel' as const, isPrivate: c.isPrivate }));
+  return [...channels, { id: state.imFor(userId), name: 'Kudos', kind: 'app' as const, isPrivate: true }];
+}
+
+/** What `userId` sees of a conversation, threads grouped under their parent. */
+export function renderConversation(state: SimulatorState, userId: string, channel: string): string {
+  const ctx = renderContext(state, userId);
+  const visible = state.messagesIn(channel).filter((m) => !m.ephemeral || m.visible_to === userId);
+  const replies = new Map<string, Message[]>();
+  const top: Message[] = [];
+  for (const m of visible) {
+    if (m.thread_ts && m.thread_ts !== m.ts && visible.some((p) => p.ts === m.thread_ts)) {
+      replies.set(m.thread_ts, [...(replies.get(m.thread_ts) ?? []), m]);
+    } else top.push(m);
+  }
+  if (top.length === 0) return '<p class="empty">No messages yet.</p>';
+  return top.map((m) => renderMessage(m, ctx, { replies: replies.get(m.ts) })).join('');
+}
+
+function uiState(state: SimulatorState, userId: string, conv: string | undefined) {
+  const conversations = conversationsFor(state, userId);
+  const current = conversations.find((c) => c.id === conv) ?? conversations.find((c) => c.id === 'C_KUDOS') ?? conversations[0]!;
+  const stack = state.openViews(userId);
+  const top = stack[stack.length - 1];
+  const homeId = state.homes.get(userId);
+  const home = homeId ? state.views.get(homeId) : undefined;
+  const externalOptions = (viewId: string) => {
+    const out: Record<string, Json[]> = {};
+    for (const [key, opts] of state.loadedOptions) {
+      const [vid, actionId] = key.split('/');
+      if (vid === viewId && actionId) out[actionId] = opts;
+    }
+    return out;
+  };
+  return {
+    version: state.version,
+    me: userId,
+    conversation: current,
+    conversations,
+    messagesHtml: renderConversation(state, userId, current.id),
+    homeHtml: home ? renderBlocks(home.blocks, renderContext(state, userId)) : null,
+    homeViewId: home?.id ?? null,
+    modal: top
+      ? {
+        id: top.id,
+        hash: top.hash,
+        errors: state.viewErrors.get(top.id) ?? {},
+        html: renderModal(top, renderContext(state, userId, { errors: state.viewErrors.get(top.id), externalOptions: externalOptions(top.id) }), { depth: stack.length }),
+      }
+      : null,
+  };
+}
+
+async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > 256 * 1024) throw new Error('body too large');
+    chunks.push(c as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? {} : JSON.parse(text);
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' });
+  res.end(text);
+}
+
+async function emulator(ctx: UiContext, path: string, init?: RequestInit): Promise<{ status: number; body: unknown }> {
+  const base = ctx.emulatorUrl();
+  if (!base) return { status: 503, body: { error: 'The Rewards emulator is not connected to this simulator.' } };
+  try {
+    const res = await fetch(`${base}${path}`, init);
+    return { status: res.status, body: await res.json() };
+  } catch (err) {
+    return { status: 502, body: { error: `Rewards emulator unreachable: ${(err as Error).message}` } };
+  }
+}
+
+function serveEvents(req: IncomingMessage, res: ServerResponse, state: SimulatorState): void {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive' });
+  res.write(`data: ${state.version}\n\n`);
+  let pending = false;
+  const off = state.onChange(() => {
+    // Coalesce bursts of changes into one event per tick.
+    if (pending) return;
+    pending = true;
+    setImmediate(() => {
+      pending = false;
+      res.write(`data: ${state.version}\n\n`);
+    });
+  });
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  req.on('close', () => {
+    off();
+    clearInterval(keepAlive);
+  });
+}
+
+/** Handles the UI's routes; false when the path is not one of them. */
+export async function handleUiRequest(req: IncomingMessage, res: ServerResponse, url: URL, ctx: UiContext): Promise<boolean> {
+  const { state, driver } = ctx;
+  const route = `${req.method} ${url.pathname}`;
+  const asset = req.method === 'GET' ? STATIC[url.pathname] : undefined;
+  if (asset) {
+    const body = await readFile(new URL(`./web/${asset.file}`, import.meta.url));
+    res.writeHead(200, { 'Content-Type': asset.type, 'Cache-Control': 'no-store' });
+    res.end(body);
+    return true;
+  }
+  if (!url.pathname.startsWith('/_ui/')) return false;
+
+  const parse = async <T extends z.ZodType>(schema: T): Promise<z.infer<T> | undefined> => {
+    let raw: unknown;
+    try {
+      raw = await readJsonBody(req);
+    } catch {
+      json(res, 400, { error: 'invalid JSON' });
+      return undefined;
+    }
+    const r = schema.safeParse(raw);
+    if (!r.success) {
+      json(res, 400, { error: r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+      return undefined;
+    }
+    return r.data;
+  };
+  const known = (userId: string) => {
+    if (state.user(userId)) return true;
+    json(res, 400, { error: `unknown user ${userId}` });
+    return false;
+  };
+  // Driver errors (a view no longer open, a message gone) are the user's race, not a server fault.
+  const drive = async (fn: () => Promise<unknown>) => {
+    try {
+      json(res, 200, await fn());
+    } catch (err) {
+      json(res, 409, { error: (err as Error).message });
+    }
+  };
+
+  switch (route) {
+    case 'GET /_ui/workspace': {
+      const ws = state.workspace;
+      json(res, 200, {
+        team: ws.team,
+        users: ws.users.filter((u) => !u.deleted && !u.isBot).map((u) => ({ id: u.id, name: u.name, realName: u.realName, role: u.role, tz: u.tz, email: u.email ?? null })),
+        handles: ws.users.filter((u) => !u.deleted).map((u) => u.name).concat(ws.usergroups.map((g) => g.handle)),
+        emulator: ctx.emulatorUrl() !== undefined,
+      });
+      return true;
+    }
+    case 'GET /_ui/state': {
+      const as = url.searchParams.get('as') ?? '';
+      if (!known(as)) return true;
+      json(res, 200, uiState(state, as, url.searchParams.get('conv') ?? undefined));
+      return true;
+    }
+    case 'GET /_ui/events':
+      serveEvents(req, res, state);
+      return true;
+    case 'POST /_ui/command': {
+      const b = await parse(Bodies.command);
+      if (!b || !known(b.as)) return true;
+      const text = b.text.trim();
+      const m = /^(\/\S+)\s*([\s\S]*)$/.exec(text);
+      if (!m || m[1] !== '/kudos') {
+        json(res, 400, { error: 'Only the /kudos command is installed in this workspace.' });
+        return true;
+      }
+      await drive(() => driver.slashCommand(b.as, encodeMentions(m[2] ?? '', state.workspace), b.channel));
+      return true;
+    }
+    case 'POST /_ui/click': {
+      const b = await parse(Bodies.click);
+      if (!b || !known(b.as)) return true;
+      const where = b.viewId ? { viewId: b.viewId } : b.channel && b.ts ? { channel: b.channel, ts: b.ts } : undefined;
+      if (!where) {
+        json(res, 400, { error: 'viewId, or channel and ts, required' });
+        return true;
+      }
+      const view = b.viewId ? state.views.get(b.viewId) : undefined;
+      if (view && b.values) {
+        view.state = { values: stateFromRaw(view.blocks, b.values, state.user(b.as)!.tz, (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? []) };
+      }
+      await drive(() => driver.clickButton(where, b.actionId, b.as, b.value));
+      return true;
+    }
+    case 'POST /_ui/submit': {
+      const b = await parse(Bodies.submit);
+      if (!b || !known(b.as)) return true;
+      const view = state.views.get(b.viewId);
+      if (!view) {
+        json(res, 409, { error: 'This view is no longer open.' });
+        return true;
+      }
+      const values = stateFromRaw(view.blocks, b.values, state.user(b.as)!.tz, (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? []);
+      await drive(async () => ({ ...(await driver.submitView(b.viewId, values, b.as)), errors: state.viewErrors.get(b.viewId) ?? {} }));
+      return true;
+    }
+    case 'POST /_ui/close': {
+      const b = await parse(Bodies.close);
+      if (!b || !known(b.as)) return true;
+      await drive(async () => (await driver.closeView(b.viewId, b.as, b.all)) ?? { status: 0, body: '' });
+      return true;
+    }
+    case 'POST /_ui/options': {
+      const b = await parse(Bodies.options);
+      if (!b || !known(b.as)) return true;
+      await drive(async () => {
+        const r = await driver.loadOptions(b.viewId, b.actionId, b.blockId, b.query, b.as);
+        const options = (state.loadedOptions.get(`${b.viewId}/${b.actionId}`) ?? []).map((o) => ({
+          value: String(o.value ?? ''),
+          text: String((o.text as Json | undefined)?.text ?? o.value ?? ''),
+        }));
+        return { status: r.status, options };
+      });
+      return true;
+    }
+    case 'POST /_ui/home': {
+      const b = await parse(Bodies.home);
+      if (!b || !known(b.as)) return true;
+      const homeId = state.homes.get(b.as);
+      const view = homeId ? state.views.get(homeId) : undefined;
+      await drive(() => driver.sendEvent({ type: 'app_home_opened', user: b.as, channel: state.imFor(b.as), tab: 'home', ...(view ? { view } : {}) }));
+      return true;
+    }
+    case 'GET /_ui/inbox': {
+      const r = await emulator(ctx, '/_emulator/emails');
+      json(res, r.status, r.body);
+      return true;
+    }
+    case 'GET /_ui/clock': {
+      const r = await emulator(ctx, '/_emulator/clock');
+      json(res, r.status, r.body);
+      return true;
+    }
+    case 'POST /_ui/clock/advance': {
+      const b = await parse(Bodies.advance);
+      if (!b) return true;
+      const r = await emulator(ctx, '/_emulator/clock/advance', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ seconds: b.seconds }),
+      });
+      json(res, r.status, r.body);
+      return true;
+    }
+    default:
+      json(res, 404, { error: 'not found' });
+      return true;
+  }
+}

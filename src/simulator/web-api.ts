@@ -1,0 +1,408 @@
+// The simulated Slack Web API: one handler per method, each checking Slack's argument rules and
+// answering Slack's shapes (HTTP 200 with `ok`, `error`, `response_metadata.messages`).
+import { getTimezoneOffset } from 'date-fns-tz';
+import { checkMessageContent, checkView, viewTooLarge } from './limits.js';
+import { MAX_VIEW_STACK, withBlockIds, type Json, type SimulatorState } from './state.js';
+import type { WorkspaceUser } from './seed.js';
+
+type Answer = Json & { ok: boolean; error?: string };
+type Handler = (state: SimulatorState, args: Json) => Answer;
+
+const fail = (error: string, messages?: string[]): Answer =>
+  messages && messages.length > 0 ? { ok: false, error, response_metadata: { messages } } : { ok: false, error };
+
+/** Fields that @slack/web-api JSON-encodes into a single form field. */
+const JSON_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata']);
+
+/** Normalises form or JSON arguments: JSON-string fields decoded; returns `undefined` for unparsable JSON fields. */
+export function decodeArgs(raw: Record<string, unknown>): { args: Json; badJson: string[] } {
+  const args: Json = {};
+  const badJson: string[] = [];
+  for (const [k, v] of Object.entries(raw)) {
+    if (JSON_FIELDS.has(k) && typeof v === 'string') {
+      try {
+        args[k] = JSON.parse(v);
+      } catch {
+        badJson.push(k);
+        args[k] = v;
+      }
+    } else args[k] = v;
+  }
+  return { args, badJson };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const bool = (v: unknown): boolean => v === true || v === 'true' || v === '1' || v === 1;
+
+export function slackUser(state: SimulatorState, u: WorkspaceUser): Json {
+  const offsetSeconds = Math.round(getTimezoneOffset(u.tz, new Date(state.now())) / 1000);
+  const image = `https://avatars.example.invalid/${u.id}.png`;
+  return {
+    id: u.id,
+    team_id: state.workspace.team.id,
+    name: u.name,
+    deleted: u.deleted,
+    color: '9f69e7',
+    real_name: u.realName,
+    tz: u.tz,
+    tz_label: u.tz,
+    tz_offset: offsetSeconds,
+    profile: {
+      real_name: u.realName,
+      real_name_normalized: u.realName,
+      display_name: u.displayName,
+      display_name_normalized: u.displayName,
+      ...(u.email !== undefined ? { email: u.email } : {}),
+      image_24: image,
+      image_48: image,
+      image_72: image,
+      team: state.workspace.team.id,
+    },
+    is_admin: u.isAdmin,
+    is_owner: u.isOwner,
+    is_primary_owner: u.isOwner,
+    is_restricted: false,
+    is_ultra_restricted: false,
+    is_bot: u.isBot,
+    is_app_user: false,
+    updated: 1_700_000_000,
+  };
+}
+
+function conversation(state: SimulatorState, id: string): Json | undefined {
+  const ch = state.channel(id);
+  if (ch) {
+    return {
+      id: ch.id,
+      name: ch.name,
+      is_channel: !ch.isPrivate,
+      is_group: false,
+      is_im: false,
+      is_mpim: false,
+      is_private: ch.isPrivate,
+      is_archived: false,
+      is_general: ch.id === 'C_GENERAL',
+      is_member: ch.members.includes(state.workspace.app.botUserId),
+      topic: { value: ch.topic, creator: '', last_set: 0 },
+      num_members: ch.members.length,
+    };
+  }
+  const imUser = state.imUser(id);
+  if (imUser) return { id, is_im: true, is_channel: false, is_private: true, user: imUser, is_open: true };
+  return undefined;
+}
+
+/** Resolves where a message goes: a channel, an IM id, or a user id (Slack opens the IM). */
+function resolvePostTarget(state: SimulatorState, channel: unknown): string | undefined {
+  const id = str(channel);
+  if (!id) return undefined;
+  if (state.channel(id)) return id;
+  if (state.imUser(id)) return id;
+  // Slack also accepts a channel name (`#kudos` or `kudos`) where a channel id is expected in chat.post*.
+  const byName = state.workspace.channels.find((c) => c.name === id.replace(/^#/, ''));
+  if (byName) return byName.id;
+  const user = state.user(id);
+  if (user && !user.deleted) return state.imFor(user.id);
+  return undefined;
+}
+
+function membersOf(state: SimulatorState, channel: string): string[] {
+  const ch = state.channel(channel);
+  if (ch) return ch.members;
+  const u = state.imUser(channel);
+  return u ? [u, state.workspace.app.botUserId] : [];
+}
+
+function page<T>(items: T[], args: Json): { slice: T[]; next: string } | { error: string } {
+  const limit = args.limit === undefined ? 100 : Number(args.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return { error: 'invalid_limit' };
+  let start = 0;
+  const cursor = str(args.cursor);
+  if (cursor) {
+    const decoded = Number(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''));
+    if (!Number.isInteger(decoded) || decoded < 0) return { error: 'invalid_cursor' };
+    start = decoded;
+  }
+  const slice = items.slice(start, start + limit);
+  const next = start + limit < items.length ? Buffer.from(`offset:${start + limit}`).toString('base64') : '';
+  return { slice, next };
+}
+
+function messageBody(state: SimulatorState, channel: string, ts: string): Json | undefined {
+  const m = state.findMessage(channel, ts);
+  if (!m) return undefined;
+  return {
+    type: 'message',
+    subtype: 'bot_message',
+    text: m.text,
+    user: m.user,
+    bot_id: m.bot_id,
+    ts: m.ts,
+    ...(m.blocks ? { blocks: m.blocks } : {}),
+    ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+  };
+}
+
+function checkViewArg(view: unknown, type: 'modal' | 'home'): Answer | undefined {
+  if (view === undefined || view === null || view === '') return fail('invalid_arguments', ['missing required field: view']);
+  if (typeof view === 'string') return fail('invalid_arguments', ['invalid JSON in view']);
+  const problems = checkView(view, type);
+  if (problems.length > 0) return fail('invalid_arguments', problems);
+  if (viewTooLarge(view)) return fail('view_too_large');
+  return undefined;
+}
+
+const handlers: Record<string, Handler> = {
+  'api.test': (_s, args) => ({ ok: true, args }),
+
+  'auth.test': (s) => ({
+    ok: true,
+    url: `https://${s.workspace.team.domain}.slack.com/`,
+    team: s.workspace.team.name,
+    user: s.workspace.app.botName,
+    team_id: s.workspace.team.id,
+    user_id: s.workspace.app.botUserId,
+    bot_id: s.workspace.app.botId,
+    is_enterprise_install: false,
+  }),
+
+  'team.info': (s) => ({
+    ok: true,
+    team: { id: s.workspace.team.id, name: s.workspace.team.name, domain: s.workspace.team.domain, email_domain: 'example.com' },
+  }),
+
+  'chat.postMessage': (s, args) => {
+    const channel = resolvePostTarget(s, args.channel);
+    if (!str(args.channel)) return fail('channel_not_found');
+    if (!channel) return fail('channel_not_found');
+    const check = checkMessageContent(args, { requireContent: true });
+    if (!check.ok) return fail(check.error, check.messages);
+    const threadTs = str(args.thread_ts);
+    if (threadTs && !s.findMessage(channel, threadTs)) return fail('thread_not_found');
+    const m = s.postMessage({
+      channel,
+      user: s.workspace.app.botUserId,
+      bot_id: s.workspace.app.botId,
+      text: typeof args.text === 'string' ? args.text : '',
+      ...(Array.isArray(args.blocks) ? { blocks: withBlockIds(args.blocks as Json[]) } : {}),
+      ...(threadTs ? { thread_ts: threadTs } : {}),
+      ephemeral: false,
+    });
+    return { ok: true, channel, ts: m.ts, message: messageBody(s, channel, m.ts) };
+  },
+
+  'chat.postEphemeral': (s, args) => {
+    const channel = resolvePostTarget(s, args.channel);
+    if (!channel) return fail('channel_not_found');
+    const userId = str(args.user);
+    if (!userId) return fail('user_not_found');
+    const user = s.user(userId);
+    if (!user || user.deleted) return fail('user_not_found');
+    if (!membersOf(s, channel).includes(userId)) return fail('user_not_in_channel');
+    const check = checkMessageContent(args, { requireContent: true });
+    if (!check.ok) return fail(check.error, check.messages);
+    const m = s.postMessage({
+      channel,
+      user: s.workspace.app.botUserId,
+      bot_id: s.workspace.app.botId,
+      text: typeof args.text === 'string' ? args.text : '',
+      ...(Array.isArray(args.blocks) ? { blocks: withBlockIds(args.blocks as Json[]) } : {}),
+      ...(str(args.thread_ts) ? { thread_ts: str(args.thread_ts) } : {}),
+      ephemeral: true,
+      visible_to: userId,
+    });
+    return { ok: true, message_ts: m.ts };
+  },
+
+  'chat.update': (s, args) => {
+    const channel = str(args.channel);
+    if (!channel || !(s.channel(channel) || s.imUser(channel))) return fail('channel_not_found');
+    const ts = str(args.ts);
+    const m = ts ? s.findMessage(channel, ts) : undefined;
+    if (!m || m.ephemeral) return fail('message_not_found');
+    if (m.user !== s.workspace.app.botUserId) return fail('cant_update_message');
+    const check = checkMessageContent(args, { requireContent: true });
+    if (!check.ok) return fail(check.error, check.messages);
+    if (typeof args.text === 'string') m.text = args.text;
+    if (Array.isArray(args.blocks)) m.blocks = withBlockIds(args.blocks as Json[]);
+    m.edited = { ts: s.nextTs() };
+    s.changed();
+    return { ok: true, channel, ts: m.ts, text: m.text, message: messageBody(s, channel, m.ts) };
+  },
+
+  'chat.delete': (s, args) => {
+    const channel = str(args.channel);
+    if (!channel || !(s.channel(channel) || s.imUser(channel))) return fail('channel_not_found');
+    const ts = str(args.ts);
+    const m = ts ? s.findMessage(channel, ts) : undefined;
+    if (!m || m.ephemeral) return fail('message_not_found');
+    if (m.user !== s.workspace.app.botUserId) return fail('cant_delete_message');
+    s.deleteMessage(channel, m.ts);
+    return { ok: true, channel, ts: m.ts };
+  },
+
+  'conversations.open': (s, args) => {
+    const channelArg = str(args.channel);
+    if (channelArg) {
+      const c = conversation(s, channelArg);
+      return c ? { ok: true, channel: { id: channelArg } } : fail('channel_not_found');
+    }
+    const users = str(args.users)?.split(',').map((u) => u.trim()).filter(Boolean) ?? [];
+    if (users.length === 0) return fail('users_list_not_supplied');
+    if (users.length > 8) return fail('too_many_users');
+    for (const u of users) {
+      const user = s.user(u);
+      if (!user) return fail('user_not_found');
+      if (user.deleted) return fail('user_disabled');
+    }
+    if (users.length > 1) return fail('not_supported', ['group DMs are not simulated']);
+    const id = s.imFor(users[0]!);
+    return { ok: true, channel: { id }, ...(bool(args.return_im) ? { already_open: true } : {}) };
+  },
+
+  'conversations.info': (s, args) => {
+    const id = str(args.channel);
+    const c = id ? conversation(s, id) : undefined;
+    return c ? { ok: true, channel: c } : fail('channel_not_found');
+  },
+
+  'conversations.members': (s, args) => {
+    const id = str(args.channel);
+    if (!id || !(s.channel(id) || s.imUser(id))) return fail('channel_not_found');
+    const p = page(membersOf(s, id), args);
+    if ('error' in p) return fail(p.error);
+    return { ok: true, members: p.slice, response_metadata: { next_cursor: p.next } };
+  },
+
+  'users.info': (s, args) => {
+    const id = str(args.user);
+    const u = id ? s.user(id) : undefined;
+    return u ? { ok: true, user: slackUser(s, u) } : fail('user_not_found');
+  },
+
+  'users.list': (s, args) => {
+    const p = page(s.workspace.users, args);
+    if ('error' in p) return fail(p.error);
+    return {
+      ok: true,
+      members: p.slice.map((u) => slackUser(s, u)),
+      cache_ts: Math.floor(s.now() / 1000),
+      response_metadata: { next_cursor: p.next },
+    };
+  },
+
+  'users.lookupByEmail': (s, args) => {
+    const email = str(args.email)?.toLowerCase();
+    if (!email) return fail('invalid_arguments', ['missing required field: email']);
+    const u = s.workspace.users.find((x) => x.email?.toLowerCase() === email && !x.deleted);
+    return u ? { ok: true, user: slackUser(s, u) } : fail('users_not_found');
+  },
+
+  'usergroups.list': (s, args) => ({
+    ok: true,
+    usergroups: s.workspace.usergroups.map((g) => ({
+      id: g.id,
+      team_id: s.workspace.team.id,
+      is_usergroup: true,
+      name: g.name,
+      handle: g.handle,
+      description: '',
+      date_delete: 0,
+      user_count: g.users.length,
+      ...(bool(args.include_users) ? { users: g.users } : {}),
+    })),
+  }),
+
+  'usergroups.users.list': (s, args) => {
+    const id = str(args.usergroup);
+    if (!id) return fail('invalid_arguments', ['missing required field: usergroup']);
+    const g = s.workspace.usergroups.find((x) => x.id === id);
+    return g ? { ok: true, users: g.users } : fail('no_such_subteam');
+  },
+
+  'views.open': (s, args) => {
+    if (!str(args.trigger_id)) return fail('invalid_arguments', ['missing required field: trigger_id']);
+    const bad = checkViewArg(args.view, 'modal');
+    if (bad) return bad;
+    const trigger = s.useTrigger(args.trigger_id);
+    if (!trigger.ok) return fail(trigger.error);
+    const view = s.materializeView(args.view as Json, { type: 'modal' });
+    s.openModal(trigger.userId, view);
+    return { ok: true, view };
+  },
+
+  'views.push': (s, args) => {
+    if (!str(args.trigger_id)) return fail('invalid_arguments', ['missing required field: trigger_id']);
+    const bad = checkViewArg(args.view, 'modal');
+    if (bad) return bad;
+    const trigger = s.useTrigger(args.trigger_id);
+    if (!trigger.ok) return fail(trigger.error);
+    const stack = s.stackOf(trigger.userId);
+    if (stack.length === 0) return fail('invalid_arguments', ['no modal is open for this trigger_id']);
+    if (stack.length >= MAX_VIEW_STACK) return fail('push_limit_reached');
+    const top = stack[stack.length - 1]!;
+    const root = s.views.get(top)?.root_view_id ?? top;
+    const view = s.materializeView(args.view as Json, { type: 'modal', rootId: root, previousId: top });
+    s.pushModal(trigger.userId, view);
+    return { ok: true, view };
+  },
+
+  'views.update': (s, args) => {
+    const viewId = str(args.view_id);
+    const externalId = str(args.external_id);
+    if (!viewId && !externalId) return fail('invalid_arguments', ['either view_id or external_id is required']);
+    const bad = checkViewArg(args.view, 'modal');
+    if (bad) return bad;
+    const existing = viewId
+      ? s.views.get(viewId)
+      : [...s.views.values()].find((v) => v.external_id === externalId && v.type === 'modal');
+    if (!existing || existing.type !== 'modal') return fail('not_found');
+    const hash = str(args.hash);
+    if (hash && hash !== existing.hash) return fail('hash_conflict');
+    const view = s.replaceView(existing.id, args.view as Json);
+    return { ok: true, view };
+  },
+
+  'views.publish': (s, args) => {
+    const userId = str(args.user_id);
+    if (!userId) return fail('invalid_arguments', ['missing required field: user_id']);
+    const user = s.user(userId);
+    if (!user || user.deleted) return fail('user_not_found');
+    const bad = checkViewArg(args.view, 'home');
+    if (bad) return bad;
+    const existingId = s.homes.get(userId);
+    const existing = existingId ? s.views.get(existingId) : undefined;
+    const hash = str(args.hash);
+    if (hash && existing && hash !== existing.hash) return fail('hash_conflict');
+    const view = existing
+      ? s.replaceView(existing.id, args.view as Json)
+      : s.materializeView(args.view as Json, { type: 'home' });
+    if (!existing) {
+      s.homes.set(userId, view.id);
+      s.storeView(userId, view);
+    }
+    return { ok: true, view };
+  },
+};
+
+export const SUPPORTED_METHODS = Object.keys(handlers);
+
+/**
+ * Runs one Web API call: token check, argument decoding, the method; records the call.
+ * `token` is what came in the Authorization header (or the `token` argument).
+ */
+export function callWebApi(state: SimulatorState, method: string, rawArgs: Record<string, unknown>, token: string | undefined, botToken: string): Answer {
+  const { token: tokenArg, ...rest } = rawArgs;
+  const { args, badJson } = decodeArgs(rest);
+  const usedToken = token ?? (typeof tokenArg === 'string' ? tokenArg : undefined);
+  let answer: Answer;
+  const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined;
+  if (!handler) answer = fail('unknown_method');
+  else if (!usedToken) answer = fail('not_authed');
+  else if (usedToken !== botToken) answer = fail('invalid_auth');
+  else if (badJson.length > 0) {
+    answer = badJson.includes('blocks') ? fail('invalid_blocks_format') : fail('invalid_arguments', badJson.map((k) => `invalid JSON in ${k}`));
+  } else answer = handler(state, args);
+  state.calls.push({ method, args, ok: answer.ok, ...(answer.error ? { error: answer.error } : {}) });
+  return answer;
+}

@@ -1,0 +1,448 @@
+// The simulator page: plain browser JavaScript, no build step. The server renders messages and views to
+// HTML (render.ts, escaped there); this script only wires clicks and form input to the /_ui/ JSON API and
+// refreshes when the server-sent event stream says the workspace changed.
+'use strict';
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+
+const params = new URLSearchParams(location.search);
+const ui = {
+  as: params.get('as') || localStorage.getItem('kudos-sim-as') || 'U_MANAGER',
+  conv: params.get('conv') || 'C_KUDOS',
+  /** 'messages' | 'home' | 'inbox' */
+  page: params.get('page') || 'messages',
+  state: null,
+  modalKey: null,
+  refreshing: false,
+  again: false,
+};
+
+async function api(path, body) {
+  const res = await fetch(path, body === undefined ? {} : {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  let data = null;
+  try { data = await res.json(); } catch { data = null; }
+  if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
+  return data;
+}
+
+function toast(text) {
+  const t = $('#toast');
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
+}
+
+function saveLocation() {
+  const p = new URLSearchParams({ as: ui.as, conv: ui.conv, page: ui.page });
+  history.replaceState(null, '', `?${p}`);
+  localStorage.setItem('kudos-sim-as', ui.as);
+}
+
+async function loadWorkspace() {
+  const ws = await api('/_ui/workspace');
+  $('#team-name').textContent = ws.team.name;
+  const who = $('#whoami');
+  who.textContent = '';
+  for (const u of ws.users) {
+    const o = document.createElement('option');
+    o.value = u.id;
+    o.textContent = `${u.realName} (${u.role})`;
+    o.dataset.role = `${u.role} · ${u.tz}${u.email ? ` · ${u.email}` : ' · no e-mail'}`;
+    who.append(o);
+  }
+  who.value = ui.as;
+  showRole();
+  $('#composer-hint').textContent = `Mentions: ${ws.handles.map((h) => `@${h}`).join(' ')}. Try /kudos help.`;
+  $('#clock').hidden = !ws.emulator;
+  $('#open-inbox').parentElement.hidden = !ws.emulator;
+}
+
+function showRole() {
+  const sel = $('#whoami').selectedOptions[0];
+  $('#whoami-role').textContent = sel ? sel.dataset.role : '';
+}
+
+function renderSidebar(state) {
+  const channels = $('#channels');
+  const apps = $('#apps');
+  channels.textContent = '';
+  apps.textContent = '';
+  for (const c of state.conversations) {
+    const li = document.createElement('li');
+    const a = document.createElement('a');
+    a.href = '#';
+    a.dataset.conv = c.id;
+    a.textContent = c.kind === 'app' ? '🎁 Kudos' : `${c.isPrivate ? '🔒' : '#'} ${c.name}`;
+    if (ui.page !== 'inbox' && c.id === state.conversation.id) a.classList.add('active');
+    li.append(a);
+    (c.kind === 'app' ? apps : channels).append(li);
+  }
+  $('#open-inbox').classList.toggle('active', ui.page === 'inbox');
+}
+
+function applyErrors(errors) {
+  const modal = $('#modal-overlay .modal');
+  if (!modal) return;
+  for (const block of $$('.bk-input-block', modal)) {
+    const msg = errors[block.dataset.blockId];
+    const el = $('.bk-error', block);
+    block.classList.toggle('has-error', Boolean(msg));
+    if (el) { el.textContent = msg || ''; el.hidden = !msg; }
+  }
+  const general = $('.modal-general-error', modal);
+  if (general) { general.textContent = errors[''] || ''; general.hidden = !errors['']; }
+}
+
+function renderModal(modal) {
+  const overlay = $('#modal-overlay');
+  if (!modal) {
+    overlay.hidden = true;
+    overlay.textContent = '';
+    ui.modalKey = null;
+    return;
+  }
+  const key = `${modal.id}:${modal.hash}`;
+  // Re-render only when the view itself changed, so typing is never lost to a refresh.
+  if (key !== ui.modalKey) {
+    overlay.innerHTML = modal.html;
+    overlay.hidden = false;
+    ui.modalKey = key;
+    for (const search of $$('.ext-search', overlay)) {
+      if (Number(search.dataset.minQuery) === 0) loadOptions(search, '');
+    }
+  }
+  applyErrors(modal.errors || {});
+}
+
+function render() {
+  const state = ui.state;
+  if (!state) return;
+  if (ui.page !== 'inbox') ui.conv = state.conversation.id;
+  renderSidebar(state);
+  const isApp = state.conversation.kind === 'app';
+  const showHome = ui.page === 'home' && isApp;
+  $('#conv-title').textContent = ui.page === 'inbox' ? "Recipients' inbox" : isApp ? 'Kudos' : `#${state.conversation.name}`;
+  $('#app-tabs').hidden = !isApp || ui.page === 'inbox';
+  $('#tab-home').classList.toggle('active', showHome);
+  $('#tab-messages').classList.toggle('active', !showHome);
+  $('#messages').hidden = ui.page === 'inbox' || showHome;
+  $('#home').hidden = !showHome;
+  $('#inbox').hidden = ui.page !== 'inbox';
+  $('#composer').hidden = ui.page === 'inbox' || showHome;
+  if (!$('#messages').hidden) {
+    const box = $('#messages');
+    const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+    box.innerHTML = state.messagesHtml;
+    if (atBottom) box.scrollTop = box.scrollHeight;
+  }
+  if (showHome) $('#home').innerHTML = state.homeHtml || '<p class="empty">The app has not published a Home tab for you yet.</p>';
+  renderModal(state.modal);
+}
+
+async function refresh() {
+  if (ui.refreshing) { ui.again = true; return; }
+  ui.refreshing = true;
+  try {
+    do {
+      ui.again = false;
+      ui.state = await api(`/_ui/state?as=${encodeURIComponent(ui.as)}&conv=${encodeURIComponent(ui.conv)}`);
+      render();
+      if (ui.page === 'inbox') await renderInbox();
+    } while (ui.again);
+  } catch (err) {
+    toast(String(err.message || err));
+  } finally {
+    ui.refreshing = false;
+  }
+}
+
+async function refreshClock() {
+  try {
+    const c = await api('/_ui/clock');
+    $('#clock-now').textContent = new Date(c.now).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
+  } catch { $('#clock-now').textContent = 'unavailable'; }
+}
+
+async function renderInbox() {
+  const box = $('#inbox');
+  let data;
+  try { data = await api('/_ui/inbox'); } catch (err) { box.textContent = String(err.message); return; }
+  const emails = (data.emails || []).slice().reverse();
+  box.textContent = '';
+  if (emails.length === 0) {
+    const p = document.createElement('p');
+    p.className = 'empty';
+    p.textContent = 'No e-mails yet. Send some kudos, then look here for what recipients receive.';
+    box.append(p);
+    return;
+  }
+  const table = document.createElement('table');
+  table.innerHTML = '<thead><tr><th>Sent (UTC)</th><th>To</th><th>Card</th><th>Amount</th><th>From / message</th><th>Reward link</th></tr></thead>';
+  const tbody = document.createElement('tbody');
+  for (const e of emails) {
+    const tr = document.createElement('tr');
+    tr.className = 'email';
+    const cells = [
+      (e.sentAt || '').replace('T', ' ').slice(0, 16),
+      e.to + (e.bounced ? ' (bounced)' : ''),
+      `${e.cardName || e.cardType || ''}${e.kind && e.kind !== 'card' ? ` [${e.kind}]` : ''}`,
+      `${Number(e.amount).toFixed(2)} ${e.currency || ''}`,
+      `${e.senderName || ''}${e.message ? `: ${e.message}` : ''}`,
+    ];
+    for (const text of cells) {
+      const td = document.createElement('td');
+      td.textContent = text;
+      if (e.bounced && text === cells[1]) td.className = 'bounced';
+      tr.append(td);
+    }
+    const link = document.createElement('td');
+    if (e.rewardLink) {
+      const a = document.createElement('a');
+      a.href = e.rewardLink;
+      a.textContent = 'Open reward';
+      a.target = '_blank';
+      a.rel = 'noopener noreferrer';
+      link.append(a);
+    } else link.textContent = '—';
+    tr.append(link);
+    tbody.append(tr);
+  }
+  table.append(tbody);
+  box.append(table);
+}
+
+function confirmDialog(spec) {
+  return new Promise((resolve) => {
+    const overlay = $('#confirm-overlay');
+    overlay.textContent = '';
+    const box = document.createElement('div');
+    box.className = 'confirm';
+    box.setAttribute('role', 'alertdialog');
+    const header = document.createElement('header');
+    const h2 = document.createElement('h2');
+    h2.textContent = spec.title;
+    header.append(h2);
+    const body = document.createElement('div');
+    body.className = 'confirm-body';
+    body.textContent = spec.text;
+    const footer = document.createElement('footer');
+    const deny = document.createElement('button');
+    deny.type = 'button';
+    deny.className = 'bk-button confirm-deny';
+    deny.textContent = spec.deny;
+    const ok = document.createElement('button');
+    ok.type = 'button';
+    ok.className = 'bk-button primary confirm-ok';
+    ok.textContent = spec.confirm;
+    footer.append(deny, ok);
+    box.append(header, body, footer);
+    overlay.append(box);
+    overlay.hidden = false;
+    const done = (v) => { overlay.hidden = true; overlay.textContent = ''; resolve(v); };
+    deny.onclick = () => done(false);
+    ok.onclick = () => done(true);
+  });
+}
+
+/** Where an element sits: a message (channel + ts), a modal, or the Home tab. */
+function whereOf(el) {
+  const msg = el.closest('.msg');
+  if (msg) return { channel: msg.dataset.channel, ts: msg.dataset.ts };
+  const modal = el.closest('.modal');
+  if (modal) return { viewId: modal.dataset.viewId };
+  if (el.closest('#home') && ui.state && ui.state.homeViewId) return { viewId: ui.state.homeViewId };
+  return null;
+}
+
+async function act(el, value) {
+  const where = whereOf(el);
+  if (!where) return;
+  try {
+    const modal = el.closest('.modal');
+    await api('/_ui/click', { as: ui.as, actionId: el.dataset.actionId, value, ...where, ...(modal ? { values: collectValues(modal) } : {}) });
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+function collectValues(modal) {
+  const values = {};
+  for (const el of $$('.modal-body .bk-input[data-action-id]', modal)) {
+    const blockId = el.dataset.blockId;
+    const actionId = el.dataset.actionId;
+    let v;
+    if (el.tagName === 'SELECT') v = el.multiple ? Array.from(el.selectedOptions).map((o) => o.value) : (el.value || null);
+    else if (el.classList.contains('choices')) {
+      const checked = $$('input:checked', el).map((i) => i.value);
+      v = el.dataset.type === 'radio_buttons' ? (checked[0] ?? null) : checked;
+    } else v = el.value;
+    (values[blockId] = values[blockId] || {})[actionId] = v;
+  }
+  return values;
+}
+
+async function submitModal(modal) {
+  const button = $('.modal-submit', modal);
+  button.disabled = true;
+  try {
+    const r = await api('/_ui/submit', { as: ui.as, viewId: modal.dataset.viewId, values: collectValues(modal) });
+    applyErrors(r.errors || {});
+  } catch (err) {
+    toast(err.message);
+  } finally {
+    button.disabled = false;
+    refresh();
+  }
+}
+
+async function loadOptions(search, query) {
+  // A search typed just before the modal closed or changed has nothing left to fill.
+  if (!search.isConnected) return;
+  const modal = search.closest('.modal');
+  const select = search.parentElement.querySelector('select');
+  try {
+    const r = await api('/_ui/options', {
+      as: ui.as, viewId: modal.dataset.viewId, actionId: search.dataset.forAction, blockId: search.dataset.blockId, query,
+    });
+    const keep = new Set(Array.from(select.selectedOptions).map((o) => o.value).filter(Boolean));
+    const kept = Array.from(select.options).filter((o) => keep.has(o.value));
+    select.textContent = '';
+    if (!select.multiple) {
+      const blank = document.createElement('option');
+      blank.value = '';
+      blank.textContent = r.options.length ? 'Select…' : 'No matches';
+      select.append(blank);
+    }
+    for (const o of kept) select.append(o);
+    for (const opt of r.options) {
+      if (keep.has(opt.value)) continue;
+      const o = document.createElement('option');
+      o.value = opt.value;
+      o.textContent = opt.text;
+      select.append(o);
+    }
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+document.addEventListener('click', async (ev) => {
+  const t = ev.target;
+  if (!(t instanceof Element)) return;
+  const nav = t.closest('[data-conv]');
+  if (nav) {
+    ev.preventDefault();
+    ui.conv = nav.dataset.conv;
+    ui.page = nav.textContent.includes('Kudos') && ui.page === 'home' ? 'home' : 'messages';
+    saveLocation();
+    return refresh();
+  }
+  if (t.closest('#open-inbox')) {
+    ev.preventDefault();
+    ui.page = 'inbox';
+    saveLocation();
+    return refresh();
+  }
+  const tab = t.closest('[data-tab]');
+  if (tab) {
+    ui.page = tab.dataset.tab;
+    saveLocation();
+    if (ui.page === 'home') {
+      try { await api('/_ui/home', { as: ui.as }); } catch (err) { toast(err.message); }
+    }
+    return refresh();
+  }
+  const advance = t.closest('[data-advance]');
+  if (advance) {
+    advance.disabled = true;
+    try { await api('/_ui/clock/advance', { seconds: Number(advance.dataset.advance) }); } catch (err) { toast(err.message); }
+    advance.disabled = false;
+    refreshClock();
+    return refresh();
+  }
+  const modal = t.closest('.modal');
+  if (modal && t.closest('.modal-submit')) return submitModal(modal);
+  if (modal && (t.closest('.modal-close') || t.closest('.modal-x'))) {
+    try { await api('/_ui/close', { as: ui.as, viewId: modal.dataset.viewId, all: Boolean(t.closest('.modal-x')) }); } catch (err) { toast(err.message); }
+    return refresh();
+  }
+  const button = t.closest('button.bk-button[data-action-id]');
+  if (button) {
+    if (button.dataset.confirm) {
+      const ok = await confirmDialog(JSON.parse(button.dataset.confirm));
+      if (!ok) return;
+    }
+    if (button.dataset.url) window.open(button.dataset.url, '_blank', 'noopener');
+    button.disabled = true;
+    await act(button, button.dataset.value);
+    button.disabled = false;
+  }
+});
+
+document.addEventListener('change', (ev) => {
+  const t = ev.target;
+  if (!(t instanceof Element)) return;
+  if (t.id === 'whoami') {
+    ui.as = t.value;
+    ui.modalKey = null;
+    showRole();
+    saveLocation();
+    if (ui.page === 'home') api('/_ui/home', { as: ui.as }).catch((err) => toast(err.message));
+    return refresh();
+  }
+  // Input blocks with dispatch_action send block_actions when their element changes.
+  const dispatching = t.closest('.bk-input-block[data-dispatch]');
+  if (dispatching) {
+    const el = t.closest('[data-action-id]');
+    if (el && t.value) act(el, t.value);
+    return;
+  }
+  // Selects outside input blocks (actions blocks, overflow menus) send block_actions at once.
+  if (t.tagName === 'SELECT' && t.dataset.actionId && !t.closest('.bk-input-block') && t.value) act(t, t.value);
+});
+
+let searchTimer = null;
+document.addEventListener('input', (ev) => {
+  const t = ev.target;
+  if (!(t instanceof Element) || !t.classList.contains('ext-search')) return;
+  clearTimeout(searchTimer);
+  const q = t.value;
+  if (q.length < Number(t.dataset.minQuery || 3)) return;
+  searchTimer = setTimeout(() => loadOptions(t, q), 250);
+});
+
+$('#composer').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const input = $('#composer-input');
+  const text = input.value.trim();
+  if (!text) return;
+  if (!text.startsWith('/')) { toast('Only slash commands run here: try /kudos help'); return; }
+  try {
+    await api('/_ui/command', { as: ui.as, channel: ui.conv, text });
+    input.value = '';
+  } catch (err) {
+    toast(err.message);
+  }
+  refresh();
+});
+
+async function main() {
+  await loadWorkspace();
+  saveLocation();
+  await refresh();
+  refreshClock();
+  setInterval(refreshClock, 30000);
+  // The emulator's outbox is not part of the workspace's change stream: poll it while it is shown.
+  setInterval(() => { if (ui.page === 'inbox' && !document.hidden) renderInbox(); }, 2000);
+  const events = new EventSource('/_ui/events');
+  events.onmessage = () => refresh();
+  if (ui.page === 'home') api('/_ui/home', { as: ui.as }).catch(() => {});
+}
+
+main().catch((err) => toast(String(err.message || err)));
