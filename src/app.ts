@@ -1,0 +1,227 @@
+// Wires the app: config -> database (migrated) -> Rewards client -> Bolt (custom receiver) ->
+// listeners -> worker -> one HTTP server. startApp is used by `npm start`, `npm run dev` and tests.
+import { App, LogLevel, webApi, type Authorize, type Logger as BoltLogger } from '@slack/bolt';
+import type { AppConfig } from './config/index.js';
+import { createLogger, type Logger } from './config/logger.js';
+import { connectDatabase, type Database } from './db/client.js';
+import { migrateDatabase } from './db/migrate.js';
+import { isAdmin } from './domain/admins.js';
+import { createApprovalService, type ApprovalService } from './domain/approvals.js';
+import { createUserLister } from './domain/approvals-people.js';
+import { createSettingsStore, liveSettingsConfig, type SettingsStore } from './domain/settings.js';
+import { createDesignCatalog } from './domain/catalog.js';
+import type { SendPolicy } from './domain/send-policy.js';
+import { createWorker, type KudosWorker, type WorkerOptions } from './domain/worker.js';
+import { createHealthRoute } from './http/health-route.js';
+import type { RouteDeps } from './http/routes.js';
+import { startHttpServer } from './http/server.js';
+import { createMetrics, type AppMetrics } from './observability/metrics.js';
+import { createMetricsRoute } from './observability/metrics-route.js';
+import { SlackReceiver } from './http/slack-receiver.js';
+import { createWebhooksRoute } from './http/webhooks-route.js';
+import { createBackgroundProcessing, type BackgroundProcessingOptions } from './webhooks/processing.js';
+import { createRewardsClient, type RewardsClient } from './rewards/index.js';
+import type { ListenerDeps } from './slack/deps.js';
+import { createSlackGateway, type SlackGateway } from './slack/gateway.js';
+import { registerListeners } from './slack/index.js';
+
+export interface StartAppOptions {
+  config: AppConfig;
+  /** Default: config.port. 0 picks a free port. */
+  port?: number;
+  host?: string;
+  /** A database handle to use instead of connecting (tests share one); the caller migrates and closes it. */
+  db?: Database;
+  logger?: Logger;
+  worker?: WorkerOptions & { enabled?: boolean };
+  /** Webhook event processing, completion checks and notifications (webhooks issue). */
+  webhooks?: BackgroundProcessingOptions & { enabled?: boolean };
+  /** Replaces the approvals routing (threshold and budget from the settings). */
+  policy?: SendPolicy;
+  /** Approvals sweep period (expiry, re-opening after refused orders); 0 disables the timer (tests call sweep). Default 30 s. */
+  approvalsSweepMs?: number;
+  /** Clock of the app (tests). */
+  now?: () => Date;
+  /** How long close() lets in-flight orders finish before aborting and releasing them. Default 6 s. */
+  shutdownGraceMs?: number;
+}
+
+export interface RunningApp {
+  url: string;
+  db: Database;
+  worker: KudosWorker;
+  rewards: RewardsClient;
+  slack: SlackGateway;
+  logger: Logger;
+  settings: SettingsStore;
+  approvals: ApprovalService;
+  /** Prometheus metrics of this instance (GET /metrics). */
+  metrics: AppMetrics;
+  /** Stops accepting requests, finishes or releases in-flight work, closes the database (if ours). */
+  close(): Promise<void>;
+}
+
+export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
+  const { config } = opts;
+  const logger = opts.logger ?? createLogger();
+  const now = opts.now ?? (() => new Date());
+
+  let ownDb: { close(): Promise<void> } | undefined;
+  let db = opts.db;
+  if (!db) {
+    const conn = await connectDatabase({ databaseUrl: config.databaseUrl, pgliteDir: config.pgliteDir });
+    await migrateDatabase(conn);
+    db = conn.db;
+    ownDb = conn;
+  }
+
+  const metrics = createMetrics({ db });
+  const rewards = createRewardsClient({
+    baseUrl: config.rewardsApiUrl,
+    clientId: config.rewardsClientId,
+    clientSecret: config.rewardsClientSecret,
+    onCall: (info) => metrics.observeRewardsCall(info),
+  });
+
+  const receiver = new SlackReceiver({ signingSecret: config.slackSigningSecret, logger: logger.child({ part: 'receiver' }) });
+  const clientOptions = {
+    slackApiUrl: config.slackApiUrl,
+    // Fail fast rather than hold a request past Slack's 3 s; the worker retries on its own schedule.
+    retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
+    timeout: 5000,
+  };
+  const slackClient = new webApi.WebClient(config.slackBotToken, clientOptions);
+  const authorize = botIdentity(slackClient, config.slackBotToken);
+  const bolt = new App({
+    // Our own authorize instead of `token`: Bolt would call auth.test eagerly at construction and an
+    // unreachable Slack would become an unhandled rejection. Here auth.test runs at the first request,
+    // its answer is cached, and a failure is retried on the next request.
+    authorize,
+    receiver,
+    logger: boltLogger(logger.child({ part: 'bolt' })),
+    clientOptions,
+  });
+  const slack = createSlackGateway(slackClient);
+
+  // Settings live in the database (seeded from the environment); code that reads the announcement
+  // channel, threshold or admins from the config sees the current settings through liveConfig.
+  const settings = createSettingsStore({ db, config });
+  await settings.refreshLatest().catch((error: unknown) => logger.warn('reading settings failed', { error }));
+  const liveConfig = liveSettingsConfig(config, settings);
+  const background = createBackgroundProcessing({ db, rewards, slack, config: liveConfig, logger }, opts.webhooks);
+  const worker = createWorker({ db, rewards, slack, config: liveConfig, logger, onOrderPlaced: (row) => background.orderPlaced(row), onPickup: (seconds) => metrics.observePickupLatency(seconds) }, opts.worker);
+  const approvals = createApprovalService({
+    db,
+    slack,
+    rewards,
+    settings,
+    directory: { slack, listUsers: createUserLister(slackClient) },
+    logger,
+    wakeWorker: () => worker.wake(),
+    now,
+  });
+  const catalog = createDesignCatalog(rewards);
+  const deps: ListenerDeps = {
+    config: liveConfig,
+    db,
+    logger,
+    rewards,
+    slack,
+    catalog,
+    policy: opts.policy ?? approvals.policy,
+    wakeWorker: () => worker.wake(),
+    placeRewardLinks: (requestId) => background.placeRewardLinks(requestId),
+    now,
+    settings,
+    approvals,
+    async isAdmin(userId) {
+      if (liveConfig.admins) return liveConfig.admins.includes(userId);
+      return isAdmin(userId, undefined, await slack.userInfo(userId).then((u) => u && { is_admin: u.isAdmin, is_owner: u.isOwner }));
+    },
+  };
+  registerListeners(bolt, deps);
+  bolt.error(async (error) => {
+    logger.error('slack listener error', { code: (error as { code?: string }).code ?? 'UNKNOWN', error: (error as { original?: Error }).original ?? error });
+    // Re-throw so the receiver answers 500 when the listener had not acknowledged yet.
+    throw error;
+  });
+
+  const routeDeps: RouteDeps = { config: liveConfig, db, logger, rewards, slack };
+  const http = await startHttpServer({
+    logger,
+    port: opts.port ?? config.port,
+    ...(opts.host ? { host: opts.host } : {}),
+    onRequestDone: (info) => metrics.observeHttpRequest(info),
+    routes: {
+      metrics: createMetricsRoute(metrics, logger),
+      slackEvents: (req, res) => receiver.handle(req, res),
+      rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }),
+      health: createHealthRoute(routeDeps),
+    },
+  });
+  if (opts.worker?.enabled !== false) worker.start();
+  // Learn the bot identity now, so the first Slack request (3 s budget) does not wait for auth.test.
+  authorize({} as never).catch((error: unknown) => logger.warn('slack auth.test failed; retrying at the first request', { error }));
+  if (opts.webhooks?.enabled !== false) background.start();
+  if (opts.approvalsSweepMs !== 0) approvals.start(opts.approvalsSweepMs ?? 30_000);
+  logger.info('kudos app listening', { url: http.url });
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: http.url,
+    db,
+    worker,
+    rewards,
+    slack,
+    logger,
+    settings,
+    approvals,
+    metrics,
+    close() {
+      closing ??= (async () => {
+        const httpClosed = http.close(3000);
+        await receiver.stop();
+        await approvals.stop();
+        // In parallel: both must be done well inside main.ts's 10 s hard limit.
+        await Promise.all([worker.stop(opts.shutdownGraceMs ?? 6000), background.stop(3000)]);
+        await httpClosed;
+        await rewards.close();
+        await ownDb?.close();
+        logger.info('kudos app stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+function boltLogger(log: Logger): BoltLogger {
+  let level = LogLevel.WARN;
+  const join = (msgs: unknown[]) => msgs.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  return {
+    debug: (...msgs) => log.debug(join(msgs)),
+    info: (...msgs) => log.info(join(msgs)),
+    warn: (...msgs) => log.warn(join(msgs)),
+    error: (...msgs) => log.error(join(msgs)),
+    setLevel: (l) => {
+      level = l;
+    },
+    getLevel: () => level,
+    setName: () => {},
+  };
+}
+
+function botIdentity(client: webApi.WebClient, botToken: string): Authorize<boolean> {
+  let identity: Promise<{ botUserId?: string; botId?: string }> | undefined;
+  return async () => {
+    identity ??= client.auth.test().then((res) => ({
+      ...(res.user_id ? { botUserId: res.user_id } : {}),
+      ...(res.bot_id ? { botId: res.bot_id } : {}),
+    }));
+    try {
+      return { botToken, ...(await identity) };
+    } catch (error) {
+      identity = undefined;
+      throw error;
+    }
+  };
+}

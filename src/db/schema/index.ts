@@ -1,0 +1,10 @@
+// The database schema, one file per aggregate. Other parts add their files here
+// (approvals, settings, webhook events, notifications) and re-export them below.
+export * from './workspace.js';
+export * from './kudos.js';
+export * from './recipient-mappings.js';
+export * from './audit.js';
+export * from './webhooks.js';
+export * from './notifications.js';
+export * from './settings.js';
+export * from './approvals.js';

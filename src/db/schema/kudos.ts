@@ -1,0 +1,96 @@
+// The kudos aggregate: one row per send started in Slack. The row is written (with its
+// idempotency key) before any Rewards API call, then placed by the worker (src/domain/worker.ts).
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { workspaceColumns } from './workspace.js';
+
+/**
+ * Life of a send:
+ * - `pending`: recorded, waiting for the worker to place the order (also while being placed: see claimed_until);
+ * - `placed`: an immediate order was created; `scheduled`: a scheduled order was created (the API holds it);
+ * - `failed`: the API refused it permanently (error_code / error_message say why);
+ * - `canceled`: a scheduled send cancelled from Slack (canceled_by / canceled_at).
+ * Before `pending`, a send that needs approval (src/domain/approvals.ts) is `awaiting_approval`, then
+ * `pending` once approved, or `rejected` / `expired`.
+ */
+export const KUDOS_STATUSES = ['awaiting_approval', 'rejected', 'expired', 'pending', 'placed', 'scheduled', 'failed', 'canceled'] as const;
+export type KudosStatus = (typeof KUDOS_STATUSES)[number] | (string & {});
+
+/** One recipient as resolved when the send was submitted. */
+export interface KudosRecipientSnapshot {
+  slackUserId: string | null;
+  recipientId: string | null;
+  email: string;
+  name: string;
+  firstName?: string;
+  lastName?: string;
+}
+
+export const kudos = pgTable(
+  'kudos',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    ...workspaceColumns(),
+    senderUserId: text('sender_user_id').notNull(),
+    senderName: text('sender_name').notNull(),
+    /** Channel the command was typed in (for ephemeral answers); null when unknown. */
+    originChannelId: text('origin_channel_id'),
+    /** The modal that produced this send: a double-submitted modal maps to the same row. */
+    sourceViewId: text('source_view_id'),
+    recipients: jsonb('recipients').$type<KudosRecipientSnapshot[]>().notNull(),
+    recipientCount: integer('recipient_count').notNull(),
+    slackUsergroupId: text('slack_usergroup_id'),
+    recipientGroupId: text('recipient_group_id'),
+    recipientGroupName: text('recipient_group_name'),
+    productId: text('product_id').notNull(),
+    designName: text('design_name').notNull(),
+    /** Per recipient, in cents (whole dollars for choice cards). */
+    amountCents: integer('amount_cents').notNull(),
+    totalCents: integer('total_cents').notNull(),
+    currency: text('currency').notNull().default('USD'),
+    message: text('message').notNull().default(''),
+    /** null: no refund; 30/60/90: refund window in days. */
+    refundOptionDays: integer('refund_option_days'),
+    /** The instant a scheduled send goes out; null for immediate sends. */
+    scheduledAt: timestamp('scheduled_at', { withTimezone: true }),
+    /** The sender's IANA zone and the wall time with offset sent to the API. */
+    scheduleTimezone: text('schedule_timezone'),
+    scheduleLocal: text('schedule_local'),
+    status: text('status').$type<KudosStatus>().notNull().default('pending'),
+    /** UUID v4 generated at insert; sent as the order's idempotencyKey on every attempt. */
+    idempotencyKey: uuid('idempotency_key').notNull().defaultRandom(),
+    attempts: integer('attempts').notNull().default(0),
+    /** Earliest time the worker may (re)try. */
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Lease: a worker placing this row holds it until then; an expired lease is resumed by any worker. */
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    claimedBy: text('claimed_by'),
+    orderId: text('order_id'),
+    orderStatus: text('order_status'),
+    costCents: integer('cost_cents'),
+    costCurrency: text('cost_currency'),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    announcementChannel: text('announcement_channel'),
+    announcementTs: text('announcement_ts'),
+    confirmationChannel: text('confirmation_channel'),
+    confirmationTs: text('confirmation_ts'),
+    /** Set once the sender was told (confirmation or failure), so a resumed row does not notify twice. */
+    notifiedAt: timestamp('notified_at', { withTimezone: true }),
+    canceledBy: text('canceled_by'),
+    canceledAt: timestamp('canceled_at', { withTimezone: true }),
+    placedAt: timestamp('placed_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('kudos_idempotency_key_uq').on(t.idempotencyKey),
+    uniqueIndex('kudos_source_view_uq').on(t.teamId, t.sourceViewId),
+    index('kudos_work_idx').on(t.status, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('kudos_team_sender_idx').on(t.teamId, t.senderUserId, t.status),
+    index('kudos_order_idx').on(t.orderId),
+  ],
+);
+
+export type KudosRow = typeof kudos.$inferSelect;
+export type NewKudosRow = typeof kudos.$inferInsert;

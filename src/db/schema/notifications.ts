@@ -1,0 +1,91 @@
+// Slack notifications that must be posted once, bounced recipients awaiting a fix, and reward-link
+// requests made from Slack.
+//
+// notifications: the row (unique kind + subject) is inserted BEFORE posting; whoever inserts it
+// posts, everyone else (a redelivered event, the webhook racing reconciliation, a second instance)
+// skips. The message's channel/ts are stored after posting.
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    teamId: text('team_id'),
+    enterpriseId: text('enterprise_id'),
+    /** e.g. `order.completed`, `order.completed.dm`, `order.bounced`, `order.external`. */
+    kind: text('kind').notNull(),
+    /** What it is about, e.g. an order id, or `orderId:email`. */
+    subject: text('subject').notNull(),
+    channel: text('channel'),
+    ts: text('ts'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    postedAt: timestamp('posted_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('notifications_kind_subject_uq').on(t.kind, t.subject)],
+);
+
+export type NotificationRow = typeof notifications.$inferSelect;
+
+/** open: the sender was asked to fix it; resending: a resend is in flight; resent: done. */
+export type BounceStatus = 'open' | 'resending' | 'resent';
+
+export const bouncedRecipients = pgTable(
+  'bounced_recipients',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    teamId: text('team_id').notNull(),
+    enterpriseId: text('enterprise_id'),
+    kudosId: uuid('kudos_id').notNull(),
+    orderId: text('order_id').notNull(),
+    senderUserId: text('sender_user_id').notNull(),
+    /** The address that bounced (the order's current address for this recipient). */
+    email: text('email').notNull(),
+    name: text('name').notNull().default(''),
+    slackUserId: text('slack_user_id'),
+    recipientId: text('recipient_id'),
+    /** False when the API did not say which recipient bounced and the sender is asked to check. */
+    confirmed: boolean('confirmed').notNull().default(true),
+    status: text('status').$type<BounceStatus>().notNull().default('open'),
+    correctedEmail: text('corrected_email'),
+    dmChannel: text('dm_channel'),
+    dmTs: text('dm_ts'),
+    resentBy: text('resent_by'),
+    resentAt: timestamp('resent_at', { withTimezone: true }),
+    error: text('error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('bounced_recipients_order_email_uq').on(t.orderId, t.email), index('bounced_recipients_kudos_idx').on(t.kudosId)],
+);
+
+export type BouncedRecipientRow = typeof bouncedRecipients.$inferSelect;
+
+/** pending: recorded, order not (yet) created; placed: order(s) created; failed: refused. */
+export type RewardLinkRequestStatus = 'pending' | 'placed' | 'failed';
+
+export const rewardLinkRequests = pgTable(
+  'reward_link_requests',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    teamId: text('team_id').notNull(),
+    enterpriseId: text('enterprise_id'),
+    requesterUserId: text('requester_user_id').notNull(),
+    productId: text('product_id').notNull(),
+    designName: text('design_name').notNull(),
+    quantity: integer('quantity').notNull(),
+    amountCents: integer('amount_cents').notNull(),
+    /** Persisted before the API call; parts above 500 links use keys derived from it. */
+    idempotencyKey: uuid('idempotency_key').notNull().defaultRandom(),
+    status: text('status').$type<RewardLinkRequestStatus>().notNull().default('pending'),
+    orderIds: jsonb('order_ids').$type<string[]>().notNull().default([]),
+    attempts: integer('attempts').notNull().default(0),
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('reward_link_requests_key_uq').on(t.idempotencyKey), index('reward_link_requests_status_idx').on(t.status)],
+);
+
+export type RewardLinkRequestRow = typeof rewardLinkRequests.$inferSelect;

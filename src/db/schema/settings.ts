@@ -1,0 +1,35 @@
+// Per-workspace settings that admins edit in Slack (`/kudos settings`). The row is seeded from the
+// environment (CONTRACT.md section 3) the first time a workspace is seen; the database holds them after.
+import { integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { workspaceColumns } from './workspace.js';
+
+export const workspaceSettings = pgTable(
+  'workspace_settings',
+  {
+    ...workspaceColumns(),
+    /** Channel for public announcements; null: none posted. */
+    notifyChannel: text('notify_channel'),
+    /** Channel for approval requests; null: approvers get direct messages. */
+    approvalChannel: text('approval_channel'),
+    /** Slack user ids who approve; null (and no user group): workspace admins and owners. */
+    approverUserIds: jsonb('approver_user_ids').$type<string[]>(),
+    /** A Slack user group whose members approve (in addition to approverUserIds). */
+    approverUsergroupId: text('approver_usergroup_id'),
+    /** Sends whose total is above this (cents) need approval; 0: every send. */
+    approvalThresholdCents: integer('approval_threshold_cents').notNull(),
+    /** Per-sender monthly budget in cents (calendar month, UTC); null: no budget. */
+    monthlyBudgetCents: integer('monthly_budget_cents'),
+    defaultProductId: text('default_product_id'),
+    defaultAmountCents: integer('default_amount_cents'),
+    /** Slack user ids who administer Kudos; null: workspace admins and owners. */
+    adminUserIds: jsonb('admin_user_ids').$type<string[]>(),
+    approvalExpiryHours: integer('approval_expiry_hours').notNull().default(72),
+    updatedBy: text('updated_by'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('workspace_settings_team_uq').on(t.teamId)],
+);
+
+export type WorkspaceSettingsRow = typeof workspaceSettings.$inferSelect;
+export type NewWorkspaceSettingsRow = typeof workspaceSettings.$inferInsert;

@@ -1,0 +1,284 @@
+// The approvals flow: a send that needs approval is recorded as `awaiting_approval`, posted to the
+// approval channel (or DMed to each approver), decided exactly once (approvals-store.ts), then placed
+// by the same worker as direct sends. A periodic sweep (every instance; every step claim-safe)
+// expires old requests, re-opens approved sends whose order the API refused for a fixable reason
+// (balance, spending limits), re-posts requests whose posting was interrupted, and copies order
+// outcomes into the audit trail.
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import type { ApprovalMessageRef, KudosRow } from '../db/schema/index.js';
+import type { RewardsClient } from '../rewards/index.js';
+import { buildApprovalMessage, buildDecisionNotice, buildReopenedNotice, buildWaitingNotice, formatUtc, type ApprovalView } from '../slack/blocks/approval.js';
+import type { SlackMessageContent } from '../slack/blocks/messages.js';
+import type { SlackGateway } from '../slack/gateway.js';
+import { recordOrderEvents } from './audit.js';
+import { mentionUser } from './escape.js';
+import { approvalPolicy } from './approvals-policy.js';
+import { isApprover, listApprovers, type ApproverDirectory } from './approvals-people.js';
+import {
+  claimPosting,
+  createApprovalRequest,
+  decideApproval,
+  expireDue,
+  findReopenable,
+  findUnposted,
+  getApprovalCase,
+  markPosted,
+  reopenAfterFailure,
+  type ApprovalCase,
+  type Decision,
+} from './approvals-store.js';
+import type { SendPolicy } from './send-policy.js';
+import { isSettingsAdmin, type SettingsStore, type WorkspaceRef } from './settings.js';
+
+export interface ApprovalsDeps {
+  db: Database;
+  slack: SlackGateway;
+  rewards: RewardsClient;
+  settings: SettingsStore;
+  directory: ApproverDirectory;
+  logger: Logger;
+  wakeWorker(): void;
+  now(): Date;
+}
+
+export type Refusal = { ok: false; message: string };
+
+export interface SweepReport {
+  auditedOrders: number;
+  reopened: number;
+  expired: number;
+  reposted: number;
+}
+
+export interface ApprovalService {
+  /** Routes sends: threshold and monthly budget from the workspace settings. */
+  policy: SendPolicy;
+  /** A kudos row was recorded as awaiting_approval: create the request and post it to approvers. */
+  submit(row: KudosRow, reason: string): Promise<void>;
+  /** May this user decide this request now? (Reject checks before opening its modal.) */
+  checkDecider(kudosId: string, actorUserId: string): Promise<{ ok: true; request: ApprovalCase } | Refusal>;
+  /**
+   * Takes the decision (exactly once) and returns `announce`, which updates the request messages and
+   * tells the sender; listeners call it after their ack.
+   */
+  decide(kudosId: string, actorUserId: string, decision: Decision): Promise<{ ok: true; announce(): Promise<void> } | Refusal>;
+  /** Admins of a workspace: the settings' list, or Slack admins and owners. */
+  isAdmin(ws: WorkspaceRef, userId: string): Promise<boolean>;
+  /** One pass of the periodic work; `now` is injectable for tests. */
+  sweep(now?: Date): Promise<SweepReport>;
+  start(intervalMs?: number): void;
+  stop(): Promise<void>;
+}
+
+export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
+  const log = deps.logger.child({ part: 'approvals' });
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<unknown> | undefined;
+
+  async function updateRequestMessages(view: ApprovalView): Promise<void> {
+    const content = buildApprovalMessage(view);
+    await Promise.all(
+      view.request.messages.map((ref) =>
+        deps.slack.updateMessage(ref.channel, ref.ts, content).catch((error: unknown) => log.warn('updating an approval message failed', { kudosId: view.kudos.id, channel: ref.channel, error })),
+      ),
+    );
+  }
+
+  async function tellSender(view: ApprovalView, content: SlackMessageContent): Promise<void> {
+    await deps.slack
+      .sendDirectMessage(view.kudos.senderUserId, content)
+      .catch((error: unknown) => log.warn('telling the sender failed', { kudosId: view.kudos.id, error }));
+  }
+
+  async function post(requestId: string, kudosId: string): Promise<void> {
+    const now = deps.now();
+    if (!(await claimPosting(deps.db, requestId, now))) return;
+    const view = await getApprovalCase(deps.db, kudosId);
+    if (!view) return;
+    if (view.kudos.status !== 'awaiting_approval') return markPosted(deps.db, requestId, []);
+    const settings = await deps.settings.get({ teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId });
+    const content = buildApprovalMessage(view);
+    const refs: ApprovalMessageRef[] = [];
+    let approversText = '';
+    if (settings.approvalChannel) {
+      try {
+        refs.push(await deps.slack.postMessage(settings.approvalChannel, content));
+        approversText = `the approvers in <#${settings.approvalChannel}>`;
+      } catch (error) {
+        log.warn('posting to the approval channel failed; messaging approvers directly', { kudosId, channel: settings.approvalChannel, error });
+      }
+    }
+    if (refs.length === 0) {
+      const approvers = (await listApprovers(deps.directory, settings)).filter((id) => id !== view.kudos.senderUserId);
+      for (const approver of approvers) {
+        try {
+          refs.push(await deps.slack.sendDirectMessage(approver, content));
+        } catch (error) {
+          log.warn('messaging an approver failed', { kudosId, approver, error });
+        }
+      }
+      approversText =
+        refs.length > 0
+          ? approvers.map(mentionUser).join(', ')
+          : 'an approver, but none could be reached: ask an admin to set approvers in `/kudos settings`';
+    }
+    await markPosted(deps.db, requestId, refs);
+    log.info('approval requested', { kudosId, messages: refs.length });
+    // Someone may have decided (or the request expired) between posting and recording where it was
+    // posted: that decider saw no messages to update, so bring them up to date here.
+    const after = await getApprovalCase(deps.db, kudosId);
+    if (after && after.kudos.status !== 'awaiting_approval') {
+      await updateRequestMessages(after);
+      return;
+    }
+    await tellSender({ kudos: view.kudos, request: { ...view.request, messages: refs } }, buildWaitingNotice(view, approversText));
+  }
+
+  function decidedText(view: ApprovalCase | undefined): string {
+    if (!view) return 'That request no longer exists.';
+    const r = view.request;
+    const at = r.decidedAt ? ` on ${formatUtc(r.decidedAt)}` : '';
+    switch (view.kudos.status) {
+      case 'rejected':
+        return `This request was already rejected${r.decidedBy ? ` by ${mentionUser(r.decidedBy)}` : ''}${at}.`;
+      case 'expired':
+        return `This request already expired${at}.`;
+      case 'awaiting_approval':
+        return 'This request is still waiting; try again.';
+      default:
+        return `This request was already approved${r.decidedBy ? ` by ${mentionUser(r.decidedBy)}` : ''}${at}.`;
+    }
+  }
+
+  async function checkDecider(kudosId: string, actorUserId: string): Promise<{ ok: true; request: ApprovalCase } | Refusal> {
+    const view = await getApprovalCase(deps.db, kudosId);
+    if (!view) return { ok: false, message: 'That request no longer exists.' };
+    if (view.kudos.senderUserId === actorUserId) return { ok: false, message: 'You cannot approve or reject your own kudos request; another approver has to decide.' };
+    const settings = await deps.settings.get({ teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId });
+    if (!(await isApprover(deps.directory, settings, actorUserId))) {
+      return { ok: false, message: 'Only approvers can approve or reject kudos requests. Nothing was changed.' };
+    }
+    if (view.kudos.status !== 'awaiting_approval') return { ok: false, message: decidedText(view) };
+    return { ok: true, request: view };
+  }
+
+  async function sweepOnce(now: Date): Promise<SweepReport> {
+    const report: SweepReport = { auditedOrders: 0, reopened: 0, expired: 0, reposted: 0 };
+    const step = async (name: string, fn: () => Promise<void>) => {
+      try {
+        await fn();
+      } catch (error) {
+        log.error(`approvals sweep: ${name} failed`, { error });
+      }
+    };
+    await step('settings', () => deps.settings.refreshLatest());
+    await step('order audit', async () => {
+      report.auditedOrders = await recordOrderEvents(deps.db);
+    });
+    await step('reopen', async () => {
+      for (const failed of await findReopenable(deps.db)) {
+        // Only when the refused key really produced no order (a timed-out earlier try could have).
+        const existing = await deps.rewards.orders.list({ clientOrderId: failed.kudos.idempotencyKey });
+        if (existing.data.length > 0) {
+          log.warn('not re-opening: an order exists for the failed key', { kudosId: failed.kudos.id });
+          continue;
+        }
+        const settings = await deps.settings.get({ teamId: failed.kudos.teamId });
+        const reopened = await reopenAfterFailure(deps.db, failed, new Date(now.getTime() + settings.approvalExpiryHours * 3_600_000));
+        if (!reopened) continue;
+        report.reopened++;
+        log.info('approved send re-opened after a refused order', { kudosId: reopened.kudos.id, code: reopened.request.lastFailureCode });
+        await updateRequestMessages(reopened);
+        await tellSender(reopened, buildReopenedNotice(reopened, 'sender'));
+        if (reopened.request.decidedBy) {
+          await deps.slack
+            .sendDirectMessage(reopened.request.decidedBy, buildReopenedNotice(reopened, 'approver'))
+            .catch((error: unknown) => log.warn('telling the approver failed', { kudosId: reopened.kudos.id, error }));
+        }
+      }
+    });
+    await step('expire', async () => {
+      for (const expired of await expireDue(deps.db, now)) {
+        report.expired++;
+        log.info('approval request expired', { kudosId: expired.kudos.id });
+        await updateRequestMessages(expired);
+        await tellSender(expired, buildDecisionNotice(expired));
+      }
+    });
+    await step('repost', async () => {
+      const { requests, orphans } = await findUnposted(deps.db, now);
+      for (const r of requests) {
+        report.reposted++;
+        await post(r.id, r.kudosId);
+      }
+      for (const row of orphans) {
+        report.reposted++;
+        await service.submit(row, 'it needs approval');
+      }
+    });
+    return report;
+  }
+
+  const service: ApprovalService = {
+    policy: approvalPolicy({ db: deps.db, settings: deps.settings, now: deps.now }),
+
+    async submit(row, reason) {
+      const settings = await deps.settings.get({ teamId: row.teamId, enterpriseId: row.enterpriseId });
+      const expiresAt = new Date(deps.now().getTime() + settings.approvalExpiryHours * 3_600_000);
+      const { request } = await createApprovalRequest(deps.db, row, { reason, expiresAt });
+      await post(request.id, row.id);
+    },
+
+    checkDecider,
+
+    async decide(kudosId, actorUserId, decision) {
+      const allowed = await checkDecider(kudosId, actorUserId);
+      if (!allowed.ok) return allowed;
+      const result = await decideApproval(deps.db, { kudosId, actorUserId, decision, now: deps.now() });
+      if (!result.ok) return { ok: false, message: decidedText(result.current) };
+      const view: ApprovalView = { kudos: result.kudos, request: result.request };
+      log.info(`approval ${result.request.status}`, { kudosId, by: actorUserId, sentNow: Boolean(result.sentNowInsteadOf) });
+      if (decision.kind === 'approve') deps.wakeWorker();
+      return {
+        ok: true,
+        async announce() {
+          await updateRequestMessages(view);
+          await tellSender(view, buildDecisionNotice(view));
+        },
+      };
+    },
+
+    async isAdmin(ws, userId) {
+      const settings = await deps.settings.get(ws);
+      if (settings.adminUserIds && settings.adminUserIds.length > 0) return settings.adminUserIds.includes(userId);
+      const user = await deps.slack.userInfo(userId);
+      return isSettingsAdmin(settings, userId, user);
+    },
+
+    async sweep(now) {
+      // One sweep at a time per process; concurrent instances are safe through the store's conditions.
+      while (sweeping) await sweeping.catch(() => {});
+      const run = sweepOnce(now ?? deps.now());
+      sweeping = run;
+      try {
+        return await run;
+      } finally {
+        sweeping = undefined;
+      }
+    },
+
+    start(intervalMs = 30_000) {
+      if (timer) return;
+      timer = setInterval(() => void service.sweep().catch((error: unknown) => log.error('approvals sweep failed', { error })), intervalMs);
+      timer.unref();
+    },
+
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await sweeping?.catch(() => {});
+    },
+  };
+  return service;
+}

@@ -1,0 +1,57 @@
+// Amounts in the app are integer cents. Choice cards take whole dollars within the design's range.
+export const REFUND_WINDOWS = [30, 60, 90] as const;
+export type RefundWindowDays = (typeof REFUND_WINDOWS)[number];
+
+export type AmountCheck =
+  | { ok: true; cents: number }
+  | { ok: false; message: string };
+
+/** Parses what the user typed in the amount field ("25", "25.00", "$25"): whole dollars only. */
+export function parseWholeDollars(input: string | null | undefined): AmountCheck {
+  const text = (input ?? '').trim().replace(/^\$/, '').replace(/,/g, '');
+  if (text === '') return { ok: false, message: 'Enter an amount in whole dollars.' };
+  const match = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(text);
+  if (!match) return { ok: false, message: 'Enter the amount as a number of whole dollars, e.g. 25.' };
+  if (match[2] !== undefined && !/^0+$/.test(match[2])) {
+    return { ok: false, message: 'Gift cards take whole dollars only (no cents).' };
+  }
+  const cents = Number(match[1]) * 100;
+  if (cents <= 0) return { ok: false, message: 'The amount must be at least $1.' };
+  return { ok: true, cents };
+}
+
+/** Checks a per-recipient amount against a design's [min, max] range (cents, inclusive). */
+export function checkAmountInRange(cents: number, range: { minCents: number; maxCents: number }): AmountCheck {
+  if (cents % 100 !== 0) return { ok: false, message: 'Gift cards take whole dollars only (no cents).' };
+  if (cents < range.minCents || cents > range.maxCents) {
+    return {
+      ok: false,
+      message: `This design takes ${formatUsd(range.minCents)} to ${formatUsd(range.maxCents)} per person.`,
+    };
+  }
+  return { ok: true, cents };
+}
+
+/** Total of a send: per-recipient amount times number of recipients, exact. */
+export function totalCents(amountCents: number, recipientCount: number): number {
+  return amountCents * recipientCount;
+}
+
+/** "$1,234.50" from cents; whole dollars print without cents ("$25"). */
+export function formatUsd(cents: number, currency = 'USD'): string {
+  const negative = cents < 0;
+  const abs = Math.abs(cents);
+  const dollars = Math.floor(abs / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const rest = abs % 100;
+  const body = rest === 0 ? dollars : `${dollars}.${String(rest).padStart(2, '0')}`;
+  const symbol = currency === 'USD' ? '$' : `${currency} `;
+  return `${negative ? '-' : ''}${symbol}${body}`;
+}
+
+/** Decimal string for the API from cents: 2500 -> "25.00". */
+export function centsToDecimal(cents: number): string {
+  const abs = Math.abs(cents);
+  return `${cents < 0 ? '-' : ''}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}

@@ -1,0 +1,184 @@
+// Who receives a send. At submission (inside Slack's 3-second window) Slack users are checked and
+// groups expanded; the worker then maps each Slack user to an address-book recipient by the e-mail
+// in their Slack profile (found or created once, the mapping stored per workspace).
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { recipientMappings, type KudosRecipientSnapshot } from '../db/schema/index.js';
+import { isRewardsError, type RewardsClient } from '../rewards/index.js';
+import { displayNameOf, type SlackGateway, type SlackUser } from '../slack/gateway.js';
+
+export interface Workspace {
+  teamId: string;
+  enterpriseId: string | null;
+}
+
+export type RecipientCheck =
+  | { ok: true; recipients: KudosRecipientSnapshot[] }
+  | { ok: false; message: string };
+
+const LOOKUP_CONCURRENCY = 8;
+
+/** Why a Slack user cannot receive a card, or undefined if they can. */
+export function refusalReason(user: SlackUser | undefined, botUserId?: string): string | undefined {
+  if (!user) return 'not found in this workspace';
+  if (user.deleted) return 'deactivated';
+  if (user.isBot || user.id === botUserId) return 'a bot';
+  if (!user.email) return 'no e-mail address in their Slack profile';
+  return undefined;
+}
+
+/** Checks Slack users (no bots, no deactivated users, an e-mail each); names everyone refused. */
+export async function checkSlackRecipients(slack: SlackGateway, userIds: string[], opts: { botUserId?: string } = {}): Promise<RecipientCheck> {
+  const unique = [...new Set(userIds)];
+  const users = await mapLimit(unique, LOOKUP_CONCURRENCY, (id) => slack.userInfo(id));
+  const refused: string[] = [];
+  const recipients: KudosRecipientSnapshot[] = [];
+  unique.forEach((id, i) => {
+    const user = users[i];
+    const reason = refusalReason(user, opts.botUserId);
+    if (reason) {
+      refused.push(`${user ? displayNameOf(user) : id} (${reason})`);
+      return;
+    }
+    recipients.push(snapshotOf(user!));
+  });
+  if (refused.length > 0) {
+    return { ok: false, message: `Cannot send to ${refused.join(', ')}. Remove ${refused.length === 1 ? 'them' : 'these people'} and try again.` };
+  }
+  return { ok: true, recipients };
+}
+
+function snapshotOf(user: SlackUser): KudosRecipientSnapshot {
+  return {
+    slackUserId: user.id,
+    recipientId: null,
+    email: user.email!,
+    name: user.realName || displayNameOf(user),
+    ...(user.firstName ? { firstName: user.firstName } : {}),
+    ...(user.lastName ? { lastName: user.lastName } : {}),
+  };
+}
+
+/** Members of a saved address-book group, as recipients. */
+export async function expandAddressBookGroup(rewards: RewardsClient, groupId: string): Promise<KudosRecipientSnapshot[]> {
+  const members: KudosRecipientSnapshot[] = [];
+  for await (const member of rewards.groups.listMembers(groupId)) {
+    let email = member.email;
+    let firstName = member.firstName ?? undefined;
+    let lastName = member.lastName ?? undefined;
+    if (!email) {
+      // The member listing's shape is not in the spec: fall back to the recipient record.
+      const recipient = await rewards.recipients.get(member.recipientId);
+      email = recipient.email;
+      firstName ??= recipient.firstName ?? undefined;
+      lastName ??= recipient.lastName ?? undefined;
+    }
+    const name = [firstName, lastName].filter(Boolean).join(' ') || email;
+    members.push({ slackUserId: null, recipientId: member.recipientId, email, name, ...(firstName ? { firstName } : {}), ...(lastName ? { lastName } : {}) });
+  }
+  return members;
+}
+
+/** Merges recipient lists, keeping the first of each e-mail address (case-insensitive). */
+export function dedupeByEmail(lists: KudosRecipientSnapshot[][]): KudosRecipientSnapshot[] {
+  const seen = new Set<string>();
+  const out: KudosRecipientSnapshot[] = [];
+  for (const r of lists.flat()) {
+    const key = r.email.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(r);
+  }
+  return out;
+}
+
+/**
+ * The address-book recipient of a Slack user: the stored mapping when its e-mail is current; when the
+ * Slack e-mail changed, the recipient is updated (PUT) and the mapping with it; otherwise found by
+ * exact e-mail or created, and the mapping stored.
+ */
+export async function ensureRecipientMapping(
+  deps: { db: Database; rewards: RewardsClient },
+  ws: Workspace,
+  person: { slackUserId: string; email: string; firstName?: string | undefined; lastName?: string | undefined },
+): Promise<string> {
+  const { db, rewards } = deps;
+  const [mapping] = await db
+    .select()
+    .from(recipientMappings)
+    .where(and(eq(recipientMappings.teamId, ws.teamId), eq(recipientMappings.slackUserId, person.slackUserId)));
+  if (mapping && mapping.email.toLowerCase() === person.email.toLowerCase()) return mapping.recipientId;
+
+  let recipientId: string | undefined;
+  if (mapping) {
+    try {
+      const updated = await rewards.recipients.update(mapping.recipientId, nameFields(person));
+      recipientId = updated.recipientId;
+    } catch (error) {
+      // The old recipient is gone, or another record already has the new address: look that one up.
+      if (!isRewardsError(error, 'NOT_FOUND') && !isRewardsError(error, 'EMAIL_TAKEN')) throw error;
+    }
+  }
+  // Create first: a new recipient costs one call; an existing address answers EMAIL_TAKEN and is
+  // then looked up (createRecipient). Looking up first cost every new recipient two calls.
+  recipientId ??= await createRecipient(rewards, person);
+
+  await db
+    .insert(recipientMappings)
+    .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId, slackUserId: person.slackUserId, recipientId, email: person.email })
+    .onConflictDoUpdate({
+      target: [recipientMappings.teamId, recipientMappings.slackUserId],
+      set: { recipientId, email: person.email, updatedAt: new Date() },
+    });
+  return recipientId;
+}
+
+function nameFields(person: { email: string; firstName?: string | undefined; lastName?: string | undefined }) {
+  return { email: person.email, ...(person.firstName ? { firstName: person.firstName } : {}), ...(person.lastName ? { lastName: person.lastName } : {}) };
+}
+
+async function findRecipientByEmail(rewards: RewardsClient, email: string): Promise<string | undefined> {
+  const wanted = email.toLowerCase();
+  for await (const recipient of rewards.recipients.list({ searchKeyword: email })) {
+    if (recipient.email.toLowerCase() === wanted) return recipient.recipientId;
+  }
+  return undefined;
+}
+
+async function createRecipient(rewards: RewardsClient, person: { email: string; firstName?: string | undefined; lastName?: string | undefined }): Promise<string> {
+  try {
+    return (await rewards.recipients.create(nameFields(person))).recipientId;
+  } catch (error) {
+    // Created meanwhile by someone else (another instance, the portal): use that one.
+    if (isRewardsError(error, 'EMAIL_TAKEN') || isRewardsError(error, 'VALIDATION_ERROR')) {
+      const found = await findRecipientByEmail(rewards, person.email);
+      if (found) return found;
+    }
+    throw error;
+  }
+}
+
+/** user_change: when a mapped user's Slack e-mail changed, update their recipient and mapping. */
+export async function syncChangedSlackUser(deps: { db: Database; rewards: RewardsClient }, ws: Workspace, user: SlackUser): Promise<'updated' | 'unchanged' | 'unmapped'> {
+  const [mapping] = await deps.db
+    .select()
+    .from(recipientMappings)
+    .where(and(eq(recipientMappings.teamId, ws.teamId), eq(recipientMappings.slackUserId, user.id)));
+  if (!mapping) return 'unmapped';
+  if (!user.email || user.deleted || mapping.email.toLowerCase() === user.email.toLowerCase()) return 'unchanged';
+  await ensureRecipientMapping(deps, ws, { slackUserId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName });
+  return 'updated';
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}

@@ -1,0 +1,230 @@
+// Completion by reconciliation. The spec documents no completion event, so after an order is
+// created (order.created, or the worker placing it) the app checks it with backoff until COMPLETE
+// or CANCELED: one order_checks row per order, claimed with FOR UPDATE SKIP LOCKED plus a lease
+// (several instances, restarts), due at next_check_at. Scheduled orders are first checked at their
+// send time. The Rewards client itself honours the X-RateLimit-* headers; the processor keeps
+// concurrency small, so checks never hammer the API.
+import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import type { AppConfig } from '../config/index.js';
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import { orderChecks, type KudosRow, type OrderCheckRow, type OrderCheckSource } from '../db/schema/index.js';
+import { isRewardsError, tryParseApiTimestamp, type Order, type RewardsClient } from '../rewards/index.js';
+import type { SlackGateway } from '../slack/gateway.js';
+import { handleOrderCanceled, handleOrderComplete } from './reconcile-completion.js';
+
+/** Delays after the 1st, 2nd, ... check that found the order unfinished; the last one repeats. */
+export const DEFAULT_CHECK_DELAYS_MS = [5_000, 15_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 60 * 60_000];
+export const MAX_CHECK_DELAY_MS = 60 * 60_000;
+/** An order still unfinished this long after its check was created is given up (and logged). */
+export const GIVE_UP_AFTER_MS = 7 * 24 * 3600_000;
+/** A check stuck on NOT_FOUND this many times is given up (an order of another environment). */
+const MAX_NOT_FOUND = 5;
+
+export interface ReconcileOptions {
+  /** Backoff between checks (tests shorten it). */
+  delaysMs?: number[];
+}
+
+export interface ReconcileDeps {
+  db: Database;
+  rewards: RewardsClient;
+  slack: SlackGateway;
+  config: Pick<AppConfig, 'notifyChannel'>;
+  logger: Logger;
+}
+
+/** Delay before the next check after `checksDone` checks found the order unfinished: never below the first delay, never above 1 h. */
+export function nextCheckDelayMs(checksDone: number, delays: number[] = DEFAULT_CHECK_DELAYS_MS): number {
+  const list = delays.length > 0 ? delays : DEFAULT_CHECK_DELAYS_MS;
+  const index = Math.min(Math.max(0, Math.floor(checksDone) - 1), list.length - 1);
+  return Math.min(list[Math.max(0, index)]!, MAX_CHECK_DELAY_MS);
+}
+
+export interface ScheduleCheck {
+  orderId: string;
+  source: OrderCheckSource;
+  teamId?: string | null;
+  enterpriseId?: string | null;
+  kudosId?: string | null;
+  rewardLinkRequestId?: string | null;
+  /** First check: not before this instant (a scheduled order's send time). */
+  notBefore?: Date | null;
+  /** Otherwise, this long from now. */
+  firstDelayMs: number;
+}
+
+/**
+ * Schedules a completion check once per order. A second schedule (the webhook and the worker both
+ * report the order) only adds what the first did not know (the kudos or reward-link request).
+ */
+export async function scheduleOrderCheck(db: Database, check: ScheduleCheck): Promise<void> {
+  const firstAt = new Date(Math.max(Date.now() + check.firstDelayMs, (check.notBefore?.getTime() ?? 0) + check.firstDelayMs));
+  await db
+    .insert(orderChecks)
+    .values({
+      orderId: check.orderId,
+      source: check.source,
+      teamId: check.teamId ?? null,
+      enterpriseId: check.enterpriseId ?? null,
+      kudosId: check.kudosId ?? null,
+      rewardLinkRequestId: check.rewardLinkRequestId ?? null,
+      nextCheckAt: firstAt,
+    })
+    .onConflictDoUpdate({
+      target: orderChecks.orderId,
+      set: {
+        kudosId: sql`coalesce(${orderChecks.kudosId}, excluded.kudos_id)`,
+        rewardLinkRequestId: sql`coalesce(${orderChecks.rewardLinkRequestId}, excluded.reward_link_request_id)`,
+        teamId: sql`coalesce(${orderChecks.teamId}, excluded.team_id)`,
+        enterpriseId: sql`coalesce(${orderChecks.enterpriseId}, excluded.enterprise_id)`,
+        source: sql`case when ${orderChecks.source} = 'webhook' then excluded.source else ${orderChecks.source} end`,
+        updatedAt: sql`now()`,
+      },
+    });
+}
+
+/** The check of a kudos the worker just placed. */
+export function scheduleKudosCheck(db: Database, row: KudosRow, firstDelayMs: number): Promise<void> {
+  if (!row.orderId) return Promise.resolve();
+  return scheduleOrderCheck(db, {
+    orderId: row.orderId,
+    source: 'kudos',
+    teamId: row.teamId,
+    enterpriseId: row.enterpriseId,
+    kudosId: row.id,
+    notBefore: row.scheduledAt,
+    firstDelayMs,
+  });
+}
+
+/**
+ * Safety net for a crash between placing an order and scheduling its check: every kudos placed in
+ * the last 7 days with an order and no check gets one.
+ */
+export async function scheduleMissingKudosChecks(db: Database, firstDelayMs: number): Promise<number> {
+  const result = (await db.execute(sql`
+    insert into order_checks (order_id, team_id, enterprise_id, kudos_id, source, next_check_at)
+    select k.order_id, k.team_id, k.enterprise_id, k.id, 'kudos',
+           greatest(now(), coalesce(k.scheduled_at, now())) + ${`${Math.ceil(firstDelayMs)} milliseconds`}::interval
+    from kudos k
+    where k.order_id is not null and k.status in ('placed', 'scheduled') and k.placed_at > now() - interval '7 days'
+      and not exists (select 1 from order_checks c where c.order_id = k.order_id)
+    on conflict do nothing
+    returning order_id`)) as unknown as { rows?: unknown[] } & unknown[];
+  return (result.rows ?? result).length;
+}
+
+/** Claims one due check for `leaseMs`. */
+export async function claimDueCheck(db: Database, workerId: string, leaseMs: number): Promise<OrderCheckRow | undefined> {
+  return db.transaction(async (tx) => {
+    const [due] = await tx
+      .select({ orderId: orderChecks.orderId })
+      .from(orderChecks)
+      .where(
+        and(
+          isNull(orderChecks.doneAt),
+          lte(orderChecks.nextCheckAt, sql`now()`),
+          or(isNull(orderChecks.claimedUntil), lte(orderChecks.claimedUntil, sql`now()`)),
+        ),
+      )
+      .orderBy(asc(orderChecks.nextCheckAt))
+      .limit(1)
+      .for('update', { skipLocked: true });
+    if (!due) return undefined;
+    const [claimed] = await tx
+      .update(orderChecks)
+      .set({
+        claimedUntil: sql`now() + ${`${Math.ceil(leaseMs / 1000)} seconds`}::interval`,
+        claimedBy: workerId,
+        attempts: sql`${orderChecks.attempts} + 1`,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(orderChecks.orderId, due.orderId))
+      .returning();
+    return claimed;
+  });
+}
+
+async function finishCheck(db: Database, orderId: string, set: { lastStatus?: string; error?: string | null }): Promise<void> {
+  await db
+    .update(orderChecks)
+    .set({ doneAt: sql`now()`, claimedUntil: null, claimedBy: null, updatedAt: sql`now()`, ...set })
+    .where(eq(orderChecks.orderId, orderId));
+}
+
+async function rescheduleCheck(db: Database, orderId: string, at: Date, set: { lastStatus?: string; error?: string | null }): Promise<void> {
+  await db
+    .update(orderChecks)
+    .set({ nextCheckAt: at, claimedUntil: null, claimedBy: null, updatedAt: sql`now()`, ...set })
+    .where(eq(orderChecks.orderId, orderId));
+}
+
+export type CheckOutcome = 'complete' | 'canceled' | 'pending' | 'error' | 'given_up';
+
+/** One check of one claimed order. Never throws: failures reschedule the check. */
+export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, opts: ReconcileOptions & { signal?: AbortSignal } = {}): Promise<CheckOutcome> {
+  const log = deps.logger.child({ orderId: check.orderId, kudosId: check.kudosId ?? undefined });
+  const delays = opts.delaysMs ?? DEFAULT_CHECK_DELAYS_MS;
+  const later = (ms: number) => new Date(Date.now() + ms);
+
+  if (Date.now() - check.createdAt.getTime() > GIVE_UP_AFTER_MS) {
+    log.warn('order never finished; giving up its completion check', { lastStatus: check.lastStatus });
+    await finishCheck(deps.db, check.orderId, { error: 'gave up: not finished after 7 days' });
+    return 'given_up';
+  }
+
+  let order: Order;
+  try {
+    order = await deps.rewards.orders.get(check.orderId, opts.signal ? { signal: opts.signal } : {});
+  } catch (error) {
+    if (isRewardsError(error, 'NOT_FOUND') && check.attempts >= MAX_NOT_FOUND) {
+      log.warn('order not found; giving up its completion check');
+      await finishCheck(deps.db, check.orderId, { error: 'NOT_FOUND' });
+      return 'given_up';
+    }
+    const code = isRewardsError(error) ? error.code : 'UNEXPECTED';
+    log.warn('order check failed; will retry', { code, error });
+    await rescheduleCheck(deps.db, check.orderId, later(nextCheckDelayMs(check.attempts, delays)), { error: code });
+    return 'error';
+  }
+
+  try {
+    if (order.status === 'COMPLETE') {
+      const result = await handleOrderComplete(deps, check, order);
+      if (result.done) {
+        await finishCheck(deps.db, check.orderId, { lastStatus: order.status, error: null });
+        log.info('order complete; notifications done', { sentCount: order.sentCount, bouncedCount: order.bouncedCount });
+        return 'complete';
+      }
+      await rescheduleCheck(deps.db, check.orderId, later(result.retryInMs), { lastStatus: order.status });
+      return 'pending';
+    }
+    if (order.status === 'CANCELED') {
+      await handleOrderCanceled(deps, check);
+      await finishCheck(deps.db, check.orderId, { lastStatus: order.status, error: null });
+      return 'canceled';
+    }
+  } catch (error) {
+    // Slack or the database failed while notifying: posting is idempotent, so simply retry.
+    log.warn('handling a finished order failed; will retry', { status: order.status, error });
+    await rescheduleCheck(deps.db, check.orderId, later(nextCheckDelayMs(check.attempts, delays)), { lastStatus: order.status, error: String((error as Error).message ?? error).slice(0, 500) });
+    return 'error';
+  }
+
+  // Not finished: wait, but a scheduled order not before its send time.
+  let next = later(nextCheckDelayMs(check.attempts, delays));
+  const sendAt = scheduledSendAt(order);
+  if (sendAt && sendAt.getTime() > next.getTime()) next = new Date(sendAt.getTime() + (delays[0] ?? DEFAULT_CHECK_DELAYS_MS[0]!));
+  await rescheduleCheck(deps.db, check.orderId, next, { lastStatus: order.status, error: null });
+  return 'pending';
+}
+
+/** The send time of a scheduled order, when the API tells it (`sendTiming.sendAt`, or an instant `scheduledAt`). */
+function scheduledSendAt(order: Order): Date | undefined {
+  const timing = (order as { sendTiming?: { type?: string; sendAt?: unknown; scheduledAt?: unknown } }).sendTiming;
+  if (!timing || timing.type !== 'SCHEDULED') return undefined;
+  if (typeof timing.sendAt === 'string') return tryParseApiTimestamp(timing.sendAt);
+  if (typeof timing.scheduledAt === 'string' && /(Z|[+-]\d\d:?\d\d)$/.test(timing.scheduledAt)) return tryParseApiTimestamp(timing.scheduledAt);
+  return undefined;
+}

@@ -1,0 +1,46 @@
+// Turns a Rewards API failure into what the app does next (retry or give up) and a short,
+// specific sentence for the Slack user. Never a stack trace.
+import { isRewardsError, RewardsApiError } from '../rewards/index.js';
+
+export interface FailureVerdict {
+  /** Permanent: retrying with the same request cannot succeed. */
+  permanent: boolean;
+  code: string;
+  userMessage: string;
+}
+
+const PERMANENT_MESSAGES: Record<string, string> = {
+  INSUFFICIENT_BALANCE: 'the Rewards account does not have enough balance for this send. Ask an admin to top it up.',
+  DAILY_LIMIT_EXCEEDED: 'it would go over the daily spending limit. Try again tomorrow or send less.',
+  MONTHLY_LIMIT_EXCEEDED: 'it would go over the monthly spending limit. Ask an admin to request a higher limit.',
+  VALIDATION_ERROR: 'the Rewards API refused the amount or the details of this send.',
+  NOT_FOUND: 'the chosen card design no longer exists.',
+  UNAUTHORIZED: 'Kudos could not sign in to the Rewards API (check its credentials).',
+  INVALID_CLIENT: 'Kudos could not sign in to the Rewards API (check its credentials).',
+  INSUFFICIENT_SCOPE: 'Kudos is not allowed to place orders with its Rewards API credentials.',
+  FORBIDDEN: 'Kudos is not allowed to place orders with its Rewards API credentials.',
+  PRODUCTION_ONLY: 'this operation needs production Rewards API credentials.',
+  INVALID_REQUEST: 'the send details were not valid for the Rewards API.',
+};
+
+export function classifyRewardsFailure(error: unknown): FailureVerdict {
+  if (!isRewardsError(error)) {
+    return { permanent: false, code: 'UNEXPECTED', userMessage: 'an unexpected error happened; Kudos will retry.' };
+  }
+  const known = PERMANENT_MESSAGES[error.code];
+  if (known) return { permanent: true, code: error.code, userMessage: known };
+  if (error instanceof RewardsApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 409 && error.status !== 429) {
+    return { permanent: true, code: error.code, userMessage: `the Rewards API refused it (${error.code}).` };
+  }
+  return { permanent: false, code: error.code, userMessage: 'the Rewards API is not answering right now; Kudos will retry.' };
+}
+
+/** One line for an interactive request that failed (balance, lists, cancel): short and specific. */
+export function describeForUser(error: unknown, doing: string): string {
+  if (isRewardsError(error)) {
+    if (error.code === 'ORDER_NOT_CANCELABLE') return `Could not ${doing}: the order can no longer be cancelled (it is less than 10 minutes before it goes out, or already sent).`;
+    const verdict = classifyRewardsFailure(error);
+    return `Could not ${doing}: ${verdict.userMessage}`;
+  }
+  return `Could not ${doing}: something went wrong on our side. Try again in a moment.`;
+}

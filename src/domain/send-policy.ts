@@ -1,0 +1,38 @@
+// Who may send what. Until the approvals feature exists, a send whose total is above the
+// approval threshold is refused. The approvals issue replaces `routeSend` (or the SendPolicy
+// passed in deps) with one that returns `needs_approval` and routes the send to approvers.
+import { formatUsd } from './money.js';
+
+export interface SendDraftSummary {
+  teamId: string;
+  senderUserId: string;
+  amountCents: number;
+  recipientCount: number;
+  totalCents: number;
+}
+
+export type SendRoute =
+  | { kind: 'send' }
+  | { kind: 'needs_approval'; reason: string }
+  | { kind: 'refuse'; message: string };
+
+export interface SendPolicy {
+  route(draft: SendDraftSummary): Promise<SendRoute> | SendRoute;
+}
+
+/** Threshold in cents; 0 means every order needs approval. */
+export function routeSend(draft: SendDraftSummary, thresholdCents: number): SendRoute {
+  const needsApproval = thresholdCents === 0 || draft.totalCents > thresholdCents;
+  if (!needsApproval) return { kind: 'send' };
+  return {
+    kind: 'refuse',
+    message:
+      thresholdCents === 0
+        ? `Every send needs approval, and approvals are not available yet.`
+        : `The total (${formatUsd(draft.totalCents)}) is above the ${formatUsd(thresholdCents)} limit that needs approval, and approvals are not available yet. Send less, or to fewer people.`,
+  };
+}
+
+export function thresholdPolicy(thresholdCents: number): SendPolicy {
+  return { route: (draft) => routeSend(draft, thresholdCents) };
+}

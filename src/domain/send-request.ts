@@ -1,0 +1,146 @@
+// A submitted send form becomes either field errors (shown inline in the modal) or a row to record.
+// Everything here must finish inside Slack's 3-second window: Slack lookups and one catalog read;
+// address-book mapping happens later, in the worker.
+import type { NewKudosRow } from '../db/schema/index.js';
+import type { RewardsClient } from '../rewards/index.js';
+import type { SlackGateway, SlackUser } from '../slack/gateway.js';
+import { displayNameOf } from '../slack/gateway.js';
+import type { DesignCatalog } from './catalog.js';
+import { checkAmountInRange, parseWholeDollars, REFUND_WINDOWS, totalCents } from './money.js';
+import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, type Workspace } from './recipients.js';
+import { resolveSchedule, type ResolvedSchedule } from './schedule.js';
+import type { SendPolicy, SendRoute } from './send-policy.js';
+
+export type SendField = 'recipients' | 'group' | 'design' | 'amount' | 'message' | 'refund' | 'date' | 'time';
+
+export interface SendForm {
+  userIds: string[];
+  /** `{ kind, id }` of the chosen group, if any. */
+  group: { kind: 'slack' | 'addressBook'; id: string; label?: string } | undefined;
+  productId: string | undefined;
+  amount: string | undefined;
+  message: string;
+  refundDays: number | undefined;
+  schedule: { date: string | undefined; time: string | undefined } | undefined;
+}
+
+export interface SendContext {
+  workspace: Workspace;
+  sender: SlackUser;
+  originChannelId: string | undefined;
+  sourceViewId: string | undefined;
+  now: Date;
+  botUserId?: string | undefined;
+}
+
+export interface SendRequestDeps {
+  slack: SlackGateway;
+  rewards: RewardsClient;
+  catalog: DesignCatalog;
+  policy: SendPolicy;
+}
+
+export type PreparedSend =
+  /** `route` is `send`, or `needs_approval` (the approvals issue records such sends for approvers). */
+  | { ok: true; values: NewKudosRow; route: Exclude<SendRoute, { kind: 'refuse' }> }
+  | { ok: false; errors: Partial<Record<SendField, string>> };
+
+export const MAX_RECIPIENTS = 100;
+
+export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form: SendForm): Promise<PreparedSend> {
+  const errors: Partial<Record<SendField, string>> = {};
+
+  // Design and amount.
+  const design = form.productId ? await deps.catalog.get(form.productId) : undefined;
+  if (!design) errors.design = form.productId ? 'That design is no longer available; pick another.' : 'Pick a card design.';
+  let amountCents: number | undefined;
+  const parsed = parseWholeDollars(form.amount);
+  if (!parsed.ok) errors.amount = parsed.message;
+  else if (design) {
+    const inRange = checkAmountInRange(parsed.cents, design);
+    if (!inRange.ok) errors.amount = inRange.message;
+    else amountCents = inRange.cents;
+  }
+
+  if (form.refundDays !== undefined && !(REFUND_WINDOWS as readonly number[]).includes(form.refundDays)) {
+    errors.refund = 'Pick 30, 60 or 90 days, or no refund.';
+  }
+
+  // When.
+  let schedule: ResolvedSchedule | undefined;
+  if (form.schedule) {
+    const resolved = resolveSchedule({ ...form.schedule, timezone: ctx.sender.tz ?? 'UTC', now: ctx.now });
+    if (resolved.ok) schedule = resolved.schedule;
+    else errors[resolved.field] = resolved.message;
+  }
+
+  // Who.
+  const recipientField: SendField = form.userIds.length > 0 || !form.group ? 'recipients' : 'group';
+  const lists = [];
+  if (form.userIds.length === 0 && !form.group) {
+    errors.recipients = 'Choose at least one person, or a group.';
+  } else {
+    let slackUserIds = [...form.userIds];
+    if (form.group?.kind === 'slack') {
+      const members = await deps.slack.usergroupMembers(form.group.id);
+      if (members.length === 0) errors.group = 'That user group has no members.';
+      slackUserIds = [...slackUserIds, ...members];
+    }
+    if (slackUserIds.length > MAX_RECIPIENTS) {
+      errors[recipientField] = `At most ${MAX_RECIPIENTS} people per send.`;
+    } else if (slackUserIds.length > 0) {
+      const checked = await checkSlackRecipients(deps.slack, slackUserIds, { botUserId: ctx.botUserId });
+      if (checked.ok) lists.push(checked.recipients);
+      else errors[recipientField] = checked.message;
+    }
+    if (form.group?.kind === 'addressBook') {
+      const members = await expandAddressBookGroup(deps.rewards, form.group.id);
+      if (members.length === 0) errors.group = 'That address-book group has no members.';
+      lists.push(members);
+    }
+  }
+  const recipients = dedupeByEmail(lists);
+  const selfOnly = recipients.length === 1 && recipients[0]!.slackUserId === ctx.sender.id;
+  if (selfOnly && !errors[recipientField]) errors[recipientField] = 'You cannot send kudos to yourself.';
+  if (recipients.length > MAX_RECIPIENTS && !errors[recipientField]) errors[recipientField] = `At most ${MAX_RECIPIENTS} people per send.`;
+
+  if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return { ok: false, errors };
+
+  const total = totalCents(amountCents, recipients.length);
+  const route = await deps.policy.route({
+    teamId: ctx.workspace.teamId,
+    senderUserId: ctx.sender.id,
+    amountCents,
+    recipientCount: recipients.length,
+    totalCents: total,
+  });
+  if (route.kind === 'refuse') return { ok: false, errors: { amount: route.message } };
+
+  return {
+    ok: true,
+    route,
+    values: {
+      teamId: ctx.workspace.teamId,
+      enterpriseId: ctx.workspace.enterpriseId,
+      senderUserId: ctx.sender.id,
+      senderName: ctx.sender.realName || displayNameOf(ctx.sender),
+      originChannelId: ctx.originChannelId ?? null,
+      sourceViewId: ctx.sourceViewId ?? null,
+      recipients,
+      recipientCount: recipients.length,
+      slackUsergroupId: form.group?.kind === 'slack' ? form.group.id : null,
+      recipientGroupId: form.group?.kind === 'addressBook' ? form.group.id : null,
+      recipientGroupName: form.group?.label ?? null,
+      productId: design.productId,
+      designName: design.name,
+      amountCents,
+      totalCents: total,
+      message: form.message.trim(),
+      refundOptionDays: form.refundDays ?? null,
+      scheduledAt: schedule?.instant ?? null,
+      scheduleTimezone: schedule?.timezone ?? null,
+      scheduleLocal: schedule?.wallTimeWithOffset ?? null,
+      status: 'pending',
+    },
+  };
+}

@@ -1,0 +1,222 @@
+// Per-workspace settings in the database, seeded from the environment (CONTRACT.md section 3) the
+// first time a workspace is seen, then changed by admins in `/kudos settings`. Reads are cached for a
+// few seconds (invalidated at once in this process on a change; other instances pick it up within the
+// TTL). Every change is one audit row listing each changed field as { from, to }.
+import { eq, sql } from 'drizzle-orm';
+import type { AppConfig } from '../config/index.js';
+import type { Database } from '../db/client.js';
+import { auditEvents, workspaceSettings, type WorkspaceSettingsRow } from '../db/schema/index.js';
+
+export const DEFAULT_APPROVAL_EXPIRY_HOURS = 72;
+
+export interface WorkspaceSettings {
+  teamId: string;
+  enterpriseId: string | null;
+  notifyChannel: string | null;
+  approvalChannel: string | null;
+  /** null or empty with no user group: workspace admins and owners approve. */
+  approverUserIds: string[] | null;
+  approverUsergroupId: string | null;
+  approvalThresholdCents: number;
+  monthlyBudgetCents: number | null;
+  defaultProductId: string | null;
+  defaultAmountCents: number | null;
+  /** null or empty: workspace admins and owners are admins. */
+  adminUserIds: string[] | null;
+  approvalExpiryHours: number;
+  updatedBy: string | null;
+  updatedAt: Date;
+}
+
+/** The fields an admin can change. */
+export type SettingsPatch = Partial<Omit<WorkspaceSettings, 'teamId' | 'enterpriseId' | 'updatedBy' | 'updatedAt'>>;
+export type SettingsField = keyof SettingsPatch;
+
+export const SETTINGS_FIELDS: readonly SettingsField[] = [
+  'notifyChannel',
+  'approvalChannel',
+  'approverUserIds',
+  'approverUsergroupId',
+  'approvalThresholdCents',
+  'monthlyBudgetCents',
+  'defaultProductId',
+  'defaultAmountCents',
+  'adminUserIds',
+  'approvalExpiryHours',
+];
+
+export type SettingsChanges = Partial<Record<SettingsField, { from: unknown; to: unknown }>>;
+
+export interface WorkspaceRef {
+  teamId: string;
+  enterpriseId?: string | null;
+}
+
+export interface SettingsStore {
+  /** The workspace's settings; the first read of a new workspace seeds them from the environment. */
+  get(ws: WorkspaceRef): Promise<WorkspaceSettings>;
+  /** Applies an admin's change and records it in the audit trail; no row is written when nothing changed. */
+  update(ws: WorkspaceRef, actorUserId: string, patch: SettingsPatch): Promise<{ settings: WorkspaceSettings; changes: SettingsChanges }>;
+  /**
+   * The settings read last (any workspace), for synchronous readers in single-workspace mode (the
+   * worker's announcement channel); undefined before the first read.
+   */
+  latest(): WorkspaceSettings | undefined;
+  /** Reads the most recently changed workspace into latest(); called at start and periodically. */
+  refreshLatest(): Promise<void>;
+}
+
+/** The values a new workspace starts with: the environment of CONTRACT.md section 3. */
+export function seedFromConfig(
+  config: Pick<AppConfig, 'notifyChannel' | 'approvalChannel' | 'approvers' | 'approvalThresholdCents' | 'admins'>,
+): SettingsPatch {
+  return {
+    notifyChannel: config.notifyChannel ?? null,
+    approvalChannel: config.approvalChannel ?? null,
+    approverUserIds: config.approvers && config.approvers.length > 0 ? config.approvers : null,
+    approverUsergroupId: null,
+    approvalThresholdCents: config.approvalThresholdCents,
+    monthlyBudgetCents: null,
+    defaultProductId: null,
+    defaultAmountCents: null,
+    adminUserIds: config.admins && config.admins.length > 0 ? config.admins : null,
+    approvalExpiryHours: DEFAULT_APPROVAL_EXPIRY_HOURS,
+  };
+}
+
+function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
+  return {
+    teamId: row.teamId,
+    enterpriseId: row.enterpriseId,
+    notifyChannel: row.notifyChannel,
+    approvalChannel: row.approvalChannel,
+    approverUserIds: row.approverUserIds,
+    approverUsergroupId: row.approverUsergroupId,
+    approvalThresholdCents: row.approvalThresholdCents,
+    monthlyBudgetCents: row.monthlyBudgetCents,
+    defaultProductId: row.defaultProductId,
+    defaultAmountCents: row.defaultAmountCents,
+    adminUserIds: row.adminUserIds,
+    approvalExpiryHours: row.approvalExpiryHours,
+    updatedBy: row.updatedBy,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** Lists compare as sets (order in a multi-select is not a change); everything else by value. */
+function normalised(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length === 0 ? null : [...value].sort();
+  return value ?? null;
+}
+
+export function diffSettings(before: WorkspaceSettings, patch: SettingsPatch): SettingsChanges {
+  const changes: SettingsChanges = {};
+  for (const field of SETTINGS_FIELDS) {
+    if (!(field in patch)) continue;
+    const from = normalised(before[field]);
+    const to = normalised(patch[field]);
+    if (JSON.stringify(from) !== JSON.stringify(to)) changes[field] = { from, to };
+  }
+  return changes;
+}
+
+export function createSettingsStore(deps: { db: Database; config: AppConfig; ttlMs?: number; now?: () => number }): SettingsStore {
+  const ttlMs = deps.ttlMs ?? 5000;
+  const clock = deps.now ?? Date.now;
+  const cache = new Map<string, { at: number; settings: WorkspaceSettings }>();
+  let latest: WorkspaceSettings | undefined;
+
+  function remember(settings: WorkspaceSettings): WorkspaceSettings {
+    cache.set(settings.teamId, { at: clock(), settings });
+    if (!latest || latest.teamId === settings.teamId || settings.updatedAt >= latest.updatedAt) latest = settings;
+    return settings;
+  }
+
+  async function load(ws: WorkspaceRef): Promise<WorkspaceSettings> {
+    const [existing] = await deps.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId));
+    if (existing) return fromRow(existing);
+    // First time this workspace is seen: seed from the environment. Concurrent seeders agree (same values).
+    const seed = seedFromConfig(deps.config);
+    await deps.db
+      .insert(workspaceSettings)
+      .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, ...seed, approvalThresholdCents: seed.approvalThresholdCents ?? 0 })
+      .onConflictDoNothing({ target: workspaceSettings.teamId });
+    const [seeded] = await deps.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId));
+    if (!seeded) throw new Error(`settings of ${ws.teamId} could not be seeded`);
+    return fromRow(seeded);
+  }
+
+  return {
+    async get(ws) {
+      const hit = cache.get(ws.teamId);
+      if (hit && clock() - hit.at < ttlMs) return hit.settings;
+      return remember(await load(ws));
+    },
+    async update(ws, actorUserId, patch) {
+      await load(ws); // seeds a new workspace first
+      const result = await deps.db.transaction(async (tx) => {
+        const [row] = await tx.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId)).for('update');
+        if (!row) throw new Error(`settings of ${ws.teamId} vanished`);
+        const before = fromRow(row);
+        const changes = diffSettings(before, patch);
+        if (Object.keys(changes).length === 0) return { settings: before, changes };
+        const set: Partial<WorkspaceSettingsRow> = {};
+        for (const field of Object.keys(changes) as SettingsField[]) {
+          (set as Record<string, unknown>)[field] = normalised(patch[field]);
+        }
+        const [updated] = await tx
+          .update(workspaceSettings)
+          .set({ ...set, updatedBy: actorUserId, updatedAt: sql`now()` })
+          .where(eq(workspaceSettings.teamId, ws.teamId))
+          .returning();
+        await tx.insert(auditEvents).values({
+          teamId: ws.teamId,
+          enterpriseId: ws.enterpriseId ?? row.enterpriseId,
+          actorUserId,
+          action: 'settings.changed',
+          subjectType: 'settings',
+          subjectId: ws.teamId,
+          details: { changes },
+        });
+        return { settings: fromRow(updated!), changes };
+      });
+      remember(result.settings);
+      return result;
+    },
+    latest: () => latest,
+    async refreshLatest() {
+      const [row] = await deps.db.select().from(workspaceSettings).orderBy(sql`${workspaceSettings.updatedAt} desc`).limit(1);
+      if (row) remember(fromRow(row));
+    },
+  };
+}
+
+/** Admins: the settings' list when set, otherwise Slack workspace admins and owners. */
+export function isSettingsAdmin(settings: Pick<WorkspaceSettings, 'adminUserIds'>, userId: string, slackUser: { isAdmin: boolean; isOwner: boolean } | undefined): boolean {
+  if (settings.adminUserIds && settings.adminUserIds.length > 0) return settings.adminUserIds.includes(userId);
+  return Boolean(slackUser?.isAdmin || slackUser?.isOwner);
+}
+
+/**
+ * The configuration as code written before settings moved to the database reads it: announcement
+ * channel, approval channel, approvers, threshold and admins come from the latest settings (falling
+ * back to the environment until the first read). Single-workspace mode: "latest" is the workspace.
+ */
+export function liveSettingsConfig(config: AppConfig, settings: Pick<SettingsStore, 'latest'>): AppConfig {
+  const live = { ...config };
+  const from = <T>(pick: (s: WorkspaceSettings) => T, fallback: T) => ({
+    enumerable: true,
+    get: () => {
+      const s = settings.latest();
+      return s ? pick(s) : fallback;
+    },
+  });
+  Object.defineProperties(live, {
+    notifyChannel: from((s) => s.notifyChannel ?? undefined, config.notifyChannel),
+    approvalChannel: from((s) => s.approvalChannel ?? undefined, config.approvalChannel),
+    approvers: from((s) => (s.approverUserIds?.length ? s.approverUserIds : undefined), config.approvers),
+    approvalThresholdCents: from((s) => s.approvalThresholdCents, config.approvalThresholdCents),
+    admins: from((s) => (s.adminUserIds?.length ? s.adminUserIds : undefined), config.admins),
+  });
+  return live;
+}

@@ -1,0 +1,15 @@
+// What every HTTP route module may use. Route modules export create…Route(deps) => handler.
+import type { AppConfig } from '../config/index.js';
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import type { SlackGateway } from '../slack/gateway.js';
+import type { RewardsClient } from '../rewards/index.js';
+
+export interface RouteDeps {
+  config: AppConfig;
+  db: Database;
+  logger: Logger;
+  rewards: RewardsClient;
+  /** Outbound Slack calls (post, update, DM) for routes that notify users. */
+  slack: SlackGateway;
+}

@@ -1,0 +1,92 @@
+// The one HTTP server of the app (CONTRACT.md section 2): Slack, Rewards webhooks, health.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../config/logger.js';
+import { sendJson } from './body.js';
+
+export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+export interface HttpRoutes {
+  slackEvents: RouteHandler;
+  rewardsWebhooks: RouteHandler;
+  health: RouteHandler;
+  /** GET /metrics (src/observability/metrics-route.ts); 404 when not given. */
+  metrics?: RouteHandler;
+}
+
+/** One finished request, for the latency histogram; `route` is the table's path or `unmatched`. */
+export type RequestObserver = (info: { route: string; method: string; status: number; seconds: number }) => void;
+
+export interface RunningHttpServer {
+  url: string;
+  server: Server;
+  /** Stops accepting connections and waits for open requests (at most `graceMs`). */
+  close(graceMs?: number): Promise<void>;
+}
+
+const TABLE: Array<{ method: string; path: string; route: keyof HttpRoutes }> = [
+  { method: 'POST', path: '/slack/events', route: 'slackEvents' },
+  { method: 'POST', path: '/webhooks/rewards', route: 'rewardsWebhooks' },
+  { method: 'GET', path: '/healthz', route: 'health' },
+  { method: 'GET', path: '/metrics', route: 'metrics' },
+];
+
+export async function startHttpServer(opts: { routes: HttpRoutes; logger: Logger; port: number; host?: string; onRequestDone?: RequestObserver }): Promise<RunningHttpServer> {
+  const { routes, logger } = opts;
+  // Set by close(): requests still arriving on open keep-alive connections get 503 and a closed
+  // connection, so a load balancer retries them on another instance.
+  let draining = false;
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const matches = TABLE.filter((entry) => entry.path === path && routes[entry.route]);
+    const match = matches.find((entry) => entry.method === req.method);
+    if (opts.onRequestDone) {
+      const started = process.hrtime.bigint();
+      const observe = opts.onRequestDone;
+      res.once('finish', () => {
+        observe({ route: match?.path ?? 'unmatched', method: req.method ?? '', status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+      });
+    }
+    if (draining) {
+      req.resume();
+      res.setHeader('Connection', 'close');
+      return sendJson(res, 503, { error: { code: 'SHUTTING_DOWN' } });
+    }
+    if (!match) {
+      req.resume();
+      if (matches.length > 0) {
+        res.setHeader('Allow', matches.map((m) => m.method).join(', '));
+        return sendJson(res, 405, { error: { code: 'METHOD_NOT_ALLOWED' } });
+      }
+      return sendJson(res, 404, { error: { code: 'NOT_FOUND' } });
+    }
+    routes[match.route]!(req, res).catch((error: unknown) => {
+      logger.error('http route failed', { path, error });
+      if (!res.headersSent) sendJson(res, 500, { error: { code: 'INTERNAL' } });
+      else res.end();
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1';
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+    server,
+    close: (graceMs = 5000) =>
+      new Promise<void>((resolve) => {
+        draining = true;
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

@@ -1,0 +1,204 @@
+// A Bolt Receiver for our own node:http server. Compared with Bolt's HTTPReceiver it caps the body
+// BEFORE verifying, refuses timestamps more than 5 minutes off in either direction, parses forms
+// whatever their charset parameter, and answers malformed payloads with 400 without disturbing the app.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+import { z } from 'zod';
+import type { Logger } from '../config/logger.js';
+import { BodyTooLargeError, DEFAULT_BODY_LIMIT_BYTES, readBody, sendJson } from './body.js';
+import { verifySlackSignature } from './slack-signature.js';
+
+export interface SlackReceiverOptions {
+  signingSecret: string;
+  logger: Logger;
+  bodyLimitBytes?: number;
+  /** Seconds since the epoch; tests may move it. */
+  nowSeconds?: () => number;
+  /** How long a listener has to call ack() before we answer for it (Slack gives up at 3 s). */
+  ackTimeoutMs?: number;
+}
+
+export class MalformedPayloadError extends Error {
+  override readonly name = 'MalformedPayloadError';
+  readonly code = 'MALFORMED_PAYLOAD';
+}
+
+export class SlackReceiver implements Receiver {
+  private app: App | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly opts: SlackReceiverOptions) {}
+
+  init(app: App): void {
+    this.app = app;
+  }
+
+  // The HTTP server is owned by src/http/server.ts; start/stop only exist for Bolt's interface.
+  async start(): Promise<void> {}
+
+  /** Waits for requests already handed to Bolt. */
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Handles one POST /slack/events. */
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const log = this.opts.logger;
+    let rawBody: Buffer;
+    try {
+      rawBody = await readBody(req, this.opts.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        log.warn('slack request refused: body too large', { path: req.url });
+        res.setHeader('Connection', 'close');
+        return sendJson(res, 413, { error: { code: 'PAYLOAD_TOO_LARGE' } });
+      }
+      throw error;
+    }
+
+    const check = verifySlackSignature({
+      secret: this.opts.signingSecret,
+      rawBody,
+      timestampHeader: header(req, 'x-slack-request-timestamp'),
+      signatureHeader: header(req, 'x-slack-signature'),
+      nowSeconds: this.opts.nowSeconds?.() ?? Math.floor(Date.now() / 1000),
+    });
+    if (!check.ok) {
+      log.warn('slack request refused: signature check failed', { reason: check.reason });
+      res.writeHead(401).end();
+      return;
+    }
+
+    let body: Record<string, unknown>;
+    try {
+      body = parseSlackBody(rawBody, header(req, 'content-type'));
+    } catch (error) {
+      log.warn('slack request refused: malformed payload', { error });
+      return sendJson(res, 400, { error: { code: 'MALFORMED_PAYLOAD' } });
+    }
+
+    if (body.ssl_check === '1') return void res.writeHead(200).end();
+    if (body.type === 'url_verification') return sendJson(res, 200, { challenge: body.challenge });
+    if (!this.app) return sendJson(res, 503, { error: { code: 'NOT_READY' } });
+
+    const work = this.dispatch(req, res, body);
+    this.inFlight.add(work);
+    try {
+      await work;
+    } finally {
+      this.inFlight.delete(work);
+    }
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse, body: Record<string, unknown>): Promise<void> {
+    const log = this.opts.logger;
+    let acked = false;
+    const timer = setTimeout(() => {
+      if (acked) return;
+      acked = true;
+      log.error('slack request not acknowledged in time', { kind: requestKind(body) });
+      sendJson(res, 500, { error: { code: 'ACK_TIMEOUT' } });
+    }, this.opts.ackTimeoutMs ?? 2900);
+    const ack: ReceiverEvent['ack'] = async (response?: unknown) => {
+      if (acked) {
+        // Late or second ack: Slack has its answer already; log rather than throw into the listener.
+        log.warn('ack() after the request was answered', { kind: requestKind(body) });
+        return;
+      }
+      acked = true;
+      clearTimeout(timer);
+      writeAck(res, response);
+    };
+    const retryNum = Number(header(req, 'x-slack-retry-num'));
+    const event: ReceiverEvent = {
+      body,
+      ack,
+      ...(Number.isInteger(retryNum) ? { retryNum } : {}),
+      ...(header(req, 'x-slack-retry-reason') ? { retryReason: header(req, 'x-slack-retry-reason')! } : {}),
+    };
+    try {
+      await this.app!.processEvent(event);
+    } catch (error) {
+      log.error('slack listener failed', { kind: requestKind(body), error });
+      if (!acked) {
+        acked = true;
+        clearTimeout(timer);
+        sendJson(res, 500, { error: { code: 'LISTENER_FAILED' } });
+      }
+    } finally {
+      // A request no listener acknowledged (e.g. an action we do not handle) is answered at once.
+      if (!acked) {
+        acked = true;
+        clearTimeout(timer);
+        res.writeHead(200).end();
+      }
+    }
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function writeAck(res: ServerResponse, response: unknown): void {
+  if (res.headersSent) return;
+  if (response === undefined || response === null || response === '') return void res.writeHead(200).end();
+  if (typeof response === 'string') {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    return void res.end(response);
+  }
+  sendJson(res, 200, response);
+}
+
+function requestKind(body: Record<string, unknown>): string {
+  if (typeof body.command === 'string') return `command ${body.command}`;
+  if (typeof body.type === 'string') return body.type;
+  return 'unknown';
+}
+
+/** Slack sends forms (commands; interactivity as `payload=<json>`) and JSON (Events API). */
+export function parseSlackBody(rawBody: Buffer, contentType: string | undefined): Record<string, unknown> {
+  const mime = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const text = rawBody.toString('utf8');
+  let parsed: unknown;
+  if (mime === 'application/x-www-form-urlencoded') {
+    const form = new URLSearchParams(text);
+    const payload = form.get('payload');
+    if (payload !== null) {
+      parsed = parseJson(payload);
+    } else {
+      parsed = Object.fromEntries(form.entries());
+    }
+  } else if (mime === 'application/json') {
+    parsed = parseJson(text);
+  } else {
+    throw new MalformedPayloadError(`unsupported content type ${JSON.stringify(contentType ?? '')}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new MalformedPayloadError('payload is not an object');
+  const record = parsed as Record<string, unknown>;
+  if (record.ssl_check === '1') return record;
+  const shape = slackPayloadSchema.safeParse(record);
+  if (!shape.success) throw new MalformedPayloadError(`payload does not have the shape Slack sends: ${shape.error.issues[0]?.message ?? 'invalid'}`);
+  return record;
+}
+
+// The minimum every listener relies on, per kind of request; anything else passes through untouched.
+const userRef = z.looseObject({ id: z.string().min(1) });
+const slackPayloadSchema = z.union([
+  z.looseObject({ command: z.string().min(1), user_id: z.string().min(1), team_id: z.string().min(1) }),
+  z.looseObject({ type: z.literal('url_verification'), challenge: z.string() }),
+  z.looseObject({ type: z.literal('event_callback'), event: z.looseObject({ type: z.string().min(1) }) }),
+  z.looseObject({ type: z.enum(['view_submission', 'view_closed']), user: userRef, view: z.looseObject({ id: z.string(), callback_id: z.string() }) }),
+  z.looseObject({ type: z.literal('block_actions'), user: userRef, actions: z.array(z.looseObject({ action_id: z.string() })).min(1) }),
+  z.looseObject({ type: z.literal('block_suggestion'), user: userRef, action_id: z.string(), value: z.string() }),
+  z.looseObject({ type: z.enum(['shortcut', 'message_action', 'app_rate_limited']) }),
+]);
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new MalformedPayloadError('payload is not valid JSON');
+  }
+}

@@ -1,0 +1,18 @@
+// POST /webhooks/rewards: Rewards API webhooks (challenge, X-Service-Signature, de-duplication by
+// eventId). The receiver lives in src/webhooks/receiver.ts; processing happens in the background.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createWebhookReceiver } from '../webhooks/receiver.js';
+import type { RouteDeps } from './routes.js';
+
+export function createWebhooksRoute(
+  deps: RouteDeps,
+  opts: { onEventStored?: () => void; bodyLimitBytes?: number } = {},
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return createWebhookReceiver({
+    db: deps.db,
+    secret: deps.config.rewardsWebhookSecret,
+    logger: deps.logger,
+    ...(opts.onEventStored ? { onStored: opts.onEventStored } : {}),
+    ...(opts.bodyLimitBytes ? { bodyLimitBytes: opts.bodyLimitBytes } : {}),
+  });
+}

@@ -1,0 +1,42 @@
+// Approve / Reject on an approval request. Approve decides at once; Reject first checks who is
+// clicking, then opens a modal for an optional reason (the decision happens on its submission).
+// Refusals (not an approver, own request, already decided) go only to the clicker, ephemerally.
+import type { App } from '@slack/bolt';
+import { buildRejectModal, rejectSummary } from '../blocks/approval.js';
+import type { ListenerDeps } from '../deps.js';
+import { Approval } from '../ids.js';
+
+type Respond = (message: { response_type: 'ephemeral'; replace_original: false; text: string }) => Promise<unknown>;
+
+function kudosIdOf(action: unknown): string {
+  const value = (action as { value?: unknown }).value;
+  return typeof value === 'string' ? value : '';
+}
+
+/** Only the clicker sees it: through the response_url, or chat.postEphemeral when there is none. */
+async function refuse(deps: ListenerDeps, body: { user: { id: string }; channel?: { id?: string }; response_url?: string }, respond: Respond, text: string): Promise<void> {
+  const message = `:no_entry: ${text}`;
+  if (body.response_url) {
+    await respond({ response_type: 'ephemeral', replace_original: false, text: message });
+    return;
+  }
+  if (body.channel?.id) await deps.slack.postEphemeral(body.channel.id, body.user.id, { text: message });
+}
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.action(Approval.actions.approve, async ({ ack, body, action, respond }) => {
+    await ack();
+    const outcome = await deps.approvals.decide(kudosIdOf(action), body.user.id, { kind: 'approve' });
+    if (!outcome.ok) return refuse(deps, body as never, respond as Respond, outcome.message);
+    await outcome.announce();
+  });
+
+  app.action(Approval.actions.reject, async ({ ack, body, action, respond }) => {
+    await ack();
+    const checked = await deps.approvals.checkDecider(kudosIdOf(action), body.user.id);
+    if (!checked.ok) return refuse(deps, body as never, respond as Respond, checked.message);
+    const trigger = (body as { trigger_id?: string }).trigger_id;
+    if (!trigger) return;
+    await deps.slack.openView(trigger, buildRejectModal({ kudosId: checked.request.kudos.id, summary: rejectSummary(checked.request.kudos) }));
+  });
+}

@@ -1,0 +1,30 @@
+// "Fix address and resend" button in the sender's DM: opens the modal (only for the sender or an admin).
+import type { App } from '@slack/bolt';
+import { getBounce } from '../../domain/resend.js';
+import { buildBounceResolved } from '../blocks/notification-messages.js';
+import { buildBounceFixModal } from '../blocks/notification-resend-modal.js';
+import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
+import { BounceFix } from '../ids.js';
+
+export function registerResendActions(app: App, deps: ListenerDeps): void {
+  app.action(BounceFix.actions.open, async ({ ack, body, action, respond }) => {
+    await ack();
+    const bounceId = 'value' in action && typeof action.value === 'string' ? action.value : '';
+    const trigger = (body as { trigger_id?: string }).trigger_id;
+    const actor = body.user.id;
+    const bounce = await getBounce(deps.db, bounceId);
+    // Through response_url: an ephemeral note works in the sender's DM for whoever clicked.
+    const tell = async (text: string) => {
+      await respond({ response_type: 'ephemeral', replace_original: false, text });
+    };
+    if (!bounce || bounce.teamId !== workspaceOf(body as never).teamId) return tell('This bounced card is not known any more.');
+    if (bounce.senderUserId !== actor && !(await deps.isAdmin(actor))) return tell('Only the sender of these kudos (or an admin) can fix the address.');
+    if (bounce.status === 'resent') {
+      if (bounce.dmChannel && bounce.dmTs) await deps.slack.updateMessage(bounce.dmChannel, bounce.dmTs, buildBounceResolved(bounce, bounce.correctedEmail ?? ''));
+      return tell(`Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.`);
+    }
+    if (!trigger) return;
+    await deps.slack.openView(trigger, buildBounceFixModal({ bounceId: bounce.id, email: bounce.email, name: bounce.name }));
+  });
+}

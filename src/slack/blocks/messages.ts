@@ -1,0 +1,142 @@
+// Messages the app posts: confirmation to the sender, public announcement, failure notice,
+// the scheduled list with Cancel buttons, balance and help.
+import type { KudosRecipientSnapshot, KudosRow } from '../../db/schema/index.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
+import { formatUsd } from '../../domain/money.js';
+import { formatScheduled } from '../../domain/schedule.js';
+import { COMMAND, ScheduledList } from '../ids.js';
+import { context, plain, section, type Block } from './text.js';
+
+export interface SlackMessageContent {
+  text: string;
+  blocks: Block[];
+}
+
+/** "<@U1>, <@U2> and Jane Doe": Slack users as mentions, address-book people by escaped name. */
+export function recipientList(recipients: KudosRecipientSnapshot[], max = 10): string {
+  const names = recipients.map((r) => (r.slackUserId ? mentionUser(r.slackUserId) : escapeMrkdwn(r.name || r.email)));
+  const shown = names.slice(0, max);
+  const more = names.length - shown.length;
+  if (more > 0) return `${shown.join(', ')} and ${more} more`;
+  if (shown.length <= 1) return shown.join('');
+  return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+}
+
+function quote(message: string): string {
+  return escapeMrkdwn(message)
+    .split('\n')
+    .map((line) => `>${line}`)
+    .join('\n');
+}
+
+function perPerson(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>): string {
+  return row.recipientCount > 1 ? `${formatUsd(row.amountCents)} each` : formatUsd(row.amountCents);
+}
+
+export function buildConfirmation(row: KudosRow): SlackMessageContent {
+  const cost = row.costCents !== null ? formatUsd(row.costCents, row.costCurrency ?? 'USD') : formatUsd(row.totalCents);
+  const when =
+    row.status === 'scheduled' && row.scheduledAt
+      ? `is scheduled for ${formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC')}`
+      : 'is on its way';
+  const headline = `Your kudos to ${recipientList(row.recipients)} ${when}: a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}.`;
+  return {
+    text: `Your kudos ${when}. Order ${row.orderId ?? ''}, cost ${cost}.`,
+    blocks: [section(`:white_check_mark: ${headline}`), context(`Order \`${escapeMrkdwn(row.orderId ?? '')}\` · cost ${cost}`)],
+  };
+}
+
+export function buildAnnouncement(row: KudosRow): SlackMessageContent {
+  const who = recipientList(row.recipients);
+  const blocks: Block[] = [section(`:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card!`)];
+  if (row.message.trim() !== '') blocks.push(section(quote(row.message)));
+  return { text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${row.recipientCount} ${row.recipientCount === 1 ? 'person' : 'people'}`, blocks };
+}
+
+export function buildFailure(row: KudosRow, reason: string): SlackMessageContent {
+  const text = `Your kudos to ${recipientList(row.recipients)} (${perPerson(row)}) could not be sent: ${reason}`;
+  return { text: `Your kudos could not be sent: ${reason}`, blocks: [section(`:warning: ${text}`)] };
+}
+
+export interface ScheduledItem {
+  row: KudosRow;
+  /** Cancellable now (more than 10 minutes before it goes out). */
+  cancellable: boolean;
+}
+
+export function buildScheduledList(items: ScheduledItem[], opts: { showSender: boolean; note?: string }): SlackMessageContent {
+  if (items.length === 0) {
+    return { text: 'No scheduled kudos.', blocks: [section(opts.note ? `${opts.note}\nNo scheduled kudos.` : 'No scheduled kudos.')] };
+  }
+  const blocks: Block[] = [{ type: 'header', text: plain('Scheduled kudos', 150) }];
+  if (opts.note) blocks.push(context(opts.note));
+  // 50 blocks per message: at most 2 per item after the header.
+  for (const { row, cancellable } of items.slice(0, 20)) {
+    blocks.push(scheduledItemBlock(row, cancellable, opts.showSender));
+  }
+  if (items.length > 20) blocks.push(context(`…and ${items.length - 20} more.`));
+  return { text: `${items.length} scheduled kudos`, blocks };
+}
+
+export function scheduledItemText(row: KudosRow, showSender: boolean): string {
+  const when = row.scheduledAt ? formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC') : 'soon';
+  const from = showSender ? `${mentionUser(row.senderUserId)} → ` : 'To ';
+  return `${from}${recipientList(row.recipients, 5)} · ${perPerson(row)} · *${escapeMrkdwn(when)}*`;
+}
+
+function scheduledItemBlock(row: KudosRow, cancellable: boolean, showSender: boolean): Block {
+  const text = scheduledItemText(row, showSender);
+  const blockId = `${ScheduledList.blockPrefix}${row.id}`;
+  if (!cancellable) {
+    return { type: 'section', block_id: blockId, text: { type: 'mrkdwn', text: `${text}\n_Can no longer be cancelled: it goes out in less than 10 minutes._`, verbatim: true } };
+  }
+  return {
+    type: 'section',
+    block_id: blockId,
+    text: { type: 'mrkdwn', text, verbatim: true },
+    accessory: {
+      type: 'button',
+      action_id: ScheduledList.actions.cancel,
+      text: plain('Cancel', 75),
+      style: 'danger',
+      value: row.id,
+      confirm: {
+        title: plain('Cancel this kudos?', 100),
+        text: plain('The card will not be sent and the amount returns to the balance.', 300),
+        confirm: plain('Cancel it', 30),
+        deny: plain('Keep it', 30),
+      },
+    },
+  };
+}
+
+/** The scheduled list with one item replaced by an outcome line (after a Cancel click). */
+export function replaceScheduledItem(blocks: Block[], kudosId: string, outcome: string): Block[] {
+  const blockId = `${ScheduledList.blockPrefix}${kudosId}`;
+  return blocks.map((b) => ((b as { block_id?: string }).block_id === blockId ? section(outcome, blockId) : b));
+}
+
+export function buildBalance(balance: { availableCents: number; pendingCents: number; currency: string }): SlackMessageContent {
+  const text = `Available balance: ${formatUsd(balance.availableCents, balance.currency)} · pending top-ups: ${formatUsd(balance.pendingCents, balance.currency)}`;
+  return {
+    text,
+    blocks: [
+      section(`:moneybag: *Available:* ${formatUsd(balance.availableCents, balance.currency)}\n*Pending top-ups:* ${formatUsd(balance.pendingCents, balance.currency)}`),
+    ],
+  };
+}
+
+export function buildHelp(prefix?: string): SlackMessageContent {
+  const lines = [
+    `*${COMMAND}* — open the send form`,
+    `*${COMMAND} @person [@person…] AMOUNT [message]* — the form, filled in`,
+    `*${COMMAND} balance* — available and pending balance`,
+    `*${COMMAND} scheduled* — your scheduled sends, with Cancel`,
+    `*${COMMAND} settings* — channels, approvers, threshold, budget, defaults, admins (admins)`,
+    `*${COMMAND} audit* / *${COMMAND} audit csv* — the audit trail, or all of it as CSV by DM (admins)`,
+    `*${COMMAND} links N AMOUNT [design]* — N reward links of AMOUNT each, sent to you by DM (admins)`,
+    `*${COMMAND} help* — this help`,
+  ];
+  const body = lines.join('\n');
+  return { text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, help`, blocks: [...(prefix ? [section(prefix)] : []), section(body)] };
+}

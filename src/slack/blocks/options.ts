@@ -1,0 +1,46 @@
+// Options for the modal's external selects (block_suggestion answers).
+import { formatUsd } from '../../domain/money.js';
+import { groupOptionValue } from './send-modal.js';
+import { plain } from './text.js';
+
+export interface DesignOption {
+  productId: string;
+  name: string;
+  minCents: number;
+  maxCents: number;
+}
+
+const MAX_OPTIONS = 100;
+
+export function buildDesignOptions(designs: DesignOption[]) {
+  return {
+    options: designs.slice(0, MAX_OPTIONS).map((d) => ({
+      text: plain(`${d.name} (${formatUsd(d.minCents)}–${formatUsd(d.maxCents)})`, 75),
+      value: d.productId.slice(0, 150),
+    })),
+  };
+}
+
+export function buildGroupOptions(
+  usergroups: Array<{ id: string; handle: string; name: string }>,
+  addressBookGroups: Array<{ groupId: string; groupName: string; memberCount?: number | undefined }>,
+) {
+  const groups = [];
+  if (usergroups.length > 0) {
+    groups.push({
+      label: plain('Slack user groups', 75),
+      options: usergroups.slice(0, MAX_OPTIONS).map((g) => ({ text: plain(`@${g.handle} (${g.name})`, 75), value: groupOptionValue('slack', g.id) })),
+    });
+  }
+  if (addressBookGroups.length > 0) {
+    groups.push({
+      label: plain('Address book groups', 75),
+      options: addressBookGroups.slice(0, MAX_OPTIONS).map((g) => ({
+        text: plain(g.memberCount !== undefined ? `${g.groupName} (${g.memberCount})` : g.groupName, 75),
+        value: groupOptionValue('addressBook', g.groupId),
+      })),
+    });
+  }
+  // Slack refuses an empty option_groups list; an empty options list is fine.
+  return groups.length > 0 ? { option_groups: groups } : { options: [] };
+}

@@ -1,0 +1,148 @@
+// The send modal (/kudos): recipients, or a group; design; amount; message; refund; now or later.
+import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { clip, plain, type Block } from './text.js';
+
+export interface SendModalState {
+  /** Slack user ids to preselect (from `/kudos @a @b 25 thanks`). */
+  userIds?: string[];
+  amountDollars?: number;
+  message?: string;
+  /** The sender's IANA zone: the date and time pickers are read in it (unknown if Slack was slow). */
+  timezone?: string;
+  /** YYYY-MM-DD in the sender's zone, to prefill the date picker. */
+  today?: string;
+  /** Carried to the submission. */
+  metadata: SendModalMetadata;
+}
+
+export interface SendModalMetadata {
+  /** Channel the command came from. */
+  channelId?: string | undefined;
+}
+
+export const MESSAGE_MAX_LENGTH = 1000;
+
+export function buildSendModal(state: SendModalState): Record<string, unknown> {
+  const { blocks: B, actions: A } = SendModal;
+  const refundOptions = [
+    { text: plain('No refund'), value: RefundChoice.none },
+    { text: plain('30 days (50% refunded)'), value: RefundChoice.d30 },
+    { text: plain('60 days (40% refunded)'), value: RefundChoice.d60 },
+    { text: plain('90 days (30% refunded)'), value: RefundChoice.d90 },
+  ];
+  const timingOptions = [
+    { text: plain('Send now'), value: TimingChoice.now },
+    { text: plain('Schedule for later'), value: TimingChoice.schedule },
+  ];
+  const blocks: Block[] = [
+    {
+      type: 'input',
+      block_id: B.recipients,
+      optional: true,
+      label: plain('Who do you want to thank?'),
+      element: {
+        type: 'multi_users_select',
+        action_id: A.recipients,
+        placeholder: plain('Pick people'),
+        ...(state.userIds && state.userIds.length > 0 ? { initial_users: state.userIds } : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.group,
+      optional: true,
+      label: plain('…or a whole group'),
+      hint: plain('A Slack user group, or a saved group from the address book.'),
+      element: {
+        type: 'external_select',
+        action_id: A.group,
+        min_query_length: 0,
+        placeholder: plain('Search groups'),
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.design,
+      label: plain('Card design'),
+      element: {
+        type: 'external_select',
+        action_id: A.design,
+        min_query_length: 0,
+        placeholder: plain('Search designs'),
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.amount,
+      label: plain('Amount per person (USD)'),
+      hint: plain('Whole dollars, within the design’s range.'),
+      element: {
+        type: 'number_input',
+        action_id: A.amount,
+        is_decimal_allowed: false,
+        min_value: '1',
+        ...(state.amountDollars !== undefined ? { initial_value: String(state.amountDollars) } : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.message,
+      optional: true,
+      label: plain('Message'),
+      element: {
+        type: 'plain_text_input',
+        action_id: A.message,
+        multiline: true,
+        max_length: MESSAGE_MAX_LENGTH,
+        placeholder: plain('Say why'),
+        ...(state.message ? { initial_value: clip(state.message, MESSAGE_MAX_LENGTH) } : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.refund,
+      optional: true,
+      label: plain('Refund unredeemed value'),
+      element: {
+        type: 'static_select',
+        action_id: A.refund,
+        options: refundOptions,
+        initial_option: refundOptions[0],
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.timing,
+      label: plain('When'),
+      element: { type: 'radio_buttons', action_id: A.timing, options: timingOptions, initial_option: timingOptions[0] },
+    },
+    {
+      type: 'input',
+      block_id: B.date,
+      optional: true,
+      label: plain('Date (if scheduled)'),
+      element: { type: 'datepicker', action_id: A.date, ...(state.today ? { initial_date: state.today } : {}) },
+    },
+    {
+      type: 'input',
+      block_id: B.time,
+      optional: true,
+      label: plain('Time (if scheduled)'),
+      hint: plain(`In your Slack time zone${state.timezone ? `, ${state.timezone}` : ''}. At least 10 minutes from now.`),
+      element: { type: 'timepicker', action_id: A.time, initial_time: '09:00', ...(state.timezone ? { timezone: state.timezone } : {}) },
+    },
+  ];
+  return {
+    type: 'modal',
+    callback_id: SendModal.callbackId,
+    title: plain('Send kudos', 24),
+    submit: plain('Send', 24),
+    close: plain('Cancel', 24),
+    private_metadata: JSON.stringify(state.metadata),
+    blocks,
+  };
+}
+
+export function groupOptionValue(kind: 'slack' | 'addressBook', id: string): string {
+  return `${kind === 'slack' ? GroupValuePrefix.slack : GroupValuePrefix.addressBook}${id}`;
+}

@@ -1,0 +1,97 @@
+// /kudos and its subcommands. Answers that need data are computed before ack (well inside Slack's
+// 3 s) and returned as the ack body, i.e. an ephemeral reply; the modal is opened right after ack.
+import type { App } from '@slack/bolt';
+import { listScheduled } from '../../domain/kudos-store.js';
+import { isCancellable } from '../../domain/cancel.js';
+import { describeForUser } from '../../domain/rewards-errors.js';
+import { todayIn } from '../../domain/schedule.js';
+import { toCents } from '../../rewards/index.js';
+import { buildBalance, buildHelp, buildScheduledList } from '../blocks/messages.js';
+import { buildSendModal } from '../blocks/send-modal.js';
+import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
+import { withinBudget, OPEN_LOOKUP_BUDGET_MS } from '../deadline.js';
+import { COMMAND } from '../ids.js';
+import { handleLinksCommand, isLinksCommand } from './links.js';
+import { handleAuditCommand, parseAuditCommand } from './audit.js';
+import { parseKudosCommand } from './parse.js';
+import { handleSettingsCommand } from './settings.js';
+
+const BALANCE_TIMEOUT_MS = 2000;
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.command(COMMAND, async ({ ack, command, respond }) => {
+    if (isLinksCommand(command.text)) return handleLinksCommand(ack, command, deps);
+    const audit = parseAuditCommand(command.text ?? '');
+    if (audit) return handleAuditCommand(deps, { ack, command, csv: audit.csv });
+    const parsed = parseKudosCommand(command.text ?? '');
+    const log = deps.logger.child({ command: COMMAND, sub: parsed.kind, user: command.user_id });
+    switch (parsed.kind) {
+      case 'help':
+        return ack(buildHelp());
+      case 'unknown':
+        return ack(buildHelp(`I don't know "${parsed.word.replace(/[<>&]/g, '')}".`));
+      case 'settings':
+        return handleSettingsCommand(deps, { ack, command });
+      case 'balance': {
+        try {
+          const balance = await deps.rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
+          return ack(
+            buildBalance({
+              availableCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),
+              pendingCents: toCents(balance.pendingBalance.amount, { rounding: 'half-up' }),
+              currency: balance.availableBalance.currency,
+            }),
+          );
+        } catch (error) {
+          log.warn('balance lookup failed', { error });
+          return ack({ text: describeForUser(error, 'get the balance') });
+        }
+      }
+      case 'scheduled': {
+        const admin = await deps.isAdmin(command.user_id);
+        const now = deps.now();
+        const rows = await listScheduled(deps.db, { teamId: workspaceOf(command).teamId, ...(admin ? {} : { senderUserId: command.user_id }), now });
+        return ack(
+          buildScheduledList(
+            rows.map((row) => ({ row, cancellable: isCancellable(row, now) })),
+            { showSender: admin, ...(admin ? { note: 'As an admin you see everyone’s scheduled sends.' } : {}) },
+          ),
+        );
+      }
+      case 'open': {
+        await ack();
+        try {
+          // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
+          const [sender, defaults] = await withinBudget(
+            Promise.all([deps.slack.userInfo(command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
+            OPEN_LOOKUP_BUDGET_MS,
+            [undefined, undefined] as const,
+          );
+          const timezone = sender?.tz;
+          const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
+          await deps.slack.openView(
+            command.trigger_id,
+            buildSendModal({
+              userIds: parsed.userIds,
+              ...((parsed.amountDollars ?? defaultDollars) !== undefined ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! } : {}),
+              ...(parsed.message ? { message: parsed.message } : {}),
+              ...(timezone ? { timezone, today: todayIn(timezone, deps.now()) } : {}),
+              metadata: { channelId: command.channel_id },
+            }),
+          );
+        } catch (error) {
+          // The ack is gone already: tell the user through the command's response_url, never silence.
+          log.warn('opening the send form failed', { error });
+          await respond({ response_type: 'ephemeral', text: `Could not open the send form (Slack answered: ${slackErrorCode(error)}). Try /kudos again.` });
+        }
+        return;
+      }
+    }
+  });
+}
+
+function slackErrorCode(error: unknown): string {
+  const data = (error as { data?: { error?: string } }).data;
+  return data?.error ?? (error as { code?: string }).code ?? 'no answer';
+}

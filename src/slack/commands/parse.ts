@@ -1,0 +1,27 @@
+// `/kudos` text: a subcommand, or mentions + amount + message to prefill the send modal.
+// Slack encodes mentions as `<@U123|name>` or `<@U123>`.
+export type KudosCommand =
+  | { kind: 'open'; userIds: string[]; amountDollars?: number; message?: string }
+  | { kind: 'balance' | 'scheduled' | 'help' | 'settings' }
+  | { kind: 'unknown'; word: string };
+
+const MENTION = /^<@([UW][A-Z0-9_]+)(?:\|[^>]*)?>/;
+
+export function parseKudosCommand(text: string): KudosCommand {
+  let rest = text.trim();
+  if (rest === '') return { kind: 'open', userIds: [] };
+  const word = rest.split(/\s+/)[0]!.toLowerCase();
+  if (word === 'balance' || word === 'scheduled' || word === 'help' || word === 'settings') return { kind: word };
+  if (!rest.startsWith('<@')) return { kind: 'unknown', word: rest.split(/\s+/)[0]! };
+  const userIds: string[] = [];
+  for (;;) {
+    const match = MENTION.exec(rest);
+    if (!match) break;
+    if (!userIds.includes(match[1]!)) userIds.push(match[1]!);
+    rest = rest.slice(match[0].length).replace(/^[\s,]+/, '');
+  }
+  const amount = /^\$?(\d{1,7})(?:\.00?)?(?=\s|$)/.exec(rest);
+  if (!amount) return { kind: 'open', userIds, ...(rest ? { message: rest } : {}) };
+  const message = rest.slice(amount[0].length).trim();
+  return { kind: 'open', userIds, amountDollars: Number(amount[1]), ...(message ? { message } : {}) };
+}

@@ -1,0 +1,34 @@
+// `/kudos settings`: admins get the settings modal, prefilled; anyone else an ephemeral refusal.
+import type { AckFn, RespondArguments, SlashCommand } from '@slack/bolt';
+import { buildSettingsModal } from '../blocks/settings.js';
+import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
+
+export async function handleSettingsCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommand }): Promise<void> {
+  const { ack, command } = input;
+  const ws = workspaceOf(command);
+  if (!(await deps.approvals.isAdmin(ws, command.user_id))) {
+    return ack({ text: ':no_entry: Only Kudos admins can change settings. Ask one of them, or a workspace admin.' });
+  }
+  await ack();
+  // The trigger_id dies 3 s after the command: the option lists may come back empty rather than late.
+  const [settings, usergroups, designs] = await Promise.all([
+    deps.settings.get(ws),
+    orEmpty(deps.slack.listUsergroups(), (error) => deps.logger.warn('listing user groups for settings failed', { error })),
+    orEmpty(deps.catalog.search(''), (error) => deps.logger.warn('loading designs for settings failed', { error })),
+  ]);
+  await deps.slack.openView(command.trigger_id, buildSettingsModal({ settings, usergroups, designs }));
+}
+
+const OPTION_LISTS_BUDGET_MS = 1500;
+
+function orEmpty<T>(work: Promise<T[]>, onError: (error: unknown) => void): Promise<T[]> {
+  const late = new Promise<T[]>((resolve) => setTimeout(() => resolve([]), OPTION_LISTS_BUDGET_MS).unref());
+  return Promise.race([
+    work.catch((error: unknown) => {
+      onError(error);
+      return [];
+    }),
+    late,
+  ]);
+}

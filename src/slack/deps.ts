@@ -1,0 +1,47 @@
+// What listeners get: thin handlers call the domain through these.
+import type { AppConfig } from '../config/index.js';
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import type { ApprovalService } from '../domain/approvals.js';
+import type { DesignCatalog } from '../domain/catalog.js';
+import type { SendPolicy } from '../domain/send-policy.js';
+import type { SettingsStore } from '../domain/settings.js';
+import type { RewardsClient } from '../rewards/index.js';
+import type { SlackGateway } from './gateway.js';
+
+export interface ListenerDeps {
+  config: AppConfig;
+  db: Database;
+  logger: Logger;
+  rewards: RewardsClient;
+  slack: SlackGateway;
+  catalog: DesignCatalog;
+  /** Decides whether a send goes ahead; the approvals issue swaps in routing to approvers. */
+  policy: SendPolicy;
+  /** Tells the worker a send was recorded. */
+  wakeWorker(): void;
+  now(): Date;
+  /** KUDOS_ADMINS, or workspace admins/owners when unset. */
+  isAdmin(userId: string): Promise<boolean>;
+  /** Creates a recorded reward-link request's order(s) in the background (webhooks issue). */
+  placeRewardLinks?(requestId: string): void;
+  /** Per-workspace settings (database, seeded from the environment). */
+  settings: SettingsStore;
+  /** Approval requests, decisions, expiry (src/domain/approvals.ts). */
+  approvals: ApprovalService;
+}
+
+/** Workspace of a request body (team, and enterprise where present). */
+export function workspaceOf(body: {
+  team?: { id?: string } | null;
+  team_id?: string;
+  user?: { team_id?: string } | string;
+  enterprise?: { id?: string } | null;
+  enterprise_id?: string;
+}): { teamId: string; enterpriseId: string | null } {
+  const userTeam = typeof body.user === 'object' ? body.user?.team_id : undefined;
+  return {
+    teamId: body.team?.id ?? body.team_id ?? userTeam ?? 'unknown',
+    enterpriseId: body.enterprise?.id ?? body.enterprise_id ?? null,
+  };
+}

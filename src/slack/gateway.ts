@@ -1,0 +1,188 @@
+// The one module for outbound Slack Web API calls (post, update, DM, views, user lookups), so that
+// the domain never sees Bolt, and tests can observe every call in the simulator's log.
+import type { types, webApi } from '@slack/bolt';
+
+type WebClient = webApi.WebClient;
+type KnownBlock = types.KnownBlock;
+
+export interface SlackUser {
+  id: string;
+  teamId: string | undefined;
+  name: string;
+  realName: string;
+  displayName: string;
+  firstName: string | undefined;
+  lastName: string | undefined;
+  email: string | undefined;
+  tz: string | undefined;
+  isBot: boolean;
+  deleted: boolean;
+  isAdmin: boolean;
+  isOwner: boolean;
+}
+
+export interface SlackMessage {
+  text: string;
+  blocks?: KnownBlock[];
+}
+
+export interface PostedMessage {
+  channel: string;
+  ts: string;
+}
+
+export interface SlackUsergroup {
+  id: string;
+  handle: string;
+  name: string;
+}
+
+export interface SlackGateway {
+  /** users.info, cached for a minute (concurrent lookups share one call). */
+  userInfo(userId: string): Promise<SlackUser | undefined>;
+  /** Drops a cached user (user_change). */
+  forgetUser?(userId: string): void;
+  usergroupMembers(usergroupId: string): Promise<string[]>;
+  listUsergroups(): Promise<SlackUsergroup[]>;
+  postMessage(channel: string, message: SlackMessage & { threadTs?: string }): Promise<PostedMessage>;
+  postEphemeral(channel: string, userId: string, message: SlackMessage): Promise<void>;
+  updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>;
+  /** Opens (or reuses) the DM with a user and posts there. */
+  sendDirectMessage(userId: string, message: SlackMessage): Promise<PostedMessage>;
+  openView(triggerId: string, view: Record<string, unknown>): Promise<string | undefined>;
+  publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
+}
+
+/** Display name Slack users know a person by. */
+export function displayNameOf(user: Pick<SlackUser, 'displayName' | 'realName' | 'name'>): string {
+  return user.displayName || user.realName || user.name;
+}
+
+interface RawSlackUser {
+  id?: string;
+  team_id?: string;
+  name?: string;
+  real_name?: string;
+  deleted?: boolean;
+  is_bot?: boolean;
+  is_admin?: boolean;
+  is_owner?: boolean;
+  is_primary_owner?: boolean;
+  tz?: string;
+  profile?: { email?: string; real_name?: string; display_name?: string; first_name?: string; last_name?: string };
+}
+
+/** Maps Slack's user object (users.info, user_change) to ours. */
+export function toSlackUser(raw: RawSlackUser): SlackUser {
+  const profile = raw.profile ?? {};
+  const realName = profile.real_name || raw.real_name || raw.name || raw.id || '';
+  const [first, ...rest] = realName.split(' ');
+  return {
+    id: raw.id ?? '',
+    teamId: raw.team_id,
+    name: raw.name ?? '',
+    realName,
+    displayName: profile.display_name || '',
+    firstName: profile.first_name || first || undefined,
+    lastName: profile.last_name || (rest.length > 0 ? rest.join(' ') : undefined),
+    email: profile.email && profile.email.includes('@') ? profile.email.trim() : undefined,
+    tz: raw.tz,
+    // USLACKBOT is not flagged as a bot by Slack, but cannot receive a card either.
+    isBot: Boolean(raw.is_bot) || raw.id === 'USLACKBOT',
+    deleted: Boolean(raw.deleted),
+    isAdmin: Boolean(raw.is_admin),
+    isOwner: Boolean(raw.is_owner || raw.is_primary_owner),
+  };
+}
+
+export interface SlackGatewayOptions {
+  /** How long a users.info answer is reused; 0 disables the cache. Default 60 s. */
+  userCacheTtlMs?: number;
+  now?: () => number;
+}
+
+export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions = {}): SlackGateway {
+  const ttl = opts.userCacheTtlMs ?? 60_000;
+  const now = opts.now ?? Date.now;
+  // Sender checks, recipient checks and admin checks all ask for the same people within seconds;
+  // Slack rate-limits users.info per minute.
+  const users = new Map<string, { at: number; user: Promise<SlackUser | undefined> }>();
+  const dmChannels = new Map<string, string>();
+
+  async function fetchUser(userId: string): Promise<SlackUser | undefined> {
+    try {
+      const res = await client.users.info({ user: userId });
+      return res.user ? toSlackUser(res.user as RawSlackUser) : undefined;
+    } catch (error) {
+      if ((error as { data?: { error?: string } }).data?.error === 'user_not_found') return undefined;
+      throw error;
+    }
+  }
+
+  return {
+    userInfo(userId) {
+      const cached = users.get(userId);
+      if (cached && now() - cached.at < ttl) return cached.user;
+      const user = fetchUser(userId);
+      if (ttl > 0) {
+        users.set(userId, { at: now(), user });
+        user.catch(() => {
+          if (users.get(userId)?.user === user) users.delete(userId);
+        });
+      }
+      return user;
+    },
+    forgetUser(userId) {
+      users.delete(userId);
+    },
+    async usergroupMembers(usergroupId) {
+      const res = await client.usergroups.users.list({ usergroup: usergroupId });
+      return res.users ?? [];
+    },
+    async listUsergroups() {
+      const res = await client.usergroups.list({});
+      return (res.usergroups ?? []).map((g) => ({ id: g.id ?? '', handle: g.handle ?? '', name: g.name ?? g.handle ?? '' }));
+    },
+    async postMessage(channel, message) {
+      const res = await client.chat.postMessage({
+        channel,
+        text: message.text,
+        ...(message.blocks ? { blocks: message.blocks } : {}),
+        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      return { channel: res.channel ?? channel, ts: res.ts ?? '' };
+    },
+    async postEphemeral(channel, userId, message) {
+      await client.chat.postEphemeral({ channel, user: userId, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
+    },
+    async updateMessage(channel, ts, message) {
+      await client.chat.update({ channel, ts, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
+    },
+    async sendDirectMessage(userId, message) {
+      // The DM channel of a user never changes: open it once (bench: saves 2 Slack calls per kudos).
+      let channel = dmChannels.get(userId);
+      if (!channel) {
+        const opened = await client.conversations.open({ users: userId });
+        channel = opened.channel?.id;
+        if (!channel) throw new Error(`conversations.open gave no channel for ${userId}`);
+        if (dmChannels.size >= 10_000) dmChannels.clear();
+        dmChannels.set(userId, channel);
+      }
+      try {
+        return await this.postMessage(channel, message);
+      } catch (error) {
+        dmChannels.delete(userId);
+        throw error;
+      }
+    },
+    async openView(triggerId, view) {
+      const res = await client.views.open({ trigger_id: triggerId, view: view as never });
+      return res.view?.id;
+    },
+    async publishHome(userId, view) {
+      await client.views.publish({ user_id: userId, view: view as never });
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// Every callback_id, action_id and block_id of the app, so builders and listeners cannot drift apart.
+export const COMMAND = '/kudos';
+
+export const SendModal = {
+  callbackId: 'kudos_send',
+  blocks: {
+    recipients: 'send_recipients',
+    group: 'send_group',
+    design: 'send_design',
+    amount: 'send_amount',
+    message: 'send_message',
+    refund: 'send_refund',
+    timing: 'send_timing',
+    date: 'send_date',
+    time: 'send_time',
+  },
+  actions: {
+    recipients: 'recipients',
+    group: 'group',
+    design: 'design',
+    amount: 'amount',
+    message: 'message',
+    refund: 'refund',
+    timing: 'timing',
+    date: 'date',
+    time: 'time',
+  },
+} as const;
+
+export const ScheduledList = {
+  blockPrefix: 'scheduled_',
+  actions: {
+    cancel: 'scheduled_cancel',
+  },
+} as const;
+
+export const Home = {
+  actions: {
+    openSendModal: 'home_open_send',
+  },
+} as const;
+
+/** Values of the send modal's choices. */
+export const TimingChoice = { now: 'now', schedule: 'schedule' } as const;
+export const RefundChoice = { none: 'none', d30: '30', d60: '60', d90: '90' } as const;
+/** Group option values are prefixed by their kind. */
+export const GroupValuePrefix = { slack: 'slack:', addressBook: 'book:' } as const;
+
+/** "Fix address and resend" on a bounced card (webhooks issue): button in the sender's DM, then a modal. */
+export const BounceFix = {
+  callbackId: 'bounce_fix',
+  blocks: { email: 'bounce_fix_email' },
+  actions: { open: 'bounce_fix_open', email: 'email' },
+} as const;
+
+/** Approval requests (src/slack/blocks/approval.ts): buttons carry the kudos id as their value. */
+export const Approval = {
+  blockPrefix: 'approval_',
+  actions: {
+    approve: 'approval_approve',
+    reject: 'approval_reject',
+  },
+  rejectModal: {
+    callbackId: 'approval_reject_modal',
+    blocks: { reason: 'approval_reject_reason' },
+    actions: { reason: 'reason' },
+  },
+} as const;
+
+/** The admins' settings modal (/kudos settings). */
+export const SettingsModal = {
+  callbackId: 'kudos_settings',
+  blocks: {
+    notifyChannel: 'settings_notify_channel',
+    approvalChannel: 'settings_approval_channel',
+    approvers: 'settings_approvers',
+    approverGroup: 'settings_approver_group',
+    threshold: 'settings_threshold',
+    budget: 'settings_budget',
+    defaultDesign: 'settings_default_design',
+    defaultAmount: 'settings_default_amount',
+    admins: 'settings_admins',
+    expiryHours: 'settings_expiry_hours',
+  },
+  actions: {
+    notifyChannel: 'notify_channel',
+    approvalChannel: 'approval_channel',
+    approvers: 'approvers',
+    approverGroup: 'approver_group',
+    threshold: 'threshold',
+    budget: 'budget',
+    defaultDesign: 'default_design',
+    defaultAmount: 'default_amount',
+    admins: 'admins',
+    expiryHours: 'expiry_hours',
+  },
+  /** Value of the "none" option of the optional static selects. */
+  none: 'none',
+} as const;

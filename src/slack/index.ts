@@ -1,0 +1,16 @@
+// Registers every listener group on the Bolt app.
+import type { App } from '@slack/bolt';
+import { register as registerActions } from './actions/index.js';
+import { register as registerCommands } from './commands/index.js';
+import type { ListenerDeps } from './deps.js';
+import { register as registerEvents } from './events/index.js';
+import { register as registerOptions } from './options/index.js';
+import { register as registerViews } from './views/index.js';
+
+export function registerListeners(app: App, deps: ListenerDeps): void {
+  registerCommands(app, deps);
+  registerViews(app, deps);
+  registerOptions(app, deps);
+  registerActions(app, deps);
+  registerEvents(app, deps);
+}

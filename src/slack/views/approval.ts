@@ -1,0 +1,26 @@
+// The reject modal's submission: the decision is taken before the ack so that a request decided
+// meanwhile (another approver, expiry) is shown in the modal instead of being lost.
+import type { App } from '@slack/bolt';
+import { z } from 'zod';
+import type { ListenerDeps } from '../deps.js';
+import { Approval } from '../ids.js';
+
+const metadataSchema = z.object({ kudosId: z.string() });
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.view(Approval.rejectModal.callbackId, async ({ ack, body, view }) => {
+    const { blocks: B, actions: A } = Approval.rejectModal;
+    let kudosId: string;
+    try {
+      kudosId = metadataSchema.parse(JSON.parse(view.private_metadata || '{}')).kudosId;
+    } catch {
+      return ack({ response_action: 'errors', errors: { [B.reason]: 'This form is damaged; reject from the request message again.' } });
+    }
+    const raw = (view.state.values[B.reason]?.[A.reason] as { value?: string | null } | undefined)?.value ?? '';
+    const reason = raw.trim().slice(0, 500);
+    const outcome = await deps.approvals.decide(kudosId, body.user.id, { kind: 'reject', reason: reason === '' ? null : reason });
+    if (!outcome.ok) return ack({ response_action: 'errors', errors: { [B.reason]: outcome.message.replace(/<@([A-Z0-9_]+)>/g, '$1') } });
+    await ack();
+    await outcome.announce();
+  });
+}

@@ -1,0 +1,129 @@
+// The send modal's submission: errors inline (response_action: errors, keyed by block_id), or the
+// send is recorded (with its idempotency key) and the modal closes; the worker places it.
+import type { App } from '@slack/bolt';
+import { recordSend } from '../../domain/kudos-store.js';
+import { prepareSend, type SendField, type SendForm } from '../../domain/send-request.js';
+import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
+import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { register as registerApprovalViews } from './approval.js';
+import { registerResendViews } from './resend.js';
+import { register as registerSettingsViews } from './settings.js';
+
+/** Stay under Slack's 3 s: give up validating after this and ask the user to press Send again. */
+const SUBMIT_BUDGET_MS = 2300;
+
+type StateValues = Record<string, Record<string, {
+  value?: string | null;
+  selected_users?: string[] | null;
+  selected_option?: { value?: string; text?: { text?: string } } | null;
+  selected_date?: string | null;
+  selected_time?: string | null;
+}>>;
+
+export function readSendForm(values: StateValues): SendForm {
+  const { blocks: B, actions: A } = SendModal;
+  const get = (block: string, action: string) => values[block]?.[action];
+  const groupOption = get(B.group, A.group)?.selected_option;
+  let group: SendForm['group'];
+  if (groupOption?.value?.startsWith(GroupValuePrefix.slack)) {
+    group = { kind: 'slack', id: groupOption.value.slice(GroupValuePrefix.slack.length), ...(groupOption.text?.text ? { label: groupOption.text.text } : {}) };
+  } else if (groupOption?.value?.startsWith(GroupValuePrefix.addressBook)) {
+    group = { kind: 'addressBook', id: groupOption.value.slice(GroupValuePrefix.addressBook.length), ...(groupOption.text?.text ? { label: groupOption.text.text } : {}) };
+  }
+  const refund = get(B.refund, A.refund)?.selected_option?.value;
+  const timing = get(B.timing, A.timing)?.selected_option?.value ?? TimingChoice.now;
+  return {
+    userIds: get(B.recipients, A.recipients)?.selected_users ?? [],
+    group,
+    productId: get(B.design, A.design)?.selected_option?.value ?? undefined,
+    amount: get(B.amount, A.amount)?.value ?? undefined,
+    message: get(B.message, A.message)?.value ?? '',
+    refundDays: refund && refund !== RefundChoice.none ? Number(refund) : undefined,
+    schedule:
+      timing === TimingChoice.schedule
+        ? { date: get(B.date, A.date)?.selected_date ?? undefined, time: get(B.time, A.time)?.selected_time ?? undefined }
+        : undefined,
+  };
+}
+
+const FIELD_BLOCKS: Record<SendField, string> = {
+  recipients: SendModal.blocks.recipients,
+  group: SendModal.blocks.group,
+  design: SendModal.blocks.design,
+  amount: SendModal.blocks.amount,
+  message: SendModal.blocks.message,
+  refund: SendModal.blocks.refund,
+  date: SendModal.blocks.date,
+  time: SendModal.blocks.time,
+};
+
+function metadataOf(raw: string | undefined): { channelId?: string } {
+  try {
+    const parsed = JSON.parse(raw || '{}') as unknown;
+    return typeof parsed === 'object' && parsed !== null ? (parsed as { channelId?: string }) : {};
+  } catch {
+    return {};
+  }
+}
+
+export function register(app: App, deps: ListenerDeps): void {
+  registerResendViews(app, deps);
+  registerApprovalViews(app, deps);
+  registerSettingsViews(app, deps);
+  app.view(SendModal.callbackId, async ({ ack, body, view, context }) => {
+    const ws = workspaceOf(body as never);
+    const log = deps.logger.child({ view: SendModal.callbackId, user: body.user.id, viewId: view.id });
+    const form = readSendForm(view.state.values as StateValues);
+
+    const work = (async () => {
+      const sender = await deps.slack.userInfo(body.user.id);
+      if (!sender) return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
+      return prepareSend(
+        { slack: deps.slack, rewards: deps.rewards, catalog: deps.catalog, policy: deps.policy },
+        {
+          workspace: ws,
+          sender,
+          originChannelId: metadataOf(view.private_metadata).channelId,
+          sourceViewId: view.id,
+          now: deps.now(),
+          botUserId: context.botUserId,
+        },
+        form,
+      );
+    })();
+    const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), SUBMIT_BUDGET_MS).unref());
+
+    let prepared: Awaited<typeof work> | 'timeout';
+    try {
+      prepared = await Promise.race([work, timedOut]);
+    } catch (error) {
+      log.warn('checking the send failed', { error });
+      return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: 'Could not check the recipients or the design right now (Slack or the Rewards API did not answer). Press Send again.' } });
+    }
+    if (prepared === 'timeout') {
+      work.catch(() => {});
+      log.warn('checking the send took too long');
+      return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: 'Checking took too long. Press Send again.' } });
+    }
+    if (!prepared.ok) {
+      const errors = Object.fromEntries(Object.entries(prepared.errors).map(([field, message]) => [FIELD_BLOCKS[field as SendField], message]));
+      return ack({ response_action: 'errors', errors });
+    }
+
+    // A send that needs approval is recorded as awaiting_approval and posted to approvers (approvals.ts).
+    const approval = prepared.route.kind === 'needs_approval' ? prepared.route : undefined;
+    let recorded: Awaited<ReturnType<typeof recordSend>>;
+    try {
+      recorded = await recordSend(deps.db, approval ? { ...prepared.values, status: 'awaiting_approval' } : prepared.values);
+      const { row, created } = recorded;
+      log.info(created ? 'send recorded' : 'send already recorded (double submission)', { kudosId: row.id, totalCents: row.totalCents, recipients: row.recipientCount, needsApproval: Boolean(approval) });
+    } catch (error) {
+      log.error('recording the send failed', { error });
+      return ack({ response_action: 'errors', errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } });
+    }
+    await ack();
+    if (!approval) return deps.wakeWorker();
+    if (recorded.created) await deps.approvals.submit(recorded.row, approval.reason);
+  });
+}

@@ -1,0 +1,93 @@
+// The settings modal's submission: admins only (checked again: the modal may be old), values checked
+// with inline errors, then saved with one audit row; the admin gets a summary of what changed.
+import type { App } from '@slack/bolt';
+import { z } from 'zod';
+import type { SettingsPatch } from '../../domain/settings.js';
+import { buildSettingsSaved } from '../blocks/settings.js';
+import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
+import { SettingsModal } from '../ids.js';
+
+const leaf = z
+  .object({
+    value: z.string().nullish(),
+    selected_users: z.array(z.string()).nullish(),
+    selected_conversation: z.string().nullish(),
+    selected_option: z.object({ value: z.string() }).nullish(),
+  })
+  .passthrough();
+const stateSchema = z.record(z.string(), z.record(z.string(), leaf));
+type Leaf = z.infer<typeof leaf>;
+
+const USD = /^\d{1,7}(\.\d{1,2})?$/;
+
+function usdToCents(text: string): number {
+  const [whole = '0', fraction = ''] = text.split('.');
+  return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
+}
+
+export type SettingsFormResult = { ok: true; patch: SettingsPatch } | { ok: false; errors: Record<string, string> };
+
+export function readSettingsForm(rawValues: unknown): SettingsFormResult {
+  const { blocks: B, actions: A } = SettingsModal;
+  const parsed = stateSchema.safeParse(rawValues);
+  if (!parsed.success) return { ok: false, errors: { [B.threshold]: 'The form could not be read; open it again.' } };
+  const values = parsed.data;
+  const get = (block: string, action: string): Leaf | undefined => values[block]?.[action];
+  const text = (block: string, action: string) => (get(block, action)?.value ?? '').trim();
+  const option = (block: string, action: string) => {
+    const v = get(block, action)?.selected_option?.value;
+    return v && v !== SettingsModal.none ? v : null;
+  };
+  const users = (block: string, action: string) => {
+    const list = get(block, action)?.selected_users ?? [];
+    return list.length > 0 ? [...new Set(list)] : null;
+  };
+  const errors: Record<string, string> = {};
+
+  const threshold = text(B.threshold, A.threshold);
+  if (!USD.test(threshold)) errors[B.threshold] = 'Enter an amount in USD, e.g. 100 or 99.50 (0: every send needs approval).';
+  const budget = text(B.budget, A.budget);
+  if (budget !== '' && !USD.test(budget)) errors[B.budget] = 'Enter an amount in USD, e.g. 500, or leave it empty for no budget.';
+  const amount = text(B.defaultAmount, A.defaultAmount);
+  if (amount !== '' && !/^[1-9]\d{0,6}$/.test(amount)) errors[B.defaultAmount] = 'Enter whole dollars, e.g. 25, or leave it empty.';
+  const expiry = text(B.expiryHours, A.expiryHours);
+  if (!/^\d{1,4}$/.test(expiry) || Number(expiry) < 1 || Number(expiry) > 720) errors[B.expiryHours] = 'Enter a number of hours from 1 to 720 (30 days).';
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
+
+  return {
+    ok: true,
+    patch: {
+      notifyChannel: get(B.notifyChannel, A.notifyChannel)?.selected_conversation ?? null,
+      approvalChannel: get(B.approvalChannel, A.approvalChannel)?.selected_conversation ?? null,
+      approverUserIds: users(B.approvers, A.approvers),
+      approverUsergroupId: option(B.approverGroup, A.approverGroup),
+      approvalThresholdCents: usdToCents(threshold),
+      monthlyBudgetCents: budget === '' ? null : usdToCents(budget),
+      defaultProductId: option(B.defaultDesign, A.defaultDesign),
+      defaultAmountCents: amount === '' ? null : Number(amount) * 100,
+      adminUserIds: users(B.admins, A.admins),
+      approvalExpiryHours: Number(expiry),
+    },
+  };
+}
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.view(SettingsModal.callbackId, async ({ ack, body, view }) => {
+    const ws = workspaceOf(body as never);
+    const actor = body.user.id;
+    if (!(await deps.approvals.isAdmin(ws, actor))) {
+      return ack({ response_action: 'errors', errors: { [SettingsModal.blocks.threshold]: 'Only Kudos admins can change settings. Nothing was saved.' } });
+    }
+    const form = readSettingsForm(view.state.values);
+    if (!form.ok) return ack({ response_action: 'errors', errors: form.errors });
+    // An admin who removes themselves from the admins would lock everyone else out of this form.
+    if (form.patch.adminUserIds && !form.patch.adminUserIds.includes(actor)) {
+      return ack({ response_action: 'errors', errors: { [SettingsModal.blocks.admins]: 'Keep yourself in the list (or leave it empty for workspace admins and owners).' } });
+    }
+    const { changes } = await deps.settings.update(ws, actor, form.patch);
+    await ack();
+    deps.logger.info('settings saved', { user: actor, changed: Object.keys(changes) });
+    await deps.slack.sendDirectMessage(actor, buildSettingsSaved(changes)).catch((error: unknown) => deps.logger.warn('settings summary DM failed', { error }));
+  });
+}

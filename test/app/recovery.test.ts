@@ -1,0 +1,127 @@
+// The worker survives crashes and shares work: rows are resumed with their own idempotency key,
+// and several instances on one PostgreSQL never place an order twice.
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningApp } from '../../src/app.js';
+import { kudos, type NewKudosRow } from '../../src/db/schema/index.js';
+import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+
+let testDb: TestDatabase;
+let emulator: TestEmulator;
+let stack: TestStack | undefined;
+
+beforeAll(async () => {
+  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+});
+afterAll(async () => {
+  await emulator?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+});
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+function pendingRow(overrides: Partial<NewKudosRow> = {}): NewKudosRow {
+  return {
+    teamId: 'T0KUDOS',
+    senderUserId: 'U_MANAGER',
+    senderName: 'Maya Manager',
+    recipients: [{ slackUserId: null, recipientId: null, email: `person-${randomUUID().slice(0, 8)}@example.com`, name: 'Someone' }],
+    recipientCount: 1,
+    productId: 'CC-THANK-YOU',
+    designName: 'Thank You',
+    amountCents: 1000,
+    totalCents: 1000,
+    status: 'pending',
+    ...overrides,
+  };
+}
+
+async function allOrders(app: RunningApp) {
+  return app.rewards.orders.list({ pageSize: 100 }).all();
+}
+
+async function allDone() {
+  return eventually(async () => {
+    const rows = await testDb.db.select().from(kudos);
+    return rows.length > 0 && rows.every((r) => r.status === 'placed' && r.notifiedAt) ? rows : undefined;
+  }, 15_000);
+}
+
+describe('worker recovery', () => {
+  it('resumes a row recorded before a crash (expired lease) and places it once', async () => {
+    await testDb.db.insert(kudos).values(pendingRow({ attempts: 1, claimedUntil: new Date(Date.now() - 60_000), claimedBy: 'worker-dead' }));
+    stack = await startTestStack({ db: testDb.db, emulator });
+    const [row] = await allDone();
+    const orders = await allOrders(stack.app);
+    expect(orders).toHaveLength(1);
+    expect(orders[0]!.orderId).toBe(row!.orderId);
+  });
+
+  it('a crash after the API call but before recording it: the same key finds the same order, no duplicate', async () => {
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { enabled: false } } });
+    const key = randomUUID();
+    const row = pendingRow({ idempotencyKey: key, attempts: 1, claimedUntil: new Date(Date.now() - 1000), claimedBy: 'worker-dead' });
+    // The dead process got as far as placing the order.
+    const { order } = await stack.app.rewards.orders.createChoice(
+      { productId: 'CC-THANK-YOU', recipients: [{ email: row.recipients[0]!.email, amount: '10.00' }], emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' } },
+      { idempotencyKey: key },
+    );
+    await testDb.db.insert(kudos).values(row);
+    await stack.close();
+    stack = await startTestStack({ db: testDb.db, emulator });
+    const [placed] = await allDone();
+    expect(placed!.orderId).toBe(order.orderId);
+    expect(await allOrders(stack.app)).toHaveLength(1);
+    const dm = await stack.sim.waitFor(() => stack!.sim.messages('U_MANAGER').at(-1));
+    expect(dm.text).toContain(order.orderId);
+  });
+
+  it('an instance stopped while placing releases the row; another instance finishes it with the same key', async () => {
+    // Orders answer slowly, so the first instance is mid-call when it is stopped.
+    await emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', delayMs: 1500, count: 1 });
+    stack = await startTestStack({ db: testDb.db, emulator, app: { shutdownGraceMs: 100 } });
+    const view = await (async () => {
+      await stack!.sim.slashCommand('U_MANAGER', '');
+      return stack!.sim.waitFor(() => stack!.sim.openViews('U_MANAGER').at(-1));
+    })();
+    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    const claimed = await eventually(async () => (await testDb.db.select().from(kudos)).find((r) => r.claimedBy !== null));
+    await stack.close();
+    const [released] = await testDb.db.select().from(kudos);
+    expect(released!.status).toBe('pending');
+    expect(released!.claimedBy).toBeNull();
+
+    stack = await startTestStack({ db: testDb.db, emulator });
+    const [placed] = await allDone();
+    expect(placed!.idempotencyKey).toBe(claimed.idempotencyKey);
+    expect(await allOrders(stack.app)).toHaveLength(1);
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)('two instances on one PostgreSQL share the work without placing any order twice', async () => {
+    // Both instances poll; each has its own connection pool, as two processes would.
+    await emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', delayMs: 100, count: 20 });
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { enabled: false } } });
+    const rows = Array.from({ length: 20 }, () => pendingRow());
+    await testDb.db.insert(kudos).values(rows);
+    const config = { ...stack.config, databaseUrl: testDb.url };
+    await Promise.all([
+      stack.startAnotherApp({ config, db: undefined, worker: { pollIntervalMs: 50, concurrency: 2 } }),
+      stack.startAnotherApp({ config, db: undefined, worker: { pollIntervalMs: 50, concurrency: 2 } }),
+    ]);
+    const placed = await allDone();
+    expect(placed).toHaveLength(20);
+    expect(new Set(placed.map((r) => r.orderId)).size).toBe(20);
+    // Exactly one order per key in the API (an earlier test's aborted request may land late, so count by key).
+    for (const row of placed) {
+      const matches = await stack.app.rewards.orders.list({ clientOrderId: row.idempotencyKey }).all();
+      expect(matches.map((o) => o.orderId)).toEqual([row.orderId]);
+    }
+  });
+});

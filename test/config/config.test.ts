@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+
+const REQUIRED = {
+  SLACK_SIGNING_SECRET: 'secret',
+  SLACK_BOT_TOKEN: 'xoxb-1',
+  REWARDS_API_URL: 'http://127.0.0.1:4010/',
+  REWARDS_CLIENT_ID: 'id',
+  REWARDS_CLIENT_SECRET: 'client-secret',
+  REWARDS_WEBHOOK_SECRET: 'webhook-secret',
+};
+
+function problemsOf(env: Record<string, string | undefined>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the defaults of CONTRACT.md section 3', () => {
+    const config = loadConfig(REQUIRED);
+    expect(config).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      pgliteDir: './.data/pglite',
+      slackApiUrl: 'https://slack.com/api/',
+      rewardsApiUrl: 'http://127.0.0.1:4010',
+      notifyChannel: undefined,
+      approvalChannel: undefined,
+      approvers: undefined,
+      admins: undefined,
+      approvalThresholdCents: 10_000,
+    });
+  });
+
+  it('reads every optional variable', () => {
+    const config = loadConfig({
+      ...REQUIRED,
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u@h:5432/db',
+      PGLITE_DIR: 'memory://',
+      SLACK_API_URL: 'http://127.0.0.1:9999/api',
+      KUDOS_NOTIFY_CHANNEL: 'C123',
+      KUDOS_APPROVAL_CHANNEL: 'C456',
+      KUDOS_APPROVERS: 'U1, U2',
+      KUDOS_APPROVAL_THRESHOLD: '0',
+      KUDOS_ADMINS: 'W9',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      databaseUrl: 'postgres://u@h:5432/db',
+      pgliteDir: 'memory://',
+      slackApiUrl: 'http://127.0.0.1:9999/api/',
+      notifyChannel: 'C123',
+      approvalChannel: 'C456',
+      approvers: ['U1', 'U2'],
+      approvalThresholdCents: 0,
+      admins: ['W9'],
+    });
+    expect(loadConfig({ ...REQUIRED, KUDOS_APPROVAL_THRESHOLD: '99.5' }).approvalThresholdCents).toBe(9950);
+  });
+
+  it('names each missing required variable on its own line', () => {
+    const problems = problemsOf({});
+    for (const name of Object.keys(REQUIRED)) {
+      expect(problems.filter((p) => p.startsWith(`${name} `))).toHaveLength(1);
+    }
+    expect(problems).toHaveLength(Object.keys(REQUIRED).length);
+  });
+
+  it('names each malformed variable, and nothing else', () => {
+    const problems = problemsOf({
+      ...REQUIRED,
+      PORT: 'eighty',
+      REWARDS_API_URL: 'ftp://example.com',
+      KUDOS_ADMINS: 'U1,not-a-user',
+      KUDOS_APPROVAL_THRESHOLD: '-5',
+      KUDOS_NOTIFY_CHANNEL: '#kudos',
+      DATABASE_URL: 'mysql://x',
+    });
+    expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(
+      ['DATABASE_URL', 'KUDOS_ADMINS', 'KUDOS_APPROVAL_THRESHOLD', 'KUDOS_NOTIFY_CHANNEL', 'PORT', 'REWARDS_API_URL'].sort(),
+    );
+    expect(problems.every((p) => !p.includes('\n'))).toBe(true);
+  });
+
+  it('treats an empty optional variable as unset', () => {
+    expect(loadConfig({ ...REQUIRED, KUDOS_NOTIFY_CHANNEL: '', PORT: '' })).toMatchObject({ notifyChannel: undefined, port: 3000 });
+  });
+});

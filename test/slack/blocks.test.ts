@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { KudosRow } from '../../src/db/schema/index.js';
+import { buildAnnouncement, buildConfirmation, buildScheduledList } from '../../src/slack/blocks/messages.js';
+import { buildDesignOptions, buildGroupOptions } from '../../src/slack/blocks/options.js';
+import { buildSendModal } from '../../src/slack/blocks/send-modal.js';
+import { ScheduledList, SendModal } from '../../src/slack/ids.js';
+
+function row(overrides: Partial<KudosRow> = {}): KudosRow {
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    teamId: 'T1',
+    enterpriseId: null,
+    senderUserId: 'U_SENDER',
+    senderName: 'Sam <script>',
+    originChannelId: null,
+    sourceViewId: null,
+    recipients: [
+      { slackUserId: 'U_A', recipientId: 'RE-1', email: 'a@example.com', name: 'A' },
+      { slackUserId: null, recipientId: 'RE-2', email: 'b@example.com', name: 'Bea <!here>' },
+    ],
+    recipientCount: 2,
+    slackUsergroupId: null,
+    recipientGroupId: null,
+    recipientGroupName: null,
+    productId: 'CC-1',
+    designName: 'Thanks & more',
+    amountCents: 2500,
+    totalCents: 5000,
+    currency: 'USD',
+    message: 'line one <!channel>\n<https://evil|click>',
+    refundOptionDays: null,
+    scheduledAt: new Date('2027-03-14T07:30:00Z'),
+    scheduleTimezone: 'America/New_York',
+    scheduleLocal: '2027-03-14T03:30:00-04:00',
+    status: 'placed',
+    idempotencyKey: '00000000-0000-4000-8000-000000000002',
+    attempts: 1,
+    nextAttemptAt: new Date(),
+    claimedUntil: null,
+    claimedBy: null,
+    orderId: 'ORD-1',
+    orderStatus: 'PENDING',
+    costCents: 5000,
+    costCurrency: 'USD',
+    errorCode: null,
+    errorMessage: null,
+    announcementChannel: null,
+    announcementTs: null,
+    confirmationChannel: null,
+    confirmationTs: null,
+    notifiedAt: null,
+    canceledBy: null,
+    canceledAt: null,
+    placedAt: null,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+    ...overrides,
+  };
+}
+
+describe('Block Kit builders', () => {
+  it('the send modal uses the ids of ids.ts and stays within Slack limits', () => {
+    const modal = buildSendModal({ timezone: 'Asia/Tokyo', today: '2027-01-01', metadata: { channelId: 'C1' }, userIds: ['U1'], amountDollars: 25 });
+    const blocks = modal.blocks as Array<{ block_id: string; element: { action_id: string } }>;
+    expect(modal.callback_id).toBe(SendModal.callbackId);
+    for (const [key, blockId] of Object.entries(SendModal.blocks)) {
+      const block = blocks.find((b) => b.block_id === blockId);
+      expect(block?.element.action_id).toBe(SendModal.actions[key as keyof typeof SendModal.actions]);
+    }
+    expect((modal.title as { text: string }).text.length).toBeLessThanOrEqual(24);
+    expect(String(modal.private_metadata).length).toBeLessThanOrEqual(3000);
+    expect(JSON.stringify(modal)).toContain('Asia/Tokyo');
+  });
+
+  it('announcements escape every piece of user text', () => {
+    const text = JSON.stringify(buildAnnouncement(row()));
+    expect(text).not.toContain('<!channel>');
+    expect(text).not.toContain('<!here>');
+    expect(text).not.toContain('<https://evil');
+    expect(text).toContain('&lt;!channel&gt;');
+    expect(text).toContain('<@U_SENDER>');
+    expect(text).toContain('<@U_A>');
+    expect(text).toContain('Bea &lt;!here&gt;');
+  });
+
+  it('the confirmation names the order and the cost', () => {
+    const { text } = buildConfirmation(row());
+    expect(text).toContain('ORD-1');
+    expect(text).toContain('$50');
+  });
+
+  it('the scheduled list has a Cancel button only for cancellable sends', () => {
+    const list = buildScheduledList(
+      [
+        { row: row({ id: 'a', status: 'scheduled' }), cancellable: true },
+        { row: row({ id: 'b', status: 'scheduled' }), cancellable: false },
+      ],
+      { showSender: true },
+    );
+    const json = JSON.stringify(list.blocks);
+    expect(json.match(new RegExp(ScheduledList.actions.cancel, 'g'))).toHaveLength(1);
+    expect(json).toContain('Can no longer be cancelled');
+    expect(list.blocks.length).toBeLessThanOrEqual(50);
+  });
+
+  it('options respect the 75-character text and 100-option limits', () => {
+    const designs = Array.from({ length: 150 }, (_, i) => ({ productId: `P${i}`, name: 'x'.repeat(200), minCents: 500, maxCents: 50_000 }));
+    const options = buildDesignOptions(designs).options;
+    expect(options).toHaveLength(100);
+    expect(options.every((o) => o.text.text.length <= 75)).toBe(true);
+    expect(buildGroupOptions([], [])).toEqual({ options: [] });
+    expect(JSON.stringify(buildGroupOptions([{ id: 'S1', handle: 'team', name: 'Team' }], [{ groupId: 'G1', groupName: 'Sales', memberCount: 3 }]))).toContain('book:G1');
+  });
+});

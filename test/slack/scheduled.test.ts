@@ -1,0 +1,169 @@
+import { formatInTimeZone } from 'date-fns-tz';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { auditEvents, kudos } from '../../src/db/schema/index.js';
+import { cancelScheduledSend } from '../../src/domain/cancel.js';
+import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+
+let testDb: TestDatabase;
+let emulator: TestEmulator;
+let stack: TestStack;
+
+beforeAll(async () => {
+  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+});
+afterAll(async () => {
+  await emulator?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+  stack = await startTestStack({ db: testDb.db, emulator, env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' } });
+});
+afterEach(async () => {
+  await stack?.close();
+});
+
+async function scheduleSend(userId: string, date: string, time: string, amount = '20') {
+  await stack.sim.slashCommand(userId, '', 'C_GENERAL');
+  const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).at(-1));
+  const answer = await stack.sim.submitView(
+    view.id,
+    sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount, message: 'later', schedule: { date, time } }),
+    userId,
+  );
+  return { view, answer };
+}
+
+async function scheduledRow() {
+  return eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
+}
+
+/** A wall time `minutes` from now in a zone, as the pickers would give it. */
+function wallTimeIn(zone: string, minutes: number) {
+  const at = new Date(Date.now() + minutes * 60_000);
+  return { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') };
+}
+
+function scheduledListMessage(userId: string) {
+  return stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === userId).at(-1);
+}
+
+describe('scheduled sends', () => {
+  it('reads the date and time in the sender’s Slack time zone, across a DST change (New York)', async () => {
+    // 2027-03-14 is the spring-forward day in New York: 03:30 is EDT (UTC-4), so 07:30 UTC.
+    const { answer } = await scheduleSend('U_MANAGER', '2027-03-14', '03:30');
+    expect(answer.body).toBe('');
+    const row = await scheduledRow();
+    expect(row.scheduledAt!.toISOString()).toBe('2027-03-14T07:30:00.000Z');
+    expect(row.scheduleLocal).toBe('2027-03-14T03:30:00-04:00');
+    expect(row.scheduleTimezone).toBe('America/New_York');
+    const order = (await stack.app.rewards.orders.get(row.orderId!)) as { sendTiming?: { sendAt?: string; timezone?: string } };
+    expect(order.sendTiming?.timezone).toBe('America/New_York');
+    expect(new Date(order.sendTiming!.sendAt!).toISOString()).toBe('2027-03-14T07:30:00.000Z');
+    // Booked, not sent: the sender is told, the channel hears about it when it goes out.
+    const confirmation = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').at(-1));
+    expect(confirmation.text).toContain('scheduled');
+    expect(stack.sim.messages('C_KUDOS')).toHaveLength(0);
+  });
+
+  it('places a Tokyo sender’s 09:00 at 00:00 UTC', async () => {
+    await scheduleSend('U_TOKYO', '2027-03-14', '09:00');
+    const row = await scheduledRow();
+    expect(row.scheduledAt!.toISOString()).toBe('2027-03-14T00:00:00.000Z');
+    const order = (await stack.app.rewards.orders.get(row.orderId!)) as { sendTiming?: { sendAt?: string } };
+    expect(new Date(order.sendTiming!.sendAt!).toISOString()).toBe('2027-03-14T00:00:00.000Z');
+  });
+
+  it('refuses a wall time skipped by the clock change, and one less than 10 minutes ahead, inline', async () => {
+    const skipped = await scheduleSend('U_MANAGER', '2027-03-14', '02:30');
+    expect(stack.sim.viewErrors(skipped.view.id).send_time).toContain('does not exist');
+    await stack.sim.closeView(skipped.view.id, 'U_MANAGER');
+    const soon = wallTimeIn('America/New_York', 3);
+    const tooSoon = await scheduleSend('U_MANAGER', soon.date, soon.time);
+    expect(stack.sim.viewErrors(tooSoon.view.id).send_time).toContain('at least 10 minutes');
+    expect(await testDb.db.select().from(kudos)).toHaveLength(0);
+  });
+
+  it('lists the caller’s scheduled sends and cancels one: API order cancelled, message updated, canceller recorded', async () => {
+    await scheduleSend('U_MANAGER', '2027-03-14', '09:00');
+    const row = await scheduledRow();
+    await stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
+    const list = scheduledListMessage('U_MANAGER')!;
+    expect(JSON.stringify(list.blocks)).toContain('scheduled_cancel');
+    const balanceBefore = (await stack.app.rewards.balance.get()).availableBalance.amount;
+
+    const click = await stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'scheduled_cancel', 'U_MANAGER', row.id);
+    expect(click.status).toBe(200);
+    const updated = await stack.sim.waitFor(() => {
+      const m = stack.sim.messages('C_GENERAL').find((x) => x.ts === list.ts);
+      return m?.edited ? m : undefined;
+    });
+    expect(JSON.stringify(updated.blocks)).toContain('Cancelled');
+    expect(JSON.stringify(updated.blocks)).not.toContain('scheduled_cancel');
+
+    const [after] = await testDb.db.select().from(kudos).where(eq(kudos.id, row.id));
+    expect(after!.status).toBe('canceled');
+    expect(after!.canceledBy).toBe('U_MANAGER');
+    const audit = await testDb.db.select().from(auditEvents);
+    expect(audit).toMatchObject([{ action: 'kudos.canceled', actorUserId: 'U_MANAGER', subjectId: row.id }]);
+    const order = await stack.app.rewards.orders.get(row.orderId!);
+    expect(order.status).toBe('CANCELED');
+    const balanceAfter = (await stack.app.rewards.balance.get()).availableBalance.amount;
+    expect(Number(balanceAfter) - Number(balanceBefore)).toBe(20);
+  });
+
+  it('refuses to cancel inside the 10-minute window (emulator clock advanced) and keeps the send', async () => {
+    const in30 = wallTimeIn('America/New_York', 30);
+    await scheduleSend('U_MANAGER', in30.date, in30.time);
+    const row = await scheduledRow();
+    await stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
+    const list = scheduledListMessage('U_MANAGER')!;
+    await emulator.advance(25 * 60);
+    await stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'scheduled_cancel', 'U_MANAGER', row.id);
+    const updated = await stack.sim.waitFor(() => {
+      const m = stack.sim.messages('C_GENERAL').find((x) => x.ts === list.ts);
+      return m?.edited ? m : undefined;
+    });
+    expect(JSON.stringify(updated.blocks)).toContain('can no longer be cancelled');
+    const [after] = await testDb.db.select().from(kudos).where(eq(kudos.id, row.id));
+    expect(after!.status).toBe('scheduled');
+    expect(after!.canceledBy).toBeNull();
+  });
+
+  it('shows a send inside the window without a Cancel button', async () => {
+    const in30 = wallTimeIn('America/New_York', 30);
+    await scheduleSend('U_MANAGER', in30.date, in30.time);
+    const row = await scheduledRow();
+    // The app's own clock says it is 25 minutes later.
+    await stack.close();
+    stack = await startTestStack({ db: testDb.db, emulator, app: { now: () => new Date(Date.now() + 25 * 60_000) } });
+    await stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
+    const list = scheduledListMessage('U_MANAGER')!;
+    expect(JSON.stringify(list.blocks)).toContain('Can no longer be cancelled');
+    expect(JSON.stringify(list.blocks)).not.toContain('scheduled_cancel');
+    expect(row.status).toBe('scheduled');
+  });
+
+  it('admins see everyone’s scheduled sends and may cancel them; others see only their own and may not', async () => {
+    await scheduleSend('U_MANAGER', '2027-03-14', '09:00');
+    const row = await scheduledRow();
+    await stack.sim.slashCommand('U_EMP2', 'scheduled', 'C_GENERAL');
+    expect(scheduledListMessage('U_EMP2')!.text).toContain('No scheduled kudos');
+
+    const refused = await cancelScheduledSend(
+      { db: testDb.db, rewards: stack.app.rewards, logger: stack.app.logger },
+      { kudosId: row.id, teamId: 'T0KUDOS', actorUserId: 'U_EMP2', actorIsAdmin: false, now: new Date() },
+    );
+    expect(refused).toMatchObject({ ok: false, reason: 'forbidden' });
+
+    await stack.sim.slashCommand('U_ADMIN', 'scheduled', 'C_GENERAL');
+    const list = scheduledListMessage('U_ADMIN')!;
+    expect(JSON.stringify(list.blocks)).toContain('<@U_MANAGER>');
+    await stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'scheduled_cancel', 'U_ADMIN', row.id);
+    const after = await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'canceled'));
+    expect(after.canceledBy).toBe('U_ADMIN');
+  });
+});

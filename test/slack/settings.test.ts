@@ -1,0 +1,211 @@
+// Settings end to end: seeded from the environment, changed by an admin in the /kudos settings modal,
+// refused for everyone else, recorded in the audit trail, and used by the app at once.
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { approvalRequests, auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index.js';
+import type { Message, View } from '../../src/simulator/slack.js';
+import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+
+let testDb: TestDatabase;
+let emulator: TestEmulator;
+let stack: TestStack;
+
+const ENV = {
+  KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
+  KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
+  KUDOS_APPROVERS: 'U_APPROVER',
+  KUDOS_ADMINS: 'U_ADMIN',
+  KUDOS_APPROVAL_THRESHOLD: '100',
+};
+
+beforeAll(async () => {
+  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+});
+afterAll(async () => {
+  await emulator?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+  stack = await startTestStack({ db: testDb.db, emulator, env: ENV, app: { approvalsSweepMs: 0 } });
+});
+afterEach(async () => {
+  await stack?.close();
+});
+
+type Element = Record<string, unknown> & { type: string; action_id: string };
+
+function element(view: View, blockId: string): Element {
+  const block = (view.blocks as Array<{ block_id?: string; element?: Element }>).find((b) => b.block_id === blockId);
+  if (!block?.element) throw new Error(`no input block ${blockId}`);
+  return block.element;
+}
+
+async function openSettings(userId: string): Promise<View> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await stack.sim.slashCommand(userId, 'settings', 'C_GENERAL');
+    expect(answer.status).toBe(200);
+    const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_settings')).catch(() => undefined);
+    if (view || attempt >= 3) return view!;
+  }
+}
+
+const value = (type: string, v: string | null) => ({ type, value: v });
+const conversation = (id: string | null) => ({ type: 'conversations_select', selected_conversation: id });
+const users = (ids: string[]) => ({ type: 'multi_users_select', selected_users: ids });
+const option = (v: string) => ({ type: 'static_select', selected_option: { text: { type: 'plain_text', text: v }, value: v } });
+
+function rendered(m: Message): string {
+  return `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
+}
+
+async function settingsRow() {
+  const [row] = await testDb.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, 'T0KUDOS'));
+  return row;
+}
+
+/** A send through the modal; like a user, tries again when a cold app on a loaded machine misses Slack's 3 s. */
+async function send(userId: string, amount: string, users_: string[] = ['U_EMP3']) {
+  return sendAs(userId, sendModalValues({ users: users_, design: 'CC-THANK-YOU', amount }));
+}
+
+async function sendAs(userId: string, values: Record<string, Record<string, unknown>>) {
+  for (let attempt = 1; ; attempt++) {
+    await stack.sim.slashCommand(userId, '', 'C_GENERAL');
+    const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_send')).catch(() => undefined);
+    if (!view && attempt < 3) continue;
+    expect(view).toBeDefined();
+    for (let submit = 1; submit <= 3; submit++) {
+      const answer = await stack.sim.submitView(view!.id, values, userId);
+      if (answer.body === '' && stack.sim.openViews(userId).every((v) => v.id !== view!.id)) break;
+    }
+    return eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.sourceViewId === view!.id));
+  }
+}
+
+describe('/kudos settings', () => {
+  it('is seeded from the environment at first use and shown prefilled to an admin', async () => {
+    const view = await openSettings('U_ADMIN');
+    expect(element(view, 'settings_notify_channel').initial_conversation).toBe('C_KUDOS');
+    expect(element(view, 'settings_approval_channel').initial_conversation).toBe('C_APPROVALS');
+    expect(element(view, 'settings_approvers').initial_users).toEqual(['U_APPROVER']);
+    expect(element(view, 'settings_admins').initial_users).toEqual(['U_ADMIN']);
+    expect(element(view, 'settings_threshold').initial_value).toBe('100.00');
+    expect(element(view, 'settings_expiry_hours').initial_value).toBe('72');
+    expect(element(view, 'settings_budget').initial_value).toBeUndefined();
+    expect(JSON.stringify(element(view, 'settings_approver_group').options)).toContain('S_TEAM');
+    expect(JSON.stringify(element(view, 'settings_default_design').options)).toContain('CC-THANK-YOU');
+    const row = await settingsRow();
+    expect(row).toMatchObject({ notifyChannel: 'C_KUDOS', approvalChannel: 'C_APPROVALS', approverUserIds: ['U_APPROVER'], adminUserIds: ['U_ADMIN'], approvalThresholdCents: 10_000, approvalExpiryHours: 72, monthlyBudgetCents: null });
+  });
+
+  it('refuses non-admins with an ephemeral message and opens nothing', async () => {
+    await stack.sim.slashCommand('U_MANAGER', 'settings', 'C_GENERAL');
+    const reply = stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER').at(-1)!;
+    expect(reply.text).toContain('Only Kudos admins');
+    expect(stack.sim.openViews('U_MANAGER')).toHaveLength(0);
+    // An approver is not an admin.
+    await stack.sim.slashCommand('U_APPROVER', 'settings', 'C_GENERAL');
+    expect(stack.sim.openViews('U_APPROVER')).toHaveLength(0);
+  });
+
+  it('an admin changes settings: saved, summarised to them, audited (who, what: old -> new), and used at once', async () => {
+    const view = await openSettings('U_ADMIN');
+    const answer = await stack.sim.submitView(
+      view.id,
+      {
+        settings_notify_channel: { notify_channel: conversation('C_GENERAL') },
+        settings_approvers: { approvers: users([]) },
+        settings_approver_group: { approver_group: option('S_TEAM') },
+        settings_threshold: { threshold: value('number_input', '200') },
+        settings_budget: { budget: value('number_input', '1000.50') },
+        settings_default_amount: { default_amount: value('number_input', '25') },
+        settings_expiry_hours: { expiry_hours: value('number_input', '24') },
+      },
+      'U_ADMIN',
+    );
+    expect(answer.body).toBe('');
+    expect(stack.sim.openViews('U_ADMIN')).toHaveLength(0);
+
+    const summary = await stack.sim.waitFor(() => stack.sim.messages('U_ADMIN').find((m) => m.text.includes('settings changed')));
+    expect(rendered(summary)).toContain('approval threshold*: $100 → $200');
+    expect(rendered(summary)).toContain('announcement channel*: <#C_KUDOS> → <#C_GENERAL>');
+
+    const row = await settingsRow();
+    expect(row).toMatchObject({ notifyChannel: 'C_GENERAL', approverUserIds: null, approverUsergroupId: 'S_TEAM', approvalThresholdCents: 20_000, monthlyBudgetCents: 100_050, defaultAmountCents: 2500, approvalExpiryHours: 24, updatedBy: 'U_ADMIN' });
+    const audit = await testDb.db.select().from(auditEvents).where(eq(auditEvents.action, 'settings.changed'));
+    expect(audit).toHaveLength(1);
+    expect(audit[0]!.actorUserId).toBe('U_ADMIN');
+    expect(audit[0]!.details).toEqual({
+      changes: {
+        notifyChannel: { from: 'C_KUDOS', to: 'C_GENERAL' },
+        approverUserIds: { from: ['U_APPROVER'], to: null },
+        approverUsergroupId: { from: null, to: 'S_TEAM' },
+        approvalThresholdCents: { from: 10_000, to: 20_000 },
+        monthlyBudgetCents: { from: null, to: 100_050 },
+        defaultAmountCents: { from: null, to: 2500 },
+        approvalExpiryHours: { from: 72, to: 24 },
+      },
+    });
+
+    // $150 is now under the threshold: sent directly, announced in the new channel.
+    const direct = await send('U_MANAGER', '150');
+    expect(direct.status).toBe('pending');
+    const announcement = await stack.sim.waitFor(() => stack.sim.messages('C_GENERAL').find((m) => !m.ephemeral && m.text.startsWith('Kudos from')));
+    expect(rendered(announcement)).toContain('<@U_EMP3>');
+    expect(stack.sim.messages('C_KUDOS').filter((m) => m.text.startsWith('Kudos from'))).toHaveLength(0);
+
+    // $250 needs approval; the user group's members approve now, the old approver no longer does.
+    const big = await send('U_MANAGER', '250');
+    expect(big.status).toBe('awaiting_approval');
+    const request = await stack.sim.waitFor(() => stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(big.id)));
+    await eventually(async () => (await testDb.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, big.id)))[0]?.postedAt);
+    const [stored] = await testDb.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, big.id));
+    expect(stored!.expiresAt.getTime() - stored!.createdAt.getTime()).toBeGreaterThan(23.9 * 3_600_000);
+    expect(stored!.expiresAt.getTime() - stored!.createdAt.getTime()).toBeLessThan(24.1 * 3_600_000);
+    await stack.sim.clickButton({ channel: 'C_APPROVALS', ts: request.ts }, 'approval_approve', 'U_APPROVER');
+    await stack.sim.waitFor(() => stack.sim.messages('C_APPROVALS').find((m) => m.ephemeral && m.visible_to === 'U_APPROVER'));
+    expect((await testDb.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status).toBe('awaiting_approval');
+    await stack.sim.clickButton({ channel: 'C_APPROVALS', ts: request.ts }, 'approval_approve', 'U_EMP1');
+    await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status === 'placed');
+
+    // The send form is prefilled with the default amount.
+    await stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
+    const form = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
+    expect(element(form, 'send_amount').initial_value).toBe('25');
+  });
+
+  it('saving without changes records nothing', async () => {
+    const view = await openSettings('U_ADMIN');
+    await stack.sim.submitView(view.id, {}, 'U_ADMIN');
+    await stack.sim.waitFor(() => stack.sim.messages('U_ADMIN').find((m) => m.text.includes('nothing changed')));
+    expect(await testDb.db.select().from(auditEvents)).toHaveLength(0);
+  });
+
+  it('shows bad values inline and keeps the modal', async () => {
+    const view = await openSettings('U_ADMIN');
+    await stack.sim.submitView(
+      view.id,
+      { settings_threshold: { threshold: value('number_input', '12.345') }, settings_expiry_hours: { expiry_hours: value('number_input', '0') } },
+      'U_ADMIN',
+    );
+    const errors = stack.sim.viewErrors(view.id);
+    expect(errors.settings_threshold).toContain('USD');
+    expect(errors.settings_expiry_hours).toContain('1 to 720');
+    expect(stack.sim.openViews('U_ADMIN')).toHaveLength(1);
+    await stack.sim.submitView(view.id, { settings_admins: { admins: users(['U_APPROVER']) } }, 'U_ADMIN');
+    expect(stack.sim.viewErrors(view.id).settings_admins).toContain('Keep yourself');
+    expect((await settingsRow())!.approvalThresholdCents).toBe(10_000);
+    expect(await testDb.db.select().from(auditEvents)).toHaveLength(0);
+  });
+
+  it('a settings modal submitted by someone who is no longer an admin saves nothing', async () => {
+    const view = await openSettings('U_ADMIN');
+    await stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_APPROVER', { adminUserIds: ['U_APPROVER'] });
+    await stack.sim.submitView(view.id, { settings_threshold: { threshold: value('number_input', '5') } }, 'U_ADMIN');
+    expect(stack.sim.viewErrors(view.id).settings_threshold).toContain('Only Kudos admins');
+    expect((await settingsRow())!.approvalThresholdCents).toBe(10_000);
+  });
+});

@@ -1,0 +1,199 @@
+// End-to-end harness: the real app over HTTP, driven by the Slack simulator (signed requests, fake
+// Web API on 127.0.0.1) and talking to the Rewards emulator with PRODUCTION credentials.
+// Share one database and one emulator per test file; start a fresh simulator + app per test.
+import { startApp, type RunningApp, type StartAppOptions } from '../../src/app.js';
+import type { AppConfig } from '../../src/config/index.js';
+import { loadConfig } from '../../src/config/index.js';
+import { createLogger, type LogLevel } from '../../src/config/logger.js';
+import type { Database } from '../../src/db/client.js';
+import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import type { TestEmulator } from './emulator.js';
+
+export const TEST_SIGNING_SECRET = 'test-signing-secret';
+
+export interface TestStack {
+  app: RunningApp;
+  sim: SlackSimulator;
+  config: AppConfig;
+  /** Starts one more app instance on the same database, simulator and emulator. */
+  startAnotherApp(overrides?: Partial<StartAppOptions>): Promise<RunningApp>;
+  close(): Promise<void>;
+}
+
+export interface TestStackOptions {
+  db: Database;
+  emulator: TestEmulator;
+  /** Environment on top of the defaults (e.g. KUDOS_NOTIFY_CHANNEL, KUDOS_ADMINS). */
+  env?: Record<string, string>;
+  app?: Partial<StartAppOptions>;
+}
+
+export function testLogger() {
+  return createLogger({
+    level: (process.env.TEST_LOG_LEVEL as LogLevel | undefined) ?? 'silent',
+    write: (line) => process.stderr.write(`${line}\n`),
+  });
+}
+
+export async function startTestStack(opts: TestStackOptions): Promise<TestStack> {
+  const sim = await startSlackSimulator({ signingSecret: TEST_SIGNING_SECRET, emulatorUrl: opts.emulator.url });
+  const config = loadConfig({
+    SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET,
+    SLACK_BOT_TOKEN: sim.botToken,
+    SLACK_API_URL: sim.apiUrl,
+    REWARDS_API_URL: opts.emulator.url,
+    REWARDS_CLIENT_ID: 'production-client',
+    REWARDS_CLIENT_SECRET: 'production-secret',
+    REWARDS_WEBHOOK_SECRET: 'emulator-signing-secret',
+    ...opts.env,
+  });
+  const apps: RunningApp[] = [];
+  const start = async (overrides: Partial<StartAppOptions> = {}) => {
+    const app = await startApp({
+      config,
+      port: 0,
+      host: '127.0.0.1',
+      db: opts.db,
+      logger: testLogger(),
+      worker: { pollIntervalMs: 100, ...opts.app?.worker, ...overrides.worker },
+      ...opts.app,
+      ...overrides,
+    });
+    apps.push(app);
+    return app;
+  };
+  const app = await start();
+  sim.setAppUrl(app.url);
+  // Work after an ack (worker, DMs) competes with every other test file for two cores: wait longer
+  // than the simulator's default before calling something missing.
+  const simWaitFor = sim.waitFor.bind(sim);
+  sim.waitFor = (probe, timeoutMs = 10_000) => simWaitFor(probe, timeoutMs);
+  // One signed request first (not through the simulator, so nothing is recorded): the first request
+  // of a process pays for module loading and JIT, which on a loaded machine can eat a test's 3-second
+  // trigger_id; real Slack traffic hits a warm server.
+  await warmUp(app.url);
+  return {
+    app,
+    sim,
+    config,
+    startAnotherApp: start,
+    async close() {
+      await Promise.all(apps.map((a) => a.close()));
+      await sim.close();
+    },
+  };
+}
+
+/** Slack state values for the send modal, by block id (see src/slack/ids.ts). */
+export function sendModalValues(input: {
+  users?: string[];
+  group?: { value: string; text?: string };
+  design: string;
+  amount: string;
+  message?: string;
+  refund?: string;
+  schedule?: { date: string; time: string };
+}): Record<string, Record<string, unknown>> {
+  const values: Record<string, Record<string, unknown>> = {
+    send_recipients: { recipients: { type: 'multi_users_select', selected_users: input.users ?? [] } },
+    send_design: { design: { type: 'external_select', selected_option: { text: { type: 'plain_text', text: input.design }, value: input.design } } },
+    send_amount: { amount: { type: 'number_input', value: input.amount } },
+    send_message: { message: { type: 'plain_text_input', value: input.message ?? null } },
+    send_timing: {
+      timing: {
+        type: 'radio_buttons',
+        selected_option: { text: { type: 'plain_text', text: 'x' }, value: input.schedule ? 'schedule' : 'now' },
+      },
+    },
+  };
+  if (input.group) {
+    values.send_group = { group: { type: 'external_select', selected_option: { text: { type: 'plain_text', text: input.group.text ?? input.group.value }, value: input.group.value } } };
+  }
+  if (input.refund) {
+    values.send_refund = { refund: { type: 'static_select', selected_option: { text: { type: 'plain_text', text: input.refund }, value: input.refund } } };
+  }
+  if (input.schedule) {
+    values.send_date = { date: { type: 'datepicker', selected_date: input.schedule.date } };
+    values.send_time = { time: { type: 'timepicker', selected_time: input.schedule.time } };
+  }
+  return values;
+}
+
+/** Polls `probe` until it returns a truthy value (work after an ack is asynchronous); fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`eventually: condition not met within ${timeoutMs} ms${lastError ? ` (${String(lastError)})` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Re-sends a view_submission for a view the simulator already closed, signed as Slack would, to
+ * reproduce a double submission (Slack retrying, a double click across two clients).
+ */
+export async function postSignedPayload(appUrl: string, payload: Record<string, unknown>): Promise<{ status: number; text: string }> {
+  const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
+  const body = formEncode({ payload: JSON.stringify(payload) });
+  const res = await fetch(`${appUrl}/slack/events`, {
+    method: 'POST',
+    headers: signedHeaders(TEST_SIGNING_SECRET, body, 'application/x-www-form-urlencoded', Date.now() / 1000),
+    body,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+export function viewSubmissionPayload(view: { id: string } & Record<string, unknown>, values: Record<string, Record<string, unknown>>, userId: string, teamId = 'T0KUDOS') {
+  return {
+    type: 'view_submission',
+    team: { id: teamId, domain: 'kudos-demo' },
+    user: { id: userId, username: userId.toLowerCase(), name: userId.toLowerCase(), team_id: teamId },
+    api_app_id: 'A0KUDOS',
+    token: 'x',
+    trigger_id: '1.2.abc',
+    view: { ...view, state: { values } },
+    response_urls: [],
+    is_enterprise_install: false,
+    enterprise: null,
+  };
+}
+
+/**
+ * Everything in one call (database, emulator, simulator, app), for test files that need a single
+ * stack; close() tears all of it down. Files with many tests should share the database and emulator
+ * (createTestDatabase / startTestEmulator in beforeAll) and call startTestStack per test instead.
+ */
+export async function startFullStack(opts: { env?: Record<string, string>; app?: Partial<StartAppOptions> } = {}) {
+  const { createTestDatabase } = await import('./db.js');
+  const { startTestEmulator } = await import('./emulator.js');
+  const [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+  const stack = await startTestStack({ db: db.db, emulator, ...(opts.env ? { env: opts.env } : {}), ...(opts.app ? { app: opts.app } : {}) });
+  return {
+    ...stack,
+    db,
+    emulator,
+    async close() {
+      await stack.close();
+      await emulator.close();
+      await db.close();
+    },
+  };
+}
+
+async function warmUp(appUrl: string): Promise<void> {
+  const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
+  const body = formEncode({ command: '/kudos', text: 'help', user_id: 'U_WARMUP', team_id: 'T0KUDOS', channel_id: 'C_NONE', trigger_id: '0.0.0', response_url: 'http://127.0.0.1:9/none' });
+  const res = await fetch(`${appUrl}/slack/events`, {
+    method: 'POST',
+    headers: signedHeaders(TEST_SIGNING_SECRET, body, 'application/x-www-form-urlencoded', Date.now() / 1000),
+    body,
+  });
+  await res.text();
+}

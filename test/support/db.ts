@@ -1,0 +1,89 @@
+// A fresh, migrated database for a test file: PGlite in memory, or (when DATABASE_URL is set) a
+// new uniquely named PostgreSQL database created from DATABASE_URL and dropped on close.
+// PGlite takes seconds to start: create one per file (beforeAll) and truncateAll() between tests.
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import postgres from 'postgres';
+import { connectDatabase, type Database, type DatabaseConnection } from '../../src/db/client.js';
+import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.js';
+
+export interface TestDatabase {
+  db: Database;
+  driver: 'postgres' | 'pglite';
+  /** Connection string of the test database (PostgreSQL only), e.g. for a second app instance. */
+  url: string | undefined;
+  truncateAll(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const baseUrl = process.env.DATABASE_URL;
+  if (!baseUrl) {
+    const conn = await connectPgliteFromTemplate();
+    await migrateDatabase(conn);
+    return { db: conn.db, driver: 'pglite', url: undefined, truncateAll: () => truncateAll(conn.db), close: conn.close };
+  }
+  const name = `kudos_test_${randomBytes(6).toString('hex')}`;
+  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const conn = await connectDatabase({ databaseUrl: url.toString(), maxConnections: 10 });
+  await migrateDatabase(conn);
+  return {
+    db: conn.db,
+    driver: 'postgres',
+    url: url.toString(),
+    truncateAll: () => truncateAll(conn.db),
+    async close() {
+      await conn.close();
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end({ timeout: 5 });
+    },
+  };
+}
+
+/**
+ * initdb of a fresh PGlite takes seconds; loading a dumped, already migrated data directory is several
+ * times faster. The first test file to need one dumps it to the temp folder, keyed by the migrations.
+ */
+async function connectPgliteFromTemplate(): Promise<DatabaseConnection> {
+  const files = readdirSync(MIGRATIONS_FOLDER, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(file).update(readFileSync(file));
+  const templatePath = join(tmpdir(), `kudos-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+  if (existsSync(templatePath)) {
+    try {
+      return await connectDatabase({ pgliteDir: 'memory://', pgliteDataDir: new Blob([readFileSync(templatePath)]) });
+    } catch {
+      // A damaged template: fall through and rebuild it.
+    }
+  }
+  const conn = await connectDatabase({ pgliteDir: 'memory://' });
+  await migrateDatabase(conn);
+  const dump = await conn.pglite!.dumpDataDir('none');
+  const partial = `${templatePath}.${process.pid}.tmp`;
+  writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+  renameSync(partial, templatePath); // atomic: parallel test files never read half a file
+  // Templates of older migration sets are dead weight (40 MB each).
+  for (const name of readdirSync(tmpdir())) {
+    if (/^kudos-pglite-template-[0-9a-f]{16}\.tar$/.test(name) && join(tmpdir(), name) !== templatePath) rmSync(join(tmpdir(), name), { force: true });
+  }
+  return conn;
+}
+
+async function truncateAll(db: Database): Promise<void> {
+  const result = (await db.execute(
+    sql`select tablename from pg_tables where schemaname = 'public'`,
+  )) as unknown as { rows?: Array<{ tablename: string }> } & Array<{ tablename: string }>;
+  const rows = result.rows ?? result;
+  if (rows.length === 0) return;
+  const list = rows.map((row) => `"public"."${row.tablename}"`).join(', ');
+  await db.execute(sql.raw(`TRUNCATE ${list} RESTART IDENTITY CASCADE`));
+}
