@@ -25,6 +25,9 @@ export function registerResendActions(app: App, deps: ListenerDeps): void {
       return tell(`Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.`);
     }
     if (!trigger) return;
-    await deps.slack.openView(trigger, buildBounceFixModal({ bounceId: bounce.id, email: bounce.email, name: bounce.name }));
+    // The clicked message: the DM's ts may not be stored yet if the click came right after posting.
+    const container = (body as { container?: { channel_id?: string; message_ts?: string } }).container;
+    const message = container?.channel_id && container.message_ts ? { channel: container.channel_id, ts: container.message_ts } : undefined;
+    await deps.slack.openView(trigger, buildBounceFixModal({ bounceId: bounce.id, email: bounce.email, name: bounce.name, ...(message ? { message } : {}) }));
   });
 }

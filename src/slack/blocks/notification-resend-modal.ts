@@ -3,11 +3,12 @@ import { escapeMrkdwn } from '../../domain/escape.js';
 import { BounceFix } from '../ids.js';
 import { plain, section } from './text.js';
 
-export function buildBounceFixModal(input: { bounceId: string; email: string; name: string }): Record<string, unknown> {
+/** `message`: where the DM with the button is, so that it can be updated after the resend. */
+export function buildBounceFixModal(input: { bounceId: string; email: string; name: string; message?: { channel: string; ts: string } }): Record<string, unknown> {
   return {
     type: 'modal',
     callback_id: BounceFix.callbackId,
-    private_metadata: JSON.stringify({ bounceId: input.bounceId }),
+    private_metadata: JSON.stringify({ bounceId: input.bounceId, ...(input.message ? { channel: input.message.channel, ts: input.message.ts } : {}) }),
     title: plain('Fix address', 24),
     submit: plain('Resend', 24),
     close: plain('Cancel', 24),

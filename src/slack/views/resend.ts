@@ -1,18 +1,20 @@
 // The "Fix address" modal: the address is checked inline (response_action: errors); then the modal
 // closes, the card is resent in the background and the DM with the button is updated.
 import type { App } from '@slack/bolt';
+import { z } from 'zod';
 import { checkCorrectedEmail, getBounce, resendBouncedCard } from '../../domain/resend.js';
 import { buildBounceResendFailed, buildBounceResolved } from '../blocks/notification-messages.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { BounceFix } from '../ids.js';
 
-function bounceIdOf(privateMetadata: string | undefined): string {
+const metadataSchema = z.object({ bounceId: z.string().default(''), channel: z.string().optional(), ts: z.string().optional() });
+
+function metadataOf(privateMetadata: string | undefined): z.output<typeof metadataSchema> {
   try {
-    const parsed = JSON.parse(privateMetadata || '{}') as { bounceId?: unknown };
-    return typeof parsed.bounceId === 'string' ? parsed.bounceId : '';
+    return metadataSchema.parse(JSON.parse(privateMetadata || '{}'));
   } catch {
-    return '';
+    return { bounceId: '' };
   }
 }
 
@@ -23,7 +25,8 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
     const teamId = workspaceOf(body as never).teamId;
     const values = view.state.values as Record<string, Record<string, { value?: string | null }>>;
     const email = (values[block]?.[BounceFix.actions.email]?.value ?? '').trim();
-    const bounce = await getBounce(deps.db, bounceIdOf(view.private_metadata));
+    const metadata = metadataOf(view.private_metadata);
+    const bounce = await getBounce(deps.db, metadata.bounceId);
     if (!bounce || bounce.teamId !== teamId) return ack({ response_action: 'errors', errors: { [block]: 'This bounced card is not known any more.' } });
     const problem = checkCorrectedEmail(email, bounce.email);
     if (problem) return ack({ response_action: 'errors', errors: { [block]: problem } });
@@ -36,7 +39,13 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
       { db: deps.db, rewards: deps.rewards, logger: deps.logger },
       { bounceId: bounce.id, teamId, actorUserId: actor, actorIsAdmin: admin, newEmail: email },
     );
-    const where = bounce.dmChannel && bounce.dmTs ? { channel: bounce.dmChannel, ts: bounce.dmTs } : undefined;
+    const latest = outcome.row ?? bounce;
+    const where =
+      metadata.channel && metadata.ts
+        ? { channel: metadata.channel, ts: metadata.ts }
+        : latest.dmChannel && latest.dmTs
+          ? { channel: latest.dmChannel, ts: latest.dmTs }
+          : undefined;
     if (outcome.ok) {
       if (where) await deps.slack.updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, email, outcome.note));
       else await deps.slack.sendDirectMessage(actor, buildBounceResolved(outcome.row, email, outcome.note));

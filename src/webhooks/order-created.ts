@@ -1,0 +1,113 @@
+// order.created: match the order to what the app placed, then watch it until it is finished.
+//   - a kudos (by kudos.order_id, or by the order's clientOrderId = the kudos idempotency key, which
+//     also covers the webhook arriving before the worker recorded the order id): the kudos is
+//     linked to the order and its completion check scheduled;
+//   - a reward-link request (by order id or by its key, `${key}` or `${key}-n` for split batches);
+//   - anything else was placed outside Slack (the portal, another integration): a short notice in
+//     the notification channel, once;
+//   - an order our credentials cannot see (404: the other environment) is ignored.
+import { eq, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { kudos, rewardLinkRequests, type KudosRow, type RewardLinkRequestRow } from '../db/schema/index.js';
+import { postOnce } from '../domain/notifications.js';
+import { scheduleOrderCheck } from '../domain/reconcile.js';
+import { updateKudos } from '../domain/kudos-store.js';
+import { isRewardsError, orderCreatedDataSchema } from '../rewards/index.js';
+import { buildExternalOrderNotice } from '../slack/blocks/notification-messages.js';
+import type { EventProcessor } from './processor.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const orderCreatedProcessor: EventProcessor = {
+  eventTypes: ['order.created'],
+  async process(event, ctx) {
+    const data = orderCreatedDataSchema.parse(event.body.data);
+    const { orderId } = data;
+
+    let row = await kudosByOrderId(ctx.db, orderId);
+    let request = row ? undefined : await linkRequestByOrderId(ctx.db, orderId);
+    if (!row && !request) {
+      // Not recorded under this id (yet): ask the API which key created it. Transient failures throw
+      // and the event is retried; nothing is posted before the order is known to be someone else's.
+      let order;
+      try {
+        order = await ctx.rewards.orders.get(orderId, { signal: ctx.signal });
+      } catch (error) {
+        // Not visible with our credentials: an order of the other environment (a webhook
+        // registration receives both). Nothing to say or watch.
+        if (isRewardsError(error, 'NOT_FOUND')) return { outcome: 'not_found' };
+        throw error;
+      }
+      const key = order.clientOrderId ?? order.idempotencyKey;
+      if (key) {
+        row = await kudosByKey(ctx.db, key);
+        if (!row) request = await linkRequestByKey(ctx.db, key);
+      }
+    }
+
+    if (row) {
+      if (!row.orderId) row = await updateKudos(ctx.db, row.id, { orderId });
+      await scheduleOrderCheck(ctx.db, {
+        orderId,
+        source: 'kudos',
+        teamId: row.teamId,
+        enterpriseId: row.enterpriseId,
+        kudosId: row.id,
+        notBefore: row.scheduledAt,
+        firstDelayMs: ctx.firstCheckDelayMs,
+      });
+      return { outcome: 'kudos', teamId: row.teamId, enterpriseId: row.enterpriseId };
+    }
+    if (request) {
+      if (!request.orderIds.includes(orderId)) {
+        await ctx.db
+          .update(rewardLinkRequests)
+          .set({ orderIds: sql`(select coalesce(jsonb_agg(distinct x), '[]'::jsonb) from jsonb_array_elements_text(${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb) as x)`, updatedAt: sql`now()` })
+          .where(eq(rewardLinkRequests.id, request.id));
+      }
+      await scheduleOrderCheck(ctx.db, {
+        orderId,
+        source: 'reward_links',
+        teamId: request.teamId,
+        enterpriseId: request.enterpriseId,
+        rewardLinkRequestId: request.id,
+        firstDelayMs: ctx.firstCheckDelayMs,
+      });
+      return { outcome: 'reward_links', teamId: request.teamId, enterpriseId: request.enterpriseId };
+    }
+
+    const channel = ctx.config.notifyChannel;
+    if (channel) {
+      await postOnce(ctx.db, { kind: 'order.external', subject: orderId }, () => ctx.slack.postMessage(channel, buildExternalOrderNotice(data)));
+    }
+    await scheduleOrderCheck(ctx.db, { orderId, source: 'webhook', firstDelayMs: ctx.firstCheckDelayMs });
+    return { outcome: 'external' };
+  },
+};
+
+async function kudosByOrderId(db: Database, orderId: string): Promise<KudosRow | undefined> {
+  const [row] = await db.select().from(kudos).where(eq(kudos.orderId, orderId)).limit(1);
+  return row;
+}
+
+async function kudosByKey(db: Database, key: string): Promise<KudosRow | undefined> {
+  if (!UUID.test(key)) return undefined;
+  const [row] = await db.select().from(kudos).where(eq(kudos.idempotencyKey, key.toLowerCase())).limit(1);
+  return row;
+}
+
+async function linkRequestByOrderId(db: Database, orderId: string): Promise<RewardLinkRequestRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(rewardLinkRequests)
+    .where(sql`${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb`)
+    .limit(1);
+  return row;
+}
+
+async function linkRequestByKey(db: Database, key: string): Promise<RewardLinkRequestRow | undefined> {
+  const base = key.slice(0, 36);
+  if (!UUID.test(base) || !(key.length === 36 || /^-\d+$/.test(key.slice(36)))) return undefined;
+  const [row] = await db.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.idempotencyKey, base.toLowerCase())).limit(1);
+  return row;
+}

@@ -1,0 +1,138 @@
+// The background side of webhooks and notifications, started and stopped with the app:
+//   - the event processor: stored webhook events -> processors (order.created);
+//   - the completion checker: due order_checks -> GET the order -> notices (concurrency 2);
+//   - a sweep every 30 s: checks for placed kudos that have none (crash safety net) and reward-link
+//     requests left pending;
+//   - the retention cleanup, hourly: processed events older than 8 days are deleted.
+// Everything is claimed in the database, so several instances and restarts are safe.
+import { randomUUID } from 'node:crypto';
+import type { AppConfig } from '../config/index.js';
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import type { KudosRow } from '../db/schema/index.js';
+import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, runOrderCheck, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
+import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
+import type { RewardsClient } from '../rewards/index.js';
+import type { SlackGateway } from '../slack/gateway.js';
+import { deleteExpiredEvents } from './event-store.js';
+import { createPollingLoop } from './loop.js';
+import { orderCreatedProcessor } from './order-created.js';
+import { processEventBatch, type EventProcessor } from './processor.js';
+
+export const EVENT_PROCESSORS: readonly EventProcessor[] = [orderCreatedProcessor];
+
+export interface BackgroundProcessingOptions {
+  /** Backoff between completion checks; the first entry is also the delay of the first check. Default 5 s, 15 s, 1 min, 5 min, 15 min, 30 min, 1 h. */
+  checkDelaysMs?: number[];
+  /** How often idle loops look for work left by other instances. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** Parallel completion checks in this process. Default 2. */
+  checkConcurrency?: number;
+  sweepIntervalMs?: number;
+  cleanupIntervalMs?: number;
+}
+
+export interface BackgroundProcessingDeps {
+  db: Database;
+  rewards: RewardsClient;
+  slack: SlackGateway;
+  config: Pick<AppConfig, 'notifyChannel'>;
+  logger: Logger;
+}
+
+export interface BackgroundProcessing {
+  start(): void;
+  /** A webhook event was stored. */
+  wakeEvents(): void;
+  /** The worker placed a kudos order: watch it until it is finished. */
+  orderPlaced(row: KudosRow): Promise<void>;
+  /** A reward-link request was recorded: create its order(s) now, in the background. */
+  placeRewardLinks(requestId: string): void;
+  stop(graceMs?: number): Promise<void>;
+}
+
+export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts: BackgroundProcessingOptions = {}): BackgroundProcessing {
+  const id = `bg-${randomUUID().slice(0, 8)}`;
+  const log = deps.logger.child({ part: 'webhooks', processor: id });
+  const delays = opts.checkDelaysMs && opts.checkDelaysMs.length > 0 ? opts.checkDelaysMs : DEFAULT_CHECK_DELAYS_MS;
+  const firstCheckDelayMs = delays[0]!;
+  const pollMs = opts.pollIntervalMs ?? 1000;
+  const inFlight = new Set<Promise<unknown>>();
+  const controller = new AbortController();
+  const timers: NodeJS.Timeout[] = [];
+
+  const events = createPollingLoop({
+    name: 'webhook event processor',
+    concurrency: 1,
+    idleMs: pollMs,
+    logger: log,
+    step: async (signal) => (await processEventBatch({ ...deps, logger: log, firstCheckDelayMs, signal }, EVENT_PROCESSORS)) > 0,
+  });
+  const checks = createPollingLoop({
+    name: 'order completion checker',
+    concurrency: opts.checkConcurrency ?? 2,
+    idleMs: Math.min(pollMs, firstCheckDelayMs),
+    logger: log,
+    step: async (signal) => {
+      const check = await claimDueCheck(deps.db, id, 120_000);
+      if (!check) return false;
+      await runOrderCheck({ ...deps, logger: log }, check, { delaysMs: delays, signal });
+      return true;
+    },
+  });
+
+  const track = <T>(promise: Promise<T>) => {
+    inFlight.add(promise);
+    void promise.finally(() => inFlight.delete(promise)).catch(() => {});
+    return promise;
+  };
+
+  async function sweep(): Promise<void> {
+    try {
+      const created = await scheduleMissingKudosChecks(deps.db, firstCheckDelayMs);
+      if (created > 0) log.warn('scheduled missing completion checks', { created });
+      await resumePendingRewardLinkRequests({ ...deps, logger: log }, { firstCheckDelayMs, signal: controller.signal });
+    } catch (error) {
+      log.error('background sweep failed', { error });
+    }
+  }
+
+  async function cleanup(): Promise<void> {
+    try {
+      const deleted = await deleteExpiredEvents(deps.db);
+      if (deleted > 0) log.info('deleted expired webhook events', { deleted });
+    } catch (error) {
+      log.error('webhook event cleanup failed', { error });
+    }
+  }
+
+  return {
+    start() {
+      events.start();
+      checks.start();
+      timers.push(setInterval(() => void track(sweep()), opts.sweepIntervalMs ?? 30_000));
+      timers.push(setInterval(() => void track(cleanup()), opts.cleanupIntervalMs ?? 3600_000));
+      for (const timer of timers) timer.unref();
+      void track(cleanup());
+      log.info('webhook and notification processing started');
+    },
+    wakeEvents: () => events.wake(),
+    async orderPlaced(row) {
+      await scheduleKudosCheck(deps.db, row, firstCheckDelayMs);
+    },
+    placeRewardLinks(requestId) {
+      void track(
+        placeRewardLinkRequest({ ...deps, logger: log }, requestId, { firstCheckDelayMs, signal: controller.signal })
+          .then(() => checks.wake())
+          .catch((error: unknown) => log.error('placing reward links failed', { requestId, error })),
+      );
+    },
+    async stop(graceMs = 5000) {
+      for (const timer of timers) clearInterval(timer);
+      timers.length = 0;
+      await Promise.all([events.stop(graceMs), checks.stop(graceMs)]);
+      controller.abort();
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

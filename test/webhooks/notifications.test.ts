@@ -1,0 +1,240 @@
+// Webhooks in, notifications out, end to end: the emulator's real webhook sender and clock, the real
+// app over HTTP, the Slack simulator. Each notice must appear exactly once.
+import { randomUUID } from 'node:crypto';
+import { formatInTimeZone } from 'date-fns-tz';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { kudos, notifications, orderChecks, webhookEvents } from '../../src/db/schema/index.js';
+import { createRewardsClient } from '../../src/rewards/index.js';
+import type { Message } from '../../src/simulator/slack.js';
+import { eventually, sendModalValues, type TestStack } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { countRows, openSendModal, startWebhookProxy, startWebhookStack, type WebhookProxy } from './support.js';
+
+let testDb: TestDatabase;
+let emulator: TestEmulator;
+let stack: TestStack;
+let proxy: WebhookProxy;
+
+beforeAll(async () => {
+  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator({ EMULATOR_BACKGROUND: 'off' })]);
+  proxy = await startWebhookProxy(() => stack.app.url);
+});
+afterAll(async () => {
+  await proxy?.close();
+  await emulator?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+  proxy.recorded.length = 0;
+  proxy.failNext(0, 'down');
+  stack = await startWebhookStack(testDb.db, emulator);
+});
+afterEach(async () => {
+  await stack?.close();
+});
+
+/** An order placed outside Slack (as the portal or another integration would). */
+async function placeOrderElsewhere(email = 'guest@example.com') {
+  const { order } = await stack.app.rewards.orders.createChoice(
+    { productId: 'CC-THANK-YOU', recipients: [{ email, amount: '20.00' }], emailSetting: { senderName: 'Portal', subject: 'Thanks' } },
+    { idempotencyKey: randomUUID() },
+  );
+  return order;
+}
+
+const mentions = (m: Message, text: string) => m.text.includes(text) || JSON.stringify(m.blocks ?? []).includes(text);
+const channelNotices = (orderId: string) => stack.sim.messages('C_KUDOS').filter((m) => mentions(m, orderId));
+
+async function sendKudos(users: string[], amount = '25', message = 'Thanks for the launch') {
+  const view = await openSendModal(stack, 'U_MANAGER');
+  const answer = await stack.sim.submitView(view.id, sendModalValues({ users, design: 'CC-THANK-YOU', amount, message }), 'U_MANAGER');
+  expect(answer.status).toBe(200);
+  return eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.orderId && k.notifiedAt && k.announcementTs), 10_000);
+}
+
+describe('order.created', () => {
+  it('posts one notice for an order placed outside Slack, and its completion in the notice\'s thread', async () => {
+    expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
+    const order = await placeOrderElsewhere();
+    await emulator.advance(0); // delivers order.created
+
+    const notice = await stack.sim.waitFor(() => channelNotices(order.orderId)[0]);
+    expect(notice.text).toContain('placed outside Slack');
+    expect(notice.text).toContain('20.00 USD');
+
+    await emulator.advance(5); // the order completes; reconciliation notices it
+    const done = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === notice.ts));
+    expect(done.text).toContain('1 of 1 card delivered');
+    expect(channelNotices(order.orderId).filter((m) => !m.thread_ts)).toHaveLength(1);
+    const check = await eventually(async () => (await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, order.orderId))).find((c) => c.doneAt));
+    expect(check.lastStatus).toBe('COMPLETE');
+  });
+
+  it('ignores an order of the other (sandbox) environment, which our credentials cannot see', async () => {
+    expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
+    const sandbox = createRewardsClient({ baseUrl: emulator.url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' });
+    try {
+      await sandbox.orders.createChoice(
+        { productId: 'CC-THANK-YOU', recipients: [{ email: 'test@example.com', amount: '10.00' }], emailSetting: { senderName: 'QA', subject: 'Test' } },
+        { idempotencyKey: randomUUID() },
+      );
+    } finally {
+      await sandbox.close();
+    }
+    await emulator.advance(0);
+    const event = await eventually(async () => (await testDb.db.select().from(webhookEvents)).find((e) => e.processedAt));
+    expect(event.outcome).toBe('not_found');
+    expect(event.attempts).toBe(1);
+    expect(stack.sim.messages('C_KUDOS')).toHaveLength(0);
+    expect(await countRows(testDb.db, 'order_checks')).toBe(0);
+  });
+
+  it('a receiver failure is retried by the emulator and still gives exactly one notice', async () => {
+    expect(await emulator.registerWebhook(`${proxy.url}/webhooks/rewards`)).toEqual({ active: true });
+
+    // 1) The app is unreachable for the first attempt: nothing stored; the retry a minute later works.
+    proxy.failNext(1, 'down');
+    const first = await placeOrderElsewhere('first@example.com');
+    await emulator.advance(0);
+    expect(await countRows(testDb.db, 'webhook_events')).toBe(0);
+    await emulator.advance(60);
+    await stack.sim.waitFor(() => channelNotices(first.orderId)[0]);
+
+    // 2) The app stores the event but its answer is lost (the sender sees 500): the retries after
+    //    1 and 5 more minutes are recognised as redeliveries and change nothing.
+    proxy.failNext(2, 'lost-ack');
+    const second = await placeOrderElsewhere('second@example.com');
+    await emulator.advance(0);
+    await stack.sim.waitFor(() => channelNotices(second.orderId)[0]);
+    await emulator.advance(60);
+    await emulator.advance(300);
+
+    const deliveries = await emulator.deliveries();
+    const attemptsOf = (eventId: string) => deliveries.filter((d) => d.eventId === eventId).map((d) => d.status);
+    const [firstEvent, secondEvent] = [...new Set(deliveries.map((d) => d.eventId))];
+    expect(attemptsOf(firstEvent!)).toEqual([503, 200]);
+    expect(attemptsOf(secondEvent!)).toEqual([500, 500, 200]);
+
+    // Let processing settle, then count.
+    await eventually(async () => (await testDb.db.select().from(webhookEvents)).every((e) => e.processedAt));
+    expect(await countRows(testDb.db, 'webhook_events')).toBe(2);
+    expect(channelNotices(first.orderId).filter((m) => !m.thread_ts)).toHaveLength(1);
+    expect(channelNotices(second.orderId).filter((m) => !m.thread_ts)).toHaveLength(1);
+    expect(await countRows(testDb.db, 'notifications', `kind = 'order.external'`)).toBe(2);
+  });
+
+  it('the same event redelivered one after the other gives one notice', async () => {
+    expect(await emulator.registerWebhook(`${proxy.url}/webhooks/rewards`)).toEqual({ active: true });
+    const order = await placeOrderElsewhere();
+    await emulator.advance(0);
+    await stack.sim.waitFor(() => channelNotices(order.orderId)[0]);
+    const delivery = proxy.recorded.find((d) => d.eventType === 'order.created')!;
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${stack.app.url}/webhooks/rewards`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Service-Signature': delivery.signature }, body: delivery.body });
+      expect(await res.json()).toEqual({ ok: true, duplicate: true });
+    }
+    await eventually(async () => (await testDb.db.select().from(webhookEvents)).every((e) => e.processedAt));
+    expect(channelNotices(order.orderId)).toHaveLength(1);
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)('the same event delivered 10 times at once, to two instances, gives one notice (PostgreSQL)', async () => {
+    const second = await stack.startAnotherApp();
+    expect(await emulator.registerWebhook(`${proxy.url}/webhooks/rewards`)).toEqual({ active: true });
+    // Record a real delivery, but keep it from the app: the 10 copies below are the first arrivals.
+    proxy.failNext(1, 'down');
+    const order = await placeOrderElsewhere();
+    await emulator.advance(0);
+    const delivery = proxy.recorded.find((d) => d.eventType === 'order.created')!;
+    expect(await countRows(testDb.db, 'webhook_events')).toBe(0);
+
+    const targets = [stack.app.url, second.url];
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        fetch(`${targets[i % 2]}/webhooks/rewards`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Service-Signature': delivery.signature }, body: delivery.body }).then(
+          async (res) => ({ status: res.status, body: (await res.json()) as { duplicate: boolean } }),
+        ),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(answers.filter((a) => !a.body.duplicate)).toHaveLength(1);
+    await stack.sim.waitFor(() => channelNotices(order.orderId)[0]);
+    await eventually(async () => (await testDb.db.select().from(webhookEvents)).every((e) => e.processedAt));
+    await emulator.advance(5);
+    await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts && mentions(m, 'delivered')));
+    await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
+    expect(channelNotices(order.orderId).filter((m) => !m.thread_ts)).toHaveLength(1);
+    expect(stack.sim.messages('C_KUDOS').filter((m) => m.thread_ts)).toHaveLength(1);
+    expect(await countRows(testDb.db, 'webhook_events')).toBe(1);
+  });
+});
+
+describe('completion of kudos sent from Slack', () => {
+  it('is found by reconciliation alone (no webhook registered): one notice in the announcement thread and a DM', async () => {
+    const row = await sendKudos(['U_EMP1', 'U_EMP2']);
+    expect(row.orderStatus).not.toBe('COMPLETE');
+    await emulator.advance(5);
+    const reply = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs));
+    expect(reply.text).toContain('2 of 2 cards delivered');
+    const dm = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('went out')));
+    expect(dm.text).toContain('2 of 2 cards delivered');
+    await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]!.orderStatus === 'COMPLETE');
+    await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
+    expect(stack.sim.messages('C_KUDOS').filter((m) => m.thread_ts)).toHaveLength(1);
+    expect(stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('went out'))).toHaveLength(1);
+  });
+
+  it('survives a restart: a check scheduled by one instance is finished by the next', async () => {
+    const row = await sendKudos(['U_EMP3']);
+    await stack.app.close();
+    expect((await testDb.db.select().from(orderChecks)).map((c) => [c.orderId, c.doneAt])).toEqual([[row.orderId, null]]);
+    await emulator.advance(5);
+    await stack.startAnotherApp();
+    const reply = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs));
+    expect(reply.text).toContain('1 of 1 card delivered');
+    await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
+  });
+
+  it('a scheduled kudos is announced when it went out, with the completion notice in its thread', async () => {
+    const sendAt = new Date(Date.now() + 2 * 3600_000);
+    const local = formatInTimeZone(sendAt, 'America/New_York', "yyyy-MM-dd'T'HH:mm");
+    const [date, time] = local.split('T') as [string, string];
+    const view = await openSendModal(stack, 'U_MANAGER');
+    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP4'], design: 'CC-THANK-YOU', amount: '15', schedule: { date, time } }), 'U_MANAGER');
+    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
+    // Booked, not announced; the first check waits for the send time.
+    const [check] = await testDb.db.select().from(orderChecks);
+    expect(check!.nextCheckAt.getTime()).toBeGreaterThanOrEqual(row.scheduledAt!.getTime());
+    expect(stack.sim.messages('C_KUDOS')).toHaveLength(0);
+
+    await emulator.advance(2 * 3600 + 60); // the emulator sends it and completes it
+    // The app's own clock has not moved: let the check fall due now, as it would at the send time.
+    await testDb.db.update(orderChecks).set({ nextCheckAt: new Date() });
+    const announcement = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => !m.thread_ts && JSON.stringify(m.blocks ?? []).includes('<@U_EMP4>')));
+    const reply = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === announcement.ts));
+    expect(reply.text).toContain('1 of 1 card delivered');
+    const updated = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.announcementTs === announcement.ts));
+    expect(updated.orderStatus).toBe('COMPLETE');
+    expect(stack.sim.messages('C_KUDOS').filter((m) => !m.thread_ts)).toHaveLength(1);
+  });
+
+  it('order.created for a Slack kudos updates that kudos instead of posting an "outside Slack" notice; webhook and reconciliation give one completion', async () => {
+    expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
+    const row = await sendKudos(['U_EMP1']);
+    await emulator.advance(0);
+    const event = await eventually(async () => (await testDb.db.select().from(webhookEvents)).find((e) => e.processedAt));
+    expect(event.outcome).toBe('kudos');
+    expect(event.teamId).toBe('T0KUDOS');
+    expect(stack.sim.messages('C_KUDOS').filter((m) => m.text.includes('outside Slack'))).toHaveLength(0);
+
+    await emulator.advance(5);
+    await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs));
+    await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
+    expect(stack.sim.messages('C_KUDOS').filter((m) => m.thread_ts)).toHaveLength(1);
+    const posted = await testDb.db.select().from(notifications).where(eq(notifications.subject, row.orderId!));
+    expect(posted.map((n) => n.kind).sort()).toEqual(['order.completed', 'order.completed.dm']);
+    expect(posted.every((n) => n.ts)).toBe(true);
+  });
+});

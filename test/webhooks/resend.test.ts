@@ -1,0 +1,127 @@
+// A bounced card: the sender gets a DM with "Fix address and resend"; the modal checks the address
+// inline, the order is resent with updatedEmail, and the address book and the Slack mapping follow.
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bouncedRecipients, kudos, recipientMappings } from '../../src/db/schema/index.js';
+import { eventually, postSignedPayload, sendModalValues, viewSubmissionPayload, type TestStack } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { openSendModal, startWebhookStack } from './support.js';
+
+let testDb: TestDatabase;
+let emulator: TestEmulator;
+let stack: TestStack;
+
+beforeAll(async () => {
+  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator({ EMULATOR_BACKGROUND: 'off' })]);
+});
+afterAll(async () => {
+  await emulator?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+  stack = await startWebhookStack(testDb.db, emulator);
+  // Eli's Slack profile carries an address that bounces.
+  stack.sim.workspace.users.find((u) => u.id === 'U_EMP1')!.email = 'someone@bounce.test';
+});
+afterEach(async () => {
+  await stack?.close();
+});
+
+interface EmailRecord {
+  kind: string;
+  to: string;
+  bounced: boolean;
+  orderId: string;
+}
+
+async function sendAndComplete(users: string[]) {
+  const view = await openSendModal(stack, 'U_MANAGER');
+  await stack.sim.submitView(view.id, sendModalValues({ users, design: 'CC-THANK-YOU', amount: '30' }), 'U_MANAGER');
+  const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.orderId && k.announcementTs), 10_000);
+  await emulator.advance(5);
+  return row;
+}
+
+const bounceDm = () => stack.sim.messages('U_MANAGER').find((m) => JSON.stringify(m.blocks ?? []).includes('bounce_fix_open'));
+
+describe('bounced recipients', () => {
+  it('DMs the sender once per bounced recipient, and "Fix address and resend" resends and corrects the address book and mapping', async () => {
+    const row = await sendAndComplete(['U_EMP1', 'U_EMP2']);
+    const notice = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs));
+    expect(notice.text).toContain('1 of 2 cards delivered, 1 bounced');
+    const dm = await stack.sim.waitFor(bounceDm);
+    expect(dm.text).toContain('someone@bounce.test');
+    expect(JSON.stringify(dm.blocks)).toContain('<@U_EMP1>');
+    // Only the bounced recipient gets a DM (the emulator says per recipient which one bounced).
+    await eventually(async () => (await testDb.db.select().from(bouncedRecipients)).length === 1);
+    expect(stack.sim.messages('U_MANAGER').filter((m) => JSON.stringify(m.blocks ?? []).includes('bounce_fix_open'))).toHaveLength(1);
+
+    // The button opens the modal, prefilled with the facts.
+    await stack.sim.clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_MANAGER');
+    const modal = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'));
+
+    // The address is checked inline.
+    await stack.sim.submitView(modal.id, { bounce_fix_email: { email: { type: 'email_text_input', value: 'not-an-address' } } }, 'U_MANAGER');
+    expect(stack.sim.viewErrors(modal.id).bounce_fix_email).toContain('e-mail address');
+    await stack.sim.submitView(modal.id, { bounce_fix_email: { email: { type: 'email_text_input', value: 'someone@bounce.test' } } }, 'U_MANAGER');
+    expect(stack.sim.viewErrors(modal.id).bounce_fix_email).toContain('bounced');
+    expect(stack.sim.openViews('U_MANAGER')).toHaveLength(1);
+
+    const answer = await stack.sim.submitView(modal.id, { bounce_fix_email: { email: { type: 'email_text_input', value: 'eli.fixed@example.com' } } }, 'U_MANAGER');
+    expect(answer.body).toBe('');
+    expect(stack.sim.openViews('U_MANAGER')).toHaveLength(0);
+
+    // The DM is updated in place: resent, no button any more.
+    const updated = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited));
+    expect(updated.text).toContain('eli.fixed@example.com');
+    expect(JSON.stringify(updated.blocks)).not.toContain('bounce_fix_open');
+
+    // The emulator resent the card to the new address, and it did not bounce.
+    const emails = (await emulator.emails()) as EmailRecord[];
+    const resent = emails.filter((e) => e.kind === 'resend');
+    expect(resent).toEqual([expect.objectContaining({ to: 'eli.fixed@example.com', bounced: false, orderId: row.orderId })]);
+
+    // For the future: the address book entry and the Slack mapping carry the corrected address.
+    const [mapping] = await testDb.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP1'));
+    expect(mapping!.email).toBe('eli.fixed@example.com');
+    const recipient = await stack.app.rewards.recipients.get(mapping!.recipientId);
+    expect(recipient.email).toBe('eli.fixed@example.com');
+    const [bounce] = await testDb.db.select().from(bouncedRecipients);
+    expect(bounce!.status).toBe('resent');
+    expect(bounce!.resentBy).toBe('U_MANAGER');
+  });
+
+  it('a second submission after the resend does not resend twice, and the button is gone', async () => {
+    await sendAndComplete(['U_EMP1']);
+    const dm = await stack.sim.waitFor(bounceDm);
+    await stack.sim.clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_MANAGER');
+    const modal = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'));
+    const values = { bounce_fix_email: { email: { type: 'email_text_input', value: 'eli.new@example.com' } } };
+    await stack.sim.submitView(modal.id, values, 'U_MANAGER');
+    await eventually(async () => (await testDb.db.select().from(bouncedRecipients))[0]!.status === 'resent');
+
+    // The same modal submitted again (Slack retrying, a second client): refused inline.
+    const again = await postSignedPayload(stack.app.url, viewSubmissionPayload(modal as never, values, 'U_MANAGER'));
+    expect(again.status).toBe(200);
+    expect(JSON.parse(again.text)).toMatchObject({ response_action: 'errors', errors: { bounce_fix_email: expect.stringContaining('Already resent') } });
+
+    // And the button is gone from the DM, so it cannot be clicked again.
+    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited && !JSON.stringify(m.blocks ?? []).includes('bounce_fix_open')));
+    expect(stack.sim.openViews('U_MANAGER')).toHaveLength(0);
+    expect(((await emulator.emails()) as EmailRecord[]).filter((e) => e.kind === 'resend')).toHaveLength(1);
+  });
+
+  it('someone other than the sender cannot open the fix', async () => {
+    await sendAndComplete(['U_EMP1']);
+    const dm = await stack.sim.waitFor(bounceDm);
+    await eventually(async () => (await testDb.db.select().from(bouncedRecipients)).length === 1);
+    expect(await stack.sim.clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_EMP2')).toMatchObject({ status: 200 });
+    await eventually(() => stack.sim.calls.find((c) => c.ok && JSON.stringify(c.args).includes('Only the sender')));
+    expect(stack.sim.openViews('U_EMP2')).toHaveLength(0);
+    const [bounce] = await testDb.db.select().from(bouncedRecipients);
+    expect(bounce!.status).toBe('open');
+    expect(((await emulator.emails()) as EmailRecord[]).filter((e) => e.kind === 'resend')).toHaveLength(0);
+  });
+});
