@@ -93,21 +93,22 @@ export function dedupeByEmail(lists: KudosRecipientSnapshot[][]): KudosRecipient
 }
 
 /**
- * The address-book recipient of a Slack user: the stored mapping when its e-mail is current; when the
- * Slack e-mail changed, the recipient is updated (PUT) and the mapping with it; otherwise found by
- * exact e-mail or created, and the mapping stored.
+ * The address-book recipient of a Slack user and the address their cards go to: the stored mapping
+ * while the Slack e-mail it was synced from is current (its address may be one a sender corrected
+ * after a bounce); when the Slack e-mail changed, the recipient is updated (PUT) and the mapping with
+ * it; otherwise found by exact e-mail or created, and the mapping stored.
  */
 export async function ensureRecipientMapping(
   deps: { db: Database; rewards: RewardsClient },
   ws: Workspace,
   person: { slackUserId: string; email: string; firstName?: string | undefined; lastName?: string | undefined },
-): Promise<string> {
+): Promise<{ recipientId: string; email: string }> {
   const { db, rewards } = deps;
   const [mapping] = await db
     .select()
     .from(recipientMappings)
     .where(and(eq(recipientMappings.teamId, ws.teamId), eq(recipientMappings.slackUserId, person.slackUserId)));
-  if (mapping && mapping.email.toLowerCase() === person.email.toLowerCase()) return mapping.recipientId;
+  if (mapping && sameEmail(syncedSlackEmail(mapping), person.email)) return { recipientId: mapping.recipientId, email: mapping.email };
 
   let recipientId: string | undefined;
   if (mapping) {
@@ -125,12 +126,21 @@ export async function ensureRecipientMapping(
 
   await db
     .insert(recipientMappings)
-    .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId, slackUserId: person.slackUserId, recipientId, email: person.email })
+    .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId, slackUserId: person.slackUserId, recipientId, email: person.email, slackEmail: person.email })
     .onConflictDoUpdate({
       target: [recipientMappings.teamId, recipientMappings.slackUserId],
-      set: { recipientId, email: person.email, updatedAt: new Date() },
+      set: { recipientId, email: person.email, slackEmail: person.email, updatedAt: new Date() },
     });
-  return recipientId;
+  return { recipientId, email: person.email };
+}
+
+/** The Slack e-mail a mapping was synced from (older rows: their delivery address). */
+function syncedSlackEmail(mapping: { email: string; slackEmail: string | null }): string {
+  return mapping.slackEmail ?? mapping.email;
+}
+
+function sameEmail(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
 }
 
 function nameFields(person: { email: string; firstName?: string | undefined; lastName?: string | undefined }) {
@@ -165,7 +175,7 @@ export async function syncChangedSlackUser(deps: { db: Database; rewards: Reward
     .from(recipientMappings)
     .where(and(eq(recipientMappings.teamId, ws.teamId), eq(recipientMappings.slackUserId, user.id)));
   if (!mapping) return 'unmapped';
-  if (!user.email || user.deleted || mapping.email.toLowerCase() === user.email.toLowerCase()) return 'unchanged';
+  if (!user.email || user.deleted || sameEmail(syncedSlackEmail(mapping), user.email)) return 'unchanged';
   await ensureRecipientMapping(deps, ws, { slackUserId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName });
   return 'updated';
 }

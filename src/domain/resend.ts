@@ -85,7 +85,9 @@ export async function resendBouncedCard(
     if (bounce.slackUserId && recipientId) {
       await deps.db
         .update(recipientMappings)
-        .set({ email: newEmail, recipientId, updatedAt: new Date() })
+        // Only the delivery address: slack_email keeps the profile e-mail, so the next send does not
+        // "sync" the address back to the one that bounced.
+        .set({ email: newEmail, recipientId, slackEmail: sql`coalesce(${recipientMappings.slackEmail}, ${recipientMappings.email})`, updatedAt: new Date() })
         .where(and(eq(recipientMappings.teamId, bounce.teamId), eq(recipientMappings.slackUserId, bounce.slackUserId)));
     }
   } catch (error) {

@@ -188,7 +188,10 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     }
   }
 
-  /** Slack users get their address-book recipient id (found or created once, mapping stored). */
+  /**
+   * Slack users get their address-book recipient id (found or created once, mapping stored) and the
+   * mapping's address, which is a corrected one when a sender fixed a bounce for them.
+   */
   async function mapRecipients(row: KudosRow): Promise<KudosRow['recipients']> {
     if (row.recipients.every((r) => r.recipientId || !r.slackUserId)) return row.recipients;
     const mapped = [];
@@ -197,12 +200,12 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         mapped.push(r);
         continue;
       }
-      const recipientId = await ensureRecipientMapping(
+      const { recipientId, email } = await ensureRecipientMapping(
         { db: deps.db, rewards: deps.rewards },
         { teamId: row.teamId, enterpriseId: row.enterpriseId },
         { slackUserId: r.slackUserId, email: r.email, firstName: r.firstName, lastName: r.lastName },
       );
-      mapped.push({ ...r, recipientId });
+      mapped.push({ ...r, recipientId, email });
     }
     return mapped;
   }

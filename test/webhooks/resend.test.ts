@@ -91,6 +91,16 @@ describe('bounced recipients', () => {
     const [bounce] = await testDb.db.select().from(bouncedRecipients);
     expect(bounce!.status).toBe('resent');
     expect(bounce!.resentBy).toBe('U_MANAGER');
+
+    // The correction lasts: Eli's Slack profile still says the bouncing address, yet the next kudos
+    // goes to the corrected one and the address book is not switched back.
+    const next = await openSendModal(stack, 'U_MANAGER');
+    await stack.sim.submitView(next.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    const second = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.orderId && k.orderId !== row.orderId), 10_000);
+    await emulator.advance(5);
+    const cards = ((await emulator.emails()) as EmailRecord[]).filter((e) => e.kind === 'card' && e.orderId === second.orderId);
+    expect(cards).toEqual([expect.objectContaining({ to: 'eli.fixed@example.com', bounced: false })]);
+    expect((await stack.app.rewards.recipients.get(mapping!.recipientId)).email).toBe('eli.fixed@example.com');
   });
 
   it('a second submission after the resend does not resend twice, and the button is gone', async () => {

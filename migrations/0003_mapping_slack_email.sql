@@ -1,0 +1,1 @@
+ALTER TABLE "recipient_mappings" ADD COLUMN "slack_email" text;
