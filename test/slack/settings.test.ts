@@ -121,6 +121,7 @@ describe('/kudos settings', () => {
         settings_approver_group: { approver_group: option('S_TEAM') },
         settings_threshold: { threshold: value('number_input', '200') },
         settings_budget: { budget: value('number_input', '1000.50') },
+        settings_default_design: { default_design: option('CC-BIRTHDAY') },
         settings_default_amount: { default_amount: value('number_input', '25') },
         settings_expiry_hours: { expiry_hours: value('number_input', '24') },
       },
@@ -134,7 +135,7 @@ describe('/kudos settings', () => {
     expect(rendered(summary)).toContain('announcement channel*: <#C_KUDOS> → <#C_GENERAL>');
 
     const row = await settingsRow();
-    expect(row).toMatchObject({ notifyChannel: 'C_GENERAL', approverUserIds: null, approverUsergroupId: 'S_TEAM', approvalThresholdCents: 20_000, monthlyBudgetCents: 100_050, defaultAmountCents: 2500, approvalExpiryHours: 24, updatedBy: 'U_ADMIN' });
+    expect(row).toMatchObject({ notifyChannel: 'C_GENERAL', approverUserIds: null, approverUsergroupId: 'S_TEAM', approvalThresholdCents: 20_000, monthlyBudgetCents: 100_050, defaultProductId: 'CC-BIRTHDAY', defaultAmountCents: 2500, approvalExpiryHours: 24, updatedBy: 'U_ADMIN' });
     const audit = await testDb.db.select().from(auditEvents).where(eq(auditEvents.action, 'settings.changed'));
     expect(audit).toHaveLength(1);
     expect(audit[0]!.actorUserId).toBe('U_ADMIN');
@@ -145,6 +146,7 @@ describe('/kudos settings', () => {
         approverUsergroupId: { from: null, to: 'S_TEAM' },
         approvalThresholdCents: { from: 10_000, to: 20_000 },
         monthlyBudgetCents: { from: null, to: 100_050 },
+        defaultProductId: { from: null, to: 'CC-BIRTHDAY' },
         defaultAmountCents: { from: null, to: 2500 },
         approvalExpiryHours: { from: 72, to: 24 },
       },
@@ -171,10 +173,11 @@ describe('/kudos settings', () => {
     await stack.sim.clickButton({ channel: 'C_APPROVALS', ts: request.ts }, 'approval_approve', 'U_EMP1');
     await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status === 'placed');
 
-    // The send form is prefilled with the default amount.
+    // The send form is prefilled with the default design and amount.
     await stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
     const form = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
     expect(element(form, 'send_amount').initial_value).toBe('25');
+    expect(element(form, 'send_design').initial_option).toMatchObject({ value: 'CC-BIRTHDAY', text: { text: 'Happy Birthday' } });
   });
 
   it('saving without changes records nothing', async () => {

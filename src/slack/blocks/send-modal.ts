@@ -6,6 +6,8 @@ export interface SendModalState {
   /** Slack user ids to preselect (from `/kudos @a @b 25 thanks`). */
   userIds?: string[];
   amountDollars?: number;
+  /** The workspace's default design (settings), preselected. */
+  design?: { productId: string; name: string };
   message?: string;
   /** The sender's IANA zone: the date and time pickers are read in it (unknown if Slack was slow). */
   timezone?: string;
@@ -69,6 +71,7 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
         action_id: A.design,
         min_query_length: 0,
         placeholder: plain('Search designs'),
+        ...(state.design ? { initial_option: { text: plain(clip(state.design.name, 75)), value: state.design.productId } } : {}),
       },
     },
     {

@@ -70,12 +70,17 @@ export function register(app: App, deps: ListenerDeps): void {
           );
           const timezone = sender?.tz;
           const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
+          // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
+          const design = defaults?.defaultProductId
+            ? await withinBudget(deps.catalog.get(defaults.defaultProductId).catch(() => undefined), OPEN_LOOKUP_BUDGET_MS / 2, undefined)
+            : undefined;
           await deps.slack.openView(
             command.trigger_id,
             buildSendModal({
               userIds: parsed.userIds,
               ...((parsed.amountDollars ?? defaultDollars) !== undefined ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! } : {}),
               ...(parsed.message ? { message: parsed.message } : {}),
+              ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
               ...(timezone ? { timezone, today: todayIn(timezone, deps.now()) } : {}),
               metadata: { channelId: command.channel_id },
             }),
