@@ -109,7 +109,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   await settings.refreshLatest().catch((error: unknown) => logger.warn('reading settings failed', { error }));
   const liveConfig = liveSettingsConfig(config, settings);
   const background = createBackgroundProcessing({ db, rewards, slack, config: liveConfig, logger }, opts.webhooks);
-  const worker = createWorker({ db, rewards, slack, config: liveConfig, logger, onOrderPlaced: (row) => background.orderPlaced(row), onPickup: (seconds) => metrics.observePickupLatency(seconds) }, opts.worker);
+  const worker = createWorker({ db, rewards, slack, config: liveConfig, logger, onOrderPlaced: (row) => background.orderPlaced(row), onOrderFailed: (row) => approvals.handleOrderFailure(row), onPickup: (seconds) => metrics.observePickupLatency(seconds) }, opts.worker);
   const approvals = createApprovalService({
     db,
     slack,

@@ -7,7 +7,7 @@
 import { and, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { approvalRequests, kudos, type ApprovalMessageRef, type ApprovalRequestRow, type KudosRow } from '../db/schema/index.js';
-import { recordAudit } from './audit.js';
+import { recordAudit, recordFailedOrders } from './audit.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
 
 /** An approved send whose schedule is closer than the cancel window plus this goes out at once. */
@@ -205,6 +205,7 @@ export async function findReopenable(db: Database): Promise<ApprovalCase[]> {
  */
 export async function reopenAfterFailure(db: Database, failed: ApprovalCase, expiresAt: Date): Promise<ApprovalCase | undefined> {
   return db.transaction(async (tx) => {
+    await recordFailedOrders(tx, failed.kudos.id);
     const [k] = await tx
       .update(kudos)
       .set({ status: 'awaiting_approval', idempotencyKey: sql`gen_random_uuid()`, attempts: 0, claimedUntil: null, claimedBy: null, orderId: null, updatedAt: sql`now()` })

@@ -25,6 +25,7 @@ import {
   getApprovalCase,
   markPosted,
   reopenAfterFailure,
+  REOPENABLE_FAILURES,
   type ApprovalCase,
   type Decision,
 } from './approvals-store.js';
@@ -65,6 +66,11 @@ export interface ApprovalService {
   decide(kudosId: string, actorUserId: string, decision: Decision): Promise<{ ok: true; announce(): Promise<void> } | Refusal>;
   /** Admins of a workspace: the settings' list, or Slack admins and owners. */
   isAdmin(ws: WorkspaceRef, userId: string): Promise<boolean>;
+  /**
+   * The worker's hook for a refused order: an approved send refused for a fixable reason (limits,
+   * balance) goes straight back to the approvers, and the sender hears it once. True when re-opened.
+   */
+  handleOrderFailure(row: KudosRow): Promise<boolean>;
   /** One pass of the periodic work; `now` is injectable for tests. */
   sweep(now?: Date): Promise<SweepReport>;
   start(intervalMs?: number): void;
@@ -163,6 +169,28 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     return { ok: true, request: view };
   }
 
+  /** Puts one failed approved send back to the approvers; false when it is not (or no longer) theirs. */
+  async function reopen(failed: ApprovalCase, now: Date): Promise<boolean> {
+    // Only when the refused key really produced no order (a timed-out earlier try could have).
+    const existing = await deps.rewards.orders.list({ clientOrderId: failed.kudos.idempotencyKey });
+    if (existing.data.length > 0) {
+      log.warn('not re-opening: an order exists for the failed key', { kudosId: failed.kudos.id });
+      return false;
+    }
+    const settings = await deps.settings.get({ teamId: failed.kudos.teamId });
+    const reopened = await reopenAfterFailure(deps.db, failed, new Date(now.getTime() + settings.approvalExpiryHours * 3_600_000));
+    if (!reopened) return false;
+    log.info('approved send re-opened after a refused order', { kudosId: reopened.kudos.id, code: reopened.request.lastFailureCode });
+    await updateRequestMessages(reopened);
+    await tellSender(reopened, buildReopenedNotice(reopened, 'sender'));
+    if (reopened.request.decidedBy) {
+      await deps.slack
+        .sendDirectMessage(reopened.request.decidedBy, buildReopenedNotice(reopened, 'approver'))
+        .catch((error: unknown) => log.warn('telling the approver failed', { kudosId: reopened.kudos.id, error }));
+    }
+    return true;
+  }
+
   async function sweepOnce(now: Date): Promise<SweepReport> {
     const report: SweepReport = { auditedOrders: 0, reopened: 0, expired: 0, reposted: 0 };
     const step = async (name: string, fn: () => Promise<void>) => {
@@ -178,24 +206,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     });
     await step('reopen', async () => {
       for (const failed of await findReopenable(deps.db)) {
-        // Only when the refused key really produced no order (a timed-out earlier try could have).
-        const existing = await deps.rewards.orders.list({ clientOrderId: failed.kudos.idempotencyKey });
-        if (existing.data.length > 0) {
-          log.warn('not re-opening: an order exists for the failed key', { kudosId: failed.kudos.id });
-          continue;
-        }
-        const settings = await deps.settings.get({ teamId: failed.kudos.teamId });
-        const reopened = await reopenAfterFailure(deps.db, failed, new Date(now.getTime() + settings.approvalExpiryHours * 3_600_000));
-        if (!reopened) continue;
-        report.reopened++;
-        log.info('approved send re-opened after a refused order', { kudosId: reopened.kudos.id, code: reopened.request.lastFailureCode });
-        await updateRequestMessages(reopened);
-        await tellSender(reopened, buildReopenedNotice(reopened, 'sender'));
-        if (reopened.request.decidedBy) {
-          await deps.slack
-            .sendDirectMessage(reopened.request.decidedBy, buildReopenedNotice(reopened, 'approver'))
-            .catch((error: unknown) => log.warn('telling the approver failed', { kudosId: reopened.kudos.id, error }));
-        }
+        if (await reopen(failed, now)) report.reopened++;
       }
     });
     await step('expire', async () => {
@@ -247,6 +258,13 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
           await tellSender(view, buildDecisionNotice(view));
         },
       };
+    },
+
+    async handleOrderFailure(row) {
+      if (!row.errorCode || !(REOPENABLE_FAILURES as readonly string[]).includes(row.errorCode)) return false;
+      const failed = await getApprovalCase(deps.db, row.id);
+      if (!failed || failed.request.status !== 'approved') return false;
+      return reopen(failed, deps.now());
     },
 
     async isAdmin(ws, userId) {

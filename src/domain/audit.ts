@@ -49,7 +49,17 @@ export async function recordOrderEvents(db: Database): Promise<number> {
         and not exists (select 1 from audit_events a
                         where a.subject_type = 'kudos' and a.subject_id = k.id::text and a.action = 'kudos.order_placed')
       returning id`);
-    const failed = await tx.execute(sql`
+    const failed = await recordFailedOrders(tx);
+    return rowCount(placed) + rowCount(failed);
+  });
+}
+
+/**
+ * Copies refused orders into the trail, once per idempotency key: all recent ones, or one send's
+ * (before it is re-opened with a fresh key, which would hide the failure from the periodic copy).
+ */
+export async function recordFailedOrders(tx: Pick<Database, 'execute'>, kudosId?: string) {
+  return tx.execute(sql`
       insert into audit_events (team_id, enterprise_id, actor_user_id, action, subject_type, subject_id, details, created_at)
       select k.team_id, k.enterprise_id, k.sender_user_id, 'kudos.order_failed', 'kudos', k.id::text,
              jsonb_build_object('errorCode', k.error_code, 'errorMessage', k.error_message, 'totalCents', k.total_cents,
@@ -58,12 +68,11 @@ export async function recordOrderEvents(db: Database): Promise<number> {
       from kudos k
       where k.status = 'failed'
         and k.updated_at > now() - interval '30 days'
+        ${kudosId ? sql`and k.id = ${kudosId}` : sql``}
         and not exists (select 1 from audit_events a
                         where a.subject_type = 'kudos' and a.subject_id = k.id::text and a.action = 'kudos.order_failed'
                           and a.details->>'idempotencyKey' = k.idempotency_key::text)
       returning id`);
-    return rowCount(placed) + rowCount(failed);
-  });
 }
 
 function rowCount(result: unknown): number {

@@ -25,6 +25,12 @@ export interface WorkerDeps {
   logger: Logger;
   /** Called once an order is placed (webhooks issue: schedules its completion check). */
   onOrderPlaced?: (row: KudosRow) => Promise<void>;
+  /**
+   * Called once when the API refused an order for good (approvals issue: an approved send refused for
+   * a fixable reason goes back to the approvers). True when it told the sender itself, so the worker's
+   * generic failure message is not sent as well.
+   */
+  onOrderFailed?: (row: KudosRow) => Promise<boolean>;
   /** Metrics hook (src/observability): seconds from a send becoming due to its first claim. */
   onPickup?: (seconds: number) => void;
 }
@@ -215,7 +221,8 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     if (!(await markNotified(deps.db, row.id))) return;
     try {
       if (row.status === 'failed') {
-        await deps.slack.sendDirectMessage(row.senderUserId, buildFailure(row, row.errorMessage ?? 'the Rewards API refused it.'));
+        const toldElsewhere = await (deps.onOrderFailed?.(row) ?? false);
+        if (!toldElsewhere) await deps.slack.sendDirectMessage(row.senderUserId, buildFailure(row, row.errorMessage ?? 'the Rewards API refused it.'));
         return;
       }
       const confirmation = await deps.slack.sendDirectMessage(row.senderUserId, buildConfirmation(row));
