@@ -333,6 +333,8 @@ describe('deciding', () => {
     await click(message, REJECT, 'U_APPROVER');
     const modal = await stack.sim.waitFor(() => stack.sim.openViews('U_APPROVER').at(-1));
     await click(message, APPROVE, 'U_ADMIN');
+    // The approval is taken after the click's ack: wait until it is, then the late reject arrives.
+    await eventually(async () => (await kudosRow(row.id)).status !== 'awaiting_approval');
     await stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'no' } } }, 'U_APPROVER');
     expect(stack.sim.viewErrors(modal.id).approval_reject_reason).toContain('already approved');
     await eventually(async () => (await kudosRow(row.id)).status === 'placed');
