@@ -3,6 +3,7 @@ import { ApiError, errorBody } from './errors.js';
 import { newId } from './ids.js';
 import type { EmulatorEnv } from './http/types.js';
 import { rateLimitHeaders } from './state/rate-limit.js';
+import { randomFaultsOf } from './state/random-faults.js';
 import { requireScopes, type Scope } from './state/auth.js';
 import type { EmulatorCore } from './state/core.js';
 import { registerTokenRoutes } from './routes/token.js';
@@ -88,7 +89,7 @@ export function scoped(...scopes: Scope[]): MiddlewareHandler<EmulatorEnv> {
 /** Faults apply to API and token routes only, never to control routes. */
 function faultInjection(core: EmulatorCore): MiddlewareHandler<EmulatorEnv> {
   return async (c, next) => {
-    const rule = core.faults.take(c.req.method, c.req.path);
+    const rule = core.faults.take(c.req.method, c.req.path) ?? randomFaultsOf(core).take(c.req.method, c.req.path);
     if (!rule) return next();
     if (rule.delayMs) await new Promise((resolve) => setTimeout(resolve, rule.delayMs));
     if (rule.status !== undefined) return faultResponse(core, c, rule.status);

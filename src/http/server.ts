@@ -1,7 +1,8 @@
 // The one HTTP server of the app (CONTRACT.md section 2): Slack, Rewards webhooks, health.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '../config/logger.js';
+import { randomBytes } from 'node:crypto';
+import { withLogContext, type Logger } from '../config/logger.js';
 import { sendJson } from './body.js';
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -37,6 +38,14 @@ export async function startHttpServer(opts: { routes: HttpRoutes; logger: Logger
   // connection, so a load balancer retries them on another instance.
   let draining = false;
   const server = createServer((req, res) => {
+    // Every log line of this request (and of the listener work after Slack's ack) carries its id;
+    // Slack sends none of its own, so ours is echoed in X-Request-Id for correlation.
+    const requestId = randomBytes(6).toString('hex');
+    res.setHeader('X-Request-Id', requestId);
+    const isSlack = req.url?.startsWith('/slack/') ?? false;
+    withLogContext(isSlack ? { slackRequestId: requestId } : { requestId }, () => handle(req, res));
+  });
+  function handle(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0];
     const matches = TABLE.filter((entry) => entry.path === path && routes[entry.route]);
     const match = matches.find((entry) => entry.method === req.method);
@@ -65,7 +74,7 @@ export async function startHttpServer(opts: { routes: HttpRoutes; logger: Logger
       if (!res.headersSent) sendJson(res, 500, { error: { code: 'INTERNAL' } });
       else res.end();
     });
-  });
+  }
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;
   await new Promise<void>((resolve, reject) => {

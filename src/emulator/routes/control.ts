@@ -3,6 +3,7 @@ import type { EmulatorApp } from '../app.js';
 import { readBody, readJson, validate } from '../http/body.js';
 import { isoUtc } from '../time.js';
 import { FaultRuleSchema } from '../state/faults.js';
+import { RandomFaultsSchema, randomFaultsOf } from '../state/random-faults.js';
 import { EVENT_TYPES } from '../state/webhooks.js';
 import type { EmulatorCore } from '../state/core.js';
 import { serializeFunding } from '../state/balance-ledger.js';
@@ -28,6 +29,7 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
   app.post('/_emulator/reset', async (c) => {
     await core.jobs.idle();
     core.reset();
+    randomFaultsOf(core).clear();
     return c.json({ ok: true, ...now() });
   });
   app.get('/_emulator/clock', (c) => c.json(now()));
@@ -49,6 +51,18 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
     return c.json({ faults: core.faults.list() }, 201);
   });
   app.get('/_emulator/faults', (c) => c.json({ faults: core.faults.list() }));
+  // Probabilistic faults for chaos runs (state/random-faults.ts).
+  app.put('/_emulator/faults/random', async (c) => {
+    const config = validate(RandomFaultsSchema, await readJson(c, limit));
+    randomFaultsOf(core).set(config);
+    return c.json(randomFaultsOf(core).state());
+  });
+  app.get('/_emulator/faults/random', (c) => c.json(randomFaultsOf(core).state()));
+  app.delete('/_emulator/faults/random', (c) => {
+    const state = randomFaultsOf(core).state();
+    randomFaultsOf(core).clear();
+    return c.json(state);
+  });
   app.delete('/_emulator/faults', (c) => {
     core.faults.clear();
     return c.json({ faults: [] });

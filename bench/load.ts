@@ -1,0 +1,60 @@
+// Open-loop load at a fixed offered rate: request i is due at start + i/rate and its latency is
+// counted from that due time, so a slow server cannot hide its queueing (no coordinated omission).
+import { Pool } from 'undici';
+import { summarize, type LatencySummary } from './stats.js';
+
+export interface FixedRateRequest {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface FixedRateResult extends LatencySummary {
+  offeredRate: number;
+  seconds: number;
+  ok: number;
+  failed: number;
+  achievedRate: number;
+}
+
+export async function runFixedRate(options: {
+  origin: string;
+  rate: number;
+  seconds: number;
+  makeRequest: (i: number) => FixedRateRequest;
+  connections?: number;
+}): Promise<FixedRateResult> {
+  const pool = new Pool(options.origin, { connections: options.connections ?? 64, pipelining: 1 });
+  const total = Math.round(options.rate * options.seconds);
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  const inFlight: Promise<void>[] = [];
+  const start = performance.now();
+  try {
+    for (let i = 0; i < total; i++) {
+      const due = start + (i * 1000) / options.rate;
+      const wait = due - performance.now();
+      if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+      const request = options.makeRequest(i);
+      inFlight.push(
+        pool
+          .request({ method: 'POST', path: request.path, headers: request.headers, body: request.body })
+          .then(async (response) => {
+            await response.body.dump();
+            latencies.push(performance.now() - due);
+            if (response.statusCode < 300) ok++;
+            else failed++;
+          })
+          .catch(() => {
+            failed++;
+          }),
+      );
+    }
+    await Promise.all(inFlight);
+  } finally {
+    await pool.close();
+  }
+  const elapsed = (performance.now() - start) / 1000;
+  return { ...summarize(latencies), offeredRate: options.rate, seconds: options.seconds, ok, failed, achievedRate: ok / elapsed };
+}

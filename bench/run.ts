@@ -1,0 +1,30 @@
+// `npm run bench`: every benchmark section, each figure beside a baseline measured in the same run.
+// Prints one table and writes it as JSON under bench/results/.
+import { benchApp } from './app.js';
+import { benchClientOverhead } from './client-overhead.js';
+import { printTable, writeResults, type BenchRow } from './report.js';
+import { benchWebhookIngestion } from './webhook-ingestion.js';
+
+const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
+  { name: 'client overhead', run: benchClientOverhead },
+  // Slash command ack, send throughput, pickup latency and memory, per database (bench/app.ts).
+  { name: 'app: slash ack, send throughput, memory', run: benchApp },
+  { name: 'webhook ingestion', run: benchWebhookIngestion },
+];
+
+// Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--db NAME`) are read by the sections.
+const FLAGS_WITH_VALUE = new Set(['--kudos', '--db']);
+const only = process.argv.slice(2).filter((arg, i, args) => !arg.startsWith('-') && !FLAGS_WITH_VALUE.has(args[i - 1] ?? ''));
+const rows: BenchRow[] = [];
+for (const section of sections) {
+  if (only.length > 0 && !only.some((name) => section.name.includes(name))) continue;
+  console.error(`bench: ${section.name}...`);
+  rows.push(...(await section.run()));
+}
+printTable(rows);
+const file = writeResults(rows, {
+  at: new Date().toISOString(),
+  node: process.version,
+  database: process.env.DATABASE_URL ? 'postgresql' : 'pglite',
+});
+console.log(`\nresults written to ${file}`);

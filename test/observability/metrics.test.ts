@@ -1,0 +1,117 @@
+// GET /metrics as an operator's scraper sees it: request latency by route, kudos by state, Rewards
+// API calls and errors by endpoint and code, webhook events, worker queue depth and oldest job age.
+import fc from 'fast-check';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { kudos } from '../../src/db/schema/index.js';
+import { parseExposition, sumOf, type Sample } from '../../src/observability/exposition.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { eventually, sendModalValues, startTestStack, TEST_SIGNING_SECRET, type TestStack } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+
+let testDb: TestDatabase;
+let emulator: TestEmulator;
+let stack: TestStack | undefined;
+
+beforeAll(async () => {
+  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+});
+afterAll(async () => {
+  await emulator?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+});
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+async function scrape(url: string): Promise<{ contentType: string; text: string; samples: Sample[] }> {
+  const res = await fetch(`${url}/metrics`);
+  expect(res.status).toBe(200);
+  const text = await res.text();
+  return { contentType: res.headers.get('content-type') ?? '', text, samples: parseExposition(text) };
+}
+
+async function sendKudos(s: TestStack, recipient: string): Promise<void> {
+  await s.sim.slashCommand('U_MANAGER', '');
+  const view = await s.sim.waitFor(() => s.sim.openViews('U_MANAGER').at(-1));
+  const answer = await s.sim.submitView(view.id, sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+  expect(answer.status).toBe(200);
+}
+
+describe('GET /metrics', () => {
+  it('reports request latency by route, kudos by state and Rewards API calls, without secrets', async () => {
+    stack = await startTestStack({ db: testDb.db, emulator });
+    await sendKudos(stack, 'U_EMP1');
+    await eventually(async () => (await testDb.db.select().from(kudos)).find((r) => r.status === 'placed' && r.notifiedAt));
+
+    const { contentType, text, samples } = await scrape(stack.app.url);
+    expect(contentType).toContain('text/plain');
+    expect(contentType).toContain('version=0.0.4');
+    // The slash command and the view submission: both through the one Slack route, answered 200.
+    expect(sumOf(samples, 'kudos_http_request_duration_seconds_count', { route: '/slack/events', method: 'POST', status: '200' })).toBeGreaterThanOrEqual(2);
+    expect(sumOf(samples, 'kudos_sends', { state: 'placed' })).toBe(1);
+    expect(sumOf(samples, 'kudos_rewards_api_calls_total', { endpoint: '/api/v1/orders/choice-cards', method: 'POST' })).toBe(1);
+    expect(sumOf(samples, 'kudos_rewards_api_calls_total', { endpoint: '/oauth2/token' })).toBeGreaterThanOrEqual(1);
+    expect(sumOf(samples, 'kudos_rewards_api_errors_total')).toBe(0);
+    expect(sumOf(samples, 'kudos_worker_queue_depth')).toBe(0);
+    expect(sumOf(samples, 'kudos_worker_pickup_latency_seconds_count')).toBe(1);
+    expect(sumOf(samples, 'kudos_process_resident_memory_bytes')).toBeGreaterThan(0);
+    // Counts and latencies only: no secrets, tokens, e-mails.
+    for (const secret of [TEST_SIGNING_SECRET, 'production-secret', 'emulator-signing-secret', stack.sim.botToken, '@']) expect(text).not.toContain(secret);
+  });
+
+  it('counts Rewards API errors by endpoint and code', async () => {
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { pollIntervalMs: 100, backoffMs: () => 0 } } });
+    await emulator.faults({ method: 'POST', path: '^/api/v1/orders/choice-cards$', status: 503, count: 1 });
+    await sendKudos(stack, 'U_EMP2');
+    await eventually(async () => (await testDb.db.select().from(kudos)).find((r) => r.status === 'placed'));
+
+    const { samples } = await scrape(stack.app.url);
+    expect(sumOf(samples, 'kudos_rewards_api_errors_total', { endpoint: '/api/v1/orders/choice-cards', code: 'SERVICE_UNAVAILABLE' })).toBe(1);
+    expect(sumOf(samples, 'kudos_rewards_api_calls_total', { endpoint: '/api/v1/orders/choice-cards', status: '503', code: 'SERVICE_UNAVAILABLE' })).toBe(1);
+  });
+
+  it('shows the worker queue depth and the age of the oldest waiting job', async () => {
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { enabled: false } } });
+    await sendKudos(stack, 'U_EMP3');
+    const [row] = await eventually(async () => {
+      const rows = await testDb.db.select().from(kudos);
+      return rows.length === 1 ? rows : undefined;
+    });
+    // Due for a minute without any worker to pick it up.
+    await testDb.db.update(kudos).set({ nextAttemptAt: new Date(Date.now() - 60_000), createdAt: new Date(Date.now() - 60_000) }).where(eq(kudos.id, row!.id));
+
+    const { samples } = await scrape(stack.app.url);
+    expect(sumOf(samples, 'kudos_sends', { state: 'pending' })).toBe(1);
+    expect(sumOf(samples, 'kudos_worker_queue_depth', { state: 'ready' })).toBe(1);
+    expect(sumOf(samples, 'kudos_worker_queue_depth', { state: 'claimed' })).toBe(0);
+    expect(sumOf(samples, 'kudos_worker_oldest_job_age_seconds')).toBeGreaterThanOrEqual(59);
+  });
+
+  it('reports 503 (not a partial page) when the database does not answer', async () => {
+    const broken = { execute: async () => Promise.reject(new Error('connection refused')) } as unknown as TestDatabase['db'];
+    const metrics = createMetrics({ db: broken, processMetrics: false });
+    await expect(metrics.render()).rejects.toThrow('connection refused');
+  });
+});
+
+describe('webhook event counter', () => {
+  it('counts events by type and outcome and keeps the label set bounded whatever types arrive', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 12 }), fc.constantFrom('stored', 'duplicate', 'processed')), { maxLength: 80 }), async (events) => {
+        const metrics = createMetrics({ processMetrics: false, maxWebhookTypes: 5 });
+        for (const [type, outcome] of events) metrics.recordWebhookEvent(type, outcome);
+        const m = await metrics.registry.getSingleMetric('kudos_webhook_events_total')!.get();
+        const total = m.values.reduce((sum, v) => sum + v.value, 0);
+        const types = new Set(m.values.map((v) => v.labels.type));
+        return total === events.length && types.size <= 6;
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
