@@ -1,11 +1,10 @@
 // The databases a benchmark runs the app on: embedded PGlite (a temporary folder, since the app runs
 // in its own process) and, when DATABASE_URL is set, a fresh PostgreSQL database dropped afterwards.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import postgres from 'postgres';
 import { connectDatabase, type DatabaseConnection } from '../src/db/client.js';
+import { createScratchDatabase } from '../src/db/scratch.js';
 
 export type DatabaseKind = 'pglite' | 'postgresql';
 
@@ -40,18 +39,11 @@ export async function createBenchDatabase(kind: DatabaseKind): Promise<BenchData
   }
   const baseUrl = process.env.DATABASE_URL;
   if (!baseUrl) throw new Error('postgresql benchmarks need DATABASE_URL');
-  const name = `kudos_bench_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
+  const scratch = await createScratchDatabase(baseUrl, 'kudos_bench');
   return {
     kind,
-    env: { DATABASE_URL: url.toString() },
-    connect: () => connectDatabase({ databaseUrl: url.toString(), maxConnections: 2 }),
-    async dispose() {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end({ timeout: 5 });
-    },
+    env: { DATABASE_URL: scratch.url },
+    connect: () => connectDatabase({ databaseUrl: scratch.url, maxConnections: 2 }),
+    dispose: () => scratch.drop(),
   };
 }

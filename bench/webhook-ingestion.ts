@@ -3,16 +3,16 @@
 // before answering; beside a bare node:http server that only verifies the signature and answers 200,
 // measured in the same run. The database is DATABASE_URL (a fresh, dropped-after database) or PGlite.
 // Background processing is off: this measures the acknowledgement path, not the Rewards API.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
-import postgres from 'postgres';
 import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/config/logger.js';
 import { connectDatabase, type DatabaseConnection } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
+import { createScratchDatabase } from '../src/db/scratch.js';
 import { signWebhookBody, verifyWebhookSignature } from '../src/rewards/index.js';
 import { runFixedRate, type FixedRateRequest } from './load.js';
 import type { BenchRow } from './report.js';
@@ -43,20 +43,15 @@ async function openDatabase(): Promise<{ conn: DatabaseConnection; label: string
     await migrateDatabase(conn);
     return { conn, label: 'PGlite', drop: () => conn.close() };
   }
-  const name = `kudos_bench_${randomBytes(5).toString('hex')}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  const conn = await connectDatabase({ databaseUrl: url.toString(), maxConnections: 10 });
+  const scratch = await createScratchDatabase(baseUrl, 'kudos_bench');
+  const conn = await connectDatabase({ databaseUrl: scratch.url, maxConnections: 10 });
   await migrateDatabase(conn);
   return {
     conn,
     label: 'PostgreSQL',
     async drop() {
       await conn.close();
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end({ timeout: 5 });
+      await scratch.drop();
     },
   };
 }

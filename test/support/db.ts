@@ -1,14 +1,14 @@
 // A fresh, migrated database for a test file: PGlite in memory, or (when DATABASE_URL is set) a
 // new uniquely named PostgreSQL database created from DATABASE_URL and dropped on close.
 // PGlite takes seconds to start: create one per file (beforeAll) and truncateAll() between tests.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import postgres from 'postgres';
 import { connectDatabase, type Database, type DatabaseConnection } from '../../src/db/client.js';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.js';
+import { createScratchDatabase } from '../../src/db/scratch.js';
 
 export interface TestDatabase {
   db: Database;
@@ -26,22 +26,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     await migrateDatabase(conn);
     return { db: conn.db, driver: 'pglite', url: undefined, truncateAll: () => truncateAll(conn.db), close: conn.close };
   }
-  const name = `kudos_test_${randomBytes(6).toString('hex')}`;
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE DATABASE ${name}`);
-  const url = new URL(baseUrl);
-  url.pathname = `/${name}`;
-  const conn = await connectDatabase({ databaseUrl: url.toString(), maxConnections: 10 });
+  const scratch = await createScratchDatabase(baseUrl, 'kudos_test');
+  const conn = await connectDatabase({ databaseUrl: scratch.url, maxConnections: 10 });
   await migrateDatabase(conn);
   return {
     db: conn.db,
     driver: 'postgres',
-    url: url.toString(),
+    url: scratch.url,
     truncateAll: () => truncateAll(conn.db),
     async close() {
       await conn.close();
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end({ timeout: 5 });
+      await scratch.drop();
     },
   };
 }
