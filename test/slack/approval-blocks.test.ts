@@ -6,58 +6,27 @@ import { seedFromConfig, type WorkspaceSettings } from '../../src/domain/setting
 import { checkMessageContent, checkView } from '../../src/simulator/limits.js';
 import { buildApprovalMessage, buildDecisionNotice, buildRejectModal, buildReopenedNotice, rejectSummary } from '../../src/slack/blocks/approval.js';
 import { buildSettingsModal, buildSettingsSaved } from '../../src/slack/blocks/settings.js';
+import { buildKudosRow } from '../support/kudos-row.js';
 
 const now = new Date('2026-11-22T05:30:00Z');
 
 function kudosRow(over: Partial<KudosRow> = {}): KudosRow {
   const recipients = Array.from({ length: 100 }, (_, i) => ({ slackUserId: `U_R${i}`, recipientId: null, email: `r${i}@example.com`, name: `R ${i}` }));
-  return {
-    id: '00000000-0000-4000-8000-000000000001',
-    teamId: 'T0KUDOS',
-    enterpriseId: null,
-    senderUserId: 'U_MANAGER',
+  return buildKudosRow({
     senderName: 'Maya <Manager>',
-    originChannelId: null,
     sourceViewId: 'V1',
     recipients,
-    recipientCount: recipients.length,
-    slackUsergroupId: null,
-    recipientGroupId: null,
-    recipientGroupName: null,
-    productId: 'CC-THANK-YOU',
     designName: 'Thank you',
     amountCents: 50_000,
     totalCents: 5_000_000,
-    currency: 'USD',
     message: `${'<!channel> '.repeat(90)}`.slice(0, 1000),
-    refundOptionDays: null,
     scheduledAt: new Date('2026-11-23T14:00:00Z'),
     scheduleTimezone: 'America/New_York',
     scheduleLocal: '2026-11-23T09:00:00-05:00',
     status: 'awaiting_approval',
-    idempotencyKey: '00000000-0000-4000-8000-000000000002',
-    attempts: 0,
-    nextAttemptAt: now,
-    claimedUntil: null,
-    claimedBy: null,
-    orderId: null,
-    orderStatus: null,
-    costCents: null,
-    costCurrency: null,
-    errorCode: null,
-    errorMessage: null,
-    announcementChannel: null,
-    announcementTs: null,
-    confirmationChannel: null,
-    confirmationTs: null,
-    notifiedAt: null,
-    canceledBy: null,
-    canceledAt: null,
-    placedAt: null,
     createdAt: now,
-    updatedAt: now,
     ...over,
-  } as KudosRow;
+  });
 }
 
 function request(over: Partial<ApprovalRequestRow> = {}): ApprovalRequestRow {

@@ -4,7 +4,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approvalRequests, auditEvents, kudos } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
-import { eventually, postSignedPayload, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
+import { eventually, postSignedPayload, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
@@ -59,18 +59,7 @@ function rendered(m: Message): string {
  * of one modal records one send).
  */
 async function submitSend(userId: string, values: Parameters<typeof sendModalValues>[0]) {
-  for (let attempt = 1; ; attempt++) {
-    await stack.sim.slashCommand(userId, '', 'C_GENERAL');
-    const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_send')).catch(() => undefined);
-    if (!view && attempt < 3) continue;
-    expect(view).toBeDefined();
-    for (let submit = 1; submit <= 3; submit++) {
-      const answer = await stack.sim.submitView(view!.id, sendModalValues(values), userId);
-      if (answer.body === '' && stack.sim.openViews(userId).every((v) => v.id !== view!.id)) break;
-      expect(JSON.stringify(answer.body) + JSON.stringify(stack.sim.viewErrors(view!.id))).toMatch(/again|trouble/);
-    }
-    return eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.sourceViewId === view!.id));
-  }
+  return submitSendForm(stack, testDb.db, userId, sendModalValues(values));
 }
 
 /** A request for `values` from `userId`, and its message in #approvals. */

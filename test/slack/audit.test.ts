@@ -2,7 +2,7 @@
 // it with /kudos audit and get it as CSV by DM with /kudos audit csv; others are refused.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approvalRequests, kudos } from '../../src/db/schema/index.js';
-import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
+import { eventually, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
@@ -39,19 +39,7 @@ function inNewYork(minutes: number) {
 
 /** A send through the modal; like a user, tries again when a cold app on a loaded machine misses Slack's 3 s. */
 async function send(input: Parameters<typeof sendModalValues>[0]) {
-  const userId = 'U_MANAGER';
-  const values = sendModalValues(input);
-  for (let attempt = 1; ; attempt++) {
-    await stack.sim.slashCommand(userId, '', 'C_GENERAL');
-    const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_send')).catch(() => undefined);
-    if (!view && attempt < 3) continue;
-    expect(view).toBeDefined();
-    for (let submit = 1; submit <= 3; submit++) {
-      const answer = await stack.sim.submitView(view!.id, values, userId);
-      if (answer.body === '' && stack.sim.openViews(userId).every((v) => v.id !== view!.id)) break;
-    }
-    return eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.sourceViewId === view!.id));
-  }
+  return submitSendForm(stack, testDb.db, 'U_MANAGER', sendModalValues(input));
 }
 
 async function requestMessage(kudosId: string) {

@@ -4,58 +4,33 @@ import { buildAnnouncement, buildConfirmation, buildScheduledList } from '../../
 import { buildDesignOptions, buildGroupOptions } from '../../src/slack/blocks/options.js';
 import { buildSendModal } from '../../src/slack/blocks/send-modal.js';
 import { ScheduledList, SendModal } from '../../src/slack/ids.js';
+import { buildKudosRow } from '../support/kudos-row.js';
 
 function row(overrides: Partial<KudosRow> = {}): KudosRow {
-  return {
-    id: '00000000-0000-4000-8000-000000000001',
+  return buildKudosRow({
     teamId: 'T1',
-    enterpriseId: null,
     senderUserId: 'U_SENDER',
     senderName: 'Sam <script>',
-    originChannelId: null,
-    sourceViewId: null,
     recipients: [
       { slackUserId: 'U_A', recipientId: 'RE-1', email: 'a@example.com', name: 'A' },
       { slackUserId: null, recipientId: 'RE-2', email: 'b@example.com', name: 'Bea <!here>' },
     ],
-    recipientCount: 2,
-    slackUsergroupId: null,
-    recipientGroupId: null,
-    recipientGroupName: null,
     productId: 'CC-1',
     designName: 'Thanks & more',
     amountCents: 2500,
     totalCents: 5000,
-    currency: 'USD',
     message: 'line one <!channel>\n<https://evil|click>',
-    refundOptionDays: null,
     scheduledAt: new Date('2027-03-14T07:30:00Z'),
     scheduleTimezone: 'America/New_York',
     scheduleLocal: '2027-03-14T03:30:00-04:00',
     status: 'placed',
-    idempotencyKey: '00000000-0000-4000-8000-000000000002',
     attempts: 1,
-    nextAttemptAt: new Date(),
-    claimedUntil: null,
-    claimedBy: null,
     orderId: 'ORD-1',
     orderStatus: 'PENDING',
     costCents: 5000,
     costCurrency: 'USD',
-    errorCode: null,
-    errorMessage: null,
-    announcementChannel: null,
-    announcementTs: null,
-    confirmationChannel: null,
-    confirmationTs: null,
-    notifiedAt: null,
-    canceledBy: null,
-    canceledAt: null,
-    placedAt: null,
-    createdAt: new Date(),
-    updatedAt: new Date(),
     ...overrides,
-  };
+  });
 }
 
 describe('Block Kit builders', () => {

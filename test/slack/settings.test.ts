@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approvalRequests, auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index.js';
 import type { Message, View } from '../../src/simulator/slack.js';
-import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
+import { eventually, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
@@ -72,17 +72,7 @@ async function send(userId: string, amount: string, users_: string[] = ['U_EMP3'
 }
 
 async function sendAs(userId: string, values: Record<string, Record<string, unknown>>) {
-  for (let attempt = 1; ; attempt++) {
-    await stack.sim.slashCommand(userId, '', 'C_GENERAL');
-    const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_send')).catch(() => undefined);
-    if (!view && attempt < 3) continue;
-    expect(view).toBeDefined();
-    for (let submit = 1; submit <= 3; submit++) {
-      const answer = await stack.sim.submitView(view!.id, values, userId);
-      if (answer.body === '' && stack.sim.openViews(userId).every((v) => v.id !== view!.id)) break;
-    }
-    return eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.sourceViewId === view!.id));
-  }
+  return submitSendForm(stack, testDb.db, userId, values);
 }
 
 describe('/kudos settings', () => {

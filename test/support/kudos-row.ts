@@ -1,0 +1,55 @@
+// A kudos row as the database returns it, for tests of pure builders: every column at a neutral
+// value (nothing placed, nothing scheduled), so a test states only what matters to it.
+import type { KudosRow } from '../../src/db/schema/index.js';
+
+export function buildKudosRow(overrides: Partial<KudosRow> = {}): KudosRow {
+  const at = overrides.createdAt ?? new Date('2026-11-22T12:00:00Z');
+  const recipients = overrides.recipients ?? [{ slackUserId: 'U_EMP1', recipientId: null, email: 'eli@example.com', name: 'Eli' }];
+  return {
+    id: '00000000-0000-4000-8000-000000000001',
+    teamId: 'T0KUDOS',
+    enterpriseId: null,
+    senderUserId: 'U_MANAGER',
+    senderName: 'Maya',
+    originChannelId: null,
+    sourceViewId: null,
+    recipients,
+    recipientCount: recipients.length,
+    slackUsergroupId: null,
+    recipientGroupId: null,
+    recipientGroupName: null,
+    productId: 'CC-THANK-YOU',
+    designName: 'Thank You',
+    amountCents: 2500,
+    totalCents: 2500 * recipients.length,
+    currency: 'USD',
+    message: '',
+    refundOptionDays: null,
+    scheduledAt: null,
+    scheduleTimezone: null,
+    scheduleLocal: null,
+    status: 'pending',
+    idempotencyKey: '00000000-0000-4000-8000-000000000002',
+    attempts: 0,
+    nextAttemptAt: at,
+    claimedUntil: null,
+    claimedBy: null,
+    orderId: null,
+    orderStatus: null,
+    costCents: null,
+    costCurrency: null,
+    errorCode: null,
+    errorMessage: null,
+    announcementChannel: null,
+    announcementTs: null,
+    confirmationChannel: null,
+    confirmationTs: null,
+    notifiedAt: null,
+    canceledBy: null,
+    canceledAt: null,
+    placedAt: null,
+    createdAt: at,
+    updatedAt: at,
+    ...overrides,
+  };
+}
