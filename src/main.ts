@@ -16,8 +16,7 @@ try {
 }
 
 // Operations tuning (docs/operations.md): parallel worker loops per instance.
-const workerConcurrency = Number(process.env.KUDOS_WORKER_CONCURRENCY);
-const worker = Number.isInteger(workerConcurrency) && workerConcurrency > 0 ? { concurrency: workerConcurrency } : undefined;
+const worker = config.workerConcurrency ? { concurrency: config.workerConcurrency } : undefined;
 
 const app = await startApp({ config, logger, ...(worker ? { worker } : {}) }).catch((error: unknown) => {
   logger.error('start-up failed', { error });

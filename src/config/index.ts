@@ -41,6 +41,7 @@ const envSchema = z.object({
     z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 100 or 99.50'),
   ),
   KUDOS_ADMINS: optional(slackUserIdList),
+  KUDOS_WORKER_CONCURRENCY: optional(z.coerce.number({ error: 'must be a whole number from 1 to 64' }).int('must be a whole number from 1 to 64').min(1, 'must be a whole number from 1 to 64').max(64, 'must be a whole number from 1 to 64')),
 });
 
 export interface AppConfig {
@@ -63,6 +64,8 @@ export interface AppConfig {
   approvalThresholdCents: number;
   /** Undefined: workspace admins and owners are admins. */
   admins: string[] | undefined;
+  /** Parallel worker loops per instance (operations tuning); undefined: the worker's default. */
+  workerConcurrency?: number | undefined;
 }
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
@@ -94,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     approvers: e.KUDOS_APPROVERS,
     approvalThresholdCents: thresholdToCents(e.KUDOS_APPROVAL_THRESHOLD ?? '100'),
     admins: e.KUDOS_ADMINS,
+    workerConcurrency: e.KUDOS_WORKER_CONCURRENCY,
   };
 }
 

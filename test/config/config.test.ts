@@ -49,6 +49,7 @@ describe('loadConfig', () => {
       KUDOS_APPROVERS: 'U1, U2',
       KUDOS_APPROVAL_THRESHOLD: '0',
       KUDOS_ADMINS: 'W9',
+      KUDOS_WORKER_CONCURRENCY: '8',
     });
     expect(config).toMatchObject({
       port: 8080,
@@ -60,6 +61,7 @@ describe('loadConfig', () => {
       approvers: ['U1', 'U2'],
       approvalThresholdCents: 0,
       admins: ['W9'],
+      workerConcurrency: 8,
     });
     expect(loadConfig({ ...REQUIRED, KUDOS_APPROVAL_THRESHOLD: '99.5' }).approvalThresholdCents).toBe(9950);
   });
@@ -81,9 +83,10 @@ describe('loadConfig', () => {
       KUDOS_APPROVAL_THRESHOLD: '-5',
       KUDOS_NOTIFY_CHANNEL: '#kudos',
       DATABASE_URL: 'mysql://x',
+      KUDOS_WORKER_CONCURRENCY: '0',
     });
     expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(
-      ['DATABASE_URL', 'KUDOS_ADMINS', 'KUDOS_APPROVAL_THRESHOLD', 'KUDOS_NOTIFY_CHANNEL', 'PORT', 'REWARDS_API_URL'].sort(),
+      ['DATABASE_URL', 'KUDOS_ADMINS', 'KUDOS_APPROVAL_THRESHOLD', 'KUDOS_NOTIFY_CHANNEL', 'KUDOS_WORKER_CONCURRENCY', 'PORT', 'REWARDS_API_URL'].sort(),
     );
     expect(problems.every((p) => !p.includes('\n'))).toBe(true);
   });
