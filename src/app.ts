@@ -101,7 +101,10 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     logger: boltLogger(logger.child({ part: 'bolt' })),
     clientOptions,
   });
-  const slack = createSlackGateway(slackClient);
+  // chat.postMessage has no idempotency key: a retried request whose first answer was lost posts
+  // twice. Posts go through a client that never retries; the notice outbox recovers instead.
+  const postClient = new webApi.WebClient(config.slackBotToken, { ...clientOptions, retryConfig: { retries: 0 } });
+  const slack = createSlackGateway(slackClient, { postClient });
 
   // Settings live in the database (seeded from the environment); code that reads the announcement
   // channel, threshold or admins from the config sees the current settings through liveConfig.
@@ -129,7 +132,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     slack,
     catalog,
     policy: opts.policy ?? approvals.policy,
-    wakeWorker: () => worker.wake(),
+    wakeWorker: (recordedId) => (recordedId ? worker.placeNow(recordedId) : worker.wake()),
     placeRewardLinks: (requestId) => background.placeRewardLinks(requestId),
     now,
     settings,

@@ -64,7 +64,7 @@ export interface AppConfig {
   approvalThresholdCents: number;
   /** Undefined: workspace admins and owners are admins. */
   admins: string[] | undefined;
-  /** Parallel worker loops per instance (operations tuning); undefined: the worker's default. */
+  /** Sends being placed at once per instance (operations tuning); undefined: the worker default (16). */
   workerConcurrency?: number | undefined;
 }
 

@@ -3,13 +3,14 @@
 // and a row whose lease expired (its process died) is resumed by anyone, with the same key.
 import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
+import { prepared } from '../db/prepared.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schema/index.js';
 
-/** Rows the worker has to do something with: place the order, or tell the sender the outcome. */
-const needsWork = or(
-  eq(kudos.status, 'pending'),
-  and(inArray(kudos.status, ['placed', 'scheduled', 'failed']), isNull(kudos.notifiedAt)),
-);
+/**
+ * Rows the worker has to do something with: place the order, or tell the sender the outcome. Written
+ * with literals, exactly as the partial index kudos_work_idx, so that the planner uses the index.
+ */
+const needsWork = sql`(${kudos.status} = 'pending' or (${kudos.status} in ('placed', 'scheduled', 'failed') and ${kudos.notifiedAt} is null))`;
 
 /** Inserts a send; a second submission of the same modal returns the first row instead. */
 export async function recordSend(db: Database, values: NewKudosRow): Promise<{ row: KudosRow; created: boolean }> {
@@ -23,29 +24,93 @@ export async function recordSend(db: Database, values: NewKudosRow): Promise<{ r
   return { row: existing, created: false };
 }
 
-/** Claims one row that needs work, for `leaseMs`. Returns undefined when there is none. */
-export async function claimNext(db: Database, workerId: string, leaseMs: number): Promise<KudosRow | undefined> {
-  return db.transaction(async (tx) => {
-    const [candidate] = await tx
-      .select({ id: kudos.id })
-      .from(kudos)
-      .where(and(needsWork, lte(kudos.nextAttemptAt, sql`now()`), or(isNull(kudos.claimedUntil), lte(kudos.claimedUntil, sql`now()`))))
-      .orderBy(asc(kudos.nextAttemptAt), asc(kudos.createdAt))
-      .limit(1)
-      .for('update', { skipLocked: true });
-    if (!candidate) return undefined;
-    const [claimed] = await tx
+/**
+ * Claims up to `limit` rows that need work, for `leaseMs`, oldest due first, in one statement
+ * (UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)): rows another worker holds are skipped,
+ * never waited for.
+ */
+export async function claimBatch(db: Database, workerId: string, leaseMs: number, limit: number): Promise<KudosRow[]> {
+  if (limit < 1) return [];
+  const due = db
+    .select({ id: kudos.id })
+    .from(kudos)
+    .where(and(needsWork, lte(kudos.nextAttemptAt, sql`now()`), or(isNull(kudos.claimedUntil), lte(kudos.claimedUntil, sql`now()`))))
+    .orderBy(asc(kudos.nextAttemptAt))
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  const claimed = await db
+    .update(kudos)
+    .set({
+      claimedUntil: sql`now() + ${`${Math.ceil(leaseMs / 1000)} seconds`}::interval`,
+      claimedBy: workerId,
+      attempts: sql`${kudos.attempts} + case when ${kudos.status} = 'pending' then 1 else 0 end`,
+      updatedAt: sql`now()`,
+    })
+    .where(inArray(kudos.id, due))
+    .returning();
+  return claimed.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime());
+}
+
+
+/** Claims one pending row by id (just recorded in this process), unless someone holds it. */
+export async function claimPending(db: Database, id: string, workerId: string, leaseMs: number): Promise<KudosRow | undefined> {
+  const statement = prepared(db, 'kudos.claimPending', (d) =>
+    d
       .update(kudos)
       .set({
-        claimedUntil: sql`now() + ${`${Math.ceil(leaseMs / 1000)} seconds`}::interval`,
-        claimedBy: workerId,
-        attempts: sql`${kudos.attempts} + case when ${kudos.status} = 'pending' then 1 else 0 end`,
+        claimedUntil: sql`now() + (${sql.placeholder('leaseSeconds')} || ' seconds')::interval`,
+        claimedBy: sql`${sql.placeholder('workerId')}`,
+        attempts: sql`${kudos.attempts} + 1`,
         updatedAt: sql`now()`,
       })
-      .where(eq(kudos.id, candidate.id))
-      .returning();
-    return claimed;
-  });
+      .where(
+        and(
+          eq(kudos.id, sql.placeholder('id')),
+          eq(kudos.status, 'pending'),
+          lte(kudos.nextAttemptAt, sql`now()`),
+          or(isNull(kudos.claimedUntil), lte(kudos.claimedUntil, sql`now()`)),
+        ),
+      )
+      .returning()
+      .prepare('kudos_claim_pending'),
+  );
+  const [claimed] = await statement.execute({ id, workerId, leaseSeconds: String(Math.ceil(leaseMs / 1000)) });
+  return claimed;
+}
+
+export interface PlacedOrder {
+  status: 'placed' | 'scheduled';
+  recipients: KudosRow['recipients'];
+  orderId: string;
+  orderStatus: string;
+  costCents: number;
+  costCurrency: string;
+}
+
+/** The order is placed: recorded with the recipients as mapped (the lease stays until the sender is told). */
+export async function markPlaced(db: Database, id: string, order: PlacedOrder): Promise<KudosRow> {
+  const statement = prepared(db, 'kudos.markPlaced', (d) =>
+    d
+      .update(kudos)
+      .set({
+        status: sql`${sql.placeholder('status')}`,
+        recipients: sql`${sql.placeholder('recipients')}::jsonb`,
+        orderId: sql`${sql.placeholder('orderId')}`,
+        orderStatus: sql`${sql.placeholder('orderStatus')}`,
+        costCents: sql`${sql.placeholder('costCents')}::integer`,
+        costCurrency: sql`${sql.placeholder('costCurrency')}`,
+        placedAt: sql`now()`,
+        errorCode: null,
+        errorMessage: null,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(kudos.id, sql.placeholder('id')))
+      .returning()
+      .prepare('kudos_mark_placed'),
+  );
+  const [row] = await statement.execute({ id, ...order, recipients: JSON.stringify(order.recipients) });
+  if (!row) throw new Error(`kudos ${id} not found`);
+  return row;
 }
 
 /** Gives a claimed row back (shutdown), so another worker can pick it up at once. */
@@ -80,18 +145,51 @@ export async function scheduleRetry(db: Database, id: string, delayMs: number, e
   return row;
 }
 
-/** Marks the sender as told; true only for the one caller that got there first. */
-export async function markNotified(db: Database, id: string): Promise<boolean> {
-  const rows = await db
-    .update(kudos)
-    .set({ notifiedAt: sql`now()`, claimedUntil: null, claimedBy: null })
-    .where(and(eq(kudos.id, id), isNull(kudos.notifiedAt)))
-    .returning({ id: kudos.id });
-  return rows.length === 1;
+/** The sender was told (and the channel): the row leaves the worker's queue, its lease released. */
+export async function markNotified(db: Database, id: string, messages: Pick<NewKudosRow, 'confirmationChannel' | 'confirmationTs' | 'announcementChannel' | 'announcementTs'>): Promise<void> {
+  const statement = prepared(db, 'kudos.markNotified', (d) =>
+    d
+      .update(kudos)
+      .set({
+        // Kept when this pass did not post them (e.g. a resumed row whose messages went out before).
+        confirmationChannel: sql`coalesce(${sql.placeholder('confirmationChannel')}, ${kudos.confirmationChannel})`,
+        confirmationTs: sql`coalesce(${sql.placeholder('confirmationTs')}, ${kudos.confirmationTs})`,
+        announcementChannel: sql`coalesce(${sql.placeholder('announcementChannel')}, ${kudos.announcementChannel})`,
+        announcementTs: sql`coalesce(${sql.placeholder('announcementTs')}, ${kudos.announcementTs})`,
+        notifiedAt: sql`now()`,
+        claimedUntil: null,
+        claimedBy: null,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(kudos.id, sql.placeholder('id')))
+      .prepare('kudos_mark_notified'),
+  );
+  await statement.execute({
+    id,
+    confirmationChannel: messages.confirmationChannel ?? null,
+    confirmationTs: messages.confirmationTs ?? null,
+    announcementChannel: messages.announcementChannel ?? null,
+    announcementTs: messages.announcementTs ?? null,
+  });
+}
+
+/** The order of a kudos is COMPLETE: recorded, and the row returned (undefined if there is none). */
+export async function markOrderComplete(db: Database, id: string, orderId: string): Promise<KudosRow | undefined> {
+  const statement = prepared(db, 'kudos.markOrderComplete', (d) =>
+    d
+      .update(kudos)
+      .set({ orderStatus: 'COMPLETE', orderId: sql`coalesce(${kudos.orderId}, ${sql.placeholder('orderId')})`, updatedAt: sql`now()` })
+      .where(eq(kudos.id, sql.placeholder('id')))
+      .returning()
+      .prepare('kudos_mark_order_complete'),
+  );
+  const [row] = await statement.execute({ id, orderId });
+  return row;
 }
 
 export async function getKudos(db: Database, id: string): Promise<KudosRow | undefined> {
-  const [row] = await db.select().from(kudos).where(eq(kudos.id, id));
+  const statement = prepared(db, 'kudos.get', (d) => d.select().from(kudos).where(eq(kudos.id, sql.placeholder('id'))).prepare('kudos_get'));
+  const [row] = await statement.execute({ id });
   return row;
 }
 

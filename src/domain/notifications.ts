@@ -1,14 +1,20 @@
-// Posting a Slack notification exactly once. The (kind, subject) row is inserted BEFORE posting and
-// only the caller whose insert succeeded posts; a redelivered event, reconciliation racing the
-// webhook, or a second app instance finds the row and skips. After posting, channel/ts are stored.
+// Posting a Slack notice exactly once, through an outbox row (notifications, unique kind + subject).
 //
-// If Slack answers with an error (ok:false: nothing was posted) the row is removed so that a later
-// retry may post; if the outcome is unknown (timeout, dropped connection) the row stays: a notice
-// may then be missing, but it is never doubled.
-import { and, eq, sql } from 'drizzle-orm';
+// postOnce inserts the row, with its message and where it goes, BEFORE posting; only the caller
+// whose insert succeeded posts, everyone else (a redelivered event, reconciliation racing the
+// webhook, a second instance) skips. The poster holds a lease on the row while it posts; the message
+// carries the row's id as Slack message metadata. After posting, channel/ts are stored.
+//
+// chat.postMessage has no idempotency key, so an attempt whose outcome is unknown (a timeout, a
+// dropped connection, the process killed mid-call) is never simply retried: once its lease has run
+// out, resumeStalledNotices looks for the message by its metadata (conversations.history or
+// .replies) and posts only if Slack does not have it. Slack refusing a post (ok:false) means nothing
+// was posted: the row is given up (resumed) or removed so that the caller may retry (inline).
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { notifications, type NotificationRow } from '../db/schema/index.js';
-import type { PostedMessage } from '../slack/gateway.js';
+import type { PostedMessage, SlackGateway, SlackMessage } from '../slack/gateway.js';
 
 export interface NotificationKey {
   kind: string;
@@ -17,24 +23,201 @@ export interface NotificationKey {
   enterpriseId?: string | null;
 }
 
+/** Where a notice goes: a channel (optionally a thread in it), or a user's DM. */
+export type NoticeTarget = { channel: string; threadTs?: string } | { userId: string };
+
+export interface Notice {
+  to: NoticeTarget;
+  message: SlackMessage;
+}
+
+export interface NoticeDeps {
+  db: Database;
+  slack: Pick<SlackGateway, 'postMessage' | 'openDirectChannel' | 'findMessageByMetadata'>;
+}
+
 export type PostOnceResult = { posted: true; message: PostedMessage } | { posted: false; existing: NotificationRow | undefined };
 
-export async function postOnce(db: Database, key: NotificationKey, post: () => Promise<PostedMessage>): Promise<PostOnceResult> {
-  const [claimed] = await db
-    .insert(notifications)
-    .values({ kind: key.kind, subject: key.subject, teamId: key.teamId ?? null, enterpriseId: key.enterpriseId ?? null })
-    .onConflictDoNothing({ target: [notifications.kind, notifications.subject] })
-    .returning({ id: notifications.id });
-  if (!claimed) return { posted: false, existing: await findNotification(db, key.kind, key.subject) };
-  let message: PostedMessage;
-  try {
-    message = await post();
-  } catch (error) {
-    if (isDefinitelyNotPosted(error)) await db.delete(notifications).where(eq(notifications.id, claimed.id));
-    throw error;
+/** The metadata event type our notices carry; the payload is `{ notice_id }`. */
+export const NOTICE_EVENT_TYPE = 'kudos_notice';
+
+/** How long a poster owns a row: far longer than one chat.postMessage may take (5 s timeout, no retry). */
+export const NOTICE_LEASE_MS = 60_000;
+
+/** Slack's clock and ours may differ a little: look this much before the attempt. */
+const CLOCK_MARGIN_MS = 2 * 60_000;
+
+const lease = (ms: number) => sql`now() + ${`${Math.ceil(ms / 1000)} seconds`}::interval`;
+
+export async function postOnce(deps: NoticeDeps, key: NotificationKey, notice: Notice): Promise<PostOnceResult> {
+  const [result] = await postAllOnce(deps, [{ key, notice }]);
+  if (result!.status === 'rejected') throw result!.reason;
+  return result!.value;
+}
+
+/**
+ * postOnce for several notices with one insert and one update in all (they are posted in parallel):
+ * a kudos' confirmation and announcement. Each result settles on its own.
+ */
+export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: NotificationKey; notice: Notice }>): Promise<Array<PromiseSettledResult<PostOnceResult>>> {
+  if (items.length === 0) return [];
+  const channels = await Promise.allSettled(items.map(({ notice }) => ('userId' in notice.to ? deps.slack.openDirectChannel(notice.to.userId) : Promise.resolve(notice.to.channel))));
+  const keyOf = (kind: string, subject: string) => `${kind}\u0000${subject}`;
+  const open = items.flatMap((item, i) => (channels[i]!.status === 'fulfilled' ? [{ ...item, channel: (channels[i] as PromiseFulfilledResult<string>).value }] : []));
+  // Plain SQL rather than the query builder: built in microseconds, and this runs for every notice.
+  const claimed: ClaimedNotice[] =
+    open.length === 0
+      ? []
+      : rowsOf<ClaimedNotice>(
+          await deps.db.execute(sql`
+            insert into notifications (kind, subject, team_id, enterprise_id, channel, dm_user_id, thread_ts, message, claimed_until, attempted_at, attempts)
+            values ${sql.join(
+              open.map(
+                ({ key, notice, channel }) =>
+                  sql`(${key.kind}, ${key.subject}, ${key.teamId ?? null}, ${key.enterpriseId ?? null}, ${channel}, ${'userId' in notice.to ? notice.to.userId : null}, ${'threadTs' in notice.to ? (notice.to.threadTs ?? null) : null}, ${JSON.stringify(notice.message)}::jsonb, ${lease(NOTICE_LEASE_MS)}, now(), 1)`,
+              ),
+              sql`, `,
+            )}
+            on conflict (kind, subject) do nothing
+            returning id, kind, subject, message, thread_ts as "threadTs"`),
+        );
+  const claimedByKey = new Map(claimed.map((row) => [keyOf(row.kind, row.subject), row]));
+  const posts = await Promise.allSettled(
+    items.map(async ({ key }, i): Promise<PostOnceResult> => {
+      const channel = channels[i]!;
+      if (channel.status === 'rejected') throw channel.reason;
+      const row = claimedByKey.get(keyOf(key.kind, key.subject));
+      if (!row) return { posted: false, existing: await findNotification(deps.db, key.kind, key.subject) };
+      try {
+        return { posted: true, message: await send(deps, row, channel.value) };
+      } catch (error) {
+        // Refused by Slack: nothing was posted, the caller may try again. Rate-limited: posted later
+        // by resumeStalledNotices. Unknown: the lease runs out and resumeStalledNotices finds out.
+        if (isRefused(error)) await deps.db.delete(notifications).where(eq(notifications.id, row.id));
+        else if (isRateLimited(error)) await postLater(deps.db, row.id, error);
+        throw error;
+      }
+    }),
+  );
+  const posted = claimed.flatMap((row) => {
+    const i = items.findIndex(({ key }) => key.kind === row.kind && key.subject === row.subject);
+    const result = posts[i];
+    return result?.status === 'fulfilled' && result.value.posted ? [{ id: row.id, ...result.value.message }] : [];
+  });
+  await markPosted(deps.db, posted);
+  return posts;
+}
+
+/** Known not posted (429): try again after Slack's Retry-After, with no need to look first. */
+async function postLater(db: Database, id: string, error: unknown): Promise<void> {
+  const retryAfterSeconds = Math.max(1, Number((error as { retryAfter?: number }).retryAfter) || 5);
+  await db.update(notifications).set({ attemptedAt: null, claimedUntil: lease(retryAfterSeconds * 1000) }).where(eq(notifications.id, id));
+}
+
+/** What posting needs of a notice row. */
+type ClaimedNotice = Pick<NotificationRow, 'id' | 'kind' | 'subject' | 'message' | 'threadTs'>;
+
+/** Rows of db.execute: postgres.js gives an array, PGlite `{ rows }`. */
+function rowsOf<T>(result: unknown): T[] {
+  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
+}
+
+function send(deps: NoticeDeps, row: ClaimedNotice, channel: string): Promise<PostedMessage> {
+  return deps.slack.postMessage(channel, {
+    ...(row.message as SlackMessage),
+    ...(row.threadTs ? { threadTs: row.threadTs } : {}),
+    metadata: { eventType: NOTICE_EVENT_TYPE, payload: { notice_id: row.id } },
+  });
+}
+
+/** Records where posted notices went, all in one statement. */
+async function markPosted(db: Database, posted: Array<{ id: string } & PostedMessage>): Promise<void> {
+  if (posted.length === 0) return;
+  const values = sql.join(
+    posted.map((p) => sql`(${p.id}::uuid, ${p.channel}, ${p.ts})`),
+    sql`, `,
+  );
+  await db.execute(sql`
+    update notifications as n set channel = v.channel, ts = v.ts, posted_at = now(), claimed_until = null
+    from (values ${values}) as v(id, channel, ts)
+    where n.id = v.id`);
+}
+
+export interface ResumeReport {
+  /** Found in Slack: the lost answer had posted it. */
+  found: number;
+  posted: number;
+  failed: number;
+  /** Still unknown (Slack unreachable): tried again after the lease. */
+  deferred: number;
+}
+
+/**
+ * Finishes notices whose poster died or lost Slack's answer (lease run out, not posted, not given
+ * up): posts each one unless Slack already has it. Safe on several instances (rows are claimed).
+ */
+export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }, opts: { limit?: number; leaseMs?: number } = {}): Promise<ResumeReport> {
+  const report: ResumeReport = { found: 0, posted: 0, failed: 0, deferred: 0 };
+  const stalled = deps.db
+    .select({ id: notifications.id })
+    .from(notifications)
+    .where(and(isNull(notifications.postedAt), isNull(notifications.failedAt), or(isNull(notifications.claimedUntil), lt(notifications.claimedUntil, sql`now()`))))
+    .limit(opts.limit ?? 20)
+    .for('update', { skipLocked: true });
+  const rows = await deps.db
+    .update(notifications)
+    .set({ claimedUntil: lease(opts.leaseMs ?? NOTICE_LEASE_MS) })
+    .where(inArray(notifications.id, stalled))
+    .returning();
+  for (const row of rows) {
+    const log = deps.logger.child({ notice: row.kind, subject: row.subject, noticeId: row.id });
+    if (!row.message || !(row.channel || row.dmUserId)) {
+      await giveUp(deps.db, row.id, 'nothing stored to post (recorded by an older version)');
+      report.failed++;
+      continue;
+    }
+    try {
+      const channel = row.channel ?? (await deps.slack.openDirectChannel(row.dmUserId!));
+      if (row.attemptedAt) {
+        const ts = await deps.slack.findMessageByMetadata(channel, {
+          eventType: NOTICE_EVENT_TYPE,
+          match: (payload) => payload.notice_id === row.id,
+          since: new Date(row.attemptedAt.getTime() - CLOCK_MARGIN_MS),
+          ...(row.threadTs ? { threadTs: row.threadTs } : {}),
+        });
+        if (ts) {
+          await markPosted(deps.db, [{ id: row.id, channel, ts }]);
+          log.info('notice had been posted; its answer was lost', { ts });
+          report.found++;
+          continue;
+        }
+      }
+      await deps.db
+        .update(notifications)
+        .set({ channel, attemptedAt: sql`now()`, attempts: sql`${notifications.attempts} + 1` })
+        .where(eq(notifications.id, row.id));
+      await markPosted(deps.db, [{ id: row.id, ...(await send(deps, row, channel)) }]);
+      log.info('stalled notice posted');
+      report.posted++;
+    } catch (error) {
+      if (isRefused(error)) {
+        await giveUp(deps.db, row.id, errorCodeOf(error));
+        log.warn('Slack refused a stalled notice; given up', { error });
+        report.failed++;
+      } else if (isRateLimited(error)) {
+        await postLater(deps.db, row.id, error);
+        report.deferred++;
+      } else {
+        log.warn('resuming a notice failed; will try again after its lease', { error });
+        report.deferred++;
+      }
+    }
   }
-  await db.update(notifications).set({ channel: message.channel, ts: message.ts, postedAt: sql`now()` }).where(eq(notifications.id, claimed.id));
-  return { posted: true, message };
+  return report;
+}
+
+async function giveUp(db: Database, id: string, error: string): Promise<void> {
+  await db.update(notifications).set({ failedAt: sql`now()`, error, claimedUntil: null }).where(eq(notifications.id, id));
 }
 
 export async function findNotification(db: Database, kind: string, subject: string): Promise<NotificationRow | undefined> {
@@ -42,7 +225,17 @@ export async function findNotification(db: Database, kind: string, subject: stri
   return row;
 }
 
-/** Slack answered ok:false (a platform error): the message was not posted. */
-function isDefinitelyNotPosted(error: unknown): boolean {
+/** Slack answered ok:false (a platform error): the message was not posted, and will not be as it is. */
+function isRefused(error: unknown): boolean {
   return (error as { code?: string } | null)?.code === 'slack_webapi_platform_error';
+}
+
+/** Slack answered 429: not posted. */
+function isRateLimited(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === 'slack_webapi_rate_limited_error';
+}
+
+function errorCodeOf(error: unknown): string {
+  const data = (error as { data?: { error?: string } } | null)?.data;
+  return data?.error ?? (error instanceof Error ? error.message : String(error));
 }

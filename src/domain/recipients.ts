@@ -1,8 +1,9 @@
 // Who receives a send. At submission (inside Slack's 3-second window) Slack users are checked and
 // groups expanded; the worker then maps each Slack user to an address-book recipient by the e-mail
 // in their Slack profile (found or created once, the mapping stored per workspace).
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
+import { prepared } from '../db/prepared.js';
 import { recipientMappings, type KudosRecipientSnapshot } from '../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../rewards/index.js';
 import { displayNameOf, type SlackGateway, type SlackUser } from '../slack/gateway.js';
@@ -104,10 +105,14 @@ export async function ensureRecipientMapping(
   person: { slackUserId: string; email: string; firstName?: string | undefined; lastName?: string | undefined },
 ): Promise<{ recipientId: string; email: string }> {
   const { db, rewards } = deps;
-  const [mapping] = await db
-    .select()
-    .from(recipientMappings)
-    .where(and(eq(recipientMappings.teamId, ws.teamId), eq(recipientMappings.slackUserId, person.slackUserId)));
+  const findMapping = prepared(db, 'recipientMappings.find', (d) =>
+    d
+      .select()
+      .from(recipientMappings)
+      .where(and(eq(recipientMappings.teamId, sql.placeholder('teamId')), eq(recipientMappings.slackUserId, sql.placeholder('slackUserId'))))
+      .prepare('recipient_mappings_find'),
+  );
+  const [mapping] = await findMapping.execute({ teamId: ws.teamId, slackUserId: person.slackUserId });
   if (mapping && sameEmail(syncedSlackEmail(mapping), person.email)) return { recipientId: mapping.recipientId, email: mapping.email };
 
   let recipientId: string | undefined;
@@ -124,13 +129,24 @@ export async function ensureRecipientMapping(
   // then looked up (createRecipient). Looking up first cost every new recipient two calls.
   recipientId ??= await createRecipient(rewards, person);
 
-  await db
-    .insert(recipientMappings)
-    .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId, slackUserId: person.slackUserId, recipientId, email: person.email, slackEmail: person.email })
-    .onConflictDoUpdate({
-      target: [recipientMappings.teamId, recipientMappings.slackUserId],
-      set: { recipientId, email: person.email, slackEmail: person.email, updatedAt: new Date() },
-    });
+  const storeMapping = prepared(db, 'recipientMappings.store', (d) =>
+    d
+      .insert(recipientMappings)
+      .values({
+        teamId: sql`${sql.placeholder('teamId')}`,
+        enterpriseId: sql`${sql.placeholder('enterpriseId')}`,
+        slackUserId: sql`${sql.placeholder('slackUserId')}`,
+        recipientId: sql`${sql.placeholder('recipientId')}`,
+        email: sql`${sql.placeholder('email')}`,
+        slackEmail: sql`${sql.placeholder('email')}`,
+      })
+      .onConflictDoUpdate({
+        target: [recipientMappings.teamId, recipientMappings.slackUserId],
+        set: { recipientId: sql`excluded.recipient_id`, email: sql`excluded.email`, slackEmail: sql`excluded.slack_email`, updatedAt: sql`now()` },
+      })
+      .prepare('recipient_mappings_store'),
+  );
+  await storeMapping.execute({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, slackUserId: person.slackUserId, recipientId, email: person.email });
   return { recipientId, email: person.email };
 }
 

@@ -13,8 +13,8 @@ import type { Order } from '../rewards/index.js';
 import { buildAnnouncement } from '../slack/blocks/messages.js';
 import { buildCompletionNotice, buildRewardLinksDm, buildSenderCompletionDm, LINKS_PER_MESSAGE, type DeliveryCounts } from '../slack/blocks/notification-messages.js';
 import type { PostedMessage } from '../slack/gateway.js';
-import { getKudos, updateKudos } from './kudos-store.js';
-import { findNotification, postOnce } from './notifications.js';
+import { getKudos, markOrderComplete, updateKudos } from './kudos-store.js';
+import { findNotification, postAllOnce, postOnce } from './notifications.js';
 import type { ReconcileDeps } from './reconcile.js';
 import { notifyBounces } from './resend-bounces.js';
 
@@ -22,10 +22,13 @@ export type CompletionResult = { done: true } | { done: false; retryInMs: number
 
 /** The worker posts its confirmation and announcement right after placing; wait for them first. */
 const WAIT_FOR_WORKER_MS = 1000;
+/** An announcement being resumed from the outbox (at most a notice lease away). */
+const WAIT_FOR_ANNOUNCEMENT_MS = 5000;
 
 export async function handleOrderComplete(deps: ReconcileDeps, check: OrderCheckRow, order: Order): Promise<CompletionResult> {
   if (check.kudosId) {
-    const row = await getKudos(deps.db, check.kudosId);
+    // Recorded first (one statement that also reads the row back); the notices follow.
+    const row = await markOrderComplete(deps.db, check.kudosId, order.orderId);
     if (row) return completeKudos(deps, row, order);
   }
   if (check.rewardLinkRequestId) return deliverRewardLinks(deps, check.rewardLinkRequestId, order);
@@ -46,16 +49,21 @@ async function completeKudos(deps: ReconcileDeps, row: KudosRow, order: Order): 
   if (!row.notifiedAt && (row.status === 'placed' || row.status === 'scheduled' || row.status === 'pending')) {
     return { done: false, retryInMs: WAIT_FOR_WORKER_MS };
   }
-  if (row.orderStatus !== 'COMPLETE') row = await updateKudos(deps.db, row.id, { orderStatus: 'COMPLETE', ...(row.orderId ? {} : { orderId: order.orderId }) });
   const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
   const counts = countsOf(order, row.recipientCount);
 
   let thread: PostedMessage | undefined =
     row.announcementChannel && row.announcementTs ? { channel: row.announcementChannel, ts: row.announcementTs } : undefined;
   const channel = deps.config.notifyChannel;
+  if (!thread && channel) {
+    // The announcement may be waiting in the outbox (its answer was lost): the notice goes in its thread.
+    const announcement = await findNotification(deps.db, 'kudos.announcement', row.id);
+    if (announcement?.ts && announcement.channel) thread = { channel: announcement.channel, ts: announcement.ts };
+    else if (announcement && !announcement.failedAt) return { done: false, retryInMs: WAIT_FOR_ANNOUNCEMENT_MS };
+  }
   if (!thread && channel && row.scheduledAt) {
     // A scheduled send is announced when it goes out, not when it was booked.
-    const announced = await postOnce(deps.db, { kind: 'kudos.announcement', subject: row.id, ...ws }, () => deps.slack.postMessage(channel, buildAnnouncement(row)));
+    const announced = await postOnce(deps, { kind: 'kudos.announcement', subject: row.id, ...ws }, { to: { channel }, message: buildAnnouncement(row) });
     if (announced.posted) {
       thread = announced.message;
       await updateKudos(deps.db, row.id, { announcementChannel: thread.channel, announcementTs: thread.ts });
@@ -64,12 +72,15 @@ async function completeKudos(deps: ReconcileDeps, row: KudosRow, order: Order): 
     }
   }
   const target = thread ? { channel: thread.channel, threadTs: thread.ts } : channel ? { channel } : undefined;
-  if (target) {
-    await postOnce(deps.db, { kind: 'order.completed', subject: order.orderId, ...ws }, () =>
-      deps.slack.postMessage(target.channel, { ...buildCompletionNotice({ orderId: order.orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) }), ...(target.threadTs ? { threadTs: target.threadTs } : {}) }),
-    );
-  }
-  await postOnce(deps.db, { kind: 'order.completed.dm', subject: order.orderId, ...ws }, () => deps.slack.sendDirectMessage(row.senderUserId, buildSenderCompletionDm(row, counts)));
+  // The channel's notice and the sender's DM together: one insert and one update for both.
+  const results = await postAllOnce(deps, [
+    ...(target
+      ? [{ key: { kind: 'order.completed', subject: order.orderId, ...ws }, notice: { to: target, message: buildCompletionNotice({ orderId: order.orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) }) } }]
+      : []),
+    { key: { kind: 'order.completed.dm', subject: order.orderId, ...ws }, notice: { to: { userId: row.senderUserId }, message: buildSenderCompletionDm(row, counts) } },
+  ]);
+  const failure = results.find((r) => r.status === 'rejected');
+  if (failure) throw failure.reason;
   if (counts.bouncedCount > 0) await notifyBounces(deps, row, order);
   return { done: true };
 }
@@ -83,9 +94,10 @@ async function deliverRewardLinks(deps: ReconcileDeps, requestId: string, order:
   for (let index = 0; index < parts; index++) {
     const chunk = links.slice(index * LINKS_PER_MESSAGE, (index + 1) * LINKS_PER_MESSAGE);
     // Links are gift cards: they go to the requester's DM only, never to a channel.
-    await postOnce(deps.db, { kind: 'reward_links.delivered', subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId }, () =>
-      deps.slack.sendDirectMessage(request.requesterUserId, buildRewardLinksDm(request, order.orderId, chunk, { index, count: parts })),
-    );
+    await postOnce(deps, { kind: 'reward_links.delivered', subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId }, {
+      to: { userId: request.requesterUserId },
+      message: buildRewardLinksDm(request, order.orderId, chunk, { index, count: parts }),
+    });
   }
   return { done: true };
 }
@@ -96,11 +108,9 @@ async function completeExternal(deps: ReconcileDeps, order: Order): Promise<Comp
   if (!channel || order.orderType === 'LINK' || order.orderId.startsWith('LO')) return { done: true };
   const placedNotice = await findNotification(deps.db, 'order.external', order.orderId);
   const target = placedNotice?.channel && placedNotice.ts ? { channel: placedNotice.channel, threadTs: placedNotice.ts } : { channel };
-  await postOnce(deps.db, { kind: 'order.completed', subject: order.orderId }, () =>
-    deps.slack.postMessage(target.channel, {
-      ...buildCompletionNotice({ orderId: order.orderId, counts: countsOf(order, 0), ...(order.cardName ? { cardName: order.cardName } : {}) }),
-      ...('threadTs' in target ? { threadTs: target.threadTs } : {}),
-    }),
-  );
+  await postOnce(deps, { kind: 'order.completed', subject: order.orderId }, {
+    to: target,
+    message: buildCompletionNotice({ orderId: order.orderId, counts: countsOf(order, 0), ...(order.cardName ? { cardName: order.cardName } : {}) }),
+  });
   return { done: true };
 }

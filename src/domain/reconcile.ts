@@ -4,10 +4,11 @@
 // (several instances, restarts), due at next_check_at. Scheduled orders are first checked at their
 // send time. The Rewards client itself honours the X-RateLimit-* headers; the processor keeps
 // concurrency small, so checks never hammer the API.
-import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
+import { prepared } from '../db/prepared.js';
 import { orderChecks, type KudosRow, type OrderCheckRow, type OrderCheckSource } from '../db/schema/index.js';
 import { isRewardsError, tryParseApiTimestamp, type Order, type RewardsClient } from '../rewards/index.js';
 import type { SlackGateway } from '../slack/gateway.js';
@@ -60,28 +61,41 @@ export interface ScheduleCheck {
  */
 export async function scheduleOrderCheck(db: Database, check: ScheduleCheck): Promise<void> {
   const firstAt = new Date(Math.max(Date.now() + check.firstDelayMs, (check.notBefore?.getTime() ?? 0) + check.firstDelayMs));
-  await db
-    .insert(orderChecks)
-    .values({
-      orderId: check.orderId,
-      source: check.source,
-      teamId: check.teamId ?? null,
-      enterpriseId: check.enterpriseId ?? null,
-      kudosId: check.kudosId ?? null,
-      rewardLinkRequestId: check.rewardLinkRequestId ?? null,
-      nextCheckAt: firstAt,
-    })
-    .onConflictDoUpdate({
-      target: orderChecks.orderId,
-      set: {
-        kudosId: sql`coalesce(${orderChecks.kudosId}, excluded.kudos_id)`,
-        rewardLinkRequestId: sql`coalesce(${orderChecks.rewardLinkRequestId}, excluded.reward_link_request_id)`,
-        teamId: sql`coalesce(${orderChecks.teamId}, excluded.team_id)`,
-        enterpriseId: sql`coalesce(${orderChecks.enterpriseId}, excluded.enterprise_id)`,
-        source: sql`case when ${orderChecks.source} = 'webhook' then excluded.source else ${orderChecks.source} end`,
-        updatedAt: sql`now()`,
-      },
-    });
+  // Prepared: this runs once per kudos placed (src/db/prepared.ts).
+  const statement = prepared(db, 'orderChecks.schedule', (d) =>
+    d
+      .insert(orderChecks)
+      .values({
+        orderId: sql`${sql.placeholder('orderId')}`,
+        source: sql`${sql.placeholder('source')}`,
+        teamId: sql`${sql.placeholder('teamId')}`,
+        enterpriseId: sql`${sql.placeholder('enterpriseId')}`,
+        kudosId: sql`${sql.placeholder('kudosId')}::uuid`,
+        rewardLinkRequestId: sql`${sql.placeholder('rewardLinkRequestId')}::uuid`,
+        nextCheckAt: sql`${sql.placeholder('nextCheckAt')}::timestamptz`,
+      })
+      .onConflictDoUpdate({
+        target: orderChecks.orderId,
+        set: {
+          kudosId: sql`coalesce(${orderChecks.kudosId}, excluded.kudos_id)`,
+          rewardLinkRequestId: sql`coalesce(${orderChecks.rewardLinkRequestId}, excluded.reward_link_request_id)`,
+          teamId: sql`coalesce(${orderChecks.teamId}, excluded.team_id)`,
+          enterpriseId: sql`coalesce(${orderChecks.enterpriseId}, excluded.enterprise_id)`,
+          source: sql`case when ${orderChecks.source} = 'webhook' then excluded.source else ${orderChecks.source} end`,
+          updatedAt: sql`now()`,
+        },
+      })
+      .prepare('order_checks_schedule'),
+  );
+  await statement.execute({
+    orderId: check.orderId,
+    source: check.source,
+    teamId: check.teamId ?? null,
+    enterpriseId: check.enterpriseId ?? null,
+    kudosId: check.kudosId ?? null,
+    rewardLinkRequestId: check.rewardLinkRequestId ?? null,
+    nextCheckAt: firstAt.toISOString(),
+  });
 }
 
 /** The check of a kudos the worker just placed. */
@@ -117,33 +131,30 @@ export async function scheduleMissingKudosChecks(db: Database, firstDelayMs: num
 
 /** Claims one due check for `leaseMs`. */
 export async function claimDueCheck(db: Database, workerId: string, leaseMs: number): Promise<OrderCheckRow | undefined> {
-  return db.transaction(async (tx) => {
-    const [due] = await tx
+  // One prepared statement (UPDATE ... WHERE order_id IN (SELECT ... FOR UPDATE SKIP LOCKED)): a check
+  // another claimer holds is skipped, never waited for.
+  const statement = prepared(db, 'orderChecks.claimDue', (d) => {
+    const due = d
       .select({ orderId: orderChecks.orderId })
       .from(orderChecks)
-      .where(
-        and(
-          isNull(orderChecks.doneAt),
-          lte(orderChecks.nextCheckAt, sql`now()`),
-          or(isNull(orderChecks.claimedUntil), lte(orderChecks.claimedUntil, sql`now()`)),
-        ),
-      )
+      .where(and(isNull(orderChecks.doneAt), lte(orderChecks.nextCheckAt, sql`now()`), or(isNull(orderChecks.claimedUntil), lte(orderChecks.claimedUntil, sql`now()`))))
       .orderBy(asc(orderChecks.nextCheckAt))
       .limit(1)
       .for('update', { skipLocked: true });
-    if (!due) return undefined;
-    const [claimed] = await tx
+    return d
       .update(orderChecks)
       .set({
-        claimedUntil: sql`now() + ${`${Math.ceil(leaseMs / 1000)} seconds`}::interval`,
-        claimedBy: workerId,
+        claimedUntil: sql`now() + (${sql.placeholder('leaseSeconds')} || ' seconds')::interval`,
+        claimedBy: sql`${sql.placeholder('workerId')}`,
         attempts: sql`${orderChecks.attempts} + 1`,
         updatedAt: sql`now()`,
       })
-      .where(eq(orderChecks.orderId, due.orderId))
-      .returning();
-    return claimed;
+      .where(inArray(orderChecks.orderId, due))
+      .returning()
+      .prepare('order_checks_claim_due');
   });
+  const [claimed] = await statement.execute({ workerId, leaseSeconds: String(Math.ceil(leaseMs / 1000)) });
+  return claimed;
 }
 
 async function finishCheck(db: Database, orderId: string, set: { lastStatus?: string; error?: string | null }): Promise<void> {

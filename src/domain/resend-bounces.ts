@@ -68,9 +68,10 @@ export async function notifyBounces(deps: { db: Database; slack: SlackGateway; l
       .onConflictDoNothing({ target: [bouncedRecipients.orderId, bouncedRecipients.email] });
     const bounce = await findBounce(deps.db, order.orderId, r.email);
     if (!bounce) continue;
-    const result = await postOnce(deps.db, { kind: 'order.bounced', subject: `${order.orderId}:${r.email.toLowerCase()}`, teamId: row.teamId, enterpriseId: row.enterpriseId }, () =>
-      deps.slack.sendDirectMessage(row.senderUserId, buildBounceDm(bounce)),
-    );
+    const result = await postOnce(deps, { kind: 'order.bounced', subject: `${order.orderId}:${r.email.toLowerCase()}`, teamId: row.teamId, enterpriseId: row.enterpriseId }, {
+      to: { userId: row.senderUserId },
+      message: buildBounceDm(bounce),
+    });
     if (result.posted) {
       posted++;
       await deps.db

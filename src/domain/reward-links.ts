@@ -86,9 +86,10 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
       .set({ status: 'failed', claimedUntil: null, errorCode: verdict.code, errorMessage: verdict.userMessage, updatedAt: sql`now()` })
       .where(eq(rewardLinkRequests.id, row.id))
       .returning();
-    await postOnce(deps.db, { kind: 'reward_links.failed', subject: row.id, teamId: row.teamId, enterpriseId: row.enterpriseId }, () =>
-      deps.slack.sendDirectMessage(row.requesterUserId, buildRewardLinksFailed(failed ?? row, verdict.userMessage)),
-    );
+    await postOnce(deps, { kind: 'reward_links.failed', subject: row.id, teamId: row.teamId, enterpriseId: row.enterpriseId }, {
+      to: { userId: row.requesterUserId },
+      message: buildRewardLinksFailed(failed ?? row, verdict.userMessage),
+    });
     return 'failed';
   }
 }

@@ -1,7 +1,9 @@
 // Per-workspace settings in the database, seeded from the environment (CONTRACT.md section 3) the
 // first time a workspace is seen, then changed by admins in `/kudos settings`. Reads are cached for a
-// few seconds (invalidated at once in this process on a change; other instances pick it up within the
-// TTL). Every change is one audit row listing each changed field as { from, to }.
+// few seconds (replaced at once in this process on a change; other instances pick it up within the
+// TTL). Under steady traffic no request waits for the database: in the last fifth of the TTL a read
+// returns the cached value and starts one background reload per workspace; concurrent misses share one query.
+// Every change is one audit row listing each changed field as { from, to }.
 import { eq, sql } from 'drizzle-orm';
 import type { AppConfig } from '../config/index.js';
 import type { Database } from '../db/client.js';
@@ -121,13 +123,19 @@ export function diffSettings(before: WorkspaceSettings, patch: SettingsPatch): S
 }
 
 export function createSettingsStore(deps: { db: Database; config: AppConfig; ttlMs?: number; now?: () => number }): SettingsStore {
+  // A value is never served more than ttlMs after the read that produced it started.
   const ttlMs = deps.ttlMs ?? 5000;
+  const refreshAfterMs = ttlMs * 0.8;
   const clock = deps.now ?? Date.now;
   const cache = new Map<string, { at: number; settings: WorkspaceSettings }>();
+  /** One read in flight per workspace, shared by concurrent callers. */
+  const reloads = new Map<string, Promise<WorkspaceSettings>>();
+  /** Bumped by every update: a read that started before it must not overwrite the updated value. */
+  const generations = new Map<string, number>();
   let latest: WorkspaceSettings | undefined;
 
-  function remember(settings: WorkspaceSettings): WorkspaceSettings {
-    cache.set(settings.teamId, { at: clock(), settings });
+  function remember(settings: WorkspaceSettings, at = clock()): WorkspaceSettings {
+    cache.set(settings.teamId, { at, settings });
     if (!latest || latest.teamId === settings.teamId || settings.updatedAt >= latest.updatedAt) latest = settings;
     return settings;
   }
@@ -146,11 +154,33 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
     return fromRow(seeded);
   }
 
+  function reload(ws: WorkspaceRef): Promise<WorkspaceSettings> {
+    const pending = reloads.get(ws.teamId);
+    if (pending) return pending;
+    const startedAt = clock();
+    const generation = generations.get(ws.teamId) ?? 0;
+    const read = load(ws)
+      .then((settings) => {
+        // An update in this process while we read: its result is newer than ours.
+        if ((generations.get(ws.teamId) ?? 0) !== generation) return cache.get(ws.teamId)?.settings ?? settings;
+        return remember(settings, startedAt);
+      })
+      .finally(() => {
+        if (reloads.get(ws.teamId) === read) reloads.delete(ws.teamId);
+      });
+    reloads.set(ws.teamId, read);
+    return read;
+  }
   return {
     async get(ws) {
       const hit = cache.get(ws.teamId);
-      if (hit && clock() - hit.at < ttlMs) return hit.settings;
-      return remember(await load(ws));
+      const age = hit ? clock() - hit.at : Infinity;
+      if (hit && age < ttlMs) {
+        // Refresh ahead, so that under traffic the entry never expires in front of a request.
+        if (age >= refreshAfterMs) reload(ws).catch(() => {});
+        return hit.settings;
+      }
+      return reload(ws);
     },
     async update(ws, actorUserId, patch) {
       await load(ws); // seeds a new workspace first
@@ -180,6 +210,7 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
         });
         return { settings: fromRow(updated!), changes };
       });
+      generations.set(ws.teamId, (generations.get(ws.teamId) ?? 0) + 1);
       remember(result.settings);
       return result;
     },

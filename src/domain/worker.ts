@@ -1,9 +1,12 @@
 // Places recorded sends with the Rewards API and tells people the outcome.
 //
-// Each loop claims one row (FOR UPDATE SKIP LOCKED + lease), maps recipients to the address book,
-// calls orders.createChoice with the row's own idempotency key (the client resolves a 409 through
-// clientOrderId, so a retry or a resumed row never orders twice), records the order, then notifies.
-// It wakes at once when a send is recorded in this process and polls for other instances' rows.
+// One poller claims due rows in batches (FOR UPDATE SKIP LOCKED + lease, one statement) as long as
+// it has free slots, and runs each row in its own task: map recipients to the address book, call
+// orders.createChoice with the row's own idempotency key (the client resolves a 409 through
+// clientOrderId, so a retry or a resumed row never orders twice), record the order, then post the
+// confirmation and the announcement through the notice outbox (exactly once, see notifications.ts).
+// The poller wakes at once when a send is recorded in this process or a slot frees up, and polls
+// for other instances' rows; it also finishes notices whose poster died.
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
@@ -12,8 +15,9 @@ import type { KudosRow } from '../db/schema/index.js';
 import { toCents, type RewardsClient } from '../rewards/index.js';
 import { buildAnnouncement, buildConfirmation, buildFailure } from '../slack/blocks/messages.js';
 import type { SlackGateway } from '../slack/gateway.js';
-import { claimNext, markNotified, releaseClaim, scheduleRetry, updateKudos } from './kudos-store.js';
+import { claimBatch, claimPending, markNotified, markPlaced, releaseClaim, scheduleRetry, updateKudos } from './kudos-store.js';
 import { centsToDecimal } from './money.js';
+import { postAllOnce, resumeStalledNotices } from './notifications.js';
 import { ensureRecipientMapping } from './recipients.js';
 import { classifyRewardsFailure } from './rewards-errors.js';
 
@@ -40,8 +44,15 @@ export interface WorkerOptions {
   pollIntervalMs?: number;
   /** How long a claimed row stays ours before someone else may resume it. */
   leaseMs?: number;
-  /** Parallel loops in this process. */
+  /** Sends in progress at once in this process (each waits on the network most of the time). */
   concurrency?: number;
+  /** How often to look for notices whose poster died (their lease ran out). */
+  noticeSweepMs?: number;
+  /**
+   * Sends whose confirmation and announcement are posted at once. Placing comes first (the order is
+   * what the sender waits for); telling runs in its own lane so that it never holds a placing slot.
+   */
+  notifyConcurrency?: number;
   /** Transient failures before a send is given up. */
   maxAttempts?: number;
   /** Backoff before retry n (1-based). */
@@ -53,6 +64,8 @@ export interface KudosWorker {
   start(): void;
   /** Something was recorded: look now. */
   wake(): void;
+  /** A send was recorded in this process: claim and place it at once (no polling delay). */
+  placeNow(id: string): void;
   /** Stops claiming; waits for rows in progress (at most `graceMs`), then releases the rest. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -63,16 +76,30 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   const id = `worker-${randomUUID().slice(0, 8)}`;
   const pollIntervalMs = opts.pollIntervalMs ?? 300;
   const leaseMs = opts.leaseMs ?? 120_000;
-  const concurrency = opts.concurrency ?? 2;
+  const concurrency = opts.concurrency ?? 16;
   const maxAttempts = opts.maxAttempts ?? 10;
   const backoffMs = opts.backoffMs ?? defaultBackoff;
+  const noticeSweepMs = opts.noticeSweepMs ?? 5000;
   const log = deps.logger.child({ worker: id });
+
+  const notifyConcurrency = opts.notifyConcurrency ?? 8;
+  // Beyond this many sends waiting to be told, stop claiming more (memory stays bounded).
+  const maxNotifyBacklog = 500;
 
   let running = false;
   let wakeUp: (() => void) | undefined;
   let wakePending = false;
-  const loops: Promise<void>[] = [];
+  let poller: Promise<void> | undefined;
+  const placing = new Set<Promise<void>>();
   const inProgress = new Map<string, AbortController>();
+  const notifyQueue: KudosRow[] = [];
+  const notifying = new Set<Promise<void>>();
+  let lastNoticeSweep = 0;
+
+  function wake(): void {
+    if (wakeUp) wakeUp();
+    else wakePending = true;
+  }
 
   function sleep(ms: number): Promise<void> {
     if (wakePending) {
@@ -86,56 +113,81 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         if (wakeUp === done) wakeUp = undefined;
         resolve();
       }
-      const previous = wakeUp;
-      wakeUp = () => {
-        previous?.();
-        done();
-      };
+      wakeUp = done;
     });
   }
 
-  async function loop(): Promise<void> {
+  async function poll(): Promise<void> {
     while (running) {
-      let row: KudosRow | undefined;
+      const free = concurrency - placing.size;
+      if (free <= 0 || notifyQueue.length >= maxNotifyBacklog) {
+        await sleep(pollIntervalMs); // a finishing task wakes us
+        continue;
+      }
+      let rows: KudosRow[] = [];
       try {
-        row = await claimNext(deps.db, id, leaseMs);
-        if (row && row.status === 'pending' && row.attempts === 1 && deps.onPickup) {
-          const due = Math.max(row.createdAt.getTime(), row.nextAttemptAt.getTime());
-          deps.onPickup((Date.now() - due) / 1000);
-        }
+        rows = await claimBatch(deps.db, id, leaseMs, free);
       } catch (error) {
         if (running) log.error('claiming work failed', { error });
       }
-      if (!row) {
-        if (running) await sleep(pollIntervalMs);
-        continue;
+      for (const row of rows) {
+        if (row.status === 'pending') startPlacing(row);
+        else enqueueNotify(row); // placed or failed earlier, the sender not told yet (a crash, a restart)
       }
-      const controller = new AbortController();
-      inProgress.set(row.id, controller);
-      try {
-        await processRow(row, controller.signal);
-      } catch (error) {
-        log.error('processing kudos failed', { kudosId: row.id, error });
-      } finally {
-        inProgress.delete(row.id);
+      if (Date.now() - lastNoticeSweep >= noticeSweepMs) {
+        lastNoticeSweep = Date.now();
+        await resumeStalledNotices({ db: deps.db, slack: deps.slack, logger: log }).catch((error: unknown) => log.error('resuming stalled notices failed', { error }));
       }
+      // A full batch: there may be more due right now.
+      if (running && rows.length < free) await sleep(pollIntervalMs);
     }
   }
 
-  async function processRow(row: KudosRow, signal: AbortSignal): Promise<void> {
-    const kudosLog = log.child({ kudosId: row.id });
-    if (row.status === 'pending') {
-      row = await place(row, signal, kudosLog);
-      if (row.status === 'pending') return; // retry later
+  function startPlacing(row: KudosRow): void {
+    if (row.attempts === 1 && deps.onPickup) {
+      const due = Math.max(row.createdAt.getTime(), row.nextAttemptAt.getTime());
+      deps.onPickup((Date.now() - due) / 1000);
     }
-    await notify(row, kudosLog);
+    const controller = new AbortController();
+    inProgress.set(row.id, controller);
+    const task = place(row, controller.signal, log.child({ kudosId: row.id }))
+      .then((placed) => {
+        if (placed.status !== 'pending') enqueueNotify(placed); // pending: retried later
+      })
+      .catch((error: unknown) => log.error('placing kudos failed', { kudosId: row.id, error }))
+      .finally(() => {
+        inProgress.delete(row.id);
+        placing.delete(task);
+        wake();
+      });
+    placing.add(task);
+  }
+
+  function enqueueNotify(row: KudosRow): void {
+    notifyQueue.push(row);
+    drainNotifyQueue();
+  }
+
+  function drainNotifyQueue(): void {
+    while (notifying.size < notifyConcurrency && notifyQueue.length > 0) {
+      const row = notifyQueue.shift()!;
+      const task = notify(row, log.child({ kudosId: row.id, ...(row.orderId ? { orderId: row.orderId } : {}) }))
+        .catch((error: unknown) => log.error('telling Slack about the kudos failed', { kudosId: row.id, error }))
+        .finally(() => {
+          notifying.delete(task);
+          drainNotifyQueue();
+          wake();
+        });
+      notifying.add(task);
+    }
   }
 
   async function place(row: KudosRow, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow> {
-    kudosLog.info('placing order', { attempt: row.attempts, recipients: row.recipientCount, totalCents: row.totalCents, scheduled: Boolean(row.scheduledAt) });
+    kudosLog.debug('placing order', { attempt: row.attempts, recipients: row.recipientCount, totalCents: row.totalCents, scheduled: Boolean(row.scheduledAt) });
     try {
+      // Stored with the order below: a resumed row finds the same mappings (stored by Slack user).
       const recipients = await mapRecipients(row);
-      if (recipients !== row.recipients) row = await updateKudos(deps.db, row.id, { recipients });
+      row = { ...row, recipients };
       const { order, recovered } = await deps.rewards.orders.createChoice(
         {
           productId: row.productId,
@@ -158,17 +210,15 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         { idempotencyKey: row.idempotencyKey, signal },
       );
       const cost = order.totalCost;
-      const placed = await updateKudos(deps.db, row.id, {
+      const placed = await markPlaced(deps.db, row.id, {
+        recipients,
         status: row.scheduledAt ? 'scheduled' : 'placed',
         orderId: order.orderId,
         orderStatus: order.status,
         costCents: cost ? toCents(cost.amount, { rounding: 'half-up' }) : row.totalCents,
         costCurrency: cost?.currency ?? row.currency,
-        placedAt: new Date(),
-        errorCode: null,
-        errorMessage: null,
       });
-      kudosLog.info('order placed', { orderId: order.orderId, orderStatus: order.status, recovered });
+      kudosLog.info('order placed', { orderId: order.orderId, orderStatus: order.status, recovered, attempt: row.attempts, totalCents: row.totalCents });
       await deps.onOrderPlaced?.(placed).catch((error: unknown) => kudosLog.warn('scheduling the completion check failed', { error }));
       return placed;
     } catch (error) {
@@ -184,8 +234,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
           status: 'failed',
           errorCode: verdict.code,
           errorMessage: verdict.permanent ? verdict.userMessage : 'the Rewards API did not accept it after several tries.',
-          claimedUntil: null,
-          claimedBy: null,
+          // The lease stays until the sender is told (markNotified), so that no one else tells them too.
         });
       }
       const delay = backoffMs(row.attempts);
@@ -217,24 +266,40 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   }
 
   async function notify(row: KudosRow, kudosLog: Logger): Promise<void> {
-    // At most once: whoever marks the row notified posts; a crash after this loses a message, never doubles it.
-    if (!(await markNotified(deps.db, row.id))) return;
-    try {
-      if (row.status === 'failed') {
-        const toldElsewhere = await (deps.onOrderFailed?.(row) ?? false);
-        if (!toldElsewhere) await deps.slack.sendDirectMessage(row.senderUserId, buildFailure(row, row.errorMessage ?? 'the Rewards API refused it.'));
+    // Each message goes through the notice outbox: posted exactly once, even if this process dies
+    // half-way (the row is resumed after its lease and the outbox skips what was already posted).
+    const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+    const notices: Parameters<typeof postAllOnce>[1] = [];
+    if (row.status === 'failed') {
+      const toldElsewhere = await (deps.onOrderFailed?.(row) ?? Promise.resolve(false)).catch((error: unknown) => {
+        kudosLog.error('handling the refused order failed', { error });
+        return false;
+      });
+      if (!toldElsewhere) {
+        notices.push({ key: { kind: 'kudos.failed', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: buildFailure(row, row.errorMessage ?? 'the Rewards API refused it.') } });
+      }
+    } else {
+      notices.push({ key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: buildConfirmation(row) } });
+      // A scheduled send is announced when it goes out (order notifications), not when it is booked.
+      const channel = deps.config.notifyChannel;
+      if (channel && row.status === 'placed') {
+        notices.push({ key: { kind: 'kudos.announcement', subject: row.id, ...ws }, notice: { to: { channel }, message: buildAnnouncement(row) } });
+      }
+    }
+    const results = await postAllOnce(deps, notices);
+    const messages: Parameters<typeof markNotified>[2] = {};
+    results.forEach((result, i) => {
+      const kind = notices[i]!.key.kind;
+      if (result.status === 'rejected') {
+        kudosLog.error(`telling Slack about the kudos failed (${kind})`, { status: row.status, error: result.reason });
         return;
       }
-      const confirmation = await deps.slack.sendDirectMessage(row.senderUserId, buildConfirmation(row));
-      await updateKudos(deps.db, row.id, { confirmationChannel: confirmation.channel, confirmationTs: confirmation.ts });
-      // A scheduled send is announced when it goes out (order notifications), not when it is booked.
-      if (deps.config.notifyChannel && row.status === 'placed') {
-        const announcement = await deps.slack.postMessage(deps.config.notifyChannel, buildAnnouncement(row));
-        await updateKudos(deps.db, row.id, { announcementChannel: announcement.channel, announcementTs: announcement.ts });
-      }
-    } catch (error) {
-      kudosLog.error('telling Slack about the kudos failed', { status: row.status, error });
-    }
+      const posted = result.value.posted ? result.value.message : result.value.existing?.ts && result.value.existing.channel ? { channel: result.value.existing.channel, ts: result.value.existing.ts } : undefined;
+      if (!posted) return;
+      if (kind === 'kudos.confirmation') Object.assign(messages, { confirmationChannel: posted.channel, confirmationTs: posted.ts });
+      if (kind === 'kudos.announcement') Object.assign(messages, { announcementChannel: posted.channel, announcementTs: posted.ts });
+    });
+    await markNotified(deps.db, row.id, messages);
   }
 
   return {
@@ -242,26 +307,40 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     start() {
       if (running) return;
       running = true;
-      for (let i = 0; i < concurrency; i++) loops.push(loop());
+      poller = poll();
       log.info('worker started', { concurrency, pollIntervalMs });
     },
-    wake() {
-      if (wakeUp) wakeUp();
-      else wakePending = true;
+    wake,
+    placeNow(kudosId) {
+      // Past twice the slots, leave it to the poller (memory and connections stay bounded).
+      if (!running || placing.size >= 2 * concurrency) return wake();
+      claimPending(deps.db, kudosId, id, leaseMs)
+        .then(async (row) => {
+          if (row && running) startPlacing(row);
+          else if (row) await releaseClaim(deps.db, row.id, id); // stopping meanwhile: someone else places it
+        })
+        .catch((error: unknown) => {
+          log.warn('claiming a recorded send failed; the poller will', { kudosId, error });
+          wake();
+        });
     },
     async stop(graceMs = 8000) {
       if (!running) return;
       running = false;
       wakeUp?.();
-      const finished = Promise.allSettled(loops);
-      const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
-      if ((await Promise.race([finished, timeout])) === 'timeout') {
+      await poller;
+      const deadline = Date.now() + graceMs;
+      const timeout = () => new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now())).unref());
+      if ((await Promise.race([Promise.allSettled([...placing]), timeout()])) === 'timeout') {
         // Abort calls in flight; their rows are released and resumed elsewhere with the same key.
         for (const controller of inProgress.values()) controller.abort();
-        await finished;
+        await Promise.allSettled([...placing]);
       }
-      loops.length = 0;
-      log.info('worker stopped');
+      // Sends not yet told: give them back at once (another instance tells them); finish those under way.
+      const untold = notifyQueue.splice(0);
+      await Promise.allSettled(untold.map((row) => releaseClaim(deps.db, row.id, id)));
+      await Promise.race([Promise.allSettled([...notifying]), timeout()]);
+      log.info('worker stopped', { released: untold.length });
     },
   };
 }

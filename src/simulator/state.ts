@@ -22,6 +22,8 @@ export interface Message {
   visible_to?: string;
   /** Set when chat.update or a replace_original changed it. */
   edited?: { ts: string };
+  /** Message metadata (chat.postMessage `metadata`): not shown, returned by conversations.history. */
+  metadata?: { event_type: string; event_payload: Json };
 }
 
 export interface View {

@@ -2,7 +2,7 @@
 // answering Slack's shapes (HTTP 200 with `ok`, `error`, `response_metadata.messages`).
 import { getTimezoneOffset } from 'date-fns-tz';
 import { checkMessageContent, checkView, viewTooLarge } from './limits.js';
-import { MAX_VIEW_STACK, withBlockIds, type Json, type SimulatorState } from './state.js';
+import { MAX_VIEW_STACK, withBlockIds, type Json, type Message, type SimulatorState } from './state.js';
 import type { WorkspaceUser } from './seed.js';
 
 type Answer = Json & { ok: boolean; error?: string };
@@ -128,6 +128,51 @@ function page<T>(items: T[], args: Json): { slice: T[]; next: string } | { error
   return { slice, next };
 }
 
+/** chat.postMessage `metadata`: `{ event_type, event_payload }` (Slack's rule: both required). */
+function checkMetadata(value: unknown): Message['metadata'] | 'invalid' | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'object' || Array.isArray(value)) return 'invalid';
+  const { event_type, event_payload } = value as Json;
+  if (typeof event_type !== 'string' || !/^[a-zA-Z0-9_]{1,255}$/.test(event_type)) return 'invalid';
+  if (typeof event_payload !== 'object' || event_payload === null || Array.isArray(event_payload)) return 'invalid';
+  return { event_type, event_payload: event_payload as Json };
+}
+
+/** `oldest` / `latest` / `inclusive` of the history methods, as a filter on ts. */
+function timeWindow(args: Json): { includes: (ts: string) => boolean } | { error: string } {
+  const bound = (v: unknown): number | undefined | 'bad' => {
+    if (v === undefined || v === '') return undefined;
+    const n = Number(v);
+    return Number.isFinite(n) ? n : 'bad';
+  };
+  const oldest = bound(args.oldest);
+  const latest = bound(args.latest);
+  if (oldest === 'bad' || latest === 'bad') return { error: 'invalid_ts_oldest' };
+  const inclusive = bool(args.inclusive);
+  return {
+    includes(ts) {
+      const t = Number(ts);
+      if (oldest !== undefined && (inclusive ? t < oldest : t <= oldest)) return false;
+      if (latest !== undefined && (inclusive ? t > latest : t >= latest)) return false;
+      return true;
+    },
+  };
+}
+
+function historyMessage(m: Message, withMetadata: boolean): Json {
+  return {
+    type: 'message',
+    ...(m.bot_id ? { subtype: 'bot_message', bot_id: m.bot_id } : {}),
+    user: m.user,
+    text: m.text,
+    ts: m.ts,
+    ...(m.blocks ? { blocks: m.blocks } : {}),
+    ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
+    ...(m.edited ? { edited: m.edited } : {}),
+    ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
+  };
+}
+
 function messageBody(state: SimulatorState, channel: string, ts: string): Json | undefined {
   const m = state.findMessage(channel, ts);
   if (!m) return undefined;
@@ -179,6 +224,8 @@ const handlers: Record<string, Handler> = {
     if (!check.ok) return fail(check.error, check.messages);
     const threadTs = str(args.thread_ts);
     if (threadTs && !s.findMessage(channel, threadTs)) return fail('thread_not_found');
+    const metadata = checkMetadata(args.metadata);
+    if (metadata === 'invalid') return fail('invalid_metadata_format');
     const m = s.postMessage({
       channel,
       user: s.workspace.app.botUserId,
@@ -186,6 +233,7 @@ const handlers: Record<string, Handler> = {
       text: typeof args.text === 'string' ? args.text : '',
       ...(Array.isArray(args.blocks) ? { blocks: withBlockIds(args.blocks as Json[]) } : {}),
       ...(threadTs ? { thread_ts: threadTs } : {}),
+      ...(metadata ? { metadata } : {}),
       ephemeral: false,
     });
     return { ok: true, channel, ts: m.ts, message: messageBody(s, channel, m.ts) };
@@ -258,6 +306,36 @@ const handlers: Record<string, Handler> = {
     if (users.length > 1) return fail('not_supported', ['group DMs are not simulated']);
     const id = s.imFor(users[0]!);
     return { ok: true, channel: { id }, ...(bool(args.return_im) ? { already_open: true } : {}) };
+  },
+
+  // Top-level messages, newest first (thread replies are only in conversations.replies).
+  'conversations.history': (s, args) => {
+    const id = str(args.channel);
+    if (!id || !(s.channel(id) || s.imUser(id))) return fail('channel_not_found');
+    const window = timeWindow(args);
+    if ('error' in window) return fail(window.error);
+    const messages = s
+      .messagesIn(id)
+      .filter((m) => !m.ephemeral && (!m.thread_ts || m.thread_ts === m.ts) && window.includes(m.ts))
+      .reverse();
+    const p = page(messages, args);
+    if ('error' in p) return fail(p.error);
+    return { ok: true, messages: p.slice.map((m) => historyMessage(m, bool(args.include_all_metadata))), has_more: p.next !== '', response_metadata: { next_cursor: p.next } };
+  },
+
+  // A thread: its parent first, then the replies, oldest first.
+  'conversations.replies': (s, args) => {
+    const id = str(args.channel);
+    if (!id || !(s.channel(id) || s.imUser(id))) return fail('channel_not_found');
+    const ts = str(args.ts);
+    const parent = ts ? s.findMessage(id, ts) : undefined;
+    if (!ts || !parent) return fail('thread_not_found');
+    const window = timeWindow(args);
+    if ('error' in window) return fail(window.error);
+    const replies = s.messagesIn(id).filter((m) => !m.ephemeral && m.thread_ts === ts && m.ts !== ts && window.includes(m.ts));
+    const p = page([parent, ...replies], args);
+    if ('error' in p) return fail(p.error);
+    return { ok: true, messages: p.slice.map((m) => historyMessage(m, bool(args.include_all_metadata))), has_more: p.next !== '', response_metadata: { next_cursor: p.next } };
   },
 
   'conversations.info': (s, args) => {

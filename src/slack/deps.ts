@@ -18,8 +18,8 @@ export interface ListenerDeps {
   catalog: DesignCatalog;
   /** Decides whether a send goes ahead; the approvals issue swaps in routing to approvers. */
   policy: SendPolicy;
-  /** Tells the worker a send was recorded. */
-  wakeWorker(): void;
+  /** Tells the worker a send was recorded: it starts placing that one at once. */
+  wakeWorker(recordedId?: string): void;
   now(): Date;
   /** KUDOS_ADMINS, or workspace admins/owners when unset. */
   isAdmin(userId: string): Promise<boolean>;

@@ -31,6 +31,12 @@ export interface PostedMessage {
   ts: string;
 }
 
+/** Slack message metadata: invisible to people, returned by conversations.history. */
+export interface MessageMetadata {
+  eventType: string;
+  payload: Record<string, string | number | boolean>;
+}
+
 export interface SlackUsergroup {
   id: string;
   handle: string;
@@ -44,7 +50,15 @@ export interface SlackGateway {
   forgetUser?(userId: string): void;
   usergroupMembers(usergroupId: string): Promise<string[]>;
   listUsergroups(): Promise<SlackUsergroup[]>;
-  postMessage(channel: string, message: SlackMessage & { threadTs?: string }): Promise<PostedMessage>;
+  postMessage(channel: string, message: SlackMessage & { threadTs?: string; metadata?: MessageMetadata }): Promise<PostedMessage>;
+  /** The DM channel with a user (conversations.open, remembered). */
+  openDirectChannel(userId: string): Promise<string>;
+  /**
+   * The ts of our own message carrying `metadata` of this type whose payload matches, posted at or
+   * after `since` (in the thread when `threadTs` is given); undefined when there is none. How a
+   * notice whose chat.postMessage outcome was lost finds out whether it was posted.
+   */
+  findMessageByMetadata(channel: string, query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string }): Promise<string | undefined>;
   postEphemeral(channel: string, userId: string, message: SlackMessage): Promise<void>;
   updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>;
   /** Opens (or reuses) the DM with a user and posts there. */
@@ -96,6 +110,8 @@ export function toSlackUser(raw: RawSlackUser): SlackUser {
 }
 
 export interface SlackGatewayOptions {
+  /** Client for chat.postMessage; give one that does not retry (a lost answer retried posts twice). */
+  postClient?: WebClient;
   /** How long a users.info answer is reused; 0 disables the cache. Default 60 s. */
   userCacheTtlMs?: number;
   now?: () => number;
@@ -103,6 +119,7 @@ export interface SlackGatewayOptions {
 
 export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions = {}): SlackGateway {
   const ttl = opts.userCacheTtlMs ?? 60_000;
+  const postClient = opts.postClient ?? client;
   const now = opts.now ?? Date.now;
   // Sender checks, recipient checks and admin checks all ask for the same people within seconds;
   // Slack rate-limits users.info per minute.
@@ -144,15 +161,42 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       return (res.usergroups ?? []).map((g) => ({ id: g.id ?? '', handle: g.handle ?? '', name: g.name ?? g.handle ?? '' }));
     },
     async postMessage(channel, message) {
-      const res = await client.chat.postMessage({
+      const res = await postClient.chat.postMessage({
         channel,
         text: message.text,
         ...(message.blocks ? { blocks: message.blocks } : {}),
         ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+        ...(message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } } : {}),
         unfurl_links: false,
         unfurl_media: false,
       });
       return { channel: res.channel ?? channel, ts: res.ts ?? '' };
+    },
+    async openDirectChannel(userId) {
+      // The DM channel of a user never changes: open it once (bench: saves 2 Slack calls per kudos).
+      const known = dmChannels.get(userId);
+      if (known) return known;
+      const opened = await client.conversations.open({ users: userId });
+      const channel = opened.channel?.id;
+      if (!channel) throw new Error(`conversations.open gave no channel for ${userId}`);
+      if (dmChannels.size >= 10_000) dmChannels.clear();
+      dmChannels.set(userId, channel);
+      return channel;
+    },
+    async findMessageByMetadata(channel, query) {
+      const oldest = (query.since.getTime() / 1000).toFixed(6);
+      let cursor: string | undefined;
+      // Newest first for history; a thread's replies come oldest first. Either way every page is read.
+      for (let page = 0; page < 50; page++) {
+        const common = { channel, oldest, limit: 200, include_all_metadata: true, ...(cursor ? { cursor } : {}) };
+        const res = query.threadTs ? await client.conversations.replies({ ...common, ts: query.threadTs }) : await client.conversations.history(common);
+        for (const m of (res.messages ?? []) as Array<{ metadata?: { event_type?: string; event_payload?: Record<string, unknown> }; ts?: string }>) {
+          if (m.metadata?.event_type === query.eventType && m.metadata.event_payload && query.match(m.metadata.event_payload) && m.ts) return m.ts;
+        }
+        cursor = res.response_metadata?.next_cursor || undefined;
+        if (!cursor || !res.has_more) return undefined;
+      }
+      return undefined;
     },
     async postEphemeral(channel, userId, message) {
       await client.chat.postEphemeral({ channel, user: userId, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
@@ -161,15 +205,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       await client.chat.update({ channel, ts, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
     },
     async sendDirectMessage(userId, message) {
-      // The DM channel of a user never changes: open it once (bench: saves 2 Slack calls per kudos).
-      let channel = dmChannels.get(userId);
-      if (!channel) {
-        const opened = await client.conversations.open({ users: userId });
-        channel = opened.channel?.id;
-        if (!channel) throw new Error(`conversations.open gave no channel for ${userId}`);
-        if (dmChannels.size >= 10_000) dmChannels.clear();
-        dmChannels.set(userId, channel);
-      }
+      const channel = await this.openDirectChannel(userId);
       try {
         return await this.postMessage(channel, message);
       } catch (error) {

@@ -78,7 +78,7 @@ export const orderCreatedProcessor: EventProcessor = {
 
     const channel = ctx.config.notifyChannel;
     if (channel) {
-      await postOnce(ctx.db, { kind: 'order.external', subject: orderId }, () => ctx.slack.postMessage(channel, buildExternalOrderNotice(data)));
+      await postOnce(ctx, { kind: 'order.external', subject: orderId }, { to: { channel }, message: buildExternalOrderNotice(data) });
     }
     await scheduleOrderCheck(ctx.db, { orderId, source: 'webhook', firstDelayMs: ctx.firstCheckDelayMs });
     return { outcome: 'external' };

@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../src/app.js';
-import { kudos, type NewKudosRow } from '../../src/db/schema/index.js';
+import { eq } from 'drizzle-orm';
+import { kudos, notifications, type NewKudosRow } from '../../src/db/schema/index.js';
 import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
@@ -102,6 +103,36 @@ describe('worker recovery', () => {
     const [placed] = await allDone();
     expect(placed!.idempotencyKey).toBe(claimed.idempotencyKey);
     expect(await allOrders(stack.app)).toHaveLength(1);
+  });
+
+  it('a process killed while announcing: the announcement Slack got is found, not posted again; the rest is posted once', async () => {
+    stack = await startTestStack({ db: testDb.db, emulator, env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { worker: { enabled: false } } });
+    const { order } = await stack.app.rewards.orders.createChoice(
+      { productId: 'CC-THANK-YOU', recipients: [{ email: 'someone@example.com', amount: '10.00' }], emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' } },
+      { idempotencyKey: randomUUID() },
+    );
+    // The dead process had placed the order, recorded the announcement in the outbox and posted it;
+    // it died before Slack's answer (and the confirmation) came.
+    const [row] = await testDb.db
+      .insert(kudos)
+      .values(pendingRow({ status: 'placed', orderId: order.orderId, placedAt: new Date(), attempts: 1, claimedUntil: new Date(Date.now() - 1000), claimedBy: 'worker-dead' }))
+      .returning();
+    const [notice] = await testDb.db
+      .insert(notifications)
+      .values({ kind: 'kudos.announcement', subject: row!.id, teamId: row!.teamId, channel: 'C_KUDOS', message: { text: 'Kudos from Maya Manager' }, attemptedAt: new Date(), attempts: 1, claimedUntil: new Date(Date.now() - 1000) })
+      .returning();
+    const posted = await stack.app.slack.postMessage('C_KUDOS', { text: 'Kudos from Maya Manager', metadata: { eventType: 'kudos_notice', payload: { notice_id: notice!.id } } });
+    // Another instance (same Slack) takes over once the lease has run out.
+    await stack.startAnotherApp({ worker: {} });
+    await allDone();
+    const announcement = await eventually(async () => {
+      const [n] = await testDb.db.select().from(notifications).where(eq(notifications.id, notice!.id));
+      return n?.postedAt ? n : undefined;
+    });
+    expect(announcement.ts).toBe(posted.ts);
+    expect(stack.sim.messages('C_KUDOS').filter((m) => m.text === 'Kudos from Maya Manager')).toHaveLength(1);
+    const confirmations = stack.sim.messages('U_MANAGER').filter((m) => m.text.includes(order.orderId) || JSON.stringify(m.blocks ?? []).includes(order.orderId));
+    expect(confirmations).toHaveLength(1);
   });
 
   it.skipIf(!process.env.DATABASE_URL)('two instances on one PostgreSQL share the work without placing any order twice', async () => {

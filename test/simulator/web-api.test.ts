@@ -250,3 +250,31 @@ describe('views', () => {
     expect((await call('views.publish', { user_id: 'U_EMP4', view: { ...home, type: 'modal' } })).error).toBe('invalid_arguments');
   });
 });
+
+describe('conversations.history and conversations.replies', () => {
+  it('return our messages with their metadata (when asked), newest first, within oldest, and a thread in order', async () => {
+    const channel = 'C_APPROVALS';
+    const first = await call('chat.postMessage', { channel, text: 'one', metadata: { event_type: 'kudos_notice', event_payload: { notice_id: 'n1' } } });
+    const second = await call('chat.postMessage', { channel, text: 'two' });
+    const reply = await call('chat.postMessage', { channel, text: 'in thread', thread_ts: first.ts, metadata: { event_type: 'kudos_notice', event_payload: { notice_id: 'n2' } } });
+    expect(await call('chat.postMessage', { channel, text: 'x', metadata: { event_payload: {} } })).toMatchObject({ ok: false, error: 'invalid_metadata_format' });
+
+    const history = await call('conversations.history', { channel, oldest: String(Number(first.ts) - 0.000001), include_all_metadata: 'true' });
+    expect(history.ok).toBe(true);
+    // Thread replies are not top-level messages.
+    expect(history.messages.map((m: any) => m.text)).toEqual(['two', 'one']);
+    expect(history.messages[1].metadata).toEqual({ event_type: 'kudos_notice', event_payload: { notice_id: 'n1' } });
+    const withoutMetadata = await call('conversations.history', { channel, oldest: first.ts, inclusive: 'true' });
+    expect(withoutMetadata.messages.every((m: any) => m.metadata === undefined)).toBe(true);
+    expect((await call('conversations.history', { channel, oldest: second.ts })).messages).toEqual([]);
+    const paged = await call('conversations.history', { channel, oldest: String(Number(first.ts) - 0.000001), limit: '1' });
+    expect(paged).toMatchObject({ has_more: true, messages: [expect.objectContaining({ text: 'two' })] });
+    expect((await call('conversations.history', { channel, oldest: String(Number(first.ts) - 0.000001), limit: '1', cursor: paged.response_metadata.next_cursor })).messages[0].text).toBe('one');
+
+    const thread = await call('conversations.replies', { channel, ts: first.ts, include_all_metadata: 'true' });
+    expect(thread.messages.map((m: any) => m.ts)).toEqual([first.ts, reply.ts]);
+    expect(thread.messages[1].metadata.event_payload).toEqual({ notice_id: 'n2' });
+    expect(await call('conversations.replies', { channel, ts: '1.000000' })).toMatchObject({ ok: false, error: 'thread_not_found' });
+    expect(await call('conversations.history', { channel: 'C_NOPE' })).toMatchObject({ ok: false, error: 'channel_not_found' });
+  });
+});

@@ -1,12 +1,11 @@
 // The building blocks of "exactly once" and of reconciliation, on the real database: the check
-// backoff (a property), check scheduling and claiming, notifications posted once under a race,
+// backoff (a property), check scheduling and claiming (notices: test/domain/notifications.test.ts),
 // bounce detection, and the retention of event ids.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { kudos, notifications, orderChecks, webhookEvents } from '../../src/db/schema/index.js';
-import { postOnce } from '../../src/domain/notifications.js';
 import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, MAX_CHECK_DELAY_MS, nextCheckDelayMs, scheduleMissingKudosChecks, scheduleOrderCheck } from '../../src/domain/reconcile.js';
 import { bouncedRecipientsOf } from '../../src/domain/resend-bounces.js';
 import { deleteExpiredEvents, storeEvent } from '../../src/webhooks/event-store.js';
@@ -98,32 +97,6 @@ describe('the safety net for a crash between placing and scheduling', () => {
     expect(await scheduleMissingKudosChecks(testDb.db, 5000)).toBe(0);
     const [check] = await testDb.db.select().from(orderChecks);
     expect(check).toMatchObject({ orderId: 'OR-CRASH', source: 'kudos', teamId: 'T1' });
-  });
-});
-
-describe('notifications', () => {
-  it('are posted once when 10 callers race for the same one', async () => {
-    let posts = 0;
-    const post = async () => {
-      posts++;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      return { channel: 'C1', ts: '1.000001' };
-    };
-    const results = await Promise.all(Array.from({ length: 10 }, () => postOnce(testDb.db, { kind: 'order.completed', subject: 'OR-9' }, post)));
-    expect(posts).toBe(1);
-    expect(results.filter((r) => r.posted)).toHaveLength(1);
-    const rows = await testDb.db.select().from(notifications);
-    expect(rows).toEqual([expect.objectContaining({ kind: 'order.completed', subject: 'OR-9', channel: 'C1', ts: '1.000001' })]);
-  });
-
-  it('may be posted again after Slack refused it, but never after an unknown outcome', async () => {
-    const refused = Object.assign(new Error('channel_not_found'), { code: 'slack_webapi_platform_error' });
-    await expect(postOnce(testDb.db, { kind: 'k', subject: 'a' }, () => Promise.reject(refused))).rejects.toThrow();
-    expect((await postOnce(testDb.db, { kind: 'k', subject: 'a' }, async () => ({ channel: 'C', ts: '1' }))).posted).toBe(true);
-
-    const timeout = Object.assign(new Error('timeout'), { code: 'slack_webapi_request_error' });
-    await expect(postOnce(testDb.db, { kind: 'k', subject: 'b' }, () => Promise.reject(timeout))).rejects.toThrow();
-    expect((await postOnce(testDb.db, { kind: 'k', subject: 'b' }, async () => ({ channel: 'C', ts: '2' }))).posted).toBe(false);
   });
 });
 

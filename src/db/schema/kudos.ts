@@ -86,7 +86,9 @@ export const kudos = pgTable(
   (t) => [
     uniqueIndex('kudos_idempotency_key_uq').on(t.idempotencyKey),
     uniqueIndex('kudos_source_view_uq').on(t.teamId, t.sourceViewId),
-    index('kudos_work_idx').on(t.status, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // The worker's queue: what still has to be placed or told (same predicate as kudos-store's needsWork,
+    // written with literals so that PostgreSQL can match it under prepared statements).
+    index('kudos_work_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending' or (${t.status} in ('placed', 'scheduled', 'failed') and ${t.notifiedAt} is null)`),
     index('kudos_team_sender_idx').on(t.teamId, t.senderUserId, t.status),
     index('kudos_order_idx').on(t.orderId),
   ],

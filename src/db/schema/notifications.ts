@@ -1,9 +1,12 @@
 // Slack notifications that must be posted once, bounced recipients awaiting a fix, and reward-link
 // requests made from Slack.
 //
-// notifications: the row (unique kind + subject) is inserted BEFORE posting; whoever inserts it
-// posts, everyone else (a redelivered event, the webhook racing reconciliation, a second instance)
-// skips. The message's channel/ts are stored after posting.
+// notifications: an outbox of Slack notices that must be posted exactly once. The row (unique kind +
+// subject) is inserted with the message BEFORE posting; whoever inserts it posts, everyone else (a
+// redelivered event, the webhook racing reconciliation, a second instance) skips. A posting attempt
+// holds a lease (claimed_until); if its process dies, or Slack's answer is lost, another one resumes
+// the row after the lease: it looks for the message by its metadata (notice id) before posting.
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 export const notifications = pgTable(
@@ -16,12 +19,28 @@ export const notifications = pgTable(
     kind: text('kind').notNull(),
     /** What it is about, e.g. an order id, or `orderId:email`. */
     subject: text('subject').notNull(),
+    /** Where it goes: a channel (set at insert), or the DM with `dmUserId` (set when opened). */
     channel: text('channel'),
+    dmUserId: text('dm_user_id'),
+    threadTs: text('thread_ts'),
+    /** What is posted ({ text, blocks }), kept so that any instance can resume it. */
+    message: jsonb('message').$type<{ text: string; blocks?: unknown[] }>(),
     ts: text('ts'),
+    /** While set and in the future, one poster owns the row. */
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    /** When the last chat.postMessage was sent (its outcome may be unknown): where to look on resume. */
+    attemptedAt: timestamp('attempted_at', { withTimezone: true }),
+    attempts: integer('attempts').notNull().default(0),
+    /** Slack refused it for good (e.g. channel_not_found) when resumed: not tried again. */
+    failedAt: timestamp('failed_at', { withTimezone: true }),
+    error: text('error'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     postedAt: timestamp('posted_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('notifications_kind_subject_uq').on(t.kind, t.subject)],
+  (t) => [
+    uniqueIndex('notifications_kind_subject_uq').on(t.kind, t.subject),
+    index('notifications_unposted_idx').on(t.claimedUntil).where(sql`${t.postedAt} is null and ${t.failedAt} is null`),
+  ],
 );
 
 export type NotificationRow = typeof notifications.$inferSelect;

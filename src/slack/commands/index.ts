@@ -4,7 +4,6 @@ import type { App } from '@slack/bolt';
 import { listScheduled } from '../../domain/kudos-store.js';
 import { isCancellable } from '../../domain/cancel.js';
 import { describeForUser } from '../../domain/rewards-errors.js';
-import { todayIn } from '../../domain/schedule.js';
 import { toCents } from '../../rewards/index.js';
 import { buildBalance, buildHelp, buildScheduledList } from '../blocks/messages.js';
 import { buildSendModal } from '../blocks/send-modal.js';
@@ -15,6 +14,7 @@ import { COMMAND } from '../ids.js';
 import { handleLinksCommand, isLinksCommand } from './links.js';
 import { handleAuditCommand, parseAuditCommand } from './audit.js';
 import { parseKudosCommand } from './parse.js';
+import { todayInCached } from './today.js';
 import { handleSettingsCommand } from './settings.js';
 
 const BALANCE_TIMEOUT_MS = 2000;
@@ -81,7 +81,7 @@ export function register(app: App, deps: ListenerDeps): void {
               ...((parsed.amountDollars ?? defaultDollars) !== undefined ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! } : {}),
               ...(parsed.message ? { message: parsed.message } : {}),
               ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
-              ...(timezone ? { timezone, today: todayIn(timezone, deps.now()) } : {}),
+              ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
               metadata: { channelId: command.channel_id },
             }),
           );

@@ -123,7 +123,7 @@ export function register(app: App, deps: ListenerDeps): void {
       return ack({ response_action: 'errors', errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } });
     }
     await ack();
-    if (!approval) return deps.wakeWorker();
+    if (!approval) return deps.wakeWorker(recorded.row.id);
     if (recorded.created) await deps.approvals.submit(recorded.row, approval.reason);
   });
 }

@@ -1,0 +1,132 @@
+// Notices are posted exactly once, through the Slack Web API of the simulator and the real database:
+// racing callers post once; a refused post may be tried again; a post whose answer was lost, or
+// whose process died before or after calling Slack, is finished by resumeStalledNotices without a
+// second message (it looks for the message by its metadata first).
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { webApi } from '@slack/bolt';
+import { createLogger } from '../../src/config/logger.js';
+import { notifications } from '../../src/db/schema/index.js';
+import { postOnce, resumeStalledNotices, type NoticeDeps } from '../../src/domain/notifications.js';
+import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
+import { startSlackSimulator } from '../../src/simulator/slack.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+
+let testDb: TestDatabase;
+let sim: Awaited<ReturnType<typeof startSlackSimulator>>;
+let gateway: SlackGateway;
+const logger = createLogger({ level: 'error' });
+
+beforeAll(async () => {
+  [testDb, sim] = await Promise.all([createTestDatabase(), startSlackSimulator({ signingSecret: 'test-secret' })]);
+  gateway = createSlackGateway(new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } }));
+});
+afterAll(async () => {
+  await sim?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await testDb.truncateAll();
+});
+
+const posts = (channel: string) => sim.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel).length;
+const deps = (slack: NoticeDeps['slack'] = gateway): NoticeDeps => ({ db: testDb.db, slack });
+/** As if the lease of every unfinished notice had run out (its poster died or lost Slack's answer). */
+const expireLeases = () => testDb.db.update(notifications).set({ claimedUntil: sql`now() - interval '1 second'` });
+const lostAnswer = Object.assign(new Error('socket hang up'), { code: 'slack_webapi_request_error' });
+
+/** Slack posts the message, but its answer never arrives. */
+function answerLost(): NoticeDeps['slack'] {
+  return { ...gateway, postMessage: async (channel, message) => (await gateway.postMessage(channel, message), Promise.reject(lostAnswer)) };
+}
+/** The request never reaches Slack. */
+function unreachable(): NoticeDeps['slack'] {
+  return { ...gateway, postMessage: () => Promise.reject(lostAnswer) };
+}
+
+describe('postOnce', () => {
+  it('posts once when 10 callers race for the same notice, and stores where it went', async () => {
+    const before = posts('C_KUDOS');
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => postOnce(deps(), { kind: 'order.completed', subject: 'OR-9' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-9 complete' } })),
+    );
+    expect(posts('C_KUDOS') - before).toBe(1);
+    expect(results.filter((r) => r.posted)).toHaveLength(1);
+    const [row] = await testDb.db.select().from(notifications);
+    expect(row).toMatchObject({ kind: 'order.completed', subject: 'OR-9', channel: 'C_KUDOS', postedAt: expect.any(Date), claimedUntil: null });
+    expect(sim.messages('C_KUDOS').find((m) => m.ts === row!.ts)?.metadata).toEqual({ event_type: 'kudos_notice', event_payload: { notice_id: row!.id } });
+  });
+
+  it('may post again after Slack refused it (nothing was posted)', async () => {
+    await expect(postOnce(deps(), { kind: 'k', subject: 'a' }, { to: { channel: 'C_NOPE' }, message: { text: 'hello' } })).rejects.toThrow(/channel_not_found/);
+    expect(await testDb.db.select().from(notifications)).toHaveLength(0);
+    expect((await postOnce(deps(), { kind: 'k', subject: 'a' }, { to: { channel: 'C_KUDOS' }, message: { text: 'hello' } })).posted).toBe(true);
+  });
+
+  it('never posts again inline after an unknown outcome', async () => {
+    const before = posts('C_KUDOS');
+    await expect(postOnce(deps(answerLost()), { kind: 'k', subject: 'b' }, { to: { channel: 'C_KUDOS' }, message: { text: 'hello' } })).rejects.toThrow();
+    expect((await postOnce(deps(), { kind: 'k', subject: 'b' }, { to: { channel: 'C_KUDOS' }, message: { text: 'hello' } })).posted).toBe(false);
+    expect(posts('C_KUDOS') - before).toBe(1);
+  });
+});
+
+describe('resumeStalledNotices', () => {
+  it('finds a channel notice whose answer was lost, and does not post it again', async () => {
+    const before = posts('C_KUDOS');
+    await expect(postOnce(deps(answerLost()), { kind: 'kudos.announcement', subject: 'K1' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos' } })).rejects.toThrow();
+    // Still within the lease: nobody touches it.
+    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0 });
+    await expireLeases();
+    expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 1, posted: 0 });
+    expect(posts('C_KUDOS') - before).toBe(1);
+    const [row] = await testDb.db.select().from(notifications);
+    expect(row!.ts).toBe(sim.messages('C_KUDOS').at(-1)!.ts);
+    expect(row!.postedAt).not.toBeNull();
+  });
+
+  it('posts a notice that never reached Slack, once, even if resumed twice', async () => {
+    const before = posts('C_KUDOS');
+    await expect(postOnce(deps(unreachable()), { kind: 'kudos.announcement', subject: 'K2' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos' } })).rejects.toThrow();
+    await expireLeases();
+    const [first, second] = await Promise.all([resumeStalledNotices({ ...deps(), logger }), resumeStalledNotices({ ...deps(), logger })]);
+    expect(first!.posted + second!.posted).toBe(1);
+    expect(posts('C_KUDOS') - before).toBe(1);
+    expect(sim.messages('C_KUDOS').at(-1)!.text).toBe('Maya sent kudos');
+  });
+
+  it('looks in the thread for a threaded notice, and in the DM for a direct message', async () => {
+    const parent = await gateway.postMessage('C_KUDOS', { text: 'Maya sent kudos' });
+    await expect(postOnce(deps(answerLost()), { kind: 'order.completed', subject: 'OR-1' }, { to: { channel: 'C_KUDOS', threadTs: parent.ts }, message: { text: 'complete' } })).rejects.toThrow();
+    await expect(postOnce(deps(answerLost()), { kind: 'order.completed.dm', subject: 'OR-1' }, { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos arrived' } })).rejects.toThrow();
+    await expireLeases();
+    expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 2, posted: 0 });
+    expect(sim.messages('C_KUDOS').filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts)).toHaveLength(1);
+    expect(sim.messages('U_MANAGER').filter((m) => m.text === 'your kudos arrived')).toHaveLength(1);
+    const rows = await testDb.db.select().from(notifications);
+    expect(rows.every((r) => r.postedAt && r.ts)).toBe(true);
+  });
+
+  it('a process that died after recording the notice but before calling Slack: posted on resume', async () => {
+    await testDb.db.insert(notifications).values({
+      kind: 'order.bounced',
+      subject: 'OR-2:a@example.com',
+      dmUserId: 'U_MANAGER',
+      message: { text: 'a card bounced' },
+      claimedUntil: sql`now() - interval '1 second'`,
+    });
+    expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ posted: 1 });
+    expect(sim.messages('U_MANAGER').filter((m) => m.text === 'a card bounced')).toHaveLength(1);
+  });
+
+  it('gives up a notice Slack refuses, and one recorded without its message by an older version', async () => {
+    await testDb.db.insert(notifications).values([
+      { kind: 'k', subject: 'refused', channel: 'C_GONE', message: { text: 'x' } },
+      { kind: 'k', subject: 'old', channel: 'C_KUDOS' },
+    ]);
+    expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ failed: 2 });
+    const rows = await testDb.db.select().from(notifications).where(eq(notifications.kind, 'k'));
+    expect(rows.map((r) => [r.subject, r.error])).toEqual(expect.arrayContaining([['refused', 'channel_not_found'], ['old', expect.stringContaining('older version')]]));
+    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0 });
+  });
+});
