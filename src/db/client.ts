@@ -1,12 +1,12 @@
 // Database connection factory: PostgreSQL through postgres.js when a URL is given, embedded
 // PGlite otherwise. The handle is returned to the caller and passed down; there is no singleton.
-import { mkdirSync } from 'node:fs';
-import { PGlite } from '@electric-sql/pglite';
+// Each driver is imported when first used: a PostgreSQL instance never loads PGlite (its WebAssembly
+// build and data files), and a PGlite one never loads postgres.js (docs/operations.md, idle memory).
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
-import postgres from 'postgres';
 import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
@@ -31,8 +31,12 @@ export interface ConnectOptions {
   pgliteDataDir?: Blob | File;
 }
 
+/** PGlite's shared_buffers (PostgreSQL's default is 128MB). */
+const PGLITE_SHARED_BUFFERS = '16MB';
+
 export async function connectDatabase(opts: ConnectOptions): Promise<DatabaseConnection> {
   if (opts.databaseUrl) {
+    const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([import('postgres'), import('drizzle-orm/postgres-js')]);
     const client = postgres(opts.databaseUrl, {
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
@@ -43,10 +47,36 @@ export async function connectDatabase(opts: ConnectOptions): Promise<DatabaseCon
     return { db, driver: 'postgres', close: () => client.end({ timeout: 5 }) };
   }
   const dir = opts.pgliteDir ?? './.data/pglite';
-  if (!dir.startsWith('memory://')) mkdirSync(dir, { recursive: true });
-  const client = await PGlite.create(dir, opts.pgliteDataDir ? { loadDataDir: opts.pgliteDataDir } : {});
+  const inMemory = dir.startsWith('memory://');
+  if (!inMemory) mkdirSync(dir, { recursive: true });
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
+  // Memory (docs/operations.md, idle memory): PostgreSQL's default 128 MB of shared buffers live in
+  // PGlite's WebAssembly heap, which never shrinks; a development database needs far fewer.
+  // (PGlite's `initialMemory` cannot help: the module's own minimum, 128 MiB, is already the default.)
+  const options = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] };
+  if (!inMemory && !opts.pgliteDataDir && !existsSync(join(dir, 'PG_VERSION'))) await initPgliteFolder(dir, options);
+  const client = await PGlite.create(dir, { ...options, ...(opts.pgliteDataDir ? { loadDataDir: opts.pgliteDataDir } : {}) });
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   return { db, driver: 'pglite', pglite: client, close: () => client.close() };
+}
+
+/**
+ * initdb for a new PGlite folder, in a child process: an instance that ran initdb holds ~450 MiB more
+ * until a major GC happens to free it (and the allocator keeps much of it even then); one opening an
+ * existing folder does not. If the child fails before creating the folder, the caller's own
+ * PGlite.create runs initdb in process as before.
+ */
+async function initPgliteFolder(dir: string, options: { startParams: string[] }): Promise<void> {
+  const [{ execFile }, { createRequire }] = await Promise.all([import('node:child_process'), import('node:module')]);
+  const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
+  const script = 'require(process.argv[1]).PGlite.create(process.argv[2], JSON.parse(process.argv[3])).then((db) => db.close())';
+  await new Promise<void>((resolve, reject) => {
+    // A bounded wait: initdb takes seconds; a child that hangs must not hang the app's start.
+    execFile(process.execPath, ['-e', script, entry, dir, JSON.stringify(options)], { timeout: 120_000, killSignal: 'SIGKILL' }, (error, _stdout, stderr) => {
+      if (!error || !existsSync(join(dir, 'PG_VERSION'))) return resolve();
+      reject(new Error(`PGlite initdb in ${dir} failed: ${stderr.trim() || error.message}`));
+    });
+  });
 }
 
 /** `select 1`: true when the database answers. */

@@ -1,8 +1,11 @@
-// The app as operators run it: `src/main.ts` in a child process, configured from the environment,
-// with its JSON log lines collected. Used by the SIGTERM test, the chaos test and the benchmarks.
+// The app as operators run it (`npm start`): the compiled build, `node dist/main.js`, in a child
+// process configured from the environment, with its JSON log lines collected. Used by the SIGTERM
+// test, the chaos test and the benchmarks. dist/ is (re)built once per process before the first start.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { buildApp, DIST_MAIN } from '../../scripts/build.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -24,7 +27,26 @@ export interface AppProcess {
   kill(signal: NodeJS.Signals): void;
 }
 
-/** Environment for src/main.ts against a started emulator and simulator (production credentials). */
+/** Node flags of `npm start` (`[exec] node <flags> dist/main.js` in package.json), so that children run with the same ones. */
+export const START_NODE_FLAGS: string[] = (() => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts?: { start?: string } };
+  const words = (pkg.scripts?.start ?? '').trim().split(/\s+/);
+  if (words[0] === 'exec') words.shift();
+  return words[0] === 'node' ? words.slice(1, -1).filter((w) => w.startsWith('-')) : [];
+})();
+
+let built: Promise<unknown> | undefined;
+
+/** Builds dist/ as `npm start` does (prestart), once per process; concurrent builds are safe. */
+export function ensureBuilt(): Promise<unknown> {
+  built ??= buildApp().catch((error: unknown) => {
+    built = undefined;
+    throw error;
+  });
+  return built;
+}
+
+/** Environment for the app (src/main.ts) against a started emulator and simulator (production credentials). */
 export function appEnv(opts: { emulatorUrl: string; slackApiUrl: string; botToken: string; signingSecret: string; databaseUrl?: string; pgliteDir?: string; extra?: Record<string, string> }): Record<string, string> {
   return {
     PORT: '0',
@@ -44,7 +66,11 @@ export function appEnv(opts: { emulatorUrl: string; slackApiUrl: string; botToke
 export interface StartAppProcessOptions {
   startTimeoutMs?: number;
   onLine?: (line: LogLine) => void;
-  /** Script to run instead of src/main.ts (benchmark baselines), relative to the repository root. */
+  /**
+   * Script to run instead of the compiled app (benchmark baselines), relative to the repository
+   * root; TypeScript (`.ts`) runs through tsx (`node --import tsx`), e.g. `src/main.ts` to compare
+   * with the uncompiled app.
+   */
   script?: string;
   /**
    * Keep only warnings and errors once listening (benchmarks: parsing every info line would load
@@ -56,8 +82,15 @@ export interface StartAppProcessOptions {
 }
 
 export async function startAppProcess(env: Record<string, string>, opts: StartAppProcessOptions = {}): Promise<AppProcess> {
-  // `node --import tsx` rather than the tsx CLI: signals reach the app itself, not a wrapper.
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), '--import', 'tsx', opts.script ?? 'src/main.ts'], {
+  // `node` itself rather than npm or the tsx CLI: signals reach the app, not a wrapper.
+  let entry: string[];
+  if (opts.script) {
+    entry = opts.script.endsWith('.ts') ? ['--import', 'tsx', opts.script] : [opts.script];
+  } else {
+    await ensureBuilt();
+    entry = [...START_NODE_FLAGS, DIST_MAIN];
+  }
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

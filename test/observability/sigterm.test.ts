@@ -49,6 +49,8 @@ async function startApp(): Promise<AppProcess> {
     botToken: sim.botToken,
     signingSecret: TEST_SIGNING_SECRET,
     ...(pgDb?.url ? { databaseUrl: pgDb.url } : { pgliteDir: pgliteDir! }),
+    // 'placing order' (the moment to send SIGTERM) is a debug line.
+    extra: { LOG_LEVEL: 'debug' },
   });
   const app = await startAppProcess(env);
   apps.push(app);
