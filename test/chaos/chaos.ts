@@ -1,18 +1,27 @@
 // The chaos run shared by test/chaos/chaos.test.ts (300 kudos, 20% faults) and `npm run chaos`
 // (any size): N kudos through signed Slack requests, spread by a load balancer over two app
-// instances (`src/main.ts` child processes) on one PostgreSQL database, while the Rewards emulator
-// faults a share of the requests (429 with headers, 500, 503, dropped connections, 3 s delays) and
-// one instance is SIGKILLed mid-run and started again. Then it checks what must hold whatever
-// happened: one order per kudos, keys never shared, each announcement and completion notice posted
-// once, the balance moved by exactly the total, nothing stuck.
-import { eq } from 'drizzle-orm';
-import { kudos, notifications } from '../../src/db/schema/index.js';
+// instances (the built app, `node dist/main.js`, as child processes) on one PostgreSQL database,
+// while the Rewards emulator faults a share of the requests (429 with headers, 500, 503, dropped
+// connections, 3 s delays) and
+// - one instance is SIGKILLed a third of the way in and started again;
+// - a share of the kudos (default 1 in 5) is above the approval threshold: two approvers decide each
+//   request within 50 ms of each other (both Approve, or one Approve and one Reject), through the
+//   load balancer (approvers.ts);
+// - half-way, every server connection of the app instances to the database is terminated (db-cut.ts).
+// Then it checks what must hold whatever happened: one order per placed kudos and none for a
+// rejected one, keys never shared, one decision per approval request, each announcement,
+// completion notice, confirmation and decision notice posted once, the balance moved by exactly the
+// total placed, nothing stuck. It also reports what the app did around the cut and the kill.
+import { eq, inArray, sql } from 'drizzle-orm';
+import { approvalRequests, auditEvents, kudos, notifications, orderChecks } from '../../src/db/schema/index.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { startSlackSimulator, type View } from '../../src/simulator/slack.js';
 import { benchUserId, benchWorkspace } from '../../bench/app-stack.js';
 import { sendModalValues } from '../support/app.js';
 import { createTestDatabase } from '../support/db.js';
-import { appEnv, startAppProcess, type AppProcess } from './app-process.js';
+import { appEnv, startAppProcess, type AppProcess, type LogLine } from './app-process.js';
+import { startApproverCrowd, stillOpen, type ApproverCrowd, type RaceRecord } from './approvers.js';
+import { appConnectionCount, cutAppConnections, withApplicationName, type DatabaseCut } from './db-cut.js';
 import { startLoadBalancer } from './load-balancer.js';
 
 export interface ChaosOptions {
@@ -24,7 +33,84 @@ export interface ChaosOptions {
   concurrency?: number;
   /** Give up waiting for everything to settle after this long. */
   settleTimeoutMs?: number;
+  /** Share of kudos above the approval threshold, decided by two racing approvers; 0: no approvals. Default 0.2. */
+  approvalsShare?: number;
+  /** Of the approval races, the share with one Approve and one Reject (the rest: two Approves). Default 0.5. */
+  rejectShare?: number;
+  /** Terminate the app instances' database connections once, half-way through the submissions. Default true. */
+  dbCut?: boolean;
+  /** Extra node flags for the app instances (profiling, a loader). */
+  appNodeArgs?: string[];
   log?: (message: string) => void;
+}
+
+export interface ApprovalsResult {
+  share: number;
+  /** Kudos sent above the threshold, and those the app recorded with an approval request. */
+  gated: number;
+  requests: number;
+  /** Requests posted to the channel more than once (a re-post after an interrupted posting). */
+  repostedRequests: number;
+  races: number;
+  approveApprove: number;
+  approveReject: number;
+  /** Races whose two decisive requests reached different instances (through the load balancer). */
+  racesAcrossInstances: number;
+  /**
+   * Time between the load balancer forwarding the two decisive requests of a race to the instances
+   * (planned 0..45 ms; the harness's busy event loop adds to it).
+   */
+  gapMsP50: number;
+  maxGapMs: number;
+  racesWithin50ms: number;
+  approved: number;
+  rejected: number;
+  /** Approved, then placing failed for good (the sender told): no order. */
+  approvedButFailed: number;
+  undecided: number;
+  /** Approval requests whose audit trail does not show exactly one decision. */
+  decisionsNotOne: number;
+  /** Request and kudos disagree (approved but not placed/failed, rejected but not rejected). */
+  statusMismatch: number;
+  approvedPlacedWithoutOneOrder: number;
+  rejectedWithOrder: number;
+  duplicateDecisionNotices: number;
+  missingDecisionNotices: number;
+  duplicateWaitingNotices: number;
+  missingWaitingNotices: number;
+  /** Decided requests whose message in the channel still shows the buttons. */
+  staleRequestMessages: number;
+  /** The losing approver was told privately who decided first. */
+  losersTold: number;
+  losersNotTold: Array<Pick<RaceRecord, 'kudosId' | 'plan' | 'first' | 'second' | 'winner' | 'statuses' | 'retries'>>;
+  clickRetries: number;
+  non200Answers: number;
+  buttonsWithoutConfirm: number;
+  raceErrors: string[];
+  decidedAfterMsP50: number;
+  decidedAfterMsMax: number;
+}
+
+export interface EventWindow {
+  /** Requests Slack users made that were answered with something else than 200 (0: no answer), by status. */
+  non200: Record<string, number>;
+  /** Submissions and dialogs the user had to send again (an error shown). */
+  userRetries: number;
+  /** warn/error log lines of the instances, by message (and error code). */
+  logged: Record<string, number>;
+}
+
+export interface DbCutResult extends DatabaseCut {
+  afterSubmissions: number;
+  atSeconds: number;
+  /** In the 20 s from the cut (the kill's window ends where the cut's begins). */
+  window: EventWindow;
+  /** From the cut to the next submission that succeeded, and to the next order recorded as placed. */
+  firstSubmissionOkAfterMs: number | null;
+  firstOrderPlacedAfterMs: number | null;
+  /** Server connections of the instances just before the cut and at the end (reconnected). */
+  appConnectionsBefore: number;
+  appConnectionsAfter: number;
 }
 
 export interface ChaosResult {
@@ -42,6 +128,9 @@ export interface ChaosResult {
   completionNotices: number;
   duplicateCompletionNotices: number;
   missingCompletionNotices: number;
+  /** The sender's "on its way" DM of a placed kudos. */
+  duplicateConfirmations: number;
+  missingConfirmations: number;
   balanceMovedCents: number;
   expectedBalanceMoveCents: number;
   stuck: Array<{ id: string; status: string }>;
@@ -49,12 +138,27 @@ export interface ChaosResult {
   faultsInjected: Record<string, number>;
   rewardsRequestsSeen: number;
   userRetries: number;
+  approvals: ApprovalsResult | undefined;
+  dbCut: DbCutResult | undefined;
+  kill: { afterSubmissions: number; window: EventWindow };
+  /** Instances that exited without being told to (restarted, as a supervisor would). */
+  crashes: Array<{ pid: number; code: number | null; signal: string | null; atSeconds: number; lastLines: string[] }>;
+  /** Placed kudos without a completion notice: their completion check and outbox row, as left. */
+  missingCompletionDetails: Array<Record<string, unknown>>;
+  /** warn/error log lines of all instances over the whole run, by message. */
+  logged: Record<string, number>;
   seconds: number;
 }
 
 const SIGNING_SECRET = 'chaos-signing-secret';
 const CHANNEL = 'C_KUDOS';
-const AMOUNT_CENTS = 500;
+const APPROVAL_CHANNEL = 'C_APPROVALS';
+export const AMOUNT_CENTS = 500;
+/** Above the threshold ($10): needs approval. */
+export const GATED_AMOUNT_CENTS = 2000;
+const THRESHOLD_USD = '10';
+const APPROVERS = Array.from({ length: 6 }, (_, i) => `U_CHAOS_APPROVER${i + 1}`);
+const WINDOW_MS = 20_000;
 
 async function control(url: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${url}/_emulator${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -87,48 +191,161 @@ const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** mulberry32: the run's choices (who races whom, in which order) repeat with the same seed. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Kudos i is above the threshold: `share` of them, spread evenly (1 in 5 for 0.2). */
+export function isGated(i: number, share: number): boolean {
+  return share > 0 && Math.floor((i + 1) * share) > Math.floor(i * share);
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** The key a log line is counted under: its message and, when there is one, its error's code. */
+function logKey(line: LogLine): string {
+  const error = line.error as { code?: unknown; message?: unknown } | undefined;
+  const code = error && typeof error === 'object' ? (error.code ?? (typeof error.message === 'string' ? error.message.slice(0, 60) : undefined)) : undefined;
+  return `${line.level}: ${line.msg ?? ''}${code ? ` (${String(code)})` : ''}`;
+}
+
 export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
-  if (!process.env.DATABASE_URL) throw new Error('the chaos run needs DATABASE_URL (two instances on one PostgreSQL)');
+  const adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) throw new Error('the chaos run needs DATABASE_URL (two instances on one PostgreSQL)');
   const log = opts.log ?? (() => {});
   const n = opts.kudos;
+  const share = opts.approvalsShare ?? 0.2;
+  const rng = seededRandom(opts.seed ?? Math.floor(Math.random() * 2 ** 31));
   const started = performance.now();
+  const startedAt = Date.now();
   const db = await createTestDatabase();
+  const dbName = new URL(db.url!).pathname.slice(1);
   const emulator = await startEmulator({ port: 0, host: '127.0.0.1' });
   const apps: AppProcess[] = [];
   let sim: Awaited<ReturnType<typeof startSlackSimulator>> | undefined;
   let lb: Awaited<ReturnType<typeof startLoadBalancer>> | undefined;
+  let crowd: ApproverCrowd | undefined;
+  let closing = false;
+  // What users saw, and what the instances logged, over time (Date.now()).
+  const answers: Array<{ at: number; what: string; status: number }> = [];
+  const retries: number[] = [];
+  const logged: Array<{ at: number; key: string }> = [];
+  const crashes: ChaosResult['crashes'] = [];
+  const killedOnPurpose = new Set<number>();
   try {
     await control(emulator.url, 'POST', '/limits', { dailyLimitUsd: 10_000_000, monthlyLimitUsd: 100_000_000, environment: 'production' });
     await control(emulator.url, 'POST', '/balance', { amount: 1_000_000, environment: 'production' });
     const apiToken = await token(emulator.url);
     const balanceBefore = await apiGet(emulator.url, '/api/v1/balance', apiToken);
 
-    sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, workspace: benchWorkspace(n) });
+    const workspace = benchWorkspace(n);
+    for (const [i, id] of APPROVERS.entries()) {
+      workspace.users.push({ id, name: `approver${i + 1}`, realName: `Chaos Approver${i + 1}`, displayName: `Approver${i + 1}`, email: `approver-${i + 1}@example.com`, tz: 'Europe/London', isAdmin: false, isOwner: false, isBot: false, deleted: false, role: 'approver' });
+    }
+    workspace.channels.find((c) => c.id === APPROVAL_CHANNEL)!.members.push(...APPROVERS);
+    sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, workspace });
     const env = appEnv({
       emulatorUrl: emulator.url,
       slackApiUrl: sim.apiUrl,
       botToken: sim.botToken,
       signingSecret: SIGNING_SECRET,
-      databaseUrl: db.url!,
-      extra: { KUDOS_NOTIFY_CHANNEL: CHANNEL },
+      databaseUrl: withApplicationName(db.url!),
+      extra: {
+        KUDOS_NOTIFY_CHANNEL: CHANNEL,
+        ...(share > 0 ? { KUDOS_APPROVAL_THRESHOLD: THRESHOLD_USD, KUDOS_APPROVERS: APPROVERS.join(','), KUDOS_APPROVAL_CHANNEL: APPROVAL_CHANNEL } : {}),
+      },
     });
+    const start = () =>
+      startAppProcess(env, {
+        quietAfterStart: true,
+        ...(opts.appNodeArgs?.length ? { nodeArgs: opts.appNodeArgs } : {}),
+        onLine: (line) => {
+          if (line.level === 'warn' || line.level === 'error' || line.level === 'stderr') logged.push({ at: Date.now(), key: logKey(line) });
+        },
+      });
+    // An instance that exits on its own is a crash: reported, and started again as a supervisor would.
+    const supervise = (slot: number, app: AppProcess) => {
+      void app.exited.then(async ({ code, signal }) => {
+        if (closing || killedOnPurpose.has(app.pid)) return;
+        crashes.push({ pid: app.pid, code, signal, atSeconds: Math.round((Date.now() - startedAt) / 100) / 10, lastLines: app.logs.slice(-40).map((l) => JSON.stringify(l)) });
+        log(`chaos: instance ${app.pid} CRASHED (${code ?? signal}); restarting it`);
+        const again = await start();
+        apps[slot] = again;
+        lb!.backends = apps.map((a) => a.url);
+        supervise(slot, again);
+      });
+    };
     // The first instance migrates; the second starts on the migrated database.
-    apps.push(await startAppProcess(env, { quietAfterStart: true }));
-    apps.push(await startAppProcess(env, { quietAfterStart: true }));
+    apps.push(await start());
+    apps.push(await start());
+    apps.forEach((app, slot) => supervise(slot, app));
     lb = await startLoadBalancer(apps.map((a) => a.url));
     sim.setAppUrl(lb.url);
     // Webhooks go through the load balancer too, as in production.
     await control(emulator.url, 'PUT', '/webhook', { url: `${lb.url}/webhooks/rewards` });
 
+    // Which instance took each approval decision (to tell whether a race's two requests were split).
+    const decisiveBackend = new Map<string, { backend: string; at: number }>();
+    lb.onForward = ({ backend, body, forwardedAt }) => {
+      if (!backend || !body.includes('approval_')) return;
+      try {
+        const payload = JSON.parse(new URLSearchParams(body.toString('utf8')).get('payload') ?? '{}');
+        const user = payload.user?.id;
+        let key: string | undefined;
+        if (payload.type === 'block_actions' && payload.actions?.[0]?.action_id === 'approval_approve') key = `approve:${payload.actions[0].value}:${user}`;
+        if (payload.type === 'view_submission' && payload.view?.callback_id === 'approval_reject_modal') key = `reject:${JSON.parse(payload.view.private_metadata).kudosId}:${user}`;
+        if (key && !decisiveBackend.has(key)) decisiveBackend.set(key, { backend, at: forwardedAt });
+      } catch {
+        // not a payload of ours
+      }
+    };
+
     await control(emulator.url, 'PUT', '/faults/random', { probability: opts.faults, ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
-    log(`chaos: ${n} kudos, ${Math.round(opts.faults * 100)}% of Rewards API requests faulted, instances ${apps.map((a) => a.pid).join(', ')}`);
+    const gatedCount = Array.from({ length: n }, (_, i) => isGated(i, share)).filter(Boolean).length;
+    log(
+      `chaos: ${n} kudos (${gatedCount} above the approval threshold), ${Math.round(opts.faults * 100)}% of Rewards API requests faulted, ` +
+        `instances ${apps.map((a) => a.pid).join(', ')}${opts.dbCut === false ? '' : ', database cut half-way'}`,
+    );
+
+    const theSim = sim;
+    if (share > 0) {
+      crowd = startApproverCrowd({
+        sim,
+        channel: APPROVAL_CHANNEL,
+        approvers: APPROVERS,
+        rng,
+        rejectShare: opts.rejectShare ?? 0.5,
+        decisionOf: async (kudosId) => {
+          const [r] = await db.db.select({ status: approvalRequests.status, decidedBy: approvalRequests.decidedBy }).from(approvalRequests).where(eq(approvalRequests.kudosId, kudosId));
+          return r;
+        },
+        onAnswer: (what, status) => answers.push({ at: Date.now(), what, status }),
+        log,
+      });
+    }
 
     let userRetries = 0;
-    const theSim = sim;
+    const retry = () => {
+      userRetries++;
+      retries.push(Date.now());
+    };
     const openModal = async (sender: string): Promise<View> => {
       for (let attempt = 0; ; attempt++) {
         const previous = theSim.openViews(sender).at(-1)?.id;
         const answer = await theSim.slashCommand(sender, '', 'C_GENERAL').catch(() => ({ status: 0 }));
+        answers.push({ at: Date.now(), what: '/kudos', status: answer.status });
         if (answer.status === 200) {
           const view = await theSim
             .waitFor(() => {
@@ -139,29 +356,40 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
           if (view) return view;
         }
         if (attempt >= 20) throw new Error(`could not open the modal for ${sender}`);
-        userRetries++;
+        retry();
         await sleep(300);
       }
     };
+    const firstSubmissionOkAt: number[] = [];
     const submit = async (i: number): Promise<void> => {
       const sender = benchUserId(i);
       const view = await openModal(sender);
-      const values = sendModalValues({ users: [benchUserId((i + 1) % n)], design: 'CC-THANK-YOU', amount: String(AMOUNT_CENTS / 100) });
+      const amount = isGated(i, share) ? GATED_AMOUNT_CENTS : AMOUNT_CENTS;
+      const values = sendModalValues({ users: [benchUserId((i + 1) % n)], design: 'CC-THANK-YOU', amount: String(amount / 100) });
       for (let attempt = 0; ; attempt++) {
         // The user presses Send again until Slack closes the modal (a lost answer shows an error).
         if (!theSim.openViews(sender).some((v) => v.id === view.id)) return;
         const answer = await theSim.submitView(view.id, values, sender).catch(() => ({ status: 0 }));
-        if (answer.status === 200 && !theSim.openViews(sender).some((v) => v.id === view.id)) return;
+        answers.push({ at: Date.now(), what: 'send form', status: answer.status });
+        if (answer.status === 200 && !theSim.openViews(sender).some((v) => v.id === view.id)) {
+          firstSubmissionOkAt.push(Date.now());
+          return;
+        }
         if (attempt >= 20) throw new Error(`submission of ${sender} kept failing (${answer.status})`);
-        userRetries++;
+        retry();
         await sleep(300);
       }
     };
 
-    // Kill one instance a third of the way in, start it again shortly after.
+    // Kill one instance a third of the way in and start it again shortly after; once it is back,
+    // half-way through, cut every database connection of the instances.
     let submitted = 0;
     const killAt = Math.floor(n / 3);
+    const cutAt = Math.floor(n / 2);
     let killed: Promise<void> | undefined;
+    let killedAt = 0;
+    let cut: Promise<void> | undefined;
+    let cutResult: (DatabaseCut & { at: number; appConnectionsBefore: number; afterSubmissions: number }) | undefined;
     const concurrency = opts.concurrency ?? 8;
     let next = 0;
     await Promise.all(
@@ -174,27 +402,42 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
             killed = (async () => {
               const victim = apps[0]!;
               log(`chaos: SIGKILL instance ${victim.pid} after ${submitted} submissions`);
+              killedOnPurpose.add(victim.pid);
+              killedAt = Date.now();
               victim.kill('SIGKILL');
               await victim.exited;
               await sleep(1000);
-              const restarted = await startAppProcess(env, { quietAfterStart: true });
+              const restarted = await start();
               apps[0] = restarted;
               lb!.backends = apps.map((a) => a.url);
+              supervise(0, restarted);
               log(`chaos: instance restarted as ${restarted.pid}`);
+            })();
+          }
+          if (submitted === cutAt && opts.dbCut !== false && !cut) {
+            const afterSubmissions = submitted;
+            cut = (async () => {
+              await killed;
+              const appConnectionsBefore = await appConnectionCount(adminUrl, dbName);
+              const at = Date.now();
+              const result = await cutAppConnections(adminUrl, dbName);
+              cutResult = { ...result, at, appConnectionsBefore, afterSubmissions };
+              log(`chaos: database cut after ${afterSubmissions}+ submissions: ${result.terminated} server connections of the instances terminated (${JSON.stringify(result.states)})`);
             })();
           }
         }
       }),
     );
     await killed;
-    log(`chaos: all ${n} submissions accepted (${userRetries} user retries); waiting for orders and notices`);
+    await cut;
+    log(`chaos: all ${n} submissions accepted (${userRetries} user retries); waiting for decisions, orders and notices`);
 
-    // Settle: every kudos placed or failed and told, every placed order's completion notice posted.
-    // Faults stay on: the app has to get there through them.
+    // Settle: every kudos placed or failed and told (or rejected), every placed order's completion
+    // notice posted. Faults stay on: the app has to get there through them.
     const deadline = Date.now() + (opts.settleTimeoutMs ?? 240_000);
     for (;;) {
       const rows = await db.db.select({ status: kudos.status, notifiedAt: kudos.notifiedAt }).from(kudos);
-      const settled = rows.filter((r) => (r.status === 'placed' || r.status === 'failed') && r.notifiedAt).length;
+      const settled = rows.filter((r) => ((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected').length;
       const completions = (await db.db.select({ id: notifications.id }).from(notifications).where(eq(notifications.kind, 'order.completed'))).length;
       const placed = rows.filter((r) => r.status === 'placed').length;
       if (rows.length === n && settled === n && completions >= placed) break;
@@ -204,6 +447,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       }
       await sleep(500);
     }
+    await crowd?.stop();
     const faultState = await control(emulator.url, 'DELETE', '/faults/random');
 
     // What must hold.
@@ -217,16 +461,126 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const keyOf = (o: { clientOrderId?: string; idempotencyKey?: string }) => o.clientOrderId ?? o.idempotencyKey ?? '';
     const kudosByKey = new Map(rows.map((r) => [r.idempotencyKey, r]));
     const orderKeys = orders.map(keyOf);
+    const ordersByKey = countBy(orderKeys);
     const keysSharedAcrossKudos = orderKeys.length - new Set(orderKeys).size + orderKeys.filter((k) => !kudosByKey.has(k)).length;
     // Who an announcement is from (`<@U…> sent kudos`), which order a completion notice is about (`Order \`…\``).
     const posts = sim.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === CHANNEL).map((c) => JSON.stringify(c.args));
     const announcementsBySender = countBy(posts.map((p) => /<@(U_[A-Z0-9_]+)> sent kudos/.exec(p)?.[1]));
     const noticesByOrder = countBy(posts.filter((p) => p.includes('· complete')).map((p) => /Order `([^`]+)`/.exec(p)?.[1]));
+    // What each sender was told in their DM.
+    const dmsOf = (sender: string) => theSim.messages(sender).filter((m) => !m.ephemeral && m.bot_id);
+    const told = new Map(rows.map((r) => [r.id, dmsOf(r.senderUserId).map((m) => m.text)]));
+    const countTold = (id: string, pattern: RegExp) => (told.get(id) ?? []).filter((t) => pattern.test(t)).length;
     const balanceAfter = await apiGet(emulator.url, '/api/v1/balance', apiToken);
     const cents = (b: any) => Math.round(Number((b.availableBalance ?? b.data?.availableBalance).amount) * 100);
     const failedRows = rows.filter((r) => r.status === 'failed');
     const placedRows = rows.filter((r) => r.status === 'placed');
+    const confirmations = placedRows.map((r) => countTold(r.id, /^Your kudos is on its way/));
+
+    // Approvals.
+    let approvals: ApprovalsResult | undefined;
+    if (crowd) {
+      const requests = await db.db.select().from(approvalRequests);
+      const decisionRows = await db.db
+        .select({ subjectId: auditEvents.subjectId })
+        .from(auditEvents)
+        .where(inArray(auditEvents.action, ['approval.approved', 'approval.rejected']));
+      const decisionsBy = countBy(decisionRows.map((d) => d.subjectId));
+      const rowById = new Map(rows.map((r) => [r.id, r]));
+      const races: RaceRecord[] = crowd.races;
+      const approved = requests.filter((r) => r.status === 'approved');
+      const rejected = requests.filter((r) => r.status === 'rejected');
+      const decided = [...approved, ...rejected];
+      const backendOf = (kind: 'approve' | 'reject', kudosId: string, user: string) => decisiveBackend.get(`${kind}:${kudosId}:${user}`);
+      // The gap as the instances saw it: between the load balancer forwarding the two decisive requests.
+      const gaps = races.flatMap((r) => {
+        const a = backendOf(r.first.kind, r.kudosId, r.first.user);
+        const b = backendOf(r.second.kind, r.kudosId, r.second.user);
+        return a && b ? [Math.round(Math.abs(b.at - a.at) * 10) / 10] : [];
+      });
+      const decidedAfter = races.flatMap((r) => (r.decidedAfterMs !== undefined ? [r.decidedAfterMs] : []));
+      approvals = {
+        share,
+        gated: gatedCount,
+        requests: requests.length,
+        repostedRequests: [...crowd.requestMessages.values()].filter((tss) => tss.size > 1).length,
+        races: races.length,
+        approveApprove: races.filter((r) => r.plan === 'approve+approve').length,
+        approveReject: races.filter((r) => r.plan === 'approve+reject').length,
+        racesAcrossInstances: races.filter((r) => {
+          const a = backendOf(r.first.kind, r.kudosId, r.first.user);
+          const b = backendOf(r.second.kind, r.kudosId, r.second.user);
+          return a !== undefined && b !== undefined && a.backend !== b.backend;
+        }).length,
+        gapMsP50: percentile(gaps, 50),
+        maxGapMs: Math.max(0, ...gaps),
+        racesWithin50ms: gaps.filter((g) => g <= 50).length,
+        losersNotTold: races.filter((r) => r.outcome && !r.loserTold).map((r) => ({ kudosId: r.kudosId, plan: r.plan, first: r.first, second: r.second, winner: r.winner, statuses: r.statuses, retries: r.retries })),
+        approved: approved.length,
+        rejected: rejected.length,
+        approvedButFailed: approved.filter((r) => rowById.get(r.kudosId)?.status === 'failed').length,
+        undecided: requests.length - decided.length,
+        decisionsNotOne: requests.filter((r) => (decisionsBy.get(r.kudosId) ?? 0) !== 1).length,
+        statusMismatch:
+          approved.filter((r) => !['placed', 'failed'].includes(rowById.get(r.kudosId)?.status ?? '')).length +
+          rejected.filter((r) => rowById.get(r.kudosId)?.status !== 'rejected').length,
+        approvedPlacedWithoutOneOrder: approved.filter((r) => {
+          const k = rowById.get(r.kudosId);
+          return k?.status === 'placed' && ordersByKey.get(k.idempotencyKey) !== 1;
+        }).length,
+        rejectedWithOrder: rejected.filter((r) => (ordersByKey.get(rowById.get(r.kudosId)?.idempotencyKey ?? '') ?? 0) > 0).length,
+        duplicateDecisionNotices: decided.filter((r) => countTold(r.kudosId, /^Your kudos was (approved|rejected)/) > 1).length,
+        missingDecisionNotices: decided.filter((r) => countTold(r.kudosId, /^Your kudos was (approved|rejected)/) === 0).length,
+        duplicateWaitingNotices: requests.filter((r) => countTold(r.kudosId, /^Your kudos is waiting for approval/) > 1).length,
+        missingWaitingNotices: requests.filter((r) => countTold(r.kudosId, /^Your kudos is waiting for approval/) === 0).length,
+        staleRequestMessages: decided.filter((r) => stillOpen(theSim, APPROVAL_CHANNEL, crowd!.requestMessages.get(r.kudosId) ?? []).length > 0).length,
+        losersTold: races.filter((r) => r.loserTold).length,
+        clickRetries: races.reduce((s, r) => s + r.retries, 0),
+        non200Answers: races.reduce((s, r) => s + r.non200, 0),
+        buttonsWithoutConfirm: crowd.buttonsWithoutConfirm,
+        raceErrors: races.flatMap((r) => (r.error ? [`${r.kudosId}: ${r.error}`] : [])),
+        decidedAfterMsP50: percentile(decidedAfter, 50),
+        decidedAfterMsMax: Math.max(0, ...decidedAfter),
+      };
+    }
+
+    const windowFrom = (from: number, until = from + WINDOW_MS): EventWindow => {
+      const inside = (at: number) => at >= from && at < until;
+      const non200 = countBy(answers.filter((a) => inside(a.at) && a.status !== 200).map((a) => String(a.status)));
+      return {
+        non200: Object.fromEntries(non200),
+        userRetries: retries.filter(inside).length,
+        logged: Object.fromEntries(countBy(logged.filter((l) => inside(l.at)).map((l) => l.key))),
+      };
+    };
+    let dbCut: DbCutResult | undefined;
+    if (cutResult) {
+      const { at, ...rest } = cutResult;
+      const [firstPlaced] = await db.db
+        .select({ at: sql<string>`min(${kudos.placedAt})` })
+        .from(kudos)
+        .where(sql`${kudos.placedAt} > ${new Date(at).toISOString()}::timestamptz`);
+      const firstOk = firstSubmissionOkAt.filter((t) => t > at).sort((a, b) => a - b)[0];
+      dbCut = {
+        ...rest,
+        atSeconds: Math.round((at - startedAt) / 100) / 10,
+        window: windowFrom(at),
+        firstSubmissionOkAfterMs: firstOk !== undefined ? firstOk - at : null,
+        firstOrderPlacedAfterMs: firstPlaced?.at ? new Date(firstPlaced.at).getTime() - at : null,
+        appConnectionsAfter: await appConnectionCount(adminUrl, dbName),
+      };
+    }
+
+    const missingCompletion = placedRows.filter((r) => !noticesByOrder.has(r.orderId ?? ''));
+    const missingCompletionDetails: Array<Record<string, unknown>> = [];
+    for (const r of missingCompletion.slice(0, 10)) {
+      const [check] = await db.db.select().from(orderChecks).where(eq(orderChecks.orderId, r.orderId ?? ''));
+      const notices = await db.db.select().from(notifications).where(eq(notifications.subject, r.orderId ?? ''));
+      missingCompletionDetails.push({ kudosId: r.id, orderId: r.orderId, placedAt: r.placedAt, check, notices });
+    }
+
     return {
+      missingCompletionDetails,
       kudos: rows.length,
       placed: placedRows.length,
       failed: failedRows.length,
@@ -239,16 +593,25 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       completionNotices: sum(noticesByOrder),
       duplicateCompletionNotices: sum(noticesByOrder) - noticesByOrder.size,
       missingCompletionNotices: placedRows.filter((r) => !noticesByOrder.has(r.orderId ?? '')).length,
+      duplicateConfirmations: confirmations.filter((c) => c > 1).length,
+      missingConfirmations: confirmations.filter((c) => c === 0).length,
       balanceMovedCents: cents(balanceBefore) - cents(balanceAfter),
       expectedBalanceMoveCents: placedRows.reduce((sum, r) => sum + (r.costCents ?? r.totalCents), 0),
-      stuck: rows.filter((r) => !((r.status === 'placed' || r.status === 'failed') && r.notifiedAt)).map((r) => ({ id: r.id, status: r.status })),
+      stuck: rows.filter((r) => !(((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected')).map((r) => ({ id: r.id, status: r.status })),
       failedWithoutNotice: failedRows.filter((r) => !r.notifiedAt || !r.errorMessage).length,
       faultsInjected: faultState.injected,
       rewardsRequestsSeen: faultState.seen,
       userRetries,
+      approvals,
+      dbCut,
+      kill: { afterSubmissions: killAt, window: windowFrom(killedAt, Math.min(killedAt + WINDOW_MS, cutResult?.at ?? Infinity)) },
+      crashes,
+      logged: Object.fromEntries(countBy(logged.map((l) => l.key))),
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };
   } finally {
+    closing = true;
+    await crowd?.stop().catch(() => {});
     for (const app of apps) {
       app.kill('SIGTERM');
       await app.exited;

@@ -9,6 +9,8 @@ export interface LoadBalancer {
   url: string;
   /** Replaced wholesale when an instance restarts on a new port. */
   backends: string[];
+  /** Called for every request once answered: which backend took it (undefined: none, 502) and its status. */
+  onForward?: (info: { backend: string | undefined; url: string; body: Buffer; status: number; /** performance.now() when the request was sent on to the backend. */ forwardedAt: number }) => void;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function startLoadBalancer(backends: string[]): Promise<LoadBalance
         const backend = lb.backends[next++ % lb.backends.length]!;
         if (tried.has(backend)) continue;
         tried.add(backend);
+        const forwardedAt = performance.now();
         try {
           const answer = await request(`${backend}${req.url ?? '/'}`, { method: req.method as 'POST', headers, body, dispatcher: agent, headersTimeout: 15_000, bodyTimeout: 15_000 });
           const payload = Buffer.from(await answer.body.arrayBuffer());
@@ -40,6 +43,7 @@ export async function startLoadBalancer(backends: string[]): Promise<LoadBalance
           for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && k !== 'connection' && k !== 'transfer-encoding' && k !== 'keep-alive') out[k] = v;
           out['content-length'] = String(payload.length);
           res.writeHead(answer.statusCode, out).end(payload);
+          lb.onForward?.({ backend, url: req.url ?? '/', body, status: answer.statusCode, forwardedAt });
           return;
         } catch (error) {
           // Refused: the instance is down; try the next one. Anything else: the request may have
@@ -48,6 +52,7 @@ export async function startLoadBalancer(backends: string[]): Promise<LoadBalance
         }
       }
       res.writeHead(502, { 'content-type': 'application/json' }).end('{"error":"bad_gateway"}');
+      lb.onForward?.({ backend: undefined, url: req.url ?? '/', body, status: 502, forwardedAt: performance.now() });
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
