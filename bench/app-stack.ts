@@ -1,6 +1,7 @@
 // Everything the app benchmarks run against: the Rewards emulator (behind a recording proxy), the
 // Slack simulator (seeded workspace plus `extraUsers` people with e-mails) and the app itself as
-// `src/main.ts` in a child process (so its memory is its own), on one benchmark database.
+// production runs it (`npm start`: the compiled dist/main.js, built once per run) in a child process
+// (so its memory is its own), on one benchmark database.
 import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
 import { seedWorkspace, type Workspace } from '../src/simulator/seed.js';
 import { startSlackSimulator, type SlackSimulator } from '../src/simulator/slack.js';
@@ -49,7 +50,10 @@ async function control(emulatorUrl: string, path: string, body: unknown): Promis
   if (!res.ok) throw new Error(`emulator ${path}: ${res.status} ${await res.text()}`);
 }
 
-export async function startAppStack(db: BenchDatabase, opts: { extraUsers: number; env?: Record<string, string>; nodeArgs?: string[] }): Promise<AppStack> {
+export async function startAppStack(
+  db: BenchDatabase,
+  opts: { extraUsers: number; env?: Record<string, string>; nodeArgs?: string[]; /** Instead of the build, e.g. `src/main.ts` (through tsx). */ script?: string },
+): Promise<AppStack> {
   // The real API allows 1000 requests per 10 s; the benchmark measures the app, not that limit
   // (docs/operations.md discusses what it means for throughput), so the emulator's is lifted.
   const emulator = await startEmulator({ port: 0, host: '127.0.0.1', env: { EMULATOR_RATE_LIMIT: '100000000', EMULATOR_RATE_WINDOW_S: '10' } });
@@ -65,7 +69,7 @@ export async function startAppStack(db: BenchDatabase, opts: { extraUsers: numbe
     ...(db.env.DATABASE_URL ? { databaseUrl: db.env.DATABASE_URL } : { pgliteDir: db.env.PGLITE_DIR! }),
     extra: { KUDOS_NOTIFY_CHANNEL: NOTIFY_CHANNEL, ...opts.env },
   });
-  const app = await startAppProcess(env, { quietAfterStart: true, ...(opts.nodeArgs ? { nodeArgs: opts.nodeArgs } : {}) });
+  const app = await startAppProcess(env, { quietAfterStart: true, ...(opts.nodeArgs ? { nodeArgs: opts.nodeArgs } : {}), ...(opts.script ? { script: opts.script } : {}) });
   sim.setAppUrl(app.url);
   return {
     emulator,

@@ -25,3 +25,16 @@ export function sampleRss(pid: number, intervalMs = 100): RssSampler {
 }
 
 export const toMiB = (bytes: number) => Math.round((bytes / (1024 * 1024)) * 10) / 10;
+
+/** CPU time (user + system) another process has used so far, in ms, from /proc/<pid>/stat. */
+export function readCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}

@@ -2,6 +2,7 @@
 // Prints one table and writes it as JSON under bench/results/.
 import { benchApp } from './app.js';
 import { benchClientOverhead } from './client-overhead.js';
+import { benchIdleMemory } from './idle-memory.js';
 import { printTable, writeResults, type BenchRow } from './report.js';
 import { benchWebhookIngestion } from './webhook-ingestion.js';
 
@@ -10,10 +11,12 @@ const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
   // Slash command ack, send throughput, pickup latency and memory, per database (bench/app.ts).
   { name: 'app: slash ack, send throughput, memory', run: benchApp },
   { name: 'webhook ingestion', run: benchWebhookIngestion },
+  // Idle RSS of `npm start` beside the former `tsx src/main.ts` (bench/idle-memory.ts).
+  { name: 'idle memory', run: benchIdleMemory },
 ];
 
-// Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--db NAME`) are read by the sections.
-const FLAGS_WITH_VALUE = new Set(['--kudos', '--db']);
+// Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--steady-rate R`, `--db NAME`, `--idle-flags "..."`) are read by the sections.
+const FLAGS_WITH_VALUE = new Set(['--kudos', '--db', '--idle-flags', '--steady-rate']);
 const only = process.argv.slice(2).filter((arg, i, args) => !arg.startsWith('-') && !FLAGS_WITH_VALUE.has(args[i - 1] ?? ''));
 const rows: BenchRow[] = [];
 for (const section of sections) {
