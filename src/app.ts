@@ -22,6 +22,7 @@ import { createWebhooksRoute } from './http/webhooks-route.js';
 import { createBackgroundProcessing, type BackgroundProcessingOptions } from './webhooks/processing.js';
 import { createRewardsClient, type RewardsClient } from './rewards/index.js';
 import type { ListenerDeps } from './slack/deps.js';
+import { createDirectWebApi } from './slack/direct-web-api.js';
 import { createSlackGateway, type SlackGateway } from './slack/gateway.js';
 import { registerListeners } from './slack/index.js';
 
@@ -98,13 +99,17 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     // its answer is cached, and a failure is retried on the next request.
     authorize,
     receiver,
+    // Nothing reads context.conversation: skip the conversation-store middleware (it builds an Error per event).
+    convoStore: false,
     logger: boltLogger(logger.child({ part: 'bolt' })),
     clientOptions,
   });
   // chat.postMessage has no idempotency key: a retried request whose first answer was lost posts
   // twice. Posts go through a client that never retries; the notice outbox recovers instead.
   const postClient = new webApi.WebClient(config.slackBotToken, { ...clientOptions, retryConfig: { retries: 0 } });
-  const slack = createSlackGateway(slackClient, { postClient });
+  // users.info and views.open, on every `/kudos`, skip WebClient's layers (src/slack/direct-web-api.ts).
+  const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: config.slackBotToken });
+  const slack = createSlackGateway(slackClient, { postClient, direct: directWebApi.call });
 
   // Settings live in the database (seeded from the environment); code that reads the announcement
   // channel, threshold or admins from the config sees the current settings through liveConfig.
@@ -189,6 +194,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         await Promise.all([worker.stop(opts.shutdownGraceMs ?? 6000), background.stop(3000)]);
         await httpClosed;
         await rewards.close();
+        await directWebApi.close();
         await ownDb?.close();
         logger.info('kudos app stopped');
       })();

@@ -1,6 +1,7 @@
 // The one module for outbound Slack Web API calls (post, update, DM, views, user lookups), so that
 // the domain never sees Bolt, and tests can observe every call in the simulator's log.
 import type { types, webApi } from '@slack/bolt';
+import type { DirectWebApiCall } from './direct-web-api.js';
 
 type WebClient = webApi.WebClient;
 type KnownBlock = types.KnownBlock;
@@ -114,6 +115,8 @@ export interface SlackGatewayOptions {
   postClient?: WebClient;
   /** How long a users.info answer is reused; 0 disables the cache. Default 60 s. */
   userCacheTtlMs?: number;
+  /** users.info and views.open through this instead of `client` (the `/kudos` path; see direct-web-api.ts). */
+  direct?: DirectWebApiCall;
   now?: () => number;
 }
 
@@ -128,7 +131,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
 
   async function fetchUser(userId: string): Promise<SlackUser | undefined> {
     try {
-      const res = await client.users.info({ user: userId });
+      const res = (opts.direct ? await opts.direct('users.info', { user: userId }, 'form') : await client.users.info({ user: userId })) as { user?: unknown };
       return res.user ? toSlackUser(res.user as RawSlackUser) : undefined;
     } catch (error) {
       if ((error as { data?: { error?: string } }).data?.error === 'user_not_found') return undefined;
@@ -214,7 +217,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       }
     },
     async openView(triggerId, view) {
-      const res = await client.views.open({ trigger_id: triggerId, view: view as never });
+      const res = (opts.direct ? await opts.direct('views.open', { trigger_id: triggerId, view }, 'json') : await client.views.open({ trigger_id: triggerId, view: view as never })) as { view?: { id?: string } };
       return res.view?.id;
     },
     async publishHome(userId, view) {
