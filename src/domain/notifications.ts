@@ -63,31 +63,33 @@ export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: Notifica
   if (items.length === 0) return [];
   const channels = await Promise.allSettled(items.map(({ notice }) => ('userId' in notice.to ? deps.slack.openDirectChannel(notice.to.userId) : Promise.resolve(notice.to.channel))));
   const keyOf = (kind: string, subject: string) => `${kind}\u0000${subject}`;
-  const open = items.flatMap((item, i) => (channels[i]!.status === 'fulfilled' ? [{ ...item, channel: (channels[i] as PromiseFulfilledResult<string>).value }] : []));
+  // Every notice is recorded, even one whose DM could not be opened (Slack unreachable): that one is
+  // stored without a channel and not leased, so the next sweep of resumeStalledNotices opens the DM
+  // and posts it. Nothing was attempted yet, so nothing needs looking up first.
+  const rows = items.map((item, i) => ({ ...item, channel: channels[i]!.status === 'fulfilled' ? (channels[i] as PromiseFulfilledResult<string>).value : null }));
   // Plain SQL rather than the query builder: built in microseconds, and this runs for every notice.
-  const claimed: ClaimedNotice[] =
-    open.length === 0
-      ? []
-      : rowsOf<ClaimedNotice>(
-          await deps.db.execute(sql`
-            insert into notifications (kind, subject, team_id, enterprise_id, channel, dm_user_id, thread_ts, message, claimed_until, attempted_at, attempts)
-            values ${sql.join(
-              open.map(
-                ({ key, notice, channel }) =>
-                  sql`(${key.kind}, ${key.subject}, ${key.teamId ?? null}, ${key.enterpriseId ?? null}, ${channel}, ${'userId' in notice.to ? notice.to.userId : null}, ${'threadTs' in notice.to ? (notice.to.threadTs ?? null) : null}, ${JSON.stringify(notice.message)}::jsonb, ${lease(NOTICE_LEASE_MS)}, now(), 1)`,
-              ),
-              sql`, `,
-            )}
-            on conflict (kind, subject) do nothing
-            returning id, kind, subject, message, thread_ts as "threadTs"`),
-        );
+  const claimed: ClaimedNotice[] = rowsOf<ClaimedNotice>(
+    await deps.db.execute(sql`
+      insert into notifications (kind, subject, team_id, enterprise_id, channel, dm_user_id, thread_ts, message, claimed_until, attempted_at, attempts)
+      values ${sql.join(
+        rows.map(({ key, notice, channel }) =>
+          channel === null
+            ? sql`(${key.kind}, ${key.subject}, ${key.teamId ?? null}, ${key.enterpriseId ?? null}, null, ${'userId' in notice.to ? notice.to.userId : null}, null, ${JSON.stringify(notice.message)}::jsonb, null, null, 0)`
+            : sql`(${key.kind}, ${key.subject}, ${key.teamId ?? null}, ${key.enterpriseId ?? null}, ${channel}, ${'userId' in notice.to ? notice.to.userId : null}, ${'threadTs' in notice.to ? (notice.to.threadTs ?? null) : null}, ${JSON.stringify(notice.message)}::jsonb, ${lease(NOTICE_LEASE_MS)}, now(), 1)`,
+        ),
+        sql`, `,
+      )}
+      on conflict (kind, subject) do nothing
+      returning id, kind, subject, message, thread_ts as "threadTs"`),
+  );
   const claimedByKey = new Map(claimed.map((row) => [keyOf(row.kind, row.subject), row]));
   const posts = await Promise.allSettled(
     items.map(async ({ key }, i): Promise<PostOnceResult> => {
       const channel = channels[i]!;
-      if (channel.status === 'rejected') throw channel.reason;
       const row = claimedByKey.get(keyOf(key.kind, key.subject));
       if (!row) return { posted: false, existing: await findNotification(deps.db, key.kind, key.subject) };
+      // Recorded for the sweep to post; the caller hears why it was not posted now.
+      if (channel.status === 'rejected') throw channel.reason;
       try {
         return { posted: true, message: await send(deps, row, channel.value) };
       } catch (error) {

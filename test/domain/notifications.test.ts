@@ -107,6 +107,18 @@ describe('resumeStalledNotices', () => {
     expect(rows.every((r) => r.postedAt && r.ts)).toBe(true);
   });
 
+  it('records a DM whose channel could not be opened (Slack unreachable), and the next sweep posts it once', async () => {
+    const noDm: NoticeDeps['slack'] = { ...gateway, openDirectChannel: () => Promise.reject(lostAnswer) };
+    await expect(postOnce(deps(noDm), { kind: 'kudos.confirmation', subject: 'K3' }, { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos is on its way' } })).rejects.toThrow('socket hang up');
+    const [row] = await testDb.db.select().from(notifications);
+    expect(row).toMatchObject({ dmUserId: 'U_MANAGER', channel: null, claimedUntil: null, attemptedAt: null, postedAt: null });
+    // Retried by its caller meanwhile: recorded already, not posted twice.
+    expect((await postOnce(deps(), { kind: 'kudos.confirmation', subject: 'K3' }, { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos is on its way' } })).posted).toBe(false);
+    expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 0, posted: 1 });
+    expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ posted: 0 });
+    expect(sim.messages('U_MANAGER').filter((m) => m.text === 'your kudos is on its way')).toHaveLength(1);
+  });
+
   it('a process that died after recording the notice but before calling Slack: posted on resume', async () => {
     await testDb.db.insert(notifications).values({
       kind: 'order.bounced',
