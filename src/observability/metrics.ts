@@ -9,7 +9,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/client.js';
 import type { CallInfo } from '../rewards/types.js';
-import { readQueueState, readStateCounts, readWebhookEventCounts } from './queries.js';
+import { readNoticeBacklog, readQueueState, readStateCounts, readWebhookEventCounts } from './queries.js';
 
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -155,6 +155,29 @@ function registerStateGauges(registry: Registry, db: Database): void {
     registers: [registry],
     async collect() {
       this.set((await readQueueOnce()).oldestReadyAgeSeconds);
+    },
+  });
+  // The notice outbox: Slack messages recorded but not posted yet. A growing `stalled` count or an old
+  // oldest notice means people are not being told (Slack unreachable, or refusing).
+  let notices: Promise<Awaited<ReturnType<typeof readNoticeBacklog>>> | undefined;
+  const readNoticesOnce = () => (notices ??= readNoticeBacklog(db).finally(() => setImmediate(() => (notices = undefined))));
+  new Gauge({
+    name: 'kudos_notices_unposted',
+    help: 'Slack notices recorded in the outbox and not posted yet: posting (held by a poster) or stalled (lease run out, to be resumed after checking Slack).',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const n = await readNoticesOnce();
+      this.set({ state: 'posting' }, n.posting);
+      this.set({ state: 'stalled' }, n.stalled);
+    },
+  });
+  new Gauge({
+    name: 'kudos_notices_oldest_unposted_age_seconds',
+    help: 'Age of the oldest Slack notice not posted yet (0 when every notice is posted or given up).',
+    registers: [registry],
+    async collect() {
+      this.set((await readNoticesOnce()).oldestAgeSeconds);
     },
   });
 }

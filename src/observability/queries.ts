@@ -44,6 +44,27 @@ export async function readQueueState(db: Database): Promise<QueueState> {
   };
 }
 
+export interface NoticeBacklog {
+  /** A poster holds the row (posting now, or waiting for Slack's Retry-After). */
+  posting: number;
+  /** Its lease ran out (the poster died or lost Slack's answer): the next sweep resumes it. */
+  stalled: number;
+  oldestAgeSeconds: number;
+}
+
+/** Notices of the outbox not posted yet (and not given up), from the partial index notifications_unposted_idx. */
+export async function readNoticeBacklog(db: Database): Promise<NoticeBacklog> {
+  const result = await db.execute(sql`
+    select
+      count(*) filter (where claimed_until > now())::int as posting,
+      count(*) filter (where claimed_until is null or claimed_until <= now())::int as stalled,
+      coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest
+    from notifications
+    where posted_at is null and failed_at is null`);
+  const [row] = rowsOf<{ posting: number | string; stalled: number | string; oldest: number | string }>(result);
+  return { posting: Number(row?.posting ?? 0), stalled: Number(row?.stalled ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.oldest ?? 0)) };
+}
+
 /** Stored webhook events by type and processing outcome (`pending` while unprocessed). */
 export async function readWebhookEventCounts(db: Database): Promise<Array<{ type: string; outcome: string; count: number }>> {
   const result = await db.execute(sql`

@@ -1,9 +1,9 @@
 // GET /metrics as an operator's scraper sees it: request latency by route, kudos by state, Rewards
 // API calls and errors by endpoint and code, webhook events, worker queue depth and oldest job age.
 import fc from 'fast-check';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { kudos } from '../../src/db/schema/index.js';
+import { kudos, notifications } from '../../src/db/schema/index.js';
 import { parseExposition, sumOf, type Sample } from '../../src/observability/exposition.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { eventually, sendModalValues, startTestStack, TEST_SIGNING_SECRET, type TestStack } from '../support/app.js';
@@ -91,6 +91,25 @@ describe('GET /metrics', () => {
     expect(sumOf(samples, 'kudos_worker_queue_depth', { state: 'ready' })).toBe(1);
     expect(sumOf(samples, 'kudos_worker_queue_depth', { state: 'claimed' })).toBe(0);
     expect(sumOf(samples, 'kudos_worker_oldest_job_age_seconds')).toBeGreaterThanOrEqual(59);
+  });
+
+  it('shows Slack notices waiting in the outbox, and how old the oldest one is', async () => {
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { enabled: false } } });
+    const before = await scrape(stack.app.url);
+    expect(sumOf(before.samples, 'kudos_notices_unposted', {})).toBe(0);
+    expect(sumOf(before.samples, 'kudos_notices_oldest_unposted_age_seconds')).toBe(0);
+    // One notice being posted right now, one whose poster died two minutes ago, one posted, one given up.
+    const ago = (s: number) => sql`now() - ${`${s} seconds`}::interval`;
+    await testDb.db.insert(notifications).values([
+      { kind: 'kudos.announcement', subject: 'a', channel: 'C_KUDOS', message: { text: 'a' }, claimedUntil: sql`now() + interval '60 seconds'` },
+      { kind: 'kudos.announcement', subject: 'b', channel: 'C_KUDOS', message: { text: 'b' }, claimedUntil: ago(60), createdAt: ago(120) },
+      { kind: 'kudos.announcement', subject: 'c', channel: 'C_KUDOS', ts: '1.000001', postedAt: new Date() },
+      { kind: 'kudos.announcement', subject: 'd', channel: 'C_KUDOS', failedAt: new Date(), error: 'channel_not_found' },
+    ]);
+    const { samples } = await scrape(stack.app.url);
+    expect(sumOf(samples, 'kudos_notices_unposted', { state: 'posting' })).toBe(1);
+    expect(sumOf(samples, 'kudos_notices_unposted', { state: 'stalled' })).toBe(1);
+    expect(sumOf(samples, 'kudos_notices_oldest_unposted_age_seconds')).toBeGreaterThanOrEqual(119);
   });
 
   it('reports 503 (not a partial page) when the database does not answer', async () => {
