@@ -17,7 +17,7 @@ export interface RaceRecord {
   /** The two decisive requests, in the order they were sent. */
   first: { user: string; kind: 'approve' | 'reject' };
   second: { user: string; kind: 'approve' | 'reject' };
-  /** Time between sending the two decisive requests, ms (planned 0..45; a busy event loop adds). */
+  /** Time between sending the two decisive requests, ms (planned 0..30; a busy event loop adds). */
   gapMs: number;
   /** HTTP status of the two decisive requests (0: no answer). */
   statuses: [number, number];
@@ -165,8 +165,9 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
       }
       const ephemeralBefore = new Map([approver, other].map((u) => [u, ephemeralsFor(u)]));
 
-      // The race: both within 50 ms of each other, in random order.
-      const gap = opts.rng() * 45;
+      // The race: both within 50 ms of each other, in random order. Planned within 30 ms: on a loaded
+      // machine the timer fires late (up to ~30 ms more was seen), and the gap is measured as sent.
+      const gap = opts.rng() * 30;
       const approveFirst = opts.rng() < 0.5;
       if (!approveFirst) [record.first, record.second] = [record.second, record.first];
       const approveClick = () => click(APPROVE, approver, 'approve button');
