@@ -15,6 +15,8 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { approvalRequests, auditEvents, kudos, notifications, orderChecks } from '../../src/db/schema/index.js';
 import { startEmulator } from '../../src/emulator/server.js';
+// The emulator's seeded PRNG (mulberry32): the run's choices (who races whom, in which order) repeat with the same seed.
+import { seededRandom } from '../../src/emulator/state/random-faults.js';
 import { startSlackSimulator, type View } from '../../src/simulator/slack.js';
 import { benchUserId, benchWorkspace } from '../../bench/app-stack.js';
 import { sendModalValues } from '../support/app.js';
@@ -190,18 +192,6 @@ function countBy(keys: Array<string | undefined>): Map<string, number> {
 const sum = (counts: Map<string, number>) => [...counts.values()].reduce((a, b) => a + b, 0);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** mulberry32: the run's choices (who races whom, in which order) repeat with the same seed. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Kudos i is above the threshold: `share` of them, spread evenly (1 in 5 for 0.2). */
 export function isGated(i: number, share: number): boolean {

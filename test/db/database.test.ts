@@ -1,19 +1,10 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pingDatabase } from '../../src/db/client.js';
 import { kudos, recipientMappings } from '../../src/db/schema/index.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/db.js';
 
-let testDb: TestDatabase;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await testDb.truncateAll();
-});
+const testDb = useTestDatabase();
 
 const baseKudos = {
   teamId: 'T1',

@@ -1,13 +1,13 @@
 // The settings cache on the `/kudos` path: concurrent reads share one query, under traffic the entry
 // is refreshed ahead so that no request waits for the database, a change made on this instance is
 // seen at once, and one made on another instance within the TTL. Also the per-minute "today" memo.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/client.js';
 import { todayIn } from '../../src/domain/schedule.js';
 import { createSettingsStore } from '../../src/domain/settings.js';
 import { todayInCached } from '../../src/slack/commands/today.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/db.js';
 
 const config = loadConfig({
   SLACK_SIGNING_SECRET: 'secret',
@@ -19,16 +19,7 @@ const config = loadConfig({
 });
 const WS = { teamId: 'T_CACHE' };
 
-let testDb: TestDatabase;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await testDb.truncateAll();
-});
+const testDb = useTestDatabase();
 
 /** The database with its select() calls counted. */
 function counting(db: Database): { db: Database; selects: () => number } {

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { connectDatabase, type Database, type DatabaseConnection } from '../../src/db/client.js';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.js';
 import { createScratchDatabase } from '../../src/db/scratch.js';
@@ -17,6 +18,40 @@ export interface TestDatabase {
   url: string | undefined;
   truncateAll(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The usual set-up of a test file: one database for the file (beforeAll), emptied before each test,
+ * closed (and dropped) after the file. The returned handle is usable inside hooks and tests.
+ */
+export function useTestDatabase(): TestDatabase {
+  let current: TestDatabase | undefined;
+  beforeAll(async () => {
+    current = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  beforeEach(async () => {
+    await ready().truncateAll();
+  });
+  function ready(): TestDatabase {
+    if (!current) throw new Error('the test database is created in beforeAll: use it inside hooks and tests');
+    return current;
+  }
+  return {
+    get db() {
+      return ready().db;
+    },
+    get driver() {
+      return ready().driver;
+    },
+    get url() {
+      return ready().url;
+    },
+    truncateAll: () => ready().truncateAll(),
+    close: () => ready().close(),
+  };
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {

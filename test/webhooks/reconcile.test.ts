@@ -4,24 +4,14 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kudos, notifications, orderChecks, webhookEvents } from '../../src/db/schema/index.js';
 import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, MAX_CHECK_DELAY_MS, nextCheckDelayMs, scheduleMissingKudosChecks, scheduleOrderCheck } from '../../src/domain/reconcile.js';
 import { bouncedRecipientsOf } from '../../src/domain/resend-bounces.js';
 import { deleteExpiredEvents, storeEvent } from '../../src/webhooks/event-store.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/db.js';
 
-let testDb: TestDatabase;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await testDb.truncateAll();
-});
+const testDb = useTestDatabase();
 
 describe('completion check backoff', () => {
   it('starts at 5 s, never shrinks, never exceeds 1 h', () => {

@@ -51,7 +51,7 @@ function isRegex(p: string): boolean {
 }
 
 /** mulberry32: a small seeded PRNG, enough for picking faults repeatably. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
