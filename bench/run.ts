@@ -15,7 +15,7 @@ const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
   { name: 'idle memory', run: benchIdleMemory },
 ];
 
-// Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--steady-rate R`, `--db NAME`, `--idle-flags "..."`) are read by the sections.
+// Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--steady-rate R`, `--db NAME`, `--send-only`, `--slash-only`, `--idle-flags "..."`) are read by the sections.
 const FLAGS_WITH_VALUE = new Set(['--kudos', '--db', '--idle-flags', '--steady-rate']);
 const only = process.argv.slice(2).filter((arg, i, args) => !arg.startsWith('-') && !FLAGS_WITH_VALUE.has(args[i - 1] ?? ''));
 const rows: BenchRow[] = [];
