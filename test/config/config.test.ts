@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { REQUIRED_ENV } from '../support/config.js';
 
-const REQUIRED = {
-  SLACK_SIGNING_SECRET: 'secret',
-  SLACK_BOT_TOKEN: 'xoxb-1',
-  REWARDS_API_URL: 'http://127.0.0.1:4010/',
-  REWARDS_CLIENT_ID: 'id',
-  REWARDS_CLIENT_SECRET: 'client-secret',
-  REWARDS_WEBHOOK_SECRET: 'webhook-secret',
-};
 
 function problemsOf(env: Record<string, string | undefined>): string[] {
   try {
@@ -22,7 +15,7 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 
 describe('loadConfig', () => {
   it('applies the defaults of CONTRACT.md section 3', () => {
-    const config = loadConfig(REQUIRED);
+    const config = loadConfig(REQUIRED_ENV);
     expect(config).toMatchObject({
       port: 3000,
       databaseUrl: undefined,
@@ -39,7 +32,7 @@ describe('loadConfig', () => {
 
   it('reads every optional variable', () => {
     const config = loadConfig({
-      ...REQUIRED,
+      ...REQUIRED_ENV,
       PORT: '8080',
       DATABASE_URL: 'postgres://u@h:5432/db',
       PGLITE_DIR: 'memory://',
@@ -63,20 +56,20 @@ describe('loadConfig', () => {
       admins: ['W9'],
       workerConcurrency: 8,
     });
-    expect(loadConfig({ ...REQUIRED, KUDOS_APPROVAL_THRESHOLD: '99.5' }).approvalThresholdCents).toBe(9950);
+    expect(loadConfig({ ...REQUIRED_ENV, KUDOS_APPROVAL_THRESHOLD: '99.5' }).approvalThresholdCents).toBe(9950);
   });
 
   it('names each missing required variable on its own line', () => {
     const problems = problemsOf({});
-    for (const name of Object.keys(REQUIRED)) {
+    for (const name of Object.keys(REQUIRED_ENV)) {
       expect(problems.filter((p) => p.startsWith(`${name} `))).toHaveLength(1);
     }
-    expect(problems).toHaveLength(Object.keys(REQUIRED).length);
+    expect(problems).toHaveLength(Object.keys(REQUIRED_ENV).length);
   });
 
   it('names each malformed variable, and nothing else', () => {
     const problems = problemsOf({
-      ...REQUIRED,
+      ...REQUIRED_ENV,
       PORT: 'eighty',
       REWARDS_API_URL: 'ftp://example.com',
       KUDOS_ADMINS: 'U1,not-a-user',
@@ -92,6 +85,6 @@ describe('loadConfig', () => {
   });
 
   it('treats an empty optional variable as unset', () => {
-    expect(loadConfig({ ...REQUIRED, KUDOS_NOTIFY_CHANNEL: '', PORT: '' })).toMatchObject({ notifyChannel: undefined, port: 3000 });
+    expect(loadConfig({ ...REQUIRED_ENV, KUDOS_NOTIFY_CHANNEL: '', PORT: '' })).toMatchObject({ notifyChannel: undefined, port: 3000 });
   });
 });

@@ -7,16 +7,10 @@ import type { Database } from '../../src/db/client.js';
 import { todayIn } from '../../src/domain/schedule.js';
 import { createSettingsStore } from '../../src/domain/settings.js';
 import { todayInCached } from '../../src/slack/commands/today.js';
+import { REQUIRED_ENV } from '../support/config.js';
 import { useTestDatabase } from '../support/db.js';
 
-const config = loadConfig({
-  SLACK_SIGNING_SECRET: 'secret',
-  SLACK_BOT_TOKEN: 'xoxb-1',
-  REWARDS_API_URL: 'http://127.0.0.1:4010/',
-  REWARDS_CLIENT_ID: 'id',
-  REWARDS_CLIENT_SECRET: 'client-secret',
-  REWARDS_WEBHOOK_SECRET: 'webhook-secret',
-});
+const config = loadConfig(REQUIRED_ENV);
 const WS = { teamId: 'T_CACHE' };
 
 const testDb = useTestDatabase();
