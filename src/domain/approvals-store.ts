@@ -4,7 +4,7 @@
 // race for the same row lock, and every caller but the first finds the status changed and updates
 // nothing. Expiry and re-opening after a failed order are conditional updates of the same kind, so any
 // number of app instances may sweep at once.
-import { and, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { approvalRequests, kudos, type ApprovalMessageRef, type ApprovalRequestRow, type KudosRow } from '../db/schema/index.js';
 import { recordAudit, recordFailedOrders } from './audit.js';
@@ -93,6 +93,40 @@ export async function findUnposted(db: Database, now: Date, graceMs = 30_000): P
     .where(and(eq(kudos.status, 'awaiting_approval'), isNull(approvalRequests.id), lt(kudos.createdAt, before)))
     .limit(50);
   return { requests: requests.map((x) => x.r), orphans: orphans.map((x) => x.k) };
+}
+
+/** The sender's notices about a request, one per decision round (a re-opened request is decided again). */
+export const SENDER_NOTICE = { waiting: 'approval.waiting', decision: 'approval.decision' } as const;
+export type SenderNoticeKind = (typeof SENDER_NOTICE)[keyof typeof SENDER_NOTICE];
+
+/** The outbox subject of a sender notice: the kudos and the decision round. */
+export function senderNoticeSubject(request: Pick<ApprovalRequestRow, 'kudosId' | 'reopenCount'>): string {
+  return `${request.kudosId}#${request.reopenCount}`;
+}
+
+/**
+ * Requests whose sender was not told (the process died, or the database was cut, between the
+ * decision or the posting and the notice): decided, or posted and still waiting, between `lookBack`
+ * and `grace` ago, with no notice of that round in the outbox. The window keeps an upgrade from
+ * re-telling decisions that older versions told without the outbox.
+ */
+export async function findUntoldSenders(db: Database, now: Date, opts: { graceMs?: number; lookBackMs?: number } = {}): Promise<Array<ApprovalCase & { notice: SenderNoticeKind }>> {
+  const before = new Date(now.getTime() - (opts.graceMs ?? 30_000));
+  const since = new Date(now.getTime() - (opts.lookBackMs ?? 15 * 60_000));
+  const untold = (kind: SenderNoticeKind) =>
+    sql`not exists (select 1 from notifications n where n.kind = ${kind} and n.subject = ${approvalRequests.kudosId}::text || '#' || ${approvalRequests.reopenCount})`;
+  const rows = await db
+    .select({ k: kudos, r: approvalRequests, notice: sql<SenderNoticeKind>`case when ${approvalRequests.status} = 'awaiting_approval' then ${SENDER_NOTICE.waiting} else ${SENDER_NOTICE.decision} end` })
+    .from(approvalRequests)
+    .innerJoin(kudos, eq(kudos.id, approvalRequests.kudosId))
+    .where(
+      or(
+        and(inArray(approvalRequests.status, ['approved', 'rejected', 'expired']), gte(approvalRequests.decidedAt, since), lt(approvalRequests.decidedAt, before), untold(SENDER_NOTICE.decision)),
+        and(eq(kudos.status, 'awaiting_approval'), eq(approvalRequests.status, 'awaiting_approval'), gte(approvalRequests.postedAt, since), lt(approvalRequests.postedAt, before), untold(SENDER_NOTICE.waiting)),
+      ),
+    )
+    .limit(50);
+  return rows.map((x) => ({ kudos: x.k, request: x.r, notice: x.notice }));
 }
 
 export type Decision = { kind: 'approve' } | { kind: 'reject'; reason: string | null };

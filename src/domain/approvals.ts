@@ -12,6 +12,7 @@ import { buildApprovalMessage, buildDecisionNotice, buildReopenedNotice, buildWa
 import type { SlackMessageContent } from '../slack/blocks/messages.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { recordOrderEvents } from './audit.js';
+import { postOnce } from './notifications.js';
 import { mentionUser } from './escape.js';
 import { approvalPolicy } from './approvals-policy.js';
 import { isApprover, listApprovers, type ApproverDirectory } from './approvals-people.js';
@@ -22,11 +23,15 @@ import {
   expireDue,
   findReopenable,
   findUnposted,
+  findUntoldSenders,
   getApprovalCase,
   markPosted,
   reopenAfterFailure,
   REOPENABLE_FAILURES,
+  SENDER_NOTICE,
+  senderNoticeSubject,
   type ApprovalCase,
+  type SenderNoticeKind,
   type Decision,
 } from './approvals-store.js';
 import type { SendPolicy } from './send-policy.js';
@@ -50,6 +55,8 @@ export interface SweepReport {
   reopened: number;
   expired: number;
   reposted: number;
+  /** Senders told late (waiting or decision) after the process that should have told them died. */
+  toldLate: number;
 }
 
 export interface ApprovalService {
@@ -97,6 +104,18 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       .catch((error: unknown) => log.warn('telling the sender failed', { kudosId: view.kudos.id, error }));
   }
 
+  /**
+   * "Waiting for approval" and the decision go through the notice outbox: once per decision round,
+   * and the sweep tells a sender whom a dead process or a cut database left untold.
+   */
+  async function tellSenderOnce(view: ApprovalView, kind: SenderNoticeKind, content: SlackMessageContent): Promise<void> {
+    await postOnce(
+      { db: deps.db, slack: deps.slack },
+      { kind, subject: senderNoticeSubject(view.request), teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId },
+      { to: { userId: view.kudos.senderUserId }, message: content },
+    ).catch((error: unknown) => log.warn('telling the sender failed', { kudosId: view.kudos.id, kind, error }));
+  }
+
   async function post(requestId: string, kudosId: string): Promise<void> {
     const now = deps.now();
     if (!(await claimPosting(deps.db, requestId, now))) return;
@@ -138,7 +157,13 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       await updateRequestMessages(after);
       return;
     }
-    await tellSender({ kudos: view.kudos, request: { ...view.request, messages: refs } }, buildWaitingNotice(view, approversText));
+    await tellSenderOnce({ kudos: view.kudos, request: { ...view.request, messages: refs } }, SENDER_NOTICE.waiting, buildWaitingNotice(view, approversText));
+  }
+
+  /** Who was asked, for a "waiting" notice sent late: read back from where the request was posted. */
+  function approversTextOf(view: ApprovalView): string {
+    const channel = view.request.messages.find((m) => !m.channel.startsWith('D'))?.channel;
+    return channel ? `the approvers in <#${channel}>` : 'the approvers';
   }
 
   function decidedText(view: ApprovalCase | undefined): string {
@@ -192,7 +217,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   }
 
   async function sweepOnce(now: Date): Promise<SweepReport> {
-    const report: SweepReport = { auditedOrders: 0, reopened: 0, expired: 0, reposted: 0 };
+    const report: SweepReport = { auditedOrders: 0, reopened: 0, expired: 0, reposted: 0, toldLate: 0 };
     const step = async (name: string, fn: () => Promise<void>) => {
       try {
         await fn();
@@ -214,7 +239,20 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         report.expired++;
         log.info('approval request expired', { kudosId: expired.kudos.id });
         await updateRequestMessages(expired);
-        await tellSender(expired, buildDecisionNotice(expired));
+        await tellSenderOnce(expired, SENDER_NOTICE.decision, buildDecisionNotice(expired));
+      }
+    });
+    await step('untold senders', async () => {
+      for (const untold of await findUntoldSenders(deps.db, now)) {
+        report.toldLate++;
+        log.info('telling a sender late', { kudosId: untold.kudos.id, notice: untold.notice });
+        if (untold.notice === SENDER_NOTICE.decision) {
+          // The request messages may still show the buttons too (chat.update is safe to repeat).
+          await updateRequestMessages(untold);
+          await tellSenderOnce(untold, untold.notice, buildDecisionNotice(untold));
+        } else {
+          await tellSenderOnce(untold, untold.notice, buildWaitingNotice(untold, approversTextOf(untold)));
+        }
       }
     });
     await step('repost', async () => {
@@ -255,7 +293,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         ok: true,
         async announce() {
           await updateRequestMessages(view);
-          await tellSender(view, buildDecisionNotice(view));
+          await tellSenderOnce(view, SENDER_NOTICE.decision, buildDecisionNotice(view));
         },
       };
     },

@@ -4,6 +4,7 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { approvalRequests, auditEvents, kudos } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
+import { decideApproval } from '../../src/domain/approvals-store.js';
 import { eventually, postSignedPayload, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
@@ -205,6 +206,25 @@ describe('recovery', () => {
     await click(posted[0]!, APPROVE, 'U_APPROVER');
     await eventually(async () => (await kudosRow(row!.id)).status === 'placed');
     expect(await ordersFor(await kudosRow(row!.id))).toHaveLength(1);
+  });
+
+  it('a decision whose process died before telling anyone: the sweep tells the sender once and updates the request', async () => {
+    const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
+    // Decided a minute ago by a process that died right after its transaction: no message updated, nobody told.
+    const decided = await decideApproval(testDb.db, { kudosId: row.id, actorUserId: 'U_APPROVER', decision: { kind: 'reject', reason: 'over budget' }, now: new Date(Date.now() - 60_000) });
+    expect(decided.ok).toBe(true);
+    const told = () => stack.sim.messages('U_MANAGER').filter((m) => /^Your kudos was rejected/.test(m.text)).length;
+    expect(told()).toBe(0);
+    expect(hasButton(current(message), APPROVE)).toBe(true);
+
+    const other = await stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const reports = await Promise.all([stack.app.approvals.sweep(), other.approvals.sweep()]);
+    expect(reports.reduce((n, r) => n + r.toldLate, 0)).toBeGreaterThanOrEqual(1);
+    expect(told()).toBe(1);
+    expect(hasButton(current(message), APPROVE)).toBe(false);
+    expect(rendered(current(message))).toContain('U_APPROVER');
+    expect((await stack.app.approvals.sweep()).toldLate).toBe(0);
+    expect(told()).toBe(1);
   });
 });
 
