@@ -113,7 +113,7 @@ async function benchSlashAck(stack: AppStack, tag: string): Promise<BenchRow[]> 
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const cpuPerCommand = ((readCpuMs(stack.app.pid) ?? 0) - cpuBefore) / Math.max(1, app.count);
       const base = await runOpenLoop({ rate, seconds: FIXED_SECONDS, call: baseCall });
-      console.error(`bench:   app p50 ${round(app.p50, 1)} p99 ${round(app.p99, 1)} max ${round(app.max, 1)} failed ${app.failed}; baseline p50 ${round(base.p50, 1)} p99 ${round(base.p99, 1)} max ${round(base.max, 1)}`);
+      console.error(`bench:   app p50 ${round(app.p50, 1)} p99 ${round(app.p99, 1)} max ${round(app.max, 1)} failed ${app.failed} (generator stalled up to ${round(app.generatorStallMaxMs, 0)} ms); baseline p50 ${round(base.p50, 1)} p99 ${round(base.p99, 1)} max ${round(base.max, 1)} (${round(base.generatorStallMaxMs, 0)} ms)`);
       const at = `at ${rate} req/s`;
       const p99Target = rate === 200 ? { target: '< 50 ms', meetsTarget: app.p99 < 50 && app.failed === 0 } : {};
       rows.push(
@@ -121,6 +121,8 @@ async function benchSlashAck(stack: AppStack, tag: string): Promise<BenchRow[]> 
         { section, metric: `p99 ${at}`, value: round(app.p99, 1), unit: 'ms', baseline: round(base.p99, 1), baselineName, ...p99Target },
         { section, metric: `max ${at}`, value: round(app.max, 1), unit: 'ms', baseline: round(base.max, 1), baselineName },
         { section, metric: `failed ${at}`, value: app.failed, unit: 'req', baseline: base.failed, baselineName },
+        // A check on the figures above: a latency spike this large may be the generator's own stall.
+        { section, metric: `load generator stalled (max) ${at}`, value: round(app.generatorStallMaxMs, 0), unit: 'ms', baseline: round(base.generatorStallMaxMs, 0), baselineName },
         // Steadier than the latencies on a shared machine: what one `/kudos` costs the app, modal included.
         { section, metric: `app CPU per /kudos ${at} (ack + users.info + views.open)`, value: round(cpuPerCommand, 2), unit: 'ms' },
       );
@@ -152,7 +154,7 @@ async function highestRateHeld(call: SlashCall, label: string): Promise<{ rate: 
   let last: OpenLoopResult | undefined;
   for (let rate = 50; rate <= STEP_LIMIT_RATE; rate = Math.round(rate * 1.5)) {
     last = await runOpenLoop({ rate, seconds: STEP_SECONDS, call });
-    console.error(`bench: step-up ${label} ${rate}/s: p99 ${round(last.p99, 1)} ms, failed ${last.failed}`);
+    console.error(`bench: step-up ${label} ${rate}/s: p99 ${round(last.p99, 1)} ms, failed ${last.failed}, load generator stalled up to ${round(last.generatorStallMaxMs, 0)} ms`);
     if (last.p99 >= HELD_P99_MS || last.failed > last.count * 0.005) break;
     held = rate;
     // Let queues drain between steps.

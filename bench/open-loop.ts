@@ -1,6 +1,7 @@
 // Open-loop load at a fixed offered rate over any async call (e.g. the simulator's signed slash
 // command): call i is due at start + i/rate and its latency counts from that due time, so a slow
 // server cannot hide its queueing (no coordinated omission). See load.ts for raw HTTP requests.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { summarize, type LatencySummary } from './stats.js';
 
 export interface OpenLoopResult extends LatencySummary {
@@ -8,6 +9,12 @@ export interface OpenLoopResult extends LatencySummary {
   seconds: number;
   ok: number;
   failed: number;
+  /**
+   * The longest the load generator's own event loop was blocked during the run (GC, the simulator
+   * answering in the same process), ms: a latency spike of about this size is the generator's, not
+   * the server's.
+   */
+  generatorStallMaxMs: number;
 }
 
 export async function runOpenLoop(options: { rate: number; seconds: number; call: (i: number) => Promise<boolean> }): Promise<OpenLoopResult> {
@@ -16,6 +23,8 @@ export async function runOpenLoop(options: { rate: number; seconds: number; call
   let ok = 0;
   let failed = 0;
   const inFlight: Promise<void>[] = [];
+  const stalls = monitorEventLoopDelay({ resolution: 10 });
+  stalls.enable();
   const start = performance.now();
   for (let i = 0; i < total; i++) {
     const due = start + (i * 1000) / options.rate;
@@ -36,7 +45,8 @@ export async function runOpenLoop(options: { rate: number; seconds: number; call
     );
   }
   await Promise.all(inFlight);
-  return { ...summarize(latencies), offeredRate: options.rate, seconds: options.seconds, ok, failed };
+  stalls.disable();
+  return { ...summarize(latencies), offeredRate: options.rate, seconds: options.seconds, ok, failed, generatorStallMaxMs: stalls.max / 1e6 };
 }
 
 /** Runs `fn` over `items` with at most `concurrency` in flight. */
