@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/config/logger.js';
-import { connectDatabase, type DatabaseConnection } from '../src/db/client.js';
+import { connectDatabase, rowsOf, type DatabaseConnection } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { createScratchDatabase } from '../src/db/scratch.js';
 import { signWebhookBody, verifyWebhookSignature } from '../src/rewards/index.js';
@@ -124,6 +124,5 @@ export async function benchWebhookIngestion(): Promise<BenchRow[]> {
 }
 
 async function countEvents(conn: DatabaseConnection): Promise<number> {
-  const result = (await conn.db.execute(sql`select count(*)::int as n from webhook_events`)) as unknown as { rows?: Array<{ n: number }> } & Array<{ n: number }>;
-  return Number((result.rows ?? result)[0]!.n);
+  return Number(rowsOf<{ n: number }>(await conn.db.execute(sql`select count(*)::int as n from webhook_events`))[0]!.n);
 }

@@ -79,6 +79,12 @@ async function initPgliteFolder(dir: string, options: { startParams: string[] })
   });
 }
 
+/** The rows of `db.execute(sql...)`: postgres.js answers an array, PGlite `{ rows }`. */
+export function rowsOf<T>(result: unknown): T[] {
+  const r = result as { rows?: T[] } & T[];
+  return r.rows ?? r;
+}
+
 /** `select 1`: true when the database answers. */
 export async function pingDatabase(db: Database): Promise<boolean> {
   try {

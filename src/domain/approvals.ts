@@ -98,23 +98,20 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     );
   }
 
-  async function tellSender(view: ApprovalView, content: SlackMessageContent): Promise<void> {
-    await deps.slack
-      .sendDirectMessage(view.kudos.senderUserId, content)
-      .catch((error: unknown) => log.warn('telling the sender failed', { kudosId: view.kudos.id, error }));
-  }
-
   /**
-   * "Waiting for approval" and the decision go through the notice outbox: once per decision round,
-   * and the sweep tells a sender whom a dead process or a cut database left untold.
+   * Every notice about a request goes through the notice outbox, once per decision round (a re-opened
+   * request is decided again); the sweep tells a sender whom a dead process or a cut database left
+   * without the "waiting" or decision notice.
    */
-  async function tellSenderOnce(view: ApprovalView, kind: SenderNoticeKind, content: SlackMessageContent): Promise<void> {
+  async function tellOnce(view: ApprovalView, kind: SenderNoticeKind | 'approval.reopened' | 'approval.reopened.approver', userId: string, content: SlackMessageContent): Promise<void> {
     await postOnce(
       { db: deps.db, slack: deps.slack },
       { kind, subject: senderNoticeSubject(view.request), teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId },
-      { to: { userId: view.kudos.senderUserId }, message: content },
-    ).catch((error: unknown) => log.warn('telling the sender failed', { kudosId: view.kudos.id, kind, error }));
+      { to: { userId }, message: content },
+    ).catch((error: unknown) => log.warn('telling about an approval request failed', { kudosId: view.kudos.id, kind, error }));
   }
+
+  const tellSenderOnce = (view: ApprovalView, kind: SenderNoticeKind, content: SlackMessageContent) => tellOnce(view, kind, view.kudos.senderUserId, content);
 
   async function post(requestId: string, kudosId: string): Promise<void> {
     const now = deps.now();
@@ -207,12 +204,8 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     if (!reopened) return false;
     log.info('approved send re-opened after a refused order', { kudosId: reopened.kudos.id, code: reopened.request.lastFailureCode });
     await updateRequestMessages(reopened);
-    await tellSender(reopened, buildReopenedNotice(reopened, 'sender'));
-    if (reopened.request.decidedBy) {
-      await deps.slack
-        .sendDirectMessage(reopened.request.decidedBy, buildReopenedNotice(reopened, 'approver'))
-        .catch((error: unknown) => log.warn('telling the approver failed', { kudosId: reopened.kudos.id, error }));
-    }
+    await tellOnce(reopened, 'approval.reopened', reopened.kudos.senderUserId, buildReopenedNotice(reopened, 'sender'));
+    if (reopened.request.decidedBy) await tellOnce(reopened, 'approval.reopened.approver', reopened.request.decidedBy, buildReopenedNotice(reopened, 'approver'));
     return true;
   }
 

@@ -12,7 +12,7 @@
 // was posted: the row is given up (resumed) or removed so that the caller may retry (inline).
 import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
-import type { Database } from '../db/client.js';
+import { rowsOf, type Database } from '../db/client.js';
 import { notifications, type NotificationRow } from '../db/schema/index.js';
 import type { PostedMessage, SlackGateway, SlackMessage } from '../slack/gateway.js';
 
@@ -119,10 +119,6 @@ async function postLater(db: Database, id: string, error: unknown): Promise<void
 /** What posting needs of a notice row. */
 type ClaimedNotice = Pick<NotificationRow, 'id' | 'kind' | 'subject' | 'message' | 'threadTs'>;
 
-/** Rows of db.execute: postgres.js gives an array, PGlite `{ rows }`. */
-function rowsOf<T>(result: unknown): T[] {
-  return ((result as { rows?: T[] }).rows ?? (result as T[])) as T[];
-}
 
 function send(deps: NoticeDeps, row: ClaimedNotice, channel: string): Promise<PostedMessage> {
   return deps.slack.postMessage(channel, {

@@ -7,7 +7,7 @@
 import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
-import type { Database } from '../db/client.js';
+import { rowsOf, type Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { orderChecks, type KudosRow, type OrderCheckRow, type OrderCheckSource } from '../db/schema/index.js';
 import { isRewardsError, tryParseApiTimestamp, type Order, type RewardsClient } from '../rewards/index.js';
@@ -117,7 +117,7 @@ export function scheduleKudosCheck(db: Database, row: KudosRow, firstDelayMs: nu
  * the last 7 days with an order and no check gets one.
  */
 export async function scheduleMissingKudosChecks(db: Database, firstDelayMs: number): Promise<number> {
-  const result = (await db.execute(sql`
+  const result = await db.execute(sql`
     insert into order_checks (order_id, team_id, enterprise_id, kudos_id, source, next_check_at)
     select k.order_id, k.team_id, k.enterprise_id, k.id, 'kudos',
            greatest(now(), coalesce(k.scheduled_at, now())) + ${`${Math.ceil(firstDelayMs)} milliseconds`}::interval
@@ -125,8 +125,8 @@ export async function scheduleMissingKudosChecks(db: Database, firstDelayMs: num
     where k.order_id is not null and k.status in ('placed', 'scheduled') and k.placed_at > now() - interval '7 days'
       and not exists (select 1 from order_checks c where c.order_id = k.order_id)
     on conflict do nothing
-    returning order_id`)) as unknown as { rows?: unknown[] } & unknown[];
-  return (result.rows ?? result).length;
+    returning order_id`);
+  return rowsOf(result).length;
 }
 
 /** Claims one due check for `leaseMs`. */

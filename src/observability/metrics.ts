@@ -135,8 +135,7 @@ function registerStateGauges(registry: Registry, db: Database): void {
     },
   });
   // Queue depth and oldest age come from one query; the first gauge's collect feeds both.
-  let queue: Promise<Awaited<ReturnType<typeof readQueueState>>> | undefined;
-  const readQueueOnce = () => (queue ??= readQueueState(db).finally(() => setImmediate(() => (queue = undefined))));
+  const readQueueOnce = onePerScrape(() => readQueueState(db));
   new Gauge({
     name: 'kudos_worker_queue_depth',
     help: 'Sends the worker still has to place or report: ready (due now), delayed (waiting for a retry backoff) or claimed (in progress under a lease).',
@@ -159,8 +158,7 @@ function registerStateGauges(registry: Registry, db: Database): void {
   });
   // The notice outbox: Slack messages recorded but not posted yet. A growing `stalled` count or an old
   // oldest notice means people are not being told (Slack unreachable, or refusing).
-  let notices: Promise<Awaited<ReturnType<typeof readNoticeBacklog>>> | undefined;
-  const readNoticesOnce = () => (notices ??= readNoticeBacklog(db).finally(() => setImmediate(() => (notices = undefined))));
+  const readNoticesOnce = onePerScrape(() => readNoticeBacklog(db));
   new Gauge({
     name: 'kudos_notices_unposted',
     help: 'Slack notices recorded in the outbox and not posted yet: posting (held by a poster) or stalled (lease run out, to be resumed after checking Slack).',
@@ -180,4 +178,13 @@ function registerStateGauges(registry: Registry, db: Database): void {
       this.set((await readNoticesOnce()).oldestAgeSeconds);
     },
   });
+}
+
+/**
+ * One database read shared by the gauges collected in the same scrape (they are collected
+ * together): the first caller starts it, the others reuse it, and it is forgotten right after.
+ */
+function onePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | undefined;
+  return () => (pending ??= read().finally(() => setImmediate(() => (pending = undefined))));
 }

@@ -2,7 +2,7 @@
 // `group by status` and the worker's own "needs work" predicate (src/domain/kudos-store.ts), whose
 // pending part is served by the partial index kudos_work_idx.
 import { sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import { rowsOf, type Database } from '../db/client.js';
 
 export interface QueueState {
   ready: number;
@@ -11,11 +11,6 @@ export interface QueueState {
   oldestReadyAgeSeconds: number;
 }
 
-/** drizzle's execute answers `{rows}` on PGlite and an array on postgres.js. */
-function rowsOf<T>(result: unknown): T[] {
-  const r = result as { rows?: T[] } & T[];
-  return r.rows ?? r;
-}
 
 export async function readStateCounts(db: Database): Promise<Array<{ state: string; count: number }>> {
   const result = await db.execute(sql`select status as state, count(*)::int as count from kudos group by status`);

@@ -27,7 +27,7 @@ async function answering(status: number): Promise<{ server: Server; url: string 
 }
 
 describe('direct Web API calls', () => {
-  it('looks users up through the gateway, form-encoded, and reads user_not_found as no user', async () => {
+  it('looks users up through the gateway, and reads user_not_found as no user', async () => {
     const gateway = createSlackGateway({} as never, { direct: direct.call, userCacheTtlMs: 0 });
     const user = await gateway.userInfo('U_EMP1');
     expect(user).toMatchObject({ id: 'U_EMP1' });

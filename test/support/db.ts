@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { connectDatabase, type Database, type DatabaseConnection } from '../../src/db/client.js';
+import { connectDatabase, rowsOf, type Database, type DatabaseConnection } from '../../src/db/client.js';
 import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.js';
 import { createScratchDatabase } from '../../src/db/scratch.js';
 
@@ -109,10 +109,7 @@ async function connectPgliteFromTemplate(): Promise<DatabaseConnection> {
 }
 
 async function truncateAll(db: Database): Promise<void> {
-  const result = (await db.execute(
-    sql`select tablename from pg_tables where schemaname = 'public'`,
-  )) as unknown as { rows?: Array<{ tablename: string }> } & Array<{ tablename: string }>;
-  const rows = result.rows ?? result;
+  const rows = rowsOf<{ tablename: string }>(await db.execute(sql`select tablename from pg_tables where schemaname = 'public'`));
   if (rows.length === 0) return;
   const list = rows.map((row) => `"public"."${row.tablename}"`).join(', ');
   await db.execute(sql.raw(`TRUNCATE ${list} RESTART IDENTITY CASCADE`));

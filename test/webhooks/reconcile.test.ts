@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { kudos, notifications, orderChecks, webhookEvents } from '../../src/db/schema/index.js';
+import { kudos, orderChecks, webhookEvents } from '../../src/db/schema/index.js';
 import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, MAX_CHECK_DELAY_MS, nextCheckDelayMs, scheduleMissingKudosChecks, scheduleOrderCheck } from '../../src/domain/reconcile.js';
 import { bouncedRecipientsOf } from '../../src/domain/resend-bounces.js';
 import { deleteExpiredEvents, storeEvent } from '../../src/webhooks/event-store.js';

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
-import type { Database } from '../../src/db/client.js';
+import { rowsOf, type Database } from '../../src/db/client.js';
 import { signWebhookBody } from '../../src/rewards/index.js';
 import { startTestStack, type TestStack } from '../support/app.js';
 import type { View } from '../../src/simulator/slack.js';
@@ -127,8 +127,7 @@ function parsed(body: Buffer): boolean {
 }
 
 export async function countRows(db: Database, table: string, where = 'true'): Promise<number> {
-  const result = (await db.execute(sql.raw(`select count(*)::int as n from ${table} where ${where}`))) as unknown as { rows?: Array<{ n: number }> } & Array<{ n: number }>;
-  return Number((result.rows ?? result)[0]!.n);
+  return Number(rowsOf<{ n: number }>(await db.execute(sql.raw(`select count(*)::int as n from ${table} where ${where}`)))[0]!.n);
 }
 
 /**
