@@ -5,10 +5,9 @@ import type { AppConfig } from './config/index.js';
 import { createLogger, type Logger } from './config/logger.js';
 import { connectDatabase, type Database } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
-import { isAdmin } from './domain/admins.js';
 import { createApprovalService, type ApprovalService } from './domain/approvals.js';
 import { createUserLister } from './domain/approvals-people.js';
-import { createSettingsStore, liveSettingsConfig, type SettingsStore } from './domain/settings.js';
+import { createSettingsStore, notifyChannelLookup, type SettingsStore, type WorkspaceRef } from './domain/settings.js';
 import { createDesignCatalog } from './domain/catalog.js';
 import type { SendPolicy } from './domain/send-policy.js';
 import { createWorker, type KudosWorker, type WorkerOptions } from './domain/worker.js';
@@ -92,7 +91,8 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     timeout: 5000,
   };
   const slackClient = new webApi.WebClient(config.slackBotToken, clientOptions);
-  const authorize = botIdentity(slackClient, config.slackBotToken);
+  const identity = botIdentity(slackClient, config.slackBotToken);
+  const authorize = identity.authorize;
   const bolt = new App({
     // Our own authorize instead of `token`: Bolt would call auth.test eagerly at construction and an
     // unreachable Slack would become an unhandled rejection. Here auth.test runs at the first request,
@@ -111,13 +111,12 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: config.slackBotToken });
   const slack = createSlackGateway(slackClient, { postClient, direct: directWebApi.call });
 
-  // Settings live in the database (seeded from the environment); code that reads the announcement
-  // channel, threshold or admins from the config sees the current settings through liveConfig.
+  // Settings live in the database, one row per workspace (seeded from the environment the first time
+  // a workspace is seen), and are read for the workspace at hand on every request and notice.
   const settings = createSettingsStore({ db, config });
-  await settings.refreshLatest().catch((error: unknown) => logger.warn('reading settings failed', { error }));
-  const liveConfig = liveSettingsConfig(config, settings);
-  const background = createBackgroundProcessing({ db, rewards, slack, config: liveConfig, logger }, opts.webhooks);
-  const worker = createWorker({ db, rewards, slack, config: liveConfig, logger, onOrderPlaced: (row) => background.orderPlaced(row), onOrderFailed: (row) => approvals.handleOrderFailure(row), onPickup: (seconds) => metrics.observePickupLatency(seconds) }, opts.worker);
+  const notifyChannelOf = notifyChannelLookup(settings, identity.homeWorkspace);
+  const background = createBackgroundProcessing({ db, rewards, slack, notifyChannelOf, logger }, opts.webhooks);
+  const worker = createWorker({ db, rewards, slack, notifyChannelOf, logger, onOrderPlaced: (row) => background.orderPlaced(row), onOrderFailed: (row) => approvals.handleOrderFailure(row), onPickup: (seconds) => metrics.observePickupLatency(seconds) }, opts.worker);
   const approvals = createApprovalService({
     db,
     slack,
@@ -130,7 +129,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   });
   const catalog = createDesignCatalog(rewards);
   const deps: ListenerDeps = {
-    config: liveConfig,
+    config,
     db,
     logger,
     rewards,
@@ -142,10 +141,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     now,
     settings,
     approvals,
-    async isAdmin(userId) {
-      if (liveConfig.admins) return liveConfig.admins.includes(userId);
-      return isAdmin(userId, undefined, await slack.userInfo(userId).then((u) => u && { is_admin: u.isAdmin, is_owner: u.isOwner }));
-    },
+    isAdmin: (ws, userId) => approvals.isAdmin(ws, userId),
   };
   registerListeners(bolt, deps);
   bolt.error(async (error) => {
@@ -154,7 +150,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     throw error;
   });
 
-  const routeDeps: RouteDeps = { config: liveConfig, db, logger, rewards, slack };
+  const routeDeps: RouteDeps = { config, db, logger, rewards, slack };
   const http = await startHttpServer({
     logger,
     port: opts.port ?? config.port,
@@ -219,18 +215,37 @@ function boltLogger(log: Logger): BoltLogger {
   };
 }
 
-function botIdentity(client: webApi.WebClient, botToken: string): Authorize<boolean> {
-  let identity: Promise<{ botUserId?: string; botId?: string }> | undefined;
-  return async () => {
-    identity ??= client.auth.test().then((res) => ({
-      ...(res.user_id ? { botUserId: res.user_id } : {}),
-      ...(res.bot_id ? { botId: res.bot_id } : {}),
-    }));
+/**
+ * The bot's identity from auth.test, asked once (again after a failure): Bolt's authorize, and the
+ * workspace the bot token belongs to (home: where orders placed outside Slack are announced).
+ */
+function botIdentity(client: webApi.WebClient, botToken: string): { authorize: Authorize<boolean>; homeWorkspace(): Promise<WorkspaceRef> } {
+  let identity: Promise<{ botUserId?: string; botId?: string; teamId: string; enterpriseId: string | null }> | undefined;
+  const learn = async () => {
+    identity ??= client.auth.test().then((res) => {
+      if (!res.team_id) throw new Error('auth.test did not name the workspace of the bot token');
+      return {
+        ...(res.user_id ? { botUserId: res.user_id } : {}),
+        ...(res.bot_id ? { botId: res.bot_id } : {}),
+        teamId: res.team_id,
+        enterpriseId: res.enterprise_id ?? null,
+      };
+    });
     try {
-      return { botToken, ...(await identity) };
+      return await identity;
     } catch (error) {
       identity = undefined;
       throw error;
     }
+  };
+  return {
+    async authorize() {
+      const { botUserId, botId } = await learn();
+      return { botToken, ...(botUserId ? { botUserId } : {}), ...(botId ? { botId } : {}) };
+    },
+    async homeWorkspace() {
+      const { teamId, enterpriseId } = await learn();
+      return { teamId, enterpriseId };
+    },
   };
 }

@@ -35,7 +35,7 @@ import {
   type Decision,
 } from './approvals-store.js';
 import type { SendPolicy } from './send-policy.js';
-import { isSettingsAdmin, type SettingsStore, type WorkspaceRef } from './settings.js';
+import { isWorkspaceAdmin, type SettingsStore, type WorkspaceRef } from './settings.js';
 
 export interface ApprovalsDeps {
   db: Database;
@@ -49,6 +49,12 @@ export interface ApprovalsDeps {
 }
 
 export type Refusal = { ok: false; message: string };
+
+/** Who clicked: a user of a workspace. A request is decided only from its own workspace. */
+export interface Decider {
+  userId: string;
+  teamId: string;
+}
 
 export interface SweepReport {
   auditedOrders: number;
@@ -65,12 +71,12 @@ export interface ApprovalService {
   /** A kudos row was recorded as awaiting_approval: create the request and post it to approvers. */
   submit(row: KudosRow, reason: string): Promise<void>;
   /** May this user decide this request now? (Reject checks before opening its modal.) */
-  checkDecider(kudosId: string, actorUserId: string): Promise<{ ok: true; request: ApprovalCase } | Refusal>;
+  checkDecider(kudosId: string, actor: Decider): Promise<{ ok: true; request: ApprovalCase } | Refusal>;
   /**
    * Takes the decision (exactly once) and returns `announce`, which updates the request messages and
    * tells the sender; listeners call it after their ack.
    */
-  decide(kudosId: string, actorUserId: string, decision: Decision): Promise<{ ok: true; announce(): Promise<void> } | Refusal>;
+  decide(kudosId: string, actor: Decider, decision: Decision): Promise<{ ok: true; announce(): Promise<void> } | Refusal>;
   /** Admins of a workspace: the settings' list, or Slack admins and owners. */
   isAdmin(ws: WorkspaceRef, userId: string): Promise<boolean>;
   /**
@@ -179,9 +185,11 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     }
   }
 
-  async function checkDecider(kudosId: string, actorUserId: string): Promise<{ ok: true; request: ApprovalCase } | Refusal> {
+  async function checkDecider(kudosId: string, actor: Decider): Promise<{ ok: true; request: ApprovalCase } | Refusal> {
+    const actorUserId = actor.userId;
     const view = await getApprovalCase(deps.db, kudosId);
-    if (!view) return { ok: false, message: 'That request no longer exists.' };
+    // A request of another workspace is, to this clicker, a request that does not exist.
+    if (!view || view.kudos.teamId !== actor.teamId) return { ok: false, message: 'That request no longer exists.' };
     if (view.kudos.senderUserId === actorUserId) return { ok: false, message: 'You cannot approve or reject your own kudos request; another approver has to decide.' };
     const settings = await deps.settings.get({ teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId });
     if (!(await isApprover(deps.directory, settings, actorUserId))) {
@@ -218,7 +226,6 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         log.error(`approvals sweep: ${name} failed`, { error });
       }
     };
-    await step('settings', () => deps.settings.refreshLatest());
     await step('order audit', async () => {
       report.auditedOrders = await recordOrderEvents(deps.db);
     });
@@ -274,8 +281,9 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
 
     checkDecider,
 
-    async decide(kudosId, actorUserId, decision) {
-      const allowed = await checkDecider(kudosId, actorUserId);
+    async decide(kudosId, actor, decision) {
+      const actorUserId = actor.userId;
+      const allowed = await checkDecider(kudosId, actor);
       if (!allowed.ok) return allowed;
       const result = await decideApproval(deps.db, { kudosId, actorUserId, decision, now: deps.now() });
       if (!result.ok) return { ok: false, message: decidedText(result.current) };
@@ -298,12 +306,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       return reopen(failed, deps.now());
     },
 
-    async isAdmin(ws, userId) {
-      const settings = await deps.settings.get(ws);
-      if (settings.adminUserIds && settings.adminUserIds.length > 0) return settings.adminUserIds.includes(userId);
-      const user = await deps.slack.userInfo(userId);
-      return isSettingsAdmin(settings, userId, user);
-    },
+    isAdmin: (ws, userId) => isWorkspaceAdmin(deps, ws, userId),
 
     async sweep(now) {
       // One sweep at a time per process; concurrent instances are safe through the store's conditions.

@@ -54,7 +54,7 @@ async function completeKudos(deps: ReconcileDeps, row: KudosRow, order: Order): 
 
   let thread: PostedMessage | undefined =
     row.announcementChannel && row.announcementTs ? { channel: row.announcementChannel, ts: row.announcementTs } : undefined;
-  const channel = deps.config.notifyChannel;
+  const channel = await deps.notifyChannelOf(ws);
   if (!thread && channel) {
     // The announcement may be waiting in the outbox (its answer was lost): the notice goes in its thread.
     const announcement = await findNotification(deps.db, 'kudos.announcement', row.id);
@@ -103,7 +103,8 @@ async function deliverRewardLinks(deps: ReconcileDeps, requestId: string, order:
 }
 
 async function completeExternal(deps: ReconcileDeps, order: Order): Promise<CompletionResult> {
-  const channel = deps.config.notifyChannel;
+  // Placed outside Slack: no workspace on the order, so the home workspace's channel.
+  const channel = await deps.notifyChannelOf(undefined);
   // Reward links of someone else: nothing to say in a channel (and links must never go there).
   if (!channel || order.orderType === 'LINK' || order.orderId.startsWith('LO')) return { done: true };
   const placedNotice = await findNotification(deps.db, 'order.external', order.orderId);

@@ -5,7 +5,7 @@
 // send time. The Rewards client itself honours the X-RateLimit-* headers; the processor keeps
 // concurrency small, so checks never hammer the API.
 import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
-import type { AppConfig } from '../config/index.js';
+import type { NotifyChannelOf } from './settings.js';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
@@ -31,7 +31,8 @@ export interface ReconcileDeps {
   db: Database;
   rewards: RewardsClient;
   slack: SlackGateway;
-  config: Pick<AppConfig, 'notifyChannel'>;
+  /** Announcement channel of a workspace, from its settings at the time of the notice. */
+  notifyChannelOf: NotifyChannelOf;
   logger: Logger;
 }
 

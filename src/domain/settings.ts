@@ -59,13 +59,16 @@ export interface SettingsStore {
   get(ws: WorkspaceRef): Promise<WorkspaceSettings>;
   /** Applies an admin's change and records it in the audit trail; no row is written when nothing changed. */
   update(ws: WorkspaceRef, actorUserId: string, patch: SettingsPatch): Promise<{ settings: WorkspaceSettings; changes: SettingsChanges }>;
-  /**
-   * The settings read last (any workspace), for synchronous readers in single-workspace mode (the
-   * worker's announcement channel); undefined before the first read.
-   */
-  latest(): WorkspaceSettings | undefined;
-  /** Reads the most recently changed workspace into latest(); called at start and periodically. */
-  refreshLatest(): Promise<void>;
+}
+
+/**
+ * The announcement channel of a workspace, read from its settings on every call. `undefined`: an
+ * order placed outside Slack, which belongs to the workspace the app is installed in (its home).
+ */
+export type NotifyChannelOf = (ws: WorkspaceRef | undefined) => Promise<string | undefined>;
+
+export function notifyChannelLookup(settings: Pick<SettingsStore, 'get'>, home: () => Promise<WorkspaceRef>): NotifyChannelOf {
+  return async (ws) => (await settings.get(ws ?? (await home()))).notifyChannel ?? undefined;
 }
 
 /** The values a new workspace starts with: the environment of CONTRACT.md section 3. */
@@ -132,11 +135,9 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
   const reloads = new Map<string, Promise<WorkspaceSettings>>();
   /** Bumped by every update: a read that started before it must not overwrite the updated value. */
   const generations = new Map<string, number>();
-  let latest: WorkspaceSettings | undefined;
 
   function remember(settings: WorkspaceSettings, at = clock()): WorkspaceSettings {
     cache.set(settings.teamId, { at, settings });
-    if (!latest || latest.teamId === settings.teamId || settings.updatedAt >= latest.updatedAt) latest = settings;
     return settings;
   }
 
@@ -214,40 +215,21 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
       remember(result.settings);
       return result;
     },
-    latest: () => latest,
-    async refreshLatest() {
-      const [row] = await deps.db.select().from(workspaceSettings).orderBy(sql`${workspaceSettings.updatedAt} desc`).limit(1);
-      if (row) remember(fromRow(row));
-    },
   };
 }
 
-/** Admins: the settings' list when set, otherwise Slack workspace admins and owners. */
-export function isSettingsAdmin(settings: Pick<WorkspaceSettings, 'adminUserIds'>, userId: string, slackUser: { isAdmin: boolean; isOwner: boolean } | undefined): boolean {
-  if (settings.adminUserIds && settings.adminUserIds.length > 0) return settings.adminUserIds.includes(userId);
-  return Boolean(slackUser?.isAdmin || slackUser?.isOwner);
-}
-
 /**
- * The configuration as code written before settings moved to the database reads it: announcement
- * channel, approval channel, approvers, threshold and admins come from the latest settings (falling
- * back to the environment until the first read). Single-workspace mode: "latest" is the workspace.
+ * The one admin rule, for every check (settings, audit, reward links, everyone's scheduled sends,
+ * bounce fixes): the workspace's own admin list when set, otherwise its Slack admins and owners.
+ * Read per workspace on every call, never from another workspace or a process-wide value.
  */
-export function liveSettingsConfig(config: AppConfig, settings: Pick<SettingsStore, 'latest'>): AppConfig {
-  const live = { ...config };
-  const from = <T>(pick: (s: WorkspaceSettings) => T, fallback: T) => ({
-    enumerable: true,
-    get: () => {
-      const s = settings.latest();
-      return s ? pick(s) : fallback;
-    },
-  });
-  Object.defineProperties(live, {
-    notifyChannel: from((s) => s.notifyChannel ?? undefined, config.notifyChannel),
-    approvalChannel: from((s) => s.approvalChannel ?? undefined, config.approvalChannel),
-    approvers: from((s) => (s.approverUserIds?.length ? s.approverUserIds : undefined), config.approvers),
-    approvalThresholdCents: from((s) => s.approvalThresholdCents, config.approvalThresholdCents),
-    admins: from((s) => (s.adminUserIds?.length ? s.adminUserIds : undefined), config.admins),
-  });
-  return live;
+export async function isWorkspaceAdmin(
+  deps: { settings: Pick<SettingsStore, 'get'>; slack: { userInfo(userId: string): Promise<{ isAdmin: boolean; isOwner: boolean; deleted?: boolean } | undefined> } },
+  ws: WorkspaceRef,
+  userId: string,
+): Promise<boolean> {
+  const settings = await deps.settings.get(ws);
+  if (settings.adminUserIds && settings.adminUserIds.length > 0) return settings.adminUserIds.includes(userId);
+  const user = await deps.slack.userInfo(userId);
+  return Boolean(user && !user.deleted && (user.isAdmin || user.isOwner));
 }

@@ -8,7 +8,7 @@
 // The poller wakes at once when a send is recorded in this process or a slot frees up, and polls
 // for other instances' rows; it also finishes notices whose poster died.
 import { randomUUID } from 'node:crypto';
-import type { AppConfig } from '../config/index.js';
+import type { NotifyChannelOf } from './settings.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
@@ -25,7 +25,8 @@ export interface WorkerDeps {
   db: Database;
   rewards: RewardsClient;
   slack: SlackGateway;
-  config: Pick<AppConfig, 'notifyChannel'>;
+  /** Announcement channel of a workspace, from its settings at the time of the notice. */
+  notifyChannelOf: NotifyChannelOf;
   logger: Logger;
   /** Called once an order is placed (webhooks issue: schedules its completion check). */
   onOrderPlaced?: (row: KudosRow) => Promise<void>;
@@ -281,7 +282,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     } else {
       notices.push({ key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: buildConfirmation(row) } });
       // A scheduled send is announced when it goes out (order notifications), not when it is booked.
-      const channel = deps.config.notifyChannel;
+      const channel = await deps.notifyChannelOf(ws);
       if (channel && row.status === 'placed') {
         notices.push({ key: { kind: 'kudos.announcement', subject: row.id, ...ws }, notice: { to: { channel }, message: buildAnnouncement(row) } });
       }

@@ -21,8 +21,8 @@ export interface ListenerDeps {
   /** Tells the worker a send was recorded: it starts placing that one at once. */
   wakeWorker(recordedId?: string): void;
   now(): Date;
-  /** KUDOS_ADMINS, or workspace admins/owners when unset. */
-  isAdmin(userId: string): Promise<boolean>;
+  /** The one admin rule (isWorkspaceAdmin), read from this workspace's settings on every call. */
+  isAdmin(ws: { teamId: string; enterpriseId?: string | null }, userId: string): Promise<boolean>;
   /** Creates a recorded reward-link request's order(s) in the background (webhooks issue). */
   placeRewardLinks?(requestId: string): void;
   /** Per-workspace settings (database, seeded from the environment). */

@@ -76,7 +76,7 @@ export const orderCreatedProcessor: EventProcessor = {
       return { outcome: 'reward_links', teamId: request.teamId, enterpriseId: request.enterpriseId };
     }
 
-    const channel = ctx.config.notifyChannel;
+    const channel = await ctx.notifyChannelOf(undefined);
     if (channel) {
       await postOnce(ctx, { kind: 'order.external', subject: orderId }, { to: { channel }, message: buildExternalOrderNotice(data) });
     }

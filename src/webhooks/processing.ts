@@ -6,7 +6,7 @@
 //   - the retention cleanup, hourly: processed events older than 8 days are deleted.
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
-import type { AppConfig } from '../config/index.js';
+import type { NotifyChannelOf } from '../domain/settings.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
@@ -36,7 +36,8 @@ export interface BackgroundProcessingDeps {
   db: Database;
   rewards: RewardsClient;
   slack: SlackGateway;
-  config: Pick<AppConfig, 'notifyChannel'>;
+  /** Announcement channel of a workspace, from its settings at the time of the notice. */
+  notifyChannelOf: NotifyChannelOf;
   logger: Logger;
 }
 

@@ -2,7 +2,7 @@
 // handles; an event of any other type is marked processed as `ignored` (stored, acknowledged, never
 // an error). A failure is retried with backoff; after MAX_EVENT_ATTEMPTS it is given up and kept,
 // with its error, until the retention cleanup.
-import type { AppConfig } from '../config/index.js';
+import type { NotifyChannelOf } from '../domain/settings.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { WebhookEventRow } from '../db/schema/index.js';
@@ -14,7 +14,8 @@ export interface EventContext {
   db: Database;
   rewards: RewardsClient;
   slack: SlackGateway;
-  config: Pick<AppConfig, 'notifyChannel'>;
+  /** Announcement channel of a workspace, from its settings at the time of the notice. */
+  notifyChannelOf: NotifyChannelOf;
   logger: Logger;
   /** Delay before the first completion check of an order. */
   firstCheckDelayMs: number;

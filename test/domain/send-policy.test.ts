@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { routeSend } from '../../src/domain/send-policy.js';
-import { isAdmin } from '../../src/domain/admins.js';
+import { isWorkspaceAdmin, type WorkspaceSettings } from '../../src/domain/settings.js';
 
 const draft = (totalCents: number) => ({ teamId: 'T', senderUserId: 'U', amountCents: totalCents, recipientCount: 1, totalCents });
 
@@ -19,12 +19,19 @@ describe('routeSend (until approvals exist)', () => {
   });
 });
 
-describe('isAdmin', () => {
-  it('uses KUDOS_ADMINS when configured, else Slack admins and owners', () => {
-    expect(isAdmin('U1', ['U1'], undefined)).toBe(true);
-    expect(isAdmin('U2', ['U1'], { is_admin: true })).toBe(false);
-    expect(isAdmin('U2', undefined, { is_admin: true })).toBe(true);
-    expect(isAdmin('U2', undefined, { is_owner: true })).toBe(true);
-    expect(isAdmin('U2', undefined, {})).toBe(false);
+describe('isWorkspaceAdmin (the one admin rule)', () => {
+  const check = (adminUserIds: string[] | null, userId: string, slackUser?: { isAdmin: boolean; isOwner: boolean; deleted?: boolean }) =>
+    isWorkspaceAdmin(
+      { settings: { get: async () => ({ adminUserIds }) as WorkspaceSettings }, slack: { userInfo: async () => slackUser } },
+      { teamId: 'T' },
+      userId,
+    );
+  it("uses the workspace's admin list when set, else its Slack admins and owners", async () => {
+    expect(await check(['U1'], 'U1')).toBe(true);
+    expect(await check(['U1'], 'U2', { isAdmin: true, isOwner: false })).toBe(false);
+    expect(await check(null, 'U2', { isAdmin: true, isOwner: false })).toBe(true);
+    expect(await check([], 'U2', { isAdmin: false, isOwner: true })).toBe(true);
+    expect(await check(null, 'U2', { isAdmin: false, isOwner: false })).toBe(false);
+    expect(await check(null, 'U2', { isAdmin: true, isOwner: false, deleted: true })).toBe(false);
   });
 });

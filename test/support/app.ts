@@ -172,6 +172,42 @@ export async function postSignedPayload(appUrl: string, payload: Record<string, 
   return { status: res.status, text: await res.text() };
 }
 
+/** A slash command signed as Slack would send it, with any fields (another team, missing fields). */
+export async function postSignedCommand(appUrl: string, fields: Record<string, string>): Promise<{ status: number; text: string }> {
+  const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
+  const body = formEncode(fields);
+  const res = await fetch(`${appUrl}/slack/events`, {
+    method: 'POST',
+    headers: signedHeaders(TEST_SIGNING_SECRET, body, 'application/x-www-form-urlencoded', Date.now() / 1000),
+    body,
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+/** The fields of a `/kudos` command from `userId` of `teamId` (no response_url: answers come in the ack). */
+export function commandFields(userId: string, text: string, teamId = 'T0KUDOS'): Record<string, string> {
+  return { command: '/kudos', text, user_id: userId, user_name: userId.toLowerCase(), team_id: teamId, channel_id: 'C_GENERAL', api_app_id: 'A0KUDOS', trigger_id: '0.0.0' };
+}
+
+/** A block_actions payload for one button click, as Slack sends it from a channel message. */
+export function blockActionPayload(input: { teamId?: string; userId: string; actionId: string; value: unknown; channel?: string; responseUrl?: string }) {
+  const teamId = input.teamId ?? 'T0KUDOS';
+  return {
+    type: 'block_actions',
+    team: { id: teamId, domain: 'x' },
+    user: { id: input.userId, username: input.userId.toLowerCase(), name: input.userId.toLowerCase(), team_id: teamId },
+    api_app_id: 'A0KUDOS',
+    token: 'x',
+    trigger_id: '1.2.abc',
+    container: { type: 'message', message_ts: '1.000001', channel_id: input.channel ?? 'C_GENERAL' },
+    channel: { id: input.channel ?? 'C_GENERAL', name: 'x' },
+    ...(input.responseUrl ? { response_url: input.responseUrl } : {}),
+    actions: [{ type: 'button', action_id: input.actionId, block_id: 'b', value: input.value, action_ts: '1.2' }],
+    is_enterprise_install: false,
+    enterprise: null,
+  };
+}
+
 export function viewSubmissionPayload(view: { id: string } & Record<string, unknown>, values: Record<string, Record<string, unknown>>, userId: string, teamId = 'T0KUDOS') {
   return {
     type: 'view_submission',

@@ -4,6 +4,7 @@
 import type { App } from '@slack/bolt';
 import { buildRejectModal, rejectSummary } from '../blocks/approval.js';
 import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
 import { Approval } from '../ids.js';
 
 type Respond = (message: { response_type: 'ephemeral'; replace_original: false; text: string }) => Promise<unknown>;
@@ -26,14 +27,14 @@ async function refuse(deps: ListenerDeps, body: { user: { id: string }; channel?
 export function register(app: App, deps: ListenerDeps): void {
   app.action(Approval.actions.approve, async ({ ack, body, action, respond }) => {
     await ack();
-    const outcome = await deps.approvals.decide(kudosIdOf(action), body.user.id, { kind: 'approve' });
+    const outcome = await deps.approvals.decide(kudosIdOf(action), { userId: body.user.id, teamId: workspaceOf(body as never).teamId }, { kind: 'approve' });
     if (!outcome.ok) return refuse(deps, body as never, respond as Respond, outcome.message);
     await outcome.announce();
   });
 
   app.action(Approval.actions.reject, async ({ ack, body, action, respond }) => {
     await ack();
-    const checked = await deps.approvals.checkDecider(kudosIdOf(action), body.user.id);
+    const checked = await deps.approvals.checkDecider(kudosIdOf(action), { userId: body.user.id, teamId: workspaceOf(body as never).teamId });
     if (!checked.ok) return refuse(deps, body as never, respond as Respond, checked.message);
     const trigger = (body as { trigger_id?: string }).trigger_id;
     if (!trigger) return;

@@ -21,7 +21,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const kudosId = 'value' in action && typeof action.value === 'string' ? action.value : '';
     const actor = body.user.id;
     const ws = workspaceOf(body as never);
-    const admin = await deps.isAdmin(actor);
+    const admin = await deps.isAdmin(ws, actor);
     const outcome = await cancelScheduledSend(
       { db: deps.db, rewards: deps.rewards, logger: deps.logger },
       { kudosId, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: admin, now: deps.now() },

@@ -18,8 +18,9 @@ export function registerResendActions(app: App, deps: ListenerDeps): void {
     const tell = async (text: string) => {
       await respond({ response_type: 'ephemeral', replace_original: false, text });
     };
-    if (!bounce || bounce.teamId !== workspaceOf(body as never).teamId) return tell('This bounced card is not known any more.');
-    if (bounce.senderUserId !== actor && !(await deps.isAdmin(actor))) return tell('Only the sender of these kudos (or an admin) can fix the address.');
+    const ws = workspaceOf(body as never);
+    if (!bounce || bounce.teamId !== ws.teamId) return tell('This bounced card is not known any more.');
+    if (bounce.senderUserId !== actor && !(await deps.isAdmin(ws, actor))) return tell('Only the sender of these kudos (or an admin) can fix the address.');
     if (bounce.status === 'resent') {
       if (bounce.dmChannel && bounce.dmTs) await deps.slack.updateMessage(bounce.dmChannel, bounce.dmTs, buildBounceResolved(bounce, bounce.correctedEmail ?? ''));
       return tell(`Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.`);

@@ -23,7 +23,7 @@ export async function handleAuditCommand(
 ): Promise<void> {
   const { ack, command } = input;
   const ws = workspaceOf(command);
-  if (!(await deps.approvals.isAdmin(ws, command.user_id))) {
+  if (!(await deps.isAdmin(ws, command.user_id))) {
     return ack({ text: ':no_entry: Only Kudos admins can see the audit trail.' });
   }
   // Order outcomes are copied in lazily; make the listing current.

@@ -49,7 +49,7 @@ export function register(app: App, deps: ListenerDeps): void {
         }
       }
       case 'scheduled': {
-        const admin = await deps.isAdmin(command.user_id);
+        const admin = await deps.isAdmin(workspaceOf(command), command.user_id);
         const now = deps.now();
         const rows = await listScheduled(deps.db, { teamId: workspaceOf(command).teamId, ...(admin ? {} : { senderUserId: command.user_id }), now });
         return ack(

@@ -31,7 +31,8 @@ export function parseLinksCommand(text: string): LinksCommand {
 type Ack = (response?: { text: string }) => Promise<void>;
 
 export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: ListenerDeps): Promise<void> {
-  if (!(await deps.isAdmin(command.user_id))) return ack({ text: 'Only Kudos admins can create reward links.' });
+  const ws = workspaceOf(command);
+  if (!(await deps.isAdmin(ws, command.user_id))) return ack({ text: 'Only Kudos admins can create reward links.' });
   const parsed = parseLinksCommand(command.text ?? '');
   if (!parsed.ok) return ack({ text: parsed.message });
   const designs = await deps.catalog.search(parsed.design);
@@ -39,7 +40,6 @@ export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: 
   if (!design) return ack({ text: parsed.design ? `No card design matches "${escapeMrkdwn(parsed.design)}".` : 'No card design is available.' });
   const inRange = checkAmountInRange(parsed.amountCents, design);
   if (!inRange.ok) return ack({ text: inRange.message });
-  const ws = workspaceOf(command);
   const row = await recordRewardLinkRequest(deps.db, {
     teamId: ws.teamId,
     enterpriseId: ws.enterpriseId,

@@ -7,7 +7,7 @@ import { workspaceOf } from '../deps.js';
 export async function handleSettingsCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommand }): Promise<void> {
   const { ack, command } = input;
   const ws = workspaceOf(command);
-  if (!(await deps.approvals.isAdmin(ws, command.user_id))) {
+  if (!(await deps.isAdmin(ws, command.user_id))) {
     return ack({ text: ':no_entry: Only Kudos admins can change settings. Ask one of them, or a workspace admin.' });
   }
   await ack();

@@ -3,6 +3,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
 import { Approval } from '../ids.js';
 
 const metadataSchema = z.object({ kudosId: z.string() });
@@ -18,7 +19,7 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     const raw = (view.state.values[B.reason]?.[A.reason] as { value?: string | null } | undefined)?.value ?? '';
     const reason = raw.trim().slice(0, 500);
-    const outcome = await deps.approvals.decide(kudosId, body.user.id, { kind: 'reject', reason: reason === '' ? null : reason });
+    const outcome = await deps.approvals.decide(kudosId, { userId: body.user.id, teamId: workspaceOf(body as never).teamId }, { kind: 'reject', reason: reason === '' ? null : reason });
     if (!outcome.ok) return ack({ response_action: 'errors', errors: { [B.reason]: outcome.message.replace(/<@([A-Z0-9_]+)>/g, '$1') } });
     await ack();
     await outcome.announce();

@@ -22,7 +22,8 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
   app.view(BounceFix.callbackId, async ({ ack, body, view }) => {
     const block = BounceFix.blocks.email;
     const actor = body.user.id;
-    const teamId = workspaceOf(body as never).teamId;
+    const ws = workspaceOf(body as never);
+    const teamId = ws.teamId;
     const values = view.state.values as Record<string, Record<string, { value?: string | null }>>;
     const email = (values[block]?.[BounceFix.actions.email]?.value ?? '').trim();
     const metadata = metadataOf(view.private_metadata);
@@ -30,7 +31,7 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
     if (!bounce || bounce.teamId !== teamId) return ack({ response_action: 'errors', errors: { [block]: 'This bounced card is not known any more.' } });
     const problem = checkCorrectedEmail(email, bounce.email);
     if (problem) return ack({ response_action: 'errors', errors: { [block]: problem } });
-    const admin = bounce.senderUserId === actor ? false : await deps.isAdmin(actor);
+    const admin = bounce.senderUserId === actor ? false : await deps.isAdmin(ws, actor);
     if (bounce.senderUserId !== actor && !admin) return ack({ response_action: 'errors', errors: { [block]: 'Only the sender of these kudos (or an admin) can resend the card.' } });
     if (bounce.status !== 'open') return ack({ response_action: 'errors', errors: { [block]: bounce.status === 'resent' ? `Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.` : 'A resend is already in progress.' } });
     await ack();

@@ -76,7 +76,7 @@ export function register(app: App, deps: ListenerDeps): void {
   app.view(SettingsModal.callbackId, async ({ ack, body, view }) => {
     const ws = workspaceOf(body as never);
     const actor = body.user.id;
-    if (!(await deps.approvals.isAdmin(ws, actor))) {
+    if (!(await deps.isAdmin(ws, actor))) {
       return ack({ response_action: 'errors', errors: { [SettingsModal.blocks.threshold]: 'Only Kudos admins can change settings. Nothing was saved.' } });
     }
     const form = readSettingsForm(view.state.values);
