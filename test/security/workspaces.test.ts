@@ -2,7 +2,7 @@
 // read for the workspace of each request; a request of another workspace changes nothing here.
 // Every request below is a real signed request into the app.
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kudos, workspaceSettings } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
 import {
@@ -14,91 +14,70 @@ import {
   sendModalValues,
   startTestStack,
   submitSendForm,
-  type TestStack,
+  useAppPerTest,
 } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
-
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
 
 const HOME = { teamId: 'T0KUDOS' };
 const OTHER_TEAM = 'T_OTHER';
 
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startTestStack({
-    db: testDb.db,
-    emulator,
-    env: { KUDOS_ADMINS: 'U_MANAGER,U_ADMIN', KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_APPROVAL_THRESHOLD: '100' },
-    app: { approvalsSweepMs: 0 },
-  });
-});
-afterEach(async () => {
-  await stack?.close();
+const e2e = useAppPerTest({
+  env: { KUDOS_ADMINS: 'U_MANAGER,U_ADMIN', KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_APPROVAL_THRESHOLD: '100' },
+  app: { approvalsSweepMs: 0 },
 });
 
 function lastEphemeral(userId: string): Message | undefined {
-  return stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === userId).at(-1);
+  return e2e.stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === userId).at(-1);
 }
 
 describe('settings and admins are per workspace', () => {
   it('a request from another workspace neither gives a removed admin power back nor moves announcements', async () => {
     // The real admin removes U_MANAGER from the admins and moves announcements to #general.
-    await stack.app.settings.update(HOME, 'U_ADMIN', { adminUserIds: ['U_ADMIN'], notifyChannel: 'C_GENERAL' });
+    await e2e.stack.app.settings.update(HOME, 'U_ADMIN', { adminUserIds: ['U_ADMIN'], notifyChannel: 'C_GENERAL' });
     // One signed request from another workspace: its settings are seeded from the environment.
-    const foreign = await postSignedCommand(stack.app.url, commandFields('U_STRANGER', 'settings', OTHER_TEAM));
+    const foreign = await postSignedCommand(e2e.stack.app.url, commandFields('U_STRANGER', 'settings', OTHER_TEAM));
     expect(foreign.status).toBe(200);
-    const seeded = await testDb.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, OTHER_TEAM));
+    const seeded = await e2e.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, OTHER_TEAM));
     expect(seeded[0]?.adminUserIds).toEqual(['U_MANAGER', 'U_ADMIN']);
 
     // The removed admin: no reward links, no admin view of the scheduled sends.
-    await stack.sim.slashCommand('U_MANAGER', 'links 1 25', 'C_GENERAL');
+    await e2e.stack.sim.slashCommand('U_MANAGER', 'links 1 25', 'C_GENERAL');
     expect(lastEphemeral('U_MANAGER')?.text).toContain('Only Kudos admins');
-    await stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
+    await e2e.stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
     expect(JSON.stringify(lastEphemeral('U_MANAGER'))).not.toContain('As an admin');
     // The real admin keeps both.
-    await stack.sim.slashCommand('U_ADMIN', 'scheduled', 'C_GENERAL');
+    await e2e.stack.sim.slashCommand('U_ADMIN', 'scheduled', 'C_GENERAL');
     expect(JSON.stringify(lastEphemeral('U_ADMIN'))).toContain('As an admin');
 
     // Announcements of this workspace still go where its admin put them.
-    const row = await submitSendForm(stack, testDb.db, 'U_EMP3', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }));
-    const placed = await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]?.announcementChannel);
+    const row = await submitSendForm(e2e.stack, e2e.db, 'U_EMP3', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }));
+    const placed = await eventually(async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]?.announcementChannel);
     expect(placed).toBe('C_GENERAL');
-    expect(stack.sim.messages('C_KUDOS')).toHaveLength(0);
+    expect(e2e.stack.sim.messages('C_KUDOS')).toHaveLength(0);
   });
 
   it('an admin list set in one workspace does not make its admins admins of another', async () => {
-    await stack.app.settings.update({ teamId: OTHER_TEAM }, 'U_EMP1', { adminUserIds: ['U_EMP1'] });
-    await stack.sim.slashCommand('U_EMP1', 'scheduled', 'C_GENERAL');
+    await e2e.stack.app.settings.update({ teamId: OTHER_TEAM }, 'U_EMP1', { adminUserIds: ['U_EMP1'] });
+    await e2e.stack.sim.slashCommand('U_EMP1', 'scheduled', 'C_GENERAL');
     expect(JSON.stringify(lastEphemeral('U_EMP1'))).not.toContain('As an admin');
-    const answer = await postSignedCommand(stack.app.url, commandFields('U_EMP1', 'audit', 'T0KUDOS'));
+    const answer = await postSignedCommand(e2e.stack.app.url, commandFields('U_EMP1', 'audit', 'T0KUDOS'));
     expect(answer.text).toContain('Only Kudos admins');
   });
 });
 
 describe('approvals are decided only in their own workspace', () => {
   it("an approver's click carrying another workspace is refused and decides nothing", async () => {
-    const row = await submitSendForm(stack, testDb.db, 'U_EMP3', sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '100' }));
+    const row = await submitSendForm(e2e.stack, e2e.db, 'U_EMP3', sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '100' }));
     expect(row.status).toBe('awaiting_approval');
-    await stack.sim.waitFor(() => stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks).includes(row.id)));
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks).includes(row.id)));
 
     for (const actionId of ['approval_approve', 'approval_reject']) {
-      const answer = await postSignedPayload(stack.app.url, blockActionPayload({ teamId: OTHER_TEAM, userId: 'U_APPROVER', actionId, value: row.id, channel: 'C_APPROVALS' }));
+      const answer = await postSignedPayload(e2e.stack.app.url, blockActionPayload({ teamId: OTHER_TEAM, userId: 'U_APPROVER', actionId, value: row.id, channel: 'C_APPROVALS' }));
       expect(answer.status).toBe(200);
     }
-    const refusal = await stack.sim.waitFor(() => stack.sim.messages('C_APPROVALS').find((m) => m.ephemeral && m.visible_to === 'U_APPROVER'));
+    const refusal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_APPROVALS').find((m) => m.ephemeral && m.visible_to === 'U_APPROVER'));
     expect(refusal.text).toContain('no longer exists');
-    const [after] = await testDb.db.select().from(kudos).where(eq(kudos.id, row.id));
+    const [after] = await e2e.db.select().from(kudos).where(eq(kudos.id, row.id));
     expect(after!.status).toBe('awaiting_approval');
-    expect(stack.sim.openViews('U_APPROVER')).toHaveLength(0);
+    expect(e2e.stack.sim.openViews('U_APPROVER')).toHaveLength(0);
   });
 });

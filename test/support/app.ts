@@ -5,10 +5,11 @@ import { startApp, type RunningApp, type StartAppOptions } from '../../src/app.j
 import type { AppConfig } from '../../src/config/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger, type LogLevel } from '../../src/config/logger.js';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { kudos, type KudosRow } from '../../src/db/schema/index.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import type { TestDatabase } from './db.js';
 import type { TestEmulator } from './emulator.js';
 
 export const TEST_SIGNING_SECRET = 'test-signing-secret';
@@ -254,4 +255,46 @@ async function warmUp(appUrl: string): Promise<void> {
     body,
   });
   await res.text();
+}
+
+/**
+ * The usual set-up of an end-to-end test file: one database and one emulator for the file, both
+ * emptied before each test, and a fresh app + simulator per test with `opts`. Use the returned
+ * handle inside hooks and tests.
+ */
+export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> = {}): { readonly stack: TestStack; readonly db: Database; readonly emulator: TestEmulator } {
+  let testDb: TestDatabase | undefined;
+  let emulator: TestEmulator | undefined;
+  let stack: TestStack | undefined;
+  beforeAll(async () => {
+    const [{ createTestDatabase }, { startTestEmulator }] = await Promise.all([import('./db.js'), import('./emulator.js')]);
+    [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+  });
+  afterAll(async () => {
+    await emulator?.close();
+    await testDb?.close();
+  });
+  beforeEach(async () => {
+    await Promise.all([testDb!.truncateAll(), emulator!.reset()]);
+    stack = await startTestStack({ db: testDb!.db, emulator: emulator!, ...opts });
+  });
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useAppPerTest: use the handle inside hooks and tests');
+    return value;
+  };
+  return {
+    get stack() {
+      return ready(stack);
+    },
+    get db() {
+      return ready(testDb).db;
+    },
+    get emulator() {
+      return ready(emulator);
+    },
+  };
 }
