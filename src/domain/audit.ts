@@ -15,7 +15,9 @@ export type AuditAction =
   | 'settings.changed'
   | 'kudos.order_placed'
   | 'kudos.order_failed'
-  | 'kudos.canceled';
+  | 'kudos.canceled'
+  /** A send started by a workflow step or an automation (details say which). */
+  | 'kudos.automated';
 
 /** Anything drizzle can insert through: the handle or a transaction's. */
 type Executor = Pick<Database, 'insert'>;

@@ -12,18 +12,6 @@ import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schem
  */
 const needsWork = sql`(${kudos.status} = 'pending' or (${kudos.status} in ('placed', 'scheduled', 'failed') and ${kudos.notifiedAt} is null))`;
 
-/** Inserts a send; a second submission of the same modal returns the first row instead. */
-export async function recordSend(db: Database, values: NewKudosRow): Promise<{ row: KudosRow; created: boolean }> {
-  const [inserted] = await db.insert(kudos).values(values).onConflictDoNothing({ target: [kudos.teamId, kudos.sourceViewId] }).returning();
-  if (inserted) return { row: inserted, created: true };
-  const [existing] = await db
-    .select()
-    .from(kudos)
-    .where(and(eq(kudos.teamId, values.teamId), eq(kudos.sourceViewId, values.sourceViewId ?? '')));
-  if (!existing) throw new Error('kudos insert conflicted but no row was found');
-  return { row: existing, created: false };
-}
-
 /**
  * Claims up to `limit` rows that need work, for `leaseMs`, oldest due first, in one statement
  * (UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)): rows another worker holds are skipped,

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { checkMessageContent, checkView } from './limits.js';
 import { formEncode, signedHeaders } from './signing.js';
-import { MAX_VIEW_STACK, RESPONSE_URL_MAX_USES, RESPONSE_URL_TTL_MS, withBlockIds, type ResponseUrl, type Json, type Message, type SimulatorState, type View } from './state.js';
+import { MAX_VIEW_STACK, RESPONSE_URL_MAX_USES, RESPONSE_URL_TTL_MS, withBlockIds, type ResponseUrl, type Json, type Message, type SimulatorState, type View, type WorkflowStepRun } from './state.js';
 import { initialStateValues } from './view-state.js';
 
 export interface AppAnswer {
@@ -338,6 +338,51 @@ export class SlackDriver {
       this.state.loadedOptions.set(`${viewId}/${actionId}`, options);
     }
     return { status: answer.status, body: answer.body };
+  }
+
+  /**
+   * Runs one Workflow Builder custom step of the app, as Slack does when a workflow reaches it: a
+   * `function_executed` event with the inputs and a fresh workflow token (bot_access_token) with
+   * which the app completes the step (functions.completeSuccess / completeError).
+   */
+  async runWorkflowStep(step: { callbackId: string; inputs: Json; title?: string; requiredOutputs?: string[]; functionExecutionId?: string }): Promise<{ run: WorkflowStepRun; answer: AppAnswer }> {
+    const functionExecutionId = step.functionExecutionId ?? this.state.nextId('Fx');
+    let run = this.state.workflowSteps.get(functionExecutionId);
+    if (!run) {
+      run = {
+        functionExecutionId,
+        workflowExecutionId: this.state.nextId('Wx'),
+        callbackId: step.callbackId,
+        token: `xwfp-${randomBytes(12).toString('hex')}`,
+        inputs: step.inputs,
+        requiredOutputs: step.requiredOutputs ?? [],
+        state: 'running',
+      };
+      this.state.workflowSteps.set(functionExecutionId, run);
+      this.state.changed();
+    }
+    const nowS = Math.floor(Date.now() / 1000);
+    const answer = await this.sendEvent({
+      type: 'function_executed',
+      function: {
+        id: `Fn${step.callbackId.toUpperCase().replace(/[^A-Z0-9]/g, '')}`.slice(0, 12),
+        callback_id: step.callbackId,
+        title: step.title ?? step.callbackId,
+        description: '',
+        type: 'app',
+        input_parameters: Object.keys(step.inputs).map((name) => ({ type: 'string', name, is_required: false })),
+        output_parameters: (step.requiredOutputs ?? []).map((name) => ({ type: 'string', name, is_required: true })),
+        app_id: this.ws.app.appId,
+        date_created: nowS,
+        date_updated: nowS,
+        date_deleted: 0,
+      },
+      inputs: run.inputs,
+      function_execution_id: run.functionExecutionId,
+      workflow_execution_id: run.workflowExecutionId,
+      bot_access_token: run.token,
+    });
+    return { run, answer };
   }
 
   async sendEvent(event: Record<string, unknown>): Promise<AppAnswer> {

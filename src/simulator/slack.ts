@@ -7,12 +7,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { SlackDriver, type AppAnswer, type ClickTarget } from './driver.js';
 import { seedWorkspace, type Workspace } from './seed.js';
-import { SimulatorState, type ApiCall, type Message, type View } from './state.js';
+import { SimulatorState, type ApiCall, type Message, type View, type WorkflowStepRun } from './state.js';
 import { persistTo } from './persistence.js';
 import { handleUiRequest } from './ui-routes.js';
 import { callWebApi } from './web-api.js';
 
-export type { ApiCall, Message, View } from './state.js';
+export type { ApiCall, Message, View, WorkflowStepRun } from './state.js';
 export type { Workspace } from './seed.js';
 export type { AppAnswer, ClickTarget } from './driver.js';
 
@@ -62,6 +62,13 @@ export interface SlackSimulator {
   /** Messages of a channel (a user id means the IM with that user), or all; updates applied; ephemerals flagged. */
   messages(channel?: string): Message[];
   sendEvent(event: Record<string, unknown>): Promise<AppAnswer>;
+  /**
+   * A workflow reaches one of the app's custom steps: sends `function_executed` (signed, with a fresh
+   * workflow token). Passing an earlier run's functionExecutionId re-delivers that event (a retry).
+   */
+  runWorkflowStep(step: { callbackId: string; inputs: Record<string, unknown>; title?: string; requiredOutputs?: string[]; functionExecutionId?: string }): Promise<{ run: WorkflowStepRun; answer: AppAnswer }>;
+  /** A workflow step run: `running` until the app completes or fails it. */
+  workflowStep(functionExecutionId: string): WorkflowStepRun | undefined;
   /**
    * Resolves with the first truthy value of `probe`, re-checked on every change in the workspace
    * (the app answers first and calls the Web API after its ack, as in Slack). Rejects after `timeoutMs` (default 5000).
@@ -208,6 +215,11 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
     loadOptions: (viewId, actionId, blockId, query, userId) => driver.loadOptions(viewId, actionId, blockId, query, userId),
     messages: (channel) => state.messagesIn(channel),
     sendEvent: (event) => driver.sendEvent(event),
+    runWorkflowStep: (step) => driver.runWorkflowStep(step),
+    workflowStep: (id) => {
+      const run = state.workflowSteps.get(id);
+      return run ? { ...run } : undefined;
+    },
     waitFor: (probe, timeoutMs = 5000) => waitForChange(state, probe, timeoutMs),
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -55,6 +55,21 @@ export interface ApiCall {
   error?: string;
 }
 
+/** One run of a Workflow Builder custom step (a `function_executed` event sent to the app). */
+export interface WorkflowStepRun {
+  functionExecutionId: string;
+  workflowExecutionId: string;
+  callbackId: string;
+  /** The short-lived workflow token (`xwfp-…`) sent as the event's bot_access_token. */
+  token: string;
+  inputs: Json;
+  /** Output names the step must return (the manifest's output_parameters.required). */
+  requiredOutputs: string[];
+  state: 'running' | 'completed' | 'failed';
+  outputs?: Json;
+  error?: string;
+}
+
 export interface Trigger {
   userId: string;
   issuedAt: number;
@@ -100,6 +115,8 @@ export class SimulatorState {
   readonly responseUrls = new Map<string, ResponseUrl>();
   /** The last options the app answered for an external select, by view id + action id (for the UI). */
   readonly loadedOptions = new Map<string, Json[]>();
+  /** Workflow step runs by function_execution_id. */
+  readonly workflowSteps = new Map<string, WorkflowStepRun>();
   private lastTsMicros = 0;
   private counter = 0;
   private changeListeners = new Set<() => void>();
@@ -157,6 +174,12 @@ export class SimulatorState {
 
   newHash(): string {
     return `${Math.floor(this.now() / 1000)}.${randomBytes(4).toString('hex')}`;
+  }
+
+  /** A workflow token still valid: the run it belongs to has not completed (Slack revokes it then). */
+  workflowRunByToken(token: string): WorkflowStepRun | undefined {
+    for (const run of this.workflowSteps.values()) if (run.token === token && run.state === 'running') return run;
+    return undefined;
   }
 
   issueTrigger(userId: string): string {

@@ -12,7 +12,7 @@ const fail = (error: string, messages?: string[]): Answer =>
   messages && messages.length > 0 ? { ok: false, error, response_metadata: { messages } } : { ok: false, error };
 
 /** Fields that @slack/web-api JSON-encodes into a single form field. */
-const JSON_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata']);
+const JSON_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata', 'outputs']);
 
 /** Normalises form or JSON arguments: JSON-string fields decoded; returns `undefined` for unparsable JSON fields. */
 export function decodeArgs(raw: Record<string, unknown>): { args: Json; badJson: string[] } {
@@ -463,6 +463,31 @@ const handlers: Record<string, Handler> = {
   },
 };
 
+// Workflow steps: completing one ends its run and revokes its workflow token. Only the run's own
+// token may complete it; a run completes once.
+function completeStep(s: SimulatorState, args: Json, token: string | undefined, outcome: 'completed' | 'failed'): Answer {
+  const id = str(args.function_execution_id);
+  if (!id) return fail('invalid_arguments', ['[ERROR] missing required field: function_execution_id']);
+  const run = s.workflowSteps.get(id);
+  if (!run) return fail('function_execution_not_found');
+  if (run.token !== token) return fail('invalid_auth');
+  if (run.state !== 'running') return fail('function_execution_not_found');
+  if (outcome === 'completed') {
+    const outputs = args.outputs;
+    if (typeof outputs !== 'object' || outputs === null || Array.isArray(outputs)) return fail('invalid_arguments', ['[ERROR] missing required field: outputs']);
+    const missing = run.requiredOutputs.filter((name) => (outputs as Json)[name] === undefined || (outputs as Json)[name] === null);
+    if (missing.length > 0) return fail('invalid_arguments', missing.map((name) => `[ERROR] missing required output: ${name}`));
+    run.outputs = outputs as Json;
+  } else {
+    const error = str(args.error);
+    if (!error) return fail('invalid_arguments', ['[ERROR] missing required field: error']);
+    run.error = error;
+  }
+  run.state = outcome;
+  s.changed();
+  return { ok: true };
+}
+
 export const SUPPORTED_METHODS = Object.keys(handlers);
 
 /**
@@ -475,12 +500,16 @@ export function callWebApi(state: SimulatorState, method: string, rawArgs: Recor
   const usedToken = token ?? (typeof tokenArg === 'string' ? tokenArg : undefined);
   let answer: Answer;
   const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined;
-  if (!handler) answer = fail('unknown_method');
+  const stepMethod = method === 'functions.completeSuccess' ? 'completed' : method === 'functions.completeError' ? 'failed' : undefined;
+  if (!handler && !stepMethod) answer = fail('unknown_method');
   else if (!usedToken) answer = fail('not_authed');
-  else if (usedToken !== botToken) answer = fail('invalid_auth');
+  else if (stepMethod) answer = badJson.length > 0 ? fail('invalid_arguments', badJson.map((k) => `invalid JSON in ${k}`)) : completeStep(state, args, usedToken, stepMethod);
+  // A running step's workflow token acts as the bot (Slack: "xwfp" tokens carry the app's scopes).
+  else if (usedToken !== botToken && !state.workflowRunByToken(usedToken)) answer = fail('invalid_auth');
+  else if (!handler) answer = fail('unknown_method');
   else if (badJson.length > 0) {
     answer = badJson.includes('blocks') ? fail('invalid_blocks_format') : fail('invalid_arguments', badJson.map((k) => `invalid JSON in ${k}`));
-  } else answer = handler(state, args);
+  } else answer = handler!(state, args);
   state.calls.push({ method, args, ok: answer.ok, ...(answer.error ? { error: answer.error } : {}) });
   return answer;
 }

@@ -97,3 +97,8 @@ export const SettingsModal = {
   /** Value of the "none" option of the optional static selects. */
   none: 'none',
 } as const;
+
+/** Workflow Builder custom step (manifest.yml `functions`, CONTRACT.md section 7). */
+export const WorkflowStep = {
+  sendKudos: 'send_kudos',
+} as const;

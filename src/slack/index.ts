@@ -4,6 +4,7 @@ import { register as registerActions } from './actions/index.js';
 import { register as registerCommands } from './commands/index.js';
 import type { ListenerDeps } from './deps.js';
 import { register as registerEvents } from './events/index.js';
+import { register as registerFunctions } from './functions/index.js';
 import { register as registerOptions } from './options/index.js';
 import { register as registerViews } from './views/index.js';
 
@@ -13,4 +14,5 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerOptions(app, deps);
   registerActions(app, deps);
   registerEvents(app, deps);
+  registerFunctions(app, deps);
 }

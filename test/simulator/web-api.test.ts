@@ -278,3 +278,27 @@ describe('conversations.history and conversations.replies', () => {
     expect(await call('conversations.history', { channel: 'C_NOPE' })).toMatchObject({ ok: false, error: 'channel_not_found' });
   });
 });
+
+describe('workflow steps (functions.completeSuccess / completeError)', () => {
+  it('only the run’s workflow token completes it, once, with its required outputs; the token then stops working', async () => {
+    const { run, answer } = await sim.runWorkflowStep({ callbackId: 'send_kudos', inputs: { amount: 5 }, requiredOutputs: ['kudos_id'] });
+    expect(answer.status).toBe(200);
+    expect(run.token).toMatch(/^xwfp-/);
+    // While the step runs, its token acts as the bot.
+    expect((await call('users.info', { user: 'U_EMP1' }, run.token)).ok).toBe(true);
+    expect(await call('functions.completeSuccess', { function_execution_id: run.functionExecutionId, outputs: {} }, sim.botToken)).toMatchObject({ ok: false, error: 'invalid_auth' });
+    expect(await call('functions.completeSuccess', { function_execution_id: 'Fx_NOPE', outputs: {} }, run.token)).toMatchObject({ ok: false, error: 'function_execution_not_found' });
+    expect(await call('functions.completeSuccess', { function_execution_id: run.functionExecutionId, outputs: {} }, run.token)).toMatchObject({ ok: false, error: 'invalid_arguments' });
+    expect(await call('functions.completeSuccess', { function_execution_id: run.functionExecutionId, outputs: { kudos_id: 'k1' } }, run.token)).toMatchObject({ ok: true });
+    expect(sim.workflowStep(run.functionExecutionId)).toMatchObject({ state: 'completed', outputs: { kudos_id: 'k1' } });
+    expect(await call('functions.completeError', { function_execution_id: run.functionExecutionId, error: 'late' }, run.token)).toMatchObject({ ok: false, error: 'function_execution_not_found' });
+    expect((await call('users.info', { user: 'U_EMP1' }, run.token)).error).toBe('invalid_auth');
+  });
+
+  it('completeError needs an error message', async () => {
+    const { run } = await sim.runWorkflowStep({ callbackId: 'send_kudos', inputs: {} });
+    expect(await call('functions.completeError', { function_execution_id: run.functionExecutionId }, run.token)).toMatchObject({ ok: false, error: 'invalid_arguments' });
+    expect(await call('functions.completeError', { function_execution_id: run.functionExecutionId, error: 'No amount' }, run.token)).toMatchObject({ ok: true });
+    expect(sim.workflowStep(run.functionExecutionId)).toMatchObject({ state: 'failed', error: 'No amount' });
+  });
+});

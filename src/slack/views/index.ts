@@ -1,8 +1,8 @@
 // The send modal's submission: errors inline (response_action: errors, keyed by block_id), or the
 // send is recorded (with its idempotency key) and the modal closes; the worker places it.
 import type { App } from '@slack/bolt';
-import { recordSend } from '../../domain/kudos-store.js';
 import { prepareSend, type SendField, type SendForm } from '../../domain/send-request.js';
+import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/submit-send.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
@@ -112,18 +112,16 @@ export function register(app: App, deps: ListenerDeps): void {
     }
 
     // A send that needs approval is recorded as awaiting_approval and posted to approvers (approvals.ts).
-    const approval = prepared.route.kind === 'needs_approval' ? prepared.route : undefined;
-    let recorded: Awaited<ReturnType<typeof recordSend>>;
+    let recorded: RecordedSend;
     try {
-      recorded = await recordSend(deps.db, approval ? { ...prepared.values, status: 'awaiting_approval' } : prepared.values);
+      recorded = await recordPreparedSend(deps.db, prepared);
       const { row, created } = recorded;
-      log.info(created ? 'send recorded' : 'send already recorded (double submission)', { kudosId: row.id, totalCents: row.totalCents, recipients: row.recipientCount, needsApproval: Boolean(approval) });
+      log.info(created ? 'send recorded' : 'send already recorded (double submission)', { kudosId: row.id, totalCents: row.totalCents, recipients: row.recipientCount, needsApproval: Boolean(recorded.approvalReason) });
     } catch (error) {
       log.error('recording the send failed', { error });
       return ack({ response_action: 'errors', errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } });
     }
     await ack();
-    if (!approval) return deps.wakeWorker(recorded.row.id);
-    if (recorded.created) await deps.approvals.submit(recorded.row, approval.reason);
+    await startRecordedSend(deps, recorded);
   });
 }

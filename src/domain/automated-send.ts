@@ -1,0 +1,122 @@
+// A send that no person typed into the send modal: a Workflow Builder step, a celebration, an
+// occurrence of a recurring kudos. It goes through the same checks (prepareSend: recipients, design
+// range, approvals, budgets) and the same recording and worker as a manual send; its source key makes
+// a retried event or a re-run occurrence record one send.
+import type { Database } from '../db/client.js';
+import type { KudosRow } from '../db/schema/index.js';
+import type { RewardsClient } from '../rewards/index.js';
+import type { SlackGateway } from '../slack/gateway.js';
+import type { DesignCatalog } from './catalog.js';
+import { getKudos } from './kudos-store.js';
+import type { Workspace } from './recipients.js';
+import { describeForUser } from './rewards-errors.js';
+import { prepareSend, type SendForm } from './send-request.js';
+import type { SendPolicy } from './send-policy.js';
+import type { SettingsStore } from './settings.js';
+import { recordPreparedSend, startRecordedSend, type RecordedSend, type SendOrigin, type StartSendDeps } from './submit-send.js';
+
+export interface AutomatedSendDeps extends StartSendDeps {
+  db: Database;
+  slack: SlackGateway;
+  rewards: RewardsClient;
+  catalog: DesignCatalog;
+  policy: SendPolicy;
+  settings: SettingsStore;
+  now(): Date;
+}
+
+export interface AutomatedSendRequest {
+  workspace: Workspace;
+  senderUserId: string;
+  recipientUserIds: string[];
+  /** Whole dollars per recipient. */
+  amountDollars: number;
+  message: string;
+  /** A catalog product id; the workspace default when absent. */
+  productId?: string | undefined;
+  /** Unique per workspace: the same key records the same send once. */
+  sourceKey: string;
+  origin: SendOrigin;
+  /** Where the announcement of an automated send goes, if not the workspace's channel. */
+  originChannelId?: string | undefined;
+  botUserId?: string | undefined;
+}
+
+export type AutomatedSendResult =
+  | { ok: true; recorded: RecordedSend }
+  /** Nothing was recorded; `message` says why, in one readable sentence. */
+  | { ok: false; code: 'invalid' | 'sender' | 'rewards'; message: string };
+
+export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<AutomatedSendResult> {
+  const sender = await deps.slack.userInfo(request.senderUserId);
+  if (!sender || sender.deleted || sender.isBot) {
+    return { ok: false, code: 'sender', message: `The sender ${request.senderUserId} is not an active person in this workspace.` };
+  }
+  let productId = request.productId;
+  if (!productId) productId = (await deps.settings.get(request.workspace)).defaultProductId ?? undefined;
+  if (!productId) return { ok: false, code: 'invalid', message: 'design: no design was given and the workspace has no default design.' };
+
+  const form: SendForm = {
+    userIds: request.recipientUserIds,
+    group: undefined,
+    productId,
+    amount: String(request.amountDollars),
+    message: request.message,
+    refundDays: undefined,
+    schedule: undefined,
+  };
+  let prepared;
+  try {
+    prepared = await prepareSend(
+      { slack: deps.slack, rewards: deps.rewards, catalog: deps.catalog, policy: deps.policy },
+      { workspace: request.workspace, sender, originChannelId: request.originChannelId, sourceViewId: request.sourceKey, now: deps.now(), botUserId: request.botUserId },
+      form,
+    );
+  } catch (error) {
+    // The catalog read failed: no Rewards connection, or the API is down.
+    return { ok: false, code: 'rewards', message: describeForUser(error, 'check the design with the Rewards API') };
+  }
+  if (!prepared.ok) {
+    const message = Object.entries(prepared.errors)
+      .map(([field, text]) => `${field}: ${text}`)
+      .join(' ');
+    return { ok: false, code: 'invalid', message };
+  }
+  const recorded = await recordPreparedSend(deps.db, prepared, request.origin);
+  await startRecordedSend(deps, recorded);
+  return { ok: true, recorded };
+}
+
+/** Where a recorded send stands, for a caller that reports an outcome (the workflow step). */
+export type SendOutcome =
+  | { settled: true; status: 'placed' | 'scheduled' | 'awaiting_approval' }
+  | { settled: true; status: 'failed' | 'rejected' | 'expired' | 'canceled'; message: string }
+  | { settled: false };
+
+export function outcomeOf(row: KudosRow): SendOutcome {
+  switch (row.status) {
+    case 'placed':
+    case 'scheduled':
+    case 'awaiting_approval':
+      return { settled: true, status: row.status as 'placed' | 'scheduled' | 'awaiting_approval' };
+    case 'failed':
+      return { settled: true, status: 'failed', message: row.errorMessage ?? 'The Rewards API refused the order.' };
+    case 'rejected':
+    case 'expired':
+    case 'canceled':
+      return { settled: true, status: row.status as 'rejected' | 'expired' | 'canceled', message: `The send was ${row.status}.` };
+    default:
+      return { settled: false };
+  }
+}
+
+/** Polls the row until the worker has placed or refused it, or `timeoutMs` passes. */
+export async function waitForOutcome(db: Database, kudosId: string, timeoutMs: number, pollMs = 200): Promise<SendOutcome> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await getKudos(db, kudosId);
+    const outcome = row ? outcomeOf(row) : { settled: false as const };
+    if (outcome.settled || Date.now() >= deadline) return outcome;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}
