@@ -1,40 +1,21 @@
 // The Workflow Builder step "Send kudos", driven end to end: the simulator sends real signed
 // `function_executed` events and the app completes the step with the workflow token.
 import { readFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { auditEvents, kudos } from '../../src/db/schema/index.js';
 import { SendKudosInputs } from '../../src/slack/functions/index.js';
-import { startTestStack, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { useAppPerTest } from '../support/app.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startTestStack({ db: testDb.db, emulator, env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '100', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER' } });
-});
-afterEach(async () => {
-  await stack?.close();
-});
+const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '100', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER' } });
 
 const REQUIRED_OUTPUTS = ['kudos_id', 'status'];
 
 async function runStep(inputs: Record<string, unknown>, functionExecutionId?: string) {
-  const { run, answer } = await stack.sim.runWorkflowStep({ callbackId: 'send_kudos', inputs, requiredOutputs: REQUIRED_OUTPUTS, ...(functionExecutionId ? { functionExecutionId } : {}) });
+  const { run, answer } = await env.stack.sim.runWorkflowStep({ callbackId: 'send_kudos', inputs, requiredOutputs: REQUIRED_OUTPUTS, ...(functionExecutionId ? { functionExecutionId } : {}) });
   expect(answer.status).toBe(200);
-  return stack.sim.waitFor(() => {
-    const now = stack.sim.workflowStep(run.functionExecutionId);
+  return env.stack.sim.waitFor(() => {
+    const now = env.stack.sim.workflowStep(run.functionExecutionId);
     return now && now.state !== 'running' ? now : undefined;
   }, 20_000);
 }
@@ -43,16 +24,16 @@ describe('the Send kudos workflow step', () => {
   it('places the send through the usual path and completes with the kudos id and status', async () => {
     const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1', 'U_EMP2'], amount: 25, message: 'Quarter closed!', design: 'CC-THANK-YOU' });
     expect(done.state).toBe('completed');
-    const rows = await testDb.db.select().from(kudos);
+    const rows = await env.db.select().from(kudos);
     expect(rows).toHaveLength(1);
     expect(done.outputs).toEqual({ kudos_id: rows[0]!.id, status: 'placed' });
     expect(rows[0]!.senderUserId).toBe('U_MANAGER');
     expect(rows[0]!.totalCents).toBe(5000);
-    const orders = (await stack.app.rewards.orders.list({ pageSize: 10 })).data;
+    const orders = (await env.stack.app.rewards.orders.list({ pageSize: 10 })).data;
     expect(orders).toHaveLength(1);
     // The sender hears about it as after any send, and the audit trail names the workflow.
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes(rows[0]!.orderId!)));
-    const audit = await testDb.db.select().from(auditEvents);
+    await env.stack.sim.waitFor(() => env.stack.sim.messages('U_MANAGER').find((m) => m.text.includes(rows[0]!.orderId!)));
+    const audit = await env.db.select().from(auditEvents);
     const automated = audit.find((a) => a.action === 'kudos.automated');
     expect(automated?.subjectId).toBe(rows[0]!.id);
     expect(automated?.details).toMatchObject({ kind: 'workflow', functionExecutionId: done.functionExecutionId });
@@ -62,20 +43,20 @@ describe('the Send kudos workflow step', () => {
     const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1', 'U_EMP2', 'U_EMP3'], amount: 50, design: 'CC-THANK-YOU' });
     expect(done.state).toBe('completed');
     expect(done.outputs?.status).toBe('awaiting_approval');
-    const [row] = await testDb.db.select().from(kudos);
+    const [row] = await env.db.select().from(kudos);
     expect(row!.status).toBe('awaiting_approval');
-    await stack.sim.waitFor(() => stack.sim.messages('C_APPROVALS').at(-1));
-    expect((await stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(0);
+    await env.stack.sim.waitFor(() => env.stack.sim.messages('C_APPROVALS').at(-1));
+    expect((await env.stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(0);
   });
 
   it('a re-delivered event (same execution) records one send and one order', async () => {
     const first = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10, design: 'CC-THANK-YOU' });
     expect(first.state).toBe('completed');
     // Slack retries an event it thinks was lost: the step is already complete, nothing is sent twice.
-    await stack.sim.runWorkflowStep({ callbackId: 'send_kudos', inputs: first.inputs, requiredOutputs: REQUIRED_OUTPUTS, functionExecutionId: first.functionExecutionId });
+    await env.stack.sim.runWorkflowStep({ callbackId: 'send_kudos', inputs: first.inputs, requiredOutputs: REQUIRED_OUTPUTS, functionExecutionId: first.functionExecutionId });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await testDb.db.select().from(kudos)).toHaveLength(1);
-    expect((await stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(1);
+    expect(await env.db.select().from(kudos)).toHaveLength(1);
+    expect((await env.stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(1);
   });
 
   describe('fails with a readable error and sends nothing', () => {
@@ -96,25 +77,25 @@ describe('the Send kudos workflow step', () => {
       expect(done.state).toBe('failed');
       expect(done.error).toMatch(/^Send kudos: /);
       expect(done.error).toMatch(message);
-      expect(await testDb.db.select().from(kudos)).toHaveLength(0);
+      expect(await env.db.select().from(kudos)).toHaveLength(0);
     });
   });
 
   it('a refused order (no balance) fails the step with the reason', async () => {
-    await emulator.setBalance(0);
+    await env.emulator.setBalance(0);
     const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10, design: 'CC-THANK-YOU' });
     expect(done.state).toBe('failed');
     expect(done.error).toMatch(/balance/);
-    expect((await stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(0);
+    expect((await env.stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(0);
   });
 
   it('a workspace whose Rewards connection does not work gets a readable error', async () => {
-    await stack.close();
-    stack = await startTestStack({ db: testDb.db, emulator, env: { REWARDS_CLIENT_SECRET: 'wrong-secret' } });
+    const misconfigured = await env.stack.startAnotherApp({ config: { ...env.stack.config, rewardsClientSecret: 'wrong-secret' } });
+    env.stack.sim.setAppUrl(misconfigured.url);
     const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10, design: 'CC-THANK-YOU' });
     expect(done.state).toBe('failed');
     expect(done.error).toMatch(/Rewards API/);
-    expect(await testDb.db.select().from(kudos)).toHaveLength(0);
+    expect(await env.db.select().from(kudos)).toHaveLength(0);
   });
 });
 
