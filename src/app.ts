@@ -24,6 +24,7 @@ import type { ListenerDeps } from './slack/deps.js';
 import { createDirectWebApi } from './slack/direct-web-api.js';
 import { createSlackGateway, type SlackGateway } from './slack/gateway.js';
 import { registerListeners } from './slack/index.js';
+import { createHomePublisher, type HomePublisher, type HomePublisherOptions } from './slack/home-publisher.js';
 
 export interface StartAppOptions {
   config: AppConfig;
@@ -40,6 +41,8 @@ export interface StartAppOptions {
   policy?: SendPolicy;
   /** Approvals sweep period (expiry, re-opening after refused orders); 0 disables the timer (tests call sweep). Default 30 s. */
   approvalsSweepMs?: number;
+  /** App Home re-publishing (poll period, rate); `enabled: false` stops the poll (tests call pollOnce). */
+  home?: HomePublisherOptions & { enabled?: boolean };
   /** Clock of the app (tests). */
   now?: () => Date;
   /** How long close() lets in-flight orders finish before aborting and releasing them. Default 6 s. */
@@ -55,6 +58,7 @@ export interface RunningApp {
   logger: Logger;
   settings: SettingsStore;
   approvals: ApprovalService;
+  home: HomePublisher;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: AppMetrics;
   /** Stops accepting requests, finishes or releases in-flight work, closes the database (if ours). */
@@ -128,6 +132,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     now,
   });
   const catalog = createDesignCatalog(rewards);
+  const home = createHomePublisher({ db, slack, rewards, settings, approvals, logger, now }, opts.home);
   const deps: ListenerDeps = {
     config,
     db,
@@ -141,6 +146,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     now,
     settings,
     approvals,
+    home,
     isAdmin: (ws, userId) => approvals.isAdmin(ws, userId),
   };
   registerListeners(bolt, deps);
@@ -168,6 +174,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   authorize({} as never).catch((error: unknown) => logger.warn('slack auth.test failed; retrying at the first request', { error }));
   if (opts.webhooks?.enabled !== false) background.start();
   if (opts.approvalsSweepMs !== 0) approvals.start(opts.approvalsSweepMs ?? 30_000);
+  if (opts.home?.enabled !== false) home.start();
   logger.info('kudos app listening', { url: http.url });
 
   let closing: Promise<void> | undefined;
@@ -180,12 +187,14 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     logger,
     settings,
     approvals,
+    home,
     metrics,
     close() {
       closing ??= (async () => {
         const httpClosed = http.close(3000);
         await receiver.stop();
         await approvals.stop();
+        await home.stop();
         // In parallel: both must be done well inside main.ts's 10 s hard limit.
         await Promise.all([worker.stop(opts.shutdownGraceMs ?? 6000), background.stop(3000)]);
         await httpClosed;

@@ -79,6 +79,8 @@ export interface ApprovalService {
   decide(kudosId: string, actor: Decider, decision: Decision): Promise<{ ok: true; announce(): Promise<void> } | Refusal>;
   /** Admins of a workspace: the settings' list, or Slack admins and owners. */
   isAdmin(ws: WorkspaceRef, userId: string): Promise<boolean>;
+  /** May this person decide approval requests in this workspace (App Home shows them the requests)? */
+  isApprover(ws: WorkspaceRef, userId: string): Promise<boolean>;
   /**
    * The worker's hook for a refused order: an approved send refused for a fixable reason (limits,
    * balance) goes straight back to the approvers, and the sender hears it once. True when re-opened.
@@ -307,6 +309,10 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     },
 
     isAdmin: (ws, userId) => isWorkspaceAdmin(deps, ws, userId),
+
+    async isApprover(ws, userId) {
+      return isApprover(deps.directory, await deps.settings.get(ws), userId);
+    },
 
     async sweep(now) {
       // One sweep at a time per process; concurrent instances are safe through the store's conditions.

@@ -198,15 +198,6 @@ export async function listScheduled(db: Database, opts: { teamId: string; sender
     .limit(100);
 }
 
-export async function recentSends(db: Database, opts: { teamId: string; senderUserId: string; limit: number }): Promise<KudosRow[]> {
-  return db
-    .select()
-    .from(kudos)
-    .where(and(eq(kudos.teamId, opts.teamId), eq(kudos.senderUserId, opts.senderUserId)))
-    .orderBy(desc(kudos.createdAt))
-    .limit(opts.limit);
-}
-
 /** Records a cancellation and who did it, once. */
 export async function markCanceled(db: Database, row: KudosRow, actorUserId: string, details: Record<string, unknown>): Promise<KudosRow> {
   return db.transaction(async (tx) => {

@@ -8,6 +8,7 @@ import type { SendPolicy } from '../domain/send-policy.js';
 import type { SettingsStore } from '../domain/settings.js';
 import type { RewardsClient } from '../rewards/index.js';
 import type { SlackGateway } from './gateway.js';
+import type { HomePublisher } from './home-publisher.js';
 
 export interface ListenerDeps {
   config: AppConfig;
@@ -29,6 +30,8 @@ export interface ListenerDeps {
   settings: SettingsStore;
   /** Approval requests, decisions, expiry (src/domain/approvals.ts). */
   approvals: ApprovalService;
+  /** Publishes App Home tabs and keeps them current. */
+  home: HomePublisher;
 }
 
 /** Workspace of a request body (team, and enterprise where present). */

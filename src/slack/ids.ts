@@ -37,6 +37,12 @@ export const ScheduledList = {
 export const Home = {
   actions: {
     openSendModal: 'home_open_send',
+    /** Cancel a scheduled send from Home (value: kudos id). */
+    cancel: 'home_cancel',
+    /** Another page of a list (value: `list:page`). */
+    page: 'home_page',
+    /** Admins: open the settings modal. */
+    openSettings: 'home_open_settings',
   },
 } as const;
 

@@ -149,9 +149,9 @@ describe('Kudos in the Slack simulator', () => {
     const p = await open('U_EMP4', 'D_U_EMP4');
     await p.locator('#tab-home').click();
     const home = p.locator('#home');
-    await home.locator('.bk-header', { hasText: 'Kudos' }).waitFor();
+    await home.locator('button', { hasText: 'Give kudos' }).waitFor();
     await p.screenshot({ path: `${SHOTS}/app-home.png` });
-    await home.locator('button', { hasText: 'Send kudos' }).click();
+    await home.locator('button', { hasText: 'Give kudos' }).click();
     const modal = p.locator('.modal');
     await modal.waitFor();
     await modal.locator('.modal-close').click();

@@ -24,6 +24,7 @@ export function buildKudosRow(overrides: Partial<KudosRow> = {}): KudosRow {
     totalCents: 2500 * recipients.length,
     currency: 'USD',
     message: '',
+    sourceMessageUrl: null,
     refundOptionDays: null,
     scheduledAt: null,
     scheduleTimezone: null,

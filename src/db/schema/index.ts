@@ -8,3 +8,5 @@ export * from './webhooks.js';
 export * from './notifications.js';
 export * from './settings.js';
 export * from './approvals.js';
+export * from './home.js';
+export * from './recognition.js';

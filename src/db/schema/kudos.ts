@@ -49,6 +49,8 @@ export const kudos = pgTable(
     totalCents: integer('total_cents').notNull(),
     currency: text('currency').notNull().default('USD'),
     message: text('message').notNull().default(''),
+    /** Permalink of the Slack message the kudos was given for ("Give kudos for this"); quoted in the announcement. */
+    sourceMessageUrl: text('source_message_url'),
     /** null: no refund; 30/60/90: refund window in days. */
     refundOptionDays: integer('refund_option_days'),
     /** The instant a scheduled send goes out; null for immediate sends. */

@@ -1,6 +1,6 @@
 // Per-workspace settings that admins edit in Slack (`/kudos settings`). The row is seeded from the
 // environment (CONTRACT.md section 3) the first time a workspace is seen; the database holds them after.
-import { integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { workspaceColumns } from './workspace.js';
 
 export const workspaceSettings = pgTable(
@@ -24,6 +24,12 @@ export const workspaceSettings = pgTable(
     /** Slack user ids who administer Kudos; null: workspace admins and owners. */
     adminUserIds: jsonb('admin_user_ids').$type<string[]>(),
     approvalExpiryHours: integer('approval_expiry_hours').notNull().default(72),
+    /** Emoji name (without colons) that "+1"s an announcement. */
+    reactionEmoji: text('reaction_emoji').notNull().default('gift'),
+    /** A weekly leaderboard digest in the announcement channel. */
+    weeklyDigest: boolean('weekly_digest').notNull().default(false),
+    /** Show dollar amounts on the leaderboard (counts only by default). */
+    leaderboardAmounts: boolean('leaderboard_amounts').notNull().default(false),
     updatedBy: text('updated_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -14,9 +14,20 @@ function kudosIdOf(action: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
-/** Only the clicker sees it: through the response_url, or chat.postEphemeral when there is none. */
-async function refuse(deps: ListenerDeps, body: { user: { id: string }; channel?: { id?: string }; response_url?: string }, respond: Respond, text: string): Promise<void> {
+type ClickBody = { user: { id: string }; channel?: { id?: string }; response_url?: string; view?: { type?: string } };
+
+/** The click came from App Home (no channel, no response_url): answers go on Home itself. */
+function onHome(body: ClickBody): boolean {
+  return body.view?.type === 'home';
+}
+
+/** Only the clicker sees it: on Home, through the response_url, or chat.postEphemeral when there is none. */
+async function refuse(deps: ListenerDeps, body: ClickBody, respond: Respond, text: string): Promise<void> {
   const message = `:no_entry: ${text}`;
+  if (onHome(body)) {
+    await deps.home.publish(workspaceOf(body as never), body.user.id, { flash: message });
+    return;
+  }
   if (body.response_url) {
     await respond({ response_type: 'ephemeral', replace_original: false, text: message });
     return;
@@ -29,6 +40,8 @@ export function register(app: App, deps: ListenerDeps): void {
     await ack();
     const outcome = await deps.approvals.decide(kudosIdOf(action), { userId: body.user.id, teamId: workspaceOf(body as never).teamId }, { kind: 'approve' });
     if (!outcome.ok) return refuse(deps, body as never, respond as Respond, outcome.message);
+    // On Home the request leaves the list at once; the channel copies and the sender follow.
+    if (onHome(body as never)) await deps.home.publish(workspaceOf(body as never), body.user.id, { flash: ':white_check_mark: Approved. The card is being sent.' });
     await outcome.announce();
   });
 

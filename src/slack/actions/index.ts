@@ -1,4 +1,4 @@
-// Buttons: Cancel on the scheduled list (only the sender or an admin), and Home's "Send kudos".
+// Buttons: Cancel on the scheduled list (only the sender or an admin), and Home's "Give kudos".
 import type { App } from '@slack/bolt';
 import { cancelScheduledSend, isCancellable } from '../../domain/cancel.js';
 import { listScheduled } from '../../domain/kudos-store.js';
@@ -11,11 +11,13 @@ import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Home, ScheduledList } from '../ids.js';
 import { register as registerApprovalActions } from './approval.js';
+import { register as registerHomeActions } from './home.js';
 import { registerResendActions } from './resend.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   registerResendActions(app, deps);
   registerApprovalActions(app, deps);
+  registerHomeActions(app, deps);
   app.action(ScheduledList.actions.cancel, async ({ ack, body, action, respond }) => {
     await ack();
     const kudosId = 'value' in action && typeof action.value === 'string' ? action.value : '';

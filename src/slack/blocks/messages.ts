@@ -29,7 +29,8 @@ function quote(message: string): string {
     .join('\n');
 }
 
-function perPerson(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>): string {
+/** "$25" for one person, "$25 each" for several. */
+export function perPerson(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>): string {
   return row.recipientCount > 1 ? `${formatUsd(row.amountCents)} each` : formatUsd(row.amountCents);
 }
 
@@ -94,18 +95,23 @@ function scheduledItemBlock(row: KudosRow, cancellable: boolean, showSender: boo
     type: 'section',
     block_id: blockId,
     text: { type: 'mrkdwn', text, verbatim: true },
-    accessory: {
-      type: 'button',
-      action_id: ScheduledList.actions.cancel,
-      text: plain('Cancel', 75),
-      style: 'danger',
-      value: row.id,
-      confirm: {
-        title: plain('Cancel this kudos?', 100),
-        text: plain('The card will not be sent and the amount returns to the balance.', 300),
-        confirm: plain('Cancel it', 30),
-        deny: plain('Keep it', 30),
-      },
+    accessory: cancelButton(ScheduledList.actions.cancel, row.id),
+  };
+}
+
+/** Cancel on a scheduled send (the /kudos scheduled list, App Home), asking for confirmation first. */
+export function cancelButton(actionId: string, kudosId: string) {
+  return {
+    type: 'button' as const,
+    action_id: actionId,
+    text: plain('Cancel', 75),
+    style: 'danger' as const,
+    value: kudosId,
+    confirm: {
+      title: plain('Cancel this kudos?', 100),
+      text: plain('The card will not be sent and the amount returns to the balance.', 300),
+      confirm: plain('Cancel it', 30),
+      deny: plain('Keep it', 30),
     },
   };
 }

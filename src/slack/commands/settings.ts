@@ -3,6 +3,7 @@ import type { AckFn, RespondArguments, SlashCommand } from '@slack/bolt';
 import { buildSettingsModal } from '../blocks/settings.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
+import type { WorkspaceRef } from '../../domain/settings.js';
 
 export async function handleSettingsCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommand }): Promise<void> {
   const { ack, command } = input;
@@ -11,13 +12,18 @@ export async function handleSettingsCommand(deps: ListenerDeps, input: { ack: Ac
     return ack({ text: ':no_entry: Only Kudos admins can change settings. Ask one of them, or a workspace admin.' });
   }
   await ack();
-  // The trigger_id dies 3 s after the command: the option lists may come back empty rather than late.
+  await openSettingsModal(deps, ws, command.trigger_id);
+}
+
+/** The settings modal, prefilled (from the command, or Home's Settings button); the caller checked the admin. */
+export async function openSettingsModal(deps: ListenerDeps, ws: WorkspaceRef, triggerId: string): Promise<void> {
+  // The trigger_id dies 3 s after the click: the option lists may come back empty rather than late.
   const [settings, usergroups, designs] = await Promise.all([
     deps.settings.get(ws),
     orEmpty(deps.slack.listUsergroups(), (error) => deps.logger.warn('listing user groups for settings failed', { error })),
     orEmpty(deps.catalog.search(''), (error) => deps.logger.warn('loading designs for settings failed', { error })),
   ]);
-  await deps.slack.openView(command.trigger_id, buildSettingsModal({ settings, usergroups, designs }));
+  await deps.slack.openView(triggerId, buildSettingsModal({ settings, usergroups, designs }));
 }
 
 const OPTION_LISTS_BUDGET_MS = 1500;

@@ -1,10 +1,9 @@
 // Events API: user_change keeps the Slack user -> recipient mapping in step with profile e-mails;
-// app_home_opened publishes the Home tab.
+// app_home_opened publishes the Home tab (src/slack/home-publisher.ts keeps it current afterwards).
 import type { App } from '@slack/bolt';
-import { recentSends } from '../../domain/kudos-store.js';
 import { syncChangedSlackUser } from '../../domain/recipients.js';
-import { buildHome } from '../blocks/home.js';
 import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
 import { toSlackUser } from '../gateway.js';
 
 export function register(app: App, deps: ListenerDeps): void {
@@ -19,8 +18,6 @@ export function register(app: App, deps: ListenerDeps): void {
 
   app.event('app_home_opened', async ({ event, body }) => {
     if (event.tab && event.tab !== 'home') return;
-    const teamId = (body as { team_id?: string }).team_id ?? 'unknown';
-    const rows = await recentSends(deps.db, { teamId, senderUserId: event.user, limit: 5 });
-    await deps.slack.publishHome(event.user, buildHome(rows));
+    await deps.home.publish(workspaceOf(body as never), event.user, { opened: true });
   });
 }

@@ -1,0 +1,329 @@
+// What a person's App Home shows, as plain data read from the database (src/slack/blocks/home.ts
+// renders it). Every list is one page of a bounded size plus its total, so a workspace with
+// thousands of kudos still gives a small, bounded view. Roles come from the caller.
+import { and, count, desc, eq, gt, gte, inArray, isNull, ne, notInArray, or, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { bouncedRecipients, healthWarnings, homeVisits, kudos, type HealthWarningRow, type HomePages, type HomeVisitRow, type KudosRow } from '../db/schema/index.js';
+import { isCancellable } from './cancel.js';
+import { monthStartUtc, monthlySpendCents, UNSPENT_STATUSES } from './approvals-policy.js';
+
+/** Items per page of each list; chosen so that the whole Home stays well under Slack's 100 blocks. */
+export const HOME_PAGE_SIZE = { received: 5, sent: 5, scheduled: 5, approvals: 5 } as const;
+export type HomeList = keyof typeof HOME_PAGE_SIZE;
+
+export interface HomeRoles {
+  approver: boolean;
+  admin: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+/** Where a card is, as far as the recipient can tell. */
+export type DeliveryState = 'on_its_way' | 'delivered' | 'bounced';
+
+export interface ReceivedKudos {
+  row: KudosRow;
+  delivery: DeliveryState;
+}
+
+export interface SentKudos {
+  row: KudosRow;
+  /** Open bounces of this send (the sender can fix the address and resend). */
+  bounces: Array<{ id: string; email: string; name: string }>;
+  /** The approver's reason, for a rejected send. */
+  rejectReason: string | null;
+}
+
+export interface ScheduledKudos {
+  row: KudosRow;
+  cancellable: boolean;
+}
+
+export interface HomeAdminData {
+  /** This calendar month (UTC), all senders, money not given back. */
+  spentThisMonthCents: number;
+  sendsThisMonth: number;
+  approvalThresholdCents: number;
+  monthlyBudgetCents: number | null;
+  warnings: HealthWarningRow[];
+  /** Sends the Rewards API refused or that are still being retried after an error, in the last day. */
+  recentApiErrors: number;
+}
+
+export interface HomeData {
+  teamId: string;
+  userId: string;
+  roles: HomeRoles;
+  received: Page<ReceivedKudos>;
+  sent: Page<SentKudos>;
+  scheduled: Page<ScheduledKudos>;
+  budget: { usedCents: number; budgetCents: number | null };
+  approvals?: Page<KudosRow>;
+  admin?: HomeAdminData;
+}
+
+export interface HomeQuery {
+  teamId: string;
+  userId: string;
+  roles: HomeRoles;
+  pages: HomePages;
+  now: Date;
+  monthlyBudgetCents: number | null;
+  approvalThresholdCents: number;
+}
+
+function pageOf(pages: HomePages, list: HomeList): { page: number; limit: number; offset: number } {
+  const page = Math.max(0, Math.floor(pages[list] ?? 0));
+  const limit = HOME_PAGE_SIZE[list];
+  return { page, limit, offset: page * limit };
+}
+
+/** Sends that someone received: placed (a scheduled one is a surprise until it goes out). */
+function receivedBy(teamId: string, userId: string) {
+  return and(eq(kudos.teamId, teamId), eq(kudos.status, 'placed'), sql`${kudos.recipients} @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb`);
+}
+
+export async function loadHome(db: Database, q: HomeQuery): Promise<HomeData> {
+  const [received, sent, scheduled, usedCents, approvals, admin] = await Promise.all([
+    receivedPage(db, q),
+    sentPage(db, q),
+    scheduledPage(db, q),
+    monthlySpendCents(db, q.teamId, q.userId, q.now),
+    q.roles.approver ? pendingApprovalsPage(db, q) : Promise.resolve(undefined),
+    q.roles.admin ? adminData(db, q) : Promise.resolve(undefined),
+  ]);
+  return {
+    teamId: q.teamId,
+    userId: q.userId,
+    roles: q.roles,
+    received,
+    sent,
+    scheduled,
+    budget: { usedCents, budgetCents: q.monthlyBudgetCents },
+    ...(approvals ? { approvals } : {}),
+    ...(admin ? { admin } : {}),
+  };
+}
+
+async function receivedPage(db: Database, q: HomeQuery): Promise<Page<ReceivedKudos>> {
+  const { page, limit, offset } = pageOf(q.pages, 'received');
+  const where = receivedBy(q.teamId, q.userId);
+  const [rows, [total]] = await Promise.all([
+    db.select().from(kudos).where(where).orderBy(desc(kudos.createdAt)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(kudos).where(where),
+  ]);
+  const bounced = rows.length
+    ? await db
+        .select({ kudosId: bouncedRecipients.kudosId })
+        .from(bouncedRecipients)
+        .where(and(inArray(bouncedRecipients.kudosId, rows.map((r) => r.id)), eq(bouncedRecipients.slackUserId, q.userId), ne(bouncedRecipients.status, 'resent')))
+    : [];
+  const bouncedIds = new Set(bounced.map((b) => b.kudosId));
+  return {
+    items: rows.map((row) => ({ row, delivery: bouncedIds.has(row.id) ? 'bounced' : row.orderStatus === 'COMPLETE' ? 'delivered' : 'on_its_way' })),
+    total: Number(total?.n ?? 0),
+    page,
+    pageSize: limit,
+  };
+}
+
+async function sentPage(db: Database, q: HomeQuery): Promise<Page<SentKudos>> {
+  const { page, limit, offset } = pageOf(q.pages, 'sent');
+  const where = and(eq(kudos.teamId, q.teamId), eq(kudos.senderUserId, q.userId));
+  const [rows, [total]] = await Promise.all([
+    db
+      .select({ row: kudos, rejectReason: sql<string | null>`(select a.reject_reason from approval_requests a where a.kudos_id = ${kudos.id})` })
+      .from(kudos)
+      .where(where)
+      .orderBy(desc(kudos.createdAt))
+      .limit(limit)
+      .offset(offset),
+    db.select({ n: count() }).from(kudos).where(where),
+  ]);
+  const bounces = rows.length
+    ? await db
+        .select({ id: bouncedRecipients.id, kudosId: bouncedRecipients.kudosId, email: bouncedRecipients.email, name: bouncedRecipients.name })
+        .from(bouncedRecipients)
+        .where(and(inArray(bouncedRecipients.kudosId, rows.map((r) => r.row.id)), eq(bouncedRecipients.status, 'open')))
+    : [];
+  return {
+    items: rows.map(({ row, rejectReason }) => ({ row, rejectReason, bounces: bounces.filter((b) => b.kudosId === row.id).map(({ id, email, name }) => ({ id, email, name })) })),
+    total: Number(total?.n ?? 0),
+    page,
+    pageSize: limit,
+  };
+}
+
+async function scheduledPage(db: Database, q: HomeQuery): Promise<Page<ScheduledKudos>> {
+  const { page, limit, offset } = pageOf(q.pages, 'scheduled');
+  const where = and(eq(kudos.teamId, q.teamId), eq(kudos.senderUserId, q.userId), eq(kudos.status, 'scheduled'), gt(kudos.scheduledAt, q.now));
+  const [rows, [total]] = await Promise.all([
+    db.select().from(kudos).where(where).orderBy(kudos.scheduledAt).limit(limit).offset(offset),
+    db.select({ n: count() }).from(kudos).where(where),
+  ]);
+  return { items: rows.map((row) => ({ row, cancellable: isCancellable(row, q.now) })), total: Number(total?.n ?? 0), page, pageSize: limit };
+}
+
+/** Requests this person could decide: waiting, and not their own. */
+async function pendingApprovalsPage(db: Database, q: HomeQuery): Promise<Page<KudosRow>> {
+  const { page, limit, offset } = pageOf(q.pages, 'approvals');
+  const where = and(eq(kudos.teamId, q.teamId), eq(kudos.status, 'awaiting_approval'), ne(kudos.senderUserId, q.userId));
+  const [rows, [total]] = await Promise.all([
+    db.select().from(kudos).where(where).orderBy(kudos.createdAt).limit(limit).offset(offset),
+    db.select({ n: count() }).from(kudos).where(where),
+  ]);
+  return { items: rows, total: Number(total?.n ?? 0), page, pageSize: limit };
+}
+
+async function adminData(db: Database, q: HomeQuery): Promise<HomeAdminData> {
+  const since = new Date(q.now.getTime() - 24 * 3_600_000);
+  const [[spend], warnings, [errors]] = await Promise.all([
+    db
+      .select({ total: sql<string | null>`coalesce(sum(${kudos.totalCents}), 0)`, n: count() })
+      .from(kudos)
+      .where(and(eq(kudos.teamId, q.teamId), gte(kudos.createdAt, monthStartUtc(q.now)), notInArray(kudos.status, [...UNSPENT_STATUSES]))),
+    openHealthWarnings(db, q.teamId),
+    db
+      .select({ n: count() })
+      .from(kudos)
+      .where(and(eq(kudos.teamId, q.teamId), gte(kudos.updatedAt, since), sql`${kudos.errorCode} is not null`, or(eq(kudos.status, 'failed'), eq(kudos.status, 'pending')))),
+  ]);
+  return {
+    spentThisMonthCents: Number(spend?.total ?? 0),
+    sendsThisMonth: Number(spend?.n ?? 0),
+    approvalThresholdCents: q.approvalThresholdCents,
+    monthlyBudgetCents: q.monthlyBudgetCents,
+    warnings,
+    recentApiErrors: Number(errors?.n ?? 0),
+  };
+}
+
+// --- Health warnings -------------------------------------------------------------------------
+
+export async function openHealthWarnings(db: Database, teamId: string): Promise<HealthWarningRow[]> {
+  return db
+    .select()
+    .from(healthWarnings)
+    .where(and(eq(healthWarnings.teamId, teamId), isNull(healthWarnings.resolvedAt)))
+    .orderBy(desc(healthWarnings.lastAt))
+    .limit(10);
+}
+
+/** Records (or re-opens and counts) a warning. */
+export async function raiseHealthWarning(db: Database, w: { teamId: string; enterpriseId?: string | null; kind: string; subject: string; error: string }): Promise<void> {
+  await db
+    .insert(healthWarnings)
+    .values({ teamId: w.teamId, enterpriseId: w.enterpriseId ?? null, kind: w.kind, subject: w.subject, error: w.error })
+    .onConflictDoUpdate({
+      target: [healthWarnings.teamId, healthWarnings.kind, healthWarnings.subject],
+      set: {
+        error: w.error,
+        count: sql`case when ${healthWarnings.resolvedAt} is null then ${healthWarnings.count} + 1 else 1 end`,
+        firstAt: sql`case when ${healthWarnings.resolvedAt} is null then ${healthWarnings.firstAt} else now() end`,
+        lastAt: sql`now()`,
+        resolvedAt: null,
+      },
+    });
+}
+
+/** The cause went away (e.g. a post to that channel worked): the warning leaves the admins' Home. */
+export async function resolveHealthWarning(db: Database, w: { teamId: string; kind: string; subject: string }): Promise<boolean> {
+  const resolved = await db
+    .update(healthWarnings)
+    .set({ resolvedAt: sql`now()` })
+    .where(and(eq(healthWarnings.teamId, w.teamId), eq(healthWarnings.kind, w.kind), eq(healthWarnings.subject, w.subject), isNull(healthWarnings.resolvedAt)))
+    .returning({ kind: healthWarnings.kind });
+  return resolved.length > 0;
+}
+
+// --- Who has a Home, and what changed for them -----------------------------------------------
+
+/** Remembers that a person has a Home (and with which roles and pages), on every publish. */
+export async function recordHomeVisit(db: Database, v: { teamId: string; enterpriseId?: string | null; userId: string; roles: HomeRoles; pages?: HomePages }): Promise<void> {
+  await db
+    .insert(homeVisits)
+    .values({ teamId: v.teamId, enterpriseId: v.enterpriseId ?? null, userId: v.userId, isApprover: v.roles.approver, isAdmin: v.roles.admin, pages: v.pages ?? {}, publishedAt: sql`now()` })
+    .onConflictDoUpdate({
+      target: [homeVisits.teamId, homeVisits.userId],
+      set: {
+        isApprover: v.roles.approver,
+        isAdmin: v.roles.admin,
+        ...(v.pages ? { pages: v.pages } : {}),
+        publishedAt: sql`now()`,
+      },
+    });
+}
+
+export async function getHomeVisit(db: Database, teamId: string, userId: string): Promise<HomeVisitRow | undefined> {
+  const [row] = await db.select().from(homeVisits).where(and(eq(homeVisits.teamId, teamId), eq(homeVisits.userId, userId)));
+  return row;
+}
+
+/** One changed send (or bounce): whose Home shows it. */
+export interface HomeChange {
+  /** Identifies this version of the row, so that an overlapping read does not count it twice. */
+  key: string;
+  teamId: string;
+  /** Sender and recipients (Slack users). */
+  userIds: string[];
+  /** A request for approvers (waiting, or decided since). */
+  concernsApprovers: boolean;
+  updatedAt: Date;
+}
+
+/** Kudos and bounces changed at or after `since`, oldest first. */
+export async function changesSince(db: Database, since: Date, limit = 500): Promise<HomeChange[]> {
+  const [rows, bounces] = await Promise.all([
+    db
+      .select({
+        id: kudos.id,
+        teamId: kudos.teamId,
+        senderUserId: kudos.senderUserId,
+        recipients: kudos.recipients,
+        status: kudos.status,
+        updatedAt: kudos.updatedAt,
+        approval: sql<boolean>`exists (select 1 from approval_requests a where a.kudos_id = ${kudos.id})`,
+      })
+      .from(kudos)
+      .where(gte(kudos.updatedAt, since))
+      .orderBy(kudos.updatedAt)
+      .limit(limit),
+    db
+      .select({ id: bouncedRecipients.id, teamId: bouncedRecipients.teamId, senderUserId: bouncedRecipients.senderUserId, slackUserId: bouncedRecipients.slackUserId, updatedAt: bouncedRecipients.updatedAt })
+      .from(bouncedRecipients)
+      .where(gte(bouncedRecipients.updatedAt, since))
+      .orderBy(bouncedRecipients.updatedAt)
+      .limit(limit),
+  ]);
+  const users = (ids: Array<string | null>) => [...new Set(ids.filter((u): u is string => Boolean(u)))];
+  return [
+    ...rows.map((r) => ({
+      key: `k:${r.id}:${r.updatedAt.getTime()}`,
+      teamId: r.teamId,
+      userIds: users([r.senderUserId, ...r.recipients.map((p) => p.slackUserId)]),
+      concernsApprovers: r.status === 'awaiting_approval' || Boolean(r.approval),
+      updatedAt: r.updatedAt,
+    })),
+    ...bounces.map((b) => ({ key: `b:${b.id}:${b.updatedAt.getTime()}`, teamId: b.teamId, userIds: users([b.senderUserId, b.slackUserId]), concernsApprovers: false, updatedAt: b.updatedAt })),
+  ];
+}
+
+/**
+ * Who has a Home showing these changes of one workspace: the people named, every admin (spend and
+ * health), and the approvers when a request is concerned.
+ */
+export async function homeVisitorsFor(db: Database, teamId: string, change: { userIds: string[]; concernsApprovers: boolean }): Promise<HomeVisitRow[]> {
+  const conditions = [change.userIds.length ? inArray(homeVisits.userId, change.userIds) : undefined, eq(homeVisits.isAdmin, true), change.concernsApprovers ? eq(homeVisits.isApprover, true) : undefined].filter(
+    (c): c is NonNullable<typeof c> => c !== undefined,
+  );
+  return db
+    .select()
+    .from(homeVisits)
+    .where(and(eq(homeVisits.teamId, teamId), or(...conditions)))
+    .limit(1000);
+}

@@ -1,0 +1,55 @@
+// Buttons that only App Home has: Cancel on a scheduled send, Newer / Older on a list, Settings.
+// The outcome of a click is shown on Home itself (a line on top), since Home has no response_url.
+import type { App, BlockAction } from '@slack/bolt';
+import { cancelScheduledSend } from '../../domain/cancel.js';
+import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home.js';
+import { formatUsd } from '../../domain/money.js';
+import { recipientList } from '../blocks/messages.js';
+import { openSettingsModal } from '../commands/settings.js';
+import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
+import { Home } from '../ids.js';
+
+const PAGE_ACTION = new RegExp(`^${Home.actions.page}_`);
+
+function valueOf(action: unknown): string {
+  const value = (action as { value?: unknown }).value;
+  return typeof value === 'string' ? value : '';
+}
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.action(Home.actions.cancel, async ({ ack, body, action }) => {
+    await ack();
+    const actor = body.user.id;
+    const ws = workspaceOf(body as never);
+    const outcome = await cancelScheduledSend(
+      { db: deps.db, rewards: deps.rewards, logger: deps.logger },
+      { kudosId: valueOf(action), teamId: ws.teamId, actorUserId: actor, actorIsAdmin: await deps.isAdmin(ws, actor), now: deps.now() },
+    );
+    const flash = outcome.ok
+      ? `:no_entry_sign: Cancelled your kudos to ${recipientList(outcome.row.recipients, 5)} (${formatUsd(outcome.row.amountCents)} each). The amount is back in the balance.`
+      : `:warning: ${outcome.message}`;
+    await deps.home.publish(ws, actor, { flash });
+  });
+
+  app.action<BlockAction>(PAGE_ACTION, async ({ ack, body, action }) => {
+    await ack();
+    const [list, pageText] = valueOf(action).split(':');
+    const page = Number(pageText);
+    if (!list || !(list in HOME_PAGE_SIZE) || !Number.isInteger(page) || page < 0) return;
+    const ws = workspaceOf(body as never);
+    const visit = await getHomeVisit(deps.db, ws.teamId, body.user.id);
+    await deps.home.publish(ws, body.user.id, { pages: { ...(visit?.pages ?? {}), [list as HomeList]: page } });
+  });
+
+  app.action(Home.actions.openSettings, async ({ ack, body }) => {
+    await ack();
+    const ws = workspaceOf(body as never);
+    const trigger = (body as { trigger_id?: string }).trigger_id;
+    if (!(await deps.isAdmin(ws, body.user.id))) {
+      await deps.home.publish(ws, body.user.id, { flash: ':no_entry: Only Kudos admins can change settings.' });
+      return;
+    }
+    if (trigger) await openSettingsModal(deps, ws, trigger);
+  });
+}

@@ -1,0 +1,193 @@
+// Keeps every App Home current. `publish` renders one person's Home now (app_home_opened, a click on
+// Home). A poll reads the kudos and bounces changed since the last pass (webhooks, the worker,
+// approvals, cancels, any instance) and re-publishes the Homes that show them, only for people who
+// have opened Home. Re-publishes are coalesced per person and held under views.publish's rate limit
+// (Tier 4: 100+ per minute per workspace).
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import type { HomePages } from '../db/schema/index.js';
+import type { ApprovalService } from '../domain/approvals.js';
+import { changesSince, getHomeVisit, homeVisitorsFor, loadHome, recordHomeVisit } from '../domain/home.js';
+import type { SettingsStore, WorkspaceRef } from '../domain/settings.js';
+import { describeForUser } from '../domain/rewards-errors.js';
+import type { RewardsClient } from '../rewards/index.js';
+import { toCents } from '../rewards/index.js';
+import { buildHome, type HomeBalance } from './blocks/home.js';
+import type { SlackGateway } from './gateway.js';
+
+export interface HomePublisherDeps {
+  db: Database;
+  slack: Pick<SlackGateway, 'publishHome'>;
+  rewards: RewardsClient;
+  settings: SettingsStore;
+  approvals: Pick<ApprovalService, 'isAdmin' | 'isApprover'>;
+  logger: Logger;
+  now(): Date;
+}
+
+export interface HomePublisherOptions {
+  /** How often changes are looked for. Default 1 s. */
+  pollIntervalMs?: number;
+  /** Re-publishes per workspace per minute (views.publish is Tier 4: 100+). Default 90. */
+  publishesPerMinute?: number;
+  /** How long an admin's balance is reused between publishes. Default 30 s. */
+  balanceTtlMs?: number;
+}
+
+export interface HomePublisher {
+  /** Renders and publishes one person's Home now. `flash` shows on top for the next 30 s. */
+  publish(ws: WorkspaceRef, userId: string, opts?: { flash?: string; pages?: HomePages; opened?: boolean }): Promise<void>;
+  /** Queues re-publishes (coalesced, rate-limited). */
+  refresh(ws: WorkspaceRef, userIds: string[]): void;
+  /** One pass: read changes, queue the Homes that show them, publish what the rate allows. */
+  pollOnce(): Promise<void>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+const FLASH_MS = 30_000;
+/** Re-read this far back: a transaction that took its timestamp earlier may commit after the last pass. */
+const OVERLAP_MS = 5_000;
+const BALANCE_TIMEOUT_MS = 2_000;
+
+export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisherOptions = {}): HomePublisher {
+  const log = deps.logger.child({ part: 'home' });
+  const perMinute = opts.publishesPerMinute ?? 90;
+  const balanceTtl = opts.balanceTtlMs ?? 30_000;
+  const flashes = new Map<string, { text: string; until: number }>();
+  const balances = new Map<string, { at: number; value: Promise<HomeBalance> }>();
+  /** teamId -> users waiting for a re-publish (with their enterprise). */
+  const queued = new Map<string, { enterpriseId: string | null; users: Set<string> }>();
+  /** teamId -> times of recent publishes, for the rate limit. */
+  const recent = new Map<string, number[]>();
+  /** Row versions already handled (key -> when seen), for the overlapping reads. */
+  const seen = new Map<string, number>();
+  let cursor = new Date(Date.now() - OVERLAP_MS);
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+
+  function balanceFor(teamId: string): Promise<HomeBalance> {
+    const cached = balances.get(teamId);
+    if (cached && Date.now() - cached.at < balanceTtl) return cached.value;
+    const value = deps.rewards.balance
+      .get({ timeoutMs: BALANCE_TIMEOUT_MS })
+      .then(
+        (b): HomeBalance => ({
+          availableCents: toCents(b.availableBalance.amount, { rounding: 'half-up' }),
+          pendingCents: toCents(b.pendingBalance.amount, { rounding: 'half-up' }),
+          currency: b.availableBalance.currency,
+        }),
+      )
+      .catch((error: unknown): HomeBalance => ({ error: describeForUser(error, 'get the balance') }));
+    balances.set(teamId, { at: Date.now(), value });
+    return value;
+  }
+
+  async function publish(ws: WorkspaceRef, userId: string, o: { flash?: string; pages?: HomePages; opened?: boolean } = {}): Promise<void> {
+    const key = `${ws.teamId}:${userId}`;
+    if (o.flash) flashes.set(key, { text: o.flash, until: Date.now() + FLASH_MS });
+    const flash = flashes.get(key);
+    if (flash && flash.until < Date.now()) flashes.delete(key);
+    const [settings, admin, approver, visit] = await Promise.all([
+      deps.settings.get(ws),
+      deps.approvals.isAdmin(ws, userId),
+      deps.approvals.isApprover(ws, userId),
+      o.pages || o.opened ? Promise.resolve(undefined) : getHomeVisit(deps.db, ws.teamId, userId),
+    ]);
+    // Opening Home starts at the newest page of every list; a page button moves one list.
+    const pages = o.opened ? {} : (o.pages ?? visit?.pages ?? {});
+    const roles = { admin, approver };
+    const [data, balance] = await Promise.all([
+      loadHome(deps.db, {
+        teamId: ws.teamId,
+        userId,
+        roles,
+        pages,
+        now: deps.now(),
+        monthlyBudgetCents: settings.monthlyBudgetCents,
+        approvalThresholdCents: settings.approvalThresholdCents,
+      }),
+      admin ? balanceFor(ws.teamId) : Promise.resolve(undefined),
+    ]);
+    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}) });
+    await deps.slack.publishHome(userId, view);
+    await recordHomeVisit(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId, roles, pages });
+  }
+
+  function refresh(ws: WorkspaceRef, userIds: string[]): void {
+    if (userIds.length === 0) return;
+    const entry = queued.get(ws.teamId) ?? { enterpriseId: ws.enterpriseId ?? null, users: new Set<string>() };
+    for (const u of userIds) entry.users.add(u);
+    queued.set(ws.teamId, entry);
+  }
+
+  async function readChanges(): Promise<void> {
+    const changes = await changesSince(deps.db, new Date(cursor.getTime() - OVERLAP_MS));
+    const fresh = changes.filter((c) => !seen.has(c.key));
+    const nowMs = Date.now();
+    for (const c of fresh) seen.set(c.key, nowMs);
+    for (const [k, at] of seen) if (nowMs - at > OVERLAP_MS * 4) seen.delete(k);
+    for (const c of changes) if (c.updatedAt > cursor) cursor = c.updatedAt;
+    const byTeam = new Map<string, { userIds: Set<string>; concernsApprovers: boolean }>();
+    for (const c of fresh) {
+      const t = byTeam.get(c.teamId) ?? { userIds: new Set<string>(), concernsApprovers: false };
+      for (const u of c.userIds) t.userIds.add(u);
+      t.concernsApprovers ||= c.concernsApprovers;
+      byTeam.set(c.teamId, t);
+    }
+    for (const [teamId, t] of byTeam) {
+      const visitors = await homeVisitorsFor(deps.db, teamId, { userIds: [...t.userIds], concernsApprovers: t.concernsApprovers });
+      if (visitors.length > 0) refresh({ teamId, enterpriseId: visitors[0]!.enterpriseId }, visitors.map((v) => v.userId));
+    }
+  }
+
+  async function drain(): Promise<void> {
+    const nowMs = Date.now();
+    for (const [teamId, entry] of queued) {
+      const times = (recent.get(teamId) ?? []).filter((t) => nowMs - t < 60_000);
+      const allowed = Math.max(0, perMinute - times.length);
+      const batch = [...entry.users].slice(0, allowed);
+      for (const u of batch) entry.users.delete(u);
+      if (entry.users.size === 0) queued.delete(teamId);
+      recent.set(teamId, [...times, ...batch.map(() => nowMs)]);
+      // A few at a time: Slack answers each in tens of milliseconds.
+      for (let i = 0; i < batch.length; i += 4) {
+        await Promise.all(
+          batch.slice(i, i + 4).map((userId) =>
+            publish({ teamId, enterpriseId: entry.enterpriseId }, userId).catch((error: unknown) => log.warn('re-publishing a Home failed', { user: userId, error })),
+          ),
+        );
+      }
+    }
+  }
+
+  async function pollOnce(): Promise<void> {
+    while (running) await running.catch(() => {});
+    const pass = (async () => {
+      await readChanges();
+      await drain();
+    })();
+    running = pass;
+    try {
+      await pass;
+    } finally {
+      running = undefined;
+    }
+  }
+
+  return {
+    publish,
+    refresh,
+    pollOnce,
+    start() {
+      if (timer) return;
+      timer = setInterval(() => void pollOnce().catch((error: unknown) => log.warn('Home refresh pass failed', { error })), opts.pollIntervalMs ?? 1000);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await running?.catch(() => {});
+    },
+  };
+}

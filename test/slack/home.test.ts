@@ -1,0 +1,238 @@
+// App Home by role, through the real routing: app_home_opened and every Home button are signed
+// requests from the Slack simulator into the app; the Rewards emulator holds the orders.
+import { formatInTimeZone } from 'date-fns-tz';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { kudos, type NewKudosRow } from '../../src/db/schema/index.js';
+import type { View } from '../../src/simulator/slack.js';
+import { eventually, postSignedPayload, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+
+let testDb: TestDatabase;
+let emulator: TestEmulator;
+let stack: TestStack;
+
+const ROLES = { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100' };
+
+beforeAll(async () => {
+  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator({ EMULATOR_BACKGROUND: 'off' })]);
+});
+afterAll(async () => {
+  await emulator?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+});
+afterEach(async () => {
+  await stack?.close();
+});
+
+async function start(env: Record<string, string> = {}) {
+  stack = await startTestStack({ db: testDb.db, emulator, env: { ...ROLES, ...env }, app: { home: { pollIntervalMs: 100 } } });
+}
+
+const textOf = (view: View | undefined) => JSON.stringify(view?.blocks ?? []);
+
+/** The user opens App Home; resolves with the Home once it shows `expected`. */
+async function openHome(userId: string, expected: string | RegExp = /Give kudos/): Promise<View> {
+  const before = stack.sim.homeView(userId);
+  await stack.sim.sendEvent({ type: 'app_home_opened', user: userId, channel: `D_${userId}`, tab: 'home', ...(before ? { view: before } : {}) });
+  return homeShowing(userId, expected);
+}
+
+function homeShowing(userId: string, expected: string | RegExp): Promise<View> {
+  return stack.sim.waitFor(() => {
+    const view = stack.sim.homeView(userId);
+    const text = textOf(view);
+    return view && (typeof expected === 'string' ? text.includes(expected) : expected.test(text)) ? view : undefined;
+  });
+}
+
+async function send(userId: string, users: string[], amount: string, schedule?: { date: string; time: string }) {
+  return submitSendForm(stack, testDb.db, userId, sendModalValues({ users, design: 'CC-THANK-YOU', amount, message: 'Thanks for the launch', ...(schedule ? { schedule } : {}) }));
+}
+
+function wallTimeIn(zone: string, minutes: number) {
+  const at = new Date(Date.now() + minutes * 60_000);
+  return { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') };
+}
+
+/** A click on an old copy of a Home view (Slack sends the view as the client last rendered it). */
+async function clickOnOldView(userId: string, view: View, actionId: string, value: string) {
+  const old = structuredClone(view);
+  await postSignedPayload(stack.app.url, {
+    type: 'block_actions',
+    team: { id: 'T0KUDOS', domain: 'kudos-demo' },
+    user: { id: userId, username: userId.toLowerCase(), name: userId.toLowerCase(), team_id: 'T0KUDOS' },
+    api_app_id: 'A0KUDOS',
+    token: 'x',
+    trigger_id: '1.2.abc',
+    container: { type: 'view', view_id: old.id },
+    view: old,
+    actions: [{ type: 'button', action_id: actionId, block_id: 'old', value, action_ts: '1' }],
+  });
+}
+
+const row = async (id: string) => (await testDb.db.select().from(kudos).where(eq(kudos.id, id)))[0]!;
+
+describe('App Home by role', () => {
+  it('everyone: a Give kudos button, what they received and sent, and empty states; no approvals, balance or admin tools', async () => {
+    await start();
+    const sent = await send('U_MANAGER', ['U_EMP1'], '25');
+    await eventually(async () => (await row(sent.id)).status === 'placed');
+
+    const home = await openHome('U_EMP1', 'From <@U_MANAGER>');
+    const text = textOf(home);
+    expect(text).toContain('Give kudos');
+    expect(text).toContain('Kudos you received');
+    expect(text).toContain('$25 Thank You card');
+    expect(text).toContain('Thanks for the launch');
+    // Nothing sent yet: the empty state says what to do.
+    expect(text).toContain('None yet. Press *Give kudos* to thank someone.');
+    for (const hidden of ['approval_approve', 'Balance', 'Admin', 'home_open_settings', 'Waiting for your approval']) expect(text).not.toContain(hidden);
+
+    const sender = await openHome('U_MANAGER', 'Kudos you sent');
+    expect(textOf(sender)).toMatch(/To <@U_EMP1> · \$25 .*(Placed|Delivered)/);
+    expect(textOf(sender)).not.toContain('Balance');
+  });
+
+  it('Give kudos on Home opens the send modal', async () => {
+    await start();
+    const home = await openHome('U_EMP2');
+    await stack.sim.clickButton({ viewId: home.id }, 'home_open_send', 'U_EMP2');
+    await stack.sim.waitFor(() => stack.sim.openViews('U_EMP2').find((v) => v.callback_id === 'kudos_send'));
+  });
+
+  it('senders: Cancel on a scheduled send cancels the order at the API; a stale Cancel gets a clear answer', async () => {
+    await start({ KUDOS_NOTIFY_CHANNEL: '' });
+    const scheduled = await send('U_MANAGER', ['U_EMP1'], '20', wallTimeIn('America/New_York', 120));
+    const placed = await eventually(async () => {
+      const r = await row(scheduled.id);
+      return r.status === 'scheduled' && r.orderId ? r : undefined;
+    });
+    const home = structuredClone(await openHome('U_MANAGER', 'home_cancel'));
+    expect(textOf(home)).toContain('Your scheduled kudos');
+
+    await stack.sim.clickButton({ viewId: home.id }, 'home_cancel', 'U_MANAGER', placed.id);
+    const after = await homeShowing('U_MANAGER', 'Cancelled your kudos');
+    expect((await row(placed.id)).status).toBe('canceled');
+    const order = (await stack.app.rewards.orders.get(placed.orderId!)) as { status?: string };
+    expect(order.status).toBe('CANCELED');
+    expect(textOf(after)).not.toContain('home_cancel');
+
+    // The same button on an older copy of Home: nothing happens twice, and Home says why.
+    await clickOnOldView('U_MANAGER', home, 'home_cancel', placed.id);
+    await homeShowing('U_MANAGER', 'Already cancelled');
+  });
+
+  it('approvers: Approve on Home places the order once; a non-approver pressing Approve on an old Home changes nothing', async () => {
+    await start();
+    const request = await send('U_MANAGER', ['U_EMP1'], '150');
+    await eventually(async () => (await row(request.id)).status === 'awaiting_approval');
+
+    // Erin is not an approver: her Home never shows the request.
+    expect(textOf(await openHome('U_EMP2'))).not.toContain('approval_approve');
+
+    const home = structuredClone(await openHome('U_APPROVER', 'approval_approve'));
+    expect(textOf(home)).toContain('Waiting for your approval');
+    expect(textOf(home)).toContain('$150 (total $150)');
+
+    // Erin presses Approve on an old Home view that showed it (say, from before she stopped approving).
+    await clickOnOldView('U_EMP2', home, 'approval_approve', request.id);
+    await homeShowing('U_EMP2', 'Only approvers can approve');
+    expect((await row(request.id)).status).toBe('awaiting_approval');
+
+    await stack.sim.clickButton({ viewId: home.id }, 'approval_approve', 'U_APPROVER', request.id);
+    const after = await homeShowing('U_APPROVER', 'Approved');
+    expect(textOf(after)).not.toContain('approval_approve');
+    const placed = await eventually(async () => {
+      const r = await row(request.id);
+      return r.status === 'placed' && r.orderId ? r : undefined;
+    });
+    const orders = await stack.app.rewards.orders.list({ clientOrderId: placed.idempotencyKey });
+    expect(orders.data).toHaveLength(1);
+
+    // Pressing Approve again on the old view: already decided, and no second order.
+    await clickOnOldView('U_APPROVER', home, 'approval_approve', request.id);
+    await homeShowing('U_APPROVER', 'already approved');
+    expect((await stack.app.rewards.orders.list({ clientOrderId: placed.idempotencyKey })).data).toHaveLength(1);
+  });
+
+  it('admins: balance, this month’s spend, Settings and the audit export; others never see them', async () => {
+    await start();
+    const sent = await send('U_MANAGER', ['U_EMP1'], '40');
+    await eventually(async () => (await row(sent.id)).status === 'placed');
+    const home = await openHome('U_ADMIN', 'Balance');
+    const text = textOf(home);
+    expect(text).toMatch(/\*Balance:\* \$[\d,.]+ available/);
+    expect(text).toContain('*This month:* $40 in 1 send');
+    expect(text).toContain('approval above $100');
+    expect(text).toContain('home_open_settings');
+    expect(text).toContain('/kudos audit csv');
+    expect(text).toContain('All good: no warnings');
+
+    await stack.sim.clickButton({ viewId: home.id }, 'home_open_settings', 'U_ADMIN');
+    await stack.sim.waitFor(() => stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings'));
+  });
+});
+
+describe('App Home with large data', () => {
+  it('stays under 100 blocks with thousands of kudos, and pages through them', async () => {
+    await start({ KUDOS_APPROVERS: 'U_APPROVER,U_ADMIN' });
+    const base = (i: number): NewKudosRow => ({
+      teamId: 'T0KUDOS',
+      senderUserId: 'U_ADMIN',
+      senderName: 'Ada',
+      recipients: [{ slackUserId: 'U_EMP1', recipientId: null, email: 'eli@example.com', name: 'Eli' }],
+      recipientCount: 1,
+      productId: 'CC-THANK-YOU',
+      designName: 'Thank You',
+      amountCents: 500,
+      totalCents: 500,
+      message: `note ${i} `.repeat(30),
+      status: 'placed',
+      orderStatus: 'COMPLETE',
+      notifiedAt: new Date(),
+      createdAt: new Date(Date.now() - i * 60_000),
+    });
+    const rows: NewKudosRow[] = [];
+    for (let i = 0; i < 1200; i++) rows.push(base(i));
+    for (let i = 0; i < 1200; i++) rows.push({ ...base(i), senderUserId: 'U_MANAGER', recipients: [{ slackUserId: 'U_ADMIN', recipientId: null, email: 'ada@example.com', name: 'Ada' }] });
+    for (let i = 0; i < 300; i++) rows.push({ ...base(i), status: 'scheduled', orderId: `ord-${i}`, scheduledAt: new Date(Date.now() + (60 + i) * 60_000), scheduleTimezone: 'UTC' });
+    for (let i = 0; i < 300; i++) rows.push({ ...base(i), senderUserId: 'U_EMP2', status: 'awaiting_approval', orderStatus: null, totalCents: 50_000 });
+    for (let i = 0; i < rows.length; i += 500) await testDb.db.insert(kudos).values(rows.slice(i, i + 500));
+
+    const home = await openHome('U_ADMIN', 'Older');
+    expect(home.blocks.length).toBeLessThanOrEqual(100);
+    const text = textOf(home);
+    expect(text).toContain('Showing 1–5 of 1500'); // sent: 1200 placed + 300 scheduled
+    expect(text).toContain('Showing 1–5 of 1200'); // received
+    expect(text).toContain('Showing 1–5 of 300'); // scheduled, and approvals
+    expect(text).toContain('home_page_received_older');
+
+    await stack.sim.clickButton({ viewId: home.id }, 'home_page_received_older', 'U_ADMIN');
+    const second = await homeShowing('U_ADMIN', 'Showing 6–10 of 1200');
+    expect(second.blocks.length).toBeLessThanOrEqual(100);
+    expect(textOf(second)).toContain('home_page_received_newer');
+  });
+});
+
+describe('App Home stays current', () => {
+  it('is re-published when a webhook completes the order, without being opened again', async () => {
+    await start();
+    expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
+    const sent = await send('U_MANAGER', ['U_EMP1'], '25');
+    await eventually(async () => (await row(sent.id)).status === 'placed');
+    const home = await openHome('U_EMP1', 'Card on its way');
+    const published = stack.sim.calls.filter((c) => c.method === 'views.publish').length;
+
+    await emulator.advance(5); // the order completes; its webhook (and the completion check) tell the app
+    const updated = await homeShowing('U_EMP1', 'Card delivered');
+    expect(updated.id).toBe(home.id);
+    expect(stack.sim.calls.filter((c) => c.method === 'views.publish').length).toBeGreaterThan(published);
+    // Nobody who never opened Home is published to.
+    expect(stack.sim.homeView('U_EMP2')).toBeUndefined();
+  });
+});
