@@ -12,6 +12,7 @@ import { buildApprovalMessage, buildDecisionNotice, buildReopenedNotice, buildWa
 import type { SlackMessageContent } from '../slack/blocks/messages.js';
 import type { SlackGateway } from '../slack/gateway.js';
 import { recordOrderEvents } from './audit.js';
+import { promoteFoundOrder } from './kudos-store.js';
 import { postOnce } from './notifications.js';
 import { mentionUser } from './escape.js';
 import { approvalPolicy } from './approvals-policy.js';
@@ -205,8 +206,11 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   async function reopen(failed: ApprovalCase, now: Date): Promise<boolean> {
     // Only when the refused key really produced no order (a timed-out earlier try could have).
     const existing = await deps.rewards.orders.list({ clientOrderId: failed.kudos.idempotencyKey });
-    if (existing.data.length > 0) {
-      log.warn('not re-opening: an order exists for the failed key', { kudosId: failed.kudos.id });
+    const found = existing.data[0];
+    if (found) {
+      // The send went out after all: recorded as placed (the worker tells the sender), never re-opened.
+      log.warn('not re-opening: an order exists for the failed key; recorded as placed', { kudosId: failed.kudos.id, orderId: found.orderId });
+      if (await promoteFoundOrder(deps.db, failed.kudos.id, found.orderId)) deps.wakeWorker();
       return false;
     }
     const settings = await deps.settings.get({ teamId: failed.kudos.teamId });

@@ -10,7 +10,26 @@ import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schem
  * Rows the worker has to do something with: place the order, or tell the sender the outcome. Written
  * with literals, exactly as the partial index kudos_work_idx, so that the planner uses the index.
  */
-const needsWork = sql`(${kudos.status} = 'pending' or (${kudos.status} in ('placed', 'scheduled', 'failed') and ${kudos.notifiedAt} is null))`;
+const needsWork = sql`(${kudos.status} in ('pending', 'unknown') or (${kudos.status} in ('placed', 'scheduled', 'failed') and ${kudos.notifiedAt} is null))`;
+
+/**
+ * What a worker holds after claiming a row: its id and the attempt it claimed (attempts grows by one
+ * per claim of a pending row). Every write after the claim is fenced on both plus the expected status,
+ * so a worker whose lease ran out (and whose row someone else re-claimed) changes nothing.
+ */
+export interface ClaimFence {
+  workerId: string;
+  attempts: number;
+  status: 'pending' | 'unknown';
+}
+
+function fenced(id: string, fence: ClaimFence) {
+  return and(eq(kudos.id, id), eq(kudos.claimedBy, fence.workerId), eq(kudos.attempts, fence.attempts), eq(kudos.status, fence.status));
+}
+
+export function fenceOf(row: KudosRow, workerId: string): ClaimFence {
+  return { workerId, attempts: row.attempts, status: row.status === 'unknown' ? 'unknown' : 'pending' };
+}
 
 /**
  * Claims up to `limit` rows that need work, for `leaseMs`, oldest due first, in one statement
@@ -75,8 +94,12 @@ export interface PlacedOrder {
   costCurrency: string;
 }
 
-/** The order is placed: recorded with the recipients as mapped (the lease stays until the sender is told). */
-export async function markPlaced(db: Database, id: string, order: PlacedOrder): Promise<KudosRow> {
+/**
+ * The order is placed: recorded with the recipients as mapped (the lease stays until the sender is
+ * told). Undefined when the claim was lost meanwhile (someone else holds the row now).
+ */
+export async function markPlaced(db: Database, id: string, fence: ClaimFence, order: PlacedOrder): Promise<KudosRow | undefined> {
+  // Prepared: this runs once per kudos placed (src/db/prepared.ts).
   const statement = prepared(db, 'kudos.markPlaced', (d) =>
     d
       .update(kudos)
@@ -90,14 +113,37 @@ export async function markPlaced(db: Database, id: string, order: PlacedOrder): 
         placedAt: sql`now()`,
         errorCode: null,
         errorMessage: null,
+        nextAttemptAt: sql`now()`,
         updatedAt: sql`now()`,
       })
-      .where(eq(kudos.id, sql.placeholder('id')))
+      .where(
+        and(
+          eq(kudos.id, sql.placeholder('id')),
+          eq(kudos.claimedBy, sql.placeholder('workerId')),
+          eq(kudos.attempts, sql`${sql.placeholder('attempts')}::integer`),
+          eq(kudos.status, sql.placeholder('fenceStatus')),
+        ),
+      )
       .returning()
       .prepare('kudos_mark_placed'),
   );
-  const [row] = await statement.execute({ id, ...order, recipients: JSON.stringify(order.recipients) });
-  if (!row) throw new Error(`kudos ${id} not found`);
+  const [row] = await statement.execute({ id, ...order, recipients: JSON.stringify(order.recipients), workerId: fence.workerId, attempts: fence.attempts, fenceStatus: fence.status });
+  return row;
+}
+
+/** Keeps a claim alive while its call is in flight; false when it was lost (re-claimed, or the row moved on). */
+export async function renewClaim(db: Database, id: string, fence: ClaimFence, leaseMs: number): Promise<boolean> {
+  const renewed = await db
+    .update(kudos)
+    .set({ claimedUntil: sql`now() + ${`${Math.ceil(leaseMs / 1000)} seconds`}::interval` })
+    .where(and(fenced(id, fence), gt(kudos.claimedUntil, sql`now()`)))
+    .returning({ id: kudos.id });
+  return renewed.length === 1;
+}
+
+/** A fenced write of the outcome of a claimed row (failed, outcome unknown); undefined when the claim was lost. */
+export async function updateClaimed(db: Database, id: string, fence: ClaimFence, set: Partial<NewKudosRow>): Promise<KudosRow | undefined> {
+  const [row] = await db.update(kudos).set({ ...set, updatedAt: sql`now()` }).where(fenced(id, fence)).returning();
   return row;
 }
 
@@ -115,11 +161,22 @@ export async function updateKudos(db: Database, id: string, set: Partial<NewKudo
   return row;
 }
 
-/** A transient failure: try again after `delayMs` (database clock, like the claim), lease released. */
-export async function scheduleRetry(db: Database, id: string, delayMs: number, error: { code: string; message: string }): Promise<KudosRow> {
+/**
+ * A transient failure or an outcome still unknown: try again after `delayMs` (database clock, like the
+ * claim), lease released. Undefined when the claim was lost meanwhile.
+ */
+export async function scheduleRetry(
+  db: Database,
+  id: string,
+  fence: ClaimFence,
+  delayMs: number,
+  error: { code: string; message: string },
+  status: 'pending' | 'unknown' = 'pending',
+): Promise<KudosRow | undefined> {
   const [row] = await db
     .update(kudos)
     .set({
+      status,
       errorCode: error.code,
       errorMessage: error.message,
       nextAttemptAt: sql`now() + ${`${Math.max(0, Math.round(delayMs))} milliseconds`}::interval`,
@@ -127,9 +184,8 @@ export async function scheduleRetry(db: Database, id: string, delayMs: number, e
       claimedBy: null,
       updatedAt: sql`now()`,
     })
-    .where(eq(kudos.id, id))
+    .where(fenced(id, fence))
     .returning();
-  if (!row) throw new Error(`kudos ${id} not found`);
   return row;
 }
 
@@ -217,4 +273,30 @@ export async function markCanceled(db: Database, row: KudosRow, actorUserId: str
     });
     return updated ?? row;
   });
+}
+
+/**
+ * An order was found for a kudos recorded as failed or unknown (the order.created webhook of an order
+ * whose answer was lost): it is placed after all. The row goes back to the worker to tell the sender
+ * (notified_at cleared, claim dropped: a worker still looking it up is fenced out). Undefined when the
+ * row was in another state.
+ */
+export async function promoteFoundOrder(db: Database, id: string, orderId: string): Promise<KudosRow | undefined> {
+  const [row] = await db
+    .update(kudos)
+    .set({
+      status: sql`case when ${kudos.scheduledAt} is null then 'placed' else 'scheduled' end`,
+      orderId,
+      placedAt: sql`coalesce(${kudos.placedAt}, now())`,
+      errorCode: null,
+      errorMessage: null,
+      notifiedAt: null,
+      claimedBy: null,
+      claimedUntil: null,
+      nextAttemptAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(kudos.id, id), inArray(kudos.status, ['failed', 'unknown'])))
+    .returning();
+  return row;
 }

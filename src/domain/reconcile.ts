@@ -17,7 +17,10 @@ import { handleOrderCanceled, handleOrderComplete } from './reconcile-completion
 /** Delays after the 1st, 2nd, ... check that found the order unfinished; the last one repeats. */
 export const DEFAULT_CHECK_DELAYS_MS = [5_000, 15_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 60 * 60_000];
 export const MAX_CHECK_DELAY_MS = 60 * 60_000;
-/** An order still unfinished this long after its check was created is given up (and logged). */
+/**
+ * An order still unfinished this long after its check started watching it (the later of the check's
+ * creation and the order's send time: check.watchFrom) is given up (and logged).
+ */
 export const GIVE_UP_AFTER_MS = 7 * 24 * 3600_000;
 /** A check stuck on NOT_FOUND this many times is given up (an order of another environment). */
 const MAX_NOT_FOUND = 5;
@@ -74,6 +77,7 @@ export async function scheduleOrderCheck(db: Database, check: ScheduleCheck): Pr
         kudosId: sql`${sql.placeholder('kudosId')}::uuid`,
         rewardLinkRequestId: sql`${sql.placeholder('rewardLinkRequestId')}::uuid`,
         nextCheckAt: sql`${sql.placeholder('nextCheckAt')}::timestamptz`,
+        watchFrom: sql`${sql.placeholder('watchFrom')}::timestamptz`,
       })
       .onConflictDoUpdate({
         target: orderChecks.orderId,
@@ -83,6 +87,7 @@ export async function scheduleOrderCheck(db: Database, check: ScheduleCheck): Pr
           teamId: sql`coalesce(${orderChecks.teamId}, excluded.team_id)`,
           enterpriseId: sql`coalesce(${orderChecks.enterpriseId}, excluded.enterprise_id)`,
           source: sql`case when ${orderChecks.source} = 'webhook' then excluded.source else ${orderChecks.source} end`,
+          watchFrom: sql`greatest(${orderChecks.watchFrom}, excluded.watch_from)`,
           updatedAt: sql`now()`,
         },
       })
@@ -96,6 +101,7 @@ export async function scheduleOrderCheck(db: Database, check: ScheduleCheck): Pr
     kudosId: check.kudosId ?? null,
     rewardLinkRequestId: check.rewardLinkRequestId ?? null,
     nextCheckAt: firstAt.toISOString(),
+    watchFrom: new Date(Math.max(Date.now(), check.notBefore?.getTime() ?? 0)).toISOString(),
   });
 }
 
@@ -114,16 +120,18 @@ export function scheduleKudosCheck(db: Database, row: KudosRow, firstDelayMs: nu
 }
 
 /**
- * Safety net for a crash between placing an order and scheduling its check: every kudos placed in
- * the last 7 days with an order and no check gets one.
+ * Safety net for a crash between placing an order and scheduling its check: every kudos with an order
+ * and no check, placed or due to go out in the last 7 days (or later), gets one.
  */
 export async function scheduleMissingKudosChecks(db: Database, firstDelayMs: number): Promise<number> {
   const result = await db.execute(sql`
-    insert into order_checks (order_id, team_id, enterprise_id, kudos_id, source, next_check_at)
+    insert into order_checks (order_id, team_id, enterprise_id, kudos_id, source, next_check_at, watch_from)
     select k.order_id, k.team_id, k.enterprise_id, k.id, 'kudos',
-           greatest(now(), coalesce(k.scheduled_at, now())) + ${`${Math.ceil(firstDelayMs)} milliseconds`}::interval
+           greatest(now(), coalesce(k.scheduled_at, now())) + ${`${Math.ceil(firstDelayMs)} milliseconds`}::interval,
+           greatest(now(), coalesce(k.scheduled_at, now()))
     from kudos k
-    where k.order_id is not null and k.status in ('placed', 'scheduled') and k.placed_at > now() - interval '7 days'
+    where k.order_id is not null and k.status in ('placed', 'scheduled')
+      and greatest(k.placed_at, coalesce(k.scheduled_at, k.placed_at)) > now() - interval '7 days'
       and not exists (select 1 from order_checks c where c.order_id = k.order_id)
     on conflict do nothing
     returning order_id`);
@@ -165,7 +173,7 @@ async function finishCheck(db: Database, orderId: string, set: { lastStatus?: st
     .where(eq(orderChecks.orderId, orderId));
 }
 
-async function rescheduleCheck(db: Database, orderId: string, at: Date, set: { lastStatus?: string; error?: string | null }): Promise<void> {
+async function rescheduleCheck(db: Database, orderId: string, at: Date, set: { lastStatus?: string; error?: string | null; watchFrom?: Date }): Promise<void> {
   await db
     .update(orderChecks)
     .set({ nextCheckAt: at, claimedUntil: null, claimedBy: null, updatedAt: sql`now()`, ...set })
@@ -180,9 +188,9 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
   const delays = opts.delaysMs ?? DEFAULT_CHECK_DELAYS_MS;
   const later = (ms: number) => new Date(Date.now() + ms);
 
-  if (Date.now() - check.createdAt.getTime() > GIVE_UP_AFTER_MS) {
-    log.warn('order never finished; giving up its completion check', { lastStatus: check.lastStatus });
-    await finishCheck(deps.db, check.orderId, { error: 'gave up: not finished after 7 days' });
+  if (Date.now() - check.watchFrom.getTime() > GIVE_UP_AFTER_MS) {
+    log.warn('order never finished; giving up its completion check', { lastStatus: check.lastStatus, watchFrom: check.watchFrom });
+    await finishCheck(deps.db, check.orderId, { error: 'gave up: not finished 7 days after it was due' });
     return 'given_up';
   }
 
@@ -228,7 +236,9 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
   let next = later(nextCheckDelayMs(check.attempts, delays));
   const sendAt = scheduledSendAt(order);
   if (sendAt && sendAt.getTime() > next.getTime()) next = new Date(sendAt.getTime() + (delays[0] ?? DEFAULT_CHECK_DELAYS_MS[0]!));
-  await rescheduleCheck(deps.db, check.orderId, next, { lastStatus: order.status, error: null });
+  // The API knows the send time even of an order we did not book (placed outside Slack): the give-up clock starts there.
+  const watchFrom = sendAt && sendAt.getTime() > check.watchFrom.getTime() ? sendAt : undefined;
+  await rescheduleCheck(deps.db, check.orderId, next, { lastStatus: order.status, error: null, ...(watchFrom ? { watchFrom } : {}) });
   return 'pending';
 }
 

@@ -1,6 +1,6 @@
 // Turns a Rewards API failure into what the app does next (retry or give up) and a short,
 // specific sentence for the Slack user. Never a stack trace.
-import { isRewardsError, RewardsApiError } from '../rewards/index.js';
+import { isRewardsError, RewardsApiError, RewardsConnectionError, RewardsRequestValidationError } from '../rewards/index.js';
 
 export interface FailureVerdict {
   /** Permanent: retrying with the same request cannot succeed. */
@@ -43,4 +43,16 @@ export function describeForUser(error: unknown, doing: string): string {
     return `Could not ${doing}: ${verdict.userMessage}`;
   }
   return `Could not ${doing}: something went wrong on our side. Try again in a moment.`;
+}
+
+/**
+ * Could the failed order call have created the order anyway? A refusal (4xx other than a duplicate
+ * key) is an answer: nothing was applied. A lost answer, a timeout, a 5xx after the POST, or a
+ * duplicate key whose order could not be found are not: the order may exist and must be looked up.
+ */
+export function mayHaveReachedApi(error: unknown): boolean {
+  if (error instanceof RewardsConnectionError && error.notSent) return false;
+  if (error instanceof RewardsRequestValidationError) return false;
+  if (error instanceof RewardsApiError) return error.status >= 500 || error.status === 409 || error.status === 408;
+  return true;
 }

@@ -15,11 +15,11 @@ import type { KudosRow } from '../db/schema/index.js';
 import { toCents, type RewardsClient } from '../rewards/index.js';
 import { buildAnnouncement, buildConfirmation, buildFailure } from '../slack/blocks/messages.js';
 import type { SlackGateway } from '../slack/gateway.js';
-import { claimBatch, claimPending, markNotified, markPlaced, releaseClaim, scheduleRetry, updateKudos } from './kudos-store.js';
-import { centsToDecimal } from './money.js';
+import { claimBatch, claimPending, fenceOf, markNotified, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
+import { centsToDecimal, formatUsd } from './money.js';
 import { postAllOnce, resumeStalledNotices } from './notifications.js';
 import { ensureRecipientMapping } from './recipients.js';
-import { classifyRewardsFailure } from './rewards-errors.js';
+import { classifyRewardsFailure, mayHaveReachedApi } from './rewards-errors.js';
 
 export interface WorkerDeps {
   db: Database;
@@ -71,6 +71,13 @@ export interface KudosWorker {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** Plain text (the slack layer renders notices): the order may exist, so do not send again. */
+export function outcomeUnknownNotice(row: Pick<KudosRow, 'totalCents' | 'recipientCount'>): { text: string } {
+  return {
+    text: `Your kudos (${formatUsd(row.totalCents)} to ${row.recipientCount === 1 ? '1 person' : `${row.recipientCount} people`}) may or may not have gone out: the Rewards API did not answer in time. Kudos keeps checking and will tell you the outcome here. Please do not send it again meanwhile.`,
+  };
+}
+
 const defaultBackoff = (attempt: number) => Math.min(5 * 60_000, 1000 * 2 ** Math.max(0, attempt - 1));
 
 export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosWorker {
@@ -93,6 +100,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   let poller: Promise<void> | undefined;
   const placing = new Set<Promise<void>>();
   const inProgress = new Map<string, AbortController>();
+  const lostClaims = new WeakSet<AbortSignal>();
   const notifyQueue: KudosRow[] = [];
   const notifying = new Set<Promise<void>>();
   let lastNoticeSweep = 0;
@@ -132,7 +140,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         if (running) log.error('claiming work failed', { error });
       }
       for (const row of rows) {
-        if (row.status === 'pending') startPlacing(row);
+        if (row.status === 'pending' || row.status === 'unknown') startPlacing(row);
         else enqueueNotify(row); // placed or failed earlier, the sender not told yet (a crash, a restart)
       }
       if (Date.now() - lastNoticeSweep >= noticeSweepMs) {
@@ -145,23 +153,58 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   }
 
   function startPlacing(row: KudosRow): void {
-    if (row.attempts === 1 && deps.onPickup) {
+    if (row.status === 'pending' && row.attempts === 1 && deps.onPickup) {
       const due = Math.max(row.createdAt.getTime(), row.nextAttemptAt.getTime());
       deps.onPickup((Date.now() - due) / 1000);
     }
     const controller = new AbortController();
     inProgress.set(row.id, controller);
-    const task = place(row, controller.signal, log.child({ kudosId: row.id }))
+    const fence = fenceOf(row, id);
+    const kudosLog = log.child({ kudosId: row.id });
+    const stopRenewing = keepClaim(row.id, fence, controller, kudosLog);
+    const work = row.status === 'unknown' ? resolveUnknown(row, fence, controller.signal, kudosLog) : place(row, fence, controller.signal, kudosLog);
+    const task = work
       .then((placed) => {
-        if (placed.status !== 'pending') enqueueNotify(placed); // pending: retried later
+        // pending: retried later; undefined: the claim was lost, whoever holds the row now tells.
+        if (placed && placed.status !== 'pending') enqueueNotify(placed);
       })
       .catch((error: unknown) => log.error('placing kudos failed', { kudosId: row.id, error }))
       .finally(() => {
+        stopRenewing();
         inProgress.delete(row.id);
         placing.delete(task);
         wake();
       });
     placing.add(task);
+  }
+
+  /**
+   * Renews the lease while the order call is in flight (a call with retries and rate-limit waits can
+   * outlast any fixed lease). When the lease is lost (renewal finds the row re-claimed, or the database
+   * was unreachable until the lease ran out) the call is aborted: nothing this task does afterwards is
+   * written, and the row's new holder resumes it with the same key.
+   */
+  function keepClaim(kudosId: string, fence: ClaimFence, controller: AbortController, kudosLog: Logger): () => void {
+    let heldUntil = Date.now() + leaseMs;
+    const timer = setInterval(() => {
+      const asked = Date.now();
+      renewClaim(deps.db, kudosId, fence, leaseMs)
+        .then((held) => {
+          if (held) heldUntil = asked + leaseMs;
+          else lose('the row was claimed by someone else');
+        })
+        .catch((error: unknown) => {
+          if (Date.now() >= heldUntil) lose('the lease ran out while the database was unreachable');
+          else kudosLog.warn('renewing the lease failed; will try again', { error });
+        });
+    }, Math.max(50, Math.floor(leaseMs / 3)));
+    function lose(why: string): void {
+      if (controller.signal.aborted) return;
+      kudosLog.warn(`lease lost (${why}); aborting the call, the row will be resumed with the same key`);
+      lostClaims.add(controller.signal);
+      controller.abort();
+    }
+    return () => clearInterval(timer);
   }
 
   function enqueueNotify(row: KudosRow): void {
@@ -183,7 +226,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     }
   }
 
-  async function place(row: KudosRow, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow> {
+  async function place(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
     kudosLog.debug('placing order', { attempt: row.attempts, recipients: row.recipientCount, totalCents: row.totalCents, scheduled: Boolean(row.scheduledAt) });
     try {
       // Stored with the order below: a resumed row finds the same mappings (stored by Slack user).
@@ -210,38 +253,81 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         },
         { idempotencyKey: row.idempotencyKey, signal },
       );
-      const cost = order.totalCost;
-      const placed = await markPlaced(deps.db, row.id, {
-        recipients,
-        status: row.scheduledAt ? 'scheduled' : 'placed',
-        orderId: order.orderId,
-        orderStatus: order.status,
-        costCents: cost ? toCents(cost.amount, { rounding: 'half-up' }) : row.totalCents,
-        costCurrency: cost?.currency ?? row.currency,
-      });
+      if (signal.aborted) return interrupted(row, signal, kudosLog);
       kudosLog.info('order placed', { orderId: order.orderId, orderStatus: order.status, recovered, attempt: row.attempts, totalCents: row.totalCents });
-      await deps.onOrderPlaced?.(placed).catch((error: unknown) => kudosLog.warn('scheduling the completion check failed', { error }));
-      return placed;
+      return recordPlaced(row, fence, order, kudosLog);
     } catch (error) {
-      if (signal.aborted) {
-        kudosLog.warn('placing interrupted by shutdown; the row will be resumed with the same key');
-        await releaseClaim(deps.db, row.id, id);
-        return { ...row, status: 'pending' };
-      }
+      if (signal.aborted) return interrupted(row, signal, kudosLog);
       const verdict = classifyRewardsFailure(error);
-      if (verdict.permanent || row.attempts >= maxAttempts) {
-        kudosLog.warn('order failed', { code: verdict.code, attempts: row.attempts, error });
-        return updateKudos(deps.db, row.id, {
-          status: 'failed',
-          errorCode: verdict.code,
-          errorMessage: verdict.permanent ? verdict.userMessage : 'the Rewards API did not accept it after several tries.',
-          // The lease stays until the sender is told (markNotified), so that no one else tells them too.
-        });
+      if (!verdict.permanent && row.attempts < maxAttempts) {
+        const delay = backoffMs(row.attempts);
+        kudosLog.warn('order attempt failed; will retry with the same key', { code: verdict.code, attempts: row.attempts, retryInMs: delay, error });
+        return fencedOut(await scheduleRetry(deps.db, row.id, fence, delay, { code: verdict.code, message: verdict.userMessage }), kudosLog);
       }
-      const delay = backoffMs(row.attempts);
-      kudosLog.warn('order attempt failed; will retry', { code: verdict.code, attempts: row.attempts, retryInMs: delay, error });
-      return scheduleRetry(deps.db, row.id, delay, { code: verdict.code, message: verdict.userMessage });
+      // Never called failed while the order may exist: look it up by its key first.
+      if (mayHaveReachedApi(error)) return resolveUnknown(row, fence, signal, kudosLog);
+      kudosLog.warn('order failed', { code: verdict.code, attempts: row.attempts, error });
+      return fail(row, fence, verdict.code, verdict.permanent ? verdict.userMessage : 'the Rewards API did not accept it after several tries.', kudosLog);
     }
+  }
+
+  /**
+   * The last attempt's answer was lost (or the row is `unknown` from an earlier pass): the order is
+   * looked up by its clientOrderId. Found: placed. Certainly absent: failed (the sender may send
+   * again). The lookup itself failing: `unknown`, visible to the sender, looked up again later.
+   */
+  async function resolveUnknown(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
+    let order;
+    try {
+      order = await deps.rewards.orders.findByClientOrderId(row.idempotencyKey, { signal });
+    } catch (error) {
+      if (signal.aborted) return interrupted(row, signal, kudosLog);
+      const delay = backoffMs(maxAttempts);
+      kudosLog.warn('order outcome unknown; will look it up again', { retryInMs: delay, error });
+      return fencedOut(
+        await scheduleRetry(deps.db, row.id, fence, delay, { code: 'OUTCOME_UNKNOWN', message: 'the Rewards API did not say whether the order was created; Kudos keeps checking.' }, 'unknown'),
+        kudosLog,
+      );
+    }
+    if (signal.aborted) return interrupted(row, signal, kudosLog);
+    if (order) {
+      kudosLog.info('order found by its key after an unknown outcome', { orderId: order.orderId, orderStatus: order.status });
+      return recordPlaced({ ...row, recipients: row.status === 'unknown' ? row.recipients : await mapRecipients(row) }, fence, order, kudosLog);
+    }
+    kudosLog.warn('no order was created with this key; the send failed', { attempts: row.attempts });
+    return fail(row, fence, row.errorCode ?? 'NOT_CREATED', 'the Rewards API did not accept it after several tries.', kudosLog);
+  }
+
+  async function recordPlaced(row: KudosRow, fence: ClaimFence, order: { orderId: string; status: string; totalCost?: { amount: string; currency: string } | undefined }, kudosLog: Logger): Promise<KudosRow | undefined> {
+    const cost = order.totalCost;
+    const placed = await markPlaced(deps.db, row.id, fence, {
+      recipients: row.recipients,
+      status: row.scheduledAt ? 'scheduled' : 'placed',
+      orderId: order.orderId,
+      orderStatus: order.status,
+      costCents: cost ? toCents(cost.amount, { rounding: 'half-up' }) : row.totalCents,
+      costCurrency: cost?.currency ?? row.currency,
+    });
+    if (!placed) return fencedOut(undefined, kudosLog);
+    await deps.onOrderPlaced?.(placed).catch((error: unknown) => kudosLog.warn('scheduling the completion check failed', { error }));
+    return placed;
+  }
+
+  async function fail(row: KudosRow, fence: ClaimFence, code: string, message: string, kudosLog: Logger): Promise<KudosRow | undefined> {
+    // The lease stays until the sender is told (markNotified), so that no one else tells them too.
+    return fencedOut(await updateClaimed(deps.db, row.id, fence, { status: 'failed', errorCode: code, errorMessage: message }), kudosLog);
+  }
+
+  function fencedOut(row: KudosRow | undefined, kudosLog: Logger): KudosRow | undefined {
+    if (!row) kudosLog.warn('the claim was lost before the outcome was written; the row\'s new holder finishes it');
+    return row;
+  }
+
+  async function interrupted(row: KudosRow, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
+    if (lostClaims.has(signal)) return undefined; // someone else holds the row: nothing to write
+    kudosLog.warn('placing interrupted by shutdown; the row will be resumed with the same key');
+    await releaseClaim(deps.db, row.id, id);
+    return { ...row, status: 'pending' };
   }
 
   /**
@@ -271,6 +357,11 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     // half-way (the row is resumed after its lease and the outbox skips what was already posted).
     const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
     const notices: Parameters<typeof postAllOnce>[1] = [];
+    if (row.status === 'unknown') {
+      // Said once; the row stays in the queue (looked up again) and its outcome is told when known.
+      await postAllOnce(deps, [{ key: { kind: 'kudos.unknown', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: outcomeUnknownNotice(row) } }]);
+      return;
+    }
     if (row.status === 'failed') {
       const toldElsewhere = await (deps.onOrderFailed?.(row) ?? Promise.resolve(false)).catch((error: unknown) => {
         kudosLog.error('handling the refused order failed', { error });

@@ -11,7 +11,7 @@ import type { Database } from '../db/client.js';
 import { kudos, rewardLinkRequests, type KudosRow, type RewardLinkRequestRow } from '../db/schema/index.js';
 import { postOnce } from '../domain/notifications.js';
 import { scheduleOrderCheck } from '../domain/reconcile.js';
-import { updateKudos } from '../domain/kudos-store.js';
+import { promoteFoundOrder, updateKudos } from '../domain/kudos-store.js';
 import { isRewardsError, orderCreatedDataSchema } from '../rewards/index.js';
 import { buildExternalOrderNotice } from '../slack/blocks/notification-messages.js';
 import type { EventProcessor } from './processor.js';
@@ -46,6 +46,8 @@ export const orderCreatedProcessor: EventProcessor = {
     }
 
     if (row) {
+      // An order whose answer was lost: the kudos said failed or unknown, but it was created. Placed.
+      if (row.status === 'failed' || row.status === 'unknown') row = (await promoteFoundOrder(ctx.db, row.id, orderId)) ?? row;
       if (!row.orderId) row = await updateKudos(ctx.db, row.id, { orderId });
       await scheduleOrderCheck(ctx.db, {
         orderId,

@@ -8,12 +8,14 @@ import { workspaceColumns } from './workspace.js';
  * Life of a send:
  * - `pending`: recorded, waiting for the worker to place the order (also while being placed: see claimed_until);
  * - `placed`: an immediate order was created; `scheduled`: a scheduled order was created (the API holds it);
- * - `failed`: the API refused it permanently (error_code / error_message say why);
+ * - `failed`: the API refused it permanently, or it certainly was not created (error_code / error_message say why);
+ * - `unknown`: the last attempt's answer was lost and the order could not be looked up yet: it may
+ *   exist. Never reported as failed; the worker looks it up by its key until it knows;
  * - `canceled`: a scheduled send cancelled from Slack (canceled_by / canceled_at).
  * Before `pending`, a send that needs approval (src/domain/approvals.ts) is `awaiting_approval`, then
  * `pending` once approved, or `rejected` / `expired`.
  */
-export const KUDOS_STATUSES = ['awaiting_approval', 'rejected', 'expired', 'pending', 'placed', 'scheduled', 'failed', 'canceled'] as const;
+export const KUDOS_STATUSES = ['awaiting_approval', 'rejected', 'expired', 'pending', 'unknown', 'placed', 'scheduled', 'failed', 'canceled'] as const;
 export type KudosStatus = (typeof KUDOS_STATUSES)[number] | (string & {});
 
 /** One recipient as resolved when the send was submitted. */
@@ -64,7 +66,10 @@ export const kudos = pgTable(
     attempts: integer('attempts').notNull().default(0),
     /** Earliest time the worker may (re)try. */
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
-    /** Lease: a worker placing this row holds it until then; an expired lease is resumed by any worker. */
+    /**
+     * Lease: a worker placing this row holds it until then (renewed while its call is in flight); an
+     * expired lease is resumed by any worker. Writes after a claim are fenced on claimed_by, attempts and status.
+     */
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
     claimedBy: text('claimed_by'),
     orderId: text('order_id'),
@@ -90,7 +95,7 @@ export const kudos = pgTable(
     uniqueIndex('kudos_source_view_uq').on(t.teamId, t.sourceViewId),
     // The worker's queue: what still has to be placed or told (same predicate as kudos-store's needsWork,
     // written with literals so that PostgreSQL can match it under prepared statements).
-    index('kudos_work_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending' or (${t.status} in ('placed', 'scheduled', 'failed') and ${t.notifiedAt} is null)`),
+    index('kudos_work_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed') and ${t.notifiedAt} is null)`),
     index('kudos_team_sender_idx').on(t.teamId, t.senderUserId, t.status),
     index('kudos_order_idx').on(t.orderId),
   ],

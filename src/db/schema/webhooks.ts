@@ -64,6 +64,11 @@ export const orderChecks = pgTable(
     /** COMPLETE or CANCELED was seen and handled (or the order was given up: see error). */
     doneAt: timestamp('done_at', { withTimezone: true }),
     error: text('error'),
+    /**
+     * The give-up clock starts here: the later of the check's creation and the order's send time (a
+     * send scheduled a year ahead is watched for 7 days after it goes out, not after it was booked).
+     */
+    watchFrom: timestamp('watch_from', { withTimezone: true }).notNull().defaultNow(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

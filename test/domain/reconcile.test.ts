@@ -1,0 +1,65 @@
+// Give-up clocks start at the later of creation and the scheduled send time: a send booked more than
+// 7 days ahead is still watched when it goes out (announcement, "went out" DM).
+import { formatInTimeZone } from 'date-fns-tz';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { kudos, orderChecks } from '../../src/db/schema/index.js';
+import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { FAST_CHECKS } from '../webhooks/support.js';
+
+let testDb: TestDatabase;
+let emulator: TestEmulator;
+let stack: TestStack;
+
+beforeAll(async () => {
+  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+});
+afterAll(async () => {
+  await emulator?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+  stack = await startTestStack({ db: testDb.db, emulator, env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { webhooks: FAST_CHECKS } });
+});
+afterEach(async () => {
+  await stack?.close();
+});
+
+const DAY_S = 24 * 3600;
+
+describe('completion checks of sends scheduled far ahead', () => {
+  it('a send scheduled 8 days ahead is announced and confirmed when it goes out', async () => {
+    const at = new Date(Date.now() + 8 * DAY_S * 1000);
+    const zone = 'America/New_York'; // U_MANAGER's zone in the simulator
+    await stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
+    const view = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').at(-1));
+    await stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }),
+      'U_MANAGER',
+    );
+    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
+    await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === row.orderId));
+
+    // Eight days pass: the emulator's clock moves (the order goes out and completes); the app runs on
+    // real time, so its own timeline moves back instead (booked 8 days ago, due now).
+    await emulator.advance(8 * DAY_S + 120);
+    expect((await stack.app.rewards.orders.get(row.orderId!)).status).toBe('COMPLETE');
+    const shift = sql`interval '8 days'`;
+    await testDb.db.update(kudos).set({ createdAt: sql`${kudos.createdAt} - ${shift}`, placedAt: sql`${kudos.placedAt} - ${shift}`, scheduledAt: sql`${kudos.scheduledAt} - ${shift}` }).where(eq(kudos.id, row.id));
+    await testDb.db
+      .update(orderChecks)
+      .set({ createdAt: sql`${orderChecks.createdAt} - ${shift}`, watchFrom: sql`${orderChecks.watchFrom} - ${shift}`, nextCheckAt: sql`now()` })
+      .where(eq(orderChecks.orderId, row.orderId!));
+
+    const announcement = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.text.includes('Maya')), 15_000);
+    expect(announcement).toBeDefined();
+    const check = await eventually(async () => (await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!)))[0]?.doneAt && (await testDb.db.select().from(orderChecks))[0]);
+    expect(check.error).toBeNull();
+    expect(check.lastStatus).toBe('COMPLETE');
+    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos went out')));
+  });
+});

@@ -1,0 +1,172 @@
+// The worker's money guarantees at the edges of one order call: a worker that lost its lease writes
+// nothing, and an order whose answer was lost is looked up by its key before anyone calls it failed.
+// Through the real app, the emulator's fault injection and its lookup by clientOrderId.
+import { randomUUID } from 'node:crypto';
+import { eq, sql } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { kudos, type KudosRow, type NewKudosRow } from '../../src/db/schema/index.js';
+import { eventually, startTestStack, type TestStack } from '../support/app.js';
+import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+
+let testDb: TestDatabase;
+let emulator: TestEmulator;
+let stack: TestStack | undefined;
+
+beforeAll(async () => {
+  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+});
+afterAll(async () => {
+  await emulator?.close();
+  await testDb?.close();
+});
+beforeEach(async () => {
+  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+});
+afterEach(async () => {
+  await stack?.close();
+  stack = undefined;
+});
+
+const ORDER_POST = '^/api/v1/orders/choice-cards$';
+
+function pendingRow(overrides: Partial<NewKudosRow> = {}): NewKudosRow {
+  return {
+    teamId: 'T0KUDOS',
+    senderUserId: 'U_MANAGER',
+    senderName: 'Maya Manager',
+    recipients: [{ slackUserId: null, recipientId: null, email: `person-${randomUUID().slice(0, 8)}@example.com`, name: 'Someone' }],
+    recipientCount: 1,
+    productId: 'CC-THANK-YOU',
+    designName: 'Thank You',
+    amountCents: 1000,
+    totalCents: 1000,
+    status: 'pending',
+    ...overrides,
+  };
+}
+
+async function rowOf(id: string): Promise<KudosRow> {
+  const [row] = await testDb.db.select().from(kudos).where(eq(kudos.id, id));
+  return row!;
+}
+
+async function ordersFor(key: string) {
+  return stack!.app.rewards.orders.list({ clientOrderId: key }).all();
+}
+
+/** What the sender was told: "on its way" confirmations and "could not be sent" failures. */
+function senderOutcomes() {
+  const texts = stack!.sim.messages('U_MANAGER').map((m) => m.text);
+  return { confirmed: texts.filter((t) => t.startsWith('Your kudos') && t.includes('Order ')).length, failed: texts.filter((t) => t.includes('could not be sent')).length, texts };
+}
+
+describe('a worker whose lease ran out', () => {
+  it('keeps its lease while a slow order call is in flight: no second worker places it, and the refusal is the one outcome', async () => {
+    // The first call is refused after 3 s, three times the lease: without renewal a second worker
+    // re-claims the row at 1 s and places it, and the late refusal then overwrites `placed`.
+    await emulator.faults({ method: 'POST', path: ORDER_POST, delayMs: 3000, status: 400, count: 1 });
+    const worker = { leaseMs: 1000, pollIntervalMs: 100, maxAttempts: 1 };
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker } });
+    const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
+    await stack.startAnotherApp({ worker });
+
+    const done = await eventually(async () => {
+      const r = await rowOf(row!.id);
+      return r.notifiedAt ? r : undefined;
+    }, 15_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const orders = await ordersFor(row!.idempotencyKey);
+    const final = await rowOf(row!.id);
+    // Recorded equals charged: no order, failed, told once.
+    expect(orders).toHaveLength(0);
+    expect(final.status).toBe('failed');
+    expect(done.errorCode).toBe('VALIDATION_ERROR');
+    expect(senderOutcomes()).toMatchObject({ confirmed: 0, failed: 1 });
+  });
+
+  it('a stalled worker fenced out by the row\'s new holder writes nothing: placed stays placed, the sender hears one outcome', async () => {
+    // Worker A's call hangs 2.5 s and is then refused; meanwhile A "stalls" past its lease (we expire it
+    // by hand, as a paused process would) and worker B places the order with the same key.
+    await emulator.faults({ method: 'POST', path: ORDER_POST, delayMs: 2500, status: 400, count: 1 });
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { leaseMs: 60_000, pollIntervalMs: 100, maxAttempts: 1 } } });
+    const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
+    const claimedByA = await eventually(async () => {
+      const r = await rowOf(row!.id);
+      return r.claimedBy ? r : undefined;
+    });
+    await testDb.db.update(kudos).set({ claimedUntil: sql`now() - interval '1 second'` }).where(eq(kudos.id, row!.id));
+    await stack.startAnotherApp({ worker: { pollIntervalMs: 50 } });
+
+    const placed = await eventually(async () => {
+      const r = await rowOf(row!.id);
+      return r.status === 'placed' && r.notifiedAt ? r : undefined;
+    }, 15_000);
+    expect(placed.claimedBy === null || placed.claimedBy !== claimedByA.claimedBy).toBe(true);
+    // A's refusal arrives after B placed it.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const final = await rowOf(row!.id);
+    expect(final.status).toBe('placed');
+    expect(final.orderId).toBe(placed.orderId);
+    expect((await ordersFor(row!.idempotencyKey)).map((o) => o.orderId)).toEqual([placed.orderId]);
+    expect(senderOutcomes()).toMatchObject({ confirmed: 1, failed: 0 });
+  });
+});
+
+describe('an order whose answer was lost', () => {
+  it('is looked up by its key before being called failed: found means placed', async () => {
+    // Every try of the one attempt is applied and its answer lost (the first creates the order).
+    await emulator.faults({ method: 'POST', path: ORDER_POST, drop: true, count: 10 });
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { maxAttempts: 1 } } });
+    const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
+
+    const told = await eventually(async () => {
+      const r = await rowOf(row!.id);
+      return r.notifiedAt ? r : undefined;
+    }, 15_000);
+    const orders = await ordersFor(row!.idempotencyKey);
+    expect(orders).toHaveLength(1);
+    expect(told.status).toBe('placed');
+    expect(told.orderId).toBe(orders[0]!.orderId);
+    expect(senderOutcomes()).toMatchObject({ confirmed: 1, failed: 0 });
+  });
+
+  it('stays "outcome unknown" (told once, never failed) while the lookup fails too, and is placed once the API answers', async () => {
+    await emulator.faults({ method: 'POST', path: ORDER_POST, drop: true, count: 10 });
+    // The lookups of the first pass fail as well; later ones get through.
+    await emulator.faults({ method: 'GET', path: '^/api/v1/orders$', status: 503, count: 8 });
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { maxAttempts: 1, backoffMs: () => 1500 } } });
+    const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
+
+    const unknown = await eventually(async () => {
+      const r = await rowOf(row!.id);
+      return r.status === 'unknown' ? r : undefined;
+    }, 15_000);
+    expect(unknown.orderId).toBeNull();
+    await stack.sim.waitFor(() => stack!.sim.messages('U_MANAGER').find((m) => m.text.includes('may or may not have gone out')));
+    expect(senderOutcomes().failed).toBe(0);
+
+    const placed = await eventually(async () => {
+      const r = await rowOf(row!.id);
+      return r.status === 'placed' && r.notifiedAt ? r : undefined;
+    }, 20_000);
+    const orders = await ordersFor(row!.idempotencyKey);
+    expect(orders.map((o) => o.orderId)).toEqual([placed.orderId]);
+    const outcomes = senderOutcomes();
+    expect(outcomes).toMatchObject({ confirmed: 1, failed: 0 });
+    expect(outcomes.texts.filter((t) => t.includes('may or may not'))).toHaveLength(1);
+  });
+
+  it('a refusal is an answer: failed at once, without waiting on a lookup', async () => {
+    await emulator.faults({ method: 'POST', path: ORDER_POST, status: 402, count: 1 });
+    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { maxAttempts: 1 } } });
+    const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
+    const told = await eventually(async () => {
+      const r = await rowOf(row!.id);
+      return r.notifiedAt ? r : undefined;
+    }, 15_000);
+    expect(told.status).toBe('failed');
+    expect(told.errorCode).toBe('INSUFFICIENT_BALANCE');
+    expect(senderOutcomes()).toMatchObject({ confirmed: 0, failed: 1 });
+  });
+});
