@@ -4,9 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../src/app.js';
 import { eq } from 'drizzle-orm';
-import { kudos, notifications, type NewKudosRow } from '../../src/db/schema/index.js';
+import { kudos, notifications } from '../../src/db/schema/index.js';
 import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { pendingKudosValues } from '../support/kudos-row.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
 let testDb: TestDatabase;
@@ -28,21 +29,7 @@ afterEach(async () => {
   stack = undefined;
 });
 
-function pendingRow(overrides: Partial<NewKudosRow> = {}): NewKudosRow {
-  return {
-    teamId: 'T0KUDOS',
-    senderUserId: 'U_MANAGER',
-    senderName: 'Maya Manager',
-    recipients: [{ slackUserId: null, recipientId: null, email: `person-${randomUUID().slice(0, 8)}@example.com`, name: 'Someone' }],
-    recipientCount: 1,
-    productId: 'CC-THANK-YOU',
-    designName: 'Thank You',
-    amountCents: 1000,
-    totalCents: 1000,
-    status: 'pending',
-    ...overrides,
-  };
-}
+const pendingRow = pendingKudosValues;
 
 async function allOrders(app: RunningApp) {
   return app.rewards.orders.list({ pageSize: 100 }).all();

@@ -2,30 +2,22 @@
 // 7 days ahead is still watched when it goes out (announcement, "went out" DM).
 import { formatInTimeZone } from 'date-fns-tz';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { kudos, orderChecks } from '../../src/db/schema/index.js';
-import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { eventually, sendModalValues, submitSendForm, useAppPerTest, type TestStack } from '../support/app.js';
+import type { TestEmulator } from '../support/emulator.js';
 import { FAST_CHECKS } from '../webhooks/support.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
+const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { webhooks: FAST_CHECKS } });
 let stack: TestStack;
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startTestStack({ db: testDb.db, emulator, env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { webhooks: FAST_CHECKS } });
-});
-afterEach(async () => {
-  await stack?.close();
+let emulator: TestEmulator;
+const testDb = {
+  get db() {
+    return env.db;
+  },
+};
+beforeEach(() => {
+  ({ stack, emulator } = env);
 });
 
 const DAY_S = 24 * 3600;
@@ -34,13 +26,7 @@ describe('completion checks of sends scheduled far ahead', () => {
   it('a send scheduled 8 days ahead is announced and confirmed when it goes out', async () => {
     const at = new Date(Date.now() + 8 * DAY_S * 1000);
     const zone = 'America/New_York'; // U_MANAGER's zone in the simulator
-    await stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
-    const view = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').at(-1));
-    await stack.sim.submitView(
-      view.id,
-      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }),
-      'U_MANAGER',
-    );
+    await submitSendForm(stack, testDb.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }));
     const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
     await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === row.orderId));
 
@@ -60,6 +46,6 @@ describe('completion checks of sends scheduled far ahead', () => {
     const check = await eventually(async () => (await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!)))[0]?.doneAt && (await testDb.db.select().from(orderChecks))[0]);
     expect(check.error).toBeNull();
     expect(check.lastStatus).toBe('COMPLETE');
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos went out')));
+    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos went out')), 15_000);
   });
 });

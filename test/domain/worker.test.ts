@@ -1,63 +1,50 @@
 // The worker's money guarantees at the edges of one order call: a worker that lost its lease writes
 // nothing, and an order whose answer was lost is looked up by its key before anyone calls it failed.
 // Through the real app, the emulator's fault injection and its lookup by clientOrderId.
-import { randomUUID } from 'node:crypto';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { kudos, type KudosRow, type NewKudosRow } from '../../src/db/schema/index.js';
-import { eventually, startTestStack, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { kudos, type KudosRow } from '../../src/db/schema/index.js';
+import { eventually, useAppPerTest, type TestStack } from '../support/app.js';
+import type { TestEmulator } from '../support/emulator.js';
+import { pendingKudosValues } from '../support/kudos-row.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack | undefined;
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-});
-afterEach(async () => {
-  await stack?.close();
-  stack = undefined;
+// The stack's own worker is off; each test starts the instances (and worker options) it needs.
+const env = useAppPerTest({ app: { worker: { enabled: false } } });
+let stack: TestStack;
+const testDb = {
+  get db() {
+    return env.db;
+  },
+};
+const emulator = { faults: (rule: Parameters<TestEmulator['faults']>[0]) => env.emulator.faults(rule) };
+beforeEach(() => {
+  stack = env.stack;
 });
 
 const ORDER_POST = '^/api/v1/orders/choice-cards$';
 
-function pendingRow(overrides: Partial<NewKudosRow> = {}): NewKudosRow {
-  return {
-    teamId: 'T0KUDOS',
-    senderUserId: 'U_MANAGER',
-    senderName: 'Maya Manager',
-    recipients: [{ slackUserId: null, recipientId: null, email: `person-${randomUUID().slice(0, 8)}@example.com`, name: 'Someone' }],
-    recipientCount: 1,
-    productId: 'CC-THANK-YOU',
-    designName: 'Thank You',
-    amountCents: 1000,
-    totalCents: 1000,
-    status: 'pending',
-    ...overrides,
-  };
-}
+const pendingRow = pendingKudosValues;
 
 async function rowOf(id: string): Promise<KudosRow> {
   const [row] = await testDb.db.select().from(kudos).where(eq(kudos.id, id));
   return row!;
 }
 
+/** The row once its sender was told the outcome. */
+function toldRow(id: string): Promise<KudosRow> {
+  return eventually(async () => {
+    const r = await rowOf(id);
+    return r.notifiedAt ? r : undefined;
+  }, 15_000);
+}
+
 async function ordersFor(key: string) {
-  return stack!.app.rewards.orders.list({ clientOrderId: key }).all();
+  return stack.app.rewards.orders.list({ clientOrderId: key }).all();
 }
 
 /** What the sender was told: "on its way" confirmations and "could not be sent" failures. */
 function senderOutcomes() {
-  const texts = stack!.sim.messages('U_MANAGER').map((m) => m.text);
+  const texts = stack.sim.messages('U_MANAGER').map((m) => m.text);
   return { confirmed: texts.filter((t) => t.startsWith('Your kudos') && t.includes('Order ')).length, failed: texts.filter((t) => t.includes('could not be sent')).length, texts };
 }
 
@@ -67,14 +54,11 @@ describe('a worker whose lease ran out', () => {
     // re-claims the row at 1 s and places it, and the late refusal then overwrites `placed`.
     await emulator.faults({ method: 'POST', path: ORDER_POST, delayMs: 3000, status: 400, count: 1 });
     const worker = { leaseMs: 1000, pollIntervalMs: 100, maxAttempts: 1 };
-    stack = await startTestStack({ db: testDb.db, emulator, app: { worker } });
+    await stack.startAnotherApp({ worker });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
     await stack.startAnotherApp({ worker });
 
-    const done = await eventually(async () => {
-      const r = await rowOf(row!.id);
-      return r.notifiedAt ? r : undefined;
-    }, 15_000);
+    const done = await toldRow(row!.id);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const orders = await ordersFor(row!.idempotencyKey);
     const final = await rowOf(row!.id);
@@ -89,7 +73,7 @@ describe('a worker whose lease ran out', () => {
     // Worker A's call hangs 2.5 s and is then refused; meanwhile A "stalls" past its lease (we expire it
     // by hand, as a paused process would) and worker B places the order with the same key.
     await emulator.faults({ method: 'POST', path: ORDER_POST, delayMs: 2500, status: 400, count: 1 });
-    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { leaseMs: 60_000, pollIntervalMs: 100, maxAttempts: 1 } } });
+    await stack.startAnotherApp({ worker: { leaseMs: 60_000, pollIntervalMs: 100, maxAttempts: 1 } });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
     const claimedByA = await eventually(async () => {
       const r = await rowOf(row!.id);
@@ -117,13 +101,10 @@ describe('an order whose answer was lost', () => {
   it('is looked up by its key before being called failed: found means placed', async () => {
     // Every try of the one attempt is applied and its answer lost (the first creates the order).
     await emulator.faults({ method: 'POST', path: ORDER_POST, drop: true, count: 10 });
-    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { maxAttempts: 1 } } });
+    await stack.startAnotherApp({ worker: { maxAttempts: 1 } });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
 
-    const told = await eventually(async () => {
-      const r = await rowOf(row!.id);
-      return r.notifiedAt ? r : undefined;
-    }, 15_000);
+    const told = await toldRow(row!.id);
     const orders = await ordersFor(row!.idempotencyKey);
     expect(orders).toHaveLength(1);
     expect(told.status).toBe('placed');
@@ -135,7 +116,7 @@ describe('an order whose answer was lost', () => {
     await emulator.faults({ method: 'POST', path: ORDER_POST, drop: true, count: 10 });
     // The lookups of the first pass fail as well; later ones get through.
     await emulator.faults({ method: 'GET', path: '^/api/v1/orders$', status: 503, count: 8 });
-    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { maxAttempts: 1, backoffMs: () => 1500 } } });
+    await stack.startAnotherApp({ worker: { maxAttempts: 1, backoffMs: () => 1500 } });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
 
     const unknown = await eventually(async () => {
@@ -143,7 +124,7 @@ describe('an order whose answer was lost', () => {
       return r.status === 'unknown' ? r : undefined;
     }, 15_000);
     expect(unknown.orderId).toBeNull();
-    await stack.sim.waitFor(() => stack!.sim.messages('U_MANAGER').find((m) => m.text.includes('may or may not have gone out')));
+    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('may or may not have gone out')));
     expect(senderOutcomes().failed).toBe(0);
 
     const placed = await eventually(async () => {
@@ -159,12 +140,9 @@ describe('an order whose answer was lost', () => {
 
   it('a refusal is an answer: failed at once, without waiting on a lookup', async () => {
     await emulator.faults({ method: 'POST', path: ORDER_POST, status: 402, count: 1 });
-    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { maxAttempts: 1 } } });
+    await stack.startAnotherApp({ worker: { maxAttempts: 1 } });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
-    const told = await eventually(async () => {
-      const r = await rowOf(row!.id);
-      return r.notifiedAt ? r : undefined;
-    }, 15_000);
+    const told = await toldRow(row!.id);
     expect(told.status).toBe('failed');
     expect(told.errorCode).toBe('INSUFFICIENT_BALANCE');
     expect(senderOutcomes()).toMatchObject({ confirmed: 0, failed: 1 });

@@ -1,6 +1,7 @@
 // A kudos row as the database returns it, for tests of pure builders: every column at a neutral
 // value (nothing placed, nothing scheduled), so a test states only what matters to it.
-import type { KudosRow } from '../../src/db/schema/index.js';
+import { randomUUID } from 'node:crypto';
+import type { KudosRow, NewKudosRow } from '../../src/db/schema/index.js';
 
 export function buildKudosRow(overrides: Partial<KudosRow> = {}): KudosRow {
   const at = overrides.createdAt ?? new Date('2026-11-22T12:00:00Z');
@@ -51,6 +52,23 @@ export function buildKudosRow(overrides: Partial<KudosRow> = {}): KudosRow {
     placedAt: null,
     createdAt: at,
     updatedAt: at,
+    ...overrides,
+  };
+}
+
+/** Values of a send recorded and waiting for the worker ($10 to one address-book e-mail), to insert. */
+export function pendingKudosValues(overrides: Partial<NewKudosRow> = {}): NewKudosRow {
+  return {
+    teamId: 'T0KUDOS',
+    senderUserId: 'U_MANAGER',
+    senderName: 'Maya Manager',
+    recipients: [{ slackUserId: null, recipientId: null, email: `person-${randomUUID().slice(0, 8)}@example.com`, name: 'Someone' }],
+    recipientCount: 1,
+    productId: 'CC-THANK-YOU',
+    designName: 'Thank You',
+    amountCents: 1000,
+    totalCents: 1000,
+    status: 'pending',
     ...overrides,
   };
 }
