@@ -52,6 +52,8 @@ export function sentStatus(row: KudosRow, rejectReason: string | null, bounced: 
       return `:x: Rejected${rejectReason ? `: “${escapeMrkdwn(clip(rejectReason, 150))}”` : ''}`;
     case 'expired':
       return ':hourglass: Expired without a decision';
+    case 'unknown':
+      return ':grey_question: Outcome unknown: the Rewards API did not answer; Kudos keeps checking';
     case 'failed':
       return `:warning: Not sent${row.errorMessage ? `: ${escapeMrkdwn(clip(row.errorMessage, 150))}` : ''}`;
     default:
