@@ -1,10 +1,9 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { ApiError, errorBody } from './errors.js';
 import { newId } from './ids.js';
-import type { EmulatorEnv } from './http/types.js';
+import type { EmulatorApp, EmulatorEnv } from './http/types.js';
 import { rateLimitHeaders } from './state/rate-limit.js';
 import { randomFaultsOf } from './state/random-faults.js';
-import { requireScopes, type Scope } from './state/auth.js';
 import type { EmulatorCore } from './state/core.js';
 import { registerTokenRoutes } from './routes/token.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
@@ -15,8 +14,6 @@ import { registerTemplateRoutes } from './routes/templates.js';
 import { registerRecipientRoutes } from './routes/recipients.js';
 import { registerGroupRoutes } from './routes/groups.js';
 import { registerBalanceRoutes } from './routes/balance.js';
-
-export type EmulatorApp = Hono<EmulatorEnv>;
 
 /** Route wiring: request id, faults, body cap, auth, rate limit; then one file per resource. */
 export function createEmulatorApp(core: EmulatorCore): EmulatorApp {
@@ -76,14 +73,6 @@ export function createEmulatorApp(core: EmulatorCore): EmulatorApp {
   });
 
   return app;
-}
-
-/** Route guard: the token must carry every scope listed. */
-export function scoped(...scopes: Scope[]): MiddlewareHandler<EmulatorEnv> {
-  return async (c, next) => {
-    requireScopes(c.get('grant'), scopes);
-    await next();
-  };
 }
 
 /** Faults apply to API and token routes only, never to control routes. */

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { Context } from 'hono';
-import { scoped, type EmulatorApp } from '../app.js';
+import { scoped } from '../http/scoped.js';
+import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
 import { ApiError } from '../errors.js';
 import { readBody, validate } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';
-import type { EmulatorEnv } from '../http/types.js';
 import { centsFromNumber, money } from '../money.js';
 import { parseDay, utcDay } from '../time.js';
 import { serializeFunding, serializeLedgerRow, TOP_UP_MIN_CENTS } from '../state/balance-ledger.js';

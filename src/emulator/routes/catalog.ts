@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { scoped, type EmulatorApp } from '../app.js';
+import { scoped } from '../http/scoped.js';
+import type { EmulatorApp } from '../http/types.js';
 import { fail } from '../errors.js';
 import { validate } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';

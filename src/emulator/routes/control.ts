@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EmulatorApp } from '../app.js';
+import type { EmulatorApp } from '../http/types.js';
 import { readBody, readJson, validate } from '../http/body.js';
 import { isoUtc } from '../time.js';
 import { FaultRuleSchema } from '../state/faults.js';

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Context } from 'hono';
-import { scoped, type EmulatorApp } from '../app.js';
+import { scoped } from '../http/scoped.js';
+import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
 import { readBody } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';
-import type { EmulatorEnv } from '../http/types.js';
 import { serializeGroup, serializeRecipient } from '../state/addressbook.js';
 import type { EmulatorCore } from '../state/core.js';
 

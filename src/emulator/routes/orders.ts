@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { scoped, type EmulatorApp } from '../app.js';
+import { scoped } from '../http/scoped.js';
+import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
 import { readJson, readBody, validate } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';
 import { Amount, CardTypeField, Email, IdempotencyKey } from '../http/schemas.js';
@@ -7,7 +8,6 @@ import { isoUtc, parseDay } from '../time.js';
 import type { EmulatorCore } from '../state/core.js';
 import { serializeCanceled, serializeOrderDetail, serializeOrderSummary } from '../state/orders.js';
 import type { Context } from 'hono';
-import type { EmulatorEnv } from '../http/types.js';
 
 const RecipientSchema = z.object({
   email: Email,

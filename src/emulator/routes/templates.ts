@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import type { Context } from 'hono';
-import type { EmulatorApp } from '../app.js';
+import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
 import { readBody } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';
 import { HexColor } from '../http/schemas.js';
-import type { EmulatorEnv } from '../http/types.js';
 import type { EmulatorCore } from '../state/core.js';
 import { serializeTemplate } from '../state/templates.js';
 

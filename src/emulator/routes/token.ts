@@ -1,4 +1,4 @@
-import type { EmulatorApp } from '../app.js';
+import type { EmulatorApp } from '../http/types.js';
 import { readForm } from '../http/body.js';
 import type { EmulatorCore } from '../state/core.js';
 

@@ -1,8 +1,9 @@
 import { ApiError, fail } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoUtc } from '../time.js';
-import type { EmulatorCore } from './core.js';
+import type { Clock } from '../clock.js';
 import type { EnvState, Recipient, RecipientGroup } from './model.js';
+import type { OrdersService } from './orders.js';
 
 export interface RecipientInput {
   email: string;
@@ -13,8 +14,14 @@ export interface RecipientInput {
 }
 
 /** Address book (spec 2.6, 2.7, 4.6, 4.7): recipients with unique e-mails, named groups of them. */
+/** What the address book needs of the emulator's state: a recipient with a scheduled order stays. */
+export interface AddressBookState {
+  readonly clock: Clock;
+  readonly orders: Pick<OrdersService, 'hasActiveScheduledOrder'>;
+}
+
 export class AddressBookService {
-  constructor(private readonly core: EmulatorCore) {}
+  constructor(private readonly core: AddressBookState) {}
 
   createRecipient(env: EnvState, input: RecipientInput): Recipient {
     this.assertEmailFree(env, input.email);

@@ -3,9 +3,10 @@ import { newId } from '../ids.js';
 import { centsFromNumber, money } from '../money.js';
 import { isoUtc } from '../time.js';
 import { CHOICE_RANGE_CENTS, isValidChoiceAmount } from './catalog.js';
-import type { EmulatorCore } from './core.js';
+import type { Clock } from '../clock.js';
+import type { Catalog } from './catalog.js';
 import type { Campaign, EnvState, Order } from './model.js';
-import { refundPolicy, type RecipientInput } from './orders.js';
+import { refundPolicy, type OrdersService, type RecipientInput } from './orders.js';
 
 export interface CampaignInput {
   name: string;
@@ -30,8 +31,15 @@ export interface ExecuteInput {
 }
 
 /** Campaigns (spec 2.5, 4.4): reusable choice-card sends, soft-deleted. */
+/** What campaigns need of the emulator's state: a campaign send is an order. */
+export interface CampaignsState {
+  readonly clock: Clock;
+  readonly catalog: Catalog;
+  readonly orders: Pick<OrdersService, 'assertKeyUnused' | 'createCardOrder'>;
+}
+
 export class CampaignsService {
-  constructor(private readonly core: EmulatorCore) {}
+  constructor(private readonly core: CampaignsState) {}
 
   create(env: EnvState, input: CampaignInput): Campaign {
     const fields = this.checked(env, input);

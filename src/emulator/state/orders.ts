@@ -4,7 +4,12 @@ import { centsFromNumber, decimalString, money, RATE_SCALE, toUsdCents } from '.
 import { isoNoOffset, isoUtc, utcDay, utcMonth } from '../time.js';
 import type { BrandedProduct } from './catalog-seed.js';
 import { CHOICE_RANGE_CENTS, isValidBrandedAmount, isValidChoiceAmount } from './catalog.js';
-import type { EmulatorCore } from './core.js';
+import type { Clock } from '../clock.js';
+import type { JobQueue } from '../jobs.js';
+import type { BalanceLedger } from './balance-ledger.js';
+import type { Catalog } from './catalog.js';
+import type { Outbox } from './outbox.js';
+import type { Webhooks } from './webhooks.js';
 import { DEFAULT_TEMPLATE_ID } from './env.js';
 import type { CardType, EmailSetting, EnvState, Order, OrderRecipient, OrderStatus, OrderType } from './model.js';
 import { bounces } from './outbox.js';
@@ -76,8 +81,18 @@ interface ResolvedProduct {
   branded?: BrandedProduct;
 }
 
+/** What orders read and change of the emulator's state (the core; outbox and webhooks are replaced on reset). */
+export interface OrdersState {
+  readonly clock: Clock;
+  readonly jobs: JobQueue;
+  readonly catalog: Catalog;
+  readonly ledger: BalanceLedger;
+  readonly outbox: Outbox;
+  readonly webhooks: Webhooks;
+}
+
 export class OrdersService {
-  constructor(private readonly core: EmulatorCore) {}
+  constructor(private readonly core: OrdersState) {}
 
   /** Any reuse of a key by the environment is a 409, whatever the body (spec part 7). */
   assertKeyUnused(env: EnvState, key: unknown): void {

@@ -1,7 +1,7 @@
 import { ApiError, fail } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoUtc } from '../time.js';
-import type { EmulatorCore } from './core.js';
+import type { Clock } from '../clock.js';
 import type { EnvState, Template } from './model.js';
 
 export interface TemplateInput {
@@ -17,7 +17,7 @@ export interface TemplateInput {
 
 /** E-mail templates (spec 2.4, 4.5). Field rules are checked by the route schema. */
 export class TemplatesService {
-  constructor(private readonly core: EmulatorCore) {}
+  constructor(private readonly core: { readonly clock: Clock }) {}
 
   create(env: EnvState, input: TemplateInput): Template {
     const t: Template = {
