@@ -6,7 +6,6 @@ import { createLogger, type Logger } from './config/logger.js';
 import { connectDatabase, type Database } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createApprovalService, type ApprovalService } from './domain/approvals.js';
-import { createUserLister } from './domain/approvals-people.js';
 import { createSettingsStore, notifyChannelLookup, type SettingsStore, type WorkspaceRef } from './domain/settings.js';
 import { createDesignCatalog } from './domain/catalog.js';
 import type { SendPolicy } from './domain/send-policy.js';
@@ -22,7 +21,8 @@ import { createBackgroundProcessing, type BackgroundProcessingOptions } from './
 import { createRewardsClient, type RewardsClient } from './rewards/index.js';
 import type { ListenerDeps } from './slack/deps.js';
 import { createDirectWebApi } from './slack/direct-web-api.js';
-import { createSlackGateway, type SlackGateway } from './slack/gateway.js';
+import { createSlackGateway, createUserLister, type SlackGateway } from './slack/gateway.js';
+import { presentNotice } from './slack/presenters/notices.js';
 import { registerListeners } from './slack/index.js';
 import { createHomePublisher, type HomePublisher, type HomePublisherOptions } from './slack/home-publisher.js';
 
@@ -119,14 +119,15 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   // a workspace is seen), and are read for the workspace at hand on every request and notice.
   const settings = createSettingsStore({ db, config });
   const notifyChannelOf = notifyChannelLookup(settings, identity.homeWorkspace);
-  const background = createBackgroundProcessing({ db, rewards, slack, notifyChannelOf, logger }, opts.webhooks);
-  const worker = createWorker({ db, rewards, slack, notifyChannelOf, logger, onOrderPlaced: (row) => background.orderPlaced(row), onOrderFailed: (row) => approvals.handleOrderFailure(row), onPickup: (seconds) => metrics.observePickupLatency(seconds) }, opts.worker);
+  const background = createBackgroundProcessing({ db, rewards, chat: slack, present: presentNotice, notifyChannelOf, logger }, opts.webhooks);
+  const worker = createWorker({ db, rewards, chat: slack, present: presentNotice, notifyChannelOf, logger, onOrderPlaced: (row) => background.orderPlaced(row), onOrderFailed: (row) => approvals.handleOrderFailure(row), onPickup: (seconds) => metrics.observePickupLatency(seconds) }, opts.worker);
   const approvals = createApprovalService({
     db,
-    slack,
+    chat: slack,
+    present: presentNotice,
     rewards,
     settings,
-    directory: { slack, listUsers: createUserLister(slackClient) },
+    directory: { users: slack, listUsers: createUserLister(slackClient) },
     logger,
     wakeWorker: () => worker.wake(),
     now,
@@ -156,7 +157,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     throw error;
   });
 
-  const routeDeps: RouteDeps = { config, db, logger, rewards, slack };
+  const routeDeps: RouteDeps = { config, db, logger, rewards };
   const http = await startHttpServer({
     logger,
     port: opts.port ?? config.port,

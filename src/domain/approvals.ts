@@ -8,13 +8,13 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { ApprovalMessageRef, KudosRow } from '../db/schema/index.js';
 import type { RewardsClient } from '../rewards/index.js';
-import { buildApprovalMessage, buildDecisionNotice, buildReopenedNotice, buildWaitingNotice, formatUtc, type ApprovalView } from '../slack/blocks/approval.js';
-import type { SlackMessageContent } from '../slack/blocks/messages.js';
-import type { SlackGateway } from '../slack/gateway.js';
 import { recordOrderEvents } from './audit.js';
 import { promoteFoundOrder } from './kudos-store.js';
+import type { ApproversAsked, Notice, NoticePresenter } from './notices.js';
 import { postOnce } from './notifications.js';
 import { mentionUser } from './escape.js';
+import type { Messenger } from './ports.js';
+import { formatUtc } from './schedule.js';
 import { approvalPolicy } from './approvals-policy.js';
 import { isApprover, listApprovers, type ApproverDirectory } from './approvals-people.js';
 import {
@@ -40,7 +40,8 @@ import { isWorkspaceAdmin, type SettingsStore, type WorkspaceRef } from './setti
 
 export interface ApprovalsDeps {
   db: Database;
-  slack: SlackGateway;
+  chat: Messenger;
+  present: NoticePresenter;
   rewards: RewardsClient;
   settings: SettingsStore;
   directory: ApproverDirectory;
@@ -98,11 +99,11 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<unknown> | undefined;
 
-  async function updateRequestMessages(view: ApprovalView): Promise<void> {
-    const content = buildApprovalMessage(view);
+  async function updateRequestMessages(view: ApprovalCase): Promise<void> {
+    const content = deps.present({ type: 'approval.request', approval: view });
     await Promise.all(
       view.request.messages.map((ref) =>
-        deps.slack.updateMessage(ref.channel, ref.ts, content).catch((error: unknown) => log.warn('updating an approval message failed', { kudosId: view.kudos.id, channel: ref.channel, error })),
+        deps.chat.updateMessage(ref.channel, ref.ts, content).catch((error: unknown) => log.warn('updating an approval message failed', { kudosId: view.kudos.id, channel: ref.channel, error })),
       ),
     );
   }
@@ -112,15 +113,15 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
    * request is decided again); the sweep tells a sender whom a dead process or a cut database left
    * without the "waiting" or decision notice.
    */
-  async function tellOnce(view: ApprovalView, kind: SenderNoticeKind | 'approval.reopened' | 'approval.reopened.approver', userId: string, content: SlackMessageContent): Promise<void> {
+  async function tellOnce(view: ApprovalCase, kind: SenderNoticeKind | 'approval.reopened' | 'approval.reopened.approver', userId: string, notice: Notice): Promise<void> {
     await postOnce(
-      { db: deps.db, slack: deps.slack },
+      { db: deps.db, chat: deps.chat },
       { kind, subject: senderNoticeSubject(view.request), teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId },
-      { to: { userId }, message: content },
+      { to: { userId }, message: deps.present(notice) },
     ).catch((error: unknown) => log.warn('telling about an approval request failed', { kudosId: view.kudos.id, kind, error }));
   }
 
-  const tellSenderOnce = (view: ApprovalView, kind: SenderNoticeKind, content: SlackMessageContent) => tellOnce(view, kind, view.kudos.senderUserId, content);
+  const tellSenderOnce = (view: ApprovalCase, kind: SenderNoticeKind, notice: Notice) => tellOnce(view, kind, view.kudos.senderUserId, notice);
 
   async function post(requestId: string, kudosId: string): Promise<void> {
     const now = deps.now();
@@ -129,13 +130,13 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     if (!view) return;
     if (view.kudos.status !== 'awaiting_approval') return markPosted(deps.db, requestId, []);
     const settings = await deps.settings.get({ teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId });
-    const content = buildApprovalMessage(view);
+    const content = deps.present({ type: 'approval.request', approval: view });
     const refs: ApprovalMessageRef[] = [];
-    let approversText = '';
+    let asked: ApproversAsked = { kind: 'unreachable' };
     if (settings.approvalChannel) {
       try {
-        refs.push(await deps.slack.postMessage(settings.approvalChannel, content));
-        approversText = `the approvers in <#${settings.approvalChannel}>`;
+        refs.push(await deps.chat.postMessage(settings.approvalChannel, content));
+        asked = { kind: 'channel', channel: settings.approvalChannel };
       } catch (error) {
         log.warn('posting to the approval channel failed; messaging approvers directly', { kudosId, channel: settings.approvalChannel, error });
       }
@@ -144,15 +145,12 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       const approvers = (await listApprovers(deps.directory, settings)).filter((id) => id !== view.kudos.senderUserId);
       for (const approver of approvers) {
         try {
-          refs.push(await deps.slack.sendDirectMessage(approver, content));
+          refs.push(await deps.chat.sendDirectMessage(approver, content));
         } catch (error) {
           log.warn('messaging an approver failed', { kudosId, approver, error });
         }
       }
-      approversText =
-        refs.length > 0
-          ? approvers.map(mentionUser).join(', ')
-          : 'an approver, but none could be reached: ask an admin to set approvers in `/kudos settings`';
+      asked = refs.length > 0 ? { kind: 'people', userIds: approvers } : { kind: 'unreachable' };
     }
     await markPosted(deps.db, requestId, refs);
     log.info('approval requested', { kudosId, messages: refs.length });
@@ -163,13 +161,13 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       await updateRequestMessages(after);
       return;
     }
-    await tellSenderOnce({ kudos: view.kudos, request: { ...view.request, messages: refs } }, SENDER_NOTICE.waiting, buildWaitingNotice(view, approversText));
+    await tellSenderOnce({ kudos: view.kudos, request: { ...view.request, messages: refs } }, SENDER_NOTICE.waiting, { type: 'approval.waiting', approval: view, asked });
   }
 
   /** Who was asked, for a "waiting" notice sent late: read back from where the request was posted. */
-  function approversTextOf(view: ApprovalView): string {
+  function askedOf(view: ApprovalCase): ApproversAsked {
     const channel = view.request.messages.find((m) => !m.channel.startsWith('D'))?.channel;
-    return channel ? `the approvers in <#${channel}>` : 'the approvers';
+    return channel ? { kind: 'channel', channel } : { kind: 'unknown' };
   }
 
   function decidedText(view: ApprovalCase | undefined): string {
@@ -218,8 +216,8 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     if (!reopened) return false;
     log.info('approved send re-opened after a refused order', { kudosId: reopened.kudos.id, code: reopened.request.lastFailureCode });
     await updateRequestMessages(reopened);
-    await tellOnce(reopened, 'approval.reopened', reopened.kudos.senderUserId, buildReopenedNotice(reopened, 'sender'));
-    if (reopened.request.decidedBy) await tellOnce(reopened, 'approval.reopened.approver', reopened.request.decidedBy, buildReopenedNotice(reopened, 'approver'));
+    await tellOnce(reopened, 'approval.reopened', reopened.kudos.senderUserId, { type: 'approval.reopened', approval: reopened, audience: 'sender' });
+    if (reopened.request.decidedBy) await tellOnce(reopened, 'approval.reopened.approver', reopened.request.decidedBy, { type: 'approval.reopened', approval: reopened, audience: 'approver' });
     return true;
   }
 
@@ -245,7 +243,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         report.expired++;
         log.info('approval request expired', { kudosId: expired.kudos.id });
         await updateRequestMessages(expired);
-        await tellSenderOnce(expired, SENDER_NOTICE.decision, buildDecisionNotice(expired));
+        await tellSenderOnce(expired, SENDER_NOTICE.decision, { type: 'approval.decided', approval: expired });
       }
     });
     await step('untold senders', async () => {
@@ -255,9 +253,9 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         if (untold.notice === SENDER_NOTICE.decision) {
           // The request messages may still show the buttons too (chat.update is safe to repeat).
           await updateRequestMessages(untold);
-          await tellSenderOnce(untold, untold.notice, buildDecisionNotice(untold));
+          await tellSenderOnce(untold, untold.notice, { type: 'approval.decided', approval: untold });
         } else {
-          await tellSenderOnce(untold, untold.notice, buildWaitingNotice(untold, approversTextOf(untold)));
+          await tellSenderOnce(untold, untold.notice, { type: 'approval.waiting', approval: untold, asked: askedOf(untold) });
         }
       }
     });
@@ -293,14 +291,14 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       if (!allowed.ok) return allowed;
       const result = await decideApproval(deps.db, { kudosId, actorUserId, decision, now: deps.now() });
       if (!result.ok) return { ok: false, message: decidedText(result.current) };
-      const view: ApprovalView = { kudos: result.kudos, request: result.request };
+      const view: ApprovalCase = { kudos: result.kudos, request: result.request };
       log.info(`approval ${result.request.status}`, { kudosId, by: actorUserId, sentNow: Boolean(result.sentNowInsteadOf) });
       if (decision.kind === 'approve') deps.wakeWorker();
       return {
         ok: true,
         async announce() {
           await updateRequestMessages(view);
-          await tellSenderOnce(view, SENDER_NOTICE.decision, buildDecisionNotice(view));
+          await tellSenderOnce(view, SENDER_NOTICE.decision, { type: 'approval.decided', approval: view });
         },
       };
     },
@@ -312,7 +310,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       return reopen(failed, deps.now());
     },
 
-    isAdmin: (ws, userId) => isWorkspaceAdmin(deps, ws, userId),
+    isAdmin: (ws, userId) => isWorkspaceAdmin({ settings: deps.settings, users: deps.directory.users }, ws, userId),
 
     async isApprover(ws, userId) {
       return isApprover(deps.directory, await deps.settings.get(ws), userId);

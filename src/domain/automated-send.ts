@@ -5,7 +5,6 @@
 import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
 import type { RewardsClient } from '../rewards/index.js';
-import type { SlackGateway } from '../slack/gateway.js';
 import type { DesignCatalog } from './catalog.js';
 import { getKudos } from './kudos-store.js';
 import type { Workspace } from './recipients.js';
@@ -14,10 +13,11 @@ import { prepareSend, type SendForm } from './send-request.js';
 import type { SendPolicy } from './send-policy.js';
 import type { SettingsStore } from './settings.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend, type SendOrigin, type StartSendDeps } from './submit-send.js';
+import type { UserDirectory } from './ports.js';
 
 export interface AutomatedSendDeps extends StartSendDeps {
   db: Database;
-  slack: SlackGateway;
+  users: UserDirectory;
   rewards: RewardsClient;
   catalog: DesignCatalog;
   policy: SendPolicy;
@@ -48,7 +48,7 @@ export type AutomatedSendResult =
   | { ok: false; code: 'invalid' | 'sender' | 'rewards'; message: string };
 
 export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<AutomatedSendResult> {
-  const sender = await deps.slack.userInfo(request.senderUserId);
+  const sender = await deps.users.userInfo(request.senderUserId);
   if (!sender || sender.deleted || sender.isBot) {
     return { ok: false, code: 'sender', message: `The sender ${request.senderUserId} is not an active person in this workspace.` };
   }
@@ -68,7 +68,7 @@ export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedS
   let prepared;
   try {
     prepared = await prepareSend(
-      { slack: deps.slack, rewards: deps.rewards, catalog: deps.catalog, policy: deps.policy },
+      { users: deps.users, rewards: deps.rewards, catalog: deps.catalog, policy: deps.policy },
       { workspace: request.workspace, sender, originChannelId: request.originChannelId, sourceViewId: request.sourceKey, now: deps.now(), botUserId: request.botUserId },
       form,
     );

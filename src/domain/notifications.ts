@@ -1,4 +1,5 @@
-// Posting a Slack notice exactly once, through an outbox row (notifications, unique kind + subject).
+// Posting a notice exactly once, through an outbox row (notifications, unique kind + subject). The
+// message was rendered by a presenter (notices.ts) and goes out through the Messenger port (ports.ts).
 //
 // postOnce inserts the row, with its message and where it goes, BEFORE posting; only the caller
 // whose insert succeeded posts, everyone else (a redelivered event, reconciliation racing the
@@ -14,7 +15,7 @@ import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { notifications, type NotificationRow } from '../db/schema/index.js';
-import type { PostedMessage, SlackGateway, SlackMessage } from '../slack/gateway.js';
+import type { Messenger, PostedMessage, RenderedMessage } from './ports.js';
 
 export interface NotificationKey {
   kind: string;
@@ -26,14 +27,15 @@ export interface NotificationKey {
 /** Where a notice goes: a channel (optionally a thread in it), or a user's DM. */
 export type NoticeTarget = { channel: string; threadTs?: string } | { userId: string };
 
-export interface Notice {
+/** One rendered notice on its way out. */
+export interface OutboxNotice {
   to: NoticeTarget;
-  message: SlackMessage;
+  message: RenderedMessage;
 }
 
 export interface NoticeDeps {
   db: Database;
-  slack: Pick<SlackGateway, 'postMessage' | 'openDirectChannel' | 'findMessageByMetadata'>;
+  chat: Pick<Messenger, 'postMessage' | 'openDirectChannel' | 'findMessageByMetadata'>;
 }
 
 export type PostOnceResult = { posted: true; message: PostedMessage } | { posted: false; existing: NotificationRow | undefined };
@@ -49,7 +51,7 @@ const CLOCK_MARGIN_MS = 2 * 60_000;
 
 const lease = (ms: number) => sql`now() + ${`${Math.ceil(ms / 1000)} seconds`}::interval`;
 
-export async function postOnce(deps: NoticeDeps, key: NotificationKey, notice: Notice): Promise<PostOnceResult> {
+export async function postOnce(deps: NoticeDeps, key: NotificationKey, notice: OutboxNotice): Promise<PostOnceResult> {
   const [result] = await postAllOnce(deps, [{ key, notice }]);
   if (result!.status === 'rejected') throw result!.reason;
   return result!.value;
@@ -59,9 +61,9 @@ export async function postOnce(deps: NoticeDeps, key: NotificationKey, notice: N
  * postOnce for several notices with one insert and one update in all (they are posted in parallel):
  * a kudos' confirmation and announcement. Each result settles on its own.
  */
-export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: NotificationKey; notice: Notice }>): Promise<Array<PromiseSettledResult<PostOnceResult>>> {
+export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: NotificationKey; notice: OutboxNotice }>): Promise<Array<PromiseSettledResult<PostOnceResult>>> {
   if (items.length === 0) return [];
-  const channels = await Promise.allSettled(items.map(({ notice }) => ('userId' in notice.to ? deps.slack.openDirectChannel(notice.to.userId) : Promise.resolve(notice.to.channel))));
+  const channels = await Promise.allSettled(items.map(({ notice }) => ('userId' in notice.to ? deps.chat.openDirectChannel(notice.to.userId) : Promise.resolve(notice.to.channel))));
   const keyOf = (kind: string, subject: string) => `${kind}\u0000${subject}`;
   // Every notice is recorded, even one whose DM could not be opened (Slack unreachable): that one is
   // stored without a channel and not leased, so the next sweep of resumeStalledNotices opens the DM
@@ -121,8 +123,8 @@ type ClaimedNotice = Pick<NotificationRow, 'id' | 'kind' | 'subject' | 'message'
 
 
 function send(deps: NoticeDeps, row: ClaimedNotice, channel: string): Promise<PostedMessage> {
-  return deps.slack.postMessage(channel, {
-    ...(row.message as SlackMessage),
+  return deps.chat.postMessage(channel, {
+    ...(row.message as RenderedMessage),
     ...(row.threadTs ? { threadTs: row.threadTs } : {}),
     metadata: { eventType: NOTICE_EVENT_TYPE, payload: { notice_id: row.id } },
   });
@@ -175,9 +177,9 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
       continue;
     }
     try {
-      const channel = row.channel ?? (await deps.slack.openDirectChannel(row.dmUserId!));
+      const channel = row.channel ?? (await deps.chat.openDirectChannel(row.dmUserId!));
       if (row.attemptedAt) {
-        const ts = await deps.slack.findMessageByMetadata(channel, {
+        const ts = await deps.chat.findMessageByMetadata(channel, {
           eventType: NOTICE_EVENT_TYPE,
           match: (payload) => payload.notice_id === row.id,
           since: new Date(row.attemptedAt.getTime() - CLOCK_MARGIN_MS),

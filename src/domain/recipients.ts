@@ -6,7 +6,7 @@ import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { recipientMappings, type KudosRecipientSnapshot } from '../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../rewards/index.js';
-import { displayNameOf, type SlackGateway, type SlackUser } from '../slack/gateway.js';
+import { displayNameOf, type UserDirectory, type WorkspaceUser } from './ports.js';
 
 export interface Workspace {
   teamId: string;
@@ -20,7 +20,7 @@ export type RecipientCheck =
 const LOOKUP_CONCURRENCY = 8;
 
 /** Why a Slack user cannot receive a card, or undefined if they can. */
-export function refusalReason(user: SlackUser | undefined, botUserId?: string): string | undefined {
+export function refusalReason(user: WorkspaceUser | undefined, botUserId?: string): string | undefined {
   if (!user) return 'not found in this workspace';
   if (user.deleted) return 'deactivated';
   if (user.isBot || user.id === botUserId) return 'a bot';
@@ -29,9 +29,9 @@ export function refusalReason(user: SlackUser | undefined, botUserId?: string): 
 }
 
 /** Checks Slack users (no bots, no deactivated users, an e-mail each); names everyone refused. */
-export async function checkSlackRecipients(slack: SlackGateway, userIds: string[], opts: { botUserId?: string } = {}): Promise<RecipientCheck> {
+export async function checkSlackRecipients(directory: Pick<UserDirectory, 'userInfo'>, userIds: string[], opts: { botUserId?: string } = {}): Promise<RecipientCheck> {
   const unique = [...new Set(userIds)];
-  const users = await mapLimit(unique, LOOKUP_CONCURRENCY, (id) => slack.userInfo(id));
+  const users = await mapLimit(unique, LOOKUP_CONCURRENCY, (id) => directory.userInfo(id));
   const refused: string[] = [];
   const recipients: KudosRecipientSnapshot[] = [];
   unique.forEach((id, i) => {
@@ -49,7 +49,7 @@ export async function checkSlackRecipients(slack: SlackGateway, userIds: string[
   return { ok: true, recipients };
 }
 
-function snapshotOf(user: SlackUser): KudosRecipientSnapshot {
+function snapshotOf(user: WorkspaceUser): KudosRecipientSnapshot {
   return {
     slackUserId: user.id,
     recipientId: null,
@@ -185,7 +185,7 @@ async function createRecipient(rewards: RewardsClient, person: { email: string; 
 }
 
 /** user_change: when a mapped user's Slack e-mail changed, update their recipient and mapping. */
-export async function syncChangedSlackUser(deps: { db: Database; rewards: RewardsClient }, ws: Workspace, user: SlackUser): Promise<'updated' | 'unchanged' | 'unmapped'> {
+export async function syncChangedSlackUser(deps: { db: Database; rewards: RewardsClient }, ws: Workspace, user: WorkspaceUser): Promise<'updated' | 'unchanged' | 'unmapped'> {
   const [mapping] = await deps.db
     .select()
     .from(recipientMappings)

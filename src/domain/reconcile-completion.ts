@@ -10,13 +10,24 @@ import { eq } from 'drizzle-orm';
 import type { KudosRow, OrderCheckRow } from '../db/schema/index.js';
 import { rewardLinkRequests } from '../db/schema/index.js';
 import type { Order } from '../rewards/index.js';
-import { buildAnnouncement } from '../slack/blocks/messages.js';
-import { buildCompletionNotice, buildRewardLinksDm, buildSenderCompletionDm, LINKS_PER_MESSAGE, type DeliveryCounts } from '../slack/blocks/notification-messages.js';
-import type { PostedMessage } from '../slack/gateway.js';
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
 import { getKudos, markOrderComplete, updateKudos } from './kudos-store.js';
+import { LINKS_PER_NOTICE, type DeliveryCounts, type NoticePresenter } from './notices.js';
 import { findNotification, postAllOnce, postOnce } from './notifications.js';
-import type { ReconcileDeps } from './reconcile.js';
+import type { Messenger, PostedMessage } from './ports.js';
 import { notifyBounces } from './resend-bounces.js';
+import type { NotifyChannelOf } from './settings.js';
+
+/** What telling about a finished order needs (reconcile.ts adds the Rewards client for checking). */
+export interface CompletionDeps {
+  db: Database;
+  chat: Messenger;
+  present: NoticePresenter;
+  /** Announcement channel of a workspace, from its settings at the time of the notice. */
+  notifyChannelOf: NotifyChannelOf;
+  logger: Logger;
+}
 
 export type CompletionResult = { done: true } | { done: false; retryInMs: number };
 
@@ -25,7 +36,7 @@ const WAIT_FOR_WORKER_MS = 1000;
 /** An announcement being resumed from the outbox (at most a notice lease away). */
 const WAIT_FOR_ANNOUNCEMENT_MS = 5000;
 
-export async function handleOrderComplete(deps: ReconcileDeps, check: OrderCheckRow, order: Order): Promise<CompletionResult> {
+export async function handleOrderComplete(deps: CompletionDeps, check: OrderCheckRow, order: Order): Promise<CompletionResult> {
   if (check.kudosId) {
     // Recorded first (one statement that also reads the row back); the notices follow.
     const row = await markOrderComplete(deps.db, check.kudosId, order.orderId);
@@ -35,7 +46,7 @@ export async function handleOrderComplete(deps: ReconcileDeps, check: OrderCheck
   return completeExternal(deps, order);
 }
 
-export async function handleOrderCanceled(deps: ReconcileDeps, check: OrderCheckRow): Promise<void> {
+export async function handleOrderCanceled(deps: CompletionDeps, check: OrderCheckRow): Promise<void> {
   if (!check.kudosId) return;
   const row = await getKudos(deps.db, check.kudosId);
   if (row && row.orderStatus !== 'CANCELED') await updateKudos(deps.db, row.id, { orderStatus: 'CANCELED' });
@@ -45,7 +56,7 @@ function countsOf(order: Order, fallbackRecipients: number): DeliveryCounts {
   return { sentCount: order.sentCount ?? 0, bouncedCount: order.bouncedCount ?? 0, recipientCount: order.recipientCount ?? (order.recipients.length || fallbackRecipients) };
 }
 
-async function completeKudos(deps: ReconcileDeps, row: KudosRow, order: Order): Promise<CompletionResult> {
+async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order): Promise<CompletionResult> {
   if (!row.notifiedAt && (row.status === 'placed' || row.status === 'scheduled' || row.status === 'pending')) {
     return { done: false, retryInMs: WAIT_FOR_WORKER_MS };
   }
@@ -63,7 +74,7 @@ async function completeKudos(deps: ReconcileDeps, row: KudosRow, order: Order): 
   }
   if (!thread && channel && row.scheduledAt) {
     // A scheduled send is announced when it goes out, not when it was booked.
-    const announced = await postOnce(deps, { kind: 'kudos.announcement', subject: row.id, ...ws }, { to: { channel }, message: buildAnnouncement(row) });
+    const announced = await postOnce(deps, { kind: 'kudos.announcement', subject: row.id, ...ws }, { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) });
     if (announced.posted) {
       thread = announced.message;
       await updateKudos(deps.db, row.id, { announcementChannel: thread.channel, announcementTs: thread.ts });
@@ -75,9 +86,9 @@ async function completeKudos(deps: ReconcileDeps, row: KudosRow, order: Order): 
   // The channel's notice and the sender's DM together: one insert and one update for both.
   const results = await postAllOnce(deps, [
     ...(target
-      ? [{ key: { kind: 'order.completed', subject: order.orderId, ...ws }, notice: { to: target, message: buildCompletionNotice({ orderId: order.orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) }) } }]
+      ? [{ key: { kind: 'order.completed', subject: order.orderId, ...ws }, notice: { to: target, message: deps.present({ type: 'order.completed', orderId: order.orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) }) } }]
       : []),
-    { key: { kind: 'order.completed.dm', subject: order.orderId, ...ws }, notice: { to: { userId: row.senderUserId }, message: buildSenderCompletionDm(row, counts) } },
+    { key: { kind: 'order.completed.dm', subject: order.orderId, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'order.delivered', kudos: row, counts }) } },
   ]);
   const failure = results.find((r) => r.status === 'rejected');
   if (failure) throw failure.reason;
@@ -85,24 +96,24 @@ async function completeKudos(deps: ReconcileDeps, row: KudosRow, order: Order): 
   return { done: true };
 }
 
-async function deliverRewardLinks(deps: ReconcileDeps, requestId: string, order: Order): Promise<CompletionResult> {
+async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order: Order): Promise<CompletionResult> {
   const [request] = await deps.db.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.id, requestId));
   if (!request) return { done: true };
   const links = order.recipients.map((r) => r.rewardLink).filter((link): link is string => typeof link === 'string' && link.length > 0);
   if (links.length === 0 && (order.recipientCount ?? 1) > 0) return { done: false, retryInMs: 5000 };
-  const parts = Math.max(1, Math.ceil(links.length / LINKS_PER_MESSAGE));
+  const parts = Math.max(1, Math.ceil(links.length / LINKS_PER_NOTICE));
   for (let index = 0; index < parts; index++) {
-    const chunk = links.slice(index * LINKS_PER_MESSAGE, (index + 1) * LINKS_PER_MESSAGE);
+    const chunk = links.slice(index * LINKS_PER_NOTICE, (index + 1) * LINKS_PER_NOTICE);
     // Links are gift cards: they go to the requester's DM only, never to a channel.
     await postOnce(deps, { kind: 'reward_links.delivered', subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId }, {
       to: { userId: request.requesterUserId },
-      message: buildRewardLinksDm(request, order.orderId, chunk, { index, count: parts }),
+      message: deps.present({ type: 'reward_links.ready', request, orderId: order.orderId, links: chunk, part: { index, count: parts } }),
     });
   }
   return { done: true };
 }
 
-async function completeExternal(deps: ReconcileDeps, order: Order): Promise<CompletionResult> {
+async function completeExternal(deps: CompletionDeps, order: Order): Promise<CompletionResult> {
   // Placed outside Slack: no workspace on the order, so the home workspace's channel.
   const channel = await deps.notifyChannelOf(undefined);
   // Reward links of someone else: nothing to say in a channel (and links must never go there).
@@ -111,7 +122,7 @@ async function completeExternal(deps: ReconcileDeps, order: Order): Promise<Comp
   const target = placedNotice?.channel && placedNotice.ts ? { channel: placedNotice.channel, threadTs: placedNotice.ts } : { channel };
   await postOnce(deps, { kind: 'order.completed', subject: order.orderId }, {
     to: target,
-    message: buildCompletionNotice({ orderId: order.orderId, counts: countsOf(order, 0), ...(order.cardName ? { cardName: order.cardName } : {}) }),
+    message: deps.present({ type: 'order.completed', orderId: order.orderId, counts: countsOf(order, 0), ...(order.cardName ? { cardName: order.cardName } : {}) }),
   });
   return { done: true };
 }

@@ -5,14 +5,11 @@
 // send time. The Rewards client itself honours the X-RateLimit-* headers; the processor keeps
 // concurrency small, so checks never hammer the API.
 import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
-import type { NotifyChannelOf } from './settings.js';
-import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { orderChecks, type KudosRow, type OrderCheckRow, type OrderCheckSource } from '../db/schema/index.js';
 import { isRewardsError, tryParseApiTimestamp, type Order, type RewardsClient } from '../rewards/index.js';
-import type { SlackGateway } from '../slack/gateway.js';
-import { handleOrderCanceled, handleOrderComplete } from './reconcile-completion.js';
+import { handleOrderCanceled, handleOrderComplete, type CompletionDeps } from './reconcile-completion.js';
 
 /** Delays after the 1st, 2nd, ... check that found the order unfinished; the last one repeats. */
 export const DEFAULT_CHECK_DELAYS_MS = [5_000, 15_000, 60_000, 5 * 60_000, 15 * 60_000, 30 * 60_000, 60 * 60_000];
@@ -30,13 +27,8 @@ export interface ReconcileOptions {
   delaysMs?: number[];
 }
 
-export interface ReconcileDeps {
-  db: Database;
+export interface ReconcileDeps extends CompletionDeps {
   rewards: RewardsClient;
-  slack: SlackGateway;
-  /** Announcement channel of a workspace, from its settings at the time of the notice. */
-  notifyChannelOf: NotifyChannelOf;
-  logger: Logger;
 }
 
 /** Delay before the next check after `checksDone` checks found the order unfinished: never below the first delay, never above 1 h. */

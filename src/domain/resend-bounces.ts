@@ -9,9 +9,9 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { bouncedRecipients, type BouncedRecipientRow, type KudosRecipientSnapshot, type KudosRow } from '../db/schema/index.js';
 import type { Order } from '../rewards/index.js';
-import { buildBounceDm } from '../slack/blocks/notification-messages.js';
-import type { SlackGateway } from '../slack/gateway.js';
+import type { NoticePresenter } from './notices.js';
 import { postOnce } from './notifications.js';
+import type { Messenger } from './ports.js';
 
 /** More DMs than this for one order would be spam: the rest are summed up in the last one. */
 export const MAX_BOUNCE_DMS = 20;
@@ -47,7 +47,7 @@ export function bouncedRecipientsOf(order: Pick<Order, 'recipients' | 'bouncedCo
 }
 
 /** Records each bounced recipient once and DMs the sender once per recipient, with the fix button. */
-export async function notifyBounces(deps: { db: Database; slack: SlackGateway; logger: Logger }, row: KudosRow, order: Order): Promise<number> {
+export async function notifyBounces(deps: { db: Database; chat: Messenger; present: NoticePresenter; logger: Logger }, row: KudosRow, order: Order): Promise<number> {
   const { confirmed, recipients } = bouncedRecipientsOf(order, row.recipients);
   let posted = 0;
   for (const r of recipients.slice(0, MAX_BOUNCE_DMS)) {
@@ -70,7 +70,7 @@ export async function notifyBounces(deps: { db: Database; slack: SlackGateway; l
     if (!bounce) continue;
     const result = await postOnce(deps, { kind: 'order.bounced', subject: `${order.orderId}:${r.email.toLowerCase()}`, teamId: row.teamId, enterpriseId: row.enterpriseId }, {
       to: { userId: row.senderUserId },
-      message: buildBounceDm(bounce),
+      message: deps.present({ type: 'order.bounced', bounce }),
     });
     if (result.posted) {
       posted++;

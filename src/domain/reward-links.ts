@@ -8,10 +8,10 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { rewardLinkRequests, type RewardLinkRequestRow } from '../db/schema/index.js';
 import type { RewardsClient } from '../rewards/index.js';
-import { buildRewardLinksFailed } from '../slack/blocks/notification-messages.js';
-import type { SlackGateway } from '../slack/gateway.js';
 import { centsToDecimal } from './money.js';
+import type { NoticePresenter } from './notices.js';
 import { postOnce } from './notifications.js';
+import type { Messenger } from './ports.js';
 import { scheduleOrderCheck } from './reconcile.js';
 import { classifyRewardsFailure } from './rewards-errors.js';
 
@@ -23,7 +23,8 @@ const MAX_PLACE_ATTEMPTS = 8;
 export interface RewardLinkDeps {
   db: Database;
   rewards: RewardsClient;
-  slack: SlackGateway;
+  chat: Messenger;
+  present: NoticePresenter;
   logger: Logger;
 }
 
@@ -88,7 +89,7 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
       .returning();
     await postOnce(deps, { kind: 'reward_links.failed', subject: row.id, teamId: row.teamId, enterpriseId: row.enterpriseId }, {
       to: { userId: row.requesterUserId },
-      message: buildRewardLinksFailed(failed ?? row, verdict.userMessage),
+      message: deps.present({ type: 'reward_links.failed', request: failed ?? row, reason: verdict.userMessage }),
     });
     return 'failed';
   }

@@ -87,3 +87,8 @@ export function formatScheduled(instant: Date, timezone: string): string {
 export function todayIn(timezone: string, now: Date): string {
   return formatInTimeZone(now, isValidTimeZone(timezone) ? timezone : 'UTC', 'yyyy-MM-dd');
 }
+
+/** "2026-11-22 05:30 UTC". */
+export function formatUtc(at: Date): string {
+  return `${formatInTimeZone(at, 'UTC', 'yyyy-MM-dd HH:mm')} UTC`;
+}

@@ -3,8 +3,7 @@
 // address-book mapping happens later, in the worker.
 import type { NewKudosRow } from '../db/schema/index.js';
 import type { RewardsClient } from '../rewards/index.js';
-import type { SlackGateway, SlackUser } from '../slack/gateway.js';
-import { displayNameOf } from '../slack/gateway.js';
+import { displayNameOf, type UserDirectory, type WorkspaceUser } from './ports.js';
 import type { DesignCatalog } from './catalog.js';
 import { checkAmountInRange, parseWholeDollars, REFUND_WINDOWS, totalCents } from './money.js';
 import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, type Workspace } from './recipients.js';
@@ -26,7 +25,7 @@ export interface SendForm {
 
 export interface SendContext {
   workspace: Workspace;
-  sender: SlackUser;
+  sender: WorkspaceUser;
   originChannelId: string | undefined;
   sourceViewId: string | undefined;
   now: Date;
@@ -34,7 +33,7 @@ export interface SendContext {
 }
 
 export interface SendRequestDeps {
-  slack: SlackGateway;
+  users: UserDirectory;
   rewards: RewardsClient;
   catalog: DesignCatalog;
   policy: SendPolicy;
@@ -82,14 +81,14 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   } else {
     let slackUserIds = [...form.userIds];
     if (form.group?.kind === 'slack') {
-      const members = await deps.slack.usergroupMembers(form.group.id);
+      const members = await deps.users.usergroupMembers(form.group.id);
       if (members.length === 0) errors.group = 'That user group has no members.';
       slackUserIds = [...slackUserIds, ...members];
     }
     if (slackUserIds.length > MAX_RECIPIENTS) {
       errors[recipientField] = `At most ${MAX_RECIPIENTS} people per send.`;
     } else if (slackUserIds.length > 0) {
-      const checked = await checkSlackRecipients(deps.slack, slackUserIds, { botUserId: ctx.botUserId });
+      const checked = await checkSlackRecipients(deps.users, slackUserIds, { botUserId: ctx.botUserId });
       if (checked.ok) lists.push(checked.recipients);
       else errors[recipientField] = checked.message;
     }

@@ -13,18 +13,19 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
 import { toCents, type RewardsClient } from '../rewards/index.js';
-import { buildAnnouncement, buildConfirmation, buildFailure } from '../slack/blocks/messages.js';
-import type { SlackGateway } from '../slack/gateway.js';
 import { claimBatch, claimPending, fenceOf, markNotified, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
-import { centsToDecimal, formatUsd } from './money.js';
+import { centsToDecimal } from './money.js';
+import type { NoticePresenter } from './notices.js';
 import { postAllOnce, resumeStalledNotices } from './notifications.js';
+import type { Messenger } from './ports.js';
 import { ensureRecipientMapping } from './recipients.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from './rewards-errors.js';
 
 export interface WorkerDeps {
   db: Database;
   rewards: RewardsClient;
-  slack: SlackGateway;
+  chat: Messenger;
+  present: NoticePresenter;
   /** Announcement channel of a workspace, from its settings at the time of the notice. */
   notifyChannelOf: NotifyChannelOf;
   logger: Logger;
@@ -69,13 +70,6 @@ export interface KudosWorker {
   placeNow(id: string): void;
   /** Stops claiming; waits for rows in progress (at most `graceMs`), then releases the rest. */
   stop(graceMs?: number): Promise<void>;
-}
-
-/** Plain text (the slack layer renders notices): the order may exist, so do not send again. */
-export function outcomeUnknownNotice(row: Pick<KudosRow, 'totalCents' | 'recipientCount'>): { text: string } {
-  return {
-    text: `Your kudos (${formatUsd(row.totalCents)} to ${row.recipientCount === 1 ? '1 person' : `${row.recipientCount} people`}) may or may not have gone out: the Rewards API did not answer in time. Kudos keeps checking and will tell you the outcome here. Please do not send it again meanwhile.`,
-  };
 }
 
 const defaultBackoff = (attempt: number) => Math.min(5 * 60_000, 1000 * 2 ** Math.max(0, attempt - 1));
@@ -145,7 +139,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       }
       if (Date.now() - lastNoticeSweep >= noticeSweepMs) {
         lastNoticeSweep = Date.now();
-        await resumeStalledNotices({ db: deps.db, slack: deps.slack, logger: log }).catch((error: unknown) => log.error('resuming stalled notices failed', { error }));
+        await resumeStalledNotices({ db: deps.db, chat: deps.chat, logger: log }).catch((error: unknown) => log.error('resuming stalled notices failed', { error }));
       }
       // A full batch: there may be more due right now.
       if (running && rows.length < free) await sleep(pollIntervalMs);
@@ -359,7 +353,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     const notices: Parameters<typeof postAllOnce>[1] = [];
     if (row.status === 'unknown') {
       // Said once; the row stays in the queue (looked up again) and its outcome is told when known.
-      await postAllOnce(deps, [{ key: { kind: 'kudos.unknown', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: outcomeUnknownNotice(row) } }]);
+      await postAllOnce(deps, [{ key: { kind: 'kudos.unknown', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.outcome_unknown', kudos: row }) } }]);
       return;
     }
     if (row.status === 'failed') {
@@ -368,14 +362,14 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         return false;
       });
       if (!toldElsewhere) {
-        notices.push({ key: { kind: 'kudos.failed', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: buildFailure(row, row.errorMessage ?? 'the Rewards API refused it.') } });
+        notices.push({ key: { kind: 'kudos.failed', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.failed', kudos: row, reason: row.errorMessage ?? 'the Rewards API refused it.' }) } });
       }
     } else {
-      notices.push({ key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: buildConfirmation(row) } });
+      notices.push({ key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.placed', kudos: row }) } });
       // A scheduled send is announced when it goes out (order notifications), not when it is booked.
       const channel = await deps.notifyChannelOf(ws);
       if (channel && row.status === 'placed') {
-        notices.push({ key: { kind: 'kudos.announcement', subject: row.id, ...ws }, notice: { to: { channel }, message: buildAnnouncement(row) } });
+        notices.push({ key: { kind: 'kudos.announcement', subject: row.id, ...ws }, notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) } });
       }
     }
     const results = await postAllOnce(deps, notices);

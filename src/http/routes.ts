@@ -2,7 +2,6 @@
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import type { SlackGateway } from '../slack/gateway.js';
 import type { RewardsClient } from '../rewards/index.js';
 
 export interface RouteDeps {
@@ -10,6 +9,4 @@ export interface RouteDeps {
   db: Database;
   logger: Logger;
   rewards: RewardsClient;
-  /** Outbound Slack calls (post, update, DM) for routes that notify users. */
-  slack: SlackGateway;
 }

@@ -1,42 +1,18 @@
 // The one module for outbound Slack Web API calls (post, update, DM, views, user lookups), so that
 // the domain never sees Bolt, and tests can observe every call in the simulator's log.
 import type { types, webApi } from '@slack/bolt';
+import type { Messenger, PostedMessage, RenderedMessage, UserDirectory, WorkspaceUser } from '../domain/ports.js';
 import type { DirectWebApiCall } from './direct-web-api.js';
 
 type WebClient = webApi.WebClient;
 type KnownBlock = types.KnownBlock;
 
-export interface SlackUser {
-  id: string;
-  teamId: string | undefined;
-  name: string;
-  realName: string;
-  displayName: string;
-  firstName: string | undefined;
-  lastName: string | undefined;
-  email: string | undefined;
-  tz: string | undefined;
-  isBot: boolean;
-  deleted: boolean;
-  isAdmin: boolean;
-  isOwner: boolean;
-}
+/** A Slack user: the domain's WorkspaceUser (src/domain/ports.ts). */
+export type SlackUser = WorkspaceUser;
+export type { PostedMessage };
 
-export interface SlackMessage {
-  text: string;
-  blocks?: KnownBlock[];
-}
-
-export interface PostedMessage {
-  channel: string;
-  ts: string;
-}
-
-/** Slack message metadata: invisible to people, returned by conversations.history. */
-export interface MessageMetadata {
-  eventType: string;
-  payload: Record<string, string | number | boolean>;
-}
+/** Presenters render Block Kit (src/slack/blocks); the domain forwards it untouched. */
+const blocksOf = (message: RenderedMessage) => (message.blocks ? { blocks: message.blocks as KnownBlock[] } : {});
 
 export interface SlackUsergroup {
   id: string;
@@ -44,33 +20,18 @@ export interface SlackUsergroup {
   name: string;
 }
 
-export interface SlackGateway {
+/** Implements the domain's ports (Messenger, UserDirectory) over the Slack Web API, and the views. */
+export interface SlackGateway extends Messenger, UserDirectory {
   /** users.info, cached for a minute (concurrent lookups share one call). */
   userInfo(userId: string): Promise<SlackUser | undefined>;
   /** Drops a cached user (user_change). */
   forgetUser?(userId: string): void;
-  usergroupMembers(usergroupId: string): Promise<string[]>;
   listUsergroups(): Promise<SlackUsergroup[]>;
-  postMessage(channel: string, message: SlackMessage & { threadTs?: string; metadata?: MessageMetadata }): Promise<PostedMessage>;
-  /** The DM channel with a user (conversations.open, remembered). */
+  /** conversations.open, remembered. findMessageByMetadata reads conversations.history or .replies. */
   openDirectChannel(userId: string): Promise<string>;
-  /**
-   * The ts of our own message carrying `metadata` of this type whose payload matches, posted at or
-   * after `since` (in the thread when `threadTs` is given); undefined when there is none. How a
-   * notice whose chat.postMessage outcome was lost finds out whether it was posted.
-   */
-  findMessageByMetadata(channel: string, query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string }): Promise<string | undefined>;
-  postEphemeral(channel: string, userId: string, message: SlackMessage): Promise<void>;
-  updateMessage(channel: string, ts: string, message: SlackMessage): Promise<void>;
-  /** Opens (or reuses) the DM with a user and posts there. */
-  sendDirectMessage(userId: string, message: SlackMessage): Promise<PostedMessage>;
+  postEphemeral(channel: string, userId: string, message: RenderedMessage): Promise<void>;
   openView(triggerId: string, view: Record<string, unknown>): Promise<string | undefined>;
   publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
-}
-
-/** Display name Slack users know a person by. */
-export function displayNameOf(user: Pick<SlackUser, 'displayName' | 'realName' | 'name'>): string {
-  return user.displayName || user.realName || user.name;
 }
 
 interface RawSlackUser {
@@ -167,7 +128,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       const res = await postClient.chat.postMessage({
         channel,
         text: message.text,
-        ...(message.blocks ? { blocks: message.blocks } : {}),
+        ...blocksOf(message),
         ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
         ...(message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } } : {}),
         unfurl_links: false,
@@ -202,10 +163,10 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       return undefined;
     },
     async postEphemeral(channel, userId, message) {
-      await client.chat.postEphemeral({ channel, user: userId, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
+      await client.chat.postEphemeral({ channel, user: userId, text: message.text, ...blocksOf(message) });
     },
     async updateMessage(channel, ts, message) {
-      await client.chat.update({ channel, ts, text: message.text, ...(message.blocks ? { blocks: message.blocks } : {}) });
+      await client.chat.update({ channel, ts, text: message.text, ...blocksOf(message) });
     },
     async sendDirectMessage(userId, message) {
       const channel = await this.openDirectChannel(userId);
@@ -223,5 +184,21 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     async publishHome(userId, view) {
       await client.views.publish({ user_id: userId, view: view as never });
     },
+  };
+}
+
+/** users.list, every page, as SlackUsers (the approvers' admins-and-owners fallback). */
+export function createUserLister(client: {
+  users: { list(args: { limit?: number; cursor?: string }): Promise<{ members?: unknown[]; response_metadata?: { next_cursor?: string } }> };
+}): () => Promise<SlackUser[]> {
+  return async () => {
+    const users: SlackUser[] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await client.users.list({ limit: 200, ...(cursor ? { cursor } : {}) });
+      users.push(...(res.members ?? []).map((m) => toSlackUser(m as never)));
+      cursor = res.response_metadata?.next_cursor || undefined;
+    } while (cursor);
+    return users;
   };
 }

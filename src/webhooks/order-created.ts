@@ -13,7 +13,6 @@ import { postOnce } from '../domain/notifications.js';
 import { scheduleOrderCheck } from '../domain/reconcile.js';
 import { promoteFoundOrder, updateKudos } from '../domain/kudos-store.js';
 import { isRewardsError, orderCreatedDataSchema } from '../rewards/index.js';
-import { buildExternalOrderNotice } from '../slack/blocks/notification-messages.js';
 import type { EventProcessor } from './processor.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -80,7 +79,7 @@ export const orderCreatedProcessor: EventProcessor = {
 
     const channel = await ctx.notifyChannelOf(undefined);
     if (channel) {
-      await postOnce(ctx, { kind: 'order.external', subject: orderId }, { to: { channel }, message: buildExternalOrderNotice(data) });
+      await postOnce(ctx, { kind: 'order.external', subject: orderId }, { to: { channel }, message: ctx.present({ type: 'order.external', orderId, cardType: data.cardType, totalAmount: data.totalAmount, currency: data.currency, recipientCount: data.recipientCount }) });
     }
     await scheduleOrderCheck(ctx.db, { orderId, source: 'webhook', firstDelayMs: ctx.firstCheckDelayMs });
     return { outcome: 'external' };

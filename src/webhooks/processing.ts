@@ -13,7 +13,8 @@ import type { KudosRow } from '../db/schema/index.js';
 import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, runOrderCheck, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
 import type { RewardsClient } from '../rewards/index.js';
-import type { SlackGateway } from '../slack/gateway.js';
+import type { NoticePresenter } from '../domain/notices.js';
+import type { Messenger } from '../domain/ports.js';
 import { deleteExpiredEvents } from './event-store.js';
 import { createPollingLoop } from './loop.js';
 import { orderCreatedProcessor } from './order-created.js';
@@ -35,7 +36,8 @@ export interface BackgroundProcessingOptions {
 export interface BackgroundProcessingDeps {
   db: Database;
   rewards: RewardsClient;
-  slack: SlackGateway;
+  chat: Messenger;
+  present: NoticePresenter;
   /** Announcement channel of a workspace, from its settings at the time of the notice. */
   notifyChannelOf: NotifyChannelOf;
   logger: Logger;

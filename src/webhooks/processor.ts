@@ -7,13 +7,15 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { WebhookEventRow } from '../db/schema/index.js';
 import type { RewardsClient } from '../rewards/index.js';
-import type { SlackGateway } from '../slack/gateway.js';
+import type { NoticePresenter } from '../domain/notices.js';
+import type { Messenger } from '../domain/ports.js';
 import { claimEvents, markEventFailed, markEventProcessed } from './event-store.js';
 
 export interface EventContext {
   db: Database;
   rewards: RewardsClient;
-  slack: SlackGateway;
+  chat: Messenger;
+  present: NoticePresenter;
   /** Announcement channel of a workspace, from its settings at the time of the notice. */
   notifyChannelOf: NotifyChannelOf;
   logger: Logger;

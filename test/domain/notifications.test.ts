@@ -30,17 +30,17 @@ beforeEach(async () => {
 });
 
 const posts = (channel: string) => sim.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel).length;
-const deps = (slack: NoticeDeps['slack'] = gateway): NoticeDeps => ({ db: testDb.db, slack });
+const deps = (chat: NoticeDeps['chat'] = gateway): NoticeDeps => ({ db: testDb.db, chat });
 /** As if the lease of every unfinished notice had run out (its poster died or lost Slack's answer). */
 const expireLeases = () => testDb.db.update(notifications).set({ claimedUntil: sql`now() - interval '1 second'` });
 const lostAnswer = Object.assign(new Error('socket hang up'), { code: 'slack_webapi_request_error' });
 
 /** Slack posts the message, but its answer never arrives. */
-function answerLost(): NoticeDeps['slack'] {
+function answerLost(): NoticeDeps['chat'] {
   return { ...gateway, postMessage: async (channel, message) => (await gateway.postMessage(channel, message), Promise.reject(lostAnswer)) };
 }
 /** The request never reaches Slack. */
-function unreachable(): NoticeDeps['slack'] {
+function unreachable(): NoticeDeps['chat'] {
   return { ...gateway, postMessage: () => Promise.reject(lostAnswer) };
 }
 
@@ -108,7 +108,7 @@ describe('resumeStalledNotices', () => {
   });
 
   it('records a DM whose channel could not be opened (Slack unreachable), and the next sweep posts it once', async () => {
-    const noDm: NoticeDeps['slack'] = { ...gateway, openDirectChannel: () => Promise.reject(lostAnswer) };
+    const noDm: NoticeDeps['chat'] = { ...gateway, openDirectChannel: () => Promise.reject(lostAnswer) };
     await expect(postOnce(deps(noDm), { kind: 'kudos.confirmation', subject: 'K3' }, { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos is on its way' } })).rejects.toThrow('socket hang up');
     const [row] = await testDb.db.select().from(notifications);
     expect(row).toMatchObject({ dmUserId: 'U_MANAGER', channel: null, claimedUntil: null, attemptedAt: null, postedAt: null });

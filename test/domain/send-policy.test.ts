@@ -22,7 +22,7 @@ describe('routeSend (until approvals exist)', () => {
 describe('isWorkspaceAdmin (the one admin rule)', () => {
   const check = (adminUserIds: string[] | null, userId: string, slackUser?: { isAdmin: boolean; isOwner: boolean; deleted?: boolean }) =>
     isWorkspaceAdmin(
-      { settings: { get: async () => ({ adminUserIds }) as WorkspaceSettings }, slack: { userInfo: async () => slackUser } },
+      { settings: { get: async () => ({ adminUserIds }) as WorkspaceSettings }, users: { userInfo: async () => slackUser } },
       { teamId: 'T' },
       userId,
     );

@@ -1,24 +1,17 @@
 // Approval request message (in the approval channel or approvers' DMs), its decided forms, the reject
 // modal, and the notices the sender gets. Pure functions of the stored rows.
-import { formatInTimeZone } from 'date-fns-tz';
 import type { ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
+import type { ApprovalCase } from '../../domain/approvals-store.js';
 import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
-import { formatScheduled } from '../../domain/schedule.js';
+import type { ApproversAsked } from '../../domain/notices.js';
+import { formatScheduled, formatUtc } from '../../domain/schedule.js';
 import { Approval } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
 import { recipientList } from './messages.js';
 import { clip, context, plain, section, type Block } from './text.js';
 
-export interface ApprovalView {
-  kudos: KudosRow;
-  request: ApprovalRequestRow;
-}
-
-/** "2026-11-22 05:30 UTC". */
-export function formatUtc(at: Date): string {
-  return `${formatInTimeZone(at, 'UTC', 'yyyy-MM-dd HH:mm')} UTC`;
-}
+type ApprovalView = ApprovalCase;
 
 function quote(message: string): string {
   return escapeMrkdwn(clip(message, 2500))
@@ -117,8 +110,9 @@ function outcomeLine({ request: r }: ApprovalView): string | undefined {
 }
 
 /** What the sender is told while the request waits. */
-export function buildWaitingNotice(view: ApprovalView, approversText: string): SlackMessageContent {
+export function buildWaitingNotice(view: ApprovalView, asked: ApproversAsked): SlackMessageContent {
   const k = view.kudos;
+  const approversText = askedText(asked);
   const text = `:hourglass_flowing_sand: Your kudos to ${recipientList(k.recipients)} (${amounts(k)}, ${escapeMrkdwn(whenText(k))}) needs approval because ${escapeMrkdwn(view.request.reason)}. It is waiting for ${approversText}; it expires ${formatUtc(view.request.expiresAt)} if nobody decides.`;
   return { text: `Your kudos is waiting for approval (${formatUsd(k.totalCents)}).`, blocks: [section(text)] };
 }
@@ -181,4 +175,17 @@ export function buildRejectModal(input: { kudosId: string; summary: string }): R
 
 export function rejectSummary(k: KudosRow): string {
   return `${mentionUser(k.senderUserId)} → ${recipientList(k.recipients, 5)} · ${formatUsd(k.totalCents)}`;
+}
+
+function askedText(asked: ApproversAsked): string {
+  switch (asked.kind) {
+    case 'channel':
+      return `the approvers in <#${asked.channel}>`;
+    case 'people':
+      return asked.userIds.map(mentionUser).join(', ');
+    case 'unreachable':
+      return 'an approver, but none could be reached: ask an admin to set approvers in `/kudos settings`';
+    case 'unknown':
+      return 'the approvers';
+  }
 }

@@ -1,7 +1,7 @@
 // The audit trail as an ephemeral list (recent rows) and as CSV in direct-message code blocks.
 import type { AuditEventRow } from '../../db/schema/index.js';
 import { escapeMrkdwn, mentionUser, truncate } from '../../domain/escape.js';
-import { formatUtc } from './approval.js';
+import { formatUtc } from '../../domain/schedule.js';
 import type { SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 

@@ -54,6 +54,13 @@ export function buildAnnouncement(row: KudosRow): SlackMessageContent {
   return { text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${row.recipientCount} ${row.recipientCount === 1 ? 'person' : 'people'}`, blocks };
 }
 
+/** Plain text: the order may exist, so the sender must not send again. */
+export function buildOutcomeUnknown(row: Pick<KudosRow, 'totalCents' | 'recipientCount'>): { text: string } {
+  return {
+    text: `Your kudos (${formatUsd(row.totalCents)} to ${row.recipientCount === 1 ? '1 person' : `${row.recipientCount} people`}) may or may not have gone out: the Rewards API did not answer in time. Kudos keeps checking and will tell you the outcome here. Please do not send it again meanwhile.`,
+  };
+}
+
 export function buildFailure(row: KudosRow, reason: string): SlackMessageContent {
   const text = `Your kudos to ${recipientList(row.recipients)} (${perPerson(row)}) could not be sent: ${reason}`;
   return { text: `Your kudos could not be sent: ${reason}`, blocks: [section(`:warning: ${text}`)] };

@@ -5,15 +5,11 @@ import type { KudosRow } from '../../db/schema/index.js';
 import type { BouncedRecipientRow, RewardLinkRequestRow } from '../../db/schema/index.js';
 import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
+import type { DeliveryCounts } from '../../domain/notices.js';
 import { BounceFix } from '../ids.js';
 import { recipientList, type SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 
-export interface DeliveryCounts {
-  sentCount: number;
-  bouncedCount: number;
-  recipientCount: number;
-}
 
 function countsText(c: DeliveryCounts): string {
   const sent = `${c.sentCount} of ${c.recipientCount} ${c.recipientCount === 1 ? 'card' : 'cards'} delivered`;
@@ -89,9 +85,6 @@ export function buildExternalOrderNotice(data: { orderId: string; cardType: stri
     blocks: [section(`:receipt: An order was placed outside Slack: ${card} for ${people}, ${total}.`), context(`Order \`${escapeMrkdwn(data.orderId)}\``)],
   };
 }
-
-/** Most links per DM: keeps each message well under Slack's text limits. */
-export const LINKS_PER_MESSAGE = 50;
 
 /** One DM with (a part of) the links of a reward-link order. */
 export function buildRewardLinksDm(request: RewardLinkRequestRow, orderId: string, links: string[], part: { index: number; count: number }): SlackMessageContent {

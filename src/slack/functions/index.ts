@@ -42,7 +42,7 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
       return;
     }
     const input = parsed.data;
-    const result = await sendAutomated(deps, {
+    const result = await sendAutomated({ ...deps, users: deps.slack }, {
       workspace: workspaceOf(body as never),
       senderUserId: input.sender,
       recipientUserIds: input.recipients,

@@ -80,7 +80,7 @@ export function register(app: App, deps: ListenerDeps): void {
       const sender = await deps.slack.userInfo(body.user.id);
       if (!sender) return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
       return prepareSend(
-        { slack: deps.slack, rewards: deps.rewards, catalog: deps.catalog, policy: deps.policy },
+        { users: deps.slack, rewards: deps.rewards, catalog: deps.catalog, policy: deps.policy },
         {
           workspace: ws,
           sender,

@@ -1,0 +1,56 @@
+// What the domain wants people told, as plain values. The domain decides who hears what and when
+// (and records it in the notice outbox, notifications.ts); a presenter (src/slack/presenters) turns
+// each value into a message. Adding a notice: a variant here, a case in the presenter.
+import type { BouncedRecipientRow, KudosRow, RewardLinkRequestRow } from '../db/schema/index.js';
+import type { ApprovalCase } from './approvals-store.js';
+import type { RenderedMessage } from './ports.js';
+
+export interface DeliveryCounts {
+  sentCount: number;
+  bouncedCount: number;
+  recipientCount: number;
+}
+
+/** Whom a request waiting for approval was put to, as the sender's "waiting" notice says it. */
+export type ApproversAsked =
+  | { kind: 'channel'; channel: string }
+  | { kind: 'people'; userIds: string[] }
+  /** Nobody could be reached: the sender is told to have an admin set approvers. */
+  | { kind: 'unreachable' }
+  /** Told late, after the process that posted the request died: only where it went is known. */
+  | { kind: 'unknown' };
+
+/** Most reward links in one notice: keeps each message well under the chat platform's text limits. */
+export const LINKS_PER_NOTICE = 50;
+
+export type Notice =
+  /** To the sender: their order was placed (or booked for later). */
+  | { type: 'kudos.placed'; kudos: KudosRow }
+  /** In the notification channel: who thanked whom. */
+  | { type: 'kudos.announced'; kudos: KudosRow }
+  /** To the sender: the API did not answer in time; the order may exist, so do not send again. */
+  | { type: 'kudos.outcome_unknown'; kudos: KudosRow }
+  /** To the sender: the send was given up. */
+  | { type: 'kudos.failed'; kudos: KudosRow; reason: string }
+  /** In the channel (under the announcement when there is one): an order finished. */
+  | { type: 'order.completed'; orderId: string; counts: DeliveryCounts; kudos?: KudosRow; cardName?: string }
+  /** To the sender: their kudos went out. */
+  | { type: 'order.delivered'; kudos: KudosRow; counts: DeliveryCounts }
+  /** To the sender: one recipient's card bounced (with the way to fix the address). */
+  | { type: 'order.bounced'; bounce: BouncedRecipientRow }
+  /** In the channel: an order was placed outside Slack. */
+  | { type: 'order.external'; orderId: string; cardType: string; totalAmount: string; currency: string; recipientCount: number }
+  /** To the requester: (a part of) their reward links. */
+  | { type: 'reward_links.ready'; request: RewardLinkRequestRow; orderId: string; links: string[]; part: { index: number; count: number } }
+  | { type: 'reward_links.failed'; request: RewardLinkRequestRow; reason: string }
+  /** To approvers: the request in its current state (open with its choices, or decided). */
+  | { type: 'approval.request'; approval: ApprovalCase }
+  /** To the sender: the send waits for approval. */
+  | { type: 'approval.waiting'; approval: ApprovalCase; asked: ApproversAsked }
+  /** To the sender: approved, rejected or expired. */
+  | { type: 'approval.decided'; approval: ApprovalCase }
+  /** An approved send whose order was refused for a fixable reason is back with the approvers. */
+  | { type: 'approval.reopened'; approval: ApprovalCase; audience: 'sender' | 'approver' };
+
+/** Renders a notice for the chat platform (src/slack/presenters/notices.ts). */
+export type NoticePresenter = (notice: Notice) => RenderedMessage;

@@ -1,0 +1,66 @@
+// The ports through which the domain reaches people. The domain names what it needs here, in its own
+// words; src/slack implements them (slack/gateway.ts) and renders what the domain wants said
+// (slack/presenters, see notices.ts). Nothing in src/domain imports src/slack or src/http.
+
+/** A person of the workspace, as the chat platform reports them. */
+export interface WorkspaceUser {
+  id: string;
+  teamId: string | undefined;
+  name: string;
+  realName: string;
+  displayName: string;
+  firstName: string | undefined;
+  lastName: string | undefined;
+  email: string | undefined;
+  tz: string | undefined;
+  isBot: boolean;
+  deleted: boolean;
+  isAdmin: boolean;
+  isOwner: boolean;
+}
+
+/** The name people know a person by. */
+export function displayNameOf(user: Pick<WorkspaceUser, 'displayName' | 'realName' | 'name'>): string {
+  return user.displayName || user.realName || user.name;
+}
+
+/** Who is who: user lookups (cached by the adapter) and user groups. */
+export interface UserDirectory {
+  userInfo(userId: string): Promise<WorkspaceUser | undefined>;
+  usergroupMembers(usergroupId: string): Promise<string[]>;
+}
+
+/**
+ * A message ready to post, as a presenter rendered it. The domain stores and forwards it without
+ * looking inside; `blocks` is the chat platform's own layout.
+ */
+export interface RenderedMessage {
+  text: string;
+  blocks?: unknown[];
+}
+
+export interface PostedMessage {
+  channel: string;
+  ts: string;
+}
+
+/** Invisible to people, returned with the message: how a notice finds out whether it was posted. */
+export interface MessageMetadata {
+  eventType: string;
+  payload: Record<string, string | number | boolean>;
+}
+
+/** Posting and updating messages: the outbox (notifications.ts) and approval requests use it. */
+export interface Messenger {
+  postMessage(channel: string, message: RenderedMessage & { threadTs?: string; metadata?: MessageMetadata }): Promise<PostedMessage>;
+  /** The direct-message channel with a user. */
+  openDirectChannel(userId: string): Promise<string>;
+  /**
+   * The ts of our own message carrying `metadata` of this type whose payload matches, posted at or
+   * after `since` (in the thread when `threadTs` is given); undefined when there is none.
+   */
+  findMessageByMetadata(channel: string, query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string }): Promise<string | undefined>;
+  updateMessage(channel: string, ts: string, message: RenderedMessage): Promise<void>;
+  /** Opens (or reuses) the direct-message channel with a user and posts there. */
+  sendDirectMessage(userId: string, message: RenderedMessage): Promise<PostedMessage>;
+}

@@ -1,0 +1,51 @@
+// The domain's notices (src/domain/notices.ts) as Slack messages: one case per notice, each one of
+// the pure Block Kit builders in ../blocks.
+import type { NoticePresenter } from '../../domain/notices.js';
+import { buildApprovalMessage, buildDecisionNotice, buildReopenedNotice, buildWaitingNotice } from '../blocks/approval.js';
+import { buildAnnouncement, buildConfirmation, buildFailure, buildOutcomeUnknown } from '../blocks/messages.js';
+import {
+  buildBounceDm,
+  buildCompletionNotice,
+  buildExternalOrderNotice,
+  buildRewardLinksDm,
+  buildRewardLinksFailed,
+  buildSenderCompletionDm,
+} from '../blocks/notification-messages.js';
+
+export const presentNotice: NoticePresenter = (notice) => {
+  switch (notice.type) {
+    case 'kudos.placed':
+      return buildConfirmation(notice.kudos);
+    case 'kudos.announced':
+      return buildAnnouncement(notice.kudos);
+    case 'kudos.outcome_unknown':
+      return buildOutcomeUnknown(notice.kudos);
+    case 'kudos.failed':
+      return buildFailure(notice.kudos, notice.reason);
+    case 'order.completed':
+      return buildCompletionNotice({
+        orderId: notice.orderId,
+        counts: notice.counts,
+        ...(notice.kudos ? { kudos: notice.kudos } : {}),
+        ...(notice.cardName ? { cardName: notice.cardName } : {}),
+      });
+    case 'order.delivered':
+      return buildSenderCompletionDm(notice.kudos, notice.counts);
+    case 'order.bounced':
+      return buildBounceDm(notice.bounce);
+    case 'order.external':
+      return buildExternalOrderNotice(notice);
+    case 'reward_links.ready':
+      return buildRewardLinksDm(notice.request, notice.orderId, notice.links, notice.part);
+    case 'reward_links.failed':
+      return buildRewardLinksFailed(notice.request, notice.reason);
+    case 'approval.request':
+      return buildApprovalMessage(notice.approval);
+    case 'approval.waiting':
+      return buildWaitingNotice(notice.approval, notice.asked);
+    case 'approval.decided':
+      return buildDecisionNotice(notice.approval);
+    case 'approval.reopened':
+      return buildReopenedNotice(notice.approval, notice.audience);
+  }
+};
