@@ -28,6 +28,8 @@ export interface SendContext {
   sender: WorkspaceUser;
   originChannelId: string | undefined;
   sourceViewId: string | undefined;
+  /** Permalink of the Slack message this kudos is for (message shortcut); checked by the caller. */
+  sourceMessageUrl?: string | undefined;
   now: Date;
   botUserId?: string | undefined;
 }
@@ -135,6 +137,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
       amountCents,
       totalCents: total,
       message: form.message.trim(),
+      sourceMessageUrl: ctx.sourceMessageUrl ?? null,
       refundOptionDays: form.refundDays ?? null,
       scheduledAt: schedule?.instant ?? null,
       scheduleTimezone: schedule?.timezone ?? null,

@@ -312,6 +312,48 @@ export class SlackDriver {
     return { status: answer.status, body: answer.body };
   }
 
+  /** A global shortcut (the lightning menu / search). */
+  async globalShortcut(userId: string, callbackId: string): Promise<AppAnswer> {
+    this.requireUser(userId);
+    const answer = await this.sendPayload({
+      type: 'shortcut',
+      callback_id: callbackId,
+      trigger_id: this.state.issueTrigger(userId),
+      user: this.userRef(userId),
+      team: this.teamRef(),
+      api_app_id: this.ws.app.appId,
+      token: 'simulator-verification-token',
+      action_ts: this.state.nextTs(),
+      is_enterprise_install: false,
+      enterprise: null,
+    });
+    return { status: answer.status, body: answer.body };
+  }
+
+  /** A message shortcut ("More actions" on a message). */
+  async messageShortcut(userId: string, where: { channel: string; ts: string }, callbackId: string): Promise<AppAnswer> {
+    this.requireUser(userId);
+    const m = this.state.findMessage(where.channel, where.ts);
+    if (!m || m.ephemeral) throw new Error(`simulator: no message ${where.ts} in ${where.channel}`);
+    const answer = await this.sendPayload({
+      type: 'message_action',
+      callback_id: callbackId,
+      trigger_id: this.state.issueTrigger(userId),
+      message_ts: m.ts,
+      response_url: this.responseUrlAddress(this.responseUrl(userId, m.channel)),
+      user: this.userRef(userId),
+      team: this.teamRef(),
+      channel: { id: m.channel, name: this.channelName(m.channel) },
+      message: messagePayload(m),
+      api_app_id: this.ws.app.appId,
+      token: 'simulator-verification-token',
+      action_ts: this.state.nextTs(),
+      is_enterprise_install: false,
+      enterprise: null,
+    });
+    return { status: answer.status, body: answer.body };
+  }
+
   async loadOptions(viewId: string, actionId: string, blockId: string, query: string, userId: string): Promise<AppAnswer> {
     const view = this.viewFor(viewId, userId);
     const answer = await this.sendPayload({

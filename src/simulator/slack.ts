@@ -59,6 +59,10 @@ export interface SlackSimulator {
   closeView(viewId: string, userId: string, all?: boolean): Promise<AppAnswer | undefined>;
   clickButton(where: ClickTarget, actionId: string, userId: string, value?: string): Promise<AppAnswer>;
   loadOptions(viewId: string, actionId: string, blockId: string, query: string, userId: string): Promise<AppAnswer>;
+  globalShortcut(userId: string, callbackId: string): Promise<AppAnswer>;
+  messageShortcut(userId: string, where: { channel: string; ts: string }, callbackId: string): Promise<AppAnswer>;
+  /** A person posts a message (as in the composer). */
+  postAs(userId: string, channel: string, text: string): Message;
   /** Messages of a channel (a user id means the IM with that user), or all; updates applied; ephemerals flagged. */
   messages(channel?: string): Message[];
   sendEvent(event: Record<string, unknown>): Promise<AppAnswer>;
@@ -213,6 +217,9 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
     closeView: (viewId, userId, all) => driver.closeView(viewId, userId, all),
     clickButton: (where, actionId, userId, value) => driver.clickButton(where, actionId, userId, value),
     loadOptions: (viewId, actionId, blockId, query, userId) => driver.loadOptions(viewId, actionId, blockId, query, userId),
+    globalShortcut: (userId, callbackId) => driver.globalShortcut(userId, callbackId),
+    messageShortcut: (userId, where, callbackId) => driver.messageShortcut(userId, where, callbackId),
+    postAs: (userId, channel, text) => state.postMessage({ channel: state.user(channel) ? state.imFor(channel) : channel, user: userId, text, ephemeral: false }),
     messages: (channel) => state.messagesIn(channel),
     sendEvent: (event) => driver.sendEvent(event),
     runWorkflowStep: (step) => driver.runWorkflowStep(step),

@@ -220,6 +220,9 @@ const handlers: Record<string, Handler> = {
     const channel = resolvePostTarget(s, args.channel);
     if (!str(args.channel)) return fail('channel_not_found');
     if (!channel) return fail('channel_not_found');
+    // Slack: a bot posts only where it is a member; a private channel it is not in does not exist for it.
+    const target = s.channel(channel);
+    if (target && !target.members.includes(s.workspace.app.botUserId)) return fail(target.isPrivate ? 'channel_not_found' : 'not_in_channel');
     const check = checkMessageContent(args, { requireContent: true });
     if (!check.ok) return fail(check.error, check.messages);
     const threadTs = str(args.thread_ts);
@@ -276,6 +279,27 @@ const handlers: Record<string, Handler> = {
     m.edited = { ts: s.nextTs() };
     s.changed();
     return { ok: true, channel, ts: m.ts, text: m.text, message: messageBody(s, channel, m.ts) };
+  },
+
+  'chat.getPermalink': (s, args) => {
+    const channel = str(args.channel);
+    if (!channel || !(s.channel(channel) || s.imUser(channel))) return fail('channel_not_found');
+    const ts = str(args.message_ts);
+    const m = ts ? s.findMessage(channel, ts) : undefined;
+    if (!m || m.ephemeral) return fail('message_not_found');
+    return { ok: true, channel, permalink: `https://${s.workspace.team.domain}.slack.com/archives/${channel}/p${m.ts.replace('.', '')}` };
+  },
+
+  'conversations.join': (s, args) => {
+    const channel = str(args.channel);
+    const c = channel ? s.channel(channel) : undefined;
+    if (!c) return fail('channel_not_found');
+    if (c.isPrivate) return fail('method_not_supported_for_channel_type');
+    if (!c.members.includes(s.workspace.app.botUserId)) {
+      c.members.push(s.workspace.app.botUserId);
+      s.changed();
+    }
+    return { ok: true, channel: conversation(s, c.id) };
   },
 
   'chat.delete': (s, args) => {

@@ -32,6 +32,8 @@ export interface SlackGateway extends Messenger, UserDirectory {
   postEphemeral(channel: string, userId: string, message: RenderedMessage): Promise<void>;
   openView(triggerId: string, view: Record<string, unknown>): Promise<string | undefined>;
   publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
+  /** chat.getPermalink: a link to a message; undefined when Slack has none (deleted, no access). */
+  permalink(channel: string, ts: string): Promise<string | undefined>;
 }
 
 interface RawSlackUser {
@@ -183,6 +185,14 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     },
     async publishHome(userId, view) {
       await client.views.publish({ user_id: userId, view: view as never });
+    },
+    async permalink(channel, ts) {
+      try {
+        return (await client.chat.getPermalink({ channel, message_ts: ts })).permalink;
+      } catch (error) {
+        if (['message_not_found', 'channel_not_found'].includes((error as { data?: { error?: string } }).data?.error ?? '')) return undefined;
+        throw error;
+      }
     },
   };
 }

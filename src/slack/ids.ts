@@ -46,6 +46,12 @@ export const Home = {
   },
 } as const;
 
+/** Shortcuts (manifest.yml): "Give kudos for this" on a message, and "Give kudos" from anywhere. */
+export const Shortcut = {
+  message: 'give_kudos_for_message',
+  global: 'give_kudos',
+} as const;
+
 /** Values of the send modal's choices. */
 export const TimingChoice = { now: 'now', schedule: 'schedule' } as const;
 export const RefundChoice = { none: 'none', d30: '30', d60: '60', d90: '90' } as const;

@@ -6,6 +6,7 @@ import type { ListenerDeps } from './deps.js';
 import { register as registerEvents } from './events/index.js';
 import { register as registerFunctions } from './functions/index.js';
 import { register as registerOptions } from './options/index.js';
+import { register as registerShortcuts } from './shortcuts/index.js';
 import { register as registerViews } from './views/index.js';
 
 export function registerListeners(app: App, deps: ListenerDeps): void {
@@ -14,5 +15,6 @@ export function registerListeners(app: App, deps: ListenerDeps): void {
   registerOptions(app, deps);
   registerActions(app, deps);
   registerEvents(app, deps);
+  registerShortcuts(app, deps);
   registerFunctions(app, deps);
 }

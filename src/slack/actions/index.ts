@@ -3,13 +3,11 @@ import type { App } from '@slack/bolt';
 import { cancelScheduledSend, isCancellable } from '../../domain/cancel.js';
 import { listScheduled } from '../../domain/kudos-store.js';
 import { formatUsd } from '../../domain/money.js';
-import { todayIn } from '../../domain/schedule.js';
 import { buildScheduledList, recipientList } from '../blocks/messages.js';
-import { buildSendModal } from '../blocks/send-modal.js';
-import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../deadline.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Home, ScheduledList } from '../ids.js';
+import { openSendModal } from '../open-send-modal.js';
 import { register as registerApprovalActions } from './approval.js';
 import { register as registerHomeActions } from './home.js';
 import { registerResendActions } from './resend.js';
@@ -45,8 +43,6 @@ export function register(app: App, deps: ListenerDeps): void {
     await ack();
     const trigger = (body as { trigger_id?: string }).trigger_id;
     if (!trigger) return;
-    const sender = await withinBudget(deps.slack.userInfo(body.user.id), OPEN_LOOKUP_BUDGET_MS, undefined);
-    const timezone = sender?.tz;
-    await deps.slack.openView(trigger, buildSendModal({ ...(timezone ? { timezone, today: todayIn(timezone, deps.now()) } : {}), metadata: {} }));
+    await openSendModal(deps, { userId: body.user.id, triggerId: trigger });
   });
 }

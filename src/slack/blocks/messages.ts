@@ -5,6 +5,7 @@ import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
 import { formatScheduled } from '../../domain/schedule.js';
 import { COMMAND, ScheduledList } from '../ids.js';
+import { isSafePermalink } from './send-modal.js';
 import { context, plain, section, type Block } from './text.js';
 
 export interface SlackMessageContent {
@@ -51,6 +52,7 @@ export function buildAnnouncement(row: KudosRow): SlackMessageContent {
   const who = recipientList(row.recipients);
   const blocks: Block[] = [section(`:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card!`)];
   if (row.message.trim() !== '') blocks.push(section(quote(row.message)));
+  if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl)) blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
   return { text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${row.recipientCount} ${row.recipientCount === 1 ? 'person' : 'people'}`, blocks };
 }
 

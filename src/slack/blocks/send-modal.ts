@@ -20,6 +20,13 @@ export interface SendModalState {
 export interface SendModalMetadata {
   /** Channel the command came from. */
   channelId?: string | undefined;
+  /** Permalink of the message the kudos is for ("Give kudos for this"). */
+  sourceMessageUrl?: string | undefined;
+}
+
+/** A Slack permalink we can put in a `<url|label>` link safely. */
+export function isSafePermalink(url: string | undefined): url is string {
+  return typeof url === 'string' && url.length <= 500 && /^https:\/\/[^\s|<>&"]+$/.test(url);
 }
 
 export const MESSAGE_MAX_LENGTH = 1000;
@@ -37,6 +44,9 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
     { text: plain('Schedule for later'), value: TimingChoice.schedule },
   ];
   const blocks: Block[] = [
+    ...(isSafePermalink(state.metadata.sourceMessageUrl)
+      ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: `:speech_balloon: For <${state.metadata.sourceMessageUrl}|this message>; the announcement links to it.` }] } as Block]
+      : []),
     {
       type: 'input',
       block_id: B.recipients,

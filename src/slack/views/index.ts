@@ -6,6 +6,7 @@ import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { isSafePermalink } from '../blocks/send-modal.js';
 import { register as registerApprovalViews } from './approval.js';
 import { registerResendViews } from './resend.js';
 import { register as registerSettingsViews } from './settings.js';
@@ -58,13 +59,17 @@ const FIELD_BLOCKS: Record<SendField, string> = {
   time: SendModal.blocks.time,
 };
 
-function metadataOf(raw: string | undefined): { channelId?: string } {
+function metadataOf(raw: string | undefined): { channelId?: string; sourceMessageUrl?: string } {
   try {
     const parsed = JSON.parse(raw || '{}') as unknown;
-    return typeof parsed === 'object' && parsed !== null ? (parsed as { channelId?: string }) : {};
+    return typeof parsed === 'object' && parsed !== null ? (parsed as { channelId?: string; sourceMessageUrl?: string }) : {};
   } catch {
     return {};
   }
+}
+
+function safePermalinkOr(url: string | undefined): string | undefined {
+  return isSafePermalink(url) ? url : undefined;
 }
 
 export function register(app: App, deps: ListenerDeps): void {
@@ -85,6 +90,7 @@ export function register(app: App, deps: ListenerDeps): void {
           workspace: ws,
           sender,
           originChannelId: metadataOf(view.private_metadata).channelId,
+          sourceMessageUrl: safePermalinkOr(metadataOf(view.private_metadata).sourceMessageUrl),
           sourceViewId: view.id,
           now: deps.now(),
           botUserId: context.botUserId,
