@@ -1,5 +1,7 @@
 // Wires the app: config -> database (migrated) -> Rewards client -> Bolt (custom receiver) ->
 // listeners -> worker -> one HTTP server. startApp is used by `npm start`, `npm run dev` and tests.
+import { randomUUID } from 'node:crypto';
+import { createAutomationService, type AutomationService } from './domain/automations.js';
 import { App, LogLevel, webApi, type Authorize, type Logger as BoltLogger } from '@slack/bolt';
 import type { AppConfig } from './config/index.js';
 import { createLogger, type Logger } from './config/logger.js';
@@ -43,6 +45,8 @@ export interface StartAppOptions {
   approvalsSweepMs?: number;
   /** App Home re-publishing (poll period, rate); `enabled: false` stops the poll (tests call pollOnce). */
   home?: HomePublisherOptions & { enabled?: boolean };
+  /** Automations pass period (celebrations, recurring kudos); 0 disables the timer (tests call tick). Default 60 s. */
+  automationsMs?: number;
   /** Clock of the app (tests). */
   now?: () => Date;
   /** How long close() lets in-flight orders finish before aborting and releasing them. Default 6 s. */
@@ -59,6 +63,8 @@ export interface RunningApp {
   settings: SettingsStore;
   approvals: ApprovalService;
   home: HomePublisher;
+  /** Celebrations and recurring kudos (src/domain/automations.ts). */
+  automations: AutomationService;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: AppMetrics;
   /** Stops accepting requests, finishes or releases in-flight work, closes the database (if ours). */
@@ -127,13 +133,19 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     present: presentNotice,
     rewards,
     settings,
-    directory: { users: slack, listUsers: createUserLister(slackClient) },
+    directory: { users: slack, listUsers: (...args) => listUsers(...args) },
     logger,
     wakeWorker: () => worker.wake(),
     now,
   });
   const catalog = createDesignCatalog(rewards);
   const home = createHomePublisher({ db, slack, rewards, settings, approvals, logger, now }, opts.home);
+  const listUsers = createUserLister(slackClient);
+  const wakeWorker = (recordedId?: string) => (recordedId ? worker.placeNow(recordedId) : worker.wake());
+  const automations = createAutomationService(
+    { db, users: slack, rewards, catalog, policy: opts.policy ?? approvals.policy, settings, approvals, wakeWorker, now, logger: logger.child({ part: 'automations' }) },
+    `automations-${randomUUID().slice(0, 8)}`,
+  );
   const deps: ListenerDeps = {
     config,
     db,
@@ -142,7 +154,9 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     slack,
     catalog,
     policy: opts.policy ?? approvals.policy,
-    wakeWorker: (recordedId) => (recordedId ? worker.placeNow(recordedId) : worker.wake()),
+    wakeWorker,
+    listUsers,
+    automations,
     placeRewardLinks: (requestId) => background.placeRewardLinks(requestId),
     now,
     settings,
@@ -176,6 +190,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   if (opts.webhooks?.enabled !== false) background.start();
   if (opts.approvalsSweepMs !== 0) approvals.start(opts.approvalsSweepMs ?? 30_000);
   if (opts.home?.enabled !== false) home.start();
+  if (opts.automationsMs !== 0) automations.start(opts.automationsMs ?? 60_000);
   logger.info('kudos app listening', { url: http.url });
 
   let closing: Promise<void> | undefined;
@@ -189,6 +204,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     settings,
     approvals,
     home,
+    automations,
     metrics,
     close() {
       closing ??= (async () => {
@@ -196,6 +212,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         await receiver.stop();
         await approvals.stop();
         await home.stop();
+        await automations.stop();
         // In parallel: both must be done well inside main.ts's 10 s hard limit.
         await Promise.all([worker.stop(opts.shutdownGraceMs ?? 6000), background.stop(3000)]);
         await httpClosed;

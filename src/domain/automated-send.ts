@@ -37,8 +37,8 @@ export interface AutomatedSendRequest {
   /** Unique per workspace: the same key records the same send once. */
   sourceKey: string;
   origin: SendOrigin;
-  /** Where the announcement of an automated send goes, if not the workspace's channel. */
-  originChannelId?: string | undefined;
+  /** Where it is announced, if not in the workspace's channel: a channel id, or `none` (announce.ts). */
+  announceTo?: string | undefined;
   botUserId?: string | undefined;
 }
 
@@ -69,7 +69,7 @@ export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedS
   try {
     prepared = await prepareSend(
       { users: deps.users, rewards: deps.rewards, catalog: deps.catalog, policy: deps.policy },
-      { workspace: request.workspace, sender, originChannelId: request.originChannelId, sourceViewId: request.sourceKey, now: deps.now(), botUserId: request.botUserId },
+      { workspace: request.workspace, sender, originChannelId: undefined, sourceViewId: request.sourceKey, now: deps.now(), botUserId: request.botUserId },
       form,
     );
   } catch (error) {
@@ -82,6 +82,7 @@ export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedS
       .join(' ');
     return { ok: false, code: 'invalid', message };
   }
+  if (request.announceTo) prepared.values.announceTo = request.announceTo;
   const recorded = await recordPreparedSend(deps.db, prepared, request.origin);
   await startRecordedSend(deps, recorded);
   return { ok: true, recorded };

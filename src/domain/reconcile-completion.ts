@@ -6,6 +6,7 @@
 //                 a scheduled kudos is announced here, when it actually went out;
 //   reward links: the links by DM to the requester only (never in a channel);
 //   other orders: (placed outside Slack) a completion notice under the "placed outside Slack" notice.
+import { announcementChannelOf } from './announce.js';
 import { eq } from 'drizzle-orm';
 import type { KudosRow, OrderCheckRow } from '../db/schema/index.js';
 import { rewardLinkRequests } from '../db/schema/index.js';
@@ -65,7 +66,7 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
 
   let thread: PostedMessage | undefined =
     row.announcementChannel && row.announcementTs ? { channel: row.announcementChannel, ts: row.announcementTs } : undefined;
-  const channel = await deps.notifyChannelOf(ws);
+  const channel = await announcementChannelOf(row, ws, deps.notifyChannelOf);
   if (!thread && channel) {
     // The announcement may be waiting in the outbox (its answer was lost): the notice goes in its thread.
     const announcement = await findNotification(deps.db, 'kudos.announcement', row.id);

@@ -7,6 +7,7 @@
 // confirmation and the announcement through the notice outbox (exactly once, see notifications.ts).
 // The poller wakes at once when a send is recorded in this process or a slot frees up, and polls
 // for other instances' rows; it also finishes notices whose poster died.
+import { announcementChannelOf } from './announce.js';
 import { randomUUID } from 'node:crypto';
 import type { NotifyChannelOf } from './settings.js';
 import type { Logger } from '../config/logger.js';
@@ -367,7 +368,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     } else {
       notices.push({ key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.placed', kudos: row }) } });
       // A scheduled send is announced when it goes out (order notifications), not when it is booked.
-      const channel = await deps.notifyChannelOf(ws);
+      const channel = await announcementChannelOf(row, ws, deps.notifyChannelOf);
       if (channel && row.status === 'placed') {
         notices.push({ key: { kind: 'kudos.announcement', subject: row.id, ...ws }, notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) } });
       }

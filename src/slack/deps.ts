@@ -7,8 +7,9 @@ import type { DesignCatalog } from '../domain/catalog.js';
 import type { SendPolicy } from '../domain/send-policy.js';
 import type { SettingsStore } from '../domain/settings.js';
 import type { RewardsClient } from '../rewards/index.js';
-import type { SlackGateway } from './gateway.js';
 import type { HomePublisher } from './home-publisher.js';
+import type { SlackGateway, SlackUser } from './gateway.js';
+import type { AutomationService } from '../domain/automations.js';
 
 export interface ListenerDeps {
   config: AppConfig;
@@ -32,6 +33,10 @@ export interface ListenerDeps {
   approvals: ApprovalService;
   /** Publishes App Home tabs and keeps them current. */
   home: HomePublisher;
+  /** Every user of the workspace (users.list): CSV e-mails to Slack users. */
+  listUsers(): Promise<SlackUser[]>;
+  /** Celebrations and recurring kudos runner (tests call tick). */
+  automations: AutomationService;
 }
 
 /** Workspace of a request body (team, and enterprise where present). */

@@ -26,6 +26,7 @@ export function buildKudosRow(overrides: Partial<KudosRow> = {}): KudosRow {
     currency: 'USD',
     message: '',
     sourceMessageUrl: null,
+    announceTo: null,
     refundOptionDays: null,
     scheduledAt: null,
     scheduleTimezone: null,

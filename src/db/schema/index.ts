@@ -10,3 +10,4 @@ export * from './settings.js';
 export * from './approvals.js';
 export * from './home.js';
 export * from './recognition.js';
+export * from './automations.js';

@@ -53,6 +53,11 @@ export const kudos = pgTable(
     message: text('message').notNull().default(''),
     /** Permalink of the Slack message the kudos was given for ("Give kudos for this"); quoted in the announcement. */
     sourceMessageUrl: text('source_message_url'),
+    /**
+     * Where this send is announced: null, the workspace's announcement channel; a channel id (a
+     * celebration rule's channel); `none`, nowhere (the person opted out of public posts).
+     */
+    announceTo: text('announce_to'),
     /** null: no refund; 30/60/90: refund window in days. */
     refundOptionDays: integer('refund_option_days'),
     /** The instant a scheduled send goes out; null for immediate sends. */
