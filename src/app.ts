@@ -27,6 +27,9 @@ import { createSlackGateway, createUserLister, type SlackGateway } from './slack
 import { presentNotice } from './slack/presenters/notices.js';
 import { registerListeners } from './slack/index.js';
 import { createHomePublisher, type HomePublisher, type HomePublisherOptions } from './slack/home-publisher.js';
+import { ackUnanswered, dropRedeliveredEvents } from './slack/middleware.js';
+import { createEventReceipts } from './domain/event-receipts.js';
+import { SocketModeConnection, type SocketModeConnectionOptions } from './socket-mode/connection.js';
 
 export interface StartAppOptions {
   config: AppConfig;
@@ -51,6 +54,8 @@ export interface StartAppOptions {
   now?: () => Date;
   /** How long close() lets in-flight orders finish before aborting and releasing them. Default 6 s. */
   shutdownGraceMs?: number;
+  /** Socket Mode tuning (tests): reconnect delays. */
+  socketMode?: Pick<SocketModeConnectionOptions, 'retryDelaysMs' | 'failedRetryMs'>;
 }
 
 export interface RunningApp {
@@ -67,6 +72,8 @@ export interface RunningApp {
   automations: AutomationService;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: AppMetrics;
+  /** The Socket Mode connection, when SLACK_APP_TOKEN is set. */
+  socket: SocketModeConnection | undefined;
   /** Stops accepting requests, finishes or releases in-flight work, closes the database (if ours). */
   close(): Promise<void>;
 }
@@ -93,7 +100,20 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     onCall: (info) => metrics.observeRewardsCall(info),
   });
 
-  const receiver = new SlackReceiver({ signingSecret: config.slackSigningSecret, logger: logger.child({ part: 'receiver' }) });
+  // POST /slack/events whenever there is a signing secret (always over HTTP; optional in Socket Mode).
+  const httpReceiver = config.slackSigningSecret ? new SlackReceiver({ signingSecret: config.slackSigningSecret, logger: logger.child({ part: 'receiver' }) }) : undefined;
+  const socket = config.slackAppToken
+    ? new SocketModeConnection({
+        appToken: config.slackAppToken,
+        slackApiUrl: config.slackApiUrl,
+        logger: logger.child({ part: 'socket' }),
+        onStateChange: (state) => metrics.setSlackSocketState(state),
+        ...opts.socketMode,
+      })
+    : undefined;
+  if (socket) metrics.setSlackSocketState(socket.state);
+  const receiver = socket?.receiver ?? httpReceiver;
+  if (!receiver) throw new Error('no way for Slack to reach the app: set SLACK_SIGNING_SECRET or SLACK_APP_TOKEN');
   const clientOptions = {
     slackApiUrl: config.slackApiUrl,
     // Fail fast rather than hold a request past Slack's 3 s; the worker retries on its own schedule.
@@ -114,6 +134,10 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     logger: boltLogger(logger.child({ part: 'bolt' })),
     clientOptions,
   });
+  // In Socket Mode the HTTP receiver, when there is one, serves the same Bolt app.
+  if (socket && httpReceiver) httpReceiver.init(bolt);
+  if (socket) bolt.use(ackUnanswered(socket));
+  bolt.use(dropRedeliveredEvents(createEventReceipts(db, now), logger));
   // chat.postMessage has no idempotency key: a retried request whose first answer was lost posts
   // twice. Posts go through a client that never retries; the notice outbox recovers instead.
   const postClient = new webApi.WebClient(config.slackBotToken, { ...clientOptions, retryConfig: { retries: 0 } });
@@ -179,11 +203,12 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     onRequestDone: (info) => metrics.observeHttpRequest(info),
     routes: {
       metrics: createMetricsRoute(metrics, logger),
-      slackEvents: (req, res) => receiver.handle(req, res),
-      rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }),
-      health: createHealthRoute(routeDeps),
+      ...(httpReceiver ? { slackEvents: (req, res) => httpReceiver.handle(req, res) } : {}),
+      ...(config.rewardsWebhooks === 'on' ? { rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }) } : {}),
+      health: createHealthRoute(routeDeps, socket),
     },
   });
+  socket?.start();
   if (opts.worker?.enabled !== false) worker.start();
   // Learn the bot identity now, so the first Slack request (3 s budget) does not wait for auth.test.
   authorize({} as never).catch((error: unknown) => logger.warn('slack auth.test failed; retrying at the first request', { error }));
@@ -206,10 +231,12 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     home,
     automations,
     metrics,
+    socket,
     close() {
       closing ??= (async () => {
         const httpClosed = http.close(3000);
-        await receiver.stop();
+        await socket?.stop();
+        await httpReceiver?.stop();
         await approvals.stop();
         await home.stop();
         await automations.stop();

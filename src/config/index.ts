@@ -27,13 +27,29 @@ const envSchema = z.object({
   PORT: optional(z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0).max(65535)),
   DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string')),
   PGLITE_DIR: optional(z.string()),
-  SLACK_SIGNING_SECRET: required('the Slack app signing secret'),
+  // Required unless Socket Mode (checked below, with the installation modes of CONTRACT.md section 6).
+  SLACK_SIGNING_SECRET: optional(z.string().trim().min(1)),
   SLACK_BOT_TOKEN: required('the Slack bot token, xoxb-…'),
   SLACK_API_URL: optional(httpUrl),
   REWARDS_API_URL: required('the Rewards API base URL').pipe(httpUrl),
   REWARDS_CLIENT_ID: required('the Rewards API client id'),
   REWARDS_CLIENT_SECRET: required('the Rewards API client secret'),
-  REWARDS_WEBHOOK_SECRET: required('the Rewards webhook signing secret'),
+  // Required unless REWARDS_WEBHOOKS=off (checked below).
+  REWARDS_WEBHOOK_SECRET: optional(z.string().trim().min(1)),
+  REWARDS_WEBHOOKS: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
+  SLACK_APP_TOKEN: optional(
+    z
+      .string()
+      .trim()
+      .superRefine((token, ctx) => {
+        // Names the kind of token found, never the token itself.
+        if (/^xox[a-z]-/.test(token)) ctx.addIssue({ code: 'custom', message: `must be an app-level token (xapp-…), not a ${tokenKind(token)} token (${token.slice(0, 5)}…)` });
+        else if (!token.startsWith('xapp-')) ctx.addIssue({ code: 'custom', message: 'must be an app-level token (xapp-…, scope connections:write)' });
+      }),
+  ),
+  SLACK_CLIENT_ID: optional(z.string()),
+  SLACK_CLIENT_SECRET: optional(z.string()),
+  SLACK_STATE_SECRET: optional(z.string()),
   KUDOS_NOTIFY_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
   KUDOS_APPROVAL_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
   KUDOS_APPROVERS: optional(slackUserIdList),
@@ -48,14 +64,20 @@ export interface AppConfig {
   port: number;
   databaseUrl: string | undefined;
   pgliteDir: string;
-  slackSigningSecret: string;
+  /** Undefined only in Socket Mode, where Slack's requests arrive over the socket unsigned. */
+  slackSigningSecret: string | undefined;
+  /** Set: Socket Mode (CONTRACT.md section 6), an outbound WebSocket instead of POST /slack/events. */
+  slackAppToken: string | undefined;
   slackBotToken: string;
   /** Base URL of the Slack Web API, ending with `/api/`. */
   slackApiUrl: string;
   rewardsApiUrl: string;
   rewardsClientId: string;
   rewardsClientSecret: string;
-  rewardsWebhookSecret: string;
+  /** Undefined only when REWARDS_WEBHOOKS=off. */
+  rewardsWebhookSecret: string | undefined;
+  /** `off`: order outcomes by polling only, no webhook route (REWARDS_WEBHOOKS). */
+  rewardsWebhooks: 'on' | 'off';
   notifyChannel: string | undefined;
   approvalChannel: string | undefined;
   /** Undefined: workspace admins and owners approve. */
@@ -72,13 +94,14 @@ export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const variable = issue.path.length > 0 ? String(issue.path[0]) : 'environment';
-      return `${variable} ${issue.message}`;
-    });
-    throw new ConfigError([...new Set(problems)]);
-  }
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => {
+        const variable = issue.path.length > 0 ? String(issue.path[0]) : 'environment';
+        return `${variable} ${issue.message}`;
+      });
+  problems.push(...installationModeProblems(env));
+  if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
   const slackApiUrl = e.SLACK_API_URL ?? DEFAULT_SLACK_API_URL;
   return {
@@ -86,12 +109,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     pgliteDir: e.PGLITE_DIR ?? './.data/pglite',
     slackSigningSecret: e.SLACK_SIGNING_SECRET,
+    slackAppToken: e.SLACK_APP_TOKEN,
     slackBotToken: e.SLACK_BOT_TOKEN,
     slackApiUrl: slackApiUrl.endsWith('/') ? slackApiUrl : `${slackApiUrl}/`,
     rewardsApiUrl: e.REWARDS_API_URL.replace(/\/+$/, ''),
     rewardsClientId: e.REWARDS_CLIENT_ID,
     rewardsClientSecret: e.REWARDS_CLIENT_SECRET,
     rewardsWebhookSecret: e.REWARDS_WEBHOOK_SECRET,
+    rewardsWebhooks: e.REWARDS_WEBHOOKS ?? 'on',
     notifyChannel: e.KUDOS_NOTIFY_CHANNEL,
     approvalChannel: e.KUDOS_APPROVAL_CHANNEL,
     approvers: e.KUDOS_APPROVERS,
@@ -99,6 +124,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     admins: e.KUDOS_ADMINS,
     workerConcurrency: e.KUDOS_WORKER_CONCURRENCY,
   };
+}
+
+/**
+ * The variables that depend on the mode (CONTRACT.md sections 3 and 6): the signing secret is only
+ * needed without Socket Mode, the webhook secret only with webhooks, and the single-workspace bot
+ * token cannot be combined with distribution's OAuth client.
+ */
+function installationModeProblems(env: Record<string, string | undefined>): string[] {
+  const set = (name: string) => (env[name] ?? '').trim() !== '';
+  const problems: string[] = [];
+  const distribution = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'].filter(set);
+  if (distribution.length > 0) {
+    problems.push(`SLACK_BOT_TOKEN and ${distribution.join(', ')} belong to two installation modes (single workspace, distribution): set the variables of one`);
+  }
+  if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET')) problems.push('SLACK_SIGNING_SECRET is required (the Slack app signing secret; not needed in Socket Mode, with SLACK_APP_TOKEN)');
+  if (env.REWARDS_WEBHOOKS?.trim() !== 'off' && !set('REWARDS_WEBHOOK_SECRET')) problems.push('REWARDS_WEBHOOK_SECRET is required (the Rewards webhook signing secret; not needed with REWARDS_WEBHOOKS=off)');
+  return problems;
+}
+
+function tokenKind(token: string): string {
+  if (token.startsWith('xoxb-')) return 'bot';
+  if (token.startsWith('xoxp-')) return 'user';
+  return 'different kind of';
 }
 
 function thresholdToCents(decimal: string): number {

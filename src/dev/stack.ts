@@ -21,6 +21,13 @@ export interface DevStackOptions {
   logLevel?: LogLevel;
   /** Overrides of the app's environment (e.g. KUDOS_APPROVAL_THRESHOLD). */
   env?: Record<string, string>;
+  /**
+   * Socket Mode: the app connects to the simulator with an app token and has no signing secret;
+   * the simulator delivers everything over that socket (`npm run dev -- --socket-mode`).
+   */
+  socketMode?: boolean;
+  /** REWARDS_WEBHOOKS=off: no webhook registration, order outcomes by polling (`--no-webhooks`). */
+  webhooks?: boolean;
 }
 
 export interface DevStack {
@@ -59,7 +66,7 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
     const pgliteDir = opts.pgliteDir ?? './.data/pglite';
     // The Slack side is kept beside the database, so a restart shows the history the app remembers.
     const persistFile = pgliteDir.startsWith('memory:') ? undefined : join(dirname(resolve(pgliteDir)), 'simulator.json');
-    const simulator = await startSlackSimulator({ port: opts.port ?? 0, host, signingSecret: DEV_SIGNING_SECRET, ...(persistFile ? { persistFile } : {}) });
+    const simulator = await startSlackSimulator({ port: opts.port ?? 0, host, signingSecret: DEV_SIGNING_SECRET, socketMode: opts.socketMode ?? false, ...(persistFile ? { persistFile } : {}) });
     started.push(simulator);
     const emulator = await startEmulator({ port: 0, host });
     started.push(emulator);
@@ -68,13 +75,13 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
     const config = loadConfig({
       PORT: '0',
       PGLITE_DIR: pgliteDir,
-      SLACK_SIGNING_SECRET: DEV_SIGNING_SECRET,
+      ...(opts.socketMode ? { SLACK_APP_TOKEN: simulator.socketMode.appToken } : { SLACK_SIGNING_SECRET: DEV_SIGNING_SECRET }),
       SLACK_BOT_TOKEN: simulator.botToken,
       SLACK_API_URL: simulator.apiUrl,
       REWARDS_API_URL: emulator.url,
       REWARDS_CLIENT_ID: 'production-client',
       REWARDS_CLIENT_SECRET: 'production-secret',
-      REWARDS_WEBHOOK_SECRET: EMULATOR_WEBHOOK_SECRET,
+      ...(opts.webhooks === false ? { REWARDS_WEBHOOKS: 'off' } : { REWARDS_WEBHOOK_SECRET: EMULATOR_WEBHOOK_SECRET }),
       KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
       KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
       KUDOS_APPROVERS: 'U_APPROVER',
@@ -86,7 +93,8 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
     const app = await startApp({ config, port: 0, host, logger });
     started.push(app);
     simulator.setAppUrl(app.url);
-    const webhook = await registerWebhook(emulator.url, app.url);
+    if (app.socket) await app.socket.connected();
+    const webhook = opts.webhooks === false ? { registered: false, detail: 'REWARDS_WEBHOOKS=off: order outcomes by polling' } : await registerWebhook(emulator.url, app.url);
     return { url: simulator.url, simulator, app, emulator, webhook, close: closeAll };
   } catch (err) {
     await closeAll();

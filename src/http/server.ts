@@ -8,8 +8,10 @@ import { sendJson } from './body.js';
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 export interface HttpRoutes {
-  slackEvents: RouteHandler;
-  rewardsWebhooks: RouteHandler;
+  /** POST /slack/events; absent in Socket Mode without a signing secret (404). */
+  slackEvents?: RouteHandler;
+  /** POST /webhooks/rewards; absent with REWARDS_WEBHOOKS=off (404). */
+  rewardsWebhooks?: RouteHandler;
   health: RouteHandler;
   /** GET /metrics (src/observability/metrics-route.ts); 404 when not given. */
   metrics?: RouteHandler;

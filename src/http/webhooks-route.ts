@@ -8,9 +8,11 @@ export function createWebhooksRoute(
   deps: RouteDeps,
   opts: { onEventStored?: () => void; bodyLimitBytes?: number } = {},
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const secret = deps.config.rewardsWebhookSecret;
+  if (!secret) throw new Error('REWARDS_WEBHOOK_SECRET is required for the webhook route');
   return createWebhookReceiver({
     db: deps.db,
-    secret: deps.config.rewardsWebhookSecret,
+    secret,
     logger: deps.logger,
     ...(opts.onEventStored ? { onStored: opts.onEventStored } : {}),
     ...(opts.bodyLimitBytes ? { bodyLimitBytes: opts.bodyLimitBytes } : {}),

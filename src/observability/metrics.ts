@@ -26,6 +26,8 @@ export interface AppMetrics {
   recordWebhookEvent(type: string, outcome: string): void;
   /** Time from a send being recorded to the worker picking it up for its first attempt. */
   observePickupLatency(seconds: number): void;
+  /** Socket Mode only: the connection's state (exported from the first call on). */
+  setSlackSocketState(state: 'connecting' | 'connected' | 'failed' | 'stopped'): void;
   /** The exposition text, database gauges refreshed. */
   render(): Promise<string>;
 }
@@ -84,6 +86,8 @@ export function createMetrics(opts: MetricsOptions = {}): AppMetrics {
 
   if (opts.db) registerStateGauges(registry, opts.db);
 
+  let socketGauges: { connected: Gauge; refused: Gauge; connects: Counter } | undefined;
+
   const webhookTypes = new Set<string>();
   const maxWebhookTypes = opts.maxWebhookTypes ?? 50;
 
@@ -108,6 +112,16 @@ export function createMetrics(opts: MetricsOptions = {}): AppMetrics {
     },
     observePickupLatency(seconds) {
       pickupLatency.observe(Math.max(0, seconds));
+    },
+    setSlackSocketState(state) {
+      socketGauges ??= {
+        connected: new Gauge({ name: 'kudos_slack_socket_connected', help: 'Socket Mode: 1 while the WebSocket to Slack is connected (after its hello), 0 while connecting or refused.', registers: [registry] }),
+        refused: new Gauge({ name: 'kudos_slack_socket_refused', help: 'Socket Mode: 1 while Slack refuses the app token or has disabled Socket Mode (link_disabled); /healthz answers 503.', registers: [registry] }),
+        connects: new Counter({ name: 'kudos_slack_socket_connections_total', help: 'Socket Mode: connections established (the first, and every reconnect after a disconnect message or a dropped socket).', registers: [registry] }),
+      };
+      socketGauges.connected.set(state === 'connected' ? 1 : 0);
+      socketGauges.refused.set(state === 'failed' ? 1 : 0);
+      if (state === 'connected') socketGauges.connects.inc();
     },
     render: () => registry.metrics(),
   };

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { checkMessageContent, checkView } from './limits.js';
 import { formEncode, signedHeaders } from './signing.js';
 import { MAX_VIEW_STACK, RESPONSE_URL_MAX_USES, RESPONSE_URL_TTL_MS, withBlockIds, type ResponseUrl, type Json, type Message, type SimulatorState, type View, type WorkflowStepRun } from './state.js';
+import type { EnvelopeType, SocketModeServer } from './socket-mode.js';
 import { initialStateValues } from './view-state.js';
 
 export interface AppAnswer {
@@ -27,6 +28,8 @@ export class SlackDriver {
       appUrl: () => string | undefined;
       simulatorUrl: () => string;
       command: string;
+      /** Set when the app is connected in Socket Mode: requests go over its socket instead of HTTP. */
+      socket: () => SocketModeServer | undefined;
     },
   ) {}
 
@@ -53,8 +56,27 @@ export class SlackDriver {
     return this.state.channel(channelId)?.name ?? (this.state.imUser(channelId) ? 'directmessage' : channelId);
   }
 
-  /** POSTs a signed body to the app; measures whether it answered within Slack's 3 s. */
-  private async send(body: string, contentType: 'application/x-www-form-urlencoded' | 'application/json'): Promise<AppAnswer & { ms: number }> {
+  /**
+   * Hands one request to the app the way the app is connected: a signed HTTP POST to
+   * `${appUrl}/slack/events`, or an envelope over the app's Socket Mode connection. Measures whether
+   * it was answered within Slack's 3 s.
+   */
+  private deliver(type: EnvelopeType, payload: Json): Promise<AppAnswer & { ms: number }> {
+    const socket = this.opts.socket();
+    if (socket) return this.deliverOverSocket(socket, type, payload);
+    if (type === 'slash_commands') return this.post(formEncode(payload as Record<string, string>), 'application/x-www-form-urlencoded');
+    if (type === 'interactive') return this.post(formEncode({ payload: JSON.stringify(payload) }), 'application/x-www-form-urlencoded');
+    return this.post(JSON.stringify(payload), 'application/json');
+  }
+
+  private async deliverOverSocket(socket: SocketModeServer, type: EnvelopeType, payload: Json): Promise<AppAnswer & { ms: number }> {
+    const answer = await socket.send(type, payload);
+    // No ack is Slack's timeout, as an HTTP answer slower than 3 s.
+    if (!answer.acknowledged) return { status: 408, body: '', ms: answer.ms };
+    return { status: 200, body: answer.payload, ms: answer.ms };
+  }
+
+  private async post(body: string, contentType: 'application/x-www-form-urlencoded' | 'application/json'): Promise<AppAnswer & { ms: number }> {
     const appUrl = this.opts.appUrl();
     if (!appUrl) throw new Error('simulator: the app URL is not set (setAppUrl)');
     const started = Date.now();
@@ -77,7 +99,7 @@ export class SlackDriver {
   }
 
   private sendPayload(payload: Json) {
-    return this.send(formEncode({ payload: JSON.stringify(payload) }), 'application/x-www-form-urlencoded');
+    return this.deliver('interactive', payload);
   }
 
   private responseUrl(userId: string, channel: string, sourceTs?: string): ResponseUrl {
@@ -111,11 +133,11 @@ export class SlackDriver {
       response_url: this.responseUrlAddress(responseUrl),
       trigger_id: this.state.issueTrigger(user.id),
     };
-    const answer = await this.send(formEncode(fields), 'application/x-www-form-urlencoded');
-    if (answer.status !== 200) {
-      this.slackbotSays(channel, user.id, `${this.opts.command} failed with the error "dispatch_failed"`);
-    } else if (answer.ms > ACK_DEADLINE_MS) {
+    const answer = await this.deliver('slash_commands', fields);
+    if (answer.ms > ACK_DEADLINE_MS) {
       this.slackbotSays(channel, user.id, `${this.opts.command} failed with the error "operation_timeout"`);
+    } else if (answer.status !== 200) {
+      this.slackbotSays(channel, user.id, `${this.opts.command} failed with the error "dispatch_failed"`);
     } else if (answer.body !== '' && answer.body !== null) {
       // A non-empty ack is shown as the command's response: ephemeral unless response_type is in_channel.
       const content: Json = typeof answer.body === 'string' ? { text: answer.body } : (answer.body as Json);
@@ -443,7 +465,7 @@ export class SlackDriver {
       is_ext_shared_channel: false,
       event_context: `4-${randomBytes(8).toString('hex')}`,
     };
-    const answer = await this.send(JSON.stringify(envelope), 'application/json');
+    const answer = await this.deliver('events_api', envelope);
     return { status: answer.status, body: answer.body };
   }
 }

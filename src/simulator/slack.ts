@@ -10,6 +10,7 @@ import { seedWorkspace, type Workspace } from './seed.js';
 import { SimulatorState, type ApiCall, type Message, type View, type WorkflowStepRun } from './state.js';
 import { persistTo } from './persistence.js';
 import { handleUiRequest } from './ui-routes.js';
+import { SIMULATOR_APP_TOKEN, SocketModeServer } from './socket-mode.js';
 import { callWebApi } from './web-api.js';
 
 export type { ApiCall, Message, View, WorkflowStepRun } from './state.js';
@@ -36,6 +37,36 @@ export interface SlackSimulatorOptions {
   triggerTtlMs?: number;
   /** Keep messages and Home tabs in this JSON file across restarts (npm run dev). Default: memory only. */
   persistFile?: string;
+  /**
+   * Socket Mode: requests reach the app as envelopes over the WebSocket it opened with
+   * apps.connections.open (app token `appToken`), not as HTTP POSTs to the app URL.
+   */
+  socketMode?: boolean;
+  /** The app-level token apps.connections.open accepts; default `xapp-1-A0KUDOS-1-kudos-simulator`. */
+  appToken?: string;
+}
+
+/** Slack's Socket Mode server side, for tests: what went over the sockets, and Slack's faults. */
+export interface SimulatorSocketMode {
+  appToken: string;
+  /** Connections that received `hello` and are open. */
+  readonly openConnections: number;
+  /** Times apps.connections.open handed out a URL. */
+  readonly opened: number;
+  /** Every message both ways. */
+  traffic: SocketModeServer['traffic'];
+  /** Acks for envelopes already acknowledged (or unknown), which Slack ignores. */
+  readonly ignoredAcks: number;
+  /** Resolves once at least `count` connections are open. */
+  waitForConnections(count?: number, timeoutMs?: number): Promise<void>;
+  disconnect(reason?: 'refresh_requested' | 'warning' | 'link_disabled'): void;
+  dropConnections(): void;
+  dropOnNextEnvelope(how: 'after-write' | 'mid-frame'): void;
+  disableLink(): void;
+  enableLink(): void;
+  revokeAppToken(): void;
+  /** Writes any message to the first open connection (unknown types, repeated envelope ids). */
+  sendRaw(message: Record<string, unknown>): void;
 }
 
 export interface SlackSimulator {
@@ -79,6 +110,8 @@ export interface SlackSimulator {
    */
   waitFor<T>(probe: () => T | undefined | null | false, timeoutMs?: number): Promise<T>;
   workspace: Workspace;
+  /** Socket Mode controls (the server is always there; requests use it when `socketMode` is set). */
+  socketMode: SimulatorSocketMode;
   close(): Promise<void>;
 }
 
@@ -140,11 +173,19 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
   let appUrl = opts.appUrl;
   let emulatorUrl = opts.emulatorUrl;
   let baseUrl = '';
+  const appToken = opts.appToken ?? SIMULATOR_APP_TOKEN;
+  const socketServer = new SocketModeServer({
+    appToken,
+    appId: workspace.app.appId,
+    baseWsUrl: () => baseUrl.replace(/^http/, 'ws'),
+    onChange: () => state.changed(),
+  });
   const driver = new SlackDriver(state, {
     signingSecret: opts.signingSecret,
     appUrl: () => appUrl,
     simulatorUrl: () => baseUrl,
     command: opts.command ?? '/kudos',
+    socket: () => (opts.socketMode ? socketServer : undefined),
   });
 
   const server = createServer((req, res) => {
@@ -161,6 +202,11 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
           }
           const auth = req.headers.authorization;
           const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
+          if (method === 'apps.connections.open') {
+            const answer = socketServer.open(token ?? (typeof args.token === 'string' ? args.token : undefined));
+            state.calls.push({ method, args: {}, ok: answer.ok === true, ...(typeof answer.error === 'string' ? { error: answer.error } : {}) });
+            return sendJson(res, 200, answer);
+          }
           return sendJson(res, 200, callWebApi(state, method, args, token, botToken));
         }
         const response = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
@@ -185,6 +231,10 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
         else res.end();
       }
     })();
+  });
+
+  server.on('upgrade', (req, socket, head) => {
+    if (!socketServer.handleUpgrade(req, socket, head)) socket.destroy();
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -228,9 +278,33 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
       return run ? { ...run } : undefined;
     },
     waitFor: (probe, timeoutMs = 5000) => waitForChange(state, probe, timeoutMs),
+    socketMode: {
+      appToken,
+      get openConnections() {
+        return socketServer.openConnections;
+      },
+      get opened() {
+        return socketServer.opened;
+      },
+      traffic: socketServer.traffic,
+      get ignoredAcks() {
+        return socketServer.ignoredAcks;
+      },
+      waitForConnections: async (count = 1, timeoutMs = 10_000) => {
+        await waitForChange(state, () => socketServer.openConnections >= count, timeoutMs);
+      },
+      disconnect: (reason) => socketServer.disconnect(reason),
+      dropConnections: () => socketServer.dropConnections(),
+      dropOnNextEnvelope: (how) => socketServer.dropOnNextEnvelope(how),
+      disableLink: () => socketServer.disableLink(),
+      enableLink: () => socketServer.enableLink(),
+      revokeAppToken: () => socketServer.revokeAppToken(),
+      sendRaw: (message) => socketServer.sendRaw(message),
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         persistence?.stop();
+        socketServer.close();
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),

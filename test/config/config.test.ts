@@ -88,3 +88,43 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...REQUIRED_ENV, KUDOS_NOTIFY_CHANNEL: '', PORT: '' })).toMatchObject({ notifyChannel: undefined, port: 3000 });
   });
 });
+
+describe('installation modes (CONTRACT.md sections 3 and 6)', () => {
+  const { SLACK_SIGNING_SECRET: _secret, REWARDS_WEBHOOK_SECRET: _webhookSecret, ...withoutSecrets } = REQUIRED_ENV;
+
+  it('Socket Mode: SLACK_APP_TOKEN (xapp-) makes the signing secret optional', () => {
+    const config = loadConfig({ ...withoutSecrets, REWARDS_WEBHOOK_SECRET: 'w', SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' });
+    expect(config).toMatchObject({ slackAppToken: 'xapp-1-A1-2-abc', slackSigningSecret: undefined, rewardsWebhooks: 'on' });
+    expect(loadConfig({ ...REQUIRED_ENV, SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' }).slackSigningSecret).toBe('secret');
+    expect(loadConfig(REQUIRED_ENV).slackAppToken).toBeUndefined();
+  });
+
+  it.each([
+    ['xoxb-123-456-abc', 'not a bot token'],
+    ['xoxp-123-456-abc', 'not a user token'],
+    ['abc123', 'app-level token (xapp-'],
+  ])('a token of the wrong kind in SLACK_APP_TOKEN (%s) is one line naming the variable', (token, says) => {
+    const problems = problemsOf({ ...REQUIRED_ENV, SLACK_APP_TOKEN: token });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SLACK_APP_TOKEN /);
+    expect(problems[0]).toContain(says);
+    expect(problems[0]).not.toContain(token);
+  });
+
+  it('without SLACK_APP_TOKEN, the signing secret is required (one line)', () => {
+    expect(problemsOf({ ...withoutSecrets, REWARDS_WEBHOOK_SECRET: 'w' })).toEqual([expect.stringMatching(/^SLACK_SIGNING_SECRET is required/)]);
+  });
+
+  it('REWARDS_WEBHOOKS=off makes the webhook secret optional; anything but on/off is refused', () => {
+    expect(loadConfig({ ...withoutSecrets, SLACK_SIGNING_SECRET: 's', REWARDS_WEBHOOKS: 'off' })).toMatchObject({ rewardsWebhooks: 'off', rewardsWebhookSecret: undefined });
+    expect(problemsOf({ ...withoutSecrets, SLACK_SIGNING_SECRET: 's' })).toEqual([expect.stringMatching(/^REWARDS_WEBHOOK_SECRET is required/)]);
+    expect(problemsOf({ ...REQUIRED_ENV, REWARDS_WEBHOOKS: 'sometimes' })).toEqual(['REWARDS_WEBHOOKS must be on or off']);
+  });
+
+  it('the variables of two installation modes at once stop start-up with one line, Socket Mode or not', () => {
+    for (const extra of [{}, { SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' }]) {
+      const problems = problemsOf({ ...REQUIRED_ENV, ...extra, SLACK_CLIENT_ID: '123.456', SLACK_CLIENT_SECRET: 'c' });
+      expect(problems).toEqual([expect.stringMatching(/^SLACK_BOT_TOKEN and SLACK_CLIENT_ID, SLACK_CLIENT_SECRET belong to two installation modes/)]);
+    }
+  });
+});

@@ -29,6 +29,11 @@ export interface TestStackOptions {
   /** Environment on top of the defaults (e.g. KUDOS_NOTIFY_CHANNEL, KUDOS_ADMINS). */
   env?: Record<string, string>;
   app?: Partial<StartAppOptions>;
+  /**
+   * Socket Mode: the app connects to the simulator's Socket Mode server with SLACK_APP_TOKEN and no
+   * signing secret (no POST /slack/events at all); every request travels as an envelope.
+   */
+  socketMode?: boolean;
 }
 
 export function testLogger() {
@@ -39,9 +44,9 @@ export function testLogger() {
 }
 
 export async function startTestStack(opts: TestStackOptions): Promise<TestStack> {
-  const sim = await startSlackSimulator({ signingSecret: TEST_SIGNING_SECRET, emulatorUrl: opts.emulator.url });
+  const sim = await startSlackSimulator({ signingSecret: TEST_SIGNING_SECRET, emulatorUrl: opts.emulator.url, socketMode: opts.socketMode ?? false });
   const config = loadConfig({
-    SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET,
+    ...(opts.socketMode ? { SLACK_APP_TOKEN: sim.socketMode.appToken } : { SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET }),
     SLACK_BOT_TOKEN: sim.botToken,
     SLACK_API_URL: sim.apiUrl,
     REWARDS_API_URL: opts.emulator.url,
@@ -59,6 +64,7 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
       db: opts.db,
       logger: testLogger(),
       worker: { pollIntervalMs: 100, ...opts.app?.worker, ...overrides.worker },
+      socketMode: { retryDelaysMs: [0, 100, 250, 500], failedRetryMs: 500 },
       ...opts.app,
       ...overrides,
     });
@@ -73,8 +79,9 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
   sim.waitFor = (probe, timeoutMs = 10_000) => simWaitFor(probe, timeoutMs);
   // One signed request first (not through the simulator, so nothing is recorded): the first request
   // of a process pays for module loading and JIT, which on a loaded machine can eat a test's 3-second
-  // trigger_id; real Slack traffic hits a warm server.
-  await warmUp(app.url);
+  // trigger_id; real Slack traffic hits a warm server. In Socket Mode: the socket is open.
+  if (opts.socketMode) await app.socket!.connected();
+  else await warmUp(app.url);
   return {
     app,
     sim,

@@ -11,3 +11,4 @@ export * from './approvals.js';
 export * from './home.js';
 export * from './recognition.js';
 export * from './automations.js';
+export * from './event-receipts.js';
