@@ -80,7 +80,7 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
   // One signed request first (not through the simulator, so nothing is recorded): the first request
   // of a process pays for module loading and JIT, which on a loaded machine can eat a test's 3-second
   // trigger_id; real Slack traffic hits a warm server. In Socket Mode: the socket is open.
-  if (opts.socketMode) await app.socket!.connected();
+  if (opts.socketMode) await warmUpSocket(sim, app);
   else await warmUp(app.url);
   return {
     app,
@@ -304,4 +304,17 @@ export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> = 
       return ready(emulator);
     },
   };
+}
+
+/** Socket Mode's warm-up: the socket open, then one `/kudos help` envelope answered (not recorded by the simulator's workspace). */
+async function warmUpSocket(sim: SlackSimulator, app: RunningApp): Promise<void> {
+  await app.socket!.connected(30_000);
+  const envelopeId = `warm-up-${Date.now()}`;
+  sim.socketMode.sendRaw({
+    envelope_id: envelopeId,
+    type: 'slash_commands',
+    accepts_response_payload: true,
+    payload: { command: '/kudos', text: 'help', user_id: 'U_WARMUP', team_id: 'T0KUDOS', channel_id: 'C_NONE', trigger_id: '0.0.0', response_url: 'http://127.0.0.1:9/none' },
+  });
+  await eventually(() => sim.socketMode.traffic.some((t) => t.direction === 'from-app' && t.message.envelope_id === envelopeId), 30_000);
 }
