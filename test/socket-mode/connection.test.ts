@@ -8,24 +8,23 @@ import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
 import { eventually } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { useTestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
-let testDb: TestDatabase;
+const testDb = useTestDatabase();
 let emulator: TestEmulator;
 let sim: SlackSimulator;
 let app: RunningApp | undefined;
 let lines: Array<{ level: string; msg: string } & Record<string, unknown>>;
 
 beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator({ EMULATOR_BACKGROUND: 'off' })]);
+  emulator = await startTestEmulator({ EMULATOR_BACKGROUND: 'off' });
 });
 afterAll(async () => {
   await emulator?.close();
-  await testDb?.close();
 });
 beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+  await emulator.reset();
   sim = await startSlackSimulator({ signingSecret: 'unused', socketMode: true });
   lines = [];
 });

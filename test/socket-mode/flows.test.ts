@@ -3,17 +3,12 @@
 // the WebSocket it opened to the simulator's Socket Mode server, through Bolt's SocketModeReceiver.
 // Each flow also survives the connection going away in its middle.
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { approvalRequests, bouncedRecipients, kudos } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
-import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { eventually, sendModalValues, useAppPerTest, type TestStack } from '../support/app.js';
+import type { TestEmulator } from '../support/emulator.js';
 import { FAST_CHECKS } from '../webhooks/support.js';
-
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
 
 const ENV = {
   KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
@@ -23,19 +18,14 @@ const ENV = {
   KUDOS_APPROVAL_THRESHOLD: '100',
 };
 
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator({ EMULATOR_BACKGROUND: 'off' })]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startTestStack({ db: testDb.db, emulator, env: ENV, socketMode: true, app: { webhooks: FAST_CHECKS, approvalsSweepMs: 0 } });
-});
-afterEach(async () => {
-  await stack?.close();
+const t = useAppPerTest({ env: ENV, socketMode: true, app: { webhooks: FAST_CHECKS, approvalsSweepMs: 0 }, emulatorEnv: { EMULATOR_BACKGROUND: 'off' } });
+let stack: TestStack;
+let testDb: { db: TestStack['app']['db'] };
+let emulator: TestEmulator;
+beforeEach(() => {
+  stack = t.stack;
+  testDb = { db: t.db };
+  emulator = t.emulator;
 });
 
 async function openSendModal(userId = 'U_MANAGER') {

@@ -269,13 +269,13 @@ async function warmUp(appUrl: string): Promise<void> {
  * emptied before each test, and a fresh app + simulator per test with `opts`. Use the returned
  * handle inside hooks and tests.
  */
-export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> = {}): { readonly stack: TestStack; readonly db: Database; readonly emulator: TestEmulator } {
+export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & { emulatorEnv?: Record<string, string> } = {}): { readonly stack: TestStack; readonly db: Database; readonly emulator: TestEmulator } {
   let testDb: TestDatabase | undefined;
   let emulator: TestEmulator | undefined;
   let stack: TestStack | undefined;
   beforeAll(async () => {
     const [{ createTestDatabase }, { startTestEmulator }] = await Promise.all([import('./db.js'), import('./emulator.js')]);
-    [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
+    [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator(opts.emulatorEnv)]);
   });
   afterAll(async () => {
     await emulator?.close();
@@ -283,7 +283,8 @@ export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> = 
   });
   beforeEach(async () => {
     await Promise.all([testDb!.truncateAll(), emulator!.reset()]);
-    stack = await startTestStack({ db: testDb!.db, emulator: emulator!, ...opts });
+    const { emulatorEnv: _emulatorEnv, ...stackOpts } = opts;
+    stack = await startTestStack({ db: testDb!.db, emulator: emulator!, ...stackOpts });
   });
   afterEach(async () => {
     await stack?.close();
