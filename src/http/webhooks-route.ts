@@ -1,7 +1,7 @@
 // POST /webhooks/rewards: Rewards API webhooks (challenge, X-Service-Signature, de-duplication by
-// eventId). The receiver lives in src/webhooks/receiver.ts; processing happens in the background.
+// eventId). The receiver lives in webhook-receiver.ts; processing happens in the background.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createWebhookReceiver } from '../webhooks/receiver.js';
+import { createWebhookReceiver } from './webhook-receiver.js';
 import type { RouteDeps } from './routes.js';
 
 export function createWebhooksRoute(

@@ -1,0 +1,86 @@
+// The architecture's rules, checked by `npm run check:boundaries` (dependency-cruiser) in .ci/run.
+// ARCHITECTURE.md has the picture; each part's README says what it may import.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles: a cycle means two modules are one, or one depends on a detail of the other.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-speaks-no-slack',
+      severity: 'error',
+      comment:
+        'src/domain decides and records; what must be told leaves it as plain data (notices.ts) through its ports (ports.ts). ' +
+        'It may import config, db, rewards and itself, nothing that talks to Slack or serves HTTP.',
+      from: { path: '^src/domain/' },
+      to: { path: '^src/(slack|http|webhooks|observability|simulator|emulator|dev)/|^src/(app|main)\\.ts$' },
+    },
+    {
+      name: 'rewards-client-stands-alone',
+      severity: 'error',
+      comment: 'src/rewards is a typed client of the Rewards API: it knows nothing of the app (Slack, database, domain).',
+      from: { path: '^src/rewards/' },
+      to: { path: '^src/', pathNot: '^src/rewards/' },
+    },
+    {
+      name: 'emulator-stands-alone',
+      severity: 'error',
+      comment: 'src/emulator is written from the spec, not from our client: sharing code would hide the mistakes each should catch.',
+      from: { path: '^src/emulator/' },
+      to: { path: '^src/', pathNot: '^src/emulator/' },
+    },
+    {
+      name: 'emulator-state-knows-no-routes',
+      severity: 'error',
+      comment: "The emulator's routes depend on its state, never the reverse.",
+      from: { path: '^src/emulator/state/' },
+      to: { path: '^src/emulator/(routes/|http/|app\\.ts|server\\.ts|main\\.ts)' },
+    },
+    {
+      name: 'dev-tools-only-from-dev',
+      severity: 'error',
+      comment: 'The Slack simulator and the dev stack serve `npm run dev` and the tests; the app never imports them.',
+      from: { path: '^src/', pathNot: '^src/(dev|simulator)/' },
+      to: { path: '^src/(dev|simulator)/' },
+    },
+    {
+      name: 'simulator-reaches-app-over-http',
+      severity: 'error',
+      comment: 'The simulator talks to the app only through signed HTTP, so tests exercise the real routing.',
+      from: { path: '^src/simulator/' },
+      to: { path: '^src/', pathNot: '^src/simulator/' },
+    },
+    {
+      name: 'slack-is-an-edge',
+      severity: 'error',
+      comment: 'Listeners and presenters call the domain; the HTTP server, webhooks and the wiring call them, not the reverse.',
+      from: { path: '^src/slack/' },
+      to: { path: '^src/(http|webhooks|observability|app\\.ts|main\\.ts)' },
+    },
+    {
+      name: 'webhooks-processing-is-no-edge',
+      severity: 'error',
+      comment: 'Stored webhook events are processed in the background: through the domain and its ports, never Slack or HTTP directly.',
+      from: { path: '^src/webhooks/' },
+      to: { path: '^src/(slack|http|observability)/|^src/(app|main)\\.ts$' },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to nothing is a typo or a missing dependency.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)node_modules/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
