@@ -190,8 +190,8 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   };
   registerListeners(bolt, deps);
   bolt.error(async (error) => {
-    logger.error('slack listener error', { code: (error as { code?: string }).code ?? 'UNKNOWN', error: (error as { original?: Error }).original ?? error });
-    // Re-throw so the receiver answers 500 when the listener had not acknowledged yet.
+    // Re-thrown to the receiver, which logs it once and answers Slack: 400 for a payload of a shape
+    // Slack never sends, otherwise a message the user can act on (src/http/slack-receiver.ts).
     throw error;
   });
 

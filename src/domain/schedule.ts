@@ -44,8 +44,10 @@ const validZones = new Map<string, boolean>();
  */
 export function resolveSchedule(input: { date: string | null | undefined; time: string | null | undefined; timezone: string; now: Date }): ScheduleResult {
   const { date, time, timezone, now } = input;
-  if (!date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return { ok: false, field: 'date', message: 'Pick the date to send on.' };
-  if (!time || !/^\d{2}:\d{2}$/.test(time)) return { ok: false, field: 'time', message: 'Pick the time to send at.' };
+  if (!date) return { ok: false, field: 'date', message: 'Pick the date to send on.' };
+  if (!isCalendarDate(date)) return { ok: false, field: 'date', message: 'That is not a date on the calendar; pick the date again.' };
+  if (!time) return { ok: false, field: 'time', message: 'Pick the time to send at.' };
+  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time)) return { ok: false, field: 'time', message: 'That is not a time of day; pick the time again.' };
   const zone = isValidTimeZone(timezone) ? timezone : 'UTC';
   const local = `${date}T${time}:00`;
   const instant = earliestInstantFor(local, zone);
@@ -65,6 +67,15 @@ export function resolveSchedule(input: { date: string | null | undefined; time: 
     ok: true,
     schedule: { instant, timezone: zone, wallTimeWithOffset: formatInTimeZone(instant, zone, "yyyy-MM-dd'T'HH:mm:ssXXX") },
   };
+}
+
+/** YYYY-MM-DD naming a day that exists (no 31 February). */
+function isCalendarDate(text: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const parsed = new Date(Date.UTC(year, month - 1, day));
+  return parsed.getUTCFullYear() === year && parsed.getUTCMonth() === month - 1 && parsed.getUTCDate() === day;
 }
 
 /** The earliest instant whose wall time in `zone` is `local` (YYYY-MM-DDTHH:mm:ss), or null if none. */

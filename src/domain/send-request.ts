@@ -2,9 +2,11 @@
 // Everything here must finish inside Slack's 3-second window: Slack lookups and one catalog read;
 // address-book mapping happens later, in the worker.
 import type { NewKudosRow } from '../db/schema/index.js';
-import type { RewardsClient } from '../rewards/index.js';
+import type { KudosRecipientSnapshot } from '../db/schema/index.js';
+import { RewardsBadRequestError, RewardsNotFoundError, RewardsRequestValidationError, type RewardsClient } from '../rewards/index.js';
 import { displayNameOf, type UserDirectory, type WorkspaceUser } from './ports.js';
 import type { DesignCatalog } from './catalog.js';
+import { messageProblem } from './message-text.js';
 import { checkAmountInRange, parseWholeDollars, REFUND_WINDOWS, totalCents } from './money.js';
 import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, type Workspace } from './recipients.js';
 import { resolveSchedule, type ResolvedSchedule } from './schedule.js';
@@ -17,7 +19,8 @@ export interface SendForm {
   /** `{ kind, id }` of the chosen group, if any. */
   group: { kind: 'slack' | 'addressBook'; id: string; label?: string } | undefined;
   productId: string | undefined;
-  amount: string | undefined;
+  /** As submitted: a string from Slack's number input (anything else is refused inline). */
+  amount: unknown;
   message: string;
   refundDays: number | undefined;
   schedule: { date: string | undefined; time: string | undefined } | undefined;
@@ -48,6 +51,30 @@ export type PreparedSend =
 
 export const MAX_RECIPIENTS = 100;
 
+const SLACK_USERGROUP_ID = /^S[A-Z0-9_]{2,}$/;
+const GONE_GROUP = 'That group no longer exists (or is not one this form offered); pick another.';
+
+/** A Slack user group's members, or why the group cannot be used (unknown ids are the user's to fix, not a retry). */
+async function usergroupMembersOrProblem(users: SendRequestDeps['users'], id: string): Promise<string[] | string> {
+  if (!SLACK_USERGROUP_ID.test(id)) return GONE_GROUP;
+  try {
+    return await users.usergroupMembers(id);
+  } catch (error) {
+    const code = (error as { data?: { error?: string } }).data?.error;
+    if (code === 'no_such_subteam' || code === 'subteam_not_found' || code === 'invalid_arguments') return GONE_GROUP;
+    throw error;
+  }
+}
+
+async function addressBookMembersOrProblem(rewards: RewardsClient, id: string): Promise<KudosRecipientSnapshot[] | string> {
+  try {
+    return await expandAddressBookGroup(rewards, id);
+  } catch (error) {
+    if (error instanceof RewardsNotFoundError || error instanceof RewardsRequestValidationError || error instanceof RewardsBadRequestError) return GONE_GROUP;
+    throw error;
+  }
+}
+
 export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form: SendForm): Promise<PreparedSend> {
   const errors: Partial<Record<SendField, string>> = {};
 
@@ -63,6 +90,9 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     else amountCents = inRange.cents;
   }
 
+  const badMessage = messageProblem(form.message);
+  if (badMessage) errors.message = badMessage;
+
   if (form.refundDays !== undefined && !(REFUND_WINDOWS as readonly number[]).includes(form.refundDays)) {
     errors.refund = 'Pick 30, 60 or 90 days, or no refund.';
   }
@@ -75,17 +105,25 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     else errors[resolved.field] = resolved.message;
   }
 
-  // Who.
+  // Who. The sender is never a recipient: picked by name, it is refused; inside a group, left out
+  // (the form says so), by Slack id and by e-mail address.
   const recipientField: SendField = form.userIds.length > 0 || !form.group ? 'recipients' : 'group';
   const lists = [];
-  if (form.userIds.length === 0 && !form.group) {
+  let groupHadSender = false;
+  if (form.userIds.includes(ctx.sender.id)) {
+    errors.recipients = 'You cannot send kudos to yourself; remove yourself from the people.';
+  } else if (form.userIds.length === 0 && !form.group) {
     errors.recipients = 'Choose at least one person, or a group.';
   } else {
     let slackUserIds = [...form.userIds];
     if (form.group?.kind === 'slack') {
-      const members = await deps.users.usergroupMembers(form.group.id);
-      if (members.length === 0) errors.group = 'That user group has no members.';
-      slackUserIds = [...slackUserIds, ...members];
+      const members = await usergroupMembersOrProblem(deps.users, form.group.id);
+      if (typeof members === 'string') errors.group = members;
+      else if (members.length === 0) errors.group = 'That user group has no members.';
+      else {
+        groupHadSender = members.includes(ctx.sender.id);
+        slackUserIds = [...new Set([...slackUserIds, ...members.filter((id) => id !== ctx.sender.id)])];
+      }
     }
     if (slackUserIds.length > MAX_RECIPIENTS) {
       errors[recipientField] = `At most ${MAX_RECIPIENTS} people per send.`;
@@ -95,14 +133,19 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
       else errors[recipientField] = checked.message;
     }
     if (form.group?.kind === 'addressBook') {
-      const members = await expandAddressBookGroup(deps.rewards, form.group.id);
-      if (members.length === 0) errors.group = 'That address-book group has no members.';
-      lists.push(members);
+      const members = await addressBookMembersOrProblem(deps.rewards, form.group.id);
+      if (typeof members === 'string') errors.group = members;
+      else if (members.length === 0) errors.group = 'That address-book group has no members.';
+      else {
+        const senderEmail = ctx.sender.email?.toLowerCase();
+        const others = members.filter((m) => m.email.toLowerCase() !== senderEmail);
+        groupHadSender ||= others.length < members.length;
+        lists.push(others);
+      }
     }
   }
-  const recipients = dedupeByEmail(lists);
-  const selfOnly = recipients.length === 1 && recipients[0]!.slackUserId === ctx.sender.id;
-  if (selfOnly && !errors[recipientField]) errors[recipientField] = 'You cannot send kudos to yourself.';
+  const recipients = dedupeByEmail(lists).filter((r) => r.slackUserId !== ctx.sender.id);
+  if (recipients.length === 0 && groupHadSender && !errors.recipients && !errors.group) errors.group = 'You are the only person in that group, and you cannot send kudos to yourself.';
   if (recipients.length > MAX_RECIPIENTS && !errors[recipientField]) errors[recipientField] = `At most ${MAX_RECIPIENTS} people per send.`;
 
   if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return { ok: false, errors };

@@ -45,7 +45,7 @@ export function workspaceOf(body: {
   team_id?: string;
   user?: { team_id?: string } | string;
   enterprise?: { id?: string } | null;
-  enterprise_id?: string;
+  enterprise_id?: string | null;
 }): { teamId: string; enterpriseId: string | null } {
   const userTeam = typeof body.user === 'object' ? body.user?.team_id : undefined;
   return {

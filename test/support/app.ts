@@ -180,6 +180,20 @@ export async function postSignedPayload(appUrl: string, payload: Record<string, 
   return { status: res.status, text: await res.text() };
 }
 
+/** An Events API delivery (JSON) signed as Slack would send it. */
+export async function postSignedEvent(appUrl: string, envelope: Record<string, unknown>): Promise<{ status: number; text: string }> {
+  const { signedHeaders } = await import('../../src/simulator/signing.js');
+  const body = JSON.stringify(envelope);
+  const res = await fetch(`${appUrl}/slack/events`, { method: 'POST', headers: signedHeaders(TEST_SIGNING_SECRET, body, 'application/json', Date.now() / 1000), body });
+  return { status: res.status, text: await res.text() };
+}
+
+/** A send-modal submission of `values` by `userId`, posted straight to the app; returns Slack's answer. */
+export async function submitSendValues(appUrl: string, userId: string, values: Record<string, Record<string, unknown>>, viewId = `V_${Math.random().toString(36).slice(2, 10).toUpperCase()}`) {
+  const answer = await postSignedPayload(appUrl, viewSubmissionPayload({ id: viewId, callback_id: 'kudos_send', private_metadata: '{}', blocks: [] }, values, userId));
+  return { ...answer, errors: answer.text ? ((JSON.parse(answer.text) as { errors?: Record<string, string> }).errors ?? {}) : {} };
+}
+
 /** A slash command signed as Slack would send it, with any fields (another team, missing fields). */
 export async function postSignedCommand(appUrl: string, fields: Record<string, string>): Promise<{ status: number; text: string }> {
   const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
@@ -192,9 +206,9 @@ export async function postSignedCommand(appUrl: string, fields: Record<string, s
   return { status: res.status, text: await res.text() };
 }
 
-/** The fields of a `/kudos` command from `userId` of `teamId` (no response_url: answers come in the ack). */
+/** The fields of a `/kudos` command from `userId` of `teamId` (its response_url leads nowhere: read answers from the ack). */
 export function commandFields(userId: string, text: string, teamId = 'T0KUDOS'): Record<string, string> {
-  return { command: '/kudos', text, user_id: userId, user_name: userId.toLowerCase(), team_id: teamId, channel_id: 'C_GENERAL', api_app_id: 'A0KUDOS', trigger_id: '0.0.0' };
+  return { command: '/kudos', text, user_id: userId, user_name: userId.toLowerCase(), team_id: teamId, channel_id: 'C_GENERAL', api_app_id: 'A0KUDOS', trigger_id: '0.0.0', response_url: 'http://127.0.0.1:9/commands/none' };
 }
 
 /** A block_actions payload for one button click, as Slack sends it from a channel message. */

@@ -24,6 +24,11 @@ export function segment(name: string, value: string): string {
   if (typeof value !== 'string' || value.length === 0) {
     throw new RewardsRequestValidationError(`${name} must be a non-empty string`, [{ path: [name], message: 'required' }]);
   }
+  // encodeURIComponent leaves dots alone, and URL resolution would turn `groups/../members` into
+  // `members`: a path segment of dots alone is never an id.
+  if (/^\.{1,2}$/.test(value)) {
+    throw new RewardsRequestValidationError(`${name} must be an id, not a dot segment`, [{ path: [name], message: 'dot segment' }]);
+  }
   return encodeURIComponent(value);
 }
 

@@ -2,19 +2,18 @@
 // clicking, then opens a modal for an optional reason (the decision happens on its submission).
 // Refusals (not an approver, own request, already decided) go only to the clicker, ephemerally.
 import type { App } from '@slack/bolt';
+import { z } from 'zod';
 import { buildRejectModal, rejectSummary } from '../blocks/approval.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Approval } from '../ids.js';
+import { buttonClick, parseAtEdge, uuidValue } from '../payloads.js';
 
 type Respond = (message: { response_type: 'ephemeral'; replace_original: false; text: string }) => Promise<unknown>;
 
-function kudosIdOf(action: unknown): string {
-  const value = (action as { value?: unknown }).value;
-  return typeof value === 'string' ? value : '';
-}
-
-type ClickBody = { user: { id: string }; channel?: { id?: string }; response_url?: string; view?: { type?: string } };
+/** A click on Approve or Reject, in a channel, a DM or App Home (a view of type home). */
+const click = buttonClick(uuidValue).extend({ view: z.looseObject({ type: z.string().optional() }).optional() });
+type ClickBody = z.output<typeof click>;
 
 /** The click came from App Home (no channel, no response_url): answers go on Home itself. */
 function onHome(body: ClickBody): boolean {
@@ -25,7 +24,7 @@ function onHome(body: ClickBody): boolean {
 async function refuse(deps: ListenerDeps, body: ClickBody, respond: Respond, text: string): Promise<void> {
   const message = `:no_entry: ${text}`;
   if (onHome(body)) {
-    await deps.home.publish(workspaceOf(body as never), body.user.id, { flash: message });
+    await deps.home.publish(workspaceOf(body), body.user.id, { flash: message });
     return;
   }
   if (body.response_url) {
@@ -36,21 +35,22 @@ async function refuse(deps: ListenerDeps, body: ClickBody, respond: Respond, tex
 }
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.action(Approval.actions.approve, async ({ ack, body, action, respond }) => {
+  app.action(Approval.actions.approve, async ({ ack, body: raw, respond }) => {
+    const body = parseAtEdge(click, raw, Approval.actions.approve);
     await ack();
-    const outcome = await deps.approvals.decide(kudosIdOf(action), { userId: body.user.id, teamId: workspaceOf(body as never).teamId }, { kind: 'approve' });
-    if (!outcome.ok) return refuse(deps, body as never, respond as Respond, outcome.message);
+    const outcome = await deps.approvals.decide(body.actions[0].value, { userId: body.user.id, teamId: workspaceOf(body).teamId }, { kind: 'approve' });
+    if (!outcome.ok) return refuse(deps, body, respond as Respond, outcome.message);
     // On Home the request leaves the list at once; the channel copies and the sender follow.
-    if (onHome(body as never)) await deps.home.publish(workspaceOf(body as never), body.user.id, { flash: ':white_check_mark: Approved. The card is being sent.' });
+    if (onHome(body)) await deps.home.publish(workspaceOf(body), body.user.id, { flash: ':white_check_mark: Approved. The card is being sent.' });
     await outcome.announce();
   });
 
-  app.action(Approval.actions.reject, async ({ ack, body, action, respond }) => {
+  app.action(Approval.actions.reject, async ({ ack, body: raw, respond }) => {
+    const body = parseAtEdge(click, raw, Approval.actions.reject);
     await ack();
-    const checked = await deps.approvals.checkDecider(kudosIdOf(action), { userId: body.user.id, teamId: workspaceOf(body as never).teamId });
-    if (!checked.ok) return refuse(deps, body as never, respond as Respond, checked.message);
-    const trigger = (body as { trigger_id?: string }).trigger_id;
-    if (!trigger) return;
-    await deps.slack.openView(trigger, buildRejectModal({ kudosId: checked.request.kudos.id, summary: rejectSummary(checked.request.kudos) }));
+    const checked = await deps.approvals.checkDecider(body.actions[0].value, { userId: body.user.id, teamId: workspaceOf(body).teamId });
+    if (!checked.ok) return refuse(deps, body, respond as Respond, checked.message);
+    if (!body.trigger_id) return refuse(deps, body, respond as Respond, 'Slack did not let this click open the reason form; click Reject again.');
+    await deps.slack.openView(body.trigger_id, buildRejectModal({ kudosId: checked.request.kudos.id, summary: rejectSummary(checked.request.kudos) }));
   });
 }

@@ -1,5 +1,6 @@
 // Buttons: Cancel on the scheduled list (only the sender or an admin), and Home's "Give kudos".
 import type { App } from '@slack/bolt';
+import { z } from 'zod';
 import { cancelScheduledSend, isCancellable } from '../../domain/cancel.js';
 import { listScheduled } from '../../domain/kudos-store.js';
 import { formatUsd } from '../../domain/money.js';
@@ -8,19 +9,25 @@ import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Home, ScheduledList } from '../ids.js';
 import { openSendModal } from '../open-send-modal.js';
+import { buttonClick, parseAtEdge, uuidValue } from '../payloads.js';
 import { register as registerApprovalActions } from './approval.js';
 import { register as registerHomeActions } from './home.js';
 import { registerResendActions } from './resend.js';
+
+const cancelClick = buttonClick(uuidValue);
+/** Home's button carries no value; opening a modal needs the click's trigger_id. */
+const homeClick = buttonClick(z.unknown().optional()).extend({ trigger_id: z.string().min(1) });
 
 export function register(app: App, deps: ListenerDeps): void {
   registerResendActions(app, deps);
   registerApprovalActions(app, deps);
   registerHomeActions(app, deps);
-  app.action(ScheduledList.actions.cancel, async ({ ack, body, action, respond }) => {
+  app.action(ScheduledList.actions.cancel, async ({ ack, body: raw, respond }) => {
+    const body = parseAtEdge(cancelClick, raw, ScheduledList.actions.cancel);
     await ack();
-    const kudosId = 'value' in action && typeof action.value === 'string' ? action.value : '';
+    const kudosId = body.actions[0].value;
     const actor = body.user.id;
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     const admin = await deps.isAdmin(ws, actor);
     const outcome = await cancelScheduledSend(
       { db: deps.db, rewards: deps.rewards, logger: deps.logger },
@@ -39,10 +46,9 @@ export function register(app: App, deps: ListenerDeps): void {
     await respond({ replace_original: true, response_type: 'ephemeral', ...content });
   });
 
-  app.action(Home.actions.openSendModal, async ({ ack, body }) => {
+  app.action(Home.actions.openSendModal, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(homeClick, raw, Home.actions.openSendModal);
     await ack();
-    const trigger = (body as { trigger_id?: string }).trigger_id;
-    if (!trigger) return;
-    await openSendModal(deps, { userId: body.user.id, triggerId: trigger });
+    await openSendModal(deps, { userId: body.user.id, triggerId: body.trigger_id });
   });
 }

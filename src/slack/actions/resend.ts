@@ -6,28 +6,32 @@ import { buildBounceFixModal } from '../blocks/notification-resend-modal.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { BounceFix } from '../ids.js';
+import { buttonClick, parseAtEdge, uuidValue } from '../payloads.js';
+
+const bounceClick = buttonClick(uuidValue);
 
 export function registerResendActions(app: App, deps: ListenerDeps): void {
-  app.action(BounceFix.actions.open, async ({ ack, body, action, respond }) => {
+  app.action(BounceFix.actions.open, async ({ ack, body: raw, respond }) => {
+    const body = parseAtEdge(bounceClick, raw, BounceFix.actions.open);
     await ack();
-    const bounceId = 'value' in action && typeof action.value === 'string' ? action.value : '';
-    const trigger = (body as { trigger_id?: string }).trigger_id;
+    const bounceId = body.actions[0].value;
+    const trigger = body.trigger_id;
     const actor = body.user.id;
     const bounce = await getBounce(deps.db, bounceId);
     // Through response_url: an ephemeral note works in the sender's DM for whoever clicked.
     const tell = async (text: string) => {
       await respond({ response_type: 'ephemeral', replace_original: false, text });
     };
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     if (!bounce || bounce.teamId !== ws.teamId) return tell('This bounced card is not known any more.');
     if (bounce.senderUserId !== actor && !(await deps.isAdmin(ws, actor))) return tell('Only the sender of these kudos (or an admin) can fix the address.');
     if (bounce.status === 'resent') {
       if (bounce.dmChannel && bounce.dmTs) await deps.slack.updateMessage(bounce.dmChannel, bounce.dmTs, buildBounceResolved(bounce, bounce.correctedEmail ?? ''));
       return tell(`Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.`);
     }
-    if (!trigger) return;
+    if (!trigger) return tell('Slack did not let this click open the form; click the button again.');
     // The clicked message: the DM's ts may not be stored yet if the click came right after posting.
-    const container = (body as { container?: { channel_id?: string; message_ts?: string } }).container;
+    const container = body.container;
     const message = container?.channel_id && container.message_ts ? { channel: container.channel_id, ts: container.message_ts } : undefined;
     await deps.slack.openView(trigger, buildBounceFixModal({ bounceId: bounce.id, email: bounce.email, name: bounce.name, ...(message ? { message } : {}) }));
   });

@@ -1,4 +1,5 @@
 // The send modal (/kudos): recipients, or a group; design; amount; message; refund; now or later.
+import { MESSAGE_MAX_CHARACTERS } from '../../domain/message-text.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { clip, plain, type Block } from './text.js';
 
@@ -29,7 +30,6 @@ export function isSafePermalink(url: string | undefined): url is string {
   return typeof url === 'string' && url.length <= 500 && /^https:\/\/[^\s|<>&"]+$/.test(url);
 }
 
-export const MESSAGE_MAX_LENGTH = 1000;
 
 export function buildSendModal(state: SendModalState): Record<string, unknown> {
   const { blocks: B, actions: A } = SendModal;
@@ -64,7 +64,7 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
       block_id: B.group,
       optional: true,
       label: plain('…or a whole group'),
-      hint: plain('A Slack user group, or a saved group from the address book.'),
+      hint: plain('A Slack user group, or a saved group from the address book. If you are in it, you are left out: nobody sends kudos to themselves.'),
       element: {
         type: 'external_select',
         action_id: A.group,
@@ -102,13 +102,14 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
       block_id: B.message,
       optional: true,
       label: plain('Message'),
+      hint: plain(`Up to ${MESSAGE_MAX_CHARACTERS} characters, shown in public with the announcement.`),
       element: {
         type: 'plain_text_input',
         action_id: A.message,
         multiline: true,
-        max_length: MESSAGE_MAX_LENGTH,
+        max_length: MESSAGE_MAX_CHARACTERS,
         placeholder: plain('Say why'),
-        ...(state.message ? { initial_value: clip(state.message, MESSAGE_MAX_LENGTH) } : {}),
+        ...(state.message ? { initial_value: clip(state.message, MESSAGE_MAX_CHARACTERS) } : {}),
       },
     },
     {

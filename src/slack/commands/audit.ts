@@ -1,7 +1,8 @@
 // `/kudos audit` (admins): the latest audit rows, ephemeral. `/kudos audit csv`: the trail (latest
 // CSV_MAX_ROWS rows) as CSV in direct-message code blocks: our bot scopes have no file upload, and a
 // DM keeps it private to the admin who asked.
-import type { AckFn, RespondArguments, SlashCommand } from '@slack/bolt';
+import type { AckFn, RespondArguments } from '@slack/bolt';
+import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
 import { auditToCsv, listAudit, recordOrderEvents } from '../../domain/audit.js';
 import { buildAuditList, buildCsvMessages } from '../blocks/audit.js';
 import type { ListenerDeps } from '../deps.js';

@@ -11,6 +11,7 @@ import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { withinBudget, OPEN_LOOKUP_BUDGET_MS } from '../deadline.js';
 import { COMMAND } from '../ids.js';
+import { parseAtEdge, slashCommand } from '../payloads.js';
 import { handleLinksCommand, isLinksCommand } from './links.js';
 import { handleAuditCommand, parseAuditCommand } from './audit.js';
 import { parseKudosCommand } from './parse.js';
@@ -20,11 +21,12 @@ import { handleSettingsCommand } from './settings.js';
 const BALANCE_TIMEOUT_MS = 2000;
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.command(COMMAND, async ({ ack, command, respond }) => {
+  app.command(COMMAND, async ({ ack, body, respond }) => {
+    const command = parseAtEdge(slashCommand, body, COMMAND);
     if (isLinksCommand(command.text)) return handleLinksCommand(ack, command, deps);
-    const audit = parseAuditCommand(command.text ?? '');
+    const audit = parseAuditCommand(command.text);
     if (audit) return handleAuditCommand(deps, { ack, command, csv: audit.csv });
-    const parsed = parseKudosCommand(command.text ?? '');
+    const parsed = parseKudosCommand(command.text);
     const log = deps.logger.child({ command: COMMAND, sub: parsed.kind, user: command.user_id });
     switch (parsed.kind) {
       case 'help':

@@ -1,7 +1,7 @@
 // `/kudos links N AMOUNT [design]` (admins): N reward links of AMOUNT dollars each, for an event or a
 // raffle. The request is recorded with its idempotency key and answered at once; the links are
 // DMed to the requester only, once the order is COMPLETE (never posted in a channel).
-import type { SlashCommand } from '@slack/bolt';
+import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
 import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/money.js';
 import { MAX_LINKS_PER_COMMAND, recordRewardLinkRequest } from '../../domain/reward-links.js';
 import { escapeMrkdwn } from '../../domain/escape.js';
@@ -33,7 +33,7 @@ type Ack = (response?: { text: string }) => Promise<void>;
 export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: ListenerDeps): Promise<void> {
   const ws = workspaceOf(command);
   if (!(await deps.isAdmin(ws, command.user_id))) return ack({ text: 'Only Kudos admins can create reward links.' });
-  const parsed = parseLinksCommand(command.text ?? '');
+  const parsed = parseLinksCommand(command.text);
   if (!parsed.ok) return ack({ text: parsed.message });
   const designs = await deps.catalog.search(parsed.design);
   const design = designs.find((d) => d.productId.toLowerCase() === parsed.design.toLowerCase()) ?? designs[0];

@@ -1,5 +1,6 @@
 // `/kudos settings`: admins get the settings modal, prefilled; anyone else an ephemeral refusal.
-import type { AckFn, RespondArguments, SlashCommand } from '@slack/bolt';
+import type { AckFn, RespondArguments } from '@slack/bolt';
+import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
 import { buildSettingsModal } from '../blocks/settings.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';

@@ -5,19 +5,23 @@ import { syncChangedSlackUser } from '../../domain/recipients.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { toSlackUser } from '../gateway.js';
+import { appHomeOpenedEvent, parseAtEdge, userChangeEvent } from '../payloads.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.event('user_change', async ({ event, body }) => {
-    const user = toSlackUser(event.user as never);
+  app.event('user_change', async ({ body: raw }) => {
+    const body = parseAtEdge(userChangeEvent, raw, 'user_change');
+    const user = toSlackUser(body.event.user as never);
     deps.slack.forgetUser?.(user.id);
-    const teamId = (body as { team_id?: string }).team_id ?? user.teamId ?? 'unknown';
-    const enterpriseId = (body as { enterprise_id?: string }).enterprise_id ?? null;
+    const teamId = body.team_id ?? user.teamId ?? 'unknown';
+    const enterpriseId = body.enterprise_id ?? null;
     const result = await syncChangedSlackUser({ db: deps.db, rewards: deps.rewards }, { teamId, enterpriseId }, user);
     if (result === 'updated') deps.logger.info('recipient e-mail updated from Slack profile', { user: user.id });
   });
 
-  app.event('app_home_opened', async ({ event, body }) => {
+  app.event('app_home_opened', async ({ body: raw }) => {
+    const body = parseAtEdge(appHomeOpenedEvent, raw, 'app_home_opened');
+    const event = body.event;
     if (event.tab && event.tab !== 'home') return;
-    await deps.home.publish(workspaceOf(body as never), event.user, { opened: true });
+    await deps.home.publish(workspaceOf(body), event.user, { opened: true });
   });
 }

@@ -4,11 +4,13 @@ import type { App } from '@slack/bolt';
 import { buildDesignOptions, buildGroupOptions } from '../blocks/options.js';
 import type { ListenerDeps } from '../deps.js';
 import { SendModal } from '../ids.js';
+import { optionsLoad, parseAtEdge } from '../payloads.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.options(SendModal.actions.design, async ({ ack, options }) => {
+  app.options(SendModal.actions.design, async ({ ack, body }) => {
+    const options = parseAtEdge(optionsLoad, body, SendModal.actions.design);
     try {
-      const designs = await deps.catalog.search(options.value ?? '');
+      const designs = await deps.catalog.search(options.value);
       await ack(buildDesignOptions(designs));
     } catch (error) {
       deps.logger.warn('loading designs failed', { error });
@@ -16,8 +18,9 @@ export function register(app: App, deps: ListenerDeps): void {
     }
   });
 
-  app.options(SendModal.actions.group, async ({ ack, options }) => {
-    const query = (options.value ?? '').trim().toLowerCase();
+  app.options(SendModal.actions.group, async ({ ack, body }) => {
+    const options = parseAtEdge(optionsLoad, body, SendModal.actions.group);
+    const query = options.value.trim().toLowerCase();
     const matches = (text: string) => query === '' || text.toLowerCase().includes(query);
     const [slackGroups, bookGroups] = await Promise.all([
       deps.slack.listUsergroups().catch((error: unknown) => {

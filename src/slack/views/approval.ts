@@ -5,21 +5,19 @@ import { z } from 'zod';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Approval } from '../ids.js';
+import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../payloads.js';
 
-const metadataSchema = z.object({ kudosId: z.string() });
+const metadataSchema = z.object({ kudosId: z.guid() });
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(Approval.rejectModal.callbackId, async ({ ack, body, view }) => {
+  app.view(Approval.rejectModal.callbackId, async ({ ack, body: payload }) => {
+    const body = parseAtEdge(viewSubmission, payload, Approval.rejectModal.callbackId);
     const { blocks: B, actions: A } = Approval.rejectModal;
-    let kudosId: string;
-    try {
-      kudosId = metadataSchema.parse(JSON.parse(view.private_metadata || '{}')).kudosId;
-    } catch {
-      return ack({ response_action: 'errors', errors: { [B.reason]: 'This form is damaged; reject from the request message again.' } });
-    }
-    const raw = (view.state.values[B.reason]?.[A.reason] as { value?: string | null } | undefined)?.value ?? '';
+    const { kudosId } = metadataOf(metadataSchema, body.view.private_metadata, { kudosId: '' });
+    if (!kudosId) return ack({ response_action: 'errors', errors: { [B.reason]: 'This form is damaged; reject from the request message again.' } });
+    const raw = textOf(body.view.state.values[B.reason]?.[A.reason]);
     const reason = raw.trim().slice(0, 500);
-    const outcome = await deps.approvals.decide(kudosId, { userId: body.user.id, teamId: workspaceOf(body as never).teamId }, { kind: 'reject', reason: reason === '' ? null : reason });
+    const outcome = await deps.approvals.decide(kudosId, { userId: body.user.id, teamId: workspaceOf(body).teamId }, { kind: 'reject', reason: reason === '' ? null : reason });
     if (!outcome.ok) return ack({ response_action: 'errors', errors: { [B.reason]: outcome.message.replace(/<@([A-Z0-9_]+)>/g, '$1') } });
     await ack();
     await outcome.announce();

@@ -1,11 +1,13 @@
 // The send modal's submission: errors inline (response_action: errors, keyed by block_id), or the
 // send is recorded (with its idempotency key) and the modal closes; the worker places it.
 import type { App } from '@slack/bolt';
+import { z } from 'zod';
 import { prepareSend, type SendField, type SendForm } from '../../domain/send-request.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/submit-send.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { metadataOf, parseAtEdge, textOf, viewSubmission, type StateValues } from '../payloads.js';
 import { isSafePermalink } from '../blocks/send-modal.js';
 import { register as registerApprovalViews } from './approval.js';
 import { registerResendViews } from './resend.js';
@@ -13,14 +15,6 @@ import { register as registerSettingsViews } from './settings.js';
 
 /** Stay under Slack's 3 s: give up validating after this and ask the user to press Send again. */
 const SUBMIT_BUDGET_MS = 2300;
-
-type StateValues = Record<string, Record<string, {
-  value?: string | null;
-  selected_users?: string[] | null;
-  selected_option?: { value?: string; text?: { text?: string } } | null;
-  selected_date?: string | null;
-  selected_time?: string | null;
-}>>;
 
 export function readSendForm(values: StateValues): SendForm {
   const { blocks: B, actions: A } = SendModal;
@@ -39,7 +33,7 @@ export function readSendForm(values: StateValues): SendForm {
     group,
     productId: get(B.design, A.design)?.selected_option?.value ?? undefined,
     amount: get(B.amount, A.amount)?.value ?? undefined,
-    message: get(B.message, A.message)?.value ?? '',
+    message: textOf(get(B.message, A.message)),
     refundDays: refund && refund !== RefundChoice.none ? Number(refund) : undefined,
     schedule:
       timing === TimingChoice.schedule
@@ -59,14 +53,7 @@ const FIELD_BLOCKS: Record<SendField, string> = {
   time: SendModal.blocks.time,
 };
 
-function metadataOf(raw: string | undefined): { channelId?: string; sourceMessageUrl?: string } {
-  try {
-    const parsed = JSON.parse(raw || '{}') as unknown;
-    return typeof parsed === 'object' && parsed !== null ? (parsed as { channelId?: string; sourceMessageUrl?: string }) : {};
-  } catch {
-    return {};
-  }
-}
+const sendMetadata = z.object({ channelId: z.string().optional(), sourceMessageUrl: z.string().optional() });
 
 function safePermalinkOr(url: string | undefined): string | undefined {
   return isSafePermalink(url) ? url : undefined;
@@ -76,10 +63,13 @@ export function register(app: App, deps: ListenerDeps): void {
   registerResendViews(app, deps);
   registerApprovalViews(app, deps);
   registerSettingsViews(app, deps);
-  app.view(SendModal.callbackId, async ({ ack, body, view, context }) => {
-    const ws = workspaceOf(body as never);
+  app.view(SendModal.callbackId, async ({ ack, body: raw, context }) => {
+    const body = parseAtEdge(viewSubmission, raw, SendModal.callbackId);
+    const view = body.view;
+    const ws = workspaceOf(body);
     const log = deps.logger.child({ view: SendModal.callbackId, user: body.user.id, viewId: view.id });
-    const form = readSendForm(view.state.values as StateValues);
+    const form = readSendForm(view.state.values);
+    const metadata = metadataOf(sendMetadata, view.private_metadata, {});
 
     const work = (async () => {
       const sender = await deps.slack.userInfo(body.user.id);
@@ -89,8 +79,8 @@ export function register(app: App, deps: ListenerDeps): void {
         {
           workspace: ws,
           sender,
-          originChannelId: metadataOf(view.private_metadata).channelId,
-          sourceMessageUrl: safePermalinkOr(metadataOf(view.private_metadata).sourceMessageUrl),
+          originChannelId: metadata.channelId,
+          sourceMessageUrl: safePermalinkOr(metadata.sourceMessageUrl),
           sourceViewId: view.id,
           now: deps.now(),
           botUserId: context.botUserId,

@@ -7,26 +7,20 @@ import { buildBounceResendFailed, buildBounceResolved } from '../blocks/notifica
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { BounceFix } from '../ids.js';
+import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../payloads.js';
 
 const metadataSchema = z.object({ bounceId: z.string().default(''), channel: z.string().optional(), ts: z.string().optional() });
 
-function metadataOf(privateMetadata: string | undefined): z.output<typeof metadataSchema> {
-  try {
-    return metadataSchema.parse(JSON.parse(privateMetadata || '{}'));
-  } catch {
-    return { bounceId: '' };
-  }
-}
-
 export function registerResendViews(app: App, deps: ListenerDeps): void {
-  app.view(BounceFix.callbackId, async ({ ack, body, view }) => {
+  app.view(BounceFix.callbackId, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(viewSubmission, raw, BounceFix.callbackId);
+    const view = body.view;
     const block = BounceFix.blocks.email;
     const actor = body.user.id;
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     const teamId = ws.teamId;
-    const values = view.state.values as Record<string, Record<string, { value?: string | null }>>;
-    const email = (values[block]?.[BounceFix.actions.email]?.value ?? '').trim();
-    const metadata = metadataOf(view.private_metadata);
+    const email = textOf(view.state.values[block]?.[BounceFix.actions.email]).trim();
+    const metadata = metadataOf(metadataSchema, view.private_metadata, { bounceId: '' });
     const bounce = await getBounce(deps.db, metadata.bounceId);
     if (!bounce || bounce.teamId !== teamId) return ack({ response_action: 'errors', errors: { [block]: 'This bounced card is not known any more.' } });
     const problem = checkCorrectedEmail(email, bounce.email);

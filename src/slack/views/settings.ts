@@ -1,23 +1,12 @@
 // The settings modal's submission: admins only (checked again: the modal may be old), values checked
 // with inline errors, then saved with one audit row; the admin gets a summary of what changed.
 import type { App } from '@slack/bolt';
-import { z } from 'zod';
 import type { SettingsPatch } from '../../domain/settings.js';
 import { buildSettingsSaved } from '../blocks/settings.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { SettingsModal } from '../ids.js';
-
-const leaf = z
-  .object({
-    value: z.string().nullish(),
-    selected_users: z.array(z.string()).nullish(),
-    selected_conversation: z.string().nullish(),
-    selected_option: z.object({ value: z.string() }).nullish(),
-  })
-  .passthrough();
-const stateSchema = z.record(z.string(), z.record(z.string(), leaf));
-type Leaf = z.infer<typeof leaf>;
+import { parseAtEdge, stateValues, textOf, viewSubmission, type StateLeaf } from '../payloads.js';
 
 const USD = /^\d{1,7}(\.\d{1,2})?$/;
 
@@ -30,11 +19,11 @@ export type SettingsFormResult = { ok: true; patch: SettingsPatch } | { ok: fals
 
 export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   const { blocks: B, actions: A } = SettingsModal;
-  const parsed = stateSchema.safeParse(rawValues);
+  const parsed = stateValues.safeParse(rawValues);
   if (!parsed.success) return { ok: false, errors: { [B.threshold]: 'The form could not be read; open it again.' } };
   const values = parsed.data;
-  const get = (block: string, action: string): Leaf | undefined => values[block]?.[action];
-  const text = (block: string, action: string) => (get(block, action)?.value ?? '').trim();
+  const get = (block: string, action: string): StateLeaf | undefined => values[block]?.[action];
+  const text = (block: string, action: string) => textOf(get(block, action)).trim();
   const option = (block: string, action: string) => {
     const v = get(block, action)?.selected_option?.value;
     return v && v !== SettingsModal.none ? v : null;
@@ -73,8 +62,10 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
 }
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(SettingsModal.callbackId, async ({ ack, body, view }) => {
-    const ws = workspaceOf(body as never);
+  app.view(SettingsModal.callbackId, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(viewSubmission, raw, SettingsModal.callbackId);
+    const view = body.view;
+    const ws = workspaceOf(body);
     const actor = body.user.id;
     if (!(await deps.isAdmin(ws, actor))) {
       return ack({ response_action: 'errors', errors: { [SettingsModal.blocks.threshold]: 'Only Kudos admins can change settings. Nothing was saved.' } });
