@@ -1,10 +1,10 @@
 // Routing of a send (SendPolicy): straight to the worker, or to approvers when its total is above the
 // workspace's threshold (0: every send) or would take the sender past their monthly budget.
 import { and, eq, gte, notInArray, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
+import { rowsOf, type Database } from '../db/client.js';
 import { kudos } from '../db/schema/index.js';
 import { formatUsd } from './money.js';
-import type { SendDraftSummary, SendPolicy, SendRoute } from './send-policy.js';
+import type { PolicyReader, SendDraftSummary, SendPolicy, SendRoute } from './send-policy.js';
 import type { SettingsStore, WorkspaceSettings } from './settings.js';
 
 /** Statuses whose money is not spent: never placed, refused, or given back. */
@@ -16,7 +16,7 @@ export function monthStartUtc(now: Date): Date {
 }
 
 /** What a sender has spent (or has waiting for approval) this calendar month in UTC, in cents. */
-export async function monthlySpendCents(db: Database, teamId: string, senderUserId: string, now: Date): Promise<number> {
+export async function monthlySpendCents(db: PolicyReader, teamId: string, senderUserId: string, now: Date): Promise<number> {
   const [row] = await db
     .select({ total: sql<string | null>`coalesce(sum(${kudos.totalCents}), 0)` })
     .from(kudos)
@@ -31,16 +31,48 @@ export async function monthlySpendCents(db: Database, teamId: string, senderUser
   return Number(row?.total ?? 0);
 }
 
-/** The pure rule: threshold first, then the budget (spentCents is what the sender already used). */
+/** Sends to the same people within this window count together against the approval threshold. */
+export const SPLIT_WINDOW_HOURS = 24;
+
+/**
+ * What the sender gave, in the last SPLIT_WINDOW_HOURS, to any of these addresses (per-recipient
+ * amount times the recipients in common), in cents: a send split into several stays visible.
+ */
+export async function recentToSameCents(db: PolicyReader, teamId: string, senderUserId: string, emails: string[]): Promise<number> {
+  if (emails.length === 0) return 0;
+  const lowered = emails.map((e) => e.toLowerCase());
+  const result = await db.execute(sql`
+    select coalesce(sum(k.amount_cents * (
+             select count(*) from jsonb_array_elements(k.recipients) r
+             where lower(r->>'email') in (${sql.join(lowered.map((e) => sql`${e}`), sql`, `)}))), 0)::text as cents
+    from kudos k
+    where k.team_id = ${teamId} and k.sender_user_id = ${senderUserId}
+      and k.created_at > now() - ${`${SPLIT_WINDOW_HOURS} hours`}::interval
+      and k.status not in (${sql.join(UNSPENT_STATUSES.map((s) => sql`${s}`), sql`, `)})`);
+  return Number(rowsOf<{ cents: string }>(result)[0]?.cents ?? 0);
+}
+
+/**
+ * The pure rule: threshold first (this send's total plus what the sender gave the same people in the
+ * last 24 hours: a send split in parts is judged as one), then the budget (spentCents is what the
+ * sender already used this month).
+ */
 export function decideRoute(
   draft: Pick<SendDraftSummary, 'totalCents'>,
   settings: Pick<WorkspaceSettings, 'approvalThresholdCents' | 'monthlyBudgetCents'>,
   spentCents: number,
+  recentToSame = 0,
 ): SendRoute {
   const threshold = settings.approvalThresholdCents;
   if (threshold === 0) return { kind: 'needs_approval', reason: 'every send needs approval' };
   if (draft.totalCents > threshold) {
     return { kind: 'needs_approval', reason: `the total ${formatUsd(draft.totalCents)} is above the ${formatUsd(threshold)} approval threshold` };
+  }
+  if (draft.totalCents + recentToSame > threshold) {
+    return {
+      kind: 'needs_approval',
+      reason: `with the ${formatUsd(recentToSame)} the sender gave the same people in the last ${SPLIT_WINDOW_HOURS} hours, the total ${formatUsd(draft.totalCents + recentToSame)} is above the ${formatUsd(threshold)} approval threshold`,
+    };
   }
   const budget = settings.monthlyBudgetCents;
   if (budget !== null && spentCents + draft.totalCents > budget) {
@@ -53,12 +85,15 @@ export function decideRoute(
 }
 
 export function approvalPolicy(deps: { db: Database; settings: SettingsStore; now: () => Date }): SendPolicy {
+  async function decide(db: PolicyReader, draft: SendDraftSummary): Promise<SendRoute> {
+    const settings = await deps.settings.get({ teamId: draft.teamId });
+    const underThreshold = settings.approvalThresholdCents !== 0 && draft.totalCents <= settings.approvalThresholdCents;
+    const spent = underThreshold && settings.monthlyBudgetCents !== null ? await monthlySpendCents(db, draft.teamId, draft.senderUserId, deps.now()) : 0;
+    const recent = underThreshold ? await recentToSameCents(db, draft.teamId, draft.senderUserId, draft.recipientEmails ?? []) : 0;
+    return decideRoute(draft, settings, spent, recent);
+  }
   return {
-    async route(draft) {
-      const settings = await deps.settings.get({ teamId: draft.teamId });
-      const needsSpend = settings.approvalThresholdCents !== 0 && draft.totalCents <= settings.approvalThresholdCents && settings.monthlyBudgetCents !== null;
-      const spent = needsSpend ? await monthlySpendCents(deps.db, draft.teamId, draft.senderUserId, deps.now()) : 0;
-      return decideRoute(draft, settings, spent);
-    },
+    route: (draft) => decide(deps.db, draft),
+    recheck: decide,
   };
 }

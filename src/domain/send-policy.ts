@@ -1,6 +1,7 @@
 // Who may send what. Until the approvals feature exists, a send whose total is above the
 // approval threshold is refused. The approvals issue replaces `routeSend` (or the SendPolicy
 // passed in deps) with one that returns `needs_approval` and routes the send to approvers.
+import type { Database } from '../db/client.js';
 import { formatUsd } from './money.js';
 
 export interface SendDraftSummary {
@@ -9,6 +10,8 @@ export interface SendDraftSummary {
   amountCents: number;
   recipientCount: number;
   totalCents: number;
+  /** The recipients' e-mail addresses (the split-send rule compares them with the sender's recent sends). */
+  recipientEmails?: string[];
 }
 
 export type SendRoute =
@@ -16,8 +19,16 @@ export type SendRoute =
   | { kind: 'needs_approval'; reason: string }
   | { kind: 'refuse'; message: string };
 
+/** What the policy reads through: the database handle or the recording transaction's. */
+export type PolicyReader = Pick<Database, 'select' | 'execute'>;
+
 export interface SendPolicy {
   route(draft: SendDraftSummary): Promise<SendRoute> | SendRoute;
+  /**
+   * Decides again inside the transaction that records the send, under a per-sender lock, so that two
+   * sends at once cannot both pass a budget that only one of them fits (see submit-send.ts).
+   */
+  recheck?(db: PolicyReader, draft: SendDraftSummary): Promise<SendRoute>;
 }
 
 /** Threshold in cents; 0 means every order needs approval. */

@@ -10,7 +10,7 @@ import { messageProblem } from './message-text.js';
 import { checkAmountInRange, parseWholeDollars, REFUND_WINDOWS, totalCents } from './money.js';
 import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, type Workspace } from './recipients.js';
 import { resolveSchedule, type ResolvedSchedule } from './schedule.js';
-import type { SendPolicy, SendRoute } from './send-policy.js';
+import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
 
 export type SendField = 'recipients' | 'group' | 'design' | 'amount' | 'message' | 'refund' | 'date' | 'time';
 
@@ -46,7 +46,13 @@ export interface SendRequestDeps {
 
 export type PreparedSend =
   /** `route` is `send`, or `needs_approval` (the approvals issue records such sends for approvers). */
-  | { ok: true; values: NewKudosRow; route: Exclude<SendRoute, { kind: 'refuse' }> }
+  | {
+      ok: true;
+      values: NewKudosRow;
+      route: Exclude<SendRoute, { kind: 'refuse' }>;
+      /** The policy's decision again, read through the recording transaction (budgets: see submit-send.ts). */
+      recheck?: (db: PolicyReader) => Promise<SendRoute>;
+    }
   | { ok: false; errors: Partial<Record<SendField, string>> };
 
 export const MAX_RECIPIENTS = 100;
@@ -151,18 +157,21 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return { ok: false, errors };
 
   const total = totalCents(amountCents, recipients.length);
-  const route = await deps.policy.route({
+  const draft = {
     teamId: ctx.workspace.teamId,
     senderUserId: ctx.sender.id,
     amountCents,
     recipientCount: recipients.length,
     totalCents: total,
-  });
+    recipientEmails: recipients.map((r) => r.email),
+  };
+  const route = await deps.policy.route(draft);
   if (route.kind === 'refuse') return { ok: false, errors: { amount: route.message } };
 
   return {
     ok: true,
     route,
+    ...(deps.policy.recheck ? { recheck: (db: PolicyReader) => deps.policy.recheck!(db, draft) } : {}),
     values: {
       teamId: ctx.workspace.teamId,
       enterpriseId: ctx.workspace.enterpriseId,

@@ -34,6 +34,15 @@ describe('approval routing (threshold and monthly budget)', () => {
     );
   });
 
+  it('a send split in parts: needs approval exactly when it and what went to the same people in 24 hours exceed the threshold', () => {
+    fc.assert(
+      fc.property(cents, cents, fc.integer({ min: 0, max: 10_000_000 }), (total, threshold, recent) => {
+        const route = decideRoute({ totalCents: total }, { approvalThresholdCents: threshold, monthlyBudgetCents: null }, 0, recent);
+        expect(route.kind).toBe(total + recent > threshold ? 'needs_approval' : 'send');
+      }),
+    );
+  });
+
   it('months start on the 1st at 00:00 UTC', () => {
     expect(monthStartUtc(new Date('2026-03-31T23:59:59-05:00')).toISOString()).toBe('2026-04-01T00:00:00.000Z');
     expect(monthStartUtc(new Date('2026-01-01T00:00:00Z')).toISOString()).toBe('2026-01-01T00:00:00.000Z');

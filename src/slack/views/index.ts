@@ -3,10 +3,12 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { prepareSend, type SendField, type SendForm } from '../../domain/send-request.js';
+import { formatUsd } from '../../domain/money.js';
+import { escapeMrkdwn } from '../../domain/escape.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/submit-send.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
-import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { COMMAND, GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission, type StateValues } from '../payloads.js';
 import { isSafePermalink } from '../blocks/send-modal.js';
 import { register as registerApprovalViews } from './approval.js';
@@ -116,6 +118,16 @@ export function register(app: App, deps: ListenerDeps): void {
     } catch (error) {
       log.error('recording the send failed', { error });
       return ack({ response_action: 'errors', errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } });
+    }
+    if (recorded.differs) {
+      // The form was edited after Slack lost our first answer: that first send stands (it may be out already).
+      const first = recorded.row;
+      return ack({
+        response_action: 'errors',
+        errors: {
+          [SendModal.blocks.amount]: `This form was already sent before your changes: ${formatUsd(first.amountCents)} each to ${first.recipientCount} ${first.recipientCount === 1 ? 'person' : 'people'} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
+        },
+      });
     }
     await ack();
     await startRecordedSend(deps, recorded);
