@@ -2,7 +2,7 @@
 // workspace's threshold (0: every send) or would take the sender past their monthly budget.
 import { and, eq, gte, notInArray, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client.js';
-import { kudos } from '../db/schema/index.js';
+import { kudos, rewardLinkRequests } from '../db/schema/index.js';
 import { formatUsd } from './money.js';
 import type { PolicyReader, SendDraftSummary, SendPolicy, SendRoute } from './send-policy.js';
 import type { SettingsStore, WorkspaceSettings } from './settings.js';
@@ -15,7 +15,11 @@ export function monthStartUtc(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 
-/** What a sender has spent (or has waiting for approval) this calendar month in UTC, in cents. */
+/**
+ * What a sender has spent (or has waiting for approval) this calendar month in UTC, in cents: their
+ * sends, plus the reward links they asked for (all of a request still being placed, the created links
+ * of a settled one).
+ */
 export async function monthlySpendCents(db: PolicyReader, teamId: string, senderUserId: string, now: Date): Promise<number> {
   const [row] = await db
     .select({ total: sql<string | null>`coalesce(sum(${kudos.totalCents}), 0)` })
@@ -28,7 +32,11 @@ export async function monthlySpendCents(db: PolicyReader, teamId: string, sender
         notInArray(kudos.status, [...UNSPENT_STATUSES]),
       ),
     );
-  return Number(row?.total ?? 0);
+  const [links] = await db
+    .select({ total: sql<string | null>`coalesce(sum(${rewardLinkRequests.amountCents} * case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end), 0)` })
+    .from(rewardLinkRequests)
+    .where(and(eq(rewardLinkRequests.teamId, teamId), eq(rewardLinkRequests.requesterUserId, senderUserId), gte(rewardLinkRequests.createdAt, monthStartUtc(now))));
+  return Number(row?.total ?? 0) + Number(links?.total ?? 0);
 }
 
 /** Sends to the same people within this window count together against the approval threshold. */

@@ -17,7 +17,12 @@ export type AuditAction =
   | 'kudos.order_failed'
   | 'kudos.canceled'
   /** A send started by a workflow step or an automation (details say which). */
-  | 'kudos.automated';
+  | 'kudos.automated'
+  /** Reward links: asked for, then all parts created, some created and the rest refused, or refused. */
+  | 'reward_links.requested'
+  | 'reward_links.placed'
+  | 'reward_links.partial'
+  | 'reward_links.failed';
 
 /** Anything drizzle can insert through: the handle or a transaction's. */
 type Executor = Pick<Database, 'insert'>;

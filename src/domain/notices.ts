@@ -43,6 +43,8 @@ export type Notice =
   /** To the requester: (a part of) their reward links. */
   | { type: 'reward_links.ready'; request: RewardLinkRequestRow; orderId: string; links: string[]; part: { index: number; count: number } }
   | { type: 'reward_links.failed'; request: RewardLinkRequestRow; reason: string }
+  /** To the requester: some parts were created (paid, delivered when ready), the rest refused. */
+  | { type: 'reward_links.partial'; request: RewardLinkRequestRow; reason: string }
   /** To approvers: the request in its current state (open with its choices, or decided). */
   | { type: 'approval.request'; approval: ApprovalCase }
   /** To the sender: the send waits for approval. */

@@ -1,24 +1,30 @@
 // Reward links made from Slack (`/kudos links N AMOUNT [design]`, admins only). The request is
-// recorded with its idempotency key before the API call; the order is created in the background
-// (batches above 500 are split by the client with derived keys) and a completion check is scheduled
-// per order. The links reach the requester by DM only once the order is COMPLETE (reconcile-completion.ts).
-// A request whose placing was interrupted (crash, restart) is resumed with the same key.
-import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
+// recorded with its idempotency key (after the approval threshold and the requester's budget, under
+// the same per-sender lock as sends) before any API call; its orders are created in the background,
+// one part of at most 500 links at a time, each with a key derived from the request's, and each part's
+// order id is recorded as soon as it is created. The balance is checked before the first part. A
+// request with any part created is never reported as failed: it says exactly what was created, and
+// the created links reach the requester by DM once their order is COMPLETE (reconcile-completion.ts).
+// A lost answer is never a refusal: the part is tried again with its own key (the API recovers it).
+import { and, eq, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { rewardLinkRequests, type RewardLinkRequestRow } from '../db/schema/index.js';
-import type { RewardsClient } from '../rewards/index.js';
-import { centsToDecimal } from './money.js';
+import { deriveIdempotencyKey, splitQuantity, toCents, type RewardsClient } from '../rewards/index.js';
+import { recordAudit } from './audit.js';
+import { centsToDecimal, formatUsd } from './money.js';
 import type { NoticePresenter } from './notices.js';
 import { postOnce } from './notifications.js';
 import type { Messenger } from './ports.js';
 import { scheduleOrderCheck } from './reconcile.js';
 import { classifyRewardsFailure } from './rewards-errors.js';
+import type { SendPolicy } from './send-policy.js';
 
-/** One request makes at most this many links (the client splits them into requests of 500). */
+/** One request makes at most this many links (placed in parts of 500). */
 export const MAX_LINKS_PER_COMMAND = 2000;
 const PLACE_LEASE_S = 120;
-const MAX_PLACE_ATTEMPTS = 8;
+/** A part whose call failed without a refusal is tried again after this (with its own key). */
+const RETRY_AFTER_S = 20;
 
 export interface RewardLinkDeps {
   db: Database;
@@ -28,12 +34,37 @@ export interface RewardLinkDeps {
   logger: Logger;
 }
 
+export type RecordedLinkRequest = { ok: true; row: RewardLinkRequestRow } | { ok: false; message: string };
+
+/**
+ * Records a request when the policy lets it go straight out (links cannot wait for approval yet: one
+ * that needs it is refused with the reason), with its audit row, under the per-sender lock that sends use.
+ */
 export async function recordRewardLinkRequest(
   db: Database,
+  policy: SendPolicy,
   values: { teamId: string; enterpriseId: string | null; requesterUserId: string; productId: string; designName: string; quantity: number; amountCents: number },
-): Promise<RewardLinkRequestRow> {
-  const [row] = await db.insert(rewardLinkRequests).values(values).returning();
-  return row!;
+): Promise<RecordedLinkRequest> {
+  const draft = { teamId: values.teamId, senderUserId: values.requesterUserId, amountCents: values.amountCents, recipientCount: values.quantity, totalCents: values.amountCents * values.quantity };
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`kudos.send:${values.teamId}:${values.requesterUserId}`}))`);
+    const route = policy.recheck ? await policy.recheck(tx, draft) : await policy.route(draft);
+    if (route.kind === 'refuse') return { ok: false as const, message: route.message };
+    if (route.kind === 'needs_approval') {
+      return { ok: false as const, message: `These links need approval (${route.reason}), and reward links cannot be sent for approval yet. Ask for fewer links or a smaller amount.` };
+    }
+    const [row] = await tx.insert(rewardLinkRequests).values(values).returning();
+    await recordAudit(tx, {
+      teamId: values.teamId,
+      enterpriseId: values.enterpriseId,
+      actorUserId: values.requesterUserId,
+      action: 'reward_links.requested',
+      subjectType: 'reward_link_request',
+      subjectId: row!.id,
+      details: { quantity: values.quantity, amountCents: values.amountCents, totalCents: draft.totalCents, productId: values.productId },
+    });
+    return { ok: true as const, row: row! };
+  });
 }
 
 async function claim(db: Database, id: string): Promise<RewardLinkRequestRow | undefined> {
@@ -51,51 +82,108 @@ async function claim(db: Database, id: string): Promise<RewardLinkRequestRow | u
   return row;
 }
 
-/** Creates the order(s) of a recorded request, exactly once; safe to call again after any failure. */
-export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, opts: { firstCheckDelayMs: number; signal?: AbortSignal }): Promise<'placed' | 'failed' | 'retry' | 'skipped'> {
-  const row = await claim(deps.db, id);
+/** Writes after a claim are fenced on the claim (attempts) and the pending status: a late holder changes nothing. */
+type RequestUpdate = { [K in keyof typeof rewardLinkRequests.$inferInsert]?: (typeof rewardLinkRequests.$inferInsert)[K] | SQL };
+
+async function updateClaimed(db: Database, row: RewardLinkRequestRow, set: RequestUpdate): Promise<RewardLinkRequestRow | undefined> {
+  const [updated] = await db
+    .update(rewardLinkRequests)
+    .set({ ...set, updatedAt: sql`now()` })
+    .where(and(eq(rewardLinkRequests.id, row.id), eq(rewardLinkRequests.attempts, row.attempts), eq(rewardLinkRequests.status, 'pending')))
+    .returning();
+  return updated;
+}
+
+/** The key of part `index` (0-based): the request's own key when there is one part. */
+export function partKey(row: Pick<RewardLinkRequestRow, 'idempotencyKey' | 'quantity'>, index: number): string {
+  return splitQuantity(row.quantity).length === 1 ? row.idempotencyKey : deriveIdempotencyKey(row.idempotencyKey, index + 1);
+}
+
+export type PlaceOutcome = 'placed' | 'partial' | 'failed' | 'retry' | 'skipped';
+
+/** Creates the parts of a recorded request, each exactly once; safe to call again after any failure. */
+export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, opts: { firstCheckDelayMs: number; signal?: AbortSignal }): Promise<PlaceOutcome> {
+  let row = await claim(deps.db, id);
   if (!row) return 'skipped';
   const log = deps.logger.child({ rewardLinkRequestId: row.id });
+  const parts = splitQuantity(row.quantity);
+  const signalOpt = opts.signal ? { signal: opts.signal } : {};
   try {
-    const created = await deps.rewards.orders.createRewardLinks(
-      { cardType: 'CHOICE_CARD', productId: row.productId, quantity: row.quantity, amountPerLink: centsToDecimal(row.amountCents) },
-      { idempotencyKey: row.idempotencyKey, ...(opts.signal ? { signal: opts.signal } : {}) },
-    );
-    const orderIds = created.orders.map((o) => o.order.orderId);
-    await deps.db
-      .update(rewardLinkRequests)
-      .set({ status: 'placed', orderIds, claimedUntil: null, errorCode: null, errorMessage: null, updatedAt: sql`now()` })
-      .where(eq(rewardLinkRequests.id, row.id));
-    for (const orderId of orderIds) {
-      await scheduleOrderCheck(deps.db, { orderId, source: 'reward_links', teamId: row.teamId, enterpriseId: row.enterpriseId, rewardLinkRequestId: row.id, firstDelayMs: opts.firstCheckDelayMs });
+    if (row.partsCreated === 0) {
+      // Before the first part: the whole request must fit the balance (the API does not show the
+      // spending limits; a limit refusal part-way is reported exactly, see below).
+      const balance = await deps.rewards.balance.get(signalOpt);
+      const available = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
+      const total = row.amountCents * row.quantity;
+      if (available < total) {
+        const reason = `the Rewards balance (${formatUsd(available)}) does not cover ${formatUsd(total)}. Ask an admin to top it up.`;
+        return await settle(deps, row, 'failed', 'INSUFFICIENT_BALANCE', reason, log);
+      }
     }
-    log.info('reward links ordered', { orderIds, recovered: created.recovered });
-    return 'placed';
+    for (let index = row.partsCreated; index < parts.length; index++) {
+      const quantity = parts[index]!;
+      const created = await deps.rewards.orders.createRewardLinks(
+        { cardType: 'CHOICE_CARD', productId: row.productId, quantity, amountPerLink: centsToDecimal(row.amountCents) },
+        { idempotencyKey: partKey(row, index), ...signalOpt },
+      );
+      const orderId = created.order.orderId;
+      // Recorded at once: a refusal of a later part, or a crash, can never lose a paid part.
+      const recorded = await updateClaimed(deps.db, row, {
+        orderIds: sql`(select coalesce(jsonb_agg(distinct x), '[]'::jsonb) from jsonb_array_elements_text(${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb) as x)`,
+        partsCreated: index + 1,
+        createdQuantity: sql`${rewardLinkRequests.createdQuantity} + ${quantity}`,
+        claimedUntil: sql`now() + ${`${PLACE_LEASE_S} seconds`}::interval`,
+      });
+      if (!recorded) {
+        log.warn('the claim was lost while creating parts; its new holder continues with the same keys');
+        return 'skipped';
+      }
+      row = recorded;
+      await scheduleOrderCheck(deps.db, { orderId, source: 'reward_links', teamId: row.teamId, enterpriseId: row.enterpriseId, rewardLinkRequestId: row.id, firstDelayMs: opts.firstCheckDelayMs });
+      log.info('reward-link part created', { part: index + 1, parts: parts.length, orderId, recovered: created.recovered });
+    }
+    return await settle(deps, row, 'placed', null, null, log);
   } catch (error) {
     const verdict = classifyRewardsFailure(error);
-    if (opts.signal?.aborted || (!verdict.permanent && row.attempts < MAX_PLACE_ATTEMPTS)) {
-      log.warn('ordering reward links failed; will retry with the same key', { code: verdict.code, error });
-      await deps.db
-        .update(rewardLinkRequests)
-        .set({ claimedUntil: sql`now() + interval '20 seconds'`, errorCode: verdict.code, errorMessage: verdict.userMessage, updatedAt: sql`now()` })
-        .where(eq(rewardLinkRequests.id, row.id));
+    if (opts.signal?.aborted || !verdict.permanent) {
+      // Not a refusal (a lost answer, a timeout, a 5xx): the part may exist. Never failed: tried again
+      // with the same key, which finds the order if it was created.
+      log.warn('creating reward links failed without a refusal; will try again with the same key', { code: verdict.code, partsCreated: row.partsCreated, error });
+      await updateClaimed(deps.db, row, { claimedUntil: sql`now() + ${`${RETRY_AFTER_S} seconds`}::interval`, errorCode: verdict.code, errorMessage: verdict.userMessage });
       return 'retry';
     }
-    log.warn('reward links refused', { code: verdict.code, error });
-    const [failed] = await deps.db
-      .update(rewardLinkRequests)
-      .set({ status: 'failed', claimedUntil: null, errorCode: verdict.code, errorMessage: verdict.userMessage, updatedAt: sql`now()` })
-      .where(eq(rewardLinkRequests.id, row.id))
-      .returning();
-    await postOnce(deps, { kind: 'reward_links.failed', subject: row.id, teamId: row.teamId, enterpriseId: row.enterpriseId }, {
-      to: { userId: row.requesterUserId },
-      message: deps.present({ type: 'reward_links.failed', request: failed ?? row, reason: verdict.userMessage }),
-    });
-    return 'failed';
+    log.warn('reward links refused', { code: verdict.code, partsCreated: row.partsCreated, error });
+    return settle(deps, row, row.partsCreated > 0 ? 'partial' : 'failed', verdict.code, verdict.userMessage, log);
   }
 }
 
-/** Requests left pending (a crash, a transient failure): placed again with their own key. */
+/** The request's final state, its audit row, and (unless all went well: the links themselves say it) the requester told once. */
+async function settle(deps: RewardLinkDeps, row: RewardLinkRequestRow, status: 'placed' | 'partial' | 'failed', code: string | null, reason: string | null, log: Logger): Promise<PlaceOutcome> {
+  const settled = await updateClaimed(deps.db, row, { status, claimedUntil: null, errorCode: code, errorMessage: reason });
+  if (!settled) return 'skipped';
+  await recordAudit(deps.db, {
+    teamId: settled.teamId,
+    enterpriseId: settled.enterpriseId,
+    actorUserId: settled.requesterUserId,
+    action: `reward_links.${status}`,
+    subjectType: 'reward_link_request',
+    subjectId: settled.id,
+    details: { quantity: settled.quantity, createdQuantity: settled.createdQuantity, amountCents: settled.amountCents, chargedCents: settled.createdQuantity * settled.amountCents, orderIds: settled.orderIds, ...(code ? { errorCode: code } : {}) },
+  }).catch((error: unknown) => log.error('writing the reward-link audit row failed', { error }));
+  if (status === 'placed') {
+    log.info('reward links ordered', { orderIds: settled.orderIds });
+    return 'placed';
+  }
+  const key = { kind: `reward_links.${status}`, subject: settled.id, teamId: settled.teamId, enterpriseId: settled.enterpriseId };
+  const why = reason ?? 'the Rewards API refused it.';
+  await postOnce(deps, key, {
+    to: { userId: settled.requesterUserId },
+    message: deps.present(status === 'failed' ? { type: 'reward_links.failed', request: settled, reason: why } : { type: 'reward_links.partial', request: settled, reason: why }),
+  });
+  return status;
+}
+
+/** Requests left pending (a crash, a transient failure): placed again with their own keys. */
 export async function resumePendingRewardLinkRequests(deps: RewardLinkDeps, opts: { firstCheckDelayMs: number; signal?: AbortSignal }): Promise<number> {
   const due = await deps.db
     .select({ id: rewardLinkRequests.id })

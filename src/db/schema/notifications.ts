@@ -79,8 +79,12 @@ export const bouncedRecipients = pgTable(
 
 export type BouncedRecipientRow = typeof bouncedRecipients.$inferSelect;
 
-/** pending: recorded, order not (yet) created; placed: order(s) created; failed: refused. */
-export type RewardLinkRequestStatus = 'pending' | 'placed' | 'failed';
+/**
+ * pending: recorded, its orders not (all) created yet; placed: every part created; partial: some parts
+ * created, the rest refused (never reported as failed: the created links are paid and delivered);
+ * failed: refused before any part was created.
+ */
+export type RewardLinkRequestStatus = 'pending' | 'placed' | 'partial' | 'failed';
 
 export const rewardLinkRequests = pgTable(
   'reward_link_requests',
@@ -97,6 +101,10 @@ export const rewardLinkRequests = pgTable(
     idempotencyKey: uuid('idempotency_key').notNull().defaultRandom(),
     status: text('status').$type<RewardLinkRequestStatus>().notNull().default('pending'),
     orderIds: jsonb('order_ids').$type<string[]>().notNull().default([]),
+    /** Parts (of at most 500 links) created so far, in order, each recorded as soon as it was created. */
+    partsCreated: integer('parts_created').notNull().default(0),
+    /** Links in the created parts: what is charged (the budget counts this once the request is settled). */
+    createdQuantity: integer('created_quantity').notNull().default(0),
     attempts: integer('attempts').notNull().default(0),
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
     errorCode: text('error_code'),

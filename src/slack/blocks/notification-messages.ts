@@ -101,6 +101,17 @@ export function buildRewardLinksFailed(request: RewardLinkRequestRow, reason: st
   return { text, blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
 }
 
+/** Some parts of a reward-link request were created, the rest refused: exactly what was charged and what was not. */
+export function buildRewardLinksPartial(request: RewardLinkRequestRow, reason: string): SlackMessageContent {
+  const missing = request.quantity - request.createdQuantity;
+  const text =
+    `Only ${request.createdQuantity} of your ${request.quantity} reward links of ${formatUsd(request.amountCents)} were created ` +
+    `(${formatUsd(request.createdQuantity * request.amountCents)} charged, order${request.orderIds.length === 1 ? '' : 's'} ${request.orderIds.join(', ')}). ` +
+    `The other ${missing} could not be created: ${reason} Nothing was charged for them. ` +
+    `The ${request.createdQuantity} created links will reach you here once they are ready. To make the rest, ask for ${missing} more.`;
+  return { text, blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
+}
+
 /** Splits newline-separated text into pieces of at most `max` characters, on line boundaries. */
 function chunkLines(text: string, max: number): string[] {
   const chunks: string[] = [];

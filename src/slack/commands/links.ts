@@ -40,7 +40,7 @@ export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: 
   if (!design) return ack({ text: parsed.design ? `No card design matches "${escapeMrkdwn(parsed.design)}".` : 'No card design is available.' });
   const inRange = checkAmountInRange(parsed.amountCents, design);
   if (!inRange.ok) return ack({ text: inRange.message });
-  const row = await recordRewardLinkRequest(deps.db, {
+  const recorded = await recordRewardLinkRequest(deps.db, deps.policy, {
     teamId: ws.teamId,
     enterpriseId: ws.enterpriseId,
     requesterUserId: command.user_id,
@@ -49,6 +49,8 @@ export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: 
     quantity: parsed.quantity,
     amountCents: parsed.amountCents,
   });
+  if (!recorded.ok) return ack({ text: recorded.message });
+  const { row } = recorded;
   deps.logger.info('reward links requested', { rewardLinkRequestId: row.id, quantity: row.quantity, amountCents: row.amountCents });
   await ack({
     text: `Creating ${parsed.quantity} reward ${parsed.quantity === 1 ? 'link' : 'links'} of ${formatUsd(parsed.amountCents)} (${escapeMrkdwn(design.name)}), ${formatUsd(parsed.amountCents * parsed.quantity)} in total. I will send them to you in a direct message when they are ready.`,

@@ -9,6 +9,7 @@ import {
   buildExternalOrderNotice,
   buildRewardLinksDm,
   buildRewardLinksFailed,
+  buildRewardLinksPartial,
   buildSenderCompletionDm,
 } from '../blocks/notification-messages.js';
 
@@ -39,6 +40,8 @@ export const presentNotice: NoticePresenter = (notice) => {
       return buildRewardLinksDm(notice.request, notice.orderId, notice.links, notice.part);
     case 'reward_links.failed':
       return buildRewardLinksFailed(notice.request, notice.reason);
+    case 'reward_links.partial':
+      return buildRewardLinksPartial(notice.request, notice.reason);
     case 'approval.request':
       return buildApprovalMessage(notice.approval);
     case 'approval.waiting':

@@ -1,0 +1,82 @@
+// Reward links placed in parts: each part's order recorded as created, a request refused part-way
+// reported exactly (never as failed) and its paid links delivered, the balance checked before the
+// first part, and the approval threshold, budget and audit trail applied as to any send.
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { auditEvents, rewardLinkRequests } from '../../src/db/schema/index.js';
+import { eventually, useAppPerTest } from '../support/app.js';
+import { FAST_CHECKS } from '../webhooks/support.js';
+
+const env = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100000' },
+  app: { webhooks: FAST_CHECKS, approvalsSweepMs: 0 },
+});
+
+const REDEEM = /rewards\.emulator\.test\/redeem\/[A-Z0-9]+/g;
+
+async function settledRequest() {
+  return eventually(async () => (await env.db.select().from(rewardLinkRequests)).find((r) => r.status !== 'pending'), 20_000);
+}
+
+async function linkOrders() {
+  return env.stack.app.rewards.orders.list({ orderType: 'LINK', pageSize: 100 }).all();
+}
+
+function adminTexts(): string[] {
+  return env.stack.sim.messages('U_ADMIN').map((m) => m.text);
+}
+
+describe('reward links in parts', () => {
+  it('refused part-way by the daily limit: the two created parts are recorded, reported exactly and delivered; never "failed"', async () => {
+    // 2000 links of $5 = four parts of $2,500; the daily limit ($5,000) refuses the third.
+    await env.stack.sim.slashCommand('U_ADMIN', 'links 2000 5', 'C_GENERAL');
+    const request = await settledRequest();
+    const orders = await linkOrders();
+    expect(orders).toHaveLength(2);
+    expect(request.status).toBe('partial');
+    expect(request.errorCode).toBe('DAILY_LIMIT_EXCEEDED');
+    expect(request.partsCreated).toBe(2);
+    expect(request.createdQuantity).toBe(1000);
+    expect([...request.orderIds].sort()).toEqual(orders.map((o) => o.orderId).sort());
+
+    const notice = await env.stack.sim.waitFor(() => env.stack.sim.messages('U_ADMIN').find((m) => m.text.startsWith('Only 1000 of your 2000')));
+    expect(notice.text).toContain('$5,000 charged');
+    expect(adminTexts().filter((t) => t.includes('links of $5 could not be created'))).toHaveLength(0);
+
+    // The paid links arrive (their completion checks were scheduled as each part was created).
+    await env.emulator.advance(5);
+    const links = await eventually(async () => {
+      const all = new Set(adminTexts().flatMap((t) => t.match(REDEEM) ?? []));
+      return all.size === 1000 ? all : undefined;
+    }, 30_000);
+    expect(links.size).toBe(1000);
+    const actions = (await env.db.select().from(auditEvents).where(eq(auditEvents.subjectId, request.id))).map((a) => a.action).sort();
+    expect(actions).toEqual(['reward_links.partial', 'reward_links.requested']);
+  });
+
+  it('checks the balance before the first part: a request it cannot cover creates nothing', async () => {
+    await env.emulator.setBalance(3000);
+    // 1000 links of $5 = two parts of $2,500: without the check the first part is charged, then the second refused.
+    await env.stack.sim.slashCommand('U_ADMIN', 'links 1000 5', 'C_GENERAL');
+    const request = await settledRequest();
+    expect(request.status).toBe('failed');
+    expect(request.errorCode).toBe('INSUFFICIENT_BALANCE');
+    expect(await linkOrders()).toHaveLength(0);
+    await env.stack.sim.waitFor(() => env.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('could not be created') && m.text.includes('balance')));
+  });
+
+  it('above the approval threshold, or past the requester\'s monthly budget, links are refused with the reason and nothing is recorded', async () => {
+    await env.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { approvalThresholdCents: 10_000, monthlyBudgetCents: 15_000 });
+    const above = await env.stack.sim.slashCommand('U_ADMIN', 'links 30 5', 'C_GENERAL');
+    expect(JSON.stringify(above.body)).toContain('need approval');
+    expect(JSON.stringify(above.body)).toContain('$100 approval threshold');
+
+    const first = await env.stack.sim.slashCommand('U_ADMIN', 'links 18 5', 'C_GENERAL'); // $90
+    expect(JSON.stringify(first.body)).toContain('Creating 18 reward links');
+    await eventually(async () => (await env.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+    const overBudget = await env.stack.sim.slashCommand('U_ADMIN', 'links 18 5', 'C_GENERAL'); // $180 > $150
+    expect(JSON.stringify(overBudget.body)).toContain('monthly budget');
+    expect(await env.db.select().from(rewardLinkRequests)).toHaveLength(1);
+    expect(await linkOrders()).toHaveLength(1);
+  });
+});
