@@ -1,0 +1,2 @@
+ALTER TABLE "reward_link_requests" ADD COLUMN "parts_created" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE "reward_link_requests" ADD COLUMN "created_quantity" integer DEFAULT 0 NOT NULL;
