@@ -37,6 +37,7 @@ import {
 } from './approvals-store.js';
 import type { SendPolicy } from './send-policy.js';
 import { isWorkspaceAdmin, type SettingsStore, type WorkspaceRef } from './settings.js';
+import { noteChannelFailure } from './health.js';
 
 export interface ApprovalsDeps {
   db: Database;
@@ -139,6 +140,8 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         asked = { kind: 'channel', channel: settings.approvalChannel };
       } catch (error) {
         log.warn('posting to the approval channel failed; messaging approvers directly', { kudosId, channel: settings.approvalChannel, error });
+        const code = (error as { data?: { error?: string } }).data?.error ?? '';
+        await noteChannelFailure(deps.db, view.kudos, settings.approvalChannel, code).catch(() => false);
       }
     }
     if (refs.length === 0) {

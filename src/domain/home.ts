@@ -6,6 +6,7 @@ import type { Database } from '../db/client.js';
 import { bouncedRecipients, healthWarnings, homeVisits, kudos, type HealthWarningRow, type HomePages, type HomeVisitRow, type KudosRow } from '../db/schema/index.js';
 import { isCancellable } from './cancel.js';
 import { monthStartUtc, monthlySpendCents, UNSPENT_STATUSES } from './approvals-policy.js';
+import { openHealthWarnings } from './health.js';
 
 /** Items per page of each list; chosen so that the whole Home stays well under Slack's 100 blocks. */
 export const HOME_PAGE_SIZE = { received: 5, sent: 5, scheduled: 5, approvals: 5 } as const;
@@ -203,44 +204,6 @@ async function adminData(db: Database, q: HomeQuery): Promise<HomeAdminData> {
   };
 }
 
-// --- Health warnings -------------------------------------------------------------------------
-
-export async function openHealthWarnings(db: Database, teamId: string): Promise<HealthWarningRow[]> {
-  return db
-    .select()
-    .from(healthWarnings)
-    .where(and(eq(healthWarnings.teamId, teamId), isNull(healthWarnings.resolvedAt)))
-    .orderBy(desc(healthWarnings.lastAt))
-    .limit(10);
-}
-
-/** Records (or re-opens and counts) a warning. */
-export async function raiseHealthWarning(db: Database, w: { teamId: string; enterpriseId?: string | null; kind: string; subject: string; error: string }): Promise<void> {
-  await db
-    .insert(healthWarnings)
-    .values({ teamId: w.teamId, enterpriseId: w.enterpriseId ?? null, kind: w.kind, subject: w.subject, error: w.error })
-    .onConflictDoUpdate({
-      target: [healthWarnings.teamId, healthWarnings.kind, healthWarnings.subject],
-      set: {
-        error: w.error,
-        count: sql`case when ${healthWarnings.resolvedAt} is null then ${healthWarnings.count} + 1 else 1 end`,
-        firstAt: sql`case when ${healthWarnings.resolvedAt} is null then ${healthWarnings.firstAt} else now() end`,
-        lastAt: sql`now()`,
-        resolvedAt: null,
-      },
-    });
-}
-
-/** The cause went away (e.g. a post to that channel worked): the warning leaves the admins' Home. */
-export async function resolveHealthWarning(db: Database, w: { teamId: string; kind: string; subject: string }): Promise<boolean> {
-  const resolved = await db
-    .update(healthWarnings)
-    .set({ resolvedAt: sql`now()` })
-    .where(and(eq(healthWarnings.teamId, w.teamId), eq(healthWarnings.kind, w.kind), eq(healthWarnings.subject, w.subject), isNull(healthWarnings.resolvedAt)))
-    .returning({ kind: healthWarnings.kind });
-  return resolved.length > 0;
-}
-
 // --- Who has a Home, and what changed for them -----------------------------------------------
 
 /** Remembers that a person has a Home (and with which roles and pages), on every publish. */
@@ -278,7 +241,7 @@ export interface HomeChange {
 
 /** Kudos and bounces changed at or after `since`, oldest first. */
 export async function changesSince(db: Database, since: Date, limit = 500): Promise<HomeChange[]> {
-  const [rows, bounces] = await Promise.all([
+  const [rows, bounces, warnings] = await Promise.all([
     db
       .select({
         id: kudos.id,
@@ -299,6 +262,11 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
       .where(gte(bouncedRecipients.updatedAt, since))
       .orderBy(bouncedRecipients.updatedAt)
       .limit(limit),
+    db
+      .select({ teamId: healthWarnings.teamId, kind: healthWarnings.kind, subject: healthWarnings.subject, at: sql<Date>`greatest(${healthWarnings.lastAt}, coalesce(${healthWarnings.resolvedAt}, ${healthWarnings.lastAt}))`.mapWith(healthWarnings.lastAt) })
+      .from(healthWarnings)
+      .where(or(gte(healthWarnings.lastAt, since), gte(healthWarnings.resolvedAt, since)))
+      .limit(limit),
   ]);
   const users = (ids: Array<string | null>) => [...new Set(ids.filter((u): u is string => Boolean(u)))];
   return [
@@ -310,6 +278,8 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
       updatedAt: r.updatedAt,
     })),
     ...bounces.map((b) => ({ key: `b:${b.id}:${b.updatedAt.getTime()}`, teamId: b.teamId, userIds: users([b.senderUserId, b.slackUserId]), concernsApprovers: false, updatedAt: b.updatedAt })),
+    // Health concerns the admins only (homeVisitorsFor always includes them).
+    ...warnings.map((w) => ({ key: `h:${w.teamId}:${w.kind}:${w.subject}:${w.at.getTime()}`, teamId: w.teamId, userIds: [], concernsApprovers: false, updatedAt: w.at })),
   ];
 }
 

@@ -16,6 +16,7 @@ import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { notifications, type NotificationRow } from '../db/schema/index.js';
 import type { Messenger, PostedMessage, RenderedMessage } from './ports.js';
+import { noteChannelFailure } from './health.js';
 
 export interface NotificationKey {
   kind: string;
@@ -97,7 +98,11 @@ export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: Notifica
       } catch (error) {
         // Refused by Slack: nothing was posted, the caller may try again. Rate-limited: posted later
         // by resumeStalledNotices. Unknown: the lease runs out and resumeStalledNotices finds out.
-        if (isRefused(error)) await deps.db.delete(notifications).where(eq(notifications.id, row.id));
+        if (isRefused(error)) {
+          await deps.db.delete(notifications).where(eq(notifications.id, row.id));
+          // Not in the channel, or the channel is gone: only an admin can fix that; tell them on Home.
+          if ('channel' in items[i]!.notice.to) await noteChannelFailure(deps.db, key, channel.value, errorCodeOf(error));
+        }
         else if (isRateLimited(error)) await postLater(deps.db, row.id, error);
         throw error;
       }
@@ -202,6 +207,7 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
     } catch (error) {
       if (isRefused(error)) {
         await giveUp(deps.db, row.id, errorCodeOf(error));
+        if (row.channel && !row.dmUserId) await noteChannelFailure(deps.db, row, row.channel, errorCodeOf(error));
         log.warn('Slack refused a stalled notice; given up', { error });
         report.failed++;
       } else if (isRateLimited(error)) {

@@ -32,6 +32,11 @@ export interface SlackGateway extends Messenger, UserDirectory {
   postEphemeral(channel: string, userId: string, message: RenderedMessage): Promise<void>;
   openView(triggerId: string, view: Record<string, unknown>): Promise<string | undefined>;
   publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
+  /**
+   * Can the app post in this channel? A public channel it is not in is joined (conversations.join);
+   * a private one needs an invitation. `missing`: no such channel for the app (deleted, or private).
+   */
+  ensureChannelMember(channel: string): Promise<'member' | 'joined' | 'not_member' | 'missing'>;
   /** chat.getPermalink: a link to a message; undefined when Slack has none (deleted, no access). */
   permalink(channel: string, ts: string): Promise<string | undefined>;
 }
@@ -185,6 +190,25 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     },
     async publishHome(userId, view) {
       await client.views.publish({ user_id: userId, view: view as never });
+    },
+    async ensureChannelMember(channel) {
+      const code = (error: unknown) => (error as { data?: { error?: string } }).data?.error ?? '';
+      let info;
+      try {
+        info = (await client.conversations.info({ channel })).channel;
+      } catch (error) {
+        if (code(error) === 'channel_not_found') return 'missing';
+        throw error;
+      }
+      if (!info || info.is_archived) return 'missing';
+      if (info.is_member || info.is_im) return 'member';
+      if (info.is_private) return 'not_member';
+      try {
+        await client.conversations.join({ channel });
+        return 'joined';
+      } catch {
+        return 'not_member';
+      }
     },
     async permalink(channel, ts) {
       try {

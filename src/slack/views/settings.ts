@@ -1,6 +1,7 @@
 // The settings modal's submission: admins only (checked again: the modal may be old), values checked
 // with inline errors, then saved with one audit row; the admin gets a summary of what changed.
 import type { App } from '@slack/bolt';
+import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/health.js';
 import type { SettingsPatch } from '../../domain/settings.js';
 import { buildSettingsSaved } from '../blocks/settings.js';
 import type { ListenerDeps } from '../deps.js';
@@ -61,6 +62,25 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   };
 }
 
+/** Inline errors for chosen channels the app cannot post in (it joins public ones by itself). */
+async function unreachableChannels(deps: ListenerDeps, patch: SettingsPatch): Promise<Record<string, string>> {
+  const { blocks: B } = SettingsModal;
+  const errors: Record<string, string> = {};
+  const checks: Array<[string, string | null | undefined]> = [
+    [B.notifyChannel, patch.notifyChannel],
+    [B.approvalChannel, patch.approvalChannel],
+  ];
+  await Promise.all(
+    checks.map(async ([block, channel]) => {
+      if (!channel) return;
+      const access = await deps.slack.ensureChannelMember(channel).catch(() => 'member' as const);
+      if (access === 'not_member') errors[block] = `Kudos isn’t in that channel yet. Type /invite @kudos there, then save again.`;
+      if (access === 'missing') errors[block] = 'Kudos can’t see that channel (archived, or private without the app). Pick another one.';
+    }),
+  );
+  return errors;
+}
+
 export function register(app: App, deps: ListenerDeps): void {
   app.view(SettingsModal.callbackId, async ({ ack, body: raw }) => {
     const body = parseAtEdge(viewSubmission, raw, SettingsModal.callbackId);
@@ -76,7 +96,12 @@ export function register(app: App, deps: ListenerDeps): void {
     if (form.patch.adminUserIds && !form.patch.adminUserIds.includes(actor)) {
       return ack({ response_action: 'errors', errors: { [SettingsModal.blocks.admins]: 'Keep yourself in the list (or leave it empty for workspace admins and owners).' } });
     }
+    const unreachable = await unreachableChannels(deps, form.patch);
+    if (Object.keys(unreachable).length > 0) return ack({ response_action: 'errors', errors: unreachable });
     const { changes } = await deps.settings.update(ws, actor, form.patch);
+    for (const channel of [form.patch.notifyChannel, form.patch.approvalChannel]) {
+      if (channel) await resolveHealthWarning(deps.db, { teamId: ws.teamId, kind: CHANNEL_UNREACHABLE, subject: channel });
+    }
     await ack();
     deps.logger.info('settings saved', { user: actor, changed: Object.keys(changes) });
     await deps.slack.sendDirectMessage(actor, buildSettingsSaved(changes)).catch((error: unknown) => deps.logger.warn('settings summary DM failed', { error }));
