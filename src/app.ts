@@ -10,6 +10,7 @@ import { migrateDatabase } from './db/migrate.js';
 import { createApprovalService, type ApprovalService } from './domain/approvals.js';
 import { createSettingsStore, notifyChannelLookup, type SettingsStore, type WorkspaceRef } from './domain/settings.js';
 import { createDesignCatalog } from './domain/catalog.js';
+import { createFinanceService, type FinanceService } from './domain/finance.js';
 import type { SendPolicy } from './domain/send-policy.js';
 import { createWorker, type KudosWorker, type WorkerOptions } from './domain/worker.js';
 import { createHealthRoute } from './http/health-route.js';
@@ -23,6 +24,7 @@ import { createBackgroundProcessing, type BackgroundProcessingOptions } from './
 import { createRewardsClient, type RewardsClient } from './rewards/index.js';
 import type { ListenerDeps } from './slack/deps.js';
 import { createDirectWebApi } from './slack/direct-web-api.js';
+import { createFinanceNotifier } from './slack/finance-notifier.js';
 import { createSlackGateway, createUserLister, type SlackGateway } from './slack/gateway.js';
 import { presentNotice } from './slack/presenters/notices.js';
 import { registerListeners } from './slack/index.js';
@@ -50,6 +52,8 @@ export interface StartAppOptions {
   home?: HomePublisherOptions & { enabled?: boolean };
   /** Automations pass period (celebrations, recurring kudos); 0 disables the timer (tests call tick). Default 60 s. */
   automationsMs?: number;
+  /** Finance sweep period (low-balance check, top-up settlement); 0 disables the timer (tests call sweep). Default 5 min. */
+  financeSweepMs?: number;
   /** Clock of the app (tests). */
   now?: () => Date;
   /** How long close() lets in-flight orders finish before aborting and releasing them. Default 6 s. */
@@ -70,6 +74,8 @@ export interface RunningApp {
   home: HomePublisher;
   /** Celebrations and recurring kudos (src/domain/automations.ts). */
   automations: AutomationService;
+  /** Low balance, top-ups, limits (src/domain/finance.ts). */
+  finance: FinanceService;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: AppMetrics;
   /** The Socket Mode connection, when SLACK_APP_TOKEN is set. */
@@ -150,7 +156,29 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const settings = createSettingsStore({ db, config });
   const notifyChannelOf = notifyChannelLookup(settings, identity.homeWorkspace);
   const background = createBackgroundProcessing({ db, rewards, chat: slack, present: presentNotice, notifyChannelOf, logger }, opts.webhooks);
-  const worker = createWorker({ db, rewards, chat: slack, present: presentNotice, notifyChannelOf, logger, onOrderPlaced: (row) => background.orderPlaced(row), onOrderFailed: (row) => approvals.handleOrderFailure(row), onPickup: (seconds) => metrics.observePickupLatency(seconds) }, opts.worker);
+  const listUsers = createUserLister(slackClient);
+  const finance = createFinanceService({ db, rewards, settings, notifier: createFinanceNotifier({ db, slack, settings, listUsers, logger }), logger, now });
+  const worker = createWorker(
+    {
+      db,
+      rewards,
+      chat: slack,
+      present: presentNotice,
+      notifyChannelOf,
+      logger,
+      onOrderPlaced: async (row) => {
+        // The balance check runs beside the completion scheduling and never holds up the worker.
+        void finance.lowBalance.afterOrder({ teamId: row.teamId, enterpriseId: row.enterpriseId });
+        await background.orderPlaced(row);
+      },
+      onOrderFailed: async (row) => {
+        await finance.lowBalance.onOrderFailed(row);
+        return approvals.handleOrderFailure(row);
+      },
+      onPickup: (seconds) => metrics.observePickupLatency(seconds),
+    },
+    opts.worker,
+  );
   const approvals = createApprovalService({
     db,
     chat: slack,
@@ -164,7 +192,6 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   });
   const catalog = createDesignCatalog(rewards);
   const home = createHomePublisher({ db, slack, rewards, settings, approvals, logger, now }, opts.home);
-  const listUsers = createUserLister(slackClient);
   const wakeWorker = (recordedId?: string) => (recordedId ? worker.placeNow(recordedId) : worker.wake());
   const automations = createAutomationService(
     { db, users: slack, rewards, catalog, policy: opts.policy ?? approvals.policy, settings, approvals, wakeWorker, now, logger: logger.child({ part: 'automations' }) },
@@ -187,6 +214,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     approvals,
     home,
     isAdmin: (ws, userId) => approvals.isAdmin(ws, userId),
+    finance,
   };
   registerListeners(bolt, deps);
   bolt.error(async (error) => {
@@ -216,6 +244,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   if (opts.approvalsSweepMs !== 0) approvals.start(opts.approvalsSweepMs ?? 30_000);
   if (opts.home?.enabled !== false) home.start();
   if (opts.automationsMs !== 0) automations.start(opts.automationsMs ?? 60_000);
+  if (opts.financeSweepMs !== 0) finance.start(opts.financeSweepMs ?? 300_000);
   logger.info('kudos app listening', { url: http.url });
 
   let closing: Promise<void> | undefined;
@@ -230,6 +259,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     approvals,
     home,
     automations,
+    finance,
     metrics,
     socket,
     close() {
@@ -240,6 +270,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         await approvals.stop();
         await home.stop();
         await automations.stop();
+        await finance.stop();
         // In parallel: both must be done well inside main.ts's 10 s hard limit.
         await Promise.all([worker.stop(opts.shutdownGraceMs ?? 6000), background.stop(3000)]);
         await httpClosed;

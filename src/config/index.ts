@@ -57,6 +57,8 @@ const envSchema = z.object({
     z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 100 or 99.50'),
   ),
   KUDOS_ADMINS: optional(slackUserIdList),
+  KUDOS_ADMIN_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
+  KUDOS_LOW_BALANCE_THRESHOLD: optional(z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 500 or 499.50')),
   KUDOS_WORKER_CONCURRENCY: optional(z.coerce.number({ error: 'must be a whole number from 1 to 64' }).int('must be a whole number from 1 to 64').min(1, 'must be a whole number from 1 to 64').max(64, 'must be a whole number from 1 to 64')),
 });
 
@@ -86,6 +88,10 @@ export interface AppConfig {
   approvalThresholdCents: number;
   /** Undefined: workspace admins and owners are admins. */
   admins: string[] | undefined;
+  /** Channel for admin alerts (low balance, top-up requests); undefined: admins by direct message. */
+  adminChannel?: string | undefined;
+  /** Available balance (cents) under which admins are alerted, once per crossing; undefined: no alert. */
+  lowBalanceThresholdCents?: number | undefined;
   /** Sends being placed at once per instance (operations tuning); undefined: the worker default (16). */
   workerConcurrency?: number | undefined;
 }
@@ -122,6 +128,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     approvers: e.KUDOS_APPROVERS,
     approvalThresholdCents: thresholdToCents(e.KUDOS_APPROVAL_THRESHOLD ?? '100'),
     admins: e.KUDOS_ADMINS,
+    adminChannel: e.KUDOS_ADMIN_CHANNEL,
+    lowBalanceThresholdCents: e.KUDOS_LOW_BALANCE_THRESHOLD === undefined ? undefined : thresholdToCents(e.KUDOS_LOW_BALANCE_THRESHOLD),
     workerConcurrency: e.KUDOS_WORKER_CONCURRENCY,
   };
 }

@@ -85,7 +85,10 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
       KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
       KUDOS_APPROVERS: 'U_APPROVER',
-      KUDOS_ADMINS: 'U_ADMIN',
+      // Two admins: a top-up needs a second admin's approval.
+      KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
+      KUDOS_ADMIN_CHANNEL: 'C_ADMIN',
+      KUDOS_LOW_BALANCE_THRESHOLD: '1000',
       ...opts.env,
     });
     const level = opts.logLevel ?? ((process.env.LOG_LEVEL as LogLevel | undefined) ?? 'warn');

@@ -10,7 +10,7 @@ export interface FailureVerdict {
 }
 
 const PERMANENT_MESSAGES: Record<string, string> = {
-  INSUFFICIENT_BALANCE: 'the Rewards account does not have enough balance for this send. Ask an admin to top it up.',
+  INSUFFICIENT_BALANCE: 'the Rewards account does not have enough money for this send right now. Kudos admins have been told; try again once they have topped it up.',
   DAILY_LIMIT_EXCEEDED: 'it would go over the daily spending limit. Try again tomorrow or send less.',
   MONTHLY_LIMIT_EXCEEDED: 'it would go over the monthly spending limit. Ask an admin to request a higher limit.',
   VALIDATION_ERROR: 'the Rewards API refused the amount or the details of this send.',

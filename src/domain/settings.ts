@@ -26,6 +26,10 @@ export interface WorkspaceSettings {
   /** null or empty: workspace admins and owners are admins. */
   adminUserIds: string[] | null;
   approvalExpiryHours: number;
+  /** Channel for admin alerts; null: admins by direct message. */
+  adminChannel: string | null;
+  /** Available balance (cents) under which admins are alerted once per crossing; null: no alert. */
+  lowBalanceThresholdCents: number | null;
   updatedBy: string | null;
   updatedAt: Date;
 }
@@ -45,6 +49,8 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   'defaultAmountCents',
   'adminUserIds',
   'approvalExpiryHours',
+  'adminChannel',
+  'lowBalanceThresholdCents',
 ];
 
 export type SettingsChanges = Partial<Record<SettingsField, { from: unknown; to: unknown }>>;
@@ -73,7 +79,7 @@ export function notifyChannelLookup(settings: Pick<SettingsStore, 'get'>, home: 
 
 /** The values a new workspace starts with: the environment of CONTRACT.md section 3. */
 export function seedFromConfig(
-  config: Pick<AppConfig, 'notifyChannel' | 'approvalChannel' | 'approvers' | 'approvalThresholdCents' | 'admins'>,
+  config: Pick<AppConfig, 'notifyChannel' | 'approvalChannel' | 'approvers' | 'approvalThresholdCents' | 'admins' | 'adminChannel' | 'lowBalanceThresholdCents'>,
 ): SettingsPatch {
   return {
     notifyChannel: config.notifyChannel ?? null,
@@ -86,6 +92,8 @@ export function seedFromConfig(
     defaultAmountCents: null,
     adminUserIds: config.admins && config.admins.length > 0 ? config.admins : null,
     approvalExpiryHours: DEFAULT_APPROVAL_EXPIRY_HOURS,
+    adminChannel: config.adminChannel ?? null,
+    lowBalanceThresholdCents: config.lowBalanceThresholdCents ?? null,
   };
 }
 
@@ -103,6 +111,8 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
     defaultAmountCents: row.defaultAmountCents,
     adminUserIds: row.adminUserIds,
     approvalExpiryHours: row.approvalExpiryHours,
+    adminChannel: row.adminChannel,
+    lowBalanceThresholdCents: row.lowBalanceThresholdCents,
     updatedBy: row.updatedBy,
     updatedAt: row.updatedAt,
   };

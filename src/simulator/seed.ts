@@ -114,6 +114,13 @@ export function seedWorkspace(): Workspace {
         topic: 'Kudos waiting for a second pair of eyes',
         members: ['U_MANAGER', 'U_APPROVER', 'U_ADMIN', BOT_USER_ID],
       },
+      {
+        id: 'C_ADMIN',
+        name: 'kudos-admins',
+        isPrivate: true,
+        topic: 'Low-balance alerts and top-up requests',
+        members: ['U_APPROVER', 'U_ADMIN', BOT_USER_ID],
+      },
     ],
     usergroups: [{ id: 'S_TEAM', handle: 'team', name: 'The Team', users: ['U_EMP1', 'U_EMP2'] }],
   };

@@ -4,6 +4,7 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { ApprovalService } from '../domain/approvals.js';
 import type { DesignCatalog } from '../domain/catalog.js';
+import type { FinanceService } from '../domain/finance.js';
 import type { SendPolicy } from '../domain/send-policy.js';
 import type { SettingsStore } from '../domain/settings.js';
 import type { RewardsClient } from '../rewards/index.js';
@@ -37,6 +38,8 @@ export interface ListenerDeps {
   listUsers(): Promise<SlackUser[]>;
   /** Celebrations and recurring kudos runner (tests call tick). */
   automations: AutomationService;
+  /** Low balance, top-ups, spending limits, ledger (src/domain/finance.ts). */
+  finance: FinanceService;
 }
 
 /** Workspace of a request body (team, and enterprise where present). */

@@ -93,6 +93,8 @@ export const SettingsModal = {
     defaultAmount: 'settings_default_amount',
     admins: 'settings_admins',
     expiryHours: 'settings_expiry_hours',
+    adminChannel: 'settings_admin_channel',
+    lowBalance: 'settings_low_balance',
   },
   actions: {
     notifyChannel: 'notify_channel',
@@ -105,6 +107,8 @@ export const SettingsModal = {
     defaultAmount: 'default_amount',
     admins: 'admins',
     expiryHours: 'expiry_hours',
+    adminChannel: 'admin_channel',
+    lowBalance: 'low_balance',
   },
   /** Value of the "none" option of the optional static selects. */
   none: 'none',
@@ -113,4 +117,45 @@ export const SettingsModal = {
 /** Workflow Builder custom step (manifest.yml `functions`, CONTRACT.md section 7). */
 export const WorkflowStep = {
   sendKudos: 'send_kudos',
+} as const;
+
+/** The money side for admins (src/slack/blocks/finance.ts): alerts, top-ups, limits. */
+export const Finance = {
+  blockPrefix: 'finance_',
+  actions: {
+    /** Opens the top-up request modal (alert messages, /kudos balance, App Home). */
+    openTopUp: 'finance_topup_open',
+    approveTopUp: 'finance_topup_approve',
+    rejectTopUp: 'finance_topup_reject',
+    /** Opens the limit-increase modal (/kudos limits, App Home). */
+    openLimits: 'finance_limits_open',
+  },
+  topUpModal: {
+    callbackId: 'finance_topup',
+    blocks: {
+      amount: 'topup_amount',
+      note: 'topup_note',
+      companyName: 'topup_company',
+      phoneNumber: 'topup_phone',
+      billingAddress: 'topup_address',
+      city: 'topup_city',
+      state: 'topup_state',
+      country: 'topup_country',
+      zipCode: 'topup_zip',
+      ein: 'topup_ein',
+      companyWebsite: 'topup_website',
+    },
+    /** Every input's action id is `value`. */
+    action: 'value',
+  },
+  limitsModal: {
+    callbackId: 'finance_limits',
+    blocks: {
+      currentDaily: 'limits_current_daily',
+      currentMonthly: 'limits_current_monthly',
+      requestedDaily: 'limits_requested_daily',
+      requestedMonthly: 'limits_requested_monthly',
+    },
+    action: 'value',
+  },
 } as const;

@@ -418,7 +418,7 @@ describe('approval and the schedule', () => {
 describe('spending limits and balance at approval time', () => {
   it.each([
     ['DAILY_LIMIT_EXCEEDED', 'daily spending limit', () => emulator.setLimits({ dailyLimitUsd: 100, monthlyLimitUsd: 50_000 }), () => emulator.setLimits({ dailyLimitUsd: 5000, monthlyLimitUsd: 50_000 })],
-    ['INSUFFICIENT_BALANCE', 'enough balance', () => emulator.setBalance(100), () => emulator.setBalance(10_000)],
+    ['INSUFFICIENT_BALANCE', 'enough money', () => emulator.setBalance(100), () => emulator.setBalance(10_000)],
   ])('%s: the approver and the sender are told, the request is decidable again, and approving after the fix places one order', async (code, words, breakIt, fixIt) => {
     await breakIt();
     const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });

@@ -174,7 +174,7 @@ describe('sending kudos from Slack', () => {
     const view = await openModal('U_MANAGER');
     await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20' }), 'U_MANAGER');
     const dm = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('could not be sent')));
-    expect(dm.text).toContain('enough balance');
+    expect(dm.text).toContain('enough money');
     expect(dm.text).not.toMatch(/at .*\.ts:\d+/); // no stack trace
     const [row] = await testDb.db.select().from(kudos);
     expect(row!.status).toBe('failed');

@@ -12,3 +12,4 @@ export * from './home.js';
 export * from './recognition.js';
 export * from './automations.js';
 export * from './event-receipts.js';
+export * from './finance.js';

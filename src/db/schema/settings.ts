@@ -30,6 +30,10 @@ export const workspaceSettings = pgTable(
     weeklyDigest: boolean('weekly_digest').notNull().default(false),
     /** Show dollar amounts on the leaderboard (counts only by default). */
     leaderboardAmounts: boolean('leaderboard_amounts').notNull().default(false),
+    /** Channel for admin alerts (low balance, top-up requests); null: admins get direct messages. */
+    adminChannel: text('admin_channel'),
+    /** Available balance in cents under which admins are alerted (once per crossing); null: no alert. */
+    lowBalanceThresholdCents: integer('low_balance_threshold_cents'),
     updatedBy: text('updated_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

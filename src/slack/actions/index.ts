@@ -13,6 +13,7 @@ import { buttonClick, parseAtEdge, uuidValue } from '../payloads.js';
 import { register as registerApprovalActions } from './approval.js';
 import { register as registerHomeActions } from './home.js';
 import { registerResendActions } from './resend.js';
+import { register as registerFinanceActions } from './finance.js';
 
 const cancelClick = buttonClick(uuidValue);
 /** Home's button carries no value; opening a modal needs the click's trigger_id. */
@@ -22,6 +23,7 @@ export function register(app: App, deps: ListenerDeps): void {
   registerResendActions(app, deps);
   registerApprovalActions(app, deps);
   registerHomeActions(app, deps);
+  registerFinanceActions(app, deps);
   app.action(ScheduledList.actions.cancel, async ({ ack, body: raw, respond }) => {
     const body = parseAtEdge(cancelClick, raw, ScheduledList.actions.cancel);
     await ack();

@@ -40,7 +40,7 @@ export const CSV_CHUNK_CHARS = 12_000;
  * requires (they show, and copy, as themselves); a run of three backticks inside a value is broken
  * with a zero-width space so it cannot end the code block.
  */
-export function buildCsvMessages(csv: string, rowCount: number): Array<{ text: string }> {
+export function buildCsvMessages(csv: string, rowCount: number, what: { title: string; fileName: string } = { title: 'Kudos audit trail', fileName: 'kudos-audit.csv' }): Array<{ text: string }> {
   const safe = csv.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/```/g, '`\u200b``');
   const lines = safe.split('\r\n').filter((l) => l !== '');
   const chunks: string[] = [];
@@ -54,6 +54,6 @@ export function buildCsvMessages(csv: string, rowCount: number): Array<{ text: s
   }
   if (current !== '') chunks.push(current);
   return chunks.map((chunk, i) => ({
-    text: `Kudos audit trail, ${rowCount} rows, newest first (kudos-audit.csv${chunks.length > 1 ? `, part ${i + 1} of ${chunks.length}` : ''}):\n\`\`\`\n${chunk}\`\`\``,
+    text: `${what.title}, ${rowCount} rows, newest first (${what.fileName}${chunks.length > 1 ? `, part ${i + 1} of ${chunks.length}` : ''}):\n\`\`\`\n${chunk}\`\`\``,
   }));
 }

@@ -150,8 +150,11 @@ export function buildHelp(prefix?: string): SlackMessageContent {
     `*${COMMAND} settings* — channels, approvers, threshold, budget, defaults, admins (admins)`,
     `*${COMMAND} audit* / *${COMMAND} audit csv* — the audit trail, or all of it as CSV by DM (admins)`,
     `*${COMMAND} links N AMOUNT [design]* — N reward links of AMOUNT each, sent to you by DM (admins)`,
+    `*${COMMAND} topup* — ask for an ACH top-up; a second admin approves it (admins)`,
+    `*${COMMAND} limits* — ask for higher daily / monthly spending limits (admins; \`balance\` shows what is used)`,
+    `*${COMMAND} ledger [YYYY-MM] [csv]* — the month's balance movements, reconciled with Kudos orders; \`csv\` sends them by DM (admins)`,
     `*${COMMAND} help* — this help`,
   ];
   const body = lines.join('\n');
-  return { text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, help`, blocks: [...(prefix ? [section(prefix)] : []), section(body)] };
+  return { text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, help`, blocks: [...(prefix ? [section(prefix)] : []), section(body)] };
 }

@@ -66,6 +66,14 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       'They change these settings, see the audit trail and everyone’s sends. Empty: workspace admins and owners.',
     ),
     input_(B.expiryHours, 'Requests expire after (hours)', number(A.expiryHours, String(s.approvalExpiryHours), false), false),
+    input_(B.adminChannel, 'Admin channel', channelSelect(A.adminChannel, s.adminChannel), true, 'Low-balance alerts and top-up requests go here. Empty: each admin gets a direct message.'),
+    input_(
+      B.lowBalance,
+      'Low-balance alert under (USD)',
+      number(A.lowBalance, s.lowBalanceThresholdCents === null ? null : centsToDecimal(s.lowBalanceThresholdCents), true),
+      true,
+      'Admins are alerted once each time the available balance falls below this. Empty: no alert.',
+    ),
   ];
   return {
     type: 'modal',
@@ -92,6 +100,8 @@ const LABELS: Record<SettingsField, string> = {
   defaultAmountCents: 'default amount',
   adminUserIds: 'admins',
   approvalExpiryHours: 'request expiry',
+  adminChannel: 'admin channel',
+  lowBalanceThresholdCents: 'low-balance alert',
 };
 
 /** A settings value for people: channels and users as Slack references, money in dollars. */
@@ -100,6 +110,7 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
   switch (field) {
     case 'notifyChannel':
     case 'approvalChannel':
+    case 'adminChannel':
       return /^[CGD][A-Z0-9_]+$/.test(String(value)) ? `<#${String(value)}>` : escapeMrkdwn(String(value));
     case 'approverUserIds':
     case 'adminUserIds':
@@ -109,6 +120,7 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
     case 'approvalThresholdCents':
     case 'monthlyBudgetCents':
     case 'defaultAmountCents':
+    case 'lowBalanceThresholdCents':
       return formatUsd(Number(value));
     case 'approvalExpiryHours':
       return `${String(value)} h`;

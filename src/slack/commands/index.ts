@@ -17,6 +17,7 @@ import { handleAuditCommand, parseAuditCommand } from './audit.js';
 import { parseKudosCommand } from './parse.js';
 import { todayInCached } from './today.js';
 import { handleSettingsCommand } from './settings.js';
+import { handleAdminBalance, handleFinanceCommand, parseFinanceCommand } from './finance.js';
 
 const BALANCE_TIMEOUT_MS = 2000;
 
@@ -26,6 +27,8 @@ export function register(app: App, deps: ListenerDeps): void {
     if (isLinksCommand(command.text)) return handleLinksCommand(ack, command, deps);
     const audit = parseAuditCommand(command.text);
     if (audit) return handleAuditCommand(deps, { ack, command, csv: audit.csv });
+    const finance = parseFinanceCommand(command.text);
+    if (finance) return handleFinanceCommand(deps, finance, { ack, command, respond });
     const parsed = parseKudosCommand(command.text);
     const log = deps.logger.child({ command: COMMAND, sub: parsed.kind, user: command.user_id });
     switch (parsed.kind) {
@@ -36,8 +39,12 @@ export function register(app: App, deps: ListenerDeps): void {
       case 'settings':
         return handleSettingsCommand(deps, { ack, command });
       case 'balance': {
+        // Both at once: the plain answer must still fit in the ack.
+        const [admin, read] = await Promise.allSettled([deps.isAdmin(workspaceOf(command), command.user_id), deps.rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })]);
+        if (admin.status === 'fulfilled' && admin.value) return handleAdminBalance(deps, { ack, command, respond });
         try {
-          const balance = await deps.rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
+          if (read.status === 'rejected') throw read.reason;
+          const balance = read.value;
           return ack(
             buildBalance({
               availableCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),

@@ -14,6 +14,7 @@ import { isSafePermalink } from '../blocks/send-modal.js';
 import { register as registerApprovalViews } from './approval.js';
 import { registerResendViews } from './resend.js';
 import { register as registerSettingsViews } from './settings.js';
+import { register as registerFinanceViews } from './finance.js';
 
 /** Stay under Slack's 3 s: give up validating after this and ask the user to press Send again. */
 const SUBMIT_BUDGET_MS = 2300;
@@ -65,6 +66,7 @@ export function register(app: App, deps: ListenerDeps): void {
   registerResendViews(app, deps);
   registerApprovalViews(app, deps);
   registerSettingsViews(app, deps);
+  registerFinanceViews(app, deps);
   app.view(SendModal.callbackId, async ({ ack, body: raw, context }) => {
     const body = parseAtEdge(viewSubmission, raw, SendModal.callbackId);
     const view = body.view;

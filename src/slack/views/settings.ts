@@ -43,6 +43,8 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   if (amount !== '' && !/^[1-9]\d{0,6}$/.test(amount)) errors[B.defaultAmount] = 'Enter whole dollars, e.g. 25, or leave it empty.';
   const expiry = text(B.expiryHours, A.expiryHours);
   if (!/^\d{1,4}$/.test(expiry) || Number(expiry) < 1 || Number(expiry) > 720) errors[B.expiryHours] = 'Enter a number of hours from 1 to 720 (30 days).';
+  const lowBalance = text(B.lowBalance, A.lowBalance);
+  if (lowBalance !== '' && !USD.test(lowBalance)) errors[B.lowBalance] = 'Enter an amount in USD, e.g. 500 or 499.50, or leave it empty for no alert.';
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   return {
@@ -58,6 +60,8 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
       defaultAmountCents: amount === '' ? null : Number(amount) * 100,
       adminUserIds: users(B.admins, A.admins),
       approvalExpiryHours: Number(expiry),
+      adminChannel: get(B.adminChannel, A.adminChannel)?.selected_conversation ?? null,
+      lowBalanceThresholdCents: lowBalance === '' ? null : usdToCents(lowBalance),
     },
   };
 }

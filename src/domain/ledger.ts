@@ -1,0 +1,243 @@
+// Reading the Rewards ledger (spec 2.10) the way the spec says it must be read: `type` alone cannot
+// tell a pending top-up from a processed one, nor a promotion from a refund, so every row is
+// classified by `source` + `status` (or `statusLabel` when the code is unknown). Rows labelled
+// Pending or Unapproved are listed but not credited. Sums use `signedAmount`, in cents.
+import { and, eq, gte, inArray, isNotNull, lt } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { kudos } from '../db/schema/index.js';
+import { toCents, type LedgerRow, type RewardsClient } from '../rewards/index.js';
+
+export type MovementKind =
+  | 'top_up_pending'
+  | 'top_up_completed'
+  | 'top_up_unapproved'
+  | 'promotion'
+  | 'reward_refund'
+  | 'transfer_sent'
+  | 'transfer_received'
+  | 'order'
+  | 'order_canceled'
+  | 'other';
+
+export interface Movement {
+  referenceNumber: string;
+  kind: MovementKind;
+  /** What an admin reads: e.g. "Top-up (pending)", "Promotion", "Order". */
+  label: string;
+  type: string;
+  source: string | undefined;
+  status: string | undefined;
+  statusLabel: string | undefined;
+  /** Signed: negative for money out. */
+  signedCents: number;
+  currency: string;
+  /** False for top-ups still pending or unapproved: listed, not in the balance. */
+  credited: boolean;
+  occurredAt: Date | undefined;
+}
+
+const LABELS: Record<MovementKind, string> = {
+  top_up_pending: 'Top-up (pending)',
+  top_up_completed: 'Top-up (completed)',
+  top_up_unapproved: 'Top-up (not approved)',
+  promotion: 'Promotion',
+  reward_refund: 'Refund (reward)',
+  transfer_sent: 'Transfer sent',
+  transfer_received: 'Transfer received',
+  order: 'Order',
+  order_canceled: 'Order canceled (refund)',
+  other: 'Other',
+};
+
+/** Classifies one row by source + status, falling back to the label (codes may arrive as "03" or 3). */
+export function classifyLedgerRow(row: Pick<LedgerRow, 'type' | 'source' | 'status' | 'statusLabel'>): MovementKind {
+  const source = row.source?.toLowerCase();
+  const status = row.status === undefined ? undefined : String(Number(row.status));
+  const label = row.statusLabel?.toLowerCase() ?? '';
+  switch (source) {
+    case 'funding':
+      if (status === '90' || label === 'pending') return 'top_up_pending';
+      if (status === '99' || label === 'processed') return 'top_up_completed';
+      if (status === '3' || label === 'unapproved') return 'top_up_unapproved';
+      return 'top_up_pending';
+    case 'reward':
+      if (status === '3' || label === 'refund') return 'reward_refund';
+      return 'promotion';
+    case 'transfer':
+      if (status === '20' || label.includes('sent')) return 'transfer_sent';
+      return 'transfer_received';
+    case 'branded':
+    case 'choice':
+      // choice status 3 appears under both "Balance Used" and "Canceled": the label decides.
+      if (label === 'canceled' || label === 'cancelled') return 'order_canceled';
+      if (label === 'balance used') return 'order';
+      return status === '2' ? 'order_canceled' : 'order';
+    default:
+      break;
+  }
+  switch (row.type) {
+    case 'USE':
+      return 'order';
+    case 'REWARD':
+      return 'promotion';
+    case 'CHARGE':
+      return label === 'processed' ? 'top_up_completed' : label === 'unapproved' ? 'top_up_unapproved' : 'top_up_pending';
+    default:
+      return 'other';
+  }
+}
+
+export function toMovement(row: LedgerRow): Movement {
+  const kind = classifyLedgerRow(row);
+  const money = row.signedAmount ?? row.amount;
+  let cents = toCents(money.amount, { rounding: 'half-up' });
+  // Without signedAmount, the sign comes from the kind (USE amounts are negative already).
+  if (!row.signedAmount) cents = OUTFLOWS.has(kind) ? -Math.abs(cents) : Math.abs(cents);
+  return {
+    referenceNumber: row.referenceNumber,
+    kind,
+    label: LABELS[kind],
+    type: row.type,
+    source: row.source,
+    status: row.status === undefined ? undefined : String(row.status),
+    statusLabel: row.statusLabel,
+    signedCents: cents,
+    currency: money.currency,
+    credited: kind !== 'top_up_pending' && kind !== 'top_up_unapproved',
+    occurredAt: row.occurredAt,
+  };
+}
+
+const OUTFLOWS: ReadonlySet<MovementKind> = new Set(['order', 'transfer_sent']);
+
+/** A calendar month in UTC: `2026-11` -> [start, end). */
+export function monthRange(month: string): { start: Date; end: Date } {
+  const match = /^(\d{4})-(0[1-9]|1[0-2])$/.exec(month);
+  if (!match) throw new RangeError(`not a month: ${month}`);
+  const year = Number(match[1]);
+  const index = Number(match[2]) - 1;
+  return { start: new Date(Date.UTC(year, index, 1)), end: new Date(Date.UTC(year, index + 1, 1)) };
+}
+
+export function monthOf(date: Date): string {
+  return `${date.getUTCFullYear()}-${String(date.getUTCMonth() + 1).padStart(2, '0')}`;
+}
+
+const day = (d: Date) => d.toISOString().slice(0, 10);
+
+/** Every movement between two instants (the API filters by whole UTC days, inclusive), newest first. */
+export async function readMovements(rewards: Pick<RewardsClient, 'balance'>, range: { start: Date; end: Date }, opts: { maxRows?: number; timeoutMs?: number } = {}): Promise<{ movements: Movement[]; truncated: boolean }> {
+  const maxRows = opts.maxRows ?? 5000;
+  const lastDay = new Date(range.end.getTime() - 1);
+  const movements: Movement[] = [];
+  let truncated = false;
+  for await (const row of rewards.balance.ledger({ startDate: day(range.start), endDate: day(lastDay), pageSize: 100 }, opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined)) {
+    const movement = toMovement(row);
+    if (movement.occurredAt && (movement.occurredAt < range.start || movement.occurredAt >= range.end)) continue;
+    if (movements.length >= maxRows) {
+      truncated = true;
+      break;
+    }
+    movements.push(movement);
+  }
+  return { movements, truncated };
+}
+
+export interface LedgerTotals {
+  /** Credited money in (top-ups completed, promotions, refunds, transfers received). */
+  inCents: number;
+  /** Money out (orders, transfers sent), as a positive number. */
+  outCents: number;
+  /** Net spend on orders: orders minus their cancellations. */
+  orderSpendCents: number;
+  /** Top-ups still pending (not credited). */
+  pendingTopUpCents: number;
+  byKind: Partial<Record<MovementKind, { count: number; cents: number }>>;
+}
+
+export function totalsOf(movements: Movement[]): LedgerTotals {
+  const totals: LedgerTotals = { inCents: 0, outCents: 0, orderSpendCents: 0, pendingTopUpCents: 0, byKind: {} };
+  for (const m of movements) {
+    const entry = (totals.byKind[m.kind] ??= { count: 0, cents: 0 });
+    entry.count += 1;
+    entry.cents += m.signedCents;
+    if (m.kind === 'top_up_pending') totals.pendingTopUpCents += m.signedCents;
+    if (!m.credited) continue;
+    if (m.signedCents >= 0) totals.inCents += m.signedCents;
+    else totals.outCents += -m.signedCents;
+    if (m.kind === 'order' || m.kind === 'order_canceled') totals.orderSpendCents -= m.signedCents;
+  }
+  return totals;
+}
+
+/** Net spend on orders (orders minus cancellations) since `since`, from the ledger. */
+export async function orderSpendSince(rewards: Pick<RewardsClient, 'balance'>, since: Date, now: Date, opts: { timeoutMs?: number } = {}): Promise<number> {
+  const { movements } = await readMovements(rewards, { start: since, end: new Date(now.getTime() + 1) }, opts);
+  return totalsOf(movements).orderSpendCents;
+}
+
+export interface Reconciliation {
+  /** Orders Kudos placed in the month, with what Kudos recorded they cost. */
+  kudosOrders: number;
+  kudosCents: number;
+  /** The ledger's net for those same orders. */
+  ledgerCents: number;
+  /** Kudos orders the ledger does not show, and ledger amounts that differ from Kudos' record. */
+  missing: string[];
+  differing: Array<{ orderId: string; kudosCents: number; ledgerCents: number }>;
+  /** Orders in the ledger that Kudos did not place (other tools on the same account): listed, not flagged. */
+  otherOrders: number;
+  ok: boolean;
+}
+
+/**
+ * Matches the month's ledger order rows with the orders Kudos placed (by order id). A Kudos order
+ * the ledger lacks, or whose amount differs, is a mismatch. Canceled orders net to zero on both sides.
+ */
+export async function reconcileWithKudos(db: Database, ws: { teamId: string }, movements: Movement[], range: { start: Date; end: Date }): Promise<Reconciliation> {
+  const rows = await db
+    .select({ orderId: kudos.orderId, costCents: kudos.costCents, totalCents: kudos.totalCents, status: kudos.status, orderStatus: kudos.orderStatus })
+    .from(kudos)
+    .where(and(eq(kudos.teamId, ws.teamId), isNotNull(kudos.orderId), gte(kudos.placedAt, range.start), lt(kudos.placedAt, range.end), inArray(kudos.status, ['placed', 'scheduled', 'canceled'])));
+  const ledgerByOrder = new Map<string, number>();
+  for (const m of movements) {
+    if (m.kind !== 'order' && m.kind !== 'order_canceled') continue;
+    ledgerByOrder.set(m.referenceNumber, (ledgerByOrder.get(m.referenceNumber) ?? 0) - m.signedCents);
+  }
+  const missing: string[] = [];
+  const differing: Reconciliation['differing'] = [];
+  let kudosCents = 0;
+  let ledgerCents = 0;
+  const ours = new Set<string>();
+  for (const row of rows) {
+    const orderId = row.orderId!;
+    ours.add(orderId);
+    const expected = row.status === 'canceled' || row.orderStatus === 'CANCELED' ? 0 : (row.costCents ?? row.totalCents);
+    kudosCents += expected;
+    const inLedger = ledgerByOrder.get(orderId);
+    if (inLedger === undefined) {
+      missing.push(orderId);
+      continue;
+    }
+    ledgerCents += inLedger;
+    if (inLedger !== expected) differing.push({ orderId, kudosCents: expected, ledgerCents: inLedger });
+  }
+  const otherOrders = [...ledgerByOrder.keys()].filter((id) => !ours.has(id)).length;
+  return { kudosOrders: rows.length, kudosCents, ledgerCents, missing, differing, otherOrders, ok: missing.length === 0 && differing.length === 0 };
+}
+
+function csvCell(value: string): string {
+  // A leading =, +, - or @ makes spreadsheets run the cell as a formula.
+  const safe = /^[=+\-@]/.test(value) && !/^-?\d+(\.\d+)?$/.test(value) ? `'${value}` : value;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+const centsText = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+
+export function movementsToCsv(movements: Movement[]): string {
+  const header = ['occurred_at', 'reference', 'what', 'type', 'source', 'status', 'status_label', 'signed_amount', 'currency', 'credited'];
+  const lines = movements.map((m) =>
+    [m.occurredAt?.toISOString() ?? '', m.referenceNumber, m.label, m.type, m.source ?? '', m.status ?? '', m.statusLabel ?? '', centsText(m.signedCents), m.currency, m.credited ? 'yes' : 'no'].map(csvCell).join(','),
+  );
+  return [header.join(','), ...lines].join('\r\n');
+}

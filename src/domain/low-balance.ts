@@ -1,0 +1,171 @@
+// Low-balance alerts: once per crossing, however many orders and instances see the balance low.
+//
+// The balance is read after each order (coalesced: one read in flight per workspace and process,
+// plus one more if orders were placed meanwhile) and periodically. The workspace's finance_state row
+// holds 'above' or 'below'; only the check whose conditional UPDATE flips it from 'above' to 'below'
+// alerts, so concurrent orders on any number of instances make one alert. It flips back once a read
+// sees the balance at or above the threshold again, arming the next alert. A send refused for lack
+// of funds (402) alerts at once, once per send, whatever the state.
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import { financeState, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
+import { toCents, type RewardsClient } from '../rewards/index.js';
+import type { FinanceNotifier } from './finance-notices.js';
+import { orderSpendSince } from './ledger.js';
+import type { SettingsStore, WorkspaceRef } from './settings.js';
+
+export interface LowBalanceDeps {
+  db: Database;
+  rewards: Pick<RewardsClient, 'balance'>;
+  settings: Pick<SettingsStore, 'get'>;
+  notifier: FinanceNotifier;
+  logger: Logger;
+  now(): Date;
+}
+
+const DAY_MS = 86_400_000;
+const BALANCE_TIMEOUT_MS = 5000;
+
+export async function ensureFinanceState(db: Database, ws: WorkspaceRef): Promise<FinanceStateRow> {
+  await db.insert(financeState).values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null }).onConflictDoNothing({ target: financeState.teamId });
+  const [row] = await db.select().from(financeState).where(eq(financeState.teamId, ws.teamId));
+  return row!;
+}
+
+export interface LowBalanceCheck {
+  balanceCents: number;
+  currency: string;
+  thresholdCents: number | null;
+  below: boolean;
+  /** This check sent the alert of a new crossing. */
+  alerted: boolean;
+}
+
+/** Days a balance lasts at the last 30 days' rate (whole days, rounded down); undefined when nothing was spent. */
+export function daysLeftAtRate(balanceCents: number, spend30dCents: number | undefined): number | undefined {
+  if (spend30dCents === undefined || spend30dCents <= 0) return undefined;
+  return Math.max(0, Math.floor((balanceCents * 30) / spend30dCents));
+}
+
+export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef): Promise<LowBalanceCheck | undefined> {
+  const settings = await deps.settings.get(ws);
+  const thresholdCents = settings.lowBalanceThresholdCents;
+  const balance = await deps.rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
+  const balanceCents = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
+  const currency = balance.availableBalance.currency;
+  await ensureFinanceState(deps.db, ws);
+  if (thresholdCents === null) {
+    await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: sql`now()` }).where(eq(financeState.teamId, ws.teamId));
+    return { balanceCents, currency, thresholdCents, below: false, alerted: false };
+  }
+  const below = balanceCents < thresholdCents;
+  if (!below) {
+    await deps.db
+      .update(financeState)
+      .set({ balanceState: 'above', lastBalanceCents: balanceCents, lastCheckedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(eq(financeState.teamId, ws.teamId));
+    return { balanceCents, currency, thresholdCents, below, alerted: false };
+  }
+  const [flipped] = await deps.db
+    .update(financeState)
+    .set({ balanceState: 'below', crossings: sql`${financeState.crossings} + 1`, lastBalanceCents: balanceCents, lastCheckedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(financeState.teamId, ws.teamId), eq(financeState.balanceState, 'above')))
+    .returning({ crossings: financeState.crossings });
+  if (!flipped) {
+    await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: sql`now()` }).where(eq(financeState.teamId, ws.teamId));
+    return { balanceCents, currency, thresholdCents, below, alerted: false };
+  }
+  const now = deps.now();
+  const spend30dCents = await orderSpendSince(deps.rewards, new Date(now.getTime() - 30 * DAY_MS), now, { timeoutMs: BALANCE_TIMEOUT_MS }).catch((error: unknown) => {
+    deps.logger.warn('reading the last 30 days of the ledger failed; alerting without the spend', { error });
+    return undefined;
+  });
+  await deps.notifier.toAdmins(ws, `low_balance:${flipped.crossings}`, {
+    kind: 'low_balance',
+    balanceCents,
+    currency,
+    thresholdCents,
+    spend30dCents,
+    daysLeft: daysLeftAtRate(balanceCents, spend30dCents),
+  });
+  deps.logger.info('low balance alert sent', { teamId: ws.teamId, balanceCents, thresholdCents, crossing: flipped.crossings });
+  return { balanceCents, currency, thresholdCents, below, alerted: true };
+}
+
+export interface LowBalanceMonitor {
+  /** An order was placed: check soon (coalesced per workspace). Never throws. */
+  afterOrder(ws: WorkspaceRef): Promise<void>;
+  /**
+   * The worker's hook for a refused order: a 402 alerts the admins at once (once per send) and
+   * checks the balance. Returns false: the sender is still told by the worker.
+   */
+  onOrderFailed(row: KudosRow): Promise<false>;
+  /** One periodic pass over every workspace with a threshold. */
+  sweep(): Promise<void>;
+  /** Waits for checks in flight. */
+  stop(): Promise<void>;
+}
+
+export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor {
+  const log = deps.logger.child({ part: 'low-balance' });
+  const inFlight = new Map<string, { run: Promise<void>; again: boolean }>();
+  let sweeping: Promise<void> | undefined;
+
+  function checkCoalesced(ws: WorkspaceRef): Promise<void> {
+    const current = inFlight.get(ws.teamId);
+    if (current) {
+      current.again = true;
+      return current.run;
+    }
+    const entry = { run: Promise.resolve(), again: false };
+    entry.run = (async () => {
+      do {
+        entry.again = false;
+        await checkLowBalance(deps, ws).catch((error: unknown) => log.warn('low balance check failed', { teamId: ws.teamId, error }));
+      } while (entry.again);
+    })().finally(() => inFlight.delete(ws.teamId));
+    inFlight.set(ws.teamId, entry);
+    return entry.run;
+  }
+
+  async function sweepOnce(): Promise<void> {
+    const rows = await deps.db
+      .select({ teamId: workspaceSettings.teamId, enterpriseId: workspaceSettings.enterpriseId })
+      .from(workspaceSettings)
+      .where(isNotNull(workspaceSettings.lowBalanceThresholdCents));
+    for (const ws of rows) await checkCoalesced(ws);
+  }
+
+  return {
+    afterOrder: (ws) => checkCoalesced(ws),
+    async onOrderFailed(row) {
+      if (row.errorCode !== 'INSUFFICIENT_BALANCE') return false;
+      const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+      const balance = await deps.rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS }).catch(() => undefined);
+      await deps.notifier
+        .toAdmins(ws, `insufficient:${row.id}`, {
+          kind: 'insufficient_funds',
+          kudosId: row.id,
+          senderUserId: row.senderUserId,
+          totalCents: row.totalCents,
+          balanceCents: balance ? toCents(balance.availableBalance.amount, { rounding: 'half-up' }) : undefined,
+          currency: balance?.availableBalance.currency ?? 'USD',
+        })
+        .catch((error: unknown) => log.warn('alerting admins of a refused send failed', { kudosId: row.id, error }));
+      await checkCoalesced(ws);
+      return false;
+    },
+    async sweep() {
+      while (sweeping) await sweeping.catch(() => {});
+      sweeping = sweepOnce().finally(() => {
+        sweeping = undefined;
+      });
+      return sweeping;
+    },
+    async stop() {
+      await sweeping?.catch(() => {});
+      await Promise.allSettled([...inFlight.values()].map((e) => e.run));
+    },
+  };
+}

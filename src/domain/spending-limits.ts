@@ -1,0 +1,179 @@
+// The organization's daily and monthly spending limits (spec 4.3, 8), what Kudos has used of them,
+// limit-increase requests, and the check that refuses a send before ordering when it would break one.
+//
+// The spec has no endpoint that reads the limits. Kudos keeps them as last known in finance_state:
+// entered by an admin (as the Rewards portal shows them) or learnt from the API's own answers (the
+// details of a 409 STALE_LIMIT_SNAPSHOT or a 422 limit refusal, when they carry the figures). Usage is
+// what Kudos placed in the UTC day / month (the emulator and, we assume, the API count per UTC day).
+import { and, eq, gte, inArray, sql } from 'drizzle-orm';
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import { financeState, kudos, limitIncreaseRequests, type LimitIncreaseRequestRow } from '../db/schema/index.js';
+import { RewardsApiError, toCents, type RewardsClient } from '../rewards/index.js';
+import { centsToDecimal, formatUsd } from './money.js';
+import { ensureFinanceState } from './low-balance.js';
+import type { WorkspaceRef } from './settings.js';
+
+export interface KnownLimits {
+  dailyCents: number;
+  monthlyCents: number;
+  source: string | null;
+  updatedAt: Date | null;
+}
+
+export interface LimitUsage {
+  todayCents: number;
+  monthCents: number;
+}
+
+const startOfUtcDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
+const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
+
+export async function knownLimits(db: Database, ws: WorkspaceRef): Promise<KnownLimits | undefined> {
+  const [row] = await db.select().from(financeState).where(eq(financeState.teamId, ws.teamId));
+  if (!row || row.dailyLimitCents === null || row.monthlyLimitCents === null) return undefined;
+  return { dailyCents: row.dailyLimitCents, monthlyCents: row.monthlyLimitCents, source: row.limitsSource, updatedAt: row.limitsUpdatedAt };
+}
+
+export async function rememberLimits(db: Database, ws: WorkspaceRef, limits: { dailyCents: number; monthlyCents: number }, source: string): Promise<void> {
+  await ensureFinanceState(db, ws);
+  await db
+    .update(financeState)
+    .set({ dailyLimitCents: limits.dailyCents, monthlyLimitCents: limits.monthlyCents, limitsSource: source, limitsUpdatedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(eq(financeState.teamId, ws.teamId));
+}
+
+/** What Kudos' sends take of the limits: placed or about to be, in the UTC day and month of `now`. */
+export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Promise<LimitUsage> {
+  const dayStart = startOfUtcDay(now);
+  const at = sql`coalesce(${kudos.placedAt}, ${kudos.createdAt})`;
+  const spent = sql<string>`coalesce(${kudos.costCents}, ${kudos.totalCents})`;
+  const [row] = await db
+    .select({
+      today: sql<string>`coalesce(sum(${spent}) filter (where ${at} >= ${dayStart.toISOString()}), 0)`,
+      month: sql<string>`coalesce(sum(${spent}), 0)`,
+    })
+    .from(kudos)
+    .where(and(eq(kudos.teamId, ws.teamId), inArray(kudos.status, ['pending', 'placed', 'scheduled']), gte(sql`${at}`, startOfUtcMonth(now).toISOString())));
+  return { todayCents: Number(row?.today ?? 0), monthCents: Number(row?.month ?? 0) };
+}
+
+/**
+ * A send of `totalCents` now: refused (with the reason) when it would take today's or this month's
+ * use over a known limit. Unknown limits refuse nothing; the API still has the last word (422).
+ */
+export async function checkSendAgainstLimits(db: Database, ws: WorkspaceRef, totalCents: number, now: Date): Promise<{ ok: true } | { ok: false; code: 'DAILY_LIMIT_EXCEEDED' | 'MONTHLY_LIMIT_EXCEEDED'; message: string }> {
+  const limits = await knownLimits(db, ws);
+  if (!limits) return { ok: true };
+  const used = await limitUsage(db, ws, now);
+  if (used.todayCents + totalCents > limits.dailyCents) {
+    const left = Math.max(0, limits.dailyCents - used.todayCents);
+    return {
+      ok: false,
+      code: 'DAILY_LIMIT_EXCEEDED',
+      message: `This send (${formatUsd(totalCents)}) would go over the daily spending limit of ${formatUsd(limits.dailyCents)}: ${formatUsd(used.todayCents)} is used today, ${formatUsd(left)} is left. Send less, or tomorrow (UTC).`,
+    };
+  }
+  if (used.monthCents + totalCents > limits.monthlyCents) {
+    const left = Math.max(0, limits.monthlyCents - used.monthCents);
+    return {
+      ok: false,
+      code: 'MONTHLY_LIMIT_EXCEEDED',
+      message: `This send (${formatUsd(totalCents)}) would go over the monthly spending limit of ${formatUsd(limits.monthlyCents)}: ${formatUsd(used.monthCents)} is used this month, ${formatUsd(left)} is left. An admin can ask for a higher limit (/kudos limits).`,
+    };
+  }
+  return { ok: true };
+}
+
+/** Whole dollars, 1 to 100,000,000, as cents. */
+export function parseLimitDollars(input: string | null | undefined): { ok: true; cents: number } | { ok: false; message: string } {
+  const text = (input ?? '').trim().replace(/^\$/, '').replace(/,/g, '');
+  if (text.startsWith('-')) return { ok: false, message: 'A limit must be positive.' };
+  if (!/^\d{1,9}$/.test(text)) return { ok: false, message: /\./.test(text) ? 'Limits are whole dollars, e.g. 5000.' : 'Enter whole dollars, e.g. 5000.' };
+  const dollars = Number(text);
+  if (dollars < 1) return { ok: false, message: 'A limit must be at least $1.' };
+  if (dollars > 100_000_000) return { ok: false, message: 'That is more than $100,000,000: check the figure.' };
+  return { ok: true, cents: dollars * 100 };
+}
+
+export interface LimitRequestInput {
+  currentDailyCents: number;
+  currentMonthlyCents: number;
+  requestedDailyCents: number;
+  requestedMonthlyCents: number;
+}
+
+export type LimitRequestOutcome =
+  | { outcome: 'pending_review'; request: LimitIncreaseRequestRow }
+  /** The current figures were out of date: the API's figures (when it gave them) to ask again with. */
+  | { outcome: 'stale'; current: { dailyCents: number; monthlyCents: number } | undefined }
+  | { outcome: 'failed'; message: string };
+
+function limitsFromDetails(error: RewardsApiError): { dailyCents: number; monthlyCents: number } | undefined {
+  const body = error.body as { error?: { details?: Record<string, unknown> }; details?: Record<string, unknown> } | undefined;
+  const details = body?.error?.details ?? body?.details;
+  const daily = details?.currentDailyLimitUsd;
+  const monthly = details?.currentMonthlyLimitUsd;
+  if ((typeof daily !== 'number' && typeof daily !== 'string') || (typeof monthly !== 'number' && typeof monthly !== 'string')) return undefined;
+  try {
+    return { dailyCents: toCents(daily, { rounding: 'half-up' }), monthlyCents: toCents(monthly, { rounding: 'half-up' }) };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function requestLimitIncrease(
+  deps: { db: Database; rewards: Pick<RewardsClient, 'orders'>; logger: Logger },
+  ws: WorkspaceRef,
+  requesterUserId: string,
+  input: LimitRequestInput,
+  opts: { timeoutMs?: number } = {},
+): Promise<LimitRequestOutcome> {
+  const [row] = await deps.db
+    .insert(limitIncreaseRequests)
+    .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, requesterUserId, ...input })
+    .returning();
+  try {
+    const result = await deps.rewards.orders.requestLimitIncrease(
+      {
+        currentDailyLimitUsd: centsToDecimal(input.currentDailyCents),
+        currentMonthlyLimitUsd: centsToDecimal(input.currentMonthlyCents),
+        requestedDailyLimitUsd: centsToDecimal(input.requestedDailyCents),
+        requestedMonthlyLimitUsd: centsToDecimal(input.requestedMonthlyCents),
+      },
+      { timeoutMs: opts.timeoutMs ?? 10_000 },
+    );
+    // The figures the API just accepted as current are the organization's records.
+    await rememberLimits(deps.db, ws, { dailyCents: input.currentDailyCents, monthlyCents: input.currentMonthlyCents }, 'confirmed by a limit-increase request');
+    const [updated] = await deps.db
+      .update(limitIncreaseRequests)
+      .set({ status: 'pending_review', message: result.message ?? null })
+      .where(eq(limitIncreaseRequests.id, row!.id))
+      .returning();
+    return { outcome: 'pending_review', request: updated! };
+  } catch (error) {
+    if (error instanceof RewardsApiError && error.code === 'STALE_LIMIT_SNAPSHOT') {
+      const current = limitsFromDetails(error);
+      if (current) await rememberLimits(deps.db, ws, current, 'the Rewards API (stale snapshot answer)');
+      await deps.db.update(limitIncreaseRequests).set({ status: 'stale' }).where(eq(limitIncreaseRequests.id, row!.id));
+      return { outcome: 'stale', current };
+    }
+    deps.logger.warn('limit-increase request failed', { error });
+    const message =
+      error instanceof RewardsApiError && error.status < 500 && error.status !== 429
+        ? `the Rewards API refused it (${error.code}).`
+        : 'the Rewards API did not answer. Nothing is queued for review; try again in a moment.';
+    await deps.db.update(limitIncreaseRequests).set({ status: 'failed', message }).where(eq(limitIncreaseRequests.id, row!.id));
+    return { outcome: 'failed', message };
+  }
+}
+
+export async function pendingLimitRequest(db: Database, ws: WorkspaceRef): Promise<LimitIncreaseRequestRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(limitIncreaseRequests)
+    .where(and(eq(limitIncreaseRequests.teamId, ws.teamId), eq(limitIncreaseRequests.status, 'pending_review')))
+    .orderBy(sql`${limitIncreaseRequests.createdAt} desc`)
+    .limit(1);
+  return row;
+}
