@@ -2,16 +2,10 @@
 // the alert posted to the admin channel once per crossing. The two-instance race runs on
 // PostgreSQL (DATABASE_URL); on PGlite it still runs, but proves less (one connection).
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { financeState, kudos } from '../../src/db/schema/index.js';
-import { eventually, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 import { buildKudosRow } from '../support/kudos-row.js';
-
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
 
 const ENV = {
   KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
@@ -20,42 +14,30 @@ const ENV = {
   KUDOS_APPROVAL_THRESHOLD: '100000',
 };
 
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-});
-afterEach(async () => {
-  await stack?.close();
-});
+const t = useAppPerTest({ env: ENV, app: { financeSweepMs: 0 } });
+const WS = { teamId: 'T0KUDOS' };
 
-const alerts = () => stack.sim.messages('C_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])));
+const alerts = () => t.stack.sim.messages('C_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])));
 
 async function send(userId: string, amount: string, users = ['U_EMP1']) {
-  const row = await submitSendForm(stack, testDb.db, userId, sendModalValues({ users, design: 'CC-THANK-YOU', amount }));
+  const row = await submitSendForm(t.stack, t.db, userId, sendModalValues({ users, design: 'CC-THANK-YOU', amount }));
   return eventually(async () => {
-    const [now] = await testDb.db.select().from(kudos).where(eq(kudos.id, row.id));
+    const [now] = await t.db.select().from(kudos).where(eq(kudos.id, row.id));
     return now && now.notifiedAt ? now : undefined;
   });
 }
 
 describe('low balance alerts', () => {
   it('alerts the admin channel once when an order takes the balance under the threshold, with balance, 30-day spend and days left', async () => {
-    stack = await startTestStack({ db: testDb.db, emulator, env: ENV, app: { financeSweepMs: 0 } });
-    await emulator.setBalance(1100);
+    await t.emulator.setBalance(1100);
     const first = await send('U_MANAGER', '50');
     expect(first.status).toBe('placed');
     // $1,050 left: above the $1,000 threshold, no alert yet.
-    await stack.app.finance.lowBalance.afterOrder({ teamId: 'T0KUDOS' });
+    await t.stack.app.finance.lowBalance.afterOrder(WS);
     expect(alerts()).toHaveLength(0);
 
     await send('U_MANAGER', '100');
-    const alert = await stack.sim.waitFor(() => alerts()[0]);
+    const alert = await t.stack.sim.waitFor(() => alerts()[0]);
     const shown = JSON.stringify(alert.blocks);
     expect(shown).toContain('$950');
     expect(shown).toContain('$1,000');
@@ -66,50 +48,48 @@ describe('low balance alerts', () => {
 
     // More orders while still below: no second alert.
     await send('U_MANAGER', '25');
-    await stack.app.finance.sweep();
+    await t.stack.app.finance.sweep();
     expect(alerts()).toHaveLength(1);
 
     // Back above (a top-up landed), then below again: a second crossing, a second alert.
-    await emulator.setBalance(5000);
-    await stack.app.finance.sweep();
-    await emulator.setBalance(900);
-    await stack.app.finance.sweep();
-    await stack.sim.waitFor(() => alerts().length === 2);
+    await t.emulator.setBalance(5000);
+    await t.stack.app.finance.sweep();
+    await t.emulator.setBalance(900);
+    await t.stack.app.finance.sweep();
+    await t.stack.sim.waitFor(() => alerts().length === 2);
     expect(alerts()).toHaveLength(2);
-    const [state] = await testDb.db.select().from(financeState);
+    const [state] = await t.db.select().from(financeState);
     expect(state).toMatchObject({ balanceState: 'below', crossings: 2, lastBalanceCents: 90_000 });
   });
 
   it('without an admin channel, each admin gets the alert by direct message', async () => {
-    stack = await startTestStack({ db: testDb.db, emulator, env: { ...ENV, KUDOS_ADMIN_CHANNEL: '' }, app: { financeSweepMs: 0 } });
-    await emulator.setBalance(500);
-    // The periodic check covers the workspaces Kudos has seen (their settings rows).
-    await stack.app.settings.get({ teamId: 'T0KUDOS' });
-    await stack.app.finance.sweep();
+    await t.stack.app.settings.update(WS, 'U_ADMIN', { adminChannel: null });
+    await t.emulator.setBalance(500);
+    await t.stack.app.finance.sweep();
     for (const admin of ['U_ADMIN', 'U_APPROVER']) {
-      await stack.sim.waitFor(() => stack.sim.messages(admin).find((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? []))));
+      await t.stack.sim.waitFor(() => t.stack.sim.messages(admin).find((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? []))));
     }
-    expect(stack.sim.messages('U_MANAGER').some((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])))).toBe(false);
-    await stack.app.finance.sweep();
-    expect(stack.sim.messages('U_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])))).toHaveLength(1);
+    expect(t.stack.sim.messages('U_MANAGER').some((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])))).toBe(false);
+    await t.stack.app.finance.sweep();
+    expect(t.stack.sim.messages('U_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])))).toHaveLength(1);
   });
 
   it('no threshold set: no alert, however low', async () => {
-    stack = await startTestStack({ db: testDb.db, emulator, env: { ...ENV, KUDOS_LOW_BALANCE_THRESHOLD: '' }, app: { financeSweepMs: 0 } });
-    await emulator.setBalance(1);
-    await stack.app.finance.sweep();
-    await stack.app.finance.lowBalance.afterOrder({ teamId: 'T0KUDOS' });
+    await t.stack.app.settings.update(WS, 'U_ADMIN', { lowBalanceThresholdCents: null });
+    await t.emulator.setBalance(1);
+    await t.stack.app.finance.sweep();
+    await t.stack.app.finance.lowBalance.afterOrder(WS);
     expect(alerts()).toHaveLength(0);
   });
 
   it('a send refused for lack of funds tells the sender plainly and alerts the admins at once', async () => {
-    stack = await startTestStack({ db: testDb.db, emulator, env: { ...ENV, KUDOS_LOW_BALANCE_THRESHOLD: '' }, app: { financeSweepMs: 0 } });
-    await emulator.setBalance(30);
+    await t.stack.app.settings.update(WS, 'U_ADMIN', { lowBalanceThresholdCents: null });
+    await t.emulator.setBalance(30);
     const row = await send('U_MANAGER', '40');
     expect(row).toMatchObject({ status: 'failed', errorCode: 'INSUFFICIENT_BALANCE' });
-    const told = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => /could not be sent/.test(m.text ?? '')));
+    const told = await t.stack.sim.waitFor(() => t.stack.sim.messages('U_MANAGER').find((m) => /could not be sent/.test(m.text ?? '')));
     expect(JSON.stringify(told.blocks)).toMatch(/not have enough money.*admins have been told/i);
-    const alert = await stack.sim.waitFor(() => stack.sim.messages('C_ADMIN').find((m) => /refused for lack of funds/.test(JSON.stringify(m.blocks ?? []))));
+    const alert = await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => /refused for lack of funds/.test(JSON.stringify(m.blocks ?? []))));
     expect(JSON.stringify(alert.blocks)).toContain('<@U_MANAGER>');
     expect(JSON.stringify(alert.blocks)).toContain('$40');
     expect(JSON.stringify(alert.blocks)).toContain('$30');
@@ -118,12 +98,11 @@ describe('low balance alerts', () => {
 
 describe('two instances', () => {
   it('concurrent orders placed by two instances make one alert for one crossing', async () => {
-    stack = await startTestStack({ db: testDb.db, emulator, env: ENV, app: { financeSweepMs: 0, worker: { enabled: false } } });
-    const other = await stack.startAnotherApp({ worker: { enabled: true, pollIntervalMs: 20 } });
-    await emulator.setBalance(1200);
+    const other = await t.stack.startAnotherApp({ worker: { pollIntervalMs: 20 } });
+    await t.emulator.setBalance(1200);
     // Twelve $25 sends recorded at once; both instances' workers claim and place them concurrently,
     // each order followed by a balance check on the instance that placed it.
-    const rows = await testDb.db
+    const rows = await t.db
       .insert(kudos)
       .values(
         Array.from({ length: 12 }, (_, i) => ({
@@ -133,15 +112,14 @@ describe('two instances', () => {
         })),
       )
       .returning();
-    stack.app.worker.start();
-    for (const row of rows) stack.app.worker.placeNow(row.id);
-    await eventually(async () => (await testDb.db.select().from(kudos)).every((k) => k.status === 'placed'), 20_000);
-    await Promise.all([stack.app.finance.lowBalance.afterOrder({ teamId: 'T0KUDOS' }), other.finance.lowBalance.afterOrder({ teamId: 'T0KUDOS' }), stack.app.finance.sweep(), other.finance.sweep()]);
-    await stack.sim.waitFor(() => alerts().length > 0);
+    rows.forEach((row, i) => (i % 2 ? t.stack.app : other).worker.placeNow(row.id));
+    await eventually(async () => (await t.db.select().from(kudos)).every((k) => k.status === 'placed'), 20_000);
+    await Promise.all([t.stack.app.finance.lowBalance.afterOrder(WS), other.finance.lowBalance.afterOrder(WS), t.stack.app.finance.sweep(), other.finance.sweep()]);
+    await t.stack.sim.waitFor(() => alerts().length > 0);
     expect(alerts()).toHaveLength(1);
     // The balance at the crossing: somewhere under the threshold.
     expect(JSON.stringify(alerts()[0]!.blocks)).toMatch(/\*\$9\d\d\* available/);
-    const [state] = await testDb.db.select().from(financeState);
+    const [state] = await t.db.select().from(financeState);
     expect(state?.crossings).toBe(1);
   });
 });

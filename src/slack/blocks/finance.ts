@@ -1,6 +1,7 @@
 // The money side for admins: alerts, the top-up request and its decided forms, the top-up and
 // limit-increase modals, the balance overview, the ledger. Pure functions of plain values.
-import type { BillingDetails, LimitIncreaseRequestRow, TopUpRequestRow } from '../../db/schema/index.js';
+import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
+import type { FinanceOverviewData } from '../../domain/finance.js';
 import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import type { FinanceNotice } from '../../domain/finance-notices.js';
 import type { LedgerTotals, Movement, Reconciliation } from '../../domain/ledger.js';
@@ -218,20 +219,8 @@ export function limitsLines(limits: KnownLimits | undefined, usage: LimitUsage):
   ].join('\n');
 }
 
-export interface FinanceOverview {
-  availableCents: number;
-  pendingCents: number;
-  currency: string;
-  thresholdCents: number | null;
-  topUps: TopUpRequestRow[];
-  limits: KnownLimits | undefined;
-  usage: LimitUsage;
-  pendingLimitRequest: LimitIncreaseRequestRow | undefined;
-  sandbox: boolean;
-}
-
 /** `/kudos balance` for admins (and the admin section of App Home): balance, top-ups, limits. */
-export function buildFinanceOverview(o: FinanceOverview): SlackMessageContent {
+export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageContent {
   const threshold = o.thresholdCents === null ? 'no low-balance alert set (`/kudos settings`)' : `alert under ${formatUsd(o.thresholdCents, o.currency)}`;
   const blocks: Block[] = [
     section(`:moneybag: *Rewards balance:* ${formatUsd(o.availableCents, o.currency)} available · ${formatUsd(o.pendingCents, o.currency)} pending top-ups\n${threshold}`),
