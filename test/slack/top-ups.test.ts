@@ -1,0 +1,133 @@
+// Top-up requests end to end: an admin asks in a modal, a second admin approves with a button (never
+// the requester), exactly once even when clicks race on two instances (PostgreSQL), the one API call
+// creates one funding request, and the request shows as pending until the ledger shows it processed.
+// Also the ledger command: movements read by source/status and reconciled with Kudos' orders.
+import { describe, expect, it } from 'vitest';
+import { topUpRequests } from '../../src/db/schema/index.js';
+import { eventually, postSignedPayload, useAppPerTest } from '../support/app.js';
+
+const ENV = {
+  KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
+  KUDOS_ADMIN_CHANNEL: 'C_ADMIN',
+  KUDOS_APPROVAL_THRESHOLD: '100000',
+};
+
+const t = useAppPerTest({ env: ENV, app: { financeSweepMs: 0 } });
+
+const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
+
+function topUpValues(amount: string) {
+  return {
+    topup_amount: text(amount),
+    topup_note: text('Q4 awards'),
+    topup_company: text('Acme Inc.'),
+    topup_phone: text('+1 555 0100'),
+    topup_address: text('1 Main St'),
+    topup_city: text('Springfield'),
+    topup_state: text('IL'),
+    topup_country: text('us'),
+    topup_zip: text('62701'),
+    topup_ein: text('12-3456789'),
+    topup_website: text(''),
+  };
+}
+
+async function openTopUpModal(userId: string) {
+  await t.stack.sim.slashCommand(userId, 'topup', 'C_ADMIN');
+  return t.stack.sim.waitFor(() => t.stack.sim.openViews(userId).find((v) => v.callback_id === 'finance_topup'));
+}
+
+const requestMessage = () => t.stack.sim.messages('C_ADMIN').find((m) => !m.ephemeral && /Top-up request/.test(JSON.stringify(m.blocks ?? [])));
+
+describe('top-up requests', () => {
+  it('bad amounts are refused inline; nothing is recorded', async () => {
+    const view = await openTopUpModal('U_ADMIN');
+    for (const [amount, error] of [
+      ['50', /at least \$100/],
+      ['-500', /positive/],
+      ['250.123', /two decimals/],
+      ['9999999999', /more than \$1,000,000/],
+    ] as const) {
+      await t.stack.sim.submitView(view.id, topUpValues(amount), 'U_ADMIN');
+      expect(t.stack.sim.viewErrors(view.id).topup_amount).toMatch(error);
+    }
+    expect(await t.db.select().from(topUpRequests)).toHaveLength(0);
+  });
+
+  it('non-admins cannot ask', async () => {
+    const answer = await t.stack.sim.slashCommand('U_MANAGER', 'topup', 'C_GENERAL');
+    expect(JSON.stringify(answer.body)).toMatch(/Only Kudos admins/);
+  });
+
+  it('a second admin approves once: one funding request, pending until the ledger shows it processed', async () => {
+    const other = await t.stack.startAnotherApp();
+    const view = await openTopUpModal('U_ADMIN');
+    await t.stack.sim.submitView(view.id, topUpValues('2,500.50'), 'U_ADMIN');
+    const message = await t.stack.sim.waitFor(() => requestMessage());
+    expect(JSON.stringify(message.blocks)).toContain('$2,500.50');
+    expect(JSON.stringify(message.blocks)).toContain('finance_topup_approve');
+    // Nothing is asked of the API before the approval.
+    expect((await t.stack.app.rewards.balance.get()).pendingBalance.amount).toBe('0.00');
+
+    // The requester cannot approve their own request.
+    await t.stack.sim.clickButton({ channel: message.channel, ts: message.ts }, 'finance_topup_approve', 'U_ADMIN');
+    await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ephemeral && m.visible_to === 'U_ADMIN' && /another admin/.test(m.text)));
+    expect((await t.db.select().from(topUpRequests))[0]?.status).toBe('awaiting_approval');
+
+    // Two clicks at once, one through each instance: one decision, one API call.
+    const [row] = await t.db.select().from(topUpRequests);
+    const click = (appUrl: string) => postSignedPayload(appUrl, approveClick(row!.id, message));
+    await Promise.all([click(t.stack.app.url), click(other.url), t.stack.sim.clickButton({ channel: message.channel, ts: message.ts }, 'finance_topup_approve', 'U_APPROVER')]);
+    const submitted = await eventually(async () => {
+      const [now] = await t.db.select().from(topUpRequests);
+      return now?.status === 'submitted' ? now : undefined;
+    });
+    expect(submitted.deciderUserId).toBe('U_APPROVER');
+    expect(submitted.fundingNo).toBeTruthy();
+    expect((await t.stack.app.rewards.balance.get()).pendingBalance.amount).toBe('2500.50');
+    const fundings = (await t.stack.app.rewards.balance.ledger({ pageSize: 100 }).all()).filter((r) => r.source === 'funding' && r.referenceNumber !== 'FD-OPENING');
+    expect(fundings).toHaveLength(1);
+
+    // Pending in the overview until the ledger shows it processed.
+    await t.stack.app.finance.sweep();
+    expect((await t.db.select().from(topUpRequests))[0]?.status).toBe('submitted');
+    await t.emulator.processTopUp(submitted.fundingNo!, 'approve');
+    await t.stack.app.finance.sweep();
+    expect((await t.db.select().from(topUpRequests))[0]?.status).toBe('completed');
+    await t.stack.sim.waitFor(() => t.stack.sim.messages('U_ADMIN').find((m) => /completed/.test(m.text)));
+    const updated = t.stack.sim.messages('C_ADMIN').find((m) => m.ts === message.ts && !m.ephemeral)!;
+    expect(JSON.stringify(updated.blocks)).toMatch(/Completed/);
+    expect(JSON.stringify(updated.blocks)).not.toContain('finance_topup_approve');
+  });
+});
+
+describe('/kudos ledger', () => {
+  it('shows the month with types read by source and status, and reconciles with the orders Kudos placed', async () => {
+    await t.emulator.setBalance(10_000);
+    const answer = await t.stack.sim.slashCommand('U_ADMIN', 'ledger', 'C_ADMIN');
+    expect(JSON.stringify(answer.body)).toMatch(/Reading the ledger/);
+    const list = await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ephemeral && /Ledger \d{4}-\d{2}/.test(JSON.stringify(m.blocks ?? []))));
+    expect(JSON.stringify(list.blocks)).toMatch(/Reconciled/);
+    const refused = await t.stack.sim.slashCommand('U_ADMIN', 'ledger 2026-13', 'C_ADMIN');
+    expect(JSON.stringify(refused.body)).toMatch(/don't understand/);
+    const notAdmin = await t.stack.sim.slashCommand('U_MANAGER', 'ledger', 'C_GENERAL');
+    expect(JSON.stringify(notAdmin.body)).toMatch(/Only Kudos admins/);
+  });
+});
+
+/** The approve click as a second Slack client sends it (built like the simulator's). */
+function approveClick(topUpId: string, message: { channel: string; ts: string }): Record<string, unknown> {
+  return {
+    type: 'block_actions',
+    user: { id: 'U_APPROVER', username: 'arjun', name: 'arjun', team_id: 'T0KUDOS' },
+    api_app_id: 'A0KUDOS',
+    token: 'x',
+    team: { id: 'T0KUDOS', domain: 'kudos-demo' },
+    enterprise: null,
+    is_enterprise_install: false,
+    trigger_id: '1.2.abc',
+    container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
+    channel: { id: message.channel, name: 'kudos-admins' },
+    actions: [{ type: 'button', action_id: 'finance_topup_approve', block_id: `finance_topup_${topUpId}`, value: topUpId, action_ts: '1.2' }],
+  };
+}
