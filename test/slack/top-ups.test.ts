@@ -131,3 +131,29 @@ function approveClick(topUpId: string, message: { channel: string; ts: string })
     actions: [{ type: 'button', action_id: 'finance_topup_approve', block_id: `finance_topup_${topUpId}`, value: topUpId, action_ts: '1.2' }],
   };
 }
+
+describe('limit-increase requests', () => {
+  const limitValues = (current: [string, string], requested: [string, string]) => ({
+    limits_current_daily: text(current[0]),
+    limits_current_monthly: text(current[1]),
+    limits_requested_daily: text(requested[0]),
+    limits_requested_monthly: text(requested[1]),
+  });
+
+  it('stale figures: the form comes back with the API’s current limits, and the request then goes to review', async () => {
+    await t.emulator.setLimits({ dailyLimitUsd: 6000, monthlyLimitUsd: 60000 });
+    await t.stack.sim.slashCommand('U_ADMIN', 'limits', 'C_ADMIN');
+    const view = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits'));
+    await t.stack.sim.submitView(view.id, limitValues(['5000', '50000'], ['4000', '80000']), 'U_ADMIN');
+    expect(t.stack.sim.viewErrors(view.id).limits_requested_daily).toMatch(/at least the current daily/);
+
+    await t.stack.sim.submitView(view.id, limitValues(['5000', '50000'], ['8000', '80000']), 'U_ADMIN');
+    const again = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits' && /limits changed/.test(JSON.stringify(v.blocks))));
+    expect(JSON.stringify(again.blocks)).toContain('"initial_value":"6000"');
+    expect(JSON.stringify(again.blocks)).toContain('"initial_value":"60000"');
+
+    await t.stack.sim.submitView(again.id, limitValues(['6000', '60000'], ['8000', '80000']), 'U_ADMIN');
+    const done = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => /Pending review/.test(JSON.stringify(v.blocks ?? []))));
+    expect(JSON.stringify(done.blocks)).toContain('$8,000');
+  });
+});
