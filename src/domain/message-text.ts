@@ -24,9 +24,14 @@ const LONE_JOINER = /^[\u200C\u200D]|[\u200C\u200D]$|[\u200C\u200D]{2,}/u;
 /** A lone surrogate: not text (and PostgreSQL refuses it). */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
+/** False for text with a lone surrogate (String.prototype.isWellFormed, which Node 20's TypeScript lib lacks). */
+export function isWellFormedText(text: string): boolean {
+  return !LONE_SURROGATE.test(text);
+}
+
 /** Why this message cannot be sent, or undefined when it can. */
 export function messageProblem(text: string): string | undefined {
-  if (CONTROL.test(text) || LONE_SURROGATE.test(text)) return 'The message contains control characters (perhaps from a paste); retype it or remove them.';
+  if (CONTROL.test(text) || !isWellFormedText(text)) return 'The message contains control characters (perhaps from a paste); retype it or remove them.';
   if (INVISIBLE.test(text) || LONE_JOINER.test(text)) {
     return 'The message contains invisible characters (text-direction or zero-width marks) that could disguise it in public; remove them.';
   }

@@ -1,6 +1,7 @@
 // What a delivery body may be (spec part 6): the registration challenge `{challengeToken}`, or an
 // event envelope `{eventId, eventType, createdAt, data}`. Validated with zod; unknown event types
 // are valid envelopes (stored and acknowledged), `order.created` data is checked on arrival.
+import { isWellFormedText } from '../domain/message-text.js';
 import { z } from 'zod';
 import { orderCreatedDataSchema, tryParseApiTimestamp } from '../rewards/index.js';
 
@@ -21,7 +22,7 @@ const DATA_SCHEMAS: Record<string, z.ZodType> = {
 export type ParsedDelivery =
   | { kind: 'challenge'; challengeToken: string }
   | { kind: 'event'; eventId: string; eventType: string; createdAt: Date | null; body: Record<string, unknown> }
-  | { kind: 'invalid'; code: 'INVALID_JSON' | 'INVALID_ENVELOPE'; message: string };
+  | { kind: 'invalid'; code: 'INVALID_JSON' | 'INVALID_ENVELOPE' | 'UNSTORABLE_PAYLOAD'; message: string };
 
 export function parseDelivery(raw: Buffer): ParsedDelivery {
   let json: unknown;
@@ -33,6 +34,10 @@ export function parseDelivery(raw: Buffer): ParsedDelivery {
   }
   // PostgreSQL's jsonb cannot hold NUL characters; no real event carries one.
   if (text.includes('\\u0000')) return { kind: 'invalid', code: 'INVALID_JSON', message: 'NUL characters (\\u0000) are not accepted.' };
+  // Nor lone surrogates (\ud800 alone is not text), and nesting that deep is no event of the spec's:
+  // refused with a 4xx, since storing them fails every time and a 503 would only bring retries.
+  const unstorable = unstorableReason(json);
+  if (unstorable) return { kind: 'invalid', code: 'UNSTORABLE_PAYLOAD', message: unstorable };
   const challenge = challengeSchema.safeParse(json);
   if (challenge.success) return { kind: 'challenge', challengeToken: challenge.data.challengeToken };
   const envelope = envelopeSchema.safeParse(json);
@@ -49,6 +54,28 @@ export function parseDelivery(raw: Buffer): ParsedDelivery {
     createdAt: tryParseApiTimestamp(envelope.data.createdAt) ?? null,
     body: json as Record<string, unknown>,
   };
+}
+
+/** Deeper than any event of the spec (envelope, data, recipients, one more level to spare). */
+export const MAX_WEBHOOK_DEPTH = 32;
+
+/** Why `json` cannot be stored as jsonb, or undefined. Walks iteratively: no stack to overflow. */
+function unstorableReason(json: unknown): string | undefined {
+  const stack: Array<{ value: unknown; depth: number }> = [{ value: json, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (!isWellFormedText(value)) return 'Strings must be well-formed Unicode (a lone surrogate such as \\ud800 is not).';
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_WEBHOOK_DEPTH) return `The body is nested deeper than ${MAX_WEBHOOK_DEPTH} levels.`;
+    for (const [key, child] of Object.entries(value)) {
+      if (!isWellFormedText(key)) return 'Keys must be well-formed Unicode (a lone surrogate such as \\ud800 is not).';
+      stack.push({ value: child, depth: depth + 1 });
+    }
+  }
+  return undefined;
 }
 
 /** True when an unsigned body is exactly a challenge object (the only unsigned body accepted). */
