@@ -51,7 +51,7 @@ export async function benchIdleMemory(): Promise<BenchRow[]> {
         try {
           await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
           const rss = toMiB(readRssBytes(stack.app.pid) ?? 0);
-          const m = await metricsOf(stack.app.url);
+          const m = await metricsOf(stack.app.metricsUrl);
           const heapUsed = toMiB(m.get('kudos_nodejs_heap_size_used_bytes') ?? 0);
           const heapTotal = toMiB(m.get('kudos_nodejs_heap_size_total_bytes') ?? 0);
           const external = toMiB(m.get('kudos_nodejs_external_memory_bytes') ?? 0);

@@ -86,6 +86,7 @@ export async function benchWebhookIngestion(): Promise<BenchRow[]> {
   const app = await startApp({
     config,
     port: 0,
+    metricsPort: 0,
     host: '127.0.0.1',
     db: database.conn.db,
     logger: createLogger({ level: 'silent' }),

@@ -35,6 +35,8 @@ import { SocketModeConnection, type SocketModeConnectionOptions } from './socket
 
 export interface StartAppOptions {
   config: AppConfig;
+  /** Default: config.metricsPort. 0 picks a free port. */
+  metricsPort?: number;
   /** Default: config.port. 0 picks a free port. */
   port?: number;
   host?: string;
@@ -76,7 +78,9 @@ export interface RunningApp {
   automations: AutomationService;
   /** Low balance, top-ups, limits (src/domain/finance.ts). */
   finance: FinanceService;
-  /** Prometheus metrics of this instance (GET /metrics). */
+  /** Where GET /metrics is served (METRICS_HOST:METRICS_PORT); undefined when that port could not be opened. */
+  metricsUrl: string | undefined;
+  /** Prometheus metrics of this instance (GET /metrics on metricsUrl). */
   metrics: AppMetrics;
   /** The Socket Mode connection, when SLACK_APP_TOKEN is set. */
   socket: SocketModeConnection | undefined;
@@ -230,11 +234,21 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     ...(opts.host ? { host: opts.host } : {}),
     onRequestDone: (info) => metrics.observeHttpRequest(info),
     routes: {
-      metrics: createMetricsRoute(metrics, logger),
       ...(httpReceiver ? { slackEvents: (req, res) => httpReceiver.handle(req, res) } : {}),
       ...(config.rewardsWebhooks === 'on' ? { rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }) } : {}),
       health: createHealthRoute(routeDeps, socket),
     },
+  });
+  // Metrics on a port of their own, on loopback by default: the main port faces the internet.
+  const metricsHttp = await startHttpServer({
+    logger,
+    port: opts.metricsPort ?? config.metricsPort,
+    host: config.metricsHost,
+    routes: { metrics: createMetricsRoute(metrics, logger), health: createHealthRoute(routeDeps, socket) },
+  }).catch((error: unknown) => {
+    // Serving Slack matters more than being scraped: say so loudly and go on without metrics.
+    logger.error('metrics server could not start; GET /metrics is not served', { port: opts.metricsPort ?? config.metricsPort, host: config.metricsHost, error });
+    return undefined;
   });
   socket?.start();
   if (opts.worker?.enabled !== false) worker.start();
@@ -245,11 +259,12 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   if (opts.home?.enabled !== false) home.start();
   if (opts.automationsMs !== 0) automations.start(opts.automationsMs ?? 60_000);
   if (opts.financeSweepMs !== 0) finance.start(opts.financeSweepMs ?? 300_000);
-  logger.info('kudos app listening', { url: http.url });
+  logger.info('kudos app listening', { url: http.url, metricsUrl: metricsHttp?.url });
 
   let closing: Promise<void> | undefined;
   return {
     url: http.url,
+    metricsUrl: metricsHttp?.url,
     db,
     worker,
     rewards,
@@ -264,7 +279,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     socket,
     close() {
       closing ??= (async () => {
-        const httpClosed = http.close(3000);
+        const httpClosed = Promise.all([http.close(3000), metricsHttp?.close(1000)]);
         await socket?.stop();
         await httpReceiver?.stop();
         await approvals.stop();

@@ -25,6 +25,8 @@ const optional = <T extends z.ZodType>(schema: T) =>
 
 const envSchema = z.object({
   PORT: optional(z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0).max(65535)),
+  METRICS_PORT: optional(z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0).max(65535)),
+  METRICS_HOST: optional(z.string().min(1)),
   DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string')),
   PGLITE_DIR: optional(z.string()),
   // Required unless Socket Mode (checked below, with the installation modes of CONTRACT.md section 6).
@@ -64,6 +66,10 @@ const envSchema = z.object({
 
 export interface AppConfig {
   port: number;
+  /** GET /metrics is served here only, never on `port` (which faces Slack and the Rewards API). */
+  metricsPort: number;
+  /** Interface of the metrics server; loopback unless the operator opens it on purpose. */
+  metricsHost: string;
   databaseUrl: string | undefined;
   pgliteDir: string;
   /** Undefined only in Socket Mode, where Slack's requests arrive over the socket unsigned. */
@@ -97,6 +103,8 @@ export interface AppConfig {
 }
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
+/** The Prometheus exporter port registered for OpenTelemetry's exporter, a common scrape target. */
+export const DEFAULT_METRICS_PORT = 9464;
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const parsed = envSchema.safeParse(env);
@@ -112,6 +120,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const slackApiUrl = e.SLACK_API_URL ?? DEFAULT_SLACK_API_URL;
   return {
     port: e.PORT ?? 3000,
+    metricsPort: e.METRICS_PORT ?? DEFAULT_METRICS_PORT,
+    metricsHost: e.METRICS_HOST ?? '127.0.0.1',
     databaseUrl: e.DATABASE_URL,
     pgliteDir: e.PGLITE_DIR ?? './.data/pglite',
     slackSigningSecret: e.SLACK_SIGNING_SECRET,

@@ -12,7 +12,7 @@ export interface HttpRoutes {
   slackEvents?: RouteHandler;
   /** POST /webhooks/rewards; absent with REWARDS_WEBHOOKS=off (404). */
   rewardsWebhooks?: RouteHandler;
-  health: RouteHandler;
+  health?: RouteHandler;
   /** GET /metrics (src/observability/metrics-route.ts); 404 when not given. */
   metrics?: RouteHandler;
 }

@@ -17,6 +17,8 @@ export interface LogLine {
 
 export interface AppProcess {
   url: string;
+  /** GET /metrics lives here (METRICS_PORT), not on `url`. */
+  metricsUrl: string;
   pid: number;
   child: ChildProcess;
   logs: LogLine[];
@@ -50,6 +52,7 @@ export function ensureBuilt(): Promise<unknown> {
 export function appEnv(opts: { emulatorUrl: string; slackApiUrl: string; botToken: string; signingSecret: string; databaseUrl?: string; pgliteDir?: string; extra?: Record<string, string> }): Record<string, string> {
   return {
     PORT: '0',
+    METRICS_PORT: '0',
     SLACK_SIGNING_SECRET: opts.signingSecret,
     SLACK_BOT_TOKEN: opts.botToken,
     SLACK_API_URL: opts.slackApiUrl,
@@ -148,6 +151,7 @@ export async function startAppProcess(env: Record<string, string>, opts: StartAp
   listening = true;
   return {
     url: String(started.url),
+    metricsUrl: String(started.metricsUrl),
     pid: child.pid!,
     child,
     logs,

@@ -49,7 +49,7 @@ describe('GET /metrics', () => {
     await sendKudos(stack, 'U_EMP1');
     await eventually(async () => (await testDb.db.select().from(kudos)).find((r) => r.status === 'placed' && r.notifiedAt));
 
-    const { contentType, text, samples } = await scrape(stack.app.url);
+    const { contentType, text, samples } = await scrape(stack.app.metricsUrl!);
     expect(contentType).toContain('text/plain');
     expect(contentType).toContain('version=0.0.4');
     // The slash command and the view submission: both through the one Slack route, answered 200.
@@ -71,7 +71,7 @@ describe('GET /metrics', () => {
     await sendKudos(stack, 'U_EMP2');
     await eventually(async () => (await testDb.db.select().from(kudos)).find((r) => r.status === 'placed'));
 
-    const { samples } = await scrape(stack.app.url);
+    const { samples } = await scrape(stack.app.metricsUrl!);
     expect(sumOf(samples, 'kudos_rewards_api_errors_total', { endpoint: '/api/v1/orders/choice-cards', code: 'SERVICE_UNAVAILABLE' })).toBe(1);
     expect(sumOf(samples, 'kudos_rewards_api_calls_total', { endpoint: '/api/v1/orders/choice-cards', status: '503', code: 'SERVICE_UNAVAILABLE' })).toBe(1);
   });
@@ -86,7 +86,7 @@ describe('GET /metrics', () => {
     // Due for a minute without any worker to pick it up.
     await testDb.db.update(kudos).set({ nextAttemptAt: new Date(Date.now() - 60_000), createdAt: new Date(Date.now() - 60_000) }).where(eq(kudos.id, row!.id));
 
-    const { samples } = await scrape(stack.app.url);
+    const { samples } = await scrape(stack.app.metricsUrl!);
     expect(sumOf(samples, 'kudos_sends', { state: 'pending' })).toBe(1);
     expect(sumOf(samples, 'kudos_worker_queue_depth', { state: 'ready' })).toBe(1);
     expect(sumOf(samples, 'kudos_worker_queue_depth', { state: 'claimed' })).toBe(0);
@@ -95,7 +95,7 @@ describe('GET /metrics', () => {
 
   it('shows Slack notices waiting in the outbox, and how old the oldest one is', async () => {
     stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { enabled: false } } });
-    const before = await scrape(stack.app.url);
+    const before = await scrape(stack.app.metricsUrl!);
     expect(sumOf(before.samples, 'kudos_notices_unposted', {})).toBe(0);
     expect(sumOf(before.samples, 'kudos_notices_oldest_unposted_age_seconds')).toBe(0);
     // One notice being posted right now, one whose poster died two minutes ago, one posted, one given up.
@@ -106,7 +106,7 @@ describe('GET /metrics', () => {
       { kind: 'kudos.announcement', subject: 'c', channel: 'C_KUDOS', ts: '1.000001', postedAt: new Date() },
       { kind: 'kudos.announcement', subject: 'd', channel: 'C_KUDOS', failedAt: new Date(), error: 'channel_not_found' },
     ]);
-    const { samples } = await scrape(stack.app.url);
+    const { samples } = await scrape(stack.app.metricsUrl!);
     expect(sumOf(samples, 'kudos_notices_unposted', { state: 'posting' })).toBe(1);
     expect(sumOf(samples, 'kudos_notices_unposted', { state: 'stalled' })).toBe(1);
     expect(sumOf(samples, 'kudos_notices_oldest_unposted_age_seconds')).toBeGreaterThanOrEqual(119);

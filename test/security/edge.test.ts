@@ -64,6 +64,7 @@ describe('a listener that fails before its ack still answers the user (finding 1
     const broken = await startApp({
       config: { ...e2e.stack.config, slackApiUrl: 'http://127.0.0.1:9/api/' },
       port: 0,
+      metricsPort: 0,
       host: '127.0.0.1',
       db: e2e.db,
       logger: testLogger(),

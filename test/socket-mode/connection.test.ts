@@ -46,7 +46,7 @@ async function start(env: Record<string, string> = {}) {
     ...env,
   });
   const logger = createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line) as (typeof lines)[number]) });
-  app = await startApp({ config, port: 0, host: '127.0.0.1', db: testDb.db, logger, worker: { pollIntervalMs: 100 }, approvalsSweepMs: 0, socketMode: { retryDelaysMs: [0, 100, 250], failedRetryMs: 300 } });
+  app = await startApp({ config, port: 0, metricsPort: 0, host: '127.0.0.1', db: testDb.db, logger, worker: { pollIntervalMs: 100 }, approvalsSweepMs: 0, socketMode: { retryDelaysMs: [0, 100, 250], failedRetryMs: 300 } });
   return app;
 }
 
@@ -56,7 +56,7 @@ async function health() {
 }
 
 async function metric(name: string): Promise<number> {
-  const text = await (await fetch(`${app!.url}/metrics`)).text();
+  const text = await (await fetch(`${app!.metricsUrl}/metrics`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return Number(line?.split(' ')[1]);
 }

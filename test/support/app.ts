@@ -60,6 +60,7 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
     const app = await startApp({
       config,
       port: 0,
+      metricsPort: 0,
       host: '127.0.0.1',
       db: opts.db,
       logger: testLogger(),
