@@ -11,6 +11,7 @@ import { createApprovalService, type ApprovalService } from './domain/approvals.
 import { createSettingsStore, notifyChannelLookup, type SettingsStore, type WorkspaceRef } from './domain/settings.js';
 import { createDesignCatalog } from './domain/catalog.js';
 import { createFinanceService, type FinanceService } from './domain/finance.js';
+import { withSpendingLimits } from './domain/spending-limits.js';
 import type { SendPolicy } from './domain/send-policy.js';
 import { createWorker, type KudosWorker, type WorkerOptions } from './domain/worker.js';
 import { createHealthRoute } from './http/health-route.js';
@@ -208,7 +209,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     rewards,
     slack,
     catalog,
-    policy: opts.policy ?? approvals.policy,
+    policy: opts.policy ?? withSpendingLimits(approvals.policy, { db, now }),
     wakeWorker,
     listUsers,
     automations,

@@ -12,6 +12,7 @@ import { financeState, kudos, limitIncreaseRequests, type LimitIncreaseRequestRo
 import { RewardsApiError, toCents, type RewardsClient } from '../rewards/index.js';
 import { centsToDecimal, formatUsd } from './money.js';
 import { ensureFinanceState } from './low-balance.js';
+import type { SendPolicy } from './send-policy.js';
 import type { WorkspaceRef } from './settings.js';
 
 export interface KnownLimits {
@@ -176,4 +177,19 @@ export async function pendingLimitRequest(db: Database, ws: WorkspaceRef): Promi
     .orderBy(sql`${limitIncreaseRequests.createdAt} desc`)
     .limit(1);
   return row;
+}
+
+/**
+ * The send policy with the limit check in front: a send that would break a known limit is refused
+ * before anything is recorded or ordered, with the reason; anything else goes to `policy`.
+ */
+export function withSpendingLimits(policy: SendPolicy, deps: { db: Database; now(): Date }): SendPolicy {
+  return {
+    async route(draft) {
+      const check = await checkSendAgainstLimits(deps.db, { teamId: draft.teamId }, draft.totalCents, deps.now());
+      if (!check.ok) return { kind: 'refuse', message: check.message };
+      return policy.route(draft);
+    },
+    ...(policy.recheck ? { recheck: policy.recheck.bind(policy) } : {}),
+  };
 }

@@ -157,3 +157,16 @@ describe('limit-increase requests', () => {
     expect(JSON.stringify(done.blocks)).toContain('$8,000');
   });
 });
+
+describe('spending limits before ordering', () => {
+  it('a send that would break the known daily limit is refused inline with the reason; nothing is ordered', async () => {
+    const { rememberLimits } = await import('../../src/domain/spending-limits.js');
+    await rememberLimits(t.db, { teamId: 'T0KUDOS' }, { dailyCents: 10_000, monthlyCents: 100_000 }, 'test');
+    await t.stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
+    const view = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
+    const { sendModalValues } = await import('../support/app.js');
+    await t.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '60' }), 'U_MANAGER');
+    expect(Object.values(t.stack.sim.viewErrors(view.id)).join(' ')).toMatch(/daily spending limit of \$100: \$0 is used today, \$100 is left/);
+    expect((await t.stack.app.rewards.orders.list({ pageSize: 100 })).data).toHaveLength(0);
+  });
+});
