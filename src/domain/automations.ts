@@ -266,12 +266,18 @@ export async function upcomingCelebrations(db: Database, ws: Ws, now: Date): Pro
     .limit(100);
 }
 
-/** Skips a planned occurrence (never one already sent). True when it was skipped by this call. */
-export async function skipOccurrence(db: Database, ws: Ws, occurrenceId: string, actorUserId: string): Promise<boolean> {
+/**
+ * Skips a planned occurrence (never one already sent). True when it was skipped by this call. With
+ * `seriesSenderUserId`, only an occurrence of that sender's own series (a sender skipping one run).
+ */
+export async function skipOccurrence(db: Database, ws: Ws, occurrenceId: string, actorUserId: string, seriesSenderUserId?: string): Promise<boolean> {
+  const ownSeries = seriesSenderUserId
+    ? inArray(automationOccurrences.seriesId, db.select({ id: recurringSeries.id }).from(recurringSeries).where(and(eq(recurringSeries.teamId, ws.teamId), eq(recurringSeries.senderUserId, seriesSenderUserId))))
+    : undefined;
   const updated = await db
     .update(automationOccurrences)
     .set({ status: 'skipped', skippedBy: actorUserId, error: null, updatedAt: sql`now()` })
-    .where(and(eq(automationOccurrences.id, occurrenceId), eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.status, 'planned')))
+    .where(and(eq(automationOccurrences.id, occurrenceId), eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.status, 'planned'), ownSeries))
     .returning({ id: automationOccurrences.id });
   return updated.length === 1;
 }

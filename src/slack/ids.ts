@@ -159,3 +159,34 @@ export const Finance = {
     action: 'value',
   },
 } as const;
+
+/** `/kudos celebrations` and `/kudos recurring`: lists, rule and CSV modals, the recurring form. */
+export const Celebrations = {
+  actions: {
+    skip: 'celebration_skip',
+    editBirthday: 'celebration_rule_birthday',
+    editAnniversary: 'celebration_rule_anniversary',
+    uploadCsv: 'celebration_upload_csv',
+    optOut: 'celebration_opt_out',
+    noPublicPost: 'celebration_no_public_post',
+  },
+  ruleModal: {
+    callbackId: 'celebration_rule',
+    blocks: { enabled: 'rule_enabled', amount: 'rule_amount', design: 'rule_design', template: 'rule_template', sender: 'rule_sender', channel: 'rule_channel' },
+    actions: { enabled: 'enabled', amount: 'amount', design: 'design', template: 'template', sender: 'sender', channel: 'channel' },
+  },
+  csvModal: {
+    callbackId: 'celebration_csv',
+    blocks: { csv: 'csv_text' },
+    actions: { csv: 'csv' },
+  },
+} as const;
+
+export const Recurring = {
+  actions: { pause: 'recurring_pause', resume: 'recurring_resume', delete: 'recurring_delete', skip: 'recurring_skip', create: 'recurring_create' },
+  modal: {
+    callbackId: 'recurring_new',
+    blocks: { recipients: 'rec_recipients', design: 'rec_design', amount: 'rec_amount', message: 'rec_message', cadence: 'rec_cadence', weekday: 'rec_weekday', day: 'rec_day', time: 'rec_time' },
+    actions: { recipients: 'recipients', design: 'design', amount: 'amount', message: 'message', cadence: 'cadence', weekday: 'weekday', day: 'day', time: 'time' },
+  },
+} as const;

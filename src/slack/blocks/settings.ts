@@ -85,7 +85,7 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
   };
 }
 
-function input_(blockId: string, label: string, element: Record<string, unknown>, optional: boolean, hint?: string): Block {
+export function input_(blockId: string, label: string, element: Record<string, unknown>, optional: boolean, hint?: string): Block {
   return { type: 'input', block_id: blockId, optional, label: plain(label, 2000), element, ...(hint ? { hint: plain(hint, 2000) } : {}) } as unknown as Block;
 }
 

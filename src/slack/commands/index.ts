@@ -18,6 +18,7 @@ import { parseKudosCommand } from './parse.js';
 import { todayInCached } from './today.js';
 import { handleSettingsCommand } from './settings.js';
 import { handleAdminBalance, handleFinanceCommand, parseFinanceCommand } from './finance.js';
+import { handleCelebrationsCommand, handleRecurringCommand } from './automations.js';
 
 const BALANCE_TIMEOUT_MS = 2000;
 
@@ -38,6 +39,10 @@ export function register(app: App, deps: ListenerDeps): void {
         return ack(buildHelp(`I don't know "${parsed.word.replace(/[<>&]/g, '')}".`));
       case 'settings':
         return handleSettingsCommand(deps, { ack, command });
+      case 'celebrations':
+        return handleCelebrationsCommand(deps, { ack, command, arg: parsed.arg });
+      case 'recurring':
+        return handleRecurringCommand(deps, { ack, command, arg: parsed.arg });
       case 'balance': {
         // Both at once: the plain answer must still fit in the ack.
         const [admin, read] = await Promise.allSettled([deps.isAdmin(workspaceOf(command), command.user_id), deps.rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })]);

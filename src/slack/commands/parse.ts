@@ -3,6 +3,7 @@
 export type KudosCommand =
   | { kind: 'open'; userIds: string[]; amountDollars?: number; message?: string }
   | { kind: 'balance' | 'scheduled' | 'help' | 'settings' }
+  | { kind: 'celebrations' | 'recurring'; arg: string }
   | { kind: 'unknown'; word: string };
 
 const MENTION = /^<@([UW][A-Z0-9_]+)(?:\|[^>]*)?>/;
@@ -12,6 +13,7 @@ export function parseKudosCommand(text: string): KudosCommand {
   if (rest === '') return { kind: 'open', userIds: [] };
   const word = rest.split(/\s+/)[0]!.toLowerCase();
   if (word === 'balance' || word === 'scheduled' || word === 'help' || word === 'settings') return { kind: word };
+  if (word === 'celebrations' || word === 'recurring') return { kind: word, arg: rest.slice(word.length).trim() };
   if (!rest.startsWith('<@')) return { kind: 'unknown', word: rest.split(/\s+/)[0]! };
   const userIds: string[] = [];
   for (;;) {

@@ -15,6 +15,7 @@ import { register as registerApprovalViews } from './approval.js';
 import { registerResendViews } from './resend.js';
 import { register as registerSettingsViews } from './settings.js';
 import { register as registerFinanceViews } from './finance.js';
+import { register as registerAutomationViews } from './automations.js';
 
 /** Stay under Slack's 3 s: give up validating after this and ask the user to press Send again. */
 const SUBMIT_BUDGET_MS = 2300;
@@ -67,6 +68,7 @@ export function register(app: App, deps: ListenerDeps): void {
   registerApprovalViews(app, deps);
   registerSettingsViews(app, deps);
   registerFinanceViews(app, deps);
+  registerAutomationViews(app, deps);
   app.view(SendModal.callbackId, async ({ ack, body: raw, context }) => {
     const body = parseAtEdge(viewSubmission, raw, SendModal.callbackId);
     const view = body.view;

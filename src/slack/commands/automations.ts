@@ -1,0 +1,54 @@
+// `/kudos celebrations [optout|optin|private|public]` and `/kudos recurring [new]`: answered as
+// ephemeral messages (lists with buttons) or a modal; admins also see the rules and the next 30 days.
+import type { AckFn, RespondArguments } from '@slack/bolt';
+import type { SlashCommandPayload } from '../payloads.js';
+import { celebrationPreferenceOf, celebrationRulesOf, listSeries, setCelebrationPreference, upcomingCelebrations, upcomingOfSeries } from '../../domain/automations.js';
+import { buildCelebrationsMessage, buildRecurringList, buildRecurringModal } from '../blocks/automations.js';
+import type { SlackMessageContent } from '../blocks/messages.js';
+import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
+
+type Ws = { teamId: string; enterpriseId: string | null };
+
+export async function celebrationsMessage(deps: ListenerDeps, ws: Ws, userId: string, note?: string): Promise<SlackMessageContent> {
+  const [admin, prefs, user] = await Promise.all([deps.isAdmin(ws, userId), celebrationPreferenceOf(deps.db, ws, userId), deps.slack.userInfo(userId)]);
+  const now = deps.now();
+  const adminView = admin ? { rules: await celebrationRulesOf(deps.db, ws), upcoming: await upcomingCelebrations(deps.db, ws, now) } : undefined;
+  return buildCelebrationsMessage({ ...(adminView ? { admin: adminView } : {}), prefs, zone: user?.tz ?? 'UTC', ...(note ? { note } : {}) });
+}
+
+export async function recurringMessage(deps: ListenerDeps, ws: Ws, userId: string, note?: string): Promise<SlackMessageContent> {
+  const admin = await deps.isAdmin(ws, userId);
+  const now = deps.now();
+  const series = await listSeries(deps.db, ws, admin ? undefined : userId);
+  const items = await Promise.all(series.map(async (s) => ({ series: s, next: await upcomingOfSeries(deps.db, ws, s.id, now) })));
+  return buildRecurringList(items, { showSender: admin, ...(note ? { note } : {}) });
+}
+
+const PREFERENCE_WORDS: Record<string, { optOut?: boolean; noPublicPost?: boolean; note: string }> = {
+  optout: { optOut: true, note: 'You are opted out: no birthday or anniversary cards.' },
+  optin: { optOut: false, note: 'You are opted back in to birthday and anniversary cards.' },
+  private: { noPublicPost: true, note: 'Your celebrations will not be posted in a channel.' },
+  public: { noPublicPost: false, note: 'Your celebrations will be announced in the channel.' },
+};
+
+export async function handleCelebrationsCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommandPayload; arg: string }): Promise<void> {
+  const ws = workspaceOf(input.command);
+  const userId = input.command.user_id;
+  const change = PREFERENCE_WORDS[input.arg.toLowerCase()];
+  if (input.arg && !change) return input.ack({ text: `Use \`/kudos celebrations\`, or \`/kudos celebrations optout|optin|private|public\`.` });
+  if (change) await setCelebrationPreference(deps.db, ws, userId, change);
+  return input.ack(await celebrationsMessage(deps, ws, userId, change?.note));
+}
+
+export async function handleRecurringCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommandPayload; arg: string }): Promise<void> {
+  const ws = workspaceOf(input.command);
+  if (input.arg.toLowerCase() === 'new') {
+    await input.ack();
+    const designs = await deps.catalog.search('').catch(() => []);
+    await deps.slack.openView(input.command.trigger_id, buildRecurringModal({ designs }));
+    return;
+  }
+  if (input.arg) return input.ack({ text: 'Use `/kudos recurring` to see your recurring kudos, or `/kudos recurring new` to start one.' });
+  return input.ack(await recurringMessage(deps, ws, input.command.user_id));
+}

@@ -1,0 +1,93 @@
+// Submissions of the celebration rule modal, the CSV upload modal and the recurring form: read the
+// state with zod, check in the domain, errors inline (response_action: errors), else save.
+import type { App } from '@slack/bolt';
+import { z } from 'zod';
+import { createSeries, saveCelebrationRule } from '../../domain/automations.js';
+import { checkRuleForm, checkSeriesForm } from '../../domain/automation-forms.js';
+import { importCelebrationDates, parseCelebrationCsv } from '../../domain/celebration-csv.js';
+import { recordAudit } from '../../domain/audit.js';
+import { buildCsvReport } from '../blocks/automations.js';
+import type { ListenerDeps } from '../deps.js';
+import { workspaceOf } from '../deps.js';
+import { Celebrations, Recurring } from '../ids.js';
+
+const leaf = z
+  .object({
+    value: z.string().nullish(),
+    selected_users: z.array(z.string()).nullish(),
+    selected_user: z.string().nullish(),
+    selected_conversation: z.string().nullish(),
+    selected_time: z.string().nullish(),
+    selected_option: z.object({ value: z.string() }).nullish(),
+  })
+  .passthrough();
+const stateSchema = z.record(z.string(), z.record(z.string(), leaf));
+type Leaf = z.infer<typeof leaf>;
+
+function reader(raw: unknown) {
+  const parsed = stateSchema.safeParse(raw);
+  const values = parsed.success ? parsed.data : {};
+  return (block: string, action: string): Leaf => values[block]?.[action] ?? {};
+}
+
+const blockErrors = <F extends string>(errors: Partial<Record<F, string>>, blocks: Record<F, string>) =>
+  Object.fromEntries(Object.entries(errors).map(([field, message]) => [blocks[field as F], message as string]));
+
+export function register(app: App, deps: ListenerDeps): void {
+  app.view(Celebrations.ruleModal.callbackId, async ({ ack, body, view }) => {
+    const ws = workspaceOf(body as never);
+    const kind = view.private_metadata === 'anniversary' ? 'anniversary' : 'birthday';
+    if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [Celebrations.ruleModal.blocks.enabled]: 'Only Kudos admins can change celebrations.' } });
+    const { blocks: B, actions: A } = Celebrations.ruleModal;
+    const get = reader(view.state.values);
+    const checked = await checkRuleForm(deps.catalog, {
+      enabled: get(B.enabled, A.enabled).selected_option?.value === 'on',
+      amount: get(B.amount, A.amount).value ?? undefined,
+      productId: get(B.design, A.design).selected_option?.value,
+      template: get(B.template, A.template).value ?? undefined,
+      senderUserId: get(B.sender, A.sender).selected_user ?? undefined,
+      channelId: get(B.channel, A.channel).selected_conversation ?? undefined,
+    });
+    if (!checked.ok) return ack({ response_action: 'errors', errors: blockErrors(checked.errors, { amount: B.amount, design: B.design, template: B.template, sender: B.sender }) });
+    await saveCelebrationRule(deps.db, ws, kind, checked.value, body.user.id);
+    await recordAudit(deps.db, { ...ws, actorUserId: body.user.id, action: 'settings.changed', subjectType: 'celebration_rule', subjectId: kind, details: { ...checked.value } });
+    await ack();
+  });
+
+  app.view(Celebrations.csvModal.callbackId, async ({ ack, body, view }) => {
+    const ws = workspaceOf(body as never);
+    const block = Celebrations.csvModal.blocks.csv;
+    if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [block]: 'Only Kudos admins can upload dates.' } });
+    const text = reader(view.state.values)(block, Celebrations.csvModal.actions.csv).value ?? '';
+    const parsed = parseCelebrationCsv(text, deps.now().toISOString());
+    if (!parsed.ok) return ack({ response_action: 'errors', errors: { [block]: parsed.message } });
+    const report = await importCelebrationDates({ db: deps.db, listUsers: () => deps.listUsers() }, ws, parsed);
+    await ack({ response_action: 'update', view: buildCsvReport(report) as never });
+  });
+
+  app.view(Recurring.modal.callbackId, async ({ ack, body, view }) => {
+    const ws = workspaceOf(body as never);
+    const { blocks: B, actions: A } = Recurring.modal;
+    const get = reader(view.state.values);
+    const sender = await deps.slack.userInfo(body.user.id);
+    const checked = await checkSeriesForm(deps.catalog, {
+      senderUserId: body.user.id,
+      recipientUserIds: get(B.recipients, A.recipients).selected_users ?? [],
+      productId: get(B.design, A.design).selected_option?.value,
+      amount: get(B.amount, A.amount).value ?? undefined,
+      message: get(B.message, A.message).value ?? '',
+      cadence: get(B.cadence, A.cadence).selected_option?.value,
+      weekday: get(B.weekday, A.weekday).selected_option?.value,
+      day: get(B.day, A.day).value ?? undefined,
+      time: get(B.time, A.time).selected_time ?? undefined,
+      timezone: sender?.tz,
+    });
+    if (!checked.ok) {
+      return ack({ response_action: 'errors', errors: blockErrors(checked.errors, { recipients: B.recipients, amount: B.amount, design: B.design, cadence: B.cadence, weekday: B.weekday, day: B.day, time: B.time }) });
+    }
+    await createSeries(deps.db, { ...ws, senderUserId: body.user.id, ...checked.value, startsAt: deps.now() });
+    await ack();
+    // Plan its first runs now rather than at the next pass.
+    deps.automations.tick().catch((error: unknown) => deps.logger.warn('planning the new series failed', { error }));
+  });
+}

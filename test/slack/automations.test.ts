@@ -1,0 +1,109 @@
+// The celebrations and recurring kudos surface through real signed requests: `/kudos celebrations`,
+// its buttons and modals (rule, CSV upload with a report), opt-outs, `/kudos recurring` and its form.
+import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { automationOccurrences, celebrationDates, celebrationPreferences, celebrationRules, recurringSeries } from '../../src/db/schema/index.js';
+import { useAppPerTest } from '../support/app.js';
+
+const env = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0 } });
+
+const select = (value: string) => ({ type: 'static_select', selected_option: { text: { type: 'plain_text', text: value }, value } });
+
+async function lastAnswer(userId: string, channel = 'C_GENERAL') {
+  return env.stack.sim.waitFor(() => env.stack.sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === userId).at(-1));
+}
+
+describe('/kudos celebrations (admin)', () => {
+  it('uploads dates with a row-by-row report, sets the birthday rule (checked inline) and skips an upcoming one', async () => {
+    const { sim } = env.stack;
+    await sim.slashCommand('U_ADMIN', 'celebrations', 'C_GENERAL');
+    const overview = await lastAnswer('U_ADMIN');
+    expect(JSON.stringify(overview.blocks)).toContain('Birthdays*: not set up');
+
+    await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_upload_csv', 'U_ADMIN');
+    const csvModal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv'));
+    // A file without the header is refused whole, inline.
+    await sim.submitView(csvModal.id, { csv_text: { csv: { type: 'plain_text_input', value: 'eli@example.com,03-15,' } } }, 'U_ADMIN');
+    expect(sim.viewErrors(csvModal.id).csv_text).toMatch(/header/);
+    const csv = 'email,birthday,start_date\neli@example.com,12-10,\nnobody@example.com,12-11,\neli@example.com,12-12,\n';
+    await sim.submitView(csvModal.id, { csv_text: { csv: { type: 'plain_text_input', value: csv } } }, 'U_ADMIN');
+    const report = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv_report'));
+    const reportText = JSON.stringify(report.blocks);
+    expect(reportText).toContain('*1* person imported');
+    expect(reportText).toContain('line 3 (nobody@example.com): no Slack user in this workspace has this e-mail');
+    expect(reportText).toContain('line 4 (eli@example.com): duplicate of line 2');
+    expect(await env.db.select().from(celebrationDates)).toHaveLength(1);
+
+    await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_rule_birthday', 'U_ADMIN');
+    const ruleModal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_rule'));
+    const values = (amount: string) => ({
+      rule_enabled: { enabled: select('on') },
+      rule_amount: { amount: { type: 'number_input', value: amount } },
+      rule_design: { design: select('CC-BIRTHDAY') },
+      rule_sender: { sender: { type: 'users_select', selected_user: 'U_MANAGER' } },
+      rule_channel: { channel: { type: 'conversations_select', selected_conversation: 'C_KUDOS' } },
+    });
+    await sim.submitView(ruleModal.id, values('100000'), 'U_ADMIN');
+    expect(sim.viewErrors(ruleModal.id).rule_amount).toBeTruthy();
+    expect(await env.db.select().from(celebrationRules)).toHaveLength(0);
+    await sim.submitView(ruleModal.id, values('30'), 'U_ADMIN');
+    expect(sim.openViews('U_ADMIN').some((v) => v.id === ruleModal.id)).toBe(false);
+    const rules = await env.db.select().from(celebrationRules);
+    expect(rules).toMatchObject([{ kind: 'birthday', enabled: true, amountCents: 3000, productId: 'CC-BIRTHDAY', senderUserId: 'U_MANAGER', channelId: 'C_KUDOS' }]);
+
+    // Plan (the app's own clock: today) and show the next 30 days when the birthday is near.
+    const soon = new Date(Date.now() + 5 * 86_400_000);
+    const md = soon.toISOString().slice(5, 10);
+    await env.db.update(celebrationDates).set({ birthday: md });
+    await env.db.update(celebrationRules).set({ updatedAt: new Date(Date.now() - 86_400_000) });
+    await env.stack.app.automations.tick();
+    await sim.slashCommand('U_ADMIN', 'celebrations', 'C_GENERAL');
+    const withUpcoming = await sim.waitFor(() => sim.messages('C_GENERAL').filter((m) => m.ephemeral && JSON.stringify(m.blocks).includes('celebration_skip')).at(-1));
+    const [occ] = await env.db.select().from(automationOccurrences);
+    await sim.clickButton({ channel: 'C_GENERAL', ts: withUpcoming.ts }, `celebration_skip:${occ!.id}`, 'U_ADMIN');
+    await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => m.text.includes('Skipped') || JSON.stringify(m.blocks ?? []).includes('Skipped')));
+    const [after] = await env.db.select().from(automationOccurrences).where(eq(automationOccurrences.id, occ!.id));
+    expect(after).toMatchObject({ status: 'skipped', skippedBy: 'U_ADMIN' });
+  });
+
+  it('someone who is not an admin sees only their own choices, and opts out from the command', async () => {
+    const { sim } = env.stack;
+    await sim.slashCommand('U_EMP1', 'celebrations optout', 'C_GENERAL');
+    const answer = await lastAnswer('U_EMP1');
+    expect(JSON.stringify(answer.blocks)).toContain('You are opted out');
+    expect(JSON.stringify(answer.blocks)).not.toContain('celebration_rule_birthday');
+    expect(await env.db.select().from(celebrationPreferences)).toMatchObject([{ slackUserId: 'U_EMP1', optOut: true }]);
+    // The button opts back in.
+    await sim.clickButton({ channel: 'C_GENERAL', ts: answer.ts }, 'celebration_opt_out:in', 'U_EMP1');
+    await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => JSON.stringify(m.blocks ?? []).includes('opted back in')));
+    expect((await env.db.select().from(celebrationPreferences))[0]!.optOut).toBe(false);
+  });
+});
+
+describe('/kudos recurring', () => {
+  it('starts a weekly series from the form (checked inline), lists it and pauses it', async () => {
+    const { sim } = env.stack;
+    await sim.slashCommand('U_MANAGER', 'recurring new', 'C_GENERAL');
+    const modal = await sim.waitFor(() => sim.openViews('U_MANAGER').find((v) => v.callback_id === 'recurring_new'));
+    const values = (users: string[]) => ({
+      rec_recipients: { recipients: { type: 'multi_users_select', selected_users: users } },
+      rec_design: { design: select('CC-THANK-YOU') },
+      rec_amount: { amount: { type: 'number_input', value: '15' } },
+      rec_cadence: { cadence: select('weekly') },
+      rec_weekday: { weekday: select('5') },
+      rec_time: { time: { type: 'timepicker', selected_time: '16:00' } },
+    });
+    await sim.submitView(modal.id, values(['U_MANAGER']), 'U_MANAGER');
+    expect(sim.viewErrors(modal.id).rec_recipients).toMatch(/yourself/);
+    await sim.submitView(modal.id, values(['U_EMP1', 'U_EMP2']), 'U_MANAGER');
+    const rows = await env.db.select().from(recurringSeries);
+    expect(rows).toMatchObject([{ senderUserId: 'U_MANAGER', recipientUserIds: ['U_EMP1', 'U_EMP2'], amountCents: 1500, cadence: 'weekly', weekday: 5, timeOfDay: '16:00', timezone: 'America/New_York', status: 'active' }]);
+
+    await sim.slashCommand('U_MANAGER', 'recurring', 'C_GENERAL');
+    const list = await lastAnswer('U_MANAGER');
+    expect(JSON.stringify(list.blocks)).toContain('every Friday at 16:00 America/New_York');
+    await sim.clickButton({ channel: 'C_GENERAL', ts: list.ts }, `recurring_pause:${rows[0]!.id}`, 'U_MANAGER');
+    await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => JSON.stringify(m.blocks ?? []).includes('Series paused')));
+    expect((await env.db.select().from(recurringSeries))[0]!.status).toBe('paused');
+  });
+});
