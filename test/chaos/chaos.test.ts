@@ -29,6 +29,9 @@ describe('chaos', () => {
       expect(result.duplicateConfirmations).toBe(0);
       expect(result.missingConfirmations).toBe(0);
       expect(result.balanceMovedCents).toBe(result.expectedBalanceMoveCents);
+      expect(result.chargedCents).toBe(result.recordedCents);
+      expect(result.chargedButNotRecorded).toEqual([]);
+      expect(result.recordedButNotCharged).toEqual([]);
       expect(result.balanceMovedCents).toBe(300 * AMOUNT_CENTS);
       expect(result.failedWithoutNotice).toBe(0);
       expect(Object.keys(result.faultsInjected).sort()).toEqual(['delay:3000', 'drop', 'status:429', 'status:500', 'status:503']);

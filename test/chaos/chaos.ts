@@ -136,6 +136,13 @@ export interface ChaosResult {
   balanceMovedCents: number;
   expectedBalanceMoveCents: number;
   stuck: Array<{ id: string; status: string }>;
+  /** Cent for cent: the API's orders against the kudos recorded as placed. */
+  chargedCents: number;
+  recordedCents: number;
+  /** Kudos with an order in the API but recorded as not placed (failed, unknown...), and the reverse. */
+  chargedButNotRecorded: Array<{ id: string; status: string }>;
+  recordedButNotCharged: Array<{ id: string; status: string }>;
+  outcomeUnknown: number;
   failedWithoutNotice: number;
   faultsInjected: Record<string, number>;
   rewardsRequestsSeen: number;
@@ -442,7 +449,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
 
     // What must hold.
     const rows = await db.db.select().from(kudos);
-    const orders: Array<{ orderId: string; clientOrderId?: string; idempotencyKey?: string }> = [];
+    const orders: Array<{ orderId: string; clientOrderId?: string; idempotencyKey?: string; totalCost?: { amount: number | string } }> = [];
     for (let page = 1; ; page++) {
       const answer = await apiGet(emulator.url, `/api/v1/orders?page=${page}&pageSize=100`, apiToken);
       orders.push(...answer.data);
@@ -464,6 +471,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const balanceAfter = await apiGet(emulator.url, '/api/v1/balance', apiToken);
     const cents = (b: any) => Math.round(Number((b.availableBalance ?? b.data?.availableBalance).amount) * 100);
     const failedRows = rows.filter((r) => r.status === 'failed');
+    // Cent for cent: what the API charged (orders by key) against what the app recorded as placed.
+    const spent = (r: (typeof rows)[number]) => r.status === 'placed' || r.status === 'scheduled';
+    const chargedButNotRecorded = rows.filter((r) => !spent(r) && (ordersByKey.get(r.idempotencyKey) ?? 0) > 0).map((r) => ({ id: r.id, status: r.status }));
+    const recordedButNotCharged = rows.filter((r) => spent(r) && (ordersByKey.get(r.idempotencyKey) ?? 0) === 0).map((r) => ({ id: r.id, status: r.status }));
+    const chargedCents = orders.reduce((total, o) => total + Math.round(Number(o.totalCost?.amount ?? 0) * 100), 0);
+    const recordedCents = rows.filter(spent).reduce((total, r) => total + (r.costCents ?? r.totalCents), 0);
     const placedRows = rows.filter((r) => r.status === 'placed');
     const confirmations = placedRows.map((r) => countTold(r.id, /^Your kudos is on its way/));
 
@@ -585,6 +598,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       missingCompletionNotices: placedRows.filter((r) => !noticesByOrder.has(r.orderId ?? '')).length,
       duplicateConfirmations: confirmations.filter((c) => c > 1).length,
       missingConfirmations: confirmations.filter((c) => c === 0).length,
+      chargedCents,
+      recordedCents,
+      chargedButNotRecorded,
+      recordedButNotCharged,
+      outcomeUnknown: rows.filter((r) => r.status === 'unknown').length,
       balanceMovedCents: cents(balanceBefore) - cents(balanceAfter),
       expectedBalanceMoveCents: placedRows.reduce((sum, r) => sum + (r.costCents ?? r.totalCents), 0),
       stuck: rows.filter((r) => !(((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected')).map((r) => ({ id: r.id, status: r.status })),

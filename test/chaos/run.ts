@@ -25,6 +25,9 @@ export function problemsOf(r: ChaosResult, n: number): string[] {
   if (r.duplicateAnnouncements !== 0 || r.missingAnnouncements !== 0) problems.push(`announcements: ${r.duplicateAnnouncements} duplicates, ${r.missingAnnouncements} missing`);
   if (r.duplicateCompletionNotices !== 0 || r.missingCompletionNotices !== 0) problems.push(`completion notices: ${r.duplicateCompletionNotices} duplicates, ${r.missingCompletionNotices} missing`);
   if (r.duplicateConfirmations !== 0 || r.missingConfirmations !== 0) problems.push(`confirmations to senders: ${r.duplicateConfirmations} duplicates, ${r.missingConfirmations} missing`);
+  if (r.chargedCents !== r.recordedCents) problems.push(`orders charged ${r.chargedCents} cents, kudos recorded as placed ${r.recordedCents} cents`);
+  if (r.chargedButNotRecorded.length > 0) problems.push(`${r.chargedButNotRecorded.length} kudos charged but not recorded as placed: ${JSON.stringify(r.chargedButNotRecorded.slice(0, 5))}`);
+  if (r.recordedButNotCharged.length > 0) problems.push(`${r.recordedButNotCharged.length} kudos recorded as placed without an order: ${JSON.stringify(r.recordedButNotCharged.slice(0, 5))}`);
   if (r.balanceMovedCents !== r.expectedBalanceMoveCents) problems.push(`balance moved ${r.balanceMovedCents} cents, expected ${r.expectedBalanceMoveCents}`);
   if (r.crashes.length > 0) problems.push(`${r.crashes.length} instance(s) exited on their own: ${JSON.stringify(r.crashes.map((c) => ({ code: c.code, signal: c.signal, last: c.lastLines.slice(-3) })))}`);
   if (a) {
@@ -79,7 +82,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       log: (m) => console.error(m),
     });
     const problems = problemsOf(result, n);
-    console.log(JSON.stringify({ run, ...result, stuck: result.stuck.length, problems, notes: notesOf(result) }, null, 2));
+    console.log(JSON.stringify({ run, ...result, stuck: result.stuck.length, chargedButNotRecorded: result.chargedButNotRecorded.length, recordedButNotCharged: result.recordedButNotCharged.length, problems, notes: notesOf(result) }, null, 2));
     if (problems.length > 0) failedRuns++;
   }
   console.log(failedRuns === 0 ? `chaos: ${runs} run(s), everything held` : `chaos: ${failedRuns} of ${runs} run(s) broke an invariant`);
