@@ -300,3 +300,11 @@ export async function promoteFoundOrder(db: Database, id: string, orderId: strin
     .returning();
   return row;
 }
+
+/** The order was found CANCELED by reconciliation: the kudos is cancelled too (once; who did it is unknown). */
+export async function markCanceledOutside(db: Database, id: string): Promise<void> {
+  await db
+    .update(kudos)
+    .set({ status: 'canceled', orderStatus: 'CANCELED', canceledAt: sql`coalesce(${kudos.canceledAt}, now())`, updatedAt: sql`now()` })
+    .where(and(eq(kudos.id, id), inArray(kudos.status, ['scheduled', 'placed'])));
+}

@@ -13,7 +13,7 @@ import { rewardLinkRequests } from '../db/schema/index.js';
 import type { Order } from '../rewards/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import { getKudos, markOrderComplete, updateKudos } from './kudos-store.js';
+import { getKudos, markCanceledOutside, markOrderComplete, updateKudos } from './kudos-store.js';
 import { LINKS_PER_NOTICE, type DeliveryCounts, type NoticePresenter } from './notices.js';
 import { findNotification, postAllOnce, postOnce } from './notifications.js';
 import type { Messenger, PostedMessage } from './ports.js';
@@ -50,7 +50,11 @@ export async function handleOrderComplete(deps: CompletionDeps, check: OrderChec
 export async function handleOrderCanceled(deps: CompletionDeps, check: OrderCheckRow): Promise<void> {
   if (!check.kudosId) return;
   const row = await getKudos(deps.db, check.kudosId);
-  if (row && row.orderStatus !== 'CANCELED') await updateKudos(deps.db, row.id, { orderStatus: 'CANCELED' });
+  if (!row || (row.orderStatus === 'CANCELED' && row.status === 'canceled')) return;
+  // Cancelled outside Slack (the provider's portal), or our own cancel whose database write was lost:
+  // the kudos leaves the sender's spend and scheduled list too, not only the order status.
+  if (row.status === 'scheduled' || row.status === 'placed') await markCanceledOutside(deps.db, row.id);
+  else await updateKudos(deps.db, row.id, { orderStatus: 'CANCELED' });
 }
 
 function countsOf(order: Order, fallbackRecipients: number): DeliveryCounts {

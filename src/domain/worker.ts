@@ -16,6 +16,7 @@ import type { KudosRow } from '../db/schema/index.js';
 import { toCents, type RewardsClient } from '../rewards/index.js';
 import { claimBatch, claimPending, fenceOf, markNotified, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
 import { centsToDecimal } from './money.js';
+import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
 import type { NoticePresenter } from './notices.js';
 import { postAllOnce, resumeStalledNotices } from './notifications.js';
 import type { Messenger } from './ports.js';
@@ -223,6 +224,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
 
   async function place(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
     kudosLog.debug('placing order', { attempt: row.attempts, recipients: row.recipientCount, totalCents: row.totalCents, scheduled: Boolean(row.scheduledAt) });
+    if (row.scheduledAt && row.scheduledAt.getTime() - Date.now() < MIN_SCHEDULE_LEAD_MS) return missedLead(row, fence, signal, kudosLog);
     try {
       // Stored with the order below: a resumed row finds the same mappings (stored by Slack user).
       const recipients = await mapRecipients(row);
@@ -291,6 +293,21 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     }
     kudosLog.warn('no order was created with this key; the send failed', { attempts: row.attempts });
     return fail(row, fence, row.errorCode ?? 'NOT_CREATED', 'the Rewards API did not accept it after several tries.', kudosLog);
+  }
+
+  /**
+   * A scheduled send whose placing was delayed (retries, backoff) past the API's 10-minute lead: the
+   * API would refuse it. An earlier attempt may have booked it, so look first; otherwise it was not
+   * sent, and the sender is told why in plain words (not the API's validation error).
+   */
+  async function missedLead(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
+    if (row.attempts > 1) {
+      const found = await deps.rewards.orders.findByClientOrderId(row.idempotencyKey, { signal }).catch(() => 'unknown' as const);
+      if (found === 'unknown') return resolveUnknown(row, fence, signal, kudosLog);
+      if (found) return recordPlaced(row, fence, found, kudosLog);
+    }
+    kudosLog.warn('scheduled send could not be booked before the 10-minute cutoff', { scheduledAt: row.scheduledAt, attempts: row.attempts });
+    return fail(row, fence, 'SCHEDULE_TOO_LATE', 'the Rewards API could not be reached until less than 10 minutes before the time you chose, and scheduled sends must be booked at least 10 minutes ahead. Nothing was charged: send it again now.', kudosLog);
   }
 
   async function recordPlaced(row: KudosRow, fence: ClaimFence, order: { orderId: string; status: string; totalCost?: { amount: string; currency: string } | undefined }, kudosLog: Logger): Promise<KudosRow | undefined> {

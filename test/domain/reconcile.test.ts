@@ -48,4 +48,16 @@ describe('completion checks of sends scheduled far ahead', () => {
     expect(check.lastStatus).toBe('COMPLETE');
     await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos went out')), 15_000);
   });
+
+  it('an order cancelled outside Slack (the provider\'s portal) cancels the kudos too: it leaves the scheduled list and the spend', async () => {
+    const at = new Date(Date.now() + 2 * DAY_S * 1000);
+    const zone = 'America/New_York';
+    await submitSendForm(stack, testDb.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }));
+    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
+    await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === row.orderId));
+    await stack.app.rewards.orders.cancel(row.orderId!);
+    await testDb.db.update(orderChecks).set({ nextCheckAt: sql`now()` }).where(eq(orderChecks.orderId, row.orderId!));
+    const canceled = await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]?.status === 'canceled');
+    expect(canceled).toBe(true);
+  });
 });

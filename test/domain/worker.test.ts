@@ -148,3 +148,17 @@ describe('an order whose answer was lost', () => {
     expect(senderOutcomes()).toMatchObject({ confirmed: 0, failed: 1 });
   });
 });
+
+describe('a scheduled send placed late', () => {
+  it('past the 10-minute lead (placing slipped by retries): failed with a plain reason, nothing ordered', async () => {
+    await stack.startAnotherApp({ worker: { maxAttempts: 1 } });
+    const at = new Date(Date.now() + 5 * 60_000);
+    const local = `${at.toISOString().slice(0, 19)}+00:00`;
+    const [row] = await testDb.db.insert(kudos).values(pendingRow({ scheduledAt: at, scheduleLocal: local, scheduleTimezone: 'UTC' })).returning();
+    const told = await toldRow(row!.id);
+    expect(told.status).toBe('failed');
+    expect(told.errorCode).toBe('SCHEDULE_TOO_LATE');
+    expect(await ordersFor(row!.idempotencyKey)).toHaveLength(0);
+    expect(senderOutcomes().texts.find((t) => t.includes('could not be sent'))).toContain('at least 10 minutes ahead');
+  });
+});
