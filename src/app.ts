@@ -21,7 +21,7 @@ import { createMetrics, type AppMetrics } from './observability/metrics.js';
 import { createMetricsRoute } from './observability/metrics-route.js';
 import { SlackReceiver } from './http/slack-receiver.js';
 import { createWebhooksRoute } from './http/webhooks-route.js';
-import { createBackgroundProcessing, type BackgroundProcessingOptions } from './webhooks/processing.js';
+import { createBackgroundProcessing, type BackgroundProcessing, type BackgroundProcessingOptions } from './webhooks/processing.js';
 import { createRewardsClient, type RewardsClient } from './rewards/index.js';
 import type { ListenerDeps } from './slack/deps.js';
 import { createDirectWebApi } from './slack/direct-web-api.js';
@@ -83,6 +83,8 @@ export interface RunningApp {
   metricsUrl: string | undefined;
   /** Prometheus metrics of this instance (GET /metrics on metricsUrl). */
   metrics: AppMetrics;
+  /** Background processing: webhook events, completion checks, the order poller. */
+  background: BackgroundProcessing;
   /** The Socket Mode connection, when SLACK_APP_TOKEN is set. */
   socket: SocketModeConnection | undefined;
   /** Stops accepting requests, finishes or releases in-flight work, closes the database (if ours). */
@@ -160,7 +162,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   // a workspace is seen), and are read for the workspace at hand on every request and notice.
   const settings = createSettingsStore({ db, config });
   const notifyChannelOf = notifyChannelLookup(settings, identity.homeWorkspace);
-  const background = createBackgroundProcessing({ db, rewards, chat: slack, present: presentNotice, notifyChannelOf, logger }, opts.webhooks);
+  const background = createBackgroundProcessing({ db, rewards, chat: slack, present: presentNotice, notifyChannelOf, logger, webhooks: config.rewardsWebhooks }, opts.webhooks);
   const listUsers = createUserLister(slackClient);
   const finance = createFinanceService({ db, rewards, settings, notifier: createFinanceNotifier({ db, slack, settings, listUsers, logger }), logger, now });
   const worker = createWorker(
@@ -278,6 +280,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     finance,
     metrics,
     socket,
+    background,
     close() {
       closing ??= (async () => {
         const httpClosed = Promise.all([http.close(3000), metricsHttp?.close(1000)]);

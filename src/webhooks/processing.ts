@@ -3,7 +3,9 @@
 //   - the completion checker: due order_checks -> GET the order -> notices (concurrency 2);
 //   - a sweep every 30 s: checks for placed kudos that have none (crash safety net) and reward-link
 //     requests left pending;
-//   - the retention cleanup, hourly: processed events older than 8 days are deleted.
+//   - the retention cleanup, hourly: processed events older than 8 days are deleted;
+//   - with REWARDS_WEBHOOKS=off, the order poller (order-poller.ts) stands in for order.created.
+// Every background call to the Rewards API waits for the poll budget (poll-budget.ts).
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
 import type { NotifyChannelOf } from '../domain/settings.js';
@@ -17,6 +19,8 @@ import type { NoticePresenter } from '../domain/notices.js';
 import type { Messenger } from '../domain/ports.js';
 import { deleteExpiredEvents } from './event-store.js';
 import { createPollingLoop } from './loop.js';
+import { createOrderPoller, type OrderPoller, type OrderPollerOptions } from './order-poller.js';
+import { createPollBudget, type PollBudgetOptions } from './poll-budget.js';
 import { orderCreatedProcessor } from './order-created.js';
 import { processEventBatch, type EventProcessor } from './processor.js';
 
@@ -31,6 +35,10 @@ export interface BackgroundProcessingOptions {
   checkConcurrency?: number;
   sweepIntervalMs?: number;
   cleanupIntervalMs?: number;
+  /** The order poller's pace (REWARDS_WEBHOOKS=off). */
+  polling?: OrderPollerOptions;
+  /** The poll budget's figures (tests, benchmarks). */
+  budget?: Omit<PollBudgetOptions, 'rateLimit'>;
 }
 
 export interface BackgroundProcessingDeps {
@@ -41,6 +49,8 @@ export interface BackgroundProcessingDeps {
   /** Announcement channel of a workspace, from its settings at the time of the notice. */
   notifyChannelOf: NotifyChannelOf;
   logger: Logger;
+  /** `off`: order outcomes by polling only (REWARDS_WEBHOOKS). Default on. */
+  webhooks?: 'on' | 'off';
 }
 
 export interface BackgroundProcessing {
@@ -52,6 +62,8 @@ export interface BackgroundProcessing {
   /** A reward-link request was recorded: create its order(s) now, in the background. */
   placeRewardLinks(requestId: string): void;
   stop(graceMs?: number): Promise<void>;
+  /** The order poller (tests poll on demand). */
+  poller: OrderPoller;
 }
 
 export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts: BackgroundProcessingOptions = {}): BackgroundProcessing {
@@ -63,6 +75,11 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
   const inFlight = new Set<Promise<unknown>>();
   const controller = new AbortController();
   const timers: NodeJS.Timeout[] = [];
+  const budget = createPollBudget({ rateLimit: () => deps.rewards.rateLimit(), ...opts.budget });
+  // With webhooks off the poller is how orders placed elsewhere are learned; with webhooks on it is
+  // the safety net for a lost order.created, at a slower pace.
+  const pollerPace = deps.webhooks === 'off' ? opts.polling : { activeMs: 60_000, idleMaxMs: 15 * 60_000, firstDelayMs: 60_000, ...opts.polling };
+  const poller = createOrderPoller({ db: deps.db, rewards: deps.rewards, budget, logger: log, onStored: () => events.wake() }, pollerPace);
 
   const events = createPollingLoop({
     name: 'webhook event processor',
@@ -79,6 +96,7 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     step: async (signal) => {
       const check = await claimDueCheck(deps.db, id, 120_000);
       if (!check) return false;
+      await budget.take(signal);
       await runOrderCheck({ ...deps, logger: log }, check, { delaysMs: delays, signal });
       return true;
     },
@@ -117,12 +135,15 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
       timers.push(setInterval(() => void track(cleanup()), opts.cleanupIntervalMs ?? 3600_000));
       for (const timer of timers) timer.unref();
       void track(cleanup());
-      log.info('webhook and notification processing started');
+      poller.start();
+      log.info('webhook and notification processing started', { orderOutcomes: deps.webhooks === 'off' ? 'polling' : 'webhooks, polling as the safety net' });
     },
     wakeEvents: () => events.wake(),
     async orderPlaced(row) {
       await scheduleKudosCheck(deps.db, row, firstCheckDelayMs);
+      poller.wake();
     },
+    poller,
     placeRewardLinks(requestId) {
       void track(
         placeRewardLinkRequest({ ...deps, logger: log }, requestId, { firstCheckDelayMs, signal: controller.signal })
@@ -133,7 +154,7 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     async stop(graceMs = 5000) {
       for (const timer of timers) clearInterval(timer);
       timers.length = 0;
-      await Promise.all([events.stop(graceMs), checks.stop(graceMs)]);
+      await Promise.all([events.stop(graceMs), checks.stop(graceMs), poller.stop()]);
       controller.abort();
       await Promise.allSettled([...inFlight]);
     },
