@@ -52,7 +52,15 @@ async function control(emulatorUrl: string, path: string, body: unknown): Promis
 
 export async function startAppStack(
   db: BenchDatabase,
-  opts: { extraUsers: number; env?: Record<string, string>; nodeArgs?: string[]; /** Instead of the build, e.g. `src/main.ts` (through tsx). */ script?: string },
+  opts: {
+    extraUsers: number;
+    env?: Record<string, string>;
+    nodeArgs?: string[];
+    /** Instead of the build, e.g. `src/main.ts` (through tsx). */
+    script?: string;
+    /** The app also holds a Socket Mode connection to the simulator (SLACK_APP_TOKEN beside the signing secret). */
+    socketMode?: boolean;
+  },
 ): Promise<AppStack> {
   // The real API allows 1000 requests per 10 s; the benchmark measures the app, not that limit
   // (docs/operations.md discusses what it means for throughput), so the emulator's is lifted.
@@ -60,17 +68,18 @@ export async function startAppStack(
   await control(emulator.url, '/balance', { amount: 10_000_000, environment: 'production' });
   await control(emulator.url, '/limits', { dailyLimitUsd: 10_000_000, monthlyLimitUsd: 100_000_000, environment: 'production' });
   const proxy = await startRewardsProxy(emulator.url);
-  const sim = await startSlackSimulator({ signingSecret: BENCH_SIGNING_SECRET, workspace: benchWorkspace(opts.extraUsers) });
+  const sim = await startSlackSimulator({ signingSecret: BENCH_SIGNING_SECRET, workspace: benchWorkspace(opts.extraUsers), socketMode: opts.socketMode ?? false });
   const env = appEnv({
     emulatorUrl: proxy.url,
     slackApiUrl: sim.apiUrl,
     botToken: sim.botToken,
     signingSecret: BENCH_SIGNING_SECRET,
     ...(db.env.DATABASE_URL ? { databaseUrl: db.env.DATABASE_URL } : { pgliteDir: db.env.PGLITE_DIR! }),
-    extra: { KUDOS_NOTIFY_CHANNEL: NOTIFY_CHANNEL, ...opts.env },
+    extra: { KUDOS_NOTIFY_CHANNEL: NOTIFY_CHANNEL, ...(opts.socketMode ? { SLACK_APP_TOKEN: sim.socketMode.appToken } : {}), ...opts.env },
   });
   const app = await startAppProcess(env, { quietAfterStart: true, ...(opts.nodeArgs ? { nodeArgs: opts.nodeArgs } : {}), ...(opts.script ? { script: opts.script } : {}) });
   sim.setAppUrl(app.url);
+  if (opts.socketMode) await sim.socketMode.waitForConnections(1, 30_000);
   return {
     emulator,
     proxy,

@@ -4,12 +4,15 @@ import { benchApp } from './app.js';
 import { benchClientOverhead } from './client-overhead.js';
 import { benchIdleMemory } from './idle-memory.js';
 import { printTable, writeResults, type BenchRow } from './report.js';
+import { benchSocketAck } from './socket-ack.js';
 import { benchWebhookIngestion } from './webhook-ingestion.js';
 
 const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
   { name: 'client overhead', run: benchClientOverhead },
   // Slash command ack, send throughput, pickup latency and memory, per database (bench/app.ts).
   { name: 'app: slash ack, send throughput, memory', run: benchApp },
+  // The same ack path over Socket Mode beside HTTP, one app (bench/socket-ack.ts).
+  { name: 'socket mode ack', run: benchSocketAck },
   { name: 'webhook ingestion', run: benchWebhookIngestion },
   // Idle RSS of `npm start` beside the former `tsx src/main.ts` (bench/idle-memory.ts).
   { name: 'idle memory', run: benchIdleMemory },

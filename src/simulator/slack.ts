@@ -67,6 +67,8 @@ export interface SimulatorSocketMode {
   revokeAppToken(): void;
   /** Writes any message to the first open connection (unknown types, repeated envelope ids). */
   sendRaw(message: Record<string, unknown>): void;
+  /** Switches how the driver reaches the app (benchmarks compare both against one app). */
+  setTransport(transport: 'http' | 'socket'): void;
 }
 
 export interface SlackSimulator {
@@ -180,12 +182,13 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
     baseWsUrl: () => baseUrl.replace(/^http/, 'ws'),
     onChange: () => state.changed(),
   });
+  let overSocket = opts.socketMode ?? false;
   const driver = new SlackDriver(state, {
     signingSecret: opts.signingSecret,
     appUrl: () => appUrl,
     simulatorUrl: () => baseUrl,
     command: opts.command ?? '/kudos',
-    socket: () => (opts.socketMode ? socketServer : undefined),
+    socket: () => (overSocket ? socketServer : undefined),
   });
 
   const server = createServer((req, res) => {
@@ -300,6 +303,9 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
       enableLink: () => socketServer.enableLink(),
       revokeAppToken: () => socketServer.revokeAppToken(),
       sendRaw: (message) => socketServer.sendRaw(message),
+      setTransport: (transport) => {
+        overSocket = transport === 'socket';
+      },
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
