@@ -27,7 +27,7 @@ async function placeOrderElsewhere(emulator: TestEmulator, email: string) {
 }
 
 async function rewardsCalls(stack: TestStack): Promise<number> {
-  const text = await (await fetch(`${stack.app.url}/metrics`)).text();
+  const text = await (await fetch(`${stack.app.metricsUrl!}/metrics`)).text();
   return text
     .split('\n')
     .filter((line) => line.startsWith('kudos_rewards_api_calls_total{'))
