@@ -155,8 +155,9 @@ export function buildHelp(prefix?: string): SlackMessageContent {
     `*${COMMAND} ledger [YYYY-MM] [csv]* — the month's balance movements, reconciled with Kudos orders; \`csv\` sends them by DM (admins)`,
     `*${COMMAND} celebrations* — birthdays and anniversaries: opt out (\`optout\`, \`optin\`) or of public posts (\`private\`, \`public\`); admins: rules, CSV upload, the next 30 days with Skip`,
     `*${COMMAND} recurring* / *${COMMAND} recurring new* — your recurring kudos (pause, resume, delete, skip one), or start one`,
+    `*${COMMAND} stats [month]* — this month's leaderboard (counts); *stats optout* to stay off it`,
     `*${COMMAND} help* — this help`,
   ];
   const body = lines.join('\n');
-  return { text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, celebrations, recurring, help`, blocks: [...(prefix ? [section(prefix)] : []), section(body)] };
+  return { text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, celebrations, recurring, stats, help`, blocks: [...(prefix ? [section(prefix)] : []), section(body)] };
 }

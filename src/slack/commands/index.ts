@@ -17,6 +17,7 @@ import { handleAuditCommand, parseAuditCommand } from './audit.js';
 import { parseKudosCommand } from './parse.js';
 import { todayInCached } from './today.js';
 import { handleSettingsCommand } from './settings.js';
+import { handleStatsCommand, parseStatsCommand } from './stats.js';
 import { handleAdminBalance, handleFinanceCommand, parseFinanceCommand } from './finance.js';
 import { handleCelebrationsCommand, handleRecurringCommand } from './automations.js';
 
@@ -28,6 +29,8 @@ export function register(app: App, deps: ListenerDeps): void {
     if (isLinksCommand(command.text)) return handleLinksCommand(ack, command, deps);
     const audit = parseAuditCommand(command.text);
     if (audit) return handleAuditCommand(deps, { ack, command, csv: audit.csv });
+    const stats = parseStatsCommand(command.text);
+    if (stats) return handleStatsCommand(deps, { ack, command, stats });
     const finance = parseFinanceCommand(command.text);
     if (finance) return handleFinanceCommand(deps, finance, { ack, command, respond });
     const parsed = parseKudosCommand(command.text);

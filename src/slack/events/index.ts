@@ -2,6 +2,7 @@
 // app_home_opened publishes the Home tab (src/slack/home-publisher.ts keeps it current afterwards).
 import type { App } from '@slack/bolt';
 import { syncChangedSlackUser } from '../../domain/recipients.js';
+import { plusOneReaction, recordPlusOne, removePlusOne } from '../../domain/stats.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { toSlackUser } from '../gateway.js';
@@ -16,6 +17,23 @@ export function register(app: App, deps: ListenerDeps): void {
     const enterpriseId = body.enterprise_id ?? null;
     const result = await syncChangedSlackUser({ db: deps.db, rewards: deps.rewards }, { teamId, enterpriseId }, user);
     if (result === 'updated') deps.logger.info('recipient e-mail updated from Slack profile', { user: user.id });
+  });
+
+  // "+1" on an announcement with the workspace's reaction (default :gift:): counted, no money moves.
+  app.event('reaction_added', async ({ event, body }) => {
+    const item = event.item as { type?: string; channel?: string; ts?: string };
+    if (item.type !== 'message' || !item.channel || !item.ts) return;
+    const ws = workspaceOf(body as never);
+    if (event.reaction !== (await plusOneReaction(deps.db, ws.teamId))) return;
+    await recordPlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user, reaction: event.reaction });
+  });
+
+  app.event('reaction_removed', async ({ event, body }) => {
+    const item = event.item as { type?: string; channel?: string; ts?: string };
+    if (item.type !== 'message' || !item.channel || !item.ts) return;
+    const ws = workspaceOf(body as never);
+    if (event.reaction !== (await plusOneReaction(deps.db, ws.teamId))) return;
+    await removePlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user });
   });
 
   app.event('app_home_opened', async ({ body: raw }) => {
