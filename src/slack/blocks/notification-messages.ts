@@ -56,7 +56,8 @@ export function buildBounceDm(b: BouncedRecipientRow): SlackMessageContent {
     },
     context(`Order \`${escapeMrkdwn(b.orderId)}\``),
   ];
-  return { text: `The card for ${b.name || b.email} bounced (${b.email}).`, blocks };
+  // The top-level text is rendered too (notifications, some clients): escaped like the blocks.
+  return { text: `The card for ${escapeMrkdwn(b.name || b.email)} bounced (${escapeMrkdwn(b.email)}).`, blocks };
 }
 
 /** The bounce DM once resent: no button any more. */
