@@ -11,7 +11,7 @@ const cache = new WeakMap<Database, Map<string, unknown>>();
 /** The statement `name` of `db`, built by `build` the first time it is asked for. */
 export function prepared<T>(db: Database, name: string, build: (db: Database) => T): T {
   let statements = cache.get(db);
-  if (!statements) cache.set(db, (statements = new Map()));
+  if (!statements) cache.set(db, (statements = new Map<string, unknown>()));
   let statement = statements.get(name) as T | undefined;
   if (statement === undefined) {
     statement = build(db);

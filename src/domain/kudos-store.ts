@@ -1,7 +1,7 @@
 // Database operations on kudos rows. The worker's claim uses FOR UPDATE SKIP LOCKED plus a lease
 // (claimed_until) so that several app instances on one PostgreSQL never place the same row twice,
 // and a row whose lease expired (its process died) is resumed by anyone, with the same key.
-import { and, asc, desc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schema/index.js';

@@ -120,7 +120,7 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
 
 /** Lists compare as sets (order in a multi-select is not a change); everything else by value. */
 function normalised(value: unknown): unknown {
-  if (Array.isArray(value)) return value.length === 0 ? null : [...value].sort();
+  if (Array.isArray(value)) return value.length === 0 ? null : [...(value as unknown[])].sort();
   return value ?? null;
 }
 

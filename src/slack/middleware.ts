@@ -30,7 +30,7 @@ export function dropRedeliveredEvents(receipts: EventReceipts, logger: Logger): 
 export function ackUnanswered(socket: { gate: { wasAcknowledged(envelopeId: string): boolean } }): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     await args.next();
-    const envelopeId = args.context.socketEnvelopeId;
+    const envelopeId: unknown = args.context.socketEnvelopeId;
     const ack = (args as { ack?: (response?: unknown) => Promise<void> }).ack;
     if (typeof envelopeId === 'string' && ack && !socket.gate.wasAcknowledged(envelopeId)) await ack();
   };

@@ -469,7 +469,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const told = new Map(rows.map((r) => [r.id, dmsOf(r.senderUserId).map((m) => m.text)]));
     const countTold = (id: string, pattern: RegExp) => (told.get(id) ?? []).filter((t) => pattern.test(t)).length;
     const balanceAfter = await apiGet(emulator.url, '/api/v1/balance', apiToken);
-    const cents = (b: any) => Math.round(Number((b.availableBalance ?? b.data?.availableBalance).amount) * 100);
+    const cents = (b: any) => Math.round(Number((b.availableBalance ?? b.data?.availableBalance)?.amount) * 100);
     const failedRows = rows.filter((r) => r.status === 'failed');
     // Cent for cent: what the API charged (orders by key) against what the app recorded as placed.
     const spent = (r: (typeof rows)[number]) => r.status === 'placed' || r.status === 'scheduled';

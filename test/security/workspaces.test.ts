@@ -12,7 +12,6 @@ import {
   postSignedCommand,
   postSignedPayload,
   sendModalValues,
-  startTestStack,
   submitSendForm,
   useAppPerTest,
 } from '../support/app.js';

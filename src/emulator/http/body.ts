@@ -8,7 +8,7 @@ export async function readRawBody(c: Context, limitBytes: number): Promise<strin
   if (declared > limitBytes) throw tooLarge(limitBytes);
   const stream = c.req.raw.body;
   if (!stream) return '';
-  const reader = stream.getReader();
+  const reader = (stream as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {

@@ -107,25 +107,27 @@ const LABELS: Record<SettingsField, string> = {
 /** A settings value for people: channels and users as Slack references, money in dollars. */
 export function describeSettingValue(field: SettingsField, value: unknown): string {
   if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return 'none';
+  // A setting is a string, a number or a list of ids (settings schema).
+  const shown = value as string | number;
   switch (field) {
     case 'notifyChannel':
     case 'approvalChannel':
     case 'adminChannel':
-      return /^[CGD][A-Z0-9_]+$/.test(String(value)) ? `<#${String(value)}>` : escapeMrkdwn(String(value));
+      return /^[CGD][A-Z0-9_]+$/.test(String(shown)) ? `<#${String(shown)}>` : escapeMrkdwn(String(shown));
     case 'approverUserIds':
     case 'adminUserIds':
       return (value as string[]).map(mentionUser).join(', ');
     case 'approverUsergroupId':
-      return `user group ${escapeMrkdwn(String(value))}`; // not a <!subteam^…> mention: that would ping the group
+      return `user group ${escapeMrkdwn(String(shown))}`; // not a <!subteam^…> mention: that would ping the group
     case 'approvalThresholdCents':
     case 'monthlyBudgetCents':
     case 'defaultAmountCents':
     case 'lowBalanceThresholdCents':
       return formatUsd(Number(value));
     case 'approvalExpiryHours':
-      return `${String(value)} h`;
+      return `${String(shown)} h`;
     default:
-      return escapeMrkdwn(String(value));
+      return escapeMrkdwn(String(shown));
   }
 }
 

@@ -46,6 +46,7 @@ export async function startStub(handler: Handler, options: StubOptions = {}): Pr
   const requests: RecordedRequest[] = [];
   let tokens = 0;
   const sockets = new Set<import('node:net').Socket>();
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a test server: a throw here fails the test that waits on it
   const server = createServer(async (incoming, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of incoming) chunks.push(chunk as Buffer);
