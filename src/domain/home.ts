@@ -1,7 +1,7 @@
 // What a person's App Home shows, as plain data read from the database (src/slack/blocks/home.ts
 // renders it). Every list is one page of a bounded size plus its total, so a workspace with
 // thousands of kudos still gives a small, bounded view. Roles come from the caller.
-import { and, count, desc, eq, gt, gte, inArray, isNull, ne, notInArray, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, gte, inArray, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { bouncedRecipients, healthWarnings, homeVisits, kudos, type HealthWarningRow, type HomePages, type HomeVisitRow, type KudosRow } from '../db/schema/index.js';
 import { isCancellable } from './cancel.js';

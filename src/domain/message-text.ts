@@ -16,6 +16,7 @@ export function characterCount(text: string): number {
 }
 
 // C0 and C1 controls except tab, line feed and carriage return (a multi-line message is fine).
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/u;
 // Bidi embeddings, overrides, isolates and marks; zero-width space, word joiner, BOM, Mongolian vowel separator.
 const INVISIBLE = /[\u061C\u200B\u200E\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u180E]/u;
