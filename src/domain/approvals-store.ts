@@ -239,7 +239,7 @@ export async function findReopenable(db: Database): Promise<ApprovalCase[]> {
  */
 export async function reopenAfterFailure(db: Database, failed: ApprovalCase, expiresAt: Date): Promise<ApprovalCase | undefined> {
   return db.transaction(async (tx) => {
-    await recordFailedOrders(tx, failed.kudos.id);
+    await recordFailedOrders(tx, { teamId: failed.kudos.teamId, kudosId: failed.kudos.id });
     const [k] = await tx
       .update(kudos)
       .set({ status: 'awaiting_approval', idempotencyKey: sql`gen_random_uuid()`, attempts: 0, claimedUntil: null, claimedBy: null, orderId: null, updatedAt: sql`now()` })

@@ -234,7 +234,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       }
     };
     await step('order audit', async () => {
-      report.auditedOrders = await recordOrderEvents(deps.db);
+      report.auditedOrders = await recordOrderEvents(deps.db, 'all-workspaces');
     });
     await step('reopen', async () => {
       for (const failed of await findReopenable(deps.db)) {

@@ -38,11 +38,19 @@ export async function recordAudit(
 const ORDER_AUDIT_LOCK = 726_173_002;
 
 /**
+ * Which kudos rows a copy looks at: one workspace's (a request from that workspace), or every
+ * workspace's (only the periodic sweep, which acts for no workspace and writes each row under its own).
+ */
+export type OrderEventsScope = { teamId: string } | 'all-workspaces';
+
+/**
  * Copies order outcomes (placed/scheduled, failed) from kudos rows into the trail, each once. Only rows
  * changed in the last 30 days are looked at, so the periodic copy stays cheap as history grows.
  */
-export async function recordOrderEvents(db: Database): Promise<number> {
+export async function recordOrderEvents(db: Database, scope: OrderEventsScope): Promise<number> {
+  const inScope = scope === 'all-workspaces' ? sql`` : sql`and k.team_id = ${scope.teamId}`;
   return db.transaction(async (tx) => {
+    // One lock for every scope: a workspace's copy and the sweep's must not both insert the same row.
     await tx.execute(sql`select pg_advisory_xact_lock(${ORDER_AUDIT_LOCK})`);
     const placed = await tx.execute(sql`
       insert into audit_events (team_id, enterprise_id, actor_user_id, action, subject_type, subject_id, details, created_at)
@@ -53,10 +61,11 @@ export async function recordOrderEvents(db: Database): Promise<number> {
       from kudos k
       where k.order_id is not null
         and k.updated_at > now() - interval '30 days'
+        ${inScope}
         and not exists (select 1 from audit_events a
-                        where a.subject_type = 'kudos' and a.subject_id = k.id::text and a.action = 'kudos.order_placed')
+                        where a.team_id = k.team_id and a.subject_type = 'kudos' and a.subject_id = k.id::text and a.action = 'kudos.order_placed')
       returning id`);
-    const failed = await recordFailedOrders(tx);
+    const failed = await recordFailedOrders(tx, scope === 'all-workspaces' ? scope : { teamId: scope.teamId });
     return rowCount(placed) + rowCount(failed);
   });
 }
@@ -65,7 +74,13 @@ export async function recordOrderEvents(db: Database): Promise<number> {
  * Copies refused orders into the trail, once per idempotency key: all recent ones, or one send's
  * (before it is re-opened with a fresh key, which would hide the failure from the periodic copy).
  */
-export async function recordFailedOrders(tx: Pick<Database, 'execute'>, kudosId?: string) {
+export async function recordFailedOrders(tx: Pick<Database, 'execute'>, scope: OrderEventsScope | { teamId: string; kudosId: string }) {
+  const inScope =
+    scope === 'all-workspaces'
+      ? sql``
+      : 'kudosId' in scope
+        ? sql`and k.team_id = ${scope.teamId} and k.id = ${scope.kudosId}`
+        : sql`and k.team_id = ${scope.teamId}`;
   return tx.execute(sql`
       insert into audit_events (team_id, enterprise_id, actor_user_id, action, subject_type, subject_id, details, created_at)
       select k.team_id, k.enterprise_id, k.sender_user_id, 'kudos.order_failed', 'kudos', k.id::text,
@@ -75,9 +90,9 @@ export async function recordFailedOrders(tx: Pick<Database, 'execute'>, kudosId?
       from kudos k
       where k.status = 'failed'
         and k.updated_at > now() - interval '30 days'
-        ${kudosId ? sql`and k.id = ${kudosId}` : sql``}
+        ${inScope}
         and not exists (select 1 from audit_events a
-                        where a.subject_type = 'kudos' and a.subject_id = k.id::text and a.action = 'kudos.order_failed'
+                        where a.team_id = k.team_id and a.subject_type = 'kudos' and a.subject_id = k.id::text and a.action = 'kudos.order_failed'
                           and a.details->>'idempotencyKey' = k.idempotency_key::text)
       returning id`);
 }

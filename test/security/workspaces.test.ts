@@ -1,9 +1,9 @@
 // Workspaces are kept apart (security issue, findings 1 and 2): settings, admins and approvers are
 // read for the workspace of each request; a request of another workspace changes nothing here.
 // Every request below is a real signed request into the app.
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { kudos, workspaceSettings } from '../../src/db/schema/index.js';
+import { auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
 import {
   blockActionPayload,
@@ -15,6 +15,7 @@ import {
   submitSendForm,
   useAppPerTest,
 } from '../support/app.js';
+import { pendingKudosValues } from '../support/kudos-row.js';
 
 const HOME = { teamId: 'T0KUDOS' };
 const OTHER_TEAM = 'T_OTHER';
@@ -78,5 +79,34 @@ describe('approvals are decided only in their own workspace', () => {
     const [after] = await e2e.db.select().from(kudos).where(eq(kudos.id, row.id));
     expect(after!.status).toBe('awaiting_approval');
     expect(e2e.stack.sim.openViews('U_APPROVER')).toHaveLength(0);
+  });
+});
+
+describe('the audit trail is per workspace', () => {
+  it("/kudos audit copies and lists only its own workspace's orders, never another's", async () => {
+    const placed = { status: 'sent' as const, orderStatus: 'COMPLETED', costCents: 1000, costCurrency: 'USD', placedAt: new Date() };
+    const [home] = await e2e.db.insert(kudos).values(pendingKudosValues({ ...placed, orderId: 'ord-home', senderUserId: 'U_MANAGER' })).returning();
+    const [foreign] = await e2e.db
+      .insert(kudos)
+      .values(pendingKudosValues({ ...placed, teamId: OTHER_TEAM, orderId: 'ord-foreign', senderUserId: 'U_STRANGER' }))
+      .returning();
+    const [foreignFailed] = await e2e.db
+      .insert(kudos)
+      .values(pendingKudosValues({ status: 'failed', teamId: OTHER_TEAM, errorCode: 'INSUFFICIENT_FUNDS', errorMessage: 'Balance too low', senderUserId: 'U_STRANGER' }))
+      .returning();
+
+    const answer = await postSignedCommand(e2e.stack.app.url, commandFields('U_ADMIN', 'audit', HOME.teamId));
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain(home!.id.slice(0, 8));
+    expect(answer.text).not.toContain(foreign!.id.slice(0, 8));
+    expect(answer.text).not.toContain(foreignFailed!.id.slice(0, 8));
+
+    // The other workspace's orders were not even read: its trail is untouched until it asks.
+    expect(await e2e.db.select().from(auditEvents).where(eq(auditEvents.teamId, OTHER_TEAM))).toEqual([]);
+    const homeRows = await e2e.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.teamId, HOME.teamId), eq(auditEvents.action, 'kudos.order_placed')));
+    expect(homeRows.map((r) => r.subjectId)).toEqual([home!.id]);
   });
 });

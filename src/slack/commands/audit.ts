@@ -28,7 +28,7 @@ export async function handleAuditCommand(
     return ack({ text: ':no_entry: Only Kudos admins can see the audit trail.' });
   }
   // Order outcomes are copied in lazily; make the listing current.
-  await recordOrderEvents(deps.db).catch((error: unknown) => deps.logger.warn('copying order events into the audit trail failed', { error }));
+  await recordOrderEvents(deps.db, { teamId: ws.teamId }).catch((error: unknown) => deps.logger.warn('copying order events into the audit trail failed', { error }));
   if (!input.csv) {
     const rows = await listAudit(deps.db, { teamId: ws.teamId, limit: AUDIT_LIST_ROWS });
     return ack(buildAuditList(rows, { limit: AUDIT_LIST_ROWS }));
