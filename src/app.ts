@@ -164,7 +164,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const notifyChannelOf = notifyChannelLookup(settings, identity.homeWorkspace);
   const background = createBackgroundProcessing({ db, rewards, chat: slack, present: presentNotice, notifyChannelOf, logger, webhooks: config.rewardsWebhooks }, opts.webhooks);
   const listUsers = createUserLister(slackClient);
-  const finance = createFinanceService({ db, rewards, settings, notifier: createFinanceNotifier({ db, slack, settings, listUsers, logger }), logger, now });
+  const finance = createFinanceService({ db, rewards, settings, notifier: createFinanceNotifier({ db, slack, settings, listUsers, logger }), logger, now, webhooks: config.rewardsWebhooks });
   const worker = createWorker(
     {
       db,

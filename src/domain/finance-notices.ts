@@ -23,6 +23,8 @@ export type FinanceNotice =
       balanceCents: number | undefined;
       currency: string;
     }
+  /** Orders open past the silence threshold and no Rewards webhook meanwhile (webhook-silence.ts). */
+  | { kind: 'webhooks_silent'; openOrders: number; oldestOpenSince: Date; lastWebhookAt: Date | null }
   /** A top-up waiting for a second admin: the approval buttons. */
   | { kind: 'top_up_request'; request: TopUpRequestRow }
   /** The outcome of a top-up request, to the requester. */

@@ -1,6 +1,7 @@
 // The money side for admins in one service: the low-balance monitor, top-up settlement and the
 // overview that `/kudos balance` (admins) and App Home show. A periodic sweep (every instance; each
-// step is claim-safe) checks balances and settles top-ups the ledger shows completed.
+// step is claim-safe) checks balances, settles top-ups the ledger shows completed and, with webhooks
+// on, warns admins when Rewards webhooks stop arriving (webhook-silence.ts).
 import { inArray } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
@@ -9,6 +10,7 @@ import { toCents, type RewardsClient } from '../rewards/index.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { createLowBalanceMonitor, type LowBalanceMonitor } from './low-balance.js';
 import type { SettingsStore, WorkspaceRef } from './settings.js';
+import { checkWebhookSilence } from './webhook-silence.js';
 import { knownLimits, limitUsage, pendingLimitRequest, type KnownLimits, type LimitUsage } from './spending-limits.js';
 import { isKnownSandbox, openTopUps, settleTopUps, type TopUpDeps } from './top-ups.js';
 
@@ -19,6 +21,8 @@ export interface FinanceDeps {
   notifier: FinanceNotifier;
   logger: Logger;
   now(): Date;
+  /** REWARDS_WEBHOOKS: with 'on' the sweep also warns admins when webhooks stop arriving. Default 'off'. */
+  webhooks?: 'on' | 'off';
 }
 
 export interface FinanceOverviewData {
@@ -53,6 +57,7 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
 
   async function sweepOnce(): Promise<void> {
     await lowBalance.sweep().catch((error: unknown) => log.warn('low balance sweep failed', { error }));
+    await checkWebhookSilence({ ...deps, webhooks: deps.webhooks ?? 'off', logger: log }).catch((error: unknown) => log.warn('webhook silence check failed', { error }));
     const open = await deps.db
       .selectDistinct({ teamId: topUpRequests.teamId, enterpriseId: topUpRequests.enterpriseId })
       .from(topUpRequests)

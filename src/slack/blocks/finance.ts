@@ -21,6 +21,8 @@ export function renderFinanceNotice(notice: FinanceNotice): SlackMessageContent 
       return buildLowBalanceAlert(notice);
     case 'insufficient_funds':
       return buildInsufficientFundsAlert(notice);
+    case 'webhooks_silent':
+      return buildWebhooksSilentAlert(notice);
     case 'top_up_request':
       return buildTopUpRequestMessage(notice.request);
     case 'top_up_outcome':
@@ -39,6 +41,18 @@ export function buildLowBalanceAlert(n: Extract<FinanceNotice, { kind: 'low_bala
       section(`Spent in the last 30 days: *${spend}*\nDays left: *${days}*`),
       { type: 'actions', block_id: `${Finance.blockPrefix}low_balance`, elements: [topUpButton()] } as unknown as Block,
       context('One alert per crossing: the next comes after the balance has been back above the threshold. `/kudos balance` shows it now.'),
+    ],
+  };
+}
+
+export function buildWebhooksSilentAlert(n: Extract<FinanceNotice, { kind: 'webhooks_silent' }>): SlackMessageContent {
+  const last = n.lastWebhookAt ? `the last one arrived ${formatUtc(n.lastWebhookAt)}` : 'none has arrived yet';
+  const orders = `${n.openOrders} order${n.openOrders === 1 ? ' has' : 's have'} been open since ${formatUtc(n.oldestOpenSince)}`;
+  return {
+    text: `Rewards webhooks are not arriving: ${orders} and ${last}. Outcomes come from polling meanwhile.`,
+    blocks: [
+      section(`:warning: *Rewards webhooks are not arriving*\n${orders} and no webhook came in that time (${last}). Order outcomes come from polling the API meanwhile, more slowly.`),
+      context('Check the webhook registration and the public URL in front of `/webhooks/rewards`. One alert per episode: the warning on App Home clears when a webhook arrives.'),
     ],
   };
 }

@@ -184,7 +184,7 @@ function warningText(w: HealthWarningRow): string {
         ? `:warning: Kudos couldn’t post in <#${escapeMrkdwn(w.subject)}>: the channel was not found (deleted, or private without the app). Pick another one in *Settings*. (${seen})`
         : `:warning: Kudos couldn’t post in <#${escapeMrkdwn(w.subject)}> (\`${escapeMrkdwn(w.error)}\`). Invite the app there with \`/invite @kudos\`, or pick another channel in *Settings*. (${seen})`;
     case 'webhooks.silent':
-      return `:warning: No Rewards webhooks have arrived although orders were placed. Check the webhook registration. (${seen})`;
+      return `:warning: No Rewards webhooks have arrived although orders are open; outcomes come from polling meanwhile. Check the webhook registration. (${seen})`;
     default:
       return `:warning: ${escapeMrkdwn(w.kind)}: \`${escapeMrkdwn(w.error)}\` (${seen})`;
   }
