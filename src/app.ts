@@ -127,8 +127,11 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   if (socket) metrics.setSlackSocketState(socket.state);
   const receiver = socket?.receiver ?? httpReceiver;
   if (!receiver) throw new Error('no way for Slack to reach the app: set SLACK_SIGNING_SECRET or SLACK_APP_TOKEN');
+  // One logger for Bolt and every WebClient (each would otherwise pick its own, some writing to the console).
+  const slackLogger = boltLogger(logger.child({ part: 'bolt' }));
   const clientOptions = {
     slackApiUrl: config.slackApiUrl,
+    logger: slackLogger,
     // Fail fast rather than hold a request past Slack's 3 s; the worker retries on its own schedule.
     retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
     timeout: 5000,
@@ -144,7 +147,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     receiver,
     // Nothing reads context.conversation: skip the conversation-store middleware (it builds an Error per event).
     convoStore: false,
-    logger: boltLogger(logger.child({ part: 'bolt' })),
+    logger: slackLogger,
     clientOptions,
   });
   // In Socket Mode the HTTP receiver, when there is one, serves the same Bolt app.
@@ -303,14 +306,24 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   };
 }
 
+/**
+ * The Web API client's debug lines that carry whole request and response bodies: message text, which
+ * for the `/kudos links` DM is reward links (gift cards). Only which line it was is kept.
+ */
+const WEB_API_BODY_LINE = /^(http request (?:body|result|headers)):/;
+
 function boltLogger(log: Logger): BoltLogger {
   let level = LogLevel.WARN;
   const join = (msgs: unknown[]) => msgs.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  const withoutBody = (line: string) => {
+    const body = WEB_API_BODY_LINE.exec(line);
+    return body ? `${body[1]}: [omitted]` : line;
+  };
   return {
-    debug: (...msgs) => log.debug(join(msgs)),
-    info: (...msgs) => log.info(join(msgs)),
-    warn: (...msgs) => log.warn(join(msgs)),
-    error: (...msgs) => log.error(join(msgs)),
+    debug: (...msgs) => log.debug(withoutBody(join(msgs))),
+    info: (...msgs) => log.info(withoutBody(join(msgs))),
+    warn: (...msgs) => log.warn(withoutBody(join(msgs))),
+    error: (...msgs) => log.error(withoutBody(join(msgs))),
     setLevel: (l) => {
       level = l;
     },

@@ -11,7 +11,12 @@
 // out, resumeStalledNotices looks for the message by its metadata (conversations.history or
 // .replies) and posts only if Slack does not have it. Slack refusing a post (ok:false) means nothing
 // was posted: the row is given up (resumed) or removed so that the caller may retry (inline).
-import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+//
+// The stored message is only needed until the notice is posted (or given up). A notice whose text is
+// a secret (reward links: bearer gift cards) has it erased at that moment; the row keeps its kind and
+// subject (the order id and part), which exactly-once needs. Every other message is erased after
+// NOTICE_RETENTION_DAYS by expireNoticeMessages (the hourly cleanup).
+import { and, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { notifications, type NotificationRow } from '../db/schema/index.js';
@@ -49,6 +54,19 @@ export const NOTICE_LEASE_MS = 60_000;
 
 /** Slack's clock and ours may differ a little: look this much before the attempt. */
 const CLOCK_MARGIN_MS = 2 * 60_000;
+
+/** The `/kudos links` DM (subject: `ORDER_ID#PART`): its text is reward links, which are gift cards. */
+export const REWARD_LINKS_NOTICE_KIND = 'reward_links.delivered';
+
+/** Kinds whose message is erased as soon as it is posted or given up. */
+const SECRET_KINDS = [REWARD_LINKS_NOTICE_KIND];
+const isSecretKind = sql`kind in (${sql.join(
+  SECRET_KINDS.map((kind) => sql`${kind}`),
+  sql`, `,
+)})`;
+
+/** How long a posted (or given-up) notice keeps its message. */
+export const NOTICE_RETENTION_DAYS = 7;
 
 const lease = (ms: number) => sql`now() + ${`${Math.ceil(ms / 1000)} seconds`}::interval`;
 
@@ -143,7 +161,8 @@ async function markPosted(db: Database, posted: Array<{ id: string } & PostedMes
     sql`, `,
   );
   await db.execute(sql`
-    update notifications as n set channel = v.channel, ts = v.ts, posted_at = now(), claimed_until = null
+    update notifications as n set channel = v.channel, ts = v.ts, posted_at = now(), claimed_until = null,
+      message = case when ${isSecretKind} then null else n.message end
     from (values ${values}) as v(id, channel, ts)
     where n.id = v.id`);
 }
@@ -223,7 +242,24 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
 }
 
 async function giveUp(db: Database, id: string, error: string): Promise<void> {
-  await db.update(notifications).set({ failedAt: sql`now()`, error, claimedUntil: null }).where(eq(notifications.id, id));
+  await db
+    .update(notifications)
+    .set({ failedAt: sql`now()`, error, claimedUntil: null, message: sql`case when ${isSecretKind} then null else ${notifications.message} end` })
+    .where(eq(notifications.id, id));
+}
+
+/**
+ * Erases the message of notices posted or given up more than `retentionDays` ago (the row stays: it
+ * is what keeps a notice from being posted twice, and where it went is threaded under). Returns how many.
+ */
+export async function expireNoticeMessages(db: Database, retentionDays = NOTICE_RETENTION_DAYS): Promise<number> {
+  const cutoff = sql`now() - ${`${retentionDays} days`}::interval`;
+  const expired = await db
+    .update(notifications)
+    .set({ message: null })
+    .where(and(isNotNull(notifications.message), or(lt(notifications.postedAt, cutoff), lt(notifications.failedAt, cutoff))))
+    .returning({ id: notifications.id });
+  return expired.length;
 }
 
 export async function findNotification(db: Database, kind: string, subject: string): Promise<NotificationRow | undefined> {

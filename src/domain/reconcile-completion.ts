@@ -15,7 +15,7 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { getKudos, markCanceledOutside, markOrderComplete, updateKudos } from './kudos-store.js';
 import { LINKS_PER_NOTICE, type DeliveryCounts, type NoticePresenter } from './notices.js';
-import { findNotification, postAllOnce, postOnce } from './notifications.js';
+import { findNotification, postAllOnce, postOnce, REWARD_LINKS_NOTICE_KIND } from './notifications.js';
 import type { Messenger, PostedMessage } from './ports.js';
 import { notifyBounces } from './resend-bounces.js';
 import type { NotifyChannelOf } from './settings.js';
@@ -110,7 +110,7 @@ async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order
   for (let index = 0; index < parts; index++) {
     const chunk = links.slice(index * LINKS_PER_NOTICE, (index + 1) * LINKS_PER_NOTICE);
     // Links are gift cards: they go to the requester's DM only, never to a channel.
-    await postOnce(deps, { kind: 'reward_links.delivered', subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId }, {
+    await postOnce(deps, { kind: REWARD_LINKS_NOTICE_KIND, subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId }, {
       to: { userId: request.requesterUserId },
       message: deps.present({ type: 'reward_links.ready', request, orderId: order.orderId, links: chunk, part: { index, count: parts } }),
     });

@@ -3,7 +3,8 @@
 //   - the completion checker: due order_checks -> GET the order -> notices (concurrency 2);
 //   - a sweep every 30 s: checks for placed kudos that have none (crash safety net) and reward-link
 //     requests left pending;
-//   - the retention cleanup, hourly: processed events older than 8 days are deleted;
+//   - the retention cleanup, hourly: processed events older than 8 days are deleted, and the messages
+//     of notices posted more than 7 days ago erased;
 //   - with REWARDS_WEBHOOKS=off, the order poller (order-poller.ts) stands in for order.created.
 // Every background call to the Rewards API waits for the poll budget (poll-budget.ts).
 // Everything is claimed in the database, so several instances and restarts are safe.
@@ -13,6 +14,7 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
 import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, runOrderCheck, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
+import { expireNoticeMessages } from '../domain/notifications.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
 import type { RewardsClient } from '../rewards/index.js';
 import type { NoticePresenter } from '../domain/notices.js';
@@ -124,6 +126,12 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
       if (deleted > 0) log.info('deleted expired webhook events', { deleted });
     } catch (error) {
       log.error('webhook event cleanup failed', { error });
+    }
+    try {
+      const erased = await expireNoticeMessages(deps.db);
+      if (erased > 0) log.info('erased the messages of old notices', { erased });
+    } catch (error) {
+      log.error('notice retention cleanup failed', { error });
     }
   }
 

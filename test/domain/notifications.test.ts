@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { createLogger } from '../../src/config/logger.js';
 import { notifications } from '../../src/db/schema/index.js';
-import { postOnce, resumeStalledNotices, type NoticeDeps } from '../../src/domain/notifications.js';
+import { expireNoticeMessages, postOnce, resumeStalledNotices, REWARD_LINKS_NOTICE_KIND, type NoticeDeps } from '../../src/domain/notifications.js';
 import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
 import { startSlackSimulator } from '../../src/simulator/slack.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
@@ -140,5 +140,44 @@ describe('resumeStalledNotices', () => {
     const rows = await testDb.db.select().from(notifications).where(eq(notifications.kind, 'k'));
     expect(rows.map((r) => [r.subject, r.error])).toEqual(expect.arrayContaining([['refused', 'channel_not_found'], ['old', expect.stringContaining('older version')]]));
     expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0 });
+  });
+});
+
+describe('what the outbox keeps of a message', () => {
+  const linksDm = { to: { userId: 'U_ADMIN' }, message: { text: 'Your reward links are ready:\nhttps://rewards.example/redeem/SECRET1' } };
+
+  it('erases a reward-links DM once posted, inline or on resume, and still posts it exactly once', async () => {
+    await postOnce(deps(), { kind: REWARD_LINKS_NOTICE_KIND, subject: 'LO-1#0' }, linksDm);
+    await postOnce(deps(answerLost()), { kind: REWARD_LINKS_NOTICE_KIND, subject: 'LO-2#0' }, linksDm).catch(() => undefined);
+    await expireLeases();
+    expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 1 });
+    await postOnce(deps(), { kind: REWARD_LINKS_NOTICE_KIND, subject: 'LO-1#0' }, linksDm);
+
+    const dm = await gateway.openDirectChannel('U_ADMIN');
+    expect(sim.messages(dm).filter((m) => m.text.includes('SECRET1'))).toHaveLength(2);
+    const rows = await testDb.db.select().from(notifications);
+    expect(rows.map((r) => ({ subject: r.subject, message: r.message, posted: r.postedAt !== null }))).toEqual(
+      expect.arrayContaining([
+        { subject: 'LO-1#0', message: null, posted: true },
+        { subject: 'LO-2#0', message: null, posted: true },
+      ]),
+    );
+    // Other notices keep their message until the retention runs out.
+    await postOnce(deps(), { kind: 'order.completed', subject: 'OR-1' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-1 complete' } });
+    expect((await testDb.db.select().from(notifications).where(eq(notifications.subject, 'OR-1')))[0]?.message).toEqual({ text: 'Order OR-1 complete' });
+  });
+
+  it('erases the messages of notices posted or given up more than 7 days ago, and nothing else', async () => {
+    const message = { text: 'kept for now' };
+    await testDb.db.insert(notifications).values([
+      { kind: 'order.completed', subject: 'OLD', channel: 'C_KUDOS', message, postedAt: sql`now() - interval '8 days'` },
+      { kind: 'order.completed', subject: 'OLD-FAILED', channel: 'C_KUDOS', message, failedAt: sql`now() - interval '8 days'` },
+      { kind: 'order.completed', subject: 'RECENT', channel: 'C_KUDOS', message, postedAt: sql`now() - interval '6 days'` },
+      // Not posted yet, however old: still needed to post it.
+      { kind: 'order.completed', subject: 'UNPOSTED', channel: 'C_KUDOS', message, createdAt: sql`now() - interval '30 days'` },
+    ]);
+    expect(await expireNoticeMessages(testDb.db)).toBe(2);
+    const rows = await testDb.db.select().from(notifications);
+    expect(Object.fromEntries(rows.map((r) => [r.subject, r.message]))).toEqual({ OLD: null, 'OLD-FAILED': null, RECENT: message, UNPOSTED: message });
   });
 });
