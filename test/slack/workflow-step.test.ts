@@ -85,7 +85,7 @@ describe('the Send kudos workflow step', () => {
     await env.emulator.setBalance(0);
     const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10, design: 'CC-THANK-YOU' });
     expect(done.state).toBe('failed');
-    expect(done.error).toMatch(/balance/);
+    expect(done.error).toMatch(/not have enough money/);
     expect((await env.stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(0);
   });
 
