@@ -87,3 +87,19 @@ describe('Block Kit builders', () => {
     expect(JSON.stringify(buildGroupOptions([{ id: 'S1', handle: 'team', name: 'Team' }], [{ groupId: 'G1', groupName: 'Sales', memberCount: 3 }]))).toContain('book:G1');
   });
 });
+
+describe('a hostile message in the announcement (security finding 10)', () => {
+  it('a message of 1000 `<` is shown whole, inert, in sections that each fit', () => {
+    const message = buildAnnouncement(row({ message: '<'.repeat(1000) }));
+    const texts = message.blocks!.slice(1).map((b) => (b as { text: { text: string } }).text.text);
+    for (const text of texts) {
+      expect(text.length).toBeLessThanOrEqual(3000);
+      expect(text).toMatch(/^>(&lt;)+$/);
+    }
+    expect(texts.join('').replace(/>/g, '')).toBe('&lt;'.repeat(1000));
+  });
+
+  it('the send form says how long a message may be', () => {
+    expect(JSON.stringify(buildSendModal({ timezone: 'UTC', today: '2027-01-01', metadata: {} }))).toContain('Up to 1000 characters');
+  });
+});

@@ -2,19 +2,19 @@
 // modal, and the notices the sender gets. Pure functions of the stored rows.
 import type { ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
 import type { ApprovalCase } from '../../domain/approvals-store.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
 import type { ApproversAsked } from '../../domain/notices.js';
 import { formatScheduled, formatUtc } from '../../domain/schedule.js';
 import { Approval } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
 import { recipientList } from './messages.js';
-import { clip, context, plain, section, type Block } from './text.js';
+import { context, plain, section, type Block } from './text.js';
 
 type ApprovalView = ApprovalCase;
 
 function quote(message: string): string {
-  return escapeMrkdwn(clip(message, 2500))
+  return escapeAndClip(message, 2500)
     .split('\n')
     .map((line) => `>${line}`)
     .join('\n');

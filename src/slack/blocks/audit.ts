@@ -1,6 +1,6 @@
 // The audit trail as an ephemeral list (recent rows) and as CSV in direct-message code blocks.
 import type { AuditEventRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser, truncate } from '../../domain/escape.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUtc } from '../../domain/schedule.js';
 import type { SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
@@ -17,7 +17,7 @@ function detailsText(details: Record<string, unknown>): string {
   const text = Object.entries(details)
     .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join('; ');
-  return escapeMrkdwn(truncate(text, 400));
+  return escapeAndClip(text, 400);
 }
 
 export function buildAuditList(rows: AuditEventRow[], opts: { limit: number }): SlackMessageContent {

@@ -2,7 +2,7 @@
 // limit-increase modals, the balance overview, the ledger. Pure functions of plain values.
 import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
 import type { FinanceOverviewData } from '../../domain/finance.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import type { FinanceNotice } from '../../domain/finance-notices.js';
 import type { LedgerTotals, Movement, Reconciliation } from '../../domain/ledger.js';
 import { centsToDecimal, formatUsd } from '../../domain/money.js';
@@ -11,7 +11,7 @@ import { describeStatus } from '../../domain/top-ups.js';
 import { Finance } from '../ids.js';
 import { formatUtc } from '../../domain/schedule.js';
 import type { SlackMessageContent } from './messages.js';
-import { clip, context, plain, section, type Block } from './text.js';
+import { context, plain, section, type Block } from './text.js';
 
 const topUpButton = (label = 'Request a top-up') => ({ type: 'button' as const, action_id: Finance.actions.openTopUp, text: plain(label, 75), value: 'open' });
 
@@ -69,7 +69,7 @@ export function buildInsufficientFundsAlert(n: Extract<FinanceNotice, { kind: 'i
 }
 
 function billingLine(b: BillingDetails): string {
-  return escapeMrkdwn(clip(`${b.companyName} · ${b.billingAddress}, ${b.zipCode} ${b.city}, ${b.state}, ${b.country} · EIN ${b.ein}`, 500));
+  return escapeAndClip(`${b.companyName} · ${b.billingAddress}, ${b.zipCode} ${b.city}, ${b.state}, ${b.country} · EIN ${b.ein}`, 500);
 }
 
 /** The request as admins see it: open (buttons) or decided (outcome). */
@@ -77,7 +77,7 @@ export function buildTopUpRequestMessage(r: TopUpRequestRow): SlackMessageConten
   const blocks: Block[] = [
     section(`:bank: *Top-up request*\n${mentionUser(r.requesterUserId)} asks for an ACH top-up of *${formatUsd(r.amountCents)}*.`),
   ];
-  if (r.note.trim() !== '') blocks.push(section(`>${escapeMrkdwn(clip(r.note, 1000)).replace(/\n/g, '\n>')}`));
+  if (r.note.trim() !== '') blocks.push(section(`>${escapeAndClip(r.note, 1000).replace(/\n/g, '\n>')}`));
   blocks.push(context(`Billing: ${billingLine(r.billing)} · asked ${formatUtc(r.createdAt)}`));
   if (r.status === 'awaiting_approval') {
     blocks.push({

@@ -3,13 +3,13 @@
 // (Approve / Reject); admins the balance, this month's spend, settings, the audit export and health
 // warnings. Each list is one page with Newer / Older buttons, so the view stays under Slack's 100 blocks.
 import type { HealthWarningRow, KudosRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import type { HomeData, HomeList, Page } from '../../domain/home.js';
 import { formatUsd } from '../../domain/money.js';
 import { formatScheduled } from '../../domain/schedule.js';
 import { Approval, BounceFix, COMMAND, Home } from '../ids.js';
 import { cancelButton, perPerson, recipientList } from './messages.js';
-import { clip, context, plain, section, type Block } from './text.js';
+import { context, plain, section, type Block } from './text.js';
 
 /** Slack's limit for a Home view. */
 export const HOME_MAX_BLOCKS = 100;
@@ -31,7 +31,7 @@ function when(at: Date): string {
 
 function quoteLine(message: string): string {
   const text = message.trim();
-  return text ? `\n>${escapeMrkdwn(clip(text.replace(/\s*\n\s*/g, ' '), 200))}` : '';
+  return text ? `\n>${escapeAndClip(text.replace(/\s*\n\s*/g, ' '), 200)}` : '';
 }
 
 /** Where a sent kudos is, in a few words. */
@@ -49,13 +49,13 @@ export function sentStatus(row: KudosRow, rejectReason: string | null, bounced: 
     case 'canceled':
       return `:no_entry_sign: Cancelled${row.canceledBy ? ` by ${mentionUser(row.canceledBy)}` : ''}`;
     case 'rejected':
-      return `:x: Rejected${rejectReason ? `: “${escapeMrkdwn(clip(rejectReason, 150))}”` : ''}`;
+      return `:x: Rejected${rejectReason ? `: “${escapeAndClip(rejectReason, 150)}”` : ''}`;
     case 'expired':
       return ':hourglass: Expired without a decision';
     case 'unknown':
       return ':grey_question: Outcome unknown: the Rewards API did not answer; Kudos keeps checking';
     case 'failed':
-      return `:warning: Not sent${row.errorMessage ? `: ${escapeMrkdwn(clip(row.errorMessage, 150))}` : ''}`;
+      return `:warning: Not sent${row.errorMessage ? `: ${escapeAndClip(row.errorMessage, 150)}` : ''}`;
     default:
       return escapeMrkdwn(row.status);
   }

@@ -1,7 +1,7 @@
 // Messages the app posts: confirmation to the sender, public announcement, failure notice,
 // the scheduled list with Cancel buttons, balance and help.
 import type { KudosRecipientSnapshot, KudosRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
+import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
 import { formatScheduled } from '../../domain/schedule.js';
 import { COMMAND, ScheduledList } from '../ids.js';
@@ -30,6 +30,17 @@ function quote(message: string): string {
     .join('\n');
 }
 
+// Escaping can make a message up to four times longer (`<` becomes `&lt;`) than the 3000 units of a
+// section: the message is shown whole over several sections rather than cut. A section that continues a
+// line starts with its own `>` (hence 2999). Six sections hold the longest message the form accepts
+// in all but contrived cases (1000 characters, escaped); anything beyond is left off.
+const MESSAGE_SECTIONS = 6;
+
+function quoteSections(message: string): Block[] {
+  const pieces = splitMrkdwn(quote(message), 2999).slice(0, MESSAGE_SECTIONS);
+  return pieces.map((piece, i) => section(i > 0 && !pieces[i - 1]!.endsWith('\n') ? `>${piece}` : piece));
+}
+
 /** "$25" for one person, "$25 each" for several. */
 export function perPerson(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>): string {
   return row.recipientCount > 1 ? `${formatUsd(row.amountCents)} each` : formatUsd(row.amountCents);
@@ -51,7 +62,7 @@ export function buildConfirmation(row: KudosRow): SlackMessageContent {
 export function buildAnnouncement(row: KudosRow): SlackMessageContent {
   const who = recipientList(row.recipients);
   const blocks: Block[] = [section(`:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card!`)];
-  if (row.message.trim() !== '') blocks.push(section(quote(row.message)));
+  if (row.message.trim() !== '') blocks.push(...quoteSections(row.message));
   if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl)) blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
   return { text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${row.recipientCount} ${row.recipientCount === 1 ? 'person' : 'people'}`, blocks };
 }
