@@ -22,6 +22,9 @@ export const GIVE_UP_AFTER_MS = 7 * 24 * 3600_000;
 /** A check stuck on NOT_FOUND this many times is given up (an order of another environment). */
 const MAX_NOT_FOUND = 5;
 
+/** The longest a rate-limited completion check waits before it is tried again. */
+const RATE_LIMITED_RETRY_CAP_MS = 60_000;
+
 export interface ReconcileOptions {
   /** Backoff between checks (tests shorten it). */
   delaysMs?: number[];
@@ -197,7 +200,10 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
     }
     const code = isRewardsError(error) ? error.code : 'UNEXPECTED';
     log.warn('order check failed; will retry', { code, error });
-    await rescheduleCheck(deps.db, check.orderId, later(nextCheckDelayMs(check.attempts, delays)), { error: code });
+    // A rate-limited check says nothing about the order: retry once the window allows, not on the
+    // order's own backoff ladder (which after many checks is an hour and would hold its notices back).
+    const delay = code === 'RATE_LIMITED' ? Math.min(Math.max((error as { retryAfterMs?: number }).retryAfterMs ?? 0, nextCheckDelayMs(1, delays)), RATE_LIMITED_RETRY_CAP_MS) : nextCheckDelayMs(check.attempts, delays);
+    await rescheduleCheck(deps.db, check.orderId, later(delay), { error: code });
     return 'error';
   }
 
