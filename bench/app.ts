@@ -113,7 +113,9 @@ async function benchSlashAck(stack: AppStack, tag: string): Promise<BenchRow[]> 
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const cpuPerCommand = ((readCpuMs(stack.app.pid) ?? 0) - cpuBefore) / Math.max(1, app.count);
       const base = await runOpenLoop({ rate, seconds: FIXED_SECONDS, call: baseCall });
-      console.error(`bench:   app p50 ${round(app.p50, 1)} p99 ${round(app.p99, 1)} max ${round(app.max, 1)} failed ${app.failed} (generator stalled up to ${round(app.generatorStallMaxMs, 0)} ms); baseline p50 ${round(base.p50, 1)} p99 ${round(base.p99, 1)} max ${round(base.max, 1)} (${round(base.generatorStallMaxMs, 0)} ms)`);
+      console.error(
+        `bench:   app p50 ${round(app.p50, 1)} p99 ${round(app.p99, 1)} max ${round(app.max, 1)} failed ${app.failed} (generator stalled up to ${round(app.generatorStallMaxMs, 0)} ms); baseline p50 ${round(base.p50, 1)} p99 ${round(base.p99, 1)} max ${round(base.max, 1)} (${round(base.generatorStallMaxMs, 0)} ms)`,
+      );
       const at = `at ${rate} req/s`;
       const p99Target = rate === 200 ? { target: '< 50 ms', meetsTarget: app.p99 < 50 && app.failed === 0 } : {};
       rows.push(
@@ -218,7 +220,10 @@ export async function benchSendThroughput(stack: AppStack, db: BenchDatabase, ta
   const { sim, proxy } = stack;
   const n = KUDOS;
   console.error(`bench: send throughput ${tag}: opening ${n} modals`);
-  const views = await openSendModals(sim, Array.from({ length: n }, (_, i) => benchUserId(i)));
+  const views = await openSendModals(
+    sim,
+    Array.from({ length: n }, (_, i) => benchUserId(i)),
+  );
 
   const callsBefore = proxy.calls.length;
   const slackBefore = sim.calls.length;
@@ -275,7 +280,13 @@ export async function benchSendThroughput(stack: AppStack, db: BenchDatabase, ta
   const beyondOrder = (rewardsCalls.length - orderCalls) / n;
   const submit = summarize(submitLatencies);
   return [
-    { section, metric: `kudos/s (${n} submissions -> orders placed and announced)`, value: round(n / seconds, 1), unit: 'kudos/s', ...(db.kind === 'postgresql' ? { target: '>= 50', meetsTarget: n / seconds >= 50 } : {}) },
+    {
+      section,
+      metric: `kudos/s (${n} submissions -> orders placed and announced)`,
+      value: round(n / seconds, 1),
+      unit: 'kudos/s',
+      ...(db.kind === 'postgresql' ? { target: '>= 50', meetsTarget: n / seconds >= 50 } : {}),
+    },
     { section, metric: 'time to accept all submissions', value: round((submittedAt - startedAt) / 1000, 2), unit: 's' },
     { section, metric: 'view_submission ack p99 (32 in flight)', value: round(submit.p99, 1), unit: 'ms' },
     { section, metric: 'Rewards API calls per kudos (all)', value: round(rewardsCalls.length / n, 2), unit: 'calls' },
@@ -299,7 +310,10 @@ async function pickupLatencyRows(stack: AppStack, db: BenchDatabase, tag: string
     const burst: number[] = [];
     const steadySamples: number[] = [];
     for (let i = 0; i < keys.length; i += 500) {
-      const rows = await conn.db.select({ key: kudos.idempotencyKey, createdAt: kudos.createdAt }).from(kudos).where(inArray(kudos.idempotencyKey, keys.slice(i, i + 500)));
+      const rows = await conn.db
+        .select({ key: kudos.idempotencyKey, createdAt: kudos.createdAt })
+        .from(kudos)
+        .where(inArray(kudos.idempotencyKey, keys.slice(i, i + 500)));
       for (const row of rows) {
         const sample = arrivals.get(row.key)!.at - row.createdAt.getTime();
         (steady && row.createdAt.getTime() >= steady.startedAtMs ? steadySamples : burst).push(sample);

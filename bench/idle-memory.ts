@@ -19,10 +19,7 @@ interface Variant {
 }
 
 function variants(argv: string[] = process.argv): Variant[] {
-  const list: Variant[] = [
-    { name: 'tsx src/main.ts (former npm start)', script: 'src/main.ts' },
-    { name: 'node dist/main.js (npm start)' },
-  ];
+  const list: Variant[] = [{ name: 'tsx src/main.ts (former npm start)', script: 'src/main.ts' }, { name: 'node dist/main.js (npm start)' }];
   const i = argv.indexOf('--idle-flags');
   const flags = i >= 0 ? (argv[i + 1] ?? '').trim().split(/\s+/).filter(Boolean) : [];
   if (flags.length > 0) list.push({ name: `npm start + ${flags.join(' ')}`, nodeArgs: flags });
@@ -58,7 +55,14 @@ export async function benchIdleMemory(): Promise<BenchRow[]> {
           console.error(`bench: ${section} ${variant.name}: RSS ${rss} MiB, heap ${heapUsed}/${heapTotal} MiB, external ${external} MiB`);
           const compare = baseline === undefined ? {} : { baseline, baselineName: 'tsx src/main.ts' };
           rows.push(
-            { section, metric: `RSS after ${IDLE_SECONDS} s idle: ${variant.name}`, value: rss, unit: 'MiB', ...compare, ...(variant.script ? {} : { target: `< ${TARGET_MIB} MiB`, meetsTarget: rss < TARGET_MIB }) },
+            {
+              section,
+              metric: `RSS after ${IDLE_SECONDS} s idle: ${variant.name}`,
+              value: rss,
+              unit: 'MiB',
+              ...compare,
+              ...(variant.script ? {} : { target: `< ${TARGET_MIB} MiB`, meetsTarget: rss < TARGET_MIB }),
+            },
             { section, metric: `V8 heap used / total: ${variant.name}`, value: heapUsed, unit: `MiB (of ${heapTotal})` },
             { section, metric: `external (ArrayBuffers, WASM): ${variant.name}`, value: external, unit: 'MiB' },
           );

@@ -17,13 +17,7 @@ export interface FixedRateResult extends LatencySummary {
   achievedRate: number;
 }
 
-export async function runFixedRate(options: {
-  origin: string;
-  rate: number;
-  seconds: number;
-  makeRequest: (i: number) => FixedRateRequest;
-  connections?: number;
-}): Promise<FixedRateResult> {
+export async function runFixedRate(options: { origin: string; rate: number; seconds: number; makeRequest: (i: number) => FixedRateRequest; connections?: number }): Promise<FixedRateResult> {
   const pool = new Pool(options.origin, { connections: options.connections ?? 64, pipelining: 1 });
   const total = Math.round(options.rate * options.seconds);
   const latencies: number[] = [];

@@ -12,16 +12,24 @@ export class ConfigError extends Error {
 
 const slackUserIdList = z
   .string()
-  .transform((raw) => raw.split(',').map((part) => part.trim()).filter((part) => part.length > 0))
+  .transform((raw) =>
+    raw
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0),
+  )
   .pipe(z.array(z.string().regex(/^[UW][A-Z0-9_]+$/, 'must be comma-separated Slack user IDs (U…/W…)')));
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
-const required = (what: string) => z.string({ error: `is required (${what})` }).trim().min(1, `is required (${what})`);
+const required = (what: string) =>
+  z
+    .string({ error: `is required (${what})` })
+    .trim()
+    .min(1, `is required (${what})`);
 
 // Empty strings in the environment mean "unset" (a common shell habit: FOO= npm start).
-const optional = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
 const envSchema = z.object({
   PORT: optional(z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0).max(65535)),
@@ -55,13 +63,17 @@ const envSchema = z.object({
   KUDOS_NOTIFY_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
   KUDOS_APPROVAL_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
   KUDOS_APPROVERS: optional(slackUserIdList),
-  KUDOS_APPROVAL_THRESHOLD: optional(
-    z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 100 or 99.50'),
-  ),
+  KUDOS_APPROVAL_THRESHOLD: optional(z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 100 or 99.50')),
   KUDOS_ADMINS: optional(slackUserIdList),
   KUDOS_ADMIN_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
   KUDOS_LOW_BALANCE_THRESHOLD: optional(z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 500 or 499.50')),
-  KUDOS_WORKER_CONCURRENCY: optional(z.coerce.number({ error: 'must be a whole number from 1 to 64' }).int('must be a whole number from 1 to 64').min(1, 'must be a whole number from 1 to 64').max(64, 'must be a whole number from 1 to 64')),
+  KUDOS_WORKER_CONCURRENCY: optional(
+    z.coerce
+      .number({ error: 'must be a whole number from 1 to 64' })
+      .int('must be a whole number from 1 to 64')
+      .min(1, 'must be a whole number from 1 to 64')
+      .max(64, 'must be a whole number from 1 to 64'),
+  ),
 });
 
 export interface AppConfig {
@@ -157,7 +169,8 @@ function installationModeProblems(env: Record<string, string | undefined>): stri
     problems.push(`SLACK_BOT_TOKEN and ${distribution.join(', ')} belong to two installation modes (single workspace, distribution): set the variables of one`);
   }
   if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET')) problems.push('SLACK_SIGNING_SECRET is required (the Slack app signing secret; not needed in Socket Mode, with SLACK_APP_TOKEN)');
-  if (env.REWARDS_WEBHOOKS?.trim() !== 'off' && !set('REWARDS_WEBHOOK_SECRET')) problems.push('REWARDS_WEBHOOK_SECRET is required (the Rewards webhook signing secret; not needed with REWARDS_WEBHOOKS=off)');
+  if (env.REWARDS_WEBHOOKS?.trim() !== 'off' && !set('REWARDS_WEBHOOK_SECRET'))
+    problems.push('REWARDS_WEBHOOK_SECRET is required (the Rewards webhook signing secret; not needed with REWARDS_WEBHOOKS=off)');
   return problems;
 }
 

@@ -91,7 +91,7 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       KUDOS_LOW_BALANCE_THRESHOLD: '1000',
       ...opts.env,
     });
-    const level = opts.logLevel ?? ((process.env.LOG_LEVEL as LogLevel | undefined) ?? 'warn');
+    const level = opts.logLevel ?? (process.env.LOG_LEVEL as LogLevel | undefined) ?? 'warn';
     const logger = createLogger({ level, write: (line) => process.stderr.write(`${line}\n`) });
     const app = await startApp({ config, port: 0, host, logger });
     started.push(app);

@@ -24,16 +24,13 @@ export async function monthlySpendCents(db: PolicyReader, teamId: string, sender
   const [row] = await db
     .select({ total: sql<string | null>`coalesce(sum(${kudos.totalCents}), 0)` })
     .from(kudos)
-    .where(
-      and(
-        eq(kudos.teamId, teamId),
-        eq(kudos.senderUserId, senderUserId),
-        gte(kudos.createdAt, monthStartUtc(now)),
-        notInArray(kudos.status, [...UNSPENT_STATUSES]),
-      ),
-    );
+    .where(and(eq(kudos.teamId, teamId), eq(kudos.senderUserId, senderUserId), gte(kudos.createdAt, monthStartUtc(now)), notInArray(kudos.status, [...UNSPENT_STATUSES])));
   const [links] = await db
-    .select({ total: sql<string | null>`coalesce(sum(${rewardLinkRequests.amountCents} * case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end), 0)` })
+    .select({
+      total: sql<
+        string | null
+      >`coalesce(sum(${rewardLinkRequests.amountCents} * case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end), 0)`,
+    })
     .from(rewardLinkRequests)
     .where(and(eq(rewardLinkRequests.teamId, teamId), eq(rewardLinkRequests.requesterUserId, senderUserId), gte(rewardLinkRequests.createdAt, monthStartUtc(now))));
   return Number(row?.total ?? 0) + Number(links?.total ?? 0);
@@ -52,11 +49,17 @@ export async function recentToSameCents(db: PolicyReader, teamId: string, sender
   const result = await db.execute(sql`
     select coalesce(sum(k.amount_cents * (
              select count(*) from jsonb_array_elements(k.recipients) r
-             where lower(r->>'email') in (${sql.join(lowered.map((e) => sql`${e}`), sql`, `)}))), 0)::text as cents
+             where lower(r->>'email') in (${sql.join(
+               lowered.map((e) => sql`${e}`),
+               sql`, `,
+             )}))), 0)::text as cents
     from kudos k
     where k.team_id = ${teamId} and k.sender_user_id = ${senderUserId}
       and k.created_at > now() - ${`${SPLIT_WINDOW_HOURS} hours`}::interval
-      and k.status not in (${sql.join(UNSPENT_STATUSES.map((s) => sql`${s}`), sql`, `)})`);
+      and k.status not in (${sql.join(
+        UNSPENT_STATUSES.map((s) => sql`${s}`),
+        sql`, `,
+      )})`);
   return Number(rowsOf<{ cents: string }>(result)[0]?.cents ?? 0);
 }
 

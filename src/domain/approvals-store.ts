@@ -28,11 +28,7 @@ export async function getApprovalCase(db: Database, kudosId: string): Promise<Ap
 }
 
 /** Records the request for a kudos row that is awaiting approval (once; a second call returns the first). */
-export async function createApprovalRequest(
-  db: Database,
-  row: KudosRow,
-  input: { reason: string; expiresAt: Date },
-): Promise<{ request: ApprovalRequestRow; created: boolean }> {
+export async function createApprovalRequest(db: Database, row: KudosRow, input: { reason: string; expiresAt: Date }): Promise<{ request: ApprovalRequestRow; created: boolean }> {
   return db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(approvalRequests)
@@ -67,7 +63,10 @@ export async function claimPosting(db: Database, requestId: string, now: Date, l
 }
 
 export async function markPosted(db: Database, requestId: string, messages: ApprovalMessageRef[]): Promise<void> {
-  await db.update(approvalRequests).set({ messages, postedAt: sql`now()`, postClaimedUntil: null, updatedAt: sql`now()` }).where(eq(approvalRequests.id, requestId));
+  await db
+    .update(approvalRequests)
+    .set({ messages, postedAt: sql`now()`, postClaimedUntil: null, updatedAt: sql`now()` })
+    .where(eq(approvalRequests.id, requestId));
 }
 
 /** Requests whose posting never finished (crash), and awaiting kudos that never got a request row. */
@@ -116,13 +115,23 @@ export async function findUntoldSenders(db: Database, now: Date, opts: { graceMs
   const untold = (kind: SenderNoticeKind) =>
     sql`not exists (select 1 from notifications n where n.kind = ${kind} and n.subject = ${approvalRequests.kudosId}::text || '#' || ${approvalRequests.reopenCount})`;
   const rows = await db
-    .select({ k: kudos, r: approvalRequests, notice: sql<SenderNoticeKind>`case when ${approvalRequests.status} = 'awaiting_approval' then ${SENDER_NOTICE.waiting} else ${SENDER_NOTICE.decision} end` })
+    .select({
+      k: kudos,
+      r: approvalRequests,
+      notice: sql<SenderNoticeKind>`case when ${approvalRequests.status} = 'awaiting_approval' then ${SENDER_NOTICE.waiting} else ${SENDER_NOTICE.decision} end`,
+    })
     .from(approvalRequests)
     .innerJoin(kudos, eq(kudos.id, approvalRequests.kudosId))
     .where(
       or(
         and(inArray(approvalRequests.status, ['approved', 'rejected', 'expired']), gte(approvalRequests.decidedAt, since), lt(approvalRequests.decidedAt, before), untold(SENDER_NOTICE.decision)),
-        and(eq(kudos.status, 'awaiting_approval'), eq(approvalRequests.status, 'awaiting_approval'), gte(approvalRequests.postedAt, since), lt(approvalRequests.postedAt, before), untold(SENDER_NOTICE.waiting)),
+        and(
+          eq(kudos.status, 'awaiting_approval'),
+          eq(approvalRequests.status, 'awaiting_approval'),
+          gte(approvalRequests.postedAt, since),
+          lt(approvalRequests.postedAt, before),
+          untold(SENDER_NOTICE.waiting),
+        ),
       ),
     )
     .limit(50);
@@ -144,56 +153,58 @@ export async function decideApproval(db: Database, input: { kudosId: string; act
   const scheduledAt = before.kudos.scheduledAt;
   // Too late to keep the schedule: it would be past, or inside the window where it can no longer be cancelled.
   const sendNow = approve && scheduledAt !== null && scheduledAt.getTime() - input.now.getTime() < MIN_SCHEDULE_LEAD_MS + SEND_NOW_MARGIN_MS;
-  return db.transaction(async (tx) => {
-    const [updated] = await tx
-      .update(kudos)
-      .set(
-        approve
-          ? {
-              status: 'pending',
-              nextAttemptAt: sql`now()`,
-              notifiedAt: null,
-              claimedUntil: null,
-              claimedBy: null,
-              errorCode: null,
-              errorMessage: null,
-              ...(sendNow ? { scheduledAt: null, scheduleLocal: null, scheduleTimezone: null } : {}),
-              updatedAt: sql`now()`,
-            }
-          : { status: 'rejected', notifiedAt: sql`now()`, updatedAt: sql`now()` },
-      )
-      .where(and(eq(kudos.id, input.kudosId), eq(kudos.status, 'awaiting_approval')))
-      .returning();
-    if (!updated) return { ok: false as const, current: undefined };
-    const rejectReason = input.decision.kind === 'reject' ? input.decision.reason : null;
-    const [request] = await tx
-      .update(approvalRequests)
-      .set({
-        status: approve ? 'approved' : 'rejected',
-        decidedBy: input.actorUserId,
-        decidedAt: input.now,
-        rejectReason,
-        sentNowInsteadOf: sendNow ? scheduledAt : null,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(approvalRequests.kudosId, input.kudosId))
-      .returning();
-    await recordAudit(tx, {
-      teamId: updated.teamId,
-      enterpriseId: updated.enterpriseId,
-      actorUserId: input.actorUserId,
-      action: approve ? 'approval.approved' : 'approval.rejected',
-      subjectType: 'kudos',
-      subjectId: updated.id,
-      details: {
-        totalCents: updated.totalCents,
-        ...(rejectReason ? { reason: rejectReason } : {}),
-        ...(sendNow ? { sentNowInsteadOf: scheduledAt!.toISOString() } : {}),
-        ...(before.request.reopenCount > 0 ? { afterFailure: before.request.lastFailureCode } : {}),
-      },
-    });
-    return { ok: true as const, kudos: updated, request: request!, sentNowInsteadOf: sendNow ? scheduledAt : null };
-  }).then(async (result) => (result.ok ? result : { ok: false as const, current: await getApprovalCase(db, input.kudosId) }));
+  return db
+    .transaction(async (tx) => {
+      const [updated] = await tx
+        .update(kudos)
+        .set(
+          approve
+            ? {
+                status: 'pending',
+                nextAttemptAt: sql`now()`,
+                notifiedAt: null,
+                claimedUntil: null,
+                claimedBy: null,
+                errorCode: null,
+                errorMessage: null,
+                ...(sendNow ? { scheduledAt: null, scheduleLocal: null, scheduleTimezone: null } : {}),
+                updatedAt: sql`now()`,
+              }
+            : { status: 'rejected', notifiedAt: sql`now()`, updatedAt: sql`now()` },
+        )
+        .where(and(eq(kudos.id, input.kudosId), eq(kudos.status, 'awaiting_approval')))
+        .returning();
+      if (!updated) return { ok: false as const, current: undefined };
+      const rejectReason = input.decision.kind === 'reject' ? input.decision.reason : null;
+      const [request] = await tx
+        .update(approvalRequests)
+        .set({
+          status: approve ? 'approved' : 'rejected',
+          decidedBy: input.actorUserId,
+          decidedAt: input.now,
+          rejectReason,
+          sentNowInsteadOf: sendNow ? scheduledAt : null,
+          updatedAt: sql`now()`,
+        })
+        .where(eq(approvalRequests.kudosId, input.kudosId))
+        .returning();
+      await recordAudit(tx, {
+        teamId: updated.teamId,
+        enterpriseId: updated.enterpriseId,
+        actorUserId: input.actorUserId,
+        action: approve ? 'approval.approved' : 'approval.rejected',
+        subjectType: 'kudos',
+        subjectId: updated.id,
+        details: {
+          totalCents: updated.totalCents,
+          ...(rejectReason ? { reason: rejectReason } : {}),
+          ...(sendNow ? { sentNowInsteadOf: scheduledAt!.toISOString() } : {}),
+          ...(before.request.reopenCount > 0 ? { afterFailure: before.request.lastFailureCode } : {}),
+        },
+      });
+      return { ok: true as const, kudos: updated, request: request!, sentNowInsteadOf: sendNow ? scheduledAt : null };
+    })
+    .then(async (result) => (result.ok ? result : { ok: false as const, current: await getApprovalCase(db, input.kudosId) }));
 }
 
 /** Expires every request past its expiry; each expired case is returned to exactly one sweeper. */
@@ -212,10 +223,23 @@ export async function expireDue(db: Database, now: Date): Promise<ApprovalCase[]
     const requests = await tx
       .update(approvalRequests)
       .set({ status: 'expired', decidedAt: now, decidedBy: null, updatedAt: sql`now()` })
-      .where(inArray(approvalRequests.kudosId, expired.map((k) => k.id)))
+      .where(
+        inArray(
+          approvalRequests.kudosId,
+          expired.map((k) => k.id),
+        ),
+      )
       .returning();
     for (const k of expired) {
-      await recordAudit(tx, { teamId: k.teamId, enterpriseId: k.enterpriseId, actorUserId: SYSTEM_ACTOR, action: 'approval.expired', subjectType: 'kudos', subjectId: k.id, details: { totalCents: k.totalCents } });
+      await recordAudit(tx, {
+        teamId: k.teamId,
+        enterpriseId: k.enterpriseId,
+        actorUserId: SYSTEM_ACTOR,
+        action: 'approval.expired',
+        subjectType: 'kudos',
+        subjectId: k.id,
+        details: { totalCents: k.totalCents },
+      });
     }
     return expired.map((k) => ({ kudos: k, request: requests.find((r) => r.kudosId === k.id)! }));
   });

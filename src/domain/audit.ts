@@ -75,12 +75,7 @@ export async function recordOrderEvents(db: Database, scope: OrderEventsScope): 
  * (before it is re-opened with a fresh key, which would hide the failure from the periodic copy).
  */
 export async function recordFailedOrders(tx: Pick<Database, 'execute'>, scope: OrderEventsScope | { teamId: string; kudosId: string }) {
-  const inScope =
-    scope === 'all-workspaces'
-      ? sql``
-      : 'kudosId' in scope
-        ? sql`and k.team_id = ${scope.teamId} and k.id = ${scope.kudosId}`
-        : sql`and k.team_id = ${scope.teamId}`;
+  const inScope = scope === 'all-workspaces' ? sql`` : 'kudosId' in scope ? sql`and k.team_id = ${scope.teamId} and k.id = ${scope.kudosId}` : sql`and k.team_id = ${scope.teamId}`;
   return tx.execute(sql`
       insert into audit_events (team_id, enterprise_id, actor_user_id, action, subject_type, subject_id, details, created_at)
       select k.team_id, k.enterprise_id, k.sender_user_id, 'kudos.order_failed', 'kudos', k.id::text,
@@ -117,11 +112,7 @@ export const CSV_COLUMNS = ['id', 'at', 'actor_user_id', 'action', 'subject_type
 export function auditToCsv(rows: AuditEventRow[]): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const row of rows) {
-    lines.push(
-      [String(row.id), row.createdAt.toISOString(), row.actorUserId, row.action, row.subjectType, row.subjectId, JSON.stringify(row.details)]
-        .map(csvCell)
-        .join(','),
-    );
+    lines.push([String(row.id), row.createdAt.toISOString(), row.actorUserId, row.action, row.subjectType, row.subjectId, JSON.stringify(row.details)].map(csvCell).join(','));
   }
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -90,9 +90,7 @@ export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedS
 
 /** Where a recorded send stands, for a caller that reports an outcome (the workflow step). */
 export type SendOutcome =
-  | { settled: true; status: 'placed' | 'scheduled' | 'awaiting_approval' }
-  | { settled: true; status: 'failed' | 'rejected' | 'expired' | 'canceled'; message: string }
-  | { settled: false };
+  { settled: true; status: 'placed' | 'scheduled' | 'awaiting_approval' } | { settled: true; status: 'failed' | 'rejected' | 'expired' | 'canceled'; message: string } | { settled: false };
 
 export function outcomeOf(row: KudosRow): SendOutcome {
   switch (row.status) {

@@ -8,7 +8,12 @@ import { isValidTimeZone } from './schedule.js';
 
 export type FormCheck<T, F extends string> = { ok: true; value: T } | { ok: false; errors: Partial<Record<F, string>> };
 
-async function checkAmountAndDesign(catalog: DesignCatalog, amount: string | undefined, productId: string | undefined, errors: Partial<Record<'amount' | 'design', string>>): Promise<number | undefined> {
+async function checkAmountAndDesign(
+  catalog: DesignCatalog,
+  amount: string | undefined,
+  productId: string | undefined,
+  errors: Partial<Record<'amount' | 'design', string>>,
+): Promise<number | undefined> {
   const design = productId ? await catalog.get(productId) : undefined;
   if (!design) errors.design = 'Pick a card design that is in the catalog.';
   const parsed = parseWholeDollars(amount);
@@ -31,7 +36,18 @@ export async function checkRuleForm(
   if (template === '') errors.template = 'Write the message (you can use {name} and {years}).';
   if (!form.senderUserId) errors.sender = 'Pick who the cards are from.';
   if (Object.keys(errors).length > 0 || cents === undefined) return { ok: false, errors };
-  return { ok: true, value: { enabled: form.enabled, amountCents: cents, productId: form.productId!, messageTemplate: template, senderUserId: form.senderUserId!, channelId: form.channelId ?? null, profileFieldId: null } };
+  return {
+    ok: true,
+    value: {
+      enabled: form.enabled,
+      amountCents: cents,
+      productId: form.productId!,
+      messageTemplate: template,
+      senderUserId: form.senderUserId!,
+      channelId: form.channelId ?? null,
+      profileFieldId: null,
+    },
+  };
 }
 
 export interface SeriesValues {
@@ -50,7 +66,18 @@ type SeriesField = 'recipients' | 'amount' | 'design' | 'cadence' | 'weekday' | 
 
 export async function checkSeriesForm(
   catalog: DesignCatalog,
-  form: { senderUserId: string; recipientUserIds: string[]; productId: string | undefined; amount: string | undefined; message: string; cadence: string | undefined; weekday: string | undefined; day: string | undefined; time: string | undefined; timezone: string | undefined },
+  form: {
+    senderUserId: string;
+    recipientUserIds: string[];
+    productId: string | undefined;
+    amount: string | undefined;
+    message: string;
+    cadence: string | undefined;
+    weekday: string | undefined;
+    day: string | undefined;
+    time: string | undefined;
+    timezone: string | undefined;
+  },
 ): Promise<FormCheck<SeriesValues, SeriesField>> {
   const errors: Partial<Record<SeriesField, string>> = {};
   const recipients = [...new Set(form.recipientUserIds)].filter((id) => id !== form.senderUserId);

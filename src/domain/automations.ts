@@ -91,7 +91,11 @@ export async function planOccurrences(deps: AutomationDeps, now: Date): Promise<
     }
   }
   if (rows.length === 0) return 0;
-  const inserted = await deps.db.insert(automationOccurrences).values(rows).onConflictDoNothing({ target: [automationOccurrences.teamId, automationOccurrences.key] }).returning({ id: automationOccurrences.id });
+  const inserted = await deps.db
+    .insert(automationOccurrences)
+    .values(rows)
+    .onConflictDoNothing({ target: [automationOccurrences.teamId, automationOccurrences.key] })
+    .returning({ id: automationOccurrences.id });
   return inserted.length;
 }
 
@@ -111,11 +115,7 @@ export async function claimDueOccurrences(db: Database, workerId: string, now: D
     .select({ id: automationOccurrences.id })
     .from(automationOccurrences)
     .where(
-      and(
-        eq(automationOccurrences.status, 'planned'),
-        lte(automationOccurrences.dueAt, iso(now)),
-        or(isNull(automationOccurrences.claimedUntil), lte(automationOccurrences.claimedUntil, iso(now))),
-      ),
+      and(eq(automationOccurrences.status, 'planned'), lte(automationOccurrences.dueAt, iso(now)), or(isNull(automationOccurrences.claimedUntil), lte(automationOccurrences.claimedUntil, iso(now)))),
     )
     .orderBy(asc(automationOccurrences.dueAt))
     .limit(limit)
@@ -162,7 +162,10 @@ export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRo
 type RequestOrStop = Omit<Parameters<typeof sendAutomated>[1], 'workspace' | 'sourceKey'> | { stop: 'skipped' | 'canceled'; why: string };
 
 async function recurringRequest(db: Database, occ: OccurrenceRow): Promise<RequestOrStop> {
-  const [series] = await db.select().from(recurringSeries).where(and(eq(recurringSeries.id, occ.seriesId!), eq(recurringSeries.teamId, occ.teamId)));
+  const [series] = await db
+    .select()
+    .from(recurringSeries)
+    .where(and(eq(recurringSeries.id, occ.seriesId!), eq(recurringSeries.teamId, occ.teamId)));
   if (!series || series.status !== 'active') return { stop: 'canceled', why: `The series is ${series?.status ?? 'deleted'}.` };
   return {
     senderUserId: series.senderUserId,
@@ -176,10 +179,16 @@ async function recurringRequest(db: Database, occ: OccurrenceRow): Promise<Reque
 
 async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Promise<RequestOrStop> {
   const kind = occ.source as CelebrationKind;
-  const [rule] = await deps.db.select().from(celebrationRules).where(and(eq(celebrationRules.teamId, occ.teamId), eq(celebrationRules.kind, kind)));
+  const [rule] = await deps.db
+    .select()
+    .from(celebrationRules)
+    .where(and(eq(celebrationRules.teamId, occ.teamId), eq(celebrationRules.kind, kind)));
   if (!rule || !rule.enabled) return { stop: 'canceled', why: `The ${kind} rule is off.` };
   const subject = occ.subjectUserId!;
-  const [prefs] = await deps.db.select().from(celebrationPreferences).where(and(eq(celebrationPreferences.teamId, occ.teamId), eq(celebrationPreferences.slackUserId, subject)));
+  const [prefs] = await deps.db
+    .select()
+    .from(celebrationPreferences)
+    .where(and(eq(celebrationPreferences.teamId, occ.teamId), eq(celebrationPreferences.slackUserId, subject)));
   if (prefs?.optOut) return { stop: 'skipped', why: 'They opted out of celebrations.' };
   const user = await deps.users.userInfo(subject);
   const name = user ? user.firstName || displayNameOf(user) : subject;
@@ -190,7 +199,7 @@ async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Pro
     message: fillTemplate(rule.messageTemplate, { name, years: occ.years ?? undefined }),
     productId: rule.productId,
     origin: { kind: 'celebration', celebration: kind, occurrenceKey: occ.key },
-    announceTo: prefs?.noPublicPost ? NO_ANNOUNCEMENT : rule.channelId ?? undefined,
+    announceTo: prefs?.noPublicPost ? NO_ANNOUNCEMENT : (rule.channelId ?? undefined),
   };
 }
 
@@ -272,7 +281,13 @@ export async function upcomingCelebrations(db: Database, ws: Ws, now: Date): Pro
  */
 export async function skipOccurrence(db: Database, ws: Ws, occurrenceId: string, actorUserId: string, seriesSenderUserId?: string): Promise<boolean> {
   const ownSeries = seriesSenderUserId
-    ? inArray(automationOccurrences.seriesId, db.select({ id: recurringSeries.id }).from(recurringSeries).where(and(eq(recurringSeries.teamId, ws.teamId), eq(recurringSeries.senderUserId, seriesSenderUserId))))
+    ? inArray(
+        automationOccurrences.seriesId,
+        db
+          .select({ id: recurringSeries.id })
+          .from(recurringSeries)
+          .where(and(eq(recurringSeries.teamId, ws.teamId), eq(recurringSeries.senderUserId, seriesSenderUserId))),
+      )
     : undefined;
   const updated = await db
     .update(automationOccurrences)
@@ -309,7 +324,10 @@ export async function setCelebrationPreference(db: Database, ws: Ws, userId: str
 }
 
 export async function celebrationPreferenceOf(db: Database, ws: Ws, userId: string): Promise<{ optOut: boolean; noPublicPost: boolean }> {
-  const [row] = await db.select().from(celebrationPreferences).where(and(eq(celebrationPreferences.teamId, ws.teamId), eq(celebrationPreferences.slackUserId, userId)));
+  const [row] = await db
+    .select()
+    .from(celebrationPreferences)
+    .where(and(eq(celebrationPreferences.teamId, ws.teamId), eq(celebrationPreferences.slackUserId, userId)));
   return { optOut: row?.optOut ?? false, noPublicPost: row?.noPublicPost ?? false };
 }
 
@@ -332,7 +350,14 @@ export async function listSeries(db: Database, ws: Ws, senderUserId?: string): P
  * Pauses, resumes or deletes a series (its sender or an admin). Pausing or deleting cancels its
  * planned occurrences at once; resuming plans again from now on (missed runs are not sent).
  */
-export async function setSeriesStatus(db: Database, ws: Ws, seriesId: string, status: 'active' | 'paused' | 'deleted', actor: { userId: string; isAdmin: boolean }, now: Date): Promise<RecurringSeriesRow | undefined> {
+export async function setSeriesStatus(
+  db: Database,
+  ws: Ws,
+  seriesId: string,
+  status: 'active' | 'paused' | 'deleted',
+  actor: { userId: string; isAdmin: boolean },
+  now: Date,
+): Promise<RecurringSeriesRow | undefined> {
   return db.transaction(async (tx) => {
     const [updated] = await tx
       .update(recurringSeries)
@@ -351,7 +376,9 @@ export async function setSeriesStatus(db: Database, ws: Ws, seriesId: string, st
       await tx
         .update(automationOccurrences)
         .set({ status: 'planned', error: null, updatedAt: sql`now()` })
-        .where(and(eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.seriesId, seriesId), eq(automationOccurrences.status, 'canceled'), gte(automationOccurrences.dueAt, iso(now))));
+        .where(
+          and(eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.seriesId, seriesId), eq(automationOccurrences.status, 'canceled'), gte(automationOccurrences.dueAt, iso(now))),
+        );
     }
     if (updated && status !== 'active') {
       await tx

@@ -8,9 +8,7 @@ import { getKudos, markCanceled } from './kudos-store.js';
 import { describeForUser } from './rewards-errors.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
 
-export type CancelOutcome =
-  | { ok: true; row: KudosRow }
-  | { ok: false; reason: 'not_found' | 'forbidden' | 'not_scheduled' | 'too_late' | 'api_error'; message: string; row?: KudosRow };
+export type CancelOutcome = { ok: true; row: KudosRow } | { ok: false; reason: 'not_found' | 'forbidden' | 'not_scheduled' | 'too_late' | 'api_error'; message: string; row?: KudosRow };
 
 /** Cancellable as far as our clock knows; the API has the final word. */
 export function isCancellable(row: Pick<KudosRow, 'status' | 'scheduledAt'>, now: Date): boolean {

@@ -45,7 +45,6 @@ export async function resolveHealthWarning(db: Database, w: { teamId: string; ki
   return resolved.length > 0;
 }
 
-
 /** A post to `channel` was refused with `code`: a warning for the admins when it is one they can fix. */
 export async function noteChannelFailure(db: Database, ws: { teamId?: string | null; enterpriseId?: string | null }, channel: string, code: string): Promise<boolean> {
   if (!ws.teamId || !(UNREACHABLE_CHANNEL_ERRORS as readonly string[]).includes(code)) return false;

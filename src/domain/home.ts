@@ -114,15 +114,21 @@ export async function loadHome(db: Database, q: HomeQuery): Promise<HomeData> {
 async function receivedPage(db: Database, q: HomeQuery): Promise<Page<ReceivedKudos>> {
   const { page, limit, offset } = pageOf(q.pages, 'received');
   const where = receivedBy(q.teamId, q.userId);
-  const [rows, [total]] = await Promise.all([
-    db.select().from(kudos).where(where).orderBy(desc(kudos.createdAt)).limit(limit).offset(offset),
-    db.select({ n: count() }).from(kudos).where(where),
-  ]);
+  const [rows, [total]] = await Promise.all([db.select().from(kudos).where(where).orderBy(desc(kudos.createdAt)).limit(limit).offset(offset), db.select({ n: count() }).from(kudos).where(where)]);
   const bounced = rows.length
     ? await db
         .select({ kudosId: bouncedRecipients.kudosId })
         .from(bouncedRecipients)
-        .where(and(inArray(bouncedRecipients.kudosId, rows.map((r) => r.id)), eq(bouncedRecipients.slackUserId, q.userId), ne(bouncedRecipients.status, 'resent')))
+        .where(
+          and(
+            inArray(
+              bouncedRecipients.kudosId,
+              rows.map((r) => r.id),
+            ),
+            eq(bouncedRecipients.slackUserId, q.userId),
+            ne(bouncedRecipients.status, 'resent'),
+          ),
+        )
     : [];
   const bouncedIds = new Set(bounced.map((b) => b.kudosId));
   return {
@@ -150,7 +156,15 @@ async function sentPage(db: Database, q: HomeQuery): Promise<Page<SentKudos>> {
     ? await db
         .select({ id: bouncedRecipients.id, kudosId: bouncedRecipients.kudosId, email: bouncedRecipients.email, name: bouncedRecipients.name })
         .from(bouncedRecipients)
-        .where(and(inArray(bouncedRecipients.kudosId, rows.map((r) => r.row.id)), eq(bouncedRecipients.status, 'open')))
+        .where(
+          and(
+            inArray(
+              bouncedRecipients.kudosId,
+              rows.map((r) => r.row.id),
+            ),
+            eq(bouncedRecipients.status, 'open'),
+          ),
+        )
     : [];
   return {
     items: rows.map(({ row, rejectReason }) => ({ row, rejectReason, bounces: bounces.filter((b) => b.kudosId === row.id).map(({ id, email, name }) => ({ id, email, name })) })),
@@ -163,10 +177,7 @@ async function sentPage(db: Database, q: HomeQuery): Promise<Page<SentKudos>> {
 async function scheduledPage(db: Database, q: HomeQuery): Promise<Page<ScheduledKudos>> {
   const { page, limit, offset } = pageOf(q.pages, 'scheduled');
   const where = and(eq(kudos.teamId, q.teamId), eq(kudos.senderUserId, q.userId), eq(kudos.status, 'scheduled'), gt(kudos.scheduledAt, q.now));
-  const [rows, [total]] = await Promise.all([
-    db.select().from(kudos).where(where).orderBy(kudos.scheduledAt).limit(limit).offset(offset),
-    db.select({ n: count() }).from(kudos).where(where),
-  ]);
+  const [rows, [total]] = await Promise.all([db.select().from(kudos).where(where).orderBy(kudos.scheduledAt).limit(limit).offset(offset), db.select({ n: count() }).from(kudos).where(where)]);
   return { items: rows.map((row) => ({ row, cancellable: isCancellable(row, q.now) })), total: Number(total?.n ?? 0), page, pageSize: limit };
 }
 
@@ -174,10 +185,7 @@ async function scheduledPage(db: Database, q: HomeQuery): Promise<Page<Scheduled
 async function pendingApprovalsPage(db: Database, q: HomeQuery): Promise<Page<KudosRow>> {
   const { page, limit, offset } = pageOf(q.pages, 'approvals');
   const where = and(eq(kudos.teamId, q.teamId), eq(kudos.status, 'awaiting_approval'), ne(kudos.senderUserId, q.userId));
-  const [rows, [total]] = await Promise.all([
-    db.select().from(kudos).where(where).orderBy(kudos.createdAt).limit(limit).offset(offset),
-    db.select({ n: count() }).from(kudos).where(where),
-  ]);
+  const [rows, [total]] = await Promise.all([db.select().from(kudos).where(where).orderBy(kudos.createdAt).limit(limit).offset(offset), db.select({ n: count() }).from(kudos).where(where)]);
   return { items: rows, total: Number(total?.n ?? 0), page, pageSize: limit };
 }
 
@@ -223,7 +231,10 @@ export async function recordHomeVisit(db: Database, v: { teamId: string; enterpr
 }
 
 export async function getHomeVisit(db: Database, teamId: string, userId: string): Promise<HomeVisitRow | undefined> {
-  const [row] = await db.select().from(homeVisits).where(and(eq(homeVisits.teamId, teamId), eq(homeVisits.userId, userId)));
+  const [row] = await db
+    .select()
+    .from(homeVisits)
+    .where(and(eq(homeVisits.teamId, teamId), eq(homeVisits.userId, userId)));
   return row;
 }
 
@@ -257,13 +268,24 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
       .orderBy(kudos.updatedAt)
       .limit(limit),
     db
-      .select({ id: bouncedRecipients.id, teamId: bouncedRecipients.teamId, senderUserId: bouncedRecipients.senderUserId, slackUserId: bouncedRecipients.slackUserId, updatedAt: bouncedRecipients.updatedAt })
+      .select({
+        id: bouncedRecipients.id,
+        teamId: bouncedRecipients.teamId,
+        senderUserId: bouncedRecipients.senderUserId,
+        slackUserId: bouncedRecipients.slackUserId,
+        updatedAt: bouncedRecipients.updatedAt,
+      })
       .from(bouncedRecipients)
       .where(gte(bouncedRecipients.updatedAt, since))
       .orderBy(bouncedRecipients.updatedAt)
       .limit(limit),
     db
-      .select({ teamId: healthWarnings.teamId, kind: healthWarnings.kind, subject: healthWarnings.subject, at: sql<Date>`greatest(${healthWarnings.lastAt}, coalesce(${healthWarnings.resolvedAt}, ${healthWarnings.lastAt}))`.mapWith(healthWarnings.lastAt) })
+      .select({
+        teamId: healthWarnings.teamId,
+        kind: healthWarnings.kind,
+        subject: healthWarnings.subject,
+        at: sql<Date>`greatest(${healthWarnings.lastAt}, coalesce(${healthWarnings.resolvedAt}, ${healthWarnings.lastAt}))`.mapWith(healthWarnings.lastAt),
+      })
       .from(healthWarnings)
       .where(or(gte(healthWarnings.lastAt, since), gte(healthWarnings.resolvedAt, since)))
       .limit(limit),
@@ -288,9 +310,11 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
  * health), and the approvers when a request is concerned.
  */
 export async function homeVisitorsFor(db: Database, teamId: string, change: { userIds: string[]; concernsApprovers: boolean }): Promise<HomeVisitRow[]> {
-  const conditions = [change.userIds.length ? inArray(homeVisits.userId, change.userIds) : undefined, eq(homeVisits.isAdmin, true), change.concernsApprovers ? eq(homeVisits.isApprover, true) : undefined].filter(
-    (c): c is NonNullable<typeof c> => c !== undefined,
-  );
+  const conditions = [
+    change.userIds.length ? inArray(homeVisits.userId, change.userIds) : undefined,
+    eq(homeVisits.isAdmin, true),
+    change.concernsApprovers ? eq(homeVisits.isApprover, true) : undefined,
+  ].filter((c): c is NonNullable<typeof c> => c !== undefined);
   return db
     .select()
     .from(homeVisits)

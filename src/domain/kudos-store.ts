@@ -58,7 +58,6 @@ export async function claimBatch(db: Database, workerId: string, leaseMs: number
   return claimed.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime());
 }
 
-
 /** Claims one pending row by id (just recorded in this process), unless someone holds it. */
 export async function claimPending(db: Database, id: string, workerId: string, leaseMs: number): Promise<KudosRow | undefined> {
   const statement = prepared(db, 'kudos.claimPending', (d) =>
@@ -70,14 +69,7 @@ export async function claimPending(db: Database, id: string, workerId: string, l
         attempts: sql`${kudos.attempts} + 1`,
         updatedAt: sql`now()`,
       })
-      .where(
-        and(
-          eq(kudos.id, sql.placeholder('id')),
-          eq(kudos.status, 'pending'),
-          lte(kudos.nextAttemptAt, sql`now()`),
-          or(isNull(kudos.claimedUntil), lte(kudos.claimedUntil, sql`now()`)),
-        ),
-      )
+      .where(and(eq(kudos.id, sql.placeholder('id')), eq(kudos.status, 'pending'), lte(kudos.nextAttemptAt, sql`now()`), or(isNull(kudos.claimedUntil), lte(kudos.claimedUntil, sql`now()`))))
       .returning()
       .prepare('kudos_claim_pending'),
   );
@@ -143,7 +135,11 @@ export async function renewClaim(db: Database, id: string, fence: ClaimFence, le
 
 /** A fenced write of the outcome of a claimed row (failed, outcome unknown); undefined when the claim was lost. */
 export async function updateClaimed(db: Database, id: string, fence: ClaimFence, set: Partial<NewKudosRow>): Promise<KudosRow | undefined> {
-  const [row] = await db.update(kudos).set({ ...set, updatedAt: sql`now()` }).where(fenced(id, fence)).returning();
+  const [row] = await db
+    .update(kudos)
+    .set({ ...set, updatedAt: sql`now()` })
+    .where(fenced(id, fence))
+    .returning();
   return row;
 }
 
@@ -156,7 +152,11 @@ export async function releaseClaim(db: Database, id: string, workerId: string): 
 }
 
 export async function updateKudos(db: Database, id: string, set: Partial<NewKudosRow>): Promise<KudosRow> {
-  const [row] = await db.update(kudos).set({ ...set, updatedAt: new Date() }).where(eq(kudos.id, id)).returning();
+  const [row] = await db
+    .update(kudos)
+    .set({ ...set, updatedAt: new Date() })
+    .where(eq(kudos.id, id))
+    .returning();
   if (!row) throw new Error(`kudos ${id} not found`);
   return row;
 }
@@ -232,7 +232,13 @@ export async function markOrderComplete(db: Database, id: string, orderId: strin
 }
 
 export async function getKudos(db: Database, id: string): Promise<KudosRow | undefined> {
-  const statement = prepared(db, 'kudos.get', (d) => d.select().from(kudos).where(eq(kudos.id, sql.placeholder('id'))).prepare('kudos_get'));
+  const statement = prepared(db, 'kudos.get', (d) =>
+    d
+      .select()
+      .from(kudos)
+      .where(eq(kudos.id, sql.placeholder('id')))
+      .prepare('kudos_get'),
+  );
   const [row] = await statement.execute({ id });
   return row;
 }
@@ -242,14 +248,7 @@ export async function listScheduled(db: Database, opts: { teamId: string; sender
   return db
     .select()
     .from(kudos)
-    .where(
-      and(
-        eq(kudos.teamId, opts.teamId),
-        eq(kudos.status, 'scheduled'),
-        gt(kudos.scheduledAt, opts.now),
-        opts.senderUserId ? eq(kudos.senderUserId, opts.senderUserId) : undefined,
-      ),
-    )
+    .where(and(eq(kudos.teamId, opts.teamId), eq(kudos.status, 'scheduled'), gt(kudos.scheduledAt, opts.now), opts.senderUserId ? eq(kudos.senderUserId, opts.senderUserId) : undefined))
     .orderBy(asc(kudos.scheduledAt))
     .limit(100);
 }

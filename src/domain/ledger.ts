@@ -7,17 +7,7 @@ import type { Database } from '../db/client.js';
 import { kudos } from '../db/schema/index.js';
 import { toCents, type LedgerRow, type RewardsClient } from '../rewards/index.js';
 
-export type MovementKind =
-  | 'top_up_pending'
-  | 'top_up_completed'
-  | 'top_up_unapproved'
-  | 'promotion'
-  | 'reward_refund'
-  | 'transfer_sent'
-  | 'transfer_received'
-  | 'order'
-  | 'order_canceled'
-  | 'other';
+export type MovementKind = 'top_up_pending' | 'top_up_completed' | 'top_up_unapproved' | 'promotion' | 'reward_refund' | 'transfer_sent' | 'transfer_received' | 'order' | 'order_canceled' | 'other';
 
 export interface Movement {
   referenceNumber: string;
@@ -126,7 +116,11 @@ export function monthOf(date: Date): string {
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Every movement between two instants (the API filters by whole UTC days, inclusive), newest first. */
-export async function readMovements(rewards: Pick<RewardsClient, 'balance'>, range: { start: Date; end: Date }, opts: { maxRows?: number; timeoutMs?: number } = {}): Promise<{ movements: Movement[]; truncated: boolean }> {
+export async function readMovements(
+  rewards: Pick<RewardsClient, 'balance'>,
+  range: { start: Date; end: Date },
+  opts: { maxRows?: number; timeoutMs?: number } = {},
+): Promise<{ movements: Movement[]; truncated: boolean }> {
   const maxRows = opts.maxRows ?? 5000;
   const lastDay = new Date(range.end.getTime() - 1);
   const movements: Movement[] = [];
@@ -237,7 +231,9 @@ const centsText = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.a
 export function movementsToCsv(movements: Movement[]): string {
   const header = ['occurred_at', 'reference', 'what', 'type', 'source', 'status', 'status_label', 'signed_amount', 'currency', 'credited'];
   const lines = movements.map((m) =>
-    [m.occurredAt?.toISOString() ?? '', m.referenceNumber, m.label, m.type, m.source ?? '', m.status ?? '', m.statusLabel ?? '', centsText(m.signedCents), m.currency, m.credited ? 'yes' : 'no'].map(csvCell).join(','),
+    [m.occurredAt?.toISOString() ?? '', m.referenceNumber, m.label, m.type, m.source ?? '', m.status ?? '', m.statusLabel ?? '', centsText(m.signedCents), m.currency, m.credited ? 'yes' : 'no']
+      .map(csvCell)
+      .join(','),
   );
   return [header.join(','), ...lines].join('\r\n');
 }

@@ -28,7 +28,10 @@ const DAY_MS = 86_400_000;
 const BALANCE_TIMEOUT_MS = 5000;
 
 export async function ensureFinanceState(db: Database, ws: WorkspaceRef): Promise<FinanceStateRow> {
-  await db.insert(financeState).values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null }).onConflictDoNothing({ target: financeState.teamId });
+  await db
+    .insert(financeState)
+    .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null })
+    .onConflictDoNothing({ target: financeState.teamId });
   const [row] = await db.select().from(financeState).where(eq(financeState.teamId, ws.teamId));
   return row!;
 }
@@ -56,7 +59,10 @@ export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef): P
   const currency = balance.availableBalance.currency;
   await ensureFinanceState(deps.db, ws);
   if (thresholdCents === null) {
-    await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: sql`now()` }).where(eq(financeState.teamId, ws.teamId));
+    await deps.db
+      .update(financeState)
+      .set({ lastBalanceCents: balanceCents, lastCheckedAt: sql`now()` })
+      .where(eq(financeState.teamId, ws.teamId));
     return { balanceCents, currency, thresholdCents, below: false, alerted: false };
   }
   const below = balanceCents < thresholdCents;
@@ -73,7 +79,10 @@ export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef): P
     .where(and(eq(financeState.teamId, ws.teamId), eq(financeState.balanceState, 'above')))
     .returning({ crossings: financeState.crossings });
   if (!flipped) {
-    await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: sql`now()` }).where(eq(financeState.teamId, ws.teamId));
+    await deps.db
+      .update(financeState)
+      .set({ lastBalanceCents: balanceCents, lastCheckedAt: sql`now()` })
+      .where(eq(financeState.teamId, ws.teamId));
     return { balanceCents, currency, thresholdCents, below, alerted: false };
   }
   const now = deps.now();

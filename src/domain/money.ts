@@ -2,9 +2,7 @@
 export const REFUND_WINDOWS = [30, 60, 90] as const;
 export type RefundWindowDays = (typeof REFUND_WINDOWS)[number];
 
-export type AmountCheck =
-  | { ok: true; cents: number }
-  | { ok: false; message: string };
+export type AmountCheck = { ok: true; cents: number } | { ok: false; message: string };
 
 /**
  * Parses what the user typed in the amount field ("25", "25.00", "$25", "1,000"): whole dollars only.

@@ -120,8 +120,7 @@ export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: Notifica
           await deps.db.delete(notifications).where(eq(notifications.id, row.id));
           // Not in the channel, or the channel is gone: only an admin can fix that; tell them on Home.
           if ('channel' in items[i]!.notice.to) await noteChannelFailure(deps.db, key, channel.value, errorCodeOf(error));
-        }
-        else if (isRateLimited(error)) await postLater(deps.db, row.id, error);
+        } else if (isRateLimited(error)) await postLater(deps.db, row.id, error);
         throw error;
       }
     }),
@@ -138,12 +137,14 @@ export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: Notifica
 /** Known not posted (429): try again after Slack's Retry-After, with no need to look first. */
 async function postLater(db: Database, id: string, error: unknown): Promise<void> {
   const retryAfterSeconds = Math.max(1, Number((error as { retryAfter?: number }).retryAfter) || 5);
-  await db.update(notifications).set({ attemptedAt: null, claimedUntil: lease(retryAfterSeconds * 1000) }).where(eq(notifications.id, id));
+  await db
+    .update(notifications)
+    .set({ attemptedAt: null, claimedUntil: lease(retryAfterSeconds * 1000) })
+    .where(eq(notifications.id, id));
 }
 
 /** What posting needs of a notice row. */
 type ClaimedNotice = Pick<NotificationRow, 'id' | 'kind' | 'subject' | 'message' | 'threadTs'>;
-
 
 function send(deps: NoticeDeps, row: ClaimedNotice, channel: string): Promise<PostedMessage> {
   return deps.chat.postMessage(channel, {
@@ -263,7 +264,10 @@ export async function expireNoticeMessages(db: Database, retentionDays = NOTICE_
 }
 
 export async function findNotification(db: Database, kind: string, subject: string): Promise<NotificationRow | undefined> {
-  const [row] = await db.select().from(notifications).where(and(eq(notifications.kind, kind), eq(notifications.subject, subject)));
+  const [row] = await db
+    .select()
+    .from(notifications)
+    .where(and(eq(notifications.kind, kind), eq(notifications.subject, subject)));
   return row;
 }
 

@@ -13,9 +13,7 @@ export interface Workspace {
   enterpriseId: string | null;
 }
 
-export type RecipientCheck =
-  | { ok: true; recipients: KudosRecipientSnapshot[] }
-  | { ok: false; message: string };
+export type RecipientCheck = { ok: true; recipients: KudosRecipientSnapshot[] } | { ok: false; message: string };
 
 const LOOKUP_CONCURRENCY = 8;
 

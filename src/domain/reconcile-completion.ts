@@ -68,8 +68,7 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
   const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
   const counts = countsOf(order, row.recipientCount);
 
-  let thread: PostedMessage | undefined =
-    row.announcementChannel && row.announcementTs ? { channel: row.announcementChannel, ts: row.announcementTs } : undefined;
+  let thread: PostedMessage | undefined = row.announcementChannel && row.announcementTs ? { channel: row.announcementChannel, ts: row.announcementTs } : undefined;
   const channel = await announcementChannelOf(row, ws, deps.notifyChannelOf);
   if (!thread && channel) {
     // The announcement may be waiting in the outbox (its answer was lost): the notice goes in its thread.
@@ -91,7 +90,12 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
   // The channel's notice and the sender's DM together: one insert and one update for both.
   const results = await postAllOnce(deps, [
     ...(target
-      ? [{ key: { kind: 'order.completed', subject: order.orderId, ...ws }, notice: { to: target, message: deps.present({ type: 'order.completed', orderId: order.orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) }) } }]
+      ? [
+          {
+            key: { kind: 'order.completed', subject: order.orderId, ...ws },
+            notice: { to: target, message: deps.present({ type: 'order.completed', orderId: order.orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) }) },
+          },
+        ]
       : []),
     { key: { kind: 'order.completed.dm', subject: order.orderId, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'order.delivered', kudos: row, counts }) } },
   ]);
@@ -110,10 +114,14 @@ async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order
   for (let index = 0; index < parts; index++) {
     const chunk = links.slice(index * LINKS_PER_NOTICE, (index + 1) * LINKS_PER_NOTICE);
     // Links are gift cards: they go to the requester's DM only, never to a channel.
-    await postOnce(deps, { kind: REWARD_LINKS_NOTICE_KIND, subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId }, {
-      to: { userId: request.requesterUserId },
-      message: deps.present({ type: 'reward_links.ready', request, orderId: order.orderId, links: chunk, part: { index, count: parts } }),
-    });
+    await postOnce(
+      deps,
+      { kind: REWARD_LINKS_NOTICE_KIND, subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId },
+      {
+        to: { userId: request.requesterUserId },
+        message: deps.present({ type: 'reward_links.ready', request, orderId: order.orderId, links: chunk, part: { index, count: parts } }),
+      },
+    );
   }
   return { done: true };
 }
@@ -125,9 +133,13 @@ async function completeExternal(deps: CompletionDeps, order: Order): Promise<Com
   if (!channel || order.orderType === 'LINK' || order.orderId.startsWith('LO')) return { done: true };
   const placedNotice = await findNotification(deps.db, 'order.external', order.orderId);
   const target = placedNotice?.channel && placedNotice.ts ? { channel: placedNotice.channel, threadTs: placedNotice.ts } : { channel };
-  await postOnce(deps, { kind: 'order.completed', subject: order.orderId }, {
-    to: target,
-    message: deps.present({ type: 'order.completed', orderId: order.orderId, counts: countsOf(order, 0), ...(order.cardName ? { cardName: order.cardName } : {}) }),
-  });
+  await postOnce(
+    deps,
+    { kind: 'order.completed', subject: order.orderId },
+    {
+      to: target,
+      message: deps.present({ type: 'order.completed', orderId: order.orderId, counts: countsOf(order, 0), ...(order.cardName ? { cardName: order.cardName } : {}) }),
+    },
+  );
   return { done: true };
 }

@@ -202,7 +202,10 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
     log.warn('order check failed; will retry', { code, error });
     // A rate-limited check says nothing about the order: retry once the window allows, not on the
     // order's own backoff ladder (which after many checks is an hour and would hold its notices back).
-    const delay = code === 'RATE_LIMITED' ? Math.min(Math.max((error as { retryAfterMs?: number }).retryAfterMs ?? 0, nextCheckDelayMs(1, delays)), RATE_LIMITED_RETRY_CAP_MS) : nextCheckDelayMs(check.attempts, delays);
+    const delay =
+      code === 'RATE_LIMITED'
+        ? Math.min(Math.max((error as { retryAfterMs?: number }).retryAfterMs ?? 0, nextCheckDelayMs(1, delays)), RATE_LIMITED_RETRY_CAP_MS)
+        : nextCheckDelayMs(check.attempts, delays);
     await rescheduleCheck(deps.db, check.orderId, later(delay), { error: code });
     return 'error';
   }

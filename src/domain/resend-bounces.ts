@@ -68,10 +68,14 @@ export async function notifyBounces(deps: { db: Database; chat: Messenger; prese
       .onConflictDoNothing({ target: [bouncedRecipients.orderId, bouncedRecipients.email] });
     const bounce = await findBounce(deps.db, order.orderId, r.email);
     if (!bounce) continue;
-    const result = await postOnce(deps, { kind: 'order.bounced', subject: `${order.orderId}:${r.email.toLowerCase()}`, teamId: row.teamId, enterpriseId: row.enterpriseId }, {
-      to: { userId: row.senderUserId },
-      message: deps.present({ type: 'order.bounced', bounce }),
-    });
+    const result = await postOnce(
+      deps,
+      { kind: 'order.bounced', subject: `${order.orderId}:${r.email.toLowerCase()}`, teamId: row.teamId, enterpriseId: row.enterpriseId },
+      {
+        to: { userId: row.senderUserId },
+        message: deps.present({ type: 'order.bounced', bounce }),
+      },
+    );
     if (result.posted) {
       posted++;
       await deps.db
@@ -85,6 +89,9 @@ export async function notifyBounces(deps: { db: Database; chat: Messenger; prese
 }
 
 async function findBounce(db: Database, orderId: string, email: string): Promise<BouncedRecipientRow | undefined> {
-  const [bounce] = await db.select().from(bouncedRecipients).where(and(eq(bouncedRecipients.orderId, orderId), eq(bouncedRecipients.email, email)));
+  const [bounce] = await db
+    .select()
+    .from(bouncedRecipients)
+    .where(and(eq(bouncedRecipients.orderId, orderId), eq(bouncedRecipients.email, email)));
   return bounce;
 }

@@ -33,14 +33,9 @@ export async function getBounce(db: Database, id: string): Promise<BouncedRecipi
   return row;
 }
 
-export type ResendOutcome =
-  | { ok: true; row: BouncedRecipientRow; note?: string }
-  | { ok: false; reason: 'not_found' | 'forbidden' | 'already' | 'failed'; message: string; row?: BouncedRecipientRow };
+export type ResendOutcome = { ok: true; row: BouncedRecipientRow; note?: string } | { ok: false; reason: 'not_found' | 'forbidden' | 'already' | 'failed'; message: string; row?: BouncedRecipientRow };
 
-export async function resendBouncedCard(
-  deps: ResendDeps,
-  input: { bounceId: string; teamId: string; actorUserId: string; actorIsAdmin: boolean; newEmail: string },
-): Promise<ResendOutcome> {
+export async function resendBouncedCard(deps: ResendDeps, input: { bounceId: string; teamId: string; actorUserId: string; actorIsAdmin: boolean; newEmail: string }): Promise<ResendOutcome> {
   const bounce = await getBounce(deps.db, input.bounceId);
   if (!bounce || bounce.teamId !== input.teamId) return { ok: false, reason: 'not_found', message: 'This bounced card is not known any more.' };
   if (bounce.senderUserId !== input.actorUserId && !input.actorIsAdmin) {
@@ -53,7 +48,12 @@ export async function resendBouncedCard(
     .where(and(eq(bouncedRecipients.id, bounce.id), eq(bouncedRecipients.status, 'open')))
     .returning();
   if (!claimed) {
-    return { ok: false, reason: 'already', message: bounce.status === 'resent' ? `Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.` : 'A resend is already in progress.', row: bounce };
+    return {
+      ok: false,
+      reason: 'already',
+      message: bounce.status === 'resent' ? `Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.` : 'A resend is already in progress.',
+      row: bounce,
+    };
   }
   const log = deps.logger.child({ orderId: bounce.orderId, kudosId: bounce.kudosId, bounceId: bounce.id });
 

@@ -71,13 +71,7 @@ async function claim(db: Database, id: string): Promise<RewardLinkRequestRow | u
   const [row] = await db
     .update(rewardLinkRequests)
     .set({ claimedUntil: sql`now() + ${`${PLACE_LEASE_S} seconds`}::interval`, attempts: sql`${rewardLinkRequests.attempts} + 1`, updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(rewardLinkRequests.id, id),
-        eq(rewardLinkRequests.status, 'pending'),
-        or(isNull(rewardLinkRequests.claimedUntil), lte(rewardLinkRequests.claimedUntil, sql`now()`)),
-      ),
-    )
+    .where(and(eq(rewardLinkRequests.id, id), eq(rewardLinkRequests.status, 'pending'), or(isNull(rewardLinkRequests.claimedUntil), lte(rewardLinkRequests.claimedUntil, sql`now()`))))
     .returning();
   return row;
 }
@@ -168,7 +162,14 @@ async function settle(deps: RewardLinkDeps, row: RewardLinkRequestRow, status: '
     action: `reward_links.${status}`,
     subjectType: 'reward_link_request',
     subjectId: settled.id,
-    details: { quantity: settled.quantity, createdQuantity: settled.createdQuantity, amountCents: settled.amountCents, chargedCents: settled.createdQuantity * settled.amountCents, orderIds: settled.orderIds, ...(code ? { errorCode: code } : {}) },
+    details: {
+      quantity: settled.quantity,
+      createdQuantity: settled.createdQuantity,
+      amountCents: settled.amountCents,
+      chargedCents: settled.createdQuantity * settled.amountCents,
+      orderIds: settled.orderIds,
+      ...(code ? { errorCode: code } : {}),
+    },
   }).catch((error: unknown) => log.error('writing the reward-link audit row failed', { error }));
   if (status === 'placed') {
     log.info('reward links ordered', { orderIds: settled.orderIds });

@@ -63,7 +63,12 @@ export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Pro
  * A send of `totalCents` now: refused (with the reason) when it would take today's or this month's
  * use over a known limit. Unknown limits refuse nothing; the API still has the last word (422).
  */
-export async function checkSendAgainstLimits(db: Database, ws: WorkspaceRef, totalCents: number, now: Date): Promise<{ ok: true } | { ok: false; code: 'DAILY_LIMIT_EXCEEDED' | 'MONTHLY_LIMIT_EXCEEDED'; message: string }> {
+export async function checkSendAgainstLimits(
+  db: Database,
+  ws: WorkspaceRef,
+  totalCents: number,
+  now: Date,
+): Promise<{ ok: true } | { ok: false; code: 'DAILY_LIMIT_EXCEEDED' | 'MONTHLY_LIMIT_EXCEEDED'; message: string }> {
   const limits = await knownLimits(db, ws);
   if (!limits) return { ok: true };
   const used = await limitUsage(db, ws, now);

@@ -67,7 +67,11 @@ export async function monthlyLeaderboard(db: Database, teamId: string, month: Mo
 }
 
 export async function setStatsOptOut(db: Database, ws: { teamId: string; enterpriseId?: string | null }, userId: string, optOut: boolean): Promise<void> {
-  if (optOut) await db.insert(statsOptOuts).values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId }).onConflictDoNothing();
+  if (optOut)
+    await db
+      .insert(statsOptOuts)
+      .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId })
+      .onConflictDoNothing();
   else await db.delete(statsOptOuts).where(and(eq(statsOptOuts.teamId, ws.teamId), eq(statsOptOuts.userId, userId)));
 }
 

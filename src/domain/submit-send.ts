@@ -28,7 +28,11 @@ export interface RecordedSend {
 
 /** Do two submissions of one source describe the same send (amount, design, people, words, timing)? */
 export function sameSend(recorded: KudosRow, submitted: NewKudosRow): boolean {
-  const emails = (recipients: NewKudosRow['recipients']) => recipients.map((r) => r.email.toLowerCase()).sort().join(',');
+  const emails = (recipients: NewKudosRow['recipients']) =>
+    recipients
+      .map((r) => r.email.toLowerCase())
+      .sort()
+      .join(',');
   return (
     recorded.amountCents === submitted.amountCents &&
     recorded.productId === submitted.productId &&
@@ -59,7 +63,11 @@ export async function recordPreparedSend(db: Database, prepared: AcceptedSend, o
     }
     const approvalReason = route.kind === 'needs_approval' ? route.reason : undefined;
     const values = approvalReason ? { ...prepared.values, status: 'awaiting_approval' } : prepared.values;
-    const [inserted] = await tx.insert(kudos).values(values).onConflictDoNothing({ target: [kudos.teamId, kudos.sourceViewId] }).returning();
+    const [inserted] = await tx
+      .insert(kudos)
+      .values(values)
+      .onConflictDoNothing({ target: [kudos.teamId, kudos.sourceViewId] })
+      .returning();
     if (inserted) {
       if (origin) {
         await tx.insert(auditEvents).values({

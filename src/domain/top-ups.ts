@@ -61,7 +61,12 @@ export function checkBilling(billing: Partial<BillingDetails>): Partial<Record<k
 
 /** The billing details of the workspace's last request, to prefill the next one. */
 export async function lastBilling(db: Database, ws: WorkspaceRef): Promise<BillingDetails | undefined> {
-  const [row] = await db.select({ billing: topUpRequests.billing }).from(topUpRequests).where(eq(topUpRequests.teamId, ws.teamId)).orderBy(sql`${topUpRequests.createdAt} desc`).limit(1);
+  const [row] = await db
+    .select({ billing: topUpRequests.billing })
+    .from(topUpRequests)
+    .where(eq(topUpRequests.teamId, ws.teamId))
+    .orderBy(sql`${topUpRequests.createdAt} desc`)
+    .limit(1);
   return row?.billing;
 }
 
@@ -100,7 +105,11 @@ export async function requestTopUp(
     return row!;
   });
   const messages = await deps.notifier.toAdmins(ws, `top_up:${request.id}`, { kind: 'top_up_request', request });
-  const [stored] = await deps.db.update(topUpRequests).set({ messages, updatedAt: sql`now()` }).where(eq(topUpRequests.id, request.id)).returning();
+  const [stored] = await deps.db
+    .update(topUpRequests)
+    .set({ messages, updatedAt: sql`now()` })
+    .where(eq(topUpRequests.id, request.id))
+    .returning();
   return { ok: true, request: stored ?? request };
 }
 
@@ -157,10 +166,17 @@ async function submit(deps: TopUpDeps, row: TopUpRequestRow): Promise<TopUpReque
     log.warn('top-up request failed', { status: set.status, code: set.errorCode, error });
     if (set.errorCode === 'PRODUCTION_ONLY') {
       await ensureFinanceState(deps.db, row);
-      await deps.db.update(financeState).set({ environment: 'sandbox', updatedAt: sql`now()` }).where(eq(financeState.teamId, row.teamId));
+      await deps.db
+        .update(financeState)
+        .set({ environment: 'sandbox', updatedAt: sql`now()` })
+        .where(eq(financeState.teamId, row.teamId));
     }
   }
-  const [updated] = await deps.db.update(topUpRequests).set({ ...set, updatedAt: sql`now()` }).where(eq(topUpRequests.id, row.id)).returning();
+  const [updated] = await deps.db
+    .update(topUpRequests)
+    .set({ ...set, updatedAt: sql`now()` })
+    .where(eq(topUpRequests.id, row.id))
+    .returning();
   return updated!;
 }
 
@@ -170,7 +186,11 @@ function failureOf(error: unknown): Partial<TopUpRequestRow> {
       return { status: 'failed', errorCode: 'PRODUCTION_ONLY', errorMessage: SANDBOX_TOP_UP_MESSAGE };
     }
     if (error.status >= 500 || error.status === 408) {
-      return { status: 'unknown', errorCode: error.code, errorMessage: 'The Rewards API failed while taking the request; it may or may not have been recorded. Kudos will not send it again: look for it in `/kudos ledger` before asking again.' };
+      return {
+        status: 'unknown',
+        errorCode: error.code,
+        errorMessage: 'The Rewards API failed while taking the request; it may or may not have been recorded. Kudos will not send it again: look for it in `/kudos ledger` before asking again.',
+      };
     }
     const why = error.status === 429 ? 'the Rewards API is busy; ask again in a minute' : `the Rewards API refused it (${error.code})`;
     return { status: 'failed', errorCode: error.code, errorMessage: `Not requested: ${why}.` };
@@ -227,10 +247,18 @@ export async function settleTopUps(deps: TopUpDeps, ws: WorkspaceRef): Promise<T
   const stuckBefore = new Date(deps.now().getTime() - 5 * 60_000);
   const stuck = await deps.db
     .update(topUpRequests)
-    .set({ status: 'unknown', errorCode: 'INTERRUPTED', errorMessage: 'Kudos stopped while requesting this top-up; it may or may not have been recorded. Look for it in `/kudos ledger` before asking again.', updatedAt: sql`now()` })
+    .set({
+      status: 'unknown',
+      errorCode: 'INTERRUPTED',
+      errorMessage: 'Kudos stopped while requesting this top-up; it may or may not have been recorded. Look for it in `/kudos ledger` before asking again.',
+      updatedAt: sql`now()`,
+    })
     .where(and(eq(topUpRequests.teamId, ws.teamId), eq(topUpRequests.status, 'approved'), lt(topUpRequests.decidedAt, stuckBefore)))
     .returning();
-  const submitted = await deps.db.select().from(topUpRequests).where(and(eq(topUpRequests.teamId, ws.teamId), eq(topUpRequests.status, 'submitted')));
+  const submitted = await deps.db
+    .select()
+    .from(topUpRequests)
+    .where(and(eq(topUpRequests.teamId, ws.teamId), eq(topUpRequests.status, 'submitted')));
   const settled: TopUpRequestRow[] = [...stuck];
   if (submitted.length > 0) {
     const since = new Date(Math.min(...submitted.map((r) => r.createdAt.getTime())) - 86_400_000);

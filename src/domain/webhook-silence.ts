@@ -66,7 +66,12 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
   if (lastWebhookAt && lastWebhookAt >= since) return results;
 
   const stale = await deps.db
-    .select({ teamId: orderChecks.teamId, enterpriseId: sql<string | null>`min(${orderChecks.enterpriseId})`, openOrders: sql<number>`count(*)::int`, oldest: sql<Date>`min(${orderChecks.createdAt})`.mapWith(orderChecks.createdAt) })
+    .select({
+      teamId: orderChecks.teamId,
+      enterpriseId: sql<string | null>`min(${orderChecks.enterpriseId})`,
+      openOrders: sql<number>`count(*)::int`,
+      oldest: sql<Date>`min(${orderChecks.createdAt})`.mapWith(orderChecks.createdAt),
+    })
     .from(orderChecks)
     .where(and(isNull(orderChecks.doneAt), lt(orderChecks.createdAt, since)))
     .groupBy(orderChecks.teamId);

@@ -182,18 +182,21 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
    */
   function keepClaim(kudosId: string, fence: ClaimFence, controller: AbortController, kudosLog: Logger): () => void {
     let heldUntil = Date.now() + leaseMs;
-    const timer = setInterval(() => {
-      const asked = Date.now();
-      renewClaim(deps.db, kudosId, fence, leaseMs)
-        .then((held) => {
-          if (held) heldUntil = asked + leaseMs;
-          else lose('the row was claimed by someone else');
-        })
-        .catch((error: unknown) => {
-          if (Date.now() >= heldUntil) lose('the lease ran out while the database was unreachable');
-          else kudosLog.warn('renewing the lease failed; will try again', { error });
-        });
-    }, Math.max(50, Math.floor(leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        const asked = Date.now();
+        renewClaim(deps.db, kudosId, fence, leaseMs)
+          .then((held) => {
+            if (held) heldUntil = asked + leaseMs;
+            else lose('the row was claimed by someone else');
+          })
+          .catch((error: unknown) => {
+            if (Date.now() >= heldUntil) lose('the lease ran out while the database was unreachable');
+            else kudosLog.warn('renewing the lease failed; will try again', { error });
+          });
+      },
+      Math.max(50, Math.floor(leaseMs / 3)),
+    );
     function lose(why: string): void {
       if (controller.signal.aborted) return;
       kudosLog.warn(`lease lost (${why}); aborting the call, the row will be resumed with the same key`);
@@ -307,10 +310,21 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       if (found) return recordPlaced(row, fence, found, kudosLog);
     }
     kudosLog.warn('scheduled send could not be booked before the 10-minute cutoff', { scheduledAt: row.scheduledAt, attempts: row.attempts });
-    return fail(row, fence, 'SCHEDULE_TOO_LATE', 'the Rewards API could not be reached until less than 10 minutes before the time you chose, and scheduled sends must be booked at least 10 minutes ahead. Nothing was charged: send it again now.', kudosLog);
+    return fail(
+      row,
+      fence,
+      'SCHEDULE_TOO_LATE',
+      'the Rewards API could not be reached until less than 10 minutes before the time you chose, and scheduled sends must be booked at least 10 minutes ahead. Nothing was charged: send it again now.',
+      kudosLog,
+    );
   }
 
-  async function recordPlaced(row: KudosRow, fence: ClaimFence, order: { orderId: string; status: string; totalCost?: { amount: string; currency: string } | undefined }, kudosLog: Logger): Promise<KudosRow | undefined> {
+  async function recordPlaced(
+    row: KudosRow,
+    fence: ClaimFence,
+    order: { orderId: string; status: string; totalCost?: { amount: string; currency: string } | undefined },
+    kudosLog: Logger,
+  ): Promise<KudosRow | undefined> {
     const cost = order.totalCost;
     const placed = await markPlaced(deps.db, row.id, fence, {
       recipients: row.recipients,
@@ -331,7 +345,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   }
 
   function fencedOut(row: KudosRow | undefined, kudosLog: Logger): KudosRow | undefined {
-    if (!row) kudosLog.warn('the claim was lost before the outcome was written; the row\'s new holder finishes it');
+    if (!row) kudosLog.warn("the claim was lost before the outcome was written; the row's new holder finishes it");
     return row;
   }
 
@@ -371,7 +385,9 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     const notices: Parameters<typeof postAllOnce>[1] = [];
     if (row.status === 'unknown') {
       // Said once; the row stays in the queue (looked up again) and its outcome is told when known.
-      await postAllOnce(deps, [{ key: { kind: 'kudos.unknown', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.outcome_unknown', kudos: row }) } }]);
+      await postAllOnce(deps, [
+        { key: { kind: 'kudos.unknown', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.outcome_unknown', kudos: row }) } },
+      ]);
       return;
     }
     if (row.status === 'failed') {
@@ -380,7 +396,10 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         return false;
       });
       if (!toldElsewhere) {
-        notices.push({ key: { kind: 'kudos.failed', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.failed', kudos: row, reason: row.errorMessage ?? 'the Rewards API refused it.' }) } });
+        notices.push({
+          key: { kind: 'kudos.failed', subject: row.id, ...ws },
+          notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.failed', kudos: row, reason: row.errorMessage ?? 'the Rewards API refused it.' }) },
+        });
       }
     } else {
       notices.push({ key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.placed', kudos: row }) } });
@@ -398,7 +417,11 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         kudosLog.error(`telling Slack about the kudos failed (${kind})`, { status: row.status, error: result.reason });
         return;
       }
-      const posted = result.value.posted ? result.value.message : result.value.existing?.ts && result.value.existing.channel ? { channel: result.value.existing.channel, ts: result.value.existing.ts } : undefined;
+      const posted = result.value.posted
+        ? result.value.message
+        : result.value.existing?.ts && result.value.existing.channel
+          ? { channel: result.value.existing.channel, ts: result.value.existing.ts }
+          : undefined;
       if (!posted) return;
       if (kind === 'kudos.confirmation') Object.assign(messages, { confirmationChannel: posted.channel, confirmationTs: posted.ts });
       if (kind === 'kudos.announcement') Object.assign(messages, { announcementChannel: posted.channel, announcementTs: posted.ts });

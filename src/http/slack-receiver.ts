@@ -165,7 +165,9 @@ function answerFailure(res: ServerResponse, body: Record<string, unknown>): void
   switch (body.type) {
     case 'view_submission': {
       const blocks = (body.view as { blocks?: unknown } | undefined)?.blocks;
-      const input = Array.isArray(blocks) ? blocks.find((b): b is { block_id: string } => (b as { type?: unknown })?.type === 'input' && typeof (b as { block_id?: unknown }).block_id === 'string') : undefined;
+      const input = Array.isArray(blocks)
+        ? blocks.find((b): b is { block_id: string } => (b as { type?: unknown })?.type === 'input' && typeof (b as { block_id?: unknown }).block_id === 'string')
+        : undefined;
       if (input) return sendJson(res, 200, { response_action: 'errors', errors: { [input.block_id]: LISTENER_FAILURE_TEXT } });
       return void res.writeHead(200).end();
     }

@@ -13,13 +13,7 @@ export function signSlackRequest(secret: string, timestampSeconds: number, rawBo
   return `v0=${hmac.digest('hex')}`;
 }
 
-export function verifySlackSignature(input: {
-  secret: string;
-  rawBody: Buffer;
-  timestampHeader: string | undefined;
-  signatureHeader: string | undefined;
-  nowSeconds: number;
-}): SignatureCheck {
+export function verifySlackSignature(input: { secret: string; rawBody: Buffer; timestampHeader: string | undefined; signatureHeader: string | undefined; nowSeconds: number }): SignatureCheck {
   const { timestampHeader, signatureHeader } = input;
   if (!timestampHeader || !signatureHeader || !/^\d{1,12}$/.test(timestampHeader)) return { ok: false, reason: 'missing_headers' };
   const timestamp = Number(timestampHeader);

@@ -4,10 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createWebhookReceiver } from './webhook-receiver.js';
 import type { RouteDeps } from './routes.js';
 
-export function createWebhooksRoute(
-  deps: RouteDeps,
-  opts: { onEventStored?: () => void; bodyLimitBytes?: number } = {},
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createWebhooksRoute(deps: RouteDeps, opts: { onEventStored?: () => void; bodyLimitBytes?: number } = {}): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const secret = deps.config.rewardsWebhookSecret;
   if (!secret) throw new Error('REWARDS_WEBHOOK_SECRET is required for the webhook route');
   return createWebhookReceiver({

@@ -24,7 +24,5 @@ export function parseExposition(text: string): Sample[] {
 
 /** Sum of the samples named `name` whose labels include `match`. */
 export function sumOf(samples: Sample[], name: string, match: Record<string, string> = {}): number {
-  return samples
-    .filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v))
-    .reduce((sum, s) => sum + s.value, 0);
+  return samples.filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
 }

@@ -115,9 +115,21 @@ export function createMetrics(opts: MetricsOptions = {}): AppMetrics {
     },
     setSlackSocketState(state) {
       socketGauges ??= {
-        connected: new Gauge({ name: 'kudos_slack_socket_connected', help: 'Socket Mode: 1 while the WebSocket to Slack is connected (after its hello), 0 while connecting or refused.', registers: [registry] }),
-        refused: new Gauge({ name: 'kudos_slack_socket_refused', help: 'Socket Mode: 1 while Slack refuses the app token or has disabled Socket Mode (link_disabled); /healthz answers 503.', registers: [registry] }),
-        connects: new Counter({ name: 'kudos_slack_socket_connections_total', help: 'Socket Mode: connections established (the first, and every reconnect after a disconnect message or a dropped socket).', registers: [registry] }),
+        connected: new Gauge({
+          name: 'kudos_slack_socket_connected',
+          help: 'Socket Mode: 1 while the WebSocket to Slack is connected (after its hello), 0 while connecting or refused.',
+          registers: [registry],
+        }),
+        refused: new Gauge({
+          name: 'kudos_slack_socket_refused',
+          help: 'Socket Mode: 1 while Slack refuses the app token or has disabled Socket Mode (link_disabled); /healthz answers 503.',
+          registers: [registry],
+        }),
+        connects: new Counter({
+          name: 'kudos_slack_socket_connections_total',
+          help: 'Socket Mode: connections established (the first, and every reconnect after a disconnect message or a dropped socket).',
+          registers: [registry],
+        }),
       };
       socketGauges.connected.set(state === 'connected' ? 1 : 0);
       socketGauges.refused.set(state === 'failed' ? 1 : 0);

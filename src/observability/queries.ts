@@ -11,7 +11,6 @@ export interface QueueState {
   oldestReadyAgeSeconds: number;
 }
 
-
 export async function readStateCounts(db: Database): Promise<Array<{ state: string; count: number }>> {
   const result = await db.execute(sql`select status as state, count(*)::int as count from kudos group by status`);
   return rowsOf<{ state: string; count: number | string }>(result).map((r) => ({ state: r.state, count: Number(r.count) }));

@@ -240,14 +240,22 @@ function stringField(record: Record<string, unknown> | undefined, ...keys: strin
 
 function defaultCode(status: number): string {
   switch (status) {
-    case 400: return ErrorCodes.VALIDATION_ERROR;
-    case 401: return ErrorCodes.UNAUTHORIZED;
-    case 403: return ErrorCodes.FORBIDDEN;
-    case 404: return ErrorCodes.NOT_FOUND;
-    case 413: return ErrorCodes.PAYLOAD_TOO_LARGE;
-    case 415: return ErrorCodes.UNSUPPORTED_MEDIA_TYPE;
-    case 429: return ErrorCodes.RATE_LIMITED;
-    default: return `HTTP_${status}`;
+    case 400:
+      return ErrorCodes.VALIDATION_ERROR;
+    case 401:
+      return ErrorCodes.UNAUTHORIZED;
+    case 403:
+      return ErrorCodes.FORBIDDEN;
+    case 404:
+      return ErrorCodes.NOT_FOUND;
+    case 413:
+      return ErrorCodes.PAYLOAD_TOO_LARGE;
+    case 415:
+      return ErrorCodes.UNSUPPORTED_MEDIA_TYPE;
+    case 429:
+      return ErrorCodes.RATE_LIMITED;
+    default:
+      return `HTTP_${status}`;
   }
 }
 
@@ -259,8 +267,7 @@ function defaultCode(status: number): string {
 export function errorFromResponse(response: ErrorResponse): RewardsApiError {
   const body = asRecord(response.body);
   const nested = asRecord(body?.error);
-  const rawCode =
-    stringField(nested, 'code') ?? stringField(body, 'code', 'errorCode') ?? stringField(body, 'error');
+  const rawCode = stringField(nested, 'code') ?? stringField(body, 'code', 'errorCode') ?? stringField(body, 'error');
   // OAuth codes are lower_snake ("invalid_client"); the rest of the API uses UPPER_SNAKE.
   const code = rawCode ? (/^[a-z_]+$/.test(rawCode) ? rawCode.toUpperCase() : rawCode) : defaultCode(response.status);
   const message =

@@ -40,11 +40,7 @@ export function serverRetryDelayMs(status: number, headers: Record<string, strin
 }
 
 /** Exponential backoff with full jitter, or the server's delay (plus a little jitter) when given. */
-export function retryDelayMs(
-  retryIndex: number,
-  serverDelayMs: number | undefined,
-  config: { baseDelayMs: number; maxDelayMs: number; random: () => number },
-): number {
+export function retryDelayMs(retryIndex: number, serverDelayMs: number | undefined, config: { baseDelayMs: number; maxDelayMs: number; random: () => number }): number {
   if (serverDelayMs !== undefined) {
     // Spread clients that were all told the same reset time over a short interval after it.
     return Math.min(config.maxDelayMs, serverDelayMs + config.random() * config.baseDelayMs);

@@ -17,7 +17,10 @@ export const decimalSchema = z
 /** An integer sent as a number or a numeric string. */
 export const integerSchema = z.union([
   z.number().int(),
-  z.string().regex(/^-?\d+$/).transform((value) => Number(value)),
+  z
+    .string()
+    .regex(/^-?\d+$/)
+    .transform((value) => Number(value)),
 ]);
 
 /** A boolean sent as true/false, 0/1, "true"/"false" or null (null = false). */
@@ -57,7 +60,15 @@ export function pageSchema<T extends z.ZodType>(item: T) {
 export const tokenResponseSchema = z.looseObject({
   access_token: z.string().min(1),
   token_type: z.string().optional(),
-  expires_in: z.union([z.number(), z.string().regex(/^\d+(\.\d+)?$/).transform(Number)]).optional(),
+  expires_in: z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\d+(\.\d+)?$/)
+        .transform(Number),
+    ])
+    .optional(),
   scope: z.string().optional(),
 });
 export type TokenResponse = z.output<typeof tokenResponseSchema>;
@@ -231,8 +242,14 @@ export const recipientGroupSchema = z
     let memberCount: number | undefined;
     for (const field of MEMBER_COUNT_FIELDS) {
       const value = record[field];
-      if (typeof value === 'number' && Number.isInteger(value)) { memberCount = value; break; }
-      if (typeof value === 'string' && /^\d+$/.test(value)) { memberCount = Number(value); break; }
+      if (typeof value === 'number' && Number.isInteger(value)) {
+        memberCount = value;
+        break;
+      }
+      if (typeof value === 'string' && /^\d+$/.test(value)) {
+        memberCount = Number(value);
+        break;
+      }
     }
     return { ...group, memberCount };
   });
@@ -250,13 +267,15 @@ export type GroupMember = z.output<typeof groupMemberSchema>;
 // ---------------------------------------------------------------------------------------------------
 // 2.8-2.10 Balance, funding, ledger
 
-export const balanceSchema = z.looseObject({
-  availableBalance: moneySchema,
-  pendingBalance: moneySchema.optional(),
-}).transform((balance) => ({
-  ...balance,
-  pendingBalance: balance.pendingBalance ?? { amount: '0.00', currency: balance.availableBalance.currency },
-}));
+export const balanceSchema = z
+  .looseObject({
+    availableBalance: moneySchema,
+    pendingBalance: moneySchema.optional(),
+  })
+  .transform((balance) => ({
+    ...balance,
+    pendingBalance: balance.pendingBalance ?? { amount: '0.00', currency: balance.availableBalance.currency },
+  }));
 export type Balance = z.output<typeof balanceSchema>;
 
 export const fundingSchema = z.looseObject({
@@ -392,9 +411,18 @@ export const templateParamsSchema = z.looseObject({
   message: z.string().optional(),
   imageAlignment: z.enum(['left', 'center', 'right']).optional(),
   imageSize: z.number().int().min(1).max(100).optional(),
-  borderColor: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional(),
-  buttonColor: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional(),
-  buttonFontColor: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional(),
+  borderColor: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/)
+    .optional(),
+  buttonColor: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/)
+    .optional(),
+  buttonFontColor: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/)
+    .optional(),
 });
 export type TemplateParams = z.input<typeof templateParamsSchema>;
 

@@ -2,14 +2,7 @@
 // abort signals, the rate-limit budget, the 401 renew-once rule, the retry policy and the onCall hook.
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import {
-  RewardsAbortError,
-  RewardsApiError,
-  RewardsConnectionError,
-  RewardsError,
-  RewardsTimeoutError,
-  errorFromResponse,
-} from './errors.js';
+import { RewardsAbortError, RewardsApiError, RewardsConnectionError, RewardsError, RewardsTimeoutError, errorFromResponse } from './errors.js';
 import { RateLimitBudget, retryDelayMs, serverRetryDelayMs } from './rate-limit.js';
 import type { CallInfo } from './types.js';
 

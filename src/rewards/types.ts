@@ -122,7 +122,10 @@ export interface PageQuery {
   pageSize?: number;
 }
 
-export interface CatalogQuery extends PageQuery { search?: string; category?: string }
+export interface CatalogQuery extends PageQuery {
+  search?: string;
+  category?: string;
+}
 export interface OrderListQuery extends PageQuery {
   orderType?: string;
   cardType?: string;
@@ -133,9 +136,16 @@ export interface OrderListQuery extends PageQuery {
   searchKeyword?: string;
   clientOrderId?: string;
 }
-export interface CampaignListQuery extends PageQuery { search?: string }
-export interface RecipientListQuery extends PageQuery { searchKeyword?: string }
-export interface LedgerQuery extends PageQuery { startDate?: string | Date; endDate?: string | Date }
+export interface CampaignListQuery extends PageQuery {
+  search?: string;
+}
+export interface RecipientListQuery extends PageQuery {
+  searchKeyword?: string;
+}
+export interface LedgerQuery extends PageQuery {
+  startDate?: string | Date;
+  endDate?: string | Date;
+}
 
 /** Result of order creation. `recovered` is true when the order was found by its key after a 409. */
 export interface CreatedOrder {

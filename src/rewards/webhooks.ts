@@ -61,9 +61,7 @@ export interface OtherWebhookEvent extends EnvelopeBase {
 }
 export type WebhookEvent = OrderCreatedEvent | OtherWebhookEvent;
 
-export type ParsedWebhookBody =
-  | { kind: 'challenge'; challengeToken: string }
-  | { kind: 'event'; event: WebhookEvent };
+export type ParsedWebhookBody = { kind: 'challenge'; challengeToken: string } | { kind: 'event'; event: WebhookEvent };
 
 /** True when the event is an `order.created` (narrows `data`). */
 export function isOrderCreatedEvent(event: WebhookEvent): event is OrderCreatedEvent {

@@ -459,9 +459,7 @@ export class SlackDriver {
       type: 'event_callback',
       event_id: `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
       event_time: nowS,
-      authorizations: [
-        { enterprise_id: null, team_id: this.ws.team.id, user_id: this.ws.app.botUserId, is_bot: true, is_enterprise_install: false },
-      ],
+      authorizations: [{ enterprise_id: null, team_id: this.ws.team.id, user_id: this.ws.app.botUserId, is_bot: true, is_enterprise_install: false }],
       is_ext_shared_channel: false,
       event_context: `4-${randomBytes(8).toString('hex')}`,
     };
@@ -500,9 +498,7 @@ export function findElement(blocks: Json[], actionId: string): { element: Json; 
 
 function allOptions(el: Json): Json[] {
   const direct = Array.isArray(el.options) ? (el.options as Json[]) : [];
-  const grouped = Array.isArray(el.option_groups)
-    ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : []))
-    : [];
+  const grouped = Array.isArray(el.option_groups) ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : [])) : [];
   return [...direct, ...grouped];
 }
 
@@ -514,7 +510,7 @@ export function actionFor(el: Json, blockId: string, value: string | undefined, 
       return {
         ...base,
         text: el.text,
-        ...(value ?? el.value) !== undefined ? { value: value ?? el.value } : {},
+        ...((value ?? el.value) !== undefined ? { value: value ?? el.value } : {}),
         ...(el.style ? { style: el.style } : {}),
       };
     case 'static_select':

@@ -50,12 +50,7 @@ class Problems {
   }
 }
 
-function checkText(
-  p: Problems,
-  value: unknown,
-  pointer: string,
-  opts: { max: number; plainOnly?: boolean; required?: boolean },
-): void {
+function checkText(p: Problems, value: unknown, pointer: string, opts: { max: number; plainOnly?: boolean; required?: boolean }): void {
   if (value === undefined || value === null) {
     if (opts.required !== false) p.add('missing required field: text', pointer);
     return;
@@ -160,9 +155,7 @@ function checkElement(p: Problems, el: unknown, pointer: string, surface: Surfac
           if (el.option_groups.length > LIMITS.selectOptions) {
             p.add(`must be less than ${LIMITS.selectOptions + 1} items`, `${pointer}/option_groups`);
           }
-          el.option_groups.forEach((g, i) =>
-            checkOptions(p, isObject(g) ? g.options : undefined, `${pointer}/option_groups/${i}/options`, LIMITS.selectOptions, true),
-          );
+          el.option_groups.forEach((g, i) => checkOptions(p, isObject(g) ? g.options : undefined, `${pointer}/option_groups/${i}/options`, LIMITS.selectOptions, true));
         }
       }
       break;
@@ -361,12 +354,7 @@ export function checkView(view: unknown, expected: 'modal' | 'home'): string[] {
   if (view.blocks === undefined) p.add('missing required field: blocks', '/view/blocks');
   else {
     p.list.push(...checkBlocks(view.blocks, expected, '/view/blocks'));
-    if (
-      expected === 'modal' &&
-      Array.isArray(view.blocks) &&
-      view.blocks.some((b) => isObject(b) && b.type === 'input') &&
-      (view.submit === undefined || view.submit === null)
-    ) {
+    if (expected === 'modal' && Array.isArray(view.blocks) && view.blocks.some((b) => isObject(b) && b.type === 'input') && (view.submit === undefined || view.submit === null)) {
       p.add('must provide submit when blocks contain an input block', '/view/submit');
     }
   }

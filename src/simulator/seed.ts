@@ -48,13 +48,7 @@ export const APP_ID = 'A0KUDOS';
 export const BOT_ID = 'B0KUDOS';
 export const BOT_USER_ID = 'U_KUDOSBOT';
 
-function person(
-  id: string,
-  name: string,
-  realName: string,
-  role: string,
-  extra: Partial<WorkspaceUser> = {},
-): WorkspaceUser {
+function person(id: string, name: string, realName: string, role: string, extra: Partial<WorkspaceUser> = {}): WorkspaceUser {
   return {
     id,
     name,

@@ -103,7 +103,13 @@ export interface SlackSimulator {
    * A workflow reaches one of the app's custom steps: sends `function_executed` (signed, with a fresh
    * workflow token). Passing an earlier run's functionExecutionId re-delivers that event (a retry).
    */
-  runWorkflowStep(step: { callbackId: string; inputs: Record<string, unknown>; title?: string; requiredOutputs?: string[]; functionExecutionId?: string }): Promise<{ run: WorkflowStepRun; answer: AppAnswer }>;
+  runWorkflowStep(step: {
+    callbackId: string;
+    inputs: Record<string, unknown>;
+    title?: string;
+    requiredOutputs?: string[];
+    functionExecutionId?: string;
+  }): Promise<{ run: WorkflowStepRun; answer: AppAnswer }>;
   /** A workflow step run: `running` until the app completes or fails it. */
   workflowStep(functionExecutionId: string): WorkflowStepRun | undefined;
   /**
@@ -218,9 +224,7 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
           try {
             const body = await readBody(req);
             const ct = req.headers['content-type'] ?? '';
-            content = ct.includes('application/json')
-              ? (JSON.parse(body) as Record<string, unknown>)
-              : (JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown>);
+            content = ct.includes('application/json') ? (JSON.parse(body) as Record<string, unknown>) : (JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown>);
           } catch {
             return sendJson(res, 400, { ok: false, error: 'invalid_payload' });
           }

@@ -240,10 +240,16 @@ export class SocketModeServer {
       };
       if (attempt()) return;
       // No connection open. Events wait for one (Slack retries them); interactions wait within the deadline.
-      const deadline = type === 'events_api' ? undefined : setTimeout(() => {
-        this.waitingForConnection = this.waitingForConnection.filter((w) => w !== wake);
-        resolve({ acknowledged: false, payload: '', ms: SOCKET_ACK_DEADLINE_MS + 1 });
-      }, Math.max(0, SOCKET_ACK_DEADLINE_MS - (Date.now() - started)));
+      const deadline =
+        type === 'events_api'
+          ? undefined
+          : setTimeout(
+              () => {
+                this.waitingForConnection = this.waitingForConnection.filter((w) => w !== wake);
+                resolve({ acknowledged: false, payload: '', ms: SOCKET_ACK_DEADLINE_MS + 1 });
+              },
+              Math.max(0, SOCKET_ACK_DEADLINE_MS - (Date.now() - started)),
+            );
       const wake = () => {
         if (deadline) clearTimeout(deadline);
         if (!attempt()) this.waitingForConnection.push(wake);

@@ -346,7 +346,11 @@ export class SimulatorState {
 
   openViews(userId?: string): View[] {
     const users = userId === undefined ? [...this.stacks.keys()] : [userId];
-    return users.flatMap((u) => this.stackOf(u).map((id) => this.views.get(id)).filter((v): v is View => v !== undefined));
+    return users.flatMap((u) =>
+      this.stackOf(u)
+        .map((id) => this.views.get(id))
+        .filter((v): v is View => v !== undefined),
+    );
   }
 }
 

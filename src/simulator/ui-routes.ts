@@ -40,7 +40,12 @@ const Bodies = {
   close: z.object({ as: UserId, viewId: z.string(), all: z.boolean().optional() }),
   options: z.object({ as: UserId, viewId: z.string(), actionId: z.string(), blockId: z.string(), query: z.string().max(200) }),
   home: z.object({ as: UserId }),
-  advance: z.object({ seconds: z.number().positive().max(400 * 24 * 3600) }),
+  advance: z.object({
+    seconds: z
+      .number()
+      .positive()
+      .max(400 * 24 * 3600),
+  }),
 };
 
 /**
@@ -77,9 +82,7 @@ function renderContext(state: SimulatorState, userId: string, extra: Partial<Ren
 
 /** Conversations a user sees: channels they are in, and their DM with the app. */
 function conversationsFor(state: SimulatorState, userId: string) {
-  const channels = state.workspace.channels
-    .filter((c) => c.members.includes(userId))
-    .map((c) => ({ id: c.id, name: c.name, kind: 'channel' as const, isPrivate: c.isPrivate }));
+  const channels = state.workspace.channels.filter((c) => c.members.includes(userId)).map((c) => ({ id: c.id, name: c.name, kind: 'channel' as const, isPrivate: c.isPrivate }));
   return [...channels, { id: state.imFor(userId), name: 'Kudos', kind: 'app' as const, isPrivate: true }];
 }
 
@@ -123,11 +126,11 @@ function uiState(state: SimulatorState, userId: string, conv: string | undefined
     homeViewId: home?.id ?? null,
     modal: top
       ? {
-        id: top.id,
-        hash: top.hash,
-        errors: state.viewErrors.get(top.id) ?? {},
-        html: renderModal(top, renderContext(state, userId, { errors: state.viewErrors.get(top.id), externalOptions: externalOptions(top.id) }), { depth: stack.length }),
-      }
+          id: top.id,
+          hash: top.hash,
+          errors: state.viewErrors.get(top.id) ?? {},
+          html: renderModal(top, renderContext(state, userId, { errors: state.viewErrors.get(top.id), externalOptions: externalOptions(top.id) }), { depth: stack.length }),
+        }
       : null,
   };
 }
@@ -229,7 +232,10 @@ export async function handleUiRequest(req: IncomingMessage, res: ServerResponse,
       json(res, 200, {
         team: ws.team,
         users: ws.users.filter((u) => !u.deleted && !u.isBot).map((u) => ({ id: u.id, name: u.name, realName: u.realName, role: u.role, tz: u.tz, email: u.email ?? null })),
-        handles: ws.users.filter((u) => !u.deleted).map((u) => u.name).concat(ws.usergroups.map((g) => g.handle)),
+        handles: ws.users
+          .filter((u) => !u.deleted)
+          .map((u) => u.name)
+          .concat(ws.usergroups.map((g) => g.handle)),
         emulator: ctx.emulatorUrl() !== undefined,
       });
       return true;

@@ -7,9 +7,7 @@ type StateLeaf = Json & { type: string };
 
 function options(el: Json): Json[] {
   const direct = Array.isArray(el.options) ? (el.options as Json[]) : [];
-  const grouped = Array.isArray(el.option_groups)
-    ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : []))
-    : [];
+  const grouped = Array.isArray(el.option_groups) ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : [])) : [];
   return [...direct, ...grouped];
 }
 
@@ -135,12 +133,7 @@ export function leafFromRaw(el: Json, raw: RawInput, tz: string, externalOptions
 }
 
 /** Raw form values (block_id -> action_id -> raw) to Slack's state values for a view's blocks. */
-export function stateFromRaw(
-  blocks: Json[],
-  raw: Record<string, Record<string, RawInput>>,
-  tz: string,
-  externalOptions: (actionId: string) => Json[],
-): Record<string, Record<string, Json>> {
+export function stateFromRaw(blocks: Json[], raw: Record<string, Record<string, RawInput>>, tz: string, externalOptions: (actionId: string) => Json[]): Record<string, Record<string, Json>> {
   const values = initialStateValues(blocks);
   for (const { blockId, element } of statefulElements(blocks)) {
     const actionId = element.action_id;

@@ -8,8 +8,7 @@ import type { WorkspaceUser } from './seed.js';
 type Answer = Json & { ok: boolean; error?: string };
 type Handler = (state: SimulatorState, args: Json) => Answer;
 
-const fail = (error: string, messages?: string[]): Answer =>
-  messages && messages.length > 0 ? { ok: false, error, response_metadata: { messages } } : { ok: false, error };
+const fail = (error: string, messages?: string[]): Answer => (messages && messages.length > 0 ? { ok: false, error, response_metadata: { messages } } : { ok: false, error });
 
 /** Fields that @slack/web-api JSON-encodes into a single form field. */
 const JSON_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata', 'outputs']);
@@ -119,7 +118,11 @@ function page<T>(items: T[], args: Json): { slice: T[]; next: string } | { error
   let start = 0;
   const cursor = str(args.cursor);
   if (cursor) {
-    const decoded = Number(Buffer.from(cursor, 'base64').toString('utf8').replace(/^offset:/, ''));
+    const decoded = Number(
+      Buffer.from(cursor, 'base64')
+        .toString('utf8')
+        .replace(/^offset:/, ''),
+    );
     if (!Number.isInteger(decoded) || decoded < 0) return { error: 'invalid_cursor' };
     start = decoded;
   }
@@ -319,7 +322,11 @@ const handlers: Record<string, Handler> = {
       const c = conversation(s, channelArg);
       return c ? { ok: true, channel: { id: channelArg } } : fail('channel_not_found');
     }
-    const users = str(args.users)?.split(',').map((u) => u.trim()).filter(Boolean) ?? [];
+    const users =
+      str(args.users)
+        ?.split(',')
+        .map((u) => u.trim())
+        .filter(Boolean) ?? [];
     if (users.length === 0) return fail('users_list_not_supplied');
     if (users.length > 8) return fail('too_many_users');
     for (const u of users) {
@@ -455,9 +462,7 @@ const handlers: Record<string, Handler> = {
     if (!viewId && !externalId) return fail('invalid_arguments', ['either view_id or external_id is required']);
     const bad = checkViewArg(args.view, 'modal');
     if (bad) return bad;
-    const existing = viewId
-      ? s.views.get(viewId)
-      : [...s.views.values()].find((v) => v.external_id === externalId && v.type === 'modal');
+    const existing = viewId ? s.views.get(viewId) : [...s.views.values()].find((v) => v.external_id === externalId && v.type === 'modal');
     if (!existing || existing.type !== 'modal') return fail('not_found');
     const hash = str(args.hash);
     if (hash && hash !== existing.hash) return fail('hash_conflict');
@@ -476,9 +481,7 @@ const handlers: Record<string, Handler> = {
     const existing = existingId ? s.views.get(existingId) : undefined;
     const hash = str(args.hash);
     if (hash && existing && hash !== existing.hash) return fail('hash_conflict');
-    const view = existing
-      ? s.replaceView(existing.id, args.view as Json)
-      : s.materializeView(args.view as Json, { type: 'home' });
+    const view = existing ? s.replaceView(existing.id, args.view as Json) : s.materializeView(args.view as Json, { type: 'home' });
     if (!existing) {
       s.homes.set(userId, view.id);
       s.storeView(userId, view);
@@ -500,7 +503,11 @@ function completeStep(s: SimulatorState, args: Json, token: string | undefined, 
     const outputs = args.outputs;
     if (typeof outputs !== 'object' || outputs === null || Array.isArray(outputs)) return fail('invalid_arguments', ['[ERROR] missing required field: outputs']);
     const missing = run.requiredOutputs.filter((name) => (outputs as Json)[name] === undefined || (outputs as Json)[name] === null);
-    if (missing.length > 0) return fail('invalid_arguments', missing.map((name) => `[ERROR] missing required output: ${name}`));
+    if (missing.length > 0)
+      return fail(
+        'invalid_arguments',
+        missing.map((name) => `[ERROR] missing required output: ${name}`),
+      );
     run.outputs = outputs as Json;
   } else {
     const error = str(args.error);
@@ -527,12 +534,24 @@ export function callWebApi(state: SimulatorState, method: string, rawArgs: Recor
   const stepMethod = method === 'functions.completeSuccess' ? 'completed' : method === 'functions.completeError' ? 'failed' : undefined;
   if (!handler && !stepMethod) answer = fail('unknown_method');
   else if (!usedToken) answer = fail('not_authed');
-  else if (stepMethod) answer = badJson.length > 0 ? fail('invalid_arguments', badJson.map((k) => `invalid JSON in ${k}`)) : completeStep(state, args, usedToken, stepMethod);
+  else if (stepMethod)
+    answer =
+      badJson.length > 0
+        ? fail(
+            'invalid_arguments',
+            badJson.map((k) => `invalid JSON in ${k}`),
+          )
+        : completeStep(state, args, usedToken, stepMethod);
   // A running step's workflow token acts as the bot (Slack: "xwfp" tokens carry the app's scopes).
   else if (usedToken !== botToken && !state.workflowRunByToken(usedToken)) answer = fail('invalid_auth');
   else if (!handler) answer = fail('unknown_method');
   else if (badJson.length > 0) {
-    answer = badJson.includes('blocks') ? fail('invalid_blocks_format') : fail('invalid_arguments', badJson.map((k) => `invalid JSON in ${k}`));
+    answer = badJson.includes('blocks')
+      ? fail('invalid_blocks_format')
+      : fail(
+          'invalid_arguments',
+          badJson.map((k) => `invalid JSON in ${k}`),
+        );
   } else answer = handler!(state, args);
   state.calls.push({ method, args, ok: answer.ok, ...(answer.error ? { error: answer.error } : {}) });
   return answer;

@@ -43,13 +43,10 @@ export interface ListenerDeps {
 }
 
 /** Workspace of a request body (team, and enterprise where present). */
-export function workspaceOf(body: {
-  team?: { id?: string } | null;
-  team_id?: string;
-  user?: { team_id?: string } | string;
-  enterprise?: { id?: string } | null;
-  enterprise_id?: string | null;
-}): { teamId: string; enterpriseId: string | null } {
+export function workspaceOf(body: { team?: { id?: string } | null; team_id?: string; user?: { team_id?: string } | string; enterprise?: { id?: string } | null; enterprise_id?: string | null }): {
+  teamId: string;
+  enterpriseId: string | null;
+} {
   const userTeam = typeof body.user === 'object' ? body.user?.team_id : undefined;
   return {
     teamId: body.team?.id ?? body.team_id ?? userTeam ?? 'unknown',

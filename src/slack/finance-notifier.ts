@@ -58,7 +58,9 @@ export function createFinanceNotifier(deps: FinanceNotifierDeps): FinanceNotifie
     async updateTopUpMessages(request: TopUpRequestRow) {
       const content = buildTopUpRequestMessage(request);
       await Promise.all(
-        request.messages.map((ref) => deps.slack.updateMessage(ref.channel, ref.ts, content).catch((error: unknown) => deps.logger.warn('updating a top-up message failed', { topUpId: request.id, error }))),
+        request.messages.map((ref) =>
+          deps.slack.updateMessage(ref.channel, ref.ts, content).catch((error: unknown) => deps.logger.warn('updating a top-up message failed', { topUpId: request.id, error })),
+        ),
       );
     },
   };

@@ -185,7 +185,9 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       }
     },
     async openView(triggerId, view) {
-      const res = (opts.direct ? await opts.direct('views.open', { trigger_id: triggerId, view }, 'json') : await client.views.open({ trigger_id: triggerId, view: view as never })) as { view?: { id?: string } };
+      const res = (opts.direct ? await opts.direct('views.open', { trigger_id: triggerId, view }, 'json') : await client.views.open({ trigger_id: triggerId, view: view as never })) as {
+        view?: { id?: string };
+      };
       return res.view?.id;
     },
     async publishHome(userId, view) {

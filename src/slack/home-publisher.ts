@@ -71,13 +71,11 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     if (cached && Date.now() - cached.at < balanceTtl) return cached.value;
     const value = deps.rewards.balance
       .get({ timeoutMs: BALANCE_TIMEOUT_MS })
-      .then(
-        (b): HomeBalance => ({
-          availableCents: toCents(b.availableBalance.amount, { rounding: 'half-up' }),
-          pendingCents: toCents(b.pendingBalance.amount, { rounding: 'half-up' }),
-          currency: b.availableBalance.currency,
-        }),
-      )
+      .then((b): HomeBalance => ({
+        availableCents: toCents(b.availableBalance.amount, { rounding: 'half-up' }),
+        pendingCents: toCents(b.pendingBalance.amount, { rounding: 'half-up' }),
+        currency: b.availableBalance.currency,
+      }))
       .catch((error: unknown): HomeBalance => ({ error: describeForUser(error, 'get the balance') }));
     balances.set(teamId, { at: Date.now(), value });
     return value;
@@ -137,7 +135,11 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     }
     for (const [teamId, t] of byTeam) {
       const visitors = await homeVisitorsFor(deps.db, teamId, { userIds: [...t.userIds], concernsApprovers: t.concernsApprovers });
-      if (visitors.length > 0) refresh({ teamId, enterpriseId: visitors[0]!.enterpriseId }, visitors.map((v) => v.userId));
+      if (visitors.length > 0)
+        refresh(
+          { teamId, enterpriseId: visitors[0]!.enterpriseId },
+          visitors.map((v) => v.userId),
+        );
     }
   }
 
@@ -153,9 +155,9 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
       // A few at a time: Slack answers each in tens of milliseconds.
       for (let i = 0; i < batch.length; i += 4) {
         await Promise.all(
-          batch.slice(i, i + 4).map((userId) =>
-            publish({ teamId, enterpriseId: entry.enterpriseId }, userId).catch((error: unknown) => log.warn('re-publishing a Home failed', { user: userId, error })),
-          ),
+          batch
+            .slice(i, i + 4)
+            .map((userId) => publish({ teamId, enterpriseId: entry.enterpriseId }, userId).catch((error: unknown) => log.warn('re-publishing a Home failed', { user: userId, error }))),
         );
       }
     }

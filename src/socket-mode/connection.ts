@@ -158,7 +158,10 @@ export class SocketModeConnection {
   private fail(code: string): void {
     if (this.reportedFailure !== code) {
       this.reportedFailure = code;
-      const why = code === 'link_disabled' ? 'Socket Mode is disabled for this app (turn it on under Settings > Socket Mode)' : 'Slack refused the app token SLACK_APP_TOKEN (revoked, or not an app-level token with connections:write)';
+      const why =
+        code === 'link_disabled'
+          ? 'Socket Mode is disabled for this app (turn it on under Settings > Socket Mode)'
+          : 'Slack refused the app token SLACK_APP_TOKEN (revoked, or not an app-level token with connections:write)';
       this.opts.logger.error(`slack socket: ${why}`, { code });
     }
     this.setState('failed');

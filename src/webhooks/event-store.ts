@@ -31,13 +31,7 @@ export async function claimEvents(db: Database, limit: number, leaseMs: number):
     const due = await tx
       .select({ id: webhookEvents.id })
       .from(webhookEvents)
-      .where(
-        and(
-          isNull(webhookEvents.processedAt),
-          lte(webhookEvents.nextAttemptAt, sql`now()`),
-          or(isNull(webhookEvents.claimedUntil), lte(webhookEvents.claimedUntil, sql`now()`)),
-        ),
-      )
+      .where(and(isNull(webhookEvents.processedAt), lte(webhookEvents.nextAttemptAt, sql`now()`), or(isNull(webhookEvents.claimedUntil), lte(webhookEvents.claimedUntil, sql`now()`))))
       .orderBy(asc(webhookEvents.id))
       .limit(limit)
       .for('update', { skipLocked: true });
@@ -48,7 +42,12 @@ export async function claimEvents(db: Database, limit: number, leaseMs: number):
         claimedUntil: sql`now() + ${`${Math.ceil(leaseMs / 1000)} seconds`}::interval`,
         attempts: sql`${webhookEvents.attempts} + 1`,
       })
-      .where(inArray(webhookEvents.id, due.map((row) => row.id)))
+      .where(
+        inArray(
+          webhookEvents.id,
+          due.map((row) => row.id),
+        ),
+      )
       .returning();
   });
 }

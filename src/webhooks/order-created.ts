@@ -63,7 +63,10 @@ export const orderCreatedProcessor: EventProcessor = {
       if (!request.orderIds.includes(orderId)) {
         await ctx.db
           .update(rewardLinkRequests)
-          .set({ orderIds: sql`(select coalesce(jsonb_agg(distinct x), '[]'::jsonb) from jsonb_array_elements_text(${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb) as x)`, updatedAt: sql`now()` })
+          .set({
+            orderIds: sql`(select coalesce(jsonb_agg(distinct x), '[]'::jsonb) from jsonb_array_elements_text(${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb) as x)`,
+            updatedAt: sql`now()`,
+          })
           .where(eq(rewardLinkRequests.id, request.id));
       }
       await scheduleOrderCheck(ctx.db, {
@@ -79,7 +82,14 @@ export const orderCreatedProcessor: EventProcessor = {
 
     const channel = await ctx.notifyChannelOf(undefined);
     if (channel) {
-      await postOnce(ctx, { kind: 'order.external', subject: orderId }, { to: { channel }, message: ctx.present({ type: 'order.external', orderId, cardType: data.cardType, totalAmount: data.totalAmount, currency: data.currency, recipientCount: data.recipientCount }) });
+      await postOnce(
+        ctx,
+        { kind: 'order.external', subject: orderId },
+        {
+          to: { channel },
+          message: ctx.present({ type: 'order.external', orderId, cardType: data.cardType, totalAmount: data.totalAmount, currency: data.currency, recipientCount: data.recipientCount }),
+        },
+      );
     }
     await scheduleOrderCheck(ctx.db, { orderId, source: 'webhook', firstDelayMs: ctx.firstCheckDelayMs });
     return { outcome: 'external' };

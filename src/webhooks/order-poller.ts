@@ -95,7 +95,10 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
       else await storeEvent(deps.db, { eventId, eventType: 'order.created', createdAt, body });
     }
     if (baseline) {
-      await deps.db.insert(webhookEvents).values({ eventId: BASELINE_EVENT_ID, eventType: 'poll.baseline', createdAt: new Date(), body: {}, processedAt: new Date(), outcome: 'baseline' }).onConflictDoNothing();
+      await deps.db
+        .insert(webhookEvents)
+        .values({ eventId: BASELINE_EVENT_ID, eventType: 'poll.baseline', createdAt: new Date(), body: {}, processedAt: new Date(), outcome: 'baseline' })
+        .onConflictDoNothing();
       deps.logger.info('order polling started; existing orders taken as known', { orders: unseen.length });
       return 0;
     }
@@ -154,7 +157,11 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
 }
 
 async function anyPolledBefore(db: Database): Promise<boolean> {
-  const [row] = await db.select({ id: webhookEvents.id }).from(webhookEvents).where(like(webhookEvents.eventId, `${POLL_EVENT_PREFIX}%`)).limit(1);
+  const [row] = await db
+    .select({ id: webhookEvents.id })
+    .from(webhookEvents)
+    .where(like(webhookEvents.eventId, `${POLL_EVENT_PREFIX}%`))
+    .limit(1);
   return row !== undefined;
 }
 
@@ -163,7 +170,15 @@ async function unseenOrders(db: Database, orders: OrderSummary[]): Promise<Order
   if (orders.length === 0) return [];
   const ids = [...new Set(orders.map((o) => o.orderId))];
   const [polled, watched, placed, reported] = await Promise.all([
-    db.select({ id: webhookEvents.eventId }).from(webhookEvents).where(inArray(webhookEvents.eventId, ids.map((id) => `${POLL_EVENT_PREFIX}${id}`))),
+    db
+      .select({ id: webhookEvents.eventId })
+      .from(webhookEvents)
+      .where(
+        inArray(
+          webhookEvents.eventId,
+          ids.map((id) => `${POLL_EVENT_PREFIX}${id}`),
+        ),
+      ),
     db.select({ id: orderChecks.orderId }).from(orderChecks).where(inArray(orderChecks.orderId, ids)),
     db.select({ id: kudos.orderId }).from(kudos).where(inArray(kudos.orderId, ids)),
     db
@@ -180,6 +195,10 @@ async function unseenOrders(db: Database, orders: OrderSummary[]): Promise<Order
 export async function hasOpenOrders(db: Database): Promise<boolean> {
   const [check] = await db.select({ id: orderChecks.orderId }).from(orderChecks).where(isNull(orderChecks.doneAt)).limit(1);
   if (check) return true;
-  const [send] = await db.select({ id: kudos.id }).from(kudos).where(or(eq(kudos.status, 'pending'), and(eq(kudos.status, 'placed'), isNull(kudos.orderId)))).limit(1);
+  const [send] = await db
+    .select({ id: kudos.id })
+    .from(kudos)
+    .where(or(eq(kudos.status, 'pending'), and(eq(kudos.status, 'placed'), isNull(kudos.orderId))))
+    .limit(1);
   return send !== undefined;
 }

@@ -106,7 +106,16 @@ describe('worker recovery', () => {
       .returning();
     const [notice] = await testDb.db
       .insert(notifications)
-      .values({ kind: 'kudos.announcement', subject: row!.id, teamId: row!.teamId, channel: 'C_KUDOS', message: { text: 'Kudos from Maya Manager' }, attemptedAt: new Date(), attempts: 1, claimedUntil: new Date(Date.now() - 1000) })
+      .values({
+        kind: 'kudos.announcement',
+        subject: row!.id,
+        teamId: row!.teamId,
+        channel: 'C_KUDOS',
+        message: { text: 'Kudos from Maya Manager' },
+        attemptedAt: new Date(),
+        attempts: 1,
+        claimedUntil: new Date(Date.now() - 1000),
+      })
       .returning();
     const posted = await stack.app.slack.postMessage('C_KUDOS', { text: 'Kudos from Maya Manager', metadata: { eventType: 'kudos_notice', payload: { notice_id: notice!.id } } });
     // Another instance (same Slack) takes over once the lease has run out.

@@ -49,7 +49,15 @@ export function ensureBuilt(): Promise<unknown> {
 }
 
 /** Environment for the app (src/main.ts) against a started emulator and simulator (production credentials). */
-export function appEnv(opts: { emulatorUrl: string; slackApiUrl: string; botToken: string; signingSecret: string; databaseUrl?: string; pgliteDir?: string; extra?: Record<string, string> }): Record<string, string> {
+export function appEnv(opts: {
+  emulatorUrl: string;
+  slackApiUrl: string;
+  botToken: string;
+  signingSecret: string;
+  databaseUrl?: string;
+  pgliteDir?: string;
+  extra?: Record<string, string>;
+}): Record<string, string> {
   return {
     PORT: '0',
     METRICS_PORT: '0',
@@ -137,7 +145,14 @@ export async function startAppProcess(env: Record<string, string>, opts: StartAp
       };
       const timer = setTimeout(() => {
         waiters.delete(waiter);
-        reject(new Error(`app process ${child.pid}: no matching log line within ${timeoutMs} ms; last lines:\n${logs.slice(-8).map((l) => JSON.stringify(l)).join('\n')}`));
+        reject(
+          new Error(
+            `app process ${child.pid}: no matching log line within ${timeoutMs} ms; last lines:\n${logs
+              .slice(-8)
+              .map((l) => JSON.stringify(l))
+              .join('\n')}`,
+          ),
+        );
       }, timeoutMs);
       waiters.add(waiter);
     });
@@ -145,7 +160,12 @@ export async function startAppProcess(env: Record<string, string>, opts: StartAp
   const started = await Promise.race([
     waitForLog((line) => line.msg === 'kudos app listening', opts.startTimeoutMs ?? 60_000),
     exited.then(({ code }) => {
-      throw new Error(`app process exited with ${code} before listening:\n${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}`);
+      throw new Error(
+        `app process exited with ${code} before listening:\n${logs
+          .slice(-10)
+          .map((l) => JSON.stringify(l))
+          .join('\n')}`,
+      );
     }),
   ]);
   listening = true;

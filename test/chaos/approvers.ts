@@ -146,9 +146,7 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
         for (let attempt = 0; ; attempt++) {
           const before = new Set(sim.openViews(other).map((v) => v.id));
           await click(REJECT, other, 'reject button');
-          modal = await sim
-            .waitFor(() => sim.openViews(other).find((v) => v.callback_id === REJECT_MODAL && !before.has(v.id) && v.private_metadata.includes(kudosId)), 6000)
-            .catch(() => undefined);
+          modal = await sim.waitFor(() => sim.openViews(other).find((v) => v.callback_id === REJECT_MODAL && !before.has(v.id) && v.private_metadata.includes(kudosId)), 6000).catch(() => undefined);
           if (modal) break;
           if (attempt >= 20) throw new Error('the Reject dialog never opened');
           record.retries++;

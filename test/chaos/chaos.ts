@@ -170,7 +170,11 @@ const APPROVERS = Array.from({ length: 6 }, (_, i) => `U_CHAOS_APPROVER${i + 1}`
 const WINDOW_MS = 20_000;
 
 async function control(url: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${url}/_emulator${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const res = await fetch(`${url}/_emulator${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await res.text();
   if (!res.ok) throw new Error(`emulator ${method} ${path}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
@@ -249,7 +253,19 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
 
     const workspace = benchWorkspace(n);
     for (const [i, id] of APPROVERS.entries()) {
-      workspace.users.push({ id, name: `approver${i + 1}`, realName: `Chaos Approver${i + 1}`, displayName: `Approver${i + 1}`, email: `approver-${i + 1}@example.com`, tz: 'Europe/London', isAdmin: false, isOwner: false, isBot: false, deleted: false, role: 'approver' });
+      workspace.users.push({
+        id,
+        name: `approver${i + 1}`,
+        realName: `Chaos Approver${i + 1}`,
+        displayName: `Approver${i + 1}`,
+        email: `approver-${i + 1}@example.com`,
+        tz: 'Europe/London',
+        isAdmin: false,
+        isOwner: false,
+        isBot: false,
+        deleted: false,
+        role: 'approver',
+      });
     }
     workspace.channels.find((c) => c.id === APPROVAL_CHANNEL)!.members.push(...APPROVERS);
     sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, workspace });
@@ -518,15 +534,16 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         gapMsP50: percentile(gaps, 50),
         maxGapMs: Math.max(0, ...gaps),
         racesWithin50ms: gaps.filter((g) => g <= 50).length,
-        losersNotTold: races.filter((r) => r.outcome && !r.loserTold).map((r) => ({ kudosId: r.kudosId, plan: r.plan, first: r.first, second: r.second, winner: r.winner, statuses: r.statuses, retries: r.retries })),
+        losersNotTold: races
+          .filter((r) => r.outcome && !r.loserTold)
+          .map((r) => ({ kudosId: r.kudosId, plan: r.plan, first: r.first, second: r.second, winner: r.winner, statuses: r.statuses, retries: r.retries })),
         approved: approved.length,
         rejected: rejected.length,
         approvedButFailed: approved.filter((r) => rowById.get(r.kudosId)?.status === 'failed').length,
         undecided: requests.length - decided.length,
         decisionsNotOne: requests.filter((r) => (decisionsBy.get(r.kudosId) ?? 0) !== 1).length,
         statusMismatch:
-          approved.filter((r) => !['placed', 'failed'].includes(rowById.get(r.kudosId)?.status ?? '')).length +
-          rejected.filter((r) => rowById.get(r.kudosId)?.status !== 'rejected').length,
+          approved.filter((r) => !['placed', 'failed'].includes(rowById.get(r.kudosId)?.status ?? '')).length + rejected.filter((r) => rowById.get(r.kudosId)?.status !== 'rejected').length,
         approvedPlacedWithoutOneOrder: approved.filter((r) => {
           const k = rowById.get(r.kudosId);
           return k?.status === 'placed' && ordersByKey.get(k.idempotencyKey) !== 1;
@@ -577,8 +594,14 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const missingCompletion = placedRows.filter((r) => !noticesByOrder.has(r.orderId ?? ''));
     const missingCompletionDetails: Array<Record<string, unknown>> = [];
     for (const r of missingCompletion.slice(0, 10)) {
-      const [check] = await db.db.select().from(orderChecks).where(eq(orderChecks.orderId, r.orderId ?? ''));
-      const notices = await db.db.select().from(notifications).where(eq(notifications.subject, r.orderId ?? ''));
+      const [check] = await db.db
+        .select()
+        .from(orderChecks)
+        .where(eq(orderChecks.orderId, r.orderId ?? ''));
+      const notices = await db.db
+        .select()
+        .from(notifications)
+        .where(eq(notifications.subject, r.orderId ?? ''));
       missingCompletionDetails.push({ kudosId: r.id, orderId: r.orderId, placedAt: r.placedAt, check, notices });
     }
 

@@ -20,7 +20,8 @@ export function problemsOf(r: ChaosResult, n: number): string[] {
   if (r.kudos !== n) problems.push(`${r.kudos} kudos recorded, expected ${n}`);
   if (r.stuck.length > 0) problems.push(`${r.stuck.length} kudos stuck: ${JSON.stringify(r.stuck.slice(0, 5))}`);
   if (r.orders !== r.placed) problems.push(`${r.orders} orders for ${r.placed} placed kudos`);
-  if (r.placed !== expectedPlaced) problems.push(`${r.placed} kudos placed, expected ${expectedPlaced}; ${r.failed} failed (the sender was told${r.failedWithoutNotice ? `, except ${r.failedWithoutNotice}` : ''})`);
+  if (r.placed !== expectedPlaced)
+    problems.push(`${r.placed} kudos placed, expected ${expectedPlaced}; ${r.failed} failed (the sender was told${r.failedWithoutNotice ? `, except ${r.failedWithoutNotice}` : ''})`);
   if (r.keysSharedAcrossKudos !== 0) problems.push(`${r.keysSharedAcrossKudos} idempotency keys shared or unknown`);
   if (r.duplicateAnnouncements !== 0 || r.missingAnnouncements !== 0) problems.push(`announcements: ${r.duplicateAnnouncements} duplicates, ${r.missingAnnouncements} missing`);
   if (r.duplicateCompletionNotices !== 0 || r.missingCompletionNotices !== 0) problems.push(`completion notices: ${r.duplicateCompletionNotices} duplicates, ${r.missingCompletionNotices} missing`);
@@ -29,7 +30,8 @@ export function problemsOf(r: ChaosResult, n: number): string[] {
   if (r.chargedButNotRecorded.length > 0) problems.push(`${r.chargedButNotRecorded.length} kudos charged but not recorded as placed: ${JSON.stringify(r.chargedButNotRecorded.slice(0, 5))}`);
   if (r.recordedButNotCharged.length > 0) problems.push(`${r.recordedButNotCharged.length} kudos recorded as placed without an order: ${JSON.stringify(r.recordedButNotCharged.slice(0, 5))}`);
   if (r.balanceMovedCents !== r.expectedBalanceMoveCents) problems.push(`balance moved ${r.balanceMovedCents} cents, expected ${r.expectedBalanceMoveCents}`);
-  if (r.crashes.length > 0) problems.push(`${r.crashes.length} instance(s) exited on their own: ${JSON.stringify(r.crashes.map((c) => ({ code: c.code, signal: c.signal, last: c.lastLines.slice(-3) })))}`);
+  if (r.crashes.length > 0)
+    problems.push(`${r.crashes.length} instance(s) exited on their own: ${JSON.stringify(r.crashes.map((c) => ({ code: c.code, signal: c.signal, last: c.lastLines.slice(-3) })))}`);
   if (a) {
     if (a.requests !== a.gated) problems.push(`${a.requests} approval requests for ${a.gated} kudos above the threshold`);
     if (a.undecided !== 0) problems.push(`${a.undecided} approval requests never decided`);
@@ -82,7 +84,21 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       log: (m) => console.error(m),
     });
     const problems = problemsOf(result, n);
-    console.log(JSON.stringify({ run, ...result, stuck: result.stuck.length, chargedButNotRecorded: result.chargedButNotRecorded.length, recordedButNotCharged: result.recordedButNotCharged.length, problems, notes: notesOf(result) }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          run,
+          ...result,
+          stuck: result.stuck.length,
+          chargedButNotRecorded: result.chargedButNotRecorded.length,
+          recordedButNotCharged: result.recordedButNotCharged.length,
+          problems,
+          notes: notesOf(result),
+        },
+        null,
+        2,
+      ),
+    );
     if (problems.length > 0) failedRuns++;
   }
   console.log(failedRuns === 0 ? `chaos: ${runs} run(s), everything held` : `chaos: ${failedRuns} of ${runs} run(s) broke an invariant`);

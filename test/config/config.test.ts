@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { REQUIRED_ENV } from '../support/config.js';
 
-
 function problemsOf(env: Record<string, string | undefined>): string[] {
   try {
     loadConfig(env);

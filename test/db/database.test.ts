@@ -34,17 +34,23 @@ describe('database', () => {
 
   it('keeps one row per submitted modal (team, view id)', async () => {
     await testDb.db.insert(kudos).values({ ...baseKudos, sourceViewId: 'V1' });
-    const again = await testDb.db.insert(kudos).values({ ...baseKudos, sourceViewId: 'V1' }).onConflictDoNothing().returning();
+    const again = await testDb.db
+      .insert(kudos)
+      .values({ ...baseKudos, sourceViewId: 'V1' })
+      .onConflictDoNothing()
+      .returning();
     expect(again).toHaveLength(0);
-    const other = await testDb.db.insert(kudos).values({ ...baseKudos, teamId: 'T2', sourceViewId: 'V1' }).onConflictDoNothing().returning();
+    const other = await testDb.db
+      .insert(kudos)
+      .values({ ...baseKudos, teamId: 'T2', sourceViewId: 'V1' })
+      .onConflictDoNothing()
+      .returning();
     expect(other).toHaveLength(1);
   });
 
   it('maps a Slack user once per workspace', async () => {
     await testDb.db.insert(recipientMappings).values({ teamId: 'T1', slackUserId: 'U2', recipientId: 'RE-1', email: 'a@example.com' });
-    await expect(
-      testDb.db.insert(recipientMappings).values({ teamId: 'T1', slackUserId: 'U2', recipientId: 'RE-2', email: 'b@example.com' }),
-    ).rejects.toThrow();
+    await expect(testDb.db.insert(recipientMappings).values({ teamId: 'T1', slackUserId: 'U2', recipientId: 'RE-2', email: 'b@example.com' })).rejects.toThrow();
     await testDb.db.insert(recipientMappings).values({ teamId: 'T2', slackUserId: 'U2', recipientId: 'RE-3', email: 'a@example.com' });
     const rows = await testDb.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U2'));
     expect(rows).toHaveLength(2);

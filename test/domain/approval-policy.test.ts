@@ -71,7 +71,17 @@ describe('audit CSV', () => {
     expect(csvCell('say "hi"')).toBe('"say ""hi"""');
     expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
     const csv = auditToCsv([
-      { id: 1, teamId: 'T', enterpriseId: null, actorUserId: 'U1', action: 'approval.rejected', subjectType: 'kudos', subjectId: 'k1', details: { reason: 'no,\nthanks' }, createdAt: new Date('2026-01-02T03:04:05Z') },
+      {
+        id: 1,
+        teamId: 'T',
+        enterpriseId: null,
+        actorUserId: 'U1',
+        action: 'approval.rejected',
+        subjectType: 'kudos',
+        subjectId: 'k1',
+        details: { reason: 'no,\nthanks' },
+        createdAt: new Date('2026-01-02T03:04:05Z'),
+      },
     ]);
     expect(csv).toBe('id,at,actor_user_id,action,subject_type,subject_id,details\r\n1,2026-01-02T03:04:05.000Z,U1,approval.rejected,kudos,k1,"{""reason"":""no,\\nthanks""}"\r\n');
   });

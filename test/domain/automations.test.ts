@@ -4,15 +4,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, automationOccurrences, kudos } from '../../src/db/schema/index.js';
-import {
-  createSeries,
-  saveCelebrationRule,
-  setCelebrationPreference,
-  setSeriesStatus,
-  skipOccurrence,
-  upcomingCelebrations,
-  type CelebrationRuleInput,
-} from '../../src/domain/automations.js';
+import { createSeries, saveCelebrationRule, setCelebrationPreference, setSeriesStatus, skipOccurrence, upcomingCelebrations, type CelebrationRuleInput } from '../../src/domain/automations.js';
 import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/celebration-csv.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 
@@ -259,7 +251,14 @@ describe('recurring kudos', () => {
     await tick('2027-01-20T00:00:00Z');
     await tick('2027-02-20T00:00:00Z');
     const dates = async (id: string) =>
-      (await env.db.select().from(automationOccurrences).where(and(eq(automationOccurrences.seriesId, id)))).map((o) => o.localDate).sort();
+      (
+        await env.db
+          .select()
+          .from(automationOccurrences)
+          .where(and(eq(automationOccurrences.seriesId, id)))
+      )
+        .map((o) => o.localDate)
+        .sort();
     // Jan 31 2027 is a Sunday: the last working day is Friday the 29th; Feb 2027 has 28 days (a Sunday).
     expect(await dates(monthly.id)).toEqual(['2027-01-31', '2027-02-28']);
     expect(await dates(lastWorking.id)).toEqual(['2027-01-29', '2027-02-26']);

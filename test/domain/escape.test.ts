@@ -4,9 +4,7 @@ import { clip, escapeAndClip, escapeMrkdwn, mentionUser, splitMrkdwn } from '../
 
 describe('escapeMrkdwn', () => {
   it('neutralises special mentions, user mentions and forged links', () => {
-    expect(escapeMrkdwn('<!channel> <!here> <@U123> <https://evil.example|intranet> a & b')).toBe(
-      '&lt;!channel&gt; &lt;!here&gt; &lt;@U123&gt; &lt;https://evil.example|intranet&gt; a &amp; b',
-    );
+    expect(escapeMrkdwn('<!channel> <!here> <@U123> <https://evil.example|intranet> a & b')).toBe('&lt;!channel&gt; &lt;!here&gt; &lt;@U123&gt; &lt;https://evil.example|intranet&gt; a &amp; b');
   });
 
   it('leaves no control character behind, and escapes & first (no double decoding)', () => {

@@ -138,7 +138,12 @@ describe('resumeStalledNotices', () => {
     ]);
     expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ failed: 2 });
     const rows = await testDb.db.select().from(notifications).where(eq(notifications.kind, 'k'));
-    expect(rows.map((r) => [r.subject, r.error])).toEqual(expect.arrayContaining([['refused', 'channel_not_found'], ['old', expect.stringContaining('older version')]]));
+    expect(rows.map((r) => [r.subject, r.error])).toEqual(
+      expect.arrayContaining([
+        ['refused', 'channel_not_found'],
+        ['old', expect.stringContaining('older version')],
+      ]),
+    );
     expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0 });
   });
 });

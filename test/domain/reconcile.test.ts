@@ -26,7 +26,12 @@ describe('completion checks of sends scheduled far ahead', () => {
   it('a send scheduled 8 days ahead is announced and confirmed when it goes out', async () => {
     const at = new Date(Date.now() + 8 * DAY_S * 1000);
     const zone = 'America/New_York'; // U_MANAGER's zone in the simulator
-    await submitSendForm(stack, testDb.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }));
+    await submitSendForm(
+      stack,
+      testDb.db,
+      'U_MANAGER',
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }),
+    );
     const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
     await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === row.orderId));
 
@@ -35,7 +40,10 @@ describe('completion checks of sends scheduled far ahead', () => {
     await emulator.advance(8 * DAY_S + 120);
     expect((await stack.app.rewards.orders.get(row.orderId!)).status).toBe('COMPLETE');
     const shift = sql`interval '8 days'`;
-    await testDb.db.update(kudos).set({ createdAt: sql`${kudos.createdAt} - ${shift}`, placedAt: sql`${kudos.placedAt} - ${shift}`, scheduledAt: sql`${kudos.scheduledAt} - ${shift}` }).where(eq(kudos.id, row.id));
+    await testDb.db
+      .update(kudos)
+      .set({ createdAt: sql`${kudos.createdAt} - ${shift}`, placedAt: sql`${kudos.placedAt} - ${shift}`, scheduledAt: sql`${kudos.scheduledAt} - ${shift}` })
+      .where(eq(kudos.id, row.id));
     await testDb.db
       .update(orderChecks)
       .set({ createdAt: sql`${orderChecks.createdAt} - ${shift}`, watchFrom: sql`${orderChecks.watchFrom} - ${shift}`, nextCheckAt: sql`now()` })
@@ -49,14 +57,22 @@ describe('completion checks of sends scheduled far ahead', () => {
     await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos went out')), 15_000);
   });
 
-  it('an order cancelled outside Slack (the provider\'s portal) cancels the kudos too: it leaves the scheduled list and the spend', async () => {
+  it("an order cancelled outside Slack (the provider's portal) cancels the kudos too: it leaves the scheduled list and the spend", async () => {
     const at = new Date(Date.now() + 2 * DAY_S * 1000);
     const zone = 'America/New_York';
-    await submitSendForm(stack, testDb.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }));
+    await submitSendForm(
+      stack,
+      testDb.db,
+      'U_MANAGER',
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }),
+    );
     const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
     await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === row.orderId));
     await stack.app.rewards.orders.cancel(row.orderId!);
-    await testDb.db.update(orderChecks).set({ nextCheckAt: sql`now()` }).where(eq(orderChecks.orderId, row.orderId!));
+    await testDb.db
+      .update(orderChecks)
+      .set({ nextCheckAt: sql`now()` })
+      .where(eq(orderChecks.orderId, row.orderId!));
     const canceled = await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]?.status === 'canceled');
     expect(canceled).toBe(true);
   });

@@ -65,7 +65,7 @@ describe('reward links in parts', () => {
     await env.stack.sim.waitFor(() => env.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('could not be created') && m.text.includes('balance')));
   });
 
-  it('above the approval threshold, or past the requester\'s monthly budget, links are refused with the reason and nothing is recorded', async () => {
+  it("above the approval threshold, or past the requester's monthly budget, links are refused with the reason and nothing is recorded", async () => {
     await env.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { approvalThresholdCents: 10_000, monthlyBudgetCents: 15_000 });
     const above = await env.stack.sim.slashCommand('U_ADMIN', 'links 30 5', 'C_GENERAL');
     expect(JSON.stringify(above.body)).toContain('need approval');

@@ -21,11 +21,7 @@ describe('routeSend (until approvals exist)', () => {
 
 describe('isWorkspaceAdmin (the one admin rule)', () => {
   const check = (adminUserIds: string[] | null, userId: string, slackUser?: { isAdmin: boolean; isOwner: boolean; deleted?: boolean }) =>
-    isWorkspaceAdmin(
-      { settings: { get: async () => ({ adminUserIds }) as WorkspaceSettings }, users: { userInfo: async () => slackUser } },
-      { teamId: 'T' },
-      userId,
-    );
+    isWorkspaceAdmin({ settings: { get: async () => ({ adminUserIds }) as WorkspaceSettings }, users: { userInfo: async () => slackUser } }, { teamId: 'T' }, userId);
   it("uses the workspace's admin list when set, else its Slack admins and owners", async () => {
     expect(await check(['U1'], 'U1')).toBe(true);
     expect(await check(['U1'], 'U2', { isAdmin: true, isOwner: false })).toBe(false);

@@ -17,7 +17,6 @@ async function openModal(userId: string) {
   return env.stack.sim.waitFor(() => env.stack.sim.openViews(userId).find((v) => !before.has(v.id)));
 }
 
-
 describe('the monthly budget', () => {
   it.skipIf(!process.env.DATABASE_URL)('two $40 sends at once against a $50 budget: one goes out, the other waits for approval', async () => {
     const { stack, db } = env;

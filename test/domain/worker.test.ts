@@ -69,7 +69,7 @@ describe('a worker whose lease ran out', () => {
     expect(senderOutcomes()).toMatchObject({ confirmed: 0, failed: 1 });
   });
 
-  it('a stalled worker fenced out by the row\'s new holder writes nothing: placed stays placed, the sender hears one outcome', async () => {
+  it("a stalled worker fenced out by the row's new holder writes nothing: placed stays placed, the sender hears one outcome", async () => {
     // Worker A's call hangs 2.5 s and is then refused; meanwhile A "stalls" past its lease (we expire it
     // by hand, as a paused process would) and worker B places the order with the same key.
     await emulator.faults({ method: 'POST', path: ORDER_POST, delayMs: 2500, status: 400, count: 1 });
@@ -79,7 +79,10 @@ describe('a worker whose lease ran out', () => {
       const r = await rowOf(row!.id);
       return r.claimedBy ? r : undefined;
     });
-    await testDb.db.update(kudos).set({ claimedUntil: sql`now() - interval '1 second'` }).where(eq(kudos.id, row!.id));
+    await testDb.db
+      .update(kudos)
+      .set({ claimedUntil: sql`now() - interval '1 second'` })
+      .where(eq(kudos.id, row!.id));
     await stack.startAnotherApp({ worker: { pollIntervalMs: 50 } });
 
     const placed = await eventually(async () => {
@@ -154,7 +157,10 @@ describe('a scheduled send placed late', () => {
     await stack.startAnotherApp({ worker: { maxAttempts: 1 } });
     const at = new Date(Date.now() + 5 * 60_000);
     const local = `${at.toISOString().slice(0, 19)}+00:00`;
-    const [row] = await testDb.db.insert(kudos).values(pendingRow({ scheduledAt: at, scheduleLocal: local, scheduleTimezone: 'UTC' })).returning();
+    const [row] = await testDb.db
+      .insert(kudos)
+      .values(pendingRow({ scheduledAt: at, scheduleLocal: local, scheduleTimezone: 'UTC' }))
+      .returning();
     const told = await toldRow(row!.id);
     expect(told.status).toBe('failed');
     expect(told.errorCode).toBe('SCHEDULE_TOO_LATE');

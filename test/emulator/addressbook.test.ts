@@ -46,10 +46,15 @@ describe('recipients', () => {
   it('409 RECIPIENT_HAS_PENDING_ORDER while a scheduled order for them is active; deletable after cancel', async () => {
     const r = (await api.post('/recipients', { email: 'sched@example.com' })).body.data;
     const now = Date.parse(await emu.now());
-    const order = (await api.post('/orders/choice-cards', choiceOrder({
-      recipients: [{ email: 'sched@example.com', amount: 10 }],
-      sendTiming: { type: 'SCHEDULED', scheduledAt: new Date(now + 3600_000).toISOString(), timezone: 'UTC' },
-    }))).body.data;
+    const order = (
+      await api.post(
+        '/orders/choice-cards',
+        choiceOrder({
+          recipients: [{ email: 'sched@example.com', amount: 10 }],
+          sendTiming: { type: 'SCHEDULED', scheduledAt: new Date(now + 3600_000).toISOString(), timezone: 'UTC' },
+        }),
+      )
+    ).body.data;
     const refused = await api.del(`/recipients/${r.recipientId}`);
     expect([refused.status, refused.body.error.code]).toEqual([409, 'RECIPIENT_HAS_PENDING_ORDER']);
     await api.del(`/orders/${order.orderId}`);

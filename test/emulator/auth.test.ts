@@ -16,7 +16,10 @@ const form = (fields: Record<string, string>) => ({
 
 describe('POST /oauth2/token', () => {
   it('issues a production token for 1 hour with the requested scopes', async () => {
-    const res = await http(`${emu.url}/oauth2/token`, form({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret', scope: 'catalog.read orders.read' }));
+    const res = await http(
+      `${emu.url}/oauth2/token`,
+      form({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret', scope: 'catalog.read orders.read' }),
+    );
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'catalog.read orders.read' });
   });

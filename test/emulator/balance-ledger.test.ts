@@ -47,7 +47,13 @@ describe('ACH top-up', () => {
   it('creates a PENDING funding request counted in pendingBalance; a Pending ledger row not yet credited', async () => {
     const res = await api.post('/balance/charge', topUp(250.5));
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ fundingNo: expect.any(String), amount: { amount: 250.5, currency: 'USD' }, status: 'PENDING', message: expect.any(String), estimatedProcessingTime: expect.any(String) });
+    expect(res.body.data).toMatchObject({
+      fundingNo: expect.any(String),
+      amount: { amount: 250.5, currency: 'USD' },
+      status: 'PENDING',
+      message: expect.any(String),
+      estimatedProcessingTime: expect.any(String),
+    });
     expect(res.body.data.createdAt).toMatch(/Z$/);
     const balance = (await api.get('/balance')).body.data;
     expect(balance).toEqual({ availableBalance: { amount: 10000, currency: 'USD' }, pendingBalance: { amount: 250.5, currency: 'USD' } });
@@ -96,7 +102,15 @@ describe('ledger', () => {
     const choice = (await api.post('/orders/choice-cards', choiceOrder())).body.data;
     const branded = (await api.post('/orders/branded-cards', brandedOrder())).body.data;
     const rows = await allLedger(api);
-    expect(rows[0]).toMatchObject({ referenceNumber: branded.orderId, type: 'USE', source: 'branded', status: '1', statusLabel: 'Balance Used', amount: { amount: -25 }, signedAmount: { amount: -25 } });
+    expect(rows[0]).toMatchObject({
+      referenceNumber: branded.orderId,
+      type: 'USE',
+      source: 'branded',
+      status: '1',
+      statusLabel: 'Balance Used',
+      amount: { amount: -25 },
+      signedAmount: { amount: -25 },
+    });
     expect(rows[1]).toMatchObject({ referenceNumber: choice.orderId, type: 'USE', source: 'choice', status: '1', statusLabel: 'Balance Used' });
     expect(rows.at(-1)).toMatchObject({ type: 'CHARGE', source: 'funding', status: '99', statusLabel: 'Processed', signedAmount: { amount: 10000 } });
     for (const r of rows) expect(r.occurredAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
@@ -146,7 +160,12 @@ describe('ledger', () => {
               expect((await api.post('/orders/branded-cards', brandedOrder({ productId: s.product, recipients: [{ email: 'b@example.com', amount }] }))).status).toBe(201);
             } else if (s.kind === 'scheduledCanceled') {
               const at = new Date(Date.parse(await emu.now()) + 3600_000).toISOString();
-              const o = (await api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: key(), recipients: [{ email: 's@example.com', amount: s.amount }], sendTiming: { type: 'SCHEDULED', scheduledAt: at, timezone: 'UTC' } }))).body.data;
+              const o = (
+                await api.post(
+                  '/orders/choice-cards',
+                  choiceOrder({ idempotencyKey: key(), recipients: [{ email: 's@example.com', amount: s.amount }], sendTiming: { type: 'SCHEDULED', scheduledAt: at, timezone: 'UTC' } }),
+                )
+              ).body.data;
               expect((await api.del(`/orders/${o.orderId}`)).status).toBe(200);
             } else {
               const f = (await api.post('/balance/charge', topUp(s.cents / 100))).body.data;

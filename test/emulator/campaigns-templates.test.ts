@@ -49,7 +49,15 @@ describe('templates', () => {
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
     }
-    const edge = await api.post('/templates', { name: 'x'.repeat(100), senderName: 'x', imageSize: 100, imageAlignment: 'left', borderColor: '#aaBB00', buttonColor: '#000000', buttonFontColor: '#FFFFFF' });
+    const edge = await api.post('/templates', {
+      name: 'x'.repeat(100),
+      senderName: 'x',
+      imageSize: 100,
+      imageAlignment: 'left',
+      borderColor: '#aaBB00',
+      buttonColor: '#000000',
+      buttonFontColor: '#FFFFFF',
+    });
     expect(edge.status).toBe(201);
   });
 

@@ -8,10 +8,7 @@ export interface HttpAnswer<T = any> {
   text: string;
 }
 
-export async function http<T = any>(
-  url: string,
-  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
-): Promise<HttpAnswer<T>> {
+export async function http<T = any>(url: string, init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<HttpAnswer<T>> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body = init.body;

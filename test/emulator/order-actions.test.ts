@@ -13,7 +13,17 @@ beforeEach(() => emu.reset());
 
 describe('POST /orders/{id}/resend', () => {
   it('resends a completed order, to the updatedEmail when given', async () => {
-    const order = (await api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'old@example.com', amount: 10 }, { email: 'keep@example.com', amount: 10 }] }))).body.data;
+    const order = (
+      await api.post(
+        '/orders/choice-cards',
+        choiceOrder({
+          recipients: [
+            { email: 'old@example.com', amount: 10 },
+            { email: 'keep@example.com', amount: 10 },
+          ],
+        }),
+      )
+    ).body.data;
     await emu.advance(10);
     const res = await api.post(`/orders/${order.orderId}/resend`, { recipients: [{ email: 'old@example.com', updatedEmail: 'new@example.com' }, { email: 'keep@example.com' }] });
     expect(res.status).toBe(200);

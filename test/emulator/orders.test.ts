@@ -19,7 +19,15 @@ const balanceCents = async (client = api) => cents((await client.get('/balance')
 describe('choice-card orders', () => {
   it('201 with the order summary; the full cost leaves the balance at once', async () => {
     const before = await balanceCents();
-    const res = await api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 25 }, { email: 'b@example.com', amount: 40 }] }));
+    const res = await api.post(
+      '/orders/choice-cards',
+      choiceOrder({
+        recipients: [
+          { email: 'a@example.com', amount: 25 },
+          { email: 'b@example.com', amount: 40 },
+        ],
+      }),
+    );
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({
       orderId: expect.stringMatching(/^OR/),
@@ -110,7 +118,16 @@ describe('branded-card orders', () => {
   it('charges USD at the product exchange rate for a non-USD product', async () => {
     const ikea = (await api.get('/catalog/branded-cards/BR-IKEA-DE')).body.data;
     const before = await balanceCents();
-    const res = await api.post('/orders/branded-cards', brandedOrder({ productId: 'BR-IKEA-DE', recipients: [{ email: 'x@example.com', amount: 50 }, { email: 'y@example.com', amount: 20 }] }));
+    const res = await api.post(
+      '/orders/branded-cards',
+      brandedOrder({
+        productId: 'BR-IKEA-DE',
+        recipients: [
+          { email: 'x@example.com', amount: 50 },
+          { email: 'y@example.com', amount: 20 },
+        ],
+      }),
+    );
     expect(res.status).toBe(201);
     const expected = Math.round(7000 * ikea.exchangeRate);
     expect(cents(res.body.data.totalCost.amount)).toBe(expected);
@@ -162,9 +179,17 @@ describe('idempotency', () => {
 
 describe('order life', () => {
   it('PENDING, then IN_PROGRESS, then COMPLETE with links; rewardLink null until COMPLETE; counts final; e-mails in the outbox', async () => {
-    const created = (await api.post('/orders/choice-cards', choiceOrder({
-      recipients: [{ email: 'ok@example.com', amount: 25 }, { email: 'gone@bounce.test', amount: 30 }],
-    }))).body.data;
+    const created = (
+      await api.post(
+        '/orders/choice-cards',
+        choiceOrder({
+          recipients: [
+            { email: 'ok@example.com', amount: 25 },
+            { email: 'gone@bounce.test', amount: 30 },
+          ],
+        }),
+      )
+    ).body.data;
     const detail = async () => (await api.get(`/orders/${created.orderId}`)).body.data;
     let d = await detail();
     expect(d.status).toBe('PENDING');
@@ -257,7 +282,15 @@ describe('listing orders', () => {
 describe('spending limits and balance', () => {
   it('402 INSUFFICIENT_BALANCE when the balance does not cover the order; nothing charged', async () => {
     await emu.setBalance(30);
-    const res = await api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 20 }, { email: 'b@example.com', amount: 20 }] }));
+    const res = await api.post(
+      '/orders/choice-cards',
+      choiceOrder({
+        recipients: [
+          { email: 'a@example.com', amount: 20 },
+          { email: 'b@example.com', amount: 20 },
+        ],
+      }),
+    );
     expect([res.status, res.body.error.code]).toEqual([402, 'INSUFFICIENT_BALANCE']);
     expect(await balanceCents()).toBe(3000);
     expect((await api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 30 }] }))).status).toBe(201);

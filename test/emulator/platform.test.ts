@@ -25,7 +25,15 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
   });
 
   it('a JSON value that is not an object, or fields of the wrong type -> 400 VALIDATION_ERROR with details', async () => {
-    for (const json of [[], 'text', 42, { ...choiceOrder(), recipients: 'everyone' }, { ...choiceOrder(), sendTiming: 'now' }, { ...choiceOrder(), refundOption: 'yes' }, { ...choiceOrder(), emailSetting: { senderName: 1 } }]) {
+    for (const json of [
+      [],
+      'text',
+      42,
+      { ...choiceOrder(), recipients: 'everyone' },
+      { ...choiceOrder(), sendTiming: 'now' },
+      { ...choiceOrder(), refundOption: 'yes' },
+      { ...choiceOrder(), emailSetting: { senderName: 1 } },
+    ]) {
       const res = await api.post('/orders/choice-cards', json);
       expect([res.status, res.body.error.code], JSON.stringify(json).slice(0, 80)).toEqual([400, 'VALIDATION_ERROR']);
       expect(res.body.error.details.issues.length).toBeGreaterThan(0);
@@ -39,7 +47,12 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
       const res = await http(`${emu.url}/api/v1/recipients`, { method: 'POST', token, body: JSON.stringify({ email: 'a@example.com' }), headers: type ? { 'content-type': type } : {} });
       expect([res.status, res.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     }
-    const withCharset = await http(`${emu.url}/api/v1/recipients`, { method: 'POST', token, body: JSON.stringify({ email: 'a@example.com' }), headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const withCharset = await http(`${emu.url}/api/v1/recipients`, {
+      method: 'POST',
+      token,
+      body: JSON.stringify({ email: 'a@example.com' }),
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(withCharset.status).toBe(201);
   });
 
@@ -57,7 +70,12 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
           controller.close();
         },
       });
-      const streamed = await fetch(`${small.url}/api/v1/recipients`, { method: 'POST', headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit);
+      const streamed = await fetch(`${small.url}/api/v1/recipients`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit);
       expect(streamed.status).toBe(413);
     } finally {
       await small.close();

@@ -13,8 +13,16 @@ beforeEach(() => emu.reset());
 
 /** A wall time in the given zone `hours` from now, without offset (e.g. 2026-11-22T15:30:00). */
 function wallTimeIn(zone: string, fromMs: number, hours: number): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
-    .formatToParts(new Date(fromMs + hours * 3600_000));
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(fromMs + hours * 3600_000));
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   return `${get('year')}-${get('month')}-${get('day')}T${get('hour')}:${get('minute')}:00`;
 }

@@ -90,7 +90,17 @@ describe('registration', () => {
 describe('order.created', () => {
   it('has the documented envelope and data, signed with HMAC-SHA256 of the raw body', async () => {
     await emu.registerWebhook(receiver.url);
-    const order = (await api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 25 }, { email: 'b@example.com', amount: 10 }] }))).body.data;
+    const order = (
+      await api.post(
+        '/orders/choice-cards',
+        choiceOrder({
+          recipients: [
+            { email: 'a@example.com', amount: 25 },
+            { email: 'b@example.com', amount: 10 },
+          ],
+        }),
+      )
+    ).body.data;
     await emu.advance(0);
     expect(receiver.received).toHaveLength(1);
     const [{ raw, signature, body }] = receiver.received as [Receiver['received'][0]];
@@ -157,7 +167,13 @@ describe('retries', () => {
     expect(receiver.received).toHaveLength(5);
     expect(new Set(receiver.received.map((r) => r.raw)).size).toBe(1);
     const log = await emu.deliveries();
-    expect(log.map((d) => [d.attempt, d.status])).toEqual([[1, 500], [2, 503], [3, 404], [4, 500], [5, 500]]);
+    expect(log.map((d) => [d.attempt, d.status])).toEqual([
+      [1, 500],
+      [2, 503],
+      [3, 404],
+      [4, 500],
+      [5, 500],
+    ]);
     expect(log.map((d) => (d as unknown as { failed: boolean }).failed)).toEqual([false, false, false, false, true]);
     expect(new Set(log.map((d) => d.eventId)).size).toBe(1);
     const gaps = log.slice(1).map((d, i) => (Date.parse(d.at) - Date.parse(log[i]!.at)) / 1000);

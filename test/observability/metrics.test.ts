@@ -84,7 +84,10 @@ describe('GET /metrics', () => {
       return rows.length === 1 ? rows : undefined;
     });
     // Due for a minute without any worker to pick it up.
-    await testDb.db.update(kudos).set({ nextAttemptAt: new Date(Date.now() - 60_000), createdAt: new Date(Date.now() - 60_000) }).where(eq(kudos.id, row!.id));
+    await testDb.db
+      .update(kudos)
+      .set({ nextAttemptAt: new Date(Date.now() - 60_000), createdAt: new Date(Date.now() - 60_000) })
+      .where(eq(kudos.id, row!.id));
 
     const { samples } = await scrape(stack.app.metricsUrl!);
     expect(sumOf(samples, 'kudos_sends', { state: 'pending' })).toBe(1);

@@ -119,9 +119,7 @@ describe('401 with a stale token', () => {
   });
 
   it('a 401 on a non-idempotent POST is retried once too (it was not processed)', async () => {
-    stub = await startStub((req, res) =>
-      req.headers.authorization === 'Bearer tok-1' ? apiError(res, 401, 'UNAUTHORIZED') : json(res, 201, { recipientId: 'RE-1', email: 'a@b.c' }),
-    );
+    stub = await startStub((req, res) => (req.headers.authorization === 'Bearer tok-1' ? apiError(res, 401, 'UNAUTHORIZED') : json(res, 201, { recipientId: 'RE-1', email: 'a@b.c' })));
     const { client } = testClient(stub.url);
     await expect(client.recipients.create({ email: 'a@b.c' })).resolves.toMatchObject({ recipientId: 'RE-1' });
     expect(stub.hits('/api/v1/recipients', 'POST')).toHaveLength(2);

@@ -86,7 +86,14 @@ describe('orders', () => {
   it('places a choice order once, charges the balance, lists it by clientOrderId and completes it', async () => {
     const before = await balanceCents();
     const created = await client.orders.createChoice(
-      { productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: '25' }, { email: 'bob@example.com', amount: 30 }], emailSetting },
+      {
+        productId: choiceProductId,
+        recipients: [
+          { email: 'ann@example.com', amount: '25' },
+          { email: 'bob@example.com', amount: 30 },
+        ],
+        emailSetting,
+      },
       { idempotencyKey: 'kudos-choice-1' },
     );
     expect(created.recovered).toBe(false);
@@ -118,10 +125,7 @@ describe('orders', () => {
 
   it('reward links: LO id, PENDING without links, COMPLETE with links; >500 split in two orders', async () => {
     const before = await balanceCents();
-    const small = await client.orders.createRewardLinks(
-      { cardType: 'CHOICE_CARD', productId: choiceProductId, quantity: 3, amountPerLink: '10.00' },
-      { idempotencyKey: 'links-1' },
-    );
+    const small = await client.orders.createRewardLinks({ cardType: 'CHOICE_CARD', productId: choiceProductId, quantity: 3, amountPerLink: '10.00' }, { idempotencyKey: 'links-1' });
     expect(small.order.orderId.startsWith('LO')).toBe(true);
     expect(small.order.status).toBe('PENDING');
     const pending = await client.orders.get(small.order.orderId);
@@ -132,10 +136,7 @@ describe('orders', () => {
     expect(complete.recipients).toHaveLength(3);
     expect(complete.recipients.every((r) => typeof r.rewardLink === 'string' && r.email == null)).toBe(true);
 
-    const big = await client.orders.createRewardLinks(
-      { cardType: 'CHOICE_CARD', productId: choiceProductId, quantity: 501, amountPerLink: 5 },
-      { idempotencyKey: 'links-2' },
-    );
+    const big = await client.orders.createRewardLinks({ cardType: 'CHOICE_CARD', productId: choiceProductId, quantity: 501, amountPerLink: 5 }, { idempotencyKey: 'links-2' });
     expect(big.orders.map((o) => o.order.recipientCount)).toEqual([500, 1]);
     expect((await client.orders.findByClientOrderId('links-2-1'))?.orderId).toBe(big.orders[0]!.order.orderId);
     expect((await client.orders.findByClientOrderId('links-2-2'))?.orderId).toBe(big.orders[1]!.order.orderId);
@@ -166,19 +167,13 @@ describe('orders', () => {
     await expect(client.orders.cancel(scheduled.order.orderId)).resolves.toMatchObject({ status: 'CANCELED', alreadyCanceled: true });
     expect(await balanceCents()).toBe(before);
 
-    const immediate = await client.orders.createChoice(
-      { productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: 20 }], emailSetting },
-      { idempotencyKey: 'now-1' },
-    );
+    const immediate = await client.orders.createChoice({ productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: 20 }], emailSetting }, { idempotencyKey: 'now-1' });
     const error = await client.orders.cancel(immediate.order.orderId).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCodes.ORDER_NOT_CANCELABLE });
   });
 
   it('resends to a corrected address, sends a test e-mail, requests a limit increase', async () => {
-    const created = await client.orders.createChoice(
-      { productId: choiceProductId, recipients: [{ email: 'ann@bounce.test', amount: 10 }], emailSetting },
-      { idempotencyKey: 'bounce-1' },
-    );
+    const created = await client.orders.createChoice({ productId: choiceProductId, recipients: [{ email: 'ann@bounce.test', amount: 10 }], emailSetting }, { idempotencyKey: 'bounce-1' });
     await emulator.advance(600);
     const resent = await client.orders.resend(created.order.orderId, { recipients: [{ email: 'ann@bounce.test', updatedEmail: 'ann@example.com' }] });
     expect(resent.resentToEmails).toEqual(['ann@example.com']);
@@ -194,9 +189,7 @@ describe('orders', () => {
       requestedMonthlyLimitUsd: '60000.00',
     });
     expect(increase.status).toBe('PENDING_REVIEW');
-    const stale = await client.orders
-      .requestLimitIncrease({ currentDailyLimitUsd: 1, currentMonthlyLimitUsd: 2, requestedDailyLimitUsd: 3, requestedMonthlyLimitUsd: 4 })
-      .catch((e: unknown) => e);
+    const stale = await client.orders.requestLimitIncrease({ currentDailyLimitUsd: 1, currentMonthlyLimitUsd: 2, requestedDailyLimitUsd: 3, requestedMonthlyLimitUsd: 4 }).catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(RewardsConflictError);
     expect(stale).toMatchObject({ code: ErrorCodes.STALE_LIMIT_SNAPSHOT });
   });
@@ -365,7 +358,14 @@ describe('webhooks from the emulator', () => {
     try {
       expect(await emulator.registerWebhook(`http://127.0.0.1:${port}/webhooks/rewards`)).toMatchObject({ active: true });
       const created = await client.orders.createChoice(
-        { productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: 40 }, { email: 'bob@example.com', amount: 10 }], emailSetting },
+        {
+          productId: choiceProductId,
+          recipients: [
+            { email: 'ann@example.com', amount: 40 },
+            { email: 'bob@example.com', amount: 10 },
+          ],
+          emailSetting,
+        },
         { idempotencyKey: 'hook-1' },
       );
       await Promise.race([orderSeen, emulator.advance(1).then(() => orderSeen)]);

@@ -138,11 +138,7 @@ describe('tokens against the emulator clock', () => {
 });
 
 describe('property: concurrent creations under random faults', () => {
-  const faultArb = fc.oneof(
-    fc.record({ status: fc.constantFrom(429, 500, 502, 503) }),
-    fc.record({ drop: fc.constant(true) }),
-    fc.record({ delayMs: fc.constant(700) }),
-  );
+  const faultArb = fc.oneof(fc.record({ status: fc.constantFrom(429, 500, 502, 503) }), fc.record({ drop: fc.constant(true) }), fc.record({ delayMs: fc.constant(700) }));
 
   it('N orders, exactly N in the emulator, balance moved by exactly their total', async () => {
     await fc.assert(

@@ -58,7 +58,7 @@ describe('money', () => {
   it('property: summing in cents equals the decimal total', () => {
     fc.assert(
       fc.property(fc.array(fc.integer({ min: 1, max: 50_000 }), { maxLength: 50 }), (amounts) => {
-        const total = amounts.reduce((sum, cents) => sum + toCents(fromCents(cents) ), 0);
+        const total = amounts.reduce((sum, cents) => sum + toCents(fromCents(cents)), 0);
         return fromCents(total) === fromCents(amounts.reduce((a, b) => a + b, 0));
       }),
     );

@@ -1,13 +1,6 @@
 // Exactly-once order creation against a stub that keeps orders by idempotency key like the spec says.
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  RewardsConflictError,
-  RewardsOrderRecoveryError,
-  RewardsRequestValidationError,
-  RewardsServerError,
-  deriveIdempotencyKey,
-  type RewardsClient,
-} from '../../src/rewards/index.js';
+import { RewardsConflictError, RewardsOrderRecoveryError, RewardsRequestValidationError, RewardsServerError, deriveIdempotencyKey, type RewardsClient } from '../../src/rewards/index.js';
 import { apiError, choiceParams, drop, json, orderSummary, startStub, testClient, type RecordedRequest, type StubServer } from './support/stub-server.js';
 import type { ServerResponse } from 'node:http';
 
@@ -127,9 +120,7 @@ describe('createChoice', () => {
   });
 
   it('gives up with RewardsOrderRecoveryError when the lookup never finds the order', async () => {
-    stub = await startStub((req, res) =>
-      req.method === 'POST' ? apiError(res, 409, 'DUPLICATE_IDEMPOTENCY_KEY') : json(res, 200, { data: [], page: 1, pageSize: 20, totalCount: 0 }),
-    );
+    stub = await startStub((req, res) => (req.method === 'POST' ? apiError(res, 409, 'DUPLICATE_IDEMPOTENCY_KEY') : json(res, 200, { data: [], page: 1, pageSize: 20, totalCount: 0 })));
     const { client } = testClient(stub.url, { recoveryAttempts: 4 });
     const error = await create(client).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RewardsOrderRecoveryError);
@@ -177,14 +168,8 @@ describe('createChoice', () => {
     const api = idempotentApi();
     stub = await startStub(api.handler);
     const { client } = testClient(stub.url);
-    await client.orders.createBranded(
-      { ...choiceParams, sendTiming: { type: 'SCHEDULED', scheduledAt: new Date('2026-12-01T14:00:00Z'), timezone: 'America/New_York' } },
-      { idempotencyKey: 'a' },
-    );
-    await client.orders.createBranded(
-      { ...choiceParams, sendTiming: { type: 'SCHEDULED', scheduledAt: '2026-12-01T09:00:00', timezone: 'America/New_York' } },
-      { idempotencyKey: 'b' },
-    );
+    await client.orders.createBranded({ ...choiceParams, sendTiming: { type: 'SCHEDULED', scheduledAt: new Date('2026-12-01T14:00:00Z'), timezone: 'America/New_York' } }, { idempotencyKey: 'a' });
+    await client.orders.createBranded({ ...choiceParams, sendTiming: { type: 'SCHEDULED', scheduledAt: '2026-12-01T09:00:00', timezone: 'America/New_York' } }, { idempotencyKey: 'b' });
     const bodies = stub.hits('/api/v1/orders/branded-cards').map((r) => r.body.sendTiming.scheduledAt);
     expect(bodies).toEqual(['2026-12-01T14:00:00.000Z', '2026-12-01T09:00:00']);
   });
@@ -260,9 +245,7 @@ describe('campaign execution', () => {
     stub = await startStub((_req, res) => json(res, 201, {}));
     const { client } = testClient(stub.url);
     await expect(client.campaigns.execute('CA-1', {}, { idempotencyKey: 'c' })).rejects.toBeInstanceOf(RewardsRequestValidationError);
-    await expect(
-      client.campaigns.execute('CA-1', { recipients: [{ email: 'a@b.c' }], recipientGroupId: 'G-1' }, { idempotencyKey: 'c' }),
-    ).rejects.toBeInstanceOf(RewardsRequestValidationError);
+    await expect(client.campaigns.execute('CA-1', { recipients: [{ email: 'a@b.c' }], recipientGroupId: 'G-1' }, { idempotencyKey: 'c' })).rejects.toBeInstanceOf(RewardsRequestValidationError);
     expect(stub.requests).toHaveLength(0);
   });
 });

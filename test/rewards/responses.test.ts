@@ -83,7 +83,16 @@ describe('tolerant response validation', () => {
     stub = await startStub((_req, res) =>
       json(res, 200, {
         data: [
-          { referenceNumber: 'O-1', type: 'USE', source: 'choice', status: 1, statusLabel: 'Balance Used', amount: { amount: -25, currency: 'USD' }, signedAmount: { amount: -25, currency: 'USD' }, occurredAt: '2026-11-22T12:00:00Z' },
+          {
+            referenceNumber: 'O-1',
+            type: 'USE',
+            source: 'choice',
+            status: 1,
+            statusLabel: 'Balance Used',
+            amount: { amount: -25, currency: 'USD' },
+            signedAmount: { amount: -25, currency: 'USD' },
+            occurredAt: '2026-11-22T12:00:00Z',
+          },
           { referenceNumber: 'F-1', type: 'CHARGE', source: 'funding', status: '03', statusLabel: 'Unapproved', amount: { amount: 100, currency: 'USD' } },
         ],
         page: 1,
@@ -93,11 +102,16 @@ describe('tolerant response validation', () => {
     );
     const { client } = testClient(stub.url);
     const page = await client.balance.ledger();
-    expect(page.data.map((row) => [row.status, row.signedAmount?.amount ?? null])).toEqual([['1', '-25.00'], ['03', null]]);
+    expect(page.data.map((row) => [row.status, row.signedAmount?.amount ?? null])).toEqual([
+      ['1', '-25.00'],
+      ['03', null],
+    ]);
   });
 
   it('finds the member count of a group under plausible names', async () => {
-    stub = await startStub((req, res) => json(res, 200, req.path.endsWith('G-1') ? { groupId: 'G-1', groupName: 'Team', memberCount: 3 } : { data: { groupId: 'G-2', groupName: 'Two', membersCount: '7' } }));
+    stub = await startStub((req, res) =>
+      json(res, 200, req.path.endsWith('G-1') ? { groupId: 'G-1', groupName: 'Team', memberCount: 3 } : { data: { groupId: 'G-2', groupName: 'Two', membersCount: '7' } }),
+    );
     const { client } = testClient(stub.url);
     expect((await client.groups.get('G-1')).memberCount).toBe(3);
     expect((await client.groups.get('G-2')).memberCount).toBe(7);
@@ -114,9 +128,7 @@ describe('cancel normalises refundOption to a boolean', () => {
   ];
   for (const [raw, days, refundOption, refundOptionDays] of cases) {
     it(`refundOption ${JSON.stringify(raw)}, days ${JSON.stringify(days)}`, async () => {
-      stub = await startStub((_req, res) =>
-        json(res, 200, { orderId: 'O-5', status: 'CANCELED', canceledAt: '2026-11-22T12:00:00', refundOption: raw, refundOptionDays: days }),
-      );
+      stub = await startStub((_req, res) => json(res, 200, { orderId: 'O-5', status: 'CANCELED', canceledAt: '2026-11-22T12:00:00', refundOption: raw, refundOptionDays: days }));
       const { client } = testClient(stub.url);
       const canceled = await client.orders.cancel('O-5');
       expect(canceled).toMatchObject({ orderId: 'O-5', status: 'CANCELED', refundOption, refundOptionDays });
@@ -241,9 +253,7 @@ describe('repeated deletes', () => {
   });
 
   it('cancel of a dispatched order stays an ORDER_NOT_CANCELABLE error', async () => {
-    stub = await startStub((req, res) =>
-      req.method === 'DELETE' ? apiError(res, 409, 'ORDER_NOT_CANCELABLE') : json(res, 200, { data: orderSummary({ status: 'COMPLETE' }) }),
-    );
+    stub = await startStub((req, res) => (req.method === 'DELETE' ? apiError(res, 409, 'ORDER_NOT_CANCELABLE') : json(res, 200, { data: orderSummary({ status: 'COMPLETE' }) })));
     const { client } = testClient(stub.url);
     await expect(client.orders.cancel('O-1')).rejects.toMatchObject({ name: 'RewardsConflictError', code: ErrorCodes.ORDER_NOT_CANCELABLE });
   });

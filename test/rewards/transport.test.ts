@@ -1,12 +1,6 @@
 // Retries, backoff, rate-limit budget, timeouts, aborts and dropped connections, against a stub server.
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  RewardsAbortError,
-  RewardsConnectionError,
-  RewardsRateLimitError,
-  RewardsServerError,
-  RewardsTimeoutError,
-} from '../../src/rewards/index.js';
+import { RewardsAbortError, RewardsConnectionError, RewardsRateLimitError, RewardsServerError, RewardsTimeoutError } from '../../src/rewards/index.js';
 import { apiError, drop, json, startStub, testClient, type StubServer } from './support/stub-server.js';
 
 const balanceBody = { availableBalance: { amount: 10000, currency: 'USD' }, pendingBalance: { amount: 0, currency: 'USD' } };
@@ -62,9 +56,7 @@ describe('429 and rate-limit headers', () => {
 
   it('reads X-RateLimit-Reset as seconds until the reset', async () => {
     stub = await startStub((_req, res, i) =>
-      i === 0
-        ? apiError(res, 429, 'RATE_LIMITED', { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '4' })
-        : json(res, 200, balanceBody),
+      i === 0 ? apiError(res, 429, 'RATE_LIMITED', { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '4' }) : json(res, 200, balanceBody),
     );
     const { client, sleeps } = testClient(stub.url);
     await client.balance.get();
@@ -74,11 +66,7 @@ describe('429 and rate-limit headers', () => {
 
   it('reads a large X-RateLimit-Reset as an epoch timestamp', async () => {
     let resetEpochS = 0;
-    stub = await startStub((_req, res, i) =>
-      i === 0
-        ? apiError(res, 429, 'RATE_LIMITED', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetEpochS) })
-        : json(res, 200, balanceBody),
-    );
+    stub = await startStub((_req, res, i) => (i === 0 ? apiError(res, 429, 'RATE_LIMITED', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetEpochS) }) : json(res, 200, balanceBody)));
     const { client, sleeps, clock } = testClient(stub.url);
     resetEpochS = Math.floor(clock.now / 1000) + 6;
     await client.balance.get();
@@ -116,9 +104,7 @@ describe('429 and rate-limit headers', () => {
   });
 
   it('does not slow down while the budget is healthy, and shows the budget', async () => {
-    stub = await startStub((_req, res) =>
-      json(res, 200, balanceBody, { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '900', 'x-ratelimit-reset': '10' }),
-    );
+    stub = await startStub((_req, res) => json(res, 200, balanceBody, { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '900', 'x-ratelimit-reset': '10' }));
     const { client, sleeps, clock } = testClient(stub.url);
     expect(client.rateLimit()).toBeUndefined();
     await Promise.all(Array.from({ length: 20 }, () => client.balance.get()));
@@ -158,9 +144,7 @@ describe('POST without idempotency', () => {
   });
 
   it('is retried on 429 (the request was refused, not processed)', async () => {
-    stub = await startStub((_req, res, i) =>
-      i === 0 ? apiError(res, 429, 'RATE_LIMITED', { 'retry-after': '1' }) : json(res, 201, { recipientId: 'RE-1', ...recipient }),
-    );
+    stub = await startStub((_req, res, i) => (i === 0 ? apiError(res, 429, 'RATE_LIMITED', { 'retry-after': '1' }) : json(res, 201, { recipientId: 'RE-1', ...recipient })));
     const { client } = testClient(stub.url);
     await expect(client.recipients.create(recipient)).resolves.toMatchObject({ recipientId: 'RE-1' });
     expect(stub.hits('/api/v1/recipients', 'POST')).toHaveLength(2);

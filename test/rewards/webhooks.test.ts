@@ -8,9 +8,7 @@ vi.mock('node:crypto', async (importOriginal) => {
 });
 
 const crypto = await import('node:crypto');
-const { parseWebhookBody, verifyWebhookSignature, signWebhookBody, isOrderCreatedEvent, RewardsWebhookPayloadError } = await import(
-  '../../src/rewards/index.js'
-);
+const { parseWebhookBody, verifyWebhookSignature, signWebhookBody, isOrderCreatedEvent, RewardsWebhookPayloadError } = await import('../../src/rewards/index.js');
 
 const secret = 'emulator-signing-secret';
 const body = JSON.stringify({

@@ -6,7 +6,14 @@ import { buildBounceDm } from '../../src/slack/blocks/notification-messages.js';
 
 describe('bounce DM text', () => {
   it('escapes a hostile name and address in the top-level text', () => {
-    const dm = buildBounceDm({ id: '00000000-0000-4000-8000-000000000001', name: '<!channel> <https://evil.test|Payroll>', email: 'a&b@x.test', orderId: 'O-1', confirmed: true, company: '<!here>' } as unknown as BouncedRecipientRow);
+    const dm = buildBounceDm({
+      id: '00000000-0000-4000-8000-000000000001',
+      name: '<!channel> <https://evil.test|Payroll>',
+      email: 'a&b@x.test',
+      orderId: 'O-1',
+      confirmed: true,
+      company: '<!here>',
+    } as unknown as BouncedRecipientRow);
     expect(dm.text).not.toContain('<!channel>');
     expect(dm.text).not.toContain('<https://');
     expect(dm.text).toContain('&lt;!channel&gt;');

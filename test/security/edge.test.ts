@@ -36,7 +36,14 @@ describe('shapes Slack never sends are answered 400 (finding 5)', () => {
   });
 
   it('user_change with user: null, and app_home_opened without a user', async () => {
-    const envelope = (event: Record<string, unknown>) => ({ type: 'event_callback', team_id: 'T0KUDOS', api_app_id: 'A0KUDOS', event_id: `Ev${Math.random().toString(36).slice(2)}`, event_time: 1, event });
+    const envelope = (event: Record<string, unknown>) => ({
+      type: 'event_callback',
+      team_id: 'T0KUDOS',
+      api_app_id: 'A0KUDOS',
+      event_id: `Ev${Math.random().toString(36).slice(2)}`,
+      event_time: 1,
+      event,
+    });
     expect((await postSignedEvent(e2e.stack.app.url, envelope({ type: 'user_change', user: null }))).status).toBe(400);
     // Bolt acknowledges events before any listener runs: refused there, with nothing published.
     expect((await postSignedEvent(e2e.stack.app.url, envelope({ type: 'app_home_opened', tab: 'home' }))).status).toBe(200);

@@ -5,16 +5,7 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
-import {
-  blockActionPayload,
-  commandFields,
-  eventually,
-  postSignedCommand,
-  postSignedPayload,
-  sendModalValues,
-  submitSendForm,
-  useAppPerTest,
-} from '../support/app.js';
+import { blockActionPayload, commandFields, eventually, postSignedCommand, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 
 const HOME = { teamId: 'T0KUDOS' };
@@ -26,7 +17,10 @@ const e2e = useAppPerTest({
 });
 
 function lastEphemeral(userId: string): Message | undefined {
-  return e2e.stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === userId).at(-1);
+  return e2e.stack.sim
+    .messages('C_GENERAL')
+    .filter((m) => m.ephemeral && m.visible_to === userId)
+    .at(-1);
 }
 
 describe('settings and admins are per workspace', () => {
@@ -85,7 +79,10 @@ describe('approvals are decided only in their own workspace', () => {
 describe('the audit trail is per workspace', () => {
   it("/kudos audit copies and lists only its own workspace's orders, never another's", async () => {
     const placed = { status: 'sent' as const, orderStatus: 'COMPLETED', costCents: 1000, costCurrency: 'USD', placedAt: new Date() };
-    const [home] = await e2e.db.insert(kudos).values(pendingKudosValues({ ...placed, orderId: 'ord-home', senderUserId: 'U_MANAGER' })).returning();
+    const [home] = await e2e.db
+      .insert(kudos)
+      .values(pendingKudosValues({ ...placed, orderId: 'ord-home', senderUserId: 'U_MANAGER' }))
+      .returning();
     const [foreign] = await e2e.db
       .insert(kudos)
       .values(pendingKudosValues({ ...placed, teamId: OTHER_TEAM, orderId: 'ord-foreign', senderUserId: 'U_STRANGER' }))

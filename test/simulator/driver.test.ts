@@ -78,9 +78,7 @@ beforeAll(async () => {
     const q = options.value;
     // Bolt's ack type for options is a union that TypeScript cannot pick from here; the shape is Slack's.
     await (ack as (body: unknown) => Promise<void>)({
-      options: ['Classic', 'Confetti']
-        .filter((d) => d.toLowerCase().includes(q.toLowerCase()))
-        .map((d) => ({ text: { type: 'plain_text' as const, text: d }, value: d.toLowerCase() })),
+      options: ['Classic', 'Confetti'].filter((d) => d.toLowerCase().includes(q.toLowerCase())).map((d) => ({ text: { type: 'plain_text' as const, text: d }, value: d.toLowerCase() })),
     });
   });
   app.view('send', async ({ ack, view }) => {
@@ -265,7 +263,12 @@ describe('the exact bytes sent', () => {
     }
     const sixth = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'n5' }) });
     expect(sixth.status).toBe(404);
-    expect(sim2.messages('C_GENERAL').filter((m) => m.visible_to === 'U_EMP1').map((m) => m.text)).toEqual(['n0', 'n1', 'n2', 'n3', 'n4']);
+    expect(
+      sim2
+        .messages('C_GENERAL')
+        .filter((m) => m.visible_to === 'U_EMP1')
+        .map((m) => m.text),
+    ).toEqual(['n0', 'n1', 'n2', 'n3', 'n4']);
   });
 });
 
@@ -281,8 +284,7 @@ describe('response_url after a slash command', () => {
     await fake.close();
   });
 
-  const postTo = (url: string, body: unknown) =>
-    fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const postTo = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
   it('replaces, then deletes, the answer the command got earlier', async () => {
     fake.answers.push({ text: 'Working on it…' });

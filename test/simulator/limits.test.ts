@@ -63,7 +63,15 @@ describe('block rules', () => {
   it('wants block_ids unique and at most 255 characters', () => {
     expect(checkBlocks([{ type: 'divider', block_id: 'b'.repeat(255) }], 'message')).toEqual([]);
     expect(checkBlocks([{ type: 'divider', block_id: 'b'.repeat(256) }], 'message')[0]).toContain('/blocks/0/block_id');
-    expect(checkBlocks([{ type: 'divider', block_id: 'x' }, { type: 'divider', block_id: 'x' }], 'message')[0]).toContain('duplicate block_id');
+    expect(
+      checkBlocks(
+        [
+          { type: 'divider', block_id: 'x' },
+          { type: 'divider', block_id: 'x' },
+        ],
+        'message',
+      )[0],
+    ).toContain('duplicate block_id');
   });
 
   it('checks buttons, options, fields and confirm dialogs', () => {
@@ -74,7 +82,13 @@ describe('block rules', () => {
     expect(checkBlocks([button({ style: 'loud' })], 'message')).toHaveLength(1);
     expect(checkBlocks([button({ confirm: { title: plain('Sure?'), text: plain('x'), confirm: plain('Yes'), deny: plain('No') } })], 'message')).toEqual([]);
     expect(checkBlocks([button({ confirm: { title: plain('Sure?'), text: plain('x'.repeat(301)), confirm: plain('Yes'), deny: plain('No') } })], 'message')).toHaveLength(1);
-    const twoSame = { type: 'actions', elements: [{ type: 'button', action_id: 'a', text: plain('1') }, { type: 'button', action_id: 'a', text: plain('2') }] };
+    const twoSame = {
+      type: 'actions',
+      elements: [
+        { type: 'button', action_id: 'a', text: plain('1') },
+        { type: 'button', action_id: 'a', text: plain('2') },
+      ],
+    };
     expect(checkBlocks([twoSame], 'message')[0]).toContain('duplicate action_id');
     const fields = Array.from({ length: 11 }, () => ({ type: 'mrkdwn', text: 'f' }));
     expect(checkBlocks([{ type: 'section', fields }], 'message')).toHaveLength(1);
@@ -104,7 +118,10 @@ describe('message rules', () => {
 
 describe('initial options', () => {
   it('must be one of the options', () => {
-    const options = [{ text: plain('Now'), value: 'now' }, { text: plain('Later'), value: 'later' }];
+    const options = [
+      { text: plain('Now'), value: 'now' },
+      { text: plain('Later'), value: 'later' },
+    ];
     const block = (el: Record<string, unknown>) => [{ type: 'input', label: plain('When'), element: { type: 'radio_buttons', action_id: 'r', options, ...el } }];
     expect(checkBlocks(block({ initial_option: options[1] }), 'modal')).toEqual([]);
     expect(checkBlocks(block({ initial_option: { text: plain('Soon'), value: 'soon' } }), 'modal')[0]).toContain('/blocks/0/element/initial_option');

@@ -18,7 +18,14 @@ describe('escaping', () => {
   it('never lets text become markup, whatever the text', () => {
     fc.assert(
       fc.property(fc.string(), (s) => {
-        const html = renderBlocks([{ type: 'section', text: plain(s) }, { type: 'header', text: plain(s) }, { type: 'section', text: md(s) }], ctx);
+        const html = renderBlocks(
+          [
+            { type: 'section', text: plain(s) },
+            { type: 'header', text: plain(s) },
+            { type: 'section', text: md(s) },
+          ],
+          ctx,
+        );
         expect(html).not.toMatch(/<(script|img|iframe|svg)/i);
         expect(html).not.toMatch(/\son\w+=/i);
       }),
@@ -46,9 +53,7 @@ describe('escaping', () => {
   });
 
   it('links only http(s) and mailto URLs', () => {
-    expect(renderMrkdwn('<https://example.com/a?b=1&amp;c=2|the docs>', ctx)).toBe(
-      '<a href="https://example.com/a?b=1&amp;amp;c=2" target="_blank" rel="noopener noreferrer">the docs</a>',
-    );
+    expect(renderMrkdwn('<https://example.com/a?b=1&amp;c=2|the docs>', ctx)).toBe('<a href="https://example.com/a?b=1&amp;amp;c=2" target="_blank" rel="noopener noreferrer">the docs</a>');
     const evil = renderMrkdwn('<javascript:alert(1)|click me>', ctx);
     expect(evil).not.toContain('<a');
     expect(evil).not.toContain('href');
@@ -138,7 +143,20 @@ describe('messages and modals', () => {
           { type: 'input', block_id: 'amt', label: plain('Amount'), element: { type: 'number_input', action_id: 'n', is_decimal_allowed: false, min_value: '5', initial_value: '25' } },
           { type: 'input', block_id: 'msg', label: plain('Message'), optional: true, element: { type: 'plain_text_input', action_id: 'm', multiline: true, initial_value: '<hi>' } },
           { type: 'input', block_id: 'when', label: plain('When'), element: { type: 'datetimepicker', action_id: 'dt', initial_date_time: 1700000000 } },
-          { type: 'input', block_id: 'how', label: plain('How'), element: { type: 'radio_buttons', action_id: 'r', options: [{ text: plain('Now'), value: 'now' }, { text: plain('Later'), value: 'later' }], initial_option: { text: plain('Later'), value: 'later' } } },
+          {
+            type: 'input',
+            block_id: 'how',
+            label: plain('How'),
+            element: {
+              type: 'radio_buttons',
+              action_id: 'r',
+              options: [
+                { text: plain('Now'), value: 'now' },
+                { text: plain('Later'), value: 'later' },
+              ],
+              initial_option: { text: plain('Later'), value: 'later' },
+            },
+          },
           { type: 'input', block_id: 'design', label: plain('Design'), element: { type: 'external_select', action_id: 'd', min_query_length: 0 } },
         ],
       },

@@ -21,10 +21,32 @@ describe('form input to view state', () => {
     { type: 'input', block_id: 'who', element: { type: 'multi_users_select', action_id: 'v' } },
     { type: 'input', block_id: 'amount', element: { type: 'number_input', action_id: 'v', is_decimal_allowed: false } },
     { type: 'input', block_id: 'msg', element: { type: 'plain_text_input', action_id: 'v', initial_value: 'hi' } },
-    { type: 'input', block_id: 'refund', element: { type: 'static_select', action_id: 'v', options: [{ text: plain('None'), value: 'none' }, { text: plain('30 days'), value: '30' }] } },
+    {
+      type: 'input',
+      block_id: 'refund',
+      element: {
+        type: 'static_select',
+        action_id: 'v',
+        options: [
+          { text: plain('None'), value: 'none' },
+          { text: plain('30 days'), value: '30' },
+        ],
+      },
+    },
     { type: 'input', block_id: 'design', element: { type: 'external_select', action_id: 'd' } },
     { type: 'input', block_id: 'timing', element: { type: 'radio_buttons', action_id: 'v', options: [{ text: plain('Now'), value: 'now' }] } },
-    { type: 'input', block_id: 'extras', element: { type: 'checkboxes', action_id: 'v', options: [{ text: plain('A'), value: 'a' }, { text: plain('B'), value: 'b' }] } },
+    {
+      type: 'input',
+      block_id: 'extras',
+      element: {
+        type: 'checkboxes',
+        action_id: 'v',
+        options: [
+          { text: plain('A'), value: 'a' },
+          { text: plain('B'), value: 'b' },
+        ],
+      },
+    },
     { type: 'input', block_id: 'date', element: { type: 'datepicker', action_id: 'v' } },
     { type: 'input', block_id: 'time', element: { type: 'timepicker', action_id: 'v', timezone: 'Asia/Tokyo' } },
     { type: 'input', block_id: 'at', element: { type: 'datetimepicker', action_id: 'v' } },
@@ -80,8 +102,7 @@ describe('the UI API', () => {
     await app.close();
   });
 
-  const post = (path: string, body: unknown) =>
-    fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) => fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   const api = async (method: string, args: Record<string, unknown>) =>
     fetch(`${sim.apiUrl}${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${sim.botToken}` }, body: JSON.stringify(args) });
 
@@ -100,7 +121,7 @@ describe('the UI API', () => {
     expect((await post('/_ui/command', { channel: 'C_KUDOS' })).status).toBe(400);
   });
 
-  it("shows each user their own ephemeral messages only, and hides channels they are not in", async () => {
+  it('shows each user their own ephemeral messages only, and hides channels they are not in', async () => {
     await api('chat.postEphemeral', { channel: 'C_GENERAL', user: 'U_EMP1', text: 'for eli only' });
     await api('chat.postMessage', { channel: 'C_GENERAL', text: 'for everyone' });
     const asEli = (await (await fetch(`${sim.url}/_ui/state?as=U_EMP1&conv=C_GENERAL`)).json()) as { messagesHtml: string; conversations: Array<{ id: string }> };

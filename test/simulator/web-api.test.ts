@@ -151,7 +151,13 @@ describe('messages', () => {
     expect(section.error).toBe('invalid_blocks');
     const header = await call('chat.postMessage', { channel: 'C_KUDOS', blocks: [{ type: 'header', text: { type: 'plain_text', text: 'h'.repeat(151) } }] });
     expect(header.error).toBe('invalid_blocks');
-    const dup = await call('chat.postMessage', { channel: 'C_KUDOS', blocks: [{ type: 'divider', block_id: 'a' }, { type: 'divider', block_id: 'a' }] });
+    const dup = await call('chat.postMessage', {
+      channel: 'C_KUDOS',
+      blocks: [
+        { type: 'divider', block_id: 'a' },
+        { type: 'divider', block_id: 'a' },
+      ],
+    });
     expect(dup.error).toBe('invalid_blocks');
   });
 
@@ -212,7 +218,12 @@ describe('views', () => {
       { private_metadata: 'm'.repeat(3001) },
       { callback_id: 'c'.repeat(256) },
       { blocks: [{ type: 'divider', block_id: 'b'.repeat(256) }] },
-      { blocks: [{ type: 'divider', block_id: 'same' }, { type: 'divider', block_id: 'same' }] },
+      {
+        blocks: [
+          { type: 'divider', block_id: 'same' },
+          { type: 'divider', block_id: 'same' },
+        ],
+      },
       { submit: undefined },
       { title: undefined },
     ];

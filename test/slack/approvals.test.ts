@@ -113,7 +113,10 @@ async function kudosRow(id: string) {
 }
 
 async function auditActions(kudosId: string) {
-  const rows = await testDb.db.select().from(auditEvents).where(and(eq(auditEvents.subjectType, 'kudos'), eq(auditEvents.subjectId, kudosId)));
+  const rows = await testDb.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.subjectType, 'kudos'), eq(auditEvents.subjectId, kudosId)));
   return rows.sort((a, b) => a.id - b.id).map((r) => r.action);
 }
 
@@ -140,7 +143,7 @@ describe('routing sends to approvers', () => {
     expect(text).not.toContain('<!channel>');
     expect(text).not.toContain('<https://evil.example');
     // Both buttons ask for confirmation.
-    const buttons = (message.blocks ?? []).flatMap((b) => ((b as { elements?: Array<Record<string, unknown>> }).elements ?? [])).filter((e) => e.type === 'button');
+    const buttons = (message.blocks ?? []).flatMap((b) => (b as { elements?: Array<Record<string, unknown>> }).elements ?? []).filter((e) => e.type === 'button');
     expect(buttons.map((b) => b.action_id)).toEqual([APPROVE, REJECT]);
     expect(buttons.every((b) => b.confirm)).toBe(true);
 
@@ -316,11 +319,7 @@ describe('deciding', () => {
     const modal = await stack.sim.waitFor(() => stack.sim.openViews('U_APPROVER').at(-1));
     expect(modal.callback_id).toBe('approval_reject_modal');
     expect((await kudosRow(row.id)).status).toBe('awaiting_approval'); // nothing decided before the modal is sent
-    const answer = await stack.sim.submitView(
-      modal.id,
-      { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Over budget this quarter <!here>' } } },
-      'U_APPROVER',
-    );
+    const answer = await stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Over budget this quarter <!here>' } } }, 'U_APPROVER');
     expect(answer.body).toBe('');
     expect((await kudosRow(row.id)).status).toBe('rejected');
     const updated = await stack.sim.waitFor(() => (current(message).edited ? current(message) : undefined));
@@ -379,7 +378,15 @@ describe('approval and the schedule', () => {
   /** Date and time (America/New_York, U_MANAGER's zone) `minutes` from now. */
   function inNewYork(minutes: number) {
     const at = new Date(Date.now() + minutes * 60_000);
-    const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+    const parts = new Intl.DateTimeFormat('en-CA', {
+      timeZone: 'America/New_York',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).formatToParts(at);
     const get = (t: string) => parts.find((p) => p.type === t)!.value;
     return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}` };
   }
@@ -417,7 +424,12 @@ describe('approval and the schedule', () => {
 
 describe('spending limits and balance at approval time', () => {
   it.each([
-    ['DAILY_LIMIT_EXCEEDED', 'daily spending limit', () => emulator.setLimits({ dailyLimitUsd: 100, monthlyLimitUsd: 50_000 }), () => emulator.setLimits({ dailyLimitUsd: 5000, monthlyLimitUsd: 50_000 })],
+    [
+      'DAILY_LIMIT_EXCEEDED',
+      'daily spending limit',
+      () => emulator.setLimits({ dailyLimitUsd: 100, monthlyLimitUsd: 50_000 }),
+      () => emulator.setLimits({ dailyLimitUsd: 5000, monthlyLimitUsd: 50_000 }),
+    ],
     ['INSUFFICIENT_BALANCE', 'enough money', () => emulator.setBalance(100), () => emulator.setBalance(10_000)],
   ])('%s: the approver and the sender are told, the request is decidable again, and approving after the fix places one order', async (code, words, breakIt, fixIt) => {
     await breakIt();
@@ -455,13 +467,6 @@ describe('spending limits and balance at approval time', () => {
     expect(await allOrders()).toHaveLength(1);
     // Sweeping again does not re-open a placed send.
     expect((await stack.app.approvals.sweep()).reopened).toBe(0);
-    expect(await auditActions(row.id)).toEqual([
-      'approval.requested',
-      'approval.approved',
-      'kudos.order_failed',
-      'approval.reopened',
-      'approval.approved',
-      'kudos.order_placed',
-    ]);
+    expect(await auditActions(row.id)).toEqual(['approval.requested', 'approval.approved', 'kudos.order_failed', 'approval.reopened', 'approval.approved', 'kudos.order_placed']);
   });
 });

@@ -32,7 +32,15 @@ afterEach(async () => {
 
 function inNewYork(minutes: number) {
   const at = new Date(Date.now() + minutes * 60_000);
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: 'America/New_York',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(at);
   const get = (t: string) => parts.find((p) => p.type === t)!.value;
   return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}` };
 }
@@ -90,7 +98,10 @@ async function story() {
   const scheduled = await send({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '20', schedule: inNewYork(120) });
   await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'scheduled'));
   await stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
-  const list = stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER').at(-1)!;
+  const list = stack.sim
+    .messages('C_GENERAL')
+    .filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER')
+    .at(-1)!;
   await stack.sim.clickButton({ channel: 'C_GENERAL', ts: list.ts }, 'scheduled_cancel', 'U_MANAGER');
   await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'canceled'));
   return { approved, rejected, scheduled };
@@ -101,7 +112,10 @@ describe('/kudos audit', () => {
     const { approved, rejected, scheduled } = await story();
 
     await stack.sim.slashCommand('U_ADMIN', 'audit', 'C_GENERAL');
-    const listing = stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === 'U_ADMIN').at(-1)!;
+    const listing = stack.sim
+      .messages('C_GENERAL')
+      .filter((m) => m.ephemeral && m.visible_to === 'U_ADMIN')
+      .at(-1)!;
     const shown = JSON.stringify(listing.blocks);
     for (const action of ['approval.requested', 'approval.approved', 'approval.rejected', 'kudos.order_placed', 'kudos.canceled']) expect(shown).toContain(action);
     expect(shown).toContain('&lt;b&gt;');
@@ -113,7 +127,11 @@ describe('/kudos audit', () => {
     const [header, ...rows] = parseCsv(body);
     expect(header).toEqual(['id', 'at', 'actor_user_id', 'action', 'subject_type', 'subject_id', 'details']);
     const events = rows.map(([, at, actor, action, , subject, details]) => ({ at: at!, actor, action, subject, details: JSON.parse(details!) as Record<string, unknown> }));
-    const of = (kudosId: string) => events.filter((e) => e.subject === kudosId).map((e) => `${e.action}:${e.actor}`).sort();
+    const of = (kudosId: string) =>
+      events
+        .filter((e) => e.subject === kudosId)
+        .map((e) => `${e.action}:${e.actor}`)
+        .sort();
     expect(of(approved.id)).toEqual(['approval.approved:U_APPROVER', 'approval.requested:U_MANAGER', 'kudos.order_placed:U_MANAGER']);
     expect(of(rejected.id)).toEqual(['approval.rejected:U_APPROVER', 'approval.requested:U_MANAGER']);
     expect(of(scheduled.id)).toEqual(['kudos.canceled:U_MANAGER', 'kudos.order_placed:U_MANAGER']);
@@ -135,7 +153,10 @@ describe('/kudos audit', () => {
     await stack.sim.slashCommand('U_MANAGER', 'audit', 'C_GENERAL');
     await stack.sim.slashCommand('U_APPROVER', 'audit csv', 'C_GENERAL');
     for (const user of ['U_MANAGER', 'U_APPROVER']) {
-      const reply = stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === user).at(-1)!;
+      const reply = stack.sim
+        .messages('C_GENERAL')
+        .filter((m) => m.ephemeral && m.visible_to === user)
+        .at(-1)!;
       expect(reply.text).toContain('Only Kudos admins');
       expect(stack.sim.messages(user)).toHaveLength(0);
     }
@@ -143,7 +164,10 @@ describe('/kudos audit', () => {
 
   it('help lists the admin subcommands', async () => {
     await stack.sim.slashCommand('U_EMP1', 'help', 'C_GENERAL');
-    const reply = stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === 'U_EMP1').at(-1)!;
+    const reply = stack.sim
+      .messages('C_GENERAL')
+      .filter((m) => m.ephemeral && m.visible_to === 'U_EMP1')
+      .at(-1)!;
     expect(JSON.stringify(reply.blocks)).toContain('/kudos audit csv');
     expect(JSON.stringify(reply.blocks)).toContain('/kudos settings');
   });

@@ -10,7 +10,12 @@ const env = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { automations
 const select = (value: string) => ({ type: 'static_select', selected_option: { text: { type: 'plain_text', text: value }, value } });
 
 async function lastAnswer(userId: string, channel = 'C_GENERAL') {
-  return env.stack.sim.waitFor(() => env.stack.sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === userId).at(-1));
+  return env.stack.sim.waitFor(() =>
+    env.stack.sim
+      .messages(channel)
+      .filter((m) => m.ephemeral && m.visible_to === userId)
+      .at(-1),
+  );
 }
 
 describe('/kudos celebrations (admin)', () => {
@@ -58,7 +63,12 @@ describe('/kudos celebrations (admin)', () => {
     await env.db.update(celebrationRules).set({ updatedAt: new Date(Date.now() - 86_400_000) });
     await env.stack.app.automations.tick();
     await sim.slashCommand('U_ADMIN', 'celebrations', 'C_GENERAL');
-    const withUpcoming = await sim.waitFor(() => sim.messages('C_GENERAL').filter((m) => m.ephemeral && JSON.stringify(m.blocks).includes('celebration_skip')).at(-1));
+    const withUpcoming = await sim.waitFor(() =>
+      sim
+        .messages('C_GENERAL')
+        .filter((m) => m.ephemeral && JSON.stringify(m.blocks).includes('celebration_skip'))
+        .at(-1),
+    );
     const [occ] = await env.db.select().from(automationOccurrences);
     await sim.clickButton({ channel: 'C_GENERAL', ts: withUpcoming.ts }, `celebration_skip:${occ!.id}`, 'U_ADMIN');
     await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => m.text.includes('Skipped') || JSON.stringify(m.blocks ?? []).includes('Skipped')));
@@ -97,7 +107,9 @@ describe('/kudos recurring', () => {
     expect(sim.viewErrors(modal.id).rec_recipients).toMatch(/yourself/);
     await sim.submitView(modal.id, values(['U_EMP1', 'U_EMP2']), 'U_MANAGER');
     const rows = await env.db.select().from(recurringSeries);
-    expect(rows).toMatchObject([{ senderUserId: 'U_MANAGER', recipientUserIds: ['U_EMP1', 'U_EMP2'], amountCents: 1500, cadence: 'weekly', weekday: 5, timeOfDay: '16:00', timezone: 'America/New_York', status: 'active' }]);
+    expect(rows).toMatchObject([
+      { senderUserId: 'U_MANAGER', recipientUserIds: ['U_EMP1', 'U_EMP2'], amountCents: 1500, cadence: 'weekly', weekday: 5, timeOfDay: '16:00', timezone: 'America/New_York', status: 'active' },
+    ]);
 
     await sim.slashCommand('U_MANAGER', 'recurring', 'C_GENERAL');
     const list = await lastAnswer('U_MANAGER');

@@ -26,7 +26,12 @@ afterEach(async () => {
 });
 
 async function start(env: Record<string, string> = {}) {
-  stack = await startTestStack({ db: testDb.db, emulator, env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100', ...env }, app: { home: { pollIntervalMs: 100 } } });
+  stack = await startTestStack({
+    db: testDb.db,
+    emulator,
+    env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100', ...env },
+    app: { home: { pollIntervalMs: 100 } },
+  });
   // Two channels without the app: a public one and a private one.
   stack.sim.workspace.channels.push(
     { id: 'C_RANDOM', name: 'random', isPrivate: false, topic: '', members: ['U_ADMIN', 'U_MANAGER'] },

@@ -23,7 +23,10 @@ afterEach(async () => {
 });
 
 function lastReplyTo(userId: string) {
-  return stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === userId).at(-1)!;
+  return stack.sim
+    .messages('C_GENERAL')
+    .filter((m) => m.ephemeral && m.visible_to === userId)
+    .at(-1)!;
 }
 
 describe('/kudos subcommands', () => {

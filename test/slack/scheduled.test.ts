@@ -29,11 +29,7 @@ afterEach(async () => {
 async function scheduleSend(userId: string, date: string, time: string, amount = '20') {
   await stack.sim.slashCommand(userId, '', 'C_GENERAL');
   const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).at(-1));
-  const answer = await stack.sim.submitView(
-    view.id,
-    sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount, message: 'later', schedule: { date, time } }),
-    userId,
-  );
+  const answer = await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount, message: 'later', schedule: { date, time } }), userId);
   return { view, answer };
 }
 
@@ -48,7 +44,10 @@ function wallTimeIn(zone: string, minutes: number) {
 }
 
 function scheduledListMessage(userId: string) {
-  return stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === userId).at(-1);
+  return stack.sim
+    .messages('C_GENERAL')
+    .filter((m) => m.ephemeral && m.visible_to === userId)
+    .at(-1);
 }
 
 describe('scheduled sends', () => {

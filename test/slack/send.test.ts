@@ -48,11 +48,7 @@ describe('sending kudos from Slack', () => {
 
   it('sends a card to two people: one order in the emulator, a confirmation DM and an announcement', async () => {
     const view = await openModal('U_MANAGER');
-    const answer = await stack.sim.submitView(
-      view.id,
-      sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '25', message: 'Great launch!' }),
-      'U_MANAGER',
-    );
+    const answer = await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '25', message: 'Great launch!' }), 'U_MANAGER');
     expect(answer.status).toBe(200);
     expect(answer.body).toBe('');
     expect(stack.sim.openViews('U_MANAGER')).toHaveLength(0);
@@ -106,11 +102,7 @@ describe('sending kudos from Slack', () => {
 
   it('refuses users without an e-mail, bots and deactivated users inline, naming them', async () => {
     const view = await openModal('U_MANAGER');
-    const answer = await stack.sim.submitView(
-      view.id,
-      sendModalValues({ users: ['U_EMP1', 'U_NOEMAIL', 'U_BOT', 'U_GONE'], design: 'CC-THANK-YOU', amount: '10' }),
-      'U_MANAGER',
-    );
+    const answer = await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_NOEMAIL', 'U_BOT', 'U_GONE'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
     expect(answer.body).toMatchObject({ response_action: 'errors' });
     const error = stack.sim.viewErrors(view.id).send_recipients!;
     expect(error).toContain('Nora');
@@ -188,7 +180,16 @@ describe('sending kudos from Slack', () => {
     expect(mapping.email).toBe('sofia@example.com');
     const answer = await stack.sim.sendEvent({
       type: 'user_change',
-      user: { id: 'U_EMP4', team_id: 'T0KUDOS', name: 'sofia', real_name: 'Sofia Sales', deleted: false, is_bot: false, tz: 'America/Denver', profile: { email: 'sofia.sales@example.com', real_name: 'Sofia Sales', first_name: 'Sofia', last_name: 'Sales' } },
+      user: {
+        id: 'U_EMP4',
+        team_id: 'T0KUDOS',
+        name: 'sofia',
+        real_name: 'Sofia Sales',
+        deleted: false,
+        is_bot: false,
+        tz: 'America/Denver',
+        profile: { email: 'sofia.sales@example.com', real_name: 'Sofia Sales', first_name: 'Sofia', last_name: 'Sales' },
+      },
     });
     expect(answer.status).toBe(200);
     const updated = await eventually(async () => {

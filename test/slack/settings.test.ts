@@ -88,12 +88,23 @@ describe('/kudos settings', () => {
     expect(JSON.stringify(element(view, 'settings_approver_group').options)).toContain('S_TEAM');
     expect(JSON.stringify(element(view, 'settings_default_design').options)).toContain('CC-THANK-YOU');
     const row = await settingsRow();
-    expect(row).toMatchObject({ notifyChannel: 'C_KUDOS', approvalChannel: 'C_APPROVALS', approverUserIds: ['U_APPROVER'], adminUserIds: ['U_ADMIN'], approvalThresholdCents: 10_000, approvalExpiryHours: 72, monthlyBudgetCents: null });
+    expect(row).toMatchObject({
+      notifyChannel: 'C_KUDOS',
+      approvalChannel: 'C_APPROVALS',
+      approverUserIds: ['U_APPROVER'],
+      adminUserIds: ['U_ADMIN'],
+      approvalThresholdCents: 10_000,
+      approvalExpiryHours: 72,
+      monthlyBudgetCents: null,
+    });
   });
 
   it('refuses non-admins with an ephemeral message and opens nothing', async () => {
     await stack.sim.slashCommand('U_MANAGER', 'settings', 'C_GENERAL');
-    const reply = stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER').at(-1)!;
+    const reply = stack.sim
+      .messages('C_GENERAL')
+      .filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER')
+      .at(-1)!;
     expect(reply.text).toContain('Only Kudos admins');
     expect(stack.sim.openViews('U_MANAGER')).toHaveLength(0);
     // An approver is not an admin.
@@ -125,7 +136,17 @@ describe('/kudos settings', () => {
     expect(rendered(summary)).toContain('announcement channel*: <#C_KUDOS> → <#C_GENERAL>');
 
     const row = await settingsRow();
-    expect(row).toMatchObject({ notifyChannel: 'C_GENERAL', approverUserIds: null, approverUsergroupId: 'S_TEAM', approvalThresholdCents: 20_000, monthlyBudgetCents: 100_050, defaultProductId: 'CC-BIRTHDAY', defaultAmountCents: 2500, approvalExpiryHours: 24, updatedBy: 'U_ADMIN' });
+    expect(row).toMatchObject({
+      notifyChannel: 'C_GENERAL',
+      approverUserIds: null,
+      approverUsergroupId: 'S_TEAM',
+      approvalThresholdCents: 20_000,
+      monthlyBudgetCents: 100_050,
+      defaultProductId: 'CC-BIRTHDAY',
+      defaultAmountCents: 2500,
+      approvalExpiryHours: 24,
+      updatedBy: 'U_ADMIN',
+    });
     const audit = await testDb.db.select().from(auditEvents).where(eq(auditEvents.action, 'settings.changed'));
     expect(audit).toHaveLength(1);
     expect(audit[0]!.actorUserId).toBe('U_ADMIN');
@@ -179,11 +200,7 @@ describe('/kudos settings', () => {
 
   it('shows bad values inline and keeps the modal', async () => {
     const view = await openSettings('U_ADMIN');
-    await stack.sim.submitView(
-      view.id,
-      { settings_threshold: { threshold: value('number_input', '12.345') }, settings_expiry_hours: { expiry_hours: value('number_input', '0') } },
-      'U_ADMIN',
-    );
+    await stack.sim.submitView(view.id, { settings_threshold: { threshold: value('number_input', '12.345') }, settings_expiry_hours: { expiry_hours: value('number_input', '0') } }, 'U_ADMIN');
     const errors = stack.sim.viewErrors(view.id);
     expect(errors.settings_threshold).toContain('USD');
     expect(errors.settings_expiry_hours).toContain('1 to 720');

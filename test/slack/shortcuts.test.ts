@@ -25,7 +25,11 @@ afterEach(async () => {
 });
 
 const sendForm = (userId: string) => stack.sim.waitFor(() => stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_send'));
-const lastEphemeral = (channel: string, userId: string) => stack.sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === userId).at(-1);
+const lastEphemeral = (channel: string, userId: string) =>
+  stack.sim
+    .messages(channel)
+    .filter((m) => m.ephemeral && m.visible_to === userId)
+    .at(-1);
 
 describe('message shortcut: Give kudos for this', () => {
   it('opens the send form for the message’s author with a link to it; the announcement quotes the link', async () => {

@@ -24,7 +24,11 @@ afterEach(async () => {
   await stack?.close();
 });
 
-const answer = (userId: string) => stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === userId).at(-1);
+const answer = (userId: string) =>
+  stack.sim
+    .messages('C_GENERAL')
+    .filter((m) => m.ephemeral && m.visible_to === userId)
+    .at(-1);
 
 describe('/kudos stats and +1 reactions', () => {
   it('counts kudos given and received this month and :gift: +1s (once per person); opted-out people do not appear', async () => {

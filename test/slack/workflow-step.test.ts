@@ -102,7 +102,10 @@ describe('the Send kudos workflow step', () => {
 describe('the manifest declares the step the app handles', () => {
   it('functions.send_kudos inputs are the ones the listener parses', () => {
     const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as {
-      functions: Record<string, { input_parameters: { properties: Record<string, { type: string }>; required: string[] }; output_parameters: { properties: Record<string, unknown>; required: string[] } }>;
+      functions: Record<
+        string,
+        { input_parameters: { properties: Record<string, { type: string }>; required: string[] }; output_parameters: { properties: Record<string, unknown>; required: string[] } }
+      >;
       settings: { event_subscriptions: { bot_events: string[] } };
     };
     const step = manifest.functions.send_kudos!;

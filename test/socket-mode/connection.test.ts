@@ -46,7 +46,17 @@ async function start(env: Record<string, string> = {}) {
     ...env,
   });
   const logger = createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line) as (typeof lines)[number]) });
-  app = await startApp({ config, port: 0, metricsPort: 0, host: '127.0.0.1', db: testDb.db, logger, worker: { pollIntervalMs: 100 }, approvalsSweepMs: 0, socketMode: { retryDelaysMs: [0, 100, 250], failedRetryMs: 300 } });
+  app = await startApp({
+    config,
+    port: 0,
+    metricsPort: 0,
+    host: '127.0.0.1',
+    db: testDb.db,
+    logger,
+    worker: { pollIntervalMs: 100 },
+    approvalsSweepMs: 0,
+    socketMode: { retryDelaysMs: [0, 100, 250], failedRetryMs: 300 },
+  });
   return app;
 }
 
@@ -176,7 +186,21 @@ describe('envelopes', () => {
       envelope_id: 'env-cmd',
       type: 'slash_commands',
       accepts_response_payload: true,
-      payload: { token: 'x', team_id: 'T0KUDOS', team_domain: 'kudos', channel_id: 'C_GENERAL', channel_name: 'general', user_id: 'U_MANAGER', user_name: 'maya', command: '/kudos', text: 'help', api_app_id: 'A0KUDOS', is_enterprise_install: 'false', response_url: `${sim.url}/response/0`, trigger_id: '1.2.3' },
+      payload: {
+        token: 'x',
+        team_id: 'T0KUDOS',
+        team_domain: 'kudos',
+        channel_id: 'C_GENERAL',
+        channel_name: 'general',
+        user_id: 'U_MANAGER',
+        user_name: 'maya',
+        command: '/kudos',
+        text: 'help',
+        api_app_id: 'A0KUDOS',
+        is_enterprise_install: 'false',
+        response_url: `${sim.url}/response/0`,
+        trigger_id: '1.2.3',
+      },
     };
     sim.socketMode.sendRaw(command);
     await eventually(() => fromApp('env-cmd').length === 1);
@@ -210,7 +234,14 @@ describe('envelopes', () => {
       envelope_id: 'env-click',
       type: 'interactive',
       accepts_response_payload: false,
-      payload: { type: 'block_actions', user: { id: 'U_EMP1' }, team: { id: 'T0KUDOS' }, api_app_id: 'A0KUDOS', trigger_id: '1.2.3', actions: [{ type: 'button', action_id: 'nobody_listens', block_id: 'b', action_ts: '1.2' }] },
+      payload: {
+        type: 'block_actions',
+        user: { id: 'U_EMP1' },
+        team: { id: 'T0KUDOS' },
+        api_app_id: 'A0KUDOS',
+        trigger_id: '1.2.3',
+        actions: [{ type: 'button', action_id: 'nobody_listens', block_id: 'b', action_ts: '1.2' }],
+      },
     });
     await eventually(() => fromApp('env-click').length === 1);
   });

@@ -209,7 +209,17 @@ export async function postSignedCommand(appUrl: string, fields: Record<string, s
 
 /** The fields of a `/kudos` command from `userId` of `teamId` (its response_url leads nowhere: read answers from the ack). */
 export function commandFields(userId: string, text: string, teamId = 'T0KUDOS'): Record<string, string> {
-  return { command: '/kudos', text, user_id: userId, user_name: userId.toLowerCase(), team_id: teamId, channel_id: 'C_GENERAL', api_app_id: 'A0KUDOS', trigger_id: '0.0.0', response_url: 'http://127.0.0.1:9/commands/none' };
+  return {
+    command: '/kudos',
+    text,
+    user_id: userId,
+    user_name: userId.toLowerCase(),
+    team_id: teamId,
+    channel_id: 'C_GENERAL',
+    api_app_id: 'A0KUDOS',
+    trigger_id: '0.0.0',
+    response_url: 'http://127.0.0.1:9/commands/none',
+  };
 }
 
 /** A block_actions payload for one button click, as Slack sends it from a channel message. */
@@ -284,7 +294,11 @@ async function warmUp(appUrl: string): Promise<void> {
  * emptied before each test, and a fresh app + simulator per test with `opts`. Use the returned
  * handle inside hooks and tests.
  */
-export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & { emulatorEnv?: Record<string, string> } = {}): { readonly stack: TestStack; readonly db: Database; readonly emulator: TestEmulator } {
+export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & { emulatorEnv?: Record<string, string> } = {}): {
+  readonly stack: TestStack;
+  readonly db: Database;
+  readonly emulator: TestEmulator;
+} {
   let testDb: TestDatabase | undefined;
   let emulator: TestEmulator | undefined;
   let stack: TestStack | undefined;

@@ -56,7 +56,7 @@ async function sendKudos(users: string[], amount = '25', message = 'Thanks for t
 }
 
 describe('order.created', () => {
-  it('posts one notice for an order placed outside Slack, and its completion in the notice\'s thread', async () => {
+  it("posts one notice for an order placed outside Slack, and its completion in the notice's thread", async () => {
     expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
     const order = await placeOrderElsewhere();
     await emulator.advance(0); // delivers order.created

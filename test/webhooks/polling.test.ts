@@ -73,12 +73,18 @@ describe('REWARDS_WEBHOOKS=off, in Socket Mode: no inbound connection', () => {
     expect(stack.sim.messages('C_KUDOS').filter((m) => !m.thread_ts && !m.text.includes('placed outside Slack'))).toHaveLength(1);
     expect(await t.emulator.deliveries()).toEqual([]);
 
-    console.info(`polling mode: ${callsAtLastNotice} Rewards API calls from the send to its last notice (one kudos order to two people, one bounced, one order placed outside Slack), ${(await rewardsCalls(stack)) - callsBefore} after three more polls`);
+    console.info(
+      `polling mode: ${callsAtLastNotice} Rewards API calls from the send to its last notice (one kudos order to two people, one bounced, one order placed outside Slack), ${(await rewardsCalls(stack)) - callsBefore} after three more polls`,
+    );
   });
 });
 
 describe('webhooks on, polling as the safety net', () => {
-  const t = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { webhooks: { ...POLLING, polling: { activeMs: 60_000, firstDelayMs: 60_000 } } }, emulatorEnv: { EMULATOR_BACKGROUND: 'off' } });
+  const t = useAppPerTest({
+    env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
+    app: { webhooks: { ...POLLING, polling: { activeMs: 60_000, firstDelayMs: 60_000 } } },
+    emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
+  });
 
   it('a poll and a late webhook reporting the same order give one notice', async () => {
     const stack = t.stack;

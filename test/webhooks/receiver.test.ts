@@ -31,7 +31,7 @@ afterEach(async () => {
 const orderData = { orderId: 'OR-NOT-OURS', cardType: 'CHOICE_CARD', totalAmount: '25.00', currency: 'USD', recipientCount: 1 };
 
 describe('the webhook receiver', () => {
-  it('answers the emulator\'s (signed) registration challenge, so the endpoint becomes active', async () => {
+  it("answers the emulator's (signed) registration challenge, so the endpoint becomes active", async () => {
     expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
   });
 
@@ -69,7 +69,7 @@ describe('the webhook receiver', () => {
     expect(row!.body).toEqual(JSON.parse(body));
   });
 
-  it('stores and acknowledges an unknown event type from the emulator\'s real sender, and ignores it', async () => {
+  it("stores and acknowledges an unknown event type from the emulator's real sender, and ignores it", async () => {
     expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`, ['balance.ach_approved'])).toEqual({ active: true });
     const funding = await stack.app.rewards.balance.topUp({
       amount: '150.00',

@@ -96,7 +96,13 @@ describe('bounce detection', () => {
     { slackUserId: null, recipientId: 'RE-2', email: 'b@bounce.test', name: 'Bob' },
   ];
   it('uses a per-recipient status when the API gives one', () => {
-    const order = { bouncedCount: 1, recipients: [{ email: 'a@example.com', status: 'SENT' }, { email: 'b@bounce.test', status: 'BOUNCED' }] };
+    const order = {
+      bouncedCount: 1,
+      recipients: [
+        { email: 'a@example.com', status: 'SENT' },
+        { email: 'b@bounce.test', status: 'BOUNCED' },
+      ],
+    };
     expect(bouncedRecipientsOf(order, snapshot)).toEqual({ confirmed: true, recipients: [{ email: 'b@bounce.test', name: 'Bob', slackUserId: null, recipientId: 'RE-2' }] });
   });
   it('without a status: all bounced when every card bounced, otherwise asks to check every address', () => {
@@ -110,8 +116,14 @@ describe('bounce detection', () => {
 describe('event id retention', () => {
   it('keeps event ids 8 days after processing (replays within 7 days are recognised), then deletes them', async () => {
     for (const id of ['old', 'week', 'pending']) await storeEvent(testDb.db, { eventId: id, eventType: 'order.created', createdAt: null, body: {} });
-    await testDb.db.update(webhookEvents).set({ processedAt: sql`now() - interval '9 days'` }).where(sql`event_id = 'old'`);
-    await testDb.db.update(webhookEvents).set({ processedAt: sql`now() - interval '7 days'` }).where(sql`event_id = 'week'`);
+    await testDb.db
+      .update(webhookEvents)
+      .set({ processedAt: sql`now() - interval '9 days'` })
+      .where(sql`event_id = 'old'`);
+    await testDb.db
+      .update(webhookEvents)
+      .set({ processedAt: sql`now() - interval '7 days'` })
+      .where(sql`event_id = 'week'`);
     expect(await deleteExpiredEvents(testDb.db)).toBe(1);
     const left = (await testDb.db.select().from(webhookEvents)).map((e) => e.eventId).sort();
     expect(left).toEqual(['pending', 'week']);

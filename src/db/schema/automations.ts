@@ -123,10 +123,7 @@ export const automationOccurrences = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [
-    uniqueIndex('automation_occurrences_team_key_uq').on(t.teamId, t.key),
-    index('automation_occurrences_due_idx').on(t.status, t.dueAt),
-  ],
+  (t) => [uniqueIndex('automation_occurrences_team_key_uq').on(t.teamId, t.key), index('automation_occurrences_due_idx').on(t.status, t.dueAt)],
 );
 
 export type CelebrationRuleRow = typeof celebrationRules.$inferSelect;

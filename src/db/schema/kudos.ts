@@ -100,7 +100,9 @@ export const kudos = pgTable(
     uniqueIndex('kudos_source_view_uq').on(t.teamId, t.sourceViewId),
     // The worker's queue: what still has to be placed or told (same predicate as kudos-store's needsWork,
     // written with literals so that PostgreSQL can match it under prepared statements).
-    index('kudos_work_idx').on(t.nextAttemptAt).where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed') and ${t.notifiedAt} is null)`),
+    index('kudos_work_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed') and ${t.notifiedAt} is null)`),
     index('kudos_team_sender_idx').on(t.teamId, t.senderUserId, t.status),
     index('kudos_order_idx').on(t.orderId),
   ],

@@ -39,7 +39,9 @@ export const notifications = pgTable(
   },
   (t) => [
     uniqueIndex('notifications_kind_subject_uq').on(t.kind, t.subject),
-    index('notifications_unposted_idx').on(t.claimedUntil).where(sql`${t.postedAt} is null and ${t.failedAt} is null`),
+    index('notifications_unposted_idx')
+      .on(t.claimedUntil)
+      .where(sql`${t.postedAt} is null and ${t.failedAt} is null`),
   ],
 );
 

@@ -36,7 +36,9 @@ export const webhookEvents = pgTable(
   },
   (t) => [
     uniqueIndex('webhook_events_event_id_uq').on(t.eventId),
-    index('webhook_events_pending_idx').on(t.nextAttemptAt).where(sql`${t.processedAt} is null`),
+    index('webhook_events_pending_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.processedAt} is null`),
     index('webhook_events_processed_idx').on(t.processedAt),
   ],
 );
@@ -72,7 +74,12 @@ export const orderChecks = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('order_checks_due_idx').on(t.nextCheckAt).where(sql`${t.doneAt} is null`), index('order_checks_kudos_idx').on(t.kudosId)],
+  (t) => [
+    index('order_checks_due_idx')
+      .on(t.nextCheckAt)
+      .where(sql`${t.doneAt} is null`),
+    index('order_checks_kudos_idx').on(t.kudosId),
+  ],
 );
 
 export type OrderCheckRow = typeof orderChecks.$inferSelect;

@@ -10,7 +10,13 @@ import { serializeFunding } from '../state/balance-ledger.js';
 import { centsFromNumber } from '../money.js';
 import { fail } from '../errors.js';
 
-const Advance = z.object({ seconds: z.number().finite().min(0).max(10 * 365 * 24 * 3600) });
+const Advance = z.object({
+  seconds: z
+    .number()
+    .finite()
+    .min(0)
+    .max(10 * 365 * 24 * 3600),
+});
 const Registration = z.object({
   url: z.url({ protocol: /^https?$/ }),
   events: z.array(z.enum(EVENT_TYPES)).optional(),

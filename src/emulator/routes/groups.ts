@@ -31,9 +31,7 @@ export function registerGroupRoutes(app: EmulatorApp, core: EmulatorCore): void 
     book.deleteGroup(envOf(c), c.req.param('groupId'));
     return c.body(null, 204);
   });
-  app.get(`${base}/:groupId/members`, scoped('recipients.read'), (c) =>
-    c.json(paginate(book.members(envOf(c), c.req.param('groupId')), pageRequest(c.req.query()), serializeRecipient)),
-  );
+  app.get(`${base}/:groupId/members`, scoped('recipients.read'), (c) => c.json(paginate(book.members(envOf(c), c.req.param('groupId')), pageRequest(c.req.query()), serializeRecipient)));
   app.post(`${base}/:groupId/members`, scoped('recipients.write'), async (c) => {
     const body = await readBody(c, limit, MemberSchema);
     const { group, recipient } = book.addMember(envOf(c), c.req.param('groupId'), body.recipientId);

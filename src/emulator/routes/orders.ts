@@ -19,7 +19,11 @@ const RecipientSchema = z.object({
 });
 
 const SendTiming = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('IMMEDIATE'), scheduledAt: z.undefined({ message: 'is forbidden for IMMEDIATE' }).optional(), timezone: z.undefined({ message: 'is forbidden for IMMEDIATE' }).optional() }),
+  z.object({
+    type: z.literal('IMMEDIATE'),
+    scheduledAt: z.undefined({ message: 'is forbidden for IMMEDIATE' }).optional(),
+    timezone: z.undefined({ message: 'is forbidden for IMMEDIATE' }).optional(),
+  }),
   z.object({ type: z.literal('SCHEDULED'), scheduledAt: z.string({ message: 'is required for SCHEDULED' }).min(1), timezone: z.string({ message: 'is required for SCHEDULED' }).min(1) }),
 ]);
 
@@ -65,14 +69,23 @@ const ListQuery = z.object({
   orderType: z.enum(['ONE_TIME', 'SMART', 'LINK', 'CAMPAIGN', 'REWARD']).optional(),
   cardType: CardTypeField.optional(),
   status: z.enum(['PENDING', 'IN_PROGRESS', 'COMPLETE', 'CANCELED']).optional(),
-  startDate: z.string().refine((s) => parseDay(s) !== undefined, 'must be a date YYYY-MM-DD').optional(),
-  endDate: z.string().refine((s) => parseDay(s) !== undefined, 'must be a date YYYY-MM-DD').optional(),
+  startDate: z
+    .string()
+    .refine((s) => parseDay(s) !== undefined, 'must be a date YYYY-MM-DD')
+    .optional(),
+  endDate: z
+    .string()
+    .refine((s) => parseDay(s) !== undefined, 'must be a date YYYY-MM-DD')
+    .optional(),
   searchKeyword: z.string().max(200).optional(),
   clientOrderId: z.string().max(255).optional(),
 });
 
 const ResendSchema = z.object({
-  recipients: z.array(z.object({ email: Email, updatedEmail: Email.optional() })).min(1).max(500),
+  recipients: z
+    .array(z.object({ email: Email, updatedEmail: Email.optional() }))
+    .min(1)
+    .max(500),
 });
 
 const TestEmailSchema = z.object({

@@ -39,9 +39,7 @@ export class AddressBookService {
 
   listRecipients(env: EnvState, keyword?: string): Recipient[] {
     const k = keyword?.trim().toLowerCase();
-    return [...env.recipients.values()].filter(
-      (r) => !k || [r.email, r.firstName ?? '', r.lastName ?? '', `${r.firstName ?? ''} ${r.lastName ?? ''}`].some((f) => f.toLowerCase().includes(k)),
-    );
+    return [...env.recipients.values()].filter((r) => !k || [r.email, r.firstName ?? '', r.lastName ?? '', `${r.firstName ?? ''} ${r.lastName ?? ''}`].some((f) => f.toLowerCase().includes(k)));
   }
 
   /** PUT replaces the record; e-mail uniqueness is checked again when it changes. */

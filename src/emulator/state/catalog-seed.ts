@@ -50,7 +50,16 @@ export const CHOICE_SEED: ChoiceDesign[] = [
   { productId: 'CC-HOLIDAY', designName: 'Happy Holidays', description: 'Seasonal greetings.' },
 ];
 
-function common(productId: string, name: string, brandName: string, category: string, countryCode: string | null, currencyCode: string, exchangeRateMicros: number, redemptionInstructions: string | null) {
+function common(
+  productId: string,
+  name: string,
+  brandName: string,
+  category: string,
+  countryCode: string | null,
+  currencyCode: string,
+  exchangeRateMicros: number,
+  redemptionInstructions: string | null,
+) {
   return {
     productId,
     name,
@@ -65,7 +74,17 @@ function common(productId: string, name: string, brandName: string, category: st
   };
 }
 
-function fixed(productId: string, name: string, brand: string, category: string, country: string | null, currency: string, rate: number, denominations: number[], instructions: string | null): BrandedProduct {
+function fixed(
+  productId: string,
+  name: string,
+  brand: string,
+  category: string,
+  country: string | null,
+  currency: string,
+  rate: number,
+  denominations: number[],
+  instructions: string | null,
+): BrandedProduct {
   return {
     ...common(productId, name, brand, category, country, currency, rate, instructions),
     priceType: 'FIXED',
@@ -74,7 +93,19 @@ function fixed(productId: string, name: string, brand: string, category: string,
   };
 }
 
-function range(productId: string, name: string, brand: string, category: string, country: string | null, currency: string, rate: number, min: number, max: number, step: number, instructions: string | null): BrandedProduct {
+function range(
+  productId: string,
+  name: string,
+  brand: string,
+  category: string,
+  country: string | null,
+  currency: string,
+  rate: number,
+  min: number,
+  max: number,
+  step: number,
+  instructions: string | null,
+): BrandedProduct {
   return {
     ...common(productId, name, brand, category, country, currency, rate, instructions),
     priceType: 'RANGE',

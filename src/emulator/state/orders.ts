@@ -285,10 +285,7 @@ export class OrdersService {
     return { sentTo: input.email, remainingToday: TEST_EMAILS_PER_DAY - used - 1, sentAtMs: now };
   }
 
-  requestLimitIncrease(
-    env: EnvState,
-    input: { currentDailyLimitUsd: number; currentMonthlyLimitUsd: number; requestedDailyLimitUsd: number; requestedMonthlyLimitUsd: number },
-  ) {
+  requestLimitIncrease(env: EnvState, input: { currentDailyLimitUsd: number; currentMonthlyLimitUsd: number; requestedDailyLimitUsd: number; requestedMonthlyLimitUsd: number }) {
     const currentDaily = this.centsOf(input.currentDailyLimitUsd, 'currentDailyLimitUsd');
     const currentMonthly = this.centsOf(input.currentMonthlyLimitUsd, 'currentMonthlyLimitUsd');
     const requestedDaily = this.centsOf(input.requestedDailyLimitUsd, 'requestedDailyLimitUsd');
@@ -401,7 +398,7 @@ export class OrdersService {
     return {
       senderName: given?.senderName ?? template.senderName,
       subject: given?.subject ?? 'You received a gift card',
-      ...(given?.message ?? template.message ? { message: given?.message ?? template.message } : {}),
+      ...((given?.message ?? template.message) ? { message: given?.message ?? template.message } : {}),
       templateId: template.templateId,
     };
   }
@@ -474,10 +471,7 @@ function names(r: { firstName?: string; lastName?: string; company?: string; dep
 }
 
 function invalidChoiceAmount(field: string): ApiError {
-  return fail.validation(
-    `${field} must be a whole number of dollars between ${CHOICE_RANGE_CENTS.min / 100} and ${CHOICE_RANGE_CENTS.max / 100}`,
-    { field },
-  );
+  return fail.validation(`${field} must be a whole number of dollars between ${CHOICE_RANGE_CENTS.min / 100} and ${CHOICE_RANGE_CENTS.max / 100}`, { field });
 }
 
 function notCancelable(order: Order, why: string): ApiError {
@@ -498,17 +492,13 @@ function ledgerSource(order: Order): 'branded' | 'choice' {
 }
 
 function searchText(o: Order): string {
-  return [o.orderId, o.cardName, o.productId, o.idempotencyKey, ...o.recipients.flatMap((r) => [r.email ?? '', r.firstName ?? '', r.lastName ?? ''])]
-    .join(' ')
-    .toLowerCase();
+  return [o.orderId, o.cardName, o.productId, o.idempotencyKey, ...o.recipients.flatMap((r) => [r.email ?? '', r.firstName ?? '', r.lastName ?? ''])].join(' ').toLowerCase();
 }
 
 // --- serialization -------------------------------------------------------------------------------
 
 function sendTimingJson(o: Order) {
-  return o.scheduled
-    ? { type: 'SCHEDULED', scheduledAt: o.scheduled.scheduledAt, timezone: o.scheduled.timezone, sendAt: isoUtc(o.scheduled.sendAtMs) }
-    : { type: 'IMMEDIATE' };
+  return o.scheduled ? { type: 'SCHEDULED', scheduledAt: o.scheduled.scheduledAt, timezone: o.scheduled.timezone, sendAt: isoUtc(o.scheduled.sendAtMs) } : { type: 'IMMEDIATE' };
 }
 
 export function serializeOrderSummary(o: Order) {

@@ -95,9 +95,7 @@ export class Webhooks {
     this.attempts.push({ eventId, eventType, attempt, status, ok, failed, url, at: isoUtc(this.clock.nowMs()) });
     if (!ok && attempt < MAX_ATTEMPTS) {
       const delay = RETRY_DELAYS_S[attempt - 1]!;
-      this.jobs.schedule(this.clock.nowMs() + delay * 1000, `webhook ${eventId} #${attempt + 1}`, () =>
-        this.attempt(url, eventId, eventType, raw, attempt + 1),
-      );
+      this.jobs.schedule(this.clock.nowMs() + delay * 1000, `webhook ${eventId} #${attempt + 1}`, () => this.attempt(url, eventId, eventType, raw, attempt + 1));
     }
   }
 }

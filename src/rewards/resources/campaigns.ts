@@ -15,8 +15,7 @@ export function campaignsResource(ctx: ResourceContext): CampaignsResource {
   return {
     list: (query = {}, options) => listFor(ctx, { path: '/api/v1/campaigns', endpoint: '/api/v1/campaigns' }, campaignSchema, { ...query }, options),
     get: async (campaignId, options) => sendFor(ctx, { method: 'GET', path: one(campaignId), endpoint: '/api/v1/campaigns/{campaignId}' }, campaignSchema, options),
-    create: async (params, options) =>
-      sendFor(ctx, { method: 'POST', path: '/api/v1/campaigns', endpoint: '/api/v1/campaigns', json: campaignBody(params) }, campaignSchema, options),
+    create: async (params, options) => sendFor(ctx, { method: 'POST', path: '/api/v1/campaigns', endpoint: '/api/v1/campaigns', json: campaignBody(params) }, campaignSchema, options),
     update: async (campaignId, params, options) =>
       sendFor(ctx, { method: 'PUT', path: one(campaignId), endpoint: '/api/v1/campaigns/{campaignId}', json: campaignBody(params) }, campaignSchema, options),
     async delete(campaignId, options) {

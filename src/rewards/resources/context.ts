@@ -66,12 +66,7 @@ export async function send(ctx: ResourceContext, call: ApiCall, options: Request
 }
 
 /** Sends an authenticated call and validates the (possibly `{data}`-wrapped) single resource. */
-export async function sendFor<S extends z.ZodType>(
-  ctx: ResourceContext,
-  call: ApiCall,
-  schema: S,
-  options?: RequestOptions,
-): Promise<z.output<S>> {
+export async function sendFor<S extends z.ZodType>(ctx: ResourceContext, call: ApiCall, schema: S, options?: RequestOptions): Promise<z.output<S>> {
   const body = await send(ctx, call, options);
   return validateResponse(schema, unwrapData(body), call.endpoint);
 }

@@ -13,10 +13,7 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 64;
 
 export function checkIdempotencyKey(key: unknown): string {
   if (typeof key !== 'string' || key.trim().length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new RewardsRequestValidationError(
-      `idempotencyKey must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
-      [{ path: ['idempotencyKey'], message: 'invalid' }],
-    );
+    throw new RewardsRequestValidationError(`idempotencyKey must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, [{ path: ['idempotencyKey'], message: 'invalid' }]);
   }
   return key;
 }
@@ -57,11 +54,7 @@ export interface CreateCall {
 export async function createOrderOnce(ctx: ResourceContext, call: CreateCall, options: CreateOrderOptions): Promise<CreatedOrder> {
   const key = checkIdempotencyKey(options?.idempotencyKey);
   try {
-    const body = await send(
-      ctx,
-      { method: 'POST', path: call.path, endpoint: call.endpoint, json: { ...call.body, idempotencyKey: key }, retry: 'safe' },
-      options,
-    );
+    const body = await send(ctx, { method: 'POST', path: call.path, endpoint: call.endpoint, json: { ...call.body, idempotencyKey: key }, retry: 'safe' }, options);
     return { order: validateResponse(orderSummarySchema, unwrapData(body), call.endpoint), recovered: false };
   } catch (error) {
     if (!(error instanceof RewardsConflictError && error.code === ErrorCodes.DUPLICATE_IDEMPOTENCY_KEY)) throw error;
@@ -70,10 +63,7 @@ export async function createOrderOnce(ctx: ResourceContext, call: CreateCall, op
   // visible yet if that attempt is still being processed, so look a few times with backoff.
   for (let attempt = 0; attempt < ctx.recoveryAttempts; attempt++) {
     if (attempt > 0) {
-      await ctx.sleep(
-        retryDelayMs(attempt - 1, undefined, { baseDelayMs: ctx.retryBaseDelayMs, maxDelayMs: ctx.maxRetryDelayMs, random: ctx.random }),
-        options.signal,
-      );
+      await ctx.sleep(retryDelayMs(attempt - 1, undefined, { baseDelayMs: ctx.retryBaseDelayMs, maxDelayMs: ctx.maxRetryDelayMs, random: ctx.random }), options.signal);
     }
     const order = await findOrderByKey(ctx, key, options);
     if (order) return { order, recovered: true };

@@ -50,16 +50,13 @@ export function ordersResource(ctx: ResourceContext): OrdersResource {
   return {
     list: (query = {}, options) => listFor(ctx, { path: '/api/v1/orders', endpoint: '/api/v1/orders' }, orderSummarySchema, { ...query }, options),
 
-    get: async (orderId, options) =>
-      sendFor(ctx, { method: 'GET', path: `/api/v1/orders/${segment('orderId', orderId)}`, endpoint: '/api/v1/orders/{orderId}' }, orderSchema, options),
+    get: async (orderId, options) => sendFor(ctx, { method: 'GET', path: `/api/v1/orders/${segment('orderId', orderId)}`, endpoint: '/api/v1/orders/{orderId}' }, orderSchema, options),
 
     findByClientOrderId: async (idempotencyKey, options) => findOrderByKey(ctx, idempotencyKey, options),
 
-    createChoice: async (params, options) =>
-      createOrderOnce(ctx, { path: '/api/v1/orders/choice-cards', endpoint: '/api/v1/orders/choice-cards', body: cardOrderBody(params) }, options),
+    createChoice: async (params, options) => createOrderOnce(ctx, { path: '/api/v1/orders/choice-cards', endpoint: '/api/v1/orders/choice-cards', body: cardOrderBody(params) }, options),
 
-    createBranded: async (params, options) =>
-      createOrderOnce(ctx, { path: '/api/v1/orders/branded-cards', endpoint: '/api/v1/orders/branded-cards', body: cardOrderBody(params) }, options),
+    createBranded: async (params, options) => createOrderOnce(ctx, { path: '/api/v1/orders/branded-cards', endpoint: '/api/v1/orders/branded-cards', body: cardOrderBody(params) }, options),
 
     async createRewardLinks(params, options): Promise<CreatedRewardLinks> {
       const parsed = parseParams(rewardLinkParamsSchema, params, 'reward-link parameters');

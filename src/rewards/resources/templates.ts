@@ -7,11 +7,6 @@ export function templatesResource(ctx: ResourceContext): TemplatesResource {
   return {
     list: (query = {}, options) => listFor(ctx, { path: '/api/v1/templates', endpoint: '/api/v1/templates' }, templateSchema, { ...query }, options),
     create: async (params, options) =>
-      sendFor(
-        ctx,
-        { method: 'POST', path: '/api/v1/templates', endpoint: '/api/v1/templates', json: parseParams(templateParamsSchema, params, 'template parameters') },
-        templateSchema,
-        options,
-      ),
+      sendFor(ctx, { method: 'POST', path: '/api/v1/templates', endpoint: '/api/v1/templates', json: parseParams(templateParamsSchema, params, 'template parameters') }, templateSchema, options),
   };
 }

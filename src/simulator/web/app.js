@@ -19,13 +19,22 @@ const ui = {
 };
 
 async function api(path, body) {
-  const res = await fetch(path, body === undefined ? {} : {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const res = await fetch(
+    path,
+    body === undefined
+      ? {}
+      : {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+        },
+  );
   let data = null;
-  try { data = await res.json(); } catch { data = null; }
+  try {
+    data = await res.json();
+  } catch {
+    data = null;
+  }
   if (!res.ok) throw new Error((data && data.error) || `HTTP ${res.status}`);
   return data;
 }
@@ -35,7 +44,9 @@ function toast(text) {
   t.textContent = text;
   t.hidden = false;
   clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => { t.hidden = true; }, 5000);
+  toast.timer = setTimeout(() => {
+    t.hidden = true;
+  }, 5000);
 }
 
 function saveLocation() {
@@ -93,10 +104,16 @@ function applyErrors(errors) {
     const msg = errors[block.dataset.blockId];
     const el = $('.bk-error', block);
     block.classList.toggle('has-error', Boolean(msg));
-    if (el) { el.textContent = msg || ''; el.hidden = !msg; }
+    if (el) {
+      el.textContent = msg || '';
+      el.hidden = !msg;
+    }
   }
   const general = $('.modal-general-error', modal);
-  if (general) { general.textContent = errors[''] || ''; general.hidden = !errors['']; }
+  if (general) {
+    general.textContent = errors[''] || '';
+    general.hidden = !errors[''];
+  }
 }
 
 function renderModal(modal) {
@@ -146,7 +163,10 @@ function render() {
 }
 
 async function refresh() {
-  if (ui.refreshing) { ui.again = true; return; }
+  if (ui.refreshing) {
+    ui.again = true;
+    return;
+  }
   ui.refreshing = true;
   try {
     do {
@@ -166,13 +186,20 @@ async function refreshClock() {
   try {
     const c = await api('/_ui/clock');
     $('#clock-now').textContent = new Date(c.now).toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
-  } catch { $('#clock-now').textContent = 'unavailable'; }
+  } catch {
+    $('#clock-now').textContent = 'unavailable';
+  }
 }
 
 async function renderInbox() {
   const box = $('#inbox');
   let data;
-  try { data = await api('/_ui/inbox'); } catch (err) { box.textContent = String(err.message); return; }
+  try {
+    data = await api('/_ui/inbox');
+  } catch (err) {
+    box.textContent = String(err.message);
+    return;
+  }
   const emails = (data.emails || []).slice().reverse();
   box.textContent = '';
   if (emails.length === 0) {
@@ -244,7 +271,11 @@ function confirmDialog(spec) {
     box.append(header, body, footer);
     overlay.append(box);
     overlay.hidden = false;
-    const done = (v) => { overlay.hidden = true; overlay.textContent = ''; resolve(v); };
+    const done = (v) => {
+      overlay.hidden = true;
+      overlay.textContent = '';
+      resolve(v);
+    };
     deny.onclick = () => done(false);
     ok.onclick = () => done(true);
   });
@@ -277,7 +308,7 @@ function collectValues(modal) {
     const blockId = el.dataset.blockId;
     const actionId = el.dataset.actionId;
     let v;
-    if (el.tagName === 'SELECT') v = el.multiple ? Array.from(el.selectedOptions).map((o) => o.value) : (el.value || null);
+    if (el.tagName === 'SELECT') v = el.multiple ? Array.from(el.selectedOptions).map((o) => o.value) : el.value || null;
     else if (el.classList.contains('choices')) {
       const checked = $$('input:checked', el).map((i) => i.value);
       v = el.dataset.type === 'radio_buttons' ? (checked[0] ?? null) : checked;
@@ -308,9 +339,17 @@ async function loadOptions(search, query) {
   const select = search.parentElement.querySelector('select');
   try {
     const r = await api('/_ui/options', {
-      as: ui.as, viewId: modal.dataset.viewId, actionId: search.dataset.forAction, blockId: search.dataset.blockId, query,
+      as: ui.as,
+      viewId: modal.dataset.viewId,
+      actionId: search.dataset.forAction,
+      blockId: search.dataset.blockId,
+      query,
     });
-    const keep = new Set(Array.from(select.selectedOptions).map((o) => o.value).filter(Boolean));
+    const keep = new Set(
+      Array.from(select.selectedOptions)
+        .map((o) => o.value)
+        .filter(Boolean),
+    );
     const kept = Array.from(select.options).filter((o) => keep.has(o.value));
     select.textContent = '';
     if (!select.multiple) {
@@ -354,14 +393,22 @@ document.addEventListener('click', async (ev) => {
     ui.page = tab.dataset.tab;
     saveLocation();
     if (ui.page === 'home') {
-      try { await api('/_ui/home', { as: ui.as }); } catch (err) { toast(err.message); }
+      try {
+        await api('/_ui/home', { as: ui.as });
+      } catch (err) {
+        toast(err.message);
+      }
     }
     return refresh();
   }
   const advance = t.closest('[data-advance]');
   if (advance) {
     advance.disabled = true;
-    try { await api('/_ui/clock/advance', { seconds: Number(advance.dataset.advance) }); } catch (err) { toast(err.message); }
+    try {
+      await api('/_ui/clock/advance', { seconds: Number(advance.dataset.advance) });
+    } catch (err) {
+      toast(err.message);
+    }
     advance.disabled = false;
     refreshClock();
     return refresh();
@@ -369,7 +416,11 @@ document.addEventListener('click', async (ev) => {
   const modal = t.closest('.modal');
   if (modal && t.closest('.modal-submit')) return submitModal(modal);
   if (modal && (t.closest('.modal-close') || t.closest('.modal-x'))) {
-    try { await api('/_ui/close', { as: ui.as, viewId: modal.dataset.viewId, all: Boolean(t.closest('.modal-x')) }); } catch (err) { toast(err.message); }
+    try {
+      await api('/_ui/close', { as: ui.as, viewId: modal.dataset.viewId, all: Boolean(t.closest('.modal-x')) });
+    } catch (err) {
+      toast(err.message);
+    }
     return refresh();
   }
   const button = t.closest('button.bk-button[data-action-id]');
@@ -422,7 +473,10 @@ $('#composer').addEventListener('submit', async (ev) => {
   const input = $('#composer-input');
   const text = input.value.trim();
   if (!text) return;
-  if (!text.startsWith('/')) { toast('Only slash commands run here: try /kudos help'); return; }
+  if (!text.startsWith('/')) {
+    toast('Only slash commands run here: try /kudos help');
+    return;
+  }
   try {
     await api('/_ui/command', { as: ui.as, channel: ui.conv, text });
     input.value = '';
@@ -439,7 +493,9 @@ async function main() {
   refreshClock();
   setInterval(refreshClock, 30000);
   // The emulator's outbox is not part of the workspace's change stream: poll it while it is shown.
-  setInterval(() => { if (ui.page === 'inbox' && !document.hidden) renderInbox(); }, 2000);
+  setInterval(() => {
+    if (ui.page === 'inbox' && !document.hidden) renderInbox();
+  }, 2000);
   const events = new EventSource('/_ui/events');
   events.onmessage = () => refresh();
   if (ui.page === 'home') api('/_ui/home', { as: ui.as }).catch(() => {});

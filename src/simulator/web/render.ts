@@ -27,19 +27,88 @@ export function escapeHtml(value: unknown): string {
 const attr = (name: string, value: unknown) => (value === undefined || value === null ? '' : ` ${name}="${escapeHtml(value)}"`);
 
 const EMOJI: Record<string, string> = {
-  tada: '🎉', gift: '🎁', star: '⭐', star2: '🌟', sparkles: '✨', white_check_mark: '✅', heavy_check_mark: '✔️',
-  x: '❌', hourglass: '⌛', hourglass_flowing_sand: '⏳', calendar: '📆', date: '📅', clock3: '🕒', alarm_clock: '⏰',
-  moneybag: '💰', money_with_wings: '💸', dollar: '💵', clap: '👏', heart: '❤️', raised_hands: '🙌', wave: '👋',
-  warning: '⚠️', no_entry: '⛔', no_entry_sign: '🚫', email: '📧', envelope: '✉️', incoming_envelope: '📨',
-  thumbsup: '👍', '+1': '👍', thumbsdown: '👎', bell: '🔔', lock: '🔒', bank: '🏦', credit_card: '💳',
-  information_source: 'ℹ️', bulb: '💡', rocket: '🚀', trophy: '🏆', medal: '🏅', confetti_ball: '🎊',
-  mailbox: '📫', memo: '📝', pencil: '✏️', mag: '🔍', gear: '⚙️', wastebasket: '🗑️', repeat: '🔁',
-  arrows_counterclockwise: '🔄', hammer_and_wrench: '🛠️', busts_in_silhouette: '👥', bust_in_silhouette: '👤',
-  smile: '😄', slightly_smiling_face: '🙂', pray: '🙏', fire: '🔥', 100: '💯', link: '🔗', receipt: '🧾',
-  grey_question: '❔', mailbox_with_mail: '📬', raised_hand: '✋', hand: '✋', raising_hand: '🙋', heavy_multiplication_x: '✖️', ballot_box_with_check: '☑️',
-  question: '❓', exclamation: '❗', hourglass_done: '⌛', eyes: '👀', envelope_with_arrow: '📩', outbox_tray: '📤',
-  card_index: '📇', page_facing_up: '📄', clipboard: '📋', chart_with_upwards_trend: '📈', key: '🔑', shield: '🛡️',
-  red_circle: '🔴', large_green_circle: '🟢', large_yellow_circle: '🟡', stopwatch: '⏱️', inbox_tray: '📥',
+  tada: '🎉',
+  gift: '🎁',
+  star: '⭐',
+  star2: '🌟',
+  sparkles: '✨',
+  white_check_mark: '✅',
+  heavy_check_mark: '✔️',
+  x: '❌',
+  hourglass: '⌛',
+  hourglass_flowing_sand: '⏳',
+  calendar: '📆',
+  date: '📅',
+  clock3: '🕒',
+  alarm_clock: '⏰',
+  moneybag: '💰',
+  money_with_wings: '💸',
+  dollar: '💵',
+  clap: '👏',
+  heart: '❤️',
+  raised_hands: '🙌',
+  wave: '👋',
+  warning: '⚠️',
+  no_entry: '⛔',
+  no_entry_sign: '🚫',
+  email: '📧',
+  envelope: '✉️',
+  incoming_envelope: '📨',
+  thumbsup: '👍',
+  '+1': '👍',
+  thumbsdown: '👎',
+  bell: '🔔',
+  lock: '🔒',
+  bank: '🏦',
+  credit_card: '💳',
+  information_source: 'ℹ️',
+  bulb: '💡',
+  rocket: '🚀',
+  trophy: '🏆',
+  medal: '🏅',
+  confetti_ball: '🎊',
+  mailbox: '📫',
+  memo: '📝',
+  pencil: '✏️',
+  mag: '🔍',
+  gear: '⚙️',
+  wastebasket: '🗑️',
+  repeat: '🔁',
+  arrows_counterclockwise: '🔄',
+  hammer_and_wrench: '🛠️',
+  busts_in_silhouette: '👥',
+  bust_in_silhouette: '👤',
+  smile: '😄',
+  slightly_smiling_face: '🙂',
+  pray: '🙏',
+  fire: '🔥',
+  100: '💯',
+  link: '🔗',
+  receipt: '🧾',
+  grey_question: '❔',
+  mailbox_with_mail: '📬',
+  raised_hand: '✋',
+  hand: '✋',
+  raising_hand: '🙋',
+  heavy_multiplication_x: '✖️',
+  ballot_box_with_check: '☑️',
+  question: '❓',
+  exclamation: '❗',
+  hourglass_done: '⌛',
+  eyes: '👀',
+  envelope_with_arrow: '📩',
+  outbox_tray: '📤',
+  card_index: '📇',
+  page_facing_up: '📄',
+  clipboard: '📋',
+  chart_with_upwards_trend: '📈',
+  key: '🔑',
+  shield: '🛡️',
+  red_circle: '🔴',
+  large_green_circle: '🟢',
+  large_yellow_circle: '🟡',
+  stopwatch: '⏱️',
+  inbox_tray: '📥',
 };
 
 /** `:name:` to the emoji where known (after HTML escaping; names contain no HTML specials). */
@@ -91,9 +160,7 @@ function renderToken(inner: string, ctx: RenderContext): string {
   }
   const href = safeHref(target);
   const text = label ?? target;
-  return href
-    ? `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${slackTextToHtml(text)}</a>`
-    : slackTextToHtml(`<${inner}>`);
+  return href ? `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${slackTextToHtml(text)}</a>` : slackTextToHtml(`<${inner}>`);
 }
 
 function splitOnce(s: string, sep: string): [string, string | undefined] {
@@ -162,9 +229,7 @@ const plain = (obj: unknown): string => (obj && typeof obj === 'object' && typeo
 
 function optionsOf(el: Json): Json[] {
   const direct = Array.isArray(el.options) ? (el.options as Json[]) : [];
-  const grouped = Array.isArray(el.option_groups)
-    ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : []))
-    : [];
+  const grouped = Array.isArray(el.option_groups) ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : [])) : [];
   return [...direct, ...grouped];
 }
 
@@ -174,14 +239,18 @@ function elementAttrs(el: Json, blockId: string): string {
 
 function renderButton(el: Json, blockId: string, ctx: RenderContext): string {
   const style = el.style === 'primary' || el.style === 'danger' ? ` ${el.style}` : '';
-  const confirm = el.confirm && typeof el.confirm === 'object'
-    ? attr('data-confirm', JSON.stringify({
-      title: plain((el.confirm as Json).title),
-      text: plain((el.confirm as Json).text),
-      confirm: plain((el.confirm as Json).confirm) || 'Yes',
-      deny: plain((el.confirm as Json).deny) || 'Cancel',
-    }))
-    : '';
+  const confirm =
+    el.confirm && typeof el.confirm === 'object'
+      ? attr(
+          'data-confirm',
+          JSON.stringify({
+            title: plain((el.confirm as Json).title),
+            text: plain((el.confirm as Json).text),
+            confirm: plain((el.confirm as Json).confirm) || 'Yes',
+            deny: plain((el.confirm as Json).deny) || 'Cancel',
+          }),
+        )
+      : '';
   return `<button type="button" class="bk-button${style}"${elementAttrs(el, blockId)}${attr('data-value', el.value)}${attr('data-url', typeof el.url === 'string' ? safeHref(el.url) : undefined)}${confirm}>${renderText(el.text, ctx)}</button>`;
 }
 
@@ -243,8 +312,10 @@ export function renderElement(el: Json, blockId: string, ctx: RenderContext): st
       const all = [...initial, ...loaded.filter((o) => !initial.some((i) => i.value === o.value))];
       const initValues = new Set(initial.map((o) => o.value));
       const minQuery = typeof el.min_query_length === 'number' ? el.min_query_length : 3;
-      return `<div class="external"><input type="search" class="ext-search" placeholder="${escapeHtml(placeholder || 'Type to search…')}"${attr('data-for-action', el.action_id)}${attr('data-block-id', blockId)}${attr('data-min-query', minQuery)}>`
-        + `<select${multiple ? ' multiple' : ''} class="${cls}"${a}>${selectOptions(all, (o) => initValues.has(o.value), !multiple, placeholder)}</select></div>`;
+      return (
+        `<div class="external"><input type="search" class="ext-search" placeholder="${escapeHtml(placeholder || 'Type to search…')}"${attr('data-for-action', el.action_id)}${attr('data-block-id', blockId)}${attr('data-min-query', minQuery)}>` +
+        `<select${multiple ? ' multiple' : ''} class="${cls}"${a}>${selectOptions(all, (o) => initValues.has(o.value), !multiple, placeholder)}</select></div>`
+      );
     }
     case 'users_select':
       return `<select class="${cls}"${a}>${selectOptions(userChoices(ctx), (o) => o.value === el.initial_user, true, placeholder)}</select>`;
@@ -265,17 +336,20 @@ export function renderElement(el: Json, blockId: string, ctx: RenderContext): st
     case 'radio_buttons':
     case 'checkboxes': {
       const radio = el.type === 'radio_buttons';
-      const init = radio
-        ? new Set([(el.initial_option as Json | undefined)?.value])
-        : new Set(((el.initial_options as Json[] | undefined) ?? []).map((o) => o.value));
+      const init = radio ? new Set([(el.initial_option as Json | undefined)?.value]) : new Set(((el.initial_options as Json[] | undefined) ?? []).map((o) => o.value));
       const name = `${blockId}/${String(el.action_id)}`;
       const items = optionsOf(el)
-        .map((o) => `<label class="choice"><input type="${radio ? 'radio' : 'checkbox'}"${attr('name', name)}${attr('value', o.value)}${init.has(o.value) ? ' checked' : ''}> <span>${renderText(o.text, ctx)}</span>${o.description ? `<small>${renderText(o.description, ctx)}</small>` : ''}</label>`)
+        .map(
+          (o) =>
+            `<label class="choice"><input type="${radio ? 'radio' : 'checkbox'}"${attr('name', name)}${attr('value', o.value)}${init.has(o.value) ? ' checked' : ''}> <span>${renderText(o.text, ctx)}</span>${o.description ? `<small>${renderText(o.description, ctx)}</small>` : ''}</label>`,
+        )
         .join('');
       return `<div class="${cls} choices"${a}>${items}</div>`;
     }
     case 'overflow':
-      return `<select class="bk-overflow"${a}><option value="">⋯</option>${optionsOf(el).map((o) => `<option${attr('value', o.value)}>${escapeHtml(plain(o.text))}</option>`).join('')}</select>`;
+      return `<select class="bk-overflow"${a}><option value="">⋯</option>${optionsOf(el)
+        .map((o) => `<option${attr('value', o.value)}>${escapeHtml(plain(o.text))}</option>`)
+        .join('')}</select>`;
     case 'image':
       return renderImage(el, 'accessory');
     default:
@@ -285,9 +359,7 @@ export function renderElement(el: Json, blockId: string, ctx: RenderContext): st
 
 function renderImage(el: Json, cls: string): string {
   const src = typeof el.image_url === 'string' ? safeHref(el.image_url) : undefined;
-  return src
-    ? `<img class="bk-image ${cls}" src="${escapeHtml(src)}" alt="${escapeHtml(el.alt_text)}" loading="lazy">`
-    : `<span class="bk-image ${cls} missing">${escapeHtml(el.alt_text)}</span>`;
+  return src ? `<img class="bk-image ${cls}" src="${escapeHtml(src)}" alt="${escapeHtml(el.alt_text)}" loading="lazy">` : `<span class="bk-image ${cls} missing">${escapeHtml(el.alt_text)}</span>`;
 }
 
 function renderRichText(block: Json, ctx: RenderContext): string {
@@ -315,9 +387,7 @@ export function renderBlock(block: Json, ctx: RenderContext): string {
       return b('<hr>', 'bk-divider');
     case 'section': {
       const text = block.text ? `<div class="bk-text">${renderText(block.text, ctx)}</div>` : '';
-      const fields = Array.isArray(block.fields)
-        ? `<div class="bk-fields">${(block.fields as Json[]).map((f) => `<div class="bk-field">${renderText(f, ctx)}</div>`).join('')}</div>`
-        : '';
+      const fields = Array.isArray(block.fields) ? `<div class="bk-fields">${(block.fields as Json[]).map((f) => `<div class="bk-field">${renderText(f, ctx)}</div>`).join('')}</div>` : '';
       const accessory = block.accessory ? `<div class="bk-accessory">${renderElement(block.accessory as Json, blockId, ctx)}</div>` : '';
       return b(`<div class="bk-section-body">${text}${fields}</div>${accessory}`, 'bk-section');
     }
@@ -376,13 +446,16 @@ export function renderMessage(m: RenderableMessage, ctx: RenderContext, opts: { 
   const badge = m.bot_id ? '<span class="badge">APP</span>' : '';
   const ephemeral = m.ephemeral ? '<div class="ephemeral-note">👁 Only visible to you</div>' : '';
   const edited = m.edited ? '<span class="edited">(edited)</span>' : '';
-  const replies = opts.replies && opts.replies.length > 0
-    ? `<div class="thread"><div class="thread-count">${opts.replies.length} ${opts.replies.length === 1 ? 'reply' : 'replies'}</div>${opts.replies.map((r) => renderMessage(r, ctx)).join('')}</div>`
-    : '';
-  return `<article class="msg${m.ephemeral ? ' ephemeral' : ''}"${attr('data-ts', m.ts)}${attr('data-channel', m.channel)}>`
-    + `<div class="avatar">${escapeHtml(author.slice(0, 1).toUpperCase())}</div>`
-    + `<div class="msg-main">${ephemeral}<div class="msg-head"><span class="author">${escapeHtml(author)}</span>${badge}<time>${escapeHtml(time)}</time>${edited}</div>`
-    + `<div class="msg-body">${body}</div>${replies}</div></article>`;
+  const replies =
+    opts.replies && opts.replies.length > 0
+      ? `<div class="thread"><div class="thread-count">${opts.replies.length} ${opts.replies.length === 1 ? 'reply' : 'replies'}</div>${opts.replies.map((r) => renderMessage(r, ctx)).join('')}</div>`
+      : '';
+  return (
+    `<article class="msg${m.ephemeral ? ' ephemeral' : ''}"${attr('data-ts', m.ts)}${attr('data-channel', m.channel)}>` +
+    `<div class="avatar">${escapeHtml(author.slice(0, 1).toUpperCase())}</div>` +
+    `<div class="msg-main">${ephemeral}<div class="msg-head"><span class="author">${escapeHtml(author)}</span>${badge}<time>${escapeHtml(time)}</time>${edited}</div>` +
+    `<div class="msg-body">${body}</div>${replies}</div></article>`
+  );
 }
 
 export interface RenderableView {
@@ -398,12 +471,12 @@ export interface RenderableView {
 export function renderModal(view: RenderableView, ctx: RenderContext, opts: { depth: number }): string {
   const general = ctx.errors?.[''];
   const close = view.close ? plain(view.close) : 'Cancel';
-  const submit = view.submit
-    ? `<button type="button" class="bk-button primary modal-submit">${escapeHtml(plain(view.submit))}</button>`
-    : '';
-  return `<div class="modal" role="dialog" aria-modal="true"${attr('data-view-id', view.id)}${attr('data-hash', view.hash)}>`
-    + `<header><h2>${renderText(view.title, ctx)}</h2>${opts.depth > 1 ? `<span class="depth">${opts.depth} / 3</span>` : ''}<button type="button" class="modal-x" aria-label="Close all">✕</button></header>`
-    + `<div class="modal-body">${renderBlocks(view.blocks, ctx)}</div>`
-    + `<div class="modal-general-error" role="alert"${general ? '' : ' hidden'}>${escapeHtml(general ?? '')}</div>`
-    + `<footer><button type="button" class="bk-button modal-close">${escapeHtml(close)}</button>${submit}</footer></div>`;
+  const submit = view.submit ? `<button type="button" class="bk-button primary modal-submit">${escapeHtml(plain(view.submit))}</button>` : '';
+  return (
+    `<div class="modal" role="dialog" aria-modal="true"${attr('data-view-id', view.id)}${attr('data-hash', view.hash)}>` +
+    `<header><h2>${renderText(view.title, ctx)}</h2>${opts.depth > 1 ? `<span class="depth">${opts.depth} / 3</span>` : ''}<button type="button" class="modal-x" aria-label="Close all">✕</button></header>` +
+    `<div class="modal-body">${renderBlocks(view.blocks, ctx)}</div>` +
+    `<div class="modal-general-error" role="alert"${general ? '' : ' hidden'}>${escapeHtml(general ?? '')}</div>` +
+    `<footer><button type="button" class="bk-button modal-close">${escapeHtml(close)}</button>${submit}</footer></div>`
+  );
 }

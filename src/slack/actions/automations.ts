@@ -39,10 +39,16 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(args.body as never);
     const id = valueOf(args.action);
     const skipped = id ? await skipOccurrence(deps.db, ws, id, args.body.user.id) : false;
-    await answer(args, await celebrationsMessage(deps, ws, args.body.user.id, skipped ? ':fast_forward: Skipped: that celebration will not be sent.' : ':warning: That celebration was already sent or skipped.'));
+    await answer(
+      args,
+      await celebrationsMessage(deps, ws, args.body.user.id, skipped ? ':fast_forward: Skipped: that celebration will not be sent.' : ':warning: That celebration was already sent or skipped.'),
+    );
   });
 
-  for (const [actionId, kind] of [[Celebrations.actions.editBirthday, 'birthday'], [Celebrations.actions.editAnniversary, 'anniversary']] as const) {
+  for (const [actionId, kind] of [
+    [Celebrations.actions.editBirthday, 'birthday'],
+    [Celebrations.actions.editAnniversary, 'anniversary'],
+  ] as const) {
     app.action<BlockAction>(idOf(actionId), async (args) => {
       await args.ack();
       if (!(await adminOnly(args))) return;
@@ -74,7 +80,11 @@ export function register(app: App, deps: ListenerDeps): void {
     await answer(args, await celebrationsMessage(deps, ws, args.body.user.id, noPublicPost ? 'No public posts for your celebrations.' : 'Your celebrations will be announced.'));
   });
 
-  for (const [actionId, status] of [[Recurring.actions.pause, 'paused'], [Recurring.actions.resume, 'active'], [Recurring.actions.delete, 'deleted']] as const) {
+  for (const [actionId, status] of [
+    [Recurring.actions.pause, 'paused'],
+    [Recurring.actions.resume, 'active'],
+    [Recurring.actions.delete, 'deleted'],
+  ] as const) {
     app.action<BlockAction>(idOf(actionId), async (args) => {
       await args.ack();
       const ws = workspaceOf(args.body as never);

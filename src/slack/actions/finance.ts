@@ -51,7 +51,8 @@ export function register(app: App, deps: ListenerDeps): void {
     await deps.slack.openView(click.trigger_id, buildLimitsModal({ limits: await knownLimits(deps.db, ws) }));
   });
 
-  const decide = (decision: TopUpDecision) =>
+  const decide =
+    (decision: TopUpDecision) =>
     async ({ ack, body, action, respond }: { ack: () => Promise<void>; body: unknown; action: unknown; respond: unknown }) => {
       await ack();
       const click = clickSchema.parse(body);

@@ -33,10 +33,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const actor = body.user.id;
     const ws = workspaceOf(body);
     const admin = await deps.isAdmin(ws, actor);
-    const outcome = await cancelScheduledSend(
-      { db: deps.db, rewards: deps.rewards, logger: deps.logger },
-      { kudosId, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: admin, now: deps.now() },
-    );
+    const outcome = await cancelScheduledSend({ db: deps.db, rewards: deps.rewards, logger: deps.logger }, { kudosId, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: admin, now: deps.now() });
     const note = outcome.ok
       ? `:no_entry_sign: Cancelled: ${recipientList(outcome.row.recipients, 5)} · ${formatUsd(outcome.row.amountCents)} each. The amount is back in the balance.`
       : `:warning: ${outcome.message}`;

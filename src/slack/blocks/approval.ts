@@ -31,9 +31,7 @@ export function whenText(k: Pick<KudosRow, 'scheduledAt' | 'scheduleTimezone'>):
 
 /** The request as approvers see it: open (with buttons) or decided (outcome, no buttons). */
 export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): SlackMessageContent {
-  const blocks: Block[] = [
-    section(`:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${recipientList(k.recipients)}.`),
-  ];
+  const blocks: Block[] = [section(`:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${recipientList(k.recipients)}.`)];
   if (k.message.trim() !== '') blocks.push(section(quote(k.message)));
   const when = r.sentNowInsteadOf ? `was ${whenText({ scheduledAt: r.sentNowInsteadOf, scheduleTimezone: k.scheduleTimezone })}` : whenText(k);
   blocks.push(context(`When: ${escapeMrkdwn(when)} · Why: ${escapeMrkdwn(r.reason)}`));
@@ -126,7 +124,10 @@ export function buildDecisionNotice(view: ApprovalView): SlackMessageContent {
       const now = r.sentNowInsteadOf
         ? ` It was ${escapeMrkdwn(whenText({ scheduledAt: r.sentNowInsteadOf, scheduleTimezone: k.scheduleTimezone }))}; that time has passed or is too close to keep, so it is sent now.`
         : '';
-      return { text: `Your kudos was approved${r.sentNowInsteadOf ? ' and is sent now' : ''}.`, blocks: [section(`:white_check_mark: ${who} was approved by ${mentionUser(r.decidedBy ?? '')}.${now}`)] };
+      return {
+        text: `Your kudos was approved${r.sentNowInsteadOf ? ' and is sent now' : ''}.`,
+        blocks: [section(`:white_check_mark: ${who} was approved by ${mentionUser(r.decidedBy ?? '')}.${now}`)],
+      };
     }
     case 'rejected':
       return {
@@ -145,10 +146,7 @@ export function buildReopenedNotice(view: ApprovalView, audience: 'sender' | 'ap
   const k = view.kudos;
   const reason = escapeMrkdwn(view.request.lastFailureMessage ?? view.request.lastFailureCode ?? 'the Rewards API refused it');
   const what = audience === 'sender' ? `Your approved kudos to ${recipientList(k.recipients)}` : `The kudos you approved from ${mentionUser(k.senderUserId)} to ${recipientList(k.recipients)}`;
-  const next =
-    audience === 'sender'
-      ? 'It is back with the approvers, who can approve it again once that is fixed.'
-      : 'The request is open again: approve it once that is fixed, or reject it.';
+  const next = audience === 'sender' ? 'It is back with the approvers, who can approve it again once that is fixed.' : 'The request is open again: approve it once that is fixed, or reject it.';
   return { text: `An approved kudos could not be placed: ${reason}`, blocks: [section(`:warning: ${what} (${formatUsd(k.totalCents)}) could not be placed: ${reason} ${next}`)] };
 }
 

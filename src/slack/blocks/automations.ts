@@ -31,7 +31,11 @@ export function ruleSummary(kind: CelebrationKind, rule: CelebrationRuleRow | un
 
 /** The person's own choices, with toggles (App Home and `/kudos celebrations`). */
 export function buildCelebrationPreferenceSection(prefs: { optOut: boolean; noPublicPost: boolean }): Block[] {
-  const state = prefs.optOut ? 'You are opted out of birthday and anniversary cards.' : prefs.noPublicPost ? 'You get birthday and anniversary cards, without a public post.' : 'You get birthday and anniversary cards, announced in the channel.';
+  const state = prefs.optOut
+    ? 'You are opted out of birthday and anniversary cards.'
+    : prefs.noPublicPost
+      ? 'You get birthday and anniversary cards, without a public post.'
+      : 'You get birthday and anniversary cards, announced in the channel.';
   return [
     section(`*Your celebrations*\n${state}`),
     {
@@ -47,7 +51,16 @@ export function buildCelebrationPreferenceSection(prefs: { optOut: boolean; noPu
 /** The admin's view: rules, then the next 30 days, each skippable (App Home and `/kudos celebrations`). */
 export function buildUpcomingCelebrationsSection(input: { rules: CelebrationRuleRow[]; upcoming: OccurrenceRow[]; zone: string }): Block[] {
   const blocks: Block[] = [
-    section(`*Celebrations (admin)*\n${(['birthday', 'anniversary'] as const).map((k) => ruleSummary(k, input.rules.find((r) => r.kind === k))).join('\n')}`),
+    section(
+      `*Celebrations (admin)*\n${(['birthday', 'anniversary'] as const)
+        .map((k) =>
+          ruleSummary(
+            k,
+            input.rules.find((r) => r.kind === k),
+          ),
+        )
+        .join('\n')}`,
+    ),
     {
       type: 'actions',
       elements: [
@@ -71,7 +84,12 @@ export function buildUpcomingCelebrationsSection(input: { rules: CelebrationRule
   return blocks;
 }
 
-export function buildCelebrationsMessage(input: { admin?: { rules: CelebrationRuleRow[]; upcoming: OccurrenceRow[] }; prefs: { optOut: boolean; noPublicPost: boolean }; zone: string; note?: string }): SlackMessageContent {
+export function buildCelebrationsMessage(input: {
+  admin?: { rules: CelebrationRuleRow[]; upcoming: OccurrenceRow[] };
+  prefs: { optOut: boolean; noPublicPost: boolean };
+  zone: string;
+  note?: string;
+}): SlackMessageContent {
   const blocks: Block[] = [
     ...(input.note ? [section(input.note)] : []),
     ...(input.admin ? [...buildUpcomingCelebrationsSection({ ...input.admin, zone: input.zone }), { type: 'divider' } as Block] : []),
@@ -99,10 +117,37 @@ export function buildRuleModal(input: { kind: CelebrationKind; rule: Celebration
     blocks: [
       input_(B.enabled, 'Send them', { type: 'static_select', action_id: A.enabled, options: onOff, initial_option: r?.enabled ? onOff[0] : onOff[1] }, false),
       input_(B.amount, 'Amount per person (USD)', { type: 'number_input', action_id: A.amount, is_decimal_allowed: false, ...(r ? { initial_value: String(r.amountCents / 100) } : {}) }, false),
-      input_(B.design, 'Card design', { type: 'static_select', action_id: A.design, options: designs.length > 0 ? designs : [{ text: plain('(catalog unavailable)'), value: r?.productId ?? 'none' }], ...(initialDesign ? { initial_option: initialDesign } : {}) }, false),
-      input_(B.template, 'Message', { type: 'plain_text_input', action_id: A.template, max_length: 500, initial_value: r?.messageTemplate ?? (input.kind === 'birthday' ? 'Happy birthday, {name}!' : 'Happy {years}-year anniversary, {name}!') }, false, '{name} is the person’s first name, {years} the years since they started.'),
+      input_(
+        B.design,
+        'Card design',
+        {
+          type: 'static_select',
+          action_id: A.design,
+          options: designs.length > 0 ? designs : [{ text: plain('(catalog unavailable)'), value: r?.productId ?? 'none' }],
+          ...(initialDesign ? { initial_option: initialDesign } : {}),
+        },
+        false,
+      ),
+      input_(
+        B.template,
+        'Message',
+        {
+          type: 'plain_text_input',
+          action_id: A.template,
+          max_length: 500,
+          initial_value: r?.messageTemplate ?? (input.kind === 'birthday' ? 'Happy birthday, {name}!' : 'Happy {years}-year anniversary, {name}!'),
+        },
+        false,
+        '{name} is the person’s first name, {years} the years since they started.',
+      ),
       input_(B.sender, 'From', { type: 'users_select', action_id: A.sender, ...(r ? { initial_user: r.senderUserId } : {}) }, false, 'Shown as the sender; their budget and approvals apply.'),
-      input_(B.channel, 'Celebrate in', { type: 'conversations_select', action_id: A.channel, filter: { include: ['public', 'private'], exclude_bot_users: true }, ...(r?.channelId ? { initial_conversation: r.channelId } : {}) }, true, 'Empty: the workspace’s announcement channel.'),
+      input_(
+        B.channel,
+        'Celebrate in',
+        { type: 'conversations_select', action_id: A.channel, filter: { include: ['public', 'private'], exclude_bot_users: true }, ...(r?.channelId ? { initial_conversation: r.channelId } : {}) },
+        true,
+        'Empty: the workspace’s announcement channel.',
+      ),
       context('Cards go out at 9:00 in each person’s own time zone; February 29 birthdays on February 28 in other years.'),
     ],
   };
@@ -116,8 +161,21 @@ export function buildCsvModal(): Record<string, unknown> {
     submit: plain('Import'),
     close: plain('Cancel'),
     blocks: [
-      section('Paste CSV with the header `email,birthday,start_date`. Birthday as `MM-DD` or `YYYY-MM-DD` (the year is not kept), start date as `YYYY-MM-DD`; either may be empty. Each row is checked on its own; you get a report of the rows that were not imported.'),
-      input_(Celebrations.csvModal.blocks.csv, 'CSV', { type: 'plain_text_input', action_id: Celebrations.csvModal.actions.csv, multiline: true, max_length: 3000, placeholder: plain('email,birthday,start_date\nada@example.com,03-15,2021-06-01') }, false),
+      section(
+        'Paste CSV with the header `email,birthday,start_date`. Birthday as `MM-DD` or `YYYY-MM-DD` (the year is not kept), start date as `YYYY-MM-DD`; either may be empty. Each row is checked on its own; you get a report of the rows that were not imported.',
+      ),
+      input_(
+        Celebrations.csvModal.blocks.csv,
+        'CSV',
+        {
+          type: 'plain_text_input',
+          action_id: Celebrations.csvModal.actions.csv,
+          multiline: true,
+          max_length: 3000,
+          placeholder: plain('email,birthday,start_date\nada@example.com,03-15,2021-06-01'),
+        },
+        false,
+      ),
     ],
   };
 }
@@ -131,7 +189,9 @@ export function buildCsvReport(report: ImportReport): Record<string, unknown> {
     title: plain('Import report', 24),
     close: plain('Done'),
     blocks: [
-      section(`:white_check_mark: *${report.imported}* ${report.imported === 1 ? 'person' : 'people'} imported.${report.rejected.length > 0 ? ` *${report.rejected.length}* row${report.rejected.length === 1 ? '' : 's'} not imported:` : ''}`),
+      section(
+        `:white_check_mark: *${report.imported}* ${report.imported === 1 ? 'person' : 'people'} imported.${report.rejected.length > 0 ? ` *${report.rejected.length}* row${report.rejected.length === 1 ? '' : 's'} not imported:` : ''}`,
+      ),
       ...(lines.length > 0 ? [section(lines.join('\n') + more)] : []),
     ],
   };
@@ -149,7 +209,11 @@ export function buildRecurringList(items: Array<{ series: RecurringSeriesRow; ne
   if (items.length === 0) blocks.push(section(`No recurring kudos. Start one with *${COMMAND} recurring new*.`));
   for (const { series, next } of items.slice(0, 15)) {
     const who = series.recipientUserIds.map(mentionUser).join(', ');
-    blocks.push(section(`*${formatUsd(series.amountCents)}* each to ${who} ${describeCadence(series)}${opts.showSender ? ` · from ${mentionUser(series.senderUserId)}` : ''}${series.status === 'paused' ? ' · *paused*' : ''}`));
+    blocks.push(
+      section(
+        `*${formatUsd(series.amountCents)}* each to ${who} ${describeCadence(series)}${opts.showSender ? ` · from ${mentionUser(series.senderUserId)}` : ''}${series.status === 'paused' ? ' · *paused*' : ''}`,
+      ),
+    );
     blocks.push({
       type: 'actions',
       elements: [

@@ -62,7 +62,9 @@ export function buildInsufficientFundsAlert(n: Extract<FinanceNotice, { kind: 'i
   return {
     text: `A kudos of ${formatUsd(n.totalCents)} was refused: not enough Rewards balance.`,
     blocks: [
-      section(`:rotating_light: *A kudos was refused for lack of funds*\n${mentionUser(n.senderUserId)} tried to send ${formatUsd(n.totalCents)} and the Rewards API answered that the balance does not cover it.${balance}`),
+      section(
+        `:rotating_light: *A kudos was refused for lack of funds*\n${mentionUser(n.senderUserId)} tried to send ${formatUsd(n.totalCents)} and the Rewards API answered that the balance does not cover it.${balance}`,
+      ),
       { type: 'actions', block_id: `${Finance.blockPrefix}insufficient`, elements: [topUpButton()] } as unknown as Block,
     ],
   };
@@ -74,9 +76,7 @@ function billingLine(b: BillingDetails): string {
 
 /** The request as admins see it: open (buttons) or decided (outcome). */
 export function buildTopUpRequestMessage(r: TopUpRequestRow): SlackMessageContent {
-  const blocks: Block[] = [
-    section(`:bank: *Top-up request*\n${mentionUser(r.requesterUserId)} asks for an ACH top-up of *${formatUsd(r.amountCents)}*.`),
-  ];
+  const blocks: Block[] = [section(`:bank: *Top-up request*\n${mentionUser(r.requesterUserId)} asks for an ACH top-up of *${formatUsd(r.amountCents)}*.`)];
   if (r.note.trim() !== '') blocks.push(section(`>${escapeAndClip(r.note, 1000).replace(/\n/g, '\n>')}`));
   blocks.push(context(`Billing: ${billingLine(r.billing)} · asked ${formatUtc(r.createdAt)}`));
   if (r.status === 'awaiting_approval') {
@@ -236,9 +236,7 @@ export function limitsLines(limits: KnownLimits | undefined, usage: LimitUsage):
 /** `/kudos balance` for admins (and the admin section of App Home): balance, top-ups, limits. */
 export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageContent {
   const threshold = o.thresholdCents === null ? 'no low-balance alert set (`/kudos settings`)' : `alert under ${formatUsd(o.thresholdCents, o.currency)}`;
-  const blocks: Block[] = [
-    section(`:moneybag: *Rewards balance:* ${formatUsd(o.availableCents, o.currency)} available · ${formatUsd(o.pendingCents, o.currency)} pending top-ups\n${threshold}`),
-  ];
+  const blocks: Block[] = [section(`:moneybag: *Rewards balance:* ${formatUsd(o.availableCents, o.currency)} available · ${formatUsd(o.pendingCents, o.currency)} pending top-ups\n${threshold}`)];
   if (o.sandbox) blocks.push(context('Connected to the Rewards *sandbox*: orders are not charged and top-ups are production only.'));
   if (o.topUps.length > 0) {
     const lines = o.topUps.map((r) => `• ${formatUsd(r.amountCents)} by ${mentionUser(r.requesterUserId)}: ${describeStatus(r.status)}${r.fundingNo ? ` (\`${escapeMrkdwn(r.fundingNo)}\`)` : ''}`);
@@ -279,13 +277,21 @@ export function buildLedgerList(input: { month: string; movements: Movement[]; t
     ),
   );
   if (r.ok) {
-    blocks.push(context(`:white_check_mark: Reconciled: the ledger shows the ${r.kudosOrders} order${r.kudosOrders === 1 ? '' : 's'} Kudos placed this month for ${formatUsd(r.kudosCents)}, as Kudos recorded.${r.otherOrders ? ` ${r.otherOrders} other order${r.otherOrders === 1 ? '' : 's'} came from outside Kudos.` : ''}`));
+    blocks.push(
+      context(
+        `:white_check_mark: Reconciled: the ledger shows the ${r.kudosOrders} order${r.kudosOrders === 1 ? '' : 's'} Kudos placed this month for ${formatUsd(r.kudosCents)}, as Kudos recorded.${r.otherOrders ? ` ${r.otherOrders} other order${r.otherOrders === 1 ? '' : 's'} came from outside Kudos.` : ''}`,
+      ),
+    );
   } else {
     const problems = [
       ...r.missing.slice(0, 5).map((id) => `\`${escapeMrkdwn(id)}\` is not in the ledger`),
       ...r.differing.slice(0, 5).map((d) => `\`${escapeMrkdwn(d.orderId)}\`: Kudos ${formatUsd(d.kudosCents)}, ledger ${formatUsd(d.ledgerCents)}`),
     ];
-    blocks.push(section(`:warning: *Mismatch with the orders Kudos placed:* Kudos recorded ${formatUsd(r.kudosCents)} for ${r.kudosOrders} orders, the ledger shows ${formatUsd(r.ledgerCents)}.\n${problems.map((p) => `• ${p}`).join('\n')}`));
+    blocks.push(
+      section(
+        `:warning: *Mismatch with the orders Kudos placed:* Kudos recorded ${formatUsd(r.kudosCents)} for ${r.kudosOrders} orders, the ledger shows ${formatUsd(r.ledgerCents)}.\n${problems.map((p) => `• ${p}`).join('\n')}`,
+      ),
+    );
   }
   if (input.truncated) blocks.push(context('Only the first 5,000 rows were read.'));
   return { text: `Ledger ${input.month}: ${input.movements.length} movements${r.ok ? '' : ' (mismatch with Kudos orders)'}`, blocks };

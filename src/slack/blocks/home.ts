@@ -82,7 +82,9 @@ function approvalsSection(page: Page<KudosRow>): Block[] {
   const blocks: Block[] = [header('Waiting for your approval')];
   if (page.total === 0) return [...blocks, context('Nothing to decide. Requests above the approval threshold show up here.')];
   for (const row of page.items) {
-    blocks.push(section(`${mentionUser(row.senderUserId)} → ${recipientList(row.recipients, 5)} · ${perPerson(row)} (total ${formatUsd(row.totalCents)}) · ${when(row.createdAt)}${quoteLine(row.message)}`));
+    blocks.push(
+      section(`${mentionUser(row.senderUserId)} → ${recipientList(row.recipients, 5)} · ${perPerson(row)} (total ${formatUsd(row.totalCents)}) · ${when(row.createdAt)}${quoteLine(row.message)}`),
+    );
     blocks.push({
       type: 'actions',
       block_id: `${Approval.blockPrefix}home_${row.id}`,
@@ -126,7 +128,12 @@ function receivedSection(data: HomeData): Block[] {
   const blocks: Block[] = [header('Kudos you received')];
   if (page.total === 0) return [...blocks, context('None yet. When someone thanks you with a card, it shows up here.')];
   for (const { row, delivery } of page.items) {
-    const state = delivery === 'delivered' ? ':white_check_mark: Card delivered by e-mail' : delivery === 'bounced' ? ':warning: The e-mail bounced; the sender was asked to fix it' : ':outbox_tray: Card on its way';
+    const state =
+      delivery === 'delivered'
+        ? ':white_check_mark: Card delivered by e-mail'
+        : delivery === 'bounced'
+          ? ':warning: The e-mail bounced; the sender was asked to fix it'
+          : ':outbox_tray: Card on its way';
     blocks.push(section(`From ${mentionUser(row.senderUserId)} · ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card · ${when(row.createdAt)}\n${state}${quoteLine(row.message)}`));
   }
   return [...blocks, ...pager('received', page)];
@@ -157,9 +164,15 @@ function adminSection(data: HomeData, extras: HomeExtras): Block[] {
   if (!admin) return [];
   const blocks: Block[] = [header('Admin')];
   const balance = extras.balance;
-  const balanceText =
-    !balance ? 'Balance: not loaded' : 'error' in balance ? `Balance: ${escapeMrkdwn(balance.error)}` : `*Balance:* ${formatUsd(balance.availableCents, balance.currency)} available · ${formatUsd(balance.pendingCents, balance.currency)} pending top-ups`;
-  const budgets = [`approval above ${formatUsd(admin.approvalThresholdCents)}`, admin.monthlyBudgetCents !== null ? `${formatUsd(admin.monthlyBudgetCents)} per sender per month` : 'no monthly budget'];
+  const balanceText = !balance
+    ? 'Balance: not loaded'
+    : 'error' in balance
+      ? `Balance: ${escapeMrkdwn(balance.error)}`
+      : `*Balance:* ${formatUsd(balance.availableCents, balance.currency)} available · ${formatUsd(balance.pendingCents, balance.currency)} pending top-ups`;
+  const budgets = [
+    `approval above ${formatUsd(admin.approvalThresholdCents)}`,
+    admin.monthlyBudgetCents !== null ? `${formatUsd(admin.monthlyBudgetCents)} per sender per month` : 'no monthly budget',
+  ];
   blocks.push(section(`${balanceText}\n*This month:* ${formatUsd(admin.spentThisMonthCents)} in ${admin.sendsThisMonth} ${admin.sendsThisMonth === 1 ? 'send' : 'sends'} · ${budgets.join(' · ')}`));
   blocks.push({
     type: 'actions',

@@ -48,10 +48,7 @@ export function perPerson(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>)
 
 export function buildConfirmation(row: KudosRow): SlackMessageContent {
   const cost = row.costCents !== null ? formatUsd(row.costCents, row.costCurrency ?? 'USD') : formatUsd(row.totalCents);
-  const when =
-    row.status === 'scheduled' && row.scheduledAt
-      ? `is scheduled for ${formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC')}`
-      : 'is on its way';
+  const when = row.status === 'scheduled' && row.scheduledAt ? `is scheduled for ${formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC')}` : 'is on its way';
   const headline = `Your kudos to ${recipientList(row.recipients)} ${when}: a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}.`;
   return {
     text: `Your kudos ${when}. Order ${row.orderId ?? ''}, cost ${cost}.`,
@@ -146,9 +143,7 @@ export function buildBalance(balance: { availableCents: number; pendingCents: nu
   const text = `Available balance: ${formatUsd(balance.availableCents, balance.currency)} · pending top-ups: ${formatUsd(balance.pendingCents, balance.currency)}`;
   return {
     text,
-    blocks: [
-      section(`:moneybag: *Available:* ${formatUsd(balance.availableCents, balance.currency)}\n*Pending top-ups:* ${formatUsd(balance.pendingCents, balance.currency)}`),
-    ],
+    blocks: [section(`:moneybag: *Available:* ${formatUsd(balance.availableCents, balance.currency)}\n*Pending top-ups:* ${formatUsd(balance.pendingCents, balance.currency)}`)],
   };
 }
 
@@ -170,5 +165,8 @@ export function buildHelp(prefix?: string): SlackMessageContent {
     `*${COMMAND} help* — this help`,
   ];
   const body = lines.join('\n');
-  return { text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, celebrations, recurring, stats, help`, blocks: [...(prefix ? [section(prefix)] : []), section(body)] };
+  return {
+    text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, celebrations, recurring, stats, help`,
+    blocks: [...(prefix ? [section(prefix)] : []), section(body)],
+  };
 }

@@ -10,7 +10,6 @@ import { BounceFix } from '../ids.js';
 import { recipientList, type SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 
-
 function countsText(c: DeliveryCounts): string {
   const sent = `${c.sentCount} of ${c.recipientCount} ${c.recipientCount === 1 ? 'card' : 'cards'} delivered`;
   return c.bouncedCount > 0 ? `${sent}, ${c.bouncedCount} bounced` : sent;

@@ -13,7 +13,9 @@ export function buildBounceFixModal(input: { bounceId: string; email: string; na
     submit: plain('Resend', 24),
     close: plain('Cancel', 24),
     blocks: [
-      section(`The card for *${escapeMrkdwn(input.name || input.email)}* could not be delivered to *${escapeMrkdwn(input.email)}*. Enter the right address and the card is sent again; the address book is corrected for next time.`),
+      section(
+        `The card for *${escapeMrkdwn(input.name || input.email)}* could not be delivered to *${escapeMrkdwn(input.email)}*. Enter the right address and the card is sent again; the address book is corrected for next time.`,
+      ),
       {
         type: 'input',
         block_id: BounceFix.blocks.email,

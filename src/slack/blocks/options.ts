@@ -21,10 +21,7 @@ export function buildDesignOptions(designs: DesignOption[]) {
   };
 }
 
-export function buildGroupOptions(
-  usergroups: Array<{ id: string; handle: string; name: string }>,
-  addressBookGroups: Array<{ groupId: string; groupName: string; memberCount?: number | undefined }>,
-) {
+export function buildGroupOptions(usergroups: Array<{ id: string; handle: string; name: string }>, addressBookGroups: Array<{ groupId: string; groupName: string; memberCount?: number | undefined }>) {
   const groups = [];
   if (usergroups.length > 0) {
     groups.push({

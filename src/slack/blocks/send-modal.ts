@@ -30,7 +30,6 @@ export function isSafePermalink(url: string | undefined): url is string {
   return typeof url === 'string' && url.length <= 500 && /^https:\/\/[^\s|<>&"]+$/.test(url);
 }
 
-
 export function buildSendModal(state: SendModalState): Record<string, unknown> {
   const { blocks: B, actions: A } = SendModal;
   const refundOptions = [

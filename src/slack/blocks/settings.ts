@@ -18,8 +18,20 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
   // so that saving the form never clears it by accident.
   const withCurrent = (options: Array<{ text: ReturnType<typeof plain>; value: string }>, current: string | null) =>
     current && !options.some((o) => o.value === current) ? [...options.slice(0, MAX_OPTIONS - 1), { text: plain(current, 75), value: current }] : options.slice(0, MAX_OPTIONS);
-  const groupOptions = [none, ...withCurrent(input.usergroups.map((g) => ({ text: plain(`@${g.handle} (${g.name})`, 75), value: g.id })), s.approverUsergroupId)];
-  const designOptions = [none, ...withCurrent(input.designs.map((d) => ({ text: plain(d.name, 75), value: d.productId })), s.defaultProductId)];
+  const groupOptions = [
+    none,
+    ...withCurrent(
+      input.usergroups.map((g) => ({ text: plain(`@${g.handle} (${g.name})`, 75), value: g.id })),
+      s.approverUsergroupId,
+    ),
+  ];
+  const designOptions = [
+    none,
+    ...withCurrent(
+      input.designs.map((d) => ({ text: plain(d.name, 75), value: d.productId })),
+      s.defaultProductId,
+    ),
+  ];
   const selected = <T extends { value: string }>(options: T[], value: string | null) => options.find((o) => o.value === value && value !== SettingsModal.none);
   const initialGroup = selected(groupOptions, s.approverUsergroupId);
   const initialDesign = selected(designOptions, s.defaultProductId);
@@ -47,7 +59,12 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       true,
       'Empty (and no group): workspace admins and owners approve.',
     ),
-    input_(B.approverGroup, '…or an approver user group', { type: 'static_select', action_id: A.approverGroup, options: groupOptions, ...(initialGroup ? { initial_option: initialGroup } : {}) }, true),
+    input_(
+      B.approverGroup,
+      '…or an approver user group',
+      { type: 'static_select', action_id: A.approverGroup, options: groupOptions, ...(initialGroup ? { initial_option: initialGroup } : {}) },
+      true,
+    ),
     input_(B.threshold, 'Approval threshold (USD)', number(A.threshold, centsToDecimal(s.approvalThresholdCents), true), false, 'Sends with a higher total need approval. 0: every send.'),
     input_(
       B.budget,

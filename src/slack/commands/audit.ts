@@ -18,10 +18,7 @@ export function parseAuditCommand(text: string): AuditCommand | undefined {
   return match ? { kind: 'audit', csv: Boolean(match[1]) } : undefined;
 }
 
-export async function handleAuditCommand(
-  deps: ListenerDeps,
-  input: { ack: AckFn<string | RespondArguments>; command: SlashCommand; csv: boolean },
-): Promise<void> {
+export async function handleAuditCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommand; csv: boolean }): Promise<void> {
   const { ack, command } = input;
   const ws = workspaceOf(command);
   if (!(await deps.isAdmin(ws, command.user_id))) {

@@ -69,7 +69,8 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
         const reconciliation = await reconcileWithKudos(deps.db, ws, movements, range);
         const list = buildLedgerList({ month, movements, totals: totalsOf(movements), reconciliation, truncated });
         if (parsed.csv) {
-          for (const message of buildCsvMessages(movementsToCsv(movements), movements.length, { title: `Rewards ledger ${month}`, fileName: `kudos-ledger-${month}.csv` })) await deps.slack.sendDirectMessage(command.user_id, message);
+          for (const message of buildCsvMessages(movementsToCsv(movements), movements.length, { title: `Rewards ledger ${month}`, fileName: `kudos-ledger-${month}.csv` }))
+            await deps.slack.sendDirectMessage(command.user_id, message);
         }
         await respond({ response_type: 'ephemeral', replace_original: true, ...list });
       } catch (error) {

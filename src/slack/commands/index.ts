@@ -80,16 +80,19 @@ export function register(app: App, deps: ListenerDeps): void {
         await ack();
         try {
           // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
-          const [sender, defaults] = await withinBudget(
-            Promise.all([deps.slack.userInfo(command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
-            OPEN_LOOKUP_BUDGET_MS,
-            [undefined, undefined] as const,
-          );
+          const [sender, defaults] = await withinBudget(Promise.all([deps.slack.userInfo(command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]), OPEN_LOOKUP_BUDGET_MS, [
+            undefined,
+            undefined,
+          ] as const);
           const timezone = sender?.tz;
           const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
           // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
           const design = defaults?.defaultProductId
-            ? await withinBudget(deps.catalog.get(defaults.defaultProductId).catch(() => undefined), OPEN_LOOKUP_BUDGET_MS / 2, undefined)
+            ? await withinBudget(
+                deps.catalog.get(defaults.defaultProductId).catch(() => undefined),
+                OPEN_LOOKUP_BUDGET_MS / 2,
+                undefined,
+              )
             : undefined;
           await deps.slack.openView(
             command.trigger_id,

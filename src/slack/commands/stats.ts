@@ -34,7 +34,10 @@ export function buildLeaderboard(board: Leaderboard): { text: string; blocks: Re
   };
 }
 
-export async function handleStatsCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: { text: string; user_id: string; team_id?: string; enterprise_id?: string }; stats: StatsCommand }): Promise<void> {
+export async function handleStatsCommand(
+  deps: ListenerDeps,
+  input: { ack: AckFn<string | RespondArguments>; command: { text: string; user_id: string; team_id?: string; enterprise_id?: string }; stats: StatsCommand },
+): Promise<void> {
   const { ack, command, stats } = input;
   const ws = workspaceOf(command as never);
   if (stats.kind !== 'board') {

@@ -13,7 +13,15 @@ const SLACK_USER_ID = z.string().regex(/^[UW][A-Z0-9_]{2,}$/, 'must be a Slack u
 export const SendKudosInputs = z.object({
   sender: SLACK_USER_ID,
   recipients: z.array(SLACK_USER_ID).min(1, 'needs at least one person'),
-  amount: z.union([z.number(), z.string().regex(/^\s*\d+(\.\d+)?\s*$/).transform(Number)]).pipe(z.number().positive('must be more than 0')),
+  amount: z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\s*\d+(\.\d+)?\s*$/)
+        .transform(Number),
+    ])
+    .pipe(z.number().positive('must be more than 0')),
   message: z.string().max(2000).nullish(),
   design: z.string().trim().max(200).nullish(),
 });
@@ -42,18 +50,21 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
       return;
     }
     const input = parsed.data;
-    const result = await sendAutomated({ ...deps, users: deps.slack }, {
-      workspace: workspaceOf(body as never),
-      senderUserId: input.sender,
-      recipientUserIds: input.recipients,
-      amountDollars: input.amount,
-      message: input.message ?? '',
-      productId: input.design || undefined,
-      // A retried function_executed event carries the same execution id: one send.
-      sourceKey: `workflow:${event.function_execution_id}`,
-      origin: { kind: 'workflow', functionExecutionId: event.function_execution_id, workflowExecutionId: event.workflow_execution_id },
-      botUserId: context.botUserId,
-    });
+    const result = await sendAutomated(
+      { ...deps, users: deps.slack },
+      {
+        workspace: workspaceOf(body as never),
+        senderUserId: input.sender,
+        recipientUserIds: input.recipients,
+        amountDollars: input.amount,
+        message: input.message ?? '',
+        productId: input.design || undefined,
+        // A retried function_executed event carries the same execution id: one send.
+        sourceKey: `workflow:${event.function_execution_id}`,
+        origin: { kind: 'workflow', functionExecutionId: event.function_execution_id, workflowExecutionId: event.workflow_execution_id },
+        botUserId: context.botUserId,
+      },
+    );
     if (!result.ok) {
       log.info('step send refused', { code: result.code });
       await fail({ error: `Send kudos: ${result.message}` });

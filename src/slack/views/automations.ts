@@ -83,7 +83,10 @@ export function register(app: App, deps: ListenerDeps): void {
       timezone: sender?.tz,
     });
     if (!checked.ok) {
-      return ack({ response_action: 'errors', errors: blockErrors(checked.errors, { recipients: B.recipients, amount: B.amount, design: B.design, cadence: B.cadence, weekday: B.weekday, day: B.day, time: B.time }) });
+      return ack({
+        response_action: 'errors',
+        errors: blockErrors(checked.errors, { recipients: B.recipients, amount: B.amount, design: B.design, cadence: B.cadence, weekday: B.weekday, day: B.day, time: B.time }),
+      });
     }
     await createSeries(deps.db, { ...ws, senderUserId: body.user.id, ...checked.value, startsAt: deps.now() });
     await ack();

@@ -39,10 +39,7 @@ export function readSendForm(values: StateValues): SendForm {
     amount: get(B.amount, A.amount)?.value ?? undefined,
     message: textOf(get(B.message, A.message)),
     refundDays: refund && refund !== RefundChoice.none ? Number(refund) : undefined,
-    schedule:
-      timing === TimingChoice.schedule
-        ? { date: get(B.date, A.date)?.selected_date ?? undefined, time: get(B.time, A.time)?.selected_time ?? undefined }
-        : undefined,
+    schedule: timing === TimingChoice.schedule ? { date: get(B.date, A.date)?.selected_date ?? undefined, time: get(B.time, A.time)?.selected_time ?? undefined } : undefined,
   };
 }
 
@@ -101,7 +98,10 @@ export function register(app: App, deps: ListenerDeps): void {
       prepared = await Promise.race([work, timedOut]);
     } catch (error) {
       log.warn('checking the send failed', { error });
-      return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: 'Could not check the recipients or the design right now (Slack or the Rewards API did not answer). Press Send again.' } });
+      return ack({
+        response_action: 'errors',
+        errors: { [SendModal.blocks.recipients]: 'Could not check the recipients or the design right now (Slack or the Rewards API did not answer). Press Send again.' },
+      });
     }
     if (prepared === 'timeout') {
       work.catch(() => {});
@@ -118,7 +118,12 @@ export function register(app: App, deps: ListenerDeps): void {
     try {
       recorded = await recordPreparedSend(deps.db, prepared);
       const { row, created } = recorded;
-      log.info(created ? 'send recorded' : 'send already recorded (double submission)', { kudosId: row.id, totalCents: row.totalCents, recipients: row.recipientCount, needsApproval: Boolean(recorded.approvalReason) });
+      log.info(created ? 'send recorded' : 'send already recorded (double submission)', {
+        kudosId: row.id,
+        totalCents: row.totalCents,
+        recipients: row.recipientCount,
+        needsApproval: Boolean(recorded.approvalReason),
+      });
     } catch (error) {
       log.error('recording the send failed', { error });
       return ack({ response_action: 'errors', errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } });
@@ -129,7 +134,8 @@ export function register(app: App, deps: ListenerDeps): void {
       return ack({
         response_action: 'errors',
         errors: {
-          [SendModal.blocks.amount]: `This form was already sent before your changes: ${formatUsd(first.amountCents)} each to ${first.recipientCount} ${first.recipientCount === 1 ? 'person' : 'people'} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
+          [SendModal.blocks.amount]:
+            `This form was already sent before your changes: ${formatUsd(first.amountCents)} each to ${first.recipientCount} ${first.recipientCount === 1 ? 'person' : 'people'} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
         },
       });
     }

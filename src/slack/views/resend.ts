@@ -27,20 +27,16 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
     if (problem) return ack({ response_action: 'errors', errors: { [block]: problem } });
     const admin = bounce.senderUserId === actor ? false : await deps.isAdmin(ws, actor);
     if (bounce.senderUserId !== actor && !admin) return ack({ response_action: 'errors', errors: { [block]: 'Only the sender of these kudos (or an admin) can resend the card.' } });
-    if (bounce.status !== 'open') return ack({ response_action: 'errors', errors: { [block]: bounce.status === 'resent' ? `Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.` : 'A resend is already in progress.' } });
+    if (bounce.status !== 'open')
+      return ack({
+        response_action: 'errors',
+        errors: { [block]: bounce.status === 'resent' ? `Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.` : 'A resend is already in progress.' },
+      });
     await ack();
 
-    const outcome = await resendBouncedCard(
-      { db: deps.db, rewards: deps.rewards, logger: deps.logger },
-      { bounceId: bounce.id, teamId, actorUserId: actor, actorIsAdmin: admin, newEmail: email },
-    );
+    const outcome = await resendBouncedCard({ db: deps.db, rewards: deps.rewards, logger: deps.logger }, { bounceId: bounce.id, teamId, actorUserId: actor, actorIsAdmin: admin, newEmail: email });
     const latest = outcome.row ?? bounce;
-    const where =
-      metadata.channel && metadata.ts
-        ? { channel: metadata.channel, ts: metadata.ts }
-        : latest.dmChannel && latest.dmTs
-          ? { channel: latest.dmChannel, ts: latest.dmTs }
-          : undefined;
+    const where = metadata.channel && metadata.ts ? { channel: metadata.channel, ts: metadata.ts } : latest.dmChannel && latest.dmTs ? { channel: latest.dmChannel, ts: latest.dmTs } : undefined;
     if (outcome.ok) {
       if (where) await deps.slack.updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, email, outcome.note));
       else await deps.slack.sendDirectMessage(actor, buildBounceResolved(outcome.row, email, outcome.note));
