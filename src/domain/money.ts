@@ -1,6 +1,5 @@
 // Amounts in the app are integer cents. Choice cards take whole dollars within the design's range.
 export const REFUND_WINDOWS = [30, 60, 90] as const;
-export type RefundWindowDays = (typeof REFUND_WINDOWS)[number];
 
 export type AmountCheck = { ok: true; cents: number } | { ok: false; message: string };
 

@@ -40,7 +40,3 @@ export function routeSend(draft: SendDraftSummary, thresholdCents: number): Send
         : `The total (${formatUsd(draft.totalCents)}) is above the ${formatUsd(thresholdCents)} limit that needs approval, and approvals are not available yet. Send less, or to fewer people.`,
   };
 }
-
-export function thresholdPolicy(thresholdCents: number): SendPolicy {
-  return { route: (draft) => routeSend(draft, thresholdCents) };
-}

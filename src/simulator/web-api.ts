@@ -519,8 +519,6 @@ function completeStep(s: SimulatorState, args: Json, token: string | undefined, 
   return { ok: true };
 }
 
-export const SUPPORTED_METHODS = Object.keys(handlers);
-
 /**
  * Runs one Web API call: token check, argument decoding, the method; records the call.
  * `token` is what came in the Authorization header (or the `token` argument).

@@ -1,7 +1,7 @@
 // The one module for outbound Slack Web API calls (post, update, DM, views, user lookups), so that
 // the domain never sees Bolt, and tests can observe every call in the simulator's log.
 import type { types, webApi } from '@slack/bolt';
-import type { Messenger, PostedMessage, RenderedMessage, UserDirectory, WorkspaceUser } from '../domain/ports.js';
+import type { Messenger, RenderedMessage, UserDirectory, WorkspaceUser } from '../domain/ports.js';
 import type { DirectWebApiCall } from './direct-web-api.js';
 
 type WebClient = webApi.WebClient;
@@ -9,7 +9,6 @@ type KnownBlock = types.KnownBlock;
 
 /** A Slack user: the domain's WorkspaceUser (src/domain/ports.ts). */
 export type SlackUser = WorkspaceUser;
-export type { PostedMessage };
 
 /** Presenters render Block Kit (src/slack/blocks); the domain forwards it untouched. */
 const blocksOf = (message: RenderedMessage) => (message.blocks ? { blocks: message.blocks as KnownBlock[] } : {});

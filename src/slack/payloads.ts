@@ -87,7 +87,6 @@ export const viewSubmission = z.looseObject({
     state: z.looseObject({ values: stateValues }),
   }),
 });
-export type ViewSubmissionPayload = z.output<typeof viewSubmission>;
 
 /** block_suggestion (an external select's options load). */
 export const optionsLoad = z.looseObject({ user: userRef, team: teamRef, value: z.string().default('') });

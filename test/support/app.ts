@@ -256,28 +256,6 @@ export function viewSubmissionPayload(view: { id: string } & Record<string, unkn
   };
 }
 
-/**
- * Everything in one call (database, emulator, simulator, app), for test files that need a single
- * stack; close() tears all of it down. Files with many tests should share the database and emulator
- * (createTestDatabase / startTestEmulator in beforeAll) and call startTestStack per test instead.
- */
-export async function startFullStack(opts: { env?: Record<string, string>; app?: Partial<StartAppOptions> } = {}) {
-  const { createTestDatabase } = await import('./db.js');
-  const { startTestEmulator } = await import('./emulator.js');
-  const [db, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-  const stack = await startTestStack({ db: db.db, emulator, ...(opts.env ? { env: opts.env } : {}), ...(opts.app ? { app: opts.app } : {}) });
-  return {
-    ...stack,
-    db,
-    emulator,
-    async close() {
-      await stack.close();
-      await emulator.close();
-      await db.close();
-    },
-  };
-}
-
 async function warmUp(appUrl: string): Promise<void> {
   const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
   const body = formEncode({ command: '/kudos', text: 'help', user_id: 'U_WARMUP', team_id: 'T0KUDOS', channel_id: 'C_NONE', trigger_id: '0.0.0', response_url: 'http://127.0.0.1:9/none' });

@@ -133,12 +133,6 @@ export function cancelButton(actionId: string, kudosId: string) {
   };
 }
 
-/** The scheduled list with one item replaced by an outcome line (after a Cancel click). */
-export function replaceScheduledItem(blocks: Block[], kudosId: string, outcome: string): Block[] {
-  const blockId = `${ScheduledList.blockPrefix}${kudosId}`;
-  return blocks.map((b) => ((b as { block_id?: string }).block_id === blockId ? section(outcome, blockId) : b));
-}
-
 export function buildBalance(balance: { availableCents: number; pendingCents: number; currency: string }): SlackMessageContent {
   const text = `Available balance: ${formatUsd(balance.availableCents, balance.currency)} · pending top-ups: ${formatUsd(balance.pendingCents, balance.currency)}`;
   return {

@@ -157,5 +157,3 @@ export function buildSettingsSaved(changes: SettingsChanges): SlackMessageConten
     blocks: [section(`:gear: Kudos settings changed:\n${lines.join('\n')}`), context('Recorded in the audit trail (`/kudos audit`).')],
   };
 }
-
-export { LABELS as SETTINGS_LABELS };
