@@ -105,11 +105,13 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     ownDb = conn;
   }
 
+  const botToken = config.slackBotToken;
+  if (config.mode !== 'single' || !botToken) throw new Error('distribution mode is not wired into the app yet (issue 16): set SLACK_BOT_TOKEN for single-workspace mode');
   const metrics = createMetrics({ db });
   const rewards = createRewardsClient({
     baseUrl: config.rewardsApiUrl,
-    clientId: config.rewardsClientId,
-    clientSecret: config.rewardsClientSecret,
+    clientId: config.rewardsClientId ?? '',
+    clientSecret: config.rewardsClientSecret ?? '',
     onCall: (info) => metrics.observeRewardsCall(info),
   });
 
@@ -136,8 +138,8 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
     timeout: 5000,
   };
-  const slackClient = new webApi.WebClient(config.slackBotToken, clientOptions);
-  const identity = botIdentity(slackClient, config.slackBotToken);
+  const slackClient = new webApi.WebClient(botToken, clientOptions);
+  const identity = botIdentity(slackClient, botToken);
   const authorize = identity.authorize;
   const bolt = new App({
     // Our own authorize instead of `token`: Bolt would call auth.test eagerly at construction and an
@@ -156,9 +158,9 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   bolt.use(dropRedeliveredEvents(createEventReceipts(db, now), logger));
   // chat.postMessage has no idempotency key: a retried request whose first answer was lost posts
   // twice. Posts go through a client that never retries; the notice outbox recovers instead.
-  const postClient = new webApi.WebClient(config.slackBotToken, { ...clientOptions, retryConfig: { retries: 0 } });
+  const postClient = new webApi.WebClient(botToken, { ...clientOptions, retryConfig: { retries: 0 } });
   // users.info and views.open, on every `/kudos`, skip WebClient's layers (src/slack/direct-web-api.ts).
-  const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: config.slackBotToken });
+  const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: botToken });
   const slack = createSlackGateway(slackClient, { postClient, direct: directWebApi.call });
 
   // Settings live in the database, one row per workspace (seeded from the environment the first time

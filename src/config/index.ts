@@ -1,6 +1,7 @@
 // Application configuration, read once from the environment and validated with zod
 // (CONTRACT.md section 3). A missing or malformed variable stops start-up with one line naming it.
 import { z } from 'zod';
+import { KeyRingError, parseKeyRing, type KeyRing } from '../secrets/key-ring.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -39,11 +40,13 @@ const envSchema = z.object({
   PGLITE_DIR: optional(z.string()),
   // Required unless Socket Mode (checked below, with the installation modes of CONTRACT.md section 6).
   SLACK_SIGNING_SECRET: optional(z.string().trim().min(1)),
-  SLACK_BOT_TOKEN: required('the Slack bot token, xoxb-…'),
+  // Single-workspace mode only (checked below with the installation modes).
+  SLACK_BOT_TOKEN: optional(z.string().trim().min(1)),
   SLACK_API_URL: optional(httpUrl),
   REWARDS_API_URL: required('the Rewards API base URL').pipe(httpUrl),
-  REWARDS_CLIENT_ID: required('the Rewards API client id'),
-  REWARDS_CLIENT_SECRET: required('the Rewards API client secret'),
+  // Single-workspace mode: required (checked below); distribution: each workspace connects its own.
+  REWARDS_CLIENT_ID: optional(z.string().trim().min(1)),
+  REWARDS_CLIENT_SECRET: optional(z.string().trim().min(1)),
   // Required unless REWARDS_WEBHOOKS=off (checked below).
   REWARDS_WEBHOOK_SECRET: optional(z.string().trim().min(1)),
   REWARDS_WEBHOOKS: optional(z.enum(['on', 'off'], { error: 'must be on or off' })),
@@ -57,9 +60,19 @@ const envSchema = z.object({
         else if (!token.startsWith('xapp-')) ctx.addIssue({ code: 'custom', message: 'must be an app-level token (xapp-…, scope connections:write)' });
       }),
   ),
-  SLACK_CLIENT_ID: optional(z.string()),
-  SLACK_CLIENT_SECRET: optional(z.string()),
-  SLACK_STATE_SECRET: optional(z.string()),
+  // Distribution mode (CONTRACT.md section 6); required together, checked below.
+  SLACK_CLIENT_ID: optional(z.string().trim().min(1)),
+  SLACK_CLIENT_SECRET: optional(z.string().trim().min(1)),
+  SLACK_STATE_SECRET: optional(z.string().trim().min(1)),
+  // Parsed below with the key ring (its errors never echo a key).
+  KUDOS_ENCRYPTION_KEY: optional(z.string()),
+  KUDOS_RETENTION_DAYS: optional(
+    z.coerce
+      .number({ error: 'must be a whole number of days from 1 to 3650' })
+      .int('must be a whole number of days from 1 to 3650')
+      .min(1, 'must be a whole number of days from 1 to 3650')
+      .max(3650, 'must be a whole number of days from 1 to 3650'),
+  ),
   KUDOS_NOTIFY_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
   KUDOS_APPROVAL_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
   KUDOS_APPROVERS: optional(slackUserIdList),
@@ -76,7 +89,29 @@ const envSchema = z.object({
   ),
 });
 
+/** CONTRACT.md section 6: exactly one, chosen by the environment (Socket Mode is an add-on of either). */
+export type InstallationMode = 'single' | 'distribution';
+
+/** Distribution mode's Slack OAuth client (Bolt's InstallProvider). */
+export interface SlackOAuthConfig {
+  clientId: string;
+  clientSecret: string;
+  /** Signs the OAuth `state` (and its cookie). */
+  stateSecret: string;
+}
+
 export interface AppConfig {
+  /** `single`: one workspace, SLACK_BOT_TOKEN; `distribution`: "Add to Slack", tokens per installation. */
+  mode: InstallationMode;
+  /** Set in distribution mode only. */
+  slackOAuth?: SlackOAuthConfig | undefined;
+  /**
+   * KUDOS_ENCRYPTION_KEY parsed (src/secrets/key-ring.ts): seals every secret the app stores.
+   * Always set in distribution mode; in single-workspace mode only when the variable is set.
+   */
+  keyRing?: KeyRing | undefined;
+  /** Days an uninstalled workspace's data is kept before it is purged (KUDOS_RETENTION_DAYS). */
+  retentionDays: number;
   port: number;
   /** GET /metrics is served here only, never on `port` (which faces Slack and the Rewards API). */
   metricsPort: number;
@@ -88,13 +123,15 @@ export interface AppConfig {
   slackSigningSecret: string | undefined;
   /** Set: Socket Mode (CONTRACT.md section 6), an outbound WebSocket instead of POST /slack/events. */
   slackAppToken: string | undefined;
-  slackBotToken: string;
+  /** The bot token of single-workspace mode; undefined in distribution mode (tokens per installation). */
+  slackBotToken: string | undefined;
   /** Base URL of the Slack Web API, ending with `/api/`. */
   slackApiUrl: string;
   rewardsApiUrl: string;
-  rewardsClientId: string;
-  rewardsClientSecret: string;
-  /** Undefined only when REWARDS_WEBHOOKS=off. */
+  /** The operator's Rewards credentials: always set in single-workspace mode, optional in distribution mode. */
+  rewardsClientId: string | undefined;
+  rewardsClientSecret: string | undefined;
+  /** Undefined when REWARDS_WEBHOOKS=off, or in distribution mode (each workspace has its own). */
   rewardsWebhookSecret: string | undefined;
   /** `off`: order outcomes by polling only, no webhook route (REWARDS_WEBHOOKS). */
   rewardsWebhooks: 'on' | 'off';
@@ -126,11 +163,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         const variable = issue.path.length > 0 ? String(issue.path[0]) : 'environment';
         return `${variable} ${issue.message}`;
       });
-  problems.push(...installationModeProblems(env));
+  const mode = installationModeOf(env);
+  // Both modes at once is the one line that matters: whatever else is missing follows from the choice.
+  if (mode.conflict) throw new ConfigError([mode.conflict]);
+  problems.push(...installationModeProblems(env, mode.mode));
+  const keyRing = keyRingOf(env, mode.mode, problems);
   if (!parsed.success || problems.length > 0) throw new ConfigError([...new Set(problems)]);
   const e = parsed.data;
   const slackApiUrl = e.SLACK_API_URL ?? DEFAULT_SLACK_API_URL;
   return {
+    mode: mode.mode,
+    slackOAuth: mode.mode === 'distribution' ? { clientId: e.SLACK_CLIENT_ID!, clientSecret: e.SLACK_CLIENT_SECRET!, stateSecret: e.SLACK_STATE_SECRET! } : undefined,
+    keyRing,
+    retentionDays: e.KUDOS_RETENTION_DAYS ?? 30,
     port: e.PORT ?? 3000,
     metricsPort: e.METRICS_PORT ?? DEFAULT_METRICS_PORT,
     metricsHost: e.METRICS_HOST ?? '127.0.0.1',
@@ -156,22 +201,56 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
+const DISTRIBUTION_VARIABLES = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'] as const;
+
+const isSet = (env: Record<string, string | undefined>, name: string) => (env[name] ?? '').trim() !== '';
+
+/**
+ * CONTRACT.md section 6: SLACK_BOT_TOKEN is single-workspace mode, the Slack OAuth client is
+ * distribution mode; both at once is one line. Neither: single-workspace mode (today's), which then
+ * asks for SLACK_BOT_TOKEN.
+ */
+function installationModeOf(env: Record<string, string | undefined>): { mode: InstallationMode; conflict?: string } {
+  const distribution = DISTRIBUTION_VARIABLES.filter((name) => isSet(env, name));
+  if (distribution.length === 0) return { mode: 'single' };
+  if (isSet(env, 'SLACK_BOT_TOKEN'))
+    return { mode: 'single', conflict: `SLACK_BOT_TOKEN and ${distribution.join(', ')} belong to two installation modes (single workspace, distribution): set the variables of one` };
+  return { mode: 'distribution' };
+}
+
 /**
  * The variables that depend on the mode (CONTRACT.md sections 3 and 6): the signing secret is only
- * needed without Socket Mode, the webhook secret only with webhooks, and the single-workspace bot
- * token cannot be combined with distribution's OAuth client.
+ * needed without Socket Mode, the webhook secret only with webhooks in single-workspace mode, the
+ * bot token and Rewards credentials only in single-workspace mode, the OAuth client only in distribution.
  */
-function installationModeProblems(env: Record<string, string | undefined>): string[] {
-  const set = (name: string) => (env[name] ?? '').trim() !== '';
+function installationModeProblems(env: Record<string, string | undefined>, mode: InstallationMode): string[] {
+  const set = (name: string) => isSet(env, name);
   const problems: string[] = [];
-  const distribution = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK_STATE_SECRET'].filter(set);
-  if (distribution.length > 0) {
-    problems.push(`SLACK_BOT_TOKEN and ${distribution.join(', ')} belong to two installation modes (single workspace, distribution): set the variables of one`);
+  if (mode === 'single') {
+    if (!set('SLACK_BOT_TOKEN'))
+      problems.push('SLACK_BOT_TOKEN is required (the Slack bot token, xoxb-…; or the distribution mode variables SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET)');
+    if (!set('REWARDS_CLIENT_ID')) problems.push('REWARDS_CLIENT_ID is required (the Rewards API client id)');
+    if (!set('REWARDS_CLIENT_SECRET')) problems.push('REWARDS_CLIENT_SECRET is required (the Rewards API client secret)');
+    if (env.REWARDS_WEBHOOKS?.trim() !== 'off' && !set('REWARDS_WEBHOOK_SECRET'))
+      problems.push('REWARDS_WEBHOOK_SECRET is required (the Rewards webhook signing secret; not needed with REWARDS_WEBHOOKS=off)');
+  } else {
+    for (const name of DISTRIBUTION_VARIABLES) if (!set(name)) problems.push(`${name} is required in distribution mode (${DISTRIBUTION_VARIABLES.filter(set).join(', ')} set)`);
   }
   if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET')) problems.push('SLACK_SIGNING_SECRET is required (the Slack app signing secret; not needed in Socket Mode, with SLACK_APP_TOKEN)');
-  if (env.REWARDS_WEBHOOKS?.trim() !== 'off' && !set('REWARDS_WEBHOOK_SECRET'))
-    problems.push('REWARDS_WEBHOOK_SECRET is required (the Rewards webhook signing secret; not needed with REWARDS_WEBHOOKS=off)');
   return problems;
+}
+
+/** KUDOS_ENCRYPTION_KEY: required in distribution mode, optional in single-workspace mode; a bad value is one line. */
+function keyRingOf(env: Record<string, string | undefined>, mode: InstallationMode, problems: string[]): KeyRing | undefined {
+  const value = env.KUDOS_ENCRYPTION_KEY;
+  if (mode === 'single' && (value ?? '').trim() === '') return undefined;
+  try {
+    return parseKeyRing(value);
+  } catch (error) {
+    if (!(error instanceof KeyRingError)) throw error;
+    problems.push(mode === 'distribution' && (value ?? '').trim() === '' ? `${error.message} (distribution mode seals every installation's tokens with it)` : error.message);
+    return undefined;
+  }
 }
 
 function tokenKind(token: string): string {

@@ -126,4 +126,70 @@ describe('installation modes (CONTRACT.md sections 3 and 6)', () => {
       expect(problems).toEqual([expect.stringMatching(/^SLACK_BOT_TOKEN and SLACK_CLIENT_ID, SLACK_CLIENT_SECRET belong to two installation modes/)]);
     }
   });
+
+  const KEY = Buffer.alloc(32, 7).toString('base64');
+  const DISTRIBUTION_ENV = {
+    SLACK_CLIENT_ID: '123.456',
+    SLACK_CLIENT_SECRET: 'client-secret',
+    SLACK_STATE_SECRET: 'state-secret',
+    SLACK_SIGNING_SECRET: 'signing-secret',
+    KUDOS_ENCRYPTION_KEY: `k1:${KEY}`,
+    REWARDS_API_URL: 'http://127.0.0.1:4010/',
+  };
+
+  it('single-workspace mode is the default; the key ring is optional there, retention defaults to 30 days', () => {
+    const config = loadConfig(REQUIRED_ENV);
+    expect(config).toMatchObject({ mode: 'single', slackBotToken: 'xoxb-1', slackOAuth: undefined, keyRing: undefined, retentionDays: 30 });
+    const withKey = loadConfig({ ...REQUIRED_ENV, KUDOS_ENCRYPTION_KEY: KEY, KUDOS_RETENTION_DAYS: '7' });
+    expect(withKey.keyRing?.open(withKey.keyRing.seal('x', 'ctx'), 'ctx')).toBe('x');
+    expect(withKey.retentionDays).toBe(7);
+  });
+
+  it('distribution mode: the OAuth client, the signing secret and the key ring; no bot token or Rewards credentials', () => {
+    const config = loadConfig(DISTRIBUTION_ENV);
+    expect(config).toMatchObject({
+      mode: 'distribution',
+      slackOAuth: { clientId: '123.456', clientSecret: 'client-secret', stateSecret: 'state-secret' },
+      slackBotToken: undefined,
+      rewardsClientId: undefined,
+      rewardsWebhookSecret: undefined,
+      retentionDays: 30,
+    });
+    expect(config.keyRing?.primaryKeyId).toBe('k1');
+    // Socket Mode is an add-on: the signing secret becomes optional.
+    const { SLACK_SIGNING_SECRET: _s, ...withoutSigning } = DISTRIBUTION_ENV;
+    expect(loadConfig({ ...withoutSigning, SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' })).toMatchObject({ mode: 'distribution', slackAppToken: 'xapp-1-A1-2-abc' });
+  });
+
+  it('distribution mode names each missing variable on its own line, the encryption key included', () => {
+    const { SLACK_STATE_SECRET: _st, KUDOS_ENCRYPTION_KEY: _k, SLACK_SIGNING_SECRET: _si, ...partial } = DISTRIBUTION_ENV;
+    const problems = problemsOf(partial);
+    expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(['KUDOS_ENCRYPTION_KEY', 'SLACK_SIGNING_SECRET', 'SLACK_STATE_SECRET']);
+    expect(problems.every((p) => !p.includes('\n'))).toBe(true);
+  });
+
+  it.each([
+    ['not base64 at all', 'not 32 bytes'],
+    [Buffer.alloc(16, 1).toString('base64'), 'not 32 bytes'],
+    [`bad id!:${Buffer.alloc(32, 1).toString('base64')}`, 'invalid key id'],
+  ])('a wrong KUDOS_ENCRYPTION_KEY (%s) is one line that never echoes the key, in either mode', (value, says) => {
+    for (const env of [DISTRIBUTION_ENV, REQUIRED_ENV]) {
+      const problems = problemsOf({ ...env, KUDOS_ENCRYPTION_KEY: value });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(/^KUDOS_ENCRYPTION_KEY/);
+      expect(problems[0]).toContain(says);
+      expect(problems[0]).not.toContain(value);
+    }
+  });
+
+  it('both modes at once is exactly one line, whatever else is set or missing', () => {
+    expect(problemsOf({ ...DISTRIBUTION_ENV, SLACK_BOT_TOKEN: 'xoxb-1' })).toEqual([
+      'SLACK_BOT_TOKEN and SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET belong to two installation modes (single workspace, distribution): set the variables of one',
+    ]);
+    expect(problemsOf({ SLACK_BOT_TOKEN: 'xoxb-1', SLACK_STATE_SECRET: 's' })).toHaveLength(1);
+  });
+
+  it('KUDOS_RETENTION_DAYS must be a whole number of days', () => {
+    expect(problemsOf({ ...REQUIRED_ENV, KUDOS_RETENTION_DAYS: '0' })).toEqual(['KUDOS_RETENTION_DAYS must be a whole number of days from 1 to 3650']);
+  });
 });
