@@ -38,6 +38,10 @@ export type Notice =
   | { type: 'order.delivered'; kudos: KudosRow; counts: DeliveryCounts }
   /** To the sender: one recipient's card bounced (with the way to fix the address). */
   | { type: 'order.bounced'; bounce: BouncedRecipientRow }
+  /** The bounce DM, updated: the card was resent to the corrected address (`note`: what else to do). */
+  | { type: 'bounce.resent'; bounce: BouncedRecipientRow; note?: string }
+  /** The bounce DM, updated: resending failed (with the way to try again). */
+  | { type: 'bounce.resend_failed'; bounce: BouncedRecipientRow; reason: string }
   /** In the channel: an order was placed outside Slack. */
   | { type: 'order.external'; orderId: string; cardType: string; totalAmount: string; currency: string; recipientCount: number }
   /** To the requester: (a part of) their reward links. */

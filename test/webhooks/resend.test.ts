@@ -1,12 +1,12 @@
 // A bounced card: the sender gets a DM with "Fix address and resend"; the modal checks the address
 // inline, the order is resent with updatedEmail, and the address book and the Slack mapping follow.
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bouncedRecipients, kudos, recipientMappings } from '../../src/db/schema/index.js';
-import { eventually, postSignedPayload, sendModalValues, viewSubmissionPayload, type TestStack } from '../support/app.js';
+import { eventually, postSignedPayload, sendModalValues, startTestStack, viewSubmissionPayload, type TestStack } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
-import { openSendModal, startWebhookStack } from './support.js';
+import { FAST_CHECKS, openSendModal, startWebhookStack } from './support.js';
 
 let testDb: TestDatabase;
 let emulator: TestEmulator;
@@ -133,5 +133,78 @@ describe('bounced recipients', () => {
     const [bounce] = await testDb.db.select().from(bouncedRecipients);
     expect(bounce!.status).toBe('open');
     expect(((await emulator.emails()) as EmailRecord[]).filter((e) => e.kind === 'resend')).toHaveLength(0);
+  });
+
+  // A process that died between taking the resend (status `resending`) and recording its outcome used
+  // to leave "A resend is already in progress" forever. Only the columns every version has are set
+  // here, as the dead process would have left them; the lease (5 min) is long over.
+  async function leaveStuck(correctedEmail: string) {
+    const [bounce] = await testDb.db.select().from(bouncedRecipients);
+    await testDb.db
+      .update(bouncedRecipients)
+      .set({ status: 'resending', correctedEmail, updatedAt: sql`now() - interval '10 minutes'` })
+      .where(eq(bouncedRecipients.id, bounce!.id));
+    return bounce!;
+  }
+  const resends = async () => ((await emulator.emails()) as EmailRecord[]).filter((e) => e.kind === 'resend');
+
+  it('a resend left in progress by a process that died is finished by the sweep, once, and the DM updated', async () => {
+    await sendAndComplete(['U_EMP1']);
+    const dm = await stack.sim.waitFor(bounceDm);
+    await eventually(async () => (await testDb.db.select().from(bouncedRecipients)).some((b) => b.dmTs));
+    await leaveStuck('eli.recovered@example.com');
+
+    const [done] = await eventually(async () => {
+      const rows = await testDb.db.select().from(bouncedRecipients);
+      return rows[0]?.status === 'resent' ? rows : undefined;
+    }, 10_000);
+    expect(done!.correctedEmail).toBe('eli.recovered@example.com');
+    expect(await resends()).toEqual([expect.objectContaining({ to: 'eli.recovered@example.com', bounced: false })]);
+    const updated = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited));
+    expect(updated.text).toContain('eli.recovered@example.com');
+    expect(JSON.stringify(updated.blocks)).not.toContain('bounce_fix_open');
+    // The sweep keeps running: still one resend.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await resends()).toHaveLength(1);
+  });
+
+  it('a resend that reached the API before its process died is recorded by the sweep without resending again', async () => {
+    const row = await sendAndComplete(['U_EMP1']);
+    await stack.sim.waitFor(bounceDm);
+    await eventually(async () => (await testDb.db.select().from(bouncedRecipients)).some((b) => b.dmTs));
+    // The dead process's call went through: the order already carries the corrected address.
+    await stack.app.rewards.orders.resend(row.orderId!, { recipients: [{ email: 'someone@bounce.test', updatedEmail: 'eli.applied@example.com' }] });
+    await leaveStuck('eli.applied@example.com');
+
+    await eventually(async () => (await testDb.db.select().from(bouncedRecipients))[0]?.status === 'resent', 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await resends()).toEqual([expect.objectContaining({ to: 'eli.applied@example.com' })]);
+  });
+});
+
+describe('bounced recipients: the sender takes over a stuck resend', () => {
+  it('after the lease, "Fix address and resend" works again instead of "already in progress" forever', async () => {
+    await stack.close();
+    // The background sweep is slowed down, so that the sender's own try is what takes the resend over.
+    stack = await startTestStack({ db: testDb.db, emulator, env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN' }, app: { webhooks: { ...FAST_CHECKS, sweepIntervalMs: 600_000 } } });
+    stack.sim.workspace.users.find((u) => u.id === 'U_EMP1')!.email = 'someone@bounce.test';
+    await sendAndComplete(['U_EMP1']);
+    const dm = await stack.sim.waitFor(bounceDm);
+    await eventually(async () => (await testDb.db.select().from(bouncedRecipients)).some((b) => b.dmTs));
+    const [bounce] = await testDb.db.select().from(bouncedRecipients);
+    await testDb.db
+      .update(bouncedRecipients)
+      .set({ status: 'resending', correctedEmail: 'eli.never@example.com', updatedAt: sql`now() - interval '10 minutes'` })
+      .where(eq(bouncedRecipients.id, bounce!.id));
+
+    await stack.sim.clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_MANAGER');
+    const modal = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'));
+    const answer = await stack.sim.submitView(modal.id, { bounce_fix_email: { email: { type: 'email_text_input', value: 'eli.now@example.com' } } }, 'U_MANAGER');
+    expect(answer.body).toBe('');
+    await eventually(async () => (await testDb.db.select().from(bouncedRecipients))[0]?.status === 'resent', 10_000);
+    const resent = ((await emulator.emails()) as EmailRecord[]).filter((e) => e.kind === 'resend');
+    expect(resent).toEqual([expect.objectContaining({ to: 'eli.now@example.com', bounced: false })]);
+    const updated = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited));
+    expect(updated.text).toContain('eli.now@example.com');
   });
 });

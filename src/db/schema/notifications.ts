@@ -47,7 +47,10 @@ export const notifications = pgTable(
 
 export type NotificationRow = typeof notifications.$inferSelect;
 
-/** open: the sender was asked to fix it; resending: a resend is in flight; resent: done. */
+/**
+ * open: the sender was asked to fix it; resending: a resend is in flight (held until claimed_until; a
+ * resend whose process died is taken over after that, looking at the order first); resent: done.
+ */
 export type BounceStatus = 'open' | 'resending' | 'resent';
 
 export const bouncedRecipients = pgTable(
@@ -68,6 +71,10 @@ export const bouncedRecipients = pgTable(
     confirmed: boolean('confirmed').notNull().default(true),
     status: text('status').$type<BounceStatus>().notNull().default('open'),
     correctedEmail: text('corrected_email'),
+    /** While `resending`: the holder's lease. After it, the sweep (or the sender's next try) takes the resend over. */
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    /** Claims so far: fences the holder's writes, and above 1 means an earlier try may have reached the API. */
+    attempts: integer('attempts').notNull().default(0),
     dmChannel: text('dm_channel'),
     dmTs: text('dm_ts'),
     resentBy: text('resent_by'),

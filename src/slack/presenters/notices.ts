@@ -5,6 +5,8 @@ import { buildApprovalMessage, buildDecisionNotice, buildReopenedNotice, buildWa
 import { buildAnnouncement, buildConfirmation, buildFailure, buildOutcomeUnknown } from '../blocks/messages.js';
 import {
   buildBounceDm,
+  buildBounceResendFailed,
+  buildBounceResolved,
   buildCompletionNotice,
   buildExternalOrderNotice,
   buildRewardLinksDm,
@@ -34,6 +36,10 @@ export const presentNotice: NoticePresenter = (notice) => {
       return buildSenderCompletionDm(notice.kudos, notice.counts);
     case 'order.bounced':
       return buildBounceDm(notice.bounce);
+    case 'bounce.resent':
+      return buildBounceResolved(notice.bounce, notice.bounce.correctedEmail ?? '', notice.note);
+    case 'bounce.resend_failed':
+      return buildBounceResendFailed(notice.bounce, notice.reason);
     case 'order.external':
       return buildExternalOrderNotice(notice);
     case 'reward_links.ready':

@@ -2,7 +2,7 @@
 // closes, the card is resent in the background and the DM with the button is updated.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { checkCorrectedEmail, getBounce, resendBouncedCard } from '../../domain/resend.js';
+import { checkCorrectedEmail, getBounce, resendBouncedCard, resendInProgress } from '../../domain/resend.js';
 import { buildBounceResendFailed, buildBounceResolved } from '../blocks/notification-messages.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -27,7 +27,7 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
     if (problem) return ack({ response_action: 'errors', errors: { [block]: problem } });
     const admin = bounce.senderUserId === actor ? false : await deps.isAdmin(ws, actor);
     if (bounce.senderUserId !== actor && !admin) return ack({ response_action: 'errors', errors: { [block]: 'Only the sender of these kudos (or an admin) can resend the card.' } });
-    if (bounce.status !== 'open')
+    if (bounce.status === 'resent' || (bounce.status === 'resending' && resendInProgress(bounce, deps.now())))
       return ack({
         response_action: 'errors',
         errors: { [block]: bounce.status === 'resent' ? `Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.` : 'A resend is already in progress.' },
@@ -40,6 +40,10 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
     if (outcome.ok) {
       if (where) await deps.slack.updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, email, outcome.note));
       else await deps.slack.sendDirectMessage(actor, buildBounceResolved(outcome.row, email, outcome.note));
+      return;
+    }
+    if (outcome.reason === 'already' && outcome.row?.status === 'resent' && where) {
+      await deps.slack.updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, outcome.row.correctedEmail ?? email));
       return;
     }
     if (outcome.reason === 'failed' && where && outcome.row) {
