@@ -9,7 +9,7 @@ export interface WorkspaceUser {
   displayName: string;
   /** Absent: the profile has no e-mail (Slack omits the field). */
   email?: string;
-  /** IANA zone, as Slack's `tz`. */
+  /** IANA zone, as Slack's `tz`; '' for a profile without one (users.info then has no tz fields). */
   tz: string;
   isAdmin: boolean;
   isOwner: boolean;

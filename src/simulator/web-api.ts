@@ -34,7 +34,8 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 const bool = (v: unknown): boolean => v === true || v === 'true' || v === '1' || v === 1;
 
 export function slackUser(state: SimulatorState, u: WorkspaceUser): Json {
-  const offsetSeconds = Math.round(getTimezoneOffset(u.tz, new Date(state.now())) / 1000);
+  // A profile without a time zone (tz '') has none of the tz fields, as Slack answers for such users.
+  const offsetSeconds = u.tz ? Math.round(getTimezoneOffset(u.tz, new Date(state.now())) / 1000) : undefined;
   const image = `https://avatars.example.invalid/${u.id}.png`;
   return {
     id: u.id,
@@ -43,9 +44,7 @@ export function slackUser(state: SimulatorState, u: WorkspaceUser): Json {
     deleted: u.deleted,
     color: '9f69e7',
     real_name: u.realName,
-    tz: u.tz,
-    tz_label: u.tz,
-    tz_offset: offsetSeconds,
+    ...(u.tz ? { tz: u.tz, tz_label: u.tz, tz_offset: offsetSeconds } : {}),
     profile: {
       real_name: u.realName,
       real_name_normalized: u.realName,

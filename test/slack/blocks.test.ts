@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KudosRow } from '../../src/db/schema/index.js';
 import { buildAnnouncement, buildConfirmation, buildScheduledList } from '../../src/slack/blocks/messages.js';
 import { buildDesignOptions, buildGroupOptions } from '../../src/slack/blocks/options.js';
-import { buildSendModal } from '../../src/slack/blocks/send-modal.js';
+import { buildSendModal, timeHint } from '../../src/slack/blocks/send-modal.js';
 import { ScheduledList, SendModal } from '../../src/slack/ids.js';
 import { buildKudosRow } from '../support/kudos-row.js';
 
@@ -34,6 +34,12 @@ function row(overrides: Partial<KudosRow> = {}): KudosRow {
 }
 
 describe('Block Kit builders', () => {
+  it('the send modal says in which time zone a scheduled time is read, UTC when the profile has none', () => {
+    expect(timeHint({ timezone: 'Asia/Tokyo' })).toContain('In your Slack time zone, Asia/Tokyo');
+    expect(timeHint({ noTimezone: true })).toMatch(/no time zone.*UTC/);
+    expect(timeHint({})).toContain('UTC if your profile has none');
+  });
+
   it('the send modal uses the ids of ids.ts and stays within Slack limits', () => {
     const modal = buildSendModal({ timezone: 'Asia/Tokyo', today: '2027-01-01', metadata: { channelId: 'C1' }, userIds: ['U1'], amountDollars: 25 });
     const blocks = modal.blocks as Array<{ block_id: string; element: { action_id: string } }>;

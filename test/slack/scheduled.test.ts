@@ -68,6 +68,29 @@ describe('scheduled sends', () => {
     expect(stack.sim.messages('C_KUDOS')).toHaveLength(0);
   });
 
+  it('tells a sender whose Slack profile has no time zone that the time is UTC, and schedules it in UTC', async () => {
+    stack.sim.workspace.users.find((u) => u.id === 'U_EMP2')!.tz = '';
+    await stack.sim.slashCommand('U_EMP2', '', 'C_GENERAL');
+    const view = await stack.sim.waitFor(() => stack.sim.openViews('U_EMP2').at(-1));
+    const timeBlock = (view.blocks as Array<{ block_id?: string; hint?: { text: string } }>).find((b) => b.block_id === 'send_time');
+    expect(timeBlock?.hint?.text).toContain('no time zone');
+    expect(timeBlock?.hint?.text).toContain('UTC');
+    // A sender with a zone is told which one.
+    await stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
+    const theirs = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').at(-1));
+    expect(JSON.stringify(theirs.blocks)).toContain('In your Slack time zone, America/New_York');
+
+    const answer = await stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', message: 'later', schedule: { date: '2027-03-14', time: '09:00' } }),
+      'U_EMP2',
+    );
+    expect(answer.body).toBe('');
+    const row = await scheduledRow();
+    expect(row.scheduledAt!.toISOString()).toBe('2027-03-14T09:00:00.000Z');
+    expect(row.scheduleTimezone).toBe('UTC');
+  });
+
   it('places a Tokyo sender’s 09:00 at 00:00 UTC', async () => {
     await scheduleSend('U_TOKYO', '2027-03-14', '09:00');
     const row = await scheduledRow();

@@ -12,6 +12,11 @@ export interface SendModalState {
   message?: string;
   /** The sender's IANA zone: the date and time pickers are read in it (unknown if Slack was slow). */
   timezone?: string;
+  /**
+   * Slack answered and the sender's profile has no (usable) time zone: scheduled times are read in
+   * UTC, and the modal says so.
+   */
+  noTimezone?: boolean;
   /** YYYY-MM-DD in the sender's zone, to prefill the date picker. */
   today?: string;
   /** Carried to the submission. */
@@ -141,7 +146,7 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
       block_id: B.time,
       optional: true,
       label: plain('Time (if scheduled)'),
-      hint: plain(`In your Slack time zone${state.timezone ? `, ${state.timezone}` : ''}. At least 10 minutes from now.`),
+      hint: plain(timeHint(state)),
       element: { type: 'timepicker', action_id: A.time, initial_time: '09:00', ...(state.timezone ? { timezone: state.timezone } : {}) },
     },
   ];
@@ -154,6 +159,13 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
     private_metadata: JSON.stringify(state.metadata),
     blocks,
   };
+}
+
+/** In which zone the date and time pickers are read: the sender's, or UTC (said, never silent). */
+export function timeHint(state: Pick<SendModalState, 'timezone' | 'noTimezone'>): string {
+  if (state.timezone) return `In your Slack time zone, ${state.timezone}. At least 10 minutes from now.`;
+  if (state.noTimezone) return 'Your Slack profile has no time zone, so this time is in UTC (set your time zone in Slack to schedule in your own). At least 10 minutes from now.';
+  return 'In your Slack time zone (UTC if your profile has none). At least 10 minutes from now.';
 }
 
 export function groupOptionValue(kind: 'slack' | 'addressBook', id: string): string {

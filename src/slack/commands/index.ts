@@ -4,6 +4,7 @@ import type { App } from '@slack/bolt';
 import { listScheduled } from '../../domain/kudos-store.js';
 import { isCancellable } from '../../domain/cancel.js';
 import { describeForUser } from '../../domain/rewards-errors.js';
+import { isValidTimeZone } from '../../domain/schedule.js';
 import { toCents } from '../../rewards/index.js';
 import { buildBalance, buildHelp, buildScheduledList } from '../blocks/messages.js';
 import { buildSendModal } from '../blocks/send-modal.js';
@@ -84,7 +85,7 @@ export function register(app: App, deps: ListenerDeps): void {
             undefined,
             undefined,
           ] as const);
-          const timezone = sender?.tz;
+          const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
           const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
           // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
           const design = defaults?.defaultProductId
@@ -102,6 +103,7 @@ export function register(app: App, deps: ListenerDeps): void {
               ...(parsed.message ? { message: parsed.message } : {}),
               ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
               ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
+              ...(sender && !timezone ? { noTimezone: true, today: todayInCached('UTC', deps.now()) } : {}),
               metadata: { channelId: command.channel_id },
             }),
           );
