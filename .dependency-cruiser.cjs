@@ -15,9 +15,9 @@ module.exports = {
       severity: 'error',
       comment:
         'src/domain decides and records; what must be told leaves it as plain data (notices.ts) through its ports (ports.ts). ' +
-        'It may import config, db, rewards and itself, nothing that talks to Slack or serves HTTP.',
+        "It may import config, db, rewards and itself, nothing that talks to Slack (our edge or Slack's SDKs) or serves HTTP.",
       from: { path: '^src/domain/' },
-      to: { path: '^src/(slack|http|webhooks|observability|simulator|emulator|dev)/|^src/(app|main)\\.ts$' },
+      to: { path: '^src/(slack|http|webhooks|observability|simulator|emulator|dev)/|^src/(app|main)\\.ts$|(^|/)node_modules/@slack/' },
     },
     {
       name: 'stands-alone',
@@ -68,7 +68,6 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)node_modules/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },

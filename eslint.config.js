@@ -33,6 +33,25 @@ export default tseslint.config(
     },
   },
   {
+    // The domain sees what the Messenger port says (ChatRefusal outcomes, domain/ports.ts), never
+    // Slack's own error codes or error shapes: slack/gateway.ts translates them.
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'Literal[value=/^slack_webapi_|^(not_in_channel|channel_not_found|is_archived|no_such_subteam|subteam_not_found|user_not_found|message_not_found|ratelimited|invalid_auth|token_revoked|missing_scope)$/]',
+          message: 'A Slack error code in the domain: translate it in src/slack (toChatRefusal) and decide on the ChatRefusal outcome here.',
+        },
+        {
+          selector: 'TSPropertySignature[key.name="data"] TSPropertySignature[key.name="error"]',
+          message: "Reading Slack's error shape ({ data: { error } }) in the domain: decide on the ChatRefusal outcome instead.",
+        },
+      ],
+    },
+  },
+  {
     // The simulator and the tests read Slack's and the API's loosely typed JSON on purpose.
     files: ['src/simulator/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: {

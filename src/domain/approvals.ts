@@ -140,8 +140,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         asked = { kind: 'channel', channel: settings.approvalChannel };
       } catch (error) {
         log.warn('posting to the approval channel failed; messaging approvers directly', { kudosId, channel: settings.approvalChannel, error });
-        const code = (error as { data?: { error?: string } }).data?.error ?? '';
-        await noteChannelFailure(deps.db, view.kudos, settings.approvalChannel, code).catch(() => false);
+        await noteChannelFailure(deps.db, view.kudos, settings.approvalChannel, error).catch(() => false);
       }
     }
     if (refs.length === 0) {

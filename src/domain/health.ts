@@ -4,9 +4,8 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { healthWarnings, type HealthWarningRow } from '../db/schema/index.js';
+import { isChatRefusal } from './ports.js';
 
-/** Slack errors that mean the app cannot post in a channel until an admin acts. */
-export const UNREACHABLE_CHANNEL_ERRORS = ['not_in_channel', 'channel_not_found', 'is_archived'] as const;
 export const CHANNEL_UNREACHABLE = 'channel.unreachable';
 
 export async function openHealthWarnings(db: Database, teamId: string): Promise<HealthWarningRow[]> {
@@ -45,9 +44,12 @@ export async function resolveHealthWarning(db: Database, w: { teamId: string; ki
   return resolved.length > 0;
 }
 
-/** A post to `channel` was refused with `code`: a warning for the admins when it is one they can fix. */
-export async function noteChannelFailure(db: Database, ws: { teamId?: string | null; enterpriseId?: string | null }, channel: string, code: string): Promise<boolean> {
-  if (!ws.teamId || !(UNREACHABLE_CHANNEL_ERRORS as readonly string[]).includes(code)) return false;
-  await raiseHealthWarning(db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, kind: CHANNEL_UNREACHABLE, subject: channel, error: code });
+/**
+ * A post to `channel` failed with `error`: a warning for the admins when the Messenger says the
+ * channel is unreachable (only an admin can fix that), with the platform's word for it.
+ */
+export async function noteChannelFailure(db: Database, ws: { teamId?: string | null; enterpriseId?: string | null }, channel: string, error: unknown): Promise<boolean> {
+  if (!ws.teamId || !isChatRefusal(error, 'channel_unreachable')) return false;
+  await raiseHealthWarning(db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, kind: CHANNEL_UNREACHABLE, subject: channel, error: error.detail });
   return true;
 }

@@ -20,7 +20,7 @@ import { and, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { notifications, type NotificationRow } from '../db/schema/index.js';
-import type { Messenger, PostedMessage, RenderedMessage } from './ports.js';
+import { isChatRefusal, type Messenger, type PostedMessage, type RenderedMessage } from './ports.js';
 import { noteChannelFailure } from './health.js';
 
 export interface NotificationKey {
@@ -119,7 +119,7 @@ export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: Notifica
         if (isRefused(error)) {
           await deps.db.delete(notifications).where(eq(notifications.id, row.id));
           // Not in the channel, or the channel is gone: only an admin can fix that; tell them on Home.
-          if ('channel' in items[i]!.notice.to) await noteChannelFailure(deps.db, key, channel.value, errorCodeOf(error));
+          if ('channel' in items[i]!.notice.to) await noteChannelFailure(deps.db, key, channel.value, error);
         } else if (isRateLimited(error)) await postLater(deps.db, row.id, error);
         throw error;
       }
@@ -136,7 +136,7 @@ export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: Notifica
 
 /** Known not posted (429): try again after Slack's Retry-After, with no need to look first. */
 async function postLater(db: Database, id: string, error: unknown): Promise<void> {
-  const retryAfterSeconds = Math.max(1, Number((error as { retryAfter?: number }).retryAfter) || 5);
+  const retryAfterSeconds = Math.max(1, (isChatRefusal(error) ? error.retryAfterSeconds : undefined) ?? 5);
   await db
     .update(notifications)
     .set({ attemptedAt: null, claimedUntil: lease(retryAfterSeconds * 1000) })
@@ -227,7 +227,7 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
     } catch (error) {
       if (isRefused(error)) {
         await giveUp(deps.db, row.id, errorCodeOf(error));
-        if (row.channel && !row.dmUserId) await noteChannelFailure(deps.db, row, row.channel, errorCodeOf(error));
+        if (row.channel && !row.dmUserId) await noteChannelFailure(deps.db, row, row.channel, error);
         log.warn('Slack refused a stalled notice; given up', { error });
         report.failed++;
       } else if (isRateLimited(error)) {
@@ -271,17 +271,17 @@ export async function findNotification(db: Database, kind: string, subject: stri
   return row;
 }
 
-/** Slack answered ok:false (a platform error): the message was not posted, and will not be as it is. */
+/** The Messenger says the message was not posted, and will not be as it is. */
 function isRefused(error: unknown): boolean {
-  return (error as { code?: string } | null)?.code === 'slack_webapi_platform_error';
+  return isChatRefusal(error, 'refused', 'channel_unreachable', 'not_found');
 }
 
-/** Slack answered 429: not posted. */
+/** Not posted for now (rate-limited): try again after the wait the Messenger names. */
 function isRateLimited(error: unknown): boolean {
-  return (error as { code?: string } | null)?.code === 'slack_webapi_rate_limited_error';
+  return isChatRefusal(error, 'rate_limited');
 }
 
 function errorCodeOf(error: unknown): string {
-  const data = (error as { data?: { error?: string } } | null)?.data;
-  return data?.error ?? (error instanceof Error ? error.message : String(error));
+  if (isChatRefusal(error)) return error.detail;
+  return error instanceof Error ? error.message : String(error);
 }

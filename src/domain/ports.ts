@@ -27,7 +27,40 @@ export function displayNameOf(user: Pick<WorkspaceUser, 'displayName' | 'realNam
 /** Who is who: user lookups (cached by the adapter) and user groups. */
 export interface UserDirectory {
   userInfo(userId: string): Promise<WorkspaceUser | undefined>;
+  /** Rejects with a ChatRefusal of outcome `not_found` for an id that is no user group (deleted, or never one). */
   usergroupMembers(usergroupId: string): Promise<string[]>;
+}
+
+/**
+ * What the chat platform answered when it did not do what a port asked, in the domain's words. The
+ * adapter (slack/gateway.ts) translates the platform's own error codes into these outcomes; the
+ * domain decides on `outcome` alone. Any other error means the outcome is unknown (a timeout, a lost
+ * answer): the message may or may not have been posted.
+ * - `channel_unreachable`: nothing posted, and nothing will be until an admin acts (the app is not in
+ *   the channel, the channel is gone or archived);
+ * - `refused`: nothing posted; the same request will be refused again;
+ * - `rate_limited`: nothing posted; try again after `retryAfterSeconds`;
+ * - `not_found`: the user group (or other thing asked about) does not exist.
+ */
+export type ChatOutcome = 'channel_unreachable' | 'refused' | 'rate_limited' | 'not_found';
+
+export class ChatRefusal extends Error {
+  override readonly name = 'ChatRefusal';
+  readonly retryAfterSeconds: number | undefined;
+  constructor(
+    readonly outcome: ChatOutcome,
+    /** The platform's own word for it, kept for logs and for admins to read (a health warning); never decided on. */
+    readonly detail: string,
+    options: { retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    super(`${outcome}: ${detail}`, { cause: options.cause });
+    this.retryAfterSeconds = options.retryAfterSeconds;
+  }
+}
+
+/** `error` is a ChatRefusal with one of `outcomes`. */
+export function isChatRefusal(error: unknown, ...outcomes: ChatOutcome[]): error is ChatRefusal {
+  return error instanceof ChatRefusal && (outcomes.length === 0 || outcomes.includes(error.outcome));
 }
 
 /**
@@ -50,7 +83,10 @@ export interface MessageMetadata {
   payload: Record<string, string | number | boolean>;
 }
 
-/** Posting and updating messages: the outbox (notifications.ts) and approval requests use it. */
+/**
+ * Posting and updating messages: the outbox (notifications.ts) and approval requests use it. A
+ * message the platform did not take rejects with a ChatRefusal (see above).
+ */
 export interface Messenger {
   postMessage(channel: string, message: RenderedMessage & { threadTs?: string; metadata?: MessageMetadata }): Promise<PostedMessage>;
   /** The direct-message channel with a user. */

@@ -4,7 +4,7 @@
 import type { NewKudosRow } from '../db/schema/index.js';
 import type { KudosRecipientSnapshot } from '../db/schema/index.js';
 import { RewardsBadRequestError, RewardsNotFoundError, RewardsRequestValidationError, type RewardsClient } from '../rewards/index.js';
-import { displayNameOf, type UserDirectory, type WorkspaceUser } from './ports.js';
+import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from './ports.js';
 import type { DesignCatalog } from './catalog.js';
 import { messageProblem } from './message-text.js';
 import { checkAmountInRange, parseWholeDollars, REFUND_WINDOWS, totalCents } from './money.js';
@@ -57,17 +57,14 @@ export type PreparedSend =
 
 export const MAX_RECIPIENTS = 100;
 
-const SLACK_USERGROUP_ID = /^S[A-Z0-9_]{2,}$/;
 const GONE_GROUP = 'That group no longer exists (or is not one this form offered); pick another.';
 
-/** A Slack user group's members, or why the group cannot be used (unknown ids are the user's to fix, not a retry). */
+/** A user group's members, or why the group cannot be used (unknown ids, however they look, are the user's to fix, not a retry). */
 async function usergroupMembersOrProblem(users: SendRequestDeps['users'], id: string): Promise<string[] | string> {
-  if (!SLACK_USERGROUP_ID.test(id)) return GONE_GROUP;
   try {
     return await users.usergroupMembers(id);
   } catch (error) {
-    const code = (error as { data?: { error?: string } }).data?.error;
-    if (code === 'no_such_subteam' || code === 'subteam_not_found' || code === 'invalid_arguments') return GONE_GROUP;
+    if (isChatRefusal(error, 'not_found')) return GONE_GROUP;
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 // The one module for outbound Slack Web API calls (post, update, DM, views, user lookups), so that
 // the domain never sees Bolt, and tests can observe every call in the simulator's log.
 import type { types, webApi } from '@slack/bolt';
-import type { Messenger, RenderedMessage, UserDirectory, WorkspaceUser } from '../domain/ports.js';
+import { ChatRefusal, type ChatOutcome, type Messenger, type RenderedMessage, type UserDirectory, type WorkspaceUser } from '../domain/ports.js';
 import type { DirectWebApiCall } from './direct-web-api.js';
 
 type WebClient = webApi.WebClient;
@@ -38,6 +38,40 @@ export interface SlackGateway extends Messenger, UserDirectory {
   ensureChannelMember(channel: string): Promise<'member' | 'joined' | 'not_member' | 'missing'>;
   /** chat.getPermalink: a link to a message; undefined when Slack has none (deleted, no access). */
   permalink(channel: string, ts: string): Promise<string | undefined>;
+}
+
+/** Slack errors that mean the app cannot post in a channel until an admin acts. */
+const UNREACHABLE_CHANNEL_ERRORS = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
+/** Slack errors of usergroups.users.list for an id that is no user group. */
+const UNKNOWN_USERGROUP_ERRORS = new Set(['no_such_subteam', 'subteam_not_found', 'invalid_arguments']);
+/** The shape of a Slack user group id: anything else is not sent to Slack at all. */
+const SLACK_USERGROUP_ID = /^S[A-Z0-9_]{2,}$/;
+
+/**
+ * Slack's errors in the domain's words (ChatRefusal, domain/ports.ts): an `ok: false` answer is a
+ * refusal (an unreachable channel when an admin must act, `notFound` when the call names its
+ * not-found codes), a 429 is `rate_limited` with Slack's Retry-After. Anything else (a timeout, a
+ * lost answer) is passed on as it is: the outcome is unknown.
+ */
+export function toChatRefusal(error: unknown, notFound: ReadonlySet<string> = new Set()): unknown {
+  const e = error as { code?: unknown; data?: { error?: unknown }; retryAfter?: unknown } | null;
+  if (e?.code === 'slack_webapi_rate_limited_error') {
+    const retryAfter = Number(e.retryAfter);
+    return new ChatRefusal('rate_limited', 'ratelimited', { cause: error, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}) });
+  }
+  if (e?.code !== 'slack_webapi_platform_error') return error;
+  const code = typeof e.data?.error === 'string' ? e.data.error : 'unknown_error';
+  const outcome: ChatOutcome = notFound.has(code) ? 'not_found' : UNREACHABLE_CHANNEL_ERRORS.has(code) ? 'channel_unreachable' : 'refused';
+  return new ChatRefusal(outcome, code, { cause: error });
+}
+
+/** Runs a port's call, rejecting with Slack's errors translated (toChatRefusal). */
+async function translated<T>(call: () => Promise<T>, notFound?: ReadonlySet<string>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw toChatRefusal(error, notFound);
+  }
 }
 
 interface RawSlackUser {
@@ -123,7 +157,8 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       users.delete(userId);
     },
     async usergroupMembers(usergroupId) {
-      const res = await client.usergroups.users.list({ usergroup: usergroupId });
+      if (!SLACK_USERGROUP_ID.test(usergroupId)) throw new ChatRefusal('not_found', 'not a user group id');
+      const res = await translated(() => client.usergroups.users.list({ usergroup: usergroupId }), UNKNOWN_USERGROUP_ERRORS);
       return res.users ?? [];
     },
     async listUsergroups() {
@@ -131,22 +166,24 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       return (res.usergroups ?? []).map((g) => ({ id: g.id ?? '', handle: g.handle ?? '', name: g.name ?? g.handle ?? '' }));
     },
     async postMessage(channel, message) {
-      const res = await postClient.chat.postMessage({
-        channel,
-        text: message.text,
-        ...blocksOf(message),
-        ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-        ...(message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } } : {}),
-        unfurl_links: false,
-        unfurl_media: false,
-      });
+      const res = await translated(() =>
+        postClient.chat.postMessage({
+          channel,
+          text: message.text,
+          ...blocksOf(message),
+          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+          ...(message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } } : {}),
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      );
       return { channel: res.channel ?? channel, ts: res.ts ?? '' };
     },
     async openDirectChannel(userId) {
       // The DM channel of a user never changes: open it once (bench: saves 2 Slack calls per kudos).
       const known = dmChannels.get(userId);
       if (known) return known;
-      const opened = await client.conversations.open({ users: userId });
+      const opened = await translated(() => client.conversations.open({ users: userId }));
       const channel = opened.channel?.id;
       if (!channel) throw new Error(`conversations.open gave no channel for ${userId}`);
       if (dmChannels.size >= 10_000) dmChannels.clear();
@@ -159,7 +196,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       // Newest first for history; a thread's replies come oldest first. Either way every page is read.
       for (let page = 0; page < 50; page++) {
         const common = { channel, oldest, limit: 200, include_all_metadata: true, ...(cursor ? { cursor } : {}) };
-        const res = query.threadTs ? await client.conversations.replies({ ...common, ts: query.threadTs }) : await client.conversations.history(common);
+        const res = await translated(() => (query.threadTs ? client.conversations.replies({ ...common, ts: query.threadTs }) : client.conversations.history(common)));
         for (const m of (res.messages ?? []) as Array<{ metadata?: { event_type?: string; event_payload?: Record<string, unknown> }; ts?: string }>) {
           if (m.metadata?.event_type === query.eventType && m.metadata.event_payload && query.match(m.metadata.event_payload) && m.ts) return m.ts;
         }
@@ -172,7 +209,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       await client.chat.postEphemeral({ channel, user: userId, text: message.text, ...blocksOf(message) });
     },
     async updateMessage(channel, ts, message) {
-      await client.chat.update({ channel, ts, text: message.text, ...blocksOf(message) });
+      await translated(() => client.chat.update({ channel, ts, text: message.text, ...blocksOf(message) }));
     },
     async sendDirectMessage(userId, message) {
       const channel = await this.openDirectChannel(userId);
