@@ -13,3 +13,4 @@ export * from './recognition.js';
 export * from './automations.js';
 export * from './event-receipts.js';
 export * from './finance.js';
+export * from './installations.js';

@@ -1,0 +1,256 @@
+// Distribution mode (CONTRACT.md section 6): the installationStore of Bolt's InstallProvider
+// (@slack/oauth), on our database through drizzle. One row per installation (src/db/schema/installations.ts),
+// keyed `team:<team id>` for a workspace install and `enterprise:<enterprise id>` for an Enterprise Grid org-wide install.
+// Tokens are sealed with the KUDOS_ENCRYPTION_KEY key ring under a context naming the row and the role
+// of the token: a dump of the table holds no token in clear, and a sealed token copied to another
+// row or column does not open.
+import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.js';
+import { installations, type InstallationRow } from '../db/schema/index.js';
+import type { KeyRing } from '../secrets/key-ring.js';
+
+/** Who a request or a row belongs to: a workspace, in an Enterprise Grid org or not. */
+export interface InstallationLookup {
+  teamId?: string | null | undefined;
+  enterpriseId?: string | null | undefined;
+  /** The request says it comes through an org-wide install. */
+  isEnterpriseInstall?: boolean | undefined;
+}
+
+/** No usable installation for a workspace: never installed, uninstalled, or its bot token revoked. */
+export class NotInstalledError extends Error {
+  override readonly name = 'NotInstalledError';
+  readonly code = 'slack_not_installed';
+  constructor(readonly lookup: InstallationLookup) {
+    super(`Kudos is not installed in ${describeLookup(lookup)}`);
+  }
+}
+
+export const teamKey = (teamId: string) => `team:${teamId}`;
+export const enterpriseKey = (enterpriseId: string) => `enterprise:${enterpriseId}`;
+
+/** The sealing context of a token: the row and the role, so a sealed value opens nowhere else. */
+const contextOf = (key: string, role: 'bot' | 'bot-refresh' | 'user' | 'user-refresh') => `installation:${key}:${role}`;
+
+/**
+ * Marks an Installation returned by fetchInstallation. InstallProvider.authorize stores the fetched
+ * installation again (spread, which keeps symbol keys) after refreshing its tokens: such a store
+ * only replaces the tokens of the row it came from, and never brings back an uninstalled one.
+ */
+const FETCHED = Symbol('kudos.fetchedInstallation');
+type Fetched = { [FETCHED]?: { key: string; installedAt: number } };
+
+export interface KudosInstallationStore extends InstallationStore {
+  /** The keys to try for a workspace, most specific first (its own install, then its org's). */
+  keysFor(lookup: InstallationLookup): string[];
+  /** The live installation row serving a workspace (tokens still sealed), or undefined. */
+  findLive(lookup: InstallationLookup): Promise<InstallationRow | undefined>;
+  /** app_uninstalled: clears every token of the installation, schedules the purge. Returns the key, if any. */
+  uninstall(lookup: InstallationLookup): Promise<string | undefined>;
+  /** tokens_revoked: the bot token (then the installation is as good as uninstalled) and/or user tokens. */
+  revokeTokens(lookup: InstallationLookup, revoked: { bot: boolean; userIds: string[] }): Promise<string | undefined>;
+}
+
+export interface InstallationStoreDeps {
+  db: Database;
+  keyRing: KeyRing;
+  /** Days an uninstalled installation's data is kept (KUDOS_RETENTION_DAYS). */
+  retentionDays: number;
+  now?: () => Date;
+  /** Told the key of every installation whose tokens changed or went (the authorize cache evicts it). */
+  onChange?: (key: string) => void;
+}
+
+export function createInstallationStore(deps: InstallationStoreDeps): KudosInstallationStore {
+  const now = deps.now ?? (() => new Date());
+  const { db, keyRing } = deps;
+  const seal = (value: string | undefined, key: string, role: Parameters<typeof contextOf>[1]) => (value ? keyRing.seal(value, contextOf(key, role)) : null);
+  const open = (value: string | null, key: string, role: Parameters<typeof contextOf>[1]) => (value ? keyRing.open(value, contextOf(key, role)) : undefined);
+  const changed = (key: string | undefined) => {
+    if (key) deps.onChange?.(key);
+    return key;
+  };
+
+  function keysFor(lookup: InstallationLookup): string[] {
+    const keys: string[] = [];
+    if (lookup.isEnterpriseInstall && lookup.enterpriseId) return [enterpriseKey(lookup.enterpriseId)];
+    if (lookup.teamId) keys.push(teamKey(lookup.teamId));
+    if (lookup.enterpriseId) keys.push(enterpriseKey(lookup.enterpriseId));
+    return keys;
+  }
+
+  async function findLive(lookup: InstallationLookup): Promise<InstallationRow | undefined> {
+    for (const key of keysFor(lookup)) {
+      const [row] = await db
+        .select()
+        .from(installations)
+        .where(and(eq(installations.installationKey, key), isNull(installations.uninstalledAt)))
+        .limit(1);
+      if (row?.botToken) return row;
+    }
+    return undefined;
+  }
+
+  function toInstallation(row: InstallationRow): Installation<'v2', boolean> & Fetched {
+    const key = row.installationKey;
+    const botToken = open(row.botToken, key, 'bot');
+    const userToken = open(row.userToken, key, 'user');
+    const userRefreshToken = open(row.userRefreshToken, key, 'user-refresh');
+    const botRefreshToken = open(row.botRefreshToken, key, 'bot-refresh');
+    const installation: Installation<'v2', boolean> & Fetched = {
+      team: row.isEnterpriseInstall || !row.teamId ? undefined : { id: row.teamId, ...(row.teamName ? { name: row.teamName } : {}) },
+      enterprise: row.enterpriseId ? { id: row.enterpriseId, ...(row.enterpriseName ? { name: row.enterpriseName } : {}) } : undefined,
+      user: {
+        id: row.installerUserId ?? '',
+        token: userToken,
+        scopes: row.userScopes ?? undefined,
+        ...(userRefreshToken ? { refreshToken: userRefreshToken, expiresAt: seconds(row.userTokenExpiresAt) } : {}),
+      },
+      ...(botToken
+        ? {
+            bot: {
+              token: botToken,
+              scopes: row.botScopes ?? [],
+              id: row.botId ?? '',
+              userId: row.botUserId ?? '',
+              ...(botRefreshToken ? { refreshToken: botRefreshToken, expiresAt: seconds(row.botTokenExpiresAt) } : {}),
+            },
+          }
+        : {}),
+      ...(row.appId ? { appId: row.appId } : {}),
+      ...(row.enterpriseUrl ? { enterpriseUrl: row.enterpriseUrl } : {}),
+      tokenType: 'bot',
+      isEnterpriseInstall: row.isEnterpriseInstall,
+      authVersion: 'v2',
+    };
+    installation[FETCHED] = { key, installedAt: row.installedAt.getTime() };
+    return installation;
+  }
+
+  async function clearTokens(lookup: InstallationLookup, what: 'all' | 'user'): Promise<string | undefined> {
+    const at = now();
+    for (const key of keysFor(lookup)) {
+      const updated = await db
+        .update(installations)
+        .set(
+          what === 'all'
+            ? {
+                botToken: null,
+                botRefreshToken: null,
+                botTokenExpiresAt: null,
+                userToken: null,
+                userRefreshToken: null,
+                userTokenExpiresAt: null,
+                updatedAt: at,
+                // The first uninstall starts the retention clock; a repeated event does not restart it.
+                uninstalledAt: sql`coalesce(${installations.uninstalledAt}, ${at.toISOString()}::timestamptz)`,
+                purgeAfter: sql`coalesce(${installations.purgeAfter}, ${new Date(at.getTime() + deps.retentionDays * 86_400_000).toISOString()}::timestamptz)`,
+              }
+            : { userToken: null, userRefreshToken: null, userTokenExpiresAt: null, updatedAt: at },
+        )
+        .where(eq(installations.installationKey, key))
+        .returning({ key: installations.installationKey });
+      if (updated.length > 0) return changed(key);
+    }
+    return undefined;
+  }
+
+  return {
+    keysFor,
+    findLive,
+
+    async storeInstallation(installation) {
+      const fetched = (installation as Fetched)[FETCHED];
+      const bot = installation.bot;
+      const user = installation.user;
+      const at = now();
+      if (fetched) {
+        // A token refresh by InstallProvider.authorize: new tokens for the row they were read from, only
+        // while it is still that installation (not uninstalled, not re-installed meanwhile).
+        const key = fetched.key;
+        await db
+          .update(installations)
+          .set({
+            botToken: seal(bot?.token, key, 'bot'),
+            botRefreshToken: seal(bot?.refreshToken, key, 'bot-refresh'),
+            botTokenExpiresAt: expiry(bot?.expiresAt),
+            userToken: seal(user.token, key, 'user'),
+            userRefreshToken: seal(user.refreshToken, key, 'user-refresh'),
+            userTokenExpiresAt: expiry(user.expiresAt),
+            updatedAt: at,
+          })
+          .where(and(eq(installations.installationKey, key), isNull(installations.uninstalledAt), eq(installations.installedAt, new Date(fetched.installedAt))));
+        changed(key);
+        return;
+      }
+      const orgWide = installation.isEnterpriseInstall === true;
+      const enterpriseId = installation.enterprise?.id;
+      const teamId = installation.team?.id;
+      if (orgWide ? !enterpriseId : !teamId) throw new Error('an installation names neither its workspace nor its org');
+      if (!bot?.token) throw new Error('an installation without a bot token (the bot scopes were not granted)');
+      const key = orgWide ? enterpriseKey(enterpriseId!) : teamKey(teamId!);
+      const row = {
+        teamId: orgWide ? null : teamId!,
+        teamName: orgWide ? null : (installation.team?.name ?? null),
+        enterpriseId: enterpriseId ?? null,
+        enterpriseName: installation.enterprise?.name ?? null,
+        isEnterpriseInstall: orgWide,
+        appId: installation.appId ?? null,
+        installerUserId: user.id || null,
+        botId: bot.id || null,
+        botUserId: bot.userId || null,
+        botScopes: bot.scopes,
+        botToken: seal(bot.token, key, 'bot'),
+        botRefreshToken: seal(bot.refreshToken, key, 'bot-refresh'),
+        botTokenExpiresAt: expiry(bot.expiresAt),
+        userScopes: user.scopes ?? null,
+        userToken: seal(user.token, key, 'user'),
+        userRefreshToken: seal(user.refreshToken, key, 'user-refresh'),
+        userTokenExpiresAt: expiry(user.expiresAt),
+        enterpriseUrl: installation.enterpriseUrl ?? null,
+        installedAt: at,
+        updatedAt: at,
+        uninstalledAt: null,
+        purgeAfter: null,
+        purgedAt: null,
+      };
+      await db
+        .insert(installations)
+        .values({ installationKey: key, ...row })
+        .onConflictDoUpdate({ target: installations.installationKey, set: row });
+      changed(key);
+    },
+
+    async fetchInstallation(query: InstallationQuery<boolean>) {
+      const row = await findLive(query);
+      if (!row) throw new NotInstalledError(query);
+      return toInstallation(row);
+    },
+
+    async deleteInstallation(query: InstallationQuery<boolean>) {
+      await clearTokens(query, 'all');
+    },
+
+    uninstall: (lookup) => clearTokens(lookup, 'all'),
+
+    async revokeTokens(lookup, revoked) {
+      if (revoked.bot) return clearTokens(lookup, 'all');
+      if (revoked.userIds.length > 0) return clearTokens(lookup, 'user');
+      return undefined;
+    },
+  };
+}
+
+function seconds(at: Date | null): number | undefined {
+  return at ? Math.floor(at.getTime() / 1000) : undefined;
+}
+
+function expiry(expiresAtSeconds: number | undefined): Date | null {
+  return expiresAtSeconds ? new Date(expiresAtSeconds * 1000) : null;
+}
+
+function describeLookup(lookup: InstallationLookup): string {
+  if (lookup.isEnterpriseInstall && lookup.enterpriseId) return `the org ${lookup.enterpriseId}`;
+  return `the workspace ${lookup.teamId ?? '(unknown)'}${lookup.enterpriseId ? ` (org ${lookup.enterpriseId})` : ''}`;
+}
