@@ -1,9 +1,16 @@
 // Cancelling a scheduled send from Slack: only its sender or an admin; the API enforces the
 // 10-minute window (ORDER_NOT_CANCELABLE), and we record who cancelled.
+//
+// The intent is recorded before the API call (cancel_requested_by/at). When the API accepted the
+// cancel but recording it failed (the database was unreachable, the process died), the kudos would
+// stay `scheduled` in the sender's spend and list: the write is retried at once, and the background
+// sweep (reconcileCancelIntents, every 30 s) looks up the order of any kudos with a recorded intent
+// and records the cancel, by whom it was asked, as soon as the order says CANCELED.
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import type { KudosRow } from '../db/schema/index.js';
-import type { RewardsClient } from '../rewards/index.js';
+import { and, eq, isNotNull, lt, sql } from 'drizzle-orm';
+import { kudos, type KudosRow } from '../db/schema/index.js';
+import { RewardsApiError, type RewardsClient } from '../rewards/index.js';
 import { getKudos, markCanceled } from './kudos-store.js';
 import { describeForUser } from './rewards-errors.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
@@ -30,14 +37,88 @@ export async function cancelScheduledSend(
     return { ok: false, reason: 'too_late', message: 'Too late to cancel: it goes out in less than 10 minutes.', row };
   }
   const log = deps.logger.child({ kudosId: row.id, orderId: row.orderId });
+  const orderId = row.orderId;
+  // The intent first: if this write fails, nothing was asked of the API.
   try {
-    const canceled = await deps.rewards.orders.cancel(row.orderId);
-    const updated = await markCanceled(deps.db, row, input.actorUserId, { orderId: row.orderId, canceledAt: canceled.canceledAt?.toISOString() ?? null });
-    log.info('scheduled send cancelled', { by: input.actorUserId });
-    return { ok: true, row: updated };
+    await deps.db
+      .update(kudos)
+      .set({ cancelRequestedBy: input.actorUserId, cancelRequestedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(kudos.id, row.id), eq(kudos.status, 'scheduled')));
+  } catch (error) {
+    log.warn('recording the cancel intent failed; not cancelling', { error });
+    return { ok: false, reason: 'api_error', message: 'Could not cancel right now (our database did not answer). Try again in a minute.', row };
+  }
+  let canceled: Awaited<ReturnType<RewardsClient['orders']['cancel']>>;
+  try {
+    canceled = await deps.rewards.orders.cancel(orderId);
   } catch (error) {
     log.warn('cancel refused', { error });
     const tooLate = (error as { code?: string }).code === 'ORDER_NOT_CANCELABLE';
+    // A refusal is final: the intent goes. A lost answer keeps it, and the sweep looks the order up.
+    if (error instanceof RewardsApiError && error.status >= 400 && error.status < 500 && error.status !== 429) await clearCancelIntent(deps.db, row.id).catch(() => {});
     return { ok: false, reason: tooLate ? 'too_late' : 'api_error', message: describeForUser(error, 'cancel'), row };
   }
+  const details = { orderId, canceledAt: canceled.canceledAt?.toISOString() ?? null };
+  // The order is cancelled (and refunded): recording it is retried; if it still fails, the sweep
+  // records it from the intent. The person is told the truth either way: it is cancelled.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const updated = await markCanceled(deps.db, row, input.actorUserId, details);
+      log.info('scheduled send cancelled', { by: input.actorUserId });
+      return { ok: true, row: updated };
+    } catch (error) {
+      if (attempt >= CANCEL_WRITE_ATTEMPTS) {
+        log.error('the order is cancelled but recording it failed; the sweep will record it', { error });
+        return { ok: true, row: { ...row, status: 'canceled', canceledBy: input.actorUserId, orderStatus: 'CANCELED' } };
+      }
+      log.warn('recording the cancel failed; trying again', { error, attempt });
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
+
+/** Tries of the write that records an accepted cancel, in the request, before the sweep's turn. */
+const CANCEL_WRITE_ATTEMPTS = 3;
+/** A cancel intent is looked at by the sweep once it is this old (the request path had its turn). */
+const CANCEL_INTENT_GRACE_MS = 20_000;
+/** A cancel intent whose order is not cancelled after this long was not applied: it is dropped. */
+const CANCEL_INTENT_EXPIRY_MS = 10 * 60_000;
+
+async function clearCancelIntent(db: Database, id: string): Promise<void> {
+  await db.update(kudos).set({ cancelRequestedBy: null, cancelRequestedAt: null }).where(eq(kudos.id, id));
+}
+
+/**
+ * The sweep's part: scheduled kudos with a cancel intent older than the grace are looked up; an order
+ * CANCELED is recorded as cancelled by whoever asked (with the audit row); one still scheduled long
+ * after the intent keeps its send (the cancel was never applied) and the intent is dropped.
+ */
+export async function reconcileCancelIntents(
+  deps: { db: Database; rewards: RewardsClient; logger: Logger },
+  opts: { graceMs?: number; expiryMs?: number; limit?: number; signal?: AbortSignal } = {},
+): Promise<number> {
+  const graceMs = opts.graceMs ?? CANCEL_INTENT_GRACE_MS;
+  const rows = await deps.db
+    .select()
+    .from(kudos)
+    .where(and(eq(kudos.status, 'scheduled'), isNotNull(kudos.cancelRequestedAt), isNotNull(kudos.orderId), lt(kudos.cancelRequestedAt, sql`now() - ${`${graceMs} milliseconds`}::interval`)))
+    .limit(opts.limit ?? 20);
+  let recorded = 0;
+  for (const row of rows) {
+    const log = deps.logger.child({ kudosId: row.id, orderId: row.orderId });
+    try {
+      const order = await deps.rewards.orders.get(row.orderId!, opts.signal ? { signal: opts.signal } : undefined);
+      if (order.status === 'CANCELED') {
+        await markCanceled(deps.db, row, row.cancelRequestedBy ?? 'unknown', { orderId: row.orderId, canceledAt: null, recordedBy: 'sweep' });
+        log.warn('recorded a cancel the API had accepted', { by: row.cancelRequestedBy });
+        recorded++;
+      } else if (Date.now() - row.cancelRequestedAt!.getTime() > (opts.expiryMs ?? CANCEL_INTENT_EXPIRY_MS)) {
+        await clearCancelIntent(deps.db, row.id);
+        log.info('a cancel intent was never applied; the send stays scheduled');
+      }
+    } catch (error) {
+      log.warn('looking up a cancelled order failed; will try again', { error });
+    }
+  }
+  return recorded;
 }

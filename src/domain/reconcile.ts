@@ -8,7 +8,7 @@ import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { orderChecks, type KudosRow, type OrderCheckRow, type OrderCheckSource } from '../db/schema/index.js';
-import { isRewardsError, tryParseApiTimestamp, type Order, type RewardsClient } from '../rewards/index.js';
+import { isRewardsError, RewardsConnectionError, RewardsServerError, RewardsTimeoutError, tryParseApiTimestamp, type Order, type RewardsClient } from '../rewards/index.js';
 import { handleOrderCanceled, handleOrderComplete, type CompletionDeps } from './reconcile-completion.js';
 
 /** Delays after the 1st, 2nd, ... check that found the order unfinished; the last one repeats. */
@@ -24,6 +24,19 @@ const MAX_NOT_FOUND = 5;
 
 /** The longest a rate-limited completion check waits before it is tried again. */
 const RATE_LIMITED_RETRY_CAP_MS = 60_000;
+/**
+ * The longest a check waits after a failure that says nothing about the order (a 5xx, a dropped
+ * connection, a timeout), or after a failure to tell people about an order known to be finished. The
+ * ladder is for orders found unfinished; `attempts` counts every try, rate-limited ones included, so
+ * after a burst of 429s one 503 used to push a finished order's notices an hour out (a 300-kudos,
+ * 30%-faults chaos run lost a completion notice to it).
+ */
+export const TRANSIENT_RETRY_CAP_MS = 30_000;
+
+/** A failure of the call, not an answer about the order. */
+function isTransient(error: unknown): boolean {
+  return error instanceof RewardsServerError || error instanceof RewardsConnectionError || error instanceof RewardsTimeoutError;
+}
 
 export interface ReconcileOptions {
   /** Backoff between checks (tests shorten it). */
@@ -202,10 +215,15 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
     log.warn('order check failed; will retry', { code, error });
     // A rate-limited check says nothing about the order: retry once the window allows, not on the
     // order's own backoff ladder (which after many checks is an hour and would hold its notices back).
+    // Nor does a 5xx, a dropped connection or a timeout, and an order already seen finished only
+    // waits for its notices: neither waits longer than TRANSIENT_RETRY_CAP_MS.
+    const finished = check.lastStatus === 'COMPLETE' || check.lastStatus === 'CANCELED';
     const delay =
       code === 'RATE_LIMITED'
         ? Math.min(Math.max((error as { retryAfterMs?: number }).retryAfterMs ?? 0, nextCheckDelayMs(1, delays)), RATE_LIMITED_RETRY_CAP_MS)
-        : nextCheckDelayMs(check.attempts, delays);
+        : isTransient(error) || finished
+          ? Math.min(nextCheckDelayMs(check.attempts, delays), TRANSIENT_RETRY_CAP_MS)
+          : nextCheckDelayMs(check.attempts, delays);
     await rescheduleCheck(deps.db, check.orderId, later(delay), { error: code });
     return 'error';
   }
@@ -229,7 +247,8 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
   } catch (error) {
     // Slack or the database failed while notifying: posting is idempotent, so simply retry.
     log.warn('handling a finished order failed; will retry', { status: order.status, error });
-    await rescheduleCheck(deps.db, check.orderId, later(nextCheckDelayMs(check.attempts, delays)), { lastStatus: order.status, error: String((error as Error).message ?? error).slice(0, 500) });
+    const delay = Math.min(nextCheckDelayMs(check.attempts, delays), TRANSIENT_RETRY_CAP_MS);
+    await rescheduleCheck(deps.db, check.orderId, later(delay), { lastStatus: order.status, error: String((error as Error).message ?? error).slice(0, 500) });
     return 'error';
   }
 

@@ -2,7 +2,8 @@
 //   - the event processor: stored webhook events -> processors (order.created);
 //   - the completion checker: due order_checks -> GET the order -> notices (concurrency 2);
 //   - a sweep every 30 s: checks for placed kudos that have none (crash safety net), reward-link
-//     requests left pending, and bounce resends left `resending` by a process that died;
+//     requests left pending, cancels the API accepted but the database did not record, and bounce
+//     resends left `resending` by a process that died;
 //   - the retention cleanup, hourly: processed events older than 8 days are deleted, and the messages
 //     of notices posted more than 7 days ago erased;
 //   - with REWARDS_WEBHOOKS=off, the order poller (order-poller.ts) stands in for order.created.
@@ -17,6 +18,7 @@ import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, runOrderCheck, scheduleKudosChe
 import { expireNoticeMessages } from '../domain/notifications.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
 import { recoverStuckResends } from '../domain/resend.js';
+import { reconcileCancelIntents } from '../domain/cancel.js';
 import type { RewardsClient } from '../rewards/index.js';
 import type { NoticePresenter } from '../domain/notices.js';
 import type { Messenger } from '../domain/ports.js';
@@ -39,6 +41,8 @@ export interface BackgroundProcessingOptions {
   sweepIntervalMs?: number;
   /** How long a bounce resend holds its row before the sweep takes it over (default 5 min). */
   resendLeaseMs?: number;
+  /** How old a recorded cancel intent is before the sweep looks its order up (default 20 s). */
+  cancelIntentGraceMs?: number;
   cleanupIntervalMs?: number;
   /** The order poller's pace (REWARDS_WEBHOOKS=off). */
   polling?: OrderPollerOptions;
@@ -118,6 +122,7 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
       const created = await scheduleMissingKudosChecks(deps.db, firstCheckDelayMs);
       if (created > 0) log.warn('scheduled missing completion checks', { created });
       await resumePendingRewardLinkRequests({ ...deps, logger: log }, { firstCheckDelayMs, signal: controller.signal });
+      await reconcileCancelIntents({ ...deps, logger: log }, { signal: controller.signal, ...(opts.cancelIntentGraceMs !== undefined ? { graceMs: opts.cancelIntentGraceMs } : {}) });
       await recoverStuckResends({ ...deps, logger: log }, opts.resendLeaseMs !== undefined ? { leaseMs: opts.resendLeaseMs } : {});
     } catch (error) {
       log.error('background sweep failed', { error });

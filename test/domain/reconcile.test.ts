@@ -4,6 +4,8 @@ import { formatInTimeZone } from 'date-fns-tz';
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { kudos, orderChecks } from '../../src/db/schema/index.js';
+import { DEFAULT_CHECK_DELAYS_MS, runOrderCheck, TRANSIENT_RETRY_CAP_MS } from '../../src/domain/reconcile.js';
+import { presentNotice } from '../../src/slack/presenters/notices.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest, type TestStack } from '../support/app.js';
 import type { TestEmulator } from '../support/emulator.js';
 import { FAST_CHECKS } from '../webhooks/support.js';
@@ -75,5 +77,30 @@ describe('completion checks of sends scheduled far ahead', () => {
       .where(eq(orderChecks.orderId, row.orderId!));
     const canceled = await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]?.status === 'canceled');
     expect(canceled).toBe(true);
+  });
+});
+
+describe('completion checks after many tries', () => {
+  // A 300-kudos, 30%-faults chaos run: a check rate-limited many times (each try counts) then met a
+  // 503, and the order's ladder put its next try an hour out: the completion notice was missing at the
+  // end of the run. A failure that says nothing about the order is retried within 30 s.
+  it('a 503 on the 30th try is retried within 30 s, not an hour later', async () => {
+    await submitSendForm(stack, testDb.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20' }));
+    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'placed' && k.orderId));
+    await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === row.orderId));
+    // Held away from the background checker; tried 30 times already.
+    await testDb.db
+      .update(orderChecks)
+      .set({ attempts: 30, nextCheckAt: sql`now() + interval '1 day'`, doneAt: null })
+      .where(eq(orderChecks.orderId, row.orderId!));
+    const [check] = await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!));
+    await emulator.faults({ method: 'GET', path: `/api/v1/orders/${row.orderId}`, status: 503, count: 50 });
+    const deps = { db: testDb.db, rewards: stack.app.rewards, chat: stack.app.slack, present: presentNotice, notifyChannelOf: async () => 'C_KUDOS', logger: stack.app.logger };
+    const before = Date.now();
+    expect(await runOrderCheck(deps, check!, { delaysMs: DEFAULT_CHECK_DELAYS_MS })).toBe('error');
+    const [after] = await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!));
+    expect(after!.error).toBe('SERVICE_UNAVAILABLE');
+    expect(after!.nextCheckAt.getTime() - before).toBeLessThanOrEqual(TRANSIENT_RETRY_CAP_MS + 60_000);
+    expect(after!.nextCheckAt.getTime() - Date.now()).toBeLessThanOrEqual(TRANSIENT_RETRY_CAP_MS);
   });
 });

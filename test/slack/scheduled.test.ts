@@ -1,5 +1,5 @@
 import { formatInTimeZone } from 'date-fns-tz';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auditEvents, kudos } from '../../src/db/schema/index.js';
 import { cancelScheduledSend } from '../../src/domain/cancel.js';
@@ -135,6 +135,70 @@ describe('scheduled sends', () => {
     expect(order.status).toBe('CANCELED');
     const balanceAfter = (await stack.app.rewards.balance.get()).availableBalance.amount;
     expect(Number(balanceAfter) - Number(balanceBefore)).toBe(20);
+  });
+
+  it('a cancel the API accepted whose database write failed is recorded by the sweep within seconds, with who cancelled', async () => {
+    await stack.close();
+    // Completion checks far away: what records the cancel here is the sweep, not the next check.
+    stack = await startTestStack({
+      db: testDb.db,
+      emulator,
+      env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
+      app: { webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 } },
+    });
+    await scheduleSend('U_MANAGER', '2027-03-14', '09:00');
+    const row = await scheduledRow();
+    await stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
+    const list = scheduledListMessage('U_MANAGER')!;
+    // The database refuses to record the cancel (as if it went away right after the API call).
+    await testDb.db.execute(
+      sql.raw(
+        `create or replace function kudos_refuse_cancel() returns trigger language plpgsql as $$ begin if new.status = 'canceled' then raise exception 'database went away (test)'; end if; return new; end $$`,
+      ),
+    );
+    await testDb.db.execute(sql.raw('create trigger kudos_refuse_cancel before update on kudos for each row execute function kudos_refuse_cancel()'));
+    try {
+      await stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'scheduled_cancel', 'U_MANAGER', row.id);
+      // The person is told the truth: the API cancelled it.
+      const updated = await stack.sim.waitFor(() => {
+        const m = stack.sim.messages('C_GENERAL').find((x) => x.ts === list.ts);
+        return m?.edited ? m : undefined;
+      });
+      expect(JSON.stringify(updated.blocks)).toContain('Cancelled');
+      expect((await stack.app.rewards.orders.get(row.orderId!)).status).toBe('CANCELED');
+      const [meanwhile] = await testDb.db.select().from(kudos).where(eq(kudos.id, row.id));
+      expect(meanwhile!.status).toBe('scheduled');
+      expect(meanwhile!.cancelRequestedBy).toBe('U_MANAGER');
+    } finally {
+      await testDb.db.execute(sql.raw('drop trigger if exists kudos_refuse_cancel on kudos'));
+    }
+    // The database is back: the sweep records it within seconds, by whom, with the audit row.
+    const after = await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'canceled'), 10_000);
+    expect(after.canceledBy).toBe('U_MANAGER');
+    expect(after.orderStatus).toBe('CANCELED');
+    expect(await testDb.db.select().from(auditEvents)).toMatchObject([{ action: 'kudos.canceled', actorUserId: 'U_MANAGER', subjectId: row.id }]);
+  });
+
+  it('a cancel whose answer was lost is recorded once the order says CANCELED', async () => {
+    await stack.close();
+    stack = await startTestStack({
+      db: testDb.db,
+      emulator,
+      env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
+      app: { webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 } },
+    });
+    await scheduleSend('U_MANAGER', '2027-03-14', '09:00');
+    const row = await scheduledRow();
+    // Every answer to the cancel is lost (applied, then the connection dropped).
+    await emulator.faults({ method: 'DELETE', path: `/api/v1/orders/${row.orderId}`, drop: true, count: 20 });
+    await emulator.faults({ method: 'POST', path: `/api/v1/orders/${row.orderId}/cancel`, drop: true, count: 20 });
+    const outcome = await cancelScheduledSend(
+      { db: testDb.db, rewards: stack.app.rewards, logger: stack.app.logger },
+      { kudosId: row.id, teamId: row.teamId, actorUserId: 'U_MANAGER', actorIsAdmin: false, now: new Date() },
+    );
+    expect(outcome.ok).toBe(false);
+    const after = await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'canceled'), 15_000);
+    expect(after.canceledBy).toBe('U_MANAGER');
   });
 
   it('refuses to cancel inside the 10-minute window (emulator clock advanced) and keeps the send', async () => {

@@ -49,6 +49,8 @@ export function buildKudosRow(overrides: Partial<KudosRow> = {}): KudosRow {
     confirmationTs: null,
     notifiedAt: null,
     canceledBy: null,
+    cancelRequestedBy: null,
+    cancelRequestedAt: null,
     canceledAt: null,
     placedAt: null,
     createdAt: at,

@@ -90,6 +90,12 @@ export const kudos = pgTable(
     /** Set once the sender was told (confirmation or failure), so a resumed row does not notify twice. */
     notifiedAt: timestamp('notified_at', { withTimezone: true }),
     canceledBy: text('canceled_by'),
+    /**
+     * A cancel asked from Slack, recorded before the API call: if the API accepts it and recording the
+     * outcome fails (or the process dies), the background sweep looks the order up and finishes it.
+     */
+    cancelRequestedBy: text('cancel_requested_by'),
+    cancelRequestedAt: timestamp('cancel_requested_at', { withTimezone: true }),
     canceledAt: timestamp('canceled_at', { withTimezone: true }),
     placedAt: timestamp('placed_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
