@@ -18,6 +18,7 @@ import { LINKS_PER_NOTICE, type DeliveryCounts, type NoticePresenter } from './n
 import { findNotification, postAllOnce, postOnce, REWARD_LINKS_NOTICE_KIND } from './notifications.js';
 import type { Messenger, PostedMessage } from './ports.js';
 import { notifyBounces } from './resend-bounces.js';
+import { linkNoticeNumbering } from './reward-link-parts.js';
 import type { NotifyChannelOf } from './settings.js';
 
 /** What telling about a finished order needs (reconcile.ts adds the Rewards client for checking). */
@@ -111,6 +112,9 @@ async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order
   const links = order.recipients.map((r) => r.rewardLink).filter((link): link is string => typeof link === 'string' && link.length > 0);
   if (links.length === 0 && (order.recipientCount ?? 1) > 0) return { done: false, retryInMs: 5000 };
   const parts = Math.max(1, Math.ceil(links.length / LINKS_PER_NOTICE));
+  // One series over the whole request: the DMs of its different orders never share a number.
+  const numbering = linkNoticeNumbering(request, order);
+  const count = Math.max(numbering.count, numbering.first + parts);
   for (let index = 0; index < parts; index++) {
     const chunk = links.slice(index * LINKS_PER_NOTICE, (index + 1) * LINKS_PER_NOTICE);
     // Links are gift cards: they go to the requester's DM only, never to a channel.
@@ -119,7 +123,7 @@ async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order
       { kind: REWARD_LINKS_NOTICE_KIND, subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId },
       {
         to: { userId: request.requesterUserId },
-        message: deps.present({ type: 'reward_links.ready', request, orderId: order.orderId, links: chunk, part: { index, count: parts } }),
+        message: deps.present({ type: 'reward_links.ready', request, orderId: order.orderId, links: chunk, part: { index: numbering.first + index, count } }),
       },
     );
   }

@@ -10,8 +10,10 @@ import { and, eq, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { rewardLinkRequests, type RewardLinkRequestRow } from '../db/schema/index.js';
-import { deriveIdempotencyKey, splitQuantity, toCents, type RewardsClient } from '../rewards/index.js';
+import { splitQuantity, toCents, type RewardsClient } from '../rewards/index.js';
 import { recordAudit } from './audit.js';
+import { partKey } from './reward-link-parts.js';
+import { checkSendAgainstLimits } from './spending-limits.js';
 import { centsToDecimal, formatUsd } from './money.js';
 import type { NoticePresenter } from './notices.js';
 import { postOnce } from './notifications.js';
@@ -44,10 +46,15 @@ export async function recordRewardLinkRequest(
   db: Database,
   policy: SendPolicy,
   values: { teamId: string; enterpriseId: string | null; requesterUserId: string; productId: string; designName: string; quantity: number; amountCents: number },
+  now: Date = new Date(),
 ): Promise<RecordedLinkRequest> {
   const draft = { teamId: values.teamId, senderUserId: values.requesterUserId, amountCents: values.amountCents, recipientCount: values.quantity, totalCents: values.amountCents * values.quantity };
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`kudos.send:${values.teamId}:${values.requesterUserId}`}))`);
+    // Finance's known daily and monthly limits first (what Kudos' sends and links already use of
+    // them counted): a request that would break one is refused whole, before any part is charged.
+    const limits = await checkSendAgainstLimits(tx, { teamId: values.teamId }, draft.totalCents, now, 'These links');
+    if (!limits.ok) return { ok: false as const, message: limits.message };
     const route = policy.recheck ? await policy.recheck(tx, draft) : await policy.route(draft);
     if (route.kind === 'refuse') return { ok: false as const, message: route.message };
     if (route.kind === 'needs_approval') {
@@ -88,11 +95,6 @@ async function updateClaimed(db: Database, row: RewardLinkRequestRow, set: Reque
   return updated;
 }
 
-/** The key of part `index` (0-based): the request's own key when there is one part. */
-export function partKey(row: Pick<RewardLinkRequestRow, 'idempotencyKey' | 'quantity'>, index: number): string {
-  return splitQuantity(row.quantity).length === 1 ? row.idempotencyKey : deriveIdempotencyKey(row.idempotencyKey, index + 1);
-}
-
 export type PlaceOutcome = 'placed' | 'partial' | 'failed' | 'retry' | 'skipped';
 
 /** Creates the parts of a recorded request, each exactly once; safe to call again after any failure. */
@@ -104,8 +106,9 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
   const signalOpt = opts.signal ? { signal: opts.signal } : {};
   try {
     if (row.partsCreated === 0) {
-      // Before the first part: the whole request must fit the balance (the API does not show the
-      // spending limits; a limit refusal part-way is reported exactly, see below).
+      // Before the first part: the whole request must fit the balance (the known spending limits were
+      // checked when it was recorded; the API does not show them, so a limit refusal part-way can
+      // still happen and is reported exactly, see below).
       const balance = await deps.rewards.balance.get(signalOpt);
       const available = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
       const total = row.amountCents * row.quantity;
@@ -123,7 +126,8 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
       const orderId = created.order.orderId;
       // Recorded at once: a refusal of a later part, or a crash, can never lose a paid part.
       const recorded = await updateClaimed(deps.db, row, {
-        orderIds: sql`(select coalesce(jsonb_agg(distinct x), '[]'::jsonb) from jsonb_array_elements_text(${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb) as x)`,
+        // In creation order (part order), each once.
+        orderIds: sql`case when ${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb then ${rewardLinkRequests.orderIds} else ${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb end`,
         partsCreated: index + 1,
         createdQuantity: sql`${rewardLinkRequests.createdQuantity} + ${quantity}`,
         claimedUntil: sql`now() + ${`${PLACE_LEASE_S} seconds`}::interval`,

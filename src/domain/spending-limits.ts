@@ -8,7 +8,7 @@
 import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import { financeState, kudos, limitIncreaseRequests, type LimitIncreaseRequestRow } from '../db/schema/index.js';
+import { financeState, kudos, limitIncreaseRequests, rewardLinkRequests, type LimitIncreaseRequestRow } from '../db/schema/index.js';
 import { RewardsApiError, toCents, type RewardsClient } from '../rewards/index.js';
 import { centsToDecimal, formatUsd } from './money.js';
 import { ensureFinanceState } from './low-balance.js';
@@ -44,7 +44,10 @@ export async function rememberLimits(db: Database, ws: WorkspaceRef, limits: { d
     .where(eq(financeState.teamId, ws.teamId));
 }
 
-/** What Kudos' sends take of the limits: placed or about to be, in the UTC day and month of `now`. */
+/**
+ * What Kudos' orders take of the limits in the UTC day and month of `now`: sends placed or about to
+ * be, and reward links (a request still being placed counts in full, a settled one what it created).
+ */
 export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Promise<LimitUsage> {
   const dayStart = startOfUtcDay(now);
   const at = sql`coalesce(${kudos.placedAt}, ${kudos.createdAt})`;
@@ -56,7 +59,16 @@ export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Pro
     })
     .from(kudos)
     .where(and(eq(kudos.teamId, ws.teamId), inArray(kudos.status, ['pending', 'placed', 'scheduled']), gte(sql`${at}`, startOfUtcMonth(now).toISOString())));
-  return { todayCents: Number(row?.today ?? 0), monthCents: Number(row?.month ?? 0) };
+  const linksAt = rewardLinkRequests.createdAt;
+  const linksSpent = sql<string>`(case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end)::bigint * ${rewardLinkRequests.amountCents}`;
+  const [links] = await db
+    .select({
+      today: sql<string>`coalesce(sum(${linksSpent}) filter (where ${linksAt} >= ${dayStart.toISOString()}), 0)`,
+      month: sql<string>`coalesce(sum(${linksSpent}), 0)`,
+    })
+    .from(rewardLinkRequests)
+    .where(and(eq(rewardLinkRequests.teamId, ws.teamId), inArray(rewardLinkRequests.status, ['pending', 'placed', 'partial']), gte(linksAt, new Date(startOfUtcMonth(now).toISOString()))));
+  return { todayCents: Number(row?.today ?? 0) + Number(links?.today ?? 0), monthCents: Number(row?.month ?? 0) + Number(links?.month ?? 0) };
 }
 
 /**
@@ -68,6 +80,7 @@ export async function checkSendAgainstLimits(
   ws: WorkspaceRef,
   totalCents: number,
   now: Date,
+  what = 'This send',
 ): Promise<{ ok: true } | { ok: false; code: 'DAILY_LIMIT_EXCEEDED' | 'MONTHLY_LIMIT_EXCEEDED'; message: string }> {
   const limits = await knownLimits(db, ws);
   if (!limits) return { ok: true };
@@ -77,7 +90,7 @@ export async function checkSendAgainstLimits(
     return {
       ok: false,
       code: 'DAILY_LIMIT_EXCEEDED',
-      message: `This send (${formatUsd(totalCents)}) would go over the daily spending limit of ${formatUsd(limits.dailyCents)}: ${formatUsd(used.todayCents)} is used today, ${formatUsd(left)} is left. Send less, or tomorrow (UTC).`,
+      message: `${what} (${formatUsd(totalCents)}) would go over the daily spending limit of ${formatUsd(limits.dailyCents)}: ${formatUsd(used.todayCents)} is used today, ${formatUsd(left)} is left. Send less, or tomorrow (UTC).`,
     };
   }
   if (used.monthCents + totalCents > limits.monthlyCents) {
@@ -85,7 +98,7 @@ export async function checkSendAgainstLimits(
     return {
       ok: false,
       code: 'MONTHLY_LIMIT_EXCEEDED',
-      message: `This send (${formatUsd(totalCents)}) would go over the monthly spending limit of ${formatUsd(limits.monthlyCents)}: ${formatUsd(used.monthCents)} is used this month, ${formatUsd(left)} is left. An admin can ask for a higher limit (/kudos limits).`,
+      message: `${what} (${formatUsd(totalCents)}) would go over the monthly spending limit of ${formatUsd(limits.monthlyCents)}: ${formatUsd(used.monthCents)} is used this month, ${formatUsd(left)} is left. An admin can ask for a higher limit (/kudos limits).`,
     };
   }
   return { ok: true };

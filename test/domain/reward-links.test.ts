@@ -4,6 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, rewardLinkRequests } from '../../src/db/schema/index.js';
+import { rememberLimits } from '../../src/domain/spending-limits.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 import { FAST_CHECKS } from '../webhooks/support.js';
 
@@ -50,6 +51,12 @@ describe('reward links in parts', () => {
       return all.size === 1000 ? all : undefined;
     }, 30_000);
     expect(links.size).toBe(1000);
+    // The DMs of the two orders are one series over the request: "part 1 of 20" .. "part 20 of 20",
+    // each number once (each order used to count its own "part 1 of 10" .. "part 10 of 10").
+    const numbers = adminTexts().flatMap((t) => [...(/part (\d+) of (\d+)/.exec(t) ?? [])].slice(1, 3).join('/') || []);
+    expect(numbers).toHaveLength(20);
+    expect(new Set(numbers).size).toBe(20);
+    expect([...numbers].sort()).toEqual(Array.from({ length: 20 }, (_, i) => `${i + 1}/20`).sort());
     const actions = (await env.db.select().from(auditEvents).where(eq(auditEvents.subjectId, request.id))).map((a) => a.action).sort();
     expect(actions).toEqual(['reward_links.partial', 'reward_links.requested']);
   });
@@ -76,6 +83,20 @@ describe('reward links in parts', () => {
     await eventually(async () => (await env.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
     const overBudget = await env.stack.sim.slashCommand('U_ADMIN', 'links 18 5', 'C_GENERAL'); // $180 > $150
     expect(JSON.stringify(overBudget.body)).toContain('monthly budget');
+    expect(await env.db.select().from(rewardLinkRequests)).toHaveLength(1);
+    expect(await linkOrders()).toHaveLength(1);
+  });
+
+  it("finance's known limits are checked before the first part: a request that would break one is refused whole, with what is used and left", async () => {
+    // The limits as an admin entered them: $3,000 a day. One $1,000 send went out today already.
+    await rememberLimits(env.db, { teamId: 'T0KUDOS' }, { dailyCents: 300_000, monthlyCents: 10_000_000 }, 'admin');
+    const first = await env.stack.sim.slashCommand('U_ADMIN', 'links 200 5', 'C_GENERAL'); // $1,000
+    expect(JSON.stringify(first.body)).toContain('Creating 200 reward links');
+    await eventually(async () => (await env.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+    // $2,500 more would make $3,500 today: refused before anything is recorded or charged.
+    const refused = await env.stack.sim.slashCommand('U_ADMIN', 'links 500 5', 'C_GENERAL');
+    expect(JSON.stringify(refused.body)).toContain('These links ($2,500) would go over the daily spending limit of $3,000');
+    expect(JSON.stringify(refused.body)).toContain('$1,000 is used today');
     expect(await env.db.select().from(rewardLinkRequests)).toHaveLength(1);
     expect(await linkOrders()).toHaveLength(1);
   });

@@ -40,15 +40,20 @@ export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: 
   if (!design) return ack({ text: parsed.design ? `No card design matches "${escapeMrkdwn(parsed.design)}".` : 'No card design is available.' });
   const inRange = checkAmountInRange(parsed.amountCents, design);
   if (!inRange.ok) return ack({ text: inRange.message });
-  const recorded = await recordRewardLinkRequest(deps.db, deps.policy, {
-    teamId: ws.teamId,
-    enterpriseId: ws.enterpriseId,
-    requesterUserId: command.user_id,
-    productId: design.productId,
-    designName: design.name,
-    quantity: parsed.quantity,
-    amountCents: parsed.amountCents,
-  });
+  const recorded = await recordRewardLinkRequest(
+    deps.db,
+    deps.policy,
+    {
+      teamId: ws.teamId,
+      enterpriseId: ws.enterpriseId,
+      requesterUserId: command.user_id,
+      productId: design.productId,
+      designName: design.name,
+      quantity: parsed.quantity,
+      amountCents: parsed.amountCents,
+    },
+    deps.now(),
+  );
   if (!recorded.ok) return ack({ text: recorded.message });
   const { row } = recorded;
   deps.logger.info('reward links requested', { rewardLinkRequestId: row.id, quantity: row.quantity, amountCents: row.amountCents });
