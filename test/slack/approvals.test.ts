@@ -1,17 +1,12 @@
 // Approvals end to end: the real app over HTTP, driven by the Slack simulator, ordering from the
 // Rewards emulator. Sends above KUDOS_APPROVAL_THRESHOLD ($100 here) go to #approvals.
 import { and, eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { approvalRequests, auditEvents, kudos } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
 import { decideApproval } from '../../src/domain/approvals-store.js';
-import { eventually, postSignedPayload, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { blockActionPayload, eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
 /** The app's clock runs this far ahead of real time (approval after the scheduled time). */
 let clockOffsetMs = 0;
 
@@ -23,25 +18,10 @@ const ENV = {
   KUDOS_APPROVAL_THRESHOLD: '100',
 };
 
-async function startStack(env: Record<string, string> = ENV) {
-  return startTestStack({ db: testDb.db, emulator, env, app: { approvalsSweepMs: 0, now: () => new Date(Date.now() + clockOffsetMs) } });
-}
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
+beforeEach(() => {
   clockOffsetMs = 0;
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startStack();
 });
-afterEach(async () => {
-  await stack?.close();
-});
+const e2e = useAppPerTest({ env: ENV, app: { approvalsSweepMs: 0, now: () => new Date(Date.now() + clockOffsetMs) } });
 
 const APPROVE = 'approval_approve';
 const REJECT = 'approval_reject';
@@ -60,60 +40,48 @@ function rendered(m: Message): string {
  * of one modal records one send).
  */
 async function submitSend(userId: string, values: Parameters<typeof sendModalValues>[0]) {
-  return submitSendForm(stack, testDb.db, userId, sendModalValues(values));
+  return submitSendForm(e2e.stack, e2e.db, userId, sendModalValues(values));
 }
 
 /** A request for `values` from `userId`, and its message in #approvals. */
 async function requestApproval(userId: string, values: Parameters<typeof sendModalValues>[0], channel = 'C_APPROVALS') {
   const row = await submitSend(userId, values);
   expect(row.status).toBe('awaiting_approval');
-  const message = await stack.sim.waitFor(() => stack.sim.messages(channel).find((m) => hasButton(m, APPROVE) && JSON.stringify(m.blocks).includes(row.id)));
+  const message = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages(channel).find((m) => hasButton(m, APPROVE) && JSON.stringify(m.blocks).includes(row.id)));
   // The sender is told last, once the request is fully posted.
-  await eventually(async () => (await testDb.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, row.id)))[0]?.postedAt);
+  await eventually(async () => (await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, row.id)))[0]?.postedAt);
   return { row, message };
 }
 
 function click(message: Message, actionId: string, userId: string) {
-  return stack.sim.clickButton({ channel: message.channel, ts: message.ts }, actionId, userId);
+  return e2e.stack.sim.clickButton({ channel: message.channel, ts: message.ts }, actionId, userId);
 }
 
 /** A click on a button that is no longer shown (a stale client, or Slack retrying the request). */
 function staleClick(message: Message, actionId: string, userId: string, kudosId: string) {
-  return postSignedPayload(stack.app.url, {
-    type: 'block_actions',
-    user: { id: userId, username: userId.toLowerCase(), name: userId.toLowerCase(), team_id: 'T0KUDOS' },
-    api_app_id: 'A0KUDOS',
-    token: 'x',
-    team: { id: 'T0KUDOS', domain: 'kudos-demo' },
-    enterprise: null,
-    is_enterprise_install: false,
-    trigger_id: '1.2.abc',
-    container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
-    channel: { id: message.channel, name: 'approvals' },
-    actions: [{ type: 'button', action_id: actionId, block_id: `approval_${kudosId}`, value: kudosId, action_ts: '1.2' }],
-  });
+  return postSignedPayload(e2e.stack.app.url, blockActionPayload({ userId, actionId, value: kudosId, channel: message.channel, messageTs: message.ts, blockId: `approval_${kudosId}` }));
 }
 
 /** The request message as everyone sees it now (updates applied). */
 function current(message: Message): Message {
-  return stack.sim.messages(message.channel).find((m) => m.ts === message.ts && !m.ephemeral)!;
+  return e2e.stack.sim.messages(message.channel).find((m) => m.ts === message.ts && !m.ephemeral)!;
 }
 
 async function ordersFor(row: { idempotencyKey: string }) {
-  return (await stack.app.rewards.orders.list({ clientOrderId: row.idempotencyKey })).data;
+  return (await e2e.stack.app.rewards.orders.list({ clientOrderId: row.idempotencyKey })).data;
 }
 
 async function allOrders() {
-  return (await stack.app.rewards.orders.list({ pageSize: 100 })).data;
+  return (await e2e.stack.app.rewards.orders.list({ pageSize: 100 })).data;
 }
 
 async function kudosRow(id: string) {
-  const [row] = await testDb.db.select().from(kudos).where(eq(kudos.id, id));
+  const [row] = await e2e.db.select().from(kudos).where(eq(kudos.id, id));
   return row!;
 }
 
 async function auditActions(kudosId: string) {
-  const rows = await testDb.db
+  const rows = await e2e.db
     .select()
     .from(auditEvents)
     .where(and(eq(auditEvents.subjectType, 'kudos'), eq(auditEvents.subjectId, kudosId)));
@@ -121,7 +89,7 @@ async function auditActions(kudosId: string) {
 }
 
 function ephemeralsTo(userId: string, channel: string) {
-  return stack.sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === userId);
+  return e2e.stack.sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === userId);
 }
 
 describe('routing sends to approvers', () => {
@@ -147,16 +115,16 @@ describe('routing sends to approvers', () => {
     expect(buttons.map((b) => b.action_id)).toEqual([APPROVE, REJECT]);
     expect(buttons.every((b) => b.confirm)).toBe(true);
 
-    const waiting = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('waiting for approval')));
+    const waiting = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('waiting for approval')));
     expect(rendered(waiting)).toContain('<#C_APPROVALS>');
     expect(await allOrders()).toHaveLength(0);
-    const [request] = await testDb.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, row.id));
+    const [request] = await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, row.id));
     expect(request!.messages).toEqual([{ channel: 'C_APPROVALS', ts: message.ts }]);
     expect(await auditActions(row.id)).toEqual(['approval.requested']);
   });
 
   it('a send within the threshold and the budget goes straight out; one that would exceed the monthly budget waits', async () => {
-    await stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { monthlyBudgetCents: 5000 });
+    await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { monthlyBudgetCents: 5000 });
     const first = await submitSend('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '30' });
     expect(first.status).toBe('pending');
     await eventually(async () => (await kudosRow(first.id)).status === 'placed');
@@ -171,12 +139,11 @@ describe('routing sends to approvers', () => {
   });
 
   it('without an approval channel or approvers, workspace admins and owners get the request by DM and can approve it', async () => {
-    await stack.close();
-    stack = await startStack({ KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '0' });
+    await e2e.start({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '0' } });
     const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }, 'U_ADMIN');
     expect(rendered(message)).toContain('every send needs approval');
     // Nobody else was asked: U_ADMIN is the only admin of the seeded workspace.
-    expect(stack.sim.messages('U_APPROVER').filter((m) => hasButton(m, APPROVE))).toHaveLength(0);
+    expect(e2e.stack.sim.messages('U_APPROVER').filter((m) => hasButton(m, APPROVE))).toHaveLength(0);
     await click(message, APPROVE, 'U_ADMIN');
     await eventually(async () => (await kudosRow(row.id)).status === 'placed');
     expect(await ordersFor(row)).toHaveLength(1);
@@ -185,7 +152,7 @@ describe('routing sends to approvers', () => {
 
 describe('recovery', () => {
   it('a send recorded for approval whose request was never posted (crash) is posted by the sweep, once', async () => {
-    const [row] = await testDb.db
+    const [row] = await e2e.db
       .insert(kudos)
       .values({
         teamId: 'T0KUDOS',
@@ -201,9 +168,9 @@ describe('recovery', () => {
         createdAt: new Date(Date.now() - 60_000),
       })
       .returning();
-    const other = await stack.startAnotherApp({ approvalsSweepMs: 0 });
-    await Promise.all([stack.app.approvals.sweep(), other.approvals.sweep()]);
-    const posted = stack.sim.messages('C_APPROVALS').filter((m) => JSON.stringify(m.blocks ?? []).includes(row!.id));
+    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    await Promise.all([e2e.stack.app.approvals.sweep(), other.approvals.sweep()]);
+    const posted = e2e.stack.sim.messages('C_APPROVALS').filter((m) => JSON.stringify(m.blocks ?? []).includes(row!.id));
     expect(posted).toHaveLength(1);
     expect(hasButton(posted[0]!, APPROVE)).toBe(true);
     await click(posted[0]!, APPROVE, 'U_APPROVER');
@@ -214,19 +181,19 @@ describe('recovery', () => {
   it('a decision whose process died before telling anyone: the sweep tells the sender once and updates the request', async () => {
     const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
     // Decided a minute ago by a process that died right after its transaction: no message updated, nobody told.
-    const decided = await decideApproval(testDb.db, { kudosId: row.id, actorUserId: 'U_APPROVER', decision: { kind: 'reject', reason: 'over budget' }, now: new Date(Date.now() - 60_000) });
+    const decided = await decideApproval(e2e.db, { kudosId: row.id, actorUserId: 'U_APPROVER', decision: { kind: 'reject', reason: 'over budget' }, now: new Date(Date.now() - 60_000) });
     expect(decided.ok).toBe(true);
-    const told = () => stack.sim.messages('U_MANAGER').filter((m) => /^Your kudos was rejected/.test(m.text)).length;
+    const told = () => e2e.stack.sim.messages('U_MANAGER').filter((m) => /^Your kudos was rejected/.test(m.text)).length;
     expect(told()).toBe(0);
     expect(hasButton(current(message), APPROVE)).toBe(true);
 
-    const other = await stack.startAnotherApp({ approvalsSweepMs: 0 });
-    const reports = await Promise.all([stack.app.approvals.sweep(), other.approvals.sweep()]);
+    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const reports = await Promise.all([e2e.stack.app.approvals.sweep(), other.approvals.sweep()]);
     expect(reports.reduce((n, r) => n + r.toldLate, 0)).toBeGreaterThanOrEqual(1);
     expect(told()).toBe(1);
     expect(hasButton(current(message), APPROVE)).toBe(false);
     expect(rendered(current(message))).toContain('U_APPROVER');
-    expect((await stack.app.approvals.sweep()).toldLate).toBe(0);
+    expect((await e2e.stack.app.approvals.sweep()).toldLate).toBe(0);
     expect(told()).toBe(1);
   });
 });
@@ -242,28 +209,28 @@ describe('deciding', () => {
     });
     expect(placed.idempotencyKey).toBe(row.idempotencyKey);
     expect(await ordersFor(row)).toHaveLength(1);
-    const updated = await stack.sim.waitFor(() => {
+    const updated = await e2e.stack.sim.waitFor(() => {
       const m = current(message);
       return m.edited && !hasButton(m, APPROVE) ? m : undefined;
     });
     expect(rendered(updated)).toMatch(/Approved\* by <@U_APPROVER> on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
     expect(hasButton(updated, REJECT)).toBe(false);
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('was approved')));
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes(placed.orderId!)));
-    const announcement = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').at(-1));
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('was approved')));
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes(placed.orderId!)));
+    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').at(-1));
     expect(rendered(announcement)).toContain('Great launch!');
-    await stack.app.approvals.sweep(); // copies the order outcome into the audit trail
+    await e2e.stack.app.approvals.sweep(); // copies the order outcome into the audit trail
     expect(await auditActions(row.id)).toEqual(['approval.requested', 'approval.approved', 'kudos.order_placed']);
   });
 
   it('the sender may not approve their own request, even as an approver', async () => {
     const { row, message } = await requestApproval('U_APPROVER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
     await click(message, APPROVE, 'U_APPROVER');
-    const refusal = await stack.sim.waitFor(() => ephemeralsTo('U_APPROVER', 'C_APPROVALS').at(-1));
+    const refusal = await e2e.stack.sim.waitFor(() => ephemeralsTo('U_APPROVER', 'C_APPROVALS').at(-1));
     expect(refusal.text).toContain('your own');
     await click(message, REJECT, 'U_APPROVER');
-    await stack.sim.waitFor(() => ephemeralsTo('U_APPROVER', 'C_APPROVALS').length === 2);
-    expect(stack.sim.openViews('U_APPROVER')).toHaveLength(0);
+    await e2e.stack.sim.waitFor(() => ephemeralsTo('U_APPROVER', 'C_APPROVALS').length === 2);
+    expect(e2e.stack.sim.openViews('U_APPROVER')).toHaveLength(0);
     expect((await kudosRow(row.id)).status).toBe('awaiting_approval');
     expect(hasButton(current(message), APPROVE)).toBe(true);
     expect(current(message).edited).toBeUndefined();
@@ -274,12 +241,12 @@ describe('deciding', () => {
     const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
     await click(message, APPROVE, 'U_EMP3');
     await click(message, REJECT, 'U_EMP3');
-    const refusals = await stack.sim.waitFor(() => {
+    const refusals = await e2e.stack.sim.waitFor(() => {
       const list = ephemeralsTo('U_EMP3', 'C_APPROVALS');
       return list.length === 2 ? list : undefined;
     });
     for (const r of refusals) expect(r.text).toContain('Only approvers');
-    expect(stack.sim.openViews('U_EMP3')).toHaveLength(0);
+    expect(e2e.stack.sim.openViews('U_EMP3')).toHaveLength(0);
     expect((await kudosRow(row.id)).status).toBe('awaiting_approval');
     expect(current(message).edited).toBeUndefined();
     expect(await auditActions(row.id)).toEqual(['approval.requested']);
@@ -290,7 +257,7 @@ describe('deciding', () => {
     const answers = await Promise.all([click(message, APPROVE, 'U_APPROVER'), click(message, APPROVE, 'U_APPROVER')]);
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
     await eventually(async () => (await kudosRow(row.id)).status === 'placed');
-    const refusal = await stack.sim.waitFor(() => ephemeralsTo('U_APPROVER', 'C_APPROVALS').at(-1));
+    const refusal = await e2e.stack.sim.waitFor(() => ephemeralsTo('U_APPROVER', 'C_APPROVALS').at(-1));
     expect(refusal.text).toContain('already approved by <@U_APPROVER>');
     expect(await ordersFor(row)).toHaveLength(1);
     expect((await auditActions(row.id)).filter((a) => a === 'approval.approved')).toHaveLength(1);
@@ -307,7 +274,7 @@ describe('deciding', () => {
       expect(await ordersFor(settled)).toHaveLength(1);
       const decisions = (await auditActions(row.id)).filter((a) => a === 'approval.approved' || a === 'approval.rejected');
       expect(decisions).toEqual(['approval.approved']);
-      const [request] = await testDb.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, row.id));
+      const [request] = await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, row.id));
       expect(['U_APPROVER', 'U_ADMIN']).toContain(request!.decidedBy);
     }
     expect(await allOrders()).toHaveLength(20);
@@ -316,21 +283,21 @@ describe('deciding', () => {
   it('reject asks for a reason in a modal; the sender is told the outcome and the reason; nothing is ordered', async () => {
     const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
     await click(message, REJECT, 'U_APPROVER');
-    const modal = await stack.sim.waitFor(() => stack.sim.openViews('U_APPROVER').at(-1));
+    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_APPROVER').at(-1));
     expect(modal.callback_id).toBe('approval_reject_modal');
     expect((await kudosRow(row.id)).status).toBe('awaiting_approval'); // nothing decided before the modal is sent
-    const answer = await stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Over budget this quarter <!here>' } } }, 'U_APPROVER');
+    const answer = await e2e.stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Over budget this quarter <!here>' } } }, 'U_APPROVER');
     expect(answer.body).toBe('');
     expect((await kudosRow(row.id)).status).toBe('rejected');
-    const updated = await stack.sim.waitFor(() => (current(message).edited ? current(message) : undefined));
+    const updated = await e2e.stack.sim.waitFor(() => (current(message).edited ? current(message) : undefined));
     expect(rendered(updated)).toContain('Rejected* by <@U_APPROVER>');
     expect(rendered(updated)).toContain('Over budget this quarter &lt;!here&gt;');
     expect(hasButton(updated, APPROVE)).toBe(false);
-    const notice = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('rejected')));
+    const notice = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('rejected')));
     expect(rendered(notice)).toContain('Over budget this quarter &lt;!here&gt;');
     // Approving afterwards (a stale client) changes nothing.
     expect((await staleClick(message, APPROVE, 'U_ADMIN', row.id)).status).toBe(200);
-    const late = await stack.sim.waitFor(() => ephemeralsTo('U_ADMIN', 'C_APPROVALS').at(-1));
+    const late = await e2e.stack.sim.waitFor(() => ephemeralsTo('U_ADMIN', 'C_APPROVALS').at(-1));
     expect(late.text).toContain('already rejected');
     expect(await allOrders()).toHaveLength(0);
     expect(await auditActions(row.id)).toEqual(['approval.requested', 'approval.rejected']);
@@ -339,12 +306,12 @@ describe('deciding', () => {
   it('a reject modal submitted after someone approved shows that inline and rejects nothing', async () => {
     const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
     await click(message, REJECT, 'U_APPROVER');
-    const modal = await stack.sim.waitFor(() => stack.sim.openViews('U_APPROVER').at(-1));
+    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_APPROVER').at(-1));
     await click(message, APPROVE, 'U_ADMIN');
     // The approval is taken after the click's ack: wait until it is, then the late reject arrives.
     await eventually(async () => (await kudosRow(row.id)).status !== 'awaiting_approval');
-    await stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'no' } } }, 'U_APPROVER');
-    expect(stack.sim.viewErrors(modal.id).approval_reject_reason).toContain('already approved');
+    await e2e.stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'no' } } }, 'U_APPROVER');
+    expect(e2e.stack.sim.viewErrors(modal.id).approval_reject_reason).toContain('already approved');
     await eventually(async () => (await kudosRow(row.id)).status === 'placed');
     expect(await ordersFor(row)).toHaveLength(1);
   });
@@ -354,20 +321,20 @@ describe('expiry', () => {
   it('a request expires after 72 h by default: the sender is told, the message shows it, later clicks change nothing', async () => {
     const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
     const hour = 3_600_000;
-    expect((await stack.app.approvals.sweep(new Date(Date.now() + 71 * hour))).expired).toBe(0);
+    expect((await e2e.stack.app.approvals.sweep(new Date(Date.now() + 71 * hour))).expired).toBe(0);
     expect((await kudosRow(row.id)).status).toBe('awaiting_approval');
     // Two instances sweeping at once: one expiry.
-    const other = await stack.startAnotherApp({ approvalsSweepMs: 0 });
-    const reports = await Promise.all([stack.app.approvals.sweep(new Date(Date.now() + 73 * hour)), other.approvals.sweep(new Date(Date.now() + 73 * hour))]);
+    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const reports = await Promise.all([e2e.stack.app.approvals.sweep(new Date(Date.now() + 73 * hour)), other.approvals.sweep(new Date(Date.now() + 73 * hour))]);
     expect(reports[0].expired + reports[1].expired).toBe(1);
     expect((await kudosRow(row.id)).status).toBe('expired');
-    const updated = await stack.sim.waitFor(() => (current(message).edited ? current(message) : undefined));
+    const updated = await e2e.stack.sim.waitFor(() => (current(message).edited ? current(message) : undefined));
     expect(rendered(updated)).toContain('Expired');
     expect(hasButton(updated, APPROVE)).toBe(false);
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('expired')));
-    expect(stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('expired'))).toHaveLength(1);
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('expired')));
+    expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('expired'))).toHaveLength(1);
     expect((await staleClick(message, APPROVE, 'U_APPROVER', row.id)).status).toBe(200);
-    const late = await stack.sim.waitFor(() => ephemeralsTo('U_APPROVER', 'C_APPROVALS').at(-1));
+    const late = await e2e.stack.sim.waitFor(() => ephemeralsTo('U_APPROVER', 'C_APPROVALS').at(-1));
     expect(late.text).toContain('already expired');
     expect(await allOrders()).toHaveLength(0);
     expect(await auditActions(row.id)).toEqual(['approval.requested', 'approval.expired']);
@@ -375,21 +342,8 @@ describe('expiry', () => {
 });
 
 describe('approval and the schedule', () => {
-  /** Date and time (America/New_York, U_MANAGER's zone) `minutes` from now. */
-  function inNewYork(minutes: number) {
-    const at = new Date(Date.now() + minutes * 60_000);
-    const parts = new Intl.DateTimeFormat('en-CA', {
-      timeZone: 'America/New_York',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    }).formatToParts(at);
-    const get = (t: string) => parts.find((p) => p.type === t)!.value;
-    return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}` };
-  }
+  /** Date and time in U_MANAGER's zone, `minutes` from now. */
+  const inNewYork = (minutes: number) => wallTimeIn('America/New_York', minutes);
 
   it.each([
     ['has passed', 45],
@@ -406,7 +360,7 @@ describe('approval and the schedule', () => {
     expect(placed.scheduledAt).toBeNull();
     const [order] = await ordersFor(row);
     expect(order).toBeDefined();
-    const notice = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('was approved')));
+    const notice = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('was approved')));
     expect(rendered(notice)).toContain('so it is sent now');
     expect(rendered(current(message))).toContain('sent now');
   });
@@ -427,10 +381,10 @@ describe('spending limits and balance at approval time', () => {
     [
       'DAILY_LIMIT_EXCEEDED',
       'daily spending limit',
-      () => emulator.setLimits({ dailyLimitUsd: 100, monthlyLimitUsd: 50_000 }),
-      () => emulator.setLimits({ dailyLimitUsd: 5000, monthlyLimitUsd: 50_000 }),
+      () => e2e.emulator.setLimits({ dailyLimitUsd: 100, monthlyLimitUsd: 50_000 }),
+      () => e2e.emulator.setLimits({ dailyLimitUsd: 5000, monthlyLimitUsd: 50_000 }),
     ],
-    ['INSUFFICIENT_BALANCE', 'enough money', () => emulator.setBalance(100), () => emulator.setBalance(10_000)],
+    ['INSUFFICIENT_BALANCE', 'enough money', () => e2e.emulator.setBalance(100), () => e2e.emulator.setBalance(10_000)],
   ])('%s: the approver and the sender are told, the request is decidable again, and approving after the fix places one order', async (code, words, breakIt, fixIt) => {
     await breakIt();
     const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
@@ -441,20 +395,20 @@ describe('spending limits and balance at approval time', () => {
       return k.status === 'awaiting_approval' && k.idempotencyKey !== row.idempotencyKey ? k : undefined;
     });
     expect(back.errorCode).toBe(code);
-    expect((await stack.app.approvals.sweep()).reopened).toBe(0);
+    expect((await e2e.stack.app.approvals.sweep()).reopened).toBe(0);
 
-    const reopened = await stack.sim.waitFor(() => {
+    const reopened = await e2e.stack.sim.waitFor(() => {
       const m = current(message);
       return hasButton(m, APPROVE) && rendered(m).includes('could not be placed') ? m : undefined;
     });
     expect(rendered(reopened)).toContain(words);
     expect(rendered(reopened)).toContain('Approved by <@U_APPROVER>');
-    const toApprover = await stack.sim.waitFor(() => stack.sim.messages('U_APPROVER').find((m) => m.text.includes('could not be placed')));
+    const toApprover = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_APPROVER').find((m) => m.text.includes('could not be placed')));
     expect(rendered(toApprover)).toContain(words);
-    const toSender = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => rendered(m).includes('back with the approvers')));
+    const toSender = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => rendered(m).includes('back with the approvers')));
     expect(rendered(toSender)).toContain(words);
     // The sender hears it once: no generic "could not be sent" besides the notice.
-    expect(stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('could not be sent'))).toHaveLength(0);
+    expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('could not be sent'))).toHaveLength(0);
     expect(await allOrders()).toHaveLength(0);
 
     await fixIt();
@@ -466,7 +420,7 @@ describe('spending limits and balance at approval time', () => {
     expect(placed.idempotencyKey).not.toBe(row.idempotencyKey);
     expect(await allOrders()).toHaveLength(1);
     // Sweeping again does not re-open a placed send.
-    expect((await stack.app.approvals.sweep()).reopened).toBe(0);
+    expect((await e2e.stack.app.approvals.sweep()).reopened).toBe(0);
     expect(await auditActions(row.id)).toEqual(['approval.requested', 'approval.approved', 'kudos.order_failed', 'approval.reopened', 'approval.approved', 'kudos.order_placed']);
   });
 });

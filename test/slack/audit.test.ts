@@ -1,58 +1,24 @@
 // The audit trail end to end: every request, decision, order and cancellation is a row; admins list
 // it with /kudos audit and get it as CSV by DM with /kudos audit csv; others are refused.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approvalRequests, kudos } from '../../src/db/schema/index.js';
-import { eventually, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { eventually, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startTestStack({
-    db: testDb.db,
-    emulator,
-    env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100' },
-    app: { approvalsSweepMs: 0 },
-  });
-});
-afterEach(async () => {
-  await stack?.close();
+const e2e = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100' },
+  app: { approvalsSweepMs: 0 },
 });
 
-function inNewYork(minutes: number) {
-  const at = new Date(Date.now() + minutes * 60_000);
-  const parts = new Intl.DateTimeFormat('en-CA', {
-    timeZone: 'America/New_York',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).formatToParts(at);
-  const get = (t: string) => parts.find((p) => p.type === t)!.value;
-  return { date: `${get('year')}-${get('month')}-${get('day')}`, time: `${get('hour')}:${get('minute')}` };
-}
+const inNewYork = (minutes: number) => wallTimeIn('America/New_York', minutes);
 
 /** A send through the modal; like a user, tries again when a cold app on a loaded machine misses Slack's 3 s. */
 async function send(input: Parameters<typeof sendModalValues>[0]) {
-  return submitSendForm(stack, testDb.db, 'U_MANAGER', sendModalValues(input));
+  return submitSendForm(e2e.stack, e2e.db, 'U_MANAGER', sendModalValues(input));
 }
 
 async function requestMessage(kudosId: string) {
-  await eventually(async () => (await testDb.db.select().from(approvalRequests)).find((r) => r.kudosId === kudosId && r.postedAt));
-  return stack.sim.waitFor(() => stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(kudosId)));
+  await eventually(async () => (await e2e.db.select().from(approvalRequests)).find((r) => r.kudosId === kudosId && r.postedAt));
+  return e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(kudosId)));
 }
 
 /** Minimal RFC 4180 reader (quoted cells with "" and line breaks). */
@@ -87,23 +53,23 @@ function parseCsv(text: string): string[][] {
 /** Builds the story: an approved send (ordered), a rejected one, a cancelled scheduled one. */
 async function story() {
   const approved = await send({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
-  await stack.sim.clickButton({ channel: 'C_APPROVALS', ts: (await requestMessage(approved.id)).ts }, 'approval_approve', 'U_APPROVER');
-  await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.id === approved.id && k.status === 'placed'));
+  await e2e.stack.sim.clickButton({ channel: 'C_APPROVALS', ts: (await requestMessage(approved.id)).ts }, 'approval_approve', 'U_APPROVER');
+  await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.id === approved.id && k.status === 'placed'));
 
   const rejected = await send({ users: ['U_EMP2'], design: 'CC-THANK-YOU', amount: '200' });
-  await stack.sim.clickButton({ channel: 'C_APPROVALS', ts: (await requestMessage(rejected.id)).ts }, 'approval_reject', 'U_APPROVER');
-  const modal = await stack.sim.waitFor(() => stack.sim.openViews('U_APPROVER').at(-1));
-  await stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Not now, "sorry" =1+1 <b>' } } }, 'U_APPROVER');
+  await e2e.stack.sim.clickButton({ channel: 'C_APPROVALS', ts: (await requestMessage(rejected.id)).ts }, 'approval_reject', 'U_APPROVER');
+  const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_APPROVER').at(-1));
+  await e2e.stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Not now, "sorry" =1+1 <b>' } } }, 'U_APPROVER');
 
   const scheduled = await send({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '20', schedule: inNewYork(120) });
-  await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'scheduled'));
-  await stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
-  const list = stack.sim
+  await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'scheduled'));
+  await e2e.stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
+  const list = e2e.stack.sim
     .messages('C_GENERAL')
     .filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER')
     .at(-1)!;
-  await stack.sim.clickButton({ channel: 'C_GENERAL', ts: list.ts }, 'scheduled_cancel', 'U_MANAGER');
-  await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'canceled'));
+  await e2e.stack.sim.clickButton({ channel: 'C_GENERAL', ts: list.ts }, 'scheduled_cancel', 'U_MANAGER');
+  await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'canceled'));
   return { approved, rejected, scheduled };
 }
 
@@ -111,8 +77,8 @@ describe('/kudos audit', () => {
   it('lists every request, decision, order and cancellation to an admin, and sends the CSV by DM', async () => {
     const { approved, rejected, scheduled } = await story();
 
-    await stack.sim.slashCommand('U_ADMIN', 'audit', 'C_GENERAL');
-    const listing = stack.sim
+    await e2e.stack.sim.slashCommand('U_ADMIN', 'audit', 'C_GENERAL');
+    const listing = e2e.stack.sim
       .messages('C_GENERAL')
       .filter((m) => m.ephemeral && m.visible_to === 'U_ADMIN')
       .at(-1)!;
@@ -121,8 +87,8 @@ describe('/kudos audit', () => {
     expect(shown).toContain('&lt;b&gt;');
     expect(shown).not.toContain('<b>');
 
-    await stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_GENERAL');
-    const dm = await stack.sim.waitFor(() => stack.sim.messages('U_ADMIN').find((m) => m.text.includes('```')));
+    await e2e.stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_GENERAL');
+    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('```')));
     const body = /```\n([\s\S]*)```/.exec(dm.text)![1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
     const [header, ...rows] = parseCsv(body);
     expect(header).toEqual(['id', 'at', 'actor_user_id', 'action', 'subject_type', 'subject_id', 'details']);
@@ -141,30 +107,30 @@ describe('/kudos audit', () => {
     expect([...events].sort((a, b) => b.at.localeCompare(a.at)).map((e) => e.at)).toEqual(events.map((e) => e.at));
 
     // Listing twice copies each order outcome once.
-    await stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_GENERAL');
-    const second = await stack.sim.waitFor(() => {
-      const dms = stack.sim.messages('U_ADMIN').filter((m) => m.text.includes('```'));
+    await e2e.stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_GENERAL');
+    const second = await e2e.stack.sim.waitFor(() => {
+      const dms = e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes('```'));
       return dms.length === 2 ? dms[1] : undefined;
     });
     expect(second.text.match(/kudos\.order_placed/g)).toHaveLength(2);
   });
 
   it('refuses non-admins, with nothing sent', async () => {
-    await stack.sim.slashCommand('U_MANAGER', 'audit', 'C_GENERAL');
-    await stack.sim.slashCommand('U_APPROVER', 'audit csv', 'C_GENERAL');
+    await e2e.stack.sim.slashCommand('U_MANAGER', 'audit', 'C_GENERAL');
+    await e2e.stack.sim.slashCommand('U_APPROVER', 'audit csv', 'C_GENERAL');
     for (const user of ['U_MANAGER', 'U_APPROVER']) {
-      const reply = stack.sim
+      const reply = e2e.stack.sim
         .messages('C_GENERAL')
         .filter((m) => m.ephemeral && m.visible_to === user)
         .at(-1)!;
       expect(reply.text).toContain('Only Kudos admins');
-      expect(stack.sim.messages(user)).toHaveLength(0);
+      expect(e2e.stack.sim.messages(user)).toHaveLength(0);
     }
   });
 
   it('help lists the admin subcommands', async () => {
-    await stack.sim.slashCommand('U_EMP1', 'help', 'C_GENERAL');
-    const reply = stack.sim
+    await e2e.stack.sim.slashCommand('U_EMP1', 'help', 'C_GENERAL');
+    const reply = e2e.stack.sim
       .messages('C_GENERAL')
       .filter((m) => m.ephemeral && m.visible_to === 'U_EMP1')
       .at(-1)!;

@@ -1,29 +1,10 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, sendModalValues, startTestStack, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { eventually, sendModalValues, useAppPerTest } from '../support/app.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startTestStack({ db: testDb.db, emulator });
-});
-afterEach(async () => {
-  await stack?.close();
-});
+const e2e = useAppPerTest();
 
 function lastReplyTo(userId: string) {
-  return stack.sim
+  return e2e.stack.sim
     .messages('C_GENERAL')
     .filter((m) => m.ephemeral && m.visible_to === userId)
     .at(-1)!;
@@ -31,21 +12,21 @@ function lastReplyTo(userId: string) {
 
 describe('/kudos subcommands', () => {
   it('balance shows available and pending balance, and follows a send', async () => {
-    await stack.sim.slashCommand('U_MANAGER', 'balance');
+    await e2e.stack.sim.slashCommand('U_MANAGER', 'balance');
     expect(JSON.stringify(lastReplyTo('U_MANAGER').blocks)).toContain('$10,000');
     expect(lastReplyTo('U_MANAGER').text).toContain('pending top-ups: $0');
 
-    await stack.sim.slashCommand('U_MANAGER', '');
-    const view = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').at(-1));
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }), 'U_MANAGER');
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('Order')));
-    await stack.sim.slashCommand('U_MANAGER', 'balance');
+    await e2e.stack.sim.slashCommand('U_MANAGER', '');
+    const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').at(-1));
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }), 'U_MANAGER');
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('Order')));
+    await e2e.stack.sim.slashCommand('U_MANAGER', 'balance');
     expect(lastReplyTo('U_MANAGER').text).toContain('$9,975');
   });
 
   it('balance says what went wrong when the API fails, without a stack trace', async () => {
-    await emulator.faults({ method: 'GET', path: '/api/v1/balance', status: 401, count: 10 });
-    const answer = await stack.sim.slashCommand('U_MANAGER', 'balance');
+    await e2e.emulator.faults({ method: 'GET', path: '/api/v1/balance', status: 401, count: 10 });
+    const answer = await e2e.stack.sim.slashCommand('U_MANAGER', 'balance');
     expect(answer.status).toBe(200);
     const reply = lastReplyTo('U_MANAGER').text;
     expect(reply).toMatch(/^Could not get the balance: /);
@@ -53,21 +34,21 @@ describe('/kudos subcommands', () => {
   });
 
   it('help lists the commands; an unknown subcommand gets a short help', async () => {
-    await stack.sim.slashCommand('U_EMP1', 'help');
+    await e2e.stack.sim.slashCommand('U_EMP1', 'help');
     expect(JSON.stringify(lastReplyTo('U_EMP1').blocks)).toContain('/kudos scheduled');
-    await stack.sim.slashCommand('U_EMP1', 'frobnicate');
+    await e2e.stack.sim.slashCommand('U_EMP1', 'frobnicate');
     const reply = lastReplyTo('U_EMP1');
     expect(reply.text).toContain('frobnicate');
     expect(JSON.stringify(reply.blocks)).toContain('/kudos balance');
   });
 
   it('publishes the Home tab when it is opened', async () => {
-    const answer = await stack.sim.sendEvent({ type: 'app_home_opened', user: 'U_EMP1', channel: 'D_EMP1', tab: 'home' });
+    const answer = await e2e.stack.sim.sendEvent({ type: 'app_home_opened', user: 'U_EMP1', channel: 'D_EMP1', tab: 'home' });
     expect(answer.status).toBe(200);
-    const home = await eventually(() => stack.sim.homeView('U_EMP1'));
+    const home = await eventually(() => e2e.stack.sim.homeView('U_EMP1'));
     expect(JSON.stringify(home.blocks)).toContain('home_open_send');
-    await stack.sim.clickButton({ viewId: home.id }, 'home_open_send', 'U_EMP1');
-    const modal = await stack.sim.waitFor(() => stack.sim.openViews('U_EMP1').at(-1));
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'home_open_send', 'U_EMP1');
+    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP1').at(-1));
     expect(modal.callback_id).toBe('kudos_send');
   });
 });

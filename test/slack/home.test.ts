@@ -1,68 +1,44 @@
 // App Home by role, through the real routing: app_home_opened and every Home button are signed
 // requests from the Slack simulator into the app; the Rewards emulator holds the orders.
-import { formatInTimeZone } from 'date-fns-tz';
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kudos, type NewKudosRow } from '../../src/db/schema/index.js';
 import type { View } from '../../src/simulator/slack.js';
-import { eventually, postSignedPayload, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
-
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
+import { eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
 const ROLES = { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100' };
 
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator({ EMULATOR_BACKGROUND: 'off' })]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-});
-afterEach(async () => {
-  await stack?.close();
-});
+const e2e = useAppPerTest({ emulatorEnv: { EMULATOR_BACKGROUND: 'off' }, app: { home: { pollIntervalMs: 100 } }, startEach: false });
 
 async function start(env: Record<string, string> = {}) {
-  stack = await startTestStack({ db: testDb.db, emulator, env: { ...ROLES, ...env }, app: { home: { pollIntervalMs: 100 } } });
+  await e2e.start({ env: { ...ROLES, ...env } });
 }
 
 const textOf = (view: View | undefined) => JSON.stringify(view?.blocks ?? []);
 
 /** The user opens App Home; resolves with the Home once it shows `expected`. */
 async function openHome(userId: string, expected: string | RegExp = /Give kudos/): Promise<View> {
-  const before = stack.sim.homeView(userId);
-  await stack.sim.sendEvent({ type: 'app_home_opened', user: userId, channel: `D_${userId}`, tab: 'home', ...(before ? { view: before } : {}) });
+  const before = e2e.stack.sim.homeView(userId);
+  await e2e.stack.sim.sendEvent({ type: 'app_home_opened', user: userId, channel: `D_${userId}`, tab: 'home', ...(before ? { view: before } : {}) });
   return homeShowing(userId, expected);
 }
 
 function homeShowing(userId: string, expected: string | RegExp): Promise<View> {
-  return stack.sim.waitFor(() => {
-    const view = stack.sim.homeView(userId);
+  return e2e.stack.sim.waitFor(() => {
+    const view = e2e.stack.sim.homeView(userId);
     const text = textOf(view);
     return view && (typeof expected === 'string' ? text.includes(expected) : expected.test(text)) ? view : undefined;
   });
 }
 
 async function send(userId: string, users: string[], amount: string, schedule?: { date: string; time: string }) {
-  return submitSendForm(stack, testDb.db, userId, sendModalValues({ users, design: 'CC-THANK-YOU', amount, message: 'Thanks for the launch', ...(schedule ? { schedule } : {}) }));
-}
-
-function wallTimeIn(zone: string, minutes: number) {
-  const at = new Date(Date.now() + minutes * 60_000);
-  return { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') };
+  return submitSendForm(e2e.stack, e2e.db, userId, sendModalValues({ users, design: 'CC-THANK-YOU', amount, message: 'Thanks for the launch', ...(schedule ? { schedule } : {}) }));
 }
 
 /** A click on an old copy of a Home view (Slack sends the view as the client last rendered it). */
 async function clickOnOldView(userId: string, view: View, actionId: string, value: string) {
   const old = structuredClone(view);
-  await postSignedPayload(stack.app.url, {
+  await postSignedPayload(e2e.stack.app.url, {
     type: 'block_actions',
     team: { id: 'T0KUDOS', domain: 'kudos-demo' },
     user: { id: userId, username: userId.toLowerCase(), name: userId.toLowerCase(), team_id: 'T0KUDOS' },
@@ -75,7 +51,7 @@ async function clickOnOldView(userId: string, view: View, actionId: string, valu
   });
 }
 
-const row = async (id: string) => (await testDb.db.select().from(kudos).where(eq(kudos.id, id)))[0]!;
+const row = async (id: string) => (await e2e.db.select().from(kudos).where(eq(kudos.id, id)))[0]!;
 
 describe('App Home by role', () => {
   it('everyone: a Give kudos button, what they received and sent, and empty states; no approvals, balance or admin tools', async () => {
@@ -101,8 +77,8 @@ describe('App Home by role', () => {
   it('Give kudos on Home opens the send modal', async () => {
     await start();
     const home = await openHome('U_EMP2');
-    await stack.sim.clickButton({ viewId: home.id }, 'home_open_send', 'U_EMP2');
-    await stack.sim.waitFor(() => stack.sim.openViews('U_EMP2').find((v) => v.callback_id === 'kudos_send'));
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'home_open_send', 'U_EMP2');
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP2').find((v) => v.callback_id === 'kudos_send'));
   });
 
   it('senders: Cancel on a scheduled send cancels the order at the API; a stale Cancel gets a clear answer', async () => {
@@ -115,10 +91,10 @@ describe('App Home by role', () => {
     const home = structuredClone(await openHome('U_MANAGER', 'home_cancel'));
     expect(textOf(home)).toContain('Your scheduled kudos');
 
-    await stack.sim.clickButton({ viewId: home.id }, 'home_cancel', 'U_MANAGER', placed.id);
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'home_cancel', 'U_MANAGER', placed.id);
     const after = await homeShowing('U_MANAGER', 'Cancelled your kudos');
     expect((await row(placed.id)).status).toBe('canceled');
-    const order = (await stack.app.rewards.orders.get(placed.orderId!)) as { status?: string };
+    const order = (await e2e.stack.app.rewards.orders.get(placed.orderId!)) as { status?: string };
     expect(order.status).toBe('CANCELED');
     expect(textOf(after)).not.toContain('home_cancel');
 
@@ -144,20 +120,20 @@ describe('App Home by role', () => {
     await homeShowing('U_EMP2', 'Only approvers can approve');
     expect((await row(request.id)).status).toBe('awaiting_approval');
 
-    await stack.sim.clickButton({ viewId: home.id }, 'approval_approve', 'U_APPROVER', request.id);
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'approval_approve', 'U_APPROVER', request.id);
     const after = await homeShowing('U_APPROVER', 'Approved');
     expect(textOf(after)).not.toContain('approval_approve');
     const placed = await eventually(async () => {
       const r = await row(request.id);
       return r.status === 'placed' && r.orderId ? r : undefined;
     });
-    const orders = await stack.app.rewards.orders.list({ clientOrderId: placed.idempotencyKey });
+    const orders = await e2e.stack.app.rewards.orders.list({ clientOrderId: placed.idempotencyKey });
     expect(orders.data).toHaveLength(1);
 
     // Pressing Approve again on the old view: already decided, and no second order.
     await clickOnOldView('U_APPROVER', home, 'approval_approve', request.id);
     await homeShowing('U_APPROVER', 'already approved');
-    expect((await stack.app.rewards.orders.list({ clientOrderId: placed.idempotencyKey })).data).toHaveLength(1);
+    expect((await e2e.stack.app.rewards.orders.list({ clientOrderId: placed.idempotencyKey })).data).toHaveLength(1);
   });
 
   it('admins: balance, this month’s spend, Settings and the audit export; others never see them', async () => {
@@ -173,8 +149,8 @@ describe('App Home by role', () => {
     expect(text).toContain('/kudos audit csv');
     expect(text).toContain('All good: no warnings');
 
-    await stack.sim.clickButton({ viewId: home.id }, 'home_open_settings', 'U_ADMIN');
-    await stack.sim.waitFor(() => stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings'));
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'home_open_settings', 'U_ADMIN');
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings'));
   });
 });
 
@@ -202,7 +178,7 @@ describe('App Home with large data', () => {
     for (let i = 0; i < 1200; i++) rows.push({ ...base(i), senderUserId: 'U_MANAGER', recipients: [{ slackUserId: 'U_ADMIN', recipientId: null, email: 'ada@example.com', name: 'Ada' }] });
     for (let i = 0; i < 300; i++) rows.push({ ...base(i), status: 'scheduled', orderId: `ord-${i}`, scheduledAt: new Date(Date.now() + (60 + i) * 60_000), scheduleTimezone: 'UTC' });
     for (let i = 0; i < 300; i++) rows.push({ ...base(i), senderUserId: 'U_EMP2', status: 'awaiting_approval', orderStatus: null, totalCents: 50_000 });
-    for (let i = 0; i < rows.length; i += 500) await testDb.db.insert(kudos).values(rows.slice(i, i + 500));
+    for (let i = 0; i < rows.length; i += 500) await e2e.db.insert(kudos).values(rows.slice(i, i + 500));
 
     const home = await openHome('U_ADMIN', 'Older');
     expect(home.blocks.length).toBeLessThanOrEqual(100);
@@ -212,7 +188,7 @@ describe('App Home with large data', () => {
     expect(text).toContain('Showing 1–5 of 300'); // scheduled, and approvals
     expect(text).toContain('home_page_received_older');
 
-    await stack.sim.clickButton({ viewId: home.id }, 'home_page_received_older', 'U_ADMIN');
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'home_page_received_older', 'U_ADMIN');
     const second = await homeShowing('U_ADMIN', 'Showing 6–10 of 1200');
     expect(second.blocks.length).toBeLessThanOrEqual(100);
     expect(textOf(second)).toContain('home_page_received_newer');
@@ -222,17 +198,17 @@ describe('App Home with large data', () => {
 describe('App Home stays current', () => {
   it('is re-published when a webhook completes the order, without being opened again', async () => {
     await start();
-    expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
+    expect(await e2e.emulator.registerWebhook(`${e2e.stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
     const sent = await send('U_MANAGER', ['U_EMP1'], '25');
     await eventually(async () => (await row(sent.id)).status === 'placed');
     const home = await openHome('U_EMP1', 'Card on its way');
-    const published = stack.sim.calls.filter((c) => c.method === 'views.publish').length;
+    const published = e2e.stack.sim.calls.filter((c) => c.method === 'views.publish').length;
 
-    await emulator.advance(5); // the order completes; its webhook (and the completion check) tell the app
+    await e2e.emulator.advance(5); // the order completes; its webhook (and the completion check) tell the app
     const updated = await homeShowing('U_EMP1', 'Card delivered');
     expect(updated.id).toBe(home.id);
-    expect(stack.sim.calls.filter((c) => c.method === 'views.publish').length).toBeGreaterThan(published);
+    expect(e2e.stack.sim.calls.filter((c) => c.method === 'views.publish').length).toBeGreaterThan(published);
     // Nobody who never opened Home is published to.
-    expect(stack.sim.homeView('U_EMP2')).toBeUndefined();
+    expect(e2e.stack.sim.homeView('U_EMP2')).toBeUndefined();
   });
 });

@@ -1,45 +1,26 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kudos, recipientMappings } from '../../src/db/schema/index.js';
-import { eventually, postSignedPayload, sendModalValues, startTestStack, viewSubmissionPayload, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { eventually, postSignedPayload, sendModalValues, useAppPerTest, viewSubmissionPayload } from '../support/app.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startTestStack({ db: testDb.db, emulator, env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' } });
-});
-afterEach(async () => {
-  await stack?.close();
-});
+const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' } });
 
 async function openModal(userId: string, text = '') {
-  const answer = await stack.sim.slashCommand(userId, text, 'C_GENERAL');
+  const answer = await e2e.stack.sim.slashCommand(userId, text, 'C_GENERAL');
   expect(answer.status).toBe(200);
-  const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).at(-1));
+  const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews(userId).at(-1));
   return view;
 }
 
 async function ordersInEmulator() {
-  return (await stack.app.rewards.orders.list({ pageSize: 100 })).data;
+  return (await e2e.stack.app.rewards.orders.list({ pageSize: 100 })).data;
 }
 
 describe('sending kudos from Slack', () => {
   it('/kudos opens the send modal, and the design picker lists the API catalog', async () => {
     const view = await openModal('U_MANAGER');
     expect(view.callback_id).toBe('kudos_send');
-    const options = await stack.sim.loadOptions(view.id, 'design', 'send_design', 'birth', 'U_MANAGER');
+    const options = await e2e.stack.sim.loadOptions(view.id, 'design', 'send_design', 'birth', 'U_MANAGER');
     expect(options.status).toBe(200);
     const texts = (options.body as { options: Array<{ text: { text: string }; value: string }> }).options;
     expect(texts.map((o) => o.value)).toEqual(['CC-BIRTHDAY']);
@@ -48,13 +29,13 @@ describe('sending kudos from Slack', () => {
 
   it('sends a card to two people: one order in the emulator, a confirmation DM and an announcement', async () => {
     const view = await openModal('U_MANAGER');
-    const answer = await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '25', message: 'Great launch!' }), 'U_MANAGER');
+    const answer = await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '25', message: 'Great launch!' }), 'U_MANAGER');
     expect(answer.status).toBe(200);
     expect(answer.body).toBe('');
-    expect(stack.sim.openViews('U_MANAGER')).toHaveLength(0);
+    expect(e2e.stack.sim.openViews('U_MANAGER')).toHaveLength(0);
 
-    const confirmation = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('Order')));
-    const [row] = await testDb.db.select().from(kudos);
+    const confirmation = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('Order')));
+    const [row] = await e2e.db.select().from(kudos);
     expect(row!.status).toBe('placed');
     expect(confirmation.text).toContain(row!.orderId!);
     expect(confirmation.text).toContain('$50');
@@ -65,18 +46,18 @@ describe('sending kudos from Slack', () => {
     expect(orders[0]!.recipientCount).toBe(2);
     expect(orders[0]!.totalCost?.amount).toBe('50.00');
 
-    const announcement = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').at(-1));
+    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').at(-1));
     const announced = JSON.stringify(announcement.blocks);
     expect(announced).toContain('<@U_MANAGER>');
     expect(announced).toContain('<@U_EMP1>');
     expect(announced).toContain('<@U_EMP2>');
     expect(announced).toContain('Great launch!');
-    const after = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.announcementTs));
+    const after = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.announcementTs));
     expect(after.announcementTs).toBe(announcement.ts);
     expect(after.announcementChannel).toBe('C_KUDOS');
 
     // Each Slack user was mapped to an address-book recipient once.
-    const mappings = await testDb.db.select().from(recipientMappings);
+    const mappings = await e2e.db.select().from(recipientMappings);
     expect(mappings.map((m) => m.slackUserId).sort()).toEqual(['U_EMP1', 'U_EMP2']);
   });
 
@@ -93,41 +74,41 @@ describe('sending kudos from Slack', () => {
     const view = await openModal('U_MANAGER');
     const values = sendModalValues({ users: ['U_EMP3'], design: 'CC-CONGRATS', amount: '20' });
     const payload = viewSubmissionPayload(view as never, values, 'U_MANAGER');
-    const answers = await Promise.all([postSignedPayload(stack.app.url, payload), postSignedPayload(stack.app.url, payload)]);
+    const answers = await Promise.all([postSignedPayload(e2e.stack.app.url, payload), postSignedPayload(e2e.stack.app.url, payload)]);
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
-    await eventually(async () => (await testDb.db.select().from(kudos)).every((k) => k.status === 'placed' && k.notifiedAt));
-    expect(await testDb.db.select().from(kudos)).toHaveLength(1);
+    await eventually(async () => (await e2e.db.select().from(kudos)).every((k) => k.status === 'placed' && k.notifiedAt));
+    expect(await e2e.db.select().from(kudos)).toHaveLength(1);
     expect(await ordersInEmulator()).toHaveLength(1);
   });
 
   it('refuses users without an e-mail, bots and deactivated users inline, naming them', async () => {
     const view = await openModal('U_MANAGER');
-    const answer = await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_NOEMAIL', 'U_BOT', 'U_GONE'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    const answer = await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_NOEMAIL', 'U_BOT', 'U_GONE'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
     expect(answer.body).toMatchObject({ response_action: 'errors' });
-    const error = stack.sim.viewErrors(view.id).send_recipients!;
+    const error = e2e.stack.sim.viewErrors(view.id).send_recipients!;
     expect(error).toContain('Nora');
     expect(error).toContain('no e-mail');
     expect(error).toContain('bot');
     expect(error).toContain('deactivated');
     expect(error).not.toContain('Eli');
-    expect(stack.sim.openViews('U_MANAGER')).toHaveLength(1); // the modal stays, with its values
-    expect(await testDb.db.select().from(kudos)).toHaveLength(0);
+    expect(e2e.stack.sim.openViews('U_MANAGER')).toHaveLength(1); // the modal stays, with its values
+    expect(await e2e.db.select().from(kudos)).toHaveLength(0);
   });
 
   it('checks the amount against the design range and whole dollars, inline', async () => {
     const view = await openModal('U_MANAGER');
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '600' }), 'U_MANAGER');
-    expect(stack.sim.viewErrors(view.id).send_amount).toContain('$5 to $500');
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '2.50' }), 'U_MANAGER');
-    expect(stack.sim.viewErrors(view.id).send_amount).toContain('whole dollars');
-    expect(await testDb.db.select().from(kudos)).toHaveLength(0);
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '600' }), 'U_MANAGER');
+    expect(e2e.stack.sim.viewErrors(view.id).send_amount).toContain('$5 to $500');
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '2.50' }), 'U_MANAGER');
+    expect(e2e.stack.sim.viewErrors(view.id).send_amount).toContain('whole dollars');
+    expect(await e2e.db.select().from(kudos)).toHaveLength(0);
   });
 
   it('does not place a send whose total is above the approval threshold (it waits for approval)', async () => {
     const view = await openModal('U_MANAGER');
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '60' }), 'U_MANAGER');
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '60' }), 'U_MANAGER');
     const [row] = await eventually(async () => {
-      const rows = await testDb.db.select().from(kudos);
+      const rows = await e2e.db.select().from(kudos);
       return rows.length > 0 ? rows : undefined;
     });
     expect(row!.totalCents).toBe(12_000);
@@ -138,12 +119,12 @@ describe('sending kudos from Slack', () => {
 
   it('neutralises <!channel> and forged links in the message', async () => {
     const view = await openModal('U_MANAGER');
-    await stack.sim.submitView(
+    await e2e.stack.sim.submitView(
       view.id,
       sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10', message: '<!channel> you rock <https://evil.example|our intranet> & more' }),
       'U_MANAGER',
     );
-    const announcement = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').at(-1));
+    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').at(-1));
     const rendered = JSON.stringify(announcement.blocks) + announcement.text;
     expect(rendered).not.toContain('<!channel>');
     expect(rendered).not.toContain('<https://evil.example');
@@ -152,33 +133,33 @@ describe('sending kudos from Slack', () => {
 
   it('expands a Slack user group to its members', async () => {
     const view = await openModal('U_MANAGER');
-    const options = await stack.sim.loadOptions(view.id, 'group', 'send_group', '', 'U_MANAGER');
+    const options = await e2e.stack.sim.loadOptions(view.id, 'group', 'send_group', '', 'U_MANAGER');
     expect(JSON.stringify(options.body)).toContain('slack:S_TEAM');
-    await stack.sim.submitView(view.id, sendModalValues({ group: { value: 'slack:S_TEAM', text: '@team' }, design: 'CC-THANK-YOU', amount: '15' }), 'U_MANAGER');
-    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'placed'));
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ group: { value: 'slack:S_TEAM', text: '@team' }, design: 'CC-THANK-YOU', amount: '15' }), 'U_MANAGER');
+    const row = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'placed'));
     expect(row.recipients.map((r) => r.slackUserId).sort()).toEqual(['U_EMP1', 'U_EMP2']);
     expect(row.slackUsergroupId).toBe('S_TEAM');
     expect(row.totalCents).toBe(3000);
   });
 
   it('tells the sender a short, specific reason when the API refuses the order', async () => {
-    await emulator.setBalance(12);
+    await e2e.emulator.setBalance(12);
     const view = await openModal('U_MANAGER');
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20' }), 'U_MANAGER');
-    const dm = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('could not be sent')));
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20' }), 'U_MANAGER');
+    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('could not be sent')));
     expect(dm.text).toContain('enough money');
     expect(dm.text).not.toMatch(/at .*\.ts:\d+/); // no stack trace
-    const [row] = await testDb.db.select().from(kudos);
+    const [row] = await e2e.db.select().from(kudos);
     expect(row!.status).toBe('failed');
     expect(row!.errorCode).toBe('INSUFFICIENT_BALANCE');
   });
 
   it('keeps the recipient in step when a Slack e-mail changes (user_change)', async () => {
     const view = await openModal('U_MANAGER');
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP4'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
-    const mapping = await eventually(async () => (await testDb.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP4')))[0]);
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP4'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    const mapping = await eventually(async () => (await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP4')))[0]);
     expect(mapping.email).toBe('sofia@example.com');
-    const answer = await stack.sim.sendEvent({
+    const answer = await e2e.stack.sim.sendEvent({
       type: 'user_change',
       user: {
         id: 'U_EMP4',
@@ -193,27 +174,27 @@ describe('sending kudos from Slack', () => {
     });
     expect(answer.status).toBe(200);
     const updated = await eventually(async () => {
-      const [m] = await testDb.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP4'));
+      const [m] = await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP4'));
       return m?.email === 'sofia.sales@example.com' ? m : undefined;
     });
     expect(updated.recipientId).toBe(mapping.recipientId);
-    const recipient = await stack.app.rewards.recipients.get(mapping.recipientId);
+    const recipient = await e2e.stack.app.rewards.recipients.get(mapping.recipientId);
     expect(recipient.email).toBe('sofia.sales@example.com');
   });
 
   it('expands a saved address-book group through the API and keeps which group was chosen', async () => {
-    const rewards = stack.app.rewards;
+    const rewards = e2e.stack.app.rewards;
     const group = await rewards.groups.create('Night shift');
     for (const email of ['nina@example.com', 'olaf@example.com']) {
       const recipient = await rewards.recipients.create({ email, firstName: email.split('@')[0] });
       await rewards.groups.addMember(group.groupId, recipient.recipientId);
     }
     const view = await openModal('U_MANAGER');
-    const options = await stack.sim.loadOptions(view.id, 'group', 'send_group', 'night', 'U_MANAGER');
+    const options = await e2e.stack.sim.loadOptions(view.id, 'group', 'send_group', 'night', 'U_MANAGER');
     expect(JSON.stringify(options.body)).toContain(`book:${group.groupId}`);
     expect(JSON.stringify(options.body)).not.toContain('slack:S_TEAM');
-    await stack.sim.submitView(view.id, sendModalValues({ group: { value: `book:${group.groupId}`, text: 'Night shift (2)' }, design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
-    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'placed'));
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ group: { value: `book:${group.groupId}`, text: 'Night shift (2)' }, design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    const row = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'placed'));
     expect(row.recipientGroupId).toBe(group.groupId);
     expect(row.recipients.map((r) => r.email).sort()).toEqual(['nina@example.com', 'olaf@example.com']);
     const order = await rewards.orders.get(row.orderId!);
@@ -221,26 +202,25 @@ describe('sending kudos from Slack', () => {
   });
 
   it('retries transient API failures with the same key, then places the order once', async () => {
-    await stack.close();
-    stack = await startTestStack({ db: testDb.db, emulator, env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { worker: { backoffMs: () => 50 } } });
+    await e2e.start({ app: { worker: { backoffMs: () => 50 } } });
     // More 503s than the client retries on its own: the worker has to come back.
-    await emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', status: 503, count: 5 });
+    await e2e.emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', status: 503, count: 5 });
     const view = await openModal('U_MANAGER');
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
-    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'placed'), 15_000);
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    const row = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'placed'), 15_000);
     expect(row.attempts).toBeGreaterThan(1);
     expect(await ordersInEmulator()).toHaveLength(1);
   });
 
   it('updates the address-book recipient (PUT) when the Slack e-mail changed since the stored mapping', async () => {
-    const old = await stack.app.rewards.recipients.create({ email: 'omar.old@example.com', firstName: 'Omar' });
-    await testDb.db.insert(recipientMappings).values({ teamId: 'T0KUDOS', slackUserId: 'U_EMP3', recipientId: old.recipientId, email: 'omar.old@example.com' });
+    const old = await e2e.stack.app.rewards.recipients.create({ email: 'omar.old@example.com', firstName: 'Omar' });
+    await e2e.db.insert(recipientMappings).values({ teamId: 'T0KUDOS', slackUserId: 'U_EMP3', recipientId: old.recipientId, email: 'omar.old@example.com' });
     const view = await openModal('U_MANAGER');
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
-    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'placed'));
+    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    const row = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'placed'));
     expect(row.recipients[0]).toMatchObject({ slackUserId: 'U_EMP3', recipientId: old.recipientId, email: 'omar@example.com' });
-    expect((await stack.app.rewards.recipients.get(old.recipientId)).email).toBe('omar@example.com');
-    const [mapping] = await testDb.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP3'));
+    expect((await e2e.stack.app.rewards.recipients.get(old.recipientId)).email).toBe('omar@example.com');
+    const [mapping] = await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP3'));
     expect(mapping).toMatchObject({ recipientId: old.recipientId, email: 'omar@example.com' });
   });
 });

@@ -1,16 +1,10 @@
 // Settings end to end: seeded from the environment, changed by an admin in the /kudos settings modal,
 // refused for everyone else, recorded in the audit trail, and used by the app at once.
 import { eq } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { approvalRequests, auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index.js';
 import type { Message, View } from '../../src/simulator/slack.js';
-import { eventually, sendModalValues, startTestStack, submitSendForm, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
-
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
+import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 
 const ENV = {
   KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
@@ -20,20 +14,7 @@ const ENV = {
   KUDOS_APPROVAL_THRESHOLD: '100',
 };
 
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startTestStack({ db: testDb.db, emulator, env: ENV, app: { approvalsSweepMs: 0 } });
-});
-afterEach(async () => {
-  await stack?.close();
-});
+const e2e = useAppPerTest({ env: ENV, app: { approvalsSweepMs: 0 } });
 
 type Element = Record<string, unknown> & { type: string; action_id: string };
 
@@ -45,9 +26,9 @@ function element(view: View, blockId: string): Element {
 
 async function openSettings(userId: string): Promise<View> {
   for (let attempt = 1; ; attempt++) {
-    const answer = await stack.sim.slashCommand(userId, 'settings', 'C_GENERAL');
+    const answer = await e2e.stack.sim.slashCommand(userId, 'settings', 'C_GENERAL');
     expect(answer.status).toBe(200);
-    const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_settings')).catch(() => undefined);
+    const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_settings')).catch(() => undefined);
     if (view || attempt >= 3) return view!;
   }
 }
@@ -62,7 +43,7 @@ function rendered(m: Message): string {
 }
 
 async function settingsRow() {
-  const [row] = await testDb.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, 'T0KUDOS'));
+  const [row] = await e2e.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, 'T0KUDOS'));
   return row;
 }
 
@@ -72,7 +53,7 @@ async function send(userId: string, amount: string, users_: string[] = ['U_EMP3'
 }
 
 async function sendAs(userId: string, values: Record<string, Record<string, unknown>>) {
-  return submitSendForm(stack, testDb.db, userId, values);
+  return submitSendForm(e2e.stack, e2e.db, userId, values);
 }
 
 describe('/kudos settings', () => {
@@ -100,21 +81,21 @@ describe('/kudos settings', () => {
   });
 
   it('refuses non-admins with an ephemeral message and opens nothing', async () => {
-    await stack.sim.slashCommand('U_MANAGER', 'settings', 'C_GENERAL');
-    const reply = stack.sim
+    await e2e.stack.sim.slashCommand('U_MANAGER', 'settings', 'C_GENERAL');
+    const reply = e2e.stack.sim
       .messages('C_GENERAL')
       .filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER')
       .at(-1)!;
     expect(reply.text).toContain('Only Kudos admins');
-    expect(stack.sim.openViews('U_MANAGER')).toHaveLength(0);
+    expect(e2e.stack.sim.openViews('U_MANAGER')).toHaveLength(0);
     // An approver is not an admin.
-    await stack.sim.slashCommand('U_APPROVER', 'settings', 'C_GENERAL');
-    expect(stack.sim.openViews('U_APPROVER')).toHaveLength(0);
+    await e2e.stack.sim.slashCommand('U_APPROVER', 'settings', 'C_GENERAL');
+    expect(e2e.stack.sim.openViews('U_APPROVER')).toHaveLength(0);
   });
 
   it('an admin changes settings: saved, summarised to them, audited (who, what: old -> new), and used at once', async () => {
     const view = await openSettings('U_ADMIN');
-    const answer = await stack.sim.submitView(
+    const answer = await e2e.stack.sim.submitView(
       view.id,
       {
         settings_notify_channel: { notify_channel: conversation('C_GENERAL') },
@@ -129,9 +110,9 @@ describe('/kudos settings', () => {
       'U_ADMIN',
     );
     expect(answer.body).toBe('');
-    expect(stack.sim.openViews('U_ADMIN')).toHaveLength(0);
+    expect(e2e.stack.sim.openViews('U_ADMIN')).toHaveLength(0);
 
-    const summary = await stack.sim.waitFor(() => stack.sim.messages('U_ADMIN').find((m) => m.text.includes('settings changed')));
+    const summary = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('settings changed')));
     expect(rendered(summary)).toContain('approval threshold*: $100 → $200');
     expect(rendered(summary)).toContain('announcement channel*: <#C_KUDOS> → <#C_GENERAL>');
 
@@ -147,7 +128,7 @@ describe('/kudos settings', () => {
       approvalExpiryHours: 24,
       updatedBy: 'U_ADMIN',
     });
-    const audit = await testDb.db.select().from(auditEvents).where(eq(auditEvents.action, 'settings.changed'));
+    const audit = await e2e.db.select().from(auditEvents).where(eq(auditEvents.action, 'settings.changed'));
     expect(audit).toHaveLength(1);
     expect(audit[0]!.actorUserId).toBe('U_ADMIN');
     expect(audit[0]!.details).toEqual({
@@ -166,56 +147,56 @@ describe('/kudos settings', () => {
     // $150 is now under the threshold: sent directly, announced in the new channel.
     const direct = await send('U_MANAGER', '150');
     expect(direct.status).toBe('pending');
-    const announcement = await stack.sim.waitFor(() => stack.sim.messages('C_GENERAL').find((m) => !m.ephemeral && m.text.startsWith('Kudos from')));
+    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_GENERAL').find((m) => !m.ephemeral && m.text.startsWith('Kudos from')));
     expect(rendered(announcement)).toContain('<@U_EMP3>');
-    expect(stack.sim.messages('C_KUDOS').filter((m) => m.text.startsWith('Kudos from'))).toHaveLength(0);
+    expect(e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text.startsWith('Kudos from'))).toHaveLength(0);
 
     // $250 needs approval; the user group's members approve now, the old approver no longer does.
     const big = await send('U_MANAGER', '250');
     expect(big.status).toBe('awaiting_approval');
-    const request = await stack.sim.waitFor(() => stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(big.id)));
-    await eventually(async () => (await testDb.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, big.id)))[0]?.postedAt);
-    const [stored] = await testDb.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, big.id));
+    const request = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(big.id)));
+    await eventually(async () => (await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, big.id)))[0]?.postedAt);
+    const [stored] = await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, big.id));
     expect(stored!.expiresAt.getTime() - stored!.createdAt.getTime()).toBeGreaterThan(23.9 * 3_600_000);
     expect(stored!.expiresAt.getTime() - stored!.createdAt.getTime()).toBeLessThan(24.1 * 3_600_000);
-    await stack.sim.clickButton({ channel: 'C_APPROVALS', ts: request.ts }, 'approval_approve', 'U_APPROVER');
-    await stack.sim.waitFor(() => stack.sim.messages('C_APPROVALS').find((m) => m.ephemeral && m.visible_to === 'U_APPROVER'));
-    expect((await testDb.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status).toBe('awaiting_approval');
-    await stack.sim.clickButton({ channel: 'C_APPROVALS', ts: request.ts }, 'approval_approve', 'U_EMP1');
-    await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status === 'placed');
+    await e2e.stack.sim.clickButton({ channel: 'C_APPROVALS', ts: request.ts }, 'approval_approve', 'U_APPROVER');
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_APPROVALS').find((m) => m.ephemeral && m.visible_to === 'U_APPROVER'));
+    expect((await e2e.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status).toBe('awaiting_approval');
+    await e2e.stack.sim.clickButton({ channel: 'C_APPROVALS', ts: request.ts }, 'approval_approve', 'U_EMP1');
+    await eventually(async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status === 'placed');
 
     // The send form is prefilled with the default design and amount.
-    await stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
-    const form = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
+    await e2e.stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
+    const form = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
     expect(element(form, 'send_amount').initial_value).toBe('25');
     expect(element(form, 'send_design').initial_option).toMatchObject({ value: 'CC-BIRTHDAY', text: { text: 'Happy Birthday' } });
   });
 
   it('saving without changes records nothing', async () => {
     const view = await openSettings('U_ADMIN');
-    await stack.sim.submitView(view.id, {}, 'U_ADMIN');
-    await stack.sim.waitFor(() => stack.sim.messages('U_ADMIN').find((m) => m.text.includes('nothing changed')));
-    expect(await testDb.db.select().from(auditEvents)).toHaveLength(0);
+    await e2e.stack.sim.submitView(view.id, {}, 'U_ADMIN');
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('nothing changed')));
+    expect(await e2e.db.select().from(auditEvents)).toHaveLength(0);
   });
 
   it('shows bad values inline and keeps the modal', async () => {
     const view = await openSettings('U_ADMIN');
-    await stack.sim.submitView(view.id, { settings_threshold: { threshold: value('number_input', '12.345') }, settings_expiry_hours: { expiry_hours: value('number_input', '0') } }, 'U_ADMIN');
-    const errors = stack.sim.viewErrors(view.id);
+    await e2e.stack.sim.submitView(view.id, { settings_threshold: { threshold: value('number_input', '12.345') }, settings_expiry_hours: { expiry_hours: value('number_input', '0') } }, 'U_ADMIN');
+    const errors = e2e.stack.sim.viewErrors(view.id);
     expect(errors.settings_threshold).toContain('USD');
     expect(errors.settings_expiry_hours).toContain('1 to 720');
-    expect(stack.sim.openViews('U_ADMIN')).toHaveLength(1);
-    await stack.sim.submitView(view.id, { settings_admins: { admins: users(['U_APPROVER']) } }, 'U_ADMIN');
-    expect(stack.sim.viewErrors(view.id).settings_admins).toContain('Keep yourself');
+    expect(e2e.stack.sim.openViews('U_ADMIN')).toHaveLength(1);
+    await e2e.stack.sim.submitView(view.id, { settings_admins: { admins: users(['U_APPROVER']) } }, 'U_ADMIN');
+    expect(e2e.stack.sim.viewErrors(view.id).settings_admins).toContain('Keep yourself');
     expect((await settingsRow())!.approvalThresholdCents).toBe(10_000);
-    expect(await testDb.db.select().from(auditEvents)).toHaveLength(0);
+    expect(await e2e.db.select().from(auditEvents)).toHaveLength(0);
   });
 
   it('a settings modal submitted by someone who is no longer an admin saves nothing', async () => {
     const view = await openSettings('U_ADMIN');
-    await stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_APPROVER', { adminUserIds: ['U_APPROVER'] });
-    await stack.sim.submitView(view.id, { settings_threshold: { threshold: value('number_input', '5') } }, 'U_ADMIN');
-    expect(stack.sim.viewErrors(view.id).settings_threshold).toContain('Only Kudos admins');
+    await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_APPROVER', { adminUserIds: ['U_APPROVER'] });
+    await e2e.stack.sim.submitView(view.id, { settings_threshold: { threshold: value('number_input', '5') } }, 'U_ADMIN');
+    expect(e2e.stack.sim.viewErrors(view.id).settings_threshold).toContain('Only Kudos admins');
     expect((await settingsRow())!.approvalThresholdCents).toBe(10_000);
   });
 });

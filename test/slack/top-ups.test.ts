@@ -4,7 +4,7 @@
 // Also the ledger command: movements read by source/status and reconciled with Kudos' orders.
 import { describe, expect, it } from 'vitest';
 import { topUpRequests } from '../../src/db/schema/index.js';
-import { eventually, postSignedPayload, useAppPerTest } from '../support/app.js';
+import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from '../support/app.js';
 
 const ENV = {
   KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
@@ -115,21 +115,9 @@ describe('/kudos ledger', () => {
   });
 });
 
-/** The approve click as a second Slack client sends it (built like the simulator's). */
+/** The approve click as a second Slack client sends it. */
 function approveClick(topUpId: string, message: { channel: string; ts: string }): Record<string, unknown> {
-  return {
-    type: 'block_actions',
-    user: { id: 'U_APPROVER', username: 'arjun', name: 'arjun', team_id: 'T0KUDOS' },
-    api_app_id: 'A0KUDOS',
-    token: 'x',
-    team: { id: 'T0KUDOS', domain: 'kudos-demo' },
-    enterprise: null,
-    is_enterprise_install: false,
-    trigger_id: '1.2.abc',
-    container: { type: 'message', message_ts: message.ts, channel_id: message.channel, is_ephemeral: false },
-    channel: { id: message.channel, name: 'kudos-admins' },
-    actions: [{ type: 'button', action_id: 'finance_topup_approve', block_id: `finance_topup_${topUpId}`, value: topUpId, action_ts: '1.2' }],
-  };
+  return blockActionPayload({ userId: 'U_APPROVER', actionId: 'finance_topup_approve', value: topUpId, channel: message.channel, messageTs: message.ts, blockId: `finance_topup_${topUpId}` });
 }
 
 describe('limit-increase requests', () => {

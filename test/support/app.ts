@@ -1,6 +1,7 @@
 // End-to-end harness: the real app over HTTP, driven by the Slack simulator (signed requests, fake
 // Web API on 127.0.0.1) and talking to the Rewards emulator with PRODUCTION credentials.
 // Share one database and one emulator per test file; start a fresh simulator + app per test.
+import { formatInTimeZone } from 'date-fns-tz';
 import { startApp, type RunningApp, type StartAppOptions } from '../../src/app.js';
 import type { AppConfig } from '../../src/config/index.js';
 import { loadConfig } from '../../src/config/index.js';
@@ -223,7 +224,11 @@ export function commandFields(userId: string, text: string, teamId = 'T0KUDOS'):
 }
 
 /** A block_actions payload for one button click, as Slack sends it from a channel message. */
-export function blockActionPayload(input: { teamId?: string; userId: string; actionId: string; value: unknown; channel?: string; responseUrl?: string }) {
+/**
+ * A button click as Slack posts it, built like the simulator's (a stale client, Slack retrying, or a
+ * shape Slack never sends): on the message `messageTs` in `channel`, in block `blockId`.
+ */
+export function blockActionPayload(input: { teamId?: string; userId: string; actionId: string; value: unknown; channel?: string; messageTs?: string; blockId?: string; responseUrl?: string }) {
   const teamId = input.teamId ?? 'T0KUDOS';
   return {
     type: 'block_actions',
@@ -232,10 +237,10 @@ export function blockActionPayload(input: { teamId?: string; userId: string; act
     api_app_id: 'A0KUDOS',
     token: 'x',
     trigger_id: '1.2.abc',
-    container: { type: 'message', message_ts: '1.000001', channel_id: input.channel ?? 'C_GENERAL' },
+    container: { type: 'message', message_ts: input.messageTs ?? '1.000001', channel_id: input.channel ?? 'C_GENERAL', is_ephemeral: false },
     channel: { id: input.channel ?? 'C_GENERAL', name: 'x' },
     ...(input.responseUrl ? { response_url: input.responseUrl } : {}),
-    actions: [{ type: 'button', action_id: input.actionId, block_id: 'b', value: input.value, action_ts: '1.2' }],
+    actions: [{ type: 'button', action_id: input.actionId, block_id: input.blockId ?? 'b', value: input.value, action_ts: '1.2' }],
     is_enterprise_install: false,
     enterprise: null,
   };
@@ -267,22 +272,48 @@ async function warmUp(appUrl: string): Promise<void> {
   await res.text();
 }
 
+/** Date and time (`yyyy-MM-dd`, `HH:mm`) on the wall clocks of `zone`, `minutes` from now: what a person there types into the send form. */
+export function wallTimeIn(zone: string, minutes: number): { date: string; time: string } {
+  const at = new Date(Date.now() + minutes * 60_000);
+  return { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') };
+}
+
+/** What a test may change of useAppPerTest's app when it starts one itself (handle.start). */
+export type AppPerTestOverrides = Pick<TestStackOptions, 'env' | 'app'>;
+
 /**
  * The usual set-up of an end-to-end test file: one database and one emulator for the file, both
  * emptied before each test, and a fresh app + simulator per test with `opts`. Use the returned
- * handle inside hooks and tests.
+ * handle inside hooks and tests. `startEach: false` leaves starting the app to each test
+ * (`await e2e.start({ env })`: the test's env or app options, where given, instead of the defaults');
+ * `start` also replaces an app already started (a restart with another clock or configuration). The app is closed after each test either way.
  */
-export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & { emulatorEnv?: Record<string, string> } = {}): {
+export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & { emulatorEnv?: Record<string, string>; startEach?: boolean } = {}): {
   readonly stack: TestStack;
   readonly db: Database;
+  readonly testDb: TestDatabase;
   readonly emulator: TestEmulator;
+  start(overrides?: AppPerTestOverrides): Promise<TestStack>;
 } {
   let testDb: TestDatabase | undefined;
   let emulator: TestEmulator | undefined;
   let stack: TestStack | undefined;
+  const { emulatorEnv, startEach = true, ...defaults } = opts;
+  const start = async (overrides: AppPerTestOverrides = {}): Promise<TestStack> => {
+    await stack?.close();
+    stack = undefined;
+    stack = await startTestStack({
+      ...defaults,
+      db: ready(testDb).db,
+      emulator: ready(emulator),
+      ...((overrides.env ?? defaults.env) ? { env: overrides.env ?? defaults.env } : {}),
+      ...((overrides.app ?? defaults.app) ? { app: overrides.app ?? defaults.app } : {}),
+    });
+    return stack;
+  };
   beforeAll(async () => {
     const [{ createTestDatabase }, { startTestEmulator }] = await Promise.all([import('./db.js'), import('./emulator.js')]);
-    [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator(opts.emulatorEnv)]);
+    [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator(emulatorEnv)]);
   });
   afterAll(async () => {
     await emulator?.close();
@@ -290,17 +321,16 @@ export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & 
   });
   beforeEach(async () => {
     await Promise.all([testDb!.truncateAll(), emulator!.reset()]);
-    const { emulatorEnv: _emulatorEnv, ...stackOpts } = opts;
-    stack = await startTestStack({ db: testDb!.db, emulator: emulator!, ...stackOpts });
+    if (startEach) await start();
   });
   afterEach(async () => {
     await stack?.close();
     stack = undefined;
   });
-  const ready = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('useAppPerTest: use the handle inside hooks and tests');
+  function ready<T>(value: T | undefined): T {
+    if (value === undefined) throw new Error('useAppPerTest: use the handle inside hooks and tests (and start the app first when startEach is false)');
     return value;
-  };
+  }
   return {
     get stack() {
       return ready(stack);
@@ -308,9 +338,13 @@ export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & 
     get db() {
       return ready(testDb).db;
     },
+    get testDb() {
+      return ready(testDb);
+    },
     get emulator() {
       return ready(emulator);
     },
+    start,
   };
 }
 
