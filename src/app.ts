@@ -9,7 +9,9 @@ import { connectDatabase, type Database } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createApprovalService, type ApprovalService } from './domain/approvals.js';
 import { createSettingsStore, notifyChannelLookup, type SettingsStore, type WorkspaceRef } from './domain/settings.js';
-import { createDesignCatalog } from './domain/catalog.js';
+import { createDesignCatalogs } from './domain/catalog.js';
+import { createRewardsConnectionStore, createRewardsSetup, type RewardsConnectionStore, type RewardsSetup } from './domain/rewards-connections.js';
+import { RewardsNotConnectedError, singleRewardsAccount, workspaceRewardsAccounts, type RewardsAccounts } from './domain/rewards-accounts.js';
 import { createFinanceService, type FinanceService } from './domain/finance.js';
 import { withSpendingLimits } from './domain/spending-limits.js';
 import type { SendPolicy } from './domain/send-policy.js';
@@ -20,7 +22,7 @@ import { startHttpServer } from './http/server.js';
 import { createMetrics, type AppMetrics } from './observability/metrics.js';
 import { createMetricsRoute } from './observability/metrics-route.js';
 import { SlackReceiver } from './http/slack-receiver.js';
-import { createWebhooksRoute } from './http/webhooks-route.js';
+import { createConnectionWebhooksRoute, createWebhooksRoute } from './http/webhooks-route.js';
 import { createBackgroundProcessing, type BackgroundProcessing, type BackgroundProcessingOptions } from './webhooks/processing.js';
 import { createRewardsClient, type RewardsClient } from './rewards/index.js';
 import type { ListenerDeps } from './slack/deps.js';
@@ -61,6 +63,12 @@ export interface StartAppOptions {
   now?: () => Date;
   /** How long close() lets in-flight orders finish before aborting and releasing them. Default 6 s. */
   shutdownGraceMs?: number;
+  /**
+   * Each workspace connects its own Rewards account (rewards_connections) instead of the environment's
+   * one. Default: on in distribution mode, off in single-workspace mode. Tests turn it on beside a
+   * single Slack token to run two workspaces' Rewards accounts side by side.
+   */
+  rewardsPerWorkspace?: boolean;
   /** Socket Mode tuning (tests): reconnect delays. */
   socketMode?: Pick<SocketModeConnectionOptions, 'retryDelaysMs' | 'failedRetryMs'>;
 }
@@ -69,7 +77,15 @@ export interface RunningApp {
   url: string;
   db: Database;
   worker: KudosWorker;
+  /**
+   * Single-workspace Rewards: the environment's client. Per workspace: an object whose every use
+   * fails (there is no one client); use `rewardsAccounts.for(ws)`.
+   */
   rewards: RewardsClient;
+  /** How work finds a workspace's Rewards client (src/domain/rewards-accounts.ts). */
+  rewardsAccounts: RewardsAccounts;
+  /** Per-workspace mode: the connected accounts (undefined in single-workspace Rewards). */
+  rewardsConnections: RewardsConnectionStore | undefined;
   slack: SlackGateway;
   logger: Logger;
   settings: SettingsStore;
@@ -108,15 +124,54 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const botToken = config.slackBotToken;
   if (config.mode !== 'single' || !botToken) throw new Error('distribution mode is not wired into the app yet (issue 16): set SLACK_BOT_TOKEN for single-workspace mode');
   const metrics = createMetrics({ db });
-  const rewards = createRewardsClient({
-    baseUrl: config.rewardsApiUrl,
-    clientId: config.rewardsClientId ?? '',
-    clientSecret: config.rewardsClientSecret ?? '',
-    onCall: (info) => metrics.observeRewardsCall(info),
-  });
+  const newRewardsClient = (credentials: { clientId: string; clientSecret: string }) =>
+    createRewardsClient({ baseUrl: config.rewardsApiUrl, clientId: credentials.clientId, clientSecret: credentials.clientSecret, onCall: (info) => metrics.observeRewardsCall(info) });
+  // Which Rewards account serves a workspace (ARCHITECTURE.md, "Which Rewards account").
+  const rewardsPerWorkspace = opts.rewardsPerWorkspace ?? (config.mode as string) === 'distribution';
+  let rewardsConnections: RewardsConnectionStore | undefined;
+  let rewardsSetup: RewardsSetup | undefined;
+  // The base of each workspace's webhook URL: KUDOS_PUBLIC_URL, else where Slack's last request came.
+  let seenPublicUrl: string | undefined;
+  let rewardsAccounts: RewardsAccounts;
+  let rewards: RewardsClient;
+  if (rewardsPerWorkspace) {
+    if (!config.keyRing) throw new Error('KUDOS_ENCRYPTION_KEY is required when each workspace connects its own Rewards account (its secrets are stored sealed)');
+    const store = createRewardsConnectionStore({ db, keyRing: config.keyRing, now });
+    rewardsConnections = store;
+    const accounts = workspaceRewardsAccounts(store, newRewardsClient, { listConnected: () => store.listConnected() });
+    rewardsAccounts = accounts;
+    rewardsSetup = createRewardsSetup({
+      db,
+      store,
+      evict: (ws) => accounts.evict(ws),
+      isConnected: (ws) => accounts.isConnected(ws),
+      publicUrl: () => config.publicUrl ?? seenPublicUrl,
+      // Inside Slack's 3 s: one token and one balance call, no retries.
+      verify: async (credentials) => {
+        const probe = createRewardsClient({ baseUrl: config.rewardsApiUrl, ...credentials, timeoutMs: 2000, maxRetries: 0 });
+        try {
+          await probe.balance.get({ timeoutMs: 2000 });
+        } finally {
+          await probe.close();
+        }
+      },
+    });
+    rewards = noSingleClient();
+  } else {
+    rewardsAccounts = singleRewardsAccount(newRewardsClient({ clientId: config.rewardsClientId ?? '', clientSecret: config.rewardsClientSecret ?? '' }));
+    rewards = await rewardsAccounts.for({ teamId: '' });
+  }
 
   // POST /slack/events whenever there is a signing secret (always over HTTP; optional in Socket Mode).
-  const httpReceiver = config.slackSigningSecret ? new SlackReceiver({ signingSecret: config.slackSigningSecret, logger: logger.child({ part: 'receiver' }) }) : undefined;
+  const httpReceiver = config.slackSigningSecret
+    ? new SlackReceiver({
+        signingSecret: config.slackSigningSecret,
+        logger: logger.child({ part: 'receiver' }),
+        onPublicUrl: (url) => {
+          seenPublicUrl = url;
+        },
+      })
+    : undefined;
   const socket = config.slackAppToken
     ? new SocketModeConnection({
         appToken: config.slackAppToken,
@@ -167,13 +222,21 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   // a workspace is seen), and are read for the workspace at hand on every request and notice.
   const settings = createSettingsStore({ db, config });
   const notifyChannelOf = notifyChannelLookup(settings, identity.homeWorkspace);
-  const background = createBackgroundProcessing({ db, rewards, chat: slack, present: presentNotice, notifyChannelOf, logger, webhooks: config.rewardsWebhooks }, opts.webhooks);
+  const background = createBackgroundProcessing({ db, rewards: rewardsAccounts, chat: slack, present: presentNotice, notifyChannelOf, logger, webhooks: config.rewardsWebhooks }, opts.webhooks);
   const listUsers = createUserLister(slackClient);
-  const finance = createFinanceService({ db, rewards, settings, notifier: createFinanceNotifier({ db, slack, settings, listUsers, logger }), logger, now, webhooks: config.rewardsWebhooks });
+  const finance = createFinanceService({
+    db,
+    rewards: rewardsAccounts,
+    settings,
+    notifier: createFinanceNotifier({ db, slack, settings, listUsers, logger }),
+    logger,
+    now,
+    webhooks: config.rewardsWebhooks,
+  });
   const worker = createWorker(
     {
       db,
-      rewards,
+      rewards: rewardsAccounts,
       chat: slack,
       present: presentNotice,
       notifyChannelOf,
@@ -195,25 +258,26 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     db,
     chat: slack,
     present: presentNotice,
-    rewards,
+    rewards: rewardsAccounts,
     settings,
     directory: { users: slack, listUsers: (...args) => listUsers(...args) },
     logger,
     wakeWorker: () => worker.wake(),
     now,
   });
-  const catalog = createDesignCatalog(rewards);
-  const home = createHomePublisher({ db, slack, rewards, settings, approvals, logger, now }, opts.home);
+  const catalog = createDesignCatalogs(rewardsAccounts);
+  const home = createHomePublisher({ db, slack, rewards: rewardsAccounts, rewardsSetup, settings, approvals, logger, now }, opts.home);
   const wakeWorker = (recordedId?: string) => (recordedId ? worker.placeNow(recordedId) : worker.wake());
   const automations = createAutomationService(
-    { db, users: slack, rewards, catalog, policy: opts.policy ?? approvals.policy, settings, approvals, wakeWorker, now, logger: logger.child({ part: 'automations' }) },
+    { db, users: slack, rewards: rewardsAccounts, catalog, policy: opts.policy ?? approvals.policy, settings, approvals, wakeWorker, now, logger: logger.child({ part: 'automations' }) },
     `automations-${randomUUID().slice(0, 8)}`,
   );
   const deps: ListenerDeps = {
     config,
     db,
     logger,
-    rewards,
+    rewards: rewardsAccounts,
+    rewardsSetup,
     slack,
     catalog,
     policy: opts.policy ?? withSpendingLimits(approvals.policy, { db, now }),
@@ -235,7 +299,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     throw error;
   });
 
-  const routeDeps: RouteDeps = { config, db, logger, rewards };
+  const routeDeps: RouteDeps = { config, db, logger, rewards: rewardsAccounts };
   const http = await startHttpServer({
     logger,
     port: opts.port ?? config.port,
@@ -243,7 +307,10 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     onRequestDone: (info) => metrics.observeHttpRequest(info),
     routes: {
       ...(httpReceiver ? { slackEvents: (req, res) => httpReceiver.handle(req, res) } : {}),
-      ...(config.rewardsWebhooks === 'on' ? { rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }) } : {}),
+      ...(config.rewardsWebhooks === 'on' && config.rewardsWebhookSecret ? { rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }) } : {}),
+      ...(config.rewardsWebhooks === 'on' && rewardsConnections
+        ? { connectionWebhooks: createConnectionWebhooksRoute({ ...routeDeps, connections: rewardsConnections }, { onEventStored: () => background.wakeEvents() }) }
+        : {}),
       health: createHealthRoute(routeDeps, socket),
     },
   });
@@ -276,6 +343,8 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     db,
     worker,
     rewards,
+    rewardsAccounts,
+    rewardsConnections,
     slack,
     logger,
     settings,
@@ -298,7 +367,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         // In parallel: both must be done well inside main.ts's 10 s hard limit.
         await Promise.all([worker.stop(opts.shutdownGraceMs ?? 6000), background.stop(3000)]);
         await httpClosed;
-        await rewards.close();
+        await rewardsAccounts.close();
         await directWebApi.close();
         await ownDb?.close();
         logger.info('kudos app stopped');
@@ -367,4 +436,13 @@ function botIdentity(client: webApi.WebClient, botToken: string): { authorize: A
       return { teamId, enterpriseId };
     },
   };
+}
+
+/** RunningApp.rewards when each workspace has its own account: any use names the mistake. */
+function noSingleClient(): RewardsClient {
+  return new Proxy({} as RewardsClient, {
+    get() {
+      throw new RewardsNotConnectedError('(no workspace given: use rewardsAccounts.for(ws))');
+    },
+  });
 }

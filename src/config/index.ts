@@ -66,6 +66,9 @@ const envSchema = z.object({
   SLACK_STATE_SECRET: optional(z.string().trim().min(1)),
   // Parsed below with the key ring (its errors never echo a key).
   KUDOS_ENCRYPTION_KEY: optional(z.string()),
+  // Where Slack and the Rewards API reach this app (https://kudos.example.com): the base of each
+  // workspace's webhook URL shown in App Home. Unset: taken from the Slack request's Host.
+  KUDOS_PUBLIC_URL: optional(httpUrl),
   KUDOS_RETENTION_DAYS: optional(
     z.coerce
       .number({ error: 'must be a whole number of days from 1 to 3650' })
@@ -112,6 +115,8 @@ export interface AppConfig {
   keyRing?: KeyRing | undefined;
   /** Days an uninstalled workspace's data is kept before it is purged (KUDOS_RETENTION_DAYS). */
   retentionDays: number;
+  /** KUDOS_PUBLIC_URL without a trailing slash; undefined: derived from the Slack request (App Home's webhook URL). */
+  publicUrl?: string | undefined;
   port: number;
   /** GET /metrics is served here only, never on `port` (which faces Slack and the Rewards API). */
   metricsPort: number;
@@ -176,6 +181,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     slackOAuth: mode.mode === 'distribution' ? { clientId: e.SLACK_CLIENT_ID!, clientSecret: e.SLACK_CLIENT_SECRET!, stateSecret: e.SLACK_STATE_SECRET! } : undefined,
     keyRing,
     retentionDays: e.KUDOS_RETENTION_DAYS ?? 30,
+    publicUrl: e.KUDOS_PUBLIC_URL?.replace(/\/+$/, ''),
     port: e.PORT ?? 3000,
     metricsPort: e.METRICS_PORT ?? DEFAULT_METRICS_PORT,
     metricsHost: e.METRICS_HOST ?? '127.0.0.1',

@@ -7,7 +7,7 @@
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { ApprovalMessageRef, KudosRow } from '../db/schema/index.js';
-import type { RewardsClient } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import { recordOrderEvents } from './audit.js';
 import { promoteFoundOrder } from './kudos-store.js';
 import type { ApproversAsked, Notice, NoticePresenter } from './notices.js';
@@ -43,7 +43,7 @@ export interface ApprovalsDeps {
   db: Database;
   chat: Messenger;
   present: NoticePresenter;
-  rewards: RewardsClient;
+  rewards: RewardsAccounts;
   settings: SettingsStore;
   directory: ApproverDirectory;
   logger: Logger;
@@ -205,7 +205,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   /** Puts one failed approved send back to the approvers; false when it is not (or no longer) theirs. */
   async function reopen(failed: ApprovalCase, now: Date): Promise<boolean> {
     // Only when the refused key really produced no order (a timed-out earlier try could have).
-    const existing = await deps.rewards.orders.list({ clientOrderId: failed.kudos.idempotencyKey });
+    const existing = await (await deps.rewards.for(failed.kudos)).orders.list({ clientOrderId: failed.kudos.idempotencyKey });
     const found = existing.data[0];
     if (found) {
       // The send went out after all: recorded as placed (the worker tells the sender), never re-opened.

@@ -4,8 +4,8 @@
 // a retried event or a re-run occurrence record one send.
 import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
-import type { RewardsClient } from '../rewards/index.js';
-import type { DesignCatalog } from './catalog.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
+import type { DesignCatalogs } from './catalog.js';
 import { getKudos } from './kudos-store.js';
 import type { Workspace } from './recipients.js';
 import { describeForUser } from './rewards-errors.js';
@@ -18,8 +18,8 @@ import type { UserDirectory } from './ports.js';
 export interface AutomatedSendDeps extends StartSendDeps {
   db: Database;
   users: UserDirectory;
-  rewards: RewardsClient;
-  catalog: DesignCatalog;
+  rewards: RewardsAccounts;
+  catalog: DesignCatalogs;
   policy: SendPolicy;
   settings: SettingsStore;
   now(): Date;
@@ -68,7 +68,7 @@ export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedS
   let prepared;
   try {
     prepared = await prepareSend(
-      { users: deps.users, rewards: deps.rewards, catalog: deps.catalog, policy: deps.policy },
+      { users: deps.users, rewards: deps.rewards, catalog: deps.catalog.of(request.workspace), policy: deps.policy },
       { workspace: request.workspace, sender, originChannelId: undefined, sourceViewId: request.sourceKey, now: deps.now(), botUserId: request.botUserId },
       form,
     );

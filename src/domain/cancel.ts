@@ -11,6 +11,7 @@ import type { Database } from '../db/client.js';
 import { and, eq, isNotNull, lt, sql } from 'drizzle-orm';
 import { kudos, type KudosRow } from '../db/schema/index.js';
 import { RewardsApiError, type RewardsClient } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import { getKudos, markCanceled } from './kudos-store.js';
 import { describeForUser } from './rewards-errors.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
@@ -23,7 +24,7 @@ export function isCancellable(row: Pick<KudosRow, 'status' | 'scheduledAt'>, now
 }
 
 export async function cancelScheduledSend(
-  deps: { db: Database; rewards: RewardsClient; logger: Logger },
+  deps: { db: Database; rewards: RewardsAccounts; logger: Logger },
   input: { kudosId: string; teamId: string; actorUserId: string; actorIsAdmin: boolean; now: Date },
 ): Promise<CancelOutcome> {
   const row = await getKudos(deps.db, input.kudosId);
@@ -50,7 +51,8 @@ export async function cancelScheduledSend(
   }
   let canceled: Awaited<ReturnType<RewardsClient['orders']['cancel']>>;
   try {
-    canceled = await deps.rewards.orders.cancel(orderId);
+    // The row's own workspace's account: another workspace's order id is never sent to this one's.
+    canceled = await (await deps.rewards.for(row)).orders.cancel(orderId);
   } catch (error) {
     log.warn('cancel refused', { error });
     const tooLate = (error as { code?: string }).code === 'ORDER_NOT_CANCELABLE';
@@ -94,7 +96,7 @@ async function clearCancelIntent(db: Database, id: string): Promise<void> {
  * after the intent keeps its send (the cancel was never applied) and the intent is dropped.
  */
 export async function reconcileCancelIntents(
-  deps: { db: Database; rewards: RewardsClient; logger: Logger },
+  deps: { db: Database; rewards: RewardsAccounts; logger: Logger },
   opts: { graceMs?: number; expiryMs?: number; limit?: number; signal?: AbortSignal } = {},
 ): Promise<number> {
   const graceMs = opts.graceMs ?? CANCEL_INTENT_GRACE_MS;
@@ -107,7 +109,7 @@ export async function reconcileCancelIntents(
   for (const row of rows) {
     const log = deps.logger.child({ kudosId: row.id, orderId: row.orderId });
     try {
-      const order = await deps.rewards.orders.get(row.orderId!, opts.signal ? { signal: opts.signal } : undefined);
+      const order = await (await deps.rewards.for(row)).orders.get(row.orderId!, opts.signal ? { signal: opts.signal } : undefined);
       if (order.status === 'CANCELED') {
         await markCanceled(deps.db, row, row.cancelRequestedBy ?? 'unknown', { orderId: row.orderId, canceledAt: null, recordedBy: 'sweep' });
         log.warn('recorded a cancel the API had accepted', { by: row.cancelRequestedBy });

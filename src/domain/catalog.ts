@@ -1,7 +1,11 @@
 // Choice-card designs from the API's catalog, cached in memory for a short time so that every
-// keystroke in the design picker does not call the API. Searchable by name.
+// keystroke in the design picker does not call the API. Searchable by name. Read and cached per
+// Rewards client, so each workspace sees its own account's catalog (distribution mode) and the
+// single-workspace client's cache is shared by every request as before.
 import type { RewardsClient } from '../rewards/index.js';
 import { toCents } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
+import type { WorkspaceRef } from './settings.js';
 
 export interface Design {
   productId: string;
@@ -13,6 +17,27 @@ export interface Design {
 export interface DesignCatalog {
   search(query: string): Promise<Design[]>;
   get(productId: string): Promise<Design | undefined>;
+}
+
+/** The catalog of each workspace's Rewards account. */
+export interface DesignCatalogs {
+  of(ws: WorkspaceRef): DesignCatalog;
+}
+
+export function createDesignCatalogs(accounts: RewardsAccounts, opts: { ttlMs?: number; now?: () => number } = {}): DesignCatalogs {
+  // Keyed by the client itself: a client dropped from the accounts' cache takes its catalog with it.
+  const byClient = new WeakMap<RewardsClient, DesignCatalog>();
+  const forClient = (client: RewardsClient) => {
+    let catalog = byClient.get(client);
+    if (!catalog) byClient.set(client, (catalog = createDesignCatalog(client, opts)));
+    return catalog;
+  };
+  return {
+    of: (ws) => ({
+      search: async (query) => forClient(await accounts.for(ws)).search(query),
+      get: async (productId) => forClient(await accounts.for(ws)).get(productId),
+    }),
+  };
 }
 
 export function createDesignCatalog(rewards: RewardsClient, opts: { ttlMs?: number; now?: () => number } = {}): DesignCatalog {

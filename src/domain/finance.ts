@@ -6,7 +6,8 @@ import { inArray } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { topUpRequests, type LimitIncreaseRequestRow, type TopUpRequestRow } from '../db/schema/index.js';
-import { toCents, type RewardsClient } from '../rewards/index.js';
+import { toCents } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { createLowBalanceMonitor, type LowBalanceMonitor } from './low-balance.js';
 import type { SettingsStore, WorkspaceRef } from './settings.js';
@@ -16,7 +17,7 @@ import { isKnownSandbox, openTopUps, settleTopUps, type TopUpDeps } from './top-
 
 export interface FinanceDeps {
   db: Database;
-  rewards: Pick<RewardsClient, 'balance' | 'orders'>;
+  rewards: Pick<RewardsAccounts, 'for'>;
   settings: Pick<SettingsStore, 'get'>;
   notifier: FinanceNotifier;
   logger: Logger;
@@ -74,7 +75,7 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
       const waiting = (await openTopUps(deps.db, ws)).some((r) => r.status === 'submitted' || r.status === 'approved');
       if (waiting) await settleTopUps(topUps, ws).catch((error: unknown) => log.warn('settling top-ups failed', { teamId: ws.teamId, error }));
       const [balance, settings, topUpRows, limits, usage, pending, sandbox] = await Promise.all([
-        deps.rewards.balance.get(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined),
+        deps.rewards.for(ws).then((rewards) => rewards.balance.get(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined)),
         deps.settings.get(ws),
         openTopUps(deps.db, ws),
         knownLimits(deps.db, ws),

@@ -261,6 +261,8 @@ export async function markCanceled(db: Database, row: KudosRow, actorUserId: str
       .set({ status: 'canceled', canceledBy: actorUserId, canceledAt: sql`now()`, orderStatus: 'CANCELED', updatedAt: sql`now()` })
       .where(and(eq(kudos.id, row.id), eq(kudos.status, 'scheduled')))
       .returning();
+    // Recorded by someone else meanwhile (the sweep and a retried write): one audit row, theirs.
+    if (!updated) return row;
     await tx.insert(auditEvents).values({
       teamId: row.teamId,
       enterpriseId: row.enterpriseId,

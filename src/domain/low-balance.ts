@@ -10,14 +10,15 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { financeState, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
-import { toCents, type RewardsClient } from '../rewards/index.js';
+import { toCents } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { orderSpendSince } from './ledger.js';
 import type { SettingsStore, WorkspaceRef } from './settings.js';
 
 export interface LowBalanceDeps {
   db: Database;
-  rewards: Pick<RewardsClient, 'balance'>;
+  rewards: Pick<RewardsAccounts, 'for'>;
   settings: Pick<SettingsStore, 'get'>;
   notifier: FinanceNotifier;
   logger: Logger;
@@ -54,7 +55,8 @@ export function daysLeftAtRate(balanceCents: number, spend30dCents: number | und
 export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef): Promise<LowBalanceCheck | undefined> {
   const settings = await deps.settings.get(ws);
   const thresholdCents = settings.lowBalanceThresholdCents;
-  const balance = await deps.rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
+  const rewards = await deps.rewards.for(ws);
+  const balance = await rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
   const balanceCents = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
   const currency = balance.availableBalance.currency;
   await ensureFinanceState(deps.db, ws);
@@ -86,7 +88,7 @@ export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef): P
     return { balanceCents, currency, thresholdCents, below, alerted: false };
   }
   const now = deps.now();
-  const spend30dCents = await orderSpendSince(deps.rewards, new Date(now.getTime() - 30 * DAY_MS), now, { timeoutMs: BALANCE_TIMEOUT_MS }).catch((error: unknown) => {
+  const spend30dCents = await orderSpendSince(rewards, new Date(now.getTime() - 30 * DAY_MS), now, { timeoutMs: BALANCE_TIMEOUT_MS }).catch((error: unknown) => {
     deps.logger.warn('reading the last 30 days of the ledger failed; alerting without the spend', { error });
     return undefined;
   });
@@ -151,7 +153,10 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
     async onOrderFailed(row) {
       if (row.errorCode !== 'INSUFFICIENT_BALANCE') return false;
       const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
-      const balance = await deps.rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS }).catch(() => undefined);
+      const balance = await deps.rewards
+        .for(ws)
+        .then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS }))
+        .catch(() => undefined);
       await deps.notifier
         .toAdmins(ws, `insufficient:${row.id}`, {
           kind: 'insufficient_funds',

@@ -8,7 +8,8 @@ import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { orderChecks, type KudosRow, type OrderCheckRow, type OrderCheckSource } from '../db/schema/index.js';
-import { isRewardsError, RewardsConnectionError, RewardsServerError, RewardsTimeoutError, tryParseApiTimestamp, type Order, type RewardsClient } from '../rewards/index.js';
+import { isRewardsError, RewardsConnectionError, RewardsServerError, RewardsTimeoutError, tryParseApiTimestamp, type Order } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import { handleOrderCanceled, handleOrderComplete, type CompletionDeps } from './reconcile-completion.js';
 
 /** Delays after the 1st, 2nd, ... check that found the order unfinished; the last one repeats. */
@@ -44,7 +45,7 @@ export interface ReconcileOptions {
 }
 
 export interface ReconcileDeps extends CompletionDeps {
-  rewards: RewardsClient;
+  rewards: RewardsAccounts;
 }
 
 /** Delay before the next check after `checksDone` checks found the order unfinished: never below the first delay, never above 1 h. */
@@ -204,7 +205,9 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
 
   let order: Order;
   try {
-    order = await deps.rewards.orders.get(check.orderId, opts.signal ? { signal: opts.signal } : {});
+    // Asked of the account of the workspace the order belongs to (single mode: the one account).
+    const rewards = await deps.rewards.for({ teamId: check.teamId ?? '', enterpriseId: check.enterpriseId });
+    order = await rewards.orders.get(check.orderId, opts.signal ? { signal: opts.signal } : {});
   } catch (error) {
     if (isRewardsError(error, 'NOT_FOUND') && check.attempts >= MAX_NOT_FOUND) {
       log.warn('order not found; giving up its completion check');

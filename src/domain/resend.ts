@@ -14,11 +14,12 @@ import { bouncedRecipients, recipientMappings, type BouncedRecipientRow } from '
 import { isRewardsError, type RewardsClient } from '../rewards/index.js';
 import type { NoticePresenter } from './notices.js';
 import type { Messenger } from './ports.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import { describeForUser } from './rewards-errors.js';
 
 export interface ResendDeps {
   db: Database;
-  rewards: RewardsClient;
+  rewards: RewardsAccounts;
   logger: Logger;
 }
 
@@ -115,7 +116,7 @@ export async function resendBouncedCard(
   if (taken) {
     let earlier: string | undefined;
     try {
-      earlier = taken.attempts > 1 ? await alreadyResentTo(deps.rewards, taken) : undefined;
+      earlier = taken.attempts > 1 ? await alreadyResentTo(await deps.rewards.for(taken), taken) : undefined;
     } catch (error) {
       const message = describeForUser(error, 'resend the card');
       const [reopened] = await deps.db
@@ -161,12 +162,14 @@ async function performResend(deps: ResendDeps, claimed: BouncedRecipientRow, lea
   const signal = AbortSignal.timeout(Math.max(1000, leaseMs - RESEND_CALL_MARGIN_MS));
   let resentTo = newEmail;
   try {
-    const earlier = opts.lookFirst ? await alreadyResentTo(deps.rewards, claimed, signal) : undefined;
+    // The bounce's own workspace's account.
+    const rewards = await deps.rewards.for(claimed);
+    const earlier = opts.lookFirst ? await alreadyResentTo(rewards, claimed, signal) : undefined;
     if (earlier) {
       resentTo = earlier;
       log.info('an earlier try had resent the card already; not resending again');
     } else {
-      await deps.rewards.orders.resend(claimed.orderId, { recipients: [{ email: claimed.email, updatedEmail: newEmail }] }, { signal });
+      await rewards.orders.resend(claimed.orderId, { recipients: [{ email: claimed.email, updatedEmail: newEmail }] }, { signal });
     }
   } catch (error) {
     log.warn('resend failed', { error });
@@ -196,7 +199,7 @@ async function performResend(deps: ResendDeps, claimed: BouncedRecipientRow, lea
   // here is logged and told, not undone.
   let note: string | undefined;
   try {
-    const recipientId = await correctAddressBook(deps.rewards, claimed, resentTo);
+    const recipientId = await correctAddressBook(await deps.rewards.for(claimed), claimed, resentTo);
     if (claimed.slackUserId && recipientId) {
       await deps.db
         .update(recipientMappings)

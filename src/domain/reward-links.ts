@@ -10,7 +10,8 @@ import { and, eq, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { rewardLinkRequests, type RewardLinkRequestRow } from '../db/schema/index.js';
-import { splitQuantity, toCents, type RewardsClient } from '../rewards/index.js';
+import { splitQuantity, toCents } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import { recordAudit } from './audit.js';
 import { partKey } from './reward-link-parts.js';
 import { checkSendAgainstLimits } from './spending-limits.js';
@@ -30,7 +31,7 @@ const RETRY_AFTER_S = 20;
 
 export interface RewardLinkDeps {
   db: Database;
-  rewards: RewardsClient;
+  rewards: RewardsAccounts;
   chat: Messenger;
   present: NoticePresenter;
   logger: Logger;
@@ -105,11 +106,12 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
   const parts = splitQuantity(row.quantity);
   const signalOpt = opts.signal ? { signal: opts.signal } : {};
   try {
+    const rewards = await deps.rewards.for(row);
     if (row.partsCreated === 0) {
       // Before the first part: the whole request must fit the balance (the known spending limits were
       // checked when it was recorded; the API does not show them, so a limit refusal part-way can
       // still happen and is reported exactly, see below).
-      const balance = await deps.rewards.balance.get(signalOpt);
+      const balance = await rewards.balance.get(signalOpt);
       const available = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
       const total = row.amountCents * row.quantity;
       if (available < total) {
@@ -119,7 +121,7 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
     }
     for (let index = row.partsCreated; index < parts.length; index++) {
       const quantity = parts[index]!;
-      const created = await deps.rewards.orders.createRewardLinks(
+      const created = await rewards.orders.createRewardLinks(
         { cardType: 'CHOICE_CARD', productId: row.productId, quantity, amountPerLink: centsToDecimal(row.amountCents) },
         { idempotencyKey: partKey(row, index), ...signalOpt },
       );

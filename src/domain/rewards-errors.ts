@@ -1,6 +1,10 @@
 // Turns a Rewards API failure into what the app does next (retry or give up) and a short,
 // specific sentence for the Slack user. Never a stack trace.
 import { isRewardsError, RewardsApiError, RewardsConnectionError, RewardsRequestValidationError } from '../rewards/index.js';
+import { isRewardsNotConnected } from './rewards-accounts.js';
+
+/** Said wherever a workspace without a connected Rewards account meets Rewards work. */
+export const NOT_CONNECTED_MESSAGE = 'this workspace has no Rewards account connected yet. A Kudos admin connects one from the Kudos App Home (Connect Rewards account).';
 
 export interface FailureVerdict {
   /** Permanent: retrying with the same request cannot succeed. */
@@ -24,6 +28,7 @@ const PERMANENT_MESSAGES: Record<string, string> = {
 };
 
 export function classifyRewardsFailure(error: unknown): FailureVerdict {
+  if (isRewardsNotConnected(error)) return { permanent: true, code: error.code, userMessage: NOT_CONNECTED_MESSAGE };
   if (!isRewardsError(error)) {
     return { permanent: false, code: 'UNEXPECTED', userMessage: 'an unexpected error happened; Kudos will retry.' };
   }
@@ -37,6 +42,7 @@ export function classifyRewardsFailure(error: unknown): FailureVerdict {
 
 /** One line for an interactive request that failed (balance, lists, cancel): short and specific. */
 export function describeForUser(error: unknown, doing: string): string {
+  if (isRewardsNotConnected(error)) return `Could not ${doing}: ${NOT_CONNECTED_MESSAGE}`;
   if (isRewardsError(error)) {
     if (error.code === 'ORDER_NOT_CANCELABLE') return `Could not ${doing}: the order can no longer be cancelled (it is less than 10 minutes before it goes out, or already sent).`;
     const verdict = classifyRewardsFailure(error);
@@ -51,6 +57,7 @@ export function describeForUser(error: unknown, doing: string): string {
  * duplicate key whose order could not be found are not: the order may exist and must be looked up.
  */
 export function mayHaveReachedApi(error: unknown): boolean {
+  if (isRewardsNotConnected(error)) return false;
   if (error instanceof RewardsConnectionError && error.notSent) return false;
   if (error instanceof RewardsRequestValidationError) return false;
   if (error instanceof RewardsApiError) return error.status >= 500 || error.status === 409 || error.status === 408;

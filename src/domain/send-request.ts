@@ -6,6 +6,7 @@ import type { KudosRecipientSnapshot } from '../db/schema/index.js';
 import { RewardsBadRequestError, RewardsNotFoundError, RewardsRequestValidationError, type RewardsClient } from '../rewards/index.js';
 import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from './ports.js';
 import type { DesignCatalog } from './catalog.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import { messageProblem } from './message-text.js';
 import { checkAmountInRange, parseWholeDollars, REFUND_WINDOWS, totalCents } from './money.js';
 import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, type Workspace } from './recipients.js';
@@ -39,7 +40,8 @@ export interface SendContext {
 
 export interface SendRequestDeps {
   users: UserDirectory;
-  rewards: RewardsClient;
+  rewards: RewardsAccounts;
+  /** The catalog of the sending workspace's account. */
   catalog: DesignCatalog;
   policy: SendPolicy;
 }
@@ -136,7 +138,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
       else errors[recipientField] = checked.message;
     }
     if (form.group?.kind === 'addressBook') {
-      const members = await addressBookMembersOrProblem(deps.rewards, form.group.id);
+      const members = await addressBookMembersOrProblem(await deps.rewards.for(ctx.workspace), form.group.id);
       if (typeof members === 'string') errors.group = members;
       else if (members.length === 0) errors.group = 'That address-book group has no members.';
       else {

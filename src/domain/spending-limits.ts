@@ -9,7 +9,8 @@ import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { financeState, kudos, limitIncreaseRequests, rewardLinkRequests, type LimitIncreaseRequestRow } from '../db/schema/index.js';
-import { RewardsApiError, toCents, type RewardsClient } from '../rewards/index.js';
+import { RewardsApiError, toCents } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import { centsToDecimal, formatUsd } from './money.js';
 import { ensureFinanceState } from './low-balance.js';
 import type { SendPolicy } from './send-policy.js';
@@ -142,7 +143,7 @@ function limitsFromDetails(error: RewardsApiError): { dailyCents: number; monthl
 }
 
 export async function requestLimitIncrease(
-  deps: { db: Database; rewards: Pick<RewardsClient, 'orders'>; logger: Logger },
+  deps: { db: Database; rewards: Pick<RewardsAccounts, 'for'>; logger: Logger },
   ws: WorkspaceRef,
   requesterUserId: string,
   input: LimitRequestInput,
@@ -153,7 +154,9 @@ export async function requestLimitIncrease(
     .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, requesterUserId, ...input })
     .returning();
   try {
-    const result = await deps.rewards.orders.requestLimitIncrease(
+    const result = await (
+      await deps.rewards.for(ws)
+    ).orders.requestLimitIncrease(
       {
         currentDailyLimitUsd: centsToDecimal(input.currentDailyCents),
         currentMonthlyLimitUsd: centsToDecimal(input.currentMonthlyCents),

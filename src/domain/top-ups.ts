@@ -10,7 +10,8 @@ import { and, eq, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { auditEvents, financeState, topUpRequests, type BillingDetails, type TopUpRequestRow } from '../db/schema/index.js';
-import { isRewardsError, RewardsApiError, RewardsConnectionError, type RewardsClient } from '../rewards/index.js';
+import { isRewardsError, RewardsApiError, RewardsConnectionError } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { readMovements } from './ledger.js';
 import { centsToDecimal } from './money.js';
@@ -23,7 +24,7 @@ export const TOP_UP_MAX_CENTS = 100_000_000; // $1,000,000
 
 export interface TopUpDeps {
   db: Database;
-  rewards: Pick<RewardsClient, 'balance'>;
+  rewards: Pick<RewardsAccounts, 'for'>;
   notifier: FinanceNotifier;
   logger: Logger;
   now(): Date;
@@ -158,7 +159,7 @@ async function submit(deps: TopUpDeps, row: TopUpRequestRow): Promise<TopUpReque
   const log = deps.logger.child({ topUpId: row.id });
   let set: Partial<TopUpRequestRow>;
   try {
-    const funding = await deps.rewards.balance.topUp({ amount: centsToDecimal(row.amountCents), ...row.billing }, { timeoutMs: 15_000 });
+    const funding = await (await deps.rewards.for(row)).balance.topUp({ amount: centsToDecimal(row.amountCents), ...row.billing }, { timeoutMs: 15_000 });
     set = { status: 'submitted', fundingNo: funding.fundingNo };
     log.info('top-up requested', { fundingNo: funding.fundingNo, amountCents: row.amountCents });
   } catch (error) {
@@ -262,7 +263,7 @@ export async function settleTopUps(deps: TopUpDeps, ws: WorkspaceRef): Promise<T
   const settled: TopUpRequestRow[] = [...stuck];
   if (submitted.length > 0) {
     const since = new Date(Math.min(...submitted.map((r) => r.createdAt.getTime())) - 86_400_000);
-    const { movements } = await readMovements(deps.rewards, { start: since, end: new Date(deps.now().getTime() + 86_400_000) });
+    const { movements } = await readMovements(await deps.rewards.for(ws), { start: since, end: new Date(deps.now().getTime() + 86_400_000) });
     for (const row of submitted) {
       const funding = movements.find((m) => m.referenceNumber === row.fundingNo && (m.kind === 'top_up_completed' || m.kind === 'top_up_unapproved'));
       if (!funding) continue;

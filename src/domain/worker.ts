@@ -13,7 +13,8 @@ import type { NotifyChannelOf } from './settings.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
-import { toCents, type RewardsClient } from '../rewards/index.js';
+import { toCents } from '../rewards/index.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 import { claimBatch, claimPending, fenceOf, markNotified, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
 import { centsToDecimal } from './money.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
@@ -25,7 +26,7 @@ import { classifyRewardsFailure, mayHaveReachedApi } from './rewards-errors.js';
 
 export interface WorkerDeps {
   db: Database;
-  rewards: RewardsClient;
+  rewards: RewardsAccounts;
   chat: Messenger;
   present: NoticePresenter;
   /** Announcement channel of a workspace, from its settings at the time of the notice. */
@@ -232,7 +233,9 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       // Stored with the order below: a resumed row finds the same mappings (stored by Slack user).
       const recipients = await mapRecipients(row);
       row = { ...row, recipients };
-      const { order, recovered } = await deps.rewards.orders.createChoice(
+      const { order, recovered } = await (
+        await deps.rewards.for(row)
+      ).orders.createChoice(
         {
           productId: row.productId,
           recipients: row.recipients.map((r) => ({
@@ -279,7 +282,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   async function resolveUnknown(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
     let order;
     try {
-      order = await deps.rewards.orders.findByClientOrderId(row.idempotencyKey, { signal });
+      order = await (await deps.rewards.for(row)).orders.findByClientOrderId(row.idempotencyKey, { signal });
     } catch (error) {
       if (signal.aborted) return interrupted(row, signal, kudosLog);
       const delay = backoffMs(maxAttempts);
@@ -305,7 +308,10 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
    */
   async function missedLead(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
     if (row.attempts > 1) {
-      const found = await deps.rewards.orders.findByClientOrderId(row.idempotencyKey, { signal }).catch(() => 'unknown' as const);
+      const found = await deps.rewards
+        .for(row)
+        .then((rewards) => rewards.orders.findByClientOrderId(row.idempotencyKey, { signal }))
+        .catch(() => 'unknown' as const);
       if (found === 'unknown') return resolveUnknown(row, fence, signal, kudosLog);
       if (found) return recordPlaced(row, fence, found, kudosLog);
     }
@@ -369,7 +375,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         continue;
       }
       const { recipientId, email } = await ensureRecipientMapping(
-        { db: deps.db, rewards: deps.rewards },
+        { db: deps.db, rewards: await deps.rewards.for(row) },
         { teamId: row.teamId, enterpriseId: row.enterpriseId },
         { slackUserId: r.slackUserId, email: r.email, firstName: r.firstName, lastName: r.lastName },
       );

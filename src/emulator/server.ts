@@ -1,9 +1,9 @@
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createEmulatorApp } from './app.js';
 import { loadEmulatorConfig } from './config.js';
 import { EmulatorCore } from './state/core.js';
+import { Organizations } from './organizations.js';
 
 export interface EmulatorOptions {
   port?: number;
@@ -22,10 +22,11 @@ export interface RunningEmulator {
 export async function startEmulator(opts: EmulatorOptions = {}): Promise<RunningEmulator> {
   const config = loadEmulatorConfig(opts.env ?? {});
   const core = new EmulatorCore(config);
-  const app = createEmulatorApp(core);
+  // The seeded organization, and any added with POST /_emulator/orgs (organizations.ts).
+  const orgs = new Organizations(config, core);
   const host = opts.host ?? '127.0.0.1';
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: opts.port ?? 0, hostname: host }, () => resolve(s as Server)) as Server;
+    const s = serve({ fetch: orgs.fetch, port: opts.port ?? 0, hostname: host }, () => resolve(s as Server)) as Server;
     s.once('error', reject);
   });
   // A dropped connection (fault injection) must not take the process down.
@@ -37,8 +38,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close() {
       closed ??= (async () => {
-        core.jobs.stopTimer();
-        core.jobs.clear();
+        for (const c of orgs.cores()) {
+          c.jobs.stopTimer();
+          c.jobs.clear();
+        }
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

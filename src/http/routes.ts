@@ -2,11 +2,11 @@
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import type { RewardsClient } from '../rewards/index.js';
+import type { RewardsAccounts } from '../domain/rewards-accounts.js';
 
 export interface RouteDeps {
   config: AppConfig;
   db: Database;
   logger: Logger;
-  rewards: RewardsClient;
+  rewards: RewardsAccounts;
 }

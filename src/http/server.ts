@@ -12,6 +12,8 @@ export interface HttpRoutes {
   slackEvents?: RouteHandler;
   /** POST /webhooks/rewards; absent with REWARDS_WEBHOOKS=off (404). */
   rewardsWebhooks?: RouteHandler;
+  /** POST /webhooks/rewards/{connectionId}: a connected workspace's webhooks (distribution mode). */
+  connectionWebhooks?: RouteHandler;
   health?: RouteHandler;
   /** GET /metrics (src/observability/metrics-route.ts); 404 when not given. */
   metrics?: RouteHandler;
@@ -27,9 +29,11 @@ export interface RunningHttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
-const TABLE: Array<{ method: string; path: string; route: keyof HttpRoutes }> = [
+/** `prefix`: the path is followed by one more segment (an id), which the route reads itself. */
+const TABLE: Array<{ method: string; path: string; route: keyof HttpRoutes; prefix?: boolean; label?: string }> = [
   { method: 'POST', path: '/slack/events', route: 'slackEvents' },
   { method: 'POST', path: '/webhooks/rewards', route: 'rewardsWebhooks' },
+  { method: 'POST', path: '/webhooks/rewards/', route: 'connectionWebhooks', prefix: true, label: '/webhooks/rewards/{connectionId}' },
   { method: 'GET', path: '/healthz', route: 'health' },
   { method: 'GET', path: '/metrics', route: 'metrics' },
 ];
@@ -48,14 +52,16 @@ export async function startHttpServer(opts: { routes: HttpRoutes; logger: Logger
     withLogContext(isSlack ? { slackRequestId: requestId } : { requestId }, () => handle(req, res));
   });
   function handle(req: IncomingMessage, res: ServerResponse): void {
-    const path = (req.url ?? '/').split('?')[0];
-    const matches = TABLE.filter((entry) => entry.path === path && routes[entry.route]);
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const matches = TABLE.filter(
+      (entry) => (entry.prefix ? path.startsWith(entry.path) && path.length > entry.path.length && !path.slice(entry.path.length).includes('/') : entry.path === path) && routes[entry.route],
+    );
     const match = matches.find((entry) => entry.method === req.method);
     if (opts.onRequestDone) {
       const started = process.hrtime.bigint();
       const observe = opts.onRequestDone;
       res.once('finish', () => {
-        observe({ route: match?.path ?? 'unmatched', method: req.method ?? '', status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+        observe({ route: match?.label ?? match?.path ?? 'unmatched', method: req.method ?? '', status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
       });
     }
     if (draining) {

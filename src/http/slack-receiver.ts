@@ -16,6 +16,11 @@ export interface SlackReceiverOptions {
   nowSeconds?: () => number;
   /** How long a listener has to call ack() before we answer for it (Slack gives up at 3 s). */
   ackTimeoutMs?: number;
+  /**
+   * Called with the app's public base URL as a verified Slack request reached it (X-Forwarded-Proto/Host
+   * behind a proxy, else Host): where Slack, and so the Rewards API, can reach the app.
+   */
+  onPublicUrl?: (url: string) => void;
 }
 
 export class MalformedPayloadError extends Error {
@@ -69,6 +74,7 @@ export class SlackReceiver implements Receiver {
       return;
     }
 
+    this.opts.onPublicUrl?.(publicUrlOf(req));
     let body: Record<string, unknown>;
     try {
       body = parseSlackBody(rawBody, header(req, 'content-type'));
@@ -251,4 +257,13 @@ function parseJson(text: string): unknown {
   } catch {
     throw new MalformedPayloadError('payload is not valid JSON');
   }
+}
+
+/** The base URL the request was sent to, as the sender saw it (first proxy hop's view when forwarded). */
+export function publicUrlOf(req: IncomingMessage): string {
+  const first = (name: string) => header(req, name)?.split(',')[0]?.trim() || undefined;
+  const proto = first('x-forwarded-proto') ?? ((req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http');
+  const candidate = first('x-forwarded-host') ?? first('host');
+  const host = candidate && /^[A-Za-z0-9.:[\]-]{1,255}$/.test(candidate) ? candidate : 'localhost';
+  return `${proto === 'https' ? 'https' : 'http'}://${host}`;
 }

@@ -16,13 +16,19 @@ import { BodyTooLargeError, readBody, sendJson } from './body.js';
 import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from '../rewards/index.js';
 import { isBareChallenge, parseDelivery } from '../webhooks/envelope.js';
 import { createEventBatcher } from '../webhooks/event-batcher.js';
+import type { EventSource } from '../webhooks/event-store.js';
 
 /** Deliveries are small JSON envelopes; 256 KB leaves room for any plausible event. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024;
 
 export interface WebhookReceiverOptions {
   db: Database;
-  secret: string;
+  /**
+   * The secret deliveries are verified with: the single-workspace route's one secret, or (distribution
+   * mode, POST /webhooks/rewards/{connectionId}) the connection's, looked up per request with the
+   * workspace its events belong to; undefined for an unknown or disconnected connection (404).
+   */
+  secret: string | ((req: IncomingMessage) => Promise<{ secret: string; source: EventSource } | undefined>);
   logger: Logger;
   bodyLimitBytes?: number;
   /** Called after a new event was stored (wakes the processor). */
@@ -36,6 +42,18 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): (req: Incom
   const fail = (res: ServerResponse, status: number, code: string, message: string) => sendJson(res, status, { error: { code, message } });
 
   return async (req, res) => {
+    let secret: string;
+    let source: EventSource | undefined;
+    if (typeof opts.secret === 'string') secret = opts.secret;
+    else {
+      const connection = await opts.secret(req);
+      if (!connection) {
+        req.resume();
+        log.warn('webhook for an unknown or disconnected Rewards connection');
+        return fail(res, 404, 'UNKNOWN_CONNECTION', 'No connected Rewards account has this webhook URL.');
+      }
+      ({ secret, source } = connection);
+    }
     let raw: Buffer;
     try {
       raw = await readBody(req, limit);
@@ -59,7 +77,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): (req: Incom
       }
       return fail(res, 401, 'MISSING_SIGNATURE', 'X-Service-Signature is required.');
     }
-    if (!verifyWebhookSignature(raw, signature, opts.secret)) {
+    if (!verifyWebhookSignature(raw, signature, secret)) {
       log.warn('webhook signature mismatch');
       return fail(res, 401, 'INVALID_SIGNATURE', 'X-Service-Signature does not match the body.');
     }
@@ -75,7 +93,7 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): (req: Incom
       case 'event': {
         let stored: boolean;
         try {
-          ({ stored } = await events.store(delivery));
+          ({ stored } = await events.store({ ...delivery, source }));
         } catch (error) {
           // Not acknowledged: the service retries (1 min, 5 min, 30 min, 2 h).
           log.error('storing a webhook event failed', { eventId: delivery.eventId, error });

@@ -3,11 +3,12 @@ import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { ApprovalService } from '../domain/approvals.js';
-import type { DesignCatalog } from '../domain/catalog.js';
+import type { DesignCatalogs } from '../domain/catalog.js';
 import type { FinanceService } from '../domain/finance.js';
 import type { SendPolicy } from '../domain/send-policy.js';
 import type { SettingsStore } from '../domain/settings.js';
-import type { RewardsClient } from '../rewards/index.js';
+import type { RewardsAccounts } from '../domain/rewards-accounts.js';
+import type { RewardsSetup } from '../domain/rewards-connections.js';
 import type { HomePublisher } from './home-publisher.js';
 import type { SlackGateway, SlackUser } from './gateway.js';
 import type { AutomationService } from '../domain/automations.js';
@@ -16,9 +17,12 @@ export interface ListenerDeps {
   config: AppConfig;
   db: Database;
   logger: Logger;
-  rewards: RewardsClient;
+  /** The Rewards client of a workspace (domain/rewards-accounts.ts): always asked by workspace. */
+  rewards: RewardsAccounts;
   slack: SlackGateway;
-  catalog: DesignCatalog;
+  catalog: DesignCatalogs;
+  /** Each workspace connects its own Rewards account (distribution mode); undefined: the environment's one account. */
+  rewardsSetup?: RewardsSetup | undefined;
   /** Decides whether a send goes ahead; the approvals issue swaps in routing to approvers. */
   policy: SendPolicy;
   /** Tells the worker a send was recorded: it starts placing that one at once. */

@@ -10,7 +10,10 @@ import type { ApprovalService } from '../domain/approvals.js';
 import { changesSince, getHomeVisit, homeVisitorsFor, loadHome, recordHomeVisit } from '../domain/home.js';
 import type { SettingsStore, WorkspaceRef } from '../domain/settings.js';
 import { describeForUser } from '../domain/rewards-errors.js';
-import type { RewardsClient } from '../rewards/index.js';
+import type { RewardsAccounts } from '../domain/rewards-accounts.js';
+import type { RewardsSetup } from '../domain/rewards-connections.js';
+import { notConnectedText, rewardsHomeSection } from './blocks/rewards-connect.js';
+import { section } from './blocks/text.js';
 import { toCents } from '../rewards/index.js';
 import { buildHome, type HomeBalance } from './blocks/home.js';
 import type { SlackGateway } from './gateway.js';
@@ -18,7 +21,9 @@ import type { SlackGateway } from './gateway.js';
 export interface HomePublisherDeps {
   db: Database;
   slack: Pick<SlackGateway, 'publishHome'>;
-  rewards: RewardsClient;
+  rewards: Pick<RewardsAccounts, 'for'>;
+  /** Distribution mode: the workspace's Rewards connection (admins connect it from Home). */
+  rewardsSetup?: Pick<RewardsSetup, 'summary'> | undefined;
   settings: SettingsStore;
   approvals: Pick<ApprovalService, 'isAdmin' | 'isApprover'>;
   logger: Logger;
@@ -66,11 +71,13 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
 
-  function balanceFor(teamId: string): Promise<HomeBalance> {
+  function balanceFor(ws: WorkspaceRef): Promise<HomeBalance> {
+    const teamId = ws.teamId;
     const cached = balances.get(teamId);
     if (cached && Date.now() - cached.at < balanceTtl) return cached.value;
-    const value = deps.rewards.balance
-      .get({ timeoutMs: BALANCE_TIMEOUT_MS })
+    const value = deps.rewards
+      .for(ws)
+      .then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS }))
       .then((b): HomeBalance => ({
         availableCents: toCents(b.availableBalance.amount, { rounding: 'half-up' }),
         pendingCents: toCents(b.pendingBalance.amount, { rounding: 'half-up' }),
@@ -95,6 +102,9 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     // Opening Home starts at the newest page of every list; a page button moves one list.
     const pages = o.opened ? {} : (o.pages ?? visit?.pages ?? {});
     const roles = { admin, approver };
+    const connection = deps.rewardsSetup ? await deps.rewardsSetup.summary(ws) : undefined;
+    const unconnected = deps.rewardsSetup !== undefined && connection === undefined;
+    const rewardsAccount = deps.rewardsSetup ? (admin ? rewardsHomeSection(connection) : unconnected ? [section(notConnectedText(false, settings.adminUserIds ?? undefined))] : []) : [];
     const [data, balance] = await Promise.all([
       loadHome(deps.db, {
         teamId: ws.teamId,
@@ -105,9 +115,9 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
         monthlyBudgetCents: settings.monthlyBudgetCents,
         approvalThresholdCents: settings.approvalThresholdCents,
       }),
-      admin ? balanceFor(ws.teamId) : Promise.resolve(undefined),
+      admin && !unconnected ? balanceFor(ws) : Promise.resolve(undefined),
     ]);
-    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}) });
+    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount });
     await deps.slack.publishHome(userId, view);
     await recordHomeVisit(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId, roles, pages });
   }

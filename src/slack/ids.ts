@@ -190,3 +190,10 @@ export const Recurring = {
     actions: { recipients: 'recipients', design: 'design', amount: 'amount', message: 'message', cadence: 'cadence', weekday: 'weekday', day: 'day', time: 'time' },
   },
 } as const;
+
+/** Distribution mode: an admin connects the workspace's own Rewards account from App Home. */
+export const RewardsConnect = {
+  callbackId: 'rewards_connect',
+  blocks: { clientId: 'rewards_client_id', clientSecret: 'rewards_client_secret', webhookSecret: 'rewards_webhook_secret' },
+  actions: { open: 'rewards_connect_open', value: 'value' },
+} as const;

@@ -5,7 +5,7 @@
 // new (stored) or a redelivery.
 import type { Database } from '../db/client.js';
 import { webhookEvents } from '../db/schema/index.js';
-import type { IncomingEvent } from './event-store.js';
+import { eventValues, type IncomingEvent } from './event-store.js';
 
 interface Waiting {
   event: IncomingEvent;
@@ -32,7 +32,7 @@ export function createEventBatcher(db: Database, opts: { maxBatch?: number; maxI
     try {
       const inserted = await db
         .insert(webhookEvents)
-        .values([...firsts.values()].map(({ event }) => ({ eventId: event.eventId, eventType: event.eventType, createdAt: event.createdAt, body: event.body })))
+        .values([...firsts.values()].map(({ event }) => eventValues(event)))
         .onConflictDoNothing({ target: webhookEvents.eventId })
         .returning({ eventId: webhookEvents.eventId });
       const stored = new Set(inserted.map((row) => row.eventId));

@@ -13,15 +13,30 @@ export interface IncomingEvent {
   eventType: string;
   createdAt: Date | null;
   body: Record<string, unknown>;
+  /** Distribution mode: the connection (and so the workspace) the event arrived on. */
+  source?: EventSource | undefined;
+}
+
+export interface EventSource {
+  connectionId: string;
+  teamId: string;
+  enterpriseId: string | null;
+}
+
+/** The row values of an incoming event. */
+export function eventValues(event: IncomingEvent) {
+  return {
+    eventId: event.eventId,
+    eventType: event.eventType,
+    createdAt: event.createdAt,
+    body: event.body,
+    ...(event.source ? { connectionId: event.source.connectionId, teamId: event.source.teamId, enterpriseId: event.source.enterpriseId } : {}),
+  };
 }
 
 /** Stores an event; `stored` is false when its eventId was already known (a redelivery). */
 export async function storeEvent(db: Database, event: IncomingEvent): Promise<{ stored: boolean }> {
-  const inserted = await db
-    .insert(webhookEvents)
-    .values({ eventId: event.eventId, eventType: event.eventType, createdAt: event.createdAt, body: event.body })
-    .onConflictDoNothing({ target: webhookEvents.eventId })
-    .returning({ id: webhookEvents.id });
+  const inserted = await db.insert(webhookEvents).values(eventValues(event)).onConflictDoNothing({ target: webhookEvents.eventId }).returning({ id: webhookEvents.id });
   return { stored: inserted.length === 1 };
 }
 

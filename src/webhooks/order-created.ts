@@ -6,7 +6,7 @@
 //   - anything else was placed outside Slack (the portal, another integration): a short notice in
 //     the notification channel, once;
 //   - an order our credentials cannot see (404: the other environment) is ignored.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { kudos, rewardLinkRequests, type KudosRow, type RewardLinkRequestRow } from '../db/schema/index.js';
 import { postOnce } from '../domain/notifications.js';
@@ -23,14 +23,18 @@ export const orderCreatedProcessor: EventProcessor = {
     const data = orderCreatedDataSchema.parse(event.body.data);
     const { orderId } = data;
 
-    let row = await kudosByOrderId(ctx.db, orderId);
-    let request = row ? undefined : await linkRequestByOrderId(ctx.db, orderId);
+    // Distribution mode: the event arrived on one workspace's connection, and only that workspace's
+    // sends are matched (a workspace's webhook never touches another's kudos). Single mode: no team.
+    const ws = event.teamId ? { teamId: event.teamId, enterpriseId: event.enterpriseId } : undefined;
+    let row = await kudosByOrderId(ctx.db, orderId, ws?.teamId);
+    let request = row ? undefined : await linkRequestByOrderId(ctx.db, orderId, ws?.teamId);
     if (!row && !request) {
       // Not recorded under this id (yet): ask the API which key created it. Transient failures throw
       // and the event is retried; nothing is posted before the order is known to be someone else's.
       let order;
       try {
-        order = await ctx.rewards.orders.get(orderId, { signal: ctx.signal });
+        const rewards = await ctx.rewards.for(ws ?? { teamId: '' });
+        order = await rewards.orders.get(orderId, { signal: ctx.signal });
       } catch (error) {
         // Not visible with our credentials: an order of the other environment (a webhook
         // registration receives both). Nothing to say or watch.
@@ -39,8 +43,8 @@ export const orderCreatedProcessor: EventProcessor = {
       }
       const key = order.clientOrderId ?? order.idempotencyKey;
       if (key) {
-        row = await kudosByKey(ctx.db, key);
-        if (!row) request = await linkRequestByKey(ctx.db, key);
+        row = await kudosByKey(ctx.db, key, ws?.teamId);
+        if (!row) request = await linkRequestByKey(ctx.db, key, ws?.teamId);
       }
     }
 
@@ -80,7 +84,7 @@ export const orderCreatedProcessor: EventProcessor = {
       return { outcome: 'reward_links', teamId: request.teamId, enterpriseId: request.enterpriseId };
     }
 
-    const channel = await ctx.notifyChannelOf(undefined);
+    const channel = await ctx.notifyChannelOf(ws);
     if (channel) {
       await postOnce(
         ctx,
@@ -91,34 +95,46 @@ export const orderCreatedProcessor: EventProcessor = {
         },
       );
     }
-    await scheduleOrderCheck(ctx.db, { orderId, source: 'webhook', firstDelayMs: ctx.firstCheckDelayMs });
-    return { outcome: 'external' };
+    await scheduleOrderCheck(ctx.db, { orderId, source: 'webhook', firstDelayMs: ctx.firstCheckDelayMs, ...(ws ? { teamId: ws.teamId, enterpriseId: ws.enterpriseId } : {}) });
+    return { outcome: 'external', ...(ws ? { teamId: ws.teamId, enterpriseId: ws.enterpriseId } : {}) };
   },
 };
 
-async function kudosByOrderId(db: Database, orderId: string): Promise<KudosRow | undefined> {
-  const [row] = await db.select().from(kudos).where(eq(kudos.orderId, orderId)).limit(1);
-  return row;
-}
-
-async function kudosByKey(db: Database, key: string): Promise<KudosRow | undefined> {
-  if (!UUID.test(key)) return undefined;
-  const [row] = await db.select().from(kudos).where(eq(kudos.idempotencyKey, key.toLowerCase())).limit(1);
-  return row;
-}
-
-async function linkRequestByOrderId(db: Database, orderId: string): Promise<RewardLinkRequestRow | undefined> {
+async function kudosByOrderId(db: Database, orderId: string, teamId: string | undefined): Promise<KudosRow | undefined> {
   const [row] = await db
     .select()
-    .from(rewardLinkRequests)
-    .where(sql`${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb`)
+    .from(kudos)
+    .where(and(eq(kudos.orderId, orderId), teamId ? eq(kudos.teamId, teamId) : undefined))
     .limit(1);
   return row;
 }
 
-async function linkRequestByKey(db: Database, key: string): Promise<RewardLinkRequestRow | undefined> {
+async function kudosByKey(db: Database, key: string, teamId: string | undefined): Promise<KudosRow | undefined> {
+  if (!UUID.test(key)) return undefined;
+  const [row] = await db
+    .select()
+    .from(kudos)
+    .where(and(eq(kudos.idempotencyKey, key.toLowerCase()), teamId ? eq(kudos.teamId, teamId) : undefined))
+    .limit(1);
+  return row;
+}
+
+async function linkRequestByOrderId(db: Database, orderId: string, teamId: string | undefined): Promise<RewardLinkRequestRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(rewardLinkRequests)
+    .where(and(sql`${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb`, teamId ? eq(rewardLinkRequests.teamId, teamId) : undefined))
+    .limit(1);
+  return row;
+}
+
+async function linkRequestByKey(db: Database, key: string, teamId: string | undefined): Promise<RewardLinkRequestRow | undefined> {
   const base = key.slice(0, 36);
   if (!UUID.test(base) || !(key.length === 36 || /^-\d+$/.test(key.slice(36)))) return undefined;
-  const [row] = await db.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.idempotencyKey, base.toLowerCase())).limit(1);
+  const [row] = await db
+    .select()
+    .from(rewardLinkRequests)
+    .where(and(eq(rewardLinkRequests.idempotencyKey, base.toLowerCase()), teamId ? eq(rewardLinkRequests.teamId, teamId) : undefined))
+    .limit(1);
   return row;
 }

@@ -14,6 +14,8 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { kudos, orderChecks, webhookEvents } from '../db/schema/index.js';
 import type { OrderSummary, RewardsClient } from '../rewards/index.js';
+import type { RewardsAccounts } from '../domain/rewards-accounts.js';
+import type { EventSource } from './event-store.js';
 import type { PollBudget } from './poll-budget.js';
 import { storeEvent } from './event-store.js';
 
@@ -34,7 +36,7 @@ export interface OrderPollerOptions {
 
 export interface OrderPollerDeps {
   db: Database;
-  rewards: RewardsClient;
+  rewards: Pick<RewardsAccounts, 'all'>;
   budget: PollBudget;
   logger: Logger;
   /** A new order was stored as an event: process it now. */
@@ -60,18 +62,30 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
   let running: Promise<number> | undefined;
   let stopped = false;
 
+  /** Every account in turn (single mode: the one account; distribution: each connected workspace's). */
   async function poll(): Promise<number> {
+    let found = 0;
+    for (const account of await deps.rewards.all()) {
+      const source = account.ws && account.connectionId ? { connectionId: account.connectionId, teamId: account.ws.teamId, enterpriseId: account.ws.enterpriseId ?? null } : undefined;
+      found += await pollAccount(account.client, source);
+    }
+    return found;
+  }
+
+  async function pollAccount(rewards: RewardsClient, source: EventSource | undefined): Promise<number> {
     const signal = controller.signal;
     const orders: OrderSummary[] = [];
+    const baselineId = source ? `${BASELINE_EVENT_ID}:${source.connectionId}` : BASELINE_EVENT_ID;
+    const scope = source ? { connectionId: source.connectionId, teamId: source.teamId, enterpriseId: source.enterpriseId } : {};
     // Orders created since yesterday (UTC): the list's date filter has day precision.
     const startDate = new Date(Date.now() - 24 * 3600_000).toISOString().slice(0, 10);
     for (let page = 1; page <= maxPages; page++) {
       await deps.budget.take(signal);
-      const result = await deps.rewards.orders.list({ startDate, page, pageSize: PAGE_SIZE }, { signal });
+      const result = await rewards.orders.list({ startDate, page, pageSize: PAGE_SIZE }, { signal });
       orders.push(...result.data);
       if (result.data.length < PAGE_SIZE) break;
     }
-    const baseline = !(await anyPolledBefore(deps.db));
+    const baseline = !(await anyPolledBefore(deps.db, source?.connectionId));
     const unseen = await unseenOrders(deps.db, orders);
     for (const order of unseen) {
       const eventId = `${POLL_EVENT_PREFIX}${order.orderId}`;
@@ -91,13 +105,17 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
       };
       // The first poll ever: orders that existed before polling started were told (or not) by
       // whatever ran before; they are remembered as already processed, without a notice.
-      if (baseline) await deps.db.insert(webhookEvents).values({ eventId, eventType: 'order.created', createdAt, body, processedAt: new Date(), outcome: 'baseline' }).onConflictDoNothing();
-      else await storeEvent(deps.db, { eventId, eventType: 'order.created', createdAt, body });
+      if (baseline)
+        await deps.db
+          .insert(webhookEvents)
+          .values({ eventId, eventType: 'order.created', createdAt, body, processedAt: new Date(), outcome: 'baseline', ...scope })
+          .onConflictDoNothing();
+      else await storeEvent(deps.db, { eventId, eventType: 'order.created', createdAt, body, source });
     }
     if (baseline) {
       await deps.db
         .insert(webhookEvents)
-        .values({ eventId: BASELINE_EVENT_ID, eventType: 'poll.baseline', createdAt: new Date(), body: {}, processedAt: new Date(), outcome: 'baseline' })
+        .values({ eventId: baselineId, eventType: 'poll.baseline', createdAt: new Date(), body: {}, processedAt: new Date(), outcome: 'baseline', ...scope })
         .onConflictDoNothing();
       deps.logger.info('order polling started; existing orders taken as known', { orders: unseen.length });
       return 0;
@@ -156,11 +174,11 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
   };
 }
 
-async function anyPolledBefore(db: Database): Promise<boolean> {
+async function anyPolledBefore(db: Database, connectionId: string | undefined): Promise<boolean> {
   const [row] = await db
     .select({ id: webhookEvents.id })
     .from(webhookEvents)
-    .where(like(webhookEvents.eventId, `${POLL_EVENT_PREFIX}%`))
+    .where(and(like(webhookEvents.eventId, `${POLL_EVENT_PREFIX}%`), connectionId ? eq(webhookEvents.connectionId, connectionId) : undefined))
     .limit(1);
   return row !== undefined;
 }

@@ -19,7 +19,7 @@ import { expireNoticeMessages } from '../domain/notifications.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
 import { recoverStuckResends } from '../domain/resend.js';
 import { reconcileCancelIntents } from '../domain/cancel.js';
-import type { RewardsClient } from '../rewards/index.js';
+import type { RewardsAccounts } from '../domain/rewards-accounts.js';
 import type { NoticePresenter } from '../domain/notices.js';
 import type { Messenger } from '../domain/ports.js';
 import { deleteExpiredEvents } from './event-store.js';
@@ -52,7 +52,7 @@ export interface BackgroundProcessingOptions {
 
 export interface BackgroundProcessingDeps {
   db: Database;
-  rewards: RewardsClient;
+  rewards: RewardsAccounts;
   chat: Messenger;
   present: NoticePresenter;
   /** Announcement channel of a workspace, from its settings at the time of the notice. */

@@ -6,14 +6,14 @@ import type { NotifyChannelOf } from '../domain/settings.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { WebhookEventRow } from '../db/schema/index.js';
-import type { RewardsClient } from '../rewards/index.js';
+import type { RewardsAccounts } from '../domain/rewards-accounts.js';
 import type { NoticePresenter } from '../domain/notices.js';
 import type { Messenger } from '../domain/ports.js';
 import { claimEvents, markEventFailed, markEventProcessed } from './event-store.js';
 
 export interface EventContext {
   db: Database;
-  rewards: RewardsClient;
+  rewards: RewardsAccounts;
   chat: Messenger;
   present: NoticePresenter;
   /** Announcement channel of a workspace, from its settings at the time of the notice. */

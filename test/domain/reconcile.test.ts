@@ -95,7 +95,7 @@ describe('completion checks after many tries', () => {
       .where(eq(orderChecks.orderId, row.orderId!));
     const [check] = await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!));
     await emulator.faults({ method: 'GET', path: `/api/v1/orders/${row.orderId}`, status: 503, count: 50 });
-    const deps = { db: testDb.db, rewards: stack.app.rewards, chat: stack.app.slack, present: presentNotice, notifyChannelOf: async () => 'C_KUDOS', logger: stack.app.logger };
+    const deps = { db: testDb.db, rewards: stack.app.rewardsAccounts, chat: stack.app.slack, present: presentNotice, notifyChannelOf: async () => 'C_KUDOS', logger: stack.app.logger };
     const before = Date.now();
     expect(await runOrderCheck(deps, check!, { delaysMs: DEFAULT_CHECK_DELAYS_MS })).toBe('error');
     const [after] = await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!));

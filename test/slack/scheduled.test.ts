@@ -156,7 +156,7 @@ describe('scheduled sends', () => {
     await e2e.emulator.faults({ method: 'DELETE', path: `/api/v1/orders/${row.orderId}`, drop: true, count: 20 });
     await e2e.emulator.faults({ method: 'POST', path: `/api/v1/orders/${row.orderId}/cancel`, drop: true, count: 20 });
     const outcome = await cancelScheduledSend(
-      { db: e2e.db, rewards: e2e.stack.app.rewards, logger: e2e.stack.app.logger },
+      { db: e2e.db, rewards: e2e.stack.app.rewardsAccounts, logger: e2e.stack.app.logger },
       { kudosId: row.id, teamId: row.teamId, actorUserId: 'U_MANAGER', actorIsAdmin: false, now: new Date() },
     );
     expect(outcome.ok).toBe(false);
@@ -202,7 +202,7 @@ describe('scheduled sends', () => {
     expect(scheduledListMessage('U_EMP2')!.text).toContain('No scheduled kudos');
 
     const refused = await cancelScheduledSend(
-      { db: e2e.db, rewards: e2e.stack.app.rewards, logger: e2e.stack.app.logger },
+      { db: e2e.db, rewards: e2e.stack.app.rewardsAccounts, logger: e2e.stack.app.logger },
       { kudosId: row.id, teamId: 'T0KUDOS', actorUserId: 'U_EMP2', actorIsAdmin: false, now: new Date() },
     );
     expect(refused).toMatchObject({ ok: false, reason: 'forbidden' });

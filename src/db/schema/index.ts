@@ -14,3 +14,4 @@ export * from './automations.js';
 export * from './event-receipts.js';
 export * from './finance.js';
 export * from './installations.js';
+export * from './rewards-connections.js';

@@ -18,6 +18,12 @@ export const webhookEvents = pgTable(
      */
     teamId: text('team_id'),
     enterpriseId: text('enterprise_id'),
+    /**
+     * The workspace Rewards connection the event arrived on (POST /webhooks/rewards/{connectionId},
+     * distribution mode): team_id and enterprise_id are then known on arrival, and the event is
+     * processed with that workspace's client only. Null on the single-workspace route.
+     */
+    connectionId: text('connection_id'),
     eventId: text('event_id').notNull(),
     eventType: text('event_type').notNull(),
     /** The envelope as received (JSON). */

@@ -78,6 +78,16 @@ export class AuthState {
     return { access_token: grant.token, token_type: 'Bearer', expires_in: lifetime, scope: scopes.join(' ') };
   }
 
+  /** Whether one of this organization's apps has this client id (the multi-organization router asks). */
+  hasClient(clientId: string): boolean {
+    return this.apps.some((a) => a.clientId === clientId);
+  }
+
+  /** Whether this organization issued the token (the multi-organization router asks). */
+  issued(token: string): boolean {
+    return this.grants.has(token);
+  }
+
   /** The grant of a bearer token, or a 401. */
   authenticate(authorization: string | undefined): Grant {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');

@@ -53,7 +53,13 @@ export function register(app: App, deps: ListenerDeps): void {
       await args.ack();
       if (!(await adminOnly(args))) return;
       const ws = workspaceOf(args.body as never);
-      const [rules, designs] = await Promise.all([celebrationRulesOf(deps.db, ws), deps.catalog.search('').catch(() => [])]);
+      const [rules, designs] = await Promise.all([
+        celebrationRulesOf(deps.db, ws),
+        deps.catalog
+          .of(ws)
+          .search('')
+          .catch(() => []),
+      ]);
       await deps.slack.openView(args.body.trigger_id, buildRuleModal({ kind, rule: rules.find((r) => r.kind === kind), designs }));
     });
   }

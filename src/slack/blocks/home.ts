@@ -21,6 +21,8 @@ export interface HomeExtras {
   /** One line at the top after a click on Home (e.g. "Cancelled"), shown once. */
   flash?: string;
   balance?: HomeBalance;
+  /** Distribution mode: the Rewards account section (rewards-connect.ts), shown first. */
+  rewardsAccount?: Block[];
 }
 
 /** Slack renders this in the reader's own time zone and format. */
@@ -206,6 +208,7 @@ function warningText(w: HealthWarningRow): string {
 export function buildHome(data: HomeData, extras: HomeExtras = {}): { type: 'home'; blocks: Block[] } {
   const intro: Block[] = [];
   if (extras.flash) intro.push(section(extras.flash));
+  if (extras.rewardsAccount && extras.rewardsAccount.length > 0) intro.push(...extras.rewardsAccount, { type: 'divider' });
   intro.push(
     section('*Thank someone with a gift card*, right now or at a time you pick.'),
     { type: 'actions', elements: [{ type: 'button', action_id: Home.actions.openSendModal, text: plain('Give kudos', 75), style: 'primary' }] } as Block,

@@ -45,7 +45,10 @@ export async function handleRecurringCommand(deps: ListenerDeps, input: { ack: A
   const ws = workspaceOf(input.command);
   if (input.arg.toLowerCase() === 'new') {
     await input.ack();
-    const designs = await deps.catalog.search('').catch(() => []);
+    const designs = await deps.catalog
+      .of(ws)
+      .search('')
+      .catch(() => []);
     await deps.slack.openView(input.command.trigger_id, buildRecurringModal({ designs }));
     return;
   }

@@ -65,7 +65,7 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
       const month = parsed.month ?? monthOf(deps.now());
       const range = monthRange(month);
       try {
-        const { movements, truncated } = await readMovements(deps.rewards, range);
+        const { movements, truncated } = await readMovements(await deps.rewards.for(ws), range);
         const reconciliation = await reconcileWithKudos(deps.db, ws, movements, range);
         const list = buildLedgerList({ month, movements, totals: totalsOf(movements), reconciliation, truncated });
         if (parsed.csv) {

@@ -21,12 +21,30 @@ import { handleSettingsCommand } from './settings.js';
 import { handleStatsCommand, parseStatsCommand } from './stats.js';
 import { handleAdminBalance, handleFinanceCommand, parseFinanceCommand } from './finance.js';
 import { handleCelebrationsCommand, handleRecurringCommand } from './automations.js';
+import { notConnectedText } from '../blocks/rewards-connect.js';
 
 const BALANCE_TIMEOUT_MS = 2000;
+
+/** Subcommands that work without a Rewards account (they read or change only what Kudos stores). */
+const WITHOUT_REWARDS = new Set(['help', 'settings', 'stats', 'audit', 'scheduled']);
+
+export function needsRewards(text: string): boolean {
+  const first = text.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
+  return !WITHOUT_REWARDS.has(first);
+}
 
 export function register(app: App, deps: ListenerDeps): void {
   app.command(COMMAND, async ({ ack, body, respond }) => {
     const command = parseAtEdge(slashCommand, body, COMMAND);
+    // Distribution mode: until an admin connects the workspace's Rewards account, whatever needs it
+    // explains what an admin must do (and, to anyone else, whom to ask).
+    if (deps.rewardsSetup && needsRewards(command.text)) {
+      const ws = workspaceOf(command);
+      if (!(await deps.rewardsSetup.isConnected(ws))) {
+        const [admin, settings] = await Promise.all([deps.isAdmin(ws, command.user_id), deps.settings.get(ws)]);
+        return ack({ response_type: 'ephemeral', text: notConnectedText(admin, settings.adminUserIds ?? undefined) });
+      }
+    }
     if (isLinksCommand(command.text)) return handleLinksCommand(ack, command, deps);
     const audit = parseAuditCommand(command.text);
     if (audit) return handleAuditCommand(deps, { ack, command, csv: audit.csv });
@@ -49,7 +67,10 @@ export function register(app: App, deps: ListenerDeps): void {
         return handleRecurringCommand(deps, { ack, command, arg: parsed.arg });
       case 'balance': {
         // Both at once: the plain answer must still fit in the ack.
-        const [admin, read] = await Promise.allSettled([deps.isAdmin(workspaceOf(command), command.user_id), deps.rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })]);
+        const [admin, read] = await Promise.allSettled([
+          deps.isAdmin(workspaceOf(command), command.user_id),
+          deps.rewards.for(workspaceOf(command)).then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })),
+        ]);
         if (admin.status === 'fulfilled' && admin.value) return handleAdminBalance(deps, { ack, command, respond });
         try {
           if (read.status === 'rejected') throw read.reason;
@@ -90,7 +111,10 @@ export function register(app: App, deps: ListenerDeps): void {
           // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
           const design = defaults?.defaultProductId
             ? await withinBudget(
-                deps.catalog.get(defaults.defaultProductId).catch(() => undefined),
+                deps.catalog
+                  .of(workspaceOf(command))
+                  .get(defaults.defaultProductId)
+                  .catch(() => undefined),
                 OPEN_LOOKUP_BUDGET_MS / 2,
                 undefined,
               )

@@ -35,7 +35,7 @@ export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: 
   if (!(await deps.isAdmin(ws, command.user_id))) return ack({ text: 'Only Kudos admins can create reward links.' });
   const parsed = parseLinksCommand(command.text);
   if (!parsed.ok) return ack({ text: parsed.message });
-  const designs = await deps.catalog.search(parsed.design);
+  const designs = await deps.catalog.of(ws).search(parsed.design);
   const design = designs.find((d) => d.productId.toLowerCase() === parsed.design.toLowerCase()) ?? designs[0];
   if (!design) return ack({ text: parsed.design ? `No card design matches "${escapeMrkdwn(parsed.design)}".` : 'No card design is available.' });
   const inRange = checkAmountInRange(parsed.amountCents, design);

@@ -22,7 +22,7 @@ export async function openSettingsModal(deps: ListenerDeps, ws: WorkspaceRef, tr
   const [settings, usergroups, designs] = await Promise.all([
     deps.settings.get(ws),
     orEmpty(deps.slack.listUsergroups(), (error) => deps.logger.warn('listing user groups for settings failed', { error })),
-    orEmpty(deps.catalog.search(''), (error) => deps.logger.warn('loading designs for settings failed', { error })),
+    orEmpty(deps.catalog.of(ws).search(''), (error) => deps.logger.warn('loading designs for settings failed', { error })),
   ]);
   await deps.slack.openView(triggerId, buildSettingsModal({ settings, usergroups, designs }));
 }

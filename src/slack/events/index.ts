@@ -15,7 +15,9 @@ export function register(app: App, deps: ListenerDeps): void {
     deps.slack.forgetUser?.(user.id);
     const teamId = body.team_id ?? user.teamId ?? 'unknown';
     const enterpriseId = body.enterprise_id ?? null;
-    const result = await syncChangedSlackUser({ db: deps.db, rewards: deps.rewards }, { teamId, enterpriseId }, user);
+    // A workspace without a Rewards account has no address book to keep in step.
+    if (!(await deps.rewards.isConnected({ teamId, enterpriseId }))) return;
+    const result = await syncChangedSlackUser({ db: deps.db, rewards: await deps.rewards.for({ teamId, enterpriseId }) }, { teamId, enterpriseId }, user);
     if (result === 'updated') deps.logger.info('recipient e-mail updated from Slack profile', { user: user.id });
   });
 

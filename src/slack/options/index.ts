@@ -2,7 +2,7 @@
 // catalog; groups from Slack user groups and the API's address book.
 import type { App } from '@slack/bolt';
 import { buildDesignOptions, buildGroupOptions } from '../blocks/options.js';
-import type { ListenerDeps } from '../deps.js';
+import { workspaceOf, type ListenerDeps } from '../deps.js';
 import { SendModal } from '../ids.js';
 import { optionsLoad, parseAtEdge } from '../payloads.js';
 
@@ -10,7 +10,7 @@ export function register(app: App, deps: ListenerDeps): void {
   app.options(SendModal.actions.design, async ({ ack, body }) => {
     const options = parseAtEdge(optionsLoad, body, SendModal.actions.design);
     try {
-      const designs = await deps.catalog.search(options.value);
+      const designs = await deps.catalog.of(workspaceOf(body as never)).search(options.value);
       await ack(buildDesignOptions(designs));
     } catch (error) {
       deps.logger.warn('loading designs failed', { error });
@@ -27,7 +27,7 @@ export function register(app: App, deps: ListenerDeps): void {
         deps.logger.warn('listing Slack user groups failed', { error });
         return [];
       }),
-      (async () => (await deps.rewards.groups.list({ pageSize: 100 })).data)().catch((error: unknown) => {
+      (async () => (await (await deps.rewards.for(workspaceOf(body as never))).groups.list({ pageSize: 100 })).data)().catch((error: unknown) => {
         deps.logger.warn('listing address-book groups failed', { error });
         return [];
       }),

@@ -40,7 +40,7 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [Celebrations.ruleModal.blocks.enabled]: 'Only Kudos admins can change celebrations.' } });
     const { blocks: B, actions: A } = Celebrations.ruleModal;
     const get = reader(view.state.values);
-    const checked = await checkRuleForm(deps.catalog, {
+    const checked = await checkRuleForm(deps.catalog.of(ws), {
       enabled: get(B.enabled, A.enabled).selected_option?.value === 'on',
       amount: get(B.amount, A.amount).value ?? undefined,
       productId: get(B.design, A.design).selected_option?.value,
@@ -70,7 +70,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const { blocks: B, actions: A } = Recurring.modal;
     const get = reader(view.state.values);
     const sender = await deps.slack.userInfo(body.user.id);
-    const checked = await checkSeriesForm(deps.catalog, {
+    const checked = await checkSeriesForm(deps.catalog.of(ws), {
       senderUserId: body.user.id,
       recipientUserIds: get(B.recipients, A.recipients).selected_users ?? [],
       productId: get(B.design, A.design).selected_option?.value,

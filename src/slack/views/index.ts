@@ -16,6 +16,7 @@ import { registerResendViews } from './resend.js';
 import { register as registerSettingsViews } from './settings.js';
 import { register as registerFinanceViews } from './finance.js';
 import { register as registerAutomationViews } from './automations.js';
+import { register as registerRewardsConnect } from './rewards-connect.js';
 
 /** Stay under Slack's 3 s: give up validating after this and ask the user to press Send again. */
 const SUBMIT_BUDGET_MS = 2300;
@@ -66,6 +67,7 @@ export function register(app: App, deps: ListenerDeps): void {
   registerSettingsViews(app, deps);
   registerFinanceViews(app, deps);
   registerAutomationViews(app, deps);
+  registerRewardsConnect(app, deps);
   app.view(SendModal.callbackId, async ({ ack, body: raw, context }) => {
     const body = parseAtEdge(viewSubmission, raw, SendModal.callbackId);
     const view = body.view;
@@ -78,7 +80,7 @@ export function register(app: App, deps: ListenerDeps): void {
       const sender = await deps.slack.userInfo(body.user.id);
       if (!sender) return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
       return prepareSend(
-        { users: deps.slack, rewards: deps.rewards, catalog: deps.catalog, policy: deps.policy },
+        { users: deps.slack, rewards: deps.rewards, catalog: deps.catalog.of(ws), policy: deps.policy },
         {
           workspace: ws,
           sender,

@@ -1,0 +1,51 @@
+// Every column that holds a secret sealed with the KUDOS_ENCRYPTION_KEY key ring (src/secrets/key-ring.ts),
+// and the context each value is sealed under. `npm run keys:rotate` (src/db/rotate-keys.ts) re-seals
+// exactly these; the stores seal and open with the same `context` functions, so the two cannot drift.
+// A table with a sealed column adds one entry here (its primary key must be one text column).
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { installations, rewardsConnections } from './schema/index.js';
+
+export interface SealedColumn {
+  /** `table.column`, for the rotation report. */
+  name: string;
+  table: PgTable;
+  /** The row's primary key (one text column). */
+  key: PgColumn;
+  column: PgColumn;
+  /** The additional data the value is sealed under: binds the row and the field. */
+  context(key: string): string;
+}
+
+export const rewardsConnectionContext = (connectionId: string, field: 'client_secret' | 'webhook_secret') => `rewards_connections:${connectionId}:${field}`;
+
+/** The context src/slack/installation-store.ts seals an installation's tokens under (the same formula). */
+export const installationTokenContext = (installationKey: string, role: 'bot' | 'bot-refresh' | 'user' | 'user-refresh') => `installation:${installationKey}:${role}`;
+
+const installationToken = (column: 'botToken' | 'botRefreshToken' | 'userToken' | 'userRefreshToken', role: Parameters<typeof installationTokenContext>[1], name: string): SealedColumn => ({
+  name: `installations.${name}`,
+  table: installations,
+  key: installations.installationKey,
+  column: installations[column],
+  context: (key) => installationTokenContext(key, role),
+});
+
+export const SEALED_COLUMNS: readonly SealedColumn[] = [
+  installationToken('botToken', 'bot', 'bot_token'),
+  installationToken('botRefreshToken', 'bot-refresh', 'bot_refresh_token'),
+  installationToken('userToken', 'user', 'user_token'),
+  installationToken('userRefreshToken', 'user-refresh', 'user_refresh_token'),
+  {
+    name: 'rewards_connections.client_secret',
+    table: rewardsConnections,
+    key: rewardsConnections.id,
+    column: rewardsConnections.clientSecret,
+    context: (id) => rewardsConnectionContext(id, 'client_secret'),
+  },
+  {
+    name: 'rewards_connections.webhook_secret',
+    table: rewardsConnections,
+    key: rewardsConnections.id,
+    column: rewardsConnections.webhookSecret,
+    context: (id) => rewardsConnectionContext(id, 'webhook_secret'),
+  },
+];
