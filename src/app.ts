@@ -307,7 +307,9 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     onRequestDone: (info) => metrics.observeHttpRequest(info),
     routes: {
       ...(httpReceiver ? { slackEvents: (req, res) => httpReceiver.handle(req, res) } : {}),
-      ...(config.rewardsWebhooks === 'on' && config.rewardsWebhookSecret ? { rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }) } : {}),
+      ...(config.rewardsWebhooks === 'on' && config.rewardsWebhookSecret && !rewardsConnections
+        ? { rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }) }
+        : {}),
       ...(config.rewardsWebhooks === 'on' && rewardsConnections
         ? { connectionWebhooks: createConnectionWebhooksRoute({ ...routeDeps, connections: rewardsConnections }, { onEventStored: () => background.wakeEvents() }) }
         : {}),
