@@ -53,6 +53,41 @@ export function buttonClick<V extends z.ZodType>(value: V) {
   });
 }
 
+/** A click on a button that opens a modal: Slack sends a trigger_id with every click. */
+export function buttonOpeningModal<V extends z.ZodType>(value: V) {
+  return buttonClick(value).extend({ trigger_id: id });
+}
+
+/** A button that carries no value this app reads (Home's "Give kudos", "Settings", "Upload dates"). */
+export const noValue = z.unknown().optional();
+
+/** A button value one of `values`, as our builders write them. */
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: 'not a value this app wrote' });
+
+/** A global shortcut ("Give kudos" from the shortcuts menu). */
+export const globalShortcut = z.looseObject({
+  type: z.literal('shortcut'),
+  callback_id: id,
+  user: userRef,
+  team: teamRef,
+  enterprise: enterpriseRef,
+  trigger_id: id,
+});
+
+/** A message shortcut: the message it was used on, in which channel. */
+export const messageShortcut = z.looseObject({
+  type: z.literal('message_action'),
+  callback_id: id,
+  user: userRef,
+  team: teamRef,
+  enterprise: enterpriseRef,
+  trigger_id: id,
+  response_url: z.url({ protocol: /^https?$/ }),
+  channel: z.looseObject({ id }),
+  message_ts: id,
+  message: z.looseObject({ user: z.string().optional(), bot_id: z.string().nullish(), subtype: z.string().optional(), ts: z.string().optional() }),
+});
+
 /**
  * One input element's state in view.state.values; every field optional, each typed if present.
  * A typed-in `value` is read with textOf: a non-string there is the user's field to fix (an inline
@@ -100,6 +135,27 @@ export const userChangeEvent = eventCallback(
   z.looseObject({
     type: z.literal('user_change'),
     user: z.looseObject({ id, team_id: z.string().optional(), deleted: z.boolean().optional(), is_bot: z.boolean().optional(), profile: z.looseObject({}).optional() }),
+  }),
+);
+
+/** reaction_added / reaction_removed: who reacted with what, on which item. */
+export const reactionEvent = eventCallback(
+  z.looseObject({
+    type: z.enum(['reaction_added', 'reaction_removed']),
+    user: id,
+    reaction: id,
+    item: z.looseObject({ type: z.string(), channel: z.string().optional(), ts: z.string().optional() }),
+  }),
+);
+
+/** function_executed (a Workflow Builder step): the execution id is the step's idempotency key. */
+export const functionExecutedEvent = eventCallback(
+  z.looseObject({
+    type: z.literal('function_executed'),
+    function_execution_id: id,
+    workflow_execution_id: z.string().optional(),
+    function: z.looseObject({ callback_id: id }),
+    inputs: z.record(z.string(), z.unknown()).nullish(),
   }),
 );
 

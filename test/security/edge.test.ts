@@ -5,7 +5,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app.js';
-import { kudos } from '../../src/db/schema/index.js';
+import { kudos, kudosReactions } from '../../src/db/schema/index.js';
 import {
   blockActionPayload,
   commandFields,
@@ -62,6 +62,97 @@ describe('shapes Slack never sends are answered 400 (finding 5)', () => {
         expect({ actionId, value, status: answer.status }).toEqual({ actionId, value, status: 400 });
       }
     }
+  });
+});
+
+describe('every listener checks what it reads: App Home, finance, automations, shortcuts, events, the workflow step', () => {
+  const refused = async (payload: Record<string, unknown>) => {
+    const answer = await postSignedPayload(e2e.stack.app.url, payload);
+    return { status: answer.status, code: answer.status === 400 ? (JSON.parse(answer.text) as { error: { code: string } }).error.code : undefined };
+  };
+  const MALFORMED = { status: 400, code: 'MALFORMED_PAYLOAD' };
+  const withoutTrigger = (payload: Record<string, unknown>) => {
+    delete payload.trigger_id;
+    return payload;
+  };
+
+  it('buttons whose value is not one this app wrote', async () => {
+    const cases: Array<[string, unknown]> = [
+      ['home_cancel', 'not-a-uuid'],
+      ['home_page_sent', 'sent:-1; drop'],
+      ['finance_topup_approve', 'not-a-uuid'],
+      ['finance_topup_reject', 42],
+      ['celebration_skip', 'not-a-uuid'],
+      ['celebration_opt_out', 'maybe'],
+      ['celebration_no_public_post', undefined],
+      ['recurring_pause', '../x'],
+      ['recurring_resume', 'x'],
+      ['recurring_delete', 'x'],
+      ['recurring_skip', 7],
+    ];
+    for (const [actionId, value] of cases) {
+      expect({ actionId, value, ...(await refused(blockActionPayload({ userId: 'U_ADMIN', actionId, value }))) }).toEqual({ actionId, value, ...MALFORMED });
+    }
+  });
+
+  it('buttons that open a modal, without the trigger_id Slack always sends with a click', async () => {
+    for (const actionId of ['home_open_settings', 'finance_topup_open', 'finance_limits_open', 'celebration_rule_birthday', 'celebration_rule_anniversary', 'celebration_upload_csv']) {
+      expect({ actionId, ...(await refused(withoutTrigger(blockActionPayload({ userId: 'U_ADMIN', actionId, value: 'open' })))) }).toEqual({ actionId, ...MALFORMED });
+    }
+  });
+
+  it('the finance and automation modals without view.state', async () => {
+    for (const callbackId of ['finance_topup', 'finance_limits', 'celebration_rule', 'celebration_csv', 'recurring_new']) {
+      const payload = viewSubmissionPayload({ id: 'V_NOSTATE', callback_id: callbackId, private_metadata: '' }, {}, 'U_ADMIN');
+      delete (payload.view as { state?: unknown }).state;
+      expect({ callbackId, ...(await refused(payload)) }).toEqual({ callbackId, ...MALFORMED });
+    }
+  });
+
+  it('shortcuts without a trigger_id, or a message shortcut without its message', async () => {
+    const base = { team: { id: 'T0KUDOS', domain: 'kudos-demo' }, user: { id: 'U_MANAGER', team_id: 'T0KUDOS' }, api_app_id: 'A0KUDOS', token: 'x', is_enterprise_install: false, enterprise: null };
+    expect(await refused({ ...base, type: 'shortcut', callback_id: 'give_kudos', action_ts: '1.2' })).toEqual(MALFORMED);
+    const messageShortcut = {
+      ...base,
+      type: 'message_action',
+      callback_id: 'give_kudos_for_message',
+      trigger_id: '1.2.abc',
+      message_ts: '1.000001',
+      response_url: 'http://127.0.0.1:9/respond',
+      channel: { id: 'C_GENERAL', name: 'general' },
+    };
+    expect(await refused(messageShortcut)).toEqual(MALFORMED);
+    expect(await refused({ ...messageShortcut, message: { ts: '1.000001', user: 'U_EMP1' }, channel: undefined })).toEqual(MALFORMED);
+    expect(e2e.stack.sim.calls.filter((c) => c.method === 'views.open')).toHaveLength(0);
+  });
+
+  it('events Bolt acknowledges first (reactions, the workflow step) are refused before they change anything', async () => {
+    const envelope = (event: Record<string, unknown>) => ({
+      type: 'event_callback',
+      team_id: 'T0KUDOS',
+      api_app_id: 'A0KUDOS',
+      event_id: `Ev${Math.random().toString(36).slice(2)}`,
+      event_time: 1,
+      event,
+    });
+    // A null item would be a TypeError inside Bolt's own middleware: refused before Bolt.
+    expect((await postSignedEvent(e2e.stack.app.url, envelope({ type: 'reaction_added', user: 'U_EMP1', reaction: 'gift', item: null }))).status).toBe(400);
+    // Bolt acknowledges the rest first; the listener refuses them.
+    expect((await postSignedEvent(e2e.stack.app.url, envelope({ type: 'reaction_added', user: 'U_EMP1', item: { type: 'message', channel: 'C_KUDOS', ts: '1.000001' } }))).status).toBe(200);
+    expect((await postSignedEvent(e2e.stack.app.url, envelope({ type: 'reaction_removed', user: 'U_EMP1', reaction: 7, item: { type: 'message' } }))).status).toBe(200);
+    // A step run without its execution id (Bolt throws on it before any listener; and the send would
+    // have no idempotency key): refused at the edge, nothing recorded.
+    const step = envelope({
+      type: 'function_executed',
+      function: { id: 'FnSENDKUDOS', callback_id: 'send_kudos' },
+      inputs: { sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 25 },
+      bot_access_token: 'xwfp-test',
+      event_ts: '1.2',
+    });
+    expect((await postSignedEvent(e2e.stack.app.url, step)).status).toBe(400);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await e2e.db.select().from(kudos)).toHaveLength(0);
+    expect(await e2e.db.select().from(kudosReactions)).toHaveLength(0);
   });
 });
 

@@ -1,24 +1,27 @@
 // Buttons of the celebrations and recurring lists: skip one, edit a rule, upload dates, opt out,
 // pause/resume/delete a series. Each answer replaces the (ephemeral) list in place.
-import type { App, BlockAction, SlackActionMiddlewareArgs } from '@slack/bolt';
-import { z } from 'zod';
+import type { App, RespondFn } from '@slack/bolt';
 import { celebrationRulesOf, setCelebrationPreference, setSeriesStatus, skipOccurrence } from '../../domain/automations.js';
 import { buildCsvModal, buildRuleModal } from '../blocks/automations.js';
 import { celebrationsMessage, recurringMessage } from '../commands/automations.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Celebrations, Recurring } from '../ids.js';
-
-const Value = z.string().min(1).max(100);
-type ActionArgs = SlackActionMiddlewareArgs<BlockAction> & { body: BlockAction };
+import { buttonClick, buttonOpeningModal, noValue, oneOf, parseAtEdge, uuidValue } from '../payloads.js';
 
 /** Matches a button's action_id with or without its item id (`celebration_skip:<id>`). */
 const idOf = (actionId: string) => new RegExp(`^${actionId}(:.*)?$`);
 
-function valueOf(action: unknown): string | undefined {
-  const parsed = Value.safeParse((action as { value?: unknown }).value);
-  return parsed.success ? parsed.data : undefined;
-}
+/** Each button's value as the builders (blocks/automations.ts) write it; anything else is a 400. */
+const occurrenceClick = buttonClick(uuidValue);
+const seriesClick = buttonClick(uuidValue);
+const modalClick = buttonOpeningModal(noValue);
+const optOutClick = buttonClick(oneOf(['out', 'in']));
+const publicPostClick = buttonClick(oneOf(['private', 'public']));
+
+type Click = { user: { id: string; team_id?: string | undefined }; response_url?: string | undefined; team?: { id: string } | null | undefined; enterprise?: { id: string } | null | undefined };
+/** What an answer needs: the click (its response_url) and Bolt's respond. */
+type ActionArgs = { body: Click; respond: RespondFn };
 
 async function answer(args: ActionArgs, content: { text: string; blocks?: unknown[] }): Promise<void> {
   // From a message (the ephemeral list): replace it; from App Home: nothing to replace.
@@ -27,18 +30,18 @@ async function answer(args: ActionArgs, content: { text: string; blocks?: unknow
 
 export function register(app: App, deps: ListenerDeps): void {
   const adminOnly = async (args: ActionArgs): Promise<boolean> => {
-    const ws = workspaceOf(args.body as never);
+    const ws = workspaceOf(args.body);
     if (await deps.isAdmin(ws, args.body.user.id)) return true;
     await answer(args, { text: ':no_entry: Only Kudos admins can change celebrations.' });
     return false;
   };
 
-  app.action<BlockAction>(idOf(Celebrations.actions.skip), async (args) => {
-    await args.ack();
+  app.action(idOf(Celebrations.actions.skip), async ({ ack, body: raw, respond }) => {
+    const args = { body: parseAtEdge(occurrenceClick, raw, Celebrations.actions.skip), respond };
+    await ack();
     if (!(await adminOnly(args))) return;
-    const ws = workspaceOf(args.body as never);
-    const id = valueOf(args.action);
-    const skipped = id ? await skipOccurrence(deps.db, ws, id, args.body.user.id) : false;
+    const ws = workspaceOf(args.body);
+    const skipped = await skipOccurrence(deps.db, ws, args.body.actions[0].value, args.body.user.id);
     await answer(
       args,
       await celebrationsMessage(deps, ws, args.body.user.id, skipped ? ':fast_forward: Skipped: that celebration will not be sent.' : ':warning: That celebration was already sent or skipped.'),
@@ -49,10 +52,11 @@ export function register(app: App, deps: ListenerDeps): void {
     [Celebrations.actions.editBirthday, 'birthday'],
     [Celebrations.actions.editAnniversary, 'anniversary'],
   ] as const) {
-    app.action<BlockAction>(idOf(actionId), async (args) => {
-      await args.ack();
+    app.action(idOf(actionId), async ({ ack, body: raw, respond }) => {
+      const args = { body: parseAtEdge(modalClick, raw, actionId), respond };
+      await ack();
       if (!(await adminOnly(args))) return;
-      const ws = workspaceOf(args.body as never);
+      const ws = workspaceOf(args.body);
       const [rules, designs] = await Promise.all([
         celebrationRulesOf(deps.db, ws),
         deps.catalog
@@ -64,24 +68,27 @@ export function register(app: App, deps: ListenerDeps): void {
     });
   }
 
-  app.action<BlockAction>(idOf(Celebrations.actions.uploadCsv), async (args) => {
-    await args.ack();
+  app.action(idOf(Celebrations.actions.uploadCsv), async ({ ack, body: raw, respond }) => {
+    const args = { body: parseAtEdge(modalClick, raw, Celebrations.actions.uploadCsv), respond };
+    await ack();
     if (!(await adminOnly(args))) return;
     await deps.slack.openView(args.body.trigger_id, buildCsvModal());
   });
 
-  app.action<BlockAction>(idOf(Celebrations.actions.optOut), async (args) => {
-    await args.ack();
-    const ws = workspaceOf(args.body as never);
-    const optOut = valueOf(args.action) === 'out';
+  app.action(idOf(Celebrations.actions.optOut), async ({ ack, body: raw, respond }) => {
+    const args = { body: parseAtEdge(optOutClick, raw, Celebrations.actions.optOut), respond };
+    await ack();
+    const ws = workspaceOf(args.body);
+    const optOut = args.body.actions[0].value === 'out';
     await setCelebrationPreference(deps.db, ws, args.body.user.id, { optOut });
     await answer(args, await celebrationsMessage(deps, ws, args.body.user.id, optOut ? 'You are opted out of celebrations.' : 'You are opted back in.'));
   });
 
-  app.action<BlockAction>(idOf(Celebrations.actions.noPublicPost), async (args) => {
-    await args.ack();
-    const ws = workspaceOf(args.body as never);
-    const noPublicPost = valueOf(args.action) === 'private';
+  app.action(idOf(Celebrations.actions.noPublicPost), async ({ ack, body: raw, respond }) => {
+    const args = { body: parseAtEdge(publicPostClick, raw, Celebrations.actions.noPublicPost), respond };
+    await ack();
+    const ws = workspaceOf(args.body);
+    const noPublicPost = args.body.actions[0].value === 'private';
     await setCelebrationPreference(deps.db, ws, args.body.user.id, { noPublicPost });
     await answer(args, await celebrationsMessage(deps, ws, args.body.user.id, noPublicPost ? 'No public posts for your celebrations.' : 'Your celebrations will be announced.'));
   });
@@ -91,24 +98,24 @@ export function register(app: App, deps: ListenerDeps): void {
     [Recurring.actions.resume, 'active'],
     [Recurring.actions.delete, 'deleted'],
   ] as const) {
-    app.action<BlockAction>(idOf(actionId), async (args) => {
-      await args.ack();
-      const ws = workspaceOf(args.body as never);
+    app.action(idOf(actionId), async ({ ack, body: raw, respond }) => {
+      const args = { body: parseAtEdge(seriesClick, raw, actionId), respond };
+      await ack();
+      const ws = workspaceOf(args.body);
       const actor = { userId: args.body.user.id, isAdmin: await deps.isAdmin(ws, args.body.user.id) };
-      const id = valueOf(args.action);
-      const changed = id && /^[0-9a-f-]{36}$/.test(id) ? await setSeriesStatus(deps.db, ws, id, status, actor, deps.now()) : undefined;
+      const changed = await setSeriesStatus(deps.db, ws, args.body.actions[0].value, status, actor, deps.now());
       const note = changed ? `Series ${status === 'active' ? 'resumed' : status}.` : ':warning: Only its sender or an admin can change that series (or it changed already).';
       await answer(args, await recurringMessage(deps, ws, args.body.user.id, note));
     });
   }
 
-  app.action<BlockAction>(idOf(Recurring.actions.skip), async (args) => {
-    await args.ack();
-    const ws = workspaceOf(args.body as never);
-    const id = valueOf(args.action);
+  app.action(idOf(Recurring.actions.skip), async ({ ack, body: raw, respond }) => {
+    const args = { body: parseAtEdge(occurrenceClick, raw, Recurring.actions.skip), respond };
+    await ack();
+    const ws = workspaceOf(args.body);
     const admin = await deps.isAdmin(ws, args.body.user.id);
     // Only the series' sender or an admin: the list shows only those, and the skip checks the team.
-    const skipped = id && /^[0-9a-f-]{36}$/.test(id) ? await skipOccurrence(deps.db, ws, id, args.body.user.id, admin ? undefined : args.body.user.id) : false;
+    const skipped = await skipOccurrence(deps.db, ws, args.body.actions[0].value, args.body.user.id, admin ? undefined : args.body.user.id);
     await answer(args, await recurringMessage(deps, ws, args.body.user.id, skipped ? 'Skipped that one; the series goes on.' : ':warning: That run was already sent or skipped.'));
   });
 }

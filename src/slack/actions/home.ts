@@ -1,6 +1,7 @@
 // Buttons that only App Home has: Cancel on a scheduled send, Newer / Older on a list, Settings.
 // The outcome of a click is shown on Home itself (a line on top), since Home has no response_url.
-import type { App, BlockAction } from '@slack/bolt';
+import type { App } from '@slack/bolt';
+import { z } from 'zod';
 import { cancelScheduledSend } from '../../domain/cancel.js';
 import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home.js';
 import { formatUsd } from '../../domain/money.js';
@@ -9,22 +10,24 @@ import { openSettingsModal } from '../commands/settings.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Home } from '../ids.js';
+import { buttonClick, buttonOpeningModal, noValue, parseAtEdge, uuidValue } from '../payloads.js';
 
 const PAGE_ACTION = new RegExp(`^${Home.actions.page}_`);
 
-function valueOf(action: unknown): string {
-  const value = (action as { value?: unknown }).value;
-  return typeof value === 'string' ? value : '';
-}
+const cancelClick = buttonClick(uuidValue);
+/** `list:page`, as the Home builder writes it. */
+const pageClick = buttonClick(z.string().regex(/^\w+:\d+$/, 'not a page this app wrote'));
+const settingsClick = buttonOpeningModal(noValue);
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.action(Home.actions.cancel, async ({ ack, body, action }) => {
+  app.action(Home.actions.cancel, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(cancelClick, raw, Home.actions.cancel);
     await ack();
     const actor = body.user.id;
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     const outcome = await cancelScheduledSend(
       { db: deps.db, rewards: deps.rewards, logger: deps.logger },
-      { kudosId: valueOf(action), teamId: ws.teamId, actorUserId: actor, actorIsAdmin: await deps.isAdmin(ws, actor), now: deps.now() },
+      { kudosId: body.actions[0].value, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: await deps.isAdmin(ws, actor), now: deps.now() },
     );
     const flash = outcome.ok
       ? `:no_entry_sign: Cancelled your kudos to ${recipientList(outcome.row.recipients, 5)} (${formatUsd(outcome.row.amountCents)} each). The amount is back in the balance.`
@@ -32,24 +35,25 @@ export function register(app: App, deps: ListenerDeps): void {
     await deps.home.publish(ws, actor, { flash });
   });
 
-  app.action<BlockAction>(PAGE_ACTION, async ({ ack, body, action }) => {
+  app.action(PAGE_ACTION, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(pageClick, raw, Home.actions.page);
     await ack();
-    const [list, pageText] = valueOf(action).split(':');
+    const [list, pageText] = body.actions[0].value.split(':');
     const page = Number(pageText);
     if (!list || !(list in HOME_PAGE_SIZE) || !Number.isInteger(page) || page < 0) return;
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     const visit = await getHomeVisit(deps.db, ws.teamId, body.user.id);
     await deps.home.publish(ws, body.user.id, { pages: { ...(visit?.pages ?? {}), [list as HomeList]: page } });
   });
 
-  app.action(Home.actions.openSettings, async ({ ack, body }) => {
+  app.action(Home.actions.openSettings, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(settingsClick, raw, Home.actions.openSettings);
     await ack();
-    const ws = workspaceOf(body as never);
-    const trigger = (body as { trigger_id?: string }).trigger_id;
+    const ws = workspaceOf(body);
     if (!(await deps.isAdmin(ws, body.user.id))) {
       await deps.home.publish(ws, body.user.id, { flash: ':no_entry: Only Kudos admins can change settings.' });
       return;
     }
-    if (trigger) await openSettingsModal(deps, ws, trigger);
+    await openSettingsModal(deps, ws, body.trigger_id);
   });
 }

@@ -6,7 +6,7 @@ import { plusOneReaction, recordPlusOne, removePlusOne } from '../../domain/stat
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { toSlackUser } from '../gateway.js';
-import { appHomeOpenedEvent, parseAtEdge, userChangeEvent } from '../payloads.js';
+import { appHomeOpenedEvent, parseAtEdge, reactionEvent, userChangeEvent } from '../payloads.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   app.event('user_change', async ({ body: raw }) => {
@@ -22,18 +22,22 @@ export function register(app: App, deps: ListenerDeps): void {
   });
 
   // "+1" on an announcement with the workspace's reaction (default :gift:): counted, no money moves.
-  app.event('reaction_added', async ({ event, body }) => {
-    const item = event.item as { type?: string; channel?: string; ts?: string };
+  app.event('reaction_added', async ({ body: raw }) => {
+    const body = parseAtEdge(reactionEvent, raw, 'reaction_added');
+    const { event } = body;
+    const item = event.item;
     if (item.type !== 'message' || !item.channel || !item.ts) return;
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     if (event.reaction !== (await plusOneReaction(deps.db, ws.teamId))) return;
     await recordPlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user, reaction: event.reaction });
   });
 
-  app.event('reaction_removed', async ({ event, body }) => {
-    const item = event.item as { type?: string; channel?: string; ts?: string };
+  app.event('reaction_removed', async ({ body: raw }) => {
+    const body = parseAtEdge(reactionEvent, raw, 'reaction_removed');
+    const { event } = body;
+    const item = event.item;
     if (item.type !== 'message' || !item.channel || !item.ts) return;
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     if (event.reaction !== (await plusOneReaction(deps.db, ws.teamId))) return;
     await removePlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user });
   });

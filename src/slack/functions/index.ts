@@ -6,6 +6,7 @@ import { outcomeOf, sendAutomated, waitForOutcome } from '../../domain/automated
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { WorkflowStep } from '../ids.js';
+import { functionExecutedEvent, parseAtEdge } from '../payloads.js';
 
 const SLACK_USER_ID = z.string().regex(/^[UW][A-Z0-9_]{2,}$/, 'must be a Slack user id');
 
@@ -40,9 +41,12 @@ export function describeInputErrors(error: z.ZodError, raw: Record<string, unkno
 }
 
 export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: number } = {}): void {
-  app.function(WorkflowStep.sendKudos, async ({ inputs, body, event, complete, fail, context }) => {
+  app.function(WorkflowStep.sendKudos, async ({ body: rawBody, complete, fail, context }) => {
+    // The envelope first: without its execution id there is no idempotency key for the send.
+    const body = parseAtEdge(functionExecutedEvent, rawBody, WorkflowStep.sendKudos);
+    const event = body.event;
     const log = deps.logger.child({ step: WorkflowStep.sendKudos, execution: event.function_execution_id });
-    const raw: Record<string, unknown> = inputs ?? {};
+    const raw: Record<string, unknown> = event.inputs ?? {};
     const parsed = SendKudosInputs.safeParse(raw);
     if (!parsed.success) {
       log.info('step inputs refused', { issues: parsed.error.issues.length });
@@ -53,7 +57,7 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
     const result = await sendAutomated(
       { ...deps, users: deps.slack },
       {
-        workspace: workspaceOf(body as never),
+        workspace: workspaceOf(body),
         senderUserId: input.sender,
         recipientUserIds: input.recipients,
         amountDollars: input.amount,

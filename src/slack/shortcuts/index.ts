@@ -1,21 +1,24 @@
 // Shortcuts: "Give kudos for this" on a message opens the send modal for its author, with a link to
 // the message (the announcement quotes it); "Give kudos" opens it from anywhere. A message by a bot,
 // a deactivated person or yourself gets a short answer instead.
-import type { App, MessageShortcut } from '@slack/bolt';
+import type { App } from '@slack/bolt';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../deadline.js';
 import type { ListenerDeps } from '../deps.js';
 import { Shortcut } from '../ids.js';
 import { openSendModal } from '../open-send-modal.js';
+import { globalShortcut, messageShortcut, parseAtEdge } from '../payloads.js';
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.shortcut(Shortcut.global, async ({ ack, shortcut }) => {
+  app.shortcut(Shortcut.global, async ({ ack, shortcut: raw }) => {
+    const shortcut = parseAtEdge(globalShortcut, raw, Shortcut.global);
     await ack();
     await openSendModal(deps, { userId: shortcut.user.id, triggerId: shortcut.trigger_id });
   });
 
-  app.shortcut<MessageShortcut>(Shortcut.message, async ({ ack, shortcut, respond }) => {
+  app.shortcut(Shortcut.message, async ({ ack, shortcut: raw, respond }) => {
+    const shortcut = parseAtEdge(messageShortcut, raw, Shortcut.message);
     await ack();
-    const message = shortcut.message as { user?: string; bot_id?: string; subtype?: string; ts?: string };
+    const message = shortcut.message;
     const tell = (text: string) => respond({ response_type: 'ephemeral', text });
     const authorId = message.user;
     if (!authorId || message.bot_id || message.subtype === 'bot_message') {

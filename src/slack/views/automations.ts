@@ -9,6 +9,7 @@ import { recordAudit } from '../../domain/audit.js';
 import { buildCsvReport } from '../blocks/automations.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
+import { parseAtEdge, viewSubmission } from '../payloads.js';
 import { Celebrations, Recurring } from '../ids.js';
 
 const leaf = z
@@ -34,8 +35,10 @@ const blockErrors = <F extends string>(errors: Partial<Record<F, string>>, block
   Object.fromEntries(Object.entries(errors).map(([field, message]) => [blocks[field as F], message as string]));
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(Celebrations.ruleModal.callbackId, async ({ ack, body, view }) => {
-    const ws = workspaceOf(body as never);
+  app.view(Celebrations.ruleModal.callbackId, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(viewSubmission, raw, Celebrations.ruleModal.callbackId);
+    const view = body.view;
+    const ws = workspaceOf(body);
     const kind = view.private_metadata === 'anniversary' ? 'anniversary' : 'birthday';
     if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [Celebrations.ruleModal.blocks.enabled]: 'Only Kudos admins can change celebrations.' } });
     const { blocks: B, actions: A } = Celebrations.ruleModal;
@@ -54,8 +57,10 @@ export function register(app: App, deps: ListenerDeps): void {
     await ack();
   });
 
-  app.view(Celebrations.csvModal.callbackId, async ({ ack, body, view }) => {
-    const ws = workspaceOf(body as never);
+  app.view(Celebrations.csvModal.callbackId, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(viewSubmission, raw, Celebrations.csvModal.callbackId);
+    const view = body.view;
+    const ws = workspaceOf(body);
     const block = Celebrations.csvModal.blocks.csv;
     if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [block]: 'Only Kudos admins can upload dates.' } });
     const text = reader(view.state.values)(block, Celebrations.csvModal.actions.csv).value ?? '';
@@ -65,8 +70,10 @@ export function register(app: App, deps: ListenerDeps): void {
     await ack({ response_action: 'update', view: buildCsvReport(report) as never });
   });
 
-  app.view(Recurring.modal.callbackId, async ({ ack, body, view }) => {
-    const ws = workspaceOf(body as never);
+  app.view(Recurring.modal.callbackId, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(viewSubmission, raw, Recurring.modal.callbackId);
+    const view = body.view;
+    const ws = workspaceOf(body);
     const { blocks: B, actions: A } = Recurring.modal;
     const get = reader(view.state.values);
     const sender = await deps.slack.userInfo(body.user.id);

@@ -11,6 +11,7 @@ import { buildLimitsModal } from '../blocks/finance.js';
 import { plain, section } from '../blocks/text.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
+import { parseAtEdge, viewSubmission } from '../payloads.js';
 import { Finance } from '../ids.js';
 
 const stateSchema = z.record(z.string(), z.record(z.string(), z.looseObject({ value: z.string().nullish() })));
@@ -27,9 +28,11 @@ function readTexts(raw: unknown, action: string): Record<string, string> | undef
 const LIMIT_REQUEST_BUDGET_MS = 2200;
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.view(Finance.topUpModal.callbackId, async ({ ack, body, view }) => {
+  app.view(Finance.topUpModal.callbackId, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(viewSubmission, raw, Finance.topUpModal.callbackId);
+    const view = body.view;
     const B = Finance.topUpModal.blocks;
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     const actor = body.user.id;
     if (!(await deps.isAdmin(ws, actor))) return ack({ response_action: 'errors', errors: { [B.amount]: 'Only Kudos admins can ask for a top-up.' } });
     const values = readTexts(view.state.values, Finance.topUpModal.action);
@@ -59,9 +62,11 @@ export function register(app: App, deps: ListenerDeps): void {
     await deps.slack.sendDirectMessage(actor, { text }).catch((error: unknown) => deps.logger.warn('top-up request DM failed', { error }));
   });
 
-  app.view(Finance.limitsModal.callbackId, async ({ ack, body, view }) => {
+  app.view(Finance.limitsModal.callbackId, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(viewSubmission, raw, Finance.limitsModal.callbackId);
+    const view = body.view;
     const B = Finance.limitsModal.blocks;
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     const actor = body.user.id;
     if (!(await deps.isAdmin(ws, actor))) return ack({ response_action: 'errors', errors: { [B.requestedDaily]: 'Only Kudos admins can ask for higher limits.' } });
     const values = readTexts(view.state.values, Finance.limitsModal.action);
