@@ -2,12 +2,12 @@
 // submission is checked at once (token and balance against REWARDS_API_URL): wrong credentials come
 // back inline on the field to fix and nothing is stored; on success the credentials are stored
 // sealed and the modal turns into the workspace's webhook URL.
-import type { App, BlockAction } from '@slack/bolt';
-import { z } from 'zod';
+import type { App } from '@slack/bolt';
 import type { ConnectField } from '../../domain/rewards-connections.js';
 import { buildConnectedModal, buildConnectModal } from '../blocks/rewards-connect.js';
 import { workspaceOf, type ListenerDeps } from '../deps.js';
 import { RewardsConnect } from '../ids.js';
+import { buttonOpeningModal, noValue, parseAtEdge, textOf, viewSubmission } from '../payloads.js';
 
 const FIELD_BLOCKS: Record<ConnectField, string> = {
   clientId: RewardsConnect.blocks.clientId,
@@ -15,30 +15,27 @@ const FIELD_BLOCKS: Record<ConnectField, string> = {
   webhookSecret: RewardsConnect.blocks.webhookSecret,
 };
 
-const submission = z.object({
-  user: z.object({ id: z.string() }),
-  view: z.object({ state: z.object({ values: z.record(z.string(), z.record(z.string(), z.object({ value: z.string().nullish() }).loose())) }) }),
-});
+const openClick = buttonOpeningModal(noValue);
 
 export function register(app: App, deps: ListenerDeps): void {
   const setup = deps.rewardsSetup;
   if (!setup) return;
 
-  app.action<BlockAction>(RewardsConnect.actions.open, async ({ ack, body }) => {
+  app.action(RewardsConnect.actions.open, async ({ ack, body: raw }) => {
+    const body = parseAtEdge(openClick, raw, RewardsConnect.actions.open);
     await ack();
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     if (!(await deps.isAdmin(ws, body.user.id))) {
       await deps.home.publish(ws, body.user.id, { flash: ':no_entry: Only Kudos admins can connect the Rewards account.' });
       return;
     }
-    const trigger = (body as { trigger_id?: string }).trigger_id;
-    if (trigger) await deps.slack.openView(trigger, buildConnectModal(await setup.isConnected(ws)));
+    await deps.slack.openView(body.trigger_id, buildConnectModal(await setup.isConnected(ws)));
   });
 
-  app.view(RewardsConnect.callbackId, async ({ ack, body }) => {
-    const ws = workspaceOf(body as never);
-    const parsed = submission.parse(body);
-    const value = (block: string) => parsed.view.state.values[block]?.[RewardsConnect.actions.value]?.value ?? '';
+  app.view(RewardsConnect.callbackId, async ({ ack, body: raw }) => {
+    const parsed = parseAtEdge(viewSubmission, raw, RewardsConnect.callbackId);
+    const ws = workspaceOf(parsed);
+    const value = (block: string) => textOf(parsed.view.state.values[block]?.[RewardsConnect.actions.value]);
     if (!(await deps.isAdmin(ws, parsed.user.id))) {
       return ack({ response_action: 'errors', errors: { [RewardsConnect.blocks.clientId]: 'Only Kudos admins can connect the Rewards account. Nothing was saved.' } });
     }
