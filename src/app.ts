@@ -69,6 +69,11 @@ export interface StartAppOptions {
    * single Slack token to run two workspaces' Rewards accounts side by side.
    */
   rewardsPerWorkspace?: boolean;
+  /**
+   * Lost-post recovery may read conversations.history/.replies. Default: yes in single-workspace mode,
+   * no in distribution mode (a lost answer is then posted again: src/domain/notifications.ts).
+   */
+  slackHistoryReads?: boolean;
   /** Socket Mode tuning (tests): reconnect delays. */
   socketMode?: Pick<SocketModeConnectionOptions, 'retryDelaysMs' | 'failedRetryMs'>;
 }
@@ -216,7 +221,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const postClient = new webApi.WebClient(botToken, { ...clientOptions, retryConfig: { retries: 0 } });
   // users.info and views.open, on every `/kudos`, skip WebClient's layers (src/slack/direct-web-api.ts).
   const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: botToken });
-  const slack = createSlackGateway(slackClient, { postClient, direct: directWebApi.call });
+  const slack = createSlackGateway(slackClient, { postClient, direct: directWebApi.call, historyReads: opts.slackHistoryReads ?? (config.mode as string) !== 'distribution' });
 
   // Settings live in the database, one row per workspace (seeded from the environment the first time
   // a workspace is seen), and are read for the workspace at hand on every request and notice.

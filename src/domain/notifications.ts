@@ -120,7 +120,7 @@ export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: Notifica
           await deps.db.delete(notifications).where(eq(notifications.id, row.id));
           // Not in the channel, or the channel is gone: only an admin can fix that; tell them on Home.
           if ('channel' in items[i]!.notice.to) await noteChannelFailure(deps.db, key, channel.value, error);
-        } else if (isRateLimited(error)) await postLater(deps.db, row.id, error);
+        } else if (isRateLimited(error) || isChatRefusal(error, 'not_sent')) await postLater(deps.db, row.id, error);
         throw error;
       }
     }),
@@ -175,6 +175,8 @@ export interface ResumeReport {
   failed: number;
   /** Still unknown (Slack unreachable): tried again after the lease. */
   deferred: number;
+  /** Posted again without a lookup (no history reads), among `posted`: a duplicate is possible. */
+  reposted: number;
 }
 
 /**
@@ -182,7 +184,7 @@ export interface ResumeReport {
  * up): posts each one unless Slack already has it. Safe on several instances (rows are claimed).
  */
 export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }, opts: { limit?: number; leaseMs?: number } = {}): Promise<ResumeReport> {
-  const report: ResumeReport = { found: 0, posted: 0, failed: 0, deferred: 0 };
+  const report: ResumeReport = { found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 };
   const stalled = deps.db
     .select({ id: notifications.id })
     .from(notifications)
@@ -203,7 +205,13 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
     }
     try {
       const channel = row.channel ?? (await deps.chat.openDirectChannel(row.dmUserId!));
-      if (row.attemptedAt) {
+      if (row.attemptedAt && !deps.chat.findMessageByMetadata) {
+        // No history reads (distribution mode): whether the lost answer had posted it cannot be
+        // looked up, so it is posted again: a notice is never lost, and a duplicate is possible only
+        // when Slack took the post and its answer was lost (never for a post that was not sent).
+        log.warn('re-posting a notice whose answer was lost, without looking it up (no history reads): it may appear twice', { attempts: row.attempts });
+      }
+      if (row.attemptedAt && deps.chat.findMessageByMetadata) {
         const ts = await deps.chat.findMessageByMetadata(channel, {
           eventType: NOTICE_EVENT_TYPE,
           match: (payload) => payload.notice_id === row.id,
@@ -224,13 +232,14 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
       await markPosted(deps.db, [{ id: row.id, ...(await send(deps, row, channel)) }]);
       log.info('stalled notice posted');
       report.posted++;
+      if (row.attemptedAt && !deps.chat.findMessageByMetadata) report.reposted++;
     } catch (error) {
       if (isRefused(error)) {
         await giveUp(deps.db, row.id, errorCodeOf(error));
         if (row.channel && !row.dmUserId) await noteChannelFailure(deps.db, row, row.channel, error);
         log.warn('Slack refused a stalled notice; given up', { error });
         report.failed++;
-      } else if (isRateLimited(error)) {
+      } else if (isRateLimited(error) || isChatRefusal(error, 'not_sent')) {
         await postLater(deps.db, row.id, error);
         report.deferred++;
       } else {

@@ -40,9 +40,10 @@ export interface UserDirectory {
  *   the channel, the channel is gone or archived);
  * - `refused`: nothing posted; the same request will be refused again;
  * - `rate_limited`: nothing posted; try again after `retryAfterSeconds`;
- * - `not_found`: the user group (or other thing asked about) does not exist.
+ * - `not_found`: the user group (or other thing asked about) does not exist;
+ * - `not_sent`: nothing posted: the request never left (no connection could be opened); try again.
  */
-export type ChatOutcome = 'channel_unreachable' | 'refused' | 'rate_limited' | 'not_found';
+export type ChatOutcome = 'channel_unreachable' | 'refused' | 'rate_limited' | 'not_found' | 'not_sent';
 
 export class ChatRefusal extends Error {
   override readonly name = 'ChatRefusal';
@@ -93,9 +94,11 @@ export interface Messenger {
   openDirectChannel(userId: string): Promise<string>;
   /**
    * The ts of our own message carrying `metadata` of this type whose payload matches, posted at or
-   * after `since` (in the thread when `threadTs` is given); undefined when there is none.
+   * after `since` (in the thread when `threadTs` is given); undefined when there is none. Absent when
+   * the app may not read history (distribution mode: Slack's limits for apps outside the Marketplace,
+   * and no `*:history` scopes): a post whose answer was lost is then posted again (at least once).
    */
-  findMessageByMetadata(channel: string, query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string }): Promise<string | undefined>;
+  findMessageByMetadata?(channel: string, query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string }): Promise<string | undefined>;
   updateMessage(channel: string, ts: string, message: RenderedMessage): Promise<void>;
   /** Opens (or reuses) the direct-message channel with a user and posts there. */
   sendDirectMessage(userId: string, message: RenderedMessage): Promise<PostedMessage>;

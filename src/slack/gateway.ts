@@ -40,6 +40,12 @@ export interface SlackGateway extends Messenger, UserDirectory {
   permalink(channel: string, ts: string): Promise<string | undefined>;
 }
 
+/**
+ * Connection errors before anything was sent (no socket opened): the request certainly did not reach
+ * Slack. A reset or a timeout after connecting is not among them: that post may have been made.
+ */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
 /** Slack errors that mean the app cannot post in a channel until an admin acts. */
 const UNREACHABLE_CHANNEL_ERRORS = new Set(['not_in_channel', 'channel_not_found', 'is_archived']);
 /** Slack errors of usergroups.users.list for an id that is no user group. */
@@ -58,6 +64,12 @@ export function toChatRefusal(error: unknown, notFound: ReadonlySet<string> = ne
   if (e?.code === 'slack_webapi_rate_limited_error') {
     const retryAfter = Number(e.retryAfter);
     return new ChatRefusal('rate_limited', 'ratelimited', { cause: error, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}) });
+  }
+  if (e?.code === 'slack_webapi_request_error') {
+    // The connection's own error: on the original (axios) or its cause (fetch: "fetch failed").
+    const original = (e as { original?: { code?: unknown; cause?: { code?: unknown } } }).original;
+    const code = String(original?.code ?? original?.cause?.code);
+    if (NOT_SENT_CODES.has(code)) return new ChatRefusal('not_sent', code, { cause: error });
   }
   if (e?.code !== 'slack_webapi_platform_error') return error;
   const code = typeof e.data?.error === 'string' ? e.data.error : 'unknown_error';
@@ -112,6 +124,11 @@ export function toSlackUser(raw: RawSlackUser): SlackUser {
 }
 
 export interface SlackGatewayOptions {
+  /**
+   * false: the gateway offers no findMessageByMetadata (conversations.history/.replies are never
+   * called); the notice outbox then re-posts a notice whose answer was lost. Default true.
+   */
+  historyReads?: boolean;
   /** Client for chat.postMessage; give one that does not retry (a lost answer retried posts twice). */
   postClient?: WebClient;
   /** How long a users.info answer is reused; 0 disables the cache. Default 60 s. */
@@ -140,7 +157,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     }
   }
 
-  return {
+  const gateway: SlackGateway = {
     userInfo(userId) {
       const cached = users.get(userId);
       if (cached && now() - cached.at < ttl) return cached.user;
@@ -257,6 +274,9 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       }
     },
   };
+  // Distribution mode: no history reads (Slack's limits for apps outside the Marketplace, no *:history scopes).
+  if (opts.historyReads === false) delete gateway.findMessageByMetadata;
+  return gateway;
 }
 
 /** users.list, every page, as SlackUsers (the approvers' admins-and-owners fallback). */

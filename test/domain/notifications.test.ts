@@ -11,6 +11,16 @@ import { expireNoticeMessages, postOnce, resumeStalledNotices, REWARD_LINKS_NOTI
 import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
 import { startSlackSimulator } from '../../src/simulator/slack.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
+import { createServer, type AddressInfo } from 'node:net';
+
+/** A local port nothing listens on (connection refused). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 let testDb: TestDatabase;
 let sim: Awaited<ReturnType<typeof startSlackSimulator>>;
@@ -76,7 +86,7 @@ describe('resumeStalledNotices', () => {
     const before = posts('C_KUDOS');
     await expect(postOnce(deps(answerLost()), { kind: 'kudos.announcement', subject: 'K1' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos' } })).rejects.toThrow();
     // Still within the lease: nobody touches it.
-    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0 });
+    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
     await expireLeases();
     expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 1, posted: 0 });
     expect(posts('C_KUDOS') - before).toBe(1);
@@ -144,7 +154,7 @@ describe('resumeStalledNotices', () => {
         ['old', expect.stringContaining('older version')],
       ]),
     );
-    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0 });
+    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
   });
 });
 
@@ -184,5 +194,44 @@ describe('what the outbox keeps of a message', () => {
     expect(await expireNoticeMessages(testDb.db)).toBe(2);
     const rows = await testDb.db.select().from(notifications);
     expect(Object.fromEntries(rows.map((r) => [r.subject, r.message]))).toEqual({ OLD: null, 'OLD-FAILED': null, RECENT: message, UNPOSTED: message });
+  });
+});
+
+describe('lost-post recovery without reading history (distribution mode)', () => {
+  const historyReads = () => sim.calls.filter((c) => c.method === 'conversations.history' || c.method === 'conversations.replies').length;
+
+  it('a notice whose answer was lost is posted again, once, and history is never read', async () => {
+    const blind = createSlackGateway(new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } }), { historyReads: false });
+    expect(blind.findMessageByMetadata).toBeUndefined();
+    const before = { posts: posts('C_KUDOS'), reads: historyReads() };
+    const lost: NoticeDeps['chat'] = { ...blind, postMessage: async (channel, message) => (await blind.postMessage(channel, message), Promise.reject(lostAnswer)) };
+    await expect(postOnce(deps(lost), { kind: 'order.completed', subject: 'OR-BLIND' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-BLIND complete' } })).rejects.toThrow();
+    await expireLeases();
+    expect(await resumeStalledNotices({ ...deps(blind), logger })).toMatchObject({ found: 0, posted: 1, reposted: 1 });
+    // Never lost; twice at most (the lost answer had posted it); never a third time.
+    expect(await resumeStalledNotices({ ...deps(blind), logger })).toMatchObject({ posted: 0 });
+    expect(posts('C_KUDOS') - before.posts).toBe(2);
+    expect(historyReads()).toBe(before.reads);
+    const [row] = await testDb.db.select().from(notifications);
+    expect(row).toMatchObject({ postedAt: expect.any(Date), ts: expect.any(String) });
+  });
+
+  it('a post that never left (no connection) is posted once, with no lookup and no duplicate', async () => {
+    const blind = createSlackGateway(new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } }), { historyReads: false });
+    const down = createSlackGateway(new webApi.WebClient(sim.botToken, { slackApiUrl: `http://127.0.0.1:${await closedPort()}/api/`, retryConfig: { retries: 0 } }));
+    const before = { posts: posts('C_KUDOS'), reads: historyReads() };
+    const error = await postOnce(
+      deps({ ...blind, postMessage: (channel, message) => down.postMessage(channel, message) }),
+      { kind: 'order.completed', subject: 'OR-DOWN' },
+      { to: { channel: 'C_KUDOS' }, message: { text: 'x' } },
+    ).catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ChatRefusal', outcome: 'not_sent' });
+    // Known not posted: due again at once, as never attempted.
+    const [pending] = await testDb.db.select().from(notifications);
+    expect(pending!.attemptedAt).toBeNull();
+    await expireLeases();
+    expect(await resumeStalledNotices({ ...deps(blind), logger })).toMatchObject({ posted: 1, reposted: 0 });
+    expect(posts('C_KUDOS') - before.posts).toBe(1);
+    expect(historyReads()).toBe(before.reads);
   });
 });
