@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../config/logger.js';
 import { BodyTooLargeError, DEFAULT_BODY_LIMIT_BYTES, readBody, sendJson } from './body.js';
+import { answerListenerFailure, requestKind, type FailureAnswer } from '../slack/listener-failure.js';
 import { slackPayloadProblem } from '../slack/payload-shape.js';
 import { verifySlackSignature } from './slack-signature.js';
 
@@ -125,22 +126,12 @@ export class SlackReceiver implements Receiver {
     try {
       await this.app!.processEvent(event);
     } catch (error) {
-      if (isMalformedPayload(error)) {
-        log.warn('slack request refused: a listener found a shape Slack never sends', { kind: requestKind(body), error });
-        if (!acked) {
-          acked = true;
-          clearTimeout(timer);
-          sendJson(res, 400, { error: { code: 'MALFORMED_PAYLOAD' } });
-        }
-        return;
-      }
-      log.error('slack listener failed', { kind: requestKind(body), error });
-      if (!acked) {
+      // The same decision as over Socket Mode (slack/listener-failure.ts); here it is written as HTTP.
+      const answer = await answerListenerFailure(log, error, body, acked);
+      if (answer && !acked) {
         acked = true;
         clearTimeout(timer);
-        answerFailure(res, body);
-      } else {
-        await tellThroughResponseUrl(body).catch((failure: unknown) => log.warn('telling the user about a failure failed', { kind: requestKind(body), error: failure }));
+        writeFailure(res, answer);
       }
     } finally {
       // A request no listener acknowledged (e.g. an action we do not handle) is answered at once.
@@ -153,55 +144,12 @@ export class SlackReceiver implements Receiver {
   }
 }
 
-/** What a user reads when a listener failed: Slack's own "dispatch_failed" says nothing they can act on. */
-export const LISTENER_FAILURE_TEXT = ':warning: Kudos ran into an error and could not finish that. Try again in a minute; if it keeps happening, tell a Kudos admin (the details are in the app logs).';
-
-function isMalformedPayload(error: unknown): boolean {
-  const coded = error as { code?: unknown; original?: { code?: unknown } } | undefined;
-  return coded?.code === 'MALFORMED_PAYLOAD' || coded?.original?.code === 'MALFORMED_PAYLOAD';
-}
-
-/**
- * A listener failed before its ack: answer 200 with something the user can act on. Commands show
- * the text; a modal shows it under its first input (the form is kept); an options load gets no options;
- * Events API deliveries get 500 so that Slack delivers them again.
- */
-function answerFailure(res: ServerResponse, body: Record<string, unknown>): void {
-  if (typeof body.command === 'string') return sendJson(res, 200, { response_type: 'ephemeral', text: LISTENER_FAILURE_TEXT });
-  switch (body.type) {
-    case 'view_submission': {
-      const blocks = (body.view as { blocks?: unknown } | undefined)?.blocks;
-      const input = Array.isArray(blocks)
-        ? blocks.find((b): b is { block_id: string } => (b as { type?: unknown })?.type === 'input' && typeof (b as { block_id?: unknown }).block_id === 'string')
-        : undefined;
-      if (input) return sendJson(res, 200, { response_action: 'errors', errors: { [input.block_id]: LISTENER_FAILURE_TEXT } });
-      return void res.writeHead(200).end();
-    }
-    case 'block_suggestion':
-      return sendJson(res, 200, { options: [] });
-    case 'block_actions':
-    case 'view_closed':
-    case 'shortcut':
-    case 'message_action':
-      // Slack ignores an action's answer body: the user is told through the response_url, if any.
-      void tellThroughResponseUrl(body).catch(() => {});
-      return void res.writeHead(200).end();
-    default:
-      return sendJson(res, 500, { error: { code: 'LISTENER_FAILED' } });
-  }
-}
-
-/** After the ack, the response_url is the one way left to tell the user (commands and message actions). */
-async function tellThroughResponseUrl(body: Record<string, unknown>): Promise<void> {
-  const url = typeof body.response_url === 'string' ? body.response_url : undefined;
-  if (!url || !/^https?:\/\//.test(url)) return;
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text: LISTENER_FAILURE_TEXT }),
-    signal: AbortSignal.timeout(5000),
-  });
-  await res.body?.cancel();
+/** A listener's failure (slack/listener-failure.ts) as HTTP: 400 for a shape Slack never sends, 500 for Slack to deliver again. */
+function writeFailure(res: ServerResponse, answer: FailureAnswer): void {
+  if (answer.kind === 'malformed') return sendJson(res, 400, { error: { code: 'MALFORMED_PAYLOAD' } });
+  if (answer.kind === 'redeliver') return sendJson(res, 500, { error: { code: 'LISTENER_FAILED' } });
+  if (answer.body) return sendJson(res, 200, answer.body);
+  res.writeHead(200).end();
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -217,12 +165,6 @@ function writeAck(res: ServerResponse, response: unknown): void {
     return void res.end(response);
   }
   sendJson(res, 200, response);
-}
-
-function requestKind(body: Record<string, unknown>): string {
-  if (typeof body.command === 'string') return `command ${body.command}`;
-  if (typeof body.type === 'string') return body.type;
-  return 'unknown';
 }
 
 /** Slack sends forms (commands; interactivity as `payload=<json>`) and JSON (Events API). */

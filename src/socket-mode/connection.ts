@@ -17,6 +17,7 @@
 import { SocketModeReceiver, type Logger as BoltLogger, LogLevel } from '@slack/bolt';
 import type { SocketModeClient } from '@slack/socket-mode';
 import type { Logger } from '../config/logger.js';
+import { answerListenerFailure } from '../slack/listener-failure.js';
 import { EnvelopeGate } from './envelope-gate.js';
 
 /** `failed`: Slack refused the app token or disabled Socket Mode; still retried, slowly. */
@@ -78,11 +79,19 @@ export class SocketModeConnection {
           timeout: 10_000,
         },
       },
-      // Listeners see which envelope they answer (context.socketEnvelopeId); see ackUnanswered.
+      // Listeners see which envelope they answer (context.socketEnvelopeId); the gate knows whether it was acknowledged.
       customPropertiesExtractor: (args: { envelope_id?: string }) => ({ socketEnvelopeId: args.envelope_id }),
-      // A listener that failed before acknowledging gets no ack: Slack shows its error, as over HTTP.
+      // A listener that failed is answered as over HTTP, by the same decision (slack/listener-failure.ts):
+      // a shape Slack never sends is acknowledged once with nothing in it (HTTP: 400), any other failure
+      // before the ack answers the user (a command's text, a modal's inline error, no options), an event
+      // is left unacknowledged so that Slack delivers it again (HTTP: 500); after the ack, the
+      // response_url tells the user.
       processEventErrorHandler: async ({ error, event }) => {
-        log.error('slack listener failed', { kind: kindOf(event.body), error });
+        const envelopeId = (event.customProperties as { socketEnvelopeId?: unknown } | undefined)?.socketEnvelopeId;
+        const acked = typeof envelopeId === 'string' && this.gate.wasAcknowledged(envelopeId);
+        const answer = await answerListenerFailure(log, error, event.body, acked);
+        if (!answer || answer.kind === 'redeliver') return false;
+        await event.ack(answer.kind === 'answer' ? answer.body : undefined);
         return false;
       },
     });
@@ -210,13 +219,6 @@ export class SocketModeConnection {
 function slackErrorCode(error: unknown): string | undefined {
   const data = (error as { data?: { error?: unknown } } | undefined)?.data;
   return typeof data?.error === 'string' ? data.error : undefined;
-}
-
-export function kindOf(body: unknown): string {
-  const b = body as { command?: unknown; type?: unknown; event?: { type?: unknown } } | undefined;
-  if (typeof b?.command === 'string') return `command ${b.command}`;
-  if (b?.type === 'event_callback' && typeof b.event?.type === 'string') return `event ${b.event.type}`;
-  return typeof b?.type === 'string' ? b.type : 'unknown';
 }
 
 /** Bolt's and the SDK's log lines at debug level under ours. */

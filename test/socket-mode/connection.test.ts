@@ -257,3 +257,51 @@ describe('envelopes', () => {
     await sim.waitFor(() => sim.openViews('U_MANAGER')[0]);
   });
 });
+
+// The same decision as the HTTP receiver's (src/slack/listener-failure.ts; test/security/edge.test.ts
+// shows it over HTTP): only the way the answer is written differs.
+describe('a listener that fails is answered as over HTTP', () => {
+  const click = (envelopeId: string, value: unknown) => ({
+    envelope_id: envelopeId,
+    type: 'interactive',
+    accepts_response_payload: false,
+    payload: {
+      type: 'block_actions',
+      user: { id: 'U_MANAGER', team_id: 'T0KUDOS' },
+      team: { id: 'T0KUDOS' },
+      api_app_id: 'A0KUDOS',
+      trigger_id: '1.2.3',
+      container: { type: 'message', message_ts: '1.000001', channel_id: 'C_GENERAL' },
+      channel: { id: 'C_GENERAL' },
+      actions: [{ type: 'button', action_id: 'scheduled_cancel', block_id: 'b', value, action_ts: '1.2' }],
+    },
+  });
+
+  it('a shape Slack never sends, found by a listener: acknowledged once with nothing in it (HTTP: 400), one warning, not an error', async () => {
+    await start();
+    await app!.socket!.connected();
+    for (const [envelopeId, value] of [
+      ['env-not-ours', 'not-a-uuid'],
+      ['env-no-value', undefined],
+    ] as const) {
+      sim.socketMode.sendRaw(click(envelopeId, value));
+      await eventually(() => fromApp(envelopeId).length === 1);
+      expect(fromApp(envelopeId)[0]!.message.payload ?? {}).toEqual({});
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(fromApp('env-not-ours')).toHaveLength(1);
+    expect(lines.filter((l) => l.level === 'warn' && l.msg.includes('a listener found a shape Slack never sends'))).toHaveLength(2);
+    expect(errorLines()).toEqual([]);
+  });
+
+  it('a command whose listener fails before its ack: the ack carries the text to act on, as the HTTP answer does', async () => {
+    // Slack does not know the bot token: authorizing every request fails before any listener.
+    await start({ SLACK_BOT_TOKEN: 'xoxb-not-known' });
+    await app!.socket!.connected();
+    const answer = await sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
+    expect(answer.status).toBe(200);
+    const reply = await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => m.ephemeral && m.visible_to === 'U_MANAGER'));
+    expect(reply.text).toContain('Try again in a minute');
+    expect(errorLines()).toEqual([expect.objectContaining({ msg: 'slack listener failed', kind: 'command /kudos' })]);
+  });
+});
