@@ -91,6 +91,8 @@ export interface RunningApp {
   rewardsAccounts: RewardsAccounts;
   /** Per-workspace mode: the connected accounts (undefined in single-workspace Rewards). */
   rewardsConnections: RewardsConnectionStore | undefined;
+  /** Per-workspace mode: connect and disconnect a workspace's account (uninstall calls disconnect). */
+  rewardsSetup: RewardsSetup | undefined;
   slack: SlackGateway;
   logger: Logger;
   settings: SettingsStore;
@@ -352,6 +354,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     rewards,
     rewardsAccounts,
     rewardsConnections,
+    rewardsSetup,
     slack,
     logger,
     settings,

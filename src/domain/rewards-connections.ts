@@ -30,6 +30,8 @@ export interface RewardsConnection extends RewardsCredentials {
 export interface RewardsConnectionStore {
   /** The workspace's active connection, or undefined. */
   get(ws: WorkspaceRef): Promise<RewardsConnection | undefined>;
+  /** The workspace's active connection without its secrets (nothing is opened): what admins see. */
+  describe(ws: WorkspaceRef): Promise<Pick<RewardsConnection, 'id' | 'clientId' | 'connectedBy' | 'connectedAt'> | undefined>;
   /** The active connection behind a webhook URL, or undefined (unknown id, or disconnected). */
   byId(connectionId: string): Promise<RewardsConnection | undefined>;
   /** `updated_at` of the workspace's active row (cheap freshness check for cached clients). */
@@ -70,6 +72,14 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
     async get(ws) {
       const [row] = await db.select().from(rewardsConnections).where(eq(rewardsConnections.teamId, ws.teamId)).limit(1);
       return row ? open(row) : undefined;
+    },
+    async describe(ws) {
+      const [row] = await db
+        .select({ id: rewardsConnections.id, clientId: rewardsConnections.clientId, connectedBy: rewardsConnections.connectedBy, connectedAt: rewardsConnections.connectedAt })
+        .from(rewardsConnections)
+        .where(and(eq(rewardsConnections.teamId, ws.teamId), eq(rewardsConnections.status, 'active')))
+        .limit(1);
+      return row;
     },
     async byId(connectionId) {
       const [row] = await db.select().from(rewardsConnections).where(eq(rewardsConnections.id, connectionId)).limit(1);
@@ -173,6 +183,11 @@ export interface RewardsSetup {
   /** The workspace's connection as admins see it (never a secret), or undefined. */
   summary(ws: WorkspaceRef): Promise<{ clientId: string; connectedBy: string; connectedAt: Date; webhookUrl: string | undefined } | undefined>;
   isConnected(ws: WorkspaceRef): Promise<boolean>;
+  /**
+   * Erases the workspace's Rewards secrets and drops its client (uninstall: nothing of it may be used
+   * again); its webhook URL then answers 404. True when there was a connection.
+   */
+  disconnect(ws: WorkspaceRef): Promise<boolean>;
 }
 
 /** POST /webhooks/rewards/{connectionId}, absolute; undefined while the app's public URL is unknown. */
@@ -184,9 +199,14 @@ export function createRewardsSetup(deps: ConnectDeps & { store: RewardsConnectio
   return {
     connect: (ws, credentials, by) => connectRewardsAccount(deps, ws, credentials, by),
     async summary(ws) {
-      const c = await deps.store.get(ws);
+      const c = await deps.store.describe(ws);
       return c ? { clientId: c.clientId, connectedBy: c.connectedBy, connectedAt: c.connectedAt, webhookUrl: connectionWebhookUrl(deps.publicUrl(), c.id) } : undefined;
     },
     isConnected: (ws) => deps.isConnected(ws),
+    async disconnect(ws) {
+      const had = await deps.store.disconnect(ws);
+      await deps.evict(ws);
+      return had;
+    },
   };
 }

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { formatInTimeZone } from 'date-fns-tz';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/config/logger.js';
 import { kudos, recipientMappings, rewardsConnections, webhookEvents, type KudosRow } from '../../src/db/schema/index.js';
 import { cancelScheduledSend } from '../../src/domain/cancel.js';
 import type { RewardsConnection } from '../../src/domain/rewards-connections.js';
@@ -19,7 +20,19 @@ const A = { teamId: 'T0KUDOS', enterpriseId: null };
 const B = { teamId: 'T0BETA', enterpriseId: null };
 const BETA = { orgId: 'beta', productionClientId: 'beta-client', productionClientSecret: 'beta-secret', signingSecret: 'beta-signing-secret' };
 
-const e2e = useAppPerTest({ env: { KUDOS_ENCRYPTION_KEY: generateKey('k1'), KUDOS_ADMINS: 'U_ADMIN' }, app: { rewardsPerWorkspace: true } });
+/** Every log line of every test, at debug level: no Rewards secret may ever be in one. */
+const logLines: string[] = [];
+const SECRETS = ['production-secret', 'emulator-signing-secret', BETA.productionClientSecret, BETA.signingSecret, 'not-the-secret'];
+
+const e2e = useAppPerTest({
+  env: { KUDOS_ENCRYPTION_KEY: generateKey('k1'), KUDOS_ADMINS: 'U_ADMIN' },
+  app: { rewardsPerWorkspace: true, logger: createLogger({ level: 'debug', write: (line) => void logLines.push(line) }) },
+});
+
+afterAll(() => {
+  expect(logLines.length).toBeGreaterThan(50);
+  for (const secret of SECRETS) expect(logLines.filter((line) => line.includes(secret))).toEqual([]);
+});
 
 async function control(path: string, method: string, body?: unknown): Promise<unknown> {
   const res = await fetch(`${e2e.emulator.url}/_emulator${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -66,6 +79,10 @@ describe('a workspace connects its own Rewards account (App Home)', () => {
     expect(JSON.parse(admin.text)).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Connect Rewards account') });
     const other = await postSignedCommand(e2e.stack.app.url, commandFields('U_EMP1', ''));
     expect(JSON.parse(other.text).text).toContain('Ask <@U_ADMIN>');
+    // Give kudos (a shortcut, Home's button) says the same instead of a form that cannot send.
+    await e2e.stack.sim.globalShortcut('U_EMP1', 'give_kudos');
+    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP1').at(-1));
+    expect(JSON.stringify(modal.blocks)).toContain('Ask <@U_ADMIN>');
     // Help needs no Rewards account.
     expect((await postSignedCommand(e2e.stack.app.url, commandFields('U_EMP1', 'help'))).text).not.toContain('Connect Rewards account');
   });
@@ -200,8 +217,9 @@ describe('two workspaces, two Rewards accounts, one database', () => {
   it('a reconnect with new credentials is used at once, and a disconnect stops the account being used', async () => {
     const { a } = await connectBoth();
     const before = await e2e.stack.app.rewardsAccounts.for(A);
-    await e2e.stack.app.rewardsConnections!.disconnect(A);
-    await e2e.stack.app.rewardsAccounts.evict(A);
+    expect(await e2e.stack.app.rewardsSetup!.disconnect(A)).toBe(true);
+    const [erased] = await e2e.db.select().from(rewardsConnections).where(eq(rewardsConnections.id, a.id));
+    expect(erased).toMatchObject({ status: 'disconnected', clientSecret: null, webhookSecret: null });
     await expect(e2e.stack.app.rewardsAccounts.for(A)).rejects.toMatchObject({ code: 'REWARDS_NOT_CONNECTED' });
     expect((await postWebhook(`/webhooks/rewards/${a.id}`, { challengeToken: 'x' }, 'emulator-signing-secret')).status).toBe(404);
     const again = await e2e.stack.app.rewardsConnections!.save(A, { clientId: 'production-client', clientSecret: 'production-secret', webhookSecret: 'emulator-signing-secret' }, 'U_ADMIN');
@@ -210,5 +228,22 @@ describe('two workspaces, two Rewards accounts, one database', () => {
     const after = await e2e.stack.app.rewardsAccounts.for(A);
     expect(after).not.toBe(before);
     expect((await after.balance.get()).availableBalance.amount).toBe('10000.00');
+  });
+
+  it("connecting another Rewards account forgets the workspace's address-book mappings (their ids belong to the old account)", async () => {
+    await connectBoth();
+    await recordSend(A, 2500);
+    expect(await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.teamId, A.teamId))).toHaveLength(1);
+    await control('/orgs', 'POST', { orgId: 'gamma', productionClientId: 'gamma-client', productionClientSecret: 'gamma-secret', signingSecret: 'gamma-signing-secret' });
+    const outcome = await e2e.stack.app.rewardsSetup!.connect(A, { clientId: 'gamma-client', clientSecret: 'gamma-secret', webhookSecret: 'gamma-signing-secret' }, 'U_ADMIN');
+    expect(outcome).toMatchObject({ ok: true, replacedAccount: true });
+    expect(await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.teamId, A.teamId))).toEqual([]);
+    expect(await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.teamId, B.teamId))).toEqual([]);
+    // The next send to the same person creates them in the new account.
+    const sent = await recordSend(A, 1000);
+    const gamma = await e2e.stack.app.rewardsAccounts.for(A);
+    expect((await gamma.orders.get(sent.orderId!)).orderId).toBe(sent.orderId);
+    const [mapping] = await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.teamId, A.teamId));
+    expect((await gamma.recipients.get(mapping!.recipientId)).email).toBe('eli@example.com');
   });
 });
