@@ -13,6 +13,7 @@ import { createDesignCatalogs } from './domain/catalog.js';
 import { createRewardsConnectionStore, createRewardsSetup, type RewardsConnectionStore, type RewardsSetup } from './domain/rewards-connections.js';
 import { RewardsNotConnectedError, singleRewardsAccount, workspaceRewardsAccounts, type RewardsAccounts } from './domain/rewards-accounts.js';
 import { createFinanceService, type FinanceService } from './domain/finance.js';
+import { createDigestJob, type DigestJob } from './domain/digest.js';
 import { withSpendingLimits } from './domain/spending-limits.js';
 import type { SendPolicy } from './domain/send-policy.js';
 import { createWorker, type KudosWorker, type WorkerOptions } from './domain/worker.js';
@@ -59,6 +60,8 @@ export interface StartAppOptions {
   automationsMs?: number;
   /** Finance sweep period (low-balance check, top-up settlement); 0 disables the timer (tests call sweep). Default 5 min. */
   financeSweepMs?: number;
+  /** Weekly digest pass period; 0 disables the timer (tests call runOnce). Default 5 min. */
+  digestMs?: number;
   /** Clock of the app (tests). */
   now?: () => Date;
   /** How long close() lets in-flight orders finish before aborting and releasing them. Default 6 s. */
@@ -102,6 +105,8 @@ export interface RunningApp {
   automations: AutomationService;
   /** Low balance, top-ups, limits (src/domain/finance.ts). */
   finance: FinanceService;
+  /** The weekly digest in announcement channels (src/domain/digest.ts). */
+  digest: DigestJob;
   /** Where GET /metrics is served (METRICS_HOST:METRICS_PORT); undefined when that port could not be opened. */
   metricsUrl: string | undefined;
   /** Prometheus metrics of this instance (GET /metrics on metricsUrl). */
@@ -273,6 +278,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     now,
   });
   const catalog = createDesignCatalogs(rewardsAccounts);
+  const digest = createDigestJob({ db, chat: slack, present: presentNotice, logger: logger.child({ part: 'digest' }), now });
   const home = createHomePublisher({ db, slack, rewards: rewardsAccounts, rewardsSetup, settings, approvals, logger, now }, opts.home);
   const wakeWorker = (recordedId?: string) => (recordedId ? worker.placeNow(recordedId) : worker.wake());
   const automations = createAutomationService(
@@ -343,6 +349,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   if (opts.home?.enabled !== false) home.start();
   if (opts.automationsMs !== 0) automations.start(opts.automationsMs ?? 60_000);
   if (opts.financeSweepMs !== 0) finance.start(opts.financeSweepMs ?? 300_000);
+  if (opts.digestMs !== 0) digest.start(opts.digestMs ?? 300_000);
   logger.info('kudos app listening', { url: http.url, metricsUrl: metricsHttp?.url });
 
   let closing: Promise<void> | undefined;
@@ -362,6 +369,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     home,
     automations,
     finance,
+    digest,
     metrics,
     socket,
     background,
@@ -374,6 +382,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         await home.stop();
         await automations.stop();
         await finance.stop();
+        await digest.stop();
         // In parallel: both must be done well inside main.ts's 10 s hard limit.
         await Promise.all([worker.stop(opts.shutdownGraceMs ?? 6000), background.stop(3000)]);
         await httpClosed;

@@ -3,6 +3,7 @@
 // each value into a message. Adding a notice: a variant here, a case in the presenter.
 import type { BouncedRecipientRow, KudosRow, RewardLinkRequestRow } from '../db/schema/index.js';
 import type { ApprovalCase } from './approvals-store.js';
+import type { WeeklyDigest } from './stats.js';
 import type { RenderedMessage } from './ports.js';
 
 export interface DeliveryCounts {
@@ -56,7 +57,9 @@ export type Notice =
   /** To the sender: approved, rejected or expired. */
   | { type: 'approval.decided'; approval: ApprovalCase }
   /** An approved send whose order was refused for a fixable reason is back with the approvers. */
-  | { type: 'approval.reopened'; approval: ApprovalCase; audience: 'sender' | 'approver' };
+  | { type: 'approval.reopened'; approval: ApprovalCase; audience: 'sender' | 'approver' }
+  /** In the announcement channel, weekly when an admin turned it on: last week's kudos and the leaders. */
+  | { type: 'digest.weekly'; digest: WeeklyDigest };
 
 /** Renders a notice for the chat platform (src/slack/presenters/notices.ts). */
 export type NoticePresenter = (notice: Notice) => RenderedMessage;

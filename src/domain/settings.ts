@@ -30,6 +30,12 @@ export interface WorkspaceSettings {
   adminChannel: string | null;
   /** Available balance (cents) under which admins are alerted once per crossing; null: no alert. */
   lowBalanceThresholdCents: number | null;
+  /** Emoji name (no colons) whose reaction "+1"s an announcement; default `gift`. */
+  reactionEmoji: string;
+  /** A weekly leaderboard digest in the announcement channel (off by default). */
+  weeklyDigest: boolean;
+  /** The leaderboard shows dollar amounts beside the counts (counts only by default). */
+  leaderboardAmounts: boolean;
   updatedBy: string | null;
   updatedAt: Date;
 }
@@ -51,6 +57,9 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   'approvalExpiryHours',
   'adminChannel',
   'lowBalanceThresholdCents',
+  'reactionEmoji',
+  'weeklyDigest',
+  'leaderboardAmounts',
 ];
 
 export type SettingsChanges = Partial<Record<SettingsField, { from: unknown; to: unknown }>>;
@@ -94,6 +103,9 @@ export function seedFromConfig(
     approvalExpiryHours: DEFAULT_APPROVAL_EXPIRY_HOURS,
     adminChannel: config.adminChannel ?? null,
     lowBalanceThresholdCents: config.lowBalanceThresholdCents ?? null,
+    reactionEmoji: 'gift',
+    weeklyDigest: false,
+    leaderboardAmounts: false,
   };
 }
 
@@ -113,6 +125,9 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
     approvalExpiryHours: row.approvalExpiryHours,
     adminChannel: row.adminChannel,
     lowBalanceThresholdCents: row.lowBalanceThresholdCents,
+    reactionEmoji: row.reactionEmoji,
+    weeklyDigest: row.weeklyDigest,
+    leaderboardAmounts: row.leaderboardAmounts,
     updatedBy: row.updatedBy,
     updatedAt: row.updatedAt,
   };

@@ -1,8 +1,9 @@
-// The recognition feed's numbers: a monthly leaderboard of kudos given and received (counts, not
-// amounts), "+1" reactions on announcements, and people who chose not to appear. Plain data.
-import { and, count, desc, eq, gte, lt, sql } from 'drizzle-orm';
+// The recognition feed's numbers: a monthly leaderboard of kudos given and received (counts; the
+// amounts too, which are shown only when an admin turns them on), for the workspace, one channel or
+// one user group, "+1" reactions on announcements, and people who chose not to appear. Plain data.
+import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client.js';
-import { kudos, kudosReactions, statsOptOuts, workspaceSettings } from '../db/schema/index.js';
+import { kudos, kudosReactions, statsOptOuts } from '../db/schema/index.js';
 
 export interface MonthRef {
   year: number;
@@ -10,12 +11,38 @@ export interface MonthRef {
   month: number;
 }
 
+export interface LeaderRow {
+  userId: string;
+  count: number;
+  /** Money given (sends' totals) or received (per-person amounts), in cents. */
+  cents: number;
+}
+
+/** Which kudos a leaderboard counts: the whole workspace, one channel's, or one user group's people. */
+export interface LeaderboardScope {
+  /** Kudos announced in this channel or given from it. */
+  channel?: string;
+  /** Only these people appear (givers among them, receivers among them): a user group's members. */
+  members?: string[];
+}
+
 export interface Leaderboard {
   month: MonthRef;
-  givers: Array<{ userId: string; count: number }>;
-  receivers: Array<{ userId: string; count: number }>;
+  givers: LeaderRow[];
+  receivers: LeaderRow[];
   kudosCount: number;
   plusOnes: number;
+}
+
+/** The weekly digest's content (src/domain/digest.ts posts it). */
+export interface WeeklyDigest {
+  /** Monday 00:00 UTC of the week reported on. */
+  weekStart: Date;
+  weekCount: number;
+  weekPlusOnes: number;
+  /** The leaderboard of the month the week ended in, so far. */
+  board: Leaderboard;
+  amounts: boolean;
 }
 
 /** "2026-11" or "nov" / "november" (this year) ; undefined: the current month. */
@@ -29,40 +56,87 @@ export function parseMonth(text: string | undefined, now: Date): MonthRef | unde
   return i >= 0 ? { year: now.getUTCFullYear(), month: i + 1 } : undefined;
 }
 
-const SENT = sql`${kudos.status} = 'placed'`;
+function monthRange(month: MonthRef): { from: string; to: string } {
+  return { from: new Date(Date.UTC(month.year, month.month - 1, 1)).toISOString(), to: new Date(Date.UTC(month.year, month.month, 1)).toISOString() };
+}
 
-export async function monthlyLeaderboard(db: Database, teamId: string, month: MonthRef, top = 5): Promise<Leaderboard> {
-  const from = new Date(Date.UTC(month.year, month.month - 1, 1));
-  const to = new Date(Date.UTC(month.year, month.month, 1));
-  const inMonth = and(eq(kudos.teamId, teamId), SENT, gte(kudos.createdAt, from), lt(kudos.createdAt, to));
-  const optedOut = sql`(select user_id from stats_opt_outs o where o.team_id = ${teamId})`;
-  const [givers, receivers, [total], [plus]] = await Promise.all([
-    db
-      .select({ userId: kudos.senderUserId, count: count() })
-      .from(kudos)
-      .where(and(inMonth, sql`${kudos.senderUserId} not in ${optedOut}`))
-      .groupBy(kudos.senderUserId)
-      .orderBy(desc(count()), kudos.senderUserId)
-      .limit(top),
+const inList = (ids: string[]) =>
+  sql.join(
+    ids.map((id) => sql`${id}`),
+    sql`, `,
+  );
+
+/**
+ * The month's leaderboard of one workspace (UTC calendar month, sends that went out): the top givers
+ * and receivers by count (ties: more money, then user id), people who opted out left out, and how many
+ * kudos and "+1"s there were in the scope.
+ */
+export async function monthlyLeaderboard(db: Database, teamId: string, month: MonthRef, top = 5, scope: LeaderboardScope = {}): Promise<Leaderboard> {
+  if (scope.members && scope.members.length === 0) return { month, givers: [], receivers: [], kudosCount: 0, plusOnes: 0 };
+  const { from, to } = monthRange(month);
+  const inScope = sql`k.team_id = ${teamId} and k.status = 'placed' and k.created_at >= ${from} and k.created_at < ${to}${
+    scope.channel ? sql` and (k.announcement_channel = ${scope.channel} or k.origin_channel_id = ${scope.channel})` : sql``
+  }`;
+  const optedOut = sql`(select o.user_id from stats_opt_outs o where o.team_id = ${teamId})`;
+  const members = scope.members;
+  const [givers, receivers, total, plus] = await Promise.all([
     db.execute(sql`
-      select r->>'slackUserId' as "userId", count(*)::int as count
+      select k.sender_user_id as "userId", count(*)::int as count, coalesce(sum(k.total_cents), 0)::bigint as cents
+      from kudos k
+      where ${inScope} and k.sender_user_id not in ${optedOut}${members ? sql` and k.sender_user_id in (${inList(members)})` : sql``}
+      group by 1 order by 2 desc, 3 desc, 1 limit ${top}`),
+    db.execute(sql`
+      select r->>'slackUserId' as "userId", count(*)::int as count, coalesce(sum(k.amount_cents), 0)::bigint as cents
       from kudos k, jsonb_array_elements(k.recipients) r
-      where k.team_id = ${teamId} and k.status = 'placed' and k.created_at >= ${from.toISOString()} and k.created_at < ${to.toISOString()}
-        and r->>'slackUserId' is not null and r->>'slackUserId' not in ${optedOut}
-      group by 1 order by 2 desc, 1 limit ${top}`),
-    db.select({ n: count() }).from(kudos).where(inMonth),
-    db
-      .select({ n: count() })
-      .from(kudosReactions)
-      .where(and(eq(kudosReactions.teamId, teamId), gte(kudosReactions.createdAt, from), lt(kudosReactions.createdAt, to))),
+      where ${inScope} and r->>'slackUserId' is not null and r->>'slackUserId' not in ${optedOut}${members ? sql` and r->>'slackUserId' in (${inList(members)})` : sql``}
+      group by 1 order by 2 desc, 3 desc, 1 limit ${top}`),
+    db.execute(sql`
+      select count(*)::int as n from kudos k
+      where ${inScope}${members ? sql` and (k.sender_user_id in (${inList(members)}) or exists (select 1 from jsonb_array_elements(k.recipients) r where r->>'slackUserId' in (${inList(members)})))` : sql``}`),
+    db.execute(sql`
+      select count(*)::int as n from kudos_reactions x join kudos k on k.id = x.kudos_id
+      where x.team_id = ${teamId} and x.created_at >= ${from} and x.created_at < ${to} and k.team_id = ${teamId}${
+        scope.channel ? sql` and (k.announcement_channel = ${scope.channel} or k.origin_channel_id = ${scope.channel})` : sql``
+      }${members ? sql` and (k.sender_user_id in (${inList(members)}) or exists (select 1 from jsonb_array_elements(k.recipients) r where r->>'slackUserId' in (${inList(members)})))` : sql``}`),
   ]);
-  const rows = rowsOf<{ userId: string; count: number | string }>(receivers);
+  const leaders = (result: unknown) =>
+    rowsOf<{ userId: string; count: number | string; cents: number | string }>(result as never).map((r) => ({ userId: r.userId, count: Number(r.count), cents: Number(r.cents) }));
+  const n = (result: unknown) => Number(rowsOf<{ n: number | string }>(result as never)[0]?.n ?? 0);
+  return { month, givers: leaders(givers), receivers: leaders(receivers), kudosCount: n(total), plusOnes: n(plus) };
+}
+
+/** One person's month (shown to them even when they opted out of the leaderboard). */
+export interface PersonalMonth {
+  given: number;
+  received: number;
+  givenCents: number;
+  receivedCents: number;
+  /** "+1"s others added to kudos this person gave or received. */
+  plusOnes: number;
+  optedOut: boolean;
+}
+
+export async function personalMonth(db: Database, teamId: string, userId: string, month: MonthRef): Promise<PersonalMonth> {
+  const { from, to } = monthRange(month);
+  const inMonth = sql`k.team_id = ${teamId} and k.status = 'placed' and k.created_at >= ${from} and k.created_at < ${to}`;
+  const mine = sql`(k.sender_user_id = ${userId} or k.recipients @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb)`;
+  const [given, received, plus, opted] = await Promise.all([
+    db.execute(sql`select count(*)::int as n, coalesce(sum(k.total_cents), 0)::bigint as cents from kudos k where ${inMonth} and k.sender_user_id = ${userId}`),
+    db.execute(sql`select count(*)::int as n, coalesce(sum(k.amount_cents), 0)::bigint as cents from kudos k where ${inMonth} and k.recipients @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb`),
+    db.execute(sql`select count(*)::int as n from kudos_reactions x join kudos k on k.id = x.kudos_id where x.team_id = ${teamId} and x.created_at >= ${from} and x.created_at < ${to} and ${mine}`),
+    db
+      .select({ userId: statsOptOuts.userId })
+      .from(statsOptOuts)
+      .where(and(eq(statsOptOuts.teamId, teamId), eq(statsOptOuts.userId, userId))),
+  ]);
+  const row = (result: unknown) => rowsOf<{ n: number | string; cents?: number | string }>(result as never)[0];
   return {
-    month,
-    givers: givers.map((g) => ({ userId: g.userId, count: Number(g.count) })),
-    receivers: rows.map((r) => ({ userId: r.userId, count: Number(r.count) })),
-    kudosCount: Number(total?.n ?? 0),
-    plusOnes: Number(plus?.n ?? 0),
+    given: Number(row(given)?.n ?? 0),
+    givenCents: Number(row(given)?.cents ?? 0),
+    received: Number(row(received)?.n ?? 0),
+    receivedCents: Number(row(received)?.cents ?? 0),
+    plusOnes: Number(row(plus)?.n ?? 0),
+    optedOut: opted.length > 0,
   };
 }
 
@@ -94,10 +168,4 @@ export async function removePlusOne(db: Database, input: { teamId: string; chann
   await db.execute(sql`
     delete from kudos_reactions r using kudos k
     where r.kudos_id = k.id and k.team_id = ${input.teamId} and k.announcement_channel = ${input.channel} and k.announcement_ts = ${input.ts} and r.user_id = ${input.userId}`);
-}
-
-/** The reaction that "+1"s an announcement in this workspace (default :gift:). */
-export async function plusOneReaction(db: Database, teamId: string): Promise<string> {
-  const [row] = await db.select({ emoji: workspaceSettings.reactionEmoji }).from(workspaceSettings).where(eq(workspaceSettings.teamId, teamId));
-  return row?.emoji ?? 'gift';
 }

@@ -16,6 +16,7 @@ import { notConnectedText, rewardsHomeSection } from './blocks/rewards-connect.j
 import { section } from './blocks/text.js';
 import { toCents } from '../rewards/index.js';
 import { buildHome, type HomeBalance } from './blocks/home.js';
+import { homeStatsSection } from './home-stats.js';
 import type { SlackGateway } from './gateway.js';
 
 export interface HomePublisherDeps {
@@ -105,7 +106,7 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     const connection = deps.rewardsSetup ? await deps.rewardsSetup.summary(ws) : undefined;
     const unconnected = deps.rewardsSetup !== undefined && connection === undefined;
     const rewardsAccount = deps.rewardsSetup ? (admin ? rewardsHomeSection(connection) : unconnected ? [section(notConnectedText(false, settings.adminUserIds ?? undefined))] : []) : [];
-    const [data, balance] = await Promise.all([
+    const [data, balance, stats] = await Promise.all([
       loadHome(deps.db, {
         teamId: ws.teamId,
         userId,
@@ -116,8 +117,9 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
         approvalThresholdCents: settings.approvalThresholdCents,
       }),
       admin && !unconnected ? balanceFor(ws) : Promise.resolve(undefined),
+      homeStatsSection(deps.db, { teamId: ws.teamId, userId, now: deps.now(), amounts: settings.leaderboardAmounts }),
     ]);
-    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount });
+    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount, stats });
     await deps.slack.publishHome(userId, view);
     await recordHomeVisit(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId, roles, pages });
   }

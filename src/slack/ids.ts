@@ -43,6 +43,9 @@ export const Home = {
     page: 'home_page',
     /** Admins: open the settings modal. */
     openSettings: 'home_open_settings',
+    /** The stats section: leave or rejoin the leaderboard. */
+    statsOptOut: 'home_stats_optout',
+    statsOptIn: 'home_stats_optin',
   },
 } as const;
 
@@ -95,6 +98,8 @@ export const SettingsModal = {
     expiryHours: 'settings_expiry_hours',
     adminChannel: 'settings_admin_channel',
     lowBalance: 'settings_low_balance',
+    reaction: 'settings_reaction',
+    recognition: 'settings_recognition',
   },
   actions: {
     notifyChannel: 'notify_channel',
@@ -109,8 +114,12 @@ export const SettingsModal = {
     expiryHours: 'expiry_hours',
     adminChannel: 'admin_channel',
     lowBalance: 'low_balance',
+    reaction: 'reaction',
+    recognition: 'recognition',
   },
-  /** Value of the "none" option of the optional static selects. */
+  /** Values of the recognition checkboxes. */
+  recognition: { amounts: 'amounts', digest: 'weekly_digest' },
+  /** Value of the "none" option of the optional selects. */
   none: 'none',
 } as const;
 

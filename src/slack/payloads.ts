@@ -100,6 +100,7 @@ export const stateLeaf = z.looseObject({
   selected_date: z.string().nullish(),
   selected_time: z.string().nullish(),
   selected_option: z.looseObject({ value: z.string(), text: z.looseObject({ text: z.string() }).optional() }).nullish(),
+  selected_options: z.array(z.looseObject({ value: z.string() })).nullish(),
 });
 export type StateLeaf = z.output<typeof stateLeaf>;
 /** The text typed into an input, '' when there is none or it is not text. */

@@ -2,7 +2,7 @@
 // requests from the Slack simulator into the app; the Rewards emulator holds the orders.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { kudos, type NewKudosRow } from '../../src/db/schema/index.js';
+import { bouncedRecipients, kudos, statsOptOuts, type NewKudosRow } from '../../src/db/schema/index.js';
 import type { View } from '../../src/simulator/slack.js';
 import { eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
@@ -151,6 +151,70 @@ describe('App Home by role', () => {
 
     await e2e.stack.sim.clickButton({ viewId: home.id }, 'home_open_settings', 'U_ADMIN');
     await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings'));
+  });
+});
+
+describe('App Home: stats and bounces', () => {
+  it('shows the month’s stats, the person’s own numbers, and a switch to leave or rejoin the leaderboard', async () => {
+    await start();
+    const sent = await send('U_MANAGER', ['U_EMP1'], '25');
+    await eventually(async () => (await row(sent.id)).status === 'placed');
+    const home = await openHome('U_EMP1', 'home_stats_optout');
+    const text = textOf(home);
+    expect(text).toMatch(/Kudos in \w+ \d{4}/);
+    expect(text).toContain('*You:* 0 given · 1 received · 0 +1s on them');
+    expect(text).toContain('<@U_EMP1> · 1');
+    expect(text).not.toContain('($25)'); // counts, not amounts
+
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'home_stats_optout', 'U_EMP1');
+    const after = await homeShowing('U_EMP1', 'home_stats_optin');
+    expect(textOf(after)).toContain('you won’t appear on the leaderboard');
+    expect(textOf(after)).not.toContain('<@U_EMP1> · 1');
+    expect(await e2e.db.select().from(statsOptOuts)).toHaveLength(1);
+    // Others no longer see them either; amounts appear once an admin turns them on.
+    await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { leaderboardAmounts: true });
+    const manager = textOf(await openHome('U_MANAGER', 'home_stats_optout'));
+    expect(manager).toContain('<@U_MANAGER> · 1 ($25)');
+    expect(manager).not.toContain('<@U_EMP1> · 1');
+  });
+
+  it('Fix address and resend on Home: opens the form for the sender; a stale or someone else’s click gets a clear answer on Home', async () => {
+    await start();
+    const [sent] = await e2e.db
+      .insert(kudos)
+      .values({
+        teamId: 'T0KUDOS',
+        senderUserId: 'U_MANAGER',
+        senderName: 'Mo',
+        recipients: [{ slackUserId: 'U_EMP1', recipientId: null, email: 'eli@exmaple.com', name: 'Eli' }],
+        recipientCount: 1,
+        productId: 'CC-THANK-YOU',
+        designName: 'Thank You',
+        amountCents: 2500,
+        totalCents: 2500,
+        status: 'placed',
+        orderId: 'ord-bounce',
+        notifiedAt: new Date(),
+      })
+      .returning();
+    const [bounce] = await e2e.db
+      .insert(bouncedRecipients)
+      .values({ teamId: 'T0KUDOS', kudosId: sent!.id, orderId: 'ord-bounce', senderUserId: 'U_MANAGER', email: 'eli@exmaple.com', name: 'Eli', slackUserId: 'U_EMP1' })
+      .returning();
+    const home = structuredClone(await openHome('U_MANAGER', 'bounce_fix_open'));
+    expect(textOf(home)).toContain('Bounced (1)');
+
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'bounce_fix_open', 'U_MANAGER', bounce!.id);
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'));
+
+    // Someone else presses it on a copy of that Home: refused, on their own Home.
+    await clickOnOldView('U_EMP2', home, 'bounce_fix_open', bounce!.id);
+    await homeShowing('U_EMP2', 'Only the sender of these kudos');
+
+    // Already resent meanwhile (from the DM, or another device): the old button says so.
+    await e2e.db.update(bouncedRecipients).set({ status: 'resent', correctedEmail: 'eli@example.com' }).where(eq(bouncedRecipients.id, bounce!.id));
+    await clickOnOldView('U_MANAGER', home, 'bounce_fix_open', bounce!.id);
+    await homeShowing('U_MANAGER', 'Already resent to eli@example.com');
   });
 });
 

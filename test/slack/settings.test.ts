@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { approvalRequests, auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index.js';
 import type { Message, View } from '../../src/simulator/slack.js';
-import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
+import { eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 
 const ENV = {
   KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
@@ -36,7 +36,9 @@ async function openSettings(userId: string): Promise<View> {
 const value = (type: string, v: string | null) => ({ type, value: v });
 const conversation = (id: string | null) => ({ type: 'conversations_select', selected_conversation: id });
 const users = (ids: string[]) => ({ type: 'multi_users_select', selected_users: ids });
-const option = (v: string) => ({ type: 'static_select', selected_option: { text: { type: 'plain_text', text: v }, value: v } });
+const option = (v: string) => ({ type: 'external_select', selected_option: { text: { type: 'plain_text', text: v }, value: v } });
+const checked = (...values: string[]) => ({ type: 'checkboxes', selected_options: values.map((v) => ({ text: { type: 'plain_text', text: v }, value: v })) });
+const optionValues = (answer: { body: unknown }) => ((answer.body as { options?: Array<{ value: string }> }).options ?? []).map((o) => o.value);
 
 function rendered(m: Message): string {
   return `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
@@ -66,8 +68,13 @@ describe('/kudos settings', () => {
     expect(element(view, 'settings_threshold').initial_value).toBe('100.00');
     expect(element(view, 'settings_expiry_hours').initial_value).toBe('72');
     expect(element(view, 'settings_budget').initial_value).toBeUndefined();
-    expect(JSON.stringify(element(view, 'settings_approver_group').options)).toContain('S_TEAM');
-    expect(JSON.stringify(element(view, 'settings_default_design').options)).toContain('CC-THANK-YOU');
+    // Long lists are searched as the admin types (external_select, options load URL in the manifest).
+    expect(element(view, 'settings_approver_group')).toMatchObject({ type: 'external_select', min_query_length: 0 });
+    expect(element(view, 'settings_default_design')).toMatchObject({ type: 'external_select', min_query_length: 0 });
+    // Recognition: the +1 reaction (default :gift:), amounts and the weekly digest off.
+    expect(element(view, 'settings_reaction').initial_value).toBe(':gift:');
+    expect(element(view, 'settings_recognition')).toMatchObject({ type: 'checkboxes' });
+    expect(element(view, 'settings_recognition').initial_options).toBeUndefined();
     const row = await settingsRow();
     expect(row).toMatchObject({
       notifyChannel: 'C_KUDOS',
@@ -198,5 +205,62 @@ describe('/kudos settings', () => {
     await e2e.stack.sim.submitView(view.id, { settings_threshold: { threshold: value('number_input', '5') } }, 'U_ADMIN');
     expect(e2e.stack.sim.viewErrors(view.id).settings_threshold).toContain('Only Kudos admins');
     expect((await settingsRow())!.approvalThresholdCents).toBe(10_000);
+  });
+
+  it('any of hundreds of user groups can be chosen as approvers: the select searches them all (the 101st too); designs likewise', async () => {
+    for (let i = 1; i <= 150; i++) {
+      e2e.stack.sim.workspace.usergroups.push({ id: `S_G${String(i).padStart(3, '0')}`, handle: `group-${i}`, name: `Group ${i}`, users: i === 101 ? ['U_EMP4'] : ['U_EMP1'] } as never);
+    }
+    const view = await openSettings('U_ADMIN');
+    const first = await e2e.stack.sim.loadOptions(view.id, 'approver_group', 'settings_approver_group', '', 'U_ADMIN');
+    expect(optionValues(first)[0]).toBe('none');
+    expect(optionValues(first)).toHaveLength(100); // Slack's limit; typing narrows it
+    const typed = await e2e.stack.sim.loadOptions(view.id, 'approver_group', 'settings_approver_group', 'group-101', 'U_ADMIN');
+    expect(optionValues(typed)).toEqual(['S_G101']);
+    const designs = await e2e.stack.sim.loadOptions(view.id, 'default_design', 'settings_default_design', 'birth', 'U_ADMIN');
+    expect(optionValues(designs)).toEqual(['CC-BIRTHDAY']);
+    // Someone who is not an admin gets no list.
+    const stranger = await postSignedPayload(e2e.stack.app.url, {
+      type: 'block_suggestion',
+      user: { id: 'U_MANAGER', team_id: 'T0KUDOS' },
+      team: { id: 'T0KUDOS', domain: 'kudos-demo' },
+      api_app_id: 'A0KUDOS',
+      action_id: 'approver_group',
+      block_id: 'settings_approver_group',
+      value: 'group',
+      container: { type: 'view', view_id: view.id },
+      view,
+    });
+    expect(JSON.parse(stranger.text)).toEqual({ options: [] });
+
+    await e2e.stack.sim.submitView(view.id, { settings_approver_group: { approver_group: option('S_G101') } }, 'U_ADMIN');
+    await eventually(async () => (await settingsRow())!.approverUsergroupId === 'S_G101');
+    // The next modal shows it by name.
+    const again = await openSettings('U_ADMIN');
+    expect(element(again, 'settings_approver_group').initial_option).toMatchObject({ value: 'S_G101', text: { text: '@group-101 (Group 101)' } });
+  });
+
+  it('the +1 reaction, amounts on the leaderboard and the weekly digest are settings; a bad emoji or a digest without a channel is refused inline', async () => {
+    const view = await openSettings('U_ADMIN');
+    await e2e.stack.sim.submitView(view.id, { settings_reaction: { reaction: value('plain_text_input', 'two words') } }, 'U_ADMIN');
+    expect(e2e.stack.sim.viewErrors(view.id).settings_reaction).toContain('one emoji name');
+    await e2e.stack.sim.submitView(view.id, { settings_notify_channel: { notify_channel: conversation(null) }, settings_recognition: { recognition: checked('weekly_digest') } }, 'U_ADMIN');
+    expect(e2e.stack.sim.viewErrors(view.id).settings_recognition).toContain('announcement channel');
+    expect(await e2e.db.select().from(auditEvents)).toHaveLength(0);
+
+    await e2e.stack.sim.submitView(
+      view.id,
+      { settings_reaction: { reaction: value('plain_text_input', ':Tada:') }, settings_recognition: { recognition: checked('amounts', 'weekly_digest') } },
+      'U_ADMIN',
+    );
+    const summary = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('settings changed')));
+    expect(rendered(summary)).toContain('+1 reaction*: :gift: → :tada:');
+    expect(rendered(summary)).toContain('weekly digest*: off → on');
+    expect(rendered(summary)).toContain('amounts on the leaderboard*: off → on');
+    expect(await settingsRow()).toMatchObject({ reactionEmoji: 'tada', weeklyDigest: true, leaderboardAmounts: true });
+
+    const again = await openSettings('U_ADMIN');
+    expect(element(again, 'settings_reaction').initial_value).toBe(':tada:');
+    expect((element(again, 'settings_recognition').initial_options as Array<{ value: string }>).map((o) => o.value)).toEqual(['amounts', 'weekly_digest']);
   });
 });

@@ -1,6 +1,6 @@
 // /kudos stats and "+1" reactions through the real routing.
 import { describe, expect, it } from 'vitest';
-import { kudos, kudosReactions } from '../../src/db/schema/index.js';
+import { kudos, kudosReactions, type NewKudosRow } from '../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '100' } });
@@ -39,5 +39,69 @@ describe('/kudos stats and +1 reactions', () => {
 
     await e2e.stack.sim.slashCommand('U_EMP4', 'stats smarch', 'C_GENERAL');
     await e2e.stack.sim.waitFor(() => answer('U_EMP4')?.text.includes('Which month?'));
+  });
+
+  it('per channel and per user group; amounts only when an admin turns them on; the +1 reaction is the configured one', async () => {
+    const row = (sender: string, recipient: string, channel: string, amountCents: number): NewKudosRow => ({
+      teamId: 'T0KUDOS',
+      senderUserId: sender,
+      senderName: sender,
+      recipients: [{ slackUserId: recipient, recipientId: null, email: `${recipient.toLowerCase()}@example.com`, name: recipient }],
+      recipientCount: 1,
+      productId: 'CC-THANK-YOU',
+      designName: 'Thank You',
+      amountCents,
+      totalCents: amountCents,
+      status: 'placed',
+      notifiedAt: new Date(),
+      announcementChannel: channel,
+      announcementTs: `17000000${Math.floor(Math.random() * 1e6)}.000100`,
+    });
+    await e2e.db.insert(kudos).values([row('U_MANAGER', 'U_EMP3', 'C_KUDOS', 2000), row('U_EMP2', 'U_EMP1', 'C_OTHER', 5000), row('U_EMP2', 'U_EMP1', 'C_OTHER', 5000)]);
+    const board = async (text: string, expected: string) => {
+      await e2e.stack.sim.slashCommand('U_EMP4', text, 'C_GENERAL');
+      return e2e.stack.sim
+        .waitFor(() => {
+          const m = answer('U_EMP4');
+          const shown = JSON.stringify(m?.blocks ?? []) + (m?.text ?? '');
+          return m && shown.includes(expected) ? shown : undefined;
+        })
+        .catch((e: unknown) => {
+          throw new Error(`${String(e)}: ${JSON.stringify(answer('U_EMP4'))}`);
+        });
+    };
+
+    const channel = await board('stats <#C_OTHER|other>', 'in <#C_OTHER>');
+    expect(channel).toContain('2 sent');
+    expect(channel).toContain('<@U_EMP2> · 2');
+    expect(channel).not.toContain('U_MANAGER');
+
+    // S_TEAM is U_EMP1 and U_EMP2: only they appear.
+    const group = await board('stats <!subteam^S_TEAM|@team>', 'for @team');
+    expect(group).toContain('<@U_EMP2> · 2');
+    expect(group).toContain('<@U_EMP1> · 2');
+    expect(group).not.toContain('U_MANAGER');
+    expect(group).not.toContain('U_EMP3');
+    expect(group).not.toContain('$');
+    expect(await board('stats <!subteam^S_NOPE|@nope>', 'couldn’t find that user group')).toBeTruthy();
+
+    // An admin turns amounts on.
+    await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { leaderboardAmounts: true });
+    const withAmounts = await board('stats', 'Counts, with amounts');
+    expect(withAmounts).toContain('<@U_EMP2> · 2 ($100)');
+
+    // The +1 reaction is the configured one: :tada: now, :gift: no longer counts.
+    await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { reactionEmoji: 'tada' });
+    const [first] = await e2e.db.select().from(kudos);
+    const item = { type: 'message', channel: first!.announcementChannel, ts: first!.announcementTs };
+    await e2e.stack.sim.sendEvent({ type: 'reaction_added', user: 'U_EMP3', reaction: 'gift', item, item_user: 'U_KUDOSBOT' });
+    await e2e.stack.sim.sendEvent({ type: 'reaction_added', user: 'U_EMP4', reaction: 'tada::skin-tone-3', item, item_user: 'U_KUDOSBOT' });
+    const counted = await eventually(async () => {
+      const rows = await e2e.db.select().from(kudosReactions);
+      return rows.length > 0 ? rows : undefined;
+    });
+    expect(counted.map((r) => r.userId)).toEqual(['U_EMP4']);
+    await e2e.stack.sim.sendEvent({ type: 'reaction_removed', user: 'U_EMP4', reaction: 'tada::skin-tone-3', item, item_user: 'U_KUDOSBOT' });
+    await eventually(async () => (await e2e.db.select().from(kudosReactions)).length === 0);
   });
 });

@@ -1,10 +1,12 @@
-// Buttons that only App Home has: Cancel on a scheduled send, Newer / Older on a list, Settings.
+// Buttons that only App Home has: Cancel on a scheduled send, Newer / Older on a list, Settings,
+// and leaving or rejoining the leaderboard (stats section).
 // The outcome of a click is shown on Home itself (a line on top), since Home has no response_url.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { cancelScheduledSend } from '../../domain/cancel.js';
 import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home.js';
 import { formatUsd } from '../../domain/money.js';
+import { setStatsOptOut } from '../../domain/stats.js';
 import { recipientList } from '../blocks/messages.js';
 import { openSettingsModal } from '../commands/settings.js';
 import type { ListenerDeps } from '../deps.js';
@@ -56,4 +58,17 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     await openSettingsModal(deps, ws, body.trigger_id);
   });
+
+  for (const [actionId, optOut] of [
+    [Home.actions.statsOptOut, true],
+    [Home.actions.statsOptIn, false],
+  ] as const) {
+    app.action(actionId, async ({ ack, body }) => {
+      await ack();
+      const ws = workspaceOf(body as never);
+      await setStatsOptOut(deps.db, ws, body.user.id, optOut);
+      const flash = optOut ? ':see_no_evil: Done: you won’t appear on the leaderboard. Only you see your numbers.' : ':wave: Welcome back: you appear on the leaderboard again.';
+      await deps.home.publish(ws, body.user.id, { flash });
+    });
+  }
 }

@@ -1,4 +1,6 @@
-// "Fix address and resend" button in the sender's DM: opens the modal (only for the sender or an admin).
+// "Fix address and resend" button, in the sender's DM or on App Home: opens the modal (only for the
+// sender or an admin). A refusal (stale button, someone else's bounce) goes to the clicker only:
+// ephemerally in the DM, as a line on top of Home on Home (which has no response_url).
 import type { App } from '@slack/bolt';
 import { getBounce } from '../../domain/resend.js';
 import { buildBounceResolved } from '../blocks/notification-messages.js';
@@ -6,9 +8,10 @@ import { buildBounceFixModal } from '../blocks/notification-resend-modal.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { BounceFix } from '../ids.js';
+import { z } from 'zod';
 import { buttonClick, parseAtEdge, uuidValue } from '../payloads.js';
 
-const bounceClick = buttonClick(uuidValue);
+const bounceClick = buttonClick(uuidValue).extend({ view: z.looseObject({ type: z.string().optional() }).optional() });
 
 export function registerResendActions(app: App, deps: ListenerDeps): void {
   app.action(BounceFix.actions.open, async ({ ack, body: raw, respond }) => {
@@ -18,11 +21,13 @@ export function registerResendActions(app: App, deps: ListenerDeps): void {
     const trigger = body.trigger_id;
     const actor = body.user.id;
     const bounce = await getBounce(deps.db, bounceId);
-    // Through response_url: an ephemeral note works in the sender's DM for whoever clicked.
-    const tell = async (text: string) => {
-      await respond({ response_type: 'ephemeral', replace_original: false, text });
-    };
     const ws = workspaceOf(body);
+    // Through response_url: an ephemeral note works in the sender's DM for whoever clicked. On Home:
+    // a line on top of the clicker's Home.
+    const tell = async (text: string) => {
+      if (body.view?.type === 'home') await deps.home.publish(ws, actor, { flash: `:warning: ${text}` });
+      else await respond({ response_type: 'ephemeral', replace_original: false, text });
+    };
     if (!bounce || bounce.teamId !== ws.teamId) return tell('This bounced card is not known any more.');
     if (bounce.senderUserId !== actor && !(await deps.isAdmin(ws, actor))) return tell('Only the sender of these kudos (or an admin) can fix the address.');
     if (bounce.status === 'resent') {

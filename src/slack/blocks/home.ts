@@ -23,6 +23,8 @@ export interface HomeExtras {
   balance?: HomeBalance;
   /** Distribution mode: the Rewards account section (rewards-connect.ts), shown first. */
   rewardsAccount?: Block[];
+  /** The recognition stats section (stats.ts), after the person's own kudos. */
+  stats?: Block[];
 }
 
 /** Slack renders this in the reader's own time zone and format. */
@@ -219,6 +221,7 @@ export function buildHome(data: HomeData, extras: HomeExtras = {}): { type: 'hom
     [...scheduledSection(data), ...budgetLine(data)],
     receivedSection(data),
     sentSection(data),
+    extras.stats ?? [],
     adminSection(data, extras),
   ].filter((s) => s.length > 0);
   const blocks: Block[] = [...intro];

@@ -41,3 +41,14 @@ export function buildGroupOptions(usergroups: Array<{ id: string; handle: string
   // Slack refuses an empty option_groups list; an empty options list is fine.
   return groups.length > 0 ? { option_groups: groups } : { options: [] };
 }
+
+/**
+ * An options load answer for a search: the options whose text contains the query (case-insensitive),
+ * at most 100 (Slack's limit), with `none` first when nothing was typed: typing narrows a longer list.
+ */
+export function searchOptions(query: string, none: { text: { text: string }; value: string }, all: Array<{ text: { text: string }; value: string }>) {
+  const q = query.trim().toLowerCase();
+  const matching = all.filter((o) => q === '' || o.text.text.toLowerCase().includes(q) || o.value.toLowerCase() === q);
+  const head = q === '' ? [none] : [];
+  return { options: [...head, ...matching].slice(0, MAX_OPTIONS) };
+}

@@ -8,33 +8,29 @@ import { SettingsModal } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 
-const MAX_OPTIONS = 99; // static_select takes 100 options; one is "none"
-
 export function buildSettingsModal(input: { settings: WorkspaceSettings; usergroups: SlackUsergroup[]; designs: Design[] }): Record<string, unknown> {
   const { settings: s } = input;
   const { blocks: B, actions: A } = SettingsModal;
-  const none = { text: plain('None'), value: SettingsModal.none };
-  // The current value stays selectable even when Slack or the catalog did not list it (slow, renamed),
-  // so that saving the form never clears it by accident.
-  const withCurrent = (options: Array<{ text: ReturnType<typeof plain>; value: string }>, current: string | null) =>
-    current && !options.some((o) => o.value === current) ? [...options.slice(0, MAX_OPTIONS - 1), { text: plain(current, 75), value: current }] : options.slice(0, MAX_OPTIONS);
-  const groupOptions = [
-    none,
-    ...withCurrent(
-      input.usergroups.map((g) => ({ text: plain(`@${g.handle} (${g.name})`, 75), value: g.id })),
-      s.approverUsergroupId,
-    ),
+  // User groups and designs are searched as the admin types (external_select, served by
+  // src/slack/options): a workspace with hundreds of groups can pick any of them, not only the first
+  // 100. The lists passed in only name the current value; one Slack or the catalog did not list
+  // (slow, renamed) is shown by its id, so that saving the form never clears it by accident.
+  const group = s.approverUsergroupId ? input.usergroups.find((g) => g.id === s.approverUsergroupId) : undefined;
+  const design = s.defaultProductId ? input.designs.find((d) => d.productId === s.defaultProductId) : undefined;
+  const initialGroup = s.approverUsergroupId ? settingsGroupOption(group ?? { id: s.approverUsergroupId }) : undefined;
+  const initialDesign = s.defaultProductId ? settingsDesignOption(design ?? { productId: s.defaultProductId }) : undefined;
+  const searchable = (action: string, placeholder: string, initial: SelectOption | undefined) => ({
+    type: 'external_select',
+    action_id: action,
+    placeholder: plain(placeholder),
+    min_query_length: 0,
+    ...(initial ? { initial_option: initial } : {}),
+  });
+  const recognitionOptions = [
+    { text: plain('Show dollar amounts on the leaderboard'), description: plain('Off: counts only.'), value: SettingsModal.recognition.amounts },
+    { text: plain('Post a weekly digest in the announcement channel'), description: plain('Mondays: last week’s leaderboard.'), value: SettingsModal.recognition.digest },
   ];
-  const designOptions = [
-    none,
-    ...withCurrent(
-      input.designs.map((d) => ({ text: plain(d.name, 75), value: d.productId })),
-      s.defaultProductId,
-    ),
-  ];
-  const selected = <T extends { value: string }>(options: T[], value: string | null) => options.find((o) => o.value === value && value !== SettingsModal.none);
-  const initialGroup = selected(groupOptions, s.approverUsergroupId);
-  const initialDesign = selected(designOptions, s.defaultProductId);
+  const recognitionOn = recognitionOptions.filter((o) => (o.value === SettingsModal.recognition.amounts ? s.leaderboardAmounts : s.weeklyDigest));
   const channelSelect = (action: string, initial: string | null) => ({
     type: 'conversations_select',
     action_id: action,
@@ -59,12 +55,7 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       true,
       'Empty (and no group): workspace admins and owners approve.',
     ),
-    input_(
-      B.approverGroup,
-      '…or an approver user group',
-      { type: 'static_select', action_id: A.approverGroup, options: groupOptions, ...(initialGroup ? { initial_option: initialGroup } : {}) },
-      true,
-    ),
+    input_(B.approverGroup, '…or an approver user group', searchable(A.approverGroup, 'Search user groups', initialGroup), true, 'Type to search every user group of the workspace.'),
     input_(B.threshold, 'Approval threshold (USD)', number(A.threshold, centsToDecimal(s.approvalThresholdCents), true), false, 'Sends with a higher total need approval. 0: every send.'),
     input_(
       B.budget,
@@ -73,7 +64,7 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       true,
       'A send that would take its sender over this in a calendar month (UTC) needs approval. Empty: no budget.',
     ),
-    input_(B.defaultDesign, 'Default card design', { type: 'static_select', action_id: A.defaultDesign, options: designOptions, ...(initialDesign ? { initial_option: initialDesign } : {}) }, true),
+    input_(B.defaultDesign, 'Default card design', searchable(A.defaultDesign, 'Search designs', initialDesign), true),
     input_(B.defaultAmount, 'Default amount per person (USD)', number(A.defaultAmount, s.defaultAmountCents === null ? null : String(s.defaultAmountCents / 100), false), true),
     input_(
       B.admins,
@@ -91,6 +82,14 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       true,
       'Admins are alerted once each time the available balance falls below this. Empty: no alert.',
     ),
+    input_(
+      B.reaction,
+      'Reaction that +1s an announcement',
+      { type: 'plain_text_input', action_id: A.reaction, initial_value: `:${s.reactionEmoji}:`, max_length: 66 },
+      false,
+      'An emoji name, e.g. :gift: or :tada:. Counted in the stats; no money moves.',
+    ),
+    input_(B.recognition, 'Leaderboard', { type: 'checkboxes', action_id: A.recognition, options: recognitionOptions, ...(recognitionOn.length > 0 ? { initial_options: recognitionOn } : {}) }, true),
   ];
   return {
     type: 'modal',
@@ -101,6 +100,21 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
     blocks,
   };
 }
+
+type SelectOption = { text: ReturnType<typeof plain>; value: string };
+
+/** A user group as an option of the settings' approver group select (the options load answers the same shape). */
+export function settingsGroupOption(g: { id: string; handle?: string; name?: string }): SelectOption {
+  return { text: plain(g.handle ? `@${g.handle} (${g.name ?? g.handle})` : g.id, 75), value: g.id };
+}
+
+/** A design as an option of the settings' default design select. */
+export function settingsDesignOption(d: { productId: string; name?: string }): SelectOption {
+  return { text: plain(d.name ?? d.productId, 75), value: d.productId.slice(0, 150) };
+}
+
+/** The "None" choice of the settings' searchable selects (clears the value). */
+export const SETTINGS_NONE_OPTION: SelectOption = { text: plain('None'), value: SettingsModal.none };
 
 export function input_(blockId: string, label: string, element: Record<string, unknown>, optional: boolean, hint?: string): Block {
   return { type: 'input', block_id: blockId, optional, label: plain(label, 2000), element, ...(hint ? { hint: plain(hint, 2000) } : {}) } as unknown as Block;
@@ -119,6 +133,9 @@ const LABELS: Record<SettingsField, string> = {
   approvalExpiryHours: 'request expiry',
   adminChannel: 'admin channel',
   lowBalanceThresholdCents: 'low-balance alert',
+  reactionEmoji: '+1 reaction',
+  weeklyDigest: 'weekly digest',
+  leaderboardAmounts: 'amounts on the leaderboard',
 };
 
 /** A settings value for people: channels and users as Slack references, money in dollars. */
@@ -143,6 +160,11 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
       return formatUsd(Number(value));
     case 'approvalExpiryHours':
       return `${String(shown)} h`;
+    case 'reactionEmoji':
+      return `:${escapeMrkdwn(String(shown))}:`;
+    case 'weeklyDigest':
+    case 'leaderboardAmounts':
+      return value === true ? 'on' : 'off';
     default:
       return escapeMrkdwn(String(shown));
   }

@@ -1,36 +1,33 @@
-// `/kudos stats [month]`: the month's leaderboard (counts, not amounts); `/kudos stats optout|optin`.
+// `/kudos stats [month] [#channel | @group]`: the month's leaderboard (counts; amounts when an admin
+// turned them on), for the workspace, one channel or one user group; `/kudos stats optout|optin`.
 import type { AckFn, RespondArguments } from '@slack/bolt';
-import { mentionUser } from '../../domain/escape.js';
-import { monthlyLeaderboard, parseMonth, setStatsOptOut, type Leaderboard } from '../../domain/stats.js';
+import { monthlyLeaderboard, parseMonth, setStatsOptOut, type LeaderboardScope } from '../../domain/stats.js';
+import { buildLeaderboard, type LeaderboardLabel } from '../blocks/stats.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
-import { context, section } from '../blocks/text.js';
 
-export type StatsCommand = { kind: 'board'; month: string } | { kind: 'optout' | 'optin' };
+export type StatsCommand = { kind: 'board'; month: string; channel?: string; group?: { id: string; handle: string } } | { kind: 'optout' | 'optin' };
+
+// With should_escape, Slack sends a channel as <#C123|name> and a user group as <!subteam^S123|@handle>.
+const CHANNEL_TOKEN = /<#([CG][A-Z0-9_]+)(?:\|[^>]*)?>/;
+const GROUP_TOKEN = /<!subteam\^(S[A-Z0-9_]+)(?:\|@?([^>]*))?>/;
 
 export function parseStatsCommand(text: string): StatsCommand | undefined {
-  const match = /^\s*stats(?:\s+(.*))?$/i.exec(text);
+  const match = /^\s*stats(?:\s+([\s\S]*))?$/i.exec(text);
   if (!match) return undefined;
-  const arg = (match[1] ?? '').trim().toLowerCase();
+  let rest = (match[1] ?? '').trim();
+  const arg = rest.toLowerCase();
   if (arg === 'optout' || arg === 'opt-out') return { kind: 'optout' };
   if (arg === 'optin' || arg === 'opt-in') return { kind: 'optin' };
-  return { kind: 'board', month: arg };
-}
-
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-
-export function buildLeaderboard(board: Leaderboard): { text: string; blocks: ReturnType<typeof section>[] } {
-  const title = `${MONTHS[board.month.month - 1]} ${board.month.year}`;
-  if (board.kudosCount === 0) return { text: `No kudos in ${title} yet.`, blocks: [section(`*Kudos in ${title}*\nNone yet. Be the first: \`/kudos\`.`)] };
-  const list = (rows: Array<{ userId: string; count: number }>) => rows.map((r, i) => `${i + 1}. ${mentionUser(r.userId)} · ${r.count}`).join('\n') || '_nobody yet_';
+  const channel = CHANNEL_TOKEN.exec(rest);
+  if (channel) rest = rest.replace(channel[0], ' ');
+  const group = GROUP_TOKEN.exec(rest);
+  if (group) rest = rest.replace(group[0], ' ');
   return {
-    text: `Kudos in ${title}: ${board.kudosCount}`,
-    blocks: [
-      section(`*Kudos in ${title}:* ${board.kudosCount} sent · ${board.plusOnes} +1s`),
-      section(`*Most kudos given*\n${list(board.givers)}`),
-      section(`*Most kudos received*\n${list(board.receivers)}`),
-      context('Counts only. Rather not appear here? `/kudos stats optout`.'),
-    ],
+    kind: 'board',
+    month: rest.trim().toLowerCase(),
+    ...(channel ? { channel: channel[1]! } : {}),
+    ...(group ? { group: { id: group[1]!, handle: group[2] || group[1]! } } : {}),
   };
 }
 
@@ -45,6 +42,19 @@ export async function handleStatsCommand(
     return ack({ text: stats.kind === 'optout' ? 'Done: you won’t appear on the leaderboard. `/kudos stats optin` brings you back.' : 'Welcome back: you appear on the leaderboard again.' });
   }
   const month = parseMonth(stats.month, deps.now());
-  if (!month) return ack({ text: 'Which month? Try `/kudos stats`, `/kudos stats 2026-10` or `/kudos stats october`.' });
-  return ack(buildLeaderboard(await monthlyLeaderboard(deps.db, ws.teamId, month)));
+  if (!month) return ack({ text: 'Which month? Try `/kudos stats`, `/kudos stats 2026-10`, `/kudos stats october`, `/kudos stats #channel` or `/kudos stats @group`.' });
+  const scope: LeaderboardScope = {};
+  let label: LeaderboardLabel = { kind: 'workspace' };
+  if (stats.channel) {
+    scope.channel = stats.channel;
+    label = { kind: 'channel', channel: stats.channel };
+  }
+  if (stats.group) {
+    const members = await deps.slack.usergroupMembers(stats.group.id).catch(() => undefined);
+    if (!members) return ack({ text: 'I couldn’t find that user group. Pick one from the list as you type `@`.' });
+    scope.members = members;
+    label = { kind: 'group', handle: stats.group.handle };
+  }
+  const [board, settings] = await Promise.all([monthlyLeaderboard(deps.db, ws.teamId, month, 5, scope), deps.settings.get(ws)]);
+  return ack(buildLeaderboard(board, { amounts: settings.leaderboardAmounts, label }));
 }

@@ -2,7 +2,7 @@
 // app_home_opened publishes the Home tab (src/slack/home-publisher.ts keeps it current afterwards).
 import type { App } from '@slack/bolt';
 import { syncChangedSlackUser } from '../../domain/recipients.js';
-import { plusOneReaction, recordPlusOne, removePlusOne } from '../../domain/stats.js';
+import { recordPlusOne, removePlusOne } from '../../domain/stats.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { toSlackUser } from '../gateway.js';
@@ -21,14 +21,20 @@ export function register(app: App, deps: ListenerDeps): void {
     if (result === 'updated') deps.logger.info('recipient e-mail updated from Slack profile', { user: user.id });
   });
 
-  // "+1" on an announcement with the workspace's reaction (default :gift:): counted, no money moves.
+  // "+1" on an announcement with the workspace's reaction (default :gift:, `/kudos settings`): counted,
+  // no money moves. A skin tone is the same reaction (thumbsup::skin-tone-2 counts for thumbsup).
+  const isPlusOne = async (ws: { teamId: string; enterpriseId?: string | null }, reaction: string) => {
+    const configured = (await deps.settings.get(ws)).reactionEmoji;
+    return reaction === configured || (!configured.includes('::') && reaction.startsWith(`${configured}::`));
+  };
+
   app.event('reaction_added', async ({ body: raw }) => {
     const body = parseAtEdge(reactionEvent, raw, 'reaction_added');
     const { event } = body;
     const item = event.item;
     if (item.type !== 'message' || !item.channel || !item.ts) return;
     const ws = workspaceOf(body);
-    if (event.reaction !== (await plusOneReaction(deps.db, ws.teamId))) return;
+    if (!(await isPlusOne(ws, event.reaction))) return;
     await recordPlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user, reaction: event.reaction });
   });
 
@@ -38,7 +44,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const item = event.item;
     if (item.type !== 'message' || !item.channel || !item.ts) return;
     const ws = workspaceOf(body);
-    if (event.reaction !== (await plusOneReaction(deps.db, ws.teamId))) return;
+    if (!(await isPlusOne(ws, event.reaction))) return;
     await removePlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user });
   });
 

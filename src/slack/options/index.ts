@@ -1,9 +1,11 @@
-// Options loads (block_suggestion) for the modal's external selects: designs from the cached API
-// catalog; groups from Slack user groups and the API's address book.
+// Options loads (block_suggestion) for the modals' external selects: designs from the cached API
+// catalog; groups from Slack user groups and the API's address book. The settings modal's approver
+// group and default design are searched here too (admins only), so any of hundreds can be chosen.
 import type { App } from '@slack/bolt';
-import { buildDesignOptions, buildGroupOptions } from '../blocks/options.js';
+import { buildDesignOptions, buildGroupOptions, searchOptions } from '../blocks/options.js';
+import { SETTINGS_NONE_OPTION, settingsDesignOption, settingsGroupOption } from '../blocks/settings.js';
 import { workspaceOf, type ListenerDeps } from '../deps.js';
-import { SendModal } from '../ids.js';
+import { SendModal, SettingsModal } from '../ids.js';
 import { optionsLoad, parseAtEdge } from '../payloads.js';
 
 export function register(app: App, deps: ListenerDeps): void {
@@ -38,5 +40,30 @@ export function register(app: App, deps: ListenerDeps): void {
         bookGroups.filter((g) => matches(g.groupName)),
       ) as never,
     );
+  });
+
+  app.options(SettingsModal.actions.approverGroup, async ({ ack, body }) => {
+    const options = parseAtEdge(optionsLoad, body, SettingsModal.actions.approverGroup);
+    const ws = workspaceOf(body as never);
+    if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
+    const groups = await deps.slack.listUsergroups().catch((error: unknown) => {
+      deps.logger.warn('listing Slack user groups for settings failed', { error });
+      return [];
+    });
+    await ack(searchOptions(options.value, SETTINGS_NONE_OPTION, groups.map(settingsGroupOption)) as never);
+  });
+
+  app.options(SettingsModal.actions.defaultDesign, async ({ ack, body }) => {
+    const options = parseAtEdge(optionsLoad, body, SettingsModal.actions.defaultDesign);
+    const ws = workspaceOf(body as never);
+    if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
+    const designs = await deps.catalog
+      .of(ws)
+      .search('')
+      .catch((error: unknown) => {
+        deps.logger.warn('loading designs for settings failed', { error });
+        return [];
+      });
+    await ack(searchOptions(options.value, SETTINGS_NONE_OPTION, designs.map(settingsDesignOption)) as never);
   });
 }

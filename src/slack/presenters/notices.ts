@@ -14,6 +14,7 @@ import {
   buildRewardLinksPartial,
   buildSenderCompletionDm,
 } from '../blocks/notification-messages.js';
+import { buildWeeklyDigest } from '../blocks/stats.js';
 
 export const presentNotice: NoticePresenter = (notice) => {
   switch (notice.type) {
@@ -56,5 +57,19 @@ export const presentNotice: NoticePresenter = (notice) => {
       return buildDecisionNotice(notice.approval);
     case 'approval.reopened':
       return buildReopenedNotice(notice.approval, notice.audience);
+    case 'digest.weekly':
+      return buildWeeklyDigest({
+        weekLabel: weekLabel(notice.digest.weekStart),
+        weekCount: notice.digest.weekCount,
+        weekPlusOnes: notice.digest.weekPlusOnes,
+        board: notice.digest.board,
+        amounts: notice.digest.amounts,
+      });
   }
 };
+
+/** "Nov 16 – Nov 22" for the week starting on that Monday (UTC). */
+function weekLabel(monday: Date): string {
+  const day = (d: Date) => d.toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+  return `${day(monday)} – ${day(new Date(monday.getTime() + 6 * 24 * 3_600_000))}`;
+}

@@ -45,12 +45,21 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   if (!/^\d{1,4}$/.test(expiry) || Number(expiry) < 1 || Number(expiry) > 720) errors[B.expiryHours] = 'Enter a number of hours from 1 to 720 (30 days).';
   const lowBalance = text(B.lowBalance, A.lowBalance);
   if (lowBalance !== '' && !USD.test(lowBalance)) errors[B.lowBalance] = 'Enter an amount in USD, e.g. 500 or 499.50, or leave it empty for no alert.';
+  // The +1 reaction: an emoji name, with or without colons (":tada:", "tada", "+1", "thumbsup::skin-tone-2").
+  const reactionLeaf = get(B.reaction, A.reaction);
+  const reaction = text(B.reaction, A.reaction).replace(/^:|:$/g, '').toLowerCase();
+  if (reactionLeaf && !/^[a-z0-9_+'-]{1,64}(::skin-tone-[2-6])?$/.test(reaction)) errors[B.reaction] = 'Enter one emoji name, e.g. :gift: or :tada:.';
+  // An older modal (opened before these settings existed) leaves them as they are.
+  const recognitionLeaf = get(B.recognition, A.recognition);
+  const checked = new Set((recognitionLeaf?.selected_options ?? []).map((o) => o.value));
+  const notifyChannel = get(B.notifyChannel, A.notifyChannel)?.selected_conversation ?? null;
+  if (checked.has(SettingsModal.recognition.digest) && !notifyChannel) errors[B.recognition] = 'The weekly digest goes to the announcement channel: pick one above, or untick the digest.';
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   return {
     ok: true,
     patch: {
-      notifyChannel: get(B.notifyChannel, A.notifyChannel)?.selected_conversation ?? null,
+      notifyChannel,
       approvalChannel: get(B.approvalChannel, A.approvalChannel)?.selected_conversation ?? null,
       approverUserIds: users(B.approvers, A.approvers),
       approverUsergroupId: option(B.approverGroup, A.approverGroup),
@@ -62,6 +71,8 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
       approvalExpiryHours: Number(expiry),
       adminChannel: get(B.adminChannel, A.adminChannel)?.selected_conversation ?? null,
       lowBalanceThresholdCents: lowBalance === '' ? null : usdToCents(lowBalance),
+      ...(reactionLeaf ? { reactionEmoji: reaction } : {}),
+      ...(recognitionLeaf ? { leaderboardAmounts: checked.has(SettingsModal.recognition.amounts), weeklyDigest: checked.has(SettingsModal.recognition.digest) } : {}),
     },
   };
 }

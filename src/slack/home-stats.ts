@@ -1,0 +1,12 @@
+// App Home's stats section, read and rendered apart from the rest of Home (its own queries, its own
+// builder in blocks/stats.ts): the person's month, this month's leaders and the opt-out switch.
+import type { Database } from '../db/client.js';
+import { monthlyLeaderboard, personalMonth } from '../domain/stats.js';
+import { buildHomeStatsSection } from './blocks/stats.js';
+import type { Block } from './blocks/text.js';
+
+export async function homeStatsSection(db: Database, input: { teamId: string; userId: string; now: Date; amounts: boolean }): Promise<Block[]> {
+  const month = { year: input.now.getUTCFullYear(), month: input.now.getUTCMonth() + 1 };
+  const [board, me] = await Promise.all([monthlyLeaderboard(db, input.teamId, month, 3), personalMonth(db, input.teamId, input.userId, month)]);
+  return buildHomeStatsSection({ board, me, amounts: input.amounts });
+}
