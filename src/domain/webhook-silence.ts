@@ -5,7 +5,7 @@
 // one alert per episode (the alert's outbox key is the episode's start, so instances and repeated
 // checks agree on it); a webhook received after the episode began clears the warning, and a later
 // silence is a new episode. With REWARDS_WEBHOOKS=off polling is the mode, not a fault: no check.
-import { and, eq, isNull, lt, notLike, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, notLike, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { healthWarnings, orderChecks, webhookEvents } from '../db/schema/index.js';
@@ -16,7 +16,7 @@ import type { WorkspaceRef } from './settings.js';
 /** How long an order may stay open with no webhook at all before admins are warned. */
 export const WEBHOOK_SILENCE_MS = 30 * 60_000;
 export const WEBHOOKS_SILENT = 'webhooks.silent';
-/** Webhooks are not per workspace (one Rewards account): the warning's one subject. */
+/** The warning's one subject (the workspace's Rewards webhooks). */
 const SUBJECT = 'rewards';
 /** Events the poller stores start with this (order-poller.ts); they are not webhooks. */
 const POLLED_EVENT_PATTERN = 'poll:%';
@@ -42,11 +42,24 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
   if (deps.webhooks !== 'on') return [];
   const now = deps.now();
   const since = new Date(now.getTime() - WEBHOOK_SILENCE_MS);
-  const [last] = await deps.db
+  // Single-workspace route: one Rewards account, so any webhook shows the registration works. A
+  // workspace's own URL (distribution mode, connection_id set): only its own webhooks count, so one
+  // workspace's deliveries never hide another's broken registration.
+  const lasts = await deps.db
+    .select({ teamId: webhookEvents.teamId, at: sql<Date | null>`max(${webhookEvents.receivedAt})`.mapWith(webhookEvents.receivedAt) })
+    .from(webhookEvents)
+    .where(and(notLike(webhookEvents.eventId, POLLED_EVENT_PATTERN), isNotNull(webhookEvents.connectionId)))
+    .groupBy(webhookEvents.teamId);
+  const [shared] = await deps.db
     .select({ at: sql<Date | null>`max(${webhookEvents.receivedAt})`.mapWith(webhookEvents.receivedAt) })
     .from(webhookEvents)
-    .where(notLike(webhookEvents.eventId, POLLED_EVENT_PATTERN));
-  const lastWebhookAt = last?.at ?? null;
+    .where(and(notLike(webhookEvents.eventId, POLLED_EVENT_PATTERN), isNull(webhookEvents.connectionId)));
+  const byTeam = new Map(lasts.flatMap((l) => (l.teamId && l.at ? [[l.teamId, l.at] as const] : [])));
+  const lastWebhookAtOf = (teamId: string): Date | null => {
+    const own = byTeam.get(teamId) ?? null;
+    const any = shared?.at ?? null;
+    return own && any ? (own > any ? own : any) : (own ?? any);
+  };
   const results: WebhookSilenceCheck[] = [];
 
   // Clear first: a webhook that arrived after an episode began ends it.
@@ -56,6 +69,7 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
     .where(and(eq(healthWarnings.kind, WEBHOOKS_SILENT), eq(healthWarnings.subject, SUBJECT), isNull(healthWarnings.resolvedAt)));
   const stillOpen = new Set<string>();
   for (const w of open) {
+    const lastWebhookAt = lastWebhookAtOf(w.teamId);
     if (lastWebhookAt && lastWebhookAt > w.firstAt) {
       if (await resolveHealthWarning(deps.db, { teamId: w.teamId, kind: WEBHOOKS_SILENT, subject: SUBJECT })) {
         deps.logger.info('rewards webhooks arriving again; warning cleared', { teamId: w.teamId });
@@ -63,8 +77,6 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
       }
     } else stillOpen.add(w.teamId);
   }
-  if (lastWebhookAt && lastWebhookAt >= since) return results;
-
   const stale = await deps.db
     .select({
       teamId: orderChecks.teamId,
@@ -77,6 +89,8 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
     .groupBy(orderChecks.teamId);
   for (const row of stale) {
     if (!row.teamId || stillOpen.has(row.teamId) || results.some((r) => r.teamId === row.teamId)) continue;
+    const lastWebhookAt = lastWebhookAtOf(row.teamId);
+    if (lastWebhookAt && lastWebhookAt >= since) continue;
     const ws: WorkspaceRef = { teamId: row.teamId, enterpriseId: row.enterpriseId };
     await raiseHealthWarning(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, kind: WEBHOOKS_SILENT, subject: SUBJECT, error: 'no_webhook' });
     const [episode] = await deps.db
