@@ -16,7 +16,10 @@ try {
 }
 
 // Operations tuning (docs/operations.md): parallel worker loops per instance.
-const worker = config.workerConcurrency ? { concurrency: config.workerConcurrency } : undefined;
+const worker =
+  config.workerConcurrency || config.workerLeaseMs
+    ? { ...(config.workerConcurrency ? { concurrency: config.workerConcurrency } : {}), ...(config.workerLeaseMs ? { leaseMs: config.workerLeaseMs } : {}) }
+    : undefined;
 
 const app = await startApp({ config, logger, ...(worker ? { worker } : {}) }).catch((error: unknown) => {
   logger.error('start-up failed', { error });

@@ -90,6 +90,14 @@ const envSchema = z.object({
       .min(1, 'must be a whole number from 1 to 64')
       .max(64, 'must be a whole number from 1 to 64'),
   ),
+  /** How long a worker holds a send it is placing before another instance may take it over (renewed while the call runs). */
+  KUDOS_WORKER_LEASE_MS: optional(
+    z.coerce
+      .number({ error: 'must be a whole number of milliseconds from 5000 to 600000' })
+      .int('must be a whole number of milliseconds from 5000 to 600000')
+      .min(5000, 'must be a whole number of milliseconds from 5000 to 600000')
+      .max(600_000, 'must be a whole number of milliseconds from 5000 to 600000'),
+  ),
 });
 
 /** CONTRACT.md section 6: exactly one, chosen by the environment (Socket Mode is an add-on of either). */
@@ -154,6 +162,8 @@ export interface AppConfig {
   lowBalanceThresholdCents?: number | undefined;
   /** Sends being placed at once per instance (operations tuning); undefined: the worker default (16). */
   workerConcurrency?: number | undefined;
+  /** KUDOS_WORKER_LEASE_MS: the worker's lease (default 120 s). */
+  workerLeaseMs?: number | undefined;
 }
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
@@ -204,6 +214,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminChannel: e.KUDOS_ADMIN_CHANNEL,
     lowBalanceThresholdCents: e.KUDOS_LOW_BALANCE_THRESHOLD === undefined ? undefined : thresholdToCents(e.KUDOS_LOW_BALANCE_THRESHOLD),
     workerConcurrency: e.KUDOS_WORKER_CONCURRENCY,
+    workerLeaseMs: e.KUDOS_WORKER_LEASE_MS,
   };
 }
 

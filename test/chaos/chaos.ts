@@ -25,6 +25,7 @@ import { appEnv, startAppProcess, type AppProcess, type LogLine } from './app-pr
 import { startApproverCrowd, stillOpen, type ApproverCrowd, type RaceRecord } from './approvers.js';
 import { appConnectionCount, cutAppConnections, withApplicationName, type DatabaseCut } from './db-cut.js';
 import { startLoadBalancer } from './load-balancer.js';
+import { LINKS_ADMIN, moneyFaultUsers, runMoneyFaults, type MoneyFaultsResult } from './money-faults.js';
 
 export interface ChaosOptions {
   kudos: number;
@@ -41,6 +42,14 @@ export interface ChaosOptions {
   rejectShare?: number;
   /** Terminate the app instances' database connections once, half-way through the submissions. Default true. */
   dbCut?: boolean;
+  /**
+   * The money faults of issue 14 after the main run (money-faults.ts): concurrent sends against one
+   * budget, sends scheduled weeks ahead with the emulator clock advanced, a reward-link request
+   * refused part-way. Default true.
+   */
+  moneyFaults?: boolean;
+  /** Stop one instance (SIGSTOP) past its worker lease mid-run, then let it go on. Default true. */
+  stallWorker?: boolean;
   /** Extra node flags for the app instances (profiling, a loader). */
   appNodeArgs?: string[];
   log?: (message: string) => void;
@@ -115,6 +124,16 @@ export interface DbCutResult extends DatabaseCut {
   appConnectionsAfter: number;
 }
 
+export interface StallResult {
+  pid: number;
+  afterSubmissions: number;
+  stalledMs: number;
+  leaseMs: number;
+  /** Log lines of the stalled instance after it went on: calls aborted for a lost lease, writes fenced out. */
+  leaseLostLines: number;
+  claimLostLines: number;
+}
+
 export interface ChaosResult {
   kudos: number;
   placed: number;
@@ -156,6 +175,9 @@ export interface ChaosResult {
   missingCompletionDetails: Array<Record<string, unknown>>;
   /** warn/error log lines of all instances over the whole run, by message. */
   logged: Record<string, number>;
+  /** The stalled worker (a stopped instance outliving its lease). */
+  stall: StallResult | undefined;
+  moneyFaults: MoneyFaultsResult | undefined;
   seconds: number;
 }
 
@@ -168,6 +190,8 @@ export const GATED_AMOUNT_CENTS = 2000;
 const THRESHOLD_USD = '10';
 const APPROVERS = Array.from({ length: 6 }, (_, i) => `U_CHAOS_APPROVER${i + 1}`);
 const WINDOW_MS = 20_000;
+/** The instances' worker lease in the run: short, so that a stalled worker outlives it in seconds. */
+const WORKER_LEASE_MS = 10_000;
 
 async function control(url: string, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${url}/_emulator${path}`, {
@@ -192,7 +216,9 @@ async function token(url: string): Promise<string> {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret' }),
   });
-  return ((await res.json()) as { access_token: string }).access_token;
+  const answer = (await res.json()) as { access_token?: string };
+  if (!answer.access_token) throw new Error(`token: ${res.status}`);
+  return answer.access_token;
 }
 
 function countBy(keys: Array<string | undefined>): Map<string, number> {
@@ -248,8 +274,21 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
   try {
     await control(emulator.url, 'POST', '/limits', { dailyLimitUsd: 10_000_000, monthlyLimitUsd: 100_000_000, environment: 'production' });
     await control(emulator.url, 'POST', '/balance', { amount: 1_000_000, environment: 'production' });
-    const apiToken = await token(emulator.url);
-    const balanceBefore = await apiGet(emulator.url, '/api/v1/balance', apiToken);
+    let apiToken = await token(emulator.url);
+    // The token expires on the emulator's clock, which the money faults advance by weeks.
+    // The harness's own reads go through the random faults too while they are on: tried again.
+    const api = async (path: string) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await apiGet(emulator.url, path, apiToken);
+        } catch (error) {
+          if (attempt >= 30) throw error;
+          if (String(error).includes(': 401')) apiToken = await token(emulator.url).catch(() => apiToken);
+          await sleep(200);
+        }
+      }
+    };
+    const balanceBefore = await api('/api/v1/balance');
 
     const workspace = benchWorkspace(n);
     for (const [i, id] of APPROVERS.entries()) {
@@ -268,6 +307,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       });
     }
     workspace.channels.find((c) => c.id === APPROVAL_CHANNEL)!.members.push(...APPROVERS);
+    const moneyFaults = opts.moneyFaults !== false;
+    if (moneyFaults) workspace.users.push(...moneyFaultUsers());
     sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, workspace });
     const env = appEnv({
       emulatorUrl: emulator.url,
@@ -277,6 +318,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       databaseUrl: withApplicationName(db.url!),
       extra: {
         KUDOS_NOTIFY_CHANNEL: CHANNEL,
+        KUDOS_WORKER_LEASE_MS: String(WORKER_LEASE_MS),
+        ...(moneyFaults ? { KUDOS_ADMINS: LINKS_ADMIN } : {}),
         ...(share > 0 ? { KUDOS_APPROVAL_THRESHOLD: THRESHOLD_USD, KUDOS_APPROVERS: APPROVERS.join(','), KUDOS_APPROVAL_CHANNEL: APPROVAL_CHANNEL } : {}),
       },
     });
@@ -403,6 +446,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     let killedAt = 0;
     let cut: Promise<void> | undefined;
     let cutResult: (DatabaseCut & { at: number; appConnectionsBefore: number; afterSubmissions: number }) | undefined;
+    // A stalled worker: one instance stopped (SIGSTOP) longer than its lease while it places orders,
+    // then let go on. Its rows are taken over by the other instance with the same keys; whatever it
+    // does when it wakes must change nothing (fenced writes, aborted calls).
+    const stallAt = Math.floor(n * 0.7);
+    let stalled: Promise<void> | undefined;
+    let stall: StallResult | undefined;
     const concurrency = opts.concurrency ?? 8;
     let next = 0;
     await Promise.all(
@@ -427,6 +476,34 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
               log(`chaos: instance restarted as ${restarted.pid}`);
             })();
           }
+          if (submitted === stallAt && opts.stallWorker !== false && !stalled) {
+            const afterSubmissions = submitted;
+            stalled = (async () => {
+              await killed;
+              await cut;
+              const victim = apps[1]!;
+              const others = apps.filter((a) => a !== victim).map((a) => a.url);
+              lb!.backends = others; // Slack's requests go elsewhere: the worker is what stalls
+              const stalledMs = WORKER_LEASE_MS + 5000;
+              log(`chaos: SIGSTOP instance ${victim.pid} for ${stalledMs} ms (worker lease ${WORKER_LEASE_MS} ms) after ${afterSubmissions} submissions`);
+              const before = victim.logs.length;
+              victim.kill('SIGSTOP');
+              await sleep(stalledMs);
+              victim.kill('SIGCONT');
+              lb!.backends = apps.map((a) => a.url);
+              await sleep(5000);
+              const after = victim.logs.slice(before);
+              stall = {
+                pid: victim.pid,
+                afterSubmissions,
+                stalledMs,
+                leaseMs: WORKER_LEASE_MS,
+                leaseLostLines: after.filter((l) => String(l.msg ?? '').startsWith('lease lost')).length,
+                claimLostLines: after.filter((l) => String(l.msg ?? '').includes('claim was lost')).length,
+              };
+              log(`chaos: instance ${victim.pid} went on: ${stall.leaseLostLines} calls aborted for a lost lease, ${stall.claimLostLines} writes fenced out`);
+            })();
+          }
           if (submitted === cutAt && opts.dbCut !== false && !cut) {
             const afterSubmissions = submitted;
             cut = (async () => {
@@ -443,6 +520,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     );
     await killed;
     await cut;
+    await stalled;
     log(`chaos: all ${n} submissions accepted (${userRetries} user retries); waiting for decisions, orders and notices`);
 
     // Settle: every kudos placed or failed and told (or rejected), every placed order's completion
@@ -460,31 +538,54 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       }
       await sleep(500);
     }
+    let money: MoneyFaultsResult | undefined;
+    if (moneyFaults) {
+      money = await runMoneyFaults({
+        sim,
+        db,
+        teamId: workspace.team.id,
+        recipient: benchUserId(0),
+        control: (method, path, body) => control(emulator.url, method, path, body),
+        apiGet: api,
+        log,
+        settleTimeoutMs: Math.min(opts.settleTimeoutMs ?? 240_000, 180_000),
+        appUrl: lb.url,
+        signingSecret: SIGNING_SECRET,
+        channel: CHANNEL,
+      });
+    }
     await crowd?.stop();
     const faultState = await control(emulator.url, 'DELETE', '/faults/random');
 
-    // What must hold.
-    const rows = await db.db.select().from(kudos);
-    const orders: Array<{ orderId: string; clientOrderId?: string; idempotencyKey?: string; totalCost?: { amount: number | string } }> = [];
+    // What must hold. The main run's kudos and orders are counted apart from the money faults' (which
+    // check themselves, money-faults.ts); the balance counts everything.
+    const allRows = await db.db.select().from(kudos);
+    const extra = new Set(money?.kudosIds ?? []);
+    const rows = allRows.filter((r) => !extra.has(r.id));
+    const allOrders: Array<{ orderId: string; orderType?: string; clientOrderId?: string; idempotencyKey?: string; totalCost?: { amount: number | string } }> = [];
     for (let page = 1; ; page++) {
-      const answer = await apiGet(emulator.url, `/api/v1/orders?page=${page}&pageSize=100`, apiToken);
-      orders.push(...answer.data);
+      const answer = await api(`/api/v1/orders?page=${page}&pageSize=100`);
+      allOrders.push(...answer.data);
       if (answer.data.length < 100) break;
     }
     const keyOf = (o: { clientOrderId?: string; idempotencyKey?: string }) => o.clientOrderId ?? o.idempotencyKey ?? '';
+    const extraKeys = new Set(allRows.filter((r) => extra.has(r.id)).map((r) => r.idempotencyKey));
+    const isLinkOrder = (o: { orderId: string; orderType?: string }) => o.orderType === 'LINK' || o.orderId.startsWith('LO');
+    const orders = allOrders.filter((o) => !isLinkOrder(o) && !extraKeys.has(keyOf(o)));
     const kudosByKey = new Map(rows.map((r) => [r.idempotencyKey, r]));
     const orderKeys = orders.map(keyOf);
     const ordersByKey = countBy(orderKeys);
     const keysSharedAcrossKudos = orderKeys.length - new Set(orderKeys).size + orderKeys.filter((k) => !kudosByKey.has(k)).length;
     // Who an announcement is from (`<@U…> sent kudos`), which order a completion notice is about (`Order \`…\``).
     const posts = sim.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === CHANNEL).map((c) => JSON.stringify(c.args));
-    const announcementsBySender = countBy(posts.map((p) => /<@(U_[A-Z0-9_]+)> sent kudos/.exec(p)?.[1]));
+    const mainSenders = new Set(rows.map((r) => r.senderUserId));
+    const announcementsBySender = countBy(posts.map((p) => /<@(U_[A-Z0-9_]+)> sent kudos/.exec(p)?.[1]).filter((sender) => sender !== undefined && mainSenders.has(sender)));
     const noticesByOrder = countBy(posts.filter((p) => p.includes('· complete')).map((p) => /Order `([^`]+)`/.exec(p)?.[1]));
     // What each sender was told in their DM.
     const dmsOf = (sender: string) => theSim.messages(sender).filter((m) => !m.ephemeral && m.bot_id);
     const told = new Map(rows.map((r) => [r.id, dmsOf(r.senderUserId).map((m) => m.text)]));
     const countTold = (id: string, pattern: RegExp) => (told.get(id) ?? []).filter((t) => pattern.test(t)).length;
-    const balanceAfter = await apiGet(emulator.url, '/api/v1/balance', apiToken);
+    const balanceAfter = await api('/api/v1/balance');
     const cents = (b: any) => Math.round(Number((b.availableBalance ?? b.data?.availableBalance)?.amount) * 100);
     const failedRows = rows.filter((r) => r.status === 'failed');
     // Cent for cent: what the API charged (orders by key) against what the app recorded as placed.
@@ -499,7 +600,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     // Approvals.
     let approvals: ApprovalsResult | undefined;
     if (crowd) {
-      const requests = await db.db.select().from(approvalRequests);
+      const requests = (await db.db.select().from(approvalRequests)).filter((r) => !extra.has(r.kudosId));
       const decisionRows = await db.db
         .select({ subjectId: auditEvents.subjectId })
         .from(auditEvents)
@@ -627,7 +728,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       recordedButNotCharged,
       outcomeUnknown: rows.filter((r) => r.status === 'unknown').length,
       balanceMovedCents: cents(balanceBefore) - cents(balanceAfter),
-      expectedBalanceMoveCents: placedRows.reduce((sum, r) => sum + (r.costCents ?? r.totalCents), 0),
+      // Everything charged: the main run's sends, the money faults' sends (placed or booked) and the reward links created.
+      expectedBalanceMoveCents: allRows.filter((r) => r.status === 'placed' || r.status === 'scheduled').reduce((sum, r) => sum + (r.costCents ?? r.totalCents), 0) + (money?.links.recordedCents ?? 0),
       stuck: rows.filter((r) => !(((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected')).map((r) => ({ id: r.id, status: r.status })),
       failedWithoutNotice: failedRows.filter((r) => !r.notifiedAt || !r.errorMessage).length,
       faultsInjected: faultState.injected,
@@ -637,6 +739,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       dbCut,
       kill: { afterSubmissions: killAt, window: windowFrom(killedAt, Math.min(killedAt + WINDOW_MS, cutResult?.at ?? Infinity)) },
       crashes,
+      stall,
+      moneyFaults: money,
       logged: Object.fromEntries(countBy(logged.map((l) => l.key))),
       seconds: Math.round((performance.now() - started) / 100) / 10,
     };

@@ -1,6 +1,7 @@
 // `npm run chaos -- --kudos 1000 --faults 0.3 [--seed N] [--runs K] [--approvals-share 0.2]
-// [--reject-share 0.5] [--no-approvals] [--no-db-cut] [--app-node-args '--cpu-prof']`: the chaos run at any size, on the PostgreSQL of
-// DATABASE_URL, with approvals in the mix and the database connection cut once (both on by default).
+// [--reject-share 0.5] [--no-approvals] [--no-db-cut] [--no-stall] [--no-money-faults] [--app-node-args '--cpu-prof']`: the chaos run at any size, on the PostgreSQL of
+// DATABASE_URL, with approvals in the mix, the database connection cut once, a worker stalled past
+// its lease and the money faults of issue 14 (money-faults.ts) (all on by default).
 // Prints what held and exits 1 if anything did not.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +33,7 @@ export function problemsOf(r: ChaosResult, n: number): string[] {
   if (r.balanceMovedCents !== r.expectedBalanceMoveCents) problems.push(`balance moved ${r.balanceMovedCents} cents, expected ${r.expectedBalanceMoveCents}`);
   if (r.crashes.length > 0)
     problems.push(`${r.crashes.length} instance(s) exited on their own: ${JSON.stringify(r.crashes.map((c) => ({ code: c.code, signal: c.signal, last: c.lastLines.slice(-3) })))}`);
+  if (r.moneyFaults) problems.push(...r.moneyFaults.problems);
   if (a) {
     if (a.requests !== a.gated) problems.push(`${a.requests} approval requests for ${a.gated} kudos above the threshold`);
     if (a.undecided !== 0) problems.push(`${a.undecided} approval requests never decided`);
@@ -77,6 +79,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       approvalsShare,
       rejectShare,
       dbCut,
+      stallWorker: !process.argv.includes('--no-stall'),
+      moneyFaults: !process.argv.includes('--no-money-faults'),
       appNodeArgs,
       // Big runs need longer to drain; the default suits 300.
       settleTimeoutMs: Math.max(240_000, n * 600),
@@ -90,6 +94,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
           run,
           ...result,
           stuck: result.stuck.length,
+          moneyFaults: result.moneyFaults && { ...result.moneyFaults, kudosIds: result.moneyFaults.kudosIds.length },
           chargedButNotRecorded: result.chargedButNotRecorded.length,
           recordedButNotCharged: result.recordedButNotCharged.length,
           problems,

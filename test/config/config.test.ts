@@ -42,9 +42,11 @@ describe('loadConfig', () => {
       KUDOS_APPROVAL_THRESHOLD: '0',
       KUDOS_ADMINS: 'W9',
       KUDOS_WORKER_CONCURRENCY: '8',
+      KUDOS_WORKER_LEASE_MS: '10000',
     });
     expect(config).toMatchObject({
       port: 8080,
+      workerLeaseMs: 10_000,
       databaseUrl: 'postgres://u@h:5432/db',
       pgliteDir: 'memory://',
       slackApiUrl: 'http://127.0.0.1:9999/api/',
@@ -76,9 +78,10 @@ describe('loadConfig', () => {
       KUDOS_NOTIFY_CHANNEL: '#kudos',
       DATABASE_URL: 'mysql://x',
       KUDOS_WORKER_CONCURRENCY: '0',
+      KUDOS_WORKER_LEASE_MS: '100',
     });
     expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(
-      ['DATABASE_URL', 'KUDOS_ADMINS', 'KUDOS_APPROVAL_THRESHOLD', 'KUDOS_NOTIFY_CHANNEL', 'KUDOS_WORKER_CONCURRENCY', 'PORT', 'REWARDS_API_URL'].sort(),
+      ['DATABASE_URL', 'KUDOS_ADMINS', 'KUDOS_APPROVAL_THRESHOLD', 'KUDOS_NOTIFY_CHANNEL', 'KUDOS_WORKER_CONCURRENCY', 'KUDOS_WORKER_LEASE_MS', 'PORT', 'REWARDS_API_URL'].sort(),
     );
     expect(problems.every((p) => !p.includes('\n'))).toBe(true);
   });
