@@ -62,6 +62,11 @@ describe('App Home by role in the simulator', () => {
     expect(text).toContain('For unblocking the release review');
     expect(text).not.toContain('Approve');
     expect(text).not.toContain('Balance');
+    // The stats section: their month, the leaders (counts, not amounts) and the opt-out switch.
+    expect(text).toMatch(/Kudos in \w+ \d{4}/);
+    expect(text).toMatch(/You: \d+ given · \d+ received/);
+    expect(text).toContain('Most kudos given');
+    expect(await home.locator('button', { hasText: 'Hide me from the leaderboard' }).count()).toBe(1);
     await p.screenshot({ path: 'docs/app-home-sender.png', fullPage: true });
   });
 

@@ -8,6 +8,7 @@ import { useAppPerTest } from '../support/app.js';
 const env = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0 } });
 
 const select = (value: string) => ({ type: 'static_select', selected_option: { text: { type: 'plain_text', text: value }, value } });
+const searched = (value: string) => ({ type: 'external_select', selected_option: { text: { type: 'plain_text', text: value }, value } });
 
 async function lastAnswer(userId: string, channel = 'C_GENERAL') {
   return env.stack.sim.waitFor(() =>
@@ -41,10 +42,14 @@ describe('/kudos celebrations (admin)', () => {
 
     await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_rule_birthday', 'U_ADMIN');
     const ruleModal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_rule'));
+    // The design is searched as the admin types: any design of a long catalog, not the first 100.
+    expect(JSON.stringify(ruleModal.blocks)).toContain('"type":"external_select","action_id":"design"');
+    const found = await sim.loadOptions(ruleModal.id, 'design', 'rule_design', 'birth', 'U_ADMIN');
+    expect(((found.body as { options: Array<{ value: string }> }).options ?? []).map((o) => o.value)).toEqual(['CC-BIRTHDAY']);
     const values = (amount: string) => ({
       rule_enabled: { enabled: select('on') },
       rule_amount: { amount: { type: 'number_input', value: amount } },
-      rule_design: { design: select('CC-BIRTHDAY') },
+      rule_design: { design: searched('CC-BIRTHDAY') },
       rule_sender: { sender: { type: 'users_select', selected_user: 'U_MANAGER' } },
       rule_channel: { channel: { type: 'conversations_select', selected_conversation: 'C_KUDOS' } },
     });
@@ -97,7 +102,7 @@ describe('/kudos recurring', () => {
     const modal = await sim.waitFor(() => sim.openViews('U_MANAGER').find((v) => v.callback_id === 'recurring_new'));
     const values = (users: string[]) => ({
       rec_recipients: { recipients: { type: 'multi_users_select', selected_users: users } },
-      rec_design: { design: select('CC-THANK-YOU') },
+      rec_design: { design: searched('CC-THANK-YOU') },
       rec_amount: { amount: { type: 'number_input', value: '15' } },
       rec_cadence: { cadence: select('weekly') },
       rec_weekday: { weekday: select('5') },

@@ -98,6 +98,11 @@ export function buildCelebrationsMessage(input: {
   return { text: input.note ?? 'Celebrations', blocks };
 }
 
+/** A design picker that searches the catalog as one types (options load: src/slack/options, action `design`). */
+function designSearch(actionId: string, initial: { text: ReturnType<typeof plain>; value: string } | undefined): Record<string, unknown> {
+  return { type: 'external_select', action_id: actionId, placeholder: plain('Search designs'), min_query_length: 0, ...(initial ? { initial_option: initial } : {}) };
+}
+
 export function buildRuleModal(input: { kind: CelebrationKind; rule: CelebrationRuleRow | undefined; designs: Design[] }): Record<string, unknown> {
   const { blocks: B, actions: A } = Celebrations.ruleModal;
   const r = input.rule;
@@ -105,8 +110,11 @@ export function buildRuleModal(input: { kind: CelebrationKind; rule: Celebration
     { text: plain('On'), value: 'on' },
     { text: plain('Off'), value: 'off' },
   ];
-  const designs = input.designs.slice(0, 100).map((d) => ({ text: plain(`${d.name} (${formatUsd(d.minCents)}–${formatUsd(d.maxCents)})`, 75), value: d.productId }));
-  const initialDesign = designs.find((o) => o.value === r?.productId);
+  // Searched as the admin types (external_select, the send form's design search): any design of a long catalog.
+  const current = r ? input.designs.find((d) => d.productId === r.productId) : undefined;
+  const initialDesign = r
+    ? { text: plain(current ? `${current.name} (${formatUsd(current.minCents)}–${formatUsd(current.maxCents)})` : r.productId, 75), value: r.productId.slice(0, 150) }
+    : undefined;
   return {
     type: 'modal',
     callback_id: Celebrations.ruleModal.callbackId,
@@ -117,17 +125,7 @@ export function buildRuleModal(input: { kind: CelebrationKind; rule: Celebration
     blocks: [
       input_(B.enabled, 'Send them', { type: 'static_select', action_id: A.enabled, options: onOff, initial_option: r?.enabled ? onOff[0] : onOff[1] }, false),
       input_(B.amount, 'Amount per person (USD)', { type: 'number_input', action_id: A.amount, is_decimal_allowed: false, ...(r ? { initial_value: String(r.amountCents / 100) } : {}) }, false),
-      input_(
-        B.design,
-        'Card design',
-        {
-          type: 'static_select',
-          action_id: A.design,
-          options: designs.length > 0 ? designs : [{ text: plain('(catalog unavailable)'), value: r?.productId ?? 'none' }],
-          ...(initialDesign ? { initial_option: initialDesign } : {}),
-        },
-        false,
-      ),
+      input_(B.design, 'Card design', designSearch(A.design, initialDesign), false),
       input_(
         B.template,
         'Message',
@@ -226,7 +224,7 @@ export function buildRecurringList(items: Array<{ series: RecurringSeriesRow; ne
   return { text: opts.note ?? 'Recurring kudos', blocks };
 }
 
-export function buildRecurringModal(input: { designs: Design[]; userIds?: string[] }): Record<string, unknown> {
+export function buildRecurringModal(input: { userIds?: string[] }): Record<string, unknown> {
   const { blocks: B, actions: A } = Recurring.modal;
   const cadences = [
     { text: plain('Weekly'), value: 'weekly' },
@@ -241,7 +239,7 @@ export function buildRecurringModal(input: { designs: Design[]; userIds?: string
     close: plain('Cancel'),
     blocks: [
       input_(B.recipients, 'To', { type: 'multi_users_select', action_id: A.recipients, max_selected_items: 100, ...(input.userIds?.length ? { initial_users: input.userIds } : {}) }, false),
-      input_(B.design, 'Card design', { type: 'static_select', action_id: A.design, options: input.designs.slice(0, 100).map((d) => ({ text: plain(d.name, 75), value: d.productId })) }, false),
+      input_(B.design, 'Card design', designSearch(A.design, undefined), false),
       input_(B.amount, 'Amount per person (USD)', { type: 'number_input', action_id: A.amount, is_decimal_allowed: false }, false),
       input_(B.message, 'Message', { type: 'plain_text_input', action_id: A.message, multiline: true, max_length: 1000 }, true),
       input_(B.cadence, 'How often', { type: 'static_select', action_id: A.cadence, options: cadences, initial_option: cadences[0] }, false),

@@ -147,7 +147,7 @@ export function buildHelp(prefix?: string): SlackMessageContent {
     `*${COMMAND} @person [@person…] AMOUNT [message]* — the form, filled in`,
     `*${COMMAND} balance* — available and pending balance`,
     `*${COMMAND} scheduled* — your scheduled sends, with Cancel`,
-    `*${COMMAND} settings* — channels, approvers, threshold, budget, defaults, admins (admins)`,
+    `*${COMMAND} settings* — channels, approvers, threshold, budget, defaults, admins, +1 reaction, leaderboard amounts, weekly digest (admins)`,
     `*${COMMAND} audit* / *${COMMAND} audit csv* — the audit trail, or all of it as CSV by DM (admins)`,
     `*${COMMAND} links N AMOUNT [design]* — N reward links of AMOUNT each, sent to you by DM (admins)`,
     `*${COMMAND} topup* — ask for an ACH top-up; a second admin approves it (admins)`,
@@ -155,7 +155,7 @@ export function buildHelp(prefix?: string): SlackMessageContent {
     `*${COMMAND} ledger [YYYY-MM] [csv]* — the month's balance movements, reconciled with Kudos orders; \`csv\` sends them by DM (admins)`,
     `*${COMMAND} celebrations* — birthdays and anniversaries: opt out (\`optout\`, \`optin\`) or of public posts (\`private\`, \`public\`); admins: rules, CSV upload, the next 30 days with Skip`,
     `*${COMMAND} recurring* / *${COMMAND} recurring new* — your recurring kudos (pause, resume, delete, skip one), or start one`,
-    `*${COMMAND} stats [month]* — this month's leaderboard (counts); *stats optout* to stay off it`,
+    `*${COMMAND} stats [month] [#channel | @group]* — the month's leaderboard, for everyone, a channel or a user group; *stats optout* to stay off it`,
     `*${COMMAND} help* — this help`,
   ];
   const body = lines.join('\n');

@@ -45,11 +45,7 @@ export async function handleRecurringCommand(deps: ListenerDeps, input: { ack: A
   const ws = workspaceOf(input.command);
   if (input.arg.toLowerCase() === 'new') {
     await input.ack();
-    const designs = await deps.catalog
-      .of(ws)
-      .search('')
-      .catch(() => []);
-    await deps.slack.openView(input.command.trigger_id, buildRecurringModal({ designs }));
+    await deps.slack.openView(input.command.trigger_id, buildRecurringModal({}));
     return;
   }
   if (input.arg) return input.ack({ text: 'Use `/kudos recurring` to see your recurring kudos, or `/kudos recurring new` to start one.' });
