@@ -68,6 +68,30 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
     };
   };
 
+  const saveOnce = (ws: WorkspaceRef, credentials: RewardsCredentials, connectedBy: string): Promise<RewardsConnection> => {
+    const at = now();
+    return db.transaction(async (tx) => {
+      const [existing] = await tx.select({ id: rewardsConnections.id }).from(rewardsConnections).where(eq(rewardsConnections.teamId, ws.teamId)).for('update').limit(1);
+      const id = existing?.id ?? newConnectionId();
+      const sealed = {
+        clientId: credentials.clientId,
+        clientSecret: keyRing.seal(credentials.clientSecret, rewardsConnectionContext(id, 'client_secret')),
+        webhookSecret: keyRing.seal(credentials.webhookSecret, rewardsConnectionContext(id, 'webhook_secret')),
+        status: 'active' as const,
+        connectedBy,
+        connectedAt: at,
+        updatedAt: at,
+      };
+      const [row] = existing
+        ? await tx.update(rewardsConnections).set(sealed).where(eq(rewardsConnections.id, id)).returning()
+        : await tx
+            .insert(rewardsConnections)
+            .values({ id, teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, ...sealed })
+            .returning();
+      return open(row!)!;
+    });
+  };
+
   return {
     async get(ws) {
       const [row] = await db.select().from(rewardsConnections).where(eq(rewardsConnections.teamId, ws.teamId)).limit(1);
@@ -94,27 +118,14 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
       return row?.updatedAt.toISOString();
     },
     async save(ws, credentials, connectedBy) {
-      const at = now();
-      return db.transaction(async (tx) => {
-        const [existing] = await tx.select({ id: rewardsConnections.id }).from(rewardsConnections).where(eq(rewardsConnections.teamId, ws.teamId)).for('update').limit(1);
-        const id = existing?.id ?? newConnectionId();
-        const sealed = {
-          clientId: credentials.clientId,
-          clientSecret: keyRing.seal(credentials.clientSecret, rewardsConnectionContext(id, 'client_secret')),
-          webhookSecret: keyRing.seal(credentials.webhookSecret, rewardsConnectionContext(id, 'webhook_secret')),
-          status: 'active' as const,
-          connectedBy,
-          connectedAt: at,
-          updatedAt: at,
-        };
-        const [row] = existing
-          ? await tx.update(rewardsConnections).set(sealed).where(eq(rewardsConnections.id, id)).returning()
-          : await tx
-              .insert(rewardsConnections)
-              .values({ id, teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, ...sealed })
-              .returning();
-        return open(row!)!;
-      });
+      // Two first connections of a workspace at once: the second insert meets the unique team_id and
+      // is tried once more, now updating the row the first created (its id, so its sealing context).
+      try {
+        return await saveOnce(ws, credentials, connectedBy);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        return saveOnce(ws, credentials, connectedBy);
+      }
     },
     async listConnected() {
       return db.select({ teamId: rewardsConnections.teamId, enterpriseId: rewardsConnections.enterpriseId }).from(rewardsConnections).where(eq(rewardsConnections.status, 'active'));
@@ -209,4 +220,10 @@ export function createRewardsSetup(deps: ConnectDeps & { store: RewardsConnectio
       return had;
     },
   };
+}
+
+/** PostgreSQL's unique_violation (the SQLSTATE as `code`, on the error or its cause, with either driver). */
+function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  return e?.code === '23505' || e?.cause?.code === '23505';
 }
