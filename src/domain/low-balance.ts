@@ -11,7 +11,7 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { financeState, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
 import { toCents } from '../rewards/index.js';
-import type { RewardsAccounts } from './rewards-accounts.js';
+import { isRewardsNotConnected, type RewardsAccounts } from './rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { orderSpendSince } from './ledger.js';
 import type { SettingsStore, WorkspaceRef } from './settings.js';
@@ -133,7 +133,8 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
     entry.run = (async () => {
       do {
         entry.again = false;
-        await checkLowBalance(deps, ws).catch((error: unknown) => log.warn('low balance check failed', { teamId: ws.teamId, error }));
+        // A workspace with no Rewards account yet (distribution mode) has no balance to watch.
+        await checkLowBalance(deps, ws).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
       } while (entry.again);
     })().finally(() => inFlight.delete(ws.teamId));
     inFlight.set(ws.teamId, entry);
