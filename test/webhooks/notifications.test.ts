@@ -10,6 +10,7 @@ import type { Message } from '../../src/simulator/slack.js';
 import { eventually, sendModalValues, type TestStack } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { pendingKudosValues } from '../support/kudos-row.js';
 import { countRows, openSendModal, startWebhookProxy, startWebhookStack, type WebhookProxy } from './support.js';
 
 let testDb: TestDatabase;
@@ -236,5 +237,31 @@ describe('completion of kudos sent from Slack', () => {
     const posted = await testDb.db.select().from(notifications).where(eq(notifications.subject, row.orderId!));
     expect(posted.map((n) => n.kind).sort()).toEqual(['order.completed', 'order.completed.dm']);
     expect(posted.every((n) => n.ts)).toBe(true);
+  });
+
+  // Issue 14, finding 3: the order was created but the answer lost, and the kudos said failed (or
+  // unknown). A later order.created used to attach the order id while the status stayed failed, so
+  // the budget missed the spend and the sender had been told to try again.
+  it('order.created for a kudos recorded as failed (its answer was lost) makes it placed, counted and told', async () => {
+    expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
+    const key = randomUUID();
+    const [row] = await testDb.db
+      .insert(kudos)
+      .values(pendingKudosValues({ idempotencyKey: key, status: 'failed', errorCode: 'CONNECTION_ERROR', errorMessage: 'lost', notifiedAt: new Date(), amountCents: 2000, totalCents: 2000 }))
+      .returning();
+    // The order the lost answer was about exists, under the kudos' key.
+    const { order } = await stack.app.rewards.orders.createChoice(
+      { productId: 'CC-THANK-YOU', recipients: [{ email: row!.recipients[0]!.email, amount: '20.00' }], emailSetting: { senderName: 'Maya', subject: 'Thanks' } },
+      { idempotencyKey: key },
+    );
+    await emulator.advance(0);
+    const placed = await eventually(async () => {
+      const [r] = await testDb.db.select().from(kudos).where(eq(kudos.id, row!.id));
+      return r?.status === 'placed' && r.notifiedAt ? r : undefined;
+    }, 10_000);
+    expect(placed.orderId).toBe(order.orderId);
+    // The sender hears that it went through after all; nothing "outside Slack" is posted.
+    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => mentions(m, order.orderId)));
+    expect(stack.sim.messages('C_KUDOS').filter((m) => m.text.includes('outside Slack'))).toHaveLength(0);
   });
 });
