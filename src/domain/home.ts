@@ -144,7 +144,7 @@ async function sentPage(db: Database, q: HomeQuery): Promise<Page<SentKudos>> {
   const where = and(eq(kudos.teamId, q.teamId), eq(kudos.senderUserId, q.userId));
   const [rows, [total]] = await Promise.all([
     db
-      .select({ row: kudos, rejectReason: sql<string | null>`(select a.reject_reason from approval_requests a where a.kudos_id = ${kudos.id})` })
+      .select({ row: kudos, rejectReason: sql<string | null>`(select a.reject_reason from approval_requests a where a.kudos_id = "kudos"."id")` })
       .from(kudos)
       .where(where)
       .orderBy(desc(kudos.createdAt))
@@ -261,7 +261,7 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
         recipients: kudos.recipients,
         status: kudos.status,
         updatedAt: kudos.updatedAt,
-        approval: sql<boolean>`exists (select 1 from approval_requests a where a.kudos_id = ${kudos.id})`,
+        approval: sql<boolean>`exists (select 1 from approval_requests a where a.kudos_id = "kudos"."id")`,
       })
       .from(kudos)
       .where(gte(kudos.updatedAt, since))

@@ -67,6 +67,7 @@ describe('App Home by role', () => {
     expect(text).toContain('Thanks for the launch');
     // Nothing sent yet: the empty state says what to do.
     expect(text).toContain('None yet. Press *Give kudos* to thank someone.');
+    expect(text).toContain('Nothing scheduled. To have kudos go out later, pick *Schedule for later*');
     for (const hidden of ['approval_approve', 'Balance', 'Admin', 'home_open_settings', 'Waiting for your approval']) expect(text).not.toContain(hidden);
 
     const sender = await openHome('U_MANAGER', 'Kudos you sent');
@@ -134,6 +135,62 @@ describe('App Home by role', () => {
     await clickOnOldView('U_APPROVER', home, 'approval_approve', request.id);
     await homeShowing('U_APPROVER', 'already approved');
     expect((await e2e.stack.app.rewards.orders.list({ clientOrderId: placed.idempotencyKey })).data).toHaveLength(1);
+  });
+
+  it('approvers: Reject on Home asks for a reason, decides once, updates the request’s other copy and the sender’s Home', async () => {
+    await start();
+    const request = await send('U_MANAGER', ['U_EMP1'], '150');
+    await eventually(async () => (await row(request.id)).status === 'awaiting_approval');
+    // The approver's DM copy of the request (approvers get DMs when there is no approval channel).
+    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_APPROVER').find((m) => JSON.stringify(m.blocks ?? []).includes('approval_reject')));
+    const sender = await openHome('U_MANAGER', 'Waiting for approval');
+    const home = structuredClone(await openHome('U_APPROVER', 'approval_reject'));
+
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'approval_reject', 'U_APPROVER', request.id);
+    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_APPROVER').find((v) => v.callback_id === 'approval_reject_modal'));
+    await e2e.stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Over budget this quarter' } } }, 'U_APPROVER');
+    await eventually(async () => (await row(request.id)).status === 'rejected');
+    // The other copy says so, the request leaves the approver's Home, the sender's Home shows the reason.
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_APPROVER').find((m) => m.ts === dm.ts && JSON.stringify(m.blocks ?? []).includes('Rejected')));
+    // Re-published without being opened again (a decided request concerns the approvers' Homes).
+    await homeShowing('U_APPROVER', 'Nothing to decide');
+    const after = await homeShowing('U_MANAGER', 'Over budget this quarter');
+    expect(after.id).toBe(sender.id);
+    expect(textOf(after)).toContain(':x: Rejected');
+
+    // Reject again on the old Home view: already decided, said on Home, no modal.
+    await clickOnOldView('U_APPROVER', home, 'approval_reject', request.id);
+    await homeShowing('U_APPROVER', 'already rejected');
+    expect(e2e.stack.sim.openViews('U_APPROVER')).toHaveLength(0);
+  });
+
+  it('senders: a scheduled send inside the 10-minute window shows why it can’t be cancelled, and an old Cancel for it is refused on Home', async () => {
+    await start({ KUDOS_NOTIFY_CHANNEL: '' });
+    const [soon] = await e2e.db
+      .insert(kudos)
+      .values({
+        teamId: 'T0KUDOS',
+        senderUserId: 'U_MANAGER',
+        senderName: 'Mo',
+        recipients: [{ slackUserId: 'U_EMP1', recipientId: null, email: 'eli@example.com', name: 'Eli' }],
+        recipientCount: 1,
+        productId: 'CC-THANK-YOU',
+        designName: 'Thank You',
+        amountCents: 2000,
+        totalCents: 2000,
+        status: 'scheduled',
+        orderId: 'ord-soon',
+        scheduledAt: new Date(Date.now() + 5 * 60_000),
+        scheduleTimezone: 'UTC',
+        notifiedAt: new Date(),
+      })
+      .returning();
+    const home = await openHome('U_MANAGER', 'Your scheduled kudos');
+    expect(textOf(home)).toContain('Can’t be cancelled any more: it goes out in less than 10 minutes.');
+    expect(textOf(home)).not.toContain('home_cancel');
+    await clickOnOldView('U_MANAGER', home, 'home_cancel', soon!.id);
+    await homeShowing('U_MANAGER', ':warning:');
+    expect((await row(soon!.id)).status).toBe('scheduled');
   });
 
   it('admins: balance, this month’s spend, Settings and the audit export; others never see them', async () => {

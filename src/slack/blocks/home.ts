@@ -103,8 +103,8 @@ function approvalsSection(page: Page<KudosRow>): Block[] {
 
 function scheduledSection(data: HomeData): Block[] {
   const page = data.scheduled;
-  if (page.total === 0 && page.page === 0) return [];
   const blocks: Block[] = [header('Your scheduled kudos')];
+  if (page.total === 0 && page.page === 0) return [...blocks, context('Nothing scheduled. To have kudos go out later, pick *Schedule for later* in the send form.')];
   for (const { row, cancellable } of page.items) {
     const text = `To ${recipientList(row.recipients, 5)} · ${perPerson(row)} · *${escapeMrkdwn(row.scheduledAt ? formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC') : 'soon')}*`;
     if (!cancellable) {
