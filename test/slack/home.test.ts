@@ -2,7 +2,7 @@
 // requests from the Slack simulator into the app; the Rewards emulator holds the orders.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { bouncedRecipients, kudos, statsOptOuts, type NewKudosRow } from '../../src/db/schema/index.js';
+import { bouncedRecipients, healthWarnings, kudos, statsOptOuts, type NewKudosRow } from '../../src/db/schema/index.js';
 import type { View } from '../../src/simulator/slack.js';
 import { eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
@@ -233,6 +233,12 @@ describe('App Home: stats and bounces', () => {
     const manager = textOf(await openHome('U_MANAGER', 'home_stats_optout'));
     expect(manager).toContain('<@U_MANAGER> · 1 ($25)');
     expect(manager).not.toContain('<@U_EMP1> · 1');
+
+    // And back on the leaderboard with the other button.
+    await e2e.stack.sim.clickButton({ viewId: after.id }, 'home_stats_optin', 'U_EMP1');
+    const back = await homeShowing('U_EMP1', 'Welcome back');
+    expect(textOf(back)).toContain('home_stats_optout');
+    expect(await e2e.db.select().from(statsOptOuts)).toHaveLength(0);
   });
 
   it('Fix address and resend on Home: opens the form for the sender; a stale or someone else’s click gets a clear answer on Home', async () => {
@@ -300,6 +306,8 @@ describe('App Home with large data', () => {
     for (let i = 0; i < 300; i++) rows.push({ ...base(i), status: 'scheduled', orderId: `ord-${i}`, scheduledAt: new Date(Date.now() + (60 + i) * 60_000), scheduleTimezone: 'UTC' });
     for (let i = 0; i < 300; i++) rows.push({ ...base(i), senderUserId: 'U_EMP2', status: 'awaiting_approval', orderStatus: null, totalCents: 50_000 });
     for (let i = 0; i < rows.length; i += 500) await e2e.db.insert(kudos).values(rows.slice(i, i + 500));
+    // …and many health warnings (the admin section shows at most 8 of them).
+    await e2e.db.insert(healthWarnings).values(Array.from({ length: 40 }, (_, i) => ({ teamId: 'T0KUDOS', kind: 'channel.unreachable', subject: `C_GONE${i}`, error: 'not_in_channel' })));
 
     const home = await openHome('U_ADMIN', 'Older');
     expect(home.blocks.length).toBeLessThanOrEqual(100);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseKudosCommand } from '../../src/slack/commands/parse.js';
+import { parseStatsCommand } from '../../src/slack/commands/stats.js';
 
 describe('parseKudosCommand', () => {
   it('recognises subcommands', () => {
@@ -17,5 +18,17 @@ describe('parseKudosCommand', () => {
     });
     expect(parseKudosCommand('<@U1>, <@U1> $40')).toEqual({ kind: 'open', userIds: ['U1'], amountDollars: 40 });
     expect(parseKudosCommand('<@U1> thanks')).toEqual({ kind: 'open', userIds: ['U1'], message: 'thanks' });
+  });
+});
+
+describe('parseStatsCommand', () => {
+  it('reads a month, a channel and a user group in any order (as Slack escapes them), and opt-out/in', () => {
+    expect(parseStatsCommand('stats')).toEqual({ kind: 'board', month: '' });
+    expect(parseStatsCommand('stats october <#C024BE91L|sales>')).toEqual({ kind: 'board', month: 'october', channel: 'C024BE91L' });
+    expect(parseStatsCommand('stats <!subteam^S0614TZR7|@design> 2026-10')).toEqual({ kind: 'board', month: '2026-10', group: { id: 'S0614TZR7', handle: 'design' } });
+    expect(parseStatsCommand('stats <#C024BE91L>')).toEqual({ kind: 'board', month: '', channel: 'C024BE91L' });
+    expect(parseStatsCommand('stats opt-out')).toEqual({ kind: 'optout' });
+    expect(parseStatsCommand('stats optin')).toEqual({ kind: 'optin' });
+    expect(parseStatsCommand('statsx')).toBeUndefined();
   });
 });
