@@ -426,7 +426,7 @@ function boltLogger(log: Logger): BoltLogger {
  * The bot's identity from auth.test, asked once (again after a failure): Bolt's authorize, and the
  * workspace the bot token belongs to (home: where orders placed outside Slack are announced).
  */
-function botIdentity(client: webApi.WebClient, botToken: string): { authorize: Authorize<boolean>; homeWorkspace(): Promise<WorkspaceRef> } {
+function botIdentity(client: webApi.WebClient, botToken: string): { authorize: Authorize<boolean>; homeWorkspace: () => Promise<WorkspaceRef> } {
   let identity: Promise<{ botUserId?: string; botId?: string; teamId: string; enterpriseId: string | null }> | undefined;
   const learn = async () => {
     identity ??= client.auth.test().then((res) => {

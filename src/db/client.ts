@@ -18,7 +18,7 @@ export interface DatabaseConnection {
   driver: 'postgres' | 'pglite';
   /** The embedded database itself (PGlite only), e.g. to dump its data directory. */
   pglite?: PGlite;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export interface ConnectOptions {

@@ -198,7 +198,7 @@ export async function decideApproval(db: Database, input: { kudosId: string; act
         details: {
           totalCents: updated.totalCents,
           ...(rejectReason ? { reason: rejectReason } : {}),
-          ...(sendNow ? { sentNowInsteadOf: scheduledAt!.toISOString() } : {}),
+          ...(sendNow ? { sentNowInsteadOf: scheduledAt.toISOString() } : {}),
           ...(before.request.reopenCount > 0 ? { afterFailure: before.request.lastFailureCode } : {}),
         },
       });

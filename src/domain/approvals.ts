@@ -48,7 +48,7 @@ export interface ApprovalsDeps {
   directory: ApproverDirectory;
   logger: Logger;
   wakeWorker(): void;
-  now(): Date;
+  now: () => Date;
 }
 
 export type Refusal = { ok: false; message: string };

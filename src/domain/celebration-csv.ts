@@ -57,7 +57,7 @@ export function parseCelebrationCsv(text: string, today: string): ParsedCsv {
   if (Buffer.byteLength(text, 'utf8') > MAX_CSV_BYTES) return { ok: false, message: `The file is larger than ${MAX_CSV_BYTES / 1024} KB; split it (at most ${MAX_CSV_ROWS} rows each).` };
   let records: string[][];
   try {
-    records = parse(text.replace(/^\uFEFF/, ''), { skip_empty_lines: true, trim: true, relax_column_count: true }) as string[][];
+    records = parse(text.replace(/^\uFEFF/, ''), { skip_empty_lines: true, trim: true, relax_column_count: true });
   } catch (error) {
     return { ok: false, message: `The file is not valid CSV (${(error as Error).message.split('\n')[0]}).` };
   }

@@ -21,7 +21,7 @@ export interface FinanceDeps {
   settings: Pick<SettingsStore, 'get'>;
   notifier: FinanceNotifier;
   logger: Logger;
-  now(): Date;
+  now: () => Date;
   /** REWARDS_WEBHOOKS: with 'on' the sweep also warns admins when webhooks stop arriving. Default 'off'. */
   webhooks?: 'on' | 'off';
 }

@@ -98,7 +98,7 @@ export interface Messenger {
    * the app may not read history (distribution mode: Slack's limits for apps outside the Marketplace,
    * and no `*:history` scopes): a post whose answer was lost is then posted again (at least once).
    */
-  findMessageByMetadata?(channel: string, query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string }): Promise<string | undefined>;
+  findMessageByMetadata?: (channel: string, query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string }) => Promise<string | undefined>;
   updateMessage(channel: string, ts: string, message: RenderedMessage): Promise<void>;
   /** Opens (or reuses) the direct-message channel with a user and posts there. */
   sendDirectMessage(userId: string, message: RenderedMessage): Promise<PostedMessage>;

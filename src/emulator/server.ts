@@ -26,7 +26,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Running
   const orgs = new Organizations(config, core);
   const host = opts.host ?? '127.0.0.1';
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: orgs.fetch, port: opts.port ?? 0, hostname: host }, () => resolve(s as Server)) as Server;
+    const s = serve({ fetch: orgs.fetch, port: opts.port ?? 0, hostname: host }, () => resolve(s)) as Server;
     s.once('error', reject);
   });
   // A dropped connection (fault injection) must not take the process down.

@@ -100,13 +100,13 @@ export function leafFromRaw(el: Json, raw: RawInput, tz: string, externalOptions
     case 'timepicker':
       return { type, selected_time: blank ? null : one, ...(el.timezone ? { timezone: el.timezone } : {}) };
     case 'datetimepicker':
-      return { type, selected_date_time: blank ? null : Math.floor(fromZonedTime(one!, tz).getTime() / 1000) };
+      return { type, selected_date_time: blank ? null : Math.floor(fromZonedTime(one, tz).getTime() / 1000) };
     case 'static_select':
     case 'radio_buttons':
-      return { type, selected_option: blank ? null : pick(options(el), one!) };
+      return { type, selected_option: blank ? null : pick(options(el), one) };
     case 'external_select': {
       const initial = el.initial_option as Json | undefined;
-      return { type, selected_option: blank ? null : pick([...externalOptions, ...(initial ? [initial] : [])], one!) };
+      return { type, selected_option: blank ? null : pick([...externalOptions, ...(initial ? [initial] : [])], one) };
     }
     case 'multi_static_select':
     case 'checkboxes':

@@ -549,7 +549,7 @@ export function callWebApi(state: SimulatorState, method: string, rawArgs: Recor
           'invalid_arguments',
           badJson.map((k) => `invalid JSON in ${k}`),
         );
-  } else answer = handler!(state, args);
+  } else answer = handler(state, args);
   state.calls.push({ method, args, ok: answer.ok, ...(answer.error ? { error: answer.error } : {}) });
   return answer;
 }

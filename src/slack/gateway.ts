@@ -150,7 +150,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
   async function fetchUser(userId: string): Promise<SlackUser | undefined> {
     try {
       const res = (opts.direct ? await opts.direct('users.info', { user: userId }, 'form') : await client.users.info({ user: userId })) as { user?: unknown };
-      return res.user ? toSlackUser(res.user as RawSlackUser) : undefined;
+      return res.user ? toSlackUser(res.user) : undefined;
     } catch (error) {
       if ((error as { data?: { error?: string } }).data?.error === 'user_not_found') return undefined;
       throw error;

@@ -76,8 +76,8 @@ describe('worker recovery', () => {
     await emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', delayMs: 1500, count: 1 });
     stack = await startTestStack({ db: testDb.db, emulator, app: { shutdownGraceMs: 100 } });
     const view = await (async () => {
-      await stack!.sim.slashCommand('U_MANAGER', '');
-      return stack!.sim.waitFor(() => stack!.sim.openViews('U_MANAGER').at(-1));
+      await stack.sim.slashCommand('U_MANAGER', '');
+      return stack.sim.waitFor(() => stack!.sim.openViews('U_MANAGER').at(-1));
     })();
     await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
     const claimed = await eventually(async () => (await testDb.db.select().from(kudos)).find((r) => r.claimedBy !== null));

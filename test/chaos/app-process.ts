@@ -126,8 +126,8 @@ export async function startAppProcess(env: Record<string, string>, opts: StartAp
       }
     }
   };
-  createInterface({ input: child.stdout! }).on('line', onLine);
-  createInterface({ input: child.stderr! }).on('line', (text) => onLine(JSON.stringify({ level: 'stderr', msg: text })));
+  createInterface({ input: child.stdout }).on('line', onLine);
+  createInterface({ input: child.stderr }).on('line', (text) => onLine(JSON.stringify({ level: 'stderr', msg: text })));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal, at: performance.now() }));
   });

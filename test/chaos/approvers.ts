@@ -47,7 +47,7 @@ export interface ApproverCrowdOptions {
   decisionOf(kudosId: string): Promise<{ status: string; decidedBy: string | null } | undefined>;
   /** Every answer the simulated Slack got, for the run's error timeline. */
   onAnswer?(what: string, status: number): void;
-  log?(message: string): void;
+  log?: (message: string) => void;
 }
 
 export interface ApproverCrowd {

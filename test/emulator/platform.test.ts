@@ -75,7 +75,7 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
         headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
         body: stream,
         duplex: 'half',
-      } as RequestInit);
+      });
       expect(streamed.status).toBe(413);
     } finally {
       await small.close();

@@ -22,7 +22,7 @@ import {
 const e2e = useAppPerTest({ app: { approvalsSweepMs: 0 } });
 
 const send = (userId: string, values: Parameters<typeof sendModalValues>[0] | Record<string, Record<string, unknown>>) =>
-  submitSendValues(e2e.stack.app.url, userId, 'design' in values ? sendModalValues(values as Parameters<typeof sendModalValues>[0]) : (values as Record<string, Record<string, unknown>>));
+  submitSendValues(e2e.stack.app.url, userId, 'design' in values ? sendModalValues(values as Parameters<typeof sendModalValues>[0]) : values);
 
 describe('shapes Slack never sends are answered 400 (finding 5)', () => {
   it('view submissions without view.state, for every modal', async () => {

@@ -102,7 +102,7 @@ beforeAll(async () => {
     seen.events.push(event);
     await client.views.publish({ user_id: event.user, view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Welcome home' } }] } });
   });
-  server = (await app.start({ port: 0, host: '127.0.0.1' })) as Server;
+  server = await app.start({ port: 0, host: '127.0.0.1' });
   sim.setAppUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
 });
 

@@ -97,7 +97,7 @@ describe('Block Kit builders', () => {
 describe('a hostile message in the announcement (security finding 10)', () => {
   it('a message of 1000 `<` is shown whole, inert, in sections that each fit', () => {
     const message = buildAnnouncement(row({ message: '<'.repeat(1000) }));
-    const texts = message.blocks!.slice(1).map((b) => (b as { text: { text: string } }).text.text);
+    const texts = message.blocks.slice(1).map((b) => (b as { text: { text: string } }).text.text);
     for (const text of texts) {
       expect(text.length).toBeLessThanOrEqual(3000);
       expect(text).toMatch(/^>(&lt;)+$/);

@@ -54,7 +54,7 @@ export function registerBalanceRoutes(app: EmulatorApp, core: EmulatorCore): voi
   app.post(`${base}/charge`, scoped('balance.write'), async (c) => {
     productionOnly(c, 'Top-up');
     const { amount, ...company } = await readBody(c, core.config.bodyLimitBytes, TopUpSchema);
-    const funding = core.ledger.topUp(envOf(c), centsFromNumber(amount)!, Object.fromEntries(Object.entries(company).filter(([, v]) => v !== undefined)) as Record<string, string>);
+    const funding = core.ledger.topUp(envOf(c), centsFromNumber(amount)!, Object.fromEntries(Object.entries(company).filter(([, v]) => v !== undefined)));
     return c.json({ data: serializeFunding(funding) }, 201);
   });
   app.delete(`${base}/charge/:fundingNo`, scoped('balance.write'), (c) => {

@@ -91,6 +91,6 @@ export function listFor<S extends z.ZodType>(
     const body = await send(ctx, { method: 'GET', ...route, query: { ...filters, page, pageSize } }, options);
     // Tolerate a bare array as a single, complete page.
     const raw = Array.isArray(body) ? { data: body, totalCount: body.length } : body;
-    return validateResponse(schema, raw, route.endpoint) as RawPage<z.output<S>>;
+    return validateResponse(schema, raw, route.endpoint);
   }, query);
 }

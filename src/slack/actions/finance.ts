@@ -34,8 +34,8 @@ export function register(app: App, deps: ListenerDeps): void {
     const click = parseAtEdge(openClick, raw, Finance.actions.openTopUp);
     await ack();
     const ws = workspaceOf(click);
-    if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond as Respond, NOT_ADMIN);
-    if (await isKnownSandbox(deps.db, ws)) return tellClicker(deps, click, respond as Respond, SANDBOX_TOP_UP_MESSAGE);
+    if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond, NOT_ADMIN);
+    if (await isKnownSandbox(deps.db, ws)) return tellClicker(deps, click, respond, SANDBOX_TOP_UP_MESSAGE);
     await deps.slack.openView(click.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
   });
 
@@ -43,7 +43,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const click = parseAtEdge(openClick, raw, Finance.actions.openLimits);
     await ack();
     const ws = workspaceOf(click);
-    if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond as Respond, NOT_ADMIN);
+    if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond, NOT_ADMIN);
     await deps.slack.openView(click.trigger_id, buildLimitsModal({ limits: await knownLimits(deps.db, ws) }));
   });
 
@@ -63,6 +63,6 @@ export function register(app: App, deps: ListenerDeps): void {
         .toUser(request, request.requesterUserId, `top_up_outcome:${request.id}:${request.status}`, { kind: 'top_up_outcome', request })
         .catch((error: unknown) => deps.logger.warn('telling the requester of a top-up failed', { topUpId: request.id, error }));
     };
-  app.action(Finance.actions.approveTopUp, decide('approve') as never);
-  app.action(Finance.actions.rejectTopUp, decide('reject') as never);
+  app.action(Finance.actions.approveTopUp, decide('approve'));
+  app.action(Finance.actions.rejectTopUp, decide('reject'));
 }

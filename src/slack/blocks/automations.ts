@@ -44,7 +44,7 @@ export function buildCelebrationPreferenceSection(prefs: { optOut: boolean; noPu
         button(prefs.optOut ? 'Opt back in' : 'Opt out of celebrations', Celebrations.actions.optOut, prefs.optOut ? 'in' : 'out'),
         ...(prefs.optOut ? [] : [button(prefs.noPublicPost ? 'Allow public posts' : 'No public posts', Celebrations.actions.noPublicPost, prefs.noPublicPost ? 'public' : 'private')]),
       ],
-    } as Block,
+    },
   ];
 }
 
@@ -68,7 +68,7 @@ export function buildUpcomingCelebrationsSection(input: { rules: CelebrationRule
         button('Anniversary rule', Celebrations.actions.editAnniversary),
         button('Upload dates (CSV)', Celebrations.actions.uploadCsv),
       ],
-    } as Block,
+    },
   ];
   if (input.upcoming.length === 0) blocks.push(context('No celebrations in the next 30 days.'));
   for (const occ of input.upcoming.slice(0, 40)) {
@@ -78,7 +78,7 @@ export function buildUpcomingCelebrationsSection(input: { rules: CelebrationRule
     blocks.push(
       occ.status === 'skipped'
         ? section(`~${text}~ skipped${occ.skippedBy ? ` by ${mentionUser(occ.skippedBy)}` : ''}`)
-        : ({ type: 'section', text: { type: 'mrkdwn', text, verbatim: true }, accessory: button('Skip', Celebrations.actions.skip, occ.id) } as Block),
+        : { type: 'section', text: { type: 'mrkdwn', text, verbatim: true }, accessory: button('Skip', Celebrations.actions.skip, occ.id) },
     );
   }
   return blocks;
@@ -219,7 +219,7 @@ export function buildRecurringList(items: Array<{ series: RecurringSeriesRow; ne
         button('Delete series', Recurring.actions.delete, series.id, 'danger'),
         ...next.slice(0, 3).map((o) => button(`Skip ${o.localDate}`, Recurring.actions.skip, o.id)),
       ],
-    } as Block);
+    });
   }
   return { text: opts.note ?? 'Recurring kudos', blocks };
 }

@@ -96,7 +96,7 @@ function approvalsSection(page: Page<KudosRow>): Block[] {
         { type: 'button', action_id: Approval.actions.approve, text: plain('Approve', 75), style: 'primary', value: row.id },
         { type: 'button', action_id: Approval.actions.reject, text: plain('Reject', 75), style: 'danger', value: row.id },
       ],
-    } as Block);
+    });
   }
   return [...blocks, ...pager('approvals', page)];
 }
@@ -115,7 +115,7 @@ function scheduledSection(data: HomeData): Block[] {
       type: 'section',
       text: { type: 'mrkdwn', text, verbatim: true },
       accessory: cancelButton(Home.actions.cancel, row.id),
-    } as Block);
+    });
   }
   return [...blocks, ...pager('scheduled', page)];
 }
@@ -155,7 +155,7 @@ function sentSection(data: HomeData): Block[] {
         type: 'section',
         text: { type: 'mrkdwn', text: `${text}: ${escapeMrkdwn(bounces.map((b) => b.email).join(', '))}`, verbatim: true },
         accessory: { type: 'button', action_id: BounceFix.actions.open, text: plain('Fix address and resend', 75), style: 'primary', value: bounce.id },
-      } as Block);
+      });
     } else {
       blocks.push(section(text));
     }
@@ -181,7 +181,7 @@ function adminSection(data: HomeData, extras: HomeExtras): Block[] {
   blocks.push({
     type: 'actions',
     elements: [{ type: 'button', action_id: Home.actions.openSettings, text: plain('Settings', 75) }],
-  } as Block);
+  });
   blocks.push(context(`Audit trail: \`${COMMAND} audit\`, or all of it as CSV by DM with \`${COMMAND} audit csv\`.`));
   const warnings: string[] = [];
   if (balance && 'error' in balance) warnings.push(':warning: The Rewards API did not answer the balance request. Sends may fail until it does.');
@@ -213,7 +213,7 @@ export function buildHome(data: HomeData, extras: HomeExtras = {}): { type: 'hom
   if (extras.rewardsAccount && extras.rewardsAccount.length > 0) intro.push(...extras.rewardsAccount, { type: 'divider' });
   intro.push(
     section('*Thank someone with a gift card*, right now or at a time you pick.'),
-    { type: 'actions', elements: [{ type: 'button', action_id: Home.actions.openSendModal, text: plain('Give kudos', 75), style: 'primary' }] } as Block,
+    { type: 'actions', elements: [{ type: 'button', action_id: Home.actions.openSendModal, text: plain('Give kudos', 75), style: 'primary' }] },
     context(`Also from any message: *More actions → Give kudos for this*, or \`${COMMAND}\`.`),
   );
   const sections: Block[][] = [

@@ -60,8 +60,10 @@ function webhookBlocks(webhookUrl: string | undefined): Block[] {
 
 /** App Home, admins, distribution mode. */
 export function rewardsHomeSection(connection: RewardsConnectionSummary | undefined): Block[] {
-  const button = (text: string, primary: boolean): Block =>
-    ({ type: 'actions', elements: [{ type: 'button', action_id: RewardsConnect.actions.open, text: plain(text, 75), ...(primary ? { style: 'primary' } : {}) }] }) as Block;
+  const button = (text: string, primary: boolean): Block => ({
+    type: 'actions',
+    elements: [{ type: 'button', action_id: RewardsConnect.actions.open, text: plain(text, 75), ...(primary ? { style: 'primary' } : {}) }],
+  });
   if (!connection) {
     return [
       section('*Rewards account* :warning: Not connected yet. Nobody in this workspace can send kudos until an admin connects the workspace’s Rewards account.'),

@@ -36,7 +36,7 @@ export async function handleStatsCommand(
   input: { ack: AckFn<string | RespondArguments>; command: { text: string; user_id: string; team_id?: string; enterprise_id?: string }; stats: StatsCommand },
 ): Promise<void> {
   const { ack, command, stats } = input;
-  const ws = workspaceOf(command as never);
+  const ws = workspaceOf(command);
   if (stats.kind !== 'board') {
     await setStatsOptOut(deps.db, ws, command.user_id, stats.kind === 'optout');
     return ack({ text: stats.kind === 'optout' ? 'Done: you won’t appear on the leaderboard. `/kudos stats optin` brings you back.' : 'Welcome back: you appear on the leaderboard again.' });

@@ -11,7 +11,7 @@ import { appHomeOpenedEvent, parseAtEdge, reactionEvent, userChangeEvent } from 
 export function register(app: App, deps: ListenerDeps): void {
   app.event('user_change', async ({ body: raw }) => {
     const body = parseAtEdge(userChangeEvent, raw, 'user_change');
-    const user = toSlackUser(body.event.user as never);
+    const user = toSlackUser(body.event.user);
     deps.slack.forgetUser?.(user.id);
     const teamId = body.team_id ?? user.teamId ?? 'unknown';
     const enterpriseId = body.enterprise_id ?? null;

@@ -12,7 +12,7 @@ export function register(app: App, deps: ListenerDeps): void {
   app.options(SendModal.actions.design, async ({ ack, body }) => {
     const options = parseAtEdge(optionsLoad, body, SendModal.actions.design);
     try {
-      const designs = await deps.catalog.of(workspaceOf(body as never)).search(options.value);
+      const designs = await deps.catalog.of(workspaceOf(body)).search(options.value);
       await ack(buildDesignOptions(designs));
     } catch (error) {
       deps.logger.warn('loading designs failed', { error });
@@ -38,7 +38,7 @@ export function register(app: App, deps: ListenerDeps): void {
       buildGroupOptions(
         slackGroups.filter((g) => matches(g.handle) || matches(g.name)),
         bookGroups.filter((g) => matches(g.groupName)),
-      ) as never,
+      ),
     );
   });
 
