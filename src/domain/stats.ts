@@ -101,7 +101,7 @@ export async function monthlyLeaderboard(db: Database, teamId: string, month: Mo
   ]);
   const leaders = (result: unknown) =>
     rowsOf<{ userId: string; count: number | string; cents: number | string }>(result as never).map((r) => ({ userId: r.userId, count: Number(r.count), cents: Number(r.cents) }));
-  const n = (result: unknown) => Number(rowsOf<{ n: number | string }>(result as never)[0]?.n ?? 0);
+  const n = (result: unknown) => Number(rowsOf<{ n: number | string }>(result)[0]?.n ?? 0);
   return { month, givers: leaders(givers), receivers: leaders(receivers), kudosCount: n(total), plusOnes: n(plus) };
 }
 
@@ -129,7 +129,7 @@ export async function personalMonth(db: Database, teamId: string, userId: string
       .from(statsOptOuts)
       .where(and(eq(statsOptOuts.teamId, teamId), eq(statsOptOuts.userId, userId))),
   ]);
-  const row = (result: unknown) => rowsOf<{ n: number | string; cents?: number | string }>(result as never)[0];
+  const row = (result: unknown) => rowsOf<{ n: number | string; cents?: number | string }>(result)[0];
   return {
     given: Number(row(given)?.n ?? 0),
     givenCents: Number(row(given)?.cents ?? 0),

@@ -183,7 +183,7 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   const values = sendModalValues({ users: [ctx.recipient], design: 'CC-THANK-YOU', amount: String(BUDGET_SEND_CENTS / 100), message: 'budget race' });
   await Promise.all(
     Array.from({ length: BUDGET_SENDS }, async (_, i) => {
-      const payload = viewSubmissionPayload({ ...view, id: `${view.id}C${i}` } as never, values, BUDGET_SENDER, ctx.teamId);
+      const payload = viewSubmissionPayload({ ...view, id: `${view.id}C${i}` }, values, BUDGET_SENDER, ctx.teamId);
       for (let attempt = 0; attempt < 20; attempt++) {
         const answer = await postSigned(ctx.appUrl, ctx.signingSecret, payload).catch(() => ({ status: 0, text: '' }));
         if (answer.status === 200 && !answer.text.includes('"errors"')) return;

@@ -209,7 +209,7 @@ describe('/kudos settings', () => {
 
   it('any of hundreds of user groups can be chosen as approvers: the select searches them all (the 101st too); designs likewise', async () => {
     for (let i = 1; i <= 150; i++) {
-      e2e.stack.sim.workspace.usergroups.push({ id: `S_G${String(i).padStart(3, '0')}`, handle: `group-${i}`, name: `Group ${i}`, users: i === 101 ? ['U_EMP4'] : ['U_EMP1'] } as never);
+      e2e.stack.sim.workspace.usergroups.push({ id: `S_G${String(i).padStart(3, '0')}`, handle: `group-${i}`, name: `Group ${i}`, users: i === 101 ? ['U_EMP4'] : ['U_EMP1'] });
     }
     const view = await openSettings('U_ADMIN');
     const first = await e2e.stack.sim.loadOptions(view.id, 'approver_group', 'settings_approver_group', '', 'U_ADMIN');

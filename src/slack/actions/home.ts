@@ -65,7 +65,7 @@ export function register(app: App, deps: ListenerDeps): void {
   ] as const) {
     app.action(actionId, async ({ ack, body }) => {
       await ack();
-      const ws = workspaceOf(body as never);
+      const ws = workspaceOf(body);
       await setStatsOptOut(deps.db, ws, body.user.id, optOut);
       const flash = optOut ? ':see_no_evil: Done: you won’t appear on the leaderboard. Only you see your numbers.' : ':wave: Welcome back: you appear on the leaderboard again.';
       await deps.home.publish(ws, body.user.id, { flash });

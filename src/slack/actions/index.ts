@@ -50,6 +50,6 @@ export function register(app: App, deps: ListenerDeps): void {
   app.action(Home.actions.openSendModal, async ({ ack, body: raw }) => {
     const body = parseAtEdge(homeClick, raw, Home.actions.openSendModal);
     await ack();
-    await openSendModal(deps, { ws: workspaceOf(raw as never), userId: body.user.id, triggerId: body.trigger_id });
+    await openSendModal(deps, { ws: workspaceOf(raw), userId: body.user.id, triggerId: body.trigger_id });
   });
 }

@@ -66,7 +66,7 @@ export function buildWeeklyDigest(input: { weekLabel: string; weekCount: number;
 export function buildHomeStatsSection(input: { board: Leaderboard; me: PersonalMonth; amounts: boolean }): Block[] {
   const { board, me, amounts } = input;
   const money = (cents: number) => (amounts ? ` (${formatUsd(cents)})` : '');
-  const blocks: Block[] = [{ type: 'header', text: plain(`Kudos in ${monthTitle(board.month)}`, 150) } as Block];
+  const blocks: Block[] = [{ type: 'header', text: plain(`Kudos in ${monthTitle(board.month)}`, 150) }];
   blocks.push(section(`*You:* ${me.given} given${money(me.givenCents)} · ${me.received} received${money(me.receivedCents)} · ${me.plusOnes} +1s on them`));
   if (board.kudosCount === 0) {
     blocks.push(context('No kudos this month yet. Be the first: press *Give kudos*.'));
@@ -77,7 +77,7 @@ export function buildHomeStatsSection(input: { board: Leaderboard; me: PersonalM
         { type: 'mrkdwn', text: `*Most kudos given*\n${leaderList(board.givers.slice(0, 3), amounts)}` },
         { type: 'mrkdwn', text: `*Most kudos received*\n${leaderList(board.receivers.slice(0, 3), amounts)}` },
       ],
-    } as Block);
+    });
   }
   blocks.push({
     type: 'actions',
@@ -86,7 +86,7 @@ export function buildHomeStatsSection(input: { board: Leaderboard; me: PersonalM
         ? { type: 'button', action_id: Home.actions.statsOptIn, text: plain('Show me on the leaderboard', 75), value: 'in' }
         : { type: 'button', action_id: Home.actions.statsOptOut, text: plain('Hide me from the leaderboard', 75), value: 'out' },
     ],
-  } as Block);
+  });
   blocks.push(
     context(
       `${me.optedOut ? 'You don’t appear on the leaderboard; only you see your numbers. ' : ''}${board.kudosCount} kudos · ${board.plusOnes} +1s this month. More: \`${COMMAND} stats\`, \`${COMMAND} stats #channel\`, \`${COMMAND} stats @group\`.`,

@@ -44,7 +44,7 @@ export function register(app: App, deps: ListenerDeps): void {
 
   app.options(SettingsModal.actions.approverGroup, async ({ ack, body }) => {
     const options = parseAtEdge(optionsLoad, body, SettingsModal.actions.approverGroup);
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
     const groups = await deps.slack.listUsergroups().catch((error: unknown) => {
       deps.logger.warn('listing Slack user groups for settings failed', { error });
@@ -55,7 +55,7 @@ export function register(app: App, deps: ListenerDeps): void {
 
   app.options(SettingsModal.actions.defaultDesign, async ({ ack, body }) => {
     const options = parseAtEdge(optionsLoad, body, SettingsModal.actions.defaultDesign);
-    const ws = workspaceOf(body as never);
+    const ws = workspaceOf(body);
     if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
     const designs = await deps.catalog
       .of(ws)

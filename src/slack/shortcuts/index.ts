@@ -12,7 +12,7 @@ export function register(app: App, deps: ListenerDeps): void {
   app.shortcut(Shortcut.global, async ({ ack, shortcut: raw }) => {
     const shortcut = parseAtEdge(globalShortcut, raw, Shortcut.global);
     await ack();
-    await openSendModal(deps, { ws: workspaceOf(raw as never), userId: shortcut.user.id, triggerId: shortcut.trigger_id });
+    await openSendModal(deps, { ws: workspaceOf(raw), userId: shortcut.user.id, triggerId: shortcut.trigger_id });
   });
 
   app.shortcut(Shortcut.message, async ({ ack, shortcut: raw, respond }) => {
@@ -34,7 +34,7 @@ export function register(app: App, deps: ListenerDeps): void {
       return void (await tell(`${author.deleted ? 'That person’s account is deactivated' : 'That message is from an app'}, so they can’t get kudos.`));
     }
     await openSendModal(deps, {
-      ws: workspaceOf(raw as never),
+      ws: workspaceOf(raw),
       userId: shortcut.user.id,
       triggerId: shortcut.trigger_id,
       userIds: [authorId],
