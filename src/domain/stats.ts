@@ -164,8 +164,26 @@ export async function recordPlusOne(db: Database, input: { teamId: string; chann
   return inserted.length > 0 ? 'counted' : 'already';
 }
 
-export async function removePlusOne(db: Database, input: { teamId: string; channel: string; ts: string; userId: string }): Promise<void> {
-  await db.execute(sql`
+/** Undoes a "+1"; answers whether there was one. */
+export async function removePlusOne(db: Database, input: { teamId: string; channel: string; ts: string; userId: string }): Promise<boolean> {
+  const removed = await db.execute(sql`
     delete from kudos_reactions r using kudos k
-    where r.kudos_id = k.id and k.team_id = ${input.teamId} and k.announcement_channel = ${input.channel} and k.announcement_ts = ${input.ts} and r.user_id = ${input.userId}`);
+    where r.kudos_id = k.id and k.team_id = ${input.teamId} and k.announcement_channel = ${input.channel} and k.announcement_ts = ${input.ts} and r.user_id = ${input.userId}
+    returning r.user_id`);
+  return rowsOf(removed).length > 0;
+}
+
+/**
+ * The people of the announced kudos (sender and recipients) who have a Home: their stats section
+ * counts the +1s on their kudos, so a +1 re-publishes their Homes.
+ */
+export async function plusOneAudience(db: Database, input: { teamId: string; channel: string; ts: string }): Promise<string[]> {
+  const rows = await db.execute(sql`
+    select distinct v.user_id as "userId"
+    from kudos k
+    join home_visits v on v.team_id = k.team_id
+      and (v.user_id = k.sender_user_id or k.recipients @> jsonb_build_array(jsonb_build_object('slackUserId', v.user_id)))
+    where k.team_id = ${input.teamId} and k.announcement_channel = ${input.channel} and k.announcement_ts = ${input.ts}
+    limit 200`);
+  return rowsOf<{ userId: string }>(rows).map((r) => r.userId);
 }

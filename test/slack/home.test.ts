@@ -223,6 +223,21 @@ describe('App Home: stats and bounces', () => {
     expect(text).toContain('<@U_EMP1> · 1');
     expect(text).not.toContain('($25)'); // counts, not amounts
 
+    // A +1 on the announcement re-publishes the Homes of that kudos' people, without opening them again.
+    const announced = await eventually(async () => {
+      const r = await row(sent.id);
+      return r.announcementTs ? r : undefined;
+    });
+    await e2e.stack.sim.sendEvent({
+      type: 'reaction_added',
+      user: 'U_EMP3',
+      reaction: 'gift',
+      item: { type: 'message', channel: announced.announcementChannel, ts: announced.announcementTs },
+      item_user: 'U_KUDOSBOT',
+    });
+    const plusOne = await homeShowing('U_EMP1', '1 received · 1 +1s on them');
+    expect(plusOne.id).toBe(home.id);
+
     await e2e.stack.sim.clickButton({ viewId: home.id }, 'home_stats_optout', 'U_EMP1');
     const after = await homeShowing('U_EMP1', 'home_stats_optin');
     expect(textOf(after)).toContain('you won’t appear on the leaderboard');

@@ -2,7 +2,7 @@
 // app_home_opened publishes the Home tab (src/slack/home-publisher.ts keeps it current afterwards).
 import type { App } from '@slack/bolt';
 import { syncChangedSlackUser } from '../../domain/recipients.js';
-import { recordPlusOne, removePlusOne } from '../../domain/stats.js';
+import { plusOneAudience, recordPlusOne, removePlusOne } from '../../domain/stats.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { toSlackUser } from '../gateway.js';
@@ -35,7 +35,9 @@ export function register(app: App, deps: ListenerDeps): void {
     if (item.type !== 'message' || !item.channel || !item.ts) return;
     const ws = workspaceOf(body);
     if (!(await isPlusOne(ws, event.reaction))) return;
-    await recordPlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user, reaction: event.reaction });
+    const counted = await recordPlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user, reaction: event.reaction });
+    // Their Homes count the +1s on their kudos: re-published (coalesced, rate-limited by the publisher).
+    if (counted === 'counted') deps.home.refresh(ws, await plusOneAudience(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts }));
   });
 
   app.event('reaction_removed', async ({ body: raw }) => {
@@ -45,7 +47,9 @@ export function register(app: App, deps: ListenerDeps): void {
     if (item.type !== 'message' || !item.channel || !item.ts) return;
     const ws = workspaceOf(body);
     if (!(await isPlusOne(ws, event.reaction))) return;
-    await removePlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user });
+    if (await removePlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user })) {
+      deps.home.refresh(ws, await plusOneAudience(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts }));
+    }
   });
 
   app.event('app_home_opened', async ({ body: raw }) => {
