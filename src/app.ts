@@ -16,6 +16,7 @@ import { createFinanceService, type FinanceService } from './domain/finance.js';
 import { createDigestJob, type DigestJob } from './domain/digest.js';
 import { withSpendingLimits } from './domain/spending-limits.js';
 import type { SendPolicy } from './domain/send-policy.js';
+import { createRateBudgets, type RateBudgetOptions, type RateBudgets } from './domain/rate-budget.js';
 import { createWorker, type KudosWorker, type WorkerOptions } from './domain/worker.js';
 import { createHealthRoute } from './http/health-route.js';
 import type { RouteDeps } from './http/routes.js';
@@ -72,6 +73,8 @@ export interface StartAppOptions {
    * single Slack token to run two workspaces' Rewards accounts side by side.
    */
   rewardsPerWorkspace?: boolean;
+  /** The shared Rewards rate budget's figures (tests, benchmarks; src/domain/rate-budget.ts). */
+  rateBudget?: RateBudgetOptions;
   /**
    * Lost-post recovery may read conversations.history/.replies. Default: yes in single-workspace mode,
    * no in distribution mode (a lost answer is then posted again: src/domain/notifications.ts).
@@ -92,6 +95,8 @@ export interface RunningApp {
   rewards: RewardsClient;
   /** How work finds a workspace's Rewards client (src/domain/rewards-accounts.ts). */
   rewardsAccounts: RewardsAccounts;
+  /** The Rewards rate budgets shared through the database (one per account). */
+  rateBudgets: RateBudgets;
   /** Per-workspace mode: the connected accounts (undefined in single-workspace Rewards). */
   rewardsConnections: RewardsConnectionStore | undefined;
   /** Per-workspace mode: connect and disconnect a workspace's account (uninstall calls disconnect). */
@@ -136,8 +141,16 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const botToken = config.slackBotToken;
   if (config.mode !== 'single' || !botToken) throw new Error('distribution mode is not wired into the app yet (issue 16): set SLACK_BOT_TOKEN for single-workspace mode');
   const metrics = createMetrics({ db });
-  const newRewardsClient = (credentials: { clientId: string; clientSecret: string }) =>
-    createRewardsClient({ baseUrl: config.rewardsApiUrl, clientId: credentials.clientId, clientSecret: credentials.clientSecret, onCall: (info) => metrics.observeRewardsCall(info) });
+  // One rate budget per Rewards account, shared by every instance (src/domain/rate-budget.ts).
+  const rateBudgets = createRateBudgets(db, { onError: (error) => logger.warn('the shared Rewards rate budget could not be read or written; pacing locally', { error }), ...opts.rateBudget });
+  const newRewardsClient = (credentials: { clientId: string; clientSecret: string }, account: string) =>
+    createRewardsClient({
+      baseUrl: config.rewardsApiUrl,
+      clientId: credentials.clientId,
+      clientSecret: credentials.clientSecret,
+      onCall: (info) => metrics.observeRewardsCall(info),
+      rateGate: rateBudgets.gate(account),
+    });
   // Which Rewards account serves a workspace (ARCHITECTURE.md, "Which Rewards account").
   const rewardsPerWorkspace = opts.rewardsPerWorkspace ?? (config.mode as string) === 'distribution';
   let rewardsConnections: RewardsConnectionStore | undefined;
@@ -150,7 +163,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     if (!config.keyRing) throw new Error('KUDOS_ENCRYPTION_KEY is required when each workspace connects its own Rewards account (its secrets are stored sealed)');
     const store = createRewardsConnectionStore({ db, keyRing: config.keyRing, now });
     rewardsConnections = store;
-    const accounts = workspaceRewardsAccounts(store, newRewardsClient, { listConnected: () => store.listConnected() });
+    const accounts = workspaceRewardsAccounts(store, (connection) => newRewardsClient(connection, connection.id), { listConnected: () => store.listConnected() });
     rewardsAccounts = accounts;
     rewardsSetup = createRewardsSetup({
       db,
@@ -170,7 +183,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     });
     rewards = noSingleClient();
   } else {
-    rewardsAccounts = singleRewardsAccount(newRewardsClient({ clientId: config.rewardsClientId ?? '', clientSecret: config.rewardsClientSecret ?? '' }));
+    rewardsAccounts = singleRewardsAccount(newRewardsClient({ clientId: config.rewardsClientId ?? '', clientSecret: config.rewardsClientSecret ?? '' }, `env:${config.rewardsClientId ?? ''}`));
     rewards = await rewardsAccounts.for({ teamId: '' });
   }
 
@@ -360,6 +373,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     worker,
     rewards,
     rewardsAccounts,
+    rateBudgets,
     rewardsConnections,
     rewardsSetup,
     slack,

@@ -6,7 +6,7 @@
 // on this or another instance: the row's version is rechecked at most every `recheckMs`), dropped at
 // once on disconnect. Nothing here ever picks "some" client: no workspace, no client.
 import type { RateLimitStatus, RewardsClient } from '../rewards/index.js';
-import type { RewardsConnection, RewardsConnectionStore, RewardsCredentials } from './rewards-connections.js';
+import type { RewardsConnection, RewardsConnectionStore } from './rewards-connections.js';
 import type { WorkspaceRef } from './settings.js';
 
 export class RewardsNotConnectedError extends Error {
@@ -65,7 +65,7 @@ export interface WorkspaceRewardsAccountsOptions {
 /** Distribution mode: each workspace's own connected account. */
 export function workspaceRewardsAccounts(
   store: Pick<RewardsConnectionStore, 'get' | 'versionOf'>,
-  createClient: (credentials: RewardsCredentials) => RewardsClient,
+  createClient: (connection: RewardsConnection) => RewardsClient,
   opts: WorkspaceRewardsAccountsOptions = {},
 ): RewardsAccounts {
   const maxClients = opts.maxClients ?? 200;

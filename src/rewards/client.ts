@@ -45,6 +45,8 @@ export function createRewardsClient(opts: RewardsClientOptions): RewardsClient {
     now,
     sleep,
     random,
+    rateGate: opts.rateGate,
+    maxRateLimitRetries: opts.maxRateLimitRetries,
   });
   const auth = new TokenManager(transport, {
     clientId: opts.clientId,

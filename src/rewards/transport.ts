@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request } from 'undici';
 import { RewardsAbortError, RewardsApiError, RewardsConnectionError, RewardsError, RewardsTimeoutError, errorFromResponse } from './errors.js';
 import { RateLimitBudget, retryDelayMs, serverRetryDelayMs } from './rate-limit.js';
-import type { CallInfo } from './types.js';
+import type { CallInfo, RateGate } from './types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -57,6 +57,8 @@ export interface TransportConfig {
   now: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
+  rateGate?: RateGate | undefined;
+  maxRateLimitRetries?: number | undefined;
 }
 
 /** Sleeps `ms`, rejecting with RewardsAbortError if the signal fires. */
@@ -124,16 +126,20 @@ export class Transport {
   /** Sends the call with retries; resolves with a 2xx answer or throws a RewardsError. */
   async call(call: HttpCall): Promise<HttpResult> {
     let retries = 0;
+    let rateLimitedRetries = 0;
     let renewedToken = false;
+    const gate = call.tokenEndpoint ? undefined : this.config.rateGate;
     // Set once an attempt may have reached the server without us seeing the answer.
     let ambiguousAttempt = false;
     for (;;) {
       if (call.signal?.aborted) throw new RewardsAbortError(undefined, { cause: call.signal.reason });
-      await this.config.sleep(this.budget.reserve(), call.signal);
+      if (gate) await gate.acquire(call.signal);
+      else await this.config.sleep(this.budget.reserve(), call.signal);
       const token = call.auth ? await call.auth.get(call.signal) : undefined;
       let error: RewardsError;
       try {
         const result = await this.attempt(call, token);
+        if (gate) await gate.observe(result.status, result.headers);
         if (result.status >= 200 && result.status < 300) return result;
         if (result.status === 404 && call.method === 'DELETE' && ambiguousAttempt) {
           // The earlier, unanswered DELETE did its work: the resource is gone, as asked.
@@ -159,6 +165,12 @@ export class Transport {
         error = thrown;
       }
       if (error instanceof RewardsTimeoutError || (error instanceof RewardsConnectionError && !error.notSent)) ambiguousAttempt = true;
+      if (gate && error instanceof RewardsApiError && error.status === 429 && rateLimitedRetries < (this.config.maxRateLimitRetries ?? 20)) {
+        // The gate learned the reset from this answer: the retry waits for its turn there, behind
+        // the requests already queued, one interval apart (never a burst at the window start).
+        rateLimitedRetries += 1;
+        continue;
+      }
       if (retries >= this.config.maxRetries || !isRetryable(error, call.retry)) throw error;
       const wait = retryDelayMs(retries, error instanceof RewardsApiError ? error.retryAfterMs : undefined, {
         baseDelayMs: this.config.retryBaseDelayMs,

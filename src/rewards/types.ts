@@ -85,6 +85,23 @@ export interface RewardsClientOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Random source in [0, 1) for jitter (tests). Default Math.random. */
   random?: () => number;
+  /**
+   * A rate budget shared beyond this client (e.g. every instance of the app through its database).
+   * When given, every API request (not the token request) waits for `acquire` instead of the client's
+   * own spacing, every answer is shown to `observe`, and a 429 is retried through the gate (it does
+   * not count against `maxRetries`; at most `maxRateLimitRetries` times).
+   */
+  rateGate?: RateGate;
+  /** 429s retried through the rate gate before the call fails. Default 20. */
+  maxRateLimitRetries?: number;
+}
+
+/** A rate budget the client asks before each API request (see `RewardsClientOptions.rateGate`). */
+export interface RateGate {
+  /** Resolves when a request may be sent; rejects (RewardsAbortError or the signal's reason) on abort. */
+  acquire(signal?: AbortSignal): Promise<void>;
+  /** What an answer said: its status and its headers (lower-case names). Must not throw. */
+  observe(status: number, headers: Record<string, string>): Promise<void>;
 }
 
 /** Options of every call; always the last argument. */

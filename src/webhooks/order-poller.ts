@@ -8,7 +8,8 @@
 //
 // Cost: one list request per poll (more pages only when more than a page of orders appeared since
 // yesterday), every `activeMs` while any order is open and backing off to `idleMaxMs` when none is;
-// every request waits for the poll budget (poll-budget.ts).
+// every request runs in the rate budget's background lane (src/domain/rate-budget.ts): it waits
+// while sends placed from Slack use the account's budget.
 import { and, eq, inArray, isNull, like, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
@@ -16,7 +17,7 @@ import { kudos, orderChecks, webhookEvents } from '../db/schema/index.js';
 import type { OrderSummary, RewardsClient } from '../rewards/index.js';
 import type { RewardsAccounts } from '../domain/rewards-accounts.js';
 import type { EventSource } from './event-store.js';
-import type { PollBudget } from './poll-budget.js';
+import { inBackgroundLane } from '../domain/rate-budget.js';
 import { storeEvent } from './event-store.js';
 
 export const POLL_EVENT_PREFIX = 'poll:order.created:';
@@ -37,7 +38,6 @@ export interface OrderPollerOptions {
 export interface OrderPollerDeps {
   db: Database;
   rewards: Pick<RewardsAccounts, 'all'>;
-  budget: PollBudget;
   logger: Logger;
   /** A new order was stored as an event: process it now. */
   onStored: () => void;
@@ -80,7 +80,6 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
     // Orders created since yesterday (UTC): the list's date filter has day precision.
     const startDate = new Date(Date.now() - 24 * 3600_000).toISOString().slice(0, 10);
     for (let page = 1; page <= maxPages; page++) {
-      await deps.budget.take(signal);
       const result = await rewards.orders.list({ startDate, page, pageSize: PAGE_SIZE }, { signal });
       orders.push(...result.data);
       if (result.data.length < PAGE_SIZE) break;
@@ -149,7 +148,7 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
   }
 
   function runOnce(): Promise<number> {
-    running ??= poll().finally(() => {
+    running ??= inBackgroundLane(poll).finally(() => {
       running = undefined;
     });
     return running;

@@ -7,7 +7,8 @@
 //   - the retention cleanup, hourly: processed events older than 8 days are deleted, and the messages
 //     of notices posted more than 7 days ago erased;
 //   - with REWARDS_WEBHOOKS=off, the order poller (order-poller.ts) stands in for order.created.
-// Every background call to the Rewards API waits for the poll budget (poll-budget.ts).
+// Every background call to the Rewards API runs in the rate budget's background lane
+// (src/domain/rate-budget.ts): the account's one budget, shared with the sends, which come first.
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
 import type { NotifyChannelOf } from '../domain/settings.js';
@@ -25,7 +26,7 @@ import type { Messenger } from '../domain/ports.js';
 import { deleteExpiredEvents } from './event-store.js';
 import { createPollingLoop } from './loop.js';
 import { createOrderPoller, type OrderPoller, type OrderPollerOptions } from './order-poller.js';
-import { createPollBudget, type PollBudgetOptions } from './poll-budget.js';
+import { inBackgroundLane } from '../domain/rate-budget.js';
 import { orderCreatedProcessor } from './order-created.js';
 import { processEventBatch, type EventProcessor } from './processor.js';
 
@@ -46,8 +47,6 @@ export interface BackgroundProcessingOptions {
   cleanupIntervalMs?: number;
   /** The order poller's pace (REWARDS_WEBHOOKS=off). */
   polling?: OrderPollerOptions;
-  /** The poll budget's figures (tests, benchmarks). */
-  budget?: Omit<PollBudgetOptions, 'rateLimit'>;
 }
 
 export interface BackgroundProcessingDeps {
@@ -84,11 +83,10 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
   const inFlight = new Set<Promise<unknown>>();
   const controller = new AbortController();
   const timers: NodeJS.Timeout[] = [];
-  const budget = createPollBudget({ rateLimit: () => deps.rewards.rateLimit(), ...opts.budget });
   // With webhooks off the poller is how orders placed elsewhere are learned; with webhooks on it is
   // the safety net for a lost order.created, at a slower pace.
   const pollerPace = deps.webhooks === 'off' ? opts.polling : { activeMs: 60_000, idleMaxMs: 15 * 60_000, firstDelayMs: 60_000, ...opts.polling };
-  const poller = createOrderPoller({ db: deps.db, rewards: deps.rewards, budget, logger: log, onStored: () => events.wake() }, pollerPace);
+  const poller = createOrderPoller({ db: deps.db, rewards: deps.rewards, logger: log, onStored: () => events.wake() }, pollerPace);
 
   const events = createPollingLoop({
     name: 'webhook event processor',
@@ -105,8 +103,7 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     step: async (signal) => {
       const check = await claimDueCheck(deps.db, id, 120_000);
       if (!check) return false;
-      await budget.take(signal);
-      await runOrderCheck({ ...deps, logger: log }, check, { delaysMs: delays, signal });
+      await inBackgroundLane(() => runOrderCheck({ ...deps, logger: log }, check, { delaysMs: delays, signal }));
       return true;
     },
   });
@@ -121,12 +118,16 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     try {
       const created = await scheduleMissingKudosChecks(deps.db, firstCheckDelayMs);
       if (created > 0) log.warn('scheduled missing completion checks', { created });
-      await resumePendingRewardLinkRequests({ ...deps, logger: log }, { firstCheckDelayMs, signal: controller.signal });
-      await reconcileCancelIntents({ ...deps, logger: log }, { signal: controller.signal, ...(opts.cancelIntentGraceMs !== undefined ? { graceMs: opts.cancelIntentGraceMs } : {}) });
+      await inBackgroundLane(() => reconcileAndResume());
       await recoverStuckResends({ ...deps, logger: log }, opts.resendLeaseMs !== undefined ? { leaseMs: opts.resendLeaseMs } : {});
     } catch (error) {
       log.error('background sweep failed', { error });
     }
+  }
+
+  async function reconcileAndResume(): Promise<void> {
+    await resumePendingRewardLinkRequests({ ...deps, logger: log }, { firstCheckDelayMs, signal: controller.signal });
+    await reconcileCancelIntents({ ...deps, logger: log }, { signal: controller.signal, ...(opts.cancelIntentGraceMs !== undefined ? { graceMs: opts.cancelIntentGraceMs } : {}) });
   }
 
   async function cleanup(): Promise<void> {

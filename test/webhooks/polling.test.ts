@@ -11,7 +11,7 @@ import { eventually, sendModalValues, useAppPerTest, type TestStack } from '../s
 import type { TestEmulator } from '../support/emulator.js';
 import { envelope, FAST_CHECKS, postWebhook, signed } from './support.js';
 
-const POLLING = { ...FAST_CHECKS, polling: { activeMs: 200, idleMaxMs: 800 }, budget: { maxPerSecond: 20, unknownPerSecond: 20, burst: 5 } };
+const POLLING = { ...FAST_CHECKS, polling: { activeMs: 200, idleMaxMs: 800 } };
 
 async function placeOrderElsewhere(emulator: TestEmulator, email: string) {
   const portal = createRewardsClient({ baseUrl: emulator.url, clientId: 'production-client', clientSecret: 'production-secret' });

@@ -15,3 +15,4 @@ export * from './event-receipts.js';
 export * from './finance.js';
 export * from './installations.js';
 export * from './rewards-connections.js';
+export * from './rate-budgets.js';

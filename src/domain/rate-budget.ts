@@ -1,0 +1,192 @@
+// One Rewards API rate budget per account, shared by every instance through the database
+// (rewards_rate_budgets, one row per account): the client asks it before each request (its
+// `rateGate` option) and shows it every answer.
+//
+// - Learned, never configured: the limit is the last X-RateLimit-Limit, the window the longest
+//   X-RateLimit-Reset seen; until the API has answered once, requests go 50 ms apart.
+// - A schedule of send slots (GCRA): each request atomically takes the next free slot, `interval` =
+//   window / (limit x share) after the previous one, and sleeps until it. One UPDATE per request, on
+//   the database's clock, so instances interleave in the order they asked (nobody starves) and a
+//   fixed window never sees more than `share` of its limit from the app: no 429 in steady state.
+// - A 429 (or an answer with nothing left) blocks the budget until the reset it announced
+//   (Retry-After, else X-RateLimit-Reset); the slots after it are spaced one interval apart as
+//   always, so waiting work resumes in the order it asked, never all at once at the window start.
+//   The client retries a 429 through the gate; it never fails a kudos.
+// - One budget for foreground and background: work run through `inBackgroundLane` (completion
+//   checks, the order poller) takes a slot only when the schedule is free (no foreground queue, no
+//   block), or once it has waited `backgroundMaxWaitMs`; sends placed from Slack come first.
+// - Every wait follows the caller's signal. If the database cannot be reached, the gate falls back to
+//   what this instance last learned (a 429's reset), so a database outage does not stop the calls.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import { rowsOf, type Database } from '../db/client.js';
+import { parseRateLimitReset, parseRetryAfter, RewardsAbortError, type RateGate } from '../rewards/index.js';
+
+const lane = new AsyncLocalStorage<'background'>();
+
+/** Runs `work` so that its Rewards requests yield to foreground ones (see above). */
+export function inBackgroundLane<T>(work: () => Promise<T>): Promise<T> {
+  return lane.run('background', work);
+}
+
+export interface RateBudgetOptions {
+  /** Share of the announced limit the app uses (the rest is headroom for timing jitter). Default 0.9. */
+  share?: number;
+  /** Background work waits at most this long for a free schedule, then takes its turn anyway. Default 30 s. */
+  backgroundMaxWaitMs?: number;
+  /** Spacing of requests before the API has announced its limit (one round trip). Default 50 ms. */
+  unknownSpacingMs?: number;
+  /** How often a waiting background request looks again. Default 500 ms. */
+  backgroundRecheckMs?: number;
+  /** Answers with this share of the limit left or less block until the reset. Default 0.02. */
+  lowWaterFraction?: number;
+  onError?: (error: unknown) => void;
+}
+
+export interface RateBudgetState {
+  account: string;
+  limitPerWindow: number | null;
+  windowMs: number | null;
+  intervalMs: number | null;
+  nextAt: Date;
+  blockedUntil: Date | null;
+  rateLimited: number;
+}
+
+export interface RateBudgets {
+  /** The gate of one account: `env:<clientId>` in single mode, the connection id in distribution. */
+  gate(account: string): RateGate;
+  read(account: string): Promise<RateBudgetState | undefined>;
+}
+
+async function sleepFor(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) throw new RewardsAbortError(undefined, { cause: signal.reason });
+  if (ms <= 0) return;
+  try {
+    await delay(ms, undefined, signal ? { signal } : undefined);
+  } catch (error) {
+    throw new RewardsAbortError(undefined, { cause: error });
+  }
+}
+
+export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): RateBudgets {
+  const share = opts.share ?? 0.9;
+  const backgroundMaxWaitMs = opts.backgroundMaxWaitMs ?? 30_000;
+  const recheckMs = opts.backgroundRecheckMs ?? 500;
+  const unknownSpacingMs = opts.unknownSpacingMs ?? 50;
+  const lowWater = opts.lowWaterFraction ?? 0.02;
+  const known = new Map<string, { limit: number | undefined; windowMs: number; blockedUntil: number }>();
+  const gates = new Map<string, RateGate>();
+
+  const learned = (account: string) => {
+    let k = known.get(account);
+    if (!k) known.set(account, (k = { limit: undefined, windowMs: 0, blockedUntil: 0 }));
+    return k;
+  };
+
+  /** Takes the next slot; undefined when `onlyIfFree` and the schedule is busy. */
+  async function takeSlot(account: string, onlyIfFree: boolean): Promise<number | undefined> {
+    // Until the API has announced its limit, requests go `unknownSpacingMs` apart (the first answer
+    // teaches the real figures, so this lasts one round trip).
+    const result = await db.execute(sql`
+      insert into rewards_rate_budgets as b (account, next_at) values (${account}, now() + ${unknownSpacingMs}::float8 * interval '1 millisecond')
+      on conflict (account) do update set
+        next_at = greatest(b.next_at, now(), coalesce(b.blocked_until, now())) + coalesce(b.interval_ms, ${unknownSpacingMs}::float8) * interval '1 millisecond'
+      where ${!onlyIfFree}::boolean or greatest(b.next_at, coalesce(b.blocked_until, now())) <= now()
+      returning greatest(0, extract(epoch from (b.next_at - coalesce(b.interval_ms, ${unknownSpacingMs}::float8) * interval '1 millisecond') - now()) * 1000)::float8 as wait_ms`);
+    const [row] = rowsOf<{ wait_ms: number | string }>(result);
+    return row ? Number(row.wait_ms) : undefined;
+  }
+
+  async function record(account: string, figures: { limit: number | undefined; windowMs: number | undefined; blockMs: number | undefined; rateLimited: boolean }): Promise<void> {
+    const windowMs = figures.windowMs ?? null;
+    const limit = figures.limit ?? null;
+    const blockMs = figures.blockMs ?? null;
+    await db.execute(sql`
+      insert into rewards_rate_budgets as b (account, limit_per_window, window_ms, interval_ms, blocked_until, next_at, rate_limited)
+      values (${account}, ${limit}::int, ${windowMs}::int,
+        case when ${limit}::int is null or ${windowMs}::int is null then null else ${windowMs}::int / (${limit}::int * ${share}::float8) end,
+        now() + coalesce(${blockMs}::float8, 0) * interval '1 millisecond', now() + coalesce(${blockMs}::float8, 0) * interval '1 millisecond',
+        ${figures.rateLimited ? 1 : 0})
+      on conflict (account) do update set
+        limit_per_window = coalesce(excluded.limit_per_window, b.limit_per_window),
+        window_ms = nullif(greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)), 0),
+        interval_ms = case when coalesce(excluded.limit_per_window, b.limit_per_window) is null or greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)) = 0 then b.interval_ms
+          else greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)) / (coalesce(excluded.limit_per_window, b.limit_per_window) * ${share}::float8) end,
+        blocked_until = case when ${blockMs}::float8 is null then b.blocked_until else greatest(coalesce(b.blocked_until, excluded.blocked_until), excluded.blocked_until) end,
+        next_at = case when ${blockMs}::float8 is null then b.next_at else greatest(b.next_at, excluded.blocked_until) end,
+        rate_limited = b.rate_limited + excluded.rate_limited,
+        updated_at = now()`);
+  }
+
+  function gate(account: string): RateGate {
+    const existing = gates.get(account);
+    if (existing) return existing;
+    const created: RateGate = {
+      async acquire(signal) {
+        const background = lane.getStore() === 'background';
+        const started = Date.now();
+        for (;;) {
+          if (signal?.aborted) throw new RewardsAbortError(undefined, { cause: signal.reason });
+          let wait: number | undefined;
+          try {
+            wait = await takeSlot(account, background && Date.now() - started < backgroundMaxWaitMs);
+          } catch (error) {
+            opts.onError?.(error);
+            wait = Math.max(0, learned(account).blockedUntil - Date.now());
+          }
+          if (wait !== undefined) return sleepFor(wait, signal);
+          await sleepFor(recheckMs, signal);
+        }
+      },
+      async observe(status, headers) {
+        try {
+          const now = Date.now();
+          const k = learned(account);
+          const limitHeader = Number(headers['x-ratelimit-limit']);
+          const limit = Number.isFinite(limitHeader) && limitHeader > 0 ? limitHeader : undefined;
+          const resetAt = parseRateLimitReset(headers['x-ratelimit-reset'], now);
+          const windowMs = resetAt !== undefined && resetAt > now ? Math.ceil((resetAt - now) / 1000) * 1000 : undefined;
+          const remainingHeader = headers['x-ratelimit-remaining'];
+          const remaining = remainingHeader === undefined || remainingHeader.trim() === '' ? undefined : Number(remainingHeader);
+          let blockMs: number | undefined;
+          if (status === 429) {
+            blockMs = parseRetryAfter(headers['retry-after'], now) ?? (resetAt !== undefined ? Math.max(0, resetAt - now) : 1000);
+          } else if (remaining !== undefined && Number.isFinite(remaining) && resetAt !== undefined && remaining <= Math.floor((limit ?? k.limit ?? 0) * lowWater)) {
+            blockMs = Math.max(0, resetAt - now);
+          }
+          const changed = (limit !== undefined && limit !== k.limit) || (windowMs !== undefined && windowMs > k.windowMs);
+          if (!changed && blockMs === undefined) return;
+          if (limit !== undefined) k.limit = limit;
+          if (windowMs !== undefined) k.windowMs = Math.max(k.windowMs, windowMs);
+          if (blockMs !== undefined) k.blockedUntil = Math.max(k.blockedUntil, now + blockMs);
+          await record(account, { limit, windowMs, blockMs, rateLimited: status === 429 });
+        } catch (error) {
+          opts.onError?.(error);
+        }
+      },
+    };
+    gates.set(account, created);
+    return created;
+  }
+
+  return {
+    gate,
+    async read(account) {
+      const result = await db.execute(sql`select * from rewards_rate_budgets where account = ${account}`);
+      const [row] = rowsOf<Record<string, unknown>>(result);
+      if (!row) return undefined;
+      const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
+      return {
+        account,
+        limitPerWindow: row.limit_per_window === null ? null : Number(row.limit_per_window),
+        windowMs: row.window_ms === null ? null : Number(row.window_ms),
+        intervalMs: row.interval_ms === null ? null : Number(row.interval_ms),
+        nextAt: date(row.next_at)!,
+        blockedUntil: date(row.blocked_until),
+        rateLimited: Number(row.rate_limited),
+      };
+    },
+  };
+}

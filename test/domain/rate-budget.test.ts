@@ -1,0 +1,127 @@
+// The Rewards rate budget shared through the database (src/domain/rate-budget.ts): two "instances"
+// (each its own client and its own createRateBudgets, on one database: a second connection on
+// PostgreSQL) share one account of the emulator with a low limit. No timing is asserted: what is
+// counted is 429s, calls done per instance, and what the budget row learned.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectDatabase, type Database, type DatabaseConnection } from '../../src/db/client.js';
+import { createRateBudgets, inBackgroundLane } from '../../src/domain/rate-budget.js';
+import { createRewardsClient, isRewardsError, type CallInfo, type RewardsClient } from '../../src/rewards/index.js';
+import { useTestDatabase } from '../support/db.js';
+import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+
+const LIMIT = 60;
+const WINDOW_S = 2;
+
+describe('the shared Rewards rate budget', () => {
+  const testDb = useTestDatabase();
+  let emulator: TestEmulator;
+  let second: DatabaseConnection | undefined;
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator({ EMULATOR_RATE_LIMIT: String(LIMIT), EMULATOR_RATE_WINDOW_S: String(WINDOW_S) });
+  });
+  afterAll(async () => {
+    await second?.close();
+    await emulator.close();
+  });
+
+  /** The second instance's database handle: its own connection on PostgreSQL, the same PGlite otherwise. */
+  async function secondDb(): Promise<Database> {
+    if (!testDb.url) return testDb.db;
+    second ??= await connectDatabase({ databaseUrl: testDb.url, maxConnections: 4 });
+    return second.db;
+  }
+
+  function instance(db: Database, calls: CallInfo[]): RewardsClient {
+    const budgets = createRateBudgets(db);
+    return createRewardsClient({
+      baseUrl: emulator.url,
+      clientId: 'production-client',
+      clientSecret: 'production-secret',
+      rateGate: budgets.gate('env:production-client'),
+      onCall: (info) => calls.push(info),
+    });
+  }
+
+  /** `total` balance reads, `concurrency` at a time; the order in which they finished goes to `done`. */
+  async function run(client: RewardsClient, name: string, total: number, concurrency: number, done: string[]): Promise<void> {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < total) {
+          next += 1;
+          await client.balance.get();
+          done.push(name);
+        }
+      }),
+    );
+  }
+
+  it('two instances on one account: no 429 while a backlog runs at the limit, and neither starves', async () => {
+    await emulator.reset();
+    const callsA: CallInfo[] = [];
+    const callsB: CallInfo[] = [];
+    const a = instance(testDb.db, callsA);
+    const b = instance(await secondDb(), callsB);
+    const done: string[] = [];
+    try {
+      // 2 x 70 requests, 10 in flight per instance: more than two windows' worth of the limit.
+      await Promise.all([run(a, 'a', 70, 10, done), run(b, 'b', 70, 10, done)]);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+    const apiCalls = [...callsA, ...callsB].filter((c) => c.endpoint.startsWith('/api/'));
+    expect(apiCalls.filter((c) => c.status === 429)).toEqual([]);
+    expect(done.length).toBe(140);
+    // Fair shares: in the first half of what finished, each instance has at least a third.
+    const firstHalf = done.slice(0, 70);
+    expect(firstHalf.filter((n) => n === 'a').length).toBeGreaterThanOrEqual(23);
+    expect(firstHalf.filter((n) => n === 'b').length).toBeGreaterThanOrEqual(23);
+    const row = await createRateBudgets(testDb.db).read('env:production-client');
+    expect(row).toMatchObject({ limitPerWindow: LIMIT, windowMs: WINDOW_S * 1000, rateLimited: 0 });
+    expect(row!.intervalMs).toBeCloseTo((WINDOW_S * 1000) / (LIMIT * 0.9), 5);
+  });
+
+  it('a 429 blocks the budget until the reset it announced, is counted, and the call still succeeds', async () => {
+    await emulator.reset();
+    const calls: CallInfo[] = [];
+    const client = instance(testDb.db, calls);
+    try {
+      await client.balance.get(); // the token and a first answer: the figures are learned
+      await emulator.faults({ path: '^/api/v1/balance$', status: 429, count: 3 });
+      const balance = await client.balance.get();
+      expect(balance).toBeDefined();
+    } finally {
+      await client.close();
+    }
+    expect(calls.filter((c) => c.status === 429).length).toBe(3);
+    const row = await createRateBudgets(testDb.db).read('env:production-client');
+    expect(row!.rateLimited).toBe(3);
+    expect(row!.blockedUntil).not.toBeNull();
+  });
+
+  it('a wait for the budget follows the stop signal', async () => {
+    await emulator.reset();
+    const budgets = createRateBudgets(testDb.db);
+    const gate = budgets.gate('env:stop-test');
+    // The API said: nothing left for 60 s.
+    await gate.observe(429, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60', 'retry-after': '60' });
+    const controller = new AbortController();
+    const waiting = gate.acquire(controller.signal);
+    controller.abort();
+    await expect(waiting).rejects.toSatisfy((error: unknown) => isRewardsError(error, 'ABORTED'));
+  });
+
+  it('background work yields to sends: it waits while the schedule is busy, and takes its turn once free', async () => {
+    const budgets = createRateBudgets(testDb.db, { backgroundRecheckMs: 20 });
+    const gate = budgets.gate('env:lanes');
+    await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '1' });
+    // A foreground burst books the schedule ahead (10 per second: 5 slots reach ~0.5 s ahead).
+    const sends = Array.from({ length: 5 }, () => gate.acquire());
+    const order: string[] = [];
+    const background = inBackgroundLane(() => gate.acquire()).then(() => order.push('background'));
+    await Promise.all(sends.map((s) => s.then(() => order.push('send'))));
+    await background;
+    expect(order).toEqual(['send', 'send', 'send', 'send', 'send', 'background']);
+  });
+});
