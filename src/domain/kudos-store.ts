@@ -32,19 +32,24 @@ export function fenceOf(row: KudosRow, workerId: string): ClaimFence {
 }
 
 /**
- * Claims up to `limit` rows that need work, for `leaseMs`, oldest due first, in one statement
- * (UPDATE ... WHERE id IN (SELECT ... FOR UPDATE SKIP LOCKED)): rows another worker holds are skipped,
- * never waited for.
+ * Claims up to `limit` rows that need work, for `leaseMs`, in one statement (UPDATE ... WHERE id IN
+ * (SELECT ... FOR UPDATE SKIP LOCKED)): rows another worker holds are skipped, never waited for.
+ * Workspaces take turns (round robin): each workspace's due rows are numbered oldest first, and the
+ * claim takes every workspace's first row, then every workspace's second, and so on (oldest due
+ * first within a turn). So one workspace's backlog of thousands never queues another workspace's
+ * single kudos behind it. The rows come back in that order.
  */
 export async function claimBatch(db: Database, workerId: string, leaseMs: number, limit: number): Promise<KudosRow[]> {
   if (limit < 1) return [];
-  const due = db
-    .select({ id: kudos.id })
-    .from(kudos)
-    .where(and(needsWork, lte(kudos.nextAttemptAt, sql`now()`), or(isNull(kudos.claimedUntil), lte(kudos.claimedUntil, sql`now()`))))
-    .orderBy(asc(kudos.nextAttemptAt))
-    .limit(limit)
-    .for('update', { skipLocked: true });
+  const isDue = sql`${needsWork} and ${kudos.nextAttemptAt} <= now() and (${kudos.claimedUntil} is null or ${kudos.claimedUntil} <= now())`;
+  // The inner references to "kudos" are the subqueries' own scans (each FROM shadows the updated table).
+  const due = sql`select kudos.id from kudos
+    join (select kudos.id as ranked_id, kudos.next_attempt_at as due_at, row_number() over (partition by kudos.team_id order by kudos.next_attempt_at, kudos.id) as turn
+          from kudos where ${isDue}) ranked on ranked.ranked_id = kudos.id
+    where ${isDue}
+    order by ranked.turn, ranked.due_at, kudos.id
+    limit ${limit}
+    for update of kudos skip locked`;
   const claimed = await db
     .update(kudos)
     .set({
@@ -53,9 +58,25 @@ export async function claimBatch(db: Database, workerId: string, leaseMs: number
       attempts: sql`${kudos.attempts} + case when ${kudos.status} = 'pending' then 1 else 0 end`,
       updatedAt: sql`now()`,
     })
-    .where(inArray(kudos.id, due))
+    .where(sql`${kudos.id} in (${due})`)
     .returning();
-  return claimed.sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime());
+  return inTurns(claimed);
+}
+
+/** Rows ordered workspace by workspace in turn, each workspace's oldest due first. */
+export function inTurns<T extends { teamId: string; nextAttemptAt: Date; id: string }>(rows: T[]): T[] {
+  const byDue = [...rows].sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const queues = new Map<string, T[]>();
+  for (const row of byDue) {
+    const queue = queues.get(row.teamId);
+    if (queue) queue.push(row);
+    else queues.set(row.teamId, [row]);
+  }
+  const out: T[] = [];
+  for (let turn = 0; out.length < rows.length; turn++) {
+    for (const queue of queues.values()) if (turn < queue.length) out.push(queue[turn]!);
+  }
+  return out;
 }
 
 /** Claims one pending row by id (just recorded in this process), unless someone holds it. */
