@@ -20,6 +20,8 @@ export type AuditAction =
   | 'kudos.automated'
   /** Reward links: asked for, then all parts created, some created and the rest refused, or refused. */
   | 'reward_links.requested'
+  | 'reward_links.approved'
+  | 'reward_links.rejected'
   | 'reward_links.placed'
   | 'reward_links.partial'
   | 'reward_links.failed';

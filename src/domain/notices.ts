@@ -48,6 +48,12 @@ export type Notice =
   /** To the requester: (a part of) their reward links. */
   | { type: 'reward_links.ready'; request: RewardLinkRequestRow; orderId: string; links: string[]; part: { index: number; count: number } }
   | { type: 'reward_links.failed'; request: RewardLinkRequestRow; reason: string }
+  /** To approvers: a reward-link request waiting for approval (with Approve/Reject), or as decided. */
+  | { type: 'reward_links.approval'; request: RewardLinkRequestRow }
+  /** To the requester: the links wait for approval (`asked`: how many messages reached approvers). */
+  | { type: 'reward_links.waiting'; request: RewardLinkRequestRow; asked: number }
+  /** To the requester: approved (being created) or rejected (nothing charged). */
+  | { type: 'reward_links.decided'; request: RewardLinkRequestRow }
   /** To the requester: some parts were created (paid, delivered when ready), the rest refused. */
   | { type: 'reward_links.partial'; request: RewardLinkRequestRow; reason: string }
   /** To approvers: the request in its current state (open with its choices, or decided). */

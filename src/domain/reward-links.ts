@@ -1,6 +1,7 @@
 // Reward links made from Slack (`/kudos links N AMOUNT [design]`, admins only). The request is
-// recorded with its idempotency key (after the approval threshold and the requester's budget, under
-// the same per-sender lock as sends) before any API call; its orders are created in the background,
+// recorded with its idempotency key (after finance's known limits, the approval threshold and the
+// requester's budget, under the same per-sender lock as sends; one that needs approval waits for it,
+// reward-link-approvals.ts) before any API call; its orders are created in the background,
 // one part of at most 500 links at a time, each with a key derived from the request's, and each part's
 // order id is recorded as soon as it is created. The balance is checked before the first part. A
 // request with any part created is never reported as failed: it says exactly what was created, and
@@ -40,8 +41,8 @@ export interface RewardLinkDeps {
 export type RecordedLinkRequest = { ok: true; row: RewardLinkRequestRow } | { ok: false; message: string };
 
 /**
- * Records a request when the policy lets it go straight out (links cannot wait for approval yet: one
- * that needs it is refused with the reason), with its audit row, under the per-sender lock that sends use.
+ * Records a request, with its audit row, under the per-sender lock that sends use: `pending` when the
+ * policy lets it go straight out, `awaiting_approval` when it needs approval (threshold, budget).
  */
 export async function recordRewardLinkRequest(
   db: Database,
@@ -58,10 +59,13 @@ export async function recordRewardLinkRequest(
     if (!limits.ok) return { ok: false as const, message: limits.message };
     const route = policy.recheck ? await policy.recheck(tx, draft) : await policy.route(draft);
     if (route.kind === 'refuse') return { ok: false as const, message: route.message };
-    if (route.kind === 'needs_approval') {
-      return { ok: false as const, message: `These links need approval (${route.reason}), and reward links cannot be sent for approval yet. Ask for fewer links or a smaller amount.` };
-    }
-    const [row] = await tx.insert(rewardLinkRequests).values(values).returning();
+    // Above the threshold or past the budget: recorded waiting for an approver; nothing is ordered
+    // until one approves (reward-link-approvals.ts).
+    const waiting = route.kind === 'needs_approval';
+    const [row] = await tx
+      .insert(rewardLinkRequests)
+      .values({ ...values, ...(waiting ? { status: 'awaiting_approval' as const, approvalReason: route.reason } : {}) })
+      .returning();
     await recordAudit(tx, {
       teamId: values.teamId,
       enterpriseId: values.enterpriseId,
@@ -69,7 +73,7 @@ export async function recordRewardLinkRequest(
       action: 'reward_links.requested',
       subjectType: 'reward_link_request',
       subjectId: row!.id,
-      details: { quantity: values.quantity, amountCents: values.amountCents, totalCents: draft.totalCents, productId: values.productId },
+      details: { quantity: values.quantity, amountCents: values.amountCents, totalCents: draft.totalCents, productId: values.productId, ...(waiting ? { needsApproval: route.reason } : {}) },
     });
     return { ok: true as const, row: row! };
   });

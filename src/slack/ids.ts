@@ -82,6 +82,15 @@ export const Approval = {
   },
 } as const;
 
+/** Reward-link requests waiting for approval: buttons carry the request id as their value. */
+export const LinkApproval = {
+  blockPrefix: 'links_approval_',
+  actions: {
+    approve: 'links_approve',
+    reject: 'links_reject',
+  },
+} as const;
+
 /** The admins' settings modal (/kudos settings). */
 export const SettingsModal = {
   callbackId: 'kudos_settings',

@@ -298,8 +298,8 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   const { now: emulatorNow } = await ctx.control('GET', '/clock');
   const day = String(emulatorNow).slice(0, 10);
   const spentToday = (await listOrders(ctx)).filter((o) => String(o.createdAt ?? '').slice(0, 10) === day && o.status !== 'CANCELED').reduce((s, o) => s + cents(o.totalCost?.amount), 0);
-  // The links are far above the approval threshold, which links cannot wait for: the threshold is
-  // lifted for this part of the run (an admin's decision), the instances' settings caches expire.
+  // The links are far above the approval threshold: it is lifted for this part of the run (an
+  // admin's decision), so that they go straight out; the instances' settings caches expire.
   const [before] = await db.db.select({ threshold: workspaceSettings.approvalThresholdCents }).from(workspaceSettings).where(eq(workspaceSettings.teamId, ctx.teamId));
   await db.db.update(workspaceSettings).set({ approvalThresholdCents: 100_000_000 }).where(eq(workspaceSettings.teamId, ctx.teamId));
   await sleep(6000);

@@ -89,11 +89,13 @@ export const bouncedRecipients = pgTable(
 export type BouncedRecipientRow = typeof bouncedRecipients.$inferSelect;
 
 /**
+ * awaiting_approval: above the threshold or past the requester's budget, waiting for an approver
+ * (nothing is ordered before); rejected: an approver said no (nothing ordered);
  * pending: recorded, its orders not (all) created yet; placed: every part created; partial: some parts
  * created, the rest refused (never reported as failed: the created links are paid and delivered);
  * failed: refused before any part was created.
  */
-export type RewardLinkRequestStatus = 'pending' | 'placed' | 'partial' | 'failed';
+export type RewardLinkRequestStatus = 'awaiting_approval' | 'rejected' | 'pending' | 'placed' | 'partial' | 'failed';
 
 export const rewardLinkRequests = pgTable(
   'reward_link_requests',
@@ -118,6 +120,12 @@ export const rewardLinkRequests = pgTable(
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
     errorCode: text('error_code'),
     errorMessage: text('error_message'),
+    /** Why it needs approval (threshold, budget); null when it went straight out. */
+    approvalReason: text('approval_reason'),
+    /** Where the request was shown to approvers (a channel message, or one DM per approver). */
+    approvalMessages: jsonb('approval_messages').$type<Array<{ channel: string; ts: string }>>().notNull().default([]),
+    decidedBy: text('decided_by'),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

@@ -15,6 +15,7 @@ import { register as registerHomeActions } from './home.js';
 import { registerResendActions } from './resend.js';
 import { register as registerFinanceActions } from './finance.js';
 import { register as registerAutomationActions } from './automations.js';
+import { register as registerLinkApprovalActions } from './link-approval.js';
 
 const cancelClick = buttonClick(uuidValue);
 /** Home's button carries no value; opening a modal needs the click's trigger_id. */
@@ -26,6 +27,7 @@ export function register(app: App, deps: ListenerDeps): void {
   registerHomeActions(app, deps);
   registerFinanceActions(app, deps);
   registerAutomationActions(app, deps);
+  registerLinkApprovalActions(app, deps);
   app.action(ScheduledList.actions.cancel, async ({ ack, body: raw, respond }) => {
     const body = parseAtEdge(cancelClick, raw, ScheduledList.actions.cancel);
     await ack();

@@ -6,7 +6,7 @@ import type { BouncedRecipientRow, RewardLinkRequestRow } from '../../db/schema/
 import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
 import type { DeliveryCounts } from '../../domain/notices.js';
-import { BounceFix } from '../ids.js';
+import { BounceFix, LinkApproval } from '../ids.js';
 import { recipientList, type SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 
@@ -125,4 +125,63 @@ function chunkLines(text: string, max: number): string[] {
   }
   if (current) chunks.push(current);
   return chunks;
+}
+
+function linksSummary(request: RewardLinkRequestRow): string {
+  return `${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${formatUsd(request.amountCents)} (${escapeMrkdwn(request.designName)}), ${formatUsd(request.quantity * request.amountCents)} in total`;
+}
+
+/** The approvers' message about a reward-link request: Approve/Reject while it waits, the decision after. */
+export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMessageContent {
+  const head = `:link: ${mentionUser(request.requesterUserId)} asks for ${linksSummary(request)}.`;
+  const why = request.approvalReason ? `\nIt needs approval: ${escapeMrkdwn(request.approvalReason)}.` : '';
+  const blocks: Block[] = [section(`${head}${why}`)];
+  if (request.status === 'awaiting_approval') {
+    blocks.push({
+      type: 'actions',
+      block_id: `${LinkApproval.blockPrefix}${request.id}`,
+      elements: [
+        {
+          type: 'button',
+          action_id: LinkApproval.actions.approve,
+          text: plain('Approve', 75),
+          style: 'primary',
+          value: request.id,
+          confirm: {
+            title: plain('Approve these links?', 100),
+            text: plain(`${formatUsd(request.quantity * request.amountCents)} will be spent from the Rewards balance.`, 300),
+            confirm: plain('Approve', 30),
+            deny: plain('Not yet', 30),
+          },
+        },
+        {
+          type: 'button',
+          action_id: LinkApproval.actions.reject,
+          text: plain('Reject', 75),
+          style: 'danger',
+          value: request.id,
+          confirm: { title: plain('Reject these links?', 100), text: plain('Nothing is charged; the requester is told.', 300), confirm: plain('Reject', 30), deny: plain('Not yet', 30) },
+        },
+      ],
+    });
+  } else {
+    const by = request.decidedBy ? ` by ${mentionUser(request.decidedBy)}` : '';
+    blocks.push(context(request.status === 'rejected' ? `:no_entry_sign: Rejected${by}.` : `:white_check_mark: Approved${by}.`));
+  }
+  return { text: `Reward-link approval request: ${request.quantity} links of ${formatUsd(request.amountCents)}`, blocks };
+}
+
+/** To the requester: the links wait for approval. */
+export function buildLinksWaiting(request: RewardLinkRequestRow, asked: number): SlackMessageContent {
+  const who = asked > 0 ? 'The approvers have been asked.' : 'No approver could be reached: ask an admin to set approvers in /kudos settings.';
+  const text = `Your ${linksSummary(request)} need approval${request.approvalReason ? ` (${request.approvalReason})` : ''}. Nothing is charged until an approver says yes. ${who}`;
+  return { text, blocks: [section(`:hourglass_flowing_sand: ${escapeMrkdwn(text)}`)] };
+}
+
+/** To the requester: approved (being created) or rejected. */
+export function buildLinksDecided(request: RewardLinkRequestRow): SlackMessageContent {
+  const what = `Your request for ${request.quantity} reward links of ${formatUsd(request.amountCents)} was ${request.status === 'rejected' ? 'rejected' : 'approved'}`;
+  const after = request.status === 'rejected' ? 'Nothing was charged.' : 'They are being created; they will reach you here when ready.';
+  const by = request.decidedBy ? ` by ${mentionUser(request.decidedBy)}` : '';
+  return { text: `${what}. ${after}`, blocks: [section(`${request.status === 'rejected' ? ':no_entry_sign:' : ':white_check_mark:'} ${escapeMrkdwn(what)}${by}. ${after}`)] };
 }

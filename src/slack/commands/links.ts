@@ -4,6 +4,8 @@
 import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
 import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/money.js';
 import { MAX_LINKS_PER_COMMAND, recordRewardLinkRequest } from '../../domain/reward-links.js';
+import { askForLinkApproval, type LinkApprovalDeps } from '../../domain/reward-link-approvals.js';
+import { presentNotice } from '../presenters/notices.js';
 import { escapeMrkdwn } from '../../domain/escape.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -56,9 +58,29 @@ export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: 
   );
   if (!recorded.ok) return ack({ text: recorded.message });
   const { row } = recorded;
+  if (row.status === 'awaiting_approval') {
+    deps.logger.info('reward links wait for approval', { rewardLinkRequestId: row.id, quantity: row.quantity, amountCents: row.amountCents });
+    await ack({
+      text: `These ${parsed.quantity} reward links of ${formatUsd(parsed.amountCents)} (${formatUsd(parsed.amountCents * parsed.quantity)} in total) need approval (${escapeMrkdwn(row.approvalReason ?? '')}). I have asked the approvers; nothing is charged until one approves.`,
+    });
+    await askForLinkApproval(linkApprovalDeps(deps), row).catch((error: unknown) => deps.logger.error('asking for reward-link approval failed', { rewardLinkRequestId: row.id, error }));
+    return;
+  }
   deps.logger.info('reward links requested', { rewardLinkRequestId: row.id, quantity: row.quantity, amountCents: row.amountCents });
   await ack({
     text: `Creating ${parsed.quantity} reward ${parsed.quantity === 1 ? 'link' : 'links'} of ${formatUsd(parsed.amountCents)} (${escapeMrkdwn(design.name)}), ${formatUsd(parsed.amountCents * parsed.quantity)} in total. I will send them to you in a direct message when they are ready.`,
   });
   deps.placeRewardLinks?.(row.id);
+}
+
+/** What the reward-link approval flow needs, from the listeners' dependencies. */
+export function linkApprovalDeps(deps: ListenerDeps): LinkApprovalDeps {
+  return {
+    db: deps.db,
+    chat: deps.slack,
+    present: presentNotice,
+    settings: deps.settings,
+    directory: { users: deps.slack, listUsers: () => deps.listUsers() },
+    logger: deps.logger,
+  };
 }

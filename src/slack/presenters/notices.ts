@@ -9,6 +9,9 @@ import {
   buildBounceResolved,
   buildCompletionNotice,
   buildExternalOrderNotice,
+  buildLinkApprovalRequest,
+  buildLinksDecided,
+  buildLinksWaiting,
   buildRewardLinksDm,
   buildRewardLinksFailed,
   buildRewardLinksPartial,
@@ -47,6 +50,12 @@ export const presentNotice: NoticePresenter = (notice) => {
       return buildRewardLinksDm(notice.request, notice.orderId, notice.links, notice.part);
     case 'reward_links.failed':
       return buildRewardLinksFailed(notice.request, notice.reason);
+    case 'reward_links.approval':
+      return buildLinkApprovalRequest(notice.request);
+    case 'reward_links.waiting':
+      return buildLinksWaiting(notice.request, notice.asked);
+    case 'reward_links.decided':
+      return buildLinksDecided(notice.request);
     case 'reward_links.partial':
       return buildRewardLinksPartial(notice.request, notice.reason);
     case 'approval.request':
