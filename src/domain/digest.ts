@@ -60,7 +60,14 @@ export async function postWeeklyDigests(deps: DigestDeps, now: Date): Promise<{ 
   const workspaces = await deps.db
     .select({ teamId: workspaceSettings.teamId, enterpriseId: workspaceSettings.enterpriseId, channel: workspaceSettings.notifyChannel, amounts: workspaceSettings.leaderboardAmounts })
     .from(workspaceSettings)
-    .where(and(eq(workspaceSettings.weeklyDigest, true), isNotNull(workspaceSettings.notifyChannel)));
+    .where(
+      and(
+        eq(workspaceSettings.weeklyDigest, true),
+        isNotNull(workspaceSettings.notifyChannel),
+        // A workspace that uninstalled the app gets nothing (its tokens are gone; its data is on the way out).
+        sql`not exists (select 1 from installations i where i.team_id = ${workspaceSettings.teamId} and i.uninstalled_at is not null)`,
+      ),
+    );
   let posted = 0;
   for (const ws of workspaces) {
     const subject = `${ws.teamId}:${week.toISOString().slice(0, 10)}`;

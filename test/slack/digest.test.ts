@@ -2,7 +2,7 @@
 // Monday for the week that ended, exactly once per workspace and week however many instances run
 // the pass (the notice outbox's unique row). Slack calls go to the simulator through the real gateway.
 import { describe, expect, it } from 'vitest';
-import { kudos, kudosReactions, notifications, type NewKudosRow } from '../../src/db/schema/index.js';
+import { installations, kudos, kudosReactions, notifications, type NewKudosRow } from '../../src/db/schema/index.js';
 import { digestWeekAt, weekStartUtc } from '../../src/domain/digest.js';
 import { useAppPerTest } from '../support/app.js';
 
@@ -69,5 +69,16 @@ describe('weekly digest', () => {
 
     // Outside the window: nothing, even for a workspace that has not had this week's digest.
     expect(await e2e.stack.app.digest.runOnce(new Date(monday10.getTime() + 2 * DAY))).toEqual({ posted: 0 });
+  });
+
+  it('skips a workspace that uninstalled the app', async () => {
+    await e2e.db.insert(kudos).values(row('U_MANAGER', 'U_EMP1', lastWeek));
+    await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { weeklyDigest: true });
+    await e2e.db.insert(installations).values({ installationKey: 'team:T0KUDOS', teamId: 'T0KUDOS', uninstalledAt: new Date() });
+    expect(await e2e.stack.app.digest.runOnce(monday10)).toEqual({ posted: 0 });
+    expect(digests()).toHaveLength(0);
+    // Installed again: posted.
+    await e2e.db.delete(installations);
+    expect(await e2e.stack.app.digest.runOnce(monday10)).toEqual({ posted: 1 });
   });
 });
