@@ -2,32 +2,15 @@
 // API calls and errors by endpoint and code, webhook events, worker queue depth and oldest job age.
 import fc from 'fast-check';
 import { eq, sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kudos, notifications } from '../../src/db/schema/index.js';
 import { parseExposition, sumOf, type Sample } from '../../src/observability/exposition.js';
 import { createMetrics } from '../../src/observability/metrics.js';
-import { eventually, sendModalValues, startTestStack, TEST_SIGNING_SECRET, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { eventually, sendModalValues, TEST_SIGNING_SECRET, type TestStack, useAppPerTest } from '../support/app.js';
+import type { TestDatabase } from '../support/db.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack | undefined;
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator()]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-});
-afterEach(async () => {
-  await stack?.close();
-  stack = undefined;
-});
+const e2e = useAppPerTest({ startEach: false });
+/** The app of the test at hand (started by the test; closed by useAppPerTest after it). */
 
 async function scrape(url: string): Promise<{ contentType: string; text: string; samples: Sample[] }> {
   const res = await fetch(`${url}/metrics`);
@@ -45,11 +28,11 @@ async function sendKudos(s: TestStack, recipient: string): Promise<void> {
 
 describe('GET /metrics', () => {
   it('reports request latency by route, kudos by state and Rewards API calls, without secrets', async () => {
-    stack = await startTestStack({ db: testDb.db, emulator });
-    await sendKudos(stack, 'U_EMP1');
-    await eventually(async () => (await testDb.db.select().from(kudos)).find((r) => r.status === 'placed' && r.notifiedAt));
+    await e2e.start();
+    await sendKudos(e2e.stack, 'U_EMP1');
+    await eventually(async () => (await e2e.db.select().from(kudos)).find((r) => r.status === 'placed' && r.notifiedAt));
 
-    const { contentType, text, samples } = await scrape(stack.app.metricsUrl!);
+    const { contentType, text, samples } = await scrape(e2e.stack.app.metricsUrl!);
     expect(contentType).toContain('text/plain');
     expect(contentType).toContain('version=0.0.4');
     // The slash command and the view submission: both through the one Slack route, answered 200.
@@ -62,34 +45,34 @@ describe('GET /metrics', () => {
     expect(sumOf(samples, 'kudos_worker_pickup_latency_seconds_count')).toBe(1);
     expect(sumOf(samples, 'kudos_process_resident_memory_bytes')).toBeGreaterThan(0);
     // Counts and latencies only: no secrets, tokens, e-mails.
-    for (const secret of [TEST_SIGNING_SECRET, 'production-secret', 'emulator-signing-secret', stack.sim.botToken, '@']) expect(text).not.toContain(secret);
+    for (const secret of [TEST_SIGNING_SECRET, 'production-secret', 'emulator-signing-secret', e2e.stack.sim.botToken, '@']) expect(text).not.toContain(secret);
   });
 
   it('counts Rewards API errors by endpoint and code', async () => {
-    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { pollIntervalMs: 100, backoffMs: () => 0 } } });
-    await emulator.faults({ method: 'POST', path: '^/api/v1/orders/choice-cards$', status: 503, count: 1 });
-    await sendKudos(stack, 'U_EMP2');
-    await eventually(async () => (await testDb.db.select().from(kudos)).find((r) => r.status === 'placed'));
+    await e2e.start({ app: { worker: { pollIntervalMs: 100, backoffMs: () => 0 } } });
+    await e2e.emulator.faults({ method: 'POST', path: '^/api/v1/orders/choice-cards$', status: 503, count: 1 });
+    await sendKudos(e2e.stack, 'U_EMP2');
+    await eventually(async () => (await e2e.db.select().from(kudos)).find((r) => r.status === 'placed'));
 
-    const { samples } = await scrape(stack.app.metricsUrl!);
+    const { samples } = await scrape(e2e.stack.app.metricsUrl!);
     expect(sumOf(samples, 'kudos_rewards_api_errors_total', { endpoint: '/api/v1/orders/choice-cards', code: 'SERVICE_UNAVAILABLE' })).toBe(1);
     expect(sumOf(samples, 'kudos_rewards_api_calls_total', { endpoint: '/api/v1/orders/choice-cards', status: '503', code: 'SERVICE_UNAVAILABLE' })).toBe(1);
   });
 
   it('shows the worker queue depth and the age of the oldest waiting job', async () => {
-    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { enabled: false } } });
-    await sendKudos(stack, 'U_EMP3');
+    await e2e.start({ app: { worker: { enabled: false } } });
+    await sendKudos(e2e.stack, 'U_EMP3');
     const [row] = await eventually(async () => {
-      const rows = await testDb.db.select().from(kudos);
+      const rows = await e2e.db.select().from(kudos);
       return rows.length === 1 ? rows : undefined;
     });
     // Due for a minute without any worker to pick it up.
-    await testDb.db
+    await e2e.db
       .update(kudos)
       .set({ nextAttemptAt: new Date(Date.now() - 60_000), createdAt: new Date(Date.now() - 60_000) })
       .where(eq(kudos.id, row!.id));
 
-    const { samples } = await scrape(stack.app.metricsUrl!);
+    const { samples } = await scrape(e2e.stack.app.metricsUrl!);
     expect(sumOf(samples, 'kudos_sends', { state: 'pending' })).toBe(1);
     expect(sumOf(samples, 'kudos_worker_queue_depth', { state: 'ready' })).toBe(1);
     expect(sumOf(samples, 'kudos_worker_queue_depth', { state: 'claimed' })).toBe(0);
@@ -97,19 +80,19 @@ describe('GET /metrics', () => {
   });
 
   it('shows Slack notices waiting in the outbox, and how old the oldest one is', async () => {
-    stack = await startTestStack({ db: testDb.db, emulator, app: { worker: { enabled: false } } });
-    const before = await scrape(stack.app.metricsUrl!);
+    await e2e.start({ app: { worker: { enabled: false } } });
+    const before = await scrape(e2e.stack.app.metricsUrl!);
     expect(sumOf(before.samples, 'kudos_notices_unposted', {})).toBe(0);
     expect(sumOf(before.samples, 'kudos_notices_oldest_unposted_age_seconds')).toBe(0);
     // One notice being posted right now, one whose poster died two minutes ago, one posted, one given up.
     const ago = (s: number) => sql`now() - ${`${s} seconds`}::interval`;
-    await testDb.db.insert(notifications).values([
+    await e2e.db.insert(notifications).values([
       { kind: 'kudos.announcement', subject: 'a', channel: 'C_KUDOS', message: { text: 'a' }, claimedUntil: sql`now() + interval '60 seconds'` },
       { kind: 'kudos.announcement', subject: 'b', channel: 'C_KUDOS', message: { text: 'b' }, claimedUntil: ago(60), createdAt: ago(120) },
       { kind: 'kudos.announcement', subject: 'c', channel: 'C_KUDOS', ts: '1.000001', postedAt: new Date() },
       { kind: 'kudos.announcement', subject: 'd', channel: 'C_KUDOS', failedAt: new Date(), error: 'channel_not_found' },
     ]);
-    const { samples } = await scrape(stack.app.metricsUrl!);
+    const { samples } = await scrape(e2e.stack.app.metricsUrl!);
     expect(sumOf(samples, 'kudos_notices_unposted', { state: 'posting' })).toBe(1);
     expect(sumOf(samples, 'kudos_notices_unposted', { state: 'stalled' })).toBe(1);
     expect(sumOf(samples, 'kudos_notices_oldest_unposted_age_seconds')).toBeGreaterThanOrEqual(119);

@@ -24,6 +24,16 @@ const e2e = useAppPerTest({ app: { approvalsSweepMs: 0 } });
 const send = (userId: string, values: Parameters<typeof sendModalValues>[0] | Record<string, Record<string, unknown>>) =>
   submitSendValues(e2e.stack.app.url, userId, 'design' in values ? sendModalValues(values as Parameters<typeof sendModalValues>[0]) : values);
 
+/** An Events API delivery of `event`, with a fresh event_id. */
+const envelope = (event: Record<string, unknown>) => ({
+  type: 'event_callback',
+  team_id: 'T0KUDOS',
+  api_app_id: 'A0KUDOS',
+  event_id: `Ev${Math.random().toString(36).slice(2)}`,
+  event_time: 1,
+  event,
+});
+
 describe('shapes Slack never sends are answered 400 (finding 5)', () => {
   it('view submissions without view.state, for every modal', async () => {
     for (const callbackId of ['kudos_send', 'approval_reject_modal', 'bounce_fix', 'kudos_settings']) {
@@ -36,14 +46,6 @@ describe('shapes Slack never sends are answered 400 (finding 5)', () => {
   });
 
   it('user_change with user: null, and app_home_opened without a user', async () => {
-    const envelope = (event: Record<string, unknown>) => ({
-      type: 'event_callback',
-      team_id: 'T0KUDOS',
-      api_app_id: 'A0KUDOS',
-      event_id: `Ev${Math.random().toString(36).slice(2)}`,
-      event_time: 1,
-      event,
-    });
     expect((await postSignedEvent(e2e.stack.app.url, envelope({ type: 'user_change', user: null }))).status).toBe(400);
     // Bolt acknowledges events before any listener runs: refused there, with nothing published.
     expect((await postSignedEvent(e2e.stack.app.url, envelope({ type: 'app_home_opened', tab: 'home' }))).status).toBe(200);
@@ -127,14 +129,6 @@ describe('every listener checks what it reads: App Home, finance, automations, s
   });
 
   it('events Bolt acknowledges first (reactions, the workflow step) are refused before they change anything', async () => {
-    const envelope = (event: Record<string, unknown>) => ({
-      type: 'event_callback',
-      team_id: 'T0KUDOS',
-      api_app_id: 'A0KUDOS',
-      event_id: `Ev${Math.random().toString(36).slice(2)}`,
-      event_time: 1,
-      event,
-    });
     // A null item would be a TypeError inside Bolt's own middleware: refused before Bolt.
     expect((await postSignedEvent(e2e.stack.app.url, envelope({ type: 'reaction_added', user: 'U_EMP1', reaction: 'gift', item: null }))).status).toBe(400);
     // Bolt acknowledges the rest first; the listener refuses them.

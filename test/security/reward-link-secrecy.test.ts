@@ -1,57 +1,39 @@
 // Reward links are bearer gift cards (issue 13, finding 3): once the `/kudos links` DM is posted, no
 // redeem URL stays in the notice outbox, and a LOG_LEVEL=debug run writes none to the logs.
 import { sql } from 'drizzle-orm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/config/logger.js';
 import { rowsOf } from '../../src/db/client.js';
 import { rewardLinkRequests } from '../../src/db/schema/index.js';
-import { eventually, startTestStack, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { eventually, useAppPerTest } from '../support/app.js';
 import { FAST_CHECKS } from '../webhooks/support.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
 const logLines: string[] = [];
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator({ EMULATOR_BACKGROUND: 'off' })]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
-beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
+beforeEach(() => {
   logLines.length = 0;
-  stack = await startTestStack({
-    db: testDb.db,
-    emulator,
-    env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', LOG_LEVEL: 'debug' },
-    app: { webhooks: FAST_CHECKS, logger: createLogger({ level: 'debug', write: (line) => logLines.push(line) }) },
-  });
 });
-afterEach(async () => {
-  await stack?.close();
+const e2e = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', LOG_LEVEL: 'debug' },
+  app: { webhooks: FAST_CHECKS, logger: createLogger({ level: 'debug', write: (line) => logLines.push(line) }) },
+  emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
 });
 
 const REDEEM = 'rewards.emulator.test/redeem/';
 
 /** Runs `/kudos links 3 10 birthday` to the DM; returns the links the emulator issued. */
 async function deliverLinks(): Promise<string[]> {
-  const answer = await stack.sim.slashCommand('U_ADMIN', 'links 3 10 birthday', 'C_KUDOS');
+  const answer = await e2e.stack.sim.slashCommand('U_ADMIN', 'links 3 10 birthday', 'C_KUDOS');
   expect(answer.status).toBe(200);
-  const request = await eventually(async () => (await testDb.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
-  await emulator.advance(3);
-  const dm = await stack.sim.waitFor(() => stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 8000);
-  const order = await stack.app.rewards.orders.get(request.orderIds[0]!);
+  const request = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+  await e2e.emulator.advance(3);
+  const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 8000);
+  const order = await e2e.stack.app.rewards.orders.get(request.orderIds[0]!);
   const links = order.recipients.map((r) => r.rewardLink!);
   expect(links).toHaveLength(3);
   for (const link of links) expect(dm.text).toContain(link);
   // The outbox row is marked posted (after the post returns).
   await eventually(async () => {
-    const rows = rowsOf<{ posted_at: unknown }>(await testDb.db.execute(sql`select posted_at from notifications where kind = 'reward_links.delivered'`));
+    const rows = rowsOf<{ posted_at: unknown }>(await e2e.db.execute(sql`select posted_at from notifications where kind = 'reward_links.delivered'`));
     return rows.length === 1 && rows[0]!.posted_at ? rows : undefined;
   });
   return links;
@@ -60,7 +42,7 @@ async function deliverLinks(): Promise<string[]> {
 describe('reward links are kept out of storage and logs', () => {
   it('once the links DM is posted, the notice outbox holds no redeem URL', async () => {
     const links = await deliverLinks();
-    const stored = JSON.stringify(rowsOf(await testDb.db.execute(sql`select * from notifications`)));
+    const stored = JSON.stringify(rowsOf(await e2e.db.execute(sql`select * from notifications`)));
     expect(stored).not.toContain(REDEEM);
     for (const link of links) expect(stored).not.toContain(link);
   });

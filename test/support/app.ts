@@ -302,13 +302,18 @@ export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & 
   const start = async (overrides: AppPerTestOverrides = {}): Promise<TestStack> => {
     await stack?.close();
     stack = undefined;
-    stack = await startTestStack({
+    const started = await startTestStack({
       ...defaults,
       db: ready(testDb).db,
       emulator: ready(emulator),
       ...((overrides.env ?? defaults.env) ? { env: overrides.env ?? defaults.env } : {}),
       ...((overrides.app ?? defaults.app) ? { app: overrides.app ?? defaults.app } : {}),
     });
+    // A test may close the app itself (a crash, a restart): closing it again after is a no-op.
+    const close = started.close.bind(started);
+    let closed: Promise<void> | undefined;
+    started.close = () => (closed ??= close());
+    stack = started;
     return stack;
   };
   beforeAll(async () => {

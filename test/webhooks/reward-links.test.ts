@@ -1,57 +1,40 @@
 // `/kudos links N AMOUNT [design]`: admins only; the links reach the requester by DM once the order
 // is COMPLETE, and never appear in a channel.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { orderChecks, rewardLinkRequests, webhookEvents } from '../../src/db/schema/index.js';
-import { eventually, type TestStack } from '../support/app.js';
-import { createTestDatabase, type TestDatabase } from '../support/db.js';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
-import { startWebhookStack } from './support.js';
+import { eventually, useAppPerTest } from '../support/app.js';
+import { WEBHOOK_APP } from './support.js';
 
-let testDb: TestDatabase;
-let emulator: TestEmulator;
-let stack: TestStack;
-
-beforeAll(async () => {
-  [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator({ EMULATOR_BACKGROUND: 'off' })]);
-});
-afterAll(async () => {
-  await emulator?.close();
-  await testDb?.close();
-});
+const e2e = useAppPerTest(WEBHOOK_APP);
 beforeEach(async () => {
-  await Promise.all([testDb.truncateAll(), emulator.reset()]);
-  stack = await startWebhookStack(testDb.db, emulator);
-  expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
-});
-afterEach(async () => {
-  await stack?.close();
+  expect(await e2e.emulator.registerWebhook(`${e2e.stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
 });
 
 const REDEEM = 'rewards.emulator.test/redeem/';
 
 describe('reward links from Slack', () => {
   it('creates N links and DMs them to the admin who asked, only once COMPLETE, never in a channel', async () => {
-    const answer = await stack.sim.slashCommand('U_ADMIN', 'links 3 10 birthday', 'C_KUDOS');
+    const answer = await e2e.stack.sim.slashCommand('U_ADMIN', 'links 3 10 birthday', 'C_KUDOS');
     expect(answer.status).toBe(200);
     expect(JSON.stringify(answer.body)).toContain('Creating 3 reward links of $10');
 
-    const request = await eventually(async () => (await testDb.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+    const request = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
     expect(request.productId).toBe('CC-BIRTHDAY');
     const [orderId] = request.orderIds;
     expect(orderId).toMatch(/^LO/);
-    const order = await stack.app.rewards.orders.get(orderId!);
+    const order = await e2e.stack.app.rewards.orders.get(orderId!);
     expect(order.status).toBe('PENDING');
     expect(order.totalCost?.amount).toBe('30.00');
 
     // Not complete yet: nothing delivered, whatever the checks and the webhook did meanwhile.
-    await emulator.advance(0);
-    await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === orderId && c.lastStatus === 'PENDING'));
-    await eventually(async () => (await testDb.db.select().from(webhookEvents)).find((e) => e.outcome === 'reward_links'));
-    expect(stack.sim.messages('U_ADMIN').filter((m) => m.text.includes(REDEEM))).toHaveLength(0);
+    await e2e.emulator.advance(0);
+    await eventually(async () => (await e2e.db.select().from(orderChecks)).find((c) => c.orderId === orderId && c.lastStatus === 'PENDING'));
+    await eventually(async () => (await e2e.db.select().from(webhookEvents)).find((e) => e.outcome === 'reward_links'));
+    expect(e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes(REDEEM))).toHaveLength(0);
 
-    await emulator.advance(3);
-    const dm = await stack.sim.waitFor(() => stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 8000);
-    const complete = await stack.app.rewards.orders.get(orderId!);
+    await e2e.emulator.advance(3);
+    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 8000);
+    const complete = await e2e.stack.app.rewards.orders.get(orderId!);
     const links = complete.recipients.map((r) => r.rewardLink!);
     expect(links).toHaveLength(3);
     for (const link of links) expect(dm.text).toContain(link);
@@ -60,43 +43,46 @@ describe('reward links from Slack', () => {
 
     // Exactly one DM, and no link anywhere else.
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(stack.sim.messages('U_ADMIN').filter((m) => m.text.includes(REDEEM))).toHaveLength(1);
-    const elsewhere = stack.sim.messages().filter((m) => !m.channel.startsWith('D') && (m.text + JSON.stringify(m.blocks ?? [])).includes(REDEEM));
+    expect(e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes(REDEEM))).toHaveLength(1);
+    const elsewhere = e2e.stack.sim.messages().filter((m) => !m.channel.startsWith('D') && (m.text + JSON.stringify(m.blocks ?? [])).includes(REDEEM));
     expect(elsewhere).toHaveLength(0);
-    expect(stack.sim.messages('C_KUDOS').filter((m) => m.text.includes('outside Slack'))).toHaveLength(0);
+    expect(e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text.includes('outside Slack'))).toHaveLength(0);
   });
 
   it('a request whose process died after the API call is resumed with the same key: one order, links delivered once', async () => {
-    const [row] = await testDb.db
+    const [row] = await e2e.db
       .insert(rewardLinkRequests)
       .values({ teamId: 'T0KUDOS', requesterUserId: 'U_ADMIN', productId: 'CC-THANK-YOU', designName: 'Thank You', quantity: 2, amountCents: 500, createdAt: new Date(Date.now() - 60_000) })
       .returning();
     // The crashed process had already created the order with the request's key.
-    const first = await stack.app.rewards.orders.createRewardLinks({ cardType: 'CHOICE_CARD', productId: 'CC-THANK-YOU', quantity: 2, amountPerLink: '5.00' }, { idempotencyKey: row!.idempotencyKey });
+    const first = await e2e.stack.app.rewards.orders.createRewardLinks(
+      { cardType: 'CHOICE_CARD', productId: 'CC-THANK-YOU', quantity: 2, amountPerLink: '5.00' },
+      { idempotencyKey: row!.idempotencyKey },
+    );
 
-    const resumed = await eventually(async () => (await testDb.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+    const resumed = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
     expect(resumed.orderIds).toEqual([first.order.orderId]);
-    expect((await stack.app.rewards.orders.list({ orderType: 'LINK' })).data).toHaveLength(1);
-    await emulator.advance(3);
-    const dm = await stack.sim.waitFor(() => stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 8000);
+    expect((await e2e.stack.app.rewards.orders.list({ orderType: 'LINK' })).data).toHaveLength(1);
+    await e2e.emulator.advance(3);
+    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 8000);
     expect(dm.text.match(/redeem\//g)).toHaveLength(2);
   });
 
   it('refuses non-admins and bad input with a message, creating nothing', async () => {
-    const refused = await stack.sim.slashCommand('U_MANAGER', 'links 3 10', 'C_GENERAL');
+    const refused = await e2e.stack.sim.slashCommand('U_MANAGER', 'links 3 10', 'C_GENERAL');
     expect(JSON.stringify(refused.body)).toContain('Only Kudos admins');
-    const tooSmall = await stack.sim.slashCommand('U_ADMIN', 'links 2 1', 'C_GENERAL');
+    const tooSmall = await e2e.stack.sim.slashCommand('U_ADMIN', 'links 2 1', 'C_GENERAL');
     expect(JSON.stringify(tooSmall.body)).toContain('$5 to $500');
-    const usage = await stack.sim.slashCommand('U_ADMIN', 'links many', 'C_GENERAL');
+    const usage = await e2e.stack.sim.slashCommand('U_ADMIN', 'links many', 'C_GENERAL');
     expect(JSON.stringify(usage.body)).toContain('Usage');
-    const cents = await stack.sim.slashCommand('U_ADMIN', 'links 2 7.50', 'C_GENERAL');
+    const cents = await e2e.stack.sim.slashCommand('U_ADMIN', 'links 2 7.50', 'C_GENERAL');
     expect(JSON.stringify(cents.body)).toContain('whole dollars');
-    expect(await testDb.db.select().from(rewardLinkRequests)).toHaveLength(0);
-    expect((await stack.app.rewards.orders.list({ orderType: 'LINK' })).data).toHaveLength(0);
+    expect(await e2e.db.select().from(rewardLinkRequests)).toHaveLength(0);
+    expect((await e2e.stack.app.rewards.orders.list({ orderType: 'LINK' })).data).toHaveLength(0);
   });
 
   it('/kudos help lists the links command', async () => {
-    const help = await stack.sim.slashCommand('U_MANAGER', 'help', 'C_GENERAL');
+    const help = await e2e.stack.sim.slashCommand('U_MANAGER', 'help', 'C_GENERAL');
     expect(JSON.stringify(help.body)).toContain('links N AMOUNT');
   });
 });

@@ -14,13 +14,15 @@ export const SIGNING_SECRET = 'emulator-signing-secret';
 /** Completion checks every few hundred ms instead of 5 s, 15 s, 1 min... */
 export const FAST_CHECKS = { checkDelaysMs: [150, 300, 500, 800], pollIntervalMs: 100, sweepIntervalMs: 300 };
 
+/** useAppPerTest's options for the webhook tests: short completion checks, an emulator without its background jobs. */
+export const WEBHOOK_APP = {
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN' },
+  app: { webhooks: FAST_CHECKS },
+  emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
+};
+
 export function startWebhookStack(db: Database, emulator: TestEmulator, env: Record<string, string> = {}): Promise<TestStack> {
-  return startTestStack({
-    db,
-    emulator,
-    env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', ...env },
-    app: { webhooks: FAST_CHECKS },
-  });
+  return startTestStack({ db, emulator, env: { ...WEBHOOK_APP.env, ...env }, app: WEBHOOK_APP.app });
 }
 
 export async function postWebhook(appUrl: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {

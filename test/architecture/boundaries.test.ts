@@ -1,0 +1,60 @@
+// The boundary rules (.dependency-cruiser.cjs, `npm run check:boundaries` in .ci/run) hold on src/,
+// and each rule broken on purpose in a scratch tree fails the check: the rules are not vacuous.
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { cruise, type ICruiseOptions, type IConfiguration } from 'dependency-cruiser';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const config = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as IConfiguration;
+const scratchDirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(scratchDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function violations(baseDir: string, options: ICruiseOptions = {}): Promise<string[]> {
+  const result = await cruise(['src'], { ...config.options, ...options, ruleSet: { forbidden: config.forbidden ?? [] }, validate: true, baseDir });
+  if (typeof result.output === 'string') throw new Error('dependency-cruiser gave text, not a result');
+  return result.output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
+}
+
+/** A tree of `files` (path -> the modules it imports) under a fresh directory. */
+async function scratchTree(files: Record<string, string[]>): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'kudos-boundaries-'));
+  scratchDirs.push(dir);
+  for (const [path, imports] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), `${imports.map((i) => `import '${i}';`).join('\n')}\nexport const here = ${JSON.stringify(path)};\n`);
+  }
+  return dir;
+}
+
+describe('boundaries', () => {
+  it('src/ keeps every rule', async () => {
+    expect(await violations(process.cwd())).toEqual([]);
+  });
+
+  it('each rule, broken on purpose, fails the check', async () => {
+    const dir = await scratchTree({
+      'src/domain/send.ts': ['../slack/blocks.ts', './cycle-a.ts'],
+      'src/domain/cycle-a.ts': ['./cycle-b.ts'],
+      'src/domain/cycle-b.ts': ['./cycle-a.ts'],
+      'src/slack/blocks.ts': ['../http/server.ts', '../webhooks/loop.ts'],
+      'src/http/server.ts': [],
+      'src/webhooks/loop.ts': ['../slack/blocks.ts'],
+      'src/rewards/client.ts': ['../db/client.ts'],
+      'src/db/client.ts': [],
+      'src/emulator/state/orders.ts': ['../routes/orders.ts', '../../rewards/client.ts'],
+      'src/emulator/routes/orders.ts': [],
+      'src/config/index.ts': ['../simulator/driver.ts'],
+      'src/simulator/driver.ts': ['../config/index.ts'],
+    });
+    const found = await violations(dir, { tsConfig: undefined, tsPreCompilationDeps: false });
+    const rules = new Set(found.map((v) => v.split(':')[0]));
+    expect([...rules].sort()).toEqual(['dev-tools-only-from-dev', 'domain-speaks-no-slack', 'edges-call-inward', 'emulator-state-knows-no-routes', 'no-circular', 'stands-alone']);
+    expect(found).toContain('domain-speaks-no-slack: src/domain/send.ts -> src/slack/blocks.ts');
+    expect(found).toContain('stands-alone: src/rewards/client.ts -> src/db/client.ts');
+    expect(found).toContain('edges-call-inward: src/slack/blocks.ts -> src/http/server.ts');
+  });
+});
