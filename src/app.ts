@@ -389,6 +389,9 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     background,
     close() {
       closing ??= (async () => {
+        // Work waiting for its turn at the Rewards rate budget (a storm of 429s, a long window) stops
+        // waiting now: nothing of it was sent, and its rows are released and resumed with their keys.
+        rateBudgets.stop();
         const httpClosed = Promise.all([http.close(3000), metricsHttp?.close(1000)]);
         await socket?.stop();
         await httpReceiver?.stop();

@@ -57,6 +57,11 @@ export interface RateBudgetState {
 export interface RateBudgets {
   /** The gate of one account: `env:<clientId>` in single mode, the connection id in distribution. */
   gate(account: string): RateGate;
+  /**
+   * The app is stopping: every wait for a slot (and every backoff of a client built with a gate)
+   * ends at once with RewardsAbortError, and no new slot is given. Requests already sent finish.
+   */
+  stop(): void;
   read(account: string): Promise<RateBudgetState | undefined>;
 }
 
@@ -78,6 +83,7 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
   const lowWater = opts.lowWaterFraction ?? 0.02;
   const known = new Map<string, { limit: number | undefined; windowMs: number; blockedUntil: number }>();
   const gates = new Map<string, RateGate>();
+  const stopping = new AbortController();
 
   const learned = (account: string) => {
     let k = known.get(account);
@@ -124,7 +130,9 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
     const existing = gates.get(account);
     if (existing) return existing;
     const created: RateGate = {
-      async acquire(signal) {
+      stopSignal: stopping.signal,
+      async acquire(callSignal) {
+        const signal = callSignal ? AbortSignal.any([callSignal, stopping.signal]) : stopping.signal;
         const background = lane.getStore() === 'background';
         const started = Date.now();
         for (;;) {
@@ -173,6 +181,7 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
 
   return {
     gate,
+    stop: () => stopping.abort(new Error('the app is stopping')),
     async read(account) {
       const result = await db.execute(sql`select * from rewards_rate_budgets where account = ${account}`);
       const [row] = rowsOf<Record<string, unknown>>(result);

@@ -101,8 +101,10 @@ export async function ensureRecipientMapping(
   deps: { db: Database; rewards: RewardsClient },
   ws: Workspace,
   person: { slackUserId: string; email: string; firstName?: string | undefined; lastName?: string | undefined },
+  opts: { signal?: AbortSignal | undefined } = {},
 ): Promise<{ recipientId: string; email: string }> {
   const { db, rewards } = deps;
+  const call = opts.signal ? { signal: opts.signal } : {};
   const findMapping = prepared(db, 'recipientMappings.find', (d) =>
     d
       .select()
@@ -116,7 +118,7 @@ export async function ensureRecipientMapping(
   let recipientId: string | undefined;
   if (mapping) {
     try {
-      const updated = await rewards.recipients.update(mapping.recipientId, nameFields(person));
+      const updated = await rewards.recipients.update(mapping.recipientId, nameFields(person), call);
       recipientId = updated.recipientId;
     } catch (error) {
       // The old recipient is gone, or another record already has the new address: look that one up.
@@ -125,7 +127,7 @@ export async function ensureRecipientMapping(
   }
   // Create first: a new recipient costs one call; an existing address answers EMAIL_TAKEN and is
   // then looked up (createRecipient). Looking up first cost every new recipient two calls.
-  recipientId ??= await createRecipient(rewards, person);
+  recipientId ??= await createRecipient(rewards, person, call);
 
   const storeMapping = prepared(db, 'recipientMappings.store', (d) =>
     d
@@ -161,21 +163,21 @@ function nameFields(person: { email: string; firstName?: string | undefined; las
   return { email: person.email, ...(person.firstName ? { firstName: person.firstName } : {}), ...(person.lastName ? { lastName: person.lastName } : {}) };
 }
 
-async function findRecipientByEmail(rewards: RewardsClient, email: string): Promise<string | undefined> {
+async function findRecipientByEmail(rewards: RewardsClient, email: string, call: { signal?: AbortSignal }): Promise<string | undefined> {
   const wanted = email.toLowerCase();
-  for await (const recipient of rewards.recipients.list({ searchKeyword: email })) {
+  for await (const recipient of rewards.recipients.list({ searchKeyword: email }, call)) {
     if (recipient.email.toLowerCase() === wanted) return recipient.recipientId;
   }
   return undefined;
 }
 
-async function createRecipient(rewards: RewardsClient, person: { email: string; firstName?: string | undefined; lastName?: string | undefined }): Promise<string> {
+async function createRecipient(rewards: RewardsClient, person: { email: string; firstName?: string | undefined; lastName?: string | undefined }, call: { signal?: AbortSignal }): Promise<string> {
   try {
-    return (await rewards.recipients.create(nameFields(person))).recipientId;
+    return (await rewards.recipients.create(nameFields(person), call)).recipientId;
   } catch (error) {
     // Created meanwhile by someone else (another instance, the portal): use that one.
     if (isRewardsError(error, 'EMAIL_TAKEN') || isRewardsError(error, 'VALIDATION_ERROR')) {
-      const found = await findRecipientByEmail(rewards, person.email);
+      const found = await findRecipientByEmail(rewards, person.email, call);
       if (found) return found;
     }
     throw error;

@@ -13,7 +13,7 @@ import type { NotifyChannelOf } from './settings.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
-import { toCents } from '../rewards/index.js';
+import { isRewardsError, toCents } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { claimBatch, claimPending, fenceOf, markNotified, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
 import { centsToDecimal } from './money.js';
@@ -231,7 +231,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     if (row.scheduledAt && row.scheduledAt.getTime() - Date.now() < MIN_SCHEDULE_LEAD_MS) return missedLead(row, fence, signal, kudosLog);
     try {
       // Stored with the order below: a resumed row finds the same mappings (stored by Slack user).
-      const recipients = await mapRecipients(row);
+      const recipients = await mapRecipients(row, signal);
       row = { ...row, recipients };
       const { order, recovered } = await (
         await deps.rewards.for(row)
@@ -260,7 +260,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       kudosLog.info('order placed', { orderId: order.orderId, orderStatus: order.status, recovered, attempt: row.attempts, totalCents: row.totalCents });
       return recordPlaced(row, fence, order, kudosLog);
     } catch (error) {
-      if (signal.aborted) return interrupted(row, signal, kudosLog);
+      if (signal.aborted || stoppedWaiting(error)) return interrupted(row, signal, kudosLog);
       const verdict = classifyRewardsFailure(error);
       if (!verdict.permanent && row.attempts < maxAttempts) {
         const delay = backoffMs(row.attempts);
@@ -284,7 +284,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     try {
       order = await (await deps.rewards.for(row)).orders.findByClientOrderId(row.idempotencyKey, { signal });
     } catch (error) {
-      if (signal.aborted) return interrupted(row, signal, kudosLog);
+      if (signal.aborted || stoppedWaiting(error)) return interrupted(row, signal, kudosLog);
       const delay = backoffMs(maxAttempts);
       kudosLog.warn('order outcome unknown; will look it up again', { retryInMs: delay, error });
       return fencedOut(
@@ -295,7 +295,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     if (signal.aborted) return interrupted(row, signal, kudosLog);
     if (order) {
       kudosLog.info('order found by its key after an unknown outcome', { orderId: order.orderId, orderStatus: order.status });
-      return recordPlaced({ ...row, recipients: row.status === 'unknown' ? row.recipients : await mapRecipients(row) }, fence, order, kudosLog);
+      return recordPlaced({ ...row, recipients: row.status === 'unknown' ? row.recipients : await mapRecipients(row, signal) }, fence, order, kudosLog);
     }
     kudosLog.warn('no order was created with this key; the send failed', { attempts: row.attempts });
     return fail(row, fence, row.errorCode ?? 'NOT_CREATED', 'the Rewards API did not accept it after several tries.', kudosLog);
@@ -355,6 +355,11 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     return row;
   }
 
+  /** The app is stopping and the call was still waiting for its turn (src/domain/rate-budget.ts): nothing was sent. */
+  function stoppedWaiting(error: unknown): boolean {
+    return isRewardsError(error, 'ABORTED');
+  }
+
   async function interrupted(row: KudosRow, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
     if (lostClaims.has(signal)) return undefined; // someone else holds the row: nothing to write
     kudosLog.warn('placing interrupted by shutdown; the row will be resumed with the same key');
@@ -366,7 +371,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
    * Slack users get their address-book recipient id (found or created once, mapping stored) and the
    * mapping's address, which is a corrected one when a sender fixed a bounce for them.
    */
-  async function mapRecipients(row: KudosRow): Promise<KudosRow['recipients']> {
+  async function mapRecipients(row: KudosRow, signal?: AbortSignal): Promise<KudosRow['recipients']> {
     if (row.recipients.every((r) => r.recipientId || !r.slackUserId)) return row.recipients;
     const mapped = [];
     for (const r of row.recipients) {
@@ -378,6 +383,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         { db: deps.db, rewards: await deps.rewards.for(row) },
         { teamId: row.teamId, enterpriseId: row.enterpriseId },
         { slackUserId: r.slackUserId, email: r.email, firstName: r.firstName, lastName: r.lastName },
+        { signal },
       );
       mapped.push({ ...r, recipientId, email });
     }

@@ -178,7 +178,8 @@ export class Transport {
         random: this.config.random,
       });
       retries += 1;
-      await this.config.sleep(wait, call.signal);
+      const stop = gate?.stopSignal;
+      await this.config.sleep(wait, stop ? (call.signal ? AbortSignal.any([call.signal, stop]) : stop) : call.signal);
     }
   }
 

@@ -102,6 +102,8 @@ export interface RateGate {
   acquire(signal?: AbortSignal): Promise<void>;
   /** What an answer said: its status and its headers (lower-case names). Must not throw. */
   observe(status: number, headers: Record<string, string>): Promise<void>;
+  /** Fires when the app is stopping: every wait of the client (backoff included) ends at once. */
+  readonly stopSignal?: AbortSignal;
 }
 
 /** Options of every call; always the last argument. */
