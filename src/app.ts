@@ -292,7 +292,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   });
   const catalog = createDesignCatalogs(rewardsAccounts);
   const digest = createDigestJob({ db, chat: slack, present: presentNotice, logger: logger.child({ part: 'digest' }), now });
-  const home = createHomePublisher({ db, slack, rewards: rewardsAccounts, rewardsSetup, settings, approvals, logger, now }, opts.home);
+  const home = createHomePublisher({ db, slack, rewards: rewardsAccounts, rewardsSetup, settings, approvals, finance, logger, now }, opts.home);
   const wakeWorker = (recordedId?: string) => (recordedId ? worker.placeNow(recordedId) : worker.wake());
   const automations = createAutomationService(
     { db, users: slack, rewards: rewardsAccounts, catalog, policy: opts.policy ?? approvals.policy, settings, approvals, wakeWorker, now, logger: logger.child({ part: 'automations' }) },

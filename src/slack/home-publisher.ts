@@ -17,6 +17,9 @@ import { section } from './blocks/text.js';
 import { toCents } from '../rewards/index.js';
 import { buildHome, type HomeBalance } from './blocks/home.js';
 import { homeStatsSection } from './home-stats.js';
+import { homeMoneySection } from './home-money.js';
+import type { FinanceService } from '../domain/finance.js';
+import type { Block } from './blocks/text.js';
 import type { SlackGateway } from './gateway.js';
 
 export interface HomePublisherDeps {
@@ -27,6 +30,8 @@ export interface HomePublisherDeps {
   rewardsSetup?: Pick<RewardsSetup, 'summary'> | undefined;
   settings: SettingsStore;
   approvals: Pick<ApprovalService, 'isAdmin' | 'isApprover'>;
+  /** Admins' money section (balance, top-ups, limits); without it Home shows only the balance line. */
+  finance?: Pick<FinanceService, 'overview'> | undefined;
   logger: Logger;
   now(): Date;
 }
@@ -62,6 +67,7 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   const balanceTtl = opts.balanceTtlMs ?? 30_000;
   const flashes = new Map<string, { text: string; until: number }>();
   const balances = new Map<string, { at: number; value: Promise<HomeBalance> }>();
+  const moneySections = new Map<string, { at: number; value: Promise<Block[]> }>();
   /** teamId -> users waiting for a re-publish (with their enterprise). */
   const queued = new Map<string, { enterpriseId: string | null; users: Set<string> }>();
   /** teamId -> times of recent publishes, for the rate limit. */
@@ -89,6 +95,20 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     return value;
   }
 
+  /** The admins' money section, reused as the balance is; left out when the API does not answer. */
+  function moneyFor(ws: WorkspaceRef): Promise<Block[]> {
+    const finance = deps.finance;
+    if (!finance) return Promise.resolve([]);
+    const cached = moneySections.get(ws.teamId);
+    if (cached && Date.now() - cached.at < balanceTtl) return cached.value;
+    const value = homeMoneySection(finance, ws).catch((error: unknown): Block[] => {
+      log.warn('money section of Home failed', { error });
+      return [];
+    });
+    moneySections.set(ws.teamId, { at: Date.now(), value });
+    return value;
+  }
+
   async function publish(ws: WorkspaceRef, userId: string, o: { flash?: string; pages?: HomePages; opened?: boolean } = {}): Promise<void> {
     const key = `${ws.teamId}:${userId}`;
     if (o.flash) flashes.set(key, { text: o.flash, until: Date.now() + FLASH_MS });
@@ -106,7 +126,7 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     const connection = deps.rewardsSetup ? await deps.rewardsSetup.summary(ws) : undefined;
     const unconnected = deps.rewardsSetup !== undefined && connection === undefined;
     const rewardsAccount = deps.rewardsSetup ? (admin ? rewardsHomeSection(connection) : unconnected ? [section(notConnectedText(false, settings.adminUserIds ?? undefined))] : []) : [];
-    const [data, balance, stats] = await Promise.all([
+    const [data, balance, stats, money] = await Promise.all([
       loadHome(deps.db, {
         teamId: ws.teamId,
         userId,
@@ -118,8 +138,9 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
       }),
       admin && !unconnected ? balanceFor(ws) : Promise.resolve(undefined),
       homeStatsSection(deps.db, { teamId: ws.teamId, userId, now: deps.now(), amounts: settings.leaderboardAmounts }),
+      admin && !unconnected ? moneyFor(ws) : Promise.resolve([]),
     ]);
-    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount, stats });
+    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount, stats, money });
     await deps.slack.publishHome(userId, view);
     await recordHomeVisit(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId, roles, pages });
   }

@@ -211,6 +211,36 @@ describe('App Home by role', () => {
   });
 });
 
+describe('App Home: the money section for admins', () => {
+  it('shows the balance, the threshold and the limits with their use after the admin section; its buttons open the forms; others never see it', async () => {
+    await start({ KUDOS_LOW_BALANCE_THRESHOLD: '1000' });
+    const { rememberLimits } = await import('../../src/domain/spending-limits.js');
+    await rememberLimits(e2e.db, { teamId: 'T0KUDOS', enterpriseId: null }, { dailyCents: 500_000, monthlyCents: 5_000_000 }, 'test');
+    const sent = await send('U_MANAGER', ['U_EMP1'], '40');
+    await eventually(async () => (await row(sent.id)).status === 'placed');
+    const home = await openHome('U_ADMIN', 'Money');
+    const text = textOf(home);
+    expect(text).toMatch(/Rewards balance:\* \$[\d,.]+ available/);
+    expect(text).toContain('alert under $1,000');
+    expect(text).toMatch(/Daily limit\* \$5,000: \$40 used today/);
+    expect(text).toMatch(/Monthly limit\* \$50,000: \$40 used this month/);
+    expect(text).toContain('finance_topup_open');
+    expect(text).toContain('finance_limits_open');
+    // The money section comes after the admin section, as its own section.
+    expect(text.indexOf('"Money"')).toBeGreaterThan(text.indexOf('"Admin"'));
+
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'finance_topup_open', 'U_ADMIN');
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'));
+    await e2e.stack.sim.clickButton({ viewId: home.id }, 'finance_limits_open', 'U_ADMIN');
+    const limits = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits'));
+    expect(JSON.stringify(limits.blocks)).toContain('5000');
+
+    const other = textOf(await openHome('U_MANAGER'));
+    expect(other).not.toContain('Money');
+    expect(other).not.toContain('finance_topup_open');
+  });
+});
+
 describe('App Home: stats and bounces', () => {
   it('shows the month’s stats, the person’s own numbers, and a switch to leave or rejoin the leaderboard', async () => {
     await start();

@@ -25,6 +25,8 @@ export interface HomeExtras {
   rewardsAccount?: Block[];
   /** The recognition stats section (stats.ts), after the person's own kudos. */
   stats?: Block[];
+  /** Admins: the money section (home-money.ts: balance, top-ups, limits), after the admin section. */
+  money?: Block[];
 }
 
 /** Slack renders this in the reader's own time zone and format. */
@@ -223,6 +225,7 @@ export function buildHome(data: HomeData, extras: HomeExtras = {}): { type: 'hom
     sentSection(data),
     extras.stats ?? [],
     adminSection(data, extras),
+    data.admin ? (extras.money ?? []) : [],
   ].filter((s) => s.length > 0);
   const blocks: Block[] = [...intro];
   for (const s of sections) blocks.push({ type: 'divider' }, ...s);
