@@ -9,29 +9,18 @@
 // for other instances' rows; it also finishes notices whose poster died.
 import { announcementChannelOf } from './announce.js';
 import { randomUUID } from 'node:crypto';
-import type { NotifyChannelOf } from './settings.js';
 import type { Logger } from '../config/logger.js';
-import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
 import { isRewardsError, toCents } from '../rewards/index.js';
-import type { RewardsAccounts } from './rewards-accounts.js';
 import { claimBatch, claimPending, fenceOf, markNotified, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
 import { centsToDecimal } from './money.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
-import type { NoticePresenter } from './notices.js';
 import { postAllOnce, resumeStalledNotices } from './notifications.js';
-import type { Messenger } from './ports.js';
 import { ensureRecipientMapping } from './recipients.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from './rewards-errors.js';
+import type { BackgroundDeps } from './background-deps.js';
 
-export interface WorkerDeps {
-  db: Database;
-  rewards: RewardsAccounts;
-  chat: Messenger;
-  present: NoticePresenter;
-  /** Announcement channel of a workspace, from its settings at the time of the notice. */
-  notifyChannelOf: NotifyChannelOf;
-  logger: Logger;
+export interface WorkerDeps extends BackgroundDeps {
   /** Called once an order is placed (webhooks issue: schedules its completion check). */
   onOrderPlaced?: (row: KudosRow) => Promise<void>;
   /**

@@ -11,24 +11,19 @@
 // (src/domain/rate-budget.ts): the account's one budget, shared with the sends, which come first.
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
-import type { NotifyChannelOf } from '../domain/settings.js';
-import type { Logger } from '../config/logger.js';
-import type { Database } from '../db/client.js';
 import type { KudosRow } from '../db/schema/index.js';
 import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, runOrderCheck, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
 import { expireNoticeMessages } from '../domain/notifications.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
 import { recoverStuckResends } from '../domain/resend.js';
 import { reconcileCancelIntents } from '../domain/cancel.js';
-import type { RewardsAccounts } from '../domain/rewards-accounts.js';
-import type { NoticePresenter } from '../domain/notices.js';
-import type { Messenger } from '../domain/ports.js';
 import { deleteExpiredEvents } from './event-store.js';
 import { createPollingLoop } from './loop.js';
 import { createOrderPoller, type OrderPoller, type OrderPollerOptions } from './order-poller.js';
 import { inBackgroundLane } from '../domain/rate-budget.js';
 import { orderCreatedProcessor } from './order-created.js';
 import { processEventBatch, type EventProcessor } from './processor.js';
+import type { BackgroundDeps } from '../domain/background-deps.js';
 
 export const EVENT_PROCESSORS: readonly EventProcessor[] = [orderCreatedProcessor];
 
@@ -49,14 +44,7 @@ export interface BackgroundProcessingOptions {
   polling?: OrderPollerOptions;
 }
 
-export interface BackgroundProcessingDeps {
-  db: Database;
-  rewards: RewardsAccounts;
-  chat: Messenger;
-  present: NoticePresenter;
-  /** Announcement channel of a workspace, from its settings at the time of the notice. */
-  notifyChannelOf: NotifyChannelOf;
-  logger: Logger;
+export interface BackgroundProcessingDeps extends BackgroundDeps {
   /** `off`: order outcomes by polling only (REWARDS_WEBHOOKS). Default on. */
   webhooks?: 'on' | 'off';
 }

@@ -2,23 +2,11 @@
 // handles; an event of any other type is marked processed as `ignored` (stored, acknowledged, never
 // an error). A failure is retried with backoff; after MAX_EVENT_ATTEMPTS it is given up and kept,
 // with its error, until the retention cleanup.
-import type { NotifyChannelOf } from '../domain/settings.js';
-import type { Logger } from '../config/logger.js';
-import type { Database } from '../db/client.js';
 import type { WebhookEventRow } from '../db/schema/index.js';
-import type { RewardsAccounts } from '../domain/rewards-accounts.js';
-import type { NoticePresenter } from '../domain/notices.js';
-import type { Messenger } from '../domain/ports.js';
 import { claimEvents, markEventFailed, markEventProcessed } from './event-store.js';
+import type { BackgroundDeps } from '../domain/background-deps.js';
 
-export interface EventContext {
-  db: Database;
-  rewards: RewardsAccounts;
-  chat: Messenger;
-  present: NoticePresenter;
-  /** Announcement channel of a workspace, from its settings at the time of the notice. */
-  notifyChannelOf: NotifyChannelOf;
-  logger: Logger;
+export interface EventContext extends BackgroundDeps {
   /** Delay before the first completion check of an order. */
   firstCheckDelayMs: number;
   signal: AbortSignal;
