@@ -5,10 +5,11 @@ import { createAutomationService, type AutomationService } from './domain/automa
 import { App, LogLevel, webApi, type Authorize, type Logger as BoltLogger } from '@slack/bolt';
 import type { AppConfig } from './config/index.js';
 import { createLogger, type Logger } from './config/logger.js';
-import { connectDatabase, type Database } from './db/client.js';
+import { sql } from 'drizzle-orm';
+import { connectDatabase, rowsOf, type Database } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createApprovalService, type ApprovalService } from './domain/approvals.js';
-import { createSettingsStore, notifyChannelLookup, type SettingsStore, type WorkspaceRef } from './domain/settings.js';
+import { createSettingsStore, notifyChannelLookup, type NotifyChannelOf, type SettingsStore, type WorkspaceRef } from './domain/settings.js';
 import { createDesignCatalogs } from './domain/catalog.js';
 import { createRewardsConnectionStore, createRewardsSetup, type RewardsConnectionStore, type RewardsSetup } from './domain/rewards-connections.js';
 import { RewardsNotConnectedError, singleRewardsAccount, workspaceRewardsAccounts, type RewardsAccounts } from './domain/rewards-accounts.js';
@@ -27,15 +28,18 @@ import { SlackReceiver } from './http/slack-receiver.js';
 import { createConnectionWebhooksRoute, createWebhooksRoute } from './http/webhooks-route.js';
 import { createBackgroundProcessing, type BackgroundProcessing, type BackgroundProcessingOptions } from './webhooks/processing.js';
 import { createRewardsClient, type RewardsClient } from './rewards/index.js';
-import type { ListenerDeps } from './slack/deps.js';
+import type { InstallationEvents, InstallationRef, ListenerDeps } from './slack/deps.js';
 import { createDirectWebApi } from './slack/direct-web-api.js';
 import { createFinanceNotifier } from './slack/finance-notifier.js';
-import { createSlackGateway, createUserLister, type SlackGateway } from './slack/gateway.js';
+import { createSlackGateway, createUserLister } from './slack/gateway.js';
+import { perWorkspace, singleWorkspace, type SlackWorkspaces } from './slack/workspaces.js';
+import { createDistributionTenancy, type DistributionTenancy } from './slack/tenancy.js';
 import { presentNotice } from './slack/presenters/notices.js';
 import { registerListeners } from './slack/index.js';
 import { createHomePublisher, type HomePublisher, type HomePublisherOptions } from './slack/home-publisher.js';
 import { ackUnanswered, dropRedeliveredEvents } from './slack/middleware.js';
 import { createEventReceipts } from './domain/event-receipts.js';
+import { purgeDueWorkspaces, purgeWorkspaceData } from './domain/workspace-data.js';
 import { SocketModeConnection, type SocketModeConnectionOptions } from './socket-mode/connection.js';
 
 export interface StartAppOptions {
@@ -59,6 +63,8 @@ export interface StartAppOptions {
   home?: HomePublisherOptions & { enabled?: boolean };
   /** Automations pass period (celebrations, recurring kudos); 0 disables the timer (tests call tick). Default 60 s. */
   automationsMs?: number;
+  /** Distribution mode: how often uninstalled workspaces' data is purged once due; 0 disables the timer (tests call purgeDue). Default 1 h. */
+  purgeMs?: number;
   /** Finance sweep period (low-balance check, top-up settlement); 0 disables the timer (tests call sweep). Default 5 min. */
   financeSweepMs?: number;
   /** Weekly digest pass period; 0 disables the timer (tests call runOnce). Default 5 min. */
@@ -101,7 +107,7 @@ export interface RunningApp {
   rewardsConnections: RewardsConnectionStore | undefined;
   /** Per-workspace mode: connect and disconnect a workspace's account (uninstall calls disconnect). */
   rewardsSetup: RewardsSetup | undefined;
-  slack: SlackGateway;
+  slack: SlackWorkspaces;
   logger: Logger;
   settings: SettingsStore;
   approvals: ApprovalService;
@@ -118,6 +124,10 @@ export interface RunningApp {
   metrics: AppMetrics;
   /** Background processing: webhook events, completion checks, the order poller. */
   background: BackgroundProcessing;
+  /** Distribution mode: deletes the data of workspaces uninstalled KUDOS_RETENTION_DAYS ago (the periodic job's pass). */
+  purgeDue(): Promise<Array<{ installationKey: string; rows: number }>>;
+  /** Distribution mode: installations, InstallProvider, token lookup (undefined in single-workspace mode). */
+  tenancy: DistributionTenancy | undefined;
   /** The Socket Mode connection, when SLACK_APP_TOKEN is set. */
   socket: SocketModeConnection | undefined;
   /** Stops accepting requests, finishes or releases in-flight work, closes the database (if ours). */
@@ -138,8 +148,10 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     ownDb = conn;
   }
 
-  const botToken = config.slackBotToken;
-  if (config.mode !== 'single' || !botToken) throw new Error('distribution mode is not wired into the app yet (issue 16): set SLACK_BOT_TOKEN for single-workspace mode');
+  // Single-workspace mode: SLACK_BOT_TOKEN. Distribution mode: no token of its own; each workspace's
+  // installation has one (src/slack/tenancy.ts).
+  const botToken = config.mode === 'single' ? config.slackBotToken : undefined;
+  if (config.mode === 'single' && !botToken) throw new Error('SLACK_BOT_TOKEN is required in single-workspace mode');
   const metrics = createMetrics({ db });
   // One rate budget per Rewards account, shared by every instance (src/domain/rate-budget.ts).
   const rateBudgets = createRateBudgets(db, { onError: (error) => logger.warn('the shared Rewards rate budget could not be read or written; pacing locally', { error }), ...opts.rateBudget });
@@ -219,8 +231,9 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     timeout: 5000,
   };
   const slackClient = new webApi.WebClient(botToken, clientOptions);
-  const identity = botIdentity(slackClient, botToken);
-  const authorize = identity.authorize;
+  const tenancy = config.mode === 'distribution' ? createDistributionTenancy({ config, db, logger, slackLogger, now }) : undefined;
+  const identity = botToken ? botIdentity(slackClient, botToken) : undefined;
+  const authorize = tenancy?.authorize ?? identity!.authorize;
   const bolt = new App({
     // Our own authorize instead of `token`: Bolt would call auth.test eagerly at construction and an
     // unreachable Slack would become an unhandled rejection. Here auth.test runs at the first request,
@@ -241,19 +254,29 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const postClient = new webApi.WebClient(botToken, { ...clientOptions, retryConfig: { retries: 0 } });
   // users.info and views.open, on every `/kudos`, skip WebClient's layers (src/slack/direct-web-api.ts).
   const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: botToken });
-  const slack = createSlackGateway(slackClient, { postClient, direct: directWebApi.call, historyReads: opts.slackHistoryReads ?? (config.mode as string) !== 'distribution' });
+  // Every Slack call names its workspace; in distribution mode it carries that workspace's token.
+  const historyReads = opts.slackHistoryReads ?? config.mode !== 'distribution';
+  const slack = tenancy
+    ? perWorkspace({
+        createGateway: (token) => createSlackGateway(slackClient, { postClient, direct: directWebApi.call, token, historyReads }),
+        createUserLister: (token) => createUserLister(slackClient, token),
+        botToken: (ws) => tenancy.botToken(ws),
+        historyReads,
+      })
+    : singleWorkspace(createSlackGateway(slackClient, { postClient, direct: directWebApi.call, historyReads }), createUserLister(slackClient));
 
   // Settings live in the database, one row per workspace (seeded from the environment the first time
   // a workspace is seen), and are read for the workspace at hand on every request and notice.
   const settings = createSettingsStore({ db, config });
-  const notifyChannelOf = notifyChannelLookup(settings, identity.homeWorkspace);
+  // An order placed outside Slack belongs to the one workspace of single-workspace mode; in
+  // distribution mode there is no such workspace, and it is not announced.
+  const notifyChannelOf: NotifyChannelOf = identity ? notifyChannelLookup(settings, identity.homeWorkspace) : async (ws) => (ws ? ((await settings.get(ws)).notifyChannel ?? undefined) : undefined);
   const background = createBackgroundProcessing({ db, rewards: rewardsAccounts, chat: slack, present: presentNotice, notifyChannelOf, logger, webhooks: config.rewardsWebhooks }, opts.webhooks);
-  const listUsers = createUserLister(slackClient);
   const finance = createFinanceService({
     db,
     rewards: rewardsAccounts,
     settings,
-    notifier: createFinanceNotifier({ db, slack, settings, listUsers, logger }),
+    notifier: createFinanceNotifier({ db, slack, settings, logger }),
     logger,
     now,
     webhooks: config.rewardsWebhooks,
@@ -285,7 +308,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     present: presentNotice,
     rewards: rewardsAccounts,
     settings,
-    directory: { users: slack, listUsers: (...args) => listUsers(...args) },
+    directory: { users: slack, listUsers: (ws) => slack.listUsers(ws) },
     logger,
     wakeWorker: () => worker.wake(),
     now,
@@ -308,7 +331,6 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     catalog,
     policy: opts.policy ?? withSpendingLimits(approvals.policy, { db, now }),
     wakeWorker,
-    listUsers,
     automations,
     placeRewardLinks: (requestId) => background.placeRewardLinks(requestId),
     now,
@@ -317,6 +339,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     home,
     isAdmin: (ws, userId) => approvals.isAdmin(ws, userId),
     finance,
+    installations: tenancy ? installationEvents(tenancy, slack, db, logger, rewardsSetup) : undefined,
   };
   registerListeners(bolt, deps);
   bolt.error(async (error) => {
@@ -333,6 +356,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     onRequestDone: (info) => metrics.observeHttpRequest(info),
     routes: {
       ...(httpReceiver ? { slackEvents: (req, res) => httpReceiver.handle(req, res) } : {}),
+      ...(tenancy ? { slackInstall: (req, res) => tenancy.installRoute(req, res), slackOAuthRedirect: (req, res) => tenancy.redirectRoute(req, res) } : {}),
       ...(config.rewardsWebhooks === 'on' && config.rewardsWebhookSecret && !rewardsConnections
         ? { rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }) }
         : {}),
@@ -356,13 +380,23 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   socket?.start();
   if (opts.worker?.enabled !== false) worker.start();
   // Learn the bot identity now, so the first Slack request (3 s budget) does not wait for auth.test.
-  authorize({} as never).catch((error: unknown) => logger.warn('slack auth.test failed; retrying at the first request', { error }));
+  if (identity) authorize({} as never).catch((error: unknown) => logger.warn('slack auth.test failed; retrying at the first request', { error }));
   if (opts.webhooks?.enabled !== false) background.start();
   if (opts.approvalsSweepMs !== 0) approvals.start(opts.approvalsSweepMs ?? 30_000);
   if (opts.home?.enabled !== false) home.start();
   if (opts.automationsMs !== 0) automations.start(opts.automationsMs ?? 60_000);
   if (opts.financeSweepMs !== 0) finance.start(opts.financeSweepMs ?? 300_000);
   if (opts.digestMs !== 0) digest.start(opts.digestMs ?? 300_000);
+  const purgeDue = async () => {
+    const purged = await purgeDueWorkspaces(db, now());
+    for (const p of purged) logger.info('uninstalled workspace data purged', { part: 'installations', installation: p.installationKey, rows: p.rows, retentionDays: config.retentionDays });
+    return purged;
+  };
+  const purgeTimer =
+    tenancy && opts.purgeMs !== 0
+      ? setInterval(() => void purgeDue().catch((error: unknown) => logger.warn('purging uninstalled workspaces failed', { error })), opts.purgeMs ?? 3_600_000)
+      : undefined;
+  purgeTimer?.unref();
   logger.info('kudos app listening', { url: http.url, metricsUrl: metricsHttp?.url });
 
   let closing: Promise<void> | undefined;
@@ -386,12 +420,15 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     digest,
     metrics,
     socket,
+    tenancy,
+    purgeDue,
     background,
     close() {
       closing ??= (async () => {
         // Work waiting for its turn at the Rewards rate budget (a storm of 429s, a long window) stops
         // waiting now: nothing of it was sent, and its rows are released and resumed with their keys.
         rateBudgets.stop();
+        if (purgeTimer) clearInterval(purgeTimer);
         const httpClosed = Promise.all([http.close(3000), metricsHttp?.close(1000)]);
         await socket?.stop();
         await httpReceiver?.stop();
@@ -409,6 +446,47 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         logger.info('kudos app stopped');
       })();
       return closing;
+    },
+  };
+}
+
+/**
+ * Distribution mode's uninstall: the installation's tokens are deleted in the database at once, and
+ * every cache that could still hold them (authorize answers, per-workspace gateways) is dropped, so no
+ * later call of any instance-local work uses them; scheduled work of that workspace then meets
+ * `not_installed` and gives up quietly (src/slack/workspaces.ts).
+ */
+function installationEvents(tenancy: DistributionTenancy, slack: SlackWorkspaces, db: Database, logger: Logger, rewardsSetup: RewardsSetup | undefined): InstallationEvents {
+  const log = logger.child({ part: 'installations' });
+  const forget = async (ref: InstallationRef) => {
+    tenancy.evict(ref);
+    slack.forget({ teamId: ref.teamId ?? '', enterpriseId: ref.enterpriseId });
+    // The workspace's Rewards secrets go with its Slack tokens (an org-wide install: every workspace of the org).
+    if (!rewardsSetup) return;
+    const teams =
+      ref.isEnterpriseInstall && ref.enterpriseId
+        ? rowsOf<{ teamId: string }>(await db.execute(sql`select team_id as "teamId" from rewards_connections where enterprise_id = ${ref.enterpriseId}`)).map((r) => r.teamId)
+        : ref.teamId
+          ? [ref.teamId]
+          : [];
+    for (const teamId of teams) await rewardsSetup.disconnect({ teamId, enterpriseId: ref.enterpriseId });
+  };
+  return {
+    async uninstalled(ref) {
+      const key = await tenancy.store.uninstall(ref);
+      await forget(ref);
+      log.info('uninstalled: tokens deleted', { installation: key ?? 'unknown', teamId: ref.teamId, enterpriseId: ref.enterpriseId, orgWide: ref.isEnterpriseInstall });
+    },
+    async tokensRevoked(ref, revoked) {
+      const key = await tenancy.store.revokeTokens(ref, revoked);
+      if (revoked.bot) await forget(ref);
+      else tenancy.evict(ref);
+      log.info('tokens revoked', { installation: key ?? 'unknown', bot: revoked.bot, users: revoked.userIds.length });
+    },
+    async requestDeletion(ws, actorUserId) {
+      // The workspace's rows go now; its installation (and so the app) stays.
+      const rows = await purgeWorkspaceData(db, { teamId: ws.teamId });
+      log.info('workspace data deleted at an admin request', { teamId: ws.teamId, actorUserId, rows });
     },
   };
 }

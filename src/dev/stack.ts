@@ -28,7 +28,16 @@ export interface DevStackOptions {
   socketMode?: boolean;
   /** REWARDS_WEBHOOKS=off: no webhook registration, order outcomes by polling (`--no-webhooks`). */
   webhooks?: boolean;
+  /**
+   * Distribution mode (`--distribution`): "Add to Slack" through the simulator's OAuth, several
+   * workspaces with a switcher, one of them installed through an Enterprise Grid org-wide install.
+   */
+  distribution?: boolean;
 }
+
+/** Distribution mode's local OAuth client and key: local-only values, not secrets. */
+const DEV_OAUTH = { clientId: '1000.2000', clientSecret: 'kudos-dev-client-secret', stateSecret: 'kudos-dev-state-secret' };
+const DEV_ENCRYPTION_KEY = `dev:${Buffer.alloc(32, 'kudos-dev-key').toString('base64')}`;
 
 export interface DevStack {
   url: string;
@@ -65,23 +74,39 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
   try {
     const pgliteDir = opts.pgliteDir ?? './.data/pglite';
     // The Slack side is kept beside the database, so a restart shows the history the app remembers.
-    const persistFile = pgliteDir.startsWith('memory:') ? undefined : join(dirname(resolve(pgliteDir)), 'simulator.json');
-    const simulator = await startSlackSimulator({ port: opts.port ?? 0, host, signingSecret: DEV_SIGNING_SECRET, socketMode: opts.socketMode ?? false, ...(persistFile ? { persistFile } : {}) });
+    const persistFile = pgliteDir.startsWith('memory:') ? undefined : join(dirname(resolve(pgliteDir)), opts.distribution ? 'simulator-distribution.json' : 'simulator.json');
+    const distribution = opts.distribution ?? false;
+    const simulator = await startSlackSimulator({
+      port: opts.port ?? 0,
+      host,
+      signingSecret: DEV_SIGNING_SECRET,
+      socketMode: opts.socketMode ?? false,
+      ...(persistFile ? { persistFile } : {}),
+      ...(distribution ? { oauth: { clientId: DEV_OAUTH.clientId, clientSecret: DEV_OAUTH.clientSecret, tokenRotation: true } } : {}),
+    });
     started.push(simulator);
     const emulator = await startEmulator({ port: 0, host });
     started.push(emulator);
     simulator.setEmulatorUrl(emulator.url);
 
+    // Single workspace: the bot token and one Rewards account. Distribution: the OAuth client and the
+    // key ring; each workspace connects its own Rewards account from App Home.
+    const mode = distribution
+      ? { SLACK_CLIENT_ID: DEV_OAUTH.clientId, SLACK_CLIENT_SECRET: DEV_OAUTH.clientSecret, SLACK_STATE_SECRET: DEV_OAUTH.stateSecret, KUDOS_ENCRYPTION_KEY: DEV_ENCRYPTION_KEY }
+      : {
+          SLACK_BOT_TOKEN: simulator.botToken,
+          REWARDS_CLIENT_ID: 'production-client',
+          REWARDS_CLIENT_SECRET: 'production-secret',
+          ...(opts.webhooks === false ? { REWARDS_WEBHOOKS: 'off' } : { REWARDS_WEBHOOK_SECRET: EMULATOR_WEBHOOK_SECRET }),
+        };
     const config = loadConfig({
       PORT: '0',
       PGLITE_DIR: pgliteDir,
       ...(opts.socketMode ? { SLACK_APP_TOKEN: simulator.socketMode.appToken } : { SLACK_SIGNING_SECRET: DEV_SIGNING_SECRET }),
-      SLACK_BOT_TOKEN: simulator.botToken,
       SLACK_API_URL: simulator.apiUrl,
       REWARDS_API_URL: emulator.url,
-      REWARDS_CLIENT_ID: 'production-client',
-      REWARDS_CLIENT_SECRET: 'production-secret',
-      ...(opts.webhooks === false ? { REWARDS_WEBHOOKS: 'off' } : { REWARDS_WEBHOOK_SECRET: EMULATOR_WEBHOOK_SECRET }),
+      ...mode,
+      ...(distribution && opts.webhooks === false ? { REWARDS_WEBHOOKS: 'off' } : {}),
       KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
       KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
       KUDOS_APPROVERS: 'U_APPROVER',
@@ -97,10 +122,34 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
     started.push(app);
     simulator.setAppUrl(app.url);
     if (app.socket) await app.socket.connected();
-    const webhook = opts.webhooks === false ? { registered: false, detail: 'REWARDS_WEBHOOKS=off: order outcomes by polling' } : await registerWebhook(emulator.url, app.url);
+    if (distribution) await installDemoWorkspaces(simulator, app);
+    const webhook =
+      opts.webhooks === false
+        ? { registered: false, detail: 'REWARDS_WEBHOOKS=off: order outcomes by polling' }
+        : distribution
+          ? { registered: true, detail: 'distribution mode: each workspace registers its own webhook URL when an admin connects its Rewards account (App Home)' }
+          : await registerWebhook(emulator.url, app.url);
     return { url: simulator.url, simulator, app, emulator, webhook, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;
+  }
+}
+
+/**
+ * Distribution mode's demo: the seed workspace installed on its own and the Grid org installed org-wide,
+ * both through the real "Add to Slack" routes; the second workspace is left for the user to install.
+ * Installations persist in the database, so a restart does not install again.
+ */
+async function installDemoWorkspaces(simulator: SlackSimulator, app: RunningApp): Promise<void> {
+  const dist = simulator.distribution;
+  if (!dist || !app.tenancy) return;
+  for (const choice of [{ teamId: simulator.workspace.team.id }, { enterpriseId: 'E_GRID', orgWide: true }]) {
+    const lookup = choice.orgWide ? { enterpriseId: choice.enterpriseId, isEnterpriseInstall: true } : { teamId: choice.teamId };
+    const live = await app.tenancy.store.findLive(lookup);
+    // The simulator forgets its tokens on restart: install again when it does not know this one.
+    if (live && dist.installs.installations.get(choice.orgWide ? `enterprise:${choice.enterpriseId}` : `team:${choice.teamId}`)) continue;
+    const done = await dist.install(choice);
+    if (done.status !== 200) throw new Error(`installing the demo workspace failed (${done.status})`);
   }
 }

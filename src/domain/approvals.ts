@@ -104,7 +104,9 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     const content = deps.present({ type: 'approval.request', approval: view });
     await Promise.all(
       view.request.messages.map((ref) =>
-        deps.chat.updateMessage(ref.channel, ref.ts, content).catch((error: unknown) => log.warn('updating an approval message failed', { kudosId: view.kudos.id, channel: ref.channel, error })),
+        deps.chat
+          .updateMessage(view.kudos, ref.channel, ref.ts, content)
+          .catch((error: unknown) => log.warn('updating an approval message failed', { kudosId: view.kudos.id, channel: ref.channel, error })),
       ),
     );
   }
@@ -136,7 +138,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     let asked: ApproversAsked = { kind: 'unreachable' };
     if (settings.approvalChannel) {
       try {
-        refs.push(await deps.chat.postMessage(settings.approvalChannel, content));
+        refs.push(await deps.chat.postMessage(settings, settings.approvalChannel, content));
         asked = { kind: 'channel', channel: settings.approvalChannel };
       } catch (error) {
         log.warn('posting to the approval channel failed; messaging approvers directly', { kudosId, channel: settings.approvalChannel, error });
@@ -147,7 +149,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       const approvers = (await listApprovers(deps.directory, settings)).filter((id) => id !== view.kudos.senderUserId);
       for (const approver of approvers) {
         try {
-          refs.push(await deps.chat.sendDirectMessage(approver, content));
+          refs.push(await deps.chat.sendDirectMessage(settings, approver, content));
         } catch (error) {
           log.warn('messaging an approver failed', { kudosId, approver, error });
         }

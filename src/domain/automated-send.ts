@@ -48,7 +48,7 @@ export type AutomatedSendResult =
   | { ok: false; code: 'invalid' | 'sender' | 'rewards'; message: string };
 
 export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<AutomatedSendResult> {
-  const sender = await deps.users.userInfo(request.senderUserId);
+  const sender = await deps.users.userInfo(request.workspace, request.senderUserId);
   if (!sender || sender.deleted || sender.isBot) {
     return { ok: false, code: 'sender', message: `The sender ${request.senderUserId} is not an active person in this workspace.` };
   }

@@ -20,7 +20,7 @@ import {
 import { NO_ANNOUNCEMENT } from './announce.js';
 import { celebrationRuns, fillTemplate, recurrenceRuns } from './automation-dates.js';
 import { sendAutomated, type AutomatedSendDeps } from './automated-send.js';
-import { displayNameOf } from './ports.js';
+import { displayNameOf, isChatRefusal } from './ports.js';
 
 export const PLAN_AHEAD_MS = 30 * 86_400_000;
 /** A run missed by more than this (every instance down for a week) is recorded as missed, not sent. */
@@ -60,7 +60,8 @@ export async function planOccurrences(deps: AutomationDeps, now: Date): Promise<
     for (const person of people) {
       const date = rule.kind === 'birthday' ? person.birthday : person.startDate;
       if (!date || !mayFallWithin(date, from, to)) continue;
-      const user = await deps.users.userInfo(person.slackUserId);
+      // A workspace the app is no longer installed in (distribution mode) plans nothing, and asks Slack nothing more.
+      const user = await deps.users.userInfo(rule, person.slackUserId).catch((error: unknown) => (isChatRefusal(error, 'refused') ? undefined : Promise.reject(error)));
       if (!user || user.deleted) continue;
       for (const run of celebrationRuns({ kind: rule.kind, date, zone: user.tz ?? 'UTC', from, to })) {
         rows.push({
@@ -190,7 +191,7 @@ async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Pro
     .from(celebrationPreferences)
     .where(and(eq(celebrationPreferences.teamId, occ.teamId), eq(celebrationPreferences.slackUserId, subject)));
   if (prefs?.optOut) return { stop: 'skipped', why: 'They opted out of celebrations.' };
-  const user = await deps.users.userInfo(subject);
+  const user = await deps.users.userInfo(occ, subject);
   const name = user ? user.firstName || displayNameOf(user) : subject;
   return {
     senderUserId: rule.senderUserId,

@@ -20,7 +20,7 @@ import { and, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { notifications, type NotificationRow } from '../db/schema/index.js';
-import { isChatRefusal, type Messenger, type PostedMessage, type RenderedMessage } from './ports.js';
+import { chatWorkspaceOf, isChatRefusal, type Messenger, type PostedMessage, type RenderedMessage } from './ports.js';
 import { noteChannelFailure } from './health.js';
 
 export interface NotificationKey {
@@ -82,7 +82,11 @@ export async function postOnce(deps: NoticeDeps, key: NotificationKey, notice: O
  */
 export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: NotificationKey; notice: OutboxNotice }>): Promise<Array<PromiseSettledResult<PostOnceResult>>> {
   if (items.length === 0) return [];
-  const channels = await Promise.allSettled(items.map(({ notice }) => ('userId' in notice.to ? deps.chat.openDirectChannel(notice.to.userId) : Promise.resolve(notice.to.channel))));
+  const channels = await Promise.allSettled(
+    items.map(({ key, notice }) =>
+      'userId' in notice.to ? deps.chat.openDirectChannel(chatWorkspaceOf({ teamId: key.teamId, enterpriseId: key.enterpriseId }), notice.to.userId) : Promise.resolve(notice.to.channel),
+    ),
+  );
   const keyOf = (kind: string, subject: string) => `${kind}\u0000${subject}`;
   // Every notice is recorded, even one whose DM could not be opened (Slack unreachable): that one is
   // stored without a channel and not leased, so the next sweep of resumeStalledNotices opens the DM
@@ -101,7 +105,7 @@ export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: Notifica
         sql`, `,
       )}
       on conflict (kind, subject) do nothing
-      returning id, kind, subject, message, thread_ts as "threadTs"`),
+      returning id, kind, subject, message, thread_ts as "threadTs", team_id as "teamId", enterprise_id as "enterpriseId"`),
   );
   const claimedByKey = new Map(claimed.map((row) => [keyOf(row.kind, row.subject), row]));
   const posts = await Promise.allSettled(
@@ -144,10 +148,10 @@ async function postLater(db: Database, id: string, error: unknown): Promise<void
 }
 
 /** What posting needs of a notice row. */
-type ClaimedNotice = Pick<NotificationRow, 'id' | 'kind' | 'subject' | 'message' | 'threadTs'>;
+type ClaimedNotice = Pick<NotificationRow, 'id' | 'kind' | 'subject' | 'message' | 'threadTs' | 'teamId' | 'enterpriseId'>;
 
 function send(deps: NoticeDeps, row: ClaimedNotice, channel: string): Promise<PostedMessage> {
-  return deps.chat.postMessage(channel, {
+  return deps.chat.postMessage(chatWorkspaceOf(row), channel, {
     ...(row.message as RenderedMessage),
     ...(row.threadTs ? { threadTs: row.threadTs } : {}),
     metadata: { eventType: NOTICE_EVENT_TYPE, payload: { notice_id: row.id } },
@@ -204,7 +208,7 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
       continue;
     }
     try {
-      const channel = row.channel ?? (await deps.chat.openDirectChannel(row.dmUserId!));
+      const channel = row.channel ?? (await deps.chat.openDirectChannel(chatWorkspaceOf(row), row.dmUserId!));
       if (row.attemptedAt && !deps.chat.findMessageByMetadata) {
         // No history reads (distribution mode): whether the lost answer had posted it cannot be
         // looked up, so it is posted again: a notice is never lost, and a duplicate is possible only
@@ -212,7 +216,7 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
         log.warn('re-posting a notice whose answer was lost, without looking it up (no history reads): it may appear twice', { attempts: row.attempts });
       }
       if (row.attemptedAt && deps.chat.findMessageByMetadata) {
-        const ts = await deps.chat.findMessageByMetadata(channel, {
+        const ts = await deps.chat.findMessageByMetadata(chatWorkspaceOf(row), channel, {
           eventType: NOTICE_EVENT_TYPE,
           match: (payload) => payload.notice_id === row.id,
           since: new Date(row.attemptedAt.getTime() - CLOCK_MARGIN_MS),

@@ -24,11 +24,28 @@ export function displayNameOf(user: Pick<WorkspaceUser, 'displayName' | 'realNam
   return user.displayName || user.realName || user.name;
 }
 
+/**
+ * The workspace a port's call is made for (CONTRACT.md section 6): in distribution mode each
+ * workspace (or its Enterprise Grid org) has its own installation and token, so every call names the
+ * workspace it acts in, explicitly. `teamId` empty: a workspace the app cannot name (an order placed
+ * outside Slack), which only single-workspace mode can serve. A workspace without a live installation
+ * (never installed, uninstalled) is a ChatRefusal of outcome `refused` (detail `not_installed`).
+ */
+export interface ChatWorkspace {
+  teamId: string;
+  enterpriseId?: string | null | undefined;
+}
+
+/** The workspace of a stored row (its team_id, enterprise_id). */
+export function chatWorkspaceOf(row: { teamId: string | null | undefined; enterpriseId?: string | null | undefined }): ChatWorkspace {
+  return { teamId: row.teamId ?? '', enterpriseId: row.enterpriseId ?? null };
+}
+
 /** Who is who: user lookups (cached by the adapter) and user groups. */
 export interface UserDirectory {
-  userInfo(userId: string): Promise<WorkspaceUser | undefined>;
+  userInfo(ws: ChatWorkspace, userId: string): Promise<WorkspaceUser | undefined>;
   /** Rejects with a ChatRefusal of outcome `not_found` for an id that is no user group (deleted, or never one). */
-  usergroupMembers(usergroupId: string): Promise<string[]>;
+  usergroupMembers(ws: ChatWorkspace, usergroupId: string): Promise<string[]>;
 }
 
 /**
@@ -89,17 +106,21 @@ export interface MessageMetadata {
  * message the platform did not take rejects with a ChatRefusal (see above).
  */
 export interface Messenger {
-  postMessage(channel: string, message: RenderedMessage & { threadTs?: string; metadata?: MessageMetadata }): Promise<PostedMessage>;
+  postMessage(ws: ChatWorkspace, channel: string, message: RenderedMessage & { threadTs?: string; metadata?: MessageMetadata }): Promise<PostedMessage>;
   /** The direct-message channel with a user. */
-  openDirectChannel(userId: string): Promise<string>;
+  openDirectChannel(ws: ChatWorkspace, userId: string): Promise<string>;
   /**
    * The ts of our own message carrying `metadata` of this type whose payload matches, posted at or
    * after `since` (in the thread when `threadTs` is given); undefined when there is none. Absent when
    * the app may not read history (distribution mode: Slack's limits for apps outside the Marketplace,
    * and no `*:history` scopes): a post whose answer was lost is then posted again (at least once).
    */
-  findMessageByMetadata?: (channel: string, query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string }) => Promise<string | undefined>;
-  updateMessage(channel: string, ts: string, message: RenderedMessage): Promise<void>;
+  findMessageByMetadata?: (
+    ws: ChatWorkspace,
+    channel: string,
+    query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string },
+  ) => Promise<string | undefined>;
+  updateMessage(ws: ChatWorkspace, channel: string, ts: string, message: RenderedMessage): Promise<void>;
   /** Opens (or reuses) the direct-message channel with a user and posts there. */
-  sendDirectMessage(userId: string, message: RenderedMessage): Promise<PostedMessage>;
+  sendDirectMessage(ws: ChatWorkspace, userId: string, message: RenderedMessage): Promise<PostedMessage>;
 }

@@ -27,9 +27,9 @@ export function refusalReason(user: WorkspaceUser | undefined, botUserId?: strin
 }
 
 /** Checks Slack users (no bots, no deactivated users, an e-mail each); names everyone refused. */
-export async function checkSlackRecipients(directory: Pick<UserDirectory, 'userInfo'>, userIds: string[], opts: { botUserId?: string } = {}): Promise<RecipientCheck> {
+export async function checkSlackRecipients(directory: Pick<UserDirectory, 'userInfo'>, ws: Workspace, userIds: string[], opts: { botUserId?: string } = {}): Promise<RecipientCheck> {
   const unique = [...new Set(userIds)];
-  const users = await mapLimit(unique, LOOKUP_CONCURRENCY, (id) => directory.userInfo(id));
+  const users = await mapLimit(unique, LOOKUP_CONCURRENCY, (id) => directory.userInfo(ws, id));
   const refused: string[] = [];
   const recipients: KudosRecipientSnapshot[] = [];
   unique.forEach((id, i) => {

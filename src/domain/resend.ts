@@ -13,7 +13,7 @@ import type { Database } from '../db/client.js';
 import { bouncedRecipients, recipientMappings, type BouncedRecipientRow } from '../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../rewards/index.js';
 import type { NoticePresenter } from './notices.js';
-import type { Messenger } from './ports.js';
+import { chatWorkspaceOf, type Messenger } from './ports.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { describeForUser } from './rewards-errors.js';
 
@@ -239,7 +239,9 @@ export async function recoverStuckResends(deps: ResendDeps & { chat: Messenger; 
       ? ({ type: 'bounce.resent', bounce: latest, ...(outcome.note ? { note: outcome.note } : {}) } as const)
       : ({ type: 'bounce.resend_failed', bounce: latest, reason: outcome.message } as const);
     if (!outcome.ok && outcome.reason !== 'failed') continue;
-    await deps.chat.updateMessage(latest.dmChannel, latest.dmTs, deps.present(notice)).catch((error: unknown) => deps.logger.warn('updating the bounce DM failed', { bounceId: row.id, error }));
+    await deps.chat
+      .updateMessage(chatWorkspaceOf(latest), latest.dmChannel, latest.dmTs, deps.present(notice))
+      .catch((error: unknown) => deps.logger.warn('updating the bounce DM failed', { bounceId: row.id, error }));
   }
   return recovered;
 }

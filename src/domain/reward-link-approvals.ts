@@ -32,7 +32,7 @@ export async function askForLinkApproval(deps: LinkApprovalDeps, request: Reward
   const refs: Array<{ channel: string; ts: string }> = [];
   if (settings.approvalChannel) {
     try {
-      refs.push(await deps.chat.postMessage(settings.approvalChannel, content));
+      refs.push(await deps.chat.postMessage(ws, settings.approvalChannel, content));
     } catch (error) {
       deps.logger.warn('posting a reward-link approval to the approval channel failed; messaging approvers directly', { rewardLinkRequestId: request.id, error });
     }
@@ -41,7 +41,7 @@ export async function askForLinkApproval(deps: LinkApprovalDeps, request: Reward
     const approvers = (await listApprovers(deps.directory, settings)).filter((id) => id !== request.requesterUserId);
     for (const approver of approvers) {
       try {
-        refs.push(await deps.chat.sendDirectMessage(approver, content));
+        refs.push(await deps.chat.sendDirectMessage(ws, approver, content));
       } catch (error) {
         deps.logger.warn('messaging an approver about reward links failed', { rewardLinkRequestId: request.id, approver, error });
       }
@@ -100,7 +100,9 @@ export async function announceLinkDecision(deps: LinkApprovalDeps, request: Rewa
   const content = deps.present({ type: 'reward_links.approval', request });
   await Promise.all(
     request.approvalMessages.map((ref) =>
-      deps.chat.updateMessage(ref.channel, ref.ts, content).catch((error: unknown) => deps.logger.warn('updating a reward-link approval message failed', { rewardLinkRequestId: request.id, error })),
+      deps.chat
+        .updateMessage({ teamId: request.teamId, enterpriseId: request.enterpriseId }, ref.channel, ref.ts, content)
+        .catch((error: unknown) => deps.logger.warn('updating a reward-link approval message failed', { rewardLinkRequestId: request.id, error })),
     ),
   );
   await postOnce(

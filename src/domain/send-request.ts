@@ -62,9 +62,9 @@ export const MAX_RECIPIENTS = 100;
 const GONE_GROUP = 'That group no longer exists (or is not one this form offered); pick another.';
 
 /** A user group's members, or why the group cannot be used (unknown ids, however they look, are the user's to fix, not a retry). */
-async function usergroupMembersOrProblem(users: SendRequestDeps['users'], id: string): Promise<string[] | string> {
+async function usergroupMembersOrProblem(users: SendRequestDeps['users'], ws: Workspace, id: string): Promise<string[] | string> {
   try {
-    return await users.usergroupMembers(id);
+    return await users.usergroupMembers(ws, id);
   } catch (error) {
     if (isChatRefusal(error, 'not_found')) return GONE_GROUP;
     throw error;
@@ -122,7 +122,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   } else {
     let slackUserIds = [...form.userIds];
     if (form.group?.kind === 'slack') {
-      const members = await usergroupMembersOrProblem(deps.users, form.group.id);
+      const members = await usergroupMembersOrProblem(deps.users, ctx.workspace, form.group.id);
       if (typeof members === 'string') errors.group = members;
       else if (members.length === 0) errors.group = 'That user group has no members.';
       else {
@@ -133,7 +133,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     if (slackUserIds.length > MAX_RECIPIENTS) {
       errors[recipientField] = `At most ${MAX_RECIPIENTS} people per send.`;
     } else if (slackUserIds.length > 0) {
-      const checked = await checkSlackRecipients(deps.users, slackUserIds, { botUserId: ctx.botUserId });
+      const checked = await checkSlackRecipients(deps.users, ctx.workspace, slackUserIds, { botUserId: ctx.botUserId });
       if (checked.ok) lists.push(checked.recipients);
       else errors[recipientField] = checked.message;
     }

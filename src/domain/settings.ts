@@ -249,12 +249,12 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
  * Read per workspace on every call, never from another workspace or a process-wide value.
  */
 export async function isWorkspaceAdmin(
-  deps: { settings: Pick<SettingsStore, 'get'>; users: { userInfo(userId: string): Promise<{ isAdmin: boolean; isOwner: boolean; deleted?: boolean } | undefined> } },
+  deps: { settings: Pick<SettingsStore, 'get'>; users: { userInfo(ws: WorkspaceRef, userId: string): Promise<{ isAdmin: boolean; isOwner: boolean; deleted?: boolean } | undefined> } },
   ws: WorkspaceRef,
   userId: string,
 ): Promise<boolean> {
   const settings = await deps.settings.get(ws);
   if (settings.adminUserIds && settings.adminUserIds.length > 0) return settings.adminUserIds.includes(userId);
-  const user = await deps.users.userInfo(userId);
+  const user = await deps.users.userInfo(ws, userId);
   return Boolean(user && !user.deleted && (user.isAdmin || user.isOwner));
 }

@@ -15,6 +15,9 @@ export interface HttpRoutes {
   /** POST /webhooks/rewards/{connectionId}: a connected workspace's webhooks (distribution mode). */
   connectionWebhooks?: RouteHandler;
   health?: RouteHandler;
+  /** Distribution mode (CONTRACT.md section 6): the "Add to Slack" page and the OAuth redirect. */
+  slackInstall?: RouteHandler;
+  slackOAuthRedirect?: RouteHandler;
   /** GET /metrics (src/observability/metrics-route.ts); 404 when not given. */
   metrics?: RouteHandler;
 }
@@ -35,6 +38,8 @@ const TABLE: Array<{ method: string; path: string; route: keyof HttpRoutes; pref
   { method: 'POST', path: '/webhooks/rewards', route: 'rewardsWebhooks' },
   { method: 'POST', path: '/webhooks/rewards/', route: 'connectionWebhooks', prefix: true, label: '/webhooks/rewards/{connectionId}' },
   { method: 'GET', path: '/healthz', route: 'health' },
+  { method: 'GET', path: '/slack/install', route: 'slackInstall' },
+  { method: 'GET', path: '/slack/oauth_redirect', route: 'slackOAuthRedirect' },
   { method: 'GET', path: '/metrics', route: 'metrics' },
 ];
 

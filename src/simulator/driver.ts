@@ -38,12 +38,19 @@ export class SlackDriver {
   }
 
   private teamRef(): Json {
-    return { id: this.ws.team.id, domain: this.ws.team.domain };
+    const t = this.state.actingTeam();
+    return { id: t.id, domain: t.domain };
+  }
+
+  /** The `enterprise` of a payload: the acting workspace's Grid org, if any. */
+  private enterpriseRef(): Json | null {
+    const t = this.state.actingTeam();
+    return t.enterpriseId ? { id: t.enterpriseId, name: t.enterpriseId } : null;
   }
 
   private userRef(userId: string): Json {
     const u = this.requireUser(userId);
-    return { id: u.id, username: u.name, name: u.name, team_id: this.ws.team.id };
+    return { id: u.id, username: u.name, name: u.name, team_id: this.state.actingTeam().id };
   }
 
   private requireUser(userId: string) {
@@ -120,8 +127,9 @@ export class SlackDriver {
     const responseUrl = this.responseUrl(user.id, channel);
     const fields: Record<string, string> = {
       token: 'simulator-verification-token',
-      team_id: this.ws.team.id,
-      team_domain: this.ws.team.domain,
+      team_id: this.state.actingTeam().id,
+      team_domain: this.state.actingTeam().domain,
+      ...(this.state.actingTeam().enterpriseId ? { enterprise_id: this.state.actingTeam().enterpriseId! } : {}),
       channel_id: channel,
       channel_name: this.channelName(channel),
       user_id: user.id,
@@ -129,7 +137,7 @@ export class SlackDriver {
       command: this.opts.command,
       text,
       api_app_id: this.ws.app.appId,
-      is_enterprise_install: 'false',
+      is_enterprise_install: String(this.state.actingTeam().orgWide),
       response_url: this.responseUrlAddress(responseUrl),
       trigger_id: this.state.issueTrigger(user.id),
     };
@@ -219,8 +227,8 @@ export class SlackDriver {
       trigger_id: this.state.issueTrigger(userId),
       view,
       response_urls: [],
-      is_enterprise_install: false,
-      enterprise: null,
+      is_enterprise_install: this.state.actingTeam().orgWide,
+      enterprise: this.enterpriseRef(),
     };
     const answer = await this.sendPayload(payload);
     this.applyViewAck(view, userId, answer);
@@ -286,8 +294,8 @@ export class SlackDriver {
       token: 'simulator-verification-token',
       view: closed,
       is_cleared: all,
-      is_enterprise_install: false,
-      enterprise: null,
+      is_enterprise_install: this.state.actingTeam().orgWide,
+      enterprise: this.enterpriseRef(),
     });
     return { status: answer.status, body: answer.body };
   }
@@ -324,8 +332,8 @@ export class SlackDriver {
       api_app_id: this.ws.app.appId,
       token: 'simulator-verification-token',
       team: this.teamRef(),
-      enterprise: null,
-      is_enterprise_install: false,
+      enterprise: this.enterpriseRef(),
+      is_enterprise_install: this.state.actingTeam().orgWide,
       trigger_id: this.state.issueTrigger(userId),
       ...payloadWhere,
       actions: [actionFor(found.element, found.blockId, value, this.state.nextTs())],
@@ -346,8 +354,8 @@ export class SlackDriver {
       api_app_id: this.ws.app.appId,
       token: 'simulator-verification-token',
       action_ts: this.state.nextTs(),
-      is_enterprise_install: false,
-      enterprise: null,
+      is_enterprise_install: this.state.actingTeam().orgWide,
+      enterprise: this.enterpriseRef(),
     });
     return { status: answer.status, body: answer.body };
   }
@@ -370,8 +378,8 @@ export class SlackDriver {
       api_app_id: this.ws.app.appId,
       token: 'simulator-verification-token',
       action_ts: this.state.nextTs(),
-      is_enterprise_install: false,
-      enterprise: null,
+      is_enterprise_install: this.state.actingTeam().orgWide,
+      enterprise: this.enterpriseRef(),
     });
     return { status: answer.status, body: answer.body };
   }
@@ -388,8 +396,8 @@ export class SlackDriver {
       block_id: blockId,
       value: query,
       team: this.teamRef(),
-      enterprise: null,
-      is_enterprise_install: false,
+      enterprise: this.enterpriseRef(),
+      is_enterprise_install: this.state.actingTeam().orgWide,
       view,
     });
     const body = answer.body as Json | undefined;
@@ -453,13 +461,22 @@ export class SlackDriver {
     const nowS = Math.floor(Date.now() / 1000);
     const envelope = {
       token: 'simulator-verification-token',
-      team_id: this.ws.team.id,
+      team_id: this.state.actingTeam().id,
+      ...(this.state.actingTeam().enterpriseId ? { enterprise_id: this.state.actingTeam().enterpriseId, is_enterprise_install: this.state.actingTeam().orgWide } : {}),
       api_app_id: this.ws.app.appId,
       event: { event_ts: this.state.nextTs(), ...event },
       type: 'event_callback',
       event_id: `Ev${randomBytes(5).toString('hex').toUpperCase()}`,
       event_time: nowS,
-      authorizations: [{ enterprise_id: null, team_id: this.ws.team.id, user_id: this.ws.app.botUserId, is_bot: true, is_enterprise_install: false }],
+      authorizations: [
+        {
+          enterprise_id: this.state.actingTeam().enterpriseId ?? null,
+          team_id: this.state.actingTeam().orgWide ? null : this.state.actingTeam().id,
+          user_id: this.ws.app.botUserId,
+          is_bot: true,
+          is_enterprise_install: this.state.actingTeam().orgWide,
+        },
+      ],
       is_ext_shared_channel: false,
       event_context: `4-${randomBytes(8).toString('hex')}`,
     };

@@ -12,9 +12,12 @@ import { persistTo } from './persistence.js';
 import { handleUiRequest } from './ui-routes.js';
 import { SIMULATOR_APP_TOKEN, SocketModeServer } from './socket-mode.js';
 import { callWebApi } from './web-api.js';
+import { defaultTeams, SimInstalls, type SimOAuthOptions, type SimTeam } from './installs.js';
+import { authorizePage, handleAuthorize } from './oauth-routes.js';
 
 export type { ApiCall, Message, View, WorkflowStepRun } from './state.js';
 export type { Workspace } from './seed.js';
+export type { SimOAuthOptions, SimTeam } from './installs.js';
 export type { AppAnswer, ClickTarget } from './driver.js';
 
 export interface SlackSimulatorOptions {
@@ -44,6 +47,38 @@ export interface SlackSimulatorOptions {
   socketMode?: boolean;
   /** The app-level token apps.connections.open accepts; default `xapp-1-A0KUDOS-1-kudos-simulator`. */
   appToken?: string;
+  /**
+   * Distribution mode (CONTRACT.md section 6): Slack's OAuth for this client id and secret, the
+   * authorize page at /oauth/v2/authorize, and tokens per installation (installs.ts).
+   */
+  oauth?: SimOAuthOptions;
+  /** The workspaces of distribution mode; default: the seed's, a second one and a Grid org with two (installs.ts). */
+  teams?: SimTeam[];
+}
+
+/** Distribution mode's controls, for tests and the web UI. */
+export interface SimulatorDistribution {
+  installs: SimInstalls;
+  /** Requests now come from this workspace (through its org's org-wide install when `orgWide`). */
+  actAs(teamId: string, opts?: { orgWide?: boolean }): void;
+  /**
+   * The whole "Add to Slack" flow over HTTP, as a browser does it: GET the app's /slack/install (its
+   * state cookie), this simulator's authorize page, the user's decision, then the app's
+   * /slack/oauth_redirect with the cookie. Answers what the browser would show last.
+   */
+  install(choice: { teamId?: string; enterpriseId?: string; orgWide?: boolean; deny?: boolean; withoutCookie?: boolean; userId?: string }): Promise<InstallFlowResult>;
+  /** apps.uninstall: the tokens stop working at once; Slack sends tokens_revoked, then app_uninstalled. */
+  uninstall(key: string): Promise<void>;
+}
+
+export interface InstallFlowResult {
+  /** Status and HTML of the app's /slack/oauth_redirect answer. */
+  status: number;
+  html: string;
+  /** The redirect URL the browser followed (to replay it). */
+  redirectUrl: string;
+  /** The state cookie the install page set (`name=value`). */
+  cookie: string | undefined;
 }
 
 /** Slack's Socket Mode server side, for tests: what went over the sockets, and Slack's faults. */
@@ -120,6 +155,8 @@ export interface SlackSimulator {
   workspace: Workspace;
   /** Socket Mode controls (the server is always there; requests use it when `socketMode` is set). */
   socketMode: SimulatorSocketMode;
+  /** Distribution mode (with `oauth`), undefined otherwise. */
+  distribution: SimulatorDistribution | undefined;
   close(): Promise<void>;
 }
 
@@ -177,6 +214,7 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
   const workspace = opts.workspace ?? seedWorkspace();
   const botToken = opts.botToken ?? 'xoxb-kudos-simulator';
   const state = new SimulatorState(workspace, opts.now ?? Date.now, opts.triggerTtlMs);
+  if (opts.oauth) state.installs = new SimInstalls(opts.teams ?? defaultTeams(workspace.team), opts.oauth, workspace.app, opts.now ?? Date.now);
   const persistence = opts.persistFile ? persistTo(state, opts.persistFile) : undefined;
   let appUrl = opts.appUrl;
   let emulatorUrl = opts.emulatorUrl;
@@ -211,12 +249,14 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
           }
           const auth = req.headers.authorization;
           const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
+          const basic = auth?.startsWith('Basic ') ? Buffer.from(auth.slice('Basic '.length).trim(), 'base64').toString('utf8').split(':') : undefined;
+          const basicAuth = basic && basic.length >= 2 ? { id: basic[0]!, secret: basic.slice(1).join(':') } : undefined;
           if (method === 'apps.connections.open') {
             const answer = socketServer.open(token ?? (typeof args.token === 'string' ? args.token : undefined));
             state.calls.push({ method, args: {}, ok: answer.ok === true, ...(typeof answer.error === 'string' ? { error: answer.error } : {}) });
             return sendJson(res, 200, answer);
           }
-          return sendJson(res, 200, callWebApi(state, method, args, token, botToken));
+          return sendJson(res, 200, callWebApi(state, method, args, token, botToken, basicAuth));
         }
         const response = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
         if (response && req.method === 'POST') {
@@ -231,7 +271,11 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
           const out = driver.postToResponseUrl(response[1]!, content);
           return sendJson(res, out.status, out.body);
         }
-        const handled = await handleUiRequest(req, res, url, { state, driver, emulatorUrl: () => emulatorUrl });
+        if (url.pathname === '/oauth/v2/authorize' && state.installs) {
+          if (req.method === 'GET') return authorizePage(res, state.installs, url.searchParams);
+          if (req.method === 'POST') return handleAuthorize(res, state.installs, new URLSearchParams(await readBody(req)), appUrl);
+        }
+        const handled = await handleUiRequest(req, res, url, { state, driver, emulatorUrl: () => emulatorUrl, appUrl: () => appUrl });
         if (!handled) sendJson(res, 404, { ok: false, error: 'not_found' });
       } catch (err) {
         if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'simulator_error', message: (err as Error).message });
@@ -311,6 +355,15 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
         overSocket = transport === 'socket';
       },
     },
+    distribution: state.installs
+      ? distributionControls(
+          state,
+          state.installs,
+          driver,
+          () => appUrl,
+          () => baseUrl,
+        )
+      : undefined,
     close: () =>
       new Promise<void>((resolve, reject) => {
         persistence?.stop();
@@ -318,5 +371,56 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
         server.closeAllConnections();
         server.close((err) => (err ? reject(err) : resolve()));
       }),
+  };
+}
+
+function distributionControls(state: SimulatorState, installs: SimInstalls, driver: SlackDriver, appUrl: () => string | undefined, baseUrl: () => string): SimulatorDistribution {
+  return {
+    installs,
+    actAs(teamId, o = {}) {
+      const team = installs.team(teamId);
+      if (!team) throw new Error(`simulator: no workspace ${teamId}`);
+      state.acting = { id: team.id, domain: team.domain, enterpriseId: team.enterpriseId, orgWide: Boolean(o.orgWide) };
+      state.changed();
+    },
+    async install(choice) {
+      const app = appUrl();
+      if (!app) throw new Error('simulator: setAppUrl first');
+      const page = await fetch(`${app}/slack/install`);
+      const html = await page.text();
+      const cookie = page.headers.get('set-cookie')?.split(';')[0];
+      const href = /id="add-to-slack" href="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&');
+      if (!href) throw new Error(`simulator: no "Add to Slack" link on the install page (${page.status})`);
+      const authorize = new URL(href);
+      const decision = new URLSearchParams({
+        client_id: authorize.searchParams.get('client_id') ?? '',
+        scope: authorize.searchParams.get('scope') ?? '',
+        state: authorize.searchParams.get('state') ?? '',
+        ...(authorize.searchParams.get('redirect_uri') ? { redirect_uri: authorize.searchParams.get('redirect_uri')! } : {}),
+        team: choice.orgWide ? `org:${choice.enterpriseId ?? ''}` : (choice.teamId ?? ''),
+        user: choice.userId ?? 'U_ADMIN',
+        decision: choice.deny ? 'deny' : 'allow',
+      });
+      const approved = await fetch(`${baseUrl()}/oauth/v2/authorize`, { method: 'POST', body: decision, redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const location = approved.headers.get('location');
+      await approved.body?.cancel();
+      if (!location) throw new Error(`simulator: the authorize page did not redirect (${approved.status})`);
+      const done = await fetch(location, { headers: cookie && !choice.withoutCookie ? { cookie } : {}, redirect: 'manual' });
+      return { status: done.status, html: await done.text(), redirectUrl: location, cookie };
+    },
+    async uninstall(key) {
+      const installation = installs.uninstall(key);
+      if (!installation) return;
+      state.changed();
+      const previous = state.acting;
+      const team = installation.teamId ? installs.team(installation.teamId) : installs.teams.find((t) => t.enterpriseId === installation.enterpriseId);
+      if (team) state.acting = { id: team.id, domain: team.domain, enterpriseId: installation.enterpriseId, orgWide: installation.orgWide };
+      try {
+        await driver.sendEvent({ type: 'tokens_revoked', tokens: { bot: [state.workspace.app.botUserId] } });
+        await driver.sendEvent({ type: 'app_uninstalled' });
+      } finally {
+        state.acting = previous;
+      }
+    },
   };
 }

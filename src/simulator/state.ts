@@ -1,6 +1,7 @@
 // Everything the simulated Slack remembers: messages (with updates, threads, ephemerals), modal stacks
 // per user, published Home tabs, trigger_ids, response_urls, and the log of Web API calls.
 // Handlers (web-api.ts, driver.ts) parse and serialize; the rules live here.
+import type { SimInstalls } from './installs.js';
 import { randomBytes } from 'node:crypto';
 import type { Workspace, WorkspaceUser } from './seed.js';
 
@@ -53,6 +54,19 @@ export interface ApiCall {
   args: Record<string, unknown>;
   ok: boolean;
   error?: string;
+  /** The token the call carried (distribution mode: which installation's it was). */
+  token?: string;
+  /** The installation the token belongs to (`team:T…` or `enterprise:E…`), distribution mode only. */
+  installation?: string;
+}
+
+/** Whom requests come from (the driver) and whom a Web API call acts for: a workspace, maybe in an org. */
+export interface ActingTeam {
+  id: string;
+  domain: string;
+  enterpriseId: string | undefined;
+  /** The app reaches this workspace through an org-wide install. */
+  orgWide: boolean;
 }
 
 /** One run of a Workflow Builder custom step (a `function_executed` event sent to the app). */
@@ -128,6 +142,23 @@ export class SimulatorState {
     /** Slack's 3 s; tests on a loaded machine may allow more. */
     readonly triggerTtlMs = TRIGGER_TTL_MS,
   ) {}
+
+  /** Distribution mode: installations, OAuth and tokens per workspace (installs.ts); undefined otherwise. */
+  installs: SimInstalls | undefined;
+
+  /** The workspace the driver's requests come from (distribution mode switches it); the seed's by default. */
+  acting: ActingTeam | undefined;
+  /** The workspace the Web API call being answered acts for (its token's), else the acting one. */
+  callTeam: { id: string; enterpriseId: string | undefined } | undefined;
+
+  actingTeam(): ActingTeam {
+    return this.acting ?? { id: this.workspace.team.id, domain: this.workspace.team.domain, enterpriseId: undefined, orgWide: false };
+  }
+
+  /** team_id of users and messages in answers: the call's workspace. */
+  teamIdOfCall(): string {
+    return this.callTeam?.id ?? this.actingTeam().id;
+  }
 
   onChange(listener: () => void): () => void {
     this.changeListeners.add(listener);

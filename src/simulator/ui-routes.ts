@@ -14,6 +14,8 @@ export interface UiContext {
   state: SimulatorState;
   driver: SlackDriver;
   emulatorUrl: () => string | undefined;
+  /** The app's base URL (distribution mode: the switcher's "Add to Slack" goes to its /slack/install). */
+  appUrl?: () => string | undefined;
 }
 
 const STATIC: Record<string, { file: string; type: string }> = {
@@ -229,8 +231,22 @@ export async function handleUiRequest(req: IncomingMessage, res: ServerResponse,
   switch (route) {
     case 'GET /_ui/workspace': {
       const ws = state.workspace;
+      const acting = state.actingTeam();
+      const installs = state.installs;
       json(res, 200, {
-        team: ws.team,
+        team: installs ? (installs.team(acting.id) ?? ws.team) : ws.team,
+        // Distribution mode: the workspace switcher (which workspace the UI acts in, and how the app is installed there).
+        ...(installs
+          ? {
+              workspaces: installs.teams.map((t) => {
+                const own = installs.installations.get(`team:${t.id}`);
+                const org = t.enterpriseId ? installs.installations.get(`enterprise:${t.enterpriseId}`) : undefined;
+                const via = own && !own.revoked ? 'workspace install' : org && !org.revoked ? `org-wide install (${t.enterpriseName ?? t.enterpriseId})` : 'not installed';
+                return { id: t.id, name: t.name, enterpriseId: t.enterpriseId ?? null, installedVia: via, orgWide: !(own && !own.revoked) && Boolean(org && !org.revoked) };
+              }),
+              acting: acting.id,
+            }
+          : {}),
         users: ws.users.filter((u) => !u.deleted && !u.isBot).map((u) => ({ id: u.id, name: u.name, realName: u.realName, role: u.role, tz: u.tz, email: u.email ?? null })),
         handles: ws.users
           .filter((u) => !u.deleted)
@@ -238,6 +254,32 @@ export async function handleUiRequest(req: IncomingMessage, res: ServerResponse,
           .concat(ws.usergroups.map((g) => g.handle)),
         emulator: ctx.emulatorUrl() !== undefined,
       });
+      return true;
+    }
+    case 'POST /_ui/workspace': {
+      const body = await parse(z.object({ teamId: z.string().min(1) }));
+      if (!body) return true;
+      const installs = state.installs;
+      const team = installs?.team(body.teamId);
+      if (!installs || !team) {
+        json(res, 400, { error: `unknown workspace ${body.teamId}` });
+        return true;
+      }
+      const own = installs.installations.get(`team:${team.id}`);
+      const orgWide = !(own && !own.revoked) && Boolean(team.enterpriseId && installs.installations.get(`enterprise:${team.enterpriseId}`));
+      state.acting = { id: team.id, domain: team.domain, enterpriseId: team.enterpriseId, orgWide };
+      state.changed();
+      json(res, 200, { ok: true });
+      return true;
+    }
+    case 'GET /_ui/install': {
+      const app = ctx.appUrl?.();
+      if (!app) {
+        json(res, 404, { error: 'no app to install' });
+        return true;
+      }
+      res.writeHead(302, { Location: `${app}/slack/install` });
+      res.end();
       return true;
     }
     case 'GET /_ui/state': {

@@ -39,7 +39,7 @@ export function slackUser(state: SimulatorState, u: WorkspaceUser): Json {
   const image = `https://avatars.example.invalid/${u.id}.png`;
   return {
     id: u.id,
-    team_id: state.workspace.team.id,
+    team_id: state.teamIdOfCall(),
     name: u.name,
     deleted: u.deleted,
     color: '9f69e7',
@@ -54,7 +54,7 @@ export function slackUser(state: SimulatorState, u: WorkspaceUser): Json {
       image_24: image,
       image_48: image,
       image_72: image,
-      team: state.workspace.team.id,
+      team: state.teamIdOfCall(),
     },
     is_admin: u.isAdmin,
     is_owner: u.isOwner,
@@ -202,16 +202,20 @@ function checkViewArg(view: unknown, type: 'modal' | 'home'): Answer | undefined
 const handlers: Record<string, Handler> = {
   'api.test': (_s, args) => ({ ok: true, args }),
 
-  'auth.test': (s) => ({
-    ok: true,
-    url: `https://${s.workspace.team.domain}.slack.com/`,
-    team: s.workspace.team.name,
-    user: s.workspace.app.botName,
-    team_id: s.workspace.team.id,
-    user_id: s.workspace.app.botUserId,
-    bot_id: s.workspace.app.botId,
-    is_enterprise_install: false,
-  }),
+  'auth.test': (s) => {
+    const team = s.callTeam ? s.installs?.team(s.callTeam.id) : undefined;
+    return {
+      ok: true,
+      url: `https://${team?.domain ?? s.workspace.team.domain}.slack.com/`,
+      team: team?.name ?? s.workspace.team.name,
+      user: s.workspace.app.botName,
+      team_id: s.callTeam?.id ?? s.workspace.team.id,
+      ...(s.callTeam?.enterpriseId ? { enterprise_id: s.callTeam.enterpriseId } : {}),
+      user_id: s.workspace.app.botUserId,
+      bot_id: s.workspace.app.botId,
+      is_enterprise_install: false,
+    };
+  },
 
   'team.info': (s) => ({
     ok: true,
@@ -522,15 +526,30 @@ function completeStep(s: SimulatorState, args: Json, token: string | undefined, 
  * Runs one Web API call: token check, argument decoding, the method; records the call.
  * `token` is what came in the Authorization header (or the `token` argument).
  */
-export function callWebApi(state: SimulatorState, method: string, rawArgs: Record<string, unknown>, token: string | undefined, botToken: string): Answer {
+export function callWebApi(state: SimulatorState, method: string, rawArgs: Record<string, unknown>, token: string | undefined, botToken: string, basicAuth?: { id: string; secret: string }): Answer {
   const { token: tokenArg, ...rest } = rawArgs;
   const { args, badJson } = decodeArgs(rest);
   const usedToken = token ?? (typeof tokenArg === 'string' ? tokenArg : undefined);
+  if (method === 'oauth.v2.access') {
+    // The one method without a token: the app's client id and secret (form fields or Basic auth).
+    const answer: Answer = state.installs ? state.installs.access(args, basicAuth) : fail('invalid_client_id');
+    const { client_secret: _secret, code: _code, refresh_token: _refresh, ...shown } = args;
+    state.calls.push({ method, args: shown, ok: answer.ok, ...(answer.error ? { error: answer.error } : {}) });
+    return answer;
+  }
+  // Distribution mode: a token issued by oauth.v2.access acts for its installation's workspace (or org).
+  const owner = usedToken && state.installs ? state.installs.owner(usedToken) : undefined;
+  const installation = owner && 'installation' in owner ? owner.installation : undefined;
+  const acting = state.actingTeam();
+  state.callTeam = installation
+    ? { id: installation.teamId ?? (acting.enterpriseId === installation.enterpriseId ? acting.id : (installation.enterpriseId ?? acting.id)), enterpriseId: installation.enterpriseId }
+    : undefined;
   let answer: Answer;
   const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined;
   const stepMethod = method === 'functions.completeSuccess' ? 'completed' : method === 'functions.completeError' ? 'failed' : undefined;
   if (!handler && !stepMethod) answer = fail('unknown_method');
   else if (!usedToken) answer = fail('not_authed');
+  else if (owner && 'error' in owner) answer = fail(owner.error);
   else if (stepMethod)
     answer =
       badJson.length > 0
@@ -540,7 +559,7 @@ export function callWebApi(state: SimulatorState, method: string, rawArgs: Recor
           )
         : completeStep(state, args, usedToken, stepMethod);
   // A running step's workflow token acts as the bot (Slack: "xwfp" tokens carry the app's scopes).
-  else if (usedToken !== botToken && !state.workflowRunByToken(usedToken)) answer = fail('invalid_auth');
+  else if (usedToken !== botToken && !installation && !state.workflowRunByToken(usedToken)) answer = fail('invalid_auth');
   else if (!handler) answer = fail('unknown_method');
   else if (badJson.length > 0) {
     answer = badJson.includes('blocks')
@@ -550,6 +569,14 @@ export function callWebApi(state: SimulatorState, method: string, rawArgs: Recor
           badJson.map((k) => `invalid JSON in ${k}`),
         );
   } else answer = handler(state, args);
-  state.calls.push({ method, args, ok: answer.ok, ...(answer.error ? { error: answer.error } : {}) });
+  state.callTeam = undefined;
+  state.calls.push({
+    method,
+    args,
+    ok: answer.ok,
+    ...(answer.error ? { error: answer.error } : {}),
+    ...(state.installs && usedToken ? { token: usedToken } : {}),
+    ...(installation ? { installation: installation.key } : {}),
+  });
   return answer;
 }

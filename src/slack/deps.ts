@@ -10,7 +10,7 @@ import type { SettingsStore } from '../domain/settings.js';
 import type { RewardsAccounts } from '../domain/rewards-accounts.js';
 import type { RewardsSetup } from '../domain/rewards-connections.js';
 import type { HomePublisher } from './home-publisher.js';
-import type { SlackGateway, SlackUser } from './gateway.js';
+import type { SlackWorkspaces } from './workspaces.js';
 import type { AutomationService } from '../domain/automations.js';
 
 export interface ListenerDeps {
@@ -19,7 +19,8 @@ export interface ListenerDeps {
   logger: Logger;
   /** The Rewards client of a workspace (domain/rewards-accounts.ts): always asked by workspace. */
   rewards: RewardsAccounts;
-  slack: SlackGateway;
+  /** Slack, per workspace: `slack.for(workspaceOf(body))` in a listener (src/slack/workspaces.ts). */
+  slack: SlackWorkspaces;
   catalog: DesignCatalogs;
   /** Each workspace connects its own Rewards account (distribution mode); undefined: the environment's one account. */
   rewardsSetup?: RewardsSetup | undefined;
@@ -38,12 +39,28 @@ export interface ListenerDeps {
   approvals: ApprovalService;
   /** Publishes App Home tabs and keeps them current. */
   home: HomePublisher;
-  /** Every user of the workspace (users.list): CSV e-mails to Slack users. */
-  listUsers(): Promise<SlackUser[]>;
   /** Celebrations and recurring kudos runner (tests call tick). */
   automations: AutomationService;
   /** Low balance, top-ups, spending limits, ledger (src/domain/finance.ts). */
   finance: FinanceService;
+  /** Distribution mode: what uninstalling and revoking tokens do (undefined in single-workspace mode). */
+  installations?: InstallationEvents | undefined;
+}
+
+/** An installation as an event names it: a workspace, or an Enterprise Grid org (org-wide install). */
+export interface InstallationRef {
+  teamId: string | null;
+  enterpriseId: string | null;
+  isEnterpriseInstall: boolean;
+}
+
+export interface InstallationEvents {
+  /** app_uninstalled: the installation's tokens are deleted at once; its data is purged after the retention. */
+  uninstalled(installation: InstallationRef): Promise<void>;
+  /** tokens_revoked: the bot token (which ends the installation) and/or user tokens. */
+  tokensRevoked(installation: InstallationRef, revoked: { bot: boolean; userIds: string[] }): Promise<void>;
+  /** /kudos settings → Delete our data: the workspace's data goes at the next purge, not after the retention. */
+  requestDeletion?: (ws: { teamId: string; enterpriseId?: string | null }, actorUserId: string) => Promise<void>;
 }
 
 /** Workspace of a request body (team, and enterprise where present). */

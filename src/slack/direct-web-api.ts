@@ -10,12 +10,13 @@ import { Pool } from 'undici';
  * `json`: a JSON body (write methods such as views.open); otherwise form-encoded, which every
  * method accepts (Slack's read methods, such as users.info, take no JSON).
  */
-export type DirectWebApiCall = (method: string, args: Record<string, unknown>, encoding: 'json' | 'form') => Promise<Record<string, unknown>>;
+export type DirectWebApiCall = (method: string, args: Record<string, unknown>, encoding: 'json' | 'form', token?: string) => Promise<Record<string, unknown>>;
 
 export interface DirectWebApiOptions {
   /** Base URL of the Web API, ending with a slash (SLACK_API_URL). */
   apiUrl: string;
-  token: string;
+  /** The default token; a call may name its own (distribution mode: the workspace's). */
+  token?: string | undefined;
   /** Per request (headers and body). Default 3 s, Slack's own deadline for a trigger_id. */
   timeoutMs?: number;
 }
@@ -31,12 +32,13 @@ export function createDirectWebApi(opts: DirectWebApiOptions): DirectWebApi {
   const pool = new Pool(base.origin, { connections: 32, keepAliveTimeout: 30_000 });
   const prefix = base.pathname.endsWith('/') ? base.pathname : `${base.pathname}/`;
   return {
-    async call(method, args, encoding) {
+    async call(method, args, encoding, token = opts.token) {
+      if (!token) throw new Error(`no Slack token for ${method}`);
       const json = encoding === 'json';
       const res = await pool.request({
         method: 'POST',
         path: `${prefix}${method}`,
-        headers: { authorization: `Bearer ${opts.token}`, 'content-type': json ? 'application/json; charset=utf-8' : 'application/x-www-form-urlencoded' },
+        headers: { authorization: `Bearer ${token}`, 'content-type': json ? 'application/json; charset=utf-8' : 'application/x-www-form-urlencoded' },
         body: json ? JSON.stringify(args) : new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString(),
         headersTimeout: timeout,
         bodyTimeout: timeout,

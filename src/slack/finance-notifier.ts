@@ -8,14 +8,12 @@ import type { FinanceNotice, FinanceNotifier } from '../domain/finance-notices.j
 import { postOnce } from '../domain/notifications.js';
 import type { SettingsStore, WorkspaceRef } from '../domain/settings.js';
 import { buildTopUpRequestMessage, renderFinanceNotice } from './blocks/finance.js';
-import type { SlackGateway, SlackUser } from './gateway.js';
+import type { SlackWorkspaces } from './workspaces.js';
 
 export interface FinanceNotifierDeps {
   db: Database;
-  slack: SlackGateway;
+  slack: SlackWorkspaces;
   settings: Pick<SettingsStore, 'get'>;
-  /** users.list (every page), for the admins-and-owners fallback. */
-  listUsers(): Promise<SlackUser[]>;
   logger: Logger;
 }
 
@@ -23,7 +21,7 @@ export function createFinanceNotifier(deps: FinanceNotifierDeps): FinanceNotifie
   async function adminIds(ws: WorkspaceRef): Promise<string[]> {
     const settings = await deps.settings.get(ws);
     if (settings.adminUserIds && settings.adminUserIds.length > 0) return settings.adminUserIds;
-    const users = await deps.listUsers();
+    const users = await deps.slack.listUsers(ws);
     return users.filter((u) => (u.isAdmin || u.isOwner) && !u.isBot && !u.deleted).map((u) => u.id);
   }
 
@@ -59,7 +57,9 @@ export function createFinanceNotifier(deps: FinanceNotifierDeps): FinanceNotifie
       const content = buildTopUpRequestMessage(request);
       await Promise.all(
         request.messages.map((ref) =>
-          deps.slack.updateMessage(ref.channel, ref.ts, content).catch((error: unknown) => deps.logger.warn('updating a top-up message failed', { topUpId: request.id, error })),
+          deps.slack
+            .updateMessage({ teamId: request.teamId, enterpriseId: request.enterpriseId }, ref.channel, ref.ts, content)
+            .catch((error: unknown) => deps.logger.warn('updating a top-up message failed', { topUpId: request.id, error })),
         ),
       );
     },

@@ -1,7 +1,7 @@
 // The one module for outbound Slack Web API calls (post, update, DM, views, user lookups), so that
 // the domain never sees Bolt, and tests can observe every call in the simulator's log.
 import type { types, webApi } from '@slack/bolt';
-import { ChatRefusal, type ChatOutcome, type Messenger, type RenderedMessage, type UserDirectory, type WorkspaceUser } from '../domain/ports.js';
+import { ChatRefusal, type ChatOutcome, type Messenger, type PostedMessage, type RenderedMessage, type WorkspaceUser } from '../domain/ports.js';
 import type { DirectWebApiCall } from './direct-web-api.js';
 
 type WebClient = webApi.WebClient;
@@ -19,10 +19,21 @@ export interface SlackUsergroup {
   name: string;
 }
 
-/** Implements the domain's ports (Messenger, UserDirectory) over the Slack Web API, and the views. */
-export interface SlackGateway extends Messenger, UserDirectory {
+/**
+ * One workspace's Slack: the domain's ports (Messenger, UserDirectory) for that workspace over the
+ * Slack Web API, and the views. src/slack/workspaces.ts gives each workspace its own (its token, its
+ * caches) and implements the ports, which name the workspace in every call.
+ */
+export interface SlackGateway {
   /** users.info, cached for a minute (concurrent lookups share one call). */
   userInfo(userId: string): Promise<SlackUser | undefined>;
+  /** Rejects with a ChatRefusal of outcome `not_found` for an id that is no user group. */
+  usergroupMembers(usergroupId: string): Promise<string[]>;
+  postMessage(channel: string, message: Parameters<Messenger['postMessage']>[2]): Promise<PostedMessage>;
+  /** Absent without history reads (distribution mode). */
+  findMessageByMetadata?: (channel: string, query: Parameters<NonNullable<Messenger['findMessageByMetadata']>>[2]) => Promise<string | undefined>;
+  updateMessage(channel: string, ts: string, message: RenderedMessage): Promise<void>;
+  sendDirectMessage(userId: string, message: RenderedMessage): Promise<PostedMessage>;
   /** Drops a cached user (user_change). */
   forgetUser?(userId: string): void;
   listUsergroups(): Promise<SlackUsergroup[]>;
@@ -135,6 +146,11 @@ export interface SlackGatewayOptions {
   userCacheTtlMs?: number;
   /** users.info and views.open through this instead of `client` (the `/kudos` path; see direct-web-api.ts). */
   direct?: DirectWebApiCall;
+  /**
+   * The workspace's bot token, asked before every call (distribution mode: its installation's, refreshed
+   * when it nears expiry). Absent: the clients' own token (single-workspace mode, exactly as before).
+   */
+  token?: () => Promise<string>;
   now?: () => number;
 }
 
@@ -146,10 +162,15 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
   // Slack rate-limits users.info per minute.
   const users = new Map<string, { at: number; user: Promise<SlackUser | undefined> }>();
   const dmChannels = new Map<string, string>();
+  const tokenOf = opts.token;
+  /** The per-call `token` argument of every Web API call (distribution mode). */
+  const tok = async (): Promise<{ token?: string }> => (tokenOf ? { token: await tokenOf() } : {});
 
   async function fetchUser(userId: string): Promise<SlackUser | undefined> {
     try {
-      const res = (opts.direct ? await opts.direct('users.info', { user: userId }, 'form') : await client.users.info({ user: userId })) as { user?: unknown };
+      const res = (opts.direct ? await opts.direct('users.info', { user: userId }, 'form', tokenOf ? await tokenOf() : undefined) : await client.users.info({ ...(await tok()), user: userId })) as {
+        user?: unknown;
+      };
       return res.user ? toSlackUser(res.user) : undefined;
     } catch (error) {
       if ((error as { data?: { error?: string } }).data?.error === 'user_not_found') return undefined;
@@ -175,16 +196,17 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     },
     async usergroupMembers(usergroupId) {
       if (!SLACK_USERGROUP_ID.test(usergroupId)) throw new ChatRefusal('not_found', 'not a user group id');
-      const res = await translated(() => client.usergroups.users.list({ usergroup: usergroupId }), UNKNOWN_USERGROUP_ERRORS);
+      const res = await translated(async () => client.usergroups.users.list({ ...(await tok()), usergroup: usergroupId }), UNKNOWN_USERGROUP_ERRORS);
       return res.users ?? [];
     },
     async listUsergroups() {
-      const res = await client.usergroups.list({});
+      const res = await client.usergroups.list({ ...(await tok()) });
       return (res.usergroups ?? []).map((g) => ({ id: g.id ?? '', handle: g.handle ?? '', name: g.name ?? g.handle ?? '' }));
     },
     async postMessage(channel, message) {
-      const res = await translated(() =>
+      const res = await translated(async () =>
         postClient.chat.postMessage({
+          ...(await tok()),
           channel,
           text: message.text,
           ...blocksOf(message),
@@ -200,7 +222,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       // The DM channel of a user never changes: open it once (bench: saves 2 Slack calls per kudos).
       const known = dmChannels.get(userId);
       if (known) return known;
-      const opened = await translated(() => client.conversations.open({ users: userId }));
+      const opened = await translated(async () => client.conversations.open({ ...(await tok()), users: userId }));
       const channel = opened.channel?.id;
       if (!channel) throw new Error(`conversations.open gave no channel for ${userId}`);
       if (dmChannels.size >= 10_000) dmChannels.clear();
@@ -212,7 +234,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       let cursor: string | undefined;
       // Newest first for history; a thread's replies come oldest first. Either way every page is read.
       for (let page = 0; page < 50; page++) {
-        const common = { channel, oldest, limit: 200, include_all_metadata: true, ...(cursor ? { cursor } : {}) };
+        const common = { ...(await tok()), channel, oldest, limit: 200, include_all_metadata: true, ...(cursor ? { cursor } : {}) };
         const res = await translated(() => (query.threadTs ? client.conversations.replies({ ...common, ts: query.threadTs }) : client.conversations.history(common)));
         for (const m of (res.messages ?? []) as Array<{ metadata?: { event_type?: string; event_payload?: Record<string, unknown> }; ts?: string }>) {
           if (m.metadata?.event_type === query.eventType && m.metadata.event_payload && query.match(m.metadata.event_payload) && m.ts) return m.ts;
@@ -223,10 +245,10 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       return undefined;
     },
     async postEphemeral(channel, userId, message) {
-      await client.chat.postEphemeral({ channel, user: userId, text: message.text, ...blocksOf(message) });
+      await client.chat.postEphemeral({ ...(await tok()), channel, user: userId, text: message.text, ...blocksOf(message) });
     },
     async updateMessage(channel, ts, message) {
-      await translated(() => client.chat.update({ channel, ts, text: message.text, ...blocksOf(message) }));
+      await translated(async () => client.chat.update({ ...(await tok()), channel, ts, text: message.text, ...blocksOf(message) }));
     },
     async sendDirectMessage(userId, message) {
       const channel = await this.openDirectChannel(userId);
@@ -238,19 +260,23 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       }
     },
     async openView(triggerId, view) {
-      const res = (opts.direct ? await opts.direct('views.open', { trigger_id: triggerId, view }, 'json') : await client.views.open({ trigger_id: triggerId, view: view as never })) as {
+      const res = (
+        opts.direct
+          ? await opts.direct('views.open', { trigger_id: triggerId, view }, 'json', tokenOf ? await tokenOf() : undefined)
+          : await client.views.open({ ...(await tok()), trigger_id: triggerId, view: view as never })
+      ) as {
         view?: { id?: string };
       };
       return res.view?.id;
     },
     async publishHome(userId, view) {
-      await client.views.publish({ user_id: userId, view: view as never });
+      await client.views.publish({ ...(await tok()), user_id: userId, view: view as never });
     },
     async ensureChannelMember(channel) {
       const code = (error: unknown) => (error as { data?: { error?: string } }).data?.error ?? '';
       let info;
       try {
-        info = (await client.conversations.info({ channel })).channel;
+        info = (await client.conversations.info({ ...(await tok()), channel })).channel;
       } catch (error) {
         if (code(error) === 'channel_not_found') return 'missing';
         throw error;
@@ -259,7 +285,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       if (info.is_member || info.is_im) return 'member';
       if (info.is_private) return 'not_member';
       try {
-        await client.conversations.join({ channel });
+        await client.conversations.join({ ...(await tok()), channel });
         return 'joined';
       } catch {
         return 'not_member';
@@ -267,7 +293,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     },
     async permalink(channel, ts) {
       try {
-        return (await client.chat.getPermalink({ channel, message_ts: ts })).permalink;
+        return (await client.chat.getPermalink({ ...(await tok()), channel, message_ts: ts })).permalink;
       } catch (error) {
         if (['message_not_found', 'channel_not_found'].includes((error as { data?: { error?: string } }).data?.error ?? '')) return undefined;
         throw error;
@@ -280,14 +306,17 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
 }
 
 /** users.list, every page, as SlackUsers (the approvers' admins-and-owners fallback). */
-export function createUserLister(client: {
-  users: { list(args: { limit?: number; cursor?: string }): Promise<{ members?: unknown[]; response_metadata?: { next_cursor?: string } }> };
-}): () => Promise<SlackUser[]> {
+export function createUserLister(
+  client: {
+    users: { list(args: { limit?: number; cursor?: string; token?: string }): Promise<{ members?: unknown[]; response_metadata?: { next_cursor?: string } }> };
+  },
+  token?: () => Promise<string>,
+): () => Promise<SlackUser[]> {
   return async () => {
     const users: SlackUser[] = [];
     let cursor: string | undefined;
     do {
-      const res = await client.users.list({ limit: 200, ...(cursor ? { cursor } : {}) });
+      const res = await client.users.list({ ...(token ? { token: await token() } : {}), limit: 200, ...(cursor ? { cursor } : {}) });
       users.push(...(res.members ?? []).map((m) => toSlackUser(m as never)));
       cursor = res.response_metadata?.next_cursor || undefined;
     } while (cursor);

@@ -20,11 +20,11 @@ import { homeStatsSection } from './home-stats.js';
 import { homeMoneySection } from './home-money.js';
 import type { FinanceService } from '../domain/finance.js';
 import type { Block } from './blocks/text.js';
-import type { SlackGateway } from './gateway.js';
+import type { SlackWorkspaces } from './workspaces.js';
 
 export interface HomePublisherDeps {
   db: Database;
-  slack: Pick<SlackGateway, 'publishHome'>;
+  slack: Pick<SlackWorkspaces, 'for'>;
   rewards: Pick<RewardsAccounts, 'for'>;
   /** Distribution mode: the workspace's Rewards connection (admins connect it from Home). */
   rewardsSetup?: Pick<RewardsSetup, 'summary'> | undefined;
@@ -141,7 +141,7 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
       admin && !unconnected ? moneyFor(ws) : Promise.resolve([]),
     ]);
     const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount, stats, money });
-    await deps.slack.publishHome(userId, view);
+    await deps.slack.for(ws).publishHome(userId, view);
     await recordHomeVisit(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId, roles, pages });
   }
 

@@ -109,6 +109,7 @@ export const SettingsModal = {
     lowBalance: 'settings_low_balance',
     reaction: 'settings_reaction',
     recognition: 'settings_recognition',
+    deleteData: 'settings_delete_data',
   },
   actions: {
     notifyChannel: 'notify_channel',
@@ -125,6 +126,8 @@ export const SettingsModal = {
     lowBalance: 'low_balance',
     reaction: 'reaction',
     recognition: 'recognition',
+    /** Distribution mode: "Delete our data" (with Slack's confirmation dialog). */
+    deleteData: 'delete_workspace_data',
   },
   /** Values of the recognition checkboxes. */
   recognition: { amounts: 'amounts', digest: 'weekly_digest' },

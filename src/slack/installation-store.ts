@@ -8,6 +8,7 @@ import type { Installation, InstallationQuery, InstallationStore } from '@slack/
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { installations, type InstallationRow } from '../db/schema/index.js';
+import { installationTokenContext } from '../db/sealed-columns.js';
 import type { KeyRing } from '../secrets/key-ring.js';
 
 /** Who a request or a row belongs to: a workspace, in an Enterprise Grid org or not. */
@@ -30,8 +31,8 @@ export class NotInstalledError extends Error {
 export const teamKey = (teamId: string) => `team:${teamId}`;
 export const enterpriseKey = (enterpriseId: string) => `enterprise:${enterpriseId}`;
 
-/** The sealing context of a token: the row and the role, so a sealed value opens nowhere else. */
-const contextOf = (key: string, role: 'bot' | 'bot-refresh' | 'user' | 'user-refresh') => `installation:${key}:${role}`;
+/** The sealing context of a token: the row and the role, so a sealed value opens nowhere else (the same one `npm run keys:rotate` uses). */
+const contextOf = installationTokenContext;
 
 /**
  * Marks an Installation returned by fetchInstallation. InstallProvider.authorize stores the fetched

@@ -16,6 +16,16 @@ import type { Logger } from '../config/logger.js';
 /** What a user reads when a listener failed: Slack's own "dispatch_failed" says nothing they can act on. */
 export const LISTENER_FAILURE_TEXT = ':warning: Kudos ran into an error and could not finish that. Try again in a minute; if it keeps happening, tell a Kudos admin (the details are in the app logs).';
 
+/** What a user reads when their workspace has no installation of the app (distribution mode). */
+export const NOT_INSTALLED_TEXT =
+  ':warning: Kudos is not installed in this workspace (it may have been removed), so nothing was done. A workspace admin can add it again with "Add to Slack" on the Kudos install page.';
+
+/** Bolt's authorize found no installation (src/slack/installation-store.ts NotInstalledError, code slack_not_installed). */
+function isNotInstalled(error: unknown): boolean {
+  const coded = error as { code?: unknown; original?: { code?: unknown } } | undefined;
+  return coded?.code === 'slack_not_installed' || coded?.original?.code === 'slack_not_installed';
+}
+
 export type FailureAnswer = { kind: 'malformed' } | { kind: 'answer'; body?: Record<string, unknown> } | { kind: 'redeliver' };
 
 /** A shape Slack never sends, found by a listener (parseAtEdge) or a receiver; Bolt may wrap it (`original`). */
@@ -34,6 +44,16 @@ export async function answerListenerFailure(log: Logger, error: unknown, body: R
   if (isMalformedPayload(error)) {
     log.warn('slack request refused: a listener found a shape Slack never sends', { kind, error });
     return acked ? undefined : { kind: 'malformed' };
+  }
+  if (isNotInstalled(error)) {
+    // Distribution mode: no installation serves this team (never installed, or uninstalled). No
+    // listener ran; the user is told once, and Slack is answered so that it does not deliver again.
+    const team = (body.team as { id?: unknown } | undefined)?.id ?? body.team_id;
+    log.warn('slack request from a workspace without an installation', { kind, teamId: typeof team === 'string' ? team : undefined });
+    if (typeof body.command === 'string') return acked ? undefined : { kind: 'answer', body: { response_type: 'ephemeral', text: NOT_INSTALLED_TEXT } };
+    if (body.type === 'block_suggestion') return acked ? undefined : { kind: 'answer', body: { options: [] } };
+    void tellThroughResponseUrl(body, NOT_INSTALLED_TEXT).catch(() => {});
+    return acked ? undefined : { kind: 'answer' };
   }
   log.error('slack listener failed', { kind, error });
   if (acked) {
@@ -74,13 +94,13 @@ function failureAnswer(body: Record<string, unknown>): FailureAnswer {
 }
 
 /** After the ack, the response_url is the one way left to tell the user (commands and message actions). */
-async function tellThroughResponseUrl(body: Record<string, unknown>): Promise<void> {
+async function tellThroughResponseUrl(body: Record<string, unknown>, text = LISTENER_FAILURE_TEXT): Promise<void> {
   const url = typeof body.response_url === 'string' ? body.response_url : undefined;
   if (!url || !/^https?:\/\//.test(url)) return;
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text: LISTENER_FAILURE_TEXT }),
+    body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, text }),
     signal: AbortSignal.timeout(5000),
   });
   await res.body?.cancel();

@@ -5,19 +5,24 @@ import { buildSendModal, type SendModalMetadata } from './blocks/send-modal.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from './deadline.js';
 import type { ListenerDeps } from './deps.js';
 import type { WorkspaceRef } from '../domain/settings.js';
+import type { ChatWorkspace } from '../domain/ports.js';
 import { notConnectedText } from './blocks/rewards-connect.js';
 import { plain, section } from './blocks/text.js';
 
-export async function openSendModal(deps: ListenerDeps, input: { ws: WorkspaceRef; userId: string; triggerId: string; userIds?: string[]; metadata?: SendModalMetadata }): Promise<void> {
+export async function openSendModal(
+  deps: ListenerDeps,
+  input: { ws: WorkspaceRef & ChatWorkspace; userId: string; triggerId: string; userIds?: string[]; metadata?: SendModalMetadata },
+): Promise<void> {
+  const slack = deps.slack.for(input.ws);
   // Distribution mode, no Rewards account yet: say what an admin must do instead of a form that cannot send.
   if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(input.ws))) {
     const [admin, settings] = await Promise.all([deps.isAdmin(input.ws, input.userId), deps.settings.get(input.ws)]);
-    await deps.slack.openView(input.triggerId, { type: 'modal', title: plain('Kudos', 24), close: plain('OK', 24), blocks: [section(notConnectedText(admin, settings.adminUserIds ?? undefined))] });
+    await slack.openView(input.triggerId, { type: 'modal', title: plain('Kudos', 24), close: plain('OK', 24), blocks: [section(notConnectedText(admin, settings.adminUserIds ?? undefined))] });
     return;
   }
-  const sender = await withinBudget(deps.slack.userInfo(input.userId), OPEN_LOOKUP_BUDGET_MS, undefined);
+  const sender = await withinBudget(slack.userInfo(input.userId), OPEN_LOOKUP_BUDGET_MS, undefined);
   const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
-  await deps.slack.openView(
+  await slack.openView(
     input.triggerId,
     buildSendModal({
       ...(input.userIds?.length ? { userIds: input.userIds } : {}),

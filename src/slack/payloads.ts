@@ -160,6 +160,24 @@ export const functionExecutedEvent = eventCallback(
   }),
 );
 
+/** Which installation an event came through: `authorizations` names an org-wide install. */
+const installationEvent = <E extends z.ZodType>(event: E) =>
+  z.looseObject({
+    team_id: z.string().optional(),
+    enterprise_id: z.string().nullish(),
+    is_enterprise_install: z.boolean().optional(),
+    authorizations: z.array(z.looseObject({ team_id: z.string().nullish(), enterprise_id: z.string().nullish(), is_enterprise_install: z.boolean().optional() })).optional(),
+    event,
+  });
+
+/** The app was uninstalled from the workspace (or, for an org-wide install, the org). */
+export const appUninstalledEvent = installationEvent(z.looseObject({ type: z.literal('app_uninstalled') }));
+
+/** Tokens were revoked: `oauth` user ids (user tokens), `bot` bot user ids (the bot token). */
+export const tokensRevokedEvent = installationEvent(
+  z.looseObject({ type: z.literal('tokens_revoked'), tokens: z.looseObject({ oauth: z.array(z.string()).nullish(), bot: z.array(z.string()).nullish() }).default({}) }),
+);
+
 export const appHomeOpenedEvent = eventCallback(z.looseObject({ type: z.literal('app_home_opened'), user: id, tab: z.string().optional() }));
 
 /** JSON private_metadata written by our builders; anything else reads as `fallback`. */

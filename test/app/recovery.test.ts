@@ -99,7 +99,10 @@ describe('worker recovery', () => {
         claimedUntil: new Date(Date.now() - 1000),
       })
       .returning();
-    const posted = await e2e.stack.app.slack.postMessage('C_KUDOS', { text: 'Kudos from Maya Manager', metadata: { eventType: 'kudos_notice', payload: { notice_id: notice!.id } } });
+    const posted = await e2e.stack.app.slack.postMessage({ teamId: notice!.teamId ?? '' }, 'C_KUDOS', {
+      text: 'Kudos from Maya Manager',
+      metadata: { eventType: 'kudos_notice', payload: { notice_id: notice!.id } },
+    });
     // Another instance (same Slack) takes over once the lease has run out.
     await e2e.stack.startAnotherApp({ worker: {} });
     await allDone();

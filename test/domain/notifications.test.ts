@@ -8,7 +8,8 @@ import { webApi } from '@slack/bolt';
 import { createLogger } from '../../src/config/logger.js';
 import { notifications } from '../../src/db/schema/index.js';
 import { expireNoticeMessages, postOnce, resumeStalledNotices, REWARD_LINKS_NOTICE_KIND, type NoticeDeps } from '../../src/domain/notifications.js';
-import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
+import { createSlackGateway, createUserLister } from '../../src/slack/gateway.js';
+import { singleWorkspace, type SlackWorkspaces } from '../../src/slack/workspaces.js';
 import { startSlackSimulator } from '../../src/simulator/slack.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { createServer, type AddressInfo } from 'node:net';
@@ -24,12 +25,13 @@ async function closedPort(): Promise<number> {
 
 let testDb: TestDatabase;
 let sim: Awaited<ReturnType<typeof startSlackSimulator>>;
-let gateway: SlackGateway;
+let gateway: SlackWorkspaces;
 const logger = createLogger({ level: 'error' });
 
 beforeAll(async () => {
   [testDb, sim] = await Promise.all([createTestDatabase(), startSlackSimulator({ signingSecret: 'test-secret' })]);
-  gateway = createSlackGateway(new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } }));
+  const client = new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } });
+  gateway = singleWorkspace(createSlackGateway(client), createUserLister(client));
 });
 afterAll(async () => {
   await sim?.close();
@@ -47,7 +49,7 @@ const lostAnswer = Object.assign(new Error('socket hang up'), { code: 'slack_web
 
 /** Slack posts the message, but its answer never arrives. */
 function answerLost(): NoticeDeps['chat'] {
-  return { ...gateway, postMessage: async (channel, message) => (await gateway.postMessage(channel, message), Promise.reject(lostAnswer)) };
+  return { ...gateway, postMessage: async (ws, channel, message) => (await gateway.postMessage(ws, channel, message), Promise.reject(lostAnswer)) };
 }
 /** The request never reaches Slack. */
 function unreachable(): NoticeDeps['chat'] {
@@ -106,7 +108,7 @@ describe('resumeStalledNotices', () => {
   });
 
   it('looks in the thread for a threaded notice, and in the DM for a direct message', async () => {
-    const parent = await gateway.postMessage('C_KUDOS', { text: 'Maya sent kudos' });
+    const parent = await gateway.postMessage({ teamId: 'T' }, 'C_KUDOS', { text: 'Maya sent kudos' });
     await expect(postOnce(deps(answerLost()), { kind: 'order.completed', subject: 'OR-1' }, { to: { channel: 'C_KUDOS', threadTs: parent.ts }, message: { text: 'complete' } })).rejects.toThrow();
     await expect(postOnce(deps(answerLost()), { kind: 'order.completed.dm', subject: 'OR-1' }, { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos arrived' } })).rejects.toThrow();
     await expireLeases();
@@ -168,7 +170,7 @@ describe('what the outbox keeps of a message', () => {
     expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 1 });
     await postOnce(deps(), { kind: REWARD_LINKS_NOTICE_KIND, subject: 'LO-1#0' }, linksDm);
 
-    const dm = await gateway.openDirectChannel('U_ADMIN');
+    const dm = await gateway.openDirectChannel({ teamId: 'T' }, 'U_ADMIN');
     expect(sim.messages(dm).filter((m) => m.text.includes('SECRET1'))).toHaveLength(2);
     const rows = await testDb.db.select().from(notifications);
     expect(rows.map((r) => ({ subject: r.subject, message: r.message, posted: r.postedAt !== null }))).toEqual(
@@ -201,10 +203,11 @@ describe('lost-post recovery without reading history (distribution mode)', () =>
   const historyReads = () => sim.calls.filter((c) => c.method === 'conversations.history' || c.method === 'conversations.replies').length;
 
   it('a notice whose answer was lost is posted again, once, and history is never read', async () => {
-    const blind = createSlackGateway(new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } }), { historyReads: false });
+    const blindClient = new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } });
+    const blind = singleWorkspace(createSlackGateway(blindClient, { historyReads: false }), createUserLister(blindClient));
     expect(blind.findMessageByMetadata).toBeUndefined();
     const before = { posts: posts('C_KUDOS'), reads: historyReads() };
-    const lost: NoticeDeps['chat'] = { ...blind, postMessage: async (channel, message) => (await blind.postMessage(channel, message), Promise.reject(lostAnswer)) };
+    const lost: NoticeDeps['chat'] = { ...blind, postMessage: async (ws, channel, message) => (await blind.postMessage(ws, channel, message), Promise.reject(lostAnswer)) };
     await expect(postOnce(deps(lost), { kind: 'order.completed', subject: 'OR-BLIND' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-BLIND complete' } })).rejects.toThrow();
     await expireLeases();
     expect(await resumeStalledNotices({ ...deps(blind), logger })).toMatchObject({ found: 0, posted: 1, reposted: 1 });
@@ -217,11 +220,12 @@ describe('lost-post recovery without reading history (distribution mode)', () =>
   });
 
   it('a post that never left (no connection) is posted once, with no lookup and no duplicate', async () => {
-    const blind = createSlackGateway(new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } }), { historyReads: false });
+    const blindClient = new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } });
+    const blind = singleWorkspace(createSlackGateway(blindClient, { historyReads: false }), createUserLister(blindClient));
     const down = createSlackGateway(new webApi.WebClient(sim.botToken, { slackApiUrl: `http://127.0.0.1:${await closedPort()}/api/`, retryConfig: { retries: 0 } }));
     const before = { posts: posts('C_KUDOS'), reads: historyReads() };
     const error = await postOnce(
-      deps({ ...blind, postMessage: (channel, message) => down.postMessage(channel, message) }),
+      deps({ ...blind, postMessage: (_ws, channel, message) => down.postMessage(channel, message) }),
       { kind: 'order.completed', subject: 'OR-DOWN' },
       { to: { channel: 'C_KUDOS' }, message: { text: 'x' } },
     ).catch((e: unknown) => e);

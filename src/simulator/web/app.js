@@ -58,6 +58,29 @@ function saveLocation() {
 async function loadWorkspace() {
   const ws = await api('/_ui/workspace');
   $('#team-name').textContent = ws.team.name;
+  // Distribution mode: which workspace (or Grid org workspace) the UI acts in, and how Kudos is installed there.
+  $('#workspace-switcher').hidden = !ws.workspaces;
+  if (ws.workspaces) {
+    const sel = $('#workspace');
+    sel.textContent = '';
+    for (const w of ws.workspaces) {
+      const o = document.createElement('option');
+      o.value = w.id;
+      o.textContent = `${w.name}${w.enterpriseId ? ` (${w.enterpriseId})` : ''}`;
+      o.dataset.install = w.installedVia;
+      sel.append(o);
+    }
+    sel.value = ws.acting;
+    const current = ws.workspaces.find((w) => w.id === ws.acting);
+    $('#workspace-install').innerHTML = '';
+    const line = document.createElement('span');
+    line.textContent = `Kudos: ${current ? current.installedVia : 'not installed'} · `;
+    const link = document.createElement('a');
+    link.href = '/_ui/install';
+    link.target = '_blank';
+    link.textContent = 'Add to Slack';
+    $('#workspace-install').append(line, link);
+  }
   const who = $('#whoami');
   who.textContent = '';
   for (const u of ws.users) {
@@ -439,6 +462,13 @@ document.addEventListener('click', async (ev) => {
 document.addEventListener('change', (ev) => {
   const t = ev.target;
   if (!(t instanceof Element)) return;
+  if (t.id === 'workspace') {
+    ui.modalKey = null;
+    return api('/_ui/workspace', { teamId: t.value })
+      .then(() => loadWorkspace())
+      .then(() => refresh())
+      .catch((err) => toast(err.message));
+  }
   if (t.id === 'whoami') {
     ui.as = t.value;
     ui.modalKey = null;

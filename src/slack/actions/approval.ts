@@ -31,7 +31,7 @@ async function refuse(deps: ListenerDeps, body: ClickBody, respond: Respond, tex
     await respond({ response_type: 'ephemeral', replace_original: false, text: message });
     return;
   }
-  if (body.channel?.id) await deps.slack.postEphemeral(body.channel.id, body.user.id, { text: message });
+  if (body.channel?.id) await deps.slack.for(workspaceOf(body)).postEphemeral(body.channel.id, body.user.id, { text: message });
 }
 
 export function register(app: App, deps: ListenerDeps): void {
@@ -51,6 +51,6 @@ export function register(app: App, deps: ListenerDeps): void {
     const checked = await deps.approvals.checkDecider(body.actions[0].value, { userId: body.user.id, teamId: workspaceOf(body).teamId });
     if (!checked.ok) return refuse(deps, body, respond, checked.message);
     if (!body.trigger_id) return refuse(deps, body, respond, 'Slack did not let this click open the reason form; click Reject again.');
-    await deps.slack.openView(body.trigger_id, buildRejectModal({ kudosId: checked.request.kudos.id, summary: rejectSummary(checked.request.kudos) }));
+    await deps.slack.for(workspaceOf(body)).openView(body.trigger_id, buildRejectModal({ kudosId: checked.request.kudos.id, summary: rejectSummary(checked.request.kudos) }));
   });
 }

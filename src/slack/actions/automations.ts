@@ -64,7 +64,7 @@ export function register(app: App, deps: ListenerDeps): void {
           .search('')
           .catch(() => []),
       ]);
-      await deps.slack.openView(args.body.trigger_id, buildRuleModal({ kind, rule: rules.find((r) => r.kind === kind), designs }));
+      await deps.slack.for(ws).openView(args.body.trigger_id, buildRuleModal({ kind, rule: rules.find((r) => r.kind === kind), designs }));
     });
   }
 
@@ -72,7 +72,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const args = { body: parseAtEdge(modalClick, raw, Celebrations.actions.uploadCsv), respond };
     await ack();
     if (!(await adminOnly(args))) return;
-    await deps.slack.openView(args.body.trigger_id, buildCsvModal());
+    await deps.slack.for(workspaceOf(args.body)).openView(args.body.trigger_id, buildCsvModal());
   });
 
   app.action(idOf(Celebrations.actions.optOut), async ({ ack, body: raw, respond }) => {

@@ -23,8 +23,9 @@ async function tellClicker(deps: ListenerDeps, body: Clicker, respond: Respond, 
     await respond({ response_type: 'ephemeral', replace_original: false, text });
     return;
   }
-  if (body.channel?.id) await deps.slack.postEphemeral(body.channel.id, body.user.id, { text });
-  else await deps.slack.sendDirectMessage(body.user.id, { text });
+  const slack = deps.slack.for(workspaceOf(body as never));
+  if (body.channel?.id) await slack.postEphemeral(body.channel.id, body.user.id, { text });
+  else await slack.sendDirectMessage(body.user.id, { text });
 }
 
 const NOT_ADMIN = ':no_entry: Only Kudos admins can do this.';
@@ -36,7 +37,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(click);
     if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond, NOT_ADMIN);
     if (await isKnownSandbox(deps.db, ws)) return tellClicker(deps, click, respond, SANDBOX_TOP_UP_MESSAGE);
-    await deps.slack.openView(click.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
+    await deps.slack.for(ws).openView(click.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
   });
 
   app.action(Finance.actions.openLimits, async ({ ack, body: raw, respond }) => {
@@ -44,7 +45,7 @@ export function register(app: App, deps: ListenerDeps): void {
     await ack();
     const ws = workspaceOf(click);
     if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond, NOT_ADMIN);
-    await deps.slack.openView(click.trigger_id, buildLimitsModal({ limits: await knownLimits(deps.db, ws) }));
+    await deps.slack.for(ws).openView(click.trigger_id, buildLimitsModal({ limits: await knownLimits(deps.db, ws) }));
   });
 
   const decide =

@@ -16,6 +16,7 @@ import { registerResendActions } from './resend.js';
 import { register as registerFinanceActions } from './finance.js';
 import { register as registerAutomationActions } from './automations.js';
 import { register as registerLinkApprovalActions } from './link-approval.js';
+import { register as registerWorkspaceDataActions } from './workspace-data.js';
 
 const cancelClick = buttonClick(uuidValue);
 /** Home's button carries no value; opening a modal needs the click's trigger_id. */
@@ -28,6 +29,7 @@ export function register(app: App, deps: ListenerDeps): void {
   registerFinanceActions(app, deps);
   registerAutomationActions(app, deps);
   registerLinkApprovalActions(app, deps);
+  registerWorkspaceDataActions(app, deps);
   app.action(ScheduledList.actions.cancel, async ({ ack, body: raw, respond }) => {
     const body = parseAtEdge(cancelClick, raw, ScheduledList.actions.cancel);
     await ack();

@@ -8,7 +8,7 @@ import { SettingsModal } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 
-export function buildSettingsModal(input: { settings: WorkspaceSettings; usergroups: SlackUsergroup[]; designs: Design[] }): Record<string, unknown> {
+export function buildSettingsModal(input: { settings: WorkspaceSettings; usergroups: SlackUsergroup[]; designs: Design[]; deleteData?: boolean }): Record<string, unknown> {
   const { settings: s } = input;
   const { blocks: B, actions: A } = SettingsModal;
   // User groups and designs are searched as the admin types (external_select, served by
@@ -91,6 +91,30 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
     ),
     input_(B.recognition, 'Leaderboard', { type: 'checkboxes', action_id: A.recognition, options: recognitionOptions, ...(recognitionOn.length > 0 ? { initial_options: recognitionOn } : {}) }, true),
   ];
+  // Distribution mode: an admin can have the workspace's data deleted now rather than after an uninstall's retention.
+  if (input.deleteData) {
+    blocks.push(
+      { type: 'divider' } as unknown as Block,
+      {
+        type: 'section',
+        block_id: B.deleteData,
+        text: { type: 'mrkdwn', text: '*Delete our data*\nDeletes everything Kudos keeps for this workspace: kudos history, settings, audit trail, celebrations. Gift cards already sent stay sent.' },
+        accessory: {
+          type: 'button',
+          action_id: A.deleteData,
+          style: 'danger',
+          text: plain('Delete our data…'),
+          confirm: {
+            title: plain('Delete this workspace’s data?'),
+            text: { type: 'mrkdwn', text: 'Everything Kudos keeps for this workspace is deleted now, for good. This cannot be undone.' },
+            confirm: plain('Delete everything'),
+            deny: plain('Keep it'),
+            style: 'danger',
+          },
+        },
+      } as unknown as Block,
+    );
+  }
   return {
     type: 'modal',
     callback_id: SettingsModal.callbackId,

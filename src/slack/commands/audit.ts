@@ -33,6 +33,6 @@ export async function handleAuditCommand(deps: ListenerDeps, input: { ack: AckFn
   await ack({ text: `The audit trail (latest ${CSV_MAX_ROWS} rows at most) is on its way as CSV in a direct message.` });
   const rows = await listAudit(deps.db, { teamId: ws.teamId, limit: CSV_MAX_ROWS });
   for (const message of buildCsvMessages(auditToCsv(rows), rows.length)) {
-    await deps.slack.sendDirectMessage(command.user_id, message);
+    await deps.slack.for(ws).sendDirectMessage(command.user_id, message);
   }
 }

@@ -11,7 +11,7 @@ import { workspaceOf } from '../deps.js';
 type Ws = { teamId: string; enterpriseId: string | null };
 
 export async function celebrationsMessage(deps: ListenerDeps, ws: Ws, userId: string, note?: string): Promise<SlackMessageContent> {
-  const [admin, prefs, user] = await Promise.all([deps.isAdmin(ws, userId), celebrationPreferenceOf(deps.db, ws, userId), deps.slack.userInfo(userId)]);
+  const [admin, prefs, user] = await Promise.all([deps.isAdmin(ws, userId), celebrationPreferenceOf(deps.db, ws, userId), deps.slack.for(ws).userInfo(userId)]);
   const now = deps.now();
   const adminView = admin ? { rules: await celebrationRulesOf(deps.db, ws), upcoming: await upcomingCelebrations(deps.db, ws, now) } : undefined;
   return buildCelebrationsMessage({ ...(adminView ? { admin: adminView } : {}), prefs, zone: user?.tz ?? 'UTC', ...(note ? { note } : {}) });
@@ -45,7 +45,7 @@ export async function handleRecurringCommand(deps: ListenerDeps, input: { ack: A
   const ws = workspaceOf(input.command);
   if (input.arg.toLowerCase() === 'new') {
     await input.ack();
-    await deps.slack.openView(input.command.trigger_id, buildRecurringModal({}));
+    await deps.slack.for(ws).openView(input.command.trigger_id, buildRecurringModal({}));
     return;
   }
   if (input.arg) return input.ack({ text: 'Use `/kudos recurring` to see your recurring kudos, or `/kudos recurring new` to start one.' });

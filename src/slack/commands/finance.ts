@@ -49,13 +49,13 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
     case 'topup': {
       if (await isKnownSandbox(deps.db, ws)) return ack({ text: SANDBOX_TOP_UP_MESSAGE });
       await ack();
-      await deps.slack.openView(command.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
+      await deps.slack.for(ws).openView(command.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
       return;
     }
     case 'limits': {
       await ack();
       // Opens the request form straight away (trigger_id lives 3 s); the overview shows usage.
-      await deps.slack.openView(command.trigger_id, buildLimitsModal({ limits: await knownLimits(deps.db, ws) }));
+      await deps.slack.for(ws).openView(command.trigger_id, buildLimitsModal({ limits: await knownLimits(deps.db, ws) }));
       return;
     }
     case 'ledger_invalid':
@@ -70,7 +70,7 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
         const list = buildLedgerList({ month, movements, totals: totalsOf(movements), reconciliation, truncated });
         if (parsed.csv) {
           for (const message of buildCsvMessages(movementsToCsv(movements), movements.length, { title: `Rewards ledger ${month}`, fileName: `kudos-ledger-${month}.csv` }))
-            await deps.slack.sendDirectMessage(command.user_id, message);
+            await deps.slack.for(ws).sendDirectMessage(command.user_id, message);
         }
         await respond({ response_type: 'ephemeral', replace_original: true, ...list });
       } catch (error) {

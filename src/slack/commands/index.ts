@@ -102,10 +102,11 @@ export function register(app: App, deps: ListenerDeps): void {
         await ack();
         try {
           // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
-          const [sender, defaults] = await withinBudget(Promise.all([deps.slack.userInfo(command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]), OPEN_LOOKUP_BUDGET_MS, [
-            undefined,
-            undefined,
-          ] as const);
+          const [sender, defaults] = await withinBudget(
+            Promise.all([deps.slack.userInfo(workspaceOf(command), command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
+            OPEN_LOOKUP_BUDGET_MS,
+            [undefined, undefined] as const,
+          );
           const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
           const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
           // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
@@ -119,7 +120,7 @@ export function register(app: App, deps: ListenerDeps): void {
                 undefined,
               )
             : undefined;
-          await deps.slack.openView(
+          await deps.slack.for(workspaceOf(command)).openView(
             command.trigger_id,
             buildSendModal({
               userIds: parsed.userIds,

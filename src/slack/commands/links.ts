@@ -80,7 +80,7 @@ export function linkApprovalDeps(deps: ListenerDeps): LinkApprovalDeps {
     chat: deps.slack,
     present: presentNotice,
     settings: deps.settings,
-    directory: { users: deps.slack, listUsers: () => deps.listUsers() },
+    directory: { users: deps.slack, listUsers: (ws) => deps.slack.listUsers(ws) },
     logger: deps.logger,
   };
 }

@@ -21,10 +21,10 @@ export async function openSettingsModal(deps: ListenerDeps, ws: WorkspaceRef, tr
   // The trigger_id dies 3 s after the click: the option lists may come back empty rather than late.
   const [settings, usergroups, designs] = await Promise.all([
     deps.settings.get(ws),
-    orEmpty(deps.slack.listUsergroups(), (error) => deps.logger.warn('listing user groups for settings failed', { error })),
+    orEmpty(deps.slack.for(ws).listUsergroups(), (error) => deps.logger.warn('listing user groups for settings failed', { error })),
     orEmpty(deps.catalog.of(ws).search(''), (error) => deps.logger.warn('loading designs for settings failed', { error })),
   ]);
-  await deps.slack.openView(triggerId, buildSettingsModal({ settings, usergroups, designs }));
+  await deps.slack.for(ws).openView(triggerId, buildSettingsModal({ settings, usergroups, designs, deleteData: Boolean(deps.installations?.requestDeletion) }));
 }
 
 const OPTION_LISTS_BUDGET_MS = 1500;

@@ -50,7 +50,7 @@ export async function handleStatsCommand(
     label = { kind: 'channel', channel: stats.channel };
   }
   if (stats.group) {
-    const members = await deps.slack.usergroupMembers(stats.group.id).catch(() => undefined);
+    const members = await deps.slack.usergroupMembers(ws, stats.group.id).catch(() => undefined);
     if (!members) return ack({ text: 'I couldn’t find that user group. Pick one from the list as you type `@`.' });
     scope.members = members;
     label = { kind: 'group', handle: stats.group.handle };

@@ -3,18 +3,18 @@
 import type { App } from '@slack/bolt';
 import { syncChangedSlackUser } from '../../domain/recipients.js';
 import { plusOneAudience, recordPlusOne, removePlusOne } from '../../domain/stats.js';
-import type { ListenerDeps } from '../deps.js';
+import type { InstallationRef, ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { toSlackUser } from '../gateway.js';
-import { appHomeOpenedEvent, parseAtEdge, reactionEvent, userChangeEvent } from '../payloads.js';
+import { appHomeOpenedEvent, appUninstalledEvent, parseAtEdge, reactionEvent, tokensRevokedEvent, userChangeEvent } from '../payloads.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   app.event('user_change', async ({ body: raw }) => {
     const body = parseAtEdge(userChangeEvent, raw, 'user_change');
     const user = toSlackUser(body.event.user);
-    deps.slack.forgetUser?.(user.id);
     const teamId = body.team_id ?? user.teamId ?? 'unknown';
     const enterpriseId = body.enterprise_id ?? null;
+    deps.slack.for({ teamId, enterpriseId }).forgetUser?.(user.id);
     // A workspace without a Rewards account has no address book to keep in step.
     if (!(await deps.rewards.isConnected({ teamId, enterpriseId }))) return;
     const result = await syncChangedSlackUser({ db: deps.db, rewards: await deps.rewards.for({ teamId, enterpriseId }) }, { teamId, enterpriseId }, user);
@@ -52,10 +52,35 @@ export function register(app: App, deps: ListenerDeps): void {
     }
   });
 
+  // Distribution mode: uninstalling, or revoking the bot token, deletes the installation's tokens at
+  // once (Bolt skips authorize for these two events: the tokens are already dead at Slack).
+  app.event('app_uninstalled', async ({ body: raw }) => {
+    const body = parseAtEdge(appUninstalledEvent, raw, 'app_uninstalled');
+    await deps.installations?.uninstalled(installationOf(body));
+  });
+
+  app.event('tokens_revoked', async ({ body: raw }) => {
+    const body = parseAtEdge(tokensRevokedEvent, raw, 'tokens_revoked');
+    const tokens = body.event.tokens;
+    await deps.installations?.tokensRevoked(installationOf(body), { bot: (tokens.bot ?? []).length > 0, userIds: tokens.oauth ?? [] });
+  });
+
   app.event('app_home_opened', async ({ body: raw }) => {
     const body = parseAtEdge(appHomeOpenedEvent, raw, 'app_home_opened');
     const event = body.event;
     if (event.tab && event.tab !== 'home') return;
     await deps.home.publish(workspaceOf(body), event.user, { opened: true });
   });
+}
+
+/** The installation an uninstall or revocation is about: an org-wide install by its org, otherwise the team. */
+function installationOf(body: {
+  team_id?: string | undefined;
+  enterprise_id?: string | null | undefined;
+  is_enterprise_install?: boolean | undefined;
+  authorizations?: Array<{ team_id?: string | null | undefined; enterprise_id?: string | null | undefined; is_enterprise_install?: boolean | undefined }> | undefined;
+}): InstallationRef {
+  const auth = body.authorizations?.[0];
+  const orgWide = auth?.is_enterprise_install ?? body.is_enterprise_install ?? false;
+  return { teamId: auth?.team_id ?? body.team_id ?? null, enterpriseId: auth?.enterprise_id ?? body.enterprise_id ?? null, isEnterpriseInstall: orgWide };
 }

@@ -25,10 +25,13 @@ export function register(app: App, deps: ListenerDeps): void {
     const query = options.value.trim().toLowerCase();
     const matches = (text: string) => query === '' || text.toLowerCase().includes(query);
     const [slackGroups, bookGroups] = await Promise.all([
-      deps.slack.listUsergroups().catch((error: unknown) => {
-        deps.logger.warn('listing Slack user groups failed', { error });
-        return [];
-      }),
+      deps.slack
+        .for(workspaceOf(body as never))
+        .listUsergroups()
+        .catch((error: unknown) => {
+          deps.logger.warn('listing Slack user groups failed', { error });
+          return [];
+        }),
       (async () => (await (await deps.rewards.for(workspaceOf(body as never))).groups.list({ pageSize: 100 })).data)().catch((error: unknown) => {
         deps.logger.warn('listing address-book groups failed', { error });
         return [];
@@ -46,10 +49,13 @@ export function register(app: App, deps: ListenerDeps): void {
     const options = parseAtEdge(optionsLoad, body, SettingsModal.actions.approverGroup);
     const ws = workspaceOf(body);
     if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
-    const groups = await deps.slack.listUsergroups().catch((error: unknown) => {
-      deps.logger.warn('listing Slack user groups for settings failed', { error });
-      return [];
-    });
+    const groups = await deps.slack
+      .for(ws)
+      .listUsergroups()
+      .catch((error: unknown) => {
+        deps.logger.warn('listing Slack user groups for settings failed', { error });
+        return [];
+      });
     await ack(searchOptions(options.value, SETTINGS_NONE_OPTION, groups.map(settingsGroupOption)) as never);
   });
 

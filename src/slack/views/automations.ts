@@ -66,7 +66,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const text = reader(view.state.values)(block, Celebrations.csvModal.actions.csv).value ?? '';
     const parsed = parseCelebrationCsv(text, deps.now().toISOString());
     if (!parsed.ok) return ack({ response_action: 'errors', errors: { [block]: parsed.message } });
-    const report = await importCelebrationDates({ db: deps.db, listUsers: () => deps.listUsers() }, ws, parsed);
+    const report = await importCelebrationDates({ db: deps.db, listUsers: () => deps.slack.listUsers(ws) }, ws, parsed);
     await ack({ response_action: 'update', view: buildCsvReport(report) as never });
   });
 
@@ -76,7 +76,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(body);
     const { blocks: B, actions: A } = Recurring.modal;
     const get = reader(view.state.values);
-    const sender = await deps.slack.userInfo(body.user.id);
+    const sender = await deps.slack.for(ws).userInfo(body.user.id);
     const checked = await checkSeriesForm(deps.catalog.of(ws), {
       senderUserId: body.user.id,
       recipientUserIds: get(B.recipients, A.recipients).selected_users ?? [],

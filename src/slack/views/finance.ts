@@ -59,7 +59,10 @@ export function register(app: App, deps: ListenerDeps): void {
     const text = result.ok
       ? `:hourglass_flowing_sand: Your top-up request of ${formatUsd(result.request.amountCents)} is waiting for a second admin's approval. Nothing is sent to the Rewards API before that.`
       : `:no_entry: ${result.message}`;
-    await deps.slack.sendDirectMessage(actor, { text }).catch((error: unknown) => deps.logger.warn('top-up request DM failed', { error }));
+    await deps.slack
+      .for(ws)
+      .sendDirectMessage(actor, { text })
+      .catch((error: unknown) => deps.logger.warn('top-up request DM failed', { error }));
   });
 
   app.view(Finance.limitsModal.callbackId, async ({ ack, body: raw }) => {

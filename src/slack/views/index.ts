@@ -77,7 +77,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const metadata = metadataOf(sendMetadata, view.private_metadata, {});
 
     const work = (async () => {
-      const sender = await deps.slack.userInfo(body.user.id);
+      const sender = await deps.slack.for(ws).userInfo(body.user.id);
       if (!sender) return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
       return prepareSend(
         { users: deps.slack, rewards: deps.rewards, catalog: deps.catalog.of(ws), policy: deps.policy },

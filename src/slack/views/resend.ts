@@ -38,18 +38,18 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
     const latest = outcome.row ?? bounce;
     const where = metadata.channel && metadata.ts ? { channel: metadata.channel, ts: metadata.ts } : latest.dmChannel && latest.dmTs ? { channel: latest.dmChannel, ts: latest.dmTs } : undefined;
     if (outcome.ok) {
-      if (where) await deps.slack.updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, email, outcome.note));
-      else await deps.slack.sendDirectMessage(actor, buildBounceResolved(outcome.row, email, outcome.note));
+      if (where) await deps.slack.for(ws).updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, email, outcome.note));
+      else await deps.slack.for(ws).sendDirectMessage(actor, buildBounceResolved(outcome.row, email, outcome.note));
       return;
     }
     if (outcome.reason === 'already' && outcome.row?.status === 'resent' && where) {
-      await deps.slack.updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, outcome.row.correctedEmail ?? email));
+      await deps.slack.for(ws).updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, outcome.row.correctedEmail ?? email));
       return;
     }
     if (outcome.reason === 'failed' && where && outcome.row) {
-      await deps.slack.updateMessage(where.channel, where.ts, buildBounceResendFailed(outcome.row, outcome.message));
+      await deps.slack.for(ws).updateMessage(where.channel, where.ts, buildBounceResendFailed(outcome.row, outcome.message));
       return;
     }
-    await deps.slack.sendDirectMessage(actor, { text: outcome.message });
+    await deps.slack.for(ws).sendDirectMessage(actor, { text: outcome.message });
   });
 }

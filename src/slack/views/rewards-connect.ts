@@ -29,7 +29,7 @@ export function register(app: App, deps: ListenerDeps): void {
       await deps.home.publish(ws, body.user.id, { flash: ':no_entry: Only Kudos admins can connect the Rewards account.' });
       return;
     }
-    await deps.slack.openView(body.trigger_id, buildConnectModal(await setup.isConnected(ws)));
+    await deps.slack.for(ws).openView(body.trigger_id, buildConnectModal(await setup.isConnected(ws)));
   });
 
   app.view(RewardsConnect.callbackId, async ({ ack, body: raw }) => {

@@ -3,6 +3,7 @@
 import type { App } from '@slack/bolt';
 import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/health.js';
 import type { SettingsPatch } from '../../domain/settings.js';
+import type { ChatWorkspace } from '../../domain/ports.js';
 import { buildSettingsSaved } from '../blocks/settings.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -78,7 +79,7 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
 }
 
 /** Inline errors for chosen channels the app cannot post in (it joins public ones by itself). */
-async function unreachableChannels(deps: ListenerDeps, patch: SettingsPatch): Promise<Record<string, string>> {
+async function unreachableChannels(deps: ListenerDeps, ws: ChatWorkspace, patch: SettingsPatch): Promise<Record<string, string>> {
   const { blocks: B } = SettingsModal;
   const errors: Record<string, string> = {};
   const checks: Array<[string, string | null | undefined]> = [
@@ -88,7 +89,10 @@ async function unreachableChannels(deps: ListenerDeps, patch: SettingsPatch): Pr
   await Promise.all(
     checks.map(async ([block, channel]) => {
       if (!channel) return;
-      const access = await deps.slack.ensureChannelMember(channel).catch(() => 'member' as const);
+      const access = await deps.slack
+        .for(ws)
+        .ensureChannelMember(channel)
+        .catch(() => 'member' as const);
       if (access === 'not_member') errors[block] = `Kudos isn’t in that channel yet. Type /invite @kudos there, then save again.`;
       if (access === 'missing') errors[block] = 'Kudos can’t see that channel (archived, or private without the app). Pick another one.';
     }),
@@ -111,7 +115,7 @@ export function register(app: App, deps: ListenerDeps): void {
     if (form.patch.adminUserIds && !form.patch.adminUserIds.includes(actor)) {
       return ack({ response_action: 'errors', errors: { [SettingsModal.blocks.admins]: 'Keep yourself in the list (or leave it empty for workspace admins and owners).' } });
     }
-    const unreachable = await unreachableChannels(deps, form.patch);
+    const unreachable = await unreachableChannels(deps, ws, form.patch);
     if (Object.keys(unreachable).length > 0) return ack({ response_action: 'errors', errors: unreachable });
     const { changes } = await deps.settings.update(ws, actor, form.patch);
     for (const channel of [form.patch.notifyChannel, form.patch.approvalChannel]) {
@@ -119,6 +123,9 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     await ack();
     deps.logger.info('settings saved', { user: actor, changed: Object.keys(changes) });
-    await deps.slack.sendDirectMessage(actor, buildSettingsSaved(changes)).catch((error: unknown) => deps.logger.warn('settings summary DM failed', { error }));
+    await deps.slack
+      .for(ws)
+      .sendDirectMessage(actor, buildSettingsSaved(changes))
+      .catch((error: unknown) => deps.logger.warn('settings summary DM failed', { error }));
   });
 }

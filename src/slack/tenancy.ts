@@ -1,0 +1,240 @@
+// How a request, or a row of background work, finds the installation and token it acts with
+// (CONTRACT.md section 6). Single-workspace mode: SLACK_BOT_TOKEN for everything, exactly as before.
+// Distribution mode: Bolt's own OAuth, @slack/oauth's InstallProvider (its state store, state cookie
+// and callback), with our drizzle installationStore (installation-store.ts); the bot token of a
+// workspace comes from InstallProvider.authorize, which refreshes rotating tokens before they expire,
+// behind a small cache that uninstall and token changes evict.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import slackOAuth, { type CodedError, type InstallProvider, type InstallURLOptions, type Logger as OAuthLogger, type StateStore } from '@slack/oauth';
+import type { Authorize, AuthorizeResult, AuthorizeSourceData, Logger as BoltLogger } from '@slack/bolt';
+import type { AppConfig } from '../config/index.js';
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import type { ChatWorkspace } from '../domain/ports.js';
+import { createInstallationStore, NotInstalledError, type InstallationLookup, type KudosInstallationStore } from './installation-store.js';
+import { installFailurePage, installPage, installSuccessPage, type InstallFailure } from './install-pages.js';
+import { DISTRIBUTION_BOT_SCOPES } from './scopes.js';
+
+// @slack/oauth is CommonJS and re-exports its state stores with `export *`, which Node's ESM loader
+// cannot name: take the classes off the default export.
+const { ClearStateStore, InstallProvider: InstallProviderClass } = slackOAuth;
+
+/** Refreshes start this long before a rotating token expires (InstallProvider's own window: 2 h). */
+const REFRESH_WINDOW_MS = 2 * 3600_000;
+/** An authorize answer is reused at most this long (another instance may have refreshed or uninstalled). */
+const AUTHORIZE_CACHE_TTL_MS = 60_000;
+/** How long an OAuth state is good for (Bolt's default: 10 minutes). */
+const STATE_TTL_SECONDS = 600;
+
+export interface DistributionTenancy {
+  store: KudosInstallationStore;
+  installer: InstallProvider;
+  /** Bolt's `authorize`: the installation of the request's team, or its org's for an org-wide install. */
+  authorize: Authorize<boolean>;
+  /** The bot token of the installation serving a workspace (cached; refreshed before it expires). */
+  botToken(ws: ChatWorkspace): Promise<string>;
+  /** GET /slack/install: the "Add to Slack" page; sets the state cookie. */
+  installRoute(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** GET /slack/oauth_redirect: checks state and cookie, oauth.v2.access, stores, answers a page. */
+  redirectRoute(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Drops cached tokens of an installation (uninstall, tokens_revoked, refresh elsewhere). */
+  evict(lookup: InstallationLookup): void;
+}
+
+export interface DistributionTenancyOptions {
+  config: AppConfig;
+  db: Database;
+  logger: Logger;
+  /** The one logger of Bolt and every WebClient (app.ts), which never prints request bodies. */
+  slackLogger: BoltLogger;
+  now?: () => Date;
+  /** Called after an installation is stored (e.g. to greet the installer). */
+  onInstalled?: (lookup: InstallationLookup) => void;
+}
+
+export function createDistributionTenancy(opts: DistributionTenancyOptions): DistributionTenancy {
+  const { config } = opts;
+  const oauth = config.slackOAuth;
+  const keyRing = config.keyRing;
+  if (config.mode !== 'distribution' || !oauth || !keyRing) throw new Error('distribution mode needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and KUDOS_ENCRYPTION_KEY');
+  const log = opts.logger.child({ part: 'installations' });
+  const cache = new Map<string, { at: number; until: number; result: Promise<AuthorizeResult> }>();
+  const maxCached = 1000;
+
+  const store = createInstallationStore({
+    db: opts.db,
+    keyRing,
+    retentionDays: config.retentionDays,
+    ...(opts.now ? { now: opts.now } : {}),
+    // Any change of an installation's tokens drops every cached answer that may have come from it.
+    onChange: (key) => {
+      for (const cacheKey of [...cache.keys()]) if (cacheKey.split('|').includes(key)) cache.delete(cacheKey);
+    },
+  });
+  const installUrlOptions: InstallURLOptions = { scopes: [...DISTRIBUTION_BOT_SCOPES] };
+  const installer = new InstallProviderClass({
+    clientId: oauth.clientId,
+    clientSecret: oauth.clientSecret,
+    stateStore: singleUseStateStore(new ClearStateStore(oauth.stateSecret, STATE_TTL_SECONDS)),
+    stateVerification: true,
+    installationStore: store,
+    installUrlOptions,
+    // Slack's authorize page sits beside its Web API (https://slack.com/oauth/v2/authorize next to
+    // https://slack.com/api/): with SLACK_API_URL pointing at the simulator, so does the install.
+    authorizationUrl: new URL('../oauth/v2/authorize', config.slackApiUrl).toString(),
+    renderHtmlForInstallPath: installPage,
+    logger: oauthLogger(opts.slackLogger),
+    // oauth.v2.access (install and token refresh) and auth.test go to SLACK_API_URL too.
+    clientOptions: { slackApiUrl: config.slackApiUrl, timeout: 5000, retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 } },
+  });
+
+  const cacheKeyOf = (lookup: InstallationLookup) => store.keysFor(lookup).join('|');
+
+  function authorizeLookup(lookup: InstallationLookup): Promise<AuthorizeResult> {
+    const key = cacheKeyOf(lookup);
+    if (!key) return Promise.reject(new NotInstalledError(lookup));
+    const nowMs = Date.now();
+    const cached = cache.get(key);
+    if (cached && nowMs < cached.until) return cached.result;
+    const query = {
+      teamId: lookup.isEnterpriseInstall ? undefined : (lookup.teamId ?? undefined),
+      enterpriseId: lookup.enterpriseId ?? undefined,
+      isEnterpriseInstall: Boolean(lookup.isEnterpriseInstall),
+    };
+    // Concurrent callers share one lookup (and so one refresh of a rotating token).
+    const result = installer.authorize(query as never).catch((error: unknown) => {
+      if (cache.get(key)?.result === result) cache.delete(key);
+      // InstallProvider wraps what the store threw; keep ours recognisable.
+      const original = (error as { original?: unknown }).original;
+      throw original instanceof NotInstalledError ? original : error;
+    });
+    const entry = { at: nowMs, until: nowMs + AUTHORIZE_CACHE_TTL_MS, result };
+    cache.set(key, entry);
+    if (cache.size > maxCached) cache.delete(cache.keys().next().value!);
+    // A rotating token is not reused past the point where InstallProvider would refresh it.
+    void result.then(
+      (r) => {
+        if (r.botTokenExpiresAt) entry.until = Math.min(entry.until, r.botTokenExpiresAt * 1000 - REFRESH_WINDOW_MS);
+      },
+      () => {},
+    );
+    return result;
+  }
+
+  const failurePage = (res: ServerResponse, failure: InstallFailure) => {
+    if (res.headersSent) return;
+    const page = installFailurePage(failure);
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.writeHead(page.status);
+    res.end(page.html);
+  };
+
+  return {
+    store,
+    installer,
+    async authorize(source: AuthorizeSourceData<boolean>) {
+      const lookup: InstallationLookup = { teamId: source.teamId ?? null, enterpriseId: source.enterpriseId ?? null, isEnterpriseInstall: source.isEnterpriseInstall };
+      const result = await authorizeLookup(lookup);
+      // What Bolt needs of it; the request's own team stays the request's (an org install has none).
+      return {
+        ...(result.botToken ? { botToken: result.botToken } : {}),
+        ...(result.botId ? { botId: result.botId } : {}),
+        ...(result.botUserId ? { botUserId: result.botUserId } : {}),
+        ...(source.teamId ? { teamId: source.teamId } : {}),
+        ...(result.enterpriseId ? { enterpriseId: result.enterpriseId } : {}),
+      };
+    },
+    async botToken(ws) {
+      const result = await authorizeLookup({ teamId: ws.teamId || null, enterpriseId: ws.enterpriseId ?? null });
+      if (!result.botToken) throw new NotInstalledError(ws);
+      return result.botToken;
+    },
+    async installRoute(req, res) {
+      await installer.handleInstallPath(req, res);
+    },
+    async redirectRoute(req, res) {
+      await installer.handleCallback(req, res, {
+        success: () => {
+          /* successAsync answers */
+        },
+        successAsync: async (installation, _options, _req, response) => {
+          const lookup = installation.isEnterpriseInstall
+            ? { enterpriseId: installation.enterprise?.id, isEnterpriseInstall: true }
+            : { teamId: installation.team?.id, enterpriseId: installation.enterprise?.id };
+          log.info('installed', { teamId: installation.team?.id, enterpriseId: installation.enterprise?.id, orgWide: Boolean(installation.isEnterpriseInstall) });
+          opts.onInstalled?.(lookup);
+          const page = installSuccessPage({
+            name: installation.team?.name ?? installation.enterprise?.name ?? 'your workspace',
+            orgWide: Boolean(installation.isEnterpriseInstall),
+            ...(installation.appId ? { appId: installation.appId } : {}),
+            ...(installation.team?.id ? { teamId: installation.team.id } : {}),
+          });
+          response.setHeader('Content-Type', 'text/html; charset=utf-8');
+          response.writeHead(200);
+          response.end(page);
+        },
+        failure: () => {
+          /* failureAsync answers */
+        },
+        failureAsync: async (error: CodedError, _options, request, response) => {
+          const failure = classifyFailure(error, request);
+          log.warn('installation failed', { reason: failure, code: error.code, error: error.message });
+          failurePage(response, failure);
+        },
+      });
+    },
+    evict(lookup) {
+      const keys = new Set(store.keysFor(lookup));
+      for (const cacheKey of [...cache.keys()]) if (cacheKey.split('|').some((k) => keys.has(k))) cache.delete(cacheKey);
+    },
+  };
+}
+
+/** Which failure page: the error InstallProvider reports, in the words of the page. */
+function classifyFailure(error: CodedError, req: IncomingMessage): InstallFailure {
+  const params = new URL(req.url ?? '/', 'http://localhost').searchParams;
+  if (params.get('error') === 'access_denied') return 'denied';
+  if (params.get('error')) return 'slack_error';
+  switch (error.code) {
+    case 'slack_oauth_missing_state':
+    case 'slack_oauth_invalid_state':
+      // No state cookie at all: another browser, or cookies blocked. A cookie that does not match: forged or replayed.
+      return (req.headers.cookie ?? '').includes('slack-app-oauth-state=') ? 'state' : 'cookie';
+    case 'slack_oauth_missing_code':
+      return 'state';
+    default:
+      return 'exchange';
+  }
+}
+
+/**
+ * ClearStateStore signs the state with SLACK_STATE_SECRET and gives it 10 minutes; this makes each
+ * state good for one install too, so a replayed redirect (same state) is refused even with its cookie.
+ * Per instance: with several instances the state cookie (deleted by the first callback) is the guard.
+ */
+function singleUseStateStore(inner: StateStore): StateStore {
+  const used = new Map<string, number>();
+  return {
+    generateStateParam: (options, now) => inner.generateStateParam(options, now),
+    async verifyStateParam(now, state) {
+      for (const [s, at] of used) if (now.getTime() - at > STATE_TTL_SECONDS * 1000) used.delete(s);
+      if (used.has(state)) throw Object.assign(new Error('The state parameter was used already.'), { code: 'slack_oauth_invalid_state' });
+      const options = await inner.verifyStateParam(now, state);
+      used.set(state, now.getTime());
+      return options;
+    },
+  };
+}
+
+/** @slack/oauth's logger interface over Bolt's (which never prints bodies, and so no token). */
+function oauthLogger(log: BoltLogger): OAuthLogger {
+  return {
+    debug: (...m: unknown[]) => log.debug(...m),
+    info: (...m: unknown[]) => log.info(...m),
+    warn: (...m: unknown[]) => log.warn(...m),
+    error: (...m: unknown[]) => log.error(...m),
+    setLevel: (l) => log.setLevel(l),
+    getLevel: () => log.getLevel(),
+    setName: () => {},
+  };
+}

@@ -1,0 +1,101 @@
+// Which workspace's Slack a call goes to (CONTRACT.md section 6). The domain's ports name the
+// workspace in every call (ChatWorkspace); this module answers with that workspace's gateway: in
+// single-workspace mode the one gateway on SLACK_BOT_TOKEN, exactly as before; in distribution mode a
+// gateway per workspace whose every call carries the token of the installation serving it (the
+// workspace's own, or its Enterprise Grid org's), looked up, and refreshed when it nears expiry,
+// through InstallProvider.authorize (src/slack/tenancy.ts). A workspace without a live installation is
+// a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
+import { ChatRefusal, type ChatWorkspace, type Messenger, type UserDirectory } from '../domain/ports.js';
+import type { SlackGateway, SlackUser } from './gateway.js';
+
+export interface SlackWorkspaces extends Messenger, UserDirectory {
+  /** The gateway of one workspace (listeners: the workspace of the request). */
+  for(ws: ChatWorkspace): SlackGateway;
+  /** users.list of one workspace (approvers' fallback, CSV import, admin alerts). */
+  listUsers(ws: ChatWorkspace): Promise<SlackUser[]>;
+  /** Drops what is cached for a workspace (uninstall, token refresh). */
+  forget(ws: ChatWorkspace): void;
+}
+
+/** Single-workspace mode: one gateway, one user list, whatever the workspace. */
+export function singleWorkspace(gateway: SlackGateway, listUsers: () => Promise<SlackUser[]>): SlackWorkspaces {
+  return routing({ gatewayFor: () => gateway, listUsersFor: () => listUsers, forget: () => {}, historyReads: Boolean(gateway.findMessageByMetadata) });
+}
+
+export interface PerWorkspaceOptions {
+  /** A gateway whose calls carry `token()` (createSlackGateway with the `token` option). */
+  createGateway(token: () => Promise<string>): SlackGateway;
+  createUserLister(token: () => Promise<string>): () => Promise<SlackUser[]>;
+  /** The bot token of the installation serving the workspace; rejects when there is none. */
+  botToken(ws: ChatWorkspace): Promise<string>;
+  /** The gateways read history to find a lost post (createSlackGateway's historyReads); distribution mode: false. */
+  historyReads: boolean;
+  /** Gateways kept at once (each holds a user cache); the least recently used goes first. Default 500. */
+  maxWorkspaces?: number;
+}
+
+/** Distribution mode: a gateway per workspace, each call with the workspace's own token. */
+export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
+  const max = opts.maxWorkspaces ?? 500;
+  const gateways = new Map<string, { gateway: SlackGateway; listUsers: () => Promise<SlackUser[]> }>();
+  const keyOf = (ws: ChatWorkspace) => `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
+  const entryFor = (ws: ChatWorkspace) => {
+    const key = keyOf(ws);
+    const known = gateways.get(key);
+    if (known) {
+      // Least recently used first out: re-insert at the end.
+      gateways.delete(key);
+      gateways.set(key, known);
+      return known;
+    }
+    const workspace = { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null };
+    const token = async () => {
+      if (!workspace.teamId && !workspace.enterpriseId) throw new ChatRefusal('refused', 'not_installed');
+      try {
+        return await opts.botToken(workspace);
+      } catch (error) {
+        throw new ChatRefusal('refused', 'not_installed', { cause: error });
+      }
+    };
+    const entry = { gateway: opts.createGateway(token), listUsers: opts.createUserLister(token) };
+    gateways.set(key, entry);
+    if (gateways.size > max) gateways.delete(gateways.keys().next().value!);
+    return entry;
+  };
+  return routing({
+    historyReads: opts.historyReads,
+    gatewayFor: (ws) => entryFor(ws).gateway,
+    listUsersFor: (ws) => entryFor(ws).listUsers,
+    forget: (ws) => {
+      for (const key of [...gateways.keys()]) if (key.startsWith(`${ws.teamId}\u0000`) || (ws.enterpriseId && key.endsWith(`\u0000${ws.enterpriseId}`))) gateways.delete(key);
+    },
+  });
+}
+
+function routing(r: {
+  gatewayFor(ws: ChatWorkspace): SlackGateway;
+  listUsersFor(ws: ChatWorkspace): () => Promise<SlackUser[]>;
+  forget(ws: ChatWorkspace): void;
+  historyReads: boolean;
+}): SlackWorkspaces {
+  return {
+    for: (ws) => r.gatewayFor(ws),
+    listUsers: (ws) => r.listUsersFor(ws)(),
+    forget: (ws) => r.forget(ws),
+    userInfo: (ws, userId) => r.gatewayFor(ws).userInfo(userId),
+    usergroupMembers: (ws, usergroupId) => r.gatewayFor(ws).usergroupMembers(usergroupId),
+    postMessage: (ws, channel, message) => r.gatewayFor(ws).postMessage(channel, message),
+    openDirectChannel: (ws, userId) => r.gatewayFor(ws).openDirectChannel(userId),
+    // Without history reads the port has no lookup at all: a lost post is posted again (src/domain/notifications.ts).
+    ...(r.historyReads
+      ? {
+          findMessageByMetadata: async (ws: ChatWorkspace, channel: string, query: Parameters<NonNullable<SlackGateway['findMessageByMetadata']>>[1]) => {
+            const gateway = r.gatewayFor(ws);
+            return gateway.findMessageByMetadata ? gateway.findMessageByMetadata(channel, query) : undefined;
+          },
+        }
+      : {}),
+    updateMessage: (ws, channel, ts, message) => r.gatewayFor(ws).updateMessage(channel, ts, message),
+    sendDirectMessage: (ws, userId, message) => r.gatewayFor(ws).sendDirectMessage(userId, message),
+  };
+}

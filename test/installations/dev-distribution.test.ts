@@ -1,0 +1,36 @@
+// `npm run dev -- --distribution`: the offline product in distribution mode. Two workspaces are
+// installed at start through the real "Add to Slack" routes (the seed's on its own, the Grid org
+// org-wide), the simulator's sidebar switches workspace, and a request from a Grid workspace carries
+// the org install's token.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevStack, type DevStack } from '../../src/dev/stack.js';
+import { eventually } from '../support/app.js';
+
+let stack: DevStack;
+beforeAll(async () => {
+  stack = await startDevStack({ distribution: true, pgliteDir: 'memory://', port: 0 });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('npm run dev -- --distribution', () => {
+  it('shows the workspaces with how Kudos is installed in each, switches between them, and links to Add to Slack', async () => {
+    const ws = (await (await fetch(`${stack.url}/_ui/workspace`)).json()) as { acting: string; workspaces: Array<{ id: string; installedVia: string }> };
+    expect(ws.acting).toBe('T0KUDOS');
+    expect(Object.fromEntries(ws.workspaces.map((w) => [w.id, w.installedVia]))).toEqual({
+      T0KUDOS: 'workspace install',
+      T_SECOND: 'not installed',
+      T_GRID_A: 'org-wide install (Grid Corp)',
+      T_GRID_B: 'org-wide install (Grid Corp)',
+    });
+    const switched = await fetch(`${stack.url}/_ui/workspace`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ teamId: 'T_GRID_B' }) });
+    expect(switched.status).toBe(200);
+    const before = stack.simulator.calls.length;
+    await stack.simulator.slashCommand('U_ADMIN', 'settings');
+    const opened = await eventually(() => stack.simulator.calls.slice(before).find((c) => c.method === 'views.open'));
+    expect(opened).toMatchObject({ ok: true, installation: 'enterprise:E_GRID' });
+    const install = await fetch(`${stack.url}/_ui/install`, { redirect: 'manual' });
+    expect(install.headers.get('location')).toBe(`${stack.app.url}/slack/install`);
+  });
+});
