@@ -42,6 +42,10 @@ const Bodies = {
   close: z.object({ as: UserId, viewId: z.string(), all: z.boolean().optional() }),
   options: z.object({ as: UserId, viewId: z.string(), actionId: z.string(), blockId: z.string(), query: z.string().max(200) }),
   home: z.object({ as: UserId }),
+  /** "Make balance low": the emulator's production available balance, in dollars (cents allowed). */
+  balance: z.object({
+    amount: z.number().min(0).max(1_000_000),
+  }),
   advance: z.object({
     seconds: z
       .number()
@@ -364,6 +368,20 @@ export async function handleUiRequest(req: IncomingMessage, res: ServerResponse,
     }
     case 'GET /_ui/clock': {
       const r = await emulator(ctx, '/_emulator/clock');
+      json(res, r.status, r.body);
+      return true;
+    }
+    case 'POST /_ui/balance': {
+      // The simulator's "make balance low": sets the emulator's available balance (production, the
+      // environment of npm run dev) so the low-balance alert can be shown; Kudos sees it at its next
+      // order or periodic check.
+      const b = await parse(Bodies.balance);
+      if (!b) return true;
+      const r = await emulator(ctx, '/_emulator/balance', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ environment: 'production', amount: b.amount }),
+      });
       json(res, r.status, r.body);
       return true;
     }

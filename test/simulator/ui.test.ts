@@ -131,4 +131,11 @@ describe('the UI API', () => {
     expect(asErin.messagesHtml).toContain('for everyone');
     expect(asEli.conversations.map((c) => c.id)).toEqual(['C_GENERAL', 'C_KUDOS', 'D_U_EMP1']);
   });
+
+  it('"Make balance low" needs the emulator and a sane amount', async () => {
+    expect((await post('/_ui/balance', { amount: -1 })).status).toBe(400);
+    expect((await post('/_ui/balance', { amount: 'low' })).status).toBe(400);
+    // This simulator runs without the Rewards emulator (the browser test drives it with one).
+    expect((await post('/_ui/balance', { amount: 50 })).status).toBe(503);
+  });
 });

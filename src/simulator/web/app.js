@@ -424,6 +424,18 @@ document.addEventListener('click', async (ev) => {
     }
     return refresh();
   }
+  const low = t.closest('[data-balance-low]');
+  if (low) {
+    low.disabled = true;
+    try {
+      const r = await api('/_ui/balance', { amount: Number($('#balance-amount').value || '0') });
+      toast(`Rewards balance set to $${r.availableBalance.amount}. Kudos alerts at its next order or periodic check.`);
+    } catch (err) {
+      toast(err.message);
+    }
+    low.disabled = false;
+    return refresh();
+  }
   const advance = t.closest('[data-advance]');
   if (advance) {
     advance.disabled = true;
