@@ -8,7 +8,17 @@ import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { orderChecks, type KudosRow, type OrderCheckRow, type OrderCheckSource } from '../db/schema/index.js';
-import { isRewardsError, RewardsConnectionError, RewardsServerError, RewardsTimeoutError, tryParseApiTimestamp, type Order } from '../rewards/index.js';
+import {
+  isRewardsError,
+  RewardsConnectionError,
+  RewardsServerError,
+  RewardsTimeoutError,
+  toApiDate,
+  tryParseApiTimestamp,
+  type Order,
+  type OrderSummary,
+  type RewardsClient,
+} from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { handleOrderCanceled, handleOrderComplete, type CompletionDeps } from './reconcile-completion.js';
 
@@ -175,6 +185,84 @@ export async function claimDueCheck(db: Database, workerId: string, leaseMs: num
   return claimed;
 }
 
+/** Claims up to `limit` due checks for `leaseMs`, the longest due first (see claimDueCheck). */
+export async function claimDueChecks(db: Database, workerId: string, leaseMs: number, limit: number): Promise<OrderCheckRow[]> {
+  if (limit < 1) return [];
+  const due = db
+    .select({ orderId: orderChecks.orderId })
+    .from(orderChecks)
+    .where(and(isNull(orderChecks.doneAt), lte(orderChecks.nextCheckAt, sql`now()`), or(isNull(orderChecks.claimedUntil), lte(orderChecks.claimedUntil, sql`now()`))))
+    .orderBy(asc(orderChecks.nextCheckAt))
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  const claimed = await db
+    .update(orderChecks)
+    .set({ claimedUntil: sql`now() + ${`${Math.ceil(leaseMs / 1000)} seconds`}::interval`, claimedBy: workerId, attempts: sql`${orderChecks.attempts} + 1`, updatedAt: sql`now()` })
+    .where(inArray(orderChecks.orderId, due))
+    .returning();
+  return claimed.sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
+}
+
+/** Pages of the order list read at most per batch of checks. */
+const BATCH_MAX_PAGES = 5;
+const LIST_PAGE_SIZE = 100;
+/** Clocks and the time between placing an order and scheduling its check: how far before a check an order may have been created. */
+const CREATED_MARGIN_MS = 60_000;
+
+/**
+ * Checks many orders with the orders list instead of one GET each: the claimed checks are grouped by
+ * Rewards account, and each account's list since the oldest check's day (`startDate`, 100 a page) is
+ * read until every order was seen, the list ended, or it reached orders created before the oldest
+ * check (the API lists newest first; nothing depends on it, it only stops the paging early). An order
+ * the list shows unfinished is rescheduled, a cancelled one recorded, and a finished kudos or
+ * outside order without bounces is told from the list's counts. Everything else (bounces, whose
+ * addresses only the order itself has; reward links, whose links too; an order the list did not
+ * show) is checked with its own GET as before. Never throws.
+ */
+export async function runOrderChecks(deps: ReconcileDeps, checks: OrderCheckRow[], opts: ReconcileOptions & { signal?: AbortSignal } = {}): Promise<CheckOutcome[]> {
+  const groups = new Map<RewardsClient | undefined, OrderCheckRow[]>();
+  for (const check of checks) {
+    const client = await deps.rewards.for({ teamId: check.teamId ?? '', enterpriseId: check.enterpriseId }).catch(() => undefined);
+    const group = groups.get(client);
+    if (group) group.push(check);
+    else groups.set(client, [check]);
+  }
+  const outcomes = new Map<string, CheckOutcome>();
+  for (const [client, group] of groups) {
+    const listed = client && group.length > 1 ? await listForChecks(client, group, opts.signal).catch(() => new Map<string, OrderSummary>()) : new Map<string, OrderSummary>();
+    for (const check of group) {
+      const summary = listed.get(check.orderId);
+      const fromList = summary && answersWithoutGet(check, summary) ? { ...summary, recipients: [] } : undefined;
+      outcomes.set(check.orderId, await runOrderCheck(deps, check, { ...opts, ...(fromList ? { known: fromList } : {}) }));
+    }
+  }
+  return checks.map((c) => outcomes.get(c.orderId) ?? 'error');
+}
+
+/** The list's summary says enough: unfinished, cancelled, or finished without bounces and without reward links to deliver. */
+function answersWithoutGet(check: OrderCheckRow, summary: OrderSummary): boolean {
+  if (summary.status === 'CANCELED') return true;
+  if (summary.status !== 'COMPLETE') return true;
+  return !check.rewardLinkRequestId && summary.bouncedCount === 0 && summary.sentCount !== undefined;
+}
+
+async function listForChecks(client: RewardsClient, checks: OrderCheckRow[], signal: AbortSignal | undefined): Promise<Map<string, OrderSummary>> {
+  const wanted = new Set(checks.map((c) => c.orderId));
+  const oldest = Math.min(...checks.map((c) => c.createdAt.getTime())) - CREATED_MARGIN_MS;
+  const startDate = toApiDate(new Date(oldest));
+  const seen = new Map<string, OrderSummary>();
+  for (let page = 1; page <= BATCH_MAX_PAGES; page++) {
+    const result = await client.orders.list({ startDate, page, pageSize: LIST_PAGE_SIZE }, signal ? { signal } : {});
+    let reachedOlder = false;
+    for (const order of result.data) {
+      if (wanted.has(order.orderId)) seen.set(order.orderId, order);
+      if (order.createdAt && order.createdAt.getTime() < oldest) reachedOlder = true;
+    }
+    if (result.data.length < LIST_PAGE_SIZE || seen.size === wanted.size || reachedOlder) break;
+  }
+  return seen;
+}
+
 async function finishCheck(db: Database, orderId: string, set: { lastStatus?: string; error?: string | null }): Promise<void> {
   await db
     .update(orderChecks)
@@ -191,8 +279,8 @@ async function rescheduleCheck(db: Database, orderId: string, at: Date, set: { l
 
 export type CheckOutcome = 'complete' | 'canceled' | 'pending' | 'error' | 'given_up';
 
-/** One check of one claimed order. Never throws: failures reschedule the check. */
-export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, opts: ReconcileOptions & { signal?: AbortSignal } = {}): Promise<CheckOutcome> {
+/** One check of one claimed order (`known`: what the orders list said, instead of a GET). Never throws: failures reschedule the check. */
+export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, opts: ReconcileOptions & { signal?: AbortSignal; known?: Order } = {}): Promise<CheckOutcome> {
   const log = deps.logger.child({ orderId: check.orderId, kudosId: check.kudosId ?? undefined });
   const delays = opts.delaysMs ?? DEFAULT_CHECK_DELAYS_MS;
   const later = (ms: number) => new Date(Date.now() + ms);
@@ -206,8 +294,11 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
   let order: Order;
   try {
     // Asked of the account of the workspace the order belongs to (single mode: the one account).
-    const rewards = await deps.rewards.for({ teamId: check.teamId ?? '', enterpriseId: check.enterpriseId });
-    order = await rewards.orders.get(check.orderId, opts.signal ? { signal: opts.signal } : {});
+    if (opts.known) order = opts.known;
+    else {
+      const rewards = await deps.rewards.for({ teamId: check.teamId ?? '', enterpriseId: check.enterpriseId });
+      order = await rewards.orders.get(check.orderId, opts.signal ? { signal: opts.signal } : {});
+    }
   } catch (error) {
     if (isRewardsError(error, 'NOT_FOUND') && check.attempts >= MAX_NOT_FOUND) {
       log.warn('order not found; giving up its completion check');

@@ -1,6 +1,7 @@
 // The background side of webhooks and notifications, started and stopped with the app:
 //   - the event processor: stored webhook events -> processors (order.created);
-//   - the completion checker: due order_checks -> GET the order -> notices (concurrency 2);
+//   - the completion checker: due order_checks, in batches -> the orders list (a GET only where the
+//     list cannot say: bounces, reward links) -> notices (two batches at a time);
 //   - a sweep every 30 s: checks for placed kudos that have none (crash safety net), reward-link
 //     requests left pending, cancels the API accepted but the database did not record, and bounce
 //     resends left `resending` by a process that died;
@@ -12,7 +13,7 @@
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
 import type { KudosRow } from '../db/schema/index.js';
-import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, runOrderCheck, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
+import { claimDueChecks, DEFAULT_CHECK_DELAYS_MS, runOrderChecks, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
 import { expireNoticeMessages } from '../domain/notifications.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
 import { recoverStuckResends } from '../domain/resend.js';
@@ -32,8 +33,10 @@ export interface BackgroundProcessingOptions {
   checkDelaysMs?: number[];
   /** How often idle loops look for work left by other instances. Default 1000 ms. */
   pollIntervalMs?: number;
-  /** Parallel completion checks in this process. Default 2. */
+  /** Parallel batches of completion checks in this process. Default 2. */
   checkConcurrency?: number;
+  /** Due completion checks claimed and answered together (one orders list for all). Default 50. */
+  checkBatchSize?: number;
   sweepIntervalMs?: number;
   /** How long a bounce resend holds its row before the sweep takes it over (default 5 min). */
   resendLeaseMs?: number;
@@ -89,9 +92,10 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     idleMs: Math.min(pollMs, firstCheckDelayMs),
     logger: log,
     step: async (signal) => {
-      const check = await claimDueCheck(deps.db, id, 120_000);
-      if (!check) return false;
-      await inBackgroundLane(() => runOrderCheck({ ...deps, logger: log }, check, { delaysMs: delays, signal }));
+      // Due checks in batches: one page of the orders list answers up to 100 of them (runOrderChecks).
+      const checks = await claimDueChecks(deps.db, id, 120_000, opts.checkBatchSize ?? 50);
+      if (checks.length === 0) return false;
+      await inBackgroundLane(() => runOrderChecks({ ...deps, logger: log }, checks, { delaysMs: delays, signal }));
       return true;
     },
   });

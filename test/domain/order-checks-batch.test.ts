@@ -1,0 +1,49 @@
+// Completion checks in batches (src/domain/reconcile.ts, runOrderChecks): due checks are answered by
+// one page of the orders list instead of one GET per order; only what the list cannot say (the
+// addresses of a bounce) costs a GET. Requests are counted, not timed.
+import { isNotNull, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { kudos, orderChecks } from '../../src/db/schema/index.js';
+import { claimDueChecks, runOrderChecks } from '../../src/domain/reconcile.js';
+import { singleRewardsAccount } from '../../src/domain/rewards-accounts.js';
+import { createRewardsClient, type CallInfo } from '../../src/rewards/index.js';
+import { presentNotice } from '../../src/slack/presenters/notices.js';
+import { eventually, useAppPerTest } from '../support/app.js';
+import { pendingKudosValues } from '../support/kudos-row.js';
+
+// The app's own checker waits an hour: this test runs the checks itself.
+const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } }, emulatorEnv: { EMULATOR_BACKGROUND: 'off' } });
+
+describe('completion checks in batches', () => {
+  it('12 finished orders cost one list request, plus one GET for the one with a bounce', async () => {
+    const values = Array.from({ length: 12 }, (_, i) => pendingKudosValues(i === 0 ? { recipients: [{ slackUserId: null, recipientId: null, email: 'gone@bounce.test', name: 'Gone' }] } : {}));
+    await e2e.db.insert(kudos).values(values);
+    e2e.stack.app.worker.wake();
+    await eventually(async () => (await e2e.db.select().from(orderChecks)).length === 12 || undefined, 30_000);
+    await eventually(async () => (await e2e.db.select().from(kudos).where(isNotNull(kudos.notifiedAt))).length === 12 || undefined, 30_000);
+    await e2e.emulator.advance(120); // every order goes out and completes
+    await e2e.db.update(orderChecks).set({ nextCheckAt: sql`now()` });
+
+    const calls: CallInfo[] = [];
+    const client = createRewardsClient({ baseUrl: e2e.emulator.url, clientId: 'production-client', clientSecret: 'production-secret', onCall: (info) => calls.push(info) });
+    try {
+      const app = e2e.stack.app;
+      const deps = { db: e2e.db, rewards: singleRewardsAccount(client), chat: app.slack, present: presentNotice, notifyChannelOf: async () => 'C_KUDOS', logger: app.logger };
+      const checks = await claimDueChecks(e2e.db, 'test-checker', 60_000, 50);
+      expect(checks).toHaveLength(12);
+      const outcomes = await runOrderChecks(deps, checks);
+      expect(outcomes).toEqual(checks.map(() => 'complete'));
+    } finally {
+      await client.close();
+    }
+    const api = calls.filter((c) => c.endpoint.startsWith('/api/'));
+    expect(api.filter((c) => c.endpoint === '/api/v1/orders')).toHaveLength(1);
+    expect(api.filter((c) => c.endpoint === '/api/v1/orders/{orderId}')).toHaveLength(1);
+    expect(api).toHaveLength(2);
+    const done = await e2e.db.select().from(orderChecks).where(isNotNull(orderChecks.doneAt));
+    expect(done).toHaveLength(12);
+    // Every kudos is recorded complete, the bounced one told from its own GET (its address).
+    const rows = await e2e.db.select().from(kudos);
+    expect(rows.map((k) => k.orderStatus)).toEqual(rows.map(() => 'COMPLETE'));
+  });
+});
