@@ -1,7 +1,8 @@
 // Top-up requests end to end: an admin asks in a modal, a second admin approves with a button (never
 // the requester), exactly once even when clicks race on two instances (PostgreSQL), the one API call
 // creates one funding request, and the request shows as pending until the ledger shows it processed.
-// Also the ledger command: movements read by source/status and reconciled with Kudos' orders.
+// Top-ups that do not go through: the sandbox (production only), a lost answer, a 5xx, a 4xx, a
+// process that died mid-call; never sent twice. Also the ledger command: movements read by source/status and reconciled with Kudos' orders.
 import { describe, expect, it } from 'vitest';
 import { topUpRequests } from '../../src/db/schema/index.js';
 import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from '../support/app.js';
@@ -98,6 +99,93 @@ describe('top-up requests', () => {
     const updated = t.stack.sim.messages('C_ADMIN').find((m) => m.ts === message.ts && !m.ephemeral)!;
     expect(JSON.stringify(updated.blocks)).toMatch(/Completed/);
     expect(JSON.stringify(updated.blocks)).not.toContain('finance_topup_approve');
+  });
+});
+
+describe('top-ups that do not go through', () => {
+  const fundingsAtApi = async () => (await t.stack.app.rewards.balance.ledger({ pageSize: 100 }).all()).filter((r) => r.source === 'funding' && r.referenceNumber !== 'FD-OPENING');
+
+  /** Ada asks for $1,200, Arjun approves with the button; resolves with the request once decided. */
+  async function askAndApprove() {
+    const view = await openTopUpModal('U_ADMIN');
+    await t.stack.sim.submitView(view.id, topUpValues('1200'), 'U_ADMIN');
+    const message = await t.stack.sim.waitFor(() => requestMessage());
+    await t.stack.sim.clickButton({ channel: message.channel, ts: message.ts }, 'finance_topup_approve', 'U_APPROVER');
+    const decided = await eventually(async () => {
+      const [row] = await t.db.select().from(topUpRequests);
+      return row && row.status !== 'awaiting_approval' && row.status !== 'approved' ? row : undefined;
+    });
+    return { message, decided };
+  }
+
+  it('in the sandbox: the API refuses it as production only, the admins are told plainly, and the form is refused at once from then on', async () => {
+    await t.start({ env: { ...ENV, REWARDS_CLIENT_ID: 'sandbox-client', REWARDS_CLIENT_SECRET: 'sandbox-secret' } });
+    const { message, decided } = await askAndApprove();
+    expect(decided.status).toBe('failed');
+    expect(decided.errorCode).toBe('PRODUCTION_ONLY');
+    expect(decided.fundingNo).toBeNull();
+    const updated = await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ts === message.ts && !m.ephemeral && /production only/.test(JSON.stringify(m.blocks ?? []))));
+    expect(JSON.stringify(updated.blocks)).toContain('Nothing was requested');
+    expect(JSON.stringify(updated.blocks)).not.toContain('finance_topup_approve');
+    await t.stack.sim.waitFor(() => t.stack.sim.messages('U_ADMIN').find((m) => /production only/.test(m.text + JSON.stringify(m.blocks ?? []))));
+    // From now on the form is refused at once, not sent to a second admin.
+    const again = await t.stack.sim.slashCommand('U_ADMIN', 'topup', 'C_ADMIN');
+    expect(JSON.stringify(again.body)).toMatch(/production only/);
+    expect(t.stack.sim.openViews('U_ADMIN').filter((v) => v.callback_id === 'finance_topup')).toHaveLength(0);
+    expect(await t.db.select().from(topUpRequests)).toHaveLength(1);
+  });
+
+  it('an answer lost after the API took it: outcome unknown, never sent again, the admins are sent to the ledger', async () => {
+    await t.emulator.faults({ method: 'POST', path: '/api/v1/balance/charge', drop: true, count: 1 });
+    const { message, decided } = await askAndApprove();
+    expect(decided.status).toBe('unknown');
+    expect(decided.errorMessage).toMatch(/kudos ledger/);
+    // The API did take it, once; Kudos made one call and did not repeat it.
+    expect(await fundingsAtApi()).toHaveLength(1);
+    const updated = await t.stack.sim.waitFor(() =>
+      t.stack.sim.messages('C_ADMIN').find((m) => m.ts === message.ts && !m.ephemeral && /outcome unknown|may or may not/.test(JSON.stringify(m.blocks ?? []))),
+    );
+    expect(JSON.stringify(updated.blocks)).not.toContain('finance_topup_approve');
+    // A late click from a client still showing the old buttons changes nothing and calls nothing.
+    await postSignedPayload(t.stack.app.url, approveClick(decided.id, message));
+    await t.stack.app.finance.sweep();
+    expect(await fundingsAtApi()).toHaveLength(1);
+    expect((await t.db.select().from(topUpRequests))[0]?.status).toBe('unknown');
+  });
+
+  it('a 5xx from the API: outcome unknown too (the API may have recorded it), one call only', async () => {
+    await t.emulator.faults({ method: 'POST', path: '/api/v1/balance/charge', status: 503, count: 5 });
+    const { decided } = await askAndApprove();
+    expect(decided.status).toBe('unknown');
+    expect(decided.errorMessage).toMatch(/may or may not have been recorded/);
+    // One call consumed one fault: no retry of a request without an idempotency key.
+    const left = (await (await fetch(`${t.emulator.url}/_emulator/faults`)).json()) as { faults: Array<{ remaining: number }> };
+    expect(left.faults[0]?.remaining).toBe(4);
+    expect(await fundingsAtApi()).toHaveLength(0);
+  });
+
+  it('a 4xx from the API: not requested, with the reason', async () => {
+    await t.emulator.faults({ method: 'POST', path: '/api/v1/balance/charge', status: 400, count: 1 });
+    const { decided } = await askAndApprove();
+    expect(decided.status).toBe('failed');
+    expect(decided.errorMessage).toMatch(/^Not requested: the Rewards API refused it \(VALIDATION_ERROR\)/);
+    expect(await fundingsAtApi()).toHaveLength(0);
+  });
+
+  it('an approval whose call never finished (the process died) becomes unknown after 5 minutes, and the requester is told once', async () => {
+    const view = await openTopUpModal('U_ADMIN');
+    await t.stack.sim.submitView(view.id, topUpValues('1200'), 'U_ADMIN');
+    await t.stack.sim.waitFor(() => requestMessage());
+    const { sql } = await import('drizzle-orm');
+    await t.db.update(topUpRequests).set({ status: 'approved', deciderUserId: 'U_APPROVER', decidedAt: sql`now() - interval '6 minutes'` });
+    await t.stack.app.finance.sweep();
+    await t.stack.app.finance.sweep();
+    const [row] = await t.db.select().from(topUpRequests);
+    expect(row?.status).toBe('unknown');
+    expect(row?.errorCode).toBe('INTERRUPTED');
+    await t.stack.sim.waitFor(() => t.stack.sim.messages('U_ADMIN').find((m) => /may or may not have been recorded/.test(m.text + JSON.stringify(m.blocks ?? []))));
+    expect(t.stack.sim.messages('U_ADMIN').filter((m) => /may or may not have been recorded/.test(m.text + JSON.stringify(m.blocks ?? [])))).toHaveLength(1);
+    expect(await fundingsAtApi()).toHaveLength(0);
   });
 });
 
