@@ -1,18 +1,8 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TestEmulator } from '../support/emulator.js';
-import { apiClient, brandedOrder, cents, choiceOrder, key, startDeterministicEmulator, type ApiClient } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { brandedOrder, cents, choiceOrder, key, useEmulator, type ApiClient } from './helpers.js';
 
-let emu: TestEmulator;
-let api: ApiClient;
-let sandbox: ApiClient;
-beforeAll(async () => {
-  emu = await startDeterministicEmulator();
-  api = apiClient(emu.url, { env: 'production' });
-  sandbox = apiClient(emu.url, { env: 'sandbox' });
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+const t = useEmulator();
 
 const topUp = (amount: number, extra: Record<string, unknown> = {}) => ({
   amount,
@@ -38,14 +28,14 @@ async function allLedger(client: ApiClient, q: Record<string, string> = {}) {
 
 describe('balance', () => {
   it('production starts at 10000.00 USD with nothing pending; sandbox pending is always 0', async () => {
-    expect((await api.get('/balance')).body.data).toEqual({ availableBalance: { amount: 10000, currency: 'USD' }, pendingBalance: { amount: 0, currency: 'USD' } });
-    expect((await sandbox.get('/balance')).body.data.pendingBalance.amount).toBe(0);
+    expect((await t.api.get('/balance')).body.data).toEqual({ availableBalance: { amount: 10000, currency: 'USD' }, pendingBalance: { amount: 0, currency: 'USD' } });
+    expect((await t.sandbox.get('/balance')).body.data.pendingBalance.amount).toBe(0);
   });
 });
 
 describe('ACH top-up', () => {
   it('creates a PENDING funding request counted in pendingBalance; a Pending ledger row not yet credited', async () => {
-    const res = await api.post('/balance/charge', topUp(250.5));
+    const res = await t.api.post('/balance/charge', topUp(250.5));
     expect(res.status).toBe(201);
     expect(res.body.data).toMatchObject({
       fundingNo: expect.any(String),
@@ -55,53 +45,53 @@ describe('ACH top-up', () => {
       estimatedProcessingTime: expect.any(String),
     });
     expect(res.body.data.createdAt).toMatch(/Z$/);
-    const balance = (await api.get('/balance')).body.data;
+    const balance = (await t.api.get('/balance')).body.data;
     expect(balance).toEqual({ availableBalance: { amount: 10000, currency: 'USD' }, pendingBalance: { amount: 250.5, currency: 'USD' } });
-    const row = (await api.get('/balance/ledger')).body.data[0];
+    const row = (await t.api.get('/balance/ledger')).body.data[0];
     expect(row).toMatchObject({ referenceNumber: res.body.data.fundingNo, type: 'CHARGE', source: 'funding', status: '90', statusLabel: 'Pending', signedAmount: { amount: 250.5 } });
   });
 
   it('cancel: CANCELED with canceledAt, leaves pendingBalance; a second cancel is 409 FUNDING_NOT_CANCELABLE', async () => {
-    const f = (await api.post('/balance/charge', topUp(100))).body.data;
-    const cancel = await api.del(`/balance/charge/${f.fundingNo}`);
+    const f = (await t.api.post('/balance/charge', topUp(100))).body.data;
+    const cancel = await t.api.del(`/balance/charge/${f.fundingNo}`);
     expect(cancel.status).toBe(200);
     expect(cancel.body.data).toMatchObject({ fundingNo: f.fundingNo, amount: { amount: 100, currency: 'USD' }, status: 'CANCELED', canceledAt: expect.stringMatching(/Z$/) });
-    expect((await api.get('/balance')).body.data.pendingBalance.amount).toBe(0);
-    const again = await api.del(`/balance/charge/${f.fundingNo}`);
+    expect((await t.api.get('/balance')).body.data.pendingBalance.amount).toBe(0);
+    const again = await t.api.del(`/balance/charge/${f.fundingNo}`);
     expect([again.status, again.body.error.code]).toEqual([409, 'FUNDING_NOT_CANCELABLE']);
-    expect((await api.del('/balance/charge/FDNOPE')).status).toBe(404);
+    expect((await t.api.del('/balance/charge/FDNOPE')).status).toBe(404);
   });
 
   it('a processed (approved or rejected) request cannot be canceled; approval credits the balance', async () => {
-    const f = (await api.post('/balance/charge', topUp(500))).body.data;
-    await emu.processTopUp(f.fundingNo, 'approve');
-    expect((await api.get('/balance')).body.data).toMatchObject({ availableBalance: { amount: 10500 }, pendingBalance: { amount: 0 } });
-    expect((await api.del(`/balance/charge/${f.fundingNo}`)).body.error.code).toBe('FUNDING_NOT_CANCELABLE');
-    const r = (await api.post('/balance/charge', topUp(500))).body.data;
-    await emu.processTopUp(r.fundingNo, 'reject');
-    expect((await api.del(`/balance/charge/${r.fundingNo}`)).body.error.code).toBe('FUNDING_NOT_CANCELABLE');
-    expect((await api.get('/balance')).body.data.availableBalance.amount).toBe(10500);
+    const f = (await t.api.post('/balance/charge', topUp(500))).body.data;
+    await t.emu.processTopUp(f.fundingNo, 'approve');
+    expect((await t.api.get('/balance')).body.data).toMatchObject({ availableBalance: { amount: 10500 }, pendingBalance: { amount: 0 } });
+    expect((await t.api.del(`/balance/charge/${f.fundingNo}`)).body.error.code).toBe('FUNDING_NOT_CANCELABLE');
+    const r = (await t.api.post('/balance/charge', topUp(500))).body.data;
+    await t.emu.processTopUp(r.fundingNo, 'reject');
+    expect((await t.api.del(`/balance/charge/${r.fundingNo}`)).body.error.code).toBe('FUNDING_NOT_CANCELABLE');
+    expect((await t.api.get('/balance')).body.data.availableBalance.amount).toBe(10500);
   });
 
   it('min 100.00 USD and every required field; production only', async () => {
-    expect((await api.post('/balance/charge', topUp(99.99))).status).toBe(400);
-    expect((await api.post('/balance/charge', topUp(100.001))).status).toBe(400);
+    expect((await t.api.post('/balance/charge', topUp(99.99))).status).toBe(400);
+    expect((await t.api.post('/balance/charge', topUp(100.001))).status).toBe(400);
     for (const field of ['companyName', 'phoneNumber', 'billingAddress', 'city', 'state', 'country', 'zipCode', 'ein']) {
-      const res = await api.post('/balance/charge', topUp(100, { [field]: undefined }));
+      const res = await t.api.post('/balance/charge', topUp(100, { [field]: undefined }));
       expect(res.status, field).toBe(400);
     }
-    expect((await api.post('/balance/charge', topUp(100, { companyWebsite: 'https://acme.test' }))).status).toBe(201);
-    const sand = await sandbox.post('/balance/charge', topUp(100));
+    expect((await t.api.post('/balance/charge', topUp(100, { companyWebsite: 'https://acme.test' }))).status).toBe(201);
+    const sand = await t.sandbox.post('/balance/charge', topUp(100));
     expect([sand.status, sand.body.error.code]).toEqual([403, 'PRODUCTION_ONLY']);
-    expect((await sandbox.del('/balance/charge/FD1')).body.error.code).toBe('PRODUCTION_ONLY');
+    expect((await t.sandbox.del('/balance/charge/FD1')).body.error.code).toBe('PRODUCTION_ONLY');
   });
 });
 
 describe('ledger', () => {
   it('rows follow the source/status/label/sign table, newest first', async () => {
-    const choice = (await api.post('/orders/choice-cards', choiceOrder())).body.data;
-    const branded = (await api.post('/orders/branded-cards', brandedOrder())).body.data;
-    const rows = await allLedger(api);
+    const choice = (await t.api.post('/orders/choice-cards', choiceOrder())).body.data;
+    const branded = (await t.api.post('/orders/branded-cards', brandedOrder())).body.data;
+    const rows = await allLedger(t.api);
     expect(rows[0]).toMatchObject({
       referenceNumber: branded.orderId,
       type: 'USE',
@@ -117,21 +107,21 @@ describe('ledger', () => {
   });
 
   it('filters by date (inclusive UTC days) and refuses bad dates', async () => {
-    await api.post('/orders/choice-cards', choiceOrder());
-    await emu.advance(3 * 86400);
-    const later = (await api.post('/orders/choice-cards', choiceOrder())).body.data;
-    const today = (await emu.now()).slice(0, 10);
-    const rows = await allLedger(api, { startDate: today });
+    await t.api.post('/orders/choice-cards', choiceOrder());
+    await t.emu.advance(3 * 86400);
+    const later = (await t.api.post('/orders/choice-cards', choiceOrder())).body.data;
+    const today = (await t.emu.now()).slice(0, 10);
+    const rows = await allLedger(t.api, { startDate: today });
     expect(rows.map((r) => r.referenceNumber)).toEqual([later.orderId]);
-    const earlier = await allLedger(api, { endDate: new Date(Date.parse(today) - 86400_000).toISOString().slice(0, 10) });
+    const earlier = await allLedger(t.api, { endDate: new Date(Date.parse(today) - 86400_000).toISOString().slice(0, 10) });
     expect(earlier.every((r) => r.referenceNumber !== later.orderId)).toBe(true);
     expect(earlier.length).toBe(2);
-    expect((await api.get('/balance/ledger', { startDate: 'soon' })).status).toBe(400);
+    expect((await t.api.get('/balance/ledger', { startDate: 'soon' })).status).toBe(400);
   });
 
   it('the sandbox ledger shows only branded, choice and transfer rows; its balance does not move', async () => {
-    await sandbox.post('/orders/choice-cards', choiceOrder());
-    const rows = await allLedger(sandbox);
+    await t.sandbox.post('/orders/choice-cards', choiceOrder());
+    const rows = await allLedger(t.sandbox);
     expect(rows.map((r) => r.source)).toEqual(['choice']);
   });
 
@@ -148,37 +138,37 @@ describe('ledger', () => {
           { minLength: 1, maxLength: 8 },
         ),
         async (steps) => {
-          await emu.reset();
-          const start = cents((await api.get('/balance')).body.data.availableBalance.amount);
-          const startRows = new Set((await allLedger(api)).map((r) => r.ledgerId));
+          await t.emu.reset();
+          const start = cents((await t.api.get('/balance')).body.data.availableBalance.amount);
+          const startRows = new Set((await allLedger(t.api)).map((r) => r.ledgerId));
           for (const s of steps) {
             if (s.kind === 'choice') {
-              await api.post('/orders/choice-cards', choiceOrder({ recipients: Array.from({ length: s.n }, (_, i) => ({ email: `p${i}@example.com`, amount: s.amount })) }));
+              await t.api.post('/orders/choice-cards', choiceOrder({ recipients: Array.from({ length: s.n }, (_, i) => ({ email: `p${i}@example.com`, amount: s.amount })) }));
             } else if (s.kind === 'branded') {
-              const p = (await api.get(`/catalog/branded-cards/${s.product}`)).body.data;
+              const p = (await t.api.get(`/catalog/branded-cards/${s.product}`)).body.data;
               const amount = (cents(p.prices[0]) + s.step * cents(p.priceStep)) / 100;
-              expect((await api.post('/orders/branded-cards', brandedOrder({ productId: s.product, recipients: [{ email: 'b@example.com', amount }] }))).status).toBe(201);
+              expect((await t.api.post('/orders/branded-cards', brandedOrder({ productId: s.product, recipients: [{ email: 'b@example.com', amount }] }))).status).toBe(201);
             } else if (s.kind === 'scheduledCanceled') {
-              const at = new Date(Date.parse(await emu.now()) + 3600_000).toISOString();
+              const at = new Date(Date.parse(await t.emu.now()) + 3600_000).toISOString();
               const o = (
-                await api.post(
+                await t.api.post(
                   '/orders/choice-cards',
                   choiceOrder({ idempotencyKey: key(), recipients: [{ email: 's@example.com', amount: s.amount }], sendTiming: { type: 'SCHEDULED', scheduledAt: at, timezone: 'UTC' } }),
                 )
               ).body.data;
-              expect((await api.del(`/orders/${o.orderId}`)).status).toBe(200);
+              expect((await t.api.del(`/orders/${o.orderId}`)).status).toBe(200);
             } else {
-              const f = (await api.post('/balance/charge', topUp(s.cents / 100))).body.data;
-              if (s.outcome === 'cancel') await api.del(`/balance/charge/${f.fundingNo}`);
-              else if (s.outcome !== 'leave') await emu.processTopUp(f.fundingNo, s.outcome);
+              const f = (await t.api.post('/balance/charge', topUp(s.cents / 100))).body.data;
+              if (s.outcome === 'cancel') await t.api.del(`/balance/charge/${f.fundingNo}`);
+              else if (s.outcome !== 'leave') await t.emu.processTopUp(f.fundingNo, s.outcome);
             }
           }
-          const end = cents((await api.get('/balance')).body.data.availableBalance.amount);
-          const rows = (await allLedger(api)).filter((r) => !startRows.has(r.ledgerId) && r.credited);
+          const end = cents((await t.api.get('/balance')).body.data.availableBalance.amount);
+          const rows = (await allLedger(t.api)).filter((r) => !startRows.has(r.ledgerId) && r.credited);
           const sum = rows.reduce((acc, r) => acc + cents(r.signedAmount.amount), 0);
           expect(sum).toBe(end - start);
           // And the whole ledger (opening row included) sums to the balance.
-          const all = (await allLedger(api)).filter((r) => r.credited).reduce((acc, r) => acc + cents(r.signedAmount.amount), 0);
+          const all = (await allLedger(t.api)).filter((r) => r.credited).reduce((acc, r) => acc + cents(r.signedAmount.amount), 0);
           expect(all).toBe(end);
         },
       ),

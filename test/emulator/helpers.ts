@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
 /** Small HTTP helpers for driving the emulator over real HTTP in tests. */
@@ -67,6 +68,36 @@ export type ApiClient = ReturnType<typeof apiClient>;
 /** One emulator per test file, with background work driven only by clock advances. */
 export async function startDeterministicEmulator(env: Record<string, string> = {}): Promise<TestEmulator> {
   return startTestEmulator({ EMULATOR_BACKGROUND: 'off', ...env });
+}
+
+/**
+ * The usual set-up of an emulator test file: one deterministic emulator for the file, reset before
+ * each test, with a production and a sandbox client. Use the handle inside hooks and tests.
+ */
+export function useEmulator(env: Record<string, string> = {}): { readonly emu: TestEmulator; readonly api: ApiClient; readonly sandbox: ApiClient } {
+  let emu: TestEmulator | undefined;
+  let clients: { api: ApiClient; sandbox: ApiClient } | undefined;
+  beforeAll(async () => {
+    emu = await startDeterministicEmulator(env);
+    clients = { api: apiClient(emu.url, { env: 'production' }), sandbox: apiClient(emu.url, { env: 'sandbox' }) };
+  });
+  afterAll(() => emu?.close());
+  beforeEach(() => emu?.reset());
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useEmulator: use the handle inside hooks and tests');
+    return value;
+  };
+  return {
+    get emu() {
+      return ready(emu);
+    },
+    get api() {
+      return ready(clients).api;
+    },
+    get sandbox() {
+      return ready(clients).sandbox;
+    },
+  };
 }
 
 let keySeq = 0;

@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
-import { apiClient, choiceOrder, getToken, http, key, startDeterministicEmulator, type ApiClient } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { startTestEmulator } from '../support/emulator.js';
+import { apiClient, choiceOrder, getToken, http, key, startDeterministicEmulator, useEmulator } from './helpers.js';
 
-let emu: TestEmulator;
-let api: ApiClient;
-beforeAll(async () => {
-  emu = await startDeterministicEmulator();
-  api = apiClient(emu.url, { env: 'production' });
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+const t = useEmulator();
 
 async function orderCount() {
-  return (await api.get('/orders')).body.totalCount as number;
+  return (await t.api.get('/orders')).body.totalCount as number;
 }
 
 describe('bad input: 4xx with a code, never 500, never half-applied', () => {
   it('malformed JSON -> 400 INVALID_JSON', async () => {
     for (const body of ['{', '{"idempotencyKey": "x",}', 'null x', '']) {
-      const res = await http(`${emu.url}/api/v1/orders/choice-cards`, { method: 'POST', token: api.token || (await getToken(emu.url)), body, headers: { 'content-type': 'application/json' } });
+      const res = await http(`${t.emu.url}/api/v1/orders/choice-cards`, { method: 'POST', token: t.api.token || (await getToken(t.emu.url)), body, headers: { 'content-type': 'application/json' } });
       expect([res.status, res.body.error.code], body).toEqual([400, 'INVALID_JSON']);
     }
     expect(await orderCount()).toBe(0);
@@ -34,7 +27,7 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
       { ...choiceOrder(), refundOption: 'yes' },
       { ...choiceOrder(), emailSetting: { senderName: 1 } },
     ]) {
-      const res = await api.post('/orders/choice-cards', json);
+      const res = await t.api.post('/orders/choice-cards', json);
       expect([res.status, res.body.error.code], JSON.stringify(json).slice(0, 80)).toEqual([400, 'VALIDATION_ERROR']);
       expect(res.body.error.details.issues.length).toBeGreaterThan(0);
     }
@@ -42,12 +35,12 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
   });
 
   it('wrong content type -> 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-    const token = await getToken(emu.url);
+    const token = await getToken(t.emu.url);
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
-      const res = await http(`${emu.url}/api/v1/recipients`, { method: 'POST', token, body: JSON.stringify({ email: 'a@example.com' }), headers: type ? { 'content-type': type } : {} });
+      const res = await http(`${t.emu.url}/api/v1/recipients`, { method: 'POST', token, body: JSON.stringify({ email: 'a@example.com' }), headers: type ? { 'content-type': type } : {} });
       expect([res.status, res.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     }
-    const withCharset = await http(`${emu.url}/api/v1/recipients`, {
+    const withCharset = await http(`${t.emu.url}/api/v1/recipients`, {
       method: 'POST',
       token,
       body: JSON.stringify({ email: 'a@example.com' }),
@@ -57,9 +50,9 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
   });
 
   it('a body over the cap -> 413 PAYLOAD_TOO_LARGE (declared or streamed)', async () => {
-    const token = await getToken(emu.url);
+    const token = await getToken(t.emu.url);
     const huge = JSON.stringify({ ...choiceOrder(), padding: 'x'.repeat(1024 * 1024 + 10) });
-    const res = await http(`${emu.url}/api/v1/orders/choice-cards`, { method: 'POST', token, body: huge, headers: { 'content-type': 'application/json' } });
+    const res = await http(`${t.emu.url}/api/v1/orders/choice-cards`, { method: 'POST', token, body: huge, headers: { 'content-type': 'application/json' } });
     expect([res.status, res.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     const small = await startDeterministicEmulator({ EMULATOR_BODY_LIMIT_BYTES: '100' });
     try {
@@ -84,13 +77,13 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
   });
 
   it('unknown API endpoints answer 501 NOT_IMPLEMENTED; other unknown paths 404', async () => {
-    const res = await api.get('/gift-wrapping');
+    const res = await t.api.get('/gift-wrapping');
     expect([res.status, res.body.error.code]).toEqual([501, 'NOT_IMPLEMENTED']);
-    expect((await http(`${emu.url}/nothing-here`)).status).toBe(404);
+    expect((await http(`${t.emu.url}/nothing-here`)).status).toBe(404);
   });
 
   it('every answer carries X-Request-Id, matching the error body', async () => {
-    const res = await api.get('/orders/ORNOPE');
+    const res = await t.api.get('/orders/ORNOPE');
     expect(res.headers.get('x-request-id')).toMatch(/^req_/);
     expect(res.body.requestId).toBe(res.headers.get('x-request-id'));
   });
@@ -122,7 +115,7 @@ describe('rate limiting', () => {
   });
 
   it('defaults to 1000 requests per 10-second window', async () => {
-    const res = await api.get('/balance');
+    const res = await t.api.get('/balance');
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
     expect(Number(res.headers.get('x-ratelimit-reset'))).toBeLessThanOrEqual(10);
   });
@@ -130,28 +123,28 @@ describe('rate limiting', () => {
 
 describe('fault injection', () => {
   it('status faults answer before the request is applied; count limits them; control routes are never faulted', async () => {
-    await emu.faults({ method: 'POST', path: '^/api/v1/orders/choice-cards$', status: 503, count: 2 });
+    await t.emu.faults({ method: 'POST', path: '^/api/v1/orders/choice-cards$', status: 503, count: 2 });
     const k = key();
-    expect((await api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).status).toBe(503);
-    expect((await http(`${emu.url}/_emulator/clock`)).status).toBe(200);
-    expect((await api.get('/orders')).status).toBe(200); // GET does not match the method
-    expect((await api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).status).toBe(503);
-    expect((await api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).status).toBe(201);
+    expect((await t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).status).toBe(503);
+    expect((await http(`${t.emu.url}/_emulator/clock`)).status).toBe(200);
+    expect((await t.api.get('/orders')).status).toBe(200); // GET does not match the method
+    expect((await t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).status).toBe(503);
+    expect((await t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).status).toBe(201);
     expect(await orderCount()).toBe(1);
   });
 
   it('injected statuses carry a plausible code; the token endpoint can be faulted too', async () => {
-    await emu.faults({ path: '^/api/v1/balance$', status: 401 });
-    const res = await apiClient(emu.url, await getToken(emu.url)).get('/balance');
+    await t.emu.faults({ path: '^/api/v1/balance$', status: 401 });
+    const res = await apiClient(t.emu.url, await getToken(t.emu.url)).get('/balance');
     expect([res.status, res.body.error.code, res.body.error.details]).toEqual([401, 'UNAUTHORIZED', { injected: true }]);
-    await emu.faults({ method: 'POST', path: '^/oauth2/token$', status: 500 });
-    await expect(getToken(emu.url)).rejects.toThrow(/500/);
-    expect(await getToken(emu.url)).toEqual(expect.any(String));
+    await t.emu.faults({ method: 'POST', path: '^/oauth2/token$', status: 500 });
+    await expect(getToken(t.emu.url)).rejects.toThrow(/500/);
+    expect(await getToken(t.emu.url)).toEqual(expect.any(String));
   });
 
   it('an injected 429 carries the X-RateLimit-* headers', async () => {
-    await emu.faults({ path: 'balance', status: 429 });
-    const res = await api.get('/balance');
+    await t.emu.faults({ path: 'balance', status: 429 });
+    const res = await t.api.get('/balance');
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe('RATE_LIMITED');
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
@@ -160,25 +153,25 @@ describe('fault injection', () => {
   });
 
   it('drop: the request is applied, then the connection is cut without an answer', async () => {
-    await emu.faults({ method: 'POST', path: 'choice-cards', drop: true });
+    await t.emu.faults({ method: 'POST', path: 'choice-cards', drop: true });
     const k = key();
-    await expect(api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).rejects.toThrow();
-    const found = await api.get('/orders', { clientOrderId: k });
+    await expect(t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).rejects.toThrow();
+    const found = await t.api.get('/orders', { clientOrderId: k });
     expect(found.body.totalCount).toBe(1);
-    expect((await api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).body.error.code).toBe('DUPLICATE_IDEMPOTENCY_KEY');
+    expect((await t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).body.error.code).toBe('DUPLICATE_IDEMPOTENCY_KEY');
   });
 
   it('delay: the answer comes after delayMs (a client timeout sees nothing)', async () => {
-    await emu.faults({ path: '/balance$', delayMs: 300 });
-    const token = await getToken(emu.url);
-    const aborted = fetch(`${emu.url}/api/v1/balance`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(100) });
+    await t.emu.faults({ path: '/balance$', delayMs: 300 });
+    const token = await getToken(t.emu.url);
+    const aborted = fetch(`${t.emu.url}/api/v1/balance`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(100) });
     await expect(aborted).rejects.toThrow();
-    expect((await api.get('/balance')).status).toBe(200);
+    expect((await t.api.get('/balance')).status).toBe(200);
   });
 
   it('refuses malformed rules', async () => {
     for (const rule of [{ path: '(' }, { status: 42 }, {}, { drop: 'yes' }]) {
-      const res = await http(`${emu.url}/_emulator/faults`, { json: rule });
+      const res = await http(`${t.emu.url}/_emulator/faults`, { json: rule });
       expect(res.status, JSON.stringify(rule)).toBe(400);
     }
   });
@@ -186,23 +179,23 @@ describe('fault injection', () => {
 
 describe('clock and reset', () => {
   it('GET clock follows real time; advance moves it forward and answers the new time', async () => {
-    const before = Date.parse(await emu.now());
+    const before = Date.parse(await t.emu.now());
     expect(Math.abs(before - Date.now())).toBeLessThan(5000);
-    const after = Date.parse(await emu.advance(3600));
+    const after = Date.parse(await t.emu.advance(3600));
     expect(after - before).toBeGreaterThanOrEqual(3600_000);
-    for (const bad of [{ seconds: -1 }, { seconds: 'ten' }, {}]) expect((await http(`${emu.url}/_emulator/clock/advance`, { json: bad })).status).toBe(400);
+    for (const bad of [{ seconds: -1 }, { seconds: 'ten' }, {}]) expect((await http(`${t.emu.url}/_emulator/clock/advance`, { json: bad })).status).toBe(400);
   });
 
   it('reset returns to the seed and the clock to real time', async () => {
-    await api.post('/orders/choice-cards', choiceOrder());
-    await api.post('/recipients', { email: 'x@example.com' });
-    await emu.advance(86400 * 3);
-    await emu.reset();
-    expect(Math.abs(Date.parse(await emu.now()) - Date.now())).toBeLessThan(5000);
+    await t.api.post('/orders/choice-cards', choiceOrder());
+    await t.api.post('/recipients', { email: 'x@example.com' });
+    await t.emu.advance(86400 * 3);
+    await t.emu.reset();
+    expect(Math.abs(Date.parse(await t.emu.now()) - Date.now())).toBeLessThan(5000);
     expect(await orderCount()).toBe(0);
-    expect((await api.get('/recipients')).body.totalCount).toBe(0);
-    expect((await api.get('/balance')).body.data.availableBalance.amount).toBe(10000);
-    expect(await emu.emails()).toEqual([]);
+    expect((await t.api.get('/recipients')).body.totalCount).toBe(0);
+    expect((await t.api.get('/balance')).body.data.availableBalance.amount).toBe(10000);
+    expect(await t.emu.emails()).toEqual([]);
   });
 });
 

@@ -20,6 +20,8 @@ const cancelClick = buttonClick(uuidValue);
 /** `list:page`, as the Home builder writes it. */
 const pageClick = buttonClick(z.string().regex(/^\w+:\d+$/, 'not a page this app wrote'));
 const settingsClick = buttonOpeningModal(noValue);
+/** Leave or rejoin the leaderboard: the button's value is not read. */
+const statsClick = buttonClick(noValue);
 
 export function register(app: App, deps: ListenerDeps): void {
   app.action(Home.actions.cancel, async ({ ack, body: raw }) => {
@@ -63,7 +65,8 @@ export function register(app: App, deps: ListenerDeps): void {
     [Home.actions.statsOptOut, true],
     [Home.actions.statsOptIn, false],
   ] as const) {
-    app.action(actionId, async ({ ack, body }) => {
+    app.action(actionId, async ({ ack, body: raw }) => {
+      const body = parseAtEdge(statsClick, raw, actionId);
       await ack();
       const ws = workspaceOf(body);
       await setStatsOptOut(deps.db, ws, body.user.id, optOut);
