@@ -21,6 +21,7 @@ import { homeMoneySection } from './home-money.js';
 import type { FinanceService } from '../domain/finance.js';
 import type { Block } from './blocks/text.js';
 import type { SlackWorkspaces } from './workspaces.js';
+import { homeAutomationsSection } from './home-automations.js';
 
 export interface HomePublisherDeps {
   db: Database;
@@ -126,7 +127,7 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     const connection = deps.rewardsSetup ? await deps.rewardsSetup.summary(ws) : undefined;
     const unconnected = deps.rewardsSetup !== undefined && connection === undefined;
     const rewardsAccount = deps.rewardsSetup ? (admin ? rewardsHomeSection(connection) : unconnected ? [section(notConnectedText(false, settings.adminUserIds ?? undefined))] : []) : [];
-    const [data, balance, stats, money] = await Promise.all([
+    const [data, balance, stats, money, automations] = await Promise.all([
       loadHome(deps.db, {
         teamId: ws.teamId,
         userId,
@@ -139,8 +140,9 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
       admin && !unconnected ? balanceFor(ws) : Promise.resolve(undefined),
       homeStatsSection(deps.db, { teamId: ws.teamId, userId, now: deps.now(), amounts: settings.leaderboardAmounts }),
       admin && !unconnected ? moneyFor(ws) : Promise.resolve([]),
+      homeAutomationsSection(deps.db, { ws, userId, admin, now: deps.now() }),
     ]);
-    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount, stats, money });
+    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount, stats, money, automations });
     await deps.slack.for(ws).publishHome(userId, view);
     await recordHomeVisit(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId, roles, pages });
   }

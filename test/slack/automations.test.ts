@@ -95,6 +95,52 @@ describe('/kudos celebrations (admin)', () => {
   });
 });
 
+describe('celebrations on App Home', () => {
+  const homeText = (userId: string) => JSON.stringify(env.stack.sim.homeView(userId)?.blocks ?? []);
+  async function openHome(userId: string, expected: string) {
+    await env.stack.sim.sendEvent({ type: 'app_home_opened', user: userId, channel: `D_${userId}`, tab: 'home' });
+    return env.stack.sim.waitFor(() => (homeText(userId).includes(expected) ? env.stack.sim.homeView(userId) : undefined));
+  }
+
+  it('anyone opts out (and of public posts only) from Home; the admin sees the next 30 days there and skips one', async () => {
+    const { sim } = env.stack;
+    // A person: their own choices only, no rules and no upcoming list.
+    const home = await openHome('U_EMP1', 'Your celebrations');
+    expect(homeText('U_EMP1')).not.toContain('celebration_rule_birthday');
+    await sim.clickButton({ viewId: home.id }, 'celebration_no_public_post:private', 'U_EMP1');
+    await sim.waitFor(() => homeText('U_EMP1').includes('without a public post') || undefined);
+    expect(await env.db.select().from(celebrationPreferences)).toMatchObject([{ slackUserId: 'U_EMP1', optOut: false, noPublicPost: true }]);
+    await sim.clickButton({ viewId: home.id }, 'celebration_opt_out:out', 'U_EMP1');
+    await sim.waitFor(() => homeText('U_EMP1').includes('You are opted out of celebrations') || undefined);
+    expect(homeText('U_EMP1')).toContain('Opt back in');
+    expect((await env.db.select().from(celebrationPreferences))[0]!.optOut).toBe(true);
+
+    // The admin: the rules and one upcoming birthday with Skip.
+    const soon = new Date(Date.now() + 3 * 86_400_000);
+    await env.db.insert(celebrationDates).values({ teamId: 'T0KUDOS', slackUserId: 'U_EMP2', email: 'erin@example.com', birthday: soon.toISOString().slice(5, 10), source: 'csv' });
+    await env.db.insert(celebrationRules).values({
+      teamId: 'T0KUDOS',
+      kind: 'birthday',
+      enabled: true,
+      amountCents: 2500,
+      productId: 'CC-BIRTHDAY',
+      messageTemplate: 'Happy birthday, {name}!',
+      senderUserId: 'U_MANAGER',
+      updatedAt: new Date(Date.now() - 86_400_000),
+    });
+    await env.stack.app.automations.tick();
+    const [occ] = await env.db.select().from(automationOccurrences);
+    const adminHome = await openHome('U_ADMIN', `celebration_skip:${occ!.id}`);
+    expect(homeText('U_ADMIN')).toContain('Celebrations (admin)');
+    expect(homeText('U_ADMIN')).toContain('<@U_EMP2> · birthday');
+    await sim.clickButton({ viewId: adminHome.id }, `celebration_skip:${occ!.id}`, 'U_ADMIN', occ!.id);
+    await sim.waitFor(() => homeText('U_ADMIN').includes('Skipped: that celebration will not be sent') || undefined);
+    expect(homeText('U_ADMIN')).toContain('skipped by <@U_ADMIN>');
+    const [after] = await env.db.select().from(automationOccurrences).where(eq(automationOccurrences.id, occ!.id));
+    expect(after).toMatchObject({ status: 'skipped', skippedBy: 'U_ADMIN' });
+  });
+});
+
 describe('/kudos recurring', () => {
   it('starts a weekly series from the form (checked inline), lists it and pauses it', async () => {
     const { sim } = env.stack;

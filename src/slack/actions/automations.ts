@@ -23,16 +23,21 @@ type Click = { user: { id: string; team_id?: string | undefined }; response_url?
 /** What an answer needs: the click (its response_url) and Bolt's respond. */
 type ActionArgs = { body: Click; respond: RespondFn };
 
-async function answer(args: ActionArgs, content: { text: string; blocks?: unknown[] }): Promise<void> {
-  // From a message (the ephemeral list): replace it; from App Home: nothing to replace.
-  if (args.body.response_url) await args.respond({ replace_original: true, response_type: 'ephemeral', ...(content as { text: string }) });
+/**
+ * Answers a click: in a message (the ephemeral list), the list is replaced in place; on App Home
+ * (no response_url) the person's Home is re-published with `note` on top.
+ */
+async function answer(deps: ListenerDeps, args: ActionArgs, note: string, list: () => Promise<{ text: string; blocks?: unknown[] }>): Promise<void> {
+  if (args.body.response_url) await args.respond({ replace_original: true, response_type: 'ephemeral', ...((await list()) as { text: string }) });
+  else await deps.home.publish(workspaceOf(args.body), args.body.user.id, { flash: note });
 }
 
 export function register(app: App, deps: ListenerDeps): void {
   const adminOnly = async (args: ActionArgs): Promise<boolean> => {
     const ws = workspaceOf(args.body);
     if (await deps.isAdmin(ws, args.body.user.id)) return true;
-    await answer(args, { text: ':no_entry: Only Kudos admins can change celebrations.' });
+    const text = ':no_entry: Only Kudos admins can change celebrations.';
+    await answer(deps, args, text, () => Promise.resolve({ text }));
     return false;
   };
 
@@ -42,10 +47,8 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!(await adminOnly(args))) return;
     const ws = workspaceOf(args.body);
     const skipped = await skipOccurrence(deps.db, ws, args.body.actions[0].value, args.body.user.id);
-    await answer(
-      args,
-      await celebrationsMessage(deps, ws, args.body.user.id, skipped ? ':fast_forward: Skipped: that celebration will not be sent.' : ':warning: That celebration was already sent or skipped.'),
-    );
+    const note = skipped ? ':fast_forward: Skipped: that celebration will not be sent.' : ':warning: That celebration was already sent or skipped.';
+    await answer(deps, args, note, () => celebrationsMessage(deps, ws, args.body.user.id, note));
   });
 
   for (const [actionId, kind] of [
@@ -81,7 +84,8 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(args.body);
     const optOut = args.body.actions[0].value === 'out';
     await setCelebrationPreference(deps.db, ws, args.body.user.id, { optOut });
-    await answer(args, await celebrationsMessage(deps, ws, args.body.user.id, optOut ? 'You are opted out of celebrations.' : 'You are opted back in.'));
+    const note = optOut ? 'You are opted out of celebrations.' : 'You are opted back in.';
+    await answer(deps, args, note, () => celebrationsMessage(deps, ws, args.body.user.id, note));
   });
 
   app.action(idOf(Celebrations.actions.noPublicPost), async ({ ack, body: raw, respond }) => {
@@ -90,7 +94,8 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(args.body);
     const noPublicPost = args.body.actions[0].value === 'private';
     await setCelebrationPreference(deps.db, ws, args.body.user.id, { noPublicPost });
-    await answer(args, await celebrationsMessage(deps, ws, args.body.user.id, noPublicPost ? 'No public posts for your celebrations.' : 'Your celebrations will be announced.'));
+    const note = noPublicPost ? 'No public posts for your celebrations.' : 'Your celebrations will be announced.';
+    await answer(deps, args, note, () => celebrationsMessage(deps, ws, args.body.user.id, note));
   });
 
   for (const [actionId, status] of [
@@ -105,7 +110,7 @@ export function register(app: App, deps: ListenerDeps): void {
       const actor = { userId: args.body.user.id, isAdmin: await deps.isAdmin(ws, args.body.user.id) };
       const changed = await setSeriesStatus(deps.db, ws, args.body.actions[0].value, status, actor, deps.now());
       const note = changed ? `Series ${status === 'active' ? 'resumed' : status}.` : ':warning: Only its sender or an admin can change that series (or it changed already).';
-      await answer(args, await recurringMessage(deps, ws, args.body.user.id, note));
+      await answer(deps, args, note, () => recurringMessage(deps, ws, args.body.user.id, note));
     });
   }
 
@@ -116,6 +121,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const admin = await deps.isAdmin(ws, args.body.user.id);
     // Only the series' sender or an admin: the list shows only those, and the skip checks the team.
     const skipped = await skipOccurrence(deps.db, ws, args.body.actions[0].value, args.body.user.id, admin ? undefined : args.body.user.id);
-    await answer(args, await recurringMessage(deps, ws, args.body.user.id, skipped ? 'Skipped that one; the series goes on.' : ':warning: That run was already sent or skipped.'));
+    const note = skipped ? 'Skipped that one; the series goes on.' : ':warning: That run was already sent or skipped.';
+    await answer(deps, args, note, () => recurringMessage(deps, ws, args.body.user.id, note));
   });
 }

@@ -49,7 +49,13 @@ export function buildCelebrationPreferenceSection(prefs: { optOut: boolean; noPu
 }
 
 /** The admin's view: rules, then the next 30 days, each skippable (App Home and `/kudos celebrations`). */
-export function buildUpcomingCelebrationsSection(input: { rules: CelebrationRuleRow[]; upcoming: OccurrenceRow[]; zone: string }): Block[] {
+/** When a celebration is due: in `zone`, or (no zone: App Home) in the reader's own zone via Slack's date token. */
+function dueText(at: Date, zone: string | undefined): string {
+  if (zone) return formatInTimeZone(at, zone, 'EEE d MMM, HH:mm zzz');
+  return `<!date^${Math.floor(at.getTime() / 1000)}^{date_short_pretty} {time}|${at.toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
+}
+
+export function buildUpcomingCelebrationsSection(input: { rules: CelebrationRuleRow[]; upcoming: OccurrenceRow[]; zone?: string | undefined }): Block[] {
   const blocks: Block[] = [
     section(
       `*Celebrations (admin)*\n${(['birthday', 'anniversary'] as const)
@@ -72,7 +78,7 @@ export function buildUpcomingCelebrationsSection(input: { rules: CelebrationRule
   ];
   if (input.upcoming.length === 0) blocks.push(context('No celebrations in the next 30 days.'));
   for (const occ of input.upcoming.slice(0, 40)) {
-    const when = formatInTimeZone(occ.dueAt, input.zone, 'EEE d MMM, HH:mm zzz');
+    const when = dueText(occ.dueAt, input.zone);
     const what = occ.source === 'birthday' ? 'birthday' : `${occ.years ?? ''} year anniversary`;
     const text = `${mentionUser(occ.subjectUserId ?? '')} · ${what} · ${when}`;
     blocks.push(

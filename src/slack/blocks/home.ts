@@ -27,6 +27,8 @@ export interface HomeExtras {
   stats?: Block[];
   /** Admins: the money section (home-money.ts: balance, top-ups, limits), after the admin section. */
   money?: Block[];
+  /** Celebrations (home-automations.ts): the person's opt-outs; admins' rules and upcoming list. */
+  automations?: Block[];
 }
 
 /** Slack renders this in the reader's own time zone and format. */
@@ -224,6 +226,7 @@ export function buildHome(data: HomeData, extras: HomeExtras = {}): { type: 'hom
     receivedSection(data),
     sentSection(data),
     extras.stats ?? [],
+    extras.automations ?? [],
     adminSection(data, extras),
     data.admin ? (extras.money ?? []) : [],
   ].filter((s) => s.length > 0);

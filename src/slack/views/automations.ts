@@ -55,6 +55,10 @@ export function register(app: App, deps: ListenerDeps): void {
     await saveCelebrationRule(deps.db, ws, kind, checked.value, body.user.id);
     await recordAudit(deps.db, { ...ws, actorUserId: body.user.id, action: 'settings.changed', subjectType: 'celebration_rule', subjectId: kind, details: { ...checked.value } });
     await ack();
+    // The admin's Home shows the rules: re-published with the new one (from Home or the command alike).
+    deps.home
+      .publish(ws, body.user.id, { flash: `${kind === 'birthday' ? 'Birthday' : 'Anniversary'} rule saved.` })
+      .catch((error: unknown) => deps.logger.warn('re-publishing Home failed', { error }));
   });
 
   app.view(Celebrations.csvModal.callbackId, async ({ ack, body: raw }) => {
