@@ -203,6 +203,26 @@ describe('/kudos ledger', () => {
   });
 });
 
+describe('/kudos ledger with the other movements', () => {
+  it('reads promotions, reward refunds and transfers by source and status, counts them in the totals, and they do not upset the reconciliation', async () => {
+    await t.emulator.addMovement('promotion', 50);
+    await t.emulator.addMovement('rewardRefund', 12.5);
+    await t.emulator.addMovement('transferReceived', 200);
+    await t.emulator.addMovement('transferSent', 75.25);
+    await t.stack.sim.slashCommand('U_ADMIN', 'ledger csv', 'C_ADMIN');
+    const list = await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ephemeral && /Ledger \d{4}-\d{2}/.test(JSON.stringify(m.blocks ?? []))));
+    const shown = JSON.stringify(list.blocks);
+    for (const label of ['Promotion', 'Refund (reward)', 'Transfer received', 'Transfer sent']) expect(shown).toContain(label);
+    expect(shown).toContain('-$75.25');
+    // In: the opening $10,000 + 50 + 12.50 + 200; out: the transfer.
+    expect(shown).toMatch(/\*In:\* \$10,262.50/);
+    expect(shown).toMatch(/\*Out:\* \$75.25/);
+    expect(shown).toMatch(/Reconciled/);
+    const csv = await t.stack.sim.waitFor(() => t.stack.sim.messages('U_ADMIN').find((m) => /transfer_sent|Transfer sent/.test(m.text + JSON.stringify(m.blocks ?? []))));
+    expect(csv).toBeTruthy();
+  });
+});
+
 /** The approve click as a second Slack client sends it. */
 function approveClick(topUpId: string, message: { channel: string; ts: string }): Record<string, unknown> {
   return blockActionPayload({ userId: 'U_APPROVER', actionId: 'finance_topup_approve', value: topUpId, channel: message.channel, messageTs: message.ts, blockId: `finance_topup_${topUpId}` });

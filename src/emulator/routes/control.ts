@@ -6,7 +6,7 @@ import { FaultRuleSchema } from '../state/faults.js';
 import { RandomFaultsSchema, randomFaultsOf } from '../state/random-faults.js';
 import { EVENT_TYPES } from '../state/webhooks.js';
 import type { EmulatorCore } from '../state/core.js';
-import { serializeFunding } from '../state/balance-ledger.js';
+import { MOVEMENT_KINDS, serializeFunding, serializeLedgerRow } from '../state/balance-ledger.js';
 import { centsFromNumber } from '../money.js';
 import { fail } from '../errors.js';
 
@@ -25,6 +25,12 @@ const EnvField = z.enum(['sandbox', 'production']).default('production');
 const Money = z.number().refine((n) => centsFromNumber(n) !== undefined, 'at most two decimals');
 const SetBalance = z.object({ environment: EnvField, amount: Money.refine((n) => n >= 0, 'must be >= 0') });
 const SetLimits = z.object({ environment: EnvField, dailyLimitUsd: Money.refine((n) => n > 0), monthlyLimitUsd: Money.refine((n) => n > 0) });
+const AddMovement = z.object({
+  environment: EnvField,
+  kind: z.enum(MOVEMENT_KINDS),
+  amount: Money.refine((n) => n > 0, 'must be > 0'),
+  referenceNumber: z.string().min(1).max(64).optional(),
+});
 const ProcessTopUp = z.object({ outcome: z.enum(['approve', 'reject']) });
 
 /** Control routes of CONTRACT.md section 4 (no auth, never faulted), plus a few documented extras. */
@@ -85,6 +91,11 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
     const body = await readBody(c, limit, SetLimits);
     core.env(body.environment).limits = { dailyCents: centsFromNumber(body.dailyLimitUsd)!, monthlyCents: centsFromNumber(body.monthlyLimitUsd)! };
     return c.json({ environment: body.environment, dailyLimitUsd: body.dailyLimitUsd, monthlyLimitUsd: body.monthlyLimitUsd });
+  });
+  app.post('/_emulator/ledger', async (c) => {
+    const body = await readBody(c, limit, AddMovement);
+    const row = core.ledger.movement(core.env(body.environment), body.kind, centsFromNumber(body.amount)!, body.referenceNumber);
+    return c.json({ data: serializeLedgerRow(row) }, 201);
   });
   app.post('/_emulator/fundings/:fundingNo/process', async (c) => {
     const body = await readBody(c, limit, ProcessTopUp);

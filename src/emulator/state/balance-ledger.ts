@@ -40,6 +40,11 @@ export const LEDGER_KINDS = {
 
 export type LedgerKindName = keyof typeof LEDGER_KINDS;
 
+/** Movements the control route can add (the spec's other ledger sources; no API endpoint makes them). */
+export const MOVEMENT_KINDS = ['promotion', 'rewardRefund', 'transferSent', 'transferReceived'] as const;
+export type MovementKind = (typeof MOVEMENT_KINDS)[number];
+const MOVEMENT_PREFIX: Record<MovementKind, string> = { promotion: 'PM', rewardRefund: 'RF', transferSent: 'TS', transferReceived: 'TR' };
+
 function kindOf(row: LedgerRow): LedgerKind {
   const k = Object.values(LEDGER_KINDS).find((x) => x.source === row.source && x.status === row.status);
   if (!k) throw new Error(`unknown ledger kind ${row.source}/${row.status}`);
@@ -96,6 +101,18 @@ export class BalanceLedger {
   refundOrder(env: EnvState, source: 'branded' | 'choice', orderId: string, cents: number): void {
     if (env.name === 'production') env.availableCents += cents;
     this.addRow(env, source === 'branded' ? 'brandedCanceled' : 'choiceCanceled', orderId, cents);
+  }
+
+  /**
+   * An operator-side movement (control route, extension): a promotion credited by the Rewards
+   * provider, a reward refund, or a transfer to or from another account. Production moves the balance
+   * (a transfer out needs the funds); the sandbox records the row only, as it does orders.
+   */
+  movement(env: EnvState, kindName: MovementKind, amountCents: number, referenceNumber?: string): LedgerRow {
+    const k = LEDGER_KINDS[kindName];
+    if (k.sign < 0) this.ensureFunds(env, amountCents);
+    if (env.name === 'production') env.availableCents += k.sign * amountCents;
+    return this.addRow(env, kindName, referenceNumber ?? MOVEMENT_PREFIX[kindName] + newId.ledger().slice(2), amountCents);
   }
 
   pendingCents(env: EnvState): number {
