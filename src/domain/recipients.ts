@@ -1,10 +1,12 @@
 // Who receives a send. At submission (inside Slack's 3-second window) Slack users are checked and
 // groups expanded; the worker then maps each Slack user to an address-book recipient by the e-mail
 // in their Slack profile (found or created once, the mapping stored per workspace).
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
-import { recipientMappings, type KudosRecipientSnapshot } from '../db/schema/index.js';
+import { recipientCreations, recipientMappings, type KudosRecipientSnapshot } from '../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../rewards/index.js';
 import { displayNameOf, type UserDirectory, type WorkspaceUser } from './ports.js';
 
@@ -127,7 +129,7 @@ export async function ensureRecipientMapping(
   }
   // Create first: a new recipient costs one call; an existing address answers EMAIL_TAKEN and is
   // then looked up (createRecipient). Looking up first cost every new recipient two calls.
-  recipientId ??= await createRecipient(rewards, person, call);
+  recipientId ??= await createOnce(db, ws, () => createRecipient(rewards, person, call), person.email, opts.signal);
 
   const storeMapping = prepared(db, 'recipientMappings.store', (d) =>
     d
@@ -148,6 +150,57 @@ export async function ensureRecipientMapping(
   );
   await storeMapping.execute({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, slackUserId: person.slackUserId, recipientId, email: person.email });
   return { recipientId, email: person.email };
+}
+
+/** How long a creation claim holds (a crashed claimer's is taken over after it). */
+const CREATION_CLAIM_S = 30;
+/** A finished creation answers the ones that waited for it this long. */
+const CREATION_ANSWERS_S = 600;
+const CREATION_RECHECK_MS = 100;
+
+/**
+ * Single flight per workspace and e-mail, across instances (recipient_creations): the first claimer
+ * runs `create`, the others wait (following the signal) for the id it stores. A claimer that failed
+ * gives its claim up at once; one that died loses it after CREATION_CLAIM_S.
+ */
+async function createOnce(db: Database, ws: Workspace, create: () => Promise<string>, email: string, signal: AbortSignal | undefined): Promise<string> {
+  const key = email.toLowerCase();
+  const me = randomUUID();
+  for (;;) {
+    if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+    const [claimed] = await db
+      .insert(recipientCreations)
+      .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, email: key, claimedBy: me, claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval` })
+      .onConflictDoUpdate({
+        target: [recipientCreations.teamId, recipientCreations.email],
+        set: { claimedBy: me, claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`, recipientId: null, doneAt: null },
+        setWhere: sql`(${recipientCreations.doneAt} is null and ${recipientCreations.claimedUntil} <= now()) or ${recipientCreations.doneAt} <= now() - ${`${CREATION_ANSWERS_S} seconds`}::interval`,
+      })
+      .returning();
+    if (claimed && claimed.claimedBy === me) {
+      try {
+        const recipientId = await create();
+        await db
+          .update(recipientCreations)
+          .set({ recipientId, doneAt: sql`now()` })
+          .where(and(eq(recipientCreations.teamId, ws.teamId), eq(recipientCreations.email, key), eq(recipientCreations.claimedBy, me)));
+        return recipientId;
+      } catch (error) {
+        await db
+          .update(recipientCreations)
+          .set({ claimedUntil: sql`now()` })
+          .where(and(eq(recipientCreations.teamId, ws.teamId), eq(recipientCreations.email, key), eq(recipientCreations.claimedBy, me)))
+          .catch(() => undefined);
+        throw error;
+      }
+    }
+    const [current] = await db
+      .select()
+      .from(recipientCreations)
+      .where(and(eq(recipientCreations.teamId, ws.teamId), eq(recipientCreations.email, key)));
+    if (current?.recipientId && current.doneAt) return current.recipientId;
+    await delay(CREATION_RECHECK_MS, undefined, signal ? { signal } : undefined);
+  }
 }
 
 /** The Slack e-mail a mapping was synced from (older rows: their delivery address). */

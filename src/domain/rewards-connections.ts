@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { recipientMappings, rewardsConnections, type RewardsConnectionRow } from '../db/schema/index.js';
+import { recipientCreations, recipientMappings, rewardsConnections, type RewardsConnectionRow } from '../db/schema/index.js';
 import { isRewardsError, RewardsAuthError, RewardsPermissionError } from '../rewards/index.js';
 import { rewardsConnectionContext } from '../db/sealed-columns.js';
 import type { KeyRing } from '../secrets/key-ring.js';
@@ -173,7 +173,10 @@ export async function connectRewardsAccount(deps: ConnectDeps, ws: WorkspaceRef,
   const previous = await deps.store.get(ws);
   const connection = await deps.store.save(ws, credentials, connectedBy);
   const replacedAccount = previous !== undefined && previous.clientId !== credentials.clientId;
-  if (replacedAccount) await deps.db.delete(recipientMappings).where(eq(recipientMappings.teamId, ws.teamId));
+  if (replacedAccount) {
+    await deps.db.delete(recipientMappings).where(eq(recipientMappings.teamId, ws.teamId));
+    await deps.db.delete(recipientCreations).where(eq(recipientCreations.teamId, ws.teamId));
+  }
   await deps.evict(ws);
   return { ok: true, connection, replacedAccount };
 }

@@ -1,5 +1,5 @@
 // Slack user -> Rewards address-book recipient, per workspace, keyed by the Slack profile e-mail.
-import { index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { workspaceColumns } from './workspace.js';
 
 export const recipientMappings = pgTable(
@@ -23,3 +23,22 @@ export const recipientMappings = pgTable(
 );
 
 export type RecipientMappingRow = typeof recipientMappings.$inferSelect;
+
+/**
+ * Single flight of address-book recipient creation, per workspace and e-mail (lower-case), across
+ * instances (src/domain/recipients.ts): the first claimer creates the recipient, the others wait for
+ * its id instead of each creating it (and meeting 409 EMAIL_TAKEN). A finished row answers for 10
+ * minutes only: it is a flight, not a cache (the address book may change, or the account).
+ */
+export const recipientCreations = pgTable(
+  'recipient_creations',
+  {
+    ...workspaceColumns(),
+    email: text('email').notNull(),
+    claimedBy: text('claimed_by').notNull(),
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }).notNull(),
+    recipientId: text('recipient_id'),
+    doneAt: timestamp('done_at', { withTimezone: true }),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.email] })],
+);
