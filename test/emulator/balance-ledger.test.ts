@@ -107,20 +107,20 @@ describe('ledger', () => {
   });
 
   it("extension: promotions, reward refunds and transfers added by the control route, with the spec's labels and signs; they move the balance", async () => {
-    const control = (body: unknown) => fetch(`${emu.url}/_emulator/ledger`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-    const before = cents((await api.get('/balance')).body.data.availableBalance.amount);
+    const control = (body: unknown) => fetch(`${t.emu.url}/_emulator/ledger`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const before = cents((await t.api.get('/balance')).body.data.availableBalance.amount);
     expect((await control({ kind: 'promotion', amount: 50 })).status).toBe(201);
     expect((await control({ kind: 'rewardRefund', amount: 12.5 })).status).toBe(201);
     expect((await control({ kind: 'transferReceived', amount: 200 })).status).toBe(201);
     expect((await control({ kind: 'transferSent', amount: 75.25, referenceNumber: 'TS-TO-EMEA' })).status).toBe(201);
-    const rows = await allLedger(api);
+    const rows = await allLedger(t.api);
     expect(rows.slice(0, 4)).toMatchObject([
       { referenceNumber: 'TS-TO-EMEA', type: 'TRANSFER', source: 'transfer', status: '20', statusLabel: 'Transfer (sent)', signedAmount: { amount: -75.25 } },
       { type: 'TRANSFER', source: 'transfer', status: '21', statusLabel: 'Transfer (received)', signedAmount: { amount: 200 } },
       { type: 'REFUND', source: 'reward', status: '3', statusLabel: 'Refund', signedAmount: { amount: 12.5 } },
       { type: 'REWARD', source: 'reward', status: '1', statusLabel: 'Promotion', signedAmount: { amount: 50 } },
     ]);
-    expect(cents((await api.get('/balance')).body.data.availableBalance.amount)).toBe(before + 5000 + 1250 + 20000 - 7525);
+    expect(cents((await t.api.get('/balance')).body.data.availableBalance.amount)).toBe(before + 5000 + 1250 + 20000 - 7525);
     // A transfer out needs the funds; bad bodies are refused.
     expect((await control({ kind: 'transferSent', amount: 1_000_000 })).status).toBe(402);
     expect((await control({ kind: 'promotion', amount: -5 })).status).toBe(400);
@@ -128,7 +128,7 @@ describe('ledger', () => {
     // The sandbox shows its transfer rows, not promotions.
     await control({ environment: 'sandbox', kind: 'transferReceived', amount: 10 });
     await control({ environment: 'sandbox', kind: 'promotion', amount: 10 });
-    expect((await allLedger(sandbox)).map((r) => r.source)).toEqual(['transfer']);
+    expect((await allLedger(t.sandbox)).map((r) => r.source)).toEqual(['transfer']);
   });
 
   it('filters by date (inclusive UTC days) and refuses bad dates', async () => {
