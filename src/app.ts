@@ -318,7 +318,19 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const home = createHomePublisher({ db, slack, rewards: rewardsAccounts, rewardsSetup, settings, approvals, finance, logger, now }, opts.home);
   const wakeWorker = (recordedId?: string) => (recordedId ? worker.placeNow(recordedId) : worker.wake());
   const automations = createAutomationService(
-    { db, users: slack, rewards: rewardsAccounts, catalog, policy: opts.policy ?? approvals.policy, settings, approvals, wakeWorker, now, logger: logger.child({ part: 'automations' }) },
+    {
+      db,
+      users: slack,
+      rewards: rewardsAccounts,
+      catalog,
+      policy: opts.policy ?? approvals.policy,
+      settings,
+      approvals,
+      wakeWorker,
+      now,
+      logger: logger.child({ part: 'automations' }),
+      notices: { db, chat: slack, present: presentNotice },
+    },
     `automations-${randomUUID().slice(0, 8)}`,
   );
   const deps: ListenerDeps = {

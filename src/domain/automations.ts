@@ -21,6 +21,11 @@ import { NO_ANNOUNCEMENT } from './announce.js';
 import { celebrationRuns, fillTemplate, recurrenceRuns } from './automation-dates.js';
 import { sendAutomated, type AutomatedSendDeps } from './automated-send.js';
 import { displayNameOf, isChatRefusal } from './ports.js';
+import type { NoticePresenter } from './notices.js';
+import { postOnce, type NoticeDeps } from './notifications.js';
+
+/** The outbox kind of the DM telling an automation's owner that a run was refused (once per run). */
+export const AUTOMATION_REFUSED_KIND = 'automation.refused';
 
 export const PLAN_AHEAD_MS = 30 * 86_400_000;
 /** A run missed by more than this (every instance down for a week) is recorded as missed, not sent. */
@@ -32,6 +37,8 @@ const BATCH = 20;
 
 export interface AutomationDeps extends AutomatedSendDeps {
   logger: Logger;
+  /** Tells an automation's owner (the series' sender; the admin who last saved a rule) of a refused run. */
+  notices?: NoticeDeps & { present: NoticePresenter };
 }
 
 export interface AutomationReport {
@@ -150,17 +157,38 @@ export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRo
     await settle(deps.db, occ, { status: request.stop, error: request.why, ...(request.stop === 'skipped' ? { skippedBy: occ.subjectUserId } : {}) });
     return request.stop;
   }
-  const result = await sendAutomated(deps, { workspace: ws, sourceKey: `auto:${occ.key}`, ...request });
+  const { owner, ...send } = request;
+  const result = await sendAutomated(deps, { workspace: ws, sourceKey: `auto:${occ.key}`, ...send });
   if (!result.ok) {
     log.warn('automated send refused', { code: result.code, reason: result.message });
     await settle(deps.db, occ, { status: 'refused', error: result.message });
+    await tellOwner(deps, occ, owner, send.recipientUserIds, result.message);
     return 'refused';
   }
   await settle(deps.db, occ, { status: 'sent', kudosId: result.recorded.row.id });
   return 'sent';
 }
 
-type RequestOrStop = Omit<Parameters<typeof sendAutomated>[1], 'workspace' | 'sourceKey'> | { stop: 'skipped' | 'canceled'; why: string };
+/**
+ * A refused run is not retried (the same refusal would come back): its owner hears why, once per run
+ * (the notice outbox, keyed by the occurrence), so that they can fix the rule, the budget or the
+ * account. Not told: the run is still recorded as refused with its reason.
+ */
+async function tellOwner(deps: AutomationDeps, occ: OccurrenceRow, owner: string, recipientUserIds: string[], reason: string): Promise<void> {
+  if (!deps.notices) return;
+  try {
+    await postOnce(
+      deps.notices,
+      { kind: AUTOMATION_REFUSED_KIND, subject: occ.id, teamId: occ.teamId, enterpriseId: occ.enterpriseId },
+      { to: { userId: owner }, message: deps.notices.present({ type: 'automation.refused', source: occ.source, localDate: occ.localDate, recipientUserIds, reason }) },
+    );
+  } catch (error) {
+    // Recorded in the outbox before posting: a failed post is resumed by the worker's sweep.
+    deps.logger.warn('telling the owner of a refused automation failed', { occurrence: occ.key, error });
+  }
+}
+
+type RequestOrStop = (Omit<Parameters<typeof sendAutomated>[1], 'workspace' | 'sourceKey'> & { owner: string }) | { stop: 'skipped' | 'canceled'; why: string };
 
 async function recurringRequest(db: Database, occ: OccurrenceRow): Promise<RequestOrStop> {
   const [series] = await db
@@ -175,6 +203,7 @@ async function recurringRequest(db: Database, occ: OccurrenceRow): Promise<Reque
     message: series.message,
     productId: series.productId,
     origin: { kind: 'recurring', seriesId: series.id, occurrenceKey: occ.key },
+    owner: series.senderUserId,
   };
 }
 
@@ -201,6 +230,8 @@ async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Pro
     productId: rule.productId,
     origin: { kind: 'celebration', celebration: kind, occurrenceKey: occ.key },
     announceTo: prefs?.noPublicPost ? NO_ANNOUNCEMENT : (rule.channelId ?? undefined),
+    // The admin who set the rule up can change it; the sender shown may not be an admin.
+    owner: rule.updatedBy ?? rule.senderUserId,
   };
 }
 

@@ -64,6 +64,8 @@ export type Notice =
   | { type: 'approval.decided'; approval: ApprovalCase }
   /** An approved send whose order was refused for a fixable reason is back with the approvers. */
   | { type: 'approval.reopened'; approval: ApprovalCase; audience: 'sender' | 'approver' }
+  /** To an automation's owner: a run (a celebration, a recurring kudos) was refused and nothing sent. */
+  | { type: 'automation.refused'; source: 'birthday' | 'anniversary' | 'recurring'; localDate: string; recipientUserIds: string[]; reason: string }
   /** In the announcement channel, weekly when an admin turned it on: last week's kudos and the leaders. */
   | { type: 'digest.weekly'; digest: WeeklyDigest };
 

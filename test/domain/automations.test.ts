@@ -157,6 +157,14 @@ describe('birthdays', () => {
     expect(occ).toMatchObject({ status: 'refused' });
     expect(occ!.error).toMatch(/amount/);
     expect(await sends()).toHaveLength(0);
+    // The admin who set the rule up is told by DM, once, with the reason.
+    const dm = await env.stack.sim.waitFor(() => env.stack.sim.messages('D_U_ADMIN').find((m) => m.text.includes('was not sent')));
+    expect(dm.text).toContain('The birthday card for <@U_EMP1> due on 2027-06-01 was not sent');
+    expect(dm.text).toMatch(/amount/);
+    // A second instance dispatching the same run again (its lease ran out) tells no one twice.
+    await env.db.update(automationOccurrences).set({ status: 'planned' });
+    await tick('2027-06-01T15:30:00Z');
+    expect(env.stack.sim.messages('D_U_ADMIN').filter((m) => m.text.includes('was not sent'))).toHaveLength(1);
   });
 });
 
@@ -207,6 +215,15 @@ describe('recurring kudos', () => {
       ...overrides,
     });
   }
+
+  it('a run refused (a recipient has left the company) sends nothing and tells the series’ sender by DM', async () => {
+    await weeklySeries({ recipientUserIds: ['U_EMP1', 'U_GONE'] });
+    expect(await tick('2027-01-08T21:00:00Z')).toMatchObject({ sent: 0, refused: 1 });
+    expect(await sends()).toHaveLength(0);
+    const dm = await env.stack.sim.waitFor(() => env.stack.sim.messages('D_U_MANAGER').find((m) => m.text.includes('was not sent')));
+    expect(dm.text).toContain('Your recurring kudos to <@U_EMP1>, <@U_GONE> due on 2027-01-08 was not sent');
+    expect(dm.text).toContain('recurring');
+  });
 
   it('weekly: one ordinary send per Friday 16:00 in the sender’s zone, each with its own idempotency key', async () => {
     const series = await weeklySeries();

@@ -18,6 +18,7 @@ import {
   buildSenderCompletionDm,
 } from '../blocks/notification-messages.js';
 import { buildWeeklyDigest } from '../blocks/stats.js';
+import { buildAutomationRefused } from '../blocks/automations.js';
 
 export const presentNotice: NoticePresenter = (notice) => {
   switch (notice.type) {
@@ -66,6 +67,8 @@ export const presentNotice: NoticePresenter = (notice) => {
       return buildDecisionNotice(notice.approval);
     case 'approval.reopened':
       return buildReopenedNotice(notice.approval, notice.audience);
+    case 'automation.refused':
+      return buildAutomationRefused(notice);
     case 'digest.weekly':
       return buildWeeklyDigest({
         weekLabel: weekLabel(notice.digest.weekStart),
