@@ -3,6 +3,7 @@
 // approvals, cancels, any instance) and re-publishes the Homes that show them, only for people who
 // have opened Home. Re-publishes are coalesced per person and held under views.publish's rate limit
 // (Tier 4: 100+ per minute per workspace).
+import { isChatRefusal } from '../domain/ports.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { HomePages } from '../db/schema/index.js';
@@ -190,9 +191,14 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
       // A few at a time: Slack answers each in tens of milliseconds.
       for (let i = 0; i < batch.length; i += 4) {
         await Promise.all(
-          batch
-            .slice(i, i + 4)
-            .map((userId) => publish({ teamId, enterpriseId: entry.enterpriseId }, userId).catch((error: unknown) => log.warn('re-publishing a Home failed', { user: userId, error }))),
+          batch.slice(i, i + 4).map((userId) =>
+            publish({ teamId, enterpriseId: entry.enterpriseId }, userId).catch((error: unknown) =>
+              // An uninstalled workspace (distribution mode): nothing to publish to, nothing to warn about.
+              isChatRefusal(error, 'refused') && error.detail === 'not_installed'
+                ? log.debug('Home not re-published: not installed', { teamId })
+                : log.warn('re-publishing a Home failed', { user: userId, error }),
+            ),
+          ),
         );
       }
     }

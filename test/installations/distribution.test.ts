@@ -9,6 +9,7 @@ import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import { installations } from '../../src/db/schema/index.js';
+import { postOnce, resumeStalledNotices } from '../../src/domain/notifications.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
 import { DISTRIBUTION_BOT_SCOPES } from '../../src/slack/scopes.js';
@@ -133,6 +134,11 @@ describe('distribution mode: install anywhere', () => {
     await eventually(() => sim.calls.slice(afterUninstall).find((call) => call.method === 'views.open'));
     // Background work of the uninstalled workspace (a DM) is refused before any call is made with its token.
     await expect(app.slack.sendDirectMessage({ teamId: 'T_SECOND' }, 'U_EMP1', { text: 'hello' })).rejects.toMatchObject({ outcome: 'refused', detail: 'not_installed' });
+    // The outbox (every notice of scheduled work goes through it) gives such a notice up: no Slack call, no retry.
+    await expect(
+      postOnce({ db: testDb.db, chat: app.slack }, { kind: 'order.completed', subject: 'OR-GONE', teamId: 'T_SECOND' }, { to: { userId: 'U_EMP1' }, message: { text: 'done' } }),
+    ).rejects.toMatchObject({ outcome: 'refused', detail: 'not_installed' });
+    await expect(resumeStalledNotices({ db: testDb.db, chat: app.slack, logger: app.logger })).resolves.toMatchObject({ posted: 0 });
     expect(sim.calls.slice(afterUninstall).filter((c) => c.token === secondToken)).toEqual([]);
 
     // A dump of the database holds no token in clear; neither do the logs of the whole run.
