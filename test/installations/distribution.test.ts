@@ -194,6 +194,27 @@ describe('distribution mode: install anywhere', () => {
     expect(await app.purgeDue()).toEqual([]);
   });
 
+  it('an org-wide uninstall ends the org install for every workspace of the org, and its purge spares a workspace with an install of its own', async () => {
+    await start();
+    await dist().install({ enterpriseId: 'E_GRID', orgWide: true });
+    await dist().install({ teamId: 'T_GRID_B' });
+    await app.settings.get({ teamId: 'T_GRID_A', enterpriseId: 'E_GRID' });
+    await app.settings.get({ teamId: 'T_GRID_B', enterpriseId: 'E_GRID' });
+    await dist().uninstall('enterprise:E_GRID');
+    await eventually(async () => (await testDb.db.select().from(installations)).find((r) => r.installationKey === 'enterprise:E_GRID' && r.botToken === null && r.uninstalledAt));
+    dist().actAs('T_GRID_A', { orgWide: true });
+    expect(await sim.slashCommand('U_ADMIN', 'settings')).toMatchObject({ status: 200, body: { text: NOT_INSTALLED_TEXT } });
+    // T_GRID_B has its own install: still served.
+    dist().actAs('T_GRID_B');
+    const before = sim.calls.length;
+    await sim.slashCommand('U_ADMIN', 'settings');
+    expect(await eventually(() => sim.calls.slice(before).find((c) => c.method === 'views.open'))).toMatchObject({ installation: 'team:T_GRID_B' });
+    await testDb.db.execute(sql`update installations set purge_after = now() - interval '1 minute' where installation_key = 'enterprise:E_GRID'`);
+    expect((await app.purgeDue()).map((p) => p.installationKey)).toEqual(['enterprise:E_GRID']);
+    const teams = rowsOf<{ team_id: string }>(await testDb.db.execute(sql`select team_id from workspace_settings order by team_id`)).map((r) => r.team_id);
+    expect(teams).toEqual(['T_GRID_B']);
+  });
+
   it('/kudos settings → "Delete our data" (an admin, after confirmation) deletes the workspace data now; the app stays installed', async () => {
     await start();
     await dist().install({ teamId: 'T0KUDOS' });
