@@ -37,13 +37,13 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-async function start(oauth: { tokenRotation?: boolean; expiresInSeconds?: number } = {}, appClientSecret = CLIENT_SECRET) {
-  sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, emulatorUrl: emulator.url, oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, ...oauth } });
+async function start(oauth: { tokenRotation?: boolean; expiresInSeconds?: number } = {}, appClientSecret = CLIENT_SECRET, socketMode = false) {
+  sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, emulatorUrl: emulator.url, socketMode, oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, ...oauth } });
   const config = loadConfig({
     SLACK_CLIENT_ID: CLIENT_ID,
     SLACK_CLIENT_SECRET: appClientSecret,
     SLACK_STATE_SECRET: STATE_SECRET,
-    SLACK_SIGNING_SECRET: SIGNING_SECRET,
+    ...(socketMode ? { SLACK_APP_TOKEN: sim.socketMode.appToken } : { SLACK_SIGNING_SECRET: SIGNING_SECRET }),
     KUDOS_ENCRYPTION_KEY: ENCRYPTION_KEY,
     SLACK_API_URL: sim.apiUrl,
     REWARDS_API_URL: emulator.url,
@@ -52,6 +52,7 @@ async function start(oauth: { tokenRotation?: boolean; expiresInSeconds?: number
   const logger = createLogger({ level: 'debug', write: (line) => void logLines.push(line) });
   app = await startApp({ config, port: 0, metricsPort: 0, host: '127.0.0.1', db: testDb.db, logger, worker: { pollIntervalMs: 100 } });
   sim.setAppUrl(app.url);
+  if (app.socket) await app.socket.connected();
 }
 
 beforeEach(() => {
@@ -228,6 +229,18 @@ describe('distribution mode: install anywhere', () => {
     await eventually(() => sim.messages('U_ADMIN').find((m) => m.text.includes('everything Kudos kept for this workspace is deleted')));
     expect(rowsOf(await testDb.db.execute(sql`select team_id from workspace_settings where team_id = 'T0KUDOS'`))).toEqual([]);
     expect((await testDb.db.select().from(installations))[0]!.botToken).toMatch(/^enc:v1:/);
+  });
+
+  it("Socket Mode as an add-on: the install routes are served on the same port, requests arrive over the socket and carry each installation's token", async () => {
+    await start({}, CLIENT_SECRET, true);
+    expect(app.socket).toBeDefined();
+    expect((await dist().install({ teamId: 'T_SECOND' })).status).toBe(200);
+    dist().actAs('T_SECOND');
+    const before = sim.calls.length;
+    await sim.slashCommand('U_ADMIN', 'settings');
+    expect(await eventually(() => sim.calls.slice(before).find((c) => c.method === 'views.open'))).toMatchObject({ ok: true, installation: 'team:T_SECOND', token: tokenOf('team:T_SECOND') });
+    dist().actAs('T0KUDOS');
+    expect(await sim.slashCommand('U_ADMIN', 'settings')).toMatchObject({ body: { text: NOT_INSTALLED_TEXT } });
   });
 
   describe('bad input: a clear page, and nothing stored', () => {
