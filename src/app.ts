@@ -330,6 +330,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
       now,
       logger: logger.child({ part: 'automations' }),
       notices: { db, chat: slack, present: presentNotice },
+      profiles: slack,
     },
     `automations-${randomUUID().slice(0, 8)}`,
   );

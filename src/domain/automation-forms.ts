@@ -28,7 +28,16 @@ async function checkAmountAndDesign(
 
 export async function checkRuleForm(
   catalog: DesignCatalog,
-  form: { enabled: boolean; amount: string | undefined; productId: string | undefined; template: string | undefined; senderUserId: string | undefined; channelId: string | undefined },
+  form: {
+    enabled: boolean;
+    amount: string | undefined;
+    productId: string | undefined;
+    template: string | undefined;
+    senderUserId: string | undefined;
+    channelId: string | undefined;
+    /** The custom profile field holding the dates (optional). */
+    profileFieldId?: string | undefined;
+  },
 ): Promise<FormCheck<CelebrationRuleInput, 'amount' | 'design' | 'template' | 'sender'>> {
   const errors: Partial<Record<'amount' | 'design' | 'template' | 'sender', string>> = {};
   const cents = await checkAmountAndDesign(catalog, form.amount, form.productId, errors);
@@ -45,7 +54,7 @@ export async function checkRuleForm(
       messageTemplate: template,
       senderUserId: form.senderUserId!,
       channelId: form.channelId ?? null,
-      profileFieldId: null,
+      profileFieldId: form.profileFieldId ?? null,
     },
   };
 }

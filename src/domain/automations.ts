@@ -22,6 +22,8 @@ import { celebrationRuns, fillTemplate, recurrenceRuns } from './automation-date
 import { sendAutomated, type AutomatedSendDeps } from './automated-send.js';
 import { displayNameOf, isChatRefusal } from './ports.js';
 import type { NoticePresenter } from './notices.js';
+import { syncProfileDates } from './celebration-profile.js';
+import type { ProfileDirectory } from './ports.js';
 import { postOnce, type NoticeDeps } from './notifications.js';
 
 /** The outbox kind of the DM telling an automation's owner that a run was refused (once per run). */
@@ -39,6 +41,40 @@ export interface AutomationDeps extends AutomatedSendDeps {
   logger: Logger;
   /** Tells an automation's owner (the series' sender; the admin who last saved a rule) of a refused run. */
   notices?: NoticeDeps & { present: NoticePresenter };
+  /** Custom profile fields, for rules whose dates an admin mapped to one (celebration-profile.ts). */
+  profiles?: ProfileDirectory;
+}
+
+/** How often a workspace's mapped profile fields are read again (a changed mapping is read at once). */
+export const PROFILE_SYNC_MS = 86_400_000;
+/** Per instance: teamId -> the mapping last read and when. */
+export type ProfileSyncMemo = Map<string, { mapping: string; at: number }>;
+
+/** Reads the profile dates of each workspace with a mapped, enabled rule, when due; failures are logged. */
+export async function syncMappedProfiles(deps: AutomationDeps, now: Date, memo: ProfileSyncMemo): Promise<number> {
+  if (!deps.profiles) return 0;
+  const rules = (await deps.db.select().from(celebrationRules).where(eq(celebrationRules.enabled, true))).filter((r) => r.profileFieldId);
+  const byTeam = new Map<string, CelebrationRuleRow[]>();
+  for (const r of rules) byTeam.set(r.teamId, [...(byTeam.get(r.teamId) ?? []), r]);
+  let synced = 0;
+  for (const [teamId, teamRules] of byTeam) {
+    const mapping = teamRules
+      .map((r) => `${r.kind}=${r.profileFieldId}`)
+      .sort()
+      .join(',');
+    const last = memo.get(teamId);
+    if (last && last.mapping === mapping && now.getTime() - last.at < PROFILE_SYNC_MS) continue;
+    const ws = { teamId, enterpriseId: teamRules[0]!.enterpriseId };
+    try {
+      const report = await syncProfileDates({ db: deps.db, profiles: deps.profiles }, ws, teamRules, now.toISOString().slice(0, 10));
+      memo.set(teamId, { mapping, at: now.getTime() });
+      deps.logger.info('celebration dates read from profiles', { teamId, ...report });
+      synced++;
+    } catch (error) {
+      deps.logger.warn('reading celebration dates from profiles failed', { teamId, error });
+    }
+  }
+  return synced;
 }
 
 export interface AutomationReport {
@@ -236,7 +272,8 @@ async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Pro
 }
 
 /** One pass: plan, then send everything due (in batches). `now` is injectable for tests. */
-export async function runAutomations(deps: AutomationDeps, workerId: string, now: Date): Promise<AutomationReport> {
+export async function runAutomations(deps: AutomationDeps, workerId: string, now: Date, memo: ProfileSyncMemo = new Map()): Promise<AutomationReport> {
+  await syncMappedProfiles(deps, now, memo);
   const report: AutomationReport = { planned: await planOccurrences(deps, now), sent: 0, skipped: 0, refused: 0, canceled: 0, missed: 0 };
   for (;;) {
     const batch = await claimDueOccurrences(deps.db, workerId, now);
@@ -262,8 +299,9 @@ export interface AutomationService {
 export function createAutomationService(deps: AutomationDeps, workerId: string): AutomationService {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
+  const profileMemo: ProfileSyncMemo = new Map();
   const service: AutomationService = {
-    tick: (now = deps.now()) => runAutomations(deps, workerId, now),
+    tick: (now = deps.now()) => runAutomations(deps, workerId, now, profileMemo),
     start(intervalMs = 60_000) {
       const run = () => {
         if (running) return;

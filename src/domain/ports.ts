@@ -42,6 +42,23 @@ export function chatWorkspaceOf(row: { teamId: string | null | undefined; enterp
 }
 
 /** Who is who: user lookups (cached by the adapter) and user groups. */
+/** A custom profile field of the workspace (Slack: team.profile.get). */
+export interface ProfileField {
+  id: string;
+  label: string;
+  /** `date` fields hold `YYYY-MM-DD`. */
+  type: string;
+}
+
+/** Custom profile fields: where celebrations read birthdays and start dates when an admin maps them. */
+export interface ProfileDirectory {
+  profileFields(ws: ChatWorkspace): Promise<ProfileField[]>;
+  /** One person's custom field values, by field id (empty fields absent). */
+  profileFieldValues(ws: ChatWorkspace, userId: string): Promise<Record<string, string>>;
+  /** Everyone in the workspace (deactivated people and bots included, marked). */
+  listUsers(ws: ChatWorkspace): Promise<WorkspaceUser[]>;
+}
+
 export interface UserDirectory {
   userInfo(ws: ChatWorkspace, userId: string): Promise<WorkspaceUser | undefined>;
   /** Rejects with a ChatRefusal of outcome `not_found` for an id that is no user group (deleted, or never one). */

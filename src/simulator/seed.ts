@@ -17,6 +17,15 @@ export interface WorkspaceUser {
   deleted: boolean;
   /** One-line role shown in the simulator's "who am I" switch. */
   role: string;
+  /** Values of the workspace's custom profile fields (users.profile.get `fields`), by field id. */
+  profileFields?: Record<string, string>;
+}
+
+/** A custom profile field an admin defined (team.profile.get). Date fields hold `YYYY-MM-DD`. */
+export interface WorkspaceProfileField {
+  id: string;
+  label: string;
+  type: 'text' | 'date' | 'options_list' | 'link' | 'user';
 }
 
 export interface WorkspaceChannel {
@@ -41,6 +50,8 @@ export interface Workspace {
   users: WorkspaceUser[];
   channels: WorkspaceChannel[];
   usergroups: WorkspaceUsergroup[];
+  /** Custom profile fields (team.profile.get); absent: none. */
+  profileFields?: WorkspaceProfileField[];
 }
 
 export const TEAM_ID = 'T0KUDOS';
@@ -74,7 +85,7 @@ export function seedWorkspace(): Workspace {
     person('U_EMP1', 'eli', 'Eli Engineer', 'employee', { tz: 'America/Chicago' }),
     person('U_EMP2', 'erin', 'Erin Designer', 'employee', { tz: 'America/New_York' }),
     person('U_EMP3', 'omar', 'Omar Operations', 'employee', { tz: 'Europe/Berlin' }),
-    person('U_EMP4', 'sofia', 'Sofia Sales', 'employee', { tz: 'America/Denver' }),
+    person('U_EMP4', 'sofia', 'Sofia Sales', 'employee', { tz: 'America/Denver', profileFields: { Xf0BIRTHDAY: '1991-07-04', Xf0STARTDATE: '2022-09-01', Xf0TEAM: 'Sales' } }),
     (() => {
       const u = person('U_NOEMAIL', 'nora', 'Nora Noemail', 'no e-mail in profile', { tz: 'America/New_York' });
       delete u.email;
@@ -98,6 +109,11 @@ export function seedWorkspace(): Workspace {
     team: { id: TEAM_ID, name: 'Kudos Demo', domain: 'kudos-demo' },
     app: { appId: APP_ID, botId: BOT_ID, botUserId: BOT_USER_ID, botName: 'kudos' },
     users,
+    profileFields: [
+      { id: 'Xf0TEAM', label: 'Team', type: 'text' },
+      { id: 'Xf0BIRTHDAY', label: 'Birthday', type: 'date' },
+      { id: 'Xf0STARTDATE', label: 'Start date', type: 'date' },
+    ],
     channels: [
       { id: 'C_GENERAL', name: 'general', isPrivate: false, topic: 'Company-wide announcements', members: [...everyone] },
       { id: 'C_KUDOS', name: 'kudos', isPrivate: false, topic: 'Thank-yous, in public', members: [...everyone] },

@@ -222,6 +222,22 @@ const handlers: Record<string, Handler> = {
     team: { id: s.workspace.team.id, name: s.workspace.team.name, domain: s.workspace.team.domain, email_domain: 'example.com' },
   }),
 
+  // Custom profile fields (scope users.profile:read): the workspace's definitions, one person's values.
+  'team.profile.get': (s) => ({
+    ok: true,
+    profile: {
+      fields: (s.workspace.profileFields ?? []).map((f, i) => ({ id: f.id, ordering: i, label: f.label, hint: '', type: f.type, possible_values: null, options: null, is_hidden: false })),
+    },
+  }),
+
+  'users.profile.get': (s, args) => {
+    const id = str(args.user);
+    const u = id ? s.user(id) : undefined;
+    if (!u) return fail('user_not_found');
+    const fields = Object.fromEntries(Object.entries(u.profileFields ?? {}).map(([k, value]) => [k, { value, alt: '' }]));
+    return { ok: true, profile: { real_name: u.realName, display_name: u.displayName, ...(u.email ? { email: u.email } : {}), fields } };
+  },
+
   'chat.postMessage': (s, args) => {
     const channel = resolvePostTarget(s, args.channel);
     if (!str(args.channel)) return fail('channel_not_found');

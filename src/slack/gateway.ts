@@ -1,7 +1,7 @@
 // The one module for outbound Slack Web API calls (post, update, DM, views, user lookups), so that
 // the domain never sees Bolt, and tests can observe every call in the simulator's log.
 import type { types, webApi } from '@slack/bolt';
-import { ChatRefusal, type ChatOutcome, type Messenger, type PostedMessage, type RenderedMessage, type WorkspaceUser } from '../domain/ports.js';
+import { ChatRefusal, type ChatOutcome, type Messenger, type PostedMessage, type ProfileField, type RenderedMessage, type WorkspaceUser } from '../domain/ports.js';
 import type { DirectWebApiCall } from './direct-web-api.js';
 
 type WebClient = webApi.WebClient;
@@ -34,6 +34,10 @@ export interface SlackGateway {
   findMessageByMetadata?: (channel: string, query: Parameters<NonNullable<Messenger['findMessageByMetadata']>>[2]) => Promise<string | undefined>;
   updateMessage(channel: string, ts: string, message: RenderedMessage): Promise<void>;
   sendDirectMessage(userId: string, message: RenderedMessage): Promise<PostedMessage>;
+  /** team.profile.get: the workspace's custom profile fields (scope users.profile:read). */
+  profileFields(): Promise<ProfileField[]>;
+  /** users.profile.get: one person's custom field values by field id (scope users.profile:read). */
+  profileFieldValues(userId: string): Promise<Record<string, string>>;
   /** Drops a cached user (user_change). */
   forgetUser?(userId: string): void;
   listUsergroups(): Promise<SlackUsergroup[]>;
@@ -193,6 +197,17 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     },
     forgetUser(userId) {
       users.delete(userId);
+    },
+    async profileFields() {
+      const res = (await client.apiCall('team.profile.get', { ...(await tok()) })) as { profile?: { fields?: Array<{ id?: string; label?: string; type?: string }> } };
+      return (res.profile?.fields ?? []).filter((f) => f.id).map((f) => ({ id: f.id!, label: f.label ?? f.id!, type: f.type ?? 'text' }));
+    },
+    async profileFieldValues(userId) {
+      const res = (await client.apiCall('users.profile.get', { ...(await tok()), user: userId })) as { profile?: { fields?: Record<string, { value?: string } | null> | unknown[] | null } };
+      const fields = res.profile?.fields;
+      // Slack sends `[]` (not `{}`) for a profile with no custom fields.
+      if (!fields || Array.isArray(fields)) return {};
+      return Object.fromEntries(Object.entries(fields).flatMap(([id, f]) => (f?.value ? [[id, f.value]] : [])));
     },
     async usergroupMembers(usergroupId) {
       if (!SLACK_USERGROUP_ID.test(usergroupId)) throw new ChatRefusal('not_found', 'not a user group id');

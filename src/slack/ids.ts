@@ -193,8 +193,16 @@ export const Celebrations = {
   },
   ruleModal: {
     callbackId: 'celebration_rule',
-    blocks: { enabled: 'rule_enabled', amount: 'rule_amount', design: 'rule_design', template: 'rule_template', sender: 'rule_sender', channel: 'rule_channel' },
-    actions: { enabled: 'enabled', amount: 'amount', design: 'design', template: 'template', sender: 'sender', channel: 'channel' },
+    blocks: {
+      enabled: 'rule_enabled',
+      amount: 'rule_amount',
+      design: 'rule_design',
+      template: 'rule_template',
+      sender: 'rule_sender',
+      channel: 'rule_channel',
+      profileField: 'rule_profile_field',
+    },
+    actions: { enabled: 'enabled', amount: 'amount', design: 'design', template: 'template', sender: 'sender', channel: 'channel', profileField: 'profile_field' },
   },
   csvModal: {
     callbackId: 'celebration_csv',

@@ -9,6 +9,7 @@ export const DISTRIBUTION_BOT_SCOPES = [
   'im:write',
   'users:read',
   'users:read.email',
+  'users.profile:read',
   'usergroups:read',
   'channels:read',
   'groups:read',

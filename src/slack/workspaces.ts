@@ -5,10 +5,10 @@
 // workspace's own, or its Enterprise Grid org's), looked up, and refreshed when it nears expiry,
 // through InstallProvider.authorize (src/slack/tenancy.ts). A workspace without a live installation is
 // a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
-import { ChatRefusal, type ChatWorkspace, type Messenger, type UserDirectory } from '../domain/ports.js';
+import { ChatRefusal, type ChatWorkspace, type Messenger, type ProfileDirectory, type UserDirectory } from '../domain/ports.js';
 import type { SlackGateway, SlackUser } from './gateway.js';
 
-export interface SlackWorkspaces extends Messenger, UserDirectory {
+export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirectory {
   /** The gateway of one workspace (listeners: the workspace of the request). */
   for(ws: ChatWorkspace): SlackGateway;
   /** users.list of one workspace (approvers' fallback, CSV import, admin alerts). */
@@ -84,6 +84,8 @@ function routing(r: {
     forget: (ws) => r.forget(ws),
     userInfo: (ws, userId) => r.gatewayFor(ws).userInfo(userId),
     usergroupMembers: (ws, usergroupId) => r.gatewayFor(ws).usergroupMembers(usergroupId),
+    profileFields: (ws) => r.gatewayFor(ws).profileFields(),
+    profileFieldValues: (ws, userId) => r.gatewayFor(ws).profileFieldValues(userId),
     postMessage: (ws, channel, message) => r.gatewayFor(ws).postMessage(channel, message),
     openDirectChannel: (ws, userId) => r.gatewayFor(ws).openDirectChannel(userId),
     // Without history reads the port has no lookup at all: a lost post is posted again (src/domain/notifications.ts).

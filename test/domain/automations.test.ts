@@ -3,7 +3,7 @@
 // explicit instant (tick(now)); the emulator's clock moves along with it.
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditEvents, automationOccurrences, kudos } from '../../src/db/schema/index.js';
+import { auditEvents, automationOccurrences, celebrationDates, kudos } from '../../src/db/schema/index.js';
 import { createSeries, saveCelebrationRule, setCelebrationPreference, setSeriesStatus, skipOccurrence, upcomingCelebrations, type CelebrationRuleInput } from '../../src/domain/automations.js';
 import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/celebration-csv.js';
 import { eventually, useAppPerTest } from '../support/app.js';
@@ -165,6 +165,31 @@ describe('birthdays', () => {
     await env.db.update(automationOccurrences).set({ status: 'planned' });
     await tick('2027-06-01T15:30:00Z');
     expect(env.stack.sim.messages('D_U_ADMIN').filter((m) => m.text.includes('was not sent'))).toHaveLength(1);
+  });
+});
+
+describe('dates from Slack custom profile fields', () => {
+  it('an admin maps a field per rule: its dates are read from profiles and celebrated, over a CSV row; a value that is no date is left out', async () => {
+    // Sofia's profile (simulator seed): Birthday 1991-07-04, Start date 2022-09-01. Her CSV row says otherwise: the mapped field wins.
+    await importCsv('email,birthday,start_date\nsofia@example.com,01-20,2020-01-01\n');
+    const eli = env.stack.sim.workspace.users.find((u) => u.id === 'U_EMP1')!;
+    eli.profileFields = { Xf0BIRTHDAY: 'the fourth of July' };
+    await saveCelebrationRule(env.db, WS, 'birthday', { ...BIRTHDAY_RULE, profileFieldId: 'Xf0BIRTHDAY' }, 'U_ADMIN');
+    await saveCelebrationRule(env.db, WS, 'anniversary', { ...BIRTHDAY_RULE, productId: 'CC-CONGRATS', messageTemplate: '{years} years, {name}!', profileFieldId: 'Xf0STARTDATE' }, 'U_ADMIN');
+
+    await tick('2027-07-01T12:00:00Z');
+    const dates = await env.db.select().from(celebrationDates);
+    expect(dates.map((d) => ({ user: d.slackUserId, birthday: d.birthday, startDate: d.startDate, source: d.source }))).toEqual([
+      { user: 'U_EMP4', birthday: '07-04', startDate: '2022-09-01', source: 'profile' },
+    ]);
+    // 9:00 in Denver (MDT, UTC-6) on July 4th.
+    expect((await tick('2027-07-04T14:59:00Z')).sent).toBe(0);
+    expect((await tick('2027-07-04T15:00:00Z')).sent).toBe(1);
+    expect((await tick('2027-09-01T15:00:00Z')).sent).toBe(1);
+    expect((await sends()).map((r) => [r.recipients[0]!.slackUserId, r.message])).toEqual([
+      ['U_EMP4', 'Happy birthday, Sofia!'],
+      ['U_EMP4', '5 years, Sofia!'],
+    ]);
   });
 });
 

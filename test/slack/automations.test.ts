@@ -44,6 +44,10 @@ describe('/kudos celebrations (admin)', () => {
     const ruleModal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_rule'));
     // The design is searched as the admin types: any design of a long catalog, not the first 100.
     expect(JSON.stringify(ruleModal.blocks)).toContain('"type":"external_select","action_id":"design"');
+    // The workspace's custom profile fields (team.profile.get), to map the one holding birthdays.
+    const profileSelect = JSON.stringify(ruleModal.blocks.find((b) => (b as { block_id?: string }).block_id === 'rule_profile_field'));
+    expect(profileSelect).toContain('"value":"Xf0BIRTHDAY"');
+    expect(profileSelect).toContain('Team (text)');
     const found = await sim.loadOptions(ruleModal.id, 'design', 'rule_design', 'birth', 'U_ADMIN');
     expect(((found.body as { options: Array<{ value: string }> }).options ?? []).map((o) => o.value)).toEqual(['CC-BIRTHDAY']);
     const values = (amount: string) => ({
@@ -52,6 +56,7 @@ describe('/kudos celebrations (admin)', () => {
       rule_design: { design: searched('CC-BIRTHDAY') },
       rule_sender: { sender: { type: 'users_select', selected_user: 'U_MANAGER' } },
       rule_channel: { channel: { type: 'conversations_select', selected_conversation: 'C_KUDOS' } },
+      rule_profile_field: { profile_field: select('Xf0BIRTHDAY') },
     });
     await sim.submitView(ruleModal.id, values('100000'), 'U_ADMIN');
     expect(sim.viewErrors(ruleModal.id).rule_amount).toBeTruthy();
@@ -59,7 +64,7 @@ describe('/kudos celebrations (admin)', () => {
     await sim.submitView(ruleModal.id, values('30'), 'U_ADMIN');
     expect(sim.openViews('U_ADMIN').some((v) => v.id === ruleModal.id)).toBe(false);
     const rules = await env.db.select().from(celebrationRules);
-    expect(rules).toMatchObject([{ kind: 'birthday', enabled: true, amountCents: 3000, productId: 'CC-BIRTHDAY', senderUserId: 'U_MANAGER', channelId: 'C_KUDOS' }]);
+    expect(rules).toMatchObject([{ kind: 'birthday', enabled: true, amountCents: 3000, productId: 'CC-BIRTHDAY', senderUserId: 'U_MANAGER', channelId: 'C_KUDOS', profileFieldId: 'Xf0BIRTHDAY' }]);
 
     // Plan (the app's own clock: today) and show the next 30 days when the birthday is near.
     const soon = new Date(Date.now() + 5 * 86_400_000);

@@ -60,14 +60,19 @@ export function register(app: App, deps: ListenerDeps): void {
       await ack();
       if (!(await adminOnly(args))) return;
       const ws = workspaceOf(args.body);
-      const [rules, designs] = await Promise.all([
+      const [rules, designs, profileFields] = await Promise.all([
         celebrationRulesOf(deps.db, ws),
         deps.catalog
           .of(ws)
           .search('')
           .catch(() => []),
+        // The workspace's custom profile fields, to map one to this date (none: CSV only).
+        deps.slack.profileFields(ws).catch((error: unknown) => {
+          deps.logger.warn('reading the custom profile fields failed', { error });
+          return [];
+        }),
       ]);
-      await deps.slack.for(ws).openView(args.body.trigger_id, buildRuleModal({ kind, rule: rules.find((r) => r.kind === kind), designs }));
+      await deps.slack.for(ws).openView(args.body.trigger_id, buildRuleModal({ kind, rule: rules.find((r) => r.kind === kind), designs, profileFields }));
     });
   }
 

@@ -3,6 +3,7 @@
 import { formatInTimeZone } from 'date-fns-tz';
 import type { CelebrationKind, CelebrationRuleRow, OccurrenceRow, RecurringSeriesRow } from '../../db/schema/index.js';
 import type { Design } from '../../domain/catalog.js';
+import type { ProfileField } from '../../domain/ports.js';
 import type { ImportReport } from '../../domain/celebration-csv.js';
 import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
@@ -109,7 +110,7 @@ function designSearch(actionId: string, initial: { text: ReturnType<typeof plain
   return { type: 'external_select', action_id: actionId, placeholder: plain('Search designs'), min_query_length: 0, ...(initial ? { initial_option: initial } : {}) };
 }
 
-export function buildRuleModal(input: { kind: CelebrationKind; rule: CelebrationRuleRow | undefined; designs: Design[] }): Record<string, unknown> {
+export function buildRuleModal(input: { kind: CelebrationKind; rule: CelebrationRuleRow | undefined; designs: Design[]; profileFields?: ProfileField[] }): Record<string, unknown> {
   const { blocks: B, actions: A } = Celebrations.ruleModal;
   const r = input.rule;
   const onOff = [
@@ -152,9 +153,28 @@ export function buildRuleModal(input: { kind: CelebrationKind; rule: Celebration
         true,
         'Empty: the workspace’s announcement channel.',
       ),
+      ...profileFieldInput(input.kind, r?.profileFieldId ?? null, input.profileFields ?? []),
       context('Cards go out at 9:00 in each person’s own time zone; February 29 birthdays on February 28 in other years.'),
     ],
   };
+}
+
+/** Which custom profile field holds this date (optional: without one, the dates come from the CSV upload). */
+function profileFieldInput(kind: CelebrationKind, current: string | null, fields: ProfileField[]): Block[] {
+  const { blocks: B, actions: A } = Celebrations.ruleModal;
+  const options = fields.slice(0, 100).map((f) => ({ text: plain(`${f.label}${f.type === 'date' ? '' : ` (${f.type})`}`, 75), value: f.id.slice(0, 150) }));
+  const what = kind === 'birthday' ? 'birthdays' : 'start dates';
+  if (options.length === 0) return [context(`The workspace has no custom profile fields: ${what} come from *Upload dates (CSV)*.`)];
+  const initial = options.find((o) => o.value === current);
+  return [
+    input_(
+      B.profileField,
+      'Date from Slack profile field',
+      { type: 'static_select', action_id: A.profileField, placeholder: plain('None: use the CSV upload'), options, ...(initial ? { initial_option: initial } : {}) },
+      true,
+      `The profile field that holds ${what} (YYYY-MM-DD${kind === 'birthday' ? ' or MM-DD' : ''}); read daily. Empty: the CSV upload only.`,
+    ),
+  ];
 }
 
 export function buildCsvModal(): Record<string, unknown> {

@@ -50,11 +50,14 @@ export function register(app: App, deps: ListenerDeps): void {
       template: get(B.template, A.template).value ?? undefined,
       senderUserId: get(B.sender, A.sender).selected_user ?? undefined,
       channelId: get(B.channel, A.channel).selected_conversation ?? undefined,
+      profileFieldId: get(B.profileField, A.profileField).selected_option?.value,
     });
     if (!checked.ok) return ack({ response_action: 'errors', errors: blockErrors(checked.errors, { amount: B.amount, design: B.design, template: B.template, sender: B.sender }) });
     await saveCelebrationRule(deps.db, ws, kind, checked.value, body.user.id);
     await recordAudit(deps.db, { ...ws, actorUserId: body.user.id, action: 'settings.changed', subjectType: 'celebration_rule', subjectId: kind, details: { ...checked.value } });
     await ack();
+    // A newly mapped profile field is read now rather than at the next pass.
+    if (checked.value.profileFieldId && checked.value.enabled) deps.automations.tick().catch((error: unknown) => deps.logger.warn('reading the profile dates failed', { error }));
     // The admin's Home shows the rules: re-published with the new one (from Home or the command alike).
     deps.home
       .publish(ws, body.user.id, { flash: `${kind === 'birthday' ? 'Birthday' : 'Anniversary'} rule saved.` })
