@@ -181,6 +181,30 @@ export const Finance = {
   },
 } as const;
 
+/** `/kudos templates` (admins): e-mail templates and test e-mails (src/slack/templates.ts). */
+export const Templates = {
+  actions: {
+    /** Opens the form for a new template. */
+    create: 'template_new',
+    /** Opens the form filled from a template (value: its id); saving makes a new template. */
+    edit: 'template_edit',
+    /** Sends the clicker a test e-mail with the template (value: its id). */
+    testEmail: 'template_test_email',
+  },
+  modal: {
+    callbackId: 'template_form',
+    blocks: {
+      name: 'template_name',
+      senderName: 'template_sender',
+      message: 'template_message',
+      borderColor: 'template_border',
+      buttonColor: 'template_button',
+      buttonFontColor: 'template_button_font',
+    },
+    action: 'value',
+  },
+} as const;
+
 /** `/kudos celebrations` and `/kudos recurring`: lists, rule and CSV modals, the recurring form. */
 export const Celebrations = {
   actions: {

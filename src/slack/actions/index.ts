@@ -14,6 +14,7 @@ import { register as registerApprovalActions } from './approval.js';
 import { register as registerHomeActions } from './home.js';
 import { registerResendActions } from './resend.js';
 import { register as registerFinanceActions } from './finance.js';
+import { registerTemplates } from '../templates.js';
 import { register as registerAutomationActions } from './automations.js';
 import { register as registerLinkApprovalActions } from './link-approval.js';
 import { register as registerWorkspaceDataActions } from './workspace-data.js';
@@ -27,6 +28,7 @@ export function register(app: App, deps: ListenerDeps): void {
   registerApprovalActions(app, deps);
   registerHomeActions(app, deps);
   registerFinanceActions(app, deps);
+  registerTemplates(app, deps);
   registerAutomationActions(app, deps);
   registerLinkApprovalActions(app, deps);
   registerWorkspaceDataActions(app, deps);

@@ -153,6 +153,7 @@ export function buildHelp(prefix?: string): SlackMessageContent {
     `*${COMMAND} topup* — ask for an ACH top-up; a second admin approves it (admins)`,
     `*${COMMAND} limits* — ask for higher daily / monthly spending limits (admins; \`balance\` shows what is used)`,
     `*${COMMAND} ledger [YYYY-MM] [csv]* — the month's balance movements, reconciled with Kudos orders; \`csv\` sends them by DM (admins)`,
+    `*${COMMAND} templates* — the recipients' e-mail templates: list, create, edit as new, send yourself a test e-mail (admins)`,
     `*${COMMAND} celebrations* — birthdays and anniversaries: opt out (\`optout\`, \`optin\`) or of public posts (\`private\`, \`public\`); admins: rules, CSV upload, the next 30 days with Skip`,
     `*${COMMAND} recurring* / *${COMMAND} recurring new* — your recurring kudos (pause, resume, delete, skip one), or start one`,
     `*${COMMAND} stats [month] [#channel | @group]* — the month's leaderboard, for everyone, a channel or a user group; *stats optout* to stay off it`,
@@ -160,7 +161,7 @@ export function buildHelp(prefix?: string): SlackMessageContent {
   ];
   const body = lines.join('\n');
   return {
-    text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, celebrations, recurring, stats, help`,
+    text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, templates, celebrations, recurring, stats, help`,
     blocks: [...(prefix ? [section(prefix)] : []), section(body)],
   };
 }

@@ -20,6 +20,7 @@ import { todayInCached } from './today.js';
 import { handleSettingsCommand } from './settings.js';
 import { handleStatsCommand, parseStatsCommand } from './stats.js';
 import { handleAdminBalance, handleFinanceCommand, parseFinanceCommand } from './finance.js';
+import { handleTemplatesCommand, isTemplatesCommand } from '../templates.js';
 import { handleCelebrationsCommand, handleRecurringCommand } from './automations.js';
 import { notConnectedText } from '../blocks/rewards-connect.js';
 
@@ -50,6 +51,7 @@ export function register(app: App, deps: ListenerDeps): void {
     if (audit) return handleAuditCommand(deps, { ack, command, csv: audit.csv });
     const stats = parseStatsCommand(command.text);
     if (stats) return handleStatsCommand(deps, { ack, command, stats });
+    if (isTemplatesCommand(command.text)) return handleTemplatesCommand(deps, { ack, command, respond });
     const finance = parseFinanceCommand(command.text);
     if (finance) return handleFinanceCommand(deps, finance, { ack, command, respond });
     const parsed = parseKudosCommand(command.text);
