@@ -4,6 +4,7 @@ import { benchApp } from './app.js';
 import { benchClientOverhead } from './client-overhead.js';
 import { benchIdleMemory } from './idle-memory.js';
 import { printTable, writeResults, type BenchRow } from './report.js';
+import { benchScale } from './scale.js';
 import { benchSocketAck } from './socket-ack.js';
 import { benchWebhookIngestion } from './webhook-ingestion.js';
 
@@ -16,6 +17,8 @@ const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
   { name: 'webhook ingestion', run: benchWebhookIngestion },
   // Idle RSS of `npm start` beside the former `tsx src/main.ts` (bench/idle-memory.ts).
   { name: 'idle memory', run: benchIdleMemory },
+  // Two instances on one Rewards account under a low limit; a single kudos beside a backlog (bench/scale.ts).
+  { name: 'scale', run: benchScale },
 ];
 
 // Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--steady-rate R`, `--db NAME`, `--send-only`, `--slash-only`, `--idle-flags "..."`) are read by the sections.

@@ -79,8 +79,11 @@ export interface StartAppOptions {
    * single Slack token to run two workspaces' Rewards accounts side by side.
    */
   rewardsPerWorkspace?: boolean;
-  /** The shared Rewards rate budget's figures (tests, benchmarks; src/domain/rate-budget.ts). */
-  rateBudget?: RateBudgetOptions;
+  /**
+   * The shared Rewards rate budget's figures (tests, benchmarks; src/domain/rate-budget.ts); `false`:
+   * none, each client paces itself from its own answers (the benchmark's baseline).
+   */
+  rateBudget?: RateBudgetOptions | false;
   /**
    * Lost-post recovery may read conversations.history/.replies. Default: yes in single-workspace mode,
    * no in distribution mode (a lost answer is then posted again: src/domain/notifications.ts).
@@ -154,14 +157,14 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   if (config.mode === 'single' && !botToken) throw new Error('SLACK_BOT_TOKEN is required in single-workspace mode');
   const metrics = createMetrics({ db });
   // One rate budget per Rewards account, shared by every instance (src/domain/rate-budget.ts).
-  const rateBudgets = createRateBudgets(db, { onError: (error) => logger.warn('the shared Rewards rate budget could not be read or written; pacing locally', { error }), ...opts.rateBudget });
+  const rateBudgets = createRateBudgets(db, { onError: (error) => logger.warn('the shared Rewards rate budget could not be read or written; pacing locally', { error }), ...(opts.rateBudget || {}) });
   const newRewardsClient = (credentials: { clientId: string; clientSecret: string }, account: string) =>
     createRewardsClient({
       baseUrl: config.rewardsApiUrl,
       clientId: credentials.clientId,
       clientSecret: credentials.clientSecret,
       onCall: (info) => metrics.observeRewardsCall(info),
-      rateGate: rateBudgets.gate(account),
+      ...(opts.rateBudget === false ? {} : { rateGate: rateBudgets.gate(account) }),
     });
   // Which Rewards account serves a workspace (ARCHITECTURE.md, "Which Rewards account").
   const rewardsPerWorkspace = opts.rewardsPerWorkspace ?? (config.mode as string) === 'distribution';

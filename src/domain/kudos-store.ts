@@ -35,19 +35,23 @@ export function fenceOf(row: KudosRow, workerId: string): ClaimFence {
  * Claims up to `limit` rows that need work, for `leaseMs`, in one statement (UPDATE ... WHERE id IN
  * (SELECT ... FOR UPDATE SKIP LOCKED)): rows another worker holds are skipped, never waited for.
  * Workspaces take turns (round robin): each workspace's due rows are numbered oldest first, and the
- * claim takes every workspace's first row, then every workspace's second, and so on (oldest due
- * first within a turn). So one workspace's backlog of thousands never queues another workspace's
+ * claim takes every workspace's first row, then every workspace's second, and so on (within a turn,
+ * the workspace with the fewest sends in progress first, then the oldest due). So one workspace's backlog of thousands never queues another workspace's
  * single kudos behind it. The rows come back in that order.
  */
 export async function claimBatch(db: Database, workerId: string, leaseMs: number, limit: number): Promise<KudosRow[]> {
   if (limit < 1) return [];
   const isDue = sql`${needsWork} and ${kudos.nextAttemptAt} <= now() and (${kudos.claimedUntil} is null or ${kudos.claimedUntil} <= now())`;
   // The inner references to "kudos" are the subqueries' own scans (each FROM shadows the updated table).
+  // Within a turn, the workspace with the fewest sends in progress (claimed, lease running) first, then
+  // the oldest due: a workspace whose backlog holds every slot yields the next free one to a workspace
+  // with none in progress, even when slots free up one at a time.
   const due = sql`select kudos.id from kudos
-    join (select kudos.id as ranked_id, kudos.next_attempt_at as due_at, row_number() over (partition by kudos.team_id order by kudos.next_attempt_at, kudos.id) as turn
+    join (select kudos.id as ranked_id, kudos.next_attempt_at as due_at, row_number() over (partition by kudos.team_id order by kudos.next_attempt_at, kudos.id) as turn, kudos.team_id as ranked_team
           from kudos where ${isDue}) ranked on ranked.ranked_id = kudos.id
+    left join (select kudos.team_id as busy_team, count(*) as busy from kudos where ${needsWork} and kudos.claimed_until > now() group by kudos.team_id) busy on busy.busy_team = ranked.ranked_team
     where ${isDue}
-    order by ranked.turn, ranked.due_at, kudos.id
+    order by ranked.turn, coalesce(busy.busy, 0), ranked.due_at, kudos.id
     limit ${limit}
     for update of kudos skip locked`;
   const claimed = await db

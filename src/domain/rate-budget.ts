@@ -3,7 +3,8 @@
 // `rateGate` option) and shows it every answer.
 //
 // - Learned, never configured: the limit is the last X-RateLimit-Limit, the window the longest
-//   X-RateLimit-Reset seen; until the API has answered once, requests go 50 ms apart.
+//   X-RateLimit-Reset seen; until the API has answered once, one request at a time probes it
+//   (100 ms apart), the others wait without booking a slot.
 // - A schedule of send slots (GCRA): each request atomically takes the next free slot, `interval` =
 //   window / (limit x share) after the previous one, and sleeps until it. One UPDATE per request, on
 //   the database's clock, so instances interleave in the order they asked (nobody starves) and a
@@ -35,7 +36,7 @@ export interface RateBudgetOptions {
   share?: number;
   /** Background work waits at most this long for a free schedule, then takes its turn anyway. Default 30 s. */
   backgroundMaxWaitMs?: number;
-  /** Spacing of requests before the API has announced its limit (one round trip). Default 50 ms. */
+  /** Spacing of the probing requests before the API has announced its limit (one at a time). Default 100 ms. */
   unknownSpacingMs?: number;
   /** How often a waiting background request looks again. Default 500 ms. */
   backgroundRecheckMs?: number;
@@ -79,7 +80,8 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
   const share = opts.share ?? 0.9;
   const backgroundMaxWaitMs = opts.backgroundMaxWaitMs ?? 30_000;
   const recheckMs = opts.backgroundRecheckMs ?? 500;
-  const unknownSpacingMs = opts.unknownSpacingMs ?? 50;
+  const unknownSpacingMs = opts.unknownSpacingMs ?? 100;
+  const unknownRecheckMs = Math.max(10, Math.floor(unknownSpacingMs / 4));
   const lowWater = opts.lowWaterFraction ?? 0.02;
   const known = new Map<string, { limit: number | undefined; windowMs: number; blockedUntil: number }>();
   const gates = new Map<string, RateGate>();
@@ -93,13 +95,13 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
 
   /** Takes the next slot; undefined when `onlyIfFree` and the schedule is busy. */
   async function takeSlot(account: string, onlyIfFree: boolean): Promise<number | undefined> {
-    // Until the API has announced its limit, requests go `unknownSpacingMs` apart (the first answer
-    // teaches the real figures, so this lasts one round trip).
+    // Until the API has announced its limit, one request at a time probes it, `unknownSpacingMs`
+    // apart: the others wait (not booking slots they would keep once the real rate is known).
     const result = await db.execute(sql`
       insert into rewards_rate_budgets as b (account, next_at) values (${account}, now() + ${unknownSpacingMs}::float8 * interval '1 millisecond')
       on conflict (account) do update set
         next_at = greatest(b.next_at, now(), coalesce(b.blocked_until, now())) + coalesce(b.interval_ms, ${unknownSpacingMs}::float8) * interval '1 millisecond'
-      where ${!onlyIfFree}::boolean or greatest(b.next_at, coalesce(b.blocked_until, now())) <= now()
+      where ((${!onlyIfFree}::boolean and b.interval_ms is not null) or greatest(b.next_at, coalesce(b.blocked_until, now())) <= now())
       returning greatest(0, extract(epoch from (b.next_at - coalesce(b.interval_ms, ${unknownSpacingMs}::float8) * interval '1 millisecond') - now()) * 1000)::float8 as wait_ms`);
     const [row] = rowsOf<{ wait_ms: number | string }>(result);
     return row ? Number(row.wait_ms) : undefined;
@@ -145,7 +147,7 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
             wait = Math.max(0, learned(account).blockedUntil - Date.now());
           }
           if (wait !== undefined) return sleepFor(wait, signal);
-          await sleepFor(recheckMs, signal);
+          await sleepFor(background ? recheckMs : unknownRecheckMs, signal);
         }
       },
       async observe(status, headers) {

@@ -37,6 +37,11 @@ export interface BackgroundProcessingOptions {
   checkConcurrency?: number;
   /** Due completion checks claimed and answered together (one orders list for all). Default 50. */
   checkBatchSize?: number;
+  /**
+   * Least time between two batches of checks in this process, so that checks falling due together
+   * share a list request. Default 2 s (never more than the first check delay).
+   */
+  checkBatchIntervalMs?: number;
   sweepIntervalMs?: number;
   /** How long a bounce resend holds its row before the sweep takes it over (default 5 min). */
   resendLeaseMs?: number;
@@ -86,6 +91,8 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     logger: log,
     step: async (signal) => (await processEventBatch({ ...deps, logger: log, firstCheckDelayMs, signal }, EVENT_PROCESSORS)) > 0,
   });
+  const batchIntervalMs = Math.min(opts.checkBatchIntervalMs ?? 2000, firstCheckDelayMs);
+  let lastBatchAt = 0;
   const checks = createPollingLoop({
     name: 'order completion checker',
     concurrency: opts.checkConcurrency ?? 2,
@@ -93,7 +100,11 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     logger: log,
     step: async (signal) => {
       // Due checks in batches: one page of the orders list answers up to 100 of them (runOrderChecks).
-      const checks = await claimDueChecks(deps.db, id, 120_000, opts.checkBatchSize ?? 50);
+      if (Date.now() - lastBatchAt < batchIntervalMs) return false;
+      lastBatchAt = Date.now();
+      const batchSize = opts.checkBatchSize ?? 50;
+      const checks = await claimDueChecks(deps.db, id, 120_000, batchSize);
+      if (checks.length === batchSize) lastBatchAt = 0; // a full batch: more may be due right now
       if (checks.length === 0) return false;
       await inBackgroundLane(() => runOrderChecks({ ...deps, logger: log }, checks, { delaysMs: delays, signal }));
       return true;
