@@ -114,6 +114,27 @@ describe('/kudos templates', () => {
     expect(((await t.emulator.emails()) as Array<{ kind: string }>).filter((e) => e.kind === 'test')).toHaveLength(10);
   });
 
+  it('API errors: a failed list, save and test e-mail each get a clear answer; nothing is half-done', async () => {
+    await t.emulator.faults({ method: 'GET', path: '^/api/v1/templates$', status: 400, count: 1 });
+    await t.stack.sim.slashCommand('U_ADMIN', 'templates', 'C_ADMIN');
+    await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ephemeral && /Could not list the e-mail templates/.test(m.text)));
+
+    const list = await listTemplates();
+    await t.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'template_new', 'U_ADMIN');
+    const view = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'template_form'));
+    const before = (await apiTemplates()).length;
+    await t.emulator.faults({ method: 'POST', path: '^/api/v1/templates$', status: 400, count: 1 });
+    await t.stack.sim.submitView(view.id, form({ name: 'Will fail', sender: 'People Team' }), 'U_ADMIN');
+    expect(t.stack.sim.viewErrors(view.id).template_name).toMatch(/Could not save the template/);
+    expect(await apiTemplates()).toHaveLength(before);
+
+    await t.emulator.faults({ method: 'POST', path: '^/api/v1/orders/test-email$', status: 400, count: 1 });
+    const templateId = (await apiTemplates())[0]!.templateId;
+    await t.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'template_test_email', 'U_ADMIN', templateId);
+    await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ephemeral && /Could not send the test e-mail/.test(m.text)));
+    expect(((await t.emulator.emails()) as Array<{ kind: string }>).filter((e) => e.kind === 'test')).toHaveLength(0);
+  });
+
   it('a non-admin’s click (a forwarded or crafted payload) changes nothing and is told why', async () => {
     const templateId = (await apiTemplates())[0]!.templateId;
     for (const actionId of ['template_test_email', 'template_edit', 'template_new'])
