@@ -116,6 +116,8 @@ export interface SlackSimulator {
   /** Every Web API call (and response_url post, method `response_url`), in order. */
   calls: ApiCall[];
   slashCommand(userId: string, text: string, channelId?: string): Promise<AppAnswer>;
+  /** A person uploads a file (as a modal's file_input does); its id goes in the submitted state. */
+  uploadFile(userId: string, name: string, content: string | Buffer): string;
   /** The modal stack currently open for a user (bottom first), or every open modal. */
   openViews(userId?: string): View[];
   /** The Home tab published for a user, if any. */
@@ -258,6 +260,16 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
           }
           return sendJson(res, 200, callWebApi(state, method, args, token, botToken, basicAuth));
         }
+        // A file's content (url_private_download): only with the app's token, as Slack.
+        const file = /^\/files-pri\/[^/]+-(F[A-Z0-9]+)\/download\//.exec(url.pathname);
+        if (file && req.method === 'GET') {
+          const f = state.files.get(file[1]!);
+          const auth = req.headers.authorization;
+          if (!f) return sendJson(res, 404, { ok: false, error: 'file_not_found' });
+          if (auth !== `Bearer ${botToken}`) return sendJson(res, 403, { ok: false, error: 'not_authed' });
+          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(f.content.length) });
+          return res.end(f.content);
+        }
         const response = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
         if (response && req.method === 'POST') {
           let content: Record<string, unknown>;
@@ -294,6 +306,7 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
   });
   const address = server.address() as AddressInfo;
   baseUrl = `http://${opts.host ?? '127.0.0.1'}:${address.port}`;
+  state.baseUrl = baseUrl;
 
   return {
     url: baseUrl,
@@ -324,6 +337,11 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
     messages: (channel) => state.messagesIn(channel),
     sendEvent: (event) => driver.sendEvent(event),
     runWorkflowStep: (step) => driver.runWorkflowStep(step),
+    uploadFile: (userId, name, content) => {
+      const id = `F${String(state.files.size + 1).padStart(8, '0')}`;
+      state.files.set(id, { id, name, filetype: name.split('.').pop()?.toLowerCase() ?? 'text', userId, content: Buffer.from(content), created: state.now() });
+      return id;
+    },
     workflowStep: (id) => {
       const run = state.workflowSteps.get(id);
       return run ? { ...run } : undefined;

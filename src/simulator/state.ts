@@ -69,6 +69,16 @@ export interface ActingTeam {
   orgWide: boolean;
 }
 
+/** A file a person uploaded to Slack (through a modal's file_input). */
+export interface SimFile {
+  id: string;
+  name: string;
+  filetype: string;
+  userId: string;
+  content: Buffer;
+  created: number;
+}
+
 /** One run of a Workflow Builder custom step (a `function_executed` event sent to the app). */
 export interface WorkflowStepRun {
   functionExecutionId: string;
@@ -131,6 +141,10 @@ export class SimulatorState {
   readonly loadedOptions = new Map<string, Json[]>();
   /** Workflow step runs by function_execution_id. */
   readonly workflowSteps = new Map<string, WorkflowStepRun>();
+  /** Files people uploaded (a modal's file_input), by id: files.info and their url_private_download. */
+  readonly files = new Map<string, SimFile>();
+  /** The simulator's own address (for files' download URLs); set once it listens. */
+  baseUrl = '';
   private lastTsMicros = 0;
   private counter = 0;
   private changeListeners = new Set<() => void>();

@@ -238,6 +238,29 @@ const handlers: Record<string, Handler> = {
     return { ok: true, profile: { real_name: u.realName, display_name: u.displayName, ...(u.email ? { email: u.email } : {}), fields } };
   },
 
+  // A file uploaded through a modal's file_input (scope files:read); its content is at url_private_download.
+  'files.info': (s, args) => {
+    const id = str(args.file);
+    const f = id ? s.files.get(id) : undefined;
+    if (!f) return fail('file_not_found');
+    const url = `${s.baseUrl}/files-pri/${s.workspace.team.id}-${f.id}/download/${encodeURIComponent(f.name)}`;
+    return {
+      ok: true,
+      file: {
+        id: f.id,
+        created: Math.floor(f.created / 1000),
+        name: f.name,
+        title: f.name,
+        filetype: f.filetype,
+        mimetype: f.filetype === 'csv' ? 'text/csv' : 'text/plain',
+        size: f.content.length,
+        user: f.userId,
+        url_private: url,
+        url_private_download: url,
+      },
+    };
+  },
+
   'chat.postMessage': (s, args) => {
     const channel = resolvePostTarget(s, args.channel);
     if (!str(args.channel)) return fail('channel_not_found');

@@ -38,6 +38,11 @@ export interface SlackGateway {
   profileFields(): Promise<ProfileField[]>;
   /** users.profile.get: one person's custom field values by field id (scope users.profile:read). */
   profileFieldValues(userId: string): Promise<Record<string, string>>;
+  /**
+   * An uploaded file's text (a modal's file_input): files.info, then its url_private_download with the
+   * bot token (scope files:read). `too_large` without downloading when Slack says it is over `maxBytes`.
+   */
+  readUploadedFile(fileId: string, maxBytes: number): Promise<{ name: string; text: string } | { error: 'not_found' | 'too_large' }>;
   /** Drops a cached user (user_change). */
   forgetUser?(userId: string): void;
   listUsergroups(): Promise<SlackUsergroup[]>;
@@ -197,6 +202,24 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     },
     forgetUser(userId) {
       users.delete(userId);
+    },
+    async readUploadedFile(fileId, maxBytes) {
+      let info: { file?: { name?: string; size?: number; url_private_download?: string } };
+      try {
+        info = (await client.apiCall('files.info', { ...(await tok()), file: fileId })) as typeof info;
+      } catch (error) {
+        if ((error as { data?: { error?: string } }).data?.error === 'file_not_found') return { error: 'not_found' };
+        throw error;
+      }
+      const file = info.file;
+      if (!file?.url_private_download) return { error: 'not_found' };
+      if ((file.size ?? 0) > maxBytes) return { error: 'too_large' };
+      const token = tokenOf ? await tokenOf() : client.token;
+      const res = await fetch(file.url_private_download, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5_000) });
+      if (!res.ok) throw new Error(`downloading ${fileId} from Slack: HTTP ${res.status}`);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (bytes.length > maxBytes) return { error: 'too_large' };
+      return { name: file.name ?? fileId, text: bytes.toString('utf8') };
     },
     async profileFields() {
       const res = (await client.apiCall('team.profile.get', { ...(await tok()) })) as { profile?: { fields?: Array<{ id?: string; label?: string; type?: string }> } };

@@ -230,8 +230,8 @@ export const Celebrations = {
   },
   csvModal: {
     callbackId: 'celebration_csv',
-    blocks: { csv: 'csv_text' },
-    actions: { csv: 'csv' },
+    blocks: { csv: 'csv_text', file: 'csv_file' },
+    actions: { csv: 'csv', file: 'file' },
   },
 } as const;
 

@@ -10,6 +10,7 @@ export const DISTRIBUTION_BOT_SCOPES = [
   'users:read',
   'users:read.email',
   'users.profile:read',
+  'files:read',
   'usergroups:read',
   'channels:read',
   'groups:read',

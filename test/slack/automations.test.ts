@@ -86,6 +86,39 @@ describe('/kudos celebrations (admin)', () => {
     expect(after).toMatchObject({ status: 'skipped', skippedBy: 'U_ADMIN' });
   });
 
+  it('imports an uploaded CSV file (file_input, read with files.info); an empty form, a file too large or a bad file is refused inline', async () => {
+    const { sim } = env.stack;
+    await sim.slashCommand('U_ADMIN', 'celebrations', 'C_GENERAL');
+    const overview = await lastAnswer('U_ADMIN');
+    await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_upload_csv', 'U_ADMIN');
+    const modal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv'));
+    expect(JSON.stringify(modal.blocks)).toContain('"type":"file_input"');
+    const withFile = (id: string) => ({ csv_file: { file: { type: 'file_input', files: [{ id, name: 'dates.csv' }] } } });
+
+    await sim.submitView(modal.id, {}, 'U_ADMIN');
+    expect(sim.viewErrors(modal.id).csv_text).toMatch(/Upload a CSV file or paste/);
+    // Over 512 KB: refused whole from files.info's size, nothing imported.
+    const big = sim.uploadFile('U_ADMIN', 'big.csv', 'email,birthday,start_date\n' + 'x'.repeat(600 * 1024));
+    await sim.submitView(modal.id, withFile(big), 'U_ADMIN');
+    expect(sim.viewErrors(modal.id).csv_file).toMatch(/larger than 512 KB/);
+    const headerless = sim.uploadFile('U_ADMIN', 'dates.csv', 'eli@example.com,03-15,\n');
+    await sim.submitView(modal.id, withFile(headerless), 'U_ADMIN');
+    expect(sim.viewErrors(modal.id).csv_file).toMatch(/header/);
+    expect(await env.db.select().from(celebrationDates)).toHaveLength(0);
+
+    // 1,000 rows of which the known people are imported and every other row reported.
+    const rows = ['email,birthday,start_date', 'eli@example.com,12-10,2020-01-06', 'erin@example.com,1990-02-30,', ...Array.from({ length: 998 }, (_, i) => `person${i}@example.com,01-01,`)];
+    const good = sim.uploadFile('U_ADMIN', 'dates.csv', rows.join('\n') + '\n');
+    await sim.submitView(modal.id, withFile(good), 'U_ADMIN');
+    const report = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv_report'));
+    const text = JSON.stringify(report.blocks);
+    expect(text).toContain('*1* person imported');
+    expect(text).toContain('*999* rows not imported');
+    expect(text).toContain('line 3 (erin@example.com)');
+    expect(await env.db.select().from(celebrationDates)).toMatchObject([{ slackUserId: 'U_EMP1', birthday: '12-10', startDate: '2020-01-06', source: 'csv' }]);
+    expect(sim.calls.filter((c) => c.method === 'files.info')).toHaveLength(3);
+  });
+
   it('someone who is not an admin sees only their own choices, and opts out from the command', async () => {
     const { sim } = env.stack;
     await sim.slashCommand('U_EMP1', 'celebrations optout', 'C_GENERAL');

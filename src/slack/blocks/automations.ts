@@ -4,7 +4,7 @@ import { formatInTimeZone } from 'date-fns-tz';
 import type { CelebrationKind, CelebrationRuleRow, OccurrenceRow, RecurringSeriesRow } from '../../db/schema/index.js';
 import type { Design } from '../../domain/catalog.js';
 import type { ProfileField } from '../../domain/ports.js';
-import type { ImportReport } from '../../domain/celebration-csv.js';
+import { MAX_CSV_BYTES, MAX_CSV_ROWS, type ImportReport } from '../../domain/celebration-csv.js';
 import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
 import { Celebrations, COMMAND, Recurring } from '../ids.js';
@@ -178,6 +178,7 @@ function profileFieldInput(kind: CelebrationKind, current: string | null, fields
 }
 
 export function buildCsvModal(): Record<string, unknown> {
+  const { blocks: B, actions: A } = Celebrations.csvModal;
   return {
     type: 'modal',
     callback_id: Celebrations.csvModal.callbackId,
@@ -186,19 +187,26 @@ export function buildCsvModal(): Record<string, unknown> {
     close: plain('Cancel'),
     blocks: [
       section(
-        'Paste CSV with the header `email,birthday,start_date`. Birthday as `MM-DD` or `YYYY-MM-DD` (the year is not kept), start date as `YYYY-MM-DD`; either may be empty. Each row is checked on its own; you get a report of the rows that were not imported.',
+        'Upload a CSV file, or paste CSV, with the header `email,birthday,start_date`. Birthday as `MM-DD` or `YYYY-MM-DD` (the year is not kept), start date as `YYYY-MM-DD`; either may be empty. Each row is checked on its own; you get a report of the rows that were not imported.',
       ),
       input_(
-        Celebrations.csvModal.blocks.csv,
-        'CSV',
+        B.file,
+        'CSV file',
+        { type: 'file_input', action_id: A.file, filetypes: ['csv', 'txt'], max_files: 1 },
+        true,
+        `Up to ${MAX_CSV_ROWS.toLocaleString('en-US')} rows (${MAX_CSV_BYTES / 1024} KB).`,
+      ),
+      input_(
+        B.csv,
+        'Or paste CSV',
         {
           type: 'plain_text_input',
-          action_id: Celebrations.csvModal.actions.csv,
+          action_id: A.csv,
           multiline: true,
           max_length: 3000,
           placeholder: plain('email,birthday,start_date\nada@example.com,03-15,2021-06-01'),
         },
-        false,
+        true,
       ),
     ],
   };

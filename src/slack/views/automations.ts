@@ -4,7 +4,7 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { createSeries, saveCelebrationRule } from '../../domain/automations.js';
 import { checkRuleForm, checkSeriesForm } from '../../domain/automation-forms.js';
-import { importCelebrationDates, parseCelebrationCsv } from '../../domain/celebration-csv.js';
+import { importCelebrationDates, MAX_CSV_BYTES, MAX_CSV_ROWS, parseCelebrationCsv } from '../../domain/celebration-csv.js';
 import { recordAudit } from '../../domain/audit.js';
 import { buildCsvReport } from '../blocks/automations.js';
 import type { ListenerDeps } from '../deps.js';
@@ -20,6 +20,7 @@ const leaf = z
     selected_conversation: z.string().nullish(),
     selected_time: z.string().nullish(),
     selected_option: z.object({ value: z.string() }).nullish(),
+    files: z.array(z.object({ id: z.string() }).passthrough()).nullish(),
   })
   .passthrough();
 const stateSchema = z.record(z.string(), z.record(z.string(), leaf));
@@ -70,9 +71,25 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(body);
     const block = Celebrations.csvModal.blocks.csv;
     if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [block]: 'Only Kudos admins can upload dates.' } });
-    const text = reader(view.state.values)(block, Celebrations.csvModal.actions.csv).value ?? '';
+    const get = reader(view.state.values);
+    const fileBlock = Celebrations.csvModal.blocks.file;
+    const fileId = get(fileBlock, Celebrations.csvModal.actions.file).files?.[0]?.id;
+    const pasted = get(block, Celebrations.csvModal.actions.csv).value ?? '';
+    // The uploaded file, else the pasted text; the error goes under the one that was used.
+    let text = pasted;
+    let errorBlock: string = block;
+    if (fileId) {
+      errorBlock = fileBlock;
+      const file = await deps.slack.for(ws).readUploadedFile(fileId, MAX_CSV_BYTES);
+      if ('error' in file) {
+        const message =
+          file.error === 'too_large' ? `The file is larger than ${MAX_CSV_BYTES / 1024} KB; split it (at most ${MAX_CSV_ROWS} rows each).` : 'Slack did not find that file; upload it again.';
+        return ack({ response_action: 'errors', errors: { [fileBlock]: message } });
+      }
+      text = file.text;
+    } else if (pasted.trim() === '') return ack({ response_action: 'errors', errors: { [block]: 'Upload a CSV file or paste CSV.' } });
     const parsed = parseCelebrationCsv(text, deps.now().toISOString());
-    if (!parsed.ok) return ack({ response_action: 'errors', errors: { [block]: parsed.message } });
+    if (!parsed.ok) return ack({ response_action: 'errors', errors: { [errorBlock]: parsed.message } });
     const report = await importCelebrationDates({ db: deps.db, listUsers: () => deps.slack.listUsers(ws) }, ws, parsed);
     await ack({ response_action: 'update', view: buildCsvReport(report) as never });
   });
