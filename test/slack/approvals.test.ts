@@ -135,7 +135,10 @@ describe('routing sends to approvers', () => {
     // Another sender has their own budget.
     const other = await submitSend('U_EMP3', { users: ['U_EMP2'], design: 'CC-THANK-YOU', amount: '40' });
     expect(other.status).toBe('pending');
-    expect(await allOrders()).toHaveLength(1);
+    await eventually(async () => (await kudosRow(other.id)).status === 'placed');
+    // The waiting send ordered nothing; the two that went straight out ordered one each.
+    expect(await ordersFor(row)).toHaveLength(0);
+    expect(await allOrders()).toHaveLength(2);
   });
 
   it('without an approval channel or approvers, workspace admins and owners get the request by DM and can approve it', async () => {
