@@ -31,7 +31,7 @@ import { createRewardsClient, type RewardsClient } from './rewards/index.js';
 import type { InstallationEvents, InstallationRef, ListenerDeps } from './slack/deps.js';
 import { createDirectWebApi } from './slack/direct-web-api.js';
 import { createFinanceNotifier } from './slack/finance-notifier.js';
-import { createSlackGateway, createUserLister } from './slack/gateway.js';
+import { createSlackGateway, createUserLister, POST_CLIENT_OPTIONS } from './slack/gateway.js';
 import { perWorkspace, singleWorkspace, type SlackWorkspaces } from './slack/workspaces.js';
 import { createDistributionTenancy, type DistributionTenancy } from './slack/tenancy.js';
 import { presentNotice } from './slack/presenters/notices.js';
@@ -254,7 +254,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   bolt.use(dropRedeliveredEvents(createEventReceipts(db, now), logger));
   // chat.postMessage has no idempotency key: a retried request whose first answer was lost posts
   // twice. Posts go through a client that never retries; the notice outbox recovers instead.
-  const postClient = new webApi.WebClient(botToken, { ...clientOptions, retryConfig: { retries: 0 } });
+  const postClient = new webApi.WebClient(botToken, { ...clientOptions, ...POST_CLIENT_OPTIONS });
   // users.info and views.open, on every `/kudos`, skip WebClient's layers (src/slack/direct-web-api.ts).
   const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: botToken });
   // Every Slack call names its workspace; in distribution mode it carries that workspace's token.

@@ -143,6 +143,15 @@ export function toSlackUser(raw: RawSlackUser): SlackUser {
   };
 }
 
+/**
+ * The WebClient options of the client that posts messages (chat.postMessage has no idempotency key):
+ * never retried (a lost answer is recovered by the notice outbox), and a 429 fails at once with
+ * Slack's Retry-After (`rate_limited`), so the outbox posts it again after that long. Without
+ * `rejectRateLimitedCalls`, WebClient would pause its whole queue (every workspace's calls) for the
+ * Retry-After and then fail with an error that reads as a lost answer.
+ */
+export const POST_CLIENT_OPTIONS = { retryConfig: { retries: 0 }, rejectRateLimitedCalls: true } as const;
+
 export interface SlackGatewayOptions {
   /**
    * false: the gateway offers no findMessageByMetadata (conversations.history/.replies are never

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatRefusal } from '../../src/domain/ports.js';
-import { createSlackGateway, type SlackGateway } from '../../src/slack/gateway.js';
+import { createSlackGateway, POST_CLIENT_OPTIONS, type SlackGateway } from '../../src/slack/gateway.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
 
 let sim: SlackSimulator;
@@ -47,7 +47,8 @@ describe('Slack errors in the domain’s words', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`;
-      const limited = createSlackGateway(new webApi.WebClient('xoxb-test', { slackApiUrl: url, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true }));
+      // The app's post client options (src/app.ts): a 429 fails at once, with Slack's Retry-After.
+      const limited = createSlackGateway(new webApi.WebClient('xoxb-test', { slackApiUrl: url, ...POST_CLIENT_OPTIONS }));
       const error = await limited.postMessage('C_KUDOS', { text: 'hi' }).catch((e: unknown) => e);
       expect(error).toEqual(expect.objectContaining({ outcome: 'rate_limited', retryAfterSeconds: 7 }));
     } finally {
