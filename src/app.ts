@@ -63,6 +63,8 @@ export interface StartAppOptions {
   home?: HomePublisherOptions & { enabled?: boolean };
   /** Automations pass period (celebrations, recurring kudos); 0 disables the timer (tests call tick). Default 60 s. */
   automationsMs?: number;
+  /** How long the workflow step's handler waits for its send's outcome (default 60 s; tests: 0). */
+  workflowStepWaitMs?: number;
   /** Distribution mode: how often uninstalled workspaces' data is purged once due; 0 disables the timer (tests call purgeDue). Default 1 h. */
   purgeMs?: number;
   /** Finance sweep period (low-balance check, top-up settlement); 0 disables the timer (tests call sweep). Default 5 min. */
@@ -320,6 +322,9 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const digest = createDigestJob({ db, chat: slack, present: presentNotice, logger: logger.child({ part: 'digest' }), now });
   const home = createHomePublisher({ db, slack, rewards: rewardsAccounts, rewardsSetup, settings, approvals, finance, logger, now }, opts.home);
   const wakeWorker = (recordedId?: string) => (recordedId ? worker.placeNow(recordedId) : worker.wake());
+  // Workflow steps whose send outlives the event's handler are finished later by any instance with the
+  // workflow's token, which is stored sealed: only with a key ring (else the handler's wait is all).
+  const workflowSteps = config.keyRing ? { db, keyRing: config.keyRing, finisher: slack, logger: logger.child({ part: 'workflow-steps' }), now } : undefined;
   const automations = createAutomationService(
     {
       db,
@@ -334,10 +339,12 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
       logger: logger.child({ part: 'automations' }),
       notices: { db, chat: slack, present: presentNotice },
       profiles: slack,
+      ...(workflowSteps ? { workflowSteps } : {}),
     },
     `automations-${randomUUID().slice(0, 8)}`,
   );
   const deps: ListenerDeps = {
+    workflowSteps,
     config,
     db,
     logger,
@@ -357,7 +364,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     finance,
     installations: tenancy ? installationEvents(tenancy, slack, db, logger, rewardsSetup) : undefined,
   };
-  registerListeners(bolt, deps);
+  registerListeners(bolt, deps, opts.workflowStepWaitMs !== undefined ? { workflowStepWaitMs: opts.workflowStepWaitMs } : {});
   bolt.error(async (error) => {
     // Re-thrown to the receiver, which logs it once and answers Slack: 400 for a payload of a shape
     // Slack never sends, otherwise a message the user can act on (src/http/slack-receiver.ts).

@@ -3,7 +3,7 @@
 // exactly these; the stores seal and open with the same `context` functions, so the two cannot drift.
 // A table with a sealed column adds one entry here (its primary key must be one text column).
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { installations, rewardsConnections } from './schema/index.js';
+import { installations, rewardsConnections, workflowStepRuns } from './schema/index.js';
 
 export interface SealedColumn {
   /** `table.column`, for the rotation report. */
@@ -29,6 +29,9 @@ const installationToken = (column: 'botToken' | 'botRefreshToken' | 'userToken' 
   context: (key) => installationTokenContext(key, role),
 });
 
+/** The context a waiting workflow step's token is sealed under (src/domain/workflow-steps.ts). */
+export const workflowStepTokenContext = (functionExecutionId: string) => `workflow_step_runs:${functionExecutionId}:token`;
+
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   installationToken('botToken', 'bot', 'bot_token'),
   installationToken('botRefreshToken', 'bot-refresh', 'bot_refresh_token'),
@@ -47,5 +50,12 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     key: rewardsConnections.id,
     column: rewardsConnections.webhookSecret,
     context: (id) => rewardsConnectionContext(id, 'webhook_secret'),
+  },
+  {
+    name: 'workflow_step_runs.token',
+    table: workflowStepRuns,
+    key: workflowStepRuns.functionExecutionId,
+    column: workflowStepRuns.token,
+    context: workflowStepTokenContext,
   },
 ];

@@ -24,6 +24,7 @@ import { displayNameOf, isChatRefusal } from './ports.js';
 import type { NoticePresenter } from './notices.js';
 import { syncProfileDates } from './celebration-profile.js';
 import type { ProfileDirectory } from './ports.js';
+import { finishWaitingSteps, type WorkflowStepDeps } from './workflow-steps.js';
 import { postOnce, type NoticeDeps } from './notifications.js';
 
 /** The outbox kind of the DM telling an automation's owner that a run was refused (once per run). */
@@ -43,6 +44,8 @@ export interface AutomationDeps extends AutomatedSendDeps {
   notices?: NoticeDeps & { present: NoticePresenter };
   /** Custom profile fields, for rules whose dates an admin mapped to one (celebration-profile.ts). */
   profiles?: ProfileDirectory;
+  /** Workflow steps waiting for their send's outcome (workflow-steps.ts); absent without a key ring. */
+  workflowSteps?: WorkflowStepDeps;
 }
 
 /** How often a workspace's mapped profile fields are read again (a changed mapping is read at once). */
@@ -274,6 +277,7 @@ async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Pro
 /** One pass: plan, then send everything due (in batches). `now` is injectable for tests. */
 export async function runAutomations(deps: AutomationDeps, workerId: string, now: Date, memo: ProfileSyncMemo = new Map()): Promise<AutomationReport> {
   await syncMappedProfiles(deps, now, memo);
+  if (deps.workflowSteps) await finishWaitingSteps(deps.workflowSteps).catch((error: unknown) => deps.logger.warn('finishing waiting workflow steps failed', { error }));
   const report: AutomationReport = { planned: await planOccurrences(deps, now), sent: 0, skipped: 0, refused: 0, canceled: 0, missed: 0 };
   for (;;) {
     const batch = await claimDueOccurrences(deps.db, workerId, now);

@@ -12,6 +12,7 @@ import type { RewardsSetup } from '../domain/rewards-connections.js';
 import type { HomePublisher } from './home-publisher.js';
 import type { SlackWorkspaces } from './workspaces.js';
 import type { AutomationService } from '../domain/automations.js';
+import type { WorkflowStepDeps } from '../domain/workflow-steps.js';
 
 export interface ListenerDeps {
   config: AppConfig;
@@ -39,6 +40,8 @@ export interface ListenerDeps {
   approvals: ApprovalService;
   /** Publishes App Home tabs and keeps them current. */
   home: HomePublisher;
+  /** Workflow steps kept until their send has an outcome (domain/workflow-steps.ts); undefined without a key ring. */
+  workflowSteps?: WorkflowStepDeps | undefined;
   /** Celebrations and recurring kudos runner (tests call tick). */
   automations: AutomationService;
   /** Low balance, top-ups, spending limits, ledger (src/domain/finance.ts). */

@@ -43,6 +43,8 @@ export interface SlackGateway {
    * bot token (scope files:read). `too_large` without downloading when Slack says it is over `maxBytes`.
    */
   readUploadedFile(fileId: string, maxBytes: number): Promise<{ name: string; text: string } | { error: 'not_found' | 'too_large' }>;
+  /** functions.completeSuccess / completeError with the workflow's own token (a step finished later). */
+  finishWorkflowStep(token: string, functionExecutionId: string, result: { ok: true; outputs: Record<string, string> } | { ok: false; error: string }): Promise<void>;
   /** Drops a cached user (user_change). */
   forgetUser?(userId: string): void;
   listUsergroups(): Promise<SlackUsergroup[]>;
@@ -96,6 +98,9 @@ export function toChatRefusal(error: unknown, notFound: ReadonlySet<string> = ne
   const outcome: ChatOutcome = notFound.has(code) ? 'not_found' : UNREACHABLE_CHANNEL_ERRORS.has(code) ? 'channel_unreachable' : 'refused';
   return new ChatRefusal(outcome, code, { cause: error });
 }
+
+/** Slack errors of functions.complete* for a step run that is over (or whose token is). */
+const STEP_GONE_ERRORS = new Set(['function_execution_not_found', 'invalid_auth', 'token_expired', 'token_revoked', 'not_authed']);
 
 /** Runs a port's call, rejecting with Slack's errors translated (toChatRefusal). */
 async function translated<T>(call: () => Promise<T>, notFound?: ReadonlySet<string>): Promise<T> {
@@ -229,6 +234,11 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       const bytes = Buffer.from(await res.arrayBuffer());
       if (bytes.length > maxBytes) return { error: 'too_large' };
       return { name: file.name ?? fileId, text: bytes.toString('utf8') };
+    },
+    async finishWorkflowStep(token, functionExecutionId, result) {
+      // Slack's refusals (the run ended, the token expired) come back as ChatRefusal: the step is given up.
+      const args = result.ok ? { outputs: result.outputs } : { error: result.error };
+      await translated(() => client.apiCall(result.ok ? 'functions.completeSuccess' : 'functions.completeError', { token, function_execution_id: functionExecutionId, ...args }), STEP_GONE_ERRORS);
     },
     async profileFields() {
       const res = (await client.apiCall('team.profile.get', { ...(await tok()) })) as { profile?: { fields?: Array<{ id?: string; label?: string; type?: string }> } };

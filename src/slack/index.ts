@@ -9,12 +9,12 @@ import { register as registerOptions } from './options/index.js';
 import { register as registerShortcuts } from './shortcuts/index.js';
 import { register as registerViews } from './views/index.js';
 
-export function registerListeners(app: App, deps: ListenerDeps): void {
+export function registerListeners(app: App, deps: ListenerDeps, opts: { workflowStepWaitMs?: number } = {}): void {
   registerCommands(app, deps);
   registerViews(app, deps);
   registerOptions(app, deps);
   registerActions(app, deps);
   registerEvents(app, deps);
   registerShortcuts(app, deps);
-  registerFunctions(app, deps);
+  registerFunctions(app, deps, opts.workflowStepWaitMs !== undefined ? { outcomeWaitMs: opts.workflowStepWaitMs } : {});
 }

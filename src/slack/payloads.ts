@@ -157,6 +157,8 @@ export const functionExecutedEvent = eventCallback(
     workflow_execution_id: z.string().optional(),
     function: z.looseObject({ callback_id: id }),
     inputs: z.record(z.string(), z.unknown()).nullish(),
+    /** The workflow's token: the step is finished with it (kept sealed when it is finished later). */
+    bot_access_token: z.string().optional(),
   }),
 );
 

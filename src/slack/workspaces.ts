@@ -7,8 +7,9 @@
 // a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
 import { ChatRefusal, type ChatWorkspace, type Messenger, type ProfileDirectory, type UserDirectory } from '../domain/ports.js';
 import type { SlackGateway, SlackUser } from './gateway.js';
+import type { StepFinisher } from '../domain/workflow-steps.js';
 
-export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirectory {
+export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirectory, StepFinisher {
   /** The gateway of one workspace (listeners: the workspace of the request). */
   for(ws: ChatWorkspace): SlackGateway;
   /** users.list of one workspace (approvers' fallback, CSV import, admin alerts). */
@@ -85,6 +86,7 @@ function routing(r: {
     userInfo: (ws, userId) => r.gatewayFor(ws).userInfo(userId),
     usergroupMembers: (ws, usergroupId) => r.gatewayFor(ws).usergroupMembers(usergroupId),
     profileFields: (ws) => r.gatewayFor(ws).profileFields(),
+    finish: (ws, token, functionExecutionId, result) => r.gatewayFor(ws).finishWorkflowStep(token, functionExecutionId, result),
     profileFieldValues: (ws, userId) => r.gatewayFor(ws).profileFieldValues(userId),
     postMessage: (ws, channel, message) => r.gatewayFor(ws).postMessage(channel, message),
     openDirectChannel: (ws, userId) => r.gatewayFor(ws).openDirectChannel(userId),

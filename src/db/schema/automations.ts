@@ -126,6 +126,30 @@ export const automationOccurrences = pgTable(
   (t) => [uniqueIndex('automation_occurrences_team_key_uq').on(t.teamId, t.key), index('automation_occurrences_due_idx').on(t.status, t.dueAt)],
 );
 
+/**
+ * A Workflow Builder step whose send was recorded but not yet placed (or refused) when the event's
+ * handler had to stop waiting: any instance finishes it once the worker has an outcome, with the
+ * workflow's own token (sealed; erased once finished), so a restart does not leave it running.
+ */
+export const workflowStepRuns = pgTable(
+  'workflow_step_runs',
+  {
+    functionExecutionId: text('function_execution_id').primaryKey(),
+    ...workspaceColumns(),
+    kudosId: uuid('kudos_id').notNull(),
+    /** The event's bot_access_token, sealed (sealed-columns.ts); null once finished. */
+    token: text('token'),
+    status: text('status').$type<'waiting' | 'finished' | 'abandoned'>().notNull().default('waiting'),
+    /** What the step was finished with (a status, or the error). */
+    outcome: text('outcome'),
+    claimedUntil: timestamp('claimed_until', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [index('workflow_step_runs_waiting_idx').on(t.status, t.createdAt)],
+);
+export type WorkflowStepRunRow = typeof workflowStepRuns.$inferSelect;
+
 export type CelebrationRuleRow = typeof celebrationRules.$inferSelect;
 export type CelebrationDateRow = typeof celebrationDates.$inferSelect;
 export type RecurringSeriesRow = typeof recurringSeries.$inferSelect;

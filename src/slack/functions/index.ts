@@ -3,6 +3,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { outcomeOf, sendAutomated, waitForOutcome } from '../../domain/automated-send.js';
+import { finishWaitingSteps, recordWaitingStep } from '../../domain/workflow-steps.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { WorkflowStep } from '../ids.js';
@@ -76,6 +77,15 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
     }
     const { row } = result.recorded;
     const first = outcomeOf(row);
+    if (!first.settled && deps.workflowSteps && event.bot_access_token) {
+      // Kept before waiting: if this process stops now, any instance finishes the step once the
+      // worker has placed or refused the send (automations pass). Whoever claims it first finishes it.
+      const steps = deps.workflowSteps;
+      await recordWaitingStep(steps, { ws: workspaceOf(body), functionExecutionId: event.function_execution_id, kudosId: row.id, token: event.bot_access_token });
+      const waited = await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
+      if (waited.settled) await finishWaitingSteps(steps, event.function_execution_id);
+      return;
+    }
     const outcome = first.settled ? first : await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
     if (outcome.settled && 'message' in outcome) {
       await fail({ error: `Send kudos: ${outcome.message}` });
