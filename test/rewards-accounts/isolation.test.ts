@@ -77,11 +77,16 @@ describe('a workspace connects its own Rewards account (App Home)', () => {
   it('until connected, /kudos tells an admin what to do and anyone else whom to ask', async () => {
     const admin = await postSignedCommand(e2e.stack.app.url, commandFields('U_ADMIN', 'balance'));
     expect(JSON.parse(admin.text)).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Connect Rewards account') });
-    const other = await postSignedCommand(e2e.stack.app.url, commandFields('U_EMP1', ''));
-    expect(JSON.parse(other.text).text).toContain('Ask <@U_ADMIN>');
+    // `/kudos` opens the explanation where the send form would be (views.open, the workspace's token).
+    const other = await e2e.stack.sim.slashCommand('U_EMP1', '');
+    expect(other.status).toBe(200);
+    const explained = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP1').at(-1));
+    expect(JSON.stringify(explained.blocks)).toContain('Ask <@U_ADMIN>');
+    expect(JSON.stringify(explained.blocks)).not.toContain('send_kudos');
+    await e2e.stack.sim.closeView(explained.id, 'U_EMP1');
     // Give kudos (a shortcut, Home's button) says the same instead of a form that cannot send.
     await e2e.stack.sim.globalShortcut('U_EMP1', 'give_kudos');
-    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP1').at(-1));
+    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP1').find((v) => v.id !== explained.id));
     expect(JSON.stringify(modal.blocks)).toContain('Ask <@U_ADMIN>');
     // Help needs no Rewards account.
     expect((await postSignedCommand(e2e.stack.app.url, commandFields('U_EMP1', 'help'))).text).not.toContain('Connect Rewards account');

@@ -23,6 +23,7 @@ import { handleAdminBalance, handleFinanceCommand, parseFinanceCommand } from '.
 import { handleTemplatesCommand, isTemplatesCommand } from '../templates.js';
 import { handleCelebrationsCommand, handleRecurringCommand } from './automations.js';
 import { notConnectedText } from '../blocks/rewards-connect.js';
+import { openSendModal } from '../open-send-modal.js';
 
 const BALANCE_TIMEOUT_MS = 2000;
 
@@ -42,6 +43,12 @@ export function register(app: App, deps: ListenerDeps): void {
     if (deps.rewardsSetup && needsRewards(command.text)) {
       const ws = workspaceOf(command);
       if (!(await deps.rewardsSetup.isConnected(ws))) {
+        // `/kudos` that would open the send form opens the explanation in its place, as Home's button
+        // and the shortcuts do; the other subcommands answer in the ack.
+        if (parseKudosCommand(command.text).kind === 'open') {
+          await ack();
+          return openSendModal(deps, { ws: workspaceOf(command), userId: command.user_id, triggerId: command.trigger_id });
+        }
         const [admin, settings] = await Promise.all([deps.isAdmin(ws, command.user_id), deps.settings.get(ws)]);
         return ack({ response_type: 'ephemeral', text: notConnectedText(admin, settings.adminUserIds ?? undefined) });
       }
