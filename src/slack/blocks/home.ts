@@ -226,9 +226,10 @@ export function buildHome(data: HomeData, extras: HomeExtras = {}): { type: 'hom
     receivedSection(data),
     sentSection(data),
     extras.stats ?? [],
-    extras.automations ?? [],
     adminSection(data, extras),
     data.admin ? (extras.money ?? []) : [],
+    // Last: on a full Home (100 blocks) it is what gets cut, never the admin's health or money.
+    extras.automations ?? [],
   ].filter((s) => s.length > 0);
   const blocks: Block[] = [...intro];
   for (const s of sections) blocks.push({ type: 'divider' }, ...s);
