@@ -29,7 +29,11 @@ const stack = await startDevStack({ port, pgliteDir, socketMode, webhooks, distr
 });
 
 process.stdout.write(`\n  Kudos is running offline. Open ${stack.url}\n`);
-if (distribution) process.stdout.write('  Distribution mode: switch workspaces in the sidebar; Kudos Demo and the Grid Corp org are installed, "Add to Slack" installs Second Co.\n');
+if (distribution) {
+  process.stdout.write('  Distribution mode: switch workspaces in the sidebar; Kudos Demo and the Grid Corp org are installed, "Add to Slack" installs Second Co.\n');
+  process.stdout.write('  Each company has its own Rewards account in the emulator: as an admin, App Home → Connect Rewards account:\n');
+  for (const a of stack.rewardsAccounts) process.stdout.write(`    ${a.company.padEnd(22)} client ID ${a.clientId}  client secret ${a.clientSecret}  webhook secret ${a.webhookSecret}\n`);
+}
 process.stdout.write(`  Slack reaches the app by ${socketMode ? 'Socket Mode (an outbound WebSocket)' : 'HTTP (POST /slack/events)'}; Rewards outcomes by ${webhooks ? 'webhooks' : 'polling'}.\n\n`);
 if (webhooks && !stack.webhook.registered) {
   process.stderr.write(`  (Rewards webhooks not registered with the app: ${stack.webhook.detail})\n`);

@@ -46,7 +46,44 @@ export interface DevStack {
   emulator: RunningEmulator;
   /** How the emulator's webhook registration went (the app may not receive webhooks yet). */
   webhook: { registered: boolean; detail: string };
+  /**
+   * Distribution mode: one Rewards account of the emulator per demo company, for an admin to paste
+   * into App Home's "Connect Rewards account", so that the workspaces' money is kept apart as in
+   * production. Empty in single-workspace mode (the environment holds its one account).
+   */
+  rewardsAccounts: DevRewardsAccount[];
   close(): Promise<void>;
+}
+
+export interface DevRewardsAccount {
+  company: string;
+  clientId: string;
+  clientSecret: string;
+  webhookSecret: string;
+}
+
+/** The seeded organization for the first company; an emulator organization of its own for each other. */
+const DEV_REWARDS_ACCOUNTS: DevRewardsAccount[] = [
+  { company: 'Kudos Demo', clientId: 'production-client', clientSecret: 'production-secret', webhookSecret: EMULATOR_WEBHOOK_SECRET },
+  { company: 'Grid Corp (org-wide)', clientId: 'grid-corp-client', clientSecret: 'grid-corp-secret', webhookSecret: 'grid-corp-signing-secret' },
+  { company: 'Second Co', clientId: 'second-co-client', clientSecret: 'second-co-secret', webhookSecret: 'second-co-signing-secret' },
+];
+
+async function addEmulatorAccounts(emulatorUrl: string): Promise<DevRewardsAccount[]> {
+  for (const account of DEV_REWARDS_ACCOUNTS.slice(1)) {
+    const res = await fetch(`${emulatorUrl}/_emulator/orgs`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        orgId: account.clientId.replace(/-client$/, ''),
+        productionClientId: account.clientId,
+        productionClientSecret: account.clientSecret,
+        signingSecret: account.webhookSecret,
+      }),
+    });
+    if (res.status !== 201) throw new Error(`the emulator refused the demo account of ${account.company} (${res.status})`);
+  }
+  return DEV_REWARDS_ACCOUNTS;
 }
 
 async function registerWebhook(emulatorUrl: string, appUrl: string): Promise<DevStack['webhook']> {
@@ -88,6 +125,7 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
     const emulator = await startEmulator({ port: 0, host });
     started.push(emulator);
     simulator.setEmulatorUrl(emulator.url);
+    const rewardsAccounts = distribution ? await addEmulatorAccounts(emulator.url) : [];
 
     // Single workspace: the bot token and one Rewards account. Distribution: the OAuth client and the
     // key ring; each workspace connects its own Rewards account from App Home.
@@ -129,7 +167,7 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
         : distribution
           ? { registered: true, detail: 'distribution mode: each workspace registers its own webhook URL when an admin connects its Rewards account (App Home)' }
           : await registerWebhook(emulator.url, app.url);
-    return { url: simulator.url, simulator, app, emulator, webhook, close: closeAll };
+    return { url: simulator.url, simulator, app, emulator, webhook, rewardsAccounts, close: closeAll };
   } catch (err) {
     await closeAll();
     throw err;

@@ -33,4 +33,22 @@ describe('npm run dev -- --distribution', () => {
     const install = await fetch(`${stack.url}/_ui/install`, { redirect: 'manual' });
     expect(install.headers.get('location')).toBe(`${stack.app.url}/slack/install`);
   });
+
+  it('gives each demo company a Rewards account of its own in the emulator, to connect from App Home', async () => {
+    expect(stack.rewardsAccounts.map((a) => a.company)).toEqual(['Kudos Demo', 'Grid Corp (org-wide)', 'Second Co']);
+    const tokens = await Promise.all(
+      stack.rewardsAccounts.map(async (a) => {
+        const res = await fetch(`${stack.emulator.url}/oauth2/token`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: a.clientId, client_secret: a.clientSecret }),
+        });
+        expect(res.status).toBe(200);
+        return ((await res.json()) as { access_token: string }).access_token;
+      }),
+    );
+    // Three accounts: three tokens, three webhook secrets.
+    expect(new Set(tokens).size).toBe(3);
+    expect(new Set(stack.rewardsAccounts.map((a) => a.webhookSecret)).size).toBe(3);
+  });
 });
