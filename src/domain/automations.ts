@@ -54,7 +54,7 @@ export const PROFILE_SYNC_MS = 86_400_000;
 export type ProfileSyncMemo = Map<string, { mapping: string; at: number }>;
 
 /** Reads the profile dates of each workspace with a mapped, enabled rule, when due; failures are logged. */
-export async function syncMappedProfiles(deps: AutomationDeps, now: Date, memo: ProfileSyncMemo): Promise<number> {
+export async function syncMappedProfiles(deps: AutomationDeps, now: Date, memo: ProfileSyncMemo, stopping: () => boolean = () => false): Promise<number> {
   if (!deps.profiles) return 0;
   const rules = (await deps.db.select().from(celebrationRules).where(eq(celebrationRules.enabled, true))).filter((r) => r.profileFieldId);
   const byTeam = new Map<string, CelebrationRuleRow[]>();
@@ -69,7 +69,8 @@ export async function syncMappedProfiles(deps: AutomationDeps, now: Date, memo: 
     if (last && last.mapping === mapping && now.getTime() - last.at < PROFILE_SYNC_MS) continue;
     const ws = { teamId, enterpriseId: teamRules[0]!.enterpriseId };
     try {
-      const report = await syncProfileDates({ db: deps.db, profiles: deps.profiles }, ws, teamRules, now.toISOString().slice(0, 10));
+      if (stopping()) break;
+      const report = await syncProfileDates({ db: deps.db, profiles: deps.profiles }, ws, teamRules, now.toISOString().slice(0, 10), stopping);
       memo.set(teamId, { mapping, at: now.getTime() });
       deps.logger.info('celebration dates read from profiles', { teamId, ...report });
       synced++;
@@ -275,8 +276,7 @@ async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Pro
 }
 
 /** One pass: plan, then send everything due (in batches). `now` is injectable for tests. */
-export async function runAutomations(deps: AutomationDeps, workerId: string, now: Date, memo: ProfileSyncMemo = new Map()): Promise<AutomationReport> {
-  await syncMappedProfiles(deps, now, memo);
+export async function runAutomations(deps: AutomationDeps, workerId: string, now: Date): Promise<AutomationReport> {
   if (deps.workflowSteps) await finishWaitingSteps(deps.workflowSteps).catch((error: unknown) => deps.logger.warn('finishing waiting workflow steps failed', { error }));
   const report: AutomationReport = { planned: await planOccurrences(deps, now), sent: 0, skipped: 0, refused: 0, canceled: 0, missed: 0 };
   for (;;) {
@@ -303,14 +303,30 @@ export interface AutomationService {
 export function createAutomationService(deps: AutomationDeps, workerId: string): AutomationService {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | undefined;
+  let stopped = false;
   const profileMemo: ProfileSyncMemo = new Map();
+  // Reading profiles can take long in a big workspace (users.profile.get per person): one read at a
+  // time, beside the passes, which plan from the dates already read rather than wait for it.
+  let profileSync: Promise<unknown> | undefined;
+  const syncProfiles = (now: Date): Promise<unknown> => {
+    profileSync ??= syncMappedProfiles(deps, now, profileMemo, () => stopped)
+      .catch((error: unknown) => deps.logger.warn('reading profile dates failed', { error }))
+      .finally(() => {
+        profileSync = undefined;
+      });
+    return profileSync;
+  };
   const service: AutomationService = {
-    tick: (now = deps.now()) => runAutomations(deps, workerId, now, profileMemo),
+    // An explicit pass (tests, a rule just saved) reads the mapped profiles first.
+    tick: async (now = deps.now()) => {
+      await syncProfiles(now);
+      return runAutomations(deps, workerId, now);
+    },
     start(intervalMs = 60_000) {
       const run = () => {
         if (running) return;
-        running = service
-          .tick()
+        void syncProfiles(deps.now());
+        running = runAutomations(deps, workerId, deps.now())
           .catch((error: unknown) => deps.logger.error('automations pass failed', { error }))
           .finally(() => {
             running = undefined;
@@ -321,9 +337,11 @@ export function createAutomationService(deps: AutomationDeps, workerId: string):
       run();
     },
     async stop() {
+      stopped = true;
       if (timer) clearInterval(timer);
       timer = undefined;
       await running;
+      await profileSync;
     },
   };
   return service;

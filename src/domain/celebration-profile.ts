@@ -24,6 +24,8 @@ export async function syncProfileDates(
   ws: { teamId: string; enterpriseId: string | null },
   rules: Array<Pick<CelebrationRuleRow, 'kind' | 'profileFieldId'>>,
   today: string,
+  /** True once the app is stopping: the read ends after the people in hand. */
+  stopping: () => boolean = () => false,
 ): Promise<ProfileSyncReport> {
   const birthdayField = rules.find((r) => r.kind === 'birthday')?.profileFieldId ?? undefined;
   const startField = rules.find((r) => r.kind === 'anniversary')?.profileFieldId ?? undefined;
@@ -31,7 +33,7 @@ export async function syncProfileDates(
   if (!birthdayField && !startField) return report;
   const people = (await deps.profiles.listUsers(ws)).filter((u) => !u.deleted && !u.isBot);
   report.people = people.length;
-  for (let i = 0; i < people.length; i += CONCURRENCY) {
+  for (let i = 0; i < people.length && !stopping(); i += CONCURRENCY) {
     await Promise.all(
       people.slice(i, i + CONCURRENCY).map(async (person) => {
         const values = await deps.profiles.profileFieldValues(ws, person.id);
