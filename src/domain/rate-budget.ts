@@ -40,6 +40,8 @@ export interface RateBudgetOptions {
   unknownSpacingMs?: number;
   /** How often a waiting background request looks again. Default 500 ms. */
   backgroundRecheckMs?: number;
+  /** Once the app is stopping, a send's wait for a slot this close still completes (the worker's grace bounds it). Default 1000. */
+  stopAllowanceMs?: number;
   /** Answers with this share of the limit left or less block until the reset. Default 0.02. */
   lowWaterFraction?: number;
   onError?: (error: unknown) => void;
@@ -59,8 +61,9 @@ export interface RateBudgets {
   /** The gate of one account: `env:<clientId>` in single mode, the connection id in distribution. */
   gate(account: string): RateGate;
   /**
-   * The app is stopping: every wait for a slot (and every backoff of a client built with a gate)
-   * ends at once with RewardsAbortError, and no new slot is given. Requests already sent finish.
+   * The app is stopping: every long wait for a slot (and every backoff of a client built with a gate)
+   * ends at once with RewardsAbortError; a send's slot due within `stopAllowanceMs` is still given, so
+   * an order already being placed finishes inside the worker's grace. Requests already sent finish.
    */
   stop(): void;
   read(account: string): Promise<RateBudgetState | undefined>;
@@ -83,6 +86,7 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
   const unknownSpacingMs = opts.unknownSpacingMs ?? 100;
   const unknownRecheckMs = Math.max(10, Math.floor(unknownSpacingMs / 4));
   const lowWater = opts.lowWaterFraction ?? 0.02;
+  const stopAllowanceMs = opts.stopAllowanceMs ?? 1000;
   const known = new Map<string, { limit: number | undefined; windowMs: number; blockedUntil: number }>();
   const gates = new Map<string, RateGate>();
   const stopping = new AbortController();
@@ -138,7 +142,7 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
         const background = lane.getStore() === 'background';
         const started = Date.now();
         for (;;) {
-          if (signal?.aborted) throw new RewardsAbortError(undefined, { cause: signal.reason });
+          if (callSignal?.aborted || (background && stopping.signal.aborted)) throw new RewardsAbortError(undefined, { cause: signal.reason });
           let wait: number | undefined;
           try {
             wait = await takeSlot(account, background && Date.now() - started < backgroundMaxWaitMs);
@@ -146,8 +150,11 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
             opts.onError?.(error);
             wait = Math.max(0, learned(account).blockedUntil - Date.now());
           }
-          if (wait !== undefined) return sleepFor(wait, signal);
-          await sleepFor(background ? recheckMs : unknownRecheckMs, signal);
+          // Stopping: a send whose slot is moments away (an order being placed, its recipients being
+          // mapped) still goes, inside the worker's grace; a long wait (a 429 storm's reset) ends now.
+          if (wait !== undefined) return sleepFor(wait, wait <= stopAllowanceMs && !background ? callSignal : signal);
+          if (stopping.signal.aborted && Date.now() - started > stopAllowanceMs) throw new RewardsAbortError(undefined, { cause: stopping.signal.reason });
+          await sleepFor(background ? recheckMs : unknownRecheckMs, background ? signal : callSignal);
         }
       },
       async observe(status, headers) {
