@@ -11,7 +11,7 @@ import { describeStatus } from '../../domain/top-ups.js';
 import { Finance } from '../ids.js';
 import { formatUtc } from '../../domain/schedule.js';
 import type { SlackMessageContent } from './messages.js';
-import { context, plain, section, type Block } from './text.js';
+import { context, plain, plainTextInput, section, type Block } from './text.js';
 
 const topUpButton = (label = 'Request a top-up') => ({ type: 'button' as const, action_id: Finance.actions.openTopUp, text: plain(label, 75), value: 'open' });
 
@@ -136,22 +136,8 @@ export function buildTopUpOutcome(r: TopUpRequestRow): SlackMessageContent {
   };
 }
 
-function textInput(blockId: string, label: string, initial: string | undefined, opts: { optional?: boolean; multiline?: boolean; max?: number; hint?: string; placeholder?: string } = {}): Block {
-  return {
-    type: 'input',
-    block_id: blockId,
-    optional: Boolean(opts.optional),
-    label: plain(label, 2000),
-    element: {
-      type: 'plain_text_input',
-      action_id: Finance.topUpModal.action,
-      ...(opts.multiline ? { multiline: true } : {}),
-      ...(opts.max ? { max_length: opts.max } : {}),
-      ...(initial ? { initial_value: initial } : {}),
-      ...(opts.placeholder ? { placeholder: plain(opts.placeholder, 150) } : {}),
-    },
-    ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
-  } as unknown as Block;
+function textInput(blockId: string, label: string, initial: string | undefined, opts: Parameters<typeof plainTextInput>[4] = {}): Block {
+  return plainTextInput(Finance.topUpModal.action, blockId, label, initial, opts);
 }
 
 export function buildTopUpModal(input: { billing: BillingDetails | undefined; suggestedCents?: number }): Record<string, unknown> {

@@ -4,7 +4,7 @@ import { PLACEHOLDER_NOTE, TEST_EMAILS_PER_DAY, type TemplateField, type Templat
 import type { Template } from '../../rewards/index.js';
 import { Templates } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
-import { context, plain, section, type Block } from './text.js';
+import { context, plain, plainTextInput, section, type Block } from './text.js';
 
 /** Slack allows 50 blocks in a message: 2 per template plus the header and footer. */
 export const TEMPLATE_LIST_MAX = 20;
@@ -46,22 +46,8 @@ export function buildTemplateList(templates: Template[]): SlackMessageContent {
   return { text: `E-mail templates (${templates.length})`, blocks };
 }
 
-function input(blockId: string, label: string, initial: string, opts: { optional?: boolean; multiline?: boolean; max: number; hint?: string; placeholder?: string }): Block {
-  return {
-    type: 'input',
-    block_id: blockId,
-    optional: Boolean(opts.optional),
-    label: plain(label, 2000),
-    element: {
-      type: 'plain_text_input',
-      action_id: Templates.modal.action,
-      max_length: opts.max,
-      ...(opts.multiline ? { multiline: true } : {}),
-      ...(initial ? { initial_value: initial } : {}),
-      ...(opts.placeholder ? { placeholder: plain(opts.placeholder, 150) } : {}),
-    },
-    ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
-  } as unknown as Block;
+function input(blockId: string, label: string, initial: string | undefined, opts: Parameters<typeof plainTextInput>[4] = {}): Block {
+  return plainTextInput(Templates.modal.action, blockId, label, initial, opts);
 }
 
 export const TEMPLATE_BLOCK_OF: Record<TemplateField, string> = Templates.modal.blocks;

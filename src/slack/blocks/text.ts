@@ -17,3 +17,28 @@ export function section(text: string, blockId?: string): Block {
 export function context(text: string): Block {
   return { type: 'context', elements: [mrkdwn(text)] };
 }
+
+/** A plain-text input block (one field of a modal form); `initial` prefills it when non-empty. */
+export function plainTextInput(
+  actionId: string,
+  blockId: string,
+  label: string,
+  initial: string | undefined,
+  opts: { optional?: boolean; multiline?: boolean; max?: number; hint?: string; placeholder?: string } = {},
+): Block {
+  return {
+    type: 'input',
+    block_id: blockId,
+    optional: Boolean(opts.optional),
+    label: plain(label, 2000),
+    element: {
+      type: 'plain_text_input',
+      action_id: actionId,
+      ...(opts.multiline ? { multiline: true } : {}),
+      ...(opts.max ? { max_length: opts.max } : {}),
+      ...(initial ? { initial_value: initial } : {}),
+      ...(opts.placeholder ? { placeholder: plain(opts.placeholder, 150) } : {}),
+    },
+    ...(opts.hint ? { hint: plain(opts.hint, 2000) } : {}),
+  } as unknown as Block;
+}
