@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type Database, type DatabaseConnection } from '../../src/db/client.js';
 import { createRateBudgets, inBackgroundLane } from '../../src/domain/rate-budget.js';
 import { createRewardsClient, isRewardsError, type CallInfo, type RewardsClient } from '../../src/rewards/index.js';
+import { eventually } from '../support/app.js';
 import { useTestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
@@ -116,13 +117,25 @@ describe('the shared Rewards rate budget', () => {
   it('background work yields to sends: it waits while the schedule is busy, and takes its turn once free', async () => {
     const budgets = createRateBudgets(testDb.db, { backgroundRecheckMs: 20 });
     const gate = budgets.gate('env:lanes');
-    await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '1' });
-    // A foreground burst books the schedule ahead (10 per second: 5 slots reach ~0.5 s ahead).
+    await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '10' });
+    const intervalMs = 10_000 / (10 * 0.9);
+    // A foreground burst books the schedule ahead (10 per 10 s at 90%: 5 slots reach ~5.5 s ahead).
+    const startedAt = Date.now();
     const sends = Array.from({ length: 5 }, () => gate.acquire());
     const order: string[] = [];
+    // The background call comes once all five slots are booked (four reach 4.4 s at most), so the
+    // order below depends on the lanes, not on which query the database ran first.
+    await eventually(async () => {
+      const state = await budgets.read('env:lanes');
+      return state !== undefined && state.nextAt.getTime() - startedAt >= 4.5 * intervalMs;
+    });
     const background = inBackgroundLane(() => gate.acquire()).then(() => order.push('background'));
-    await Promise.all(sends.map((s) => s.then(() => order.push('send'))));
+    // A send that comes while the background call waits still goes before it: waiting background
+    // work books no slot of its own (one that did would be placed ahead of this send).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const late = gate.acquire().then(() => order.push('late send'));
+    await Promise.all([...sends.map((s) => s.then(() => order.push('send'))), late]);
     await background;
-    expect(order).toEqual(['send', 'send', 'send', 'send', 'send', 'background']);
+    expect(order).toEqual(['send', 'send', 'send', 'send', 'send', 'late send', 'background']);
   });
 });
