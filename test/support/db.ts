@@ -2,7 +2,7 @@
 // new uniquely named PostgreSQL database created from DATABASE_URL and dropped on close.
 // PGlite takes seconds to start: create one per file (beforeAll) and truncateAll() between tests.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -90,7 +90,9 @@ async function connectPgliteFromTemplate(): Promise<DatabaseConnection> {
   const templatePath = join(tmpdir(), `kudos-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
   if (existsSync(templatePath)) {
     try {
-      return await connectDatabase({ pgliteDir: 'memory://', pgliteDataDir: new Blob([readFileSync(templatePath)]) });
+      const conn = await connectDatabase({ pgliteDir: 'memory://', pgliteDataDir: new Blob([readFileSync(templatePath)]) });
+      utimesSync(templatePath, new Date(), new Date()); // in use: see the clean-up below
+      return conn;
     } catch {
       // A damaged template: fall through and rebuild it.
     }
@@ -101,9 +103,13 @@ async function connectPgliteFromTemplate(): Promise<DatabaseConnection> {
   const partial = `${templatePath}.${process.pid}.tmp`;
   writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
   renameSync(partial, templatePath); // atomic: parallel test files never read half a file
-  // Templates of older migration sets are dead weight (40 MB each).
+  // Templates of older migration sets are dead weight (40 MB each); one used within the day may belong
+  // to another checkout (a worktree on other migrations) running beside this one, so it is kept.
+  const dayAgo = Date.now() - 24 * 60 * 60 * 1000;
   for (const name of readdirSync(tmpdir())) {
-    if (/^kudos-pglite-template-[0-9a-f]{16}\.tar$/.test(name) && join(tmpdir(), name) !== templatePath) rmSync(join(tmpdir(), name), { force: true });
+    const path = join(tmpdir(), name);
+    if (!/^kudos-pglite-template-[0-9a-f]{16}\.tar$/.test(name) || path === templatePath) continue;
+    if ((statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? 0) < dayAgo) rmSync(path, { force: true });
   }
   return conn;
 }
