@@ -13,7 +13,7 @@ import { createLowBalanceMonitor, type LowBalanceMonitor } from './low-balance.j
 import type { SettingsStore, WorkspaceRef } from './settings.js';
 import { checkWebhookSilence } from './webhook-silence.js';
 import { knownLimits, limitUsage, pendingLimitRequest, type KnownLimits, type LimitUsage } from './spending-limits.js';
-import { isKnownSandbox, openTopUps, settleTopUps, type TopUpDeps } from './top-ups.js';
+import { isKnownSandbox, openTopUps, recentlySettledTopUps, settleTopUps, type TopUpDeps } from './top-ups.js';
 
 export interface FinanceDeps {
   db: Database;
@@ -32,6 +32,8 @@ export interface FinanceOverviewData {
   currency: string;
   thresholdCents: number | null;
   topUps: TopUpRequestRow[];
+  /** Settled in the last week (completed, not approved, rejected, refused): how they ended. */
+  recentTopUps: TopUpRequestRow[];
   limits: KnownLimits | undefined;
   usage: LimitUsage;
   pendingLimitRequest: LimitIncreaseRequestRow | undefined;
@@ -74,10 +76,11 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
       // Settling reads the ledger: worth it only when something is waiting for it.
       const waiting = (await openTopUps(deps.db, ws)).some((r) => r.status === 'submitted' || r.status === 'approved');
       if (waiting) await settleTopUps(topUps, ws).catch((error: unknown) => log.warn('settling top-ups failed', { teamId: ws.teamId, error }));
-      const [balance, settings, topUpRows, limits, usage, pending, sandbox] = await Promise.all([
+      const [balance, settings, topUpRows, recentTopUps, limits, usage, pending, sandbox] = await Promise.all([
         deps.rewards.for(ws).then((rewards) => rewards.balance.get(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined)),
         deps.settings.get(ws),
         openTopUps(deps.db, ws),
+        recentlySettledTopUps(deps.db, ws, deps.now()),
         knownLimits(deps.db, ws),
         limitUsage(deps.db, ws, deps.now()),
         pendingLimitRequest(deps.db, ws),
@@ -89,6 +92,7 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
         currency: balance.availableBalance.currency,
         thresholdCents: settings.lowBalanceThresholdCents,
         topUps: topUpRows,
+        recentTopUps,
         limits,
         usage,
         pendingLimitRequest: pending,

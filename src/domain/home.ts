@@ -3,7 +3,18 @@
 // thousands of kudos still gives a small, bounded view. Roles come from the caller.
 import { and, count, desc, eq, gt, gte, inArray, ne, notInArray, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
-import { bouncedRecipients, healthWarnings, homeVisits, kudos, type HealthWarningRow, type HomePages, type HomeVisitRow, type KudosRow } from '../db/schema/index.js';
+import {
+  bouncedRecipients,
+  healthWarnings,
+  homeVisits,
+  kudos,
+  limitIncreaseRequests,
+  topUpRequests,
+  type HealthWarningRow,
+  type HomePages,
+  type HomeVisitRow,
+  type KudosRow,
+} from '../db/schema/index.js';
 import { isCancellable } from './cancel.js';
 import { monthStartUtc, monthlySpendCents, UNSPENT_STATUSES } from './approvals-policy.js';
 import { openHealthWarnings } from './health.js';
@@ -247,12 +258,14 @@ export interface HomeChange {
   userIds: string[];
   /** A request for approvers (waiting, or decided since). */
   concernsApprovers: boolean;
+  /** A top-up or limit-increase request: the admins' money section is out of date. */
+  concernsMoney?: boolean;
   updatedAt: Date;
 }
 
-/** Kudos and bounces changed at or after `since`, oldest first. */
+/** Kudos, bounces, health warnings and money requests changed at or after `since`, oldest first. */
 export async function changesSince(db: Database, since: Date, limit = 500): Promise<HomeChange[]> {
-  const [rows, bounces, warnings] = await Promise.all([
+  const [rows, bounces, warnings, topUps, limitRequests] = await Promise.all([
     db
       .select({
         id: kudos.id,
@@ -289,6 +302,18 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
       .from(healthWarnings)
       .where(or(gte(healthWarnings.lastAt, since), gte(healthWarnings.resolvedAt, since)))
       .limit(limit),
+    db
+      .select({ id: topUpRequests.id, teamId: topUpRequests.teamId, updatedAt: topUpRequests.updatedAt })
+      .from(topUpRequests)
+      .where(gte(topUpRequests.updatedAt, since))
+      .orderBy(topUpRequests.updatedAt)
+      .limit(limit),
+    db
+      .select({ id: limitIncreaseRequests.id, teamId: limitIncreaseRequests.teamId, updatedAt: limitIncreaseRequests.updatedAt })
+      .from(limitIncreaseRequests)
+      .where(gte(limitIncreaseRequests.updatedAt, since))
+      .orderBy(limitIncreaseRequests.updatedAt)
+      .limit(limit),
   ]);
   const users = (ids: Array<string | null>) => [...new Set(ids.filter((u): u is string => Boolean(u)))];
   return [
@@ -302,6 +327,9 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
     ...bounces.map((b) => ({ key: `b:${b.id}:${b.updatedAt.getTime()}`, teamId: b.teamId, userIds: users([b.senderUserId, b.slackUserId]), concernsApprovers: false, updatedAt: b.updatedAt })),
     // Health concerns the admins only (homeVisitorsFor always includes them).
     ...warnings.map((w) => ({ key: `h:${w.teamId}:${w.kind}:${w.subject}:${w.at.getTime()}`, teamId: w.teamId, userIds: [], concernsApprovers: false, updatedAt: w.at })),
+    // Top-ups (requested, decided, the API's answer, settled by the ledger) and limit requests: admins only.
+    ...topUps.map((r) => ({ key: `t:${r.id}:${r.updatedAt.getTime()}`, teamId: r.teamId, userIds: [], concernsApprovers: false, concernsMoney: true, updatedAt: r.updatedAt })),
+    ...limitRequests.map((r) => ({ key: `l:${r.id}:${r.updatedAt.getTime()}`, teamId: r.teamId, userIds: [], concernsApprovers: false, concernsMoney: true, updatedAt: r.updatedAt })),
   ];
 }
 

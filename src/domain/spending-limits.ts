@@ -169,7 +169,7 @@ export async function requestLimitIncrease(
     await rememberLimits(deps.db, ws, { dailyCents: input.currentDailyCents, monthlyCents: input.currentMonthlyCents }, 'confirmed by a limit-increase request');
     const [updated] = await deps.db
       .update(limitIncreaseRequests)
-      .set({ status: 'pending_review', message: result.message ?? null })
+      .set({ status: 'pending_review', message: result.message ?? null, updatedAt: sql`now()` })
       .where(eq(limitIncreaseRequests.id, row!.id))
       .returning();
     return { outcome: 'pending_review', request: updated! };
@@ -177,7 +177,10 @@ export async function requestLimitIncrease(
     if (error instanceof RewardsApiError && error.code === 'STALE_LIMIT_SNAPSHOT') {
       const current = limitsFromDetails(error);
       if (current) await rememberLimits(deps.db, ws, current, 'the Rewards API (stale snapshot answer)');
-      await deps.db.update(limitIncreaseRequests).set({ status: 'stale' }).where(eq(limitIncreaseRequests.id, row!.id));
+      await deps.db
+        .update(limitIncreaseRequests)
+        .set({ status: 'stale', updatedAt: sql`now()` })
+        .where(eq(limitIncreaseRequests.id, row!.id));
       return { outcome: 'stale', current };
     }
     deps.logger.warn('limit-increase request failed', { error });
@@ -185,7 +188,10 @@ export async function requestLimitIncrease(
       error instanceof RewardsApiError && error.status < 500 && error.status !== 429
         ? `the Rewards API refused it (${error.code}).`
         : 'the Rewards API did not answer. Nothing is queued for review; try again in a moment.';
-    await deps.db.update(limitIncreaseRequests).set({ status: 'failed', message }).where(eq(limitIncreaseRequests.id, row!.id));
+    await deps.db
+      .update(limitIncreaseRequests)
+      .set({ status: 'failed', message, updatedAt: sql`now()` })
+      .where(eq(limitIncreaseRequests.id, row!.id));
     return { outcome: 'failed', message };
   }
 }

@@ -6,7 +6,7 @@
 // top-up endpoint has no idempotency key: a call whose answer was lost (timeout, cut connection) is
 // never repeated; the request becomes `unknown` and admins are told to look in the ledger. A request
 // stays "pending" in Slack until the ledger shows its funding row Processed (or Unapproved).
-import { and, eq, inArray, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { auditEvents, financeState, topUpRequests, type BillingDetails, type TopUpRequestRow } from '../db/schema/index.js';
@@ -238,6 +238,25 @@ export async function openTopUps(db: Database, ws: WorkspaceRef): Promise<TopUpR
     .where(and(eq(topUpRequests.teamId, ws.teamId), inArray(topUpRequests.status, ['awaiting_approval', 'approved', 'submitted', 'unknown'])))
     .orderBy(sql`${topUpRequests.createdAt} desc`)
     .limit(20);
+}
+
+/** How long a settled request stays in the overview, so that admins see how it ended. */
+export const RECENT_TOP_UP_DAYS = 7;
+
+/** Requests that ended (completed, not approved, rejected, refused) in the last week, newest first. */
+export async function recentlySettledTopUps(db: Database, ws: WorkspaceRef, now: Date): Promise<TopUpRequestRow[]> {
+  return db
+    .select()
+    .from(topUpRequests)
+    .where(
+      and(
+        eq(topUpRequests.teamId, ws.teamId),
+        inArray(topUpRequests.status, ['completed', 'unapproved', 'rejected', 'failed']),
+        gte(topUpRequests.updatedAt, new Date(now.getTime() - RECENT_TOP_UP_DAYS * 86_400_000)),
+      ),
+    )
+    .orderBy(sql`${topUpRequests.updatedAt} desc`)
+    .limit(5);
 }
 
 /**

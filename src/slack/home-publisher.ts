@@ -1,8 +1,10 @@
 // Keeps every App Home current. `publish` renders one person's Home now (app_home_opened, a click on
-// Home). A poll reads the kudos and bounces changed since the last pass (webhooks, the worker,
-// approvals, cancels, any instance) and re-publishes the Homes that show them, only for people who
-// have opened Home. Re-publishes are coalesced per person and held under views.publish's rate limit
-// (Tier 4: 100+ per minute per workspace).
+// Home). A poll reads the kudos, bounces, health warnings, top-ups and limit requests changed since the
+// last pass (webhooks, the worker, approvals, cancels, the finance sweep, any instance) and
+// re-publishes the Homes that show them, only for people who have opened Home. A money change drops
+// the workspace's cached money section, so the admins' Homes are rendered from one fresh read.
+// Re-publishes are coalesced per person and held under views.publish's rate limit (Tier 4: 100+ per
+// minute per workspace).
 import { isChatRefusal } from '../domain/ports.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
@@ -162,14 +164,20 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     for (const c of fresh) seen.set(c.key, nowMs);
     for (const [k, at] of seen) if (nowMs - at > OVERLAP_MS * 4) seen.delete(k);
     for (const c of changes) if (c.updatedAt > cursor) cursor = c.updatedAt;
-    const byTeam = new Map<string, { userIds: Set<string>; concernsApprovers: boolean }>();
+    const byTeam = new Map<string, { userIds: Set<string>; concernsApprovers: boolean; concernsMoney: boolean }>();
     for (const c of fresh) {
-      const t = byTeam.get(c.teamId) ?? { userIds: new Set<string>(), concernsApprovers: false };
+      const t = byTeam.get(c.teamId) ?? { userIds: new Set<string>(), concernsApprovers: false, concernsMoney: false };
       for (const u of c.userIds) t.userIds.add(u);
       t.concernsApprovers ||= c.concernsApprovers;
+      t.concernsMoney ||= c.concernsMoney === true;
       byTeam.set(c.teamId, t);
     }
     for (const [teamId, t] of byTeam) {
+      // Read again at the next publish (once for all the workspace's admins: the promise is shared).
+      if (t.concernsMoney) {
+        moneySections.delete(teamId);
+        balances.delete(teamId);
+      }
       const visitors = await homeVisitorsFor(deps.db, teamId, { userIds: [...t.userIds], concernsApprovers: t.concernsApprovers });
       if (visitors.length > 0)
         refresh(

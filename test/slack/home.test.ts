@@ -2,7 +2,7 @@
 // requests from the Slack simulator into the app; the Rewards emulator holds the orders.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { bouncedRecipients, healthWarnings, kudos, statsOptOuts, type NewKudosRow } from '../../src/db/schema/index.js';
+import { bouncedRecipients, healthWarnings, kudos, limitIncreaseRequests, statsOptOuts, topUpRequests, type NewKudosRow } from '../../src/db/schema/index.js';
 import type { View } from '../../src/simulator/slack.js';
 import { eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
@@ -238,6 +238,93 @@ describe('App Home: the money section for admins', () => {
     const other = textOf(await openHome('U_MANAGER'));
     expect(other).not.toContain('Money');
     expect(other).not.toContain('finance_topup_open');
+  });
+});
+
+describe('App Home: the money section stays current', () => {
+  const MONEY = { KUDOS_ADMINS: 'U_ADMIN,U_APPROVER', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' };
+  const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
+  const topUpValues = (amount: string) => ({
+    topup_amount: text(amount),
+    topup_note: text('Q4 awards'),
+    topup_company: text('Acme Inc.'),
+    topup_phone: text('+1 555 0100'),
+    topup_address: text('1 Main St'),
+    topup_city: text('Springfield'),
+    topup_state: text('IL'),
+    topup_country: text('US'),
+    topup_zip: text('62701'),
+    topup_ein: text('12-3456789'),
+    topup_website: text(''),
+  });
+  const publishes = () => e2e.stack.sim.calls.filter((c) => c.method === 'views.publish').length;
+
+  it('a top-up shows on every admin’s Home as it moves: waiting, pending at the API, then completed once the ledger shows it, without anyone opening Home again', async () => {
+    await start(MONEY);
+    const ada = await openHome('U_ADMIN', 'Money');
+    const arjun = await openHome('U_APPROVER', 'Money');
+
+    await e2e.stack.sim.clickButton({ viewId: ada.id }, 'finance_topup_open', 'U_ADMIN');
+    const form = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'));
+    await e2e.stack.sim.submitView(form.id, topUpValues('2500'), 'U_ADMIN');
+    // Both admins' Homes show the request waiting for a second admin.
+    await homeShowing('U_APPROVER', /\$2,500 by <@U_ADMIN>: waiting for a second admin/);
+    await homeShowing('U_ADMIN', /\$2,500 by <@U_ADMIN>: waiting for a second admin/);
+
+    const request = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_ADMIN').find((m) => !m.ephemeral && JSON.stringify(m.blocks ?? []).includes('finance_topup_approve')));
+    await e2e.stack.sim.clickButton({ channel: request.channel, ts: request.ts }, 'finance_topup_approve', 'U_APPROVER');
+    const pending = await homeShowing('U_ADMIN', /\$2,500 by <@U_ADMIN>: requested \(pending at the Rewards API\)/);
+    expect(pending.id).toBe(ada.id);
+    const [row] = await e2e.db.select().from(topUpRequests);
+    expect(row?.fundingNo).toBeTruthy();
+
+    // The operator confirms the wire; the finance sweep reads it in the ledger.
+    await e2e.emulator.processTopUp(row!.fundingNo!, 'approve');
+    await e2e.stack.app.finance.sweep();
+    for (const [user, view] of [
+      ['U_ADMIN', ada],
+      ['U_APPROVER', arjun],
+    ] as const) {
+      const completed = await homeShowing(user, /Top-ups settled in the last 7 days\*\\n• \$2,500 by <@U_ADMIN>: completed/);
+      expect(completed.id).toBe(view.id);
+      expect(textOf(completed)).not.toContain('Top-ups not completed yet');
+    }
+    expect(e2e.stack.sim.homeView('U_MANAGER')).toBeUndefined();
+  });
+
+  it('a limit-increase request shows as pending review on the admins’ Homes', async () => {
+    await start(MONEY);
+    await e2e.emulator.setLimits({ dailyLimitUsd: 5000, monthlyLimitUsd: 50000 });
+    const ada = await openHome('U_ADMIN', 'Money');
+    await openHome('U_APPROVER', 'Money');
+    await e2e.stack.sim.clickButton({ viewId: ada.id }, 'finance_limits_open', 'U_ADMIN');
+    const form = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits'));
+    await e2e.stack.sim.submitView(
+      form.id,
+      { limits_current_daily: text('5000'), limits_current_monthly: text('50000'), limits_requested_daily: text('8000'), limits_requested_monthly: text('80000') },
+      'U_ADMIN',
+    );
+    await eventually(async () => (await e2e.db.select().from(limitIncreaseRequests)).find((r) => r.status === 'pending_review'));
+    const arjun = await homeShowing('U_APPROVER', /Limit increase pending review since .*\$8,000 a day, \$80,000 a month/);
+    // The limits the API just accepted as current are shown too.
+    expect(textOf(arjun)).toMatch(/Daily limit\* \$5,000/);
+  });
+
+  it('many money changes at once make one re-publish per admin, not one per change', async () => {
+    await e2e.start({ env: { ...ROLES, ...MONEY }, app: { home: { enabled: false } } });
+    await openHome('U_ADMIN', 'Money');
+    await openHome('U_APPROVER', 'Money');
+    await openHome('U_MANAGER');
+    await e2e.stack.app.home.pollOnce();
+    const before = publishes();
+    const billing = { companyName: 'Acme', phoneNumber: '1', billingAddress: '1 Main St', city: 'X', state: 'IL', country: 'US', zipCode: '1', ein: '1' };
+    await e2e.db.insert(topUpRequests).values(Array.from({ length: 30 }, (_, i) => ({ teamId: 'T0KUDOS', requesterUserId: 'U_ADMIN', amountCents: 10_000 + i * 100, billing })));
+    await e2e.stack.app.home.pollOnce();
+    // Two admins, two publishes (the manager's Home shows no money and is left alone).
+    expect(publishes() - before).toBe(2);
+    expect(textOf(e2e.stack.sim.homeView('U_APPROVER'))).toContain('$100 by <@U_ADMIN>: waiting for a second admin');
+    await e2e.stack.app.home.pollOnce();
+    expect(publishes() - before).toBe(2);
   });
 });
 

@@ -91,6 +91,8 @@ export const limitIncreaseRequests = pgTable(
     status: text('status').$type<'sending' | 'pending_review' | 'stale' | 'failed'>().notNull().default('sending'),
     message: text('message'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Moved on every change of status: App Home's money section is re-published from it. */
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('limit_increase_requests_team_idx').on(t.teamId, t.createdAt)],
 );

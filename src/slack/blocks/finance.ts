@@ -224,10 +224,10 @@ export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageConten
   const threshold = o.thresholdCents === null ? 'no low-balance alert set (`/kudos settings`)' : `alert under ${formatUsd(o.thresholdCents, o.currency)}`;
   const blocks: Block[] = [section(`:moneybag: *Rewards balance:* ${formatUsd(o.availableCents, o.currency)} available · ${formatUsd(o.pendingCents, o.currency)} pending top-ups\n${threshold}`)];
   if (o.sandbox) blocks.push(context('Connected to the Rewards *sandbox*: orders are not charged and top-ups are production only.'));
-  if (o.topUps.length > 0) {
-    const lines = o.topUps.map((r) => `• ${formatUsd(r.amountCents)} by ${mentionUser(r.requesterUserId)}: ${describeStatus(r.status)}${r.fundingNo ? ` (\`${escapeMrkdwn(r.fundingNo)}\`)` : ''}`);
-    blocks.push(section(`*Top-ups not completed yet*\n${lines.join('\n')}`));
-  }
+  const topUpLine = (r: TopUpRequestRow) =>
+    `• ${formatUsd(r.amountCents)} by ${mentionUser(r.requesterUserId)}: ${describeStatus(r.status)}${r.fundingNo ? ` (\`${escapeMrkdwn(r.fundingNo)}\`)` : ''}`;
+  if (o.topUps.length > 0) blocks.push(section(`*Top-ups not completed yet*\n${o.topUps.map(topUpLine).join('\n')}`));
+  if (o.recentTopUps.length > 0) blocks.push(section(`*Top-ups settled in the last 7 days*\n${o.recentTopUps.map(topUpLine).join('\n')}`));
   blocks.push(section(limitsLines(o.limits, o.usage)));
   if (o.pendingLimitRequest) {
     const p = o.pendingLimitRequest;
