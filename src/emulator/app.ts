@@ -2,7 +2,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { ApiError, errorBody } from './errors.js';
 import { newId } from './ids.js';
 import type { EmulatorApp, EmulatorEnv } from './http/types.js';
-import { rateLimitHeaders } from './state/rate-limit.js';
+import { rateLimitedHeaders, rateLimitHeaders } from './state/rate-limit.js';
 import { randomFaultsOf } from './state/random-faults.js';
 import type { EmulatorCore } from './state/core.js';
 import { registerTokenRoutes } from './routes/token.js';
@@ -39,7 +39,7 @@ export function createEmulatorApp(core: EmulatorCore): EmulatorApp {
     c.set('grant', grant);
     const verdict = core.rateLimiter.hit(grant.clientId);
     if (!verdict.allowed) {
-      return c.json(errorBody('RATE_LIMITED', 'Too Many Requests', c.get('requestId')), 429, rateLimitHeaders(verdict));
+      return c.json(errorBody('RATE_LIMITED', 'Too Many Requests', c.get('requestId')), 429, rateLimitedHeaders(verdict));
     }
     await next();
     for (const [k, v] of Object.entries(rateLimitHeaders(verdict))) c.res.headers.set(k, v);
@@ -118,7 +118,7 @@ function faultResponse(core: EmulatorCore, c: Context<EmulatorEnv>, status: numb
       /* unauthenticated: headers of an empty window */
     }
     const v = core.rateLimiter.peek(key);
-    return c.json(errorBody('RATE_LIMITED', 'Too Many Requests', requestId), 429, rateLimitHeaders({ ...v, remaining: 0 }));
+    return c.json(errorBody('RATE_LIMITED', 'Too Many Requests', requestId), 429, rateLimitedHeaders(v));
   }
   if (status < 200 || status === 204 || status === 304) return new Response(null, { status });
   const code = FAULT_CODES[status] ?? 'INJECTED_FAULT';

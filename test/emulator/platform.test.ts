@@ -104,6 +104,8 @@ describe('rate limiting', () => {
         expect(Number(a.headers.get('x-ratelimit-reset'))).toBeLessThanOrEqual(60);
       }
       expect(answers[3]!.body.error.code).toBe('RATE_LIMITED');
+      // Only the 429 says when to come back, in the same seconds as the reset.
+      expect(answers.map((a) => a.headers.get('retry-after'))).toEqual([null, null, null, answers[3]!.headers.get('x-ratelimit-reset')]);
       // Per app: the sandbox app has its own budget.
       const sandbox = apiClient(limited.url, await getToken(limited.url, 'sandbox'));
       expect((await sandbox.get('/balance')).status).toBe(200);
@@ -142,7 +144,7 @@ describe('fault injection', () => {
     expect(await getToken(t.emu.url)).toEqual(expect.any(String));
   });
 
-  it('an injected 429 carries the X-RateLimit-* headers', async () => {
+  it('an injected 429 carries the X-RateLimit-* headers and Retry-After', async () => {
     await t.emu.faults({ path: 'balance', status: 429 });
     const res = await t.api.get('/balance');
     expect(res.status).toBe(429);
@@ -150,6 +152,7 @@ describe('fault injection', () => {
     expect(res.headers.get('x-ratelimit-limit')).toBe('1000');
     expect(res.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(Number(res.headers.get('x-ratelimit-reset'))).toBeGreaterThan(0);
+    expect(res.headers.get('retry-after')).toBe(res.headers.get('x-ratelimit-reset'));
   });
 
   it('drop: the request is applied, then the connection is cut without an answer', async () => {

@@ -61,3 +61,8 @@ export function rateLimitHeaders(v: RateLimitVerdict): Record<string, string> {
     'X-RateLimit-Reset': String(v.resetSeconds),
   };
 }
+
+/** A 429's headers: the X-RateLimit-* figures and Retry-After, the same seconds until the reset. */
+export function rateLimitedHeaders(v: RateLimitVerdict): Record<string, string> {
+  return { ...rateLimitHeaders({ ...v, remaining: 0 }), 'Retry-After': String(v.resetSeconds) };
+}
