@@ -16,6 +16,11 @@
 // - One budget for foreground and background: work run through `inBackgroundLane` (completion
 //   checks, the order poller) takes a slot only when the schedule is free (no foreground queue, no
 //   block), or once it has waited `backgroundMaxWaitMs`; sends placed from Slack come first.
+// - Workspaces in turn inside one account: a process holds at most a few booked slots per account
+//   (as many as `bookAheadMs` of the schedule, at least 2); the other requests wait in memory,
+//   not in the schedule, and get the next booking workspace by workspace (workspace-turns.ts, the
+//   workspace named by `asWorkspace`). So one workspace's backlog books at most that far ahead of
+//   another workspace's single kudos, on every instance, instead of its whole worker concurrency.
 // - Every wait follows the caller's signal. If the database cannot be reached, the gate falls back to
 //   what this instance last learned (a 429's reset), so a database outage does not stop the calls.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -23,6 +28,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client.js';
 import { parseRateLimitReset, parseRetryAfter, RewardsAbortError, type RateGate } from '../rewards/index.js';
+import { createWorkspaceTurns, currentWorkspace } from './workspace-turns.js';
 
 const lane = new AsyncLocalStorage<'background'>();
 
@@ -42,6 +48,11 @@ export interface RateBudgetOptions {
   backgroundRecheckMs?: number;
   /** Once the app is stopping, a send's wait for a slot this close still completes (the worker's grace bounds it). Default 1000. */
   stopAllowanceMs?: number;
+  /**
+   * How far ahead of now this process books slots of one account (at least 2 slots): the rest of its
+   * requests wait for a turn, workspaces in turn. Default 250 ms.
+   */
+  bookAheadMs?: number;
   /** Answers with this share of the limit left or less block until the reset. Default 0.02. */
   lowWaterFraction?: number;
   onError?: (error: unknown) => void;
@@ -87,9 +98,13 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
   const unknownRecheckMs = Math.max(10, Math.floor(unknownSpacingMs / 4));
   const lowWater = opts.lowWaterFraction ?? 0.02;
   const stopAllowanceMs = opts.stopAllowanceMs ?? 1000;
+  const bookAheadMs = opts.bookAheadMs ?? 250;
   const known = new Map<string, { limit: number | undefined; windowMs: number; blockedUntil: number }>();
   const gates = new Map<string, RateGate>();
   const stopping = new AbortController();
+  // Waiting for a turn ends `stopAllowanceMs` after the stop (a turn due by then still goes).
+  const turnsClosed = new AbortController();
+  stopping.signal.addEventListener('abort', () => setTimeout(() => turnsClosed.abort(stopping.signal.reason), stopAllowanceMs).unref(), { once: true });
 
   const learned = (account: string) => {
     let k = known.get(account);
@@ -135,28 +150,52 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
   function gate(account: string): RateGate {
     const existing = gates.get(account);
     if (existing) return existing;
+    const turns = createWorkspaceTurns(() => {
+      const k = learned(account);
+      if (k.limit === undefined || k.windowMs <= 0) return 1; // probing: one request at a time
+      return Math.max(2, Math.ceil(bookAheadMs / (k.windowMs / (k.limit * share))));
+    });
+    /** Takes a slot of the schedule and sleeps until it (see the notes at the top). */
+    async function takeTurn(callSignal: AbortSignal | undefined, background: boolean): Promise<void> {
+      const signal = callSignal ? AbortSignal.any([callSignal, stopping.signal]) : stopping.signal;
+      const started = Date.now();
+      for (;;) {
+        if (callSignal?.aborted || (background && stopping.signal.aborted)) throw new RewardsAbortError(undefined, { cause: signal.reason });
+        let wait: number | undefined;
+        try {
+          wait = await takeSlot(account, background && Date.now() - started < backgroundMaxWaitMs);
+        } catch (error) {
+          opts.onError?.(error);
+          wait = Math.max(0, learned(account).blockedUntil - Date.now());
+        }
+        // Stopping: a send whose slot is moments away (an order being placed, its recipients being
+        // mapped) still goes, inside the worker's grace; a long wait (a 429 storm's reset) ends now.
+        if (wait !== undefined) return sleepFor(wait, wait <= stopAllowanceMs && !background ? callSignal : signal);
+        if (stopping.signal.aborted && Date.now() - started > stopAllowanceMs) throw new RewardsAbortError(undefined, { cause: stopping.signal.reason });
+        await sleepFor(background ? recheckMs : unknownRecheckMs, background ? signal : callSignal);
+      }
+    }
+
+    async function acquire(callSignal?: AbortSignal): Promise<void> {
+      // Background work books only a free schedule (no queue): it needs no turn.
+      if (lane.getStore() === 'background') return takeTurn(callSignal, true);
+      let leave: () => void;
+      try {
+        leave = await turns.enter(currentWorkspace(), callSignal ? AbortSignal.any([callSignal, turnsClosed.signal]) : turnsClosed.signal);
+      } catch (error) {
+        throw new RewardsAbortError(undefined, { cause: error });
+      }
+      // The turn is held until the booked slot comes: this process never books further ahead.
+      try {
+        await takeTurn(callSignal, false);
+      } finally {
+        leave();
+      }
+    }
+
     const created: RateGate = {
       stopSignal: stopping.signal,
-      async acquire(callSignal) {
-        const signal = callSignal ? AbortSignal.any([callSignal, stopping.signal]) : stopping.signal;
-        const background = lane.getStore() === 'background';
-        const started = Date.now();
-        for (;;) {
-          if (callSignal?.aborted || (background && stopping.signal.aborted)) throw new RewardsAbortError(undefined, { cause: signal.reason });
-          let wait: number | undefined;
-          try {
-            wait = await takeSlot(account, background && Date.now() - started < backgroundMaxWaitMs);
-          } catch (error) {
-            opts.onError?.(error);
-            wait = Math.max(0, learned(account).blockedUntil - Date.now());
-          }
-          // Stopping: a send whose slot is moments away (an order being placed, its recipients being
-          // mapped) still goes, inside the worker's grace; a long wait (a 429 storm's reset) ends now.
-          if (wait !== undefined) return sleepFor(wait, wait <= stopAllowanceMs && !background ? callSignal : signal);
-          if (stopping.signal.aborted && Date.now() - started > stopAllowanceMs) throw new RewardsAbortError(undefined, { cause: stopping.signal.reason });
-          await sleepFor(background ? recheckMs : unknownRecheckMs, background ? signal : callSignal);
-        }
-      },
+      acquire,
       async observe(status, headers) {
         try {
           const now = Date.now();

@@ -19,6 +19,7 @@ import { postAllOnce, resumeStalledNotices } from './notifications.js';
 import { ensureRecipientMapping } from './recipients.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from './rewards-errors.js';
 import type { BackgroundDeps } from './background-deps.js';
+import { asWorkspace } from './workspace-turns.js';
 
 export interface WorkerDeps extends BackgroundDeps {
   /** Called once an order is placed (webhooks issue: schedules its completion check). */
@@ -148,7 +149,8 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     const fence = fenceOf(row, id);
     const kudosLog = log.child({ kudosId: row.id });
     const stopRenewing = keepClaim(row.id, fence, controller, kudosLog);
-    const work = row.status === 'unknown' ? resolveUnknown(row, fence, controller.signal, kudosLog) : place(row, fence, controller.signal, kudosLog);
+    // Its Rewards requests take the account's rate budget in its workspace's turn (workspace-turns.ts).
+    const work = asWorkspace(row.teamId, () => (row.status === 'unknown' ? resolveUnknown(row, fence, controller.signal, kudosLog) : place(row, fence, controller.signal, kudosLog)));
     const task = work
       .then((placed) => {
         // pending: retried later; undefined: the claim was lost, whoever holds the row now tells.

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type Database, type DatabaseConnection } from '../../src/db/client.js';
 import { createRateBudgets, inBackgroundLane } from '../../src/domain/rate-budget.js';
+import { asWorkspace } from '../../src/domain/workspace-turns.js';
 import { createRewardsClient, isRewardsError, type CallInfo, type RewardsClient } from '../../src/rewards/index.js';
 import { eventually } from '../support/app.js';
 import { useTestDatabase } from '../support/db.js';
@@ -115,7 +116,8 @@ describe('the shared Rewards rate budget', () => {
   });
 
   it('background work yields to sends: it waits while the schedule is busy, and takes its turn once free', async () => {
-    const budgets = createRateBudgets(testDb.db, { backgroundRecheckMs: 20 });
+    // Booking far ahead, as one process with many sends in flight may (the turns are tested below).
+    const budgets = createRateBudgets(testDb.db, { backgroundRecheckMs: 20, bookAheadMs: 60_000 });
     const gate = budgets.gate('env:lanes');
     await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '10' });
     const intervalMs = 10_000 / (10 * 0.9);
@@ -137,5 +139,37 @@ describe('the shared Rewards rate budget', () => {
     await Promise.all([...sends.map((s) => s.then(() => order.push('send'))), late]);
     await background;
     expect(order).toEqual(['send', 'send', 'send', 'send', 'send', 'late send', 'background']);
+  });
+
+  it("workspaces in turn inside one account: a backlog of one workspace does not hold another workspace's single request behind it", async () => {
+    // Two slots booked ahead at most (bookAheadMs is tiny); the rest wait for a turn.
+    const budgets = createRateBudgets(testDb.db, { bookAheadMs: 1 });
+    const gate = budgets.gate('env:turns');
+    await gate.observe(200, { 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset': '2' });
+    const order: string[] = [];
+    const ask = (team: string, label: string) => asWorkspace(team, () => gate.acquire()).then(() => order.push(label));
+    const backlog = Array.from({ length: 12 }, (_, i) => ask('T_BIG', `big-${i}`));
+    const single = ask('T_SMALL', 'small');
+    const other = ask('T_OTHER', 'other');
+    await Promise.all([...backlog, single, other]);
+    // Without turns the two singles would come 13th and 14th. With them: the two booked sends of the
+    // backlog, then each workspace in turn (the backlog's, waiting first, then the two others).
+    expect(order.slice(0, 6)).toEqual(['big-0', 'big-1', 'big-2', 'small', 'other', 'big-3']);
+    expect(order).toHaveLength(14);
+  });
+
+  it('a request waiting for its turn follows its signal and gives its place up', async () => {
+    const budgets = createRateBudgets(testDb.db, { bookAheadMs: 1 });
+    const gate = budgets.gate('env:turns-abort');
+    await gate.observe(200, { 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset': '2' });
+    const order: string[] = [];
+    const held = [0, 1].map((i) => asWorkspace('T_A', () => gate.acquire()).then(() => order.push(`a-${i}`)));
+    const controller = new AbortController();
+    const abandoned = asWorkspace('T_B', () => gate.acquire(controller.signal));
+    const after = asWorkspace('T_C', () => gate.acquire()).then(() => order.push('c'));
+    controller.abort();
+    await expect(abandoned).rejects.toSatisfy((error: unknown) => isRewardsError(error, 'ABORTED'));
+    await Promise.all([...held, after]);
+    expect(order).toEqual(['a-0', 'a-1', 'c']);
   });
 });
