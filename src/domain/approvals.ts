@@ -11,7 +11,7 @@ import type { RewardsAccounts } from './rewards-accounts.js';
 import { recordOrderEvents } from './audit.js';
 import { promoteFoundOrder } from './kudos-store.js';
 import type { ApproversAsked, Notice, NoticePresenter } from './notices.js';
-import { postOnce } from './notifications.js';
+import { findNotification, postOnce } from './notifications.js';
 import { mentionUser } from './escape.js';
 import type { Messenger } from './ports.js';
 import { formatUtc } from './schedule.js';
@@ -125,6 +125,37 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   }
 
   const tellSenderOnce = (view: ApprovalCase, kind: SenderNoticeKind, notice: Notice) => tellOnce(view, kind, view.kudos.senderUserId, notice);
+
+  /**
+   * Whether the round's "waiting" notice is recorded in the outbox (posted, or to be posted by it). A
+   * request can be decided before its poster recorded that notice, or after the insert failed (a cut
+   * database): the sender is then told it here first, so that no sender gets a decision without the
+   * "waiting" notice, and never the "waiting" notice after it. False when it still cannot be recorded.
+   * A re-opened round opens with its own notice ("back with the approvers"), not this one.
+   */
+  async function waitingRecorded(view: ApprovalCase): Promise<boolean> {
+    if (view.request.reopenCount > 0) return true;
+    const subject = senderNoticeSubject(view.request);
+    const recorded = () => findNotification(deps.db, SENDER_NOTICE.waiting, subject).then(Boolean);
+    try {
+      if (await recorded()) return true;
+      log.info('telling a sender the request was waiting, before its decision', { kudosId: view.kudos.id });
+      await tellSenderOnce(view, SENDER_NOTICE.waiting, { type: 'approval.waiting', approval: view, asked: askedOf(view) });
+      return await recorded();
+    } catch (error) {
+      log.warn('reading the "waiting" notice of a request failed', { kudosId: view.kudos.id, error });
+      return false;
+    }
+  }
+
+  /** The decision (approved, rejected, expired), once, after the "waiting" notice; else left to the sweep. */
+  async function tellDecision(view: ApprovalCase): Promise<void> {
+    if (!(await waitingRecorded(view))) {
+      log.warn('decision not told yet: the "waiting" notice could not be recorded; the approvals sweep tells both', { kudosId: view.kudos.id });
+      return;
+    }
+    await tellSenderOnce(view, SENDER_NOTICE.decision, { type: 'approval.decided', approval: view });
+  }
 
   async function post(requestId: string, kudosId: string): Promise<void> {
     const now = deps.now();
@@ -247,7 +278,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         report.expired++;
         log.info('approval request expired', { kudosId: expired.kudos.id });
         await updateRequestMessages(expired);
-        await tellSenderOnce(expired, SENDER_NOTICE.decision, { type: 'approval.decided', approval: expired });
+        await tellDecision(expired);
       }
     });
     await step('untold senders', async () => {
@@ -257,7 +288,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         if (untold.notice === SENDER_NOTICE.decision) {
           // The request messages may still show the buttons too (chat.update is safe to repeat).
           await updateRequestMessages(untold);
-          await tellSenderOnce(untold, untold.notice, { type: 'approval.decided', approval: untold });
+          await tellDecision(untold);
         } else {
           await tellSenderOnce(untold, untold.notice, { type: 'approval.waiting', approval: untold, asked: askedOf(untold) });
         }
@@ -302,7 +333,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         ok: true,
         async announce() {
           await updateRequestMessages(view);
-          await tellSenderOnce(view, SENDER_NOTICE.decision, { type: 'approval.decided', approval: view });
+          await tellDecision(view);
         },
       };
     },

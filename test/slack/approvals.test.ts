@@ -1,10 +1,11 @@
 // Approvals end to end: the real app over HTTP, driven by the Slack simulator, ordering from the
 // Rewards emulator. Sends above KUDOS_APPROVAL_THRESHOLD ($100 here) go to #approvals.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { approvalRequests, auditEvents, kudos } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
 import { decideApproval } from '../../src/domain/approvals-store.js';
+import { rowsOf } from '../../src/db/client.js';
 import { blockActionPayload, eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
 /** The app's clock runs this far ahead of real time (approval after the scheduled time). */
@@ -198,6 +199,83 @@ describe('recovery', () => {
     expect(rendered(current(message))).toContain('U_APPROVER');
     expect((await e2e.stack.app.approvals.sweep()).toldLate).toBe(0);
     expect(told()).toBe(1);
+  });
+});
+
+describe('a lost "waiting for approval" notice', () => {
+  /** The database refuses the sender's "waiting" notice (as if it went away right after the request was posted). */
+  async function refuseWaitingNotices(): Promise<() => Promise<void>> {
+    // A sequence counts the refusals: nextval outlives the rolled-back insert.
+    await e2e.db.execute(sql.raw('create sequence if not exists refused_waiting_notices'));
+    await e2e.db.execute(
+      sql.raw(
+        `create or replace function refuse_waiting_notice() returns trigger language plpgsql as $$ begin if new.kind = 'approval.waiting' then perform nextval('refused_waiting_notices'); raise exception 'database went away (test)'; end if; return new; end $$`,
+      ),
+    );
+    await e2e.db.execute(sql.raw('create trigger refuse_waiting_notice before insert on notifications for each row execute function refuse_waiting_notice()'));
+    return async () => {
+      await e2e.db.execute(sql.raw('drop trigger if exists refuse_waiting_notice on notifications'));
+      await e2e.db.execute(sql.raw('drop sequence if exists refused_waiting_notices'));
+    };
+  }
+  /** The poster tried to record the "waiting" notice and the database refused it. */
+  const waitingRefused = async () => {
+    const [row] = rowsOf<{ is_called: boolean }>(await e2e.db.execute(sql.raw('select is_called from refused_waiting_notices')));
+    return row?.is_called === true;
+  };
+  /** The sender's DMs about the request, oldest first: "waiting" and the decision. */
+  const senderNotices = () =>
+    e2e.stack.sim
+      .messages('U_MANAGER')
+      .filter((m) => /^Your kudos (is waiting for approval|was approved)/.test(m.text))
+      .sort((a, b) => Number(a.ts) - Number(b.ts))
+      .map((m) => (m.text.startsWith('Your kudos is waiting') ? 'waiting' : 'approved'));
+
+  it('a request decided at once, before any sweep: the sender hears "waiting" first, then the decision, each once', async () => {
+    const restore = await refuseWaitingNotices();
+    let message: Message;
+    try {
+      ({ message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' }));
+      await eventually(waitingRefused);
+      expect(senderNotices()).toEqual([]);
+    } finally {
+      await restore();
+    }
+    // Decided normally within seconds: the approvals sweep has not run (and would not see it as waiting any more).
+    await click(message, APPROVE, 'U_APPROVER');
+    await e2e.stack.sim.waitFor(() => senderNotices().length === 2);
+    expect(senderNotices()).toEqual(['waiting', 'approved']);
+    expect(rendered(e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos is waiting'))!)).toContain('the approvers in <#C_APPROVALS>');
+
+    // Later sweeps on two instances tell nothing more.
+    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const later = new Date(Date.now() + 60_000);
+    await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
+    expect(senderNotices()).toEqual(['waiting', 'approved']);
+  });
+
+  it('a decision taken while the notice still cannot be recorded is held back; the sweep tells both in order, once across two instances', async () => {
+    const restore = await refuseWaitingNotices();
+    let row: { id: string };
+    try {
+      let message: Message;
+      ({ row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' }));
+      await eventually(waitingRefused);
+      await click(message, APPROVE, 'U_APPROVER');
+      await eventually(async () => (await kudosRow(row.id)).status === 'placed');
+      // Never the decision alone.
+      expect(senderNotices()).toEqual([]);
+    } finally {
+      await restore();
+    }
+    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const later = new Date(Date.now() + 60_000);
+    const reports = await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
+    expect(reports.reduce((n, r) => n + r.toldLate, 0)).toBeGreaterThanOrEqual(1);
+    await e2e.stack.sim.waitFor(() => senderNotices().length === 2);
+    expect(senderNotices()).toEqual(['waiting', 'approved']);
+    await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
+    expect(senderNotices()).toEqual(['waiting', 'approved']);
   });
 });
 
