@@ -112,8 +112,10 @@ export function senderNoticeSubject(request: Pick<ApprovalRequestRow, 'kudosId' 
 export async function findUntoldSenders(db: Database, now: Date, opts: { graceMs?: number; lookBackMs?: number } = {}): Promise<Array<ApprovalCase & { notice: SenderNoticeKind }>> {
   const before = new Date(now.getTime() - (opts.graceMs ?? 30_000));
   const since = new Date(now.getTime() - (opts.lookBackMs ?? 15 * 60_000));
+  // The outer row's columns are written out qualified: drizzle leaves `${column}` unqualified in some
+  // positions (a single-table select list), and inside this subquery that would name another row.
   const untold = (kind: SenderNoticeKind) =>
-    sql`not exists (select 1 from notifications n where n.kind = ${kind} and n.subject = ${approvalRequests.kudosId}::text || '#' || ${approvalRequests.reopenCount})`;
+    sql`not exists (select 1 from notifications n where n.kind = ${kind} and n.subject = "approval_requests"."kudos_id"::text || '#' || "approval_requests"."reopen_count")`;
   const rows = await db
     .select({
       k: kudos,

@@ -118,6 +118,9 @@ describe('distribution mode: install anywhere', () => {
       expect(opened).toMatchObject({ ok: true, token: tokenOf(c.key), installation: c.key });
       for (const call of sim.calls.slice(before)) expect(call.token).toBe(tokenOf(c.key));
     }
+    // No Rewards account is connected yet: the form's empty design list is expected, said at debug level, not warned about.
+    expect(logLines.filter((line) => /"level":"warn"/.test(line) && /designs/.test(line))).toEqual([]);
+    expect(logLines.some((line) => /"level":"debug"/.test(line) && /no designs for settings: no Rewards account connected/.test(line))).toBe(true);
 
     // Uninstall one workspace: its tokens are deleted at once, the others keep working.
     const secondToken = tokenOf('team:T_SECOND');

@@ -5,6 +5,8 @@ import { buildSettingsModal } from '../blocks/settings.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import type { WorkspaceRef } from '../../domain/settings.js';
+import { isRewardsNotConnected } from '../../domain/rewards-accounts.js';
+import type { Logger } from '../../config/logger.js';
 
 export async function handleSettingsCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommand }): Promise<void> {
   const { ack, command } = input;
@@ -22,12 +24,21 @@ export async function openSettingsModal(deps: ListenerDeps, ws: WorkspaceRef, tr
   const [settings, usergroups, designs] = await Promise.all([
     deps.settings.get(ws),
     orEmpty(deps.slack.for(ws).listUsergroups(), (error) => deps.logger.warn('listing user groups for settings failed', { error })),
-    orEmpty(deps.catalog.of(ws).search(''), (error) => deps.logger.warn('loading designs for settings failed', { error })),
+    orEmpty(deps.catalog.of(ws).search(''), (error) => logDesignsFailure(deps.logger, error)),
   ]);
   await deps.slack.for(ws).openView(triggerId, buildSettingsModal({ settings, usergroups, designs, deleteData: Boolean(deps.installations?.requestDeletion) }));
 }
 
 const OPTION_LISTS_BUDGET_MS = 1500;
+
+/**
+ * The designs come from the workspace's Rewards account. In distribution mode an admin opens the
+ * settings before connecting one (App Home's first step): an empty list is expected then, not a warning.
+ */
+function logDesignsFailure(logger: Logger, error: unknown): void {
+  if (isRewardsNotConnected(error)) logger.debug('no designs for settings: no Rewards account connected yet');
+  else logger.warn('loading designs for settings failed', { error });
+}
 
 function orEmpty<T>(work: Promise<T[]>, onError: (error: unknown) => void): Promise<T[]> {
   const late = new Promise<T[]>((resolve) => setTimeout(() => resolve([]), OPTION_LISTS_BUDGET_MS).unref());

@@ -2,6 +2,7 @@
 // catalog; groups from Slack user groups and the API's address book. The settings modal's approver
 // group and default design are searched here too (admins only), so any of hundreds can be chosen.
 import type { App } from '@slack/bolt';
+import { isRewardsNotConnected } from '../../domain/rewards-accounts.js';
 import { buildDesignOptions, buildGroupOptions, searchOptions } from '../blocks/options.js';
 import { SETTINGS_NONE_OPTION, settingsDesignOption, settingsGroupOption } from '../blocks/settings.js';
 import { workspaceOf, type ListenerDeps } from '../deps.js';
@@ -67,7 +68,9 @@ export function register(app: App, deps: ListenerDeps): void {
       .of(ws)
       .search('')
       .catch((error: unknown) => {
-        deps.logger.warn('loading designs for settings failed', { error });
+        // No Rewards account connected yet (distribution mode): an empty list is expected, not a warning.
+        if (isRewardsNotConnected(error)) deps.logger.debug('no designs for settings: no Rewards account connected yet');
+        else deps.logger.warn('loading designs for settings failed', { error });
         return [];
       });
     await ack(searchOptions(options.value, SETTINGS_NONE_OPTION, designs.map(settingsDesignOption)) as never);
