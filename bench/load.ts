@@ -15,6 +15,8 @@ export interface FixedRateResult extends LatencySummary {
   ok: number;
   failed: number;
   achievedRate: number;
+  /** Every latency, ms (to pool several runs before taking percentiles). */
+  samples: number[];
 }
 
 export async function runFixedRate(options: { origin: string; rate: number; seconds: number; makeRequest: (i: number) => FixedRateRequest; connections?: number }): Promise<FixedRateResult> {
@@ -50,5 +52,5 @@ export async function runFixedRate(options: { origin: string; rate: number; seco
     await pool.close();
   }
   const elapsed = (performance.now() - start) / 1000;
-  return { ...summarize(latencies), offeredRate: options.rate, seconds: options.seconds, ok, failed, achievedRate: ok / elapsed };
+  return { ...summarize(latencies), offeredRate: options.rate, seconds: options.seconds, ok, failed, achievedRate: ok / elapsed, samples: latencies };
 }

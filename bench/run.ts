@@ -3,6 +3,7 @@
 import { benchApp } from './app.js';
 import { benchClientOverhead } from './client-overhead.js';
 import { benchIdleMemory } from './idle-memory.js';
+import { benchInstallations } from './installations.js';
 import { printTable, writeResults, type BenchRow } from './report.js';
 import { benchScale } from './scale.js';
 import { benchSocketAck } from './socket-ack.js';
@@ -19,6 +20,8 @@ const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
   { name: 'idle memory', run: benchIdleMemory },
   // Two instances on one Rewards account under a low limit; a single kudos beside a backlog (bench/scale.ts).
   { name: 'scale', run: benchScale },
+  // Distribution mode with 1, 1,000 and 10,000 installations: ack latency and memory (bench/installations.ts).
+  { name: 'installations', run: benchInstallations },
 ];
 
 // Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--steady-rate R`, `--db NAME`, `--send-only`, `--slash-only`, `--idle-flags "..."`) are read by the sections.

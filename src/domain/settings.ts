@@ -150,6 +150,9 @@ export function diffSettings(before: WorkspaceSettings, patch: SettingsPatch): S
   return changes;
 }
 
+/** Workspaces whose settings are kept in memory at most. */
+const SETTINGS_CACHE_MAX = 2000;
+
 export function createSettingsStore(deps: { db: Database; config: AppConfig; ttlMs?: number; now?: () => number }): SettingsStore {
   // A value is never served more than ttlMs after the read that produced it started.
   const ttlMs = deps.ttlMs ?? 5000;
@@ -162,7 +165,11 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
   const generations = new Map<string, number>();
 
   function remember(settings: WorkspaceSettings, at = clock()): WorkspaceSettings {
+    // Newest last; past the bound the oldest read goes (it is older than the TTL long before that
+    // on any real traffic), so thousands of workspaces seen once do not stay in memory for good.
+    cache.delete(settings.teamId);
     cache.set(settings.teamId, { at, settings });
+    if (cache.size > SETTINGS_CACHE_MAX) cache.delete(cache.keys().next().value!);
     return settings;
   }
 

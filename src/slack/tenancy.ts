@@ -23,6 +23,11 @@ const { ClearStateStore, InstallProvider: InstallProviderClass } = slackOAuth;
 const REFRESH_WINDOW_MS = 2 * 3600_000;
 /** An authorize answer is reused at most this long (another instance may have refreshed or uninstalled). */
 const AUTHORIZE_CACHE_TTL_MS = 60_000;
+/**
+ * Authorize answers kept at most (least recently used out first): about 1 KiB each, so every
+ * workspace active within the TTL of a 10,000-workspace installation base stays warm.
+ */
+const AUTHORIZE_CACHE_MAX = 10_000;
 /** How long an OAuth state is good for (Bolt's default: 10 minutes). */
 const STATE_TTL_SECONDS = 600;
 
@@ -50,6 +55,8 @@ export interface DistributionTenancyOptions {
   now?: () => Date;
   /** Called after an installation is stored (e.g. to greet the installer). */
   onInstalled?: (lookup: InstallationLookup) => void;
+  /** Authorize answers cached at most (default 10,000). */
+  maxCached?: number;
 }
 
 export function createDistributionTenancy(opts: DistributionTenancyOptions): DistributionTenancy {
@@ -59,7 +66,7 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
   if (config.mode !== 'distribution' || !oauth || !keyRing) throw new Error('distribution mode needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and KUDOS_ENCRYPTION_KEY');
   const log = opts.logger.child({ part: 'installations' });
   const cache = new Map<string, { at: number; until: number; result: Promise<AuthorizeResult> }>();
-  const maxCached = 1000;
+  const maxCached = opts.maxCached ?? AUTHORIZE_CACHE_MAX;
 
   const store = createInstallationStore({
     db: opts.db,
@@ -95,7 +102,12 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     if (!key) return Promise.reject(new NotInstalledError(lookup));
     const nowMs = Date.now();
     const cached = cache.get(key);
-    if (cached && nowMs < cached.until) return cached.result;
+    if (cached && nowMs < cached.until) {
+      // Most recently used last, so the bound drops the coldest workspace.
+      cache.delete(key);
+      cache.set(key, cached);
+      return cached.result;
+    }
     const query = {
       teamId: lookup.isEnterpriseInstall ? undefined : (lookup.teamId ?? undefined),
       enterpriseId: lookup.enterpriseId ?? undefined,
@@ -136,8 +148,12 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
       const lookup: InstallationLookup = { teamId: source.teamId ?? null, enterpriseId: source.enterpriseId ?? null, isEnterpriseInstall: source.isEnterpriseInstall };
       const result = await authorizeLookup(lookup);
       // What Bolt needs of it; the request's own team stays the request's (an org install has none).
+      // Not the bot token: Bolt would build a WebClient for each workspace and token and keep it for
+      // good (App.clients, never evicted: ~30 KiB per workspace, one more at every token rotation).
+      // Listeners call Slack through deps.slack (the gateway, with the same token from this cache);
+      // Bolt's own `client` argument is left tokenless, and a workflow step's `complete`/`fail` use
+      // the step's own token.
       return {
-        ...(result.botToken ? { botToken: result.botToken } : {}),
         ...(result.botId ? { botId: result.botId } : {}),
         ...(result.botUserId ? { botUserId: result.botUserId } : {}),
         ...(source.teamId ? { teamId: source.teamId } : {}),
