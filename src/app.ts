@@ -65,6 +65,8 @@ export interface StartAppOptions {
   automationsMs?: number;
   /** How long the workflow step's handler waits for its send's outcome (default 60 s; tests: 0). */
   workflowStepWaitMs?: number;
+  /** Campaigns: the settle time of a create whose answer was lost (domain/campaigns.ts CREATE_SETTLE_MS). */
+  campaignSettleMs?: number;
   /** Distribution mode: how often uninstalled workspaces' data is purged once due; 0 disables the timer (tests call purgeDue). Default 1 h. */
   purgeMs?: number;
   /** Finance sweep period (low-balance check, top-up settlement); 0 disables the timer (tests call sweep). Default 5 min. */
@@ -362,6 +364,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     home,
     isAdmin: (ws, userId) => approvals.isAdmin(ws, userId),
     finance,
+    campaignSettleMs: opts.campaignSettleMs,
     installations: tenancy ? installationEvents(tenancy, slack, db, logger, rewardsSetup) : undefined,
   };
   registerListeners(bolt, deps, opts.workflowStepWaitMs !== undefined ? { workflowStepWaitMs: opts.workflowStepWaitMs } : {});

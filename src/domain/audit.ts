@@ -24,7 +24,11 @@ export type AuditAction =
   | 'reward_links.rejected'
   | 'reward_links.placed'
   | 'reward_links.partial'
-  | 'reward_links.failed';
+  | 'reward_links.failed'
+  /** Campaigns (domain/campaigns.ts): created (once the Rewards API has it), changed, archived. */
+  | 'campaign.created'
+  | 'campaign.updated'
+  | 'campaign.archived';
 
 /** Anything drizzle can insert through: the handle or a transaction's. */
 type Executor = Pick<Database, 'insert'>;

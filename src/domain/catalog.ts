@@ -2,8 +2,7 @@
 // keystroke in the design picker does not call the API. Searchable by name. Read and cached per
 // Rewards client, so each workspace sees its own account's catalog (distribution mode) and the
 // single-workspace client's cache is shared by every request as before.
-import type { RewardsClient } from '../rewards/index.js';
-import { toCents } from '../rewards/index.js';
+import { RewardsNotFoundError, toCents, type ChoiceProduct, type RewardsClient } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import type { WorkspaceRef } from './settings.js';
 
@@ -40,6 +39,31 @@ export function createDesignCatalogs(accounts: RewardsAccounts, opts: { ttlMs?: 
   };
 }
 
+/** A catalog product as a design; undefined when it has no [min, max] range. */
+export function designOf(product: ChoiceProduct): Design | undefined {
+  const [min, max] = product.prices;
+  if (min === undefined || max === undefined) return undefined;
+  return {
+    productId: product.productId,
+    name: product.name ?? (product as { designName?: string }).designName ?? product.description ?? product.productId,
+    minCents: toCents(min),
+    maxCents: toCents(max),
+  };
+}
+
+/**
+ * One design read from the API now, not from the cache (a campaign's design may have been removed
+ * from the catalog since): undefined when the catalog no longer has it (404).
+ */
+export async function readDesignNow(rewards: Pick<RewardsClient, 'catalog'>, productId: string, opts: { timeoutMs?: number } = {}): Promise<Design | undefined> {
+  try {
+    return designOf(await rewards.catalog.getChoiceCard(productId, opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined));
+  } catch (error) {
+    if (error instanceof RewardsNotFoundError) return undefined;
+    throw error;
+  }
+}
+
 export function createDesignCatalog(rewards: RewardsClient, opts: { ttlMs?: number; now?: () => number } = {}): DesignCatalog {
   const ttlMs = opts.ttlMs ?? 5 * 60_000;
   const now = opts.now ?? Date.now;
@@ -53,14 +77,8 @@ export function createDesignCatalog(rewards: RewardsClient, opts: { ttlMs?: numb
       try {
         const designs: Design[] = [];
         for await (const product of rewards.catalog.listChoiceCards()) {
-          const [min, max] = product.prices;
-          if (min === undefined || max === undefined) continue;
-          designs.push({
-            productId: product.productId,
-            name: product.name ?? (product as { designName?: string }).designName ?? product.description ?? product.productId,
-            minCents: toCents(min),
-            maxCents: toCents(max),
-          });
+          const design = designOf(product);
+          if (design) designs.push(design);
         }
         cached = { at: now(), designs };
         return designs;

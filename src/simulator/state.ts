@@ -332,6 +332,16 @@ export class SimulatorState {
   replaceView(viewId: string, arg: Json): View {
     const old = this.views.get(viewId)!;
     const next = this.materializeView(arg, { id: old.id, rootId: old.root_view_id, previousId: old.previous_view_id, type: old.type });
+    // As Slack: what the user entered survives where the new view keeps the block_id and action_id.
+    const kept: Record<string, Record<string, unknown>> = {};
+    for (const block of next.blocks) {
+      const blockId = typeof block.block_id === 'string' ? block.block_id : undefined;
+      const actionId = (block.element as Json | undefined)?.action_id;
+      if (block.type !== 'input' || !blockId || typeof actionId !== 'string') continue;
+      const value = (old.state.values as Record<string, Record<string, unknown> | undefined>)[blockId]?.[actionId];
+      if (value !== undefined) kept[blockId] = { [actionId]: value };
+    }
+    next.state = { values: kept as View['state']['values'] };
     this.views.set(viewId, next);
     this.viewErrors.delete(viewId);
     this.changed();

@@ -46,6 +46,8 @@ export interface ListenerDeps {
   automations: AutomationService;
   /** Low balance, top-ups, spending limits, ledger (src/domain/finance.ts). */
   finance: FinanceService;
+  /** Campaigns: how long after a create call whose answer was lost an empty search counts as "not created" (domain/campaigns.ts; tests shorten it). */
+  campaignSettleMs?: number | undefined;
   /** Distribution mode: what uninstalling and revoking tokens do (undefined in single-workspace mode). */
   installations?: InstallationEvents | undefined;
 }

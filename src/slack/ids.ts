@@ -6,8 +6,10 @@ export const SendModal = {
   blocks: {
     recipients: 'send_recipients',
     group: 'send_group',
+    campaign: 'send_campaign',
     design: 'send_design',
     amount: 'send_amount',
+    template: 'send_template',
     message: 'send_message',
     refund: 'send_refund',
     timing: 'send_timing',
@@ -17,8 +19,10 @@ export const SendModal = {
   actions: {
     recipients: 'recipients',
     group: 'group',
+    campaign: 'campaign',
     design: 'design',
     amount: 'amount',
+    template: 'email_template',
     message: 'message',
     refund: 'refund',
     timing: 'timing',
@@ -204,6 +208,36 @@ export const Templates = {
     action: 'value',
   },
 } as const;
+
+/** `/kudos campaigns` for admins: the list (New / Edit / Archive) and the form. */
+export const Campaigns = {
+  actions: {
+    create: 'campaign_new',
+    /** value: the campaign's id. */
+    edit: 'campaign_edit',
+    archive: 'campaign_archive',
+  },
+  modal: {
+    callbackId: 'campaign_form',
+    blocks: {
+      name: 'campaign_name',
+      design: 'campaign_design',
+      min: 'campaign_min',
+      max: 'campaign_max',
+      default: 'campaign_default',
+      template: 'campaign_template',
+      senderName: 'campaign_sender',
+      subject: 'campaign_subject',
+    },
+    /** Text and number fields; the two selects have action ids of their own (options loads route by them). */
+    action: 'value',
+    designAction: 'campaign_design_pick',
+    templateAction: 'campaign_template_pick',
+  },
+} as const;
+
+/** The value of "no template" (the account's default) in the template selects. */
+export const NO_TEMPLATE = 'none';
 
 /** `/kudos celebrations` and `/kudos recurring`: lists, rule and CSV modals, the recurring form. */
 export const Celebrations = {

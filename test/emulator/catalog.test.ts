@@ -115,3 +115,29 @@ describe('pagination', () => {
     }
   });
 });
+
+describe('a design taken out of the catalog (control route, extra)', () => {
+  it('is gone from list and get; orders and campaigns naming it are 404 NOT_FOUND; reset puts it back', async () => {
+    const prod = apiClient(emu.url, await getToken(emu.url, 'production'));
+    const campaign = await prod.post('/campaigns', { name: 'Before removal', cardType: 'CHOICE_CARD', productId: 'CC-HOLIDAY', amount: 25, subject: 'Thanks', senderName: 'Kudos' });
+    expect(campaign.status).toBe(201);
+    const removed = await fetch(`${emu.url}/_emulator/catalog/choice-cards/CC-HOLIDAY`, { method: 'DELETE' });
+    expect(removed.status).toBe(204);
+    expect(((await prod.get('/catalog/choice-cards', { pageSize: 100 })).body.data as any[]).map((d) => d.productId)).not.toContain('CC-HOLIDAY');
+    expect((await prod.get('/catalog/choice-cards/CC-HOLIDAY')).status).toBe(404);
+    const order = await prod.post('/orders/choice-cards', {
+      idempotencyKey: 'removed-design-1',
+      productId: 'CC-HOLIDAY',
+      emailSetting: { senderName: 'A', subject: 'B' },
+      recipients: [{ email: 'a@example.com', amount: 25 }],
+    });
+    expect(order.status).toBe(404);
+    expect(order.body.error.code).toBe('NOT_FOUND');
+    expect((await prod.post('/campaigns', { name: 'After removal', cardType: 'CHOICE_CARD', productId: 'CC-HOLIDAY', amount: 25, subject: 'Thanks', senderName: 'Kudos' })).status).toBe(404);
+    const executed = await prod.post(`/campaigns/${campaign.body.data.campaignId}/orders`, { idempotencyKey: 'removed-design-2', recipients: [{ email: 'a@example.com' }] });
+    expect(executed.status).toBe(404);
+    expect((await fetch(`${emu.url}/_emulator/catalog/choice-cards/CC-NOPE`, { method: 'DELETE' })).status).toBe(404);
+    await emu.reset();
+    expect((await prod.get('/catalog/choice-cards/CC-HOLIDAY')).status).toBe(200);
+  });
+});

@@ -14,6 +14,8 @@ export interface TestEmulator {
   setBalance(amount: number, environment?: 'sandbox' | 'production'): Promise<void>;
   setLimits(limits: { dailyLimitUsd: number; monthlyLimitUsd: number }, environment?: 'sandbox' | 'production'): Promise<void>;
   processTopUp(fundingNo: string, outcome: 'approve' | 'reject'): Promise<void>;
+  /** Extra: the provider takes a choice-card design out of the catalog (reset puts it back). */
+  removeDesign(productId: string): Promise<void>;
   /** Extra: a promotion, reward refund or transfer row (moves the production balance). */
   addMovement(kind: 'promotion' | 'rewardRefund' | 'transferSent' | 'transferReceived', amount: number, environment?: 'sandbox' | 'production'): Promise<{ referenceNumber: string }>;
   close(): Promise<void>;
@@ -65,6 +67,9 @@ export async function startTestEmulator(env?: Record<string, string>): Promise<T
     },
     async processTopUp(fundingNo, outcome) {
       await control('POST', `/fundings/${encodeURIComponent(fundingNo)}/process`, { outcome });
+    },
+    async removeDesign(productId) {
+      await control('DELETE', `/catalog/choice-cards/${encodeURIComponent(productId)}`);
     },
     async addMovement(kind, amount, environment = 'production') {
       return (await control<{ data: { referenceNumber: string } }>('POST', '/ledger', { kind, amount, environment })).data;

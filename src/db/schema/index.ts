@@ -16,3 +16,4 @@ export * from './finance.js';
 export * from './installations.js';
 export * from './rewards-connections.js';
 export * from './rate-budgets.js';
+export * from './campaigns.js';

@@ -58,6 +58,12 @@ export const kudos = pgTable(
      * celebration rule's channel); `none`, nowhere (the person opted out of public posts).
      */
     announceTo: text('announce_to'),
+    /** The campaign (src/db/schema/campaigns.ts) this send was made under; its spend is counted by it. */
+    campaignId: uuid('campaign_id'),
+    /** The order's e-mail (spec 2.3): a template, and a sender name and subject other than the sender's own. */
+    emailTemplateId: text('email_template_id'),
+    emailSenderName: text('email_sender_name'),
+    emailSubject: text('email_subject'),
     /** null: no refund; 30/60/90: refund window in days. */
     refundOptionDays: integer('refund_option_days'),
     /** The instant a scheduled send goes out; null for immediate sends. */
@@ -111,6 +117,9 @@ export const kudos = pgTable(
       .where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed') and ${t.notifiedAt} is null)`),
     index('kudos_team_sender_idx').on(t.teamId, t.senderUserId, t.status),
     index('kudos_order_idx').on(t.orderId),
+    index('kudos_team_campaign_idx')
+      .on(t.teamId, t.campaignId)
+      .where(sql`${t.campaignId} is not null`),
   ],
 );
 

@@ -97,6 +97,10 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
     const row = core.ledger.movement(core.env(body.environment), body.kind, centsFromNumber(body.amount)!, body.referenceNumber);
     return c.json({ data: serializeLedgerRow(row) }, 201);
   });
+  app.delete('/_emulator/catalog/choice-cards/:productId', (c) => {
+    if (!core.catalog.removeChoice(c.req.param('productId'))) throw fail.notFound(`Choice product ${c.req.param('productId')}`);
+    return c.body(null, 204);
+  });
   app.post('/_emulator/fundings/:fundingNo/process', async (c) => {
     const body = await readBody(c, limit, ProcessTopUp);
     const env = core.env('production');

@@ -18,7 +18,23 @@ export function isValidChoiceAmount(cents: number, range: { min: number; max: nu
 
 export class Catalog {
   readonly branded: readonly BrandedProduct[] = BRANDED_SEED;
-  readonly choice: readonly ChoiceDesign[] = CHOICE_SEED;
+  /** Designs the operator took out of the catalog (control route); reset puts them back. */
+  private readonly removed = new Set<string>();
+
+  get choice(): readonly ChoiceDesign[] {
+    return this.removed.size === 0 ? CHOICE_SEED : CHOICE_SEED.filter((d) => !this.removed.has(d.productId));
+  }
+
+  /** Takes a design out of the catalog: gone from list and get; orders and campaigns naming it are 404. False if unknown. */
+  removeChoice(productId: string): boolean {
+    if (!this.findChoice(productId)) return false;
+    this.removed.add(productId);
+    return true;
+  }
+
+  restore(): void {
+    this.removed.clear();
+  }
 
   findBranded(productId: string): BrandedProduct | undefined {
     return this.branded.find((p) => p.productId === productId);

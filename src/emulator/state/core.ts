@@ -49,6 +49,7 @@ export class EmulatorCore {
     this.jobs.clear();
     this.faults.clear();
     this.rateLimiter.clear();
+    this.catalog.restore();
     const now = this.clock.nowMs();
     this.envs = {
       sandbox: seedEnv('sandbox', now, this.ledger),

@@ -15,6 +15,7 @@ import { register as registerHomeActions } from './home.js';
 import { registerResendActions } from './resend.js';
 import { register as registerFinanceActions } from './finance.js';
 import { registerTemplates } from '../templates.js';
+import { registerCampaigns } from '../campaigns.js';
 import { register as registerAutomationActions } from './automations.js';
 import { register as registerLinkApprovalActions } from './link-approval.js';
 import { register as registerWorkspaceDataActions } from './workspace-data.js';
@@ -29,6 +30,7 @@ export function register(app: App, deps: ListenerDeps): void {
   registerHomeActions(app, deps);
   registerFinanceActions(app, deps);
   registerTemplates(app, deps);
+  registerCampaigns(app, deps);
   registerAutomationActions(app, deps);
   registerLinkApprovalActions(app, deps);
   registerWorkspaceDataActions(app, deps);

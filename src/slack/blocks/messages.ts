@@ -154,6 +154,7 @@ export function buildHelp(prefix?: string): SlackMessageContent {
     `*${COMMAND} limits* — ask for higher daily / monthly spending limits (admins; \`balance\` shows what is used)`,
     `*${COMMAND} ledger [YYYY-MM] [csv]* — the month's balance movements, reconciled with Kudos orders; \`csv\` sends them by DM (admins)`,
     `*${COMMAND} templates* — the recipients' e-mail templates: list, create, edit as new, send yourself a test e-mail (admins)`,
+    `*${COMMAND} campaigns* — campaigns (design, amount range, e-mail template) senders pick in the send form, with their spend: list, create, edit, archive (admins)`,
     `*${COMMAND} celebrations* — birthdays and anniversaries: opt out (\`optout\`, \`optin\`) or of public posts (\`private\`, \`public\`); admins: rules, CSV upload, the next 30 days with Skip`,
     `*${COMMAND} recurring* / *${COMMAND} recurring new* — your recurring kudos (pause, resume, delete, skip one), or start one`,
     `*${COMMAND} stats [month] [#channel | @group]* — the month's leaderboard, for everyone, a channel or a user group; *stats optout* to stay off it`,
@@ -161,7 +162,7 @@ export function buildHelp(prefix?: string): SlackMessageContent {
   ];
   const body = lines.join('\n');
   return {
-    text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, templates, celebrations, recurring, stats, help`,
+    text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, templates, campaigns, celebrations, recurring, stats, help`,
     blocks: [...(prefix ? [section(prefix)] : []), section(body)],
   };
 }

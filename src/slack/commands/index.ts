@@ -21,6 +21,7 @@ import { handleSettingsCommand } from './settings.js';
 import { handleStatsCommand, parseStatsCommand } from './stats.js';
 import { handleAdminBalance, handleFinanceCommand, parseFinanceCommand } from './finance.js';
 import { handleTemplatesCommand, isTemplatesCommand } from '../templates.js';
+import { handleCampaignsCommand, isCampaignsCommand } from '../campaigns.js';
 import { handleCelebrationsCommand, handleRecurringCommand } from './automations.js';
 import { notConnectedText } from '../blocks/rewards-connect.js';
 import { openSendModal } from '../open-send-modal.js';
@@ -59,6 +60,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const stats = parseStatsCommand(command.text);
     if (stats) return handleStatsCommand(deps, { ack, command, stats });
     if (isTemplatesCommand(command.text)) return handleTemplatesCommand(deps, { ack, command, respond });
+    if (isCampaignsCommand(command.text)) return handleCampaignsCommand(deps, { ack, command, respond });
     const finance = parseFinanceCommand(command.text);
     if (finance) return handleFinanceCommand(deps, finance, { ack, command, respond });
     const parsed = parseKudosCommand(command.text);
