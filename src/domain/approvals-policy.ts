@@ -22,7 +22,8 @@ export function monthStartUtc(now: Date): Date {
  */
 export async function monthlySpendCents(db: PolicyReader, teamId: string, senderUserId: string, now: Date): Promise<number> {
   const [row] = await db
-    .select({ total: sql<string | null>`coalesce(sum(${kudos.totalCents}), 0)` })
+    // A partial send (kudos-parts.ts) counts what it charged.
+    .select({ total: sql<string | null>`coalesce(sum(case when ${kudos.status} = 'partial' then coalesce(${kudos.costCents}, ${kudos.totalCents}) else ${kudos.totalCents} end), 0)` })
     .from(kudos)
     .where(and(eq(kudos.teamId, teamId), eq(kudos.senderUserId, senderUserId), gte(kudos.createdAt, monthStartUtc(now)), notInArray(kudos.status, [...UNSPENT_STATUSES])));
   const [links] = await db

@@ -12,6 +12,7 @@ import { and, eq, isNotNull, lt, sql } from 'drizzle-orm';
 import { kudos, type KudosRow } from '../db/schema/index.js';
 import { RewardsApiError, type RewardsClient } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
+import { orderIdsOf } from './kudos-parts.js';
 import { getKudos, markCanceled } from './kudos-store.js';
 import { describeForUser } from './rewards-errors.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
@@ -49,18 +50,34 @@ export async function cancelScheduledSend(
     log.warn('recording the cancel intent failed; not cancelling', { error });
     return { ok: false, reason: 'api_error', message: 'Could not cancel right now (our database did not answer). Try again in a minute.', row };
   }
-  let canceled: Awaited<ReturnType<RewardsClient['orders']['cancel']>>;
+  let canceled: Awaited<ReturnType<RewardsClient['orders']['cancel']>> | undefined;
+  // A send of several orders: every part is cancelled, in order (an order already cancelled, by an
+  // earlier try whose answer was lost, answers as cancelled: the client looks it up).
+  const orderIds = orderIdsOf(row);
+  let done = 0;
   try {
     // The row's own workspace's account: another workspace's order id is never sent to this one's.
-    canceled = await (await deps.rewards.for(row)).orders.cancel(orderId);
+    const rewards = await deps.rewards.for(row);
+    for (const id of orderIds) {
+      const result = await rewards.orders.cancel(id);
+      canceled ??= result;
+      done++;
+    }
   } catch (error) {
-    log.warn('cancel refused', { error });
+    log.warn('cancel refused', { error, partsCanceled: done, parts: orderIds.length });
     const tooLate = (error as { code?: string }).code === 'ORDER_NOT_CANCELABLE';
     // A refusal is final: the intent goes. A lost answer keeps it, and the sweep looks the order up.
-    if (error instanceof RewardsApiError && error.status >= 400 && error.status < 500 && error.status !== 429) await clearCancelIntent(deps.db, row.id).catch(() => {});
-    return { ok: false, reason: tooLate ? 'too_late' : 'api_error', message: describeForUser(error, 'cancel'), row };
+    // Some parts already cancelled: the intent stays, so that the sweep finishes the rest.
+    if (done === 0 && error instanceof RewardsApiError && error.status >= 400 && error.status < 500 && error.status !== 429) await clearCancelIntent(deps.db, row.id).catch(() => {});
+    const message = describeForUser(error, 'cancel');
+    return {
+      ok: false,
+      reason: tooLate && done === 0 ? 'too_late' : 'api_error',
+      message: done > 0 ? `${message} ${done} of its ${orderIds.length} orders are cancelled; Kudos keeps cancelling the others.` : message,
+      row,
+    };
   }
-  const details = { orderId, canceledAt: canceled.canceledAt?.toISOString() ?? null };
+  const details = { orderId, ...(orderIds.length > 1 ? { orderIds } : {}), canceledAt: canceled?.canceledAt?.toISOString() ?? null };
   // The order is cancelled (and refunded): recording it is retried; if it still fails, the sweep
   // records it from the intent. The person is told the truth either way: it is cancelled.
   for (let attempt = 1; ; attempt++) {
@@ -109,7 +126,16 @@ export async function reconcileCancelIntents(
   for (const row of rows) {
     const log = deps.logger.child({ kudosId: row.id, orderId: row.orderId });
     try {
-      const order = await (await deps.rewards.for(row)).orders.get(row.orderId!, opts.signal ? { signal: opts.signal } : undefined);
+      const rewards = await deps.rewards.for(row);
+      const signal = opts.signal ? { signal: opts.signal } : undefined;
+      // Every part of a send of several orders: those not cancelled yet are cancelled now (the intent
+      // is the sender's or an admin's, recorded before any part was); the send is cancelled once all are.
+      let order = await rewards.orders.get(row.orderId!, signal);
+      for (const id of orderIdsOf(row).slice(1)) {
+        if (order.status !== 'CANCELED') break;
+        const part = await rewards.orders.get(id, signal);
+        order = part.status === 'CANCELED' ? part : { ...part, status: (await rewards.orders.cancel(id, signal)).status };
+      }
       if (order.status === 'CANCELED') {
         await markCanceled(deps.db, row, row.cancelRequestedBy ?? 'unknown', { orderId: row.orderId, canceledAt: null, recordedBy: 'sweep' });
         log.warn('recorded a cancel the API had accepted', { by: row.cancelRequestedBy });

@@ -5,12 +5,13 @@ import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schema/index.js';
+import { RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 
 /**
  * Rows the worker has to do something with: place the order, or tell the sender the outcome. Written
  * with literals, exactly as the partial index kudos_work_idx, so that the planner uses the index.
  */
-const needsWork = sql`(${kudos.status} in ('pending', 'unknown') or (${kudos.status} in ('placed', 'scheduled', 'failed') and ${kudos.notifiedAt} is null))`;
+const needsWork = sql`(${kudos.status} in ('pending', 'unknown') or (${kudos.status} in ('placed', 'scheduled', 'failed', 'partial') and ${kudos.notifiedAt} is null))`;
 
 /**
  * What a worker holds after claiming a row: its id and the attempt it claimed (attempts grows by one
@@ -109,6 +110,8 @@ export interface PlacedOrder {
   orderStatus: string;
   costCents: number;
   costCurrency: string;
+  /** Every order of the send, in part order (one-order sends: that order). */
+  orderIds: string[];
 }
 
 /**
@@ -124,6 +127,8 @@ export async function markPlaced(db: Database, id: string, fence: ClaimFence, or
         status: sql`${sql.placeholder('status')}`,
         recipients: sql`${sql.placeholder('recipients')}::jsonb`,
         orderId: sql`${sql.placeholder('orderId')}`,
+        orderIds: sql`${sql.placeholder('orderIds')}::jsonb`,
+        partsPlaced: sql`jsonb_array_length(${sql.placeholder('orderIds')}::jsonb)`,
         orderStatus: sql`${sql.placeholder('orderStatus')}`,
         costCents: sql`${sql.placeholder('costCents')}::integer`,
         costCurrency: sql`${sql.placeholder('costCurrency')}`,
@@ -144,7 +149,47 @@ export async function markPlaced(db: Database, id: string, fence: ClaimFence, or
       .returning()
       .prepare('kudos_mark_placed'),
   );
-  const [row] = await statement.execute({ id, ...order, recipients: JSON.stringify(order.recipients), workerId: fence.workerId, attempts: fence.attempts, fenceStatus: fence.status });
+  const [row] = await statement.execute({
+    id,
+    ...order,
+    recipients: JSON.stringify(order.recipients),
+    orderIds: JSON.stringify(order.orderIds),
+    workerId: fence.workerId,
+    attempts: fence.attempts,
+    fenceStatus: fence.status,
+  });
+  return row;
+}
+
+/**
+ * One part of a send in several parts was created: its order id appended (in part order, once), its
+ * cost added, the lease renewed; the row stays `pending` until the last part. Fenced on the claim and
+ * on the parts recorded so far, so a part is never counted twice. Undefined when the claim was lost.
+ */
+export async function markPartPlaced(
+  db: Database,
+  id: string,
+  fence: ClaimFence,
+  part: { index: number; orderId: string; orderStatus: string; costCents: number; costCurrency: string; leaseMs: number },
+): Promise<KudosRow | undefined> {
+  const [row] = await db
+    .update(kudos)
+    .set({
+      status: 'pending',
+      orderId: sql`coalesce(${kudos.orderId}, ${part.orderId})`,
+      orderIds: sql`case when ${kudos.orderIds} @> ${JSON.stringify([part.orderId])}::jsonb then ${kudos.orderIds} else ${kudos.orderIds} || ${JSON.stringify([part.orderId])}::jsonb end`,
+      partsPlaced: part.index + 1,
+      orderStatus: part.orderStatus,
+      costCents: sql`coalesce(${kudos.costCents}, 0) + ${part.costCents}`,
+      costCurrency: part.costCurrency,
+      placedAt: sql`coalesce(${kudos.placedAt}, now())`,
+      errorCode: null,
+      errorMessage: null,
+      claimedUntil: sql`now() + ${`${Math.ceil(part.leaseMs / 1000)} seconds`}::interval`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(fenced(id, fence), eq(kudos.partsPlaced, part.index)))
+    .returning();
   return row;
 }
 
@@ -242,18 +287,36 @@ export async function markNotified(db: Database, id: string, messages: Pick<NewK
   });
 }
 
-/** The order of a kudos is COMPLETE: recorded, and the row returned (undefined if there is none). */
-export async function markOrderComplete(db: Database, id: string, orderId: string): Promise<KudosRow | undefined> {
+/**
+ * An order of a kudos is COMPLETE: recorded, and the row returned (undefined if there is none). A send
+ * of several orders (more recipients than one order takes) records the part with its counts in
+ * parts_completed, and is COMPLETE itself once every part is (reconcile-completion.ts decides that).
+ */
+export async function markOrderComplete(db: Database, id: string, orderId: string, counts: { sentCount: number; bouncedCount: number; recipientCount: number }): Promise<KudosRow | undefined> {
+  const several = sql`${kudos.recipientCount} > ${sql.placeholder('perOrder')}::integer`;
   const statement = prepared(db, 'kudos.markOrderComplete', (d) =>
     d
       .update(kudos)
-      .set({ orderStatus: 'COMPLETE', orderId: sql`coalesce(${kudos.orderId}, ${sql.placeholder('orderId')})`, updatedAt: sql`now()` })
+      .set({
+        orderStatus: sql`case when ${several} then ${kudos.orderStatus} else 'COMPLETE' end`,
+        partsCompleted: sql`case when ${several} then ${kudos.partsCompleted} || jsonb_build_object(${sql.placeholder('orderId')}::text, ${sql.placeholder('counts')}::jsonb) else ${kudos.partsCompleted} end`,
+        orderId: sql`case when ${several} then ${kudos.orderId} else coalesce(${kudos.orderId}, ${sql.placeholder('orderId')}) end`,
+        updatedAt: sql`now()`,
+      })
       .where(eq(kudos.id, sql.placeholder('id')))
       .returning()
       .prepare('kudos_mark_order_complete'),
   );
-  const [row] = await statement.execute({ id, orderId });
+  const [row] = await statement.execute({ id, orderId, counts: JSON.stringify(counts), perOrder: RECIPIENTS_PER_ORDER });
   return row;
+}
+
+/** Every part of a send in several orders is complete: the send is. */
+export async function markAllPartsComplete(db: Database, id: string): Promise<void> {
+  await db
+    .update(kudos)
+    .set({ orderStatus: 'COMPLETE', updatedAt: sql`now()` })
+    .where(eq(kudos.id, id));
 }
 
 export async function getKudos(db: Database, id: string): Promise<KudosRow | undefined> {

@@ -5,6 +5,7 @@
 import { and, eq, gte, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { kudos } from '../db/schema/index.js';
+import { orderIdsOf } from './kudos-parts.js';
 import { toCents, type LedgerRow, type RewardsClient } from '../rewards/index.js';
 
 export type MovementKind = 'top_up_pending' | 'top_up_completed' | 'top_up_unapproved' | 'promotion' | 'reward_refund' | 'transfer_sent' | 'transfer_received' | 'order' | 'order_canceled' | 'other';
@@ -190,9 +191,17 @@ export interface Reconciliation {
  */
 export async function reconcileWithKudos(db: Database, ws: { teamId: string }, movements: Movement[], range: { start: Date; end: Date }): Promise<Reconciliation> {
   const rows = await db
-    .select({ orderId: kudos.orderId, costCents: kudos.costCents, totalCents: kudos.totalCents, status: kudos.status, orderStatus: kudos.orderStatus })
+    .select({ orderId: kudos.orderId, orderIds: kudos.orderIds, costCents: kudos.costCents, totalCents: kudos.totalCents, status: kudos.status, orderStatus: kudos.orderStatus })
     .from(kudos)
-    .where(and(eq(kudos.teamId, ws.teamId), isNotNull(kudos.orderId), gte(kudos.placedAt, range.start), lt(kudos.placedAt, range.end), inArray(kudos.status, ['placed', 'scheduled', 'canceled'])));
+    .where(
+      and(
+        eq(kudos.teamId, ws.teamId),
+        isNotNull(kudos.orderId),
+        gte(kudos.placedAt, range.start),
+        lt(kudos.placedAt, range.end),
+        inArray(kudos.status, ['placed', 'scheduled', 'partial', 'canceled']),
+      ),
+    );
   const ledgerByOrder = new Map<string, number>();
   for (const m of movements) {
     if (m.kind !== 'order' && m.kind !== 'order_canceled') continue;
@@ -205,14 +214,17 @@ export async function reconcileWithKudos(db: Database, ws: { teamId: string }, m
   const ours = new Set<string>();
   for (const row of rows) {
     const orderId = row.orderId!;
-    ours.add(orderId);
+    // A send of several orders (kudos-parts.ts) is matched as a whole: its orders' rows against its cost.
+    const orderIds = orderIdsOf(row);
+    for (const id of orderIds) ours.add(id);
     const expected = row.status === 'canceled' || row.orderStatus === 'CANCELED' ? 0 : (row.costCents ?? row.totalCents);
     kudosCents += expected;
-    const inLedger = ledgerByOrder.get(orderId);
-    if (inLedger === undefined) {
-      missing.push(orderId);
+    const absent = orderIds.filter((id) => !ledgerByOrder.has(id));
+    if (absent.length > 0) {
+      missing.push(...absent);
       continue;
     }
+    const inLedger = orderIds.reduce((sum, id) => sum + ledgerByOrder.get(id)!, 0);
     ledgerCents += inLedger;
     if (inLedger !== expected) differing.push({ orderId, kudosCents: expected, ledgerCents: inLedger });
   }

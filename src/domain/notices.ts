@@ -33,6 +33,8 @@ export type Notice =
   | { type: 'kudos.outcome_unknown'; kudos: KudosRow }
   /** To the sender: the send was given up. */
   | { type: 'kudos.failed'; kudos: KudosRow; reason: string }
+  /** To the sender: a send in several orders of which the first parts went out and a later one was refused. */
+  | { type: 'kudos.partial'; kudos: KudosRow; reason: string }
   /** In the channel (under the announcement when there is one): an order finished. */
   | { type: 'order.completed'; orderId: string; counts: DeliveryCounts; kudos?: KudosRow; cardName?: string }
   /** To the sender: their kudos went out. */

@@ -63,6 +63,11 @@ export interface UserDirectory {
   userInfo(ws: ChatWorkspace, userId: string): Promise<WorkspaceUser | undefined>;
   /** Rejects with a ChatRefusal of outcome `not_found` for an id that is no user group (deleted, or never one). */
   usergroupMembers(ws: ChatWorkspace, usergroupId: string): Promise<string[]>;
+  /**
+   * Everyone in the workspace, read in pages (users.list: 200 a call) and cached a while per workspace:
+   * checking a big group's members one users.info call each would take minutes of Slack's rate limit.
+   */
+  everyone?(ws: ChatWorkspace): Promise<WorkspaceUser[]>;
 }
 
 /**

@@ -3,7 +3,7 @@
 // in their Slack profile (found or created once, the mapping stored per workspace).
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { recipientCreations, recipientMappings, type KudosRecipientSnapshot } from '../db/schema/index.js';
@@ -150,6 +150,145 @@ export async function ensureRecipientMapping(
   );
   await storeMapping.execute({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, slackUserId: person.slackUserId, recipientId, email: person.email });
   return { recipientId, email: person.email };
+}
+
+/** People of a big send mapped per round: one claim, one creation write and one mapping write each. */
+const MAPPING_BATCH = 50;
+
+type Person = { slackUserId: string; email: string; firstName?: string | undefined; lastName?: string | undefined };
+
+/**
+ * ensureRecipientMapping for many people at once (a big group's send): the stored mappings read in
+ * one query; the people without one claimed in batches (recipient_creations, one statement a batch),
+ * created `concurrency` at a time (each one Rewards request, through the account's rate budget) and
+ * their creations and mappings written one statement a batch. A batch's mappings are stored before
+ * the next is claimed, so a send resumed after a crash goes on from the last stored batch (a
+ * recipient created but not yet stored is found again by its address: EMAIL_TAKEN, then a lookup).
+ * Anyone whose mapping needs more (a changed Slack e-mail, another instance creating them) goes
+ * through ensureRecipientMapping one by one. Answers by Slack user id.
+ */
+export async function ensureRecipientMappings(
+  deps: { db: Database; rewards: RewardsClient },
+  ws: Workspace,
+  people: Person[],
+  opts: { signal?: AbortSignal | undefined; concurrency: number },
+): Promise<Map<string, { recipientId: string; email: string }>> {
+  const { db, rewards } = deps;
+  const call = opts.signal ? { signal: opts.signal } : {};
+  const found = new Map<string, { recipientId: string; email: string }>();
+  const stored = new Map<string, typeof recipientMappings.$inferSelect>();
+  for (let i = 0; i < people.length; i += 1000) {
+    const ids = people.slice(i, i + 1000).map((p) => p.slackUserId);
+    for (const m of await db
+      .select()
+      .from(recipientMappings)
+      .where(and(eq(recipientMappings.teamId, ws.teamId), inArray(recipientMappings.slackUserId, ids))))
+      stored.set(m.slackUserId, m);
+  }
+  const one: Person[] = [];
+  const fresh: Person[] = [];
+  for (const p of people) {
+    const mapping = stored.get(p.slackUserId);
+    if (mapping && sameEmail(syncedSlackEmail(mapping), p.email)) found.set(p.slackUserId, { recipientId: mapping.recipientId, email: mapping.email });
+    else if (mapping) one.push(p);
+    else fresh.push(p);
+  }
+  // One person per address: two Slack users sharing one are mapped one by one (each waits for the creation).
+  const byEmail = new Map<string, Person>();
+  for (const p of fresh) {
+    const key = p.email.toLowerCase();
+    if (byEmail.has(key)) one.push(p);
+    else byEmail.set(key, p);
+  }
+  const batchable = [...byEmail.values()];
+  const me = randomUUID();
+  for (let i = 0; i < batchable.length; i += MAPPING_BATCH) {
+    opts.signal?.throwIfAborted();
+    const batch = batchable.slice(i, i + MAPPING_BATCH);
+    const claimed = await db
+      .insert(recipientCreations)
+      .values(
+        batch.map((p) => ({
+          teamId: ws.teamId,
+          enterpriseId: ws.enterpriseId ?? null,
+          email: p.email.toLowerCase(),
+          claimedBy: me,
+          claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [recipientCreations.teamId, recipientCreations.email],
+        set: { claimedBy: me, claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`, recipientId: null, doneAt: null },
+        setWhere: sql`(${recipientCreations.doneAt} is null and ${recipientCreations.claimedUntil} <= now()) or ${recipientCreations.doneAt} <= now() - ${`${CREATION_ANSWERS_S} seconds`}::interval`,
+      })
+      .returning({ email: recipientCreations.email, claimedBy: recipientCreations.claimedBy });
+    const mine = new Set(claimed.filter((c) => c.claimedBy === me).map((c) => c.email));
+    const create = batch.filter((p) => mine.has(p.email.toLowerCase()));
+    for (const p of batch) if (!mine.has(p.email.toLowerCase())) one.push(p);
+    const created: Array<{ person: Person; recipientId: string }> = [];
+    let failure: Error | undefined;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(opts.concurrency, create.length) }, async () => {
+        while (failure === undefined && next < create.length) {
+          const person = create[next++]!;
+          try {
+            created.push({ person, recipientId: await createRecipient(rewards, person, call) });
+          } catch (error) {
+            failure ??= error instanceof Error ? error : new Error(String(error));
+          }
+        }
+      }),
+    );
+    if (created.length > 0) {
+      const done = new Set(created.map((c) => c.person.email.toLowerCase()));
+      await db
+        .insert(recipientMappings)
+        .values(
+          created.map((c) => ({
+            teamId: ws.teamId,
+            enterpriseId: ws.enterpriseId ?? null,
+            slackUserId: c.person.slackUserId,
+            recipientId: c.recipientId,
+            email: c.person.email,
+            slackEmail: c.person.email,
+          })),
+        )
+        .onConflictDoUpdate({
+          target: [recipientMappings.teamId, recipientMappings.slackUserId],
+          set: { recipientId: sql`excluded.recipient_id`, email: sql`excluded.email`, slackEmail: sql`excluded.slack_email`, updatedAt: sql`now()` },
+        });
+      await db.execute(sql`
+        update recipient_creations rc set recipient_id = v.recipient_id, done_at = now()
+        from (values ${sql.join(
+          created.map((c) => sql`(${c.person.email.toLowerCase()}, ${c.recipientId})`),
+          sql`, `,
+        )}) as v(email, recipient_id)
+        where rc.team_id = ${ws.teamId} and rc.email = v.email and rc.claimed_by = ${me}`);
+      for (const c of created) found.set(c.person.slackUserId, { recipientId: c.recipientId, email: c.person.email });
+      // Claims not finished (a failure part-way) are given up at once: whoever comes next creates them.
+      const unfinished = create.filter((p) => !done.has(p.email.toLowerCase())).map((p) => p.email.toLowerCase());
+      if (unfinished.length > 0) await releaseCreations(db, ws, unfinished, me);
+    } else if (create.length > 0) {
+      await releaseCreations(
+        db,
+        ws,
+        create.map((p) => p.email.toLowerCase()),
+        me,
+      );
+    }
+    if (failure !== undefined) throw failure;
+  }
+  for (const p of one) found.set(p.slackUserId, await ensureRecipientMapping(deps, ws, p, opts));
+  return found;
+}
+
+async function releaseCreations(db: Database, ws: Workspace, emails: string[], me: string): Promise<void> {
+  await db
+    .update(recipientCreations)
+    .set({ claimedUntil: sql`now()` })
+    .where(and(eq(recipientCreations.teamId, ws.teamId), inArray(recipientCreations.email, emails), eq(recipientCreations.claimedBy, me)))
+    .catch(() => undefined);
 }
 
 /** How long a creation claim holds (a crashed claimer's is taken over after it). */

@@ -13,7 +13,8 @@ import { rewardLinkRequests } from '../db/schema/index.js';
 import type { Order } from '../rewards/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import { getKudos, markCanceledOutside, markOrderComplete, updateKudos } from './kudos-store.js';
+import { orderIdsOf, partCount } from './kudos-parts.js';
+import { getKudos, markAllPartsComplete, markCanceledOutside, markOrderComplete, updateKudos } from './kudos-store.js';
 import { LINKS_PER_NOTICE, type DeliveryCounts, type NoticePresenter } from './notices.js';
 import { findNotification, postAllOnce, postOnce, REWARD_LINKS_NOTICE_KIND } from './notifications.js';
 import type { Messenger, PostedMessage } from './ports.js';
@@ -41,7 +42,7 @@ const WAIT_FOR_ANNOUNCEMENT_MS = 5000;
 export async function handleOrderComplete(deps: CompletionDeps, check: OrderCheckRow, order: Order): Promise<CompletionResult> {
   if (check.kudosId) {
     // Recorded first (one statement that also reads the row back); the notices follow.
-    const row = await markOrderComplete(deps.db, check.kudosId, order.orderId);
+    const row = await markOrderComplete(deps.db, check.kudosId, order.orderId, countsOf(order, 0));
     if (row) return completeKudos(deps, row, order);
   }
   if (check.rewardLinkRequestId) return deliverRewardLinks(deps, check.rewardLinkRequestId, order);
@@ -62,12 +63,47 @@ function countsOf(order: Order, fallbackRecipients: number): DeliveryCounts {
   return { sentCount: order.sentCount ?? 0, bouncedCount: order.bouncedCount ?? 0, recipientCount: order.recipientCount ?? (order.recipients.length || fallbackRecipients) };
 }
 
+/**
+ * A send of several orders is told complete once, when its last part is: `post` for the check that
+ * finds every part complete and the sender told; `wait` while the worker has still to tell (or to mark
+ * the last part placed); `part_done` for any other part (its own bounces only: a later part's check posts).
+ */
+function partsDecision(row: KudosRow): 'post' | 'wait' | 'part_done' {
+  const ids = orderIdsOf(row);
+  if (ids.length === 0 || !ids.every((id) => row.partsCompleted[id])) return 'part_done';
+  if (row.status === 'pending') return row.partsPlaced < partCount(row) ? 'part_done' : 'wait';
+  if (!row.notifiedAt && (row.status === 'placed' || row.status === 'scheduled' || row.status === 'partial')) return 'wait';
+  return 'post';
+}
+
+/** The delivery counts of every part of a send, summed. */
+function summedCounts(row: KudosRow): DeliveryCounts {
+  const parts = Object.values(row.partsCompleted);
+  return {
+    sentCount: parts.reduce((n, p) => n + p.sentCount, 0),
+    bouncedCount: parts.reduce((n, p) => n + p.bouncedCount, 0),
+    recipientCount: parts.reduce((n, p) => n + p.recipientCount, 0),
+  };
+}
+
 async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order): Promise<CompletionResult> {
-  if (!row.notifiedAt && (row.status === 'placed' || row.status === 'scheduled' || row.status === 'pending')) {
+  const several = partCount(row) > 1;
+  if (several) {
+    const decision = partsDecision(row);
+    if (decision === 'wait') return { done: false, retryInMs: WAIT_FOR_WORKER_MS };
+    if (decision === 'part_done') {
+      if ((order.bouncedCount ?? 0) > 0) await notifyBounces(deps, row, order);
+      return { done: true };
+    }
+    await markAllPartsComplete(deps.db, row.id);
+  } else if (!row.notifiedAt && (row.status === 'placed' || row.status === 'scheduled' || row.status === 'pending')) {
     return { done: false, retryInMs: WAIT_FOR_WORKER_MS };
   }
   const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
-  const counts = countsOf(order, row.recipientCount);
+  const counts = several ? summedCounts(row) : countsOf(order, row.recipientCount);
+  // One notice and one DM per send: a send of several orders is told under its own id.
+  const subject = several ? `kudos:${row.id}` : order.orderId;
+  const orderId = several ? orderIdsOf(row)[0]! : order.orderId;
 
   let thread: PostedMessage | undefined = row.announcementChannel && row.announcementTs ? { channel: row.announcementChannel, ts: row.announcementTs } : undefined;
   const channel = await announcementChannelOf(row, ws, deps.notifyChannelOf);
@@ -93,16 +129,16 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
     ...(target
       ? [
           {
-            key: { kind: 'order.completed', subject: order.orderId, ...ws },
-            notice: { to: target, message: deps.present({ type: 'order.completed', orderId: order.orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) }) },
+            key: { kind: 'order.completed', subject, ...ws },
+            notice: { to: target, message: deps.present({ type: 'order.completed', orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) }) },
           },
         ]
       : []),
-    { key: { kind: 'order.completed.dm', subject: order.orderId, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'order.delivered', kudos: row, counts }) } },
+    { key: { kind: 'order.completed.dm', subject, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'order.delivered', kudos: row, counts }) } },
   ]);
   const failure = results.find((r) => r.status === 'rejected');
   if (failure) throw failure.reason;
-  if (counts.bouncedCount > 0) await notifyBounces(deps, row, order);
+  if ((order.bouncedCount ?? 0) > 0) await notifyBounces(deps, row, order);
   return { done: true };
 }
 

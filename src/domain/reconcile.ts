@@ -20,6 +20,7 @@ import {
   type RewardsClient,
 } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
+import { orderIdsOf } from './kudos-parts.js';
 import { handleOrderCanceled, handleOrderComplete, type CompletionDeps } from './reconcile-completion.js';
 
 /** Delays after the 1st, 2nd, ... check that found the order unfinished; the last one repeats. */
@@ -124,18 +125,19 @@ export async function scheduleOrderCheck(db: Database, check: ScheduleCheck): Pr
   });
 }
 
-/** The check of a kudos the worker just placed. */
-export function scheduleKudosCheck(db: Database, row: KudosRow, firstDelayMs: number): Promise<void> {
-  if (!row.orderId) return Promise.resolve();
-  return scheduleOrderCheck(db, {
-    orderId: row.orderId,
-    source: 'kudos',
-    teamId: row.teamId,
-    enterpriseId: row.enterpriseId,
-    kudosId: row.id,
-    notBefore: row.scheduledAt,
-    firstDelayMs,
-  });
+/** The checks of a kudos the worker just placed: one per order (a send of several parts has several). */
+export async function scheduleKudosCheck(db: Database, row: KudosRow, firstDelayMs: number): Promise<void> {
+  for (const orderId of orderIdsOf(row)) {
+    await scheduleOrderCheck(db, {
+      orderId,
+      source: 'kudos',
+      teamId: row.teamId,
+      enterpriseId: row.enterpriseId,
+      kudosId: row.id,
+      notBefore: row.scheduledAt,
+      firstDelayMs,
+    });
+  }
 }
 
 /**
@@ -145,13 +147,14 @@ export function scheduleKudosCheck(db: Database, row: KudosRow, firstDelayMs: nu
 export async function scheduleMissingKudosChecks(db: Database, firstDelayMs: number): Promise<number> {
   const result = await db.execute(sql`
     insert into order_checks (order_id, team_id, enterprise_id, kudos_id, source, next_check_at, watch_from)
-    select k.order_id, k.team_id, k.enterprise_id, k.id, 'kudos',
+    select o.order_id, k.team_id, k.enterprise_id, k.id, 'kudos',
            greatest(now(), coalesce(k.scheduled_at, now())) + ${`${Math.ceil(firstDelayMs)} milliseconds`}::interval,
            greatest(now(), coalesce(k.scheduled_at, now()))
     from kudos k
-    where k.order_id is not null and k.status in ('placed', 'scheduled')
+    cross join lateral (select k.order_id union select jsonb_array_elements_text(k.order_ids)) as o(order_id)
+    where k.order_id is not null and o.order_id is not null and k.status in ('placed', 'scheduled', 'partial')
       and greatest(k.placed_at, coalesce(k.scheduled_at, k.placed_at)) > now() - interval '7 days'
-      and not exists (select 1 from order_checks c where c.order_id = k.order_id)
+      and not exists (select 1 from order_checks c where c.order_id = o.order_id)
     on conflict do nothing
     returning order_id`);
   return rowsOf(result).length;

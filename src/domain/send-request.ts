@@ -57,7 +57,18 @@ export type PreparedSend =
     }
   | { ok: false; errors: Partial<Record<SendField, string>> };
 
-export const MAX_RECIPIENTS = 100;
+/** People picked one by one in the form (the multi-select), as since the first version. */
+export const MAX_PICKED_PEOPLE = 100;
+/**
+ * People in one send, a group's members included: placed in orders of RECIPIENTS_PER_ORDER
+ * (kudos-parts.ts), 20 at most. 2,000 covers a department-sized user group while keeping one send's
+ * work bounded: its recipients row (about 200 KB of JSON), a first send's address-book creations (one
+ * Rewards request each, paced by the rate budget: under half a minute at the emulator's limit) and the
+ * sender's ability to check what they are about to pay for.
+ */
+export const MAX_SEND_RECIPIENTS = 2000;
+/** Groups bigger than this are checked against the workspace's cached people (users.list), not one users.info each. */
+const CHECK_ONE_BY_ONE = 50;
 
 const GONE_GROUP = 'That group no longer exists (or is not one this form offered); pick another.';
 
@@ -78,6 +89,21 @@ async function addressBookMembersOrProblem(rewards: RewardsClient, id: string): 
     if (error instanceof RewardsNotFoundError || error instanceof RewardsRequestValidationError || error instanceof RewardsBadRequestError) return GONE_GROUP;
     throw error;
   }
+}
+
+function tooMany(count: number): string {
+  return `At most ${MAX_SEND_RECIPIENTS.toLocaleString('en-US')} people per send (this one has ${count.toLocaleString('en-US')}); pick a smaller group, or send in several goes.`;
+}
+
+/**
+ * Who checks the people of a send: users.info one by one for a few, the workspace's people read in
+ * pages and cached (UserDirectory.everyone) for a big group, with users.info only for anyone not in it
+ * (someone who joined since it was read).
+ */
+async function directoryFor(users: UserDirectory, ws: Workspace, count: number): Promise<Pick<UserDirectory, 'userInfo'>> {
+  if (count <= CHECK_ONE_BY_ONE || !users.everyone) return users;
+  const byId = new Map((await users.everyone(ws)).map((u) => [u.id, u]));
+  return { userInfo: async (w, id) => byId.get(id) ?? users.userInfo(w, id) };
 }
 
 export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form: SendForm): Promise<PreparedSend> {
@@ -130,10 +156,12 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
         slackUserIds = [...new Set([...slackUserIds, ...members.filter((id) => id !== ctx.sender.id)])];
       }
     }
-    if (slackUserIds.length > MAX_RECIPIENTS) {
-      errors[recipientField] = `At most ${MAX_RECIPIENTS} people per send.`;
+    if (form.userIds.length > MAX_PICKED_PEOPLE) {
+      errors.recipients = `At most ${MAX_PICKED_PEOPLE} people picked one by one; for more, choose a group.`;
+    } else if (slackUserIds.length > MAX_SEND_RECIPIENTS) {
+      errors[recipientField] = tooMany(slackUserIds.length);
     } else if (slackUserIds.length > 0) {
-      const checked = await checkSlackRecipients(deps.users, ctx.workspace, slackUserIds, { botUserId: ctx.botUserId });
+      const checked = await checkSlackRecipients(await directoryFor(deps.users, ctx.workspace, slackUserIds.length), ctx.workspace, slackUserIds, { botUserId: ctx.botUserId });
       if (checked.ok) lists.push(checked.recipients);
       else errors[recipientField] = checked.message;
     }
@@ -151,7 +179,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   }
   const recipients = dedupeByEmail(lists).filter((r) => r.slackUserId !== ctx.sender.id);
   if (recipients.length === 0 && groupHadSender && !errors.recipients && !errors.group) errors.group = 'You are the only person in that group, and you cannot send kudos to yourself.';
-  if (recipients.length > MAX_RECIPIENTS && !errors[recipientField]) errors[recipientField] = `At most ${MAX_RECIPIENTS} people per send.`;
+  if (recipients.length > MAX_SEND_RECIPIENTS && !errors[recipientField]) errors[recipientField] = tooMany(recipients.length);
 
   if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return { ok: false, errors };
 

@@ -59,7 +59,7 @@ export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Pro
       month: sql<string>`coalesce(sum(${spent}), 0)`,
     })
     .from(kudos)
-    .where(and(eq(kudos.teamId, ws.teamId), inArray(kudos.status, ['pending', 'placed', 'scheduled']), gte(sql`${at}`, startOfUtcMonth(now).toISOString())));
+    .where(and(eq(kudos.teamId, ws.teamId), inArray(kudos.status, ['pending', 'placed', 'scheduled', 'partial']), gte(sql`${at}`, startOfUtcMonth(now).toISOString())));
   const linksAt = rewardLinkRequests.createdAt;
   const linksSpent = sql<string>`(case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end)::bigint * ${rewardLinkRequests.amountCents}`;
   const [links] = await db

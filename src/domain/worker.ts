@@ -12,11 +12,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../config/logger.js';
 import type { KudosRow } from '../db/schema/index.js';
 import { isRewardsError, toCents } from '../rewards/index.js';
-import { claimBatch, claimPending, fenceOf, markNotified, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
-import { centsToDecimal } from './money.js';
+import { claimBatch, claimPending, fenceOf, markNotified, markPartPlaced, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
+import { orderIdsOf, partCount, partsOf, kudosPartKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
+import { centsToDecimal, formatUsd } from './money.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
 import { postAllOnce, resumeStalledNotices } from './notifications.js';
-import { ensureRecipientMapping } from './recipients.js';
+import { ensureRecipientMapping, ensureRecipientMappings } from './recipients.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from './rewards-errors.js';
 import type { BackgroundDeps } from './background-deps.js';
 import { asWorkspace } from './workspace-turns.js';
@@ -64,6 +65,11 @@ export interface KudosWorker {
   /** Stops claiming; waits for rows in progress (at most `graceMs`), then releases the rest. */
   stop(graceMs?: number): Promise<void>;
 }
+
+/** Address-book recipients created at once for one send. */
+const MAPPING_CONCURRENCY = 8;
+/** Sends of up to this many people are mapped one person at a time; bigger ones in batches. */
+const MAP_ONE_BY_ONE = 10;
 
 const defaultBackoff = (attempt: number) => Math.min(5 * 60_000, 1000 * 2 ** Math.max(0, attempt - 1));
 
@@ -218,51 +224,118 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   }
 
   async function place(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
-    kudosLog.debug('placing order', { attempt: row.attempts, recipients: row.recipientCount, totalCents: row.totalCents, scheduled: Boolean(row.scheduledAt) });
+    kudosLog.debug('placing order', { attempt: row.attempts, recipients: row.recipientCount, totalCents: row.totalCents, scheduled: Boolean(row.scheduledAt), partsPlaced: row.partsPlaced });
     if (row.scheduledAt && row.scheduledAt.getTime() - Date.now() < MIN_SCHEDULE_LEAD_MS) return missedLead(row, fence, signal, kudosLog);
     try {
       // Stored with the order below: a resumed row finds the same mappings (stored by Slack user).
       const recipients = await mapRecipients(row, signal);
       row = { ...row, recipients };
-      const { order, recovered } = await (
-        await deps.rewards.for(row)
-      ).orders.createChoice(
-        {
-          productId: row.productId,
-          recipients: row.recipients.map((r) => ({
-            email: r.email,
-            amount: centsToDecimal(row.amountCents),
-            ...(r.firstName ? { firstName: r.firstName } : {}),
-            ...(r.lastName ? { lastName: r.lastName } : {}),
-          })),
-          emailSetting: {
-            senderName: row.senderName,
-            subject: `${row.senderName} sent you kudos`,
-            ...(row.message.trim() !== '' ? { message: row.message } : {}),
-          },
-          ...(row.scheduledAt && row.scheduleLocal && row.scheduleTimezone
-            ? { sendTiming: { type: 'SCHEDULED' as const, scheduledAt: row.scheduleLocal, timezone: row.scheduleTimezone } }
-            : { sendTiming: { type: 'IMMEDIATE' as const } }),
-          ...(row.refundOptionDays ? { refundOption: true, refundOptionDays: row.refundOptionDays as 30 | 60 | 90 } : {}),
-        },
-        { idempotencyKey: row.idempotencyKey, signal },
-      );
-      if (signal.aborted) return interrupted(row, signal, kudosLog);
-      kudosLog.info('order placed', { orderId: order.orderId, orderStatus: order.status, recovered, attempt: row.attempts, totalCents: row.totalCents });
-      return recordPlaced(row, fence, order, kudosLog);
+      const rewards = await deps.rewards.for(row);
+      const parts = partsOf(row.recipients);
+      if (parts.length > 1 && row.partsPlaced === 0) {
+        // Before the first part: the whole send must fit the balance, so that a big send is not cut
+        // short half-way for want of money (the known spending limits were checked when it was recorded).
+        const balance = await rewards.balance.get({ signal });
+        const available = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
+        if (available < row.totalCents) {
+          kudosLog.warn('the balance does not cover the whole send; nothing placed', { availableCents: available, totalCents: row.totalCents });
+          return fail(
+            row,
+            fence,
+            'INSUFFICIENT_BALANCE',
+            `the Rewards balance (${formatUsd(available)}) does not cover ${formatUsd(row.totalCents)} for ${row.recipientCount} people. Nothing was charged; ask an admin to top it up, then send again.`,
+            kudosLog,
+          );
+        }
+      }
+      for (let index = row.partsPlaced; index < parts.length; index++) {
+        const { order, recovered } = await rewards.orders.createChoice(orderParams(row, parts[index]!), { idempotencyKey: kudosPartKey(row, index), signal });
+        if (signal.aborted) return interrupted(row, signal, kudosLog);
+        kudosLog.info('order placed', {
+          orderId: order.orderId,
+          orderStatus: order.status,
+          recovered,
+          attempt: row.attempts,
+          totalCents: row.totalCents,
+          ...(parts.length > 1 ? { part: index + 1, parts: parts.length } : {}),
+        });
+        if (parts.length === 1) return recordPlaced(row, fence, order, kudosLog);
+        const recorded = await recordPart(row, fence, index, order);
+        if (!recorded) return fencedOut(undefined, kudosLog);
+        ({ row, fence } = recorded);
+      }
+      return recordPlaced(row, fence, { orderId: orderIdsOf(row)[0]!, status: row.orderStatus ?? 'PENDING', totalCost: undefined }, kudosLog);
     } catch (error) {
       if (signal.aborted || stoppedWaiting(error)) return interrupted(row, signal, kudosLog);
       const verdict = classifyRewardsFailure(error);
       if (!verdict.permanent && row.attempts < maxAttempts) {
         const delay = backoffMs(row.attempts);
-        kudosLog.warn('order attempt failed; will retry with the same key', { code: verdict.code, attempts: row.attempts, retryInMs: delay, error });
+        kudosLog.warn('order attempt failed; will retry with the same key', { code: verdict.code, attempts: row.attempts, retryInMs: delay, partsPlaced: row.partsPlaced, error });
         return fencedOut(await scheduleRetry(deps.db, row.id, fence, delay, { code: verdict.code, message: verdict.userMessage }), kudosLog);
       }
       // Never called failed while the order may exist: look it up by its key first.
       if (mayHaveReachedApi(error)) return resolveUnknown(row, fence, signal, kudosLog);
-      kudosLog.warn('order failed', { code: verdict.code, attempts: row.attempts, error });
-      return fail(row, fence, verdict.code, verdict.permanent ? verdict.userMessage : 'the Rewards API did not accept it after several tries.', kudosLog);
+      kudosLog.warn('order failed', { code: verdict.code, attempts: row.attempts, partsPlaced: row.partsPlaced, error });
+      const reason = verdict.permanent ? refusalOfPart(row, error, verdict.userMessage) : 'the Rewards API did not accept it after several tries.';
+      return fail(row, fence, verdict.code, reason, kudosLog);
     }
+  }
+
+  /** The choice-card order of one part (all of a one-part send). */
+  function orderParams(row: KudosRow, recipients: KudosRow['recipients']) {
+    return {
+      productId: row.productId,
+      recipients: recipients.map((r) => ({
+        email: r.email,
+        amount: centsToDecimal(row.amountCents),
+        ...(r.firstName ? { firstName: r.firstName } : {}),
+        ...(r.lastName ? { lastName: r.lastName } : {}),
+      })),
+      emailSetting: {
+        senderName: row.senderName,
+        subject: `${row.senderName} sent you kudos`,
+        ...(row.message.trim() !== '' ? { message: row.message } : {}),
+      },
+      ...(row.scheduledAt && row.scheduleLocal && row.scheduleTimezone
+        ? { sendTiming: { type: 'SCHEDULED' as const, scheduledAt: row.scheduleLocal, timezone: row.scheduleTimezone } }
+        : { sendTiming: { type: 'IMMEDIATE' as const } }),
+      ...(row.refundOptionDays ? { refundOption: true, refundOptionDays: row.refundOptionDays as 30 | 60 | 90 } : {}),
+    };
+  }
+
+  /**
+   * A part's order exists: recorded at once (a refusal of a later part, or a crash, never loses a paid
+   * part), the lease renewed, and the row goes on `pending` to the next part under the same claim.
+   */
+  async function recordPart(row: KudosRow, fence: ClaimFence, index: number, order: { orderId: string; status: string; totalCost?: { amount: string; currency: string } | undefined }) {
+    const cost = order.totalCost;
+    const recorded = await markPartPlaced(deps.db, row.id, fence, {
+      index,
+      orderId: order.orderId,
+      orderStatus: order.status,
+      costCents: cost ? toCents(cost.amount, { rounding: 'half-up' }) : Math.min(RECIPIENTS_PER_ORDER, row.recipientCount - index * RECIPIENTS_PER_ORDER) * row.amountCents,
+      costCurrency: cost?.currency ?? row.currency,
+      leaseMs,
+    });
+    if (!recorded) return undefined;
+    // Each part's completion check is scheduled with the others once the send is settled (onOrderPlaced).
+    return { row: { ...recorded, recipients: row.recipients }, fence: { ...fence, status: 'pending' as const } };
+  }
+
+  /**
+   * A refusal, said exactly: a part after the first names what went out before it; a validation error
+   * about the recipients of an order says plainly that the API refused an order of that size.
+   */
+  function refusalOfPart(row: KudosRow, error: unknown, userMessage: string): string {
+    const parts = partCount(row);
+    const detail = error instanceof Error ? error.message : '';
+    const aboutRecipients = isRewardsError(error, 'VALIDATION_ERROR') && /recipient/i.test(detail);
+    if (parts === 1 && !aboutRecipients) return userMessage;
+    const size = Math.min(RECIPIENTS_PER_ORDER, row.recipientCount - row.partsPlaced * RECIPIENTS_PER_ORDER);
+    const why = aboutRecipients
+      ? `the Rewards API refused an order of ${size} recipients (${detail.slice(0, 200)}); its largest order is not documented, and Kudos sends at most ${RECIPIENTS_PER_ORDER} people per order.`
+      : userMessage;
+    return parts === 1 ? why : `order ${row.partsPlaced + 1} of ${parts} was refused: ${why}`;
   }
 
   /**
@@ -273,7 +346,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   async function resolveUnknown(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
     let order;
     try {
-      order = await (await deps.rewards.for(row)).orders.findByClientOrderId(row.idempotencyKey, { signal });
+      order = await (await deps.rewards.for(row)).orders.findByClientOrderId(kudosPartKey(row, row.partsPlaced), { signal });
     } catch (error) {
       if (signal.aborted || stoppedWaiting(error)) return interrupted(row, signal, kudosLog);
       const delay = backoffMs(maxAttempts);
@@ -285,7 +358,13 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     }
     if (signal.aborted) return interrupted(row, signal, kudosLog);
     if (order) {
-      kudosLog.info('order found by its key after an unknown outcome', { orderId: order.orderId, orderStatus: order.status });
+      kudosLog.info('order found by its key after an unknown outcome', { orderId: order.orderId, orderStatus: order.status, part: row.partsPlaced + 1 });
+      if (partCount(row) > 1) {
+        // One part of several: recorded, then the send goes on with the next part under the same claim.
+        const recorded = await recordPart(row, fence, row.partsPlaced, order);
+        if (!recorded) return fencedOut(undefined, kudosLog);
+        return place(recorded.row, recorded.fence, signal, kudosLog);
+      }
       return recordPlaced({ ...row, recipients: row.status === 'unknown' ? row.recipients : await mapRecipients(row, signal) }, fence, order, kudosLog);
     }
     kudosLog.warn('no order was created with this key; the send failed', { attempts: row.attempts });
@@ -301,17 +380,25 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     if (row.attempts > 1) {
       const found = await deps.rewards
         .for(row)
-        .then((rewards) => rewards.orders.findByClientOrderId(row.idempotencyKey, { signal }))
+        .then((rewards) => rewards.orders.findByClientOrderId(kudosPartKey(row, row.partsPlaced), { signal }))
         .catch(() => 'unknown' as const);
       if (found === 'unknown') return resolveUnknown(row, fence, signal, kudosLog);
+      if (found && partCount(row) > 1) {
+        const recorded = await recordPart(row, fence, row.partsPlaced, found);
+        if (!recorded) return fencedOut(undefined, kudosLog);
+        return missedLead(recorded.row, recorded.fence, signal, kudosLog);
+      }
       if (found) return recordPlaced(row, fence, found, kudosLog);
     }
+    if (row.partsPlaced >= partCount(row)) return recordPlaced(row, fence, { orderId: orderIdsOf(row)[0]!, status: row.orderStatus ?? 'PENDING' }, kudosLog);
     kudosLog.warn('scheduled send could not be booked before the 10-minute cutoff', { scheduledAt: row.scheduledAt, attempts: row.attempts });
     return fail(
       row,
       fence,
       'SCHEDULE_TOO_LATE',
-      'the Rewards API could not be reached until less than 10 minutes before the time you chose, and scheduled sends must be booked at least 10 minutes ahead. Nothing was charged: send it again now.',
+      row.partsPlaced > 0
+        ? `the Rewards API could not be reached until less than 10 minutes before the time you chose, and scheduled sends must be booked at least 10 minutes ahead: orders 1 to ${row.partsPlaced} of ${partCount(row)} are booked, the rest was not sent (nothing charged for it). Send it to the others again now.`
+        : 'the Rewards API could not be reached until less than 10 minutes before the time you chose, and scheduled sends must be booked at least 10 minutes ahead. Nothing was charged: send it again now.',
       kudosLog,
     );
   }
@@ -323,13 +410,16 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     kudosLog: Logger,
   ): Promise<KudosRow | undefined> {
     const cost = order.totalCost;
+    // A send of several parts: its cost is the sum recorded part by part (recordPart).
+    const several = partCount(row) > 1;
     const placed = await markPlaced(deps.db, row.id, fence, {
       recipients: row.recipients,
       status: row.scheduledAt ? 'scheduled' : 'placed',
       orderId: order.orderId,
       orderStatus: order.status,
-      costCents: cost ? toCents(cost.amount, { rounding: 'half-up' }) : row.totalCents,
-      costCurrency: cost?.currency ?? row.currency,
+      costCents: several ? (row.costCents ?? row.totalCents) : cost ? toCents(cost.amount, { rounding: 'half-up' }) : row.totalCents,
+      costCurrency: several ? (row.costCurrency ?? row.currency) : (cost?.currency ?? row.currency),
+      orderIds: several ? orderIdsOf(row) : [order.orderId],
     });
     if (!placed) return fencedOut(undefined, kudosLog);
     await deps.onOrderPlaced?.(placed).catch((error: unknown) => kudosLog.warn('scheduling the completion check failed', { error }));
@@ -338,7 +428,12 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
 
   async function fail(row: KudosRow, fence: ClaimFence, code: string, message: string, kudosLog: Logger): Promise<KudosRow | undefined> {
     // The lease stays until the sender is told (markNotified), so that no one else tells them too.
-    return fencedOut(await updateClaimed(deps.db, row.id, fence, { status: 'failed', errorCode: code, errorMessage: message }), kudosLog);
+    // A send with parts already created is partial, never failed: those parts are paid and delivered.
+    const status = row.partsPlaced > 0 ? 'partial' : 'failed';
+    const settled = fencedOut(await updateClaimed(deps.db, row.id, fence, { status, errorCode: code, errorMessage: message }), kudosLog);
+    // The parts created are watched to completion like any order.
+    if (settled?.status === 'partial') await deps.onOrderPlaced?.(settled).catch((error: unknown) => kudosLog.warn('scheduling the completion checks failed', { error }));
+    return settled;
   }
 
   function fencedOut(row: KudosRow | undefined, kudosLog: Logger): KudosRow | undefined {
@@ -364,21 +459,22 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
    */
   async function mapRecipients(row: KudosRow, signal?: AbortSignal): Promise<KudosRow['recipients']> {
     if (row.recipients.every((r) => r.recipientId || !r.slackUserId)) return row.recipients;
-    const mapped = [];
-    for (const r of row.recipients) {
-      if (r.recipientId || !r.slackUserId) {
-        mapped.push(r);
-        continue;
-      }
-      const { recipientId, email } = await ensureRecipientMapping(
-        { db: deps.db, rewards: await deps.rewards.for(row) },
-        { teamId: row.teamId, enterpriseId: row.enterpriseId },
-        { slackUserId: r.slackUserId, email: r.email, firstName: r.firstName, lastName: r.lastName },
-        { signal },
-      );
-      mapped.push({ ...r, recipientId, email });
+    const rewards = await deps.rewards.for(row);
+    const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+    const people = row.recipients.filter((r) => !r.recipientId && r.slackUserId).map((r) => ({ slackUserId: r.slackUserId!, email: r.email, firstName: r.firstName, lastName: r.lastName }));
+    // A big group's first send creates hundreds of recipients: in batches, a few calls at a time, each
+    // taking its slot of the account's rate budget; stored batch by batch, so a send resumed after a
+    // crash goes on from there (recipients.ts).
+    let mapped: Map<string, { recipientId: string; email: string }>;
+    if (people.length > MAP_ONE_BY_ONE) mapped = await ensureRecipientMappings({ db: deps.db, rewards }, ws, people, { signal, concurrency: MAPPING_CONCURRENCY });
+    else {
+      mapped = new Map();
+      for (const p of people) mapped.set(p.slackUserId, await ensureRecipientMapping({ db: deps.db, rewards }, ws, p, { signal }));
     }
-    return mapped;
+    return row.recipients.map((r) => {
+      const m = r.recipientId || !r.slackUserId ? undefined : mapped.get(r.slackUserId);
+      return m ? { ...r, recipientId: m.recipientId, email: m.email } : r;
+    });
   }
 
   async function notify(row: KudosRow, kudosLog: Logger): Promise<void> {
@@ -405,10 +501,19 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         });
       }
     } else {
-      notices.push({ key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.placed', kudos: row }) } });
-      // A scheduled send is announced when it goes out (order notifications), not when it is booked.
+      // A partial send: the sender learns exactly which part went out and why the rest did not (once).
+      const confirmation =
+        row.status === 'partial'
+          ? {
+              key: { kind: 'kudos.partial', subject: row.id, ...ws },
+              notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.partial', kudos: row, reason: row.errorMessage ?? 'the Rewards API refused it.' }) },
+            }
+          : { key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.placed', kudos: row }) } };
+      notices.push(confirmation);
+      // A scheduled send is announced when it goes out (order notifications), not when it is booked;
+      // a partial one for the people it reached.
       const channel = await announcementChannelOf(row, ws, deps.notifyChannelOf);
-      if (channel && row.status === 'placed') {
+      if (channel && (row.status === 'placed' || (row.status === 'partial' && !row.scheduledAt))) {
         notices.push({ key: { kind: 'kudos.announcement', subject: row.id, ...ws }, notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) } });
       }
     }
@@ -426,7 +531,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
           ? { channel: result.value.existing.channel, ts: result.value.existing.ts }
           : undefined;
       if (!posted) return;
-      if (kind === 'kudos.confirmation') Object.assign(messages, { confirmationChannel: posted.channel, confirmationTs: posted.ts });
+      if (kind === 'kudos.confirmation' || kind === 'kudos.partial') Object.assign(messages, { confirmationChannel: posted.channel, confirmationTs: posted.ts });
       if (kind === 'kudos.announcement') Object.assign(messages, { announcementChannel: posted.channel, announcementTs: posted.ts });
     });
     await markNotified(deps.db, row.id, messages);

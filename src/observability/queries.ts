@@ -21,7 +21,7 @@ export async function readQueueState(db: Database): Promise<QueueState> {
     with work as (
       select next_attempt_at, claimed_until > now() as claimed
       from kudos
-      where status = 'pending' or (status in ('placed', 'scheduled', 'failed') and notified_at is null)
+      where status = 'pending' or (status in ('placed', 'scheduled', 'failed', 'partial') and notified_at is null)
     )
     select
       count(*) filter (where not coalesce(claimed, false) and next_attempt_at <= now())::int as ready,

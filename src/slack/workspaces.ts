@@ -73,16 +73,40 @@ export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
   });
 }
 
+/** How long a workspace's users.list is reused for checking a big group's members. */
+const DIRECTORY_TTL_MS = 10 * 60_000;
+/** Workspaces whose people are kept at once (each up to a workspace's size). */
+const DIRECTORY_WORKSPACES = 50;
+
 function routing(r: {
   gatewayFor(ws: ChatWorkspace): SlackGateway;
   listUsersFor(ws: ChatWorkspace): () => Promise<SlackUser[]>;
   forget(ws: ChatWorkspace): void;
   historyReads: boolean;
 }): SlackWorkspaces {
+  // Per workspace, one read at a time (concurrent callers share it); a failed read is not kept.
+  const directories = new Map<string, { at: number; users: Promise<SlackUser[]> }>();
+  const everyone = (ws: ChatWorkspace): Promise<SlackUser[]> => {
+    const key = `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
+    const known = directories.get(key);
+    if (known && Date.now() - known.at < DIRECTORY_TTL_MS) return known.users;
+    const users = r.listUsersFor(ws)();
+    directories.delete(key);
+    directories.set(key, { at: Date.now(), users });
+    if (directories.size > DIRECTORY_WORKSPACES) directories.delete(directories.keys().next().value!);
+    users.catch(() => {
+      if (directories.get(key)?.users === users) directories.delete(key);
+    });
+    return users;
+  };
   return {
     for: (ws) => r.gatewayFor(ws),
     listUsers: (ws) => r.listUsersFor(ws)(),
-    forget: (ws) => r.forget(ws),
+    everyone,
+    forget: (ws) => {
+      for (const key of [...directories.keys()]) if (key.startsWith(`${ws.teamId}\u0000`)) directories.delete(key);
+      r.forget(ws);
+    },
     userInfo: (ws, userId) => r.gatewayFor(ws).userInfo(userId),
     usergroupMembers: (ws, usergroupId) => r.gatewayFor(ws).usergroupMembers(usergroupId),
     profileFields: (ws) => r.gatewayFor(ws).profileFields(),

@@ -1,16 +1,17 @@
 // order.created: match the order to what the app placed, then watch it until it is finished.
-//   - a kudos (by kudos.order_id, or by the order's clientOrderId = the kudos idempotency key, which
-//     also covers the webhook arriving before the worker recorded the order id): the kudos is
-//     linked to the order and its completion check scheduled;
+//   - a kudos (by kudos.order_id or order_ids, or by the order's clientOrderId = the kudos idempotency
+//     key, or a part's `${key}-n`, which also covers the webhook arriving before the worker recorded
+//     the order id): the kudos is linked to the order and its completion check scheduled;
 //   - a reward-link request (by order id or by its key, `${key}` or `${key}-n` for split batches);
 //   - anything else was placed outside Slack (the portal, another integration): a short notice in
 //     the notification channel, once;
 //   - an order our credentials cannot see (404: the other environment) is ignored.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { kudos, rewardLinkRequests, type KudosRow, type RewardLinkRequestRow } from '../db/schema/index.js';
 import { postOnce } from '../domain/notifications.js';
 import { scheduleOrderCheck } from '../domain/reconcile.js';
+import { partCount, partOfKey, sendKeyOf } from '../domain/kudos-parts.js';
 import { promoteFoundOrder, updateKudos } from '../domain/kudos-store.js';
 import { isRewardsError, orderCreatedDataSchema } from '../rewards/index.js';
 import type { EventProcessor } from './processor.js';
@@ -49,9 +50,12 @@ export const orderCreatedProcessor: EventProcessor = {
     }
 
     if (row) {
+      // A send of several orders records its parts itself (the worker, part by part, resuming with the
+      // same keys); the webhook only starts watching the part.
+      const several = partCount(row) > 1;
       // An order whose answer was lost: the kudos said failed or unknown, but it was created. Placed.
-      if (row.status === 'failed' || row.status === 'unknown') row = (await promoteFoundOrder(ctx.db, row.id, orderId)) ?? row;
-      if (!row.orderId) row = await updateKudos(ctx.db, row.id, { orderId });
+      if (!several && (row.status === 'failed' || row.status === 'unknown')) row = (await promoteFoundOrder(ctx.db, row.id, orderId)) ?? row;
+      if (!several && !row.orderId) row = await updateKudos(ctx.db, row.id, { orderId });
       await scheduleOrderCheck(ctx.db, {
         orderId,
         source: 'kudos',
@@ -104,19 +108,21 @@ async function kudosByOrderId(db: Database, orderId: string, teamId: string | un
   const [row] = await db
     .select()
     .from(kudos)
-    .where(and(eq(kudos.orderId, orderId), teamId ? eq(kudos.teamId, teamId) : undefined))
+    .where(and(or(eq(kudos.orderId, orderId), sql`${kudos.orderIds} @> ${JSON.stringify([orderId])}::jsonb`), teamId ? eq(kudos.teamId, teamId) : undefined))
     .limit(1);
   return row;
 }
 
+/** The kudos whose key made this order: its own key, or one of its parts' (`${key}-n`, kudos-parts.ts). */
 async function kudosByKey(db: Database, key: string, teamId: string | undefined): Promise<KudosRow | undefined> {
-  if (!UUID.test(key)) return undefined;
+  const sendKey = sendKeyOf(key);
+  if (!UUID.test(sendKey)) return undefined;
   const [row] = await db
     .select()
     .from(kudos)
-    .where(and(eq(kudos.idempotencyKey, key.toLowerCase()), teamId ? eq(kudos.teamId, teamId) : undefined))
+    .where(and(eq(kudos.idempotencyKey, sendKey.toLowerCase()), teamId ? eq(kudos.teamId, teamId) : undefined))
     .limit(1);
-  return row;
+  return row && partOfKey(row, key) >= 0 ? row : undefined;
 }
 
 async function linkRequestByOrderId(db: Database, orderId: string, teamId: string | undefined): Promise<RewardLinkRequestRow | undefined> {

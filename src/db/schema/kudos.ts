@@ -11,11 +11,14 @@ import { workspaceColumns } from './workspace.js';
  * - `failed`: the API refused it permanently, or it certainly was not created (error_code / error_message say why);
  * - `unknown`: the last attempt's answer was lost and the order could not be looked up yet: it may
  *   exist. Never reported as failed; the worker looks it up by its key until it knows;
- * - `canceled`: a scheduled send cancelled from Slack (canceled_by / canceled_at).
+ * - `canceled`: a scheduled send cancelled from Slack (canceled_by / canceled_at);
+ * - `partial`: a send of several orders (more recipients than one order takes, src/domain/kudos-parts.ts)
+ *   whose first parts were created and a later one refused: what was created is paid and delivered,
+ *   never reported as failed (parts_placed, order_ids and cost_cents say exactly what went out).
  * Before `pending`, a send that needs approval (src/domain/approvals.ts) is `awaiting_approval`, then
  * `pending` once approved, or `rejected` / `expired`.
  */
-export const KUDOS_STATUSES = ['awaiting_approval', 'rejected', 'expired', 'pending', 'unknown', 'placed', 'scheduled', 'failed', 'canceled'] as const;
+export const KUDOS_STATUSES = ['awaiting_approval', 'rejected', 'expired', 'pending', 'unknown', 'placed', 'scheduled', 'failed', 'partial', 'canceled'] as const;
 export type KudosStatus = (typeof KUDOS_STATUSES)[number] | (string & {});
 
 /** One recipient as resolved when the send was submitted. */
@@ -83,7 +86,18 @@ export const kudos = pgTable(
      */
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
     claimedBy: text('claimed_by'),
+    /** The order of the send; of a send in several parts, the first part's (order_ids has them all). */
     orderId: text('order_id'),
+    /**
+     * A send of more recipients than one order takes is placed in parts (src/domain/kudos-parts.ts), each
+     * an order with a key derived from idempotency_key: every part's order id, in part order, each
+     * recorded as soon as it was created. One-order sends: the order id too.
+     */
+    orderIds: jsonb('order_ids').$type<string[]>().notNull().default([]),
+    /** Parts created so far, in order (a resumed send continues from here with the next part's key). */
+    partsPlaced: integer('parts_placed').notNull().default(0),
+    /** Orders of the send found COMPLETE, with their delivery counts: one completion notice once every part is. */
+    partsCompleted: jsonb('parts_completed').$type<Record<string, { sentCount: number; bouncedCount: number; recipientCount: number }>>().notNull().default({}),
     orderStatus: text('order_status'),
     costCents: integer('cost_cents'),
     costCurrency: text('cost_currency'),
@@ -114,7 +128,7 @@ export const kudos = pgTable(
     // written with literals so that PostgreSQL can match it under prepared statements).
     index('kudos_work_idx')
       .on(t.nextAttemptAt)
-      .where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed') and ${t.notifiedAt} is null)`),
+      .where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)`),
     index('kudos_team_sender_idx').on(t.teamId, t.senderUserId, t.status),
     index('kudos_order_idx').on(t.orderId),
     index('kudos_team_campaign_idx')

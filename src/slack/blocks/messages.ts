@@ -2,6 +2,7 @@
 // the scheduled list with Cancel buttons, balance and help.
 import type { KudosRecipientSnapshot, KudosRow } from '../../db/schema/index.js';
 import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../../domain/escape.js';
+import { orderIdsOf, placedRecipientCount } from '../../domain/kudos-parts.js';
 import { formatUsd } from '../../domain/money.js';
 import { formatScheduled } from '../../domain/schedule.js';
 import { COMMAND, ScheduledList } from '../ids.js';
@@ -21,6 +22,29 @@ export function recipientList(recipients: KudosRecipientSnapshot[], max = 10): s
   if (more > 0) return `${shown.join(', ')} and ${more} more`;
   if (shown.length <= 1) return shown.join('');
   return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+}
+
+/** Beyond this many people, a group send names the group instead of mentioning its members. */
+const MENTIONS_PER_MESSAGE = 10;
+
+/**
+ * Whom a send went to, for messages: its people (recipientList), or for a big group send the group by
+ * name and its size ("@engineering (1,000 people)"), never a mention of the group (that would ping
+ * everyone in it) nor a thousand mentions (Block Kit's 3,000-character sections).
+ */
+export function sendRecipients(row: Pick<KudosRow, 'recipients' | 'recipientCount' | 'recipientGroupName' | 'slackUsergroupId' | 'recipientGroupId'>, count = row.recipientCount): string {
+  const people = `${count.toLocaleString('en-US')} ${count === 1 ? 'person' : 'people'}`;
+  if (row.recipientCount <= MENTIONS_PER_MESSAGE) return recipientList(row.recipients);
+  const group = row.recipientGroupName?.trim();
+  if (group && (row.slackUsergroupId || row.recipientGroupId)) return `${escapeMrkdwn(group.replace(/[<>&*_~`]/g, ''))} (${people})`;
+  return people;
+}
+
+/** "order `O1`", or for a send in several parts "10 orders (`O1` … `O10`)". */
+function ordersText(row: Pick<KudosRow, 'orderId' | 'orderIds'>): string {
+  const ids = orderIdsOf(row);
+  if (ids.length <= 1) return `Order \`${escapeMrkdwn(row.orderId ?? '')}\``;
+  return `${ids.length} orders (\`${escapeMrkdwn(ids[0]!)}\` … \`${escapeMrkdwn(ids.at(-1)!)}\`)`;
 }
 
 function quote(message: string): string {
@@ -49,19 +73,34 @@ export function perPerson(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>)
 export function buildConfirmation(row: KudosRow): SlackMessageContent {
   const cost = row.costCents !== null ? formatUsd(row.costCents, row.costCurrency ?? 'USD') : formatUsd(row.totalCents);
   const when = row.status === 'scheduled' && row.scheduledAt ? `is scheduled for ${formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC')}` : 'is on its way';
-  const headline = `Your kudos to ${recipientList(row.recipients)} ${when}: a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}.`;
+  const headline = `Your kudos to ${sendRecipients(row)} ${when}: a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}.`;
+  const orders = orderIdsOf(row);
   return {
-    text: `Your kudos ${when}. Order ${row.orderId ?? ''}, cost ${cost}.`,
-    blocks: [section(`:white_check_mark: ${headline}`), context(`Order \`${escapeMrkdwn(row.orderId ?? '')}\` · cost ${cost}`)],
+    text: `Your kudos ${when}. ${orders.length > 1 ? `${orders.length} orders, the first ${orders[0]}` : `Order ${row.orderId ?? ''}`}, cost ${cost}.`,
+    blocks: [section(`:white_check_mark: ${headline}`), context(`${ordersText(row)} · cost ${cost}`)],
   };
 }
 
 export function buildAnnouncement(row: KudosRow): SlackMessageContent {
-  const who = recipientList(row.recipients);
+  // A partial send is announced for the people it reached.
+  const reached = placedRecipientCount(row);
+  const who = sendRecipients(row, reached);
   const blocks: Block[] = [section(`:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card!`)];
   if (row.message.trim() !== '') blocks.push(...quoteSections(row.message));
   if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl)) blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
-  return { text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${row.recipientCount} ${row.recipientCount === 1 ? 'person' : 'people'}`, blocks };
+  return { text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${reached} ${reached === 1 ? 'person' : 'people'}`, blocks };
+}
+
+/** To the sender: a send in several orders went out in part; exactly who got what, and why the rest did not. */
+export function buildPartial(row: KudosRow, reason: string): SlackMessageContent {
+  const reached = placedRecipientCount(row);
+  const left = row.recipientCount - reached;
+  const cost = formatUsd(row.costCents ?? reached * row.amountCents, row.costCurrency ?? 'USD');
+  const text = `Your kudos to ${sendRecipients(row)} went out only in part: ${reached.toLocaleString('en-US')} of ${row.recipientCount.toLocaleString('en-US')} people get their ${perPerson(row)} ${escapeMrkdwn(row.designName)} card (cost ${cost}); the other ${left.toLocaleString('en-US')} were not sent and nothing was charged for them: ${reason}`;
+  return {
+    text: `Your kudos went out to ${reached} of ${row.recipientCount} people; the other ${left} were not sent: ${reason}`,
+    blocks: [section(`:warning: ${text}`), context(`${ordersText(row)} · cost ${cost}`)],
+  };
 }
 
 /** Plain text: the order may exist, so the sender must not send again. */
@@ -72,7 +111,7 @@ export function buildOutcomeUnknown(row: Pick<KudosRow, 'totalCents' | 'recipien
 }
 
 export function buildFailure(row: KudosRow, reason: string): SlackMessageContent {
-  const text = `Your kudos to ${recipientList(row.recipients)} (${perPerson(row)}) could not be sent: ${reason}`;
+  const text = `Your kudos to ${sendRecipients(row)} (${perPerson(row)}) could not be sent: ${reason}`;
   return { text: `Your kudos could not be sent: ${reason}`, blocks: [section(`:warning: ${text}`)] };
 }
 
@@ -99,7 +138,7 @@ export function buildScheduledList(items: ScheduledItem[], opts: { showSender: b
 export function scheduledItemText(row: KudosRow, showSender: boolean): string {
   const when = row.scheduledAt ? formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC') : 'soon';
   const from = showSender ? `${mentionUser(row.senderUserId)} → ` : 'To ';
-  return `${from}${recipientList(row.recipients, 5)} · ${perPerson(row)} · *${escapeMrkdwn(when)}*`;
+  return `${from}${row.recipientCount > MENTIONS_PER_MESSAGE ? sendRecipients(row) : recipientList(row.recipients, 5)} · ${perPerson(row)} · *${escapeMrkdwn(when)}*`;
 }
 
 function scheduledItemBlock(row: KudosRow, cancellable: boolean, showSender: boolean): Block {

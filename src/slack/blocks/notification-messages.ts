@@ -7,7 +7,8 @@ import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
 import type { DeliveryCounts } from '../../domain/notices.js';
 import { BounceFix, LinkApproval } from '../ids.js';
-import { recipientList, type SlackMessageContent } from './messages.js';
+import { orderIdsOf } from '../../domain/kudos-parts.js';
+import { sendRecipients, type SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 
 function countsText(c: DeliveryCounts): string {
@@ -20,19 +21,29 @@ export function buildCompletionNotice(input: { orderId: string; counts: Delivery
   const icon = input.counts.bouncedCount > 0 ? ':warning:' : ':white_check_mark:';
   const what = input.kudos ? `Kudos from ${mentionUser(input.kudos.senderUserId)}` : `Order \`${escapeMrkdwn(input.orderId)}\``;
   const text = `${what}: ${countsText(input.counts)}.`;
+  const orders = input.kudos ? orderIdsOf(input.kudos).length : 1;
   return {
     text: `${input.kudos ? 'Kudos' : `Order ${input.orderId}`}: ${countsText(input.counts)}.`,
-    blocks: [section(`${icon} ${text}`), context(`Order \`${escapeMrkdwn(input.orderId)}\`${input.cardName ? ` · ${escapeMrkdwn(input.cardName)}` : ''} · complete`)],
+    blocks: [
+      section(`${icon} ${text}`),
+      context(
+        `${orders > 1 ? `${orders} orders, the first \`${escapeMrkdwn(input.orderId)}\`` : `Order \`${escapeMrkdwn(input.orderId)}\``}${input.cardName ? ` · ${escapeMrkdwn(input.cardName)}` : ''} · complete`,
+      ),
+    ],
   };
 }
 
 /** The sender's DM when their order is complete. */
 export function buildSenderCompletionDm(row: KudosRow, counts: DeliveryCounts): SlackMessageContent {
   const bounced = counts.bouncedCount > 0 ? ` ${counts.bouncedCount === 1 ? 'One address' : `${counts.bouncedCount} addresses`} bounced: see below to fix and resend.` : '';
-  const text = `Your kudos to ${recipientList(row.recipients)} went out: ${countsText(counts)}.${bounced}`;
+  const text = `Your kudos to ${sendRecipients(row)} went out: ${countsText(counts)}.${bounced}`;
+  const orders = orderIdsOf(row);
   return {
     text: `Your kudos went out: ${countsText(counts)}.`,
-    blocks: [section(`${counts.bouncedCount > 0 ? ':warning:' : ':mailbox_with_mail:'} ${text}`), context(`Order \`${escapeMrkdwn(row.orderId ?? '')}\``)],
+    blocks: [
+      section(`${counts.bouncedCount > 0 ? ':warning:' : ':mailbox_with_mail:'} ${text}`),
+      context(orders.length > 1 ? `${orders.length} orders, the first \`${escapeMrkdwn(orders[0]!)}\`` : `Order \`${escapeMrkdwn(row.orderId ?? '')}\``),
+    ],
   };
 }
 

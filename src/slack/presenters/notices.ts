@@ -2,7 +2,7 @@
 // the pure Block Kit builders in ../blocks.
 import type { NoticePresenter } from '../../domain/notices.js';
 import { buildApprovalMessage, buildDecisionNotice, buildReopenedNotice, buildWaitingNotice } from '../blocks/approval.js';
-import { buildAnnouncement, buildConfirmation, buildFailure, buildOutcomeUnknown } from '../blocks/messages.js';
+import { buildAnnouncement, buildConfirmation, buildFailure, buildOutcomeUnknown, buildPartial } from '../blocks/messages.js';
 import {
   buildBounceDm,
   buildBounceResendFailed,
@@ -30,6 +30,8 @@ export const presentNotice: NoticePresenter = (notice) => {
       return buildOutcomeUnknown(notice.kudos);
     case 'kudos.failed':
       return buildFailure(notice.kudos, notice.reason);
+    case 'kudos.partial':
+      return buildPartial(notice.kudos, notice.reason);
     case 'order.completed':
       return buildCompletionNotice({
         orderId: notice.orderId,
