@@ -9,7 +9,7 @@ import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { financeState, kudos, limitIncreaseRequests, rewardLinkRequests, type LimitIncreaseRequestRow } from '../db/schema/index.js';
-import { RewardsApiError, toCents } from '../rewards/index.js';
+import { RewardsApiError, RewardsConnectionError, toCents } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { centsToDecimal, formatUsd } from './money.js';
 import { ensureFinanceState } from './low-balance.js';
@@ -184,16 +184,28 @@ export async function requestLimitIncrease(
       return { outcome: 'stale', current };
     }
     deps.logger.warn('limit-increase request failed', { error });
-    const message =
-      error instanceof RewardsApiError && error.status < 500 && error.status !== 429
-        ? `the Rewards API refused it (${error.code}).`
-        : 'the Rewards API did not answer. Nothing is queued for review; try again in a moment.';
+    const { status, message } = limitFailureOf(error);
     await deps.db
       .update(limitIncreaseRequests)
-      .set({ status: 'failed', message, updatedAt: sql`now()` })
+      .set({ status, message, updatedAt: sql`now()` })
       .where(eq(limitIncreaseRequests.id, row!.id));
     return { outcome: 'failed', message };
   }
+}
+
+/**
+ * What a failed limit-increase call means. A refusal, a 429 or a request that never left: nothing was
+ * queued. A lost answer (a timeout, a 5xx, a cut connection) may have been queued: Kudos does not send
+ * it again by itself, and says so rather than "nothing was queued".
+ */
+function limitFailureOf(error: unknown): { status: 'failed' | 'unknown'; message: string } {
+  if (error instanceof RewardsApiError && error.status === 429) return { status: 'failed', message: 'Not requested: the Rewards API is busy. Try again in a minute.' };
+  if (error instanceof RewardsApiError && error.status < 500 && error.status !== 408) return { status: 'failed', message: `Not requested: the Rewards API refused it (${error.code}).` };
+  if (error instanceof RewardsConnectionError && error.notSent) return { status: 'failed', message: 'Not requested: the Rewards API could not be reached. Try again in a moment.' };
+  return {
+    status: 'unknown',
+    message: 'The Rewards API did not answer in time: the request may have been queued for review anyway. Look in the Rewards portal before asking again.',
+  };
 }
 
 export async function pendingLimitRequest(db: Database, ws: WorkspaceRef): Promise<LimitIncreaseRequestRow | undefined> {

@@ -86,25 +86,44 @@ export async function getTopUp(db: Database, id: string): Promise<TopUpRequestRo
 export async function requestTopUp(
   deps: TopUpDeps,
   ws: WorkspaceRef,
-  input: { requesterUserId: string; amountCents: number; note: string; billing: BillingDetails },
-): Promise<{ ok: true; request: TopUpRequestRow } | Refusal> {
+  input: { requesterUserId: string; amountCents: number; note: string; billing: BillingDetails; sourceViewId?: string },
+): Promise<{ ok: true; request: TopUpRequestRow; duplicate?: boolean } | Refusal> {
   if (await isKnownSandbox(deps.db, ws)) return { ok: false, message: SANDBOX_TOP_UP_MESSAGE };
   const request = await deps.db.transaction(async (tx) => {
     const [row] = await tx
       .insert(topUpRequests)
-      .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, requesterUserId: input.requesterUserId, amountCents: input.amountCents, note: input.note, billing: input.billing })
+      .values({
+        teamId: ws.teamId,
+        enterpriseId: ws.enterpriseId ?? null,
+        requesterUserId: input.requesterUserId,
+        sourceViewId: input.sourceViewId ?? null,
+        amountCents: input.amountCents,
+        note: input.note,
+        billing: input.billing,
+      })
+      // The same form submitted twice (a second click while Slack waited for the first): one request.
+      .onConflictDoNothing({ target: [topUpRequests.teamId, topUpRequests.sourceViewId] })
       .returning();
+    if (!row) return undefined;
     await tx.insert(auditEvents).values({
       teamId: ws.teamId,
       enterpriseId: ws.enterpriseId ?? null,
       actorUserId: input.requesterUserId,
       action: 'topup.requested',
       subjectType: 'top_up',
-      subjectId: row!.id,
+      subjectId: row.id,
       details: { amountCents: input.amountCents, note: input.note },
     });
-    return row!;
+    return row;
   });
+  if (!request) {
+    const [first] = await deps.db
+      .select()
+      .from(topUpRequests)
+      .where(and(eq(topUpRequests.teamId, ws.teamId), eq(topUpRequests.sourceViewId, input.sourceViewId ?? '')));
+    if (!first) return { ok: false, message: 'This top-up request could not be recorded; try again.' };
+    return { ok: true, request: first, duplicate: true };
+  }
   const messages = await deps.notifier.toAdmins(ws, `top_up:${request.id}`, { kind: 'top_up_request', request });
   const [stored] = await deps.db
     .update(topUpRequests)

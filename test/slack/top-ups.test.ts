@@ -5,7 +5,9 @@
 // process that died mid-call; never sent twice. Also the ledger command: movements read by source/status and reconciled with Kudos' orders.
 import { describe, expect, it } from 'vitest';
 import { topUpRequests } from '../../src/db/schema/index.js';
-import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from '../support/app.js';
+import { eq } from 'drizzle-orm';
+import { kudos, limitIncreaseRequests } from '../../src/db/schema/index.js';
+import { blockActionPayload, eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, viewSubmissionPayload } from '../support/app.js';
 
 const ENV = {
   KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
@@ -99,6 +101,49 @@ describe('top-up requests', () => {
     const updated = t.stack.sim.messages('C_ADMIN').find((m) => m.ts === message.ts && !m.ephemeral)!;
     expect(JSON.stringify(updated.blocks)).toMatch(/Completed/);
     expect(JSON.stringify(updated.blocks)).not.toContain('finance_topup_approve');
+  });
+});
+
+describe('top-up requests: twice at once', () => {
+  it('the same form submitted twice (a second click while Slack waited) records one request and posts it once', async () => {
+    const view = await openTopUpModal('U_ADMIN');
+    await t.stack.sim.submitView(view.id, topUpValues('1500'), 'U_ADMIN');
+    await t.stack.sim.waitFor(() => requestMessage());
+    const again = await postSignedPayload(t.stack.app.url, viewSubmissionPayload({ ...view }, topUpValues('1500'), 'U_ADMIN'));
+    expect(again.status).toBe(200);
+    // Both answers are in: the first posted the request and told the requester; the second did neither.
+    await t.stack.sim.waitFor(() => t.stack.sim.messages('U_ADMIN').find((m) => /waiting for a second admin/.test(m.text)));
+    await t.stack.app.finance.sweep();
+    expect(await t.db.select().from(topUpRequests)).toHaveLength(1);
+    expect(t.stack.sim.messages('C_ADMIN').filter((m) => !m.ephemeral && /Top-up request/.test(JSON.stringify(m.blocks ?? [])))).toHaveLength(1);
+    expect(t.stack.sim.messages('U_ADMIN').filter((m) => /waiting for a second admin/.test(m.text))).toHaveLength(1);
+  });
+
+  it('two other admins approving at once, on two instances: one decision, one API call, the later one is told who decided', async () => {
+    // Maya asks; Ada and Arjun, both admins in #kudos-admins, approve at the same moment.
+    await t.start({ env: { ...ENV, KUDOS_ADMINS: 'U_ADMIN,U_APPROVER,U_MANAGER' } });
+    const other = await t.stack.startAnotherApp();
+    const view = await openTopUpModal('U_MANAGER');
+    await t.stack.sim.submitView(view.id, topUpValues('1200'), 'U_MANAGER');
+    const message = await t.stack.sim.waitFor(() => requestMessage());
+    const [row] = await t.db.select().from(topUpRequests);
+    const click = (appUrl: string, userId: string) =>
+      postSignedPayload(
+        appUrl,
+        blockActionPayload({ userId, actionId: 'finance_topup_approve', value: row!.id, channel: message.channel, messageTs: message.ts, blockId: `finance_topup_${row!.id}` }),
+      );
+    await Promise.all([click(t.stack.app.url, 'U_APPROVER'), click(other.url, 'U_ADMIN')]);
+    const submitted = await eventually(async () => {
+      const [now] = await t.db.select().from(topUpRequests);
+      return now?.status === 'submitted' ? now : undefined;
+    });
+    expect(['U_APPROVER', 'U_ADMIN']).toContain(submitted.deciderUserId);
+    const loser = submitted.deciderUserId === 'U_APPROVER' ? 'U_ADMIN' : 'U_APPROVER';
+    const told = await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ephemeral && m.visible_to === loser && /already/.test(m.text)));
+    expect(told.text).toContain(`<@${submitted.deciderUserId}>`);
+    const fundings = (await t.stack.app.rewards.balance.ledger({ pageSize: 100 }).all()).filter((r) => r.source === 'funding' && r.referenceNumber !== 'FD-OPENING');
+    expect(fundings).toHaveLength(1);
+    expect(await t.db.select().from(topUpRequests)).toHaveLength(1);
   });
 });
 
@@ -203,6 +248,95 @@ describe('/kudos ledger', () => {
   });
 });
 
+describe('/kudos ledger: top-ups and reconciliation', () => {
+  const ledgerList = async (text = 'ledger') => {
+    const before = t.stack.sim.messages('C_ADMIN').length;
+    await t.stack.sim.slashCommand('U_ADMIN', text, 'C_ADMIN');
+    return t.stack.sim.waitFor(() =>
+      t.stack.sim
+        .messages('C_ADMIN')
+        .slice(before)
+        .find((m) => m.ephemeral && /Ledger \d{4}-\d{2}/.test(JSON.stringify(m.blocks ?? []))),
+    );
+  };
+
+  it('a requested top-up is listed as pending and not credited, then as completed once the operator processes it; one not approved is said so', async () => {
+    for (const amount of ['1200', '300']) {
+      const view = await openTopUpModal('U_ADMIN');
+      await t.stack.sim.submitView(view.id, topUpValues(amount), 'U_ADMIN');
+      const message = await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => !m.ephemeral && JSON.stringify(m.blocks ?? []).includes(`$${amount === '1200' ? '1,200' : '300'}`)));
+      await t.stack.sim.clickButton({ channel: message.channel, ts: message.ts }, 'finance_topup_approve', 'U_APPROVER');
+    }
+    const rows = await eventually(async () => {
+      const all = await t.db.select().from(topUpRequests);
+      return all.length === 2 && all.every((r) => r.status === 'submitted') ? all : undefined;
+    });
+    const pending = JSON.stringify((await ledgerList()).blocks);
+    expect(pending).toMatch(/Top-up \(pending\) `[A-Z0-9-]+` \*\$1,200\* _\(not credited\)_/);
+    expect(pending).toMatch(/Pending top-ups:\* \$1,500/);
+    // Money in is what was credited: the opening balance only.
+    expect(pending).toMatch(/\*In:\* \$10,000/);
+
+    const byAmount = (cents: number) => rows.find((r) => r.amountCents === cents)!.fundingNo!;
+    await t.emulator.processTopUp(byAmount(120_000), 'approve');
+    await t.emulator.processTopUp(byAmount(30_000), 'reject');
+    const settled = JSON.stringify((await ledgerList()).blocks);
+    expect(settled).toMatch(/Top-up \(completed\) `[A-Z0-9-]+` \*\$1,200\*(?! _)/);
+    expect(settled).toMatch(/Top-up \(not approved\) `[A-Z0-9-]+` \*\$300\* _\(not credited\)_/);
+    expect(settled).toMatch(/\*In:\* \$11,200/);
+    expect(settled).not.toContain('Pending top-ups');
+  });
+
+  it('flags a mismatch with the orders Kudos placed: an order missing from the ledger, and one with another amount', async () => {
+    const row = await submitSendForm(t.stack, t.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '40' }));
+    const placed = await eventually(async () => (await t.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'placed' && k.orderId));
+    expect(JSON.stringify((await ledgerList()).blocks)).toMatch(/Reconciled/);
+    // What Kudos recorded disagrees with the ledger: its cost, and an order the ledger never saw.
+    await t.db.update(kudos).set({ costCents: 4500 }).where(eq(kudos.id, placed.id));
+    await t.db.insert(kudos).values({ ...placedCopy(placed), orderId: 'OR-NOT-IN-LEDGER', idempotencyKey: crypto.randomUUID(), sourceViewId: 'V_OTHER' });
+    const shown = JSON.stringify((await ledgerList()).blocks);
+    expect(shown).toContain('Mismatch with the orders Kudos placed');
+    expect(shown).toContain('OR-NOT-IN-LEDGER` is not in the ledger');
+    expect(shown).toContain(`${placed.orderId}\`: Kudos $45, ledger $40`);
+  });
+
+  it('the CSV by direct message has a header and every row, with the type read by source and status', async () => {
+    await t.emulator.addMovement('promotion', 50);
+    await t.stack.sim.slashCommand('U_ADMIN', 'ledger csv', 'C_ADMIN');
+    const csv = await t.stack.sim.waitFor(() => t.stack.sim.messages('U_ADMIN').find((m) => /Rewards ledger \d{4}-\d{2}, 2 rows/.test(m.text)));
+    expect(csv.text).toContain('occurred_at,reference,what,type,source,status,status_label,signed_amount,currency,credited');
+    expect(csv.text).toMatch(/,Promotion,REWARD,reward,1,Promotion,50\.00,USD,yes/);
+    expect(csv.text).toMatch(/,Top-up \(completed\),CHARGE,funding,99,Processed,10000\.00,USD,yes/);
+  });
+
+  it('API errors: a ledger or balance that cannot be read gets a clear answer', async () => {
+    await t.emulator.faults({ method: 'GET', path: '/api/v1/balance/ledger', status: 503, count: 10 });
+    const before = t.stack.sim.messages('C_ADMIN').length;
+    await t.stack.sim.slashCommand('U_ADMIN', 'ledger', 'C_ADMIN');
+    const answer = await t.stack.sim.waitFor(() =>
+      t.stack.sim
+        .messages('C_ADMIN')
+        .slice(before)
+        .find((m) => m.ephemeral && /Could not read the ledger/.test(m.text)),
+    );
+    expect(answer.text).not.toMatch(/undefined|Error:/);
+    await t.emulator.faults({ method: 'GET', path: '/api/v1/balance', status: 503, count: 10 });
+    await t.stack.sim.slashCommand('U_ADMIN', 'balance', 'C_ADMIN');
+    await t.stack.sim.waitFor(() =>
+      t.stack.sim
+        .messages('C_ADMIN')
+        .slice(before)
+        .find((m) => m.ephemeral && /Could not get the balance/.test(m.text)),
+    );
+  });
+});
+
+/** A copy of a placed kudos row's columns (without its keys), to record another order beside it. */
+function placedCopy(row: typeof kudos.$inferSelect): typeof kudos.$inferInsert {
+  const { id: _id, createdAt: _c, updatedAt: _u, ...rest } = row;
+  return rest;
+}
+
 describe('/kudos ledger with the other movements', () => {
   it('reads promotions, reward refunds and transfers by source and status, counts them in the totals, and they do not upset the reconciliation', async () => {
     await t.emulator.addMovement('promotion', 50);
@@ -254,6 +388,47 @@ describe('limit-increase requests', () => {
   });
 });
 
+describe('limit-increase requests: bad input and API failures', () => {
+  const limitValues = (current: [string, string], requested: [string, string]) => ({
+    limits_current_daily: text(current[0]),
+    limits_current_monthly: text(current[1]),
+    limits_requested_daily: text(requested[0]),
+    limits_requested_monthly: text(requested[1]),
+  });
+  async function openLimits() {
+    await t.stack.sim.slashCommand('U_ADMIN', 'limits', 'C_ADMIN');
+    return t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits'));
+  }
+
+  it('cents, negative, huge or lower figures are refused inline; nothing is sent', async () => {
+    const view = await openLimits();
+    for (const [values, block, error] of [
+      [limitValues(['5000', '50000'], ['8000.50', '80000']), 'limits_requested_daily', /whole dollars/],
+      [limitValues(['-5000', '50000'], ['8000', '80000']), 'limits_current_daily', /positive/],
+      [limitValues(['5000', '50000'], ['8000', '1000000000']), 'limits_requested_monthly', /Enter whole dollars|more than \$100,000,000/],
+      [limitValues(['5000', '50000'], ['8000', '200000000']), 'limits_requested_monthly', /more than \$100,000,000/],
+      [limitValues(['5000', '50000'], ['90000', '80000']), 'limits_requested_daily', /cannot be above the monthly/],
+    ] as const) {
+      await t.stack.sim.submitView(view.id, values, 'U_ADMIN');
+      expect(t.stack.sim.viewErrors(view.id)[block]).toMatch(error);
+    }
+    expect(await t.db.select().from(limitIncreaseRequests)).toHaveLength(0);
+  });
+
+  it('a refusal, and an answer that never came: each said plainly inline; a lost answer is not called "nothing queued"', async () => {
+    await t.emulator.faults({ method: 'POST', path: '/api/v1/orders/limit-increase-requests', status: 400, count: 1 });
+    const view = await openLimits();
+    await t.stack.sim.submitView(view.id, limitValues(['5000', '50000'], ['8000', '80000']), 'U_ADMIN');
+    expect(t.stack.sim.viewErrors(view.id).limits_requested_daily).toMatch(/^Not requested: the Rewards API refused it \(VALIDATION_ERROR\)/);
+
+    await t.emulator.faults({ method: 'POST', path: '/api/v1/orders/limit-increase-requests', delayMs: 4000, count: 1 });
+    await t.stack.sim.submitView(view.id, limitValues(['5000', '50000'], ['8000', '80000']), 'U_ADMIN');
+    expect(t.stack.sim.viewErrors(view.id).limits_requested_daily).toMatch(/did not answer in time: the request may have been queued/);
+    const rows = await t.db.select().from(limitIncreaseRequests);
+    expect(rows.map((r) => r.status).sort()).toEqual(['failed', 'unknown']);
+  });
+});
+
 describe('spending limits before ordering', () => {
   it('a send that would break the known daily limit is refused inline with the reason; nothing is ordered', async () => {
     const { rememberLimits } = await import('../../src/domain/spending-limits.js');
@@ -264,5 +439,17 @@ describe('spending limits before ordering', () => {
     await t.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '60' }), 'U_MANAGER');
     expect(Object.values(t.stack.sim.viewErrors(view.id)).join(' ')).toMatch(/daily spending limit of \$100: \$0 is used today, \$100 is left/);
     expect((await t.stack.app.rewards.orders.list({ pageSize: 100 })).data).toHaveLength(0);
+  });
+
+  it('one that would break the monthly limit, counting what was sent earlier this month, is refused with the figures; nothing more is ordered', async () => {
+    const { rememberLimits } = await import('../../src/domain/spending-limits.js');
+    await rememberLimits(t.db, { teamId: 'T0KUDOS' }, { dailyCents: 100_000, monthlyCents: 10_000 }, 'test');
+    const first = await submitSendForm(t.stack, t.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '70' }));
+    await eventually(async () => (await t.db.select().from(kudos).where(eq(kudos.id, first.id))).find((k) => k.status === 'placed'));
+    await t.stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
+    const view = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
+    await t.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP2'], design: 'CC-THANK-YOU', amount: '40' }), 'U_MANAGER');
+    expect(Object.values(t.stack.sim.viewErrors(view.id)).join(' ')).toMatch(/monthly spending limit of \$100: \$70 is used this month, \$30 is left/);
+    expect((await t.stack.app.rewards.orders.list({ pageSize: 100 })).data).toHaveLength(1);
   });
 });

@@ -58,6 +58,8 @@ export const topUpRequests = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     ...workspaceColumns(),
     requesterUserId: text('requester_user_id').notNull(),
+    /** The modal submitted (Slack's view id): a form submitted twice records one request. */
+    sourceViewId: text('source_view_id'),
     amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
     note: text('note').notNull().default(''),
     billing: jsonb('billing').$type<BillingDetails>().notNull(),
@@ -72,7 +74,7 @@ export const topUpRequests = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('top_up_requests_team_idx').on(t.teamId, t.status)],
+  (t) => [index('top_up_requests_team_idx').on(t.teamId, t.status), uniqueIndex('top_up_requests_source_view_uq').on(t.teamId, t.sourceViewId)],
 );
 
 export type TopUpRequestRow = typeof topUpRequests.$inferSelect;
@@ -87,8 +89,8 @@ export const limitIncreaseRequests = pgTable(
     currentMonthlyCents: bigint('current_monthly_cents', { mode: 'number' }).notNull(),
     requestedDailyCents: bigint('requested_daily_cents', { mode: 'number' }).notNull(),
     requestedMonthlyCents: bigint('requested_monthly_cents', { mode: 'number' }).notNull(),
-    /** sending -> pending_review | stale (figures were out of date: asked again) | failed. */
-    status: text('status').$type<'sending' | 'pending_review' | 'stale' | 'failed'>().notNull().default('sending'),
+    /** sending -> pending_review | stale (figures were out of date: asked again) | failed | unknown (the answer was lost). */
+    status: text('status').$type<'sending' | 'pending_review' | 'stale' | 'failed' | 'unknown'>().notNull().default('sending'),
     message: text('message'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Moved on every change of status: App Home's money section is re-published from it. */

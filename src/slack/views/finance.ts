@@ -55,7 +55,15 @@ export function register(app: App, deps: ListenerDeps): void {
     if (Object.keys(errors).length > 0) return ack({ response_action: 'errors', errors });
     if (await isKnownSandbox(deps.db, ws)) return ack({ response_action: 'errors', errors: { [B.amount]: SANDBOX_TOP_UP_MESSAGE.replace(/\*/g, '') } });
     await ack();
-    const result = await requestTopUp(deps.finance.topUps, ws, { requesterUserId: actor, amountCents: (amount as { cents: number }).cents, note: values[B.note] ?? '', billing });
+    const result = await requestTopUp(deps.finance.topUps, ws, {
+      requesterUserId: actor,
+      amountCents: (amount as { cents: number }).cents,
+      note: values[B.note] ?? '',
+      billing,
+      sourceViewId: view.id,
+    });
+    // A second submission of the same form: the first one's answer is on its way.
+    if (result.ok && result.duplicate) return;
     const text = result.ok
       ? `:hourglass_flowing_sand: Your top-up request of ${formatUsd(result.request.amountCents)} is waiting for a second admin's approval. Nothing is sent to the Rewards API before that.`
       : `:no_entry: ${result.message}`;
@@ -103,7 +111,7 @@ export function register(app: App, deps: ListenerDeps): void {
         : ':arrows_counterclockwise: *The Rewards API says the current figures are out of date.* Enter them as the Rewards portal shows them now, and send again.';
       return ack({ response_action: 'update', view: buildLimitsModal({ limits, notice }) as never });
     }
-    if (outcome.outcome === 'failed') return ack({ response_action: 'errors', errors: { [B.requestedDaily]: `Not requested: ${outcome.message}` } });
+    if (outcome.outcome === 'failed') return ack({ response_action: 'errors', errors: { [B.requestedDaily]: outcome.message } });
     const r = outcome.request;
     return ack({
       response_action: 'update',

@@ -1,0 +1,2 @@
+ALTER TABLE "top_up_requests" ADD COLUMN "source_view_id" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "top_up_requests_source_view_uq" ON "top_up_requests" USING btree ("team_id","source_view_id");
