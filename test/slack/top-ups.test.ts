@@ -293,7 +293,7 @@ describe('/kudos ledger: top-ups and reconciliation', () => {
     expect(JSON.stringify((await ledgerList()).blocks)).toMatch(/Reconciled/);
     // What Kudos recorded disagrees with the ledger: its cost, and an order the ledger never saw.
     await t.db.update(kudos).set({ costCents: 4500 }).where(eq(kudos.id, placed.id));
-    await t.db.insert(kudos).values({ ...placedCopy(placed), orderId: 'OR-NOT-IN-LEDGER', idempotencyKey: crypto.randomUUID(), sourceViewId: 'V_OTHER' });
+    await t.db.insert(kudos).values({ ...placedCopy(placed), orderId: 'OR-NOT-IN-LEDGER', orderIds: ['OR-NOT-IN-LEDGER'], idempotencyKey: crypto.randomUUID(), sourceViewId: 'V_OTHER' });
     const shown = JSON.stringify((await ledgerList()).blocks);
     expect(shown).toContain('Mismatch with the orders Kudos placed');
     expect(shown).toContain('OR-NOT-IN-LEDGER` is not in the ledger');
