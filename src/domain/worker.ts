@@ -9,6 +9,7 @@
 // for other instances' rows; it also finishes notices whose poster died.
 import { announcementChannelOf } from './announce.js';
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from '../config/logger.js';
 import type { KudosRow } from '../db/schema/index.js';
 import { isRewardsError, toCents } from '../rewards/index.js';
@@ -67,7 +68,7 @@ export interface KudosWorker {
 }
 
 /** Address-book recipients created at once for one send. */
-const MAPPING_CONCURRENCY = 8;
+const MAPPING_CONCURRENCY = 16;
 /** Sends of up to this many people are mapped one person at a time; bigger ones in batches. */
 const MAP_ONE_BY_ONE = 10;
 
@@ -151,6 +152,8 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       deps.onPickup((Date.now() - due) / 1000);
     }
     const controller = new AbortController();
+    // A big send's address-book creations run MAPPING_CONCURRENCY requests on this one signal.
+    setMaxListeners(4 * MAPPING_CONCURRENCY, controller.signal);
     inProgress.set(row.id, controller);
     const fence = fenceOf(row, id);
     const kudosLog = log.child({ kudosId: row.id });
