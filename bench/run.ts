@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark section, each figure beside a baseline measured in the same run.
 // Prints one table and writes it as JSON under bench/results/.
 import { benchApp } from './app.js';
+import { benchBigGroup } from './big-group.js';
 import { benchClientOverhead } from './client-overhead.js';
 import { benchIdleMemory } from './idle-memory.js';
 import { benchInstallations } from './installations.js';
@@ -22,6 +23,8 @@ const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
   { name: 'scale', run: benchScale },
   // Distribution mode with 1, 1,000 and 10,000 installations: ack latency and memory (bench/installations.ts).
   { name: 'installations', run: benchInstallations },
+  // One 1,000-member user group kudos end to end beside the same people as ten sends of 100 (bench/big-group.ts).
+  { name: 'biggroup', run: benchBigGroup },
 ];
 
 // Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--steady-rate R`, `--db NAME`, `--send-only`, `--slash-only`, `--idle-flags "..."`) are read by the sections.
