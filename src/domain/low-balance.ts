@@ -6,10 +6,16 @@
 // alerts, so concurrent orders on any number of instances make one alert. It flips back once a read
 // sees the balance at or above the threshold again, arming the next alert. A send refused for lack
 // of funds (402) alerts at once, once per send, whatever the state.
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
+//
+// Not a GET /balance per order: after an order the balance is read only when the workspace has a
+// threshold and either the last read is over a minute old, or that read minus what the workspace's
+// orders cost since (kudos.cost_cents) is under the threshold while the state is still 'above'. So a
+// crossing caused by our own orders is caught by the order that makes it, one caused elsewhere (other
+// workspaces on the account, the provider's portal) within a minute of orders, or by the sweep.
+import { and, eq, gte, isNotNull, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import { financeState, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
+import { financeState, kudos, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
 import { toCents } from '../rewards/index.js';
 import { isRewardsNotConnected, type RewardsAccounts } from './rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
@@ -27,6 +33,24 @@ export interface LowBalanceDeps {
 
 const DAY_MS = 86_400_000;
 const BALANCE_TIMEOUT_MS = 5000;
+/** After an order, a balance read older than this is read again whatever the estimate says. */
+export const BALANCE_RECHECK_MS = 60_000;
+
+/** After an order: whether the balance must be read now (see the notes at the top). */
+export async function balanceReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'settings' | 'now'>, ws: WorkspaceRef): Promise<boolean> {
+  const settings = await deps.settings.get(ws);
+  const thresholdCents = settings.lowBalanceThresholdCents;
+  if (thresholdCents === null) return false;
+  const [state] = await deps.db.select().from(financeState).where(eq(financeState.teamId, ws.teamId));
+  if (!state || state.lastBalanceCents === null || !state.lastCheckedAt) return true;
+  if (deps.now().getTime() - state.lastCheckedAt.getTime() >= BALANCE_RECHECK_MS) return true;
+  if (state.balanceState === 'below') return false; // alerted already; only a top-up lifts it (the sweep sees it)
+  const [spent] = await deps.db
+    .select({ cents: sql<string>`coalesce(sum(coalesce(${kudos.costCents}, ${kudos.totalCents})), 0)` })
+    .from(kudos)
+    .where(and(eq(kudos.teamId, ws.teamId), gte(kudos.placedAt, state.lastCheckedAt)));
+  return state.lastBalanceCents - Number(spent?.cents ?? 0) < thresholdCents;
+}
 
 export async function ensureFinanceState(db: Database, ws: WorkspaceRef): Promise<FinanceStateRow> {
   await db
@@ -105,7 +129,7 @@ export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef): P
 }
 
 export interface LowBalanceMonitor {
-  /** An order was placed: check soon (coalesced per workspace). Never throws. */
+  /** An order was placed: check soon when the estimate asks for it (balanceReadNeeded; coalesced per workspace). Never throws. */
   afterOrder(ws: WorkspaceRef): Promise<void>;
   /**
    * The worker's hook for a refused order: a 402 alerts the admins at once (once per send) and
@@ -150,7 +174,13 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
   }
 
   return {
-    afterOrder: (ws) => checkCoalesced(ws),
+    async afterOrder(ws) {
+      const needed = await balanceReadNeeded(deps, ws).catch((error: unknown) => {
+        log.warn('deciding whether to read the balance failed; reading it', { teamId: ws.teamId, error });
+        return true;
+      });
+      if (needed) await checkCoalesced(ws);
+    },
     async onOrderFailed(row) {
       if (row.errorCode !== 'INSUFFICIENT_BALANCE') return false;
       const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };

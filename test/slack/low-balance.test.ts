@@ -96,6 +96,41 @@ describe('low balance alerts', () => {
   });
 });
 
+describe('balance reads', () => {
+  const balanceReads = async () =>
+    (await (await fetch(`${t.stack.app.metricsUrl!}/metrics`)).text())
+      .split('\n')
+      .filter((line) => line.startsWith('kudos_rewards_api_calls_total{') && line.includes('endpoint="/api/v1/balance"'))
+      .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+
+  it('a stream of orders far above the threshold reads the balance once, not once per order; the order that crosses it reads it and alerts', async () => {
+    await t.emulator.setBalance(1300);
+    await send('U_MANAGER', '25');
+    await t.stack.app.finance.lowBalance.afterOrder(WS);
+    const afterFirst = await balanceReads();
+    for (let i = 0; i < 5; i++) {
+      await send('U_MANAGER', '25');
+      await t.stack.app.finance.lowBalance.afterOrder(WS);
+    }
+    // $1,150 left by our own orders: still above $1,000, nothing read since the first order.
+    expect(await balanceReads()).toBe(afterFirst);
+    expect(alerts()).toHaveLength(0);
+    await send('U_MANAGER', '200');
+    await t.stack.app.finance.lowBalance.afterOrder(WS);
+    expect(await balanceReads()).toBeGreaterThan(afterFirst);
+    const alert = await t.stack.sim.waitFor(() => alerts()[0]);
+    expect(JSON.stringify(alert.blocks)).toContain('$950');
+  });
+
+  it('no threshold: an order reads no balance at all', async () => {
+    await t.stack.app.settings.update(WS, 'U_ADMIN', { lowBalanceThresholdCents: null });
+    const before = await balanceReads();
+    await send('U_MANAGER', '25');
+    await t.stack.app.finance.lowBalance.afterOrder(WS);
+    expect(await balanceReads()).toBe(before);
+  });
+});
+
 describe('two instances', () => {
   it('concurrent orders placed by two instances make one alert for one crossing', async () => {
     const other = await t.stack.startAnotherApp({ worker: { pollIntervalMs: 20 } });
