@@ -9,6 +9,8 @@
 //   window / (limit x share) after the previous one, and sleeps until it. One UPDATE per request, on
 //   the database's clock, so instances interleave in the order they asked (nobody starves) and a
 //   fixed window never sees more than `share` of its limit from the app: no 429 in steady state.
+//   The share is 95%, less on a short window, so that the headroom always absorbs half a second of
+//   event-loop lag (requests sent late, then others on time): 90% on a 5 s window, 75% on 2 s.
 // - A 429 (or an answer with nothing left) blocks the budget until the reset it announced
 //   (Retry-After, else X-RateLimit-Reset); the slots after it are spaced one interval apart as
 //   always, so waiting work resumes in the order it asked, never all at once at the window start.
@@ -38,8 +40,13 @@ export function inBackgroundLane<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export interface RateBudgetOptions {
-  /** Share of the announced limit the app uses (the rest is headroom for timing jitter). Default 0.9. */
+  /**
+   * Share of the announced limit the app uses at most (the rest is headroom for timing jitter). Default
+   * 0.95; less on a short window, so that the headroom always covers `lagAllowanceMs` of requests.
+   */
   share?: number;
+  /** Event-loop lag (requests sent late, then on time) the headroom absorbs in any window. Default 500 ms. */
+  lagAllowanceMs?: number;
   /** Background work waits at most this long for a free schedule, then takes its turn anyway. Default 30 s. */
   backgroundMaxWaitMs?: number;
   /** Spacing of the probing requests before the API has announced its limit (one at a time). Default 100 ms. */
@@ -91,7 +98,11 @@ async function sleepFor(ms: number, signal: AbortSignal | undefined): Promise<vo
 }
 
 export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): RateBudgets {
-  const share = opts.share ?? 0.9;
+  const share = opts.share ?? 0.95;
+  const lagAllowanceMs = opts.lagAllowanceMs ?? 500;
+  /** The share used on a window (SQL, and here): 0.95 on the emulator's 10 s, 0.9 on 5 s, never under a half. */
+  const shareOn = (window: ReturnType<typeof sql>) => sql`greatest(0.5, least(${share}::float8, 1 - ${lagAllowanceMs}::float8 / (${window})::float8))`;
+  const shareOfWindow = (windowMs: number) => Math.max(0.5, Math.min(share, 1 - lagAllowanceMs / windowMs));
   const backgroundMaxWaitMs = opts.backgroundMaxWaitMs ?? 30_000;
   const recheckMs = opts.backgroundRecheckMs ?? 500;
   const unknownSpacingMs = opts.unknownSpacingMs ?? 100;
@@ -133,14 +144,14 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
     await db.execute(sql`
       insert into rewards_rate_budgets as b (account, limit_per_window, window_ms, interval_ms, blocked_until, next_at, rate_limited)
       values (${account}, ${limit}::int, ${windowMs}::int,
-        case when ${limit}::int is null or ${windowMs}::int is null then null else ${windowMs}::int / (${limit}::int * ${share}::float8) end,
+        case when ${limit}::int is null or ${windowMs}::int is null then null else ${windowMs}::int / (${limit}::int * ${shareOn(sql`${windowMs}::int`)}) end,
         now() + coalesce(${blockMs}::float8, 0) * interval '1 millisecond', now() + coalesce(${blockMs}::float8, 0) * interval '1 millisecond',
         ${figures.rateLimited ? 1 : 0})
       on conflict (account) do update set
         limit_per_window = coalesce(excluded.limit_per_window, b.limit_per_window),
         window_ms = nullif(greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)), 0),
         interval_ms = case when coalesce(excluded.limit_per_window, b.limit_per_window) is null or greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)) = 0 then b.interval_ms
-          else greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)) / (coalesce(excluded.limit_per_window, b.limit_per_window) * ${share}::float8) end,
+          else greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)) / (coalesce(excluded.limit_per_window, b.limit_per_window) * ${shareOn(sql`greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0))`)}) end,
         blocked_until = case when ${blockMs}::float8 is null then b.blocked_until else greatest(coalesce(b.blocked_until, excluded.blocked_until), excluded.blocked_until) end,
         next_at = case when ${blockMs}::float8 is null then b.next_at else greatest(b.next_at, excluded.blocked_until) end,
         rate_limited = b.rate_limited + excluded.rate_limited,
@@ -153,7 +164,7 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
     const turns = createWorkspaceTurns(() => {
       const k = learned(account);
       if (k.limit === undefined || k.windowMs <= 0) return 1; // probing: one request at a time
-      return Math.max(2, Math.ceil(bookAheadMs / (k.windowMs / (k.limit * share))));
+      return Math.max(2, Math.ceil(bookAheadMs / (k.windowMs / (k.limit * shareOfWindow(k.windowMs)))));
     });
     /** Takes a slot of the schedule and sleeps until it (see the notes at the top). */
     async function takeTurn(callSignal: AbortSignal | undefined, background: boolean): Promise<void> {
