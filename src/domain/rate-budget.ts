@@ -18,11 +18,11 @@
 // - One budget for foreground and background: work run through `inBackgroundLane` (completion
 //   checks, the order poller) takes a slot only when the schedule is free (no foreground queue, no
 //   block), or once it has waited `backgroundMaxWaitMs`; sends placed from Slack come first.
-// - Workspaces in turn inside one account: a process holds at most a few booked slots per account
-//   (as many as `bookAheadMs` of the schedule, at least 2); the other requests wait in memory,
-//   not in the schedule, and get the next booking workspace by workspace (workspace-turns.ts, the
-//   workspace named by `asWorkspace`). So one workspace's backlog books at most that far ahead of
-//   another workspace's single kudos, on every instance, instead of its whole worker concurrency.
+// - Workspaces in turn inside one account: every request books its slot as above, but the slots a
+//   process booked go, as they come due, to its waiting requests workspace by workspace, round robin
+//   (workspace-turns.ts; the workspace is named by `asWorkspace`), not each to the request that booked
+//   it. So another workspace's single kudos takes this process's next slot or the one after, however
+//   far ahead a backlog booked the schedule.
 // - Every wait follows the caller's signal. If the database cannot be reached, the gate falls back to
 //   what this instance last learned (a 429's reset), so a database outage does not stop the calls.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -55,11 +55,8 @@ export interface RateBudgetOptions {
   backgroundRecheckMs?: number;
   /** Once the app is stopping, a send's wait for a slot this close still completes (the worker's grace bounds it). Default 1000. */
   stopAllowanceMs?: number;
-  /**
-   * How far ahead of now this process books slots of one account (at least 2 slots): the rest of its
-   * requests wait for a turn, workspaces in turn. Default 250 ms.
-   */
-  bookAheadMs?: number;
+  /** This process's booked slots go to its requests workspace by workspace (default), or each to the request that booked it. */
+  workspaceTurns?: boolean;
   /** Answers with this share of the limit left or less block until the reset. Default 0.02. */
   lowWaterFraction?: number;
   onError?: (error: unknown) => void;
@@ -100,16 +97,15 @@ async function sleepFor(ms: number, signal: AbortSignal | undefined): Promise<vo
 export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): RateBudgets {
   const share = opts.share ?? 0.95;
   const lagAllowanceMs = opts.lagAllowanceMs ?? 500;
-  /** The share used on a window (SQL, and here): 0.95 on the emulator's 10 s, 0.9 on 5 s, never under a half. */
+  /** The share used on a window: 0.95 on the emulator's 10 s, 0.9 on 5 s, never under a half. */
   const shareOn = (window: ReturnType<typeof sql>) => sql`greatest(0.5, least(${share}::float8, 1 - ${lagAllowanceMs}::float8 / (${window})::float8))`;
-  const shareOfWindow = (windowMs: number) => Math.max(0.5, Math.min(share, 1 - lagAllowanceMs / windowMs));
   const backgroundMaxWaitMs = opts.backgroundMaxWaitMs ?? 30_000;
   const recheckMs = opts.backgroundRecheckMs ?? 500;
   const unknownSpacingMs = opts.unknownSpacingMs ?? 100;
   const unknownRecheckMs = Math.max(10, Math.floor(unknownSpacingMs / 4));
   const lowWater = opts.lowWaterFraction ?? 0.02;
   const stopAllowanceMs = opts.stopAllowanceMs ?? 1000;
-  const bookAheadMs = opts.bookAheadMs ?? 250;
+  const workspaceTurns = opts.workspaceTurns ?? true;
   const known = new Map<string, { limit: number | undefined; windowMs: number; blockedUntil: number }>();
   const gates = new Map<string, RateGate>();
   const stopping = new AbortController();
@@ -161,13 +157,9 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
   function gate(account: string): RateGate {
     const existing = gates.get(account);
     if (existing) return existing;
-    const turns = createWorkspaceTurns(() => {
-      const k = learned(account);
-      if (k.limit === undefined || k.windowMs <= 0) return 1; // probing: one request at a time
-      return Math.max(2, Math.ceil(bookAheadMs / (k.windowMs / (k.limit * shareOfWindow(k.windowMs)))));
-    });
+    const turns = createWorkspaceTurns();
     /** Takes a slot of the schedule and sleeps until it (see the notes at the top). */
-    async function takeTurn(callSignal: AbortSignal | undefined, background: boolean): Promise<void> {
+    async function takeTurn(callSignal: AbortSignal | undefined, background: boolean, inWorkspaceTurn = false): Promise<void> {
       const signal = callSignal ? AbortSignal.any([callSignal, stopping.signal]) : stopping.signal;
       const started = Date.now();
       for (;;) {
@@ -181,27 +173,22 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
         }
         // Stopping: a send whose slot is moments away (an order being placed, its recipients being
         // mapped) still goes, inside the worker's grace; a long wait (a 429 storm's reset) ends now.
+        if (wait !== undefined && inWorkspaceTurn) {
+          // This process's slots go to its waiting requests workspace by workspace (workspace-turns.ts).
+          return turns.wait(currentWorkspace(), Date.now() + wait, callSignal ? AbortSignal.any([callSignal, turnsClosed.signal]) : turnsClosed.signal).catch((error: unknown) => {
+            throw new RewardsAbortError(undefined, { cause: error });
+          });
+        }
         if (wait !== undefined) return sleepFor(wait, wait <= stopAllowanceMs && !background ? callSignal : signal);
         if (stopping.signal.aborted && Date.now() - started > stopAllowanceMs) throw new RewardsAbortError(undefined, { cause: stopping.signal.reason });
         await sleepFor(background ? recheckMs : unknownRecheckMs, background ? signal : callSignal);
       }
     }
 
-    async function acquire(callSignal?: AbortSignal): Promise<void> {
+    function acquire(callSignal?: AbortSignal): Promise<void> {
       // Background work books only a free schedule (no queue): it needs no turn.
-      if (lane.getStore() === 'background') return takeTurn(callSignal, true);
-      let leave: () => void;
-      try {
-        leave = await turns.enter(currentWorkspace(), callSignal ? AbortSignal.any([callSignal, turnsClosed.signal]) : turnsClosed.signal);
-      } catch (error) {
-        throw new RewardsAbortError(undefined, { cause: error });
-      }
-      // The turn is held until the booked slot comes: this process never books further ahead.
-      try {
-        await takeTurn(callSignal, false);
-      } finally {
-        leave();
-      }
+      const background = lane.getStore() === 'background';
+      return takeTurn(callSignal, background, !background && workspaceTurns);
     }
 
     const created: RateGate = {

@@ -1,8 +1,10 @@
-// Who books the next slot of an account's rate budget in this process: at most `capacity()` requests
-// hold a booked slot at once, and the others wait here, workspaces in turn (round robin: each
-// workspace's oldest waiter, then the next workspace's, ...). So a workspace with a backlog of
-// thousands of sends never holds another workspace's single kudos behind it: that kudos waits for
-// one turn, not for the backlog.
+// Who gets this process's next booked slot of an account's rate budget: workspaces in turn. Every
+// request books a slot in the shared schedule as before (so the schedule stays as full, and as far
+// ahead, as the requests waiting), but the slots this process booked are given out in the order they
+// come due to whichever request is next by workspace, round robin (each workspace's oldest waiter,
+// then the next workspace's, ...), not to the request that booked them. So a workspace with a backlog
+// of thousands never holds another workspace's single kudos behind it: that kudos takes this
+// process's next slot or the one after, and the backlog's request takes the later slot it booked.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 const workspaceOfCall = new AsyncLocalStorage<string>();
@@ -22,50 +24,61 @@ interface Waiter {
 }
 
 export interface WorkspaceTurns {
-  /** Waits for a turn; resolves with the function that gives it back. Rejects with the signal's reason. */
-  enter(workspace: string, signal?: AbortSignal): Promise<() => void>;
+  /**
+   * Adds the slot the caller booked (epoch ms) to this process's slots and waits until a slot is
+   * given to it, in its workspace's turn. Rejects with the signal's reason (its slot goes to the next).
+   */
+  wait(workspace: string, slotAt: number, signal?: AbortSignal): Promise<void>;
 }
 
-export function createWorkspaceTurns(capacity: () => number): WorkspaceTurns {
+export function createWorkspaceTurns(): WorkspaceTurns {
+  const slots: number[] = []; // ascending
   const queues = new Map<string, Waiter[]>();
   // Workspaces with waiters, the next to be served first; a served workspace goes to the back.
   const rotation: string[] = [];
-  let holding = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = 0;
 
-  function release(): void {
-    holding -= 1;
-    admitNext();
+  function arm(): void {
+    if (slots.length === 0) {
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      return;
+    }
+    const at = slots[0]!;
+    if (timer && timerAt === at) return;
+    if (timer) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(fire, Math.max(0, at - Date.now()));
+  }
+
+  function fire(): void {
+    timer = undefined;
+    const now = Date.now();
+    while (slots.length > 0 && slots[0]! <= now) {
+      slots.shift();
+      admitNext(); // no one waiting (they gave up): the slot goes unused
+    }
+    arm();
   }
 
   function admitNext(): void {
-    while (holding < Math.max(1, capacity()) && rotation.length > 0) {
-      const workspace = rotation.shift()!;
-      const queue = queues.get(workspace)!;
-      const waiter = queue.shift()!;
-      if (queue.length > 0) rotation.push(workspace);
-      else queues.delete(workspace);
-      holding += 1;
-      waiter.admit();
-    }
-  }
-
-  function once(fn: () => void): () => void {
-    let done = false;
-    return () => {
-      if (done) return;
-      done = true;
-      fn();
-    };
+    const workspace = rotation.shift();
+    if (workspace === undefined) return;
+    const queue = queues.get(workspace)!;
+    const waiter = queue.shift()!;
+    if (queue.length > 0) rotation.push(workspace);
+    else queues.delete(workspace);
+    waiter.admit();
   }
 
   return {
-    enter(workspace, signal) {
+    wait(workspace, slotAt, signal) {
       if (signal?.aborted) return Promise.reject(signal.reason as Error);
-      if (rotation.length === 0 && holding < Math.max(1, capacity())) {
-        holding += 1;
-        return Promise.resolve(once(release));
-      }
-      return new Promise((resolve, reject) => {
+      let i = slots.length;
+      while (i > 0 && slots[i - 1]! > slotAt) i -= 1;
+      slots.splice(i, 0, slotAt);
+      const waiting = new Promise<void>((resolve, reject) => {
         const onAbort = () => {
           const queue = queues.get(workspace);
           const index = queue?.indexOf(waiter) ?? -1;
@@ -80,7 +93,7 @@ export function createWorkspaceTurns(capacity: () => number): WorkspaceTurns {
         const waiter: Waiter = {
           admit() {
             signal?.removeEventListener('abort', onAbort);
-            resolve(once(release));
+            resolve();
           },
         };
         const queue = queues.get(workspace);
@@ -91,6 +104,8 @@ export function createWorkspaceTurns(capacity: () => number): WorkspaceTurns {
         }
         signal?.addEventListener('abort', onAbort, { once: true });
       });
+      arm();
+      return waiting;
     },
   };
 }

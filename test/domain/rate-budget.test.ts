@@ -116,8 +116,7 @@ describe('the shared Rewards rate budget', () => {
   });
 
   it('background work yields to sends: it waits while the schedule is busy, and takes its turn once free', async () => {
-    // Booking far ahead, as one process with many sends in flight may (the turns are tested below).
-    const budgets = createRateBudgets(testDb.db, { backgroundRecheckMs: 20, bookAheadMs: 60_000 });
+    const budgets = createRateBudgets(testDb.db, { backgroundRecheckMs: 20 });
     const gate = budgets.gate('env:lanes');
     await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '10' });
     const intervalMs = 10_000 / (10 * 0.9);
@@ -142,26 +141,41 @@ describe('the shared Rewards rate budget', () => {
   });
 
   it("workspaces in turn inside one account: a backlog of one workspace does not hold another workspace's single request behind it", async () => {
-    // Two slots booked ahead at most (bookAheadMs is tiny); the rest wait for a turn.
-    const budgets = createRateBudgets(testDb.db, { bookAheadMs: 1 });
+    const budgets = createRateBudgets(testDb.db);
     const gate = budgets.gate('env:turns');
-    await gate.observe(200, { 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset': '2' });
+    // 10 per 2 s: slots about a quarter of a second apart, far longer than booking them takes.
+    await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '2' });
     const order: string[] = [];
     const ask = (team: string, label: string) => asWorkspace(team, () => gate.acquire()).then(() => order.push(label));
     const backlog = Array.from({ length: 12 }, (_, i) => ask('T_BIG', `big-${i}`));
     const single = ask('T_SMALL', 'small');
     const other = ask('T_OTHER', 'other');
     await Promise.all([...backlog, single, other]);
-    // Without turns the two singles would come 13th and 14th. With them: the two booked sends of the
-    // backlog, then each workspace in turn (the backlog's, waiting first, then the two others).
-    expect(order.slice(0, 6)).toEqual(['big-0', 'big-1', 'big-2', 'small', 'other', 'big-3']);
+    // They booked the 13th and 14th slots, and without turns would come last; in turn, each takes one
+    // of the next slots (the backlog's first ones may already have come due while they booked).
     expect(order).toHaveLength(14);
+    expect(order.indexOf('small')).toBeLessThan(5);
+    expect(order.indexOf('other')).toBeLessThan(5);
+    // The backlog's own requests still go oldest first.
+    const big = order.filter((label) => label.startsWith('big-'));
+    expect(big).toEqual(Array.from({ length: 12 }, (_, i) => `big-${i}`));
   });
 
-  it('a request waiting for its turn follows its signal and gives its place up', async () => {
-    const budgets = createRateBudgets(testDb.db, { bookAheadMs: 1 });
+  it('without turns, each slot goes to the request that booked it (the baseline the turns improve on)', async () => {
+    const budgets = createRateBudgets(testDb.db, { workspaceTurns: false });
+    const gate = budgets.gate('env:no-turns');
+    await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '2' });
+    const order: string[] = [];
+    const ask = (team: string, label: string) => asWorkspace(team, () => gate.acquire()).then(() => order.push(label));
+    const backlog = Array.from({ length: 6 }, (_, i) => ask('T_BIG', `big-${i}`));
+    await Promise.all([...backlog, ask('T_SMALL', 'small')]);
+    expect(order.indexOf('small')).toBe(6);
+  });
+
+  it('a request waiting for its turn follows its signal and gives its slot to the next', async () => {
+    const budgets = createRateBudgets(testDb.db);
     const gate = budgets.gate('env:turns-abort');
-    await gate.observe(200, { 'x-ratelimit-limit': '50', 'x-ratelimit-remaining': '49', 'x-ratelimit-reset': '2' });
+    await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '2' });
     const order: string[] = [];
     const held = [0, 1].map((i) => asWorkspace('T_A', () => gate.acquire()).then(() => order.push(`a-${i}`)));
     const controller = new AbortController();
@@ -170,6 +184,7 @@ describe('the shared Rewards rate budget', () => {
     controller.abort();
     await expect(abandoned).rejects.toSatisfy((error: unknown) => isRewardsError(error, 'ABORTED'));
     await Promise.all([...held, after]);
-    expect(order).toEqual(['a-0', 'a-1', 'c']);
+    // Everyone still waiting was served (in turn: 'c' may come before 'a-1').
+    expect([...order].sort()).toEqual(['a-0', 'a-1', 'c']);
   });
 });
