@@ -40,8 +40,10 @@ export function fenceOf(row: KudosRow, workerId: string): ClaimFence {
  * the workspace with the fewest sends in progress first, then the oldest due). So one workspace's backlog of thousands never queues another workspace's
  * single kudos behind it. The rows come back in that order.
  */
-export async function claimBatch(db: Database, workerId: string, leaseMs: number, limit: number): Promise<KudosRow[]> {
+export async function claimBatch(db: Database, workerId: string, leaseMs: number, limit: number, opts: { idleWorkspacesOnly?: boolean } = {}): Promise<KudosRow[]> {
   if (limit < 1) return [];
+  // Only workspaces with no send in progress anywhere (the worker's spare slots, see worker.ts).
+  const idleOnly = opts.idleWorkspacesOnly ? sql`and busy.busy is null` : sql``;
   const isDue = sql`${needsWork} and ${kudos.nextAttemptAt} <= now() and (${kudos.claimedUntil} is null or ${kudos.claimedUntil} <= now())`;
   // The inner references to "kudos" are the subqueries' own scans (each FROM shadows the updated table).
   // Within a turn, the workspace with the fewest sends in progress (claimed, lease running) first, then
@@ -51,7 +53,7 @@ export async function claimBatch(db: Database, workerId: string, leaseMs: number
     join (select kudos.id as ranked_id, kudos.next_attempt_at as due_at, row_number() over (partition by kudos.team_id order by kudos.next_attempt_at, kudos.id) as turn, kudos.team_id as ranked_team
           from kudos where ${isDue}) ranked on ranked.ranked_id = kudos.id
     left join (select kudos.team_id as busy_team, count(*) as busy from kudos where ${needsWork} and kudos.claimed_until > now() group by kudos.team_id) busy on busy.busy_team = ranked.ranked_team
-    where ${isDue}
+    where ${isDue} ${idleOnly}
     order by ranked.turn, coalesce(busy.busy, 0), ranked.due_at, kudos.id
     limit ${limit}
     for update of kudos skip locked`;

@@ -43,6 +43,12 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** Sends in progress at once in this process (each waits on the network most of the time). */
   concurrency?: number;
+  /**
+   * Beyond `concurrency`, slots only for workspaces with no send in progress anywhere: while a
+   * backlog holds every slot (its sends waiting for the account's rate budget), another workspace's
+   * kudos is still claimed at the next poll, then waits one turn in the budget. Default concurrency / 4.
+   */
+  spareSlots?: number;
   /** How often to look for notices whose poster died (their lease ran out). */
   noticeSweepMs?: number;
   /**
@@ -79,6 +85,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   const pollIntervalMs = opts.pollIntervalMs ?? 300;
   const leaseMs = opts.leaseMs ?? 120_000;
   const concurrency = opts.concurrency ?? 16;
+  const spareSlots = opts.spareSlots ?? Math.max(1, Math.floor(concurrency / 4));
   const maxAttempts = opts.maxAttempts ?? 10;
   const backoffMs = opts.backoffMs ?? defaultBackoff;
   const noticeSweepMs = opts.noticeSweepMs ?? 5000;
@@ -123,13 +130,15 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   async function poll(): Promise<void> {
     while (running) {
       const free = concurrency - placing.size;
-      if (free <= 0 || notifyQueue.length >= maxNotifyBacklog) {
+      const spare = concurrency + spareSlots - placing.size;
+      if (spare <= 0 || notifyQueue.length >= maxNotifyBacklog) {
         await sleep(pollIntervalMs); // a finishing task wakes us
         continue;
       }
       let rows: KudosRow[] = [];
       try {
-        rows = await claimBatch(deps.db, id, leaseMs, free);
+        // Every slot busy: only a workspace with nothing in progress gets one of the spare slots.
+        rows = free > 0 ? await claimBatch(deps.db, id, leaseMs, free) : await claimBatch(deps.db, id, leaseMs, spare, { idleWorkspacesOnly: true });
       } catch (error) {
         if (running) log.error('claiming work failed', { error });
       }
@@ -142,7 +151,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         await resumeStalledNotices({ db: deps.db, chat: deps.chat, logger: log }).catch((error: unknown) => log.error('resuming stalled notices failed', { error }));
       }
       // A full batch: there may be more due right now.
-      if (running && rows.length < free) await sleep(pollIntervalMs);
+      if (running && (free <= 0 || rows.length < free)) await sleep(pollIntervalMs);
     }
   }
 

@@ -45,6 +45,19 @@ describe('claiming work across workspaces', () => {
     expect(next[0]!.teamId).toBe('T_LATE');
   });
 
+  it("the spare slots' claim takes only workspaces with nothing in progress: none while only the backlog's workspace is due", async () => {
+    await backlog('T_BIG', 40, 600);
+    const held = await claimBatch(testDb.db, 'worker-a', 60_000, 16);
+    expect(held).toHaveLength(16);
+    // Every slot busy with the backlog: its remaining 24 rows are not for the spare slots.
+    expect(await claimBatch(testDb.db, 'worker-a', 60_000, 4, { idleWorkspacesOnly: true })).toEqual([]);
+    await backlog('T_ONE', 1, 0);
+    await backlog('T_TWO', 2, 0);
+    const spare = await claimBatch(testDb.db, 'worker-a', 60_000, 4, { idleWorkspacesOnly: true });
+    // The idle workspaces' sends, in turn; none of the backlog's.
+    expect(spare.map((r) => r.teamId)).toEqual(['T_ONE', 'T_TWO', 'T_TWO']);
+  });
+
   it('inTurns interleaves workspaces, oldest first within each', () => {
     const at = (s: number) => new Date(1_700_000_000_000 + s * 1000);
     const rows = [
