@@ -11,7 +11,9 @@
 // threshold and either the last read is over a minute old, or that read minus what the workspace's
 // orders cost since (kudos.cost_cents) is under the threshold while the state is still 'above'. So a
 // crossing caused by our own orders is caught by the order that makes it, one caused elsewhere (other
-// workspaces on the account, the provider's portal) within a minute of orders, or by the sweep.
+// workspaces on the account, the provider's portal) within a minute of orders, or by the sweep. A
+// workspace's first check takes this process's read of the same account from the last 30 s when it
+// is at least twice the threshold (50 workspaces on one account read it once, not 50 times).
 import { and, eq, gte, isNotNull, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
@@ -36,13 +38,16 @@ const BALANCE_TIMEOUT_MS = 5000;
 /** After an order, a balance read older than this is read again whatever the estimate says. */
 export const BALANCE_RECHECK_MS = 60_000;
 
-/** After an order: whether the balance must be read now (see the notes at the top). */
-export async function balanceReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'settings' | 'now'>, ws: WorkspaceRef): Promise<boolean> {
+/**
+ * After an order: whether the balance must be read now (see the notes at the top). 'first': the
+ * workspace has no read of its own yet, and a recent read of its account by this process will do.
+ */
+export async function balanceReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'settings' | 'now'>, ws: WorkspaceRef): Promise<boolean | 'first'> {
   const settings = await deps.settings.get(ws);
   const thresholdCents = settings.lowBalanceThresholdCents;
   if (thresholdCents === null) return false;
   const [state] = await deps.db.select().from(financeState).where(eq(financeState.teamId, ws.teamId));
-  if (!state || state.lastBalanceCents === null || !state.lastCheckedAt) return true;
+  if (!state || state.lastBalanceCents === null || !state.lastCheckedAt) return 'first';
   if (deps.now().getTime() - state.lastCheckedAt.getTime() >= BALANCE_RECHECK_MS) return true;
   if (state.balanceState === 'below') return false; // alerted already; only a top-up lifts it (the sweep sees it)
   const [spent] = await deps.db
@@ -76,39 +81,50 @@ export function daysLeftAtRate(balanceCents: number, spend30dCents: number | und
   return Math.max(0, Math.floor((balanceCents * 30) / spend30dCents));
 }
 
-export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef): Promise<LowBalanceCheck | undefined> {
+/** A balance this process read from an account, and when. */
+export interface BalanceRead {
+  balanceCents: number;
+  currency: string;
+  readAt: Date;
+}
+
+/**
+ * Checks the workspace's balance against its threshold. `known`: a read of the same account moments
+ * ago (another workspace's, see afterOrder) stands for a new GET; it is recorded as read at its time.
+ */
+export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef, known?: BalanceRead, onRead?: (rewards: object, read: BalanceRead) => void): Promise<LowBalanceCheck | undefined> {
   const settings = await deps.settings.get(ws);
   const thresholdCents = settings.lowBalanceThresholdCents;
   const rewards = await deps.rewards.for(ws);
-  const balance = await rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
-  const balanceCents = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
-  const currency = balance.availableBalance.currency;
+  let read = known;
+  if (!read) {
+    const asked = deps.now();
+    const balance = await rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
+    read = { balanceCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }), currency: balance.availableBalance.currency, readAt: asked };
+    onRead?.(rewards, read);
+  }
+  const { balanceCents, currency } = read;
+  const checkedAt = known ? sql`${known.readAt.toISOString()}::timestamptz` : sql`now()`;
   await ensureFinanceState(deps.db, ws);
   if (thresholdCents === null) {
-    await deps.db
-      .update(financeState)
-      .set({ lastBalanceCents: balanceCents, lastCheckedAt: sql`now()` })
-      .where(eq(financeState.teamId, ws.teamId));
+    await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt }).where(eq(financeState.teamId, ws.teamId));
     return { balanceCents, currency, thresholdCents, below: false, alerted: false };
   }
   const below = balanceCents < thresholdCents;
   if (!below) {
     await deps.db
       .update(financeState)
-      .set({ balanceState: 'above', lastBalanceCents: balanceCents, lastCheckedAt: sql`now()`, updatedAt: sql`now()` })
+      .set({ balanceState: 'above', lastBalanceCents: balanceCents, lastCheckedAt: checkedAt, updatedAt: sql`now()` })
       .where(eq(financeState.teamId, ws.teamId));
     return { balanceCents, currency, thresholdCents, below, alerted: false };
   }
   const [flipped] = await deps.db
     .update(financeState)
-    .set({ balanceState: 'below', crossings: sql`${financeState.crossings} + 1`, lastBalanceCents: balanceCents, lastCheckedAt: sql`now()`, updatedAt: sql`now()` })
+    .set({ balanceState: 'below', crossings: sql`${financeState.crossings} + 1`, lastBalanceCents: balanceCents, lastCheckedAt: checkedAt, updatedAt: sql`now()` })
     .where(and(eq(financeState.teamId, ws.teamId), eq(financeState.balanceState, 'above')))
     .returning({ crossings: financeState.crossings });
   if (!flipped) {
-    await deps.db
-      .update(financeState)
-      .set({ lastBalanceCents: balanceCents, lastCheckedAt: sql`now()` })
-      .where(eq(financeState.teamId, ws.teamId));
+    await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt }).where(eq(financeState.teamId, ws.teamId));
     return { balanceCents, currency, thresholdCents, below, alerted: false };
   }
   const now = deps.now();
@@ -147,6 +163,34 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
   const inFlight = new Map<string, { run: Promise<void>; again: boolean }>();
   let sweeping: Promise<void> | undefined;
 
+  // The last balance this process read of each account (by client): several workspaces on one account
+  // (single mode, or a shared connection) need not each read it for their first order.
+  const lastReads = new WeakMap<object, BalanceRead>();
+  const remember = (rewards: object, read: BalanceRead) => lastReads.set(rewards, read);
+  const afterOrderRuns = new Map<string, { run: Promise<void>; again: boolean }>();
+
+  async function recentReadOfAccount(ws: WorkspaceRef): Promise<BalanceRead | undefined> {
+    const read = lastReads.get(await deps.rewards.for(ws));
+    if (!read || deps.now().getTime() - read.readAt.getTime() >= BALANCE_RECHECK_MS / 2) return undefined;
+    const { lowBalanceThresholdCents } = await deps.settings.get(ws);
+    // Near or under the threshold, the alert deserves a fresh read.
+    return lowBalanceThresholdCents === null || read.balanceCents >= 2 * lowBalanceThresholdCents ? read : undefined;
+  }
+
+  async function afterOrderOnce(ws: WorkspaceRef): Promise<void> {
+    const needed = await balanceReadNeeded(deps, ws).catch((error: unknown) => {
+      log.warn('deciding whether to read the balance failed; reading it', { teamId: ws.teamId, error });
+      return true;
+    });
+    if (!needed) return;
+    const known = needed === 'first' ? await recentReadOfAccount(ws).catch(() => undefined) : undefined;
+    if (known) {
+      await checkLowBalance(deps, ws, known).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
+      return;
+    }
+    await checkCoalesced(ws);
+  }
+
   function checkCoalesced(ws: WorkspaceRef): Promise<void> {
     const current = inFlight.get(ws.teamId);
     if (current) {
@@ -158,7 +202,7 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
       do {
         entry.again = false;
         // A workspace with no Rewards account yet (distribution mode) has no balance to watch.
-        await checkLowBalance(deps, ws).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
+        await checkLowBalance(deps, ws, undefined, remember).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
       } while (entry.again);
     })().finally(() => inFlight.delete(ws.teamId));
     inFlight.set(ws.teamId, entry);
@@ -174,12 +218,22 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
   }
 
   return {
-    async afterOrder(ws) {
-      const needed = await balanceReadNeeded(deps, ws).catch((error: unknown) => {
-        log.warn('deciding whether to read the balance failed; reading it', { teamId: ws.teamId, error });
-        return true;
-      });
-      if (needed) await checkCoalesced(ws);
+    afterOrder(ws) {
+      // Coalesced per workspace: one decision in flight, and one more if orders were placed meanwhile.
+      const current = afterOrderRuns.get(ws.teamId);
+      if (current) {
+        current.again = true;
+        return current.run;
+      }
+      const entry = { run: Promise.resolve(), again: false };
+      entry.run = (async () => {
+        do {
+          entry.again = false;
+          await afterOrderOnce(ws);
+        } while (entry.again);
+      })().finally(() => afterOrderRuns.delete(ws.teamId));
+      afterOrderRuns.set(ws.teamId, entry);
+      return entry.run;
     },
     async onOrderFailed(row) {
       if (row.errorCode !== 'INSUFFICIENT_BALANCE') return false;
@@ -210,7 +264,7 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
     },
     async stop() {
       await sweeping?.catch(() => {});
-      await Promise.allSettled([...inFlight.values()].map((e) => e.run));
+      await Promise.allSettled([...afterOrderRuns.values(), ...inFlight.values()].map((e) => e.run));
     },
   };
 }
