@@ -188,6 +188,21 @@ export async function claimDueCheck(db: Database, workerId: string, leaseMs: num
   return claimed;
 }
 
+/**
+ * Whether a batch of checks is worth a list request now, for all instances together: `batchSize` are
+ * due, or the longest due has waited `minWaitMs`. Once one instance claimed them, the others find
+ * nothing due for that long and wait, so N instances make one list per window, not N.
+ */
+export async function dueChecksReady(db: Database, minWaitMs: number, batchSize: number): Promise<boolean> {
+  const result = await db.execute(sql`
+    select count(*)::int as due, coalesce(extract(epoch from now() - min(next_check_at)) * 1000, 0)::float8 as waited_ms
+    from (select next_check_at from order_checks
+          where done_at is null and next_check_at <= now() and (claimed_until is null or claimed_until <= now())
+          limit ${batchSize}) due`);
+  const [row] = rowsOf<{ due: number | string; waited_ms: number | string }>(result);
+  return Number(row?.due ?? 0) >= batchSize || (Number(row?.due ?? 0) > 0 && Number(row?.waited_ms ?? 0) >= minWaitMs);
+}
+
 /** Claims up to `limit` due checks for `leaseMs`, the longest due first (see claimDueCheck). */
 export async function claimDueChecks(db: Database, workerId: string, leaseMs: number, limit: number): Promise<OrderCheckRow[]> {
   if (limit < 1) return [];

@@ -13,7 +13,7 @@
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
 import type { KudosRow } from '../db/schema/index.js';
-import { claimDueChecks, DEFAULT_CHECK_DELAYS_MS, runOrderChecks, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
+import { claimDueChecks, DEFAULT_CHECK_DELAYS_MS, dueChecksReady, runOrderChecks, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
 import { expireNoticeMessages } from '../domain/notifications.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
 import { recoverStuckResends } from '../domain/resend.js';
@@ -38,8 +38,8 @@ export interface BackgroundProcessingOptions {
   /** Due completion checks claimed and answered together (one orders list for all). Default 50. */
   checkBatchSize?: number;
   /**
-   * Least time between two batches of checks in this process, so that checks falling due together
-   * share a list request. Default 2 s (never more than the first check delay).
+   * How long the longest due check waits for others to share its list request, across all instances
+   * (unless `checkBatchSize` are due). Default 2 s (never more than the first check delay).
    */
   checkBatchIntervalMs?: number;
   sweepIntervalMs?: number;
@@ -99,10 +99,12 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     idleMs: Math.min(pollMs, firstCheckDelayMs),
     logger: log,
     step: async (signal) => {
-      // Due checks in batches: one page of the orders list answers up to 100 of them (runOrderChecks).
-      if (Date.now() - lastBatchAt < batchIntervalMs) return false;
+      // Due checks in batches: one page of the orders list answers up to 100 of them (runOrderChecks),
+      // once a batch is full or its longest due has waited the interval, whichever instance takes it.
+      if (Date.now() - lastBatchAt < batchIntervalMs / 4) return false;
       lastBatchAt = Date.now();
       const batchSize = opts.checkBatchSize ?? 50;
+      if (!(await dueChecksReady(deps.db, batchIntervalMs, batchSize))) return false;
       const checks = await claimDueChecks(deps.db, id, 120_000, batchSize);
       if (checks.length === batchSize) lastBatchAt = 0; // a full batch: more may be due right now
       if (checks.length === 0) return false;

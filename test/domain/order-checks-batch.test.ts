@@ -4,7 +4,7 @@
 import { isNotNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { kudos, orderChecks } from '../../src/db/schema/index.js';
-import { claimDueChecks, runOrderChecks } from '../../src/domain/reconcile.js';
+import { claimDueChecks, dueChecksReady, runOrderChecks } from '../../src/domain/reconcile.js';
 import { singleRewardsAccount } from '../../src/domain/rewards-accounts.js';
 import { createRewardsClient, type CallInfo } from '../../src/rewards/index.js';
 import { presentNotice } from '../../src/slack/presenters/notices.js';
@@ -45,5 +45,27 @@ describe('completion checks in batches', () => {
     // Every kudos is recorded complete, the bounced one told from its own GET (its address).
     const rows = await e2e.db.select().from(kudos);
     expect(rows.map((k) => k.orderStatus)).toEqual(rows.map(() => 'COMPLETE'));
+  });
+});
+
+describe('when a batch of checks is worth a list request (all instances together)', () => {
+  async function due(count: number, secondsAgo: number): Promise<void> {
+    const at = new Date(Date.now() - secondsAgo * 1000);
+    await e2e.db
+      .insert(orderChecks)
+      .values(Array.from({ length: count }, () => ({ orderId: `O-${crypto.randomUUID()}`, source: 'kudos' as const, teamId: 'T0KUDOS', nextCheckAt: at, watchFrom: at })));
+  }
+
+  it('not while a few checks have just fallen due; once the longest due has waited, or a batch is full', async () => {
+    await e2e.db.delete(orderChecks);
+    await due(3, 0);
+    expect(await dueChecksReady(e2e.db, 60_000, 50)).toBe(false);
+    await due(1, 120);
+    expect(await dueChecksReady(e2e.db, 60_000, 50)).toBe(true);
+    // Another instance claimed them all: nothing left waiting.
+    await claimDueChecks(e2e.db, 'other-instance', 60_000, 50);
+    expect(await dueChecksReady(e2e.db, 60_000, 50)).toBe(false);
+    await due(50, 0);
+    expect(await dueChecksReady(e2e.db, 60_000, 50)).toBe(true);
   });
 });
