@@ -4,14 +4,117 @@
 // is measured beside the former start (`tsx src/main.ts`, the baseline) in the same run, each on a
 // fresh database. `--idle-flags "<node flags>"` adds a variant of the production start with extra
 // node flags (for trying flags before putting them in package.json).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../test/chaos/app-process.js';
 import { startAppStack } from './app-stack.js';
 import { createBenchDatabase, databasesToRun } from './databases.js';
 import { readRssBytes, toMiB } from './memory.js';
 import type { BenchRow } from './report.js';
 
-const IDLE_SECONDS = 10;
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS) || 10;
 const TARGET_MIB = 150;
+/** `npm run dev` on PGlite, the whole process tree (issue 20). */
+const DEV_TARGET_MIB = 150;
+/** Production `npm start` on PostgreSQL (issue 20). */
+const PRODUCTION_POSTGRES_TARGET_MIB = 120;
 
+/** Every process below `pid` (from /proc), with `pid` itself. */
+function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const visit = (p: number) => {
+    out.push(p);
+    for (const child of children.get(p) ?? []) visit(child);
+  };
+  visit(pid);
+  return out;
+}
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {
+    return '?';
+  }
+}
+
+/**
+ * `npm run dev` as a user starts it (npm, its shell, and whatever they start), on a fresh PGlite
+ * folder, until it prints its URL and IDLE_SECONDS more; RSS summed over the process tree. The same
+ * for the former `tsx src/dev/main.ts` script (`npm run dev` until issue 20), in the same run.
+ */
+async function devTreeRss(command: string[]): Promise<{ totalBytes: number; parts: Array<{ command: string; bytes: number }> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'kudos-bench-dev-'));
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', PGLITE_DIR: join(dir, 'pglite') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  try {
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const deadline = Date.now() + 120_000;
+    while (!output.includes('Kudos is running offline')) {
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${command.join(' ')} did not start:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+    const parts = processTree(child.pid!).map((pid) => ({ command: commandOf(pid), bytes: readRssBytes(pid) ?? 0 }));
+    return { totalBytes: parts.reduce((sum, p) => sum + p.bytes, 0), parts };
+  } finally {
+    // The whole group (npm, sh, node): as Ctrl-C in a terminal.
+    try {
+      process.kill(-child.pid!, 'SIGINT');
+    } catch {
+      // already gone
+    }
+    await new Promise((resolve) => child.once('exit', resolve).once('error', resolve));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function benchDevMemory(): Promise<BenchRow[]> {
+  const section = 'idle memory of npm run dev (PGlite, whole process tree)';
+  const rows: BenchRow[] = [];
+  const former = await devTreeRss(['node_modules/.bin/tsx', 'src/dev/main.ts']);
+  const dev = await devTreeRss(['npm', 'run', 'dev']);
+  for (const [name, run] of [
+    ['former tsx src/dev/main.ts', former],
+    ['npm run dev', dev],
+  ] as const) {
+    console.error(`bench: ${section}: ${name}: ${toMiB(run.totalBytes)} MiB = ${run.parts.map((p) => `${p.command.slice(0, 60)} ${toMiB(p.bytes)}`).join(' + ')}`);
+  }
+  const largest = dev.parts.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  rows.push(
+    {
+      section,
+      metric: `RSS after ${IDLE_SECONDS} s idle: npm run dev (npm + sh + node)`,
+      value: toMiB(dev.totalBytes),
+      unit: 'MiB',
+      baseline: toMiB(former.totalBytes),
+      baselineName: 'tsx src/dev/main.ts, tree (without npm)',
+      target: `< ${DEV_TARGET_MIB} MiB`,
+      meetsTarget: toMiB(dev.totalBytes) < DEV_TARGET_MIB,
+    },
+    { section, metric: `RSS of the dev process alone (${largest.command.slice(0, 40)})`, value: toMiB(largest.bytes), unit: 'MiB' },
+  );
+  return rows;
+}
 interface Variant {
   name: string;
   script?: string;
@@ -26,6 +129,11 @@ function variants(argv: string[] = process.argv): Variant[] {
   return list;
 }
 
+function targetOf(kind: string, rss: number): { target: string; meetsTarget: boolean } {
+  const mib = kind === 'postgresql' ? PRODUCTION_POSTGRES_TARGET_MIB : TARGET_MIB;
+  return { target: `< ${mib} MiB`, meetsTarget: rss < mib };
+}
+
 async function metricsOf(url: string): Promise<Map<string, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
   const values = new Map<string, number>();
@@ -37,7 +145,8 @@ async function metricsOf(url: string): Promise<Map<string, number>> {
 }
 
 export async function benchIdleMemory(): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
+  // `npm run dev` is PGlite only: measured unless `--db postgresql` leaves PGlite out.
+  const rows: BenchRow[] = databasesToRun().includes('pglite') ? await benchDevMemory() : [];
   for (const kind of databasesToRun()) {
     const section = `idle memory (${kind})`;
     let baseline: number | undefined;
@@ -61,7 +170,7 @@ export async function benchIdleMemory(): Promise<BenchRow[]> {
               value: rss,
               unit: 'MiB',
               ...compare,
-              ...(variant.script ? {} : { target: `< ${TARGET_MIB} MiB`, meetsTarget: rss < TARGET_MIB }),
+              ...(variant.script ? {} : targetOf(kind, rss)),
             },
             { section, metric: `V8 heap used / total: ${variant.name}`, value: heapUsed, unit: `MiB (of ${heapTotal})` },
             { section, metric: `external (ArrayBuffers, WASM): ${variant.name}`, value: external, unit: 'MiB' },
