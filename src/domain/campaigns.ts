@@ -15,7 +15,7 @@
 // is believed only `settleMs` after the last create call (a request still on its way could land later);
 // until then the row stays `creating` and is offered to nobody.
 import { randomUUID } from 'node:crypto';
-import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { campaigns, kudos, type CampaignRow } from '../db/schema/index.js';
 import { RewardsNotFoundError, type Campaign, type CampaignParams, type RewardsClient, type Template } from '../rewards/index.js';
@@ -162,6 +162,17 @@ export async function getCampaign(db: Database, teamId: string, id: string): Pro
     .from(campaigns)
     .where(and(eq(campaigns.teamId, teamId), eq(campaigns.id, id)));
   return row;
+}
+
+/** Active campaigns whose name contains the query (the send form's campaign select), at most `limit`. */
+export async function searchActiveCampaigns(db: Database, teamId: string, query: string, limit = 100): Promise<CampaignRow[]> {
+  const q = query.trim();
+  return db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.teamId, teamId), eq(campaigns.status, 'active'), q ? ilike(campaigns.name, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined))
+    .orderBy(asc(sql`lower(${campaigns.name})`))
+    .limit(limit);
 }
 
 export interface CampaignSpend {

@@ -1,19 +1,21 @@
 // A submitted send form becomes either field errors (shown inline in the modal) or a row to record.
 // Everything here must finish inside Slack's 3-second window: Slack lookups and one catalog read;
 // address-book mapping happens later, in the worker.
-import type { NewKudosRow } from '../db/schema/index.js';
+import type { CampaignRow, NewKudosRow } from '../db/schema/index.js';
+import { readDesignNow } from './catalog.js';
+import { listTemplates } from './email-templates.js';
 import type { KudosRecipientSnapshot } from '../db/schema/index.js';
 import { RewardsBadRequestError, RewardsNotFoundError, RewardsRequestValidationError, type RewardsClient } from '../rewards/index.js';
 import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from './ports.js';
 import type { DesignCatalog } from './catalog.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { messageProblem } from './message-text.js';
-import { checkAmountInRange, parseWholeDollars, REFUND_WINDOWS, totalCents } from './money.js';
+import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from './money.js';
 import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, type Workspace } from './recipients.js';
 import { resolveSchedule, type ResolvedSchedule } from './schedule.js';
 import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
 
-export type SendField = 'recipients' | 'group' | 'design' | 'amount' | 'message' | 'refund' | 'date' | 'time';
+export type SendField = 'recipients' | 'group' | 'campaign' | 'design' | 'amount' | 'template' | 'message' | 'refund' | 'date' | 'time';
 
 export interface SendForm {
   userIds: string[];
@@ -25,6 +27,10 @@ export interface SendForm {
   message: string;
   refundDays: number | undefined;
   schedule: { date: string | undefined; time: string | undefined } | undefined;
+  /** The campaign picked in the form (its id), if any. */
+  campaignId?: string | undefined;
+  /** The e-mail template picked: an id, null for "none" (the account's default), undefined: not chosen (the campaign's, if any). */
+  template?: string | null | undefined;
 }
 
 export interface SendContext {
@@ -44,6 +50,8 @@ export interface SendRequestDeps {
   /** The catalog of the sending workspace's account. */
   catalog: DesignCatalog;
   policy: SendPolicy;
+  /** Reads a campaign of the workspace (the send modal; automations and workflow steps send without one). */
+  campaign?: (teamId: string, id: string) => Promise<CampaignRow | undefined>;
 }
 
 export type PreparedSend =
@@ -109,16 +117,43 @@ async function directoryFor(users: UserDirectory, ws: Workspace, count: number):
 export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form: SendForm): Promise<PreparedSend> {
   const errors: Partial<Record<SendField, string>> = {};
 
-  // Design and amount.
-  const design = form.productId ? await deps.catalog.get(form.productId) : undefined;
-  if (!design) errors.design = form.productId ? 'That design is no longer available; pick another.' : 'Pick a card design.';
+  // Campaign, design, amount, e-mail template. A campaign's design is read from the API now (the cached
+  // catalog could still list a design the provider removed): nothing is sent with a removed design.
+  let campaign: CampaignRow | undefined;
+  if (form.campaignId) {
+    campaign = deps.campaign ? await deps.campaign(ctx.workspace.teamId, form.campaignId) : undefined;
+    if (campaign?.status !== 'active') {
+      errors.campaign = 'That campaign was archived (or is no longer offered); pick another, or send without one.';
+      campaign = undefined;
+    }
+  }
+  const templateId = form.template === null ? undefined : (form.template ?? campaign?.templateId ?? undefined);
+  const campaignDesign = campaign !== undefined && form.productId === campaign.productId;
+  const [cached, templates] = await Promise.all([
+    form.productId ? deps.catalog.get(form.productId) : undefined,
+    templateId ? (async () => listTemplates(await deps.rewards.for(ctx.workspace), { timeoutMs: 1200 }))() : undefined,
+  ]);
+  let design = cached;
+  if (campaignDesign) design = await readDesignNow(await deps.rewards.for(ctx.workspace), campaign!.productId, { timeoutMs: 1200 });
+  if (!design) {
+    errors.design = campaignDesign
+      ? `The campaign’s design “${campaign!.designName}” was removed from the Rewards catalog, so nothing was sent. Pick another design, and ask a Kudos admin to edit the campaign.`
+      : form.productId
+        ? 'That design is no longer available; pick another.'
+        : 'Pick a card design.';
+  }
   let amountCents: number | undefined;
   const parsed = parseWholeDollars(form.amount);
   if (!parsed.ok) errors.amount = parsed.message;
   else if (design) {
     const inRange = checkAmountInRange(parsed.cents, design);
+    const inCampaign = campaign ? checkAmountInRange(parsed.cents, { minCents: campaign.minCents, maxCents: campaign.maxCents }) : inRange;
     if (!inRange.ok) errors.amount = inRange.message;
+    else if (!inCampaign.ok) errors.amount = `The campaign “${campaign!.name}” takes ${formatUsd(campaign!.minCents)} to ${formatUsd(campaign!.maxCents)} per person.`;
     else amountCents = inRange.cents;
+  }
+  if (templateId && templates && !templates.some((t) => t.templateId === templateId)) {
+    errors.template = 'That e-mail template is no longer in the Rewards account (deleted); pick another, or none for the account’s default.';
   }
 
   const badMessage = messageProblem(form.message);
@@ -218,6 +253,10 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
       message: form.message.trim(),
       sourceMessageUrl: ctx.sourceMessageUrl ?? null,
       refundOptionDays: form.refundDays ?? null,
+      campaignId: campaign?.id ?? null,
+      emailTemplateId: templateId ?? null,
+      emailSenderName: campaign?.senderName ?? null,
+      emailSubject: campaign?.subject ?? null,
       scheduledAt: schedule?.instant ?? null,
       scheduleTimezone: schedule?.timezone ?? null,
       scheduleLocal: schedule?.wallTimeWithOffset ?? null,

@@ -39,6 +39,8 @@ export function sameSend(recorded: KudosRow, submitted: NewKudosRow): boolean {
     emails(recorded.recipients) === emails(submitted.recipients) &&
     recorded.message === (submitted.message ?? '') &&
     (recorded.refundOptionDays ?? null) === (submitted.refundOptionDays ?? null) &&
+    (recorded.campaignId ?? null) === (submitted.campaignId ?? null) &&
+    (recorded.emailTemplateId ?? null) === (submitted.emailTemplateId ?? null) &&
     (recorded.scheduledAt?.getTime() ?? null) === (submitted.scheduledAt?.getTime() ?? null)
   );
 }

@@ -304,9 +304,10 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         ...(r.lastName ? { lastName: r.lastName } : {}),
       })),
       emailSetting: {
-        senderName: row.senderName,
-        subject: `${row.senderName} sent you kudos`,
+        senderName: row.emailSenderName ?? row.senderName,
+        subject: row.emailSubject ?? `${row.senderName} sent you kudos`,
         ...(row.message.trim() !== '' ? { message: row.message } : {}),
+        ...(row.emailTemplateId ? { templateId: row.emailTemplateId } : {}),
       },
       ...(row.scheduledAt && row.scheduleLocal && row.scheduleTimezone
         ? { sendTiming: { type: 'SCHEDULED' as const, scheduledAt: row.scheduleLocal, timezone: row.scheduleTimezone } }

@@ -248,6 +248,6 @@ export async function templateOptions(deps: ListenerDeps, ws: ReturnType<typeof 
   return searchOptions(
     query,
     NO_TEMPLATE_OPTION,
-    templates.map((t) => ({ text: plain(`${t.name ?? t.templateId}${t.isDefault ? ' (default)' : ''}`, 75), value: t.templateId.slice(0, 150) })),
+    templates.map((t) => ({ text: plain(`${t.name ?? t.templateId}${t.isDefault && !/default/i.test(t.name ?? '') ? ' (default)' : ''}`, 75), value: t.templateId.slice(0, 150) })),
   );
 }

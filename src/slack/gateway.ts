@@ -52,6 +52,8 @@ export interface SlackGateway {
   openDirectChannel(userId: string): Promise<string>;
   postEphemeral(channel: string, userId: string, message: RenderedMessage): Promise<void>;
   openView(triggerId: string, view: Record<string, unknown>): Promise<string | undefined>;
+  /** views.update of an open modal; with `hash`, Slack refuses it (hash_conflict) if the view changed meanwhile. */
+  updateView(viewId: string, view: Record<string, unknown>, hash?: string): Promise<void>;
   publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
   /**
    * Can the app post in this channel? A public channel it is not in is joined (conversations.join);
@@ -325,6 +327,9 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
         view?: { id?: string };
       };
       return res.view?.id;
+    },
+    async updateView(viewId, view, hash) {
+      await client.views.update({ ...(await tok()), view_id: viewId, ...(hash ? { hash } : {}), view: view as never });
     },
     async publishHome(userId, view) {
       await client.views.publish({ ...(await tok()), user_id: userId, view: view as never });

@@ -18,9 +18,9 @@ export function parseAtEdge<S extends z.ZodType>(schema: S, value: unknown, what
 }
 
 const id = z.string().min(1);
-const teamRef = z.looseObject({ id }).nullish();
-const enterpriseRef = z.looseObject({ id }).nullish();
-const userRef = z.looseObject({ id, team_id: z.string().optional() });
+export const teamRef = z.looseObject({ id }).nullish();
+export const enterpriseRef = z.looseObject({ id }).nullish();
+export const userRef = z.looseObject({ id, team_id: z.string().optional() });
 
 /** A slash command: Slack always sends a trigger_id and a response_url. */
 export const slashCommand = z.looseObject({

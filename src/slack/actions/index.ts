@@ -16,6 +16,7 @@ import { registerResendActions } from './resend.js';
 import { register as registerFinanceActions } from './finance.js';
 import { registerTemplates } from '../templates.js';
 import { registerCampaigns } from '../campaigns.js';
+import { register as registerSendCampaign } from './send-campaign.js';
 import { register as registerAutomationActions } from './automations.js';
 import { register as registerLinkApprovalActions } from './link-approval.js';
 import { register as registerWorkspaceDataActions } from './workspace-data.js';
@@ -31,6 +32,7 @@ export function register(app: App, deps: ListenerDeps): void {
   registerFinanceActions(app, deps);
   registerTemplates(app, deps);
   registerCampaigns(app, deps);
+  registerSendCampaign(app, deps);
   registerAutomationActions(app, deps);
   registerLinkApprovalActions(app, deps);
   registerWorkspaceDataActions(app, deps);

@@ -17,8 +17,12 @@ export interface CampaignListItem {
   designGone: boolean;
 }
 
+export function campaignRange(row: Pick<CampaignRow, 'minCents' | 'maxCents'>): string {
+  return row.minCents === row.maxCents ? formatUsd(row.minCents) : `${formatUsd(row.minCents)}–${formatUsd(row.maxCents)}`;
+}
+
 export function describeCampaign(row: Pick<CampaignRow, 'designName' | 'minCents' | 'maxCents' | 'defaultCents' | 'templateName' | 'templateId' | 'senderName' | 'subject'>): string {
-  const range = row.minCents === row.maxCents ? formatUsd(row.minCents) : `${formatUsd(row.minCents)}–${formatUsd(row.maxCents)} (default ${formatUsd(row.defaultCents)})`;
+  const range = row.minCents === row.maxCents ? formatUsd(row.minCents) : `${campaignRange(row)} (default ${formatUsd(row.defaultCents)})`;
   const template = row.templateId ? `template *${escapeMrkdwn(row.templateName ?? row.templateId)}*` : 'the account’s default e-mail template';
   const texts = [row.senderName ? `from “${escapeMrkdwn(row.senderName)}”` : '', row.subject ? `subject “${escapeMrkdwn(row.subject)}”` : ''].filter(Boolean).join(', ');
   return `${escapeMrkdwn(row.designName)} · ${range} per person · ${template}${texts ? ` · ${texts}` : ''}`;

@@ -19,6 +19,12 @@ export interface SendModalState {
   noTimezone?: boolean;
   /** YYYY-MM-DD in the sender's zone, to prefill the date picker. */
   today?: string;
+  /** The campaign picked (its defaults fill design, amount and template). */
+  campaign?: { id: string; name: string };
+  /** A line under the campaign: its range and template, or why it cannot be used. */
+  campaignNote?: string;
+  /** The e-mail template preselected (from the campaign). */
+  template?: { templateId: string; name: string };
   /** Carried to the submission. */
   metadata: SendModalMetadata;
 }
@@ -28,6 +34,17 @@ export interface SendModalMetadata {
   channelId?: string | undefined;
   /** Permalink of the message the kudos is for ("Give kudos for this"). */
   sourceMessageUrl?: string | undefined;
+  /**
+   * Set when a campaign's defaults were filled in (views.update): the design, amount and template
+   * blocks get ids with this suffix, since Slack keeps what was entered in a block whose id stays and
+   * would ignore the new initial values.
+   */
+  fill?: string | undefined;
+}
+
+/** The block id of a field the campaign fills, in the modal whose metadata has `fill`. */
+export function filledBlockId(block: string, fill: string | undefined): string {
+  return fill ? `${block}_${fill}` : block;
 }
 
 /** A Slack permalink we can put in a `<url|label>` link safely. */
@@ -47,6 +64,7 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
     { text: plain('Send now'), value: TimingChoice.now },
     { text: plain('Schedule for later'), value: TimingChoice.schedule },
   ];
+  const fill = state.metadata.fill;
   const blocks: Block[] = [
     ...(isSafePermalink(state.metadata.sourceMessageUrl)
       ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: `:speech_balloon: For <${state.metadata.sourceMessageUrl}|this message>; the announcement links to it.` }] } as Block]
@@ -78,7 +96,23 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
     },
     {
       type: 'input',
-      block_id: B.design,
+      block_id: B.campaign,
+      optional: true,
+      dispatch_action: true,
+      label: plain('Campaign'),
+      hint: plain('Optional. A campaign fills in its design, amount and e-mail template, and its spend is counted.'),
+      element: {
+        type: 'external_select',
+        action_id: A.campaign,
+        min_query_length: 0,
+        placeholder: plain('Search campaigns'),
+        ...(state.campaign ? { initial_option: { text: plain(clip(state.campaign.name, 75)), value: state.campaign.id } } : {}),
+      },
+    },
+    ...(state.campaignNote ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: state.campaignNote, verbatim: true }] } as Block] : []),
+    {
+      type: 'input',
+      block_id: filledBlockId(B.design, fill),
       label: plain('Card design'),
       element: {
         type: 'external_select',
@@ -90,9 +124,9 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
     },
     {
       type: 'input',
-      block_id: B.amount,
+      block_id: filledBlockId(B.amount, fill),
       label: plain('Amount per person (USD)'),
-      hint: plain('Whole dollars, within the design’s range.'),
+      hint: plain(state.campaign ? 'Whole dollars, within the campaign’s range.' : 'Whole dollars, within the design’s range.'),
       element: {
         type: 'number_input',
         action_id: A.amount,
@@ -114,6 +148,20 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
         max_length: MESSAGE_MAX_CHARACTERS,
         placeholder: plain('Say why'),
         ...(state.message ? { initial_value: clip(state.message, MESSAGE_MAX_CHARACTERS) } : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: filledBlockId(B.template, fill),
+      optional: true,
+      label: plain('E-mail template'),
+      hint: plain('The e-mail the recipients get; the account’s default when empty.'),
+      element: {
+        type: 'external_select',
+        action_id: A.template,
+        min_query_length: 0,
+        placeholder: plain('Search templates'),
+        ...(state.template ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } } : {}),
       },
     },
     {

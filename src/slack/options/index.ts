@@ -8,6 +8,10 @@ import { SETTINGS_NONE_OPTION, settingsDesignOption, settingsGroupOption } from 
 import { workspaceOf, type ListenerDeps } from '../deps.js';
 import { SendModal, SettingsModal } from '../ids.js';
 import { optionsLoad, parseAtEdge } from '../payloads.js';
+import { searchActiveCampaigns } from '../../domain/campaigns.js';
+import { campaignRange } from '../blocks/campaigns.js';
+import { plain } from '../blocks/text.js';
+import { templateOptions } from '../campaigns.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   app.options(SendModal.actions.design, async ({ ack, body }) => {
@@ -19,6 +23,17 @@ export function register(app: App, deps: ListenerDeps): void {
       deps.logger.warn('loading designs failed', { error });
       await ack({ options: [] });
     }
+  });
+
+  app.options(SendModal.actions.campaign, async ({ ack, body }) => {
+    const options = parseAtEdge(optionsLoad, body, SendModal.actions.campaign);
+    const rows = await searchActiveCampaigns(deps.db, workspaceOf(body).teamId, options.value);
+    await ack({ options: rows.map((row) => ({ text: plain(`${row.name} (${campaignRange(row)})`, 75), value: row.id })) });
+  });
+
+  app.options(SendModal.actions.template, async ({ ack, body }) => {
+    const options = parseAtEdge(optionsLoad, body, SendModal.actions.template);
+    await ack((await templateOptions(deps, workspaceOf(body), options.value)) as never);
   });
 
   app.options(SendModal.actions.group, async ({ ack, body }) => {

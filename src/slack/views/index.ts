@@ -8,9 +8,10 @@ import { escapeMrkdwn } from '../../domain/escape.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/submit-send.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
-import { COMMAND, GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { getCampaign } from '../../domain/campaigns.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission, type StateValues } from '../payloads.js';
-import { isSafePermalink } from '../blocks/send-modal.js';
+import { filledBlockId, isSafePermalink } from '../blocks/send-modal.js';
 import { register as registerApprovalViews } from './approval.js';
 import { registerResendViews } from './resend.js';
 import { register as registerSettingsViews } from './settings.js';
@@ -21,9 +22,11 @@ import { register as registerRewardsConnect } from './rewards-connect.js';
 /** Stay under Slack's 3 s: give up validating after this and ask the user to press Send again. */
 const SUBMIT_BUDGET_MS = 2300;
 
-export function readSendForm(values: StateValues): SendForm {
+export function readSendForm(values: StateValues, fill?: string): SendForm {
   const { blocks: B, actions: A } = SendModal;
   const get = (block: string, action: string) => values[block]?.[action];
+  const filled = (block: string, action: string) => get(filledBlockId(block, fill), action);
+  const template = filled(B.template, A.template)?.selected_option?.value;
   const groupOption = get(B.group, A.group)?.selected_option;
   let group: SendForm['group'];
   if (groupOption?.value?.startsWith(GroupValuePrefix.slack)) {
@@ -36,26 +39,34 @@ export function readSendForm(values: StateValues): SendForm {
   return {
     userIds: get(B.recipients, A.recipients)?.selected_users ?? [],
     group,
-    productId: get(B.design, A.design)?.selected_option?.value ?? undefined,
-    amount: get(B.amount, A.amount)?.value ?? undefined,
+    productId: filled(B.design, A.design)?.selected_option?.value ?? undefined,
+    amount: filled(B.amount, A.amount)?.value ?? undefined,
+    campaignId: get(B.campaign, A.campaign)?.selected_option?.value ?? undefined,
+    template: template === undefined ? undefined : template === NO_TEMPLATE ? null : template,
     message: textOf(get(B.message, A.message)),
     refundDays: refund && refund !== RefundChoice.none ? Number(refund) : undefined,
     schedule: timing === TimingChoice.schedule ? { date: get(B.date, A.date)?.selected_date ?? undefined, time: get(B.time, A.time)?.selected_time ?? undefined } : undefined,
   };
 }
 
-const FIELD_BLOCKS: Record<SendField, string> = {
-  recipients: SendModal.blocks.recipients,
-  group: SendModal.blocks.group,
-  design: SendModal.blocks.design,
-  amount: SendModal.blocks.amount,
-  message: SendModal.blocks.message,
-  refund: SendModal.blocks.refund,
-  date: SendModal.blocks.date,
-  time: SendModal.blocks.time,
-};
+/** The block of each field in the modal as it is now (a campaign's fill renames three of them). */
+function fieldBlocks(fill: string | undefined): Record<SendField, string> {
+  const B = SendModal.blocks;
+  return {
+    recipients: B.recipients,
+    group: B.group,
+    campaign: B.campaign,
+    design: filledBlockId(B.design, fill),
+    amount: filledBlockId(B.amount, fill),
+    template: filledBlockId(B.template, fill),
+    message: B.message,
+    refund: B.refund,
+    date: B.date,
+    time: B.time,
+  };
+}
 
-const sendMetadata = z.object({ channelId: z.string().optional(), sourceMessageUrl: z.string().optional() });
+export const sendMetadata = z.object({ channelId: z.string().optional(), sourceMessageUrl: z.string().optional(), fill: z.string().max(20).optional() });
 
 function safePermalinkOr(url: string | undefined): string | undefined {
   return isSafePermalink(url) ? url : undefined;
@@ -73,14 +84,14 @@ export function register(app: App, deps: ListenerDeps): void {
     const view = body.view;
     const ws = workspaceOf(body);
     const log = deps.logger.child({ view: SendModal.callbackId, user: body.user.id, viewId: view.id });
-    const form = readSendForm(view.state.values);
     const metadata = metadataOf(sendMetadata, view.private_metadata, {});
+    const form = readSendForm(view.state.values, metadata.fill);
 
     const work = (async () => {
       const sender = await deps.slack.for(ws).userInfo(body.user.id);
       if (!sender) return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
       return prepareSend(
-        { users: deps.slack, rewards: deps.rewards, catalog: deps.catalog.of(ws), policy: deps.policy },
+        { users: deps.slack, rewards: deps.rewards, catalog: deps.catalog.of(ws), policy: deps.policy, campaign: (teamId, id) => getCampaign(deps.db, teamId, id) },
         {
           workspace: ws,
           sender,
@@ -111,7 +122,8 @@ export function register(app: App, deps: ListenerDeps): void {
       return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: 'Checking took too long. Press Send again.' } });
     }
     if (!prepared.ok) {
-      const errors = Object.fromEntries(Object.entries(prepared.errors).map(([field, message]) => [FIELD_BLOCKS[field as SendField], message]));
+      const blocks = fieldBlocks(metadata.fill);
+      const errors = Object.fromEntries(Object.entries(prepared.errors).map(([field, message]) => [blocks[field as SendField], message]));
       return ack({ response_action: 'errors', errors });
     }
 
@@ -136,7 +148,7 @@ export function register(app: App, deps: ListenerDeps): void {
       return ack({
         response_action: 'errors',
         errors: {
-          [SendModal.blocks.amount]:
+          [fieldBlocks(metadata.fill).amount]:
             `This form was already sent before your changes: ${formatUsd(first.amountCents)} each to ${first.recipientCount} ${first.recipientCount === 1 ? 'person' : 'people'} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
         },
       });
