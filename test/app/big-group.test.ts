@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { kudos, orderChecks, recipientMappings, type KudosRow } from '../../src/db/schema/index.js';
 import type { SlackSimulator } from '../../src/simulator/slack.js';
-import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
+import { eventually, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
 const GROUP_SIZE = 1000;
 const e2e = useAppPerTest({
@@ -174,6 +174,27 @@ describe('a kudos to a 1,000-member user group', () => {
     expect(JSON.stringify(announcement[0]!.blocks)).toContain('(200 people)');
     await completeAll();
     expect((await cardEmails()).size).toBe(200);
+  }, 180_000);
+
+  it('/kudos scheduled cancels a scheduled big send: every one of its orders is cancelled, the send once', async () => {
+    seedBigGroup(e2e.stack.sim, 250);
+    const values = sendModalValues({ group: { value: 'slack:S_BIG', text: '@everyone-big' }, design: 'CC-THANK-YOU', amount: '5', schedule: wallTimeIn('America/New_York', 120) });
+    const recorded = await submitSendForm(e2e.stack, e2e.db, 'U_MANAGER', values);
+    const booked = await eventually(async () => {
+      const current = await row(recorded.id);
+      return current.status === 'scheduled' && current.notifiedAt ? current : undefined;
+    }, 100_000);
+    expect(booked.orderIds).toHaveLength(3);
+    await e2e.stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
+    const list = e2e.stack.sim
+      .messages('C_GENERAL')
+      .filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER')
+      .at(-1)!;
+    expect(JSON.stringify(list.blocks)).toContain('@everyone-big (250 people)');
+    await e2e.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'scheduled_cancel', 'U_MANAGER', booked.id);
+    const canceled = await eventually(async () => ((await row(recorded.id)).status === 'canceled' ? row(recorded.id) : undefined));
+    expect(canceled.canceledBy).toBe('U_MANAGER');
+    for (const orderId of booked.orderIds) expect((await e2e.stack.app.rewards.orders.get(orderId)).status).toBe('CANCELED');
   }, 180_000);
 
   it('a group over the cap is refused in the form, with the cap and the group size', async () => {
