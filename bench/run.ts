@@ -19,7 +19,7 @@ const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
   { name: 'webhook ingestion', run: benchWebhookIngestion },
   // Idle RSS of `npm start` beside the former `tsx src/main.ts` (bench/idle-memory.ts).
   { name: 'idle memory', run: benchIdleMemory },
-  // Two instances on one Rewards account under a low limit; a single kudos beside a backlog (bench/scale.ts).
+  // 3 instances x 50 workspaces on one account with a backlog; 2 instances sharing a low limit (bench/scale.ts).
   { name: 'scale', run: benchScale },
   // Distribution mode with 1, 1,000 and 10,000 installations: ack latency and memory (bench/installations.ts).
   { name: 'installations', run: benchInstallations },
@@ -27,8 +27,8 @@ const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
   { name: 'biggroup', run: benchBigGroup },
 ];
 
-// Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--steady-rate R`, `--db NAME`, `--send-only`, `--slash-only`, `--idle-flags "..."`) are read by the sections.
-const FLAGS_WITH_VALUE = new Set(['--kudos', '--db', '--idle-flags', '--steady-rate']);
+// Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--steady-rate R`, `--backlog N`, `--db NAME`, `--send-only`, `--slash-only`, `--idle-flags "..."`) are read by the sections.
+const FLAGS_WITH_VALUE = new Set(['--kudos', '--db', '--idle-flags', '--steady-rate', '--backlog']);
 const only = process.argv.slice(2).filter((arg, i, args) => !arg.startsWith('-') && !FLAGS_WITH_VALUE.has(args[i - 1] ?? ''));
 const rows: BenchRow[] = [];
 for (const section of sections) {
