@@ -112,13 +112,15 @@ export async function listAudit(db: Database, opts: { teamId: string; limit: num
     .limit(opts.limit);
 }
 
-export const CSV_COLUMNS = ['id', 'at', 'actor_user_id', 'action', 'subject_type', 'subject_id', 'details'] as const;
+/** `campaign`: the campaign a kudos row was sent under (or the campaign a campaign row is about); added last so existing columns keep their place. */
+export const CSV_COLUMNS = ['id', 'at', 'actor_user_id', 'action', 'subject_type', 'subject_id', 'details', 'campaign'] as const;
 
-/** RFC 4180 CSV; cells that a spreadsheet would run as a formula (=, +, -, @) are prefixed with '. */
-export function auditToCsv(rows: AuditEventRow[]): string {
+/** RFC 4180 CSV; cells that a spreadsheet would run as a formula (=, +, -, @) are prefixed with '. `campaignOfKudos`: kudos id -> campaign name. */
+export function auditToCsv(rows: AuditEventRow[], campaignOfKudos: Map<string, string> = new Map()): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const row of rows) {
-    lines.push([String(row.id), row.createdAt.toISOString(), row.actorUserId, row.action, row.subjectType, row.subjectId, JSON.stringify(row.details)].map(csvCell).join(','));
+    const campaign = row.subjectType === 'kudos' ? (campaignOfKudos.get(row.subjectId) ?? '') : row.subjectType === 'campaign' ? String((row.details as { name?: unknown }).name ?? '') : '';
+    lines.push([String(row.id), row.createdAt.toISOString(), row.actorUserId, row.action, row.subjectType, row.subjectId, JSON.stringify(row.details), campaign].map(csvCell).join(','));
   }
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -83,6 +83,6 @@ describe('audit CSV', () => {
         createdAt: new Date('2026-01-02T03:04:05Z'),
       },
     ]);
-    expect(csv).toBe('id,at,actor_user_id,action,subject_type,subject_id,details\r\n1,2026-01-02T03:04:05.000Z,U1,approval.rejected,kudos,k1,"{""reason"":""no,\\nthanks""}"\r\n');
+    expect(csv).toBe('id,at,actor_user_id,action,subject_type,subject_id,details,campaign\r\n1,2026-01-02T03:04:05.000Z,U1,approval.rejected,kudos,k1,"{""reason"":""no,\\nthanks""}",\r\n');
   });
 });

@@ -91,7 +91,7 @@ describe('/kudos audit', () => {
     const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('```')));
     const body = /```\n([\s\S]*)```/.exec(dm.text)![1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
     const [header, ...rows] = parseCsv(body);
-    expect(header).toEqual(['id', 'at', 'actor_user_id', 'action', 'subject_type', 'subject_id', 'details']);
+    expect(header).toEqual(['id', 'at', 'actor_user_id', 'action', 'subject_type', 'subject_id', 'details', 'campaign']);
     const events = rows.map(([, at, actor, action, , subject, details]) => ({ at: at!, actor, action, subject, details: JSON.parse(details!) as Record<string, unknown> }));
     const of = (kudosId: string) =>
       events

@@ -9,7 +9,7 @@ import { archiveCampaign, createCampaign, type CampaignInput } from '../../src/d
 import { eventually, sendModalValues, useAppPerTest } from '../support/app.js';
 import { apiClient, getToken } from '../emulator/helpers.js';
 
-const t = useAppPerTest({ env: { KUDOS_APPROVAL_THRESHOLD: '1000' }, app: { financeSweepMs: 0 } });
+const t = useAppPerTest({ env: { KUDOS_APPROVAL_THRESHOLD: '1000', KUDOS_ADMINS: 'U_ADMIN', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' }, app: { financeSweepMs: 0 } });
 const WS = { teamId: 'T0KUDOS', enterpriseId: null };
 
 async function campaign(overrides: Partial<CampaignInput> = {}) {
@@ -179,5 +179,26 @@ describe('the send form with campaigns and e-mail templates', () => {
     expect(campaigns.body).toEqual({ options: [{ text: { type: 'plain_text', text: 'Q4 spot awards ($25–$100)', emoji: true }, value: row.id }] });
     const templates = await t.stack.sim.loadOptions(view.id, 'email_template', 'send_template', '', 'U_MANAGER');
     expect(JSON.stringify(templates.body)).toMatch(/None: the account’s default template.*"Default".*TP-DEFAULT/);
+  });
+
+  it('spend per campaign: /kudos campaigns shows it, and /kudos audit csv has a campaign column', async () => {
+    const row = await campaign();
+    const view = await openForm();
+    await t.stack.sim.submitView(view.id, filledValues(view, { users: ['U_EMP1', 'U_EMP2'], design: 'CC-CONGRATS', amount: '30', campaign: row.id }), 'U_MANAGER');
+    expect(t.stack.sim.viewErrors(view.id)).toEqual({});
+    const [sent] = await eventually(async () => {
+      const rows = await t.db.select().from(kudos);
+      return rows[0]?.orderId ? rows : undefined;
+    });
+    await t.stack.sim.slashCommand('U_ADMIN', 'campaigns', 'C_ADMIN');
+    const list = await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ephemeral && /\*Campaigns\*/.test(JSON.stringify(m.blocks ?? []))));
+    expect(JSON.stringify(list.blocks)).toMatch(/Spent \$60 this month · \$60 in all, 1 send/);
+
+    await t.stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_ADMIN');
+    const csv = await t.stack.sim.waitFor(() => t.stack.sim.messages('U_ADMIN').find((m) => /id,at,actor_user_id/.test(m.text + JSON.stringify(m.blocks ?? []))));
+    const body = csv.text + JSON.stringify(csv.blocks ?? []);
+    expect(body).toContain('subject_id,details,campaign');
+    expect(body).toMatch(new RegExp(`kudos.order_placed,kudos,${sent!.id},.*Q4 spot awards`));
+    expect(body).toMatch(/campaign.created,campaign,.*Q4 spot awards/);
   });
 });

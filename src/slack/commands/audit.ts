@@ -4,6 +4,7 @@
 import type { AckFn, RespondArguments } from '@slack/bolt';
 import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
 import { auditToCsv, listAudit, recordOrderEvents } from '../../domain/audit.js';
+import { campaignNamesOfKudos } from '../../domain/campaigns.js';
 import { buildAuditList, buildCsvMessages } from '../blocks/audit.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -32,7 +33,12 @@ export async function handleAuditCommand(deps: ListenerDeps, input: { ack: AckFn
   }
   await ack({ text: `The audit trail (latest ${CSV_MAX_ROWS} rows at most) is on its way as CSV in a direct message.` });
   const rows = await listAudit(deps.db, { teamId: ws.teamId, limit: CSV_MAX_ROWS });
-  for (const message of buildCsvMessages(auditToCsv(rows), rows.length)) {
+  const campaigns = await campaignNamesOfKudos(
+    deps.db,
+    ws.teamId,
+    rows.filter((r) => r.subjectType === 'kudos').map((r) => r.subjectId),
+  );
+  for (const message of buildCsvMessages(auditToCsv(rows, campaigns), rows.length)) {
     await deps.slack.for(ws).sendDirectMessage(command.user_id, message);
   }
 }
