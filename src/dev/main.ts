@@ -3,8 +3,10 @@
 // `--no-webhooks`: REWARDS_WEBHOOKS=off, order outcomes by polling. Both: no inbound connection at all.
 // `--distribution`: distribution mode (CONTRACT.md section 6): "Add to Slack", several workspaces and a
 // Grid org in the simulator, with a workspace switcher.
+// SIMULATOR_RATE_LIMITS=off (or a multiplier such as 10): the simulator's Slack rate limits (on by default).
 import { mkdirSync } from 'node:fs';
 import { startDevStack } from './stack.js';
+import { rateLimitSettingsFrom } from '../simulator/rate-limits.js';
 
 const port = Number(process.env.PORT ?? 3000);
 // Distribution mode keeps its own database: its installations and workspaces are not single mode's.
@@ -22,7 +24,9 @@ const socketMode = args.has('--socket-mode');
 const webhooks = !args.has('--no-webhooks');
 const distribution = args.has('--distribution');
 
-const stack = await startDevStack({ port, pgliteDir, socketMode, webhooks, distribution }).catch((err: Error) => {
+// The simulator enforces Slack's rate limits, as production would; SIMULATOR_RATE_LIMITS=off or a multiplier changes that.
+const slackRateLimits = rateLimitSettingsFrom(process.env.SIMULATOR_RATE_LIMITS);
+const stack = await startDevStack({ port, pgliteDir, socketMode, webhooks, distribution, slackRateLimits }).catch((err: Error) => {
   const hint = (err as { code?: string }).code === 'EADDRINUSE' ? ` (port ${port} is taken: try PORT=${port + 1} npm run dev)` : '';
   process.stderr.write(`kudos dev: could not start: ${err.message}${hint}\n`);
   process.exit(1);

@@ -5,7 +5,7 @@ import { startApp, type RunningApp } from '../app.js';
 import { loadConfig } from '../config/index.js';
 import { createLogger, type LogLevel } from '../config/logger.js';
 import { startEmulator, type RunningEmulator } from '../emulator/server.js';
-import { startSlackSimulator, type SlackSimulator } from '../simulator/slack.js';
+import { startSlackSimulator, type RateLimitSettings, type SlackSimulator } from '../simulator/slack.js';
 
 /** Shared by the simulator (signs) and the app (verifies); a local-only value, not a secret. */
 export const DEV_SIGNING_SECRET = 'kudos-dev-signing-secret';
@@ -33,6 +33,8 @@ export interface DevStackOptions {
    * workspaces with a switcher, one of them installed through an Enterprise Grid org-wide install.
    */
   distribution?: boolean;
+  /** The simulator's Slack rate limits: on at Slack's floors by default; a multiplier, or `false` (SIMULATOR_RATE_LIMITS). */
+  slackRateLimits?: RateLimitSettings | false;
 }
 
 /** Distribution mode's local OAuth client and key: local-only values, not secrets. */
@@ -118,6 +120,7 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       host,
       signingSecret: DEV_SIGNING_SECRET,
       socketMode: opts.socketMode ?? false,
+      rateLimits: opts.slackRateLimits ?? {},
       ...(persistFile ? { persistFile } : {}),
       ...(distribution ? { oauth: { clientId: DEV_OAUTH.clientId, clientSecret: DEV_OAUTH.clientSecret, tokenRotation: true } } : {}),
     });

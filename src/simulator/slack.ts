@@ -14,11 +14,14 @@ import { SIMULATOR_APP_TOKEN, SocketModeServer } from './socket-mode.js';
 import { callWebApi } from './web-api.js';
 import { defaultTeams, SimInstalls, type SimOAuthOptions, type SimTeam } from './installs.js';
 import { authorizePage, handleAuthorize } from './oauth-routes.js';
+import { SimulatorRateLimits, type RateLimitCounts, type RateLimitSettings, type StormOptions } from './rate-limits.js';
+import { z } from 'zod';
 
 export type { ApiCall, Message, View, WorkflowStepRun } from './state.js';
 export type { Workspace } from './seed.js';
 export type { SimOAuthOptions, SimTeam } from './installs.js';
 export type { AppAnswer, ClickTarget } from './driver.js';
+export type { RateLimitCounts, RateLimitSettings, StormOptions } from './rate-limits.js';
 
 export interface SlackSimulatorOptions {
   port?: number;
@@ -54,6 +57,23 @@ export interface SlackSimulatorOptions {
   oauth?: SimOAuthOptions;
   /** The workspaces of distribution mode; default: the seed's, a second one and a Grid org with two (installs.ts). */
   teams?: SimTeam[];
+  /**
+   * Slack's rate limits (rate-limits.ts): on by default, at Slack's documented floors. Settings scale
+   * them (`{ scale: 10 }`); `false` turns them off (a unit test about something else). A forced storm
+   * of 429s (`rateLimits.storm`) happens either way.
+   */
+  rateLimits?: RateLimitSettings | false;
+}
+
+/** Slack's rate limits: what the simulator refused, and controls (also at /_sim/rate-limits over HTTP). */
+export interface SimulatorRateLimitControls {
+  /** 429s answered so far: in all, by method, by channel (posts), by workspace. */
+  counts(): RateLimitCounts;
+  resetCounts(): void;
+  /** The next `count` calls (of `methods`, else any) get 429 with `retryAfterSeconds`, limits or not. */
+  storm(opts: StormOptions): void;
+  /** New settings, or `false`: off. */
+  configure(settings: RateLimitSettings | false): void;
 }
 
 /** Distribution mode's controls, for tests and the web UI. */
@@ -159,6 +179,7 @@ export interface SlackSimulator {
   socketMode: SimulatorSocketMode;
   /** Distribution mode (with `oauth`), undefined otherwise. */
   distribution: SimulatorDistribution | undefined;
+  rateLimits: SimulatorRateLimitControls;
   close(): Promise<void>;
 }
 
@@ -216,6 +237,7 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
   const workspace = opts.workspace ?? seedWorkspace();
   const botToken = opts.botToken ?? 'xoxb-kudos-simulator';
   const state = new SimulatorState(workspace, opts.now ?? Date.now, opts.triggerTtlMs);
+  state.rateLimits = new SimulatorRateLimits(opts.rateLimits ?? {});
   if (opts.oauth) state.installs = new SimInstalls(opts.teams ?? defaultTeams(workspace.team), opts.oauth, workspace.app, opts.now ?? Date.now);
   const persistence = opts.persistFile ? persistTo(state, opts.persistFile) : undefined;
   let appUrl = opts.appUrl;
@@ -258,7 +280,13 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
             state.calls.push({ method, args: {}, ok: answer.ok === true, ...(typeof answer.error === 'string' ? { error: answer.error } : {}) });
             return sendJson(res, 200, answer);
           }
-          return sendJson(res, 200, callWebApi(state, method, args, token, botToken, basicAuth));
+          const answer = callWebApi(state, method, args, token, botToken, basicAuth);
+          if (answer.retryAfterSeconds !== undefined) {
+            // Slack's answer past a rate limit: HTTP 429, Retry-After in whole seconds, and an error body.
+            res.setHeader('Retry-After', String(answer.retryAfterSeconds));
+            return sendJson(res, 429, answer.body);
+          }
+          return sendJson(res, 200, answer.body);
         }
         // A file's content (url_private_download): only with the app's token, as Slack.
         const file = /^\/files-pri\/[^/]+-(F[A-Z0-9]+)\/download\//.exec(url.pathname);
@@ -287,6 +315,7 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
           if (req.method === 'GET') return authorizePage(res, state.installs, url.searchParams);
           if (req.method === 'POST') return handleAuthorize(res, state.installs, new URLSearchParams(await readBody(req)), appUrl);
         }
+        if (url.pathname.startsWith('/_sim/rate-limits')) return await rateLimitRoute(req, res, url.pathname, state.rateLimits);
         const handled = await handleUiRequest(req, res, url, { state, driver, emulatorUrl: () => emulatorUrl, appUrl: () => appUrl });
         if (!handled) sendJson(res, 404, { ok: false, error: 'not_found' });
       } catch (err) {
@@ -373,6 +402,12 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
         overSocket = transport === 'socket';
       },
     },
+    rateLimits: {
+      counts: () => structuredClone(state.rateLimits.counts),
+      resetCounts: () => state.rateLimits.resetCounts(),
+      storm: (o) => state.rateLimits.storm(o),
+      configure: (settings) => state.rateLimits.configure(settings),
+    },
     distribution: state.installs
       ? distributionControls(
           state,
@@ -390,6 +425,46 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
         server.close((err) => (err ? reject(err) : resolve()));
       }),
   };
+}
+
+const stormSchema = z.object({ count: z.number().int().min(1).max(100_000), retryAfterSeconds: z.number().int().min(1).max(3600).optional(), methods: z.array(z.string()).optional() });
+const settingsSchema = z.union([
+  z.literal(false),
+  z.object({ scale: z.number().positive().optional(), postBurst: z.number().int().min(1).optional(), postsPerMinute: z.number().int().min(1).optional() }),
+]);
+
+/**
+ * The rate limits' control route, for tests and the bench over HTTP: `GET /_sim/rate-limits` (the
+ * 429s answered: total, byMethod, byChannel, byTeam), `POST /_sim/rate-limits/storm` ({ count,
+ * retryAfterSeconds?, methods? }), `POST /_sim/rate-limits/settings` (settings or false),
+ * `POST /_sim/rate-limits/reset` (counts back to zero).
+ */
+async function rateLimitRoute(req: IncomingMessage, res: ServerResponse, path: string, limits: SimulatorRateLimits): Promise<void> {
+  const route = `${req.method} ${path}`;
+  if (route === 'GET /_sim/rate-limits') return sendJson(res, 200, { enabled: limits.enabled, ...limits.counts });
+  if (route === 'POST /_sim/rate-limits/reset') {
+    limits.resetCounts();
+    return sendJson(res, 200, { ok: true });
+  }
+  if (route === 'POST /_sim/rate-limits/storm' || route === 'POST /_sim/rate-limits/settings') {
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(req));
+    } catch {
+      return sendJson(res, 400, { ok: false, error: 'invalid_json' });
+    }
+    if (route === 'POST /_sim/rate-limits/storm') {
+      const storm = stormSchema.safeParse(body);
+      if (!storm.success) return sendJson(res, 400, { ok: false, error: 'invalid_arguments', message: storm.error.message });
+      limits.storm(storm.data);
+    } else {
+      const settings = settingsSchema.safeParse(body);
+      if (!settings.success) return sendJson(res, 400, { ok: false, error: 'invalid_arguments', message: settings.error.message });
+      limits.configure(settings.data);
+    }
+    return sendJson(res, 200, { ok: true });
+  }
+  return sendJson(res, 404, { ok: false, error: 'not_found' });
 }
 
 function distributionControls(state: SimulatorState, installs: SimInstalls, driver: SlackDriver, appUrl: () => string | undefined, baseUrl: () => string): SimulatorDistribution {

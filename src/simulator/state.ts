@@ -4,6 +4,7 @@
 import type { SimInstalls } from './installs.js';
 import { randomBytes } from 'node:crypto';
 import type { Workspace, WorkspaceUser } from './seed.js';
+import { SimulatorRateLimits } from './rate-limits.js';
 
 export type Json = Record<string, unknown>;
 export type Block = Record<string, unknown>;
@@ -143,6 +144,8 @@ export class SimulatorState {
   readonly workflowSteps = new Map<string, WorkflowStepRun>();
   /** Files people uploaded (a modal's file_input), by id: files.info and their url_private_download. */
   readonly files = new Map<string, SimFile>();
+  /** Slack's rate limits (rate-limits.ts): on unless the simulator was started with `rateLimits: false`. */
+  rateLimits = new SimulatorRateLimits();
   /** The simulator's own address (for files' download URLs); set once it listens. */
   baseUrl = '';
   private lastTsMicros = 0;

@@ -561,11 +561,24 @@ function completeStep(s: SimulatorState, args: Json, token: string | undefined, 
   return { ok: true };
 }
 
+/** A Web API answer: its body, and for a call past Slack's rate limits the 429's Retry-After (seconds). */
+export interface WebApiAnswer {
+  body: Answer;
+  retryAfterSeconds?: number;
+}
+
 /**
- * Runs one Web API call: token check, argument decoding, the method; records the call.
- * `token` is what came in the Authorization header (or the `token` argument).
+ * Runs one Web API call: token check, argument decoding, rate limits (rate-limits.ts), the method;
+ * records the call. `token` is what came in the Authorization header (or the `token` argument).
  */
-export function callWebApi(state: SimulatorState, method: string, rawArgs: Record<string, unknown>, token: string | undefined, botToken: string, basicAuth?: { id: string; secret: string }): Answer {
+export function callWebApi(
+  state: SimulatorState,
+  method: string,
+  rawArgs: Record<string, unknown>,
+  token: string | undefined,
+  botToken: string,
+  basicAuth?: { id: string; secret: string },
+): WebApiAnswer {
   const { token: tokenArg, ...rest } = rawArgs;
   const { args, badJson } = decodeArgs(rest);
   const usedToken = token ?? (typeof tokenArg === 'string' ? tokenArg : undefined);
@@ -574,7 +587,7 @@ export function callWebApi(state: SimulatorState, method: string, rawArgs: Recor
     const answer: Answer = state.installs ? state.installs.access(args, basicAuth) : fail('invalid_client_id');
     const { client_secret: _secret, code: _code, refresh_token: _refresh, ...shown } = args;
     state.calls.push({ method, args: shown, ok: answer.ok, ...(answer.error ? { error: answer.error } : {}) });
-    return answer;
+    return { body: answer };
   }
   // Distribution mode: a token issued by oauth.v2.access acts for its installation's workspace (or org).
   const owner = usedToken && state.installs ? state.installs.owner(usedToken) : undefined;
@@ -584,6 +597,7 @@ export function callWebApi(state: SimulatorState, method: string, rawArgs: Recor
     ? { id: installation.teamId ?? (acting.enterpriseId === installation.enterpriseId ? acting.id : (installation.enterpriseId ?? acting.id)), enterpriseId: installation.enterpriseId }
     : undefined;
   let answer: Answer;
+  let retryAfterSeconds: number | undefined;
   const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined;
   const stepMethod = method === 'functions.completeSuccess' ? 'completed' : method === 'functions.completeError' ? 'failed' : undefined;
   if (!handler && !stepMethod) answer = fail('unknown_method');
@@ -607,7 +621,16 @@ export function callWebApi(state: SimulatorState, method: string, rawArgs: Recor
           'invalid_arguments',
           badJson.map((k) => `invalid JSON in ${k}`),
         );
-  } else answer = handler(state, args);
+  } else {
+    // Slack's limits apply to calls it would serve: per workspace (the team of the token) and method.
+    const channel = method === 'chat.postMessage' ? (resolvePostTarget(state, args.channel) ?? str(args.channel)) : undefined;
+    const decision = state.rateLimits.check(state.teamIdOfCall(), method, channel, state.now());
+    if (decision.ok) answer = handler(state, args);
+    else {
+      answer = fail('ratelimited');
+      retryAfterSeconds = decision.retryAfterSeconds;
+    }
+  }
   state.callTeam = undefined;
   state.calls.push({
     method,
@@ -617,5 +640,5 @@ export function callWebApi(state: SimulatorState, method: string, rawArgs: Recor
     ...(state.installs && usedToken ? { token: usedToken } : {}),
     ...(installation ? { installation: installation.key } : {}),
   });
-  return answer;
+  return retryAfterSeconds === undefined ? { body: answer } : { body: answer, retryAfterSeconds };
 }

@@ -9,7 +9,7 @@ import { createLogger, type LogLevel } from '../../src/config/logger.js';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { kudos, type KudosRow } from '../../src/db/schema/index.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import { startSlackSimulator, type RateLimitSettings, type SlackSimulator } from '../../src/simulator/slack.js';
 import type { TestDatabase } from './db.js';
 import type { TestEmulator } from './emulator.js';
 
@@ -35,6 +35,8 @@ export interface TestStackOptions {
    * signing secret (no POST /slack/events at all); every request travels as an envelope.
    */
   socketMode?: boolean;
+  /** The simulator's Slack rate limits: on at Slack's floors, as production (default); a multiplier, or `false` for a test about something else. */
+  slackRateLimits?: RateLimitSettings | false;
 }
 
 export function testLogger() {
@@ -45,7 +47,7 @@ export function testLogger() {
 }
 
 export async function startTestStack(opts: TestStackOptions): Promise<TestStack> {
-  const sim = await startSlackSimulator({ signingSecret: TEST_SIGNING_SECRET, emulatorUrl: opts.emulator.url, socketMode: opts.socketMode ?? false });
+  const sim = await startSlackSimulator({ signingSecret: TEST_SIGNING_SECRET, emulatorUrl: opts.emulator.url, socketMode: opts.socketMode ?? false, rateLimits: opts.slackRateLimits ?? {} });
   const config = loadConfig({
     ...(opts.socketMode ? { SLACK_APP_TOKEN: sim.socketMode.appToken } : { SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET }),
     SLACK_BOT_TOKEN: sim.botToken,
