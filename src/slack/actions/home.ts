@@ -7,7 +7,7 @@ import { cancelScheduledSend } from '../../domain/cancel.js';
 import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home.js';
 import { formatUsd } from '../../domain/money.js';
 import { setStatsOptOut } from '../../domain/stats.js';
-import { recipientList } from '../blocks/messages.js';
+import { sendRecipients } from '../blocks/messages.js';
 import { openSettingsModal } from '../commands/settings.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -34,7 +34,7 @@ export function register(app: App, deps: ListenerDeps): void {
       { kudosId: body.actions[0].value, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: await deps.isAdmin(ws, actor), now: deps.now() },
     );
     const flash = outcome.ok
-      ? `:no_entry_sign: Cancelled your kudos to ${recipientList(outcome.row.recipients, 5)} (${formatUsd(outcome.row.amountCents)} each). The amount is back in the balance.`
+      ? `:no_entry_sign: Cancelled your kudos to ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} (${formatUsd(outcome.row.amountCents)} each). The amount is back in the balance.`
       : `:warning: ${outcome.message}`;
     await deps.home.publish(ws, actor, { flash });
   });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { cancelScheduledSend, isCancellable } from '../../domain/cancel.js';
 import { listScheduled } from '../../domain/kudos-store.js';
 import { formatUsd } from '../../domain/money.js';
-import { buildScheduledList, recipientList } from '../blocks/messages.js';
+import { buildScheduledList, sendRecipients } from '../blocks/messages.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Home, ScheduledList } from '../ids.js';
@@ -45,7 +45,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const admin = await deps.isAdmin(ws, actor);
     const outcome = await cancelScheduledSend({ db: deps.db, rewards: deps.rewards, logger: deps.logger }, { kudosId, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: admin, now: deps.now() });
     const note = outcome.ok
-      ? `:no_entry_sign: Cancelled: ${recipientList(outcome.row.recipients, 5)} · ${formatUsd(outcome.row.amountCents)} each. The amount is back in the balance.`
+      ? `:no_entry_sign: Cancelled: ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} · ${formatUsd(outcome.row.amountCents)} each. The amount is back in the balance.`
       : `:warning: ${outcome.message}`;
     // The list is ephemeral (Slack does not send it back): rebuild it and replace it in place.
     const now = deps.now();

@@ -8,7 +8,7 @@ import type { ApproversAsked } from '../../domain/notices.js';
 import { formatScheduled, formatUtc } from '../../domain/schedule.js';
 import { Approval } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
-import { recipientList } from './messages.js';
+import { sendRecipients } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 
 type ApprovalView = ApprovalCase;
@@ -31,7 +31,7 @@ export function whenText(k: Pick<KudosRow, 'scheduledAt' | 'scheduleTimezone'>):
 
 /** The request as approvers see it: open (with buttons) or decided (outcome, no buttons). */
 export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): SlackMessageContent {
-  const blocks: Block[] = [section(`:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${recipientList(k.recipients)}.`)];
+  const blocks: Block[] = [section(`:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${sendRecipients(k)}.`)];
   if (k.message.trim() !== '') blocks.push(section(quote(k.message)));
   const when = r.sentNowInsteadOf ? `was ${whenText({ scheduledAt: r.sentNowInsteadOf, scheduleTimezone: k.scheduleTimezone })}` : whenText(k);
   blocks.push(context(`When: ${escapeMrkdwn(when)} · Why: ${escapeMrkdwn(r.reason)}`));
@@ -111,14 +111,14 @@ function outcomeLine({ request: r }: ApprovalView): string | undefined {
 export function buildWaitingNotice(view: ApprovalView, asked: ApproversAsked): SlackMessageContent {
   const k = view.kudos;
   const approversText = askedText(asked);
-  const text = `:hourglass_flowing_sand: Your kudos to ${recipientList(k.recipients)} (${amounts(k)}, ${escapeMrkdwn(whenText(k))}) needs approval because ${escapeMrkdwn(view.request.reason)}. It is waiting for ${approversText}; it expires ${formatUtc(view.request.expiresAt)} if nobody decides.`;
+  const text = `:hourglass_flowing_sand: Your kudos to ${sendRecipients(k)} (${amounts(k)}, ${escapeMrkdwn(whenText(k))}) needs approval because ${escapeMrkdwn(view.request.reason)}. It is waiting for ${approversText}; it expires ${formatUtc(view.request.expiresAt)} if nobody decides.`;
   return { text: `Your kudos is waiting for approval (${formatUsd(k.totalCents)}).`, blocks: [section(text)] };
 }
 
 export function buildDecisionNotice(view: ApprovalView): SlackMessageContent {
   const k = view.kudos;
   const r = view.request;
-  const who = `Your kudos to ${recipientList(k.recipients)} (${formatUsd(k.totalCents)})`;
+  const who = `Your kudos to ${sendRecipients(k)} (${formatUsd(k.totalCents)})`;
   switch (r.status) {
     case 'approved': {
       const now = r.sentNowInsteadOf
@@ -145,7 +145,7 @@ export function buildDecisionNotice(view: ApprovalView): SlackMessageContent {
 export function buildReopenedNotice(view: ApprovalView, audience: 'sender' | 'approver'): SlackMessageContent {
   const k = view.kudos;
   const reason = escapeMrkdwn(view.request.lastFailureMessage ?? view.request.lastFailureCode ?? 'the Rewards API refused it');
-  const what = audience === 'sender' ? `Your approved kudos to ${recipientList(k.recipients)}` : `The kudos you approved from ${mentionUser(k.senderUserId)} to ${recipientList(k.recipients)}`;
+  const what = audience === 'sender' ? `Your approved kudos to ${sendRecipients(k)}` : `The kudos you approved from ${mentionUser(k.senderUserId)} to ${sendRecipients(k)}`;
   const next = audience === 'sender' ? 'It is back with the approvers, who can approve it again once that is fixed.' : 'The request is open again: approve it once that is fixed, or reject it.';
   return { text: `An approved kudos could not be placed: ${reason}`, blocks: [section(`:warning: ${what} (${formatUsd(k.totalCents)}) could not be placed: ${reason} ${next}`)] };
 }
@@ -172,7 +172,7 @@ export function buildRejectModal(input: { kudosId: string; summary: string }): R
 }
 
 export function rejectSummary(k: KudosRow): string {
-  return `${mentionUser(k.senderUserId)} → ${recipientList(k.recipients, 5)} · ${formatUsd(k.totalCents)}`;
+  return `${mentionUser(k.senderUserId)} → ${sendRecipients(k, k.recipientCount, 5)} · ${formatUsd(k.totalCents)}`;
 }
 
 function askedText(asked: ApproversAsked): string {

@@ -8,7 +8,7 @@ import type { HomeData, HomeList, Page } from '../../domain/home.js';
 import { formatUsd } from '../../domain/money.js';
 import { formatScheduled } from '../../domain/schedule.js';
 import { Approval, BounceFix, COMMAND, Home } from '../ids.js';
-import { cancelButton, perPerson, recipientList } from './messages.js';
+import { cancelButton, perPerson, sendRecipients } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 
 /** Slack's limit for a Home view. */
@@ -91,7 +91,9 @@ function approvalsSection(page: Page<KudosRow>): Block[] {
   if (page.total === 0) return [...blocks, context('Nothing to decide. Requests above the approval threshold show up here.')];
   for (const row of page.items) {
     blocks.push(
-      section(`${mentionUser(row.senderUserId)} → ${recipientList(row.recipients, 5)} · ${perPerson(row)} (total ${formatUsd(row.totalCents)}) · ${when(row.createdAt)}${quoteLine(row.message)}`),
+      section(
+        `${mentionUser(row.senderUserId)} → ${sendRecipients(row, row.recipientCount, 5)} · ${perPerson(row)} (total ${formatUsd(row.totalCents)}) · ${when(row.createdAt)}${quoteLine(row.message)}`,
+      ),
     );
     blocks.push({
       type: 'actions',
@@ -110,7 +112,7 @@ function scheduledSection(data: HomeData): Block[] {
   const blocks: Block[] = [header('Your scheduled kudos')];
   if (page.total === 0 && page.page === 0) return [...blocks, context('Nothing scheduled. To have kudos go out later, pick *Schedule for later* in the send form.')];
   for (const { row, cancellable } of page.items) {
-    const text = `To ${recipientList(row.recipients, 5)} · ${perPerson(row)} · *${escapeMrkdwn(row.scheduledAt ? formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC') : 'soon')}*`;
+    const text = `To ${sendRecipients(row, row.recipientCount, 5)} · ${perPerson(row)} · *${escapeMrkdwn(row.scheduledAt ? formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC') : 'soon')}*`;
     if (!cancellable) {
       blocks.push(section(`${text}\n_Can’t be cancelled any more: it goes out in less than 10 minutes._`));
       continue;
@@ -152,7 +154,7 @@ function sentSection(data: HomeData): Block[] {
   const blocks: Block[] = [header('Kudos you sent')];
   if (page.total === 0) return [...blocks, context('None yet. Press *Give kudos* to thank someone.')];
   for (const { row, bounces, rejectReason } of page.items) {
-    const text = `To ${recipientList(row.recipients, 5)} · ${perPerson(row)} · ${when(row.createdAt)}\n${sentStatus(row, rejectReason, bounces.length)}`;
+    const text = `To ${sendRecipients(row, row.recipientCount, 5)} · ${perPerson(row)} · ${when(row.createdAt)}\n${sentStatus(row, rejectReason, bounces.length)}`;
     const bounce = bounces[0];
     if (bounce) {
       blocks.push({

@@ -32,9 +32,9 @@ const MENTIONS_PER_MESSAGE = 10;
  * name and its size ("@engineering (1,000 people)"), never a mention of the group (that would ping
  * everyone in it) nor a thousand mentions (Block Kit's 3,000-character sections).
  */
-export function sendRecipients(row: Pick<KudosRow, 'recipients' | 'recipientCount' | 'recipientGroupName' | 'slackUsergroupId' | 'recipientGroupId'>, count = row.recipientCount): string {
+export function sendRecipients(row: Pick<KudosRow, 'recipients' | 'recipientCount' | 'recipientGroupName' | 'slackUsergroupId' | 'recipientGroupId'>, count = row.recipientCount, max = 10): string {
   const people = `${count.toLocaleString('en-US')} ${count === 1 ? 'person' : 'people'}`;
-  if (row.recipientCount <= MENTIONS_PER_MESSAGE) return recipientList(row.recipients);
+  if (row.recipientCount <= MENTIONS_PER_MESSAGE) return recipientList(row.recipients, max);
   const group = row.recipientGroupName?.trim();
   if (group && (row.slackUsergroupId || row.recipientGroupId)) return `${escapeMrkdwn(group.replace(/[<>&*_~`]/g, ''))} (${people})`;
   return people;
