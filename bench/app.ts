@@ -94,7 +94,7 @@ async function benchSlashAck(stack: AppStack, tag: string): Promise<BenchRow[]> 
   const section = `slash command ack ${tag}`;
   const baselineName = 'bare node:http + signature check';
   const baseline = await startAppProcess({ SLACK_SIGNING_SECRET: BENCH_SIGNING_SECRET }, { script: 'bench/baseline-slack-server.ts' });
-  const baseSim = await startSlackSimulator({ signingSecret: BENCH_SIGNING_SECRET, workspace: benchWorkspace(KUDOS), appUrl: baseline.url });
+  const baseSim = await startSlackSimulator({ signingSecret: BENCH_SIGNING_SECRET, workspace: benchWorkspace(KUDOS), appUrl: baseline.url, rateLimits: false });
   // Both are driven by the simulator's own signed-request driver: same payload, same client code.
   const users = Math.max(1, KUDOS);
   const appCall: SlashCall = async (i) => (await stack.sim.slashCommand(benchUserId(i % users), '', 'C_GENERAL')).status === 200;

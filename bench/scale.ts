@@ -26,6 +26,7 @@ import { kudos, orderChecks } from '../src/db/schema/index.js';
 import type { RateBudgetOptions } from '../src/domain/rate-budget.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { startSlackSimulator } from '../src/simulator/slack.js';
+import { BENCH_SLACK_RATE_SCALE } from './app-stack.js';
 import { pendingKudosValues } from '../test/support/kudos-row.js';
 import { databasesToRun, type DatabaseKind } from './databases.js';
 import type { BenchRow } from './report.js';
@@ -71,7 +72,8 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
   ] as const) {
     await fetch(`${emulator.url}/_emulator${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   }
-  const sim = await startSlackSimulator({ signingSecret: 'bench', emulatorUrl: emulator.url });
+  // This benchmark is about the Rewards account's limit: Slack's are raised out of the way (simulator and app alike).
+  const sim = await startSlackSimulator({ signingSecret: 'bench', emulatorUrl: emulator.url, rateLimits: { scale: BENCH_SLACK_RATE_SCALE } });
   const config = loadConfig({
     SLACK_SIGNING_SECRET: 'bench',
     SLACK_BOT_TOKEN: sim.botToken,
@@ -98,6 +100,7 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
         logger: createLogger({ level: 'silent' }),
         worker: { pollIntervalMs: 100 },
         webhooks: { pollIntervalMs: 200 },
+        slackPacing: { scale: BENCH_SLACK_RATE_SCALE },
         rateBudget: budget.kind === 'per-client' ? false : (budget.options ?? {}),
       }),
     );

@@ -32,6 +32,8 @@ import type { InstallationEvents, InstallationRef, ListenerDeps } from './slack/
 import { createDirectWebApi } from './slack/direct-web-api.js';
 import { createFinanceNotifier } from './slack/finance-notifier.js';
 import { createSlackGateway, createUserLister, POST_CLIENT_OPTIONS } from './slack/gateway.js';
+import { createSlackPacer, UNPACED, type SlackPacer, type SlackPacingOptions } from './slack/pacing.js';
+import { createCallSchedules } from './domain/call-schedules.js';
 import { perWorkspace, singleWorkspace, type SlackWorkspaces } from './slack/workspaces.js';
 import { createDistributionTenancy, type DistributionTenancy } from './slack/tenancy.js';
 import { presentNotice } from './slack/presenters/notices.js';
@@ -93,6 +95,11 @@ export interface StartAppOptions {
    * no in distribution mode (a lost answer is then posted again: src/domain/notifications.ts).
    */
   slackHistoryReads?: boolean;
+  /**
+   * Pacing to Slack's rate limits (src/slack/pacing.ts): on by default, at Slack's documented floors;
+   * `scale` multiplies them (a bench against a simulator scaled alike); `false`: unpaced.
+   */
+  slackPacing?: SlackPacingOptions | false;
   /** Socket Mode tuning (tests): reconnect delays. */
   socketMode?: Pick<SocketModeConnectionOptions, 'retryDelaysMs' | 'failedRetryMs'>;
 }
@@ -237,7 +244,9 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
     timeout: 5000,
   };
-  const slackClient = new webApi.WebClient(botToken, clientOptions);
+  // A 429 fails at once (rejectRateLimitedCalls) and the workspace's own schedule waits it out
+  // (src/slack/pacing.ts): WebClient would pause its whole queue, every workspace's calls, instead.
+  const slackClient = new webApi.WebClient(botToken, { ...clientOptions, rejectRateLimitedCalls: true });
   const tenancy = config.mode === 'distribution' ? createDistributionTenancy({ config, db, logger, slackLogger, now }) : undefined;
   const identity = botToken ? botIdentity(slackClient, botToken) : undefined;
   const authorize = tenancy?.authorize ?? identity!.authorize;
@@ -263,14 +272,22 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: botToken });
   // Every Slack call names its workspace; in distribution mode it carries that workspace's token.
   const historyReads = opts.slackHistoryReads ?? config.mode !== 'distribution';
+  // Slack's rate limits, paced per workspace across instances (src/slack/pacing.ts, src/domain/call-schedules.ts).
+  const callSchedules = createCallSchedules(db, { onError: (error) => logger.warn('the shared Slack call schedule could not be read or written; calling unpaced', { error }) });
+  const pacerOf = (teamId: () => Promise<string>): SlackPacer =>
+    opts.slackPacing === false ? UNPACED : createSlackPacer(callSchedules, teamId, opts.slackPacing ?? { scale: config.slackRateScale ?? 1 });
   const slack = tenancy
     ? perWorkspace({
-        createGateway: (token) => createSlackGateway(slackClient, { postClient, direct: directWebApi.call, token, historyReads }),
+        createGateway: (token, ws) => createSlackGateway(slackClient, { postClient, direct: directWebApi.call, token, historyReads, pacer: pacerOf(async () => ws.teamId || ws.enterpriseId || '') }),
         createUserLister: (token) => createUserLister(slackClient, token),
         botToken: (ws) => tenancy.botToken(ws),
         historyReads,
       })
-    : singleWorkspace(createSlackGateway(slackClient, { postClient, direct: directWebApi.call, historyReads }), createUserLister(slackClient));
+    : (() => {
+        // The bot token's workspace (auth.test, asked once); unknown while Slack cannot be reached.
+        const pacer = pacerOf(async () => (await identity!.homeWorkspace().catch(() => ({ teamId: '' }))).teamId);
+        return singleWorkspace(createSlackGateway(slackClient, { postClient, direct: directWebApi.call, historyReads, pacer }), createUserLister(slackClient));
+      })();
 
   // Settings live in the database, one row per workspace (seeded from the environment the first time
   // a workspace is seen), and are read for the workspace at hand on every request and notice.
@@ -454,6 +471,8 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         // Work waiting for its turn at the Rewards rate budget (a storm of 429s, a long window) stops
         // waiting now: nothing of it was sent, and its rows are released and resumed with their keys.
         rateBudgets.stop();
+        // So does work waiting for its slot in a Slack schedule; a post not sent is posted by the outbox later.
+        callSchedules.stop();
         if (purgeTimer) clearInterval(purgeTimer);
         const httpClosed = Promise.all([http.close(3000), metricsHttp?.close(1000)]);
         await socket?.stop();

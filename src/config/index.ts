@@ -98,6 +98,8 @@ const envSchema = z.object({
       .min(5000, 'must be a whole number of milliseconds from 5000 to 600000')
       .max(600_000, 'must be a whole number of milliseconds from 5000 to 600000'),
   ),
+  /** Multiplies the Slack rate limits the app paces to (src/slack/pacing.ts): Slack's tiers are floors ("20+ per minute"). */
+  KUDOS_SLACK_RATE_SCALE: optional(z.coerce.number({ error: 'must be a number above 0, e.g. 1 or 2.5' }).positive('must be a number above 0, e.g. 1 or 2.5').max(1000, 'must be at most 1000')),
 });
 
 /** CONTRACT.md section 6: exactly one, chosen by the environment (Socket Mode is an add-on of either). */
@@ -164,6 +166,8 @@ export interface AppConfig {
   workerConcurrency?: number | undefined;
   /** KUDOS_WORKER_LEASE_MS: the worker's lease (default 120 s). */
   workerLeaseMs?: number | undefined;
+  /** KUDOS_SLACK_RATE_SCALE: the Slack limits the app paces to, times this (default 1: Slack's documented floors). */
+  slackRateScale?: number | undefined;
 }
 
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
@@ -215,6 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     lowBalanceThresholdCents: e.KUDOS_LOW_BALANCE_THRESHOLD === undefined ? undefined : thresholdToCents(e.KUDOS_LOW_BALANCE_THRESHOLD),
     workerConcurrency: e.KUDOS_WORKER_CONCURRENCY,
     workerLeaseMs: e.KUDOS_WORKER_LEASE_MS,
+    slackRateScale: e.KUDOS_SLACK_RATE_SCALE,
   };
 }
 

@@ -16,7 +16,7 @@
 // a secret (reward links: bearer gift cards) has it erased at that moment; the row keeps its kind and
 // subject (the order id and part), which exactly-once needs. Every other message is erased after
 // NOTICE_RETENTION_DAYS by expireNoticeMessages (the hourly cleanup).
-import { and, eq, inArray, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { notifications, type NotificationRow } from '../db/schema/index.js';
@@ -187,72 +187,87 @@ export interface ResumeReport {
  * Finishes notices whose poster died or lost Slack's answer (lease run out, not posted, not given
  * up): posts each one unless Slack already has it. Safe on several instances (rows are claimed).
  */
-export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }, opts: { limit?: number; leaseMs?: number } = {}): Promise<ResumeReport> {
+export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }, opts: { limit?: number; leaseMs?: number; perTarget?: number } = {}): Promise<ResumeReport> {
   const report: ResumeReport = { found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 };
-  const stalled = deps.db
-    .select({ id: notifications.id })
-    .from(notifications)
-    .where(and(isNull(notifications.postedAt), isNull(notifications.failedAt), or(isNull(notifications.claimedUntil), lt(notifications.claimedUntil, sql`now()`))))
-    .limit(opts.limit ?? 20)
-    .for('update', { skipLocked: true });
+  const due = and(isNull(notifications.postedAt), isNull(notifications.failedAt), or(isNull(notifications.claimedUntil), lt(notifications.claimedUntil, sql`now()`)));
+  // Fair turns: each workspace's conversation (channel or DM) gives its oldest due notices first, a
+  // few per sweep, so that one workspace's flood (a channel paced to a post a second, 429s) never
+  // fills a sweep that another workspace's notice is waiting for. The update re-checks that a row is
+  // still due, so two instances never claim the same row.
+  const turns = sql`select id from (
+      select id, row_number() over (partition by team_id, coalesce(channel, dm_user_id) order by claimed_until nulls first, created_at) as turn
+      from notifications where ${due}) as due_rows
+    where turn <= ${opts.perTarget ?? 3} order by turn limit ${opts.limit ?? 20}`;
   const rows = await deps.db
     .update(notifications)
     .set({ claimedUntil: lease(opts.leaseMs ?? NOTICE_LEASE_MS) })
-    .where(inArray(notifications.id, stalled))
+    .where(and(sql`${notifications.id} in (${turns})`, due))
     .returning();
+  // Conversations in parallel, each one's notices in order (they are paced one after another).
+  const byTarget = new Map<string, NotificationRow[]>();
   for (const row of rows) {
-    const log = deps.logger.child({ notice: row.kind, subject: row.subject, noticeId: row.id });
-    if (!row.message || !(row.channel || row.dmUserId)) {
-      await giveUp(deps.db, row.id, 'nothing stored to post (recorded by an older version)');
-      report.failed++;
-      continue;
+    const target = `${row.teamId ?? ''}\u0000${row.channel ?? row.dmUserId ?? ''}`;
+    byTarget.set(target, [...(byTarget.get(target) ?? []), row]);
+  }
+  await Promise.all(
+    [...byTarget.values()].map(async (group) => {
+      for (const row of group) await resumeOne(deps, row, report);
+    }),
+  );
+  return report;
+}
+
+async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: NotificationRow, report: ResumeReport): Promise<void> {
+  const log = deps.logger.child({ notice: row.kind, subject: row.subject, noticeId: row.id });
+  if (!row.message || !(row.channel || row.dmUserId)) {
+    await giveUp(deps.db, row.id, 'nothing stored to post (recorded by an older version)');
+    report.failed++;
+    return;
+  }
+  try {
+    const channel = row.channel ?? (await deps.chat.openDirectChannel(chatWorkspaceOf(row), row.dmUserId!));
+    if (row.attemptedAt && !deps.chat.findMessageByMetadata) {
+      // No history reads (distribution mode): whether the lost answer had posted it cannot be
+      // looked up, so it is posted again: a notice is never lost, and a duplicate is possible only
+      // when Slack took the post and its answer was lost (never for a post that was not sent).
+      log.warn('re-posting a notice whose answer was lost, without looking it up (no history reads): it may appear twice', { attempts: row.attempts });
     }
-    try {
-      const channel = row.channel ?? (await deps.chat.openDirectChannel(chatWorkspaceOf(row), row.dmUserId!));
-      if (row.attemptedAt && !deps.chat.findMessageByMetadata) {
-        // No history reads (distribution mode): whether the lost answer had posted it cannot be
-        // looked up, so it is posted again: a notice is never lost, and a duplicate is possible only
-        // when Slack took the post and its answer was lost (never for a post that was not sent).
-        log.warn('re-posting a notice whose answer was lost, without looking it up (no history reads): it may appear twice', { attempts: row.attempts });
+    if (row.attemptedAt && deps.chat.findMessageByMetadata) {
+      const ts = await deps.chat.findMessageByMetadata(chatWorkspaceOf(row), channel, {
+        eventType: NOTICE_EVENT_TYPE,
+        match: (payload) => payload.notice_id === row.id,
+        since: new Date(row.attemptedAt.getTime() - CLOCK_MARGIN_MS),
+        ...(row.threadTs ? { threadTs: row.threadTs } : {}),
+      });
+      if (ts) {
+        await markPosted(deps.db, [{ id: row.id, channel, ts }]);
+        log.info('notice had been posted; its answer was lost', { ts });
+        report.found++;
+        return;
       }
-      if (row.attemptedAt && deps.chat.findMessageByMetadata) {
-        const ts = await deps.chat.findMessageByMetadata(chatWorkspaceOf(row), channel, {
-          eventType: NOTICE_EVENT_TYPE,
-          match: (payload) => payload.notice_id === row.id,
-          since: new Date(row.attemptedAt.getTime() - CLOCK_MARGIN_MS),
-          ...(row.threadTs ? { threadTs: row.threadTs } : {}),
-        });
-        if (ts) {
-          await markPosted(deps.db, [{ id: row.id, channel, ts }]);
-          log.info('notice had been posted; its answer was lost', { ts });
-          report.found++;
-          continue;
-        }
-      }
-      await deps.db
-        .update(notifications)
-        .set({ channel, attemptedAt: sql`now()`, attempts: sql`${notifications.attempts} + 1` })
-        .where(eq(notifications.id, row.id));
-      await markPosted(deps.db, [{ id: row.id, ...(await send(deps, row, channel)) }]);
-      log.info('stalled notice posted');
-      report.posted++;
-      if (row.attemptedAt && !deps.chat.findMessageByMetadata) report.reposted++;
-    } catch (error) {
-      if (isRefused(error)) {
-        await giveUp(deps.db, row.id, errorCodeOf(error));
-        if (row.channel && !row.dmUserId) await noteChannelFailure(deps.db, row, row.channel, error);
-        log.warn('Slack refused a stalled notice; given up', { error });
-        report.failed++;
-      } else if (isRateLimited(error) || isChatRefusal(error, 'not_sent')) {
-        await postLater(deps.db, row.id, error);
-        report.deferred++;
-      } else {
-        log.warn('resuming a notice failed; will try again after its lease', { error });
-        report.deferred++;
-      }
+    }
+    await deps.db
+      .update(notifications)
+      .set({ channel, attemptedAt: sql`now()`, attempts: sql`${notifications.attempts} + 1` })
+      .where(eq(notifications.id, row.id));
+    await markPosted(deps.db, [{ id: row.id, ...(await send(deps, row, channel)) }]);
+    log.info('stalled notice posted');
+    report.posted++;
+    if (row.attemptedAt && !deps.chat.findMessageByMetadata) report.reposted++;
+  } catch (error) {
+    if (isRefused(error)) {
+      await giveUp(deps.db, row.id, errorCodeOf(error));
+      if (row.channel && !row.dmUserId) await noteChannelFailure(deps.db, row, row.channel, error);
+      log.warn('Slack refused a stalled notice; given up', { error });
+      report.failed++;
+    } else if (isRateLimited(error) || isChatRefusal(error, 'not_sent')) {
+      await postLater(deps.db, row.id, error);
+      report.deferred++;
+    } else {
+      log.warn('resuming a notice failed; will try again after its lease', { error });
+      report.deferred++;
     }
   }
-  return report;
 }
 
 async function giveUp(db: Database, id: string, error: string): Promise<void> {

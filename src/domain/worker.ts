@@ -18,6 +18,7 @@ import { orderIdsOf, partCount, partsOf, kudosPartKey, RECIPIENTS_PER_ORDER } fr
 import { centsToDecimal, formatUsd } from './money.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
 import { postAllOnce, resumeStalledNotices } from './notifications.js';
+import { isChatRefusal } from './ports.js';
 import { ensureRecipientMapping, ensureRecipientMappings } from './recipients.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from './rewards-errors.js';
 import type { BackgroundDeps } from './background-deps.js';
@@ -99,6 +100,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   let wakeUp: (() => void) | undefined;
   let wakePending = false;
   let poller: Promise<void> | undefined;
+  let noticeSweep: Promise<void> | undefined;
   const placing = new Set<Promise<void>>();
   const inProgress = new Map<string, AbortController>();
   const lostClaims = new WeakSet<AbortSignal>();
@@ -146,9 +148,15 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         if (row.status === 'pending' || row.status === 'unknown') startPlacing(row);
         else enqueueNotify(row); // placed or failed earlier, the sender not told yet (a crash, a restart)
       }
-      if (Date.now() - lastNoticeSweep >= noticeSweepMs) {
+      if (Date.now() - lastNoticeSweep >= noticeSweepMs && !noticeSweep) {
         lastNoticeSweep = Date.now();
-        await resumeStalledNotices({ db: deps.db, chat: deps.chat, logger: log }).catch((error: unknown) => log.error('resuming stalled notices failed', { error }));
+        // Beside the claims, one sweep at a time: its posts are paced (a channel takes a post a second).
+        noticeSweep = resumeStalledNotices({ db: deps.db, chat: deps.chat, logger: log })
+          .then(() => undefined)
+          .catch((error: unknown) => log.error('resuming stalled notices failed', { error }))
+          .finally(() => {
+            noticeSweep = undefined;
+          });
       }
       // A full batch: there may be more due right now.
       if (running && (free <= 0 || rows.length < free)) await sleep(pollIntervalMs);
@@ -535,7 +543,9 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     results.forEach((result, i) => {
       const kind = notices[i]!.key.kind;
       if (result.status === 'rejected') {
-        kudosLog.error(`telling Slack about the kudos failed (${kind})`, { status: row.status, error: result.reason });
+        // Paced or rate-limited: recorded, and the outbox posts it at its time (notifications.ts).
+        if (isChatRefusal(result.reason, 'rate_limited')) kudosLog.info(`the ${kind} notice waits for its turn in Slack`, { retryAfterSeconds: result.reason.retryAfterSeconds });
+        else kudosLog.error(`telling Slack about the kudos failed (${kind})`, { status: row.status, error: result.reason });
         return;
       }
       const posted = result.value.posted
@@ -577,6 +587,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       running = false;
       wakeUp?.();
       await poller;
+      await noticeSweep;
       const deadline = Date.now() + graceMs;
       const timeout = () => new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now())).unref());
       if ((await Promise.race([Promise.allSettled([...placing]), timeout()])) === 'timeout') {

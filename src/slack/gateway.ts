@@ -3,6 +3,7 @@
 import type { types, webApi } from '@slack/bolt';
 import { ChatRefusal, type ChatOutcome, type Messenger, type PostedMessage, type ProfileField, type RenderedMessage, type WorkspaceUser } from '../domain/ports.js';
 import type { DirectWebApiCall } from './direct-web-api.js';
+import { POST_MAX_WAIT_MS, UNPACED, type SlackPacer } from './pacing.js';
 
 type WebClient = webApi.WebClient;
 type KnownBlock = types.KnownBlock;
@@ -177,12 +178,18 @@ export interface SlackGatewayOptions {
    */
   token?: () => Promise<string>;
   now?: () => number;
+  /**
+   * Slack's rate limits for this workspace (pacing.ts): posts per channel and workspace, the methods
+   * called in bulk by tier. Default: unpaced.
+   */
+  pacer?: SlackPacer;
 }
 
 export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions = {}): SlackGateway {
   const ttl = opts.userCacheTtlMs ?? 60_000;
   const postClient = opts.postClient ?? client;
   const now = opts.now ?? Date.now;
+  const pacer = opts.pacer ?? UNPACED;
   // Sender checks, recipient checks and admin checks all ask for the same people within seconds;
   // Slack rate-limits users.info per minute.
   const users = new Map<string, { at: number; user: Promise<SlackUser | undefined> }>();
@@ -193,7 +200,9 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
 
   async function fetchUser(userId: string): Promise<SlackUser | undefined> {
     try {
-      const res = (opts.direct ? await opts.direct('users.info', { user: userId }, 'form', tokenOf ? await tokenOf() : undefined) : await client.users.info({ ...(await tok()), user: userId })) as {
+      const res = (await pacer.method('users.info', async () =>
+        opts.direct ? await opts.direct('users.info', { user: userId }, 'form', tokenOf ? await tokenOf() : undefined) : await client.users.info({ ...(await tok()), user: userId }),
+      )) as {
         user?: unknown;
       };
       return res.user ? toSlackUser(res.user) : undefined;
@@ -247,7 +256,9 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       return (res.profile?.fields ?? []).filter((f) => f.id).map((f) => ({ id: f.id!, label: f.label ?? f.id!, type: f.type ?? 'text' }));
     },
     async profileFieldValues(userId) {
-      const res = (await client.apiCall('users.profile.get', { ...(await tok()), user: userId })) as { profile?: { fields?: Record<string, { value?: string } | null> | unknown[] | null } };
+      const res = (await pacer.method('users.profile.get', async () => client.apiCall('users.profile.get', { ...(await tok()), user: userId }))) as {
+        profile?: { fields?: Record<string, { value?: string } | null> | unknown[] | null };
+      };
       const fields = res.profile?.fields;
       // Slack sends `[]` (not `{}`) for a profile with no custom fields.
       if (!fields || Array.isArray(fields)) return {};
@@ -255,7 +266,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     },
     async usergroupMembers(usergroupId) {
       if (!SLACK_USERGROUP_ID.test(usergroupId)) throw new ChatRefusal('not_found', 'not a user group id');
-      const res = await translated(async () => client.usergroups.users.list({ ...(await tok()), usergroup: usergroupId }), UNKNOWN_USERGROUP_ERRORS);
+      const res = await translated(() => pacer.method('usergroups.users.list', async () => client.usergroups.users.list({ ...(await tok()), usergroup: usergroupId })), UNKNOWN_USERGROUP_ERRORS);
       return res.users ?? [];
     },
     async listUsergroups() {
@@ -263,17 +274,19 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       return (res.usergroups ?? []).map((g) => ({ id: g.id ?? '', handle: g.handle ?? '', name: g.name ?? g.handle ?? '' }));
     },
     async postMessage(channel, message) {
-      const res = await translated(async () =>
-        postClient.chat.postMessage({
-          ...(await tok()),
-          channel,
-          text: message.text,
-          ...blocksOf(message),
-          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-          ...(message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } } : {}),
-          unfurl_links: false,
-          unfurl_media: false,
-        }),
+      const res = await translated(() =>
+        pacer.post(channel, async () =>
+          postClient.chat.postMessage({
+            ...(await tok()),
+            channel,
+            text: message.text,
+            ...blocksOf(message),
+            ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+            ...(message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } } : {}),
+            unfurl_links: false,
+            unfurl_media: false,
+          }),
+        ),
       );
       return { channel: res.channel ?? channel, ts: res.ts ?? '' };
     },
@@ -281,7 +294,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       // The DM channel of a user never changes: open it once (bench: saves 2 Slack calls per kudos).
       const known = dmChannels.get(userId);
       if (known) return known;
-      const opened = await translated(async () => client.conversations.open({ ...(await tok()), users: userId }));
+      const opened = await translated(() => pacer.method('conversations.open', async () => client.conversations.open({ ...(await tok()), users: userId }), { maxWaitMs: POST_MAX_WAIT_MS }));
       const channel = opened.channel?.id;
       if (!channel) throw new Error(`conversations.open gave no channel for ${userId}`);
       if (dmChannels.size >= 10_000) dmChannels.clear();
@@ -332,7 +345,7 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
       await client.views.update({ ...(await tok()), view_id: viewId, ...(hash ? { hash } : {}), view: view as never });
     },
     async publishHome(userId, view) {
-      await client.views.publish({ ...(await tok()), user_id: userId, view: view as never });
+      await pacer.method('views.publish', async () => client.views.publish({ ...(await tok()), user_id: userId, view: view as never }));
     },
     async ensureChannelMember(channel) {
       const code = (error: unknown) => (error as { data?: { error?: string } }).data?.error ?? '';
@@ -378,7 +391,8 @@ export function createUserLister(
     const users: SlackUser[] = [];
     let cursor: string | undefined;
     do {
-      const res = await client.users.list({ ...(token ? { token: await token() } : {}), limit: 200, ...(cursor ? { cursor } : {}) });
+      const page = cursor;
+      const res = await client.users.list({ ...(token ? { token: await token() } : {}), limit: 200, ...(page ? { cursor: page } : {}) });
       users.push(...(res.members ?? []).map((m) => toSlackUser(m as never)));
       cursor = res.response_metadata?.next_cursor || undefined;
     } while (cursor);

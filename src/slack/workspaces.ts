@@ -24,9 +24,9 @@ export function singleWorkspace(gateway: SlackGateway, listUsers: () => Promise<
 }
 
 export interface PerWorkspaceOptions {
-  /** A gateway whose calls carry `token()` (createSlackGateway with the `token` option). */
-  createGateway(token: () => Promise<string>): SlackGateway;
-  createUserLister(token: () => Promise<string>): () => Promise<SlackUser[]>;
+  /** A gateway whose calls carry `token()` (createSlackGateway with the `token` option), paced for workspace `ws`. */
+  createGateway(token: () => Promise<string>, ws: ChatWorkspace): SlackGateway;
+  createUserLister(token: () => Promise<string>, ws: ChatWorkspace): () => Promise<SlackUser[]>;
   /** The bot token of the installation serving the workspace; rejects when there is none. */
   botToken(ws: ChatWorkspace): Promise<string>;
   /** The gateways read history to find a lost post (createSlackGateway's historyReads); distribution mode: false. */
@@ -58,7 +58,7 @@ export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
         throw new ChatRefusal('refused', 'not_installed', { cause: error });
       }
     };
-    const entry = { gateway: opts.createGateway(token), listUsers: opts.createUserLister(token) };
+    const entry = { gateway: opts.createGateway(token, workspace), listUsers: opts.createUserLister(token, workspace) };
     gateways.set(key, entry);
     if (gateways.size > max) gateways.delete(gateways.keys().next().value!);
     return entry;

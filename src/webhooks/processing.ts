@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { KudosRow } from '../db/schema/index.js';
 import { claimDueChecks, DEFAULT_CHECK_DELAYS_MS, dueChecksReady, runOrderChecks, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
 import { expireNoticeMessages } from '../domain/notifications.js';
+import { expireIdleSchedules } from '../domain/call-schedules.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
 import { recoverStuckResends } from '../domain/resend.js';
 import { reconcileCancelIntents } from '../domain/cancel.js';
@@ -147,6 +148,11 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
       if (erased > 0) log.info('erased the messages of old notices', { erased });
     } catch (error) {
       log.error('notice retention cleanup failed', { error });
+    }
+    try {
+      await expireIdleSchedules(deps.db);
+    } catch (error) {
+      log.error('Slack call schedule cleanup failed', { error });
     }
   }
 

@@ -181,6 +181,8 @@ export interface ChaosResult {
   seconds: number;
 }
 
+/** Slack's rate limits times this, in the simulator and the app alike. */
+const CHAOS_SLACK_RATE_SCALE = 10;
 const SIGNING_SECRET = 'chaos-signing-secret';
 const CHANNEL = 'C_KUDOS';
 const APPROVAL_CHANNEL = 'C_APPROVALS';
@@ -309,7 +311,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     workspace.channels.find((c) => c.id === APPROVAL_CHANNEL)!.members.push(...APPROVERS);
     const moneyFaults = opts.moneyFaults !== false;
     if (moneyFaults) workspace.users.push(...moneyFaultUsers());
-    sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, workspace });
+    // 300 kudos in about two minutes are 600 posts in one channel, past Slack's post a second there: the
+    // simulator's limits and the app's pacing are raised alike (this run is about money, not Slack's limits).
+    sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, workspace, rateLimits: { scale: CHAOS_SLACK_RATE_SCALE } });
     const env = appEnv({
       emulatorUrl: emulator.url,
       slackApiUrl: sim.apiUrl,
@@ -318,6 +322,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       databaseUrl: withApplicationName(db.url!),
       extra: {
         KUDOS_NOTIFY_CHANNEL: CHANNEL,
+        KUDOS_SLACK_RATE_SCALE: String(CHAOS_SLACK_RATE_SCALE),
         KUDOS_WORKER_LEASE_MS: String(WORKER_LEASE_MS),
         ...(moneyFaults ? { KUDOS_ADMINS: LINKS_ADMIN } : {}),
         ...(share > 0 ? { KUDOS_APPROVAL_THRESHOLD: THRESHOLD_USD, KUDOS_APPROVERS: APPROVERS.join(','), KUDOS_APPROVAL_CHANNEL: APPROVAL_CHANNEL } : {}),

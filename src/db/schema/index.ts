@@ -17,3 +17,4 @@ export * from './installations.js';
 export * from './rewards-connections.js';
 export * from './rate-budgets.js';
 export * from './campaigns.js';
+export * from './slack-call-schedules.js';

@@ -1,0 +1,103 @@
+// Pacing of the chat platform's calls, shared by every instance through the database
+// (slack_call_schedules, one row per workspace and key): Slack limits each workspace per method per
+// minute and each channel's posts to about one a second, whichever instance makes the call.
+//
+// - A schedule is a GCRA: each call takes the next slot, `intervalMs` after the previous one, with
+//   `burst` calls allowed at once; one INSERT ... ON CONFLICT per call, on the database's clock, so
+//   instances interleave in the order they asked.
+// - `maxWaitMs`: a caller that cannot wait long (a post of the notice outbox, which then posts again
+//   at the time it is told; a request inside Slack's 3 s) books a slot only when it is that close,
+//   and otherwise learns when to come back (`notBeforeMs`) without taking one.
+// - A 429 blocks the schedule until Slack's Retry-After; the calls after it resume one interval apart.
+// - Scoped by workspace: one workspace's flood never books another workspace's slots.
+// - Every wait follows the stop signal (the app stopping); if the database cannot be reached, the
+//   call goes unpaced (Slack's 429, honoured by the callers, is the backstop).
+import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'drizzle-orm';
+import { rowsOf, type Database } from '../db/client.js';
+
+/** How often one key may be called: one slot every `intervalMs`, `burst` at once. */
+export interface PaceRule {
+  intervalMs: number;
+  burst: number;
+}
+
+/** Booked: sleep `waitMs`, then call. Not booked (further away than the caller's maxWaitMs): come back in `notBeforeMs`. */
+export type SlotAnswer = { booked: true; waitMs: number } | { booked: false; notBeforeMs: number };
+
+export interface CallSchedules {
+  /** Takes the next slot of `key` in workspace `teamId` if it is at most `maxWaitMs` away (default: any). */
+  take(teamId: string, key: string, rule: PaceRule, opts?: { maxWaitMs?: number }): Promise<SlotAnswer>;
+  /** Slack answered 429: nothing of `key` goes before `retryAfterMs` from now. */
+  block(teamId: string, key: string, retryAfterMs: number): Promise<void>;
+  /** Sleeps `ms`; rejects with the stop signal's reason when the app stops meanwhile (or has stopped, for a wait over a second). */
+  sleep(ms: number): Promise<void>;
+  /** Aborted when the app stops: waits end at once. */
+  readonly stopSignal: AbortSignal;
+  stop(): void;
+}
+
+/** Deletes schedules idle for an hour and not blocked (the hourly cleanup): most DM channels are used once or twice. */
+export async function expireIdleSchedules(db: Database): Promise<number> {
+  return rowsOf(await db.execute(sql`delete from slack_call_schedules where updated_at < now() - interval '1 hour' and coalesce(blocked_until, now()) <= now() returning key`)).length;
+}
+
+export interface CallSchedulesOptions {
+  onError?: (error: unknown) => void;
+}
+
+/** Once the app is stopping, a wait this short still completes. */
+const STOP_ALLOWANCE_MS = 1000;
+
+export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {}): CallSchedules {
+  const stopping = new AbortController();
+  const ms = (value: number) => sql`${value}::float8 * interval '1 millisecond'`;
+  return {
+    stopSignal: stopping.signal,
+    stop: () => stopping.abort(new Error('the app is stopping')),
+    async take(teamId, key, rule, o = {}) {
+      const tolerance = Math.max(0, rule.burst - 1) * rule.intervalMs;
+      // The earliest a call may go: the theoretical slot less the burst tolerance, never before a block.
+      const base = sql`greatest(s.next_at, now(), coalesce(s.blocked_until, now()) + ${ms(tolerance)})`;
+      const maxWait = o.maxWaitMs ?? Number.MAX_SAFE_INTEGER / 2;
+      try {
+        const booked = rowsOf<{ wait_ms: number | string }>(
+          await db.execute(sql`
+            insert into slack_call_schedules as s (team_id, key, next_at) values (${teamId}, ${key}, now() + ${ms(rule.intervalMs)})
+            on conflict (team_id, key) do update set next_at = ${base} + ${ms(rule.intervalMs)}, updated_at = now()
+            where ${base} - ${ms(tolerance)} <= now() + ${ms(Math.min(maxWait, 86_400_000))}
+            returning greatest(0, extract(epoch from (s.next_at - ${ms(rule.intervalMs + tolerance)} - now())) * 1000)::float8 as wait_ms`),
+        );
+        if (booked[0]) return { booked: true, waitMs: Number(booked[0].wait_ms) };
+        const [row] = rowsOf<{ wait_ms: number | string }>(
+          await db.execute(sql`
+            select greatest(0, extract(epoch from (${base} - ${ms(tolerance)} - now())) * 1000)::float8 as wait_ms
+            from slack_call_schedules as s where team_id = ${teamId} and key = ${key}`),
+        );
+        return { booked: false, notBeforeMs: Number(row?.wait_ms ?? 0) };
+      } catch (error) {
+        opts.onError?.(error);
+        return { booked: true, waitMs: 0 };
+      }
+    },
+    async block(teamId, key, retryAfterMs) {
+      try {
+        await db.execute(sql`
+          insert into slack_call_schedules as s (team_id, key, next_at, blocked_until, rate_limited) values (${teamId}, ${key}, now(), now() + ${ms(retryAfterMs)}, 1)
+          on conflict (team_id, key) do update set blocked_until = greatest(coalesce(s.blocked_until, now()), excluded.blocked_until),
+            rate_limited = s.rate_limited + 1, updated_at = now()`);
+      } catch (error) {
+        opts.onError?.(error);
+      }
+    },
+    async sleep(waitMs) {
+      if (waitMs <= 0) return;
+      // Stopping: a slot moments away is still used (the work in hand finishes inside the grace); a longer wait ends now.
+      if (stopping.signal.aborted && waitMs > STOP_ALLOWANCE_MS) throw stopping.signal.reason;
+      if (stopping.signal.aborted) return delay(waitMs);
+      await delay(waitMs, undefined, { signal: stopping.signal }).catch(() => {
+        throw stopping.signal.reason;
+      });
+    },
+  };
+}

@@ -1,0 +1,127 @@
+// The app meets Slack's rate limits instead of bouncing off them (PLATFORM-FACTS.md section 9): each
+// workspace's posts go at most about one a second per channel (a burst of 3) and 270 a minute in all
+// (90% of "several hundred", taken as 300), and the methods called in bulk keep to 90% of their tier's
+// floor per minute (a quarter at once, then spread). users.list is not paced: its pages are read
+// together, at most once per 10 minutes per workspace (UserDirectory.everyone's cache), well inside Tier 2. The schedules live in the database (src/domain/call-schedules.ts), so every
+// instance counts against the same budget.
+//
+// A post that cannot go within POST_MAX_WAIT_MS is not sent: it is refused here as `rate_limited`
+// with the time to come back, and the notice outbox posts it then (its own schedule, shared by every
+// instance); nothing waits in memory past its lease. A method call waits for its slot (following the
+// stop signal). A 429 that still happens blocks the schedule for Slack's Retry-After; a method call
+// (all of the paced ones are reads or idempotent) is then made again through the schedule, a post is
+// handed back to the outbox.
+import { ChatRefusal } from '../domain/ports.js';
+import type { CallSchedules, PaceRule } from '../domain/call-schedules.js';
+
+/** Per minute per workspace, Slack's floor of each tier ("Tier 2: 20+ per minute"). */
+const TIER_FLOOR = { 2: 20, 3: 50, 4: 100 } as const;
+
+/** The app uses this share of a limit; the rest absorbs clock and timer jitter. */
+const SHARE = 0.9;
+
+/**
+ * A rule for `limit` calls a minute: a burst of `burstShare` of it (at least 1) and the rest of 90% a
+ * minute, so that no minute sees more than 90% of the limit.
+ */
+export function perMinute(limit: number, scale = 1, burstShare = 0.25): PaceRule {
+  const scaled = limit * scale;
+  return { intervalMs: 60_000 / (scaled * (SHARE - burstShare)), burst: Math.max(1, Math.floor(scaled * burstShare)) };
+}
+
+/** The methods the app calls in bulk, by tier (big groups, celebrations, Home, DMs). */
+export const PACED_METHODS = {
+  'conversations.open': 3,
+  'users.info': 4,
+  'users.profile.get': 4,
+  'usergroups.users.list': 2,
+  'views.publish': 4,
+} as const satisfies Record<string, keyof typeof TIER_FLOOR>;
+export type PacedMethod = keyof typeof PACED_METHODS;
+
+/** A post is sent now or within this long; further away, the outbox posts it at its time. */
+export const POST_MAX_WAIT_MS = 1000;
+/** A method call tried again this many times after a 429 (through the schedule). */
+const METHOD_RETRIES = 2;
+
+export interface SlackPacingOptions {
+  /** Multiplies every limit the app paces to (a bench against a simulator scaled the same). Default 1. */
+  scale?: number;
+}
+
+export interface SlackPacer {
+  /**
+   * Runs a call of a paced method at its slot; a 429 blocks the schedule and the call is made again.
+   * With `maxWaitMs`, a slot further away is not waited for: ChatRefusal `rate_limited` names when to
+   * come back (a DM channel the notice outbox opens: the notice is recorded and opened later).
+   */
+  method<T>(method: PacedMethod, call: () => Promise<T>, opts?: { maxWaitMs?: number }): Promise<T>;
+  /**
+   * Runs a chat.postMessage at the channel's and the workspace's slots, when they are at most
+   * POST_MAX_WAIT_MS away; otherwise (and when the app stops meanwhile, or Slack answers 429)
+   * rejects with ChatRefusal `rate_limited` naming when to come back. Nothing was posted then.
+   */
+  post<T>(channel: string, call: () => Promise<T>): Promise<T>;
+}
+
+/** Slack's 429, as WebClient (rejectRateLimitedCalls) and the direct client throw it: its Retry-After in seconds. */
+function retryAfterOf(error: unknown): number | undefined {
+  const e = error as { code?: unknown; retryAfter?: unknown } | null;
+  if (e?.code !== 'slack_webapi_rate_limited_error') return undefined;
+  const seconds = Number(e.retryAfter);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : 1;
+}
+
+/** The pacer of one workspace (`teamId` names it; single-workspace mode: the bot token's, from auth.test). */
+export function createSlackPacer(schedules: CallSchedules, teamId: () => Promise<string>, opts: SlackPacingOptions = {}): SlackPacer {
+  const scale = opts.scale ?? 1;
+  const channelRule: PaceRule = { intervalMs: 1000 / scale, burst: 3 };
+  const workspaceRule = perMinute(300, scale);
+  const methodRules = Object.fromEntries(Object.entries(PACED_METHODS).map(([m, tier]) => [m, perMinute(TIER_FLOOR[tier], scale)])) as Record<PacedMethod, PaceRule>;
+  const later = (seconds: number, detail = 'paced') => new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(0.001, seconds) });
+
+  /** Books a slot at most POST_MAX_WAIT_MS away and sleeps until it, or refuses with when to come back. */
+  async function slot(team: string, key: string, rule: PaceRule): Promise<void> {
+    const answer = await schedules.take(team, key, rule, { maxWaitMs: POST_MAX_WAIT_MS });
+    if (!answer.booked) throw later(answer.notBeforeMs / 1000);
+    try {
+      await schedules.sleep(answer.waitMs);
+    } catch (error) {
+      // Stopping: nothing was sent; the outbox posts it (this instance's successor, or another one).
+      throw later(1, 'stopping');
+    }
+  }
+
+  return {
+    async method(method, call, o = {}) {
+      const team = await teamId();
+      for (let attempt = 0; ; attempt++) {
+        const answer = await schedules.take(team, method, methodRules[method], o.maxWaitMs === undefined ? {} : { maxWaitMs: o.maxWaitMs });
+        if (!answer.booked) throw later(answer.notBeforeMs / 1000);
+        await schedules.sleep(answer.waitMs);
+        try {
+          return await call();
+        } catch (error) {
+          const retryAfter = retryAfterOf(error);
+          if (retryAfter === undefined || attempt >= METHOD_RETRIES) throw error;
+          await schedules.block(team, method, retryAfter * 1000);
+        }
+      }
+    },
+    async post(channel, call) {
+      const team = await teamId();
+      await slot(team, `post:${channel}`, channelRule);
+      await slot(team, 'post', workspaceRule);
+      try {
+        return await call();
+      } catch (error) {
+        const retryAfter = retryAfterOf(error);
+        if (retryAfter !== undefined) await schedules.block(team, `post:${channel}`, retryAfter * 1000);
+        throw error;
+      }
+    },
+  };
+}
+
+/** No pacing (a unit test of something else, a bench against a simulator without limits). */
+export const UNPACED: SlackPacer = { method: (_m, call) => call(), post: (_c, call) => call() };
