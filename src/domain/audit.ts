@@ -119,10 +119,15 @@ export const CSV_COLUMNS = ['id', 'at', 'actor_user_id', 'action', 'subject_type
 export function auditToCsv(rows: AuditEventRow[], campaignOfKudos: Map<string, string> = new Map()): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const row of rows) {
-    const campaign = row.subjectType === 'kudos' ? (campaignOfKudos.get(row.subjectId) ?? '') : row.subjectType === 'campaign' ? String((row.details as { name?: unknown }).name ?? '') : '';
+    const campaign = row.subjectType === 'kudos' ? (campaignOfKudos.get(row.subjectId) ?? '') : row.subjectType === 'campaign' ? campaignNameIn(row.details) : '';
     lines.push([String(row.id), row.createdAt.toISOString(), row.actorUserId, row.action, row.subjectType, row.subjectId, JSON.stringify(row.details), campaign].map(csvCell).join(','));
   }
   return `${lines.join('\r\n')}\r\n`;
+}
+
+function campaignNameIn(details: unknown): string {
+  const name = (details as { name?: unknown } | null)?.name;
+  return typeof name === 'string' ? name : '';
 }
 
 export function csvCell(value: string): string {
