@@ -28,8 +28,10 @@ let sim: Awaited<ReturnType<typeof startSlackSimulator>>;
 let gateway: SlackWorkspaces;
 const logger = createLogger({ level: 'error' });
 
+// The outbox is driven here through an unpaced gateway, many posts a second into one channel: Slack's
+// limits (and the app's pacing that meets them) are tested in test/slack/rate-limits.test.ts.
 beforeAll(async () => {
-  [testDb, sim] = await Promise.all([createTestDatabase(), startSlackSimulator({ signingSecret: 'test-secret' })]);
+  [testDb, sim] = await Promise.all([createTestDatabase(), startSlackSimulator({ signingSecret: 'test-secret', rateLimits: false })]);
   const client = new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } });
   gateway = singleWorkspace(createSlackGateway(client), createUserLister(client));
 });
