@@ -176,25 +176,71 @@ export async function searchActiveCampaigns(db: Database, teamId: string, query:
 }
 
 export interface CampaignSpend {
+  /** All time. */
   sends: number;
   totalCents: number;
+  /** Of the month asked for (placed in it). */
+  monthSends: number;
   monthCents: number;
 }
 
-/** What was spent under each campaign: sends placed or booked (their cost), all time and this UTC month. */
-export async function campaignSpend(db: Database, teamId: string, now: Date): Promise<Map<string, CampaignSpend>> {
-  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+/**
+ * What was spent under each campaign: sends placed or booked (their cost), all time and in one UTC month
+ * (by when they were placed). The one count of campaign spend: `/kudos campaigns` and `/kudos stats` both read it.
+ */
+async function spendByCampaign(db: Database, teamId: string, month: { from: Date; to: Date }): Promise<Map<string, CampaignSpend>> {
+  const cost = sql`coalesce(${kudos.costCents}, ${kudos.totalCents})`;
+  const inMonth = sql`${kudos.placedAt} >= ${month.from.toISOString()}::timestamptz and ${kudos.placedAt} < ${month.to.toISOString()}::timestamptz`;
   const rows = await db
     .select({
       campaignId: kudos.campaignId,
       sends: sql<number>`count(*)::int`,
-      totalCents: sql<number>`coalesce(sum(coalesce(${kudos.costCents}, ${kudos.totalCents})), 0)::bigint`,
-      monthCents: sql<number>`coalesce(sum(coalesce(${kudos.costCents}, ${kudos.totalCents})) filter (where ${kudos.placedAt} >= ${monthStart.toISOString()}::timestamptz), 0)::bigint`,
+      totalCents: sql<number>`coalesce(sum(${cost}), 0)::bigint`,
+      monthSends: sql<number>`(count(*) filter (where ${inMonth}))::int`,
+      monthCents: sql<number>`coalesce(sum(${cost}) filter (where ${inMonth}), 0)::bigint`,
     })
     .from(kudos)
     .where(and(eq(kudos.teamId, teamId), sql`${kudos.campaignId} is not null`, inArray(kudos.status, ['placed', 'scheduled'])))
     .groupBy(kudos.campaignId);
-  return new Map(rows.map((r) => [r.campaignId!, { sends: Number(r.sends), totalCents: Number(r.totalCents), monthCents: Number(r.monthCents) }]));
+  return new Map(rows.map((r) => [r.campaignId!, { sends: Number(r.sends), totalCents: Number(r.totalCents), monthSends: Number(r.monthSends), monthCents: Number(r.monthCents) }]));
+}
+
+/** Spend per campaign, all time and this UTC month (the campaign list). */
+export async function campaignSpend(db: Database, teamId: string, now: Date): Promise<Map<string, CampaignSpend>> {
+  return spendByCampaign(db, teamId, { from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)) });
+}
+
+export interface MonthCampaignSpend {
+  campaignId: string;
+  name: string;
+  archived: boolean;
+  sends: number;
+  cents: number;
+}
+
+/** The campaigns with sends placed in one UTC month (archived ones too: the money was spent), most spent first. */
+export async function campaignSpendInMonth(db: Database, teamId: string, month: { from: Date; to: Date }): Promise<MonthCampaignSpend[]> {
+  const spend = [...(await spendByCampaign(db, teamId, month))].filter(([, s]) => s.monthSends > 0);
+  if (spend.length === 0) return [];
+  const rows = await db
+    .select({ id: campaigns.id, name: campaigns.name, status: campaigns.status })
+    .from(campaigns)
+    .where(
+      and(
+        eq(campaigns.teamId, teamId),
+        inArray(
+          campaigns.id,
+          spend.map(([id]) => id),
+        ),
+      ),
+    );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return spend
+    .flatMap(([id, s]) => {
+      const row = byId.get(id);
+      return row ? [{ campaignId: id, name: row.name, archived: row.status === 'archived', sends: s.monthSends, cents: s.monthCents }] : [];
+    })
+    .sort((a, b) => b.cents - a.cents || a.name.localeCompare(b.name));
 }
 
 /** Campaign names of kudos rows, for the audit export (kudos id -> campaign name). */

@@ -4,6 +4,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client.js';
 import { kudos, kudosReactions, statsOptOuts } from '../db/schema/index.js';
+import { campaignSpendInMonth, type MonthCampaignSpend } from './campaigns.js';
 
 export interface MonthRef {
   year: number;
@@ -103,6 +104,12 @@ export async function monthlyLeaderboard(db: Database, teamId: string, month: Mo
     rowsOf<{ userId: string; count: number | string; cents: number | string }>(result as never).map((r) => ({ userId: r.userId, count: Number(r.count), cents: Number(r.cents) }));
   const n = (result: unknown) => Number(rowsOf<{ n: number | string }>(result)[0]?.n ?? 0);
   return { month, givers: leaders(givers), receivers: leaders(receivers), kudosCount: n(total), plusOnes: n(plus) };
+}
+
+/** The month's spend per campaign, the sends the campaign list counts (shown beside the board when amounts are). */
+export async function monthlyCampaignSpend(db: Database, teamId: string, month: MonthRef): Promise<MonthCampaignSpend[]> {
+  const { from, to } = monthRange(month);
+  return campaignSpendInMonth(db, teamId, { from: new Date(from), to: new Date(to) });
 }
 
 /** One person's month (shown to them even when they opted out of the leaderboard). */

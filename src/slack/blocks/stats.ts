@@ -1,8 +1,9 @@
 // The recognition feed in Block Kit: the monthly leaderboard (`/kudos stats`, the weekly digest) and
 // App Home's stats section. Counts by default; dollar amounts beside them only when an admin turned
 // them on in `/kudos settings`. Pure builders.
-import { mentionUser } from '../../domain/escape.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
+import type { MonthCampaignSpend } from '../../domain/campaigns.js';
 import type { LeaderRow, Leaderboard, MonthRef, PersonalMonth } from '../../domain/stats.js';
 import { COMMAND, Home } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
@@ -27,16 +28,27 @@ function leaderList(rows: LeaderRow[], amounts: boolean): string {
   return rows.map((r, i) => `${i + 1}. ${mentionUser(r.userId)} · ${r.count}${amounts ? ` (${formatUsd(r.cents)})` : ''}`).join('\n') || '_nobody yet_';
 }
 
-export function buildLeaderboard(board: Leaderboard, opts: { amounts?: boolean; label?: LeaderboardLabel } = {}): SlackMessageContent & { blocks: Block[] } {
+// A section's text holds 3,000 characters; a workspace with more campaigns than fit is told how many were left off.
+const CAMPAIGN_LINES_MAX = 25;
+
+function campaignSpendList(rows: MonthCampaignSpend[]): string {
+  const lines = rows.slice(0, CAMPAIGN_LINES_MAX).map((r) => `• *${escapeMrkdwn(r.name)}*${r.archived ? ' (archived)' : ''} · ${r.sends} kudos · ${formatUsd(r.cents)}`);
+  if (rows.length > CAMPAIGN_LINES_MAX) lines.push(`_and ${rows.length - CAMPAIGN_LINES_MAX} more_`);
+  return lines.join('\n');
+}
+
+export function buildLeaderboard(board: Leaderboard, opts: { amounts?: boolean; label?: LeaderboardLabel; campaigns?: MonthCampaignSpend[] } = {}): SlackMessageContent & { blocks: Block[] } {
   const amounts = opts.amounts ?? false;
   const title = `${monthTitle(board.month)}${scopeText(opts.label ?? { kind: 'workspace' })}`;
-  if (board.kudosCount === 0) return { text: `No kudos in ${title} yet.`, blocks: [section(`*Kudos in ${title}*\nNone yet. Be the first: \`${COMMAND}\`.`)] };
+  const campaigns = amounts && opts.campaigns && opts.campaigns.length > 0 ? [section(`*Spend by campaign*\n${campaignSpendList(opts.campaigns)}`)] : [];
+  if (board.kudosCount === 0) return { text: `No kudos in ${title} yet.`, blocks: [section(`*Kudos in ${title}*\nNone yet. Be the first: \`${COMMAND}\`.`), ...campaigns] };
   return {
     text: `Kudos in ${title}: ${board.kudosCount}`,
     blocks: [
       section(`*Kudos in ${title}:* ${board.kudosCount} sent · ${board.plusOnes} +1s`),
       section(`*Most kudos given*\n${leaderList(board.givers, amounts)}`),
       section(`*Most kudos received*\n${leaderList(board.receivers, amounts)}`),
+      ...campaigns,
       context(`${amounts ? 'Counts, with amounts' : 'Counts only'}. Rather not appear here? \`${COMMAND} stats optout\`.`),
     ],
   };

@@ -1,7 +1,7 @@
 // `/kudos stats [month] [#channel | @group]`: the month's leaderboard (counts; amounts when an admin
 // turned them on), for the workspace, one channel or one user group; `/kudos stats optout|optin`.
 import type { AckFn, RespondArguments } from '@slack/bolt';
-import { monthlyLeaderboard, parseMonth, setStatsOptOut, type LeaderboardScope } from '../../domain/stats.js';
+import { monthlyCampaignSpend, monthlyLeaderboard, parseMonth, setStatsOptOut, type LeaderboardScope } from '../../domain/stats.js';
 import { buildLeaderboard, type LeaderboardLabel } from '../blocks/stats.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -56,5 +56,7 @@ export async function handleStatsCommand(
     label = { kind: 'group', handle: stats.group.handle };
   }
   const [board, settings] = await Promise.all([monthlyLeaderboard(deps.db, ws.teamId, month, 5, scope), deps.settings.get(ws)]);
-  return ack(buildLeaderboard(board, { amounts: settings.leaderboardAmounts, label }));
+  // Spend per campaign is money, so it shows only where amounts do; it is the workspace's, so only on the workspace board.
+  const campaigns = settings.leaderboardAmounts && label.kind === 'workspace' ? await monthlyCampaignSpend(deps.db, ws.teamId, month) : [];
+  return ack(buildLeaderboard(board, { amounts: settings.leaderboardAmounts, label, campaigns }));
 }
