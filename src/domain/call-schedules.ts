@@ -58,7 +58,7 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
     async take(teamId, key, rule, o = {}) {
       const tolerance = Math.max(0, rule.burst - 1) * rule.intervalMs;
       // The earliest a call may go: the theoretical slot less the burst tolerance, never before a block.
-      const base = sql`greatest(s.next_at, now(), coalesce(s.blocked_until, now()) + ${ms(tolerance)})`;
+      const base = sql`greatest(s.next_at, now(), coalesce(s.blocked_until + ${ms(tolerance)}, now()))`;
       const maxWait = o.maxWaitMs ?? Number.MAX_SAFE_INTEGER / 2;
       try {
         const booked = rowsOf<{ wait_ms: number | string }>(
