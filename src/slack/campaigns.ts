@@ -25,6 +25,7 @@ import { describeForUser } from '../domain/rewards-errors.js';
 import type { RewardsClient } from '../rewards/index.js';
 import { buildCampaignList, buildCampaignModal, NO_TEMPLATE_OPTION, type CampaignListItem } from './blocks/campaigns.js';
 import { buildDesignOptions, searchOptions } from './blocks/options.js';
+import { teller } from './clicker-answer.js';
 import type { ListenerDeps } from './deps.js';
 import { workspaceOf } from './deps.js';
 import { Campaigns, NO_TEMPLATE } from './ids.js';
@@ -100,20 +101,6 @@ const FIELD_BLOCKS: Record<CampaignField, string> = Campaigns.modal.blocks;
 const formMetadata = z.object({ campaignId: z.guid().optional() });
 
 type Respond = (message: Record<string, unknown>) => Promise<unknown>;
-type Clicker = { user: { id: string }; response_url?: string | undefined; channel?: { id: string } | undefined };
-
-/** An answer only the clicker sees: through response_url when the click has one, else ephemeral or DM. */
-function teller(deps: ListenerDeps, ws: ReturnType<typeof workspaceOf>, body: Clicker, respond: unknown): (text: string) => Promise<void> {
-  return async (text) => {
-    if (body.response_url) {
-      await (respond as Respond)({ response_type: 'ephemeral', replace_original: false, text });
-      return;
-    }
-    const slack = deps.slack.for(ws);
-    if (body.channel?.id) await slack.postEphemeral(body.channel.id, body.user.id, { text });
-    else await slack.sendDirectMessage(body.user.id, { text });
-  };
-}
 
 export function registerCampaigns(app: App, deps: ListenerDeps): void {
   app.action(Campaigns.actions.create, async ({ ack, body: raw, respond }) => {

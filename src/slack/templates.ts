@@ -9,6 +9,7 @@ import { centsToDecimal, formatUsd } from '../domain/money.js';
 import { describeForUser } from '../domain/rewards-errors.js';
 import { escapeMrkdwn } from '../domain/escape.js';
 import { buildTemplateList, buildTemplateModal, TEMPLATE_BLOCK_OF } from './blocks/templates.js';
+import { teller } from './clicker-answer.js';
 import type { ListenerDeps } from './deps.js';
 import { workspaceOf } from './deps.js';
 import { Templates } from './ids.js';
@@ -57,22 +58,6 @@ function readForm(raw: unknown): TemplateForm | undefined {
     borderColor: value(B.borderColor),
     buttonColor: value(B.buttonColor),
     buttonFontColor: value(B.buttonFontColor),
-  };
-}
-
-type Respond = (message: { response_type: 'ephemeral'; replace_original: false; text: string }) => Promise<unknown>;
-type Clicker = { user: { id: string }; response_url?: string | undefined; channel?: { id: string } | undefined };
-
-/** An answer only the clicker sees: through response_url when the click has one, else ephemeral or DM. */
-function teller(deps: ListenerDeps, ws: ReturnType<typeof workspaceOf>, body: Clicker, respond: unknown): (text: string) => Promise<void> {
-  return async (text) => {
-    if (body.response_url) {
-      await (respond as Respond)({ response_type: 'ephemeral', replace_original: false, text });
-      return;
-    }
-    const slack = deps.slack.for(ws);
-    if (body.channel?.id) await slack.postEphemeral(body.channel.id, body.user.id, { text });
-    else await slack.sendDirectMessage(body.user.id, { text });
   };
 }
 
