@@ -127,7 +127,9 @@ export type LimitRequestOutcome =
   | { outcome: 'pending_review'; request: LimitIncreaseRequestRow }
   /** The current figures were out of date: the API's figures (when it gave them) to ask again with. */
   | { outcome: 'stale'; current: { dailyCents: number; monthlyCents: number } | undefined }
-  | { outcome: 'failed'; message: string };
+  | { outcome: 'failed'; message: string }
+  /** The same form was submitted before (`sourceViewId`): nothing was sent this time; the first request as it stands. */
+  | { outcome: 'duplicate'; request: LimitIncreaseRequestRow };
 
 function limitsFromDetails(error: RewardsApiError): { dailyCents: number; monthlyCents: number } | undefined {
   const body = error.body as { error?: { details?: Record<string, unknown> }; details?: Record<string, unknown> } | undefined;
@@ -147,12 +149,12 @@ export async function requestLimitIncrease(
   ws: WorkspaceRef,
   requesterUserId: string,
   input: LimitRequestInput,
-  opts: { timeoutMs?: number } = {},
+  opts: { timeoutMs?: number; sourceViewId?: string } = {},
 ): Promise<LimitRequestOutcome> {
-  const [row] = await deps.db
-    .insert(limitIncreaseRequests)
-    .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, requesterUserId, ...input })
-    .returning();
+  const claimed = await claimRequest(deps.db, ws, requesterUserId, input, opts.sourceViewId);
+  if (!claimed) return { outcome: 'failed', message: 'This form was being sent at the same moment: send it again.' };
+  if ('duplicate' in claimed) return { outcome: 'duplicate', request: claimed.duplicate };
+  const row = claimed.row;
   try {
     const result = await (
       await deps.rewards.for(ws)
@@ -170,7 +172,7 @@ export async function requestLimitIncrease(
     const [updated] = await deps.db
       .update(limitIncreaseRequests)
       .set({ status: 'pending_review', message: result.message ?? null, updatedAt: sql`now()` })
-      .where(eq(limitIncreaseRequests.id, row!.id))
+      .where(eq(limitIncreaseRequests.id, row.id))
       .returning();
     return { outcome: 'pending_review', request: updated! };
   } catch (error) {
@@ -179,17 +181,46 @@ export async function requestLimitIncrease(
       if (current) await rememberLimits(deps.db, ws, current, 'the Rewards API (stale snapshot answer)');
       await deps.db
         .update(limitIncreaseRequests)
-        .set({ status: 'stale', updatedAt: sql`now()` })
-        .where(eq(limitIncreaseRequests.id, row!.id));
+        .set({ status: 'stale', sourceViewId: null, updatedAt: sql`now()` })
+        .where(eq(limitIncreaseRequests.id, row.id));
       return { outcome: 'stale', current };
     }
     deps.logger.warn('limit-increase request failed', { error });
     const { status, message } = limitFailureOf(error);
     await deps.db
       .update(limitIncreaseRequests)
-      .set({ status, message, updatedAt: sql`now()` })
-      .where(eq(limitIncreaseRequests.id, row!.id));
+      // Nothing queued: the same form may ask again. A lost answer keeps its claim: never sent twice.
+      .set({ status, message, ...(status === 'failed' ? { sourceViewId: null } : {}), updatedAt: sql`now()` })
+      .where(eq(limitIncreaseRequests.id, row.id));
     return { outcome: 'failed', message };
+  }
+}
+
+/**
+ * The request's row, inserted before the call. A form (`sourceViewId`) holds one row while its request
+ * is on its way or taken (unique per workspace, so two instances agree): a second submission of it
+ * gets that row instead. A row that let go of the form as this one was turned away is tried once more.
+ */
+async function claimRequest(
+  db: Database,
+  ws: WorkspaceRef,
+  requesterUserId: string,
+  input: LimitRequestInput,
+  sourceViewId: string | undefined,
+): Promise<{ row: LimitIncreaseRequestRow } | { duplicate: LimitIncreaseRequestRow } | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    const [row] = await db
+      .insert(limitIncreaseRequests)
+      .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, requesterUserId, sourceViewId: sourceViewId ?? null, ...input })
+      .onConflictDoNothing({ target: [limitIncreaseRequests.teamId, limitIncreaseRequests.sourceViewId] })
+      .returning();
+    if (row) return { row };
+    const [first] = await db
+      .select()
+      .from(limitIncreaseRequests)
+      .where(and(eq(limitIncreaseRequests.teamId, ws.teamId), eq(limitIncreaseRequests.sourceViewId, sourceViewId ?? '')));
+    if (first) return { duplicate: first };
+    if (attempt >= 1) return undefined;
   }
 }
 

@@ -388,6 +388,40 @@ describe('limit-increase requests', () => {
   });
 });
 
+describe('limit-increase requests: the same form twice', () => {
+  const limitValues = {
+    limits_current_daily: text('5000'),
+    limits_current_monthly: text('50000'),
+    limits_requested_daily: text('8000'),
+    limits_requested_monthly: text('80000'),
+  };
+  /** How many limit-increase calls reached the Rewards API since `budget` slow answers were armed. */
+  async function callsMade(budget: number): Promise<number> {
+    const { faults } = (await (await fetch(`${t.emulator.url}/_emulator/faults`)).json()) as { faults: Array<{ path?: string; remaining: number }> };
+    return budget - (faults.find((f) => f.path === '/api/v1/orders/limit-increase-requests')?.remaining ?? 0);
+  }
+
+  it('submitted twice (a double click while the API answers, then once more): asked once; each answer is the one request', async () => {
+    // Every call answers after 1.5 s: the second submission comes while the first is on its way.
+    await t.emulator.faults({ method: 'POST', path: '/api/v1/orders/limit-increase-requests', delayMs: 1500, count: 10 });
+    await t.stack.sim.slashCommand('U_ADMIN', 'limits', 'C_ADMIN');
+    const view = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits'));
+    const submit = () => postSignedPayload(t.stack.app.url, viewSubmissionPayload({ ...view }, limitValues, 'U_ADMIN'));
+    const first = submit();
+    await eventually(async () => (await t.db.select().from(limitIncreaseRequests)).length > 0);
+    const second = await submit();
+    expect(JSON.parse(second.text)).toMatchObject({ response_action: 'errors', errors: { limits_requested_daily: expect.stringMatching(/already on its way/) } });
+    expect(JSON.stringify(JSON.parse((await first).text))).toMatch(/Pending review.*\$8,000/);
+
+    // Once more after the answer (Slack retrying): the same pending request, nothing sent.
+    const third = await submit();
+    expect(JSON.stringify(JSON.parse(third.text))).toMatch(/Pending review.*\$8,000/);
+    expect(await callsMade(10)).toBe(1);
+    const rows = await t.db.select().from(limitIncreaseRequests);
+    expect(rows.map((r) => r.status)).toEqual(['pending_review']);
+  });
+});
+
 describe('limit-increase requests: bad input and API failures', () => {
   const limitValues = (current: [string, string], requested: [string, string]) => ({
     limits_current_daily: text(current[0]),

@@ -85,6 +85,12 @@ export const limitIncreaseRequests = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     ...workspaceColumns(),
     requesterUserId: text('requester_user_id').notNull(),
+    /**
+     * The modal submitted (Slack's view id) while its request is on its way or taken: the same form
+     * submitted twice asks once. Cleared when nothing was queued (stale figures, a refusal), so the
+     * form can be sent again.
+     */
+    sourceViewId: text('source_view_id'),
     currentDailyCents: bigint('current_daily_cents', { mode: 'number' }).notNull(),
     currentMonthlyCents: bigint('current_monthly_cents', { mode: 'number' }).notNull(),
     requestedDailyCents: bigint('requested_daily_cents', { mode: 'number' }).notNull(),
@@ -96,7 +102,7 @@ export const limitIncreaseRequests = pgTable(
     /** Moved on every change of status: App Home's money section is re-published from it. */
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('limit_increase_requests_team_idx').on(t.teamId, t.createdAt)],
+  (t) => [index('limit_increase_requests_team_idx').on(t.teamId, t.createdAt), uniqueIndex('limit_increase_requests_source_view_uq').on(t.teamId, t.sourceViewId)],
 );
 
 export type LimitIncreaseRequestRow = typeof limitIncreaseRequests.$inferSelect;

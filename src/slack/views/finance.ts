@@ -3,7 +3,7 @@
 // (sent at once; a STALE_LIMIT_SNAPSHOT answer re-opens the form with the API's current figures).
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import type { BillingDetails } from '../../db/schema/index.js';
+import type { BillingDetails, LimitIncreaseRequestRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/money.js';
 import { knownLimits, parseLimitDollars, requestLimitIncrease } from '../../domain/spending-limits.js';
 import { checkBilling, isKnownSandbox, parseTopUpAmount, requestTopUp, SANDBOX_TOP_UP_MESSAGE } from '../../domain/top-ups.js';
@@ -102,8 +102,18 @@ export function register(app: App, deps: ListenerDeps): void {
       ws,
       actor,
       { currentDailyCents: cents.currentDaily!, currentMonthlyCents: cents.currentMonthly!, requestedDailyCents: cents.requestedDaily!, requestedMonthlyCents: cents.requestedMonthly! },
-      { timeoutMs: LIMIT_REQUEST_BUDGET_MS },
+      { timeoutMs: LIMIT_REQUEST_BUDGET_MS, sourceViewId: view.id },
     );
+    if (outcome.outcome === 'duplicate') {
+      // The same form again (a double click, a retry): nothing more is sent; the first request as it stands.
+      const first = outcome.request;
+      if (first.status === 'pending_review') return ack({ response_action: 'update', view: pendingReviewView(first) as never });
+      const message =
+        first.status === 'sending'
+          ? 'This request is already on its way to the Rewards API: wait for its answer.'
+          : `${first.message ?? 'This form was sent already.'} To ask again, open the form again (/kudos limits).`;
+      return ack({ response_action: 'errors', errors: { [B.requestedDaily]: message } });
+    }
     if (outcome.outcome === 'stale') {
       const limits = await knownLimits(deps.db, ws);
       const notice = outcome.current
@@ -112,19 +122,19 @@ export function register(app: App, deps: ListenerDeps): void {
       return ack({ response_action: 'update', view: buildLimitsModal({ limits, notice }) as never });
     }
     if (outcome.outcome === 'failed') return ack({ response_action: 'errors', errors: { [B.requestedDaily]: outcome.message } });
-    const r = outcome.request;
-    return ack({
-      response_action: 'update',
-      view: {
-        type: 'modal',
-        callback_id: `${Finance.limitsModal.callbackId}_done`,
-        title: plain('Higher spending limits', 24),
-        close: plain('Done', 24),
-        blocks: [
-          section(`:hourglass_flowing_sand: *Pending review.* Kudos asked for ${formatUsd(r.requestedDailyCents)} a day and ${formatUsd(r.requestedMonthlyCents)} a month.`),
-          ...(r.message ? [section(r.message.replace(/[<>&]/g, ''))] : []),
-        ],
-      } as never,
-    });
+    return ack({ response_action: 'update', view: pendingReviewView(outcome.request) as never });
   });
+}
+
+function pendingReviewView(r: LimitIncreaseRequestRow) {
+  return {
+    type: 'modal',
+    callback_id: `${Finance.limitsModal.callbackId}_done`,
+    title: plain('Higher spending limits', 24),
+    close: plain('Done', 24),
+    blocks: [
+      section(`:hourglass_flowing_sand: *Pending review.* Kudos asked for ${formatUsd(r.requestedDailyCents)} a day and ${formatUsd(r.requestedMonthlyCents)} a month.`),
+      ...(r.message ? [section(r.message.replace(/[<>&]/g, ''))] : []),
+    ],
+  };
 }

@@ -1,0 +1,2 @@
+ALTER TABLE "limit_increase_requests" ADD COLUMN "source_view_id" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "limit_increase_requests_source_view_uq" ON "limit_increase_requests" USING btree ("team_id","source_view_id");
