@@ -160,14 +160,14 @@ export interface LowBalanceMonitor {
 
 export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor {
   const log = deps.logger.child({ part: 'low-balance' });
-  const inFlight = new Map<string, { run: Promise<void>; again: boolean }>();
+  const checks = coalescedPerWorkspace();
   let sweeping: Promise<void> | undefined;
 
   // The last balance this process read of each account (by client): several workspaces on one account
   // (single mode, or a shared connection) need not each read it for their first order.
   const lastReads = new WeakMap<object, BalanceRead>();
   const remember = (rewards: object, read: BalanceRead) => lastReads.set(rewards, read);
-  const afterOrderRuns = new Map<string, { run: Promise<void>; again: boolean }>();
+  const afterOrderRuns = coalescedPerWorkspace();
 
   async function recentReadOfAccount(ws: WorkspaceRef): Promise<BalanceRead | undefined> {
     const read = lastReads.get(await deps.rewards.for(ws));
@@ -192,21 +192,10 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
   }
 
   function checkCoalesced(ws: WorkspaceRef): Promise<void> {
-    const current = inFlight.get(ws.teamId);
-    if (current) {
-      current.again = true;
-      return current.run;
-    }
-    const entry = { run: Promise.resolve(), again: false };
-    entry.run = (async () => {
-      do {
-        entry.again = false;
-        // A workspace with no Rewards account yet (distribution mode) has no balance to watch.
-        await checkLowBalance(deps, ws, undefined, remember).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
-      } while (entry.again);
-    })().finally(() => inFlight.delete(ws.teamId));
-    inFlight.set(ws.teamId, entry);
-    return entry.run;
+    // A workspace with no Rewards account yet (distribution mode) has no balance to watch.
+    return checks.run(ws.teamId, async () => {
+      await checkLowBalance(deps, ws, undefined, remember).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
+    });
   }
 
   async function sweepOnce(): Promise<void> {
@@ -220,20 +209,7 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
   return {
     afterOrder(ws) {
       // Coalesced per workspace: one decision in flight, and one more if orders were placed meanwhile.
-      const current = afterOrderRuns.get(ws.teamId);
-      if (current) {
-        current.again = true;
-        return current.run;
-      }
-      const entry = { run: Promise.resolve(), again: false };
-      entry.run = (async () => {
-        do {
-          entry.again = false;
-          await afterOrderOnce(ws);
-        } while (entry.again);
-      })().finally(() => afterOrderRuns.delete(ws.teamId));
-      afterOrderRuns.set(ws.teamId, entry);
-      return entry.run;
+      return afterOrderRuns.run(ws.teamId, () => afterOrderOnce(ws));
     },
     async onOrderFailed(row) {
       if (row.errorCode !== 'INSUFFICIENT_BALANCE') return false;
@@ -264,7 +240,36 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
     },
     async stop() {
       await sweeping?.catch(() => {});
-      await Promise.allSettled([...afterOrderRuns.values(), ...inFlight.values()].map((e) => e.run));
+      await Promise.allSettled([afterOrderRuns.settled(), checks.settled()]);
+    },
+  };
+}
+
+/**
+ * One run per workspace at a time; a call while one runs asks for one more run after it (however many
+ * calls came), and waits for that.
+ */
+function coalescedPerWorkspace() {
+  const runs = new Map<string, { run: Promise<void>; again: boolean }>();
+  return {
+    run(teamId: string, once: () => Promise<void>): Promise<void> {
+      const current = runs.get(teamId);
+      if (current) {
+        current.again = true;
+        return current.run;
+      }
+      const entry = { run: Promise.resolve(), again: false };
+      entry.run = (async () => {
+        do {
+          entry.again = false;
+          await once();
+        } while (entry.again);
+      })().finally(() => runs.delete(teamId));
+      runs.set(teamId, entry);
+      return entry.run;
+    },
+    async settled(): Promise<void> {
+      await Promise.allSettled([...runs.values()].map((e) => e.run));
     },
   };
 }
