@@ -10,6 +10,20 @@ export function readRssBytes(pid: number): number | undefined {
   }
 }
 
+/**
+ * Proportional set size (Linux 4.14+): each shared page divided among the processes mapping it, so
+ * summing it over a process tree does not count twice the node binary that npm's node and the
+ * app's node both map, as summing RSS does.
+ */
+export function readPssBytes(pid: number): number | undefined {
+  try {
+    const m = /^Pss:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export interface RssSampler {
   peakBytes(): number;
   stop(): void;
