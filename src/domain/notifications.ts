@@ -12,6 +12,12 @@
 // .replies) and posts only if Slack does not have it. Slack refusing a post (ok:false) means nothing
 // was posted: the row is given up (resumed) or removed so that the caller may retry (inline).
 //
+// A notice may have to follow another into its thread (a completion notice under its kudos'
+// announcement, which is still waiting for its turn in Slack): queueNoticeInThreadOf records it with
+// thread_of, and the sweep leaves it until that one is posted (then posts it in its thread) or given
+// up or removed (then in its channel). So whoever records a notice is done with it once it is
+// recorded: the outbox posts it, once, at its turn, whatever the delay (the sweep has no window).
+//
 // The stored message is only needed until the notice is posted (or given up). A notice whose text is
 // a secret (reward links: bearer gift cards) has it erased at that moment; the row keeps its kind and
 // subject (the order id and part), which exactly-once needs. Every other message is erased after
@@ -74,6 +80,39 @@ export async function postOnce(deps: NoticeDeps, key: NotificationKey, notice: O
   const [result] = await postAllOnce(deps, [{ key, notice }]);
   if (result!.status === 'rejected') throw result!.reason;
   return result!.value;
+}
+
+/**
+ * Whether a notice postAllOnce could not post now is still recorded, and the outbox sweep posts it
+ * (exactly once): paced or rate-limited, its outcome unknown, its DM not opened yet. Not when Slack
+ * refused it (its row was removed, so that the caller may try again).
+ */
+export function isLeftToOutbox(reason: unknown): boolean {
+  return !isRefused(reason);
+}
+
+/**
+ * postOnce for a caller that is done once the notice is recorded: `later` when Slack did not take it
+ * now and the outbox posts it at its turn (isLeftToOutbox). Throws when Slack refused it, or the
+ * database failed.
+ */
+export async function postOnceOrLater(deps: NoticeDeps, key: NotificationKey, notice: OutboxNotice): Promise<PostOnceResult | 'later'> {
+  const [result] = await postAllOnce(deps, [{ key, notice }]);
+  if (result!.status === 'fulfilled') return result!.value;
+  if (isLeftToOutbox(result!.reason)) return 'later';
+  throw result!.reason;
+}
+
+/**
+ * Records a notice to post in the thread of another notice (`threadOf`, its row id) that is still
+ * waiting in the outbox, without posting it: the sweep posts it once that one is posted (in its
+ * thread), given up or removed (in `channel`). Nothing happens if the notice is recorded already.
+ */
+export async function queueNoticeInThreadOf(db: Database, key: NotificationKey, notice: { channel: string; threadOf: string; message: RenderedMessage }): Promise<void> {
+  await db
+    .insert(notifications)
+    .values({ kind: key.kind, subject: key.subject, teamId: key.teamId ?? null, enterpriseId: key.enterpriseId ?? null, channel: notice.channel, threadOf: notice.threadOf, message: notice.message })
+    .onConflictDoNothing({ target: [notifications.kind, notifications.subject] });
 }
 
 /**
@@ -189,7 +228,13 @@ export interface ResumeReport {
  */
 export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }, opts: { limit?: number; leaseMs?: number; perTarget?: number } = {}): Promise<ResumeReport> {
   const report: ResumeReport = { found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 };
-  const due = and(isNull(notifications.postedAt), isNull(notifications.failedAt), or(isNull(notifications.claimedUntil), lt(notifications.claimedUntil, sql`now()`)));
+  const due = and(
+    isNull(notifications.postedAt),
+    isNull(notifications.failedAt),
+    or(isNull(notifications.claimedUntil), lt(notifications.claimedUntil, sql`now()`)),
+    // A notice for another's thread waits while that one is still to be posted (queueNoticeInThreadOf).
+    sql`not exists (select 1 from notifications parent where parent.id = notifications.thread_of and parent.posted_at is null and parent.failed_at is null)`,
+  );
   // Fair turns: each workspace's conversation (channel or DM) gives its oldest due notices first, a
   // few per sweep, so that one workspace's flood (a channel paced to a post a second, 429s) never
   // fills a sweep that another workspace's notice is waiting for. The update re-checks that a row is
@@ -217,6 +262,12 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
   return report;
 }
 
+/** The ts of the notice another follows into its thread: null when it was given up or removed (the other goes in its channel). */
+async function threadOfNotice(db: Database, id: string): Promise<string | null> {
+  const [parent] = await db.select({ ts: notifications.ts }).from(notifications).where(eq(notifications.id, id));
+  return parent?.ts ?? null;
+}
+
 async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: NotificationRow, report: ResumeReport): Promise<void> {
   const log = deps.logger.child({ notice: row.kind, subject: row.subject, noticeId: row.id });
   if (!row.message || !(row.channel || row.dmUserId)) {
@@ -225,6 +276,7 @@ async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: Notificatio
     return;
   }
   try {
+    if (row.threadOf && !row.threadTs) row = { ...row, threadTs: await threadOfNotice(deps.db, row.threadOf) };
     const channel = row.channel ?? (await deps.chat.openDirectChannel(chatWorkspaceOf(row), row.dmUserId!));
     if (row.attemptedAt && !deps.chat.findMessageByMetadata) {
       // No history reads (distribution mode): whether the lost answer had posted it cannot be
@@ -248,7 +300,7 @@ async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: Notificatio
     }
     await deps.db
       .update(notifications)
-      .set({ channel, attemptedAt: sql`now()`, attempts: sql`${notifications.attempts} + 1` })
+      .set({ channel, threadTs: row.threadTs, attemptedAt: sql`now()`, attempts: sql`${notifications.attempts} + 1` })
       .where(eq(notifications.id, row.id));
     await markPosted(deps.db, [{ id: row.id, ...(await send(deps, row, channel)) }]);
     log.info('stalled notice posted');

@@ -1,6 +1,9 @@
-// What happens when a watched order is finished. Every Slack post goes through postOnce, so running
-// this twice (a retry after a Slack failure, two instances, the webhook racing reconciliation) posts
-// each notice once.
+// What happens when a watched order is finished. Every Slack post goes through the notice outbox
+// (notifications.ts), so running this twice (a retry, two instances, the webhook racing
+// reconciliation) posts each notice once. Its work is done once the notices are recorded: a notice
+// Slack does not take now (paced to a post a second per channel, rate-limited, its answer lost) and
+// one that must follow an announcement still waiting for its turn are posted by the outbox, so the
+// check closes and the Rewards API is not asked about the order again.
 //   kudos:        completion notice in the announcement's thread (or the notification channel),
 //                 a DM to the sender, and one DM per bounced recipient with "Fix address and resend";
 //                 a scheduled kudos is announced here, when it actually went out;
@@ -16,7 +19,7 @@ import type { Database } from '../db/client.js';
 import { orderIdsOf, partCount } from './kudos-parts.js';
 import { getKudos, markAllPartsComplete, markCanceledOutside, markOrderComplete, updateKudos } from './kudos-store.js';
 import { LINKS_PER_NOTICE, type DeliveryCounts, type NoticePresenter } from './notices.js';
-import { findNotification, postAllOnce, postOnce, REWARD_LINKS_NOTICE_KIND } from './notifications.js';
+import { findNotification, isLeftToOutbox, postAllOnce, postOnceOrLater, queueNoticeInThreadOf, REWARD_LINKS_NOTICE_KIND } from './notifications.js';
 import type { Messenger, PostedMessage } from './ports.js';
 import { notifyBounces } from './resend-bounces.js';
 import { linkNoticeNumbering } from './reward-link-parts.js';
@@ -36,8 +39,6 @@ export type CompletionResult = { done: true } | { done: false; retryInMs: number
 
 /** The worker posts its confirmation and announcement right after placing; wait for them first. */
 const WAIT_FOR_WORKER_MS = 1000;
-/** An announcement being resumed from the outbox (at most a notice lease away). */
-const WAIT_FOR_ANNOUNCEMENT_MS = 5000;
 
 export async function handleOrderComplete(deps: CompletionDeps, check: OrderCheckRow, order: Order): Promise<CompletionResult> {
   if (check.kudosId) {
@@ -106,38 +107,36 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
   const orderId = several ? orderIdsOf(row)[0]! : order.orderId;
 
   let thread: PostedMessage | undefined = row.announcementChannel && row.announcementTs ? { channel: row.announcementChannel, ts: row.announcementTs } : undefined;
+  /** The announcement, still waiting in the outbox (paced, or its answer lost): the notice follows it into its thread. */
+  let pendingAnnouncement: { id: string; channel: string } | undefined;
   const channel = await announcementChannelOf(row, ws, deps.notifyChannelOf);
   if (!thread && channel) {
-    // The announcement may be waiting in the outbox (its answer was lost): the notice goes in its thread.
-    const announcement = await findNotification(deps.db, 'kudos.announcement', row.id);
-    if (announcement?.ts && announcement.channel) thread = { channel: announcement.channel, ts: announcement.ts };
-    else if (announcement && !announcement.failedAt) return { done: false, retryInMs: WAIT_FOR_ANNOUNCEMENT_MS };
-  }
-  if (!thread && channel && row.scheduledAt) {
-    // A scheduled send is announced when it goes out, not when it was booked.
-    const announced = await postOnce(deps, { kind: 'kudos.announcement', subject: row.id, ...ws }, { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) });
-    if (announced.posted) {
-      thread = announced.message;
-      await updateKudos(deps.db, row.id, { announcementChannel: thread.channel, announcementTs: thread.ts });
-    } else if (announced.existing?.channel && announced.existing.ts) {
-      thread = { channel: announced.existing.channel, ts: announced.existing.ts };
+    let announcement = await findNotification(deps.db, 'kudos.announcement', row.id);
+    if (!announcement && row.scheduledAt) {
+      // A scheduled send is announced when it goes out, not when it was booked.
+      const announced = await postOnceOrLater(deps, { kind: 'kudos.announcement', subject: row.id, ...ws }, { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) });
+      if (announced !== 'later' && announced.posted) {
+        thread = announced.message;
+        await updateKudos(deps.db, row.id, { announcementChannel: thread.channel, announcementTs: thread.ts });
+      } else announcement = await findNotification(deps.db, 'kudos.announcement', row.id);
     }
+    if (!thread && announcement?.ts && announcement.channel) thread = { channel: announcement.channel, ts: announcement.ts };
+    else if (!thread && announcement && !announcement.postedAt && !announcement.failedAt) pendingAnnouncement = { id: announcement.id, channel: announcement.channel ?? channel };
   }
   const target = thread ? { channel: thread.channel, threadTs: thread.ts } : channel ? { channel } : undefined;
+  const completedKey = { kind: 'order.completed', subject, ...ws };
+  const completedMessage = () => deps.present({ type: 'order.completed', orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) });
+  if (pendingAnnouncement) {
+    await queueNoticeInThreadOf(deps.db, completedKey, { channel: pendingAnnouncement.channel, threadOf: pendingAnnouncement.id, message: completedMessage() });
+  }
   // The channel's notice and the sender's DM together: one insert and one update for both.
   const results = await postAllOnce(deps, [
-    ...(target
-      ? [
-          {
-            key: { kind: 'order.completed', subject, ...ws },
-            notice: { to: target, message: deps.present({ type: 'order.completed', orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) }) },
-          },
-        ]
-      : []),
+    ...(target && !pendingAnnouncement ? [{ key: completedKey, notice: { to: target, message: completedMessage() } }] : []),
     { key: { kind: 'order.completed.dm', subject, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'order.delivered', kudos: row, counts }) } },
   ]);
-  const failure = results.find((r) => r.status === 'rejected');
-  if (failure) throw failure.reason;
+  // Recorded is enough (the outbox posts what Slack did not take now); Slack's refusal is tried again.
+  const failure = results.find((r) => r.status === 'rejected' && !isLeftToOutbox(r.reason));
+  if (failure) throw (failure as PromiseRejectedResult).reason;
   if ((order.bouncedCount ?? 0) > 0) await notifyBounces(deps, row, order);
   return { done: true };
 }
@@ -154,7 +153,7 @@ async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order
   for (let index = 0; index < parts; index++) {
     const chunk = links.slice(index * LINKS_PER_NOTICE, (index + 1) * LINKS_PER_NOTICE);
     // Links are gift cards: they go to the requester's DM only, never to a channel.
-    await postOnce(
+    await postOnceOrLater(
       deps,
       { kind: REWARD_LINKS_NOTICE_KIND, subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId },
       {
@@ -172,14 +171,14 @@ async function completeExternal(deps: CompletionDeps, order: Order): Promise<Com
   // Reward links of someone else: nothing to say in a channel (and links must never go there).
   if (!channel || order.orderType === 'LINK' || order.orderId.startsWith('LO')) return { done: true };
   const placedNotice = await findNotification(deps.db, 'order.external', order.orderId);
+  const key = { kind: 'order.completed', subject: order.orderId };
+  const message = deps.present({ type: 'order.completed', orderId: order.orderId, counts: countsOf(order, 0), ...(order.cardName ? { cardName: order.cardName } : {}) });
+  if (placedNotice && !placedNotice.postedAt && !placedNotice.failedAt) {
+    // The "placed outside Slack" notice is still waiting in the outbox: this one follows it into its thread.
+    await queueNoticeInThreadOf(deps.db, key, { channel: placedNotice.channel ?? channel, threadOf: placedNotice.id, message });
+    return { done: true };
+  }
   const target = placedNotice?.channel && placedNotice.ts ? { channel: placedNotice.channel, threadTs: placedNotice.ts } : { channel };
-  await postOnce(
-    deps,
-    { kind: 'order.completed', subject: order.orderId },
-    {
-      to: target,
-      message: deps.present({ type: 'order.completed', orderId: order.orderId, counts: countsOf(order, 0), ...(order.cardName ? { cardName: order.cardName } : {}) }),
-    },
-  );
+  await postOnceOrLater(deps, key, { to: target, message });
   return { done: true };
 }

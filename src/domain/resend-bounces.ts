@@ -10,7 +10,7 @@ import type { Database } from '../db/client.js';
 import { bouncedRecipients, type BouncedRecipientRow, type KudosRecipientSnapshot, type KudosRow } from '../db/schema/index.js';
 import type { Order } from '../rewards/index.js';
 import type { NoticePresenter } from './notices.js';
-import { postOnce } from './notifications.js';
+import { postOnceOrLater } from './notifications.js';
 import type { Messenger } from './ports.js';
 
 /** More DMs than this for one order would be spam: the rest are summed up in the last one. */
@@ -68,7 +68,8 @@ export async function notifyBounces(deps: { db: Database; chat: Messenger; prese
       .onConflictDoNothing({ target: [bouncedRecipients.orderId, bouncedRecipients.email] });
     const bounce = await findBounce(deps.db, order.orderId, r.email);
     if (!bounce) continue;
-    const result = await postOnce(
+    // Recorded is enough: a DM Slack does not take now (paced) is posted by the outbox.
+    const result = await postOnceOrLater(
       deps,
       { kind: 'order.bounced', subject: `${order.orderId}:${r.email.toLowerCase()}`, teamId: row.teamId, enterpriseId: row.enterpriseId },
       {
@@ -76,7 +77,7 @@ export async function notifyBounces(deps: { db: Database; chat: Messenger; prese
         message: deps.present({ type: 'order.bounced', bounce }),
       },
     );
-    if (result.posted) {
+    if (result !== 'later' && result.posted) {
       posted++;
       await deps.db
         .update(bouncedRecipients)

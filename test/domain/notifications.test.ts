@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { createLogger } from '../../src/config/logger.js';
 import { notifications } from '../../src/db/schema/index.js';
-import { expireNoticeMessages, postOnce, resumeStalledNotices, REWARD_LINKS_NOTICE_KIND, type NoticeDeps } from '../../src/domain/notifications.js';
+import { expireNoticeMessages, postOnce, queueNoticeInThreadOf, resumeStalledNotices, REWARD_LINKS_NOTICE_KIND, type NoticeDeps } from '../../src/domain/notifications.js';
 import { createSlackGateway, createUserLister } from '../../src/slack/gateway.js';
 import { singleWorkspace, type SlackWorkspaces } from '../../src/slack/workspaces.js';
 import { startSlackSimulator } from '../../src/simulator/slack.js';
@@ -159,6 +159,48 @@ describe('resumeStalledNotices', () => {
       ]),
     );
     expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+  });
+});
+
+describe('a notice for the thread of another still in the outbox', () => {
+  const sweep = () => resumeStalledNotices({ ...deps(), logger });
+
+  it('waits as long as that one does (days: the sweep has no window), then goes in its thread, once', async () => {
+    // An announcement waiting for its turn in Slack, recorded long ago; its completion notice follows it.
+    const [announcement] = await testDb.db
+      .insert(notifications)
+      .values({ kind: 'kudos.announcement', subject: 'K-late', channel: 'C_KUDOS', message: { text: 'Maya sent kudos (late)' }, claimedUntil: sql`now() + interval '1 hour'` })
+      .returning();
+    await queueNoticeInThreadOf(testDb.db, { kind: 'order.completed', subject: 'OR-late' }, { channel: 'C_KUDOS', threadOf: announcement!.id, message: { text: 'OR-late complete' } });
+    await testDb.db.update(notifications).set({ createdAt: sql`now() - interval '30 days'` });
+    expect(await sweep()).toMatchObject({ posted: 0 });
+    await expireLeases();
+    expect((await sweep()).posted + (await sweep()).posted).toBe(2);
+    expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    const parent = sim.messages('C_KUDOS').filter((m) => m.text === 'Maya sent kudos (late)');
+    const replies = sim.messages('C_KUDOS').filter((m) => m.text === 'OR-late complete');
+    expect(parent).toHaveLength(1);
+    expect(replies).toHaveLength(1);
+    expect(replies[0]!.thread_ts).toBe(parent[0]!.ts);
+    const [completed] = await testDb.db.select().from(notifications).where(eq(notifications.subject, 'OR-late'));
+    expect(completed).toMatchObject({ threadTs: parent[0]!.ts, ts: replies[0]!.ts });
+  });
+
+  it('goes in its channel when that one was given up or removed', async () => {
+    const [refused] = await testDb.db
+      .insert(notifications)
+      .values({ kind: 'kudos.announcement', subject: 'K-gone', channel: 'C_GONE', message: { text: 'x' } })
+      .returning();
+    await queueNoticeInThreadOf(testDb.db, { kind: 'order.completed', subject: 'OR-a' }, { channel: 'C_KUDOS', threadOf: refused!.id, message: { text: 'OR-a complete' } });
+    await queueNoticeInThreadOf(testDb.db, { kind: 'order.completed', subject: 'OR-b' }, { channel: 'C_KUDOS', threadOf: crypto.randomUUID(), message: { text: 'OR-b complete' } });
+    // Recorded once: a second recording (another instance, a retry) changes nothing.
+    await queueNoticeInThreadOf(testDb.db, { kind: 'order.completed', subject: 'OR-b' }, { channel: 'C_KUDOS', threadOf: crypto.randomUUID(), message: { text: 'OR-b complete' } });
+    expect(await sweep()).toMatchObject({ posted: 1, failed: 1 });
+    expect(await sweep()).toMatchObject({ posted: 1 });
+    expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    const posted = sim.messages('C_KUDOS').filter((m) => m.text === 'OR-a complete' || m.text === 'OR-b complete');
+    expect(posted.map((m) => m.text).sort()).toEqual(['OR-a complete', 'OR-b complete']);
+    expect(posted.every((m) => !m.thread_ts)).toBe(true);
   });
 });
 

@@ -11,16 +11,8 @@ import { presentNotice } from '../../src/slack/presenters/notices.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 
-// The app's own checker waits an hour: this test runs the checks itself. It counts Rewards requests:
-// the twelve completion notices land in one channel at once, so Slack's one-post-a-second per channel
-// (and the app's pacing that meets it, test/slack/rate-limits.test.ts) is scaled out of the way here.
-const SLACK_RATE_SCALE = 100;
-const e2e = useAppPerTest({
-  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_SLACK_RATE_SCALE: String(SLACK_RATE_SCALE) },
-  slackRateLimits: { scale: SLACK_RATE_SCALE },
-  app: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } },
-  emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
-});
+// The app's own checker waits an hour: this test runs the checks itself.
+const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } }, emulatorEnv: { EMULATOR_BACKGROUND: 'off' } });
 
 describe('completion checks in batches', () => {
   it('12 finished orders cost one list request, plus one GET for the one with a bounce', async () => {

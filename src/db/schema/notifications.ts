@@ -23,6 +23,12 @@ export const notifications = pgTable(
     channel: text('channel'),
     dmUserId: text('dm_user_id'),
     threadTs: text('thread_ts'),
+    /**
+     * Posted in the thread of this other notice (a completion notice under its kudos' announcement
+     * still waiting in the outbox): not before that one is posted (then in its thread) or given up
+     * or removed (then in `channel`).
+     */
+    threadOf: uuid('thread_of'),
     /** What is posted ({ text, blocks }), kept so that any instance can resume it. */
     message: jsonb('message').$type<{ text: string; blocks?: unknown[] }>(),
     ts: text('ts'),

@@ -1,0 +1,81 @@
+// Completion checks against Slack's limits as Slack enforces them (the simulator's default): many
+// orders finish at once and all their notices go to one channel and one sender's DM, which take a
+// post a second. Once the Rewards API has said an order is complete its check closes: the notices
+// that wait for their turn in Slack (and the completion notices under announcements still waiting
+// for theirs) are posted by the notice outbox, so no later pass asks the API about the order again.
+// Rewards requests and Slack messages are counted, never timed.
+import { isNull, sql } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { kudos, notifications, orderChecks } from '../../src/db/schema/index.js';
+import { claimDueChecks, runOrderChecks, type CheckOutcome } from '../../src/domain/reconcile.js';
+import { singleRewardsAccount } from '../../src/domain/rewards-accounts.js';
+import { createRewardsClient, type CallInfo } from '../../src/rewards/index.js';
+import { presentNotice } from '../../src/slack/presenters/notices.js';
+import { eventually, useAppPerTest } from '../support/app.js';
+import { pendingKudosValues } from '../support/kudos-row.js';
+
+// The app's own checker waits an hour: this test runs the passes itself, with a client that counts.
+const e2e = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
+  app: { worker: { noticeSweepMs: 500 }, webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } },
+  emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
+});
+
+const KUDOS = 16;
+
+describe('completion checks while Slack paces the notices', () => {
+  it(`${KUDOS} orders finishing at once in one channel: each asked of the API once, every notice posted once`, { timeout: 180_000 }, async () => {
+    const { app, sim } = e2e.stack;
+    // One sender, one channel: the announcements, completion notices and the sender's DMs all queue.
+    const bounced = { slackUserId: null, recipientId: null, email: 'gone@bounce.test', name: 'Gone' };
+    await e2e.db.insert(kudos).values(Array.from({ length: KUDOS }, (_, i) => pendingKudosValues(i === 0 ? { recipients: [bounced] } : {})));
+    app.worker.wake();
+    await eventually(async () => ((await e2e.db.select().from(kudos).where(isNull(kudos.notifiedAt))).length === 0 && (await e2e.db.select().from(orderChecks)).length === KUDOS) || undefined, 60_000);
+    await e2e.emulator.advance(120); // every order goes out and completes
+
+    const calls: CallInfo[] = [];
+    const client = createRewardsClient({ baseUrl: e2e.emulator.url, clientId: 'production-client', clientSecret: 'production-secret', onCall: (info) => calls.push(info) });
+    const outcomes: CheckOutcome[] = [];
+    try {
+      const deps = { db: e2e.db, rewards: singleRewardsAccount(client), chat: app.slack, present: presentNotice, notifyChannelOf: async () => 'C_KUDOS', logger: app.logger };
+      // Pass after pass, every open check made due at once: a check left open would ask the API again.
+      for (let pass = 0; pass < 4; pass++) {
+        await e2e.db
+          .update(orderChecks)
+          .set({ nextCheckAt: sql`now()` })
+          .where(isNull(orderChecks.doneAt));
+        const checks = await claimDueChecks(e2e.db, 'test-checker', 60_000, 50);
+        if (checks.length === 0) break;
+        outcomes.push(...(await runOrderChecks(deps, checks)));
+      }
+    } finally {
+      await client.close();
+    }
+    // Each order asked about once: one list for all, one GET for the bounce (its address).
+    const api = calls.filter((c) => c.endpoint.startsWith('/api/'));
+    expect(api.filter((c) => c.endpoint === '/api/v1/orders')).toHaveLength(1);
+    expect(api.filter((c) => c.endpoint === '/api/v1/orders/{orderId}')).toHaveLength(1);
+    expect(outcomes).toEqual(Array.from({ length: KUDOS }, () => 'complete'));
+    expect(await e2e.db.select().from(orderChecks).where(isNull(orderChecks.doneAt))).toHaveLength(0);
+
+    // In the end every notice is posted, once, at its turn: announcements and completion notices in
+    // the channel (each completion in its announcement's thread), confirmations, deliveries and the
+    // bounce in the sender's DM.
+    const rows = await eventually(async () => {
+      const all = await e2e.db.select().from(notifications);
+      return all.length === 4 * KUDOS + 1 && all.every((r) => r.postedAt) && all;
+    }, 150_000);
+    const count = (kind: string) => rows.filter((r) => r.kind === kind).length;
+    expect([count('kudos.announcement'), count('order.completed'), count('kudos.confirmation'), count('order.completed.dm'), count('order.bounced')]).toEqual([KUDOS, KUDOS, KUDOS, KUDOS, 1]);
+    const posted = [...sim.messages('C_KUDOS'), ...sim.messages('U_MANAGER')];
+    const noticeIds = posted.map((m) => m.metadata?.event_payload.notice_id).filter((id): id is string => typeof id === 'string');
+    expect(noticeIds.sort()).toEqual(rows.map((r) => r.id).sort());
+    const announcementTs = new Map(rows.filter((r) => r.kind === 'kudos.announcement').map((r) => [r.subject, r.ts]));
+    const rowsByKudos = await e2e.db.select({ id: kudos.id, orderId: kudos.orderId }).from(kudos);
+    for (const { id, orderId } of rowsByKudos) {
+      const completed = rows.find((r) => r.kind === 'order.completed' && r.subject === orderId);
+      expect(completed?.channel).toBe('C_KUDOS');
+      expect(completed?.threadTs).toBe(announcementTs.get(id));
+    }
+  });
+});
