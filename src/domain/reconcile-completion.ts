@@ -35,7 +35,8 @@ export interface CompletionDeps {
   logger: Logger;
 }
 
-export type CompletionResult = { done: true } | { done: false; retryInMs: number };
+/** Not done: tried again in `retryInMs`, with the order's answer kept (`askAgain`: the API has still to say more). */
+export type CompletionResult = { done: true } | { done: false; retryInMs: number; askAgain?: boolean };
 
 /** The worker posts its confirmation and announcement right after placing; wait for them first. */
 const WAIT_FOR_WORKER_MS = 1000;
@@ -145,7 +146,7 @@ async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order
   const [request] = await deps.db.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.id, requestId));
   if (!request) return { done: true };
   const links = order.recipients.map((r) => r.rewardLink).filter((link): link is string => typeof link === 'string' && link.length > 0);
-  if (links.length === 0 && (order.recipientCount ?? 1) > 0) return { done: false, retryInMs: 5000 };
+  if (links.length === 0 && (order.recipientCount ?? 1) > 0) return { done: false, retryInMs: 5000, askAgain: true };
   const parts = Math.max(1, Math.ceil(links.length / LINKS_PER_NOTICE));
   // One series over the whole request: the DMs of its different orders never share a number.
   const numbering = linkNoticeNumbering(request, order);

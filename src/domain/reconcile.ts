@@ -247,7 +247,9 @@ export async function runOrderChecks(deps: ReconcileDeps, checks: OrderCheckRow[
   }
   const outcomes = new Map<string, CheckOutcome>();
   for (const [client, group] of groups) {
-    const listed = client && group.length > 1 ? await listForChecks(client, group, opts.signal).catch(() => new Map<string, OrderSummary>()) : new Map<string, OrderSummary>();
+    // A check whose order is known finished already (finishedOrder) needs no list.
+    const toAsk = group.filter((c) => !c.finishedOrder);
+    const listed = client && toAsk.length > 1 ? await listForChecks(client, toAsk, opts.signal).catch(() => new Map<string, OrderSummary>()) : new Map<string, OrderSummary>();
     for (const check of group) {
       const summary = listed.get(check.orderId);
       const fromList = summary && answersWithoutGet(check, summary) ? { ...summary, recipients: [] } : undefined;
@@ -284,11 +286,11 @@ async function listForChecks(client: RewardsClient, checks: OrderCheckRow[], sig
 async function finishCheck(db: Database, orderId: string, set: { lastStatus?: string; error?: string | null }): Promise<void> {
   await db
     .update(orderChecks)
-    .set({ doneAt: sql`now()`, claimedUntil: null, claimedBy: null, updatedAt: sql`now()`, ...set })
+    .set({ doneAt: sql`now()`, claimedUntil: null, claimedBy: null, finishedOrder: null, updatedAt: sql`now()`, ...set })
     .where(eq(orderChecks.orderId, orderId));
 }
 
-async function rescheduleCheck(db: Database, orderId: string, at: Date, set: { lastStatus?: string; error?: string | null; watchFrom?: Date }): Promise<void> {
+async function rescheduleCheck(db: Database, orderId: string, at: Date, set: { lastStatus?: string; error?: string | null; watchFrom?: Date; finishedOrder?: Order | null }): Promise<void> {
   await db
     .update(orderChecks)
     .set({ nextCheckAt: at, claimedUntil: null, claimedBy: null, updatedAt: sql`now()`, ...set })
@@ -313,6 +315,9 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
   try {
     // Asked of the account of the workspace the order belongs to (single mode: the one account).
     if (opts.known) order = opts.known;
+    // Seen finished by an earlier pass that could not tell about it yet: the API is not asked again.
+    // (Stored as JSON: only the order's id, status, counts, card name, type and recipients are read.)
+    else if (check.finishedOrder) order = check.finishedOrder as unknown as Order;
     else {
       const rewards = await deps.rewards.for({ teamId: check.teamId ?? '', enterpriseId: check.enterpriseId });
       order = await rewards.orders.get(check.orderId, opts.signal ? { signal: opts.signal } : {});
@@ -348,7 +353,9 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
         log.info('order complete; notifications done', { sentCount: order.sentCount, bouncedCount: order.bouncedCount });
         return 'complete';
       }
-      await rescheduleCheck(deps.db, check.orderId, later(result.retryInMs), { lastStatus: order.status });
+      // Waiting on our side (the worker to tell the sender first) keeps the API's answer; waiting for
+      // the API (reward links not issued yet) asks again.
+      await rescheduleCheck(deps.db, check.orderId, later(result.retryInMs), { lastStatus: order.status, finishedOrder: result.askAgain ? null : order });
       return 'pending';
     }
     if (order.status === 'CANCELED') {
@@ -360,7 +367,11 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
     // Slack or the database failed while notifying: posting is idempotent, so simply retry.
     log.warn('handling a finished order failed; will retry', { status: order.status, error });
     const delay = Math.min(nextCheckDelayMs(check.attempts, delays), TRANSIENT_RETRY_CAP_MS);
-    await rescheduleCheck(deps.db, check.orderId, later(delay), { lastStatus: order.status, error: String((error as Error).message ?? error).slice(0, 500) });
+    await rescheduleCheck(deps.db, check.orderId, later(delay), {
+      lastStatus: order.status,
+      error: String((error as Error).message ?? error).slice(0, 500),
+      ...(order.status === 'COMPLETE' ? { finishedOrder: order } : {}),
+    });
     return 'error';
   }
 

@@ -4,7 +4,7 @@
 // that wait for their turn in Slack (and the completion notices under announcements still waiting
 // for theirs) are posted by the notice outbox, so no later pass asks the API about the order again.
 // Rewards requests and Slack messages are counted, never timed.
-import { isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { kudos, notifications, orderChecks } from '../../src/db/schema/index.js';
 import { claimDueChecks, runOrderChecks, type CheckOutcome } from '../../src/domain/reconcile.js';
@@ -77,5 +77,63 @@ describe('completion checks while Slack paces the notices', () => {
       expect(completed?.channel).toBe('C_KUDOS');
       expect(completed?.threadTs).toBe(announcementTs.get(id));
     }
+  });
+  it('an order found complete before the sender was told waits without asking the API again', { timeout: 120_000 }, async () => {
+    const { app } = e2e.stack;
+    const [row] = await e2e.db.insert(kudos).values(pendingKudosValues()).returning();
+    app.worker.wake();
+    const placed = await eventually(
+      async () =>
+        (
+          await e2e.db
+            .select()
+            .from(kudos)
+            .where(and(eq(kudos.id, row!.id), eq(kudos.status, 'placed')))
+        )[0]?.notifiedAt && true,
+      60_000,
+    );
+    expect(placed).toBe(true);
+    const [{ orderId }] = (await e2e.db.select({ orderId: kudos.orderId }).from(kudos).where(eq(kudos.id, row!.id))) as [{ orderId: string }];
+    await eventually(async () => (await e2e.db.select().from(orderChecks).where(eq(orderChecks.orderId, orderId))).length === 1 || undefined, 30_000);
+    await e2e.emulator.advance(120);
+    // As if the worker had still to tell the sender (its confirmation comes before the delivery).
+    await e2e.db.update(kudos).set({ notifiedAt: null }).where(eq(kudos.id, row!.id));
+
+    const calls: CallInfo[] = [];
+    const client = createRewardsClient({ baseUrl: e2e.emulator.url, clientId: 'production-client', clientSecret: 'production-secret', onCall: (info) => calls.push(info) });
+    const pass = async () => {
+      await e2e.db
+        .update(orderChecks)
+        .set({ nextCheckAt: sql`now()` })
+        .where(and(eq(orderChecks.orderId, orderId), isNull(orderChecks.doneAt)));
+      const checks = (await claimDueChecks(e2e.db, 'test-checker', 60_000, 50)).filter((c) => c.orderId === orderId);
+      const deps = { db: e2e.db, rewards: singleRewardsAccount(client), chat: app.slack, present: presentNotice, notifyChannelOf: async () => 'C_KUDOS', logger: app.logger };
+      return runOrderChecks(deps, checks);
+    };
+    try {
+      expect(await pass()).toEqual(['pending']);
+      await e2e.db
+        .update(kudos)
+        .set({ notifiedAt: sql`now()` })
+        .where(eq(kudos.id, row!.id));
+      expect(await pass()).toEqual(['complete']);
+    } finally {
+      await client.close();
+    }
+    expect(calls.filter((c) => c.endpoint.startsWith('/api/v1/orders'))).toHaveLength(1);
+    const told = await eventually(
+      async () =>
+        (
+          await e2e.db
+            .select()
+            .from(notifications)
+            .where(and(eq(notifications.kind, 'order.completed'), eq(notifications.subject, orderId)))
+        )[0]?.postedAt,
+      60_000,
+    );
+    expect(told).toBeInstanceOf(Date);
+    const [check] = await e2e.db.select().from(orderChecks).where(eq(orderChecks.orderId, orderId));
+    expect(check).toMatchObject({ finishedOrder: null });
+    expect(check!.doneAt).not.toBeNull();
   });
 });

@@ -69,6 +69,12 @@ export const orderChecks = pgTable(
     nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull().defaultNow(),
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),
     claimedBy: text('claimed_by'),
+    /**
+     * The Rewards API's answer once it said the order is COMPLETE, kept while telling about it waits
+     * on our side (the worker has still to tell the sender, a Slack or database failure): later passes
+     * use it instead of asking the API again. Cleared once done.
+     */
+    finishedOrder: jsonb('finished_order').$type<Record<string, unknown>>(),
     /** COMPLETE or CANCELED was seen and handled (or the order was given up: see error). */
     doneAt: timestamp('done_at', { withTimezone: true }),
     error: text('error'),

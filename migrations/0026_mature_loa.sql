@@ -1,0 +1,1 @@
+ALTER TABLE "order_checks" ADD COLUMN "finished_order" jsonb;
