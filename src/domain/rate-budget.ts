@@ -18,11 +18,16 @@
 // - One budget for foreground and background: work run through `inBackgroundLane` (completion
 //   checks, the order poller) takes a slot only when the schedule is free (no foreground queue, no
 //   block), or once it has waited `backgroundMaxWaitMs`; sends placed from Slack come first.
-// - Workspaces in turn inside one account: every request books its slot as above, but the slots a
-//   process booked go, as they come due, to its waiting requests workspace by workspace, round robin
-//   (workspace-turns.ts; the workspace is named by `asWorkspace`), not each to the request that booked
-//   it. So another workspace's single kudos takes this process's next slot or the one after, however
-//   far ahead a backlog booked the schedule.
+// - Workspaces in turn inside one account: the slots a process booked go, as they come due, to its
+//   waiting requests workspace by workspace, round robin (workspace-turns.ts; the workspace is named
+//   by `asWorkspace`), not each to the request that booked it; a workspace that had nothing waiting
+//   goes first. And a backlog books the schedule only `backlogAheadMs` ahead: a request of a
+//   workspace that already has a request waiting in this process books no slot itself; the process
+//   books slots for such requests (several in one statement) only while the schedule ends within
+//   `backlogAheadMs` of now, and looks again when it will. So the schedule is never booked far
+//   ahead by a backlog spread over several instances, and another workspace's single kudos, on
+//   whichever instance, books a slot at most about `backlogAheadMs` away (or takes its instance's
+//   next one, whichever comes first). The backlog still keeps the schedule full.
 // - Every wait follows the caller's signal. If the database cannot be reached, the gate falls back to
 //   what this instance last learned (a 429's reset), so a database outage does not stop the calls.
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -57,6 +62,11 @@ export interface RateBudgetOptions {
   stopAllowanceMs?: number;
   /** This process's booked slots go to its requests workspace by workspace (default), or each to the request that booked it. */
   workspaceTurns?: boolean;
+  /**
+   * With workspace turns: how far ahead of now the requests of a workspace that already has one
+   * waiting (a backlog) may book the schedule. Default 500 ms; Infinity books any distance ahead.
+   */
+  backlogAheadMs?: number;
   /** Answers with this share of the limit left or less block until the reset. Default 0.02. */
   lowWaterFraction?: number;
   onError?: (error: unknown) => void;
@@ -106,6 +116,7 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
   const lowWater = opts.lowWaterFraction ?? 0.02;
   const stopAllowanceMs = opts.stopAllowanceMs ?? 1000;
   const workspaceTurns = opts.workspaceTurns ?? true;
+  const backlogAheadMs = opts.backlogAheadMs ?? 500;
   const known = new Map<string, { limit: number | undefined; windowMs: number; blockedUntil: number }>();
   const gates = new Map<string, RateGate>();
   const stopping = new AbortController();
@@ -133,6 +144,33 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
     return row ? Number(row.wait_ms) : undefined;
   }
 
+  /**
+   * Books up to `wanted` slots for a backlog, only those due within `backlogAheadMs` (one statement):
+   * how many it booked, the first one's time (ms from now, on the database's clock) and their spacing.
+   * Before the limit is known, one slot when the schedule is free. Undefined: no row yet.
+   */
+  async function bookAhead(account: string, wanted: number): Promise<{ booked: number; firstInMs: number; stepMs: number; probing: boolean } | undefined> {
+    // The row is locked first (its latest version), so the update below books from what it read.
+    const result = await db.execute(sql`
+      with current_budget as (
+        select account, greatest(next_at, now(), coalesce(blocked_until, now())) as free_at,
+          coalesce(interval_ms, ${unknownSpacingMs}::float8) as step_ms, interval_ms is null as probing
+        from rewards_rate_budgets where account = ${account} for update
+      ), taken as (
+        select account, free_at, step_ms, probing,
+          case when probing then (case when free_at <= now() then 1 else 0 end)
+            else least(${wanted}::int, greatest(0, floor((extract(epoch from (now() - free_at)) * 1000 + ${backlogAheadMs}::float8) / step_ms)::int + 1)) end as booked
+        from current_budget
+      ), booking as (
+        update rewards_rate_budgets b set next_at = taken.free_at + taken.booked * taken.step_ms * interval '1 millisecond'
+        from taken where b.account = taken.account and taken.booked > 0
+        returning b.account
+      )
+      select booked, (extract(epoch from (free_at - now())) * 1000)::float8 as first_in_ms, step_ms::float8 as step_ms, probing from taken`);
+    const [row] = rowsOf<{ booked: number | string; first_in_ms: number | string; step_ms: number | string; probing: boolean }>(result);
+    return row ? { booked: Number(row.booked), firstInMs: Number(row.first_in_ms), stepMs: Number(row.step_ms), probing: row.probing } : undefined;
+  }
+
   async function record(account: string, figures: { limit: number | undefined; windowMs: number | undefined; blockMs: number | undefined; rateLimited: boolean }): Promise<void> {
     const windowMs = figures.windowMs ?? null;
     const limit = figures.limit ?? null;
@@ -158,6 +196,49 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
     const existing = gates.get(account);
     if (existing) return existing;
     const turns = createWorkspaceTurns();
+    // Requests of each workspace waiting for a slot in this process (booking it, or in their turn).
+    const waitingOf = new Map<string, number>();
+    const turnSignal = (callSignal: AbortSignal | undefined) => (callSignal ? AbortSignal.any([callSignal, turnsClosed.signal]) : turnsClosed.signal);
+    const asAbort = (error: unknown) => {
+      throw new RewardsAbortError(undefined, { cause: error });
+    };
+
+    /** Books slots for the backlog's waiters (those without a slot), `backlogAheadMs` ahead at most. */
+    let booking = false;
+    async function bookForBacklog(): Promise<void> {
+      if (booking) return;
+      booking = true;
+      try {
+        while (turns.unslotted() > 0 && !turnsClosed.signal.aborted) {
+          let pauseMs: number;
+          try {
+            const taken = await bookAhead(account, turns.unslotted());
+            const now = Date.now();
+            if (!taken) {
+              // The account's first request: it creates the row (and probes the limit).
+              const wait = await takeSlot(account, false);
+              if (wait !== undefined) turns.addSlot(Date.now() + wait);
+              pauseMs = wait === undefined ? unknownRecheckMs : 0;
+            } else if (taken.booked > 0) {
+              for (let i = 0; i < taken.booked; i++) turns.addSlot(now + Math.max(0, taken.firstInMs) + i * taken.stepMs);
+              pauseMs = 0;
+            } else {
+              pauseMs = taken.probing ? Math.max(unknownRecheckMs, taken.firstInMs) : Math.max(1, taken.firstInMs - backlogAheadMs);
+            }
+          } catch (error) {
+            // The database cannot be reached: pace by what this instance learned (a 429's reset).
+            opts.onError?.(error);
+            const at = Math.max(Date.now(), learned(account).blockedUntil);
+            for (let n = turns.unslotted(); n > 0; n--) turns.addSlot(at);
+            return;
+          }
+          if (pauseMs > 0) await sleepFor(pauseMs, turnsClosed.signal).catch(() => undefined);
+        }
+      } finally {
+        booking = false;
+      }
+    }
+
     /** Takes a slot of the schedule and sleeps until it (see the notes at the top). */
     async function takeTurn(callSignal: AbortSignal | undefined, background: boolean, inWorkspaceTurn = false): Promise<void> {
       const signal = callSignal ? AbortSignal.any([callSignal, stopping.signal]) : stopping.signal;
@@ -175,9 +256,7 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
         // mapped) still goes, inside the worker's grace; a long wait (a 429 storm's reset) ends now.
         if (wait !== undefined && inWorkspaceTurn) {
           // This process's slots go to its waiting requests workspace by workspace (workspace-turns.ts).
-          return turns.wait(currentWorkspace(), Date.now() + wait, callSignal ? AbortSignal.any([callSignal, turnsClosed.signal]) : turnsClosed.signal).catch((error: unknown) => {
-            throw new RewardsAbortError(undefined, { cause: error });
-          });
+          return turns.wait(currentWorkspace(), Date.now() + wait, turnSignal(callSignal)).catch(asAbort);
         }
         if (wait !== undefined) return sleepFor(wait, wait <= stopAllowanceMs && !background ? callSignal : signal);
         if (stopping.signal.aborted && Date.now() - started > stopAllowanceMs) throw new RewardsAbortError(undefined, { cause: stopping.signal.reason });
@@ -188,7 +267,22 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
     function acquire(callSignal?: AbortSignal): Promise<void> {
       // Background work books only a free schedule (no queue): it needs no turn.
       const background = lane.getStore() === 'background';
-      return takeTurn(callSignal, background, !background && workspaceTurns);
+      const workspace = currentWorkspace();
+      if (background || !workspaceTurns || workspace === '' || !Number.isFinite(backlogAheadMs)) return takeTurn(callSignal, background, !background && workspaceTurns);
+      const alreadyWaiting = waitingOf.get(workspace) ?? 0;
+      waitingOf.set(workspace, alreadyWaiting + 1);
+      // A backlog (its workspace already has a request waiting here): its slot is booked for it, a
+      // little ahead only, so that the schedule stays open for other workspaces' requests.
+      let waiting: Promise<void>;
+      if (alreadyWaiting > 0) {
+        waiting = turns.enqueue(workspace, turnSignal(callSignal)).catch(asAbort);
+        void bookForBacklog();
+      } else waiting = takeTurn(callSignal, false, true);
+      return waiting.finally(() => {
+        const left = (waitingOf.get(workspace) ?? 1) - 1;
+        if (left > 0) waitingOf.set(workspace, left);
+        else waitingOf.delete(workspace);
+      });
     }
 
     const created: RateGate = {

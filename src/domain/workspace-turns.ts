@@ -1,10 +1,13 @@
-// Who gets this process's next booked slot of an account's rate budget: workspaces in turn. Every
-// request books a slot in the shared schedule as before (so the schedule stays as full, and as far
-// ahead, as the requests waiting), but the slots this process booked are given out in the order they
-// come due to whichever request is next by workspace, round robin (each workspace's oldest waiter,
-// then the next workspace's, ...), not to the request that booked them. So a workspace with a backlog
-// of thousands never holds another workspace's single kudos behind it: that kudos takes this
-// process's next slot or the one after, and the backlog's request takes the later slot it booked.
+// Who gets this process's next booked slot of an account's rate budget: workspaces in turn. The
+// slots this process booked in the shared schedule are given out in the order they come due to
+// whichever request is next by workspace, round robin (each workspace's oldest waiter, then the next
+// workspace's, ...), not to the request that booked them; a workspace that had nothing waiting goes
+// first (its single kudos is not held behind a backlog's turn). So a workspace with a backlog of
+// thousands never holds another workspace's single kudos behind it: that kudos takes this process's
+// next slot, and the backlog's request takes a later one.
+//
+// A waiter either brings the slot it booked (`wait`), or comes without one (`enqueue`, a backlog's
+// request: rate-budget.ts books its slots a little ahead only, see `unslotted`).
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 const workspaceOfCall = new AsyncLocalStorage<string>();
@@ -29,11 +32,18 @@ export interface WorkspaceTurns {
    * given to it, in its workspace's turn. Rejects with the signal's reason (its slot goes to the next).
    */
   wait(workspace: string, slotAt: number, signal?: AbortSignal): Promise<void>;
+  /** Waits, like `wait`, for a slot that someone else books (`addSlot`). */
+  enqueue(workspace: string, signal?: AbortSignal): Promise<void>;
+  /** A slot (epoch ms) booked for the waiters that came without one. */
+  addSlot(slotAt: number): void;
+  /** Waiters beyond the slots booked: how many slots are still to be booked. */
+  unslotted(): number;
 }
 
 export function createWorkspaceTurns(): WorkspaceTurns {
   const slots: number[] = []; // ascending
   const queues = new Map<string, Waiter[]>();
+  let waiters = 0;
   // Workspaces with waiters, the next to be served first; a served workspace goes to the back.
   const rotation: string[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -67,45 +77,63 @@ export function createWorkspaceTurns(): WorkspaceTurns {
     if (workspace === undefined) return;
     const queue = queues.get(workspace)!;
     const waiter = queue.shift()!;
+    waiters -= 1;
     if (queue.length > 0) rotation.push(workspace);
     else queues.delete(workspace);
     waiter.admit();
   }
 
+  function addSlot(slotAt: number): void {
+    let i = slots.length;
+    while (i > 0 && slots[i - 1]! > slotAt) i -= 1;
+    slots.splice(i, 0, slotAt);
+    arm();
+  }
+
+  function enqueue(workspace: string, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const queue = queues.get(workspace);
+        const index = queue?.indexOf(waiter) ?? -1;
+        if (!queue || index < 0) return;
+        queue.splice(index, 1);
+        waiters -= 1;
+        if (queue.length === 0) {
+          queues.delete(workspace);
+          rotation.splice(rotation.indexOf(workspace), 1);
+        }
+        reject(signal!.reason as Error);
+      };
+      const waiter: Waiter = {
+        admit() {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      waiters += 1;
+      const queue = queues.get(workspace);
+      if (queue) queue.push(waiter);
+      else {
+        queues.set(workspace, [waiter]);
+        // It had nothing waiting: served before the workspaces with a queue (after others like it).
+        let at = 0;
+        while (at < rotation.length && queues.get(rotation[at]!)!.length <= 1) at += 1;
+        rotation.splice(at, 0, workspace);
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
   return {
     wait(workspace, slotAt, signal) {
       if (signal?.aborted) return Promise.reject(signal.reason as Error);
-      let i = slots.length;
-      while (i > 0 && slots[i - 1]! > slotAt) i -= 1;
-      slots.splice(i, 0, slotAt);
-      const waiting = new Promise<void>((resolve, reject) => {
-        const onAbort = () => {
-          const queue = queues.get(workspace);
-          const index = queue?.indexOf(waiter) ?? -1;
-          if (!queue || index < 0) return;
-          queue.splice(index, 1);
-          if (queue.length === 0) {
-            queues.delete(workspace);
-            rotation.splice(rotation.indexOf(workspace), 1);
-          }
-          reject(signal!.reason as Error);
-        };
-        const waiter: Waiter = {
-          admit() {
-            signal?.removeEventListener('abort', onAbort);
-            resolve();
-          },
-        };
-        const queue = queues.get(workspace);
-        if (queue) queue.push(waiter);
-        else {
-          queues.set(workspace, [waiter]);
-          rotation.push(workspace);
-        }
-        signal?.addEventListener('abort', onAbort, { once: true });
-      });
-      arm();
+      const waiting = enqueue(workspace, signal);
+      addSlot(slotAt);
       return waiting;
     },
+    enqueue,
+    addSlot,
+    unslotted: () => waiters - slots.length,
   };
 }

@@ -149,7 +149,9 @@ describe('the shared Rewards rate budget', () => {
   }
 
   it("workspaces in turn inside one account: a backlog of one workspace does not hold another workspace's single request behind it", async () => {
-    const budgets = createRateBudgets(testDb.db);
+    // The backlog books any distance ahead here (as before the booking horizon, tested below): the
+    // turns alone put the others' requests ahead of the slots it booked.
+    const budgets = createRateBudgets(testDb.db, { backlogAheadMs: Infinity });
     const gate = budgets.gate('env:turns');
     // 10 per 2 s: slots about a quarter of a second apart, far longer than booking them takes.
     await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '2' });
@@ -166,6 +168,47 @@ describe('the shared Rewards rate budget', () => {
     expect(order).toHaveLength(14);
     expect(order.indexOf('small')).toBeLessThan(5);
     expect(order.indexOf('other')).toBeLessThan(5);
+  });
+
+  /**
+   * A backlog of 12 requests of T_BIG on one instance, at 10 requests per 10 s (slots a second
+   * apart); once its first request went, `single` asks (another workspace's request, on whichever
+   * instance). Returns who went in which order (the backlog's requests left waiting are abandoned).
+   */
+  async function backlogThenSingle(account: string, single: (gate: ReturnType<ReturnType<typeof createRateBudgets>['gate']>) => Promise<unknown>, sameInstance: boolean): Promise<string[]> {
+    const first = createRateBudgets(testDb.db);
+    const gate = first.gate(account);
+    await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '10' });
+    const order: string[] = [];
+    const abandon = new AbortController();
+    const backlog = Array.from({ length: 12 }, (_, i) =>
+      asWorkspace('T_BIG', () => gate.acquire(abandon.signal)).then(
+        () => order.push(`big-${i}`),
+        () => undefined,
+      ),
+    );
+    try {
+      await eventually(() => order.length > 0);
+      const other = sameInstance ? gate : createRateBudgets(await secondDb()).gate(account);
+      await asWorkspace('T_SMALL', () => single(other));
+      order.push('small');
+    } finally {
+      abandon.abort();
+      await Promise.all(backlog);
+    }
+    return order;
+  }
+
+  it("a backlog books the account's schedule a little ahead only: another instance's single request goes next, not after the backlog", async () => {
+    const order = await backlogThenSingle('env:horizon', (gate) => gate.acquire(), false);
+    // Without the horizon the backlog had booked its 12 slots (12 s) and the single request came after them.
+    expect(order.slice(0, 3)).toContain('small');
+  });
+
+  it("a workspace with nothing waiting takes the instance's next slot, before a backlog's next request", async () => {
+    const order = await backlogThenSingle('env:first-turn', (gate) => gate.acquire(), true);
+    // The backlog's first request went (whichever of its requests it was), then the single one.
+    expect(order.indexOf('small')).toBe(1);
   });
 
   it('without turns, each slot goes to the request that booked it (the baseline the turns improve on)', async () => {
