@@ -1,6 +1,8 @@
 // Scale under the Rewards API's rate limit (issue 20), once per database (PGlite; PostgreSQL too when
-// DATABASE_URL is set, or `--db postgresql`): app instances (src/app.ts, in this process; each its own
-// database connection on PostgreSQL, one PGlite shared otherwise), the emulator, the Slack simulator.
+// DATABASE_URL is set, or `--db postgresql`): app instances, the emulator, the Slack simulator. On
+// PostgreSQL the fleet's instances run each in a process of its own (bench/scale-instance.ts, the app
+// started as `npm start` starts it); `--in-process` (and PGlite, and the share part) runs them in this
+// process (src/app.ts, one event loop; each its own connection on PostgreSQL, one PGlite shared).
 // Each figure beside a baseline measured in the same run:
 //   - fleet: 3 instances, 50 workspaces on the one account of single-workspace mode (the env account
 //     all of them share, so every workspace competes in one rate budget), one workspace with a
@@ -9,8 +11,10 @@
 //     so the budget is what is measured), the other 49 sending one kudos each meanwhile:
 //     requests per second against the limit while backlogged, 429s, Rewards requests per kudos (and
 //     per endpoint), the single kudos' queueing delay (due -> placed, left to the workers' claim).
-//     Baselines: the budget without workspace turns (each slot to the request that booked it, first
-//     come first served, as before) and each client pacing itself (no shared budget).
+//     Baselines: workspace turns with the backlog booking the schedule any distance ahead (before
+//     `backlogAheadMs`), the budget without workspace turns (each slot to the request that booked it,
+//     first come first served) and each client pacing itself (no shared budget). `--fleet-only`: the
+//     fleet with and without the booking horizon, nothing else; `--limit N`: the limit per 10 s.
 //   - share: 2 instances on one account at 10 requests/s (100 per 10 s), below the 16 sends in
 //     flight per instance: each instance's share of the orders, 429s, requests per kudos; baseline:
 //     each client pacing itself.
@@ -28,6 +32,7 @@ import { startEmulator } from '../src/emulator/server.js';
 import { startSlackSimulator } from '../src/simulator/slack.js';
 import { BENCH_SLACK_RATE_SCALE } from './app-stack.js';
 import { pendingKudosValues } from '../test/support/kudos-row.js';
+import { appEnv, startAppProcess } from '../test/chaos/app-process.js';
 import { databasesToRun, type DatabaseKind } from './databases.js';
 import type { BenchRow } from './report.js';
 import { round, summarize } from './stats.js';
@@ -42,13 +47,28 @@ function argNumber(name: string, fallback: number): number {
 
 type Budget = { kind: 'shared'; options?: RateBudgetOptions } | { kind: 'per-client' };
 
+/** An app instance of the stack: in this process, or a process of its own. */
+interface Instance {
+  metricsUrl: string;
+  /** Look for work now (an instance in this process); a process polls as it does in production. */
+  wake(): void;
+}
+
 interface Stack {
-  apps: RunningApp[];
+  apps: Instance[];
   db: DatabaseConnection['db'];
   close(): Promise<void>;
 }
 
-async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Record<string, string>, budget: Budget): Promise<Stack> {
+/** The budget variant as the instance process reads it (bench/scale-instance.ts). */
+function budgetEnv(budget: Budget): string {
+  return budget.kind === 'per-client' ? 'off' : JSON.stringify(budget.options ?? {});
+}
+
+async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Record<string, string>, budget: Budget, opts: { processes?: boolean } = {}): Promise<Stack> {
+  // Processes need a database every process can reach: PostgreSQL (PGlite is one process's).
+  const processes = Boolean(opts.processes) && kind === 'postgresql';
+  let databaseUrl: string | undefined;
   const connections: DatabaseConnection[] = [];
   let drop = async () => undefined as unknown;
   let connect: () => Promise<DatabaseConnection>;
@@ -56,6 +76,7 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
     if (!process.env.DATABASE_URL) throw new Error('postgresql benchmarks need DATABASE_URL');
     const scratch = await createScratchDatabase(process.env.DATABASE_URL, 'kudos_bench_scale');
     drop = () => scratch.drop();
+    databaseUrl = scratch.url;
     // Each instance its own pool, as separate processes would have.
     connect = () => connectDatabase({ databaseUrl: scratch.url, maxConnections: 8 });
   } else {
@@ -86,6 +107,43 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
     // A deployment watching its balance: the low-balance check runs after orders (far above it here).
     KUDOS_LOW_BALANCE_THRESHOLD: '100',
   });
+  if (processes) {
+    const env = appEnv({
+      emulatorUrl: emulator.url,
+      slackApiUrl: sim.apiUrl,
+      botToken: sim.botToken,
+      signingSecret: 'bench',
+      databaseUrl: databaseUrl!,
+      extra: {
+        KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
+        KUDOS_LOW_BALANCE_THRESHOLD: '100',
+        KUDOS_SLACK_RATE_SCALE: String(BENCH_SLACK_RATE_SCALE),
+        BENCH_RATE_BUDGET: budgetEnv(budget),
+      },
+    });
+    // Started together; a start-up takes long on a loaded machine (tsx compiles the app in each).
+    const starting = Array.from({ length: instances }, () => startAppProcess(env, { script: 'bench/scale-instance.ts', quietAfterStart: true, startTimeoutMs: 300_000 }));
+    const started = await Promise.allSettled(starting);
+    const children = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) {
+      for (const child of children) child.kill('SIGKILL');
+      throw failed.reason;
+    }
+    sim.setAppUrl(children[0]!.url);
+    return {
+      apps: children.map((child) => ({ metricsUrl: child.metricsUrl, wake: () => undefined })),
+      db: first.db,
+      async close() {
+        for (const child of children) child.kill('SIGTERM');
+        await Promise.all(children.map((child) => child.exited));
+        await sim.close();
+        await emulator.close();
+        for (const conn of new Set(connections)) await conn.close();
+        await drop();
+      },
+    };
+  }
   const apps: RunningApp[] = [];
   for (let i = 0; i < instances; i++) {
     const conn = i === 0 ? first : await connect();
@@ -107,7 +165,7 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
   }
   sim.setAppUrl(apps[0]!.url);
   return {
-    apps,
+    apps: apps.map((app) => ({ metricsUrl: String(app.metricsUrl), wake: () => app.worker.wake() })),
     db: first.db,
     async close() {
       await Promise.all(apps.map((a) => a.close()));
@@ -120,7 +178,7 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
 }
 
 /** kudos_rewards_api_calls_total of every instance, by endpoint and status. */
-async function rewardsCalls(apps: RunningApp[]): Promise<Array<{ endpoint: string; status: string; n: number }>> {
+async function rewardsCalls(apps: Instance[]): Promise<Array<{ endpoint: string; status: string; n: number }>> {
   const out: Array<{ endpoint: string; status: string; n: number }> = [];
   for (const app of apps) {
     const text = await (await fetch(`${app.metricsUrl}/metrics`)).text();
@@ -177,22 +235,26 @@ interface FleetResult {
 }
 
 const FLEET_LIMIT = 100;
+/** `--limit N`: the fleet's limit per 10 s (the emulator's default is 1,000). */
+const fleetLimit = argNumber('--limit', FLEET_LIMIT);
+/** `--in-process`: the fleet's instances in this process (one event loop), as before they had processes of their own. */
+const inProcess = process.argv.includes('--in-process');
 const FLEET_WINDOW_S = 10;
 const WORKSPACES = 50;
 
 async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Promise<FleetResult> {
-  const stack = await startStack(kind, 3, { EMULATOR_RATE_LIMIT: String(FLEET_LIMIT), EMULATOR_RATE_WINDOW_S: String(FLEET_WINDOW_S) }, budget);
+  const stack = await startStack(kind, 3, { EMULATOR_RATE_LIMIT: String(fleetLimit), EMULATOR_RATE_WINDOW_S: String(FLEET_WINDOW_S) }, budget, { processes: !inProcess });
   try {
     const { db, apps } = stack;
     const big = 'T_WS00';
     for (let i = 0; i < backlog; i += 500) await db.insert(kudos).values(Array.from({ length: Math.min(500, backlog - i) }, () => pendingKudosValues({ teamId: big })));
     const started = Date.now();
-    for (const app of apps) app.worker.wake();
+    for (const app of apps) app.wake();
     // The backlog window: from 5% of it placed to 95% (start-up and the tail left out).
     await until(async () => (await placedCount(db, big)) >= backlog * 0.05, 120_000);
     const windowStart = { at: Date.now(), calls: answered(await rewardsCalls(apps)), placed: await placedCount(db) };
     // The 49 other workspaces each send one kudos meanwhile, spread over about half the backlog's time.
-    const expectedSeconds = backlog / ((FLEET_LIMIT / FLEET_WINDOW_S) * 0.95);
+    const expectedSeconds = backlog / ((fleetLimit / FLEET_WINDOW_S) * 0.95);
     const spacingMs = Math.min(400, (expectedSeconds * 500) / (WORKSPACES - 1));
     const singleIds: string[] = [];
     const sending = (async () => {
@@ -202,7 +264,7 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
           .values(pendingKudosValues({ teamId: `T_WS${String(w).padStart(2, '0')}` }))
           .returning({ id: kudos.id });
         singleIds.push(row!.id);
-        apps[w % apps.length]!.worker.wake();
+        apps[w % apps.length]!.wake();
         await sleep(spacingMs);
       }
     })();
@@ -225,7 +287,7 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
     return {
       requestsPerSecond: round((windowEnd.calls - windowStart.calls) / windowSeconds),
       ordersPerSecond: round((windowEnd.placed - windowStart.placed) / windowSeconds),
-      limitPerSecond: FLEET_LIMIT / FLEET_WINDOW_S,
+      limitPerSecond: fleetLimit / FLEET_WINDOW_S,
       rateLimited: limited(calls),
       perKudos: round(answered(calls) / Math.max(1, placed), 3),
       endpoints: perEndpoint(calls),
@@ -251,7 +313,7 @@ async function shareRun(kind: DatabaseKind, budget: Budget, sends: number): Prom
     const { db, apps } = stack;
     const started = Date.now();
     for (let i = 0; i < sends; i += 200) await db.insert(kudos).values(Array.from({ length: Math.min(200, sends - i) }, () => pendingKudosValues()));
-    for (const app of apps) app.worker.wake();
+    for (const app of apps) app.wake();
     const placedAll = await until(async () => (await placedCount(db)) >= sends, 180_000);
     const seconds = (Date.now() - started) / 1000;
     const placed = await placedCount(db);
@@ -273,29 +335,84 @@ async function shareRun(kind: DatabaseKind, budget: Budget, sends: number): Prom
 }
 
 const TURNS: Budget = { kind: 'shared' };
+// Before the booking horizon: workspace turns, but a backlog's requests booked any distance ahead.
+const NO_HORIZON: Budget = { kind: 'shared', options: { backlogAheadMs: Infinity } };
 // Before the turns: each booked slot went to the request that booked it, first come first served.
 const NO_TURNS: Budget = { kind: 'shared', options: { workspaceTurns: false } };
 const PER_CLIENT: Budget = { kind: 'per-client' };
+
+/** `--fleet-only` (e.g. the full `--backlog 5000 --limit 1000`): the fleet with and without the booking horizon, nothing else. */
+async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[]> {
+  const section = `scale (${kind})`;
+  console.error(`scale (${kind}): fleet, workspace turns, a backlog booking any distance ahead...`);
+  const noHorizon = await fleetRun(kind, NO_HORIZON, backlog);
+  console.error(`scale (${kind}): fleet, workspace turns, a backlog booking <= 0.5 s ahead...`);
+  const fleet = await fleetRun(kind, TURNS, backlog);
+  const label = `3 instances${inProcess || kind === 'pglite' ? ' in one process' : ', 3 processes'}, ${WORKSPACES} workspaces on 1 account (limit ${fleetLimit}/${FLEET_WINDOW_S} s), a ${backlog}-send backlog + 49 single kudos`;
+  const baseline = { baselineName: 'workspace turns, the backlog booking any distance ahead' };
+  const ofLimit = (r: FleetResult) => round((r.requestsPerSecond / r.limitPerSecond) * 100, 1);
+  return [
+    {
+      section,
+      metric: `${label}: Rewards requests per second while backlogged, of the limit`,
+      value: ofLimit(fleet),
+      unit: '%',
+      baseline: ofLimit(noHorizon),
+      ...baseline,
+      target: '>= 90%',
+      meetsTarget: ofLimit(fleet) >= 90,
+    },
+    { section, metric: `${label}: 429s seen`, value: fleet.rateLimited, unit: '429s', baseline: noHorizon.rateLimited, ...baseline, target: '0', meetsTarget: fleet.rateLimited === 0 },
+    { section, metric: `${label}: Rewards requests per kudos`, value: fleet.perKudos, unit: 'requests', baseline: noHorizon.perKudos, ...baseline },
+    {
+      section,
+      metric: `${label}: a single kudos' queueing delay (due -> placed), p50`,
+      value: fleet.singles.p50,
+      unit: 's',
+      baseline: noHorizon.singles.p50,
+      ...baseline,
+      target: '< 1 s',
+      meetsTarget: fleet.singles.p50 < 1,
+    },
+    {
+      section,
+      metric: `${label}: a single kudos' queueing delay (due -> placed), p99 of ${fleet.singles.count}`,
+      value: fleet.singles.p99,
+      unit: 's',
+      baseline: noHorizon.singles.p99,
+      ...baseline,
+      target: '< 1 s',
+      meetsTarget: fleet.singles.p99 < 1,
+    },
+    { section, metric: `${label}: all placed in`, value: fleet.seconds, unit: 's', baseline: noHorizon.seconds, ...baseline },
+  ];
+}
 
 async function benchOn(kind: DatabaseKind): Promise<BenchRow[]> {
   const section = `scale (${kind})`;
   const rows: BenchRow[] = [];
   const backlog = argNumber('--backlog', quick ? 200 : 500);
   // The baselines first: the first run also warms the process up (compilation, connections).
+  if (process.argv.includes('--fleet-only')) return fleetOnly(kind, backlog);
   console.error(`scale (${kind}): fleet, each client pacing itself...`);
   const perClient = await fleetRun(kind, PER_CLIENT, backlog);
   console.error(`scale (${kind}): fleet, no turns...`);
   const noTurns = await fleetRun(kind, NO_TURNS, backlog);
-  console.error(`scale (${kind}): fleet, workspace turns...`);
+  console.error(`scale (${kind}): fleet, workspace turns, a backlog booking any distance ahead...`);
+  const noHorizon = await fleetRun(kind, NO_HORIZON, backlog);
+  console.error(`scale (${kind}): fleet, workspace turns, a backlog booking ${'<='} 0.5 s ahead...`);
   const fleet = await fleetRun(kind, TURNS, backlog);
   for (const [name, r] of [
     ['turns', fleet],
+    ['turns, no horizon', noHorizon],
     ['no turns', noTurns],
     ['per client', perClient],
   ] as const) {
-    console.error(`scale (${kind}) ${name}: ${r.placed} placed in ${r.seconds} s; requests by endpoint: ${[...r.endpoints].map(([e, n]) => `${e} ${n}`).join(', ')}`);
+    console.error(
+      `scale (${kind}) ${name}: ${r.placed} placed in ${r.seconds} s, ${r.requestsPerSecond} requests/s while backlogged, ${r.rateLimited} 429s, ${r.perKudos} requests per kudos, single kudos p50 ${r.singles.p50} s / p99 ${r.singles.p99} s; requests by endpoint: ${[...r.endpoints].map(([e, n]) => `${e} ${n}`).join(', ')}`,
+    );
   }
-  const label = `3 instances, ${WORKSPACES} workspaces on 1 account (limit ${FLEET_LIMIT}/${FLEET_WINDOW_S} s), a ${backlog}-send backlog + 49 single kudos`;
+  const label = `3 instances${inProcess || kind === 'pglite' ? ' in one process' : ', 3 processes'}, ${WORKSPACES} workspaces on 1 account (limit ${fleetLimit}/${FLEET_WINDOW_S} s), a ${backlog}-send backlog + 49 single kudos`;
   rows.push(
     {
       section,
@@ -340,8 +457,8 @@ async function benchOn(kind: DatabaseKind): Promise<BenchRow[]> {
       metric: `${label}: a single kudos' queueing delay (due -> placed), p50`,
       value: fleet.singles.p50,
       unit: 's',
-      baseline: noTurns.singles.p50,
-      baselineName: 'the budget without workspace turns',
+      baseline: noHorizon.singles.p50,
+      baselineName: 'workspace turns, the backlog booking any distance ahead',
       target: '< 1 s',
       meetsTarget: fleet.singles.p50 < 1,
     },
@@ -350,10 +467,26 @@ async function benchOn(kind: DatabaseKind): Promise<BenchRow[]> {
       metric: `${label}: a single kudos' queueing delay (due -> placed), p99 of ${fleet.singles.count}`,
       value: fleet.singles.p99,
       unit: 's',
-      baseline: noTurns.singles.p99,
-      baselineName: 'the budget without workspace turns',
+      baseline: noHorizon.singles.p99,
+      baselineName: 'workspace turns, the backlog booking any distance ahead',
       target: '< 1 s',
       meetsTarget: fleet.singles.p99 < 1,
+    },
+    {
+      section,
+      metric: `${label}: a single kudos' queueing delay (due -> placed), p50 / p99, without workspace turns`,
+      value: noTurns.singles.p50,
+      unit: 's',
+      baseline: noTurns.singles.p99,
+      baselineName: 'its p99',
+    },
+    {
+      section,
+      metric: `${label}: Rewards requests per second while backlogged, workspace turns with the backlog booking any distance ahead, of the limit`,
+      value: round((noHorizon.requestsPerSecond / noHorizon.limitPerSecond) * 100, 1),
+      unit: '%',
+      baseline: round((fleet.requestsPerSecond / fleet.limitPerSecond) * 100, 1),
+      baselineName: 'booking <= 0.5 s ahead',
     },
     {
       section,
