@@ -4,7 +4,7 @@
 // race for the same row lock, and every caller but the first finds the status changed and updates
 // nothing. Expiry and re-opening after a failed order are conditional updates of the same kind, so any
 // number of app instances may sweep at once.
-import { and, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { approvalRequests, kudos, type ApprovalMessageRef, type ApprovalRequestRow, type KudosRow } from '../db/schema/index.js';
 import { recordAudit, recordFailedOrders } from './audit.js';
@@ -95,7 +95,7 @@ export async function findUnposted(db: Database, now: Date, graceMs = 30_000): P
 }
 
 /** The sender's notices about a request, one per decision round (a re-opened request is decided again). */
-export const SENDER_NOTICE = { waiting: 'approval.waiting', decision: 'approval.decision' } as const;
+export const SENDER_NOTICE = { waiting: 'approval.waiting', decision: 'approval.decision', reopened: 'approval.reopened' } as const;
 export type SenderNoticeKind = (typeof SENDER_NOTICE)[keyof typeof SENDER_NOTICE];
 
 /** The outbox subject of a sender notice: the kudos and the decision round. */
@@ -103,36 +103,43 @@ export function senderNoticeSubject(request: Pick<ApprovalRequestRow, 'kudosId' 
   return `${request.kudosId}#${request.reopenCount}`;
 }
 
+/** The approver who approved a re-opened round is told too ("could not be placed"). */
+export const REOPENED_APPROVER_NOTICE = 'approval.reopened.approver';
+
 /**
  * Requests whose sender was not told (the process died, or the database was cut, between the
- * decision or the posting and the notice): decided, or posted and still waiting, between `lookBack`
- * and `grace` ago, with no notice of that round in the outbox. The window keeps an upgrade from
- * re-telling decisions that older versions told without the outbox.
+ * decision, the posting or the re-opening and the notice): decided, or posted or re-opened and still
+ * waiting, between `lookBack` and `grace` ago, with no notice of that round in the outbox (a re-opened
+ * round opens with "back with the approvers", to the sender and to the approver of the round before,
+ * never with "waiting"). The window keeps an upgrade from re-telling decisions that older versions
+ * told without the outbox.
  */
 export async function findUntoldSenders(db: Database, now: Date, opts: { graceMs?: number; lookBackMs?: number } = {}): Promise<Array<ApprovalCase & { notice: SenderNoticeKind }>> {
   const before = new Date(now.getTime() - (opts.graceMs ?? 30_000));
   const since = new Date(now.getTime() - (opts.lookBackMs ?? 15 * 60_000));
   // The outer row's columns are written out qualified: drizzle leaves `${column}` unqualified in some
   // positions (a single-table select list), and inside this subquery that would name another row.
-  const untold = (kind: SenderNoticeKind) =>
+  const untold = (kind: SenderNoticeKind | typeof REOPENED_APPROVER_NOTICE) =>
     sql`not exists (select 1 from notifications n where n.kind = ${kind} and n.subject = "approval_requests"."kudos_id"::text || '#' || "approval_requests"."reopen_count")`;
+  const waiting = and(eq(kudos.status, 'awaiting_approval'), eq(approvalRequests.status, 'awaiting_approval'));
   const rows = await db
     .select({
       k: kudos,
       r: approvalRequests,
-      notice: sql<SenderNoticeKind>`case when ${approvalRequests.status} = 'awaiting_approval' then ${SENDER_NOTICE.waiting} else ${SENDER_NOTICE.decision} end`,
+      notice: sql<SenderNoticeKind>`case when ${approvalRequests.status} <> 'awaiting_approval' then ${SENDER_NOTICE.decision} when ${approvalRequests.reopenCount} > 0 then ${SENDER_NOTICE.reopened} else ${SENDER_NOTICE.waiting} end`,
     })
     .from(approvalRequests)
     .innerJoin(kudos, eq(kudos.id, approvalRequests.kudosId))
     .where(
       or(
         and(inArray(approvalRequests.status, ['approved', 'rejected', 'expired']), gte(approvalRequests.decidedAt, since), lt(approvalRequests.decidedAt, before), untold(SENDER_NOTICE.decision)),
+        and(waiting, eq(approvalRequests.reopenCount, 0), gte(approvalRequests.postedAt, since), lt(approvalRequests.postedAt, before), untold(SENDER_NOTICE.waiting)),
         and(
-          eq(kudos.status, 'awaiting_approval'),
-          eq(approvalRequests.status, 'awaiting_approval'),
-          gte(approvalRequests.postedAt, since),
-          lt(approvalRequests.postedAt, before),
-          untold(SENDER_NOTICE.waiting),
+          waiting,
+          gt(approvalRequests.reopenCount, 0),
+          gte(approvalRequests.reopenedAt, since),
+          lt(approvalRequests.reopenedAt, before),
+          or(untold(SENDER_NOTICE.reopened), and(isNotNull(approvalRequests.decidedBy), untold(REOPENED_APPROVER_NOTICE))),
         ),
       ),
     )
@@ -279,6 +286,7 @@ export async function reopenAfterFailure(db: Database, failed: ApprovalCase, exp
         lastFailureCode: failed.kudos.errorCode,
         lastFailureMessage: failed.kudos.errorMessage,
         reopenCount: sql`${approvalRequests.reopenCount} + 1`,
+        reopenedAt: sql`now()`,
         expiresAt,
         updatedAt: sql`now()`,
       })

@@ -29,6 +29,7 @@ import {
   markPosted,
   reopenAfterFailure,
   REOPENABLE_FAILURES,
+  REOPENED_APPROVER_NOTICE,
   SENDER_NOTICE,
   senderNoticeSubject,
   type ApprovalCase,
@@ -114,9 +115,9 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   /**
    * Every notice about a request goes through the notice outbox, once per decision round (a re-opened
    * request is decided again); the sweep tells a sender whom a dead process or a cut database left
-   * without the "waiting" or decision notice.
+   * without the "waiting", "back with the approvers" or decision notice.
    */
-  async function tellOnce(view: ApprovalCase, kind: SenderNoticeKind | 'approval.reopened' | 'approval.reopened.approver', userId: string, notice: Notice): Promise<void> {
+  async function tellOnce(view: ApprovalCase, kind: SenderNoticeKind | typeof REOPENED_APPROVER_NOTICE, userId: string, notice: Notice): Promise<void> {
     await postOnce(
       { db: deps.db, chat: deps.chat },
       { kind, subject: senderNoticeSubject(view.request), teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId },
@@ -126,32 +127,39 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
 
   const tellSenderOnce = (view: ApprovalCase, kind: SenderNoticeKind, notice: Notice) => tellOnce(view, kind, view.kudos.senderUserId, notice);
 
+  /** A re-opened round's opening: "back with the approvers" to the sender, and to the approver of the round before. */
+  async function tellReopened(view: ApprovalCase): Promise<void> {
+    await tellSenderOnce(view, SENDER_NOTICE.reopened, { type: 'approval.reopened', approval: view, audience: 'sender' });
+    if (view.request.decidedBy) await tellOnce(view, REOPENED_APPROVER_NOTICE, view.request.decidedBy, { type: 'approval.reopened', approval: view, audience: 'approver' });
+  }
+
   /**
-   * Whether the round's "waiting" notice is recorded in the outbox (posted, or to be posted by it). A
-   * request can be decided before its poster recorded that notice, or after the insert failed (a cut
-   * database): the sender is then told it here first, so that no sender gets a decision without the
-   * "waiting" notice, and never the "waiting" notice after it. False when it still cannot be recorded.
-   * A re-opened round opens with its own notice ("back with the approvers"), not this one.
+   * Whether the round's opening notice ("waiting", or "back with the approvers" for a re-opened round)
+   * is recorded in the outbox (posted, or to be posted by it). A request can be decided before its
+   * poster recorded that notice, or after the insert failed (a cut database): the sender is then told
+   * it here first, so that no sender gets a decision without the opening notice, and never the opening
+   * notice after it. False when it still cannot be recorded.
    */
-  async function waitingRecorded(view: ApprovalCase): Promise<boolean> {
-    if (view.request.reopenCount > 0) return true;
+  async function openingRecorded(view: ApprovalCase): Promise<boolean> {
+    const kind = view.request.reopenCount > 0 ? SENDER_NOTICE.reopened : SENDER_NOTICE.waiting;
     const subject = senderNoticeSubject(view.request);
-    const recorded = () => findNotification(deps.db, SENDER_NOTICE.waiting, subject).then(Boolean);
+    const recorded = () => findNotification(deps.db, kind, subject).then(Boolean);
     try {
       if (await recorded()) return true;
-      log.info('telling a sender the request was waiting, before its decision', { kudosId: view.kudos.id });
-      await tellSenderOnce(view, SENDER_NOTICE.waiting, { type: 'approval.waiting', approval: view, asked: askedOf(view) });
+      log.info('telling a sender the round opened, before its decision', { kudosId: view.kudos.id, notice: kind });
+      if (kind === SENDER_NOTICE.reopened) await tellReopened(view);
+      else await tellSenderOnce(view, SENDER_NOTICE.waiting, { type: 'approval.waiting', approval: view, asked: askedOf(view) });
       return await recorded();
     } catch (error) {
-      log.warn('reading the "waiting" notice of a request failed', { kudosId: view.kudos.id, error });
+      log.warn('reading the opening notice of a request failed', { kudosId: view.kudos.id, error });
       return false;
     }
   }
 
-  /** The decision (approved, rejected, expired), once, after the "waiting" notice; else left to the sweep. */
+  /** The decision (approved, rejected, expired), once, after the round's opening notice; else left to the sweep. */
   async function tellDecision(view: ApprovalCase): Promise<void> {
-    if (!(await waitingRecorded(view))) {
-      log.warn('decision not told yet: the "waiting" notice could not be recorded; the approvals sweep tells both', { kudosId: view.kudos.id });
+    if (!(await openingRecorded(view))) {
+      log.warn('decision not told yet: the opening notice could not be recorded; the approvals sweep tells both', { kudosId: view.kudos.id });
       return;
     }
     await tellSenderOnce(view, SENDER_NOTICE.decision, { type: 'approval.decided', approval: view });
@@ -251,8 +259,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     if (!reopened) return false;
     log.info('approved send re-opened after a refused order', { kudosId: reopened.kudos.id, code: reopened.request.lastFailureCode });
     await updateRequestMessages(reopened);
-    await tellOnce(reopened, 'approval.reopened', reopened.kudos.senderUserId, { type: 'approval.reopened', approval: reopened, audience: 'sender' });
-    if (reopened.request.decidedBy) await tellOnce(reopened, 'approval.reopened.approver', reopened.request.decidedBy, { type: 'approval.reopened', approval: reopened, audience: 'approver' });
+    await tellReopened(reopened);
     return true;
   }
 
@@ -289,6 +296,10 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
           // The request messages may still show the buttons too (chat.update is safe to repeat).
           await updateRequestMessages(untold);
           await tellDecision(untold);
+        } else if (untold.notice === SENDER_NOTICE.reopened) {
+          // A process that died after re-opening may not have put the buttons back either.
+          await updateRequestMessages(untold);
+          await tellReopened(untold);
         } else {
           await tellSenderOnce(untold, untold.notice, { type: 'approval.waiting', approval: untold, asked: askedOf(untold) });
         }

@@ -48,6 +48,7 @@ function request(over: Partial<ApprovalRequestRow> = {}): ApprovalRequestRow {
     lastFailureCode: null,
     lastFailureMessage: null,
     reopenCount: 0,
+    reopenedAt: null,
     expiresAt: new Date('2026-11-25T05:30:00Z'),
     createdAt: now,
     updatedAt: now,

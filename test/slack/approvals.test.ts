@@ -457,6 +457,66 @@ describe('approval and the schedule', () => {
   });
 });
 
+describe('a lost "back with the approvers" notice', () => {
+  /** The database refuses the re-opened round's notices, to the sender and to the approver (as if it went away right after re-opening). */
+  async function refuseReopenedNotices(): Promise<() => Promise<void>> {
+    await e2e.db.execute(sql.raw('create sequence if not exists refused_reopened_notices'));
+    await e2e.db.execute(
+      sql.raw(
+        `create or replace function refuse_reopened_notice() returns trigger language plpgsql as $$ begin if new.kind like 'approval.reopened%' then perform nextval('refused_reopened_notices'); raise exception 'database went away (test)'; end if; return new; end $$`,
+      ),
+    );
+    await e2e.db.execute(sql.raw('create trigger refuse_reopened_notice before insert on notifications for each row execute function refuse_reopened_notice()'));
+    return async () => {
+      await e2e.db.execute(sql.raw('drop trigger if exists refuse_reopened_notice on notifications'));
+      await e2e.db.execute(sql.raw('drop sequence if exists refused_reopened_notices'));
+    };
+  }
+  /** Both notices (sender's and approver's) were tried and refused. */
+  const bothRefused = async () => {
+    const [row] = rowsOf<{ last_value: string; is_called: boolean }>(await e2e.db.execute(sql.raw('select last_value, is_called from refused_reopened_notices')));
+    return row?.is_called === true && Number(row.last_value) >= 2;
+  };
+  /** The sender's DMs about the request, oldest first. */
+  const senderNotices = () =>
+    e2e.stack.sim
+      .messages('U_MANAGER')
+      .filter((m) => /^Your kudos is waiting for approval|back with the approvers/.test(rendered(m)))
+      .sort((a, b) => Number(a.ts) - Number(b.ts))
+      .map((m) => (m.text.startsWith('Your kudos is waiting') ? 'waiting' : 'back with the approvers'));
+  const approverNotices = () => e2e.stack.sim.messages('U_APPROVER').filter((m) => m.text.startsWith('An approved kudos could not be placed'));
+
+  it('re-opened while its notices could not be recorded: the sweep tells the sender and the approver once across two instances, never "waiting" again', async () => {
+    await e2e.emulator.setLimits({ dailyLimitUsd: 100, monthlyLimitUsd: 50_000 });
+    const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
+    await e2e.stack.sim.waitFor(() => senderNotices().length === 1);
+    const restore = await refuseReopenedNotices();
+    try {
+      await click(message, APPROVE, 'U_APPROVER');
+      await eventually(async () => {
+        const k = await kudosRow(row.id);
+        return k.status === 'awaiting_approval' && k.idempotencyKey !== row.idempotencyKey;
+      });
+      await eventually(bothRefused);
+    } finally {
+      await restore();
+    }
+    expect(senderNotices()).toEqual(['waiting']);
+    expect(approverNotices()).toHaveLength(0);
+
+    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const later = new Date(Date.now() + 60_000);
+    const reports = await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
+    expect(reports.reduce((n, r) => n + r.toldLate, 0)).toBeGreaterThanOrEqual(1);
+    await e2e.stack.sim.waitFor(() => senderNotices().length === 2 && approverNotices().length === 1);
+    expect(rendered(e2e.stack.sim.messages('U_MANAGER').find((m) => rendered(m).includes('back with the approvers'))!)).toContain('daily spending limit');
+
+    await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
+    expect(senderNotices()).toEqual(['waiting', 'back with the approvers']);
+    expect(approverNotices()).toHaveLength(1);
+  });
+});
+
 describe('spending limits and balance at approval time', () => {
   it.each([
     [

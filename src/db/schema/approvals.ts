@@ -40,6 +40,8 @@ export const approvalRequests = pgTable(
     lastFailureMessage: text('last_failure_message'),
     /** Times the request went back to approvers after a failure. */
     reopenCount: integer('reopen_count').notNull().default(0),
+    /** When it last went back to approvers: the sweep looks this far back for an untold "back with the approvers". */
+    reopenedAt: timestamp('reopened_at', { withTimezone: true }),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
