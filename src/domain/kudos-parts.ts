@@ -54,3 +54,17 @@ export function placedRecipientCount(row: Pick<KudosRow, 'recipientCount' | 'par
   if (row.status !== 'partial') return row.recipientCount;
   return Math.min(row.recipientCount, row.partsPlaced * RECIPIENTS_PER_ORDER);
 }
+
+/**
+ * The error code of a send in parts whose next part turned up after all (order.created, the order
+ * poller) while it was told partial or failed: the parts after it were never sent.
+ */
+export const PART_FOUND_LATER = 'PART_FOUND_LATER';
+
+/**
+ * The outbox subject of a partial send's notice to its sender: the send's id, and once a part turned
+ * up later, the parts it then counts (a new truth, told once more, once).
+ */
+export function partialNoticeSubject(row: Pick<KudosRow, 'id' | 'errorCode' | 'partsPlaced'>): string {
+  return row.errorCode === PART_FOUND_LATER ? `${row.id}#${row.partsPlaced}` : row.id;
+}

@@ -5,7 +5,7 @@ import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schema/index.js';
-import { RECIPIENTS_PER_ORDER } from './kudos-parts.js';
+import { PART_FOUND_LATER, partCount, partOfKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 
 /**
  * Rows the worker has to do something with: place the order, or tell the sender the outcome. Written
@@ -390,6 +390,56 @@ export async function promoteFoundOrder(db: Database, id: string, orderId: strin
     .where(and(eq(kudos.id, id), inArray(kudos.status, ['failed', 'unknown'])))
     .returning();
   return row;
+}
+
+/**
+ * An order of a send in parts, found after the send was settled without it (order.created or the
+ * order poller: the part's answer was lost, and the send was told failed or partial), or while its
+ * outcome is still unknown. Parts are placed in order and a send stops at the first part it cannot
+ * place, so only that part (index `partsPlaced`) can turn up, and the parts after it were never sent:
+ * failed or partial becomes partial with it (or placed / scheduled when it was the last), and goes
+ * back to the worker to tell the sender (notified_at cleared, claim dropped); an unknown one is looked
+ * up again at once (the worker finds the part by its key and places the rest, as it said it would).
+ * Undefined when there was nothing to change.
+ */
+export async function promoteFoundPart(db: Database, row: KudosRow, key: string, order: { orderId: string; status: string; costCents: number | undefined }): Promise<KudosRow | undefined> {
+  const index = partOfKey(row, key);
+  if (index < 0 || index !== row.partsPlaced) return undefined;
+  if (row.status === 'unknown') {
+    const [woken] = await db
+      .update(kudos)
+      .set({ nextAttemptAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(kudos.id, row.id), eq(kudos.status, 'unknown'), eq(kudos.partsPlaced, index)))
+      .returning();
+    return woken;
+  }
+  if (row.status !== 'failed' && row.status !== 'partial') return undefined;
+  const parts = partCount(row);
+  const last = index + 1 === parts;
+  const partCost = order.costCents ?? Math.min(RECIPIENTS_PER_ORDER, row.recipientCount - index * RECIPIENTS_PER_ORDER) * row.amountCents;
+  const [promoted] = await db
+    .update(kudos)
+    .set({
+      status: last ? sql`case when ${kudos.scheduledAt} is null then 'placed' else 'scheduled' end` : 'partial',
+      orderId: sql`coalesce(${kudos.orderId}, ${order.orderId})`,
+      orderIds: sql`${kudos.orderIds} || ${JSON.stringify([order.orderId])}::jsonb`,
+      partsPlaced: index + 1,
+      orderStatus: order.status,
+      costCents: sql`coalesce(${kudos.costCents}, 0) + ${partCost}`,
+      placedAt: sql`coalesce(${kudos.placedAt}, now())`,
+      errorCode: last ? null : PART_FOUND_LATER,
+      errorMessage: last
+        ? null
+        : `order ${index + 1} of ${parts} was created after all (its answer had been lost); ${index + 2 === parts ? `order ${parts} was` : `orders ${index + 2} to ${parts} were`} never sent. Send it to the others again.`,
+      notifiedAt: null,
+      claimedBy: null,
+      claimedUntil: null,
+      nextAttemptAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(kudos.id, row.id), inArray(kudos.status, ['failed', 'partial']), eq(kudos.partsPlaced, index), sql`not ${kudos.orderIds} @> ${JSON.stringify([order.orderId])}::jsonb`))
+    .returning();
+  return promoted;
 }
 
 /** The order was found CANCELED by reconciliation: the kudos is cancelled too (once; who did it is unknown). */

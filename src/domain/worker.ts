@@ -14,7 +14,7 @@ import type { Logger } from '../config/logger.js';
 import type { KudosRow } from '../db/schema/index.js';
 import { isRewardsError, toCents } from '../rewards/index.js';
 import { claimBatch, claimPending, fenceOf, markNotified, markPartPlaced, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
-import { orderIdsOf, partCount, partsOf, kudosPartKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
+import { orderIdsOf, partCount, partialNoticeSubject, partsOf, kudosPartKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 import { centsToDecimal, formatUsd } from './money.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
 import { postAllOnce, resumeStalledNotices } from './notifications.js';
@@ -526,7 +526,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       const confirmation =
         row.status === 'partial'
           ? {
-              key: { kind: 'kudos.partial', subject: row.id, ...ws },
+              key: { kind: 'kudos.partial', subject: partialNoticeSubject(row), ...ws },
               notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.partial', kudos: row, reason: row.errorMessage ?? 'the Rewards API refused it.' }) },
             }
           : { key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.placed', kudos: row }) } };

@@ -1,7 +1,8 @@
 // order.created: match the order to what the app placed, then watch it until it is finished.
 //   - a kudos (by kudos.order_id or order_ids, or by the order's clientOrderId = the kudos idempotency
 //     key, or a part's `${key}-n`, which also covers the webhook arriving before the worker recorded
-//     the order id): the kudos is linked to the order and its completion check scheduled;
+//     the order id): the kudos is linked to the order and its completion check scheduled; a send
+//     told failed, partial or unknown although the order exists is promoted to what happened;
 //   - a reward-link request (by order id or by its key, `${key}` or `${key}-n` for split batches);
 //   - anything else was placed outside Slack (the portal, another integration): a short notice in
 //     the notification channel, once;
@@ -12,8 +13,8 @@ import { kudos, rewardLinkRequests, type KudosRow, type RewardLinkRequestRow } f
 import { postOnce } from '../domain/notifications.js';
 import { scheduleOrderCheck } from '../domain/reconcile.js';
 import { partCount, partOfKey, sendKeyOf } from '../domain/kudos-parts.js';
-import { promoteFoundOrder, updateKudos } from '../domain/kudos-store.js';
-import { isRewardsError, orderCreatedDataSchema } from '../rewards/index.js';
+import { promoteFoundOrder, promoteFoundPart, updateKudos } from '../domain/kudos-store.js';
+import { isRewardsError, orderCreatedDataSchema, toCents } from '../rewards/index.js';
 import type { EventProcessor } from './processor.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,6 +30,8 @@ export const orderCreatedProcessor: EventProcessor = {
     const ws = event.teamId ? { teamId: event.teamId, enterpriseId: event.enterpriseId } : undefined;
     let row = await kudosByOrderId(ctx.db, orderId, ws?.teamId);
     let request = row ? undefined : await linkRequestByOrderId(ctx.db, orderId, ws?.teamId);
+    /** The order as the API shows it, with the key that made it, when the app had not recorded it. */
+    let unrecorded: { key: string; status: string; costCents: number | undefined } | undefined;
     if (!row && !request) {
       // Not recorded under this id (yet): ask the API which key created it. Transient failures throw
       // and the event is retried; nothing is posted before the order is known to be someone else's.
@@ -45,14 +48,19 @@ export const orderCreatedProcessor: EventProcessor = {
       const key = order.clientOrderId ?? order.idempotencyKey;
       if (key) {
         row = await kudosByKey(ctx.db, key, ws?.teamId);
+        unrecorded = { key, status: order.status, costCents: order.totalCost ? toCents(order.totalCost.amount, { rounding: 'half-up' }) : undefined };
         if (!row) request = await linkRequestByKey(ctx.db, key, ws?.teamId);
       }
     }
 
     if (row) {
       // A send of several orders records its parts itself (the worker, part by part, resuming with the
-      // same keys); the webhook only starts watching the part.
+      // same keys); the webhook starts watching the part, and counts a part the send was settled
+      // without (its answer lost) or whose outcome is still unknown (kudos-store.ts).
       const several = partCount(row) > 1;
+      if (several && unrecorded && (row.status === 'failed' || row.status === 'partial' || row.status === 'unknown')) {
+        row = (await promoteFoundPart(ctx.db, row, unrecorded.key, { orderId, status: unrecorded.status, costCents: unrecorded.costCents })) ?? row;
+      }
       // An order whose answer was lost: the kudos said failed or unknown, but it was created. Placed.
       if (!several && (row.status === 'failed' || row.status === 'unknown')) row = (await promoteFoundOrder(ctx.db, row.id, orderId)) ?? row;
       if (!several && !row.orderId) row = await updateKudos(ctx.db, row.id, { orderId });
