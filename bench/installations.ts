@@ -10,12 +10,22 @@
 // The workspaces have no Rewards account connected: `/kudos` acks and then opens the "not connected"
 // modal with the workspace's token (views.open), so the request path is the installation lookup,
 // the connection lookup and the gateway, with no Rewards API involved.
+// Before anything is measured every app has finished its warm-up's work (its CPU has gone quiet),
+// then all sit idle for a while (the CPU of their background passes alone, a figure of its own), then
+// the measured rounds, in which the sizes take turns (each round starts with the next one).
 // `npm run bench -- installations` (`--quick`: 1 and 1,000 installations, shorter phases; `--db`).
+// BENCH_PROFILE_DIR=/tmp/prof: CPU profiles of each app over the idle window and over the measured
+// rounds (installations-N-idle/load.cpuprofile; `node bench/profile-summary.ts FILE` sums them up).
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Pool } from 'undici';
 import WebSocket from 'ws';
 import { generateKey, parseKeyRing } from '../src/secrets/key-ring.js';
+import { sql } from 'drizzle-orm';
+import { rowsOf } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { formEncode, signedHeaders } from '../src/simulator/signing.js';
 import { installations } from '../src/db/schema/index.js';
@@ -29,11 +39,14 @@ import type { BenchRow } from './report.js';
 import { round, summarize } from './stats.js';
 
 const quick = process.argv.includes('--quick');
-const SIZES = quick ? [1, 1000] : [1, 1000, 10_000];
+// BENCH_INSTALL_SIZES="1,10000" picks the sizes (a profiling run); the first is the baseline.
+const SIZES = process.env.BENCH_INSTALL_SIZES?.split(',').map(Number) ?? (quick ? [1, 1000] : [1, 1000, 10_000]);
 // Below what the app holds on a loaded 2-core machine (CPU ~5 ms per `/kudos` here with the modal), so queueing does not hide the lookup.
 const RATE = Number(process.env.BENCH_INSTALL_RATE) || 100;
 const ROUNDS = quick ? 2 : 5;
 const SLICE_SECONDS = 4;
+/** Every app idle this long after the warm-up: the CPU its background passes take. */
+const IDLE_SECONDS = quick ? 5 : 10;
 /** Requests from the hot workspaces; the rest from any workspace. */
 const HOT_SHARE = 0.8;
 const HOT_FRACTION = 0.05;
@@ -127,8 +140,27 @@ async function storeInstallations(db: BenchDatabase, n: number): Promise<void> {
   }
 }
 
-/** Full GC in the app (inspector protocol), then its heap used. */
-async function collectGarbage(app: AppProcess): Promise<number> {
+/** `total` requests, `inFlight` at a time (the warm-up: no backlog, whatever the machine's load). */
+async function runClosedLoop(options: { origin: string; total: number; inFlight: number; makeRequest: (i: number) => FixedRateRequest }): Promise<void> {
+  const pool = new Pool(options.origin, { connections: options.inFlight, pipelining: 1 });
+  let next = 0;
+  try {
+    await Promise.all(
+      Array.from({ length: options.inFlight }, async () => {
+        while (next < options.total) {
+          const request = options.makeRequest(next++);
+          const response = await pool.request({ method: 'POST', path: request.path, headers: request.headers, body: request.body });
+          await response.body.dump();
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+}
+
+/** A session on the app's inspector (it was started with `--inspect` on a free port). */
+async function inspect(app: AppProcess): Promise<{ send(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>; close(): void }> {
   const line = await app.waitForLog((l) => typeof l.msg === 'string' && l.msg.includes('Debugger listening on ws://'), 5000);
   const url = /ws:\/\/\S+/.exec(String(line.msg))![0];
   const ws = new WebSocket(url);
@@ -146,19 +178,65 @@ async function collectGarbage(app: AppProcess): Promise<number> {
       ws.on('message', onMessage);
       ws.send(JSON.stringify({ id: mine, method, params }));
     });
+  return { send, close: () => ws.close() };
+}
+
+/** Full GC in the app (inspector protocol), then its heap used. */
+async function collectGarbage(app: AppProcess): Promise<number> {
+  const session = await inspect(app);
   try {
-    await send('HeapProfiler.collectGarbage');
-    await send('HeapProfiler.collectGarbage');
-    const usage = await send('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true });
+    await session.send('HeapProfiler.collectGarbage');
+    await session.send('HeapProfiler.collectGarbage');
+    const usage = await session.send('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true });
     return Number((usage.result as { value?: number } | undefined)?.value ?? NaN);
   } finally {
-    ws.close();
+    session.close();
+  }
+}
+
+/**
+ * BENCH_PROFILE_DIR: a CPU profile of each app over one phase only (the idle window, the measured
+ * rounds), taken over the inspector, so the sizes are compared on the same work (a whole-process
+ * `--cpu-prof` also holds the warm-up, 10,000 requests at 10,000 installations and one at 1).
+ */
+async function profiled<T>(apps: RunningSize[], phase: string, run: () => Promise<T>): Promise<T> {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  if (!dir) return run();
+  const sessions = await Promise.all(apps.map((size) => inspect(size.app)));
+  for (const session of sessions) {
+    await session.send('Profiler.enable');
+    await session.send('Profiler.start');
+  }
+  try {
+    return await run();
+  } finally {
+    mkdirSync(dir, { recursive: true });
+    for (const [i, session] of sessions.entries()) {
+      const { profile } = await session.send('Profiler.stop');
+      writeFileSync(join(dir, `installations-${apps[i]!.n}-${phase}.cpuprofile`), JSON.stringify(profile));
+      session.close();
+    }
+    console.error(`bench: installations: ${phase} profiles written to ${dir}`);
+  }
+}
+
+/** Waits until the app has used under 5% of a core over a second (at most `maxMs`): the warm-up's tail is not measured. */
+async function settle(app: AppProcess, maxMs = 30_000): Promise<void> {
+  const until = Date.now() + maxMs;
+  while (Date.now() < until) {
+    const before = readCpuMs(app.pid) ?? 0;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if ((readCpuMs(app.pid) ?? 0) - before < 50) return;
   }
 }
 
 interface SizeResult {
   n: number;
   cpuPerCommand: number;
+  /** CPU the app used per second with no request coming (its background passes), ms. */
+  idleCpuPerSecond: number;
+  /** PostgreSQL: the app's database transactions from the idle window to the end of the rounds (background included), per /kudos. */
+  transactionsPerCommand: number | undefined;
   p50: number;
   p99: number;
   max: number;
@@ -171,6 +249,8 @@ interface SizeResult {
 interface RunningSize {
   n: number;
   db: BenchDatabase;
+  /** PostgreSQL: transactions committed or rolled back in the app's database so far (pg_stat_database). */
+  transactions(): Promise<number | undefined>;
   app: AppProcess;
   request(team: number): FixedRateRequest;
   spread(): number;
@@ -200,6 +280,13 @@ async function startSize(kind: BenchDatabase['kind'], n: number, slack: { url: s
     // The inspector on a free port, for the GC between measurements (it costs nothing until used).
     { quietAfterStart: true, nodeArgs: ['--inspect=127.0.0.1:0', ...(process.env.BENCH_APP_NODE_ARGS?.split(' ').filter(Boolean) ?? [])] },
   );
+  // PostgreSQL only: PGlite's folder is the app's alone while it runs.
+  const statsConn = kind === 'postgresql' ? await db.connect() : undefined;
+  const transactions = async () => {
+    if (!statsConn) return undefined;
+    const [row] = rowsOf<{ n: string | number }>(await statsConn.db.execute(sql`select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()`));
+    return Number(row?.n);
+  };
   const hot = Math.max(1, Math.round(n * HOT_FRACTION));
   let seed = 42;
   const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -226,11 +313,13 @@ async function startSize(kind: BenchDatabase['kind'], n: number, slack: { url: s
     db,
     app,
     hot,
+    transactions,
     request,
     spread: () => (random() < HOT_SHARE ? Math.floor(random() * hot) : Math.floor(random() * n)),
     async close() {
       app.kill('SIGTERM');
       await app.exited;
+      await statsConn?.close();
       await db.dispose();
     },
   };
@@ -246,41 +335,75 @@ async function measureSizes(kind: BenchDatabase['kind'], slack: { url: string })
     for (const n of SIZES) running.push(await startSize(kind, n, slack));
     for (const size of running) {
       // Every workspace once (each per-workspace cache as full as its bound allows), then the hot ones.
-      await runFixedRate({ origin: size.app.url, rate: 400, seconds: size.n / 400, makeRequest: (i) => size.request(i) });
+      // A few at a time, as fast as the app answers: at a fixed 400/s the 10,000 queued up on the
+      // loaded machine, and the app was still working through them when the measuring began.
+      await runClosedLoop({ origin: size.app.url, total: size.n, inFlight: 16, makeRequest: (i) => size.request(i) });
       await runFixedRate({ origin: size.app.url, rate: RATE, seconds: 2, makeRequest: () => size.request(Math.floor(Math.random() * size.hot)) });
     }
+    // The warm-up's tail (views.open after the last acks, reloads) is over before anything is measured.
+    for (const size of running) await settle(size.app);
+    const transactionsBefore = await Promise.all(running.map((size) => size.transactions()));
+    // Background passes alone: every app idle for the same window.
+    const idleCpu = new Map<number, number>();
+    await profiled(running, 'idle', async () => {
+      const before = running.map((size) => readCpuMs(size.app.pid) ?? 0);
+      await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+      running.forEach((size, i) => idleCpu.set(size.n, ((readCpuMs(size.app.pid) ?? 0) - before[i]!) / IDLE_SECONDS));
+    });
     const latencies = new Map<number, number[]>(running.map((s) => [s.n, []]));
     const failed = new Map<number, number>(running.map((s) => [s.n, 0]));
     const cpuMs = new Map<number, number>(running.map((s) => [s.n, 0]));
     console.error(`bench: installations (${kind}): /kudos at ${RATE}/s, ${ROUNDS} rounds of ${SLICE_SECONDS} s per size`);
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const size of running) {
-        const cpuBefore = readCpuMs(size.app.pid) ?? 0;
-        const result = await runFixedRate({ origin: size.app.url, rate: RATE, seconds: SLICE_SECONDS, makeRequest: () => size.request(size.spread()) });
-        // The work after the last acks (views.open) counts too.
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        cpuMs.set(size.n, cpuMs.get(size.n)! + (readCpuMs(size.app.pid) ?? 0) - cpuBefore);
-        latencies.get(size.n)!.push(...result.samples);
-        failed.set(size.n, failed.get(size.n)! + result.failed);
+    await profiled(running, 'load', async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        // Each round starts with the next size, so no size always follows the same one.
+        for (let k = 0; k < running.length; k++) {
+          const size = running[(round + k) % running.length]!;
+          const cpuBefore = readCpuMs(size.app.pid) ?? 0;
+          const result = await runFixedRate({ origin: size.app.url, rate: RATE, seconds: SLICE_SECONDS, makeRequest: () => size.request(size.spread()) });
+          // The work after the last acks (views.open) counts too.
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          cpuMs.set(size.n, cpuMs.get(size.n)! + (readCpuMs(size.app.pid) ?? 0) - cpuBefore);
+          latencies.get(size.n)!.push(...result.samples);
+          failed.set(size.n, failed.get(size.n)! + result.failed);
+        }
       }
-    }
+    });
+    // PostgreSQL reports a backend's counts up to ~10 s after its transactions.
+    if (running.some((size) => size.db.kind === 'postgresql')) await new Promise((resolve) => setTimeout(resolve, 11_000));
+    const transactionsAfter = await Promise.all(running.map((size) => size.transactions()));
     const results: SizeResult[] = [];
-    for (const size of running) {
+    for (const [i, size] of running.entries()) {
       const summary = summarize(latencies.get(size.n)!);
       const rssAfterLoad = readRssBytes(size.app.pid) ?? NaN;
       const heapAfterGc = await collectGarbage(size.app);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const rssAfterGc = readRssBytes(size.app.pid) ?? NaN;
       const cpuPerCommand = cpuMs.get(size.n)! / Math.max(1, summary.count);
+      const before = transactionsBefore[i];
+      const after = transactionsAfter[i];
+      const transactionsPerCommand = before === undefined || after === undefined ? undefined : (after - before) / Math.max(1, summary.count);
       console.error(
-        `bench:   ${size.n} installations: p50 ${round(summary.p50, 1)} p99 ${round(summary.p99, 1)} max ${round(summary.max, 1)} failed ${failed.get(size.n)}, app CPU ${round(cpuPerCommand, 2)} ms per /kudos; RSS ${toMiB(rssAfterLoad)} -> ${toMiB(rssAfterGc)} MiB after GC, heap ${toMiB(heapAfterGc)} MiB`,
+        `bench:   ${size.n} installations: p50 ${round(summary.p50, 1)} p99 ${round(summary.p99, 1)} max ${round(summary.max, 1)} failed ${failed.get(size.n)}, app CPU ${round(cpuPerCommand, 2)} ms per /kudos, ${round(idleCpu.get(size.n)!, 1)} ms/s idle, ${transactionsPerCommand === undefined ? '-' : round(transactionsPerCommand, 2)} DB transactions per /kudos; RSS ${toMiB(rssAfterLoad)} -> ${toMiB(rssAfterGc)} MiB after GC, heap ${toMiB(heapAfterGc)} MiB`,
       );
       if (process.env.BENCH_SHOW_LOGS) {
         const said = new Map<string, number>();
         for (const line of size.app.logs) said.set(`${line.level} ${String(line.msg).slice(0, 160)}`, (said.get(`${line.level} ${String(line.msg).slice(0, 160)}`) ?? 0) + 1);
         console.error([...said].sort((a, b) => b[1] - a[1]).slice(0, 12));
       }
-      results.push({ n: size.n, cpuPerCommand, p50: summary.p50, p99: summary.p99, max: summary.max, failed: failed.get(size.n)!, rssAfterLoad, rssAfterGc, heapAfterGc });
+      results.push({
+        n: size.n,
+        cpuPerCommand,
+        idleCpuPerSecond: idleCpu.get(size.n)!,
+        transactionsPerCommand,
+        p50: summary.p50,
+        p99: summary.p99,
+        max: summary.max,
+        failed: failed.get(size.n)!,
+        rssAfterLoad,
+        rssAfterGc,
+        heapAfterGc,
+      });
     }
     return results;
   } finally {
@@ -314,6 +437,19 @@ export async function benchInstallations(): Promise<BenchRow[]> {
           },
           { section, metric: `ack max, ${at}`, value: round(r.max, 1), unit: 'ms', baseline: round(one.max, 1), baselineName },
           { section, metric: `app CPU per /kudos (ack + views.open), ${at}`, value: round(r.cpuPerCommand, 2), unit: 'ms', baseline: round(one.cpuPerCommand, 2), baselineName },
+          { section, metric: `app CPU while idle (background passes), ${at}`, value: round(r.idleCpuPerSecond, 1), unit: 'ms/s', baseline: round(one.idleCpuPerSecond, 1), baselineName },
+          ...(r.transactionsPerCommand !== undefined && one.transactionsPerCommand !== undefined
+            ? [
+                {
+                  section,
+                  metric: `DB transactions per /kudos (background included), ${at}`,
+                  value: round(r.transactionsPerCommand, 2),
+                  unit: 'xact',
+                  baseline: round(one.transactionsPerCommand, 2),
+                  baselineName,
+                },
+              ]
+            : []),
           { section, metric: `failed, ${at}`, value: r.failed, unit: 'req', baseline: one.failed, baselineName },
           { section, metric: `app RSS after the load, ${at}`, value: toMiB(r.rssAfterLoad), unit: 'MiB', baseline: toMiB(one.rssAfterLoad), baselineName },
           { section, metric: `app RSS after a full GC, ${at}`, value: toMiB(r.rssAfterGc), unit: 'MiB', baseline: toMiB(one.rssAfterGc), baselineName },
