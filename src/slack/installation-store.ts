@@ -7,6 +7,7 @@
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
+import { prepared } from '../db/prepared.js';
 import { installations, type InstallationRow } from '../db/schema/index.js';
 import { installationTokenContext } from '../db/sealed-columns.js';
 import type { KeyRing } from '../secrets/key-ring.js';
@@ -47,10 +48,28 @@ export interface KudosInstallationStore extends InstallationStore {
   keysFor(lookup: InstallationLookup): string[];
   /** The live installation row serving a workspace (tokens still sealed), or undefined. */
   findLive(lookup: InstallationLookup): Promise<InstallationRow | undefined>;
+  /**
+   * The bot of the live installation serving a workspace, for the lookup on every request: one
+   * narrow read and only the bot token opened. `refresh` when a rotating token of it (bot or user)
+   * expires before `refreshFrom` (InstallProvider.authorize then refreshes and stores it).
+   */
+  liveBot(lookup: InstallationLookup, refreshFrom: Date): Promise<LiveBot | 'refresh' | undefined>;
   /** app_uninstalled: clears every token of the installation, schedules the purge. Returns the key, if any. */
   uninstall(lookup: InstallationLookup): Promise<string | undefined>;
   /** tokens_revoked: the bot token (then the installation is as good as uninstalled) and/or user tokens. */
   revokeTokens(lookup: InstallationLookup, revoked: { bot: boolean; userIds: string[] }): Promise<string | undefined>;
+}
+
+/** What a request needs of its installation (src/slack/tenancy.ts caches it). */
+export interface LiveBot {
+  botToken: string;
+  botId: string | undefined;
+  botUserId: string | undefined;
+  /** The installation's workspace (none for an org-wide install). */
+  teamId: string | undefined;
+  enterpriseId: string | undefined;
+  /** When the bot token rotates: its expiry, seconds since the epoch. */
+  botTokenExpiresAt: number | undefined;
 }
 
 export interface InstallationStoreDeps {
@@ -89,6 +108,48 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
         .where(and(eq(installations.installationKey, key), isNull(installations.uninstalledAt)))
         .limit(1);
       if (row?.botToken) return row;
+    }
+    return undefined;
+  }
+
+  // Prepared once: drizzle would otherwise build this SQL again for every request it serves.
+  const liveBotQuery = () =>
+    prepared(db, 'installations.liveBot', (d) =>
+      d
+        .select({
+          key: installations.installationKey,
+          teamId: installations.teamId,
+          enterpriseId: installations.enterpriseId,
+          isEnterpriseInstall: installations.isEnterpriseInstall,
+          botId: installations.botId,
+          botUserId: installations.botUserId,
+          botToken: installations.botToken,
+          botTokenExpiresAt: installations.botTokenExpiresAt,
+          botRotates: sql<boolean>`${installations.botRefreshToken} is not null`,
+          userTokenExpiresAt: installations.userTokenExpiresAt,
+          userRotates: sql<boolean>`${installations.userRefreshToken} is not null`,
+        })
+        .from(installations)
+        .where(and(eq(installations.installationKey, sql.placeholder('key')), isNull(installations.uninstalledAt)))
+        .limit(1)
+        .prepare('installations_live_bot'),
+    );
+
+  async function liveBot(lookup: InstallationLookup, refreshFrom: Date): Promise<LiveBot | 'refresh' | undefined> {
+    for (const key of keysFor(lookup)) {
+      const [row] = await liveBotQuery().execute({ key });
+      if (!row?.botToken) continue;
+      // InstallProvider's own rule: a token with a refresh token and an expiry inside the window.
+      const due = (rotates: boolean, expiresAt: Date | null) => Boolean(rotates && expiresAt && expiresAt.getTime() <= refreshFrom.getTime());
+      if (due(row.botRotates, row.botTokenExpiresAt) || due(row.userRotates, row.userTokenExpiresAt)) return 'refresh';
+      return {
+        botToken: open(row.botToken, row.key, 'bot')!,
+        botId: row.botId ?? undefined,
+        botUserId: row.botUserId ?? undefined,
+        teamId: row.isEnterpriseInstall ? undefined : (row.teamId ?? undefined),
+        enterpriseId: row.enterpriseId ?? undefined,
+        botTokenExpiresAt: row.botRotates ? seconds(row.botTokenExpiresAt) : undefined,
+      };
     }
     return undefined;
   }
@@ -160,6 +221,7 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
   return {
     keysFor,
     findLive,
+    liveBot,
 
     async storeInstallation(installation) {
       const fetched = (installation as Fetched)[FETCHED];

@@ -97,6 +97,27 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
 
   const cacheKeyOf = (lookup: InstallationLookup) => store.keysFor(lookup).join('|');
 
+  /**
+   * A lookup the cache did not answer: the live row's bot token alone (one narrow read, one token
+   * opened), unless a token of it is due for refresh: then InstallProvider.authorize, which refreshes
+   * and stores it. Either way only what a request uses is kept: no refresh token, no user token.
+   */
+  async function lookUp(lookup: InstallationLookup, query: { teamId: string | undefined; enterpriseId: string | undefined; isEnterpriseInstall: boolean }, nowMs: number): Promise<AuthorizeResult> {
+    const live = await store.liveBot(lookup, new Date(nowMs + REFRESH_WINDOW_MS));
+    if (!live) throw new NotInstalledError(lookup);
+    const bot = live === 'refresh' ? await installer.authorize(query) : live;
+    const teamId = bot.teamId ?? query.teamId;
+    const enterpriseId = bot.enterpriseId ?? query.enterpriseId;
+    return {
+      ...(bot.botToken ? { botToken: bot.botToken } : {}),
+      ...(bot.botId ? { botId: bot.botId } : {}),
+      ...(bot.botUserId ? { botUserId: bot.botUserId } : {}),
+      ...(teamId ? { teamId } : {}),
+      ...(enterpriseId ? { enterpriseId } : {}),
+      ...(bot.botTokenExpiresAt ? { botTokenExpiresAt: bot.botTokenExpiresAt } : {}),
+    };
+  }
+
   function authorizeLookup(lookup: InstallationLookup): Promise<AuthorizeResult> {
     const key = cacheKeyOf(lookup);
     if (!key) return Promise.reject(new NotInstalledError(lookup));
@@ -114,7 +135,7 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
       isEnterpriseInstall: Boolean(lookup.isEnterpriseInstall),
     };
     // Concurrent callers share one lookup (and so one refresh of a rotating token).
-    const result = installer.authorize(query as never).catch((error: unknown) => {
+    const result = lookUp(lookup, query, nowMs).catch((error: unknown) => {
       if (cache.get(key)?.result === result) cache.delete(key);
       // InstallProvider wraps what the store threw; keep ours recognisable.
       const original = (error as { original?: unknown }).original;

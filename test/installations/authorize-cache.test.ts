@@ -3,7 +3,11 @@
 // an uninstall, a token refresh or a new install on this instance is seen by the very next lookup.
 // "Another instance" is a second installationStore on the same database, which this tenancy's cache
 // is not told about.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { installations } from '../../src/db/schema/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
@@ -35,12 +39,12 @@ function tenancy(maxCached?: number) {
 /** Another instance's installationStore on the same database: its changes reach no cache here. */
 const elsewhere = () => createInstallationStore({ db: testDb.db, keyRing: parseKeyRing(ENCRYPTION_KEY), retentionDays: 30 });
 
-function install(teamId: string, token: string) {
+function install(teamId: string, token: string, expiresInSeconds = 12 * 3600) {
   return {
     team: { id: teamId, name: teamId },
     enterprise: undefined,
     user: { id: 'U1', token: undefined, scopes: undefined },
-    bot: { token, refreshToken: `xoxe-1-${token}`, expiresAt: Math.floor(Date.now() / 1000) + 12 * 3600, scopes: ['commands'], id: `B${teamId}`, userId: `UBOT${teamId}` },
+    bot: { token, refreshToken: `xoxe-1-${token}`, expiresAt: Math.floor(Date.now() / 1000) + expiresInSeconds, scopes: ['commands'], id: `B${teamId}`, userId: `UBOT${teamId}` },
     appId: 'A1',
     isEnterpriseInstall: false,
     authVersion: 'v2' as const,
@@ -92,5 +96,50 @@ describe('the installation lookup cache (distribution mode)', () => {
     for (const team of ['T1', 'T2', 'T3']) await elsewhere().storeInstallation(install(team, `xoxb-${team}-new`));
     expect(await t.botToken({ teamId: 'T2', enterpriseId: null })).toBe('xoxb-T2-new');
     expect(await t.botToken({ teamId: 'T3', enterpriseId: null })).toBe('xoxb-T3-old');
+  });
+
+  it('a token inside its refresh window is refreshed (oauth.v2.access) and stored before it is served; a fresh one is served as stored', async () => {
+    // Slack's oauth.v2.access for the refresh, counting the calls.
+    const refreshes: string[] = [];
+    const slack = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        refreshes.push(new URLSearchParams(body).get('refresh_token') ?? '');
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ ok: true, token_type: 'bot', access_token: 'xoxb-rotated', refresh_token: 'xoxe-1-rotated', expires_in: 43_200 }));
+      });
+    });
+    await new Promise<void>((resolve) => slack.listen(0, '127.0.0.1', resolve));
+    try {
+      const slackApiUrl = `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`;
+      const t = createDistributionTenancy({ config: { ...config, slackApiUrl }, db: testDb.db, logger: silent, slackLogger: silentBolt });
+      await t.store.storeInstallation(install('T1', 'xoxb-fresh'));
+      await t.store.storeInstallation(install('T2', 'xoxb-expiring', 3600));
+
+      expect(await t.botToken({ teamId: 'T1', enterpriseId: null })).toBe('xoxb-fresh');
+      expect(refreshes).toEqual([]);
+
+      // An hour left (the window is two): refreshed once, even for two lookups at once.
+      const [a, b] = await Promise.all([t.botToken({ teamId: 'T2', enterpriseId: null }), t.botToken({ teamId: 'T2', enterpriseId: null })]);
+      expect([a, b]).toEqual(['xoxb-rotated', 'xoxb-rotated']);
+      expect(refreshes).toEqual(['xoxe-1-xoxb-expiring']);
+      // Stored for every instance: another one reads the new tokens.
+      const [row] = await testDb.db.select().from(installations).where(eq(installations.teamId, 'T2'));
+      expect(row!.botTokenExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 11 * 3600_000);
+      const stored = await elsewhere().fetchInstallation({ teamId: 'T2', enterpriseId: undefined, isEnterpriseInstall: false });
+      expect(stored.bot).toMatchObject({ token: 'xoxb-rotated', refreshToken: 'xoxe-1-rotated' });
+    } finally {
+      await new Promise<void>((resolve) => slack.close(() => resolve()));
+    }
+  });
+
+  it('an org-wide install serves each workspace of the org with its token', async () => {
+    const t = tenancy();
+    await t.store.storeInstallation({ ...install('T_UNUSED', 'xoxb-org'), team: undefined, enterprise: { id: 'E1', name: 'Org' }, isEnterpriseInstall: true });
+    expect(await t.botToken({ teamId: 'T_IN_ORG', enterpriseId: 'E1' })).toBe('xoxb-org');
+    expect(await t.authorize({ teamId: 'T_IN_ORG', enterpriseId: 'E1', isEnterpriseInstall: true })).toMatchObject({ teamId: 'T_IN_ORG', enterpriseId: 'E1', botUserId: 'UBOTT_UNUSED' });
+    await expect(t.botToken({ teamId: 'T_ELSEWHERE', enterpriseId: null })).rejects.toBeInstanceOf(NotInstalledError);
   });
 });
