@@ -31,13 +31,17 @@ export interface PerWorkspaceOptions {
   botToken(ws: ChatWorkspace): Promise<string>;
   /** The gateways read history to find a lost post (createSlackGateway's historyReads); distribution mode: false. */
   historyReads: boolean;
-  /** Gateways kept at once (each holds a user cache); the least recently used goes first. Default 500. */
+  /**
+   * Gateways kept at once (each holds a user cache); the least recently used goes first. Default
+   * 2,000 (about 5.5 KiB each when empty): with 500, at 10,000 installations the workspaces seen once
+   * pushed out the busy ones, whose next request paid users.info and its pacing write again.
+   */
   maxWorkspaces?: number;
 }
 
 /** Distribution mode: a gateway per workspace, each call with the workspace's own token. */
 export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
-  const max = opts.maxWorkspaces ?? 500;
+  const max = opts.maxWorkspaces ?? 2000;
   const gateways = new Map<string, { gateway: SlackGateway; listUsers: () => Promise<SlackUser[]> }>();
   const keyOf = (ws: ChatWorkspace) => `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
   const entryFor = (ws: ChatWorkspace) => {
