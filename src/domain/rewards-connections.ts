@@ -2,8 +2,9 @@
 // in rewards_connections (src/db/schema/rewards-connections.ts), one row per workspace, found by
 // workspace (Slack requests, background work) or by connectionId (the workspace's webhook URL).
 import { randomBytes } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
+import { prepared } from '../db/prepared.js';
 import { recipientCreations, recipientMappings, rewardsConnections, type RewardsConnectionRow } from '../db/schema/index.js';
 import { isRewardsError, RewardsAuthError, RewardsPermissionError } from '../rewards/index.js';
 import { rewardsConnectionContext } from '../db/sealed-columns.js';
@@ -94,7 +95,16 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
 
   return {
     async get(ws) {
-      const [row] = await db.select().from(rewardsConnections).where(eq(rewardsConnections.teamId, ws.teamId)).limit(1);
+      // Prepared once: asked on every request of a workspace without a cached client.
+      const byTeam = prepared(db, 'rewardsConnections.get', (d) =>
+        d
+          .select()
+          .from(rewardsConnections)
+          .where(eq(rewardsConnections.teamId, sql.placeholder('teamId')))
+          .limit(1)
+          .prepare('rewards_connections_get'),
+      );
+      const [row] = await byTeam.execute({ teamId: ws.teamId });
       return row ? open(row) : undefined;
     },
     async describe(ws) {
