@@ -76,16 +76,23 @@ describe('campaigns in the simulator', () => {
     expect(api.map((c) => c.name)).toEqual([expect.stringMatching(/^Q4 spot awards \(Kudos [0-9a-f]{12}\)$/)]);
   });
 
-  it('a sender picks the campaign in the send form: design and default amount filled in; the send goes out under it', async () => {
+  it('a sender picks the campaign in the send form: design and default amount filled in, the people and message typed before kept; the send goes out under it', async () => {
     const p = await openConversation('U_MANAGER', 'C_GENERAL');
     await runCommand(p, '/kudos');
     const modal = p.locator('.modal');
     await modal.waitFor({ timeout: 10_000 });
+    // Typed first: picking the campaign updates the view (views.update), which keeps what was entered, as Slack does.
+    await modal.locator('select[data-action-id="recipients"]').selectOption(['U_EMP1', 'U_EMP2']);
+    await modal.locator('[data-action-id="message"]').fill('Thank you for closing the quarter!');
+    const hash = await modal.getAttribute('data-hash');
     await pickExternal(modal, 'campaign', 'Q4', 'Q4 spot awards');
     await expect.poll(() => modal.locator('[data-action-id="amount"]').inputValue(), { timeout: 10_000 }).toBe('50');
     await expect.poll(() => modal.innerText()).toContain('Thank You');
-    await modal.locator('select[data-action-id="recipients"]').selectOption(['U_EMP1', 'U_EMP2']);
-    await modal.locator('[data-action-id="message"]').fill('Thank you for closing the quarter!');
+    expect(await modal.getAttribute('data-hash')).not.toBe(hash);
+    expect(await modal.locator('[data-action-id="message"]').inputValue()).toBe('Thank you for closing the quarter!');
+    expect(
+      await modal.locator('select[data-action-id="recipients"]').evaluate((el) => Array.from((el as unknown as { selectedOptions: ArrayLike<{ value: string }> }).selectedOptions, (o) => o.value)),
+    ).toEqual(['U_EMP1', 'U_EMP2']);
     await modal.screenshot({ path: 'docs/money-send-campaign.png' });
     await modal.locator('.modal-submit').click();
     await modal.waitFor({ state: 'detached', timeout: 20_000 });

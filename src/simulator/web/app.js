@@ -139,6 +139,38 @@ function applyErrors(errors) {
   }
 }
 
+/** The inputs of the shown modal the user changed from what the view set, by block_id and action_id. */
+function enteredValues(overlay) {
+  const entered = new Map();
+  for (const el of $$('.modal-body .bk-input[data-action-id]', overlay)) {
+    const key = `${el.dataset.blockId}\u0000${el.dataset.actionId}`;
+    if (el.tagName === 'SELECT') {
+      const options = Array.from(el.options);
+      if (options.some((o) => o.selected !== o.defaultSelected)) entered.set(key, { selected: options.filter((o) => o.selected).map((o) => ({ value: o.value, text: o.text })) });
+    } else if (el.classList.contains('choices')) {
+      const boxes = $$('input', el);
+      if (boxes.some((i) => i.checked !== i.defaultChecked)) entered.set(key, { checked: boxes.filter((i) => i.checked).map((i) => i.value) });
+    } else if (el.value !== el.defaultValue) entered.set(key, { value: el.value });
+  }
+  return entered;
+}
+
+function restoreEntered(overlay, entered) {
+  if (entered.size === 0) return;
+  for (const el of $$('.modal-body .bk-input[data-action-id]', overlay)) {
+    const was = entered.get(`${el.dataset.blockId}\u0000${el.dataset.actionId}`);
+    if (!was) continue;
+    if (was.selected && el.tagName === 'SELECT') {
+      const values = new Set(was.selected.map((o) => o.value));
+      for (const o of Array.from(el.options)) o.selected = values.has(o.value);
+      // An external select's picked option may not be among the options the new view lists.
+      for (const o of was.selected) if (!Array.from(el.options).some((x) => x.value === o.value)) el.add(new Option(o.text, o.value, false, true));
+    } else if (was.checked && el.classList.contains('choices')) {
+      for (const i of $$('input', el)) i.checked = was.checked.includes(i.value);
+    } else if ('value' in was && 'value' in el) el.value = was.value;
+  }
+}
+
 function renderModal(modal) {
   const overlay = $('#modal-overlay');
   if (!modal) {
@@ -150,7 +182,11 @@ function renderModal(modal) {
   const key = `${modal.id}:${modal.hash}`;
   // Re-render only when the view itself changed, so typing is never lost to a refresh.
   if (key !== ui.modalKey) {
+    // The same view updated (views.update): like Slack, what the user entered stays where the block_id
+    // and action_id are the same.
+    const entered = ui.modalKey && ui.modalKey.startsWith(`${modal.id}:`) ? enteredValues(overlay) : new Map();
     overlay.innerHTML = modal.html;
+    restoreEntered(overlay, entered);
     overlay.hidden = false;
     ui.modalKey = key;
     for (const search of $$('.ext-search', overlay)) {
