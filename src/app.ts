@@ -279,14 +279,19 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const slack = tenancy
     ? perWorkspace({
         createGateway: (token, ws) => createSlackGateway(slackClient, { postClient, direct: directWebApi.call, token, historyReads, pacer: pacerOf(async () => ws.teamId || ws.enterpriseId || '') }),
-        createUserLister: (token) => createUserLister(slackClient, token),
+        createUserLister: (token, ws) =>
+          createUserLister(
+            slackClient,
+            token,
+            pacerOf(async () => ws.teamId || ws.enterpriseId || ''),
+          ),
         botToken: (ws) => tenancy.botToken(ws),
         historyReads,
       })
     : (() => {
         // The bot token's workspace (auth.test, asked once); unknown while Slack cannot be reached.
         const pacer = pacerOf(async () => (await identity!.homeWorkspace().catch(() => ({ teamId: '' }))).teamId);
-        return singleWorkspace(createSlackGateway(slackClient, { postClient, direct: directWebApi.call, historyReads, pacer }), createUserLister(slackClient));
+        return singleWorkspace(createSlackGateway(slackClient, { postClient, direct: directWebApi.call, historyReads, pacer }), createUserLister(slackClient, undefined, pacer));
       })();
 
   // Settings live in the database, one row per workspace (seeded from the environment the first time

@@ -1,13 +1,67 @@
-// Slack gives 3 seconds (and a trigger_id lives 3 seconds): lookups that only make a view nicer
-// get a budget, after which the caller goes on without them.
-export async function withinBudget<T, F>(work: Promise<T>, budgetMs: number, fallback: F): Promise<T | F> {
+// Slack gives 3 seconds (and a trigger_id lives 3 seconds). Two tools for the work done before the
+// answer:
+// - withinBudget: lookups that only make a view nicer get a budget, after which the caller goes on
+//   without them;
+// - answerBy: the paced Slack calls made inside (src/slack/pacing.ts) book a slot of Slack's rate
+//   limit only when it comes early enough to be used before the answer is due; a later slot is not
+//   booked (it would be used after Slack gave up, and each press of Send would book another): the
+//   call is refused at once as `rate_limited`, with when to try again.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ChatRefusal, isChatRefusal } from '../domain/ports.js';
+
+/** When the answer of the request being handled is due (ms since the epoch); undefined: no deadline. */
+const answerDue = new AsyncLocalStorage<number | undefined>();
+
+/** A paced call's own round trip, kept free before the deadline: its slot must come this much earlier. */
+const CALL_ALLOWANCE_MS = 300;
+
+/** Runs `work` with its answer due at `deadlineAt`: its paced Slack calls book only slots they can use in time. */
+export function answerBy<T>(deadlineAt: number, work: () => Promise<T>): Promise<T> {
+  return answerDue.run(deadlineAt, work);
+}
+
+/** Runs `work` without the caller's deadline: a shared read that goes on, at Slack's pace, for whoever asks next. */
+export function unhurried<T>(work: () => Promise<T>): Promise<T> {
+  return answerDue.run(undefined, work);
+}
+
+/** How long a paced call made now may wait for its slot (0 or more), or undefined outside answerBy. */
+export function slotWaitLeft(now = Date.now()): number | undefined {
+  const due = answerDue.getStore();
+  return due === undefined ? undefined : Math.max(0, due - CALL_ALLOWANCE_MS - now);
+}
+
+/**
+ * `work`, waited for until the deadline of answerBy (if any); then a ChatRefusal `rate_limited`
+ * whose retryAfterSeconds is `comeBackInMs()` (at least a second). The work itself goes on.
+ */
+export function untilDeadline<T>(work: Promise<T>, comeBackInMs: () => number, detail: string): Promise<T> {
+  const left = slotWaitLeft();
+  if (left === undefined) return work;
+  work.catch(() => {}); // a late failure must not become an unhandled rejection
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(1, comeBackInMs() / 1000) })), left);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * The lookups of `work`, given `budgetMs` (their paced Slack calls book no slot further away): after
+ * it, or refused by Slack's rate limit, `fallback`. Other failures are passed on.
+ */
+export async function withinBudget<T, F>(work: () => Promise<T>, budgetMs: number, fallback: F): Promise<T | F> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<F>((resolve) => {
     timer = setTimeout(() => resolve(fallback), budgetMs);
   });
-  work.catch(() => {}); // a late failure must not become an unhandled rejection
+  const started = answerBy(Date.now() + budgetMs, work).catch((error: unknown) => {
+    if (isChatRefusal(error, 'rate_limited')) return fallback;
+    throw error;
+  });
+  started.catch(() => {}); // a late failure must not become an unhandled rejection
   try {
-    return await Promise.race([work, late]);
+    return await Promise.race([started, late]);
   } finally {
     clearTimeout(timer);
   }

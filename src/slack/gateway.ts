@@ -380,19 +380,27 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
   return gateway;
 }
 
-/** users.list, every page, as SlackUsers (the approvers' admins-and-owners fallback). */
+/** Reads every page of users.list; `onWait` learns how long each page waits for its slot of Slack's limit. */
+export type UserLister = (opts?: { onWait?: (waitMs: number) => void }) => Promise<SlackUser[]>;
+
+/** users.list, every page, as SlackUsers, paced (Tier 2) by `pacer` (big groups' checks, the approvers' admins-and-owners fallback). */
 export function createUserLister(
   client: {
     users: { list(args: { limit?: number; cursor?: string; token?: string }): Promise<{ members?: unknown[]; response_metadata?: { next_cursor?: string } }> };
   },
   token?: () => Promise<string>,
-): () => Promise<SlackUser[]> {
-  return async () => {
+  pacer: SlackPacer = UNPACED,
+): UserLister {
+  return async (opts = {}) => {
     const users: SlackUser[] = [];
     let cursor: string | undefined;
     do {
       const page = cursor;
-      const res = await client.users.list({ ...(token ? { token: await token() } : {}), limit: 200, ...(page ? { cursor: page } : {}) });
+      const res = await pacer.method(
+        'users.list',
+        async () => client.users.list({ ...(token ? { token: await token() } : {}), limit: 200, ...(page ? { cursor: page } : {}) }),
+        opts.onWait ? { onWait: opts.onWait } : {},
+      );
       users.push(...(res.members ?? []).map((m) => toSlackUser(m as never)));
       cursor = res.response_metadata?.next_cursor || undefined;
     } while (cursor);

@@ -20,7 +20,7 @@ export async function openSendModal(
     await slack.openView(input.triggerId, { type: 'modal', title: plain('Kudos', 24), close: plain('OK', 24), blocks: [section(notConnectedText(admin, settings.adminUserIds ?? undefined))] });
     return;
   }
-  const sender = await withinBudget(slack.userInfo(input.userId), OPEN_LOOKUP_BUDGET_MS, undefined);
+  const sender = await withinBudget(() => slack.userInfo(input.userId), OPEN_LOOKUP_BUDGET_MS, undefined);
   const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
   await slack.openView(
     input.triggerId,

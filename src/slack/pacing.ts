@@ -1,18 +1,22 @@
 // The app meets Slack's rate limits instead of bouncing off them (PLATFORM-FACTS.md section 9): each
 // workspace's posts go at most about one a second per channel (a burst of 3) and 270 a minute in all
 // (90% of "several hundred", taken as 300), and the methods called in bulk keep to 90% of their tier's
-// floor per minute (a quarter at once, then spread). users.list is not paced: its pages are read
-// together, at most once per 10 minutes per workspace (UserDirectory.everyone's cache), well inside Tier 2. The schedules live in the database (src/domain/call-schedules.ts), so every
-// instance counts against the same budget.
+// floor per minute (a quarter at once, then spread; users.list half at once: its pages are read
+// together, at most once per 10 minutes per workspace, so a workspace of 2,000 is read in one burst).
+// The schedules live in the database (src/domain/call-schedules.ts), so every instance counts
+// against the same budget.
 //
 // A post that cannot go within POST_MAX_WAIT_MS is not sent: it is refused here as `rate_limited`
 // with the time to come back, and the notice outbox posts it then (its own schedule, shared by every
 // instance); nothing waits in memory past its lease. A method call waits for its slot (following the
-// stop signal). A 429 that still happens blocks the schedule for Slack's Retry-After; a method call
+// stop signal); one made while a request's answer is due (src/slack/deadline.ts: a modal's submission
+// inside Slack's 3 s) books only a slot it can use in time, and is otherwise refused as `rate_limited`
+// with when to come back. A 429 that still happens blocks the schedule for Slack's Retry-After; a method call
 // (all of the paced ones are reads or idempotent) is then made again through the schedule, a post is
 // handed back to the outbox.
 import { ChatRefusal } from '../domain/ports.js';
 import type { CallSchedules, PaceRule } from '../domain/call-schedules.js';
+import { slotWaitLeft } from './deadline.js';
 
 /** Per minute per workspace, Slack's floor of each tier ("Tier 2: 20+ per minute"). */
 const TIER_FLOOR = { 2: 20, 3: 50, 4: 100 } as const;
@@ -35,9 +39,13 @@ export const PACED_METHODS = {
   'users.info': 4,
   'users.profile.get': 4,
   'usergroups.users.list': 2,
+  'users.list': 2,
   'views.publish': 4,
 } as const satisfies Record<string, keyof typeof TIER_FLOOR>;
 export type PacedMethod = keyof typeof PACED_METHODS;
+
+/** The share of a method's limit that goes at once, where a quarter is not right. */
+const BURST_SHARE: Partial<Record<PacedMethod, number>> = { 'users.list': 0.5 };
 
 /** A post is sent now or within this long; further away, the outbox posts it at its time. */
 export const POST_MAX_WAIT_MS = 1000;
@@ -52,10 +60,12 @@ export interface SlackPacingOptions {
 export interface SlackPacer {
   /**
    * Runs a call of a paced method at its slot; a 429 blocks the schedule and the call is made again.
-   * With `maxWaitMs`, a slot further away is not waited for: ChatRefusal `rate_limited` names when to
-   * come back (a DM channel the notice outbox opens: the notice is recorded and opened later).
+   * With `maxWaitMs`, or inside answerBy (deadline.ts) with less time left, a slot further away is
+   * not booked: ChatRefusal `rate_limited` names when to come back (a DM channel the notice outbox
+   * opens: the notice is recorded and opened later; a modal's submission: the person is told).
+   * `onWait` learns how long the call waits for its slot.
    */
-  method<T>(method: PacedMethod, call: () => Promise<T>, opts?: { maxWaitMs?: number }): Promise<T>;
+  method<T>(method: PacedMethod, call: () => Promise<T>, opts?: { maxWaitMs?: number; onWait?: (waitMs: number) => void }): Promise<T>;
   /**
    * Runs a chat.postMessage at the channel's and the workspace's slots, when they are at most
    * POST_MAX_WAIT_MS away; otherwise (and when the app stops meanwhile, or Slack answers 429)
@@ -77,7 +87,7 @@ export function createSlackPacer(schedules: CallSchedules, teamId: () => Promise
   const scale = opts.scale ?? 1;
   const channelRule: PaceRule = { intervalMs: 1000 / scale, burst: 3 };
   const workspaceRule = perMinute(300, scale);
-  const methodRules = Object.fromEntries(Object.entries(PACED_METHODS).map(([m, tier]) => [m, perMinute(TIER_FLOOR[tier], scale)])) as Record<PacedMethod, PaceRule>;
+  const methodRules = Object.fromEntries(Object.entries(PACED_METHODS).map(([m, tier]) => [m, perMinute(TIER_FLOOR[tier], scale, BURST_SHARE[m as PacedMethod])])) as Record<PacedMethod, PaceRule>;
   const later = (seconds: number, detail = 'paced') => new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(0.001, seconds) });
 
   /** Books a slot at most POST_MAX_WAIT_MS away and sleeps until it, or refuses with when to come back. */
@@ -96,8 +106,11 @@ export function createSlackPacer(schedules: CallSchedules, teamId: () => Promise
     async method(method, call, o = {}) {
       const team = await teamId();
       for (let attempt = 0; ; attempt++) {
-        const answer = await schedules.take(team, method, methodRules[method], o.maxWaitMs === undefined ? {} : { maxWaitMs: o.maxWaitMs });
+        const left = slotWaitLeft();
+        const maxWaitMs = o.maxWaitMs === undefined ? left : left === undefined ? o.maxWaitMs : Math.min(o.maxWaitMs, left);
+        const answer = await schedules.take(team, method, methodRules[method], maxWaitMs === undefined ? {} : { maxWaitMs });
         if (!answer.booked) throw later(answer.notBeforeMs / 1000);
+        o.onWait?.(answer.waitMs);
         await schedules.sleep(answer.waitMs);
         try {
           return await call();

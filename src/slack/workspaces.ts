@@ -6,7 +6,8 @@
 // through InstallProvider.authorize (src/slack/tenancy.ts). A workspace without a live installation is
 // a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
 import { ChatRefusal, type ChatWorkspace, type Messenger, type ProfileDirectory, type UserDirectory } from '../domain/ports.js';
-import type { SlackGateway, SlackUser } from './gateway.js';
+import type { SlackGateway, SlackUser, UserLister } from './gateway.js';
+import { unhurried, untilDeadline } from './deadline.js';
 import type { StepFinisher } from '../domain/workflow-steps.js';
 
 export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirectory, StepFinisher {
@@ -19,14 +20,14 @@ export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirect
 }
 
 /** Single-workspace mode: one gateway, one user list, whatever the workspace. */
-export function singleWorkspace(gateway: SlackGateway, listUsers: () => Promise<SlackUser[]>): SlackWorkspaces {
+export function singleWorkspace(gateway: SlackGateway, listUsers: UserLister): SlackWorkspaces {
   return routing({ gatewayFor: () => gateway, listUsersFor: () => listUsers, forget: () => {}, historyReads: Boolean(gateway.findMessageByMetadata) });
 }
 
 export interface PerWorkspaceOptions {
   /** A gateway whose calls carry `token()` (createSlackGateway with the `token` option), paced for workspace `ws`. */
   createGateway(token: () => Promise<string>, ws: ChatWorkspace): SlackGateway;
-  createUserLister(token: () => Promise<string>, ws: ChatWorkspace): () => Promise<SlackUser[]>;
+  createUserLister(token: () => Promise<string>, ws: ChatWorkspace): UserLister;
   /** The bot token of the installation serving the workspace; rejects when there is none. */
   botToken(ws: ChatWorkspace): Promise<string>;
   /** The gateways read history to find a lost post (createSlackGateway's historyReads); distribution mode: false. */
@@ -42,7 +43,7 @@ export interface PerWorkspaceOptions {
 /** Distribution mode: a gateway per workspace, each call with the workspace's own token. */
 export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
   const max = opts.maxWorkspaces ?? 2000;
-  const gateways = new Map<string, { gateway: SlackGateway; listUsers: () => Promise<SlackUser[]> }>();
+  const gateways = new Map<string, { gateway: SlackGateway; listUsers: UserLister }>();
   const keyOf = (ws: ChatWorkspace) => `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
   const entryFor = (ws: ChatWorkspace) => {
     const key = keyOf(ws);
@@ -82,26 +83,28 @@ const DIRECTORY_TTL_MS = 10 * 60_000;
 /** Workspaces whose people are kept at once (each up to a workspace's size). */
 const DIRECTORY_WORKSPACES = 50;
 
-function routing(r: {
-  gatewayFor(ws: ChatWorkspace): SlackGateway;
-  listUsersFor(ws: ChatWorkspace): () => Promise<SlackUser[]>;
-  forget(ws: ChatWorkspace): void;
-  historyReads: boolean;
-}): SlackWorkspaces {
-  // Per workspace, one read at a time (concurrent callers share it); a failed read is not kept.
-  const directories = new Map<string, { at: number; users: Promise<SlackUser[]> }>();
+function routing(r: { gatewayFor(ws: ChatWorkspace): SlackGateway; listUsersFor(ws: ChatWorkspace): UserLister; forget(ws: ChatWorkspace): void; historyReads: boolean }): SlackWorkspaces {
+  // Per workspace, one read at a time (concurrent callers share it); a failed read is not kept. The
+  // read goes on at Slack's pace whoever is waiting: a submission whose answer is due first is told
+  // when to come back (`nextPageAt`: the slot of the page it waits for), and finds it read then.
+  const directories = new Map<string, { at: number; users: Promise<SlackUser[]>; nextPageAt: number }>();
   const everyone = (ws: ChatWorkspace): Promise<SlackUser[]> => {
     const key = `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
-    const known = directories.get(key);
-    if (known && Date.now() - known.at < DIRECTORY_TTL_MS) return known.users;
-    const users = r.listUsersFor(ws)();
-    directories.delete(key);
-    directories.set(key, { at: Date.now(), users });
-    if (directories.size > DIRECTORY_WORKSPACES) directories.delete(directories.keys().next().value!);
-    users.catch(() => {
-      if (directories.get(key)?.users === users) directories.delete(key);
-    });
-    return users;
+    let entry = directories.get(key);
+    if (!entry || Date.now() - entry.at >= DIRECTORY_TTL_MS) {
+      const reading = { at: Date.now(), users: Promise.resolve<SlackUser[]>([]), nextPageAt: 0 };
+      const users = unhurried(() => r.listUsersFor(ws)({ onWait: (waitMs) => (reading.nextPageAt = Date.now() + waitMs) }));
+      reading.users = users;
+      entry = reading;
+      directories.delete(key);
+      directories.set(key, reading);
+      if (directories.size > DIRECTORY_WORKSPACES) directories.delete(directories.keys().next().value!);
+      users.catch(() => {
+        if (directories.get(key)?.users === users) directories.delete(key);
+      });
+    }
+    const reading = entry;
+    return untilDeadline(reading.users, () => reading.nextPageAt - Date.now(), "reading the workspace's people (users.list)");
   };
   return {
     for: (ws) => r.gatewayFor(ws),

@@ -114,19 +114,21 @@ export function register(app: App, deps: ListenerDeps): void {
         try {
           // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
           const [sender, defaults] = await withinBudget(
-            Promise.all([deps.slack.userInfo(workspaceOf(command), command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
+            () => Promise.all([deps.slack.userInfo(workspaceOf(command), command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
             OPEN_LOOKUP_BUDGET_MS,
             [undefined, undefined] as const,
           );
           const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
           const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
           // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
-          const design = defaults?.defaultProductId
+          const defaultProductId = defaults?.defaultProductId;
+          const design = defaultProductId
             ? await withinBudget(
-                deps.catalog
-                  .of(workspaceOf(command))
-                  .get(defaults.defaultProductId)
-                  .catch(() => undefined),
+                () =>
+                  deps.catalog
+                    .of(workspaceOf(command))
+                    .get(defaultProductId)
+                    .catch(() => undefined),
                 OPEN_LOOKUP_BUDGET_MS / 2,
                 undefined,
               )

@@ -26,13 +26,14 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     if (authorId === shortcut.user.id) return void (await tell('That’s your own message. Kudos are for thanking someone else!'));
     const [author, link] = await withinBudget(
-      Promise.all([
-        deps.slack.userInfo(workspaceOf(shortcut as never), authorId),
-        deps.slack
-          .for(workspaceOf(shortcut as never))
-          .permalink(shortcut.channel.id, shortcut.message_ts)
-          .catch(() => undefined),
-      ]),
+      () =>
+        Promise.all([
+          deps.slack.userInfo(workspaceOf(shortcut as never), authorId),
+          deps.slack
+            .for(workspaceOf(shortcut as never))
+            .permalink(shortcut.channel.id, shortcut.message_ts)
+            .catch(() => undefined),
+        ]),
       OPEN_LOOKUP_BUDGET_MS,
       [undefined, undefined] as const,
     );

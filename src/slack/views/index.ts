@@ -6,6 +6,8 @@ import { prepareSend, type SendField, type SendForm } from '../../domain/send-re
 import { formatUsd } from '../../domain/money.js';
 import { escapeMrkdwn } from '../../domain/escape.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/submit-send.js';
+import { isChatRefusal } from '../../domain/ports.js';
+import { answerBy } from '../deadline.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
@@ -66,6 +68,12 @@ function fieldBlocks(fill: string | undefined): Record<SendField, string> {
   };
 }
 
+/** The inline error when Slack's rate limit leaves no time to check the people now. */
+function slackBusy(retryAfterSeconds: number | undefined): string {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds ?? 1));
+  return `Slack is busy right now (its rate limit), so the people could not be checked. Nothing was sent. Press Send again in ${seconds} s.`;
+}
+
 export const sendMetadata = z.object({ channelId: z.string().optional(), sourceMessageUrl: z.string().optional(), fill: z.string().max(20).optional() });
 
 function safePermalinkOr(url: string | undefined): string | undefined {
@@ -87,7 +95,8 @@ export function register(app: App, deps: ListenerDeps): void {
     const metadata = metadataOf(sendMetadata, view.private_metadata, {});
     const form = readSendForm(view.state.values, metadata.fill);
 
-    const work = (async () => {
+    // Slack's limits: a lookup whose slot comes too late for this answer is refused, not booked (deadline.ts).
+    const work = answerBy(Date.now() + SUBMIT_BUDGET_MS, async () => {
       const sender = await deps.slack.for(ws).userInfo(body.user.id);
       if (!sender) return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
       return prepareSend(
@@ -103,13 +112,18 @@ export function register(app: App, deps: ListenerDeps): void {
         },
         form,
       );
-    })();
+    });
     const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), SUBMIT_BUDGET_MS).unref());
 
     let prepared: Awaited<typeof work> | 'timeout';
     try {
       prepared = await Promise.race([work, timedOut]);
     } catch (error) {
+      if (isChatRefusal(error, 'rate_limited')) {
+        // Nothing booked or recorded: the person presses Send when Slack has room again.
+        log.info('checking the send waits for Slack rate limit', { retryAfterSeconds: error.retryAfterSeconds });
+        return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: slackBusy(error.retryAfterSeconds) } });
+      }
       log.warn('checking the send failed', { error });
       return ack({
         response_action: 'errors',
