@@ -3,7 +3,7 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { automationOccurrences, celebrationDates, celebrationPreferences, celebrationRules, recurringSeries } from '../../src/db/schema/index.js';
-import { useAppPerTest } from '../support/app.js';
+import { eventually, useAppPerTest } from '../support/app.js';
 
 const env = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0 } });
 
@@ -117,6 +117,35 @@ describe('/kudos celebrations (admin)', () => {
     expect(text).toContain('line 3 (erin@example.com)');
     expect(await env.db.select().from(celebrationDates)).toMatchObject([{ slackUserId: 'U_EMP1', birthday: '12-10', startDate: '2020-01-06', source: 'csv' }]);
     expect(sim.calls.filter((c) => c.method === 'files.info')).toHaveLength(3);
+  });
+
+  it("Slack's rate limit on reading the workspace's people: the admin is told to press Import again in N s, nothing is imported, and a later press imports once", { timeout: 90_000 }, async () => {
+    const { sim } = env.stack;
+    await sim.slashCommand('U_ADMIN', 'celebrations', 'C_GENERAL');
+    const overview = await lastAnswer('U_ADMIN');
+    await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_upload_csv', 'U_ADMIN');
+    const modal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv'));
+    const pasted = { csv_text: { csv: { type: 'plain_text_input', value: 'email,birthday,start_date\neli@example.com,12-10,\n' } } };
+    // Slack answers users.list with a 429 and a 10 s Retry-After (the app's share of Tier 2 used up elsewhere).
+    sim.rateLimits.storm({ count: 1, retryAfterSeconds: 10, methods: ['users.list'] });
+
+    await sim.submitView(modal.id, pasted, 'U_ADMIN');
+    expect(sim.viewErrors(modal.id).csv_text).toMatch(/Slack is busy right now .*Nothing was imported\. Press Import again in \d+ s\./);
+    expect(await env.db.select().from(celebrationDates)).toEqual([]);
+
+    // Pressed again, a second apart, as an admin told to come back would: imported once the read is done.
+    await eventually(async () => {
+      await sim.submitView(modal.id, pasted, 'U_ADMIN');
+      if (sim.openViews('U_ADMIN').some((v) => v.callback_id === 'celebration_csv_report')) return true;
+      expect(sim.viewErrors(modal.id).csv_text).toMatch(/Slack is busy right now|trouble connecting/);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      return false;
+    }, 60_000);
+    expect(JSON.stringify(sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv_report')?.blocks)).toContain('*1* person imported');
+    expect(await env.db.select().from(celebrationDates)).toMatchObject([{ slackUserId: 'U_EMP1', birthday: '12-10', source: 'csv' }]);
+    // The people were read once after the 429, at Slack's pace: no 429 but the storm's own.
+    expect(sim.calls.filter((c) => c.method === 'users.list' && c.ok)).toHaveLength(1);
+    expect(sim.rateLimits.counts().total).toBe(1);
   });
 
   it('someone who is not an admin sees only their own choices, and opts out from the command', async () => {

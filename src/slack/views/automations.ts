@@ -7,6 +7,8 @@ import { checkRuleForm, checkSeriesForm } from '../../domain/automation-forms.js
 import { importCelebrationDates, MAX_CSV_BYTES, MAX_CSV_ROWS, parseCelebrationCsv } from '../../domain/celebration-csv.js';
 import { recordAudit } from '../../domain/audit.js';
 import { buildCsvReport } from '../blocks/automations.js';
+import { answerBy } from '../deadline.js';
+import { isChatRefusal } from '../../domain/ports.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { parseAtEdge, viewSubmission } from '../payloads.js';
@@ -23,6 +25,9 @@ const leaf = z
     files: z.array(z.object({ id: z.string() }).passthrough()).nullish(),
   })
   .passthrough();
+/** Slack's 3 s, less the answer's own way back (as the send form's). */
+const CSV_SUBMIT_BUDGET_MS = 2300;
+
 const stateSchema = z.record(z.string(), z.record(z.string(), leaf));
 type Leaf = z.infer<typeof leaf>;
 
@@ -67,6 +72,7 @@ export function register(app: App, deps: ListenerDeps): void {
 
   app.view(Celebrations.csvModal.callbackId, async ({ ack, body: raw }) => {
     const body = parseAtEdge(viewSubmission, raw, Celebrations.csvModal.callbackId);
+    const answerDueAt = Date.now() + CSV_SUBMIT_BUDGET_MS;
     const view = body.view;
     const ws = workspaceOf(body);
     const block = Celebrations.csvModal.blocks.csv;
@@ -90,7 +96,21 @@ export function register(app: App, deps: ListenerDeps): void {
     } else if (pasted.trim() === '') return ack({ response_action: 'errors', errors: { [block]: 'Upload a CSV file or paste CSV.' } });
     const parsed = parseCelebrationCsv(text, deps.now().toISOString());
     if (!parsed.ok) return ack({ response_action: 'errors', errors: { [errorBlock]: parsed.message } });
-    const report = await importCelebrationDates({ db: deps.db, listUsers: () => deps.slack.listUsers(ws) }, ws, parsed);
+    // The workspace's people: read at Slack's pace (users.list, Tier 2) and kept 10 minutes, the read
+    // big groups use; a read that cannot finish before Slack's 3 s goes on, and a later press finds it.
+    let report: Awaited<ReturnType<typeof importCelebrationDates>>;
+    try {
+      report = await answerBy(answerDueAt, () => importCelebrationDates({ db: deps.db, listUsers: () => (deps.slack.everyone ? deps.slack.everyone(ws) : deps.slack.listUsers(ws)) }, ws, parsed));
+    } catch (error) {
+      if (isChatRefusal(error, 'rate_limited')) {
+        const seconds = Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1));
+        const message = `Slack is busy right now (its rate limit), so your workspace's people could not be read. Nothing was imported. Press Import again in ${seconds} s.`;
+        return ack({ response_action: 'errors', errors: { [errorBlock]: message } });
+      }
+      if (!isChatRefusal(error)) throw error;
+      deps.logger.warn('reading the workspace people for a CSV import failed', { teamId: ws.teamId, error });
+      return ack({ response_action: 'errors', errors: { [errorBlock]: "Slack did not give us your workspace's people just now. Nothing was imported. Press Import again." } });
+    }
     await ack({ response_action: 'update', view: buildCsvReport(report) as never });
   });
 
