@@ -9,7 +9,9 @@ import type { Database } from '../db/client.js';
 import type { ApprovalMessageRef, KudosRow } from '../db/schema/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { recordOrderEvents } from './audit.js';
-import { promoteFoundOrder } from './kudos-store.js';
+import { promoteFoundOrder, promoteFoundPart } from './kudos-store.js';
+import { kudosPartKey, partCount } from './kudos-parts.js';
+import { toCents } from '../rewards/index.js';
 import type { ApproversAsked, Notice, NoticePresenter } from './notices.js';
 import { findNotification, postOnce } from './notifications.js';
 import { mentionUser } from './escape.js';
@@ -245,13 +247,24 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
 
   /** Puts one failed approved send back to the approvers; false when it is not (or no longer) theirs. */
   async function reopen(failed: ApprovalCase, now: Date): Promise<boolean> {
-    // Only when the refused key really produced no order (a timed-out earlier try could have).
-    const existing = await (await deps.rewards.for(failed.kudos)).orders.list({ clientOrderId: failed.kudos.idempotencyKey });
+    // Only when the refused key really produced no order (a timed-out earlier try could have). A send in
+    // parts stops at the first part it cannot place: that part's own key is the one to look up (the
+    // send's key is never an order's), or the re-opened send, under a fresh key, would pay it twice.
+    const key = kudosPartKey(failed.kudos, failed.kudos.partsPlaced);
+    const existing = await (await deps.rewards.for(failed.kudos)).orders.list({ clientOrderId: key });
     const found = existing.data[0];
     if (found) {
       // The send went out after all: recorded as placed (the worker tells the sender), never re-opened.
       log.warn('not re-opening: an order exists for the failed key; recorded as placed', { kudosId: failed.kudos.id, orderId: found.orderId });
-      if (await promoteFoundOrder(deps.db, failed.kudos.id, found.orderId)) deps.wakeWorker();
+      const promoted =
+        partCount(failed.kudos) === 1
+          ? await promoteFoundOrder(deps.db, failed.kudos.id, found.orderId)
+          : await promoteFoundPart(deps.db, failed.kudos, key, {
+              orderId: found.orderId,
+              status: found.status,
+              costCents: found.totalCost ? toCents(found.totalCost.amount, { rounding: 'half-up' }) : undefined,
+            });
+      if (promoted) deps.wakeWorker();
       return false;
     }
     const settings = await deps.settings.get({ teamId: failed.kudos.teamId });

@@ -1,11 +1,13 @@
 // Approvals end to end: the real app over HTTP, driven by the Slack simulator, ordering from the
 // Rewards emulator. Sends above KUDOS_APPROVAL_THRESHOLD ($100 here) go to #approvals.
+import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { approvalRequests, auditEvents, kudos } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
 import { decideApproval } from '../../src/domain/approvals-store.js';
 import { rowsOf } from '../../src/db/client.js';
+import { pendingKudosValues } from '../support/kudos-row.js';
 import { blockActionPayload, eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
 /** The app's clock runs this far ahead of real time (approval after the scheduled time). */
@@ -166,7 +168,7 @@ describe('recovery', () => {
         recipientCount: 1,
         productId: 'CC-THANK-YOU',
         designName: 'Thank You',
-        amountCents: 15_000,
+        amountCents: 2000,
         totalCents: 15_000,
         status: 'awaiting_approval',
         createdAt: new Date(Date.now() - 60_000),
@@ -514,6 +516,54 @@ describe('a lost "back with the approvers" notice', () => {
     await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
     expect(senderNotices()).toEqual(['waiting', 'back with the approvers']);
     expect(approverNotices()).toHaveLength(1);
+  });
+});
+
+describe('a failed send in parts, found to have placed its first part after all', () => {
+  it('is counted as partial with that order, never put back to the approvers (whose new key would pay that part twice)', async () => {
+    const key = randomUUID();
+    const recipients = Array.from({ length: 150 }, (_, i) => ({ slackUserId: null, recipientId: null, email: `part-${i}-${key.slice(0, 6)}@example.com`, name: `Person ${i}` }));
+    // Part 1 went out, but its answer was lost, and the send was settled as refused for a fixable reason.
+    const { order } = await e2e.stack.app.rewards.orders.createChoice(
+      { productId: 'CC-THANK-YOU', recipients: recipients.slice(0, 100).map((r) => ({ email: r.email, amount: '20.00' })), emailSetting: { senderName: 'Maya', subject: 'Thanks' } },
+      { idempotencyKey: `${key}-1` },
+    );
+    const [row] = await e2e.db
+      .insert(kudos)
+      .values(
+        pendingKudosValues({
+          idempotencyKey: key,
+          recipients,
+          recipientCount: 150,
+          amountCents: 2000,
+          totalCents: 150 * 2000,
+          status: 'failed',
+          errorCode: 'INSUFFICIENT_BALANCE',
+          errorMessage: 'not enough money',
+          notifiedAt: new Date(),
+        }),
+      )
+      .returning();
+    await e2e.db.insert(approvalRequests).values({
+      teamId: row!.teamId,
+      kudosId: row!.id,
+      senderUserId: row!.senderUserId,
+      status: 'approved',
+      reason: 'above the $100 threshold',
+      decidedBy: 'U_APPROVER',
+      postedAt: new Date(),
+      expiresAt: new Date(Date.now() + 86_400_000),
+    });
+
+    expect((await e2e.stack.app.approvals.sweep()).reopened).toBe(0);
+    const after = await kudosRow(row!.id);
+    expect(after).toMatchObject({ status: 'partial', partsPlaced: 1, orderIds: [order.orderId], idempotencyKey: key });
+    const [request] = await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, row!.id));
+    expect(request!.status).toBe('approved');
+    expect(await allOrders()).toHaveLength(1);
+    // The sender is told who got a card, once the worker picks the promoted send up.
+    const told = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('100 of 150 people')));
+    expect(told.text).toContain('order 2 was never sent');
   });
 });
 
