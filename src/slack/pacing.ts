@@ -1,5 +1,5 @@
 // The app meets Slack's rate limits instead of bouncing off them (PLATFORM-FACTS.md section 9): each
-// workspace's posts go at most about one a second per channel (a burst of 3) and 270 a minute in all
+// workspace's posts go at most about one a second per channel (a burst of 2) and 270 a minute in all
 // (90% of "several hundred", taken as 300), and the methods called in bulk keep to 90% of their tier's
 // floor per minute (a quarter at once, then spread; users.list half at once: its pages are read
 // together, at most once per 10 minutes per workspace, so a workspace of 2,000 is read in one burst).
@@ -85,7 +85,11 @@ function retryAfterOf(error: unknown): number | undefined {
 /** The pacer of one workspace (`teamId` names it; single-workspace mode: the bot token's, from auth.test). */
 export function createSlackPacer(schedules: CallSchedules, teamId: () => Promise<string>, opts: SlackPacingOptions = {}): SlackPacer {
   const scale = opts.scale ?? 1;
-  const channelRule: PaceRule = { intervalMs: 1000 / scale, burst: 3 };
+  // A burst of 2, two below the simulator's 4 (Slack's own is not published): a post reaches Slack
+  // later than its slot (the slot's answer, the timer, the request), and a slot is counted from when
+  // it was booked, so each second of that lag needs a post of headroom. With 3, a lag over a second
+  // on a loaded machine drew a 429 (30 posts to one channel at once, test/slack/rate-limits.test.ts).
+  const channelRule: PaceRule = { intervalMs: 1000 / scale, burst: 2 };
   const workspaceRule = perMinute(300, scale);
   const methodRules = Object.fromEntries(Object.entries(PACED_METHODS).map(([m, tier]) => [m, perMinute(TIER_FLOOR[tier], scale, BURST_SHARE[m as PacedMethod])])) as Record<PacedMethod, PaceRule>;
   const later = (seconds: number, detail = 'paced') => new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(0.001, seconds) });
