@@ -341,6 +341,20 @@ const NO_HORIZON: Budget = { kind: 'shared', options: { backlogAheadMs: Infinity
 const NO_TURNS: Budget = { kind: 'shared', options: { workspaceTurns: false } };
 const PER_CLIENT: Budget = { kind: 'per-client' };
 
+/** The single kudos' queueing delay, p50 and p99, each beside the baseline run's. */
+function singleDelayRows(section: string, label: string, fleet: FleetResult, base: FleetResult, baselineName: string): BenchRow[] {
+  return (['p50', 'p99'] as const).map((q) => ({
+    section,
+    metric: `${label}: a single kudos' queueing delay (due -> placed), ${q}${q === 'p99' ? ` of ${fleet.singles.count}` : ''}`,
+    value: fleet.singles[q],
+    unit: 's',
+    baseline: base.singles[q],
+    baselineName,
+    target: '< 1 s',
+    meetsTarget: fleet.singles[q] < 1,
+  }));
+}
+
 /** `--fleet-only` (e.g. the full `--backlog 5000 --limit 1000`): the fleet with and without the booking horizon, nothing else. */
 async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[]> {
   const section = `scale (${kind})`;
@@ -364,26 +378,7 @@ async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[
     },
     { section, metric: `${label}: 429s seen`, value: fleet.rateLimited, unit: '429s', baseline: noHorizon.rateLimited, ...baseline, target: '0', meetsTarget: fleet.rateLimited === 0 },
     { section, metric: `${label}: Rewards requests per kudos`, value: fleet.perKudos, unit: 'requests', baseline: noHorizon.perKudos, ...baseline },
-    {
-      section,
-      metric: `${label}: a single kudos' queueing delay (due -> placed), p50`,
-      value: fleet.singles.p50,
-      unit: 's',
-      baseline: noHorizon.singles.p50,
-      ...baseline,
-      target: '< 1 s',
-      meetsTarget: fleet.singles.p50 < 1,
-    },
-    {
-      section,
-      metric: `${label}: a single kudos' queueing delay (due -> placed), p99 of ${fleet.singles.count}`,
-      value: fleet.singles.p99,
-      unit: 's',
-      baseline: noHorizon.singles.p99,
-      ...baseline,
-      target: '< 1 s',
-      meetsTarget: fleet.singles.p99 < 1,
-    },
+    ...singleDelayRows(section, label, fleet, noHorizon, baseline.baselineName),
     { section, metric: `${label}: all placed in`, value: fleet.seconds, unit: 's', baseline: noHorizon.seconds, ...baseline },
   ];
 }
@@ -452,26 +447,7 @@ async function benchOn(kind: DatabaseKind): Promise<BenchRow[]> {
       target: '<= 1.1',
       meetsTarget: fleet.perKudos <= 1.1,
     },
-    {
-      section,
-      metric: `${label}: a single kudos' queueing delay (due -> placed), p50`,
-      value: fleet.singles.p50,
-      unit: 's',
-      baseline: noHorizon.singles.p50,
-      baselineName: 'workspace turns, the backlog booking any distance ahead',
-      target: '< 1 s',
-      meetsTarget: fleet.singles.p50 < 1,
-    },
-    {
-      section,
-      metric: `${label}: a single kudos' queueing delay (due -> placed), p99 of ${fleet.singles.count}`,
-      value: fleet.singles.p99,
-      unit: 's',
-      baseline: noHorizon.singles.p99,
-      baselineName: 'workspace turns, the backlog booking any distance ahead',
-      target: '< 1 s',
-      meetsTarget: fleet.singles.p99 < 1,
-    },
+    ...singleDelayRows(section, label, fleet, noHorizon, 'workspace turns, the backlog booking any distance ahead'),
     {
       section,
       metric: `${label}: a single kudos' queueing delay (due -> placed), p50 / p99, without workspace turns`,
