@@ -124,7 +124,15 @@ describe('money for admins in the simulator', () => {
     const shown = await ledger.innerText();
     expect(shown).toMatch(/Top-up/);
     expect(shown).toMatch(/Reconciled/);
-    await ledger.scrollIntoViewIfNeeded();
+    // The page re-renders its messages as it polls: a scroll that caught the old element is tried again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await ledger.scrollIntoViewIfNeeded({ timeout: 5000 });
+        break;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+      }
+    }
     await p.screenshot({ path: 'docs/money-ledger.png' });
   });
 });
