@@ -9,9 +9,8 @@ import type { Database } from '../db/client.js';
 import type { ApprovalMessageRef, KudosRow } from '../db/schema/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { recordOrderEvents } from './audit.js';
-import { promoteFoundOrder, promoteFoundPart } from './kudos-store.js';
-import { kudosPartKey, partCount } from './kudos-parts.js';
-import { toCents } from '../rewards/index.js';
+import { promoteFoundKudosOrder } from './kudos-store.js';
+import { kudosPartKey } from './kudos-parts.js';
 import type { ApproversAsked, Notice, NoticePresenter } from './notices.js';
 import { findNotification, postOnce } from './notifications.js';
 import { mentionUser } from './escape.js';
@@ -256,14 +255,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     if (found) {
       // The send went out after all: recorded as placed (the worker tells the sender), never re-opened.
       log.warn('not re-opening: an order exists for the failed key; recorded as placed', { kudosId: failed.kudos.id, orderId: found.orderId });
-      const promoted =
-        partCount(failed.kudos) === 1
-          ? await promoteFoundOrder(deps.db, failed.kudos.id, found.orderId)
-          : await promoteFoundPart(deps.db, failed.kudos, key, {
-              orderId: found.orderId,
-              status: found.status,
-              costCents: found.totalCost ? toCents(found.totalCost.amount, { rounding: 'half-up' }) : undefined,
-            });
+      const promoted = await promoteFoundKudosOrder(deps.db, failed.kudos, key, found);
       if (promoted) deps.wakeWorker();
       return false;
     }

@@ -5,6 +5,7 @@ import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schema/index.js';
+import { toCents } from '../rewards/index.js';
 import { PART_FOUND_LATER, partCount, partOfKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 
 /**
@@ -402,7 +403,7 @@ export async function promoteFoundOrder(db: Database, id: string, orderId: strin
  * up again at once (the worker finds the part by its key and places the rest, as it said it would).
  * Undefined when there was nothing to change.
  */
-export async function promoteFoundPart(db: Database, row: KudosRow, key: string, order: { orderId: string; status: string; costCents: number | undefined }): Promise<KudosRow | undefined> {
+async function promoteFoundPart(db: Database, row: KudosRow, key: string, order: { orderId: string; status: string; costCents: number | undefined }): Promise<KudosRow | undefined> {
   const index = partOfKey(row, key);
   if (index < 0 || index !== row.partsPlaced) return undefined;
   if (row.status === 'unknown') {
@@ -440,6 +441,22 @@ export async function promoteFoundPart(db: Database, row: KudosRow, key: string,
     .where(and(eq(kudos.id, row.id), inArray(kudos.status, ['failed', 'partial']), eq(kudos.partsPlaced, index), sql`not ${kudos.orderIds} @> ${JSON.stringify([order.orderId])}::jsonb`))
     .returning();
   return promoted;
+}
+
+/**
+ * An order found for a kudos that was settled without it, made with `key` (its answer was lost; found
+ * by order.created or by a lookup before re-opening it): the kudos' one order (promoteFoundOrder), or
+ * the part of a send in parts that `key` names (promoteFoundPart). Undefined when nothing changed.
+ */
+export function promoteFoundKudosOrder(
+  db: Database,
+  row: KudosRow,
+  key: string,
+  order: { orderId: string; status: string; totalCost?: { amount: string } | null | undefined },
+): Promise<KudosRow | undefined> {
+  if (partCount(row) === 1) return promoteFoundOrder(db, row.id, order.orderId);
+  const costCents = order.totalCost ? toCents(order.totalCost.amount, { rounding: 'half-up' }) : undefined;
+  return promoteFoundPart(db, row, key, { orderId: order.orderId, status: order.status, costCents });
 }
 
 /** The order was found CANCELED by reconciliation: the kudos is cancelled too (once; who did it is unknown). */

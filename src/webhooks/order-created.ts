@@ -13,8 +13,8 @@ import { kudos, rewardLinkRequests, type KudosRow, type RewardLinkRequestRow } f
 import { postOnce } from '../domain/notifications.js';
 import { scheduleOrderCheck } from '../domain/reconcile.js';
 import { partCount, partOfKey, sendKeyOf } from '../domain/kudos-parts.js';
-import { promoteFoundOrder, promoteFoundPart, updateKudos } from '../domain/kudos-store.js';
-import { isRewardsError, orderCreatedDataSchema, toCents } from '../rewards/index.js';
+import { promoteFoundKudosOrder, promoteFoundOrder, updateKudos } from '../domain/kudos-store.js';
+import { isRewardsError, orderCreatedDataSchema, type Order } from '../rewards/index.js';
 import type { EventProcessor } from './processor.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -31,7 +31,7 @@ export const orderCreatedProcessor: EventProcessor = {
     let row = await kudosByOrderId(ctx.db, orderId, ws?.teamId);
     let request = row ? undefined : await linkRequestByOrderId(ctx.db, orderId, ws?.teamId);
     /** The order as the API shows it, with the key that made it, when the app had not recorded it. */
-    let unrecorded: { key: string; status: string; costCents: number | undefined } | undefined;
+    let unrecorded: { key: string; order: Order } | undefined;
     if (!row && !request) {
       // Not recorded under this id (yet): ask the API which key created it. Transient failures throw
       // and the event is retried; nothing is posted before the order is known to be someone else's.
@@ -48,7 +48,7 @@ export const orderCreatedProcessor: EventProcessor = {
       const key = order.clientOrderId ?? order.idempotencyKey;
       if (key) {
         row = await kudosByKey(ctx.db, key, ws?.teamId);
-        unrecorded = { key, status: order.status, costCents: order.totalCost ? toCents(order.totalCost.amount, { rounding: 'half-up' }) : undefined };
+        unrecorded = { key, order };
         if (!row) request = await linkRequestByKey(ctx.db, key, ws?.teamId);
       }
     }
@@ -59,7 +59,7 @@ export const orderCreatedProcessor: EventProcessor = {
       // without (its answer lost) or whose outcome is still unknown (kudos-store.ts).
       const several = partCount(row) > 1;
       if (several && unrecorded && (row.status === 'failed' || row.status === 'partial' || row.status === 'unknown')) {
-        row = (await promoteFoundPart(ctx.db, row, unrecorded.key, { orderId, status: unrecorded.status, costCents: unrecorded.costCents })) ?? row;
+        row = (await promoteFoundKudosOrder(ctx.db, row, unrecorded.key, unrecorded.order)) ?? row;
       }
       // An order whose answer was lost: the kudos said failed or unknown, but it was created. Placed.
       if (!several && (row.status === 'failed' || row.status === 'unknown')) row = (await promoteFoundOrder(ctx.db, row.id, orderId)) ?? row;
