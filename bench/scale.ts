@@ -122,7 +122,10 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
       },
     });
     // Started together; a start-up takes long on a loaded machine (tsx compiles the app in each).
-    const starting = Array.from({ length: instances }, () => startAppProcess(env, { script: 'bench/scale-instance.ts', quietAfterStart: true, startTimeoutMs: 300_000 }));
+    // BENCH_PROFILE_DIR: a CPU profile of each instance over its whole life (`scripts/profile-summary.ts` sums one up).
+    const profileDir = process.env.BENCH_PROFILE_DIR;
+    const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    const starting = Array.from({ length: instances }, () => startAppProcess(env, { script: 'bench/scale-instance.ts', quietAfterStart: true, startTimeoutMs: 300_000, nodeArgs }));
     const started = await Promise.allSettled(starting);
     const children = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     const failed = started.find((s) => s.status === 'rejected');
