@@ -19,11 +19,11 @@
 //     flight per instance: each instance's share of the orders, 429s, requests per kudos; baseline:
 //     each client pacing itself.
 // `--quick` shrinks the sizes.
-import { and, count, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
+import { and, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { startApp, type RunningApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/config/logger.js';
-import { connectDatabase, type DatabaseConnection } from '../src/db/client.js';
+import { connectDatabase, rowsOf, type DatabaseConnection } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { createScratchDatabase } from '../src/db/scratch.js';
 import { kudos, orderChecks } from '../src/db/schema/index.js';
@@ -235,6 +235,8 @@ interface FleetResult {
   placed: number;
   singles: { p50: number; p99: number; max: number; count: number };
   seconds: number;
+  /** The run's database transactions (the instances' and the bench's own few reads) per kudos placed. */
+  dbTransactionsPerKudos: number;
 }
 
 const FLEET_LIMIT = 100;
@@ -250,6 +252,7 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
   try {
     const { db, apps } = stack;
     const big = 'T_WS00';
+    const transactionsBefore = await dbTransactions(db);
     for (let i = 0; i < backlog; i += 500) await db.insert(kudos).values(Array.from({ length: Math.min(500, backlog - i) }, () => pendingKudosValues({ teamId: big })));
     const started = Date.now();
     for (const app of apps) app.wake();
@@ -282,6 +285,7 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
     await sleep(1000);
     const calls = await rewardsCalls(apps);
     const placed = await placedCount(db);
+    const transactions = (await dbTransactions(db)) - transactionsBefore;
     if (!placedAll) console.error(`scale: only ${placed} of ${total} placed within the time limit`);
     const singles = await db.select({ createdAt: kudos.createdAt, placedAt: kudos.placedAt }).from(kudos).where(inArray(kudos.id, singleIds));
     const delays = singles.filter((s) => s.placedAt).map((s) => s.placedAt!.getTime() - s.createdAt.getTime());
@@ -297,10 +301,17 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
       placed,
       singles: { p50: round(summary.p50 / 1000, 3), p99: round(summary.p99 / 1000, 3), max: round(summary.max / 1000, 3), count: summary.count },
       seconds: round(seconds, 1),
+      dbTransactionsPerKudos: round(transactions / Math.max(1, placed), 1),
     };
   } finally {
     await stack.close();
   }
+}
+
+/** Transactions committed or rolled back in the run's database so far (PostgreSQL's statistics, flushed about once a second). */
+async function dbTransactions(db: Stack['db']): Promise<number> {
+  const result = await db.execute(sql`select (xact_commit + xact_rollback)::float8 as n from pg_stat_database where datname = current_database()`);
+  return Number(rowsOf<{ n: number | string }>(result)[0]?.n ?? 0);
 }
 
 interface ShareResult {
@@ -383,6 +394,8 @@ async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[
     { section, metric: `${label}: Rewards requests per kudos`, value: fleet.perKudos, unit: 'requests', baseline: noHorizon.perKudos, ...baseline },
     ...singleDelayRows(section, label, fleet, noHorizon, baseline.baselineName),
     { section, metric: `${label}: all placed in`, value: fleet.seconds, unit: 's', baseline: noHorizon.seconds, ...baseline },
+    { section, metric: `${label}: orders placed per second while backlogged`, value: fleet.ordersPerSecond, unit: 'orders/s', baseline: noHorizon.ordersPerSecond, ...baseline },
+    { section, metric: `${label}: database transactions per kudos`, value: fleet.dbTransactionsPerKudos, unit: 'transactions', baseline: noHorizon.dbTransactionsPerKudos, ...baseline },
   ];
 }
 
