@@ -18,6 +18,12 @@
 // up or removed (then in its channel). So whoever records a notice is done with it once it is
 // recorded: the outbox posts it, once, at its turn, whatever the delay (the sweep has no window).
 //
+// A notice may also be an edit of another (editOnce: edit_of, its own kind and subject): a kudos
+// announcement that must name more people since a part of the send turned up later. chat.update of
+// that one's channel and ts, once it is posted; safe to repeat, so an edit whose answer was lost is
+// simply made again after its lease (no lookup). One whose message was never posted (given up,
+// removed) is given up too: there is nothing to edit.
+//
 // The stored message is only needed until the notice is posted (or given up). A notice whose text is
 // a secret (reward links: bearer gift cards) has it erased at that moment; the row keeps its kind and
 // subject (the order id and part), which exactly-once needs. Every other message is erased after
@@ -47,7 +53,7 @@ export interface OutboxNotice {
 
 export interface NoticeDeps {
   db: Database;
-  chat: Pick<Messenger, 'postMessage' | 'openDirectChannel' | 'findMessageByMetadata'>;
+  chat: Pick<Messenger, 'postMessage' | 'openDirectChannel' | 'findMessageByMetadata' | 'updateMessage'>;
 }
 
 export type PostOnceResult = { posted: true; message: PostedMessage } | { posted: false; existing: NotificationRow | undefined };
@@ -113,6 +119,49 @@ export async function queueNoticeInThreadOf(db: Database, key: NotificationKey, 
     .insert(notifications)
     .values({ kind: key.kind, subject: key.subject, teamId: key.teamId ?? null, enterpriseId: key.enterpriseId ?? null, channel: notice.channel, threadOf: notice.threadOf, message: notice.message })
     .onConflictDoNothing({ target: [notifications.kind, notifications.subject] });
+}
+
+/**
+ * Records, once (unique kind + subject, across instances), an edit of the message of the notice `of`
+ * (a channel message) to `message`, and makes it now when that one is posted: `edited`. Otherwise the
+ * outbox makes it (`later`: that notice is still to be posted, or Slack did not take the edit now;
+ * resumeStalledNotices). `recorded` when the edit was recorded before (nothing is done again);
+ * `given_up` when Slack refused it (the message is gone, or the channel).
+ */
+export async function editOnce(deps: NoticeDeps, key: NotificationKey, edit: { of: NotificationRow; message: RenderedMessage }): Promise<'edited' | 'later' | 'recorded' | 'given_up'> {
+  const target = edit.of.ts && edit.of.channel ? { channel: edit.of.channel, ts: edit.of.ts } : undefined;
+  const [row] = await deps.db
+    .insert(notifications)
+    .values({
+      kind: key.kind,
+      subject: key.subject,
+      teamId: key.teamId ?? null,
+      enterpriseId: key.enterpriseId ?? null,
+      channel: edit.of.channel,
+      editOf: edit.of.id,
+      message: edit.message,
+      // Held by this caller while it edits now; free for the sweep when that notice is still to be posted.
+      claimedUntil: target ? lease(NOTICE_LEASE_MS) : null,
+      attempts: target ? 1 : 0,
+    })
+    .onConflictDoNothing({ target: [notifications.kind, notifications.subject] })
+    .returning({ id: notifications.id });
+  if (!row) return 'recorded';
+  if (!target) return 'later';
+  try {
+    await deps.chat.updateMessage(chatWorkspaceOf({ teamId: key.teamId, enterpriseId: key.enterpriseId }), target.channel, target.ts, edit.message);
+  } catch (error) {
+    if (isRefused(error)) {
+      await giveUp(deps.db, row.id, errorCodeOf(error));
+      await noteChannelFailure(deps.db, key, target.channel, error);
+      return 'given_up';
+    }
+    // Rate-limited: after Slack's wait; unknown: after the lease (an edit may be made twice).
+    if (isRateLimited(error) || isChatRefusal(error, 'not_sent')) await postLater(deps.db, row.id, error);
+    return 'later';
+  }
+  await markPosted(deps.db, [{ id: row.id, ...target }]);
+  return 'edited';
 }
 
 /**
@@ -214,6 +263,7 @@ async function markPosted(db: Database, posted: Array<{ id: string } & PostedMes
 export interface ResumeReport {
   /** Found in Slack: the lost answer had posted it. */
   found: number;
+  /** Posted, or for an edit (editOnce) made. */
   posted: number;
   failed: number;
   /** Still unknown (Slack unreachable): tried again after the lease. */
@@ -232,8 +282,9 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
     isNull(notifications.postedAt),
     isNull(notifications.failedAt),
     or(isNull(notifications.claimedUntil), lt(notifications.claimedUntil, sql`now()`)),
-    // A notice for another's thread waits while that one is still to be posted (queueNoticeInThreadOf).
-    sql`not exists (select 1 from notifications parent where parent.id = notifications.thread_of and parent.posted_at is null and parent.failed_at is null)`,
+    // A notice for another's thread (queueNoticeInThreadOf), or an edit of another (editOnce), waits
+    // while that one is still to be posted.
+    sql`not exists (select 1 from notifications parent where parent.id = coalesce(notifications.thread_of, notifications.edit_of) and parent.posted_at is null and parent.failed_at is null)`,
   );
   // Fair turns: each workspace's conversation (channel or DM) gives its oldest due notices first, a
   // few per sweep, so that one workspace's flood (a channel paced to a post a second, 429s) never
@@ -270,6 +321,7 @@ async function threadOfNotice(db: Database, id: string): Promise<string | null> 
 
 async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: NotificationRow, report: ResumeReport): Promise<void> {
   const log = deps.logger.child({ notice: row.kind, subject: row.subject, noticeId: row.id });
+  if (row.editOf) return resumeEdit(deps, row, report, log);
   if (!row.message || !(row.channel || row.dmUserId)) {
     await giveUp(deps.db, row.id, 'nothing stored to post (recorded by an older version)');
     report.failed++;
@@ -317,6 +369,39 @@ async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: Notificatio
       report.deferred++;
     } else {
       log.warn('resuming a notice failed; will try again after its lease', { error });
+      report.deferred++;
+    }
+  }
+}
+
+/** An edit (editOnce) whose notice is posted now, or whose edit was not made yet (Slack's wait, an answer lost). */
+async function resumeEdit(deps: NoticeDeps, row: NotificationRow, report: ResumeReport, log: Logger): Promise<void> {
+  const [target] = await deps.db.select({ channel: notifications.channel, ts: notifications.ts }).from(notifications).where(eq(notifications.id, row.editOf!));
+  if (!row.message || !target?.channel || !target.ts) {
+    await giveUp(deps.db, row.id, row.message ? 'the message it edits was never posted' : 'nothing stored to post');
+    report.failed++;
+    return;
+  }
+  try {
+    await deps.db
+      .update(notifications)
+      .set({ attemptedAt: sql`now()`, attempts: sql`${notifications.attempts} + 1` })
+      .where(eq(notifications.id, row.id));
+    await deps.chat.updateMessage(chatWorkspaceOf(row), target.channel, target.ts, row.message);
+    await markPosted(deps.db, [{ id: row.id, channel: target.channel, ts: target.ts }]);
+    log.info('notice edited');
+    report.posted++;
+  } catch (error) {
+    if (isRefused(error)) {
+      await giveUp(deps.db, row.id, errorCodeOf(error));
+      await noteChannelFailure(deps.db, row, target.channel, error);
+      log.warn('Slack refused an edit; given up', { error });
+      report.failed++;
+    } else if (isRateLimited(error) || isChatRefusal(error, 'not_sent')) {
+      await postLater(deps.db, row.id, error);
+      report.deferred++;
+    } else {
+      log.warn('editing a notice failed; will try again after its lease', { error });
       report.deferred++;
     }
   }

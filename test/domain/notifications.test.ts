@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { createLogger } from '../../src/config/logger.js';
 import { notifications } from '../../src/db/schema/index.js';
-import { expireNoticeMessages, postOnce, queueNoticeInThreadOf, resumeStalledNotices, REWARD_LINKS_NOTICE_KIND, type NoticeDeps } from '../../src/domain/notifications.js';
+import { editOnce, expireNoticeMessages, findNotification, postOnce, queueNoticeInThreadOf, resumeStalledNotices, REWARD_LINKS_NOTICE_KIND, type NoticeDeps } from '../../src/domain/notifications.js';
 import { createSlackGateway, createUserLister } from '../../src/slack/gateway.js';
 import { singleWorkspace, type SlackWorkspaces } from '../../src/slack/workspaces.js';
 import { startSlackSimulator } from '../../src/simulator/slack.js';
@@ -201,6 +201,70 @@ describe('a notice for the thread of another still in the outbox', () => {
     const posted = sim.messages('C_KUDOS').filter((m) => m.text === 'OR-a complete' || m.text === 'OR-b complete');
     expect(posted.map((m) => m.text).sort()).toEqual(['OR-a complete', 'OR-b complete']);
     expect(posted.every((m) => !m.thread_ts)).toBe(true);
+  });
+});
+
+describe('an edit of another notice (editOnce)', () => {
+  const sweep = () => resumeStalledNotices({ ...deps(), logger });
+  const updates = (ts: string) => sim.calls.filter((c) => c.method === 'chat.update' && c.ok && c.args.ts === ts).length;
+  const edit = { kind: 'kudos.announcement.edit', subject: 'K-E#3' };
+
+  it('edits a posted notice at once, once however many callers record it, and never posts another message', async () => {
+    await postOnce(deps(), { kind: 'kudos.announcement', subject: 'K-E' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos to 200 people' } });
+    const announced = (await findNotification(testDb.db, 'kudos.announcement', 'K-E'))!;
+    const before = posts('C_KUDOS');
+    const outcomes = await Promise.all(Array.from({ length: 5 }, () => editOnce(deps(), edit, { of: announced, message: { text: 'Maya sent kudos to 250 people' } })));
+    expect(outcomes.sort()).toEqual(['edited', 'recorded', 'recorded', 'recorded', 'recorded']);
+    expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    expect(posts('C_KUDOS')).toBe(before);
+    expect(updates(announced.ts!)).toBe(1);
+    expect(sim.messages('C_KUDOS').find((m) => m.ts === announced.ts)).toMatchObject({ text: 'Maya sent kudos to 250 people', edited: expect.anything() });
+  });
+
+  it('waits while the notice it edits is still to be posted, then edits it once', async () => {
+    const [waiting] = await testDb.db
+      .insert(notifications)
+      .values({ kind: 'kudos.announcement', subject: 'K-W', channel: 'C_KUDOS', message: { text: 'Maya sent kudos to 200 people (waiting)' }, claimedUntil: sql`now() + interval '1 hour'` })
+      .returning();
+    expect(await editOnce(deps(), { ...edit, subject: 'K-W#3' }, { of: waiting!, message: { text: 'Maya sent kudos to 250 people (waiting)' } })).toBe('later');
+    expect(await sweep()).toMatchObject({ posted: 0 });
+    await expireLeases();
+    expect((await sweep()).posted + (await sweep()).posted).toBe(2);
+    expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    const shown = sim.messages('C_KUDOS').filter((m) => m.text.endsWith('(waiting)'));
+    expect(shown.map((m) => m.text)).toEqual(['Maya sent kudos to 250 people (waiting)']);
+    expect(updates(shown[0]!.ts)).toBe(1);
+  });
+
+  it('is given up when the notice it edits was given up (nothing was posted to edit)', async () => {
+    const [refused] = await testDb.db
+      .insert(notifications)
+      .values({ kind: 'kudos.announcement', subject: 'K-G', channel: 'C_GONE', message: { text: 'x' } })
+      .returning();
+    expect(await editOnce(deps(), { ...edit, subject: 'K-G#3' }, { of: refused!, message: { text: 'y' } })).toBe('later');
+    expect(await sweep()).toMatchObject({ posted: 0, failed: 1 });
+    expect(await sweep()).toMatchObject({ posted: 0, failed: 1 });
+    expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    expect(sim.calls.filter((c) => c.method === 'chat.update' && c.args.channel === 'C_GONE')).toHaveLength(0);
+    expect(await findNotification(testDb.db, edit.kind, 'K-G#3')).toMatchObject({ failedAt: expect.any(Date), error: 'the message it edits was never posted' });
+  });
+
+  it('whose answer was lost is made again after its lease (an edit is safe to repeat), then done', async () => {
+    await postOnce(deps(), { kind: 'kudos.announcement', subject: 'K-L' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos to 100 people (lost)' } });
+    const announced = (await findNotification(testDb.db, 'kudos.announcement', 'K-L'))!;
+    const lost: NoticeDeps['chat'] = { ...gateway, updateMessage: async (ws, channel, ts, message) => (await gateway.updateMessage(ws, channel, ts, message), Promise.reject(lostAnswer)) };
+    expect(await editOnce(deps(lost), { ...edit, subject: 'K-L#2' }, { of: announced, message: { text: 'Maya sent kudos to 200 people (lost)' } })).toBe('later');
+    expect(await sweep()).toMatchObject({ posted: 0 });
+    await expireLeases();
+    expect(await sweep()).toMatchObject({ posted: 1 });
+    expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    expect(
+      sim
+        .messages('C_KUDOS')
+        .filter((m) => m.text.endsWith('(lost)'))
+        .map((m) => m.text),
+    ).toEqual(['Maya sent kudos to 200 people (lost)']);
+    expect(updates(announced.ts!)).toBe(2);
   });
 });
 

@@ -29,6 +29,12 @@ export const notifications = pgTable(
      * or removed (then in `channel`).
      */
     threadOf: uuid('thread_of'),
+    /**
+     * An edit of this other notice's message (chat.update: its channel and ts), not a post: made once
+     * that one is posted; given up when it was given up or removed (there is nothing to edit). A kudos
+     * announcement that a part found later made too small (the send reached more people).
+     */
+    editOf: uuid('edit_of'),
     /** What is posted ({ text, blocks }), kept so that any instance can resume it. */
     message: jsonb('message').$type<{ text: string; blocks?: unknown[] }>(),
     ts: text('ts'),
