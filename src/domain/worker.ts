@@ -7,17 +7,17 @@
 // confirmation and the announcement through the notice outbox (exactly once, see notifications.ts).
 // The poller wakes at once when a send is recorded in this process or a slot frees up, and polls
 // for other instances' rows; it also finishes notices whose poster died.
-import { announcementChannelOf } from './announce.js';
+import { announcementChannelOf, followAnnouncement } from './announce.js';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from '../config/logger.js';
-import type { KudosRow } from '../db/schema/index.js';
+import type { KudosRow, NotificationRow } from '../db/schema/index.js';
 import { isRewardsError, toCents } from '../rewards/index.js';
 import { claimBatch, claimPending, fenceOf, markNotified, markPartPlaced, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
 import { orderIdsOf, partCount, partialNoticeSubject, partsOf, kudosPartKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 import { centsToDecimal, formatUsd } from './money.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
-import { postAllOnce, resumeStalledNotices } from './notifications.js';
+import { findNotification, postAllOnce, resumeStalledNotices } from './notifications.js';
 import { isChatRefusal } from './ports.js';
 import { ensureRecipientMapping, ensureRecipientMappings } from './recipients.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from './rewards-errors.js';
@@ -539,6 +539,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       }
     }
     const results = await postAllOnce(deps, notices);
+    await followEarlierAnnouncement(row, notices, results, kudosLog);
     const messages: Parameters<typeof markNotified>[2] = {};
     results.forEach((result, i) => {
       const kind = notices[i]!.key.kind;
@@ -558,6 +559,25 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       if (kind === 'kudos.announcement') Object.assign(messages, { announcementChannel: posted.channel, announcementTs: posted.ts });
     });
     await markNotified(deps.db, row.id, messages);
+  }
+
+  /**
+   * A send in parts told again because a part turned up later (kudos-store.ts promoteFoundPart): its
+   * announcement, recorded at the earlier outcome (by this pass's predecessor, or for a scheduled send
+   * when it went out), names fewer people than it reached now, and is edited (announce.ts). Recorded
+   * before the row is marked told, so that a crash in between only repeats this (once per key).
+   */
+  async function followEarlierAnnouncement(row: KudosRow, notices: Parameters<typeof postAllOnce>[1], results: Awaited<ReturnType<typeof postAllOnce>>, kudosLog: Logger): Promise<void> {
+    if (partCount(row) === 1 || !(row.status === 'placed' || row.status === 'partial' || row.status === 'scheduled')) return;
+    // Recorded before this pass (not posted by it), or, for a scheduled send, posted when it went out.
+    let announced: NotificationRow | undefined;
+    const i = notices.findIndex((n) => n.key.kind === 'kudos.announcement');
+    const result = results[i];
+    if (result?.status === 'fulfilled' && !result.value.posted) announced = result.value.existing;
+    else if (i < 0 && row.scheduledAt) announced = await findNotification(deps.db, 'kudos.announcement', row.id);
+    if (!announced) return;
+    const outcome = await followAnnouncement(deps, row, announced, deps.present({ type: 'kudos.announced', kudos: row }));
+    if (outcome !== 'unchanged' && outcome !== 'recorded') kudosLog.info('the announcement follows the send, which reached more people', { outcome, partsPlaced: row.partsPlaced });
   }
 
   return {

@@ -1,13 +1,16 @@
 // A kudos to a 1,000-member user group: accepted, placed as ten orders of 100 (each with its own key
 // derived from the send's), every member's card e-mailed once, one confirmation to the sender, one
 // announcement naming the group, one completion notice; a second instance taking over half-way places
-// nothing twice; a refusal part-way leaves the send partial with an exact notice. Signed requests
-// through the simulator, the Rewards emulator over HTTP, PGlite and PostgreSQL.
-import { eq } from 'drizzle-orm';
+// nothing twice; a refusal part-way leaves the send partial with an exact notice, and a part that
+// turns up later (order.created for its key) has the channel's announcement edited to name everyone it
+// reached. Signed requests through the simulator, the Rewards emulator over HTTP (and its webhook
+// sender), PGlite and PostgreSQL.
+import { eq, isNull } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { kudos, orderChecks, recipientMappings, type KudosRow } from '../../src/db/schema/index.js';
-import type { SlackSimulator } from '../../src/simulator/slack.js';
+import { kudos, orderChecks, recipientMappings, webhookEvents, type KudosRow } from '../../src/db/schema/index.js';
+import type { Message, SlackSimulator } from '../../src/simulator/slack.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
+import { envelope, postWebhook, signed } from '../webhooks/support.js';
 
 const GROUP_SIZE = 1000;
 const e2e = useAppPerTest({
@@ -175,6 +178,94 @@ describe('a kudos to a 1,000-member user group', () => {
     await completeAll();
     expect((await cardEmails()).size).toBe(200);
   }, 180_000);
+
+  describe('a part that turns up later (its answer was lost): the channel announcement follows', () => {
+    const announcements = () => e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text.startsWith('Kudos from'));
+    const names = (m: Message, text: string) => JSON.stringify(m.blocks).includes(text);
+    const edits = (m: Message) => e2e.stack.sim.calls.filter((c) => c.method === 'chat.update' && c.ok && c.args.channel === m.channel && c.args.ts === m.ts).length;
+    /** Webhook events stored and not processed yet. */
+    const unprocessedEvents = async () => (await e2e.db.select().from(webhookEvents).where(isNull(webhookEvents.processedAt))).length;
+
+    /** A send to the 250-person group that the daily limit cuts short after `partsFit` parts of $500, settled and told. */
+    async function cutShortSend(partsFit: number): Promise<KudosRow> {
+      seedBigGroup(e2e.stack.sim, 250);
+      await e2e.emulator.setLimits({ dailyLimitUsd: Math.max(100, partsFit * 500), monthlyLimitUsd: 50000 });
+      expect(await e2e.emulator.registerWebhook(`${e2e.stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
+      const recorded = await submitSendForm(e2e.stack, e2e.db, 'U_MANAGER', bigGroupForm('5'));
+      return eventually(async () => {
+        const current = await row(recorded.id);
+        return current.notifiedAt && current.status !== 'pending' ? current : undefined;
+      }, 100_000);
+    }
+
+    /**
+     * Part `part` (1-based) of the send, created in the Rewards API under its own key, as the try
+     * whose answer was lost had created it; the emulator's webhook sender tells the app (order.created).
+     */
+    async function partTurnsUp(sent: KudosRow, part: number) {
+      await e2e.emulator.setLimits({ dailyLimitUsd: 50000, monthlyLimitUsd: 50000 });
+      const { order } = await e2e.stack.app.rewards.orders.createChoice(
+        {
+          productId: 'CC-THANK-YOU',
+          recipients: sent.recipients.slice((part - 1) * 100, part * 100).map((r) => ({ email: r.email, amount: '5.00' })),
+          emailSetting: { senderName: sent.senderName, subject: 'Thanks' },
+        },
+        { idempotencyKey: `${sent.idempotencyKey}-${part}` },
+      );
+      return order;
+    }
+
+    it('a send told partial (200 of 250) whose last part turns up: its announcement is edited once to name all 250, never posted again; a replayed webhook changes nothing', async () => {
+      const partial = await cutShortSend(2);
+      expect(partial.status).toBe('partial');
+      expect(partial.partsPlaced).toBe(2);
+      const announcement = await e2e.stack.sim.waitFor(() => announcements()[0]);
+      expect(names(announcement, '@everyone-big (200 people)')).toBe(true);
+
+      const last = await partTurnsUp(partial, 3);
+      const placed = await eventually(async () => {
+        const current = await row(partial.id);
+        return current.status === 'placed' && current.notifiedAt ? current : undefined;
+      }, 30_000);
+      expect(placed.orderIds).toEqual([...partial.orderIds, last.orderId]);
+      const edited = await e2e.stack.sim.waitFor(() => announcements().find((m) => m.ts === announcement.ts && names(m, '@everyone-big (250 people)')), 15_000);
+      expect(edited.edited).toBeDefined();
+      expect(announcements()).toHaveLength(1);
+      expect(edits(announcement)).toBe(1);
+      // The sender hears it once too.
+      expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('Your kudos is on its way'))).toHaveLength(1);
+
+      // The same order.created again, signed: a redelivery of the event (same id) and another event
+      // for the same order (as the order poller finds it): the send and its announcement stay as they are.
+      const created = () => envelope('order.created', { orderId: last.orderId, cardType: 'CHOICE_CARD', totalAmount: '250.00', currency: 'USD', recipientCount: 50 });
+      const event = created();
+      for (const body of [event, event, created()]) {
+        expect((await postWebhook(e2e.stack.app.url, body, signed(body))).status).toBe(200);
+      }
+      await eventually(async () => (await unprocessedEvents()) === 0);
+      const after = await row(partial.id);
+      expect(after).toMatchObject({ status: 'placed', partsPlaced: 3, orderIds: placed.orderIds, costCents: placed.costCents });
+      expect(announcements()).toHaveLength(1);
+      expect(edits(announcement)).toBe(1);
+      expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('Your kudos is on its way'))).toHaveLength(1);
+    }, 180_000);
+
+    it('a send told failed (nothing placed) whose first part turns up: announced then, for the 100 people it reached', async () => {
+      const failed = await cutShortSend(0);
+      expect(failed.status).toBe('failed');
+      expect(announcements()).toHaveLength(0);
+
+      await partTurnsUp(failed, 1);
+      await eventually(async () => {
+        const current = await row(failed.id);
+        return current.status === 'partial' && current.notifiedAt ? current : undefined;
+      }, 30_000);
+      const announcement = await e2e.stack.sim.waitFor(() => announcements()[0], 15_000);
+      expect(names(announcement, '@everyone-big (100 people)')).toBe(true);
+      expect(announcements()).toHaveLength(1);
+      expect(edits(announcement)).toBe(0);
+    }, 180_000);
+  });
 
   it('/kudos scheduled cancels a scheduled big send: every one of its orders is cancelled, the send once', async () => {
     seedBigGroup(e2e.stack.sim, 250);
