@@ -13,8 +13,7 @@ import { promoteFoundKudosOrder } from './kudos-store.js';
 import { kudosPartKey } from './kudos-parts.js';
 import type { ApproversAsked, Notice, NoticePresenter } from './notices.js';
 import { findNotification, postOnce } from './notifications.js';
-import { mentionUser } from './escape.js';
-import type { Messenger } from './ports.js';
+import { decidedByText, type Messenger, type NamingText } from './ports.js';
 import { formatUtc } from './schedule.js';
 import { approvalPolicy } from './approvals-policy.js';
 import { isApprover, listApprovers, type ApproverDirectory } from './approvals-people.js';
@@ -53,7 +52,7 @@ export interface ApprovalsDeps {
   now: () => Date;
 }
 
-export type Refusal = { ok: false; message: string };
+export type Refusal = { ok: false; message: NamingText };
 
 /** Who clicked: a user of a workspace. A request is decided only from its own workspace. */
 export interface Decider {
@@ -214,19 +213,19 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     return channel ? { kind: 'channel', channel } : { kind: 'unknown' };
   }
 
-  function decidedText(view: ApprovalCase | undefined): string {
+  function decidedText(view: ApprovalCase | undefined): NamingText {
     if (!view) return 'That request no longer exists.';
     const r = view.request;
     const at = r.decidedAt ? ` on ${formatUtc(r.decidedAt)}` : '';
     switch (view.kudos.status) {
       case 'rejected':
-        return `This request was already rejected${r.decidedBy ? ` by ${mentionUser(r.decidedBy)}` : ''}${at}.`;
+        return decidedByText('This request was already rejected', r.decidedBy, `${at}.`);
       case 'expired':
         return `This request already expired${at}.`;
       case 'awaiting_approval':
         return 'This request is still waiting; try again.';
       default:
-        return `This request was already approved${r.decidedBy ? ` by ${mentionUser(r.decidedBy)}` : ''}${at}.`;
+        return decidedByText('This request was already approved', r.decidedBy, `${at}.`);
     }
   }
 

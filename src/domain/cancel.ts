@@ -16,8 +16,9 @@ import { orderIdsOf } from './kudos-parts.js';
 import { getKudos, markCanceled } from './kudos-store.js';
 import { describeForUser } from './rewards-errors.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
+import { decidedByText, type NamingText } from './ports.js';
 
-export type CancelOutcome = { ok: true; row: KudosRow } | { ok: false; reason: 'not_found' | 'forbidden' | 'not_scheduled' | 'too_late' | 'api_error'; message: string; row?: KudosRow };
+export type CancelOutcome = { ok: true; row: KudosRow } | { ok: false; reason: 'not_found' | 'forbidden' | 'not_scheduled' | 'too_late' | 'api_error'; message: NamingText; row?: KudosRow };
 
 /** Cancellable as far as our clock knows; the API has the final word. */
 export function isCancellable(row: Pick<KudosRow, 'status' | 'scheduledAt'>, now: Date): boolean {
@@ -33,7 +34,7 @@ export async function cancelScheduledSend(
   if (row.senderUserId !== input.actorUserId && !input.actorIsAdmin) {
     return { ok: false, reason: 'forbidden', message: 'Only the sender or an admin can cancel this send.', row };
   }
-  if (row.status === 'canceled') return { ok: false, reason: 'not_scheduled', message: `Already cancelled${row.canceledBy ? ` by <@${row.canceledBy}>` : ''}.`, row };
+  if (row.status === 'canceled') return { ok: false, reason: 'not_scheduled', message: decidedByText('Already cancelled', row.canceledBy, '.'), row };
   if (row.status !== 'scheduled' || !row.orderId) return { ok: false, reason: 'not_scheduled', message: 'This send is not scheduled any more.', row };
   if (!isCancellable(row, input.now)) {
     return { ok: false, reason: 'too_late', message: 'Too late to cancel: it goes out in less than 10 minutes.', row };

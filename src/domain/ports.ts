@@ -84,6 +84,18 @@ export interface UserDirectory {
  */
 export type ChatOutcome = 'channel_unreachable' | 'refused' | 'rate_limited' | 'not_found' | 'not_sent';
 
+/**
+ * A sentence for a person that names someone (who already decided), kept as data: plain text and the
+ * people's user ids, which the chat renders its own way (Slack: a mention; in a modal's plain-text
+ * error, the id). The domain writes no chat syntax.
+ */
+export type NamingText = string | { parts: ReadonlyArray<string | { userId: string }> };
+
+/** `before`, then ` by ` and the person when there is one, then `after`. */
+export function decidedByText(before: string, userId: string | null | undefined, after: string): NamingText {
+  return userId ? { parts: [`${before} by `, { userId }, after] } : `${before}${after}`;
+}
+
 export class ChatRefusal extends Error {
   override readonly name = 'ChatRefusal';
   readonly retryAfterSeconds: number | undefined;

@@ -12,7 +12,7 @@ import { isApprover, listApprovers, type ApproverDirectory } from './approvals-p
 import { recordAudit } from './audit.js';
 import type { NoticePresenter } from './notices.js';
 import { postOnce } from './notifications.js';
-import type { Messenger } from './ports.js';
+import { decidedByText, type Messenger, type NamingText } from './ports.js';
 import type { SettingsStore, WorkspaceRef } from './settings.js';
 
 export interface LinkApprovalDeps {
@@ -58,7 +58,7 @@ export async function askForLinkApproval(deps: LinkApprovalDeps, request: Reward
   );
 }
 
-export type LinkDecision = { ok: true; request: RewardLinkRequestRow } | { ok: false; message: string };
+export type LinkDecision = { ok: true; request: RewardLinkRequestRow } | { ok: false; message: NamingText };
 
 /** Takes the decision exactly once; the caller places the links of an approved request. */
 export async function decideLinkRequest(
@@ -79,8 +79,7 @@ export async function decideLinkRequest(
       .returning();
     if (!decided) {
       const [now] = await tx.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.id, request.id));
-      const by = now?.decidedBy ? ` by <@${now.decidedBy}>` : '';
-      return { ok: false as const, message: now?.status === 'rejected' ? `This request was already rejected${by}.` : `This request was already approved${by}.` };
+      return { ok: false as const, message: decidedByText(`This request was already ${now?.status === 'rejected' ? 'rejected' : 'approved'}`, now?.decidedBy, '.') };
     }
     await recordAudit(tx, {
       teamId: decided.teamId,

@@ -17,6 +17,7 @@ import { readMovements } from './ledger.js';
 import { centsToDecimal } from './money.js';
 import { ensureFinanceState } from './low-balance.js';
 import type { WorkspaceRef } from './settings.js';
+import { decidedByText, type NamingText } from './ports.js';
 
 export const TOP_UP_MIN_CENTS = 10_000; // spec 8: min 100.00 USD
 /** Our ceiling against typos (an extra zero or two); larger amounts go through the portal. */
@@ -140,7 +141,7 @@ export type TopUpDecision = 'approve' | 'reject';
  * admin rule). Approval calls the API (once) before returning; the messages and the requester are
  * updated after.
  */
-export async function decideTopUp(deps: TopUpDeps, id: string, actorUserId: string, decision: TopUpDecision): Promise<{ ok: true; request: TopUpRequestRow } | Refusal> {
+export async function decideTopUp(deps: TopUpDeps, id: string, actorUserId: string, decision: TopUpDecision): Promise<{ ok: true; request: TopUpRequestRow } | { ok: false; message: NamingText }> {
   const existing = await getTopUp(deps.db, id);
   if (!existing) return { ok: false, message: 'This top-up request no longer exists.' };
   if (existing.requesterUserId === actorUserId && decision === 'approve') {
@@ -166,8 +167,7 @@ export async function decideTopUp(deps: TopUpDeps, id: string, actorUserId: stri
   });
   if (!decided) {
     const now = (await getTopUp(deps.db, id)) ?? existing;
-    const by = now.deciderUserId ? ` by <@${now.deciderUserId}>` : '';
-    return { ok: false, message: `This top-up request was already ${describeStatus(now.status)}${by}. Nothing more was done.` };
+    return { ok: false, message: decidedByText(`This top-up request was already ${describeStatus(now.status)}`, now.deciderUserId, '. Nothing more was done.') };
   }
   if (decision === 'reject') return { ok: true, request: decided };
   return { ok: true, request: await submit(deps, decided) };

@@ -4,6 +4,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { buildRejectModal, rejectSummary } from '../blocks/approval.js';
+import { namingMrkdwn } from '../blocks/text.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Approval } from '../ids.js';
@@ -39,7 +40,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const body = parseAtEdge(click, raw, Approval.actions.approve);
     await ack();
     const outcome = await deps.approvals.decide(body.actions[0].value, { userId: body.user.id, teamId: workspaceOf(body).teamId }, { kind: 'approve' });
-    if (!outcome.ok) return refuse(deps, body, respond, outcome.message);
+    if (!outcome.ok) return refuse(deps, body, respond, namingMrkdwn(outcome.message));
     // On Home the request leaves the list at once; the channel copies and the sender follow.
     if (onHome(body)) await deps.home.publish(workspaceOf(body), body.user.id, { flash: ':white_check_mark: Approved. The card is being sent.' });
     await outcome.announce();
@@ -49,7 +50,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const body = parseAtEdge(click, raw, Approval.actions.reject);
     await ack();
     const checked = await deps.approvals.checkDecider(body.actions[0].value, { userId: body.user.id, teamId: workspaceOf(body).teamId });
-    if (!checked.ok) return refuse(deps, body, respond, checked.message);
+    if (!checked.ok) return refuse(deps, body, respond, namingMrkdwn(checked.message));
     if (!body.trigger_id) return refuse(deps, body, respond, 'Slack did not let this click open the reason form; click Reject again.');
     await deps.slack.for(workspaceOf(body)).openView(body.trigger_id, buildRejectModal({ kudosId: checked.request.kudos.id, summary: rejectSummary(checked.request.kudos) }));
   });

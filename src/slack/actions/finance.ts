@@ -5,6 +5,7 @@ import type { App } from '@slack/bolt';
 import { knownLimits } from '../../domain/spending-limits.js';
 import { decideTopUp, isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE, type TopUpDecision } from '../../domain/top-ups.js';
 import { buildLimitsModal, buildTopUpModal } from '../blocks/finance.js';
+import { namingMrkdwn } from '../blocks/text.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Finance } from '../ids.js';
@@ -57,7 +58,7 @@ export function register(app: App, deps: ListenerDeps): void {
       const ws = workspaceOf(click);
       if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond as Respond, NOT_ADMIN);
       const outcome = await decideTopUp(deps.finance.topUps, id, click.user.id, decision);
-      if (!outcome.ok) return tellClicker(deps, click, respond as Respond, `:no_entry: ${outcome.message}`);
+      if (!outcome.ok) return tellClicker(deps, click, respond as Respond, `:no_entry: ${namingMrkdwn(outcome.message)}`);
       const request = outcome.request;
       await deps.finance.deps.notifier.updateTopUpMessages(request);
       await deps.finance.deps.notifier

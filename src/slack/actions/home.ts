@@ -8,6 +8,7 @@ import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home.j
 import { formatUsd } from '../../domain/money.js';
 import { setStatsOptOut } from '../../domain/stats.js';
 import { sendRecipients } from '../blocks/messages.js';
+import { namingMrkdwn } from '../blocks/text.js';
 import { openSettingsModal } from '../commands/settings.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -35,7 +36,7 @@ export function register(app: App, deps: ListenerDeps): void {
     );
     const flash = outcome.ok
       ? `:no_entry_sign: Cancelled your kudos to ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} (${formatUsd(outcome.row.amountCents)} each). The amount is back in the balance.`
-      : `:warning: ${outcome.message}`;
+      : `:warning: ${namingMrkdwn(outcome.message)}`;
     await deps.home.publish(ws, actor, { flash });
   });
 

@@ -5,6 +5,7 @@ import { cancelScheduledSend, isCancellable } from '../../domain/cancel.js';
 import { listScheduled } from '../../domain/kudos-store.js';
 import { formatUsd } from '../../domain/money.js';
 import { buildScheduledList, sendRecipients } from '../blocks/messages.js';
+import { namingMrkdwn } from '../blocks/text.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Home, ScheduledList } from '../ids.js';
@@ -46,7 +47,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const outcome = await cancelScheduledSend({ db: deps.db, rewards: deps.rewards, logger: deps.logger }, { kudosId, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: admin, now: deps.now() });
     const note = outcome.ok
       ? `:no_entry_sign: Cancelled: ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} · ${formatUsd(outcome.row.amountCents)} each. The amount is back in the balance.`
-      : `:warning: ${outcome.message}`;
+      : `:warning: ${namingMrkdwn(outcome.message)}`;
     // The list is ephemeral (Slack does not send it back): rebuild it and replace it in place.
     const now = deps.now();
     const rows = await listScheduled(deps.db, { teamId: ws.teamId, ...(admin ? {} : { senderUserId: actor }), now });

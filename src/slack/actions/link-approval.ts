@@ -7,6 +7,7 @@ import { linkApprovalDeps } from '../commands/links.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { LinkApproval } from '../ids.js';
+import { namingMrkdwn } from '../blocks/text.js';
 import { buttonClick, parseAtEdge, uuidValue } from '../payloads.js';
 
 const click = buttonClick(uuidValue);
@@ -22,8 +23,8 @@ export function register(app: App, deps: ListenerDeps): void {
       const flow = linkApprovalDeps(deps);
       const outcome = await decideLinkRequest(flow, { requestId: body.actions[0].value, teamId: workspaceOf(body).teamId, actorUserId: body.user.id, decision });
       if (!outcome.ok) {
-        if (body.response_url) await respond({ response_type: 'ephemeral', replace_original: false, text: `:no_entry: ${outcome.message}` });
-        else if (body.channel?.id) await deps.slack.for(workspaceOf(body)).postEphemeral(body.channel.id, body.user.id, { text: `:no_entry: ${outcome.message}` });
+        if (body.response_url) await respond({ response_type: 'ephemeral', replace_original: false, text: `:no_entry: ${namingMrkdwn(outcome.message)}` });
+        else if (body.channel?.id) await deps.slack.for(workspaceOf(body)).postEphemeral(body.channel.id, body.user.id, { text: `:no_entry: ${namingMrkdwn(outcome.message)}` });
         return;
       }
       if (decision === 'approve') deps.placeRewardLinks?.(outcome.request.id);

@@ -1,13 +1,24 @@
 // Small Block Kit helpers. Text objects that carry user text are `verbatim` so that Slack does not
 // auto-link a typed "@channel" or URL; user text itself is always escaped with escapeMrkdwn.
 import type { types } from '@slack/bolt';
-import { clip, clipMrkdwn } from '../../domain/escape.js';
+import { clip, clipMrkdwn, mentionUser } from '../../domain/escape.js';
+import type { NamingText } from '../../domain/ports.js';
 
 export { clip };
 
 export type Block = types.KnownBlock;
 
 export const plain = (text: string, max = 3000) => ({ type: 'plain_text' as const, text: clip(text, max), emoji: true });
+/** The domain's text that names people, in mrkdwn: each person a mention. */
+export function namingMrkdwn(text: NamingText): string {
+  return typeof text === 'string' ? text : text.parts.map((part) => (typeof part === 'string' ? part : mentionUser(part.userId))).join('');
+}
+
+/** The same in plain text (a modal's inline error renders no mention): each person their user id. */
+export function namingPlain(text: NamingText): string {
+  return typeof text === 'string' ? text : text.parts.map((part) => (typeof part === 'string' ? part : part.userId)).join('');
+}
+
 export const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text: clipMrkdwn(text, 3000), verbatim: true });
 
 export function section(text: string, blockId?: string): Block {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Approval } from '../ids.js';
+import { namingPlain } from '../blocks/text.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../payloads.js';
 
 const metadataSchema = z.object({ kudosId: z.guid() });
@@ -18,7 +19,7 @@ export function register(app: App, deps: ListenerDeps): void {
     const raw = textOf(body.view.state.values[B.reason]?.[A.reason]);
     const reason = raw.trim().slice(0, 500);
     const outcome = await deps.approvals.decide(kudosId, { userId: body.user.id, teamId: workspaceOf(body).teamId }, { kind: 'reject', reason: reason === '' ? null : reason });
-    if (!outcome.ok) return ack({ response_action: 'errors', errors: { [B.reason]: outcome.message.replace(/<@([A-Z0-9_]+)>/g, '$1') } });
+    if (!outcome.ok) return ack({ response_action: 'errors', errors: { [B.reason]: namingPlain(outcome.message) } });
     await ack();
     await outcome.announce();
   });
