@@ -9,25 +9,41 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ChatRefusal, isChatRefusal } from '../domain/ports.js';
 
-/** When the answer of the request being handled is due (ms since the epoch); undefined: no deadline. */
-const answerDue = new AsyncLocalStorage<number | undefined>();
+/** When the answer of the request being handled is due (ms since the epoch); `at` undefined: no deadline. */
+interface AnswerDue {
+  at: number | undefined;
+}
+const answerDue = new AsyncLocalStorage<AnswerDue>();
 
 /** A paced call's own round trip, kept free before the deadline: its slot must come this much earlier. */
 const CALL_ALLOWANCE_MS = 300;
 
 /** Runs `work` with its answer due at `deadlineAt`: its paced Slack calls book only slots they can use in time. */
 export function answerBy<T>(deadlineAt: number, work: () => Promise<T>): Promise<T> {
-  return answerDue.run(deadlineAt, work);
+  return answerDue.run({ at: deadlineAt }, work);
+}
+
+/**
+ * answerBy for a handler that answers part way (a slash command's ack): once `answered()` is called,
+ * what `work` does next (a DM, an approvers' post) is no longer due by then and waits for its slots as usual.
+ */
+export function answerByAnswered<T>(deadlineAt: number, work: (answered: () => void) => Promise<T>): Promise<T> {
+  const due: AnswerDue = { at: deadlineAt };
+  return answerDue.run(due, () =>
+    work(() => {
+      due.at = undefined;
+    }),
+  );
 }
 
 /** Runs `work` without the caller's deadline: a shared read that goes on, at Slack's pace, for whoever asks next. */
 export function unhurried<T>(work: () => Promise<T>): Promise<T> {
-  return answerDue.run(undefined, work);
+  return answerDue.run({ at: undefined }, work);
 }
 
 /** How long a paced call made now may wait for its slot (0 or more), or undefined outside answerBy. */
 export function slotWaitLeft(now = Date.now()): number | undefined {
-  const due = answerDue.getStore();
+  const due = answerDue.getStore()?.at;
   return due === undefined ? undefined : Math.max(0, due - CALL_ALLOWANCE_MS - now);
 }
 
@@ -69,3 +85,11 @@ export async function withinBudget<T, F>(work: () => Promise<T>, budgetMs: numbe
 
 /** Lookups made before opening a modal (the trigger_id expires 3 s after the click). */
 export const OPEN_LOOKUP_BUDGET_MS = 800;
+
+/** A slash command's or a submission's answer: Slack's 3 s, less a margin for the answer's own trip. */
+export const ANSWER_BUDGET_MS = 2300;
+
+/** Whole seconds a person is told to wait before trying again, from a `rate_limited` refusal's retryAfterSeconds. */
+export function secondsToWait(retryAfterSeconds: number | undefined): number {
+  return Math.max(1, Math.ceil(retryAfterSeconds ?? 1));
+}

@@ -9,6 +9,8 @@ import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Approval } from '../ids.js';
 import { buttonClick, parseAtEdge, uuidValue } from '../payloads.js';
+import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
+import { isChatRefusal } from '../../domain/ports.js';
 
 type Respond = (message: { response_type: 'ephemeral'; replace_original: false; text: string }) => Promise<unknown>;
 
@@ -47,9 +49,18 @@ export function register(app: App, deps: ListenerDeps): void {
   });
 
   app.action(Approval.actions.reject, async ({ ack, body: raw, respond }) => {
+    const clickedAt = Date.now();
     const body = parseAtEdge(click, raw, Approval.actions.reject);
     await ack();
-    const checked = await deps.approvals.checkDecider(body.actions[0].value, { userId: body.user.id, teamId: workspaceOf(body).teamId });
+    // The trigger_id dies 3 s after the click: who may decide (the approvers' group, from Slack) is
+    // read under that deadline (deadline.ts), or the clicker is told when to click again.
+    let checked: Awaited<ReturnType<typeof deps.approvals.checkDecider>>;
+    try {
+      checked = await answerBy(clickedAt + ANSWER_BUDGET_MS, () => deps.approvals.checkDecider(body.actions[0].value, { userId: body.user.id, teamId: workspaceOf(body).teamId }));
+    } catch (error) {
+      if (!isChatRefusal(error, 'rate_limited')) throw error;
+      return refuse(deps, body, respond, `Slack is busy right now (its rate limit), so Kudos could not check that you may decide. Click Reject again in ${secondsToWait(error.retryAfterSeconds)} s.`);
+    }
     if (!checked.ok) return refuse(deps, body, respond, namingMrkdwn(checked.message));
     if (!body.trigger_id) return refuse(deps, body, respond, 'Slack did not let this click open the reason form; click Reject again.');
     await deps.slack.for(workspaceOf(body)).openView(body.trigger_id, buildRejectModal({ kudosId: checked.request.kudos.id, summary: rejectSummary(checked.request.kudos) }));

@@ -1,6 +1,6 @@
 // /kudos and its subcommands. Answers that need data are computed before ack (well inside Slack's
 // 3 s) and returned as the ack body, i.e. an ephemeral reply; the modal is opened right after ack.
-import type { App } from '@slack/bolt';
+import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
 import { listScheduled } from '../../domain/kudos-store.js';
 import { isCancellable } from '../../domain/cancel.js';
 import { describeForUser } from '../../domain/rewards-errors.js';
@@ -10,9 +10,10 @@ import { buildBalance, buildHelp, buildScheduledList } from '../blocks/messages.
 import { buildSendModal } from '../blocks/send-modal.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
-import { withinBudget, OPEN_LOOKUP_BUDGET_MS } from '../deadline.js';
+import { ANSWER_BUDGET_MS, answerByAnswered, OPEN_LOOKUP_BUDGET_MS, secondsToWait, withinBudget } from '../deadline.js';
+import { isChatRefusal } from '../../domain/ports.js';
 import { COMMAND } from '../ids.js';
-import { parseAtEdge, slashCommand } from '../payloads.js';
+import { parseAtEdge, slashCommand, type SlashCommandPayload } from '../payloads.js';
 import { handleLinksCommand, isLinksCommand } from './links.js';
 import { handleAuditCommand, parseAuditCommand } from './audit.js';
 import { parseKudosCommand } from './parse.js';
@@ -37,123 +38,149 @@ export function needsRewards(text: string): boolean {
 }
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.command(COMMAND, async ({ ack, body, respond }) => {
+  app.command(COMMAND, async ({ ack: answer, body, respond }) => {
     const command = parseAtEdge(slashCommand, body, COMMAND);
-    // Distribution mode: until an admin connects the workspace's Rewards account, whatever needs it
-    // explains what an admin must do (and, to anyone else, whom to ask).
-    if (deps.rewardsSetup && needsRewards(command.text)) {
-      const ws = workspaceOf(command);
-      if (!(await deps.rewardsSetup.isConnected(ws))) {
-        // `/kudos` that would open the send form opens the explanation in its place, as Home's button
-        // and the shortcuts do; the other subcommands answer in the ack.
-        if (parseKudosCommand(command.text).kind === 'open') {
-          await ack();
-          return openSendModal(deps, { ws: workspaceOf(command), userId: command.user_id, triggerId: command.trigger_id });
-        }
-        const [admin, settings] = await Promise.all([deps.isAdmin(ws, command.user_id), deps.settings.get(ws)]);
-        return ack({ response_type: 'ephemeral', text: notConnectedText(admin, settings.adminUserIds ?? undefined) });
-      }
-    }
-    if (isLinksCommand(command.text)) return handleLinksCommand(ack, command, deps);
-    const audit = parseAuditCommand(command.text);
-    if (audit) return handleAuditCommand(deps, { ack, command, csv: audit.csv });
-    const stats = parseStatsCommand(command.text);
-    if (stats) return handleStatsCommand(deps, { ack, command, stats });
-    if (isTemplatesCommand(command.text)) return handleTemplatesCommand(deps, { ack, command, respond });
-    if (isCampaignsCommand(command.text)) return handleCampaignsCommand(deps, { ack, command, respond });
-    const finance = parseFinanceCommand(command.text);
-    if (finance) return handleFinanceCommand(deps, finance, { ack, command, respond });
-    const parsed = parseKudosCommand(command.text);
-    const log = deps.logger.child({ command: COMMAND, sub: parsed.kind, user: command.user_id });
-    switch (parsed.kind) {
-      case 'help':
-        return ack(buildHelp());
-      case 'unknown':
-        return ack(buildHelp(`I don't know "${parsed.word.replace(/[<>&]/g, '')}".`));
-      case 'settings':
-        return handleSettingsCommand(deps, { ack, command });
-      case 'celebrations':
-        return handleCelebrationsCommand(deps, { ack, command, arg: parsed.arg });
-      case 'recurring':
-        return handleRecurringCommand(deps, { ack, command, arg: parsed.arg });
-      case 'balance': {
-        // Both at once: the plain answer must still fit in the ack.
-        const [admin, read] = await Promise.allSettled([
-          deps.isAdmin(workspaceOf(command), command.user_id),
-          deps.rewards.for(workspaceOf(command)).then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })),
-        ]);
-        if (admin.status === 'fulfilled' && admin.value) return handleAdminBalance(deps, { ack, command, respond });
-        try {
-          if (read.status === 'rejected') throw read.reason;
-          const balance = read.value;
-          return ack(
-            buildBalance({
-              availableCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),
-              pendingCents: toCents(balance.pendingBalance.amount, { rounding: 'half-up' }),
-              currency: balance.availableBalance.currency,
-            }),
-          );
-        } catch (error) {
-          log.warn('balance lookup failed', { error });
-          return ack({ text: describeForUser(error, 'get the balance') });
-        }
-      }
-      case 'scheduled': {
-        const admin = await deps.isAdmin(workspaceOf(command), command.user_id);
-        const now = deps.now();
-        const rows = await listScheduled(deps.db, { teamId: workspaceOf(command).teamId, ...(admin ? {} : { senderUserId: command.user_id }), now });
-        return ack(
-          buildScheduledList(
-            rows.map((row) => ({ row, cancellable: isCancellable(row, now) })),
-            { showSender: admin, ...(admin ? { note: 'As an admin you see everyone’s scheduled sends.' } : {}) },
-          ),
-        );
-      }
-      case 'open': {
-        await ack();
-        try {
-          // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
-          const [sender, defaults] = await withinBudget(
-            () => Promise.all([deps.slack.userInfo(workspaceOf(command), command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
-            OPEN_LOOKUP_BUDGET_MS,
-            [undefined, undefined] as const,
-          );
-          const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
-          const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
-          // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
-          const defaultProductId = defaults?.defaultProductId;
-          const design = defaultProductId
-            ? await withinBudget(
-                () =>
-                  deps.catalog
-                    .of(workspaceOf(command))
-                    .get(defaultProductId)
-                    .catch(() => undefined),
-                OPEN_LOOKUP_BUDGET_MS / 2,
-                undefined,
-              )
-            : undefined;
-          await deps.slack.for(workspaceOf(command)).openView(
-            command.trigger_id,
-            buildSendModal({
-              userIds: parsed.userIds,
-              ...((parsed.amountDollars ?? defaultDollars) !== undefined ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! } : {}),
-              ...(parsed.message ? { message: parsed.message } : {}),
-              ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
-              ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
-              ...(sender && !timezone ? { noTimezone: true, today: todayInCached('UTC', deps.now()) } : {}),
-              metadata: { channelId: command.channel_id },
-            }),
-          );
-        } catch (error) {
-          // The ack is gone already: tell the user through the command's response_url, never silence.
-          log.warn('opening the send form failed', { error });
-          await respond({ response_type: 'ephemeral', text: `Could not open the send form (Slack answered: ${slackErrorCode(error)}). Try /kudos again.` });
-        }
-        return;
-      }
+    // Every subcommand answers in its ack, inside Slack's 3 s: a paced Slack lookup made before it (a
+    // user group's members, the admin check's users.info) books only a slot it can use in time
+    // (deadline.ts); otherwise the person is told when to try again, instead of no answer at all.
+    let answered = false;
+    try {
+      await answerByAnswered(Date.now() + ANSWER_BUDGET_MS, (endDeadline) => {
+        const ack: AckFn<string | RespondArguments> = async (response) => {
+          answered = true;
+          endDeadline();
+          await answer(response);
+        };
+        return answerCommand(deps, command, ack, respond);
+      });
+    } catch (error) {
+      if (answered || !isChatRefusal(error, 'rate_limited')) throw error;
+      deps.logger.info('a /kudos lookup waits for Slack rate limit', { user: command.user_id, retryAfterSeconds: error.retryAfterSeconds });
+      await answer({ response_type: 'ephemeral', text: slackBusyText(error.retryAfterSeconds) });
     }
   });
+}
+
+/** A lookup before the answer was refused by Slack's rate limit (deadline.ts): when to try again. */
+function slackBusyText(retryAfterSeconds: number | undefined): string {
+  return `Slack is busy right now (its rate limit), so Kudos could not look up what this needs. Try again in ${secondsToWait(retryAfterSeconds)} s.`;
+}
+
+async function answerCommand(deps: ListenerDeps, command: SlashCommandPayload, ack: AckFn<string | RespondArguments>, respond: RespondFn): Promise<void> {
+  // Distribution mode: until an admin connects the workspace's Rewards account, whatever needs it
+  // explains what an admin must do (and, to anyone else, whom to ask).
+  if (deps.rewardsSetup && needsRewards(command.text)) {
+    const ws = workspaceOf(command);
+    if (!(await deps.rewardsSetup.isConnected(ws))) {
+      // `/kudos` that would open the send form opens the explanation in its place, as Home's button
+      // and the shortcuts do; the other subcommands answer in the ack.
+      if (parseKudosCommand(command.text).kind === 'open') {
+        await ack();
+        return openSendModal(deps, { ws: workspaceOf(command), userId: command.user_id, triggerId: command.trigger_id });
+      }
+      const [admin, settings] = await Promise.all([deps.isAdmin(ws, command.user_id), deps.settings.get(ws)]);
+      return ack({ response_type: 'ephemeral', text: notConnectedText(admin, settings.adminUserIds ?? undefined) });
+    }
+  }
+  if (isLinksCommand(command.text)) return handleLinksCommand(ack, command, deps);
+  const audit = parseAuditCommand(command.text);
+  if (audit) return handleAuditCommand(deps, { ack, command, csv: audit.csv });
+  const stats = parseStatsCommand(command.text);
+  if (stats) return handleStatsCommand(deps, { ack, command, stats });
+  if (isTemplatesCommand(command.text)) return handleTemplatesCommand(deps, { ack, command, respond });
+  if (isCampaignsCommand(command.text)) return handleCampaignsCommand(deps, { ack, command, respond });
+  const finance = parseFinanceCommand(command.text);
+  if (finance) return handleFinanceCommand(deps, finance, { ack, command, respond });
+  const parsed = parseKudosCommand(command.text);
+  const log = deps.logger.child({ command: COMMAND, sub: parsed.kind, user: command.user_id });
+  switch (parsed.kind) {
+    case 'help':
+      return ack(buildHelp());
+    case 'unknown':
+      return ack(buildHelp(`I don't know "${parsed.word.replace(/[<>&]/g, '')}".`));
+    case 'settings':
+      return handleSettingsCommand(deps, { ack, command });
+    case 'celebrations':
+      return handleCelebrationsCommand(deps, { ack, command, arg: parsed.arg });
+    case 'recurring':
+      return handleRecurringCommand(deps, { ack, command, arg: parsed.arg });
+    case 'balance': {
+      // Both at once: the plain answer must still fit in the ack.
+      const [admin, read] = await Promise.allSettled([
+        deps.isAdmin(workspaceOf(command), command.user_id),
+        deps.rewards.for(workspaceOf(command)).then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })),
+      ]);
+      if (admin.status === 'fulfilled' && admin.value) return handleAdminBalance(deps, { ack, command, respond });
+      try {
+        if (read.status === 'rejected') throw read.reason;
+        const balance = read.value;
+        return ack(
+          buildBalance({
+            availableCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),
+            pendingCents: toCents(balance.pendingBalance.amount, { rounding: 'half-up' }),
+            currency: balance.availableBalance.currency,
+          }),
+        );
+      } catch (error) {
+        log.warn('balance lookup failed', { error });
+        return ack({ text: describeForUser(error, 'get the balance') });
+      }
+    }
+    case 'scheduled': {
+      const admin = await deps.isAdmin(workspaceOf(command), command.user_id);
+      const now = deps.now();
+      const rows = await listScheduled(deps.db, { teamId: workspaceOf(command).teamId, ...(admin ? {} : { senderUserId: command.user_id }), now });
+      return ack(
+        buildScheduledList(
+          rows.map((row) => ({ row, cancellable: isCancellable(row, now) })),
+          { showSender: admin, ...(admin ? { note: 'As an admin you see everyone’s scheduled sends.' } : {}) },
+        ),
+      );
+    }
+    case 'open': {
+      await ack();
+      try {
+        // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
+        const [sender, defaults] = await withinBudget(
+          () => Promise.all([deps.slack.userInfo(workspaceOf(command), command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
+          OPEN_LOOKUP_BUDGET_MS,
+          [undefined, undefined] as const,
+        );
+        const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
+        const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
+        // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
+        const defaultProductId = defaults?.defaultProductId;
+        const design = defaultProductId
+          ? await withinBudget(
+              () =>
+                deps.catalog
+                  .of(workspaceOf(command))
+                  .get(defaultProductId)
+                  .catch(() => undefined),
+              OPEN_LOOKUP_BUDGET_MS / 2,
+              undefined,
+            )
+          : undefined;
+        await deps.slack.for(workspaceOf(command)).openView(
+          command.trigger_id,
+          buildSendModal({
+            userIds: parsed.userIds,
+            ...((parsed.amountDollars ?? defaultDollars) !== undefined ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! } : {}),
+            ...(parsed.message ? { message: parsed.message } : {}),
+            ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
+            ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
+            ...(sender && !timezone ? { noTimezone: true, today: todayInCached('UTC', deps.now()) } : {}),
+            metadata: { channelId: command.channel_id },
+          }),
+        );
+      } catch (error) {
+        // The ack is gone already: tell the user through the command's response_url, never silence.
+        log.warn('opening the send form failed', { error });
+        await respond({ response_type: 'ephemeral', text: `Could not open the send form (Slack answered: ${slackErrorCode(error)}). Try /kudos again.` });
+      }
+      return;
+    }
+  }
 }
 
 function slackErrorCode(error: unknown): string {

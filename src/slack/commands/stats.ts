@@ -5,6 +5,8 @@ import { monthlyCampaignSpend, monthlyLeaderboard, parseMonth, setStatsOptOut, t
 import { buildLeaderboard, type LeaderboardLabel } from '../blocks/stats.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
+import { secondsToWait } from '../deadline.js';
+import { isChatRefusal } from '../../domain/ports.js';
 
 export type StatsCommand = { kind: 'board'; month: string; channel?: string; group?: { id: string; handle: string } } | { kind: 'optout' | 'optin' };
 
@@ -50,8 +52,20 @@ export async function handleStatsCommand(
     label = { kind: 'channel', channel: stats.channel };
   }
   if (stats.group) {
-    const members = await deps.slack.usergroupMembers(ws, stats.group.id).catch(() => undefined);
-    if (!members) return ack({ text: 'I couldn’t find that user group. Pick one from the list as you type `@`.' });
+    // Under /kudos's deadline (commands/index.ts): a read whose Slack slot comes too late is refused at once.
+    let members: string[];
+    try {
+      members = await deps.slack.usergroupMembers(ws, stats.group.id);
+    } catch (error) {
+      if (isChatRefusal(error, 'not_found')) return ack({ text: 'I couldn’t find that user group. Pick one from the list as you type `@`.' });
+      if (isChatRefusal(error, 'rate_limited')) {
+        return ack({
+          text: `Slack is busy right now (its rate limit), so the members of that user group could not be read. Try \`/kudos stats @group\` again in ${secondsToWait(error.retryAfterSeconds)} s.`,
+        });
+      }
+      deps.logger.warn('reading a user group for stats failed', { usergroup: stats.group.id, error });
+      return ack({ text: 'Slack did not give the members of that user group just now. Try again.' });
+    }
     scope.members = members;
     label = { kind: 'group', handle: stats.group.handle };
   }

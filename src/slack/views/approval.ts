@@ -7,6 +7,8 @@ import { workspaceOf } from '../deps.js';
 import { Approval } from '../ids.js';
 import { namingPlain } from '../blocks/text.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../payloads.js';
+import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
+import { isChatRefusal } from '../../domain/ports.js';
 
 const metadataSchema = z.object({ kudosId: z.guid() });
 
@@ -18,7 +20,17 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!kudosId) return ack({ response_action: 'errors', errors: { [B.reason]: 'This form is damaged; reject from the request message again.' } });
     const raw = textOf(body.view.state.values[B.reason]?.[A.reason]);
     const reason = raw.trim().slice(0, 500);
-    const outcome = await deps.approvals.decide(kudosId, { userId: body.user.id, teamId: workspaceOf(body).teamId }, { kind: 'reject', reason: reason === '' ? null : reason });
+    // Who may decide is read from Slack (the approvers' group) before the answer: under Slack's 3 s (deadline.ts).
+    let outcome: Awaited<ReturnType<typeof deps.approvals.decide>>;
+    try {
+      outcome = await answerBy(Date.now() + ANSWER_BUDGET_MS, () =>
+        deps.approvals.decide(kudosId, { userId: body.user.id, teamId: workspaceOf(body).teamId }, { kind: 'reject', reason: reason === '' ? null : reason }),
+      );
+    } catch (error) {
+      if (!isChatRefusal(error, 'rate_limited')) throw error;
+      const message = `Slack is busy right now (its rate limit), so Kudos could not check that you may decide. Nothing was rejected. Press Reject again in ${secondsToWait(error.retryAfterSeconds)} s.`;
+      return ack({ response_action: 'errors', errors: { [B.reason]: message } });
+    }
     if (!outcome.ok) return ack({ response_action: 'errors', errors: { [B.reason]: namingPlain(outcome.message) } });
     await ack();
     await outcome.announce();

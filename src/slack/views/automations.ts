@@ -7,7 +7,7 @@ import { checkRuleForm, checkSeriesForm } from '../../domain/automation-forms.js
 import { importCelebrationDates, MAX_CSV_BYTES, MAX_CSV_ROWS, parseCelebrationCsv } from '../../domain/celebration-csv.js';
 import { recordAudit } from '../../domain/audit.js';
 import { buildCsvReport } from '../blocks/automations.js';
-import { answerBy } from '../deadline.js';
+import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
 import { isChatRefusal } from '../../domain/ports.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -25,8 +25,6 @@ const leaf = z
     files: z.array(z.object({ id: z.string() }).passthrough()).nullish(),
   })
   .passthrough();
-/** Slack's 3 s, less the answer's own way back (as the send form's). */
-const CSV_SUBMIT_BUDGET_MS = 2300;
 
 const stateSchema = z.record(z.string(), z.record(z.string(), leaf));
 type Leaf = z.infer<typeof leaf>;
@@ -72,7 +70,7 @@ export function register(app: App, deps: ListenerDeps): void {
 
   app.view(Celebrations.csvModal.callbackId, async ({ ack, body: raw }) => {
     const body = parseAtEdge(viewSubmission, raw, Celebrations.csvModal.callbackId);
-    const answerDueAt = Date.now() + CSV_SUBMIT_BUDGET_MS;
+    const answerDueAt = Date.now() + ANSWER_BUDGET_MS;
     const view = body.view;
     const ws = workspaceOf(body);
     const block = Celebrations.csvModal.blocks.csv;
@@ -103,8 +101,7 @@ export function register(app: App, deps: ListenerDeps): void {
       report = await answerBy(answerDueAt, () => importCelebrationDates({ db: deps.db, listUsers: () => (deps.slack.everyone ? deps.slack.everyone(ws) : deps.slack.listUsers(ws)) }, ws, parsed));
     } catch (error) {
       if (isChatRefusal(error, 'rate_limited')) {
-        const seconds = Math.max(1, Math.ceil(error.retryAfterSeconds ?? 1));
-        const message = `Slack is busy right now (its rate limit), so your workspace's people could not be read. Nothing was imported. Press Import again in ${seconds} s.`;
+        const message = `Slack is busy right now (its rate limit), so your workspace's people could not be read. Nothing was imported. Press Import again in ${secondsToWait(error.retryAfterSeconds)} s.`;
         return ack({ response_action: 'errors', errors: { [errorBlock]: message } });
       }
       if (!isChatRefusal(error)) throw error;
@@ -115,12 +112,21 @@ export function register(app: App, deps: ListenerDeps): void {
   });
 
   app.view(Recurring.modal.callbackId, async ({ ack, body: raw }) => {
+    const answerDueAt = Date.now() + ANSWER_BUDGET_MS;
     const body = parseAtEdge(viewSubmission, raw, Recurring.modal.callbackId);
     const view = body.view;
     const ws = workspaceOf(body);
     const { blocks: B, actions: A } = Recurring.modal;
     const get = reader(view.state.values);
-    const sender = await deps.slack.for(ws).userInfo(body.user.id);
+    // The sender's time zone, read from Slack before the answer: under Slack's 3 s (deadline.ts).
+    let sender: Awaited<ReturnType<ReturnType<typeof deps.slack.for>['userInfo']>>;
+    try {
+      sender = await answerBy(answerDueAt, () => deps.slack.for(ws).userInfo(body.user.id));
+    } catch (error) {
+      if (!isChatRefusal(error, 'rate_limited')) throw error;
+      const message = `Slack is busy right now (its rate limit), so your time zone could not be read. Nothing was saved. Press Save again in ${secondsToWait(error.retryAfterSeconds)} s.`;
+      return ack({ response_action: 'errors', errors: { [B.time]: message } });
+    }
     const checked = await checkSeriesForm(deps.catalog.of(ws), {
       senderUserId: body.user.id,
       recipientUserIds: get(B.recipients, A.recipients).selected_users ?? [],

@@ -7,7 +7,7 @@ import { formatUsd } from '../../domain/money.js';
 import { escapeMrkdwn } from '../../domain/escape.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/submit-send.js';
 import { isChatRefusal } from '../../domain/ports.js';
-import { answerBy } from '../deadline.js';
+import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
@@ -22,7 +22,7 @@ import { register as registerAutomationViews } from './automations.js';
 import { register as registerRewardsConnect } from './rewards-connect.js';
 
 /** Stay under Slack's 3 s: give up validating after this and ask the user to press Send again. */
-const SUBMIT_BUDGET_MS = 2300;
+const SUBMIT_BUDGET_MS = ANSWER_BUDGET_MS;
 
 export function readSendForm(values: StateValues, fill?: string): SendForm {
   const { blocks: B, actions: A } = SendModal;
@@ -70,8 +70,7 @@ function fieldBlocks(fill: string | undefined): Record<SendField, string> {
 
 /** The inline error when Slack's rate limit leaves no time to check the people now. */
 function slackBusy(retryAfterSeconds: number | undefined): string {
-  const seconds = Math.max(1, Math.ceil(retryAfterSeconds ?? 1));
-  return `Slack is busy right now (its rate limit), so the people could not be checked. Nothing was sent. Press Send again in ${seconds} s.`;
+  return `Slack is busy right now (its rate limit), so the people could not be checked. Nothing was sent. Press Send again in ${secondsToWait(retryAfterSeconds)} s.`;
 }
 
 export const sendMetadata = z.object({ channelId: z.string().optional(), sourceMessageUrl: z.string().optional(), fill: z.string().max(20).optional() });

@@ -1,0 +1,98 @@
+// Slack lookups made before an answer Slack waits 3 s for (a command's ack, a submission's answer, a
+// click's trigger_id) under Slack's rate limits, enforced by the simulator: when the lookup's method
+// is refused (a 429 whose Retry-After is past the answer's deadline), the person is told that Slack is
+// busy and when to try again, instead of a wrong answer or none. Signed requests; no timings.
+import { and, eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+import { auditEvents, kudos, recurringSeries, workspaceSettings } from '../../src/db/schema/index.js';
+import type { Message } from '../../src/simulator/slack.js';
+import { TEAM_ID } from '../../src/simulator/seed.js';
+import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
+
+const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVAL_THRESHOLD: '100' } });
+
+/** Slack answers the next call of `method` with a 429 whose Retry-After is past any answer's 3 s. */
+function exhaust(method: string): void {
+  e2e.stack.sim.rateLimits.storm({ count: 1, retryAfterSeconds: 10, methods: [method] });
+}
+
+const ephemeralsTo = (userId: string, channel = 'C_GENERAL') => e2e.stack.sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === userId);
+const BUSY = /^(:no_entry: )?Slack is busy right now \(its rate limit\).* again in \d+ s\.$/;
+
+/** The answer to `/kudos TEXT` from `userId`, in C_GENERAL. */
+async function command(userId: string, text: string): Promise<Message> {
+  const before = ephemeralsTo(userId).length;
+  await e2e.stack.sim.slashCommand(userId, text, 'C_GENERAL');
+  return e2e.stack.sim.waitFor(() => ephemeralsTo(userId).at(before));
+}
+
+describe('lookups before an answer Slack waits 3 s for, with Slack busy', () => {
+  it('/kudos stats @group while usergroups.users.list is refused: "Slack is busy... Try again in N s", not "I couldn’t find that user group", which an unknown group still gets', async () => {
+    const unknown = await command('U_EMP4', 'stats <!subteam^S_NOPE|@nope>');
+    expect(unknown.text).toContain('I couldn’t find that user group');
+
+    exhaust('usergroups.users.list');
+    const busy = await command('U_EMP4', 'stats <!subteam^S_TEAM|@team>');
+    expect(busy.text).toMatch(BUSY);
+    expect(busy.text).toContain('members of that user group could not be read');
+    expect(busy.text).not.toContain('couldn’t find');
+    expect(e2e.stack.sim.rateLimits.counts().total).toBe(1);
+  });
+
+  it('/kudos scheduled while users.info (the admin check) is refused: Slack is busy, try again in N s', async () => {
+    exhaust('users.info');
+    const busy = await command('U_EMP3', 'scheduled');
+    expect(busy.text).toMatch(BUSY);
+  });
+
+  it('the recurring form submitted while users.info (the time zone) is refused: inline "Slack is busy... Press Save again in N s", nothing saved', async () => {
+    const { sim } = e2e.stack;
+    await sim.slashCommand('U_EMP3', 'recurring new', 'C_GENERAL');
+    const modal = await sim.waitFor(() => sim.openViews('U_EMP3').find((v) => v.callback_id === 'recurring_new'));
+    exhaust('users.info');
+    await sim.submitView(modal.id, {}, 'U_EMP3');
+    expect(sim.viewErrors(modal.id).rec_time).toMatch(/^Slack is busy right now \(its rate limit\).*Nothing was saved\. Press Save again in \d+ s\.$/);
+    expect(await e2e.db.select().from(recurringSeries)).toEqual([]);
+  });
+
+  it("Reject (the trigger's 3 s) and the reject modal's submission while usergroups.users.list (the approvers' group) is refused: Slack is busy, nothing decided", async () => {
+    const { sim } = e2e.stack;
+    // The approvers are the group S_TEAM (U_EMP1, U_EMP2), whose members are read from Slack at each decision.
+    await e2e.db
+      .insert(workspaceSettings)
+      .values({ teamId: TEAM_ID, notifyChannel: 'C_KUDOS', approvalChannel: 'C_APPROVALS', approvalThresholdCents: 10_000, approverUsergroupId: 'S_TEAM' })
+      .onConflictDoUpdate({ target: workspaceSettings.teamId, set: { approverUsergroupId: 'S_TEAM', approverUserIds: null } });
+    await new Promise((resolve) => setTimeout(resolve, 5_500)); // the settings cache's TTL
+    const row = await submitSendForm(e2e.stack, e2e.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '150', message: 'big one' }));
+    expect(row.status).toBe('awaiting_approval');
+    const message = await sim.waitFor(() => sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(row.id) && JSON.stringify(m.blocks).includes('approval_reject')));
+    const refusals = () => ephemeralsTo('U_EMP1', 'C_APPROVALS');
+
+    exhaust('usergroups.users.list');
+    await sim.clickButton({ channel: message.channel, ts: message.ts }, 'approval_reject', 'U_EMP1');
+    const busy = await sim.waitFor(() => refusals().at(-1));
+    expect(busy.text).toMatch(BUSY);
+    expect(busy.text).toContain('Click Reject again');
+    expect(sim.openViews('U_EMP1')).toHaveLength(0);
+
+    // Once Slack has room again the modal opens; its submission meets a busy Slack again.
+    const modal = await eventually(async () => {
+      const open = sim.openViews('U_EMP1').find((v) => v.callback_id === 'approval_reject_modal');
+      if (open) return open;
+      await sim.clickButton({ channel: message.channel, ts: message.ts }, 'approval_reject', 'U_EMP1');
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      return undefined;
+    }, 30_000);
+    exhaust('usergroups.users.list');
+    await sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'no' } } }, 'U_EMP1');
+    expect(sim.viewErrors(modal.id).approval_reject_reason).toMatch(/^Slack is busy right now \(its rate limit\).*Nothing was rejected\. Press Reject again in \d+ s\.$/);
+    const [after] = await e2e.db.select().from(kudos).where(eq(kudos.id, row.id));
+    expect(after!.status).toBe('awaiting_approval');
+    expect(
+      await e2e.db
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.subjectId, row.id), eq(auditEvents.action, 'approval.rejected'))),
+    ).toEqual([]);
+  }, 90_000);
+});
