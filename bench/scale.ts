@@ -369,6 +369,14 @@ function singleDelayRows(section: string, label: string, fleet: FleetResult, bas
   }));
 }
 
+/** Where a run's requests went: each endpoint's requests per kudos placed (and the count). */
+function perKudosByEndpoint(r: FleetResult): string {
+  return [...r.endpoints]
+    .sort((a, b) => b[1] - a[1])
+    .map(([endpoint, n]) => `${endpoint} ${round(n / Math.max(1, r.placed), 3)} (${n})`)
+    .join(', ');
+}
+
 /** `--fleet-only` (e.g. the full `--backlog 5000 --limit 1000`): the fleet with and without the booking horizon, nothing else. */
 async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[]> {
   const section = `scale (${kind})`;
@@ -376,6 +384,12 @@ async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[
   const noHorizon = await fleetRun(kind, NO_HORIZON, backlog);
   console.error(`scale (${kind}): fleet, workspace turns, a backlog booking <= 0.5 s ahead...`);
   const fleet = await fleetRun(kind, TURNS, backlog);
+  for (const [name, r] of [
+    ['booking <= 0.5 s ahead', fleet],
+    ['booking any distance ahead', noHorizon],
+  ] as const) {
+    console.error(`scale (${kind}) ${name}: ${r.placed} placed, ${r.perKudos} requests per kudos: ${perKudosByEndpoint(r)}`);
+  }
   const label = `3 instances${inProcess || kind === 'pglite' ? ' in one process' : ', 3 processes'}, ${WORKSPACES} workspaces on 1 account (limit ${fleetLimit}/${FLEET_WINDOW_S} s), a ${backlog}-send backlog + 49 single kudos`;
   const baseline = { baselineName: 'workspace turns, the backlog booking any distance ahead' };
   const ofLimit = (r: FleetResult) => round((r.requestsPerSecond / r.limitPerSecond) * 100, 1);
@@ -420,7 +434,7 @@ async function benchOn(kind: DatabaseKind): Promise<BenchRow[]> {
     ['per client', perClient],
   ] as const) {
     console.error(
-      `scale (${kind}) ${name}: ${r.placed} placed in ${r.seconds} s, ${r.requestsPerSecond} requests/s while backlogged, ${r.rateLimited} 429s, ${r.perKudos} requests per kudos, single kudos p50 ${r.singles.p50} s / p99 ${r.singles.p99} s; requests by endpoint: ${[...r.endpoints].map(([e, n]) => `${e} ${n}`).join(', ')}`,
+      `scale (${kind}) ${name}: ${r.placed} placed in ${r.seconds} s, ${r.requestsPerSecond} requests/s while backlogged, ${r.rateLimited} 429s, ${r.perKudos} requests per kudos, single kudos p50 ${r.singles.p50} s / p99 ${r.singles.p99} s; requests per kudos by endpoint: ${perKudosByEndpoint(r)}`,
     );
   }
   const label = `3 instances${inProcess || kind === 'pglite' ? ' in one process' : ', 3 processes'}, ${WORKSPACES} workspaces on 1 account (limit ${fleetLimit}/${FLEET_WINDOW_S} s), a ${backlog}-send backlog + 49 single kudos`;
