@@ -189,18 +189,39 @@ export async function claimDueCheck(db: Database, workerId: string, leaseMs: num
 }
 
 /**
- * Whether a batch of checks is worth a list request now, for all instances together: `batchSize` are
- * due, or the longest due has waited `minWaitMs`. Once one instance claimed them, the others find
- * nothing due for that long and wait, so N instances make one list per window, not N.
+ * Completion checks are answered on a grid of instants, the multiples of `slotMs` since the epoch, the
+ * same on every instance: a check that falls due is answered at the next one, together with every
+ * check due by then. A stream of orders therefore shares one list request per step (a lone order waits
+ * half a step on average), where waiting a fixed time after the oldest due check gave the same mean
+ * wait with batches half as big.
  */
-export async function dueChecksReady(db: Database, minWaitMs: number, batchSize: number): Promise<boolean> {
+export const CHECK_SLOT_MS = 4_000;
+/** Checks claimed and answered together: one page of the orders list (its largest page). */
+export const CHECK_BATCH_SIZE = 100;
+
+/** The last grid instant at or before `nowMs` (see CHECK_SLOT_MS); `nowMs` itself without a grid. */
+export function checkSlotStartMs(nowMs: number, slotMs: number): number {
+  if (!(slotMs > 0)) return nowMs;
+  return Math.floor(nowMs / slotMs) * slotMs;
+}
+
+/**
+ * Whether a batch of checks is worth a list request now, for all instances together: `batchSize` are
+ * due, or one fell due before the last grid instant (checkSlotStartMs). Once one instance claimed
+ * them, the others find nothing ready until the next instant, so N instances make one list per step,
+ * not N.
+ */
+export async function dueChecksReady(db: Database, slotMs: number, batchSize: number): Promise<boolean> {
+  const slotStart = new Date(checkSlotStartMs(Date.now(), slotMs)).toISOString();
   const result = await db.execute(sql`
-    select count(*)::int as due, coalesce(extract(epoch from now() - min(next_check_at)) * 1000, 0)::float8 as waited_ms
+    select count(*)::int as due, coalesce(bool_or(next_check_at <= ${slotStart}::timestamptz), false) as slot_passed
     from (select next_check_at from order_checks
           where done_at is null and next_check_at <= now() and (claimed_until is null or claimed_until <= now())
+          order by next_check_at
           limit ${batchSize}) due`);
-  const [row] = rowsOf<{ due: number | string; waited_ms: number | string }>(result);
-  return Number(row?.due ?? 0) >= batchSize || (Number(row?.due ?? 0) > 0 && Number(row?.waited_ms ?? 0) >= minWaitMs);
+  const [row] = rowsOf<{ due: number | string; slot_passed: boolean | string }>(result);
+  const due = Number(row?.due ?? 0);
+  return due >= batchSize || (due > 0 && (row?.slot_passed === true || row?.slot_passed === 't'));
 }
 
 /** Claims up to `limit` due checks for `leaseMs`, the longest due first (see claimDueCheck). */
@@ -223,7 +244,7 @@ export async function claimDueChecks(db: Database, workerId: string, leaseMs: nu
 
 /** Pages of the order list read at most per batch of checks. */
 const BATCH_MAX_PAGES = 5;
-const LIST_PAGE_SIZE = 100;
+const LIST_PAGE_SIZE = CHECK_BATCH_SIZE;
 /** Clocks and the time between placing an order and scheduling its check: how far before a check an order may have been created. */
 const CREATED_MARGIN_MS = 60_000;
 

@@ -1,7 +1,8 @@
 // The background side of webhooks and notifications, started and stopped with the app:
 //   - the event processor: stored webhook events -> processors (order.created);
-//   - the completion checker: due order_checks, in batches -> the orders list (a GET only where the
-//     list cannot say: bounces, reward links) -> notices (two batches at a time);
+//   - the completion checker: due order_checks, in batches at the instants of a grid shared by all
+//     instances -> the orders list (a GET only where the list cannot say: bounces, reward links) ->
+//     notices (two batches at a time);
 //   - a sweep every 30 s: checks for placed kudos that have none (crash safety net), reward-link
 //     requests left pending, cancels the API accepted but the database did not record, and bounce
 //     resends left `resending` by a process that died;
@@ -13,7 +14,7 @@
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
 import type { KudosRow } from '../db/schema/index.js';
-import { claimDueChecks, DEFAULT_CHECK_DELAYS_MS, dueChecksReady, runOrderChecks, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
+import { CHECK_BATCH_SIZE, CHECK_SLOT_MS, claimDueChecks, DEFAULT_CHECK_DELAYS_MS, dueChecksReady, runOrderChecks, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
 import { expireNoticeMessages } from '../domain/notifications.js';
 import { expireIdleSchedules } from '../domain/call-schedules.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
@@ -36,11 +37,14 @@ export interface BackgroundProcessingOptions {
   pollIntervalMs?: number;
   /** Parallel batches of completion checks in this process. Default 2. */
   checkConcurrency?: number;
-  /** Due completion checks claimed and answered together (one orders list for all). Default 50. */
+  /** Due completion checks claimed and answered together (one orders list page for all). Default 100, a page. */
   checkBatchSize?: number;
   /**
-   * How long the longest due check waits for others to share its list request, across all instances
-   * (unless `checkBatchSize` are due). Default 2 s (never more than the first check delay).
+   * The step of the grid due checks are answered on, the same instants on every instance (unless
+   * `checkBatchSize` are due at once): a check due at t waits for the next multiple of the step after
+   * t, with every other check due by then. Default 4 s (never more than the first check delay): a lone
+   * order is asked about 5 to 9 s after it was placed, 7 s on average as with the 2 s wait after the
+   * oldest due before; a stream shares one list request per 4 s instead of per 2 s.
    */
   checkBatchIntervalMs?: number;
   sweepIntervalMs?: number;
@@ -92,7 +96,8 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     logger: log,
     step: async (signal) => (await processEventBatch({ ...deps, logger: log, firstCheckDelayMs, signal }, EVENT_PROCESSORS)) > 0,
   });
-  const batchIntervalMs = Math.min(opts.checkBatchIntervalMs ?? 2000, firstCheckDelayMs);
+  const slotMs = Math.min(opts.checkBatchIntervalMs ?? CHECK_SLOT_MS, firstCheckDelayMs);
+  const batchSize = opts.checkBatchSize ?? CHECK_BATCH_SIZE;
   let lastBatchAt = 0;
   const checks = createPollingLoop({
     name: 'order completion checker',
@@ -101,11 +106,10 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     logger: log,
     step: async (signal) => {
       // Due checks in batches: one page of the orders list answers up to 100 of them (runOrderChecks),
-      // once a batch is full or its longest due has waited the interval, whichever instance takes it.
-      if (Date.now() - lastBatchAt < batchIntervalMs / 4) return false;
+      // once a batch is full or a grid instant passed since one fell due, whichever instance takes it.
+      if (Date.now() - lastBatchAt < slotMs / 8) return false;
       lastBatchAt = Date.now();
-      const batchSize = opts.checkBatchSize ?? 50;
-      if (!(await dueChecksReady(deps.db, batchIntervalMs, batchSize))) return false;
+      if (!(await dueChecksReady(deps.db, slotMs, batchSize))) return false;
       const checks = await claimDueChecks(deps.db, id, 120_000, batchSize);
       if (checks.length === batchSize) lastBatchAt = 0; // a full batch: more may be due right now
       if (checks.length === 0) return false;

@@ -1,10 +1,11 @@
 // Completion checks in batches (src/domain/reconcile.ts, runOrderChecks): due checks are answered by
 // one page of the orders list instead of one GET per order; only what the list cannot say (the
 // addresses of a bounce) costs a GET. Requests are counted, not timed.
+import fc from 'fast-check';
 import { isNotNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { kudos, orderChecks } from '../../src/db/schema/index.js';
-import { claimDueChecks, dueChecksReady, runOrderChecks } from '../../src/domain/reconcile.js';
+import { checkSlotStartMs, claimDueChecks, dueChecksReady, runOrderChecks } from '../../src/domain/reconcile.js';
 import { singleRewardsAccount } from '../../src/domain/rewards-accounts.js';
 import { createRewardsClient, type CallInfo } from '../../src/rewards/index.js';
 import { presentNotice } from '../../src/slack/presenters/notices.js';
@@ -49,23 +50,39 @@ describe('completion checks in batches', () => {
 });
 
 describe('when a batch of checks is worth a list request (all instances together)', () => {
-  async function due(count: number, secondsAgo: number): Promise<void> {
-    const at = new Date(Date.now() - secondsAgo * 1000);
+  async function dueAt(count: number, at: Date): Promise<void> {
     await e2e.db
       .insert(orderChecks)
       .values(Array.from({ length: count }, () => ({ orderId: `O-${crypto.randomUUID()}`, source: 'kudos' as const, teamId: 'T0KUDOS', nextCheckAt: at, watchFrom: at })));
   }
 
-  it('not while a few checks have just fallen due; once the longest due has waited, or a batch is full', async () => {
+  it('not while the checks due fell due after the last grid instant; once one fell due before it, or a batch is full', async () => {
+    await e2e.stack.close(); // its own checker would claim them
+    const slotMs = 600_000;
+    // Away from a grid instant, so that none passes while the test runs.
+    await eventually(() => Date.now() - checkSlotStartMs(Date.now(), slotMs) > 2_000 || undefined, 5_000);
+    const lastInstant = checkSlotStartMs(Date.now(), slotMs);
     await e2e.db.delete(orderChecks);
-    await due(3, 0);
-    expect(await dueChecksReady(e2e.db, 60_000, 50)).toBe(false);
-    await due(1, 120);
-    expect(await dueChecksReady(e2e.db, 60_000, 50)).toBe(true);
+    await dueAt(3, new Date(lastInstant + 1_000));
+    expect(await dueChecksReady(e2e.db, slotMs, 50)).toBe(false);
+    // Due a moment before the instant: it waited through it (however short that wait was).
+    await dueAt(1, new Date(lastInstant - 1));
+    expect(await dueChecksReady(e2e.db, slotMs, 50)).toBe(true);
     // Another instance claimed them all: nothing left waiting.
     await claimDueChecks(e2e.db, 'other-instance', 60_000, 50);
-    expect(await dueChecksReady(e2e.db, 60_000, 50)).toBe(false);
-    await due(50, 0);
-    expect(await dueChecksReady(e2e.db, 60_000, 50)).toBe(true);
+    expect(await dueChecksReady(e2e.db, slotMs, 50)).toBe(false);
+    await dueAt(50, new Date(lastInstant + 1_000));
+    expect(await dueChecksReady(e2e.db, slotMs, 50)).toBe(true);
+  });
+});
+
+describe('the grid of check instants', () => {
+  it('is the last multiple of the step at or before the time: the same instant for every time inside one step', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.integer({ min: 1, max: 3_600_000 }), (now, slot) => {
+        const start = checkSlotStartMs(now, slot);
+        return start <= now && now - start < slot && start % slot === 0 && checkSlotStartMs(start + slot - 1, slot) === start && checkSlotStartMs(start + slot, slot) === start + slot;
+      }),
+    );
   });
 });
