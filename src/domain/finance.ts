@@ -17,7 +17,8 @@ import { isKnownSandbox, openTopUps, recentlySettledTopUps, settleTopUps, type T
 
 export interface FinanceDeps {
   db: Database;
-  rewards: Pick<RewardsAccounts, 'for'>;
+  /** `mode`: in single mode the low-balance reads are the one account's, shared by every workspace. */
+  rewards: Pick<RewardsAccounts, 'for'> & Partial<Pick<RewardsAccounts, 'mode'>>;
   settings: Pick<SettingsStore, 'get'>;
   notifier: FinanceNotifier;
   logger: Logger;

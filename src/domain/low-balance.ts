@@ -14,7 +14,14 @@
 // workspaces on the account, the provider's portal) within a minute of orders, or by the sweep. A
 // workspace's first check takes this process's read of the same account from the last 30 s when it
 // is at least twice the threshold (50 workspaces on one account read it once, not 50 times).
-import { and, eq, gte, isNotNull, sql } from 'drizzle-orm';
+//
+// Single-workspace mode: every workspace is on the one account, so the account's latest read (by any
+// workspace, on any instance: finance_state) stands for each workspace whose own is older, less what
+// that workspace spent since (the others' orders are "elsewhere", caught by the next read within the
+// minute, as before). The minute's read is then one per account (one per instance at most, read in
+// flight shared by the process's workspaces), not one per workspace: 50 workspaces in a steady stream
+// read the balance about once a minute, not 50 times.
+import { and, desc, eq, gte, isNotNull, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { financeState, kudos, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
@@ -26,7 +33,7 @@ import type { SettingsStore, WorkspaceRef } from './settings.js';
 
 export interface LowBalanceDeps {
   db: Database;
-  rewards: Pick<RewardsAccounts, 'for'>;
+  rewards: Pick<RewardsAccounts, 'for'> & Partial<Pick<RewardsAccounts, 'mode'>>;
   settings: Pick<SettingsStore, 'get'>;
   notifier: FinanceNotifier;
   logger: Logger;
@@ -41,12 +48,15 @@ export const BALANCE_RECHECK_MS = 60_000;
 /**
  * After an order: whether the balance must be read now (see the notes at the top). 'first': the
  * workspace has no read of its own yet, and a recent read of its account by this process will do.
+ * A read (single mode): the account's latest read, newer than the workspace's own, says the balance is
+ * above its threshold: recorded for the workspace without a request (it re-arms an alert after a top-up).
  */
-export async function balanceReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'settings' | 'now'>, ws: WorkspaceRef): Promise<boolean | 'first'> {
+export async function balanceReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'settings' | 'now' | 'rewards'>, ws: WorkspaceRef): Promise<boolean | 'first' | BalanceRead> {
   const settings = await deps.settings.get(ws);
   const thresholdCents = settings.lowBalanceThresholdCents;
   if (thresholdCents === null) return false;
   const [state] = await deps.db.select().from(financeState).where(eq(financeState.teamId, ws.teamId));
+  if (deps.rewards.mode === 'single') return accountReadNeeded(deps, ws, state, thresholdCents);
   if (!state || state.lastBalanceCents === null || !state.lastCheckedAt) return 'first';
   if (deps.now().getTime() - state.lastCheckedAt.getTime() >= BALANCE_RECHECK_MS) return true;
   if (state.balanceState === 'below') return false; // alerted already; only a top-up lifts it (the sweep sees it)
@@ -55,6 +65,32 @@ export async function balanceReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'setti
     .from(kudos)
     .where(and(eq(kudos.teamId, ws.teamId), gte(kudos.placedAt, state.lastCheckedAt)));
   return state.lastBalanceCents - Number(spent?.cents ?? 0) < thresholdCents;
+}
+
+/**
+ * Single mode: the same rule, on the account's latest read when it is newer than the workspace's own
+ * (any workspace's, any instance's), less what this workspace spent since. A crossing caused by the
+ * other workspaces is caught, as one caused elsewhere always was, by a read within the minute.
+ */
+async function accountReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'now'>, ws: WorkspaceRef, state: FinanceStateRow | undefined, thresholdCents: number): Promise<boolean | BalanceRead> {
+  const [latest] = await deps.db
+    .select({ balanceCents: financeState.lastBalanceCents, readAt: financeState.lastCheckedAt })
+    .from(financeState)
+    .where(and(isNotNull(financeState.lastBalanceCents), isNotNull(financeState.lastCheckedAt)))
+    .orderBy(desc(financeState.lastCheckedAt))
+    .limit(1);
+  if (!latest || latest.balanceCents === null || !latest.readAt) return true;
+  if (deps.now().getTime() - latest.readAt.getTime() >= BALANCE_RECHECK_MS) return true;
+  const ownIsLatest = state?.lastCheckedAt !== undefined && state.lastCheckedAt !== null && state.lastCheckedAt.getTime() >= latest.readAt.getTime();
+  if (ownIsLatest && state.balanceState === 'below') return false; // alerted already; only a top-up lifts it
+  const [spent] = await deps.db
+    .select({ cents: sql<string>`coalesce(sum(coalesce(${kudos.costCents}, ${kudos.totalCents})), 0)` })
+    .from(kudos)
+    .where(and(eq(kudos.teamId, ws.teamId), gte(kudos.placedAt, latest.readAt)));
+  if (latest.balanceCents - Number(spent?.cents ?? 0) < thresholdCents) return true;
+  // Above the threshold: the account's read is recorded for the workspace (re-arming its alert after a
+  // top-up) without a request. The currency is only told in an alert, which this never makes.
+  return ownIsLatest ? false : { balanceCents: latest.balanceCents, currency: 'USD', readAt: latest.readAt };
 }
 
 export async function ensureFinanceState(db: Database, ws: WorkspaceRef): Promise<FinanceStateRow> {
@@ -177,18 +213,30 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
     return lowBalanceThresholdCents === null || read.balanceCents >= 2 * lowBalanceThresholdCents ? read : undefined;
   }
 
-  async function afterOrderOnce(ws: WorkspaceRef): Promise<void> {
+  // Single mode: this process's read of the one account in flight. Orders of other workspaces that
+  // find a read needed meanwhile wait for it and decide again on what it recorded.
+  let accountReading: Promise<void> | undefined;
+
+  async function afterOrderOnce(ws: WorkspaceRef, mayWait = true): Promise<void> {
     const needed = await balanceReadNeeded(deps, ws).catch((error: unknown) => {
       log.warn('deciding whether to read the balance failed; reading it', { teamId: ws.teamId, error });
       return true;
     });
     if (!needed) return;
-    const known = needed === 'first' ? await recentReadOfAccount(ws).catch(() => undefined) : undefined;
+    if (needed === true && accountReading && mayWait) {
+      await accountReading;
+      return afterOrderOnce(ws, false);
+    }
+    const known = needed === 'first' ? await recentReadOfAccount(ws).catch(() => undefined) : needed === true ? undefined : needed;
     if (known) {
       await checkLowBalance(deps, ws, known).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
       return;
     }
-    await checkCoalesced(ws);
+    const reading = checkCoalesced(ws);
+    if (deps.rewards.mode !== 'single') return reading;
+    accountReading = reading;
+    await reading;
+    if (accountReading === reading) accountReading = undefined;
   }
 
   function checkCoalesced(ws: WorkspaceRef): Promise<void> {

@@ -1,7 +1,7 @@
 // Low-balance alerts end to end: real sends through the simulator, real orders in the emulator,
 // the alert posted to the admin channel once per crossing. The two-instance race runs on
 // PostgreSQL (DATABASE_URL); on PGlite it still runs, but proves less (one connection).
-import { eq } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { financeState, kudos } from '../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
@@ -97,8 +97,8 @@ describe('low balance alerts', () => {
 });
 
 describe('balance reads', () => {
-  const balanceReads = async () =>
-    (await (await fetch(`${t.stack.app.metricsUrl!}/metrics`)).text())
+  const balanceReads = async (metricsUrl = t.stack.app.metricsUrl!) =>
+    (await (await fetch(`${metricsUrl}/metrics`)).text())
       .split('\n')
       .filter((line) => line.startsWith('kudos_rewards_api_calls_total{') && line.includes('endpoint="/api/v1/balance"'))
       .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
@@ -120,6 +120,25 @@ describe('balance reads', () => {
     expect(await balanceReads()).toBeGreaterThan(afterFirst);
     const alert = await t.stack.sim.waitFor(() => alerts()[0]);
     expect(JSON.stringify(alert.blocks)).toContain('$950');
+  });
+
+  it('workspaces on the one account (single mode) share its reads: each minute one read for all of them, on any instance', async () => {
+    await t.emulator.setBalance(5000);
+    const other = await t.stack.startAnotherApp();
+    const teams = Array.from({ length: 6 }, (_, i) => ({ teamId: `T_SHARED${i}` }));
+    const reads = async () => (await balanceReads()) + (await balanceReads(other.metricsUrl!));
+    const before = await reads();
+    // The first orders of six workspaces, on two instances: one read of the account.
+    for (const [i, ws] of teams.entries()) await (i % 2 ? other : t.stack.app).finance.lowBalance.afterOrder(ws);
+    expect((await reads()) - before).toBe(1);
+    // A minute later (every read aged past it), their next orders: one read again, not six.
+    await t.db.update(financeState).set({ lastCheckedAt: sql`${financeState.lastCheckedAt} - interval '61 seconds'` });
+    for (const [i, ws] of teams.entries()) await (i % 2 ? other : t.stack.app).finance.lowBalance.afterOrder(ws);
+    expect((await reads()) - before).toBe(2);
+    // Each workspace has the account's balance recorded, above its threshold.
+    const states = await t.db.select().from(financeState).where(inArray(financeState.teamId, teams.map((ws) => ws.teamId)));
+    expect(states.map((s) => [s.lastBalanceCents, s.balanceState])).toEqual(teams.map(() => [500_000, 'above']));
+    expect(alerts()).toHaveLength(0);
   });
 
   it('no threshold: an order reads no balance at all', async () => {
