@@ -8,11 +8,12 @@ import { parseExposition, sumOf } from '../../src/observability/exposition.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 
-// Checks an hour away until the test makes them due; Slack's limits out of the way (this is about the Rewards API).
+// Checks an hour away until the test makes them due; Slack's limits out of the way, the simulator's and
+// the app's own pacing (this is about the Rewards API).
 const e2e = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
   slackRateLimits: false,
-  app: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } },
+  app: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 }, slackPacing: { scale: 100 } },
   emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
 });
 
@@ -28,7 +29,7 @@ async function orderReads(): Promise<{ lists: number; gets: number }> {
 }
 
 describe('the completion checker under a stream of orders', () => {
-  it(`${ORDERS} finished orders whose checks fell due one every 200 ms: one list request for all, each told once`, { timeout: 120_000 }, async () => {
+  it(`${ORDERS} finished orders whose checks fell due one every 200 ms: one list request for all, each told once`, { timeout: 180_000 }, async () => {
     await e2e.db.insert(kudos).values(Array.from({ length: ORDERS }, () => pendingKudosValues()));
     e2e.stack.app.worker.wake();
     await eventually(async () => ((await e2e.db.select().from(kudos).where(isNull(kudos.notifiedAt))).length === 0 && (await e2e.db.select().from(orderChecks)).length === ORDERS) || undefined, 90_000);
@@ -40,7 +41,7 @@ describe('the completion checker under a stream of orders', () => {
       with stream as (select order_id, row_number() over (order by created_at, order_id) as n from order_checks)
       update order_checks c set next_check_at = now() - ${`${ORDERS * 200} milliseconds`}::interval + stream.n * interval '200 milliseconds'
       from stream where stream.order_id = c.order_id`);
-    await eventually(async () => (await e2e.db.select().from(orderChecks).where(isNull(orderChecks.doneAt))).length === 0 || undefined, 60_000);
+    await eventually(async () => (await e2e.db.select().from(orderChecks).where(isNull(orderChecks.doneAt))).length === 0 || undefined, 90_000);
 
     const after = await orderReads();
     expect({ lists: after.lists - before.lists, gets: after.gets - before.gets }).toEqual({ lists: 1, gets: 0 });
