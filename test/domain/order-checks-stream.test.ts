@@ -32,7 +32,10 @@ describe('the completion checker under a stream of orders', () => {
   it(`${ORDERS} finished orders whose checks fell due one every 200 ms: one list request for all, each told once`, { timeout: 180_000 }, async () => {
     await e2e.db.insert(kudos).values(Array.from({ length: ORDERS }, () => pendingKudosValues()));
     e2e.stack.app.worker.wake();
-    await eventually(async () => ((await e2e.db.select().from(kudos).where(isNull(kudos.notifiedAt))).length === 0 && (await e2e.db.select().from(orderChecks)).length === ORDERS) || undefined, 90_000);
+    await eventually(
+      async () => ((await e2e.db.select().from(kudos).where(isNull(kudos.notifiedAt))).length === 0 && (await e2e.db.select().from(orderChecks)).length === ORDERS) || undefined,
+      90_000,
+    );
     await e2e.emulator.advance(120); // every order goes out and completes
     const before = await orderReads();
 

@@ -126,7 +126,7 @@ describe('balance reads', () => {
     await t.emulator.setBalance(5000);
     const other = await t.stack.startAnotherApp();
     const teams = Array.from({ length: 6 }, (_, i) => ({ teamId: `T_SHARED${i}` }));
-    const reads = async () => (await balanceReads()) + (await balanceReads(other.metricsUrl!));
+    const reads = async () => (await balanceReads()) + (await balanceReads(other.metricsUrl));
     const before = await reads();
     // The first orders of six workspaces, on two instances: one read of the account.
     for (const [i, ws] of teams.entries()) await (i % 2 ? other : t.stack.app).finance.lowBalance.afterOrder(ws);
@@ -136,7 +136,15 @@ describe('balance reads', () => {
     for (const [i, ws] of teams.entries()) await (i % 2 ? other : t.stack.app).finance.lowBalance.afterOrder(ws);
     expect((await reads()) - before).toBe(2);
     // Each workspace has the account's balance recorded, above its threshold.
-    const states = await t.db.select().from(financeState).where(inArray(financeState.teamId, teams.map((ws) => ws.teamId)));
+    const states = await t.db
+      .select()
+      .from(financeState)
+      .where(
+        inArray(
+          financeState.teamId,
+          teams.map((ws) => ws.teamId),
+        ),
+      );
     expect(states.map((s) => [s.lastBalanceCents, s.balanceState])).toEqual(teams.map(() => [500_000, 'above']));
     expect(alerts()).toHaveLength(0);
   });
