@@ -59,6 +59,8 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
   const controller = new AbortController();
   let delayMs = activeMs;
   let timer: NodeJS.Timeout | undefined;
+  /** When the scheduled poll runs (ms since the epoch), while one is scheduled. */
+  let dueAt: number | undefined;
   let running: Promise<number> | undefined;
   let stopped = false;
 
@@ -128,6 +130,7 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
 
   async function tick(): Promise<void> {
     timer = undefined;
+    dueAt = undefined;
     if (stopped) return;
     try {
       const found = await runOnce();
@@ -143,6 +146,7 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
   function schedule(ms: number): void {
     if (stopped) return;
     if (timer) clearTimeout(timer);
+    dueAt = Date.now() + ms;
     timer = setTimeout(() => void tick(), ms);
     timer.unref();
   }
@@ -162,7 +166,9 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
     pollNow: runOnce,
     wake() {
       delayMs = activeMs;
-      if (!running) schedule(activeMs);
+      // Sooner, never later: in a steady stream of sends each wake would otherwise push the poll
+      // back again, and it would never run while the stream lasts.
+      if (!running && (dueAt === undefined || dueAt > Date.now() + activeMs)) schedule(activeMs);
     },
     async stop() {
       stopped = true;
