@@ -15,11 +15,7 @@ export async function openSendModal(
 ): Promise<void> {
   const slack = deps.slack.for(input.ws);
   // Distribution mode, no Rewards account yet: say what an admin must do instead of a form that cannot send.
-  if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(input.ws))) {
-    const [admin, settings] = await Promise.all([deps.isAdmin(input.ws, input.userId), deps.settings.get(input.ws)]);
-    await slack.openView(input.triggerId, { type: 'modal', title: plain('Kudos', 24), close: plain('OK', 24), blocks: [section(notConnectedText(admin, settings.adminUserIds ?? undefined))] });
-    return;
-  }
+  if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(input.ws))) return openNotConnectedModal(deps, input);
   const sender = await withinBudget(() => slack.userInfo(input.userId), OPEN_LOOKUP_BUDGET_MS, undefined);
   const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
   await slack.openView(
@@ -32,4 +28,12 @@ export async function openSendModal(
       metadata: input.metadata ?? {},
     }),
   );
+}
+
+/** In place of the send form while the workspace has no Rewards account: what an admin must do, or whom to ask. */
+export async function openNotConnectedModal(deps: ListenerDeps, input: { ws: WorkspaceRef & ChatWorkspace; userId: string; triggerId: string }): Promise<void> {
+  const [admin, settings] = await Promise.all([deps.isAdmin(input.ws, input.userId), deps.settings.get(input.ws)]);
+  await deps.slack
+    .for(input.ws)
+    .openView(input.triggerId, { type: 'modal', title: plain('Kudos', 24), close: plain('OK', 24), blocks: [section(notConnectedText(admin, settings.adminUserIds ?? undefined))] });
 }

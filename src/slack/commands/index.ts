@@ -1,6 +1,7 @@
 // /kudos and its subcommands. Answers that need data are computed before ack (well inside Slack's
 // 3 s) and returned as the ack body, i.e. an ephemeral reply; the modal is opened right after ack.
 import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
+import type { Logger } from '../../config/logger.js';
 import { listScheduled } from '../../domain/kudos-store.js';
 import { isCancellable } from '../../domain/cancel.js';
 import { describeForUser } from '../../domain/rewards-errors.js';
@@ -16,7 +17,7 @@ import { COMMAND } from '../ids.js';
 import { parseAtEdge, slashCommand, type SlashCommandPayload } from '../payloads.js';
 import { handleLinksCommand, isLinksCommand } from './links.js';
 import { handleAuditCommand, parseAuditCommand } from './audit.js';
-import { parseKudosCommand } from './parse.js';
+import { parseKudosCommand, type KudosCommand } from './parse.js';
 import { todayInCached } from './today.js';
 import { handleSettingsCommand } from './settings.js';
 import { handleStatsCommand, parseStatsCommand } from './stats.js';
@@ -25,7 +26,7 @@ import { handleTemplatesCommand, isTemplatesCommand } from '../templates.js';
 import { handleCampaignsCommand, isCampaignsCommand } from '../campaigns.js';
 import { handleCelebrationsCommand, handleRecurringCommand } from './automations.js';
 import { notConnectedText } from '../blocks/rewards-connect.js';
-import { openSendModal } from '../open-send-modal.js';
+import { openNotConnectedModal } from '../open-send-modal.js';
 
 const BALANCE_TIMEOUT_MS = 2000;
 
@@ -67,17 +68,25 @@ function slackBusyText(retryAfterSeconds: number | undefined): string {
 }
 
 async function answerCommand(deps: ListenerDeps, command: SlashCommandPayload, ack: AckFn<string | RespondArguments>, respond: RespondFn): Promise<void> {
-  // Distribution mode: until an admin connects the workspace's Rewards account, whatever needs it
-  // explains what an admin must do (and, to anyone else, whom to ask).
+  const parsed = parseKudosCommand(command.text);
+  const log = deps.logger.child({ command: COMMAND, sub: parsed.kind, user: command.user_id });
+  // `/kudos` that opens the send form answers with a modal whatever the workspace's Rewards account
+  // is: ack at once (before any lookup of ours), then ask once whether the account is connected.
+  if (parsed.kind === 'open') {
+    await ack();
+    const ws = workspaceOf(command);
+    // Distribution mode, no Rewards account yet: the explanation where the send form would be, as
+    // Home's button and the shortcuts do.
+    if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(ws))) {
+      return openNotConnectedModal(deps, { ws, userId: command.user_id, triggerId: command.trigger_id });
+    }
+    return openSendForm(deps, { command, parsed, respond, log });
+  }
+  // Distribution mode: until an admin connects the workspace's Rewards account, whatever else needs
+  // it explains in the ack what an admin must do (and, to anyone else, whom to ask).
   if (deps.rewardsSetup && needsRewards(command.text)) {
     const ws = workspaceOf(command);
     if (!(await deps.rewardsSetup.isConnected(ws))) {
-      // `/kudos` that would open the send form opens the explanation in its place, as Home's button
-      // and the shortcuts do; the other subcommands answer in the ack.
-      if (parseKudosCommand(command.text).kind === 'open') {
-        await ack();
-        return openSendModal(deps, { ws: workspaceOf(command), userId: command.user_id, triggerId: command.trigger_id });
-      }
       const [admin, settings] = await Promise.all([deps.isAdmin(ws, command.user_id), deps.settings.get(ws)]);
       return ack({ response_type: 'ephemeral', text: notConnectedText(admin, settings.adminUserIds ?? undefined) });
     }
@@ -91,8 +100,6 @@ async function answerCommand(deps: ListenerDeps, command: SlashCommandPayload, a
   if (isCampaignsCommand(command.text)) return handleCampaignsCommand(deps, { ack, command, respond });
   const finance = parseFinanceCommand(command.text);
   if (finance) return handleFinanceCommand(deps, finance, { ack, command, respond });
-  const parsed = parseKudosCommand(command.text);
-  const log = deps.logger.child({ command: COMMAND, sub: parsed.kind, user: command.user_id });
   switch (parsed.kind) {
     case 'help':
       return ack(buildHelp());
@@ -137,49 +144,50 @@ async function answerCommand(deps: ListenerDeps, command: SlashCommandPayload, a
         ),
       );
     }
-    case 'open': {
-      await ack();
-      try {
-        // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
-        const [sender, defaults] = await withinBudget(
-          () => Promise.all([deps.slack.userInfo(workspaceOf(command), command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
-          OPEN_LOOKUP_BUDGET_MS,
-          [undefined, undefined] as const,
-        );
-        const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
-        const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
-        // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
-        const defaultProductId = defaults?.defaultProductId;
-        const design = defaultProductId
-          ? await withinBudget(
-              () =>
-                deps.catalog
-                  .of(workspaceOf(command))
-                  .get(defaultProductId)
-                  .catch(() => undefined),
-              OPEN_LOOKUP_BUDGET_MS / 2,
-              undefined,
-            )
-          : undefined;
-        await deps.slack.for(workspaceOf(command)).openView(
-          command.trigger_id,
-          buildSendModal({
-            userIds: parsed.userIds,
-            ...((parsed.amountDollars ?? defaultDollars) !== undefined ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! } : {}),
-            ...(parsed.message ? { message: parsed.message } : {}),
-            ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
-            ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
-            ...(sender && !timezone ? { noTimezone: true, today: todayInCached('UTC', deps.now()) } : {}),
-            metadata: { channelId: command.channel_id },
-          }),
-        );
-      } catch (error) {
-        // The ack is gone already: tell the user through the command's response_url, never silence.
-        log.warn('opening the send form failed', { error });
-        await respond({ response_type: 'ephemeral', text: `Could not open the send form (Slack answered: ${slackErrorCode(error)}). Try /kudos again.` });
-      }
-      return;
-    }
+  }
+}
+
+/** The send form of `/kudos` (already acked), filled from the command's text and the workspace's defaults. */
+async function openSendForm(deps: ListenerDeps, input: { command: SlashCommandPayload; parsed: Extract<KudosCommand, { kind: 'open' }>; respond: RespondFn; log: Logger }): Promise<void> {
+  const { command, parsed, respond, log } = input;
+  try {
+    // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
+    const [sender, defaults] = await withinBudget(
+      () => Promise.all([deps.slack.userInfo(workspaceOf(command), command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
+      OPEN_LOOKUP_BUDGET_MS,
+      [undefined, undefined] as const,
+    );
+    const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
+    const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
+    // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
+    const defaultProductId = defaults?.defaultProductId;
+    const design = defaultProductId
+      ? await withinBudget(
+          () =>
+            deps.catalog
+              .of(workspaceOf(command))
+              .get(defaultProductId)
+              .catch(() => undefined),
+          OPEN_LOOKUP_BUDGET_MS / 2,
+          undefined,
+        )
+      : undefined;
+    await deps.slack.for(workspaceOf(command)).openView(
+      command.trigger_id,
+      buildSendModal({
+        userIds: parsed.userIds,
+        ...((parsed.amountDollars ?? defaultDollars) !== undefined ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! } : {}),
+        ...(parsed.message ? { message: parsed.message } : {}),
+        ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
+        ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
+        ...(sender && !timezone ? { noTimezone: true, today: todayInCached('UTC', deps.now()) } : {}),
+        metadata: { channelId: command.channel_id },
+      }),
+    );
+  } catch (error) {
+    // The ack is gone already: tell the user through the command's response_url, never silence.
+    log.warn('opening the send form failed', { error });
+    await respond({ response_type: 'ephemeral', text: `Could not open the send form (Slack answered: ${slackErrorCode(error)}). Try /kudos again.` });
   }
 }
 
