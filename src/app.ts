@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { connectDatabase, rowsOf, type Database } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createApprovalService, type ApprovalService } from './domain/approvals.js';
+import { createChangeFeed, type ChangeFeed } from './domain/change-feed.js';
 import { createSettingsStore, notifyChannelLookup, type NotifyChannelOf, type SettingsStore, type WorkspaceRef } from './domain/settings.js';
 import { createDesignCatalogs } from './domain/catalog.js';
 import { createRewardsConnectionStore, createRewardsSetup, type RewardsConnectionStore, type RewardsSetup } from './domain/rewards-connections.js';
@@ -75,6 +76,12 @@ export interface StartAppOptions {
   financeSweepMs?: number;
   /** Weekly digest pass period; 0 disables the timer (tests call runOnce). Default 5 min. */
   digestMs?: number;
+  /**
+   * The change feed of the per-workspace caches (src/domain/change-feed.ts): its poll period (default
+   * 2 s); `false`: no feed, the caches keep their short TTLs (tests that call `changes.poll()` themselves
+   * pass `{ intervalMs: 0 }`: no timer).
+   */
+  changeFeed?: { intervalMs?: number } | false;
   /** Clock of the app (tests). */
   now?: () => Date;
   /** How long close() lets in-flight orders finish before aborting and releasing them. Default 6 s. */
@@ -142,6 +149,8 @@ export interface RunningApp {
   purgeDue(): Promise<Array<{ installationKey: string; rows: number }>>;
   /** Distribution mode: installations, InstallProvider, token lookup (undefined in single-workspace mode). */
   tenancy: DistributionTenancy | undefined;
+  /** What other instances changed, evicted from this one's caches (undefined with `changeFeed: false`). */
+  changes: ChangeFeed | undefined;
   /** The Socket Mode connection, when SLACK_APP_TOKEN is set. */
   socket: SocketModeConnection | undefined;
   /** Stops accepting requests, finishes or releases in-flight work, closes the database (if ours). */
@@ -167,6 +176,16 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const botToken = config.mode === 'single' ? config.slackBotToken : undefined;
   if (config.mode === 'single' && !botToken) throw new Error('SLACK_BOT_TOKEN is required in single-workspace mode');
   const metrics = createMetrics({ db });
+  // What other instances changed (installations, settings, Rewards connections), for the caches below.
+  const changes =
+    opts.changeFeed === false
+      ? undefined
+      : createChangeFeed({
+          db,
+          installations: config.mode === 'distribution',
+          ...(opts.changeFeed?.intervalMs ? { intervalMs: opts.changeFeed.intervalMs } : {}),
+          onError: (error) => logger.warn('the change feed could not be read; per-workspace caches keep their short TTLs until it can', { error }),
+        });
   // One rate budget per Rewards account, shared by every instance (src/domain/rate-budget.ts).
   const rateBudgets = createRateBudgets(db, { onError: (error) => logger.warn('the shared Rewards rate budget could not be read or written; pacing locally', { error }), ...(opts.rateBudget || {}) });
   const newRewardsClient = (credentials: { clientId: string; clientSecret: string }, account: string) =>
@@ -189,7 +208,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     if (!config.keyRing) throw new Error('KUDOS_ENCRYPTION_KEY is required when each workspace connects its own Rewards account (its secrets are stored sealed)');
     const store = createRewardsConnectionStore({ db, keyRing: config.keyRing, now });
     rewardsConnections = store;
-    const accounts = workspaceRewardsAccounts(store, (connection) => newRewardsClient(connection, connection.id), { listConnected: () => store.listConnected() });
+    const accounts = workspaceRewardsAccounts(store, (connection) => newRewardsClient(connection, connection.id), { listConnected: () => store.listConnected(), ...(changes ? { changes } : {}) });
     rewardsAccounts = accounts;
     rewardsSetup = createRewardsSetup({
       db,
@@ -247,7 +266,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   // A 429 fails at once (rejectRateLimitedCalls) and the workspace's own schedule waits it out
   // (src/slack/pacing.ts): WebClient would pause its whole queue, every workspace's calls, instead.
   const slackClient = new webApi.WebClient(botToken, { ...clientOptions, rejectRateLimitedCalls: true });
-  const tenancy = config.mode === 'distribution' ? createDistributionTenancy({ config, db, logger, slackLogger, now }) : undefined;
+  const tenancy = config.mode === 'distribution' ? createDistributionTenancy({ config, db, logger, slackLogger, now, ...(changes ? { changes } : {}) }) : undefined;
   const identity = botToken ? botIdentity(slackClient, botToken) : undefined;
   const authorize = tenancy?.authorize ?? identity!.authorize;
   const bolt = new App({
@@ -296,7 +315,20 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
 
   // Settings live in the database, one row per workspace (seeded from the environment the first time
   // a workspace is seen), and are read for the workspace at hand on every request and notice.
-  const settings = createSettingsStore({ db, config });
+  const settings = createSettingsStore({ db, config, ...(changes ? { changes } : {}) });
+  changes?.listen({
+    installation(key) {
+      tenancy?.evictInstallation(key);
+      // An uninstall or a purge also ends what the workspace's settings and connection were.
+      if (key.startsWith('team:')) {
+        settings.evict(key.slice('team:'.length));
+        rewardsAccounts.changed(key.slice('team:'.length));
+      }
+    },
+    settings: (teamId) => settings.evict(teamId),
+    connection: (teamId) => rewardsAccounts.changed(teamId),
+  });
+  if (!(opts.changeFeed && opts.changeFeed.intervalMs === 0)) changes?.start();
   // An order placed outside Slack belongs to the one workspace of single-workspace mode; in
   // distribution mode there is no such workspace, and it is not announced.
   const notifyChannelOf: NotifyChannelOf = identity ? notifyChannelLookup(settings, identity.homeWorkspace) : async (ws) => (ws ? ((await settings.get(ws)).notifyChannel ?? undefined) : undefined);
@@ -469,6 +501,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     metrics,
     socket,
     tenancy,
+    changes,
     purgeDue,
     background,
     close() {
@@ -479,6 +512,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         // So does work waiting for its slot in a Slack schedule; a post not sent is posted by the outbox later.
         callSchedules.stop();
         if (purgeTimer) clearInterval(purgeTimer);
+        await changes?.stop();
         const httpClosed = Promise.all([http.close(3000), metricsHttp?.close(1000)]);
         await socket?.stop();
         await httpReceiver?.stop();

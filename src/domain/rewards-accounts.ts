@@ -4,8 +4,12 @@
 // client of its own (its own OAuth token, connection pool and rate-limit budget), kept in a bounded
 // cache: least recently used out first, rebuilt when the connection's credentials change (reconnect
 // on this or another instance: the row's version is rechecked at most every `recheckMs`), dropped at
-// once on disconnect. Nothing here ever picks "some" client: no workspace, no client.
+// once on disconnect. Whether a workspace is connected at all is kept too (bounded), so a workspace
+// without an account does not cost a query per request. With the change feed running (change-feed.ts),
+// another instance's connect or disconnect reaches both within a poll and they live up to an hour;
+// without it (or while its polls fail) as before. Nothing here ever picks "some" client: no workspace, no client.
 import type { RateLimitStatus, RewardsClient } from '../rewards/index.js';
+import type { ChangeWatch } from './change-feed.js';
 import type { RewardsConnection, RewardsConnectionStore } from './rewards-connections.js';
 import type { WorkspaceRef } from './settings.js';
 
@@ -34,8 +38,13 @@ export interface RewardsAccounts {
    * none (each account has its own window; the budget then keeps its default pace).
    */
   rateLimit(): RateLimitStatus | undefined;
-  /** Forgets the workspace's cached client (after connect, reconnect, disconnect). */
+  /** Forgets the workspace's cached client and connection status (after connect, reconnect, disconnect). */
   evict(ws: WorkspaceRef): Promise<void>;
+  /**
+   * Another instance changed the workspace's connection (the change feed): its status is asked again,
+   * its client's version rechecked at its next use (rebuilt only if the credentials changed).
+   */
+  changed(teamId: string): void;
   close(): Promise<void>;
 }
 
@@ -48,6 +57,7 @@ export function singleRewardsAccount(client: RewardsClient): RewardsAccounts {
     all: () => Promise.resolve([{ ws: undefined, connectionId: undefined, client }]),
     rateLimit: () => client.rateLimit(),
     evict: () => Promise.resolve(),
+    changed: () => {},
     close: () => client.close(),
   };
 }
@@ -55,8 +65,13 @@ export function singleRewardsAccount(client: RewardsClient): RewardsAccounts {
 export interface WorkspaceRewardsAccountsOptions {
   /** Clients kept at most (least recently used closed first). Default 200. */
   maxClients?: number;
-  /** A cached client's connection is rechecked (row version) at most this often. Default 30 s. */
+  /** A cached client's connection is rechecked (row version) at most this often without the change feed. Default 30 s. */
   recheckMs?: number;
+  /** Another instance's changes, seen within a poll: clients and statuses then trusted up to `watchedTtlMs` (default an hour). */
+  changes?: ChangeWatch;
+  watchedTtlMs?: number;
+  /** Connection statuses (connected or not) kept at most, least recently used out first. Default 10,000. */
+  maxStatuses?: number;
   now?: () => number;
   /** Workspaces with a connection, for `all()` (the order poller). */
   listConnected?: () => Promise<WorkspaceRef[]>;
@@ -69,8 +84,46 @@ export function workspaceRewardsAccounts(
   opts: WorkspaceRewardsAccountsOptions = {},
 ): RewardsAccounts {
   const maxClients = opts.maxClients ?? 200;
-  const recheckMs = opts.recheckMs ?? 30_000;
+  const shortRecheckMs = opts.recheckMs ?? 30_000;
+  const watchedTtlMs = opts.watchedTtlMs ?? 3600_000;
+  const watching = () => opts.changes?.watching() ?? false;
+  const recheckNow = () => (watching() ? watchedTtlMs : shortRecheckMs);
+  const maxStatuses = opts.maxStatuses ?? 10_000;
   const now = opts.now ?? Date.now;
+  /**
+   * Whether a workspace has an active connection, as last read: trusted only while the change feed
+   * runs (without it a "not connected" was never cached, and is not now).
+   */
+  const statuses = new Map<string, { connected: boolean; at: number }>();
+  /** One status read in flight per workspace; a change drops it, so a read that began before it is not kept. */
+  const reading = new Map<string, Promise<boolean>>();
+  const bump = (teamId: string) => {
+    statuses.delete(teamId);
+    reading.delete(teamId);
+  };
+  const readStatus = (ws: WorkspaceRef): Promise<boolean> => {
+    const pending = reading.get(ws.teamId);
+    if (pending) return pending;
+    const at = now();
+    const read: Promise<boolean> = store.versionOf(ws).then(
+      (version) => {
+        const connected = version !== undefined;
+        if (reading.get(ws.teamId) === read) {
+          reading.delete(ws.teamId);
+          statuses.delete(ws.teamId);
+          statuses.set(ws.teamId, { connected, at });
+          if (statuses.size > maxStatuses) statuses.delete(statuses.keys().next().value!);
+        }
+        return connected;
+      },
+      (error: unknown) => {
+        if (reading.get(ws.teamId) === read) reading.delete(ws.teamId);
+        throw error;
+      },
+    );
+    reading.set(ws.teamId, read);
+    return read;
+  };
   interface Entry {
     connectionId: string;
     version: string;
@@ -106,7 +159,7 @@ export function workspaceRewardsAccounts(
   const entryFor = async (ws: WorkspaceRef): Promise<Entry | undefined> => {
     const entry = cache.get(ws.teamId);
     if (!entry) return build(ws);
-    if (now() - entry.checkedAt >= recheckMs) {
+    if (now() - entry.checkedAt >= recheckNow()) {
       const version = await store.versionOf(ws);
       if (version !== entry.version) return build(ws);
       entry.checkedAt = now();
@@ -125,7 +178,17 @@ export function workspaceRewardsAccounts(
       return entry.client;
     },
     async isConnected(ws) {
-      return (await entryFor(ws)) !== undefined;
+      const entry = cache.get(ws.teamId);
+      if (entry) return (await entryFor(ws)) !== undefined;
+      const known = statuses.get(ws.teamId);
+      if (known && watching() && now() - known.at < watchedTtlMs) {
+        // Most recently used last.
+        statuses.delete(ws.teamId);
+        statuses.set(ws.teamId, known);
+        return known.connected;
+      }
+      // One narrow read (no secret opened); the client is built when something calls Rewards.
+      return readStatus(ws);
     },
     async all() {
       const workspaces = (await opts.listConnected?.()) ?? [];
@@ -138,7 +201,13 @@ export function workspaceRewardsAccounts(
     },
     rateLimit: () => undefined,
     async evict(ws) {
+      bump(ws.teamId);
       await drop(ws.teamId);
+    },
+    changed(teamId) {
+      bump(teamId);
+      const entry = cache.get(teamId);
+      if (entry) entry.checkedAt = -Infinity;
     },
     async close() {
       await Promise.all([...cache.keys()].map((teamId) => drop(teamId)));

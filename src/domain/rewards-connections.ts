@@ -81,7 +81,8 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
         status: 'active' as const,
         connectedBy,
         connectedAt: at,
-        updatedAt: at,
+        // The database's clock: other instances' change feeds (change-feed.ts) compare with it.
+        updatedAt: sql`clock_timestamp()`,
       };
       const [row] = existing
         ? await tx.update(rewardsConnections).set(sealed).where(eq(rewardsConnections.id, id)).returning()
@@ -120,11 +121,16 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
       return row ? open(row) : undefined;
     },
     async versionOf(ws) {
-      const [row] = await db
-        .select({ updatedAt: rewardsConnections.updatedAt })
-        .from(rewardsConnections)
-        .where(and(eq(rewardsConnections.teamId, ws.teamId), eq(rewardsConnections.status, 'active')))
-        .limit(1);
+      // Prepared once: the connection status of a workspace not seen for a while (isConnected).
+      const byTeam = prepared(db, 'rewardsConnections.versionOf', (d) =>
+        d
+          .select({ updatedAt: rewardsConnections.updatedAt })
+          .from(rewardsConnections)
+          .where(and(eq(rewardsConnections.teamId, sql.placeholder('teamId')), eq(rewardsConnections.status, 'active')))
+          .limit(1)
+          .prepare('rewards_connections_version_of'),
+      );
+      const [row] = await byTeam.execute({ teamId: ws.teamId });
       return row?.updatedAt.toISOString();
     },
     async save(ws, credentials, connectedBy) {
@@ -143,7 +149,7 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
     async disconnect(ws) {
       const rows = await db
         .update(rewardsConnections)
-        .set({ status: 'disconnected', clientSecret: null, webhookSecret: null, updatedAt: now() })
+        .set({ status: 'disconnected', clientSecret: null, webhookSecret: null, updatedAt: sql`clock_timestamp()` })
         .where(and(eq(rewardsConnections.teamId, ws.teamId), eq(rewardsConnections.status, 'active')))
         .returning({ id: rewardsConnections.id });
       return rows.length > 0;

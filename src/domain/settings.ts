@@ -1,12 +1,15 @@
 // Per-workspace settings in the database, seeded from the environment (CONTRACT.md section 3) the
-// first time a workspace is seen, then changed by admins in `/kudos settings`. Reads are cached for a
-// few seconds (replaced at once in this process on a change; other instances pick it up within the
-// TTL). Under steady traffic no request waits for the database: in the last fifth of the TTL a read
-// returns the cached value and starts one background reload per workspace; concurrent misses share one query.
+// first time a workspace is seen, then changed by admins in `/kudos settings`. Reads are cached:
+// replaced at once in this process on a change; another instance's change reaches this one through the
+// change feed (change-feed.ts) within a poll, so an entry lives an hour while the feed runs and a few
+// seconds when it does not (or its polls fail). Under steady traffic no request waits for the database:
+// in the last fifth of the TTL a read returns the cached value and starts one background reload per
+// workspace; concurrent misses share one query.
 // Every change is one audit row listing each changed field as { from, to }.
 import { eq, sql } from 'drizzle-orm';
 import type { AppConfig } from '../config/index.js';
 import type { Database } from '../db/client.js';
+import type { ChangeWatch } from './change-feed.js';
 import { auditEvents, workspaceSettings, type WorkspaceSettingsRow } from '../db/schema/index.js';
 
 export const DEFAULT_APPROVAL_EXPIRY_HOURS = 72;
@@ -74,6 +77,8 @@ export interface SettingsStore {
   get(ws: WorkspaceRef): Promise<WorkspaceSettings>;
   /** Applies an admin's change and records it in the audit trail; no row is written when nothing changed. */
   update(ws: WorkspaceRef, actorUserId: string, patch: SettingsPatch): Promise<{ settings: WorkspaceSettings; changes: SettingsChanges }>;
+  /** Forgets the workspace's cached settings (changed by another instance): the next read asks the database. */
+  evict(teamId: string): void;
 }
 
 /**
@@ -150,26 +155,42 @@ export function diffSettings(before: WorkspaceSettings, patch: SettingsPatch): S
   return changes;
 }
 
-/** Workspaces whose settings are kept in memory at most. */
-const SETTINGS_CACHE_MAX = 2000;
+/**
+ * Workspaces whose settings are kept in memory at most (least recently used out first): about half a
+ * KiB each, so every workspace of a 10,000-workspace installation base that was seen stays.
+ */
+const SETTINGS_CACHE_MAX = 10_000;
 
-export function createSettingsStore(deps: { db: Database; config: AppConfig; ttlMs?: number; now?: () => number }): SettingsStore {
-  // A value is never served more than ttlMs after the read that produced it started.
-  const ttlMs = deps.ttlMs ?? 5000;
-  const refreshAfterMs = ttlMs * 0.8;
+export function createSettingsStore(deps: {
+  db: Database;
+  config: AppConfig;
+  /** Without the change feed (or while its polls fail): default 5 s. */
+  ttlMs?: number;
+  /** While the change feed runs: default an hour. */
+  watchedTtlMs?: number;
+  /** Another instance's changes, seen within a poll (change-feed.ts); without it, ttlMs always. */
+  changes?: ChangeWatch;
+  maxCached?: number;
+  now?: () => number;
+}): SettingsStore {
+  // A value is never served more than the TTL after the read that produced it started.
+  const shortTtlMs = deps.ttlMs ?? 5000;
+  const watchedTtlMs = deps.watchedTtlMs ?? 3600_000;
+  const ttlNow = () => (deps.changes?.watching() ? watchedTtlMs : shortTtlMs);
+  const maxCached = deps.maxCached ?? SETTINGS_CACHE_MAX;
   const clock = deps.now ?? Date.now;
   const cache = new Map<string, { at: number; settings: WorkspaceSettings }>();
   /** One read in flight per workspace, shared by concurrent callers. */
   const reloads = new Map<string, Promise<WorkspaceSettings>>();
-  /** Bumped by every update: a read that started before it must not overwrite the updated value. */
+  /** Bumped by every update and eviction: a read that started before it must not overwrite the newer value. */
   const generations = new Map<string, number>();
 
   function remember(settings: WorkspaceSettings, at = clock()): WorkspaceSettings {
-    // Newest last; past the bound the oldest read goes (it is older than the TTL long before that
-    // on any real traffic), so thousands of workspaces seen once do not stay in memory for good.
+    // Most recently used last; past the bound the least recently used goes, so thousands of
+    // workspaces seen once do not stay in memory for good.
     cache.delete(settings.teamId);
     cache.set(settings.teamId, { at, settings });
-    if (cache.size > SETTINGS_CACHE_MAX) cache.delete(cache.keys().next().value!);
+    if (cache.size > maxCached) cache.delete(cache.keys().next().value!);
     return settings;
   }
 
@@ -194,7 +215,7 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
     const generation = generations.get(ws.teamId) ?? 0;
     const read = load(ws)
       .then((settings) => {
-        // An update in this process while we read: its result is newer than ours.
+        // An update in this process, or another's seen by the change feed, while we read: ours may be older.
         if ((generations.get(ws.teamId) ?? 0) !== generation) return cache.get(ws.teamId)?.settings ?? settings;
         return remember(settings, startedAt);
       })
@@ -208,9 +229,12 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
     async get(ws) {
       const hit = cache.get(ws.teamId);
       const age = hit ? clock() - hit.at : Infinity;
+      const ttlMs = ttlNow();
       if (hit && age < ttlMs) {
         // Refresh ahead, so that under traffic the entry never expires in front of a request.
-        if (age >= refreshAfterMs) reload(ws).catch(() => {});
+        if (age >= ttlMs * 0.8) reload(ws).catch(() => {});
+        cache.delete(ws.teamId);
+        cache.set(ws.teamId, hit);
         return hit.settings;
       }
       return reload(ws);
@@ -229,7 +253,7 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
         }
         const [updated] = await tx
           .update(workspaceSettings)
-          .set({ ...set, updatedBy: actorUserId, updatedAt: sql`now()` })
+          .set({ ...set, updatedBy: actorUserId, updatedAt: sql`clock_timestamp()` })
           .where(eq(workspaceSettings.teamId, ws.teamId))
           .returning();
         await tx.insert(auditEvents).values({
@@ -246,6 +270,11 @@ export function createSettingsStore(deps: { db: Database; config: AppConfig; ttl
       generations.set(ws.teamId, (generations.get(ws.teamId) ?? 0) + 1);
       remember(result.settings);
       return result;
+    },
+    evict(teamId) {
+      cache.delete(teamId);
+      // A read in flight may have started before the change: it is not kept, and the next read starts its own.
+      if (reloads.delete(teamId)) generations.set(teamId, (generations.get(teamId) ?? 0) + 1);
     },
   };
 }

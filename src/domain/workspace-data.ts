@@ -58,7 +58,11 @@ export async function purgeDueWorkspaces(db: Database, now: Date): Promise<Array
   const done: Array<{ installationKey: string; rows: number }> = [];
   for (const row of due) {
     const rows = await purgeWorkspaceData(db, row.isEnterpriseInstall ? { enterpriseId: row.enterpriseId } : { teamId: row.teamId });
-    await db.update(installations).set({ purgedAt: now, updatedAt: now }).where(eq(installations.installationKey, row.installationKey));
+    // updated_at by the database's clock, as every write of an installation (the change feed compares with it).
+    await db
+      .update(installations)
+      .set({ purgedAt: now, updatedAt: sql`clock_timestamp()` })
+      .where(eq(installations.installationKey, row.installationKey));
     done.push({ installationKey: row.installationKey, rows });
   }
   return done;

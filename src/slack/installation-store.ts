@@ -32,6 +32,12 @@ export class NotInstalledError extends Error {
 export const teamKey = (teamId: string) => `team:${teamId}`;
 export const enterpriseKey = (enterpriseId: string) => `enterprise:${enterpriseId}`;
 
+/**
+ * updated_at of every write, by the database's clock (not the app's `now`): other instances' change
+ * feeds (src/domain/change-feed.ts) ask for the rows changed since their last poll by that clock.
+ */
+const changedNow = sql`clock_timestamp()`;
+
 /** The sealing context of a token: the row and the role, so a sealed value opens nowhere else (the same one `npm run keys:rotate` uses). */
 const contextOf = installationTokenContext;
 
@@ -204,12 +210,12 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
                 userToken: null,
                 userRefreshToken: null,
                 userTokenExpiresAt: null,
-                updatedAt: at,
+                updatedAt: changedNow,
                 // The first uninstall starts the retention clock; a repeated event does not restart it.
                 uninstalledAt: sql`coalesce(${installations.uninstalledAt}, ${at.toISOString()}::timestamptz)`,
                 purgeAfter: sql`coalesce(${installations.purgeAfter}, ${new Date(at.getTime() + deps.retentionDays * 86_400_000).toISOString()}::timestamptz)`,
               }
-            : { userToken: null, userRefreshToken: null, userTokenExpiresAt: null, updatedAt: at },
+            : { userToken: null, userRefreshToken: null, userTokenExpiresAt: null, updatedAt: changedNow },
         )
         .where(eq(installations.installationKey, key))
         .returning({ key: installations.installationKey });
@@ -241,7 +247,7 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
             userToken: seal(user.token, key, 'user'),
             userRefreshToken: seal(user.refreshToken, key, 'user-refresh'),
             userTokenExpiresAt: expiry(user.expiresAt),
-            updatedAt: at,
+            updatedAt: changedNow,
           })
           .where(and(eq(installations.installationKey, key), isNull(installations.uninstalledAt), eq(installations.installedAt, new Date(fetched.installedAt))));
         changed(key);
@@ -273,7 +279,7 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
         userTokenExpiresAt: expiry(user.expiresAt),
         enterpriseUrl: installation.enterpriseUrl ?? null,
         installedAt: at,
-        updatedAt: at,
+        updatedAt: changedNow,
         uninstalledAt: null,
         purgeAfter: null,
         purgedAt: null,

@@ -3,13 +3,15 @@
 // Distribution mode: Bolt's own OAuth, @slack/oauth's InstallProvider (its state store, state cookie
 // and callback), with our drizzle installationStore (installation-store.ts); the bot token of a
 // workspace comes from InstallProvider.authorize, which refreshes rotating tokens before they expire,
-// behind a small cache that uninstall and token changes evict.
+// behind a bounded cache that uninstall and token changes evict: on this instance at once, on
+// another through the change feed (src/domain/change-feed.ts) within a poll.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import slackOAuth, { type CodedError, type InstallProvider, type InstallURLOptions, type Logger as OAuthLogger, type StateStore } from '@slack/oauth';
 import type { Authorize, AuthorizeResult, AuthorizeSourceData, Logger as BoltLogger } from '@slack/bolt';
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
+import type { ChangeWatch } from '../domain/change-feed.js';
 import type { ChatWorkspace } from '../domain/ports.js';
 import { createInstallationStore, NotInstalledError, type InstallationLookup, type KudosInstallationStore } from './installation-store.js';
 import { installFailurePage, installPage, installSuccessPage, type InstallFailure } from './install-pages.js';
@@ -21,8 +23,13 @@ const { ClearStateStore, InstallProvider: InstallProviderClass } = slackOAuth;
 
 /** Refreshes start this long before a rotating token expires (InstallProvider's own window: 2 h). */
 const REFRESH_WINDOW_MS = 2 * 3600_000;
-/** An authorize answer is reused at most this long (another instance may have refreshed or uninstalled). */
+/**
+ * An authorize answer is reused at most this long while another instance's change (refresh,
+ * uninstall) could go unseen: without the change feed, or while its polls fail.
+ */
 const AUTHORIZE_CACHE_TTL_MS = 60_000;
+/** While the change feed runs (another instance's change evicts the answer within a poll). */
+const AUTHORIZE_CACHE_WATCHED_TTL_MS = 3600_000;
 /**
  * Authorize answers kept at most (least recently used out first): about 1 KiB each, so every
  * workspace active within the TTL of a 10,000-workspace installation base stays warm.
@@ -44,6 +51,8 @@ export interface DistributionTenancy {
   redirectRoute(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** Drops cached tokens of an installation (uninstall, tokens_revoked, refresh elsewhere). */
   evict(lookup: InstallationLookup): void;
+  /** The same by the installation's key (`team:T…`, `enterprise:E…`): what the change feed reports. */
+  evictInstallation(installationKey: string): void;
 }
 
 export interface DistributionTenancyOptions {
@@ -57,6 +66,8 @@ export interface DistributionTenancyOptions {
   onInstalled?: (lookup: InstallationLookup) => void;
   /** Authorize answers cached at most (default 10,000). */
   maxCached?: number;
+  /** Another instance's installation changes, seen within a poll: answers then live up to an hour. */
+  changes?: ChangeWatch;
 }
 
 export function createDistributionTenancy(opts: DistributionTenancyOptions): DistributionTenancy {
@@ -65,8 +76,34 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
   const keyRing = config.keyRing;
   if (config.mode !== 'distribution' || !oauth || !keyRing) throw new Error('distribution mode needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and KUDOS_ENCRYPTION_KEY');
   const log = opts.logger.child({ part: 'installations' });
-  const cache = new Map<string, { at: number; until: number; result: Promise<AuthorizeResult> }>();
+  /** `tokenUntil`: a rotating token is not reused past the point where InstallProvider would refresh it. */
+  type CacheEntry = { at: number; tokenUntil: number; result: Promise<AuthorizeResult> };
+  const cache = new Map<string, CacheEntry>();
   const maxCached = opts.maxCached ?? AUTHORIZE_CACHE_MAX;
+  const ttlNow = () => (opts.changes?.watching() ? AUTHORIZE_CACHE_WATCHED_TTL_MS : AUTHORIZE_CACHE_TTL_MS);
+  /** The cache keys each installation key is part of (an org's key is part of each of its workspaces'). */
+  const byInstallation = new Map<string, Set<string>>();
+  const put = (cacheKey: string, entry: CacheEntry) => {
+    if (!cache.has(cacheKey)) {
+      for (const key of cacheKey.split('|')) {
+        let keys = byInstallation.get(key);
+        if (!keys) byInstallation.set(key, (keys = new Set()));
+        keys.add(cacheKey);
+      }
+    }
+    cache.set(cacheKey, entry);
+  };
+  const drop = (cacheKey: string) => {
+    if (!cache.delete(cacheKey)) return;
+    for (const key of cacheKey.split('|')) {
+      const keys = byInstallation.get(key);
+      keys?.delete(cacheKey);
+      if (keys?.size === 0) byInstallation.delete(key);
+    }
+  };
+  const evictKey = (key: string) => {
+    for (const cacheKey of [...(byInstallation.get(key) ?? [])]) drop(cacheKey);
+  };
 
   const store = createInstallationStore({
     db: opts.db,
@@ -74,9 +111,7 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     retentionDays: config.retentionDays,
     ...(opts.now ? { now: opts.now } : {}),
     // Any change of an installation's tokens drops every cached answer that may have come from it.
-    onChange: (key) => {
-      for (const cacheKey of [...cache.keys()]) if (cacheKey.split('|').includes(key)) cache.delete(cacheKey);
-    },
+    onChange: evictKey,
   });
   const installUrlOptions: InstallURLOptions = { scopes: [...DISTRIBUTION_BOT_SCOPES] };
   const installer = new InstallProviderClass({
@@ -123,10 +158,10 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     if (!key) return Promise.reject(new NotInstalledError(lookup));
     const nowMs = Date.now();
     const cached = cache.get(key);
-    if (cached && nowMs < cached.until) {
+    if (cached && nowMs < cached.tokenUntil && nowMs - cached.at < ttlNow()) {
       // Most recently used last, so the bound drops the coldest workspace.
       cache.delete(key);
-      cache.set(key, cached);
+      cache.set(key, cached); // same key: byInstallation unchanged
       return cached.result;
     }
     const query = {
@@ -136,18 +171,18 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     };
     // Concurrent callers share one lookup (and so one refresh of a rotating token).
     const result = lookUp(lookup, query, nowMs).catch((error: unknown) => {
-      if (cache.get(key)?.result === result) cache.delete(key);
+      if (cache.get(key)?.result === result) drop(key);
       // InstallProvider wraps what the store threw; keep ours recognisable.
       const original = (error as { original?: unknown }).original;
       throw original instanceof NotInstalledError ? original : error;
     });
-    const entry = { at: nowMs, until: nowMs + AUTHORIZE_CACHE_TTL_MS, result };
-    cache.set(key, entry);
-    if (cache.size > maxCached) cache.delete(cache.keys().next().value!);
+    const entry = { at: nowMs, tokenUntil: Infinity, result };
+    put(key, entry);
+    if (cache.size > maxCached) drop(cache.keys().next().value!);
     // A rotating token is not reused past the point where InstallProvider would refresh it.
     void result.then(
       (r) => {
-        if (r.botTokenExpiresAt) entry.until = Math.min(entry.until, r.botTokenExpiresAt * 1000 - REFRESH_WINDOW_MS);
+        if (r.botTokenExpiresAt) entry.tokenUntil = r.botTokenExpiresAt * 1000 - REFRESH_WINDOW_MS;
       },
       () => {},
     );
@@ -221,9 +256,9 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
       });
     },
     evict(lookup) {
-      const keys = new Set(store.keysFor(lookup));
-      for (const cacheKey of [...cache.keys()]) if (cacheKey.split('|').some((k) => keys.has(k))) cache.delete(cacheKey);
+      for (const key of store.keysFor(lookup)) evictKey(key);
     },
+    evictInstallation: evictKey,
   };
 }
 

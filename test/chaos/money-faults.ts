@@ -175,7 +175,10 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   const kudosIds: string[] = [];
 
   // 1. Concurrent sends against one budget.
-  await db.db.update(workspaceSettings).set({ monthlyBudgetCents: BUDGET_CENTS }).where(eq(workspaceSettings.teamId, ctx.teamId));
+  await db.db
+    .update(workspaceSettings)
+    .set({ monthlyBudgetCents: BUDGET_CENTS, updatedAt: sql`clock_timestamp()` })
+    .where(eq(workspaceSettings.teamId, ctx.teamId));
   await sleep(6000); // the instances' settings caches (5 s)
   // Four Slack clients of one sender (desktop, phone...), each with its own modal, press Send at once:
   // signed view submissions of four distinct views, straight to the load balancer.
@@ -214,7 +217,10 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   );
   const withoutApprovalCents = budgetRows.filter((r) => !gated.has(r.id) && ['pending', 'placed', 'scheduled', 'unknown'].includes(r.status)).reduce((sum, r) => sum + r.totalCents, 0);
   kudosIds.push(...budgetRows.map((r) => r.id));
-  await db.db.update(workspaceSettings).set({ monthlyBudgetCents: null }).where(eq(workspaceSettings.teamId, ctx.teamId));
+  await db.db
+    .update(workspaceSettings)
+    .set({ monthlyBudgetCents: null, updatedAt: sql`clock_timestamp()` })
+    .where(eq(workspaceSettings.teamId, ctx.teamId));
   const budget = {
     budgetCents: BUDGET_CENTS,
     sends: BUDGET_SENDS,
@@ -301,7 +307,10 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   // The links are far above the approval threshold: it is lifted for this part of the run (an
   // admin's decision), so that they go straight out; the instances' settings caches expire.
   const [before] = await db.db.select({ threshold: workspaceSettings.approvalThresholdCents }).from(workspaceSettings).where(eq(workspaceSettings.teamId, ctx.teamId));
-  await db.db.update(workspaceSettings).set({ approvalThresholdCents: 100_000_000 }).where(eq(workspaceSettings.teamId, ctx.teamId));
+  await db.db
+    .update(workspaceSettings)
+    .set({ approvalThresholdCents: 100_000_000, updatedAt: sql`clock_timestamp()` })
+    .where(eq(workspaceSettings.teamId, ctx.teamId));
   await sleep(6000);
   // One part fits the day, the second does not.
   await ctx.control('POST', '/limits', { dailyLimitUsd: (spentToday + 750 * LINK_CENTS) / 100, monthlyLimitUsd: 100_000_000, environment: 'production' });
@@ -322,7 +331,11 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   if (request) await until('reward links delivered', ctx.settleTimeoutMs, async () => delivered() >= request.createdQuantity);
   await sleep(2000);
   await ctx.control('POST', '/limits', { dailyLimitUsd: 10_000_000, monthlyLimitUsd: 100_000_000, environment: 'production' });
-  if (before) await db.db.update(workspaceSettings).set({ approvalThresholdCents: before.threshold }).where(eq(workspaceSettings.teamId, ctx.teamId));
+  if (before)
+    await db.db
+      .update(workspaceSettings)
+      .set({ approvalThresholdCents: before.threshold, updatedAt: sql`clock_timestamp()` })
+      .where(eq(workspaceSettings.teamId, ctx.teamId));
   const linkOrders = await listOrders(ctx, '&orderType=LINK');
   const keys = request ? new Set(Array.from({ length: Math.ceil(LINKS / 500) }, (_, i) => partKey(request, i))) : new Set<string>();
   const ofRequest = linkOrders.filter((o) => keys.has(o.clientOrderId ?? o.idempotencyKey));

@@ -44,7 +44,13 @@ export const installations = pgTable(
     /** Set by the purge: the data is gone, the row stays as the record that it was deleted. */
     purgedAt: timestamp('purged_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('installations_team_uq').on(t.teamId), index('installations_enterprise_idx').on(t.enterpriseId), index('installations_purge_idx').on(t.purgeAfter)],
+  // updated_at: the change feed's poll (src/domain/change-feed.ts) asks for the rows changed since its last.
+  (t) => [
+    uniqueIndex('installations_team_uq').on(t.teamId),
+    index('installations_enterprise_idx').on(t.enterpriseId),
+    index('installations_purge_idx').on(t.purgeAfter),
+    index('installations_updated_at_idx').on(t.updatedAt),
+  ],
 );
 
 export type InstallationRow = typeof installations.$inferSelect;

@@ -9,7 +9,7 @@
 // environment's REWARDS_* credentials are its one connection.
 // Disconnecting keeps the row (status `disconnected`, secrets erased) so the same webhook URL comes
 // back when the workspace connects again.
-import { pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { workspaceColumns } from './workspace.js';
 
 export type RewardsConnectionStatus = 'active' | 'disconnected';
@@ -30,7 +30,8 @@ export const rewardsConnections = pgTable(
     connectedAt: timestamp('connected_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('rewards_connections_team_uq').on(t.teamId)],
+  // updated_at: the change feed's poll (src/domain/change-feed.ts) asks for the rows changed since its last.
+  (t) => [uniqueIndex('rewards_connections_team_uq').on(t.teamId), index('rewards_connections_updated_at_idx').on(t.updatedAt)],
 );
 
 export type RewardsConnectionRow = typeof rewardsConnections.$inferSelect;

@@ -1,6 +1,6 @@
 // Per-workspace settings that admins edit in Slack (`/kudos settings`). The row is seeded from the
 // environment (CONTRACT.md section 3) the first time a workspace is seen; the database holds them after.
-import { boolean, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { workspaceColumns } from './workspace.js';
 
 export const workspaceSettings = pgTable(
@@ -38,7 +38,8 @@ export const workspaceSettings = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('workspace_settings_team_uq').on(t.teamId)],
+  // updated_at: the change feed's poll (src/domain/change-feed.ts) asks for the rows changed since its last.
+  (t) => [uniqueIndex('workspace_settings_team_uq').on(t.teamId), index('workspace_settings_updated_at_idx').on(t.updatedAt)],
 );
 
 export type WorkspaceSettingsRow = typeof workspaceSettings.$inferSelect;
