@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { auditEvents, kudos, recurringSeries, workspaceSettings } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
 import { TEAM_ID } from '../../src/simulator/seed.js';
-import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
+import { eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVAL_THRESHOLD: '100' } });
 
@@ -18,6 +18,11 @@ function exhaust(method: string): void {
 
 const ephemeralsTo = (userId: string, channel = 'C_GENERAL') => e2e.stack.sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === userId);
 const BUSY = /^(:no_entry: )?Slack is busy right now \(its rate limit\).* again in \d+ s\.$/;
+
+/** What Slack sends as `userId` (U_MANAGER, not an admin: the admin check reads users.info) from the open settings modal `view`. */
+function fromSettingsModal(userId: string, view: { id: string }, payload: Record<string, unknown>): Record<string, unknown> {
+  return { user: { id: userId, team_id: TEAM_ID }, team: { id: TEAM_ID, domain: 'kudos-demo' }, api_app_id: 'A0KUDOS', container: { type: 'view', view_id: view.id }, view, ...payload };
+}
 
 /** The answer to `/kudos TEXT` from `userId`, in C_GENERAL. */
 async function command(userId: string, text: string): Promise<Message> {
@@ -95,4 +100,54 @@ describe('lookups before an answer Slack waits 3 s for, with Slack busy', () => 
         .where(and(eq(auditEvents.subjectId, row.id), eq(auditEvents.action, 'approval.rejected'))),
     ).toEqual([]);
   }, 90_000);
+
+  describe('forms, options lists and buttons that open a modal, while users.info (the admin check) is refused', () => {
+    async function settingsModal() {
+      const { sim } = e2e.stack;
+      await sim.slashCommand('U_ADMIN', 'settings', 'C_GENERAL');
+      return sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings'));
+    }
+
+    it("the settings modal's user groups list: no options, answered in time", async () => {
+      const view = await settingsModal();
+      exhaust('users.info');
+      const answer = await postSignedPayload(
+        e2e.stack.app.url,
+        fromSettingsModal('U_MANAGER', view, { type: 'block_suggestion', action_id: 'approver_group', block_id: 'settings_approver_group', value: '' }),
+      );
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.text)).toEqual({ options: [] });
+    });
+
+    it('the settings form submitted: inline "Slack is busy... Nothing was saved. Press Save again in N s", nothing saved', async () => {
+      const view = await settingsModal();
+      const before = await e2e.db.select().from(workspaceSettings);
+      exhaust('users.info');
+      const answer = await postSignedPayload(e2e.stack.app.url, fromSettingsModal('U_MANAGER', view, { type: 'view_submission', view: { ...view, state: { values: {} } } }));
+      expect(answer.status).toBe(200);
+      const body = JSON.parse(answer.text) as { response_action: string; errors: Record<string, string> };
+      expect(body.response_action).toBe('errors');
+      expect(Object.values(body.errors)).toEqual([expect.stringMatching(/^Slack is busy right now \(its rate limit\).*Nothing was saved\. Press Save again in \d+ s\.$/)]);
+      expect(await e2e.db.select().from(workspaceSettings)).toEqual(before);
+    });
+
+    it('the top-up button: the clicker is told Slack is busy, click again in N s', async () => {
+      exhaust('users.info');
+      const answer = await postSignedPayload(e2e.stack.app.url, {
+        type: 'block_actions',
+        user: { id: 'U_MANAGER', team_id: TEAM_ID },
+        team: { id: TEAM_ID, domain: 'kudos-demo' },
+        api_app_id: 'A0KUDOS',
+        trigger_id: '1.2.trigger',
+        container: { type: 'message', channel_id: 'C_GENERAL', message_ts: '1.000001' },
+        channel: { id: 'C_GENERAL', name: 'general' },
+        actions: [{ type: 'button', action_id: 'finance_topup_open', block_id: 'finance', action_ts: '1.2' }],
+      });
+      expect(answer.status).toBe(200);
+      const busy = await e2e.stack.sim.waitFor(() => ephemeralsTo('U_MANAGER').at(-1));
+      expect(busy.text).toMatch(BUSY);
+      expect(busy.text).toContain('Click the button again');
+      expect(e2e.stack.sim.openViews('U_MANAGER')).toHaveLength(0);
+    });
+  });
 });
