@@ -82,6 +82,27 @@ function retryAfterOf(error: unknown): number | undefined {
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 1;
 }
 
+interface PaceRules {
+  channelRule: PaceRule;
+  workspaceRule: PaceRule;
+  methodRules: Record<PacedMethod, PaceRule>;
+}
+
+/** The rules depend on the scale alone: one set per scale, shared by every workspace's pacer (issue 20, memory per workspace). */
+const RULES_BY_SCALE = new Map<number, PaceRules>();
+function rulesAt(scale: number): PaceRules {
+  let rules = RULES_BY_SCALE.get(scale);
+  if (!rules) {
+    rules = {
+      channelRule: { intervalMs: 1000 / scale, burst: 2 },
+      workspaceRule: perMinute(300, scale),
+      methodRules: Object.fromEntries(Object.entries(PACED_METHODS).map(([m, tier]) => [m, perMinute(TIER_FLOOR[tier], scale, BURST_SHARE[m as PacedMethod])])) as Record<PacedMethod, PaceRule>,
+    };
+    RULES_BY_SCALE.set(scale, rules);
+  }
+  return rules;
+}
+
 /** The pacer of one workspace (`teamId` names it; single-workspace mode: the bot token's, from auth.test). */
 export function createSlackPacer(schedules: CallSchedules, teamId: () => Promise<string>, opts: SlackPacingOptions = {}): SlackPacer {
   const scale = opts.scale ?? 1;
@@ -89,9 +110,7 @@ export function createSlackPacer(schedules: CallSchedules, teamId: () => Promise
   // later than its slot (the slot's answer, the timer, the request), and a slot is counted from when
   // it was booked, so each second of that lag needs a post of headroom. With 3, a lag over a second
   // on a loaded machine drew a 429 (30 posts to one channel at once, test/slack/rate-limits.test.ts).
-  const channelRule: PaceRule = { intervalMs: 1000 / scale, burst: 2 };
-  const workspaceRule = perMinute(300, scale);
-  const methodRules = Object.fromEntries(Object.entries(PACED_METHODS).map(([m, tier]) => [m, perMinute(TIER_FLOOR[tier], scale, BURST_SHARE[m as PacedMethod])])) as Record<PacedMethod, PaceRule>;
+  const { channelRule, workspaceRule, methodRules } = rulesAt(scale);
   const later = (seconds: number, detail = 'paced') => new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(0.001, seconds) });
 
   /** Books a slot at most POST_MAX_WAIT_MS away and sleeps until it, or refuses with when to come back. */
