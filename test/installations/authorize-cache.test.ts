@@ -13,24 +13,17 @@ import { createLogger } from '../../src/config/logger.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
 import { createInstallationStore, NotInstalledError } from '../../src/slack/installation-store.js';
 import { createDistributionTenancy } from '../../src/slack/tenancy.js';
+import { distributionEnv, silentBoltLogger } from '../support/config.js';
 import { useTestDatabase } from '../support/db.js';
 
 const testDb = useTestDatabase();
 const ENCRYPTION_KEY = generateKey('k1');
 
-const config = loadConfig({
-  SLACK_CLIENT_ID: '1111.2222',
-  SLACK_CLIENT_SECRET: 'client-secret-0123456789',
-  SLACK_STATE_SECRET: 'state-secret-0123456789',
-  SLACK_SIGNING_SECRET: 'signing-secret-0123456789',
-  KUDOS_ENCRYPTION_KEY: ENCRYPTION_KEY,
-  // Never called: no token here is near its expiry.
-  SLACK_API_URL: 'http://127.0.0.1:9/api/',
-  REWARDS_API_URL: 'http://127.0.0.1:9',
-});
+// Slack and the Rewards API are never called: no token here is near its expiry.
+const config = loadConfig(distributionEnv(ENCRYPTION_KEY));
 
 const silent = createLogger({ level: 'silent' });
-const silentBolt = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} };
+const silentBolt = silentBoltLogger;
 
 function tenancy(maxCached?: number) {
   return createDistributionTenancy({ config, db: testDb.db, logger: silent, slackLogger: silentBolt, ...(maxCached ? { maxCached } : {}) });
