@@ -359,18 +359,11 @@ async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: Notificatio
     report.posted++;
     if (row.attemptedAt && !deps.chat.findMessageByMetadata) report.reposted++;
   } catch (error) {
-    if (isRefused(error)) {
-      await giveUp(deps.db, row.id, errorCodeOf(error));
-      if (row.channel && !row.dmUserId) await noteChannelFailure(deps.db, row, row.channel, error);
-      log.warn('Slack refused a stalled notice; given up', { error });
-      report.failed++;
-    } else if (isRateLimited(error) || isChatRefusal(error, 'not_sent')) {
-      await postLater(deps.db, row.id, error);
-      report.deferred++;
-    } else {
-      log.warn('resuming a notice failed; will try again after its lease', { error });
-      report.deferred++;
-    }
+    await settleFailedResume(deps, row, error, report, log, {
+      channel: row.channel && !row.dmUserId ? row.channel : undefined,
+      refused: 'Slack refused a stalled notice; given up',
+      failed: 'resuming a notice failed; will try again after its lease',
+    });
   }
 }
 
@@ -392,18 +385,34 @@ async function resumeEdit(deps: NoticeDeps, row: NotificationRow, report: Resume
     log.info('notice edited');
     report.posted++;
   } catch (error) {
-    if (isRefused(error)) {
-      await giveUp(deps.db, row.id, errorCodeOf(error));
-      await noteChannelFailure(deps.db, row, target.channel, error);
-      log.warn('Slack refused an edit; given up', { error });
-      report.failed++;
-    } else if (isRateLimited(error) || isChatRefusal(error, 'not_sent')) {
-      await postLater(deps.db, row.id, error);
-      report.deferred++;
-    } else {
-      log.warn('editing a notice failed; will try again after its lease', { error });
-      report.deferred++;
-    }
+    await settleFailedResume(deps, row, error, report, log, { channel: target.channel, refused: 'Slack refused an edit; given up', failed: 'editing a notice failed; will try again after its lease' });
+  }
+}
+
+/**
+ * A resumed notice (a post or an edit) Slack did not take: refused for good, it is given up (and a
+ * channel that refuses is noted); rate-limited or not sent, it is posted later at Slack's word; any
+ * other failure is tried again after its lease.
+ */
+async function settleFailedResume(
+  deps: NoticeDeps,
+  row: NotificationRow,
+  error: unknown,
+  report: ResumeReport,
+  log: Logger,
+  what: { channel: string | undefined; refused: string; failed: string },
+): Promise<void> {
+  if (isRefused(error)) {
+    await giveUp(deps.db, row.id, errorCodeOf(error));
+    if (what.channel) await noteChannelFailure(deps.db, row, what.channel, error);
+    log.warn(what.refused, { error });
+    report.failed++;
+  } else if (isRateLimited(error) || isChatRefusal(error, 'not_sent')) {
+    await postLater(deps.db, row.id, error);
+    report.deferred++;
+  } else {
+    log.warn(what.failed, { error });
+    report.deferred++;
   }
 }
 
