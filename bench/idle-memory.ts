@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../test/chaos/app-process.js';
+import { ensureBuilt, REPO_ROOT } from '../test/chaos/app-process.js';
 import { startAppStack } from './app-stack.js';
 import { createBenchDatabase, databasesToRun } from './databases.js';
 import { readPssBytes, readRssBytes, toMiB } from './memory.js';
@@ -97,7 +97,9 @@ async function devTreeRss(command: string[]): Promise<TreeMemory> {
     } catch {
       // already gone
     }
-    await new Promise((resolve) => child.once('exit', resolve).once('error', resolve));
+    // A child that has exited already (it did not start) fires no more 'exit': waiting would leave
+    // the bench with nothing to do, and node would end it (exit 13) with the error unprinted.
+    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve).once('error', resolve));
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -105,6 +107,8 @@ async function devTreeRss(command: string[]): Promise<TreeMemory> {
 async function benchDevMemory(): Promise<BenchRow[]> {
   const section = 'idle memory of npm run dev (PGlite, whole process tree)';
   const rows: BenchRow[] = [];
+  // The former-flags variant runs dist/ directly: on a fresh clone nothing has built it yet.
+  await ensureBuilt();
   const former = await devTreeRss(['node_modules/.bin/tsx', 'src/dev/main.ts']);
   const formerFlags = await devTreeRss(FORMER_DEV_COMMAND);
   const dev = await devTreeRss(['npm', 'run', 'dev']);
