@@ -129,7 +129,10 @@ export const MAX_VIEW_STACK = 3;
 
 export class SimulatorState {
   readonly calls: ApiCall[] = [];
-  readonly messages: Message[] = [];
+  /** Every message in posting order; indexed by channel and ts below (a backlog posts thousands). */
+  private readonly allMessages: Message[] = [];
+  private readonly messageByKey = new Map<string, Message>();
+  private readonly messagesByChannel = new Map<string, Message[]>();
   readonly views = new Map<string, View>();
   readonly viewOwner = new Map<string, string>();
   /** Inline errors from the last `response_action: errors`, per view id. */
@@ -254,29 +257,40 @@ export class SimulatorState {
   }
 
   findMessage(channel: string, ts: string): Message | undefined {
-    return this.messages.find((m) => m.channel === channel && m.ts === ts);
+    return this.messageByKey.get(messageKey(channel, ts));
   }
 
   postMessage(m: Omit<Message, 'ts'> & { ts?: string }): Message {
     const message: Message = { ...m, ts: m.ts ?? this.nextTs() };
-    this.messages.push(message);
+    this.addToIndex(message);
     this.changed();
     return message;
   }
 
   deleteMessage(channel: string, ts: string): boolean {
-    const i = this.messages.findIndex((m) => m.channel === channel && m.ts === ts);
-    if (i < 0) return false;
-    this.messages.splice(i, 1);
+    const message = this.findMessage(channel, ts);
+    if (!message) return false;
+    this.messageByKey.delete(messageKey(channel, ts));
+    this.allMessages.splice(this.allMessages.lastIndexOf(message), 1);
+    const inChannel = this.messagesByChannel.get(channel)!;
+    inChannel.splice(inChannel.lastIndexOf(message), 1);
     this.changed();
     return true;
   }
 
   /** Messages of a channel (or of the IM with a user when given a user id), in posting order. */
   messagesIn(channel?: string): Message[] {
-    if (channel === undefined) return [...this.messages];
+    if (channel === undefined) return [...this.allMessages];
     const id = this.user(channel) ? this.imFor(channel) : channel;
-    return this.messages.filter((m) => m.channel === id);
+    return [...(this.messagesByChannel.get(id) ?? [])];
+  }
+
+  private addToIndex(message: Message): void {
+    this.allMessages.push(message);
+    this.messageByKey.set(messageKey(message.channel, message.ts), message);
+    const inChannel = this.messagesByChannel.get(message.channel);
+    if (inChannel) inChannel.push(message);
+    else this.messagesByChannel.set(message.channel, [message]);
   }
 
   stackOf(userId: string): string[] {
@@ -388,11 +402,14 @@ export class SimulatorState {
       const view = this.views.get(viewId);
       return view ? [{ userId, view }] : [];
     });
-    return { version: 1, messages: this.messages, homes, lastTsMicros: this.lastTsMicros, counter: this.counter };
+    return { version: 1, messages: this.allMessages, homes, lastTsMicros: this.lastTsMicros, counter: this.counter };
   }
 
   restore(saved: PersistedState): void {
-    this.messages.splice(0, this.messages.length, ...saved.messages);
+    this.allMessages.length = 0;
+    this.messageByKey.clear();
+    this.messagesByChannel.clear();
+    for (const message of saved.messages) this.addToIndex(message);
     for (const { userId, view } of saved.homes) {
       this.homes.set(userId, view.id);
       this.views.set(view.id, view);
@@ -410,6 +427,10 @@ export class SimulatorState {
         .filter((v): v is View => v !== undefined),
     );
   }
+}
+
+function messageKey(channel: string, ts: string): string {
+  return `${channel} ${ts}`;
 }
 
 function withEmoji(text: Json): Json {

@@ -176,6 +176,8 @@ describe('messages', () => {
     expect(await call('chat.update', { channel: 'C_KUDOS', ts: '1.2', text: 'x' })).toEqual({ ok: false, error: 'message_not_found' });
     expect((await call('chat.delete', { channel: 'C_KUDOS', ts: reply.ts })).ok).toBe(true);
     expect(sim.messages('C_KUDOS').some((x) => x.ts === reply.ts)).toBe(false);
+    expect(await call('chat.update', { channel: 'C_KUDOS', ts: reply.ts, text: 'x' })).toEqual({ ok: false, error: 'message_not_found' });
+    expect(sim.messages('C_KUDOS').map((x) => x.ts)).toContain(parent.ts);
   });
 
   it('marks ephemeral messages and shows them only to their user', async () => {
