@@ -12,8 +12,11 @@ export function utcDay(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-export function utcMonth(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 7);
+/** The UTC day or month holding `ms`, as [fromMs, toMs): what spending limits add up, compared as numbers. */
+export function utcPeriodBounds(ms: number, period: 'day' | 'month'): { fromMs: number; toMs: number } {
+  const at = new Date(ms);
+  const [y, m, d] = [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()];
+  return period === 'day' ? { fromMs: Date.UTC(y, m, d), toMs: Date.UTC(y, m, d + 1) } : { fromMs: Date.UTC(y, m, 1), toMs: Date.UTC(y, m + 1, 1) };
 }
 
 export function isValidTimeZone(tz: string): boolean {

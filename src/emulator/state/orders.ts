@@ -1,7 +1,7 @@
 import { ApiError, fail } from '../errors.js';
 import { newId } from '../ids.js';
 import { centsFromNumber, decimalString, money, RATE_SCALE, toUsdCents } from '../money.js';
-import { isoNoOffset, isoUtc, utcDay, utcMonth } from '../time.js';
+import { isoNoOffset, isoUtc, utcDay, utcPeriodBounds } from '../time.js';
 import type { BrandedProduct } from './catalog-seed.js';
 import { CHOICE_RANGE_CENTS, isValidBrandedAmount, isValidChoiceAmount } from './catalog.js';
 import type { Clock } from '../clock.js';
@@ -312,10 +312,10 @@ export class OrdersService {
   }
 
   spentCents(env: EnvState, period: 'day' | 'month', atMs: number): number {
-    const key = period === 'day' ? utcDay(atMs) : utcMonth(atMs);
-    const keyOf = period === 'day' ? utcDay : utcMonth;
+    // Compared as numbers: every new order asks this of every order, so no date formatting in the loop.
+    const { fromMs, toMs } = utcPeriodBounds(atMs, period);
     let sum = 0;
-    for (const o of env.orders.values()) if (o.status !== 'CANCELED' && keyOf(o.createdAtMs) === key) sum += o.totalCostCents;
+    for (const o of env.orders.values()) if (o.status !== 'CANCELED' && o.createdAtMs >= fromMs && o.createdAtMs < toMs) sum += o.totalCostCents;
     return sum;
   }
 
