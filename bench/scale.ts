@@ -19,6 +19,7 @@
 //     flight per instance: each instance's share of the orders, 429s, requests per kudos; baseline:
 //     each client pacing itself.
 // `--quick` shrinks the sizes.
+import { readdirSync, readFileSync } from 'node:fs';
 import { and, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { startApp, type RunningApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
@@ -119,6 +120,8 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
         KUDOS_LOW_BALANCE_THRESHOLD: '100',
         KUDOS_SLACK_RATE_SCALE: String(BENCH_SLACK_RATE_SCALE),
         BENCH_RATE_BUDGET: budgetEnv(budget),
+        // Each instance's worker concurrency (default 16) when set: for trying it before changing it.
+        ...(process.env.BENCH_WORKER_CONCURRENCY ? { KUDOS_WORKER_CONCURRENCY: process.env.BENCH_WORKER_CONCURRENCY } : {}),
       },
     });
     // Started together; a start-up takes long on a loaded machine (tsx compiles the app in each).
@@ -237,6 +240,8 @@ interface FleetResult {
   seconds: number;
   /** The run's database transactions (the instances' and the bench's own few reads) per kudos placed. */
   dbTransactionsPerKudos: number;
+  /** CPU time of PostgreSQL's backends serving the run's database, per kudos placed (PostgreSQL only). */
+  dbCpuMsPerKudos: number | undefined;
 }
 
 const FLEET_LIMIT = 100;
@@ -253,6 +258,8 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
     const { db, apps } = stack;
     const big = 'T_WS00';
     const transactionsBefore = await dbTransactions(db);
+    const database = await databaseName(db);
+    const cpuBefore = kind === 'postgresql' ? postgresCpuMs(database) : undefined;
     for (let i = 0; i < backlog; i += 500) await db.insert(kudos).values(Array.from({ length: Math.min(500, backlog - i) }, () => pendingKudosValues({ teamId: big })));
     const started = Date.now();
     for (const app of apps) app.wake();
@@ -286,6 +293,7 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
     const calls = await rewardsCalls(apps);
     const placed = await placedCount(db);
     const transactions = (await dbTransactions(db)) - transactionsBefore;
+    const dbCpuMs = cpuBefore === undefined ? undefined : postgresCpuMs(database) - cpuBefore;
     if (!placedAll) console.error(`scale: only ${placed} of ${total} placed within the time limit`);
     const singles = await db.select({ createdAt: kudos.createdAt, placedAt: kudos.placedAt }).from(kudos).where(inArray(kudos.id, singleIds));
     const delays = singles.filter((s) => s.placedAt).map((s) => s.placedAt!.getTime() - s.createdAt.getTime());
@@ -302,6 +310,7 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
       singles: { p50: round(summary.p50 / 1000, 3), p99: round(summary.p99 / 1000, 3), max: round(summary.max / 1000, 3), count: summary.count },
       seconds: round(seconds, 1),
       dbTransactionsPerKudos: round(transactions / Math.max(1, placed), 1),
+      dbCpuMsPerKudos: dbCpuMs === undefined ? undefined : round(dbCpuMs / Math.max(1, placed), 2),
     };
   } finally {
     await stack.close();
@@ -312,6 +321,32 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
 async function dbTransactions(db: Stack['db']): Promise<number> {
   const result = await db.execute(sql`select (xact_commit + xact_rollback)::float8 as n from pg_stat_database where datname = current_database()`);
   return Number(rowsOf<{ n: number | string }>(result)[0]?.n ?? 0);
+}
+
+async function databaseName(db: Stack['db']): Promise<string> {
+  return String(rowsOf<{ name: string }>(await db.execute(sql`select current_database() as name`))[0]!.name);
+}
+
+/**
+ * CPU time (user + system, ms) used so far by this machine's PostgreSQL backends connected to
+ * `database` (/proc: a backend's command line names its database). The instances' pools keep their
+ * connections for the whole run, so nothing they used is lost with an exiting backend.
+ */
+function postgresCpuMs(database: string): number {
+  let ticks = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (!command.startsWith('postgres: ') || !command.split(' ').includes(database)) continue;
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
 }
 
 interface ShareResult {
@@ -410,6 +445,18 @@ async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[
     { section, metric: `${label}: all placed in`, value: fleet.seconds, unit: 's', baseline: noHorizon.seconds, ...baseline },
     { section, metric: `${label}: orders placed per second while backlogged`, value: fleet.ordersPerSecond, unit: 'orders/s', baseline: noHorizon.ordersPerSecond, ...baseline },
     { section, metric: `${label}: database transactions per kudos`, value: fleet.dbTransactionsPerKudos, unit: 'transactions', baseline: noHorizon.dbTransactionsPerKudos, ...baseline },
+    ...(fleet.dbCpuMsPerKudos === undefined
+      ? []
+      : [
+          {
+            section,
+            metric: `${label}: PostgreSQL CPU per kudos (its backends for the run's database)`,
+            value: fleet.dbCpuMsPerKudos,
+            unit: 'ms',
+            ...(noHorizon.dbCpuMsPerKudos === undefined ? {} : { baseline: noHorizon.dbCpuMsPerKudos }),
+            ...baseline,
+          },
+        ]),
   ];
 }
 
