@@ -7,6 +7,7 @@ import { kudos, type KudosRow } from '../../src/db/schema/index.js';
 import { eventually, useAppPerTest, type TestStack } from '../support/app.js';
 import type { TestEmulator } from '../support/emulator.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
+import { countQueries } from '../support/query-count.js';
 
 // The stack's own worker is off; each test starts the instances (and worker options) it needs.
 const env = useAppPerTest({ app: { worker: { enabled: false } } });
@@ -166,5 +167,29 @@ describe('a scheduled send placed late', () => {
     expect(told.errorCode).toBe('SCHEDULE_TOO_LATE');
     expect(await ordersFor(row!.idempotencyKey)).toHaveLength(0);
     expect(senderOutcomes().texts.find((t) => t.includes('could not be sent'))).toContain('at least 10 minutes ahead');
+  });
+});
+
+describe('claiming behind a backlog', () => {
+  it('claims a few free slots at a time, not once per finished send, and still places every send once', async () => {
+    // Each claim ranks every due row (costly behind thousands): finished sends wake the poller only
+    // once a quarter of the slots are free. A long poll interval leaves the wake-ups alone to claim.
+    const counter = countQueries(testDb.db);
+    try {
+      const app = await stack.startAnotherApp({ worker: { concurrency: 8, pollIntervalMs: 60_000 } });
+      const rows = await testDb.db
+        .insert(kudos)
+        .values(Array.from({ length: 40 }, () => pendingRow()))
+        .returning();
+      app.worker.wake();
+      for (const row of rows) await toldRow(row.id);
+      const claims = counter.statements().filter((text) => /row_number\(\) over \(partition by/i.test(text)).length;
+      // Claimed one finished send at a time (each wake-up also making the spare slots' claim): 116 here;
+      // two of the 8 slots at a time: about 20 (26 seen).
+      expect(claims).toBeLessThanOrEqual(32);
+      for (const row of rows) expect(await ordersFor(row.idempotencyKey)).toHaveLength(1);
+    } finally {
+      counter.restore();
+    }
   });
 });
