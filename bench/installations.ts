@@ -15,7 +15,8 @@
 // the measured rounds, in which the sizes take turns (each round starts with the next one).
 // `npm run bench -- installations` (`--quick`: 1 and 1,000 installations, shorter phases; `--db`).
 // BENCH_PROFILE_DIR=/tmp/prof: CPU profiles of each app over the idle window and over the measured
-// rounds (installations-N-idle/load.cpuprofile; `node bench/profile-summary.ts FILE` sums them up).
+// rounds (installations-N-idle/load.cpuprofile; `npx tsx scripts/profile-summary.ts FILE` sums them up).
+// BENCH_HEAP_SNAPSHOT_DIR=/tmp/heap: a heap snapshot of each app after the GC (installations-N.heapsnapshot).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -196,6 +197,24 @@ async function collectGarbage(app: AppProcess): Promise<number> {
   } finally {
     session.close();
   }
+}
+
+/**
+ * BENCH_HEAP_SNAPSHOT_DIR: a heap snapshot of each app after the load and the GC
+ * (installations-N.heapsnapshot; `npx tsx scripts/heap-summary.ts` compares two by constructor).
+ */
+async function writeHeapSnapshot(size: RunningSize): Promise<void> {
+  const dir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `installations-${size.n}.heapsnapshot`);
+  const session = await inspect(size.app);
+  try {
+    await session.send('Runtime.evaluate', { expression: `process.getBuiltinModule('node:v8').writeHeapSnapshot(${JSON.stringify(file)})`, returnByValue: true });
+  } finally {
+    session.close();
+  }
+  console.error(`bench: installations: heap snapshot written to ${file}`);
 }
 
 /**
@@ -383,6 +402,8 @@ async function measureSizes(kind: BenchDatabase['kind'], slack: { url: string })
       const heapAfterGc = await collectGarbage(size.app);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const rssAfterGc = readRssBytes(size.app.pid) ?? NaN;
+      // After the RSS is read: writing a snapshot grows it.
+      await writeHeapSnapshot(size);
       const cpuPerCommand = cpuMs.get(size.n)! / Math.max(1, summary.count);
       const before = transactionsBefore[i];
       const after = transactionsAfter[i];
