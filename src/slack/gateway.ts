@@ -185,23 +185,46 @@ export interface SlackGatewayOptions {
   pacer?: SlackPacer;
 }
 
-export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions = {}): SlackGateway {
-  const ttl = opts.userCacheTtlMs ?? 60_000;
-  const postClient = opts.postClient ?? client;
-  const now = opts.now ?? Date.now;
-  const pacer = opts.pacer ?? UNPACED;
+/**
+ * A gateway is kept per workspace (src/slack/workspaces.ts, up to 2,000 at once), so it is a class:
+ * its methods live once on the prototype, each instance holds only its fields (about 100 bytes), and
+ * its caches are made at their first entry. The object literal of closures it replaced took about
+ * 2 KiB per workspace (issue 20, memory per workspace).
+ */
+class Gateway implements SlackGateway {
+  private readonly ttl: number;
+  private readonly postClient: WebClient;
+  private readonly now: () => number;
+  private readonly pacer: SlackPacer;
+  private readonly direct: DirectWebApiCall | undefined;
+  private readonly tokenOf: (() => Promise<string>) | undefined;
   // Sender checks, recipient checks and admin checks all ask for the same people within seconds;
   // Slack rate-limits users.info per minute.
-  const users = new Map<string, { at: number; user: Promise<SlackUser | undefined> }>();
-  const dmChannels = new Map<string, string>();
-  const tokenOf = opts.token;
-  /** The per-call `token` argument of every Web API call (distribution mode). */
-  const tok = async (): Promise<{ token?: string }> => (tokenOf ? { token: await tokenOf() } : {});
+  private users: Map<string, { at: number; user: Promise<SlackUser | undefined> }> | undefined = undefined;
+  private dmChannels: Map<string, string> | undefined = undefined;
 
-  async function fetchUser(userId: string): Promise<SlackUser | undefined> {
+  constructor(
+    protected readonly client: WebClient,
+    opts: SlackGatewayOptions,
+  ) {
+    this.ttl = opts.userCacheTtlMs ?? 60_000;
+    this.postClient = opts.postClient ?? client;
+    this.now = opts.now ?? Date.now;
+    this.pacer = opts.pacer ?? UNPACED;
+    this.direct = opts.direct;
+    this.tokenOf = opts.token;
+  }
+
+  /** The per-call `token` argument of every Web API call (distribution mode). */
+  protected async tok(): Promise<{ token?: string }> {
+    return this.tokenOf ? { token: await this.tokenOf() } : {};
+  }
+
+  private async fetchUser(userId: string): Promise<SlackUser | undefined> {
+    const { client, direct, tokenOf } = this;
     try {
-      const res = (await pacer.method('users.info', async () =>
-        opts.direct ? await opts.direct('users.info', { user: userId }, 'form', tokenOf ? await tokenOf() : undefined) : await client.users.info({ ...(await tok()), user: userId }),
+      const res = (await this.pacer.method('users.info', async () =>
+        direct ? await direct('users.info', { user: userId }, 'form', tokenOf ? await tokenOf() : undefined) : await client.users.info({ ...(await this.tok()), user: userId }),
       )) as {
         user?: unknown;
       };
@@ -212,172 +235,202 @@ export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions 
     }
   }
 
-  const gateway: SlackGateway = {
-    userInfo(userId) {
-      const cached = users.get(userId);
-      if (cached && now() - cached.at < ttl) return cached.user;
-      const user = fetchUser(userId);
-      if (ttl > 0) {
-        users.set(userId, { at: now(), user });
-        user.catch(() => {
-          if (users.get(userId)?.user === user) users.delete(userId);
-        });
+  userInfo(userId: string): Promise<SlackUser | undefined> {
+    const cached = this.users?.get(userId);
+    if (cached && this.now() - cached.at < this.ttl) return cached.user;
+    const user = this.fetchUser(userId);
+    if (this.ttl > 0) {
+      this.users ??= new Map();
+      const users = this.users;
+      users.set(userId, { at: this.now(), user });
+      user.catch(() => {
+        if (users.get(userId)?.user === user) users.delete(userId);
+      });
+    }
+    return user;
+  }
+
+  forgetUser(userId: string): void {
+    this.users?.delete(userId);
+  }
+
+  async readUploadedFile(fileId: string, maxBytes: number): Promise<{ name: string; text: string } | { error: 'not_found' | 'too_large' }> {
+    let info: { file?: { name?: string; size?: number; url_private_download?: string } };
+    try {
+      info = (await this.client.apiCall('files.info', { ...(await this.tok()), file: fileId })) as typeof info;
+    } catch (error) {
+      if ((error as { data?: { error?: string } }).data?.error === 'file_not_found') return { error: 'not_found' };
+      throw error;
+    }
+    const file = info.file;
+    if (!file?.url_private_download) return { error: 'not_found' };
+    if ((file.size ?? 0) > maxBytes) return { error: 'too_large' };
+    const token = this.tokenOf ? await this.tokenOf() : this.client.token;
+    const res = await fetch(file.url_private_download, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5_000) });
+    if (!res.ok) throw new Error(`downloading ${fileId} from Slack: HTTP ${res.status}`);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    if (bytes.length > maxBytes) return { error: 'too_large' };
+    return { name: file.name ?? fileId, text: bytes.toString('utf8') };
+  }
+
+  async finishWorkflowStep(token: string, functionExecutionId: string, result: { ok: true; outputs: Record<string, string> } | { ok: false; error: string }): Promise<void> {
+    // Slack's refusals (the run ended, the token expired) come back as ChatRefusal: the step is given up.
+    const args = result.ok ? { outputs: result.outputs } : { error: result.error };
+    await translated(() => this.client.apiCall(result.ok ? 'functions.completeSuccess' : 'functions.completeError', { token, function_execution_id: functionExecutionId, ...args }), STEP_GONE_ERRORS);
+  }
+
+  async profileFields(): Promise<ProfileField[]> {
+    const res = (await this.client.apiCall('team.profile.get', { ...(await this.tok()) })) as { profile?: { fields?: Array<{ id?: string; label?: string; type?: string }> } };
+    return (res.profile?.fields ?? []).filter((f) => f.id).map((f) => ({ id: f.id!, label: f.label ?? f.id!, type: f.type ?? 'text' }));
+  }
+
+  async profileFieldValues(userId: string): Promise<Record<string, string>> {
+    const res = (await this.pacer.method('users.profile.get', async () => this.client.apiCall('users.profile.get', { ...(await this.tok()), user: userId }))) as {
+      profile?: { fields?: Record<string, { value?: string } | null> | unknown[] | null };
+    };
+    const fields = res.profile?.fields;
+    // Slack sends `[]` (not `{}`) for a profile with no custom fields.
+    if (!fields || Array.isArray(fields)) return {};
+    return Object.fromEntries(Object.entries(fields).flatMap(([id, f]) => (f?.value ? [[id, f.value]] : [])));
+  }
+
+  async usergroupMembers(usergroupId: string): Promise<string[]> {
+    if (!SLACK_USERGROUP_ID.test(usergroupId)) throw new ChatRefusal('not_found', 'not a user group id');
+    const res = await translated(
+      () => this.pacer.method('usergroups.users.list', async () => this.client.usergroups.users.list({ ...(await this.tok()), usergroup: usergroupId })),
+      UNKNOWN_USERGROUP_ERRORS,
+    );
+    return res.users ?? [];
+  }
+
+  async listUsergroups(): Promise<SlackUsergroup[]> {
+    const res = await this.client.usergroups.list({ ...(await this.tok()) });
+    return (res.usergroups ?? []).map((g) => ({ id: g.id ?? '', handle: g.handle ?? '', name: g.name ?? g.handle ?? '' }));
+  }
+
+  async postMessage(channel: string, message: Parameters<Messenger['postMessage']>[2]): Promise<PostedMessage> {
+    const res = await translated(() =>
+      this.pacer.post(channel, async () =>
+        this.postClient.chat.postMessage({
+          ...(await this.tok()),
+          channel,
+          text: message.text,
+          ...blocksOf(message),
+          ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
+          ...(message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } } : {}),
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
+      ),
+    );
+    return { channel: res.channel ?? channel, ts: res.ts ?? '' };
+  }
+
+  async openDirectChannel(userId: string): Promise<string> {
+    // The DM channel of a user never changes: open it once (bench: saves 2 Slack calls per kudos).
+    const known = this.dmChannels?.get(userId);
+    if (known) return known;
+    const opened = await translated(() =>
+      this.pacer.method('conversations.open', async () => this.client.conversations.open({ ...(await this.tok()), users: userId }), { maxWaitMs: POST_MAX_WAIT_MS }),
+    );
+    const channel = opened.channel?.id;
+    if (!channel) throw new Error(`conversations.open gave no channel for ${userId}`);
+    const dmChannels = (this.dmChannels ??= new Map());
+    if (dmChannels.size >= 10_000) dmChannels.clear();
+    dmChannels.set(userId, channel);
+    return channel;
+  }
+
+  async postEphemeral(channel: string, userId: string, message: RenderedMessage): Promise<void> {
+    await this.client.chat.postEphemeral({ ...(await this.tok()), channel, user: userId, text: message.text, ...blocksOf(message) });
+  }
+
+  async updateMessage(channel: string, ts: string, message: RenderedMessage): Promise<void> {
+    await translated(async () => this.client.chat.update({ ...(await this.tok()), channel, ts, text: message.text, ...blocksOf(message) }));
+  }
+
+  async sendDirectMessage(userId: string, message: RenderedMessage): Promise<PostedMessage> {
+    const channel = await this.openDirectChannel(userId);
+    try {
+      return await this.postMessage(channel, message);
+    } catch (error) {
+      this.dmChannels?.delete(userId);
+      throw error;
+    }
+  }
+
+  async openView(triggerId: string, view: Record<string, unknown>): Promise<string | undefined> {
+    const { direct, tokenOf } = this;
+    const res = (
+      direct
+        ? await direct('views.open', { trigger_id: triggerId, view }, 'json', tokenOf ? await tokenOf() : undefined)
+        : await this.client.views.open({ ...(await this.tok()), trigger_id: triggerId, view: view as never })
+    ) as {
+      view?: { id?: string };
+    };
+    return res.view?.id;
+  }
+
+  async updateView(viewId: string, view: Record<string, unknown>, hash?: string): Promise<void> {
+    await this.client.views.update({ ...(await this.tok()), view_id: viewId, ...(hash ? { hash } : {}), view: view as never });
+  }
+
+  async publishHome(userId: string, view: Record<string, unknown>): Promise<void> {
+    await this.pacer.method('views.publish', async () => this.client.views.publish({ ...(await this.tok()), user_id: userId, view: view as never }));
+  }
+
+  async ensureChannelMember(channel: string): Promise<'member' | 'joined' | 'not_member' | 'missing'> {
+    const code = (error: unknown) => (error as { data?: { error?: string } }).data?.error ?? '';
+    let info;
+    try {
+      info = (await this.client.conversations.info({ ...(await this.tok()), channel })).channel;
+    } catch (error) {
+      if (code(error) === 'channel_not_found') return 'missing';
+      throw error;
+    }
+    if (!info || info.is_archived) return 'missing';
+    if (info.is_member || info.is_im) return 'member';
+    if (info.is_private) return 'not_member';
+    try {
+      await this.client.conversations.join({ ...(await this.tok()), channel });
+      return 'joined';
+    } catch {
+      return 'not_member';
+    }
+  }
+
+  async permalink(channel: string, ts: string): Promise<string | undefined> {
+    try {
+      return (await this.client.chat.getPermalink({ ...(await this.tok()), channel, message_ts: ts })).permalink;
+    } catch (error) {
+      if (['message_not_found', 'channel_not_found'].includes((error as { data?: { error?: string } }).data?.error ?? '')) return undefined;
+      throw error;
+    }
+  }
+}
+
+/** A gateway that finds a lost post in the channel's history (single-workspace mode). */
+class HistoryReadingGateway extends Gateway {
+  async findMessageByMetadata(channel: string, query: Parameters<NonNullable<Messenger['findMessageByMetadata']>>[2]): Promise<string | undefined> {
+    const oldest = (query.since.getTime() / 1000).toFixed(6);
+    let cursor: string | undefined;
+    // Newest first for history; a thread's replies come oldest first. Either way every page is read.
+    for (let page = 0; page < 50; page++) {
+      const common = { ...(await this.tok()), channel, oldest, limit: 200, include_all_metadata: true, ...(cursor ? { cursor } : {}) };
+      const res = await translated(() => (query.threadTs ? this.client.conversations.replies({ ...common, ts: query.threadTs }) : this.client.conversations.history(common)));
+      for (const m of (res.messages ?? []) as Array<{ metadata?: { event_type?: string; event_payload?: Record<string, unknown> }; ts?: string }>) {
+        if (m.metadata?.event_type === query.eventType && m.metadata.event_payload && query.match(m.metadata.event_payload) && m.ts) return m.ts;
       }
-      return user;
-    },
-    forgetUser(userId) {
-      users.delete(userId);
-    },
-    async readUploadedFile(fileId, maxBytes) {
-      let info: { file?: { name?: string; size?: number; url_private_download?: string } };
-      try {
-        info = (await client.apiCall('files.info', { ...(await tok()), file: fileId })) as typeof info;
-      } catch (error) {
-        if ((error as { data?: { error?: string } }).data?.error === 'file_not_found') return { error: 'not_found' };
-        throw error;
-      }
-      const file = info.file;
-      if (!file?.url_private_download) return { error: 'not_found' };
-      if ((file.size ?? 0) > maxBytes) return { error: 'too_large' };
-      const token = tokenOf ? await tokenOf() : client.token;
-      const res = await fetch(file.url_private_download, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5_000) });
-      if (!res.ok) throw new Error(`downloading ${fileId} from Slack: HTTP ${res.status}`);
-      const bytes = Buffer.from(await res.arrayBuffer());
-      if (bytes.length > maxBytes) return { error: 'too_large' };
-      return { name: file.name ?? fileId, text: bytes.toString('utf8') };
-    },
-    async finishWorkflowStep(token, functionExecutionId, result) {
-      // Slack's refusals (the run ended, the token expired) come back as ChatRefusal: the step is given up.
-      const args = result.ok ? { outputs: result.outputs } : { error: result.error };
-      await translated(() => client.apiCall(result.ok ? 'functions.completeSuccess' : 'functions.completeError', { token, function_execution_id: functionExecutionId, ...args }), STEP_GONE_ERRORS);
-    },
-    async profileFields() {
-      const res = (await client.apiCall('team.profile.get', { ...(await tok()) })) as { profile?: { fields?: Array<{ id?: string; label?: string; type?: string }> } };
-      return (res.profile?.fields ?? []).filter((f) => f.id).map((f) => ({ id: f.id!, label: f.label ?? f.id!, type: f.type ?? 'text' }));
-    },
-    async profileFieldValues(userId) {
-      const res = (await pacer.method('users.profile.get', async () => client.apiCall('users.profile.get', { ...(await tok()), user: userId }))) as {
-        profile?: { fields?: Record<string, { value?: string } | null> | unknown[] | null };
-      };
-      const fields = res.profile?.fields;
-      // Slack sends `[]` (not `{}`) for a profile with no custom fields.
-      if (!fields || Array.isArray(fields)) return {};
-      return Object.fromEntries(Object.entries(fields).flatMap(([id, f]) => (f?.value ? [[id, f.value]] : [])));
-    },
-    async usergroupMembers(usergroupId) {
-      if (!SLACK_USERGROUP_ID.test(usergroupId)) throw new ChatRefusal('not_found', 'not a user group id');
-      const res = await translated(() => pacer.method('usergroups.users.list', async () => client.usergroups.users.list({ ...(await tok()), usergroup: usergroupId })), UNKNOWN_USERGROUP_ERRORS);
-      return res.users ?? [];
-    },
-    async listUsergroups() {
-      const res = await client.usergroups.list({ ...(await tok()) });
-      return (res.usergroups ?? []).map((g) => ({ id: g.id ?? '', handle: g.handle ?? '', name: g.name ?? g.handle ?? '' }));
-    },
-    async postMessage(channel, message) {
-      const res = await translated(() =>
-        pacer.post(channel, async () =>
-          postClient.chat.postMessage({
-            ...(await tok()),
-            channel,
-            text: message.text,
-            ...blocksOf(message),
-            ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-            ...(message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } } : {}),
-            unfurl_links: false,
-            unfurl_media: false,
-          }),
-        ),
-      );
-      return { channel: res.channel ?? channel, ts: res.ts ?? '' };
-    },
-    async openDirectChannel(userId) {
-      // The DM channel of a user never changes: open it once (bench: saves 2 Slack calls per kudos).
-      const known = dmChannels.get(userId);
-      if (known) return known;
-      const opened = await translated(() => pacer.method('conversations.open', async () => client.conversations.open({ ...(await tok()), users: userId }), { maxWaitMs: POST_MAX_WAIT_MS }));
-      const channel = opened.channel?.id;
-      if (!channel) throw new Error(`conversations.open gave no channel for ${userId}`);
-      if (dmChannels.size >= 10_000) dmChannels.clear();
-      dmChannels.set(userId, channel);
-      return channel;
-    },
-    async findMessageByMetadata(channel, query) {
-      const oldest = (query.since.getTime() / 1000).toFixed(6);
-      let cursor: string | undefined;
-      // Newest first for history; a thread's replies come oldest first. Either way every page is read.
-      for (let page = 0; page < 50; page++) {
-        const common = { ...(await tok()), channel, oldest, limit: 200, include_all_metadata: true, ...(cursor ? { cursor } : {}) };
-        const res = await translated(() => (query.threadTs ? client.conversations.replies({ ...common, ts: query.threadTs }) : client.conversations.history(common)));
-        for (const m of (res.messages ?? []) as Array<{ metadata?: { event_type?: string; event_payload?: Record<string, unknown> }; ts?: string }>) {
-          if (m.metadata?.event_type === query.eventType && m.metadata.event_payload && query.match(m.metadata.event_payload) && m.ts) return m.ts;
-        }
-        cursor = res.response_metadata?.next_cursor || undefined;
-        if (!cursor || !res.has_more) return undefined;
-      }
-      return undefined;
-    },
-    async postEphemeral(channel, userId, message) {
-      await client.chat.postEphemeral({ ...(await tok()), channel, user: userId, text: message.text, ...blocksOf(message) });
-    },
-    async updateMessage(channel, ts, message) {
-      await translated(async () => client.chat.update({ ...(await tok()), channel, ts, text: message.text, ...blocksOf(message) }));
-    },
-    async sendDirectMessage(userId, message) {
-      const channel = await this.openDirectChannel(userId);
-      try {
-        return await this.postMessage(channel, message);
-      } catch (error) {
-        dmChannels.delete(userId);
-        throw error;
-      }
-    },
-    async openView(triggerId, view) {
-      const res = (
-        opts.direct
-          ? await opts.direct('views.open', { trigger_id: triggerId, view }, 'json', tokenOf ? await tokenOf() : undefined)
-          : await client.views.open({ ...(await tok()), trigger_id: triggerId, view: view as never })
-      ) as {
-        view?: { id?: string };
-      };
-      return res.view?.id;
-    },
-    async updateView(viewId, view, hash) {
-      await client.views.update({ ...(await tok()), view_id: viewId, ...(hash ? { hash } : {}), view: view as never });
-    },
-    async publishHome(userId, view) {
-      await pacer.method('views.publish', async () => client.views.publish({ ...(await tok()), user_id: userId, view: view as never }));
-    },
-    async ensureChannelMember(channel) {
-      const code = (error: unknown) => (error as { data?: { error?: string } }).data?.error ?? '';
-      let info;
-      try {
-        info = (await client.conversations.info({ ...(await tok()), channel })).channel;
-      } catch (error) {
-        if (code(error) === 'channel_not_found') return 'missing';
-        throw error;
-      }
-      if (!info || info.is_archived) return 'missing';
-      if (info.is_member || info.is_im) return 'member';
-      if (info.is_private) return 'not_member';
-      try {
-        await client.conversations.join({ ...(await tok()), channel });
-        return 'joined';
-      } catch {
-        return 'not_member';
-      }
-    },
-    async permalink(channel, ts) {
-      try {
-        return (await client.chat.getPermalink({ ...(await tok()), channel, message_ts: ts })).permalink;
-      } catch (error) {
-        if (['message_not_found', 'channel_not_found'].includes((error as { data?: { error?: string } }).data?.error ?? '')) return undefined;
-        throw error;
-      }
-    },
-  };
+      cursor = res.response_metadata?.next_cursor || undefined;
+      if (!cursor || !res.has_more) return undefined;
+    }
+    return undefined;
+  }
+}
+
+export function createSlackGateway(client: WebClient, opts: SlackGatewayOptions = {}): SlackGateway {
   // Distribution mode: no history reads (Slack's limits for apps outside the Marketplace, no *:history scopes).
-  if (opts.historyReads === false) delete gateway.findMessageByMetadata;
-  return gateway;
+  return opts.historyReads === false ? new Gateway(client, opts) : new HistoryReadingGateway(client, opts);
 }
 
 /** Reads every page of users.list; `onWait` learns how long each page waits for its slot of Slack's limit. */
