@@ -293,17 +293,12 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const historyReads = opts.slackHistoryReads ?? config.mode !== 'distribution';
   // Slack's rate limits, paced per workspace across instances (src/slack/pacing.ts, src/domain/call-schedules.ts).
   const callSchedules = createCallSchedules(db, { onError: (error) => logger.warn('the shared Slack call schedule could not be read or written; calling unpaced', { error }) });
-  const pacerOf = (teamId: () => Promise<string>): SlackPacer =>
+  const pacerOf = (teamId: string | (() => Promise<string>)): SlackPacer =>
     opts.slackPacing === false ? UNPACED : createSlackPacer(callSchedules, teamId, opts.slackPacing ?? { scale: config.slackRateScale ?? 1 });
   const slack = tenancy
     ? perWorkspace({
-        createGateway: (token, ws) => createSlackGateway(slackClient, { postClient, direct: directWebApi.call, token, historyReads, pacer: pacerOf(async () => ws.teamId || ws.enterpriseId || '') }),
-        createUserLister: (token, ws) =>
-          createUserLister(
-            slackClient,
-            token,
-            pacerOf(async () => ws.teamId || ws.enterpriseId || ''),
-          ),
+        createGateway: (token, ws) => createSlackGateway(slackClient, { postClient, direct: directWebApi.call, token, historyReads, pacer: pacerOf(ws.teamId || ws.enterpriseId || '') }),
+        createUserLister: (token, ws) => createUserLister(slackClient, token, pacerOf(ws.teamId || ws.enterpriseId || '')),
         botToken: (ws) => tenancy.botToken(ws),
         historyReads,
       })

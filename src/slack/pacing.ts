@@ -94,6 +94,10 @@ function rulesAt(scale: number): PaceRules {
   let rules = RULES_BY_SCALE.get(scale);
   if (!rules) {
     rules = {
+      // A burst of 2, two below the simulator's 4 (Slack's own is not published): a post reaches Slack
+      // later than its slot (the slot's answer, the timer, the request), and a slot is counted from when
+      // it was booked, so each second of that lag needs a post of headroom. With 3, a lag over a second
+      // on a loaded machine drew a 429 (30 posts to one channel at once, test/slack/rate-limits.test.ts).
       channelRule: { intervalMs: 1000 / scale, burst: 2 },
       workspaceRule: perMinute(300, scale),
       methodRules: Object.fromEntries(Object.entries(PACED_METHODS).map(([m, tier]) => [m, perMinute(TIER_FLOOR[tier], scale, BURST_SHARE[m as PacedMethod])])) as Record<PacedMethod, PaceRule>,
@@ -103,60 +107,70 @@ function rulesAt(scale: number): PaceRules {
   return rules;
 }
 
-/** The pacer of one workspace (`teamId` names it; single-workspace mode: the bot token's, from auth.test). */
-export function createSlackPacer(schedules: CallSchedules, teamId: () => Promise<string>, opts: SlackPacingOptions = {}): SlackPacer {
-  const scale = opts.scale ?? 1;
-  // A burst of 2, two below the simulator's 4 (Slack's own is not published): a post reaches Slack
-  // later than its slot (the slot's answer, the timer, the request), and a slot is counted from when
-  // it was booked, so each second of that lag needs a post of headroom. With 3, a lag over a second
-  // on a loaded machine drew a 429 (30 posts to one channel at once, test/slack/rate-limits.test.ts).
-  const { channelRule, workspaceRule, methodRules } = rulesAt(scale);
-  const later = (seconds: number, detail = 'paced') => new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(0.001, seconds) });
+/** A refusal naming when to come back: nothing was sent. */
+const later = (seconds: number, detail = 'paced') => new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(0.001, seconds) });
 
-  /** Books a slot at most POST_MAX_WAIT_MS away and sleeps until it, or refuses with when to come back. */
-  async function slot(team: string, key: string, rule: PaceRule): Promise<void> {
-    const answer = await schedules.take(team, key, rule, { maxWaitMs: POST_MAX_WAIT_MS });
-    if (!answer.booked) throw later(answer.notBeforeMs / 1000);
-    try {
-      await schedules.sleep(answer.waitMs);
-    } catch (error) {
-      // Stopping: nothing was sent; the outbox posts it (this instance's successor, or another one).
-      throw later(1, 'stopping');
-    }
+/** Books a slot at most POST_MAX_WAIT_MS away and sleeps until it, or refuses with when to come back. */
+async function slot(schedules: CallSchedules, team: string, key: string, rule: PaceRule): Promise<void> {
+  const answer = await schedules.take(team, key, rule, { maxWaitMs: POST_MAX_WAIT_MS });
+  if (!answer.booked) throw later(answer.notBeforeMs / 1000);
+  try {
+    await schedules.sleep(answer.waitMs);
+  } catch (error) {
+    // Stopping: nothing was sent; the outbox posts it (this instance's successor, or another one).
+    throw later(1, 'stopping');
   }
+}
 
-  return {
-    async method(method, call, o = {}) {
-      const team = await teamId();
-      for (let attempt = 0; ; attempt++) {
-        const left = slotWaitLeft();
-        const maxWaitMs = o.maxWaitMs === undefined ? left : left === undefined ? o.maxWaitMs : Math.min(o.maxWaitMs, left);
-        const answer = await schedules.take(team, method, methodRules[method], maxWaitMs === undefined ? {} : { maxWaitMs });
-        if (!answer.booked) throw later(answer.notBeforeMs / 1000);
-        o.onWait?.(answer.waitMs);
-        await schedules.sleep(answer.waitMs);
-        try {
-          return await call();
-        } catch (error) {
-          const retryAfter = retryAfterOf(error);
-          if (retryAfter === undefined || attempt >= METHOD_RETRIES) throw error;
-          await schedules.block(team, method, retryAfter * 1000);
-        }
-      }
-    },
-    async post(channel, call) {
-      const team = await teamId();
-      await slot(team, `post:${channel}`, channelRule);
-      await slot(team, 'post', workspaceRule);
+/**
+ * One workspace's pacer: a class, so that the one kept per workspace (src/slack/workspaces.ts) holds
+ * three fields and its methods live once on the prototype (issue 20, memory per workspace).
+ */
+class WorkspacePacer implements SlackPacer {
+  constructor(
+    private readonly schedules: CallSchedules,
+    private readonly teamId: string | (() => Promise<string>),
+    private readonly rules: PaceRules,
+  ) {}
+
+  async method<T>(method: PacedMethod, call: () => Promise<T>, o: { maxWaitMs?: number; onWait?: (waitMs: number) => void } = {}): Promise<T> {
+    const { schedules } = this;
+    const team = typeof this.teamId === 'string' ? this.teamId : await this.teamId();
+    for (let attempt = 0; ; attempt++) {
+      const left = slotWaitLeft();
+      const maxWaitMs = o.maxWaitMs === undefined ? left : left === undefined ? o.maxWaitMs : Math.min(o.maxWaitMs, left);
+      const answer = await schedules.take(team, method, this.rules.methodRules[method], maxWaitMs === undefined ? {} : { maxWaitMs });
+      if (!answer.booked) throw later(answer.notBeforeMs / 1000);
+      o.onWait?.(answer.waitMs);
+      await schedules.sleep(answer.waitMs);
       try {
         return await call();
       } catch (error) {
         const retryAfter = retryAfterOf(error);
-        if (retryAfter !== undefined) await schedules.block(team, `post:${channel}`, retryAfter * 1000);
-        throw error;
+        if (retryAfter === undefined || attempt >= METHOD_RETRIES) throw error;
+        await schedules.block(team, method, retryAfter * 1000);
       }
-    },
-  };
+    }
+  }
+
+  async post<T>(channel: string, call: () => Promise<T>): Promise<T> {
+    const { schedules } = this;
+    const team = typeof this.teamId === 'string' ? this.teamId : await this.teamId();
+    await slot(schedules, team, `post:${channel}`, this.rules.channelRule);
+    await slot(schedules, team, 'post', this.rules.workspaceRule);
+    try {
+      return await call();
+    } catch (error) {
+      const retryAfter = retryAfterOf(error);
+      if (retryAfter !== undefined) await schedules.block(team, `post:${channel}`, retryAfter * 1000);
+      throw error;
+    }
+  }
+}
+
+/** The pacer of one workspace (`teamId` names it; single-workspace mode: the bot token's, from auth.test, asked at each call). */
+export function createSlackPacer(schedules: CallSchedules, teamId: string | (() => Promise<string>), opts: SlackPacingOptions = {}): SlackPacer {
+  return new WorkspacePacer(schedules, teamId, rulesAt(opts.scale ?? 1));
 }
 
 /** No pacing (a unit test of something else, a bench against a simulator without limits). */

@@ -34,7 +34,7 @@ export interface PerWorkspaceOptions {
   historyReads: boolean;
   /**
    * Gateways kept at once (each holds a user cache); the least recently used goes first. Default
-   * 2,000 (about 5.5 KiB each when empty): with 500, at 10,000 installations the workspaces seen once
+   * 2,000 (a few hundred bytes each when empty): with 500, at 10,000 installations the workspaces seen once
    * pushed out the busy ones, whose next request paid users.info and its pacing write again.
    */
   maxWorkspaces?: number;
@@ -43,9 +43,18 @@ export interface PerWorkspaceOptions {
 /** Distribution mode: a gateway per workspace, each call with the workspace's own token. */
 export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
   const max = opts.maxWorkspaces ?? 2000;
-  const gateways = new Map<string, { gateway: SlackGateway; listUsers: UserLister }>();
+  const gateways = new Map<string, SlackGateway>();
   const keyOf = (ws: ChatWorkspace) => `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
-  const entryFor = (ws: ChatWorkspace) => {
+  const workspaceOf = (ws: ChatWorkspace): ChatWorkspace => ({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null });
+  const tokenOf = (workspace: ChatWorkspace) => async () => {
+    if (!workspace.teamId && !workspace.enterpriseId) throw new ChatRefusal('refused', 'not_installed');
+    try {
+      return await opts.botToken(workspace);
+    } catch (error) {
+      throw new ChatRefusal('refused', 'not_installed', { cause: error });
+    }
+  };
+  const gatewayFor = (ws: ChatWorkspace) => {
     const key = keyOf(ws);
     const known = gateways.get(key);
     if (known) {
@@ -54,24 +63,20 @@ export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
       gateways.set(key, known);
       return known;
     }
-    const workspace = { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null };
-    const token = async () => {
-      if (!workspace.teamId && !workspace.enterpriseId) throw new ChatRefusal('refused', 'not_installed');
-      try {
-        return await opts.botToken(workspace);
-      } catch (error) {
-        throw new ChatRefusal('refused', 'not_installed', { cause: error });
-      }
-    };
-    const entry = { gateway: opts.createGateway(token, workspace), listUsers: opts.createUserLister(token, workspace) };
-    gateways.set(key, entry);
+    const workspace = workspaceOf(ws);
+    const gateway = opts.createGateway(tokenOf(workspace), workspace);
+    gateways.set(key, gateway);
     if (gateways.size > max) gateways.delete(gateways.keys().next().value!);
-    return entry;
+    return gateway;
   };
   return routing({
     historyReads: opts.historyReads,
-    gatewayFor: (ws) => entryFor(ws).gateway,
-    listUsersFor: (ws) => entryFor(ws).listUsers,
+    gatewayFor,
+    // Made for each read: a lister keeps nothing between reads (the people read are kept by `everyone`), so none is kept per workspace.
+    listUsersFor: (ws) => {
+      const workspace = workspaceOf(ws);
+      return opts.createUserLister(tokenOf(workspace), workspace);
+    },
     forget: (ws) => {
       for (const key of [...gateways.keys()]) if (key.startsWith(`${ws.teamId}\u0000`) || (ws.enterpriseId && key.endsWith(`\u0000${ws.enterpriseId}`))) gateways.delete(key);
     },
