@@ -200,7 +200,9 @@ class Gateway implements SlackGateway {
   private readonly tokenOf: (() => Promise<string>) | undefined;
   // Sender checks, recipient checks and admin checks all ask for the same people within seconds;
   // Slack rate-limits users.info per minute.
-  private users: Map<string, { at: number; user: Promise<SlackUser | undefined> }> | undefined = undefined;
+  // `pending` while users.info runs (concurrent lookups share it), then `user`: the answer alone is
+  // kept, not its promise (which holds the async context of the request that asked).
+  private users: Map<string, { at: number; pending: Promise<SlackUser | undefined> | undefined; user: SlackUser | undefined }> | undefined = undefined;
   private dmChannels: Map<string, string> | undefined = undefined;
 
   constructor(
@@ -237,15 +239,21 @@ class Gateway implements SlackGateway {
 
   userInfo(userId: string): Promise<SlackUser | undefined> {
     const cached = this.users?.get(userId);
-    if (cached && this.now() - cached.at < this.ttl) return cached.user;
+    if (cached && this.now() - cached.at < this.ttl) return cached.pending ?? Promise.resolve(cached.user);
     const user = this.fetchUser(userId);
     if (this.ttl > 0) {
-      this.users ??= new Map();
-      const users = this.users;
-      users.set(userId, { at: this.now(), user });
-      user.catch(() => {
-        if (users.get(userId)?.user === user) users.delete(userId);
-      });
+      const users = (this.users ??= new Map());
+      const entry = { at: this.now(), pending: user as Promise<SlackUser | undefined> | undefined, user: undefined as SlackUser | undefined };
+      users.set(userId, entry);
+      user.then(
+        (found) => {
+          entry.user = found;
+          entry.pending = undefined;
+        },
+        () => {
+          if (users.get(userId) === entry) users.delete(userId);
+        },
+      );
     }
     return user;
   }

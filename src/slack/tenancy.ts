@@ -76,8 +76,12 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
   const keyRing = config.keyRing;
   if (config.mode !== 'distribution' || !oauth || !keyRing) throw new Error('distribution mode needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and KUDOS_ENCRYPTION_KEY');
   const log = opts.logger.child({ part: 'installations' });
-  /** `tokenUntil`: a rotating token is not reused past the point where InstallProvider would refresh it. */
-  type CacheEntry = { at: number; tokenUntil: number; result: Promise<AuthorizeResult> };
+  /**
+   * `tokenUntil`: a rotating token is not reused past the point where InstallProvider would refresh it.
+   * `pending` while the lookup runs (concurrent callers share it), then `result`: the answer alone is
+   * kept, not its promise (which holds the async context of the request that asked: ~250 bytes more).
+   */
+  type CacheEntry = { at: number; tokenUntil: number; pending: Promise<AuthorizeResult> | undefined; result: AuthorizeResult | undefined };
   const cache = new Map<string, CacheEntry>();
   const maxCached = opts.maxCached ?? AUTHORIZE_CACHE_MAX;
   const ttlNow = () => (opts.changes?.watching() ? AUTHORIZE_CACHE_WATCHED_TTL_MS : AUTHORIZE_CACHE_TTL_MS);
@@ -143,13 +147,15 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     const bot = live === 'refresh' ? await installer.authorize(query) : live;
     const teamId = bot.teamId ?? query.teamId;
     const enterpriseId = bot.enterpriseId ?? query.enterpriseId;
+    // One literal of one shape, its fields inside the object (kept per workspace in the cache; the
+    // conditional spreads it replaced made a second array of them).
     return {
-      ...(bot.botToken ? { botToken: bot.botToken } : {}),
-      ...(bot.botId ? { botId: bot.botId } : {}),
-      ...(bot.botUserId ? { botUserId: bot.botUserId } : {}),
-      ...(teamId ? { teamId } : {}),
-      ...(enterpriseId ? { enterpriseId } : {}),
-      ...(bot.botTokenExpiresAt ? { botTokenExpiresAt: bot.botTokenExpiresAt } : {}),
+      botToken: bot.botToken || undefined,
+      botId: bot.botId || undefined,
+      botUserId: bot.botUserId || undefined,
+      teamId: teamId || undefined,
+      enterpriseId: enterpriseId || undefined,
+      botTokenExpiresAt: bot.botTokenExpiresAt || undefined,
     };
   }
 
@@ -162,31 +168,34 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
       // Most recently used last, so the bound drops the coldest workspace.
       cache.delete(key);
       cache.set(key, cached); // same key: byInstallation unchanged
-      return cached.result;
+      return cached.pending ?? Promise.resolve(cached.result!);
     }
     const query = {
       teamId: lookup.isEnterpriseInstall ? undefined : (lookup.teamId ?? undefined),
       enterpriseId: lookup.enterpriseId ?? undefined,
       isEnterpriseInstall: Boolean(lookup.isEnterpriseInstall),
     };
+    const entry: CacheEntry = { at: nowMs, tokenUntil: Infinity, pending: undefined, result: undefined };
     // Concurrent callers share one lookup (and so one refresh of a rotating token).
-    const result = lookUp(lookup, query, nowMs).catch((error: unknown) => {
-      if (cache.get(key)?.result === result) drop(key);
-      // InstallProvider wraps what the store threw; keep ours recognisable.
-      const original = (error as { original?: unknown }).original;
-      throw original instanceof NotInstalledError ? original : error;
-    });
-    const entry = { at: nowMs, tokenUntil: Infinity, result };
+    const pending = lookUp(lookup, query, nowMs).then(
+      (result) => {
+        entry.result = result;
+        entry.pending = undefined;
+        // A rotating token is not reused past the point where InstallProvider would refresh it.
+        if (result.botTokenExpiresAt) entry.tokenUntil = result.botTokenExpiresAt * 1000 - REFRESH_WINDOW_MS;
+        return result;
+      },
+      (error: unknown) => {
+        if (cache.get(key) === entry) drop(key);
+        // InstallProvider wraps what the store threw; keep ours recognisable.
+        const original = (error as { original?: unknown }).original;
+        throw original instanceof NotInstalledError ? original : error;
+      },
+    );
+    entry.pending = pending;
     put(key, entry);
     if (cache.size > maxCached) drop(cache.keys().next().value!);
-    // A rotating token is not reused past the point where InstallProvider would refresh it.
-    void result.then(
-      (r) => {
-        if (r.botTokenExpiresAt) entry.tokenUntil = r.botTokenExpiresAt * 1000 - REFRESH_WINDOW_MS;
-      },
-      () => {},
-    );
-    return result;
+    return pending;
   }
 
   const failurePage = (res: ServerResponse, failure: InstallFailure) => {
