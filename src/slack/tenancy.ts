@@ -85,10 +85,14 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
   const cache = new Map<string, CacheEntry>();
   const maxCached = opts.maxCached ?? AUTHORIZE_CACHE_MAX;
   const ttlNow = () => (opts.changes?.watching() ? AUTHORIZE_CACHE_WATCHED_TTL_MS : AUTHORIZE_CACHE_TTL_MS);
-  /** The cache keys each installation key is part of (an org's key is part of each of its workspaces'). */
+  /**
+   * The cache keys each installation key is part of, for the keys of more than one installation (a
+   * workspace of an Enterprise Grid org: `team:T…|enterprise:E…`); a key of one installation is its
+   * own cache key and needs no entry here (most workspaces: nothing kept per workspace).
+   */
   const byInstallation = new Map<string, Set<string>>();
   const put = (cacheKey: string, entry: CacheEntry) => {
-    if (!cache.has(cacheKey)) {
+    if (!cache.has(cacheKey) && cacheKey.includes('|')) {
       for (const key of cacheKey.split('|')) {
         let keys = byInstallation.get(key);
         if (!keys) byInstallation.set(key, (keys = new Set()));
@@ -98,7 +102,7 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     cache.set(cacheKey, entry);
   };
   const drop = (cacheKey: string) => {
-    if (!cache.delete(cacheKey)) return;
+    if (!cache.delete(cacheKey) || !cacheKey.includes('|')) return;
     for (const key of cacheKey.split('|')) {
       const keys = byInstallation.get(key);
       keys?.delete(cacheKey);
@@ -106,6 +110,7 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     }
   };
   const evictKey = (key: string) => {
+    drop(key);
     for (const cacheKey of [...(byInstallation.get(key) ?? [])]) drop(cacheKey);
   };
 

@@ -135,4 +135,25 @@ describe('the installation lookup cache (distribution mode)', () => {
     expect(await t.authorize({ teamId: 'T_IN_ORG', enterpriseId: 'E1', isEnterpriseInstall: true })).toMatchObject({ teamId: 'T_IN_ORG', enterpriseId: 'E1', botUserId: 'UBOTT_UNUSED' });
     await expect(t.botToken({ teamId: 'T_ELSEWHERE', enterpriseId: null })).rejects.toBeInstanceOf(NotInstalledError);
   });
+
+  it("another instance's change reported by installation key (the change feed) evicts a workspace's own answer and an org workspace's answer", async () => {
+    const t = tenancy();
+    await t.store.storeInstallation(install('T1', 'xoxb-first'));
+    await t.store.storeInstallation({ ...install('T_UNUSED', 'xoxb-org'), team: undefined, enterprise: { id: 'E1', name: 'Org' }, isEnterpriseInstall: true });
+    expect(await t.botToken({ teamId: 'T1', enterpriseId: null })).toBe('xoxb-first');
+    // A workspace of the org without an install of its own: its answer is the org's, cached under both keys.
+    expect(await t.botToken({ teamId: 'T_IN_ORG', enterpriseId: 'E1' })).toBe('xoxb-org');
+
+    await elsewhere().storeInstallation(install('T1', 'xoxb-elsewhere'));
+    await elsewhere().uninstall({ enterpriseId: 'E1', isEnterpriseInstall: true });
+    // Not told yet: both answered from the cache.
+    expect(await t.botToken({ teamId: 'T1', enterpriseId: null })).toBe('xoxb-first');
+    expect(await t.botToken({ teamId: 'T_IN_ORG', enterpriseId: 'E1' })).toBe('xoxb-org');
+
+    t.evictInstallation('team:T1');
+    expect(await t.botToken({ teamId: 'T1', enterpriseId: null })).toBe('xoxb-elsewhere');
+    expect(await t.botToken({ teamId: 'T_IN_ORG', enterpriseId: 'E1' })).toBe('xoxb-org');
+    t.evictInstallation('enterprise:E1');
+    await expect(t.botToken({ teamId: 'T_IN_ORG', enterpriseId: 'E1' })).rejects.toBeInstanceOf(NotInstalledError);
+  });
 });
