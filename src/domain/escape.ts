@@ -13,7 +13,8 @@ export function mentionUser(userId: string): string {
 // Slack's limits count UTF-16 units; people see graphemes. A cut is made only where both agree: at a
 // grapheme boundary, never inside an entity (`&lt;`) nor inside one of our own `<…>` tokens (mentions,
 // links), so that what is left renders as the same text, shorter.
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use (as in message-text.ts): ICU's break rules stay unloaded in an idle process.
+let graphemes: Intl.Segmenter | undefined;
 const ELLIPSIS = '…';
 const MRKDWN_ATOM = /&(?:amp|lt|gt);|<[^<>\n]*>/g;
 
@@ -22,7 +23,7 @@ function cutIndex(text: string, max: number, atoms: RegExp | undefined): number 
   if (text.length <= max) return text.length;
   const inside: Array<[number, number]> = atoms ? Array.from(text.matchAll(atoms), (m) => [m.index, m.index + m[0].length]) : [];
   let cut = 0;
-  for (const { index } of graphemes.segment(text)) {
+  for (const { index } of (graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text)) {
     if (index > max) break;
     if (!inside.some(([start, end]) => index > start && index < end)) cut = index;
   }

@@ -6,12 +6,14 @@
 /** Characters, as people count them; the send form says so. */
 export const MESSAGE_MAX_CHARACTERS = 1000;
 
-const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+// Made on first use: a segmenter makes ICU load its break rules, ~2 MiB of resident memory that an
+// idle process does without (docs/operations.md, Idle memory).
+let segmenter: Intl.Segmenter | undefined;
 
 /** Number of user-perceived characters (an emoji with its modifiers is one). */
 export function characterCount(text: string): number {
   let count = 0;
-  for (const _ of segmenter.segment(text)) count++;
+  for (const _ of (segmenter ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text)) count++;
   return count;
 }
 
