@@ -128,6 +128,9 @@ interface RawSlackUser {
   profile?: { email?: string; real_name?: string; display_name?: string; first_name?: string; last_name?: string };
 }
 
+/** users.info answers kept per workspace (the oldest goes first beyond it). */
+export const USER_CACHE_MAX = 2_000;
+
 /** Maps Slack's user object (users.info, user_change) to ours. */
 export function toSlackUser(raw: RawSlackUser): SlackUser {
   const profile = raw.profile ?? {};
@@ -244,7 +247,11 @@ class Gateway implements SlackGateway {
     if (this.ttl > 0) {
       const users = (this.users ??= new Map());
       const entry = { at: this.now(), pending: user as Promise<SlackUser | undefined> | undefined, user: undefined as SlackUser | undefined };
+      // Bounded: a 1,000-member group's kudos asks for everyone once. Map order is insertion order,
+      // so re-inserting keeps the oldest answer first, and it goes first.
+      users.delete(userId);
       users.set(userId, entry);
+      if (users.size > USER_CACHE_MAX) users.delete(users.keys().next().value);
       user.then(
         (found) => {
           entry.user = found;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSlackGateway, toSlackUser } from '../../src/slack/gateway.js';
+import { createSlackGateway, toSlackUser, USER_CACHE_MAX } from '../../src/slack/gateway.js';
 
 function fakeClient(answer: (user: string) => Promise<unknown>) {
   const calls: string[] = [];
@@ -21,6 +21,17 @@ describe('Slack gateway', () => {
     gateway.forgetUser!('U1');
     await gateway.userInfo('U1');
     expect(fake.calls).toHaveLength(3);
+  });
+
+  it('keeps at most USER_CACHE_MAX answers: beyond them the oldest is asked again, the newest not', async () => {
+    const fake = fakeClient(async (id) => ({ ok: true, user: { id } }));
+    const gateway = createSlackGateway(fake.client);
+    for (let i = 0; i <= USER_CACHE_MAX; i++) await gateway.userInfo(`U${i}`);
+    expect(fake.calls).toHaveLength(USER_CACHE_MAX + 1);
+    await gateway.userInfo(`U${USER_CACHE_MAX}`);
+    expect(fake.calls).toHaveLength(USER_CACHE_MAX + 1);
+    await gateway.userInfo('U0');
+    expect(fake.calls).toHaveLength(USER_CACHE_MAX + 2);
   });
 
   it('does not keep failures, and reads user_not_found as no user', async () => {
