@@ -28,6 +28,13 @@ export type SlotAnswer = { booked: true; waitMs: number } | { booked: false; not
 export interface CallSchedules {
   /** Takes the next slot of `key` in workspace `teamId` if it is at most `maxWaitMs` away (default: any). */
   take(teamId: string, key: string, rule: PaceRule, opts?: { maxWaitMs?: number }): Promise<SlotAnswer>;
+  /**
+   * Takes the next slot of every one of `slots` (distinct keys of workspace `teamId`) in one statement,
+   * all or none: booked only if each is at most `maxWaitMs` away; the wait is the furthest one's, and
+   * `notBeforeMs` when not booked is when every one of them will be that close. A post needs its
+   * channel's slot and its workspace's: a post refused for one uses up neither.
+   */
+  takeAll(teamId: string, slots: Array<{ key: string; rule: PaceRule }>, opts: { maxWaitMs: number }): Promise<SlotAnswer>;
   /** Slack answered 429: nothing of `key` goes before `retryAfterMs` from now. */
   block(teamId: string, key: string, retryAfterMs: number): Promise<void>;
   /** Sleeps `ms`; rejects with the stop signal's reason when the app stops meanwhile (or has stopped, for a wait over a second). */
@@ -75,6 +82,47 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
             from slack_call_schedules as s where team_id = ${teamId} and key = ${key}`),
         );
         return { booked: false, notBeforeMs: Number(row?.wait_ms ?? 0) };
+      } catch (error) {
+        opts.onError?.(error);
+        return { booked: true, waitMs: 0 };
+      }
+    },
+    async takeAll(teamId, slots, o) {
+      const wanted = sql.join(
+        slots.map(({ key, rule }) => sql`(${key}::text, ${rule.intervalMs}::float8, ${Math.max(0, rule.burst - 1) * rule.intervalMs}::float8)`),
+        sql`, `,
+      );
+      const step = (column: string) => sql.raw(`${column} * interval '1 millisecond'`);
+      try {
+        // The rows are locked first (their latest versions), so that the booking below is decided on
+        // what was read: every slot fits, or none is taken. A key used for the first time has no row
+        // to lock; the booking then goes after any row a concurrent caller inserted meanwhile.
+        const rows = rowsOf<{ key: string; wait_ms: number | string; booked: boolean | string }>(
+          await db.execute(sql`
+            with wanted (key, interval_ms, tolerance_ms) as (values ${wanted}),
+            locked as (
+              select key, next_at, blocked_until from slack_call_schedules
+              where team_id = ${teamId} and key in (select key from wanted) for update
+            ),
+            planned as (
+              select w.key, w.interval_ms, w.tolerance_ms,
+                greatest(coalesce(l.next_at, now()), now(), coalesce(l.blocked_until + ${step('w.tolerance_ms')}, now())) as base
+              from wanted w left join locked l on l.key = w.key
+            ),
+            fits as (select coalesce(bool_and(base - ${step('tolerance_ms')} <= now() + ${ms(Math.min(o.maxWaitMs, 86_400_000))}), false) as ok from planned),
+            booked as (
+              insert into slack_call_schedules as s (team_id, key, next_at)
+              select ${teamId}, key, base + ${step('interval_ms')} from planned where (select ok from fits)
+              on conflict (team_id, key) do update set next_at = greatest(excluded.next_at, s.next_at + (select ${step('interval_ms')} from wanted where wanted.key = s.key)), updated_at = now()
+              returning s.key, s.next_at
+            )
+            select p.key, (select ok from fits) as booked,
+              greatest(0, extract(epoch from (coalesce(b.next_at - ${step('p.interval_ms')}, p.base) - ${step('p.tolerance_ms')} - now())) * 1000)::float8 as wait_ms
+            from planned p left join booked b on b.key = p.key`),
+        );
+        const waitMs = Math.max(0, ...rows.map((r) => Number(r.wait_ms)));
+        const booked = rows.some((r) => r.booked === true || r.booked === 't');
+        return booked ? { booked: true, waitMs } : { booked: false, notBeforeMs: waitMs };
       } catch (error) {
         opts.onError?.(error);
         return { booked: true, waitMs: 0 };

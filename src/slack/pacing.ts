@@ -110,9 +110,9 @@ function rulesAt(scale: number): PaceRules {
 /** A refusal naming when to come back: nothing was sent. */
 const later = (seconds: number, detail = 'paced') => new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(0.001, seconds) });
 
-/** Books a slot at most POST_MAX_WAIT_MS away and sleeps until it, or refuses with when to come back. */
-async function slot(schedules: CallSchedules, team: string, key: string, rule: PaceRule): Promise<void> {
-  const answer = await schedules.take(team, key, rule, { maxWaitMs: POST_MAX_WAIT_MS });
+/** Books the slots at most POST_MAX_WAIT_MS away and sleeps until the last, or refuses with when to come back. */
+async function slot(schedules: CallSchedules, team: string, slots: Array<{ key: string; rule: PaceRule }>): Promise<void> {
+  const answer = await schedules.takeAll(team, slots, { maxWaitMs: POST_MAX_WAIT_MS });
   if (!answer.booked) throw later(answer.notBeforeMs / 1000);
   try {
     await schedules.sleep(answer.waitMs);
@@ -156,8 +156,12 @@ class WorkspacePacer implements SlackPacer {
   async post<T>(channel: string, call: () => Promise<T>): Promise<T> {
     const { schedules } = this;
     const team = typeof this.teamId === 'string' ? this.teamId : await this.teamId();
-    await slot(schedules, team, `post:${channel}`, this.rules.channelRule);
-    await slot(schedules, team, 'post', this.rules.workspaceRule);
+    // The channel's slot and the workspace's, in one statement: both, or neither (a post refused
+    // for the workspace's budget leaves its channel's slot to the next post).
+    await slot(schedules, team, [
+      { key: `post:${channel}`, rule: this.rules.channelRule },
+      { key: 'post', rule: this.rules.workspaceRule },
+    ]);
     try {
       return await call();
     } catch (error) {

@@ -54,4 +54,43 @@ describe('call schedules', () => {
     if (!next.booked) throw new Error('a caller without maxWaitMs always books');
     expect(next.waitMs).toBeLessThanOrEqual(MINUTE);
   });
+
+  it('takes several keys at once, all or none: refused for one, it books none of them', async () => {
+    const s = schedules();
+    const wide = { intervalMs: MINUTE, burst: 1 };
+    const both = [
+      { key: 'post:C3', rule },
+      { key: 'post', rule: wide },
+    ];
+    // At once (the stored time is rounded to the millisecond: a fraction of one at most).
+    const first = await s.takeAll('T1', both, { maxWaitMs: 1000 });
+    expect(first.booked && first.waitMs < 1).toBe(true);
+    // The workspace's key is a minute away: refused, with when both fit, and the channel's burst untouched.
+    const refused = await s.takeAll('T1', both, { maxWaitMs: 1000 });
+    expect(refused.booked).toBe(false);
+    if (!refused.booked) expect(refused.notBeforeMs).toBeGreaterThan(0.9 * MINUTE);
+    expect(await s.take('T1', 'post:C3', rule)).toEqual({ booked: true, waitMs: 0 });
+    expect(await s.take('T1', 'post:C3', rule)).toEqual({ booked: true, waitMs: 0 });
+    // Booked: the wait is the furthest slot's.
+    const booked = await s.takeAll('T1', both, { maxWaitMs: 2 * MINUTE });
+    if (!booked.booked) throw new Error('both fit within two minutes');
+    expect(booked.waitMs).toBeGreaterThan(0.9 * MINUTE);
+    expect(booked.waitMs).toBeLessThanOrEqual(MINUTE);
+  });
+
+  it('books several keys as single takes would: a burst, then one interval apart, and a block holds them', async () => {
+    const s = schedules();
+    const waits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const answer = await s.takeAll('T1', [{ key: 'post:C4', rule }], { maxWaitMs: 10 * MINUTE });
+      if (!answer.booked) throw new Error('within ten minutes');
+      waits.push(answer.waitMs);
+    }
+    expect(waits.slice(0, 3)).toEqual([0, 0, 0]);
+    expect(waits[3]).toBeGreaterThan(0.9 * MINUTE);
+    await s.block('T2', 'post', 2 * MINUTE);
+    const blocked = await s.takeAll('T2', [{ key: 'post', rule }], { maxWaitMs: 10 * MINUTE });
+    if (!blocked.booked) throw new Error('within ten minutes');
+    expect(blocked.waitMs).toBeGreaterThan(1.9 * MINUTE);
+  });
 });

@@ -1,0 +1,33 @@
+// The app's Slack pacing on the shared schedules (src/slack/pacing.ts over src/domain/call-schedules.ts):
+// a post needs its channel's slot and its workspace's, and one refused for either uses up neither.
+// Retry-afters are the database's bookings (tens of seconds apart here), not measured durations.
+import { describe, expect, it } from 'vitest';
+import { createCallSchedules } from '../../src/domain/call-schedules.js';
+import { ChatRefusal } from '../../src/domain/ports.js';
+import { createSlackPacer } from '../../src/slack/pacing.js';
+import { useTestDatabase } from '../support/db.js';
+
+const testDb = useTestDatabase();
+
+describe('Slack pacing of posts', () => {
+  it("a post refused for the workspace's budget leaves its channel's slots free: the channel is not what holds the next post back", async () => {
+    // Scale 0.01: a channel takes a post every 100 s (a burst of 2), the workspace 3 a minute (one at once, then ~31 s apart).
+    const pacer = createSlackPacer(createCallSchedules(testDb.db), async () => 'T1', { scale: 0.01 });
+    const posted: string[] = [];
+    await pacer.post('C1', async () => posted.push('C1'));
+    const refusals: ChatRefusal[] = [];
+    for (let i = 0; i < 3; i++) {
+      await pacer
+        .post('C2', async () => posted.push('C2'))
+        .catch((error: unknown) => {
+          if (!(error instanceof ChatRefusal)) throw error;
+          refusals.push(error);
+        });
+    }
+    expect(posted).toEqual(['C1']);
+    expect(refusals.map((r) => r.outcome)).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
+    // Each is told to come back when the workspace has room (~31 s), not when C2 would (100 s and more,
+    // had the refused posts booked its slots).
+    for (const refusal of refusals) expect(refusal.retryAfterSeconds).toBeLessThan(40);
+  });
+});
