@@ -1,7 +1,7 @@
 // Database operations on kudos rows. The worker's claim uses FOR UPDATE SKIP LOCKED plus a lease
 // (claimed_until) so that several app instances on one PostgreSQL never place the same row twice,
 // and a row whose lease expired (its process died) is resumed by anyone, with the same key.
-import { and, asc, eq, gt, inArray, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schema/index.js';
@@ -288,6 +288,20 @@ export async function markNotified(db: Database, id: string, messages: Pick<NewK
     announcementChannel: messages.announcementChannel ?? null,
     announcementTs: messages.announcementTs ?? null,
   });
+}
+
+/**
+ * markNotified as a statement to run inside another (the notice outbox's record of where the notices
+ * went, postAllOnce's `andThen`): one transaction for both.
+ */
+export function markNotifiedStatement(id: string, messages: Pick<NewKudosRow, 'confirmationChannel' | 'confirmationTs' | 'announcementChannel' | 'announcementTs'>): SQL {
+  return sql`update kudos set
+      confirmation_channel = coalesce(${messages.confirmationChannel ?? null}::text, confirmation_channel),
+      confirmation_ts = coalesce(${messages.confirmationTs ?? null}::text, confirmation_ts),
+      announcement_channel = coalesce(${messages.announcementChannel ?? null}::text, announcement_channel),
+      announcement_ts = coalesce(${messages.announcementTs ?? null}::text, announcement_ts),
+      notified_at = now(), claimed_until = null, claimed_by = null, updated_at = now()
+    where id = ${id}::uuid`;
 }
 
 /**

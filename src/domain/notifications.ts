@@ -28,7 +28,7 @@
 // a secret (reward links: bearer gift cards) has it erased at that moment; the row keeps its kind and
 // subject (the order id and part), which exactly-once needs. Every other message is erased after
 // NOTICE_RETENTION_DAYS by expireNoticeMessages (the hourly cleanup).
-import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { notifications, type NotificationRow } from '../db/schema/index.js';
@@ -168,8 +168,21 @@ export async function editOnce(deps: NoticeDeps, key: NotificationKey, edit: { o
  * postOnce for several notices with one insert and one update in all (they are posted in parallel):
  * a kudos' confirmation and announcement. Each result settles on its own.
  */
-export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: NotificationKey; notice: OutboxNotice }>): Promise<Array<PromiseSettledResult<PostOnceResult>>> {
-  if (items.length === 0) return [];
+export async function postAllOnce(
+  deps: NoticeDeps,
+  items: Array<{ key: NotificationKey; notice: OutboxNotice }>,
+  opts: {
+    /**
+     * A statement of the caller's to make once the results are known, in the same statement as
+     * recording where the notices went (one transaction, not two): the worker marks its kudos told.
+     */
+    andThen?: (results: Array<PromiseSettledResult<PostOnceResult>>) => SQL;
+  } = {},
+): Promise<Array<PromiseSettledResult<PostOnceResult>>> {
+  if (items.length === 0) {
+    if (opts.andThen) await deps.db.execute(opts.andThen([]));
+    return [];
+  }
   const channels = await Promise.allSettled(
     items.map(({ key, notice }) =>
       'userId' in notice.to ? deps.chat.openDirectChannel(chatWorkspaceOf({ teamId: key.teamId, enterpriseId: key.enterpriseId }), notice.to.userId) : Promise.resolve(notice.to.channel),
@@ -222,7 +235,7 @@ export async function postAllOnce(deps: NoticeDeps, items: Array<{ key: Notifica
     const result = posts[i];
     return result?.status === 'fulfilled' && result.value.posted ? [{ id: row.id, ...result.value.message }] : [];
   });
-  await markPosted(deps.db, posted);
+  await markPosted(deps.db, posted, opts.andThen?.(posts));
   return posts;
 }
 
@@ -246,18 +259,22 @@ function send(deps: NoticeDeps, row: ClaimedNotice, channel: string): Promise<Po
   });
 }
 
-/** Records where posted notices went, all in one statement. */
-async function markPosted(db: Database, posted: Array<{ id: string } & PostedMessage>): Promise<void> {
-  if (posted.length === 0) return;
+/** Records where posted notices went, all in one statement (with `andThen`, a statement of the caller's, in the same one). */
+async function markPosted(db: Database, posted: Array<{ id: string } & PostedMessage>, andThen?: SQL): Promise<void> {
+  if (posted.length === 0) {
+    if (andThen) await db.execute(andThen);
+    return;
+  }
   const values = sql.join(
     posted.map((p) => sql`(${p.id}::uuid, ${p.channel}, ${p.ts})`),
     sql`, `,
   );
-  await db.execute(sql`
+  const update = sql`
     update notifications as n set channel = v.channel, ts = v.ts, posted_at = now(), claimed_until = null,
       message = case when ${isSecretKind} then null else n.message end
     from (values ${values}) as v(id, channel, ts)
-    where n.id = v.id`);
+    where n.id = v.id`;
+  await db.execute(andThen ? sql`with marked as (${update}) ${andThen}` : update);
 }
 
 export interface ResumeReport {

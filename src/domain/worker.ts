@@ -13,7 +13,20 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from '../config/logger.js';
 import type { KudosRow, NotificationRow } from '../db/schema/index.js';
 import { isRewardsError, toCents } from '../rewards/index.js';
-import { claimBatch, claimPending, fenceOf, markNotified, markPartPlaced, markPlaced, releaseClaim, renewClaim, scheduleRetry, updateClaimed, type ClaimFence } from './kudos-store.js';
+import {
+  claimBatch,
+  claimPending,
+  fenceOf,
+  markNotified,
+  markNotifiedStatement,
+  markPartPlaced,
+  markPlaced,
+  releaseClaim,
+  renewClaim,
+  scheduleRetry,
+  updateClaimed,
+  type ClaimFence,
+} from './kudos-store.js';
 import { orderIdsOf, partCount, partialNoticeSubject, partsOf, kudosPartKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 import { centsToDecimal, formatUsd } from './money.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
@@ -550,8 +563,19 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         notices.push({ key: { kind: 'kudos.announcement', subject: row.id, ...ws }, notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) } });
       }
     }
+    // A send of one order: the row is marked told in the statement that records where its notices
+    // went. One of several parts may have an earlier announcement to edit first (followEarlierAnnouncement).
+    if (partCount(row) === 1) {
+      await postAllOnce(deps, notices, { andThen: (settled) => markNotifiedStatement(row.id, toldMessages(row, notices, settled, kudosLog)) });
+      return;
+    }
     const results = await postAllOnce(deps, notices);
     await followEarlierAnnouncement(row, notices, results, kudosLog);
+    await markNotified(deps.db, row.id, toldMessages(row, notices, results, kudosLog));
+  }
+
+  /** Where the confirmation and the announcement went (posted now, or recorded before), for the row; logs what Slack did not take. */
+  function toldMessages(row: KudosRow, notices: Parameters<typeof postAllOnce>[1], results: Awaited<ReturnType<typeof postAllOnce>>, kudosLog: Logger): Parameters<typeof markNotified>[2] {
     const messages: Parameters<typeof markNotified>[2] = {};
     results.forEach((result, i) => {
       const kind = notices[i]!.key.kind;
@@ -570,7 +594,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       if (kind === 'kudos.confirmation' || kind === 'kudos.partial') Object.assign(messages, { confirmationChannel: posted.channel, confirmationTs: posted.ts });
       if (kind === 'kudos.announcement') Object.assign(messages, { announcementChannel: posted.channel, announcementTs: posted.ts });
     });
-    await markNotified(deps.db, row.id, messages);
+    return messages;
   }
 
   /**
