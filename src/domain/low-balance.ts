@@ -21,10 +21,10 @@
 // minute, as before). The minute's read is then one per account (one per instance at most, read in
 // flight shared by the process's workspaces), not one per workspace: 50 workspaces in a steady stream
 // read the balance about once a minute, not 50 times.
-import { and, desc, eq, gte, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
-import type { Database } from '../db/client.js';
-import { financeState, kudos, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
+import { rowsOf, type Database } from '../db/client.js';
+import { financeState, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
 import { toCents } from '../rewards/index.js';
 import { isRewardsNotConnected, type RewardsAccounts } from './rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
@@ -55,16 +55,54 @@ export async function balanceReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'setti
   const settings = await deps.settings.get(ws);
   const thresholdCents = settings.lowBalanceThresholdCents;
   if (thresholdCents === null) return false;
-  const [state] = await deps.db.select().from(financeState).where(eq(financeState.teamId, ws.teamId));
-  if (deps.rewards.mode === 'single') return accountReadNeeded(deps, ws, state, thresholdCents);
-  if (!state || state.lastBalanceCents === null || !state.lastCheckedAt) return 'first';
-  if (deps.now().getTime() - state.lastCheckedAt.getTime() >= BALANCE_RECHECK_MS) return true;
-  if (state.balanceState === 'below') return false; // alerted already; only a top-up lifts it (the sweep sees it)
-  const [spent] = await deps.db
-    .select({ cents: sql<string>`coalesce(sum(coalesce(${kudos.costCents}, ${kudos.totalCents})), 0)` })
-    .from(kudos)
-    .where(and(eq(kudos.teamId, ws.teamId), gte(kudos.placedAt, state.lastCheckedAt)));
-  return state.lastBalanceCents - Number(spent?.cents ?? 0) < thresholdCents;
+  const single = deps.rewards.mode === 'single';
+  const reads = await decisionReads(deps.db, ws.teamId, single);
+  if (single) return accountReadNeeded(deps, reads, thresholdCents);
+  const own = reads.own;
+  if (!own || own.balanceCents === null || own.checkedAtMs === null) return 'first';
+  if (deps.now().getTime() - own.checkedAtMs >= BALANCE_RECHECK_MS) return true;
+  if (own.state === 'below') return false; // alerted already; only a top-up lifts it (the sweep sees it)
+  return own.balanceCents - reads.spentCents < thresholdCents;
+}
+
+interface DecisionReads {
+  /** The workspace's own finance_state. */
+  own: { state: string; balanceCents: number | null; checkedAtMs: number | null } | undefined;
+  /** Single mode: the account's latest read (any workspace's). */
+  latest: { balanceCents: number; readAtMs: number } | undefined;
+  /** What the workspace's orders cost since the read the decision is on (the latest's in single mode, its own otherwise). */
+  spentCents: number;
+}
+
+/** Everything the decision after an order reads, in one statement (it runs after every order of a stream). */
+async function decisionReads(db: Database, teamId: string, single: boolean): Promise<DecisionReads> {
+  const since = single ? sql`latest.read_at` : sql`own.last_checked_at`;
+  const result = await db.execute(sql`
+    with own as (
+      select balance_state, last_balance_cents, last_checked_at from finance_state where team_id = ${teamId}
+    ), latest as (
+      select last_balance_cents as balance_cents, last_checked_at as read_at from finance_state
+      where ${single}::boolean and last_balance_cents is not null and last_checked_at is not null
+      order by last_checked_at desc limit 1
+    )
+    select own.balance_state, own.last_balance_cents, (extract(epoch from own.last_checked_at) * 1000)::float8 as own_checked_ms,
+      latest.balance_cents, (extract(epoch from latest.read_at) * 1000)::float8 as latest_read_ms,
+      (select coalesce(sum(coalesce(cost_cents, total_cents)), 0)::float8 from kudos where team_id = ${teamId} and ${since} is not null and placed_at >= ${since}) as spent
+    from (select 1) as one left join own on true left join latest on true`);
+  const [row] = rowsOf<{
+    balance_state: string | null;
+    last_balance_cents: number | string | null;
+    own_checked_ms: number | string | null;
+    balance_cents: number | string | null;
+    latest_read_ms: number | string | null;
+    spent: number | string | null;
+  }>(result);
+  const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  return {
+    own: row?.balance_state ? { state: row.balance_state, balanceCents: num(row.last_balance_cents), checkedAtMs: num(row.own_checked_ms) } : undefined,
+    latest: row && num(row.balance_cents) !== null && num(row.latest_read_ms) !== null ? { balanceCents: num(row.balance_cents)!, readAtMs: num(row.latest_read_ms)! } : undefined,
+    spentCents: num(row?.spent) ?? 0,
+  };
 }
 
 /**
@@ -72,25 +110,16 @@ export async function balanceReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'setti
  * (any workspace's, any instance's), less what this workspace spent since. A crossing caused by the
  * other workspaces is caught, as one caused elsewhere always was, by a read within the minute.
  */
-async function accountReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'now'>, ws: WorkspaceRef, state: FinanceStateRow | undefined, thresholdCents: number): Promise<boolean | BalanceRead> {
-  const [latest] = await deps.db
-    .select({ balanceCents: financeState.lastBalanceCents, readAt: financeState.lastCheckedAt })
-    .from(financeState)
-    .where(and(isNotNull(financeState.lastBalanceCents), isNotNull(financeState.lastCheckedAt)))
-    .orderBy(desc(financeState.lastCheckedAt))
-    .limit(1);
-  if (!latest || latest.balanceCents === null || !latest.readAt) return true;
-  if (deps.now().getTime() - latest.readAt.getTime() >= BALANCE_RECHECK_MS) return true;
-  const ownIsLatest = state?.lastCheckedAt !== undefined && state.lastCheckedAt !== null && state.lastCheckedAt.getTime() >= latest.readAt.getTime();
-  if (ownIsLatest && state.balanceState === 'below') return false; // alerted already; only a top-up lifts it
-  const [spent] = await deps.db
-    .select({ cents: sql<string>`coalesce(sum(coalesce(${kudos.costCents}, ${kudos.totalCents})), 0)` })
-    .from(kudos)
-    .where(and(eq(kudos.teamId, ws.teamId), gte(kudos.placedAt, latest.readAt)));
-  if (latest.balanceCents - Number(spent?.cents ?? 0) < thresholdCents) return true;
+function accountReadNeeded(deps: Pick<LowBalanceDeps, 'now'>, reads: DecisionReads, thresholdCents: number): boolean | BalanceRead {
+  const { own, latest } = reads;
+  if (!latest) return true;
+  if (deps.now().getTime() - latest.readAtMs >= BALANCE_RECHECK_MS) return true;
+  const ownIsLatest = own?.checkedAtMs !== undefined && own.checkedAtMs !== null && own.checkedAtMs >= latest.readAtMs;
+  if (ownIsLatest && own.state === 'below') return false; // alerted already; only a top-up lifts it
+  if (latest.balanceCents - reads.spentCents < thresholdCents) return true;
   // Above the threshold: the account's read is recorded for the workspace (re-arming its alert after a
   // top-up) without a request. The currency is only told in an alert, which this never makes.
-  return ownIsLatest ? false : { balanceCents: latest.balanceCents, currency: 'USD', readAt: latest.readAt };
+  return ownIsLatest ? false : { balanceCents: latest.balanceCents, currency: 'USD', readAt: new Date(latest.readAtMs) };
 }
 
 export async function ensureFinanceState(db: Database, ws: WorkspaceRef): Promise<FinanceStateRow> {
