@@ -1,20 +1,9 @@
 // What a person's App Home shows, as plain data read from the database (src/slack/blocks/home.ts
 // renders it). Every list is one page of a bounded size plus its total, so a workspace with
 // thousands of kudos still gives a small, bounded view. Roles come from the caller.
-import { and, count, desc, eq, gt, gte, inArray, ne, notInArray, or, sql } from 'drizzle-orm';
-import type { Database } from '../db/client.js';
-import {
-  bouncedRecipients,
-  healthWarnings,
-  homeVisits,
-  kudos,
-  limitIncreaseRequests,
-  topUpRequests,
-  type HealthWarningRow,
-  type HomePages,
-  type HomeVisitRow,
-  type KudosRow,
-} from '../db/schema/index.js';
+import { and, count, desc, eq, gt, gte, inArray, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { rowsOf, type Database } from '../db/client.js';
+import { bouncedRecipients, homeVisits, kudos, type HealthWarningRow, type HomePages, type HomeVisitRow, type KudosRow } from '../db/schema/index.js';
 import { isCancellable } from './cancel.js';
 import { monthStartUtc, monthlySpendCents, UNSPENT_STATUSES } from './approvals-policy.js';
 import { openHealthWarnings } from './health.js';
@@ -265,56 +254,45 @@ export interface HomeChange {
 
 /** Kudos, bounces, health warnings and money requests changed at or after `since`, oldest first. */
 export async function changesSince(db: Database, since: Date, limit = 500): Promise<HomeChange[]> {
-  const [rows, bounces, warnings, topUps, limitRequests] = await Promise.all([
-    db
-      .select({
-        id: kudos.id,
-        teamId: kudos.teamId,
-        senderUserId: kudos.senderUserId,
-        recipients: kudos.recipients,
-        status: kudos.status,
-        updatedAt: kudos.updatedAt,
-        approval: sql<boolean>`exists (select 1 from approval_requests a where a.kudos_id = "kudos"."id")`,
-      })
-      .from(kudos)
-      .where(gte(kudos.updatedAt, since))
-      .orderBy(kudos.updatedAt)
-      .limit(limit),
-    db
-      .select({
-        id: bouncedRecipients.id,
-        teamId: bouncedRecipients.teamId,
-        senderUserId: bouncedRecipients.senderUserId,
-        slackUserId: bouncedRecipients.slackUserId,
-        updatedAt: bouncedRecipients.updatedAt,
-      })
-      .from(bouncedRecipients)
-      .where(gte(bouncedRecipients.updatedAt, since))
-      .orderBy(bouncedRecipients.updatedAt)
-      .limit(limit),
-    db
-      .select({
-        teamId: healthWarnings.teamId,
-        kind: healthWarnings.kind,
-        subject: healthWarnings.subject,
-        at: sql<Date>`greatest(${healthWarnings.lastAt}, coalesce(${healthWarnings.resolvedAt}, ${healthWarnings.lastAt}))`.mapWith(healthWarnings.lastAt),
-      })
-      .from(healthWarnings)
-      .where(or(gte(healthWarnings.lastAt, since), gte(healthWarnings.resolvedAt, since)))
-      .limit(limit),
-    db
-      .select({ id: topUpRequests.id, teamId: topUpRequests.teamId, updatedAt: topUpRequests.updatedAt })
-      .from(topUpRequests)
-      .where(gte(topUpRequests.updatedAt, since))
-      .orderBy(topUpRequests.updatedAt)
-      .limit(limit),
-    db
-      .select({ id: limitIncreaseRequests.id, teamId: limitIncreaseRequests.teamId, updatedAt: limitIncreaseRequests.updatedAt })
-      .from(limitIncreaseRequests)
-      .where(gte(limitIncreaseRequests.updatedAt, since))
-      .orderBy(limitIncreaseRequests.updatedAt)
-      .limit(limit),
-  ]);
+  // One statement for the five lists (each instance reads them every second, changes or not): each
+  // list as a JSON array, its times as epoch milliseconds.
+  const at = sql`${since.toISOString()}::timestamptz`;
+  const list = (query: SQL) => sql`(select coalesce(json_agg(x), '[]'::json) from (${query}) x)`;
+  const ms = (column: SQL) => sql`(extract(epoch from ${column}) * 1000)::float8`;
+  const result = await db.execute(sql`select
+    ${list(sql`select k.id, k.team_id, k.sender_user_id, k.recipients, k.status, ${ms(sql`k.updated_at`)} as updated_ms,
+        exists (select 1 from approval_requests a where a.kudos_id = k.id) as approval
+      from kudos k where k.updated_at >= ${at} order by k.updated_at limit ${limit}`)} as kudos,
+    ${list(sql`select b.id, b.team_id, b.sender_user_id, b.slack_user_id, ${ms(sql`b.updated_at`)} as updated_ms
+      from bounced_recipients b where b.updated_at >= ${at} order by b.updated_at limit ${limit}`)} as bounces,
+    ${list(sql`select h.team_id, h.kind, h.subject, ${ms(sql`greatest(h.last_at, coalesce(h.resolved_at, h.last_at))`)} as at_ms
+      from health_warnings h where h.last_at >= ${at} or h.resolved_at >= ${at} limit ${limit}`)} as warnings,
+    ${list(sql`select t.id, t.team_id, ${ms(sql`t.updated_at`)} as updated_ms from top_up_requests t where t.updated_at >= ${at} order by t.updated_at limit ${limit}`)} as top_ups,
+    ${list(sql`select l.id, l.team_id, ${ms(sql`l.updated_at`)} as updated_ms from limit_increase_requests l where l.updated_at >= ${at} order by l.updated_at limit ${limit}`)} as limit_requests`);
+  type Json<T> = T[] | string;
+  const [row] = rowsOf<{
+    kudos: Json<{ id: string; team_id: string; sender_user_id: string; recipients: KudosRow['recipients']; status: string; updated_ms: number; approval: boolean }>;
+    bounces: Json<{ id: string; team_id: string; sender_user_id: string | null; slack_user_id: string | null; updated_ms: number }>;
+    warnings: Json<{ team_id: string; kind: string; subject: string; at_ms: number }>;
+    top_ups: Json<{ id: string; team_id: string; updated_ms: number }>;
+    limit_requests: Json<{ id: string; team_id: string; updated_ms: number }>;
+  }>(result);
+  // A driver may hand json back unparsed.
+  const parsed = <T>(value: Json<T> | undefined): T[] => (typeof value === 'string' ? (JSON.parse(value) as T[]) : (value ?? []));
+  const date = (epochMs: number) => new Date(Math.floor(epochMs));
+  const rows = parsed(row?.kudos).map((r) => ({
+    id: r.id,
+    teamId: r.team_id,
+    senderUserId: r.sender_user_id,
+    recipients: r.recipients,
+    status: r.status,
+    updatedAt: date(r.updated_ms),
+    approval: r.approval,
+  }));
+  const bounces = parsed(row?.bounces).map((b) => ({ id: b.id, teamId: b.team_id, senderUserId: b.sender_user_id, slackUserId: b.slack_user_id, updatedAt: date(b.updated_ms) }));
+  const warnings = parsed(row?.warnings).map((w) => ({ teamId: w.team_id, kind: w.kind, subject: w.subject, at: date(w.at_ms) }));
+  const topUps = parsed(row?.top_ups).map((t) => ({ id: t.id, teamId: t.team_id, updatedAt: date(t.updated_ms) }));
+  const limitRequests = parsed(row?.limit_requests).map((l) => ({ id: l.id, teamId: l.team_id, updatedAt: date(l.updated_ms) }));
   const users = (ids: Array<string | null>) => [...new Set(ids.filter((u): u is string => Boolean(u)))];
   return [
     ...rows.map((r) => ({
@@ -325,7 +303,7 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
       updatedAt: r.updatedAt,
     })),
     ...bounces.map((b) => ({ key: `b:${b.id}:${b.updatedAt.getTime()}`, teamId: b.teamId, userIds: users([b.senderUserId, b.slackUserId]), concernsApprovers: false, updatedAt: b.updatedAt })),
-    // Health concerns the admins only (homeVisitorsFor always includes them).
+    // Health concerns the admins only (homeVisitorsForTeams always includes them).
     ...warnings.map((w) => ({ key: `h:${w.teamId}:${w.kind}:${w.subject}:${w.at.getTime()}`, teamId: w.teamId, userIds: [], concernsApprovers: false, updatedAt: w.at })),
     // Top-ups (requested, decided, the API's answer, settled by the ledger) and limit requests: admins only.
     ...topUps.map((r) => ({ key: `t:${r.id}:${r.updatedAt.getTime()}`, teamId: r.teamId, userIds: [], concernsApprovers: false, concernsMoney: true, updatedAt: r.updatedAt })),
@@ -334,18 +312,31 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
 }
 
 /**
- * Who has a Home showing these changes of one workspace: the people named, every admin (spend and
- * health), and the approvers when a request is concerned.
+ * Who has a Home showing these changes, workspace by workspace: the people named, every admin (spend
+ * and health), and the approvers when a request is concerned. Every workspace in one statement (the
+ * Home poll runs every second, and a stream of sends touches many workspaces in each pass), each
+ * scoped by its team id, at most 1,000 visitors each.
  */
-export async function homeVisitorsFor(db: Database, teamId: string, change: { userIds: string[]; concernsApprovers: boolean }): Promise<HomeVisitRow[]> {
-  const conditions = [
-    change.userIds.length ? inArray(homeVisits.userId, change.userIds) : undefined,
-    eq(homeVisits.isAdmin, true),
-    change.concernsApprovers ? eq(homeVisits.isApprover, true) : undefined,
-  ].filter((c): c is NonNullable<typeof c> => c !== undefined);
-  return db
+export async function homeVisitorsForTeams(db: Database, changes: Map<string, { userIds: string[]; concernsApprovers: boolean }>): Promise<Map<string, HomeVisitRow[]>> {
+  const byTeam = new Map<string, HomeVisitRow[]>();
+  if (changes.size === 0) return byTeam;
+  const perTeam = [...changes].map(([teamId, change]) => {
+    const conditions = [
+      change.userIds.length ? inArray(homeVisits.userId, change.userIds) : undefined,
+      eq(homeVisits.isAdmin, true),
+      change.concernsApprovers ? eq(homeVisits.isApprover, true) : undefined,
+    ].filter((c): c is NonNullable<typeof c> => c !== undefined);
+    return and(eq(homeVisits.teamId, teamId), or(...conditions));
+  });
+  const rows = await db
     .select()
     .from(homeVisits)
-    .where(and(eq(homeVisits.teamId, teamId), or(...conditions)))
-    .limit(1000);
+    .where(or(...perTeam))
+    .limit(1000 * changes.size);
+  for (const row of rows) {
+    const visitors = byTeam.get(row.teamId) ?? [];
+    if (visitors.length < 1000) visitors.push(row);
+    byTeam.set(row.teamId, visitors);
+  }
+  return byTeam;
 }

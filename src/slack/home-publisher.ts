@@ -10,7 +10,7 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { HomePages } from '../db/schema/index.js';
 import type { ApprovalService } from '../domain/approvals.js';
-import { changesSince, getHomeVisit, homeVisitorsFor, loadHome, recordHomeVisit } from '../domain/home.js';
+import { changesSince, getHomeVisit, homeVisitorsForTeams, loadHome, recordHomeVisit } from '../domain/home.js';
 import type { SettingsStore, WorkspaceRef } from '../domain/settings.js';
 import { describeForUser } from '../domain/rewards-errors.js';
 import type { RewardsAccounts } from '../domain/rewards-accounts.js';
@@ -178,7 +178,10 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
         moneySections.delete(teamId);
         balances.delete(teamId);
       }
-      const visitors = await homeVisitorsFor(deps.db, teamId, { userIds: [...t.userIds], concernsApprovers: t.concernsApprovers });
+    }
+    // Every workspace's visitors in one statement.
+    const visitorsOf = await homeVisitorsForTeams(deps.db, new Map([...byTeam].map(([teamId, t]) => [teamId, { userIds: [...t.userIds], concernsApprovers: t.concernsApprovers }])));
+    for (const [teamId, visitors] of visitorsOf) {
       if (visitors.length > 0)
         refresh(
           { teamId, enterpriseId: visitors[0]!.enterpriseId },
