@@ -267,6 +267,10 @@ export async function runOrderChecks(deps: ReconcileDeps, checks: OrderCheckRow[
     else groups.set(client, [check]);
   }
   const outcomes = new Map<string, CheckOutcome>();
+  // The checks closed by this batch, closed together in one statement at its end (a crash before
+  // then only runs them again after their lease: their notices are recorded once, in the outbox).
+  const finished: FinishedCheck[] = [];
+  const finish = (orderId: string, set: FinishSet) => finished.push({ orderId, ...set });
   for (const [client, group] of groups) {
     // A check whose order is known finished already (finishedOrder) needs no list.
     const toAsk = group.filter((c) => !c.finishedOrder);
@@ -274,9 +278,10 @@ export async function runOrderChecks(deps: ReconcileDeps, checks: OrderCheckRow[
     for (const check of group) {
       const summary = listed.get(check.orderId);
       const fromList = summary && answersWithoutGet(check, summary) ? { ...summary, recipients: [] } : undefined;
-      outcomes.set(check.orderId, await runOrderCheck(deps, check, { ...opts, ...(fromList ? { known: fromList } : {}) }));
+      outcomes.set(check.orderId, await runOrderCheck(deps, check, { ...opts, finish, ...(fromList ? { known: fromList } : {}) }));
     }
   }
+  await finishChecks(deps.db, finished).catch((error: unknown) => deps.logger.warn('closing finished completion checks failed; they run again after their lease', { error, checks: finished.length }));
   return checks.map((c) => outcomes.get(c.orderId) ?? 'error');
 }
 
@@ -304,11 +309,29 @@ async function listForChecks(client: RewardsClient, checks: OrderCheckRow[], sig
   return seen;
 }
 
-async function finishCheck(db: Database, orderId: string, set: { lastStatus?: string; error?: string | null }): Promise<void> {
+/** How a check closes: its last status (kept when not given) and its error (null: none). */
+type FinishSet = { lastStatus?: string; error: string | null };
+type FinishedCheck = FinishSet & { orderId: string };
+
+async function closeCheck(db: Database, orderId: string, set: FinishSet): Promise<void> {
   await db
     .update(orderChecks)
     .set({ doneAt: sql`now()`, claimedUntil: null, claimedBy: null, finishedOrder: null, updatedAt: sql`now()`, ...set })
     .where(eq(orderChecks.orderId, orderId));
+}
+
+/** Closes several checks in one statement (finishCheck for each). */
+async function finishChecks(db: Database, checks: FinishedCheck[]): Promise<void> {
+  if (checks.length === 0) return;
+  const values = sql.join(
+    checks.map((c) => sql`(${c.orderId}::text, ${c.lastStatus ?? null}::text, ${c.error}::text)`),
+    sql`, `,
+  );
+  await db.execute(sql`
+    update order_checks as c set done_at = now(), claimed_until = null, claimed_by = null, finished_order = null, updated_at = now(),
+      last_status = coalesce(v.last_status, c.last_status), error = v.error
+    from (values ${values}) as v(order_id, last_status, error)
+    where c.order_id = v.order_id`);
 }
 
 async function rescheduleCheck(db: Database, orderId: string, at: Date, set: { lastStatus?: string; error?: string | null; watchFrom?: Date; finishedOrder?: Order | null }): Promise<void> {
@@ -321,14 +344,24 @@ async function rescheduleCheck(db: Database, orderId: string, at: Date, set: { l
 export type CheckOutcome = 'complete' | 'canceled' | 'pending' | 'error' | 'given_up';
 
 /** One check of one claimed order (`known`: what the orders list said, instead of a GET). Never throws: failures reschedule the check. */
-export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, opts: ReconcileOptions & { signal?: AbortSignal; known?: Order } = {}): Promise<CheckOutcome> {
+export async function runOrderCheck(
+  deps: ReconcileDeps,
+  check: OrderCheckRow,
+  opts: ReconcileOptions & {
+    signal?: AbortSignal;
+    known?: Order;
+    /** Closes the check later, with others (runOrderChecks); by default at once. */
+    finish?: (orderId: string, set: FinishSet) => void;
+  } = {},
+): Promise<CheckOutcome> {
   const log = deps.logger.child({ orderId: check.orderId, kudosId: check.kudosId ?? undefined });
+  const close = async (orderId: string, set: FinishSet): Promise<void> => (opts.finish ? opts.finish(orderId, set) : closeCheck(deps.db, orderId, set));
   const delays = opts.delaysMs ?? DEFAULT_CHECK_DELAYS_MS;
   const later = (ms: number) => new Date(Date.now() + ms);
 
   if (Date.now() - check.watchFrom.getTime() > GIVE_UP_AFTER_MS) {
     log.warn('order never finished; giving up its completion check', { lastStatus: check.lastStatus, watchFrom: check.watchFrom });
-    await finishCheck(deps.db, check.orderId, { error: 'gave up: not finished 7 days after it was due' });
+    await close(check.orderId, { error: 'gave up: not finished 7 days after it was due' });
     return 'given_up';
   }
 
@@ -346,7 +379,7 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
   } catch (error) {
     if (isRewardsError(error, 'NOT_FOUND') && check.attempts >= MAX_NOT_FOUND) {
       log.warn('order not found; giving up its completion check');
-      await finishCheck(deps.db, check.orderId, { error: 'NOT_FOUND' });
+      await close(check.orderId, { error: 'NOT_FOUND' });
       return 'given_up';
     }
     const code = isRewardsError(error) ? error.code : 'UNEXPECTED';
@@ -370,7 +403,7 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
     if (order.status === 'COMPLETE') {
       const result = await handleOrderComplete(deps, check, order);
       if (result.done) {
-        await finishCheck(deps.db, check.orderId, { lastStatus: order.status, error: null });
+        await close(check.orderId, { lastStatus: order.status, error: null });
         log.info('order complete; notifications done', { sentCount: order.sentCount, bouncedCount: order.bouncedCount });
         return 'complete';
       }
@@ -381,7 +414,7 @@ export async function runOrderCheck(deps: ReconcileDeps, check: OrderCheckRow, o
     }
     if (order.status === 'CANCELED') {
       await handleOrderCanceled(deps, check);
-      await finishCheck(deps.db, check.orderId, { lastStatus: order.status, error: null });
+      await close(check.orderId, { lastStatus: order.status, error: null });
       return 'canceled';
     }
   } catch (error) {
