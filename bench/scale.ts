@@ -18,7 +18,9 @@
 //   - share: 2 instances on one account at 10 requests/s (100 per 10 s), below the 16 sends in
 //     flight per instance: each instance's share of the orders, 429s, requests per kudos; baseline:
 //     each client pacing itself.
-// `--quick` shrinks the sizes.
+// `--quick` shrinks the sizes. BENCH_LOG_STATEMENTS=1 (PostgreSQL): every statement of the run's
+// databases is logged (ALTER DATABASE ... SET log_min_duration_statement = 0, the database named on
+// stderr), to count which statements a kudos costs from the server's log.
 import { readdirSync, readFileSync } from 'node:fs';
 import { and, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { startApp, type RunningApp } from '../src/app.js';
@@ -78,6 +80,13 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
     const scratch = await createScratchDatabase(process.env.DATABASE_URL, 'kudos_bench_scale');
     drop = () => scratch.drop();
     databaseUrl = scratch.url;
+    if (process.env.BENCH_LOG_STATEMENTS) {
+      const name = new URL(scratch.url).pathname.slice(1);
+      const admin = await connectDatabase({ databaseUrl: process.env.DATABASE_URL, maxConnections: 1 });
+      await admin.db.execute(sql.raw(`ALTER DATABASE ${name} SET log_min_duration_statement = 0`));
+      await admin.close();
+      console.error(`scale: logging every statement of ${name}`);
+    }
     // Each instance its own pool, as separate processes would have.
     connect = () => connectDatabase({ databaseUrl: scratch.url, maxConnections: 8 });
   } else {
