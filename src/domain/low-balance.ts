@@ -85,8 +85,8 @@ async function decisionReads(db: Database, teamId: string, single: boolean): Pro
       where ${single}::boolean and last_balance_cents is not null and last_checked_at is not null
       order by last_checked_at desc limit 1
     )
-    select own.balance_state, own.last_balance_cents, (extract(epoch from own.last_checked_at) * 1000)::float8 as own_checked_ms,
-      latest.balance_cents, (extract(epoch from latest.read_at) * 1000)::float8 as latest_read_ms,
+    select own.balance_state, own.last_balance_cents, (extract(epoch from date_trunc('milliseconds', own.last_checked_at)) * 1000)::float8 as own_checked_ms,
+      latest.balance_cents, (extract(epoch from date_trunc('milliseconds', latest.read_at)) * 1000)::float8 as latest_read_ms,
       (select coalesce(sum(coalesce(cost_cents, total_cents)), 0)::float8 from kudos where team_id = ${teamId} and ${since} is not null and placed_at >= ${since}) as spent
     from (select 1) as one left join own on true left join latest on true`);
   const [row] = rowsOf<{
@@ -98,9 +98,12 @@ async function decisionReads(db: Database, teamId: string, single: boolean): Pro
     spent: number | string | null;
   }>(result);
   const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+  // Times to the millisecond, as Dates hold them: a read recorded from another's (its Date) is then
+  // the same instant as that read, and the workspace's own is found to be the latest.
+  const msOf = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Math.round(Number(v)));
   return {
-    own: row?.balance_state ? { state: row.balance_state, balanceCents: num(row.last_balance_cents), checkedAtMs: num(row.own_checked_ms) } : undefined,
-    latest: row && num(row.balance_cents) !== null && num(row.latest_read_ms) !== null ? { balanceCents: num(row.balance_cents)!, readAtMs: num(row.latest_read_ms)! } : undefined,
+    own: row?.balance_state ? { state: row.balance_state, balanceCents: num(row.last_balance_cents), checkedAtMs: msOf(row.own_checked_ms) } : undefined,
+    latest: row && num(row.balance_cents) !== null && msOf(row.latest_read_ms) !== null ? { balanceCents: num(row.balance_cents)!, readAtMs: msOf(row.latest_read_ms)! } : undefined,
     spentCents: num(row?.spent) ?? 0,
   };
 }
