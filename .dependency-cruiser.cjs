@@ -27,9 +27,16 @@ module.exports = {
         'src/emulator is written from the spec, not from our client: sharing code would hide the mistakes each should catch. ' +
         'src/simulator talks to the app only through signed HTTP, so tests exercise the real routing. ' +
         'src/secrets (the key ring) is used by config, db, the domain and the Slack installation store. ' +
-        'Each imports nothing of src/ outside itself.',
+        'Each imports nothing of src/ outside itself but src/lib (adapters of packages).',
       from: { path: '^src/(rewards|emulator|simulator|secrets)/' },
-      to: { path: '^src/', pathNot: '^src/$1/' },
+      to: { path: '^src/', pathNot: '^src/($1|lib)/' },
+    },
+    {
+      name: 'lib-knows-no-app',
+      severity: 'error',
+      comment: 'src/lib holds adapters of packages (e.g. date-fns-tz loaded on first use) that anything may import; they import nothing of src/ outside src/lib.',
+      from: { path: '^src/lib/' },
+      to: { path: '^src/', pathNot: '^src/lib/' },
     },
     {
       name: 'emulator-state-knows-no-routes',

@@ -1,7 +1,7 @@
 // Scheduled sends: a date and time picked in the SENDER's Slack time zone become one instant.
 // The API receives that wall time with its UTC offset plus the IANA zone, so that reading
 // `scheduledAt` either as an instant or as a wall time in `timezone` gives the same moment.
-import { formatInTimeZone, fromZonedTime } from './date-fns-tz.js';
+import { formatInTimeZone, fromZonedTime } from '../lib/date-fns-tz.js';
 
 /** A scheduled send must stay cancellable: the API allows cancelling until 10 minutes before. */
 export const MIN_SCHEDULE_LEAD_MS = 10 * 60 * 1000;

@@ -1,6 +1,6 @@
 // `view.state.values` in Slack's exact shape: keyed by block_id then action_id, each leaf `{type, <value field>}`.
 // Used for the initial state of a view (initial_* values) and to turn raw web-form input into Slack's shape.
-import { fromZonedTime } from './date-fns-tz.js';
+import { fromZonedTime } from '../lib/date-fns-tz.js';
 import type { Json } from './state.js';
 
 type StateLeaf = Json & { type: string };

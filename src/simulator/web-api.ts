@@ -1,6 +1,6 @@
 // The simulated Slack Web API: one handler per method, each checking Slack's argument rules and
 // answering Slack's shapes (HTTP 200 with `ok`, `error`, `response_metadata.messages`).
-import { getTimezoneOffset } from './date-fns-tz.js';
+import { getTimezoneOffset } from '../lib/date-fns-tz.js';
 import { checkMessageContent, checkView, viewTooLarge } from './limits.js';
 import { MAX_VIEW_STACK, withBlockIds, type Json, type Message, type SimulatorState } from './state.js';
 import type { WorkspaceUser } from './seed.js';

@@ -1,4 +1,4 @@
-import { formatInTimeZone, fromZonedTime, getTimezoneOffset } from './date-fns-tz.js';
+import { formatInTimeZone, fromZonedTime, getTimezoneOffset } from '../../lib/date-fns-tz.js';
 import { fail } from '../errors.js';
 import { isValidTimeZone } from '../time.js';
 

@@ -1,7 +1,7 @@
 // Block Kit to HTML for the simulator's web UI. Pure functions: blocks in, an HTML string out, every
 // piece of text escaped (the app's text is untrusted here as it is in Slack). Interactive elements carry
 // data-* attributes that the page script (app.js) reads to drive the simulator.
-import { formatInTimeZone } from '../date-fns-tz.js';
+import { formatInTimeZone } from '../../lib/date-fns-tz.js';
 
 type Json = Record<string, unknown>;
 

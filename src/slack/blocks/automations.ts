@@ -1,6 +1,6 @@
 // Block Kit for automations: the celebrations overview (rules, the next 30 days with Skip, the
 // person's own opt-outs), the rule and CSV modals, the CSV report, the recurring form and list.
-import { formatInTimeZone } from '../../domain/date-fns-tz.js';
+import { formatInTimeZone } from '../../lib/date-fns-tz.js';
 import type { CelebrationKind, CelebrationRuleRow, OccurrenceRow, RecurringSeriesRow } from '../../db/schema/index.js';
 import type { Design } from '../../domain/catalog.js';
 import type { ProfileField } from '../../domain/ports.js';
