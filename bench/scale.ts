@@ -22,6 +22,7 @@
 // databases is logged (ALTER DATABASE ... SET log_min_duration_statement = 0, the database named on
 // stderr), to count which statements a kudos costs from the server's log.
 import { readdirSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { and, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { startApp, type RunningApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
@@ -59,6 +60,8 @@ interface Instance {
 
 interface Stack {
   apps: Instance[];
+  /** The instances' process ids (instances in processes of their own; empty when in this process). */
+  pids: number[];
   db: DatabaseConnection['db'];
   close(): Promise<void>;
 }
@@ -148,6 +151,7 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
     sim.setAppUrl(children[0]!.url);
     return {
       apps: children.map((child) => ({ metricsUrl: child.metricsUrl, wake: () => undefined })),
+      pids: children.map((child) => child.pid),
       db: first.db,
       async close() {
         for (const child of children) child.kill('SIGTERM');
@@ -181,6 +185,7 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
   sim.setAppUrl(apps[0]!.url);
   return {
     apps: apps.map((app) => ({ metricsUrl: String(app.metricsUrl), wake: () => app.worker.wake() })),
+    pids: [],
     db: first.db,
     async close() {
       await Promise.all(apps.map((a) => a.close()));
@@ -251,6 +256,12 @@ interface FleetResult {
   dbTransactionsPerKudos: number;
   /** CPU time of PostgreSQL's backends serving the run's database, per kudos placed (PostgreSQL only). */
   dbCpuMsPerKudos: number | undefined;
+  /** CPU time of the instances' processes per kudos placed (instances in processes of their own only). */
+  instancesCpuMsPerKudos: number | undefined;
+  /** CPU time of this process (the Rewards emulator, the Slack simulator, the bench's own queries) per kudos placed. */
+  benchCpuMsPerKudos: number;
+  /** CPU time of the whole machine (every core busy, whoever used it) per kudos placed. */
+  machineCpuMsPerKudos: number;
 }
 
 const FLEET_LIMIT = 100;
@@ -269,6 +280,9 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
     const transactionsBefore = await dbTransactions(db);
     const database = await databaseName(db);
     const cpuBefore = kind === 'postgresql' ? postgresCpuMs(database) : undefined;
+    const instancesCpuBefore = stack.pids.length ? processesCpuMs(stack.pids) : undefined;
+    const benchCpuBefore = process.cpuUsage();
+    const machineCpuBefore = machineCpuMs();
     for (let i = 0; i < backlog; i += 500) await db.insert(kudos).values(Array.from({ length: Math.min(500, backlog - i) }, () => pendingKudosValues({ teamId: big })));
     const started = Date.now();
     for (const app of apps) app.wake();
@@ -303,6 +317,9 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
     const placed = await placedCount(db);
     const transactions = (await dbTransactions(db)) - transactionsBefore;
     const dbCpuMs = cpuBefore === undefined ? undefined : postgresCpuMs(database) - cpuBefore;
+    const instancesCpuMs = instancesCpuBefore === undefined ? undefined : processesCpuMs(stack.pids) - instancesCpuBefore;
+    const benchCpu = process.cpuUsage(benchCpuBefore);
+    const machineCpu = machineCpuMs() - machineCpuBefore;
     if (!placedAll) console.error(`scale: only ${placed} of ${total} placed within the time limit`);
     const singles = await db.select({ createdAt: kudos.createdAt, placedAt: kudos.placedAt }).from(kudos).where(inArray(kudos.id, singleIds));
     const delays = singles.filter((s) => s.placedAt).map((s) => s.placedAt!.getTime() - s.createdAt.getTime());
@@ -320,6 +337,9 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
       seconds: round(seconds, 1),
       dbTransactionsPerKudos: round(transactions / Math.max(1, placed), 1),
       dbCpuMsPerKudos: dbCpuMs === undefined ? undefined : round(dbCpuMs / Math.max(1, placed), 2),
+      instancesCpuMsPerKudos: instancesCpuMs === undefined ? undefined : round(instancesCpuMs / Math.max(1, placed), 2),
+      benchCpuMsPerKudos: round((benchCpu.user + benchCpu.system) / 1000 / Math.max(1, placed), 2),
+      machineCpuMsPerKudos: round(machineCpu / Math.max(1, placed), 2),
     };
   } finally {
     await stack.close();
@@ -356,6 +376,29 @@ function postgresCpuMs(database: string): number {
     }
   }
   return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/** CPU time (user + system, ms, every thread) used so far by these processes (/proc/PID/stat). */
+function processesCpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // exited
+    }
+  }
+  return ticks * 10;
+}
+
+/** Busy CPU time (ms) of the whole machine so far, every core: /proc/stat's first line less idle and iowait. */
+function machineCpuMs(): number {
+  const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  // user nice system idle iowait irq softirq steal (guest time is already inside user)
+  const [user, nice, system, , , irq, softirq, steal] = values.map(Number);
+  return (user! + nice! + system! + irq! + softirq! + (steal ?? 0)) * 10;
 }
 
 interface ShareResult {
@@ -466,6 +509,35 @@ async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[
             ...baseline,
           },
         ]),
+    ...(fleet.instancesCpuMsPerKudos === undefined
+      ? []
+      : [
+          {
+            section,
+            metric: `${label}: the instances' CPU per kudos (their 3 processes)`,
+            value: fleet.instancesCpuMsPerKudos,
+            unit: 'ms',
+            ...(noHorizon.instancesCpuMsPerKudos === undefined ? {} : { baseline: noHorizon.instancesCpuMsPerKudos }),
+            ...baseline,
+          },
+        ]),
+    {
+      section,
+      metric: `${label}: the bench process's CPU per kudos (emulator, simulator, its queries)`,
+      value: fleet.benchCpuMsPerKudos,
+      unit: 'ms',
+      baseline: noHorizon.benchCpuMsPerKudos,
+      ...baseline,
+    },
+    { section, metric: `${label}: the machine's CPU per kudos (every core, everything running)`, value: fleet.machineCpuMsPerKudos, unit: 'ms', baseline: noHorizon.machineCpuMsPerKudos, ...baseline },
+    {
+      section,
+      metric: `${label}: kudos per second the machine's ${cpus().length} cores could carry at that CPU per kudos`,
+      value: round((cpus().length * 1000) / Math.max(0.01, fleet.machineCpuMsPerKudos), 1),
+      unit: 'kudos/s',
+      baseline: round((cpus().length * 1000) / Math.max(0.01, noHorizon.machineCpuMsPerKudos), 1),
+      ...baseline,
+    },
   ];
 }
 
