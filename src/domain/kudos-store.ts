@@ -34,28 +34,62 @@ export function fenceOf(row: KudosRow, workerId: string): ClaimFence {
 }
 
 /**
+ * A workspace's sends in progress are counted up to this many for the claim's order: beyond it (more
+ * than three instances' slots) workspaces count as equally busy, and the count stays bounded.
+ */
+const BUSY_COUNTED = 64;
+
+/**
+ * The claim locks the first `limit` of its first CLAIM_CANDIDATES * `limit` rows in order that no
+ * one else holds: rows another claim is locking at that instant are skipped (SKIP LOCKED) and the
+ * next taken, up to that many. Fewer candidates let PostgreSQL find each by its primary key rather
+ * than scan the table; should more be locked, the next poll takes the rest.
+ */
+const CLAIM_CANDIDATES = 4;
+
+/**
  * Claims up to `limit` rows that need work, for `leaseMs`, in one statement (UPDATE ... WHERE id IN
  * (SELECT ... FOR UPDATE SKIP LOCKED)): rows another worker holds are skipped, never waited for.
  * Workspaces take turns (round robin): each workspace's due rows are numbered oldest first, and the
  * claim takes every workspace's first row, then every workspace's second, and so on (within a turn,
- * the workspace with the fewest sends in progress first, then the oldest due). So one workspace's backlog of thousands never queues another workspace's
- * single kudos behind it. The rows come back in that order.
+ * the workspace with the fewest sends in progress first, then the oldest due). So one workspace's
+ * backlog of thousands never queues another workspace's single kudos behind it. The rows come back in
+ * that order.
+ *
+ * Its cost grows with the workspaces that have work, not with the due rows: the workspaces are found
+ * by a skip scan of kudos_team_work_idx (one index probe each), each gives at most `limit` of its
+ * oldest due rows (a range of the same index), and its sends in progress are counted on
+ * kudos_team_busy_idx (only claimed rows are in it), up to BUSY_COUNTED; the first candidates in
+ * order are then locked by primary key.
  */
 export async function claimBatch(db: Database, workerId: string, leaseMs: number, limit: number, opts: { idleWorkspacesOnly?: boolean } = {}): Promise<KudosRow[]> {
   if (limit < 1) return [];
   // Only workspaces with no send in progress anywhere (the worker's spare slots, see worker.ts).
-  const idleOnly = opts.idleWorkspacesOnly ? sql`and busy.busy is null` : sql``;
+  const idleOnly = opts.idleWorkspacesOnly ? sql`and busy.busy = 0` : sql``;
   const isDue = sql`${needsWork} and ${kudos.nextAttemptAt} <= now() and (${kudos.claimedUntil} is null or ${kudos.claimedUntil} <= now())`;
-  // The inner references to "kudos" are the subqueries' own scans (each FROM shadows the updated table).
-  // Within a turn, the workspace with the fewest sends in progress (claimed, lease running) first, then
-  // the oldest due: a workspace whose backlog holds every slot yields the next free one to a workspace
-  // with none in progress, even when slots free up one at a time.
-  const due = sql`select kudos.id from kudos
-    join (select kudos.id as ranked_id, kudos.next_attempt_at as due_at, row_number() over (partition by kudos.team_id order by kudos.next_attempt_at, kudos.id) as turn, kudos.team_id as ranked_team
-          from kudos where ${isDue}) ranked on ranked.ranked_id = kudos.id
-    left join (select kudos.team_id as busy_team, count(*) as busy from kudos where ${needsWork} and kudos.claimed_until > now() group by kudos.team_id) busy on busy.busy_team = ranked.ranked_team
-    where ${isDue} ${idleOnly}
-    order by ranked.turn, coalesce(busy.busy, 0), ranked.due_at, kudos.id
+  // The inner references to "kudos" are each subquery's own scan (each FROM shadows the others).
+  // due_teams: the workspaces with rows that need work, in team_id order, one index probe each (a
+  // recursive skip scan: PostgreSQL 15 has no skip scan of its own). Per workspace (LATERAL): its
+  // sends in progress (claimed, lease running), then at most `limit` of its oldest due rows, numbered
+  // (turn). Within a turn, the workspace with the fewest sends in progress first, then the oldest due:
+  // a workspace whose backlog holds every slot yields the next free one to a workspace with none in
+  // progress, even when slots free up one at a time.
+  const due = sql`with recursive due_teams(team_id) as (
+      (select kudos.team_id from kudos where ${needsWork} order by kudos.team_id, kudos.next_attempt_at limit 1)
+      union all
+      select (select kudos.team_id from kudos where ${needsWork} and kudos.team_id > due_teams.team_id order by kudos.team_id, kudos.next_attempt_at limit 1)
+        from due_teams where due_teams.team_id is not null
+    )
+    select kudos.id from kudos
+    join (select oldest.id as ranked_id, oldest.due_at, row_number() over (partition by due_teams.team_id order by oldest.due_at, oldest.id) as turn, busy.busy
+          from due_teams
+          cross join lateral (select count(*) as busy from (select 1 from kudos where kudos.team_id = due_teams.team_id and ${needsWork} and kudos.claimed_until > now() limit ${BUSY_COUNTED}) in_progress) busy
+          cross join lateral (select kudos.id, kudos.next_attempt_at as due_at from kudos where kudos.team_id = due_teams.team_id and ${isDue} order by kudos.next_attempt_at, kudos.id limit ${limit}) oldest
+          where due_teams.team_id is not null ${idleOnly}
+          order by turn, busy.busy, oldest.due_at, oldest.id
+          limit ${CLAIM_CANDIDATES * limit}) ranked on ranked.ranked_id = kudos.id
+    where ${isDue}
+    order by ranked.turn, ranked.busy, ranked.due_at, kudos.id
     limit ${limit}
     for update of kudos skip locked`;
   const claimed = await db

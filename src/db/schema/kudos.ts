@@ -129,6 +129,14 @@ export const kudos = pgTable(
     index('kudos_work_idx')
       .on(t.nextAttemptAt)
       .where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)`),
+    // The claim (kudos-store's claimBatch): the workspaces with work by a skip scan, each one's oldest
+    // due rows by a range (same predicate); its sends in progress from the claimed rows alone.
+    index('kudos_team_work_idx')
+      .on(t.teamId, t.nextAttemptAt, t.id)
+      .where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)`),
+    index('kudos_team_busy_idx')
+      .on(t.teamId, t.claimedUntil)
+      .where(sql`(${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)) and ${t.claimedUntil} is not null`),
     index('kudos_team_sender_idx').on(t.teamId, t.senderUserId, t.status),
     index('kudos_order_idx').on(t.orderId),
     index('kudos_team_campaign_idx')

@@ -1,0 +1,2 @@
+CREATE INDEX "kudos_team_work_idx" ON "kudos" USING btree ("team_id","next_attempt_at","id") WHERE "kudos"."status" in ('pending', 'unknown') or ("kudos"."status" in ('placed', 'scheduled', 'failed', 'partial') and "kudos"."notified_at" is null);--> statement-breakpoint
+CREATE INDEX "kudos_team_busy_idx" ON "kudos" USING btree ("team_id","claimed_until") WHERE ("kudos"."status" in ('pending', 'unknown') or ("kudos"."status" in ('placed', 'scheduled', 'failed', 'partial') and "kudos"."notified_at" is null)) and "kudos"."claimed_until" is not null;
