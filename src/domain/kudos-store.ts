@@ -105,6 +105,23 @@ export async function claimBatch(db: Database, workerId: string, leaseMs: number
   return inTurns(claimed);
 }
 
+/**
+ * Milliseconds until the next row that needs work can be claimed (zero or less: one can be now), from
+ * the database's clock; null when none can (nothing queued, or only rows in progress). An idle
+ * worker's poll (worker.ts): the first entry of kudos_work_idx past the rows in progress.
+ */
+export async function nextClaimableInMs(db: Database): Promise<number | null> {
+  const statement = prepared(db, 'kudos.nextClaimableIn', (d) =>
+    d
+      .select({ inMs: sql<number | null>`(extract(epoch from min(${kudos.nextAttemptAt}) - now()) * 1000)::float8` })
+      .from(kudos)
+      .where(sql`${needsWork} and (${kudos.claimedUntil} is null or ${kudos.claimedUntil} <= now())`)
+      .prepare('kudos_next_claimable_in'),
+  );
+  const [row] = await statement.execute();
+  return row?.inMs == null ? null : Number(row.inMs);
+}
+
 /** Rows ordered workspace by workspace in turn, each workspace's oldest due first. */
 export function inTurns<T extends { teamId: string; nextAttemptAt: Date; id: string }>(rows: T[]): T[] {
   const byDue = [...rows].sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -6,7 +6,8 @@
 // clientOrderId, so a retry or a resumed row never orders twice), record the order, then post the
 // confirmation and the announcement through the notice outbox (exactly once, see notifications.ts).
 // The poller wakes at once when a send is recorded in this process or a slot frees up, and polls
-// for other instances' rows; it also finishes notices whose poster died.
+// for other instances' rows; it also finishes notices whose poster died. Idle, its polls back off
+// (up to idlePollMaxMs) and only read when the next row is due, claiming once one is.
 import { announcementChannelOf, followAnnouncement } from './announce.js';
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -17,6 +18,7 @@ import {
   claimBatch,
   claimPending,
   fenceOf,
+  nextClaimableInMs,
   markNotified,
   markNotifiedStatement,
   markPartPlaced,
@@ -53,6 +55,11 @@ export interface WorkerDeps extends BackgroundDeps {
 export interface WorkerOptions {
   /** How often to look for rows recorded by other instances. */
   pollIntervalMs?: number;
+  /**
+   * While the polls find nothing to claim (and nothing wakes the worker), they back off: each wait
+   * doubles from `pollIntervalMs` up to this, and never lasts past the next retry's due time.
+   */
+  idlePollMaxMs?: number;
   /** How long a claimed row stays ours before someone else may resume it. */
   leaseMs?: number;
   /** Sends in progress at once in this process (each waits on the network most of the time). */
@@ -92,11 +99,23 @@ const MAPPING_CONCURRENCY = 16;
 /** Sends of up to this many people are mapped one person at a time; bigger ones in batches. */
 const MAP_ONE_BY_ONE = 10;
 
+/**
+ * An idle worker's wait after the `emptyPolls`-th poll in a row that found nothing to claim: doubling
+ * from the poll interval up to `maxMs`, and not past the next row's due time (`dueInMs`, read from the
+ * queue; null when nothing is waiting), so that a retry is claimed when it is due.
+ */
+export function idlePollWait(emptyPolls: number, dueInMs: number | null, pollIntervalMs: number, maxMs: number): number {
+  const backedOff = Math.min(maxMs, pollIntervalMs * 2 ** Math.min(16, Math.max(0, emptyPolls - 1)));
+  // A few milliseconds past it, so that the database's clock has reached it when we look.
+  return dueInMs === null ? backedOff : Math.max(1, Math.min(backedOff, Math.ceil(dueInMs) + 5));
+}
+
 const defaultBackoff = (attempt: number) => Math.min(5 * 60_000, 1000 * 2 ** Math.max(0, attempt - 1));
 
 export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosWorker {
   const id = `worker-${randomUUID().slice(0, 8)}`;
   const pollIntervalMs = opts.pollIntervalMs ?? 300;
+  const idlePollMaxMs = Math.max(pollIntervalMs, opts.idlePollMaxMs ?? 3000);
   const leaseMs = opts.leaseMs ?? 120_000;
   const concurrency = opts.concurrency ?? 16;
   const spareSlots = opts.spareSlots ?? Math.max(1, Math.floor(concurrency / 4));
@@ -108,9 +127,9 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   const notifyConcurrency = opts.notifyConcurrency ?? 8;
   // Beyond this many sends waiting to be told, stop claiming more (memory stays bounded).
   const maxNotifyBacklog = 500;
-  // A finished send wakes the poller only once this many slots are free: each claim ranks every due
-  // row (about 15 ms of PostgreSQL's CPU behind a 5,000-send backlog), so a backlog is claimed a few
-  // slots at a time rather than one claim per finished send. Below it, the next poll fills them.
+  // A finished send wakes the poller only once this many slots are free: a claim is one statement
+  // of several index scans per workspace with work, so a backlog is claimed a few slots at a time
+  // rather than one claim per finished send. Below it, the next poll fills them.
   const claimBatchMin = Math.max(1, Math.floor(concurrency / 4));
   let pausedForNotices = false;
 
@@ -131,38 +150,54 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     else wakePending = true;
   }
 
-  function sleep(ms: number): Promise<void> {
+  /** True when woken (wake(): something was recorded, a slot freed, stopping), false after `ms`. */
+  function sleep(ms: number): Promise<boolean> {
     if (wakePending) {
       wakePending = false;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const timer = setTimeout(() => done(false), ms);
+      function done(woken = true) {
         clearTimeout(timer);
         if (wakeUp === done) wakeUp = undefined;
-        resolve();
+        resolve(woken);
       }
       wakeUp = done;
     });
   }
 
+  const idleWait = (emptyPolls: number, dueInMs: number | null) => idlePollWait(emptyPolls, dueInMs, pollIntervalMs, idlePollMaxMs);
+
   async function poll(): Promise<void> {
+    // Polls in a row that found nothing to claim with free slots, and nothing woke us since: the
+    // worker is idle, and its polls back off (idleWait). Any wake-up starts again from the interval.
+    let emptyPolls = 0;
     while (running) {
       const free = concurrency - placing.size;
       const spare = concurrency + spareSlots - placing.size;
       if (spare <= 0 || notifyQueue.length >= maxNotifyBacklog) {
         pausedForNotices = notifyQueue.length >= maxNotifyBacklog;
+        emptyPolls = 0;
         await sleep(pollIntervalMs); // a finishing task wakes us
         continue;
       }
       let rows: KudosRow[] = [];
+      let dueInMs: number | null = null;
       try {
-        // Every slot busy: only a workspace with nothing in progress gets one of the spare slots.
-        rows = free > 0 ? await claimBatch(deps.db, id, leaseMs, free) : await claimBatch(deps.db, id, leaseMs, spare, { idleWorkspacesOnly: true });
+        // Idle: look when the next row is due (one cheap read), and claim only once one is; rows
+        // another instance recorded, and retries, are claimed at most idlePollMaxMs late.
+        if (free > 0 && emptyPolls > 0) dueInMs = await nextClaimableInMs(deps.db);
+        if (emptyPolls === 0 || free <= 0 || (dueInMs !== null && dueInMs <= 0)) {
+          // Every slot busy: only a workspace with nothing in progress gets one of the spare slots.
+          rows = free > 0 ? await claimBatch(deps.db, id, leaseMs, free) : await claimBatch(deps.db, id, leaseMs, spare, { idleWorkspacesOnly: true });
+          dueInMs = null;
+        }
       } catch (error) {
         if (running) log.error('claiming work failed', { error });
       }
+      // Only the ordinary claim backs off: the spare slots' claim runs beside a backlog (not idle).
+      emptyPolls = free > 0 && rows.length === 0 ? emptyPolls + 1 : 0;
       for (const row of rows) {
         if (row.status === 'pending' || row.status === 'unknown') startPlacing(row);
         else enqueueNotify(row); // placed or failed earlier, the sender not told yet (a crash, a restart)
@@ -180,7 +215,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       // Even after a full batch: its slots are taken, so looking again at once would only make the
       // spare slots' claim, which the batch just made redundant (it ranks idle workspaces first).
       // Slots freeing up wake the poller (claimBatchMin); the spare slots wait for the next poll.
-      if (running) await sleep(pollIntervalMs);
+      if (running && (await sleep(emptyPolls > 0 ? idleWait(emptyPolls, dueInMs) : pollIntervalMs))) emptyPolls = 0;
     }
   }
 
@@ -622,7 +657,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       if (running) return;
       running = true;
       poller = poll();
-      log.info('worker started', { concurrency, pollIntervalMs });
+      log.info('worker started', { concurrency, pollIntervalMs, idlePollMaxMs });
     },
     wake,
     placeNow(kudosId) {

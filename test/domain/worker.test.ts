@@ -4,6 +4,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { kudos, type KudosRow } from '../../src/db/schema/index.js';
+import { idlePollWait } from '../../src/domain/worker.js';
 import { eventually, useAppPerTest, type TestStack } from '../support/app.js';
 import type { TestEmulator } from '../support/emulator.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
@@ -183,11 +184,72 @@ describe('claiming behind a backlog', () => {
         .returning();
       app.worker.wake();
       for (const row of rows) await toldRow(row.id);
-      const claims = counter.statements().filter((text) => /row_number\(\) over \(partition by/i.test(text)).length;
+      const claims = counter.statements().filter((text) => /with recursive due_teams/i.test(text)).length;
       // Claimed one finished send at a time (each wake-up also making the spare slots' claim): 116 here;
       // two of the 8 slots at a time: about 20 (26 seen).
       expect(claims).toBeLessThanOrEqual(32);
       for (const row of rows) expect(await ordersFor(row.idempotencyKey)).toHaveLength(1);
+    } finally {
+      counter.restore();
+    }
+  });
+});
+
+describe('an idle worker', () => {
+  const isClaim = (text: string) => /with recursive due_teams/i.test(text);
+  /** The idle poll: when is the next row due (kudos-store's nextClaimableInMs). */
+  const isLook = (text: string) => /min\("next_attempt_at"\) - now\(\)/i.test(text);
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('waits longer after each poll that found nothing, up to the cap, and never past the next due row', () => {
+    const waits = [1, 2, 3, 4, 5, 6, 7].map((n) => idlePollWait(n, null, 300, 3000));
+    expect(waits).toEqual([300, 600, 1200, 2400, 3000, 3000, 3000]);
+    // A retry due in 450 ms: woken then (and a few ms past it), not at the back-off's 2.4 s.
+    expect(idlePollWait(4, 450, 300, 3000)).toBe(455);
+    expect(idlePollWait(4, -20, 300, 3000)).toBe(1);
+  });
+
+  it('backs off while nothing is due: a few reads instead of a claim every interval', async () => {
+    const counter = countQueries(testDb.db);
+    try {
+      await stack.startAnotherApp({ worker: { pollIntervalMs: 20, idlePollMaxMs: 60_000 } });
+      await pause(1500);
+      const statements = counter.statements();
+      const claims = statements.filter(isClaim).length;
+      const looks = statements.filter(isLook).length;
+      // A claim every 20 ms would be about 75 here; doubling from 20 ms, 7 polls in the first 1.3 s,
+      // and only the first a claim: the others look whether anything is due (nothing is).
+      expect(claims).toBeLessThanOrEqual(2);
+      expect(looks).toBeGreaterThan(0);
+      expect(claims + looks).toBeLessThanOrEqual(12);
+    } finally {
+      counter.restore();
+    }
+  });
+
+  it('claims a retry another instance scheduled once it is due, and a woken worker claims at once', async () => {
+    const counter = countQueries(testDb.db);
+    try {
+      // Due in a second, recorded behind the worker's back (as another instance's retry).
+      const [later] = await testDb.db
+        .insert(kudos)
+        .values(pendingRow({ nextAttemptAt: new Date(Date.now() + 1000) }))
+        .returning();
+      const app = await stack.startAnotherApp({ worker: { pollIntervalMs: 20, idlePollMaxMs: 60_000 } });
+      await toldRow(later!.id);
+      // Claimed when it was due, not polled for (a claim every 20 ms: about 50 before it was due): the
+      // first claim (nothing due yet), the one then, and those right after it (the next poll, the
+      // finished send's wake-up) that find nothing.
+      const claimsForRetry = counter.statements().filter(isClaim).length;
+      expect(claimsForRetry).toBeLessThanOrEqual(6);
+      expect(counter.statements().filter(isLook).length).toBeGreaterThan(0);
+
+      // Backed off again; a send recorded in this process wakes it.
+      await pause(500);
+      const [now] = await testDb.db.insert(kudos).values(pendingRow()).returning();
+      app.worker.wake();
+      await toldRow(now!.id);
+      for (const row of [later!, now!]) expect(await ordersFor(row.idempotencyKey)).toHaveLength(1);
     } finally {
       counter.restore();
     }
