@@ -54,6 +54,8 @@ type Budget = { kind: 'shared'; options?: RateBudgetOptions } | { kind: 'per-cli
 /** An app instance of the stack: in this process, or a process of its own. */
 interface Instance {
   metricsUrl: string;
+  /** A process's warnings and errors since it started listening (an instance in this process logs nothing). */
+  warnings: () => Array<{ msg?: unknown }>;
   /** Look for work now (an instance in this process); a process polls as it does in production. */
   wake(): void;
 }
@@ -150,7 +152,7 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
     }
     sim.setAppUrl(children[0]!.url);
     return {
-      apps: children.map((child) => ({ metricsUrl: child.metricsUrl, wake: () => undefined })),
+      apps: children.map((child) => ({ metricsUrl: child.metricsUrl, warnings: () => child.logs.filter((l) => l.level === 'warn' || l.level === 'error'), wake: () => undefined })),
       pids: children.map((child) => child.pid),
       db: first.db,
       async close() {
@@ -184,7 +186,7 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
   }
   sim.setAppUrl(apps[0]!.url);
   return {
-    apps: apps.map((app) => ({ metricsUrl: String(app.metricsUrl), wake: () => app.worker.wake() })),
+    apps: apps.map((app) => ({ metricsUrl: String(app.metricsUrl), warnings: () => [], wake: () => app.worker.wake() })),
     pids: [],
     db: first.db,
     async close() {
@@ -198,15 +200,15 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
 }
 
 /** kudos_rewards_api_calls_total of every instance, by endpoint and status. */
-async function rewardsCalls(apps: Instance[]): Promise<Array<{ endpoint: string; status: string; n: number }>> {
-  const out: Array<{ endpoint: string; status: string; n: number }> = [];
+async function rewardsCalls(apps: Instance[]): Promise<Array<{ endpoint: string; status: string; code: string; n: number }>> {
+  const out: Array<{ endpoint: string; status: string; code: string; n: number }> = [];
   for (const app of apps) {
     const text = await (await fetch(`${app.metricsUrl}/metrics`)).text();
     for (const line of text.split('\n')) {
       const match = /^kudos_rewards_api_calls_total\{([^}]*)\} (\S+)$/.exec(line);
       if (!match) continue;
       const label = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(match[1]!)?.[1] ?? '';
-      out.push({ endpoint: `${label('method')} ${label('endpoint')}`, status: label('status'), n: Number(match[2]) });
+      out.push({ endpoint: `${label('method')} ${label('endpoint')}`, status: label('status'), code: label('code'), n: Number(match[2]) });
     }
   }
   return out;
@@ -215,6 +217,24 @@ async function rewardsCalls(apps: Instance[]): Promise<Array<{ endpoint: string;
 const isApi = (c: { endpoint: string }) => c.endpoint.includes(' /api/');
 const answered = (calls: Awaited<ReturnType<typeof rewardsCalls>>) => calls.filter((c) => isApi(c) && c.status !== '429').reduce((a, c) => a + c.n, 0);
 const limited = (calls: Awaited<ReturnType<typeof rewardsCalls>>) => calls.filter((c) => isApi(c) && c.status === '429').reduce((a, c) => a + c.n, 0);
+
+/** Answers other than 2xx, by endpoint and status (`network TIMEOUT`: no answer in time), e.g. `POST /api/v1/orders/choice-cards 409`. */
+function notOk(calls: Awaited<ReturnType<typeof rewardsCalls>>): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const c of calls) {
+    if (!isApi(c) || /^2/.test(c.status) || c.n === 0) continue;
+    const key = `${c.endpoint} ${c.status}${c.status === 'network' ? ` ${c.code}` : ''}`;
+    by.set(key, (by.get(key) ?? 0) + c.n);
+  }
+  return by;
+}
+
+/** The instances' warnings, counted by message. */
+function warningsOf(apps: Instance[]): Map<string, number> {
+  const by = new Map<string, number>();
+  for (const app of apps) for (const line of app.warnings()) by.set(String(line.msg), (by.get(String(line.msg)) ?? 0) + 1);
+  return by;
+}
 
 function perEndpoint(calls: Awaited<ReturnType<typeof rewardsCalls>>): Map<string, number> {
   const by = new Map<string, number>();
@@ -249,6 +269,10 @@ interface FleetResult {
   rateLimited: number;
   perKudos: number;
   endpoints: Map<string, number>;
+  /** Answers other than 2xx by endpoint and status (429s included). */
+  notOk: Map<string, number>;
+  /** The instances' warnings by message. */
+  warnings: Map<string, number>;
   placed: number;
   singles: { p50: number; p99: number; max: number; count: number };
   seconds: number;
@@ -332,6 +356,8 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
       rateLimited: limited(calls),
       perKudos: round(answered(calls) / Math.max(1, placed), 3),
       endpoints: perEndpoint(calls),
+      notOk: notOk(calls),
+      warnings: warningsOf(apps),
       placed,
       singles: { p50: round(summary.p50 / 1000, 3), p99: round(summary.p99 / 1000, 3), max: round(summary.max / 1000, 3), count: summary.count },
       seconds: round(seconds, 1),
@@ -458,10 +484,15 @@ function singleDelayRows(section: string, label: string, fleet: FleetResult, bas
 
 /** Where a run's requests went: each endpoint's requests per kudos placed (and the count). */
 function perKudosByEndpoint(r: FleetResult): string {
-  return [...r.endpoints]
+  const counted = (by: Map<string, number>) =>
+    [...by]
+      .sort((a, b) => b[1] - a[1])
+      .map(([key, n]) => `${key} (${n})`)
+      .join(', ') || 'none';
+  return `${[...r.endpoints]
     .sort((a, b) => b[1] - a[1])
     .map(([endpoint, n]) => `${endpoint} ${round(n / Math.max(1, r.placed), 3)} (${n})`)
-    .join(', ');
+    .join(', ')}; not 2xx: ${counted(r.notOk)}; the instances' warnings: ${counted(r.warnings)}`;
 }
 
 /** `--fleet-only` (e.g. the full `--backlog 5000 --limit 1000`): the fleet with and without the booking horizon, nothing else. */
