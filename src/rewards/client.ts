@@ -14,6 +14,7 @@ import { ALL_SCOPES, type RewardsClient, type RewardsClientOptions } from './typ
 
 export const DEFAULTS = {
   timeoutMs: 10_000,
+  orderTimeoutMs: 30_000,
   maxRetries: 3,
   retryBaseDelayMs: 200,
   maxRetryDelayMs: 30_000,
@@ -58,6 +59,7 @@ export function createRewardsClient(opts: RewardsClientOptions): RewardsClient {
   const ctx: ResourceContext = {
     transport,
     auth,
+    orderTimeoutMs: Math.max(opts.orderTimeoutMs ?? DEFAULTS.orderTimeoutMs, opts.timeoutMs ?? DEFAULTS.timeoutMs),
     recoveryAttempts: opts.recoveryAttempts ?? DEFAULTS.recoveryAttempts,
     retryBaseDelayMs,
     maxRetryDelayMs,

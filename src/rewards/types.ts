@@ -63,6 +63,13 @@ export interface RewardsClientOptions {
   scopes?: string[];
   /** Per-attempt timeout; default 10_000 ms. */
   timeoutMs?: number;
+  /**
+   * Per-attempt timeout of order creation (orders, reward links, campaign execution) when the call
+   * names none; default 30_000 ms (never less than `timeoutMs`). Longer than a read's: an attempt that
+   * times out is sent again, and a slow server is usually still placing the first one, so a tight
+   * timeout turns one order into a second POST (answered 409) and a lookup by its key.
+   */
+  orderTimeoutMs?: number;
   /** Retries after the first attempt, for requests that may be retried; default 3. */
   maxRetries?: number;
   /** Metrics hook, called once per HTTP attempt. Exceptions thrown by it are ignored. */

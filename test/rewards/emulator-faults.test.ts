@@ -66,7 +66,7 @@ describe('order creation under faults gives exactly one order', () => {
   ];
   for (const [name, fault, settleMs] of cases) {
     it(name, async () => {
-      const { client, calls } = newClient({ timeoutMs: 400 });
+      const { client, calls } = newClient({ timeoutMs: 400, orderTimeoutMs: 400 });
       const before = await balanceCents(client);
       await emulator.faults(fault);
       const created = await client.orders.createChoice(order(25), { idempotencyKey: `fault-${name}` });
@@ -147,7 +147,7 @@ describe('property: concurrent creations under random faults', () => {
         fc.array(fc.tuple(faultArb, fc.integer({ min: 1, max: 3 })), { maxLength: 3 }),
         async (amounts, faults) => {
           await emulator.reset();
-          const { client } = newClient({ timeoutMs: 400 });
+          const { client } = newClient({ timeoutMs: 400, orderTimeoutMs: 400 });
           const before = await balanceCents(client);
           for (const [fault, count] of faults) await emulator.faults({ method: 'POST', path: ORDER_PATH, count, ...fault });
           const run = Math.random().toString(36).slice(2, 10);

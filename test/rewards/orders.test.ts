@@ -87,10 +87,36 @@ describe('createChoice', () => {
       return true;
     });
     stub = await startStub(api.handler);
-    const { client } = testClient(stub.url, { timeoutMs: 500 });
+    const { client } = testClient(stub.url, { timeoutMs: 500, orderTimeoutMs: 500 });
     const created = await create(client);
     expect(created).toMatchObject({ recovered: true, order: { orderId: 'O-1' } });
     expect(api.byKey.size).toBe(1);
+  });
+
+  it('a server slower than the read timeout is waited for: one POST, no second POST of the order in flight, no lookup', async () => {
+    // Before orderTimeoutMs the order's attempt had the read timeout (here 300 ms): it was sent again
+    // while the first was still being placed, answered 409, and looked up: 3 requests for one order.
+    const api = idempotentApi((_req, res) => {
+      const order = [...api.byKey.values()][0]!;
+      setTimeout(() => res.destroyed || json(res, 201, { data: order }), 1_000);
+      return true;
+    });
+    stub = await startStub(api.handler);
+    const { client } = testClient(stub.url, { timeoutMs: 300 });
+    const created = await create(client);
+    expect(created).toMatchObject({ recovered: false, order: { orderId: 'O-1' } });
+    expect(stub.hits('/api/v1/orders/choice-cards', 'POST')).toHaveLength(1);
+    expect(stub.hits('/api/v1/orders', 'GET')).toHaveLength(0);
+    // A read keeps the read timeout.
+    const slowRead = await startStub(
+      (_req, res) => void setTimeout(() => res.destroyed || json(res, 200, { availableBalance: { amount: 1, currency: 'USD' }, pendingBalance: { amount: 0, currency: 'USD' } }), 1_000),
+    );
+    try {
+      const reader = testClient(slowRead.url, { timeoutMs: 300, maxRetries: 0 }).client;
+      await expect(reader.balance.get()).rejects.toMatchObject({ code: 'TIMEOUT' });
+    } finally {
+      await slowRead.close();
+    }
   });
 
   it('a key already used (e.g. by a run that crashed) returns the existing order, recovered', async () => {

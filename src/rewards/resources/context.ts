@@ -10,6 +10,8 @@ import type { ListResult, PageQuery, RequestOptions } from '../types.js';
 export interface ResourceContext {
   transport: Transport;
   auth: TokenSource;
+  /** Per-attempt timeout of order creation when the call names none (createRewardsClient's orderTimeoutMs). */
+  orderTimeoutMs: number;
   recoveryAttempts: number;
   retryBaseDelayMs: number;
   maxRetryDelayMs: number;

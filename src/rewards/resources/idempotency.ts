@@ -54,7 +54,13 @@ export interface CreateCall {
 export async function createOrderOnce(ctx: ResourceContext, call: CreateCall, options: CreateOrderOptions): Promise<CreatedOrder> {
   const key = checkIdempotencyKey(options?.idempotencyKey);
   try {
-    const body = await send(ctx, { method: 'POST', path: call.path, endpoint: call.endpoint, json: { ...call.body, idempotencyKey: key }, retry: 'safe' }, options);
+    // The order's own (longer) timeout: a retry after a timeout is a second POST of an order the
+    // server is most likely still placing (then a 409 and a lookup): three requests for one order.
+    const body = await send(
+      ctx,
+      { method: 'POST', path: call.path, endpoint: call.endpoint, json: { ...call.body, idempotencyKey: key }, retry: 'safe' },
+      { ...options, timeoutMs: options.timeoutMs ?? ctx.orderTimeoutMs },
+    );
     return { order: validateResponse(orderSummarySchema, unwrapData(body), call.endpoint), recovered: false };
   } catch (error) {
     if (!(error instanceof RewardsConflictError && error.code === ErrorCodes.DUPLICATE_IDEMPOTENCY_KEY)) throw error;
