@@ -21,11 +21,16 @@
 // minute, as before). The minute's read is then one per account (one per instance at most, read in
 // flight shared by the process's workspaces), not one per workspace: 50 workspaces in a steady stream
 // read the balance about once a minute, not 50 times.
+//
+// A read is a background request nobody waits on: it has 15 s per attempt, and when it fails (a slow
+// or failing API) the checks after orders leave the account alone for 30 s instead of reading again
+// after every order. A read in flight in this process, or one of the last 5 s, asked after the
+// orders a check follows, is shared by the checks of the account's workspaces (the sweep's too).
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { financeState, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
-import { toCents } from '../rewards/index.js';
+import { toCents, type RewardsClient } from '../rewards/index.js';
 import { isRewardsNotConnected, type RewardsAccounts } from './rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { orderSpendSince } from './ledger.js';
@@ -41,7 +46,16 @@ export interface LowBalanceDeps {
 }
 
 const DAY_MS = 86_400_000;
-const BALANCE_TIMEOUT_MS = 5000;
+/**
+ * A balance read of the low-balance check: nobody waits on it (it runs after the order, beside the
+ * worker), so it is given the time a loaded server needs: at 5 s a slow answer was a timeout, sent
+ * again up to 3 times (each attempt a request of the account's budget), and nothing recorded.
+ */
+const BALANCE_TIMEOUT_MS = 15_000;
+/** After a failed read, the checks after orders leave the account alone this long (the sweep and a 402 still read). */
+export const BALANCE_FAILURE_PAUSE_MS = 30_000;
+/** A read of the account this recent stands for a new one in this process (the sweep's workspaces on one account, checks at the same moment). */
+export const BALANCE_SHARED_MS = 5_000;
 /** After an order, a balance read older than this is read again whatever the estimate says. */
 export const BALANCE_RECHECK_MS = 60_000;
 
@@ -160,19 +174,20 @@ export interface BalanceRead {
  * Checks the workspace's balance against its threshold. `known`: a read of the same account moments
  * ago (another workspace's, see afterOrder) stands for a new GET; it is recorded as read at its time.
  */
-export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef, known?: BalanceRead, onRead?: (rewards: object, read: BalanceRead) => void): Promise<LowBalanceCheck | undefined> {
+export async function checkLowBalance(
+  deps: LowBalanceDeps,
+  ws: WorkspaceRef,
+  known?: BalanceRead,
+  readBalance: (rewards: RewardsClient) => Promise<BalanceRead & { earlier?: boolean }> = (rewards) => readBalanceOnce(deps, rewards),
+): Promise<LowBalanceCheck | undefined> {
   const settings = await deps.settings.get(ws);
   const thresholdCents = settings.lowBalanceThresholdCents;
   const rewards = await deps.rewards.for(ws);
-  let read = known;
-  if (!read) {
-    const asked = deps.now();
-    const balance = await rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
-    read = { balanceCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }), currency: balance.availableBalance.currency, readAt: asked };
-    onRead?.(rewards, read);
-  }
+  const read: BalanceRead & { earlier?: boolean } = known ?? (await readBalance(rewards));
   const { balanceCents, currency } = read;
-  const checkedAt = known ? sql`${known.readAt.toISOString()}::timestamptz` : sql`now()`;
+  // A read made for this check is recorded now, as always; one made earlier (another workspace's,
+  // a few seconds ago) at its own time, so the next estimate subtracts what was spent since then.
+  const checkedAt = known || read.earlier ? sql`${read.readAt.toISOString()}::timestamptz` : sql`now()`;
   await ensureFinanceState(deps.db, ws);
   if (thresholdCents === null) {
     await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt }).where(eq(financeState.teamId, ws.teamId));
@@ -212,6 +227,13 @@ export async function checkLowBalance(deps: LowBalanceDeps, ws: WorkspaceRef, kn
   return { balanceCents, currency, thresholdCents, below, alerted: true };
 }
 
+/** One GET /balance, as a read of when it was asked. */
+async function readBalanceOnce(deps: Pick<LowBalanceDeps, 'now'>, rewards: RewardsClient): Promise<BalanceRead> {
+  const asked = deps.now();
+  const balance = await rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
+  return { balanceCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }), currency: balance.availableBalance.currency, readAt: asked };
+}
+
 export interface LowBalanceMonitor {
   /** An order was placed: check soon when the estimate asks for it (balanceReadNeeded; coalesced per workspace). Never throws. */
   afterOrder(ws: WorkspaceRef): Promise<void>;
@@ -234,8 +256,49 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
   // The last balance this process read of each account (by client): several workspaces on one account
   // (single mode, or a shared connection) need not each read it for their first order.
   const lastReads = new WeakMap<object, BalanceRead>();
-  const remember = (rewards: object, read: BalanceRead) => lastReads.set(rewards, read);
   const afterOrderRuns = coalescedPerWorkspace();
+  // One read of an account in flight in this process (by client), whoever asks: workspaces on one
+  // account (single mode) whose decisions ran at the same moment, a sweep and a 402 share it.
+  const readsInFlight = new WeakMap<object, { askedMs: number; reading: Promise<BalanceRead> }>();
+  // When a read of the account last failed: the checks after orders leave it alone for a while
+  // instead of asking again after every order while the API is slow or down.
+  const failedAt = new WeakMap<object, number>();
+
+  /**
+   * A read of the account asked at `notBeforeMs` or later (so it sees every order placed before then):
+   * the one in flight in this process, or one made in the last BALANCE_SHARED_MS, else a new one.
+   */
+  function sharedRead(rewards: RewardsClient, notBeforeMs: number): Promise<BalanceRead & { earlier?: boolean }> {
+    const inFlight = readsInFlight.get(rewards);
+    if (inFlight && inFlight.askedMs >= notBeforeMs) return inFlight.reading.then((read) => ({ ...read, earlier: true }));
+    const recent = lastReads.get(rewards);
+    if (recent && recent.readAt.getTime() >= notBeforeMs && deps.now().getTime() - recent.readAt.getTime() < BALANCE_SHARED_MS) return Promise.resolve({ ...recent, earlier: true });
+    const askedMs = deps.now().getTime();
+    const reading = readBalanceOnce(deps, rewards).then(
+      (read) => {
+        lastReads.set(rewards, read);
+        failedAt.delete(rewards);
+        return read;
+      },
+      (error: unknown) => {
+        failedAt.set(rewards, deps.now().getTime());
+        throw error;
+      },
+    );
+    const entry = { askedMs, reading };
+    readsInFlight.set(rewards, entry);
+    void reading
+      .catch(() => undefined)
+      .finally(() => {
+        if (readsInFlight.get(rewards) === entry) readsInFlight.delete(rewards);
+      });
+    return reading;
+  }
+
+  async function pausedAfterFailure(ws: WorkspaceRef): Promise<boolean> {
+    const failed = failedAt.get(await deps.rewards.for(ws));
+    return failed !== undefined && deps.now().getTime() - failed < BALANCE_FAILURE_PAUSE_MS;
+  }
 
   async function recentReadOfAccount(ws: WorkspaceRef): Promise<BalanceRead | undefined> {
     const read = lastReads.get(await deps.rewards.for(ws));
@@ -255,6 +318,8 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
       return true;
     });
     if (!needed) return;
+    // A read of the account failed moments ago: the next one waits (the sweep, or an order after the pause).
+    if ((needed === true || needed === 'first') && (await pausedAfterFailure(ws).catch(() => false))) return;
     if (needed === true && accountReading && mayWait) {
       await accountReading;
       return afterOrderOnce(ws, false);
@@ -264,6 +329,7 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
       await checkLowBalance(deps, ws, known).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
       return;
     }
+    // The orders this check follows were placed before it starts: a read asked from then on sees them.
     const reading = checkCoalesced(ws);
     if (deps.rewards.mode !== 'single') return reading;
     accountReading = reading;
@@ -271,10 +337,19 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
     if (accountReading === reading) accountReading = undefined;
   }
 
-  function checkCoalesced(ws: WorkspaceRef): Promise<void> {
+  /**
+   * A check of the workspace, on a read of its account asked at `sinceMs` or later (default: when the
+   * check starts). A check run again for calls that came meanwhile takes a read from its own start.
+   */
+  function checkCoalesced(ws: WorkspaceRef, sinceMs?: number): Promise<void> {
+    let firstRun = true;
     // A workspace with no Rewards account yet (distribution mode) has no balance to watch.
     return checks.run(ws.teamId, async () => {
-      await checkLowBalance(deps, ws, undefined, remember).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
+      const since = firstRun && sinceMs !== undefined ? sinceMs : deps.now().getTime();
+      firstRun = false;
+      await checkLowBalance(deps, ws, undefined, (rewards) => sharedRead(rewards, since)).catch((error: unknown) =>
+        isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error }),
+      );
     });
   }
 
@@ -283,7 +358,9 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
       .select({ teamId: workspaceSettings.teamId, enterpriseId: workspaceSettings.enterpriseId })
       .from(workspaceSettings)
       .where(isNotNull(workspaceSettings.lowBalanceThresholdCents));
-    for (const ws of rows) await checkCoalesced(ws);
+    // Workspaces on one account (single mode) share a read made since the sweep began.
+    const since = deps.now().getTime();
+    for (const ws of rows) await checkCoalesced(ws, since);
   }
 
   return {

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { financeState, kudos } from '../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 import { buildKudosRow } from '../support/kudos-row.js';
+import { BALANCE_FAILURE_PAUSE_MS } from '../../src/domain/low-balance.js';
 
 const ENV = {
   KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
@@ -147,6 +148,51 @@ describe('balance reads', () => {
       );
     expect(states.map((s) => [s.lastBalanceCents, s.balanceState])).toEqual(teams.map(() => [500_000, 'above']));
     expect(alerts()).toHaveLength(0);
+  });
+
+  it('a failed read is not asked again after every following order: the checks pause, then read once more', async () => {
+    // Before: a read that failed (a slow or failing API) left nothing recorded, so each following
+    // order read again, every attempt retried (24 requests here instead of 4).
+    await t.emulator.setBalance(5000);
+    let clock = Date.now();
+    const app = await t.stack.startAnotherApp({ now: () => new Date(clock) });
+    const reads = () => balanceReads(app.metricsUrl);
+    // The API fails the next 24 reads: before, the first order's read (4 attempts) and then each of
+    // the next five orders' (4 more each) took all of them.
+    await t.emulator.faults({ method: 'GET', path: '^/api/v1/balance$', status: 503, count: 24 });
+    await app.finance.lowBalance.afterOrder({ teamId: 'T_FAIL0' });
+    // One read: its attempt and the client's three retries, all answered 503.
+    expect(await reads()).toBe(4);
+    for (let i = 1; i <= 5; i++) await app.finance.lowBalance.afterOrder({ teamId: `T_FAIL${i}` });
+    expect(await reads()).toBe(4);
+    // Past the pause, the next order reads again, and the API (its faults used up elsewhere) answers.
+    for (let i = 0; i < 5; i++) await t.stack.app.rewards.balance.get().catch(() => undefined);
+    clock += BALANCE_FAILURE_PAUSE_MS;
+    await app.finance.lowBalance.afterOrder({ teamId: 'T_FAIL6' });
+    expect(await reads()).toBe(5);
+    const [state] = await t.db.select().from(financeState).where(eq(financeState.teamId, 'T_FAIL6'));
+    expect(state?.lastBalanceCents).toBe(500_000);
+  });
+
+  it('the sweep reads the one account once for all its workspaces (single mode), not once per workspace', async () => {
+    await t.emulator.setBalance(5000);
+    const teams = Array.from({ length: 6 }, (_, i) => ({ teamId: `T_SWEEP${i}` }));
+    // Seeded with the environment's threshold, as every workspace Kudos meets.
+    for (const ws of teams) await t.stack.app.settings.get(ws);
+    const before = await balanceReads();
+    await t.stack.app.finance.lowBalance.sweep();
+    // Before: one read per workspace with a threshold (six here).
+    expect((await balanceReads()) - before).toBe(1);
+    const states = await t.db
+      .select()
+      .from(financeState)
+      .where(
+        inArray(
+          financeState.teamId,
+          teams.map((ws) => ws.teamId),
+        ),
+      );
+    expect(states.map((s) => s.lastBalanceCents)).toEqual(teams.map(() => 500_000));
   });
 
   it('no threshold: an order reads no balance at all', async () => {
