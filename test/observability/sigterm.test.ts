@@ -52,7 +52,8 @@ async function startApp(): Promise<AppProcess> {
     // 'placing order' (the moment to send SIGTERM) is a debug line.
     extra: { LOG_LEVEL: 'debug' },
   });
-  const app = await startAppProcess(env);
+  // A cold start (PGlite's migrations, the build's first run) took over a minute at load average 26.
+  const app = await startAppProcess(env, { startTimeoutMs: 180_000 });
   apps.push(app);
   sim.setAppUrl(app.url);
   return app;
@@ -68,12 +69,35 @@ async function rowsAfterExit(): Promise<KudosRow[]> {
   }
 }
 
+/**
+ * /kudos, then the send modal submitted, as submitSendForm (test/support/app.ts) does it for an app in
+ * the test's process: the child app's first request pays for its cold start, which on a loaded machine
+ * can outlast Slack's 3-second trigger_id (no modal opens: the user types the command again) or its
+ * 3-second ack (Slack's "try again" on the open modal: the user submits again; one send is recorded).
+ */
 async function submitKudos(recipient: string): Promise<void> {
-  const before = sim.openViews('U_MANAGER').length;
-  await sim.slashCommand('U_MANAGER', '');
-  const view = await sim.waitFor(() => (sim.openViews('U_MANAGER').length > before || before > 0 ? sim.openViews('U_MANAGER').at(-1) : undefined));
-  const answer = await sim.submitView(view.id, sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
-  expect(answer.status).toBe(200);
+  for (let attempt = 1; ; attempt++) {
+    await sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
+    const view = await sim
+      .waitFor(
+        () =>
+          sim
+            .openViews('U_MANAGER')
+            .filter((v) => v.callback_id === 'kudos_send')
+            .at(-1),
+        10_000,
+      )
+      .catch(() => undefined);
+    if (!view && attempt < 3) continue;
+    expect(view).toBeDefined();
+    for (let submit = 1; submit <= 3; submit++) {
+      const answer = await sim.submitView(view!.id, sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+      expect(answer.status).toBe(200);
+      if (sim.openViews('U_MANAGER').every((v) => v.id !== view!.id)) return;
+      expect(JSON.stringify(answer.body) + JSON.stringify(sim.viewErrors(view!.id))).toMatch(/again|trouble/);
+    }
+    throw new Error('the send modal was never accepted');
+  }
 }
 
 async function sigterm(app: AppProcess): Promise<{ code: number | null; ms: number }> {
@@ -101,7 +125,7 @@ describe('SIGTERM', () => {
     // The order request takes 2 s to be answered: SIGTERM lands while it is in flight.
     await emulator.faults({ method: 'POST', path: ORDER_PATH, delayMs: 2000 });
     await submitKudos('U_EMP1');
-    await app.waitForLog((l) => l.msg === 'placing order');
+    await app.waitForLog((l) => l.msg === 'placing order', 60_000);
 
     const exit = sigterm(app);
     await app.waitForLog((l) => l.msg === 'stopping');
@@ -112,26 +136,29 @@ describe('SIGTERM', () => {
     );
     expect(late).not.toBe(200);
 
-    const { code, ms } = await exit;
+    // Exit code 0 is the graceful close finished: main.ts's hard limit, armed when it logs 'stopping',
+    // exits 1 after 10 s. (The time the test sees adds its own wait for the child's exit, which on a
+    // loaded machine is no measure of the app: it is not asserted.)
+    const { code } = await exit;
     expect(code).toBe(0);
-    expect(ms).toBeLessThan(10_000);
+    await app.waitForLog((l) => l.msg === 'kudos app stopped', 10_000); // its last line may be read after the exit
     const [row] = await rowsAfterExit();
     expect(row!.status).toBe('placed');
     expect(row!.orderId).toBeTruthy();
     expect(row!.claimedUntil).toBeNull();
     expect(await orderCount()).toBe(1);
-  }, 60_000);
+  }, 300_000);
 
   it('releases a lease it cannot finish in time, so another instance resumes it with the same key', async () => {
     const first = await startApp();
     // Longer than the shutdown grace: the call is aborted and the row released.
     await emulator.faults({ method: 'POST', path: ORDER_PATH, delayMs: 12_000 });
     await submitKudos('U_EMP2');
-    await first.waitForLog((l) => l.msg === 'placing order');
+    await first.waitForLog((l) => l.msg === 'placing order', 60_000);
 
     const { code, ms } = await sigterm(first);
-    expect(code).toBe(0);
-    expect(ms).toBeLessThan(10_000);
+    expect(code).toBe(0); // within main.ts's 10 s hard limit (see above)
+    await first.waitForLog((l) => l.msg === 'kudos app stopped', 10_000);
     const [released] = await rowsAfterExit();
     expect(released!.status).toBe('pending');
     expect(released!.claimedUntil).toBeNull();
@@ -140,7 +167,7 @@ describe('SIGTERM', () => {
     // A new instance resumes it with the same idempotency key: one order, even though the emulator
     // still applies the delayed first request.
     const second = await startApp();
-    await second.waitForLog((l) => l.msg === 'order placed', 30_000);
+    await second.waitForLog((l) => l.msg === 'order placed', 60_000);
     const exit = await sigterm(second);
     expect(exit.code).toBe(0);
     const [placed] = await rowsAfterExit();
@@ -150,5 +177,5 @@ describe('SIGTERM', () => {
     // fault delay does not follow the emulator's clock), so wait that out before counting.
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, 12_500 - ms)));
     expect(await orderCount()).toBe(1);
-  }, 90_000);
+  }, 360_000);
 });
