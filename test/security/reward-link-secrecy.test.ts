@@ -26,7 +26,7 @@ async function deliverLinks(): Promise<string[]> {
   expect(answer.status).toBe(200);
   const request = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
   await e2e.emulator.advance(3);
-  const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 8000);
+  const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 30_000);
   const order = await e2e.stack.app.rewards.orders.get(request.orderIds[0]!);
   const links = order.recipients.map((r) => r.rewardLink!);
   expect(links).toHaveLength(3);

@@ -33,7 +33,7 @@ describe('reward links from Slack', () => {
     expect(e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes(REDEEM))).toHaveLength(0);
 
     await e2e.emulator.advance(3);
-    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 8000);
+    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 30_000);
     const complete = await e2e.stack.app.rewards.orders.get(orderId!);
     const links = complete.recipients.map((r) => r.rewardLink!);
     expect(links).toHaveLength(3);
@@ -64,7 +64,7 @@ describe('reward links from Slack', () => {
     expect(resumed.orderIds).toEqual([first.order.orderId]);
     expect((await e2e.stack.app.rewards.orders.list({ orderType: 'LINK' })).data).toHaveLength(1);
     await e2e.emulator.advance(3);
-    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 8000);
+    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 30_000);
     expect(dm.text.match(/redeem\//g)).toHaveLength(2);
   });
 
