@@ -345,10 +345,12 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
       present: presentNotice,
       notifyChannelOf,
       logger,
+      // Each order's completion check is scheduled in the statement that records it (markPlaced).
+      firstCheckDelayMs: background.firstCheckDelayMs,
       onOrderPlaced: async (row) => {
-        // The balance check runs beside the completion scheduling and never holds up the worker.
+        // The balance check runs on its own and never holds up the worker.
         void finance.lowBalance.afterOrder({ teamId: row.teamId, enterpriseId: row.enterpriseId });
-        await background.orderPlaced(row);
+        background.orderPlaced();
       },
       onOrderFailed: async (row) => {
         await finance.lowBalance.onOrderFailed(row);

@@ -6,6 +6,7 @@ import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schema/index.js';
 import { toCents } from '../rewards/index.js';
+import { checksOfPlacedKudos } from './order-check-schedule.js';
 import { PART_FOUND_LATER, partCount, partOfKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 
 /**
@@ -170,11 +171,13 @@ export interface PlacedOrder {
 
 /**
  * The order is placed: recorded with the recipients as mapped (the lease stays until the sender is
- * told). Undefined when the claim was lost meanwhile (someone else holds the row now).
+ * told). Undefined when the claim was lost meanwhile (someone else holds the row now). With `checks`,
+ * each order's completion check is scheduled in the same statement (a CTE inserting from the update's
+ * RETURNING: a lost claim updates nothing and schedules nothing), one transaction instead of two.
  */
-export async function markPlaced(db: Database, id: string, fence: ClaimFence, order: PlacedOrder): Promise<KudosRow | undefined> {
+export async function markPlaced(db: Database, id: string, fence: ClaimFence, order: PlacedOrder, opts: { checks?: { firstDelayMs: number } } = {}): Promise<KudosRow | undefined> {
   // Prepared: this runs once per kudos placed (src/db/prepared.ts).
-  const statement = prepared(db, 'kudos.markPlaced', (d) =>
+  const placedUpdate = (d: Database) =>
     d
       .update(kudos)
       .set({
@@ -200,10 +203,8 @@ export async function markPlaced(db: Database, id: string, fence: ClaimFence, or
           eq(kudos.status, sql.placeholder('fenceStatus')),
         ),
       )
-      .returning()
-      .prepare('kudos_mark_placed'),
-  );
-  const [row] = await statement.execute({
+      .returning();
+  const values = {
     id,
     ...order,
     recipients: JSON.stringify(order.recipients),
@@ -211,7 +212,18 @@ export async function markPlaced(db: Database, id: string, fence: ClaimFence, or
     workerId: fence.workerId,
     attempts: fence.attempts,
     fenceStatus: fence.status,
-  });
+  };
+  if (opts.checks) {
+    const statement = prepared(db, 'kudos.markPlacedAndCheck', (d) => {
+      const placed = d.$with('placed').as(placedUpdate(d));
+      const checks = d.$with('checks', { orderId: sql<string>`order_id` }).as(checksOfPlacedKudos(sql`${sql.placeholder('firstDelayMs')}::integer`));
+      return d.with(placed, checks).select().from(placed).prepare('kudos_mark_placed_and_check');
+    });
+    const [row] = await statement.execute({ ...values, firstDelayMs: Math.max(0, Math.ceil(opts.checks.firstDelayMs)) });
+    return row;
+  }
+  const statement = prepared(db, 'kudos.markPlaced', (d) => placedUpdate(d).prepare('kudos_mark_placed'));
+  const [row] = await statement.execute(values);
   return row;
 }
 

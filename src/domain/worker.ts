@@ -34,13 +34,20 @@ import { centsToDecimal, formatUsd } from './money.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
 import { findNotification, postAllOnce, resumeStalledNotices } from './notifications.js';
 import { isChatRefusal } from './ports.js';
+import { scheduleKudosCheck } from './reconcile.js';
 import { ensureRecipientMapping, ensureRecipientMappings } from './recipients.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from './rewards-errors.js';
 import type { BackgroundDeps } from './background-deps.js';
 import { asWorkspace } from './workspace-turns.js';
 
 export interface WorkerDeps extends BackgroundDeps {
-  /** Called once an order is placed (webhooks issue: schedules its completion check). */
+  /**
+   * An order placed is watched to completion: each order's check is first due this long after it was
+   * placed (or after its send time), scheduled in the statement that records the order (markPlaced).
+   * Unset: no checks are scheduled (tests of the worker alone).
+   */
+  firstCheckDelayMs?: number;
+  /** Called once an order is placed and its checks scheduled (the low-balance decision, the order poller's wake-up). */
   onOrderPlaced?: (row: KudosRow) => Promise<void>;
   /**
    * Called once when the API refused an order for good (approvals issue: an approved send refused for
@@ -493,17 +500,25 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     const cost = order.totalCost;
     // A send of several parts: its cost is the sum recorded part by part (recordPart).
     const several = partCount(row) > 1;
-    const placed = await markPlaced(deps.db, row.id, fence, {
-      recipients: row.recipients,
-      status: row.scheduledAt ? 'scheduled' : 'placed',
-      orderId: order.orderId,
-      orderStatus: order.status,
-      costCents: several ? (row.costCents ?? row.totalCents) : cost ? toCents(cost.amount, { rounding: 'half-up' }) : row.totalCents,
-      costCurrency: several ? (row.costCurrency ?? row.currency) : (cost?.currency ?? row.currency),
-      orderIds: several ? orderIdsOf(row) : [order.orderId],
-    });
+    // Every order of the send (all its parts, the send being settled now) gets its completion check in
+    // the statement that records it: placed and watched, or neither (a lost claim).
+    const placed = await markPlaced(
+      deps.db,
+      row.id,
+      fence,
+      {
+        recipients: row.recipients,
+        status: row.scheduledAt ? 'scheduled' : 'placed',
+        orderId: order.orderId,
+        orderStatus: order.status,
+        costCents: several ? (row.costCents ?? row.totalCents) : cost ? toCents(cost.amount, { rounding: 'half-up' }) : row.totalCents,
+        costCurrency: several ? (row.costCurrency ?? row.currency) : (cost?.currency ?? row.currency),
+        orderIds: several ? orderIdsOf(row) : [order.orderId],
+      },
+      deps.firstCheckDelayMs === undefined ? {} : { checks: { firstDelayMs: deps.firstCheckDelayMs } },
+    );
     if (!placed) return fencedOut(undefined, kudosLog);
-    await deps.onOrderPlaced?.(placed).catch((error: unknown) => kudosLog.warn('scheduling the completion check failed', { error }));
+    await deps.onOrderPlaced?.(placed).catch((error: unknown) => kudosLog.warn('the placed-order hook failed', { error }));
     return placed;
   }
 
@@ -512,8 +527,13 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     // A send with parts already created is partial, never failed: those parts are paid and delivered.
     const status = row.partsPlaced > 0 ? 'partial' : 'failed';
     const settled = fencedOut(await updateClaimed(deps.db, row.id, fence, { status, errorCode: code, errorMessage: message }), kudosLog);
-    // The parts created are watched to completion like any order.
-    if (settled?.status === 'partial') await deps.onOrderPlaced?.(settled).catch((error: unknown) => kudosLog.warn('scheduling the completion checks failed', { error }));
+    // The parts created are watched to completion like any order (a rare path: its own statement).
+    if (settled?.status === 'partial') {
+      const firstDelayMs = deps.firstCheckDelayMs;
+      await (firstDelayMs === undefined ? Promise.resolve() : scheduleKudosCheck(deps.db, settled, firstDelayMs))
+        .then(() => deps.onOrderPlaced?.(settled))
+        .catch((error: unknown) => kudosLog.warn('scheduling the completion checks failed', { error }));
+    }
     return settled;
   }
 

@@ -13,8 +13,7 @@
 // (src/domain/rate-budget.ts): the account's one budget, shared with the sends, which come first.
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
-import type { KudosRow } from '../db/schema/index.js';
-import { CHECK_BATCH_SIZE, CHECK_SLOT_MS, claimDueChecks, DEFAULT_CHECK_DELAYS_MS, dueChecksReady, runOrderChecks, scheduleKudosCheck, scheduleMissingKudosChecks } from '../domain/reconcile.js';
+import { CHECK_BATCH_SIZE, CHECK_SLOT_MS, claimDueChecks, DEFAULT_CHECK_DELAYS_MS, dueChecksReady, runOrderChecks, scheduleMissingKudosChecks } from '../domain/reconcile.js';
 import { expireNoticeMessages } from '../domain/notifications.js';
 import { expireIdleSchedules } from '../domain/call-schedules.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
@@ -66,8 +65,10 @@ export interface BackgroundProcessing {
   start(): void;
   /** A webhook event was stored. */
   wakeEvents(): void;
-  /** The worker placed a kudos order: watch it until it is finished. */
-  orderPlaced(row: KudosRow): Promise<void>;
+  /** The first completion check of an order, this long after it was placed (the worker schedules a kudos' checks as it records its order). */
+  readonly firstCheckDelayMs: number;
+  /** The worker placed a kudos order and scheduled its checks: the order poller looks sooner. */
+  orderPlaced(): void;
   /** A reward-link request was recorded: create its order(s) now, in the background. */
   placeRewardLinks(requestId: string): void;
   stop(graceMs?: number): Promise<void>;
@@ -172,8 +173,8 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
       log.info('webhook and notification processing started', { orderOutcomes: deps.webhooks === 'off' ? 'polling' : 'webhooks, polling as the safety net' });
     },
     wakeEvents: () => events.wake(),
-    async orderPlaced(row) {
-      await scheduleKudosCheck(deps.db, row, firstCheckDelayMs);
+    firstCheckDelayMs,
+    orderPlaced() {
       poller.wake();
     },
     poller,

@@ -3,7 +3,7 @@
 // Through the real app, the emulator's fault injection and its lookup by clientOrderId.
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { kudos, type KudosRow } from '../../src/db/schema/index.js';
+import { kudos, orderChecks, type KudosRow } from '../../src/db/schema/index.js';
 import { idlePollWait } from '../../src/domain/worker.js';
 import { eventually, useAppPerTest, type TestStack } from '../support/app.js';
 import type { TestEmulator } from '../support/emulator.js';
@@ -250,6 +250,33 @@ describe('an idle worker', () => {
       app.worker.wake();
       await toldRow(now!.id);
       for (const row of [later!, now!]) expect(await ordersFor(row.idempotencyKey)).toHaveLength(1);
+    } finally {
+      counter.restore();
+    }
+  });
+});
+
+describe("an order's completion check", () => {
+  it('is scheduled in the statement that records the order: one statement for both, one check per kudos', async () => {
+    const counter = countQueries(testDb.db);
+    try {
+      const app = await stack.startAnotherApp({ worker: { pollIntervalMs: 100 } });
+      const rows = await testDb.db
+        .insert(kudos)
+        .values(Array.from({ length: 5 }, () => pendingRow()))
+        .returning();
+      app.worker.wake();
+      for (const row of rows) await toldRow(row.id);
+      const checks = await testDb.db.select().from(orderChecks);
+      for (const row of rows) {
+        const placed = await rowOf(row.id);
+        expect(checks.filter((c) => c.kudosId === row.id).map((c) => [c.orderId, c.source])).toEqual([[placed.orderId, 'kudos']]);
+      }
+      const statements = counter.statements();
+      // The order's record carries its check (with "placed" as (update "kudos" ...), "checks" as (insert into order_checks ...)).
+      expect(statements.filter((text) => /^with "placed" as \(update "kudos"/i.test(text) && /insert into order_checks/i.test(text))).toHaveLength(5);
+      // No statement of its own schedules a kudos' check (scheduleOrderCheck's insert).
+      expect(statements.filter((text) => /^insert into "order_checks"/i.test(text))).toHaveLength(0);
     } finally {
       counter.restore();
     }
