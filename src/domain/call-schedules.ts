@@ -4,7 +4,8 @@
 //
 // - A schedule is a GCRA: each call takes the next slot, `intervalMs` after the previous one, with
 //   `burst` calls allowed at once; one INSERT ... ON CONFLICT per call, on the database's clock, so
-//   instances interleave in the order they asked.
+//   instances interleave in the order they asked. Posts asked for in the same turn of the event loop
+//   (a notify's confirmation and announcement) are booked in one statement (takeAll).
 // - `maxWaitMs`: a caller that cannot wait long (a post of the notice outbox, which then posts again
 //   at the time it is told; a request inside Slack's 3 s) books a slot only when it is that close,
 //   and otherwise learns when to come back (`notBeforeMs`) without taking one.
@@ -32,7 +33,9 @@ export interface CallSchedules {
    * Takes the next slot of every one of `slots` (distinct keys of workspace `teamId`) in one statement,
    * all or none: booked only if each is at most `maxWaitMs` away; the wait is the furthest one's, and
    * `notBeforeMs` when not booked is when every one of them will be that close. A post needs its
-   * channel's slot and its workspace's: a post refused for one uses up neither.
+   * channel's slot and its workspace's: a post refused for one uses up neither. Calls made in the same
+   * turn of the event loop (a notify's two posts) are booked in one statement for their workspace, each
+   * decided as if booked after the ones asked before it.
    */
   takeAll(teamId: string, slots: Array<{ key: string; rule: PaceRule }>, opts: { maxWaitMs: number }): Promise<SlotAnswer>;
   /** Slack answered 429: nothing of `key` goes before `retryAfterMs` from now. */
@@ -59,6 +62,103 @@ const STOP_ALLOWANCE_MS = 1000;
 export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {}): CallSchedules {
   const stopping = new AbortController();
   const ms = (value: number) => sql`${value}::float8 * interval '1 millisecond'`;
+  const step = (column: string) => sql.raw(`${column} * interval '1 millisecond'`);
+
+  /**
+   * Books the groups of slots of one workspace in one statement, each group all or none, decided in
+   * order exactly as one statement per group made one after another would decide them: a group is
+   * booked only if each of its slots is at most `maxWaitMs` away, a key's slot coming one interval
+   * after the slot of each earlier group that booked the same key (a notify's two posts both take the
+   * workspace's `post` key: the second one's slot is the next one). A group's wait is its furthest
+   * slot's; a group not booked learns when every one of its slots will be that close.
+   */
+  async function bookInOrder(teamId: string, groups: Array<Array<{ key: string; rule: PaceRule }>>, maxWaitMs: number): Promise<SlotAnswer[]> {
+    const wanted = sql.join(
+      groups.flatMap((slots, g) => slots.map(({ key, rule }) => sql`(${g + 1}::integer, ${key}::text, ${rule.intervalMs}::float8, ${Math.max(0, rule.burst - 1) * rule.intervalMs}::float8)`)),
+      sql`, `,
+    );
+    const maxWait = ms(Math.min(maxWaitMs, 86_400_000));
+    // The rows are locked first (their latest versions), so that the booking below is decided on what
+    // was read. A key used for the first time has no row to lock; the booking then goes after any row
+    // a concurrent caller inserted meanwhile. `walk` decides the groups one by one (booked: the groups
+    // booked so far); `uses` counts a key's booked slots, `earlier` those of the groups before this one.
+    const rows = rowsOf<{ g: number | string; wait_ms: number | string; booked: boolean | string }>(
+      await db.execute(sql`
+        with recursive wanted (g, key, interval_ms, tolerance_ms) as (values ${wanted}),
+        locked as (
+          select key, next_at, blocked_until from slack_call_schedules
+          where team_id = ${teamId} and key in (select key from wanted) for update
+        ),
+        start as (
+          select distinct on (w.key) w.key, w.interval_ms, w.tolerance_ms,
+            greatest(coalesce(l.next_at, now()), now(), coalesce(l.blocked_until + ${step('w.tolerance_ms')}, now())) as base
+          from wanted w left join locked l on l.key = w.key
+        ),
+        walk (g, booked) as (
+          select 0, array[]::integer[]
+          union all
+          select walk.g + 1,
+            case when (
+              select coalesce(bool_and(s.base + (select count(*) from wanted e where e.key = w.key and e.g = any(walk.booked)) * ${step('s.interval_ms')} - ${step('s.tolerance_ms')} <= now() + ${maxWait}), false)
+              from wanted w join start s on s.key = w.key where w.g = walk.g + 1
+            ) then walk.booked || (walk.g + 1) else walk.booked end
+          from walk where walk.g < (select max(g) from wanted)
+        ),
+        decided as (select booked from walk order by g desc limit 1),
+        planned as (
+          select w.g, w.key, s.interval_ms, s.tolerance_ms, s.base, w.g = any(d.booked) as booked,
+            (select count(*) from wanted e where e.key = w.key and e.g < w.g and e.g = any(d.booked)) as earlier,
+            (select count(*) from wanted e where e.key = w.key and e.g = any(d.booked)) as uses
+          from wanted w join start s on s.key = w.key cross join decided d
+        ),
+        booked as (
+          insert into slack_call_schedules as s (team_id, key, next_at)
+          select distinct on (key) ${teamId}, key, base + uses * ${step('interval_ms')} from planned where uses > 0
+          on conflict (team_id, key) do update set
+            next_at = greatest(excluded.next_at, s.next_at + (select p.uses * ${step('p.interval_ms')} from planned p where p.key = s.key limit 1)), updated_at = now()
+          returning s.key, s.next_at
+        )
+        select p.g, bool_or(p.booked) as booked,
+          max(greatest(0, extract(epoch from (
+            case when p.booked then b.next_at - (p.uses - p.earlier) * ${step('p.interval_ms')} else p.base + p.earlier * ${step('p.interval_ms')} end
+            - ${step('p.tolerance_ms')} - now())) * 1000))::float8 as wait_ms
+        from planned p left join booked b on b.key = p.key
+        group by p.g`),
+    );
+    return groups.map((_, i) => {
+      const row = rows.find((r) => Number(r.g) === i + 1);
+      const waitMs = Number(row?.wait_ms ?? 0);
+      return row?.booked === true || row?.booked === 't' ? { booked: true, waitMs } : { booked: false, notBeforeMs: waitMs };
+    });
+  }
+
+  let pending: Array<{ teamId: string; slots: Array<{ key: string; rule: PaceRule }>; maxWaitMs: number; resolve: (answer: SlotAnswer) => void }> = [];
+  function flush(): void {
+    const batch = pending;
+    pending = [];
+    // One statement per workspace and wait bound (in practice: per workspace), the groups in the order asked.
+    const byScope = new Map<string, typeof batch>();
+    for (const item of batch) {
+      const scope = `${item.maxWaitMs}\u0000${item.teamId}`;
+      const list = byScope.get(scope);
+      if (list) list.push(item);
+      else byScope.set(scope, [item]);
+    }
+    for (const items of byScope.values()) {
+      bookInOrder(
+        items[0]!.teamId,
+        items.map((item) => item.slots),
+        items[0]!.maxWaitMs,
+      ).then(
+        (answers) => items.forEach((item, i) => item.resolve(answers[i]!)),
+        (error: unknown) => {
+          opts.onError?.(error);
+          for (const item of items) item.resolve({ booked: true, waitMs: 0 });
+        },
+      );
+    }
+  }
+
   return {
     stopSignal: stopping.signal,
     stop: () => stopping.abort(new Error('the app is stopping')),
@@ -87,46 +187,13 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
         return { booked: true, waitMs: 0 };
       }
     },
-    async takeAll(teamId, slots, o) {
-      const wanted = sql.join(
-        slots.map(({ key, rule }) => sql`(${key}::text, ${rule.intervalMs}::float8, ${Math.max(0, rule.burst - 1) * rule.intervalMs}::float8)`),
-        sql`, `,
-      );
-      const step = (column: string) => sql.raw(`${column} * interval '1 millisecond'`);
-      try {
-        // The rows are locked first (their latest versions), so that the booking below is decided on
-        // what was read: every slot fits, or none is taken. A key used for the first time has no row
-        // to lock; the booking then goes after any row a concurrent caller inserted meanwhile.
-        const rows = rowsOf<{ key: string; wait_ms: number | string; booked: boolean | string }>(
-          await db.execute(sql`
-            with wanted (key, interval_ms, tolerance_ms) as (values ${wanted}),
-            locked as (
-              select key, next_at, blocked_until from slack_call_schedules
-              where team_id = ${teamId} and key in (select key from wanted) for update
-            ),
-            planned as (
-              select w.key, w.interval_ms, w.tolerance_ms,
-                greatest(coalesce(l.next_at, now()), now(), coalesce(l.blocked_until + ${step('w.tolerance_ms')}, now())) as base
-              from wanted w left join locked l on l.key = w.key
-            ),
-            fits as (select coalesce(bool_and(base - ${step('tolerance_ms')} <= now() + ${ms(Math.min(o.maxWaitMs, 86_400_000))}), false) as ok from planned),
-            booked as (
-              insert into slack_call_schedules as s (team_id, key, next_at)
-              select ${teamId}, key, base + ${step('interval_ms')} from planned where (select ok from fits)
-              on conflict (team_id, key) do update set next_at = greatest(excluded.next_at, s.next_at + (select ${step('interval_ms')} from wanted where wanted.key = s.key)), updated_at = now()
-              returning s.key, s.next_at
-            )
-            select p.key, (select ok from fits) as booked,
-              greatest(0, extract(epoch from (coalesce(b.next_at - ${step('p.interval_ms')}, p.base) - ${step('p.tolerance_ms')} - now())) * 1000)::float8 as wait_ms
-            from planned p left join booked b on b.key = p.key`),
-        );
-        const waitMs = Math.max(0, ...rows.map((r) => Number(r.wait_ms)));
-        const booked = rows.some((r) => r.booked === true || r.booked === 't');
-        return booked ? { booked: true, waitMs } : { booked: false, notBeforeMs: waitMs };
-      } catch (error) {
-        opts.onError?.(error);
-        return { booked: true, waitMs: 0 };
-      }
+    takeAll(teamId, slots, o) {
+      // Posts asked for in the same turn of the event loop (a notify's confirmation and announcement,
+      // posted together) are booked together: one statement for all of them (bookInOrder).
+      return new Promise<SlotAnswer>((resolve) => {
+        pending.push({ teamId, slots, maxWaitMs: o.maxWaitMs, resolve });
+        if (pending.length === 1) setImmediate(flush);
+      });
     },
     async block(teamId, key, retryAfterMs) {
       try {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createCallSchedules } from '../../src/domain/call-schedules.js';
 import { useTestDatabase } from '../support/db.js';
+import { countQueries } from '../support/query-count.js';
 
 const testDb = useTestDatabase();
 const MINUTE = 60_000;
@@ -92,5 +93,76 @@ describe('call schedules', () => {
     const blocked = await s.takeAll('T2', [{ key: 'post', rule }], { maxWaitMs: 10 * MINUTE });
     if (!blocked.booked) throw new Error('within ten minutes');
     expect(blocked.waitMs).toBeGreaterThan(1.9 * MINUTE);
+  });
+
+  describe('posts asked for together (a notify: its confirmation and its announcement)', () => {
+    const channel = { intervalMs: MINUTE, burst: 2 };
+    const post = (key: string, workspace: { intervalMs: number; burst: number }) => [
+      { key, rule: channel },
+      { key: 'post', rule: workspace },
+    ];
+    /** Statements that touched the schedules while `run` ran. */
+    async function statementsOf<T>(run: () => Promise<T>): Promise<{ result: T; statements: number }> {
+      const counter = countQueries(testDb.db);
+      try {
+        const result = await run();
+        return { result, statements: counter.statements().filter((text) => /slack_call_schedules/.test(text)).length };
+      } finally {
+        counter.restore();
+      }
+    }
+
+    it("are booked in one statement, the workspace's key twice: both slots of its burst", async () => {
+      const s = schedules();
+      const workspace = { intervalMs: MINUTE, burst: 2 };
+      const { result, statements } = await statementsOf(() =>
+        Promise.all([s.takeAll('T1', post('post:D1', workspace), { maxWaitMs: 1000 }), s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 })]),
+      );
+      expect(statements).toBe(1);
+      expect(result.map((a) => a.booked)).toEqual([true, true]);
+      // The workspace's burst is used up: the next post waits a minute for it.
+      const next = await s.takeAll('T1', post('post:C9', workspace), { maxWaitMs: 1000 });
+      expect(next.booked).toBe(false);
+      if (!next.booked) expect(next.notBeforeMs).toBeGreaterThan(0.9 * MINUTE);
+    });
+
+    it('decide each post as separate bookings one after the other would: the first booked, the second refused without using its channel', async () => {
+      const workspace = { intervalMs: MINUTE, burst: 1 };
+      const together = await statementsOf(() => {
+        const s = schedules();
+        return Promise.all([s.takeAll('T1', post('post:D1', workspace), { maxWaitMs: 1000 }), s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 })]);
+      });
+      expect(together.statements).toBe(1);
+      const s = schedules();
+      const one = await s.takeAll('T2', post('post:D1', workspace), { maxWaitMs: 1000 });
+      const other = await s.takeAll('T2', post('post:C1', workspace), { maxWaitMs: 1000 });
+      const rounded = (a: { booked: boolean; waitMs?: number; notBeforeMs?: number }) => ({ booked: a.booked, ms: Math.round((a.waitMs ?? a.notBeforeMs)! / 1000) });
+      expect(together.result.map(rounded)).toEqual([one, other].map(rounded));
+      expect(together.result.map((a) => a.booked)).toEqual([true, false]);
+      // The refused post used none of its channel's burst: two posts there go at once (another workspace's key).
+      for (let i = 0; i < 2; i++) expect(await s.take('T1', 'post:C1', channel)).toEqual({ booked: true, waitMs: 0 });
+    });
+
+    it("two posts to one channel together: the channel's second slot, then none", async () => {
+      const s = schedules();
+      const workspace = { intervalMs: MINUTE, burst: 5 };
+      const answers = await Promise.all([1, 2, 3].map(() => s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 })));
+      expect(answers.map((a) => a.booked)).toEqual([true, true, false]);
+      const third = answers[2]!;
+      if (!third.booked) expect(third.notBeforeMs).toBeGreaterThan(0.9 * MINUTE);
+      // Two of the workspace's five went: three are left at once.
+      const left = await Promise.all([1, 2, 3, 4].map((i) => s.takeAll('T1', post(`post:X${i}`, workspace), { maxWaitMs: 1000 })));
+      expect(left.map((a) => a.booked)).toEqual([true, true, true, false]);
+    });
+
+    it('keeps workspaces apart: one statement each', async () => {
+      const s = schedules();
+      const workspace = { intervalMs: MINUTE, burst: 1 };
+      const { result, statements } = await statementsOf(() =>
+        Promise.all([s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 }), s.takeAll('T2', post('post:C1', workspace), { maxWaitMs: 1000 })]),
+      );
+      expect(statements).toBe(2);
+      expect(result.map((a) => a.booked)).toEqual([true, true]);
+    });
   });
 });

@@ -1,11 +1,14 @@
 // The app's Slack pacing on the shared schedules (src/slack/pacing.ts over src/domain/call-schedules.ts):
 // a post needs its channel's slot and its workspace's, and one refused for either uses up neither.
 // Retry-afters are the database's bookings (tens of seconds apart here), not measured durations.
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { rowsOf } from '../../src/db/client.js';
 import { createCallSchedules } from '../../src/domain/call-schedules.js';
 import { ChatRefusal } from '../../src/domain/ports.js';
 import { createSlackPacer } from '../../src/slack/pacing.js';
 import { useTestDatabase } from '../support/db.js';
+import { countQueries } from '../support/query-count.js';
 
 const testDb = useTestDatabase();
 
@@ -29,5 +32,20 @@ describe('Slack pacing of posts', () => {
     // Each is told to come back when the workspace has room (~31 s), not when C2 would (100 s and more,
     // had the refused posts booked its slots).
     for (const refusal of refusals) expect(refusal.retryAfterSeconds).toBeLessThan(40);
+  });
+
+  it("a notify's two posts, made together, book their four slots in one statement", async () => {
+    const pacer = createSlackPacer(createCallSchedules(testDb.db), async () => 'T1');
+    const counter = countQueries(testDb.db);
+    const posted: string[] = [];
+    try {
+      await Promise.all([pacer.post('D1', async () => posted.push('D1')), pacer.post('C1', async () => posted.push('C1'))]);
+      expect(counter.statements().filter((text) => /slack_call_schedules/.test(text))).toHaveLength(1);
+    } finally {
+      counter.restore();
+    }
+    expect(posted.sort()).toEqual(['C1', 'D1']);
+    const rows = await testDb.db.execute(sql`select key from slack_call_schedules where team_id = 'T1' order by key`);
+    expect(rowsOf<{ key: string }>(rows).map((r) => r.key)).toEqual(['post', 'post:C1', 'post:D1']);
   });
 });
