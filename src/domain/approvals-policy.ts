@@ -5,7 +5,7 @@ import { rowsOf, type Database } from '../db/client.js';
 import { kudos, rewardLinkRequests } from '../db/schema/index.js';
 import { formatUsd } from './money.js';
 import type { PolicyReader, SendDraftSummary, SendPolicy, SendRoute } from './send-policy.js';
-import type { SettingsStore, WorkspaceSettings } from './settings.js';
+import { readStoredSettings, type SettingsStore, type WorkspaceSettings } from './settings.js';
 
 /** Statuses whose money is not spent: never placed, refused, or given back. */
 export const UNSPENT_STATUSES = ['failed', 'rejected', 'canceled', 'expired'] as const;
@@ -97,15 +97,18 @@ export function decideRoute(
 }
 
 export function approvalPolicy(deps: { db: Database; settings: SettingsStore; now: () => Date }): SendPolicy {
-  async function decide(db: PolicyReader, draft: SendDraftSummary): Promise<SendRoute> {
-    const settings = await deps.settings.get({ teamId: draft.teamId });
+  async function decide(db: PolicyReader, draft: SendDraftSummary, settings: WorkspaceSettings): Promise<SendRoute> {
     const underThreshold = settings.approvalThresholdCents !== 0 && draft.totalCents <= settings.approvalThresholdCents;
     const spent = underThreshold && settings.monthlyBudgetCents !== null ? await monthlySpendCents(db, draft.teamId, draft.senderUserId, deps.now()) : 0;
     const recent = underThreshold ? await recentToSameCents(db, draft.teamId, draft.senderUserId, draft.recipientEmails ?? []) : 0;
     return decideRoute(draft, settings, spent, recent);
   }
   return {
-    route: (draft) => decide(deps.db, draft),
-    recheck: decide,
+    route: async (draft) => decide(deps.db, draft, await deps.settings.get({ teamId: draft.teamId })),
+    // Under the caller's transaction: the settings too are read through it (readStoredSettings), never
+    // through the cache's own connection. A workspace not seeded yet (no row) has had no settings read:
+    // then the cache's read, outside any lock a one-connection database would deadlock on, cannot be
+    // avoided; every caller reads the settings (admin check, route) before recording, which seeds them.
+    recheck: async (db, draft) => decide(db, draft, (await readStoredSettings(db, draft.teamId)) ?? (await deps.settings.get({ teamId: draft.teamId }))),
   };
 }

@@ -114,6 +114,16 @@ export function seedFromConfig(
   };
 }
 
+/**
+ * A workspace's stored settings read through `reader` (a transaction's), bypassing the cache; undefined
+ * before the workspace's first read seeded them. Inside a transaction, the cache's own read would take
+ * another connection, which embedded PGlite (one connection) only grants after the transaction: a deadlock.
+ */
+export async function readStoredSettings(reader: Pick<Database, 'select'>, teamId: string): Promise<WorkspaceSettings | undefined> {
+  const [row] = await reader.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, teamId));
+  return row ? fromRow(row) : undefined;
+}
+
 function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
   return {
     teamId: row.teamId,
