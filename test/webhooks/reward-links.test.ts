@@ -68,6 +68,21 @@ describe('reward links from Slack', () => {
     expect(dm.text.match(/redeem\//g)).toHaveLength(2);
   });
 
+  it('a design lookup slower than Slack waits: acked in time, the outcome by response_url, one request recorded', async () => {
+    await e2e.emulator.faults({ method: 'GET', path: '/api/v1/catalog/choice-cards', delayMs: 3500, count: 1 });
+    const answer = await e2e.stack.sim.slashCommand('U_ADMIN', 'links 3 10 birthday', 'C_KUDOS');
+    // Answered inside Slack's 3 s (no "operation_timeout" for the admin), saying the answer follows.
+    expect(answer.status).toBe(200);
+    expect(JSON.stringify(answer.body)).toContain('Looking up the card design');
+    expect(e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes('operation_timeout'))).toHaveLength(0);
+    // The outcome reaches the admin through the response_url, once the lookup answered.
+    const outcome = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages().find((m) => m.ephemeral && m.visible_to === 'U_ADMIN' && m.text.includes('Creating 3 reward links of $10')), 30_000);
+    expect(outcome.text).toContain('$30 in total');
+    const request = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+    expect(request.quantity).toBe(3);
+    expect(await e2e.db.select().from(rewardLinkRequests)).toHaveLength(1);
+  });
+
   it('refuses non-admins and bad input with a message, creating nothing', async () => {
     const refused = await e2e.stack.sim.slashCommand('U_MANAGER', 'links 3 10', 'C_GENERAL');
     expect(JSON.stringify(refused.body)).toContain('Only Kudos admins');

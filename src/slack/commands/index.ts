@@ -91,7 +91,7 @@ async function answerCommand(deps: ListenerDeps, command: SlashCommandPayload, a
       return ack({ response_type: 'ephemeral', text: notConnectedText(admin, settings.adminUserIds ?? undefined) });
     }
   }
-  if (isLinksCommand(command.text)) return handleLinksCommand(ack, command, deps);
+  if (isLinksCommand(command.text)) return handleLinksCommand(ack, command, deps, respond);
   const audit = parseAuditCommand(command.text);
   if (audit) return handleAuditCommand(deps, { ack, command, csv: audit.csv });
   const stats = parseStatsCommand(command.text);
