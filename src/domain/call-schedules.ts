@@ -79,7 +79,8 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
     );
     const maxWait = ms(Math.min(maxWaitMs, 86_400_000));
     // The rows are locked first (their latest versions), so that the booking below is decided on what
-    // was read. A key used for the first time has no row to lock; the booking then goes after any row
+    // was read; in key order, as the upsert below writes them, so that two bookings sharing keys (a
+    // workspace's post key, a busy channel's) wait for each other instead of deadlocking. A key used for the first time has no row to lock; the booking then goes after any row
     // a concurrent caller inserted meanwhile. `walk` decides the groups one by one (booked: the groups
     // booked so far); `uses` counts a key's booked slots, `earlier` those of the groups before this one.
     const rows = rowsOf<{ g: number | string; wait_ms: number | string; booked: boolean | string }>(
@@ -87,7 +88,7 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
         with recursive wanted (g, key, interval_ms, tolerance_ms) as (values ${wanted}),
         locked as (
           select key, next_at, blocked_until from slack_call_schedules
-          where team_id = ${teamId} and key in (select key from wanted) for update
+          where team_id = ${teamId} and key in (select key from wanted) order by key for update
         ),
         start as (
           select distinct on (w.key) w.key, w.interval_ms, w.tolerance_ms,
