@@ -111,7 +111,8 @@ describe('money for admins in the simulator', () => {
     expect(shown).toContain('$5,000');
     expect(shown).toMatch(/pending/i);
     expect(await home.locator('button', { hasText: 'Request higher limits' }).count()).toBe(1);
-    await home.locator('h2, h3, .bk-header', { hasText: 'Money' }).first().scrollIntoViewIfNeeded();
+    // The whole page, no scrolling first: Home is republished live, and an element scrolled to could be
+    // replaced meanwhile (seen in CI: "Element is not attached to the DOM").
     await page.screenshot({ path: 'docs/money-app-home.png', fullPage: true });
   });
 
