@@ -20,6 +20,18 @@ const WS = { teamId: 'T0KUDOS' };
 
 const alerts = () => t.stack.sim.messages('C_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])));
 
+/** The recorded finance state of each of these workspaces. */
+const financeStatesOf = (teams: Array<{ teamId: string }>) =>
+  t.db
+    .select()
+    .from(financeState)
+    .where(
+      inArray(
+        financeState.teamId,
+        teams.map((ws) => ws.teamId),
+      ),
+    );
+
 async function send(userId: string, amount: string, users = ['U_EMP1']) {
   const row = await submitSendForm(t.stack, t.db, userId, sendModalValues({ users, design: 'CC-THANK-YOU', amount }));
   return eventually(async () => {
@@ -137,15 +149,7 @@ describe('balance reads', () => {
     for (const [i, ws] of teams.entries()) await (i % 2 ? other : t.stack.app).finance.lowBalance.afterOrder(ws);
     expect((await reads()) - before).toBe(2);
     // Each workspace has the account's balance recorded, above its threshold.
-    const states = await t.db
-      .select()
-      .from(financeState)
-      .where(
-        inArray(
-          financeState.teamId,
-          teams.map((ws) => ws.teamId),
-        ),
-      );
+    const states = await financeStatesOf(teams);
     expect(states.map((s) => [s.lastBalanceCents, s.balanceState])).toEqual(teams.map(() => [500_000, 'above']));
     expect(alerts()).toHaveLength(0);
   });
@@ -183,15 +187,7 @@ describe('balance reads', () => {
     await t.stack.app.finance.lowBalance.sweep();
     // Before: one read per workspace with a threshold (six here).
     expect((await balanceReads()) - before).toBe(1);
-    const states = await t.db
-      .select()
-      .from(financeState)
-      .where(
-        inArray(
-          financeState.teamId,
-          teams.map((ws) => ws.teamId),
-        ),
-      );
+    const states = await financeStatesOf(teams);
     expect(states.map((s) => s.lastBalanceCents)).toEqual(teams.map(() => 500_000));
   });
 
