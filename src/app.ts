@@ -43,6 +43,7 @@ import { createHomePublisher, type HomePublisher, type HomePublisherOptions } fr
 import { ackUnanswered, dropRedeliveredEvents } from './slack/middleware.js';
 import { createEventReceipts } from './domain/event-receipts.js';
 import { purgeDueWorkspaces, purgeWorkspaceData } from './domain/workspace-data.js';
+import { stopWithin } from './lib/stop-within.js';
 import { SocketModeConnection, type SocketModeConnectionOptions } from './socket-mode/connection.js';
 
 export interface StartAppOptions {
@@ -509,17 +510,19 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         // So does work waiting for its slot in a Slack schedule; a post not sent is posted by the outbox later.
         callSchedules.stop();
         if (purgeTimer) clearInterval(purgeTimer);
-        await changes?.stop();
         const httpClosed = Promise.all([http.close(3000), metricsHttp?.close(1000)]);
-        await socket?.stop();
-        await httpReceiver?.stop();
-        await approvals.stop();
-        await home.stop();
-        await automations.stop();
-        await finance.stop();
-        await digest.stop();
-        // In parallel: both must be done well inside main.ts's 10 s hard limit.
-        await Promise.all([worker.stop(opts.shutdownGraceMs ?? 6000), background.stop(3000)]);
+        // Every part stops at once, not one after another: the worker's grace and the passes in flight
+        // (a Home refresh, a sweep) run side by side, and all must end well inside main.ts's 10 s hard
+        // limit. A pass still running past its bound is left (the database closes under it; its work is
+        // done again by the next pass of any instance), so close() ends in time and in order.
+        const passes = { changes, socket, httpReceiver, approvals, home, automations, finance, digest };
+        await Promise.all([
+          worker.stop(opts.shutdownGraceMs ?? 6000),
+          background.stop(3000),
+          ...Object.entries(passes).map(([name, part]) =>
+            stopWithin(part?.stop(), PASS_STOP_BOUND_MS, () => logger.warn('a background pass did not stop in time; closing without it', { part: name })),
+          ),
+        ]);
         await httpClosed;
         await rewardsAccounts.close();
         await directWebApi.close();
@@ -641,3 +644,6 @@ function noSingleClient(): RewardsClient {
     },
   });
 }
+
+/** How long close() waits for a background pass in flight (the worker's default grace: they end together). */
+const PASS_STOP_BOUND_MS = 6000;

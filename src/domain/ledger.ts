@@ -6,7 +6,7 @@ import { and, eq, gte, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { kudos } from '../db/schema/index.js';
 import { orderIdsOf } from './kudos-parts.js';
-import { toCents, type LedgerRow, type RewardsClient } from '../rewards/index.js';
+import { toCents, type LedgerRow, type RequestOptions, type RewardsClient } from '../rewards/index.js';
 
 export type MovementKind = 'top_up_pending' | 'top_up_completed' | 'top_up_unapproved' | 'promotion' | 'reward_refund' | 'transfer_sent' | 'transfer_received' | 'order' | 'order_canceled' | 'other';
 
@@ -117,16 +117,21 @@ export function monthOf(date: Date): string {
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Every movement between two instants (the API filters by whole UTC days, inclusive), newest first. */
+function requestOptions(opts: { timeoutMs?: number; signal?: AbortSignal }): RequestOptions | undefined {
+  if (opts.timeoutMs === undefined && opts.signal === undefined) return undefined;
+  return { ...(opts.timeoutMs !== undefined && { timeoutMs: opts.timeoutMs }), ...(opts.signal && { signal: opts.signal }) };
+}
+
 export async function readMovements(
   rewards: Pick<RewardsClient, 'balance'>,
   range: { start: Date; end: Date },
-  opts: { maxRows?: number; timeoutMs?: number } = {},
+  opts: { maxRows?: number; timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<{ movements: Movement[]; truncated: boolean }> {
   const maxRows = opts.maxRows ?? 5000;
   const lastDay = new Date(range.end.getTime() - 1);
   const movements: Movement[] = [];
   let truncated = false;
-  for await (const row of rewards.balance.ledger({ startDate: day(range.start), endDate: day(lastDay), pageSize: 100 }, opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined)) {
+  for await (const row of rewards.balance.ledger({ startDate: day(range.start), endDate: day(lastDay), pageSize: 100 }, requestOptions(opts))) {
     const movement = toMovement(row);
     if (movement.occurredAt && (movement.occurredAt < range.start || movement.occurredAt >= range.end)) continue;
     if (movements.length >= maxRows) {
@@ -166,7 +171,7 @@ export function totalsOf(movements: Movement[]): LedgerTotals {
 }
 
 /** Net spend on orders (orders minus cancellations) since `since`, from the ledger. */
-export async function orderSpendSince(rewards: Pick<RewardsClient, 'balance'>, since: Date, now: Date, opts: { timeoutMs?: number } = {}): Promise<number> {
+export async function orderSpendSince(rewards: Pick<RewardsClient, 'balance'>, since: Date, now: Date, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<number> {
   const { movements } = await readMovements(rewards, { start: since, end: new Date(now.getTime() + 1) }, opts);
   return totalsOf(movements).orderSpendCents;
 }

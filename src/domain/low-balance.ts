@@ -43,6 +43,8 @@ export interface LowBalanceDeps {
   notifier: FinanceNotifier;
   logger: Logger;
   now(): Date;
+  /** Aborted when the app stops: reads in flight end at once instead of holding the stop up to their timeout. */
+  signal?: AbortSignal | undefined;
 }
 
 const DAY_MS = 86_400_000;
@@ -52,6 +54,10 @@ const DAY_MS = 86_400_000;
  * again up to 3 times (each attempt a request of the account's budget), and nothing recorded.
  */
 const BALANCE_TIMEOUT_MS = 15_000;
+
+function readOptions(deps: Pick<LowBalanceDeps, 'signal'>): { timeoutMs: number; signal?: AbortSignal } {
+  return deps.signal ? { timeoutMs: BALANCE_TIMEOUT_MS, signal: deps.signal } : { timeoutMs: BALANCE_TIMEOUT_MS };
+}
 /** After a failed read, the checks after orders leave the account alone this long (the sweep and a 402 still read). */
 export const BALANCE_FAILURE_PAUSE_MS = 30_000;
 /** A read of the account this recent stands for a new one in this process (the sweep's workspaces on one account, checks at the same moment). */
@@ -211,7 +217,7 @@ export async function checkLowBalance(
     return { balanceCents, currency, thresholdCents, below, alerted: false };
   }
   const now = deps.now();
-  const spend30dCents = await orderSpendSince(rewards, new Date(now.getTime() - 30 * DAY_MS), now, { timeoutMs: BALANCE_TIMEOUT_MS }).catch((error: unknown) => {
+  const spend30dCents = await orderSpendSince(rewards, new Date(now.getTime() - 30 * DAY_MS), now, readOptions(deps)).catch((error: unknown) => {
     deps.logger.warn('reading the last 30 days of the ledger failed; alerting without the spend', { error });
     return undefined;
   });
@@ -228,9 +234,9 @@ export async function checkLowBalance(
 }
 
 /** One GET /balance, as a read of when it was asked. */
-async function readBalanceOnce(deps: Pick<LowBalanceDeps, 'now'>, rewards: RewardsClient): Promise<BalanceRead> {
+async function readBalanceOnce(deps: Pick<LowBalanceDeps, 'now' | 'signal'>, rewards: RewardsClient): Promise<BalanceRead> {
   const asked = deps.now();
-  const balance = await rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS });
+  const balance = await rewards.balance.get(readOptions(deps));
   return { balanceCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }), currency: balance.availableBalance.currency, readAt: asked };
 }
 
@@ -244,11 +250,14 @@ export interface LowBalanceMonitor {
   onOrderFailed(row: KudosRow): Promise<false>;
   /** One periodic pass over every workspace with a threshold. */
   sweep(): Promise<void>;
-  /** Waits for checks in flight. */
+  /** Ends the balance reads in flight and waits for the checks to finish. */
   stop(): Promise<void>;
 }
 
-export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor {
+export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonitor {
+  // Stopping ends the reads in flight (each allowed BALANCE_TIMEOUT_MS): the app's stop must not wait for a slow API.
+  const stopping = new AbortController();
+  const deps: LowBalanceDeps = { ...given, signal: given.signal ? AbortSignal.any([given.signal, stopping.signal]) : stopping.signal };
   const log = deps.logger.child({ part: 'low-balance' });
   const checks = coalescedPerWorkspace();
   let sweeping: Promise<void> | undefined;
@@ -312,6 +321,9 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
   // find a read needed meanwhile wait for it and decide again on what it recorded.
   let accountReading: Promise<void> | undefined;
 
+  /** Not worth a warning: a workspace with no Rewards account yet (distribution mode), or a read ended by stopping. */
+  const expected = (error: unknown) => isRewardsNotConnected(error) || stopping.signal.aborted;
+
   async function afterOrderOnce(ws: WorkspaceRef, mayWait = true): Promise<void> {
     const needed = await balanceReadNeeded(deps, ws).catch((error: unknown) => {
       log.warn('deciding whether to read the balance failed; reading it', { teamId: ws.teamId, error });
@@ -326,7 +338,7 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
     }
     const known = needed === 'first' ? await recentReadOfAccount(ws).catch(() => undefined) : needed === true ? undefined : needed;
     if (known) {
-      await checkLowBalance(deps, ws, known).catch((error: unknown) => (isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
+      await checkLowBalance(deps, ws, known).catch((error: unknown) => (expected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
       return;
     }
     // The orders this check follows were placed before it starts: a read asked from then on sees them.
@@ -348,7 +360,7 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
       const since = firstRun && sinceMs !== undefined ? sinceMs : deps.now().getTime();
       firstRun = false;
       await checkLowBalance(deps, ws, undefined, (rewards) => sharedRead(rewards, since)).catch((error: unknown) =>
-        isRewardsNotConnected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error }),
+        expected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error }),
       );
     });
   }
@@ -360,7 +372,10 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
       .where(isNotNull(workspaceSettings.lowBalanceThresholdCents));
     // Workspaces on one account (single mode) share a read made since the sweep began.
     const since = deps.now().getTime();
-    for (const ws of rows) await checkCoalesced(ws, since);
+    for (const ws of rows) {
+      if (stopping.signal.aborted) return;
+      await checkCoalesced(ws, since);
+    }
   }
 
   return {
@@ -373,7 +388,7 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
       const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
       const balance = await deps.rewards
         .for(ws)
-        .then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS }))
+        .then((rewards) => rewards.balance.get(readOptions(deps)))
         .catch(() => undefined);
       await deps.notifier
         .toAdmins(ws, `insufficient:${row.id}`, {
@@ -396,6 +411,7 @@ export function createLowBalanceMonitor(deps: LowBalanceDeps): LowBalanceMonitor
       return sweeping;
     },
     async stop() {
+      stopping.abort();
       await sweeping?.catch(() => {});
       await Promise.allSettled([afterOrderRuns.settled(), checks.settled()]);
     },

@@ -191,6 +191,23 @@ describe('balance reads', () => {
     expect(states.map((s) => s.lastBalanceCents)).toEqual(teams.map(() => 500_000));
   });
 
+  it('stopping the app ends a balance read in flight at once: a slow API does not hold the stop up to its timeouts', { timeout: 30_000 }, async () => {
+    // Before: a read held by a slow API kept finance.stop() (and so the app's close) waiting for its
+    // 15 s timeout and each of its 3 retries, far past main.ts's 10 s hard stop. The test's timeout is the bound.
+    const held = { method: 'GET', path: '^/api/v1/balance$', delayMs: 20_000, count: 4 };
+    await t.stack.app.settings.get(WS); // seeded with the environment's threshold: the sweep reads its account
+    await t.emulator.faults(held);
+    const sweep = t.stack.app.finance.lowBalance.sweep();
+    const heldLeft = async () => ((await (await fetch(`${t.emulator.url}/_emulator/faults`)).json()) as { faults: Array<{ remaining: number }> }).faults[0]?.remaining;
+    // The emulator has taken the first held request: the read is in flight.
+    await eventually(async () => ((await heldLeft()) === held.count - 1 ? true : undefined));
+    await t.stack.app.finance.stop();
+    await sweep;
+    // One attempt, ended: no retry was sent after it, and nothing was read, so nothing recorded.
+    expect(await heldLeft()).toBe(held.count - 1);
+    expect(await t.db.select().from(financeState).where(eq(financeState.teamId, WS.teamId))).toEqual([]);
+  });
+
   it('no threshold: an order reads no balance at all', async () => {
     await t.stack.app.settings.update(WS, 'U_ADMIN', { lowBalanceThresholdCents: null });
     const before = await balanceReads();
