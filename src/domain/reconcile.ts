@@ -21,6 +21,7 @@ import {
 } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { orderIdsOf } from './kudos-parts.js';
+import { orderCheckMerge } from './order-check-schedule.js';
 import { handleOrderCanceled, handleOrderComplete, type CompletionDeps } from './reconcile-completion.js';
 
 /** Delays after the 1st, 2nd, ... check that found the order unfinished; the last one repeats. */
@@ -99,18 +100,7 @@ export async function scheduleOrderCheck(db: Database, check: ScheduleCheck): Pr
         nextCheckAt: sql`${sql.placeholder('nextCheckAt')}::timestamptz`,
         watchFrom: sql`${sql.placeholder('watchFrom')}::timestamptz`,
       })
-      .onConflictDoUpdate({
-        target: orderChecks.orderId,
-        set: {
-          kudosId: sql`coalesce(${orderChecks.kudosId}, excluded.kudos_id)`,
-          rewardLinkRequestId: sql`coalesce(${orderChecks.rewardLinkRequestId}, excluded.reward_link_request_id)`,
-          teamId: sql`coalesce(${orderChecks.teamId}, excluded.team_id)`,
-          enterpriseId: sql`coalesce(${orderChecks.enterpriseId}, excluded.enterprise_id)`,
-          source: sql`case when ${orderChecks.source} = 'webhook' then excluded.source else ${orderChecks.source} end`,
-          watchFrom: sql`greatest(${orderChecks.watchFrom}, excluded.watch_from)`,
-          updatedAt: sql`now()`,
-        },
-      })
+      .onConflictDoUpdate({ target: orderChecks.orderId, set: orderCheckMerge })
       .prepare('order_checks_schedule'),
   );
   await statement.execute({
