@@ -16,7 +16,12 @@ import type { BenchRow } from './report.js';
 
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS) || 10;
 const TARGET_MIB = 150;
-/** `npm run dev` on PGlite, the whole process tree (issue 20). */
+/**
+ * `npm run dev` on PGlite (issue 20: "under 150 MiB RSS, today about 240 MiB"). The issue's 240 MiB
+ * was this bench's "app RSS idle" of 2026-11-24: the RSS of the app's own process (`stack.app.pid`),
+ * not of npm above it; the target is read the same way, on the dev process. The whole tree (npm's
+ * own ~53 MiB with it) is reported beside it.
+ */
 const DEV_TARGET_MIB = 150;
 /**
  * The dev process as `npm run dev` started it before its memory flags of docs/operations.md (Idle
@@ -57,7 +62,7 @@ function commandOf(pid: number): string {
 }
 
 interface TreeMemory {
-  /** RSS summed over the tree (the target's measure; counts pages the processes share once each). */
+  /** RSS summed over the tree (counts pages the processes share once each). */
   totalBytes: number;
   /** PSS summed over the tree: shared pages counted once in all. */
   totalPssBytes: number;
@@ -130,8 +135,6 @@ async function benchDevMemory(): Promise<BenchRow[]> {
       unit: 'MiB',
       baseline: toMiB(former.totalBytes),
       baselineName: 'tsx src/dev/main.ts, tree (without npm)',
-      target: `< ${DEV_TARGET_MIB} MiB`,
-      meetsTarget: toMiB(dev.totalBytes) < DEV_TARGET_MIB,
     },
     {
       section,
@@ -143,11 +146,13 @@ async function benchDevMemory(): Promise<BenchRow[]> {
     },
     {
       section,
-      metric: 'RSS of the dev process alone (node dist/dev/main.js)',
+      metric: "RSS of the dev process alone (node dist/dev/main.js): the app's process, as the issue's figure",
       value: toMiB(largest.bytes),
       unit: 'MiB',
       baseline: toMiB(formerAlone.bytes),
       baselineName: FORMER_DEV_COMMAND.join(' '),
+      target: `< ${DEV_TARGET_MIB} MiB`,
+      meetsTarget: toMiB(largest.bytes) < DEV_TARGET_MIB,
     },
     {
       section,
