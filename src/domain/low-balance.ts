@@ -22,10 +22,16 @@
 // flight shared by the process's workspaces), not one per workspace: 50 workspaces in a steady stream
 // read the balance about once a minute, not 50 times.
 //
+// The decision after an order runs at most once a second per workspace in a process: orders placed
+// meanwhile (a backlog places dozens a second) are decided together by one more run after that
+// second, so a crossing is caught within about a second, and a backlog does not sum its last minute
+// of orders once per order.
+//
 // A read is a background request nobody waits on: it has 15 s per attempt, and when it fails (a slow
 // or failing API) the checks after orders leave the account alone for 30 s instead of reading again
 // after every order. A read in flight in this process, or one of the last 5 s, asked after the
 // orders a check follows, is shared by the checks of the account's workspaces (the sweep's too).
+import { setTimeout as delay } from 'node:timers/promises';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
@@ -64,6 +70,8 @@ export const BALANCE_FAILURE_PAUSE_MS = 30_000;
 export const BALANCE_SHARED_MS = 5_000;
 /** After an order, a balance read older than this is read again whatever the estimate says. */
 export const BALANCE_RECHECK_MS = 60_000;
+/** A workspace's decisions after orders start at least this far apart (in one process). */
+const DECISION_GAP_MS = 1000;
 
 /**
  * After an order: whether the balance must be read now (see the notes at the top). 'first': the
@@ -265,7 +273,7 @@ export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonito
   // The last balance this process read of each account (by client): several workspaces on one account
   // (single mode, or a shared connection) need not each read it for their first order.
   const lastReads = new WeakMap<object, BalanceRead>();
-  const afterOrderRuns = coalescedPerWorkspace();
+  const afterOrderRuns = coalescedPerWorkspace({ minGapMs: DECISION_GAP_MS, stopping: stopping.signal });
   // One read of an account in flight in this process (by client), whoever asks: workspaces on one
   // account (single mode) whose decisions ran at the same moment, a sweep and a 402 share it.
   const readsInFlight = new WeakMap<object, { askedMs: number; reading: Promise<BalanceRead> }>();
@@ -420,9 +428,11 @@ export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonito
 
 /**
  * One run per workspace at a time; a call while one runs asks for one more run after it (however many
- * calls came), and waits for that.
+ * calls came), and waits for that. With `minGapMs`, runs start at least that far apart: a call within
+ * it of the last run's start also asks for one more run, made once the gap is over (not held once
+ * `stopping` fires). The first caller waits for its own run only.
  */
-function coalescedPerWorkspace() {
+function coalescedPerWorkspace(opts: { minGapMs?: number; stopping?: AbortSignal } = {}) {
   const runs = new Map<string, { run: Promise<void>; again: boolean }>();
   return {
     run(teamId: string, once: () => Promise<void>): Promise<void> {
@@ -432,17 +442,31 @@ function coalescedPerWorkspace() {
         return current.run;
       }
       const entry = { run: Promise.resolve(), again: false };
+      let first: Promise<void> | undefined;
       entry.run = (async () => {
         do {
           entry.again = false;
-          await once();
+          const startedAt = Date.now();
+          const run = once();
+          first ??= run;
+          await run;
+          if (opts.minGapMs) await holdUntil(startedAt + opts.minGapMs, opts.stopping);
         } while (entry.again);
       })().finally(() => runs.delete(teamId));
+      // A failure reaches the callers (the first through its own run); the loop's own is theirs too.
+      entry.run.catch(() => undefined);
       runs.set(teamId, entry);
-      return entry.run;
+      return first!;
     },
     async settled(): Promise<void> {
       await Promise.allSettled([...runs.values()].map((e) => e.run));
     },
   };
+}
+
+/** Sleeps until `atMs` (not keeping the process up), or until `stopping` fires. */
+async function holdUntil(atMs: number, stopping: AbortSignal | undefined): Promise<void> {
+  const ms = atMs - Date.now();
+  if (ms <= 0 || stopping?.aborted) return;
+  await delay(ms, undefined, { ref: false, ...(stopping && { signal: stopping }) }).catch(() => undefined);
 }

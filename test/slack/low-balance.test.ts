@@ -7,6 +7,7 @@ import { financeState, kudos } from '../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 import { buildKudosRow } from '../support/kudos-row.js';
 import { BALANCE_FAILURE_PAUSE_MS } from '../../src/domain/low-balance.js';
+import { countQueries } from '../support/query-count.js';
 
 const ENV = {
   KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
@@ -206,6 +207,28 @@ describe('balance reads', () => {
     // One attempt, ended: no retry was sent after it, and nothing was read, so nothing recorded.
     expect(await heldLeft()).toBe(held.count - 1);
     expect(await t.db.select().from(financeState).where(eq(financeState.teamId, WS.teamId))).toEqual([]);
+  });
+
+  it('orders placed one after another within a second are decided together: one decision, then one more for the rest, not one each', async () => {
+    await t.emulator.setBalance(5000);
+    await t.stack.app.settings.get(WS);
+    const counted = countQueries(t.db);
+    try {
+      // Ten orders 20 ms apart, as a backlog places them: before, each found the last decision done
+      // (a few ms) and summed the workspace's orders since the last read again.
+      const decided: Array<Promise<void>> = [];
+      for (let i = 0; i < 10; i++) {
+        decided.push(t.stack.app.finance.lowBalance.afterOrder(WS));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await Promise.all(decided);
+      expect(counted.statements().filter((text) => text.includes('with own as')).length).toBeLessThanOrEqual(2);
+    } finally {
+      counted.restore();
+    }
+    // The decision still did its work: the workspace's first one read the balance.
+    const [state] = await financeStatesOf([WS]);
+    expect(state?.lastBalanceCents).toBe(500_000);
   });
 
   it('no threshold: an order reads no balance at all', async () => {

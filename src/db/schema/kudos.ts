@@ -138,6 +138,12 @@ export const kudos = pgTable(
       .on(t.teamId, t.claimedUntil)
       .where(sql`(${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)) and ${t.claimedUntil} is not null`),
     index('kudos_team_sender_idx').on(t.teamId, t.senderUserId, t.status),
+    // The low-balance decision after an order sums what the workspace's orders cost since the last
+    // balance read (low-balance.ts, decisionReads): a range of the last minute or so, not the
+    // workspace's whole history.
+    index('kudos_team_placed_idx')
+      .on(t.teamId, t.placedAt)
+      .where(sql`${t.placedAt} is not null`),
     index('kudos_order_idx').on(t.orderId),
     index('kudos_team_campaign_idx')
       .on(t.teamId, t.campaignId)

@@ -1,0 +1,1 @@
+CREATE INDEX "kudos_team_placed_idx" ON "kudos" USING btree ("team_id","placed_at") WHERE "kudos"."placed_at" is not null;
