@@ -116,12 +116,12 @@ export function monthOf(date: Date): string {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-/** Every movement between two instants (the API filters by whole UTC days, inclusive), newest first. */
 function requestOptions(opts: { timeoutMs?: number; signal?: AbortSignal }): RequestOptions | undefined {
   if (opts.timeoutMs === undefined && opts.signal === undefined) return undefined;
   return { ...(opts.timeoutMs !== undefined && { timeoutMs: opts.timeoutMs }), ...(opts.signal && { signal: opts.signal }) };
 }
 
+/** Every movement between two instants (the API filters by whole UTC days, inclusive), newest first. */
 export async function readMovements(
   rewards: Pick<RewardsClient, 'balance'>,
   range: { start: Date; end: Date },

@@ -60,10 +60,6 @@ const DAY_MS = 86_400_000;
  * again up to 3 times (each attempt a request of the account's budget), and nothing recorded.
  */
 const BALANCE_TIMEOUT_MS = 15_000;
-
-function readOptions(deps: Pick<LowBalanceDeps, 'signal'>): { timeoutMs: number; signal?: AbortSignal } {
-  return deps.signal ? { timeoutMs: BALANCE_TIMEOUT_MS, signal: deps.signal } : { timeoutMs: BALANCE_TIMEOUT_MS };
-}
 /** After a failed read, the checks after orders leave the account alone this long (the sweep and a 402 still read). */
 export const BALANCE_FAILURE_PAUSE_MS = 30_000;
 /** A read of the account this recent stands for a new one in this process (the sweep's workspaces on one account, checks at the same moment). */
@@ -72,6 +68,11 @@ export const BALANCE_SHARED_MS = 5_000;
 export const BALANCE_RECHECK_MS = 60_000;
 /** A workspace's decisions after orders start at least this far apart (in one process). */
 const DECISION_GAP_MS = 1000;
+
+/** A balance or ledger read's options: its timeout, and the stop signal when there is one. */
+function readOptions(deps: Pick<LowBalanceDeps, 'signal'>): { timeoutMs: number; signal?: AbortSignal } {
+  return deps.signal ? { timeoutMs: BALANCE_TIMEOUT_MS, signal: deps.signal } : { timeoutMs: BALANCE_TIMEOUT_MS };
+}
 
 /**
  * After an order: whether the balance must be read now (see the notes at the top). 'first': the
