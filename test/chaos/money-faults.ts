@@ -318,6 +318,9 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   for (let attempt = 0; attempt < 20; attempt++) {
     const answer = await sim.slashCommand(LINKS_ADMIN, `links ${LINKS} ${LINK_CENTS / 100}`, 'C_GENERAL').catch(() => ({ status: 0, body: '' }));
     linksAnswer = `${answer.status} ${JSON.stringify(answer.body ?? '')}`;
+    // Acked with a holding line (the card design's lookup outlasted Slack's 3 s, as under the faults):
+    // the outcome follows by response_url, and asking again would be a second request. Wait for it.
+    if (linksAnswer.includes('Looking up')) await until('reward links recorded after the holding line', 60_000, async () => (await db.db.select().from(rewardLinkRequests)).length > 0);
     if ((await db.db.select().from(rewardLinkRequests)).length > 0) break;
     if (answer.status === 200 && !linksAnswer.includes('Creating')) break; // refused: said why
     await sleep(500);
