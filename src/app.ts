@@ -515,13 +515,11 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         // (a Home refresh, a sweep) run side by side, and all must end well inside main.ts's 10 s hard
         // limit. A pass still running past its bound is left (the database closes under it; its work is
         // done again by the next pass of any instance), so close() ends in time and in order.
-        const passes = { changes, socket, httpReceiver, approvals, home, automations, finance, digest };
+        const parts = { changes, socket, httpReceiver, approvals, home, automations, finance, digest };
         await Promise.all([
           worker.stop(opts.shutdownGraceMs ?? 6000),
           background.stop(3000),
-          ...Object.entries(passes).map(([name, part]) =>
-            stopWithin(part?.stop(), PASS_STOP_BOUND_MS, () => logger.warn('a background pass did not stop in time; closing without it', { part: name })),
-          ),
+          ...Object.entries(parts).map(([name, part]) => stopWithin(part?.stop(), PASS_STOP_BOUND_MS, () => logger.warn('a part did not stop in time; closing without it', { part: name }))),
         ]);
         await httpClosed;
         await rewardsAccounts.close();
@@ -645,5 +643,5 @@ function noSingleClient(): RewardsClient {
   });
 }
 
-/** How long close() waits for a background pass in flight (the worker's default grace: they end together). */
+/** How long close() waits for a part to stop (a pass in flight: the worker's default grace, so they end together). */
 const PASS_STOP_BOUND_MS = 6000;

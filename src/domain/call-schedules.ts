@@ -80,8 +80,9 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
     const maxWait = ms(Math.min(maxWaitMs, 86_400_000));
     // The rows are locked first (their latest versions), so that the booking below is decided on what
     // was read; in key order, as the upsert below writes them, so that two bookings sharing keys (a
-    // workspace's post key, a busy channel's) wait for each other instead of deadlocking. A key used for the first time has no row to lock; the booking then goes after any row
-    // a concurrent caller inserted meanwhile. `walk` decides the groups one by one (booked: the groups
+    // workspace's post key, a busy channel's) wait for each other instead of deadlocking. A key used
+    // for the first time has no row to lock; the booking then goes after any row a concurrent caller
+    // inserted meanwhile. `walk` decides the groups one by one (booked: the groups
     // booked so far); `uses` counts a key's booked slots, `earlier` those of the groups before this one.
     const rows = rowsOf<{ g: number | string; wait_ms: number | string; booked: boolean | string }>(
       await db.execute(sql`

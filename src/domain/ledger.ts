@@ -116,22 +116,17 @@ export function monthOf(date: Date): string {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-function requestOptions(opts: { timeoutMs?: number; signal?: AbortSignal }): RequestOptions | undefined {
-  if (opts.timeoutMs === undefined && opts.signal === undefined) return undefined;
-  return { ...(opts.timeoutMs !== undefined && { timeoutMs: opts.timeoutMs }), ...(opts.signal && { signal: opts.signal }) };
-}
-
 /** Every movement between two instants (the API filters by whole UTC days, inclusive), newest first. */
 export async function readMovements(
   rewards: Pick<RewardsClient, 'balance'>,
   range: { start: Date; end: Date },
-  opts: { maxRows?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+  opts: RequestOptions & { maxRows?: number } = {},
 ): Promise<{ movements: Movement[]; truncated: boolean }> {
-  const maxRows = opts.maxRows ?? 5000;
+  const { maxRows = 5000, ...request } = opts;
   const lastDay = new Date(range.end.getTime() - 1);
   const movements: Movement[] = [];
   let truncated = false;
-  for await (const row of rewards.balance.ledger({ startDate: day(range.start), endDate: day(lastDay), pageSize: 100 }, requestOptions(opts))) {
+  for await (const row of rewards.balance.ledger({ startDate: day(range.start), endDate: day(lastDay), pageSize: 100 }, request)) {
     const movement = toMovement(row);
     if (movement.occurredAt && (movement.occurredAt < range.start || movement.occurredAt >= range.end)) continue;
     if (movements.length >= maxRows) {
@@ -171,7 +166,7 @@ export function totalsOf(movements: Movement[]): LedgerTotals {
 }
 
 /** Net spend on orders (orders minus cancellations) since `since`, from the ledger. */
-export async function orderSpendSince(rewards: Pick<RewardsClient, 'balance'>, since: Date, now: Date, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<number> {
+export async function orderSpendSince(rewards: Pick<RewardsClient, 'balance'>, since: Date, now: Date, opts: RequestOptions = {}): Promise<number> {
   const { movements } = await readMovements(rewards, { start: since, end: new Date(now.getTime() + 1) }, opts);
   return totalsOf(movements).orderSpendCents;
 }

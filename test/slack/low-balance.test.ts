@@ -199,7 +199,7 @@ describe('balance reads', () => {
     await t.stack.app.settings.get(WS); // seeded with the environment's threshold: the sweep reads its account
     await t.emulator.faults(held);
     const sweep = t.stack.app.finance.lowBalance.sweep();
-    const heldLeft = async () => ((await (await fetch(`${t.emulator.url}/_emulator/faults`)).json()) as { faults: Array<{ remaining: number }> }).faults[0]?.remaining;
+    const heldLeft = async () => (await t.emulator.faultsLeft())[0]?.remaining;
     // The emulator has taken the first held request: the read is in flight.
     await eventually(async () => ((await heldLeft()) === held.count - 1 ? true : undefined));
     await t.stack.app.finance.stop();

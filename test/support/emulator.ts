@@ -7,6 +7,8 @@ export interface TestEmulator {
   advance(seconds: number): Promise<string>;
   now(): Promise<string>;
   faults(rule: { method?: string; path?: string; status?: number; delayMs?: number; drop?: boolean; count?: number }): Promise<void>;
+  /** The counted faults not used up yet, each with how many uses it has left. */
+  faultsLeft(): Promise<Array<{ method?: string; path?: string; remaining: number }>>;
   emails(): Promise<unknown[]>;
   deliveries(): Promise<Array<{ eventId: string; eventType: string; attempt: number; status: number | string; at: string }>>;
   registerWebhook(url: string, events?: string[]): Promise<{ active: boolean }>;
@@ -49,6 +51,9 @@ export async function startTestEmulator(env?: Record<string, string>): Promise<T
     },
     async faults(rule) {
       await control('POST', '/faults', rule);
+    },
+    async faultsLeft() {
+      return (await control<{ faults: Array<{ method?: string; path?: string; remaining: number }> }>('GET', '/faults')).faults;
     },
     async emails() {
       return (await control<{ emails: unknown[] }>('GET', '/emails')).emails;
