@@ -12,7 +12,7 @@ import { recordOrderEvents } from './audit.js';
 import { promoteFoundKudosOrder } from './kudos-store.js';
 import { kudosPartKey } from './kudos-parts.js';
 import type { ApproversAsked, Notice, NoticePresenter } from './notices.js';
-import { findNotification, postOnce } from './notifications.js';
+import { findNotification, postOnce, queueNoticeAfter } from './notifications.js';
 import { decidedByText, type Messenger, type NamingText } from './ports.js';
 import { formatUtc } from './schedule.js';
 import { approvalPolicy } from './approvals-policy.js';
@@ -134,35 +134,51 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   }
 
   /**
-   * Whether the round's opening notice ("waiting", or "back with the approvers" for a re-opened round)
-   * is recorded in the outbox (posted, or to be posted by it). A request can be decided before its
-   * poster recorded that notice, or after the insert failed (a cut database): the sender is then told
-   * it here first, so that no sender gets a decision without the opening notice, and never the opening
-   * notice after it. False when it still cannot be recorded.
+   * The round's opening notice ("waiting", or "back with the approvers" for a re-opened round) as the
+   * outbox has it: `told` (posted or given up), `on_its_way` (recorded, still to be posted: paced by
+   * Slack, or being posted by another instance; its row id) or `unrecorded`. A request can be decided
+   * before its poster recorded that notice, or after the insert failed (a cut database): the sender is
+   * then told it here first, so that no sender gets a decision without the opening notice, and never
+   * the opening notice after it.
    */
-  async function openingRecorded(view: ApprovalCase): Promise<boolean> {
+  async function roundOpening(view: ApprovalCase): Promise<{ state: 'told' } | { state: 'unrecorded' } | { state: 'on_its_way'; id: string }> {
     const kind = view.request.reopenCount > 0 ? SENDER_NOTICE.reopened : SENDER_NOTICE.waiting;
     const subject = senderNoticeSubject(view.request);
-    const recorded = () => findNotification(deps.db, kind, subject).then(Boolean);
+    const read = async () => {
+      const row = await findNotification(deps.db, kind, subject);
+      if (!row) return { state: 'unrecorded' as const };
+      return row.postedAt || row.failedAt ? { state: 'told' as const } : { state: 'on_its_way' as const, id: row.id };
+    };
     try {
-      if (await recorded()) return true;
+      const found = await read();
+      if (found.state !== 'unrecorded') return found;
       log.info('telling a sender the round opened, before its decision', { kudosId: view.kudos.id, notice: kind });
       if (kind === SENDER_NOTICE.reopened) await tellReopened(view);
       else await tellSenderOnce(view, SENDER_NOTICE.waiting, { type: 'approval.waiting', approval: view, asked: askedOf(view) });
-      return await recorded();
+      return await read();
     } catch (error) {
       log.warn('reading the opening notice of a request failed', { kudosId: view.kudos.id, error });
-      return false;
+      return { state: 'unrecorded' };
     }
   }
 
-  /** The decision (approved, rejected, expired), once, after the round's opening notice; else left to the sweep. */
+  /**
+   * The decision (approved, rejected, expired), once, after the round's opening notice: at once when
+   * that one is told, through the outbox after it when it is still on its way; else left to the sweep.
+   */
   async function tellDecision(view: ApprovalCase): Promise<void> {
-    if (!(await openingRecorded(view))) {
+    const opening = await roundOpening(view);
+    if (opening.state === 'unrecorded') {
       log.warn('decision not told yet: the opening notice could not be recorded; the approvals sweep tells both', { kudosId: view.kudos.id });
       return;
     }
-    await tellSenderOnce(view, SENDER_NOTICE.decision, { type: 'approval.decided', approval: view });
+    const notice: Notice = { type: 'approval.decided', approval: view };
+    if (opening.state === 'told') return tellSenderOnce(view, SENDER_NOTICE.decision, notice);
+    await queueNoticeAfter(
+      deps.db,
+      { kind: SENDER_NOTICE.decision, subject: senderNoticeSubject(view.request), teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId },
+      { to: { userId: view.kudos.senderUserId }, after: opening.id, message: deps.present(notice) },
+    ).catch((error: unknown) => log.warn('recording a decision notice after its opening failed; the approvals sweep tells it', { kudosId: view.kudos.id, error }));
   }
 
   async function post(requestId: string, kudosId: string): Promise<void> {

@@ -18,6 +18,11 @@
 // up or removed (then in its channel). So whoever records a notice is done with it once it is
 // recorded: the outbox posts it, once, at its turn, whatever the delay (the sweep has no window).
 //
+// A notice may have to come after another in the same conversation without going in its thread (a
+// sender's approval decision after the "waiting" notice that Slack is still pacing, or that another
+// instance is posting): queueNoticeAfter records it with `follows`, and the sweep leaves it until that
+// one is posted, given up or removed.
+//
 // A notice may also be an edit of another (editOnce: edit_of, its own kind and subject): a kudos
 // announcement that must name more people since a part of the send turned up later. chat.update of
 // that one's channel and ts, once it is posted; safe to repeat, so an edit whose answer was lost is
@@ -118,6 +123,30 @@ export async function queueNoticeInThreadOf(db: Database, key: NotificationKey, 
   await db
     .insert(notifications)
     .values({ kind: key.kind, subject: key.subject, teamId: key.teamId ?? null, enterpriseId: key.enterpriseId ?? null, channel: notice.channel, threadOf: notice.threadOf, message: notice.message })
+    .onConflictDoNothing({ target: [notifications.kind, notifications.subject] });
+}
+
+/**
+ * Records a notice to post after another (`after`, its row id) that is still to be posted, in its own
+ * place (`to`), without posting it: the sweep posts it once that one is posted, given up or removed.
+ * Nothing happens if the notice is recorded already.
+ */
+export async function queueNoticeAfter(db: Database, key: NotificationKey, notice: OutboxNotice & { after: string }): Promise<void> {
+  const { to } = notice;
+  await db
+    .insert(notifications)
+    .values({
+      kind: key.kind,
+      subject: key.subject,
+      teamId: key.teamId ?? null,
+      enterpriseId: key.enterpriseId ?? null,
+      // A DM is opened by the sweep when it posts (as for a notice whose DM could not be opened).
+      channel: 'channel' in to ? to.channel : null,
+      dmUserId: 'userId' in to ? to.userId : null,
+      threadTs: 'threadTs' in to ? (to.threadTs ?? null) : null,
+      follows: notice.after,
+      message: notice.message,
+    })
     .onConflictDoNothing({ target: [notifications.kind, notifications.subject] });
 }
 
@@ -299,9 +328,9 @@ export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }
     isNull(notifications.postedAt),
     isNull(notifications.failedAt),
     or(isNull(notifications.claimedUntil), lt(notifications.claimedUntil, sql`now()`)),
-    // A notice for another's thread (queueNoticeInThreadOf), or an edit of another (editOnce), waits
-    // while that one is still to be posted.
-    sql`not exists (select 1 from notifications parent where parent.id = coalesce(notifications.thread_of, notifications.edit_of) and parent.posted_at is null and parent.failed_at is null)`,
+    // A notice for another's thread (queueNoticeInThreadOf), an edit of another (editOnce), or one
+    // that comes after another (queueNoticeAfter) waits while that one is still to be posted.
+    sql`not exists (select 1 from notifications parent where parent.id = coalesce(notifications.thread_of, notifications.edit_of, notifications.follows) and parent.posted_at is null and parent.failed_at is null)`,
   );
   // Fair turns: each workspace's conversation (channel or DM) gives its oldest due notices first, a
   // few per sweep, so that one workspace's flood (a channel paced to a post a second, 429s) never

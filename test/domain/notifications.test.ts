@@ -7,7 +7,17 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webApi } from '@slack/bolt';
 import { createLogger } from '../../src/config/logger.js';
 import { notifications } from '../../src/db/schema/index.js';
-import { editOnce, expireNoticeMessages, findNotification, postOnce, queueNoticeInThreadOf, resumeStalledNotices, REWARD_LINKS_NOTICE_KIND, type NoticeDeps } from '../../src/domain/notifications.js';
+import {
+  editOnce,
+  expireNoticeMessages,
+  findNotification,
+  postOnce,
+  queueNoticeAfter,
+  queueNoticeInThreadOf,
+  resumeStalledNotices,
+  REWARD_LINKS_NOTICE_KIND,
+  type NoticeDeps,
+} from '../../src/domain/notifications.js';
 import { createSlackGateway, createUserLister } from '../../src/slack/gateway.js';
 import { singleWorkspace, type SlackWorkspaces } from '../../src/slack/workspaces.js';
 import { startSlackSimulator } from '../../src/simulator/slack.js';
@@ -201,6 +211,41 @@ describe('a notice for the thread of another still in the outbox', () => {
     const posted = sim.messages('C_KUDOS').filter((m) => m.text === 'OR-a complete' || m.text === 'OR-b complete');
     expect(posted.map((m) => m.text).sort()).toEqual(['OR-a complete', 'OR-b complete']);
     expect(posted.every((m) => !m.thread_ts)).toBe(true);
+  });
+});
+
+describe('a notice that comes after another (queueNoticeAfter)', () => {
+  const sweep = () => resumeStalledNotices({ ...deps(), logger });
+
+  it('waits while that one is being posted, then goes in its own DM (not its thread), once', async () => {
+    // "Waiting" being posted by another instance (its lease held); the decision must not overtake it.
+    const [waiting] = await testDb.db
+      .insert(notifications)
+      .values({ kind: 'approval.waiting', subject: 'K-1#0', dmUserId: 'U_MANAGER', message: { text: 'waiting' }, claimedUntil: sql`now() + interval '1 hour'` })
+      .returning();
+    await queueNoticeAfter(testDb.db, { kind: 'approval.decision', subject: 'K-1#0' }, { to: { userId: 'U_MANAGER' }, after: waiting!.id, message: { text: 'approved' } });
+    // Recorded once: a second recording (another instance) changes nothing.
+    await queueNoticeAfter(testDb.db, { kind: 'approval.decision', subject: 'K-1#0' }, { to: { userId: 'U_MANAGER' }, after: waiting!.id, message: { text: 'approved again' } });
+    expect(await sweep()).toMatchObject({ posted: 0 });
+    await expireLeases();
+    expect(await sweep()).toMatchObject({ posted: 1 });
+    expect(await sweep()).toMatchObject({ posted: 1 });
+    expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    const dm = sim.messages('U_MANAGER').filter((m) => ['waiting', 'approved', 'approved again'].includes(m.text));
+    expect(dm.map((m) => m.text)).toEqual(['waiting', 'approved']);
+    expect(dm.every((m) => !m.thread_ts)).toBe(true);
+  });
+
+  it('goes out when that one was given up or removed', async () => {
+    const [givenUp] = await testDb.db
+      .insert(notifications)
+      .values({ kind: 'approval.waiting', subject: 'K-2#0', dmUserId: 'U_MANAGER', message: { text: 'waiting' }, failedAt: sql`now()` })
+      .returning();
+    await queueNoticeAfter(testDb.db, { kind: 'approval.decision', subject: 'K-2#0' }, { to: { userId: 'U_MANAGER' }, after: givenUp!.id, message: { text: 'approved K-2' } });
+    await queueNoticeAfter(testDb.db, { kind: 'approval.decision', subject: 'K-3#0' }, { to: { channel: 'C_KUDOS' }, after: crypto.randomUUID(), message: { text: 'approved K-3' } });
+    expect(await sweep()).toMatchObject({ posted: 2 });
+    expect(sim.messages('U_MANAGER').filter((m) => m.text === 'approved K-2')).toHaveLength(1);
+    expect(sim.messages('C_KUDOS').filter((m) => m.text === 'approved K-3')).toHaveLength(1);
   });
 });
 

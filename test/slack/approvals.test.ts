@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { approvalRequests, auditEvents, kudos } from '../../src/db/schema/index.js';
+import { approvalRequests, auditEvents, kudos, notifications } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
 import { decideApproval } from '../../src/domain/approvals-store.js';
 import { rowsOf } from '../../src/db/client.js';
@@ -24,7 +24,8 @@ const ENV = {
 beforeEach(() => {
   clockOffsetMs = 0;
 });
-const e2e = useAppPerTest({ env: ENV, app: { approvalsSweepMs: 0, now: () => new Date(Date.now() + clockOffsetMs) } });
+// The notice outbox is swept often: a notice Slack made wait is posted within a second of its turn.
+const e2e = useAppPerTest({ env: ENV, app: { approvalsSweepMs: 0, worker: { noticeSweepMs: 500 }, now: () => new Date(Date.now() + clockOffsetMs) } });
 
 const APPROVE = 'approval_approve';
 const REJECT = 'approval_reject';
@@ -186,6 +187,8 @@ describe('recovery', () => {
 
   it('a decision whose process died before telling anyone: the sweep tells the sender once and updates the request', async () => {
     const { row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
+    // The sender heard "waiting" (a minute ago): the decision may be told at once.
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos is waiting')));
     // Decided a minute ago by a process that died right after its transaction: no message updated, nobody told.
     const decided = await decideApproval(e2e.db, { kudosId: row.id, actorUserId: 'U_APPROVER', decision: { kind: 'reject', reason: 'over budget' }, now: new Date(Date.now() - 60_000) });
     expect(decided.ok).toBe(true);
@@ -249,6 +252,40 @@ describe('a lost "waiting for approval" notice', () => {
     expect(senderNotices()).toEqual(['waiting', 'approved']);
     expect(rendered(e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos is waiting'))!)).toContain('the approvers in <#C_APPROVALS>');
 
+    // Later sweeps on two instances tell nothing more.
+    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const later = new Date(Date.now() + 60_000);
+    await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
+    expect(senderNotices()).toEqual(['waiting', 'approved']);
+  });
+
+  it('a decision while "waiting" is still being posted by another instance: the decision comes after it, each once', async () => {
+    const restore = await refuseWaitingNotices();
+    let row: { id: string };
+    let message: Message;
+    try {
+      ({ row, message } = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' }));
+      await eventually(waitingRefused);
+    } finally {
+      await restore();
+    }
+    // Another instance recorded "waiting" and is posting it (its lease held, Slack's answer not back):
+    // it dies there, so the notice is resumed after its lease.
+    await e2e.db.insert(notifications).values({
+      kind: 'approval.waiting',
+      subject: `${row.id}#0`,
+      teamId: 'T0KUDOS',
+      channel: 'D_U_MANAGER',
+      dmUserId: 'U_MANAGER',
+      message: { text: 'Your kudos is waiting for approval (posted by another instance)' },
+      claimedUntil: new Date(Date.now() + 3000),
+      attemptedAt: new Date(),
+      attempts: 1,
+    });
+    await click(message, APPROVE, 'U_APPROVER');
+    await eventually(async () => (await kudosRow(row.id)).status === 'placed');
+    await e2e.stack.sim.waitFor(() => senderNotices().length === 2, 20_000);
+    expect(senderNotices()).toEqual(['waiting', 'approved']);
     // Later sweeps on two instances tell nothing more.
     const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
     const later = new Date(Date.now() + 60_000);

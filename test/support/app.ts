@@ -67,11 +67,13 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
       host: '127.0.0.1',
       db: opts.db,
       logger: testLogger(),
-      // Rows a test writes behind the worker's back are found within half a second (production: 3 s).
-      worker: { pollIntervalMs: 100, idlePollMaxMs: 500, ...opts.app?.worker, ...overrides.worker },
       socketMode: { retryDelaysMs: [0, 100, 250, 500], failedRetryMs: 500 },
       ...opts.app,
       ...overrides,
+      // Rows a test writes behind the worker's back are found within half a second (production: 3 s).
+      // After the spreads: a test's worker options add to these rather than replace them (another
+      // app's own worker options replace the stack's, as its other options do).
+      worker: { pollIntervalMs: 100, idlePollMaxMs: 500, ...(overrides.worker ?? opts.app?.worker) },
     });
     apps.push(app);
     return app;

@@ -35,6 +35,12 @@ export const notifications = pgTable(
      * announcement that a part found later made too small (the send reached more people).
      */
     editOf: uuid('edit_of'),
+    /**
+     * Posted after this other notice, in its own place: not before that one is posted, given up or
+     * removed. A sender's approval decision that must not overtake the "waiting" notice still on its
+     * way (paced by Slack, or being posted by another instance).
+     */
+    follows: uuid('follows'),
     /** What is posted ({ text, blocks }), kept so that any instance can resume it. */
     message: jsonb('message').$type<{ text: string; blocks?: unknown[] }>(),
     ts: text('ts'),
