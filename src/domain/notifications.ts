@@ -114,6 +114,9 @@ export async function postOnceOrLater(deps: NoticeDeps, key: NotificationKey, no
   throw result!.reason;
 }
 
+/** A notice's key as its row's columns. */
+const keyColumns = (key: NotificationKey) => ({ kind: key.kind, subject: key.subject, teamId: key.teamId ?? null, enterpriseId: key.enterpriseId ?? null });
+
 /**
  * Records a notice to post in the thread of another notice (`threadOf`, its row id) that is still
  * waiting in the outbox, without posting it: the sweep posts it once that one is posted (in its
@@ -122,7 +125,7 @@ export async function postOnceOrLater(deps: NoticeDeps, key: NotificationKey, no
 export async function queueNoticeInThreadOf(db: Database, key: NotificationKey, notice: { channel: string; threadOf: string; message: RenderedMessage }): Promise<void> {
   await db
     .insert(notifications)
-    .values({ kind: key.kind, subject: key.subject, teamId: key.teamId ?? null, enterpriseId: key.enterpriseId ?? null, channel: notice.channel, threadOf: notice.threadOf, message: notice.message })
+    .values({ ...keyColumns(key), channel: notice.channel, threadOf: notice.threadOf, message: notice.message })
     .onConflictDoNothing({ target: [notifications.kind, notifications.subject] });
 }
 
@@ -136,10 +139,7 @@ export async function queueNoticeAfter(db: Database, key: NotificationKey, notic
   await db
     .insert(notifications)
     .values({
-      kind: key.kind,
-      subject: key.subject,
-      teamId: key.teamId ?? null,
-      enterpriseId: key.enterpriseId ?? null,
+      ...keyColumns(key),
       // A DM is opened by the sweep when it posts (as for a notice whose DM could not be opened).
       channel: 'channel' in to ? to.channel : null,
       dmUserId: 'userId' in to ? to.userId : null,
@@ -162,10 +162,7 @@ export async function editOnce(deps: NoticeDeps, key: NotificationKey, edit: { o
   const [row] = await deps.db
     .insert(notifications)
     .values({
-      kind: key.kind,
-      subject: key.subject,
-      teamId: key.teamId ?? null,
-      enterpriseId: key.enterpriseId ?? null,
+      ...keyColumns(key),
       channel: edit.of.channel,
       editOf: edit.of.id,
       message: edit.message,
