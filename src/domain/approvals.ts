@@ -12,7 +12,7 @@ import { recordOrderEvents } from './audit.js';
 import { promoteFoundKudosOrder } from './kudos-store.js';
 import { kudosPartKey } from './kudos-parts.js';
 import type { ApproversAsked, Notice, NoticePresenter } from './notices.js';
-import { findNotification, postOnce, queueNoticeAfter } from './notifications.js';
+import { findNotification, postOnce, queueNoticeAfter, type NotificationKey } from './notifications.js';
 import { decidedByText, type Messenger, type NamingText } from './ports.js';
 import { formatUtc } from './schedule.js';
 import { approvalPolicy } from './approvals-policy.js';
@@ -118,12 +118,18 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
    * without the "waiting", "back with the approvers" or decision notice.
    */
   async function tellOnce(view: ApprovalCase, kind: SenderNoticeKind | typeof REOPENED_APPROVER_NOTICE, userId: string, notice: Notice): Promise<void> {
-    await postOnce(
-      { db: deps.db, chat: deps.chat },
-      { kind, subject: senderNoticeSubject(view.request), teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId },
-      { to: { userId }, message: deps.present(notice) },
-    ).catch((error: unknown) => log.warn('telling about an approval request failed', { kudosId: view.kudos.id, kind, error }));
+    await postOnce({ db: deps.db, chat: deps.chat }, noticeKey(view, kind), { to: { userId }, message: deps.present(notice) }).catch((error: unknown) =>
+      log.warn('telling about an approval request failed', { kudosId: view.kudos.id, kind, error }),
+    );
   }
+
+  /** A notice of a request's round in the outbox: its kind, the kudos and round, the workspace. */
+  const noticeKey = (view: ApprovalCase, kind: SenderNoticeKind | typeof REOPENED_APPROVER_NOTICE): NotificationKey => ({
+    kind,
+    subject: senderNoticeSubject(view.request),
+    teamId: view.kudos.teamId,
+    enterpriseId: view.kudos.enterpriseId,
+  });
 
   const tellSenderOnce = (view: ApprovalCase, kind: SenderNoticeKind, notice: Notice) => tellOnce(view, kind, view.kudos.senderUserId, notice);
 
@@ -174,11 +180,9 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     }
     const notice: Notice = { type: 'approval.decided', approval: view };
     if (opening.state === 'told') return tellSenderOnce(view, SENDER_NOTICE.decision, notice);
-    await queueNoticeAfter(
-      deps.db,
-      { kind: SENDER_NOTICE.decision, subject: senderNoticeSubject(view.request), teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId },
-      { to: { userId: view.kudos.senderUserId }, after: opening.id, message: deps.present(notice) },
-    ).catch((error: unknown) => log.warn('recording a decision notice after its opening failed; the approvals sweep tells it', { kudosId: view.kudos.id, error }));
+    await queueNoticeAfter(deps.db, noticeKey(view, SENDER_NOTICE.decision), { to: { userId: view.kudos.senderUserId }, after: opening.id, message: deps.present(notice) }).catch((error: unknown) =>
+      log.warn('recording a decision notice after its opening failed; the approvals sweep tells it', { kudosId: view.kudos.id, error }),
+    );
   }
 
   async function post(requestId: string, kudosId: string): Promise<void> {

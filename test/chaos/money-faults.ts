@@ -17,6 +17,7 @@ import { approvalRequests, kudos, orderChecks, rewardLinkRequests, workspaceSett
 import type { WorkspaceUser } from '../../src/simulator/seed.js';
 import type { startSlackSimulator, View } from '../../src/simulator/slack.js';
 import { partKey } from '../../src/domain/reward-link-parts.js';
+import { LINKS_STILL_WORKING } from '../../src/slack/commands/links.js';
 import { signedHeaders, formEncode } from '../../src/simulator/signing.js';
 import { sendModalValues, viewSubmissionPayload } from '../support/app.js';
 import type { TestDatabase } from '../support/db.js';
@@ -320,7 +321,7 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
     linksAnswer = `${answer.status} ${JSON.stringify(answer.body ?? '')}`;
     // Acked with a holding line (the card design's lookup outlasted Slack's 3 s, as under the faults):
     // the outcome follows by response_url, and asking again would be a second request. Wait for it.
-    if (linksAnswer.includes('Looking up')) await until('reward links recorded after the holding line', 60_000, async () => (await db.db.select().from(rewardLinkRequests)).length > 0);
+    if (linksAnswer.includes(LINKS_STILL_WORKING)) await until('reward links recorded after the holding line', 60_000, async () => (await db.db.select().from(rewardLinkRequests)).length > 0);
     if ((await db.db.select().from(rewardLinkRequests)).length > 0) break;
     if (answer.status === 200 && !linksAnswer.includes('Creating')) break; // refused: said why
     await sleep(500);
