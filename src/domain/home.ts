@@ -214,11 +214,19 @@ async function adminData(db: Database, q: HomeQuery): Promise<HomeAdminData> {
 
 // --- Who has a Home, and what changed for them -----------------------------------------------
 
-/** Remembers that a person has a Home (and with which roles and pages), on every publish. */
-export async function recordHomeVisit(db: Database, v: { teamId: string; enterpriseId?: string | null; userId: string; roles: HomeRoles; pages?: HomePages }): Promise<void> {
+/** The line on top of a Home (a click's outcome) and until when it shows. */
+export interface HomeFlash {
+  text: string;
+  until: Date;
+}
+
+/** Remembers that a person has a Home (with which roles, pages and line on top), on every publish. */
+export async function recordHomeVisit(db: Database, v: { teamId: string; enterpriseId?: string | null; userId: string; roles: HomeRoles; pages?: HomePages; flash?: HomeFlash }): Promise<void> {
+  // A re-publish without a flash leaves the stored one, which shows until its time is up.
+  const flash = v.flash ? { flash: v.flash.text, flashUntil: v.flash.until } : {};
   await db
     .insert(homeVisits)
-    .values({ teamId: v.teamId, enterpriseId: v.enterpriseId ?? null, userId: v.userId, isApprover: v.roles.approver, isAdmin: v.roles.admin, pages: v.pages ?? {}, publishedAt: sql`now()` })
+    .values({ teamId: v.teamId, enterpriseId: v.enterpriseId ?? null, userId: v.userId, isApprover: v.roles.approver, isAdmin: v.roles.admin, pages: v.pages ?? {}, publishedAt: sql`now()`, ...flash })
     .onConflictDoUpdate({
       target: [homeVisits.teamId, homeVisits.userId],
       set: {
@@ -226,8 +234,14 @@ export async function recordHomeVisit(db: Database, v: { teamId: string; enterpr
         isAdmin: v.roles.admin,
         ...(v.pages ? { pages: v.pages } : {}),
         publishedAt: sql`now()`,
+        ...flash,
       },
     });
+}
+
+/** The visit's flash while it still shows. */
+export function shownFlash(visit: Pick<HomeVisitRow, 'flash' | 'flashUntil'> | undefined, now: Date): HomeFlash | undefined {
+  return visit?.flash && visit.flashUntil && visit.flashUntil >= now ? { text: visit.flash, until: visit.flashUntil } : undefined;
 }
 
 export async function getHomeVisit(db: Database, teamId: string, userId: string): Promise<HomeVisitRow | undefined> {

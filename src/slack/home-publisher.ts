@@ -10,7 +10,7 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { HomePages } from '../db/schema/index.js';
 import type { ApprovalService } from '../domain/approvals.js';
-import { changesSince, getHomeVisit, homeVisitorsForTeams, loadHome, recordHomeVisit } from '../domain/home.js';
+import { changesSince, getHomeVisit, homeVisitorsForTeams, loadHome, recordHomeVisit, shownFlash } from '../domain/home.js';
 import type { SettingsStore, WorkspaceRef } from '../domain/settings.js';
 import { describeForUser } from '../domain/rewards-errors.js';
 import type { RewardsAccounts } from '../domain/rewards-accounts.js';
@@ -50,7 +50,10 @@ export interface HomePublisherOptions {
 }
 
 export interface HomePublisher {
-  /** Renders and publishes one person's Home now. `flash` shows on top for the next 30 s. */
+  /**
+   * Renders and publishes one person's Home, after that person's publishes already asked for.
+   * `flash` shows on top for the next 30 s, in every instance's re-publish too.
+   */
   publish(ws: WorkspaceRef, userId: string, opts?: { flash?: string; pages?: HomePages; opened?: boolean }): Promise<void>;
   /** Queues re-publishes (coalesced, rate-limited). */
   refresh(ws: WorkspaceRef, userIds: string[]): void;
@@ -69,7 +72,8 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   const log = deps.logger.child({ part: 'home' });
   const perMinute = opts.publishesPerMinute ?? 90;
   const balanceTtl = opts.balanceTtlMs ?? 30_000;
-  const flashes = new Map<string, { text: string; until: number }>();
+  /** teamId:userId -> the end of that person's publishes in flight (none: the entry is gone). */
+  const publishing = new Map<string, Promise<void>>();
   const balances = new Map<string, { at: number; value: Promise<HomeBalance> }>();
   const moneySections = new Map<string, { at: number; value: Promise<Block[]> }>();
   /** teamId -> users waiting for a re-publish (with their enterprise). */
@@ -113,17 +117,31 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     return value;
   }
 
-  async function publish(ws: WorkspaceRef, userId: string, o: { flash?: string; pages?: HomePages; opened?: boolean } = {}): Promise<void> {
+  /**
+   * One person's publishes run one after another, in the order asked. views.publish keeps the last
+   * view it got: a re-publish that started before a click (no line on top yet) and reached Slack
+   * after the click's must not wipe the click's outcome.
+   */
+  function publish(ws: WorkspaceRef, userId: string, o: { flash?: string; pages?: HomePages; opened?: boolean } = {}): Promise<void> {
     const key = `${ws.teamId}:${userId}`;
-    if (o.flash) flashes.set(key, { text: o.flash, until: Date.now() + FLASH_MS });
-    const flash = flashes.get(key);
-    if (flash && flash.until < Date.now()) flashes.delete(key);
+    const next = (publishing.get(key) ?? Promise.resolve()).then(() => render(ws, userId, o));
+    const settled = next.catch(() => {});
+    publishing.set(key, settled);
+    void settled.then(() => {
+      if (publishing.get(key) === settled) publishing.delete(key);
+    });
+    return next;
+  }
+
+  async function render(ws: WorkspaceRef, userId: string, o: { flash?: string; pages?: HomePages; opened?: boolean }): Promise<void> {
     const [settings, admin, approver, visit] = await Promise.all([
       deps.settings.get(ws),
       deps.approvals.isAdmin(ws, userId),
       deps.approvals.isApprover(ws, userId),
-      o.pages || o.opened ? Promise.resolve(undefined) : getHomeVisit(deps.db, ws.teamId, userId),
+      o.flash && (o.pages || o.opened) ? Promise.resolve(undefined) : getHomeVisit(deps.db, ws.teamId, userId),
     ]);
+    // Stored with the visit, so that a re-publish by any instance keeps it on top for its time.
+    const flash = o.flash ? { text: o.flash, until: new Date(Date.now() + FLASH_MS) } : shownFlash(visit, new Date());
     // Opening Home starts at the newest page of every list; a page button moves one list.
     const pages = o.opened ? {} : (o.pages ?? visit?.pages ?? {});
     const roles = { admin, approver };
@@ -145,9 +163,9 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
       admin && !unconnected ? moneyFor(ws) : Promise.resolve([]),
       homeAutomationsSection(deps.db, { ws, userId, admin, now: deps.now() }),
     ]);
-    const view = buildHome(data, { ...(flash && flash.until >= Date.now() ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount, stats, money, automations });
+    const view = buildHome(data, { ...(flash ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount, stats, money, automations });
     await deps.slack.for(ws).publishHome(userId, view);
-    await recordHomeVisit(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId, roles, pages });
+    await recordHomeVisit(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId, roles, pages, ...(o.flash && flash ? { flash } : {}) });
   }
 
   function refresh(ws: WorkspaceRef, userIds: string[]): void {

@@ -18,6 +18,9 @@ export const homeVisits = pgTable(
     pages: jsonb('pages').$type<HomePages>().notNull().default({}),
     openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
     publishedAt: timestamp('published_at', { withTimezone: true }),
+    /** The outcome of the person's last click on Home, shown on top until `flashUntil` by every instance's re-publish. */
+    flash: text('flash'),
+    flashUntil: timestamp('flash_until', { withTimezone: true }),
   },
   (t) => [uniqueIndex('home_visits_team_user_uq').on(t.teamId, t.userId)],
 );
