@@ -96,8 +96,12 @@ describe('completion checks while Slack paces the notices', () => {
     const [{ orderId }] = (await e2e.db.select({ orderId: kudos.orderId }).from(kudos).where(eq(kudos.id, row!.id))) as [{ orderId: string }];
     await eventually(async () => (await e2e.db.select().from(orderChecks).where(eq(orderChecks.orderId, orderId))).length === 1 || undefined, 30_000);
     await e2e.emulator.advance(120);
-    // As if the worker had still to tell the sender (its confirmation comes before the delivery).
-    await e2e.db.update(kudos).set({ notifiedAt: null }).where(eq(kudos.id, row!.id));
+    // As if a worker were still telling the sender (its confirmation comes before the delivery), with
+    // its lease held: the app's own worker, polling meanwhile, does not tell it in the test's place.
+    await e2e.db
+      .update(kudos)
+      .set({ notifiedAt: null, claimedBy: 'another-worker', claimedUntil: new Date(Date.now() + 600_000) })
+      .where(eq(kudos.id, row!.id));
 
     const calls: CallInfo[] = [];
     const client = createRewardsClient({ baseUrl: e2e.emulator.url, clientId: 'production-client', clientSecret: 'production-secret', onCall: (info) => calls.push(info) });
@@ -114,7 +118,7 @@ describe('completion checks while Slack paces the notices', () => {
       expect(await pass()).toEqual(['pending']);
       await e2e.db
         .update(kudos)
-        .set({ notifiedAt: sql`now()` })
+        .set({ notifiedAt: sql`now()`, claimedBy: null, claimedUntil: null })
         .where(eq(kudos.id, row!.id));
       expect(await pass()).toEqual(['complete']);
     } finally {
