@@ -63,10 +63,32 @@ export async function claimPosting(db: Database, requestId: string, now: Date, l
 }
 
 export async function markPosted(db: Database, requestId: string, messages: ApprovalMessageRef[]): Promise<void> {
+  // Added to those already known: a message of an interrupted posting may have been found by a click.
   await db
     .update(approvalRequests)
-    .set({ messages, postedAt: sql`now()`, postClaimedUntil: null, updatedAt: sql`now()` })
+    .set({
+      messages: sql`(select coalesce(jsonb_agg(distinct m), '[]'::jsonb) from jsonb_array_elements(${approvalRequests.messages} || ${JSON.stringify(messages)}::jsonb) m)`,
+      postedAt: sql`now()`,
+      postClaimedUntil: null,
+      updatedAt: sql`now()`,
+    })
     .where(eq(approvalRequests.id, requestId));
+}
+
+/**
+ * Records a message that shows the request but was not known: its poster died (or lost the
+ * database) between posting it and recording where. Found when someone clicks one of its buttons,
+ * so that every later change of the request reaches it too. Returns the messages now known, or
+ * undefined when it was known already.
+ */
+export async function rememberRequestMessage(db: Database, requestId: string, ref: ApprovalMessageRef): Promise<ApprovalMessageRef[] | undefined> {
+  const one = JSON.stringify([{ channel: ref.channel, ts: ref.ts }]);
+  const [row] = await db
+    .update(approvalRequests)
+    .set({ messages: sql`${approvalRequests.messages} || ${one}::jsonb` })
+    .where(and(eq(approvalRequests.id, requestId), sql`not (${approvalRequests.messages} @> ${one}::jsonb)`))
+    .returning({ messages: approvalRequests.messages });
+  return row?.messages;
 }
 
 /** Requests whose posting never finished (crash), and awaiting kudos that never got a request row. */

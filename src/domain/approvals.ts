@@ -27,6 +27,7 @@ import {
   findUntoldSenders,
   getApprovalCase,
   markPosted,
+  rememberRequestMessage,
   reopenAfterFailure,
   REOPENABLE_FAILURES,
   REOPENED_APPROVER_NOTICE,
@@ -52,12 +53,18 @@ export interface ApprovalsDeps {
   now: () => Date;
 }
 
-export type Refusal = { ok: false; message: NamingText };
+/**
+ * The clicker is told `message`. `announce`, when there, brings the request message they clicked up to
+ * date (it still showed the buttons of a decided request); listeners call it after answering.
+ */
+export type Refusal = { ok: false; message: NamingText; announce?(): Promise<void> };
 
 /** Who clicked: a user of a workspace. A request is decided only from its own workspace. */
 export interface Decider {
   userId: string;
   teamId: string;
+  /** The request message the click came from (none from App Home). */
+  seenIn?: ApprovalMessageRef | undefined;
 }
 
 export interface SweepReport {
@@ -96,15 +103,17 @@ export interface ApprovalService {
   stop(): Promise<void>;
 }
 
+const knowsMessage = (messages: ApprovalMessageRef[], ref: ApprovalMessageRef) => messages.some((m) => m.channel === ref.channel && m.ts === ref.ts);
+
 export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   const log = deps.logger.child({ part: 'approvals' });
   let timer: NodeJS.Timeout | undefined;
   let sweeping: Promise<unknown> | undefined;
 
-  async function updateRequestMessages(view: ApprovalCase): Promise<void> {
+  async function updateRequestMessages(view: ApprovalCase, only?: ApprovalMessageRef): Promise<void> {
     const content = deps.present({ type: 'approval.request', approval: view });
     await Promise.all(
-      view.request.messages.map((ref) =>
+      (only ? [only] : view.request.messages).map((ref) =>
         deps.chat
           .updateMessage(view.kudos, ref.channel, ref.ts, content)
           .catch((error: unknown) => log.warn('updating an approval message failed', { kudosId: view.kudos.id, channel: ref.channel, error })),
@@ -249,17 +258,42 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     }
   }
 
+  /**
+   * A clicked copy of the request that was never recorded (its poster died between posting and
+   * recording) is recorded now, so that the decision reaches it.
+   */
+  async function rememberClicked(view: ApprovalCase, seenIn: ApprovalMessageRef | undefined): Promise<void> {
+    if (!seenIn || knowsMessage(view.request.messages, seenIn)) return;
+    try {
+      const messages = await rememberRequestMessage(deps.db, view.request.id, seenIn);
+      if (messages) view.request.messages = messages;
+      log.info('a copy of the request nobody had recorded was clicked; recorded', { kudosId: view.kudos.id, channel: seenIn.channel });
+    } catch (error) {
+      log.warn('recording a clicked copy of the request failed', { kudosId: view.kudos.id, error });
+    }
+  }
+
+  /**
+   * Already decided: the clicker is told by whom, and the copy they clicked, which still showed the
+   * buttons, is brought up to date (one the decider did not know of, or whose update failed).
+   */
+  function alreadyDecided(view: ApprovalCase | undefined, seenIn: ApprovalMessageRef | undefined): Refusal {
+    const message = decidedText(view);
+    return view && seenIn ? { ok: false, message, announce: () => updateRequestMessages(view, seenIn) } : { ok: false, message };
+  }
+
   async function checkDecider(kudosId: string, actor: Decider): Promise<{ ok: true; request: ApprovalCase } | Refusal> {
     const actorUserId = actor.userId;
     const view = await getApprovalCase(deps.db, kudosId);
     // A request of another workspace is, to this clicker, a request that does not exist.
     if (!view || view.kudos.teamId !== actor.teamId) return { ok: false, message: 'That request no longer exists.' };
+    await rememberClicked(view, actor.seenIn);
     if (view.kudos.senderUserId === actorUserId) return { ok: false, message: 'You cannot approve or reject your own kudos request; another approver has to decide.' };
     const settings = await deps.settings.get({ teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId });
     if (!(await isApprover(deps.directory, settings, actorUserId))) {
       return { ok: false, message: 'Only approvers can approve or reject kudos requests. Nothing was changed.' };
     }
-    if (view.kudos.status !== 'awaiting_approval') return { ok: false, message: decidedText(view) };
+    if (view.kudos.status !== 'awaiting_approval') return alreadyDecided(view, actor.seenIn);
     return { ok: true, request: view };
   }
 
@@ -360,8 +394,13 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       const allowed = await checkDecider(kudosId, actor);
       if (!allowed.ok) return allowed;
       const result = await decideApproval(deps.db, { kudosId, actorUserId, decision, now: deps.now() });
-      if (!result.ok) return { ok: false, message: decidedText(result.current) };
-      const view: ApprovalCase = { kudos: result.kudos, request: result.request };
+      if (!result.ok) return alreadyDecided(result.current, actor.seenIn);
+      // The clicked copy is updated with the others even if recording it failed.
+      const seenIn = actor.seenIn;
+      const view: ApprovalCase = {
+        kudos: result.kudos,
+        request: !seenIn || knowsMessage(result.request.messages, seenIn) ? result.request : { ...result.request, messages: [...result.request.messages, seenIn] },
+      };
       log.info(`approval ${result.request.status}`, { kudosId, by: actorUserId, sentNow: Boolean(result.sentNowInsteadOf) });
       if (decision.kind === 'approve') deps.wakeWorker();
       return {

@@ -207,6 +207,64 @@ describe('recovery', () => {
   });
 });
 
+describe('a request message nobody recorded (its poster died between posting it and recording where)', () => {
+  /** The request's message is in #approvals, but the database does not know it. */
+  async function unrecordedRequest() {
+    const posted = await requestApproval('U_MANAGER', { users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
+    await e2e.db.update(approvalRequests).set({ messages: [] }).where(eq(approvalRequests.kudosId, posted.row.id));
+    return posted;
+  }
+  const recorded = async (kudosId: string) => (await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, kudosId)))[0]!.messages;
+
+  it('rejected from it: that message shows the decision, as a recorded one would', async () => {
+    const { row, message } = await unrecordedRequest();
+    await click(message, REJECT, 'U_APPROVER');
+    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_APPROVER').find((v) => v.callback_id === 'approval_reject_modal'));
+    // Found by the click: every later change of the request reaches it.
+    expect(await recorded(row.id)).toEqual([{ channel: message.channel, ts: message.ts }]);
+    await e2e.stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'not now' } } }, 'U_APPROVER');
+    const updated = await e2e.stack.sim.waitFor(() => (hasButton(current(message), APPROVE) ? undefined : current(message)));
+    expect(rendered(updated)).toContain('Rejected* by <@U_APPROVER>');
+    expect((await kudosRow(row.id)).status).toBe('rejected');
+  });
+
+  it('clicked after someone decided elsewhere: the clicker is told who decided, and the message stops offering the buttons', async () => {
+    const { row, message } = await unrecordedRequest();
+    // Approved from another copy (App Home, say): nobody knew of this message to update it.
+    const decided = await decideApproval(e2e.db, { kudosId: row.id, actorUserId: 'U_APPROVER', decision: { kind: 'approve' }, now: new Date() });
+    expect(decided.ok).toBe(true);
+    expect(hasButton(current(message), APPROVE)).toBe(true);
+    await click(message, APPROVE, 'U_ADMIN');
+    const refusal = await e2e.stack.sim.waitFor(() => ephemeralsTo('U_ADMIN', 'C_APPROVALS').at(-1));
+    expect(refusal.text).toContain('already approved');
+    const updated = await e2e.stack.sim.waitFor(() => (hasButton(current(message), APPROVE) ? undefined : current(message)));
+    expect(rendered(updated)).toContain('U_APPROVER');
+    expect(
+      await e2e.db
+        .select()
+        .from(auditEvents)
+        .where(and(eq(auditEvents.subjectId, row.id), eq(auditEvents.action, 'approval.approved'))),
+    ).toHaveLength(1);
+  });
+
+  it('found by a click before the sweep posts the request again: the decision reaches both messages', async () => {
+    const { row, message: first } = await unrecordedRequest();
+    // The posting never finished: the sweep will post it again.
+    await e2e.db
+      .update(approvalRequests)
+      .set({ postedAt: null, postClaimedUntil: null, createdAt: new Date(Date.now() - 60_000) })
+      .where(eq(approvalRequests.kudosId, row.id));
+    await click(first, APPROVE, 'U_EMP2'); // not an approver: refused, and the message is found
+    await e2e.stack.sim.waitFor(() => ephemeralsTo('U_EMP2', 'C_APPROVALS').at(-1));
+    expect((await e2e.stack.app.approvals.sweep()).reposted).toBe(1);
+    const second = e2e.stack.sim.messages('C_APPROVALS').find((m) => hasButton(m, APPROVE) && m.ts !== first.ts && JSON.stringify(m.blocks).includes(row.id))!;
+    expect(await recorded(row.id)).toHaveLength(2);
+    await click(second, APPROVE, 'U_APPROVER');
+    await e2e.stack.sim.waitFor(() => !hasButton(current(first), APPROVE) && !hasButton(current(second), APPROVE));
+    expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.startsWith('Your kudos is waiting'))).toHaveLength(1);
+  });
+});
+
 describe('a lost "waiting for approval" notice', () => {
   /** The database refuses the sender's "waiting" notice (as if it went away right after the request was posted). */
   async function refuseWaitingNotices(): Promise<() => Promise<void>> {

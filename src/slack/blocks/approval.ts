@@ -1,6 +1,6 @@
 // Approval request message (in the approval channel or approvers' DMs), its decided forms, the reject
 // modal, and the notices the sender gets. Pure functions of the stored rows.
-import type { ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
+import type { ApprovalMessageRef, ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
 import type { ApprovalCase } from '../../domain/approvals-store.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import { formatUsd } from '../../domain/money.js';
@@ -150,11 +150,12 @@ export function buildReopenedNotice(view: ApprovalView, audience: 'sender' | 'ap
   return { text: `An approved kudos could not be placed: ${reason}`, blocks: [section(`:warning: ${what} (${formatUsd(k.totalCents)}) could not be placed: ${reason} ${next}`)] };
 }
 
-export function buildRejectModal(input: { kudosId: string; summary: string }): Record<string, unknown> {
+/** `seenIn`: the request message whose Reject opened it (its copy is updated with the decision). */
+export function buildRejectModal(input: { kudosId: string; summary: string; seenIn?: ApprovalMessageRef | undefined }): Record<string, unknown> {
   return {
     type: 'modal',
     callback_id: Approval.rejectModal.callbackId,
-    private_metadata: JSON.stringify({ kudosId: input.kudosId }),
+    private_metadata: JSON.stringify({ kudosId: input.kudosId, ...(input.seenIn ? { seenIn: input.seenIn } : {}) }),
     title: plain('Reject kudos', 24),
     submit: plain('Reject', 24),
     close: plain('Back', 24),

@@ -10,13 +10,13 @@ import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../payloads.js'
 import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
 import { isChatRefusal } from '../../domain/ports.js';
 
-const metadataSchema = z.object({ kudosId: z.guid() });
+const metadataSchema = z.object({ kudosId: z.guid(), seenIn: z.object({ channel: z.string().min(1), ts: z.string().min(1) }).optional() });
 
 export function register(app: App, deps: ListenerDeps): void {
   app.view(Approval.rejectModal.callbackId, async ({ ack, body: payload }) => {
     const body = parseAtEdge(viewSubmission, payload, Approval.rejectModal.callbackId);
     const { blocks: B, actions: A } = Approval.rejectModal;
-    const { kudosId } = metadataOf(metadataSchema, body.view.private_metadata, { kudosId: '' });
+    const { kudosId, seenIn } = metadataOf(metadataSchema, body.view.private_metadata, { kudosId: '' });
     if (!kudosId) return ack({ response_action: 'errors', errors: { [B.reason]: 'This form is damaged; reject from the request message again.' } });
     const raw = textOf(body.view.state.values[B.reason]?.[A.reason]);
     const reason = raw.trim().slice(0, 500);
@@ -24,14 +24,17 @@ export function register(app: App, deps: ListenerDeps): void {
     let outcome: Awaited<ReturnType<typeof deps.approvals.decide>>;
     try {
       outcome = await answerBy(Date.now() + ANSWER_BUDGET_MS, () =>
-        deps.approvals.decide(kudosId, { userId: body.user.id, teamId: workspaceOf(body).teamId }, { kind: 'reject', reason: reason === '' ? null : reason }),
+        deps.approvals.decide(kudosId, { userId: body.user.id, teamId: workspaceOf(body).teamId, seenIn }, { kind: 'reject', reason: reason === '' ? null : reason }),
       );
     } catch (error) {
       if (!isChatRefusal(error, 'rate_limited')) throw error;
       const message = `Slack is busy right now (its rate limit), so Kudos could not check that you may decide. Nothing was rejected. Press Reject again in ${secondsToWait(error.retryAfterSeconds)} s.`;
       return ack({ response_action: 'errors', errors: { [B.reason]: message } });
     }
-    if (!outcome.ok) return ack({ response_action: 'errors', errors: { [B.reason]: namingPlain(outcome.message) } });
+    if (!outcome.ok) {
+      await ack({ response_action: 'errors', errors: { [B.reason]: namingPlain(outcome.message) } });
+      return outcome.announce?.();
+    }
     await ack();
     await outcome.announce();
   });
