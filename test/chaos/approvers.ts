@@ -136,6 +136,7 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
     };
     const click = async (actionId: string, user: string, what: string) => count((await answered(what, sim.clickButton(where, actionId, user))).status);
     let rejectAnswerBody: unknown;
+    let submitReject: ((what: string) => Promise<number>) | undefined;
     try {
       checkConfirm(message, APPROVE);
       // The second decision: another Approve, or the Reject dialog's submission (the dialog is opened first).
@@ -153,11 +154,12 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
           await sleep(500);
         }
         const view = modal;
-        secondDecision = async () => {
-          const answer = await answered('reject dialog', sim.submitView(view.id, { [REASON_BLOCK]: { [REASON_ACTION]: { type: 'plain_text_input', value: 'Chaos says no' } } }, other));
+        submitReject = async (what) => {
+          const answer = await answered(what, sim.submitView(view.id, { [REASON_BLOCK]: { [REASON_ACTION]: { type: 'plain_text_input', value: 'Chaos says no' } } }, other));
           rejectAnswerBody = answer.body;
           return count(answer.status);
         };
+        secondDecision = () => submitReject!('reject dialog');
       } else {
         secondDecision = () => click(APPROVE, other, 'approve button');
       }
@@ -193,6 +195,14 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
       record.outcome = decided.status;
       // The loser is told who decided first: in the dialog (a reject submission), or privately in the channel.
       const loser = decided.decidedBy === approver ? other : approver;
+      // Their request got no answer (a killed or stopped instance): Slack showed them an error, and a
+      // person presses again (or submits the dialog again). Only that second answer can tell them.
+      const loserRequest = record.first.user === loser ? 0 : 1;
+      if (record.statuses[loserRequest] !== 200) {
+        record.retries++;
+        if (loser === other && plan === 'approve+reject') await submitReject?.('reject dialog (again)');
+        else await click(APPROVE, loser, 'approve button (again)');
+      }
       const toldInDialog = loser === other && plan === 'approve+reject' && /already/.test(JSON.stringify(rejectAnswerBody ?? ''));
       if (toldInDialog) record.loserTold = true;
       else {
