@@ -14,7 +14,9 @@ import { presentNotice } from '../../src/slack/presenters/notices.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 
-// The app's own checker waits an hour: this test runs the passes itself, with a client that counts.
+// The app's own checks are due in an hour, and its checker is stopped before the test makes them due
+// (it answers on a 4 s grid of instants, and would claim some between the test's update and its
+// claim): the test runs the passes itself, with a client that counts.
 const e2e = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
   app: { worker: { noticeSweepMs: 500 }, webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } },
@@ -32,6 +34,7 @@ describe('completion checks while Slack paces the notices', () => {
     app.worker.wake();
     await eventually(async () => ((await e2e.db.select().from(kudos).where(isNull(kudos.notifiedAt))).length === 0 && (await e2e.db.select().from(orderChecks)).length === KUDOS) || undefined, 60_000);
     await e2e.emulator.advance(120); // every order goes out and completes
+    await app.background.stop();
 
     const calls: CallInfo[] = [];
     const client = createRewardsClient({ baseUrl: e2e.emulator.url, clientId: 'production-client', clientSecret: 'production-secret', onCall: (info) => calls.push(info) });
@@ -96,6 +99,7 @@ describe('completion checks while Slack paces the notices', () => {
     const [{ orderId }] = (await e2e.db.select({ orderId: kudos.orderId }).from(kudos).where(eq(kudos.id, row!.id))) as [{ orderId: string }];
     await eventually(async () => (await e2e.db.select().from(orderChecks).where(eq(orderChecks.orderId, orderId))).length === 1 || undefined, 30_000);
     await e2e.emulator.advance(120);
+    await app.background.stop();
     // As if a worker were still telling the sender (its confirmation comes before the delivery), with
     // its lease held: the app's own worker, polling meanwhile, does not tell it in the test's place.
     await e2e.db

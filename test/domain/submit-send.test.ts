@@ -41,9 +41,9 @@ describe('the approval threshold', () => {
   it('a send split in two to the same person within 24 hours is judged as one; to someone else it is not', async () => {
     const { stack, db } = env;
     const first = await submitSendForm(stack, db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '60' }));
-    expect(first.status).toBe('pending');
+    expect(['pending', 'placed']).toContain(first.status); // straight out (the worker may have placed it already)
     const toOther = await submitSendForm(stack, db, 'U_MANAGER', sendModalValues({ users: ['U_EMP2'], design: 'CC-THANK-YOU', amount: '60' }));
-    expect(toOther.status).toBe('pending');
+    expect(['pending', 'placed']).toContain(toOther.status); // straight out (the worker may have placed it already)
     const second = await submitSendForm(stack, db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '60' }));
     expect(second.status).toBe('awaiting_approval');
     const request = await stack.sim.waitFor(() => stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(second.id)));

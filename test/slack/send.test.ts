@@ -46,7 +46,7 @@ describe('sending kudos from Slack', () => {
     expect(orders[0]!.recipientCount).toBe(2);
     expect(orders[0]!.totalCost?.amount).toBe('50.00');
 
-    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').at(-1));
+    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').find((m) => m.text.startsWith('Kudos from')));
     const announced = JSON.stringify(announcement.blocks);
     expect(announced).toContain('<@U_MANAGER>');
     expect(announced).toContain('<@U_EMP1>');
@@ -124,7 +124,7 @@ describe('sending kudos from Slack', () => {
       sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10', message: '<!channel> you rock <https://evil.example|our intranet> & more' }),
       'U_MANAGER',
     );
-    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').at(-1));
+    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').find((m) => m.text.startsWith('Kudos from')));
     const rendered = JSON.stringify(announcement.blocks) + announcement.text;
     expect(rendered).not.toContain('<!channel>');
     expect(rendered).not.toContain('<https://evil.example');

@@ -153,7 +153,7 @@ describe('/kudos settings', () => {
 
     // $150 is now under the threshold: sent directly, announced in the new channel.
     const direct = await send('U_MANAGER', '150');
-    expect(direct.status).toBe('pending');
+    expect(['pending', 'placed']).toContain(direct.status); // straight out (the worker may have placed it already)
     const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_GENERAL').find((m) => !m.ephemeral && m.text.startsWith('Kudos from')));
     expect(rendered(announcement)).toContain('<@U_EMP3>');
     expect(e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text.startsWith('Kudos from'))).toHaveLength(0);
