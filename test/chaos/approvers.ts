@@ -26,6 +26,8 @@ export interface RaceRecord {
   outcome?: string;
   /** The approver who lost the race was told privately who decided first (ephemeral or dialog error). */
   loserTold?: boolean;
+  /** Told, but only after 3 s (how long after the decision was seen); never told: undefined. */
+  loserToldLateMs?: number;
   /** Further presses (the first ones came to nothing) and Reject-dialog openings that failed. */
   retries: number;
   /** Requests answered with something else than 200 (dialog opening, decisions, retries). */
@@ -207,9 +209,12 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
       if (toldInDialog) record.loserTold = true;
       else {
         // Polled, not re-checked on every change of the workspace: the harness's event loop stays free.
-        const until = Date.now() + 3000;
-        while (ephemeralsFor(loser) <= ephemeralBefore.get(loser)! && Date.now() < until) await sleep(100);
-        record.loserTold = ephemeralsFor(loser) > ephemeralBefore.get(loser)!;
+        // Within 3 s is told; up to 10 s is told late (a loaded or just resumed instance), kept apart.
+        const from = Date.now();
+        while (ephemeralsFor(loser) <= ephemeralBefore.get(loser)! && Date.now() < from + 10_000) await sleep(100);
+        const toldAfterMs = Date.now() - from;
+        record.loserTold = ephemeralsFor(loser) > ephemeralBefore.get(loser)! && toldAfterMs <= 3000;
+        if (!record.loserTold && ephemeralsFor(loser) > ephemeralBefore.get(loser)!) record.loserToldLateMs = toldAfterMs;
       }
     } catch (error) {
       record.error = String(error);

@@ -93,7 +93,9 @@ export interface ApprovalsResult {
   staleRequestMessages: number;
   /** The losing approver was told privately who decided first. */
   losersTold: number;
-  losersNotTold: Array<Pick<RaceRecord, 'kudosId' | 'plan' | 'first' | 'second' | 'winner' | 'statuses' | 'retries'>>;
+  losersNotTold: Array<Pick<RaceRecord, 'kudosId' | 'plan' | 'first' | 'second' | 'winner' | 'statuses' | 'retries' | 'loserToldLateMs'>>;
+  /** Of those not told within 3 s, told within 10 s. */
+  losersToldLate: number;
   clickRetries: number;
   non200Answers: number;
   buttonsWithoutConfirm: number;
@@ -642,7 +644,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         racesWithin50ms: gaps.filter((g) => g <= 50).length,
         losersNotTold: races
           .filter((r) => r.outcome && !r.loserTold)
-          .map((r) => ({ kudosId: r.kudosId, plan: r.plan, first: r.first, second: r.second, winner: r.winner, statuses: r.statuses, retries: r.retries })),
+          .map((r) => ({ kudosId: r.kudosId, plan: r.plan, first: r.first, second: r.second, winner: r.winner, statuses: r.statuses, retries: r.retries, loserToldLateMs: r.loserToldLateMs })),
+        losersToldLate: races.filter((r) => r.loserToldLateMs !== undefined).length,
         approved: approved.length,
         rejected: rejected.length,
         approvedButFailed: approved.filter((r) => rowById.get(r.kudosId)?.status === 'failed').length,

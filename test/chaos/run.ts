@@ -56,7 +56,8 @@ export function notesOf(r: ChaosResult): string[] {
     if (a.duplicateWaitingNotices || a.missingWaitingNotices) notes.push(`"waiting for approval" notices: ${a.duplicateWaitingNotices} duplicates, ${a.missingWaitingNotices} missing`);
     if (a.staleRequestMessages) notes.push(`${a.staleRequestMessages} decided requests whose channel message still shows the buttons`);
     if (a.repostedRequests) notes.push(`${a.repostedRequests} requests posted to the channel twice`);
-    if (a.losersTold !== a.races) notes.push(`the losing approver was told who decided first in ${a.losersTold} of ${a.races} races`);
+    if (a.losersTold !== a.races)
+      notes.push(`the losing approver was told who decided first within 3 s in ${a.losersTold} of ${a.races} races${a.losersToldLate ? `, within 10 s in ${a.losersTold + a.losersToldLate}` : ''}`);
   }
   return notes;
 }
