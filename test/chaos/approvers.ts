@@ -32,6 +32,8 @@ export interface RaceRecord {
   retries: number;
   /** Requests answered with something else than 200 (dialog opening, decisions, retries). */
   non200: number;
+  /** Approvers who went to click while the message already showed the decision (no button left to click). */
+  buttonGoneFor: string[];
   /** From the first decisive request to the decision being visible in the database, ms. */
   decidedAfterMs?: number;
   error?: string;
@@ -130,13 +132,23 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
       statuses: [0, 0],
       retries: 0,
       non200: 0,
+      buttonGoneFor: [],
     };
     crowd.races.push(record);
     const count = (status: number) => {
       if (status !== 200) record.non200++;
       return status;
     };
-    const click = async (actionId: string, user: string, what: string) => count((await answered(what, sim.clickButton(where, actionId, user))).status);
+    /** The request message as everyone sees it now. */
+    const shownNow = () => sim.messages(where.channel).find((m) => m.ts === where.ts && !m.ephemeral);
+    const click = async (actionId: string, user: string, what: string) => {
+      // The decision reached the message first: the button is gone and the person reads the outcome there.
+      if (!findElement(shownNow()?.blocks ?? [], actionId)) {
+        record.buttonGoneFor.push(user);
+        return 0;
+      }
+      return count((await answered(what, sim.clickButton(where, actionId, user))).status);
+    };
     let rejectAnswerBody: unknown;
     let submitReject: ((what: string) => Promise<number>) | undefined;
     try {
@@ -200,13 +212,16 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
       // Their request got no answer (a killed or stopped instance): Slack showed them an error, and a
       // person presses again (or submits the dialog again). Only that second answer can tell them.
       const loserRequest = record.first.user === loser ? 0 : 1;
-      if (record.statuses[loserRequest] !== 200) {
+      const sawOutcome = () => !findElement(shownNow()?.blocks ?? [], APPROVE) && JSON.stringify(shownNow()?.blocks ?? []).includes(`<@${decided.decidedBy}>`);
+      if (!record.buttonGoneFor.includes(loser) && record.statuses[loserRequest] !== 200) {
         record.retries++;
         if (loser === other && plan === 'approve+reject') await submitReject?.('reject dialog (again)');
         else await click(APPROVE, loser, 'approve button (again)');
       }
       const toldInDialog = loser === other && plan === 'approve+reject' && /already/.test(JSON.stringify(rejectAnswerBody ?? ''));
-      if (toldInDialog) record.loserTold = true;
+      // Whoever found the buttons gone reads the outcome, and who decided, on the message itself.
+      if (record.buttonGoneFor.includes(loser)) record.loserTold = sawOutcome();
+      else if (toldInDialog) record.loserTold = true;
       else {
         // Polled, not re-checked on every change of the workspace: the harness's event loop stays free.
         // Within 3 s is told; up to 10 s is told late (a loaded or just resumed instance), kept apart.

@@ -93,7 +93,9 @@ export interface ApprovalsResult {
   staleRequestMessages: number;
   /** The losing approver was told privately who decided first. */
   losersTold: number;
-  losersNotTold: Array<Pick<RaceRecord, 'kudosId' | 'plan' | 'first' | 'second' | 'winner' | 'statuses' | 'retries' | 'loserToldLateMs'>>;
+  losersNotTold: Array<Pick<RaceRecord, 'kudosId' | 'plan' | 'first' | 'second' | 'winner' | 'statuses' | 'retries' | 'loserToldLateMs' | 'buttonGoneFor'>>;
+  /** Races where an approver went to click and the message already showed the decision (they read it there). */
+  buttonsGoneBeforeClick: number;
   /** Of those not told within 3 s, told within 10 s. */
   losersToldLate: number;
   clickRetries: number;
@@ -644,7 +646,18 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         racesWithin50ms: gaps.filter((g) => g <= 50).length,
         losersNotTold: races
           .filter((r) => r.outcome && !r.loserTold)
-          .map((r) => ({ kudosId: r.kudosId, plan: r.plan, first: r.first, second: r.second, winner: r.winner, statuses: r.statuses, retries: r.retries, loserToldLateMs: r.loserToldLateMs })),
+          .map((r) => ({
+            kudosId: r.kudosId,
+            plan: r.plan,
+            first: r.first,
+            second: r.second,
+            winner: r.winner,
+            statuses: r.statuses,
+            retries: r.retries,
+            loserToldLateMs: r.loserToldLateMs,
+            buttonGoneFor: r.buttonGoneFor,
+          })),
+        buttonsGoneBeforeClick: races.filter((r) => r.buttonGoneFor.length > 0).length,
         losersToldLate: races.filter((r) => r.loserToldLateMs !== undefined).length,
         approved: approved.length,
         rejected: rejected.length,
