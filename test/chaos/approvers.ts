@@ -149,7 +149,7 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
       }
       return count((await answered(what, sim.clickButton(where, actionId, user))).status);
     };
-    let rejectAnswerBody: unknown;
+    let rejectShown = '';
     let submitReject: ((what: string) => Promise<number>) | undefined;
     try {
       checkConfirm(message, APPROVE);
@@ -170,7 +170,8 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
         const view = modal;
         submitReject = async (what) => {
           const answer = await answered(what, sim.submitView(view.id, { [REASON_BLOCK]: { [REASON_ACTION]: { type: 'plain_text_input', value: 'Chaos says no' } } }, other));
-          rejectAnswerBody = answer.body;
+          // What the person reads in the dialog: the app's inline error, or Slack's own when the app was late.
+          rejectShown = JSON.stringify(sim.viewErrors(view.id));
           return count(answer.status);
         };
         secondDecision = () => submitReject!('reject dialog');
@@ -213,12 +214,14 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
       // person presses again (or submits the dialog again). Only that second answer can tell them.
       const loserRequest = record.first.user === loser ? 0 : 1;
       const sawOutcome = () => !findElement(shownNow()?.blocks ?? [], APPROVE) && JSON.stringify(shownNow()?.blocks ?? []).includes(`<@${decided.decidedBy}>`);
-      if (!record.buttonGoneFor.includes(loser) && record.statuses[loserRequest] !== 200) {
+      // The same when Slack's dialog said so (the app answered after Slack's 3 s, or with its failure text).
+      const dialogAskedAgain = loser === other && plan === 'approve+reject' && /trouble connecting|try again/i.test(rejectShown);
+      if (!record.buttonGoneFor.includes(loser) && (record.statuses[loserRequest] !== 200 || dialogAskedAgain)) {
         record.retries++;
         if (loser === other && plan === 'approve+reject') await submitReject?.('reject dialog (again)');
         else await click(APPROVE, loser, 'approve button (again)');
       }
-      const toldInDialog = loser === other && plan === 'approve+reject' && /already/.test(JSON.stringify(rejectAnswerBody ?? ''));
+      const toldInDialog = loser === other && plan === 'approve+reject' && /already/.test(rejectShown);
       // Whoever found the buttons gone reads the outcome, and who decided, on the message itself.
       if (record.buttonGoneFor.includes(loser)) record.loserTold = sawOutcome();
       else if (toldInDialog) record.loserTold = true;
