@@ -10,25 +10,32 @@ import type { SlackWorkspaces } from '../../src/slack/workspaces.js';
 import { testLogger } from '../support/app.js';
 import { REQUIRED_ENV } from '../support/config.js';
 import { useTestDatabase } from '../support/db.js';
+import { within } from '../support/within.js';
 
 const testDb = useTestDatabase();
 const WS = { teamId: 'T_HOME_ORDER' };
 
-/** A Slack whose first views.publish is held until `release()`: the slow answer of a busy moment. */
-function slackHoldingFirstPublish() {
+/**
+ * A Slack that holds every views.publish without the click's line until `release()`: the slow answer
+ * of a busy moment. `reached` resolves when the first held publish arrives at Slack.
+ */
+function slackHoldingPublishesWithout(line: string) {
   const published: { userId: string; view: Record<string, unknown> }[] = [];
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  let calls = 0;
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
   const client = {
     async publishHome(userId: string, view: Record<string, unknown>) {
-      calls++;
-      if (calls === 1) await held;
+      if (!JSON.stringify(view).includes(line)) {
+        arrived();
+        await held;
+      }
       published.push({ userId, view });
     },
   };
   const slack = { for: () => client } as unknown as Pick<SlackWorkspaces, 'for'>;
-  return { slack, published, release, calls: () => calls };
+  return { slack, published, release, reached };
 }
 
 function slackRecording() {
@@ -37,12 +44,14 @@ function slackRecording() {
   return { slack, lastView: () => JSON.stringify(views.at(-1)) };
 }
 
-function publisherWith(slack: Pick<SlackWorkspaces, 'for'>) {
+function publisherWith(slack: Pick<SlackWorkspaces, 'for'>, onRender: () => void = () => {}) {
+  const settings = createSettingsStore({ db: testDb.db, config: loadConfig(REQUIRED_ENV) });
   return createHomePublisher({
     db: testDb.db,
     slack,
     rewards: { for: () => Promise.reject(new Error('no balance on a non-admin Home')) },
-    settings: createSettingsStore({ db: testDb.db, config: loadConfig(REQUIRED_ENV) }),
+    // A render starts by reading the settings: counting those reads tells which renders have begun.
+    settings: { ...settings, get: (ws) => (onRender(), settings.get(ws)) },
     approvals: { isAdmin: async () => false, isApprover: async () => false },
     logger: testLogger(),
     now: () => new Date(),
@@ -51,20 +60,24 @@ function publisherWith(slack: Pick<SlackWorkspaces, 'for'>) {
 
 describe('Home publisher', () => {
   it('a click’s outcome is the last Home Slack gets, even when a re-publish asked before it answers later', async () => {
-    const { slack, published, release, calls } = slackHoldingFirstPublish();
-    const home = publisherWith(slack);
+    const line = 'you won’t appear on the leaderboard';
+    const { slack, published, release, reached } = slackHoldingPublishesWithout(line);
+    let renders = 0;
+    const home = publisherWith(slack, () => renders++);
     const background = home.publish(WS, 'U_EMP1');
-    const click = home.publish(WS, 'U_EMP1', { flash: 'Done: you won’t appear on the leaderboard.' });
-    // The click waits for the re-publish in flight, whatever Slack does with it.
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(calls()).toBe(1);
+    const click = home.publish(WS, 'U_EMP1', { flash: `Done: ${line}.` });
+    // The re-publish is at Slack, held; the click has not begun to render: it waits its turn.
+    await within(reached, 'the re-publish reaching Slack');
+    expect(renders).toBe(1);
+    expect(published).toHaveLength(0);
     release();
     await Promise.all([background, click]);
+    expect(renders).toBe(2);
     expect(published).toHaveLength(2);
-    expect(JSON.stringify(published.at(-1)!.view)).toContain('you won’t appear on the leaderboard');
+    expect(JSON.stringify(published.at(-1)!.view)).toContain(line);
     // And a re-publish after the click keeps the line on top for its 30 s.
     await home.publish(WS, 'U_EMP1');
-    expect(JSON.stringify(published.at(-1)!.view)).toContain('you won’t appear on the leaderboard');
+    expect(JSON.stringify(published.at(-1)!.view)).toContain(line);
   });
 
   it('another instance’s re-publish keeps the click’s outcome on top until its 30 s are up', async () => {
