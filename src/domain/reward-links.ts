@@ -111,6 +111,20 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
   const signalOpt = opts.signal ? { signal: opts.signal } : {};
   try {
     const rewards = await deps.rewards.for(row);
+    if (row.partsCreated === 0 && row.attempts > 1) {
+      // An earlier attempt may have created the first part with its answer lost: the balance read now
+      // would count that order against the request. Look it up by its key before judging anything.
+      const first = await rewards.orders.findByClientOrderId(partKey(row, 0), signalOpt);
+      if (first) {
+        const recorded = await recordCreatedPart(deps, row, 0, parts[0]!, first.orderId, opts.firstCheckDelayMs);
+        if (!recorded) {
+          log.warn('the claim was lost while recording the first part; its new holder continues with the same keys');
+          return 'skipped';
+        }
+        row = recorded;
+        log.info('reward-link part found by its key', { part: 1, parts: parts.length, orderId: first.orderId });
+      }
+    }
     if (row.partsCreated === 0) {
       // Before the first part: the whole request must fit the balance (the known spending limits were
       // checked when it was recorded; the API does not show them, so a limit refusal part-way can
@@ -130,20 +144,12 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
         { idempotencyKey: partKey(row, index), ...signalOpt },
       );
       const orderId = created.order.orderId;
-      // Recorded at once: a refusal of a later part, or a crash, can never lose a paid part.
-      const recorded = await updateClaimed(deps.db, row, {
-        // In creation order (part order), each once.
-        orderIds: sql`case when ${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb then ${rewardLinkRequests.orderIds} else ${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb end`,
-        partsCreated: index + 1,
-        createdQuantity: sql`${rewardLinkRequests.createdQuantity} + ${quantity}`,
-        claimedUntil: sql`now() + ${`${PLACE_LEASE_S} seconds`}::interval`,
-      });
+      const recorded = await recordCreatedPart(deps, row, index, quantity, orderId, opts.firstCheckDelayMs);
       if (!recorded) {
         log.warn('the claim was lost while creating parts; its new holder continues with the same keys');
         return 'skipped';
       }
       row = recorded;
-      await scheduleOrderCheck(deps.db, { orderId, source: 'reward_links', teamId: row.teamId, enterpriseId: row.enterpriseId, rewardLinkRequestId: row.id, firstDelayMs: opts.firstCheckDelayMs });
       log.info('reward-link part created', { part: index + 1, parts: parts.length, orderId, recovered: created.recovered });
     }
     return await settle(deps, row, 'placed', null, null, log);
@@ -159,6 +165,37 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
     log.warn('reward links refused', { code: verdict.code, partsCreated: row.partsCreated, error });
     return settle(deps, row, row.partsCreated > 0 ? 'partial' : 'failed', verdict.code, verdict.userMessage, log);
   }
+}
+
+/**
+ * A created part, recorded at once (a refusal of a later part, or a crash, can never lose a paid
+ * part) with its completion check; undefined when the claim was lost meanwhile.
+ */
+async function recordCreatedPart(
+  deps: RewardLinkDeps,
+  row: RewardLinkRequestRow,
+  index: number,
+  quantity: number,
+  orderId: string,
+  firstCheckDelayMs: number,
+): Promise<RewardLinkRequestRow | undefined> {
+  const recorded = await updateClaimed(deps.db, row, {
+    // In creation order (part order), each once.
+    orderIds: sql`case when ${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb then ${rewardLinkRequests.orderIds} else ${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb end`,
+    partsCreated: index + 1,
+    createdQuantity: sql`${rewardLinkRequests.createdQuantity} + ${quantity}`,
+    claimedUntil: sql`now() + ${`${PLACE_LEASE_S} seconds`}::interval`,
+  });
+  if (recorded)
+    await scheduleOrderCheck(deps.db, {
+      orderId,
+      source: 'reward_links',
+      teamId: recorded.teamId,
+      enterpriseId: recorded.enterpriseId,
+      rewardLinkRequestId: recorded.id,
+      firstDelayMs: firstCheckDelayMs,
+    });
+  return recorded;
 }
 
 /** The request's final state, its audit row, and (unless all went well: the links themselves say it) the requester told once. */

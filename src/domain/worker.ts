@@ -319,6 +319,18 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       row = { ...row, recipients };
       const rewards = await deps.rewards.for(row);
       const parts = partsOf(row.recipients);
+      if (parts.length > 1 && row.partsPlaced === 0 && row.attempts > 1) {
+        // An earlier attempt may have created the first part with its answer lost: the balance read
+        // now would count that order against the send. Look it up by its key before judging anything.
+        const first = await rewards.orders.findByClientOrderId(kudosPartKey(row, 0), { signal });
+        if (signal.aborted) return interrupted(row, signal, kudosLog);
+        if (first) {
+          kudosLog.info('first part found by its key', { orderId: first.orderId, orderStatus: first.status });
+          const recorded = await recordPart(row, fence, 0, first);
+          if (!recorded) return fencedOut(undefined, kudosLog);
+          return place(recorded.row, recorded.fence, signal, kudosLog);
+        }
+      }
       if (parts.length > 1 && row.partsPlaced === 0) {
         // Before the first part: the whole send must fit the balance, so that a big send is not cut
         // short half-way for want of money (the known spending limits were checked when it was recorded).
