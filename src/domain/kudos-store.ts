@@ -315,6 +315,7 @@ export async function scheduleRetry(
       status,
       errorCode: error.code,
       errorMessage: error.message,
+      failedCalls: sql`${kudos.failedCalls} + 1`,
       nextAttemptAt: sql`now() + ${`${Math.max(0, Math.round(delayMs))} milliseconds`}::interval`,
       claimedUntil: null,
       claimedBy: null,

@@ -84,9 +84,9 @@ export interface WorkerOptions {
    * what the sender waits for); telling runs in its own lane so that it never holds a placing slot.
    */
   notifyConcurrency?: number;
-  /** Transient failures before a send is given up. */
+  /** Order calls failed without a refusal before a send is given up (looked up by its key). */
   maxAttempts?: number;
-  /** Backoff before retry n (1-based). */
+  /** Backoff before retry n (1-based: after the n-th failed call). */
   backoffMs?: (attempt: number) => number;
 }
 
@@ -367,14 +367,16 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     } catch (error) {
       if (signal.aborted || stoppedWaiting(error)) return interrupted(row, signal, kudosLog);
       const verdict = classifyRewardsFailure(error);
-      if (!verdict.permanent && row.attempts < maxAttempts) {
-        const delay = backoffMs(row.attempts);
-        kudosLog.warn('order attempt failed; will retry with the same key', { code: verdict.code, attempts: row.attempts, retryInMs: delay, partsPlaced: row.partsPlaced, error });
+      // Restarts, lost leases and stops are claims, not failures: only failed calls lengthen the wait.
+      const failedCalls = row.failedCalls + 1;
+      if (!verdict.permanent && failedCalls < maxAttempts) {
+        const delay = backoffMs(failedCalls);
+        kudosLog.warn('order attempt failed; will retry with the same key', { code: verdict.code, failedCalls, attempts: row.attempts, retryInMs: delay, partsPlaced: row.partsPlaced, error });
         return fencedOut(await scheduleRetry(deps.db, row.id, fence, delay, { code: verdict.code, message: verdict.userMessage }), kudosLog);
       }
       // Never called failed while the order may exist: look it up by its key first.
       if (mayHaveReachedApi(error)) return resolveUnknown(row, fence, signal, kudosLog);
-      kudosLog.warn('order failed', { code: verdict.code, attempts: row.attempts, partsPlaced: row.partsPlaced, error });
+      kudosLog.warn('order failed', { code: verdict.code, failedCalls, attempts: row.attempts, partsPlaced: row.partsPlaced, error });
       const reason = verdict.permanent ? refusalOfPart(row, error, verdict.userMessage) : 'the Rewards API did not accept it after several tries.';
       return fail(row, fence, verdict.code, reason, kudosLog);
     }

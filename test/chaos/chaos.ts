@@ -158,7 +158,8 @@ export interface ChaosResult {
   missingConfirmations: number;
   balanceMovedCents: number;
   expectedBalanceMoveCents: number;
-  stuck: Array<{ id: string; status: string }>;
+  /** Rows not settled at the end, with what says why: claims, failed calls and when the next try was due. */
+  stuck: Array<{ id: string; status: string; attempts: number; failedCalls: number; nextAttemptAt: string; errorCode: string | null }>;
   /** Cent for cent: the API's orders against the kudos recorded as placed. */
   chargedCents: number;
   recordedCents: number;
@@ -751,7 +752,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       balanceMovedCents: cents(balanceBefore) - cents(balanceAfter),
       // Everything charged: the main run's sends, the money faults' sends (placed or booked) and the reward links created.
       expectedBalanceMoveCents: allRows.filter((r) => r.status === 'placed' || r.status === 'scheduled').reduce((sum, r) => sum + (r.costCents ?? r.totalCents), 0) + (money?.links.recordedCents ?? 0),
-      stuck: rows.filter((r) => !(((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected')).map((r) => ({ id: r.id, status: r.status })),
+      stuck: rows
+        .filter((r) => !(((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected'))
+        .map((r) => ({ id: r.id, status: r.status, attempts: r.attempts, failedCalls: r.failedCalls, nextAttemptAt: r.nextAttemptAt.toISOString(), errorCode: r.errorCode })),
       failedWithoutNotice: failedRows.filter((r) => !r.notifiedAt || !r.errorMessage).length,
       faultsInjected: faultState.injected,
       rewardsRequestsSeen: faultState.seen,

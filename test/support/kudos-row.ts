@@ -38,6 +38,7 @@ export function buildKudosRow(overrides: Partial<KudosRow> = {}): KudosRow {
     status: 'pending',
     idempotencyKey: '00000000-0000-4000-8000-000000000002',
     attempts: 0,
+    failedCalls: 0,
     nextAttemptAt: at,
     claimedUntil: null,
     claimedBy: null,

@@ -77,7 +77,10 @@ export const kudos = pgTable(
     status: text('status').$type<KudosStatus>().notNull().default('pending'),
     /** UUID v4 generated at insert; sent as the order's idempotencyKey on every attempt. */
     idempotencyKey: uuid('idempotency_key').notNull().defaultRandom(),
+    /** Claims of the row (the claim's fence); grows on every restart or lost lease too. */
     attempts: integer('attempts').notNull().default(0),
+    /** Order calls that failed without a refusal: the retry back-off and the give-up count grow with these alone. */
+    failedCalls: integer('failed_calls').notNull().default(0),
     /** Earliest time the worker may (re)try. */
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
     /**

@@ -1,0 +1,1 @@
+ALTER TABLE "kudos" ADD COLUMN "failed_calls" integer DEFAULT 0 NOT NULL;
