@@ -26,7 +26,8 @@ import type { SendPolicy } from './send-policy.js';
 
 /** One request makes at most this many links (placed in parts of 500). */
 export const MAX_LINKS_PER_COMMAND = 2000;
-const PLACE_LEASE_S = 120;
+/** How long a placing attempt holds its request; renewed every third of it while the attempt runs. */
+const PLACE_LEASE_MS = 120_000;
 /** A part whose call failed without a refusal is tried again after this (with its own key). */
 const RETRY_AFTER_S = 20;
 
@@ -79,10 +80,12 @@ export async function recordRewardLinkRequest(
   });
 }
 
-async function claim(db: Database, id: string): Promise<RewardLinkRequestRow | undefined> {
+const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}::interval`;
+
+async function claim(db: Database, id: string, leaseMs: number): Promise<RewardLinkRequestRow | undefined> {
   const [row] = await db
     .update(rewardLinkRequests)
-    .set({ claimedUntil: sql`now() + ${`${PLACE_LEASE_S} seconds`}::interval`, attempts: sql`${rewardLinkRequests.attempts} + 1`, updatedAt: sql`now()` })
+    .set({ claimedUntil: leaseUntil(leaseMs), attempts: sql`${rewardLinkRequests.attempts} + 1`, updatedAt: sql`now()` })
     .where(and(eq(rewardLinkRequests.id, id), eq(rewardLinkRequests.status, 'pending'), or(isNull(rewardLinkRequests.claimedUntil), lte(rewardLinkRequests.claimedUntil, sql`now()`))))
     .returning();
   return row;
@@ -102,13 +105,48 @@ async function updateClaimed(db: Database, row: RewardLinkRequestRow, set: Reque
 
 export type PlaceOutcome = 'placed' | 'partial' | 'failed' | 'retry' | 'skipped';
 
+export interface PlaceRewardLinksOptions {
+  firstCheckDelayMs: number;
+  signal?: AbortSignal;
+  /** How long the attempt holds the request between renewals (default 2 min). */
+  leaseMs?: number;
+}
+
 /** Creates the parts of a recorded request, each exactly once; safe to call again after any failure. */
-export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, opts: { firstCheckDelayMs: number; signal?: AbortSignal }): Promise<PlaceOutcome> {
-  let row = await claim(deps.db, id);
-  if (!row) return 'skipped';
-  const log = deps.logger.child({ rewardLinkRequestId: row.id });
+export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, opts: PlaceRewardLinksOptions): Promise<PlaceOutcome> {
+  const leaseMs = opts.leaseMs ?? PLACE_LEASE_MS;
+  const claimed = await claim(deps.db, id, leaseMs);
+  if (!claimed) return 'skipped';
+  const log = deps.logger.child({ rewardLinkRequestId: claimed.id });
+  // A part's call may outlast the lease (a slow API retried four times): the lease is renewed while
+  // the attempt runs, so no sweep takes the request over; a renewal that finds it taken aborts the call.
+  const lost = new AbortController();
+  const renewal = setInterval(
+    () =>
+      void updateClaimed(deps.db, claimed, { claimedUntil: leaseUntil(leaseMs) })
+        .then((held) => {
+          if (!held) lost.abort();
+        })
+        .catch((error: unknown) => log.warn('renewing the reward-link request’s lease failed; will try again', { error })),
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
+  const signal = opts.signal ? AbortSignal.any([opts.signal, lost.signal]) : lost.signal;
+  try {
+    return await placeClaimed(deps, claimed, { ...opts, leaseMs, signal }, log);
+  } finally {
+    clearInterval(renewal);
+  }
+}
+
+async function placeClaimed(
+  deps: RewardLinkDeps,
+  claimed: RewardLinkRequestRow,
+  opts: Required<Omit<PlaceRewardLinksOptions, 'signal'>> & { signal: AbortSignal },
+  log: Logger,
+): Promise<PlaceOutcome> {
+  let row = claimed;
   const parts = splitQuantity(row.quantity);
-  const signalOpt = opts.signal ? { signal: opts.signal } : {};
+  const signalOpt = { signal: opts.signal };
   try {
     const rewards = await deps.rewards.for(row);
     if (row.partsCreated === 0 && row.attempts > 1) {
@@ -116,7 +154,7 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
       // would count that order against the request. Look it up by its key before judging anything.
       const first = await rewards.orders.findByClientOrderId(partKey(row, 0), signalOpt);
       if (first) {
-        const recorded = await recordCreatedPart(deps, row, 0, parts[0]!, first.orderId, opts.firstCheckDelayMs);
+        const recorded = await recordCreatedPart(deps, row, 0, parts[0]!, first.orderId, opts);
         if (!recorded) {
           log.warn('the claim was lost while recording the first part; its new holder continues with the same keys');
           return 'skipped';
@@ -144,7 +182,7 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
         { idempotencyKey: partKey(row, index), ...signalOpt },
       );
       const orderId = created.order.orderId;
-      const recorded = await recordCreatedPart(deps, row, index, quantity, orderId, opts.firstCheckDelayMs);
+      const recorded = await recordCreatedPart(deps, row, index, quantity, orderId, opts);
       if (!recorded) {
         log.warn('the claim was lost while creating parts; its new holder continues with the same keys');
         return 'skipped';
@@ -155,12 +193,13 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
     return await settle(deps, row, 'placed', null, null, log);
   } catch (error) {
     const verdict = classifyRewardsFailure(error);
-    if (opts.signal?.aborted || !verdict.permanent) {
+    if (opts.signal.aborted || !verdict.permanent) {
       // Not a refusal (a lost answer, a timeout, a 5xx): the part may exist. Never failed: tried again
       // with the same key, which finds the order if it was created.
       log.warn('creating reward links failed without a refusal; will try again with the same key', { code: verdict.code, partsCreated: row.partsCreated, error });
-      await updateClaimed(deps.db, row, { claimedUntil: sql`now() + ${`${RETRY_AFTER_S} seconds`}::interval`, errorCode: verdict.code, errorMessage: verdict.userMessage });
-      return 'retry';
+      const kept = await updateClaimed(deps.db, row, { claimedUntil: sql`now() + ${`${RETRY_AFTER_S} seconds`}::interval`, errorCode: verdict.code, errorMessage: verdict.userMessage });
+      // Taken over meanwhile (the lease was lost): its new holder goes on with the same keys.
+      return kept ? 'retry' : 'skipped';
     }
     log.warn('reward links refused', { code: verdict.code, partsCreated: row.partsCreated, error });
     return settle(deps, row, row.partsCreated > 0 ? 'partial' : 'failed', verdict.code, verdict.userMessage, log);
@@ -177,14 +216,14 @@ async function recordCreatedPart(
   index: number,
   quantity: number,
   orderId: string,
-  firstCheckDelayMs: number,
+  opts: { firstCheckDelayMs: number; leaseMs: number },
 ): Promise<RewardLinkRequestRow | undefined> {
   const recorded = await updateClaimed(deps.db, row, {
     // In creation order (part order), each once.
     orderIds: sql`case when ${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb then ${rewardLinkRequests.orderIds} else ${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb end`,
     partsCreated: index + 1,
     createdQuantity: sql`${rewardLinkRequests.createdQuantity} + ${quantity}`,
-    claimedUntil: sql`now() + ${`${PLACE_LEASE_S} seconds`}::interval`,
+    claimedUntil: leaseUntil(opts.leaseMs),
   });
   if (recorded)
     await scheduleOrderCheck(deps.db, {
@@ -193,7 +232,7 @@ async function recordCreatedPart(
       teamId: recorded.teamId,
       enterpriseId: recorded.enterpriseId,
       rewardLinkRequestId: recorded.id,
-      firstDelayMs: firstCheckDelayMs,
+      firstDelayMs: opts.firstCheckDelayMs,
     });
   return recorded;
 }
