@@ -1,8 +1,9 @@
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler, type Next } from 'hono';
 import { ApiError, errorBody } from './errors.js';
 import { newId } from './ids.js';
 import type { EmulatorApp, EmulatorEnv } from './http/types.js';
 import { rateLimitedHeaders, rateLimitHeaders } from './state/rate-limit.js';
+import type { FaultRule } from './state/faults.js';
 import { randomFaultsOf } from './state/random-faults.js';
 import type { EmulatorCore } from './state/core.js';
 import { registerTokenRoutes } from './routes/token.js';
@@ -80,16 +81,28 @@ function faultInjection(core: EmulatorCore): MiddlewareHandler<EmulatorEnv> {
   return async (c, next) => {
     const rule = core.faults.take(c.req.method, c.req.path) ?? randomFaultsOf(core).take(c.req.method, c.req.path);
     if (!rule) return next();
-    if (rule.delayMs) await new Promise((resolve) => setTimeout(resolve, rule.delayMs));
-    if (rule.status !== undefined) return faultResponse(core, c, rule.status);
-    if (rule.drop) {
-      // The request is processed, then the connection is cut before any answer: a lost response.
-      await next();
-      c.env.incoming.socket.destroy();
-      return;
+    if (!rule.delayMs) return applyFault(core, c, next, rule);
+    // Counted as held until applied: a test waits for none held before counting what requests did.
+    const release = core.faults.hold();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, rule.delayMs));
+      return await applyFault(core, c, next, rule);
+    } finally {
+      release();
     }
-    return next();
   };
+}
+
+/** The fault's answer: its status without applying the request, or the request applied (then cut, for a drop). */
+async function applyFault(core: EmulatorCore, c: Context<EmulatorEnv>, next: Next, rule: FaultRule): Promise<Response | void> {
+  if (rule.status !== undefined) return faultResponse(core, c, rule.status);
+  if (rule.drop) {
+    // The request is processed, then the connection is cut before any answer: a lost response.
+    await next();
+    c.env.incoming.socket.destroy();
+    return;
+  }
+  return next();
 }
 
 /** Injected statuses carry the code the real API would plausibly send with them. */

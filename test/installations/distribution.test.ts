@@ -50,7 +50,8 @@ async function start(oauth: { tokenRotation?: boolean; expiresInSeconds?: number
   });
   // Every log line of the run, at debug level, to be read for secrets afterwards.
   const logger = createLogger({ level: 'debug', write: (line) => void logLines.push(line) });
-  app = await startApp({ config, port: 0, metricsPort: 0, host: '127.0.0.1', db: testDb.db, logger, worker: { pollIntervalMs: 100 } });
+  // No purge timer: the tests that purge call app.purgeDue() themselves.
+  app = await startApp({ config, port: 0, metricsPort: 0, host: '127.0.0.1', db: testDb.db, logger, worker: { pollIntervalMs: 100 }, purgeMs: 0 });
   sim.setAppUrl(app.url);
   if (app.socket) await app.socket.connected();
 }

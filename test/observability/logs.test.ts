@@ -66,7 +66,7 @@ describe('structured logs', () => {
     });
     const slack = await fetch(`${server.url}/slack/events`, { method: 'POST', body: 'x' });
     const health = await fetch(`${server.url}/healthz`);
-    await expect.poll(() => lines.length).toBe(2);
+    await expect.poll(() => lines.length, { timeout: 10_000 }).toBe(2);
     expect(lines.find((l) => l.msg === 'after the ack')!.slackRequestId).toBe(slack.headers.get('x-request-id'));
     expect(lines.find((l) => l.msg === 'health asked')!.requestId).toBe(health.headers.get('x-request-id'));
     expect(slack.headers.get('x-request-id')).not.toBe(health.headers.get('x-request-id'));

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createRewardsClient, toCents, type CallInfo, type RewardsClient, type RewardsClientOptions } from '../../src/rewards/index.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
+import { untilNoneHeld } from '../support/held-requests.js';
 
 let emulator: TestEmulator;
 let choiceProductId: string;
@@ -52,25 +53,21 @@ async function ordersWithKey(client: RewardsClient, key: string): Promise<string
   return listed.map((o) => o.orderId);
 }
 
-async function settle(delayMs: number): Promise<void> {
-  // A delayed fault holds the original request in the emulator; let it finish before counting.
-  await new Promise((resolve) => setTimeout(resolve, delayMs));
-}
-
 describe('order creation under faults gives exactly one order', () => {
-  const cases: Array<[string, Parameters<TestEmulator['faults']>[0], number]> = [
-    ['a 429 burst', { method: 'POST', path: ORDER_PATH, status: 429, count: 3 }, 0],
-    ['5xx', { method: 'POST', path: ORDER_PATH, status: 503, count: 2 }, 0],
-    ['a dropped connection', { method: 'POST', path: ORDER_PATH, drop: true, count: 1 }, 0],
-    ['a timeout (delay beyond the client timeout)', { method: 'POST', path: ORDER_PATH, delayMs: 1_200, count: 1 }, 1_500],
+  const cases: Array<[string, Parameters<TestEmulator['faults']>[0]]> = [
+    ['a 429 burst', { method: 'POST', path: ORDER_PATH, status: 429, count: 3 }],
+    ['5xx', { method: 'POST', path: ORDER_PATH, status: 503, count: 2 }],
+    ['a dropped connection', { method: 'POST', path: ORDER_PATH, drop: true, count: 1 }],
+    ['a timeout (delay beyond the client timeout)', { method: 'POST', path: ORDER_PATH, delayMs: 1_200, count: 1 }],
   ];
-  for (const [name, fault, settleMs] of cases) {
+  for (const [name, fault] of cases) {
     it(name, async () => {
       const { client, calls } = newClient({ timeoutMs: 400, orderTimeoutMs: 400 });
       const before = await balanceCents(client);
       await emulator.faults(fault);
       const created = await client.orders.createChoice(order(25), { idempotencyKey: `fault-${name}` });
-      await settle(settleMs);
+      // A delayed fault holds the original request in the emulator: counted once it has been applied.
+      await untilNoneHeld(emulator.url);
       const ids = await ordersWithKey(client, `fault-${name}`);
       expect(ids).toEqual([created.order.orderId]);
       expect(await balanceCents(client)).toBe(before - 2500);
@@ -164,7 +161,7 @@ describe('property: concurrent creations under random faults', () => {
             }
           };
           const created = await Promise.all(amounts.map((amount, i) => createPersistently(amount, keys[i]!)));
-          if (faults.some(([fault]) => 'delayMs' in fault)) await settle(900);
+          await untilNoneHeld(emulator.url);
           for (const [i, key] of keys.entries()) {
             expect(await ordersWithKey(client, key)).toEqual([created[i]!.order.orderId]);
           }

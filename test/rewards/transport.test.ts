@@ -1,6 +1,7 @@
 // Retries, backoff, rate-limit budget, timeouts, aborts and dropped connections, against a stub server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { RewardsAbortError, RewardsConnectionError, RewardsRateLimitError, RewardsServerError, RewardsTimeoutError } from '../../src/rewards/index.js';
+import { abortableSleep } from '../../src/rewards/transport.js';
 import { apiError, drop, json, startStub, testClient, type StubServer } from './support/stub-server.js';
 
 const balanceBody = { availableBalance: { amount: 10000, currency: 'USD' }, pendingBalance: { amount: 0, currency: 'USD' } };
@@ -132,11 +133,14 @@ describe('POST without idempotency', () => {
   });
 
   it('is retried when the connection was refused (nothing was sent)', async () => {
-    const server = await startStub((_req, res) => json(res, 200, balanceBody));
+    // Every answer closes its connection: the client keeps no pooled socket to the closed server.
+    const closing = { connection: 'close' };
+    const server = await startStub((_req, res) => json(res, 200, balanceBody, closing), {
+      token: (_req, res) => json(res, 200, { access_token: 'tok-1', token_type: 'Bearer', expires_in: 3600 }, closing),
+    });
     const { client, calls } = testClient(server.url, { maxRetries: 2 });
     await client.balance.get(); // token cached
     await server.close(); // now nothing listens on that port
-    await new Promise((resolve) => setTimeout(resolve, 50)); // let the client notice its pooled socket closed
     const error = await client.recipients.create(recipient).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RewardsConnectionError);
     expect(error).toMatchObject({ code: 'CONNECTION_ERROR', causeCode: 'ECONNREFUSED', notSent: true });
@@ -197,12 +201,15 @@ describe('timeouts and aborts', () => {
 
   it('an abort during the backoff between retries ends the call', async () => {
     const controller = new AbortController();
-    stub = await startStub((_req, res) => {
-      setTimeout(() => controller.abort(), 50); // fires while the client waits to retry
-      apiError(res, 503, 'UNAVAILABLE');
-    });
-    // The real timer-based sleep, with a backoff far longer than the test.
-    const { client } = testClient(stub.url, { sleep: undefined, retryBaseDelayMs: 20_000, maxRetryDelayMs: 20_000 });
+    stub = await startStub((_req, res) => apiError(res, 503, 'UNAVAILABLE'));
+    // The real timer-based sleep, with a backoff far longer than the test; the caller gives up once
+    // the client waits to retry after the 503.
+    const sleep = (ms: number, signal?: AbortSignal) => {
+      const waiting = abortableSleep(ms, signal);
+      if (stub!.hits('/api/v1/balance').length > 0) controller.abort();
+      return waiting;
+    };
+    const { client } = testClient(stub.url, { sleep, retryBaseDelayMs: 20_000, maxRetryDelayMs: 20_000 });
     await expect(client.balance.get({ signal: controller.signal })).rejects.toBeInstanceOf(RewardsAbortError);
     expect(stub.hits('/api/v1/balance')).toHaveLength(1);
   });

@@ -5,10 +5,12 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app.js';
+import { createLogger } from '../../src/config/logger.js';
 import { kudos, kudosReactions } from '../../src/db/schema/index.js';
 import {
   blockActionPayload,
   commandFields,
+  eventually,
   postSignedCommand,
   postSignedEvent,
   postSignedPayload,
@@ -129,6 +131,9 @@ describe('every listener checks what it reads: App Home, finance, automations, s
   });
 
   it('events Bolt acknowledges first (reactions, the workflow step) are refused before they change anything', async () => {
+    // The listeners' refusals come after Bolt's ack: read from the app's warnings.
+    const warnings: Array<{ msg: string; kind?: string }> = [];
+    await e2e.start({ app: { approvalsSweepMs: 0, logger: createLogger({ level: 'warn', write: (line) => void warnings.push(JSON.parse(line) as (typeof warnings)[number]) }) } });
     // A null item would be a TypeError inside Bolt's own middleware: refused before Bolt.
     expect((await postSignedEvent(e2e.stack.app.url, envelope({ type: 'reaction_added', user: 'U_EMP1', reaction: 'gift', item: null }))).status).toBe(400);
     // Bolt acknowledges the rest first; the listener refuses them.
@@ -144,7 +149,9 @@ describe('every listener checks what it reads: App Home, finance, automations, s
       event_ts: '1.2',
     });
     expect((await postSignedEvent(e2e.stack.app.url, step)).status).toBe(400);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Both acknowledged reactions have been through their listener (refused there) before anything is read.
+    const refused = (kind: string) => warnings.some((w) => w.msg.includes('a listener found a shape Slack never sends') && w.kind === kind);
+    await eventually(() => refused('event reaction_added') && refused('event reaction_removed'), 30_000);
     expect(await e2e.db.select().from(kudos)).toHaveLength(0);
     expect(await e2e.db.select().from(kudosReactions)).toHaveLength(0);
   });

@@ -176,15 +176,15 @@ describe('driving a Bolt app', () => {
     const help = sim.messages('C_KUDOS').find((m) => m.text === 'Use /kudos to thank someone.');
     expect(help).toMatchObject({ ephemeral: true, visible_to: 'U_EMP3' });
     await sim.slashCommand('U_EMP3', 'public', 'C_KUDOS');
-    await expect.poll(() => sim.messages('C_KUDOS').find((m) => m.text === 'Kudos from <@U_EMP3>')?.ephemeral).toBe(false);
+    await expect.poll(() => sim.messages('C_KUDOS').find((m) => m.text === 'Kudos from <@U_EMP3>')?.ephemeral, { timeout: 10_000 }).toBe(false);
   });
 
   it('clicks a message button; replace_original through the response_url updates it in place', async () => {
     await sim.slashCommand('U_APPROVER', 'button', 'C_APPROVALS');
-    await expect.poll(() => sim.messages('C_APPROVALS').length).toBe(1);
+    await expect.poll(() => sim.messages('C_APPROVALS').length, { timeout: 10_000 }).toBe(1);
     const msg = sim.messages('C_APPROVALS')[0]!;
     await sim.clickButton({ channel: 'C_APPROVALS', ts: msg.ts }, 'approve', 'U_APPROVER');
-    await expect.poll(() => sim.messages('C_APPROVALS')[0]?.text).toBe('Approved req-1');
+    await expect.poll(() => sim.messages('C_APPROVALS')[0]?.text, { timeout: 10_000 }).toBe('Approved req-1');
     expect(sim.messages('C_APPROVALS')).toHaveLength(1);
     expect(sim.messages('C_APPROVALS')[0]!.edited).toBeDefined();
   });
@@ -192,7 +192,7 @@ describe('driving a Bolt app', () => {
   it('delivers Events API callbacks signed as JSON', async () => {
     const r = await sim.sendEvent({ type: 'app_home_opened', user: 'U_EMP4', channel: 'D_U_EMP4', tab: 'home' });
     expect(r.status).toBe(200);
-    await expect.poll(() => sim.homeView('U_EMP4')?.blocks.length).toBe(1);
+    await expect.poll(() => sim.homeView('U_EMP4')?.blocks.length, { timeout: 10_000 }).toBe(1);
   });
 });
 

@@ -62,7 +62,7 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
     core.faults.add(rule);
     return c.json({ faults: core.faults.list() }, 201);
   });
-  app.get('/_emulator/faults', (c) => c.json({ faults: core.faults.list() }));
+  app.get('/_emulator/faults', (c) => c.json({ faults: core.faults.list(), held: core.faults.held() }));
   // Probabilistic faults for chaos runs (state/random-faults.ts).
   app.put('/_emulator/faults/random', async (c) => {
     const config = validate(RandomFaultsSchema, await readJson(c, limit));

@@ -37,6 +37,8 @@ function isRegex(p: string): boolean {
 
 export class Faults {
   private active: ActiveFault[] = [];
+  /** Requests a delay fault holds, not yet answered (or applied and cut). */
+  private holding = 0;
 
   add(rule: FaultRule): void {
     this.active.push({ rule, pattern: rule.path ? new RegExp(rule.path) : undefined, remaining: rule.count ?? 1 });
@@ -57,5 +59,20 @@ export class Faults {
 
   clear(): void {
     this.active = [];
+  }
+
+  /** Counts a request as held by a delay fault until the returned function is called. */
+  hold(): () => void {
+    this.holding++;
+    let released = false;
+    return () => {
+      if (!released) this.holding--;
+      released = true;
+    };
+  }
+
+  /** How many requests a delay fault holds now: once none, every delayed request has been applied (or refused). */
+  held(): number {
+    return this.holding;
   }
 }
