@@ -379,13 +379,15 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   // Workflow steps whose send outlives the event's handler are finished later by any instance with the
   // workflow's token, which is stored sealed: only with a key ring (else the handler's wait is all).
   const workflowSteps = config.keyRing ? { db, keyRing: config.keyRing, finisher: slack, logger: logger.child({ part: 'workflow-steps' }), now } : undefined;
+  // One policy for every send: the form, the workflow step and automations all meet the known spending limits.
+  const sendPolicy = opts.policy ?? withSpendingLimits(approvals.policy, { db, now });
   const automations = createAutomationService(
     {
       db,
       users: slack,
       rewards: rewardsAccounts,
       catalog,
-      policy: opts.policy ?? approvals.policy,
+      policy: sendPolicy,
       settings,
       approvals,
       wakeWorker,
@@ -406,7 +408,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     rewardsSetup,
     slack,
     catalog,
-    policy: opts.policy ?? withSpendingLimits(approvals.policy, { db, now }),
+    policy: sendPolicy,
     wakeWorker,
     automations,
     placeRewardLinks: (requestId) => background.placeRewardLinks(requestId),

@@ -8,8 +8,8 @@ import type { RewardsAccounts } from './rewards-accounts.js';
 import type { DesignCatalogs } from './catalog.js';
 import { getKudos } from './kudos-store.js';
 import type { Workspace } from './recipients.js';
-import { describeForUser } from './rewards-errors.js';
-import { prepareSend, type SendForm } from './send-request.js';
+import { classifyRewardsFailure, describeForUser } from './rewards-errors.js';
+import { prepareSend, type PreparedSend, type SendForm } from './send-request.js';
 import type { SendPolicy } from './send-policy.js';
 import type { SettingsStore } from './settings.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend, type SendOrigin, type StartSendDeps } from './submit-send.js';
@@ -42,19 +42,34 @@ export interface AutomatedSendRequest {
   botUserId?: string | undefined;
 }
 
-export type AutomatedSendResult =
-  | { ok: true; recorded: RecordedSend }
-  /** Nothing was recorded; `message` says why, in one readable sentence. */
-  | { ok: false; code: 'invalid' | 'sender' | 'rewards'; message: string };
+/**
+ * Nothing was recorded; `message` says why, in one readable sentence. `transient`: the Rewards API
+ * could not be asked (down, timing out); the same request may pass later.
+ */
+export type AutomatedSendRefusal = { ok: false; code: 'invalid' | 'sender' | 'rewards'; message: string; transient: boolean };
 
+export type AutomatedSendResult = { ok: true; recorded: RecordedSend } | AutomatedSendRefusal;
+
+export type PreparedAutomatedSend = { ok: true; prepared: Extract<PreparedSend, { ok: true }> } | AutomatedSendRefusal;
+
+/** Records and starts a send; nothing is recorded when it is refused. */
 export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<AutomatedSendResult> {
+  const checked = await prepareAutomated(deps, request);
+  if (!checked.ok) return checked;
+  const recorded = await recordPreparedSend(deps.db, checked.prepared, request.origin);
+  await startRecordedSend(deps, recorded);
+  return { ok: true, recorded };
+}
+
+/** The checks of a send (sender, design, recipients, policy) without recording it. */
+export async function prepareAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<PreparedAutomatedSend> {
   const sender = await deps.users.userInfo(request.workspace, request.senderUserId);
   if (!sender || sender.deleted || sender.isBot) {
-    return { ok: false, code: 'sender', message: `The sender ${request.senderUserId} is not an active person in this workspace.` };
+    return { ok: false, code: 'sender', message: `The sender ${request.senderUserId} is not an active person in this workspace.`, transient: false };
   }
   let productId = request.productId;
   if (!productId) productId = (await deps.settings.get(request.workspace)).defaultProductId ?? undefined;
-  if (!productId) return { ok: false, code: 'invalid', message: 'design: no design was given and the workspace has no default design.' };
+  if (!productId) return { ok: false, code: 'invalid', message: 'design: no design was given and the workspace has no default design.', transient: false };
 
   const form: SendForm = {
     userIds: request.recipientUserIds,
@@ -73,19 +88,17 @@ export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedS
       form,
     );
   } catch (error) {
-    // The catalog read failed: no Rewards connection, or the API is down.
-    return { ok: false, code: 'rewards', message: describeForUser(error, 'check the design with the Rewards API') };
+    // The catalog read failed: no Rewards connection (permanent), or the API is down (transient).
+    return { ok: false, code: 'rewards', message: describeForUser(error, 'check the design with the Rewards API'), transient: !classifyRewardsFailure(error).permanent };
   }
   if (!prepared.ok) {
     const message = Object.entries(prepared.errors)
       .map(([field, text]) => `${field}: ${text}`)
       .join(' ');
-    return { ok: false, code: 'invalid', message };
+    return { ok: false, code: 'invalid', message, transient: false };
   }
   if (request.announceTo) prepared.values.announceTo = request.announceTo;
-  const recorded = await recordPreparedSend(deps.db, prepared, request.origin);
-  await startRecordedSend(deps, recorded);
-  return { ok: true, recorded };
+  return { ok: true, prepared };
 }
 
 /** Where a recorded send stands, for a caller that reports an outcome (the workflow step). */

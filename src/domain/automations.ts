@@ -3,7 +3,7 @@
 // due ones (FOR UPDATE SKIP LOCKED + a lease) and sends each through sendAutomated with the source
 // key `auto:<key>`: even two instances holding the same occurrence record one kudos. A run whose
 // time passed while every instance was down is sent late, once, up to LATE_LIMIT_MS after its time.
-import { and, asc, eq, gte, inArray, lt, lte, or, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, lt, lte, or, isNull, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import {
@@ -11,15 +11,25 @@ import {
   celebrationDates,
   celebrationPreferences,
   celebrationRules,
+  kudos,
   recurringSeries,
+  type KudosRow,
   type CelebrationKind,
   type CelebrationRuleRow,
   type OccurrenceRow,
   type RecurringSeriesRow,
 } from '../db/schema/index.js';
 import { NO_ANNOUNCEMENT } from './announce.js';
-import { celebrationRuns, fillTemplate, recurrenceRuns } from './automation-dates.js';
-import { sendAutomated, type AutomatedSendDeps } from './automated-send.js';
+import { toCents } from '../rewards/index.js';
+import { recordFailedOrders } from './audit.js';
+import { celebrationDateIn, celebrationRuns, fillTemplate, recurrenceRuns } from './automation-dates.js';
+import { prepareAutomated, type AutomatedSendDeps, type AutomatedSendRequest } from './automated-send.js';
+import { kudosPartKey } from './kudos-parts.js';
+import { promoteFoundKudosOrder } from './kudos-store.js';
+import { formatUsd } from './money.js';
+import type { PreparedSend } from './send-request.js';
+import { checkSendAgainstLimits } from './spending-limits.js';
+import { recordPreparedSend, startRecordedSend, type RecordedSend, type SendOrigin } from './submit-send.js';
 import { displayNameOf, isChatRefusal } from './ports.js';
 import type { NoticePresenter } from './notices.js';
 import { syncProfileDates } from './celebration-profile.js';
@@ -27,8 +37,12 @@ import type { ProfileDirectory } from './ports.js';
 import { finishWaitingSteps, type WorkflowStepDeps } from './workflow-steps.js';
 import { postOnce, type NoticeDeps } from './notifications.js';
 
-/** The outbox kind of the DM telling an automation's owner that a run was refused (once per run). */
+/** The outbox kind of the DM telling an automation's owner that a run was refused or given up (once per run). */
 export const AUTOMATION_REFUSED_KIND = 'automation.refused';
+/** The outbox kind of the DM telling an automation's owner that a run waits and is tried again (once per run). */
+export const AUTOMATION_WAITING_KIND = 'automation.waiting';
+/** How long a run that could not go out for a passing reason (the API down, balance, limits) waits before its next try. */
+export const RETRY_MS = 15 * 60_000;
 
 export const PLAN_AHEAD_MS = 30 * 86_400_000;
 /** A run missed by more than this (every instance down for a week) is recorded as missed, not sent. */
@@ -88,6 +102,12 @@ export interface AutomationReport {
   refused: number;
   canceled: number;
   missed: number;
+  /** Not sent yet for a passing reason (the API down, a known limit, the balance); tried again. */
+  waiting: number;
+  /** Kudos the Rewards API refused for good (or after 7 days of trying). */
+  failed: number;
+  /** Refused kudos sent again after their reason went away (a top-up, a higher limit). */
+  retried: number;
 }
 
 type Ws = { teamId: string; enterpriseId: string | null };
@@ -157,14 +177,15 @@ function mayFallWithin(date: string, from: Date, to: Date): boolean {
   return false;
 }
 
-/** Claims due planned occurrences (oldest first) for this instance, skipping rows others hold. */
-export async function claimDueOccurrences(db: Database, workerId: string, now: Date, limit = BATCH): Promise<OccurrenceRow[]> {
+/**
+ * Claims due occurrences (oldest first) for this instance, skipping rows others hold: `planned` ones to
+ * send, `retrying` ones to send again. A row waiting to be tried again has `claimed_until` at that time.
+ */
+export async function claimDueOccurrences(db: Database, workerId: string, now: Date, limit = BATCH, status: 'planned' | 'retrying' = 'planned'): Promise<OccurrenceRow[]> {
   const due = db
     .select({ id: automationOccurrences.id })
     .from(automationOccurrences)
-    .where(
-      and(eq(automationOccurrences.status, 'planned'), lte(automationOccurrences.dueAt, iso(now)), or(isNull(automationOccurrences.claimedUntil), lte(automationOccurrences.claimedUntil, iso(now)))),
-    )
+    .where(and(eq(automationOccurrences.status, status), lte(automationOccurrences.dueAt, iso(now)), or(isNull(automationOccurrences.claimedUntil), lte(automationOccurrences.claimedUntil, iso(now)))))
     .orderBy(asc(automationOccurrences.dueAt))
     .limit(limit)
     .for('update', { skipLocked: true });
@@ -175,60 +196,190 @@ export async function claimDueOccurrences(db: Database, workerId: string, now: D
     .returning();
 }
 
-async function settle(db: Database, occ: OccurrenceRow, set: Partial<typeof automationOccurrences.$inferInsert>): Promise<void> {
-  await db
+/**
+ * Writes a claimed occurrence's outcome, fenced on the claim: a row a person changed meanwhile (a
+ * skip, a paused series) or another instance re-claimed is left as it is. False when fenced out.
+ */
+async function settle(db: Database, occ: OccurrenceRow, set: Partial<typeof automationOccurrences.$inferInsert>): Promise<boolean> {
+  const updated = await db
     .update(automationOccurrences)
-    .set({ ...set, claimedUntil: null, claimedBy: null, updatedAt: sql`now()` })
-    .where(and(eq(automationOccurrences.id, occ.id), eq(automationOccurrences.status, 'planned')));
+    .set({ claimedUntil: null, claimedBy: null, ...set, updatedAt: sql`now()` })
+    .where(and(eq(automationOccurrences.id, occ.id), eq(automationOccurrences.status, occ.status), occ.claimedBy ? eq(automationOccurrences.claimedBy, occ.claimedBy) : undefined))
+    .returning({ id: automationOccurrences.id });
+  return updated.length === 1;
 }
 
-type Outcome = 'sent' | 'skipped' | 'refused' | 'canceled' | 'missed';
+/** The claim let go until `at` (claimDueOccurrences takes it again then), with why it waits. */
+function waitUntil(db: Database, occ: OccurrenceRow, at: Date, why: string): Promise<boolean> {
+  return settle(db, occ, { claimedUntil: at, error: why });
+}
+
+type Outcome = 'sent' | 'skipped' | 'refused' | 'canceled' | 'missed' | 'waiting' | 'failed' | 'yielded';
+type Stop = { stop: 'skipped' | 'canceled'; why: string };
+
+const untilOf = (occ: OccurrenceRow) => new Date(occ.dueAt.getTime() + LATE_LIMIT_MS).toISOString().slice(0, 10);
 
 /** Sends one claimed occurrence (or records why not). */
 export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRow, now: Date): Promise<Outcome> {
   const log = deps.logger.child({ occurrence: occ.key, teamId: occ.teamId });
   if (now.getTime() - occ.dueAt.getTime() > LATE_LIMIT_MS) {
-    await settle(deps.db, occ, { status: 'missed', error: 'Its time passed more than 7 days ago while Kudos was not running.' });
+    // A run that waited (the API down, a limit) and ran out of days: its owner hears that Kudos stopped.
+    const waited = occ.error;
+    if (!(await settle(deps.db, occ, { status: 'missed', error: waited ?? 'Its time passed more than 7 days ago while Kudos was not running.' }))) return 'yielded';
+    if (waited) await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason: waited, next: 'given_up', until: untilOf(occ) });
     return 'missed';
   }
   const ws: Ws = { teamId: occ.teamId, enterpriseId: occ.enterpriseId };
   const request = occ.source === 'recurring' ? await recurringRequest(deps.db, occ) : await celebrationRequest(deps, occ);
-  if ('stop' in request) {
-    await settle(deps.db, occ, { status: request.stop, error: request.why, ...(request.stop === 'skipped' ? { skippedBy: occ.subjectUserId } : {}) });
-    return request.stop;
-  }
+  if ('stop' in request) return (await settle(deps.db, occ, stopValues(occ, request))) ? request.stop : 'yielded';
   const { owner, ...send } = request;
-  const result = await sendAutomated(deps, { workspace: ws, sourceKey: `auto:${occ.key}`, ...send });
-  if (!result.ok) {
-    log.warn('automated send refused', { code: result.code, reason: result.message });
-    await settle(deps.db, occ, { status: 'refused', error: result.message });
-    await tellOwner(deps, occ, owner, send.recipientUserIds, result.message);
+  // Kudos' known spending limits: a run over one waits (and is tried again) rather than being ordered.
+  const over = await checkSendAgainstLimits(deps.db, ws, Math.round(send.amountDollars * 100) * send.recipientUserIds.length, deps.now(), 'This run');
+  if (!over.ok) {
+    if (!(await waitUntil(deps.db, occ, new Date(now.getTime() + RETRY_MS), over.message))) return 'yielded';
+    await tellOwner(deps, occ, AUTOMATION_WAITING_KIND, { reason: over.message, next: 'retrying', until: untilOf(occ) }, owner, send.recipientUserIds);
+    return 'waiting';
+  }
+  const checked = await prepareAutomated(deps, { workspace: ws, sourceKey: `auto:${occ.key}`, ...send });
+  if (!checked.ok) {
+    if (checked.transient) {
+      // The API could not be asked (a 503, a timeout): nothing is settled, the run is tried again.
+      log.warn('automated send could not be checked; trying again', { code: checked.code, reason: checked.message });
+      return (await waitUntil(deps.db, occ, new Date(now.getTime() + RETRY_MS), checked.message)) ? 'waiting' : 'yielded';
+    }
+    log.warn('automated send refused', { code: checked.code, reason: checked.message });
+    if (!(await settle(deps.db, occ, { status: 'refused', error: checked.message }))) return 'yielded';
+    await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason: checked.message, next: 'not_retried' }, owner, send.recipientUserIds);
     return 'refused';
   }
-  await settle(deps.db, occ, { status: 'sent', kudosId: result.recorded.row.id });
+  const held = await recordIfStillDue(deps.db, occ, checked.prepared, send.origin);
+  if ('outcome' in held) return held.outcome;
+  await startRecordedSend(deps, held.recorded);
   return 'sent';
 }
 
+function stopValues(occ: OccurrenceRow, stop: Stop): Partial<typeof automationOccurrences.$inferInsert> {
+  return { status: stop.stop, error: stop.why, ...(stop.stop === 'skipped' ? { skippedBy: occ.subjectUserId } : {}) };
+}
+
 /**
- * A refused run is not retried (the same refusal would come back): its owner hears why, once per run
- * (the notice outbox, keyed by the occurrence), so that they can fix the rule, the budget or the
- * account. Not told: the run is still recorded as refused with its reason.
+ * Records the send and marks the occurrence `sent` in one transaction, with the occurrence locked and
+ * still planned under this claim, and the person's date, opt-out or the series held as they are now:
+ * a skip, a pause or a corrected date that lands first means nothing is recorded (nor ordered); one
+ * that lands after finds the occurrence `sent`.
  */
-async function tellOwner(deps: AutomationDeps, occ: OccurrenceRow, owner: string, recipientUserIds: string[], reason: string): Promise<void> {
+async function recordIfStillDue(db: Database, occ: OccurrenceRow, prepared: Extract<PreparedSend, { ok: true }>, origin: SendOrigin): Promise<{ recorded: RecordedSend } | { outcome: Outcome }> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.select().from(automationOccurrences).where(eq(automationOccurrences.id, occ.id)).for('update');
+    if (!row || row.status !== 'planned' || row.claimedBy !== occ.claimedBy) {
+      return { outcome: row?.status === 'skipped' || row?.status === 'canceled' ? row.status : 'yielded' };
+    }
+    const stop = await stopNow(tx, occ);
+    if (stop) {
+      await tx
+        .update(automationOccurrences)
+        .set({ ...stopValues(occ, stop), claimedUntil: null, claimedBy: null, updatedAt: sql`now()` })
+        .where(eq(automationOccurrences.id, occ.id));
+      return { outcome: stop.stop };
+    }
+    const recorded = await recordPreparedSend(tx, prepared, origin);
+    await tx
+      .update(automationOccurrences)
+      .set({ status: 'sent', kudosId: recorded.row.id, error: null, claimedUntil: null, claimedBy: null, updatedAt: sql`now()` })
+      .where(eq(automationOccurrences.id, occ.id));
+    return { recorded };
+  });
+}
+
+/**
+ * Why an occurrence must not be sent now, read under share locks (inside the recording transaction a
+ * CSV import or profile read waits for it): its series is no longer active; its rule is off; the
+ * person's date no longer falls on this day (corrected or removed), or they opted out.
+ */
+async function stopNow(db: Database, occ: OccurrenceRow): Promise<Stop | undefined> {
+  if (occ.source === 'recurring') {
+    const [series] = await db
+      .select({ status: recurringSeries.status })
+      .from(recurringSeries)
+      .where(and(eq(recurringSeries.id, occ.seriesId!), eq(recurringSeries.teamId, occ.teamId)))
+      .for('share');
+    return !series || series.status !== 'active' ? { stop: 'canceled', why: `The series is ${series?.status ?? 'deleted'}.` } : undefined;
+  }
+  const kind = occ.source;
+  const [rule] = await db
+    .select({ enabled: celebrationRules.enabled })
+    .from(celebrationRules)
+    .where(and(eq(celebrationRules.teamId, occ.teamId), eq(celebrationRules.kind, kind)))
+    .for('share');
+  if (!rule?.enabled) return { stop: 'canceled', why: `The ${kind} rule is off.` };
+  const subject = occ.subjectUserId!;
+  const [dates] = await db
+    .select()
+    .from(celebrationDates)
+    .where(and(eq(celebrationDates.teamId, occ.teamId), eq(celebrationDates.slackUserId, subject)))
+    .for('share');
+  const date = kind === 'birthday' ? dates?.birthday : dates?.startDate;
+  const label = kind === 'birthday' ? 'birthday' : 'start date';
+  if (!date) return { stop: 'canceled', why: `Their ${label} was removed.` };
+  if (celebrationRunOn(kind, date, occ.localDate) === undefined) return { stop: 'canceled', why: `Their ${label} is now ${date}; that day is celebrated instead.` };
+  const [prefs] = await db
+    .select({ optOut: celebrationPreferences.optOut })
+    .from(celebrationPreferences)
+    .where(and(eq(celebrationPreferences.teamId, occ.teamId), eq(celebrationPreferences.slackUserId, subject)))
+    .for('share');
+  if (prefs?.optOut) return { stop: 'skipped', why: 'They opted out of celebrations.' };
+  return undefined;
+}
+
+/** Does a person's date (birthday `MM-DD`, start `YYYY-MM-DD`) fall on `localDate`? Its years since the start, if so. */
+function celebrationRunOn(kind: CelebrationKind, date: string, localDate: string): { years?: number } | undefined {
+  const year = Number(localDate.slice(0, 4));
+  if (celebrationDateIn(kind === 'birthday' ? date.slice(-5) : date.slice(5), year) !== localDate) return undefined;
+  if (kind === 'birthday') return {};
+  const years = year - Number(date.slice(0, 4));
+  return years >= 1 ? { years } : undefined;
+}
+
+type OwnerNotice = { reason: string; next: 'not_retried' | 'retrying' | 'given_up'; until?: string };
+
+/**
+ * An automation's owner hears of a run that did not go out, once per run and kind of notice (the
+ * notice outbox, keyed by the occurrence): refused for good, waiting to be tried again, given up. Not
+ * told: the run is still recorded with its reason.
+ */
+async function tellOwner(deps: AutomationDeps, occ: OccurrenceRow, kind: string, notice: OwnerNotice, owner?: string, recipientUserIds?: string[]): Promise<void> {
   if (!deps.notices) return;
   try {
+    const who = owner && recipientUserIds ? { owner, recipientUserIds } : await ownerOf(deps.db, occ);
+    if (!who) return;
     await postOnce(
       deps.notices,
-      { kind: AUTOMATION_REFUSED_KIND, subject: occ.id, teamId: occ.teamId, enterpriseId: occ.enterpriseId },
-      { to: { userId: owner }, message: deps.notices.present({ type: 'automation.refused', source: occ.source, localDate: occ.localDate, recipientUserIds, reason }) },
+      { kind, subject: occ.id, teamId: occ.teamId, enterpriseId: occ.enterpriseId },
+      {
+        to: { userId: who.owner },
+        message: deps.notices.present({ type: 'automation.refused', source: occ.source, localDate: occ.localDate, recipientUserIds: who.recipientUserIds, ...notice }),
+      },
     );
   } catch (error) {
     // Recorded in the outbox before posting: a failed post is resumed by the worker's sweep.
-    deps.logger.warn('telling the owner of a refused automation failed', { occurrence: occ.key, error });
+    deps.logger.warn('telling the owner of an automation failed', { occurrence: occ.key, kind, error });
   }
 }
 
-type RequestOrStop = (Omit<Parameters<typeof sendAutomated>[1], 'workspace' | 'sourceKey'> & { owner: string }) | { stop: 'skipped' | 'canceled'; why: string };
+/** Who answers for a run: a recurring kudos' sender; for a celebration the admin who last saved the rule. */
+async function ownerOf(db: Database, occ: OccurrenceRow): Promise<{ owner: string; recipientUserIds: string[] } | undefined> {
+  if (occ.source === 'recurring') {
+    const [series] = await db.select().from(recurringSeries).where(eq(recurringSeries.id, occ.seriesId!));
+    return series ? { owner: series.senderUserId, recipientUserIds: series.recipientUserIds } : undefined;
+  }
+  const [rule] = await db
+    .select()
+    .from(celebrationRules)
+    .where(and(eq(celebrationRules.teamId, occ.teamId), eq(celebrationRules.kind, occ.source)));
+  return rule ? { owner: rule.updatedBy ?? rule.senderUserId, recipientUserIds: [occ.subjectUserId!] } : undefined;
+}
+
+type RequestOrStop = (Omit<AutomatedSendRequest, 'workspace' | 'sourceKey'> & { owner: string }) | Stop;
 
 async function recurringRequest(db: Database, occ: OccurrenceRow): Promise<RequestOrStop> {
   const [series] = await db
@@ -248,25 +399,35 @@ async function recurringRequest(db: Database, occ: OccurrenceRow): Promise<Reque
 }
 
 async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Promise<RequestOrStop> {
+  // Held against the person's date and choices as they are now (checked again when recording).
+  const stop = await stopNow(deps.db, occ);
+  if (stop) return stop;
   const kind = occ.source as CelebrationKind;
   const [rule] = await deps.db
     .select()
     .from(celebrationRules)
     .where(and(eq(celebrationRules.teamId, occ.teamId), eq(celebrationRules.kind, kind)));
-  if (!rule || !rule.enabled) return { stop: 'canceled', why: `The ${kind} rule is off.` };
+  if (!rule) return { stop: 'canceled', why: `The ${kind} rule is off.` };
   const subject = occ.subjectUserId!;
-  const [prefs] = await deps.db
-    .select()
-    .from(celebrationPreferences)
-    .where(and(eq(celebrationPreferences.teamId, occ.teamId), eq(celebrationPreferences.slackUserId, subject)));
-  if (prefs?.optOut) return { stop: 'skipped', why: 'They opted out of celebrations.' };
+  const [[prefs], [dates]] = await Promise.all([
+    deps.db
+      .select()
+      .from(celebrationPreferences)
+      .where(and(eq(celebrationPreferences.teamId, occ.teamId), eq(celebrationPreferences.slackUserId, subject))),
+    deps.db
+      .select()
+      .from(celebrationDates)
+      .where(and(eq(celebrationDates.teamId, occ.teamId), eq(celebrationDates.slackUserId, subject))),
+  ]);
+  // The years of the start date as it is now (a corrected start year keeps the day, and the key).
+  const years = kind === 'anniversary' && dates?.startDate ? celebrationRunOn(kind, dates.startDate, occ.localDate)?.years : undefined;
   const user = await deps.users.userInfo(occ, subject);
   const name = user ? user.firstName || displayNameOf(user) : subject;
   return {
     senderUserId: rule.senderUserId,
     recipientUserIds: [subject],
     amountDollars: rule.amountCents / 100,
-    message: fillTemplate(rule.messageTemplate, { name, years: occ.years ?? undefined }),
+    message: fillTemplate(rule.messageTemplate, { name, years: years ?? occ.years ?? undefined }),
     productId: rule.productId,
     origin: { kind: 'celebration', celebration: kind, occurrenceKey: occ.key },
     announceTo: prefs?.noPublicPost ? NO_ANNOUNCEMENT : (rule.channelId ?? undefined),
@@ -275,16 +436,153 @@ async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Pro
   };
 }
 
+// ---- An occurrence follows its kudos ------------------------------------------------------------
+
+/** Refusals that pass once an admin acts (a top-up, a higher limit) or the day changes. */
+const FIXABLE_REFUSALS = new Set(['INSUFFICIENT_BALANCE', 'DAILY_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED']);
+
+/**
+ * Occurrences whose kudos the Rewards API refused (the worker has told its sender): for a fixable
+ * reason within the run's 7 days, `retrying` (tried again from RETRY_MS on); otherwise `failed`.
+ * Either way the owner hears which run and what happens next, once.
+ */
+export async function followFailedSends(deps: AutomationDeps, now: Date): Promise<{ retrying: number; failed: number }> {
+  const rows = await deps.db
+    .select({ occ: automationOccurrences, send: kudos })
+    .from(automationOccurrences)
+    .innerJoin(kudos, eq(kudos.id, automationOccurrences.kudosId))
+    .where(and(eq(automationOccurrences.status, 'sent'), eq(kudos.status, 'failed'), isNotNull(kudos.notifiedAt)))
+    .limit(100);
+  const counts = { retrying: 0, failed: 0 };
+  for (const { occ, send } of rows) {
+    const reason = `The Rewards API refused the order: ${send.errorMessage ?? send.errorCode ?? 'no reason given'}`;
+    const recipientUserIds = send.recipients.map((r) => r.slackUserId).filter((id): id is string => Boolean(id));
+    const retry = FIXABLE_REFUSALS.has(send.errorCode ?? '') && now.getTime() - occ.dueAt.getTime() <= LATE_LIMIT_MS;
+    const set = retry ? { status: 'retrying' as const, claimedUntil: new Date(now.getTime() + RETRY_MS) } : { status: 'failed' as const };
+    const [moved] = await deps.db
+      .update(automationOccurrences)
+      .set({ ...set, error: reason, updatedAt: sql`now()` })
+      .where(and(eq(automationOccurrences.id, occ.id), eq(automationOccurrences.status, 'sent'), eq(automationOccurrences.kudosId, send.id)))
+      .returning();
+    if (!moved) continue;
+    const owner = await ownerOf(deps.db, occ);
+    if (retry) await tellOwner(deps, occ, AUTOMATION_WAITING_KIND, { reason, next: 'retrying', until: untilOf(occ) }, owner?.owner, recipientUserIds);
+    else await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason, next: 'not_retried' }, owner?.owner, recipientUserIds);
+    counts[set.status]++;
+  }
+  return counts;
+}
+
+/** Why a refused send would be refused again now (balance, known limits), or undefined. */
+async function stillRefused(deps: AutomationDeps, send: KudosRow): Promise<string | undefined> {
+  if (send.errorCode === 'INSUFFICIENT_BALANCE') {
+    const balance = await (await deps.rewards.for(send)).balance.get();
+    const available = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
+    if (available < send.totalCents) return `The Rewards balance (${formatUsd(available)}) does not cover ${formatUsd(send.totalCents)} yet.`;
+    return undefined;
+  }
+  const limits = await checkSendAgainstLimits(deps.db, send, send.totalCents, deps.now(), 'This run');
+  return limits.ok ? undefined : limits.message;
+}
+
+/**
+ * Tries a `retrying` occurrence's kudos again: still within its 7 days, still due (date, opt-out,
+ * series), and no longer refused for its reason. The old key is looked up first: an order found
+ * there lands on the kudos (nothing is sent again); only when none exists does the same kudos row go
+ * back to the worker with a fresh key.
+ */
+async function retryFailedSend(deps: AutomationDeps, occ: OccurrenceRow, now: Date): Promise<Outcome> {
+  const [send] = occ.kudosId ? await deps.db.select().from(kudos).where(eq(kudos.id, occ.kudosId)) : [];
+  if (!send || send.status !== 'failed') {
+    // The kudos moved on by itself (an order found for it): the occurrence follows it.
+    return (await settle(deps.db, occ, { status: 'sent', error: null })) ? 'sent' : 'yielded';
+  }
+  if (now.getTime() - occ.dueAt.getTime() > LATE_LIMIT_MS) {
+    if (!(await settle(deps.db, occ, { status: 'failed' }))) return 'yielded';
+    await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason: occ.error ?? 'The Rewards API refused the order.', next: 'given_up', until: untilOf(occ) });
+    return 'failed';
+  }
+  const stop = await stopNow(deps.db, occ);
+  if (stop) return (await settle(deps.db, occ, stopValues(occ, stop))) ? stop.stop : 'yielded';
+  const why = await stillRefused(deps, send);
+  if (why) return (await waitUntil(deps.db, occ, new Date(now.getTime() + RETRY_MS), why)) ? 'waiting' : 'yielded';
+
+  const key = kudosPartKey(send, send.partsPlaced);
+  const found = (await (await deps.rewards.for(send)).orders.list({ clientOrderId: key })).data[0];
+  if (found) {
+    deps.logger.warn('an order exists for the refused automated send; recorded, not sent again', { occurrence: occ.key, kudosId: send.id, orderId: found.orderId });
+    await promoteFoundKudosOrder(deps.db, send, key, found);
+    deps.wakeWorker(send.id);
+    return (await settle(deps.db, occ, { status: 'sent', error: null })) ? 'sent' : 'yielded';
+  }
+  const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
+    const [row] = await tx.select().from(automationOccurrences).where(eq(automationOccurrences.id, occ.id)).for('update');
+    if (!row || row.status !== 'retrying' || row.claimedBy !== occ.claimedBy) return 'yielded';
+    const stopped = await stopNow(tx, occ);
+    if (stopped) {
+      await tx
+        .update(automationOccurrences)
+        .set({ ...stopValues(occ, stopped), claimedUntil: null, claimedBy: null, updatedAt: sql`now()` })
+        .where(eq(automationOccurrences.id, occ.id));
+      return stopped.stop;
+    }
+    await recordFailedOrders(tx, { teamId: send.teamId, kudosId: send.id });
+    // A fresh key: the API refused the old one outright and no order exists for it (looked up above).
+    const [again] = await tx
+      .update(kudos)
+      .set({
+        status: 'pending',
+        idempotencyKey: sql`gen_random_uuid()`,
+        attempts: 0,
+        failedCalls: 0,
+        errorCode: null,
+        errorMessage: null,
+        notifiedAt: null,
+        claimedUntil: null,
+        claimedBy: null,
+        nextAttemptAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(kudos.id, send.id), eq(kudos.status, 'failed'), eq(kudos.idempotencyKey, send.idempotencyKey), isNotNull(kudos.notifiedAt)))
+      .returning({ id: kudos.id });
+    if (!again) return 'yielded';
+    await tx
+      .update(automationOccurrences)
+      .set({ status: 'sent', error: null, claimedUntil: null, claimedBy: null, updatedAt: sql`now()` })
+      .where(eq(automationOccurrences.id, occ.id));
+    return 'sent';
+  });
+  if (outcome === 'sent') deps.wakeWorker(send.id);
+  return outcome;
+}
+
 /** One pass: plan, then send everything due (in batches). `now` is injectable for tests. */
 export async function runAutomations(deps: AutomationDeps, workerId: string, now: Date): Promise<AutomationReport> {
   if (deps.workflowSteps) await finishWaitingSteps(deps.workflowSteps).catch((error: unknown) => deps.logger.warn('finishing waiting workflow steps failed', { error }));
-  const report: AutomationReport = { planned: await planOccurrences(deps, now), sent: 0, skipped: 0, refused: 0, canceled: 0, missed: 0 };
+  const report: AutomationReport = { planned: await planOccurrences(deps, now), sent: 0, skipped: 0, refused: 0, canceled: 0, missed: 0, waiting: 0, failed: 0, retried: 0 };
+  const followed = await followFailedSends(deps, now);
+  report.failed += followed.failed;
+  for (;;) {
+    const batch = await claimDueOccurrences(deps.db, workerId, now, BATCH, 'retrying');
+    for (const occ of batch) {
+      try {
+        const outcome = await retryFailedSend(deps, occ, now);
+        if (outcome === 'sent') report.retried++;
+        else if (outcome !== 'yielded') report[outcome]++;
+      } catch (error) {
+        // Left claimed: tried again after the lease by any instance.
+        deps.logger.error('retrying an automated send failed', { occurrence: occ.key, error });
+      }
+    }
+    if (batch.length < BATCH) break;
+  }
   for (;;) {
     const batch = await claimDueOccurrences(deps.db, workerId, now);
     if (batch.length === 0) return report;
     for (const occ of batch) {
       try {
-        report[await dispatchOccurrence(deps, occ, now)]++;
+        const outcome = await dispatchOccurrence(deps, occ, now);
+        if (outcome !== 'yielded') report[outcome]++;
       } catch (error) {
         // Left claimed: retried after the lease by any instance, with the same source key.
         deps.logger.error('running an automation failed', { occurrence: occ.key, error });
@@ -368,7 +666,9 @@ export async function upcomingCelebrations(db: Database, ws: Ws, now: Date): Pro
 }
 
 /**
- * Skips a planned occurrence (never one already sent). True when it was skipped by this call. With
+ * Skips a planned occurrence (never one already sent). A pass may hold it: its send is recorded only
+ * while the occurrence is still planned, so a skip that lands first means nothing is sent, and one
+ * that lands after finds it `sent` (false). True when it was skipped by this call. With
  * `seriesSenderUserId`, only an occurrence of that sender's own series (a sender skipping one run).
  */
 export async function skipOccurrence(db: Database, ws: Ws, occurrenceId: string, actorUserId: string, seriesSenderUserId?: string): Promise<boolean> {
@@ -476,7 +776,8 @@ export async function setSeriesStatus(
       await tx
         .update(automationOccurrences)
         .set({ status: 'canceled', error: `The series was ${status} by ${actor.userId}.`, updatedAt: sql`now()` })
-        .where(and(eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.seriesId, seriesId), eq(automationOccurrences.status, 'planned')));
+        // A run a pass holds is cancelled too: its send is recorded only while it is still planned.
+        .where(and(eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.seriesId, seriesId), inArray(automationOccurrences.status, ['planned', 'retrying'])));
     }
     return updated;
   });

@@ -66,8 +66,21 @@ export type Notice =
   | { type: 'approval.decided'; approval: ApprovalCase }
   /** An approved send whose order was refused for a fixable reason is back with the approvers. */
   | { type: 'approval.reopened'; approval: ApprovalCase; audience: 'sender' | 'approver' }
-  /** To an automation's owner: a run (a celebration, a recurring kudos) was refused and nothing sent. */
-  | { type: 'automation.refused'; source: 'birthday' | 'anniversary' | 'recurring'; localDate: string; recipientUserIds: string[]; reason: string }
+  /**
+   * To an automation's owner: a run (a celebration, a recurring kudos) did not go out and nothing was
+   * charged for it. `next`: refused for good (`not_retried`, the default), waiting and tried again until
+   * `until` (`retrying`), or given up at `until` (`given_up`).
+   */
+  | {
+      type: 'automation.refused';
+      source: 'birthday' | 'anniversary' | 'recurring';
+      localDate: string;
+      recipientUserIds: string[];
+      reason: string;
+      next?: 'not_retried' | 'retrying' | 'given_up';
+      /** YYYY-MM-DD (UTC): the last day Kudos tries. */
+      until?: string;
+    }
   /** In the announcement channel, weekly when an admin turned it on: last week's kudos and the leaders. */
   | { type: 'digest.weekly'; digest: WeeklyDigest };
 

@@ -94,7 +94,9 @@ export const recurringSeries = pgTable(
 /**
  * One run of an automation:
  * - `planned`: waiting for its time; `skipped`: an admin or the sender skipped it, or the person opted out;
- * - `sent`: recorded as kudos `kudos_id` (which then lives its own life: approval, placing, failure);
+ * - `sent`: recorded as kudos `kudos_id` (approval, placing); `retrying`: that kudos was refused for a
+ *   fixable reason (balance, spending limits) and is sent again, same row, once the reason is gone;
+ *   `failed`: that kudos was refused for good (or `retrying` ran out of days);
  * - `refused`: the send was refused (error says why); `canceled`: its series was paused or deleted;
  * - `missed`: its time passed too long ago to send it late.
  */
@@ -114,7 +116,7 @@ export const automationOccurrences = pgTable(
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     /** Years since the start date (anniversaries). */
     years: integer('years'),
-    status: text('status').$type<'planned' | 'skipped' | 'sent' | 'refused' | 'canceled' | 'missed'>().notNull().default('planned'),
+    status: text('status').$type<'planned' | 'skipped' | 'sent' | 'retrying' | 'failed' | 'refused' | 'canceled' | 'missed'>().notNull().default('planned'),
     kudosId: uuid('kudos_id'),
     error: text('error'),
     skippedBy: text('skipped_by'),

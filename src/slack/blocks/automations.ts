@@ -286,13 +286,27 @@ export function buildRecurringModal(input: { userIds?: string[] }): Record<strin
 }
 
 /** The DM to an automation's owner when a run was refused (nothing was sent, and it is not retried). */
-export function buildAutomationRefused(input: { source: 'birthday' | 'anniversary' | 'recurring'; localDate: string; recipientUserIds: string[]; reason: string }): SlackMessageContent {
+export function buildAutomationRefused(input: {
+  source: 'birthday' | 'anniversary' | 'recurring';
+  localDate: string;
+  recipientUserIds: string[];
+  reason: string;
+  next?: 'not_retried' | 'retrying' | 'given_up' | undefined;
+  until?: string | undefined;
+}): SlackMessageContent {
   const who = input.recipientUserIds.slice(0, 10).map(mentionUser).join(', ') + (input.recipientUserIds.length > 10 ? ` and ${input.recipientUserIds.length - 10} more` : '');
   const what =
     input.source === 'recurring'
       ? `Your recurring kudos to ${who} due on ${input.localDate}`
       : `The ${input.source === 'birthday' ? 'birthday' : 'work anniversary'} card for ${who} due on ${input.localDate}`;
   const fix = input.source === 'recurring' ? `\`${COMMAND} recurring\` lists the series.` : `Check the rule in \`${COMMAND} celebrations\` (or on App Home).`;
-  const text = `:warning: ${what} was not sent: ${escapeMrkdwn(input.reason)} Nothing was charged, and this run is not retried. ${fix}`;
+  const reason = escapeMrkdwn(input.reason);
+  const until = input.until ? ` until ${input.until}` : '';
+  const text =
+    input.next === 'retrying'
+      ? `:hourglass_flowing_sand: ${what} has not gone out yet: ${reason} Nothing was charged for it. Kudos tries again every 15 minutes${until}, and tells you if it gives up. ${fix}`
+      : input.next === 'given_up'
+        ? `:warning: ${what} was not sent: ${reason} Nothing was charged. Kudos kept trying${until} and has stopped. ${fix}`
+        : `:warning: ${what} was not sent: ${reason} Nothing was charged, and this run is not retried. ${fix}`;
   return { text, blocks: [section(text)] };
 }
