@@ -8,6 +8,7 @@ import { createRateBudgets, inBackgroundLane } from '../../src/domain/rate-budge
 import { asWorkspace } from '../../src/domain/workspace-turns.js';
 import { createRewardsClient, isRewardsError, type CallInfo, type RewardsClient } from '../../src/rewards/index.js';
 import { eventually } from '../support/app.js';
+import { countQueries } from '../support/query-count.js';
 import { useTestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
@@ -153,10 +154,16 @@ describe('the shared Rewards rate budget', () => {
       const state = await budgets.read('env:lanes');
       return state !== undefined && state.nextAt.getTime() - startedAt >= 4.5 * intervalMs;
     });
+    const counter = countQueries(testDb.db);
     const background = inBackgroundLane(() => gate.acquire()).then(() => order.push('background'));
     // A send that comes while the background call waits still goes before it: waiting background
-    // work books no slot of its own (one that did would be placed ahead of this send).
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // work books no slot of its own (one that did would be placed ahead of this send). The background
+    // call has asked for a slot twice: its first ask came back without one, and it waits.
+    try {
+      await eventually(() => counter.statements().filter((text) => /insert into rewards_rate_budgets/i.test(text)).length >= 2);
+    } finally {
+      counter.restore();
+    }
     const late = gate.acquire().then(() => order.push('late send'));
     await Promise.all([...sends.map((s) => s.then(() => order.push('send'))), late]);
     await background;

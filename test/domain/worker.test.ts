@@ -56,12 +56,13 @@ describe('a worker whose lease ran out', () => {
     // re-claims the row at 1 s and places it, and the late refusal then overwrites `placed`.
     await emulator.faults({ method: 'POST', path: ORDER_POST, delayMs: 3000, status: 400, count: 1 });
     const worker = { leaseMs: 1000, pollIntervalMs: 100, maxAttempts: 1 };
-    await stack.startAnotherApp({ worker });
+    const first = await stack.startAnotherApp({ worker });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
-    await stack.startAnotherApp({ worker });
+    const second = await stack.startAnotherApp({ worker });
 
     const done = await toldRow(row!.id);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Both workers stopped, every call of theirs settled: whatever either placed or wrote is in by now.
+    await Promise.all([first.worker.stop(30_000), second.worker.stop(30_000)]);
     const orders = await ordersFor(row!.idempotencyKey);
     const final = await rowOf(row!.id);
     // Recorded equals charged: no order, failed, told once.
@@ -75,7 +76,7 @@ describe('a worker whose lease ran out', () => {
     // Worker A's call hangs 2.5 s and is then refused; meanwhile A "stalls" past its lease (we expire it
     // by hand, as a paused process would) and worker B places the order with the same key.
     await emulator.faults({ method: 'POST', path: ORDER_POST, delayMs: 2500, status: 400, count: 1 });
-    await stack.startAnotherApp({ worker: { leaseMs: 60_000, pollIntervalMs: 100, maxAttempts: 1 } });
+    const a = await stack.startAnotherApp({ worker: { leaseMs: 60_000, pollIntervalMs: 100, maxAttempts: 1 } });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
     const claimedByA = await eventually(async () => {
       const r = await rowOf(row!.id);
@@ -92,8 +93,9 @@ describe('a worker whose lease ran out', () => {
       return r.status === 'placed' && r.notifiedAt ? r : undefined;
     }, 15_000);
     expect(placed.claimedBy === null || placed.claimedBy !== claimedByA.claimedBy).toBe(true);
-    // A's refusal arrives after B placed it.
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // A's refusal arrives after B placed it: A's worker stopped with a grace longer than its call, so
+    // that call has been answered and A has done all it does with the refusal.
+    await a.worker.stop(30_000);
     const final = await rowOf(row!.id);
     expect(final.status).toBe('placed');
     expect(final.orderId).toBe(placed.orderId);
@@ -199,7 +201,7 @@ describe('an idle worker', () => {
   const isClaim = (text: string) => /with recursive due_teams/i.test(text);
   /** The idle poll: when is the next row due (kudos-store's nextClaimableInMs). */
   const isLook = (text: string) => /min\("next_attempt_at"\) - now\(\)/i.test(text);
-  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const counted = (counter: ReturnType<typeof countQueries>, is: (text: string) => boolean) => counter.statements().filter(is).length;
 
   it('waits longer after each poll that found nothing, up to the cap, and never past the next due row', () => {
     const waits = [1, 2, 3, 4, 5, 6, 7].map((n) => idlePollWait(n, null, 300, 3000));
@@ -213,15 +215,15 @@ describe('an idle worker', () => {
     const counter = countQueries(testDb.db);
     try {
       await stack.startAnotherApp({ worker: { pollIntervalMs: 20, idlePollMaxMs: 60_000 } });
-      await pause(1500);
-      const statements = counter.statements();
-      const claims = statements.filter(isClaim).length;
-      const looks = statements.filter(isLook).length;
-      // A claim every 20 ms would be about 75 here; doubling from 20 ms, 7 polls in the first 1.3 s,
-      // and only the first a claim: the others look whether anything is due (nothing is).
-      expect(claims).toBeLessThanOrEqual(2);
-      expect(looks).toBeGreaterThan(0);
-      expect(claims + looks).toBeLessThanOrEqual(12);
+      // The first poll claims; the ones after it only look whether anything is due (nothing is).
+      await eventually(() => counted(counter, isLook) >= 1, 30_000);
+      const firstLookSeenAt = Date.now();
+      await eventually(() => counted(counter, isLook) >= 6, 30_000);
+      const elapsedMs = Date.now() - firstLookSeenAt;
+      expect(counted(counter, isClaim)).toBeLessThanOrEqual(2);
+      // Doubling from 20 ms, the waits between the first look and the sixth are 40 + 80 + ... + 640 ms
+      // (the last alone is 640 ms, however late the first was seen); a poll every 20 ms: 0.1 s.
+      expect(elapsedMs).toBeGreaterThanOrEqual(500);
     } finally {
       counter.restore();
     }
@@ -244,8 +246,9 @@ describe('an idle worker', () => {
       expect(claimsForRetry).toBeLessThanOrEqual(6);
       expect(counter.statements().filter(isLook).length).toBeGreaterThan(0);
 
-      // Backed off again; a send recorded in this process wakes it.
-      await pause(500);
+      // Backed off again (four more looks: its next wait is 320 ms or more); a send recorded in this process wakes it.
+      const looksWhenTold = counted(counter, isLook);
+      await eventually(() => counted(counter, isLook) - looksWhenTold >= 4, 30_000);
       const [now] = await testDb.db.insert(kudos).values(pendingRow()).returning();
       app.worker.wake();
       await toldRow(now!.id);

@@ -9,6 +9,7 @@ import { kudos } from '../../src/db/schema/index.js';
 import { createRewardsClient } from '../../src/rewards/index.js';
 import { eventually, sendModalValues, useAppPerTest, type TestStack } from '../support/app.js';
 import type { TestEmulator } from '../support/emulator.js';
+import { noticesSettled } from '../support/notices-settled.js';
 import { envelope, FAST_CHECKS, postWebhook, signed } from './support.js';
 
 const POLLING = { ...FAST_CHECKS, polling: { activeMs: 200, idleMaxMs: 800 } };
@@ -62,9 +63,10 @@ describe('REWARDS_WEBHOOKS=off, in Socket Mode: no inbound connection', () => {
     await stack.sim.waitFor(() => completion().length > 0 && bounceDms().length > 0 && externalNotices(stack, outside.orderId).length > 0, 20_000);
     const callsAtLastNotice = (await rewardsCalls(stack)) - callsBefore;
 
-    // A few more polls find nothing new and repeat nothing.
-    for (let i = 0; i < 3; i++) await stack.app.background.poller.pollNow();
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A few more polls find nothing new and repeat nothing: counted once every check is closed, every
+    // stored event processed and every notice posted (nothing is left that could post another).
+    for (let i = 0; i < 3; i++) expect(await stack.app.background.poller.pollNow()).toBe(0);
+    await noticesSettled(t.db, { checks: true });
     expect(completion()).toHaveLength(1);
     expect(completion()[0]!.text).toContain('1 bounced');
     expect(bounceDms()).toHaveLength(1);
@@ -95,8 +97,9 @@ describe('webhooks on, polling as the safety net', () => {
 
     const late = envelope('order.created', { orderId: order.orderId, cardType: 'CHOICE_CARD', totalAmount: '10.00', currency: 'USD', recipientCount: 1 });
     expect((await postWebhook(stack.app.url, late, signed(late))).status).toBe(200);
-    await stack.app.background.poller.pollNow();
-    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(await stack.app.background.poller.pollNow()).toBe(0);
+    // The late event processed, and every notice posted: nothing is left that could post another.
+    await noticesSettled(t.db);
     expect(externalNotices(stack, order.orderId)).toHaveLength(1);
   });
 

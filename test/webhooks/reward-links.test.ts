@@ -1,8 +1,10 @@
 // `/kudos links N AMOUNT [design]`: admins only; the links reach the requester by DM once the order
 // is COMPLETE, and never appear in a channel.
+import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { orderChecks, rewardLinkRequests, webhookEvents } from '../../src/db/schema/index.js';
 import { eventually, useAppPerTest } from '../support/app.js';
+import { noticesSettled } from '../support/notices-settled.js';
 import { WEBHOOK_APP } from './support.js';
 
 const e2e = useAppPerTest(WEBHOOK_APP);
@@ -41,8 +43,9 @@ describe('reward links from Slack', () => {
     expect(dm.ephemeral).toBe(false);
     expect(dm.channel.startsWith('D')).toBe(true);
 
-    // Exactly one DM, and no link anywhere else.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // Exactly one DM, and no link anywhere else: counted once the order's check is closed, every event
+    // processed and every notice posted (nothing is left that could post another).
+    await noticesSettled(e2e.db, { checks: true });
     expect(e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes(REDEEM))).toHaveLength(1);
     const elsewhere = e2e.stack.sim.messages().filter((m) => !m.channel.startsWith('D') && (m.text + JSON.stringify(m.blocks ?? [])).includes(REDEEM));
     expect(elsewhere).toHaveLength(0);
@@ -50,15 +53,21 @@ describe('reward links from Slack', () => {
   });
 
   it('a request whose process died after the API call is resumed with the same key: one order, links delivered once', async () => {
-    const [row] = await e2e.db
-      .insert(rewardLinkRequests)
-      .values({ teamId: 'T0KUDOS', requesterUserId: 'U_ADMIN', productId: 'CC-THANK-YOU', designName: 'Thank You', quantity: 2, amountCents: 500, createdAt: new Date(Date.now() - 60_000) })
-      .returning();
-    // The crashed process had already created the order with the request's key.
-    const first = await e2e.stack.app.rewards.orders.createRewardLinks(
-      { cardType: 'CHOICE_CARD', productId: 'CC-THANK-YOU', quantity: 2, amountPerLink: '5.00' },
-      { idempotencyKey: row!.idempotencyKey },
-    );
+    // The crashed process had already created the order with the request's key. Created before the
+    // request is recorded: the app's sweep resumes a recorded request at once, and would otherwise
+    // create the order itself first.
+    const idempotencyKey = randomUUID();
+    const first = await e2e.stack.app.rewards.orders.createRewardLinks({ cardType: 'CHOICE_CARD', productId: 'CC-THANK-YOU', quantity: 2, amountPerLink: '5.00' }, { idempotencyKey });
+    await e2e.db.insert(rewardLinkRequests).values({
+      teamId: 'T0KUDOS',
+      requesterUserId: 'U_ADMIN',
+      productId: 'CC-THANK-YOU',
+      designName: 'Thank You',
+      quantity: 2,
+      amountCents: 500,
+      idempotencyKey,
+      createdAt: new Date(Date.now() - 60_000),
+    });
 
     const resumed = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
     expect(resumed.orderIds).toEqual([first.order.orderId]);

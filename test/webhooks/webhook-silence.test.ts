@@ -8,6 +8,7 @@ import { orderChecks } from '../../src/db/schema/index.js';
 import { openHealthWarnings } from '../../src/domain/health.js';
 import { WEBHOOK_SILENCE_MS, WEBHOOKS_SILENT } from '../../src/domain/webhook-silence.js';
 import { useAppPerTest, type TestStack } from '../support/app.js';
+import { noticesSettled } from '../support/notices-settled.js';
 import type { TestEmulator } from '../support/emulator.js';
 import { envelope, postWebhook, signed } from './support.js';
 
@@ -48,7 +49,8 @@ describe('REWARDS_WEBHOOKS=on: webhooks not arriving', () => {
     for (let i = 0; i < 3; i++) await stack.app.finance.sweep();
     expect(await silenceWarnings(stack)).toHaveLength(1);
     await stack.sim.waitFor(() => alerts(stack)[0]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The sweeps are done; every alert they recorded is posted: nothing is left to post another.
+    await noticesSettled(stack.app.db);
     expect(alerts(stack)).toHaveLength(1);
     expect(alerts(stack)[0]!.text).toContain('1 order has been open');
   });
@@ -71,7 +73,7 @@ describe('REWARDS_WEBHOOKS=on: webhooks not arriving', () => {
     await stack.app.finance.sweep();
     expect(await silenceWarnings(stack)).toHaveLength(1);
     await stack.sim.waitFor(() => alerts(stack).length === 2);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await noticesSettled(stack.app.db);
     expect(alerts(stack)).toHaveLength(2);
   });
 
