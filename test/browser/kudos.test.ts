@@ -53,9 +53,9 @@ async function fillSendModal(p: Page, opts: { recipients: string[]; amount: stri
   await modal.locator('select[data-action-id="recipients"]').selectOption(opts.recipients);
   const design = modal.locator('select[data-action-id="design"]');
   // The designs come from the app's options route (min_query_length 0: loaded when the modal opens).
-  await expect.poll(() => design.locator('option').count()).toBeGreaterThan(1);
+  await expect.poll(() => design.locator('option').count(), { timeout: 10_000 }).toBeGreaterThan(1);
   await modal.locator('input.ext-search[data-for-action="design"]').fill('Thank');
-  await expect.poll(() => design.locator('option', { hasText: 'Thank You' }).count()).toBe(1);
+  await expect.poll(() => design.locator('option', { hasText: 'Thank You' }).count(), { timeout: 10_000 }).toBe(1);
   await design.selectOption({ index: 1 });
   await modal.locator('[data-action-id="amount"]').fill(opts.amount);
   await modal.locator('[data-action-id="message"]').fill(opts.message);
@@ -71,7 +71,7 @@ describe('Kudos in the Slack simulator', () => {
 
     const announcement = p.locator('#messages .msg', { hasText: 'sent kudos to' });
     await announcement.waitFor();
-    await expect.poll(() => announcement.innerText()).toContain('Eli Engineer');
+    await expect.poll(() => announcement.innerText(), { timeout: 10_000 }).toContain('Eli Engineer');
     expect(await announcement.innerText()).toContain('Erin Designer');
     await p.screenshot({ path: `${SHOTS}/send-kudos-announcement.png` });
     await p.screenshot({ path: 'docs/screenshot.png' });
@@ -138,7 +138,7 @@ describe('Kudos in the Slack simulator', () => {
     expect(await omar.count()).toBe(0);
     for (let i = 0; i < 3; i++) {
       await p.locator('[data-advance="86400"]').click();
-      await expect.poll(() => p.locator('[data-advance="86400"]').isEnabled()).toBe(true);
+      await expect.poll(() => p.locator('[data-advance="86400"]').isEnabled(), { timeout: 10_000 }).toBe(true);
     }
     await expect.poll(() => omar.count(), { timeout: 20_000 }).toBe(1);
     expect(await omar.innerText()).toContain('15.00 USD');

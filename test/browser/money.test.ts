@@ -7,6 +7,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDevStack, type DevStack } from '../../src/dev/stack.js';
 import { sendModalValues } from '../support/app.js';
+import { noticesSettled } from '../support/notices-settled.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -63,6 +64,9 @@ describe('money for admins in the simulator', () => {
     await stack.app.finance.sweep();
     const alert = p.locator('#messages .msg', { hasText: 'Low Rewards balance' });
     await expect.poll(() => alert.count(), { timeout: 20_000 }).toBe(1);
+    // Every notice recorded by then is posted: a second alert would be in the channel now.
+    await noticesSettled(stack.app.db);
+    expect(stack.simulator.messages('C_ADMIN').filter((m) => JSON.stringify(m).includes('Low Rewards balance'))).toHaveLength(1);
     expect(await alert.innerText()).toContain('$420');
     expect(await alert.locator('button', { hasText: 'Request a top-up' }).count()).toBe(1);
     await p.screenshot({ path: 'docs/money-low-balance.png' });
