@@ -5,7 +5,8 @@ import { healthWarnings, workspaceSettings } from '../../src/db/schema/index.js'
 import type { View } from '../../src/simulator/slack.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 
-const e2e = useAppPerTest({ app: { home: { pollIntervalMs: 100 } }, startEach: false });
+// Home's re-publishing pass is run by the test (pollOnce), not on a timer.
+const e2e = useAppPerTest({ app: { home: { enabled: false } }, startEach: false });
 
 async function start(env: Record<string, string> = {}) {
   await e2e.start({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100', ...env } });
@@ -53,7 +54,8 @@ describe('channels that work', () => {
     await submitSendForm(e2e.stack, e2e.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', message: 'thanks' }));
     const warning = await eventually(async () => (await e2e.db.select().from(healthWarnings))[0]);
     expect(warning).toMatchObject({ teamId: 'T0KUDOS', kind: 'channel.unreachable', subject: 'C_RANDOM', error: 'not_in_channel' });
-    // Re-published without the admin opening Home again.
+    // Re-published without the admin opening Home again: the publisher's next pass.
+    await e2e.stack.app.home.pollOnce();
     await e2e.stack.sim.waitFor(() => homeText('U_ADMIN').includes('couldn’t post in <#C_RANDOM>') && homeText('U_ADMIN').includes('/invite @kudos'));
     // Others never see it.
     await e2e.stack.sim.sendEvent({ type: 'app_home_opened', user: 'U_MANAGER', channel: 'D_U_MANAGER', tab: 'home' });

@@ -60,8 +60,9 @@ describe('low balance alerts', () => {
     expect(shown).toContain('about 190 days');
     expect(shown).toContain('finance_topup_open');
 
-    // More orders while still below: no second alert.
+    // More orders while still below: no second alert, once the order's own check (joined here) and a sweep are done.
     await send('U_MANAGER', '25');
+    await t.stack.app.finance.lowBalance.afterOrder(WS);
     await t.stack.app.finance.sweep();
     expect(alerts()).toHaveLength(1);
 
