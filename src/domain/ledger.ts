@@ -2,7 +2,7 @@
 // tell a pending top-up from a processed one, nor a promotion from a refund, so every row is
 // classified by `source` + `status` (or `statusLabel` when the code is unknown). Rows labelled
 // Pending or Unapproved are listed but not credited. Sums use `signedAmount`, in cents.
-import { and, eq, gte, inArray, isNotNull, lt } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { kudos } from '../db/schema/index.js';
 import { orderIdsOf } from './kudos-parts.js';
@@ -116,19 +116,26 @@ export function monthOf(date: Date): string {
 
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-/** Every movement between two instants (the API filters by whole UTC days, inclusive), newest first. */
+/** Every movement between two instants (the API filters by whole UTC days, inclusive), newest first, page by page as it is read. */
+export async function* movementsIn(rewards: Pick<RewardsClient, 'balance'>, range: { start: Date; end: Date }, request: RequestOptions = {}): AsyncGenerator<Movement> {
+  const lastDay = new Date(range.end.getTime() - 1);
+  for await (const row of rewards.balance.ledger({ startDate: day(range.start), endDate: day(lastDay), pageSize: 100 }, request)) {
+    const movement = toMovement(row);
+    if (movement.occurredAt && (movement.occurredAt < range.start || movement.occurredAt >= range.end)) continue;
+    yield movement;
+  }
+}
+
+/** Every movement between two instants, newest first, up to `maxRows` (a list for people to read). */
 export async function readMovements(
   rewards: Pick<RewardsClient, 'balance'>,
   range: { start: Date; end: Date },
   opts: RequestOptions & { maxRows?: number } = {},
 ): Promise<{ movements: Movement[]; truncated: boolean }> {
   const { maxRows = 5000, ...request } = opts;
-  const lastDay = new Date(range.end.getTime() - 1);
   const movements: Movement[] = [];
   let truncated = false;
-  for await (const row of rewards.balance.ledger({ startDate: day(range.start), endDate: day(lastDay), pageSize: 100 }, request)) {
-    const movement = toMovement(row);
-    if (movement.occurredAt && (movement.occurredAt < range.start || movement.occurredAt >= range.end)) continue;
+  for await (const movement of movementsIn(rewards, range, request)) {
     if (movements.length >= maxRows) {
       truncated = true;
       break;
@@ -174,9 +181,12 @@ export async function orderSpendSince(rewards: Pick<RewardsClient, 'balance'>, s
 export interface Reconciliation {
   /** Orders Kudos placed in the month, with what Kudos recorded they cost. */
   kudosOrders: number;
+  /** What Kudos expects the month's ledger to show for them: their cost, less the refunds booked this month of those it recorded cancelled. */
   kudosCents: number;
   /** The ledger's net for those same orders. */
   ledgerCents: number;
+  /** Refunds booked this month of Kudos sends placed in an earlier month and recorded cancelled (their cost, as a positive number). */
+  earlierRefunds: { orders: number; cents: number };
   /** Kudos orders the ledger does not show, and ledger amounts that differ from Kudos' record. */
   missing: string[];
   differing: Array<{ orderId: string; kudosCents: number; ledgerCents: number }>;
@@ -185,51 +195,80 @@ export interface Reconciliation {
   ok: boolean;
 }
 
+const RECONCILED_STATUSES = ['placed', 'scheduled', 'partial', 'canceled'] as const;
+const sendColumns = { orderId: kudos.orderId, orderIds: kudos.orderIds, costCents: kudos.costCents, totalCents: kudos.totalCents, status: kudos.status, orderStatus: kudos.orderStatus };
+
 /**
- * Matches the month's ledger order rows with the orders Kudos placed (by order id). A Kudos order
- * the ledger lacks, or whose amount differs, is a mismatch. Canceled orders net to zero on both sides.
+ * Matches the month's ledger rows of Kudos orders with what Kudos recorded, each row in the month the
+ * ledger booked it: every order Kudos placed in the month must be charged its cost there, and every
+ * refund the month shows of a Kudos order must be of a send Kudos recorded cancelled, for its cost.
+ * A send cancelled in a later month is charged in this one and refunded in that one's ledger, so each
+ * month reconciles on its own (a send booked and cancelled in one month nets to zero there).
  */
 export async function reconcileWithKudos(db: Database, ws: { teamId: string }, movements: Movement[], range: { start: Date; end: Date }): Promise<Reconciliation> {
-  const rows = await db
-    .select({ orderId: kudos.orderId, orderIds: kudos.orderIds, costCents: kudos.costCents, totalCents: kudos.totalCents, status: kudos.status, orderStatus: kudos.orderStatus })
+  const placed = await db
+    .select(sendColumns)
     .from(kudos)
-    .where(
-      and(
-        eq(kudos.teamId, ws.teamId),
-        isNotNull(kudos.orderId),
-        gte(kudos.placedAt, range.start),
-        lt(kudos.placedAt, range.end),
-        inArray(kudos.status, ['placed', 'scheduled', 'partial', 'canceled']),
-      ),
-    );
-  const ledgerByOrder = new Map<string, number>();
+    .where(and(eq(kudos.teamId, ws.teamId), isNotNull(kudos.orderId), gte(kudos.placedAt, range.start), lt(kudos.placedAt, range.end), inArray(kudos.status, [...RECONCILED_STATUSES])));
+  const charged = new Map<string, number>();
+  const refunded = new Map<string, number>();
   for (const m of movements) {
-    if (m.kind !== 'order' && m.kind !== 'order_canceled') continue;
-    ledgerByOrder.set(m.referenceNumber, (ledgerByOrder.get(m.referenceNumber) ?? 0) - m.signedCents);
+    if (m.kind === 'order') charged.set(m.referenceNumber, (charged.get(m.referenceNumber) ?? 0) - m.signedCents);
+    if (m.kind === 'order_canceled') refunded.set(m.referenceNumber, (refunded.get(m.referenceNumber) ?? 0) + m.signedCents);
   }
   const missing: string[] = [];
   const differing: Reconciliation['differing'] = [];
   let kudosCents = 0;
   let ledgerCents = 0;
   const ours = new Set<string>();
-  for (const row of rows) {
-    const orderId = row.orderId!;
-    // A send of several orders (kudos-parts.ts) is matched as a whole: its orders' rows against its cost.
+  for (const row of placed) {
+    // A send of several orders (kudos-parts.ts) is matched as a whole: its orders' charges against its cost.
     const orderIds = orderIdsOf(row);
     for (const id of orderIds) ours.add(id);
-    const expected = row.status === 'canceled' || row.orderStatus === 'CANCELED' ? 0 : (row.costCents ?? row.totalCents);
+    const expected = row.costCents ?? row.totalCents;
     kudosCents += expected;
-    const absent = orderIds.filter((id) => !ledgerByOrder.has(id));
+    const absent = orderIds.filter((id) => !charged.has(id));
     if (absent.length > 0) {
       missing.push(...absent);
       continue;
     }
-    const inLedger = orderIds.reduce((sum, id) => sum + ledgerByOrder.get(id)!, 0);
+    const inLedger = orderIds.reduce((sum, id) => sum + charged.get(id)!, 0);
     ledgerCents += inLedger;
-    if (inLedger !== expected) differing.push({ orderId, kudosCents: expected, ledgerCents: inLedger });
+    if (inLedger !== expected) differing.push({ orderId: row.orderId!, kudosCents: expected, ledgerCents: inLedger });
   }
-  const otherOrders = [...ledgerByOrder.keys()].filter((id) => !ours.has(id)).length;
-  return { kudosOrders: rows.length, kudosCents, ledgerCents, missing, differing, otherOrders, ok: missing.length === 0 && differing.length === 0 };
+  // The month's refunds of Kudos orders, whenever they were placed.
+  const placedThisMonth = new Set(ours);
+  const earlierRefunds = { orders: 0, cents: 0 };
+  for (const row of await sendsOfOrders(db, ws, [...refunded.keys()])) {
+    const orderIds = orderIdsOf(row);
+    for (const id of orderIds) ours.add(id);
+    const inLedger = orderIds.reduce((sum, id) => sum + (refunded.get(id) ?? 0), 0);
+    const cancelled = row.status === 'canceled' || row.orderStatus === 'CANCELED';
+    const expected = cancelled ? (row.costCents ?? row.totalCents) : 0;
+    if (inLedger !== expected) differing.push({ orderId: row.orderId!, kudosCents: -expected, ledgerCents: -inLedger });
+    if (orderIds.some((id) => placedThisMonth.has(id))) {
+      kudosCents -= expected;
+      ledgerCents -= inLedger;
+    } else {
+      earlierRefunds.orders += 1;
+      earlierRefunds.cents += inLedger;
+    }
+  }
+  const otherOrders = new Set([...charged.keys(), ...refunded.keys()].filter((id) => !ours.has(id))).size;
+  return { kudosOrders: placed.length, kudosCents, ledgerCents, earlierRefunds, missing, differing, otherOrders, ok: missing.length === 0 && differing.length === 0 };
+}
+
+/** The workspace's sends (of the reconciled statuses) that own any of these order ids. */
+async function sendsOfOrders(db: Database, ws: { teamId: string }, orderIds: string[]) {
+  if (orderIds.length === 0) return [];
+  const ids = sql.join(
+    orderIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  return db
+    .select(sendColumns)
+    .from(kudos)
+    .where(and(eq(kudos.teamId, ws.teamId), inArray(kudos.status, [...RECONCILED_STATUSES]), or(inArray(kudos.orderId, orderIds), sql`${kudos.orderIds} ?| array[${ids}]::text[]`)));
 }
 
 function csvCell(value: string): string {

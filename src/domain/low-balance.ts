@@ -4,8 +4,12 @@
 // plus one more if orders were placed meanwhile) and periodically. The workspace's finance_state row
 // holds 'above' or 'below'; only the check whose conditional UPDATE flips it from 'above' to 'below'
 // alerts, so concurrent orders on any number of instances make one alert. It flips back once a read
-// sees the balance at or above the threshold again, arming the next alert. A send refused for lack
-// of funds (402) alerts at once, once per send, whatever the state.
+// sees the balance at or above the threshold again, arming the next alert. Reads are ordered by when
+// they were asked: each is recorded at that time and never over a read asked later, so an answer that
+// arrives after a newer read's (a slow answer, another instance) changes nothing; it would re-arm the
+// alert with a balance already spent. A send refused for lack of funds (402) alerts at once, whatever
+// the state; the refusals that follow it before any order goes through (a batch refused send after
+// send) share its alert.
 //
 // Not a GET /balance per order: after an order the balance is read only when the workspace has a
 // threshold and either the last read is over a minute old, or that read minus what the workspace's
@@ -32,7 +36,7 @@
 // after every order. A read in flight in this process, or one of the last 5 s, asked after the
 // orders a check follows, is shared by the checks of the account's workspaces (the sweep's too).
 import { setTimeout as delay } from 'node:timers/promises';
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import { rowsOf, type Database } from '../db/client.js';
 import { financeState, workspaceSettings, type FinanceStateRow, type KudosRow } from '../db/schema/index.js';
@@ -188,42 +192,47 @@ export interface BalanceRead {
 /**
  * Checks the workspace's balance against its threshold. `known`: a read of the same account moments
  * ago (another workspace's, see afterOrder) stands for a new GET; it is recorded as read at its time.
+ * Undefined: the read was asked before the one already recorded, and changes nothing.
  */
 export async function checkLowBalance(
   deps: LowBalanceDeps,
   ws: WorkspaceRef,
   known?: BalanceRead,
-  readBalance: (rewards: RewardsClient) => Promise<BalanceRead & { earlier?: boolean }> = (rewards) => readBalanceOnce(deps, rewards),
+  readBalance: (rewards: RewardsClient) => Promise<BalanceRead> = (rewards) => readBalanceOnce(deps, rewards),
 ): Promise<LowBalanceCheck | undefined> {
   const settings = await deps.settings.get(ws);
   const thresholdCents = settings.lowBalanceThresholdCents;
   const rewards = await deps.rewards.for(ws);
-  const read: BalanceRead & { earlier?: boolean } = known ?? (await readBalance(rewards));
+  const read: BalanceRead = known ?? (await readBalance(rewards));
   const { balanceCents, currency } = read;
-  // A read made for this check is recorded now, as always; one made earlier (another workspace's,
-  // a few seconds ago) at its own time, so the next estimate subtracts what was spent since then.
-  const checkedAt = known || read.earlier ? sql`${read.readAt.toISOString()}::timestamptz` : sql`now()`;
+  // Every read is recorded at the time it was asked (the next estimate subtracts what was spent
+  // since then), and only over a read asked no later: an answer that took longer than a newer read's
+  // (another instance's, the sweep's) is older news, and must neither replace it nor re-arm the alert.
+  const checkedAt = sql`${read.readAt.toISOString()}::timestamptz`;
+  const notNewer = and(eq(financeState.teamId, ws.teamId), or(isNull(financeState.lastCheckedAt), lte(financeState.lastCheckedAt, checkedAt)));
   await ensureFinanceState(deps.db, ws);
   if (thresholdCents === null) {
-    await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt }).where(eq(financeState.teamId, ws.teamId));
-    return { balanceCents, currency, thresholdCents, below: false, alerted: false };
+    const [recorded] = await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt }).where(notNewer).returning({ teamId: financeState.teamId });
+    return recorded ? { balanceCents, currency, thresholdCents, below: false, alerted: false } : undefined;
   }
   const below = balanceCents < thresholdCents;
   if (!below) {
-    await deps.db
+    const [recorded] = await deps.db
       .update(financeState)
       .set({ balanceState: 'above', lastBalanceCents: balanceCents, lastCheckedAt: checkedAt, updatedAt: sql`now()` })
-      .where(eq(financeState.teamId, ws.teamId));
-    return { balanceCents, currency, thresholdCents, below, alerted: false };
+      .where(notNewer)
+      .returning({ teamId: financeState.teamId });
+    if (!recorded) deps.logger.info('balance read answered after a newer one; not recorded', { teamId: ws.teamId, askedAt: read.readAt });
+    return recorded ? { balanceCents, currency, thresholdCents, below, alerted: false } : undefined;
   }
   const [flipped] = await deps.db
     .update(financeState)
     .set({ balanceState: 'below', crossings: sql`${financeState.crossings} + 1`, lastBalanceCents: balanceCents, lastCheckedAt: checkedAt, updatedAt: sql`now()` })
-    .where(and(eq(financeState.teamId, ws.teamId), eq(financeState.balanceState, 'above')))
+    .where(and(notNewer, eq(financeState.balanceState, 'above')))
     .returning({ crossings: financeState.crossings });
   if (!flipped) {
-    await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt }).where(eq(financeState.teamId, ws.teamId));
-    return { balanceCents, currency, thresholdCents, below, alerted: false };
+    const [recorded] = await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt }).where(notNewer).returning({ teamId: financeState.teamId });
+    return recorded ? { balanceCents, currency, thresholdCents, below, alerted: false } : undefined;
   }
   const now = deps.now();
   const spend30dCents = await orderSpendSince(rewards, new Date(now.getTime() - 30 * DAY_MS), now, readOptions(deps)).catch((error: unknown) => {
@@ -286,11 +295,11 @@ export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonito
    * A read of the account asked at `notBeforeMs` or later (so it sees every order placed before then):
    * the one in flight in this process, or one made in the last BALANCE_SHARED_MS, else a new one.
    */
-  function sharedRead(rewards: RewardsClient, notBeforeMs: number): Promise<BalanceRead & { earlier?: boolean }> {
+  function sharedRead(rewards: RewardsClient, notBeforeMs: number): Promise<BalanceRead> {
     const inFlight = readsInFlight.get(rewards);
-    if (inFlight && inFlight.askedMs >= notBeforeMs) return inFlight.reading.then((read) => ({ ...read, earlier: true }));
+    if (inFlight && inFlight.askedMs >= notBeforeMs) return inFlight.reading;
     const recent = lastReads.get(rewards);
-    if (recent && recent.readAt.getTime() >= notBeforeMs && deps.now().getTime() - recent.readAt.getTime() < BALANCE_SHARED_MS) return Promise.resolve({ ...recent, earlier: true });
+    if (recent && recent.readAt.getTime() >= notBeforeMs && deps.now().getTime() - recent.readAt.getTime() < BALANCE_SHARED_MS) return Promise.resolve(recent);
     const askedMs = deps.now().getTime();
     const reading = readBalanceOnce(deps, rewards).then(
       (read) => {
@@ -395,12 +404,16 @@ export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonito
     async onOrderFailed(row) {
       if (row.errorCode !== 'INSUFFICIENT_BALANCE') return false;
       const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+      const run = await refusalRun(deps.db, ws.teamId).catch((error: unknown) => {
+        log.warn('finding the refusals run failed; alerting for this send alone', { kudosId: row.id, error });
+        return `send:${row.id}`;
+      });
       const balance = await deps.rewards
         .for(ws)
         .then((rewards) => rewards.balance.get(readOptions(deps)))
         .catch(() => undefined);
       await deps.notifier
-        .toAdmins(ws, `insufficient:${row.id}`, {
+        .toAdmins(ws, `insufficient:${run}`, {
           kind: 'insufficient_funds',
           kudosId: row.id,
           senderUserId: row.senderUserId,
@@ -425,6 +438,21 @@ export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonito
       await Promise.allSettled([afterOrderRuns.settled(), checks.settled()]);
     },
   };
+}
+
+/**
+ * Which run of refusals for lack of funds a refusal belongs to: every refusal since the workspace's
+ * last order that went through (or top-up completed) is in one run, and makes one alert: a batch
+ * refused send after send is one thing for the admins to fix. The next run starts once money moved again.
+ */
+async function refusalRun(db: Database, teamId: string): Promise<string> {
+  const result = await db.execute(sql`
+    select (extract(epoch from greatest(
+      (select max(placed_at) from kudos where team_id = ${teamId} and placed_at is not null),
+      (select max(updated_at) from top_up_requests where team_id = ${teamId} and status = 'completed')
+    )) * 1000000)::bigint::text as since_us`);
+  const [row] = rowsOf<{ since_us: string | null }>(result);
+  return `since:${row?.since_us ?? 'start'}`;
 }
 
 /**

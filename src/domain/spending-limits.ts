@@ -47,7 +47,8 @@ export async function rememberLimits(db: Database, ws: WorkspaceRef, limits: { d
 
 /**
  * What Kudos' orders take of the limits in the UTC day and month of `now`: sends placed or about to
- * be, and reward links (a request still being placed counts in full, a settled one what it created).
+ * be, sends whose outcome is unknown (the API may have charged them: counted until Kudos knows), and
+ * reward links (a request still being placed counts in full, a settled one what it created).
  */
 export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Promise<LimitUsage> {
   const dayStart = startOfUtcDay(now);
@@ -59,7 +60,7 @@ export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Pro
       month: sql<string>`coalesce(sum(${spent}), 0)`,
     })
     .from(kudos)
-    .where(and(eq(kudos.teamId, ws.teamId), inArray(kudos.status, ['pending', 'placed', 'scheduled', 'partial']), gte(sql`${at}`, startOfUtcMonth(now).toISOString())));
+    .where(and(eq(kudos.teamId, ws.teamId), inArray(kudos.status, ['pending', 'unknown', 'placed', 'scheduled', 'partial']), gte(sql`${at}`, startOfUtcMonth(now).toISOString())));
   const linksAt = rewardLinkRequests.createdAt;
   const linksSpent = sql<string>`(case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end)::bigint * ${rewardLinkRequests.amountCents}`;
   const [links] = await db

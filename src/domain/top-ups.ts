@@ -13,7 +13,7 @@ import { auditEvents, financeState, topUpRequests, type BillingDetails, type Top
 import { isRewardsError, RewardsApiError, RewardsConnectionError } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
-import { readMovements } from './ledger.js';
+import { movementsIn, type Movement } from './ledger.js';
 import { centsToDecimal } from './money.js';
 import { ensureFinanceState } from './low-balance.js';
 import type { WorkspaceRef } from './settings.js';
@@ -301,10 +301,20 @@ export async function settleTopUps(deps: TopUpDeps, ws: WorkspaceRef): Promise<T
   const settled: TopUpRequestRow[] = [...stuck];
   if (submitted.length > 0) {
     const since = new Date(Math.min(...submitted.map((r) => r.createdAt.getTime())) - 86_400_000);
-    const { movements } = await readMovements(await deps.rewards.for(ws), { start: since, end: new Date(deps.now().getTime() + 86_400_000) });
+    // Paged until every waiting request's funding row is read (or the range ends), however many
+    // movements came after them: newest first, the oldest request's row comes last.
+    const waiting = new Set(submitted.flatMap((r) => (r.fundingNo ? [r.fundingNo] : [])));
+    const fundingRows = new Map<string, Movement>();
+    if (waiting.size > 0) {
+      for await (const m of movementsIn(await deps.rewards.for(ws), { start: since, end: new Date(deps.now().getTime() + 86_400_000) })) {
+        if (!waiting.has(m.referenceNumber) || !m.kind.startsWith('top_up_')) continue;
+        fundingRows.set(m.referenceNumber, m);
+        if (fundingRows.size === waiting.size) break;
+      }
+    }
     for (const row of submitted) {
-      const funding = movements.find((m) => m.referenceNumber === row.fundingNo && (m.kind === 'top_up_completed' || m.kind === 'top_up_unapproved'));
-      if (!funding) continue;
+      const funding = row.fundingNo ? fundingRows.get(row.fundingNo) : undefined;
+      if (!funding || (funding.kind !== 'top_up_completed' && funding.kind !== 'top_up_unapproved')) continue;
       const [updated] = await deps.db
         .update(topUpRequests)
         .set({ status: funding.kind === 'top_up_completed' ? 'completed' : 'unapproved', updatedAt: sql`now()` })

@@ -1,8 +1,10 @@
 // Workflow Builder steps that outlive the process that received them. The step's send is recorded
-// first (automated-send.ts); when it is not placed (or refused) while the event's handler waits, the
-// step is kept in workflow_step_runs with the workflow's token (sealed under KUDOS_ENCRYPTION_KEY),
-// and any instance finishes it once the worker has an outcome: claimed with a lease, finished once,
-// the token erased. A step whose token Slack no longer accepts (it ended, or expired) is abandoned.
+// first (automated-send.ts); then the step is kept in workflow_step_runs with the workflow's token
+// (sealed under KUDOS_ENCRYPTION_KEY), and any instance finishes it once the worker has an outcome
+// (the handler itself when it comes while it waits): claimed with a lease, finished once, the token
+// erased. It goes through the run even when the outcome is there at once: Slack redelivers
+// function_executed, and only the run's claim keeps the step to one completion. A step whose token
+// Slack no longer accepts (it ended, or expired) is abandoned.
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
@@ -42,6 +44,12 @@ export async function recordWaitingStep(deps: Pick<WorkflowStepDeps, 'db' | 'key
       token: deps.keyRing.seal(input.token, workflowStepTokenContext(input.functionExecutionId)),
     })
     .onConflictDoNothing();
+}
+
+/** Where a step's run stands, if one is kept: a redelivered event of a finished step finishes nothing. */
+export async function stepRunStatus(db: Database, functionExecutionId: string): Promise<WorkflowStepRunRow['status'] | undefined> {
+  const [run] = await db.select({ status: workflowStepRuns.status }).from(workflowStepRuns).where(eq(workflowStepRuns.functionExecutionId, functionExecutionId));
+  return run?.status;
 }
 
 /**

@@ -265,7 +265,7 @@ export function buildLedgerList(input: { month: string; movements: Movement[]; t
   if (r.ok) {
     blocks.push(
       context(
-        `:white_check_mark: Reconciled: the ledger shows the ${r.kudosOrders} order${r.kudosOrders === 1 ? '' : 's'} Kudos placed this month for ${formatUsd(r.kudosCents)}, as Kudos recorded.${r.otherOrders ? ` ${r.otherOrders} other order${r.otherOrders === 1 ? '' : 's'} came from outside Kudos.` : ''}`,
+        `:white_check_mark: Reconciled: the ledger shows the ${r.kudosOrders} order${r.kudosOrders === 1 ? '' : 's'} Kudos placed this month for ${formatUsd(r.kudosCents)}, as Kudos recorded.${r.earlierRefunds.orders ? ` It also refunds ${r.earlierRefunds.orders} Kudos send${r.earlierRefunds.orders === 1 ? '' : 's'} of earlier months cancelled since (${formatUsd(r.earlierRefunds.cents)}).` : ''}${r.otherOrders ? ` ${r.otherOrders} other order${r.otherOrders === 1 ? '' : 's'} came from outside Kudos.` : ''}`,
       ),
     );
   } else {

@@ -3,7 +3,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { outcomeOf, sendAutomated, waitForOutcome } from '../../domain/automated-send.js';
-import { finishWaitingSteps, recordWaitingStep } from '../../domain/workflow-steps.js';
+import { finishWaitingSteps, recordWaitingStep, stepRunStatus } from '../../domain/workflow-steps.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { WorkflowStep } from '../ids.js';
@@ -47,6 +47,14 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
     const body = parseAtEdge(functionExecutedEvent, rawBody, WorkflowStep.sendKudos);
     const event = body.event;
     const log = deps.logger.child({ step: WorkflowStep.sendKudos, execution: event.function_execution_id });
+    const steps = deps.workflowSteps && event.bot_access_token ? deps.workflowSteps : undefined;
+    const stepStatus = steps ? await stepRunStatus(steps.db, event.function_execution_id) : undefined;
+    if (stepStatus && stepStatus !== 'waiting') {
+      // Slack delivered the event again for a step already finished (or given up): completing it
+      // again would be refused, and there is nothing more to send.
+      log.info('step delivered again: already finished', { status: stepStatus });
+      return;
+    }
     const raw: Record<string, unknown> = event.inputs ?? {};
     const parsed = SendKudosInputs.safeParse(raw);
     if (!parsed.success) {
@@ -77,12 +85,12 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
     }
     const { row } = result.recorded;
     const first = outcomeOf(row);
-    if (!first.settled && deps.workflowSteps && event.bot_access_token) {
-      // Kept before waiting: if this process stops now, any instance finishes the step once the
-      // worker has placed or refused the send (automations pass). Whoever claims it first finishes it.
-      const steps = deps.workflowSteps;
+    if (steps && event.bot_access_token) {
+      // Kept before waiting (or finishing): if this process stops now, any instance finishes the step
+      // once the worker has placed or refused the send (automations pass). Whoever claims it first
+      // finishes it, so a redelivered event, here or on another instance, never completes it twice.
       await recordWaitingStep(steps, { ws: workspaceOf(body), functionExecutionId: event.function_execution_id, kudosId: row.id, token: event.bot_access_token });
-      const waited = await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
+      const waited = first.settled ? first : await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
       if (waited.settled) await finishWaitingSteps(steps, event.function_execution_id);
       return;
     }
