@@ -77,9 +77,13 @@ export async function isKnownSandbox(db: Database, ws: WorkspaceRef): Promise<bo
   return row?.environment === 'sandbox';
 }
 
-export async function getTopUp(db: Database, id: string): Promise<TopUpRequestRow | undefined> {
+/** The workspace's top-up request `id`; another workspace's is as unknown as one that never existed. */
+export async function getTopUp(db: Database, ws: WorkspaceRef, id: string): Promise<TopUpRequestRow | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-  const [row] = await db.select().from(topUpRequests).where(eq(topUpRequests.id, id));
+  const [row] = await db
+    .select()
+    .from(topUpRequests)
+    .where(and(eq(topUpRequests.teamId, ws.teamId), eq(topUpRequests.id, id)));
   return row;
 }
 
@@ -141,8 +145,15 @@ export type TopUpDecision = 'approve' | 'reject';
  * admin rule). Approval calls the API (once) before returning; the messages and the requester are
  * updated after.
  */
-export async function decideTopUp(deps: TopUpDeps, id: string, actorUserId: string, decision: TopUpDecision): Promise<{ ok: true; request: TopUpRequestRow } | { ok: false; message: NamingText }> {
-  const existing = await getTopUp(deps.db, id);
+export async function decideTopUp(
+  deps: TopUpDeps,
+  ws: WorkspaceRef,
+  id: string,
+  actorUserId: string,
+  decision: TopUpDecision,
+): Promise<{ ok: true; request: TopUpRequestRow } | { ok: false; message: NamingText }> {
+  // Scoped by the clicker's workspace: an admin of one workspace never decides another's request.
+  const existing = await getTopUp(deps.db, ws, id);
   if (!existing) return { ok: false, message: 'This top-up request no longer exists.' };
   if (existing.requesterUserId === actorUserId && decision === 'approve') {
     return { ok: false, message: 'You asked for this top-up: another admin has to approve it.' };
@@ -151,7 +162,14 @@ export async function decideTopUp(deps: TopUpDeps, id: string, actorUserId: stri
     const [row] = await tx
       .update(topUpRequests)
       .set({ status: decision === 'approve' ? 'approved' : 'rejected', deciderUserId: actorUserId, decidedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(topUpRequests.id, id), eq(topUpRequests.status, 'awaiting_approval'), decision === 'approve' ? ne(topUpRequests.requesterUserId, actorUserId) : sql`true`))
+      .where(
+        and(
+          eq(topUpRequests.teamId, ws.teamId),
+          eq(topUpRequests.id, id),
+          eq(topUpRequests.status, 'awaiting_approval'),
+          decision === 'approve' ? ne(topUpRequests.requesterUserId, actorUserId) : sql`true`,
+        ),
+      )
       .returning();
     if (!row) return undefined;
     await tx.insert(auditEvents).values({
@@ -166,7 +184,7 @@ export async function decideTopUp(deps: TopUpDeps, id: string, actorUserId: stri
     return row;
   });
   if (!decided) {
-    const now = (await getTopUp(deps.db, id)) ?? existing;
+    const now = (await getTopUp(deps.db, ws, id)) ?? existing;
     return { ok: false, message: decidedByText(`This top-up request was already ${describeStatus(now.status)}`, now.deciderUserId, '. Nothing more was done.') };
   }
   if (decision === 'reject') return { ok: true, request: decided };

@@ -57,7 +57,7 @@ export function register(app: App, deps: ListenerDeps): void {
       const id = click.actions[0].value;
       const ws = workspaceOf(click);
       if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond as Respond, NOT_ADMIN);
-      const outcome = await decideTopUp(deps.finance.topUps, id, click.user.id, decision);
+      const outcome = await decideTopUp(deps.finance.topUps, ws, id, click.user.id, decision);
       if (!outcome.ok) return tellClicker(deps, click, respond as Respond, `:no_entry: ${namingMrkdwn(outcome.message)}`);
       const request = outcome.request;
       await deps.finance.deps.notifier.updateTopUpMessages(request);
