@@ -7,32 +7,17 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../src/app.js';
 import { automationOccurrences, kudos } from '../../src/db/schema/index.js';
-import { createSeries, runAutomations, RETRY_MS, saveCelebrationRule, setSeriesStatus, type AutomationDeps, type CelebrationRuleInput } from '../../src/domain/automations.js';
+import { createSeries, runAutomations, RETRY_MS, saveCelebrationRule, setSeriesStatus, type AutomationDeps } from '../../src/domain/automations.js';
 import { createDesignCatalogs } from '../../src/domain/catalog.js';
-import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/celebration-csv.js';
 import type { UserDirectory } from '../../src/domain/ports.js';
 import { rememberLimits, withSpendingLimits } from '../../src/domain/spending-limits.js';
 import { presentNotice } from '../../src/slack/presenters/notices.js';
 import { eventually, useAppPerTest } from '../support/app.js';
+import { BIRTHDAY_RULE, CELEBRATING_WORKSPACE, importDatesCsv } from '../support/celebrations.js';
 
 const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_GENERAL', KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0, home: { enabled: false }, approvalsSweepMs: 0, financeSweepMs: 0 } });
-const WS = { teamId: 'T0KUDOS', enterpriseId: null };
-
-const BIRTHDAY_RULE: CelebrationRuleInput = {
-  enabled: true,
-  amountCents: 2500,
-  productId: 'CC-BIRTHDAY',
-  messageTemplate: 'Happy birthday, {name}!',
-  senderUserId: 'U_ADMIN',
-  channelId: 'C_KUDOS',
-  profileFieldId: null,
-};
-
-async function importCsv(text: string) {
-  const parsed = parseCelebrationCsv(text, '2026-11-25');
-  if (!parsed.ok) throw new Error(parsed.message);
-  return importCelebrationDates({ db: env.db, listUsers: async () => env.stack.sim.workspace.users }, WS, parsed);
-}
+const WS = CELEBRATING_WORKSPACE;
+const importCsv = (text: string) => importDatesCsv(env, text);
 
 const tick = (iso: string | Date) => env.stack.app.automations.tick(new Date(iso));
 const sends = () => env.db.select().from(kudos);

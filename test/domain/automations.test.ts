@@ -4,28 +4,13 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, automationOccurrences, celebrationDates, kudos } from '../../src/db/schema/index.js';
-import { createSeries, saveCelebrationRule, setCelebrationPreference, setSeriesStatus, skipOccurrence, upcomingCelebrations, type CelebrationRuleInput } from '../../src/domain/automations.js';
-import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/celebration-csv.js';
+import { createSeries, saveCelebrationRule, setCelebrationPreference, setSeriesStatus, skipOccurrence, upcomingCelebrations } from '../../src/domain/automations.js';
 import { eventually, useAppPerTest } from '../support/app.js';
+import { BIRTHDAY_RULE, CELEBRATING_WORKSPACE, importDatesCsv } from '../support/celebrations.js';
 
 const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_GENERAL' }, app: { automationsMs: 0 } });
-const WS = { teamId: 'T0KUDOS', enterpriseId: null };
-
-const BIRTHDAY_RULE: CelebrationRuleInput = {
-  enabled: true,
-  amountCents: 2500,
-  productId: 'CC-BIRTHDAY',
-  messageTemplate: 'Happy birthday, {name}!',
-  senderUserId: 'U_ADMIN',
-  channelId: 'C_KUDOS',
-  profileFieldId: null,
-};
-
-async function importCsv(text: string) {
-  const parsed = parseCelebrationCsv(text, '2026-11-25');
-  if (!parsed.ok) throw new Error(parsed.message);
-  return importCelebrationDates({ db: env.db, listUsers: async () => env.stack.sim.workspace.users }, WS, parsed);
-}
+const WS = CELEBRATING_WORKSPACE;
+const importCsv = (text: string) => importDatesCsv(env, text);
 
 const tick = (iso: string) => env.stack.app.automations.tick(new Date(iso));
 const sends = () => env.db.select().from(kudos);

@@ -13,6 +13,7 @@ import type { RewardsClient } from '../../src/rewards/index.js';
 import { eventually, sendModalValues, submitSendForm, submitSendValues, useAppPerTest, wallTimeIn } from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 import { CHECKS_RUN_BY_THE_TEST } from '../support/order-checks.js';
+import { topUpValues } from '../support/top-up-form.js';
 
 const ENV = {
   KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
@@ -142,21 +143,6 @@ describe('/kudos ledger across a month boundary', () => {
 });
 
 describe('top-ups settled from the ledger', () => {
-  const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
-  const topUpValues = (amount: string) => ({
-    topup_amount: text(amount),
-    topup_note: text('Q4 awards'),
-    topup_company: text('Acme Inc.'),
-    topup_phone: text('+1 555 0100'),
-    topup_address: text('1 Main St'),
-    topup_city: text('Springfield'),
-    topup_state: text('IL'),
-    topup_country: text('us'),
-    topup_zip: text('62701'),
-    topup_ein: text('12-3456789'),
-    topup_website: text(''),
-  });
-
   it('a top-up processed before more than 5,000 other movements is still found and completed', async () => {
     await t.stack.sim.slashCommand('U_ADMIN', 'topup', 'C_ADMIN');
     const view = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'));

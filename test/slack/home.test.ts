@@ -6,6 +6,7 @@ import { bouncedRecipients, healthWarnings, kudos, limitIncreaseRequests, statsO
 import type { View } from '../../src/simulator/slack.js';
 import { CHECKS_RUN_BY_THE_TEST, runOrderChecksNow } from '../support/order-checks.js';
 import { eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
+import { topUpValues } from '../support/top-up-form.js';
 
 const ROLES = { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100' };
 
@@ -245,19 +246,6 @@ describe('App Home: the money section for admins', () => {
 describe('App Home: the money section stays current', () => {
   const MONEY = { KUDOS_ADMINS: 'U_ADMIN,U_APPROVER', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' };
   const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
-  const topUpValues = (amount: string) => ({
-    topup_amount: text(amount),
-    topup_note: text('Q4 awards'),
-    topup_company: text('Acme Inc.'),
-    topup_phone: text('+1 555 0100'),
-    topup_address: text('1 Main St'),
-    topup_city: text('Springfield'),
-    topup_state: text('IL'),
-    topup_country: text('US'),
-    topup_zip: text('62701'),
-    topup_ein: text('12-3456789'),
-    topup_website: text(''),
-  });
   const publishes = () => e2e.stack.sim.calls.filter((c) => c.method === 'views.publish').length;
 
   it('a top-up shows on every admin’s Home as it moves: waiting, pending at the API, then completed once the ledger shows it, without anyone opening Home again', async () => {

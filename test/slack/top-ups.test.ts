@@ -8,6 +8,7 @@ import { topUpRequests } from '../../src/db/schema/index.js';
 import { eq } from 'drizzle-orm';
 import { kudos, limitIncreaseRequests } from '../../src/db/schema/index.js';
 import { blockActionPayload, eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, viewSubmissionPayload } from '../support/app.js';
+import { topUpValues } from '../support/top-up-form.js';
 
 const ENV = {
   KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
@@ -18,22 +19,6 @@ const ENV = {
 const t = useAppPerTest({ env: ENV, app: { financeSweepMs: 0 } });
 
 const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
-
-function topUpValues(amount: string) {
-  return {
-    topup_amount: text(amount),
-    topup_note: text('Q4 awards'),
-    topup_company: text('Acme Inc.'),
-    topup_phone: text('+1 555 0100'),
-    topup_address: text('1 Main St'),
-    topup_city: text('Springfield'),
-    topup_state: text('IL'),
-    topup_country: text('us'),
-    topup_zip: text('62701'),
-    topup_ein: text('12-3456789'),
-    topup_website: text(''),
-  };
-}
 
 async function openTopUpModal(userId: string) {
   await t.stack.sim.slashCommand(userId, 'topup', 'C_ADMIN');
