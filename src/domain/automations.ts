@@ -262,6 +262,17 @@ function stopValues(occ: OccurrenceRow, stop: Stop): Partial<typeof automationOc
   return { status: stop.stop, error: stop.why, ...(stop.stop === 'skipped' ? { skippedBy: occ.subjectUserId } : {}) };
 }
 
+/** Inside the transaction that holds the occurrence: settles it stopped (skip, opt-out, date moved, series paused) and says how, or undefined when it is still due. */
+async function settleIfStopped(tx: Parameters<typeof stopNow>[0], occ: OccurrenceRow): Promise<NonNullable<Awaited<ReturnType<typeof stopNow>>>['stop'] | undefined> {
+  const stop = await stopNow(tx, occ);
+  if (!stop) return undefined;
+  await tx
+    .update(automationOccurrences)
+    .set({ ...stopValues(occ, stop), claimedUntil: null, claimedBy: null, updatedAt: sql`now()` })
+    .where(eq(automationOccurrences.id, occ.id));
+  return stop.stop;
+}
+
 /**
  * Records the send and marks the occurrence `sent` in one transaction, with the occurrence locked and
  * still planned under this claim, and the person's date, opt-out or the series held as they are now:
@@ -274,14 +285,8 @@ async function recordIfStillDue(db: Database, occ: OccurrenceRow, prepared: Extr
     if (!row || row.status !== 'planned' || row.claimedBy !== occ.claimedBy) {
       return { outcome: row?.status === 'skipped' || row?.status === 'canceled' ? row.status : 'yielded' };
     }
-    const stop = await stopNow(tx, occ);
-    if (stop) {
-      await tx
-        .update(automationOccurrences)
-        .set({ ...stopValues(occ, stop), claimedUntil: null, claimedBy: null, updatedAt: sql`now()` })
-        .where(eq(automationOccurrences.id, occ.id));
-      return { outcome: stop.stop };
-    }
+    const stopped = await settleIfStopped(tx, occ);
+    if (stopped) return { outcome: stopped };
     const recorded = await recordPreparedSend(tx, prepared, origin);
     await tx
       .update(automationOccurrences)
@@ -518,14 +523,8 @@ async function retryFailedSend(deps: AutomationDeps, occ: OccurrenceRow, now: Da
   const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
     const [row] = await tx.select().from(automationOccurrences).where(eq(automationOccurrences.id, occ.id)).for('update');
     if (!row || row.status !== 'retrying' || row.claimedBy !== occ.claimedBy) return 'yielded';
-    const stopped = await stopNow(tx, occ);
-    if (stopped) {
-      await tx
-        .update(automationOccurrences)
-        .set({ ...stopValues(occ, stopped), claimedUntil: null, claimedBy: null, updatedAt: sql`now()` })
-        .where(eq(automationOccurrences.id, occ.id));
-      return stopped.stop;
-    }
+    const stopped = await settleIfStopped(tx, occ);
+    if (stopped) return stopped;
     await recordFailedOrders(tx, { teamId: send.teamId, kudosId: send.id });
     // A fresh key: the API refused the old one outright and no order exists for it (looked up above).
     const [again] = await tx
