@@ -5,9 +5,9 @@ import { and, asc, eq, gt, inArray, isNull, lte, or, sql, type SQL } from 'drizz
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../db/schema/index.js';
-import { toCents } from '../rewards/index.js';
+import { toCents, type Order } from '../rewards/index.js';
 import { checksOfPlacedKudos } from './order-check-schedule.js';
-import { PART_FOUND_LATER, partCount, partOfKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
+import { orderIdsOf, PART_FOUND_LATER, partCount, partOfKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 
 /**
  * Rows the worker has to do something with: place the order, or tell the sender the outcome. Written
@@ -535,6 +535,20 @@ export function promoteFoundKudosOrder(
   if (partCount(row) === 1) return promoteFoundOrder(db, row.id, order.orderId);
   const costCents = order.totalCost ? toCents(order.totalCost.amount, { rounding: 'half-up' }) : undefined;
   return promoteFoundPart(db, row, key, { orderId: order.orderId, status: order.status, costCents });
+}
+
+/**
+ * An order watched for a send that does not count it (its order.created came while the send was
+ * still being placed, and the send settled without it): it lands on the send whatever the send says
+ * now (failed, unknown, partial), as order.created would. Undefined when nothing changed.
+ */
+export async function landWatchedOrder(db: Database, kudosId: string, order: Pick<Order, 'orderId' | 'status' | 'clientOrderId' | 'idempotencyKey' | 'totalCost'>): Promise<KudosRow | undefined> {
+  const key = order.clientOrderId ?? order.idempotencyKey;
+  if (!key) return undefined;
+  const row = await getKudos(db, kudosId);
+  if (!row || (row.status !== 'failed' && row.status !== 'unknown' && row.status !== 'partial')) return undefined;
+  if (orderIdsOf(row).includes(order.orderId) || partOfKey(row, key) < 0) return undefined;
+  return promoteFoundKudosOrder(db, row, key, order);
 }
 
 /** The order was found CANCELED by reconciliation: the kudos is cancelled too (once; who did it is unknown). */

@@ -21,6 +21,7 @@ import {
 } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { orderIdsOf } from './kudos-parts.js';
+import { landWatchedOrder } from './kudos-store.js';
 import { orderCheckMerge } from './order-check-schedule.js';
 import { handleOrderCanceled, handleOrderComplete, type CompletionDeps } from './reconcile-completion.js';
 
@@ -390,6 +391,8 @@ export async function runOrderCheck(
   }
 
   try {
+    // Watched for a send that settled without it (its answer lost): it lands on that send first.
+    if (check.kudosId && !check.finishedOrder && (await landWatchedOrder(deps.db, check.kudosId, order))) log.warn('an order the send had been settled without was found; recorded on it');
     if (order.status === 'COMPLETE') {
       const result = await handleOrderComplete(deps, check, order);
       if (result.done) {
