@@ -154,6 +154,8 @@ export async function ensureRecipientMapping(
 
 /** People of a big send mapped per round: one claim, one creation write and one mapping write each. */
 const MAPPING_BATCH = 50;
+/** Failed creations one attempt goes on after, at least (a tenth of the people, for a big group). */
+const MAPPING_FAILURES_TOLERATED = 3;
 
 type Person = { slackUserId: string; email: string; firstName?: string | undefined; lastName?: string | undefined };
 
@@ -202,7 +204,14 @@ export async function ensureRecipientMappings(
   }
   const batchable = [...byEmail.values()];
   const me = randomUUID();
-  for (let i = 0; i < batchable.length; i += MAPPING_BATCH) {
+  // A flaky API fails a call here and there: the others go on, so that each attempt of a big first
+  // send maps nearly everyone and the next one only the few left. An API failing every call (down,
+  // refusing) stops the attempt after a tenth of the people rather than being asked once per person.
+  let failure: Error | undefined;
+  let failures = 0;
+  const tolerated = Math.max(MAPPING_FAILURES_TOLERATED, Math.ceil(batchable.length / 10));
+  const goOn = () => failures < tolerated;
+  for (let i = 0; i < batchable.length && goOn(); i += MAPPING_BATCH) {
     opts.signal?.throwIfAborted();
     const batch = batchable.slice(i, i + MAPPING_BATCH);
     const claimed = await db
@@ -226,15 +235,15 @@ export async function ensureRecipientMappings(
     const create = batch.filter((p) => mine.has(p.email.toLowerCase()));
     for (const p of batch) if (!mine.has(p.email.toLowerCase())) one.push(p);
     const created: Array<{ person: Person; recipientId: string }> = [];
-    let failure: Error | undefined;
     let next = 0;
     await Promise.all(
       Array.from({ length: Math.min(opts.concurrency, create.length) }, async () => {
-        while (failure === undefined && next < create.length) {
+        while (goOn() && !opts.signal?.aborted && next < create.length) {
           const person = create[next++]!;
           try {
             created.push({ person, recipientId: await createRecipient(rewards, person, call) });
           } catch (error) {
+            failures++;
             failure ??= error instanceof Error ? error : new Error(String(error));
           }
         }
@@ -277,8 +286,9 @@ export async function ensureRecipientMappings(
         me,
       );
     }
-    if (failure !== undefined) throw failure;
   }
+  opts.signal?.throwIfAborted();
+  if (failure !== undefined) throw failure;
   for (const p of one) found.set(p.slackUserId, await ensureRecipientMapping(deps, ws, p, opts));
   return found;
 }
