@@ -328,7 +328,11 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   // An order placed outside Slack belongs to the one workspace of single-workspace mode; in
   // distribution mode there is no such workspace, and it is not announced.
   const notifyChannelOf: NotifyChannelOf = identity ? notifyChannelLookup(settings, identity.homeWorkspace) : async (ws) => (ws ? ((await settings.get(ws)).notifyChannel ?? undefined) : undefined);
-  const background = createBackgroundProcessing({ db, rewards: rewardsAccounts, chat: slack, present: presentNotice, notifyChannelOf, logger, webhooks: config.rewardsWebhooks }, opts.webhooks);
+  const background = createBackgroundProcessing(
+    { db, rewards: rewardsAccounts, chat: slack, present: presentNotice, notifyChannelOf, logger, webhooks: config.rewardsWebhooks },
+    // One lease setting for every background claim on money (KUDOS_WORKER_LEASE_MS): the worker's and the reward links'.
+    opts.worker?.leaseMs !== undefined && opts.webhooks?.rewardLinkLeaseMs === undefined ? { ...opts.webhooks, rewardLinkLeaseMs: opts.worker.leaseMs } : opts.webhooks,
+  );
   const finance = createFinanceService({
     db,
     rewards: rewardsAccounts,

@@ -271,7 +271,7 @@ async function settle(deps: RewardLinkDeps, row: RewardLinkRequestRow, status: '
 }
 
 /** Requests left pending (a crash, a transient failure): placed again with their own keys. */
-export async function resumePendingRewardLinkRequests(deps: RewardLinkDeps, opts: { firstCheckDelayMs: number; signal?: AbortSignal }): Promise<number> {
+export async function resumePendingRewardLinkRequests(deps: RewardLinkDeps, opts: PlaceRewardLinksOptions): Promise<number> {
   const due = await deps.db
     .select({ id: rewardLinkRequests.id })
     .from(rewardLinkRequests)

@@ -49,6 +49,8 @@ export interface BackgroundProcessingOptions {
   sweepIntervalMs?: number;
   /** How long a bounce resend holds its row before the sweep takes it over (default 5 min). */
   resendLeaseMs?: number;
+  /** How long a reward-link attempt holds its request between renewals (default 2 min; KUDOS_WORKER_LEASE_MS). */
+  rewardLinkLeaseMs?: number;
   /** How old a recorded cancel intent is before the sweep looks its order up (default 20 s). */
   cancelIntentGraceMs?: number;
   cleanupIntervalMs?: number;
@@ -119,6 +121,8 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     },
   });
 
+  const linkLease = opts.rewardLinkLeaseMs !== undefined ? { leaseMs: opts.rewardLinkLeaseMs } : {};
+
   const track = <T>(promise: Promise<T>) => {
     inFlight.add(promise);
     void promise.finally(() => inFlight.delete(promise)).catch(() => {});
@@ -137,7 +141,7 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
   }
 
   async function reconcileAndResume(): Promise<void> {
-    await resumePendingRewardLinkRequests({ ...deps, logger: log }, { firstCheckDelayMs, signal: controller.signal });
+    await resumePendingRewardLinkRequests({ ...deps, logger: log }, { firstCheckDelayMs, signal: controller.signal, ...linkLease });
     await reconcileCancelIntents({ ...deps, logger: log }, { signal: controller.signal, ...(opts.cancelIntentGraceMs !== undefined ? { graceMs: opts.cancelIntentGraceMs } : {}) });
   }
 
@@ -180,7 +184,7 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     poller,
     placeRewardLinks(requestId) {
       void track(
-        placeRewardLinkRequest({ ...deps, logger: log }, requestId, { firstCheckDelayMs, signal: controller.signal })
+        placeRewardLinkRequest({ ...deps, logger: log }, requestId, { firstCheckDelayMs, signal: controller.signal, ...linkLease })
           .then(() => checks.wake())
           .catch((error: unknown) => log.error('placing reward links failed', { requestId, error })),
       );

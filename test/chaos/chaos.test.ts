@@ -34,15 +34,20 @@ describe('chaos', () => {
       expect(result.chargedCents).toBe(result.recordedCents);
       expect(result.chargedButNotRecorded).toEqual([]);
       expect(result.recordedButNotCharged).toEqual([]);
-      // The money faults (issue 14): a stalled worker past its lease changed nothing; sends racing one
-      // budget stayed within it; sends scheduled three weeks ahead were told once when the emulator's
-      // clock got there; a reward-link request refused part-way charged exactly what it recorded.
+      // The money faults: a stalled worker past its lease changed nothing; sends racing one budget
+      // stayed within it; sends scheduled three weeks ahead were told once when the emulator's clock
+      // got there; a reward-link request refused part-way charged exactly what it recorded; a send in
+      // parts and a reward-link request whose first answers were lost went out whole, once; birthdays
+      // skipped or corrected during dispatch were sent at most once, as acknowledged.
       expect(result.stall?.stalledMs).toBeGreaterThan(result.stall?.leaseMs ?? Infinity);
       expect(result.moneyFaults?.problems).toEqual([]);
       expect(result.moneyFaults?.budget.overspent).toBe(false);
       expect(result.moneyFaults?.scheduled.completed).toBe(5);
       expect(result.moneyFaults?.links.status).toBe('partial');
       expect(result.moneyFaults?.links.chargedCents).toBe(result.moneyFaults?.links.recordedCents);
+      expect(result.moneyFaults?.firstParts.send.status).toBe('placed');
+      expect(result.moneyFaults?.firstParts.links.status).toBe('placed');
+      expect(result.moneyFaults?.automations.sent).toBeGreaterThanOrEqual(8);
       expect(result.balanceMovedCents).toBeGreaterThanOrEqual(300 * AMOUNT_CENTS);
       expect(result.failedWithoutNotice).toBe(0);
       expect(Object.keys(result.faultsInjected).sort()).toEqual(['delay:3000', 'drop', 'status:429', 'status:500', 'status:503']);

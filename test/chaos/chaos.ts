@@ -25,7 +25,10 @@ import { appEnv, startAppProcess, type AppProcess, type LogLine } from './app-pr
 import { startApproverCrowd, stillOpen, type ApproverCrowd, type RaceRecord } from './approvers.js';
 import { appConnectionCount, cutAppConnections, withApplicationName, type DatabaseCut } from './db-cut.js';
 import { startLoadBalancer } from './load-balancer.js';
-import { LINKS_ADMIN, moneyFaultUsers, runMoneyFaults, type MoneyFaultsResult } from './money-faults.js';
+import { moneyFaultUsers, runMoneyFaults, type MoneyFaultsResult } from './money-faults.js';
+import { firstPartsGroup } from './first-parts.js';
+import { LINKS_ADMIN } from './money-steps.js';
+import { sendKeyOf } from '../../src/domain/kudos-parts.js';
 
 export interface ChaosOptions {
   kudos: number;
@@ -315,7 +318,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     }
     workspace.channels.find((c) => c.id === APPROVAL_CHANNEL)!.members.push(...APPROVERS);
     const moneyFaults = opts.moneyFaults !== false;
-    if (moneyFaults) workspace.users.push(...moneyFaultUsers());
+    if (moneyFaults) {
+      workspace.users.push(...moneyFaultUsers());
+      workspace.usergroups.push(firstPartsGroup());
+    }
     // 300 kudos in about two minutes are 600 posts in one channel, past Slack's post a second there: the
     // simulator's limits and the app's pacing are raised alike (this run is about money, not Slack's limits).
     sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, workspace, rateLimits: { scale: CHAOS_SLACK_RATE_SCALE } });
@@ -581,7 +587,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const keyOf = (o: { clientOrderId?: string; idempotencyKey?: string }) => o.clientOrderId ?? o.idempotencyKey ?? '';
     const extraKeys = new Set(allRows.filter((r) => extra.has(r.id)).map((r) => r.idempotencyKey));
     const isLinkOrder = (o: { orderId: string; orderType?: string }) => o.orderType === 'LINK' || o.orderId.startsWith('LO');
-    const orders = allOrders.filter((o) => !isLinkOrder(o) && !extraKeys.has(keyOf(o)));
+    // A money fault's send in parts: its orders' keys are its own with `-n` (kudos-parts.ts).
+    const orders = allOrders.filter((o) => !isLinkOrder(o) && !extraKeys.has(sendKeyOf(keyOf(o))));
     const kudosByKey = new Map(rows.map((r) => [r.idempotencyKey, r]));
     const orderKeys = orders.map(keyOf);
     const ordersByKey = countBy(orderKeys);
@@ -751,7 +758,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       outcomeUnknown: rows.filter((r) => r.status === 'unknown').length,
       balanceMovedCents: cents(balanceBefore) - cents(balanceAfter),
       // Everything charged: the main run's sends, the money faults' sends (placed or booked) and the reward links created.
-      expectedBalanceMoveCents: allRows.filter((r) => r.status === 'placed' || r.status === 'scheduled').reduce((sum, r) => sum + (r.costCents ?? r.totalCents), 0) + (money?.links.recordedCents ?? 0),
+      expectedBalanceMoveCents:
+        allRows.filter((r) => r.status === 'placed' || r.status === 'scheduled').reduce((sum, r) => sum + (r.costCents ?? r.totalCents), 0) +
+        (money?.links.recordedCents ?? 0) +
+        (money?.firstParts.linksRecordedCents ?? 0),
       stuck: rows
         .filter((r) => !(((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected'))
         .map((r) => ({ id: r.id, status: r.status, attempts: r.attempts, failedCalls: r.failedCalls, nextAttemptAt: r.nextAttemptAt.toISOString(), errorCode: r.errorCode })),

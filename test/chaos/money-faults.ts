@@ -10,23 +10,22 @@
 // - a reward-link request refused part-way: 1,500 links of $5 (three orders of 500) under a daily
 //   limit that lets only the first through; the created part is recorded, charged cent for cent,
 //   reported (never "failed") and its 500 links delivered in one numbered series.
+// - lost first parts and a slow part past the request's claim (first-parts.ts);
+// - birthdays dispatched while skipped and while their dates are corrected (automation-races.ts).
 // (The stalled worker and the lost answers are in the main run: chaos.ts.)
 import { eq, inArray, sql } from 'drizzle-orm';
 import { formatInTimeZone } from 'date-fns-tz';
 import { approvalRequests, kudos, orderChecks, rewardLinkRequests, workspaceSettings } from '../../src/db/schema/index.js';
 import type { WorkspaceUser } from '../../src/simulator/seed.js';
-import type { startSlackSimulator, View } from '../../src/simulator/slack.js';
 import { partKey } from '../../src/domain/reward-link-parts.js';
 import { LINKS_STILL_WORKING } from '../../src/slack/commands/links.js';
-import { signedHeaders, formEncode } from '../../src/simulator/signing.js';
 import { sendModalValues, viewSubmissionPayload } from '../support/app.js';
-import type { TestDatabase } from '../support/db.js';
-
-type Sim = Awaited<ReturnType<typeof startSlackSimulator>>;
+import { automationRaceUsers, runAutomationRaces, type AutomationRacesResult } from './automation-races.js';
+import { firstPartsUsers, runFirstParts, type FirstPartsResult } from './first-parts.js';
+import { cents, LINKS_ADMIN, listOrders, openModal, postSigned, sleep, submitUntilClosed, until, type MoneyFaultsContext } from './money-steps.js';
 
 export const BUDGET_SENDER = 'U_CHAOS_BUDGET';
 export const SCHEDULE_SENDERS = Array.from({ length: 5 }, (_, i) => `U_CHAOS_LATER${i + 1}`);
-export const LINKS_ADMIN = 'U_CHAOS_ADMIN';
 const BUDGET_CENTS = 2000;
 /** Below the run's approval threshold ($10), so that the budget is what decides. */
 const BUDGET_SEND_CENTS = 700;
@@ -75,6 +74,8 @@ export interface MoneyFaultsResult {
     partNumbers: string[];
     duplicatePartNumbers: number;
   };
+  firstParts: FirstPartsResult;
+  automations: AutomationRacesResult;
   /** Kudos ids of this phase (kept apart from the main run's counts). */
   kudosIds: string[];
   problems: string[];
@@ -95,80 +96,8 @@ export function moneyFaultUsers(): WorkspaceUser[] {
     role: 'chaos money faults',
     ...extra,
   });
-  return [user(BUDGET_SENDER, 'budget'), ...SCHEDULE_SENDERS.map((id, i) => user(id, `later${i + 1}`)), user(LINKS_ADMIN, 'linkadmin')];
+  return [user(BUDGET_SENDER, 'budget'), ...SCHEDULE_SENDERS.map((id, i) => user(id, `later${i + 1}`)), user(LINKS_ADMIN, 'linkadmin'), ...firstPartsUsers(user), ...automationRaceUsers(user)];
 }
-
-export interface MoneyFaultsContext {
-  sim: Sim;
-  db: TestDatabase;
-  teamId: string;
-  /** Someone to thank (a user of the main run). */
-  recipient: string;
-  control(method: string, path: string, body?: unknown): Promise<any>;
-  apiGet(path: string): Promise<any>;
-  log(message: string): void;
-  settleTimeoutMs: number;
-  /** The announcement channel. */
-  channel: string;
-  /** Where Slack's requests go (the load balancer), and the signing secret. */
-  appUrl: string;
-  signingSecret: string;
-}
-
-async function postSigned(appUrl: string, secret: string, payload: Record<string, unknown>): Promise<{ status: number; text: string }> {
-  const body = formEncode({ payload: JSON.stringify(payload) });
-  const res = await fetch(`${appUrl}/slack/events`, { method: 'POST', headers: signedHeaders(secret, body, 'application/x-www-form-urlencoded', Date.now() / 1000), body });
-  return { status: res.status, text: await res.text() };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) return undefined;
-    await sleep(500);
-  }
-}
-
-/** Opens the send modal (retried through faults) and returns the new view. */
-async function openModal(sim: Sim, user: string): Promise<View> {
-  for (let attempt = 0; ; attempt++) {
-    const previous = new Set(sim.openViews(user).map((v) => v.id));
-    const answer = await sim.slashCommand(user, '', 'C_GENERAL').catch(() => ({ status: 0 }));
-    if (answer.status === 200) {
-      const view = await sim.waitFor(() => sim.openViews(user).find((v) => !previous.has(v.id)), 6000).catch(() => undefined);
-      if (view) return view;
-    }
-    if (attempt >= 20) throw new Error(`could not open the modal for ${user}`);
-    await sleep(300);
-  }
-}
-
-/** Submits until Slack closes the modal (a lost answer shows an error; the user presses Send again). */
-async function submitUntilClosed(sim: Sim, user: string, view: View, values: Record<string, Record<string, unknown>>): Promise<void> {
-  for (let attempt = 0; ; attempt++) {
-    if (!sim.openViews(user).some((v) => v.id === view.id)) return;
-    const answer = await sim.submitView(view.id, values, user).catch(() => ({ status: 0 }));
-    if (answer.status === 200 && !sim.openViews(user).some((v) => v.id === view.id)) return;
-    if (attempt >= 20) throw new Error(`submission of ${user} kept failing (${answer.status})`);
-    await sleep(300);
-  }
-}
-
-async function listOrders(ctx: MoneyFaultsContext, query = ''): Promise<any[]> {
-  const orders: any[] = [];
-  for (let page = 1; ; page++) {
-    const answer = await ctx.apiGet(`/api/v1/orders?page=${page}&pageSize=100${query}`);
-    orders.push(...answer.data);
-    if (answer.data.length < 100) break;
-  }
-  return orders;
-}
-
-const cents = (amount: unknown) => Math.round(Number(amount ?? 0) * 100);
 
 export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaultsResult> {
   const { sim, db } = ctx;
@@ -335,11 +264,6 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   if (request) await until('reward links delivered', ctx.settleTimeoutMs, async () => delivered() >= request.createdQuantity);
   await sleep(2000);
   await ctx.control('POST', '/limits', { dailyLimitUsd: 10_000_000, monthlyLimitUsd: 100_000_000, environment: 'production' });
-  if (before)
-    await db.db
-      .update(workspaceSettings)
-      .set({ approvalThresholdCents: before.threshold, updatedAt: sql`clock_timestamp()` })
-      .where(eq(workspaceSettings.teamId, ctx.teamId));
   const linkOrders = await listOrders(ctx, '&orderType=LINK');
   const keys = request ? new Set(Array.from({ length: Math.ceil(LINKS / 500) }, (_, i) => partKey(request, i))) : new Set<string>();
   const ofRequest = linkOrders.filter((o) => keys.has(o.clientOrderId ?? o.idempotencyKey));
@@ -372,5 +296,21 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   if (links.duplicatePartNumbers !== 0) problems.push(`reward links: DM numbers overlap: ${partNumbers.join(', ')}`);
   ctx.log(`chaos: reward links ${links.status}: ${links.createdQuantity} of ${LINKS} created, ${links.linksDelivered} delivered, ${links.chargedCents} cents charged`);
 
-  return { budget, scheduled, links, kudosIds, problems };
+  // 4. Lost first parts of a send in parts and of reward links, and a slow part (first-parts.ts); the
+  // threshold is still lifted.
+  const firstParts = await runFirstParts(ctx);
+  kudosIds.push(...firstParts.kudosIds);
+  problems.push(...firstParts.problems);
+  if (before)
+    await db.db
+      .update(workspaceSettings)
+      .set({ approvalThresholdCents: before.threshold, updatedAt: sql`clock_timestamp()` })
+      .where(eq(workspaceSettings.teamId, ctx.teamId));
+
+  // 5. Birthdays dispatched while an admin skips some and dates are corrected (automation-races.ts).
+  const automations = await runAutomationRaces(ctx, moneyFaultUsers());
+  kudosIds.push(...automations.kudosIds);
+  problems.push(...automations.problems);
+
+  return { budget, scheduled, links, firstParts, automations, kudosIds, problems };
 }
