@@ -21,9 +21,14 @@ export interface ApprovalCase {
   request: ApprovalRequestRow;
 }
 
-export async function getApprovalCase(db: Database, kudosId: string): Promise<ApprovalCase | undefined> {
+/** The request of kudos `kudosId`; given `ws`, only that workspace's (another's is as unknown as one that never existed). */
+export async function getApprovalCase(db: Database, kudosId: string, ws?: { teamId: string }): Promise<ApprovalCase | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(kudosId)) return undefined;
-  const [found] = await db.select().from(kudos).innerJoin(approvalRequests, eq(approvalRequests.kudosId, kudos.id)).where(eq(kudos.id, kudosId));
+  const [found] = await db
+    .select()
+    .from(kudos)
+    .innerJoin(approvalRequests, eq(approvalRequests.kudosId, kudos.id))
+    .where(and(eq(kudos.id, kudosId), ws ? eq(kudos.teamId, ws.teamId) : undefined));
   return found ? { kudos: found.kudos, request: found.approval_requests } : undefined;
 }
 
@@ -176,9 +181,13 @@ export type DecideResult =
   /** Someone (or something) decided first; nothing changed. */
   | { ok: false; current: ApprovalCase | undefined };
 
-/** The one decision on a request. `now` is the app's clock (for the schedule check and the record). */
-export async function decideApproval(db: Database, input: { kudosId: string; actorUserId: string; decision: Decision; now: Date }): Promise<DecideResult> {
-  const before = await getApprovalCase(db, input.kudosId);
+/**
+ * The one decision on a request of the decider's workspace (`teamId`). `now` is the app's clock (for
+ * the schedule check and the record).
+ */
+export async function decideApproval(db: Database, input: { kudosId: string; teamId: string; actorUserId: string; decision: Decision; now: Date }): Promise<DecideResult> {
+  const ws = { teamId: input.teamId };
+  const before = await getApprovalCase(db, input.kudosId, ws);
   if (!before || before.kudos.status !== 'awaiting_approval') return { ok: false, current: before };
   const approve = input.decision.kind === 'approve';
   const scheduledAt = before.kudos.scheduledAt;
@@ -203,7 +212,7 @@ export async function decideApproval(db: Database, input: { kudosId: string; act
               }
             : { status: 'rejected', notifiedAt: sql`now()`, updatedAt: sql`now()` },
         )
-        .where(and(eq(kudos.id, input.kudosId), eq(kudos.status, 'awaiting_approval')))
+        .where(and(eq(kudos.id, input.kudosId), eq(kudos.teamId, input.teamId), eq(kudos.status, 'awaiting_approval')))
         .returning();
       if (!updated) return { ok: false as const, current: undefined };
       const rejectReason = input.decision.kind === 'reject' ? input.decision.reason : null;
@@ -235,7 +244,7 @@ export async function decideApproval(db: Database, input: { kudosId: string; act
       });
       return { ok: true as const, kudos: updated, request: request!, sentNowInsteadOf: sendNow ? scheduledAt : null };
     })
-    .then(async (result) => (result.ok ? result : { ok: false as const, current: await getApprovalCase(db, input.kudosId) }));
+    .then(async (result) => (result.ok ? result : { ok: false as const, current: await getApprovalCase(db, input.kudosId, ws) }));
 }
 
 /** Expires every request past its expiry; each expired case is returned to exactly one sweeper. */

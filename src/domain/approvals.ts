@@ -284,9 +284,9 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
 
   async function checkDecider(kudosId: string, actor: Decider): Promise<{ ok: true; request: ApprovalCase } | Refusal> {
     const actorUserId = actor.userId;
-    const view = await getApprovalCase(deps.db, kudosId);
-    // A request of another workspace is, to this clicker, a request that does not exist.
-    if (!view || view.kudos.teamId !== actor.teamId) return { ok: false, message: 'That request no longer exists.' };
+    // Read within the clicker's workspace: another workspace's request is, to them, one that does not exist.
+    const view = await getApprovalCase(deps.db, kudosId, { teamId: actor.teamId });
+    if (!view) return { ok: false, message: 'That request no longer exists.' };
     await rememberClicked(view, actor.seenIn);
     if (view.kudos.senderUserId === actorUserId) return { ok: false, message: 'You cannot approve or reject your own kudos request; another approver has to decide.' };
     const settings = await deps.settings.get({ teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId });
@@ -393,7 +393,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       const actorUserId = actor.userId;
       const allowed = await checkDecider(kudosId, actor);
       if (!allowed.ok) return allowed;
-      const result = await decideApproval(deps.db, { kudosId, actorUserId, decision, now: deps.now() });
+      const result = await decideApproval(deps.db, { kudosId, teamId: actor.teamId, actorUserId, decision, now: deps.now() });
       if (!result.ok) return alreadyDecided(result.current, actor.seenIn);
       // The clicked copy is updated with the others even if recording it failed.
       const seenIn = actor.seenIn;

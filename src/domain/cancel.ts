@@ -13,7 +13,7 @@ import { kudos, type KudosRow } from '../db/schema/index.js';
 import { RewardsApiError, type RewardsClient } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { orderIdsOf } from './kudos-parts.js';
-import { getKudos, markCanceled } from './kudos-store.js';
+import { getKudosOf, markCanceled } from './kudos-store.js';
 import { describeForUser } from './rewards-errors.js';
 import { MIN_SCHEDULE_LEAD_MS } from './schedule.js';
 import { decidedByText, type NamingText } from './ports.js';
@@ -29,8 +29,9 @@ export async function cancelScheduledSend(
   deps: { db: Database; rewards: RewardsAccounts; logger: Logger },
   input: { kudosId: string; teamId: string; actorUserId: string; actorIsAdmin: boolean; now: Date },
 ): Promise<CancelOutcome> {
-  const row = await getKudos(deps.db, input.kudosId);
-  if (!row || row.teamId !== input.teamId) return { ok: false, reason: 'not_found', message: 'That send no longer exists.' };
+  // Read within the clicker's workspace: another workspace's send is one that does not exist.
+  const row = await getKudosOf(deps.db, { teamId: input.teamId }, input.kudosId);
+  if (!row) return { ok: false, reason: 'not_found', message: 'That send no longer exists.' };
   if (row.senderUserId !== input.actorUserId && !input.actorIsAdmin) {
     return { ok: false, reason: 'forbidden', message: 'Only the sender or an admin can cancel this send.', row };
   }

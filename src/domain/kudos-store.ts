@@ -412,6 +412,15 @@ export async function getKudos(db: Database, id: string): Promise<KudosRow | und
   return row;
 }
 
+/** The workspace's kudos `id`; another workspace's is as unknown as one that never existed. */
+export async function getKudosOf(db: Database, ws: { teamId: string }, id: string): Promise<KudosRow | undefined> {
+  const [row] = await db
+    .select()
+    .from(kudos)
+    .where(and(eq(kudos.teamId, ws.teamId), eq(kudos.id, id)));
+  return row;
+}
+
 /** Scheduled sends still ahead, of one sender or (admins) of the whole workspace. */
 export async function listScheduled(db: Database, opts: { teamId: string; senderUserId?: string; now: Date }): Promise<KudosRow[]> {
   return db

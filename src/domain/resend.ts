@@ -34,9 +34,13 @@ export function checkCorrectedEmail(input: string | null | undefined, bounced: s
   return undefined;
 }
 
-export async function getBounce(db: Database, id: string): Promise<BouncedRecipientRow | undefined> {
+/** The workspace's bounced card `id`; another workspace's is as unknown as one that never existed. */
+export async function getBounce(db: Database, ws: { teamId: string }, id: string): Promise<BouncedRecipientRow | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
-  const [row] = await db.select().from(bouncedRecipients).where(eq(bouncedRecipients.id, id));
+  const [row] = await db
+    .select()
+    .from(bouncedRecipients)
+    .where(and(eq(bouncedRecipients.teamId, ws.teamId), eq(bouncedRecipients.id, id)));
   return row;
 }
 
@@ -101,8 +105,8 @@ export async function resendBouncedCard(
   deps: ResendDeps,
   input: { bounceId: string; teamId: string; actorUserId: string; actorIsAdmin: boolean; newEmail: string; leaseMs?: number },
 ): Promise<ResendOutcome> {
-  const bounce = await getBounce(deps.db, input.bounceId);
-  if (!bounce || bounce.teamId !== input.teamId) return { ok: false, reason: 'not_found', message: 'This bounced card is not known any more.' };
+  const bounce = await getBounce(deps.db, input, input.bounceId);
+  if (!bounce) return { ok: false, reason: 'not_found', message: 'This bounced card is not known any more.' };
   if (bounce.senderUserId !== input.actorUserId && !input.actorIsAdmin) {
     return { ok: false, reason: 'forbidden', message: 'Only the sender of these kudos (or an admin) can resend the card.', row: bounce };
   }
@@ -141,7 +145,7 @@ export async function resendBouncedCard(
       .returning();
   }
   if (!claimed) {
-    const latest = (await getBounce(deps.db, bounce.id)) ?? bounce;
+    const latest = (await getBounce(deps.db, bounce, bounce.id)) ?? bounce;
     return {
       ok: false,
       reason: 'already',
@@ -190,7 +194,7 @@ async function performResend(deps: ResendDeps, claimed: BouncedRecipientRow, lea
   if (!resent) {
     // Our lease ran out and someone else holds the resend now: they finish it and tell.
     log.warn('resend lease lost before recording; the new holder records it');
-    const latest = (await getBounce(deps.db, claimed.id)) ?? claimed;
+    const latest = (await getBounce(deps.db, claimed, claimed.id)) ?? claimed;
     return { ok: false, reason: 'already', message: latest.status === 'resent' ? `Already resent to ${latest.correctedEmail ?? resentTo}.` : 'A resend is already in progress.', row: latest };
   }
   log.info('card resent to a corrected address');

@@ -66,8 +66,12 @@ export async function decideLinkRequest(
   input: { requestId: string; teamId: string; actorUserId: string; decision: 'approve' | 'reject' },
 ): Promise<LinkDecision> {
   if (!/^[0-9a-f-]{36}$/i.test(input.requestId)) return { ok: false, message: 'That request no longer exists.' };
-  const [request] = await deps.db.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.id, input.requestId));
-  if (!request || request.teamId !== input.teamId) return { ok: false, message: 'That request no longer exists.' };
+  // Read within the clicker's workspace: another workspace's request is, to them, one that does not exist.
+  const [request] = await deps.db
+    .select()
+    .from(rewardLinkRequests)
+    .where(and(eq(rewardLinkRequests.teamId, input.teamId), eq(rewardLinkRequests.id, input.requestId)));
+  if (!request) return { ok: false, message: 'That request no longer exists.' };
   if (request.requesterUserId === input.actorUserId) return { ok: false, message: 'You cannot approve or reject your own reward-link request; another approver has to decide.' };
   const settings = await deps.settings.get({ teamId: request.teamId, enterpriseId: request.enterpriseId });
   if (!(await isApprover(deps.directory, settings, input.actorUserId))) return { ok: false, message: 'Only approvers can approve or reject reward-link requests. Nothing was changed.' };
@@ -75,7 +79,14 @@ export async function decideLinkRequest(
     const [decided] = await tx
       .update(rewardLinkRequests)
       .set({ status: input.decision === 'approve' ? 'pending' : 'rejected', decidedBy: input.actorUserId, decidedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(rewardLinkRequests.id, request.id), eq(rewardLinkRequests.status, 'awaiting_approval'), ne(rewardLinkRequests.requesterUserId, input.actorUserId)))
+      .where(
+        and(
+          eq(rewardLinkRequests.teamId, input.teamId),
+          eq(rewardLinkRequests.id, request.id),
+          eq(rewardLinkRequests.status, 'awaiting_approval'),
+          ne(rewardLinkRequests.requesterUserId, input.actorUserId),
+        ),
+      )
       .returning();
     if (!decided) {
       const [now] = await tx.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.id, request.id));

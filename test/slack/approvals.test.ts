@@ -190,7 +190,13 @@ describe('recovery', () => {
     // The sender heard "waiting" (a minute ago): the decision may be told at once.
     await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos is waiting')));
     // Decided a minute ago by a process that died right after its transaction: no message updated, nobody told.
-    const decided = await decideApproval(e2e.db, { kudosId: row.id, actorUserId: 'U_APPROVER', decision: { kind: 'reject', reason: 'over budget' }, now: new Date(Date.now() - 60_000) });
+    const decided = await decideApproval(e2e.db, {
+      kudosId: row.id,
+      teamId: row.teamId,
+      actorUserId: 'U_APPROVER',
+      decision: { kind: 'reject', reason: 'over budget' },
+      now: new Date(Date.now() - 60_000),
+    });
     expect(decided.ok).toBe(true);
     const told = () => e2e.stack.sim.messages('U_MANAGER').filter((m) => /^Your kudos was rejected/.test(m.text)).length;
     expect(told()).toBe(0);
@@ -231,7 +237,7 @@ describe('a request message nobody recorded (its poster died between posting it 
   it('clicked after someone decided elsewhere: the clicker is told who decided, and the message stops offering the buttons', async () => {
     const { row, message } = await unrecordedRequest();
     // Approved from another copy (App Home, say): nobody knew of this message to update it.
-    const decided = await decideApproval(e2e.db, { kudosId: row.id, actorUserId: 'U_APPROVER', decision: { kind: 'approve' }, now: new Date() });
+    const decided = await decideApproval(e2e.db, { kudosId: row.id, teamId: row.teamId, actorUserId: 'U_APPROVER', decision: { kind: 'approve' }, now: new Date() });
     expect(decided.ok).toBe(true);
     expect(hasButton(current(message), APPROVE)).toBe(true);
     await click(message, APPROVE, 'U_ADMIN');

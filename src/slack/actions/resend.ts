@@ -20,15 +20,15 @@ export function registerResendActions(app: App, deps: ListenerDeps): void {
     const bounceId = body.actions[0].value;
     const trigger = body.trigger_id;
     const actor = body.user.id;
-    const bounce = await getBounce(deps.db, bounceId);
     const ws = workspaceOf(body);
+    const bounce = await getBounce(deps.db, ws, bounceId);
     // Through response_url: an ephemeral note works in the sender's DM for whoever clicked. On Home:
     // a line on top of the clicker's Home.
     const tell = async (text: string) => {
       if (body.view?.type === 'home') await deps.home.publish(ws, actor, { flash: `:warning: ${text}` });
       else await respond({ response_type: 'ephemeral', replace_original: false, text });
     };
-    if (!bounce || bounce.teamId !== ws.teamId) return tell('This bounced card is not known any more.');
+    if (!bounce) return tell('This bounced card is not known any more.');
     if (bounce.senderUserId !== actor && !(await deps.isAdmin(ws, actor))) return tell('Only the sender of these kudos (or an admin) can fix the address.');
     if (bounce.status === 'resent') {
       if (bounce.dmChannel && bounce.dmTs) await deps.slack.for(ws).updateMessage(bounce.dmChannel, bounce.dmTs, buildBounceResolved(bounce, bounce.correctedEmail ?? ''));

@@ -21,8 +21,8 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
     const teamId = ws.teamId;
     const email = textOf(view.state.values[block]?.[BounceFix.actions.email]).trim();
     const metadata = metadataOf(metadataSchema, view.private_metadata, { bounceId: '' });
-    const bounce = await getBounce(deps.db, metadata.bounceId);
-    if (!bounce || bounce.teamId !== teamId) return ack({ response_action: 'errors', errors: { [block]: 'This bounced card is not known any more.' } });
+    const bounce = await getBounce(deps.db, ws, metadata.bounceId);
+    if (!bounce) return ack({ response_action: 'errors', errors: { [block]: 'This bounced card is not known any more.' } });
     const problem = checkCorrectedEmail(email, bounce.email);
     if (problem) return ack({ response_action: 'errors', errors: { [block]: problem } });
     const admin = bounce.senderUserId === actor ? false : await deps.isAdmin(ws, actor);
