@@ -52,6 +52,7 @@ export interface StartAppOptions {
   metricsPort?: number;
   /** Default: config.port. 0 picks a free port. */
   port?: number;
+  /** Default: config.host (HOST). */
   host?: string;
   /** A database handle to use instead of connecting (tests share one); the caller migrates and closes it. */
   db?: Database;
@@ -432,7 +433,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const http = await startHttpServer({
     logger,
     port: opts.port ?? config.port,
-    ...(opts.host ? { host: opts.host } : {}),
+    host: opts.host ?? config.host,
     onRequestDone: (info) => metrics.observeHttpRequest(info),
     routes: {
       ...(httpReceiver ? { slackEvents: (req, res) => httpReceiver.handle(req, res) } : {}),
