@@ -52,6 +52,7 @@ export interface StartAppOptions {
   metricsPort?: number;
   /** Default: config.port. 0 picks a free port. */
   port?: number;
+  /** Default: config.host (HOST). */
   host?: string;
   /** A database handle to use instead of connecting (tests share one); the caller migrates and closes it. */
   db?: Database;
@@ -436,7 +437,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const http = await startHttpServer({
     logger,
     port: opts.port ?? config.port,
-    ...(opts.host ? { host: opts.host } : {}),
+    host: opts.host ?? config.host,
     onRequestDone: (info) => metrics.observeHttpRequest(info),
     routes: {
       ...(httpReceiver ? { slackEvents: (req, res) => httpReceiver.handle(req, res) } : {}),
@@ -551,9 +552,15 @@ function installationEvents(tenancy: DistributionTenancy, slack: SlackWorkspaces
     slack.forget({ teamId: ref.teamId ?? '', enterpriseId: ref.enterpriseId });
     // The workspace's Rewards secrets go with its Slack tokens (an org-wide install: every workspace of the org).
     if (!rewardsSetup) return;
+    // A workspace of the org with a live install of its own keeps its account: that install still serves it.
     const teams =
       ref.isEnterpriseInstall && ref.enterpriseId
-        ? rowsOf<{ teamId: string }>(await db.execute(sql`select team_id as "teamId" from rewards_connections where enterprise_id = ${ref.enterpriseId}`)).map((r) => r.teamId)
+        ? rowsOf<{ teamId: string }>(
+            await db.execute(
+              sql`select c.team_id as "teamId" from rewards_connections c where c.enterprise_id = ${ref.enterpriseId}
+                  and not exists (select 1 from installations i where i.installation_key = 'team:' || c.team_id and i.uninstalled_at is null and i.bot_token is not null)`,
+            ),
+          ).map((r) => r.teamId)
         : ref.teamId
           ? [ref.teamId]
           : [];
@@ -562,14 +569,21 @@ function installationEvents(tenancy: DistributionTenancy, slack: SlackWorkspaces
   return {
     async uninstalled(ref) {
       const key = await tenancy.store.uninstall(ref);
+      // No such installation (a workspace served by its org's install, or never installed): nothing of anyone's changes.
+      if (!key) return void log.info('app_uninstalled names no installation: nothing changed', { teamId: ref.teamId, enterpriseId: ref.enterpriseId, orgWide: ref.isEnterpriseInstall });
       await forget(ref);
-      log.info('uninstalled: tokens deleted', { installation: key ?? 'unknown', teamId: ref.teamId, enterpriseId: ref.enterpriseId, orgWide: ref.isEnterpriseInstall });
+      log.info('uninstalled: tokens deleted', { installation: key, teamId: ref.teamId, enterpriseId: ref.enterpriseId, orgWide: ref.isEnterpriseInstall });
     },
     async tokensRevoked(ref, revoked) {
-      const key = await tenancy.store.revokeTokens(ref, revoked);
-      if (revoked.bot) await forget(ref);
+      const taken = await tenancy.store.revokeTokens(ref, revoked);
+      if (!taken) {
+        // Ids of another installation's bot or user, or tokens already gone: nothing of this one changes.
+        log.info('tokens_revoked names no token of this installation: nothing changed', { teamId: ref.teamId, enterpriseId: ref.enterpriseId, orgWide: ref.isEnterpriseInstall });
+        return;
+      }
+      if (taken.bot) await forget(ref);
       else tenancy.evict(ref);
-      log.info('tokens revoked', { installation: key ?? 'unknown', bot: revoked.bot, users: revoked.userIds.length });
+      log.info('tokens revoked', { installation: taken.key, bot: taken.bot, user: taken.user });
     },
     async requestDeletion(ws, actorUserId) {
       // The workspace's rows go now; its installation (and so the app) stays.

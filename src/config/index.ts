@@ -34,6 +34,12 @@ const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (va
 
 const envSchema = z.object({
   PORT: optional(z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0).max(65535)),
+  HOST: optional(
+    z
+      .string()
+      .trim()
+      .pipe(z.union([z.ipv4(), z.ipv6(), z.hostname()], { error: 'must be an IP address or a host name (0.0.0.0 for every IPv4 interface, :: for every interface)' })),
+  ),
   METRICS_PORT: optional(z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0).max(65535)),
   METRICS_HOST: optional(z.string().min(1)),
   DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string')),
@@ -128,6 +134,8 @@ export interface AppConfig {
   /** KUDOS_PUBLIC_URL without a trailing slash; undefined: derived from the Slack request (App Home's webhook URL). */
   publicUrl?: string | undefined;
   port: number;
+  /** Interface the app's port binds (HOST), in every mode; every IPv4 interface unless set. */
+  host: string;
   /** GET /metrics is served here only, never on `port` (which faces Slack and the Rewards API). */
   metricsPort: number;
   /** Interface of the metrics server; loopback unless the operator opens it on purpose. */
@@ -173,6 +181,8 @@ export interface AppConfig {
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
 /** The Prometheus exporter port registered for OpenTelemetry's exporter, a common scrape target. */
 export const DEFAULT_METRICS_PORT = 9464;
+/** HOST unset: every IPv4 interface, where a load balancer or proxy in front reaches the app. */
+const DEFAULT_HOST = '0.0.0.0';
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
   const parsed = envSchema.safeParse(env);
@@ -197,6 +207,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     retentionDays: e.KUDOS_RETENTION_DAYS ?? 30,
     publicUrl: e.KUDOS_PUBLIC_URL?.replace(/\/+$/, ''),
     port: e.PORT ?? 3000,
+    host: e.HOST ?? DEFAULT_HOST,
     metricsPort: e.METRICS_PORT ?? DEFAULT_METRICS_PORT,
     metricsHost: e.METRICS_HOST ?? '127.0.0.1',
     databaseUrl: e.DATABASE_URL,

@@ -95,7 +95,8 @@ export async function startHttpServer(opts: { routes: HttpRoutes; logger: Logger
     server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
   });
   const address = server.address() as AddressInfo;
-  const host = opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1';
+  // A wildcard bind is reached on loopback.
+  const host = !opts.host || opts.host === '0.0.0.0' ? '127.0.0.1' : opts.host === '::' ? '::1' : opts.host;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
     server,

@@ -6,7 +6,7 @@ import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../config/logger.js';
 import { BodyTooLargeError, DEFAULT_BODY_LIMIT_BYTES, readBody, sendJson } from './body.js';
 import { answerListenerFailure, requestKind, type FailureAnswer } from '../slack/listener-failure.js';
-import { slackPayloadProblem } from '../slack/payload-shape.js';
+import { ignoredKindLog, slackPayloadProblem, unusedSlackKind } from '../slack/payload-shape.js';
 import { verifySlackSignature } from './slack-signature.js';
 
 export interface SlackReceiverOptions {
@@ -32,8 +32,11 @@ export class MalformedPayloadError extends Error {
 export class SlackReceiver implements Receiver {
   private app: App | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly ignoredKind: (kind: string) => void;
 
-  constructor(private readonly opts: SlackReceiverOptions) {}
+  constructor(private readonly opts: SlackReceiverOptions) {
+    this.ignoredKind = ignoredKindLog(opts.logger);
+  }
 
   init(app: App): void {
     this.app = app;
@@ -86,6 +89,11 @@ export class SlackReceiver implements Receiver {
 
     if (body.ssl_check === '1') return void res.writeHead(200).end();
     if (body.type === 'url_verification') return sendJson(res, 200, { challenge: body.challenge });
+    const unused = unusedSlackKind(body);
+    if (unused) {
+      this.ignoredKind(unused);
+      return void res.writeHead(200).end();
+    }
     if (!this.app) return sendJson(res, 503, { error: { code: 'NOT_READY' } });
 
     const work = this.dispatch(req, res, body);

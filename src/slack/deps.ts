@@ -62,8 +62,8 @@ export interface InstallationRef {
 export interface InstallationEvents {
   /** app_uninstalled: the installation's tokens are deleted at once; its data is purged after the retention. */
   uninstalled(installation: InstallationRef): Promise<void>;
-  /** tokens_revoked: the bot token (which ends the installation) and/or user tokens. */
-  tokensRevoked(installation: InstallationRef, revoked: { bot: boolean; userIds: string[] }): Promise<void>;
+  /** tokens_revoked: the installation's own bot token (which ends the installation) and/or its installer's user token, when listed. */
+  tokensRevoked(installation: InstallationRef, revoked: { botUserIds: string[]; userIds: string[] }): Promise<void>;
   /** /kudos settings → Delete our data: the workspace's data goes at the next purge, not after the retention. */
   requestDeletion?: (ws: { teamId: string; enterpriseId?: string | null }, actorUserId: string) => Promise<void>;
 }

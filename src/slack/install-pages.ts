@@ -1,18 +1,61 @@
 // The HTML pages of distribution mode's install routes (CONTRACT.md section 6): GET /slack/install
 // ("Add to Slack") and the success and failure pages of GET /slack/oauth_redirect. Small, static,
-// no script; every value shown is escaped.
+// no script; every value shown is escaped. Served with a Content-Security-Policy that allows their
+// one inline style block (by its hash) and nothing else, never framed.
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 
 export type InstallFailure = 'denied' | 'state' | 'cookie' | 'exchange' | 'slack_error';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
+const STYLE = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1d1c1d;line-height:1.5}
+h1{font-size:1.5rem}a.button{display:inline-block;background:#4a154b;color:#fff;padding:.6rem 1.2rem;border-radius:.3rem;text-decoration:none;font-weight:600}
+.muted{color:#616061;font-size:.9rem}`;
+
+/**
+ * What the pages need and nothing more: the one inline style block by its hash; no script, image,
+ * font, connection or form; never framed (clickjacking of "Add to Slack"), no <base> rewrite. Links
+ * (to Slack's authorize page, back to the install page) are navigations, which CSP does not limit.
+ */
+export const INSTALL_PAGE_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * Sets the install pages' security headers on `res`, and `SameSite=Lax` on every cookie set through it
+ * (the OAuth state cookie that @slack/oauth sets, and deletes, without a SameSite attribute): sent on
+ * Slack's top-level redirect back to us, never on a request another site makes in the background.
+ */
+export function protectInstallPage(res: ServerResponse): void {
+  res.setHeader('Content-Security-Policy', INSTALL_PAGE_CSP);
+  // For browsers without frame-ancestors.
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  // The redirect's URL carries the OAuth code and state: never sent on as a Referer.
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  // A state is good for one install: no page with one is kept by a cache.
+  res.setHeader('Cache-Control', 'no-store');
+  const setHeader = res.setHeader.bind(res);
+  res.setHeader = (name: string, value: number | string | readonly string[]) => {
+    if (name.toLowerCase() !== 'set-cookie') return setHeader(name, value);
+    const cookies = (Array.isArray(value) ? value : [String(value)]) as string[];
+    return setHeader(
+      name,
+      cookies.map((cookie) => (/;\s*samesite=/i.test(cookie) ? cookie : `${cookie}; SameSite=Lax`)),
+    );
+  };
+}
+
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1d1c1d;line-height:1.5}
-h1{font-size:1.5rem}a.button{display:inline-block;background:#4a154b;color:#fff;padding:.6rem 1.2rem;border-radius:.3rem;text-decoration:none;font-weight:600}
-.muted{color:#616061;font-size:.9rem}</style></head>
+<style>${STYLE}</style></head>
 <body>${body}</body></html>`;
 }
 

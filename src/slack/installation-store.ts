@@ -5,7 +5,7 @@
 // of the token: a dump of the table holds no token in clear, and a sealed token copied to another
 // row or column does not open.
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
 import { installations, type InstallationRow } from '../db/schema/index.js';
@@ -60,10 +60,24 @@ export interface KudosInstallationStore extends InstallationStore {
    * expires before `refreshFrom` (InstallProvider.authorize then refreshes and stores it).
    */
   liveBot(lookup: InstallationLookup, refreshFrom: Date): Promise<LiveBot | 'refresh' | undefined>;
-  /** app_uninstalled: clears every token of the installation, schedules the purge. Returns the key, if any. */
-  uninstall(lookup: InstallationLookup): Promise<string | undefined>;
-  /** tokens_revoked: the bot token (then the installation is as good as uninstalled) and/or user tokens. */
-  revokeTokens(lookup: InstallationLookup, revoked: { bot: boolean; userIds: string[] }): Promise<string | undefined>;
+  /**
+   * app_uninstalled: clears every token of exactly the installation named (a workspace's own, or an
+   * org's org-wide one; never the other as a fallback), schedules the purge. Returns its key, if any.
+   */
+  uninstall(installation: InstallationLookup): Promise<string | undefined>;
+  /**
+   * tokens_revoked for exactly the installation named: its bot token only when `botUserIds` holds
+   * its own bot user (then the installation is as good as uninstalled), its installer's user token
+   * only when `userIds` holds the installer. Ids of any other bot or user change nothing.
+   */
+  revokeTokens(installation: InstallationLookup, revoked: { botUserIds: string[]; userIds: string[] }): Promise<RevokedTokens | undefined>;
+}
+
+/** What a tokens_revoked took from an installation. */
+export interface RevokedTokens {
+  key: string;
+  bot: boolean;
+  user: boolean;
 }
 
 /** What a request needs of its installation (src/slack/tenancy.ts caches it). */
@@ -196,32 +210,37 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
     return installation;
   }
 
-  async function clearTokens(lookup: InstallationLookup, what: 'all' | 'user'): Promise<string | undefined> {
+  /** The one installation an event or InstallProvider names: the org's when org-wide, otherwise the workspace's own. */
+  function exactKey(lookup: InstallationLookup): string | undefined {
+    if (lookup.isEnterpriseInstall) return lookup.enterpriseId ? enterpriseKey(lookup.enterpriseId) : undefined;
+    return lookup.teamId ? teamKey(lookup.teamId) : undefined;
+  }
+
+  /** Clears the tokens of the installation `key`, when `only` (a condition on its row) holds. Returns the key when it did. */
+  async function clearTokens(key: string | undefined, what: 'all' | 'user', only?: SQL): Promise<string | undefined> {
+    if (!key) return undefined;
     const at = now();
-    for (const key of keysFor(lookup)) {
-      const updated = await db
-        .update(installations)
-        .set(
-          what === 'all'
-            ? {
-                botToken: null,
-                botRefreshToken: null,
-                botTokenExpiresAt: null,
-                userToken: null,
-                userRefreshToken: null,
-                userTokenExpiresAt: null,
-                updatedAt: changedNow,
-                // The first uninstall starts the retention clock; a repeated event does not restart it.
-                uninstalledAt: sql`coalesce(${installations.uninstalledAt}, ${at.toISOString()}::timestamptz)`,
-                purgeAfter: sql`coalesce(${installations.purgeAfter}, ${new Date(at.getTime() + deps.retentionDays * 86_400_000).toISOString()}::timestamptz)`,
-              }
-            : { userToken: null, userRefreshToken: null, userTokenExpiresAt: null, updatedAt: changedNow },
-        )
-        .where(eq(installations.installationKey, key))
-        .returning({ key: installations.installationKey });
-      if (updated.length > 0) return changed(key);
-    }
-    return undefined;
+    const updated = await db
+      .update(installations)
+      .set(
+        what === 'all'
+          ? {
+              botToken: null,
+              botRefreshToken: null,
+              botTokenExpiresAt: null,
+              userToken: null,
+              userRefreshToken: null,
+              userTokenExpiresAt: null,
+              updatedAt: changedNow,
+              // The first uninstall starts the retention clock; a repeated event does not restart it.
+              uninstalledAt: sql`coalesce(${installations.uninstalledAt}, ${at.toISOString()}::timestamptz)`,
+              purgeAfter: sql`coalesce(${installations.purgeAfter}, ${new Date(at.getTime() + deps.retentionDays * 86_400_000).toISOString()}::timestamptz)`,
+            }
+          : { userToken: null, userRefreshToken: null, userTokenExpiresAt: null, updatedAt: changedNow },
+      )
+      .where(and(eq(installations.installationKey, key), only))
+      .returning({ key: installations.installationKey });
+    return updated.length > 0 ? changed(key) : undefined;
   }
 
   return {
@@ -298,15 +317,20 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
     },
 
     async deleteInstallation(query: InstallationQuery<boolean>) {
-      await clearTokens(query, 'all');
+      await clearTokens(exactKey(query), 'all');
     },
 
-    uninstall: (lookup) => clearTokens(lookup, 'all'),
+    uninstall: (installation) => clearTokens(exactKey(installation), 'all'),
 
-    async revokeTokens(lookup, revoked) {
-      if (revoked.bot) return clearTokens(lookup, 'all');
-      if (revoked.userIds.length > 0) return clearTokens(lookup, 'user');
-      return undefined;
+    async revokeTokens(installation, revoked) {
+      const key = exactKey(installation);
+      if (!key) return undefined;
+      // One conditional statement each: the ids are compared with the row's own, so a list naming
+      // another installation's bot or user matches nothing here.
+      const bot = revoked.botUserIds.length > 0 && (await clearTokens(key, 'all', inArray(installations.botUserId, revoked.botUserIds))) !== undefined;
+      const user =
+        !bot && revoked.userIds.length > 0 && (await clearTokens(key, 'user', and(inArray(installations.installerUserId, revoked.userIds), isNotNull(installations.userToken)))) !== undefined;
+      return bot || user ? { key, bot, user } : undefined;
     },
   };
 }

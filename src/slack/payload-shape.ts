@@ -20,8 +20,36 @@ const slackPayloadSchema = z.union([
   z.looseObject({ type: z.enum(['shortcut', 'message_action', 'app_rate_limited']) }),
 ]);
 
-/** Undefined when `payload` has a shape Slack sends; otherwise what is wrong with it. */
+/** The kinds (`type`) of the union above: every other kind is one the app has no listener for. */
+const USED_KINDS = new Set(['url_verification', 'event_callback', 'view_submission', 'view_closed', 'block_actions', 'block_suggestion', 'shortcut', 'message_action', 'app_rate_limited']);
+
+/**
+ * The kind of a payload Slack sends that the app does not use (a legacy `interactive_message` from a
+ * message attachment's buttons, a dialog, a workflow step edit, ...): answered 200 and never handed
+ * to Bolt. Undefined for a command, a kind the app uses, or a payload with no kind at all.
+ */
+export function unusedSlackKind(payload: Record<string, unknown>): string | undefined {
+  if (payload.command !== undefined) return undefined;
+  const type = payload.type;
+  return typeof type === 'string' && type !== '' && !USED_KINDS.has(type) ? type : undefined;
+}
+
+/** Undefined when `payload` has a shape Slack sends (a kind the app does not use included); otherwise what is wrong with it. */
 export function slackPayloadProblem(payload: unknown): string | undefined {
+  if (typeof payload === 'object' && payload !== null && !Array.isArray(payload) && unusedSlackKind(payload as Record<string, unknown>)) return undefined;
   const shape = slackPayloadSchema.safeParse(payload);
   return shape.success ? undefined : (shape.error.issues[0]?.message ?? 'invalid');
+}
+
+/** Kinds remembered as logged, at most: the line is for noticing a kind, once. */
+const KINDS_REMEMBERED = 64;
+
+/** Logs a payload of a kind the app does not use, at debug, once per kind (per transport and process). */
+export function ignoredKindLog(log: { debug(msg: string, fields?: Record<string, unknown>): void }): (kind: string) => void {
+  const logged = new Set<string>();
+  return (kind) => {
+    if (logged.has(kind) || logged.size >= KINDS_REMEMBERED) return;
+    logged.add(kind);
+    log.debug('slack payload of a kind the app does not use: acknowledged and ignored', { kind });
+  };
 }

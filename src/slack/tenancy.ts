@@ -14,7 +14,7 @@ import type { Database } from '../db/client.js';
 import type { ChangeWatch } from '../domain/change-feed.js';
 import type { ChatWorkspace } from '../domain/ports.js';
 import { createInstallationStore, NotInstalledError, type InstallationLookup, type KudosInstallationStore } from './installation-store.js';
-import { installFailurePage, installPage, installSuccessPage, type InstallFailure } from './install-pages.js';
+import { installFailurePage, installPage, installSuccessPage, protectInstallPage, type InstallFailure } from './install-pages.js';
 import { DISTRIBUTION_BOT_SCOPES } from './scopes.js';
 
 // @slack/oauth is CommonJS and re-exports its state stores with `export *`, which Node's ESM loader
@@ -236,9 +236,11 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
       return result.botToken;
     },
     async installRoute(req, res) {
+      protectInstallPage(res);
       await installer.handleInstallPath(req, res);
     },
     async redirectRoute(req, res) {
+      protectInstallPage(res);
       await installer.handleCallback(req, res, {
         success: () => {
           /* successAsync answers */

@@ -9,10 +9,12 @@
 // - an envelope of a type the app does not know, or without the payload Slack sends for its type:
 //   acknowledged (so Slack does not redeliver it forever), one log line, never handed to Bolt (whose
 //   handler would throw on a missing `payload.event`);
+// - an interactive payload of a kind the app does not use (a legacy `interactive_message`, a dialog):
+//   acknowledged, logged once per kind at debug, never handed to Bolt (as over HTTP);
 // - anything else: remembered as "in hand" until acknowledged, and handed to the client as is.
 import type { SocketModeClient } from '@slack/socket-mode';
 import type { Logger } from '../config/logger.js';
-import { slackPayloadProblem } from '../slack/payload-shape.js';
+import { ignoredKindLog, slackPayloadProblem, unusedSlackKind } from '../slack/payload-shape.js';
 
 type MessageHandler = (data: unknown, isBinary: boolean) => Promise<void> | void;
 type AckBody = Record<string, unknown> | string | undefined;
@@ -34,11 +36,13 @@ export class EnvelopeGate {
   private readonly inHand = new Map<string, { kind: string; timer: NodeJS.Timeout }>();
   private readonly answers = new Map<string, AckBody>();
   private drained: Array<() => void> = [];
+  private readonly ignoredKind: (kind: string) => void;
 
   constructor(
     private readonly client: SocketModeClient,
     private readonly opts: EnvelopeGateOptions,
   ) {
+    this.ignoredKind = ignoredKindLog(opts.logger);
     const [original] = client.listeners('ws_message') as MessageHandler[];
     if (!original) throw new Error('@slack/socket-mode registers no ws_message handler: the envelope gate needs updating for this SDK version');
     client.removeAllListeners('ws_message');
@@ -128,6 +132,11 @@ export class EnvelopeGate {
     const problem = payloadProblem(type, message.payload);
     if (problem) {
       log.warn('malformed slack envelope: acknowledged and ignored', { type, envelopeId, problem });
+      return this.ack(envelopeId);
+    }
+    const unused = type === 'interactive' ? unusedSlackKind(message.payload as Record<string, unknown>) : undefined;
+    if (unused) {
+      this.ignoredKind(unused);
       return this.ack(envelopeId);
     }
     if (this.answers.has(envelopeId)) {

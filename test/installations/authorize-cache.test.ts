@@ -73,7 +73,7 @@ describe('the installation lookup cache (distribution mode)', () => {
     const t = tenancy();
     await t.store.storeInstallation(install('T1', 'xoxb-first'));
     expect(await t.botToken({ teamId: 'T1', enterpriseId: null })).toBe('xoxb-first');
-    await t.store.revokeTokens({ teamId: 'T1' }, { bot: true, userIds: [] });
+    await t.store.revokeTokens({ teamId: 'T1' }, { botUserIds: ['UBOTT1'], userIds: [] });
     await expect(t.botToken({ teamId: 'T1', enterpriseId: null })).rejects.toBeInstanceOf(NotInstalledError);
   });
 

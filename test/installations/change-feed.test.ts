@@ -117,7 +117,7 @@ describe('the change feed of the per-workspace caches', () => {
     expect(await here.tenancy.botToken(T1)).toBe('xoxb-reinstalled');
 
     // tokens_revoked (the bot token) there.
-    await there.tenancy.store.revokeTokens({ teamId: 'T1' }, { bot: true, userIds: [] });
+    await there.tenancy.store.revokeTokens({ teamId: 'T1' }, { botUserIds: ['UBOTT1'], userIds: [] });
     await here.changes.poll();
     await expect(here.tenancy.botToken(T1)).rejects.toBeInstanceOf(NotInstalledError);
     expect(await queriesOf(() => here.tenancy.botToken(T2))).toBe(0);

@@ -104,11 +104,14 @@ describe('installationStore (drizzle, sealed tokens)', () => {
   it('tokens_revoked: user tokens alone keep the bot; the bot token ends the installation', async () => {
     const s = store();
     await s.storeInstallation({ ...teamInstall, user: { id: 'U1', token: 'xoxp-user-secret', scopes: ['identify'] } });
-    await s.revokeTokens({ teamId: 'T1' }, { bot: false, userIds: ['U1'] });
+    // Ids of another user and of another bot: nothing of this installation goes.
+    expect(await s.revokeTokens({ teamId: 'T1' }, { botUserIds: ['UBOT_OTHER'], userIds: ['U_OTHER'] })).toBeUndefined();
+    expect((await testDb.db.select().from(installations))[0]).toMatchObject({ userToken: expect.stringMatching(/^enc:/), botToken: expect.stringMatching(/^enc:/) });
+    expect(await s.revokeTokens({ teamId: 'T1' }, { botUserIds: [], userIds: ['U1'] })).toEqual({ key: 'team:T1', bot: false, user: true });
     let [row] = await testDb.db.select().from(installations);
     expect(row).toMatchObject({ userToken: null, uninstalledAt: null });
     expect(row!.botToken).not.toBeNull();
-    await s.revokeTokens({ teamId: 'T1' }, { bot: true, userIds: [] });
+    await s.revokeTokens({ teamId: 'T1' }, { botUserIds: ['UBOT1'], userIds: [] });
     [row] = await testDb.db.select().from(installations);
     expect(row!.botToken).toBeNull();
     expect(row!.uninstalledAt).toBeInstanceOf(Date);

@@ -69,6 +69,42 @@ describe('shapes Slack never sends are answered 400 (finding 5)', () => {
   });
 });
 
+describe('kinds of payload the app does not use are answered 200 and ignored', () => {
+  it('a legacy interactive_message (message attachment buttons) and a dialog submission: 200, nothing called, one debug line per kind', async () => {
+    const lines: Array<{ level: string; msg: string; kind?: string }> = [];
+    await e2e.start({ app: { approvalsSweepMs: 0, logger: createLogger({ level: 'debug', write: (line) => void lines.push(JSON.parse(line) as (typeof lines)[number]) }) } });
+    const callsBefore = e2e.stack.sim.calls.length;
+    const legacy = {
+      type: 'interactive_message',
+      actions: [{ name: 'approve', type: 'button', value: 'yes' }],
+      callback_id: 'legacy_buttons',
+      team: { id: 'T0KUDOS', domain: 'kudos-demo' },
+      channel: { id: 'C_GENERAL', name: 'general' },
+      user: { id: 'U_MANAGER', name: 'manager' },
+      action_ts: '1481579588.685999',
+      message_ts: '1481579582.000003',
+      attachment_id: '1',
+      token: 'x',
+      is_app_unfurl: false,
+      original_message: { text: 'Approve?', attachments: [{ callback_id: 'legacy_buttons', actions: [{ name: 'approve', type: 'button', value: 'yes' }] }] },
+      response_url: 'http://127.0.0.1:9/actions/T0KUDOS/1/x',
+      trigger_id: '13345224609.738474920.8088930838d88f008e0',
+    };
+    for (const payload of [legacy, legacy, { ...legacy, type: 'dialog_submission', submission: { reason: 'x' }, state: '' }]) {
+      expect(await postSignedPayload(e2e.stack.app.url, payload)).toEqual({ status: 200, text: '' });
+    }
+    const ignored = lines.filter((l) => l.msg === 'slack payload of a kind the app does not use: acknowledged and ignored');
+    expect(ignored.map((l) => [l.level, l.kind])).toEqual([
+      ['debug', 'interactive_message'],
+      ['debug', 'dialog_submission'],
+    ]);
+    expect(lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+    expect(e2e.stack.sim.calls.slice(callsBefore)).toEqual([]);
+    // A payload with no kind at all is still a shape Slack never sends.
+    expect((await postSignedPayload(e2e.stack.app.url, { team: { id: 'T0KUDOS' }, user: { id: 'U_MANAGER' } })).status).toBe(400);
+  });
+});
+
 describe('every listener checks what it reads: App Home, finance, automations, shortcuts, events, the workflow step', () => {
   const refused = async (payload: Record<string, unknown>) => {
     const answer = await postSignedPayload(e2e.stack.app.url, payload);

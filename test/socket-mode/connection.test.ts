@@ -34,7 +34,7 @@ afterEach(async () => {
   await sim.close();
 });
 
-async function start(env: Record<string, string> = {}) {
+async function start(env: Record<string, string> = {}, level: 'info' | 'debug' = 'info') {
   const config = loadConfig({
     SLACK_APP_TOKEN: sim.socketMode.appToken,
     SLACK_BOT_TOKEN: sim.botToken,
@@ -45,7 +45,7 @@ async function start(env: Record<string, string> = {}) {
     REWARDS_WEBHOOK_SECRET: 'emulator-signing-secret',
     ...env,
   });
-  const logger = createLogger({ level: 'info', write: (line) => lines.push(JSON.parse(line) as (typeof lines)[number]) });
+  const logger = createLogger({ level, write: (line) => lines.push(JSON.parse(line) as (typeof lines)[number]) });
   app = await startApp({
     config,
     port: 0,
@@ -232,6 +232,35 @@ describe('envelopes', () => {
     expect(answer.status).toBe(200);
   });
 
+  it('a legacy interactive_message (and a dialog): acknowledged, one debug line per kind, never handled, no warning', async () => {
+    await app!.close();
+    await start({}, 'debug');
+    await app!.socket!.connected();
+    lines = [];
+    const callsBefore = sim.calls.length;
+    const legacy = (envelopeId: string) => ({ envelope_id: envelopeId, type: 'interactive', accepts_response_payload: true, payload: interactiveMessagePayload() });
+    for (const id of ['env-legacy-1', 'env-legacy-2']) {
+      sim.socketMode.sendRaw(legacy(id));
+      await eventually(() => fromApp(id).length === 1);
+    }
+    sim.socketMode.sendRaw({
+      envelope_id: 'env-dialog',
+      type: 'interactive',
+      accepts_response_payload: true,
+      payload: { ...interactiveMessagePayload(), type: 'dialog_submission', submission: { a: 'b' } },
+    });
+    await eventually(() => fromApp('env-dialog').length === 1);
+    // Acknowledged with nothing in it: nothing is shown to the person who clicked.
+    expect(fromApp('env-legacy-1')[0]!.message.payload ?? {}).toEqual({});
+    const ignored = lines.filter((l) => l.msg === 'slack payload of a kind the app does not use: acknowledged and ignored');
+    expect(ignored.map((l) => [l.level, l.kind])).toEqual([
+      ['debug', 'interactive_message'],
+      ['debug', 'dialog_submission'],
+    ]);
+    expect(lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+    expect(sim.calls.slice(callsBefore)).toEqual([]);
+  });
+
   it('malformed envelopes (an event without its event, a message without envelope_id, not JSON) are acknowledged or ignored, never crash', async () => {
     sim.socketMode.sendRaw({ envelope_id: 'env-bad', type: 'events_api', payload: { type: 'event_callback', team_id: 'T0KUDOS' }, accepts_response_payload: false });
     sim.socketMode.sendRaw({ type: 'interactive', payload: {} });
@@ -322,3 +351,23 @@ describe('a listener that fails is answered as over HTTP', () => {
     expect(errorLines()).toEqual([expect.objectContaining({ msg: 'slack listener failed', kind: 'command /kudos' })]);
   });
 });
+
+/** A legacy message-attachment button click (`interactive_message`), as Slack's documentation shows it. */
+function interactiveMessagePayload() {
+  return {
+    type: 'interactive_message',
+    actions: [{ name: 'channels_list', type: 'select', selected_options: [{ value: 'C_GENERAL' }] }],
+    callback_id: 'select_simple_1234',
+    team: { id: 'T0KUDOS', domain: 'kudos-demo' },
+    channel: { id: 'C_GENERAL', name: 'general' },
+    user: { id: 'U_EMP1', name: 'emp1' },
+    action_ts: '1481579588.685999',
+    message_ts: '1481579582.000003',
+    attachment_id: '1',
+    token: 'x',
+    is_app_unfurl: false,
+    original_message: { text: 'Pick a channel', attachments: [{ callback_id: 'select_simple_1234', actions: [{ name: 'channels_list', type: 'select' }] }] },
+    response_url: 'http://127.0.0.1:9/actions/T0KUDOS/1/x',
+    trigger_id: '13345224609.738474920.8088930838d88f008e0',
+  };
+}
