@@ -5,7 +5,7 @@
 // 3 s answers "saving" and then says it is saved, and /kudos recurring pages a long list.
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { recurringSeries } from '../../src/db/schema/index.js';
+import { automationOccurrences, recurringSeries } from '../../src/db/schema/index.js';
 import { createSeries } from '../../src/domain/automations.js';
 import { postSignedPayload, useAppPerTest, viewSubmissionPayload } from '../support/app.js';
 
@@ -76,6 +76,11 @@ describe('recurring series: caps', () => {
     const series = await seriesOf('U_MANAGER');
     expect(series).toHaveLength(1);
     expect(series[0]!.sourceViewId).toBe('V_TWICE');
+    // Its runs are planned after the answer, by the request's own work (closing the app waits for it).
+    await e2e.stack.close();
+    const runs = await e2e.db.select().from(automationOccurrences);
+    expect(runs.length).toBeGreaterThanOrEqual(4);
+    expect(runs.every((r) => r.seriesId === series[0]!.id && r.status === 'planned')).toBe(true);
   });
 
   it('a burst of 300 submissions by one person: every one answered 200, the cap holds exactly', async () => {

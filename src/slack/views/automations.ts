@@ -53,7 +53,7 @@ async function beforeDue<T>(work: Promise<T>, dueAt: number): Promise<T | 'late'
 export function register(app: App, deps: ListenerDeps): void {
   // A new series' runs of the next 30 days, planned after the answer (the periodic pass would, later).
   const planNewSeries = (series: RecurringSeriesRow) =>
-    void planSeries(deps.db, series, deps.now()).catch((error: unknown) => deps.logger.warn('planning the new series failed', { seriesId: series.id, error }));
+    planSeries(deps.db, series, deps.now()).catch((error: unknown) => deps.logger.warn('planning the new series failed', { seriesId: series.id, error }));
 
   app.view(Celebrations.ruleModal.callbackId, async ({ ack, body: raw }) => {
     const body = parseAtEdge(viewSubmission, raw, Celebrations.ruleModal.callbackId);
@@ -177,7 +177,7 @@ export function register(app: App, deps: ListenerDeps): void {
         deps.logger.error('saving a recurring series failed', { error });
         return undefined;
       });
-      if (outcome?.outcome === 'created') planNewSeries(outcome.series);
+      if (outcome?.outcome === 'created') await planNewSeries(outcome.series);
       const shown = !outcome ? 'failed' : outcome.outcome === 'at_cap' ? { cap: outcome.cap, limit: outcome.limit } : 'saved';
       await deps.slack
         .for(ws)
@@ -187,6 +187,6 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     if (saved.outcome === 'at_cap') return ack({ response_action: 'errors', errors: { [B.recipients]: seriesCapMessage(saved.cap, saved.limit) } });
     await ack();
-    if (saved.outcome === 'created') planNewSeries(saved.series);
+    if (saved.outcome === 'created') await planNewSeries(saved.series);
   });
 }
