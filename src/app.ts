@@ -6,7 +6,7 @@ import { App, LogLevel, webApi, type Authorize, type Logger as BoltLogger } from
 import type { AppConfig } from './config/index.js';
 import { createLogger, type Logger } from './config/logger.js';
 import { sql } from 'drizzle-orm';
-import { connectDatabase, rowsOf, type Database } from './db/client.js';
+import { connectDatabase, leavingConnections, rowsOf, type Database } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
 import { createApprovalService, type ApprovalService } from './domain/approvals.js';
 import { createChangeFeed, type ChangeFeed } from './domain/change-feed.js';
@@ -379,7 +379,8 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   });
   const catalog = createDesignCatalogs(rewardsAccounts);
   const digest = createDigestJob({ db, chat: slack, present: presentNotice, logger: logger.child({ part: 'digest' }), now });
-  const home = createHomePublisher({ db, slack, rewards: rewardsAccounts, rewardsSetup, settings, approvals, finance, logger, now }, opts.home);
+  // Home renders use at most the pool less two connections: acknowledgements and /healthz keep those.
+  const home = createHomePublisher({ db: await leavingConnections(db, 2), slack, rewards: rewardsAccounts, rewardsSetup, settings, approvals, finance, logger, now }, opts.home);
   const wakeWorker = (recordedId?: string) => (recordedId ? worker.placeNow(recordedId) : worker.wake());
   // Workflow steps whose send outlives the event's handler are finished later by any instance with the
   // workflow's token, which is stored sealed: only with a key ring (else the handler's wait is all).

@@ -8,6 +8,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import * as schema from './schema/index.js';
+import { createSlots, type Slots } from '../lib/slots.js';
 
 export type Schema = typeof schema;
 /** Either driver's drizzle handle; code above this module never knows which one it has. */
@@ -97,4 +98,42 @@ export async function pingDatabase(db: Database): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The part of postgres.js' client that drizzle's session calls. */
+interface PostgresClient {
+  unsafe(query: string, params?: unknown[], options?: unknown): PromiseLike<unknown> & { values(): PromiseLike<unknown> };
+  begin(...args: unknown[]): Promise<unknown>;
+  options: { max?: number };
+}
+
+/** A query of `client` that takes one of `slots` while it runs (postgres.js queries start when awaited). */
+function queryInSlot(pending: PromiseLike<unknown> & { values?: () => PromiseLike<unknown> }, slots: Slots): PromiseLike<unknown> & { values(): PromiseLike<unknown> } {
+  return {
+    values: () => queryInSlot(pending.values!(), slots),
+    then: (onFulfilled, onRejected) => slots.run(async () => pending).then(onFulfilled, onRejected),
+  };
+}
+
+/**
+ * `db` for background work that must leave `reserve` of the pool's connections free, so that
+ * acknowledgements and /healthz never queue behind it: its queries and transactions take at most
+ * (pool size - reserve) connections at once (at least one). PGlite has one connection, served in
+ * order: `db` itself (the caller bounds its own concurrency).
+ */
+export async function leavingConnections(db: Database, reserve: number): Promise<Database> {
+  const client = (db as unknown as { $client?: Partial<PostgresClient> }).$client;
+  if (!client || typeof client.unsafe !== 'function' || typeof client.begin !== 'function') return db;
+  const real = client as PostgresClient;
+  const slots = createSlots(Math.max(1, (real.options.max ?? 10) - reserve));
+  const limited = new Proxy(real, {
+    get(target, prop, receiver) {
+      if (prop === 'unsafe') return (query: string, params?: unknown[], options?: unknown) => queryInSlot(target.unsafe(query, params, options), slots);
+      // A transaction holds its connection throughout: one slot for all of it.
+      if (prop === 'begin') return (...args: unknown[]) => slots.run(() => target.begin(...args));
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  const { drizzle: drizzlePostgres } = await import('drizzle-orm/postgres-js');
+  return drizzlePostgres(limited as never, { schema });
 }

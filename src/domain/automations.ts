@@ -724,17 +724,114 @@ export async function celebrationPreferenceOf(db: Database, ws: Ws, userId: stri
 
 // ---- Recurring kudos -----------------------------------------------------------------------------
 
+/** Records a series as given (no caps): for set-ups and imports; a person's form goes through createSeriesWithinCaps. */
 export async function createSeries(db: Database, values: typeof recurringSeries.$inferInsert): Promise<RecurringSeriesRow> {
   const [row] = await db.insert(recurringSeries).values(values).returning();
   return row!;
 }
 
-export async function listSeries(db: Database, ws: Ws, senderUserId?: string): Promise<RecurringSeriesRow[]> {
-  return db
-    .select()
-    .from(recurringSeries)
-    .where(and(eq(recurringSeries.teamId, ws.teamId), inArray(recurringSeries.status, ['active', 'paused']), senderUserId ? eq(recurringSeries.senderUserId, senderUserId) : undefined))
-    .orderBy(asc(recurringSeries.createdAt));
+export interface SeriesCaps {
+  /** Series (active or paused) one person may have. */
+  perPerson: number;
+  /** Series (active or paused) the workspace may have. */
+  perWorkspace: number;
+}
+
+export type CreateSeriesOutcome =
+  | { outcome: 'created'; series: RecurringSeriesRow }
+  /** The same form (its Slack view) was saved already: Slack sent it again, or it was submitted twice. */
+  | { outcome: 'already_saved'; series: RecurringSeriesRow }
+  | { outcome: 'at_cap'; cap: 'person' | 'workspace'; limit: number };
+
+/**
+ * Records a series unless its form was saved already or a cap is reached. A workspace's series are
+ * created one at a time (a transaction-scoped advisory lock), so that concurrent submissions count
+ * each other and a cap holds exactly.
+ */
+export async function createSeriesWithinCaps(db: Database, values: typeof recurringSeries.$inferInsert, caps: SeriesCaps): Promise<CreateSeriesOutcome> {
+  // Read first without the lock: a form saved already, or a cap reached, is answered without queueing
+  // behind the workspace's other submissions (a burst at the cap stays quick).
+  const refused = await savedOrAtCap(db, values, caps);
+  if (refused) return refused;
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`recurring_series:${values.teamId}`}))`);
+    const stopped = await savedOrAtCap(tx, values, caps);
+    if (stopped) return stopped;
+    const [row] = await tx.insert(recurringSeries).values(values).returning();
+    return { outcome: 'created', series: row! };
+  });
+}
+
+async function savedOrAtCap(
+  reader: Pick<Database, 'select'>,
+  values: typeof recurringSeries.$inferInsert,
+  caps: SeriesCaps,
+): Promise<Exclude<CreateSeriesOutcome, { outcome: 'created' }> | undefined> {
+  const [[saved], [counts]] = await Promise.all([
+    values.sourceViewId
+      ? reader
+          .select()
+          .from(recurringSeries)
+          .where(and(eq(recurringSeries.teamId, values.teamId), eq(recurringSeries.sourceViewId, values.sourceViewId)))
+      : Promise.resolve([]),
+    reader
+      .select({ all: sql<number>`count(*)::int`, own: sql<number>`(count(*) filter (where ${recurringSeries.senderUserId} = ${values.senderUserId}))::int` })
+      .from(recurringSeries)
+      .where(and(eq(recurringSeries.teamId, values.teamId), inArray(recurringSeries.status, ['active', 'paused']))),
+  ]);
+  if (saved) return { outcome: 'already_saved', series: saved };
+  if ((counts?.own ?? 0) >= caps.perPerson) return { outcome: 'at_cap', cap: 'person', limit: caps.perPerson };
+  if ((counts?.all ?? 0) >= caps.perWorkspace) return { outcome: 'at_cap', cap: 'workspace', limit: caps.perWorkspace };
+  return undefined;
+}
+
+/** Plans one series' runs of the next 30 days (what the periodic pass does for every series), for a series just created. */
+export async function planSeries(db: Database, series: RecurringSeriesRow, now: Date): Promise<number> {
+  const rows = recurrenceRuns(series, new Date(now.getTime() - PLAN_BEHIND_MS), new Date(now.getTime() + PLAN_AHEAD_MS)).map((run) => ({
+    teamId: series.teamId,
+    enterpriseId: series.enterpriseId,
+    key: `series:${series.id}:${run.localDate}`,
+    source: 'recurring' as const,
+    seriesId: series.id,
+    localDate: run.localDate,
+    dueAt: run.dueAt,
+  }));
+  if (rows.length === 0) return 0;
+  const inserted = await db
+    .insert(automationOccurrences)
+    .values(rows)
+    .onConflictDoNothing({ target: [automationOccurrences.teamId, automationOccurrences.key] })
+    .returning({ id: automationOccurrences.id });
+  return inserted.length;
+}
+
+/** One page of a workspace's series (or one sender's), oldest first, and how many there are in all. */
+export async function listSeries(db: Database, ws: Ws, opts: { senderUserId?: string | undefined; offset: number; limit: number }): Promise<{ series: RecurringSeriesRow[]; total: number }> {
+  const where = and(eq(recurringSeries.teamId, ws.teamId), inArray(recurringSeries.status, ['active', 'paused']), opts.senderUserId ? eq(recurringSeries.senderUserId, opts.senderUserId) : undefined);
+  const [series, [count]] = await Promise.all([
+    db.select().from(recurringSeries).where(where).orderBy(asc(recurringSeries.createdAt), asc(recurringSeries.id)).offset(opts.offset).limit(opts.limit),
+    db
+      .select({ n: sql<number>`count(*)::int` })
+      .from(recurringSeries)
+      .where(where),
+  ]);
+  return { series, total: count?.n ?? 0 };
+}
+
+/** The next `perSeries` planned runs of each of `seriesIds`, in one query (to skip one). */
+export async function upcomingOfSeriesList(db: Database, ws: Ws, seriesIds: string[], now: Date, perSeries: number): Promise<Map<string, OccurrenceRow[]>> {
+  const bySeries = new Map<string, OccurrenceRow[]>(seriesIds.map((id) => [id, []]));
+  if (seriesIds.length === 0) return bySeries;
+  const ranked = db
+    .select({ id: automationOccurrences.id, rank: sql<number>`row_number() over (partition by ${automationOccurrences.seriesId} order by ${automationOccurrences.dueAt})`.as('rank') })
+    .from(automationOccurrences)
+    .where(
+      and(eq(automationOccurrences.teamId, ws.teamId), inArray(automationOccurrences.seriesId, seriesIds), eq(automationOccurrences.status, 'planned'), gte(automationOccurrences.dueAt, iso(now))),
+    )
+    .as('ranked');
+  const rows = await db.select().from(automationOccurrences).innerJoin(ranked, eq(ranked.id, automationOccurrences.id)).where(lte(ranked.rank, perSeries)).orderBy(asc(automationOccurrences.dueAt));
+  for (const { automation_occurrences: occ } of rows) bySeries.get(occ.seriesId!)?.push(occ);
+  return bySeries;
 }
 
 /**
@@ -780,14 +877,4 @@ export async function setSeriesStatus(
     }
     return updated;
   });
-}
-
-/** The next planned occurrences of a series (to skip one). */
-export async function upcomingOfSeries(db: Database, ws: Ws, seriesId: string, now: Date): Promise<OccurrenceRow[]> {
-  return db
-    .select()
-    .from(automationOccurrences)
-    .where(and(eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.seriesId, seriesId), eq(automationOccurrences.status, 'planned'), gte(automationOccurrences.dueAt, iso(now))))
-    .orderBy(asc(automationOccurrences.dueAt))
-    .limit(10);
 }

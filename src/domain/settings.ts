@@ -13,6 +13,10 @@ import type { ChangeWatch } from './change-feed.js';
 import { auditEvents, workspaceSettings, type WorkspaceSettingsRow } from '../db/schema/index.js';
 
 export const DEFAULT_APPROVAL_EXPIRY_HOURS = 72;
+/** Recurring series one person may have (active or paused), until an admin changes it. */
+export const DEFAULT_MAX_SERIES_PER_PERSON = 20;
+/** Recurring series a workspace may have (active or paused), until an admin changes it. */
+export const DEFAULT_MAX_SERIES_PER_WORKSPACE = 500;
 
 export interface WorkspaceSettings {
   teamId: string;
@@ -35,6 +39,10 @@ export interface WorkspaceSettings {
   lowBalanceThresholdCents: number | null;
   /** Emoji name (no colons) whose reaction "+1"s an announcement; default `gift`. */
   reactionEmoji: string;
+  /** Recurring series (active or paused) one person may have. */
+  maxSeriesPerPerson: number;
+  /** Recurring series (active or paused) the workspace may have. */
+  maxSeriesPerWorkspace: number;
   /** A weekly leaderboard digest in the announcement channel (off by default). */
   weeklyDigest: boolean;
   /** The leaderboard shows dollar amounts beside the counts (counts only by default). */
@@ -61,6 +69,8 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   'adminChannel',
   'lowBalanceThresholdCents',
   'reactionEmoji',
+  'maxSeriesPerPerson',
+  'maxSeriesPerWorkspace',
   'weeklyDigest',
   'leaderboardAmounts',
 ];
@@ -109,6 +119,8 @@ export function seedFromConfig(
     adminChannel: config.adminChannel ?? null,
     lowBalanceThresholdCents: config.lowBalanceThresholdCents ?? null,
     reactionEmoji: 'gift',
+    maxSeriesPerPerson: DEFAULT_MAX_SERIES_PER_PERSON,
+    maxSeriesPerWorkspace: DEFAULT_MAX_SERIES_PER_WORKSPACE,
     weeklyDigest: false,
     leaderboardAmounts: false,
   };
@@ -141,6 +153,8 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
     adminChannel: row.adminChannel,
     lowBalanceThresholdCents: row.lowBalanceThresholdCents,
     reactionEmoji: row.reactionEmoji,
+    maxSeriesPerPerson: row.maxSeriesPerPerson,
+    maxSeriesPerWorkspace: row.maxSeriesPerWorkspace,
     weeklyDigest: row.weeklyDigest,
     leaderboardAmounts: row.leaderboardAmounts,
     updatedBy: row.updatedBy,

@@ -111,8 +111,11 @@ export class SlackReceiver implements Receiver {
     const timer = setTimeout(() => {
       if (acked) return;
       acked = true;
-      log.error('slack request not acknowledged in time', { kind: requestKind(body) });
-      sendJson(res, 500, { error: { code: 'ACK_TIMEOUT' } });
+      // The listener is still at work (a busy moment): an answer Slack takes, never a 5xx, which
+      // Slack shows as an error (a person then submits again) or redelivers (an event handled twice).
+      // The listener goes on; what it acknowledges later is logged and dropped.
+      log.warn('slack request not acknowledged in time: answered for it', { kind: requestKind(body) });
+      writeAck(res, body.type === 'block_suggestion' ? { options: [] } : undefined);
     }, this.opts.ackTimeoutMs ?? 2900);
     const ack: ReceiverEvent['ack'] = async (response?: unknown) => {
       if (acked) {

@@ -3,8 +3,11 @@
 // last pass (webhooks, the worker, approvals, cancels, the finance sweep, any instance) and
 // re-publishes the Homes that show them, only for people who have opened Home. A money change drops
 // the workspace's cached money section, so the admins' Homes are rendered from one fresh read.
-// Re-publishes are coalesced per person and held under views.publish's rate limit (Tier 4: 100+ per
-// minute per workspace).
+// Re-publishes are held under views.publish's rate limit (Tier 4: 100+ per minute per workspace).
+// Every publish is coalesced per person (one render in flight, at most one more waiting, which takes
+// the newest ask) and bounded per instance (a few renders at once, on a share of the database pool
+// that leaves connections for acknowledgements and /healthz): a burst of opens ends in at most two
+// publishes per person, and nothing of it runs on afterwards.
 import { isChatRefusal } from '../domain/ports.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
@@ -25,6 +28,7 @@ import type { FinanceService } from '../domain/finance.js';
 import type { Block } from './blocks/text.js';
 import type { SlackWorkspaces } from './workspaces.js';
 import { homeAutomationsSection } from './home-automations.js';
+import { createSlots } from '../lib/slots.js';
 
 export interface HomePublisherDeps {
   db: Database;
@@ -47,20 +51,39 @@ export interface HomePublisherOptions {
   publishesPerMinute?: number;
   /** How long an admin's balance is reused between publishes. Default 30 s. */
   balanceTtlMs?: number;
+  /** Homes rendered at once by this instance (each render runs a few queries side by side). Default 2. */
+  concurrentRenders?: number;
 }
 
 export interface HomePublisher {
   /**
-   * Renders and publishes one person's Home, after that person's publishes already asked for.
+   * Renders and publishes one person's Home, after that person's publish in flight. Asks that come
+   * while one waits are joined to it (the newest page, the newest line) and settle with it.
    * `flash` shows on top for the next 30 s, in every instance's re-publish too.
    */
-  publish(ws: WorkspaceRef, userId: string, opts?: { flash?: string; pages?: HomePages; opened?: boolean }): Promise<void>;
+  publish(ws: WorkspaceRef, userId: string, opts?: PublishOptions): Promise<void>;
+  /** Resolves once no publish is in flight or waiting on this instance. */
+  idle(): Promise<void>;
   /** Queues re-publishes (coalesced, rate-limited). */
   refresh(ws: WorkspaceRef, userIds: string[]): void;
   /** One pass: read changes, queue the Homes that show them, publish what the rate allows. */
   pollOnce(): Promise<void>;
   start(): void;
   stop(): Promise<void>;
+}
+
+type PublishOptions = { flash?: string; pages?: HomePages; opened?: boolean };
+
+/** One person's publishes: the one in flight, and the one waiting for it (every ask since, joined). */
+interface PersonPublishes {
+  waiting?: { ws: WorkspaceRef; opts: PublishOptions; done: Promise<void>; resolve: () => void; reject: (error: unknown) => void };
+}
+
+/** Two asks as one: the later's line and page win (opening Home starts at the newest pages; a page button moves one list). */
+function joined(earlier: PublishOptions, later: PublishOptions): PublishOptions {
+  const flash = later.flash ?? earlier.flash;
+  const place = later.opened || later.pages ? later : earlier;
+  return { ...(flash !== undefined ? { flash } : {}), ...(place.opened ? { opened: true } : place.pages ? { pages: place.pages } : {}) };
 }
 
 const FLASH_MS = 30_000;
@@ -72,8 +95,10 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   const log = deps.logger.child({ part: 'home' });
   const perMinute = opts.publishesPerMinute ?? 90;
   const balanceTtl = opts.balanceTtlMs ?? 30_000;
-  /** teamId:userId -> the end of that person's publishes in flight (none: the entry is gone). */
-  const publishing = new Map<string, Promise<void>>();
+  /** teamId:userId -> that person's publishes (none in flight: the entry is gone). */
+  const people = new Map<string, PersonPublishes>();
+  const idleWaiters: Array<() => void> = [];
+  const renderSlots = createSlots(opts.concurrentRenders ?? 2);
   const balances = new Map<string, { at: number; value: Promise<HomeBalance> }>();
   const moneySections = new Map<string, { at: number; value: Promise<Block[]> }>();
   /** teamId -> users waiting for a re-publish (with their enterprise). */
@@ -120,20 +145,48 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   /**
    * One person's publishes run one after another, in the order asked. views.publish keeps the last
    * view it got: a re-publish that started before a click (no line on top yet) and reached Slack
-   * after the click's must not wipe the click's outcome.
+   * after the click's must not wipe the click's outcome. What is asked meanwhile is rendered once,
+   * after it, with the newest ask.
    */
-  function publish(ws: WorkspaceRef, userId: string, o: { flash?: string; pages?: HomePages; opened?: boolean } = {}): Promise<void> {
+  function publish(ws: WorkspaceRef, userId: string, o: PublishOptions = {}): Promise<void> {
     const key = `${ws.teamId}:${userId}`;
-    const next = (publishing.get(key) ?? Promise.resolve()).then(() => render(ws, userId, o));
-    const settled = next.catch(() => {});
-    publishing.set(key, settled);
-    void settled.then(() => {
-      if (publishing.get(key) === settled) publishing.delete(key);
-    });
-    return next;
+    const person = people.get(key);
+    log.debug('Home publish asked', { user: userId, joined: person !== undefined });
+    if (person) {
+      if (person.waiting) {
+        person.waiting.ws = ws;
+        person.waiting.opts = joined(person.waiting.opts, o);
+        return person.waiting.done;
+      }
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+      done.catch(() => {}); // its callers may have stopped listening; their failure is logged where asked
+      person.waiting = { ws, opts: o, done, resolve, reject };
+      return done;
+    }
+    const entry: PersonPublishes = {};
+    people.set(key, entry);
+    const first = renderSlots.run(() => render(ws, userId, o));
+    void publishInTurn(key, userId, entry, first);
+    return first;
   }
 
-  async function render(ws: WorkspaceRef, userId: string, o: { flash?: string; pages?: HomePages; opened?: boolean }): Promise<void> {
+  /** After `current`, the person's waiting publish (if any), and so on; then the person is done. */
+  async function publishInTurn(key: string, userId: string, entry: PersonPublishes, current: Promise<void>): Promise<void> {
+    for (;;) {
+      await current.catch(() => {});
+      const next = entry.waiting;
+      if (!next) break;
+      entry.waiting = undefined;
+      current = renderSlots.run(() => render(next.ws, userId, next.opts));
+      current.then(next.resolve, next.reject);
+    }
+    people.delete(key);
+    if (people.size === 0) for (const wake of idleWaiters.splice(0)) wake();
+  }
+
+  async function render(ws: WorkspaceRef, userId: string, o: PublishOptions): Promise<void> {
     const [settings, admin, approver, visit] = await Promise.all([
       deps.settings.get(ws),
       deps.approvals.isAdmin(ws, userId),
@@ -249,6 +302,7 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
 
   return {
     publish,
+    idle: () => (people.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
     refresh,
     pollOnce,
     start() {

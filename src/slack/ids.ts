@@ -112,6 +112,8 @@ export const SettingsModal = {
     adminChannel: 'settings_admin_channel',
     lowBalance: 'settings_low_balance',
     reaction: 'settings_reaction',
+    seriesPerPerson: 'settings_series_per_person',
+    seriesPerWorkspace: 'settings_series_per_workspace',
     recognition: 'settings_recognition',
     deleteData: 'settings_delete_data',
   },
@@ -129,6 +131,8 @@ export const SettingsModal = {
     adminChannel: 'admin_channel',
     lowBalance: 'low_balance',
     reaction: 'reaction',
+    seriesPerPerson: 'series_per_person',
+    seriesPerWorkspace: 'series_per_workspace',
     recognition: 'recognition',
     /** Distribution mode: "Delete our data" (with Slack's confirmation dialog). */
     deleteData: 'delete_workspace_data',
@@ -270,7 +274,7 @@ export const Celebrations = {
 } as const;
 
 export const Recurring = {
-  actions: { pause: 'recurring_pause', resume: 'recurring_resume', delete: 'recurring_delete', skip: 'recurring_skip', create: 'recurring_create' },
+  actions: { pause: 'recurring_pause', resume: 'recurring_resume', delete: 'recurring_delete', skip: 'recurring_skip', create: 'recurring_create', page: 'recurring_page' },
   modal: {
     callbackId: 'recurring_new',
     blocks: { recipients: 'rec_recipients', design: 'rec_design', amount: 'rec_amount', message: 'rec_message', cadence: 'rec_cadence', weekday: 'rec_weekday', day: 'rec_day', time: 'rec_time' },

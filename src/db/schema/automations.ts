@@ -85,10 +85,12 @@ export const recurringSeries = pgTable(
     status: text('status').$type<'active' | 'paused' | 'deleted'>().notNull().default('active'),
     /** No occurrence before this instant (the series' creation). */
     startsAt: timestamp('starts_at', { withTimezone: true }).notNull(),
+    /** The Slack view its form was submitted from: Slack's resend (or a second press) of it creates nothing more. */
+    sourceViewId: text('source_view_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('recurring_series_team_idx').on(t.teamId, t.status)],
+  (t) => [index('recurring_series_team_idx').on(t.teamId, t.status), uniqueIndex('recurring_series_team_view_uq').on(t.teamId, t.sourceViewId)],
 );
 
 /**

@@ -34,6 +34,10 @@ export const workspaceSettings = pgTable(
     adminChannel: text('admin_channel'),
     /** Available balance in cents under which admins are alerted (once per crossing); null: no alert. */
     lowBalanceThresholdCents: integer('low_balance_threshold_cents'),
+    /** Recurring series (active or paused) one person may have. */
+    maxSeriesPerPerson: integer('max_series_per_person').notNull().default(20),
+    /** Recurring series (active or paused) the whole workspace may have. */
+    maxSeriesPerWorkspace: integer('max_series_per_workspace').notNull().default(500),
     updatedBy: text('updated_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

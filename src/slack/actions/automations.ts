@@ -8,6 +8,7 @@ import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { Celebrations, Recurring } from '../ids.js';
 import { buttonClick, buttonOpeningModal, noValue, oneOf, parseAtEdge, uuidValue } from '../payloads.js';
+import { z } from 'zod';
 
 /** Matches a button's action_id with or without its item id (`celebration_skip:<id>`). */
 const idOf = (actionId: string) => new RegExp(`^${actionId}(:.*)?$`);
@@ -15,6 +16,7 @@ const idOf = (actionId: string) => new RegExp(`^${actionId}(:.*)?$`);
 /** Each button's value as the builders (blocks/automations.ts) write it; anything else is a 400. */
 const occurrenceClick = buttonClick(uuidValue);
 const seriesClick = buttonClick(uuidValue);
+const pageClick = buttonClick(z.string().regex(/^\d{1,6}$/));
 const modalClick = buttonOpeningModal(noValue);
 const optOutClick = buttonClick(oneOf(['out', 'in']));
 const publicPostClick = buttonClick(oneOf(['private', 'public']));
@@ -118,6 +120,15 @@ export function register(app: App, deps: ListenerDeps): void {
       await answer(deps, args, note, () => recurringMessage(deps, ws, args.body.user.id, note));
     });
   }
+
+  // Another page of the list, in place.
+  app.action(idOf(Recurring.actions.page), async ({ ack, body: raw, respond }) => {
+    const args = { body: parseAtEdge(pageClick, raw, Recurring.actions.page), respond };
+    await ack();
+    const ws = workspaceOf(args.body);
+    const list = await recurringMessage(deps, ws, args.body.user.id, undefined, Number(args.body.actions[0].value));
+    await answer(deps, args, list.text, () => Promise.resolve(list));
+  });
 
   app.action(idOf(Recurring.actions.skip), async ({ ack, body: raw, respond }) => {
     const args = { body: parseAtEdge(occurrenceClick, raw, Recurring.actions.skip), respond };

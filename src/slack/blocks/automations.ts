@@ -236,10 +236,16 @@ export function describeCadence(s: Pick<RecurringSeriesRow, 'cadence' | 'weekday
   return `on the last working day of each month ${at}`;
 }
 
-export function buildRecurringList(items: Array<{ series: RecurringSeriesRow; next: OccurrenceRow[] }>, opts: { note?: string; showSender: boolean }): SlackMessageContent {
+/** Series shown per page of `/kudos recurring` (two blocks each, well inside a message's 50). */
+export const RECURRING_PAGE_SIZE = 10;
+
+export function buildRecurringList(
+  items: Array<{ series: RecurringSeriesRow; next: OccurrenceRow[] }>,
+  opts: { note?: string; showSender: boolean; page?: { number: number; total: number } },
+): SlackMessageContent {
   const blocks: Block[] = [...(opts.note ? [section(opts.note)] : [])];
   if (items.length === 0) blocks.push(section(`No recurring kudos. Start one with *${COMMAND} recurring new*.`));
-  for (const { series, next } of items.slice(0, 15)) {
+  for (const { series, next } of items.slice(0, RECURRING_PAGE_SIZE)) {
     const who = series.recipientUserIds.map(mentionUser).join(', ');
     blocks.push(
       section(
@@ -255,7 +261,36 @@ export function buildRecurringList(items: Array<{ series: RecurringSeriesRow; ne
       ],
     });
   }
+  const page = opts.page;
+  if (page && page.total > RECURRING_PAGE_SIZE) {
+    const first = page.number * RECURRING_PAGE_SIZE;
+    blocks.push(context(`Series ${first + 1}–${first + items.length} of ${page.total}`));
+    const nav = [
+      ...(page.number > 0 ? [button('Previous', Recurring.actions.page, String(page.number - 1))] : []),
+      ...(first + RECURRING_PAGE_SIZE < page.total ? [button('Next', Recurring.actions.page, String(page.number + 1))] : []),
+    ];
+    if (nav.length > 0) blocks.push({ type: 'actions', elements: nav });
+  }
   return { text: opts.note ?? 'Recurring kudos', blocks };
+}
+
+/** What the recurring form says when a cap is reached (inline, under its first input). */
+export function seriesCapMessage(cap: 'person' | 'workspace', limit: number): string {
+  const fix = `Delete one in ${COMMAND} recurring, or ask a Kudos admin to raise the limit in ${COMMAND} settings. Nothing was saved.`;
+  return cap === 'person' ? `You have ${limit} recurring kudos already, the most one person may have. ${fix}` : `This workspace has ${limit} recurring kudos already, the most it allows. ${fix}`;
+}
+
+/** The recurring form once submitted, when the save outlasts Slack's 3 s: it says so, then what became of it. */
+export function buildRecurringSaveModal(state: 'saving' | 'saved' | 'failed' | { cap: 'person' | 'workspace'; limit: number }): Record<string, unknown> {
+  const text =
+    state === 'saving'
+      ? ':hourglass_flowing_sand: Saving your recurring kudos… Kudos is busy right now; this will say when it is saved. There is no need to submit it again.'
+      : state === 'saved'
+        ? `:white_check_mark: Your recurring kudos is saved. \`${COMMAND} recurring\` lists it.`
+        : state === 'failed'
+          ? `:warning: Your recurring kudos could not be saved. Nothing was saved; start it again with \`${COMMAND} recurring new\`.`
+          : `:no_entry: ${seriesCapMessage(state.cap, state.limit)}`;
+  return { type: 'modal', callback_id: `${Recurring.modal.callbackId}_saved`, title: plain('Recurring kudos', 24), close: plain('Close'), blocks: [section(text)] };
 }
 
 export function buildRecurringModal(input: { userIds?: string[] }): Record<string, unknown> {

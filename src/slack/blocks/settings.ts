@@ -89,6 +89,14 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       false,
       'An emoji name, e.g. :gift: or :tada:. Counted in the stats; no money moves.',
     ),
+    input_(B.seriesPerPerson, 'Recurring kudos per person', number(A.seriesPerPerson, String(s.maxSeriesPerPerson), false), false, 'How many recurring series (active or paused) one person may have.'),
+    input_(
+      B.seriesPerWorkspace,
+      'Recurring kudos in the workspace',
+      number(A.seriesPerWorkspace, String(s.maxSeriesPerWorkspace), false),
+      false,
+      'How many recurring series the whole workspace may have.',
+    ),
     input_(B.recognition, 'Leaderboard', { type: 'checkboxes', action_id: A.recognition, options: recognitionOptions, ...(recognitionOn.length > 0 ? { initial_options: recognitionOn } : {}) }, true),
   ];
   // Distribution mode: an admin can have the workspace's data deleted now rather than after an uninstall's retention.
@@ -158,6 +166,8 @@ const LABELS: Record<SettingsField, string> = {
   adminChannel: 'admin channel',
   lowBalanceThresholdCents: 'low-balance alert',
   reactionEmoji: '+1 reaction',
+  maxSeriesPerPerson: 'recurring kudos per person',
+  maxSeriesPerWorkspace: 'recurring kudos in the workspace',
   weeklyDigest: 'weekly digest',
   leaderboardAmounts: 'amounts on the leaderboard',
 };

@@ -2,8 +2,8 @@
 // ephemeral messages (lists with buttons) or a modal; admins also see the rules and the next 30 days.
 import type { AckFn, RespondArguments } from '@slack/bolt';
 import type { SlashCommandPayload } from '../payloads.js';
-import { celebrationPreferenceOf, celebrationRulesOf, listSeries, setCelebrationPreference, upcomingCelebrations, upcomingOfSeries } from '../../domain/automations.js';
-import { buildCelebrationsMessage, buildRecurringList, buildRecurringModal } from '../blocks/automations.js';
+import { celebrationPreferenceOf, celebrationRulesOf, listSeries, setCelebrationPreference, upcomingCelebrations, upcomingOfSeriesList } from '../../domain/automations.js';
+import { buildCelebrationsMessage, buildRecurringList, buildRecurringModal, RECURRING_PAGE_SIZE } from '../blocks/automations.js';
 import type { SlackMessageContent } from '../blocks/messages.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -17,12 +17,23 @@ export async function celebrationsMessage(deps: ListenerDeps, ws: Ws, userId: st
   return buildCelebrationsMessage({ ...(adminView ? { admin: adminView } : {}), prefs, zone: user?.tz ?? 'UTC', ...(note ? { note } : {}) });
 }
 
-export async function recurringMessage(deps: ListenerDeps, ws: Ws, userId: string, note?: string): Promise<SlackMessageContent> {
+/** One page of the series a person sees (an admin: everyone's), each with its next runs: three queries whatever their number. */
+export async function recurringMessage(deps: ListenerDeps, ws: Ws, userId: string, note?: string, pageNumber = 0): Promise<SlackMessageContent> {
   const admin = await deps.isAdmin(ws, userId);
   const now = deps.now();
-  const series = await listSeries(deps.db, ws, admin ? undefined : userId);
-  const items = await Promise.all(series.map(async (s) => ({ series: s, next: await upcomingOfSeries(deps.db, ws, s.id, now) })));
-  return buildRecurringList(items, { showSender: admin, ...(note ? { note } : {}) });
+  const listed = async (page: number) => ({ page, ...(await listSeries(deps.db, ws, { senderUserId: admin ? undefined : userId, offset: page * RECURRING_PAGE_SIZE, limit: RECURRING_PAGE_SIZE })) });
+  let shown = await listed(Math.max(0, pageNumber));
+  // A page emptied meanwhile (series deleted): its last page instead.
+  if (shown.series.length === 0 && shown.page > 0 && shown.total > 0) shown = await listed(Math.ceil(shown.total / RECURRING_PAGE_SIZE) - 1);
+  const next = await upcomingOfSeriesList(
+    deps.db,
+    ws,
+    shown.series.map((s) => s.id),
+    now,
+    3,
+  );
+  const items = shown.series.map((s) => ({ series: s, next: next.get(s.id) ?? [] }));
+  return buildRecurringList(items, { showSender: admin, ...(note ? { note } : {}), page: { number: shown.page, total: shown.total } });
 }
 
 const PREFERENCE_WORDS: Record<string, { optOut?: boolean; noPublicPost?: boolean; note: string }> = {

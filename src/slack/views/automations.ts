@@ -2,11 +2,12 @@
 // state with zod, check in the domain, errors inline (response_action: errors), else save.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { createSeries, saveCelebrationRule } from '../../domain/automations.js';
+import { createSeriesWithinCaps, planSeries, saveCelebrationRule } from '../../domain/automations.js';
+import type { RecurringSeriesRow } from '../../db/schema/index.js';
 import { checkRuleForm, checkSeriesForm } from '../../domain/automation-forms.js';
 import { importCelebrationDates, MAX_CSV_BYTES, MAX_CSV_ROWS, parseCelebrationCsv } from '../../domain/celebration-csv.js';
 import { recordAudit } from '../../domain/audit.js';
-import { buildCsvReport } from '../blocks/automations.js';
+import { buildCsvReport, buildRecurringSaveModal, seriesCapMessage } from '../blocks/automations.js';
 import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
 import { isChatRefusal } from '../../domain/ports.js';
 import type { ListenerDeps } from '../deps.js';
@@ -38,7 +39,22 @@ function reader(raw: unknown) {
 const blockErrors = <F extends string>(errors: Partial<Record<F, string>>, blocks: Record<F, string>) =>
   Object.fromEntries(Object.entries(errors).map(([field, message]) => [blocks[field as F], message as string]));
 
+/** `work`'s outcome, or 'late' when it is not there by `dueAt` (the work goes on). */
+async function beforeDue<T>(work: Promise<T>, dueAt: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, dueAt - Date.now()))));
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function register(app: App, deps: ListenerDeps): void {
+  // A new series' runs of the next 30 days, planned after the answer (the periodic pass would, later).
+  const planNewSeries = (series: RecurringSeriesRow) =>
+    planSeries(deps.db, series, deps.now()).catch((error: unknown) => deps.logger.warn('planning the new series failed', { seriesId: series.id, error }));
+
   app.view(Celebrations.ruleModal.callbackId, async ({ ack, body: raw }) => {
     const body = parseAtEdge(viewSubmission, raw, Celebrations.ruleModal.callbackId);
     const view = body.view;
@@ -145,9 +161,32 @@ export function register(app: App, deps: ListenerDeps): void {
         errors: blockErrors(checked.errors, { recipients: B.recipients, amount: B.amount, design: B.design, cadence: B.cadence, weekday: B.weekday, day: B.day, time: B.time }),
       });
     }
-    await createSeries(deps.db, { ...ws, senderUserId: body.user.id, ...checked.value, startsAt: deps.now() });
+    const settings = await deps.settings.get(ws);
+    // Keyed by the view: Slack sending the form again, or a second press of Start, finds it saved.
+    const saving = createSeriesWithinCaps(
+      deps.db,
+      { ...ws, senderUserId: body.user.id, ...checked.value, startsAt: deps.now(), sourceViewId: view.id },
+      { perPerson: settings.maxSeriesPerPerson, perWorkspace: settings.maxSeriesPerWorkspace },
+    );
+    const saved = await beforeDue(saving, answerDueAt);
+    if (saved === 'late') {
+      // The database is busy and Slack's 3 s are nearly up: the modal says it is being saved (an
+      // answer Slack takes), and then what became of it; nothing is lost, nothing is saved twice.
+      await ack({ response_action: 'update', view: buildRecurringSaveModal('saving') as never });
+      const outcome = await saving.catch((error: unknown) => {
+        deps.logger.error('saving a recurring series failed', { error });
+        return undefined;
+      });
+      if (outcome?.outcome === 'created') await planNewSeries(outcome.series);
+      const shown = !outcome ? 'failed' : outcome.outcome === 'at_cap' ? { cap: outcome.cap, limit: outcome.limit } : 'saved';
+      await deps.slack
+        .for(ws)
+        .updateView(view.id, buildRecurringSaveModal(shown))
+        .catch((error: unknown) => deps.logger.warn('telling a recurring series’ outcome failed', { error }));
+      return;
+    }
+    if (saved.outcome === 'at_cap') return ack({ response_action: 'errors', errors: { [B.recipients]: seriesCapMessage(saved.cap, saved.limit) } });
     await ack();
-    // Plan its first runs now rather than at the next pass.
-    deps.automations.tick().catch((error: unknown) => deps.logger.warn('planning the new series failed', { error }));
+    if (saved.outcome === 'created') await planNewSeries(saved.series);
   });
 }

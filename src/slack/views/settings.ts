@@ -50,6 +50,17 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   const reactionLeaf = get(B.reaction, A.reaction);
   const reaction = text(B.reaction, A.reaction).replace(/^:|:$/g, '').toLowerCase();
   if (reactionLeaf && !/^[a-z0-9_+'-]{1,64}(::skin-tone-[2-6])?$/.test(reaction)) errors[B.reaction] = 'Enter one emoji name, e.g. :gift: or :tada:.';
+  // The recurring caps: whole numbers from 1 (an older modal without them leaves them as they are).
+  const caps: Partial<Record<'maxSeriesPerPerson' | 'maxSeriesPerWorkspace', number>> = {};
+  for (const [field, block, action, most] of [
+    ['maxSeriesPerPerson', B.seriesPerPerson, A.seriesPerPerson, 1000],
+    ['maxSeriesPerWorkspace', B.seriesPerWorkspace, A.seriesPerWorkspace, 100_000],
+  ] as const) {
+    if (!get(block, action)) continue;
+    const value = text(block, action);
+    if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > most) errors[block] = `Enter a whole number from 1 to ${most.toLocaleString('en-US')}.`;
+    else caps[field] = Number(value);
+  }
   // An older modal (opened before these settings existed) leaves them as they are.
   const recognitionLeaf = get(B.recognition, A.recognition);
   const checked = new Set((recognitionLeaf?.selected_options ?? []).map((o) => o.value));
@@ -73,6 +84,7 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
       adminChannel: get(B.adminChannel, A.adminChannel)?.selected_conversation ?? null,
       lowBalanceThresholdCents: lowBalance === '' ? null : usdToCents(lowBalance),
       ...(reactionLeaf ? { reactionEmoji: reaction } : {}),
+      ...caps,
       ...(recognitionLeaf ? { leaderboardAmounts: checked.has(SettingsModal.recognition.amounts), weeklyDigest: checked.has(SettingsModal.recognition.digest) } : {}),
     },
   };
