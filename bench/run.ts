@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark section, each figure beside a baseline measured in the same run.
 // Prints one table and writes it as JSON under bench/results/.
+import { benchAckPath } from './ack-path.js';
 import { benchApp } from './app.js';
 import { benchBigGroup } from './big-group.js';
 import { benchClientOverhead } from './client-overhead.js';
@@ -14,6 +15,8 @@ const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
   { name: 'client overhead', run: benchClientOverhead },
   // Slash command ack, send throughput, pickup latency and memory, per database (bench/app.ts).
   { name: 'app: slash ack, send throughput, memory', run: benchApp },
+  // `/kudos` (ack, then views.open) in distribution mode beside a minimal Bolt app doing the same (bench/ack-path.ts).
+  { name: 'ack-path: /kudos beside a minimal Bolt app', run: benchAckPath },
   // The same ack path over Socket Mode beside HTTP, one app (bench/socket-ack.ts).
   { name: 'socket mode ack', run: benchSocketAck },
   { name: 'webhook ingestion', run: benchWebhookIngestion },

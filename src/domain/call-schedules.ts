@@ -56,6 +56,9 @@ export interface CallSchedulesOptions {
   onError?: (error: unknown) => void;
 }
 
+/** Schedules whose next slot this process remembers (least recently learned out first). */
+const NOT_BEFORE_MAX = 10_000;
+
 /** Once the app is stopping, a wait this short still completes. */
 const STOP_ALLOWANCE_MS = 1000;
 
@@ -161,6 +164,18 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
     }
   }
 
+  // When each schedule of this process's workspaces is known to have no slot sooner (Date.now() ms),
+  // from the database's own answers: a schedule's next slot (next_at) only ever moves later, so a
+  // caller that could not wait that long is refused here, without a statement (a burst of `/kudos`
+  // past users.info's budget cost two statements each before its modal opened). Counted from before
+  // the statement was sent, so never later than the database's own answer; kept only while ahead.
+  const notBefore = new Map<string, number>();
+  const remember = (scope: string, at: number) => {
+    notBefore.delete(scope);
+    notBefore.set(scope, at);
+    if (notBefore.size > NOT_BEFORE_MAX) notBefore.delete(notBefore.keys().next().value!);
+  };
+
   return {
     stopSignal: stopping.signal,
     stop: () => stopping.abort(new Error('the app is stopping')),
@@ -169,6 +184,13 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
       // The earliest a call may go: the theoretical slot less the burst tolerance, never before a block.
       const base = sql`greatest(s.next_at, now(), coalesce(s.blocked_until + ${ms(tolerance)}, now()))`;
       const maxWait = o.maxWaitMs ?? Number.MAX_SAFE_INTEGER / 2;
+      const scope = `${teamId}\u0000${key}`;
+      const startedAt = Date.now();
+      const known = notBefore.get(scope);
+      if (known !== undefined) {
+        if (known <= startedAt) notBefore.delete(scope);
+        else if (known > startedAt + maxWait) return { booked: false, notBeforeMs: known - startedAt };
+      }
       try {
         const booked = rowsOf<{ wait_ms: number | string }>(
           await db.execute(sql`
@@ -177,12 +199,21 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
             where ${base} - ${ms(tolerance)} <= now() + ${ms(Math.min(maxWait, 86_400_000))}
             returning greatest(0, extract(epoch from (s.next_at - ${ms(rule.intervalMs + tolerance)} - now())) * 1000)::float8 as wait_ms`),
         );
-        if (booked[0]) return { booked: true, waitMs: Number(booked[0].wait_ms) };
-        const [row] = rowsOf<{ wait_ms: number | string }>(
+        if (booked[0]) {
+          const waitMs = Number(booked[0].wait_ms);
+          // Past the burst (a wait), the next slot is one interval after this one; within it, unknown.
+          if (waitMs > 0) remember(scope, startedAt + waitMs + rule.intervalMs);
+          return { booked: true, waitMs };
+        }
+        const [row] = rowsOf<{ wait_ms: number | string; slot_wait_ms: number | string }>(
           await db.execute(sql`
-            select greatest(0, extract(epoch from (${base} - ${ms(tolerance)} - now())) * 1000)::float8 as wait_ms
+            select greatest(0, extract(epoch from (${base} - ${ms(tolerance)} - now())) * 1000)::float8 as wait_ms,
+              greatest(0, extract(epoch from (s.next_at - ${ms(tolerance)} - now())) * 1000)::float8 as slot_wait_ms
             from slack_call_schedules as s where team_id = ${teamId} and key = ${key}`),
         );
+        // Remembered: the schedule's own next slot, not a 429's block (its end is Slack's word, not ours).
+        const slotWaitMs = Number(row?.slot_wait_ms ?? 0);
+        if (slotWaitMs > 0) remember(scope, startedAt + slotWaitMs);
         return { booked: false, notBeforeMs: Number(row?.wait_ms ?? 0) };
       } catch (error) {
         opts.onError?.(error);

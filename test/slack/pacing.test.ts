@@ -49,3 +49,50 @@ describe('Slack pacing of posts', () => {
     expect(rowsOf<{ key: string }>(rows).map((r) => r.key)).toEqual(['post', 'post:C1', 'post:D1']);
   });
 });
+
+describe('Slack pacing of method calls inside a deadline', () => {
+  it('once a schedule has no slot in reach, the calls after it are refused without asking the database again; another instance still asks', async () => {
+    // Scale 0.01: users.info takes one call at once, then one about every 92 s.
+    const schedules = createCallSchedules(testDb.db);
+    const pacer = createSlackPacer(schedules, 'T1', { scale: 0.01 });
+    const called: number[] = [];
+    const lookUp = (i: number) =>
+      pacer
+        .method('users.info', async () => called.push(i), { maxWaitMs: 800 })
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            if (!(error instanceof ChatRefusal)) throw error;
+            return error;
+          },
+        );
+    expect(await lookUp(1)).toBeUndefined();
+    const first = await lookUp(2);
+    const counter = countQueries(testDb.db);
+    let later: Array<ChatRefusal | undefined>;
+    try {
+      later = [await lookUp(3), await lookUp(4), await lookUp(5)];
+      expect(counter.count()).toBe(0);
+    } finally {
+      counter.restore();
+    }
+    expect(called).toEqual([1]);
+    // Each refused one is told to come back when the next slot comes, as the database told the first.
+    for (const refusal of [first, ...later]) {
+      expect(refusal?.outcome).toBe('rate_limited');
+      expect(refusal?.retryAfterSeconds).toBeGreaterThan(60);
+    }
+    // Another instance knows nothing of it, and asks: the same answer, from the database.
+    const other = createSlackPacer(createCallSchedules(testDb.db), 'T1', { scale: 0.01 });
+    const otherCounter = countQueries(testDb.db);
+    try {
+      await expect(other.method('users.info', async () => called.push(6), { maxWaitMs: 800 })).rejects.toMatchObject({ outcome: 'rate_limited' });
+      expect(otherCounter.count()).toBeGreaterThan(0);
+    } finally {
+      otherCounter.restore();
+    }
+    // Another workspace's schedule is its own.
+    await createSlackPacer(schedules, 'T2', { scale: 0.01 }).method('users.info', async () => called.push(7), { maxWaitMs: 800 });
+    expect(called).toEqual([1, 7]);
+  });
+});

@@ -1,6 +1,6 @@
 // /kudos and its subcommands. Answers that need data are computed before ack (well inside Slack's
 // 3 s) and returned as the ack body, i.e. an ephemeral reply; the modal is opened right after ack.
-import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
+import type { AckFn, App, RespondArguments, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Logger } from '../../config/logger.js';
 import { listScheduled } from '../../domain/kudos-store.js';
 import { isCancellable } from '../../domain/cancel.js';
@@ -39,27 +39,38 @@ export function needsRewards(text: string): boolean {
 }
 
 export function register(app: App, deps: ListenerDeps): void {
-  app.command(COMMAND, async ({ ack: answer, body, respond }) => {
-    const command = parseAtEdge(slashCommand, body, COMMAND);
-    // Every subcommand answers in its ack, inside Slack's 3 s: a paced Slack lookup made before it (a
-    // user group's members, the admin check's users.info) books only a slot it can use in time
-    // (deadline.ts); otherwise the person is told when to try again, instead of no answer at all.
-    let answered = false;
-    try {
-      await answerByAnswered(Date.now() + ANSWER_BUDGET_MS, (endDeadline) => {
-        const ack: AckFn<string | RespondArguments> = async (response) => {
-          answered = true;
-          endDeadline();
-          await answer(response);
-        };
-        return answerCommand(deps, command, ack, respond);
-      });
-    } catch (error) {
-      if (answered || !isChatRefusal(error, 'rate_limited')) throw error;
-      deps.logger.info('a /kudos lookup waits for Slack rate limit', { user: command.user_id, retryAfterSeconds: error.retryAfterSeconds });
-      await answer({ response_type: 'ephemeral', text: slackBusyText(error.retryAfterSeconds) });
-    }
+  // A global middleware rather than app.command: Bolt runs every registered listener's matchers for
+  // every request (some 60 here: actions, views, options, events), which cost more CPU than the rest
+  // of `/kudos`'s ack; the command goes straight to its handler, and anything else on to the listeners.
+  app.use(async (args) => {
+    // As app.command(COMMAND) matches: a slash command (Bolt's onlyCommands), by its name.
+    if (!('command' in args) || args.command.command !== COMMAND) return args.next();
+    const { ack, respond, body } = args as SlackCommandMiddlewareArgs;
+    // Slack always sends a response_url (and parseAtEdge refuses a command without one first).
+    return kudosCommand(deps, { ack, body, respond: respond ?? (() => Promise.reject(new Error('no response_url'))) });
   });
+}
+
+async function kudosCommand(deps: ListenerDeps, { ack: answer, body, respond }: { ack: AckFn<string | RespondArguments>; body: unknown; respond: RespondFn }): Promise<void> {
+  const command = parseAtEdge(slashCommand, body, COMMAND);
+  // Every subcommand answers in its ack, inside Slack's 3 s: a paced Slack lookup made before it (a
+  // user group's members, the admin check's users.info) books only a slot it can use in time
+  // (deadline.ts); otherwise the person is told when to try again, instead of no answer at all.
+  let answered = false;
+  try {
+    await answerByAnswered(Date.now() + ANSWER_BUDGET_MS, (endDeadline) => {
+      const ack: AckFn<string | RespondArguments> = async (response) => {
+        answered = true;
+        endDeadline();
+        await answer(response);
+      };
+      return answerCommand(deps, command, ack, respond);
+    });
+  } catch (error) {
+    if (answered || !isChatRefusal(error, 'rate_limited')) throw error;
+    deps.logger.info('a /kudos lookup waits for Slack rate limit', { user: command.user_id, retryAfterSeconds: error.retryAfterSeconds });
+    await answer({ response_type: 'ephemeral', text: slackBusyText(error.retryAfterSeconds) });
+  }
 }
 
 /** A lookup before the answer was refused by Slack's rate limit (deadline.ts): when to try again. */
