@@ -113,6 +113,7 @@ export const SettingsModal = {
     lowBalance: 'settings_low_balance',
     reaction: 'settings_reaction',
     recognition: 'settings_recognition',
+    cardRecipients: 'settings_card_recipients',
     deleteData: 'settings_delete_data',
   },
   actions: {
@@ -130,6 +131,7 @@ export const SettingsModal = {
     lowBalance: 'low_balance',
     reaction: 'reaction',
     recognition: 'recognition',
+    cardRecipients: 'card_recipients',
     /** Distribution mode: "Delete our data" (with Slack's confirmation dialog). */
     deleteData: 'delete_workspace_data',
   },

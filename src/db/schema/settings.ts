@@ -3,6 +3,9 @@
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { workspaceColumns } from './workspace.js';
 
+/** Who a workspace sends cards to: full members only (the default), also guests, also invited people. */
+export type CardRecipients = 'members' | 'guests' | 'invited';
+
 export const workspaceSettings = pgTable(
   'workspace_settings',
   {
@@ -34,6 +37,8 @@ export const workspaceSettings = pgTable(
     adminChannel: text('admin_channel'),
     /** Available balance in cents under which admins are alerted (once per crossing); null: no alert. */
     lowBalanceThresholdCents: integer('low_balance_threshold_cents'),
+    /** Who receives cards: `members` (full members only), `guests` (and guests), `invited` (and guests and invited people). */
+    cardRecipients: text('card_recipients').$type<CardRecipients>().notNull().default('members'),
     updatedBy: text('updated_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
