@@ -61,15 +61,34 @@ export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedS
   return { ok: true, recorded };
 }
 
+/**
+ * A workspace without a default design (a fresh install) gets the catalog's first choice-card design
+ * as its default, recorded in its settings where an admin sees and changes it; a default recorded
+ * meanwhile wins. Undefined when the catalog has no design.
+ */
+async function firstDefaultDesign(deps: Pick<AutomatedSendDeps, 'catalog' | 'settings'>, ws: Workspace): Promise<string | undefined> {
+  const [first] = await deps.catalog.of(ws).search('');
+  if (!first) return undefined;
+  return (await deps.settings.adoptDefaultDesign(ws, first.productId)).defaultProductId ?? first.productId;
+}
+
 /** The checks of a send (sender, design, recipients, policy) without recording it. */
 export async function prepareAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<PreparedAutomatedSend> {
   const sender = await deps.users.userInfo(request.workspace, request.senderUserId);
   if (!sender || sender.deleted || sender.isBot) {
     return { ok: false, code: 'sender', message: `The sender ${request.senderUserId} is not an active person in this workspace.`, transient: false };
   }
+  const settings = await deps.settings.get(request.workspace);
   let productId = request.productId;
-  if (!productId) productId = (await deps.settings.get(request.workspace)).defaultProductId ?? undefined;
-  if (!productId) return { ok: false, code: 'invalid', message: 'design: no design was given and the workspace has no default design.', transient: false };
+  if (!productId) productId = settings.defaultProductId ?? undefined;
+  if (!productId) {
+    try {
+      productId = await firstDefaultDesign(deps, request.workspace);
+    } catch (error) {
+      return { ok: false, code: 'rewards', message: describeForUser(error, 'read the designs of the Rewards catalog'), transient: !classifyRewardsFailure(error).permanent };
+    }
+  }
+  if (!productId) return { ok: false, code: 'invalid', message: 'design: no design was given, and the Rewards catalog offers none to make the default.', transient: false };
 
   const form: SendForm = {
     userIds: request.recipientUserIds,
@@ -84,7 +103,7 @@ export async function prepareAutomated(deps: AutomatedSendDeps, request: Automat
   try {
     prepared = await prepareSend(
       { users: deps.users, rewards: deps.rewards, catalog: deps.catalog.of(request.workspace), policy: deps.policy },
-      { workspace: request.workspace, sender, originChannelId: undefined, sourceViewId: request.sourceKey, now: deps.now(), botUserId: request.botUserId },
+      { workspace: request.workspace, sender, originChannelId: undefined, sourceViewId: request.sourceKey, now: deps.now(), botUserId: request.botUserId, cardRecipients: settings.cardRecipients },
       form,
     );
   } catch (error) {

@@ -17,6 +17,10 @@ export interface WorkspaceUser {
   deleted: boolean;
   isAdmin: boolean;
   isOwner: boolean;
+  /** A guest (multi- or single-channel): cards only where the workspace allows it (recipients.ts). */
+  isGuest?: boolean;
+  /** Invited but not joined yet: cards only where the workspace allows it. */
+  isInvited?: boolean;
 }
 
 /** The name people know a person by. */

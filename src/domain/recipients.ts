@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { prepared } from '../db/prepared.js';
-import { recipientCreations, recipientMappings, type KudosRecipientSnapshot } from '../db/schema/index.js';
+import { recipientCreations, recipientMappings, type CardRecipients, type KudosRecipientSnapshot } from '../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../rewards/index.js';
 import { displayNameOf, type UserDirectory, type WorkspaceUser } from './ports.js';
 
@@ -15,7 +15,14 @@ export interface Workspace {
   enterpriseId: string | null;
 }
 
-export type RecipientCheck = { ok: true; recipients: KudosRecipientSnapshot[] } | { ok: false; message: string };
+export type RecipientCheck =
+  | {
+      ok: true;
+      recipients: KudosRecipientSnapshot[];
+      /** Members of a group left out by the workspace's setting (guests, invited people). */
+      leftOut: { guests: number; invited: number };
+    }
+  | { ok: false; message: string };
 
 const LOOKUP_CONCURRENCY = 8;
 
@@ -28,11 +35,49 @@ export function refusalReason(user: WorkspaceUser | undefined, botUserId?: strin
   return undefined;
 }
 
-/** Checks Slack users (no bots, no deactivated users, an e-mail each); names everyone refused. */
-export async function checkSlackRecipients(directory: Pick<UserDirectory, 'userInfo'>, ws: Workspace, userIds: string[], opts: { botUserId?: string } = {}): Promise<RecipientCheck> {
+/**
+ * Why the workspace's setting leaves a person out (`guest`, `invited`), or undefined: full members
+ * always receive cards; guests (Slack's is_restricted, is_ultra_restricted) and people invited who
+ * have not joined (is_invited_user) only where the workspace allows them.
+ */
+export function leftOutBySetting(user: Pick<WorkspaceUser, 'isGuest' | 'isInvited'>, allowed: CardRecipients): 'guest' | 'invited' | undefined {
+  if (user.isInvited && allowed !== 'invited') return 'invited';
+  if (user.isGuest && allowed === 'members') return 'guest';
+  return undefined;
+}
+
+const ALLOWED_TEXT: Record<CardRecipients, string> = {
+  members: 'full members only',
+  guests: 'full members and guests only',
+  invited: 'full members, guests and invited people',
+};
+
+/** The inline error for people picked by name whom the workspace's setting leaves out. */
+function leftOutMessage(people: Array<{ name: string; why: 'guest' | 'invited' }>, allowed: CardRecipients): string {
+  const guestsOnly = people.every((p) => p.why === 'guest');
+  const invitedOnly = people.every((p) => p.why === 'invited');
+  const who = guestsOnly ? 'Guests are' : invitedOnly ? 'People invited who have not joined Slack yet are' : 'Guests and people invited who have not joined yet are';
+  const names = guestsOnly || invitedOnly ? people.map((p) => p.name) : people.map((p) => `${p.name} (${p.why === 'guest' ? 'a guest' : 'invited, not joined yet'})`);
+  return `${who} left out: ${names.join(', ')}. This workspace sends cards to ${ALLOWED_TEXT[allowed]}; a Kudos admin can change that in the settings. Remove ${people.length === 1 ? 'them' : 'these people'} and try again.`;
+}
+
+/**
+ * Checks Slack users (no bots, no deactivated users, an e-mail each, guests and invited people only as
+ * the workspace allows); names everyone refused. Members of a group (`fromGroup`, not picked by name)
+ * whom the setting leaves out are left out and counted, not refused.
+ */
+export async function checkSlackRecipients(
+  directory: Pick<UserDirectory, 'userInfo'>,
+  ws: Workspace,
+  userIds: string[],
+  opts: { botUserId?: string | undefined; cardRecipients?: CardRecipients; fromGroup?: ReadonlySet<string> } = {},
+): Promise<RecipientCheck> {
+  const allowed = opts.cardRecipients ?? 'members';
   const unique = [...new Set(userIds)];
   const users = await mapLimit(unique, LOOKUP_CONCURRENCY, (id) => directory.userInfo(ws, id));
   const refused: string[] = [];
+  const excluded: Array<{ name: string; why: 'guest' | 'invited' }> = [];
+  const leftOut = { guests: 0, invited: 0 };
   const recipients: KudosRecipientSnapshot[] = [];
   unique.forEach((id, i) => {
     const user = users[i];
@@ -41,12 +86,25 @@ export async function checkSlackRecipients(directory: Pick<UserDirectory, 'userI
       refused.push(`${user ? displayNameOf(user) : id} (${reason})`);
       return;
     }
-    recipients.push(snapshotOf(user!));
+    const why = leftOutBySetting(user!, allowed);
+    if (why && opts.fromGroup?.has(id)) leftOut[why === 'guest' ? 'guests' : 'invited']++;
+    else if (why) excluded.push({ name: displayNameOf(user!), why });
+    else recipients.push(snapshotOf(user!));
   });
-  if (refused.length > 0) {
-    return { ok: false, message: `Cannot send to ${refused.join(', ')}. Remove ${refused.length === 1 ? 'them' : 'these people'} and try again.` };
-  }
-  return { ok: true, recipients };
+  const messages: string[] = [];
+  if (refused.length > 0) messages.push(`Cannot send to ${refused.join(', ')}. Remove ${refused.length === 1 ? 'them' : 'these people'} and try again.`);
+  if (excluded.length > 0) messages.push(leftOutMessage(excluded, allowed));
+  if (messages.length > 0) return { ok: false, message: messages.join(' ') };
+  return { ok: true, recipients, leftOut };
+}
+
+/** The note for a group whose guests or invited people were left out, or undefined when none were. */
+export function leftOutNote(leftOut: { guests: number; invited: number }, allowed: CardRecipients): string | undefined {
+  const parts: string[] = [];
+  if (leftOut.guests > 0) parts.push(`${leftOut.guests.toLocaleString('en-US')} ${leftOut.guests === 1 ? 'guest' : 'guests'}`);
+  if (leftOut.invited > 0) parts.push(`${leftOut.invited.toLocaleString('en-US')} invited ${leftOut.invited === 1 ? 'person' : 'people'} who ${leftOut.invited === 1 ? 'has' : 'have'} not joined yet`);
+  if (parts.length === 0) return undefined;
+  return `Left out of the group: ${parts.join(' and ')}. This workspace sends cards to ${ALLOWED_TEXT[allowed]}; a Kudos admin can change that in the settings.`;
 }
 
 function snapshotOf(user: WorkspaceUser): KudosRecipientSnapshot {

@@ -1,7 +1,7 @@
 // A submitted send form becomes either field errors (shown inline in the modal) or a row to record.
 // Everything here must finish inside Slack's 3-second window: Slack lookups and one catalog read;
 // address-book mapping happens later, in the worker.
-import type { CampaignRow, NewKudosRow } from '../db/schema/index.js';
+import type { CampaignRow, CardRecipients, NewKudosRow } from '../db/schema/index.js';
 import { readDesignNow } from './catalog.js';
 import { listTemplates } from './email-templates.js';
 import type { KudosRecipientSnapshot } from '../db/schema/index.js';
@@ -11,7 +11,7 @@ import type { DesignCatalog } from './catalog.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import { messageProblem } from './message-text.js';
 import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from './money.js';
-import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, type Workspace } from './recipients.js';
+import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, leftOutNote, type Workspace } from './recipients.js';
 import { resolveSchedule, type ResolvedSchedule } from './schedule.js';
 import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
 
@@ -42,6 +42,8 @@ export interface SendContext {
   sourceMessageUrl?: string | undefined;
   now: Date;
   botUserId?: string | undefined;
+  /** The workspace's setting: who receives cards (default: full members only). */
+  cardRecipients?: CardRecipients | undefined;
 }
 
 export interface SendRequestDeps {
@@ -62,6 +64,8 @@ export type PreparedSend =
       route: Exclude<SendRoute, { kind: 'refuse' }>;
       /** The policy's decision again, read through the recording transaction (budgets: see submit-send.ts). */
       recheck?: (db: PolicyReader) => Promise<SendRoute>;
+      /** What the sender should know about the send as recorded (a group's members left out), one sentence each. */
+      notes: string[];
     }
   | { ok: false; errors: Partial<Record<SendField, string>> };
 
@@ -175,7 +179,9 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   // (the form says so), by Slack id and by e-mail address.
   const recipientField: SendField = form.userIds.length > 0 || !form.group ? 'recipients' : 'group';
   const lists = [];
+  const notes: string[] = [];
   let groupHadSender = false;
+  let groupMembers: ReadonlySet<string> | undefined;
   if (form.userIds.includes(ctx.sender.id)) {
     errors.recipients = 'You cannot send kudos to yourself; remove yourself from the people.';
   } else if (form.userIds.length === 0 && !form.group) {
@@ -188,6 +194,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
       else if (members.length === 0) errors.group = 'That user group has no members.';
       else {
         groupHadSender = members.includes(ctx.sender.id);
+        groupMembers = new Set(members.filter((id) => !form.userIds.includes(id)));
         slackUserIds = [...new Set([...slackUserIds, ...members.filter((id) => id !== ctx.sender.id)])];
       }
     }
@@ -196,9 +203,18 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     } else if (slackUserIds.length > MAX_SEND_RECIPIENTS) {
       errors[recipientField] = tooMany(slackUserIds.length);
     } else if (slackUserIds.length > 0) {
-      const checked = await checkSlackRecipients(await directoryFor(deps.users, ctx.workspace, slackUserIds.length), ctx.workspace, slackUserIds, { botUserId: ctx.botUserId });
-      if (checked.ok) lists.push(checked.recipients);
-      else errors[recipientField] = checked.message;
+      const allowed = ctx.cardRecipients ?? 'members';
+      const checked = await checkSlackRecipients(await directoryFor(deps.users, ctx.workspace, slackUserIds.length), ctx.workspace, slackUserIds, {
+        botUserId: ctx.botUserId,
+        cardRecipients: allowed,
+        ...(groupMembers ? { fromGroup: groupMembers } : {}),
+      });
+      if (checked.ok) {
+        lists.push(checked.recipients);
+        const note = leftOutNote(checked.leftOut, allowed);
+        if (note && checked.recipients.length === 0 && !errors.group) errors.group = `Nobody in that group can receive a card. ${note}`;
+        else if (note) notes.push(note);
+      } else errors[recipientField] = checked.message;
     }
     if (form.group?.kind === 'addressBook') {
       const members = await addressBookMembersOrProblem(await deps.rewards.for(ctx.workspace), form.group.id);
@@ -233,6 +249,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   return {
     ok: true,
     route,
+    notes,
     ...(deps.policy.recheck ? { recheck: (db: PolicyReader) => deps.policy.recheck!(db, draft) } : {}),
     values: {
       teamId: ctx.workspace.teamId,

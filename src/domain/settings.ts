@@ -6,11 +6,11 @@
 // in the last fifth of the TTL a read returns the cached value and starts one background reload per
 // workspace; concurrent misses share one query.
 // Every change is one audit row listing each changed field as { from, to }.
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AppConfig } from '../config/index.js';
 import type { Database } from '../db/client.js';
 import type { ChangeWatch } from './change-feed.js';
-import { auditEvents, workspaceSettings, type WorkspaceSettingsRow } from '../db/schema/index.js';
+import { auditEvents, workspaceSettings, type CardRecipients, type WorkspaceSettingsRow } from '../db/schema/index.js';
 
 export const DEFAULT_APPROVAL_EXPIRY_HOURS = 72;
 /** Recurring series one person may have (active or paused), until an admin changes it. */
@@ -47,6 +47,8 @@ export interface WorkspaceSettings {
   weeklyDigest: boolean;
   /** The leaderboard shows dollar amounts beside the counts (counts only by default). */
   leaderboardAmounts: boolean;
+  /** Who receives cards: full members only (default), also guests, also invited people (recipients.ts). */
+  cardRecipients: CardRecipients;
   updatedBy: string | null;
   updatedAt: Date;
 }
@@ -73,6 +75,7 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   'maxSeriesPerWorkspace',
   'weeklyDigest',
   'leaderboardAmounts',
+  'cardRecipients',
 ];
 
 export type SettingsChanges = Partial<Record<SettingsField, { from: unknown; to: unknown }>>;
@@ -87,9 +90,18 @@ export interface SettingsStore {
   get(ws: WorkspaceRef): Promise<WorkspaceSettings>;
   /** Applies an admin's change and records it in the audit trail; no row is written when nothing changed. */
   update(ws: WorkspaceRef, actorUserId: string, patch: SettingsPatch): Promise<{ settings: WorkspaceSettings; changes: SettingsChanges }>;
+  /**
+   * Records `productId` as the default design of a workspace that has none (recorded as the `system`
+   * actor's change, in the audit trail); a default set meanwhile (an admin, another instance) stays.
+   * Answers the settings as they are then.
+   */
+  adoptDefaultDesign(ws: WorkspaceRef, productId: string): Promise<WorkspaceSettings>;
   /** Forgets the workspace's cached settings (changed by another instance): the next read asks the database. */
   evict(teamId: string): void;
 }
+
+/** Who a change the app made by itself (a first default design) is recorded as. */
+const SETTINGS_SYSTEM_ACTOR = 'system';
 
 /**
  * The announcement channel of a workspace, read from its settings on every call. `undefined`: an
@@ -123,6 +135,7 @@ export function seedFromConfig(
     maxSeriesPerWorkspace: DEFAULT_MAX_SERIES_PER_WORKSPACE,
     weeklyDigest: false,
     leaderboardAmounts: false,
+    cardRecipients: 'members',
   };
 }
 
@@ -157,6 +170,7 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
     maxSeriesPerWorkspace: row.maxSeriesPerWorkspace,
     weeklyDigest: row.weeklyDigest,
     leaderboardAmounts: row.leaderboardAmounts,
+    cardRecipients: row.cardRecipients,
     updatedBy: row.updatedBy,
     updatedAt: row.updatedAt,
   };
@@ -294,6 +308,29 @@ export function createSettingsStore(deps: {
       generations.set(ws.teamId, (generations.get(ws.teamId) ?? 0) + 1);
       remember(result.settings);
       return result;
+    },
+    async adoptDefaultDesign(ws, productId) {
+      await load(ws); // seeds a new workspace first
+      const settings = await deps.db.transaction(async (tx) => {
+        const [updated] = await tx
+          .update(workspaceSettings)
+          .set({ defaultProductId: productId, updatedBy: SETTINGS_SYSTEM_ACTOR, updatedAt: sql`clock_timestamp()` })
+          .where(and(eq(workspaceSettings.teamId, ws.teamId), isNull(workspaceSettings.defaultProductId)))
+          .returning();
+        if (!updated) return undefined;
+        await tx.insert(auditEvents).values({
+          teamId: ws.teamId,
+          enterpriseId: ws.enterpriseId ?? updated.enterpriseId,
+          actorUserId: SETTINGS_SYSTEM_ACTOR,
+          action: 'settings.changed',
+          subjectType: 'settings',
+          subjectId: ws.teamId,
+          details: { changes: { defaultProductId: { from: null, to: productId } } },
+        });
+        return fromRow(updated);
+      });
+      generations.set(ws.teamId, (generations.get(ws.teamId) ?? 0) + 1);
+      return settings ? remember(settings) : remember((await readStoredSettings(deps.db, ws.teamId))!);
     },
     evict(teamId) {
       cache.delete(teamId);

@@ -15,6 +15,10 @@ export interface WorkspaceUser {
   isOwner: boolean;
   isBot: boolean;
   deleted: boolean;
+  /** A guest: `multi` (Slack's is_restricted) or `single` (is_ultra_restricted, which Slack sends with is_restricted too). */
+  guest?: 'multi' | 'single';
+  /** Invited but not yet joined (Slack's is_invited_user). */
+  invited?: boolean;
   /** One-line role shown in the simulator's "who am I" switch. */
   role: string;
   /** Values of the workspace's custom profile fields (users.profile.get `fields`), by field id. */

@@ -5,6 +5,7 @@
 // plus a driver (signed requests into the app's /slack/events) for tests and for the UI.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { SlackDriver, type AppAnswer, type ClickTarget } from './driver.js';
 import { seedWorkspace, type Workspace } from './seed.js';
 import { SimulatorState, type ApiCall, type Message, type View, type WorkflowStepRun } from './state.js';
@@ -180,6 +181,11 @@ export interface SlackSimulator {
   /** Distribution mode (with `oauth`), undefined otherwise. */
   distribution: SimulatorDistribution | undefined;
   rateLimits: SimulatorRateLimitControls;
+  /**
+   * How long each Web API method takes to answer, in ms (Slack's own answers take a few hundred ms a
+   * page: users.list about 250); methods not named answer at once. Replaces the previous setting.
+   */
+  setLatency(latencyMs: Record<string, number>): void;
   close(): Promise<void>;
 }
 
@@ -259,6 +265,7 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
     socket: () => (overSocket ? socketServer : undefined),
   });
 
+  const latencyMs = new Map<string, number>();
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://simulator.invalid');
@@ -280,6 +287,8 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
             state.calls.push({ method, args: {}, ok: answer.ok === true, ...(typeof answer.error === 'string' ? { error: answer.error } : {}) });
             return sendJson(res, 200, answer);
           }
+          const latency = latencyMs.get(method);
+          if (latency) await delay(latency);
           const answer = callWebApi(state, method, args, token, botToken, basicAuth);
           if (answer.retryAfterSeconds !== undefined) {
             // Slack's answer past a rate limit: HTTP 429, Retry-After in whole seconds, and an error body.
@@ -401,6 +410,10 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
       setTransport: (transport) => {
         overSocket = transport === 'socket';
       },
+    },
+    setLatency: (latency) => {
+      latencyMs.clear();
+      for (const [method, ms] of Object.entries(latency)) latencyMs.set(method, ms);
     },
     rateLimits: {
       counts: () => structuredClone(state.rateLimits.counts),

@@ -48,18 +48,59 @@ export function slotWaitLeft(now = Date.now()): number | undefined {
 }
 
 /**
- * `work`, waited for until the deadline of answerBy (if any); then a ChatRefusal `rate_limited`
- * whose retryAfterSeconds is `comeBackInMs()` (at least a second). The work itself goes on.
+ * A shared read that goes on (Slack answering slowly: no rate limit in the way) but cannot finish
+ * before the answer of the request waiting for it is due. Not `rate_limited`: nobody is told Slack
+ * is busy when it is only slow.
  */
-export function untilDeadline<T>(work: Promise<T>, comeBackInMs: () => number, detail: string): Promise<T> {
+export class NotReadInTime extends Error {
+  override readonly name = 'NotReadInTime';
+}
+
+/**
+ * `work` (a shared read paced by Slack's rate limit), waited for within the deadline of answerBy (if
+ * any). `comeBackInMs()` is how long the read waits for its next slot of Slack's limit; `watch` (if
+ * given) calls back whenever that changes. As soon as that wait reaches past the deadline, a
+ * ChatRefusal `rate_limited` whose retryAfterSeconds is that wait (at least a second). At the deadline
+ * without such a wait, the read is only slow: a NotReadInTime, unless the caller has answered already
+ * (answerByAnswered), who then waits on for it. The work itself goes on either way.
+ */
+export function untilDeadline<T>(work: Promise<T>, comeBackInMs: () => number, detail: string, watch?: (changed: () => void) => () => void): Promise<T> {
+  const due = answerDue.getStore();
   const left = slotWaitLeft();
-  if (left === undefined) return work;
+  if (due === undefined || left === undefined) return work;
   work.catch(() => {}); // a late failure must not become an unhandled rejection
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(1, comeBackInMs() / 1000) })), left);
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const held: { timer?: NodeJS.Timeout; unwatch?: () => void } = {};
+    const settle = (finish: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(held.timer);
+      held.unwatch?.();
+      finish();
+    };
+    /** True when the read waits for a slot of Slack's limit past the answer's deadline: refused. */
+    const refuseIfLimited = (): boolean => {
+      if (due.at === undefined) return false;
+      const waitMs = comeBackInMs();
+      if (waitMs <= Math.max(0, due.at - CALL_ALLOWANCE_MS - Date.now())) return false;
+      settle(() => reject(new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(1, waitMs / 1000) })));
+      return true;
+    };
+    work.then(
+      (value) => settle(() => resolve(value)),
+      (error: unknown) => settle(() => reject(error instanceof Error ? error : new Error(String(error)))),
+    );
+    if (refuseIfLimited()) return;
+    if (watch)
+      held.unwatch = watch(() => {
+        if (!settled) refuseIfLimited();
+      });
+    held.timer = setTimeout(() => {
+      if (settled || refuseIfLimited() || due.at === undefined) return; // answered: the caller waits on
+      settle(() => reject(new NotReadInTime(`${detail}: Slack is answering slowly; the read goes on`)));
+    }, left);
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 /**

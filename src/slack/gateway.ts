@@ -124,6 +124,9 @@ interface RawSlackUser {
   is_admin?: boolean;
   is_owner?: boolean;
   is_primary_owner?: boolean;
+  is_restricted?: boolean;
+  is_ultra_restricted?: boolean;
+  is_invited_user?: boolean;
   tz?: string;
   profile?: { email?: string; real_name?: string; display_name?: string; first_name?: string; last_name?: string };
 }
@@ -151,6 +154,9 @@ export function toSlackUser(raw: RawSlackUser): SlackUser {
     deleted: Boolean(raw.deleted),
     isAdmin: Boolean(raw.is_admin),
     isOwner: Boolean(raw.is_owner || raw.is_primary_owner),
+    // Slack marks a single-channel guest with both flags; either one makes a guest.
+    isGuest: Boolean(raw.is_restricted || raw.is_ultra_restricted),
+    isInvited: Boolean(raw.is_invited_user),
   };
 }
 

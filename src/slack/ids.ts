@@ -115,6 +115,7 @@ export const SettingsModal = {
     seriesPerPerson: 'settings_series_per_person',
     seriesPerWorkspace: 'settings_series_per_workspace',
     recognition: 'settings_recognition',
+    cardRecipients: 'settings_card_recipients',
     deleteData: 'settings_delete_data',
   },
   actions: {
@@ -134,6 +135,7 @@ export const SettingsModal = {
     seriesPerPerson: 'series_per_person',
     seriesPerWorkspace: 'series_per_workspace',
     recognition: 'recognition',
+    cardRecipients: 'card_recipients',
     /** Distribution mode: "Delete our data" (with Slack's confirmation dialog). */
     deleteData: 'delete_workspace_data',
   },

@@ -91,14 +91,23 @@ const DIRECTORY_WORKSPACES = 50;
 function routing(r: { gatewayFor(ws: ChatWorkspace): SlackGateway; listUsersFor(ws: ChatWorkspace): UserLister; forget(ws: ChatWorkspace): void; historyReads: boolean }): SlackWorkspaces {
   // Per workspace, one read at a time (concurrent callers share it); a failed read is not kept. The
   // read goes on at Slack's pace whoever is waiting: a submission whose answer is due first is told
-  // when to come back (`nextPageAt`: the slot of the page it waits for), and finds it read then.
-  const directories = new Map<string, { at: number; users: Promise<SlackUser[]>; nextPageAt: number }>();
+  // when to come back (`nextPageAt`: the slot of the page it waits for) as soon as that slot is past
+  // its answer's deadline, and finds it read then; a read that is only slow is not Slack's limit
+  // (untilDeadline, deadline.ts).
+  const directories = new Map<string, { at: number; users: Promise<SlackUser[]>; nextPageAt: number; waiting: Set<() => void> }>();
   const everyone = (ws: ChatWorkspace): Promise<SlackUser[]> => {
     const key = `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
     let entry = directories.get(key);
     if (!entry || Date.now() - entry.at >= DIRECTORY_TTL_MS) {
-      const reading = { at: Date.now(), users: Promise.resolve<SlackUser[]>([]), nextPageAt: 0 };
-      const users = unhurried(() => r.listUsersFor(ws)({ onWait: (waitMs) => (reading.nextPageAt = Date.now() + waitMs) }));
+      const reading = { at: Date.now(), users: Promise.resolve<SlackUser[]>([]), nextPageAt: 0, waiting: new Set<() => void>() };
+      const users = unhurried(() =>
+        r.listUsersFor(ws)({
+          onWait: (waitMs) => {
+            reading.nextPageAt = Date.now() + waitMs;
+            for (const changed of reading.waiting) changed();
+          },
+        }),
+      );
       reading.users = users;
       entry = reading;
       directories.delete(key);
@@ -109,7 +118,15 @@ function routing(r: { gatewayFor(ws: ChatWorkspace): SlackGateway; listUsersFor(
       });
     }
     const reading = entry;
-    return untilDeadline(reading.users, () => reading.nextPageAt - Date.now(), "reading the workspace's people (users.list)");
+    return untilDeadline(
+      reading.users,
+      () => reading.nextPageAt - Date.now(),
+      "reading the workspace's people (users.list)",
+      (changed) => {
+        reading.waiting.add(changed);
+        return () => reading.waiting.delete(changed);
+      },
+    );
   };
   return {
     for: (ws) => r.gatewayFor(ws),

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { auditEvents, kudos } from '../../src/db/schema/index.js';
+import { auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index.js';
 import { SendKudosInputs } from '../../src/slack/functions/index.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 
@@ -82,6 +82,29 @@ describe('the Send kudos workflow step', () => {
       expect(done.error).toMatch(message);
       expect(await env.db.select().from(kudos)).toHaveLength(0);
     });
+  });
+
+  it("on a fresh install, a step without a design uses the catalog's first design, recorded as the default an admin can change; a design given still wins", async () => {
+    expect(await env.db.select().from(workspaceSettings)).toEqual([]);
+    const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10 });
+    expect(done.state).toBe('completed');
+    expect(done.outputs?.status).toBe('placed');
+    const [row] = await env.db.select().from(kudos);
+    expect(row).toMatchObject({ status: 'placed', productId: 'CC-THANK-YOU' });
+    expect((await env.stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(1);
+    const [settings] = await env.db.select().from(workspaceSettings);
+    expect(settings?.defaultProductId).toBe('CC-THANK-YOU');
+    const audit = await env.db.select().from(auditEvents);
+    expect(audit.find((a) => a.action === 'settings.changed')).toMatchObject({ actorUserId: 'system', details: { changes: { defaultProductId: { from: null, to: 'CC-THANK-YOU' } } } });
+
+    // The step's own design overrides the default; an admin's default is used from then on.
+    const given = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP2'], amount: 10, design: 'CC-BIRTHDAY' });
+    expect(given.state).toBe('completed');
+    await env.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { defaultProductId: 'CC-CONGRATS' });
+    const changed = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP3'], amount: 10 });
+    expect(changed.state).toBe('completed');
+    const rows = await env.db.select().from(kudos);
+    expect(Object.fromEntries(rows.map((r) => [r.recipients[0]!.slackUserId, r.productId]))).toEqual({ U_EMP1: 'CC-THANK-YOU', U_EMP2: 'CC-BIRTHDAY', U_EMP3: 'CC-CONGRATS' });
   });
 
   it('a refused order (no balance) fails the step with the reason', async () => {

@@ -166,6 +166,8 @@ export async function submitSendForm(stack: TestStack, db: Database, userId: str
     for (let submit = 1; submit <= 3; submit++) {
       const answer = await stack.sim.submitView(view!.id, values, userId);
       if (answer.body === '' && stack.sim.openViews(userId).every((v) => v.id !== view!.id)) break;
+      // Accepted with something to say (a group's guests left out), or checks handed off past the answer (a slow machine).
+      if (typeof answer.body === 'object' && answer.body !== null && (answer.body as { response_action?: string }).response_action === 'update') break;
       expect(JSON.stringify(answer.body) + JSON.stringify(stack.sim.viewErrors(view!.id))).toMatch(/again|trouble/);
     }
     return eventually(async () => (await db.select().from(kudos)).find((k) => k.sourceViewId === view!.id));

@@ -3,6 +3,9 @@
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { workspaceColumns } from './workspace.js';
 
+/** Who a workspace sends cards to: full members only (the default), also guests, also invited people. */
+export type CardRecipients = 'members' | 'guests' | 'invited';
+
 export const workspaceSettings = pgTable(
   'workspace_settings',
   {
@@ -38,6 +41,8 @@ export const workspaceSettings = pgTable(
     maxSeriesPerPerson: integer('max_series_per_person').notNull().default(20),
     /** Recurring series (active or paused) the whole workspace may have. */
     maxSeriesPerWorkspace: integer('max_series_per_workspace').notNull().default(500),
+    /** Who receives cards: `members` (full members only), `guests` (and guests), `invited` (and guests and invited people). */
+    cardRecipients: text('card_recipients').$type<CardRecipients>().notNull().default('members'),
     updatedBy: text('updated_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -1,7 +1,8 @@
 // The send modal (/kudos): recipients, or a group; design; amount; message; refund; now or later.
 import { MESSAGE_MAX_CHARACTERS } from '../../domain/message-text.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
-import { clip, plain, type Block } from './text.js';
+import { clip, plain, section, type Block } from './text.js';
+import { escapeMrkdwn } from '../../domain/escape.js';
 
 export interface SendModalState {
   /** Slack user ids to preselect (from `/kudos @a @b 25 thanks`). */
@@ -86,7 +87,9 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
       block_id: B.group,
       optional: true,
       label: plain('…or a whole group'),
-      hint: plain('A Slack user group, or a saved group from the address book. If you are in it, you are left out: nobody sends kudos to themselves.'),
+      hint: plain(
+        'A Slack user group, or a saved group from the address book. If you are in it, you are left out: nobody sends kudos to themselves. Guests, and people invited who have not joined yet, are left out unless a Kudos admin allows them in the settings.',
+      ),
       element: {
         type: 'external_select',
         action_id: A.group,
@@ -218,4 +221,28 @@ export function timeHint(state: Pick<SendModalState, 'timezone' | 'noTimezone'>)
 
 export function groupOptionValue(kind: 'slack' | 'addressBook', id: string): string {
   return `${kind === 'slack' ? GroupValuePrefix.slack : GroupValuePrefix.addressBook}${id}`;
+}
+
+/** A modal that only tells (no Send button): what became of a submitted send form. */
+function sendOutcomeView(lines: string[]): Record<string, unknown> {
+  return { type: 'modal', title: plain('Kudos', 24), close: plain('Close', 24), blocks: lines.map((line) => section(line)) };
+}
+
+/**
+ * The send form's answer while its checks take longer than Slack waits (a big group read from Slack
+ * page by page): the send goes on, and this window (or a direct message) says how it ended.
+ */
+export function buildSendChecking(groupLabel: string | undefined): Record<string, unknown> {
+  const who = groupLabel ? `the people of ${escapeMrkdwn(groupLabel)}` : 'the people';
+  return sendOutcomeView([`:hourglass_flowing_sand: Checking ${who} takes a few seconds more. Kudos sends it once they are checked and tells you here and in a message; you can close this window.`]);
+}
+
+/** The send form's answer once the send is recorded, with what the sender should know (a group's guests left out). */
+export function buildSendAccepted(notes: string[]): Record<string, unknown> {
+  return sendOutcomeView([':white_check_mark: Your kudos is recorded; you will get a message when it is on its way (or if it waits for approval).', ...notes.map(escapeMrkdwn)]);
+}
+
+/** The send form's answer when a check that finished after the form was answered found a problem. */
+export function buildSendNotSent(problems: string[]): Record<string, unknown> {
+  return sendOutcomeView([':warning: Nothing was sent.', ...problems.map(escapeMrkdwn)]);
 }

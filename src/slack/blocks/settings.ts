@@ -2,6 +2,7 @@
 import type { Design } from '../../domain/catalog.js';
 import { centsToDecimal, formatUsd } from '../../domain/money.js';
 import type { SettingsChanges, SettingsField, WorkspaceSettings } from '../../domain/settings.js';
+import type { CardRecipients } from '../../db/schema/index.js';
 import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
 import type { SlackUsergroup } from '../gateway.js';
 import { SettingsModal } from '../ids.js';
@@ -31,6 +32,7 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
     { text: plain('Post a weekly digest in the announcement channel'), description: plain('Mondays: last week’s leaderboard.'), value: SettingsModal.recognition.digest },
   ];
   const recognitionOn = recognitionOptions.filter((o) => (o.value === SettingsModal.recognition.amounts ? s.leaderboardAmounts : s.weeklyDigest));
+  const cardRecipientOptions = CARD_RECIPIENTS.map((value) => ({ text: plain(CARD_RECIPIENT_LABELS[value]), value }));
   const channelSelect = (action: string, initial: string | null) => ({
     type: 'conversations_select',
     action_id: action,
@@ -97,6 +99,13 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       false,
       'How many recurring series the whole workspace may have.',
     ),
+    input_(
+      B.cardRecipients,
+      'Who receives cards',
+      { type: 'radio_buttons', action_id: A.cardRecipients, options: cardRecipientOptions, initial_option: cardRecipientOptions.find((o) => o.value === s.cardRecipients) ?? cardRecipientOptions[0] },
+      false,
+      'Guests (multi- and single-channel) and people invited who have not joined yet are left out of every send unless allowed here; the send form says so.',
+    ),
     input_(B.recognition, 'Leaderboard', { type: 'checkboxes', action_id: A.recognition, options: recognitionOptions, ...(recognitionOn.length > 0 ? { initial_options: recognitionOn } : {}) }, true),
   ];
   // Distribution mode: an admin can have the workspace's data deleted now rather than after an uninstall's retention.
@@ -135,6 +144,15 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
 
 type SelectOption = { text: ReturnType<typeof plain>; value: string };
 
+/** The choices of "Who receives cards", in the order shown. */
+export const CARD_RECIPIENTS: readonly CardRecipients[] = ['members', 'guests', 'invited'];
+
+const CARD_RECIPIENT_LABELS: Record<CardRecipients, string> = {
+  members: 'Full members only',
+  guests: 'Full members and guests',
+  invited: 'Full members, guests and invited people',
+};
+
 /** A user group as an option of the settings' approver group select (the options load answers the same shape). */
 export function settingsGroupOption(g: { id: string; handle?: string; name?: string }): SelectOption {
   return { text: plain(g.handle ? `@${g.handle} (${g.name ?? g.handle})` : g.id, 75), value: g.id };
@@ -170,6 +188,7 @@ const LABELS: Record<SettingsField, string> = {
   maxSeriesPerWorkspace: 'recurring kudos in the workspace',
   weeklyDigest: 'weekly digest',
   leaderboardAmounts: 'amounts on the leaderboard',
+  cardRecipients: 'who receives cards',
 };
 
 /** A settings value for people: channels and users as Slack references, money in dollars. */
@@ -199,6 +218,8 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
     case 'weeklyDigest':
     case 'leaderboardAmounts':
       return value === true ? 'on' : 'off';
+    case 'cardRecipients':
+      return (CARD_RECIPIENT_LABELS as Record<string, string | undefined>)[String(shown)]?.toLowerCase() ?? escapeMrkdwn(String(shown));
     default:
       return escapeMrkdwn(String(shown));
   }

@@ -2,6 +2,7 @@
 // catalog; groups from Slack user groups and the API's address book. The settings modal's approver
 // group and default design are searched here too (admins only), so any of hundreds can be chosen.
 import type { App } from '@slack/bolt';
+import { unhurried } from '../deadline.js';
 import { isRewardsNotConnected } from '../../domain/rewards-accounts.js';
 import { buildDesignOptions, buildGroupOptions, searchOptions } from '../blocks/options.js';
 import { SETTINGS_NONE_OPTION, settingsDesignOption, settingsGroupOption } from '../blocks/settings.js';
@@ -59,6 +60,14 @@ export function register(app: App, deps: ListenerDeps): void {
         bookGroups.filter((g) => matches(g.groupName)),
       ),
     );
+    // A user group is about to be picked: its members are checked against the workspace's people
+    // (users.list, read page by page at Slack's pace and kept a while), so the read starts now, off
+    // the answer's path, and the Send that follows finds it done or under way.
+    const ws = workspaceOf(options);
+    if (slackGroups.length > 0 && deps.slack.everyone) {
+      const everyone = deps.slack.everyone.bind(deps.slack);
+      unhurried(() => everyone(ws)).catch((error: unknown) => deps.logger.info('reading the workspace people ahead failed', { error }));
+    }
   });
 
   app.options(SettingsModal.actions.approverGroup, async ({ ack, body }) => {

@@ -8,7 +8,7 @@ import { checkRuleForm, checkSeriesForm } from '../../domain/automation-forms.js
 import { importCelebrationDates, MAX_CSV_BYTES, MAX_CSV_ROWS, parseCelebrationCsv } from '../../domain/celebration-csv.js';
 import { recordAudit } from '../../domain/audit.js';
 import { buildCsvReport, buildRecurringSaveModal, seriesCapMessage } from '../blocks/automations.js';
-import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
+import { ANSWER_BUDGET_MS, answerBy, NotReadInTime, secondsToWait } from '../deadline.js';
 import { isChatRefusal } from '../../domain/ports.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
@@ -120,7 +120,7 @@ export function register(app: App, deps: ListenerDeps): void {
         const message = `Slack is busy right now (its rate limit), so your workspace's people could not be read. Nothing was imported. Press Import again in ${secondsToWait(error.retryAfterSeconds)} s.`;
         return ack({ response_action: 'errors', errors: { [errorBlock]: message } });
       }
-      if (!isChatRefusal(error)) throw error;
+      if (!isChatRefusal(error) && !(error instanceof NotReadInTime)) throw error;
       deps.logger.warn('reading the workspace people for a CSV import failed', { teamId: ws.teamId, error });
       return ack({ response_action: 'errors', errors: { [errorBlock]: "Slack did not give us your workspace's people just now. Nothing was imported. Press Import again." } });
     }

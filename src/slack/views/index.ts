@@ -7,13 +7,14 @@ import { formatUsd } from '../../domain/money.js';
 import { escapeMrkdwn } from '../../domain/escape.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/submit-send.js';
 import { isChatRefusal } from '../../domain/ports.js';
-import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
+import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../deadline.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { getCampaign } from '../../domain/campaigns.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission, type StateValues } from '../payloads.js';
-import { filledBlockId, isSafePermalink } from '../blocks/send-modal.js';
+import { buildSendAccepted, buildSendChecking, buildSendNotSent, filledBlockId, isSafePermalink } from '../blocks/send-modal.js';
+import { section } from '../blocks/text.js';
 import { register as registerApprovalViews } from './approval.js';
 import { registerResendViews } from './resend.js';
 import { register as registerSettingsViews } from './settings.js';
@@ -21,8 +22,13 @@ import { register as registerFinanceViews } from './finance.js';
 import { register as registerAutomationViews } from './automations.js';
 import { register as registerRewardsConnect } from './rewards-connect.js';
 
-/** Stay under Slack's 3 s: give up validating after this and ask the user to press Send again. */
+/** Stay under Slack's 3 s: the paced lookups book only slots they can use before this. */
 const SUBMIT_BUDGET_MS = ANSWER_BUDGET_MS;
+/**
+ * Checks still running after this are handed off: the form is answered "checking" and the send goes
+ * on after the answer. Before the 2 s at which a shared read still waiting is given up (untilDeadline).
+ */
+const HAND_OFF_MS = 1700;
 
 export function readSendForm(values: StateValues, fill?: string): SendForm {
   const { blocks: B, actions: A } = SendModal;
@@ -94,9 +100,13 @@ export function register(app: App, deps: ListenerDeps): void {
     const metadata = metadataOf(sendMetadata, view.private_metadata, {});
     const form = readSendForm(view.state.values, metadata.fill);
 
-    // Slack's limits: a lookup whose slot comes too late for this answer is refused, not booked (deadline.ts).
-    const work = answerBy(Date.now() + SUBMIT_BUDGET_MS, async () => {
-      const sender = await deps.slack.for(ws).userInfo(body.user.id);
+    // Slack's limits: a lookup whose slot comes too late for this answer is refused, not booked
+    // (deadline.ts). Checks that are only slow (a big group read page by page, as slowly as Slack
+    // answers) are handed off at HAND_OFF_MS: the form is answered "checking", and the send goes on.
+    let answered: () => void = () => {};
+    const work = answerByAnswered(Date.now() + SUBMIT_BUDGET_MS, async (answer) => {
+      answered = answer;
+      const [sender, settings] = await Promise.all([deps.slack.for(ws).userInfo(body.user.id), deps.settings.get(ws)]);
       if (!sender) return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
       return prepareSend(
         { users: deps.slack, rewards: deps.rewards, catalog: deps.catalog.of(ws), policy: deps.policy, campaign: (teamId, id) => getCampaign(deps.db, teamId, id) },
@@ -108,65 +118,118 @@ export function register(app: App, deps: ListenerDeps): void {
           sourceViewId: view.id,
           now: deps.now(),
           botUserId: context.botUserId,
+          cardRecipients: settings.cardRecipients,
         },
         form,
       );
     });
-    const timedOut = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), SUBMIT_BUDGET_MS).unref());
+    let handOffTimer: NodeJS.Timeout | undefined;
+    const handOff = new Promise<'hand_off'>((resolve) => {
+      handOffTimer = setTimeout(() => resolve('hand_off'), HAND_OFF_MS);
+    });
 
-    let prepared: Awaited<typeof work> | 'timeout';
+    let prepared: Awaited<typeof work> | 'hand_off';
     try {
-      prepared = await Promise.race([work, timedOut]);
+      prepared = await Promise.race([work, handOff]);
     } catch (error) {
       if (isChatRefusal(error, 'rate_limited')) {
-        // Nothing booked or recorded: the person presses Send when Slack has room again.
+        // Slack's rate limit (a 429, or no slot of it left before the answer): nothing booked or recorded.
         log.info('checking the send waits for Slack rate limit', { retryAfterSeconds: error.retryAfterSeconds });
         return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: slackBusy(error.retryAfterSeconds) } });
       }
       log.warn('checking the send failed', { error });
-      return ack({
-        response_action: 'errors',
-        errors: { [SendModal.blocks.recipients]: 'Could not check the recipients or the design right now (Slack or the Rewards API did not answer). Press Send again.' },
-      });
+      return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: COULD_NOT_CHECK } });
+    } finally {
+      clearTimeout(handOffTimer);
     }
-    if (prepared === 'timeout') {
-      work.catch(() => {});
-      log.warn('checking the send took too long');
-      return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: 'Checking took too long. Press Send again.' } });
+    if (prepared === 'hand_off') {
+      answered(); // from here the checks wait for Slack's slots as background work does
+      log.info('checking the send goes on after the answer');
+      await ack({ response_action: 'update', view: buildSendChecking(form.group?.label) as never });
+      await finishAfterAnswer(deps, { ws, userId: body.user.id, viewId: view.id, fill: metadata.fill, log }, work);
+      return;
     }
-    if (!prepared.ok) {
-      const blocks = fieldBlocks(metadata.fill);
-      const errors = Object.fromEntries(Object.entries(prepared.errors).map(([field, message]) => [blocks[field as SendField], message]));
-      return ack({ response_action: 'errors', errors });
-    }
-
-    // A send that needs approval is recorded as awaiting_approval and posted to approvers (approvals.ts).
-    let recorded: RecordedSend;
-    try {
-      recorded = await recordPreparedSend(deps.db, prepared);
-      const { row, created } = recorded;
-      log.info(created ? 'send recorded' : 'send already recorded (double submission)', {
-        kudosId: row.id,
-        totalCents: row.totalCents,
-        recipients: row.recipientCount,
-        needsApproval: Boolean(recorded.approvalReason),
-      });
-    } catch (error) {
-      log.error('recording the send failed', { error });
-      return ack({ response_action: 'errors', errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } });
-    }
-    if (recorded.differs) {
-      // The form was edited after Slack lost our first answer: that first send stands (it may be out already).
-      const first = recorded.row;
-      return ack({
-        response_action: 'errors',
-        errors: {
-          [fieldBlocks(metadata.fill).amount]:
-            `This form was already sent before your changes: ${formatUsd(first.amountCents)} each to ${first.recipientCount} ${first.recipientCount === 1 ? 'person' : 'people'} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
-        },
-      });
-    }
-    await ack();
-    await startRecordedSend(deps, recorded);
+    const outcome = await recordChecked(deps, prepared, metadata.fill, log);
+    if (!outcome.ok) return ack({ response_action: 'errors', errors: outcome.errors });
+    await (outcome.notes.length > 0 ? ack({ response_action: 'update', view: buildSendAccepted(outcome.notes) as never }) : ack());
+    await startRecordedSend(deps, outcome.recorded);
   });
+}
+
+/** Could not check: the inline error (and, after the answer, the line) for a failure that is neither a problem with the form nor Slack's limit. */
+const COULD_NOT_CHECK = 'Could not check the recipients or the design right now (Slack or the Rewards API did not answer). Press Send again.';
+
+type Checked = Awaited<ReturnType<typeof prepareSend>> | { ok: false; errors: Partial<Record<SendField, string>> };
+
+/** A checked form recorded (once, by its view: a double submission finds the first), or the errors by block. */
+async function recordChecked(
+  deps: ListenerDeps,
+  prepared: Checked,
+  fill: string | undefined,
+  log: ListenerDeps['logger'],
+): Promise<{ ok: true; recorded: RecordedSend; notes: string[] } | { ok: false; errors: Record<string, string> }> {
+  if (!prepared.ok) {
+    const blocks = fieldBlocks(fill);
+    return { ok: false, errors: Object.fromEntries(Object.entries(prepared.errors).map(([field, message]) => [blocks[field as SendField], message])) };
+  }
+  // A send that needs approval is recorded as awaiting_approval and posted to approvers (approvals.ts).
+  let recorded: RecordedSend;
+  try {
+    recorded = await recordPreparedSend(deps.db, prepared);
+    const { row, created } = recorded;
+    log.info(created ? 'send recorded' : 'send already recorded (double submission)', {
+      kudosId: row.id,
+      totalCents: row.totalCents,
+      recipients: row.recipientCount,
+      needsApproval: Boolean(recorded.approvalReason),
+    });
+  } catch (error) {
+    log.error('recording the send failed', { error });
+    return { ok: false, errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } };
+  }
+  if (recorded.differs) {
+    // The form was edited after Slack lost our first answer: that first send stands (it may be out already).
+    const first = recorded.row;
+    return {
+      ok: false,
+      errors: {
+        [fieldBlocks(fill).amount]:
+          `This form was already sent before your changes: ${formatUsd(first.amountCents)} each to ${first.recipientCount} ${first.recipientCount === 1 ? 'person' : 'people'} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
+      },
+    };
+  }
+  return { ok: true, recorded, notes: prepared.notes };
+}
+
+/**
+ * The rest of a send whose checks went on after the form was answered: recorded and started as any
+ * send (the sender then hears how it goes, as after any send), or the problem shown in the window and
+ * sent to the sender in a message (the window may be closed by then). Nothing is recorded on a problem.
+ */
+async function finishAfterAnswer(
+  deps: ListenerDeps,
+  at: { ws: ReturnType<typeof workspaceOf>; userId: string; viewId: string; fill: string | undefined; log: ListenerDeps['logger'] },
+  work: Promise<Checked>,
+): Promise<void> {
+  const slack = deps.slack.for(at.ws);
+  const tell = async (problems: string[]) => {
+    await slack.updateView(at.viewId, buildSendNotSent(problems)).catch((error: unknown) => at.log.info('the send window is gone', { error }));
+    const text = `Your kudos was not sent. ${problems.join(' ')}`;
+    await slack.sendDirectMessage(at.userId, { text, blocks: [section(escapeMrkdwn(text))] }).catch((error: unknown) => at.log.warn('telling the sender failed', { error }));
+  };
+  let prepared: Checked;
+  try {
+    prepared = await work;
+  } catch (error) {
+    at.log.warn('checking the send failed after the answer', { error });
+    return tell([
+      isChatRefusal(error, 'rate_limited')
+        ? slackBusy(error.retryAfterSeconds).replace('Press Send again', `Use ${COMMAND} again`)
+        : COULD_NOT_CHECK.replace('Press Send again.', `Use ${COMMAND} again.`),
+    ]);
+  }
+  const outcome = await recordChecked(deps, prepared, at.fill, at.log);
+  if (!outcome.ok) return tell([...new Set(Object.values(outcome.errors))]);
+  await slack.updateView(at.viewId, buildSendAccepted(outcome.notes)).catch((error: unknown) => at.log.info('the send window is gone', { error }));
+  await startRecordedSend(deps, outcome.recorded);
 }

@@ -4,7 +4,8 @@ import type { App } from '@slack/bolt';
 import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/health.js';
 import type { SettingsPatch } from '../../domain/settings.js';
 import type { ChatWorkspace } from '../../domain/ports.js';
-import { buildSettingsSaved } from '../blocks/settings.js';
+import { buildSettingsSaved, CARD_RECIPIENTS } from '../blocks/settings.js';
+import type { CardRecipients } from '../../db/schema/index.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { SettingsModal } from '../ids.js';
@@ -66,6 +67,9 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   const checked = new Set((recognitionLeaf?.selected_options ?? []).map((o) => o.value));
   const notifyChannel = get(B.notifyChannel, A.notifyChannel)?.selected_conversation ?? null;
   if (checked.has(SettingsModal.recognition.digest) && !notifyChannel) errors[B.recognition] = 'The weekly digest goes to the announcement channel: pick one above, or untick the digest.';
+  // An older modal (opened before this setting existed) leaves it as it is.
+  const cardRecipients = get(B.cardRecipients, A.cardRecipients)?.selected_option?.value;
+  if (cardRecipients !== undefined && !(CARD_RECIPIENTS as readonly string[]).includes(cardRecipients)) errors[B.cardRecipients] = 'Pick who receives cards.';
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   return {
@@ -85,6 +89,7 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
       lowBalanceThresholdCents: lowBalance === '' ? null : usdToCents(lowBalance),
       ...(reactionLeaf ? { reactionEmoji: reaction } : {}),
       ...caps,
+      ...(cardRecipients !== undefined ? { cardRecipients: cardRecipients as CardRecipients } : {}),
       ...(recognitionLeaf ? { leaderboardAmounts: checked.has(SettingsModal.recognition.amounts), weeklyDigest: checked.has(SettingsModal.recognition.digest) } : {}),
     },
   };

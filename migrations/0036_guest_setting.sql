@@ -1,0 +1,1 @@
+ALTER TABLE "workspace_settings" ADD COLUMN "card_recipients" text DEFAULT 'members' NOT NULL;
