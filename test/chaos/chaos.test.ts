@@ -52,6 +52,6 @@ describe('chaos', () => {
       expect(result.failedWithoutNotice).toBe(0);
       expect(Object.keys(result.faultsInjected).sort()).toEqual(['delay:3000', 'drop', 'status:429', 'status:500', 'status:503']);
     },
-    600_000,
+    900_000,
   );
 });

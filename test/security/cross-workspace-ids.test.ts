@@ -104,6 +104,7 @@ const NO_ID: Array<{ kind: HandlerKind; id: string; why: string }> = [
   { kind: 'view', id: Celebrations.ruleModal.callbackId, why: "the clicker's workspace's rule, named by its kind (private_metadata)" },
   { kind: 'view', id: Celebrations.csvModal.callbackId, why: "dates for the clicker's workspace" },
   { kind: 'view', id: Recurring.modal.callbackId, why: "a new series of the clicker's" },
+  { kind: 'action', id: Recurring.actions.page, why: "a page number of the clicker's own list of series" },
   { kind: 'view', id: RewardsConnect.callbackId, why: "the clicker's workspace's Rewards connection (no connection id in the form)" },
   { kind: 'view', id: Templates.modal.callbackId, why: "a new template in the clicker's workspace's account" },
   { kind: 'options', id: SendModal.actions.design, why: 'the catalog (the same for every account)' },
