@@ -109,14 +109,19 @@ const botUserOf = async (key: string) => (await testDb.db.select().from(installa
 /** `/kudos settings` from `teamId`: the modal opens through installation `key`'s own token, or the app says it is not installed. */
 async function settingsFrom(teamId: string, key: string, orgWide = false): Promise<'opened' | 'not installed'> {
   sim.distribution!.actAs(teamId, { orgWide });
-  const before = sim.calls.length;
-  const seen = new Set(sim.openViews('U_ADMIN').map((v) => v.id));
-  const answer = await sim.slashCommand('U_ADMIN', 'settings');
-  if ((answer.body as { text?: string } | undefined)?.text === NOT_INSTALLED_TEXT) return 'not installed';
-  await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings' && !seen.has(v.id)));
-  const opened = sim.calls.slice(before).find((c) => c.method === 'views.open');
-  expect(opened).toMatchObject({ ok: true, token: sim.distribution!.installs.installations.get(key)!.botToken });
-  return 'opened';
+  // A cold app on a loaded machine can miss the trigger's 3 s: like a person, the test asks again.
+  for (let attempt = 1; ; attempt++) {
+    const before = sim.calls.length;
+    const seen = new Set(sim.openViews('U_ADMIN').map((v) => v.id));
+    const answer = await sim.slashCommand('U_ADMIN', 'settings');
+    if ((answer.body as { text?: string } | undefined)?.text === NOT_INSTALLED_TEXT) return 'not installed';
+    const view = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings' && !seen.has(v.id))).catch(() => undefined);
+    if (!view && attempt < 3) continue;
+    expect(view).toBeDefined();
+    const opened = sim.calls.slice(before).find((c) => c.method === 'views.open' && c.ok);
+    expect(opened).toMatchObject({ ok: true, token: sim.distribution!.installs.installations.get(key)!.botToken });
+    return 'opened';
+  }
 }
 
 const ALL = ['enterprise:E_GRID', 'team:T0KUDOS', 'team:T_SECOND'];
