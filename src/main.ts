@@ -1,4 +1,4 @@
-// `npm start`: the production server, configured from the environment (CONTRACT.md section 3).
+// `npm start`: the production server, configured from the environment (the README's configuration table).
 import { startApp } from './app.js';
 import { ConfigError, loadConfig } from './config/index.js';
 import { createLogger } from './config/logger.js';

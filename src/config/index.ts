@@ -1,5 +1,5 @@
 // Application configuration, read once from the environment and validated with zod
-// (CONTRACT.md section 3). A missing or malformed variable stops start-up with one line naming it.
+// (the README's configuration table). A missing or malformed variable stops start-up with one line naming it.
 import { z } from 'zod';
 import { KeyRingError, parseKeyRing, type KeyRing } from '../secrets/key-ring.js';
 
@@ -44,7 +44,7 @@ const envSchema = z.object({
   METRICS_HOST: optional(z.string().min(1)),
   DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string')),
   PGLITE_DIR: optional(z.string()),
-  // Required unless Socket Mode (checked below, with the installation modes of CONTRACT.md section 6).
+  // Required unless Socket Mode (checked below, with the README's installation modes).
   SLACK_SIGNING_SECRET: optional(z.string().trim().min(1)),
   // Single-workspace mode only (checked below with the installation modes).
   SLACK_BOT_TOKEN: optional(z.string().trim().min(1)),
@@ -66,7 +66,7 @@ const envSchema = z.object({
         else if (!token.startsWith('xapp-')) ctx.addIssue({ code: 'custom', message: 'must be an app-level token (xapp-…, scope connections:write)' });
       }),
   ),
-  // Distribution mode (CONTRACT.md section 6); required together, checked below.
+  // Distribution mode (the README's installation modes); required together, checked below.
   SLACK_CLIENT_ID: optional(z.string().trim().min(1)),
   SLACK_CLIENT_SECRET: optional(z.string().trim().min(1)),
   SLACK_STATE_SECRET: optional(z.string().trim().min(1)),
@@ -108,7 +108,7 @@ const envSchema = z.object({
   KUDOS_SLACK_RATE_SCALE: optional(z.coerce.number({ error: 'must be a number above 0, e.g. 1 or 2.5' }).positive('must be a number above 0, e.g. 1 or 2.5').max(1000, 'must be at most 1000')),
 });
 
-/** CONTRACT.md section 6: exactly one, chosen by the environment (Socket Mode is an add-on of either). */
+/** The README's installation modes: exactly one, chosen by the environment (Socket Mode is an add-on of either). */
 export type InstallationMode = 'single' | 'distribution';
 
 /** Distribution mode's Slack OAuth client (Bolt's InstallProvider). */
@@ -144,7 +144,7 @@ export interface AppConfig {
   pgliteDir: string;
   /** Undefined only in Socket Mode, where Slack's requests arrive over the socket unsigned. */
   slackSigningSecret: string | undefined;
-  /** Set: Socket Mode (CONTRACT.md section 6), an outbound WebSocket instead of POST /slack/events. */
+  /** Set: Socket Mode (the README's installation modes), an outbound WebSocket instead of POST /slack/events. */
   slackAppToken: string | undefined;
   /** The bot token of single-workspace mode; undefined in distribution mode (tokens per installation). */
   slackBotToken: string | undefined;
@@ -239,7 +239,7 @@ const DISTRIBUTION_VARIABLES = ['SLACK_CLIENT_ID', 'SLACK_CLIENT_SECRET', 'SLACK
 const isSet = (env: Record<string, string | undefined>, name: string) => (env[name] ?? '').trim() !== '';
 
 /**
- * CONTRACT.md section 6: SLACK_BOT_TOKEN is single-workspace mode, the Slack OAuth client is
+ * The README's installation modes: SLACK_BOT_TOKEN is single-workspace mode, the Slack OAuth client is
  * distribution mode; both at once is one line. Neither: single-workspace mode (today's), which then
  * asks for SLACK_BOT_TOKEN.
  */
@@ -252,7 +252,7 @@ function installationModeOf(env: Record<string, string | undefined>): { mode: In
 }
 
 /**
- * The variables that depend on the mode (CONTRACT.md sections 3 and 6): the signing secret is only
+ * The variables that depend on the mode (the README's configuration table and installation modes): the signing secret is only
  * needed without Socket Mode, the webhook secret only with webhooks in single-workspace mode, the
  * bot token and Rewards credentials only in single-workspace mode, the OAuth client only in distribution.
  */

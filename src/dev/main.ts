@@ -1,7 +1,7 @@
 // `npm run dev`: the whole product offline. Prints one URL; Ctrl-C stops everything; data stays in ./.data.
 // `npm run dev -- --socket-mode`: Slack reaches the app over Socket Mode instead of HTTP;
 // `--no-webhooks`: REWARDS_WEBHOOKS=off, order outcomes by polling. Both: no inbound connection at all.
-// `--distribution`: distribution mode (CONTRACT.md section 6): "Add to Slack", several workspaces and a
+// `--distribution`: distribution mode (the README's installation modes): "Add to Slack", several workspaces and a
 // Grid org in the simulator, with a workspace switcher.
 // SIMULATOR_RATE_LIMITS=off (or a multiplier such as 10): the simulator's Slack rate limits (on by default).
 import { mkdirSync } from 'node:fs';

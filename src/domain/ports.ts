@@ -29,7 +29,7 @@ export function displayNameOf(user: Pick<WorkspaceUser, 'displayName' | 'realNam
 }
 
 /**
- * The workspace a port's call is made for (CONTRACT.md section 6): in distribution mode each
+ * The workspace a port's call is made for (the README's installation modes): in distribution mode each
  * workspace (or its Enterprise Grid org) has its own installation and token, so every call names the
  * workspace it acts in, explicitly. `teamId` empty: a workspace the app cannot name (an order placed
  * outside Slack), which only single-workspace mode can serve. A workspace without a live installation

@@ -1,4 +1,4 @@
-// Each workspace's own Rewards account in distribution mode (CONTRACT.md section 6): stored sealed
+// Each workspace's own Rewards account in distribution mode (the README's installation modes): stored sealed
 // in rewards_connections (src/db/schema/rewards-connections.ts), one row per workspace, found by
 // workspace (Slack requests, background work) or by connectionId (the workspace's webhook URL).
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Per-workspace settings in the database, seeded from the environment (CONTRACT.md section 3) the
+// Per-workspace settings in the database, seeded from the environment (the README's configuration table) the
 // first time a workspace is seen, then changed by admins in `/kudos settings`. Reads are cached:
 // replaced at once in this process on a change; another instance's change reaches this one through the
 // change feed (change-feed.ts) within a poll, so an entry lives an hour while the feed runs and a few
@@ -113,7 +113,7 @@ export function notifyChannelLookup(settings: Pick<SettingsStore, 'get'>, home: 
   return async (ws) => (await settings.get(ws ?? (await home()))).notifyChannel ?? undefined;
 }
 
-/** The values a new workspace starts with: the environment of CONTRACT.md section 3. */
+/** The values a new workspace starts with: the environment of the README's configuration table. */
 export function seedFromConfig(
   config: Pick<AppConfig, 'notifyChannel' | 'approvalChannel' | 'approvers' | 'approvalThresholdCents' | 'admins' | 'adminChannel' | 'lowBalanceThresholdCents'>,
 ): SettingsPatch {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Emulator settings from EMULATOR_* variables (CONTRACT.md section 4), validated with zod. */
+/** Emulator settings from EMULATOR_* variables (README.md here), validated with zod. */
 export interface EmulatorConfig {
   sandboxClientId: string;
   sandboxClientSecret: string;

@@ -8,7 +8,7 @@ import { Organizations } from './organizations.js';
 export interface EmulatorOptions {
   port?: number;
   host?: string;
-  /** EMULATOR_* overrides of CONTRACT.md section 4. */
+  /** EMULATOR_* overrides of README.md here. */
   env?: Record<string, string | undefined>;
 }
 

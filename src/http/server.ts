@@ -1,4 +1,4 @@
-// The one HTTP server of the app (CONTRACT.md section 2): Slack, Rewards webhooks, health.
+// The one HTTP server of the app (the README's HTTP routes): Slack, Rewards webhooks, health.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
@@ -15,7 +15,7 @@ export interface HttpRoutes {
   /** POST /webhooks/rewards/{connectionId}: a connected workspace's webhooks (distribution mode). */
   connectionWebhooks?: RouteHandler;
   health?: RouteHandler;
-  /** Distribution mode (CONTRACT.md section 6): the "Add to Slack" page and the OAuth redirect. */
+  /** Distribution mode (the README's installation modes): the "Add to Slack" page and the OAuth redirect. */
   slackInstall?: RouteHandler;
   slackOAuthRedirect?: RouteHandler;
   /** GET /metrics (src/observability/metrics-route.ts); 404 when not given. */

@@ -1,4 +1,4 @@
-// Distribution mode in the simulator (CONTRACT.md section 6): several workspaces (one Enterprise Grid
+// Distribution mode in the simulator (the README's installation modes): several workspaces (one Enterprise Grid
 // org among them), Slack's OAuth v2 (the authorize page, oauth.v2.access with a code or a refresh
 // token), a bot token per installation with optional rotation (xoxe refresh tokens, expiry), and
 // uninstalling (tokens revoked, app_uninstalled and tokens_revoked sent to the app). Every Web API call

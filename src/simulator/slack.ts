@@ -52,7 +52,7 @@ export interface SlackSimulatorOptions {
   /** The app-level token apps.connections.open accepts; default `xapp-1-A0KUDOS-1-kudos-simulator`. */
   appToken?: string;
   /**
-   * Distribution mode (CONTRACT.md section 6): Slack's OAuth for this client id and secret, the
+   * Distribution mode (the README's installation modes): Slack's OAuth for this client id and secret, the
    * authorize page at /oauth/v2/authorize, and tokens per installation (installs.ts).
    */
   oauth?: SimOAuthOptions;

@@ -145,7 +145,7 @@ export const SettingsModal = {
   none: 'none',
 } as const;
 
-/** Workflow Builder custom step (manifest.yml `functions`, CONTRACT.md section 7). */
+/** Workflow Builder custom step (manifest.yml `functions`, docs/automations.md, the Workflow Builder step). */
 export const WorkflowStep = {
   sendKudos: 'send_kudos',
 } as const;

@@ -1,4 +1,4 @@
-// The HTML pages of distribution mode's install routes (CONTRACT.md section 6): GET /slack/install
+// The HTML pages of distribution mode's install routes (the README's installation modes): GET /slack/install
 // ("Add to Slack") and the success and failure pages of GET /slack/oauth_redirect. Small, static,
 // no script; every value shown is escaped. Served with a Content-Security-Policy that allows their
 // one inline style block (by its hash) and nothing else, never framed.

@@ -1,4 +1,4 @@
-// Distribution mode (CONTRACT.md section 6): the installationStore of Bolt's InstallProvider
+// Distribution mode (the README's installation modes): the installationStore of Bolt's InstallProvider
 // (@slack/oauth), on our database through drizzle. One row per installation (src/db/schema/installations.ts),
 // keyed `team:<team id>` for a workspace install and `enterprise:<enterprise id>` for an Enterprise Grid org-wide install.
 // Tokens are sealed with the KUDOS_ENCRYPTION_KEY key ring under a context naming the row and the role

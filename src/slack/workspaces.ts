@@ -1,4 +1,4 @@
-// Which workspace's Slack a call goes to (CONTRACT.md section 6). The domain's ports name the
+// Which workspace's Slack a call goes to (the README's installation modes). The domain's ports name the
 // workspace in every call (ChatWorkspace); this module answers with that workspace's gateway: in
 // single-workspace mode the one gateway on SLACK_BOT_TOKEN, exactly as before; in distribution mode a
 // gateway per workspace whose every call carries the token of the installation serving it (the

@@ -1,4 +1,4 @@
-// Socket Mode (CONTRACT.md section 6): Bolt's SocketModeReceiver, kept connected by us.
+// Socket Mode (the README's installation modes): Bolt's SocketModeReceiver, kept connected by us.
 //
 // Bolt's receiver and @slack/socket-mode's client do the protocol (apps.connections.open, hello,
 // envelopes, acks over the socket). Around them this module adds what "lose nothing, do nothing

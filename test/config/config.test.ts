@@ -13,7 +13,7 @@ function problemsOf(env: Record<string, string | undefined>): string[] {
 }
 
 describe('loadConfig', () => {
-  it('applies the defaults of CONTRACT.md section 3', () => {
+  it('applies the defaults of the README configuration table', () => {
     const config = loadConfig(REQUIRED_ENV);
     expect(config).toMatchObject({
       port: 3000,
@@ -91,7 +91,7 @@ describe('loadConfig', () => {
   });
 });
 
-describe('installation modes (CONTRACT.md sections 3 and 6)', () => {
+describe('installation modes (README: configuration, installation modes)', () => {
   const { SLACK_SIGNING_SECRET: _secret, REWARDS_WEBHOOK_SECRET: _webhookSecret, ...withoutSecrets } = REQUIRED_ENV;
 
   it('Socket Mode: SLACK_APP_TOKEN (xapp-) makes the signing secret optional', () => {

@@ -1,4 +1,4 @@
-// Distribution mode end to end (issue 16, CONTRACT.md section 6): "Add to Slack" through the app's
+// Distribution mode end to end (the README's installation modes): "Add to Slack" through the app's
 // own routes and the simulator's authorize page, two workspaces and an Enterprise Grid org-wide
 // install, `/kudos` from each as signed requests into Bolt, the token every Web API call carried,
 // uninstalling, the database and the logs read for tokens in clear, and the bad inputs of the issue.

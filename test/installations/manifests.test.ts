@@ -1,4 +1,4 @@
-// The two manifests (CONTRACT.md sections 5 and 6): manifest.yml stays the single-workspace one;
+// The two manifests (the README's commands and installation modes): manifest.yml stays the single-workspace one;
 // manifest.distribution.yml asks for exactly the bot scopes that GET /slack/install asks for.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';

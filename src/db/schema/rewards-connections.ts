@@ -1,4 +1,4 @@
-// A workspace's own Rewards account (distribution mode, CONTRACT.md section 6): the credentials an
+// A workspace's own Rewards account (distribution mode, the README's installation modes): the credentials an
 // admin connected from App Home. One row per workspace (team_id UNIQUE). `id` is the connectionId of
 // the workspace's webhook URL, POST /webhooks/rewards/{id}: random and unguessable (it names the
 // secret a delivery is verified with; the signature, not the id, is what authenticates).

@@ -1,5 +1,5 @@
 // Per-workspace settings that admins edit in Slack (`/kudos settings`). The row is seeded from the
-// environment (CONTRACT.md section 3) the first time a workspace is seen; the database holds them after.
+// environment (the README's configuration table) the first time a workspace is seen; the database holds them after.
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { workspaceColumns } from './workspace.js';
 

@@ -18,7 +18,7 @@ const TemplateSchema = z.object({
   buttonFontColor: HexColor.optional(),
 });
 
-/** Spec 4.5. Any valid token of the organization may use them (CONTRACT.md: no scope named). */
+/** Spec 4.5. Any valid token of the organization may use them (no scope is named for them). */
 export function registerTemplateRoutes(app: EmulatorApp, core: EmulatorCore): void {
   const envOf = (c: Context<EmulatorEnv>) => core.env(c.get('grant').env);
   const base = '/api/v1/templates';
