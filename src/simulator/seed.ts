@@ -63,7 +63,8 @@ export const APP_ID = 'A0KUDOS';
 export const BOT_ID = 'B0KUDOS';
 export const BOT_USER_ID = 'U_KUDOSBOT';
 
-function person(id: string, name: string, realName: string, role: string, extra: Partial<WorkspaceUser> = {}): WorkspaceUser {
+/** A full member of the workspace (`name@example.com`, New York time unless `extra` says otherwise). */
+export function workspacePerson(id: string, name: string, realName: string, role: string, extra: Partial<WorkspaceUser> = {}): WorkspaceUser {
   return {
     id,
     name,
@@ -83,27 +84,27 @@ function person(id: string, name: string, realName: string, role: string, extra:
 /** A fresh copy of the seeded workspace (callers may mutate it). */
 export function seedWorkspace(): Workspace {
   const users: WorkspaceUser[] = [
-    person('U_MANAGER', 'maya', 'Maya Manager', 'manager', { tz: 'America/New_York' }),
-    person('U_APPROVER', 'arjun', 'Arjun Approver', 'approver', { tz: 'Europe/London' }),
-    person('U_ADMIN', 'ada', 'Ada Admin', 'workspace admin', { tz: 'America/Los_Angeles', isAdmin: true }),
-    person('U_EMP1', 'eli', 'Eli Engineer', 'employee', { tz: 'America/Chicago' }),
-    person('U_EMP2', 'erin', 'Erin Designer', 'employee', { tz: 'America/New_York' }),
-    person('U_EMP3', 'omar', 'Omar Operations', 'employee', { tz: 'Europe/Berlin' }),
-    person('U_EMP4', 'sofia', 'Sofia Sales', 'employee', { tz: 'America/Denver', profileFields: { Xf0BIRTHDAY: '1991-07-04', Xf0STARTDATE: '2022-09-01', Xf0TEAM: 'Sales' } }),
+    workspacePerson('U_MANAGER', 'maya', 'Maya Manager', 'manager', { tz: 'America/New_York' }),
+    workspacePerson('U_APPROVER', 'arjun', 'Arjun Approver', 'approver', { tz: 'Europe/London' }),
+    workspacePerson('U_ADMIN', 'ada', 'Ada Admin', 'workspace admin', { tz: 'America/Los_Angeles', isAdmin: true }),
+    workspacePerson('U_EMP1', 'eli', 'Eli Engineer', 'employee', { tz: 'America/Chicago' }),
+    workspacePerson('U_EMP2', 'erin', 'Erin Designer', 'employee', { tz: 'America/New_York' }),
+    workspacePerson('U_EMP3', 'omar', 'Omar Operations', 'employee', { tz: 'Europe/Berlin' }),
+    workspacePerson('U_EMP4', 'sofia', 'Sofia Sales', 'employee', { tz: 'America/Denver', profileFields: { Xf0BIRTHDAY: '1991-07-04', Xf0STARTDATE: '2022-09-01', Xf0TEAM: 'Sales' } }),
     (() => {
-      const u = person('U_NOEMAIL', 'nora', 'Nora Noemail', 'no e-mail in profile', { tz: 'America/New_York' });
+      const u = workspacePerson('U_NOEMAIL', 'nora', 'Nora Noemail', 'no e-mail in profile', { tz: 'America/New_York' });
       delete u.email;
       return u;
     })(),
-    person('U_TOKYO', 'taro', 'Taro Tokyo', 'employee in Tokyo', { tz: 'Asia/Tokyo' }),
+    workspacePerson('U_TOKYO', 'taro', 'Taro Tokyo', 'employee in Tokyo', { tz: 'Asia/Tokyo' }),
     (() => {
-      const u = person('U_BOT', 'buildbot', 'Build Bot', 'a bot', { isBot: true, tz: 'America/Los_Angeles' });
+      const u = workspacePerson('U_BOT', 'buildbot', 'Build Bot', 'a bot', { isBot: true, tz: 'America/Los_Angeles' });
       delete u.email;
       return u;
     })(),
-    person('U_GONE', 'greg', 'Greg Gone', 'deactivated', { deleted: true }),
+    workspacePerson('U_GONE', 'greg', 'Greg Gone', 'deactivated', { deleted: true }),
     (() => {
-      const u = person(BOT_USER_ID, 'kudos', 'Kudos', 'the Kudos app', { isBot: true, tz: 'America/Los_Angeles' });
+      const u = workspacePerson(BOT_USER_ID, 'kudos', 'Kudos', 'the Kudos app', { isBot: true, tz: 'America/Los_Angeles' });
       delete u.email;
       return u;
     })(),

@@ -9,6 +9,7 @@ import { eq, isNull } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { kudos, orderChecks, recipientMappings, webhookEvents, type KudosRow } from '../../src/db/schema/index.js';
 import type { Message, SlackSimulator } from '../../src/simulator/slack.js';
+import { workspacePerson } from '../../src/simulator/seed.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 import { envelope, postWebhook, signed } from '../webhooks/support.js';
 
@@ -26,19 +27,7 @@ function seedBigGroup(sim: SlackSimulator, size = GROUP_SIZE): string[] {
   for (let i = 0; i < size; i++) {
     const id = `U_BIG${String(i).padStart(4, '0')}`;
     ids.push(id);
-    sim.workspace.users.push({
-      id,
-      name: `big${i}`,
-      realName: `Person ${i}`,
-      displayName: `P${i}`,
-      email: `big${i}@example.com`,
-      tz: 'America/New_York',
-      isAdmin: false,
-      isOwner: false,
-      isBot: false,
-      deleted: false,
-      role: 'member of a big group',
-    });
+    sim.workspace.users.push(workspacePerson(id, `big${i}`, `Person ${i}`, 'member of a big group', { displayName: `P${i}` }));
   }
   sim.workspace.usergroups.push({ id: 'S_BIG', handle: 'everyone-big', name: 'Everyone Big', users: ids });
   return ids;

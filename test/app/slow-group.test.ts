@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { kudos } from '../../src/db/schema/index.js';
 import type { SlackSimulator } from '../../src/simulator/slack.js';
 import { eventually, sendModalValues, useAppPerTest } from '../support/app.js';
+import { workspacePerson } from '../../src/simulator/seed.js';
 
 const GROUP_SIZE = 1500;
 const e2e = useAppPerTest({
@@ -21,19 +22,7 @@ function seedGroup(sim: SlackSimulator): void {
   for (let i = 0; i < GROUP_SIZE; i++) {
     const id = `U_SLOW${String(i).padStart(4, '0')}`;
     ids.push(id);
-    sim.workspace.users.push({
-      id,
-      name: `slow${i}`,
-      realName: `Person ${i}`,
-      displayName: `P${i}`,
-      email: `slow${i}@example.com`,
-      tz: 'UTC',
-      isAdmin: false,
-      isOwner: false,
-      isBot: false,
-      deleted: false,
-      role: 'member',
-    });
+    sim.workspace.users.push(workspacePerson(id, `slow${i}`, `Person ${i}`, 'member', { displayName: `P${i}`, tz: 'UTC' }));
   }
   sim.workspace.usergroups.push({ id: 'S_SLOW', handle: 'all-hands', name: 'All Hands', users: ids });
 }

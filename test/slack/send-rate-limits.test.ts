@@ -10,6 +10,7 @@ import { kudos } from '../../src/db/schema/index.js';
 import { TEAM_ID } from '../../src/simulator/seed.js';
 import { eventually, sendModalValues, useAppPerTest } from '../support/app.js';
 import { slackRetryAfterPassed } from '../support/slack-retry-after.js';
+import { workspacePerson } from '../../src/simulator/seed.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '1000000' } });
 
@@ -106,19 +107,7 @@ describe('the send modal under Slack rate limits', () => {
       const members: string[] = [];
       for (let i = 0; sim.workspace.users.length < 4100; i++) {
         const id = `U_MANY${String(i).padStart(4, '0')}`;
-        sim.workspace.users.push({
-          id,
-          name: `many${i}`,
-          realName: `Person ${i}`,
-          displayName: `P${i}`,
-          email: `many${i}@example.com`,
-          tz: 'UTC',
-          isAdmin: false,
-          isOwner: false,
-          isBot: false,
-          deleted: false,
-          role: 'member',
-        });
+        sim.workspace.users.push(workspacePerson(id, `many${i}`, `Person ${i}`, 'member', { displayName: `P${i}`, tz: 'UTC' }));
         if (members.length < 100) members.push(id);
       }
       sim.workspace.usergroups.push({ id: 'S_HUNDRED', handle: 'hundred', name: 'A Hundred', users: members });
