@@ -1,5 +1,6 @@
-// Open-loop load at a fixed offered rate: request i is due at start + i/rate and its latency is
-// counted from that due time, so a slow server cannot hide its queueing (no coordinated omission).
+// Load for the benchmarks. Open loop at a fixed offered rate: request i is due at start + i/rate and
+// its latency is counted from that due time, so a slow server cannot hide its queueing (no coordinated
+// omission). Closed loop: a fixed number of requests in flight, answers per second.
 import { Pool } from 'undici';
 import { summarize, type LatencySummary } from './stats.js';
 
@@ -17,12 +18,15 @@ export interface FixedRateResult extends LatencySummary {
   achievedRate: number;
   /** Every latency, ms (to pool several runs before taking percentiles). */
   samples: number[];
+  /** How late each request left the load generator, ms: its own delays, counted in the latencies. */
+  sendLag: number[];
 }
 
 export async function runFixedRate(options: { origin: string; rate: number; seconds: number; makeRequest: (i: number) => FixedRateRequest; connections?: number }): Promise<FixedRateResult> {
   const pool = new Pool(options.origin, { connections: options.connections ?? 64, pipelining: 1 });
   const total = Math.round(options.rate * options.seconds);
   const latencies: number[] = [];
+  const sendLag: number[] = [];
   let ok = 0;
   let failed = 0;
   const inFlight: Promise<void>[] = [];
@@ -33,6 +37,7 @@ export async function runFixedRate(options: { origin: string; rate: number; seco
       const wait = due - performance.now();
       if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
       const request = options.makeRequest(i);
+      sendLag.push(Math.max(0, performance.now() - due));
       inFlight.push(
         pool
           .request({ method: 'POST', path: request.path, headers: request.headers, body: request.body })
@@ -52,5 +57,41 @@ export async function runFixedRate(options: { origin: string; rate: number; seco
     await pool.close();
   }
   const elapsed = (performance.now() - start) / 1000;
-  return { ...summarize(latencies), offeredRate: options.rate, seconds: options.seconds, ok, failed, achievedRate: ok / elapsed, samples: latencies };
+  return { ...summarize(latencies), offeredRate: options.rate, seconds: options.seconds, ok, failed, achievedRate: ok / elapsed, samples: latencies, sendLag };
+}
+
+export interface ClosedLoopResult {
+  perSecond: number;
+  ok: number;
+  failed: number;
+}
+
+/** `inFlight` requests at a time for `seconds`: answers (2xx) per second. */
+export async function runClosedLoop(options: { origin: string; inFlight: number; seconds: number; makeRequest: (i: number) => FixedRateRequest }): Promise<ClosedLoopResult> {
+  const pool = new Pool(options.origin, { connections: options.inFlight, pipelining: 1 });
+  let ok = 0;
+  let failed = 0;
+  let next = 0;
+  const start = performance.now();
+  const until = start + options.seconds * 1000;
+  try {
+    await Promise.all(
+      Array.from({ length: options.inFlight }, async () => {
+        while (performance.now() < until) {
+          const request = options.makeRequest(next++);
+          try {
+            const response = await pool.request({ method: 'POST', path: request.path, headers: request.headers, body: request.body });
+            await response.body.dump();
+            if (response.statusCode < 300) ok++;
+            else failed++;
+          } catch {
+            failed++;
+          }
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
+  return { perSecond: ok / ((performance.now() - start) / 1000), ok, failed };
 }
