@@ -1,4 +1,4 @@
-// A kudos to a 1,000-member user group end to end (issue 20), in process: the app (src/app.ts) on a
+// A kudos to a 1,000-member user group end to end, in process: the app (src/app.ts) on a
 // fresh database, the Rewards emulator at its default rate limit (1,000 requests per 10 s) behind a
 // recording proxy, the Slack simulator with the group seeded. Submitted through the send modal
 // (signed requests), placed, every order brought to COMPLETE with the emulator's clock, every

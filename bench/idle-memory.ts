@@ -1,4 +1,4 @@
-// Idle memory of the app process (issue 8: < 150 MiB): started against the emulator and simulator,
+// Idle memory of the app process (goal: < 150 MiB): started against the emulator and simulator,
 // migrated, then left alone for IDLE_SECONDS; RSS from /proc, heap and external memory from the
 // app's own /metrics. The production start (`npm start`: compiled dist/main.js with its node flags)
 // is measured beside the former start (`tsx src/main.ts`, the baseline) in the same run, each on a
@@ -17,9 +17,8 @@ import type { BenchRow } from './report.js';
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS) || 10;
 const TARGET_MIB = 150;
 /**
- * `npm run dev` on PGlite (issue 20: "under 150 MiB RSS, today about 240 MiB"). The issue's 240 MiB
- * was this bench's "app RSS idle" of 2026-11-24: the RSS of the app's own process (`stack.app.pid`),
- * not of npm above it; the target is read the same way, on the dev process. The whole tree (npm's
+ * `npm run dev` on PGlite: under 150 MiB RSS of the app's own process (`stack.app.pid`), not of npm
+ * above it; the target is read on the dev process. The whole tree (npm's
  * own ~53 MiB with it) is reported beside it.
  */
 const DEV_TARGET_MIB = 150;
@@ -28,7 +27,7 @@ const DEV_TARGET_MIB = 150;
  * memory): measured beside it in the same run, without npm (compare the dev process alone).
  */
 const FORMER_DEV_COMMAND = ['node', '--liftoff-only', '--max-semi-space-size=4', 'dist/dev/main.js'];
-/** Production `npm start` on PostgreSQL (issue 20). */
+/** Production `npm start` on PostgreSQL. */
 const PRODUCTION_POSTGRES_TARGET_MIB = 120;
 
 /** Every process below `pid` (from /proc), with `pid` itself. */
@@ -72,7 +71,7 @@ interface TreeMemory {
 /**
  * `npm run dev` as a user starts it (npm, its shell, and whatever they start), on a fresh PGlite
  * folder, until it prints its URL and IDLE_SECONDS more; RSS and PSS summed over the process tree.
- * The same for the former `tsx src/dev/main.ts` script (`npm run dev` until issue 20) and the dev
+ * The same for the former `tsx src/dev/main.ts` script (a development start without a build) and the dev
  * process with its former flags, in the same run.
  */
 async function devTreeRss(command: string[]): Promise<TreeMemory> {

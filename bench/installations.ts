@@ -1,4 +1,4 @@
-// Many installations (issue 20): the app in distribution mode with 1, 1,000 and 10,000 installations
+// Many installations: the app in distribution mode with 1, 1,000 and 10,000 installations
 // stored (sealed tokens: the first written by the installationStore, the rest rows of the same shape), `/kudos` acks signed by the
 // benchmark and spread over the workspaces as production traffic would be (most requests from a hot
 // 5% of workspaces, the rest from any workspace, so the authorize cache is mostly warm and sometimes

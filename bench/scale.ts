@@ -1,4 +1,4 @@
-// Scale under the Rewards API's rate limit (issue 20), once per database (PGlite; PostgreSQL too when
+// Scale under the Rewards API's rate limit, once per database (PGlite; PostgreSQL too when
 // DATABASE_URL is set, or `--db postgresql`): app instances, the emulator, the Slack simulator. On
 // PostgreSQL the fleet's instances run each in a process of its own (bench/scale-instance.ts, the app
 // started as `npm start` starts it); `--in-process` (and PGlite, and the share part) runs them in this
@@ -291,7 +291,7 @@ interface FleetResult {
 const FLEET_LIMIT = 100;
 /** `--limit N`: the fleet's limit per 10 s (the emulator's default is 1,000). */
 const fleetLimit = argNumber('--limit', FLEET_LIMIT);
-/** `--in-process`: the fleet's instances in this process (one event loop), as before they had processes of their own. */
+/** `--in-process`: the fleet's instances in this process (one event loop) rather than processes of their own. */
 const inProcess = process.argv.includes('--in-process');
 const FLEET_WINDOW_S = 10;
 const WORKSPACES = 50;

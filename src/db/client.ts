@@ -69,7 +69,7 @@ export async function connectDatabase(opts: ConnectOptions): Promise<DatabaseCon
  * initdb for a new PGlite folder, in a child process: an instance that ran initdb holds ~450 MiB more
  * until a major GC happens to free it (and the allocator keeps much of it even then); one opening an
  * existing folder does not. If the child fails before creating the folder, the caller's own
- * PGlite.create runs initdb in process as before.
+ * PGlite.create runs initdb in process.
  */
 async function initPgliteFolder(dir: string, options: { startParams: string[] }): Promise<void> {
   const [{ execFile }, { createRequire }] = await Promise.all([import('node:child_process'), import('node:module')]);

@@ -1,4 +1,4 @@
-// Campaigns (issue 18): admins create, edit and archive them; senders pick one in the send form, which
+// Campaigns: admins create, edit and archive them; senders pick one in the send form, which
 // fills its design, amount and e-mail template; spend is counted by campaign.
 //
 // How they map onto the Rewards API's campaigns (spec 2.5, 4.4): the API's campaign has one fixed

@@ -1,7 +1,7 @@
 // Choice-card designs from the API's catalog, cached in memory for a short time so that every
 // keystroke in the design picker does not call the API. Searchable by name. Read and cached per
 // Rewards client, so each workspace sees its own account's catalog (distribution mode) and the
-// single-workspace client's cache is shared by every request as before.
+// single-workspace client's cache is shared by every request.
 import { RewardsNotFoundError, toCents, type ChoiceProduct, type RewardsClient } from '../rewards/index.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 import type { WorkspaceRef } from './settings.js';

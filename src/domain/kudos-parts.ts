@@ -2,7 +2,7 @@
 // RECIPIENTS_PER_ORDER recipients per order, in the order the row recorded them, each part an order
 // with its own key derived from the send's (deriveIdempotencyKey: `${key}-${part}`), so a retried or
 // resumed part finds its own order (409 -> lookup) and is never placed twice. Reward links work the
-// same way (reward-link-parts.ts). A send of one part keeps the send's own key, exactly as before.
+// same way (reward-link-parts.ts). A send of one part keeps the send's own key.
 import type { KudosRow } from '../db/schema/index.js';
 import { deriveIdempotencyKey } from '../rewards/index.js';
 

@@ -22,7 +22,7 @@
 // Single-workspace mode: every workspace is on the one account, so the account's latest read (by any
 // workspace, on any instance: finance_state) stands for each workspace whose own is older, less what
 // that workspace spent since (the others' orders are "elsewhere", caught by the next read within the
-// minute, as before). The minute's read is then one per account (one per instance at most, read in
+// minute). The minute's read is then one per account (one per instance at most, read in
 // flight shared by the process's workspaces), not one per workspace: 50 workspaces in a steady stream
 // read the balance about once a minute, not 50 times.
 //

@@ -41,9 +41,8 @@ const RATE_LIMITED_RETRY_CAP_MS = 60_000;
 /**
  * The longest a check waits after a failure that says nothing about the order (a 5xx, a dropped
  * connection, a timeout), or after a failure to tell people about an order known to be finished. The
- * ladder is for orders found unfinished; `attempts` counts every try, rate-limited ones included, so
- * after a burst of 429s one 503 used to push a finished order's notices an hour out (a 300-kudos,
- * 30%-faults chaos run lost a completion notice to it).
+ * ladder is for orders found unfinished; `attempts` counts every try, rate-limited ones included; this cap
+ * keeps a burst of 429s followed by one 503 from pushing a finished order's notices an hour out.
  */
 export const TRANSIENT_RETRY_CAP_MS = 30_000;
 
@@ -247,7 +246,7 @@ const CREATED_MARGIN_MS = 60_000;
  * the list shows unfinished is rescheduled, a cancelled one recorded, and a finished kudos or
  * outside order without bounces is told from the list's counts. Everything else (bounces, whose
  * addresses only the order itself has; reward links, whose links too; an order the list did not
- * show) is checked with its own GET as before. Never throws.
+ * show) is checked with its own GET. Never throws.
  */
 export async function runOrderChecks(deps: ReconcileDeps, checks: OrderCheckRow[], opts: ReconcileOptions & { signal?: AbortSignal } = {}): Promise<CheckOutcome[]> {
   const groups = new Map<RewardsClient | undefined, OrderCheckRow[]>();

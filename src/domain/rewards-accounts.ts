@@ -1,5 +1,5 @@
 // How work finds its Rewards client: always by workspace (ARCHITECTURE.md, "Which Rewards account").
-// Single-workspace mode: the environment's one client for every workspace, exactly as before.
+// Single-workspace mode: the environment's one client for every workspace.
 // Distribution mode: the workspace's own connection (rewards-connections.ts); each connection gets a
 // client of its own (its own OAuth token, connection pool and rate-limit budget), kept in a bounded
 // cache: least recently used out first, rebuilt when the connection's credentials change (reconnect
@@ -7,7 +7,7 @@
 // once on disconnect. Whether a workspace is connected at all is kept too (bounded), so a workspace
 // without an account does not cost a query per request. With the change feed running (change-feed.ts),
 // another instance's connect or disconnect reaches both within a poll and they live up to an hour;
-// without it (or while its polls fail) as before. Nothing here ever picks "some" client: no workspace, no client.
+// without it (or while its polls fail) the recheck above applies. Nothing here ever picks "some" client: no workspace, no client.
 import type { RateLimitStatus, RewardsClient } from '../rewards/index.js';
 import type { ChangeWatch } from './change-feed.js';
 import type { RewardsConnection, RewardsConnectionStore } from './rewards-connections.js';

@@ -1,4 +1,4 @@
-// Deleting a workspace's data (issue 16, docs/security.md "What uninstall deletes, and when"): after
+// Deleting a workspace's data (docs/security.md "What uninstall deletes, and when"): after
 // an uninstall the data stays KUDOS_RETENTION_DAYS (the audit trail: kudos history, who approved
 // what), then the periodic purge deletes it; an admin can ask for it sooner from `/kudos settings`
 // ("Delete our data"). Every table keyed by the workspace (a `team_id` column: src/db/schema/workspace.ts)

@@ -3,8 +3,7 @@
 // answer (the admin check's users.info, ...) book only slots they can use in time. One refused by
 // Slack's rate limit is answered "Slack is busy right now ... again in N s" (a form: inline, under its
 // first input; an options list: no options; a button: told to the clicker) instead of no answer.
-// A submission's or an options list's answer is its ack, after which its listener waits for its slots
-// as before; a button acks at once and answers by opening its modal (the trigger_id lives 3 s), so its
+// A submission's or an options list's answer is its ack, after which its listener waits for its slots; a button acks at once and answers by opening its modal (the trigger_id lives 3 s), so its
 // whole listener, which does nothing after opening it, is under the deadline.
 import type { App } from '@slack/bolt';
 import { isChatRefusal } from '../domain/ports.js';

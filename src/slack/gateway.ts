@@ -183,7 +183,7 @@ export interface SlackGatewayOptions {
   direct?: DirectWebApiCall;
   /**
    * The workspace's bot token, asked before every call (distribution mode: its installation's, refreshed
-   * when it nears expiry). Absent: the clients' own token (single-workspace mode, exactly as before).
+   * when it nears expiry). Absent: the clients' own token (single-workspace mode).
    */
   token?: () => Promise<string>;
   now?: () => number;
@@ -197,8 +197,7 @@ export interface SlackGatewayOptions {
 /**
  * A gateway is kept per workspace (src/slack/workspaces.ts, up to 2,000 at once), so it is a class:
  * its methods live once on the prototype, each instance holds only its fields (about 100 bytes), and
- * its caches are made at their first entry. The object literal of closures it replaced took about
- * 2 KiB per workspace (issue 20, memory per workspace).
+ * its caches are made at their first entry (memory per workspace).
  */
 class Gateway implements SlackGateway {
   private readonly ttl: number;

@@ -88,7 +88,7 @@ interface PaceRules {
   methodRules: Record<PacedMethod, PaceRule>;
 }
 
-/** The rules depend on the scale alone: one set per scale, shared by every workspace's pacer (issue 20, memory per workspace). */
+/** The rules depend on the scale alone: one set per scale, shared by every workspace's pacer (memory per workspace). */
 const RULES_BY_SCALE = new Map<number, PaceRules>();
 function rulesAt(scale: number): PaceRules {
   let rules = RULES_BY_SCALE.get(scale);
@@ -124,7 +124,7 @@ async function slot(schedules: CallSchedules, team: string, slots: Array<{ key: 
 
 /**
  * One workspace's pacer: a class, so that the one kept per workspace (src/slack/workspaces.ts) holds
- * three fields and its methods live once on the prototype (issue 20, memory per workspace).
+ * three fields and its methods live once on the prototype (memory per workspace).
  */
 class WorkspacePacer implements SlackPacer {
   constructor(

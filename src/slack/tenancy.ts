@@ -1,5 +1,5 @@
 // How a request, or a row of background work, finds the installation and token it acts with
-// (the README's installation modes). Single-workspace mode: SLACK_BOT_TOKEN for everything, exactly as before.
+// (the README's installation modes). Single-workspace mode: SLACK_BOT_TOKEN for everything.
 // Distribution mode: Bolt's own OAuth, @slack/oauth's InstallProvider (its state store, state cookie
 // and callback), with our drizzle installationStore (installation-store.ts); the bot token of a
 // workspace comes from InstallProvider.authorize, which refreshes rotating tokens before they expire,

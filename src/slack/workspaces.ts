@@ -1,6 +1,6 @@
 // Which workspace's Slack a call goes to (the README's installation modes). The domain's ports name the
 // workspace in every call (ChatWorkspace); this module answers with that workspace's gateway: in
-// single-workspace mode the one gateway on SLACK_BOT_TOKEN, exactly as before; in distribution mode a
+// single-workspace mode the one gateway on SLACK_BOT_TOKEN; in distribution mode a
 // gateway per workspace whose every call carries the token of the installation serving it (the
 // workspace's own, or its Enterprise Grid org's), looked up, and refreshed when it nears expiry,
 // through InstallProvider.authorize (src/slack/tenancy.ts). A workspace without a live installation is

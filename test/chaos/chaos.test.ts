@@ -1,7 +1,7 @@
 // Chaos (PostgreSQL only: two instances must share one real database): 300 kudos over two app
 // instances behind a load balancer, 20% of Rewards API requests faulted (lost answers after the
 // order was created among them), one instance SIGKILLed mid-run and restarted, one stalled past its
-// worker lease; then the money faults of issue 14 (money-faults.ts): sends racing one budget, sends
+// worker lease; then the money faults (money-faults.ts): sends racing one budget, sends
 // scheduled three weeks ahead with the emulator clock advanced, reward links refused part-way. Everything that must hold for money is checked afterwards, and every
 // notice exactly once (the notice outbox). `npm run chaos -- --kudos 1000 --faults 0.3` runs it
 // larger, with the approvals race and the database cut (test/chaos/run.ts).

@@ -46,7 +46,7 @@ export interface ChaosOptions {
   /** Terminate the app instances' database connections once, half-way through the submissions. Default true. */
   dbCut?: boolean;
   /**
-   * The money faults of issue 14 after the main run (money-faults.ts): concurrent sends against one
+   * The money faults after the main run (money-faults.ts): concurrent sends against one
    * budget, sends scheduled weeks ahead with the emulator clock advanced, a reward-link request
    * refused part-way. Default true.
    */

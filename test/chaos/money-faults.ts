@@ -1,4 +1,4 @@
-// The chaos run's money faults (issue 14), run after the main kudos have settled, with the random
+// The chaos run's money faults, run after the main kudos have settled, with the random
 // faults still on:
 // - concurrent sends against one budget: one sender submits four $7 sends at once against a $20
 //   monthly budget (from four Slack clients: four distinct modals); what goes out without approval must stay within the budget (the rest waits for

@@ -1,7 +1,7 @@
 // `npm run chaos -- --kudos 1000 --faults 0.3 [--seed N] [--runs K] [--approvals-share 0.2]
 // [--reject-share 0.5] [--no-approvals] [--no-db-cut] [--no-stall] [--no-money-faults] [--app-node-args '--cpu-prof']`: the chaos run at any size, on the PostgreSQL of
 // DATABASE_URL, with approvals in the mix, the database connection cut once, a worker stalled past
-// its lease and the money faults of issue 14 (money-faults.ts) (all on by default).
+// its lease and the money faults (money-faults.ts) (all on by default).
 // Prints what held and exits 1 if anything did not.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -179,7 +179,7 @@ describe('the shared Rewards rate budget', () => {
   }
 
   it("workspaces in turn inside one account: a backlog of one workspace does not hold another workspace's single request behind it", async () => {
-    // The backlog books any distance ahead here (as before the booking horizon, tested below): the
+    // The backlog books any distance ahead here (no booking horizon here; it is tested below): the
     // turns alone put the others' requests ahead of the slots it booked.
     const budgets = createRateBudgets(testDb.db, { backlogAheadMs: Infinity });
     const gate = budgets.gate('env:turns');

@@ -55,7 +55,7 @@ describe('reward links in parts', () => {
     }, 30_000);
     expect(links.size).toBe(1000);
     // The DMs of the two orders are one series over the request: "part 1 of 20" .. "part 20 of 20",
-    // each number once (each order used to count its own "part 1 of 10" .. "part 10 of 10").
+    // each number once (not each order its own "part 1 of 10" .. "part 10 of 10").
     const numbers = adminTexts().flatMap((t) => [...(/part (\d+) of (\d+)/.exec(t) ?? [])].slice(1, 3).join('/') || []);
     expect(numbers).toHaveLength(20);
     expect(new Set(numbers).size).toBe(20);

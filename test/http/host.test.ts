@@ -1,5 +1,5 @@
 // HOST binds the app's port to one interface in every mode that listens (single workspace, distribution,
-// Socket Mode); unset, the port is on every IPv4 interface as before. Seen over real HTTP: 127.0.0.2 is
+// Socket Mode); unset, the port is on every IPv4 interface. Seen over real HTTP: 127.0.0.2 is
 // a loopback address of its own, so a port bound there is refused on 127.0.0.1.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.js';

@@ -1,4 +1,4 @@
-// Reward links are bearer gift cards (issue 13, finding 3): once the `/kudos links` DM is posted, no
+// Reward links are bearer gift cards: once the `/kudos links` DM is posted, no
 // redeem URL stays in the notice outbox, and a LOG_LEVEL=debug run writes none to the logs.
 import { sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';

@@ -240,9 +240,9 @@ describe('completion of kudos sent from Slack', () => {
     expect(posted.every((n) => n.ts)).toBe(true);
   });
 
-  // Issue 14, finding 3: the order was created but the answer lost, and the kudos said failed (or
-  // unknown). A later order.created used to attach the order id while the status stayed failed, so
-  // the budget missed the spend and the sender had been told to try again.
+  // The order was created but the answer lost, and the kudos said failed (or unknown): a later
+  // order.created must move the status too, or the budget misses the spend and the sender is told
+  // to try again.
   // A send in parts stops at the first part it cannot place; that part's order may exist all the
   // same (its answer lost), and turn up later by webhook or by the order poller.
   describe('a part order of a send in parts that turns up later', () => {

@@ -1,4 +1,4 @@
-// Campaigns (issue 18): a named way of sending kudos ("Q4 spot awards") with a default design, an
+// Campaigns: a named way of sending kudos ("Q4 spot awards") with a default design, an
 // amount range and an optional e-mail template, kept per workspace. Kudos' own row is what senders
 // pick and what spend is counted by (kudos.campaign_id); a mirror is kept in the Rewards account
 // (spec 2.5) so that it shows in the provider's portal. Creating the mirror is recorded first: the
