@@ -1,8 +1,24 @@
 // The architecture's rules, checked by `npm run check:boundaries` (dependency-cruiser) in .ci/run.
 // ARCHITECTURE.md has the picture; each part's README says what it may import.
+
+/**
+ * The domain's capabilities, lowest first (src/domain/README.md): each imports only those before it.
+ * Type-only imports may point up (the notice union names the cases it carries).
+ */
+const DOMAIN_CAPABILITIES = ['shared', 'workspaces', 'accounts', 'pacing', 'notices', 'sending', 'approvals', 'finance', 'reward-links', 'orders', 'automations', 'recognition', 'home'];
+
+const capabilityOrder = DOMAIN_CAPABILITIES.slice(0, -1).map((capability, i) => ({
+  name: `domain-downward-from-${capability}`,
+  severity: 'error',
+  comment: `src/domain/${capability}/ imports only the capabilities below it (${DOMAIN_CAPABILITIES.slice(0, i).join(', ') || 'none'}) and itself.`,
+  from: { path: `^src/domain/${capability}/` },
+  to: { path: `^src/domain/(${DOMAIN_CAPABILITIES.slice(i + 1).join('|')})/`, dependencyTypesNot: ['type-only'] },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...capabilityOrder,
     {
       name: 'no-circular',
       severity: 'error',

@@ -32,7 +32,7 @@ export default tseslint.config(
     },
   },
   {
-    // The domain sees what the Messenger port says (ChatRefusal outcomes, domain/ports.ts), never
+    // The domain sees what the Messenger port says (ChatRefusal outcomes, domain/shared/ports.ts), never
     // Slack's own error codes or error shapes: slack/gateway.ts translates them.
     files: ['src/domain/**/*.ts'],
     rules: {

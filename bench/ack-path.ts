@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import { migrateDatabase } from '../src/db/migrate.js';
-import { createRewardsConnectionStore } from '../src/domain/rewards-connections.js';
+import { createRewardsConnectionStore } from '../src/domain/accounts/rewards-connections.js';
 import { generateKey, parseKeyRing } from '../src/secrets/key-ring.js';
 import { formEncode, signedHeaders } from '../src/simulator/signing.js';
 import { createInstallationStore } from '../src/slack/installation-store.js';

@@ -5,7 +5,7 @@
 import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/config/logger.js';
-import type { RateBudgetOptions } from '../src/domain/rate-budget.js';
+import type { RateBudgetOptions } from '../src/domain/pacing/rewards-rate-budget.js';
 
 const variant = process.env.BENCH_RATE_BUDGET ?? '{}';
 // JSON has no Infinity: a null backlogAheadMs is the booking with no horizon (the baseline before it).

@@ -31,7 +31,7 @@ import { connectDatabase, rowsOf, type DatabaseConnection } from '../src/db/clie
 import { migrateDatabase } from '../src/db/migrate.js';
 import { createScratchDatabase } from '../src/db/scratch.js';
 import { kudos, orderChecks } from '../src/db/schema/index.js';
-import type { RateBudgetOptions } from '../src/domain/rate-budget.js';
+import type { RateBudgetOptions } from '../src/domain/pacing/rewards-rate-budget.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { startSlackSimulator } from '../src/simulator/slack.js';
 import { BENCH_SLACK_RATE_SCALE } from './app-stack.js';

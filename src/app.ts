@@ -1,25 +1,25 @@
 // Wires the app: config -> database (migrated) -> Rewards client -> Bolt (custom receiver) ->
 // listeners -> worker -> one HTTP server. startApp is used by `npm start`, `npm run dev` and tests.
 import { randomUUID } from 'node:crypto';
-import { createAutomationService, type AutomationService } from './domain/automations.js';
+import { createAutomationService, type AutomationService } from './domain/automations/automation-runner.js';
 import { App, LogLevel, webApi, type Authorize, type Logger as BoltLogger } from '@slack/bolt';
 import type { AppConfig } from './config/index.js';
 import { createLogger, type Logger } from './config/logger.js';
 import { sql } from 'drizzle-orm';
 import { connectDatabase, leavingConnections, rowsOf, type Database } from './db/client.js';
 import { migrateDatabase } from './db/migrate.js';
-import { createApprovalService, type ApprovalService } from './domain/approvals.js';
-import { createChangeFeed, type ChangeFeed } from './domain/change-feed.js';
-import { createSettingsStore, notifyChannelLookup, type NotifyChannelOf, type SettingsStore, type WorkspaceRef } from './domain/settings.js';
-import { createDesignCatalogs } from './domain/catalog.js';
-import { createRewardsConnectionStore, createRewardsSetup, type RewardsConnectionStore, type RewardsSetup } from './domain/rewards-connections.js';
-import { RewardsNotConnectedError, singleRewardsAccount, workspaceRewardsAccounts, type RewardsAccounts } from './domain/rewards-accounts.js';
-import { createFinanceService, type FinanceService } from './domain/finance.js';
-import { createDigestJob, type DigestJob } from './domain/digest.js';
-import { withSpendingLimits } from './domain/spending-limits.js';
-import type { SendPolicy } from './domain/send-policy.js';
-import { createRateBudgets, type RateBudgetOptions, type RateBudgets } from './domain/rate-budget.js';
-import { createWorker, type KudosWorker, type WorkerOptions } from './domain/worker.js';
+import { createApprovalService, type ApprovalService } from './domain/approvals/approval-service.js';
+import { createChangeFeed, type ChangeFeed } from './domain/workspaces/change-feed.js';
+import { createSettingsStore, notifyChannelLookup, type NotifyChannelOf, type SettingsStore, type WorkspaceRef } from './domain/workspaces/settings.js';
+import { createDesignCatalogs } from './domain/accounts/design-catalog.js';
+import { createRewardsConnectionStore, createRewardsSetup, type RewardsConnectionStore, type RewardsSetup } from './domain/accounts/rewards-connections.js';
+import { RewardsNotConnectedError, singleRewardsAccount, workspaceRewardsAccounts, type RewardsAccounts } from './domain/accounts/rewards-accounts.js';
+import { createFinanceService, type FinanceService } from './domain/finance/finance-service.js';
+import { createDigestJob, type DigestJob } from './domain/recognition/digest.js';
+import { withSpendingLimits } from './domain/finance/spending-limits.js';
+import type { SendPolicy } from './domain/sending/send-policy.js';
+import { createRateBudgets, type RateBudgetOptions, type RateBudgets } from './domain/pacing/rewards-rate-budget.js';
+import { createWorker, type KudosWorker, type WorkerOptions } from './domain/sending/place-sends.js';
 import { createHealthRoute } from './http/health-route.js';
 import type { RouteDeps } from './http/routes.js';
 import { startHttpServer } from './http/server.js';
@@ -34,15 +34,15 @@ import { createDirectWebApi } from './slack/direct-web-api.js';
 import { createFinanceNotifier } from './slack/finance-notifier.js';
 import { createSlackGateway, createUserLister, POST_CLIENT_OPTIONS } from './slack/gateway.js';
 import { createSlackPacer, UNPACED, type SlackPacer, type SlackPacingOptions } from './slack/pacing.js';
-import { createCallSchedules } from './domain/call-schedules.js';
+import { createCallSchedules } from './domain/pacing/slack-call-schedules.js';
 import { perWorkspace, singleWorkspace, type SlackWorkspaces } from './slack/workspaces.js';
 import { createDistributionTenancy, type DistributionTenancy } from './slack/tenancy.js';
 import { presentNotice } from './slack/presenters/notices.js';
 import { registerListeners } from './slack/index.js';
 import { createHomePublisher, type HomePublisher, type HomePublisherOptions } from './slack/home-publisher.js';
 import { ackUnanswered, dropRedeliveredEvents } from './slack/middleware.js';
-import { createEventReceipts } from './domain/event-receipts.js';
-import { purgeDueWorkspaces, purgeWorkspaceData } from './domain/workspace-data.js';
+import { createEventReceipts } from './domain/workspaces/event-receipts.js';
+import { purgeDueWorkspaces, purgeWorkspaceData } from './domain/workspaces/data-purge.js';
 import { stopWithin } from './lib/stop-within.js';
 import { SocketModeConnection, type SocketModeConnectionOptions } from './socket-mode/connection.js';
 
@@ -70,7 +70,7 @@ export interface StartAppOptions {
   automationsMs?: number;
   /** How long the workflow step's handler waits for its send's outcome (default 60 s; tests: 0). */
   workflowStepWaitMs?: number;
-  /** Campaigns: the settle time of a create whose answer was lost (domain/campaigns.ts CREATE_SETTLE_MS). */
+  /** Campaigns: the settle time of a create whose answer was lost (domain/finance/campaigns.ts CREATE_SETTLE_MS). */
   campaignSettleMs?: number;
   /** Distribution mode: how often uninstalled workspaces' data is purged once due; 0 disables the timer (tests call purgeDue). Default 1 h. */
   purgeMs?: number;
@@ -79,7 +79,7 @@ export interface StartAppOptions {
   /** Weekly digest pass period; 0 disables the timer (tests call runOnce). Default 5 min. */
   digestMs?: number;
   /**
-   * The change feed of the per-workspace caches (src/domain/change-feed.ts): its poll period (default
+   * The change feed of the per-workspace caches (src/domain/workspaces/change-feed.ts): its poll period (default
    * 2 s); `false`: no feed, the caches keep their short TTLs (tests that call `changes.poll()` themselves
    * pass `{ intervalMs: 0 }`: no timer).
    */
@@ -95,13 +95,13 @@ export interface StartAppOptions {
    */
   rewardsPerWorkspace?: boolean;
   /**
-   * The shared Rewards rate budget's figures (tests, benchmarks; src/domain/rate-budget.ts); `false`:
+   * The shared Rewards rate budget's figures (tests, benchmarks; src/domain/pacing/rewards-rate-budget.ts); `false`:
    * none, each client paces itself from its own answers (the benchmark's baseline).
    */
   rateBudget?: RateBudgetOptions | false;
   /**
    * Lost-post recovery may read conversations.history/.replies. Default: yes in single-workspace mode,
-   * no in distribution mode (a lost answer is then posted again: src/domain/notifications.ts).
+   * no in distribution mode (a lost answer is then posted again: src/domain/notices/outbox.ts).
    */
   slackHistoryReads?: boolean;
   /**
@@ -122,7 +122,7 @@ export interface RunningApp {
    * fails (there is no one client); use `rewardsAccounts.for(ws)`.
    */
   rewards: RewardsClient;
-  /** How work finds a workspace's Rewards client (src/domain/rewards-accounts.ts). */
+  /** How work finds a workspace's Rewards client (src/domain/accounts/rewards-accounts.ts). */
   rewardsAccounts: RewardsAccounts;
   /** The Rewards rate budgets shared through the database (one per account). */
   rateBudgets: RateBudgets;
@@ -135,11 +135,11 @@ export interface RunningApp {
   settings: SettingsStore;
   approvals: ApprovalService;
   home: HomePublisher;
-  /** Celebrations and recurring kudos (src/domain/automations.ts). */
+  /** Celebrations and recurring kudos (src/domain/automations/automation-runner.ts). */
   automations: AutomationService;
-  /** Low balance, top-ups, limits (src/domain/finance.ts). */
+  /** Low balance, top-ups, limits (src/domain/finance/finance-service.ts). */
   finance: FinanceService;
-  /** The weekly digest in announcement channels (src/domain/digest.ts). */
+  /** The weekly digest in announcement channels (src/domain/recognition/digest.ts). */
   digest: DigestJob;
   /** Where GET /metrics is served (METRICS_HOST:METRICS_PORT); undefined when that port could not be opened. */
   metricsUrl: string | undefined;
@@ -188,7 +188,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
           ...(opts.changeFeed?.intervalMs ? { intervalMs: opts.changeFeed.intervalMs } : {}),
           onError: (error) => logger.warn('the change feed could not be read; per-workspace caches keep their short TTLs until it can', { error }),
         });
-  // One rate budget per Rewards account, shared by every instance (src/domain/rate-budget.ts).
+  // One rate budget per Rewards account, shared by every instance (src/domain/pacing/rewards-rate-budget.ts).
   const rateBudgets = createRateBudgets(db, { onError: (error) => logger.warn('the shared Rewards rate budget could not be read or written; pacing locally', { error }), ...(opts.rateBudget || {}) });
   const newRewardsClient = (credentials: { clientId: string; clientSecret: string }, account: string) =>
     createRewardsClient({
@@ -293,7 +293,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: botToken });
   // Every Slack call names its workspace; in distribution mode it carries that workspace's token.
   const historyReads = opts.slackHistoryReads ?? config.mode !== 'distribution';
-  // Slack's rate limits, paced per workspace across instances (src/slack/pacing.ts, src/domain/call-schedules.ts).
+  // Slack's rate limits, paced per workspace across instances (src/slack/pacing.ts, src/domain/pacing/slack-call-schedules.ts).
   const callSchedules = createCallSchedules(db, { onError: (error) => logger.warn('the shared Slack call schedule could not be read or written; calling unpaced', { error }) });
   const pacerOf = (teamId: string | (() => Promise<string>)): SlackPacer =>
     opts.slackPacing === false ? UNPACED : createSlackPacer(callSchedules, teamId, opts.slackPacing ?? { scale: config.slackRateScale ?? 1 });

@@ -29,7 +29,7 @@ const installationToken = (column: 'botToken' | 'botRefreshToken' | 'userToken' 
   context: (key) => installationTokenContext(key, role),
 });
 
-/** The context a waiting workflow step's token is sealed under (src/domain/workflow-steps.ts). */
+/** The context a waiting workflow step's token is sealed under (src/domain/automations/workflow-steps.ts). */
 export const workflowStepTokenContext = (functionExecutionId: string) => `workflow_step_runs:${functionExecutionId}:token`;
 
 export const SEALED_COLUMNS: readonly SealedColumn[] = [

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** Emulator settings from EMULATOR_* variables (README.md here), validated with zod. */
+/** Emulator settings from EMULATOR_* variables (docs/architecture/emulator.md), validated with zod. */
 export interface EmulatorConfig {
   sandboxClientId: string;
   sandboxClientSecret: string;

@@ -1,5 +1,5 @@
-// More than one Rewards organization in one emulator (an extension; README "Several organizations").
-// The seeded organization of README.md here is the default and needs no setup;
+// More than one Rewards organization in one emulator (an extension; docs/architecture/emulator.md, "Several organizations").
+// The seeded organization (docs/architecture/emulator.md) is the default and needs no setup;
 // `POST /_emulator/orgs` adds another, with its own apps (client credentials), balances, orders,
 // address book, webhook registration and signing secret: an EmulatorCore of its own. Requests are
 // routed by who they come from: `/oauth2/token` by client id, `/api/*` by the bearer token (tokens

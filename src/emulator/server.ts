@@ -8,7 +8,7 @@ import { Organizations } from './organizations.js';
 export interface EmulatorOptions {
   port?: number;
   host?: string;
-  /** EMULATOR_* overrides of README.md here. */
+  /** EMULATOR_* overrides (docs/architecture/emulator.md). */
   env?: Record<string, string | undefined>;
 }
 

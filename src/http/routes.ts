@@ -2,7 +2,7 @@
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import type { RewardsAccounts } from '../domain/rewards-accounts.js';
+import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
 
 export interface RouteDeps {
   config: AppConfig;

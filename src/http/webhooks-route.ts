@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createWebhookReceiver } from './webhook-receiver.js';
 import type { RouteDeps } from './routes.js';
-import type { RewardsConnectionStore } from '../domain/rewards-connections.js';
+import type { RewardsConnectionStore } from '../domain/accounts/rewards-connections.js';
 
 export const CONNECTION_WEBHOOK_PATH = '/webhooks/rewards/';
 

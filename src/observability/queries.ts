@@ -1,5 +1,5 @@
 // The cheap queries behind the state gauges of /metrics. Both read the kudos table only:
-// `group by status` and the worker's own "needs work" predicate (src/domain/kudos-store.ts), whose
+// `group by status` and the worker's own "needs work" predicate (src/domain/sending/kudos-store.ts), whose
 // pending part is served by the partial index kudos_work_idx.
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../db/client.js';

@@ -181,7 +181,7 @@ export interface CreatedOrder {
 
 /**
  * Result of a reward-link request. Batches above 500 links are split into requests of at most 500
- * with keys `${key}-1`, `${key}-2`, ... (see README); `orders` has one entry per request, `order` is
+ * with keys `${key}-1`, `${key}-2`, ... (see docs/architecture/rewards-client.md); `orders` has one entry per request, `order` is
  * the first, `recovered` is true if any part was recovered.
  */
 export interface CreatedRewardLinks extends CreatedOrder {

@@ -1,4 +1,4 @@
-// Slack's Web API rate limits, as the simulator enforces them (PLATFORM-FACTS.md section 9): per
+// Slack's Web API rate limits, as the simulator enforces them (Slack's rate-limit tiers): per
 // workspace (the team of the token) and per method, by tier, over a sliding minute; chat.postMessage
 // about one per second per channel with a short burst, plus a workspace-wide cap. Past a limit the
 // call is answered HTTP 429 with `Retry-After` (whole seconds) and `{ ok: false, error: 'ratelimited' }`.
@@ -10,8 +10,8 @@ export const TIER_PER_MINUTE = { 1: 1, 2: 20, 3: 50, 4: 100 } as const;
 type Tier = keyof typeof TIER_PER_MINUTE;
 
 /**
- * The tier of each method the simulator serves, from Slack's method pages (PLATFORM-FACTS.md section 9
- * and https://api.slack.com/methods/<method>). Methods of Slack's "special" tier other than
+ * The tier of each method the simulator serves, from Slack's method pages
+ * (https://api.slack.com/methods/<method>). Methods of Slack's "special" tier other than
  * chat.postMessage (auth.test, chat.getPermalink, functions.complete*, api.test) and the ones without
  * a workspace token (oauth.v2.access, apps.connections.open) are not limited here.
  */

@@ -1,7 +1,7 @@
 // `/kudos campaigns` for admins: the workspace's campaigns with their spend, New / Edit / Archive, and
 // the form (inline errors for bad amounts, a removed design, a deleted template; the Rewards API's
 // answer, or its silence, said plainly). Admins only, by the one admin rule (deps.isAdmin). The rules
-// and the exactly-once creation in the Rewards account are in domain/campaigns.ts.
+// and the exactly-once creation in the Rewards account are in domain/finance/campaigns.ts.
 import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
 import { z } from 'zod';
 import {
@@ -17,11 +17,11 @@ import {
   type CampaignDeps,
   type CampaignField,
   type CampaignForm,
-} from '../domain/campaigns.js';
-import { readDesignNow } from '../domain/catalog.js';
-import { listTemplates } from '../domain/email-templates.js';
-import { escapeMrkdwn } from '../domain/escape.js';
-import { describeForUser } from '../domain/rewards-errors.js';
+} from '../domain/finance/campaigns.js';
+import { readDesignNow } from '../domain/accounts/design-catalog.js';
+import { listTemplates } from '../domain/accounts/email-templates.js';
+import { escapeMrkdwn } from '../domain/shared/mrkdwn-escape.js';
+import { describeForUser } from '../domain/accounts/rewards-failures.js';
 import type { RewardsClient } from '../rewards/index.js';
 import { buildCampaignList, buildCampaignModal, NO_TEMPLATE_OPTION, type CampaignListItem } from './blocks/campaigns.js';
 import { buildDesignOptions, searchOptions } from './blocks/options.js';

@@ -2,23 +2,23 @@
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import type { ApprovalService } from '../domain/approvals.js';
-import type { DesignCatalogs } from '../domain/catalog.js';
-import type { FinanceService } from '../domain/finance.js';
-import type { SendPolicy } from '../domain/send-policy.js';
-import type { SettingsStore } from '../domain/settings.js';
-import type { RewardsAccounts } from '../domain/rewards-accounts.js';
-import type { RewardsSetup } from '../domain/rewards-connections.js';
+import type { ApprovalService } from '../domain/approvals/approval-service.js';
+import type { DesignCatalogs } from '../domain/accounts/design-catalog.js';
+import type { FinanceService } from '../domain/finance/finance-service.js';
+import type { SendPolicy } from '../domain/sending/send-policy.js';
+import type { SettingsStore } from '../domain/workspaces/settings.js';
+import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
+import type { RewardsSetup } from '../domain/accounts/rewards-connections.js';
 import type { HomePublisher } from './home-publisher.js';
 import type { SlackWorkspaces } from './workspaces.js';
-import type { AutomationService } from '../domain/automations.js';
-import type { WorkflowStepDeps } from '../domain/workflow-steps.js';
+import type { AutomationService } from '../domain/automations/automation-runner.js';
+import type { WorkflowStepDeps } from '../domain/automations/workflow-steps.js';
 
 export interface ListenerDeps {
   config: AppConfig;
   db: Database;
   logger: Logger;
-  /** The Rewards client of a workspace (domain/rewards-accounts.ts): always asked by workspace. */
+  /** The Rewards client of a workspace (domain/accounts/rewards-accounts.ts): always asked by workspace. */
   rewards: RewardsAccounts;
   /** Slack, per workspace: `slack.for(workspaceOf(body))` in a listener (src/slack/workspaces.ts). */
   slack: SlackWorkspaces;
@@ -36,17 +36,17 @@ export interface ListenerDeps {
   placeRewardLinks?(requestId: string): void;
   /** Per-workspace settings (database, seeded from the environment). */
   settings: SettingsStore;
-  /** Approval requests, decisions, expiry (src/domain/approvals.ts). */
+  /** Approval requests, decisions, expiry (src/domain/approvals/approval-service.ts). */
   approvals: ApprovalService;
   /** Publishes App Home tabs and keeps them current. */
   home: HomePublisher;
-  /** Workflow steps kept until their send has an outcome (domain/workflow-steps.ts); undefined without a key ring. */
+  /** Workflow steps kept until their send has an outcome (domain/automations/workflow-steps.ts); undefined without a key ring. */
   workflowSteps?: WorkflowStepDeps | undefined;
   /** Celebrations and recurring kudos runner (tests call tick). */
   automations: AutomationService;
-  /** Low balance, top-ups, spending limits, ledger (src/domain/finance.ts). */
+  /** Low balance, top-ups, spending limits, ledger (src/domain/finance/finance-service.ts). */
   finance: FinanceService;
-  /** Campaigns: how long after a create call whose answer was lost an empty search counts as "not created" (domain/campaigns.ts; tests shorten it). */
+  /** Campaigns: how long after a create call whose answer was lost an empty search counts as "not created" (domain/finance/campaigns.ts; tests shorten it). */
   campaignSettleMs?: number | undefined;
   /** Distribution mode: what uninstalling and revoking tokens do (undefined in single-workspace mode). */
   installations?: InstallationEvents | undefined;

@@ -1,12 +1,12 @@
-// Delivers the money side's notices (src/domain/finance-notices.ts): rendered here, posted exactly
+// Delivers the money side's notices (src/domain/finance/finance-notices.ts): rendered here, posted exactly
 // once each through the notice outbox, to the admin channel of the settings or, without one, to each
 // admin by direct message (the settings' admins, or Slack's workspace admins and owners).
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { TopUpRequestRow } from '../db/schema/index.js';
-import type { FinanceNotice, FinanceNotifier } from '../domain/finance-notices.js';
-import { postOnce } from '../domain/notifications.js';
-import type { SettingsStore, WorkspaceRef } from '../domain/settings.js';
+import type { FinanceNotice, FinanceNotifier } from '../domain/finance/finance-notices.js';
+import { postOnce } from '../domain/notices/outbox.js';
+import type { SettingsStore, WorkspaceRef } from '../domain/workspaces/settings.js';
 import { buildTopUpRequestMessage, renderFinanceNotice } from './blocks/finance.js';
 import type { SlackWorkspaces } from './workspaces.js';
 

@@ -3,7 +3,7 @@
 // of the next 30 days, each with Skip. Its buttons are those of `/kudos celebrations`
 // (actions/automations.ts), which re-publish Home when clicked there.
 import type { Database } from '../db/client.js';
-import { celebrationPreferenceOf, celebrationRulesOf, upcomingCelebrations } from '../domain/automations.js';
+import { celebrationPreferenceOf, celebrationRulesOf, upcomingCelebrations } from '../domain/automations/automation-runner.js';
 import { buildCelebrationPreferenceSection, buildUpcomingCelebrationsSection } from './blocks/automations.js';
 import { COMMAND } from './ids.js';
 import { context, plain, type Block } from './blocks/text.js';

@@ -2,8 +2,8 @@
 // as `/kudos balance` (balance, threshold, top-ups not completed yet, limits and their use, a pending
 // limit request) with its Request a top-up / Request higher limits buttons. Shown to admins only; if
 // the Rewards API does not answer, the section is left out (the admin section says the balance failed).
-import type { FinanceService } from '../domain/finance.js';
-import type { WorkspaceRef } from '../domain/settings.js';
+import type { FinanceService } from '../domain/finance/finance-service.js';
+import type { WorkspaceRef } from '../domain/workspaces/settings.js';
 import { buildFinanceOverview } from './blocks/finance.js';
 import { plain, type Block } from './blocks/text.js';
 

@@ -8,23 +8,23 @@
 // the newest ask) and bounded per instance (a few renders at once, on a share of the database pool
 // that leaves connections for acknowledgements and /healthz): a burst of opens ends in at most two
 // publishes per person, and nothing of it runs on afterwards.
-import { isChatRefusal } from '../domain/ports.js';
+import { isChatRefusal } from '../domain/shared/ports.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { HomePages } from '../db/schema/index.js';
-import type { ApprovalService } from '../domain/approvals.js';
-import { changesSince, getHomeVisit, homeVisitorsForTeams, loadHome, recordHomeVisit, shownFlash } from '../domain/home.js';
-import type { SettingsStore, WorkspaceRef } from '../domain/settings.js';
-import { describeForUser } from '../domain/rewards-errors.js';
-import type { RewardsAccounts } from '../domain/rewards-accounts.js';
-import type { RewardsSetup } from '../domain/rewards-connections.js';
+import type { ApprovalService } from '../domain/approvals/approval-service.js';
+import { changesSince, getHomeVisit, homeVisitorsForTeams, loadHome, recordHomeVisit, shownFlash } from '../domain/home/home-data.js';
+import type { SettingsStore, WorkspaceRef } from '../domain/workspaces/settings.js';
+import { describeForUser } from '../domain/accounts/rewards-failures.js';
+import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
+import type { RewardsSetup } from '../domain/accounts/rewards-connections.js';
 import { notConnectedText, rewardsHomeSection } from './blocks/rewards-connect.js';
 import { section } from './blocks/text.js';
 import { toCents } from '../rewards/index.js';
 import { buildHome, type HomeBalance } from './blocks/home.js';
 import { homeStatsSection } from './home-stats.js';
 import { homeMoneySection } from './home-money.js';
-import type { FinanceService } from '../domain/finance.js';
+import type { FinanceService } from '../domain/finance/finance-service.js';
 import type { Block } from './blocks/text.js';
 import type { SlackWorkspaces } from './workspaces.js';
 import { homeAutomationsSection } from './home-automations.js';

@@ -1,7 +1,7 @@
 // App Home's stats section, read and rendered apart from the rest of Home (its own queries, its own
 // builder in blocks/stats.ts): the person's month, this month's leaders and the opt-out switch.
 import type { Database } from '../db/client.js';
-import { monthlyLeaderboard, personalMonth } from '../domain/stats.js';
+import { monthlyLeaderboard, personalMonth } from '../domain/recognition/stats.js';
 import { buildHomeStatsSection } from './blocks/stats.js';
 import type { Block } from './blocks/text.js';
 

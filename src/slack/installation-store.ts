@@ -34,7 +34,7 @@ export const enterpriseKey = (enterpriseId: string) => `enterprise:${enterpriseI
 
 /**
  * updated_at of every write, by the database's clock (not the app's `now`): other instances' change
- * feeds (src/domain/change-feed.ts) ask for the rows changed since their last poll by that clock.
+ * feeds (src/domain/workspaces/change-feed.ts) ask for the rows changed since their last poll by that clock.
  */
 const changedNow = sql`clock_timestamp()`;
 

@@ -1,7 +1,7 @@
 // Bolt global middleware that apply to every request whatever its transport.
 import type { Middleware, AnyMiddlewareArgs } from '@slack/bolt';
 import type { Logger } from '../config/logger.js';
-import type { EventReceipts } from '../domain/event-receipts.js';
+import type { EventReceipts } from '../domain/workspaces/event-receipts.js';
 
 /**
  * An Events API delivery is handled once per (workspace, event_id): Slack redelivers an event it

@@ -1,11 +1,11 @@
 // Opens the send modal from a click (Home's Give kudos, the shortcuts): the sender's time zone if
 // Slack answers in time, since a trigger_id lives 3 s.
-import { isValidTimeZone, todayIn } from '../domain/schedule.js';
+import { isValidTimeZone, todayIn } from '../domain/shared/zoned-time.js';
 import { buildSendModal, type SendModalMetadata } from './blocks/send-modal.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from './deadline.js';
 import type { ListenerDeps } from './deps.js';
-import type { WorkspaceRef } from '../domain/settings.js';
-import type { ChatWorkspace } from '../domain/ports.js';
+import type { WorkspaceRef } from '../domain/workspaces/settings.js';
+import type { ChatWorkspace } from '../domain/shared/ports.js';
 import { notConnectedText } from './blocks/rewards-connect.js';
 import { plain, section } from './blocks/text.js';
 

@@ -1,9 +1,9 @@
-// The app meets Slack's rate limits instead of bouncing off them (PLATFORM-FACTS.md section 9): each
+// The app meets Slack's rate limits instead of bouncing off them (Slack's rate-limit tiers): each
 // workspace's posts go at most about one a second per channel (a burst of 2) and 270 a minute in all
 // (90% of "several hundred", taken as 300), and the methods called in bulk keep to 90% of their tier's
 // floor per minute (a quarter at once, then spread; users.list half at once: its pages are read
 // together, at most once per 10 minutes per workspace, so a workspace of 2,000 is read in one burst).
-// The schedules live in the database (src/domain/call-schedules.ts), so every instance counts
+// The schedules live in the database (src/domain/pacing/slack-call-schedules.ts), so every instance counts
 // against the same budget.
 //
 // A post that cannot go within POST_MAX_WAIT_MS is not sent: it is refused here as `rate_limited`
@@ -14,8 +14,8 @@
 // with when to come back. A 429 that still happens blocks the schedule for Slack's Retry-After; a method call
 // (all of the paced ones are reads or idempotent) is then made again through the schedule, a post is
 // handed back to the outbox.
-import { ChatRefusal } from '../domain/ports.js';
-import type { CallSchedules, PaceRule } from '../domain/call-schedules.js';
+import { ChatRefusal } from '../domain/shared/ports.js';
+import type { CallSchedules, PaceRule } from '../domain/pacing/slack-call-schedules.js';
 import { slotWaitLeft } from './deadline.js';
 
 /** Per minute per workspace, Slack's floor of each tier ("Tier 2: 20+ per minute"). */

@@ -4,10 +4,10 @@
 // charged; the remaining daily count shown). Admins only, by the one admin rule (deps.isAdmin).
 import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
 import { z } from 'zod';
-import { checkTemplateForm, createTemplate, findTemplate, formOf, listTemplates, sendTestEmail, TEST_EMAILS_PER_DAY, type TemplateForm } from '../domain/email-templates.js';
-import { centsToDecimal, formatUsd } from '../domain/money.js';
-import { describeForUser } from '../domain/rewards-errors.js';
-import { escapeMrkdwn } from '../domain/escape.js';
+import { checkTemplateForm, createTemplate, findTemplate, formOf, listTemplates, sendTestEmail, TEST_EMAILS_PER_DAY, type TemplateForm } from '../domain/accounts/email-templates.js';
+import { centsToDecimal, formatUsd } from '../domain/shared/money.js';
+import { describeForUser } from '../domain/accounts/rewards-failures.js';
+import { escapeMrkdwn } from '../domain/shared/mrkdwn-escape.js';
 import { buildTemplateList, buildTemplateModal, TEMPLATE_BLOCK_OF } from './blocks/templates.js';
 import { teller } from './clicker-answer.js';
 import type { ListenerDeps } from './deps.js';

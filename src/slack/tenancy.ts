@@ -4,15 +4,15 @@
 // and callback), with our drizzle installationStore (installation-store.ts); the bot token of a
 // workspace comes from InstallProvider.authorize, which refreshes rotating tokens before they expire,
 // behind a bounded cache that uninstall and token changes evict: on this instance at once, on
-// another through the change feed (src/domain/change-feed.ts) within a poll.
+// another through the change feed (src/domain/workspaces/change-feed.ts) within a poll.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import slackOAuth, { type CodedError, type InstallProvider, type InstallURLOptions, type Logger as OAuthLogger, type StateStore } from '@slack/oauth';
 import type { Authorize, AuthorizeResult, AuthorizeSourceData, Logger as BoltLogger } from '@slack/bolt';
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import type { ChangeWatch } from '../domain/change-feed.js';
-import type { ChatWorkspace } from '../domain/ports.js';
+import type { ChangeWatch } from '../domain/workspaces/change-feed.js';
+import type { ChatWorkspace } from '../domain/shared/ports.js';
 import { createInstallationStore, NotInstalledError, type InstallationLookup, type KudosInstallationStore } from './installation-store.js';
 import { installFailurePage, installPage, installSuccessPage, protectInstallPage, type InstallFailure } from './install-pages.js';
 import { DISTRIBUTION_BOT_SCOPES } from './scopes.js';

@@ -5,10 +5,10 @@
 // workspace's own, or its Enterprise Grid org's), looked up, and refreshed when it nears expiry,
 // through InstallProvider.authorize (src/slack/tenancy.ts). A workspace without a live installation is
 // a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
-import { ChatRefusal, type ChatWorkspace, type Messenger, type ProfileDirectory, type UserDirectory } from '../domain/ports.js';
+import { ChatRefusal, type ChatWorkspace, type Messenger, type ProfileDirectory, type UserDirectory } from '../domain/shared/ports.js';
 import type { SlackGateway, SlackUser, UserLister } from './gateway.js';
 import { unhurried, untilDeadline } from './deadline.js';
-import type { StepFinisher } from '../domain/workflow-steps.js';
+import type { StepFinisher } from '../domain/automations/workflow-steps.js';
 
 export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirectory, StepFinisher {
   /** The gateway of one workspace (listeners: the workspace of the request). */
@@ -143,7 +143,7 @@ function routing(r: { gatewayFor(ws: ChatWorkspace): SlackGateway; listUsersFor(
     profileFieldValues: (ws, userId) => r.gatewayFor(ws).profileFieldValues(userId),
     postMessage: (ws, channel, message) => r.gatewayFor(ws).postMessage(channel, message),
     openDirectChannel: (ws, userId) => r.gatewayFor(ws).openDirectChannel(userId),
-    // Without history reads the port has no lookup at all: a lost post is posted again (src/domain/notifications.ts).
+    // Without history reads the port has no lookup at all: a lost post is posted again (src/domain/notices/outbox.ts).
     ...(r.historyReads
       ? {
           findMessageByMetadata: async (ws: ChatWorkspace, channel: string, query: Parameters<NonNullable<SlackGateway['findMessageByMetadata']>>[1]) => {

@@ -1,7 +1,7 @@
 // What a delivery body may be (spec part 6): the registration challenge `{challengeToken}`, or an
 // event envelope `{eventId, eventType, createdAt, data}`. Validated with zod; unknown event types
 // are valid envelopes (stored and acknowledged), `order.created` data is checked on arrival.
-import { isWellFormedText } from '../domain/message-text.js';
+import { isWellFormedText } from '../domain/sending/message-text.js';
 import { z } from 'zod';
 import { orderCreatedDataSchema, tryParseApiTimestamp } from '../rewards/index.js';
 

@@ -10,10 +10,10 @@
 import { and, eq, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.js';
 import { kudos, rewardLinkRequests, type KudosRow, type RewardLinkRequestRow } from '../db/schema/index.js';
-import { postOnce } from '../domain/notifications.js';
-import { scheduleOrderCheck } from '../domain/reconcile.js';
-import { partCount, partOfKey, sendKeyOf } from '../domain/kudos-parts.js';
-import { promoteFoundKudosOrder, promoteFoundOrder, updateKudos } from '../domain/kudos-store.js';
+import { postOnce } from '../domain/notices/outbox.js';
+import { scheduleOrderCheck } from '../domain/sending/order-check-schedule.js';
+import { partCount, partOfKey, sendKeyOf } from '../domain/sending/kudos-parts.js';
+import { promoteFoundKudosOrder, promoteFoundOrder, updateKudos } from '../domain/sending/kudos-store.js';
 import { isRewardsError, orderCreatedDataSchema, type Order } from '../rewards/index.js';
 import type { EventProcessor } from './processor.js';
 

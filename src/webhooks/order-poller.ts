@@ -8,16 +8,16 @@
 //
 // Cost: one list request per poll (more pages only when more than a page of orders appeared since
 // yesterday), every `activeMs` while any order is open and backing off to `idleMaxMs` when none is;
-// every request runs in the rate budget's background lane (src/domain/rate-budget.ts): it waits
+// every request runs in the rate budget's background lane (src/domain/pacing/rewards-rate-budget.ts): it waits
 // while sends placed from Slack use the account's budget.
 import { and, eq, inArray, isNull, like, or, sql } from 'drizzle-orm';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { kudos, orderChecks, webhookEvents } from '../db/schema/index.js';
 import type { OrderSummary, RewardsClient } from '../rewards/index.js';
-import type { RewardsAccounts } from '../domain/rewards-accounts.js';
+import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
 import type { EventSource } from './event-store.js';
-import { inBackgroundLane } from '../domain/rate-budget.js';
+import { inBackgroundLane } from '../domain/pacing/rewards-rate-budget.js';
 import { storeEvent } from './event-store.js';
 
 export const POLL_EVENT_PREFIX = 'poll:order.created:';

@@ -10,22 +10,23 @@
 //     of notices posted more than 7 days ago erased;
 //   - with REWARDS_WEBHOOKS=off, the order poller (order-poller.ts) stands in for order.created.
 // Every background call to the Rewards API runs in the rate budget's background lane
-// (src/domain/rate-budget.ts): the account's one budget, shared with the sends, which come first.
+// (src/domain/pacing/rewards-rate-budget.ts): the account's one budget, shared with the sends, which come first.
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
-import { CHECK_BATCH_SIZE, CHECK_SLOT_MS, claimDueChecks, DEFAULT_CHECK_DELAYS_MS, dueChecksReady, runOrderChecks, scheduleMissingKudosChecks } from '../domain/reconcile.js';
-import { expireNoticeMessages } from '../domain/notifications.js';
-import { expireIdleSchedules } from '../domain/call-schedules.js';
-import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links.js';
-import { recoverStuckResends } from '../domain/resend.js';
-import { reconcileCancelIntents } from '../domain/cancel.js';
+import { CHECK_BATCH_SIZE, CHECK_SLOT_MS, claimDueChecks, dueChecksReady, runOrderChecks } from '../domain/orders/order-checks.js';
+import { DEFAULT_CHECK_DELAYS_MS, scheduleMissingKudosChecks } from '../domain/sending/order-check-schedule.js';
+import { expireNoticeMessages } from '../domain/notices/outbox.js';
+import { expireIdleSchedules } from '../domain/pacing/slack-call-schedules.js';
+import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links/reward-links.js';
+import { recoverStuckResends } from '../domain/orders/bounce-resend.js';
+import { reconcileCancelIntents } from '../domain/sending/cancel-scheduled.js';
 import { deleteExpiredEvents } from './event-store.js';
 import { createPollingLoop } from './loop.js';
 import { createOrderPoller, type OrderPoller, type OrderPollerOptions } from './order-poller.js';
-import { inBackgroundLane } from '../domain/rate-budget.js';
+import { inBackgroundLane } from '../domain/pacing/rewards-rate-budget.js';
 import { orderCreatedProcessor } from './order-created.js';
 import { processEventBatch, type EventProcessor } from './processor.js';
-import type { BackgroundDeps } from '../domain/background-deps.js';
+import type { BackgroundDeps } from '../domain/notices/background-deps.js';
 
 export const EVENT_PROCESSORS: readonly EventProcessor[] = [orderCreatedProcessor];
 

@@ -4,7 +4,7 @@
 // with its error, until the retention cleanup.
 import type { WebhookEventRow } from '../db/schema/index.js';
 import { claimEvents, markEventFailed, markEventProcessed } from './event-store.js';
-import type { BackgroundDeps } from '../domain/background-deps.js';
+import type { BackgroundDeps } from '../domain/notices/background-deps.js';
 
 export interface EventContext extends BackgroundDeps {
   /** Delay before the first completion check of an order. */

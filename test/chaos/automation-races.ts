@@ -11,8 +11,8 @@
 import { formatInTimeZone } from 'date-fns-tz';
 import { and, eq, inArray, like, sql } from 'drizzle-orm';
 import { automationOccurrences, celebrationRules, kudos } from '../../src/db/schema/index.js';
-import { skipOccurrence, saveCelebrationRule } from '../../src/domain/automations.js';
-import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/celebration-csv.js';
+import { skipOccurrence, saveCelebrationRule } from '../../src/domain/automations/automation-runner.js';
+import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/automations/celebration-csv.js';
 import type { WorkspaceUser } from '../../src/simulator/seed.js';
 import { cents, LINKS_ADMIN, listOrders, until, type MoneyFaultsContext } from './money-steps.js';
 

@@ -28,7 +28,7 @@ import { startLoadBalancer } from './load-balancer.js';
 import { moneyFaultUsers, runMoneyFaults, type MoneyFaultsResult } from './money-faults.js';
 import { firstPartsGroup } from './first-parts.js';
 import { LINKS_ADMIN } from './money-steps.js';
-import { sendKeyOf } from '../../src/domain/kudos-parts.js';
+import { sendKeyOf } from '../../src/domain/sending/kudos-parts.js';
 
 export interface ChaosOptions {
   kudos: number;

@@ -10,8 +10,8 @@
 // run's balance check still sums to what was charged.
 import { eq, inArray } from 'drizzle-orm';
 import { kudos, recipientMappings, rewardLinkRequests } from '../../src/db/schema/index.js';
-import { kudosPartKey } from '../../src/domain/kudos-parts.js';
-import { partKey } from '../../src/domain/reward-link-parts.js';
+import { kudosPartKey } from '../../src/domain/sending/kudos-parts.js';
+import { partKey } from '../../src/domain/reward-links/link-parts.js';
 import type { WorkspaceUser, WorkspaceUsergroup } from '../../src/simulator/seed.js';
 import { sendModalValues } from '../support/app.js';
 import { cents, LINKS_ADMIN, listOrders, openModal, submitUntilClosed, until, type MoneyFaultsContext } from './money-steps.js';

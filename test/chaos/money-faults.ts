@@ -17,7 +17,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { formatInTimeZone } from 'date-fns-tz';
 import { approvalRequests, kudos, orderChecks, rewardLinkRequests, workspaceSettings } from '../../src/db/schema/index.js';
 import type { WorkspaceUser } from '../../src/simulator/seed.js';
-import { partKey } from '../../src/domain/reward-link-parts.js';
+import { partKey } from '../../src/domain/reward-links/link-parts.js';
 import { LINKS_STILL_WORKING } from '../../src/slack/commands/links.js';
 import { sendModalValues, viewSubmissionPayload } from '../support/app.js';
 import { automationRaceUsers, runAutomationRaces, type AutomationRacesResult } from './automation-races.js';

@@ -15,7 +15,7 @@ async function allBranded() {
   return (await api.get('/catalog/branded-cards', { pageSize: 100 })).body.data as any[];
 }
 
-describe('seeded catalog (src/emulator/README.md)', () => {
+describe('seeded catalog (docs/architecture/emulator.md)', () => {
   it('has at least 3 choice designs: RANGE [5, 500], step 1', async () => {
     const res = await api.get('/catalog/choice-cards');
     expect(res.status).toBe(200);

@@ -1,4 +1,4 @@
-// The change feed of the per-workspace caches (src/domain/change-feed.ts): two instances (two sets of
+// The change feed of the per-workspace caches (src/domain/workspaces/change-feed.ts): two instances (two sets of
 // caches, each with its own feed) over one database. What one changes (uninstall, token refresh,
 // tokens_revoked, reinstall, a settings edit, a Rewards connect or disconnect) is seen by the other
 // after its next poll, without waiting for any TTL; until then, and for every workspace that did not
@@ -8,10 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import type { Database } from '../../src/db/client.js';
-import { createChangeFeed, type ChangeFeed } from '../../src/domain/change-feed.js';
-import { workspaceRewardsAccounts } from '../../src/domain/rewards-accounts.js';
-import { createRewardsConnectionStore } from '../../src/domain/rewards-connections.js';
-import { createSettingsStore } from '../../src/domain/settings.js';
+import { createChangeFeed, type ChangeFeed } from '../../src/domain/workspaces/change-feed.js';
+import { workspaceRewardsAccounts } from '../../src/domain/accounts/rewards-accounts.js';
+import { createRewardsConnectionStore } from '../../src/domain/accounts/rewards-connections.js';
+import { createSettingsStore } from '../../src/domain/workspaces/settings.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
 import { NotInstalledError } from '../../src/slack/installation-store.js';
 import { createDistributionTenancy } from '../../src/slack/tenancy.js';

@@ -9,7 +9,7 @@ import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import { installations } from '../../src/db/schema/index.js';
-import { postOnce, resumeStalledNotices } from '../../src/domain/notifications.js';
+import { postOnce, resumeStalledNotices } from '../../src/domain/notices/outbox.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
 import { DISTRIBUTION_BOT_SCOPES } from '../../src/slack/scopes.js';

@@ -6,7 +6,7 @@ import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import { notifications } from '../../src/db/schema/index.js';
-import { postAllOnce, postOnce } from '../../src/domain/notifications.js';
+import { postAllOnce, postOnce } from '../../src/domain/notices/outbox.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
 import { eventually } from '../support/app.js';

@@ -2,7 +2,7 @@
 // connectionId across reconnects, and two first connections at once make one row (PostgreSQL).
 import { describe, expect, it } from 'vitest';
 import { rewardsConnections } from '../../src/db/schema/index.js';
-import { createRewardsConnectionStore } from '../../src/domain/rewards-connections.js';
+import { createRewardsConnectionStore } from '../../src/domain/accounts/rewards-connections.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
 import { useTestDatabase } from '../support/db.js';
 

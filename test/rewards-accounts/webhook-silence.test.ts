@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/config/logger.js';
 import { orderChecks, webhookEvents } from '../../src/db/schema/index.js';
-import { checkWebhookSilence } from '../../src/domain/webhook-silence.js';
+import { checkWebhookSilence } from '../../src/domain/finance/webhook-silence.js';
 import { useTestDatabase } from '../support/db.js';
 
 const testDb = useTestDatabase();

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { rewardsConnections } from '../../src/db/schema/index.js';
 import { rotateSealedColumns } from '../../src/db/rotate-keys.js';
 import { SEALED_COLUMNS } from '../../src/db/sealed-columns.js';
-import { createRewardsConnectionStore } from '../../src/domain/rewards-connections.js';
+import { createRewardsConnectionStore } from '../../src/domain/accounts/rewards-connections.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
 import { useTestDatabase } from '../support/db.js';
 

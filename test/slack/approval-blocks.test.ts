@@ -2,7 +2,7 @@
 // checker) at their largest: 100 recipients, a 1000-character message, every state.
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequestRow, KudosRow } from '../../src/db/schema/index.js';
-import { seedFromConfig, type WorkspaceSettings } from '../../src/domain/settings.js';
+import { seedFromConfig, type WorkspaceSettings } from '../../src/domain/workspaces/settings.js';
 import { checkMessageContent, checkView } from '../../src/simulator/limits.js';
 import { buildApprovalMessage, buildDecisionNotice, buildRejectModal, buildReopenedNotice, rejectSummary } from '../../src/slack/blocks/approval.js';
 import { buildSettingsModal, buildSettingsSaved } from '../../src/slack/blocks/settings.js';

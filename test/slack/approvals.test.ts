@@ -5,7 +5,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { approvalRequests, auditEvents, kudos, notifications } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
-import { decideApproval } from '../../src/domain/approvals-store.js';
+import { decideApproval } from '../../src/domain/approvals/approval-store.js';
 import { rowsOf } from '../../src/db/client.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 import { blockActionPayload, eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';

@@ -5,7 +5,7 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, campaigns } from '../../src/db/schema/index.js';
-import { CREATE_SETTLE_MS } from '../../src/domain/campaigns.js';
+import { CREATE_SETTLE_MS } from '../../src/domain/finance/campaigns.js';
 import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from '../support/app.js';
 
 const t = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN,U_APPROVER', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' }, app: { financeSweepMs: 0 } });

@@ -3,7 +3,7 @@
 // the pass (the notice outbox's unique row). Slack calls go to the simulator through the real gateway.
 import { describe, expect, it } from 'vitest';
 import { installations, kudos, kudosReactions, notifications, type NewKudosRow } from '../../src/db/schema/index.js';
-import { digestWeekAt, weekStartUtc } from '../../src/domain/digest.js';
+import { digestWeekAt, weekStartUtc } from '../../src/domain/recognition/digest.js';
 import { useAppPerTest } from '../support/app.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN' }, app: { digestMs: 0 } });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { homeVisits } from '../../src/db/schema/index.js';
-import { createSettingsStore } from '../../src/domain/settings.js';
+import { createSettingsStore } from '../../src/domain/workspaces/settings.js';
 import { createHomePublisher } from '../../src/slack/home-publisher.js';
 import type { SlackWorkspaces } from '../../src/slack/workspaces.js';
 import { testLogger } from '../support/app.js';

@@ -216,7 +216,7 @@ describe('App Home by role', () => {
 describe('App Home: the money section for admins', () => {
   it('shows the balance, the threshold and the limits with their use after the admin section; its buttons open the forms; others never see it', async () => {
     await start({ KUDOS_LOW_BALANCE_THRESHOLD: '1000' });
-    const { rememberLimits } = await import('../../src/domain/spending-limits.js');
+    const { rememberLimits } = await import('../../src/domain/finance/spending-limits.js');
     await rememberLimits(e2e.db, { teamId: 'T0KUDOS', enterpriseId: null }, { dailyCents: 500_000, monthlyCents: 5_000_000 }, 'test');
     const sent = await send('U_MANAGER', ['U_EMP1'], '40');
     await eventually(async () => (await row(sent.id)).status === 'placed');

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { financeState, kudos } from '../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 import { buildKudosRow } from '../support/kudos-row.js';
-import { BALANCE_FAILURE_PAUSE_MS } from '../../src/domain/low-balance.js';
+import { BALANCE_FAILURE_PAUSE_MS } from '../../src/domain/finance/low-balance.js';
 import { countQueries } from '../support/query-count.js';
 
 const ENV = {

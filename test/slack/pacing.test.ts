@@ -1,11 +1,11 @@
-// The app's Slack pacing on the shared schedules (src/slack/pacing.ts over src/domain/call-schedules.ts):
+// The app's Slack pacing on the shared schedules (src/slack/pacing.ts over src/domain/pacing/slack-call-schedules.ts):
 // a post needs its channel's slot and its workspace's, and one refused for either uses up neither.
 // Retry-afters are the database's bookings (tens of seconds apart here), not measured durations.
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../../src/db/client.js';
-import { createCallSchedules } from '../../src/domain/call-schedules.js';
-import { ChatRefusal } from '../../src/domain/ports.js';
+import { createCallSchedules } from '../../src/domain/pacing/slack-call-schedules.js';
+import { ChatRefusal } from '../../src/domain/shared/ports.js';
 import { createSlackPacer } from '../../src/slack/pacing.js';
 import { useTestDatabase } from '../support/db.js';
 import { countQueries } from '../support/query-count.js';

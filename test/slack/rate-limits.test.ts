@@ -4,7 +4,7 @@
 // twice. Counts and order only: no timings.
 import { describe, expect, it } from 'vitest';
 import { notifications } from '../../src/db/schema/index.js';
-import { postAllOnce } from '../../src/domain/notifications.js';
+import { postAllOnce } from '../../src/domain/notices/outbox.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { worker: { pollIntervalMs: 100, noticeSweepMs: 500 } } });

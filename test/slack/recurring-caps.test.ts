@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { automationOccurrences, recurringSeries } from '../../src/db/schema/index.js';
-import { createSeries } from '../../src/domain/automations.js';
+import { createSeries } from '../../src/domain/automations/automation-runner.js';
 import { postSignedPayload, useAppPerTest, viewSubmissionPayload } from '../support/app.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0 } });

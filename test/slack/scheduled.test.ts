@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, kudos } from '../../src/db/schema/index.js';
-import { cancelScheduledSend } from '../../src/domain/cancel.js';
+import { cancelScheduledSend } from '../../src/domain/sending/cancel-scheduled.js';
 import { eventually, sendModalValues, useAppPerTest, wallTimeIn } from '../support/app.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' } });

@@ -5,7 +5,7 @@
 // the send with a plain message, nothing ordered.
 import { describe, expect, it } from 'vitest';
 import { kudos } from '../../src/db/schema/index.js';
-import { archiveCampaign, createCampaign, type CampaignInput } from '../../src/domain/campaigns.js';
+import { archiveCampaign, createCampaign, type CampaignInput } from '../../src/domain/finance/campaigns.js';
 import { eventually, sendModalValues, useAppPerTest } from '../support/app.js';
 import { apiClient, getToken } from '../emulator/helpers.js';
 

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import type { Database } from '../../src/db/client.js';
-import { todayIn } from '../../src/domain/schedule.js';
-import { createSettingsStore } from '../../src/domain/settings.js';
+import { todayIn } from '../../src/domain/shared/zoned-time.js';
+import { createSettingsStore } from '../../src/domain/workspaces/settings.js';
 import { todayInCached } from '../../src/slack/commands/today.js';
 import { REQUIRED_ENV } from '../support/config.js';
 import { useTestDatabase } from '../support/db.js';

@@ -450,7 +450,7 @@ describe('limit-increase requests: bad input and API failures', () => {
 
 describe('spending limits before ordering', () => {
   it('a send that would break the known daily limit is refused inline with the reason; nothing is ordered', async () => {
-    const { rememberLimits } = await import('../../src/domain/spending-limits.js');
+    const { rememberLimits } = await import('../../src/domain/finance/spending-limits.js');
     await rememberLimits(t.db, { teamId: 'T0KUDOS' }, { dailyCents: 10_000, monthlyCents: 100_000 }, 'test');
     await t.stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
     const view = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
@@ -461,7 +461,7 @@ describe('spending limits before ordering', () => {
   });
 
   it('one that would break the monthly limit, counting what was sent earlier this month, is refused with the figures; nothing more is ordered', async () => {
-    const { rememberLimits } = await import('../../src/domain/spending-limits.js');
+    const { rememberLimits } = await import('../../src/domain/finance/spending-limits.js');
     await rememberLimits(t.db, { teamId: 'T0KUDOS' }, { dailyCents: 100_000, monthlyCents: 10_000 }, 'test');
     const first = await submitSendForm(t.stack, t.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '70' }));
     await eventually(async () => (await t.db.select().from(kudos).where(eq(kudos.id, first.id))).find((k) => k.status === 'placed'));

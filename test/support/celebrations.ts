@@ -2,8 +2,8 @@
 // of the end-to-end stack (T0KUDOS).
 import type { TestStack } from './app.js';
 import type { Database } from '../../src/db/client.js';
-import type { CelebrationRuleInput } from '../../src/domain/automations.js';
-import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/celebration-csv.js';
+import type { CelebrationRuleInput } from '../../src/domain/automations/automation-runner.js';
+import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/automations/celebration-csv.js';
 
 export const CELEBRATING_WORKSPACE = { teamId: 'T0KUDOS', enterpriseId: null };
 

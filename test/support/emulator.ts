@@ -12,7 +12,7 @@ export interface TestEmulator {
   emails(): Promise<unknown[]>;
   deliveries(): Promise<Array<{ eventId: string; eventType: string; attempt: number; status: number | string; at: string }>>;
   registerWebhook(url: string, events?: string[]): Promise<{ active: boolean }>;
-  /** Extras: operator-side settings (see src/emulator/README.md). */
+  /** Extras: operator-side settings (see docs/architecture/emulator.md). */
   setBalance(amount: number, environment?: 'sandbox' | 'production'): Promise<void>;
   setLimits(limits: { dailyLimitUsd: number; monthlyLimitUsd: number }, environment?: 'sandbox' | 'production'): Promise<void>;
   processTopUp(fundingNo: string, outcome: 'approve' | 'reject'): Promise<void>;

@@ -3,7 +3,7 @@
 import { isNull, sql } from 'drizzle-orm';
 import type { RunningApp } from '../../src/app.js';
 import { orderChecks } from '../../src/db/schema/index.js';
-import { claimDueChecks, runOrderChecks, type CheckOutcome } from '../../src/domain/reconcile.js';
+import { claimDueChecks, runOrderChecks, type CheckOutcome } from '../../src/domain/orders/order-checks.js';
 import { presentNotice } from '../../src/slack/presenters/notices.js';
 
 /**

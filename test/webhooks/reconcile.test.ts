@@ -1,13 +1,14 @@
 // The building blocks of "exactly once" and of reconciliation, on the real database: the check
-// backoff (a property), check scheduling and claiming (notices: test/domain/notifications.test.ts),
+// backoff (a property), check scheduling and claiming (notices: test/domain/notices/outbox.test.ts),
 // bounce detection, and the retention of event ids.
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { kudos, orderChecks, webhookEvents } from '../../src/db/schema/index.js';
-import { claimDueCheck, DEFAULT_CHECK_DELAYS_MS, MAX_CHECK_DELAY_MS, nextCheckDelayMs, scheduleMissingKudosChecks, scheduleOrderCheck } from '../../src/domain/reconcile.js';
-import { bouncedRecipientsOf } from '../../src/domain/resend-bounces.js';
+import { claimDueCheck } from '../../src/domain/orders/order-checks.js';
+import { DEFAULT_CHECK_DELAYS_MS, MAX_CHECK_DELAY_MS, nextCheckDelayMs, scheduleMissingKudosChecks, scheduleOrderCheck } from '../../src/domain/sending/order-check-schedule.js';
+import { bouncedRecipientsOf } from '../../src/domain/orders/bounces.js';
 import { deleteExpiredEvents, storeEvent } from '../../src/webhooks/event-store.js';
 import { useTestDatabase } from '../support/db.js';
 

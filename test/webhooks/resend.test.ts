@@ -3,7 +3,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bouncedRecipients, kudos, recipientMappings } from '../../src/db/schema/index.js';
-import { recoverStuckResends } from '../../src/domain/resend.js';
+import { recoverStuckResends } from '../../src/domain/orders/bounce-resend.js';
 import { presentNotice } from '../../src/slack/presenters/notices.js';
 import { eventually, postSignedPayload, sendModalValues, useAppPerTest, viewSubmissionPayload } from '../support/app.js';
 import { FAST_CHECKS, openSendModal, WEBHOOK_APP } from './support.js';

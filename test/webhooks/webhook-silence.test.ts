@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { orderChecks } from '../../src/db/schema/index.js';
-import { openHealthWarnings } from '../../src/domain/health.js';
-import { WEBHOOK_SILENCE_MS, WEBHOOKS_SILENT } from '../../src/domain/webhook-silence.js';
+import { openHealthWarnings } from '../../src/domain/notices/health-warnings.js';
+import { WEBHOOK_SILENCE_MS, WEBHOOKS_SILENT } from '../../src/domain/finance/webhook-silence.js';
 import { useAppPerTest, type TestStack } from '../support/app.js';
 import { noticesSettled } from '../support/notices-settled.js';
 import type { TestEmulator } from '../support/emulator.js';

@@ -44,7 +44,7 @@ export const installations = pgTable(
     /** Set by the purge: the data is gone, the row stays as the record that it was deleted. */
     purgedAt: timestamp('purged_at', { withTimezone: true }),
   },
-  // updated_at: the change feed's poll (src/domain/change-feed.ts) asks for the rows changed since its last.
+  // updated_at: the change feed's poll (src/domain/workspaces/change-feed.ts) asks for the rows changed since its last.
   (t) => [
     uniqueIndex('installations_team_uq').on(t.teamId),
     index('installations_enterprise_idx').on(t.enterpriseId),

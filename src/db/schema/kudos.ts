@@ -1,5 +1,5 @@
 // The kudos aggregate: one row per send started in Slack. The row is written (with its
-// idempotency key) before any Rewards API call, then placed by the worker (src/domain/worker.ts).
+// idempotency key) before any Rewards API call, then placed by the worker (src/domain/sending/place-sends.ts).
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { workspaceColumns } from './workspace.js';
@@ -12,10 +12,10 @@ import { workspaceColumns } from './workspace.js';
  * - `unknown`: the last attempt's answer was lost and the order could not be looked up yet: it may
  *   exist. Never reported as failed; the worker looks it up by its key until it knows;
  * - `canceled`: a scheduled send cancelled from Slack (canceled_by / canceled_at);
- * - `partial`: a send of several orders (more recipients than one order takes, src/domain/kudos-parts.ts)
+ * - `partial`: a send of several orders (more recipients than one order takes, src/domain/sending/kudos-parts.ts)
  *   whose first parts were created and a later one refused: what was created is paid and delivered,
  *   never reported as failed (parts_placed, order_ids and cost_cents say exactly what went out).
- * Before `pending`, a send that needs approval (src/domain/approvals.ts) is `awaiting_approval`, then
+ * Before `pending`, a send that needs approval (src/domain/approvals/approval-service.ts) is `awaiting_approval`, then
  * `pending` once approved, or `rejected` / `expired`.
  */
 export const KUDOS_STATUSES = ['awaiting_approval', 'rejected', 'expired', 'pending', 'unknown', 'placed', 'scheduled', 'failed', 'partial', 'canceled'] as const;
@@ -92,7 +92,7 @@ export const kudos = pgTable(
     /** The order of the send; of a send in several parts, the first part's (order_ids has them all). */
     orderId: text('order_id'),
     /**
-     * A send of more recipients than one order takes is placed in parts (src/domain/kudos-parts.ts), each
+     * A send of more recipients than one order takes is placed in parts (src/domain/sending/kudos-parts.ts), each
      * an order with a key derived from idempotency_key: every part's order id, in part order, each
      * recorded as soon as it was created. One-order sends: the order id too.
      */

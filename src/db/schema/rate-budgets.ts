@@ -1,4 +1,4 @@
-// One Rewards API rate budget per account, shared by every instance (src/domain/rate-budget.ts).
+// One Rewards API rate budget per account, shared by every instance (src/domain/pacing/rewards-rate-budget.ts).
 // `account` is the connection id (distribution mode) or `env` (single mode: the environment's one
 // account). Not a workspace's row: in single mode one account serves every workspace, so the key is
 // the account, never a team. The figures are learned from the API's X-RateLimit-* headers, never set

@@ -26,7 +26,7 @@ export type RecipientMappingRow = typeof recipientMappings.$inferSelect;
 
 /**
  * Single flight of address-book recipient creation, per workspace and e-mail (lower-case), across
- * instances (src/domain/recipients.ts): the first claimer creates the recipient, the others wait for
+ * instances (src/domain/sending/recipients.ts): the first claimer creates the recipient, the others wait for
  * its id instead of each creating it (and meeting 409 EMAIL_TAKEN). A finished row answers for 10
  * minutes only: it is a flight, not a cache (the address book may change, or the account).
  */

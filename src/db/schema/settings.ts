@@ -47,7 +47,7 @@ export const workspaceSettings = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  // updated_at: the change feed's poll (src/domain/change-feed.ts) asks for the rows changed since its last.
+  // updated_at: the change feed's poll (src/domain/workspaces/change-feed.ts) asks for the rows changed since its last.
   (t) => [uniqueIndex('workspace_settings_team_uq').on(t.teamId), index('workspace_settings_updated_at_idx').on(t.updatedAt)],
 );
 

@@ -1,4 +1,4 @@
-// Slack's rate limits, paced by the app across instances (src/domain/call-schedules.ts): one schedule
+// Slack's rate limits, paced by the app across instances (src/domain/pacing/slack-call-schedules.ts): one schedule
 // per workspace and key (`post:<channel>` for a channel's posts, `post` for the workspace's, a method
 // name for its tier). `next_at` is the schedule's theoretical next slot (GCRA: each call takes the
 // next slot, one interval apart, with a short burst allowed), `blocked_until` the Retry-After of the

@@ -64,7 +64,7 @@ export function registerCampaignRoutes(app: EmulatorApp, core: EmulatorCore): vo
   });
   app.post(`${base}/:campaignId/orders`, scoped('campaigns.write', 'orders.write'), async (c) => {
     const raw = await readJson(c, limit);
-    // A repeated key is a 409 like every other order creation (our choice; see README).
+    // A repeated key is a 409 like every other order creation (our choice; see docs/architecture/emulator.md).
     if (typeof raw === 'object' && raw !== null) core.orders.assertKeyUnused(envOf(c), (raw as { idempotencyKey?: unknown }).idempotencyKey);
     const body = validate(ExecuteSchema, raw);
     return c.json({ data: serializeOrderSummary(core.campaigns.execute(envOf(c), c.req.param('campaignId'), body)) }, 201);

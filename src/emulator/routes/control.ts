@@ -33,7 +33,7 @@ const AddMovement = z.object({
 });
 const ProcessTopUp = z.object({ outcome: z.enum(['approve', 'reject']) });
 
-/** Control routes of README.md here (no auth, never faulted), plus a few documented extras. */
+/** Control routes of docs/architecture/emulator.md (no auth, never faulted), plus a few documented extras. */
 export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): void {
   const limit = core.config.bodyLimitBytes;
   const now = () => ({ now: isoUtc(core.clock.nowMs()) });

@@ -1,7 +1,7 @@
 import { money } from '../money.js';
 import { BRANDED_SEED, CHOICE_SEED, type BrandedProduct, type ChoiceDesign } from './catalog-seed.js';
 
-/** The organization's allowed per-recipient choice-card amount, in cents ([5, 500] USD, as README.md here documents). */
+/** The organization's allowed per-recipient choice-card amount, in cents ([5, 500] USD, as docs/architecture/emulator.md documents). */
 export const CHOICE_RANGE_CENTS = { min: 500, max: 50_000 } as const;
 
 export function isValidBrandedAmount(product: BrandedProduct, cents: number): boolean {

@@ -6,7 +6,7 @@ export const SEED_BALANCE_CENTS = 1_000_000;
 export const SEED_LIMITS = { dailyCents: 500_000, monthlyCents: 5_000_000 };
 export const DEFAULT_TEMPLATE_ID = 'TP-DEFAULT';
 
-/** A fresh environment as README.md here seeds it. */
+/** A fresh environment as docs/architecture/emulator.md seeds it. */
 export function seedEnv(name: EnvName, nowMs: number, ledger: BalanceLedger): EnvState {
   const env: EnvState = {
     name,

@@ -15,7 +15,7 @@ import type { CardType, EmailSetting, EnvState, Order, OrderRecipient, OrderStat
 import { bounces } from './outbox.js';
 import { resolveSendAt } from './schedule.js';
 
-/** Timings of an order's life on the emulator clock (documented in the README). */
+/** Timings of an order's life on the emulator clock (documented in docs/architecture/emulator.md). */
 export const ORDER_TIMING_MS = {
   /** Immediate card order: PENDING -> IN_PROGRESS after this. */
   dispatchDelay: 1000,

@@ -10,7 +10,7 @@ import { workspaceOf } from '../deps.js';
 import { Approval } from '../ids.js';
 import { buttonClick, parseAtEdge, uuidValue } from '../payloads.js';
 import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
-import { isChatRefusal } from '../../domain/ports.js';
+import { isChatRefusal } from '../../domain/shared/ports.js';
 import type { ApprovalMessageRef } from '../../db/schema/index.js';
 
 type Respond = (message: { response_type: 'ephemeral'; replace_original: false; text: string }) => Promise<unknown>;

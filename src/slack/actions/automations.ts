@@ -1,7 +1,7 @@
 // Buttons of the celebrations and recurring lists: skip one, edit a rule, upload dates, opt out,
 // pause/resume/delete a series. Each answer replaces the (ephemeral) list in place.
 import type { App, RespondFn } from '@slack/bolt';
-import { celebrationRulesOf, setCelebrationPreference, setSeriesStatus, skipOccurrence } from '../../domain/automations.js';
+import { celebrationRulesOf, setCelebrationPreference, setSeriesStatus, skipOccurrence } from '../../domain/automations/automation-runner.js';
 import { buildCsvModal, buildRuleModal } from '../blocks/automations.js';
 import { celebrationsMessage, recurringMessage } from '../commands/automations.js';
 import type { ListenerDeps } from '../deps.js';

@@ -2,8 +2,8 @@
 // on a top-up request (a second admin; exactly once), "Request higher limits". Admins only, by the
 // one admin rule (deps.isAdmin); refusals go only to the clicker.
 import type { App } from '@slack/bolt';
-import { knownLimits } from '../../domain/spending-limits.js';
-import { decideTopUp, isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE, type TopUpDecision } from '../../domain/top-ups.js';
+import { knownLimits } from '../../domain/finance/spending-limits.js';
+import { decideTopUp, isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE, type TopUpDecision } from '../../domain/finance/top-ups.js';
 import { buildLimitsModal, buildTopUpModal } from '../blocks/finance.js';
 import { namingMrkdwn } from '../blocks/text.js';
 import type { ListenerDeps } from '../deps.js';

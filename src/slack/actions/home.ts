@@ -3,10 +3,10 @@
 // The outcome of a click is shown on Home itself (a line on top), since Home has no response_url.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { cancelScheduledSend } from '../../domain/cancel.js';
-import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home.js';
-import { formatUsd } from '../../domain/money.js';
-import { setStatsOptOut } from '../../domain/stats.js';
+import { cancelScheduledSend } from '../../domain/sending/cancel-scheduled.js';
+import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home/home-data.js';
+import { formatUsd } from '../../domain/shared/money.js';
+import { setStatsOptOut } from '../../domain/recognition/stats.js';
 import { sendRecipients } from '../blocks/messages.js';
 import { namingMrkdwn } from '../blocks/text.js';
 import { openSettingsModal } from '../commands/settings.js';

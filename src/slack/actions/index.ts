@@ -1,9 +1,9 @@
 // Buttons: Cancel on the scheduled list (only the sender or an admin), and Home's "Give kudos".
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { cancelScheduledSend, isCancellable } from '../../domain/cancel.js';
-import { listScheduled } from '../../domain/kudos-store.js';
-import { formatUsd } from '../../domain/money.js';
+import { cancelScheduledSend, isCancellable } from '../../domain/sending/cancel-scheduled.js';
+import { listScheduled } from '../../domain/sending/kudos-store.js';
+import { formatUsd } from '../../domain/shared/money.js';
 import { buildScheduledList, sendRecipients } from '../blocks/messages.js';
 import { namingMrkdwn } from '../blocks/text.js';
 import type { ListenerDeps } from '../deps.js';

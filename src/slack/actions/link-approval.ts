@@ -1,8 +1,8 @@
-// Approve / Reject on a reward-link request waiting for approval (src/domain/reward-link-approvals.ts).
+// Approve / Reject on a reward-link request waiting for approval (src/domain/reward-links/link-approvals.ts).
 // The decision is taken once; refusals (not an approver, own request, already decided) go only to
 // the clicker. Approved, the links are placed in the background as any request's are.
 import type { App } from '@slack/bolt';
-import { announceLinkDecision, decideLinkRequest } from '../../domain/reward-link-approvals.js';
+import { announceLinkDecision, decideLinkRequest } from '../../domain/reward-links/link-approvals.js';
 import { linkApprovalDeps } from '../commands/links.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';

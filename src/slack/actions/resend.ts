@@ -2,7 +2,7 @@
 // sender or an admin). A refusal (stale button, someone else's bounce) goes to the clicker only:
 // ephemerally in the DM, as a line on top of Home on Home (which has no response_url).
 import type { App } from '@slack/bolt';
-import { getBounce } from '../../domain/resend.js';
+import { getBounce } from '../../domain/orders/bounce-resend.js';
 import { buildBounceResolved } from '../blocks/notification-messages.js';
 import { buildBounceFixModal } from '../blocks/notification-resend-modal.js';
 import type { ListenerDeps } from '../deps.js';

@@ -4,10 +4,10 @@
 // A campaign archived meanwhile, or whose design left the catalog, is said plainly in the form.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { getCampaign } from '../../domain/campaigns.js';
-import { readDesignNow } from '../../domain/catalog.js';
-import { escapeMrkdwn } from '../../domain/escape.js';
-import { isValidTimeZone } from '../../domain/schedule.js';
+import { getCampaign } from '../../domain/finance/campaigns.js';
+import { readDesignNow } from '../../domain/accounts/design-catalog.js';
+import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+import { isValidTimeZone } from '../../domain/shared/zoned-time.js';
 import { describeCampaign } from '../blocks/campaigns.js';
 import { buildSendModal, filledBlockId, type SendModalState } from '../blocks/send-modal.js';
 import type { ListenerDeps } from '../deps.js';

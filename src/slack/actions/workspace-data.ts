@@ -1,5 +1,5 @@
 // `/kudos settings` → "Delete our data" (distribution mode): an admin, after Slack's confirmation
-// dialog, has every row Kudos keeps for the workspace deleted now (src/domain/workspace-data.ts).
+// dialog, has every row Kudos keeps for the workspace deleted now (src/domain/workspaces/data-purge.ts).
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { ListenerDeps } from '../deps.js';

@@ -1,11 +1,11 @@
 // Approval request message (in the approval channel or approvers' DMs), its decided forms, the reject
 // modal, and the notices the sender gets. Pure functions of the stored rows.
 import type { ApprovalMessageRef, ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
-import type { ApprovalCase } from '../../domain/approvals-store.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/escape.js';
-import { formatUsd } from '../../domain/money.js';
-import type { ApproversAsked } from '../../domain/notices.js';
-import { formatScheduled, formatUtc } from '../../domain/schedule.js';
+import type { ApprovalCase } from '../../domain/approvals/approval-store.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import { formatUsd } from '../../domain/shared/money.js';
+import type { ApproversAsked } from '../../domain/notices/notices.js';
+import { formatScheduled, formatUtc } from '../../domain/shared/zoned-time.js';
 import { Approval } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
 import { sendRecipients } from './messages.js';

@@ -1,7 +1,7 @@
 // The audit trail as an ephemeral list (recent rows) and as CSV in direct-message code blocks.
 import type { AuditEventRow } from '../../db/schema/index.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/escape.js';
-import { formatUtc } from '../../domain/schedule.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import { formatUtc } from '../../domain/shared/zoned-time.js';
 import type { SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 

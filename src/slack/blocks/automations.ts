@@ -2,11 +2,11 @@
 // person's own opt-outs), the rule and CSV modals, the CSV report, the recurring form and list.
 import { formatInTimeZone } from '../../lib/date-fns-tz.js';
 import type { CelebrationKind, CelebrationRuleRow, OccurrenceRow, RecurringSeriesRow } from '../../db/schema/index.js';
-import type { Design } from '../../domain/catalog.js';
-import type { ProfileField } from '../../domain/ports.js';
-import { MAX_CSV_BYTES, MAX_CSV_ROWS, type ImportReport } from '../../domain/celebration-csv.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
-import { formatUsd } from '../../domain/money.js';
+import type { Design } from '../../domain/accounts/design-catalog.js';
+import type { ProfileField } from '../../domain/shared/ports.js';
+import { MAX_CSV_BYTES, MAX_CSV_ROWS, type ImportReport } from '../../domain/automations/celebration-csv.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import { formatUsd } from '../../domain/shared/money.js';
 import { Celebrations, COMMAND, Recurring } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
 import { input_ } from './settings.js';

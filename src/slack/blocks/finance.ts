@@ -1,15 +1,15 @@
 // The money side for admins: alerts, the top-up request and its decided forms, the top-up and
 // limit-increase modals, the balance overview, the ledger. Pure functions of plain values.
 import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
-import type { FinanceOverviewData } from '../../domain/finance.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/escape.js';
-import type { FinanceNotice } from '../../domain/finance-notices.js';
-import type { LedgerTotals, Movement, Reconciliation } from '../../domain/ledger.js';
-import { centsToDecimal, formatUsd } from '../../domain/money.js';
-import type { KnownLimits, LimitUsage } from '../../domain/spending-limits.js';
-import { describeStatus } from '../../domain/top-ups.js';
+import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
+import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
+import { centsToDecimal, formatUsd } from '../../domain/shared/money.js';
+import type { KnownLimits, LimitUsage } from '../../domain/finance/spending-limits.js';
+import { describeStatus } from '../../domain/finance/top-ups.js';
 import { Finance } from '../ids.js';
-import { formatUtc } from '../../domain/schedule.js';
+import { formatUtc } from '../../domain/shared/zoned-time.js';
 import type { SlackMessageContent } from './messages.js';
 import { context, plain, plainTextInput, section, type Block } from './text.js';
 

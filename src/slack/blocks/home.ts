@@ -3,10 +3,10 @@
 // (Approve / Reject); admins the balance, this month's spend, settings, the audit export and health
 // warnings. Each list is one page with Newer / Older buttons, so the view stays under Slack's 100 blocks.
 import type { HealthWarningRow, KudosRow } from '../../db/schema/index.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/escape.js';
-import type { HomeData, HomeList, Page } from '../../domain/home.js';
-import { formatUsd } from '../../domain/money.js';
-import { formatScheduled } from '../../domain/schedule.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import type { HomeData, HomeList, Page } from '../../domain/home/home-data.js';
+import { formatUsd } from '../../domain/shared/money.js';
+import { formatScheduled } from '../../domain/shared/zoned-time.js';
 import { Approval, BounceFix, COMMAND, Home } from '../ids.js';
 import { cancelButton, perPerson, sendRecipients } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
@@ -238,7 +238,7 @@ export function buildHome(data: HomeData, extras: HomeExtras = {}): { type: 'hom
   return { type: 'home', blocks: fitBlocks(blocks) };
 }
 
-/** Never over Slack's limit: with the page sizes of domain/home.ts this only guards future growth. */
+/** Never over Slack's limit: with the page sizes of domain/home/home-data.ts this only guards future growth. */
 export function fitBlocks(blocks: Block[], max = HOME_MAX_BLOCKS): Block[] {
   if (blocks.length <= max) return blocks;
   return [...blocks.slice(0, max - 1), context('Some items are not shown. Use the Older buttons or `/kudos` commands to see them.')];

@@ -1,10 +1,10 @@
 // Messages the app posts: confirmation to the sender, public announcement, failure notice,
 // the scheduled list with Cancel buttons, balance and help.
 import type { KudosRecipientSnapshot, KudosRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../../domain/escape.js';
-import { orderIdsOf, placedRecipientCount } from '../../domain/kudos-parts.js';
-import { formatUsd } from '../../domain/money.js';
-import { formatScheduled } from '../../domain/schedule.js';
+import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
+import { formatUsd } from '../../domain/shared/money.js';
+import { formatScheduled } from '../../domain/shared/zoned-time.js';
 import { COMMAND, ScheduledList } from '../ids.js';
 import { isSafePermalink } from './send-modal.js';
 import { context, plain, section, type Block } from './text.js';

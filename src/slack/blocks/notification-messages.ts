@@ -3,11 +3,11 @@
 // Pure builders; every piece of outside text is escaped.
 import type { KudosRow } from '../../db/schema/index.js';
 import type { BouncedRecipientRow, RewardLinkRequestRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
-import { formatUsd } from '../../domain/money.js';
-import type { DeliveryCounts } from '../../domain/notices.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import { formatUsd } from '../../domain/shared/money.js';
+import type { DeliveryCounts } from '../../domain/notices/notices.js';
 import { BounceFix, LinkApproval } from '../ids.js';
-import { orderIdsOf } from '../../domain/kudos-parts.js';
+import { orderIdsOf } from '../../domain/sending/kudos-parts.js';
 import { sendRecipients, type SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 

@@ -1,8 +1,8 @@
 // The send modal (/kudos): recipients, or a group; design; amount; message; refund; now or later.
-import { MESSAGE_MAX_CHARACTERS } from '../../domain/message-text.js';
+import { MESSAGE_MAX_CHARACTERS } from '../../domain/sending/message-text.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { clip, plain, section, type Block } from './text.js';
-import { escapeMrkdwn } from '../../domain/escape.js';
+import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
 
 export interface SendModalState {
   /** Slack user ids to preselect (from `/kudos @a @b 25 thanks`). */

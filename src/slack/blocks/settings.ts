@@ -1,9 +1,9 @@
 // The admins' settings modal, prefilled with the current values, and the summary of a change.
-import type { Design } from '../../domain/catalog.js';
-import { centsToDecimal, formatUsd } from '../../domain/money.js';
-import type { SettingsChanges, SettingsField, WorkspaceSettings } from '../../domain/settings.js';
+import type { Design } from '../../domain/accounts/design-catalog.js';
+import { centsToDecimal, formatUsd } from '../../domain/shared/money.js';
+import type { SettingsChanges, SettingsField, WorkspaceSettings } from '../../domain/workspaces/settings.js';
 import type { CardRecipients } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
 import type { SlackUsergroup } from '../gateway.js';
 import { SettingsModal } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';

@@ -1,10 +1,10 @@
 // The recognition feed in Block Kit: the monthly leaderboard (`/kudos stats`, the weekly digest) and
 // App Home's stats section. Counts by default; dollar amounts beside them only when an admin turned
 // them on in `/kudos settings`. Pure builders.
-import { escapeMrkdwn, mentionUser } from '../../domain/escape.js';
-import { formatUsd } from '../../domain/money.js';
-import type { MonthCampaignSpend } from '../../domain/campaigns.js';
-import type { LeaderRow, Leaderboard, MonthRef, PersonalMonth } from '../../domain/stats.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import { formatUsd } from '../../domain/shared/money.js';
+import type { MonthCampaignSpend } from '../../domain/finance/campaigns.js';
+import type { LeaderRow, Leaderboard, MonthRef, PersonalMonth } from '../../domain/recognition/stats.js';
 import { COMMAND, Home } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';

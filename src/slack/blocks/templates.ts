@@ -1,6 +1,6 @@
 // Blocks of `/kudos templates`: the list (with New / Edit as new / Send me a test e-mail) and the form.
-import { escapeMrkdwn } from '../../domain/escape.js';
-import { PLACEHOLDER_NOTE, TEST_EMAILS_PER_DAY, type TemplateField, type TemplateForm } from '../../domain/email-templates.js';
+import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+import { PLACEHOLDER_NOTE, TEST_EMAILS_PER_DAY, type TemplateField, type TemplateForm } from '../../domain/accounts/email-templates.js';
 import type { Template } from '../../rewards/index.js';
 import { Templates } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';

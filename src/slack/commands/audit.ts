@@ -3,8 +3,8 @@
 // DM keeps it private to the admin who asked.
 import type { AckFn, RespondArguments } from '@slack/bolt';
 import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
-import { auditToCsv, listAudit, recordOrderEvents } from '../../domain/audit.js';
-import { campaignNamesOfKudos } from '../../domain/campaigns.js';
+import { auditToCsv, listAudit, recordOrderEvents } from '../../domain/workspaces/audit-trail.js';
+import { campaignNamesOfKudos } from '../../domain/finance/campaigns.js';
 import { buildAuditList, buildCsvMessages } from '../blocks/audit.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';

@@ -2,7 +2,7 @@
 // ephemeral messages (lists with buttons) or a modal; admins also see the rules and the next 30 days.
 import type { AckFn, RespondArguments } from '@slack/bolt';
 import type { SlashCommandPayload } from '../payloads.js';
-import { celebrationPreferenceOf, celebrationRulesOf, listSeries, setCelebrationPreference, upcomingCelebrations, upcomingOfSeriesList } from '../../domain/automations.js';
+import { celebrationPreferenceOf, celebrationRulesOf, listSeries, setCelebrationPreference, upcomingCelebrations, upcomingOfSeriesList } from '../../domain/automations/automation-runner.js';
 import { buildCelebrationsMessage, buildRecurringList, buildRecurringModal, RECURRING_PAGE_SIZE } from '../blocks/automations.js';
 import type { SlackMessageContent } from '../blocks/messages.js';
 import type { ListenerDeps } from '../deps.js';

@@ -5,10 +5,10 @@
 import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
 import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
 import { z } from 'zod';
-import { monthOf, monthRange, movementsToCsv, readMovements, reconcileWithKudos, totalsOf } from '../../domain/ledger.js';
-import { describeForUser } from '../../domain/rewards-errors.js';
-import { knownLimits } from '../../domain/spending-limits.js';
-import { isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE } from '../../domain/top-ups.js';
+import { monthOf, monthRange, movementsToCsv, readMovements, reconcileWithKudos, totalsOf } from '../../domain/finance/ledger.js';
+import { describeForUser } from '../../domain/accounts/rewards-failures.js';
+import { knownLimits } from '../../domain/finance/spending-limits.js';
+import { isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
 import { buildCsvMessages } from '../blocks/audit.js';
 import { buildFinanceOverview, buildLedgerList, buildLimitsModal, buildTopUpModal } from '../blocks/finance.js';
 import type { ListenerDeps } from '../deps.js';

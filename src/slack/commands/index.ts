@@ -2,17 +2,17 @@
 // 3 s) and returned as the ack body, i.e. an ephemeral reply; the modal is opened right after ack.
 import type { AckFn, App, RespondArguments, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
 import type { Logger } from '../../config/logger.js';
-import { listScheduled } from '../../domain/kudos-store.js';
-import { isCancellable } from '../../domain/cancel.js';
-import { describeForUser } from '../../domain/rewards-errors.js';
-import { isValidTimeZone } from '../../domain/schedule.js';
+import { listScheduled } from '../../domain/sending/kudos-store.js';
+import { isCancellable } from '../../domain/sending/cancel-scheduled.js';
+import { describeForUser } from '../../domain/accounts/rewards-failures.js';
+import { isValidTimeZone } from '../../domain/shared/zoned-time.js';
 import { toCents } from '../../rewards/index.js';
 import { buildBalance, buildHelp, buildScheduledList } from '../blocks/messages.js';
 import { buildSendModal } from '../blocks/send-modal.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, OPEN_LOOKUP_BUDGET_MS, secondsToWait, withinBudget } from '../deadline.js';
-import { isChatRefusal } from '../../domain/ports.js';
+import { isChatRefusal } from '../../domain/shared/ports.js';
 import { COMMAND } from '../ids.js';
 import { parseAtEdge, slashCommand, type SlashCommandPayload } from '../payloads.js';
 import { handleLinksCommand, isLinksCommand } from './links.js';

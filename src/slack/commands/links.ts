@@ -6,12 +6,12 @@
 // an answer past Slack's deadline would show the admin an error for a request that is recorded and
 // paid, and a second try would pay for a second set of links.
 import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
-import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/money.js';
-import { MAX_LINKS_PER_COMMAND, recordRewardLinkRequest } from '../../domain/reward-links.js';
-import { askForLinkApproval, type LinkApprovalDeps } from '../../domain/reward-link-approvals.js';
+import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/shared/money.js';
+import { MAX_LINKS_PER_COMMAND, recordRewardLinkRequest } from '../../domain/reward-links/reward-links.js';
+import { askForLinkApproval, type LinkApprovalDeps } from '../../domain/reward-links/link-approvals.js';
 import { presentNotice } from '../presenters/notices.js';
-import { escapeMrkdwn } from '../../domain/escape.js';
-import { describeForUser } from '../../domain/rewards-errors.js';
+import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { COMMAND } from '../ids.js';

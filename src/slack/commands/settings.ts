@@ -4,8 +4,8 @@ import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
 import { buildSettingsModal } from '../blocks/settings.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
-import type { WorkspaceRef } from '../../domain/settings.js';
-import { isRewardsNotConnected } from '../../domain/rewards-accounts.js';
+import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
+import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
 import type { Logger } from '../../config/logger.js';
 
 export async function handleSettingsCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommand }): Promise<void> {

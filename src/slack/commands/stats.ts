@@ -1,12 +1,12 @@
 // `/kudos stats [month] [#channel | @group]`: the month's leaderboard (counts; amounts when an admin
 // turned them on), for the workspace, one channel or one user group; `/kudos stats optout|optin`.
 import type { AckFn, RespondArguments } from '@slack/bolt';
-import { monthlyCampaignSpend, monthlyLeaderboard, parseMonth, setStatsOptOut, type LeaderboardScope } from '../../domain/stats.js';
+import { monthlyCampaignSpend, monthlyLeaderboard, parseMonth, setStatsOptOut, type LeaderboardScope } from '../../domain/recognition/stats.js';
 import { buildLeaderboard, type LeaderboardLabel } from '../blocks/stats.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { secondsToWait } from '../deadline.js';
-import { isChatRefusal } from '../../domain/ports.js';
+import { isChatRefusal } from '../../domain/shared/ports.js';
 
 export type StatsCommand = { kind: 'board'; month: string; channel?: string; group?: { id: string; handle: string } } | { kind: 'optout' | 'optin' };
 

@@ -1,8 +1,8 @@
 // Events API: user_change keeps the Slack user -> recipient mapping in step with profile e-mails;
 // app_home_opened publishes the Home tab (src/slack/home-publisher.ts keeps it current afterwards).
 import type { App } from '@slack/bolt';
-import { syncChangedSlackUser } from '../../domain/recipients.js';
-import { plusOneAudience, recordPlusOne, removePlusOne } from '../../domain/stats.js';
+import { syncChangedSlackUser } from '../../domain/sending/recipients.js';
+import { plusOneAudience, recordPlusOne, removePlusOne } from '../../domain/recognition/stats.js';
 import type { InstallationRef, ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { toSlackUser } from '../gateway.js';

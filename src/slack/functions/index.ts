@@ -2,8 +2,8 @@
 // complete or fail the step with a readable message.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { outcomeOf, sendAutomated, waitForOutcome } from '../../domain/automated-send.js';
-import { finishWaitingSteps, recordWaitingStep, stepRunStatus } from '../../domain/workflow-steps.js';
+import { outcomeOf, sendAutomated, waitForOutcome } from '../../domain/automations/automated-send.js';
+import { finishWaitingSteps, recordWaitingStep, stepRunStatus } from '../../domain/automations/workflow-steps.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { WorkflowStep } from '../ids.js';

@@ -3,13 +3,13 @@
 // group and default design are searched here too (admins only), so any of hundreds can be chosen.
 import type { App } from '@slack/bolt';
 import { unhurried } from '../deadline.js';
-import { isRewardsNotConnected } from '../../domain/rewards-accounts.js';
+import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
 import { buildDesignOptions, buildGroupOptions, searchOptions } from '../blocks/options.js';
 import { SETTINGS_NONE_OPTION, settingsDesignOption, settingsGroupOption } from '../blocks/settings.js';
 import { workspaceOf, type ListenerDeps } from '../deps.js';
 import { SendModal, SettingsModal } from '../ids.js';
 import { optionsLoad, parseAtEdge } from '../payloads.js';
-import { searchActiveCampaigns } from '../../domain/campaigns.js';
+import { searchActiveCampaigns } from '../../domain/finance/campaigns.js';
 import { campaignRange } from '../blocks/campaigns.js';
 import { plain } from '../blocks/text.js';
 import { templateOptions } from '../campaigns.js';

@@ -8,7 +8,7 @@ import { Approval } from '../ids.js';
 import { namingPlain } from '../blocks/text.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../payloads.js';
 import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
-import { isChatRefusal } from '../../domain/ports.js';
+import { isChatRefusal } from '../../domain/shared/ports.js';
 
 const metadataSchema = z.object({ kudosId: z.guid(), seenIn: z.object({ channel: z.string().min(1), ts: z.string().min(1) }).optional() });
 

@@ -2,14 +2,14 @@
 // state with zod, check in the domain, errors inline (response_action: errors), else save.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { createSeriesWithinCaps, planSeries, saveCelebrationRule } from '../../domain/automations.js';
+import { createSeriesWithinCaps, planSeries, saveCelebrationRule } from '../../domain/automations/automation-runner.js';
 import type { RecurringSeriesRow } from '../../db/schema/index.js';
-import { checkRuleForm, checkSeriesForm } from '../../domain/automation-forms.js';
-import { importCelebrationDates, MAX_CSV_BYTES, MAX_CSV_ROWS, parseCelebrationCsv } from '../../domain/celebration-csv.js';
-import { recordAudit } from '../../domain/audit.js';
+import { checkRuleForm, checkSeriesForm } from '../../domain/automations/automation-forms.js';
+import { importCelebrationDates, MAX_CSV_BYTES, MAX_CSV_ROWS, parseCelebrationCsv } from '../../domain/automations/celebration-csv.js';
+import { recordAudit } from '../../domain/workspaces/audit-trail.js';
 import { buildCsvReport, buildRecurringSaveModal, seriesCapMessage } from '../blocks/automations.js';
 import { ANSWER_BUDGET_MS, answerBy, NotReadInTime, secondsToWait } from '../deadline.js';
-import { isChatRefusal } from '../../domain/ports.js';
+import { isChatRefusal } from '../../domain/shared/ports.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { parseAtEdge, viewSubmission } from '../payloads.js';

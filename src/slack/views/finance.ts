@@ -4,9 +4,9 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { BillingDetails, LimitIncreaseRequestRow } from '../../db/schema/index.js';
-import { formatUsd } from '../../domain/money.js';
-import { knownLimits, parseLimitDollars, requestLimitIncrease } from '../../domain/spending-limits.js';
-import { checkBilling, isKnownSandbox, parseTopUpAmount, requestTopUp, SANDBOX_TOP_UP_MESSAGE } from '../../domain/top-ups.js';
+import { formatUsd } from '../../domain/shared/money.js';
+import { knownLimits, parseLimitDollars, requestLimitIncrease } from '../../domain/finance/spending-limits.js';
+import { checkBilling, isKnownSandbox, parseTopUpAmount, requestTopUp, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
 import { buildLimitsModal } from '../blocks/finance.js';
 import { plain, section } from '../blocks/text.js';
 import type { ListenerDeps } from '../deps.js';

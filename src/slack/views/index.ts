@@ -2,16 +2,16 @@
 // send is recorded (with its idempotency key) and the modal closes; the worker places it.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { prepareSend, type SendField, type SendForm } from '../../domain/send-request.js';
-import { formatUsd } from '../../domain/money.js';
-import { escapeMrkdwn } from '../../domain/escape.js';
-import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/submit-send.js';
-import { isChatRefusal } from '../../domain/ports.js';
+import { prepareSend, type SendField, type SendForm } from '../../domain/sending/check-send.js';
+import { formatUsd } from '../../domain/shared/money.js';
+import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/sending/record-send.js';
+import { isChatRefusal } from '../../domain/shared/ports.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../deadline.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
-import { getCampaign } from '../../domain/campaigns.js';
+import { getCampaign } from '../../domain/finance/campaigns.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission, type StateValues } from '../payloads.js';
 import { buildSendAccepted, buildSendChecking, buildSendNotSent, filledBlockId, isSafePermalink } from '../blocks/send-modal.js';
 import { section } from '../blocks/text.js';

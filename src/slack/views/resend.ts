@@ -2,7 +2,7 @@
 // closes, the card is resent in the background and the DM with the button is updated.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { checkCorrectedEmail, getBounce, resendBouncedCard, resendInProgress } from '../../domain/resend.js';
+import { checkCorrectedEmail, getBounce, resendBouncedCard, resendInProgress } from '../../domain/orders/bounce-resend.js';
 import { buildBounceResendFailed, buildBounceResolved } from '../blocks/notification-messages.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';

@@ -3,7 +3,7 @@
 // back inline on the field to fix and nothing is stored; on success the credentials are stored
 // sealed and the modal turns into the workspace's webhook URL.
 import type { App } from '@slack/bolt';
-import type { ConnectField } from '../../domain/rewards-connections.js';
+import type { ConnectField } from '../../domain/accounts/rewards-connections.js';
 import { buildConnectedModal, buildConnectModal } from '../blocks/rewards-connect.js';
 import { workspaceOf, type ListenerDeps } from '../deps.js';
 import { RewardsConnect } from '../ids.js';

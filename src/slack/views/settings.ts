@@ -1,9 +1,9 @@
 // The settings modal's submission: admins only (checked again: the modal may be old), values checked
 // with inline errors, then saved with one audit row; the admin gets a summary of what changed.
 import type { App } from '@slack/bolt';
-import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/health.js';
-import type { SettingsPatch } from '../../domain/settings.js';
-import type { ChatWorkspace } from '../../domain/ports.js';
+import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/notices/health-warnings.js';
+import type { SettingsPatch } from '../../domain/workspaces/settings.js';
+import type { ChatWorkspace } from '../../domain/shared/ports.js';
 import { buildSettingsSaved, CARD_RECIPIENTS } from '../blocks/settings.js';
 import type { CardRecipients } from '../../db/schema/index.js';
 import type { ListenerDeps } from '../deps.js';

@@ -1,0 +1,114 @@
+// Routing of a send (SendPolicy): straight to the worker, or to approvers when its total is above the
+// workspace's threshold (0: every send) or would take the sender past their monthly budget.
+import { and, eq, gte, notInArray, sql } from 'drizzle-orm';
+import { rowsOf, type Database } from '../../db/client.js';
+import { kudos, rewardLinkRequests } from '../../db/schema/index.js';
+import { formatUsd } from '../shared/money.js';
+import type { PolicyReader, SendDraftSummary, SendPolicy, SendRoute } from '../sending/send-policy.js';
+import { readStoredSettings, type SettingsStore, type WorkspaceSettings } from '../workspaces/settings.js';
+
+/** Statuses whose money is not spent: never placed, refused, or given back. */
+export const UNSPENT_STATUSES = ['failed', 'rejected', 'canceled', 'expired'] as const;
+
+/** First instant of the calendar month (UTC) that `now` is in. */
+export function monthStartUtc(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+}
+
+/**
+ * What a sender has spent (or has waiting for approval) this calendar month in UTC, in cents: their
+ * sends, plus the reward links they asked for (all of a request still being placed, the created links
+ * of a settled one).
+ */
+export async function monthlySpendCents(db: PolicyReader, teamId: string, senderUserId: string, now: Date): Promise<number> {
+  const [row] = await db
+    // A partial send (kudos-parts.ts) counts what it charged.
+    .select({ total: sql<string | null>`coalesce(sum(case when ${kudos.status} = 'partial' then coalesce(${kudos.costCents}, ${kudos.totalCents}) else ${kudos.totalCents} end), 0)` })
+    .from(kudos)
+    .where(and(eq(kudos.teamId, teamId), eq(kudos.senderUserId, senderUserId), gte(kudos.createdAt, monthStartUtc(now)), notInArray(kudos.status, [...UNSPENT_STATUSES])));
+  const [links] = await db
+    .select({
+      total: sql<
+        string | null
+      >`coalesce(sum(${rewardLinkRequests.amountCents} * case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end), 0)`,
+    })
+    .from(rewardLinkRequests)
+    .where(and(eq(rewardLinkRequests.teamId, teamId), eq(rewardLinkRequests.requesterUserId, senderUserId), gte(rewardLinkRequests.createdAt, monthStartUtc(now))));
+  return Number(row?.total ?? 0) + Number(links?.total ?? 0);
+}
+
+/** Sends to the same people within this window count together against the approval threshold. */
+export const SPLIT_WINDOW_HOURS = 24;
+
+/**
+ * What the sender gave, in the last SPLIT_WINDOW_HOURS, to any of these addresses (per-recipient
+ * amount times the recipients in common), in cents: a send split into several stays visible.
+ */
+export async function recentToSameCents(db: PolicyReader, teamId: string, senderUserId: string, emails: string[]): Promise<number> {
+  if (emails.length === 0) return 0;
+  const lowered = emails.map((e) => e.toLowerCase());
+  const result = await db.execute(sql`
+    select coalesce(sum(k.amount_cents * (
+             select count(*) from jsonb_array_elements(k.recipients) r
+             where lower(r->>'email') in (${sql.join(
+               lowered.map((e) => sql`${e}`),
+               sql`, `,
+             )}))), 0)::text as cents
+    from kudos k
+    where k.team_id = ${teamId} and k.sender_user_id = ${senderUserId}
+      and k.created_at > now() - ${`${SPLIT_WINDOW_HOURS} hours`}::interval
+      and k.status not in (${sql.join(
+        UNSPENT_STATUSES.map((s) => sql`${s}`),
+        sql`, `,
+      )})`);
+  return Number(rowsOf<{ cents: string }>(result)[0]?.cents ?? 0);
+}
+
+/**
+ * The pure rule: threshold first (this send's total plus what the sender gave the same people in the
+ * last 24 hours: a send split in parts is judged as one), then the budget (spentCents is what the
+ * sender already used this month).
+ */
+export function decideRoute(
+  draft: Pick<SendDraftSummary, 'totalCents'>,
+  settings: Pick<WorkspaceSettings, 'approvalThresholdCents' | 'monthlyBudgetCents'>,
+  spentCents: number,
+  recentToSame = 0,
+): SendRoute {
+  const threshold = settings.approvalThresholdCents;
+  if (threshold === 0) return { kind: 'needs_approval', reason: 'every send needs approval' };
+  if (draft.totalCents > threshold) {
+    return { kind: 'needs_approval', reason: `the total ${formatUsd(draft.totalCents)} is above the ${formatUsd(threshold)} approval threshold` };
+  }
+  if (draft.totalCents + recentToSame > threshold) {
+    return {
+      kind: 'needs_approval',
+      reason: `with the ${formatUsd(recentToSame)} the sender gave the same people in the last ${SPLIT_WINDOW_HOURS} hours, the total ${formatUsd(draft.totalCents + recentToSame)} is above the ${formatUsd(threshold)} approval threshold`,
+    };
+  }
+  const budget = settings.monthlyBudgetCents;
+  if (budget !== null && spentCents + draft.totalCents > budget) {
+    return {
+      kind: 'needs_approval',
+      reason: `it would take the sender's spending this month to ${formatUsd(spentCents + draft.totalCents)}, over the ${formatUsd(budget)} monthly budget`,
+    };
+  }
+  return { kind: 'send' };
+}
+
+export function approvalPolicy(deps: { db: Database; settings: SettingsStore; now: () => Date }): SendPolicy {
+  async function decide(db: PolicyReader, draft: SendDraftSummary, settings: WorkspaceSettings): Promise<SendRoute> {
+    const underThreshold = settings.approvalThresholdCents !== 0 && draft.totalCents <= settings.approvalThresholdCents;
+    const spent = underThreshold && settings.monthlyBudgetCents !== null ? await monthlySpendCents(db, draft.teamId, draft.senderUserId, deps.now()) : 0;
+    const recent = underThreshold ? await recentToSameCents(db, draft.teamId, draft.senderUserId, draft.recipientEmails ?? []) : 0;
+    return decideRoute(draft, settings, spent, recent);
+  }
+  return {
+    route: async (draft) => decide(deps.db, draft, await deps.settings.get({ teamId: draft.teamId })),
+    // Under the caller's transaction: the settings too are read through it (readStoredSettings), never
+    // through the cache's own connection. A workspace not seeded yet (no row) has had no settings read:
+    // then the cache's read, outside any lock a one-connection database would deadlock on, cannot be
+    // avoided; every caller reads the settings (admin check, route) before recording, which seeds them.
+    recheck: async (db, draft) => decide(db, draft, (await readStoredSettings(db, draft.teamId)) ?? (await deps.settings.get({ teamId: draft.teamId }))),
+  };
+}

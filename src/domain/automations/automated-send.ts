@@ -1,0 +1,153 @@
+// A send that no person typed into the send modal: a Workflow Builder step, a celebration, an
+// occurrence of a recurring kudos. It goes through the same checks (prepareSend: recipients, design
+// range, approvals, budgets) and the same recording and worker as a manual send; its source key makes
+// a retried event or a re-run occurrence record one send.
+import type { Database } from '../../db/client.js';
+import type { KudosRow } from '../../db/schema/index.js';
+import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
+import type { DesignCatalogs } from '../accounts/design-catalog.js';
+import { getKudos } from '../sending/kudos-store.js';
+import type { Workspace } from '../sending/recipients.js';
+import { classifyRewardsFailure, describeForUser } from '../accounts/rewards-failures.js';
+import { prepareSend, type PreparedSend, type SendForm } from '../sending/check-send.js';
+import type { SendPolicy } from '../sending/send-policy.js';
+import type { SettingsStore } from '../workspaces/settings.js';
+import { recordPreparedSend, startRecordedSend, type RecordedSend, type SendOrigin, type StartSendDeps } from '../sending/record-send.js';
+import type { UserDirectory } from '../shared/ports.js';
+
+export interface AutomatedSendDeps extends StartSendDeps {
+  db: Database;
+  users: UserDirectory;
+  rewards: RewardsAccounts;
+  catalog: DesignCatalogs;
+  policy: SendPolicy;
+  settings: SettingsStore;
+  now(): Date;
+}
+
+export interface AutomatedSendRequest {
+  workspace: Workspace;
+  senderUserId: string;
+  recipientUserIds: string[];
+  /** Whole dollars per recipient. */
+  amountDollars: number;
+  message: string;
+  /** A catalog product id; the workspace default when absent. */
+  productId?: string | undefined;
+  /** Unique per workspace: the same key records the same send once. */
+  sourceKey: string;
+  origin: SendOrigin;
+  /** Where it is announced, if not in the workspace's channel: a channel id, or `none` (announce.ts). */
+  announceTo?: string | undefined;
+  botUserId?: string | undefined;
+}
+
+/**
+ * Nothing was recorded; `message` says why, in one readable sentence. `transient`: the Rewards API
+ * could not be asked (down, timing out); the same request may pass later.
+ */
+export type AutomatedSendRefusal = { ok: false; code: 'invalid' | 'sender' | 'rewards'; message: string; transient: boolean };
+
+export type AutomatedSendResult = { ok: true; recorded: RecordedSend } | AutomatedSendRefusal;
+
+export type PreparedAutomatedSend = { ok: true; prepared: Extract<PreparedSend, { ok: true }> } | AutomatedSendRefusal;
+
+/** Records and starts a send; nothing is recorded when it is refused. */
+export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<AutomatedSendResult> {
+  const checked = await prepareAutomated(deps, request);
+  if (!checked.ok) return checked;
+  const recorded = await recordPreparedSend(deps.db, checked.prepared, request.origin);
+  await startRecordedSend(deps, recorded);
+  return { ok: true, recorded };
+}
+
+/**
+ * A workspace without a default design (a fresh install) gets the catalog's first choice-card design
+ * as its default, recorded in its settings where an admin sees and changes it; a default recorded
+ * meanwhile wins. Undefined when the catalog has no design.
+ */
+async function firstDefaultDesign(deps: Pick<AutomatedSendDeps, 'catalog' | 'settings'>, ws: Workspace): Promise<string | undefined> {
+  const [first] = await deps.catalog.of(ws).search('');
+  if (!first) return undefined;
+  return (await deps.settings.adoptDefaultDesign(ws, first.productId)).defaultProductId ?? first.productId;
+}
+
+/** The checks of a send (sender, design, recipients, policy) without recording it. */
+export async function prepareAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<PreparedAutomatedSend> {
+  const sender = await deps.users.userInfo(request.workspace, request.senderUserId);
+  if (!sender || sender.deleted || sender.isBot) {
+    return { ok: false, code: 'sender', message: `The sender ${request.senderUserId} is not an active person in this workspace.`, transient: false };
+  }
+  const settings = await deps.settings.get(request.workspace);
+  let productId = request.productId;
+  if (!productId) productId = settings.defaultProductId ?? undefined;
+  if (!productId) {
+    try {
+      productId = await firstDefaultDesign(deps, request.workspace);
+    } catch (error) {
+      return { ok: false, code: 'rewards', message: describeForUser(error, 'read the designs of the Rewards catalog'), transient: !classifyRewardsFailure(error).permanent };
+    }
+  }
+  if (!productId) return { ok: false, code: 'invalid', message: 'design: no design was given, and the Rewards catalog offers none to make the default.', transient: false };
+
+  const form: SendForm = {
+    userIds: request.recipientUserIds,
+    group: undefined,
+    productId,
+    amount: String(request.amountDollars),
+    message: request.message,
+    refundDays: undefined,
+    schedule: undefined,
+  };
+  let prepared;
+  try {
+    prepared = await prepareSend(
+      { users: deps.users, rewards: deps.rewards, catalog: deps.catalog.of(request.workspace), policy: deps.policy },
+      { workspace: request.workspace, sender, originChannelId: undefined, sourceViewId: request.sourceKey, now: deps.now(), botUserId: request.botUserId, cardRecipients: settings.cardRecipients },
+      form,
+    );
+  } catch (error) {
+    // The catalog read failed: no Rewards connection (permanent), or the API is down (transient).
+    return { ok: false, code: 'rewards', message: describeForUser(error, 'check the design with the Rewards API'), transient: !classifyRewardsFailure(error).permanent };
+  }
+  if (!prepared.ok) {
+    const message = Object.entries(prepared.errors)
+      .map(([field, text]) => `${field}: ${text}`)
+      .join(' ');
+    return { ok: false, code: 'invalid', message, transient: false };
+  }
+  if (request.announceTo) prepared.values.announceTo = request.announceTo;
+  return { ok: true, prepared };
+}
+
+/** Where a recorded send stands, for a caller that reports an outcome (the workflow step). */
+export type SendOutcome =
+  { settled: true; status: 'placed' | 'scheduled' | 'awaiting_approval' } | { settled: true; status: 'failed' | 'rejected' | 'expired' | 'canceled'; message: string } | { settled: false };
+
+export function outcomeOf(row: KudosRow): SendOutcome {
+  switch (row.status) {
+    case 'placed':
+    case 'scheduled':
+    case 'awaiting_approval':
+      return { settled: true, status: row.status as 'placed' | 'scheduled' | 'awaiting_approval' };
+    case 'failed':
+      return { settled: true, status: 'failed', message: row.errorMessage ?? 'The Rewards API refused the order.' };
+    case 'rejected':
+    case 'expired':
+    case 'canceled':
+      return { settled: true, status: row.status as 'rejected' | 'expired' | 'canceled', message: `The send was ${row.status}.` };
+    default:
+      return { settled: false };
+  }
+}
+
+/** Polls the row until the worker has placed or refused it, or `timeoutMs` passes. */
+export async function waitForOutcome(db: Database, kudosId: string, timeoutMs: number, pollMs = 200): Promise<SendOutcome> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = await getKudos(db, kudosId);
+    const outcome = row ? outcomeOf(row) : { settled: false as const };
+    if (outcome.settled || Date.now() >= deadline) return outcome;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}

@@ -1,0 +1,124 @@
+// The money side for admins in one service: the low-balance monitor, top-up settlement and the
+// overview that `/kudos balance` (admins) and App Home show. A periodic sweep (every instance; each
+// step is claim-safe) checks balances, settles top-ups the ledger shows completed and, with webhooks
+// on, warns admins when Rewards webhooks stop arriving (webhook-silence.ts).
+import { inArray } from 'drizzle-orm';
+import type { Logger } from '../../config/logger.js';
+import type { Database } from '../../db/client.js';
+import { topUpRequests, type LimitIncreaseRequestRow, type TopUpRequestRow } from '../../db/schema/index.js';
+import { toCents } from '../../rewards/index.js';
+import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
+import type { FinanceNotifier } from './finance-notices.js';
+import { createLowBalanceMonitor, type LowBalanceMonitor } from './low-balance.js';
+import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
+import { checkWebhookSilence } from './webhook-silence.js';
+import { knownLimits, limitUsage, pendingLimitRequest, type KnownLimits, type LimitUsage } from './spending-limits.js';
+import { isKnownSandbox, openTopUps, recentlySettledTopUps, settleTopUps, type TopUpDeps } from './top-ups.js';
+
+export interface FinanceDeps {
+  db: Database;
+  /** `mode`: in single mode the low-balance reads are the one account's, shared by every workspace. */
+  rewards: Pick<RewardsAccounts, 'for'> & Partial<Pick<RewardsAccounts, 'mode'>>;
+  settings: Pick<SettingsStore, 'get'>;
+  notifier: FinanceNotifier;
+  logger: Logger;
+  now: () => Date;
+  /** REWARDS_WEBHOOKS: with 'on' the sweep also warns admins when webhooks stop arriving. Default 'off'. */
+  webhooks?: 'on' | 'off';
+}
+
+export interface FinanceOverviewData {
+  availableCents: number;
+  pendingCents: number;
+  currency: string;
+  thresholdCents: number | null;
+  topUps: TopUpRequestRow[];
+  /** Settled in the last week (completed, not approved, rejected, refused): how they ended. */
+  recentTopUps: TopUpRequestRow[];
+  limits: KnownLimits | undefined;
+  usage: LimitUsage;
+  pendingLimitRequest: LimitIncreaseRequestRow | undefined;
+  sandbox: boolean;
+}
+
+export interface FinanceService {
+  deps: FinanceDeps;
+  /** Top-up requests and their decisions use these. */
+  topUps: TopUpDeps;
+  lowBalance: LowBalanceMonitor;
+  overview(ws: WorkspaceRef, opts?: { timeoutMs?: number }): Promise<FinanceOverviewData>;
+  sweep(): Promise<void>;
+  start(intervalMs: number): void;
+  stop(): Promise<void>;
+}
+
+export function createFinanceService(deps: FinanceDeps): FinanceService {
+  const log = deps.logger.child({ part: 'finance' });
+  const lowBalance = createLowBalanceMonitor(deps);
+  const topUps: TopUpDeps = { db: deps.db, rewards: deps.rewards, notifier: deps.notifier, logger: log, now: deps.now };
+  let timer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<void> | undefined;
+
+  async function sweepOnce(): Promise<void> {
+    await lowBalance.sweep().catch((error: unknown) => log.warn('low balance sweep failed', { error }));
+    await checkWebhookSilence({ ...deps, webhooks: deps.webhooks ?? 'off', logger: log }).catch((error: unknown) => log.warn('webhook silence check failed', { error }));
+    const open = await deps.db
+      .selectDistinct({ teamId: topUpRequests.teamId, enterpriseId: topUpRequests.enterpriseId })
+      .from(topUpRequests)
+      .where(inArray(topUpRequests.status, ['approved', 'submitted']));
+    for (const ws of open) await settleTopUps(topUps, ws).catch((error: unknown) => log.warn('settling top-ups failed', { teamId: ws.teamId, error }));
+  }
+
+  return {
+    deps,
+    topUps,
+    lowBalance,
+    async overview(ws, opts = {}) {
+      // Settling reads the ledger: worth it only when something is waiting for it.
+      const waiting = (await openTopUps(deps.db, ws)).some((r) => r.status === 'submitted' || r.status === 'approved');
+      if (waiting) await settleTopUps(topUps, ws).catch((error: unknown) => log.warn('settling top-ups failed', { teamId: ws.teamId, error }));
+      const [balance, settings, topUpRows, recentTopUps, limits, usage, pending, sandbox] = await Promise.all([
+        deps.rewards.for(ws).then((rewards) => rewards.balance.get(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined)),
+        deps.settings.get(ws),
+        openTopUps(deps.db, ws),
+        recentlySettledTopUps(deps.db, ws, deps.now()),
+        knownLimits(deps.db, ws),
+        limitUsage(deps.db, ws, deps.now()),
+        pendingLimitRequest(deps.db, ws),
+        isKnownSandbox(deps.db, ws),
+      ]);
+      return {
+        availableCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),
+        pendingCents: toCents(balance.pendingBalance.amount, { rounding: 'half-up' }),
+        currency: balance.availableBalance.currency,
+        thresholdCents: settings.lowBalanceThresholdCents,
+        topUps: topUpRows,
+        recentTopUps,
+        limits,
+        usage,
+        pendingLimitRequest: pending,
+        sandbox,
+      };
+    },
+    async sweep() {
+      while (sweeping) await sweeping.catch(() => {});
+      sweeping = sweepOnce().finally(() => {
+        sweeping = undefined;
+      });
+      return sweeping;
+    },
+    start(intervalMs) {
+      if (timer || intervalMs <= 0) return;
+      timer = setInterval(() => {
+        if (!sweeping) this.sweep().catch((error: unknown) => log.warn('finance sweep failed', { error }));
+      }, intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+      await sweeping?.catch(() => {});
+      await lowBalance.stop();
+    },
+  };
+}

@@ -1,0 +1,283 @@
+// A submitted send form becomes either field errors (shown inline in the modal) or a row to record.
+// Everything here must finish inside Slack's 3-second window: Slack lookups and one catalog read;
+// address-book mapping happens later, in the worker.
+import type { CampaignRow, CardRecipients, NewKudosRow } from '../../db/schema/index.js';
+import { readDesignNow } from '../accounts/design-catalog.js';
+import { listTemplates } from '../accounts/email-templates.js';
+import type { KudosRecipientSnapshot } from '../../db/schema/index.js';
+import { RewardsBadRequestError, RewardsNotFoundError, RewardsRequestValidationError, type RewardsClient } from '../../rewards/index.js';
+import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../shared/ports.js';
+import type { DesignCatalog } from '../accounts/design-catalog.js';
+import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
+import { messageProblem } from './message-text.js';
+import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from '../shared/money.js';
+import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, leftOutNote, type Workspace } from './recipients.js';
+import { resolveSchedule, type ResolvedSchedule } from '../shared/zoned-time.js';
+import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
+
+export type SendField = 'recipients' | 'group' | 'campaign' | 'design' | 'amount' | 'template' | 'message' | 'refund' | 'date' | 'time';
+
+export interface SendForm {
+  userIds: string[];
+  /** `{ kind, id }` of the chosen group, if any. */
+  group: { kind: 'slack' | 'addressBook'; id: string; label?: string } | undefined;
+  productId: string | undefined;
+  /** As submitted: a string from Slack's number input (anything else is refused inline). */
+  amount: unknown;
+  message: string;
+  refundDays: number | undefined;
+  schedule: { date: string | undefined; time: string | undefined } | undefined;
+  /** The campaign picked in the form (its id), if any. */
+  campaignId?: string | undefined;
+  /** The e-mail template picked: an id, null for "none" (the account's default), undefined: not chosen (the campaign's, if any). */
+  template?: string | null | undefined;
+}
+
+export interface SendContext {
+  workspace: Workspace;
+  sender: WorkspaceUser;
+  originChannelId: string | undefined;
+  sourceViewId: string | undefined;
+  /** Permalink of the Slack message this kudos is for (message shortcut); checked by the caller. */
+  sourceMessageUrl?: string | undefined;
+  now: Date;
+  botUserId?: string | undefined;
+  /** The workspace's setting: who receives cards (default: full members only). */
+  cardRecipients?: CardRecipients | undefined;
+}
+
+export interface SendRequestDeps {
+  users: UserDirectory;
+  rewards: RewardsAccounts;
+  /** The catalog of the sending workspace's account. */
+  catalog: DesignCatalog;
+  policy: SendPolicy;
+  /** Reads a campaign of the workspace (the send modal; automations and workflow steps send without one). */
+  campaign?: (teamId: string, id: string) => Promise<CampaignRow | undefined>;
+}
+
+export type PreparedSend =
+  /** `route` is `send`, or `needs_approval` (the approvals issue records such sends for approvers). */
+  | {
+      ok: true;
+      values: NewKudosRow;
+      route: Exclude<SendRoute, { kind: 'refuse' }>;
+      /** The policy's decision again, read through the recording transaction (budgets: see record-send.ts). */
+      recheck?: (db: PolicyReader) => Promise<SendRoute>;
+      /** What the sender should know about the send as recorded (a group's members left out), one sentence each. */
+      notes: string[];
+    }
+  | { ok: false; errors: Partial<Record<SendField, string>> };
+
+/** People picked one by one in the form (the multi-select), as since the first version. */
+export const MAX_PICKED_PEOPLE = 100;
+/**
+ * People in one send, a group's members included: placed in orders of RECIPIENTS_PER_ORDER
+ * (kudos-parts.ts), 20 at most. 2,000 covers a department-sized user group while keeping one send's
+ * work bounded: its recipients row (about 200 KB of JSON), a first send's address-book creations (one
+ * Rewards request each, paced by the rate budget: under half a minute at the emulator's limit) and the
+ * sender's ability to check what they are about to pay for.
+ */
+export const MAX_SEND_RECIPIENTS = 2000;
+/** Groups bigger than this are checked against the workspace's cached people (users.list), not one users.info each. */
+const CHECK_ONE_BY_ONE = 50;
+
+const GONE_GROUP = 'That group no longer exists (or is not one this form offered); pick another.';
+
+/** A user group's members, or why the group cannot be used (unknown ids, however they look, are the user's to fix, not a retry). */
+async function usergroupMembersOrProblem(users: SendRequestDeps['users'], ws: Workspace, id: string): Promise<string[] | string> {
+  try {
+    return await users.usergroupMembers(ws, id);
+  } catch (error) {
+    if (isChatRefusal(error, 'not_found')) return GONE_GROUP;
+    throw error;
+  }
+}
+
+async function addressBookMembersOrProblem(rewards: RewardsClient, id: string): Promise<KudosRecipientSnapshot[] | string> {
+  try {
+    return await expandAddressBookGroup(rewards, id);
+  } catch (error) {
+    if (error instanceof RewardsNotFoundError || error instanceof RewardsRequestValidationError || error instanceof RewardsBadRequestError) return GONE_GROUP;
+    throw error;
+  }
+}
+
+function tooMany(count: number): string {
+  return `At most ${MAX_SEND_RECIPIENTS.toLocaleString('en-US')} people per send (this one has ${count.toLocaleString('en-US')}); pick a smaller group, or send in several goes.`;
+}
+
+/**
+ * Who checks the people of a send: users.info one by one for a few, the workspace's people read in
+ * pages and cached (UserDirectory.everyone) for a big group, with users.info only for anyone not in it
+ * (someone who joined since it was read).
+ */
+async function directoryFor(users: UserDirectory, ws: Workspace, count: number): Promise<Pick<UserDirectory, 'userInfo'>> {
+  if (count <= CHECK_ONE_BY_ONE || !users.everyone) return users;
+  const byId = new Map((await users.everyone(ws)).map((u) => [u.id, u]));
+  return { userInfo: async (w, id) => byId.get(id) ?? users.userInfo(w, id) };
+}
+
+export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form: SendForm): Promise<PreparedSend> {
+  const errors: Partial<Record<SendField, string>> = {};
+
+  // Campaign, design, amount, e-mail template. A campaign's design is read from the API now (the cached
+  // catalog could still list a design the provider removed): nothing is sent with a removed design.
+  let campaign: CampaignRow | undefined;
+  if (form.campaignId) {
+    campaign = deps.campaign ? await deps.campaign(ctx.workspace.teamId, form.campaignId) : undefined;
+    if (campaign?.status !== 'active') {
+      errors.campaign = 'That campaign was archived (or is no longer offered); pick another, or send without one.';
+      campaign = undefined;
+    }
+  }
+  const templateId = form.template === null ? undefined : (form.template ?? campaign?.templateId ?? undefined);
+  const campaignDesign = campaign !== undefined && form.productId === campaign.productId;
+  const [cached, templates] = await Promise.all([
+    form.productId ? deps.catalog.get(form.productId) : undefined,
+    templateId ? (async () => listTemplates(await deps.rewards.for(ctx.workspace), { timeoutMs: 1200 }))() : undefined,
+  ]);
+  let design = cached;
+  if (campaignDesign) design = await readDesignNow(await deps.rewards.for(ctx.workspace), campaign!.productId, { timeoutMs: 1200 });
+  if (!design) {
+    errors.design = campaignDesign
+      ? `The campaign’s design “${campaign!.designName}” was removed from the Rewards catalog, so nothing was sent. Pick another design, and ask a Kudos admin to edit the campaign.`
+      : form.productId
+        ? 'That design is no longer available; pick another.'
+        : 'Pick a card design.';
+  }
+  let amountCents: number | undefined;
+  const parsed = parseWholeDollars(form.amount);
+  if (!parsed.ok) errors.amount = parsed.message;
+  else if (design) {
+    const inRange = checkAmountInRange(parsed.cents, design);
+    const inCampaign = campaign ? checkAmountInRange(parsed.cents, { minCents: campaign.minCents, maxCents: campaign.maxCents }) : inRange;
+    if (!inRange.ok) errors.amount = inRange.message;
+    else if (!inCampaign.ok) errors.amount = `The campaign “${campaign!.name}” takes ${formatUsd(campaign!.minCents)} to ${formatUsd(campaign!.maxCents)} per person.`;
+    else amountCents = inRange.cents;
+  }
+  if (templateId && templates && !templates.some((t) => t.templateId === templateId)) {
+    errors.template = 'That e-mail template is no longer in the Rewards account (deleted); pick another, or none for the account’s default.';
+  }
+
+  const badMessage = messageProblem(form.message);
+  if (badMessage) errors.message = badMessage;
+
+  if (form.refundDays !== undefined && !(REFUND_WINDOWS as readonly number[]).includes(form.refundDays)) {
+    errors.refund = 'Pick 30, 60 or 90 days, or no refund.';
+  }
+
+  // When.
+  let schedule: ResolvedSchedule | undefined;
+  if (form.schedule) {
+    const resolved = resolveSchedule({ ...form.schedule, timezone: ctx.sender.tz ?? 'UTC', now: ctx.now });
+    if (resolved.ok) schedule = resolved.schedule;
+    else errors[resolved.field] = resolved.message;
+  }
+
+  // Who. The sender is never a recipient: picked by name, it is refused; inside a group, left out
+  // (the form says so), by Slack id and by e-mail address.
+  const recipientField: SendField = form.userIds.length > 0 || !form.group ? 'recipients' : 'group';
+  const lists = [];
+  const notes: string[] = [];
+  let groupHadSender = false;
+  let groupMembers: ReadonlySet<string> | undefined;
+  if (form.userIds.includes(ctx.sender.id)) {
+    errors.recipients = 'You cannot send kudos to yourself; remove yourself from the people.';
+  } else if (form.userIds.length === 0 && !form.group) {
+    errors.recipients = 'Choose at least one person, or a group.';
+  } else {
+    let slackUserIds = [...form.userIds];
+    if (form.group?.kind === 'slack') {
+      const members = await usergroupMembersOrProblem(deps.users, ctx.workspace, form.group.id);
+      if (typeof members === 'string') errors.group = members;
+      else if (members.length === 0) errors.group = 'That user group has no members.';
+      else {
+        groupHadSender = members.includes(ctx.sender.id);
+        groupMembers = new Set(members.filter((id) => !form.userIds.includes(id)));
+        slackUserIds = [...new Set([...slackUserIds, ...members.filter((id) => id !== ctx.sender.id)])];
+      }
+    }
+    if (form.userIds.length > MAX_PICKED_PEOPLE) {
+      errors.recipients = `At most ${MAX_PICKED_PEOPLE} people picked one by one; for more, choose a group.`;
+    } else if (slackUserIds.length > MAX_SEND_RECIPIENTS) {
+      errors[recipientField] = tooMany(slackUserIds.length);
+    } else if (slackUserIds.length > 0) {
+      const allowed = ctx.cardRecipients ?? 'members';
+      const checked = await checkSlackRecipients(await directoryFor(deps.users, ctx.workspace, slackUserIds.length), ctx.workspace, slackUserIds, {
+        botUserId: ctx.botUserId,
+        cardRecipients: allowed,
+        ...(groupMembers ? { fromGroup: groupMembers } : {}),
+      });
+      if (checked.ok) {
+        lists.push(checked.recipients);
+        const note = leftOutNote(checked.leftOut, allowed);
+        if (note && checked.recipients.length === 0 && !errors.group) errors.group = `Nobody in that group can receive a card. ${note}`;
+        else if (note) notes.push(note);
+      } else errors[recipientField] = checked.message;
+    }
+    if (form.group?.kind === 'addressBook') {
+      const members = await addressBookMembersOrProblem(await deps.rewards.for(ctx.workspace), form.group.id);
+      if (typeof members === 'string') errors.group = members;
+      else if (members.length === 0) errors.group = 'That address-book group has no members.';
+      else {
+        const senderEmail = ctx.sender.email?.toLowerCase();
+        const others = members.filter((m) => m.email.toLowerCase() !== senderEmail);
+        groupHadSender ||= others.length < members.length;
+        lists.push(others);
+      }
+    }
+  }
+  const recipients = dedupeByEmail(lists).filter((r) => r.slackUserId !== ctx.sender.id);
+  if (recipients.length === 0 && groupHadSender && !errors.recipients && !errors.group) errors.group = 'You are the only person in that group, and you cannot send kudos to yourself.';
+  if (recipients.length > MAX_SEND_RECIPIENTS && !errors[recipientField]) errors[recipientField] = tooMany(recipients.length);
+
+  if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return { ok: false, errors };
+
+  const total = totalCents(amountCents, recipients.length);
+  const draft = {
+    teamId: ctx.workspace.teamId,
+    senderUserId: ctx.sender.id,
+    amountCents,
+    recipientCount: recipients.length,
+    totalCents: total,
+    recipientEmails: recipients.map((r) => r.email),
+  };
+  const route = await deps.policy.route(draft);
+  if (route.kind === 'refuse') return { ok: false, errors: { amount: route.message } };
+
+  return {
+    ok: true,
+    route,
+    notes,
+    ...(deps.policy.recheck ? { recheck: (db: PolicyReader) => deps.policy.recheck!(db, draft) } : {}),
+    values: {
+      teamId: ctx.workspace.teamId,
+      enterpriseId: ctx.workspace.enterpriseId,
+      senderUserId: ctx.sender.id,
+      senderName: ctx.sender.realName || displayNameOf(ctx.sender),
+      originChannelId: ctx.originChannelId ?? null,
+      sourceViewId: ctx.sourceViewId ?? null,
+      recipients,
+      recipientCount: recipients.length,
+      slackUsergroupId: form.group?.kind === 'slack' ? form.group.id : null,
+      recipientGroupId: form.group?.kind === 'addressBook' ? form.group.id : null,
+      recipientGroupName: form.group?.label ?? null,
+      productId: design.productId,
+      designName: design.name,
+      amountCents,
+      totalCents: total,
+      message: form.message.trim(),
+      sourceMessageUrl: ctx.sourceMessageUrl ?? null,
+      refundOptionDays: form.refundDays ?? null,
+      campaignId: campaign?.id ?? null,
+      emailTemplateId: templateId ?? null,
+      emailSenderName: campaign?.senderName ?? null,
+      emailSubject: campaign?.subject ?? null,
+      scheduledAt: schedule?.instant ?? null,
+      scheduleTimezone: schedule?.timezone ?? null,
+      scheduleLocal: schedule?.wallTimeWithOffset ?? null,
+      status: 'pending',
+    },
+  };
+}
