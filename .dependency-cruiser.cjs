@@ -5,7 +5,21 @@
  * The domain's capabilities, lowest first (src/domain/README.md): each imports only those before it.
  * Type-only imports may point up (the notice union names the cases it carries).
  */
-const DOMAIN_CAPABILITIES = ['shared', 'workspaces', 'accounts', 'pacing', 'notices', 'sending', 'approvals', 'finance', 'reward-links', 'orders', 'automations', 'recognition', 'home'];
+const DOMAIN_CAPABILITIES = [
+  'shared',
+  'workspaces',
+  'accounts',
+  'pacing',
+  'notices',
+  'sending',
+  'approvals',
+  'finance',
+  'reward-links',
+  'orders',
+  'automations',
+  'recognition',
+  'home',
+];
 
 const capabilityOrder = DOMAIN_CAPABILITIES.slice(0, -1).map((capability, i) => ({
   name: `domain-downward-from-${capability}`,
@@ -33,7 +47,9 @@ module.exports = {
         'src/domain decides and records; what must be told leaves it as plain data (notices.ts) through its ports (ports.ts). ' +
         "It may import config, db, rewards and itself, nothing that talks to Slack (our edge or Slack's SDKs) or serves HTTP.",
       from: { path: '^src/domain/' },
-      to: { path: '^src/(slack|http|webhooks|observability|simulator|emulator|dev)/|^src/(app|main)\\.ts$|(^|/)node_modules/@slack/' },
+      to: {
+        path: '^src/(slack|http|webhooks|observability|simulator|emulator|dev)/|^src/(app|main)\\.ts$|(^|/)node_modules/@slack/',
+      },
     },
     {
       name: 'stands-alone',
@@ -50,7 +66,8 @@ module.exports = {
     {
       name: 'lib-knows-no-app',
       severity: 'error',
-      comment: 'src/lib holds adapters of packages (e.g. date-fns-tz loaded on first use) that anything may import; they import nothing of src/ outside src/lib.',
+      comment:
+        'src/lib holds adapters of packages (e.g. date-fns-tz loaded on first use) that anything may import; they import nothing of src/ outside src/lib.',
       from: { path: '^src/lib/' },
       to: { path: '^src/', pathNot: '^src/lib/' },
     },
@@ -89,6 +106,9 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

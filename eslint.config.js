@@ -22,7 +22,10 @@ export default tseslint.config(
       // An async method implementing a Promise-returning interface (a Receiver's start, a fake port) has nothing to await.
       '@typescript-eslint/require-await': 'off',
       // Unused code; `_`-prefixed names are deliberate placeholders.
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true },
+      ],
       // All of recommended-type-checked is on. An assertion the types already guarantee hides the
       // next real one; `A | any` is `any`; a method passed on detached must not use `this` (ours are
       // closures: declare them as function properties, `now: () => Date`, and the rule is satisfied).
@@ -41,11 +44,13 @@ export default tseslint.config(
         {
           selector:
             'Literal[value=/^slack_webapi_|^(not_in_channel|channel_not_found|is_archived|no_such_subteam|subteam_not_found|user_not_found|message_not_found|ratelimited|invalid_auth|token_revoked|missing_scope)$/]',
-          message: 'A Slack error code in the domain: translate it in src/slack (toChatRefusal) and decide on the ChatRefusal outcome here.',
+          message:
+            'A Slack error code in the domain: translate it in src/slack (toChatRefusal) and decide on the ChatRefusal outcome here.',
         },
         {
           selector: 'TSPropertySignature[key.name="data"] TSPropertySignature[key.name="error"]',
-          message: "Reading Slack's error shape ({ data: { error } }) in the domain: decide on the ChatRefusal outcome instead.",
+          message:
+            "Reading Slack's error shape ({ data: { error } }) in the domain: decide on the ChatRefusal outcome instead.",
         },
       ],
     },

@@ -23,7 +23,13 @@ import { createRewardsConnectionStore } from '../src/domain/accounts/rewards-con
 import { generateKey, parseKeyRing } from '../src/secrets/key-ring.js';
 import { formEncode, signedHeaders } from '../src/simulator/signing.js';
 import { createInstallationStore } from '../src/slack/installation-store.js';
-import { ensureBuilt, REPO_ROOT, START_NODE_FLAGS, startAppProcess, type AppProcess } from '../test/chaos/app-process.js';
+import {
+  ensureBuilt,
+  REPO_ROOT,
+  START_NODE_FLAGS,
+  startAppProcess,
+  type AppProcess,
+} from '../test/chaos/app-process.js';
 import { createBenchDatabase, databasesToRun, type BenchDatabase } from './databases.js';
 import type { FixedRateRequest } from './load.js';
 import { startLoadThread, type LoadThread } from './load-thread.js';
@@ -67,9 +73,20 @@ async function startFakeSlack(): Promise<FakeSlack> {
         opened.set(token, (opened.get(token) ?? 0) + 1);
         body = { ok: true, view: { id: `V${++views}` } };
       } else if (method === 'users.info') {
-        body = { ok: true, user: { id: 'U_BENCH', name: 'bench', tz: 'America/New_York', is_admin: false, profile: {} } };
+        body = {
+          ok: true,
+          user: { id: 'U_BENCH', name: 'bench', tz: 'America/New_York', is_admin: false, profile: {} },
+        };
       } else if (method === 'auth.test') {
-        body = { ok: true, url: 'https://bench.slack.com/', team: 'Bench', user: 'kudos', team_id: TEAM, user_id: 'U_BOT', bot_id: 'B_BOT' };
+        body = {
+          ok: true,
+          url: 'https://bench.slack.com/',
+          team: 'Bench',
+          user: 'kudos',
+          team_id: TEAM,
+          user_id: 'U_BOT',
+          bot_id: 'B_BOT',
+        };
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
@@ -120,7 +137,14 @@ async function buildMinimalApp(): Promise<string> {
   // After the app's build, which removes from dist/ what src/ does not hold.
   await ensureBuilt();
   const outfile = join(REPO_ROOT, 'dist', 'bench', 'minimal-bolt-app.js');
-  await build({ entryPoints: [join(REPO_ROOT, 'bench', 'minimal-bolt-app.ts')], outfile, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+  await build({
+    entryPoints: [join(REPO_ROOT, 'bench', 'minimal-bolt-app.ts')],
+    outfile,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
   return outfile;
 }
 
@@ -148,7 +172,11 @@ function slashRequest(i: number, responseBase: string): FixedRateRequest {
     response_url: `${responseBase}/response/${i}`,
     trigger_id: `${i}.${randomBytes(6).toString('hex')}`,
   });
-  return { path: '/slack/events', headers: signedHeaders(SIGNING_SECRET, body, 'application/x-www-form-urlencoded', Date.now() / 1000), body };
+  return {
+    path: '/slack/events',
+    headers: signedHeaders(SIGNING_SECRET, body, 'application/x-www-form-urlencoded', Date.now() / 1000),
+    body,
+  };
 }
 
 /** Requests for one phase, built before its clock starts; `first` keeps trigger ids distinct across phases. */
@@ -159,13 +187,19 @@ function phaseRequests(side: Side, first: number, count: number): FixedRateReque
 /** Until every acked request of `side` has opened its modal (at most 10 s): how many did not. */
 async function modalsMissing(side: Side, slack: FakeSlack): Promise<number> {
   const until = Date.now() + 10_000;
-  while (slack.opened(side.token) < side.acked && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 50));
+  while (slack.opened(side.token) < side.acked && Date.now() < until)
+    await new Promise((resolve) => setTimeout(resolve, 50));
   // Work after the last acks ends before the other side's turn.
   await new Promise((resolve) => setTimeout(resolve, 300));
   return side.acked - slack.opened(side.token);
 }
 
-async function benchOnDatabase(db: BenchDatabase, slack: FakeSlack, load: LoadThread, minimalScript: string): Promise<BenchRow[]> {
+async function benchOnDatabase(
+  db: BenchDatabase,
+  slack: FakeSlack,
+  load: LoadThread,
+  minimalScript: string,
+): Promise<BenchRow[]> {
   let sent = 0;
   const tag = `(${db.kind})`;
   const section = `/kudos ack path ${tag}`;
@@ -199,7 +233,9 @@ async function benchOnDatabase(db: BenchDatabase, slack: FakeSlack, load: LoadTh
     { name: 'minimal', app: minimal, token: MINIMAL_TOKEN, acked: 0, request: (i) => slashRequest(i, responseBase) },
   ];
   const [appSide, minimalSide] = sides as [Side, Side];
-  const throughput = new Map<Side, { ok: number; seconds: number; failed: number }>(sides.map((s) => [s, { ok: 0, seconds: 0, failed: 0 }]));
+  const throughput = new Map<Side, { ok: number; seconds: number; failed: number }>(
+    sides.map((s) => [s, { ok: 0, seconds: 0, failed: 0 }]),
+  );
   const latencies = new Map<Side, number[]>(sides.map((s) => [s, []]));
   const sendLag = new Map<Side, number[]>(sides.map((s) => [s, []]));
   const failedAtRate = new Map<Side, number>(sides.map((s) => [s, 0]));
@@ -208,7 +244,12 @@ async function benchOnDatabase(db: BenchDatabase, slack: FakeSlack, load: LoadTh
   try {
     // Warm-up (JIT, the installation, the users' Slack profiles), not measured.
     for (const side of sides) {
-      const warm = await load.closed({ origin: side.app.url, inFlight: IN_FLIGHT, seconds: 2, requests: phaseRequests(side, sent, CLOSED_LOOP_REQUESTS) });
+      const warm = await load.closed({
+        origin: side.app.url,
+        inFlight: IN_FLIGHT,
+        seconds: 2,
+        requests: phaseRequests(side, sent, CLOSED_LOOP_REQUESTS),
+      });
       sent += CLOSED_LOOP_REQUESTS;
       side.acked += warm.ok;
       await modalsMissing(side, slack);
@@ -219,7 +260,12 @@ async function benchOnDatabase(db: BenchDatabase, slack: FakeSlack, load: LoadTh
       const order = r % 2 === 0 ? sides : [...sides].reverse();
       for (const side of order) {
         const cpuBefore = readCpuMs(side.app.pid) ?? 0;
-        const t = await load.closed({ origin: side.app.url, inFlight: IN_FLIGHT, seconds: THROUGHPUT_SECONDS, requests: phaseRequests(side, sent, CLOSED_LOOP_REQUESTS) });
+        const t = await load.closed({
+          origin: side.app.url,
+          inFlight: IN_FLIGHT,
+          seconds: THROUGHPUT_SECONDS,
+          requests: phaseRequests(side, sent, CLOSED_LOOP_REQUESTS),
+        });
         sent += CLOSED_LOOP_REQUESTS;
         side.acked += t.ok;
         const acc = throughput.get(side)!;
@@ -233,7 +279,13 @@ async function benchOnDatabase(db: BenchDatabase, slack: FakeSlack, load: LoadTh
         cpu.requests += t.ok;
       }
       for (const side of order) {
-        const o = await load.open({ origin: side.app.url, rate: RATE, seconds: RATE_SECONDS, connections: 64, requests: phaseRequests(side, sent, RATE * RATE_SECONDS) });
+        const o = await load.open({
+          origin: side.app.url,
+          rate: RATE,
+          seconds: RATE_SECONDS,
+          connections: 64,
+          requests: phaseRequests(side, sent, RATE * RATE_SECONDS),
+        });
         sent += RATE * RATE_SECONDS;
         side.acked += o.ok;
         latencies.get(side)!.push(...o.samples);
@@ -270,7 +322,14 @@ async function benchOnDatabase(db: BenchDatabase, slack: FakeSlack, load: LoadTh
       target: '>= 1.0x',
       meetsTarget: ratio >= 1 && allOpened && noFailures,
     },
-    { section, metric: `p50 at ${RATE} req/s`, value: round(appLat.p50, 1), unit: 'ms', baseline: round(baseLat.p50, 1), baselineName },
+    {
+      section,
+      metric: `p50 at ${RATE} req/s`,
+      value: round(appLat.p50, 1),
+      unit: 'ms',
+      baseline: round(baseLat.p50, 1),
+      baselineName,
+    },
     {
       section,
       metric: `p99 at ${RATE} req/s`,
@@ -299,8 +358,24 @@ async function benchOnDatabase(db: BenchDatabase, slack: FakeSlack, load: LoadTh
       baselineName,
     },
     // Every acked request must have opened its modal, or the acks were bought by skipping the work.
-    { section, metric: 'acked requests whose modal did not open', value: missing.get(appSide)!, unit: 'req', baseline: missing.get(minimalSide)!, baselineName, target: '0', meetsTarget: allOpened },
-    { section, metric: 'CPU per /kudos (closed loop, views.open included)', value: round(cpu(appSide), 2), unit: 'ms', baseline: round(cpu(minimalSide), 2), baselineName },
+    {
+      section,
+      metric: 'acked requests whose modal did not open',
+      value: missing.get(appSide)!,
+      unit: 'req',
+      baseline: missing.get(minimalSide)!,
+      baselineName,
+      target: '0',
+      meetsTarget: allOpened,
+    },
+    {
+      section,
+      metric: 'CPU per /kudos (closed loop, views.open included)',
+      value: round(cpu(appSide), 2),
+      unit: 'ms',
+      baseline: round(cpu(minimalSide), 2),
+      baselineName,
+    },
   ];
 }
 

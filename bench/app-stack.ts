@@ -46,7 +46,11 @@ export function benchWorkspace(extraUsers: number): Workspace {
 }
 
 async function control(emulatorUrl: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(`${emulatorUrl}/_emulator${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${emulatorUrl}/_emulator${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`emulator ${path}: ${res.status} ${await res.text()}`);
 }
 
@@ -67,9 +71,17 @@ export async function startAppStack(
 ): Promise<AppStack> {
   // The real API allows 1000 requests per 10 s; the benchmark measures the app, not that limit
   // (docs/operations.md discusses what it means for throughput), so the emulator's is lifted.
-  const emulator = await startEmulator({ port: 0, host: '127.0.0.1', env: { EMULATOR_RATE_LIMIT: '100000000', EMULATOR_RATE_WINDOW_S: '10' } });
+  const emulator = await startEmulator({
+    port: 0,
+    host: '127.0.0.1',
+    env: { EMULATOR_RATE_LIMIT: '100000000', EMULATOR_RATE_WINDOW_S: '10' },
+  });
   await control(emulator.url, '/balance', { amount: 10_000_000, environment: 'production' });
-  await control(emulator.url, '/limits', { dailyLimitUsd: 10_000_000, monthlyLimitUsd: 100_000_000, environment: 'production' });
+  await control(emulator.url, '/limits', {
+    dailyLimitUsd: 10_000_000,
+    monthlyLimitUsd: 100_000_000,
+    environment: 'production',
+  });
   const proxy = await startRewardsProxy(emulator.url);
   // Slack's limits would hold the announcements of 1,000 sends in one channel to one a second; this
   // benchmark measures the app, so the simulator's and the app's pacing are raised alike, out of the way.
@@ -85,9 +97,18 @@ export async function startAppStack(
     botToken: sim.botToken,
     signingSecret: BENCH_SIGNING_SECRET,
     ...(db.env.DATABASE_URL ? { databaseUrl: db.env.DATABASE_URL } : { pgliteDir: db.env.PGLITE_DIR! }),
-    extra: { KUDOS_NOTIFY_CHANNEL: NOTIFY_CHANNEL, KUDOS_SLACK_RATE_SCALE: String(BENCH_SLACK_RATE_SCALE), ...(opts.socketMode ? { SLACK_APP_TOKEN: sim.socketMode.appToken } : {}), ...opts.env },
+    extra: {
+      KUDOS_NOTIFY_CHANNEL: NOTIFY_CHANNEL,
+      KUDOS_SLACK_RATE_SCALE: String(BENCH_SLACK_RATE_SCALE),
+      ...(opts.socketMode ? { SLACK_APP_TOKEN: sim.socketMode.appToken } : {}),
+      ...opts.env,
+    },
   });
-  const app = await startAppProcess(env, { quietAfterStart: true, ...(opts.nodeArgs ? { nodeArgs: opts.nodeArgs } : {}), ...(opts.script ? { script: opts.script } : {}) });
+  const app = await startAppProcess(env, {
+    quietAfterStart: true,
+    ...(opts.nodeArgs ? { nodeArgs: opts.nodeArgs } : {}),
+    ...(opts.script ? { script: opts.script } : {}),
+  });
   sim.setAppUrl(app.url);
   if (opts.socketMode) await sim.socketMode.waitForConnections(1, 30_000);
   return {

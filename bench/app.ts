@@ -12,7 +12,14 @@ import { kudos } from '../src/db/schema/index.js';
 import { startSlackSimulator, type SlackSimulator } from '../src/simulator/slack.js';
 import { sendModalValues } from '../test/support/app.js';
 import { startAppProcess } from '../test/chaos/app-process.js';
-import { benchUserId, benchWorkspace, BENCH_SIGNING_SECRET, NOTIFY_CHANNEL, startAppStack, type AppStack } from './app-stack.js';
+import {
+  benchUserId,
+  benchWorkspace,
+  BENCH_SIGNING_SECRET,
+  NOTIFY_CHANNEL,
+  startAppStack,
+  type AppStack,
+} from './app-stack.js';
 import { createBenchDatabase, databasesToRun, type BenchDatabase } from './databases.js';
 import { readCpuMs, readRssBytes, sampleRss, toMiB } from './memory.js';
 import { mapLimit, runOpenLoop, type OpenLoopResult } from './open-loop.js';
@@ -67,13 +74,24 @@ async function benchOnDatabase(db: BenchDatabase): Promise<BenchRow[]> {
   const concurrency = process.env.KUDOS_WORKER_CONCURRENCY;
   // BENCH_APP_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof": profile the app under the benchmark's load.
   const nodeArgs = process.env.BENCH_APP_NODE_ARGS?.split(' ').filter(Boolean);
-  const stack = await startAppStack(db, { extraUsers: KUDOS + STEADY_KUDOS, ...(concurrency ? { env: { KUDOS_WORKER_CONCURRENCY: concurrency } } : {}), ...(nodeArgs ? { nodeArgs } : {}) });
+  const stack = await startAppStack(db, {
+    extraUsers: KUDOS + STEADY_KUDOS,
+    ...(concurrency ? { env: { KUDOS_WORKER_CONCURRENCY: concurrency } } : {}),
+    ...(nodeArgs ? { nodeArgs } : {}),
+  });
   const rss = sampleRss(stack.app.pid);
   try {
     // Idle: started, migrated, nothing asked of it yet.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     const idle = readRssBytes(stack.app.pid) ?? 0;
-    rows.push({ section: `memory ${tag}`, metric: 'app RSS idle', value: toMiB(idle), unit: 'MiB', target: '< 150 MiB', meetsTarget: toMiB(idle) < 150 });
+    rows.push({
+      section: `memory ${tag}`,
+      metric: 'app RSS idle',
+      value: toMiB(idle),
+      unit: 'MiB',
+      target: '< 150 MiB',
+      meetsTarget: toMiB(idle) < 150,
+    });
 
     if (!sendOnly) rows.push(...(await benchSlashAck(stack, tag)));
     if (!slashOnly) {
@@ -81,7 +99,12 @@ async function benchOnDatabase(db: BenchDatabase): Promise<BenchRow[]> {
       await benchSteadySends(stack, tag);
     }
 
-    rows.push({ section: `memory ${tag}`, metric: 'app RSS peak (all runs above)', value: toMiB(rss.peakBytes()), unit: 'MiB' });
+    rows.push({
+      section: `memory ${tag}`,
+      metric: 'app RSS peak (all runs above)',
+      value: toMiB(rss.peakBytes()),
+      unit: 'MiB',
+    });
   } finally {
     rss.stop();
     await stack.close();
@@ -93,12 +116,22 @@ async function benchOnDatabase(db: BenchDatabase): Promise<BenchRow[]> {
 async function benchSlashAck(stack: AppStack, tag: string): Promise<BenchRow[]> {
   const section = `slash command ack ${tag}`;
   const baselineName = 'bare node:http + signature check';
-  const baseline = await startAppProcess({ SLACK_SIGNING_SECRET: BENCH_SIGNING_SECRET }, { script: 'bench/baseline-slack-server.ts' });
-  const baseSim = await startSlackSimulator({ signingSecret: BENCH_SIGNING_SECRET, workspace: benchWorkspace(KUDOS), appUrl: baseline.url, rateLimits: false });
+  const baseline = await startAppProcess(
+    { SLACK_SIGNING_SECRET: BENCH_SIGNING_SECRET },
+    { script: 'bench/baseline-slack-server.ts' },
+  );
+  const baseSim = await startSlackSimulator({
+    signingSecret: BENCH_SIGNING_SECRET,
+    workspace: benchWorkspace(KUDOS),
+    appUrl: baseline.url,
+    rateLimits: false,
+  });
   // Both are driven by the simulator's own signed-request driver: same payload, same client code.
   const users = Math.max(1, KUDOS);
-  const appCall: SlashCall = async (i) => (await stack.sim.slashCommand(benchUserId(i % users), '', 'C_GENERAL')).status === 200;
-  const baseCall: SlashCall = async (i) => (await baseSim.slashCommand(benchUserId(i % users), '', 'C_GENERAL')).status === 200;
+  const appCall: SlashCall = async (i) =>
+    (await stack.sim.slashCommand(benchUserId(i % users), '', 'C_GENERAL')).status === 200;
+  const baseCall: SlashCall = async (i) =>
+    (await baseSim.slashCommand(benchUserId(i % users), '', 'C_GENERAL')).status === 200;
   const rows: BenchRow[] = [];
   try {
     // Warm-up (JIT, Slack identity, settings cache), not measured.
@@ -119,14 +152,48 @@ async function benchSlashAck(stack: AppStack, tag: string): Promise<BenchRow[]> 
       const at = `at ${rate} req/s`;
       const p99Target = rate === 200 ? { target: '< 50 ms', meetsTarget: app.p99 < 50 && app.failed === 0 } : {};
       rows.push(
-        { section, metric: `p50 ${at}`, value: round(app.p50, 1), unit: 'ms', baseline: round(base.p50, 1), baselineName },
-        { section, metric: `p99 ${at}`, value: round(app.p99, 1), unit: 'ms', baseline: round(base.p99, 1), baselineName, ...p99Target },
-        { section, metric: `max ${at}`, value: round(app.max, 1), unit: 'ms', baseline: round(base.max, 1), baselineName },
+        {
+          section,
+          metric: `p50 ${at}`,
+          value: round(app.p50, 1),
+          unit: 'ms',
+          baseline: round(base.p50, 1),
+          baselineName,
+        },
+        {
+          section,
+          metric: `p99 ${at}`,
+          value: round(app.p99, 1),
+          unit: 'ms',
+          baseline: round(base.p99, 1),
+          baselineName,
+          ...p99Target,
+        },
+        {
+          section,
+          metric: `max ${at}`,
+          value: round(app.max, 1),
+          unit: 'ms',
+          baseline: round(base.max, 1),
+          baselineName,
+        },
         { section, metric: `failed ${at}`, value: app.failed, unit: 'req', baseline: base.failed, baselineName },
         // A check on the figures above: a latency spike this large may be the generator's own stall.
-        { section, metric: `load generator stalled (max) ${at}`, value: round(app.generatorStallMaxMs, 0), unit: 'ms', baseline: round(base.generatorStallMaxMs, 0), baselineName },
+        {
+          section,
+          metric: `load generator stalled (max) ${at}`,
+          value: round(app.generatorStallMaxMs, 0),
+          unit: 'ms',
+          baseline: round(base.generatorStallMaxMs, 0),
+          baselineName,
+        },
         // Steadier than the latencies on a shared machine: what one `/kudos` costs the app, modal included.
-        { section, metric: `app CPU per /kudos ${at} (ack + users.info + views.open)`, value: round(cpuPerCommand, 2), unit: 'ms' },
+        {
+          section,
+          metric: `app CPU per /kudos ${at} (ack + users.info + views.open)`,
+          value: round(cpuPerCommand, 2),
+          unit: 'ms',
+        },
       );
     }
     // The 500/s run leaves the app working off its backlog (modals still being opened after the
@@ -156,7 +223,9 @@ async function highestRateHeld(call: SlashCall, label: string): Promise<{ rate: 
   let last: OpenLoopResult | undefined;
   for (let rate = 50; rate <= STEP_LIMIT_RATE; rate = Math.round(rate * 1.5)) {
     last = await runOpenLoop({ rate, seconds: STEP_SECONDS, call });
-    console.error(`bench: step-up ${label} ${rate}/s: p99 ${round(last.p99, 1)} ms, failed ${last.failed}, load generator stalled up to ${round(last.generatorStallMaxMs, 0)} ms`);
+    console.error(
+      `bench: step-up ${label} ${rate}/s: p99 ${round(last.p99, 1)} ms, failed ${last.failed}, load generator stalled up to ${round(last.generatorStallMaxMs, 0)} ms`,
+    );
     if (last.p99 >= HELD_P99_MS || last.failed > last.count * 0.005) break;
     held = rate;
     // Let queues drain between steps.
@@ -203,13 +272,22 @@ async function benchSteadySends(stack: AppStack, tag: string): Promise<void> {
     seconds: STEADY_KUDOS / STEADY_RATE,
     call: async (j) => {
       const recipient = benchUserId(first + ((j + 1) % STEADY_KUDOS));
-      return (await sim.submitView(views[j]!.id, sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '5' }), senders[j]!)).status === 200;
+      return (
+        (
+          await sim.submitView(
+            views[j]!.id,
+            sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '5' }),
+            senders[j]!,
+          )
+        ).status === 200
+      );
     },
   });
   if (result.failed > 0) throw new Error(`steady sends: ${result.failed} submissions failed`);
   const deadline = Date.now() + 60_000;
   while (proxy.orders.size - ordersBefore < STEADY_KUDOS) {
-    if (Date.now() > deadline) throw new Error(`steady sends: only ${proxy.orders.size - ordersBefore} orders after a minute`);
+    if (Date.now() > deadline)
+      throw new Error(`steady sends: only ${proxy.orders.size - ordersBefore} orders after a minute`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   steadyRuns.set(stack, { startedAtMs, rate: STEADY_RATE, kudos: STEADY_KUDOS });
@@ -247,14 +325,19 @@ export async function benchSendThroughput(stack: AppStack, db: BenchDatabase, ta
   const startedAt = performance.now();
   await mapLimit(views, 32, async (view, i) => {
     const t = performance.now();
-    const answer = await sim.submitView(view.id, sendModalValues({ users: [benchUserId((i + 1) % n)], design: 'CC-THANK-YOU', amount: '5' }), benchUserId(i));
+    const answer = await sim.submitView(
+      view.id,
+      sendModalValues({ users: [benchUserId((i + 1) % n)], design: 'CC-THANK-YOU', amount: '5' }),
+      benchUserId(i),
+    );
     submitLatencies.push(performance.now() - t);
     if (answer.status !== 200) throw new Error(`submission ${i} answered ${answer.status}`);
   });
   const submittedAt = performance.now();
   const deadline = Date.now() + (Number(process.env.BENCH_SEND_DEADLINE_S) || 600) * 1000;
   while (placed() < n || announced() < n) {
-    if (Date.now() > deadline) throw new Error(`send throughput: only ${placed()} orders and ${announced()} announcements after 10 minutes`);
+    if (Date.now() > deadline)
+      throw new Error(`send throughput: only ${placed()} orders and ${announced()} announcements after 10 minutes`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const doneAt = performance.now();
@@ -265,7 +348,9 @@ export async function benchSendThroughput(stack: AppStack, db: BenchDatabase, ta
   // Completion checks follow the orders; give them a moment so that they are counted too.
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const rewardsCalls = proxy.calls.slice(callsBefore);
-  const orderCalls = rewardsCalls.filter((c) => c.method === 'POST' && /^\/api\/v1\/orders\/choice-cards$/.test(c.path)).length;
+  const orderCalls = rewardsCalls.filter(
+    (c) => c.method === 'POST' && /^\/api\/v1\/orders\/choice-cards$/.test(c.path),
+  ).length;
   const slackCalls = sim.calls.slice(slackBefore).filter((c) => c.method !== 'response_url').length;
   const byPath = new Map<string, number>();
   for (const c of rewardsCalls) {
@@ -290,11 +375,28 @@ export async function benchSendThroughput(stack: AppStack, db: BenchDatabase, ta
     { section, metric: 'time to accept all submissions', value: round((submittedAt - startedAt) / 1000, 2), unit: 's' },
     { section, metric: 'view_submission ack p99 (32 in flight)', value: round(submit.p99, 1), unit: 'ms' },
     { section, metric: 'Rewards API calls per kudos (all)', value: round(rewardsCalls.length / n, 2), unit: 'calls' },
-    { section, metric: 'Rewards API calls per kudos beyond the order', value: round(beyondOrder, 2), unit: 'calls', target: '<= 2', meetsTarget: beyondOrder <= 2 },
+    {
+      section,
+      metric: 'Rewards API calls per kudos beyond the order',
+      value: round(beyondOrder, 2),
+      unit: 'calls',
+      target: '<= 2',
+      meetsTarget: beyondOrder <= 2,
+    },
     { section, metric: 'Slack API calls per kudos', value: round(slackCalls / n, 2), unit: 'calls' },
     // Where the 2 cores went: the app, and the benchmark process (emulator, simulator, driver).
-    { section, metric: `app CPU per kudos (busy ${Math.round((appCpuMs / (doneAt - startedAt)) * 100)}% of one core)`, value: round(appCpuMs / n, 2), unit: 'ms' },
-    { section, metric: `emulator + simulator + driver CPU per kudos (busy ${Math.round((benchCpuMs / (doneAt - startedAt)) * 100)}%)`, value: round(benchCpuMs / n, 2), unit: 'ms' },
+    {
+      section,
+      metric: `app CPU per kudos (busy ${Math.round((appCpuMs / (doneAt - startedAt)) * 100)}% of one core)`,
+      value: round(appCpuMs / n, 2),
+      unit: 'ms',
+    },
+    {
+      section,
+      metric: `emulator + simulator + driver CPU per kudos (busy ${Math.round((benchCpuMs / (doneAt - startedAt)) * 100)}%)`,
+      value: round(benchCpuMs / n, 2),
+      unit: 'ms',
+    },
   ];
 }
 
@@ -321,14 +423,31 @@ async function pickupLatencyRows(stack: AppStack, db: BenchDatabase, tag: string
     }
     const b = summarize(burst);
     const rows: BenchRow[] = [
-      { section, metric: `pickup latency p50, burst of ${KUDOS} (recorded -> order request at the API; includes the backlog)`, value: round(b.p50, 1), unit: 'ms' },
+      {
+        section,
+        metric: `pickup latency p50, burst of ${KUDOS} (recorded -> order request at the API; includes the backlog)`,
+        value: round(b.p50, 1),
+        unit: 'ms',
+      },
       { section, metric: `pickup latency p99, burst of ${KUDOS}`, value: round(b.p99, 1), unit: 'ms' },
     ];
     if (steady && steadySamples.length > 0) {
       const st = summarize(steadySamples);
       rows.push(
-        { section, metric: `pickup latency p50, steady ${steady.rate} submissions/s (${steadySamples.length} kudos, new recipients)`, value: round(st.p50, 1), unit: 'ms' },
-        { section, metric: `pickup latency p99, steady ${steady.rate} submissions/s`, value: round(st.p99, 1), unit: 'ms', target: '< 100 ms', meetsTarget: st.p99 < 100 },
+        {
+          section,
+          metric: `pickup latency p50, steady ${steady.rate} submissions/s (${steadySamples.length} kudos, new recipients)`,
+          value: round(st.p50, 1),
+          unit: 'ms',
+        },
+        {
+          section,
+          metric: `pickup latency p99, steady ${steady.rate} submissions/s`,
+          value: round(st.p99, 1),
+          unit: 'ms',
+          target: '< 100 ms',
+          meetsTarget: st.p99 < 100,
+        },
       );
     }
     return rows;

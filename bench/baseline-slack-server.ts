@@ -12,13 +12,17 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const timestamp = String(req.headers['x-slack-request-timestamp'] ?? '');
     const given = Buffer.from(String(req.headers['x-slack-signature'] ?? ''));
-    const expected = Buffer.from(`v0=${createHmac('sha256', secret).update(`v0:${timestamp}:`).update(Buffer.concat(chunks)).digest('hex')}`);
+    const expected = Buffer.from(
+      `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:`).update(Buffer.concat(chunks)).digest('hex')}`,
+    );
     const fresh = Math.abs(Date.now() / 1000 - Number(timestamp)) <= 300;
     const ok = fresh && given.length === expected.length && timingSafeEqual(given, expected);
     res.writeHead(ok ? 200 : 401).end();
   });
 });
 server.listen(0, '127.0.0.1', () => {
-  console.log(JSON.stringify({ msg: 'kudos app listening', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+  console.log(
+    JSON.stringify({ msg: 'kudos app listening', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+  );
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

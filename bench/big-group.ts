@@ -66,7 +66,12 @@ async function run(groups: number): Promise<RunResult> {
   const opened = await openDatabase();
   const db = opened.conn.db;
   const emulator = await startEmulator({ port: 0, host: '127.0.0.1', env: {} });
-  const control = (path: string, body: unknown) => fetch(`${emulator.url}/_emulator${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const control = (path: string, body: unknown) =>
+    fetch(`${emulator.url}/_emulator${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   // $5 x 1,000 is the emulator's whole daily limit: room for both runs' sends.
   await control('/limits', { dailyLimitUsd: 1_000_000, monthlyLimitUsd: 10_000_000, environment: 'production' });
   await control('/balance', { amount: 1_000_000, environment: 'production' });
@@ -74,7 +79,12 @@ async function run(groups: number): Promise<RunResult> {
   const workspace = benchWorkspace(PEOPLE);
   const size = PEOPLE / groups;
   for (let g = 0; g < groups; g++) {
-    workspace.usergroups.push({ id: `S_BENCH${g}`, handle: `bench-${g}`, name: `Bench ${g}`, users: Array.from({ length: size }, (_, i) => benchUserId(g * size + i)) });
+    workspace.usergroups.push({
+      id: `S_BENCH${g}`,
+      handle: `bench-${g}`,
+      name: `Bench ${g}`,
+      users: Array.from({ length: size }, (_, i) => benchUserId(g * size + i)),
+    });
   }
   const sim = await startSlackSimulator({ signingSecret: 'bench', workspace, emulatorUrl: emulator.url });
   const config = loadConfig({
@@ -89,7 +99,16 @@ async function run(groups: number): Promise<RunResult> {
     KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
     KUDOS_APPROVAL_THRESHOLD: '10000000',
   });
-  const app = await startApp({ config, port: 0, metricsPort: 0, host: '127.0.0.1', db, logger: createLogger({ level: 'silent' }), worker: { pollIntervalMs: 100 }, webhooks: { pollIntervalMs: 200 } });
+  const app = await startApp({
+    config,
+    port: 0,
+    metricsPort: 0,
+    host: '127.0.0.1',
+    db,
+    logger: createLogger({ level: 'silent' }),
+    worker: { pollIntervalMs: 100 },
+    webhooks: { pollIntervalMs: 200 },
+  });
   sim.setAppUrl(app.url);
   const deadline = Date.now() + TIME_LIMIT_MS;
   let presses = 0;
@@ -102,20 +121,41 @@ async function run(groups: number): Promise<RunResult> {
       let view;
       for (let open = 0; open < 3 && !view; open++) {
         await sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
-        view = await sim.waitFor(() => sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'), 15_000).catch(() => undefined);
+        view = await sim
+          .waitFor(() => sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'), 15_000)
+          .catch(() => undefined);
       }
       if (!view) continue;
       const values = {
         send_recipients: { recipients: { type: 'multi_users_select', selected_users: [] } },
-        send_group: { group: { type: 'external_select', selected_option: { text: { type: 'plain_text', text: `@bench-${g}` }, value: `slack:S_BENCH${g}` } } },
-        send_design: { design: { type: 'external_select', selected_option: { text: { type: 'plain_text', text: 'CC-THANK-YOU' }, value: 'CC-THANK-YOU' } } },
+        send_group: {
+          group: {
+            type: 'external_select',
+            selected_option: { text: { type: 'plain_text', text: `@bench-${g}` }, value: `slack:S_BENCH${g}` },
+          },
+        },
+        send_design: {
+          design: {
+            type: 'external_select',
+            selected_option: { text: { type: 'plain_text', text: 'CC-THANK-YOU' }, value: 'CC-THANK-YOU' },
+          },
+        },
         send_amount: { amount: { type: 'number_input', value: '5' } },
         send_message: { message: { type: 'plain_text_input', value: 'Thank you all!' } },
-        send_timing: { timing: { type: 'radio_buttons', selected_option: { text: { type: 'plain_text', text: 'now' }, value: 'now' } } },
+        send_timing: {
+          timing: {
+            type: 'radio_buttons',
+            selected_option: { text: { type: 'plain_text', text: 'now' }, value: 'now' },
+          },
+        },
       };
       // A submission may be told to come back (Slack's rate limit: "Press Send again in N s") or that
       // checking took too long: like a person, wait as told and press Send again.
-      for (let attempt = 0; attempt < 30 && Date.now() < deadline && sim.openViews('U_MANAGER').some((v) => v.id === view.id); attempt++) {
+      for (
+        let attempt = 0;
+        attempt < 30 && Date.now() < deadline && sim.openViews('U_MANAGER').some((v) => v.id === view.id);
+        attempt++
+      ) {
         await sim.submitView(view.id, values, 'U_MANAGER');
         presses++;
         const told = /Press Send again in (\d+) s/.exec(Object.values(sim.viewErrors(view.id)).join(' '));
@@ -144,7 +184,9 @@ async function run(groups: number): Promise<RunResult> {
     const [recorded] = await db.select({ n: count() }).from(kudos);
     const slackCalls = new Map<string, number>();
     for (const call of sim.calls) slackCalls.set(call.method, (slackCalls.get(call.method) ?? 0) + 1);
-    const emails = (await (await fetch(`${emulator.url}/_emulator/emails`)).json()) as { emails: Array<{ kind: string }> };
+    const emails = (await (await fetch(`${emulator.url}/_emulator/emails`)).json()) as {
+      emails: Array<{ kind: string }>;
+    };
     return {
       seconds: Math.round(seconds * 10) / 10,
       rewardsRequests: proxy.calls.filter((c) => c.path.startsWith('/api/')).length,
@@ -174,9 +216,19 @@ export async function benchBigGroup(): Promise<BenchRow[]> {
   const big = await run(1);
   const split = await run(PEOPLE / 100);
   const baselineName = `${PEOPLE / 100} sends of 100`;
-  if (!big.finished || !split.finished) console.error(`big group: a run did not finish within ${TIME_LIMIT_MS / 1000} s (big: ${big.finished}, baseline: ${split.finished})`);
+  if (!big.finished || !split.finished)
+    console.error(
+      `big group: a run did not finish within ${TIME_LIMIT_MS / 1000} s (big: ${big.finished}, baseline: ${split.finished})`,
+    );
   const rows: BenchRow[] = [
-    { section: SECTION, metric: `one ${PEOPLE}-member group kudos: wall time, submit to everyone told`, value: big.seconds, unit: 's', baseline: split.seconds, baselineName },
+    {
+      section: SECTION,
+      metric: `one ${PEOPLE}-member group kudos: wall time, submit to everyone told`,
+      value: big.seconds,
+      unit: 's',
+      baseline: split.seconds,
+      baselineName,
+    },
     {
       section: SECTION,
       metric: 'Rewards requests (recipients created, orders, balance, completion checks)',
@@ -195,8 +247,22 @@ export async function benchBigGroup(): Promise<BenchRow[]> {
       target: 'every one',
       meetsTarget: big.recorded === 1 && split.recorded === PEOPLE / 100,
     },
-    { section: SECTION, metric: 'presses of Send', value: big.presses, unit: 'presses', baseline: split.presses, baselineName },
-    { section: SECTION, metric: 'answers "Slack is busy ... Press Send again in N s" (waited as told)', value: big.busy, unit: 'answers', baseline: split.busy, baselineName },
+    {
+      section: SECTION,
+      metric: 'presses of Send',
+      value: big.presses,
+      unit: 'presses',
+      baseline: split.presses,
+      baselineName,
+    },
+    {
+      section: SECTION,
+      metric: 'answers "Slack is busy ... Press Send again in N s" (waited as told)',
+      value: big.busy,
+      unit: 'answers',
+      baseline: split.busy,
+      baselineName,
+    },
     { section: SECTION, metric: 'orders', value: big.orders, unit: 'orders', baseline: split.orders, baselineName },
     {
       section: SECTION,
@@ -208,8 +274,26 @@ export async function benchBigGroup(): Promise<BenchRow[]> {
       target: `= ${PEOPLE}`,
       meetsTarget: big.cardEmails === PEOPLE,
     },
-    { section: SECTION, metric: 'Slack 429s', value: big.slack429s, unit: '429s', baseline: split.slack429s, baselineName, target: '0', meetsTarget: big.slack429s === 0 },
-    { section: SECTION, metric: 'DMs posted (to the sender: confirmation, delivered)', value: big.dms, unit: 'DMs', baseline: split.dms, baselineName, target: '2', meetsTarget: big.dms === 2 },
+    {
+      section: SECTION,
+      metric: 'Slack 429s',
+      value: big.slack429s,
+      unit: '429s',
+      baseline: split.slack429s,
+      baselineName,
+      target: '0',
+      meetsTarget: big.slack429s === 0,
+    },
+    {
+      section: SECTION,
+      metric: 'DMs posted (to the sender: confirmation, delivered)',
+      value: big.dms,
+      unit: 'DMs',
+      baseline: split.dms,
+      baselineName,
+      target: '2',
+      meetsTarget: big.dms === 2,
+    },
     {
       section: SECTION,
       metric: 'announcements in the channel',
@@ -233,7 +317,14 @@ export async function benchBigGroup(): Promise<BenchRow[]> {
   ];
   const methods = new Set([...big.slackCalls.keys(), ...split.slackCalls.keys()]);
   for (const method of [...methods].sort()) {
-    rows.push({ section: SECTION, metric: `Slack calls: ${method}`, value: big.slackCalls.get(method) ?? 0, unit: 'calls', baseline: split.slackCalls.get(method) ?? 0, baselineName });
+    rows.push({
+      section: SECTION,
+      metric: `Slack calls: ${method}`,
+      value: big.slackCalls.get(method) ?? 0,
+      unit: 'calls',
+      baseline: split.slackCalls.get(method) ?? 0,
+      baselineName,
+    });
   }
   return rows;
 }

@@ -40,7 +40,11 @@ export async function benchClientOverhead(): Promise<BenchRow[]> {
   const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
   const pool = new Pool(emulator.url, { connections: 10 });
   const plain = async () => {
-    const response = await pool.request({ method: 'GET', path: '/api/v1/balance', headers: { authorization: `Bearer ${token}` } });
+    const response = await pool.request({
+      method: 'GET',
+      path: '/api/v1/balance',
+      headers: { authorization: `Bearer ${token}` },
+    });
     await response.body.json();
   };
   const typed = async () => {
@@ -60,9 +64,30 @@ export async function benchClientOverhead(): Promise<BenchRow[]> {
     const t = summarize(typedSamples);
     const section = 'client overhead (GET balance)';
     return [
-      { section, metric: 'mean latency per call', value: round(t.mean, 3), unit: 'ms', baseline: round(p.mean, 3), baselineName: 'plain undici' },
-      { section, metric: 'p50 latency per call', value: round(t.p50, 3), unit: 'ms', baseline: round(p.p50, 3), baselineName: 'plain undici' },
-      { section, metric: 'p99 latency per call', value: round(t.p99, 3), unit: 'ms', baseline: round(p.p99, 3), baselineName: 'plain undici' },
+      {
+        section,
+        metric: 'mean latency per call',
+        value: round(t.mean, 3),
+        unit: 'ms',
+        baseline: round(p.mean, 3),
+        baselineName: 'plain undici',
+      },
+      {
+        section,
+        metric: 'p50 latency per call',
+        value: round(t.p50, 3),
+        unit: 'ms',
+        baseline: round(p.p50, 3),
+        baselineName: 'plain undici',
+      },
+      {
+        section,
+        metric: 'p99 latency per call',
+        value: round(t.p99, 3),
+        unit: 'ms',
+        baseline: round(p.p99, 3),
+        baselineName: 'plain undici',
+      },
       { section, metric: 'overhead per call (p50 difference)', value: round((t.p50 - p.p50) * 1000, 1), unit: 'µs' },
     ];
   } finally {

@@ -88,12 +88,21 @@ async function devTreeRss(command: string[]): Promise<TreeMemory> {
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const deadline = Date.now() + 120_000;
     while (!output.includes('Kudos is running offline')) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${command.join(' ')} did not start:\n${output}`);
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`${command.join(' ')} did not start:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
-    const parts = processTree(child.pid!).map((pid) => ({ command: commandOf(pid), bytes: readRssBytes(pid) ?? 0, pssBytes: readPssBytes(pid) ?? 0 }));
-    return { totalBytes: parts.reduce((sum, p) => sum + p.bytes, 0), totalPssBytes: parts.reduce((sum, p) => sum + p.pssBytes, 0), parts };
+    const parts = processTree(child.pid!).map((pid) => ({
+      command: commandOf(pid),
+      bytes: readRssBytes(pid) ?? 0,
+      pssBytes: readPssBytes(pid) ?? 0,
+    }));
+    return {
+      totalBytes: parts.reduce((sum, p) => sum + p.bytes, 0),
+      totalPssBytes: parts.reduce((sum, p) => sum + p.pssBytes, 0),
+      parts,
+    };
   } finally {
     // The whole group (npm, sh, node): as Ctrl-C in a terminal.
     try {
@@ -103,7 +112,8 @@ async function devTreeRss(command: string[]): Promise<TreeMemory> {
     }
     // A child that has exited already (it did not start) fires no more 'exit': waiting would leave
     // the bench with nothing to do, and node would end it (exit 13) with the error unprinted.
-    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve).once('error', resolve));
+    if (child.exitCode === null && child.signalCode === null)
+      await new Promise((resolve) => child.once('exit', resolve).once('error', resolve));
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -121,8 +131,12 @@ async function benchDevMemory(): Promise<BenchRow[]> {
     ['dev process with its former flags', formerFlags],
     ['npm run dev', dev],
   ] as const) {
-    const parts = run.parts.map((p) => `${p.command.slice(0, 60)} ${toMiB(p.bytes)} (PSS ${toMiB(p.pssBytes)})`).join(' + ');
-    console.error(`bench: ${section}: ${name}: RSS ${toMiB(run.totalBytes)} MiB, PSS ${toMiB(run.totalPssBytes)} MiB = ${parts}`);
+    const parts = run.parts
+      .map((p) => `${p.command.slice(0, 60)} ${toMiB(p.bytes)} (PSS ${toMiB(p.pssBytes)})`)
+      .join(' + ');
+    console.error(
+      `bench: ${section}: ${name}: RSS ${toMiB(run.totalBytes)} MiB, PSS ${toMiB(run.totalPssBytes)} MiB = ${parts}`,
+    );
   }
   const largest = dev.parts.reduce((a, b) => (b.bytes > a.bytes ? b : a));
   const formerAlone = formerFlags.parts.reduce((a, b) => (b.bytes > a.bytes ? b : a));
@@ -171,7 +185,10 @@ interface Variant {
 }
 
 function variants(argv: string[] = process.argv): Variant[] {
-  const list: Variant[] = [{ name: 'tsx src/main.ts (former npm start)', script: 'src/main.ts' }, { name: 'node dist/main.js (npm start)' }];
+  const list: Variant[] = [
+    { name: 'tsx src/main.ts (former npm start)', script: 'src/main.ts' },
+    { name: 'node dist/main.js (npm start)' },
+  ];
   const i = argv.indexOf('--idle-flags');
   const flags = i >= 0 ? (argv[i + 1] ?? '').trim().split(/\s+/).filter(Boolean) : [];
   if (flags.length > 0) list.push({ name: `npm start + ${flags.join(' ')}`, nodeArgs: flags });
@@ -202,7 +219,11 @@ export async function benchIdleMemory(): Promise<BenchRow[]> {
     for (const variant of variants()) {
       const db = await createBenchDatabase(kind);
       try {
-        const stack = await startAppStack(db, { extraUsers: 0, ...(variant.script ? { script: variant.script } : {}), ...(variant.nodeArgs ? { nodeArgs: variant.nodeArgs } : {}) });
+        const stack = await startAppStack(db, {
+          extraUsers: 0,
+          ...(variant.script ? { script: variant.script } : {}),
+          ...(variant.nodeArgs ? { nodeArgs: variant.nodeArgs } : {}),
+        });
         try {
           await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
           const rss = toMiB(readRssBytes(stack.app.pid) ?? 0);
@@ -210,7 +231,9 @@ export async function benchIdleMemory(): Promise<BenchRow[]> {
           const heapUsed = toMiB(m.get('kudos_nodejs_heap_size_used_bytes') ?? 0);
           const heapTotal = toMiB(m.get('kudos_nodejs_heap_size_total_bytes') ?? 0);
           const external = toMiB(m.get('kudos_nodejs_external_memory_bytes') ?? 0);
-          console.error(`bench: ${section} ${variant.name}: RSS ${rss} MiB, heap ${heapUsed}/${heapTotal} MiB, external ${external} MiB`);
+          console.error(
+            `bench: ${section} ${variant.name}: RSS ${rss} MiB, heap ${heapUsed}/${heapTotal} MiB, external ${external} MiB`,
+          );
           const compare = baseline === undefined ? {} : { baseline, baselineName: 'tsx src/main.ts' };
           rows.push(
             {
@@ -221,7 +244,12 @@ export async function benchIdleMemory(): Promise<BenchRow[]> {
               ...compare,
               ...(variant.script ? {} : targetOf(kind, rss)),
             },
-            { section, metric: `V8 heap used / total: ${variant.name}`, value: heapUsed, unit: `MiB (of ${heapTotal})` },
+            {
+              section,
+              metric: `V8 heap used / total: ${variant.name}`,
+              value: heapUsed,
+              unit: `MiB (of ${heapTotal})`,
+            },
             { section, metric: `external (ArrayBuffers, WASM): ${variant.name}`, value: external, unit: 'MiB' },
           );
           baseline ??= rss;

@@ -146,7 +146,12 @@ async function storeInstallations(db: BenchDatabase, n: number): Promise<void> {
 }
 
 /** `total` requests, `inFlight` at a time (the warm-up: no backlog, whatever the machine's load). */
-async function runClosedLoop(options: { origin: string; total: number; inFlight: number; makeRequest: (i: number) => FixedRateRequest }): Promise<void> {
+async function runClosedLoop(options: {
+  origin: string;
+  total: number;
+  inFlight: number;
+  makeRequest: (i: number) => FixedRateRequest;
+}): Promise<void> {
   const pool = new Pool(options.origin, { connections: options.inFlight, pipelining: 1 });
   let next = 0;
   try {
@@ -154,7 +159,12 @@ async function runClosedLoop(options: { origin: string; total: number; inFlight:
       Array.from({ length: options.inFlight }, async () => {
         while (next < options.total) {
           const request = options.makeRequest(next++);
-          const response = await pool.request({ method: 'POST', path: request.path, headers: request.headers, body: request.body });
+          const response = await pool.request({
+            method: 'POST',
+            path: request.path,
+            headers: request.headers,
+            body: request.body,
+          });
           await response.body.dump();
         }
       }),
@@ -165,8 +175,16 @@ async function runClosedLoop(options: { origin: string; total: number; inFlight:
 }
 
 /** A session on the app's inspector (it was started with `--inspect` on a free port). */
-async function inspect(app: AppProcess): Promise<{ send(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>; close(): void }> {
-  const line = await app.waitForLog((l) => typeof l.msg === 'string' && l.msg.includes('Debugger listening on ws://'), 5000);
+async function inspect(
+  app: AppProcess,
+): Promise<{
+  send(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  close(): void;
+}> {
+  const line = await app.waitForLog(
+    (l) => typeof l.msg === 'string' && l.msg.includes('Debugger listening on ws://'),
+    5000,
+  );
   const url = /ws:\/\/\S+/.exec(String(line.msg))![0];
   const ws = new WebSocket(url);
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
@@ -192,7 +210,10 @@ async function collectGarbage(app: AppProcess): Promise<number> {
   try {
     await session.send('HeapProfiler.collectGarbage');
     await session.send('HeapProfiler.collectGarbage');
-    const usage = await session.send('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true });
+    const usage = await session.send('Runtime.evaluate', {
+      expression: 'process.memoryUsage().heapUsed',
+      returnByValue: true,
+    });
     return Number((usage.result as { value?: number } | undefined)?.value ?? NaN);
   } finally {
     session.close();
@@ -210,7 +231,10 @@ async function writeHeapSnapshot(size: RunningSize): Promise<void> {
   const file = join(dir, `installations-${size.n}.heapsnapshot`);
   const session = await inspect(size.app);
   try {
-    await session.send('Runtime.evaluate', { expression: `process.getBuiltinModule('node:v8').writeHeapSnapshot(${JSON.stringify(file)})`, returnByValue: true });
+    await session.send('Runtime.evaluate', {
+      expression: `process.getBuiltinModule('node:v8').writeHeapSnapshot(${JSON.stringify(file)})`,
+      returnByValue: true,
+    });
   } finally {
     session.close();
   }
@@ -301,13 +325,20 @@ async function startSize(kind: BenchDatabase['kind'], n: number, slack: { url: s
       ...db.env,
     },
     // The inspector on a free port, for the GC between measurements (it costs nothing until used).
-    { quietAfterStart: true, nodeArgs: ['--inspect=127.0.0.1:0', ...(process.env.BENCH_APP_NODE_ARGS?.split(' ').filter(Boolean) ?? [])] },
+    {
+      quietAfterStart: true,
+      nodeArgs: ['--inspect=127.0.0.1:0', ...(process.env.BENCH_APP_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
+    },
   );
   // PostgreSQL only: PGlite's folder is the app's alone while it runs.
   const statsConn = kind === 'postgresql' ? await db.connect() : undefined;
   const transactions = async () => {
     if (!statsConn) return undefined;
-    const [row] = rowsOf<{ n: string | number }>(await statsConn.db.execute(sql`select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()`));
+    const [row] = rowsOf<{ n: string | number }>(
+      await statsConn.db.execute(
+        sql`select xact_commit + xact_rollback as n from pg_stat_database where datname = current_database()`,
+      ),
+    );
     return Number(row?.n);
   };
   const hot = Math.max(1, Math.round(n * HOT_FRACTION));
@@ -329,7 +360,11 @@ async function startSize(kind: BenchDatabase['kind'], n: number, slack: { url: s
       response_url: `${slack.url.replace(/\/api\/$/, '')}/response/1`,
       trigger_id: `${team}.${random().toString(36).slice(2)}`,
     });
-    return { path: '/slack/events', headers: signedHeaders(SIGNING_SECRET, body, 'application/x-www-form-urlencoded', Date.now() / 1000), body };
+    return {
+      path: '/slack/events',
+      headers: signedHeaders(SIGNING_SECRET, body, 'application/x-www-form-urlencoded', Date.now() / 1000),
+      body,
+    };
   };
   return {
     n,
@@ -361,7 +396,12 @@ async function measureSizes(kind: BenchDatabase['kind'], slack: { url: string })
       // A few at a time, as fast as the app answers: at a fixed 400/s the 10,000 queued up on the
       // loaded machine, and the app was still working through them when the measuring began.
       await runClosedLoop({ origin: size.app.url, total: size.n, inFlight: 16, makeRequest: (i) => size.request(i) });
-      await runFixedRate({ origin: size.app.url, rate: RATE, seconds: 2, makeRequest: () => size.request(Math.floor(Math.random() * size.hot)) });
+      await runFixedRate({
+        origin: size.app.url,
+        rate: RATE,
+        seconds: 2,
+        makeRequest: () => size.request(Math.floor(Math.random() * size.hot)),
+      });
     }
     // The warm-up's tail (views.open after the last acks, reloads) is over before anything is measured.
     for (const size of running) await settle(size.app);
@@ -376,14 +416,21 @@ async function measureSizes(kind: BenchDatabase['kind'], slack: { url: string })
     const latencies = new Map<number, number[]>(running.map((s) => [s.n, []]));
     const failed = new Map<number, number>(running.map((s) => [s.n, 0]));
     const cpuMs = new Map<number, number>(running.map((s) => [s.n, 0]));
-    console.error(`bench: installations (${kind}): /kudos at ${RATE}/s, ${ROUNDS} rounds of ${SLICE_SECONDS} s per size`);
+    console.error(
+      `bench: installations (${kind}): /kudos at ${RATE}/s, ${ROUNDS} rounds of ${SLICE_SECONDS} s per size`,
+    );
     await profiled(running, 'load', async () => {
       for (let round = 0; round < ROUNDS; round++) {
         // Each round starts with the next size, so no size always follows the same one.
         for (let k = 0; k < running.length; k++) {
           const size = running[(round + k) % running.length]!;
           const cpuBefore = readCpuMs(size.app.pid) ?? 0;
-          const result = await runFixedRate({ origin: size.app.url, rate: RATE, seconds: SLICE_SECONDS, makeRequest: () => size.request(size.spread()) });
+          const result = await runFixedRate({
+            origin: size.app.url,
+            rate: RATE,
+            seconds: SLICE_SECONDS,
+            makeRequest: () => size.request(size.spread()),
+          });
           // The work after the last acks (views.open) counts too.
           await new Promise((resolve) => setTimeout(resolve, 500));
           cpuMs.set(size.n, cpuMs.get(size.n)! + (readCpuMs(size.app.pid) ?? 0) - cpuBefore);
@@ -393,7 +440,8 @@ async function measureSizes(kind: BenchDatabase['kind'], slack: { url: string })
       }
     });
     // PostgreSQL reports a backend's counts up to ~10 s after its transactions.
-    if (running.some((size) => size.db.kind === 'postgresql')) await new Promise((resolve) => setTimeout(resolve, 11_000));
+    if (running.some((size) => size.db.kind === 'postgresql'))
+      await new Promise((resolve) => setTimeout(resolve, 11_000));
     const transactionsAfter = await Promise.all(running.map((size) => size.transactions()));
     const results: SizeResult[] = [];
     for (const [i, size] of running.entries()) {
@@ -407,13 +455,18 @@ async function measureSizes(kind: BenchDatabase['kind'], slack: { url: string })
       const cpuPerCommand = cpuMs.get(size.n)! / Math.max(1, summary.count);
       const before = transactionsBefore[i];
       const after = transactionsAfter[i];
-      const transactionsPerCommand = before === undefined || after === undefined ? undefined : (after - before) / Math.max(1, summary.count);
+      const transactionsPerCommand =
+        before === undefined || after === undefined ? undefined : (after - before) / Math.max(1, summary.count);
       console.error(
         `bench:   ${size.n} installations: p50 ${round(summary.p50, 1)} p99 ${round(summary.p99, 1)} max ${round(summary.max, 1)} failed ${failed.get(size.n)}, app CPU ${round(cpuPerCommand, 2)} ms per /kudos, ${round(idleCpu.get(size.n)!, 1)} ms/s idle, ${transactionsPerCommand === undefined ? '-' : round(transactionsPerCommand, 2)} DB transactions per /kudos; RSS ${toMiB(rssAfterLoad)} -> ${toMiB(rssAfterGc)} MiB after GC, heap ${toMiB(heapAfterGc)} MiB`,
       );
       if (process.env.BENCH_SHOW_LOGS) {
         const said = new Map<string, number>();
-        for (const line of size.app.logs) said.set(`${line.level} ${String(line.msg).slice(0, 160)}`, (said.get(`${line.level} ${String(line.msg).slice(0, 160)}`) ?? 0) + 1);
+        for (const line of size.app.logs)
+          said.set(
+            `${line.level} ${String(line.msg).slice(0, 160)}`,
+            (said.get(`${line.level} ${String(line.msg).slice(0, 160)}`) ?? 0) + 1,
+          );
         console.error([...said].sort((a, b) => b[1] - a[1]).slice(0, 12));
       }
       results.push({
@@ -449,7 +502,14 @@ export async function benchInstallations(): Promise<BenchRow[]> {
         const at = `${r.n.toLocaleString('en-US')} installations`;
         const perWorkspaceKiB = (bytes: number) => round(bytes / (r.n - one.n) / 1024, 2);
         rows.push(
-          { section, metric: `ack p50, ${at}`, value: round(r.p50, 1), unit: 'ms', baseline: round(one.p50, 1), baselineName },
+          {
+            section,
+            metric: `ack p50, ${at}`,
+            value: round(r.p50, 1),
+            unit: 'ms',
+            baseline: round(one.p50, 1),
+            baselineName,
+          },
           {
             section,
             metric: `ack p99, ${at}`,
@@ -460,9 +520,30 @@ export async function benchInstallations(): Promise<BenchRow[]> {
             target: '<= 1.1x of 1 installation',
             meetsTarget: r.p99 <= one.p99 * 1.1 && r.failed === 0,
           },
-          { section, metric: `ack max, ${at}`, value: round(r.max, 1), unit: 'ms', baseline: round(one.max, 1), baselineName },
-          { section, metric: `app CPU per /kudos (ack + views.open), ${at}`, value: round(r.cpuPerCommand, 2), unit: 'ms', baseline: round(one.cpuPerCommand, 2), baselineName },
-          { section, metric: `app CPU while idle (background passes), ${at}`, value: round(r.idleCpuPerSecond, 1), unit: 'ms/s', baseline: round(one.idleCpuPerSecond, 1), baselineName },
+          {
+            section,
+            metric: `ack max, ${at}`,
+            value: round(r.max, 1),
+            unit: 'ms',
+            baseline: round(one.max, 1),
+            baselineName,
+          },
+          {
+            section,
+            metric: `app CPU per /kudos (ack + views.open), ${at}`,
+            value: round(r.cpuPerCommand, 2),
+            unit: 'ms',
+            baseline: round(one.cpuPerCommand, 2),
+            baselineName,
+          },
+          {
+            section,
+            metric: `app CPU while idle (background passes), ${at}`,
+            value: round(r.idleCpuPerSecond, 1),
+            unit: 'ms/s',
+            baseline: round(one.idleCpuPerSecond, 1),
+            baselineName,
+          },
           ...(r.transactionsPerCommand !== undefined && one.transactionsPerCommand !== undefined
             ? [
                 {
@@ -476,9 +557,30 @@ export async function benchInstallations(): Promise<BenchRow[]> {
               ]
             : []),
           { section, metric: `failed, ${at}`, value: r.failed, unit: 'req', baseline: one.failed, baselineName },
-          { section, metric: `app RSS after the load, ${at}`, value: toMiB(r.rssAfterLoad), unit: 'MiB', baseline: toMiB(one.rssAfterLoad), baselineName },
-          { section, metric: `app RSS after a full GC, ${at}`, value: toMiB(r.rssAfterGc), unit: 'MiB', baseline: toMiB(one.rssAfterGc), baselineName },
-          { section, metric: `V8 heap used after a full GC, ${at}`, value: toMiB(r.heapAfterGc), unit: 'MiB', baseline: toMiB(one.heapAfterGc), baselineName },
+          {
+            section,
+            metric: `app RSS after the load, ${at}`,
+            value: toMiB(r.rssAfterLoad),
+            unit: 'MiB',
+            baseline: toMiB(one.rssAfterLoad),
+            baselineName,
+          },
+          {
+            section,
+            metric: `app RSS after a full GC, ${at}`,
+            value: toMiB(r.rssAfterGc),
+            unit: 'MiB',
+            baseline: toMiB(one.rssAfterGc),
+            baselineName,
+          },
+          {
+            section,
+            metric: `V8 heap used after a full GC, ${at}`,
+            value: toMiB(r.heapAfterGc),
+            unit: 'MiB',
+            baseline: toMiB(one.heapAfterGc),
+            baselineName,
+          },
           {
             section,
             metric: `heap growth per workspace, ${at}`,
@@ -487,7 +589,12 @@ export async function benchInstallations(): Promise<BenchRow[]> {
             target: '< 4 KiB',
             meetsTarget: (r.heapAfterGc - one.heapAfterGc) / (r.n - one.n) < 4096,
           },
-          { section, metric: `RSS growth per workspace (after GC), ${at}`, value: perWorkspaceKiB(r.rssAfterGc - one.rssAfterGc), unit: 'KiB' },
+          {
+            section,
+            metric: `RSS growth per workspace (after GC), ${at}`,
+            value: perWorkspaceKiB(r.rssAfterGc - one.rssAfterGc),
+            unit: 'KiB',
+          },
         );
       }
     }

@@ -22,7 +22,16 @@ export interface LoadThread {
 
 export async function startLoadThread(): Promise<LoadThread> {
   const outfile = join(REPO_ROOT, 'dist', 'bench', 'load-worker.js');
-  await build({ entryPoints: [join(REPO_ROOT, 'bench', 'load-worker.ts')], outfile, bundle: true, format: 'esm', platform: 'node', target: 'node20', packages: 'external', logLevel: 'warning' });
+  await build({
+    entryPoints: [join(REPO_ROOT, 'bench', 'load-worker.ts')],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+  });
   const worker = new Worker(outfile);
   let failure: Error | undefined;
   worker.on('error', (error) => {

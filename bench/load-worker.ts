@@ -14,7 +14,13 @@ parentPort?.on('message', (job: LoadJob) => {
   const request = (i: number) => job.requests[i % job.requests.length]!;
   const result =
     job.kind === 'open'
-      ? runFixedRate({ origin: job.origin, rate: job.rate, seconds: job.seconds, connections: job.connections, makeRequest: request })
+      ? runFixedRate({
+          origin: job.origin,
+          rate: job.rate,
+          seconds: job.seconds,
+          connections: job.connections,
+          makeRequest: request,
+        })
       : runClosedLoop({ origin: job.origin, inFlight: job.inFlight, seconds: job.seconds, makeRequest: request });
   result.then(
     (value) => parentPort?.postMessage({ ok: true, value }),

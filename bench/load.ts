@@ -22,7 +22,13 @@ export interface FixedRateResult extends LatencySummary {
   sendLag: number[];
 }
 
-export async function runFixedRate(options: { origin: string; rate: number; seconds: number; makeRequest: (i: number) => FixedRateRequest; connections?: number }): Promise<FixedRateResult> {
+export async function runFixedRate(options: {
+  origin: string;
+  rate: number;
+  seconds: number;
+  makeRequest: (i: number) => FixedRateRequest;
+  connections?: number;
+}): Promise<FixedRateResult> {
   const pool = new Pool(options.origin, { connections: options.connections ?? 64, pipelining: 1 });
   const total = Math.round(options.rate * options.seconds);
   const latencies: number[] = [];
@@ -57,7 +63,16 @@ export async function runFixedRate(options: { origin: string; rate: number; seco
     await pool.close();
   }
   const elapsed = (performance.now() - start) / 1000;
-  return { ...summarize(latencies), offeredRate: options.rate, seconds: options.seconds, ok, failed, achievedRate: ok / elapsed, samples: latencies, sendLag };
+  return {
+    ...summarize(latencies),
+    offeredRate: options.rate,
+    seconds: options.seconds,
+    ok,
+    failed,
+    achievedRate: ok / elapsed,
+    samples: latencies,
+    sendLag,
+  };
 }
 
 export interface ClosedLoopResult {
@@ -67,7 +82,12 @@ export interface ClosedLoopResult {
 }
 
 /** `inFlight` requests at a time for `seconds`: answers (2xx) per second. */
-export async function runClosedLoop(options: { origin: string; inFlight: number; seconds: number; makeRequest: (i: number) => FixedRateRequest }): Promise<ClosedLoopResult> {
+export async function runClosedLoop(options: {
+  origin: string;
+  inFlight: number;
+  seconds: number;
+  makeRequest: (i: number) => FixedRateRequest;
+}): Promise<ClosedLoopResult> {
   const pool = new Pool(options.origin, { connections: options.inFlight, pipelining: 1 });
   let ok = 0;
   let failed = 0;
@@ -80,7 +100,12 @@ export async function runClosedLoop(options: { origin: string; inFlight: number;
         while (performance.now() < until) {
           const request = options.makeRequest(next++);
           try {
-            const response = await pool.request({ method: 'POST', path: request.path, headers: request.headers, body: request.body });
+            const response = await pool.request({
+              method: 'POST',
+              path: request.path,
+              headers: request.headers,
+              body: request.body,
+            });
             await response.body.dump();
             if (response.statusCode < 300) ok++;
             else failed++;

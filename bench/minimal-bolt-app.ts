@@ -21,11 +21,20 @@ app.command('/kudos', async ({ ack, body, client }) => {
       callback_id: 'send',
       title: { type: 'plain_text', text: 'Send kudos' },
       submit: { type: 'plain_text', text: 'Send' },
-      blocks: [{ type: 'input', block_id: 'message', label: { type: 'plain_text', text: 'Message' }, element: { type: 'plain_text_input', action_id: 'value', multiline: true } }],
+      blocks: [
+        {
+          type: 'input',
+          block_id: 'message',
+          label: { type: 'plain_text', text: 'Message' },
+          element: { type: 'plain_text_input', action_id: 'value', multiline: true },
+        },
+      ],
     },
   });
 });
 
 const server = await app.start({ port: 0, host: '127.0.0.1' });
-console.log(JSON.stringify({ msg: 'kudos app listening', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+console.log(
+  JSON.stringify({ msg: 'kudos app listening', url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+);
 process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));

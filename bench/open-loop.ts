@@ -17,7 +17,11 @@ export interface OpenLoopResult extends LatencySummary {
   generatorStallMaxMs: number;
 }
 
-export async function runOpenLoop(options: { rate: number; seconds: number; call: (i: number) => Promise<boolean> }): Promise<OpenLoopResult> {
+export async function runOpenLoop(options: {
+  rate: number;
+  seconds: number;
+  call: (i: number) => Promise<boolean>;
+}): Promise<OpenLoopResult> {
   const total = Math.round(options.rate * options.seconds);
   const latencies: number[] = [];
   let ok = 0;
@@ -46,11 +50,22 @@ export async function runOpenLoop(options: { rate: number; seconds: number; call
   }
   await Promise.all(inFlight);
   stalls.disable();
-  return { ...summarize(latencies), offeredRate: options.rate, seconds: options.seconds, ok, failed, generatorStallMaxMs: stalls.max / 1e6 };
+  return {
+    ...summarize(latencies),
+    offeredRate: options.rate,
+    seconds: options.seconds,
+    ok,
+    failed,
+    generatorStallMaxMs: stalls.max / 1e6,
+  };
 }
 
 /** Runs `fn` over `items` with at most `concurrency` in flight. */
-export async function mapLimit<T, R>(items: T[], concurrency: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: T[],
+  concurrency: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {

@@ -42,15 +42,22 @@ export async function startRewardsProxy(targetUrl: string): Promise<RewardsProxy
       delete headers.host;
       delete headers.connection;
       try {
-        const answer = await pool.request({ method: req.method as 'GET', path: req.url ?? '/', headers, body: body.length > 0 ? body : null });
+        const answer = await pool.request({
+          method: req.method as 'GET',
+          path: req.url ?? '/',
+          headers,
+          body: body.length > 0 ? body : null,
+        });
         const answerBody = Buffer.from(await answer.body.arrayBuffer());
         calls.push({ method: req.method ?? '', path, status: answer.statusCode, at });
         if (req.method === 'POST' && ORDER_CREATION.test(path)) {
           const key = (JSON.parse(body.toString('utf8')) as { idempotencyKey?: string }).idempotencyKey;
-          if (key && (!orders.has(key) || orders.get(key)!.status >= 300)) orders.set(key, { at: orders.get(key)?.at ?? at, status: answer.statusCode });
+          if (key && (!orders.has(key) || orders.get(key)!.status >= 300))
+            orders.set(key, { at: orders.get(key)?.at ?? at, status: answer.statusCode });
         }
         const out: Record<string, string | string[]> = {};
-        for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && k !== 'connection' && k !== 'transfer-encoding') out[k] = v;
+        for (const [k, v] of Object.entries(answer.headers))
+          if (v !== undefined && k !== 'connection' && k !== 'transfer-encoding') out[k] = v;
         out['content-length'] = String(answerBody.length);
         res.writeHead(answer.statusCode, out).end(answerBody);
       } catch {

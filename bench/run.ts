@@ -32,7 +32,9 @@ const sections: Array<{ name: string; run: () => Promise<BenchRow[]> }> = [
 
 // Positional arguments pick sections by name; flags (`--quick`, `--kudos N`, `--steady-rate R`, `--backlog N`, `--db NAME`, `--send-only`, `--slash-only`, `--idle-flags "..."`) are read by the sections.
 const FLAGS_WITH_VALUE = new Set(['--kudos', '--db', '--idle-flags', '--steady-rate', '--backlog', '--limit']);
-const only = process.argv.slice(2).filter((arg, i, args) => !arg.startsWith('-') && !FLAGS_WITH_VALUE.has(args[i - 1] ?? ''));
+const only = process.argv
+  .slice(2)
+  .filter((arg, i, args) => !arg.startsWith('-') && !FLAGS_WITH_VALUE.has(args[i - 1] ?? ''));
 const rows: BenchRow[] = [];
 for (const section of sections) {
   if (only.length > 0 && !only.some((name) => section.name.includes(name))) continue;

@@ -9,7 +9,12 @@ import type { RateBudgetOptions } from '../src/domain/pacing/rewards-rate-budget
 
 const variant = process.env.BENCH_RATE_BUDGET ?? '{}';
 // JSON has no Infinity: a null backlogAheadMs is the booking with no horizon (the baseline before it).
-const rateBudget = variant === 'off' ? false : (JSON.parse(variant, (key, value: unknown) => (key === 'backlogAheadMs' && value === null ? Infinity : value)) as RateBudgetOptions);
+const rateBudget =
+  variant === 'off'
+    ? false
+    : (JSON.parse(variant, (key, value: unknown) =>
+        key === 'backlogAheadMs' && value === null ? Infinity : value,
+      ) as RateBudgetOptions);
 const logger = createLogger();
 const app = await startApp({ config: loadConfig(), logger, rateBudget });
 

@@ -73,7 +73,13 @@ function budgetEnv(budget: Budget): string {
   return budget.kind === 'per-client' ? 'off' : JSON.stringify(budget.options ?? {});
 }
 
-async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Record<string, string>, budget: Budget, opts: { processes?: boolean } = {}): Promise<Stack> {
+async function startStack(
+  kind: DatabaseKind,
+  instances: number,
+  emulatorEnv: Record<string, string>,
+  budget: Budget,
+  opts: { processes?: boolean } = {},
+): Promise<Stack> {
   // Processes need a database every process can reach: PostgreSQL (PGlite is one process's).
   const processes = Boolean(opts.processes) && kind === 'postgresql';
   let databaseUrl: string | undefined;
@@ -106,10 +112,18 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
     ['/balance', { amount: 10_000_000, environment: 'production' }],
     ['/limits', { dailyLimitUsd: 10_000_000, monthlyLimitUsd: 100_000_000, environment: 'production' }],
   ] as const) {
-    await fetch(`${emulator.url}/_emulator${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    await fetch(`${emulator.url}/_emulator${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   }
   // This benchmark is about the Rewards account's limit: Slack's are raised out of the way (simulator and app alike).
-  const sim = await startSlackSimulator({ signingSecret: 'bench', emulatorUrl: emulator.url, rateLimits: { scale: BENCH_SLACK_RATE_SCALE } });
+  const sim = await startSlackSimulator({
+    signingSecret: 'bench',
+    emulatorUrl: emulator.url,
+    rateLimits: { scale: BENCH_SLACK_RATE_SCALE },
+  });
   const config = loadConfig({
     SLACK_SIGNING_SECRET: 'bench',
     SLACK_BOT_TOKEN: sim.botToken,
@@ -135,14 +149,23 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
         KUDOS_SLACK_RATE_SCALE: String(BENCH_SLACK_RATE_SCALE),
         BENCH_RATE_BUDGET: budgetEnv(budget),
         // Each instance's worker concurrency (default 16) when set: for trying it before changing it.
-        ...(process.env.BENCH_WORKER_CONCURRENCY ? { KUDOS_WORKER_CONCURRENCY: process.env.BENCH_WORKER_CONCURRENCY } : {}),
+        ...(process.env.BENCH_WORKER_CONCURRENCY
+          ? { KUDOS_WORKER_CONCURRENCY: process.env.BENCH_WORKER_CONCURRENCY }
+          : {}),
       },
     });
     // Started together; a start-up takes long on a loaded machine (tsx compiles the app in each).
     // BENCH_PROFILE_DIR: a CPU profile of each instance over its whole life (`scripts/profile-summary.ts` sums one up).
     const profileDir = process.env.BENCH_PROFILE_DIR;
     const nodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    const starting = Array.from({ length: instances }, () => startAppProcess(env, { script: 'bench/scale-instance.ts', quietAfterStart: true, startTimeoutMs: 300_000, nodeArgs }));
+    const starting = Array.from({ length: instances }, () =>
+      startAppProcess(env, {
+        script: 'bench/scale-instance.ts',
+        quietAfterStart: true,
+        startTimeoutMs: 300_000,
+        nodeArgs,
+      }),
+    );
     const started = await Promise.allSettled(starting);
     const children = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     const failed = started.find((s) => s.status === 'rejected');
@@ -152,7 +175,11 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
     }
     sim.setAppUrl(children[0]!.url);
     return {
-      apps: children.map((child) => ({ metricsUrl: child.metricsUrl, warnings: () => child.logs.filter((l) => l.level === 'warn' || l.level === 'error'), wake: () => undefined })),
+      apps: children.map((child) => ({
+        metricsUrl: child.metricsUrl,
+        warnings: () => child.logs.filter((l) => l.level === 'warn' || l.level === 'error'),
+        wake: () => undefined,
+      })),
       pids: children.map((child) => child.pid),
       db: first.db,
       async close() {
@@ -186,7 +213,11 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
   }
   sim.setAppUrl(apps[0]!.url);
   return {
-    apps: apps.map((app) => ({ metricsUrl: String(app.metricsUrl), warnings: () => [], wake: () => app.worker.wake() })),
+    apps: apps.map((app) => ({
+      metricsUrl: String(app.metricsUrl),
+      warnings: () => [],
+      wake: () => app.worker.wake(),
+    })),
     pids: [],
     db: first.db,
     async close() {
@@ -200,7 +231,9 @@ async function startStack(kind: DatabaseKind, instances: number, emulatorEnv: Re
 }
 
 /** kudos_rewards_api_calls_total of every instance, by endpoint and status. */
-async function rewardsCalls(apps: Instance[]): Promise<Array<{ endpoint: string; status: string; code: string; n: number }>> {
+async function rewardsCalls(
+  apps: Instance[],
+): Promise<Array<{ endpoint: string; status: string; code: string; n: number }>> {
   const out: Array<{ endpoint: string; status: string; code: string; n: number }> = [];
   for (const app of apps) {
     const text = await (await fetch(`${app.metricsUrl}/metrics`)).text();
@@ -208,15 +241,22 @@ async function rewardsCalls(apps: Instance[]): Promise<Array<{ endpoint: string;
       const match = /^kudos_rewards_api_calls_total\{([^}]*)\} (\S+)$/.exec(line);
       if (!match) continue;
       const label = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(match[1]!)?.[1] ?? '';
-      out.push({ endpoint: `${label('method')} ${label('endpoint')}`, status: label('status'), code: label('code'), n: Number(match[2]) });
+      out.push({
+        endpoint: `${label('method')} ${label('endpoint')}`,
+        status: label('status'),
+        code: label('code'),
+        n: Number(match[2]),
+      });
     }
   }
   return out;
 }
 
 const isApi = (c: { endpoint: string }) => c.endpoint.includes(' /api/');
-const answered = (calls: Awaited<ReturnType<typeof rewardsCalls>>) => calls.filter((c) => isApi(c) && c.status !== '429').reduce((a, c) => a + c.n, 0);
-const limited = (calls: Awaited<ReturnType<typeof rewardsCalls>>) => calls.filter((c) => isApi(c) && c.status === '429').reduce((a, c) => a + c.n, 0);
+const answered = (calls: Awaited<ReturnType<typeof rewardsCalls>>) =>
+  calls.filter((c) => isApi(c) && c.status !== '429').reduce((a, c) => a + c.n, 0);
+const limited = (calls: Awaited<ReturnType<typeof rewardsCalls>>) =>
+  calls.filter((c) => isApi(c) && c.status === '429').reduce((a, c) => a + c.n, 0);
 
 /** Answers other than 2xx, by endpoint and status (`network TIMEOUT`: no answer in time), e.g. `POST /api/v1/orders/choice-cards 409`. */
 function notOk(calls: Awaited<ReturnType<typeof rewardsCalls>>): Map<string, number> {
@@ -232,7 +272,8 @@ function notOk(calls: Awaited<ReturnType<typeof rewardsCalls>>): Map<string, num
 /** The instances' warnings, counted by message. */
 function warningsOf(apps: Instance[]): Map<string, number> {
   const by = new Map<string, number>();
-  for (const app of apps) for (const line of app.warnings()) by.set(String(line.msg), (by.get(String(line.msg)) ?? 0) + 1);
+  for (const app of apps)
+    for (const line of app.warnings()) by.set(String(line.msg), (by.get(String(line.msg)) ?? 0) + 1);
   return by;
 }
 
@@ -297,7 +338,13 @@ const FLEET_WINDOW_S = 10;
 const WORKSPACES = 50;
 
 async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Promise<FleetResult> {
-  const stack = await startStack(kind, 3, { EMULATOR_RATE_LIMIT: String(fleetLimit), EMULATOR_RATE_WINDOW_S: String(FLEET_WINDOW_S) }, budget, { processes: !inProcess });
+  const stack = await startStack(
+    kind,
+    3,
+    { EMULATOR_RATE_LIMIT: String(fleetLimit), EMULATOR_RATE_WINDOW_S: String(FLEET_WINDOW_S) },
+    budget,
+    { processes: !inProcess },
+  );
   try {
     const { db, apps } = stack;
     const big = 'T_WS00';
@@ -307,7 +354,10 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
     const instancesCpuBefore = stack.pids.length ? processesCpuMs(stack.pids) : undefined;
     const benchCpuBefore = process.cpuUsage();
     const machineCpuBefore = machineCpuMs();
-    for (let i = 0; i < backlog; i += 500) await db.insert(kudos).values(Array.from({ length: Math.min(500, backlog - i) }, () => pendingKudosValues({ teamId: big })));
+    for (let i = 0; i < backlog; i += 500)
+      await db
+        .insert(kudos)
+        .values(Array.from({ length: Math.min(500, backlog - i) }, () => pendingKudosValues({ teamId: big })));
     const started = Date.now();
     for (const app of apps) app.wake();
     // The backlog window: from 5% of it placed to 95% (start-up and the tail left out).
@@ -341,11 +391,15 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
     const placed = await placedCount(db);
     const transactions = (await dbTransactions(db)) - transactionsBefore;
     const dbCpuMs = cpuBefore === undefined ? undefined : postgresCpuMs(database) - cpuBefore;
-    const instancesCpuMs = instancesCpuBefore === undefined ? undefined : processesCpuMs(stack.pids) - instancesCpuBefore;
+    const instancesCpuMs =
+      instancesCpuBefore === undefined ? undefined : processesCpuMs(stack.pids) - instancesCpuBefore;
     const benchCpu = process.cpuUsage(benchCpuBefore);
     const machineCpu = machineCpuMs() - machineCpuBefore;
     if (!placedAll) console.error(`scale: only ${placed} of ${total} placed within the time limit`);
-    const singles = await db.select({ createdAt: kudos.createdAt, placedAt: kudos.placedAt }).from(kudos).where(inArray(kudos.id, singleIds));
+    const singles = await db
+      .select({ createdAt: kudos.createdAt, placedAt: kudos.placedAt })
+      .from(kudos)
+      .where(inArray(kudos.id, singleIds));
     const delays = singles.filter((s) => s.placedAt).map((s) => s.placedAt!.getTime() - s.createdAt.getTime());
     const summary = summarize(delays);
     const windowSeconds = (windowEnd.at - windowStart.at) / 1000;
@@ -359,7 +413,12 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
       notOk: notOk(calls),
       warnings: warningsOf(apps),
       placed,
-      singles: { p50: round(summary.p50 / 1000, 3), p99: round(summary.p99 / 1000, 3), max: round(summary.max / 1000, 3), count: summary.count },
+      singles: {
+        p50: round(summary.p50 / 1000, 3),
+        p99: round(summary.p99 / 1000, 3),
+        max: round(summary.max / 1000, 3),
+        count: summary.count,
+      },
       seconds: round(seconds, 1),
       dbTransactionsPerKudos: round(transactions / Math.max(1, placed), 1),
       dbCpuMsPerKudos: dbCpuMs === undefined ? undefined : round(dbCpuMs / Math.max(1, placed), 2),
@@ -374,7 +433,9 @@ async function fleetRun(kind: DatabaseKind, budget: Budget, backlog: number): Pr
 
 /** Transactions committed or rolled back in the run's database so far (PostgreSQL's statistics, flushed about once a second). */
 async function dbTransactions(db: Stack['db']): Promise<number> {
-  const result = await db.execute(sql`select (xact_commit + xact_rollback)::float8 as n from pg_stat_database where datname = current_database()`);
+  const result = await db.execute(
+    sql`select (xact_commit + xact_rollback)::float8 as n from pg_stat_database where datname = current_database()`,
+  );
   return Number(rowsOf<{ n: number | string }>(result)[0]?.n ?? 0);
 }
 
@@ -439,14 +500,19 @@ async function shareRun(kind: DatabaseKind, budget: Budget, sends: number): Prom
   try {
     const { db, apps } = stack;
     const started = Date.now();
-    for (let i = 0; i < sends; i += 200) await db.insert(kudos).values(Array.from({ length: Math.min(200, sends - i) }, () => pendingKudosValues()));
+    for (let i = 0; i < sends; i += 200)
+      await db.insert(kudos).values(Array.from({ length: Math.min(200, sends - i) }, () => pendingKudosValues()));
     for (const app of apps) app.wake();
     const placedAll = await until(async () => (await placedCount(db)) >= sends, 180_000);
     const seconds = (Date.now() - started) / 1000;
     const placed = await placedCount(db);
     await until(async () => (await checksLeft(db)) === 0, 120_000, 250);
     const shares = await Promise.all(
-      apps.map(async (app) => (await rewardsCalls([app])).filter((c) => c.endpoint === 'POST /api/v1/orders/choice-cards' && c.status === '201').reduce((a, c) => a + c.n, 0)),
+      apps.map(async (app) =>
+        (await rewardsCalls([app]))
+          .filter((c) => c.endpoint === 'POST /api/v1/orders/choice-cards' && c.status === '201')
+          .reduce((a, c) => a + c.n, 0),
+      ),
     );
     const calls = await rewardsCalls(apps);
     if (!placedAll) console.error(`scale: only ${placed} of ${sends} placed within the time limit`);
@@ -469,7 +535,13 @@ const NO_TURNS: Budget = { kind: 'shared', options: { workspaceTurns: false } };
 const PER_CLIENT: Budget = { kind: 'per-client' };
 
 /** The single kudos' queueing delay, p50 and p99, each beside the baseline run's. */
-function singleDelayRows(section: string, label: string, fleet: FleetResult, base: FleetResult, baselineName: string): BenchRow[] {
+function singleDelayRows(
+  section: string,
+  label: string,
+  fleet: FleetResult,
+  base: FleetResult,
+  baselineName: string,
+): BenchRow[] {
   return (['p50', 'p99'] as const).map((q) => ({
     section,
     metric: `${label}: a single kudos' queueing delay (due -> placed), ${q}${q === 'p99' ? ` of ${fleet.singles.count}` : ''}`,
@@ -506,7 +578,9 @@ async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[
     ['booking <= 0.5 s ahead', fleet],
     ['booking any distance ahead', noHorizon],
   ] as const) {
-    console.error(`scale (${kind}) ${name}: ${r.placed} placed, ${r.perKudos} requests per kudos: ${perKudosByEndpoint(r)}`);
+    console.error(
+      `scale (${kind}) ${name}: ${r.placed} placed, ${r.perKudos} requests per kudos: ${perKudosByEndpoint(r)}`,
+    );
   }
   const label = `3 instances${inProcess || kind === 'pglite' ? ' in one process' : ', 3 processes'}, ${WORKSPACES} workspaces on 1 account (limit ${fleetLimit}/${FLEET_WINDOW_S} s), a ${backlog}-send backlog + 49 single kudos`;
   const baseline = { baselineName: 'workspace turns, the backlog booking any distance ahead' };
@@ -522,12 +596,49 @@ async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[
       target: '>= 90%',
       meetsTarget: ofLimit(fleet) >= 90,
     },
-    { section, metric: `${label}: 429s seen`, value: fleet.rateLimited, unit: '429s', baseline: noHorizon.rateLimited, ...baseline, target: '0', meetsTarget: fleet.rateLimited === 0 },
-    { section, metric: `${label}: Rewards requests per kudos`, value: fleet.perKudos, unit: 'requests', baseline: noHorizon.perKudos, ...baseline },
+    {
+      section,
+      metric: `${label}: 429s seen`,
+      value: fleet.rateLimited,
+      unit: '429s',
+      baseline: noHorizon.rateLimited,
+      ...baseline,
+      target: '0',
+      meetsTarget: fleet.rateLimited === 0,
+    },
+    {
+      section,
+      metric: `${label}: Rewards requests per kudos`,
+      value: fleet.perKudos,
+      unit: 'requests',
+      baseline: noHorizon.perKudos,
+      ...baseline,
+    },
     ...singleDelayRows(section, label, fleet, noHorizon, baseline.baselineName),
-    { section, metric: `${label}: all placed in`, value: fleet.seconds, unit: 's', baseline: noHorizon.seconds, ...baseline },
-    { section, metric: `${label}: orders placed per second while backlogged`, value: fleet.ordersPerSecond, unit: 'orders/s', baseline: noHorizon.ordersPerSecond, ...baseline },
-    { section, metric: `${label}: database transactions per kudos`, value: fleet.dbTransactionsPerKudos, unit: 'transactions', baseline: noHorizon.dbTransactionsPerKudos, ...baseline },
+    {
+      section,
+      metric: `${label}: all placed in`,
+      value: fleet.seconds,
+      unit: 's',
+      baseline: noHorizon.seconds,
+      ...baseline,
+    },
+    {
+      section,
+      metric: `${label}: orders placed per second while backlogged`,
+      value: fleet.ordersPerSecond,
+      unit: 'orders/s',
+      baseline: noHorizon.ordersPerSecond,
+      ...baseline,
+    },
+    {
+      section,
+      metric: `${label}: database transactions per kudos`,
+      value: fleet.dbTransactionsPerKudos,
+      unit: 'transactions',
+      baseline: noHorizon.dbTransactionsPerKudos,
+      ...baseline,
+    },
     ...(fleet.dbCpuMsPerKudos === undefined
       ? []
       : [
@@ -560,7 +671,14 @@ async function fleetOnly(kind: DatabaseKind, backlog: number): Promise<BenchRow[
       baseline: noHorizon.benchCpuMsPerKudos,
       ...baseline,
     },
-    { section, metric: `${label}: the machine's CPU per kudos (every core, everything running)`, value: fleet.machineCpuMsPerKudos, unit: 'ms', baseline: noHorizon.machineCpuMsPerKudos, ...baseline },
+    {
+      section,
+      metric: `${label}: the machine's CPU per kudos (every core, everything running)`,
+      value: fleet.machineCpuMsPerKudos,
+      unit: 'ms',
+      baseline: noHorizon.machineCpuMsPerKudos,
+      ...baseline,
+    },
     {
       section,
       metric: `${label}: kudos per second the machine's ${cpus().length} cores could carry at that CPU per kudos`,
@@ -680,7 +798,14 @@ async function benchOn(kind: DatabaseKind): Promise<BenchRow[]> {
   const alone = await shareRun(kind, PER_CLIENT, sends);
   const share = `2 instances, 1 account, limit 100/10 s (below 2 x 16 sends in flight), ${sends} sends`;
   rows.push(
-    { section, metric: `${share}: orders placed per second (limit: 10 requests/s)`, value: shared.perSecond, unit: 'kudos/s', baseline: alone.perSecond, baselineName: 'each client pacing itself' },
+    {
+      section,
+      metric: `${share}: orders placed per second (limit: 10 requests/s)`,
+      value: shared.perSecond,
+      unit: 'kudos/s',
+      baseline: alone.perSecond,
+      baselineName: 'each client pacing itself',
+    },
     {
       section,
       metric: `${share}: 429s seen`,
@@ -691,9 +816,30 @@ async function benchOn(kind: DatabaseKind): Promise<BenchRow[]> {
       target: '0',
       meetsTarget: shared.rateLimited === 0,
     },
-    { section, metric: `${share}: Rewards requests per kudos`, value: shared.perKudos, unit: 'requests', baseline: alone.perKudos, baselineName: 'each client pacing itself' },
-    { section, metric: `${share}: instance 1's share of the orders`, value: shared.shares[0] ?? 0, unit: '%', baseline: alone.shares[0] ?? 0, baselineName: 'each client pacing itself' },
-    { section, metric: `${share}: instance 2's share of the orders`, value: shared.shares[1] ?? 0, unit: '%', baseline: alone.shares[1] ?? 0, baselineName: 'each client pacing itself' },
+    {
+      section,
+      metric: `${share}: Rewards requests per kudos`,
+      value: shared.perKudos,
+      unit: 'requests',
+      baseline: alone.perKudos,
+      baselineName: 'each client pacing itself',
+    },
+    {
+      section,
+      metric: `${share}: instance 1's share of the orders`,
+      value: shared.shares[0] ?? 0,
+      unit: '%',
+      baseline: alone.shares[0] ?? 0,
+      baselineName: 'each client pacing itself',
+    },
+    {
+      section,
+      metric: `${share}: instance 2's share of the orders`,
+      value: shared.shares[1] ?? 0,
+      unit: '%',
+      baseline: alone.shares[1] ?? 0,
+      baselineName: 'each client pacing itself',
+    },
   );
   return rows;
 }

@@ -23,7 +23,8 @@ export async function benchSocketAck(): Promise<BenchRow[]> {
   const section = `slash command ack over Socket Mode (${kind})`;
   const baselineName = 'the same app over HTTP';
   try {
-    const call = async (i: number) => (await stack.sim.slashCommand(benchUserId(i % USERS), '', 'C_GENERAL')).status === 200;
+    const call = async (i: number) =>
+      (await stack.sim.slashCommand(benchUserId(i % USERS), '', 'C_GENERAL')).status === 200;
     const over = async (transport: 'http' | 'socket', rate: number, seconds: number) => {
       stack.sim.socketMode.setTransport(transport);
       return runOpenLoop({ rate, seconds, call });
@@ -37,10 +38,19 @@ export async function benchSocketAck(): Promise<BenchRow[]> {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const http = await over('http', rate, SECONDS);
       await new Promise((resolve) => setTimeout(resolve, 1000));
-      console.error(`bench:   socket p50 ${round(socket.p50, 1)} p99 ${round(socket.p99, 1)} failed ${socket.failed}; http p50 ${round(http.p50, 1)} p99 ${round(http.p99, 1)} failed ${http.failed}`);
+      console.error(
+        `bench:   socket p50 ${round(socket.p50, 1)} p99 ${round(socket.p99, 1)} failed ${socket.failed}; http p50 ${round(http.p50, 1)} p99 ${round(http.p99, 1)} failed ${http.failed}`,
+      );
       const at = `at ${rate} req/s`;
       rows.push(
-        { section, metric: `p50 ${at}`, value: round(socket.p50, 1), unit: 'ms', baseline: round(http.p50, 1), baselineName },
+        {
+          section,
+          metric: `p50 ${at}`,
+          value: round(socket.p50, 1),
+          unit: 'ms',
+          baseline: round(http.p50, 1),
+          baselineName,
+        },
         {
           section,
           metric: `p99 ${at}`,
@@ -52,7 +62,14 @@ export async function benchSocketAck(): Promise<BenchRow[]> {
           meetsTarget: socket.p99 < 3000 && socket.failed === 0,
         },
         { section, metric: `failed ${at}`, value: socket.failed, unit: 'req', baseline: http.failed, baselineName },
-        { section, metric: `load generator stalled (max) ${at}`, value: round(socket.generatorStallMaxMs, 0), unit: 'ms', baseline: round(http.generatorStallMaxMs, 0), baselineName },
+        {
+          section,
+          metric: `load generator stalled (max) ${at}`,
+          value: round(socket.generatorStallMaxMs, 0),
+          unit: 'ms',
+          baseline: round(http.generatorStallMaxMs, 0),
+          baselineName,
+        },
       );
     }
   } finally {

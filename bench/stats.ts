@@ -12,7 +12,13 @@ export function summarize(samplesMs: number[]): LatencySummary {
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const rank = (p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
   const total = sorted.reduce((sum, value) => sum + value, 0);
-  return { count: sorted.length, p50: rank(50), p99: rank(99), max: sorted[sorted.length - 1]!, mean: total / sorted.length };
+  return {
+    count: sorted.length,
+    p50: rank(50),
+    p99: rank(99),
+    max: sorted[sorted.length - 1]!,
+    mean: total / sorted.length,
+  };
 }
 
 export function round(value: number, digits = 2): number {

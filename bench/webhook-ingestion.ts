@@ -38,19 +38,32 @@ function makeEvent(i: number) {
     eventId: randomUUID(),
     eventType: 'order.created',
     createdAt: new Date().toISOString().slice(0, 19),
-    data: { orderId: `OR${String(i).padStart(10, '0')}`, cardType: 'CHOICE_CARD', totalAmount: '25.00', currency: 'USD', recipientCount: 1 },
+    data: {
+      orderId: `OR${String(i).padStart(10, '0')}`,
+      cardType: 'CHOICE_CARD',
+      totalAmount: '25.00',
+      currency: 'USD',
+      recipientCount: 1,
+    },
   };
 }
 
 function makeDeliveries(count: number): FixedRateRequest[] {
   return Array.from({ length: count }, (_, i) => {
     const body = JSON.stringify(makeEvent(i));
-    return { path: '/webhooks/rewards', headers: { 'content-type': 'application/json', 'x-service-signature': signWebhookBody(body, SECRET) }, body };
+    return {
+      path: '/webhooks/rewards',
+      headers: { 'content-type': 'application/json', 'x-service-signature': signWebhookBody(body, SECRET) },
+      body,
+    };
   });
 }
 
 /** Deliveries through the app, INGEST_IN_FLIGHT at a time; events committed per second. */
-async function ingestThroughApp(origin: string, conn: DatabaseConnection): Promise<{ perSecond: number; failed: number }> {
+async function ingestThroughApp(
+  origin: string,
+  conn: DatabaseConnection,
+): Promise<{ perSecond: number; failed: number }> {
   const deliveries = makeDeliveries(INGEST_EVENTS);
   const pool = new Pool(origin, { connections: INGEST_IN_FLIGHT, pipelining: 1 });
   let failed = 0;
@@ -75,7 +88,9 @@ async function ingestByBareInsert(conn: DatabaseConnection): Promise<number> {
   const before = await countEvents(conn);
   const started = performance.now();
   await mapLimit(events, INGEST_IN_FLIGHT, async (e) => {
-    await conn.db.execute(sql`insert into webhook_events (event_id, event_type, created_at, body) values (${e.eventId}, ${e.eventType}, ${e.createdAt}::timestamptz, ${JSON.stringify(e)}::jsonb)`);
+    await conn.db.execute(
+      sql`insert into webhook_events (event_id, event_type, created_at, body) values (${e.eventId}, ${e.eventType}, ${e.createdAt}::timestamptz, ${JSON.stringify(e)}::jsonb)`,
+    );
   });
   const seconds = (performance.now() - started) / 1000;
   return ((await countEvents(conn)) - before) / seconds;
@@ -106,7 +121,11 @@ async function startBareServer(): Promise<{ url: string; close(): Promise<void> 
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const ok = verifyWebhookSignature(Buffer.concat(chunks), req.headers['x-service-signature'] as string | undefined, SECRET);
+      const ok = verifyWebhookSignature(
+        Buffer.concat(chunks),
+        req.headers['x-service-signature'] as string | undefined,
+        SECRET,
+      );
       res.writeHead(ok ? 200 : 401, { 'content-type': 'application/json' }).end(ok ? '{"ok":true}' : '{}');
     });
   });
@@ -144,25 +163,44 @@ export async function benchWebhookIngestion(): Promise<BenchRow[]> {
     const appDeliveries = makeDeliveries(total);
     const bareDeliveries = makeDeliveries(total);
     await runFixedRate({ origin: app.url, rate: RATE, seconds: WARMUP_SECONDS, makeRequest: (i) => appDeliveries[i]! });
-    await runFixedRate({ origin: bare.url, rate: RATE, seconds: WARMUP_SECONDS, makeRequest: (i) => bareDeliveries[i]! });
+    await runFixedRate({
+      origin: bare.url,
+      rate: RATE,
+      seconds: WARMUP_SECONDS,
+      makeRequest: (i) => bareDeliveries[i]!,
+    });
     const offset = RATE * WARMUP_SECONDS;
     const before = await countEvents(database.conn);
-    const measured = await runFixedRate({ origin: app.url, rate: RATE, seconds: SECONDS, makeRequest: (i) => appDeliveries[offset + i]! });
+    const measured = await runFixedRate({
+      origin: app.url,
+      rate: RATE,
+      seconds: SECONDS,
+      makeRequest: (i) => appDeliveries[offset + i]!,
+    });
     const stored = (await countEvents(database.conn)) - before;
-    const baseline = await runFixedRate({ origin: bare.url, rate: RATE, seconds: SECONDS, makeRequest: (i) => bareDeliveries[offset + i]! });
+    const baseline = await runFixedRate({
+      origin: bare.url,
+      rate: RATE,
+      seconds: SECONDS,
+      makeRequest: (i) => bareDeliveries[offset + i]!,
+    });
 
     // Durable throughput, alternating app and bare INSERTs, best of two each.
     const appRuns: Array<{ perSecond: number; failed: number }> = [];
     const bareRuns: number[] = [];
     for (let i = 0; i < 2; i++) {
-      console.error(`bench: webhook ingestion (${database.label}): ${INGEST_EVENTS} events, ${INGEST_IN_FLIGHT} in flight, round ${i + 1}`);
+      console.error(
+        `bench: webhook ingestion (${database.label}): ${INGEST_EVENTS} events, ${INGEST_IN_FLIGHT} in flight, round ${i + 1}`,
+      );
       appRuns.push(await ingestThroughApp(app.url, database.conn));
       bareRuns.push(await ingestByBareInsert(database.conn));
     }
     const ingestSection = `webhook ingest throughput (${INGEST_EVENTS} events, ${INGEST_IN_FLIGHT} in flight, best of 2, ${database.label})`;
     const appBest = Math.max(...appRuns.map((r) => r.perSecond));
     const bareBest = Math.max(...bareRuns);
-    console.error(`bench:   app ${appRuns.map((r) => round(r.perSecond, 0)).join(', ')} events/s; bare INSERT ${bareRuns.map((r) => round(r, 0)).join(', ')} rows/s`);
+    console.error(
+      `bench:   app ${appRuns.map((r) => round(r.perSecond, 0)).join(', ')} events/s; bare INSERT ${bareRuns.map((r) => round(r, 0)).join(', ')} rows/s`,
+    );
 
     const section = `webhook ingestion (${RATE}/s for ${SECONDS} s, ${database.label})`;
     const baselineName = 'bare node:http + HMAC';
@@ -176,13 +214,55 @@ export async function benchWebhookIngestion(): Promise<BenchRow[]> {
         baseline: round(bareBest, 0),
         baselineName: 'bare single-row INSERTs, same rows, table and pool',
       },
-      { section: ingestSection, metric: 'deliveries not answered 200', value: appRuns.reduce((sum, r) => sum + r.failed, 0), unit: 'requests' },
-      { section, metric: 'events acknowledged', value: round(measured.achievedRate, 1), unit: 'events/s', baseline: round(baseline.achievedRate, 1), baselineName },
+      {
+        section: ingestSection,
+        metric: 'deliveries not answered 200',
+        value: appRuns.reduce((sum, r) => sum + r.failed, 0),
+        unit: 'requests',
+      },
+      {
+        section,
+        metric: 'events acknowledged',
+        value: round(measured.achievedRate, 1),
+        unit: 'events/s',
+        baseline: round(baseline.achievedRate, 1),
+        baselineName,
+      },
       { section, metric: 'events stored', value: round(stored / SECONDS, 1), unit: 'events/s' },
-      { section, metric: 'failed or refused', value: measured.failed, unit: 'requests', baseline: baseline.failed, baselineName },
-      { section, metric: 'p50 ack latency', value: round(measured.p50, 2), unit: 'ms', baseline: round(baseline.p50, 2), baselineName },
-      { section, metric: 'p99 ack latency', value: p99, unit: 'ms', baseline: round(baseline.p99, 2), baselineName, target: '< 50 ms', meetsTarget: p99 < 50 },
-      { section, metric: 'max ack latency', value: round(measured.max, 2), unit: 'ms', baseline: round(baseline.max, 2), baselineName },
+      {
+        section,
+        metric: 'failed or refused',
+        value: measured.failed,
+        unit: 'requests',
+        baseline: baseline.failed,
+        baselineName,
+      },
+      {
+        section,
+        metric: 'p50 ack latency',
+        value: round(measured.p50, 2),
+        unit: 'ms',
+        baseline: round(baseline.p50, 2),
+        baselineName,
+      },
+      {
+        section,
+        metric: 'p99 ack latency',
+        value: p99,
+        unit: 'ms',
+        baseline: round(baseline.p99, 2),
+        baselineName,
+        target: '< 50 ms',
+        meetsTarget: p99 < 50,
+      },
+      {
+        section,
+        metric: 'max ack latency',
+        value: round(measured.max, 2),
+        unit: 'ms',
+        baseline: round(baseline.max, 2),
+        baselineName,
+      },
     ];
   } finally {
     await bare.close();

@@ -30,12 +30,22 @@ function load(file: string): Loaded {
   const edgeTypes = s.snapshot.meta.edge_types[0];
   const N = nf.length;
   const E = ef.length;
-  const [typeF, nameF, sizeF, edgeCountF] = ['type', 'name', 'self_size', 'edge_count'].map((f) => nf.indexOf(f)) as [number, number, number, number];
-  const [eTypeF, eNameF, eToF] = ['type', 'name_or_index', 'to_node'].map((f) => ef.indexOf(f)) as [number, number, number];
+  const [typeF, nameF, sizeF, edgeCountF] = ['type', 'name', 'self_size', 'edge_count'].map((f) => nf.indexOf(f)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  const [eTypeF, eNameF, eToF] = ['type', 'name_or_index', 'to_node'].map((f) => ef.indexOf(f)) as [
+    number,
+    number,
+    number,
+  ];
   const count = s.nodes.length / N;
   // Closures: by the script position of their function (locations: node index, script, line, column).
   const where = new Map<number, string>();
-  for (let i = 0; s.locations && i < s.locations.length; i += 4) where.set(s.locations[i]! / N, `@${s.locations[i + 1]}:${s.locations[i + 2]! + 1}`);
+  for (let i = 0; s.locations && i < s.locations.length; i += 4)
+    where.set(s.locations[i]! / N, `@${s.locations[i + 1]}:${s.locations[i + 2]! + 1}`);
   const keys: string[] = new Array<string>(count);
   const selfSize = new Float64Array(count);
   const firstEdge = new Uint32Array(count + 1);
@@ -64,7 +74,8 @@ function load(file: string): Loaded {
             const edgeType = edgeTypes[s.edges[e + eTypeF]!]!;
             if (edgeType === 'weak') continue;
             const nameOrIndex = s.edges[e + eNameF]!;
-            const edgeName = edgeType === 'element' || edgeType === 'hidden' ? `[${nameOrIndex}]` : s.strings[nameOrIndex]!;
+            const edgeName =
+              edgeType === 'element' || edgeType === 'hidden' ? `[${nameOrIndex}]` : s.strings[nameOrIndex]!;
             const list = retainers.get(to) ?? [];
             list.push(`${keys[n]} .${edgeName}`);
             retainers.set(to, list);
@@ -92,7 +103,9 @@ const byRetainerAt = args.indexOf('--by-retainer');
 const byRetainer = byRetainerAt >= 0 ? args.splice(byRetainerAt, 2)[1] : undefined;
 const [baseFile, otherFile, perArg, topArg] = args;
 if (!baseFile || !otherFile) {
-  console.error('usage: tsx scripts/heap-summary.ts BASE.heapsnapshot OTHER.heapsnapshot [PER] [TOP] [--by-retainer NAME]');
+  console.error(
+    'usage: tsx scripts/heap-summary.ts BASE.heapsnapshot OTHER.heapsnapshot [PER] [TOP] [--by-retainer NAME]',
+  );
   process.exit(2);
 }
 const per = Number(perArg ?? 1);

@@ -33,7 +33,8 @@ const shortUrl = (url: string) =>
     .replace(/^file:\/\/.*node_modules\//, 'nm/')
     .replace(/^file:\/\/.*?\/(dist|src)\//, '$1/')
     .replace(/^file:\/\//, '');
-const keyOf = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
+const keyOf = (n: ProfileNode) =>
+  `${n.callFrame.functionName || '(anonymous)'} ${shortUrl(n.callFrame.url)}:${n.callFrame.lineNumber + 1}`;
 const packageOf = (n: ProfileNode) => {
   const url = shortUrl(n.callFrame.url);
   if (!url.startsWith('nm/')) return url;
@@ -77,7 +78,11 @@ const print = (title: string, map: Map<string, number>, filter: (key: string) =>
     console.log(`${ms(us)} ms ${share(us)}  ${key}`);
 };
 const idle = selfByFunction.get('(idle) (native):0') ?? 0;
-console.log(`${file}: ${ms(profile.endTime - profile.startTime).trim()} ms profiled, ${ms(total - idle).trim()} ms busy`);
+console.log(
+  `${file}: ${ms(profile.endTime - profile.startTime).trim()} ms profiled, ${ms(total - idle).trim()} ms busy`,
+);
 print('self time by function', selfByFunction);
 print('self time by file or package', selfByPackage);
-print(`inclusive time (${inclusiveFilter.source})`, inclusive, (key) => inclusiveFilter.test(key.split(' ').slice(1).join(' ')));
+print(`inclusive time (${inclusiveFilter.source})`, inclusive, (key) =>
+  inclusiveFilter.test(key.split(' ').slice(1).join(' ')),
+);

@@ -10,10 +10,26 @@ import { connectDatabase, leavingConnections, rowsOf, type Database } from './db
 import { migrateDatabase } from './db/migrate.js';
 import { createApprovalService, type ApprovalService } from './domain/approvals/approval-service.js';
 import { createChangeFeed, type ChangeFeed } from './domain/workspaces/change-feed.js';
-import { createSettingsStore, notifyChannelLookup, type NotifyChannelOf, type SettingsStore, type WorkspaceRef } from './domain/workspaces/settings.js';
+import {
+  createSettingsStore,
+  notifyChannelLookup,
+  type NotifyChannelOf,
+  type SettingsStore,
+  type WorkspaceRef,
+} from './domain/workspaces/settings.js';
 import { createDesignCatalogs } from './domain/accounts/design-catalog.js';
-import { createRewardsConnectionStore, createRewardsSetup, type RewardsConnectionStore, type RewardsSetup } from './domain/accounts/rewards-connections.js';
-import { RewardsNotConnectedError, singleRewardsAccount, workspaceRewardsAccounts, type RewardsAccounts } from './domain/accounts/rewards-accounts.js';
+import {
+  createRewardsConnectionStore,
+  createRewardsSetup,
+  type RewardsConnectionStore,
+  type RewardsSetup,
+} from './domain/accounts/rewards-connections.js';
+import {
+  RewardsNotConnectedError,
+  singleRewardsAccount,
+  workspaceRewardsAccounts,
+  type RewardsAccounts,
+} from './domain/accounts/rewards-accounts.js';
 import { createFinanceService, type FinanceService } from './domain/finance/finance-service.js';
 import { createDigestJob, type DigestJob } from './domain/recognition/digest.js';
 import { withSpendingLimits } from './domain/finance/spending-limits.js';
@@ -27,7 +43,11 @@ import { createMetrics, type AppMetrics } from './observability/metrics.js';
 import { createMetricsRoute } from './observability/metrics-route.js';
 import { SlackReceiver } from './http/slack-receiver.js';
 import { createConnectionWebhooksRoute, createWebhooksRoute } from './http/webhooks-route.js';
-import { createBackgroundProcessing, type BackgroundProcessing, type BackgroundProcessingOptions } from './webhooks/processing.js';
+import {
+  createBackgroundProcessing,
+  type BackgroundProcessing,
+  type BackgroundProcessingOptions,
+} from './webhooks/processing.js';
 import { createRewardsClient, type RewardsClient } from './rewards/index.js';
 import type { InstallationEvents, InstallationRef, ListenerDeps } from './slack/deps.js';
 import { createDirectWebApi } from './slack/direct-web-api.js';
@@ -186,10 +206,17 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
           db,
           installations: config.mode === 'distribution',
           ...(opts.changeFeed?.intervalMs ? { intervalMs: opts.changeFeed.intervalMs } : {}),
-          onError: (error) => logger.warn('the change feed could not be read; per-workspace caches keep their short TTLs until it can', { error }),
+          onError: (error) =>
+            logger.warn('the change feed could not be read; per-workspace caches keep their short TTLs until it can', {
+              error,
+            }),
         });
   // One rate budget per Rewards account, shared by every instance (src/domain/pacing/rewards-rate-budget.ts).
-  const rateBudgets = createRateBudgets(db, { onError: (error) => logger.warn('the shared Rewards rate budget could not be read or written; pacing locally', { error }), ...(opts.rateBudget || {}) });
+  const rateBudgets = createRateBudgets(db, {
+    onError: (error) =>
+      logger.warn('the shared Rewards rate budget could not be read or written; pacing locally', { error }),
+    ...(opts.rateBudget || {}),
+  });
   const newRewardsClient = (credentials: { clientId: string; clientSecret: string }, account: string) =>
     createRewardsClient({
       baseUrl: config.rewardsApiUrl,
@@ -207,10 +234,16 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   let rewardsAccounts: RewardsAccounts;
   let rewards: RewardsClient;
   if (rewardsPerWorkspace) {
-    if (!config.keyRing) throw new Error('KUDOS_ENCRYPTION_KEY is required when each workspace connects its own Rewards account (its secrets are stored sealed)');
+    if (!config.keyRing)
+      throw new Error(
+        'KUDOS_ENCRYPTION_KEY is required when each workspace connects its own Rewards account (its secrets are stored sealed)',
+      );
     const store = createRewardsConnectionStore({ db, keyRing: config.keyRing, now });
     rewardsConnections = store;
-    const accounts = workspaceRewardsAccounts(store, (connection) => newRewardsClient(connection, connection.id), { listConnected: () => store.listConnected(), ...(changes ? { changes } : {}) });
+    const accounts = workspaceRewardsAccounts(store, (connection) => newRewardsClient(connection, connection.id), {
+      listConnected: () => store.listConnected(),
+      ...(changes ? { changes } : {}),
+    });
     rewardsAccounts = accounts;
     rewardsSetup = createRewardsSetup({
       db,
@@ -220,7 +253,12 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
       publicUrl: () => config.publicUrl ?? seenPublicUrl,
       // Inside Slack's 3 s: one token and one balance call, no retries.
       verify: async (credentials) => {
-        const probe = createRewardsClient({ baseUrl: config.rewardsApiUrl, ...credentials, timeoutMs: 2000, maxRetries: 0 });
+        const probe = createRewardsClient({
+          baseUrl: config.rewardsApiUrl,
+          ...credentials,
+          timeoutMs: 2000,
+          maxRetries: 0,
+        });
         try {
           await probe.balance.get({ timeoutMs: 2000 });
         } finally {
@@ -230,7 +268,12 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     });
     rewards = noSingleClient();
   } else {
-    rewardsAccounts = singleRewardsAccount(newRewardsClient({ clientId: config.rewardsClientId ?? '', clientSecret: config.rewardsClientSecret ?? '' }, `env:${config.rewardsClientId ?? ''}`));
+    rewardsAccounts = singleRewardsAccount(
+      newRewardsClient(
+        { clientId: config.rewardsClientId ?? '', clientSecret: config.rewardsClientSecret ?? '' },
+        `env:${config.rewardsClientId ?? ''}`,
+      ),
+    );
     rewards = await rewardsAccounts.for({ teamId: '' });
   }
 
@@ -268,7 +311,10 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   // A 429 fails at once (rejectRateLimitedCalls) and the workspace's own schedule waits it out
   // (src/slack/pacing.ts): WebClient would pause its whole queue, every workspace's calls, instead.
   const slackClient = new webApi.WebClient(botToken, { ...clientOptions, rejectRateLimitedCalls: true });
-  const tenancy = config.mode === 'distribution' ? createDistributionTenancy({ config, db, logger, slackLogger, now, ...(changes ? { changes } : {}) }) : undefined;
+  const tenancy =
+    config.mode === 'distribution'
+      ? createDistributionTenancy({ config, db, logger, slackLogger, now, ...(changes ? { changes } : {}) })
+      : undefined;
   const identity = botToken ? botIdentity(slackClient, botToken) : undefined;
   const authorize = tenancy?.authorize ?? identity!.authorize;
   const bolt = new App({
@@ -294,20 +340,36 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   // Every Slack call names its workspace; in distribution mode it carries that workspace's token.
   const historyReads = opts.slackHistoryReads ?? config.mode !== 'distribution';
   // Slack's rate limits, paced per workspace across instances (src/slack/pacing.ts, src/domain/pacing/slack-call-schedules.ts).
-  const callSchedules = createCallSchedules(db, { onError: (error) => logger.warn('the shared Slack call schedule could not be read or written; calling unpaced', { error }) });
+  const callSchedules = createCallSchedules(db, {
+    onError: (error) =>
+      logger.warn('the shared Slack call schedule could not be read or written; calling unpaced', { error }),
+  });
   const pacerOf = (teamId: string | (() => Promise<string>)): SlackPacer =>
-    opts.slackPacing === false ? UNPACED : createSlackPacer(callSchedules, teamId, opts.slackPacing ?? { scale: config.slackRateScale ?? 1 });
+    opts.slackPacing === false
+      ? UNPACED
+      : createSlackPacer(callSchedules, teamId, opts.slackPacing ?? { scale: config.slackRateScale ?? 1 });
   const slack = tenancy
     ? perWorkspace({
-        createGateway: (token, ws) => createSlackGateway(slackClient, { postClient, direct: directWebApi.call, token, historyReads, pacer: pacerOf(ws.teamId || ws.enterpriseId || '') }),
-        createUserLister: (token, ws) => createUserLister(slackClient, token, pacerOf(ws.teamId || ws.enterpriseId || '')),
+        createGateway: (token, ws) =>
+          createSlackGateway(slackClient, {
+            postClient,
+            direct: directWebApi.call,
+            token,
+            historyReads,
+            pacer: pacerOf(ws.teamId || ws.enterpriseId || ''),
+          }),
+        createUserLister: (token, ws) =>
+          createUserLister(slackClient, token, pacerOf(ws.teamId || ws.enterpriseId || '')),
         botToken: (ws) => tenancy.botToken(ws),
         historyReads,
       })
     : (() => {
         // The bot token's workspace (auth.test, asked once); unknown while Slack cannot be reached.
         const pacer = pacerOf(async () => (await identity!.homeWorkspace().catch(() => ({ teamId: '' }))).teamId);
-        return singleWorkspace(createSlackGateway(slackClient, { postClient, direct: directWebApi.call, historyReads, pacer }), createUserLister(slackClient, undefined, pacer));
+        return singleWorkspace(
+          createSlackGateway(slackClient, { postClient, direct: directWebApi.call, historyReads, pacer }),
+          createUserLister(slackClient, undefined, pacer),
+        );
       })();
 
   // Settings live in the database, one row per workspace (seeded from the environment the first time
@@ -328,11 +390,23 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   if (!(opts.changeFeed && opts.changeFeed.intervalMs === 0)) changes?.start();
   // An order placed outside Slack belongs to the one workspace of single-workspace mode; in
   // distribution mode there is no such workspace, and it is not announced.
-  const notifyChannelOf: NotifyChannelOf = identity ? notifyChannelLookup(settings, identity.homeWorkspace) : async (ws) => (ws ? ((await settings.get(ws)).notifyChannel ?? undefined) : undefined);
+  const notifyChannelOf: NotifyChannelOf = identity
+    ? notifyChannelLookup(settings, identity.homeWorkspace)
+    : async (ws) => (ws ? ((await settings.get(ws)).notifyChannel ?? undefined) : undefined);
   const background = createBackgroundProcessing(
-    { db, rewards: rewardsAccounts, chat: slack, present: presentNotice, notifyChannelOf, logger, webhooks: config.rewardsWebhooks },
+    {
+      db,
+      rewards: rewardsAccounts,
+      chat: slack,
+      present: presentNotice,
+      notifyChannelOf,
+      logger,
+      webhooks: config.rewardsWebhooks,
+    },
     // One lease setting for every background claim on money (KUDOS_WORKER_LEASE_MS): the worker's and the reward links'.
-    opts.worker?.leaseMs !== undefined && opts.webhooks?.rewardLinkLeaseMs === undefined ? { ...opts.webhooks, rewardLinkLeaseMs: opts.worker.leaseMs } : opts.webhooks,
+    opts.worker?.leaseMs !== undefined && opts.webhooks?.rewardLinkLeaseMs === undefined
+      ? { ...opts.webhooks, rewardLinkLeaseMs: opts.worker.leaseMs }
+      : opts.webhooks,
   );
   const finance = createFinanceService({
     db,
@@ -378,13 +452,34 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     now,
   });
   const catalog = createDesignCatalogs(rewardsAccounts);
-  const digest = createDigestJob({ db, chat: slack, present: presentNotice, logger: logger.child({ part: 'digest' }), now });
+  const digest = createDigestJob({
+    db,
+    chat: slack,
+    present: presentNotice,
+    logger: logger.child({ part: 'digest' }),
+    now,
+  });
   // Home renders use at most the pool less two connections: acknowledgements and /healthz keep those.
-  const home = createHomePublisher({ db: await leavingConnections(db, 2), slack, rewards: rewardsAccounts, rewardsSetup, settings, approvals, finance, logger, now }, opts.home);
+  const home = createHomePublisher(
+    {
+      db: await leavingConnections(db, 2),
+      slack,
+      rewards: rewardsAccounts,
+      rewardsSetup,
+      settings,
+      approvals,
+      finance,
+      logger,
+      now,
+    },
+    opts.home,
+  );
   const wakeWorker = (recordedId?: string) => (recordedId ? worker.placeNow(recordedId) : worker.wake());
   // Workflow steps whose send outlives the event's handler are finished later by any instance with the
   // workflow's token, which is stored sealed: only with a key ring (else the handler's wait is all).
-  const workflowSteps = config.keyRing ? { db, keyRing: config.keyRing, finisher: slack, logger: logger.child({ part: 'workflow-steps' }), now } : undefined;
+  const workflowSteps = config.keyRing
+    ? { db, keyRing: config.keyRing, finisher: slack, logger: logger.child({ part: 'workflow-steps' }), now }
+    : undefined;
   // One policy for every send: the form, the workflow step and automations all meet the known spending limits.
   const sendPolicy = opts.policy ?? withSpendingLimits(approvals.policy, { db, now });
   const automations = createAutomationService(
@@ -427,7 +522,11 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     campaignSettleMs: opts.campaignSettleMs,
     installations: tenancy ? installationEvents(tenancy, slack, db, logger, rewardsSetup) : undefined,
   };
-  registerListeners(bolt, deps, opts.workflowStepWaitMs !== undefined ? { workflowStepWaitMs: opts.workflowStepWaitMs } : {});
+  registerListeners(
+    bolt,
+    deps,
+    opts.workflowStepWaitMs !== undefined ? { workflowStepWaitMs: opts.workflowStepWaitMs } : {},
+  );
   bolt.error(async (error) => {
     // Re-thrown to the receiver, which logs it once and answers Slack: 400 for a payload of a shape
     // Slack never sends, otherwise a message the user can act on (src/http/slack-receiver.ts).
@@ -442,12 +541,22 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     onRequestDone: (info) => metrics.observeHttpRequest(info),
     routes: {
       ...(httpReceiver ? { slackEvents: (req, res) => httpReceiver.handle(req, res) } : {}),
-      ...(tenancy ? { slackInstall: (req, res) => tenancy.installRoute(req, res), slackOAuthRedirect: (req, res) => tenancy.redirectRoute(req, res) } : {}),
+      ...(tenancy
+        ? {
+            slackInstall: (req, res) => tenancy.installRoute(req, res),
+            slackOAuthRedirect: (req, res) => tenancy.redirectRoute(req, res),
+          }
+        : {}),
       ...(config.rewardsWebhooks === 'on' && config.rewardsWebhookSecret && !rewardsConnections
         ? { rewardsWebhooks: createWebhooksRoute(routeDeps, { onEventStored: () => background.wakeEvents() }) }
         : {}),
       ...(config.rewardsWebhooks === 'on' && rewardsConnections
-        ? { connectionWebhooks: createConnectionWebhooksRoute({ ...routeDeps, connections: rewardsConnections }, { onEventStored: () => background.wakeEvents() }) }
+        ? {
+            connectionWebhooks: createConnectionWebhooksRoute(
+              { ...routeDeps, connections: rewardsConnections },
+              { onEventStored: () => background.wakeEvents() },
+            ),
+          }
         : {}),
       health: createHealthRoute(routeDeps, socket),
     },
@@ -460,13 +569,20 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     routes: { metrics: createMetricsRoute(metrics, logger), health: createHealthRoute(routeDeps, socket) },
   }).catch((error: unknown) => {
     // Serving Slack matters more than being scraped: say so loudly and go on without metrics.
-    logger.error('metrics server could not start; GET /metrics is not served', { port: opts.metricsPort ?? config.metricsPort, host: config.metricsHost, error });
+    logger.error('metrics server could not start; GET /metrics is not served', {
+      port: opts.metricsPort ?? config.metricsPort,
+      host: config.metricsHost,
+      error,
+    });
     return undefined;
   });
   socket?.start();
   if (opts.worker?.enabled !== false) worker.start();
   // Learn the bot identity now, so the first Slack request (3 s budget) does not wait for auth.test.
-  if (identity) authorize({} as never).catch((error: unknown) => logger.warn('slack auth.test failed; retrying at the first request', { error }));
+  if (identity)
+    authorize({} as never).catch((error: unknown) =>
+      logger.warn('slack auth.test failed; retrying at the first request', { error }),
+    );
   if (opts.webhooks?.enabled !== false) background.start();
   if (opts.approvalsSweepMs !== 0) approvals.start(opts.approvalsSweepMs ?? 30_000);
   if (opts.home?.enabled !== false) home.start();
@@ -475,12 +591,22 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   if (opts.digestMs !== 0) digest.start(opts.digestMs ?? 300_000);
   const purgeDue = async () => {
     const purged = await purgeDueWorkspaces(db, now());
-    for (const p of purged) logger.info('uninstalled workspace data purged', { part: 'installations', installation: p.installationKey, rows: p.rows, retentionDays: config.retentionDays });
+    for (const p of purged)
+      logger.info('uninstalled workspace data purged', {
+        part: 'installations',
+        installation: p.installationKey,
+        rows: p.rows,
+        retentionDays: config.retentionDays,
+      });
     return purged;
   };
   const purgeTimer =
     tenancy && opts.purgeMs !== 0
-      ? setInterval(() => void purgeDue().catch((error: unknown) => logger.warn('purging uninstalled workspaces failed', { error })), opts.purgeMs ?? 3_600_000)
+      ? setInterval(
+          () =>
+            void purgeDue().catch((error: unknown) => logger.warn('purging uninstalled workspaces failed', { error })),
+          opts.purgeMs ?? 3_600_000,
+        )
       : undefined;
   purgeTimer?.unref();
   logger.info('kudos app listening', { url: http.url, metricsUrl: metricsHttp?.url });
@@ -527,7 +653,11 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         await Promise.all([
           worker.stop(opts.shutdownGraceMs ?? 6000),
           background.stop(3000),
-          ...Object.entries(parts).map(([name, part]) => stopWithin(part?.stop(), PASS_STOP_BOUND_MS, () => logger.warn('a part did not stop in time; closing without it', { part: name }))),
+          ...Object.entries(parts).map(([name, part]) =>
+            stopWithin(part?.stop(), PASS_STOP_BOUND_MS, () =>
+              logger.warn('a part did not stop in time; closing without it', { part: name }),
+            ),
+          ),
         ]);
         await httpClosed;
         await rewardsAccounts.close();
@@ -546,7 +676,13 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
  * later call of any instance-local work uses them; scheduled work of that workspace then meets
  * `not_installed` and gives up quietly (src/slack/workspaces.ts).
  */
-function installationEvents(tenancy: DistributionTenancy, slack: SlackWorkspaces, db: Database, logger: Logger, rewardsSetup: RewardsSetup | undefined): InstallationEvents {
+function installationEvents(
+  tenancy: DistributionTenancy,
+  slack: SlackWorkspaces,
+  db: Database,
+  logger: Logger,
+  rewardsSetup: RewardsSetup | undefined,
+): InstallationEvents {
   const log = logger.child({ part: 'installations' });
   const forget = async (ref: InstallationRef) => {
     tenancy.evict(ref);
@@ -571,15 +707,29 @@ function installationEvents(tenancy: DistributionTenancy, slack: SlackWorkspaces
     async uninstalled(ref) {
       const key = await tenancy.store.uninstall(ref);
       // No such installation (a workspace served by its org's install, or never installed): nothing of anyone's changes.
-      if (!key) return void log.info('app_uninstalled names no installation: nothing changed', { teamId: ref.teamId, enterpriseId: ref.enterpriseId, orgWide: ref.isEnterpriseInstall });
+      if (!key)
+        return void log.info('app_uninstalled names no installation: nothing changed', {
+          teamId: ref.teamId,
+          enterpriseId: ref.enterpriseId,
+          orgWide: ref.isEnterpriseInstall,
+        });
       await forget(ref);
-      log.info('uninstalled: tokens deleted', { installation: key, teamId: ref.teamId, enterpriseId: ref.enterpriseId, orgWide: ref.isEnterpriseInstall });
+      log.info('uninstalled: tokens deleted', {
+        installation: key,
+        teamId: ref.teamId,
+        enterpriseId: ref.enterpriseId,
+        orgWide: ref.isEnterpriseInstall,
+      });
     },
     async tokensRevoked(ref, revoked) {
       const taken = await tenancy.store.revokeTokens(ref, revoked);
       if (!taken) {
         // Ids of another installation's bot or user, or tokens already gone: nothing of this one changes.
-        log.info('tokens_revoked names no token of this installation: nothing changed', { teamId: ref.teamId, enterpriseId: ref.enterpriseId, orgWide: ref.isEnterpriseInstall });
+        log.info('tokens_revoked names no token of this installation: nothing changed', {
+          teamId: ref.teamId,
+          enterpriseId: ref.enterpriseId,
+          orgWide: ref.isEnterpriseInstall,
+        });
         return;
       }
       if (taken.bot) await forget(ref);
@@ -602,7 +752,8 @@ const WEB_API_BODY_LINE = /^(http request (?:body|result|headers)):/;
 
 function boltLogger(log: Logger): BoltLogger {
   let level = LogLevel.WARN;
-  const join = (msgs: unknown[]) => msgs.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  const join = (msgs: unknown[]) =>
+    msgs.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
   const withoutBody = (line: string) => {
     const body = WEB_API_BODY_LINE.exec(line);
     return body ? `${body[1]}: [omitted]` : line;
@@ -624,8 +775,12 @@ function boltLogger(log: Logger): BoltLogger {
  * The bot's identity from auth.test, asked once (again after a failure): Bolt's authorize, and the
  * workspace the bot token belongs to (home: where orders placed outside Slack are announced).
  */
-function botIdentity(client: webApi.WebClient, botToken: string): { authorize: Authorize<boolean>; homeWorkspace: () => Promise<WorkspaceRef> } {
-  let identity: Promise<{ botUserId?: string; botId?: string; teamId: string; enterpriseId: string | null }> | undefined;
+function botIdentity(
+  client: webApi.WebClient,
+  botToken: string,
+): { authorize: Authorize<boolean>; homeWorkspace: () => Promise<WorkspaceRef> } {
+  let identity:
+    Promise<{ botUserId?: string; botId?: string; teamId: string; enterpriseId: string | null }> | undefined;
   const learn = async () => {
     identity ??= client.auth.test().then((res) => {
       if (!res.team_id) throw new Error('auth.test did not name the workspace of the bot token');

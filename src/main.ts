@@ -18,7 +18,10 @@ try {
 // Operations tuning (docs/operations.md): parallel worker loops per instance.
 const worker =
   config.workerConcurrency || config.workerLeaseMs
-    ? { ...(config.workerConcurrency ? { concurrency: config.workerConcurrency } : {}), ...(config.workerLeaseMs ? { leaseMs: config.workerLeaseMs } : {}) }
+    ? {
+        ...(config.workerConcurrency ? { concurrency: config.workerConcurrency } : {}),
+        ...(config.workerLeaseMs ? { leaseMs: config.workerLeaseMs } : {}),
+      }
     : undefined;
 
 const app = await startApp({ config, logger, ...(worker ? { worker } : {}) }).catch((error: unknown) => {

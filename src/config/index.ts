@@ -30,7 +30,8 @@ const required = (what: string) =>
     .min(1, `is required (${what})`);
 
 // Empty strings in the environment mean "unset" (a common shell habit: FOO= npm start).
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
 
 const envSchema = z.object({
   PORT: optional(z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0).max(65535)),
@@ -38,9 +39,15 @@ const envSchema = z.object({
     z
       .string()
       .trim()
-      .pipe(z.union([z.ipv4(), z.ipv6(), z.hostname()], { error: 'must be an IP address or a host name (0.0.0.0 for every IPv4 interface, :: for every interface)' })),
+      .pipe(
+        z.union([z.ipv4(), z.ipv6(), z.hostname()], {
+          error: 'must be an IP address or a host name (0.0.0.0 for every IPv4 interface, :: for every interface)',
+        }),
+      ),
   ),
-  METRICS_PORT: optional(z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0).max(65535)),
+  METRICS_PORT: optional(
+    z.coerce.number({ error: 'must be a port number' }).int('must be a port number').min(0).max(65535),
+  ),
   METRICS_HOST: optional(z.string().min(1)),
   DATABASE_URL: optional(z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// connection string')),
   PGLITE_DIR: optional(z.string()),
@@ -62,8 +69,13 @@ const envSchema = z.object({
       .trim()
       .superRefine((token, ctx) => {
         // Names the kind of token found, never the token itself.
-        if (/^xox[a-z]-/.test(token)) ctx.addIssue({ code: 'custom', message: `must be an app-level token (xapp-…), not a ${tokenKind(token)} token (${token.slice(0, 5)}…)` });
-        else if (!token.startsWith('xapp-')) ctx.addIssue({ code: 'custom', message: 'must be an app-level token (xapp-…, scope connections:write)' });
+        if (/^xox[a-z]-/.test(token))
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be an app-level token (xapp-…), not a ${tokenKind(token)} token (${token.slice(0, 5)}…)`,
+          });
+        else if (!token.startsWith('xapp-'))
+          ctx.addIssue({ code: 'custom', message: 'must be an app-level token (xapp-…, scope connections:write)' });
       }),
   ),
   // Distribution mode (the README's installation modes); required together, checked below.
@@ -85,10 +97,14 @@ const envSchema = z.object({
   KUDOS_NOTIFY_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
   KUDOS_APPROVAL_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
   KUDOS_APPROVERS: optional(slackUserIdList),
-  KUDOS_APPROVAL_THRESHOLD: optional(z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 100 or 99.50')),
+  KUDOS_APPROVAL_THRESHOLD: optional(
+    z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 100 or 99.50'),
+  ),
   KUDOS_ADMINS: optional(slackUserIdList),
   KUDOS_ADMIN_CHANNEL: optional(z.string().regex(/^[CGD][A-Z0-9_]+$/, 'must be a Slack channel ID (C…)')),
-  KUDOS_LOW_BALANCE_THRESHOLD: optional(z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 500 or 499.50')),
+  KUDOS_LOW_BALANCE_THRESHOLD: optional(
+    z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, 'must be a non-negative amount in USD, e.g. 500 or 499.50'),
+  ),
   KUDOS_WORKER_CONCURRENCY: optional(
     z.coerce
       .number({ error: 'must be a whole number from 1 to 64' })
@@ -105,7 +121,12 @@ const envSchema = z.object({
       .max(600_000, 'must be a whole number of milliseconds from 5000 to 600000'),
   ),
   /** Multiplies the Slack rate limits the app paces to (src/slack/pacing.ts): Slack's tiers are floors ("20+ per minute"). */
-  KUDOS_SLACK_RATE_SCALE: optional(z.coerce.number({ error: 'must be a number above 0, e.g. 1 or 2.5' }).positive('must be a number above 0, e.g. 1 or 2.5').max(1000, 'must be at most 1000')),
+  KUDOS_SLACK_RATE_SCALE: optional(
+    z.coerce
+      .number({ error: 'must be a number above 0, e.g. 1 or 2.5' })
+      .positive('must be a number above 0, e.g. 1 or 2.5')
+      .max(1000, 'must be at most 1000'),
+  ),
 });
 
 /** The README's installation modes: exactly one, chosen by the environment (Socket Mode is an add-on of either). */
@@ -202,7 +223,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const slackApiUrl = e.SLACK_API_URL ?? DEFAULT_SLACK_API_URL;
   return {
     mode: mode.mode,
-    slackOAuth: mode.mode === 'distribution' ? { clientId: e.SLACK_CLIENT_ID!, clientSecret: e.SLACK_CLIENT_SECRET!, stateSecret: e.SLACK_STATE_SECRET! } : undefined,
+    slackOAuth:
+      mode.mode === 'distribution'
+        ? { clientId: e.SLACK_CLIENT_ID!, clientSecret: e.SLACK_CLIENT_SECRET!, stateSecret: e.SLACK_STATE_SECRET! }
+        : undefined,
     keyRing,
     retentionDays: e.KUDOS_RETENTION_DAYS ?? 30,
     publicUrl: e.KUDOS_PUBLIC_URL?.replace(/\/+$/, ''),
@@ -227,7 +251,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     approvalThresholdCents: thresholdToCents(e.KUDOS_APPROVAL_THRESHOLD ?? '100'),
     admins: e.KUDOS_ADMINS,
     adminChannel: e.KUDOS_ADMIN_CHANNEL,
-    lowBalanceThresholdCents: e.KUDOS_LOW_BALANCE_THRESHOLD === undefined ? undefined : thresholdToCents(e.KUDOS_LOW_BALANCE_THRESHOLD),
+    lowBalanceThresholdCents:
+      e.KUDOS_LOW_BALANCE_THRESHOLD === undefined ? undefined : thresholdToCents(e.KUDOS_LOW_BALANCE_THRESHOLD),
     workerConcurrency: e.KUDOS_WORKER_CONCURRENCY,
     workerLeaseMs: e.KUDOS_WORKER_LEASE_MS,
     slackRateScale: e.KUDOS_SLACK_RATE_SCALE,
@@ -247,7 +272,10 @@ function installationModeOf(env: Record<string, string | undefined>): { mode: In
   const distribution = DISTRIBUTION_VARIABLES.filter((name) => isSet(env, name));
   if (distribution.length === 0) return { mode: 'single' };
   if (isSet(env, 'SLACK_BOT_TOKEN'))
-    return { mode: 'single', conflict: `SLACK_BOT_TOKEN and ${distribution.join(', ')} belong to two installation modes (single workspace, distribution): set the variables of one` };
+    return {
+      mode: 'single',
+      conflict: `SLACK_BOT_TOKEN and ${distribution.join(', ')} belong to two installation modes (single workspace, distribution): set the variables of one`,
+    };
   return { mode: 'distribution' };
 }
 
@@ -261,27 +289,47 @@ function installationModeProblems(env: Record<string, string | undefined>, mode:
   const problems: string[] = [];
   if (mode === 'single') {
     if (!set('SLACK_BOT_TOKEN'))
-      problems.push('SLACK_BOT_TOKEN is required (the Slack bot token, xoxb-…; or the distribution mode variables SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET)');
+      problems.push(
+        'SLACK_BOT_TOKEN is required (the Slack bot token, xoxb-…; or the distribution mode variables SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET)',
+      );
     if (!set('REWARDS_CLIENT_ID')) problems.push('REWARDS_CLIENT_ID is required (the Rewards API client id)');
-    if (!set('REWARDS_CLIENT_SECRET')) problems.push('REWARDS_CLIENT_SECRET is required (the Rewards API client secret)');
+    if (!set('REWARDS_CLIENT_SECRET'))
+      problems.push('REWARDS_CLIENT_SECRET is required (the Rewards API client secret)');
     if (env.REWARDS_WEBHOOKS?.trim() !== 'off' && !set('REWARDS_WEBHOOK_SECRET'))
-      problems.push('REWARDS_WEBHOOK_SECRET is required (the Rewards webhook signing secret; not needed with REWARDS_WEBHOOKS=off)');
+      problems.push(
+        'REWARDS_WEBHOOK_SECRET is required (the Rewards webhook signing secret; not needed with REWARDS_WEBHOOKS=off)',
+      );
   } else {
-    for (const name of DISTRIBUTION_VARIABLES) if (!set(name)) problems.push(`${name} is required in distribution mode (${DISTRIBUTION_VARIABLES.filter(set).join(', ')} set)`);
+    for (const name of DISTRIBUTION_VARIABLES)
+      if (!set(name))
+        problems.push(
+          `${name} is required in distribution mode (${DISTRIBUTION_VARIABLES.filter(set).join(', ')} set)`,
+        );
   }
-  if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET')) problems.push('SLACK_SIGNING_SECRET is required (the Slack app signing secret; not needed in Socket Mode, with SLACK_APP_TOKEN)');
+  if (!set('SLACK_APP_TOKEN') && !set('SLACK_SIGNING_SECRET'))
+    problems.push(
+      'SLACK_SIGNING_SECRET is required (the Slack app signing secret; not needed in Socket Mode, with SLACK_APP_TOKEN)',
+    );
   return problems;
 }
 
 /** KUDOS_ENCRYPTION_KEY: required in distribution mode, optional in single-workspace mode; a bad value is one line. */
-function keyRingOf(env: Record<string, string | undefined>, mode: InstallationMode, problems: string[]): KeyRing | undefined {
+function keyRingOf(
+  env: Record<string, string | undefined>,
+  mode: InstallationMode,
+  problems: string[],
+): KeyRing | undefined {
   const value = env.KUDOS_ENCRYPTION_KEY;
   if (mode === 'single' && (value ?? '').trim() === '') return undefined;
   try {
     return parseKeyRing(value);
   } catch (error) {
     if (!(error instanceof KeyRingError)) throw error;
-    problems.push(mode === 'distribution' && (value ?? '').trim() === '' ? `${error.message} (distribution mode seals every installation's tokens with it)` : error.message);
+    problems.push(
+      mode === 'distribution' && (value ?? '').trim() === ''
+        ? `${error.message} (distribution mode seals every installation's tokens with it)`
+        : error.message,
+    );
     return undefined;
   }
 }

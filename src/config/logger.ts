@@ -40,7 +40,16 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
   const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
     if (ORDER[lvl] < ORDER[level]) return;
     const context = logContext.getStore();
-    write(JSON.stringify({ ts: new Date().toISOString(), level: lvl, msg, ...(context ? redact(context) : {}), ...redact(base), ...redact(fields ?? {}) }));
+    write(
+      JSON.stringify({
+        ts: new Date().toISOString(),
+        level: lvl,
+        msg,
+        ...(context ? redact(context) : {}),
+        ...redact(base),
+        ...redact(fields ?? {}),
+      }),
+    );
   };
   return {
     debug: (msg, fields) => emit('debug', msg, fields),
@@ -66,7 +75,11 @@ function redact(fields: LogFields, depth = 0): LogFields {
 function redactValue(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return value.replace(SECRET_VALUE, '[redacted]');
   if (value instanceof Error) {
-    return { name: value.name, message: value.message.replace(SECRET_VALUE, '[redacted]'), code: (value as { code?: unknown }).code };
+    return {
+      name: value.name,
+      message: value.message.replace(SECRET_VALUE, '[redacted]'),
+      code: (value as { code?: unknown }).code,
+    };
   }
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
   if (depth >= MAX_DEPTH) return '[truncated]';

@@ -41,7 +41,10 @@ const PGLITE_SHARED_BUFFERS = '1MB';
 
 export async function connectDatabase(opts: ConnectOptions): Promise<DatabaseConnection> {
   if (opts.databaseUrl) {
-    const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([import('postgres'), import('drizzle-orm/postgres-js')]);
+    const [{ default: postgres }, { drizzle: drizzlePostgres }] = await Promise.all([
+      import('postgres'),
+      import('drizzle-orm/postgres-js'),
+    ]);
     const client = postgres(opts.databaseUrl, {
       max: opts.maxConnections ?? 10,
       onnotice: () => {},
@@ -54,13 +57,19 @@ export async function connectDatabase(opts: ConnectOptions): Promise<DatabaseCon
   const dir = opts.pgliteDir ?? './.data/pglite';
   const inMemory = dir.startsWith('memory://');
   if (!inMemory) mkdirSync(dir, { recursive: true });
-  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([import('@electric-sql/pglite'), import('drizzle-orm/pglite')]);
+  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('drizzle-orm/pglite'),
+  ]);
   // Memory (docs/operations.md, idle memory): PostgreSQL's default 128 MB of shared buffers live in
   // PGlite's WebAssembly heap, which never shrinks; a development database needs far fewer.
   // (PGlite's `initialMemory` cannot help: the module's own minimum, 128 MiB, is already the default.)
   const options = { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`] };
   if (!inMemory && !opts.pgliteDataDir && !existsSync(join(dir, 'PG_VERSION'))) await initPgliteFolder(dir, options);
-  const client = await PGlite.create(dir, { ...options, ...(opts.pgliteDataDir ? { loadDataDir: opts.pgliteDataDir } : {}) });
+  const client = await PGlite.create(dir, {
+    ...options,
+    ...(opts.pgliteDataDir ? { loadDataDir: opts.pgliteDataDir } : {}),
+  });
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   return { db, driver: 'pglite', pglite: client, close: () => client.close() };
 }
@@ -74,13 +83,19 @@ export async function connectDatabase(opts: ConnectOptions): Promise<DatabaseCon
 async function initPgliteFolder(dir: string, options: { startParams: string[] }): Promise<void> {
   const [{ execFile }, { createRequire }] = await Promise.all([import('node:child_process'), import('node:module')]);
   const entry = createRequire(import.meta.url).resolve('@electric-sql/pglite');
-  const script = 'require(process.argv[1]).PGlite.create(process.argv[2], JSON.parse(process.argv[3])).then((db) => db.close())';
+  const script =
+    'require(process.argv[1]).PGlite.create(process.argv[2], JSON.parse(process.argv[3])).then((db) => db.close())';
   await new Promise<void>((resolve, reject) => {
     // A bounded wait: initdb takes seconds; a child that hangs must not hang the app's start.
-    execFile(process.execPath, ['-e', script, entry, dir, JSON.stringify(options)], { timeout: 120_000, killSignal: 'SIGKILL' }, (error, _stdout, stderr) => {
-      if (!error || !existsSync(join(dir, 'PG_VERSION'))) return resolve();
-      reject(new Error(`PGlite initdb in ${dir} failed: ${stderr.trim() || error.message}`));
-    });
+    execFile(
+      process.execPath,
+      ['-e', script, entry, dir, JSON.stringify(options)],
+      { timeout: 120_000, killSignal: 'SIGKILL' },
+      (error, _stdout, stderr) => {
+        if (!error || !existsSync(join(dir, 'PG_VERSION'))) return resolve();
+        reject(new Error(`PGlite initdb in ${dir} failed: ${stderr.trim() || error.message}`));
+      },
+    );
   });
 }
 
@@ -102,13 +117,20 @@ export async function pingDatabase(db: Database): Promise<boolean> {
 
 /** The part of postgres.js' client that drizzle's session calls. */
 interface PostgresClient {
-  unsafe(query: string, params?: unknown[], options?: unknown): PromiseLike<unknown> & { values(): PromiseLike<unknown> };
+  unsafe(
+    query: string,
+    params?: unknown[],
+    options?: unknown,
+  ): PromiseLike<unknown> & { values(): PromiseLike<unknown> };
   begin(...args: unknown[]): Promise<unknown>;
   options: { max?: number };
 }
 
 /** A query of `client` that takes one of `slots` while it runs (postgres.js queries start when awaited). */
-function queryInSlot(pending: PromiseLike<unknown> & { values?: () => PromiseLike<unknown> }, slots: Slots): PromiseLike<unknown> & { values(): PromiseLike<unknown> } {
+function queryInSlot(
+  pending: PromiseLike<unknown> & { values?: () => PromiseLike<unknown> },
+  slots: Slots,
+): PromiseLike<unknown> & { values(): PromiseLike<unknown> } {
   return {
     values: () => queryInSlot(pending.values!(), slots),
     then: (onFulfilled, onRejected) => slots.run(async () => pending).then(onFulfilled, onRejected),
@@ -128,7 +150,9 @@ export async function leavingConnections(db: Database, reserve: number): Promise
   const slots = createSlots(Math.max(1, (real.options.max ?? 10) - reserve));
   const limited = new Proxy(real, {
     get(target, prop, receiver) {
-      if (prop === 'unsafe') return (query: string, params?: unknown[], options?: unknown) => queryInSlot(target.unsafe(query, params, options), slots);
+      if (prop === 'unsafe')
+        return (query: string, params?: unknown[], options?: unknown) =>
+          queryInSlot(target.unsafe(query, params, options), slots);
       // A transaction holds its connection throughout: one slot for all of it.
       if (prop === 'begin') return (...args: unknown[]) => slots.run(() => target.begin(...args));
       return Reflect.get(target, prop, receiver) as unknown;

@@ -20,7 +20,9 @@ try {
   await migrateDatabase(conn);
   const report = await rotateSealedColumns(conn.db, ring);
   for (const c of report.columns) {
-    console.log(`${c.name}: ${c.resealed} re-sealed under key ${ring.primaryKeyId}, ${c.current} already current, ${c.skipped} changed meanwhile, ${c.failed.length} unreadable`);
+    console.log(
+      `${c.name}: ${c.resealed} re-sealed under key ${ring.primaryKeyId}, ${c.current} already current, ${c.skipped} changed meanwhile, ${c.failed.length} unreadable`,
+    );
     for (const f of c.failed) console.error(`  ${c.name} row ${f.key}: ${f.problem}`);
   }
   if (report.columns.some((c) => c.failed.length > 0)) process.exitCode = 1;

@@ -11,14 +11,30 @@ import type { KeyRing } from '../secrets/key-ring.js';
 
 export interface RotationReport {
   /** Per column: values re-sealed, already under the first key, changed meanwhile, unreadable. */
-  columns: Array<{ name: string; resealed: number; current: number; skipped: number; failed: Array<{ key: string; problem: string }> }>;
+  columns: Array<{
+    name: string;
+    resealed: number;
+    current: number;
+    skipped: number;
+    failed: Array<{ key: string; problem: string }>;
+  }>;
 }
 
-export async function rotateSealedColumns(db: Database, ring: KeyRing, opts: { batchSize?: number; columns?: readonly SealedColumn[] } = {}): Promise<RotationReport> {
+export async function rotateSealedColumns(
+  db: Database,
+  ring: KeyRing,
+  opts: { batchSize?: number; columns?: readonly SealedColumn[] } = {},
+): Promise<RotationReport> {
   const batchSize = opts.batchSize ?? 200;
   const report: RotationReport = { columns: [] };
   for (const entry of opts.columns ?? SEALED_COLUMNS) {
-    const line = { name: entry.name, resealed: 0, current: 0, skipped: 0, failed: [] as Array<{ key: string; problem: string }> };
+    const line = {
+      name: entry.name,
+      resealed: 0,
+      current: 0,
+      skipped: 0,
+      failed: [] as Array<{ key: string; problem: string }>,
+    };
     let after: string | undefined;
     for (;;) {
       const conditions: SQL[] = [isNotNull(entry.column)];
@@ -61,6 +77,7 @@ export async function rotateSealedColumns(db: Database, ring: KeyRing, opts: { b
 
 /** The drizzle property name of the column (what `.set({...})` takes). */
 function columnProperty(entry: SealedColumn): string {
-  for (const [property, column] of Object.entries(getTableColumns(entry.table))) if (column === entry.column) return property;
+  for (const [property, column] of Object.entries(getTableColumns(entry.table)))
+    if (column === entry.column) return property;
   throw new Error(`${entry.name}: column not found on its table`);
 }

@@ -16,12 +16,20 @@ export interface SealedColumn {
   context(key: string): string;
 }
 
-export const rewardsConnectionContext = (connectionId: string, field: 'client_secret' | 'webhook_secret') => `rewards_connections:${connectionId}:${field}`;
+export const rewardsConnectionContext = (connectionId: string, field: 'client_secret' | 'webhook_secret') =>
+  `rewards_connections:${connectionId}:${field}`;
 
 /** The context src/slack/installation-store.ts seals an installation's tokens under (the same formula). */
-export const installationTokenContext = (installationKey: string, role: 'bot' | 'bot-refresh' | 'user' | 'user-refresh') => `installation:${installationKey}:${role}`;
+export const installationTokenContext = (
+  installationKey: string,
+  role: 'bot' | 'bot-refresh' | 'user' | 'user-refresh',
+) => `installation:${installationKey}:${role}`;
 
-const installationToken = (column: 'botToken' | 'botRefreshToken' | 'userToken' | 'userRefreshToken', role: Parameters<typeof installationTokenContext>[1], name: string): SealedColumn => ({
+const installationToken = (
+  column: 'botToken' | 'botRefreshToken' | 'userToken' | 'userRefreshToken',
+  role: Parameters<typeof installationTokenContext>[1],
+  name: string,
+): SealedColumn => ({
   name: `installations.${name}`,
   table: installations,
   key: installations.installationKey,
@@ -30,7 +38,8 @@ const installationToken = (column: 'botToken' | 'botRefreshToken' | 'userToken' 
 });
 
 /** The context a waiting workflow step's token is sealed under (src/domain/automations/workflow-steps.ts). */
-export const workflowStepTokenContext = (functionExecutionId: string) => `workflow_step_runs:${functionExecutionId}:token`;
+export const workflowStepTokenContext = (functionExecutionId: string) =>
+  `workflow_step_runs:${functionExecutionId}:token`;
 
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   installationToken('botToken', 'bot', 'bot_token'),

@@ -10,7 +10,9 @@ import { rateLimitSettingsFrom } from '../simulator/rate-limits.js';
 
 const port = Number(process.env.PORT ?? 3000);
 // Distribution mode keeps its own database: its installations and workspaces are not single mode's.
-const pgliteDir = process.env.PGLITE_DIR ?? (process.argv.includes('--distribution') ? './.data/pglite-distribution' : './.data/pglite');
+const pgliteDir =
+  process.env.PGLITE_DIR ??
+  (process.argv.includes('--distribution') ? './.data/pglite-distribution' : './.data/pglite');
 if (!pgliteDir.startsWith('memory:')) mkdirSync(pgliteDir, { recursive: true });
 
 const args = new Set(process.argv.slice(2));
@@ -26,19 +28,33 @@ const distribution = args.has('--distribution');
 
 // The simulator enforces Slack's rate limits, as production would; SIMULATOR_RATE_LIMITS=off or a multiplier changes that.
 const slackRateLimits = rateLimitSettingsFrom(process.env.SIMULATOR_RATE_LIMITS);
-const stack = await startDevStack({ port, pgliteDir, socketMode, webhooks, distribution, slackRateLimits }).catch((err: Error) => {
-  const hint = (err as { code?: string }).code === 'EADDRINUSE' ? ` (port ${port} is taken: try PORT=${port + 1} npm run dev)` : '';
-  process.stderr.write(`kudos dev: could not start: ${err.message}${hint}\n`);
-  process.exit(1);
-});
+const stack = await startDevStack({ port, pgliteDir, socketMode, webhooks, distribution, slackRateLimits }).catch(
+  (err: Error) => {
+    const hint =
+      (err as { code?: string }).code === 'EADDRINUSE'
+        ? ` (port ${port} is taken: try PORT=${port + 1} npm run dev)`
+        : '';
+    process.stderr.write(`kudos dev: could not start: ${err.message}${hint}\n`);
+    process.exit(1);
+  },
+);
 
 process.stdout.write(`\n  Kudos is running offline. Open ${stack.url}\n`);
 if (distribution) {
-  process.stdout.write('  Distribution mode: switch workspaces in the sidebar; Kudos Demo and the Grid Corp org are installed, "Add to Slack" installs Second Co.\n');
-  process.stdout.write('  Each company has its own Rewards account in the emulator: as an admin, App Home → Connect Rewards account:\n');
-  for (const a of stack.rewardsAccounts) process.stdout.write(`    ${a.company.padEnd(22)} client ID ${a.clientId}  client secret ${a.clientSecret}  webhook secret ${a.webhookSecret}\n`);
+  process.stdout.write(
+    '  Distribution mode: switch workspaces in the sidebar; Kudos Demo and the Grid Corp org are installed, "Add to Slack" installs Second Co.\n',
+  );
+  process.stdout.write(
+    '  Each company has its own Rewards account in the emulator: as an admin, App Home → Connect Rewards account:\n',
+  );
+  for (const a of stack.rewardsAccounts)
+    process.stdout.write(
+      `    ${a.company.padEnd(22)} client ID ${a.clientId}  client secret ${a.clientSecret}  webhook secret ${a.webhookSecret}\n`,
+    );
 }
-process.stdout.write(`  Slack reaches the app by ${socketMode ? 'Socket Mode (an outbound WebSocket)' : 'HTTP (POST /slack/events)'}; Rewards outcomes by ${webhooks ? 'webhooks' : 'polling'}.\n\n`);
+process.stdout.write(
+  `  Slack reaches the app by ${socketMode ? 'Socket Mode (an outbound WebSocket)' : 'HTTP (POST /slack/events)'}; Rewards outcomes by ${webhooks ? 'webhooks' : 'polling'}.\n\n`,
+);
 if (webhooks && !stack.webhook.registered) {
   process.stderr.write(`  (Rewards webhooks not registered with the app: ${stack.webhook.detail})\n`);
 }

@@ -38,7 +38,11 @@ export interface DevStackOptions {
 }
 
 /** Distribution mode's local OAuth client and key: local-only values, not secrets. */
-const DEV_OAUTH = { clientId: '1000.2000', clientSecret: 'kudos-dev-client-secret', stateSecret: 'kudos-dev-state-secret' };
+const DEV_OAUTH = {
+  clientId: '1000.2000',
+  clientSecret: 'kudos-dev-client-secret',
+  stateSecret: 'kudos-dev-state-secret',
+};
 const DEV_ENCRYPTION_KEY = `dev:${Buffer.alloc(32, 'kudos-dev-key').toString('base64')}`;
 
 export interface DevStack {
@@ -66,9 +70,24 @@ export interface DevRewardsAccount {
 
 /** The seeded organization for the first company; an emulator organization of its own for each other. */
 const DEV_REWARDS_ACCOUNTS: DevRewardsAccount[] = [
-  { company: 'Kudos Demo', clientId: 'production-client', clientSecret: 'production-secret', webhookSecret: EMULATOR_WEBHOOK_SECRET },
-  { company: 'Grid Corp (org-wide)', clientId: 'grid-corp-client', clientSecret: 'grid-corp-secret', webhookSecret: 'grid-corp-signing-secret' },
-  { company: 'Second Co', clientId: 'second-co-client', clientSecret: 'second-co-secret', webhookSecret: 'second-co-signing-secret' },
+  {
+    company: 'Kudos Demo',
+    clientId: 'production-client',
+    clientSecret: 'production-secret',
+    webhookSecret: EMULATOR_WEBHOOK_SECRET,
+  },
+  {
+    company: 'Grid Corp (org-wide)',
+    clientId: 'grid-corp-client',
+    clientSecret: 'grid-corp-secret',
+    webhookSecret: 'grid-corp-signing-secret',
+  },
+  {
+    company: 'Second Co',
+    clientId: 'second-co-client',
+    clientSecret: 'second-co-secret',
+    webhookSecret: 'second-co-signing-secret',
+  },
 ];
 
 async function addEmulatorAccounts(emulatorUrl: string): Promise<DevRewardsAccount[]> {
@@ -83,7 +102,8 @@ async function addEmulatorAccounts(emulatorUrl: string): Promise<DevRewardsAccou
         signingSecret: account.webhookSecret,
       }),
     });
-    if (res.status !== 201) throw new Error(`the emulator refused the demo account of ${account.company} (${res.status})`);
+    if (res.status !== 201)
+      throw new Error(`the emulator refused the demo account of ${account.company} (${res.status})`);
   }
   return DEV_REWARDS_ACCOUNTS;
 }
@@ -97,7 +117,10 @@ async function registerWebhook(emulatorUrl: string, appUrl: string): Promise<Dev
     });
     const body = (await res.json().catch(() => ({}))) as { active?: boolean };
     if (res.ok && body.active) return { registered: true, detail: 'active' };
-    return { registered: false, detail: `emulator answered ${res.status}${body.active === false ? ' (challenge not answered by the app)' : ''}` };
+    return {
+      registered: false,
+      detail: `emulator answered ${res.status}${body.active === false ? ' (challenge not answered by the app)' : ''}`,
+    };
   } catch (err) {
     return { registered: false, detail: (err as Error).message };
   }
@@ -113,7 +136,9 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
   try {
     const pgliteDir = opts.pgliteDir ?? './.data/pglite';
     // The Slack side is kept beside the database, so a restart shows the history the app remembers.
-    const persistFile = pgliteDir.startsWith('memory:') ? undefined : join(dirname(resolve(pgliteDir)), opts.distribution ? 'simulator-distribution.json' : 'simulator.json');
+    const persistFile = pgliteDir.startsWith('memory:')
+      ? undefined
+      : join(dirname(resolve(pgliteDir)), opts.distribution ? 'simulator-distribution.json' : 'simulator.json');
     const distribution = opts.distribution ?? false;
     const simulator = await startSlackSimulator({
       port: opts.port ?? 0,
@@ -122,7 +147,9 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       socketMode: opts.socketMode ?? false,
       rateLimits: opts.slackRateLimits ?? {},
       ...(persistFile ? { persistFile } : {}),
-      ...(distribution ? { oauth: { clientId: DEV_OAUTH.clientId, clientSecret: DEV_OAUTH.clientSecret, tokenRotation: true } } : {}),
+      ...(distribution
+        ? { oauth: { clientId: DEV_OAUTH.clientId, clientSecret: DEV_OAUTH.clientSecret, tokenRotation: true } }
+        : {}),
     });
     started.push(simulator);
     const emulator = await startEmulator({ port: 0, host });
@@ -133,17 +160,26 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
     // Single workspace: the bot token and one Rewards account. Distribution: the OAuth client and the
     // key ring; each workspace connects its own Rewards account from App Home.
     const mode = distribution
-      ? { SLACK_CLIENT_ID: DEV_OAUTH.clientId, SLACK_CLIENT_SECRET: DEV_OAUTH.clientSecret, SLACK_STATE_SECRET: DEV_OAUTH.stateSecret, KUDOS_ENCRYPTION_KEY: DEV_ENCRYPTION_KEY }
+      ? {
+          SLACK_CLIENT_ID: DEV_OAUTH.clientId,
+          SLACK_CLIENT_SECRET: DEV_OAUTH.clientSecret,
+          SLACK_STATE_SECRET: DEV_OAUTH.stateSecret,
+          KUDOS_ENCRYPTION_KEY: DEV_ENCRYPTION_KEY,
+        }
       : {
           SLACK_BOT_TOKEN: simulator.botToken,
           REWARDS_CLIENT_ID: 'production-client',
           REWARDS_CLIENT_SECRET: 'production-secret',
-          ...(opts.webhooks === false ? { REWARDS_WEBHOOKS: 'off' } : { REWARDS_WEBHOOK_SECRET: EMULATOR_WEBHOOK_SECRET }),
+          ...(opts.webhooks === false
+            ? { REWARDS_WEBHOOKS: 'off' }
+            : { REWARDS_WEBHOOK_SECRET: EMULATOR_WEBHOOK_SECRET }),
         };
     const config = loadConfig({
       PORT: '0',
       PGLITE_DIR: pgliteDir,
-      ...(opts.socketMode ? { SLACK_APP_TOKEN: simulator.socketMode.appToken } : { SLACK_SIGNING_SECRET: DEV_SIGNING_SECRET }),
+      ...(opts.socketMode
+        ? { SLACK_APP_TOKEN: simulator.socketMode.appToken }
+        : { SLACK_SIGNING_SECRET: DEV_SIGNING_SECRET }),
       SLACK_API_URL: simulator.apiUrl,
       REWARDS_API_URL: emulator.url,
       ...mode,
@@ -168,7 +204,11 @@ export async function startDevStack(opts: DevStackOptions = {}): Promise<DevStac
       opts.webhooks === false
         ? { registered: false, detail: 'REWARDS_WEBHOOKS=off: order outcomes by polling' }
         : distribution
-          ? { registered: true, detail: 'distribution mode: each workspace registers its own webhook URL when an admin connects its Rewards account (App Home)' }
+          ? {
+              registered: true,
+              detail:
+                'distribution mode: each workspace registers its own webhook URL when an admin connects its Rewards account (App Home)',
+            }
           : await registerWebhook(emulator.url, app.url);
     return { url: simulator.url, simulator, app, emulator, webhook, rewardsAccounts, close: closeAll };
   } catch (err) {
@@ -186,10 +226,16 @@ async function installDemoWorkspaces(simulator: SlackSimulator, app: RunningApp)
   const dist = simulator.distribution;
   if (!dist || !app.tenancy) return;
   for (const choice of [{ teamId: simulator.workspace.team.id }, { enterpriseId: 'E_GRID', orgWide: true }]) {
-    const lookup = choice.orgWide ? { enterpriseId: choice.enterpriseId, isEnterpriseInstall: true } : { teamId: choice.teamId };
+    const lookup = choice.orgWide
+      ? { enterpriseId: choice.enterpriseId, isEnterpriseInstall: true }
+      : { teamId: choice.teamId };
     const live = await app.tenancy.store.findLive(lookup);
     // The simulator forgets its tokens on restart: install again when it does not know this one.
-    if (live && dist.installs.installations.get(choice.orgWide ? `enterprise:${choice.enterpriseId}` : `team:${choice.teamId}`)) continue;
+    if (
+      live &&
+      dist.installs.installations.get(choice.orgWide ? `enterprise:${choice.enterpriseId}` : `team:${choice.teamId}`)
+    )
+      continue;
     const done = await dist.install(choice);
     if (done.status !== 200) throw new Error(`installing the demo workspace failed (${done.status})`);
   }

@@ -31,7 +31,8 @@ export function createEmulatorApp(core: EmulatorCore): EmulatorApp {
 
   app.use('*', async (c, next) => {
     const declared = Number(c.req.header('content-length') ?? '0');
-    if (declared > core.config.bodyLimitBytes) throw new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${core.config.bodyLimitBytes} bytes`);
+    if (declared > core.config.bodyLimitBytes)
+      throw new ApiError('PAYLOAD_TOO_LARGE', `Request body exceeds ${core.config.bodyLimitBytes} bytes`);
     await next();
   });
 
@@ -40,7 +41,11 @@ export function createEmulatorApp(core: EmulatorCore): EmulatorApp {
     c.set('grant', grant);
     const verdict = core.rateLimiter.hit(grant.clientId);
     if (!verdict.allowed) {
-      return c.json(errorBody('RATE_LIMITED', 'Too Many Requests', c.get('requestId')), 429, rateLimitedHeaders(verdict));
+      return c.json(
+        errorBody('RATE_LIMITED', 'Too Many Requests', c.get('requestId')),
+        429,
+        rateLimitedHeaders(verdict),
+      );
     }
     await next();
     for (const [k, v] of Object.entries(rateLimitHeaders(verdict))) c.res.headers.set(k, v);
@@ -59,7 +64,10 @@ export function createEmulatorApp(core: EmulatorCore): EmulatorApp {
   app.notFound((c) => {
     const requestId = c.get('requestId') ?? newId.request();
     if (c.req.path.startsWith('/api/')) {
-      return c.json(errorBody('NOT_IMPLEMENTED', `${c.req.method} ${c.req.path} is not implemented by the emulator`, requestId), 501);
+      return c.json(
+        errorBody('NOT_IMPLEMENTED', `${c.req.method} ${c.req.path} is not implemented by the emulator`, requestId),
+        501,
+      );
     }
     return c.json(errorBody('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`, requestId), 404);
   });
@@ -94,7 +102,12 @@ function faultInjection(core: EmulatorCore): MiddlewareHandler<EmulatorEnv> {
 }
 
 /** The fault's answer: its status without applying the request, or the request applied (then cut, for a drop). */
-async function applyFault(core: EmulatorCore, c: Context<EmulatorEnv>, next: Next, rule: FaultRule): Promise<Response | void> {
+async function applyFault(
+  core: EmulatorCore,
+  c: Context<EmulatorEnv>,
+  next: Next,
+  rule: FaultRule,
+): Promise<Response | void> {
   if (rule.status !== undefined) return faultResponse(core, c, rule.status);
   if (rule.drop) {
     // The request is processed, then the connection is cut before any answer: a lost response.

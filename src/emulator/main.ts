@@ -10,7 +10,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 try {
   const emulator = await startEmulator({ port, host: '127.0.0.1', env: process.env });
   console.log(`Rewards API emulator listening on ${emulator.url}`);
-  console.log(`  token: curl -s -X POST ${emulator.url}/oauth2/token -d grant_type=client_credentials -d client_id=sandbox-client -d client_secret=sandbox-secret`);
+  console.log(
+    `  token: curl -s -X POST ${emulator.url}/oauth2/token -d grant_type=client_credentials -d client_id=sandbox-client -d client_secret=sandbox-secret`,
+  );
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

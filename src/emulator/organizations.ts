@@ -48,11 +48,16 @@ export class Organizations {
   readonly fetch = async (request: Request, env: unknown): Promise<Response> => {
     const url = new URL(request.url);
     if (url.pathname === '/_emulator/orgs' && request.method === 'POST') return this.add(request);
-    if (url.pathname === '/_emulator/orgs' && request.method === 'GET') return Response.json({ orgs: [...this.extra.keys()] });
+    if (url.pathname === '/_emulator/orgs' && request.method === 'GET')
+      return Response.json({ orgs: [...this.extra.keys()] });
     const scoped = ORG_PREFIX.exec(url.pathname);
     if (scoped) {
       const org = this.extra.get(scoped[1]!);
-      if (!org) return Response.json({ error: { code: 'NOT_FOUND', message: `No organization ${scoped[1]}` } }, { status: 404 });
+      if (!org)
+        return Response.json(
+          { error: { code: 'NOT_FOUND', message: `No organization ${scoped[1]}` } },
+          { status: 404 },
+        );
       url.pathname = `/_emulator${scoped[2]}`;
       return org.fetch(new Request(url, request), env);
     }
@@ -60,7 +65,8 @@ export class Organizations {
       if (url.pathname === '/oauth2/token' && request.method === 'POST') {
         const body = await request.text();
         const clientId = clientIdOf(body, request.headers.get('authorization'));
-        const org = [...this.extra.values()].find((o) => clientId !== undefined && o.core.auth.hasClient(clientId)) ?? this.main;
+        const org =
+          [...this.extra.values()].find((o) => clientId !== undefined && o.core.auth.hasClient(clientId)) ?? this.main;
         return org.fetch(new Request(request.url, { method: 'POST', headers: request.headers, body }), env);
       }
       if (url.pathname.startsWith('/api/')) {
@@ -76,10 +82,30 @@ export class Organizations {
 
   private async add(request: Request): Promise<Response> {
     const parsed = NewOrganization.safeParse(await request.json().catch(() => undefined));
-    if (!parsed.success) return Response.json({ error: { code: 'VALIDATION_ERROR', message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') } }, { status: 400 });
+    if (!parsed.success)
+      return Response.json(
+        {
+          error: {
+            code: 'VALIDATION_ERROR',
+            message: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+          },
+        },
+        { status: 400 },
+      );
     const o = parsed.data;
-    const taken = [o.productionClientId, o.sandboxClientId].filter((id): id is string => id !== undefined).find((id) => this.cores().some((c) => c.auth.hasClient(id)));
-    if (this.extra.has(o.orgId) || taken) return Response.json({ error: { code: 'CONFLICT', message: taken ? `client id ${taken} is taken` : `organization ${o.orgId} exists` } }, { status: 409 });
+    const taken = [o.productionClientId, o.sandboxClientId]
+      .filter((id): id is string => id !== undefined)
+      .find((id) => this.cores().some((c) => c.auth.hasClient(id)));
+    if (this.extra.has(o.orgId) || taken)
+      return Response.json(
+        {
+          error: {
+            code: 'CONFLICT',
+            message: taken ? `client id ${taken} is taken` : `organization ${o.orgId} exists`,
+          },
+        },
+        { status: 409 },
+      );
     const core = new EmulatorCore({
       ...this.config,
       productionClientId: o.productionClientId,

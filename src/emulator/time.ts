@@ -16,7 +16,9 @@ export function utcDay(ms: number): string {
 export function utcPeriodBounds(ms: number, period: 'day' | 'month'): { fromMs: number; toMs: number } {
   const at = new Date(ms);
   const [y, m, d] = [at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()];
-  return period === 'day' ? { fromMs: Date.UTC(y, m, d), toMs: Date.UTC(y, m, d + 1) } : { fromMs: Date.UTC(y, m, 1), toMs: Date.UTC(y, m + 1, 1) };
+  return period === 'day'
+    ? { fromMs: Date.UTC(y, m, d), toMs: Date.UTC(y, m, d + 1) }
+    : { fromMs: Date.UTC(y, m, 1), toMs: Date.UTC(y, m + 1, 1) };
 }
 
 export function isValidTimeZone(tz: string): boolean {

@@ -41,6 +41,9 @@ export async function readBody(req: IncomingMessage, limitBytes = DEFAULT_BODY_L
 export function sendJson(res: import('node:http').ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }

@@ -9,12 +9,24 @@ import type { RouteDeps } from './routes.js';
 
 const PING_TIMEOUT_MS = 2000;
 
-export function createHealthRoute(deps: RouteDeps, socket?: { readonly state: SocketState; readonly failure: string | undefined }): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createHealthRoute(
+  deps: RouteDeps,
+  socket?: { readonly state: SocketState; readonly failure: string | undefined },
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (_req, res) => {
-    const answered = await Promise.race([pingDatabase(deps.db), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), PING_TIMEOUT_MS).unref())]);
+    const answered = await Promise.race([
+      pingDatabase(deps.db),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), PING_TIMEOUT_MS).unref()),
+    ]);
     const db = answered ? 'ok' : 'unavailable';
     const state = socket?.state;
-    const slack = state === undefined ? {} : { slack: state === 'connected' ? 'connected' : 'connecting', ...(state === 'failed' ? { slackError: socket?.failure } : {}) };
+    const slack =
+      state === undefined
+        ? {}
+        : {
+            slack: state === 'connected' ? 'connected' : 'connecting',
+            ...(state === 'failed' ? { slackError: socket?.failure } : {}),
+          };
     const ok = answered && state !== 'failed';
     sendJson(res, ok ? 200 : 503, { ok, db, ...slack });
   };

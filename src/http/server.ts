@@ -36,14 +36,26 @@ export interface RunningHttpServer {
 const TABLE: Array<{ method: string; path: string; route: keyof HttpRoutes; prefix?: boolean; label?: string }> = [
   { method: 'POST', path: '/slack/events', route: 'slackEvents' },
   { method: 'POST', path: '/webhooks/rewards', route: 'rewardsWebhooks' },
-  { method: 'POST', path: '/webhooks/rewards/', route: 'connectionWebhooks', prefix: true, label: '/webhooks/rewards/{connectionId}' },
+  {
+    method: 'POST',
+    path: '/webhooks/rewards/',
+    route: 'connectionWebhooks',
+    prefix: true,
+    label: '/webhooks/rewards/{connectionId}',
+  },
   { method: 'GET', path: '/healthz', route: 'health' },
   { method: 'GET', path: '/slack/install', route: 'slackInstall' },
   { method: 'GET', path: '/slack/oauth_redirect', route: 'slackOAuthRedirect' },
   { method: 'GET', path: '/metrics', route: 'metrics' },
 ];
 
-export async function startHttpServer(opts: { routes: HttpRoutes; logger: Logger; port: number; host?: string; onRequestDone?: RequestObserver }): Promise<RunningHttpServer> {
+export async function startHttpServer(opts: {
+  routes: HttpRoutes;
+  logger: Logger;
+  port: number;
+  host?: string;
+  onRequestDone?: RequestObserver;
+}): Promise<RunningHttpServer> {
   const { routes, logger } = opts;
   // Set by close(): requests still arriving on open keep-alive connections get 503 and a closed
   // connection, so a load balancer retries them on another instance.
@@ -59,14 +71,24 @@ export async function startHttpServer(opts: { routes: HttpRoutes; logger: Logger
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const matches = TABLE.filter(
-      (entry) => (entry.prefix ? path.startsWith(entry.path) && path.length > entry.path.length && !path.slice(entry.path.length).includes('/') : entry.path === path) && routes[entry.route],
+      (entry) =>
+        (entry.prefix
+          ? path.startsWith(entry.path) &&
+            path.length > entry.path.length &&
+            !path.slice(entry.path.length).includes('/')
+          : entry.path === path) && routes[entry.route],
     );
     const match = matches.find((entry) => entry.method === req.method);
     if (opts.onRequestDone) {
       const started = process.hrtime.bigint();
       const observe = opts.onRequestDone;
       res.once('finish', () => {
-        observe({ route: match?.label ?? match?.path ?? 'unmatched', method: req.method ?? '', status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+        observe({
+          route: match?.label ?? match?.path ?? 'unmatched',
+          method: req.method ?? '',
+          status: res.statusCode,
+          seconds: Number(process.hrtime.bigint() - started) / 1e9,
+        });
       });
     }
     if (draining) {

@@ -196,7 +196,8 @@ export function parseSlackBody(rawBody: Buffer, contentType: string | undefined)
   } else {
     throw new MalformedPayloadError(`unsupported content type ${JSON.stringify(contentType ?? '')}`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new MalformedPayloadError('payload is not an object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new MalformedPayloadError('payload is not an object');
   const record = parsed as Record<string, unknown>;
   if (record.ssl_check === '1') return record;
   const problem = slackPayloadProblem(record);

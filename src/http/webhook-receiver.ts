@@ -35,11 +35,14 @@ export interface WebhookReceiverOptions {
   onStored?: () => void;
 }
 
-export function createWebhookReceiver(opts: WebhookReceiverOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createWebhookReceiver(
+  opts: WebhookReceiverOptions,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const limit = opts.bodyLimitBytes ?? WEBHOOK_BODY_LIMIT_BYTES;
   const log = opts.logger.child({ part: 'webhooks' });
   const events = createEventBatcher(opts.db);
-  const fail = (res: ServerResponse, status: number, code: string, message: string) => sendJson(res, status, { error: { code, message } });
+  const fail = (res: ServerResponse, status: number, code: string, message: string) =>
+    sendJson(res, status, { error: { code, message } });
 
   return async (req, res) => {
     let secret: string;
@@ -99,7 +102,10 @@ export function createWebhookReceiver(opts: WebhookReceiverOptions): (req: Incom
           log.error('storing a webhook event failed', { eventId: delivery.eventId, error });
           return fail(res, 503, 'STORE_UNAVAILABLE', 'The event could not be stored; retry later.');
         }
-        log.info(stored ? 'webhook event stored' : 'webhook event redelivered (already stored)', { eventId: delivery.eventId, eventType: delivery.eventType });
+        log.info(stored ? 'webhook event stored' : 'webhook event redelivered (already stored)', {
+          eventId: delivery.eventId,
+          eventType: delivery.eventType,
+        });
         sendJson(res, 200, { ok: true, duplicate: !stored });
         if (stored) opts.onStored?.();
         return;

@@ -9,7 +9,10 @@ import type { RewardsConnectionStore } from '../domain/accounts/rewards-connecti
 
 export const CONNECTION_WEBHOOK_PATH = '/webhooks/rewards/';
 
-export function createWebhooksRoute(deps: RouteDeps, opts: { onEventStored?: () => void; bodyLimitBytes?: number } = {}): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createWebhooksRoute(
+  deps: RouteDeps,
+  opts: { onEventStored?: () => void; bodyLimitBytes?: number } = {},
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const secret = deps.config.rewardsWebhookSecret;
   if (!secret) throw new Error('REWARDS_WEBHOOK_SECRET is required for the webhook route');
   return createWebhookReceiver({
@@ -39,7 +42,10 @@ export function createConnectionWebhooksRoute(
       const id = connectionIdOf(req.url);
       const connection = id ? await deps.connections.byId(id) : undefined;
       if (!connection) return undefined;
-      return { secret: connection.webhookSecret, source: { connectionId: connection.id, teamId: connection.teamId, enterpriseId: connection.enterpriseId } };
+      return {
+        secret: connection.webhookSecret,
+        source: { connectionId: connection.id, teamId: connection.teamId, enterpriseId: connection.enterpriseId },
+      };
     },
     logger: deps.logger,
     ...(opts.onEventStored ? { onStored: opts.onEventStored } : {}),

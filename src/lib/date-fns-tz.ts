@@ -20,4 +20,5 @@ function dateFnsTz(): typeof DateFnsTz {
 
 export const formatInTimeZone: typeof DateFnsTz.formatInTimeZone = (...args) => dateFnsTz().formatInTimeZone(...args);
 export const fromZonedTime: typeof DateFnsTz.fromZonedTime = (...args) => dateFnsTz().fromZonedTime(...args);
-export const getTimezoneOffset: typeof DateFnsTz.getTimezoneOffset = (...args) => dateFnsTz().getTimezoneOffset(...args);
+export const getTimezoneOffset: typeof DateFnsTz.getTimezoneOffset = (...args) =>
+  dateFnsTz().getTimezoneOffset(...args);

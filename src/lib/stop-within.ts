@@ -5,7 +5,11 @@
  * Waits for `stopping` (its failure counts as stopped: the part is done either way) at most `ms`;
  * past that, calls `onLate` and returns, leaving the part to end on its own.
  */
-export async function stopWithin(stopping: Promise<unknown> | undefined, ms: number, onLate: () => void): Promise<void> {
+export async function stopWithin(
+  stopping: Promise<unknown> | undefined,
+  ms: number,
+  onLate: () => void,
+): Promise<void> {
   if (!stopping) return;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {

@@ -16,7 +16,8 @@ export function parseExposition(text: string): Sample[] {
     const m = LINE.exec(line);
     if (!m) continue;
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(LABEL)) labels[l[1]!] = l[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+    for (const l of (m[2] ?? '').matchAll(LABEL))
+      labels[l[1]!] = l[2]!.replace(/\\n/g, '\n').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return samples;
@@ -24,5 +25,7 @@ export function parseExposition(text: string): Sample[] {
 
 /** Sum of the samples named `name` whose labels include `match`. */
 export function sumOf(samples: Sample[], name: string, match: Record<string, string> = {}): number {
-  return samples.filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
+  return samples
+    .filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v))
+    .reduce((sum, s) => sum + s.value, 0);
 }

@@ -5,7 +5,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../config/logger.js';
 import { METRICS_CONTENT_TYPE, type AppMetrics } from './metrics.js';
 
-export function createMetricsRoute(metrics: AppMetrics, logger: Logger): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createMetricsRoute(
+  metrics: AppMetrics,
+  logger: Logger,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     req.resume();
     let text: string;

@@ -100,7 +100,8 @@ export function createMetrics(opts: MetricsOptions = {}): AppMetrics {
       const code = info.code ?? '';
       rewardsCalls.inc({ endpoint: info.endpoint, method: info.method, status: String(info.status), code });
       rewardsDuration.observe({ endpoint: info.endpoint }, info.ms / 1000);
-      if (info.status === 'network' || info.status >= 400) rewardsErrors.inc({ endpoint: info.endpoint, code: code || String(info.status) });
+      if (info.status === 'network' || info.status >= 400)
+        rewardsErrors.inc({ endpoint: info.endpoint, code: code || String(info.status) });
     },
     recordWebhookEvent(type, outcome) {
       // Event types come from outside (any string a sender puts in the envelope): cap the label set.

@@ -13,7 +13,10 @@ export interface QueueState {
 
 export async function readStateCounts(db: Database): Promise<Array<{ state: string; count: number }>> {
   const result = await db.execute(sql`select status as state, count(*)::int as count from kudos group by status`);
-  return rowsOf<{ state: string; count: number | string }>(result).map((r) => ({ state: r.state, count: Number(r.count) }));
+  return rowsOf<{ state: string; count: number | string }>(result).map((r) => ({
+    state: r.state,
+    count: Number(r.count),
+  }));
 }
 
 export async function readQueueState(db: Database): Promise<QueueState> {
@@ -29,7 +32,12 @@ export async function readQueueState(db: Database): Promise<QueueState> {
       count(*) filter (where coalesce(claimed, false))::int as claimed,
       coalesce(extract(epoch from now() - min(next_attempt_at) filter (where not coalesce(claimed, false) and next_attempt_at <= now())), 0)::float8 as oldest
     from work`);
-  const [row] = rowsOf<{ ready: number | string; delayed: number | string; claimed: number | string; oldest: number | string }>(result);
+  const [row] = rowsOf<{
+    ready: number | string;
+    delayed: number | string;
+    claimed: number | string;
+    oldest: number | string;
+  }>(result);
   return {
     ready: Number(row?.ready ?? 0),
     delayed: Number(row?.delayed ?? 0),
@@ -56,13 +64,23 @@ export async function readNoticeBacklog(db: Database): Promise<NoticeBacklog> {
     from notifications
     where posted_at is null and failed_at is null`);
   const [row] = rowsOf<{ posting: number | string; stalled: number | string; oldest: number | string }>(result);
-  return { posting: Number(row?.posting ?? 0), stalled: Number(row?.stalled ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.oldest ?? 0)) };
+  return {
+    posting: Number(row?.posting ?? 0),
+    stalled: Number(row?.stalled ?? 0),
+    oldestAgeSeconds: Math.max(0, Number(row?.oldest ?? 0)),
+  };
 }
 
 /** Stored webhook events by type and processing outcome (`pending` while unprocessed). */
-export async function readWebhookEventCounts(db: Database): Promise<Array<{ type: string; outcome: string; count: number }>> {
+export async function readWebhookEventCounts(
+  db: Database,
+): Promise<Array<{ type: string; outcome: string; count: number }>> {
   const result = await db.execute(sql`
     select event_type as type, coalesce(outcome, case when processed_at is null then 'pending' else 'processed' end) as outcome, count(*)::int as count
     from webhook_events group by 1, 2`);
-  return rowsOf<{ type: string; outcome: string; count: number | string }>(result).map((r) => ({ type: r.type, outcome: r.outcome, count: Number(r.count) }));
+  return rowsOf<{ type: string; outcome: string; count: number | string }>(result).map((r) => ({
+    type: r.type,
+    outcome: r.outcome,
+    count: Number(r.count),
+  }));
 }

@@ -26,7 +26,9 @@ export const DEFAULTS = {
 export function createRewardsClient(opts: RewardsClientOptions): RewardsClient {
   for (const name of ['baseUrl', 'clientId', 'clientSecret'] as const) {
     if (typeof opts[name] !== 'string' || opts[name].length === 0) {
-      throw new RewardsRequestValidationError(`createRewardsClient: ${name} is required`, [{ path: [name], message: 'required' }]);
+      throw new RewardsRequestValidationError(`createRewardsClient: ${name} is required`, [
+        { path: [name], message: 'required' },
+      ]);
     }
   }
   const now = opts.now ?? Date.now;

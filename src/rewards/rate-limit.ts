@@ -40,7 +40,11 @@ export function serverRetryDelayMs(status: number, headers: Record<string, strin
 }
 
 /** Exponential backoff with full jitter, or the server's delay (plus a little jitter) when given. */
-export function retryDelayMs(retryIndex: number, serverDelayMs: number | undefined, config: { baseDelayMs: number; maxDelayMs: number; random: () => number }): number {
+export function retryDelayMs(
+  retryIndex: number,
+  serverDelayMs: number | undefined,
+  config: { baseDelayMs: number; maxDelayMs: number; random: () => number },
+): number {
   if (serverDelayMs !== undefined) {
     // Spread clients that were all told the same reset time over a short interval after it.
     return Math.min(config.maxDelayMs, serverDelayMs + config.random() * config.baseDelayMs);
@@ -80,7 +84,8 @@ export class RateLimitBudget {
     if (status === 429) return;
     const now = this.now();
     const resetAt = parseRateLimitReset(headers['x-ratelimit-reset'], now);
-    const remaining = headers['x-ratelimit-remaining'] === undefined ? Number.NaN : Number(headers['x-ratelimit-remaining']);
+    const remaining =
+      headers['x-ratelimit-remaining'] === undefined ? Number.NaN : Number(headers['x-ratelimit-remaining']);
     if (resetAt === undefined || !Number.isFinite(remaining)) return;
     const sameWindow = this.resetAt !== undefined && Math.abs(this.resetAt - resetAt) < 1500;
     if (!sameWindow) this.nextSlotAt = 0;

@@ -25,7 +25,16 @@ export const integerSchema = z.union([
 
 /** A boolean sent as true/false, 0/1, "true"/"false" or null (null = false). */
 export const looseBooleanSchema = z
-  .union([z.boolean(), z.literal(0), z.literal(1), z.literal('0'), z.literal('1'), z.literal('true'), z.literal('false'), z.null()])
+  .union([
+    z.boolean(),
+    z.literal(0),
+    z.literal(1),
+    z.literal('0'),
+    z.literal('1'),
+    z.literal('true'),
+    z.literal('false'),
+    z.null(),
+  ])
   .transform((value) => value === true || value === 1 || value === '1' || value === 'true');
 
 /** ISO-8601 timestamp; without offset it is UTC (see time.ts). */
@@ -36,7 +45,9 @@ export const timestampSchema = z
 
 /** `{amount, currency}`; a bare number is read as USD (the API's only account currency). */
 export const moneySchema = z.union([
-  z.looseObject({ amount: decimalSchema, currency: z.string().default('USD') }).transform(({ amount, currency }) => ({ amount, currency })),
+  z
+    .looseObject({ amount: decimalSchema, currency: z.string().default('USD') })
+    .transform(({ amount, currency }) => ({ amount, currency })),
   decimalSchema.transform((amount) => ({ amount, currency: 'USD' })),
 ]);
 
@@ -305,7 +316,9 @@ export type LedgerRow = z.output<typeof ledgerRowSchema>;
 // Requests. Loose too: fields the spec does not name (e.g. the recipient-group field of an order)
 // pass through unchanged. Amounts may be given as exact decimal strings or numbers.
 
-const amountInput = z.union([z.string(), z.number()]).refine((value) => isDecimal(value), { message: 'expected a decimal amount' });
+const amountInput = z
+  .union([z.string(), z.number()])
+  .refine((value) => isDecimal(value), { message: 'expected a decimal amount' });
 const refundDaysInput = z.union([z.literal(30), z.literal(60), z.literal(90)]);
 
 export const emailSettingSchema = z.looseObject({
@@ -394,7 +407,11 @@ export type CampaignParams = z.input<typeof campaignParamsSchema>;
 
 export const executeCampaignParamsSchema = z
   .looseObject({
-    recipients: z.array(z.looseObject({ email: z.string().min(3), firstName: z.string().optional(), lastName: z.string().optional() })).optional(),
+    recipients: z
+      .array(
+        z.looseObject({ email: z.string().min(3), firstName: z.string().optional(), lastName: z.string().optional() }),
+      )
+      .optional(),
     recipientGroupId: z.string().optional(),
     senderName: z.string().max(100).optional(),
     subject: z.string().max(200).optional(),

@@ -2,7 +2,14 @@
 // abort signals, the rate-limit budget, the 401 renew-once rule, the retry policy and the onCall hook.
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, request } from 'undici';
-import { RewardsAbortError, RewardsApiError, RewardsConnectionError, RewardsError, RewardsTimeoutError, errorFromResponse } from './errors.js';
+import {
+  RewardsAbortError,
+  RewardsApiError,
+  RewardsConnectionError,
+  RewardsError,
+  RewardsTimeoutError,
+  errorFromResponse,
+} from './errors.js';
 import { RateLimitBudget, retryDelayMs, serverRetryDelayMs } from './rate-limit.js';
 import type { CallInfo, RateGate } from './types.js';
 
@@ -164,8 +171,14 @@ export class Transport {
         if (!(thrown instanceof RewardsError)) throw thrown;
         error = thrown;
       }
-      if (error instanceof RewardsTimeoutError || (error instanceof RewardsConnectionError && !error.notSent)) ambiguousAttempt = true;
-      if (gate && error instanceof RewardsApiError && error.status === 429 && rateLimitedRetries < (this.config.maxRateLimitRetries ?? 20)) {
+      if (error instanceof RewardsTimeoutError || (error instanceof RewardsConnectionError && !error.notSent))
+        ambiguousAttempt = true;
+      if (
+        gate &&
+        error instanceof RewardsApiError &&
+        error.status === 429 &&
+        rateLimitedRetries < (this.config.maxRateLimitRetries ?? 20)
+      ) {
         // The gate learned the reset from this answer: the retry waits for its turn there, behind
         // the requests already queued, one interval apart (never a burst at the window start).
         rateLimitedRetries += 1;
@@ -212,7 +225,13 @@ export class Transport {
     const started = performance.now();
     const report = (status: number | 'network', code?: string) => {
       try {
-        this.config.onCall?.({ method: call.method, endpoint: call.endpoint, status, ...(code ? { code } : {}), ms: performance.now() - started });
+        this.config.onCall?.({
+          method: call.method,
+          endpoint: call.endpoint,
+          status,
+          ...(code ? { code } : {}),
+          ms: performance.now() - started,
+        });
       } catch {
         // a metrics hook must never break a call
       }
@@ -244,11 +263,14 @@ export class Transport {
       else if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
         error = new RewardsTimeoutError(`${call.method} ${call.endpoint} timed out after ${timeoutMs} ms`, timeoutMs);
       } else {
-        error = new RewardsConnectionError(`${call.method} ${call.endpoint} failed: ${(cause as Error)?.message ?? String(cause)}`, {
-          cause,
-          causeCode: code,
-          notSent: code === 'ECONNREFUSED',
-        });
+        error = new RewardsConnectionError(
+          `${call.method} ${call.endpoint} failed: ${(cause as Error)?.message ?? String(cause)}`,
+          {
+            cause,
+            causeCode: code,
+            notSent: code === 'ECONNREFUSED',
+          },
+        );
       }
       report('network', error.code);
       throw error;
@@ -268,5 +290,11 @@ export class Transport {
 }
 
 function errorCodeOf(result: HttpResult): string {
-  return errorFromResponse({ status: result.status, headers: result.headers, body: result.body, method: '', endpoint: '' }).code;
+  return errorFromResponse({
+    status: result.status,
+    headers: result.headers,
+    body: result.body,
+    method: '',
+    endpoint: '',
+  }).code;
 }

@@ -89,13 +89,19 @@ export function parseWebhookBody(rawBody: Buffer | string): ParsedWebhookBody {
   }
   const envelope = envelopeSchema.safeParse(json);
   if (!envelope.success) {
-    throw new RewardsWebhookPayloadError(`Invalid webhook envelope: ${z.prettifyError(envelope.error)}`, envelope.error.issues);
+    throw new RewardsWebhookPayloadError(
+      `Invalid webhook envelope: ${z.prettifyError(envelope.error)}`,
+      envelope.error.issues,
+    );
   }
   const { eventId, eventType, createdAt, data } = envelope.data;
   if (eventType === 'order.created') {
     const parsed = orderCreatedDataSchema.safeParse(data);
     if (!parsed.success) {
-      throw new RewardsWebhookPayloadError(`Invalid order.created data: ${z.prettifyError(parsed.error)}`, parsed.error.issues);
+      throw new RewardsWebhookPayloadError(
+        `Invalid order.created data: ${z.prettifyError(parsed.error)}`,
+        parsed.error.issues,
+      );
     }
     return { kind: 'event', event: { eventId, eventType, createdAt, data: parsed.data } };
   }

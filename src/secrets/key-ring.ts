@@ -37,7 +37,10 @@ export function isSealed(value: string): boolean {
 
 /** Parses the variable's value; every problem is one line naming the variable and never echoes a key. */
 export function parseKeyRing(value: string | undefined): KeyRing {
-  if (value === undefined || value.trim() === '') throw new KeyRingError(`${VARIABLE} is required: one or more 32-byte keys in base64, comma-separated (generate one with: openssl rand -base64 32)`);
+  if (value === undefined || value.trim() === '')
+    throw new KeyRingError(
+      `${VARIABLE} is required: one or more 32-byte keys in base64, comma-separated (generate one with: openssl rand -base64 32)`,
+    );
   const keys = new Map<string, Buffer>();
   const order: string[] = [];
   value.split(',').forEach((raw, index) => {
@@ -46,9 +49,13 @@ export function parseKeyRing(value: string | undefined): KeyRing {
     const colon = entry.indexOf(':');
     const id = colon === -1 ? undefined : entry.slice(0, colon);
     const material = colon === -1 ? entry : entry.slice(colon + 1);
-    if (id !== undefined && !KEY_ID.test(id)) throw new KeyRingError(`${VARIABLE}: entry ${index + 1} has an invalid key id (letters, digits, _ and -, at most 32)`);
+    if (id !== undefined && !KEY_ID.test(id))
+      throw new KeyRingError(
+        `${VARIABLE}: entry ${index + 1} has an invalid key id (letters, digits, _ and -, at most 32)`,
+      );
     const key = decodeBase64(material);
-    if (key?.length !== KEY_BYTES) throw new KeyRingError(`${VARIABLE}: entry ${index + 1} is not ${KEY_BYTES} bytes in base64`);
+    if (key?.length !== KEY_BYTES)
+      throw new KeyRingError(`${VARIABLE}: entry ${index + 1} is not ${KEY_BYTES} bytes in base64`);
     const keyId = id ?? fingerprint(key);
     if (keys.has(keyId)) throw new KeyRingError(`${VARIABLE}: key id ${keyId} appears twice`);
     keys.set(keyId, key);
@@ -77,7 +84,9 @@ export function parseKeyRing(value: string | undefined): KeyRing {
         decipher.setAuthTag(parts.tag);
         return Buffer.concat([decipher.update(parts.body), decipher.final()]).toString('utf8');
       } catch {
-        throw new KeyRingError(`a secret sealed with key ${parts.keyId} failed to open (wrong key, changed bytes or another row's secret)`);
+        throw new KeyRingError(
+          `a secret sealed with key ${parts.keyId} failed to open (wrong key, changed bytes or another row's secret)`,
+        );
       }
     },
     needsResealing(sealed) {
@@ -98,7 +107,8 @@ function parseSealed(sealed: string): { keyId: string; iv: Buffer; tag: Buffer; 
   const ivBytes = iv === undefined ? undefined : decodeBase64(iv);
   const tagBytes = tag === undefined ? undefined : decodeBase64(tag);
   const bodyBytes = body === undefined ? undefined : decodeBase64(body, true);
-  if (!keyId || rest.length > 0 || ivBytes?.length !== IV_BYTES || tagBytes?.length !== TAG_BYTES || !bodyBytes) throw new KeyRingError('a stored secret is malformed');
+  if (!keyId || rest.length > 0 || ivBytes?.length !== IV_BYTES || tagBytes?.length !== TAG_BYTES || !bodyBytes)
+    throw new KeyRingError('a stored secret is malformed');
   return { keyId, iv: ivBytes, tag: tagBytes, body: bodyBytes };
 }
 

@@ -4,7 +4,18 @@
 import { randomBytes } from 'node:crypto';
 import { checkMessageContent, checkView } from './limits.js';
 import { formEncode, signedHeaders } from './signing.js';
-import { MAX_VIEW_STACK, RESPONSE_URL_MAX_USES, RESPONSE_URL_TTL_MS, withBlockIds, type ResponseUrl, type Json, type Message, type SimulatorState, type View, type WorkflowStepRun } from './state.js';
+import {
+  MAX_VIEW_STACK,
+  RESPONSE_URL_MAX_USES,
+  RESPONSE_URL_TTL_MS,
+  withBlockIds,
+  type ResponseUrl,
+  type Json,
+  type Message,
+  type SimulatorState,
+  type View,
+  type WorkflowStepRun,
+} from './state.js';
 import type { EnvelopeType, SocketModeServer } from './socket-mode.js';
 import { initialStateValues } from './view-state.js';
 
@@ -71,19 +82,28 @@ export class SlackDriver {
   private deliver(type: EnvelopeType, payload: Json): Promise<AppAnswer & { ms: number }> {
     const socket = this.opts.socket();
     if (socket) return this.deliverOverSocket(socket, type, payload);
-    if (type === 'slash_commands') return this.post(formEncode(payload as Record<string, string>), 'application/x-www-form-urlencoded');
-    if (type === 'interactive') return this.post(formEncode({ payload: JSON.stringify(payload) }), 'application/x-www-form-urlencoded');
+    if (type === 'slash_commands')
+      return this.post(formEncode(payload as Record<string, string>), 'application/x-www-form-urlencoded');
+    if (type === 'interactive')
+      return this.post(formEncode({ payload: JSON.stringify(payload) }), 'application/x-www-form-urlencoded');
     return this.post(JSON.stringify(payload), 'application/json');
   }
 
-  private async deliverOverSocket(socket: SocketModeServer, type: EnvelopeType, payload: Json): Promise<AppAnswer & { ms: number }> {
+  private async deliverOverSocket(
+    socket: SocketModeServer,
+    type: EnvelopeType,
+    payload: Json,
+  ): Promise<AppAnswer & { ms: number }> {
     const answer = await socket.send(type, payload);
     // No ack is Slack's timeout, as an HTTP answer slower than 3 s.
     if (!answer.acknowledged) return { status: 408, body: '', ms: answer.ms };
     return { status: 200, body: answer.payload, ms: answer.ms };
   }
 
-  private async post(body: string, contentType: 'application/x-www-form-urlencoded' | 'application/json'): Promise<AppAnswer & { ms: number }> {
+  private async post(
+    body: string,
+    contentType: 'application/x-www-form-urlencoded' | 'application/json',
+  ): Promise<AppAnswer & { ms: number }> {
     const appUrl = this.opts.appUrl();
     if (!appUrl) throw new Error('simulator: the app URL is not set (setAppUrl)');
     const started = Date.now();
@@ -194,7 +214,8 @@ export class SlackDriver {
   postToResponseUrl(id: string, content: Json): { status: number; body: Json } {
     const r = this.state.responseUrls.get(id);
     if (!r) return { status: 404, body: { ok: false, error: 'invalid_url' } };
-    if (this.state.now() - r.issuedAt > RESPONSE_URL_TTL_MS) return { status: 404, body: { ok: false, error: 'expired_url' } };
+    if (this.state.now() - r.issuedAt > RESPONSE_URL_TTL_MS)
+      return { status: 404, body: { ok: false, error: 'expired_url' } };
     if (r.uses >= RESPONSE_URL_MAX_USES) return { status: 404, body: { ok: false, error: 'used_url' } };
     r.uses++;
     const error = this.applyResponse(r, content);
@@ -205,18 +226,24 @@ export class SlackDriver {
   private viewFor(viewId: string, userId: string): View {
     const view = this.state.views.get(viewId);
     if (!view) throw new Error(`simulator: view ${viewId} is not open`);
-    if (this.state.viewOwner.get(viewId) !== userId) throw new Error(`simulator: view ${viewId} is not shown to ${userId}`);
+    if (this.state.viewOwner.get(viewId) !== userId)
+      throw new Error(`simulator: view ${viewId} is not shown to ${userId}`);
     return view;
   }
 
-  async submitView(viewId: string, values: Record<string, Record<string, unknown>>, userId: string): Promise<AppAnswer> {
+  async submitView(
+    viewId: string,
+    values: Record<string, Record<string, unknown>>,
+    userId: string,
+  ): Promise<AppAnswer> {
     const view = this.viewFor(viewId, userId);
     const stack = this.state.stackOf(userId);
     if (view.type !== 'modal' || stack[stack.length - 1] !== viewId) {
       throw new Error(`simulator: only the top modal of ${userId}'s stack can be submitted`);
     }
     const merged = { ...initialStateValues(view.blocks) };
-    for (const [blockId, actions] of Object.entries(values)) merged[blockId] = { ...merged[blockId], ...(actions as Record<string, Json>) };
+    for (const [blockId, actions] of Object.entries(values))
+      merged[blockId] = { ...merged[blockId], ...(actions as Record<string, Json>) };
     view.state = { values: merged };
     const payload: Json = {
       type: 'view_submission',
@@ -243,7 +270,8 @@ export class SlackDriver {
     };
     // A duplicate submission answered after the first one closed the view has nothing left to act on.
     if (!s.stackOf(userId).includes(view.id)) return;
-    if (answer.status !== 200 || answer.ms > ACK_DEADLINE_MS) return problem('We had some trouble connecting. Try again?');
+    if (answer.status !== 200 || answer.ms > ACK_DEADLINE_MS)
+      return problem('We had some trouble connecting. Try again?');
     if (answer.body === '' || answer.body === null) return s.closeModal(userId, view.id);
     const body = answer.body as Json;
     if (typeof body !== 'object') return problem('We had some trouble connecting. Try again?');
@@ -265,7 +293,11 @@ export class SlackDriver {
       case 'push': {
         if (checkView(body.view, 'modal').length > 0) return problem('We had some trouble connecting. Try again?');
         if (s.stackOf(userId).length >= MAX_VIEW_STACK) return problem('We had some trouble connecting. Try again?');
-        const pushed = s.materializeView(body.view as Json, { type: 'modal', rootId: view.root_view_id, previousId: view.id });
+        const pushed = s.materializeView(body.view as Json, {
+          type: 'modal',
+          rootId: view.root_view_id,
+          previousId: view.id,
+        });
         s.pushModal(userId, pushed);
         return;
       }
@@ -313,7 +345,8 @@ export class SlackDriver {
     } else {
       const m = this.state.findMessage(where.channel, where.ts);
       if (!m) throw new Error(`simulator: no message ${where.ts} in ${where.channel}`);
-      if (m.ephemeral && m.visible_to !== userId) throw new Error(`simulator: ${userId} cannot see that ephemeral message`);
+      if (m.ephemeral && m.visible_to !== userId)
+        throw new Error(`simulator: ${userId} cannot see that ephemeral message`);
       blocks = m.blocks ?? [];
       payloadWhere = {
         container: { type: 'message', message_ts: m.ts, channel_id: m.channel, is_ephemeral: m.ephemeral },
@@ -361,7 +394,11 @@ export class SlackDriver {
   }
 
   /** A message shortcut ("More actions" on a message). */
-  async messageShortcut(userId: string, where: { channel: string; ts: string }, callbackId: string): Promise<AppAnswer> {
+  async messageShortcut(
+    userId: string,
+    where: { channel: string; ts: string },
+    callbackId: string,
+  ): Promise<AppAnswer> {
     this.requireUser(userId);
     const m = this.state.findMessage(where.channel, where.ts);
     if (!m || m.ephemeral) throw new Error(`simulator: no message ${where.ts} in ${where.channel}`);
@@ -384,7 +421,13 @@ export class SlackDriver {
     return { status: answer.status, body: answer.body };
   }
 
-  async loadOptions(viewId: string, actionId: string, blockId: string, query: string, userId: string): Promise<AppAnswer> {
+  async loadOptions(
+    viewId: string,
+    actionId: string,
+    blockId: string,
+    query: string,
+    userId: string,
+  ): Promise<AppAnswer> {
     const view = this.viewFor(viewId, userId);
     const answer = await this.sendPayload({
       type: 'block_suggestion',
@@ -417,7 +460,13 @@ export class SlackDriver {
    * `function_executed` event with the inputs and a fresh workflow token (bot_access_token) with
    * which the app completes the step (functions.completeSuccess / completeError).
    */
-  async runWorkflowStep(step: { callbackId: string; inputs: Json; title?: string; requiredOutputs?: string[]; functionExecutionId?: string }): Promise<{ run: WorkflowStepRun; answer: AppAnswer }> {
+  async runWorkflowStep(step: {
+    callbackId: string;
+    inputs: Json;
+    title?: string;
+    requiredOutputs?: string[];
+    functionExecutionId?: string;
+  }): Promise<{ run: WorkflowStepRun; answer: AppAnswer }> {
     const functionExecutionId = step.functionExecutionId ?? this.state.nextId('Fx');
     let run = this.state.workflowSteps.get(functionExecutionId);
     if (!run) {
@@ -462,7 +511,12 @@ export class SlackDriver {
     const envelope = {
       token: 'simulator-verification-token',
       team_id: this.state.actingTeam().id,
-      ...(this.state.actingTeam().enterpriseId ? { enterprise_id: this.state.actingTeam().enterpriseId, is_enterprise_install: this.state.actingTeam().orgWide } : {}),
+      ...(this.state.actingTeam().enterpriseId
+        ? {
+            enterprise_id: this.state.actingTeam().enterpriseId,
+            is_enterprise_install: this.state.actingTeam().orgWide,
+          }
+        : {}),
       api_app_id: this.ws.app.appId,
       event: { event_ts: this.state.nextTs(), ...event },
       type: 'event_callback',
@@ -515,7 +569,9 @@ export function findElement(blocks: Json[], actionId: string): { element: Json; 
 
 function allOptions(el: Json): Json[] {
   const direct = Array.isArray(el.options) ? (el.options as Json[]) : [];
-  const grouped = Array.isArray(el.option_groups) ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : [])) : [];
+  const grouped = Array.isArray(el.option_groups)
+    ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : []))
+    : [];
   return [...direct, ...grouped];
 }
 
@@ -534,7 +590,9 @@ export function actionFor(el: Json, blockId: string, value: string | undefined, 
     case 'external_select':
     case 'radio_buttons':
     case 'overflow': {
-      const opt = allOptions(el).find((o) => o.value === value) ?? (value !== undefined ? { text: { type: 'plain_text', text: value }, value } : null);
+      const opt =
+        allOptions(el).find((o) => o.value === value) ??
+        (value !== undefined ? { text: { type: 'plain_text', text: value }, value } : null);
       return { ...base, selected_option: opt };
     }
     case 'users_select':

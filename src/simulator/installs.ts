@@ -45,7 +45,13 @@ export function defaultTeams(seedTeam: { id: string; name: string; domain: strin
     seedTeam,
     { id: 'T_SECOND', name: 'Second Co', domain: 'second-co' },
     { id: 'T_GRID_A', name: 'Grid Sales', domain: 'grid-sales', enterpriseId: 'E_GRID', enterpriseName: 'Grid Corp' },
-    { id: 'T_GRID_B', name: 'Grid Support', domain: 'grid-support', enterpriseId: 'E_GRID', enterpriseName: 'Grid Corp' },
+    {
+      id: 'T_GRID_B',
+      name: 'Grid Support',
+      domain: 'grid-support',
+      enterpriseId: 'E_GRID',
+      enterpriseName: 'Grid Corp',
+    },
   ];
 }
 
@@ -84,7 +90,13 @@ export class SimInstalls {
   }
 
   /** The authorize page's approval: a one-time code for the redirect. */
-  approve(choice: { teamId?: string; enterpriseId?: string; orgWide?: boolean; scopes: string[]; userId: string }): string {
+  approve(choice: {
+    teamId?: string;
+    enterpriseId?: string;
+    orgWide?: boolean;
+    scopes: string[];
+    userId: string;
+  }): string {
     const code = `${randomBytes(8).toString('hex')}.${randomBytes(8).toString('hex')}`;
     const team = choice.teamId ? this.team(choice.teamId) : undefined;
     this.codes.set(code, {
@@ -136,7 +148,9 @@ export class SimInstalls {
       token_type: 'bot',
       access_token: installation.botToken,
       bot_user_id: this.app.botUserId,
-      ...(installation.refreshToken ? { refresh_token: installation.refreshToken, expires_in: this.expiresInSeconds } : {}),
+      ...(installation.refreshToken
+        ? { refresh_token: installation.refreshToken, expires_in: this.expiresInSeconds }
+        : {}),
       team: team ? { id: team.id, name: team.name } : null,
       enterprise: code.enterpriseId ? { id: code.enterpriseId, name: enterpriseName ?? code.enterpriseId } : null,
       is_enterprise_install: code.orgWide,
@@ -182,7 +196,9 @@ export class SimInstalls {
    * Whose token is this: the installation (and so the workspace or org) a Web API call acts for.
    * `error`: a token Slack would refuse (revoked by an uninstall, or expired).
    */
-  owner(token: string): { installation: SimInstallation } | { error: 'invalid_auth' | 'token_revoked' | 'token_expired' } | undefined {
+  owner(
+    token: string,
+  ): { installation: SimInstallation } | { error: 'invalid_auth' | 'token_revoked' | 'token_expired' } | undefined {
     const issued = this.tokens.get(token);
     if (!issued) return undefined;
     const installation = this.installations.get(issued.key);

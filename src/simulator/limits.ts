@@ -50,7 +50,12 @@ class Problems {
   }
 }
 
-function checkText(p: Problems, value: unknown, pointer: string, opts: { max: number; plainOnly?: boolean; required?: boolean }): void {
+function checkText(
+  p: Problems,
+  value: unknown,
+  pointer: string,
+  opts: { max: number; plainOnly?: boolean; required?: boolean },
+): void {
   if (value === undefined || value === null) {
     if (opts.required !== false) p.add('missing required field: text', pointer);
     return;
@@ -122,7 +127,13 @@ const INPUT_ELEMENTS = new Set([
   'rich_text_input',
   'file_input',
 ]);
-const INPUT_BLOCK_ONLY = new Set(['email_text_input', 'url_text_input', 'rich_text_input', 'file_input', 'number_input']);
+const INPUT_BLOCK_ONLY = new Set([
+  'email_text_input',
+  'url_text_input',
+  'rich_text_input',
+  'file_input',
+  'number_input',
+]);
 const INTERACTIVE_ELEMENTS = new Set([...INPUT_ELEMENTS, 'button', 'overflow', 'workflow_button']);
 
 function checkElement(p: Problems, el: unknown, pointer: string, surface: Surface, inInput: boolean): void {
@@ -155,7 +166,15 @@ function checkElement(p: Problems, el: unknown, pointer: string, surface: Surfac
           if (el.option_groups.length > LIMITS.selectOptions) {
             p.add(`must be less than ${LIMITS.selectOptions + 1} items`, `${pointer}/option_groups`);
           }
-          el.option_groups.forEach((g, i) => checkOptions(p, isObject(g) ? g.options : undefined, `${pointer}/option_groups/${i}/options`, LIMITS.selectOptions, true));
+          el.option_groups.forEach((g, i) =>
+            checkOptions(
+              p,
+              isObject(g) ? g.options : undefined,
+              `${pointer}/option_groups/${i}/options`,
+              LIMITS.selectOptions,
+              true,
+            ),
+          );
         }
       }
       break;
@@ -180,24 +199,34 @@ function checkElement(p: Problems, el: unknown, pointer: string, surface: Surfac
       break;
     }
     case 'number_input':
-      if (typeof el.is_decimal_allowed !== 'boolean') p.add('missing required field: is_decimal_allowed', `${pointer}/is_decimal_allowed`);
+      if (typeof el.is_decimal_allowed !== 'boolean')
+        p.add('missing required field: is_decimal_allowed', `${pointer}/is_decimal_allowed`);
       for (const k of ['min_value', 'max_value', 'initial_value']) {
         if (el[k] !== undefined && typeof el[k] !== 'string') p.add('must be a string', `${pointer}/${k}`);
       }
       if (surface !== 'modal' || !inInput) p.add('number_input is only allowed in input blocks of modals', pointer);
       break;
     case 'datepicker':
-      if (el.initial_date !== undefined && !(typeof el.initial_date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(el.initial_date))) {
+      if (
+        el.initial_date !== undefined &&
+        !(typeof el.initial_date === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(el.initial_date))
+      ) {
         p.add('must match the format YYYY-MM-DD', `${pointer}/initial_date`);
       }
       break;
     case 'timepicker':
-      if (el.initial_time !== undefined && !(typeof el.initial_time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(el.initial_time))) {
+      if (
+        el.initial_time !== undefined &&
+        !(typeof el.initial_time === 'string' && /^([01]\d|2[0-3]):[0-5]\d$/.test(el.initial_time))
+      ) {
         p.add('must match the format HH:mm', `${pointer}/initial_time`);
       }
       break;
     case 'datetimepicker':
-      if (el.initial_date_time !== undefined && !(typeof el.initial_date_time === 'number' && Number.isInteger(el.initial_date_time))) {
+      if (
+        el.initial_date_time !== undefined &&
+        !(typeof el.initial_date_time === 'number' && Number.isInteger(el.initial_date_time))
+      ) {
         p.add('must be an integer (UNIX seconds)', `${pointer}/initial_date_time`);
       }
       break;
@@ -215,7 +244,9 @@ function checkElement(p: Problems, el: unknown, pointer: string, surface: Surfac
 function checkInitialOptions(p: Problems, el: Json, pointer: string): void {
   if (!['static_select', 'multi_static_select', 'radio_buttons', 'checkboxes'].includes(String(el.type))) return;
   const direct = Array.isArray(el.options) ? el.options : [];
-  const grouped = Array.isArray(el.option_groups) ? el.option_groups.flatMap((g) => (isObject(g) && Array.isArray(g.options) ? g.options : [])) : [];
+  const grouped = Array.isArray(el.option_groups)
+    ? el.option_groups.flatMap((g) => (isObject(g) && Array.isArray(g.options) ? g.options : []))
+    : [];
   const known = [...direct, ...grouped].filter(isObject);
   const textOf = (o: Json) => (isObject(o.text) ? o.text.text : undefined);
   const matches = (o: unknown) => isObject(o) && known.some((k) => k.value === o.value && textOf(k) === textOf(o));
@@ -251,7 +282,8 @@ function checkBlock(p: Problems, block: unknown, pointer: string, surface: Surfa
       if (block.fields !== undefined) {
         if (!Array.isArray(block.fields)) p.add('must be an array', `${pointer}/fields`);
         else {
-          if (block.fields.length > LIMITS.sectionFields) p.add(`must be less than ${LIMITS.sectionFields + 1} items`, `${pointer}/fields`);
+          if (block.fields.length > LIMITS.sectionFields)
+            p.add(`must be less than ${LIMITS.sectionFields + 1} items`, `${pointer}/fields`);
           block.fields.forEach((f, i) => checkText(p, f, `${pointer}/fields/${i}`, { max: LIMITS.sectionFieldText }));
         }
       }
@@ -275,8 +307,10 @@ function checkBlock(p: Problems, block: unknown, pointer: string, surface: Surfa
       break;
     case 'context': {
       const els = block.elements;
-      if (!Array.isArray(els) || els.length === 0) return p.add('must provide at least 1 element', `${pointer}/elements`);
-      if (els.length > LIMITS.contextElements) p.add(`must be less than ${LIMITS.contextElements + 1} items`, `${pointer}/elements`);
+      if (!Array.isArray(els) || els.length === 0)
+        return p.add('must provide at least 1 element', `${pointer}/elements`);
+      if (els.length > LIMITS.contextElements)
+        p.add(`must be less than ${LIMITS.contextElements + 1} items`, `${pointer}/elements`);
       els.forEach((e, i) => {
         const ep = `${pointer}/elements/${i}`;
         if (isObject(e) && e.type === 'image') {
@@ -288,15 +322,18 @@ function checkBlock(p: Problems, block: unknown, pointer: string, surface: Surfa
     }
     case 'actions': {
       const els = block.elements;
-      if (!Array.isArray(els) || els.length === 0) return p.add('must provide at least 1 element', `${pointer}/elements`);
-      if (els.length > LIMITS.actionsElements) p.add(`must be less than ${LIMITS.actionsElements + 1} items`, `${pointer}/elements`);
+      if (!Array.isArray(els) || els.length === 0)
+        return p.add('must provide at least 1 element', `${pointer}/elements`);
+      if (els.length > LIMITS.actionsElements)
+        p.add(`must be less than ${LIMITS.actionsElements + 1} items`, `${pointer}/elements`);
       els.forEach((e, i) => checkElement(p, e, `${pointer}/elements/${i}`, surface, false));
       checkActionIdsUnique(p, els, `${pointer}/elements`);
       break;
     }
     case 'input':
       checkText(p, block.label, `${pointer}/label`, { max: LIMITS.inputLabel, plainOnly: true });
-      if (block.hint !== undefined) checkText(p, block.hint, `${pointer}/hint`, { max: LIMITS.inputHint, plainOnly: true });
+      if (block.hint !== undefined)
+        checkText(p, block.hint, `${pointer}/hint`, { max: LIMITS.inputHint, plainOnly: true });
       if (block.element === undefined) p.add('missing required field: element', `${pointer}/element`);
       else checkElement(p, block.element, `${pointer}/element`, surface, true);
       break;
@@ -354,7 +391,12 @@ export function checkView(view: unknown, expected: 'modal' | 'home'): string[] {
   if (view.blocks === undefined) p.add('missing required field: blocks', '/view/blocks');
   else {
     p.list.push(...checkBlocks(view.blocks, expected, '/view/blocks'));
-    if (expected === 'modal' && Array.isArray(view.blocks) && view.blocks.some((b) => isObject(b) && b.type === 'input') && (view.submit === undefined || view.submit === null)) {
+    if (
+      expected === 'modal' &&
+      Array.isArray(view.blocks) &&
+      view.blocks.some((b) => isObject(b) && b.type === 'input') &&
+      (view.submit === undefined || view.submit === null)
+    ) {
       p.add('must provide submit when blocks contain an input block', '/view/submit');
     }
   }
@@ -368,12 +410,16 @@ export function viewTooLarge(view: unknown): boolean {
 export type MessageCheck = { ok: true } | { ok: false; error: string; messages?: string[] };
 
 /** chat.postMessage / postEphemeral / update content rules: text or blocks, block and text limits. */
-export function checkMessageContent(args: { text?: unknown; blocks?: unknown }, opts: { requireContent: boolean }): MessageCheck {
+export function checkMessageContent(
+  args: { text?: unknown; blocks?: unknown },
+  opts: { requireContent: boolean },
+): MessageCheck {
   const hasText = typeof args.text === 'string' && args.text.length > 0;
   const hasBlocks = Array.isArray(args.blocks) && args.blocks.length > 0;
   if (args.blocks !== undefined && !Array.isArray(args.blocks)) return { ok: false, error: 'invalid_blocks_format' };
   if (opts.requireContent && !hasText && !hasBlocks) return { ok: false, error: 'no_text' };
-  if (typeof args.text === 'string' && args.text.length > LIMITS.messageText) return { ok: false, error: 'msg_too_long' };
+  if (typeof args.text === 'string' && args.text.length > LIMITS.messageText)
+    return { ok: false, error: 'msg_too_long' };
   if (args.blocks !== undefined) {
     const problems = checkBlocks(args.blocks, 'message');
     if (problems.length > 0) return { ok: false, error: 'invalid_blocks', messages: problems };

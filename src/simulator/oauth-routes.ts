@@ -5,7 +5,8 @@
 import type { ServerResponse } from 'node:http';
 import type { SimInstalls } from './installs.js';
 
-const esc = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function html(res: ServerResponse, status: number, body: string): void {
   res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -15,15 +16,23 @@ function html(res: ServerResponse, status: number, body: string): void {
 
 export function authorizePage(res: ServerResponse, installs: SimInstalls, params: URLSearchParams): void {
   const clientId = params.get('client_id') ?? '';
-  if (clientId !== installs.oauth.clientId) return html(res, 400, `<h1>Invalid client_id</h1><p>No app with client id ${esc(clientId)}.</p>`);
+  if (clientId !== installs.oauth.clientId)
+    return html(res, 400, `<h1>Invalid client_id</h1><p>No app with client id ${esc(clientId)}.</p>`);
   const scopes = (params.get('scope') ?? '').split(',').filter(Boolean);
-  const orgs = [...new Map(installs.teams.filter((t) => t.enterpriseId).map((t) => [t.enterpriseId!, t.enterpriseName ?? t.enterpriseId!])).entries()];
+  const orgs = [
+    ...new Map(
+      installs.teams.filter((t) => t.enterpriseId).map((t) => [t.enterpriseId!, t.enterpriseName ?? t.enterpriseId!]),
+    ).entries(),
+  ];
   const choices = [
     ...installs.teams.map(
       (t, i) =>
         `<label><input type="radio" name="team" value="${esc(t.id)}"${i === 0 ? ' checked' : ''}> ${esc(t.name)} (${esc(t.id)})${t.enterpriseId ? `, in ${esc(t.enterpriseName ?? t.enterpriseId)}` : ''}</label>`,
     ),
-    ...orgs.map(([id, name]) => `<label><input type="radio" name="team" value="org:${esc(id)}"> The whole ${esc(name)} org (${esc(id)}): org-wide install</label>`),
+    ...orgs.map(
+      ([id, name]) =>
+        `<label><input type="radio" name="team" value="org:${esc(id)}"> The whole ${esc(name)} org (${esc(id)}): org-wide install</label>`,
+    ),
   ].join('\n');
   const hidden = ['client_id', 'scope', 'state', 'redirect_uri']
     .filter((k) => params.get(k) !== null)
@@ -39,7 +48,12 @@ export function authorizePage(res: ServerResponse, installs: SimInstalls, params
   );
 }
 
-export function handleAuthorize(res: ServerResponse, installs: SimInstalls, form: URLSearchParams, appUrl: string | undefined): void {
+export function handleAuthorize(
+  res: ServerResponse,
+  installs: SimInstalls,
+  form: URLSearchParams,
+  appUrl: string | undefined,
+): void {
   if (form.get('client_id') !== installs.oauth.clientId) return html(res, 400, '<h1>Invalid client_id</h1>');
   const redirect = new URL(form.get('redirect_uri') ?? `${appUrl ?? ''}/slack/oauth_redirect`);
   const state = form.get('state');

@@ -7,8 +7,19 @@ import type { PersistedState, SimulatorState } from './state.js';
 
 const Saved = z.object({
   version: z.literal(1),
-  messages: z.array(z.looseObject({ channel: z.string(), ts: z.string(), user: z.string(), text: z.string(), ephemeral: z.boolean() })),
-  homes: z.array(z.object({ userId: z.string(), view: z.looseObject({ id: z.string(), type: z.enum(['modal', 'home']), blocks: z.array(z.record(z.string(), z.unknown())) }) })),
+  messages: z.array(
+    z.looseObject({ channel: z.string(), ts: z.string(), user: z.string(), text: z.string(), ephemeral: z.boolean() }),
+  ),
+  homes: z.array(
+    z.object({
+      userId: z.string(),
+      view: z.looseObject({
+        id: z.string(),
+        type: z.enum(['modal', 'home']),
+        blocks: z.array(z.record(z.string(), z.unknown())),
+      }),
+    }),
+  ),
   lastTsMicros: z.number(),
   counter: z.number(),
 });

@@ -129,7 +129,8 @@ export class SimulatorRateLimits {
 
   private static complete(s: RateLimitSettings): Required<RateLimitSettings> {
     const scale = s.scale ?? 1;
-    if (!(scale > 0)) throw new Error('simulator rate limits: scale must be above 0 (turn them off with rateLimits: false)');
+    if (!(scale > 0))
+      throw new Error('simulator rate limits: scale must be above 0 (turn them off with rateLimits: false)');
     return { scale, postBurst: s.postBurst ?? 4, postsPerMinute: s.postsPerMinute ?? 300 };
   }
 
@@ -143,7 +144,11 @@ export class SimulatorRateLimits {
 
   /** The next `count` calls (of `methods`) are refused with 429, whatever the limits. */
   storm(opts: StormOptions): void {
-    this.storms.push({ count: opts.count, retryAfterSeconds: opts.retryAfterSeconds ?? 1, methods: opts.methods ? new Set(opts.methods) : undefined });
+    this.storms.push({
+      count: opts.count,
+      retryAfterSeconds: opts.retryAfterSeconds ?? 1,
+      methods: opts.methods ? new Set(opts.methods) : undefined,
+    });
   }
 
   resetCounts(): void {

@@ -64,7 +64,13 @@ export const BOT_ID = 'B0KUDOS';
 export const BOT_USER_ID = 'U_KUDOSBOT';
 
 /** A full member of the workspace (`name@example.com`, New York time unless `extra` says otherwise). */
-export function workspacePerson(id: string, name: string, realName: string, role: string, extra: Partial<WorkspaceUser> = {}): WorkspaceUser {
+export function workspacePerson(
+  id: string,
+  name: string,
+  realName: string,
+  role: string,
+  extra: Partial<WorkspaceUser> = {},
+): WorkspaceUser {
   return {
     id,
     name,
@@ -90,9 +96,14 @@ export function seedWorkspace(): Workspace {
     workspacePerson('U_EMP1', 'eli', 'Eli Engineer', 'employee', { tz: 'America/Chicago' }),
     workspacePerson('U_EMP2', 'erin', 'Erin Designer', 'employee', { tz: 'America/New_York' }),
     workspacePerson('U_EMP3', 'omar', 'Omar Operations', 'employee', { tz: 'Europe/Berlin' }),
-    workspacePerson('U_EMP4', 'sofia', 'Sofia Sales', 'employee', { tz: 'America/Denver', profileFields: { Xf0BIRTHDAY: '1991-07-04', Xf0STARTDATE: '2022-09-01', Xf0TEAM: 'Sales' } }),
+    workspacePerson('U_EMP4', 'sofia', 'Sofia Sales', 'employee', {
+      tz: 'America/Denver',
+      profileFields: { Xf0BIRTHDAY: '1991-07-04', Xf0STARTDATE: '2022-09-01', Xf0TEAM: 'Sales' },
+    }),
     (() => {
-      const u = workspacePerson('U_NOEMAIL', 'nora', 'Nora Noemail', 'no e-mail in profile', { tz: 'America/New_York' });
+      const u = workspacePerson('U_NOEMAIL', 'nora', 'Nora Noemail', 'no e-mail in profile', {
+        tz: 'America/New_York',
+      });
       delete u.email;
       return u;
     })(),
@@ -104,7 +115,10 @@ export function seedWorkspace(): Workspace {
     })(),
     workspacePerson('U_GONE', 'greg', 'Greg Gone', 'deactivated', { deleted: true }),
     (() => {
-      const u = workspacePerson(BOT_USER_ID, 'kudos', 'Kudos', 'the Kudos app', { isBot: true, tz: 'America/Los_Angeles' });
+      const u = workspacePerson(BOT_USER_ID, 'kudos', 'Kudos', 'the Kudos app', {
+        isBot: true,
+        tz: 'America/Los_Angeles',
+      });
       delete u.email;
       return u;
     })(),
@@ -120,7 +134,13 @@ export function seedWorkspace(): Workspace {
       { id: 'Xf0STARTDATE', label: 'Start date', type: 'date' },
     ],
     channels: [
-      { id: 'C_GENERAL', name: 'general', isPrivate: false, topic: 'Company-wide announcements', members: [...everyone] },
+      {
+        id: 'C_GENERAL',
+        name: 'general',
+        isPrivate: false,
+        topic: 'Company-wide announcements',
+        members: [...everyone],
+      },
       { id: 'C_KUDOS', name: 'kudos', isPrivate: false, topic: 'Thank-yous, in public', members: [...everyone] },
       {
         id: 'C_APPROVALS',

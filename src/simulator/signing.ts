@@ -9,7 +9,12 @@ export function slackSignature(signingSecret: string, timestamp: string, rawBody
 }
 
 /** Headers Slack puts on a signed request. */
-export function signedHeaders(signingSecret: string, rawBody: string, contentType: 'application/x-www-form-urlencoded' | 'application/json', nowSeconds: number): Record<string, string> {
+export function signedHeaders(
+  signingSecret: string,
+  rawBody: string,
+  contentType: 'application/x-www-form-urlencoded' | 'application/json',
+  nowSeconds: number,
+): Record<string, string> {
   const timestamp = String(Math.floor(nowSeconds));
   return {
     'Content-Type': contentType,

@@ -87,7 +87,14 @@ export interface SimulatorDistribution {
    * state cookie), this simulator's authorize page, the user's decision, then the app's
    * /slack/oauth_redirect with the cookie. Answers what the browser would show last.
    */
-  install(choice: { teamId?: string; enterpriseId?: string; orgWide?: boolean; deny?: boolean; withoutCookie?: boolean; userId?: string }): Promise<InstallFlowResult>;
+  install(choice: {
+    teamId?: string;
+    enterpriseId?: string;
+    orgWide?: boolean;
+    deny?: boolean;
+    withoutCookie?: boolean;
+    userId?: string;
+  }): Promise<InstallFlowResult>;
   /** apps.uninstall: the tokens stop working at once; Slack sends tokens_revoked, then app_uninstalled. */
   uninstall(key: string): Promise<void>;
 }
@@ -216,11 +223,18 @@ function parseArgs(body: string, contentType: string, query: URLSearchParams): R
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
-function waitForChange<T>(state: SimulatorState, probe: () => T | undefined | null | false, timeoutMs: number): Promise<T> {
+function waitForChange<T>(
+  state: SimulatorState,
+  probe: () => T | undefined | null | false,
+  timeoutMs: number,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const first = probe();
     if (first) return resolve(first);
@@ -244,7 +258,13 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
   const botToken = opts.botToken ?? 'xoxb-kudos-simulator';
   const state = new SimulatorState(workspace, opts.now ?? Date.now, opts.triggerTtlMs);
   state.rateLimits = new SimulatorRateLimits(opts.rateLimits ?? {});
-  if (opts.oauth) state.installs = new SimInstalls(opts.teams ?? defaultTeams(workspace.team), opts.oauth, workspace.app, opts.now ?? Date.now);
+  if (opts.oauth)
+    state.installs = new SimInstalls(
+      opts.teams ?? defaultTeams(workspace.team),
+      opts.oauth,
+      workspace.app,
+      opts.now ?? Date.now,
+    );
   const persistence = opts.persistFile ? persistTo(state, opts.persistFile) : undefined;
   let appUrl = opts.appUrl;
   let emulatorUrl = opts.emulatorUrl;
@@ -280,11 +300,19 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
           }
           const auth = req.headers.authorization;
           const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
-          const basic = auth?.startsWith('Basic ') ? Buffer.from(auth.slice('Basic '.length).trim(), 'base64').toString('utf8').split(':') : undefined;
-          const basicAuth = basic && basic.length >= 2 ? { id: basic[0]!, secret: basic.slice(1).join(':') } : undefined;
+          const basic = auth?.startsWith('Basic ')
+            ? Buffer.from(auth.slice('Basic '.length).trim(), 'base64').toString('utf8').split(':')
+            : undefined;
+          const basicAuth =
+            basic && basic.length >= 2 ? { id: basic[0]!, secret: basic.slice(1).join(':') } : undefined;
           if (method === 'apps.connections.open') {
             const answer = socketServer.open(token ?? (typeof args.token === 'string' ? args.token : undefined));
-            state.calls.push({ method, args: {}, ok: answer.ok === true, ...(typeof answer.error === 'string' ? { error: answer.error } : {}) });
+            state.calls.push({
+              method,
+              args: {},
+              ok: answer.ok === true,
+              ...(typeof answer.error === 'string' ? { error: answer.error } : {}),
+            });
             return sendJson(res, 200, answer);
           }
           const latency = latencyMs.get(method);
@@ -304,7 +332,10 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
           const auth = req.headers.authorization;
           if (!f) return sendJson(res, 404, { ok: false, error: 'file_not_found' });
           if (auth !== `Bearer ${botToken}`) return sendJson(res, 403, { ok: false, error: 'not_authed' });
-          res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(f.content.length) });
+          res.writeHead(200, {
+            'content-type': 'application/octet-stream',
+            'content-length': String(f.content.length),
+          });
           return res.end(f.content);
         }
         const response = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
@@ -313,7 +344,9 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
           try {
             const body = await readBody(req);
             const ct = req.headers['content-type'] ?? '';
-            content = ct.includes('application/json') ? (JSON.parse(body) as Record<string, unknown>) : (JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown>);
+            content = ct.includes('application/json')
+              ? (JSON.parse(body) as Record<string, unknown>)
+              : (JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown>);
           } catch {
             return sendJson(res, 400, { ok: false, error: 'invalid_payload' });
           }
@@ -322,13 +355,21 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
         }
         if (url.pathname === '/oauth/v2/authorize' && state.installs) {
           if (req.method === 'GET') return authorizePage(res, state.installs, url.searchParams);
-          if (req.method === 'POST') return handleAuthorize(res, state.installs, new URLSearchParams(await readBody(req)), appUrl);
+          if (req.method === 'POST')
+            return handleAuthorize(res, state.installs, new URLSearchParams(await readBody(req)), appUrl);
         }
-        if (url.pathname.startsWith('/_sim/rate-limits')) return await rateLimitRoute(req, res, url.pathname, state.rateLimits);
-        const handled = await handleUiRequest(req, res, url, { state, driver, emulatorUrl: () => emulatorUrl, appUrl: () => appUrl });
+        if (url.pathname.startsWith('/_sim/rate-limits'))
+          return await rateLimitRoute(req, res, url.pathname, state.rateLimits);
+        const handled = await handleUiRequest(req, res, url, {
+          state,
+          driver,
+          emulatorUrl: () => emulatorUrl,
+          appUrl: () => appUrl,
+        });
         if (!handled) sendJson(res, 404, { ok: false, error: 'not_found' });
       } catch (err) {
-        if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'simulator_error', message: (err as Error).message });
+        if (!res.headersSent)
+          sendJson(res, 500, { ok: false, error: 'simulator_error', message: (err as Error).message });
         else res.end();
       }
     })();
@@ -368,16 +409,30 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
     submitView: (viewId, values, userId) => driver.submitView(viewId, values, userId),
     closeView: (viewId, userId, all) => driver.closeView(viewId, userId, all),
     clickButton: (where, actionId, userId, value) => driver.clickButton(where, actionId, userId, value),
-    loadOptions: (viewId, actionId, blockId, query, userId) => driver.loadOptions(viewId, actionId, blockId, query, userId),
+    loadOptions: (viewId, actionId, blockId, query, userId) =>
+      driver.loadOptions(viewId, actionId, blockId, query, userId),
     globalShortcut: (userId, callbackId) => driver.globalShortcut(userId, callbackId),
     messageShortcut: (userId, where, callbackId) => driver.messageShortcut(userId, where, callbackId),
-    postAs: (userId, channel, text) => state.postMessage({ channel: state.user(channel) ? state.imFor(channel) : channel, user: userId, text, ephemeral: false }),
+    postAs: (userId, channel, text) =>
+      state.postMessage({
+        channel: state.user(channel) ? state.imFor(channel) : channel,
+        user: userId,
+        text,
+        ephemeral: false,
+      }),
     messages: (channel) => state.messagesIn(channel),
     sendEvent: (event) => driver.sendEvent(event),
     runWorkflowStep: (step) => driver.runWorkflowStep(step),
     uploadFile: (userId, name, content) => {
       const id = `F${String(state.files.size + 1).padStart(8, '0')}`;
-      state.files.set(id, { id, name, filetype: name.split('.').pop()?.toLowerCase() ?? 'text', userId, content: Buffer.from(content), created: state.now() });
+      state.files.set(id, {
+        id,
+        name,
+        filetype: name.split('.').pop()?.toLowerCase() ?? 'text',
+        userId,
+        content: Buffer.from(content),
+        created: state.now(),
+      });
       return id;
     },
     workflowStep: (id) => {
@@ -440,10 +495,18 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
   };
 }
 
-const stormSchema = z.object({ count: z.number().int().min(1).max(100_000), retryAfterSeconds: z.number().int().min(1).max(3600).optional(), methods: z.array(z.string()).optional() });
+const stormSchema = z.object({
+  count: z.number().int().min(1).max(100_000),
+  retryAfterSeconds: z.number().int().min(1).max(3600).optional(),
+  methods: z.array(z.string()).optional(),
+});
 const settingsSchema = z.union([
   z.literal(false),
-  z.object({ scale: z.number().positive().optional(), postBurst: z.number().int().min(1).optional(), postsPerMinute: z.number().int().min(1).optional() }),
+  z.object({
+    scale: z.number().positive().optional(),
+    postBurst: z.number().int().min(1).optional(),
+    postsPerMinute: z.number().int().min(1).optional(),
+  }),
 ]);
 
 /**
@@ -452,7 +515,12 @@ const settingsSchema = z.union([
  * retryAfterSeconds?, methods? }), `POST /_sim/rate-limits/settings` (settings or false),
  * `POST /_sim/rate-limits/reset` (counts back to zero).
  */
-async function rateLimitRoute(req: IncomingMessage, res: ServerResponse, path: string, limits: SimulatorRateLimits): Promise<void> {
+async function rateLimitRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  limits: SimulatorRateLimits,
+): Promise<void> {
   const route = `${req.method} ${path}`;
   if (route === 'GET /_sim/rate-limits') return sendJson(res, 200, { enabled: limits.enabled, ...limits.counts });
   if (route === 'POST /_sim/rate-limits/reset') {
@@ -468,11 +536,13 @@ async function rateLimitRoute(req: IncomingMessage, res: ServerResponse, path: s
     }
     if (route === 'POST /_sim/rate-limits/storm') {
       const storm = stormSchema.safeParse(body);
-      if (!storm.success) return sendJson(res, 400, { ok: false, error: 'invalid_arguments', message: storm.error.message });
+      if (!storm.success)
+        return sendJson(res, 400, { ok: false, error: 'invalid_arguments', message: storm.error.message });
       limits.storm(storm.data);
     } else {
       const settings = settingsSchema.safeParse(body);
-      if (!settings.success) return sendJson(res, 400, { ok: false, error: 'invalid_arguments', message: settings.error.message });
+      if (!settings.success)
+        return sendJson(res, 400, { ok: false, error: 'invalid_arguments', message: settings.error.message });
       limits.configure(settings.data);
     }
     return sendJson(res, 200, { ok: true });
@@ -480,7 +550,13 @@ async function rateLimitRoute(req: IncomingMessage, res: ServerResponse, path: s
   return sendJson(res, 404, { ok: false, error: 'not_found' });
 }
 
-function distributionControls(state: SimulatorState, installs: SimInstalls, driver: SlackDriver, appUrl: () => string | undefined, baseUrl: () => string): SimulatorDistribution {
+function distributionControls(
+  state: SimulatorState,
+  installs: SimInstalls,
+  driver: SlackDriver,
+  appUrl: () => string | undefined,
+  baseUrl: () => string,
+): SimulatorDistribution {
   return {
     installs,
     actAs(teamId, o = {}) {
@@ -502,16 +578,26 @@ function distributionControls(state: SimulatorState, installs: SimInstalls, driv
         client_id: authorize.searchParams.get('client_id') ?? '',
         scope: authorize.searchParams.get('scope') ?? '',
         state: authorize.searchParams.get('state') ?? '',
-        ...(authorize.searchParams.get('redirect_uri') ? { redirect_uri: authorize.searchParams.get('redirect_uri')! } : {}),
+        ...(authorize.searchParams.get('redirect_uri')
+          ? { redirect_uri: authorize.searchParams.get('redirect_uri')! }
+          : {}),
         team: choice.orgWide ? `org:${choice.enterpriseId ?? ''}` : (choice.teamId ?? ''),
         user: choice.userId ?? 'U_ADMIN',
         decision: choice.deny ? 'deny' : 'allow',
       });
-      const approved = await fetch(`${baseUrl()}/oauth/v2/authorize`, { method: 'POST', body: decision, redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const approved = await fetch(`${baseUrl()}/oauth/v2/authorize`, {
+        method: 'POST',
+        body: decision,
+        redirect: 'manual',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
       const location = approved.headers.get('location');
       await approved.body?.cancel();
       if (!location) throw new Error(`simulator: the authorize page did not redirect (${approved.status})`);
-      const done = await fetch(location, { headers: cookie && !choice.withoutCookie ? { cookie } : {}, redirect: 'manual' });
+      const done = await fetch(location, {
+        headers: cookie && !choice.withoutCookie ? { cookie } : {},
+        redirect: 'manual',
+      });
       return { status: done.status, html: await done.text(), redirectUrl: location, cookie };
     },
     async uninstall(key) {
@@ -519,8 +605,16 @@ function distributionControls(state: SimulatorState, installs: SimInstalls, driv
       if (!installation) return;
       state.changed();
       const previous = state.acting;
-      const team = installation.teamId ? installs.team(installation.teamId) : installs.teams.find((t) => t.enterpriseId === installation.enterpriseId);
-      if (team) state.acting = { id: team.id, domain: team.domain, enterpriseId: installation.enterpriseId, orgWide: installation.orgWide };
+      const team = installation.teamId
+        ? installs.team(installation.teamId)
+        : installs.teams.find((t) => t.enterpriseId === installation.enterpriseId);
+      if (team)
+        state.acting = {
+          id: team.id,
+          domain: team.domain,
+          enterpriseId: installation.enterpriseId,
+          orgWide: installation.orgWide,
+        };
       try {
         await driver.sendEvent({ type: 'tokens_revoked', tokens: { bot: [state.workspace.app.botUserId] } });
         await driver.sendEvent({ type: 'app_uninstalled' });

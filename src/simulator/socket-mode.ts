@@ -166,7 +166,8 @@ export class SocketModeServer {
     this.pending.delete(envelopeId);
     clearTimeout(p.timer);
     const payload = message.payload;
-    const empty = payload === undefined || payload === null || (typeof payload === 'object' && Object.keys(payload).length === 0);
+    const empty =
+      payload === undefined || payload === null || (typeof payload === 'object' && Object.keys(payload).length === 0);
     p.resolve({ acknowledged: true, payload: empty ? '' : payload, ms: Date.now() - p.started });
     this.opts.onChange();
   }
@@ -184,7 +185,11 @@ export class SocketModeServer {
     if (!this.pending.delete(p.envelopeId)) return;
     clearTimeout(p.timer);
     if (p.type === 'events_api' && p.retryAttempt < MAX_EVENT_RETRIES) {
-      void this.send(p.type, p.payload, { retryAttempt: p.retryAttempt + 1, retryReason: why === 'timeout' ? 'timeout' : 'connection_failed', started: p.started }).then(p.resolve);
+      void this.send(p.type, p.payload, {
+        retryAttempt: p.retryAttempt + 1,
+        retryReason: why === 'timeout' ? 'timeout' : 'connection_failed',
+        started: p.started,
+      }).then(p.resolve);
       return;
     }
     p.resolve({ acknowledged: false, payload: '', ms: Math.max(Date.now() - p.started, SOCKET_ACK_DEADLINE_MS + 1) });
@@ -194,7 +199,11 @@ export class SocketModeServer {
    * Delivers one envelope and resolves with the app's ack (or its absence). Events are retried as
    * Slack does; the answer is the one that finally came.
    */
-  send(type: EnvelopeType, payload: Json, retry: { retryAttempt: number; retryReason?: string; started?: number } = { retryAttempt: 0 }): Promise<SocketAnswer> {
+  send(
+    type: EnvelopeType,
+    payload: Json,
+    retry: { retryAttempt: number; retryReason?: string; started?: number } = { retryAttempt: 0 },
+  ): Promise<SocketAnswer> {
     const started = retry.started ?? Date.now();
     return new Promise<SocketAnswer>((resolve) => {
       const attempt = () => {
@@ -207,7 +216,9 @@ export class SocketModeServer {
           type,
           payload,
           accepts_response_payload: acceptsResponsePayload(type, payload),
-          ...(type === 'events_api' ? { retry_attempt: retry.retryAttempt, retry_reason: retry.retryReason ?? '' } : {}),
+          ...(type === 'events_api'
+            ? { retry_attempt: retry.retryAttempt, retry_reason: retry.retryReason ?? '' }
+            : {}),
         };
         const p: Pending = {
           envelopeId,

@@ -172,7 +172,14 @@ export class SimulatorState {
   callTeam: { id: string; enterpriseId: string | undefined } | undefined;
 
   actingTeam(): ActingTeam {
-    return this.acting ?? { id: this.workspace.team.id, domain: this.workspace.team.domain, enterpriseId: undefined, orgWide: false };
+    return (
+      this.acting ?? {
+        id: this.workspace.team.id,
+        domain: this.workspace.team.domain,
+        enterpriseId: undefined,
+        orgWide: false,
+      }
+    );
   }
 
   /** team_id of users and messages in answers: the call's workspace. */
@@ -251,7 +258,14 @@ export class SimulatorState {
   }
 
   issueResponseUrl(userId: string, channel: string, sourceTs?: string): ResponseUrl {
-    const r: ResponseUrl = { id: randomBytes(12).toString('hex'), userId, channel, sourceTs, issuedAt: this.now(), uses: 0 };
+    const r: ResponseUrl = {
+      id: randomBytes(12).toString('hex'),
+      userId,
+      channel,
+      sourceTs,
+      issuedAt: this.now(),
+      uses: 0,
+    };
     this.responseUrls.set(r.id, r);
     return r;
   }
@@ -298,7 +312,10 @@ export class SimulatorState {
   }
 
   /** Builds the stored view object Slack returns, from the app's view argument. */
-  materializeView(arg: Json, opts: { id?: string; rootId?: string; previousId?: string | null; type: 'modal' | 'home'; keepState?: View }): View {
+  materializeView(
+    arg: Json,
+    opts: { id?: string; rootId?: string; previousId?: string | null; type: 'modal' | 'home'; keepState?: View },
+  ): View {
     const id = opts.id ?? this.nextId('V');
     const blocks = withBlockIds(arg.blocks as Block[]);
     const view: View = {
@@ -348,7 +365,12 @@ export class SimulatorState {
   /** Replaces a view's content in place (views.update, response_action update): same id, new hash. */
   replaceView(viewId: string, arg: Json): View {
     const old = this.views.get(viewId)!;
-    const next = this.materializeView(arg, { id: old.id, rootId: old.root_view_id, previousId: old.previous_view_id, type: old.type });
+    const next = this.materializeView(arg, {
+      id: old.id,
+      rootId: old.root_view_id,
+      previousId: old.previous_view_id,
+      type: old.type,
+    });
     // As Slack: what the user entered survives where the new view keeps the block_id and action_id.
     const kept: Record<string, Record<string, unknown>> = {};
     for (const block of next.blocks) {

@@ -40,7 +40,13 @@ const Bodies = {
   }),
   submit: z.object({ as: UserId, viewId: z.string(), values: z.record(z.string(), z.record(z.string(), RawValue)) }),
   close: z.object({ as: UserId, viewId: z.string(), all: z.boolean().optional() }),
-  options: z.object({ as: UserId, viewId: z.string(), actionId: z.string(), blockId: z.string(), query: z.string().max(200) }),
+  options: z.object({
+    as: UserId,
+    viewId: z.string(),
+    actionId: z.string(),
+    blockId: z.string(),
+    query: z.string().max(200),
+  }),
   home: z.object({ as: UserId }),
   /** "Make balance low": the emulator's production available balance, in dollars (cents allowed). */
   balance: z.object({
@@ -88,7 +94,9 @@ function renderContext(state: SimulatorState, userId: string, extra: Partial<Ren
 
 /** Conversations a user sees: channels they are in, and their DM with the app. */
 function conversationsFor(state: SimulatorState, userId: string) {
-  const channels = state.workspace.channels.filter((c) => c.members.includes(userId)).map((c) => ({ id: c.id, name: c.name, kind: 'channel' as const, isPrivate: c.isPrivate }));
+  const channels = state.workspace.channels
+    .filter((c) => c.members.includes(userId))
+    .map((c) => ({ id: c.id, name: c.name, kind: 'channel' as const, isPrivate: c.isPrivate }));
   return [...channels, { id: state.imFor(userId), name: 'Kudos', kind: 'app' as const, isPrivate: true }];
 }
 
@@ -109,7 +117,8 @@ export function renderConversation(state: SimulatorState, userId: string, channe
 
 function uiState(state: SimulatorState, userId: string, conv: string | undefined) {
   const conversations = conversationsFor(state, userId);
-  const current = conversations.find((c) => c.id === conv) ?? conversations.find((c) => c.id === 'C_KUDOS') ?? conversations[0]!;
+  const current =
+    conversations.find((c) => c.id === conv) ?? conversations.find((c) => c.id === 'C_KUDOS') ?? conversations[0]!;
   const stack = state.openViews(userId);
   const top = stack[stack.length - 1];
   const homeId = state.homes.get(userId);
@@ -135,7 +144,14 @@ function uiState(state: SimulatorState, userId: string, conv: string | undefined
           id: top.id,
           hash: top.hash,
           errors: state.viewErrors.get(top.id) ?? {},
-          html: renderModal(top, renderContext(state, userId, { errors: state.viewErrors.get(top.id), externalOptions: externalOptions(top.id) }), { depth: stack.length }),
+          html: renderModal(
+            top,
+            renderContext(state, userId, {
+              errors: state.viewErrors.get(top.id),
+              externalOptions: externalOptions(top.id),
+            }),
+            { depth: stack.length },
+          ),
         }
       : null,
   };
@@ -191,7 +207,12 @@ function serveEvents(req: IncomingMessage, res: ServerResponse, state: Simulator
 }
 
 /** Handles the UI's routes; false when the path is not one of them. */
-export async function handleUiRequest(req: IncomingMessage, res: ServerResponse, url: URL, ctx: UiContext): Promise<boolean> {
+export async function handleUiRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  ctx: UiContext,
+): Promise<boolean> {
   const { state, driver } = ctx;
   const route = `${req.method} ${url.pathname}`;
   const asset = req.method === 'GET' ? STATIC[url.pathname] : undefined;
@@ -245,13 +266,33 @@ export async function handleUiRequest(req: IncomingMessage, res: ServerResponse,
               workspaces: installs.teams.map((t) => {
                 const own = installs.installations.get(`team:${t.id}`);
                 const org = t.enterpriseId ? installs.installations.get(`enterprise:${t.enterpriseId}`) : undefined;
-                const via = own && !own.revoked ? 'workspace install' : org && !org.revoked ? `org-wide install (${t.enterpriseName ?? t.enterpriseId})` : 'not installed';
-                return { id: t.id, name: t.name, enterpriseId: t.enterpriseId ?? null, installedVia: via, orgWide: !(own && !own.revoked) && Boolean(org && !org.revoked) };
+                const via =
+                  own && !own.revoked
+                    ? 'workspace install'
+                    : org && !org.revoked
+                      ? `org-wide install (${t.enterpriseName ?? t.enterpriseId})`
+                      : 'not installed';
+                return {
+                  id: t.id,
+                  name: t.name,
+                  enterpriseId: t.enterpriseId ?? null,
+                  installedVia: via,
+                  orgWide: !(own && !own.revoked) && Boolean(org && !org.revoked),
+                };
               }),
               acting: acting.id,
             }
           : {}),
-        users: ws.users.filter((u) => !u.deleted && !u.isBot).map((u) => ({ id: u.id, name: u.name, realName: u.realName, role: u.role, tz: u.tz, email: u.email ?? null })),
+        users: ws.users
+          .filter((u) => !u.deleted && !u.isBot)
+          .map((u) => ({
+            id: u.id,
+            name: u.name,
+            realName: u.realName,
+            role: u.role,
+            tz: u.tz,
+            email: u.email ?? null,
+          })),
         handles: ws.users
           .filter((u) => !u.deleted)
           .map((u) => u.name)
@@ -270,7 +311,9 @@ export async function handleUiRequest(req: IncomingMessage, res: ServerResponse,
         return true;
       }
       const own = installs.installations.get(`team:${team.id}`);
-      const orgWide = !(own && !own.revoked) && Boolean(team.enterpriseId && installs.installations.get(`enterprise:${team.enterpriseId}`));
+      const orgWide =
+        !(own && !own.revoked) &&
+        Boolean(team.enterpriseId && installs.installations.get(`enterprise:${team.enterpriseId}`));
       state.acting = { id: team.id, domain: team.domain, enterpriseId: team.enterpriseId, orgWide };
       state.changed();
       json(res, 200, { ok: true });
@@ -317,7 +360,14 @@ export async function handleUiRequest(req: IncomingMessage, res: ServerResponse,
       }
       const view = b.viewId ? state.views.get(b.viewId) : undefined;
       if (view && b.values) {
-        view.state = { values: stateFromRaw(view.blocks, b.values, state.user(b.as)!.tz, (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? []) };
+        view.state = {
+          values: stateFromRaw(
+            view.blocks,
+            b.values,
+            state.user(b.as)!.tz,
+            (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? [],
+          ),
+        };
       }
       await drive(() => driver.clickButton(where, b.actionId, b.as, b.value));
       return true;
@@ -330,8 +380,16 @@ export async function handleUiRequest(req: IncomingMessage, res: ServerResponse,
         json(res, 409, { error: 'This view is no longer open.' });
         return true;
       }
-      const values = stateFromRaw(view.blocks, b.values, state.user(b.as)!.tz, (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? []);
-      await drive(async () => ({ ...(await driver.submitView(b.viewId, values, b.as)), errors: state.viewErrors.get(b.viewId) ?? {} }));
+      const values = stateFromRaw(
+        view.blocks,
+        b.values,
+        state.user(b.as)!.tz,
+        (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? [],
+      );
+      await drive(async () => ({
+        ...(await driver.submitView(b.viewId, values, b.as)),
+        errors: state.viewErrors.get(b.viewId) ?? {},
+      }));
       return true;
     }
     case 'POST /_ui/close': {
@@ -358,7 +416,15 @@ export async function handleUiRequest(req: IncomingMessage, res: ServerResponse,
       if (!b || !known(b.as)) return true;
       const homeId = state.homes.get(b.as);
       const view = homeId ? state.views.get(homeId) : undefined;
-      await drive(() => driver.sendEvent({ type: 'app_home_opened', user: b.as, channel: state.imFor(b.as), tab: 'home', ...(view ? { view } : {}) }));
+      await drive(() =>
+        driver.sendEvent({
+          type: 'app_home_opened',
+          user: b.as,
+          channel: state.imFor(b.as),
+          tab: 'home',
+          ...(view ? { view } : {}),
+        }),
+      );
       return true;
     }
     case 'GET /_ui/inbox': {

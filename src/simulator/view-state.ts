@@ -7,7 +7,9 @@ type StateLeaf = Json & { type: string };
 
 function options(el: Json): Json[] {
   const direct = Array.isArray(el.options) ? (el.options as Json[]) : [];
-  const grouped = Array.isArray(el.option_groups) ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : [])) : [];
+  const grouped = Array.isArray(el.option_groups)
+    ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : []))
+    : [];
   return [...direct, ...grouped];
 }
 
@@ -16,10 +18,12 @@ export function statefulElements(blocks: Json[]): Array<{ blockId: string; eleme
   const out: Array<{ blockId: string; element: Json }> = [];
   for (const b of blocks) {
     const blockId = String(b.block_id ?? '');
-    if (b.type === 'input' && b.element && typeof b.element === 'object') out.push({ blockId, element: b.element as Json });
+    if (b.type === 'input' && b.element && typeof b.element === 'object')
+      out.push({ blockId, element: b.element as Json });
     if (b.type === 'actions' && Array.isArray(b.elements)) {
       for (const el of b.elements as Json[]) {
-        if (el.type !== 'button' && el.type !== 'overflow' && el.type !== 'workflow_button') out.push({ blockId, element: el });
+        if (el.type !== 'button' && el.type !== 'overflow' && el.type !== 'workflow_button')
+          out.push({ blockId, element: el });
       }
     }
   }
@@ -113,7 +117,12 @@ export function leafFromRaw(el: Json, raw: RawInput, tz: string, externalOptions
       return { type, selected_options: many.map((v) => pick(options(el), v)).filter((o): o is Json => o !== null) };
     case 'multi_external_select': {
       const initial = Array.isArray(el.initial_options) ? (el.initial_options as Json[]) : [];
-      return { type, selected_options: many.map((v) => pick([...externalOptions, ...initial], v)).filter((o): o is Json => o !== null) };
+      return {
+        type,
+        selected_options: many
+          .map((v) => pick([...externalOptions, ...initial], v))
+          .filter((o): o is Json => o !== null),
+      };
     }
     case 'users_select':
       return { type, selected_user: blank ? null : one };
@@ -133,7 +142,12 @@ export function leafFromRaw(el: Json, raw: RawInput, tz: string, externalOptions
 }
 
 /** Raw form values (block_id -> action_id -> raw) to Slack's state values for a view's blocks. */
-export function stateFromRaw(blocks: Json[], raw: Record<string, Record<string, RawInput>>, tz: string, externalOptions: (actionId: string) => Json[]): Record<string, Record<string, Json>> {
+export function stateFromRaw(
+  blocks: Json[],
+  raw: Record<string, Record<string, RawInput>>,
+  tz: string,
+  externalOptions: (actionId: string) => Json[],
+): Record<string, Record<string, Json>> {
   const values = initialStateValues(blocks);
   for (const { blockId, element } of statefulElements(blocks)) {
     const actionId = element.action_id;

@@ -8,7 +8,8 @@ import type { WorkspaceUser } from './seed.js';
 type Answer = Json & { ok: boolean; error?: string };
 type Handler = (state: SimulatorState, args: Json) => Answer;
 
-const fail = (error: string, messages?: string[]): Answer => (messages && messages.length > 0 ? { ok: false, error, response_metadata: { messages } } : { ok: false, error });
+const fail = (error: string, messages?: string[]): Answer =>
+  messages && messages.length > 0 ? { ok: false, error, response_metadata: { messages } } : { ok: false, error };
 
 /** Fields that @slack/web-api JSON-encodes into a single form field. */
 const JSON_FIELDS = new Set(['blocks', 'view', 'attachments', 'metadata', 'outputs']);
@@ -192,7 +193,8 @@ function messageBody(state: SimulatorState, channel: string, ts: string): Json |
 }
 
 function checkViewArg(view: unknown, type: 'modal' | 'home'): Answer | undefined {
-  if (view === undefined || view === null || view === '') return fail('invalid_arguments', ['missing required field: view']);
+  if (view === undefined || view === null || view === '')
+    return fail('invalid_arguments', ['missing required field: view']);
   if (typeof view === 'string') return fail('invalid_arguments', ['invalid JSON in view']);
   const problems = checkView(view, type);
   if (problems.length > 0) return fail('invalid_arguments', problems);
@@ -220,14 +222,28 @@ const handlers: Record<string, Handler> = {
 
   'team.info': (s) => ({
     ok: true,
-    team: { id: s.workspace.team.id, name: s.workspace.team.name, domain: s.workspace.team.domain, email_domain: 'example.com' },
+    team: {
+      id: s.workspace.team.id,
+      name: s.workspace.team.name,
+      domain: s.workspace.team.domain,
+      email_domain: 'example.com',
+    },
   }),
 
   // Custom profile fields (scope users.profile:read): the workspace's definitions, one person's values.
   'team.profile.get': (s) => ({
     ok: true,
     profile: {
-      fields: (s.workspace.profileFields ?? []).map((f, i) => ({ id: f.id, ordering: i, label: f.label, hint: '', type: f.type, possible_values: null, options: null, is_hidden: false })),
+      fields: (s.workspace.profileFields ?? []).map((f, i) => ({
+        id: f.id,
+        ordering: i,
+        label: f.label,
+        hint: '',
+        type: f.type,
+        possible_values: null,
+        options: null,
+        is_hidden: false,
+      })),
     },
   }),
 
@@ -235,8 +251,13 @@ const handlers: Record<string, Handler> = {
     const id = str(args.user);
     const u = id ? s.user(id) : undefined;
     if (!u) return fail('user_not_found');
-    const fields = Object.fromEntries(Object.entries(u.profileFields ?? {}).map(([k, value]) => [k, { value, alt: '' }]));
-    return { ok: true, profile: { real_name: u.realName, display_name: u.displayName, ...(u.email ? { email: u.email } : {}), fields } };
+    const fields = Object.fromEntries(
+      Object.entries(u.profileFields ?? {}).map(([k, value]) => [k, { value, alt: '' }]),
+    );
+    return {
+      ok: true,
+      profile: { real_name: u.realName, display_name: u.displayName, ...(u.email ? { email: u.email } : {}), fields },
+    };
   },
 
   // A file uploaded through a modal's file_input (scope files:read); its content is at url_private_download.
@@ -268,7 +289,8 @@ const handlers: Record<string, Handler> = {
     if (!channel) return fail('channel_not_found');
     // Slack: a bot posts only where it is a member; a private channel it is not in does not exist for it.
     const target = s.channel(channel);
-    if (target && !target.members.includes(s.workspace.app.botUserId)) return fail(target.isPrivate ? 'channel_not_found' : 'not_in_channel');
+    if (target && !target.members.includes(s.workspace.app.botUserId))
+      return fail(target.isPrivate ? 'channel_not_found' : 'not_in_channel');
     const check = checkMessageContent(args, { requireContent: true });
     if (!check.ok) return fail(check.error, check.messages);
     const threadTs = str(args.thread_ts);
@@ -333,7 +355,11 @@ const handlers: Record<string, Handler> = {
     const ts = str(args.message_ts);
     const m = ts ? s.findMessage(channel, ts) : undefined;
     if (!m || m.ephemeral) return fail('message_not_found');
-    return { ok: true, channel, permalink: `https://${s.workspace.team.domain}.slack.com/archives/${channel}/p${m.ts.replace('.', '')}` };
+    return {
+      ok: true,
+      channel,
+      permalink: `https://${s.workspace.team.domain}.slack.com/archives/${channel}/p${m.ts.replace('.', '')}`,
+    };
   },
 
   'conversations.join': (s, args) => {
@@ -394,7 +420,12 @@ const handlers: Record<string, Handler> = {
       .reverse();
     const p = page(messages, args);
     if ('error' in p) return fail(p.error);
-    return { ok: true, messages: p.slice.map((m) => historyMessage(m, bool(args.include_all_metadata))), has_more: p.next !== '', response_metadata: { next_cursor: p.next } };
+    return {
+      ok: true,
+      messages: p.slice.map((m) => historyMessage(m, bool(args.include_all_metadata))),
+      has_more: p.next !== '',
+      response_metadata: { next_cursor: p.next },
+    };
   },
 
   // A thread: its parent first, then the replies, oldest first.
@@ -406,10 +437,17 @@ const handlers: Record<string, Handler> = {
     if (!ts || !parent) return fail('thread_not_found');
     const window = timeWindow(args);
     if ('error' in window) return fail(window.error);
-    const replies = s.messagesIn(id).filter((m) => !m.ephemeral && m.thread_ts === ts && m.ts !== ts && window.includes(m.ts));
+    const replies = s
+      .messagesIn(id)
+      .filter((m) => !m.ephemeral && m.thread_ts === ts && m.ts !== ts && window.includes(m.ts));
     const p = page([parent, ...replies], args);
     if ('error' in p) return fail(p.error);
-    return { ok: true, messages: p.slice.map((m) => historyMessage(m, bool(args.include_all_metadata))), has_more: p.next !== '', response_metadata: { next_cursor: p.next } };
+    return {
+      ok: true,
+      messages: p.slice.map((m) => historyMessage(m, bool(args.include_all_metadata))),
+      has_more: p.next !== '',
+      response_metadata: { next_cursor: p.next },
+    };
   },
 
   'conversations.info': (s, args) => {
@@ -505,7 +543,9 @@ const handlers: Record<string, Handler> = {
     if (!viewId && !externalId) return fail('invalid_arguments', ['either view_id or external_id is required']);
     const bad = checkViewArg(args.view, 'modal');
     if (bad) return bad;
-    const existing = viewId ? s.views.get(viewId) : [...s.views.values()].find((v) => v.external_id === externalId && v.type === 'modal');
+    const existing = viewId
+      ? s.views.get(viewId)
+      : [...s.views.values()].find((v) => v.external_id === externalId && v.type === 'modal');
     if (!existing || existing.type !== 'modal') return fail('not_found');
     const hash = str(args.hash);
     if (hash && hash !== existing.hash) return fail('hash_conflict');
@@ -524,7 +564,9 @@ const handlers: Record<string, Handler> = {
     const existing = existingId ? s.views.get(existingId) : undefined;
     const hash = str(args.hash);
     if (hash && existing && hash !== existing.hash) return fail('hash_conflict');
-    const view = existing ? s.replaceView(existing.id, args.view as Json) : s.materializeView(args.view as Json, { type: 'home' });
+    const view = existing
+      ? s.replaceView(existing.id, args.view as Json)
+      : s.materializeView(args.view as Json, { type: 'home' });
     if (!existing) {
       s.homes.set(userId, view.id);
       s.storeView(userId, view);
@@ -535,7 +577,12 @@ const handlers: Record<string, Handler> = {
 
 // Workflow steps: completing one ends its run and revokes its workflow token. Only the run's own
 // token may complete it; a run completes once.
-function completeStep(s: SimulatorState, args: Json, token: string | undefined, outcome: 'completed' | 'failed'): Answer {
+function completeStep(
+  s: SimulatorState,
+  args: Json,
+  token: string | undefined,
+  outcome: 'completed' | 'failed',
+): Answer {
   const id = str(args.function_execution_id);
   if (!id) return fail('invalid_arguments', ['[ERROR] missing required field: function_execution_id']);
   const run = s.workflowSteps.get(id);
@@ -544,8 +591,11 @@ function completeStep(s: SimulatorState, args: Json, token: string | undefined, 
   if (run.state !== 'running') return fail('function_execution_not_found');
   if (outcome === 'completed') {
     const outputs = args.outputs;
-    if (typeof outputs !== 'object' || outputs === null || Array.isArray(outputs)) return fail('invalid_arguments', ['[ERROR] missing required field: outputs']);
-    const missing = run.requiredOutputs.filter((name) => (outputs as Json)[name] === undefined || (outputs as Json)[name] === null);
+    if (typeof outputs !== 'object' || outputs === null || Array.isArray(outputs))
+      return fail('invalid_arguments', ['[ERROR] missing required field: outputs']);
+    const missing = run.requiredOutputs.filter(
+      (name) => (outputs as Json)[name] === undefined || (outputs as Json)[name] === null,
+    );
     if (missing.length > 0)
       return fail(
         'invalid_arguments',
@@ -595,12 +645,18 @@ export function callWebApi(
   const installation = owner && 'installation' in owner ? owner.installation : undefined;
   const acting = state.actingTeam();
   state.callTeam = installation
-    ? { id: installation.teamId ?? (acting.enterpriseId === installation.enterpriseId ? acting.id : (installation.enterpriseId ?? acting.id)), enterpriseId: installation.enterpriseId }
+    ? {
+        id:
+          installation.teamId ??
+          (acting.enterpriseId === installation.enterpriseId ? acting.id : (installation.enterpriseId ?? acting.id)),
+        enterpriseId: installation.enterpriseId,
+      }
     : undefined;
   let answer: Answer;
   let retryAfterSeconds: number | undefined;
   const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined;
-  const stepMethod = method === 'functions.completeSuccess' ? 'completed' : method === 'functions.completeError' ? 'failed' : undefined;
+  const stepMethod =
+    method === 'functions.completeSuccess' ? 'completed' : method === 'functions.completeError' ? 'failed' : undefined;
   if (!handler && !stepMethod) answer = fail('unknown_method');
   else if (!usedToken) answer = fail('not_authed');
   else if (owner && 'error' in owner) answer = fail(owner.error);
@@ -613,7 +669,8 @@ export function callWebApi(
           )
         : completeStep(state, args, usedToken, stepMethod);
   // A running step's workflow token acts as the bot (Slack: "xwfp" tokens carry the app's scopes).
-  else if (usedToken !== botToken && !installation && !state.workflowRunByToken(usedToken)) answer = fail('invalid_auth');
+  else if (usedToken !== botToken && !installation && !state.workflowRunByToken(usedToken))
+    answer = fail('invalid_auth');
   else if (!handler) answer = fail('unknown_method');
   else if (badJson.length > 0) {
     answer = badJson.includes('blocks')
@@ -624,7 +681,8 @@ export function callWebApi(
         );
   } else {
     // Slack's limits apply to calls it would serve: per workspace (the team of the token) and method.
-    const channel = method === 'chat.postMessage' ? (resolvePostTarget(state, args.channel) ?? str(args.channel)) : undefined;
+    const channel =
+      method === 'chat.postMessage' ? (resolvePostTarget(state, args.channel) ?? str(args.channel)) : undefined;
     const decision = state.rateLimits.check(state.teamIdOfCall(), method, channel, state.now());
     if (decision.ok) answer = handler(state, args);
     else {

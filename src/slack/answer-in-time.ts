@@ -29,7 +29,10 @@ function clickedAction(body: unknown): string | undefined {
 function slackBusyForm(body: unknown, retryAfterSeconds: number | undefined): Record<string, unknown> | undefined {
   const view = (body as { view?: { blocks?: unknown; submit?: { text?: unknown } } }).view;
   const input = Array.isArray(view?.blocks)
-    ? view.blocks.find((b): b is { block_id: string } => (b as { type?: unknown })?.type === 'input' && typeof (b as { block_id?: unknown }).block_id === 'string')
+    ? view.blocks.find(
+        (b): b is { block_id: string } =>
+          (b as { type?: unknown })?.type === 'input' && typeof (b as { block_id?: unknown }).block_id === 'string',
+      )
     : undefined;
   if (!input) return undefined;
   const label = typeof view?.submit?.text === 'string' ? view.submit.text : 'Submit';
@@ -37,7 +40,10 @@ function slackBusyForm(body: unknown, retryAfterSeconds: number | undefined): Re
   return { response_action: 'errors', errors: { [input.block_id]: message } };
 }
 
-function inTime<A extends ListenerArgs>(listener: (args: A) => Promise<void>, opts: InTimeOptions): (args: A) => Promise<void> {
+function inTime<A extends ListenerArgs>(
+  listener: (args: A) => Promise<void>,
+  opts: InTimeOptions,
+): (args: A) => Promise<void> {
   return async (args) => {
     const receivedAt = Date.now();
     const action = clickedAction(args.body);
@@ -84,7 +90,9 @@ export function answeringInTime(app: App, opts: InTimeOptions): App {
       return (...args: unknown[]) =>
         method.apply(
           target,
-          args.map((arg, i) => (i > 0 && typeof arg === 'function' ? inTime(arg as (a: ListenerArgs) => Promise<void>, opts) : arg)),
+          args.map((arg, i) =>
+            i > 0 && typeof arg === 'function' ? inTime(arg as (a: ListenerArgs) => Promise<void>, opts) : arg,
+          ),
         );
     },
   });

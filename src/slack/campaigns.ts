@@ -23,13 +23,30 @@ import { listTemplates } from '../domain/accounts/email-templates.js';
 import { escapeMrkdwn } from '../domain/shared/mrkdwn-escape.js';
 import { describeForUser } from '../domain/accounts/rewards-failures.js';
 import type { RewardsClient } from '../rewards/index.js';
-import { buildCampaignList, buildCampaignModal, NO_TEMPLATE_OPTION, type CampaignListItem } from './blocks/campaigns.js';
+import {
+  buildCampaignList,
+  buildCampaignModal,
+  NO_TEMPLATE_OPTION,
+  type CampaignListItem,
+} from './blocks/campaigns.js';
 import { buildDesignOptions, searchOptions } from './blocks/options.js';
 import { teller } from './clicker-answer.js';
 import type { ListenerDeps } from './deps.js';
 import { workspaceOf } from './deps.js';
 import { Campaigns, NO_TEMPLATE } from './ids.js';
-import { buttonClick, buttonOpeningModal, metadataOf, noValue, optionsLoad, parseAtEdge, textOf, uuidValue, viewSubmission, type SlashCommandPayload, type StateValues } from './payloads.js';
+import {
+  buttonClick,
+  buttonOpeningModal,
+  metadataOf,
+  noValue,
+  optionsLoad,
+  parseAtEdge,
+  textOf,
+  uuidValue,
+  viewSubmission,
+  type SlashCommandPayload,
+  type StateValues,
+} from './payloads.js';
 import { plain } from './blocks/text.js';
 
 const NOT_ADMIN = ':no_entry: Only Kudos admins can manage campaigns.';
@@ -45,39 +62,67 @@ export function isCampaignsCommand(text: string): boolean {
   return /^campaigns?$/i.test(text.trim());
 }
 
-function campaignDeps(deps: ListenerDeps, rewards: RewardsClient, timing: { timeoutMs: number; deadline?: number }): CampaignDeps {
-  return { db: deps.db, rewards, now: () => deps.now(), settleMs: deps.campaignSettleMs ?? CREATE_SETTLE_MS, ...timing };
+function campaignDeps(
+  deps: ListenerDeps,
+  rewards: RewardsClient,
+  timing: { timeoutMs: number; deadline?: number },
+): CampaignDeps {
+  return {
+    db: deps.db,
+    rewards,
+    now: () => deps.now(),
+    settleMs: deps.campaignSettleMs ?? CREATE_SETTLE_MS,
+    ...timing,
+  };
 }
 
 /** The list as an admin sees it: campaigns still being created are looked up first; designs checked against the catalog now. */
 async function campaignList(deps: ListenerDeps, ws: ReturnType<typeof workspaceOf>): Promise<CampaignListItem[]> {
   const rewards = await deps.rewards.for(ws);
-  await finishCreating(campaignDeps(deps, rewards, { timeoutMs: LIST_TIMEOUT_MS }), ws.teamId).catch((error: unknown) => deps.logger.warn('finishing campaigns being created failed', { error }));
+  await finishCreating(campaignDeps(deps, rewards, { timeoutMs: LIST_TIMEOUT_MS }), ws.teamId).catch((error: unknown) =>
+    deps.logger.warn('finishing campaigns being created failed', { error }),
+  );
   const [rows, spend, catalog] = await Promise.all([
     listCampaigns(deps.db, ws.teamId),
     campaignSpend(deps.db, ws.teamId, deps.now()),
     (async () => {
       const ids = new Set<string>();
-      for await (const product of rewards.catalog.listChoiceCards({ pageSize: 100 }, { timeoutMs: LIST_TIMEOUT_MS })) ids.add(product.productId);
+      for await (const product of rewards.catalog.listChoiceCards({ pageSize: 100 }, { timeoutMs: LIST_TIMEOUT_MS }))
+        ids.add(product.productId);
       return ids;
     })().catch((error: unknown) => {
       deps.logger.warn('reading the catalog for campaigns failed', { error });
       return undefined;
     }),
   ]);
-  return rows.map((row) => ({ row, spend: spend.get(row.id), designGone: catalog !== undefined && !catalog.has(row.productId) }));
+  return rows.map((row) => ({
+    row,
+    spend: spend.get(row.id),
+    designGone: catalog !== undefined && !catalog.has(row.productId),
+  }));
 }
 
-export async function handleCampaignsCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommandPayload; respond: RespondFn }): Promise<void> {
+export async function handleCampaignsCommand(
+  deps: ListenerDeps,
+  input: { ack: AckFn<string | RespondArguments>; command: SlashCommandPayload; respond: RespondFn },
+): Promise<void> {
   const { ack, command, respond } = input;
   const ws = workspaceOf(command);
   if (!(await deps.isAdmin(ws, command.user_id))) return ack({ text: NOT_ADMIN });
   await ack({ text: 'Reading the campaigns…' });
   try {
-    await respond({ response_type: 'ephemeral', replace_original: true, ...buildCampaignList(await campaignList(deps, ws)) });
+    await respond({
+      response_type: 'ephemeral',
+      replace_original: true,
+      ...buildCampaignList(await campaignList(deps, ws)),
+    });
   } catch (error) {
     deps.logger.warn('listing campaigns failed', { error });
-    await respond({ response_type: 'ephemeral', replace_original: true, text: describeForUser(error, 'list the campaigns') });
+    await respond({
+      response_type: 'ephemeral',
+      replace_original: true,
+      text: describeForUser(error, 'list the campaigns'),
+    });
   }
 }
 
@@ -118,19 +163,28 @@ export function registerCampaigns(app: App, deps: ListenerDeps): void {
     const tell = teller(deps, ws, click, respond);
     if (!(await deps.isAdmin(ws, click.user.id))) return void (await tell(NOT_ADMIN));
     const row = await getCampaign(deps.db, ws.teamId, click.actions[0].value);
-    if (!row || row.status !== 'active') return void (await tell('That campaign is archived or still being created; `/kudos campaigns` shows the current list.'));
+    if (!row || row.status !== 'active')
+      return void (await tell(
+        'That campaign is archived or still being created; `/kudos campaigns` shows the current list.',
+      ));
     // The trigger lives 3 s: the design is checked now, but the form opens without the check rather than not at all.
-    const design = await readDesignNow(await deps.rewards.for(ws), row.productId, { timeoutMs: 1500 }).catch(() => 'unknown' as const);
+    const design = await readDesignNow(await deps.rewards.for(ws), row.productId, { timeoutMs: 1500 }).catch(
+      () => 'unknown' as const,
+    );
     await deps.slack.for(ws).openView(
       click.trigger_id,
       buildCampaignModal({
         campaignId: row.id,
         name: row.name,
-        ...(design === undefined ? { designGone: row.designName } : { design: { productId: row.productId, name: row.designName } }),
+        ...(design === undefined
+          ? { designGone: row.designName }
+          : { design: { productId: row.productId, name: row.designName } }),
         minDollars: row.minCents / 100,
         maxDollars: row.maxCents / 100,
         defaultDollars: row.defaultCents / 100,
-        ...(row.templateId ? { template: { templateId: row.templateId, name: row.templateName ?? row.templateId } } : {}),
+        ...(row.templateId
+          ? { template: { templateId: row.templateId, name: row.templateName ?? row.templateId } }
+          : {}),
         ...(row.senderName ? { senderName: row.senderName } : {}),
         ...(row.subject ? { subject: row.subject } : {}),
       }),
@@ -145,10 +199,20 @@ export function registerCampaigns(app: App, deps: ListenerDeps): void {
     if (!(await deps.isAdmin(ws, click.user.id))) return void (await tell(NOT_ADMIN));
     try {
       const rewards = await deps.rewards.for(ws);
-      const outcome = await archiveCampaign(campaignDeps(deps, rewards, { timeoutMs: 5000 }), ws, click.user.id, click.actions[0].value);
+      const outcome = await archiveCampaign(
+        campaignDeps(deps, rewards, { timeoutMs: 5000 }),
+        ws,
+        click.user.id,
+        click.actions[0].value,
+      );
       if (!outcome.ok) return void (await tell(`:no_entry: ${outcome.message}`));
       const note = `:file_cabinet: *${escapeMrkdwn(outcome.row.name)}* archived: deleted from the Rewards account and no longer offered to senders.`;
-      if (click.response_url) await (respond as Respond)({ response_type: 'ephemeral', replace_original: true, ...buildCampaignList(await campaignList(deps, ws), { note }) });
+      if (click.response_url)
+        await (respond as Respond)({
+          response_type: 'ephemeral',
+          replace_original: true,
+          ...buildCampaignList(await campaignList(deps, ws), { note }),
+        });
       else await tell(note);
     } catch (error) {
       deps.logger.warn('archiving a campaign failed', { error });
@@ -183,25 +247,38 @@ export function registerCampaigns(app: App, deps: ListenerDeps): void {
     const body = parseAtEdge(viewSubmission, raw, Campaigns.modal.callbackId);
     const ws = workspaceOf(body);
     const B = Campaigns.modal.blocks;
-    if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [B.name]: 'Only Kudos admins can save campaigns.' } });
+    if (!(await deps.isAdmin(ws, body.user.id)))
+      return ack({ response_action: 'errors', errors: { [B.name]: 'Only Kudos admins can save campaigns.' } });
     const form = readForm(body.view.state.values);
     const { campaignId } = metadataOf(formMetadata, body.view.private_metadata, {});
-    const log = deps.logger.child({ view: Campaigns.modal.callbackId, user: body.user.id, viewId: body.view.id, ...(campaignId ? { campaignId } : {}) });
+    const log = deps.logger.child({
+      view: Campaigns.modal.callbackId,
+      user: body.user.id,
+      viewId: body.view.id,
+      ...(campaignId ? { campaignId } : {}),
+    });
     try {
       const rewards = await deps.rewards.for(ws);
       const existing = campaignId ? await getCampaign(deps.db, ws.teamId, campaignId) : undefined;
-      const checked = await prepareCampaign(rewards, form, { timeoutMs: 1200, formerDesignName: existing?.productId === form.productId ? existing?.designName : undefined });
+      const checked = await prepareCampaign(rewards, form, {
+        timeoutMs: 1200,
+        formerDesignName: existing?.productId === form.productId ? existing?.designName : undefined,
+      });
       if (!checked.ok) {
         const errors: Record<string, string> = {};
-        for (const [field, message] of Object.entries(checked.errors)) errors[FIELD_BLOCKS[field as CampaignField]] = message;
+        for (const [field, message] of Object.entries(checked.errors))
+          errors[FIELD_BLOCKS[field as CampaignField]] = message;
         return ack({ response_action: 'errors', errors });
       }
       const save = campaignDeps(deps, rewards, { timeoutMs: SAVE_BUDGET_MS, deadline: started + SAVE_BUDGET_MS });
-      const outcome = campaignId ? await updateCampaign(save, ws, body.user.id, campaignId, checked.input) : await createCampaign(save, ws, body.user.id, checked.input, body.view.id);
+      const outcome = campaignId
+        ? await updateCampaign(save, ws, body.user.id, campaignId, checked.input)
+        : await createCampaign(save, ws, body.user.id, checked.input, body.view.id);
       switch (outcome.kind) {
         case 'invalid': {
           const errors: Record<string, string> = {};
-          for (const [field, message] of Object.entries(outcome.errors)) errors[FIELD_BLOCKS[field as CampaignField]] = message;
+          for (const [field, message] of Object.entries(outcome.errors))
+            errors[FIELD_BLOCKS[field as CampaignField]] = message;
           return ack({ response_action: 'errors', errors });
         }
         case 'refused':
@@ -211,7 +288,10 @@ export function registerCampaigns(app: App, deps: ListenerDeps): void {
           return ack({ response_action: 'errors', errors: { [B.name]: outcome.message } });
         case 'saved':
           await ack();
-          log.info(campaignId ? 'campaign updated' : 'campaign saved', { campaignId: outcome.row.id, apiCampaignId: outcome.row.apiCampaignId });
+          log.info(campaignId ? 'campaign updated' : 'campaign saved', {
+            campaignId: outcome.row.id,
+            apiCampaignId: outcome.row.apiCampaignId,
+          });
           await deps.slack
             .for(ws)
             .sendDirectMessage(body.user.id, {
@@ -221,7 +301,10 @@ export function registerCampaigns(app: App, deps: ListenerDeps): void {
       }
     } catch (error) {
       log.warn('saving a campaign failed', { error });
-      await ack({ response_action: 'errors', errors: { [B.name]: `${describeForUser(error, 'check the campaign')} Nothing was saved.` } });
+      await ack({
+        response_action: 'errors',
+        errors: { [B.name]: `${describeForUser(error, 'check the campaign')} Nothing was saved.` },
+      });
     }
   });
 }
@@ -235,6 +318,9 @@ export async function templateOptions(deps: ListenerDeps, ws: ReturnType<typeof 
   return searchOptions(
     query,
     NO_TEMPLATE_OPTION,
-    templates.map((t) => ({ text: plain(`${t.name ?? t.templateId}${t.isDefault && !/default/i.test(t.name ?? '') ? ' (default)' : ''}`, 75), value: t.templateId.slice(0, 150) })),
+    templates.map((t) => ({
+      text: plain(`${t.name ?? t.templateId}${t.isDefault && !/default/i.test(t.name ?? '') ? ' (default)' : ''}`, 75),
+      value: t.templateId.slice(0, 150),
+    })),
   );
 }

@@ -6,7 +6,12 @@ type Respond = (message: { response_type: 'ephemeral'; replace_original: false; 
 export type Clicker = { user: { id: string }; response_url?: string | undefined; channel?: { id: string } | undefined };
 
 /** An answer only the clicker sees: through response_url when the click has one, else ephemeral or DM. */
-export function teller(deps: ListenerDeps, ws: ReturnType<typeof workspaceOf>, body: Clicker, respond: unknown): (text: string) => Promise<void> {
+export function teller(
+  deps: ListenerDeps,
+  ws: ReturnType<typeof workspaceOf>,
+  body: Clicker,
+  respond: unknown,
+): (text: string) => Promise<void> {
   return async (text) => {
     if (body.response_url) {
       await (respond as Respond)({ response_type: 'ephemeral', replace_original: false, text });

@@ -64,7 +64,12 @@ export class NotReadInTime extends Error {
  * without such a wait, the read is only slow: a NotReadInTime, unless the caller has answered already
  * (answerByAnswered), who then waits on for it. The work itself goes on either way.
  */
-export function untilDeadline<T>(work: Promise<T>, comeBackInMs: () => number, detail: string, watch?: (changed: () => void) => () => void): Promise<T> {
+export function untilDeadline<T>(
+  work: Promise<T>,
+  comeBackInMs: () => number,
+  detail: string,
+  watch?: (changed: () => void) => () => void,
+): Promise<T> {
   const due = answerDue.getStore();
   const left = slotWaitLeft();
   if (due === undefined || left === undefined) return work;

@@ -69,7 +69,13 @@ export interface InstallationEvents {
 }
 
 /** Workspace of a request body (team, and enterprise where present). */
-export function workspaceOf(body: { team?: { id?: string } | null; team_id?: string; user?: { team_id?: string } | string; enterprise?: { id?: string } | null; enterprise_id?: string | null }): {
+export function workspaceOf(body: {
+  team?: { id?: string } | null;
+  team_id?: string;
+  user?: { team_id?: string } | string;
+  enterprise?: { id?: string } | null;
+  enterprise_id?: string | null;
+}): {
   teamId: string;
   enterpriseId: string | null;
 } {

@@ -10,7 +10,12 @@ import { Pool } from 'undici';
  * `json`: a JSON body (write methods such as views.open); otherwise form-encoded, which every
  * method accepts (Slack's read methods, such as users.info, take no JSON).
  */
-export type DirectWebApiCall = (method: string, args: Record<string, unknown>, encoding: 'json' | 'form', token?: string) => Promise<Record<string, unknown>>;
+export type DirectWebApiCall = (
+  method: string,
+  args: Record<string, unknown>,
+  encoding: 'json' | 'form',
+  token?: string,
+) => Promise<Record<string, unknown>>;
 
 export interface DirectWebApiOptions {
   /** Base URL of the Web API, ending with a slash (SLACK_API_URL). */
@@ -38,22 +43,42 @@ export function createDirectWebApi(opts: DirectWebApiOptions): DirectWebApi {
       const res = await pool.request({
         method: 'POST',
         path: `${prefix}${method}`,
-        headers: { authorization: `Bearer ${token}`, 'content-type': json ? 'application/json; charset=utf-8' : 'application/x-www-form-urlencoded' },
-        body: json ? JSON.stringify(args) : new URLSearchParams(Object.entries(args).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString(),
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': json ? 'application/json; charset=utf-8' : 'application/x-www-form-urlencoded',
+        },
+        body: json
+          ? JSON.stringify(args)
+          : new URLSearchParams(
+              Object.entries(args).map(([k, v]): [string, string] => [
+                k,
+                typeof v === 'string' ? v : JSON.stringify(v),
+              ]),
+            ).toString(),
         headersTimeout: timeout,
         bodyTimeout: timeout,
       });
       if (res.statusCode === 429) {
         await res.body.dump();
         const retryAfter = Number(res.headers['retry-after']) || 1;
-        throw Object.assign(new Error(`A rate limit was exceeded (${method}), retry after ${retryAfter} s`), { code: 'slack_webapi_rate_limited_error', retryAfter });
+        throw Object.assign(new Error(`A rate limit was exceeded (${method}), retry after ${retryAfter} s`), {
+          code: 'slack_webapi_rate_limited_error',
+          retryAfter,
+        });
       }
       if (res.statusCode >= 300) {
         await res.body.dump();
-        throw Object.assign(new Error(`An HTTP protocol error occurred: statusCode = ${res.statusCode}`), { code: 'slack_webapi_http_error', statusCode: res.statusCode });
+        throw Object.assign(new Error(`An HTTP protocol error occurred: statusCode = ${res.statusCode}`), {
+          code: 'slack_webapi_http_error',
+          statusCode: res.statusCode,
+        });
       }
       const data = (await res.body.json()) as Record<string, unknown> & { ok?: boolean; error?: string };
-      if (!data.ok) throw Object.assign(new Error(`An API error occurred: ${data.error}`), { code: 'slack_webapi_platform_error', data });
+      if (!data.ok)
+        throw Object.assign(new Error(`An API error occurred: ${data.error}`), {
+          code: 'slack_webapi_platform_error',
+          data,
+        });
       return data;
     },
     close: () => pool.close(),

@@ -25,8 +25,18 @@ export function createFinanceNotifier(deps: FinanceNotifierDeps): FinanceNotifie
     return users.filter((u) => (u.isAdmin || u.isOwner) && !u.isBot && !u.deleted).map((u) => u.id);
   }
 
-  async function postTo(ws: WorkspaceRef, to: { channel: string } | { userId: string }, kind: string, subject: string, notice: FinanceNotice) {
-    const result = await postOnce({ db: deps.db, chat: deps.slack }, { kind, subject, teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null }, { to, message: renderFinanceNotice(notice) });
+  async function postTo(
+    ws: WorkspaceRef,
+    to: { channel: string } | { userId: string },
+    kind: string,
+    subject: string,
+    notice: FinanceNotice,
+  ) {
+    const result = await postOnce(
+      { db: deps.db, chat: deps.slack },
+      { kind, subject, teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null },
+      { to, message: renderFinanceNotice(notice) },
+    );
     if (result.posted) return result.message;
     const existing = result.existing;
     return existing?.channel && existing.ts ? { channel: existing.channel, ts: existing.ts } : undefined;
@@ -42,11 +52,14 @@ export function createFinanceNotifier(deps: FinanceNotifierDeps): FinanceNotifie
       }
       const admins = await adminIds(ws);
       if (admins.length === 0) deps.logger.warn('no Kudos admin to tell', { teamId: ws.teamId, kind });
-      const results = await Promise.allSettled(admins.map((userId) => postTo(ws, { userId }, kind, `${ws.teamId}:${subject}:${userId}`, notice)));
+      const results = await Promise.allSettled(
+        admins.map((userId) => postTo(ws, { userId }, kind, `${ws.teamId}:${subject}:${userId}`, notice)),
+      );
       const posted: Array<{ channel: string; ts: string }> = [];
       for (const r of results) {
         if (r.status === 'fulfilled' && r.value) posted.push(r.value);
-        if (r.status === 'rejected') deps.logger.warn('telling an admin failed', { teamId: ws.teamId, kind, error: r.reason });
+        if (r.status === 'rejected')
+          deps.logger.warn('telling an admin failed', { teamId: ws.teamId, kind, error: r.reason });
       }
       return posted;
     },
@@ -59,7 +72,9 @@ export function createFinanceNotifier(deps: FinanceNotifierDeps): FinanceNotifie
         request.messages.map((ref) =>
           deps.slack
             .updateMessage({ teamId: request.teamId, enterpriseId: request.enterpriseId }, ref.channel, ref.ts, content)
-            .catch((error: unknown) => deps.logger.warn('updating a top-up message failed', { topUpId: request.id, error })),
+            .catch((error: unknown) =>
+              deps.logger.warn('updating a top-up message failed', { topUpId: request.id, error }),
+            ),
         ),
       );
     },

@@ -1,7 +1,15 @@
 // The one module for outbound Slack Web API calls (post, update, DM, views, user lookups), so that
 // the domain never sees Bolt, and tests can observe every call in the simulator's log.
 import type { types, webApi } from '@slack/bolt';
-import { ChatRefusal, type ChatOutcome, type Messenger, type PostedMessage, type ProfileField, type RenderedMessage, type WorkspaceUser } from '../domain/shared/ports.js';
+import {
+  ChatRefusal,
+  type ChatOutcome,
+  type Messenger,
+  type PostedMessage,
+  type ProfileField,
+  type RenderedMessage,
+  type WorkspaceUser,
+} from '../domain/shared/ports.js';
 import type { DirectWebApiCall } from './direct-web-api.js';
 import { POST_MAX_WAIT_MS, UNPACED, type SlackPacer } from './pacing.js';
 
@@ -32,7 +40,10 @@ export interface SlackGateway {
   usergroupMembers(usergroupId: string): Promise<string[]>;
   postMessage(channel: string, message: Parameters<Messenger['postMessage']>[2]): Promise<PostedMessage>;
   /** Absent without history reads (distribution mode). */
-  findMessageByMetadata?: (channel: string, query: Parameters<NonNullable<Messenger['findMessageByMetadata']>>[2]) => Promise<string | undefined>;
+  findMessageByMetadata?: (
+    channel: string,
+    query: Parameters<NonNullable<Messenger['findMessageByMetadata']>>[2],
+  ) => Promise<string | undefined>;
   updateMessage(channel: string, ts: string, message: RenderedMessage): Promise<void>;
   sendDirectMessage(userId: string, message: RenderedMessage): Promise<PostedMessage>;
   /** team.profile.get: the workspace's custom profile fields (scope users.profile:read). */
@@ -43,9 +54,16 @@ export interface SlackGateway {
    * An uploaded file's text (a modal's file_input): files.info, then its url_private_download with the
    * bot token (scope files:read). `too_large` without downloading when Slack says it is over `maxBytes`.
    */
-  readUploadedFile(fileId: string, maxBytes: number): Promise<{ name: string; text: string } | { error: 'not_found' | 'too_large' }>;
+  readUploadedFile(
+    fileId: string,
+    maxBytes: number,
+  ): Promise<{ name: string; text: string } | { error: 'not_found' | 'too_large' }>;
   /** functions.completeSuccess / completeError with the workflow's own token (a step finished later). */
-  finishWorkflowStep(token: string, functionExecutionId: string, result: { ok: true; outputs: Record<string, string> } | { ok: false; error: string }): Promise<void>;
+  finishWorkflowStep(
+    token: string,
+    functionExecutionId: string,
+    result: { ok: true; outputs: Record<string, string> } | { ok: false; error: string },
+  ): Promise<void>;
   /** Drops a cached user (user_change). */
   forgetUser?(userId: string): void;
   listUsergroups(): Promise<SlackUsergroup[]>;
@@ -88,7 +106,10 @@ export function toChatRefusal(error: unknown, notFound: ReadonlySet<string> = ne
   const e = error as { code?: unknown; data?: { error?: unknown }; retryAfter?: unknown } | null;
   if (e?.code === 'slack_webapi_rate_limited_error') {
     const retryAfter = Number(e.retryAfter);
-    return new ChatRefusal('rate_limited', 'ratelimited', { cause: error, ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}) });
+    return new ChatRefusal('rate_limited', 'ratelimited', {
+      cause: error,
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: retryAfter } : {}),
+    });
   }
   if (e?.code === 'slack_webapi_request_error') {
     // The connection's own error: on the original (axios) or its cause (fetch: "fetch failed").
@@ -98,12 +119,22 @@ export function toChatRefusal(error: unknown, notFound: ReadonlySet<string> = ne
   }
   if (e?.code !== 'slack_webapi_platform_error') return error;
   const code = typeof e.data?.error === 'string' ? e.data.error : 'unknown_error';
-  const outcome: ChatOutcome = notFound.has(code) ? 'not_found' : UNREACHABLE_CHANNEL_ERRORS.has(code) ? 'channel_unreachable' : 'refused';
+  const outcome: ChatOutcome = notFound.has(code)
+    ? 'not_found'
+    : UNREACHABLE_CHANNEL_ERRORS.has(code)
+      ? 'channel_unreachable'
+      : 'refused';
   return new ChatRefusal(outcome, code, { cause: error });
 }
 
 /** Slack errors of functions.complete* for a step run that is over (or whose token is). */
-const STEP_GONE_ERRORS = new Set(['function_execution_not_found', 'invalid_auth', 'token_expired', 'token_revoked', 'not_authed']);
+const STEP_GONE_ERRORS = new Set([
+  'function_execution_not_found',
+  'invalid_auth',
+  'token_expired',
+  'token_revoked',
+  'not_authed',
+]);
 
 /** Runs a port's call, rejecting with Slack's errors translated (toChatRefusal). */
 async function translated<T>(call: () => Promise<T>, notFound?: ReadonlySet<string>): Promise<T> {
@@ -210,7 +241,9 @@ class Gateway implements SlackGateway {
   // Slack rate-limits users.info per minute.
   // `pending` while users.info runs (concurrent lookups share it), then `user`: the answer alone is
   // kept, not its promise (which holds the async context of the request that asked).
-  private users: Map<string, { at: number; pending: Promise<SlackUser | undefined> | undefined; user: SlackUser | undefined }> | undefined = undefined;
+  private users:
+    | Map<string, { at: number; pending: Promise<SlackUser | undefined> | undefined; user: SlackUser | undefined }>
+    | undefined = undefined;
   private dmChannels: Map<string, string> | undefined = undefined;
 
   constructor(
@@ -234,7 +267,9 @@ class Gateway implements SlackGateway {
     const { client, direct, tokenOf } = this;
     try {
       const res = (await this.pacer.method('users.info', async () =>
-        direct ? await direct('users.info', { user: userId }, 'form', tokenOf ? await tokenOf() : undefined) : await client.users.info({ ...(await this.tok()), user: userId }),
+        direct
+          ? await direct('users.info', { user: userId }, 'form', tokenOf ? await tokenOf() : undefined)
+          : await client.users.info({ ...(await this.tok()), user: userId }),
       )) as {
         user?: unknown;
       };
@@ -251,7 +286,11 @@ class Gateway implements SlackGateway {
     const user = this.fetchUser(userId);
     if (this.ttl > 0) {
       const users = (this.users ??= new Map());
-      const entry = { at: this.now(), pending: user as Promise<SlackUser | undefined> | undefined, user: undefined as SlackUser | undefined };
+      const entry = {
+        at: this.now(),
+        pending: user as Promise<SlackUser | undefined> | undefined,
+        user: undefined as SlackUser | undefined,
+      };
       // Bounded: a 1,000-member group's kudos asks for everyone once. Map order is insertion order,
       // so re-inserting keeps the oldest answer first, and it goes first.
       users.delete(userId);
@@ -274,7 +313,10 @@ class Gateway implements SlackGateway {
     this.users?.delete(userId);
   }
 
-  async readUploadedFile(fileId: string, maxBytes: number): Promise<{ name: string; text: string } | { error: 'not_found' | 'too_large' }> {
+  async readUploadedFile(
+    fileId: string,
+    maxBytes: number,
+  ): Promise<{ name: string; text: string } | { error: 'not_found' | 'too_large' }> {
     let info: { file?: { name?: string; size?: number; url_private_download?: string } };
     try {
       info = (await this.client.apiCall('files.info', { ...(await this.tok()), file: fileId })) as typeof info;
@@ -286,26 +328,47 @@ class Gateway implements SlackGateway {
     if (!file?.url_private_download) return { error: 'not_found' };
     if ((file.size ?? 0) > maxBytes) return { error: 'too_large' };
     const token = this.tokenOf ? await this.tokenOf() : this.client.token;
-    const res = await fetch(file.url_private_download, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(5_000) });
+    const res = await fetch(file.url_private_download, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(5_000),
+    });
     if (!res.ok) throw new Error(`downloading ${fileId} from Slack: HTTP ${res.status}`);
     const bytes = Buffer.from(await res.arrayBuffer());
     if (bytes.length > maxBytes) return { error: 'too_large' };
     return { name: file.name ?? fileId, text: bytes.toString('utf8') };
   }
 
-  async finishWorkflowStep(token: string, functionExecutionId: string, result: { ok: true; outputs: Record<string, string> } | { ok: false; error: string }): Promise<void> {
+  async finishWorkflowStep(
+    token: string,
+    functionExecutionId: string,
+    result: { ok: true; outputs: Record<string, string> } | { ok: false; error: string },
+  ): Promise<void> {
     // Slack's refusals (the run ended, the token expired) come back as ChatRefusal: the step is given up.
     const args = result.ok ? { outputs: result.outputs } : { error: result.error };
-    await translated(() => this.client.apiCall(result.ok ? 'functions.completeSuccess' : 'functions.completeError', { token, function_execution_id: functionExecutionId, ...args }), STEP_GONE_ERRORS);
+    await translated(
+      () =>
+        this.client.apiCall(result.ok ? 'functions.completeSuccess' : 'functions.completeError', {
+          token,
+          function_execution_id: functionExecutionId,
+          ...args,
+        }),
+      STEP_GONE_ERRORS,
+    );
   }
 
   async profileFields(): Promise<ProfileField[]> {
-    const res = (await this.client.apiCall('team.profile.get', { ...(await this.tok()) })) as { profile?: { fields?: Array<{ id?: string; label?: string; type?: string }> } };
-    return (res.profile?.fields ?? []).filter((f) => f.id).map((f) => ({ id: f.id!, label: f.label ?? f.id!, type: f.type ?? 'text' }));
+    const res = (await this.client.apiCall('team.profile.get', { ...(await this.tok()) })) as {
+      profile?: { fields?: Array<{ id?: string; label?: string; type?: string }> };
+    };
+    return (res.profile?.fields ?? [])
+      .filter((f) => f.id)
+      .map((f) => ({ id: f.id!, label: f.label ?? f.id!, type: f.type ?? 'text' }));
   }
 
   async profileFieldValues(userId: string): Promise<Record<string, string>> {
-    const res = (await this.pacer.method('users.profile.get', async () => this.client.apiCall('users.profile.get', { ...(await this.tok()), user: userId }))) as {
+    const res = (await this.pacer.method('users.profile.get', async () =>
+      this.client.apiCall('users.profile.get', { ...(await this.tok()), user: userId }),
+    )) as {
       profile?: { fields?: Record<string, { value?: string } | null> | unknown[] | null };
     };
     const fields = res.profile?.fields;
@@ -317,7 +380,10 @@ class Gateway implements SlackGateway {
   async usergroupMembers(usergroupId: string): Promise<string[]> {
     if (!SLACK_USERGROUP_ID.test(usergroupId)) throw new ChatRefusal('not_found', 'not a user group id');
     const res = await translated(
-      () => this.pacer.method('usergroups.users.list', async () => this.client.usergroups.users.list({ ...(await this.tok()), usergroup: usergroupId })),
+      () =>
+        this.pacer.method('usergroups.users.list', async () =>
+          this.client.usergroups.users.list({ ...(await this.tok()), usergroup: usergroupId }),
+        ),
       UNKNOWN_USERGROUP_ERRORS,
     );
     return res.users ?? [];
@@ -325,7 +391,11 @@ class Gateway implements SlackGateway {
 
   async listUsergroups(): Promise<SlackUsergroup[]> {
     const res = await this.client.usergroups.list({ ...(await this.tok()) });
-    return (res.usergroups ?? []).map((g) => ({ id: g.id ?? '', handle: g.handle ?? '', name: g.name ?? g.handle ?? '' }));
+    return (res.usergroups ?? []).map((g) => ({
+      id: g.id ?? '',
+      handle: g.handle ?? '',
+      name: g.name ?? g.handle ?? '',
+    }));
   }
 
   async postMessage(channel: string, message: Parameters<Messenger['postMessage']>[2]): Promise<PostedMessage> {
@@ -337,7 +407,9 @@ class Gateway implements SlackGateway {
           text: message.text,
           ...blocksOf(message),
           ...(message.threadTs ? { thread_ts: message.threadTs } : {}),
-          ...(message.metadata ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } } : {}),
+          ...(message.metadata
+            ? { metadata: { event_type: message.metadata.eventType, event_payload: message.metadata.payload } }
+            : {}),
           unfurl_links: false,
           unfurl_media: false,
         }),
@@ -351,7 +423,11 @@ class Gateway implements SlackGateway {
     const known = this.dmChannels?.get(userId);
     if (known) return known;
     const opened = await translated(() =>
-      this.pacer.method('conversations.open', async () => this.client.conversations.open({ ...(await this.tok()), users: userId }), { maxWaitMs: POST_MAX_WAIT_MS }),
+      this.pacer.method(
+        'conversations.open',
+        async () => this.client.conversations.open({ ...(await this.tok()), users: userId }),
+        { maxWaitMs: POST_MAX_WAIT_MS },
+      ),
     );
     const channel = opened.channel?.id;
     if (!channel) throw new Error(`conversations.open gave no channel for ${userId}`);
@@ -362,11 +438,19 @@ class Gateway implements SlackGateway {
   }
 
   async postEphemeral(channel: string, userId: string, message: RenderedMessage): Promise<void> {
-    await this.client.chat.postEphemeral({ ...(await this.tok()), channel, user: userId, text: message.text, ...blocksOf(message) });
+    await this.client.chat.postEphemeral({
+      ...(await this.tok()),
+      channel,
+      user: userId,
+      text: message.text,
+      ...blocksOf(message),
+    });
   }
 
   async updateMessage(channel: string, ts: string, message: RenderedMessage): Promise<void> {
-    await translated(async () => this.client.chat.update({ ...(await this.tok()), channel, ts, text: message.text, ...blocksOf(message) }));
+    await translated(async () =>
+      this.client.chat.update({ ...(await this.tok()), channel, ts, text: message.text, ...blocksOf(message) }),
+    );
   }
 
   async sendDirectMessage(userId: string, message: RenderedMessage): Promise<PostedMessage> {
@@ -392,11 +476,18 @@ class Gateway implements SlackGateway {
   }
 
   async updateView(viewId: string, view: Record<string, unknown>, hash?: string): Promise<void> {
-    await this.client.views.update({ ...(await this.tok()), view_id: viewId, ...(hash ? { hash } : {}), view: view as never });
+    await this.client.views.update({
+      ...(await this.tok()),
+      view_id: viewId,
+      ...(hash ? { hash } : {}),
+      view: view as never,
+    });
   }
 
   async publishHome(userId: string, view: Record<string, unknown>): Promise<void> {
-    await this.pacer.method('views.publish', async () => this.client.views.publish({ ...(await this.tok()), user_id: userId, view: view as never }));
+    await this.pacer.method('views.publish', async () =>
+      this.client.views.publish({ ...(await this.tok()), user_id: userId, view: view as never }),
+    );
   }
 
   async ensureChannelMember(channel: string): Promise<'member' | 'joined' | 'not_member' | 'missing'> {
@@ -423,7 +514,10 @@ class Gateway implements SlackGateway {
     try {
       return (await this.client.chat.getPermalink({ ...(await this.tok()), channel, message_ts: ts })).permalink;
     } catch (error) {
-      if (['message_not_found', 'channel_not_found'].includes((error as { data?: { error?: string } }).data?.error ?? '')) return undefined;
+      if (
+        ['message_not_found', 'channel_not_found'].includes((error as { data?: { error?: string } }).data?.error ?? '')
+      )
+        return undefined;
       throw error;
     }
   }
@@ -431,15 +525,38 @@ class Gateway implements SlackGateway {
 
 /** A gateway that finds a lost post in the channel's history (single-workspace mode). */
 class HistoryReadingGateway extends Gateway {
-  async findMessageByMetadata(channel: string, query: Parameters<NonNullable<Messenger['findMessageByMetadata']>>[2]): Promise<string | undefined> {
+  async findMessageByMetadata(
+    channel: string,
+    query: Parameters<NonNullable<Messenger['findMessageByMetadata']>>[2],
+  ): Promise<string | undefined> {
     const oldest = (query.since.getTime() / 1000).toFixed(6);
     let cursor: string | undefined;
     // Newest first for history; a thread's replies come oldest first. Either way every page is read.
     for (let page = 0; page < 50; page++) {
-      const common = { ...(await this.tok()), channel, oldest, limit: 200, include_all_metadata: true, ...(cursor ? { cursor } : {}) };
-      const res = await translated(() => (query.threadTs ? this.client.conversations.replies({ ...common, ts: query.threadTs }) : this.client.conversations.history(common)));
-      for (const m of (res.messages ?? []) as Array<{ metadata?: { event_type?: string; event_payload?: Record<string, unknown> }; ts?: string }>) {
-        if (m.metadata?.event_type === query.eventType && m.metadata.event_payload && query.match(m.metadata.event_payload) && m.ts) return m.ts;
+      const common = {
+        ...(await this.tok()),
+        channel,
+        oldest,
+        limit: 200,
+        include_all_metadata: true,
+        ...(cursor ? { cursor } : {}),
+      };
+      const res = await translated(() =>
+        query.threadTs
+          ? this.client.conversations.replies({ ...common, ts: query.threadTs })
+          : this.client.conversations.history(common),
+      );
+      for (const m of (res.messages ?? []) as Array<{
+        metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
+        ts?: string;
+      }>) {
+        if (
+          m.metadata?.event_type === query.eventType &&
+          m.metadata.event_payload &&
+          query.match(m.metadata.event_payload) &&
+          m.ts
+        )
+          return m.ts;
       }
       cursor = res.response_metadata?.next_cursor || undefined;
       if (!cursor || !res.has_more) return undefined;
@@ -459,7 +576,13 @@ export type UserLister = (opts?: { onWait?: (waitMs: number) => void }) => Promi
 /** users.list, every page, as SlackUsers, paced (Tier 2) by `pacer` (big groups' checks, the approvers' admins-and-owners fallback). */
 export function createUserLister(
   client: {
-    users: { list(args: { limit?: number; cursor?: string; token?: string }): Promise<{ members?: unknown[]; response_metadata?: { next_cursor?: string } }> };
+    users: {
+      list(args: {
+        limit?: number;
+        cursor?: string;
+        token?: string;
+      }): Promise<{ members?: unknown[]; response_metadata?: { next_cursor?: string } }>;
+    };
   },
   token?: () => Promise<string>,
   pacer: SlackPacer = UNPACED,
@@ -471,7 +594,12 @@ export function createUserLister(
       const page = cursor;
       const res = await pacer.method(
         'users.list',
-        async () => client.users.list({ ...(token ? { token: await token() } : {}), limit: 200, ...(page ? { cursor: page } : {}) }),
+        async () =>
+          client.users.list({
+            ...(token ? { token: await token() } : {}),
+            limit: 200,
+            ...(page ? { cursor: page } : {}),
+          }),
         opts.onWait ? { onWait: opts.onWait } : {},
       );
       users.push(...(res.members ?? []).map((m) => toSlackUser(m as never)));

@@ -13,7 +13,14 @@ import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { HomePages } from '../db/schema/index.js';
 import type { ApprovalService } from '../domain/approvals/approval-service.js';
-import { changesSince, getHomeVisit, homeVisitorsForTeams, loadHome, recordHomeVisit, shownFlash } from '../domain/home/home-data.js';
+import {
+  changesSince,
+  getHomeVisit,
+  homeVisitorsForTeams,
+  loadHome,
+  recordHomeVisit,
+  shownFlash,
+} from '../domain/home/home-data.js';
 import type { SettingsStore, WorkspaceRef } from '../domain/workspaces/settings.js';
 import { describeForUser } from '../domain/accounts/rewards-failures.js';
 import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
@@ -76,14 +83,23 @@ type PublishOptions = { flash?: string; pages?: HomePages; opened?: boolean };
 
 /** One person's publishes: the one in flight, and the one waiting for it (every ask since, joined). */
 interface PersonPublishes {
-  waiting?: { ws: WorkspaceRef; opts: PublishOptions; done: Promise<void>; resolve: () => void; reject: (error: unknown) => void };
+  waiting?: {
+    ws: WorkspaceRef;
+    opts: PublishOptions;
+    done: Promise<void>;
+    resolve: () => void;
+    reject: (error: unknown) => void;
+  };
 }
 
 /** Two asks as one: the later's line and page win (opening Home starts at the newest pages; a page button moves one list). */
 function joined(earlier: PublishOptions, later: PublishOptions): PublishOptions {
   const flash = later.flash ?? earlier.flash;
   const place = later.opened || later.pages ? later : earlier;
-  return { ...(flash !== undefined ? { flash } : {}), ...(place.opened ? { opened: true } : place.pages ? { pages: place.pages } : {}) };
+  return {
+    ...(flash !== undefined ? { flash } : {}),
+    ...(place.opened ? { opened: true } : place.pages ? { pages: place.pages } : {}),
+  };
 }
 
 const FLASH_MS = 30_000;
@@ -173,7 +189,12 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   }
 
   /** After `current`, the person's waiting publish (if any), and so on; then the person is done. */
-  async function publishInTurn(key: string, userId: string, entry: PersonPublishes, current: Promise<void>): Promise<void> {
+  async function publishInTurn(
+    key: string,
+    userId: string,
+    entry: PersonPublishes,
+    current: Promise<void>,
+  ): Promise<void> {
     for (;;) {
       await current.catch(() => {});
       const next = entry.waiting;
@@ -200,7 +221,13 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     const roles = { admin, approver };
     const connection = deps.rewardsSetup ? await deps.rewardsSetup.summary(ws) : undefined;
     const unconnected = deps.rewardsSetup !== undefined && connection === undefined;
-    const rewardsAccount = deps.rewardsSetup ? (admin ? rewardsHomeSection(connection) : unconnected ? [section(notConnectedText(false, settings.adminUserIds ?? undefined))] : []) : [];
+    const rewardsAccount = deps.rewardsSetup
+      ? admin
+        ? rewardsHomeSection(connection)
+        : unconnected
+          ? [section(notConnectedText(false, settings.adminUserIds ?? undefined))]
+          : []
+      : [];
     const [data, balance, stats, money, automations] = await Promise.all([
       loadHome(deps.db, {
         teamId: ws.teamId,
@@ -216,9 +243,23 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
       admin && !unconnected ? moneyFor(ws) : Promise.resolve([]),
       homeAutomationsSection(deps.db, { ws, userId, admin, now: deps.now() }),
     ]);
-    const view = buildHome(data, { ...(flash ? { flash: flash.text } : {}), ...(balance ? { balance } : {}), rewardsAccount, stats, money, automations });
+    const view = buildHome(data, {
+      ...(flash ? { flash: flash.text } : {}),
+      ...(balance ? { balance } : {}),
+      rewardsAccount,
+      stats,
+      money,
+      automations,
+    });
     await deps.slack.for(ws).publishHome(userId, view);
-    await recordHomeVisit(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, userId, roles, pages, ...(o.flash && flash ? { flash } : {}) });
+    await recordHomeVisit(deps.db, {
+      teamId: ws.teamId,
+      enterpriseId: ws.enterpriseId ?? null,
+      userId,
+      roles,
+      pages,
+      ...(o.flash && flash ? { flash } : {}),
+    });
   }
 
   function refresh(ws: WorkspaceRef, userIds: string[]): void {
@@ -251,7 +292,12 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
       }
     }
     // Every workspace's visitors in one statement.
-    const visitorsOf = await homeVisitorsForTeams(deps.db, new Map([...byTeam].map(([teamId, t]) => [teamId, { userIds: [...t.userIds], concernsApprovers: t.concernsApprovers }])));
+    const visitorsOf = await homeVisitorsForTeams(
+      deps.db,
+      new Map(
+        [...byTeam].map(([teamId, t]) => [teamId, { userIds: [...t.userIds], concernsApprovers: t.concernsApprovers }]),
+      ),
+    );
     for (const [teamId, visitors] of visitorsOf) {
       if (visitors.length > 0)
         refresh(
@@ -307,7 +353,10 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     pollOnce,
     start() {
       if (timer) return;
-      timer = setInterval(() => void pollOnce().catch((error: unknown) => log.warn('Home refresh pass failed', { error })), opts.pollIntervalMs ?? 1000);
+      timer = setInterval(
+        () => void pollOnce().catch((error: unknown) => log.warn('Home refresh pass failed', { error })),
+        opts.pollIntervalMs ?? 1000,
+      );
       timer.unref();
     },
     async stop() {

@@ -5,8 +5,14 @@ import { monthlyLeaderboard, personalMonth } from '../domain/recognition/stats.j
 import { buildHomeStatsSection } from './blocks/stats.js';
 import type { Block } from './blocks/text.js';
 
-export async function homeStatsSection(db: Database, input: { teamId: string; userId: string; now: Date; amounts: boolean }): Promise<Block[]> {
+export async function homeStatsSection(
+  db: Database,
+  input: { teamId: string; userId: string; now: Date; amounts: boolean },
+): Promise<Block[]> {
   const month = { year: input.now.getUTCFullYear(), month: input.now.getUTCMonth() + 1 };
-  const [board, me] = await Promise.all([monthlyLeaderboard(db, input.teamId, month, 3), personalMonth(db, input.teamId, input.userId, month)]);
+  const [board, me] = await Promise.all([
+    monthlyLeaderboard(db, input.teamId, month, 3),
+    personalMonth(db, input.teamId, input.userId, month),
+  ]);
   return buildHomeStatsSection({ board, me, amounts: input.amounts });
 }

@@ -266,7 +266,15 @@ export const Celebrations = {
       channel: 'rule_channel',
       profileField: 'rule_profile_field',
     },
-    actions: { enabled: 'enabled', amount: 'amount', design: 'design', template: 'template', sender: 'sender', channel: 'channel', profileField: 'profile_field' },
+    actions: {
+      enabled: 'enabled',
+      amount: 'amount',
+      design: 'design',
+      template: 'template',
+      sender: 'sender',
+      channel: 'channel',
+      profileField: 'profile_field',
+    },
   },
   csvModal: {
     callbackId: 'celebration_csv',
@@ -276,17 +284,46 @@ export const Celebrations = {
 } as const;
 
 export const Recurring = {
-  actions: { pause: 'recurring_pause', resume: 'recurring_resume', delete: 'recurring_delete', skip: 'recurring_skip', create: 'recurring_create', page: 'recurring_page' },
+  actions: {
+    pause: 'recurring_pause',
+    resume: 'recurring_resume',
+    delete: 'recurring_delete',
+    skip: 'recurring_skip',
+    create: 'recurring_create',
+    page: 'recurring_page',
+  },
   modal: {
     callbackId: 'recurring_new',
-    blocks: { recipients: 'rec_recipients', design: 'rec_design', amount: 'rec_amount', message: 'rec_message', cadence: 'rec_cadence', weekday: 'rec_weekday', day: 'rec_day', time: 'rec_time' },
-    actions: { recipients: 'recipients', design: 'design', amount: 'amount', message: 'message', cadence: 'cadence', weekday: 'weekday', day: 'day', time: 'time' },
+    blocks: {
+      recipients: 'rec_recipients',
+      design: 'rec_design',
+      amount: 'rec_amount',
+      message: 'rec_message',
+      cadence: 'rec_cadence',
+      weekday: 'rec_weekday',
+      day: 'rec_day',
+      time: 'rec_time',
+    },
+    actions: {
+      recipients: 'recipients',
+      design: 'design',
+      amount: 'amount',
+      message: 'message',
+      cadence: 'cadence',
+      weekday: 'weekday',
+      day: 'day',
+      time: 'time',
+    },
   },
 } as const;
 
 /** Distribution mode: an admin connects the workspace's own Rewards account from App Home. */
 export const RewardsConnect = {
   callbackId: 'rewards_connect',
-  blocks: { clientId: 'rewards_client_id', clientSecret: 'rewards_client_secret', webhookSecret: 'rewards_webhook_secret' },
+  blocks: {
+    clientId: 'rewards_client_id',
+    clientSecret: 'rewards_client_secret',
+    webhookSecret: 'rewards_webhook_secret',
+  },
   actions: { open: 'rewards_connect_open', value: 'value' },
 } as const;

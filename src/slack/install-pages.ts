@@ -7,7 +7,8 @@ import type { ServerResponse } from 'node:http';
 
 export type InstallFailure = 'denied' | 'state' | 'cookie' | 'exchange' | 'slack_error';
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const STYLE = `body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1d1c1d;line-height:1.5}
 h1{font-size:1.5rem}a.button{display:inline-block;background:#4a154b;color:#fff;padding:.6rem 1.2rem;border-radius:.3rem;text-decoration:none;font-weight:600}
@@ -70,8 +71,15 @@ export function installPage(authorizeUrl: string): string {
   );
 }
 
-export function installSuccessPage(installed: { name: string; orgWide: boolean; appId?: string; teamId?: string }): string {
-  const where = installed.orgWide ? `the ${escapeHtml(installed.name)} org (every workspace an org admin adds it to)` : escapeHtml(installed.name);
+export function installSuccessPage(installed: {
+  name: string;
+  orgWide: boolean;
+  appId?: string;
+  teamId?: string;
+}): string {
+  const where = installed.orgWide
+    ? `the ${escapeHtml(installed.name)} org (every workspace an org admin adds it to)`
+    : escapeHtml(installed.name);
   return page(
     'Kudos is installed',
     `<h1>Kudos is installed in ${where}</h1>
@@ -104,10 +112,20 @@ const FAILURES: Record<InstallFailure, { status: number; title: string; text: st
     title: 'Slack did not complete the install',
     text: 'Slack did not confirm the install (its answer was an error, or it could not be reached). Nothing was stored. Wait a minute and start over from the install page; if it keeps failing, ask the operator of this Kudos deployment to check its logs.',
   },
-  slack_error: { status: 400, title: 'Slack stopped the install', text: 'Slack sent back an error instead of the install. Nothing was stored. Start over from the install page.' },
+  slack_error: {
+    status: 400,
+    title: 'Slack stopped the install',
+    text: 'Slack sent back an error instead of the install. Nothing was stored. Start over from the install page.',
+  },
 };
 
 export function installFailurePage(failure: InstallFailure): { status: number; html: string } {
   const f = FAILURES[failure];
-  return { status: f.status, html: page(f.title, `<h1>${escapeHtml(f.title)}</h1><p>${escapeHtml(f.text)}</p><p><a href="/slack/install">Back to the install page</a></p>`) };
+  return {
+    status: f.status,
+    html: page(
+      f.title,
+      `<h1>${escapeHtml(f.title)}</h1><p>${escapeHtml(f.text)}</p><p><a href="/slack/install">Back to the install page</a></p>`,
+    ),
+  };
 }

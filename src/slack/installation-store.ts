@@ -70,7 +70,10 @@ export interface KudosInstallationStore extends InstallationStore {
    * its own bot user (then the installation is as good as uninstalled), its installer's user token
    * only when `userIds` holds the installer. Ids of any other bot or user change nothing.
    */
-  revokeTokens(installation: InstallationLookup, revoked: { botUserIds: string[]; userIds: string[] }): Promise<RevokedTokens | undefined>;
+  revokeTokens(
+    installation: InstallationLookup,
+    revoked: { botUserIds: string[]; userIds: string[] },
+  ): Promise<RevokedTokens | undefined>;
 }
 
 /** What a tokens_revoked took from an installation. */
@@ -105,8 +108,10 @@ export interface InstallationStoreDeps {
 export function createInstallationStore(deps: InstallationStoreDeps): KudosInstallationStore {
   const now = deps.now ?? (() => new Date());
   const { db, keyRing } = deps;
-  const seal = (value: string | undefined, key: string, role: Parameters<typeof contextOf>[1]) => (value ? keyRing.seal(value, contextOf(key, role)) : null);
-  const open = (value: string | null, key: string, role: Parameters<typeof contextOf>[1]) => (value ? keyRing.open(value, contextOf(key, role)) : undefined);
+  const seal = (value: string | undefined, key: string, role: Parameters<typeof contextOf>[1]) =>
+    value ? keyRing.seal(value, contextOf(key, role)) : null;
+  const open = (value: string | null, key: string, role: Parameters<typeof contextOf>[1]) =>
+    value ? keyRing.open(value, contextOf(key, role)) : undefined;
   const changed = (key: string | undefined) => {
     if (key) deps.onChange?.(key);
     return key;
@@ -160,7 +165,8 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
       const [row] = await liveBotQuery().execute({ key });
       if (!row?.botToken) continue;
       // InstallProvider's own rule: a token with a refresh token and an expiry inside the window.
-      const due = (rotates: boolean, expiresAt: Date | null) => Boolean(rotates && expiresAt && expiresAt.getTime() <= refreshFrom.getTime());
+      const due = (rotates: boolean, expiresAt: Date | null) =>
+        Boolean(rotates && expiresAt && expiresAt.getTime() <= refreshFrom.getTime());
       if (due(row.botRotates, row.botTokenExpiresAt) || due(row.userRotates, row.userTokenExpiresAt)) return 'refresh';
       return {
         botToken: open(row.botToken, row.key, 'bot')!,
@@ -181,8 +187,13 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
     const userRefreshToken = open(row.userRefreshToken, key, 'user-refresh');
     const botRefreshToken = open(row.botRefreshToken, key, 'bot-refresh');
     const installation: Installation<'v2', boolean> & Fetched = {
-      team: row.isEnterpriseInstall || !row.teamId ? undefined : { id: row.teamId, ...(row.teamName ? { name: row.teamName } : {}) },
-      enterprise: row.enterpriseId ? { id: row.enterpriseId, ...(row.enterpriseName ? { name: row.enterpriseName } : {}) } : undefined,
+      team:
+        row.isEnterpriseInstall || !row.teamId
+          ? undefined
+          : { id: row.teamId, ...(row.teamName ? { name: row.teamName } : {}) },
+      enterprise: row.enterpriseId
+        ? { id: row.enterpriseId, ...(row.enterpriseName ? { name: row.enterpriseName } : {}) }
+        : undefined,
       user: {
         id: row.installerUserId ?? '',
         token: userToken,
@@ -268,7 +279,13 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
             userTokenExpiresAt: expiry(user.expiresAt),
             updatedAt: changedNow,
           })
-          .where(and(eq(installations.installationKey, key), isNull(installations.uninstalledAt), eq(installations.installedAt, new Date(fetched.installedAt))));
+          .where(
+            and(
+              eq(installations.installationKey, key),
+              isNull(installations.uninstalledAt),
+              eq(installations.installedAt, new Date(fetched.installedAt)),
+            ),
+          );
         changed(key);
         return;
       }
@@ -327,9 +344,17 @@ export function createInstallationStore(deps: InstallationStoreDeps): KudosInsta
       if (!key) return undefined;
       // One conditional statement each: the ids are compared with the row's own, so a list naming
       // another installation's bot or user matches nothing here.
-      const bot = revoked.botUserIds.length > 0 && (await clearTokens(key, 'all', inArray(installations.botUserId, revoked.botUserIds))) !== undefined;
+      const bot =
+        revoked.botUserIds.length > 0 &&
+        (await clearTokens(key, 'all', inArray(installations.botUserId, revoked.botUserIds))) !== undefined;
       const user =
-        !bot && revoked.userIds.length > 0 && (await clearTokens(key, 'user', and(inArray(installations.installerUserId, revoked.userIds), isNotNull(installations.userToken)))) !== undefined;
+        !bot &&
+        revoked.userIds.length > 0 &&
+        (await clearTokens(
+          key,
+          'user',
+          and(inArray(installations.installerUserId, revoked.userIds), isNotNull(installations.userToken)),
+        )) !== undefined;
       return bot || user ? { key, bot, user } : undefined;
     },
   };

@@ -14,7 +14,8 @@
 import type { Logger } from '../config/logger.js';
 
 /** What a user reads when a listener failed: Slack's own "dispatch_failed" says nothing they can act on. */
-export const LISTENER_FAILURE_TEXT = ':warning: Kudos ran into an error and could not finish that. Try again in a minute; if it keeps happening, tell a Kudos admin (the details are in the app logs).';
+export const LISTENER_FAILURE_TEXT =
+  ':warning: Kudos ran into an error and could not finish that. Try again in a minute; if it keeps happening, tell a Kudos admin (the details are in the app logs).';
 
 /** What a user reads when their workspace has no installation of the app (distribution mode). */
 export const NOT_INSTALLED_TEXT =
@@ -26,7 +27,8 @@ function isNotInstalled(error: unknown): boolean {
   return coded?.code === 'slack_not_installed' || coded?.original?.code === 'slack_not_installed';
 }
 
-export type FailureAnswer = { kind: 'malformed' } | { kind: 'answer'; body?: Record<string, unknown> } | { kind: 'redeliver' };
+export type FailureAnswer =
+  { kind: 'malformed' } | { kind: 'answer'; body?: Record<string, unknown> } | { kind: 'redeliver' };
 
 /** A shape Slack never sends, found by a listener (parseAtEdge) or a receiver; Bolt may wrap it (`original`). */
 export function isMalformedPayload(error: unknown): boolean {
@@ -39,7 +41,12 @@ export function isMalformedPayload(error: unknown): boolean {
  * acknowledged it already; then the user is told through the response_url (awaited) and there is
  * nothing left to answer (undefined).
  */
-export async function answerListenerFailure(log: Logger, error: unknown, body: Record<string, unknown>, acked: boolean): Promise<FailureAnswer | undefined> {
+export async function answerListenerFailure(
+  log: Logger,
+  error: unknown,
+  body: Record<string, unknown>,
+  acked: boolean,
+): Promise<FailureAnswer | undefined> {
   const kind = requestKind(body);
   if (isMalformedPayload(error)) {
     log.warn('slack request refused: a listener found a shape Slack never sends', { kind, error });
@@ -49,15 +56,21 @@ export async function answerListenerFailure(log: Logger, error: unknown, body: R
     // Distribution mode: no installation serves this team (never installed, or uninstalled). No
     // listener ran; the user is told once, and Slack is answered so that it does not deliver again.
     const team = (body.team as { id?: unknown } | undefined)?.id ?? body.team_id;
-    log.warn('slack request from a workspace without an installation', { kind, teamId: typeof team === 'string' ? team : undefined });
-    if (typeof body.command === 'string') return acked ? undefined : { kind: 'answer', body: { response_type: 'ephemeral', text: NOT_INSTALLED_TEXT } };
+    log.warn('slack request from a workspace without an installation', {
+      kind,
+      teamId: typeof team === 'string' ? team : undefined,
+    });
+    if (typeof body.command === 'string')
+      return acked ? undefined : { kind: 'answer', body: { response_type: 'ephemeral', text: NOT_INSTALLED_TEXT } };
     if (body.type === 'block_suggestion') return acked ? undefined : { kind: 'answer', body: { options: [] } };
     void tellThroughResponseUrl(body, NOT_INSTALLED_TEXT).catch(() => {});
     return acked ? undefined : { kind: 'answer' };
   }
   log.error('slack listener failed', { kind, error });
   if (acked) {
-    await tellThroughResponseUrl(body).catch((failure: unknown) => log.warn('telling the user about a failure failed', { kind, error: failure }));
+    await tellThroughResponseUrl(body).catch((failure: unknown) =>
+      log.warn('telling the user about a failure failed', { kind, error: failure }),
+    );
     return undefined;
   }
   return failureAnswer(body);
@@ -70,14 +83,20 @@ export async function answerListenerFailure(log: Logger, error: unknown, body: R
  * are not acknowledged, so that Slack delivers them again.
  */
 function failureAnswer(body: Record<string, unknown>): FailureAnswer {
-  if (typeof body.command === 'string') return { kind: 'answer', body: { response_type: 'ephemeral', text: LISTENER_FAILURE_TEXT } };
+  if (typeof body.command === 'string')
+    return { kind: 'answer', body: { response_type: 'ephemeral', text: LISTENER_FAILURE_TEXT } };
   switch (body.type) {
     case 'view_submission': {
       const blocks = (body.view as { blocks?: unknown } | undefined)?.blocks;
       const input = Array.isArray(blocks)
-        ? blocks.find((b): b is { block_id: string } => (b as { type?: unknown })?.type === 'input' && typeof (b as { block_id?: unknown }).block_id === 'string')
+        ? blocks.find(
+            (b): b is { block_id: string } =>
+              (b as { type?: unknown })?.type === 'input' && typeof (b as { block_id?: unknown }).block_id === 'string',
+          )
         : undefined;
-      return input ? { kind: 'answer', body: { response_action: 'errors', errors: { [input.block_id]: LISTENER_FAILURE_TEXT } } } : { kind: 'answer' };
+      return input
+        ? { kind: 'answer', body: { response_action: 'errors', errors: { [input.block_id]: LISTENER_FAILURE_TEXT } } }
+        : { kind: 'answer' };
     }
     case 'block_suggestion':
       return { kind: 'answer', body: { options: [] } };

@@ -14,7 +14,10 @@ export function dropRedeliveredEvents(receipts: EventReceipts, logger: Logger): 
     if (b.type === 'event_callback' && typeof b.event_id === 'string') {
       const teamId = typeof b.team_id === 'string' ? b.team_id : (context.teamId ?? '');
       if (!(await receipts.first({ teamId, eventId: b.event_id }))) {
-        logger.info('slack event delivered again: already handled', { eventId: b.event_id, retryNum: context.retryNum });
+        logger.info('slack event delivered again: already handled', {
+          eventId: b.event_id,
+          retryNum: context.retryNum,
+        });
         return;
       }
     }
@@ -27,7 +30,9 @@ export function dropRedeliveredEvents(receipts: EventReceipts, logger: Logger): 
  * acknowledged once the listeners are done, as the HTTP receiver answers such a request with 200;
  * otherwise Slack would show an error, or redeliver it.
  */
-export function ackUnanswered(socket: { gate: { wasAcknowledged(envelopeId: string): boolean } }): Middleware<AnyMiddlewareArgs> {
+export function ackUnanswered(socket: {
+  gate: { wasAcknowledged(envelopeId: string): boolean };
+}): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     await args.next();
     const envelopeId: unknown = args.context.socketEnvelopeId;

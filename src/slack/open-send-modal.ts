@@ -11,7 +11,13 @@ import { plain, section } from './blocks/text.js';
 
 export async function openSendModal(
   deps: ListenerDeps,
-  input: { ws: WorkspaceRef & ChatWorkspace; userId: string; triggerId: string; userIds?: string[]; metadata?: SendModalMetadata },
+  input: {
+    ws: WorkspaceRef & ChatWorkspace;
+    userId: string;
+    triggerId: string;
+    userIds?: string[];
+    metadata?: SendModalMetadata;
+  },
 ): Promise<void> {
   const slack = deps.slack.for(input.ws);
   // Distribution mode, no Rewards account yet: say what an admin must do instead of a form that cannot send.
@@ -31,9 +37,17 @@ export async function openSendModal(
 }
 
 /** In place of the send form while the workspace has no Rewards account: what an admin must do, or whom to ask. */
-export async function openNotConnectedModal(deps: ListenerDeps, input: { ws: WorkspaceRef & ChatWorkspace; userId: string; triggerId: string }): Promise<void> {
+export async function openNotConnectedModal(
+  deps: ListenerDeps,
+  input: { ws: WorkspaceRef & ChatWorkspace; userId: string; triggerId: string },
+): Promise<void> {
   const [admin, settings] = await Promise.all([deps.isAdmin(input.ws, input.userId), deps.settings.get(input.ws)]);
   await deps.slack
     .for(input.ws)
-    .openView(input.triggerId, { type: 'modal', title: plain('Kudos', 24), close: plain('OK', 24), blocks: [section(notConnectedText(admin, settings.adminUserIds ?? undefined))] });
+    .openView(input.triggerId, {
+      type: 'modal',
+      title: plain('Kudos', 24),
+      close: plain('OK', 24),
+      blocks: [section(notConnectedText(admin, settings.adminUserIds ?? undefined))],
+    });
 }

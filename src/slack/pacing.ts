@@ -65,7 +65,11 @@ export interface SlackPacer {
    * opens: the notice is recorded and opened later; a modal's submission: the person is told).
    * `onWait` learns how long the call waits for its slot.
    */
-  method<T>(method: PacedMethod, call: () => Promise<T>, opts?: { maxWaitMs?: number; onWait?: (waitMs: number) => void }): Promise<T>;
+  method<T>(
+    method: PacedMethod,
+    call: () => Promise<T>,
+    opts?: { maxWaitMs?: number; onWait?: (waitMs: number) => void },
+  ): Promise<T>;
   /**
    * Runs a chat.postMessage at the channel's and the workspace's slots, when they are at most
    * POST_MAX_WAIT_MS away; otherwise (and when the app stops meanwhile, or Slack answers 429)
@@ -100,7 +104,12 @@ function rulesAt(scale: number): PaceRules {
       // on a loaded machine drew a 429 (30 posts to one channel at once, test/slack/rate-limits.test.ts).
       channelRule: { intervalMs: 1000 / scale, burst: 2 },
       workspaceRule: perMinute(300, scale),
-      methodRules: Object.fromEntries(Object.entries(PACED_METHODS).map(([m, tier]) => [m, perMinute(TIER_FLOOR[tier], scale, BURST_SHARE[m as PacedMethod])])) as Record<PacedMethod, PaceRule>,
+      methodRules: Object.fromEntries(
+        Object.entries(PACED_METHODS).map(([m, tier]) => [
+          m,
+          perMinute(TIER_FLOOR[tier], scale, BURST_SHARE[m as PacedMethod]),
+        ]),
+      ) as Record<PacedMethod, PaceRule>,
     };
     RULES_BY_SCALE.set(scale, rules);
   }
@@ -108,10 +117,15 @@ function rulesAt(scale: number): PaceRules {
 }
 
 /** A refusal naming when to come back: nothing was sent. */
-const later = (seconds: number, detail = 'paced') => new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(0.001, seconds) });
+const later = (seconds: number, detail = 'paced') =>
+  new ChatRefusal('rate_limited', detail, { retryAfterSeconds: Math.max(0.001, seconds) });
 
 /** Books the slots at most POST_MAX_WAIT_MS away and sleeps until the last, or refuses with when to come back. */
-async function slot(schedules: CallSchedules, team: string, slots: Array<{ key: string; rule: PaceRule }>): Promise<void> {
+async function slot(
+  schedules: CallSchedules,
+  team: string,
+  slots: Array<{ key: string; rule: PaceRule }>,
+): Promise<void> {
   const answer = await schedules.takeAll(team, slots, { maxWaitMs: POST_MAX_WAIT_MS });
   if (!answer.booked) throw later(answer.notBeforeMs / 1000);
   try {
@@ -133,13 +147,23 @@ class WorkspacePacer implements SlackPacer {
     private readonly rules: PaceRules,
   ) {}
 
-  async method<T>(method: PacedMethod, call: () => Promise<T>, o: { maxWaitMs?: number; onWait?: (waitMs: number) => void } = {}): Promise<T> {
+  async method<T>(
+    method: PacedMethod,
+    call: () => Promise<T>,
+    o: { maxWaitMs?: number; onWait?: (waitMs: number) => void } = {},
+  ): Promise<T> {
     const { schedules } = this;
     const team = typeof this.teamId === 'string' ? this.teamId : await this.teamId();
     for (let attempt = 0; ; attempt++) {
       const left = slotWaitLeft();
-      const maxWaitMs = o.maxWaitMs === undefined ? left : left === undefined ? o.maxWaitMs : Math.min(o.maxWaitMs, left);
-      const answer = await schedules.take(team, method, this.rules.methodRules[method], maxWaitMs === undefined ? {} : { maxWaitMs });
+      const maxWaitMs =
+        o.maxWaitMs === undefined ? left : left === undefined ? o.maxWaitMs : Math.min(o.maxWaitMs, left);
+      const answer = await schedules.take(
+        team,
+        method,
+        this.rules.methodRules[method],
+        maxWaitMs === undefined ? {} : { maxWaitMs },
+      );
       if (!answer.booked) throw later(answer.notBeforeMs / 1000);
       o.onWait?.(answer.waitMs);
       await schedules.sleep(answer.waitMs);
@@ -173,7 +197,11 @@ class WorkspacePacer implements SlackPacer {
 }
 
 /** The pacer of one workspace (`teamId` names it; single-workspace mode: the bot token's, from auth.test, asked at each call). */
-export function createSlackPacer(schedules: CallSchedules, teamId: string | (() => Promise<string>), opts: SlackPacingOptions = {}): SlackPacer {
+export function createSlackPacer(
+  schedules: CallSchedules,
+  teamId: string | (() => Promise<string>),
+  opts: SlackPacingOptions = {},
+): SlackPacer {
   return new WorkspacePacer(schedules, teamId, rulesAt(opts.scale ?? 1));
 }
 

@@ -14,7 +14,9 @@ export function parseAtEdge<S extends z.ZodType>(schema: S, value: unknown, what
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
-  throw new SlackPayloadError(`${what}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`);
+  throw new SlackPayloadError(
+    `${what}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`,
+  );
 }
 
 const id = z.string().min(1);
@@ -62,7 +64,8 @@ export function buttonOpeningModal<V extends z.ZodType>(value: V) {
 export const noValue = z.unknown().optional();
 
 /** A button value one of `values`, as our builders write them. */
-export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) => z.enum(values, { error: 'not a value this app wrote' });
+export const oneOf = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: 'not a value this app wrote' });
 
 /** A global shortcut ("Give kudos" from the shortcuts menu). */
 export const globalShortcut = z.looseObject({
@@ -85,7 +88,12 @@ export const messageShortcut = z.looseObject({
   response_url: z.url({ protocol: /^https?$/ }),
   channel: z.looseObject({ id }),
   message_ts: id,
-  message: z.looseObject({ user: z.string().optional(), bot_id: z.string().nullish(), subtype: z.string().optional(), ts: z.string().optional() }),
+  message: z.looseObject({
+    user: z.string().optional(),
+    bot_id: z.string().nullish(),
+    subtype: z.string().optional(),
+    ts: z.string().optional(),
+  }),
 });
 
 /**
@@ -129,13 +137,24 @@ export const optionsLoad = z.looseObject({ user: userRef, team: teamRef, value: 
 
 /** Events API envelope with `event` of the given shape. */
 export function eventCallback<E extends z.ZodType>(event: E) {
-  return z.looseObject({ team_id: z.string().optional(), enterprise_id: z.string().nullish(), event_id: z.string().optional(), event });
+  return z.looseObject({
+    team_id: z.string().optional(),
+    enterprise_id: z.string().nullish(),
+    event_id: z.string().optional(),
+    event,
+  });
 }
 
 export const userChangeEvent = eventCallback(
   z.looseObject({
     type: z.literal('user_change'),
-    user: z.looseObject({ id, team_id: z.string().optional(), deleted: z.boolean().optional(), is_bot: z.boolean().optional(), profile: z.looseObject({}).optional() }),
+    user: z.looseObject({
+      id,
+      team_id: z.string().optional(),
+      deleted: z.boolean().optional(),
+      is_bot: z.boolean().optional(),
+      profile: z.looseObject({}).optional(),
+    }),
   }),
 );
 
@@ -168,7 +187,15 @@ const installationEvent = <E extends z.ZodType>(event: E) =>
     team_id: z.string().optional(),
     enterprise_id: z.string().nullish(),
     is_enterprise_install: z.boolean().optional(),
-    authorizations: z.array(z.looseObject({ team_id: z.string().nullish(), enterprise_id: z.string().nullish(), is_enterprise_install: z.boolean().optional() })).optional(),
+    authorizations: z
+      .array(
+        z.looseObject({
+          team_id: z.string().nullish(),
+          enterprise_id: z.string().nullish(),
+          is_enterprise_install: z.boolean().optional(),
+        }),
+      )
+      .optional(),
     event,
   });
 
@@ -177,10 +204,15 @@ export const appUninstalledEvent = installationEvent(z.looseObject({ type: z.lit
 
 /** Tokens were revoked: `oauth` user ids (user tokens), `bot` bot user ids (the bot token). */
 export const tokensRevokedEvent = installationEvent(
-  z.looseObject({ type: z.literal('tokens_revoked'), tokens: z.looseObject({ oauth: z.array(z.string()).nullish(), bot: z.array(z.string()).nullish() }).default({}) }),
+  z.looseObject({
+    type: z.literal('tokens_revoked'),
+    tokens: z.looseObject({ oauth: z.array(z.string()).nullish(), bot: z.array(z.string()).nullish() }).default({}),
+  }),
 );
 
-export const appHomeOpenedEvent = eventCallback(z.looseObject({ type: z.literal('app_home_opened'), user: id, tab: z.string().optional() }));
+export const appHomeOpenedEvent = eventCallback(
+  z.looseObject({ type: z.literal('app_home_opened'), user: id, tab: z.string().optional() }),
+);
 
 /** JSON private_metadata written by our builders; anything else reads as `fallback`. */
 export function metadataOf<S extends z.ZodType>(schema: S, raw: string, fallback: z.output<S>): z.output<S> {

@@ -4,7 +4,16 @@
 // charged; the remaining daily count shown). Admins only, by the one admin rule (deps.isAdmin).
 import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
 import { z } from 'zod';
-import { checkTemplateForm, createTemplate, findTemplate, formOf, listTemplates, sendTestEmail, TEST_EMAILS_PER_DAY, type TemplateForm } from '../domain/accounts/email-templates.js';
+import {
+  checkTemplateForm,
+  createTemplate,
+  findTemplate,
+  formOf,
+  listTemplates,
+  sendTestEmail,
+  TEST_EMAILS_PER_DAY,
+  type TemplateForm,
+} from '../domain/accounts/email-templates.js';
 import { centsToDecimal, formatUsd } from '../domain/shared/money.js';
 import { describeForUser } from '../domain/accounts/rewards-failures.js';
 import { escapeMrkdwn } from '../domain/shared/mrkdwn-escape.js';
@@ -13,7 +22,14 @@ import { teller } from './clicker-answer.js';
 import type { ListenerDeps } from './deps.js';
 import { workspaceOf } from './deps.js';
 import { Templates } from './ids.js';
-import { buttonClick, buttonOpeningModal, noValue, parseAtEdge, viewSubmission, type SlashCommandPayload } from './payloads.js';
+import {
+  buttonClick,
+  buttonOpeningModal,
+  noValue,
+  parseAtEdge,
+  viewSubmission,
+  type SlashCommandPayload,
+} from './payloads.js';
 
 const NOT_ADMIN = ':no_entry: Only Kudos admins can manage e-mail templates.';
 /** Stay inside Slack's 3 s for a view submission. */
@@ -30,7 +46,10 @@ export function isTemplatesCommand(text: string): boolean {
   return /^templates?$/i.test(text.trim());
 }
 
-export async function handleTemplatesCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommandPayload; respond: RespondFn }): Promise<void> {
+export async function handleTemplatesCommand(
+  deps: ListenerDeps,
+  input: { ack: AckFn<string | RespondArguments>; command: SlashCommandPayload; respond: RespondFn },
+): Promise<void> {
   const { ack, command, respond } = input;
   const ws = workspaceOf(command);
   if (!(await deps.isAdmin(ws, command.user_id))) return ack({ text: NOT_ADMIN });
@@ -40,7 +59,11 @@ export async function handleTemplatesCommand(deps: ListenerDeps, input: { ack: A
     await respond({ response_type: 'ephemeral', replace_original: true, ...buildTemplateList(templates) });
   } catch (error) {
     deps.logger.warn('listing templates failed', { error });
-    await respond({ response_type: 'ephemeral', replace_original: true, text: describeForUser(error, 'list the e-mail templates') });
+    await respond({
+      response_type: 'ephemeral',
+      replace_original: true,
+      text: describeForUser(error, 'list the e-mail templates'),
+    });
   }
 }
 
@@ -79,8 +102,13 @@ export function registerTemplates(app: App, deps: ListenerDeps): void {
     const id = click.actions[0].value;
     try {
       const template = await findTemplate(await deps.rewards.for(ws), id);
-      if (!template) return void (await tell(`The template \`${escapeMrkdwn(id)}\` is no longer in the Rewards account. \`/kudos templates\` shows the current list.`));
-      await deps.slack.for(ws).openView(click.trigger_id, buildTemplateModal(formOf(template), { basedOn: template.name ?? id }));
+      if (!template)
+        return void (await tell(
+          `The template \`${escapeMrkdwn(id)}\` is no longer in the Rewards account. \`/kudos templates\` shows the current list.`,
+        ));
+      await deps.slack
+        .for(ws)
+        .openView(click.trigger_id, buildTemplateModal(formOf(template), { basedOn: template.name ?? id }));
     } catch (error) {
       await tell(describeForUser(error, 'read the template'));
     }
@@ -96,12 +124,23 @@ export function registerTemplates(app: App, deps: ListenerDeps): void {
     const log = deps.logger.child({ action: 'template_test_email', user: click.user.id, templateId: id });
     try {
       const me = await deps.slack.for(ws).userInfo(click.user.id);
-      if (!me?.email) return void (await tell('Your Slack profile has no e-mail address Kudos can read, so there is nowhere to send the test e-mail.'));
+      if (!me?.email)
+        return void (await tell(
+          'Your Slack profile has no e-mail address Kudos can read, so there is nowhere to send the test e-mail.',
+        ));
       const designs = await deps.catalog.of(ws).search('');
       const design = designs[0];
-      if (!design) return void (await tell('The Rewards catalog has no choice card to show in a test e-mail (the spec allows test e-mails for choice cards only).'));
+      if (!design)
+        return void (await tell(
+          'The Rewards catalog has no choice card to show in a test e-mail (the spec allows test e-mails for choice cards only).',
+        ));
       const cents = Math.min(Math.max(SAMPLE_CENTS, design.minCents), design.maxCents);
-      const outcome = await sendTestEmail(await deps.rewards.for(ws), { email: me.email, productId: design.productId, amount: centsToDecimal(cents), templateId: id });
+      const outcome = await sendTestEmail(await deps.rewards.for(ws), {
+        email: me.email,
+        productId: design.productId,
+        amount: centsToDecimal(cents),
+        templateId: id,
+      });
       if (!outcome.ok) return void (await tell(`:no_entry: ${outcome.message}`));
       const left = outcome.result.remainingToday;
       await tell(
@@ -117,13 +156,16 @@ export function registerTemplates(app: App, deps: ListenerDeps): void {
     const body = parseAtEdge(viewSubmission, raw, Templates.modal.callbackId);
     const ws = workspaceOf(body);
     const B = Templates.modal.blocks;
-    if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [B.name]: 'Only Kudos admins can create templates.' } });
+    if (!(await deps.isAdmin(ws, body.user.id)))
+      return ack({ response_action: 'errors', errors: { [B.name]: 'Only Kudos admins can create templates.' } });
     const form = readForm(body.view.state.values);
-    if (!form) return ack({ response_action: 'errors', errors: { [B.name]: 'The form could not be read; open it again.' } });
+    if (!form)
+      return ack({ response_action: 'errors', errors: { [B.name]: 'The form could not be read; open it again.' } });
     const checked = checkTemplateForm(form);
     if (!checked.ok) {
       const errors: Record<string, string> = {};
-      for (const [field, message] of Object.entries(checked.errors)) errors[TEMPLATE_BLOCK_OF[field as keyof typeof TEMPLATE_BLOCK_OF]] = message;
+      for (const [field, message] of Object.entries(checked.errors))
+        errors[TEMPLATE_BLOCK_OF[field as keyof typeof TEMPLATE_BLOCK_OF]] = message;
       return ack({ response_action: 'errors', errors });
     }
     try {

@@ -6,15 +6,32 @@
 // behind a bounded cache that uninstall and token changes evict: on this instance at once, on
 // another through the change feed (src/domain/workspaces/change-feed.ts) within a poll.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import slackOAuth, { type CodedError, type InstallProvider, type InstallURLOptions, type Logger as OAuthLogger, type StateStore } from '@slack/oauth';
+import slackOAuth, {
+  type CodedError,
+  type InstallProvider,
+  type InstallURLOptions,
+  type Logger as OAuthLogger,
+  type StateStore,
+} from '@slack/oauth';
 import type { Authorize, AuthorizeResult, AuthorizeSourceData, Logger as BoltLogger } from '@slack/bolt';
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import type { ChangeWatch } from '../domain/workspaces/change-feed.js';
 import type { ChatWorkspace } from '../domain/shared/ports.js';
-import { createInstallationStore, NotInstalledError, type InstallationLookup, type KudosInstallationStore } from './installation-store.js';
-import { installFailurePage, installPage, installSuccessPage, protectInstallPage, type InstallFailure } from './install-pages.js';
+import {
+  createInstallationStore,
+  NotInstalledError,
+  type InstallationLookup,
+  type KudosInstallationStore,
+} from './installation-store.js';
+import {
+  installFailurePage,
+  installPage,
+  installSuccessPage,
+  protectInstallPage,
+  type InstallFailure,
+} from './install-pages.js';
 import { DISTRIBUTION_BOT_SCOPES } from './scopes.js';
 
 // @slack/oauth is CommonJS and re-exports its state stores with `export *`, which Node's ESM loader
@@ -74,14 +91,22 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
   const { config } = opts;
   const oauth = config.slackOAuth;
   const keyRing = config.keyRing;
-  if (config.mode !== 'distribution' || !oauth || !keyRing) throw new Error('distribution mode needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and KUDOS_ENCRYPTION_KEY');
+  if (config.mode !== 'distribution' || !oauth || !keyRing)
+    throw new Error(
+      'distribution mode needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and KUDOS_ENCRYPTION_KEY',
+    );
   const log = opts.logger.child({ part: 'installations' });
   /**
    * `tokenUntil`: a rotating token is not reused past the point where InstallProvider would refresh it.
    * `pending` while the lookup runs (concurrent callers share it), then `result`: the answer alone is
    * kept, not its promise (which holds the async context of the request that asked: ~250 bytes more).
    */
-  type CacheEntry = { at: number; tokenUntil: number; pending: Promise<AuthorizeResult> | undefined; result: AuthorizeResult | undefined };
+  type CacheEntry = {
+    at: number;
+    tokenUntil: number;
+    pending: Promise<AuthorizeResult> | undefined;
+    result: AuthorizeResult | undefined;
+  };
   const cache = new Map<string, CacheEntry>();
   const maxCached = opts.maxCached ?? AUTHORIZE_CACHE_MAX;
   const ttlNow = () => (opts.changes?.watching() ? AUTHORIZE_CACHE_WATCHED_TTL_MS : AUTHORIZE_CACHE_TTL_MS);
@@ -136,7 +161,11 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     renderHtmlForInstallPath: installPage,
     logger: oauthLogger(opts.slackLogger),
     // oauth.v2.access (install and token refresh) and auth.test go to SLACK_API_URL too.
-    clientOptions: { slackApiUrl: config.slackApiUrl, timeout: 5000, retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 } },
+    clientOptions: {
+      slackApiUrl: config.slackApiUrl,
+      timeout: 5000,
+      retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
+    },
   });
 
   const cacheKeyOf = (lookup: InstallationLookup) => store.keysFor(lookup).join('|');
@@ -146,7 +175,11 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
    * opened), unless a token of it is due for refresh: then InstallProvider.authorize, which refreshes
    * and stores it. Either way only what a request uses is kept: no refresh token, no user token.
    */
-  async function lookUp(lookup: InstallationLookup, query: { teamId: string | undefined; enterpriseId: string | undefined; isEnterpriseInstall: boolean }, nowMs: number): Promise<AuthorizeResult> {
+  async function lookUp(
+    lookup: InstallationLookup,
+    query: { teamId: string | undefined; enterpriseId: string | undefined; isEnterpriseInstall: boolean },
+    nowMs: number,
+  ): Promise<AuthorizeResult> {
     const live = await store.liveBot(lookup, new Date(nowMs + REFRESH_WINDOW_MS));
     if (!live) throw new NotInstalledError(lookup);
     const bot = live === 'refresh' ? await installer.authorize(query) : live;
@@ -215,7 +248,11 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     store,
     installer,
     async authorize(source: AuthorizeSourceData<boolean>) {
-      const lookup: InstallationLookup = { teamId: source.teamId ?? null, enterpriseId: source.enterpriseId ?? null, isEnterpriseInstall: source.isEnterpriseInstall };
+      const lookup: InstallationLookup = {
+        teamId: source.teamId ?? null,
+        enterpriseId: source.enterpriseId ?? null,
+        isEnterpriseInstall: source.isEnterpriseInstall,
+      };
       const result = await authorizeLookup(lookup);
       // What Bolt needs of it; the request's own team stays the request's (an org install has none).
       // Not the bot token: Bolt would build a WebClient for each workspace and token and keep it for
@@ -249,7 +286,11 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
           const lookup = installation.isEnterpriseInstall
             ? { enterpriseId: installation.enterprise?.id, isEnterpriseInstall: true }
             : { teamId: installation.team?.id, enterpriseId: installation.enterprise?.id };
-          log.info('installed', { teamId: installation.team?.id, enterpriseId: installation.enterprise?.id, orgWide: Boolean(installation.isEnterpriseInstall) });
+          log.info('installed', {
+            teamId: installation.team?.id,
+            enterpriseId: installation.enterprise?.id,
+            orgWide: Boolean(installation.isEnterpriseInstall),
+          });
           opts.onInstalled?.(lookup);
           const page = installSuccessPage({
             name: installation.team?.name ?? installation.enterprise?.name ?? 'your workspace',
@@ -306,7 +347,8 @@ function singleUseStateStore(inner: StateStore): StateStore {
     generateStateParam: (options, now) => inner.generateStateParam(options, now),
     async verifyStateParam(now, state) {
       for (const [s, at] of used) if (now.getTime() - at > STATE_TTL_SECONDS * 1000) used.delete(s);
-      if (used.has(state)) throw Object.assign(new Error('The state parameter was used already.'), { code: 'slack_oauth_invalid_state' });
+      if (used.has(state))
+        throw Object.assign(new Error('The state parameter was used already.'), { code: 'slack_oauth_invalid_state' });
       const options = await inner.verifyStateParam(now, state);
       used.set(state, now.getTime());
       return options;

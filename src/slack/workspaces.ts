@@ -5,7 +5,13 @@
 // workspace's own, or its Enterprise Grid org's), looked up, and refreshed when it nears expiry,
 // through InstallProvider.authorize (src/slack/tenancy.ts). A workspace without a live installation is
 // a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
-import { ChatRefusal, type ChatWorkspace, type Messenger, type ProfileDirectory, type UserDirectory } from '../domain/shared/ports.js';
+import {
+  ChatRefusal,
+  type ChatWorkspace,
+  type Messenger,
+  type ProfileDirectory,
+  type UserDirectory,
+} from '../domain/shared/ports.js';
 import type { SlackGateway, SlackUser, UserLister } from './gateway.js';
 import { unhurried, untilDeadline } from './deadline.js';
 import type { StepFinisher } from '../domain/automations/workflow-steps.js';
@@ -21,7 +27,12 @@ export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirect
 
 /** Single-workspace mode: one gateway, one user list, whatever the workspace. */
 export function singleWorkspace(gateway: SlackGateway, listUsers: UserLister): SlackWorkspaces {
-  return routing({ gatewayFor: () => gateway, listUsersFor: () => listUsers, forget: () => {}, historyReads: Boolean(gateway.findMessageByMetadata) });
+  return routing({
+    gatewayFor: () => gateway,
+    listUsersFor: () => listUsers,
+    forget: () => {},
+    historyReads: Boolean(gateway.findMessageByMetadata),
+  });
 }
 
 export interface PerWorkspaceOptions {
@@ -45,7 +56,10 @@ export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
   const max = opts.maxWorkspaces ?? 2000;
   const gateways = new Map<string, SlackGateway>();
   const keyOf = (ws: ChatWorkspace) => `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
-  const workspaceOf = (ws: ChatWorkspace): ChatWorkspace => ({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null });
+  const workspaceOf = (ws: ChatWorkspace): ChatWorkspace => ({
+    teamId: ws.teamId,
+    enterpriseId: ws.enterpriseId ?? null,
+  });
   const tokenOf = (workspace: ChatWorkspace) => async () => {
     if (!workspace.teamId && !workspace.enterpriseId) throw new ChatRefusal('refused', 'not_installed');
     try {
@@ -78,7 +92,9 @@ export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
       return opts.createUserLister(tokenOf(workspace), workspace);
     },
     forget: (ws) => {
-      for (const key of [...gateways.keys()]) if (key.startsWith(`${ws.teamId}\u0000`) || (ws.enterpriseId && key.endsWith(`\u0000${ws.enterpriseId}`))) gateways.delete(key);
+      for (const key of [...gateways.keys()])
+        if (key.startsWith(`${ws.teamId}\u0000`) || (ws.enterpriseId && key.endsWith(`\u0000${ws.enterpriseId}`)))
+          gateways.delete(key);
     },
   });
 }
@@ -88,18 +104,31 @@ const DIRECTORY_TTL_MS = 10 * 60_000;
 /** Workspaces whose people are kept at once (each up to a workspace's size). */
 const DIRECTORY_WORKSPACES = 50;
 
-function routing(r: { gatewayFor(ws: ChatWorkspace): SlackGateway; listUsersFor(ws: ChatWorkspace): UserLister; forget(ws: ChatWorkspace): void; historyReads: boolean }): SlackWorkspaces {
+function routing(r: {
+  gatewayFor(ws: ChatWorkspace): SlackGateway;
+  listUsersFor(ws: ChatWorkspace): UserLister;
+  forget(ws: ChatWorkspace): void;
+  historyReads: boolean;
+}): SlackWorkspaces {
   // Per workspace, one read at a time (concurrent callers share it); a failed read is not kept. The
   // read goes on at Slack's pace whoever is waiting: a submission whose answer is due first is told
   // when to come back (`nextPageAt`: the slot of the page it waits for) as soon as that slot is past
   // its answer's deadline, and finds it read then; a read that is only slow is not Slack's limit
   // (untilDeadline, deadline.ts).
-  const directories = new Map<string, { at: number; users: Promise<SlackUser[]>; nextPageAt: number; waiting: Set<() => void> }>();
+  const directories = new Map<
+    string,
+    { at: number; users: Promise<SlackUser[]>; nextPageAt: number; waiting: Set<() => void> }
+  >();
   const everyone = (ws: ChatWorkspace): Promise<SlackUser[]> => {
     const key = `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
     let entry = directories.get(key);
     if (!entry || Date.now() - entry.at >= DIRECTORY_TTL_MS) {
-      const reading = { at: Date.now(), users: Promise.resolve<SlackUser[]>([]), nextPageAt: 0, waiting: new Set<() => void>() };
+      const reading = {
+        at: Date.now(),
+        users: Promise.resolve<SlackUser[]>([]),
+        nextPageAt: 0,
+        waiting: new Set<() => void>(),
+      };
       const users = unhurried(() =>
         r.listUsersFor(ws)({
           onWait: (waitMs) => {
@@ -139,14 +168,19 @@ function routing(r: { gatewayFor(ws: ChatWorkspace): SlackGateway; listUsersFor(
     userInfo: (ws, userId) => r.gatewayFor(ws).userInfo(userId),
     usergroupMembers: (ws, usergroupId) => r.gatewayFor(ws).usergroupMembers(usergroupId),
     profileFields: (ws) => r.gatewayFor(ws).profileFields(),
-    finish: (ws, token, functionExecutionId, result) => r.gatewayFor(ws).finishWorkflowStep(token, functionExecutionId, result),
+    finish: (ws, token, functionExecutionId, result) =>
+      r.gatewayFor(ws).finishWorkflowStep(token, functionExecutionId, result),
     profileFieldValues: (ws, userId) => r.gatewayFor(ws).profileFieldValues(userId),
     postMessage: (ws, channel, message) => r.gatewayFor(ws).postMessage(channel, message),
     openDirectChannel: (ws, userId) => r.gatewayFor(ws).openDirectChannel(userId),
     // Without history reads the port has no lookup at all: a lost post is posted again (src/domain/notices/outbox.ts).
     ...(r.historyReads
       ? {
-          findMessageByMetadata: async (ws: ChatWorkspace, channel: string, query: Parameters<NonNullable<SlackGateway['findMessageByMetadata']>>[1]) => {
+          findMessageByMetadata: async (
+            ws: ChatWorkspace,
+            channel: string,
+            query: Parameters<NonNullable<SlackGateway['findMessageByMetadata']>>[1],
+          ) => {
             const gateway = r.gatewayFor(ws);
             return gateway.findMessageByMetadata ? gateway.findMessageByMetadata(channel, query) : undefined;
           },

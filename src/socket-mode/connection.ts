@@ -96,7 +96,11 @@ export class SocketModeConnection {
       },
     });
     this.client = this.receiver.client;
-    this.gate = new EnvelopeGate(this.client, { logger: log, ackDeadlineMs: opts.ackDeadlineMs ?? 3000, onLinkDisabled: () => this.fail('link_disabled') });
+    this.gate = new EnvelopeGate(this.client, {
+      logger: log,
+      ackDeadlineMs: opts.ackDeadlineMs ?? 3000,
+      onLinkDisabled: () => this.fail('link_disabled'),
+    });
     this.client.on('connected', () => {
       this.connects++;
       this.reportedFailure = undefined;
@@ -209,7 +213,11 @@ export class SocketModeConnection {
         if (code && REFUSED_TOKEN.has(code)) {
           this.fail(code);
         } else if (this.current !== 'failed') {
-          this.opts.logger.warn('slack socket: connecting failed; retrying', { attempt: attempt + 1, code: code ?? 'connection_failed', error });
+          this.opts.logger.warn('slack socket: connecting failed; retrying', {
+            attempt: attempt + 1,
+            code: code ?? 'connection_failed',
+            error,
+          });
         }
       }
     }
@@ -225,7 +233,8 @@ function slackErrorCode(error: unknown): string | undefined {
 function quietLogger(log: Logger): BoltLogger {
   // INFO, so that the SDK does not stringify every envelope for a debug line on the ack path.
   let level = LogLevel.INFO;
-  const join = (msgs: unknown[]) => msgs.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
+  const join = (msgs: unknown[]) =>
+    msgs.map((m) => (typeof m === 'string' ? m : m instanceof Error ? m.message : JSON.stringify(m))).join(' ');
   const debug = (...msgs: unknown[]) => log.debug(join(msgs), { part: 'socket-mode' });
   return {
     debug,

@@ -44,10 +44,15 @@ export class EnvelopeGate {
   ) {
     this.ignoredKind = ignoredKindLog(opts.logger);
     const [original] = client.listeners('ws_message') as MessageHandler[];
-    if (!original) throw new Error('@slack/socket-mode registers no ws_message handler: the envelope gate needs updating for this SDK version');
+    if (!original)
+      throw new Error(
+        '@slack/socket-mode registers no ws_message handler: the envelope gate needs updating for this SDK version',
+      );
     client.removeAllListeners('ws_message');
     client.on('ws_message', (data: unknown, isBinary: boolean) => {
-      this.onMessage(data, isBinary, original).catch((error: unknown) => opts.logger.error('slack socket message failed', { error }));
+      this.onMessage(data, isBinary, original).catch((error: unknown) =>
+        opts.logger.error('slack socket message failed', { error }),
+      );
     });
     // `send` is private in the SDK's types, but it is what the client's ack() calls.
     const raw = client as unknown as { send(envelopeId: string, body?: AckBody): Promise<void> };
@@ -57,13 +62,19 @@ export class EnvelopeGate {
       return send(envelopeId, body).catch((error: unknown) => {
         // The socket closed under the ack. Slack redelivers events it did not get an ack for; an
         // interactive request shows its user Slack's error, as an HTTP request cut short would.
-        opts.logger.warn('slack envelope acknowledgement lost: the socket closed before it was sent', { envelopeId, error });
+        opts.logger.warn('slack envelope acknowledgement lost: the socket closed before it was sent', {
+          envelopeId,
+          error,
+        });
       });
     };
   }
 
   private ack(envelopeId: string, body?: AckBody): Promise<void> {
-    return (this.client as unknown as { send(envelopeId: string, body?: AckBody): Promise<void> }).send(envelopeId, body);
+    return (this.client as unknown as { send(envelopeId: string, body?: AckBody): Promise<void> }).send(
+      envelopeId,
+      body,
+    );
   }
 
   /** Whether this envelope has been acknowledged (or answered by the gate). */
@@ -85,7 +96,8 @@ export class EnvelopeGate {
 
   /** The socket closed: envelopes still in hand will have their acks lost (and logged). */
   connectionClosed(): void {
-    if (this.inHand.size > 0) this.opts.logger.warn('slack socket closed with envelopes not yet acknowledged', { envelopes: this.inHand.size });
+    if (this.inHand.size > 0)
+      this.opts.logger.warn('slack socket closed with envelopes not yet acknowledged', { envelopes: this.inHand.size });
   }
 
   private answered(envelopeId: string, body: AckBody): void {
@@ -111,7 +123,8 @@ export class EnvelopeGate {
       log.warn('slack socket message that is not JSON ignored');
       return;
     }
-    if (typeof message !== 'object' || message === null) return void log.warn('slack socket message that is not an object ignored');
+    if (typeof message !== 'object' || message === null)
+      return void log.warn('slack socket message that is not an object ignored');
     const type = typeof message.type === 'string' ? message.type : '';
     if (type === 'hello') return original(data, isBinary);
     if (type === 'disconnect') {
@@ -124,7 +137,8 @@ export class EnvelopeGate {
       return original(data, isBinary);
     }
     const envelopeId = message.envelope_id;
-    if (typeof envelopeId !== 'string' || envelopeId === '') return void log.warn('slack socket message without an envelope_id ignored', { type });
+    if (typeof envelopeId !== 'string' || envelopeId === '')
+      return void log.warn('slack socket message without an envelope_id ignored', { type });
     if (!WORK_TYPES.has(type)) {
       log.warn('slack envelope of a type the app does not handle: acknowledged and ignored', { type, envelopeId });
       return this.ack(envelopeId);
@@ -143,9 +157,13 @@ export class EnvelopeGate {
       log.info('slack envelope delivered again: answered as before, not handled again', { type, envelopeId });
       return this.ack(envelopeId, this.answers.get(envelopeId));
     }
-    if (this.inHand.has(envelopeId)) return void log.info('slack envelope delivered again while being handled: ignored', { type, envelopeId });
+    if (this.inHand.has(envelopeId))
+      return void log.info('slack envelope delivered again while being handled: ignored', { type, envelopeId });
     const kind = `${type} ${kindOfPayload(message.payload)}`;
-    const timer = setTimeout(() => log.error('slack envelope not acknowledged in time', { kind, envelopeId }), this.opts.ackDeadlineMs);
+    const timer = setTimeout(
+      () => log.error('slack envelope not acknowledged in time', { kind, envelopeId }),
+      this.opts.ackDeadlineMs,
+    );
     timer.unref();
     this.inHand.set(envelopeId, { kind, timer });
     return original(data, isBinary);
@@ -159,7 +177,8 @@ function payloadProblem(type: string, payload: unknown): string | undefined {
   const p = payload as { type?: unknown; command?: unknown };
   if (type === 'events_api' && p.type !== 'event_callback') return 'events_api payload is not an event_callback';
   if (type === 'slash_commands' && typeof p.command !== 'string') return 'slash_commands payload has no command';
-  if (type === 'interactive' && (typeof p.type !== 'string' || p.type === 'event_callback')) return 'interactive payload has no interaction type';
+  if (type === 'interactive' && (typeof p.type !== 'string' || p.type === 'event_callback'))
+    return 'interactive payload has no interaction type';
   return undefined;
 }
 

@@ -33,7 +33,8 @@ export function parseDelivery(raw: Buffer): ParsedDelivery {
     return { kind: 'invalid', code: 'INVALID_JSON', message: 'The body is not valid JSON.' };
   }
   // PostgreSQL's jsonb cannot hold NUL characters; no real event carries one.
-  if (text.includes('\\u0000')) return { kind: 'invalid', code: 'INVALID_JSON', message: 'NUL characters (\\u0000) are not accepted.' };
+  if (text.includes('\\u0000'))
+    return { kind: 'invalid', code: 'INVALID_JSON', message: 'NUL characters (\\u0000) are not accepted.' };
   // Nor lone surrogates (\ud800 alone is not text), and nesting that deep is no event of the spec's:
   // refused with a 4xx, since storing them fails every time and a 503 would only bring retries.
   const unstorable = unstorableReason(json);
@@ -65,7 +66,8 @@ function unstorableReason(json: unknown): string | undefined {
   while (stack.length > 0) {
     const { value, depth } = stack.pop()!;
     if (typeof value === 'string') {
-      if (!isWellFormedText(value)) return 'Strings must be well-formed Unicode (a lone surrogate such as \\ud800 is not).';
+      if (!isWellFormedText(value))
+        return 'Strings must be well-formed Unicode (a lone surrogate such as \\ud800 is not).';
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;

@@ -30,13 +30,23 @@ export function eventValues(event: IncomingEvent) {
     eventType: event.eventType,
     createdAt: event.createdAt,
     body: event.body,
-    ...(event.source ? { connectionId: event.source.connectionId, teamId: event.source.teamId, enterpriseId: event.source.enterpriseId } : {}),
+    ...(event.source
+      ? {
+          connectionId: event.source.connectionId,
+          teamId: event.source.teamId,
+          enterpriseId: event.source.enterpriseId,
+        }
+      : {}),
   };
 }
 
 /** Stores an event; `stored` is false when its eventId was already known (a redelivery). */
 export async function storeEvent(db: Database, event: IncomingEvent): Promise<{ stored: boolean }> {
-  const inserted = await db.insert(webhookEvents).values(eventValues(event)).onConflictDoNothing({ target: webhookEvents.eventId }).returning({ id: webhookEvents.id });
+  const inserted = await db
+    .insert(webhookEvents)
+    .values(eventValues(event))
+    .onConflictDoNothing({ target: webhookEvents.eventId })
+    .returning({ id: webhookEvents.id });
   return { stored: inserted.length === 1 };
 }
 
@@ -47,7 +57,13 @@ export async function claimEvents(db: Database, limit: number, leaseMs: number):
   const due = db
     .select({ id: webhookEvents.id })
     .from(webhookEvents)
-    .where(and(isNull(webhookEvents.processedAt), lte(webhookEvents.nextAttemptAt, sql`now()`), or(isNull(webhookEvents.claimedUntil), lte(webhookEvents.claimedUntil, sql`now()`))))
+    .where(
+      and(
+        isNull(webhookEvents.processedAt),
+        lte(webhookEvents.nextAttemptAt, sql`now()`),
+        or(isNull(webhookEvents.claimedUntil), lte(webhookEvents.claimedUntil, sql`now()`)),
+      ),
+    )
     .orderBy(asc(webhookEvents.id))
     .limit(limit)
     .for('update', { skipLocked: true });
@@ -62,7 +78,11 @@ export async function claimEvents(db: Database, limit: number, leaseMs: number):
   return claimed.sort((a, b) => a.id - b.id);
 }
 
-export async function markEventProcessed(db: Database, id: number, result: { outcome: string; teamId?: string | null; enterpriseId?: string | null; error?: string }): Promise<void> {
+export async function markEventProcessed(
+  db: Database,
+  id: number,
+  result: { outcome: string; teamId?: string | null; enterpriseId?: string | null; error?: string },
+): Promise<void> {
   await db
     .update(webhookEvents)
     .set({
@@ -79,7 +99,11 @@ export async function markEventProcessed(db: Database, id: number, result: { out
 export async function markEventFailed(db: Database, id: number, error: string, retryInMs: number): Promise<void> {
   await db
     .update(webhookEvents)
-    .set({ claimedUntil: null, error, nextAttemptAt: sql`now() + ${`${Math.ceil(retryInMs / 1000)} seconds`}::interval` })
+    .set({
+      claimedUntil: null,
+      error,
+      nextAttemptAt: sql`now() + ${`${Math.ceil(retryInMs / 1000)} seconds`}::interval`,
+    })
     .where(eq(webhookEvents.id, id));
 }
 

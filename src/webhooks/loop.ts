@@ -14,7 +14,13 @@ export interface PollingLoop {
  * `step` returns true when it did something (look again at once) and false when there was nothing
  * to do (sleep `idleMs`, or until woken).
  */
-export function createPollingLoop(opts: { name: string; concurrency: number; idleMs: number; logger: Logger; step: (signal: AbortSignal) => Promise<boolean> }): PollingLoop {
+export function createPollingLoop(opts: {
+  name: string;
+  concurrency: number;
+  idleMs: number;
+  logger: Logger;
+  step: (signal: AbortSignal) => Promise<boolean>;
+}): PollingLoop {
   let running = false;
   const sleepers = new Set<() => void>();
   let pendingWakes = 0;

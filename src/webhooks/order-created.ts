@@ -62,7 +62,8 @@ export const orderCreatedProcessor: EventProcessor = {
         row = (await promoteFoundKudosOrder(ctx.db, row, unrecorded.key, unrecorded.order)) ?? row;
       }
       // An order whose answer was lost: the kudos said failed or unknown, but it was created. Placed.
-      if (!several && (row.status === 'failed' || row.status === 'unknown')) row = (await promoteFoundOrder(ctx.db, row.id, orderId)) ?? row;
+      if (!several && (row.status === 'failed' || row.status === 'unknown'))
+        row = (await promoteFoundOrder(ctx.db, row.id, orderId)) ?? row;
       if (!several && !row.orderId) row = await updateKudos(ctx.db, row.id, { orderId });
       await scheduleOrderCheck(ctx.db, {
         orderId,
@@ -103,20 +104,41 @@ export const orderCreatedProcessor: EventProcessor = {
         { kind: 'order.external', subject: orderId },
         {
           to: { channel },
-          message: ctx.present({ type: 'order.external', orderId, cardType: data.cardType, totalAmount: data.totalAmount, currency: data.currency, recipientCount: data.recipientCount }),
+          message: ctx.present({
+            type: 'order.external',
+            orderId,
+            cardType: data.cardType,
+            totalAmount: data.totalAmount,
+            currency: data.currency,
+            recipientCount: data.recipientCount,
+          }),
         },
       );
     }
-    await scheduleOrderCheck(ctx.db, { orderId, source: 'webhook', firstDelayMs: ctx.firstCheckDelayMs, ...(ws ? { teamId: ws.teamId, enterpriseId: ws.enterpriseId } : {}) });
+    await scheduleOrderCheck(ctx.db, {
+      orderId,
+      source: 'webhook',
+      firstDelayMs: ctx.firstCheckDelayMs,
+      ...(ws ? { teamId: ws.teamId, enterpriseId: ws.enterpriseId } : {}),
+    });
     return { outcome: 'external', ...(ws ? { teamId: ws.teamId, enterpriseId: ws.enterpriseId } : {}) };
   },
 };
 
-async function kudosByOrderId(db: Database, orderId: string, teamId: string | undefined): Promise<KudosRow | undefined> {
+async function kudosByOrderId(
+  db: Database,
+  orderId: string,
+  teamId: string | undefined,
+): Promise<KudosRow | undefined> {
   const [row] = await db
     .select()
     .from(kudos)
-    .where(and(or(eq(kudos.orderId, orderId), sql`${kudos.orderIds} @> ${JSON.stringify([orderId])}::jsonb`), teamId ? eq(kudos.teamId, teamId) : undefined))
+    .where(
+      and(
+        or(eq(kudos.orderId, orderId), sql`${kudos.orderIds} @> ${JSON.stringify([orderId])}::jsonb`),
+        teamId ? eq(kudos.teamId, teamId) : undefined,
+      ),
+    )
     .limit(1);
   return row;
 }
@@ -133,22 +155,40 @@ async function kudosByKey(db: Database, key: string, teamId: string | undefined)
   return row && partOfKey(row, key) >= 0 ? row : undefined;
 }
 
-async function linkRequestByOrderId(db: Database, orderId: string, teamId: string | undefined): Promise<RewardLinkRequestRow | undefined> {
+async function linkRequestByOrderId(
+  db: Database,
+  orderId: string,
+  teamId: string | undefined,
+): Promise<RewardLinkRequestRow | undefined> {
   const [row] = await db
     .select()
     .from(rewardLinkRequests)
-    .where(and(sql`${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb`, teamId ? eq(rewardLinkRequests.teamId, teamId) : undefined))
+    .where(
+      and(
+        sql`${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb`,
+        teamId ? eq(rewardLinkRequests.teamId, teamId) : undefined,
+      ),
+    )
     .limit(1);
   return row;
 }
 
-async function linkRequestByKey(db: Database, key: string, teamId: string | undefined): Promise<RewardLinkRequestRow | undefined> {
+async function linkRequestByKey(
+  db: Database,
+  key: string,
+  teamId: string | undefined,
+): Promise<RewardLinkRequestRow | undefined> {
   const base = key.slice(0, 36);
   if (!UUID.test(base) || !(key.length === 36 || /^-\d+$/.test(key.slice(36)))) return undefined;
   const [row] = await db
     .select()
     .from(rewardLinkRequests)
-    .where(and(eq(rewardLinkRequests.idempotencyKey, base.toLowerCase()), teamId ? eq(rewardLinkRequests.teamId, teamId) : undefined))
+    .where(
+      and(
+        eq(rewardLinkRequests.idempotencyKey, base.toLowerCase()),
+        teamId ? eq(rewardLinkRequests.teamId, teamId) : undefined,
+      ),
+    )
     .limit(1);
   return row;
 }

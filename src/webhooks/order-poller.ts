@@ -68,7 +68,14 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
   async function poll(): Promise<number> {
     let found = 0;
     for (const account of await deps.rewards.all()) {
-      const source = account.ws && account.connectionId ? { connectionId: account.connectionId, teamId: account.ws.teamId, enterpriseId: account.ws.enterpriseId ?? null } : undefined;
+      const source =
+        account.ws && account.connectionId
+          ? {
+              connectionId: account.connectionId,
+              teamId: account.ws.teamId,
+              enterpriseId: account.ws.enterpriseId ?? null,
+            }
+          : undefined;
       found += await pollAccount(account.client, source);
     }
     return found;
@@ -78,7 +85,9 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
     const signal = controller.signal;
     const orders: OrderSummary[] = [];
     const baselineId = source ? `${BASELINE_EVENT_ID}:${source.connectionId}` : BASELINE_EVENT_ID;
-    const scope = source ? { connectionId: source.connectionId, teamId: source.teamId, enterpriseId: source.enterpriseId } : {};
+    const scope = source
+      ? { connectionId: source.connectionId, teamId: source.teamId, enterpriseId: source.enterpriseId }
+      : {};
     // Orders created since yesterday (UTC): the list's date filter has day precision.
     const startDate = new Date(Date.now() - 24 * 3600_000).toISOString().slice(0, 10);
     for (let page = 1; page <= maxPages; page++) {
@@ -109,14 +118,30 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
       if (baseline)
         await deps.db
           .insert(webhookEvents)
-          .values({ eventId, eventType: 'order.created', createdAt, body, processedAt: new Date(), outcome: 'baseline', ...scope })
+          .values({
+            eventId,
+            eventType: 'order.created',
+            createdAt,
+            body,
+            processedAt: new Date(),
+            outcome: 'baseline',
+            ...scope,
+          })
           .onConflictDoNothing();
       else await storeEvent(deps.db, { eventId, eventType: 'order.created', createdAt, body, source });
     }
     if (baseline) {
       await deps.db
         .insert(webhookEvents)
-        .values({ eventId: baselineId, eventType: 'poll.baseline', createdAt: new Date(), body: {}, processedAt: new Date(), outcome: 'baseline', ...scope })
+        .values({
+          eventId: baselineId,
+          eventType: 'poll.baseline',
+          createdAt: new Date(),
+          body: {},
+          processedAt: new Date(),
+          outcome: 'baseline',
+          ...scope,
+        })
         .onConflictDoNothing();
       deps.logger.info('order polling started; existing orders taken as known', { orders: unseen.length });
       return 0;
@@ -183,7 +208,12 @@ async function anyPolledBefore(db: Database, connectionId: string | undefined): 
   const [row] = await db
     .select({ id: webhookEvents.id })
     .from(webhookEvents)
-    .where(and(like(webhookEvents.eventId, `${POLL_EVENT_PREFIX}%`), connectionId ? eq(webhookEvents.connectionId, connectionId) : undefined))
+    .where(
+      and(
+        like(webhookEvents.eventId, `${POLL_EVENT_PREFIX}%`),
+        connectionId ? eq(webhookEvents.connectionId, connectionId) : undefined,
+      ),
+    )
     .limit(1);
   return row !== undefined;
 }
@@ -207,16 +237,27 @@ async function unseenOrders(db: Database, orders: OrderSummary[]): Promise<Order
     db
       .select({ id: sql<string>`${webhookEvents.body}->'data'->>'orderId'` })
       .from(webhookEvents)
-      .where(and(eq(webhookEvents.eventType, 'order.created'), inArray(sql`${webhookEvents.body}->'data'->>'orderId'`, ids))),
+      .where(
+        and(eq(webhookEvents.eventType, 'order.created'), inArray(sql`${webhookEvents.body}->'data'->>'orderId'`, ids)),
+      ),
   ]);
-  const seen = new Set<string>([...polled.map((r) => r.id.slice(POLL_EVENT_PREFIX.length)), ...watched.map((r) => r.id), ...placed.map((r) => r.id ?? ''), ...reported.map((r) => r.id)]);
+  const seen = new Set<string>([
+    ...polled.map((r) => r.id.slice(POLL_EVENT_PREFIX.length)),
+    ...watched.map((r) => r.id),
+    ...placed.map((r) => r.id ?? ''),
+    ...reported.map((r) => r.id),
+  ]);
   const unique = new Map(orders.map((o) => [o.orderId, o]));
   return [...unique.values()].filter((o) => !seen.has(o.orderId));
 }
 
 /** Orders the app is still waiting on: a completion check not done, or a send not placed yet. */
 export async function hasOpenOrders(db: Database): Promise<boolean> {
-  const [check] = await db.select({ id: orderChecks.orderId }).from(orderChecks).where(isNull(orderChecks.doneAt)).limit(1);
+  const [check] = await db
+    .select({ id: orderChecks.orderId })
+    .from(orderChecks)
+    .where(isNull(orderChecks.doneAt))
+    .limit(1);
   if (check) return true;
   const [send] = await db
     .select({ id: kudos.id })

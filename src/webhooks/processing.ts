@@ -13,7 +13,13 @@
 // (src/domain/pacing/rewards-rate-budget.ts): the account's one budget, shared with the sends, which come first.
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
-import { CHECK_BATCH_SIZE, CHECK_SLOT_MS, claimDueChecks, dueChecksReady, runOrderChecks } from '../domain/orders/order-checks.js';
+import {
+  CHECK_BATCH_SIZE,
+  CHECK_SLOT_MS,
+  claimDueChecks,
+  dueChecksReady,
+  runOrderChecks,
+} from '../domain/orders/order-checks.js';
 import { DEFAULT_CHECK_DELAYS_MS, scheduleMissingKudosChecks } from '../domain/sending/order-check-schedule.js';
 import { expireNoticeMessages } from '../domain/notices/outbox.js';
 import { expireIdleSchedules } from '../domain/pacing/slack-call-schedules.js';
@@ -79,7 +85,10 @@ export interface BackgroundProcessing {
   poller: OrderPoller;
 }
 
-export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts: BackgroundProcessingOptions = {}): BackgroundProcessing {
+export function createBackgroundProcessing(
+  deps: BackgroundProcessingDeps,
+  opts: BackgroundProcessingOptions = {},
+): BackgroundProcessing {
   const id = `bg-${randomUUID().slice(0, 8)}`;
   const log = deps.logger.child({ part: 'webhooks', processor: id });
   const delays = opts.checkDelaysMs && opts.checkDelaysMs.length > 0 ? opts.checkDelaysMs : DEFAULT_CHECK_DELAYS_MS;
@@ -90,15 +99,22 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
   const timers: NodeJS.Timeout[] = [];
   // With webhooks off the poller is how orders placed elsewhere are learned; with webhooks on it is
   // the safety net for a lost order.created, at a slower pace.
-  const pollerPace = deps.webhooks === 'off' ? opts.polling : { activeMs: 60_000, idleMaxMs: 15 * 60_000, firstDelayMs: 60_000, ...opts.polling };
-  const poller = createOrderPoller({ db: deps.db, rewards: deps.rewards, logger: log, onStored: () => events.wake() }, pollerPace);
+  const pollerPace =
+    deps.webhooks === 'off'
+      ? opts.polling
+      : { activeMs: 60_000, idleMaxMs: 15 * 60_000, firstDelayMs: 60_000, ...opts.polling };
+  const poller = createOrderPoller(
+    { db: deps.db, rewards: deps.rewards, logger: log, onStored: () => events.wake() },
+    pollerPace,
+  );
 
   const events = createPollingLoop({
     name: 'webhook event processor',
     concurrency: 1,
     idleMs: pollMs,
     logger: log,
-    step: async (signal) => (await processEventBatch({ ...deps, logger: log, firstCheckDelayMs, signal }, EVENT_PROCESSORS)) > 0,
+    step: async (signal) =>
+      (await processEventBatch({ ...deps, logger: log, firstCheckDelayMs, signal }, EVENT_PROCESSORS)) > 0,
   });
   const slotMs = Math.min(opts.checkBatchIntervalMs ?? CHECK_SLOT_MS, firstCheckDelayMs);
   const batchSize = opts.checkBatchSize ?? CHECK_BATCH_SIZE;
@@ -135,15 +151,27 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
       const created = await scheduleMissingKudosChecks(deps.db, firstCheckDelayMs);
       if (created > 0) log.warn('scheduled missing completion checks', { created });
       await inBackgroundLane(() => reconcileAndResume());
-      await recoverStuckResends({ ...deps, logger: log }, opts.resendLeaseMs !== undefined ? { leaseMs: opts.resendLeaseMs } : {});
+      await recoverStuckResends(
+        { ...deps, logger: log },
+        opts.resendLeaseMs !== undefined ? { leaseMs: opts.resendLeaseMs } : {},
+      );
     } catch (error) {
       log.error('background sweep failed', { error });
     }
   }
 
   async function reconcileAndResume(): Promise<void> {
-    await resumePendingRewardLinkRequests({ ...deps, logger: log }, { firstCheckDelayMs, signal: controller.signal, ...linkLease });
-    await reconcileCancelIntents({ ...deps, logger: log }, { signal: controller.signal, ...(opts.cancelIntentGraceMs !== undefined ? { graceMs: opts.cancelIntentGraceMs } : {}) });
+    await resumePendingRewardLinkRequests(
+      { ...deps, logger: log },
+      { firstCheckDelayMs, signal: controller.signal, ...linkLease },
+    );
+    await reconcileCancelIntents(
+      { ...deps, logger: log },
+      {
+        signal: controller.signal,
+        ...(opts.cancelIntentGraceMs !== undefined ? { graceMs: opts.cancelIntentGraceMs } : {}),
+      },
+    );
   }
 
   async function cleanup(): Promise<void> {
@@ -175,7 +203,9 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
       for (const timer of timers) timer.unref();
       void track(cleanup());
       poller.start();
-      log.info('webhook and notification processing started', { orderOutcomes: deps.webhooks === 'off' ? 'polling' : 'webhooks, polling as the safety net' });
+      log.info('webhook and notification processing started', {
+        orderOutcomes: deps.webhooks === 'off' ? 'polling' : 'webhooks, polling as the safety net',
+      });
     },
     wakeEvents: () => events.wake(),
     firstCheckDelayMs,
@@ -185,7 +215,11 @@ export function createBackgroundProcessing(deps: BackgroundProcessingDeps, opts:
     poller,
     placeRewardLinks(requestId) {
       void track(
-        placeRewardLinkRequest({ ...deps, logger: log }, requestId, { firstCheckDelayMs, signal: controller.signal, ...linkLease })
+        placeRewardLinkRequest({ ...deps, logger: log }, requestId, {
+          firstCheckDelayMs,
+          signal: controller.signal,
+          ...linkLease,
+        })
           .then(() => checks.wake())
           .catch((error: unknown) => log.error('placing reward links failed', { requestId, error })),
       );

@@ -31,7 +31,11 @@ export function eventRetryDelayMs(attempts: number): number {
 }
 
 /** Claims a batch of due events and processes them one by one; returns how many it claimed. */
-export async function processEventBatch(ctx: EventContext, processors: readonly EventProcessor[], batchSize = 10): Promise<number> {
+export async function processEventBatch(
+  ctx: EventContext,
+  processors: readonly EventProcessor[],
+  batchSize = 10,
+): Promise<number> {
   const events = await claimEvents(ctx.db, batchSize, EVENT_LEASE_MS);
   for (const event of events) {
     if (ctx.signal.aborted) break;

@@ -27,13 +27,21 @@ function seedBigGroup(sim: SlackSimulator, size = GROUP_SIZE): string[] {
   for (let i = 0; i < size; i++) {
     const id = `U_BIG${String(i).padStart(4, '0')}`;
     ids.push(id);
-    sim.workspace.users.push(workspacePerson(id, `big${i}`, `Person ${i}`, 'member of a big group', { displayName: `P${i}` }));
+    sim.workspace.users.push(
+      workspacePerson(id, `big${i}`, `Person ${i}`, 'member of a big group', { displayName: `P${i}` }),
+    );
   }
   sim.workspace.usergroups.push({ id: 'S_BIG', handle: 'everyone-big', name: 'Everyone Big', users: ids });
   return ids;
 }
 
-const bigGroupForm = (amount = '5') => sendModalValues({ group: { value: 'slack:S_BIG', text: '@everyone-big' }, design: 'CC-THANK-YOU', amount, message: 'Thank you all!' });
+const bigGroupForm = (amount = '5') =>
+  sendModalValues({
+    group: { value: 'slack:S_BIG', text: '@everyone-big' },
+    design: 'CC-THANK-YOU',
+    amount,
+    message: 'Thank you all!',
+  });
 
 async function row(id: string): Promise<KudosRow> {
   const [found] = await e2e.db.select().from(kudos).where(eq(kudos.id, id));
@@ -47,7 +55,8 @@ async function emulatorOrders() {
 /** Card e-mails of the emulator, by address. */
 async function cardEmails(): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
-  for (const mail of (await e2e.emulator.emails()) as Array<{ kind: string; to: string }>) if (mail.kind === 'card') counts.set(mail.to, (counts.get(mail.to) ?? 0) + 1);
+  for (const mail of (await e2e.emulator.emails()) as Array<{ kind: string; to: string }>)
+    if (mail.kind === 'card') counts.set(mail.to, (counts.get(mail.to) ?? 0) + 1);
   return counts;
 }
 
@@ -139,7 +148,9 @@ describe('a kudos to a 1,000-member user group', () => {
     const emails = await cardEmails();
     expect(emails.size).toBe(300);
     expect([...emails.values()].every((n) => n === 1)).toBe(true);
-    expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('Your kudos is on its way'))).toHaveLength(1);
+    expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('Your kudos is on its way'))).toHaveLength(
+      1,
+    );
     expect(e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text.startsWith('Kudos from'))).toHaveLength(1);
   }, 180_000);
 
@@ -156,7 +167,9 @@ describe('a kudos to a 1,000-member user group', () => {
     expect(settled.partsPlaced).toBe(2);
     expect(settled.costCents).toBe(200 * 500);
     expect(await emulatorOrders()).toHaveLength(2);
-    const notice = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('went out to')));
+    const notice = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('went out to')),
+    );
     expect(notice.text).toContain('200 of 250 people');
     expect(notice.text).toContain('the other 50 were not sent');
     expect(notice.text).toContain('order 3 of 3 was refused');
@@ -171,9 +184,13 @@ describe('a kudos to a 1,000-member user group', () => {
   describe('a part that turns up later (its answer was lost): the channel announcement follows', () => {
     const announcements = () => e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text.startsWith('Kudos from'));
     const names = (m: Message, text: string) => JSON.stringify(m.blocks).includes(text);
-    const edits = (m: Message) => e2e.stack.sim.calls.filter((c) => c.method === 'chat.update' && c.ok && c.args.channel === m.channel && c.args.ts === m.ts).length;
+    const edits = (m: Message) =>
+      e2e.stack.sim.calls.filter(
+        (c) => c.method === 'chat.update' && c.ok && c.args.channel === m.channel && c.args.ts === m.ts,
+      ).length;
     /** Webhook events stored and not processed yet. */
-    const unprocessedEvents = async () => (await e2e.db.select().from(webhookEvents).where(isNull(webhookEvents.processedAt))).length;
+    const unprocessedEvents = async () =>
+      (await e2e.db.select().from(webhookEvents).where(isNull(webhookEvents.processedAt))).length;
 
     /** A send to the 250-person group that the daily limit cuts short after `partsFit` parts of $500, settled and told. */
     async function cutShortSend(partsFit: number): Promise<KudosRow> {
@@ -196,7 +213,9 @@ describe('a kudos to a 1,000-member user group', () => {
       const { order } = await e2e.stack.app.rewards.orders.createChoice(
         {
           productId: 'CC-THANK-YOU',
-          recipients: sent.recipients.slice((part - 1) * 100, part * 100).map((r) => ({ email: r.email, amount: '5.00' })),
+          recipients: sent.recipients
+            .slice((part - 1) * 100, part * 100)
+            .map((r) => ({ email: r.email, amount: '5.00' })),
           emailSetting: { senderName: sent.senderName, subject: 'Thanks' },
         },
         { idempotencyKey: `${sent.idempotencyKey}-${part}` },
@@ -217,26 +236,45 @@ describe('a kudos to a 1,000-member user group', () => {
         return current.status === 'placed' && current.notifiedAt ? current : undefined;
       }, 30_000);
       expect(placed.orderIds).toEqual([...partial.orderIds, last.orderId]);
-      const edited = await e2e.stack.sim.waitFor(() => announcements().find((m) => m.ts === announcement.ts && names(m, '@everyone-big (250 people)')), 15_000);
+      const edited = await e2e.stack.sim.waitFor(
+        () => announcements().find((m) => m.ts === announcement.ts && names(m, '@everyone-big (250 people)')),
+        15_000,
+      );
       expect(edited.edited).toBeDefined();
       expect(announcements()).toHaveLength(1);
       expect(edits(announcement)).toBe(1);
       // The sender hears it once too.
-      expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('Your kudos is on its way'))).toHaveLength(1);
+      expect(
+        e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('Your kudos is on its way')),
+      ).toHaveLength(1);
 
       // The same order.created again, signed: a redelivery of the event (same id) and another event
       // for the same order (as the order poller finds it): the send and its announcement stay as they are.
-      const created = () => envelope('order.created', { orderId: last.orderId, cardType: 'CHOICE_CARD', totalAmount: '250.00', currency: 'USD', recipientCount: 50 });
+      const created = () =>
+        envelope('order.created', {
+          orderId: last.orderId,
+          cardType: 'CHOICE_CARD',
+          totalAmount: '250.00',
+          currency: 'USD',
+          recipientCount: 50,
+        });
       const event = created();
       for (const body of [event, event, created()]) {
         expect((await postWebhook(e2e.stack.app.url, body, signed(body))).status).toBe(200);
       }
       await eventually(async () => (await unprocessedEvents()) === 0);
       const after = await row(partial.id);
-      expect(after).toMatchObject({ status: 'placed', partsPlaced: 3, orderIds: placed.orderIds, costCents: placed.costCents });
+      expect(after).toMatchObject({
+        status: 'placed',
+        partsPlaced: 3,
+        orderIds: placed.orderIds,
+        costCents: placed.costCents,
+      });
       expect(announcements()).toHaveLength(1);
       expect(edits(announcement)).toBe(1);
-      expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('Your kudos is on its way'))).toHaveLength(1);
+      expect(
+        e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('Your kudos is on its way')),
+      ).toHaveLength(1);
     }, 180_000);
 
     it('a send told failed (nothing placed) whose first part turns up: announced then, for the 100 people it reached', async () => {
@@ -258,7 +296,12 @@ describe('a kudos to a 1,000-member user group', () => {
 
   it('/kudos scheduled cancels a scheduled big send: every one of its orders is cancelled, the send once', async () => {
     seedBigGroup(e2e.stack.sim, 250);
-    const values = sendModalValues({ group: { value: 'slack:S_BIG', text: '@everyone-big' }, design: 'CC-THANK-YOU', amount: '5', schedule: wallTimeIn('America/New_York', 120) });
+    const values = sendModalValues({
+      group: { value: 'slack:S_BIG', text: '@everyone-big' },
+      design: 'CC-THANK-YOU',
+      amount: '5',
+      schedule: wallTimeIn('America/New_York', 120),
+    });
     const recorded = await submitSendForm(e2e.stack, e2e.db, 'U_MANAGER', values);
     const booked = await eventually(async () => {
       const current = await row(recorded.id);
@@ -272,9 +315,12 @@ describe('a kudos to a 1,000-member user group', () => {
       .at(-1)!;
     expect(JSON.stringify(list.blocks)).toContain('@everyone-big (250 people)');
     await e2e.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'scheduled_cancel', 'U_MANAGER', booked.id);
-    const canceled = await eventually(async () => ((await row(recorded.id)).status === 'canceled' ? row(recorded.id) : undefined));
+    const canceled = await eventually(async () =>
+      (await row(recorded.id)).status === 'canceled' ? row(recorded.id) : undefined,
+    );
     expect(canceled.canceledBy).toBe('U_MANAGER');
-    for (const orderId of booked.orderIds) expect((await e2e.stack.app.rewards.orders.get(orderId)).status).toBe('CANCELED');
+    for (const orderId of booked.orderIds)
+      expect((await e2e.stack.app.rewards.orders.get(orderId)).status).toBe('CANCELED');
   }, 180_000);
 
   it('a group over the cap is refused in the form, with the cap and the group size', async () => {
@@ -282,9 +328,13 @@ describe('a kudos to a 1,000-member user group', () => {
     const more = e2e.stack.sim.workspace.usergroups.find((g) => g.id === 'S_BIG')!;
     for (let i = 0; i < 1001; i++) more.users.push(`U_EXTRA${i}`);
     await e2e.stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
-    const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
+    const view = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'),
+    );
     await e2e.stack.sim.submitView(view.id, bigGroupForm(), 'U_MANAGER');
-    expect(JSON.stringify(e2e.stack.sim.viewErrors(view.id))).toContain('At most 2,000 people per send (this one has 2,001)');
+    expect(JSON.stringify(e2e.stack.sim.viewErrors(view.id))).toContain(
+      'At most 2,000 people per send (this one has 2,001)',
+    );
     expect(await e2e.db.select().from(kudos)).toHaveLength(0);
   });
 });

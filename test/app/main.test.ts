@@ -8,7 +8,10 @@ import { createTestDatabase } from '../support/db.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-function runMain(env: Record<string, string>, onStdout?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runMain(
+  env: Record<string, string>,
+  onStdout?: (text: string, child: ReturnType<typeof spawn>) => void,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
@@ -39,7 +42,16 @@ describe('npm start', () => {
       .trim()
       .split('\n')
       .filter((l) => l.startsWith('config: '));
-    expect(lines.map((l) => l.split(' ')[1]).sort()).toEqual(['PORT', 'REWARDS_API_URL', 'REWARDS_CLIENT_ID', 'REWARDS_CLIENT_SECRET', 'REWARDS_WEBHOOK_SECRET', 'SLACK_BOT_TOKEN'].sort());
+    expect(lines.map((l) => l.split(' ')[1]).sort()).toEqual(
+      [
+        'PORT',
+        'REWARDS_API_URL',
+        'REWARDS_CLIENT_ID',
+        'REWARDS_CLIENT_SECRET',
+        'REWARDS_WEBHOOK_SECRET',
+        'SLACK_BOT_TOKEN',
+      ].sort(),
+    );
     expect(result.stdout).not.toContain('listening');
   });
 

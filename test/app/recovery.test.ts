@@ -26,7 +26,9 @@ async function allDone() {
 
 describe('worker recovery', () => {
   it('resumes a row recorded before a crash (expired lease) and places it once', async () => {
-    await e2e.db.insert(kudos).values(pendingRow({ attempts: 1, claimedUntil: new Date(Date.now() - 60_000), claimedBy: 'worker-dead' }));
+    await e2e.db
+      .insert(kudos)
+      .values(pendingRow({ attempts: 1, claimedUntil: new Date(Date.now() - 60_000), claimedBy: 'worker-dead' }));
     await e2e.start();
     const [row] = await allDone();
     const orders = await allOrders(e2e.stack.app);
@@ -37,10 +39,19 @@ describe('worker recovery', () => {
   it('a crash after the API call but before recording it: the same key finds the same order, no duplicate', async () => {
     await e2e.start({ app: { worker: { enabled: false } } });
     const key = randomUUID();
-    const row = pendingRow({ idempotencyKey: key, attempts: 1, claimedUntil: new Date(Date.now() - 1000), claimedBy: 'worker-dead' });
+    const row = pendingRow({
+      idempotencyKey: key,
+      attempts: 1,
+      claimedUntil: new Date(Date.now() - 1000),
+      claimedBy: 'worker-dead',
+    });
     // The dead process got as far as placing the order.
     const { order } = await e2e.stack.app.rewards.orders.createChoice(
-      { productId: 'CC-THANK-YOU', recipients: [{ email: row.recipients[0]!.email, amount: '10.00' }], emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' } },
+      {
+        productId: 'CC-THANK-YOU',
+        recipients: [{ email: row.recipients[0]!.email, amount: '10.00' }],
+        emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' },
+      },
       { idempotencyKey: key },
     );
     await e2e.db.insert(kudos).values(row);
@@ -61,7 +72,11 @@ describe('worker recovery', () => {
       await e2e.stack.sim.slashCommand('U_MANAGER', '');
       return e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').at(-1));
     })();
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }),
+      'U_MANAGER',
+    );
     const claimed = await eventually(async () => (await e2e.db.select().from(kudos)).find((r) => r.claimedBy !== null));
     await e2e.stack.close();
     const [released] = await e2e.db.select().from(kudos);
@@ -77,14 +92,27 @@ describe('worker recovery', () => {
   it('a process killed while announcing: the announcement Slack got is found, not posted again; the rest is posted once', async () => {
     await e2e.start({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { worker: { enabled: false } } });
     const { order } = await e2e.stack.app.rewards.orders.createChoice(
-      { productId: 'CC-THANK-YOU', recipients: [{ email: 'someone@example.com', amount: '10.00' }], emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' } },
+      {
+        productId: 'CC-THANK-YOU',
+        recipients: [{ email: 'someone@example.com', amount: '10.00' }],
+        emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' },
+      },
       { idempotencyKey: randomUUID() },
     );
     // The dead process had placed the order, recorded the announcement in the outbox and posted it;
     // it died before Slack's answer (and the confirmation) came.
     const [row] = await e2e.db
       .insert(kudos)
-      .values(pendingRow({ status: 'placed', orderId: order.orderId, placedAt: new Date(), attempts: 1, claimedUntil: new Date(Date.now() - 1000), claimedBy: 'worker-dead' }))
+      .values(
+        pendingRow({
+          status: 'placed',
+          orderId: order.orderId,
+          placedAt: new Date(),
+          attempts: 1,
+          claimedUntil: new Date(Date.now() - 1000),
+          claimedBy: 'worker-dead',
+        }),
+      )
       .returning();
     const [notice] = await e2e.db
       .insert(notifications)
@@ -112,28 +140,33 @@ describe('worker recovery', () => {
     });
     expect(announcement.ts).toBe(posted.ts);
     expect(e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text === 'Kudos from Maya Manager')).toHaveLength(1);
-    const confirmations = e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.includes(order.orderId) || JSON.stringify(m.blocks ?? []).includes(order.orderId));
+    const confirmations = e2e.stack.sim
+      .messages('U_MANAGER')
+      .filter((m) => m.text.includes(order.orderId) || JSON.stringify(m.blocks ?? []).includes(order.orderId));
     expect(confirmations).toHaveLength(1);
   });
 
-  it.skipIf(!process.env.DATABASE_URL)('two instances on one PostgreSQL share the work without placing any order twice', async () => {
-    // Both instances poll; each has its own connection pool, as two processes would.
-    await e2e.emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', delayMs: 100, count: 20 });
-    await e2e.start({ app: { worker: { enabled: false } } });
-    const rows = Array.from({ length: 20 }, () => pendingRow());
-    await e2e.db.insert(kudos).values(rows);
-    const config = { ...e2e.stack.config, databaseUrl: e2e.testDb.url };
-    await Promise.all([
-      e2e.stack.startAnotherApp({ config, db: undefined, worker: { pollIntervalMs: 50, concurrency: 2 } }),
-      e2e.stack.startAnotherApp({ config, db: undefined, worker: { pollIntervalMs: 50, concurrency: 2 } }),
-    ]);
-    const placed = await allDone();
-    expect(placed).toHaveLength(20);
-    expect(new Set(placed.map((r) => r.orderId)).size).toBe(20);
-    // Exactly one order per key in the API (an earlier test's aborted request may land late, so count by key).
-    for (const row of placed) {
-      const matches = await e2e.stack.app.rewards.orders.list({ clientOrderId: row.idempotencyKey }).all();
-      expect(matches.map((o) => o.orderId)).toEqual([row.orderId]);
-    }
-  });
+  it.skipIf(!process.env.DATABASE_URL)(
+    'two instances on one PostgreSQL share the work without placing any order twice',
+    async () => {
+      // Both instances poll; each has its own connection pool, as two processes would.
+      await e2e.emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', delayMs: 100, count: 20 });
+      await e2e.start({ app: { worker: { enabled: false } } });
+      const rows = Array.from({ length: 20 }, () => pendingRow());
+      await e2e.db.insert(kudos).values(rows);
+      const config = { ...e2e.stack.config, databaseUrl: e2e.testDb.url };
+      await Promise.all([
+        e2e.stack.startAnotherApp({ config, db: undefined, worker: { pollIntervalMs: 50, concurrency: 2 } }),
+        e2e.stack.startAnotherApp({ config, db: undefined, worker: { pollIntervalMs: 50, concurrency: 2 } }),
+      ]);
+      const placed = await allDone();
+      expect(placed).toHaveLength(20);
+      expect(new Set(placed.map((r) => r.orderId)).size).toBe(20);
+      // Exactly one order per key in the API (an earlier test's aborted request may land late, so count by key).
+      for (const row of placed) {
+        const matches = await e2e.stack.app.rewards.orders.list({ clientOrderId: row.idempotencyKey }).all();
+        expect(matches.map((o) => o.orderId)).toEqual([row.orderId]);
+      }
+    },
+  );
 });

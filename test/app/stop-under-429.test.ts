@@ -26,7 +26,9 @@ describe('stopping under a storm of 429s', () => {
 
     const rows = await e2e.db.select().from(kudos);
     expect(rows.map((r) => r.status)).toEqual(rows.map(() => 'pending'));
-    expect(rows.filter((r) => r.claimedBy !== null && r.claimedUntil !== null && r.claimedUntil.getTime() > Date.now())).toEqual([]);
+    expect(
+      rows.filter((r) => r.claimedBy !== null && r.claimedUntil !== null && r.claimedUntil.getTime() > Date.now()),
+    ).toEqual([]);
     const [one] = await e2e.db.select().from(kudos).where(eq(kudos.id, rows[0]!.id));
     expect(one!.orderId).toBeNull();
   });

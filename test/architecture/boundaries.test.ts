@@ -14,7 +14,13 @@ afterAll(async () => {
 });
 
 async function violations(baseDir: string, options: ICruiseOptions = {}): Promise<string[]> {
-  const result = await cruise(['src'], { ...config.options, ...options, ruleSet: { forbidden: config.forbidden ?? [] }, validate: true, baseDir });
+  const result = await cruise(['src'], {
+    ...config.options,
+    ...options,
+    ruleSet: { forbidden: config.forbidden ?? [] },
+    validate: true,
+    baseDir,
+  });
   if (typeof result.output === 'string') throw new Error('dependency-cruiser gave text, not a result');
   return result.output.summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
 }
@@ -25,7 +31,10 @@ async function scratchTree(files: Record<string, string[]>): Promise<string> {
   scratchDirs.push(dir);
   for (const [path, imports] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), `${imports.map((i) => `import '${i}';`).join('\n')}\nexport const here = ${JSON.stringify(path)};\n`);
+    await writeFile(
+      join(dir, path),
+      `${imports.map((i) => `import '${i}';`).join('\n')}\nexport const here = ${JSON.stringify(path)};\n`,
+    );
   }
   return dir;
 }
@@ -67,7 +76,9 @@ describe('boundaries', () => {
     ]);
     expect(found).toContain('domain-speaks-no-slack: src/domain/send.ts -> src/slack/blocks.ts');
     expect(found).toContain('stands-alone: src/rewards/client.ts -> src/db/client.ts');
-    expect(found).toContain('domain-downward-from-shared: src/domain/shared/money.ts -> src/domain/sending/kudos-store.ts');
+    expect(found).toContain(
+      'domain-downward-from-shared: src/domain/shared/money.ts -> src/domain/sending/kudos-store.ts',
+    );
     expect(found.filter((v) => v.includes('src/domain/home/'))).toEqual([]);
     expect(found).toContain('edges-call-inward: src/slack/blocks.ts -> src/http/server.ts');
   });

@@ -20,7 +20,14 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 
@@ -91,12 +98,21 @@ describe('campaigns in the simulator', () => {
     expect(await modal.getAttribute('data-hash')).not.toBe(hash);
     expect(await modal.locator('[data-action-id="message"]').inputValue()).toBe('Thank you for closing the quarter!');
     expect(
-      await modal.locator('select[data-action-id="recipients"]').evaluate((el) => Array.from((el as unknown as { selectedOptions: ArrayLike<{ value: string }> }).selectedOptions, (o) => o.value)),
+      await modal
+        .locator('select[data-action-id="recipients"]')
+        .evaluate((el) =>
+          Array.from(
+            (el as unknown as { selectedOptions: ArrayLike<{ value: string }> }).selectedOptions,
+            (o) => o.value,
+          ),
+        ),
     ).toEqual(['U_EMP1', 'U_EMP2']);
     await modal.screenshot({ path: 'docs/money-send-campaign.png' });
     await modal.locator('.modal-submit').click();
     await modal.waitFor({ state: 'detached', timeout: 20_000 });
-    await expect.poll(async () => (await stack.app.rewards.orders.list({ pageSize: 100 }).all()).length, { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(async () => (await stack.app.rewards.orders.list({ pageSize: 100 }).all()).length, { timeout: 30_000 })
+      .toBe(1);
   });
 
   it('/kudos campaigns lists the campaign with what it sets and what was spent under it', async () => {

@@ -22,9 +22,19 @@ describe('npm run dev', () => {
     const modal = await sim.waitFor(() => sim.openViews('U_MANAGER')[0], 10_000);
     const options = await sim.loadOptions(modal.id, 'design', 'send_design', '', 'U_MANAGER');
     const design = (options.body as { options: Array<{ text: unknown; value: string }> }).options[0]!;
-    const r = await sim.submitView(modal.id, { send_design: { design: { type: 'external_select', selected_option: design } } }, 'U_MANAGER');
+    const r = await sim.submitView(
+      modal.id,
+      { send_design: { design: { type: 'external_select', selected_option: design } } },
+      'U_MANAGER',
+    );
     expect(r.status).toBe(200);
-    const announcement = await sim.waitFor(() => sim.messages('C_KUDOS').find((m) => m.text.includes('kudos') || JSON.stringify(m.blocks ?? []).includes('sent kudos')), 20_000);
+    const announcement = await sim.waitFor(
+      () =>
+        sim
+          .messages('C_KUDOS')
+          .find((m) => m.text.includes('kudos') || JSON.stringify(m.blocks ?? []).includes('sent kudos')),
+      20_000,
+    );
     await stack.close();
     stack = undefined;
 

@@ -27,7 +27,14 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   await send('U_MANAGER', ['U_EMP1', 'U_EMP2'], '25', 'Thank you for a flawless launch!');
   await send('U_EMP1', ['U_MANAGER'], '20', 'For unblocking the release review');

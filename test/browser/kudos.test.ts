@@ -20,7 +20,14 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 
@@ -65,7 +72,11 @@ async function fillSendModal(p: Page, opts: { recipients: string[]; amount: stri
 describe('Kudos in the Slack simulator', () => {
   it('sends kudos to two people through the modal: announcement in #kudos, cards in the inbox', async () => {
     const p = await open('U_MANAGER');
-    const modal = await fillSendModal(p, { recipients: ['U_EMP1', 'U_EMP2'], amount: '25', message: 'Thank you for a flawless launch!' });
+    const modal = await fillSendModal(p, {
+      recipients: ['U_EMP1', 'U_EMP2'],
+      amount: '25',
+      message: 'Thank you for a flawless launch!',
+    });
     await modal.locator('.modal-submit').click();
     await modal.waitFor({ state: 'detached' });
 
@@ -175,6 +186,8 @@ describe('Kudos in the Slack simulator', () => {
     expect(await decided.locator('button', { hasText: 'Approve' }).count()).toBe(0);
     await p.screenshot({ path: `${SHOTS}/approval-approved.png` });
     await p.locator('#open-inbox').click();
-    await expect.poll(() => p.locator('#inbox tr.email', { hasText: '80.00 USD' }).count(), { timeout: 20_000 }).toBe(2);
+    await expect
+      .poll(() => p.locator('#inbox tr.email', { hasText: '80.00 USD' }).count(), { timeout: 20_000 })
+      .toBe(2);
   });
 });

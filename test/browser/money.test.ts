@@ -31,7 +31,14 @@ beforeAll(async () => {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   await send('U_MANAGER', ['U_EMP1', 'U_EMP2'], '25', 'Thank you for a flawless launch!');
 });
@@ -66,7 +73,9 @@ describe('money for admins in the simulator', () => {
     await expect.poll(() => alert.count(), { timeout: 20_000 }).toBe(1);
     // Every notice recorded by then is posted: a second alert would be in the channel now.
     await noticesSettled(stack.app.db);
-    expect(stack.simulator.messages('C_ADMIN').filter((m) => JSON.stringify(m).includes('Low Rewards balance'))).toHaveLength(1);
+    expect(
+      stack.simulator.messages('C_ADMIN').filter((m) => JSON.stringify(m).includes('Low Rewards balance')),
+    ).toHaveLength(1);
     expect(await alert.innerText()).toContain('$420');
     expect(await alert.locator('button', { hasText: 'Request a top-up' }).count()).toBe(1);
     await p.screenshot({ path: 'docs/money-low-balance.png' });
@@ -75,7 +84,10 @@ describe('money for admins in the simulator', () => {
   it('a top-up asked by one admin is approved by the other with the button and then shows as pending', async () => {
     const sim = stack.simulator;
     await sim.slashCommand('U_ADMIN', 'topup', 'C_ADMIN');
-    const view = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'), 10_000);
+    const view = await sim.waitFor(
+      () => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'),
+      10_000,
+    );
     await sim.submitView(
       view.id,
       {

@@ -31,7 +31,9 @@ export interface AppProcess {
 
 /** Node flags of `npm start` (`[exec] node <flags> dist/main.js` in package.json), so that children run with the same ones. */
 export const START_NODE_FLAGS: string[] = (() => {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts?: { start?: string } };
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    scripts?: { start?: string };
+  };
   const words = (pkg.scripts?.start ?? '').trim().split(/\s+/);
   if (words[0] === 'exec') words.shift();
   return words[0] === 'node' ? words.slice(1, -1).filter((w) => w.startsWith('-')) : [];
@@ -92,7 +94,10 @@ export interface StartAppProcessOptions {
   nodeArgs?: string[];
 }
 
-export async function startAppProcess(env: Record<string, string>, opts: StartAppProcessOptions = {}): Promise<AppProcess> {
+export async function startAppProcess(
+  env: Record<string, string>,
+  opts: StartAppProcessOptions = {},
+): Promise<AppProcess> {
   // `node` itself rather than npm or the tsx CLI: signals reach the app, not a wrapper.
   let entry: string[];
   if (opts.script) {

@@ -83,11 +83,19 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
   const rejectShare = opts.rejectShare ?? 0.5;
   const free = new Set(opts.approvers);
   const freed: Array<() => void> = [];
-  const crowd: ApproverCrowd = { races: [], requestMessages: new Map(), buttonsWithoutConfirm: 0, stop: async () => {} };
+  const crowd: ApproverCrowd = {
+    races: [],
+    requestMessages: new Map(),
+    buttonsWithoutConfirm: 0,
+    stop: async () => {},
+  };
   const running = new Set<Promise<void>>();
   let stopped = false;
 
-  const answered = async <T extends { status: number }>(what: string, call: Promise<T>): Promise<T | { status: 0; body?: undefined }> => {
+  const answered = async <T extends { status: number }>(
+    what: string,
+    call: Promise<T>,
+  ): Promise<T | { status: 0; body?: undefined }> => {
     const answer = await call.catch(() => ({ status: 0 as const }));
     opts.onAnswer?.(what, answer.status);
     return answer;
@@ -114,11 +122,13 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
 
   /** The user looks at the button: it must ask for confirmation (Slack shows the dialog, the user confirms). */
   function checkConfirm(m: Message, actionId: string): void {
-    const el = findElement(m.blocks ?? [], actionId)?.element as { confirm?: { confirm?: unknown; deny?: unknown } } | undefined;
+    const el = findElement(m.blocks ?? [], actionId)?.element as
+      { confirm?: { confirm?: unknown; deny?: unknown } } | undefined;
     if (!el?.confirm?.confirm || !el.confirm.deny) crowd.buttonsWithoutConfirm++;
   }
 
-  const ephemeralsFor = (user: string) => sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === user).length;
+  const ephemeralsFor = (user: string) =>
+    sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === user).length;
 
   async function race(kudosId: string, where: { channel: string; ts: string }, message: Message): Promise<void> {
     const plan: RacePlan = opts.rng() < rejectShare ? 'approve+reject' : 'approve+approve';
@@ -161,7 +171,17 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
         for (let attempt = 0; ; attempt++) {
           const before = new Set(sim.openViews(other).map((v) => v.id));
           await click(REJECT, other, 'reject button');
-          modal = await sim.waitFor(() => sim.openViews(other).find((v) => v.callback_id === REJECT_MODAL && !before.has(v.id) && v.private_metadata.includes(kudosId)), 6000).catch(() => undefined);
+          modal = await sim
+            .waitFor(
+              () =>
+                sim
+                  .openViews(other)
+                  .find(
+                    (v) => v.callback_id === REJECT_MODAL && !before.has(v.id) && v.private_metadata.includes(kudosId),
+                  ),
+              6000,
+            )
+            .catch(() => undefined);
           if (modal) break;
           if (attempt >= 20) throw new Error('the Reject dialog never opened');
           record.retries++;
@@ -169,7 +189,14 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
         }
         const view = modal;
         submitReject = async (what) => {
-          const answer = await answered(what, sim.submitView(view.id, { [REASON_BLOCK]: { [REASON_ACTION]: { type: 'plain_text_input', value: 'Chaos says no' } } }, other));
+          const answer = await answered(
+            what,
+            sim.submitView(
+              view.id,
+              { [REASON_BLOCK]: { [REASON_ACTION]: { type: 'plain_text_input', value: 'Chaos says no' } } },
+              other,
+            ),
+          );
           // What the person reads in the dialog: the app's inline error, or Slack's own when the app was late.
           rejectShown = JSON.stringify(sim.viewErrors(view.id));
           return count(answer.status);
@@ -213,9 +240,12 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
       // Their request got no answer (a killed or stopped instance): Slack showed them an error, and a
       // person presses again (or submits the dialog again). Only that second answer can tell them.
       const loserRequest = record.first.user === loser ? 0 : 1;
-      const sawOutcome = () => !findElement(shownNow()?.blocks ?? [], APPROVE) && JSON.stringify(shownNow()?.blocks ?? []).includes(`<@${decided.decidedBy}>`);
+      const sawOutcome = () =>
+        !findElement(shownNow()?.blocks ?? [], APPROVE) &&
+        JSON.stringify(shownNow()?.blocks ?? []).includes(`<@${decided.decidedBy}>`);
       // The same when Slack's dialog said so (the app answered after Slack's 3 s, or with its failure text).
-      const dialogAskedAgain = loser === other && plan === 'approve+reject' && /trouble connecting|try again/i.test(rejectShown);
+      const dialogAskedAgain =
+        loser === other && plan === 'approve+reject' && /trouble connecting|try again/i.test(rejectShown);
       if (!record.buttonGoneFor.includes(loser) && (record.statuses[loserRequest] !== 200 || dialogAskedAgain)) {
         record.retries++;
         if (loser === other && plan === 'approve+reject') await submitReject?.('reject dialog (again)');
@@ -232,19 +262,24 @@ export function startApproverCrowd(opts: ApproverCrowdOptions): ApproverCrowd {
         while (ephemeralsFor(loser) <= ephemeralBefore.get(loser)! && Date.now() < from + 10_000) await sleep(100);
         const toldAfterMs = Date.now() - from;
         record.loserTold = ephemeralsFor(loser) > ephemeralBefore.get(loser)! && toldAfterMs <= 3000;
-        if (!record.loserTold && ephemeralsFor(loser) > ephemeralBefore.get(loser)!) record.loserToldLateMs = toldAfterMs;
+        if (!record.loserTold && ephemeralsFor(loser) > ephemeralBefore.get(loser)!)
+          record.loserToldLateMs = toldAfterMs;
       }
     } catch (error) {
       record.error = String(error);
       log(`approvals: race on ${kudosId} failed: ${record.error}`);
     } finally {
       // The rejecter closes a dialog left open (the other decision won).
-      for (const v of sim.openViews(other)) if (v.callback_id === REJECT_MODAL) await sim.closeView(v.id, other, true).catch(() => {});
+      for (const v of sim.openViews(other))
+        if (v.callback_id === REJECT_MODAL) await sim.closeView(v.id, other, true).catch(() => {});
       release(approver, other);
     }
   }
 
-  async function waitDecided(kudosId: string, timeoutMs: number): Promise<{ status: string; decidedBy: string | null } | undefined> {
+  async function waitDecided(
+    kudosId: string,
+    timeoutMs: number,
+  ): Promise<{ status: string; decidedBy: string | null } | undefined> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const d = await opts.decisionOf(kudosId).catch(() => undefined);

@@ -41,7 +41,10 @@ export function automationRaceUsers(user: (id: string, name: string) => Workspac
   return PEOPLE.map((id, i) => user(id, `bday${i + 1}`));
 }
 
-export async function runAutomationRaces(ctx: MoneyFaultsContext, users: WorkspaceUser[]): Promise<AutomationRacesResult> {
+export async function runAutomationRaces(
+  ctx: MoneyFaultsContext,
+  users: WorkspaceUser[],
+): Promise<AutomationRacesResult> {
   const { db } = ctx;
   const problems: string[] = [];
   const ws = { teamId: ctx.teamId, enterpriseId: null };
@@ -50,7 +53,10 @@ export async function runAutomationRaces(ctx: MoneyFaultsContext, users: Workspa
   const later = formatInTimeZone(new Date(Date.now() + 10 * 86_400_000), ZONE, 'MM-dd');
   /** The dates file an admin uploads: `birthday` of each person, or none (a start date only, which removes the birthday). */
   const csv = (birthday: (id: string) => string | undefined) =>
-    ['email,birthday,start_date', ...PEOPLE.map((id) => `${emailOf.get(id)},${birthday(id) ?? ''},${birthday(id) ? '' : '2020-03-16'}`)].join('\n');
+    [
+      'email,birthday,start_date',
+      ...PEOPLE.map((id) => `${emailOf.get(id)},${birthday(id) ?? ''},${birthday(id) ? '' : '2020-03-16'}`),
+    ].join('\n');
   const importDates = async (text: string) => {
     const parsed = parseCelebrationCsv(text, yesterday);
     if (!parsed.ok) throw new Error(parsed.message);
@@ -62,7 +68,15 @@ export async function runAutomationRaces(ctx: MoneyFaultsContext, users: Workspa
     db.db,
     ws,
     'birthday',
-    { enabled: true, amountCents: AMOUNT_CENTS, productId: 'CC-BIRTHDAY', messageTemplate: 'Happy birthday, {name}!', senderUserId: LINKS_ADMIN, channelId: ctx.channel, profileFieldId: null },
+    {
+      enabled: true,
+      amountCents: AMOUNT_CENTS,
+      productId: 'CC-BIRTHDAY',
+      messageTemplate: 'Happy birthday, {name}!',
+      senderUserId: LINKS_ADMIN,
+      channelId: ctx.channel,
+      profileFieldId: null,
+    },
     LINKS_ADMIN,
   );
   // Saved three days ago: yesterday's birthdays fall after it (a rule sends nothing from before it was switched on).
@@ -86,11 +100,20 @@ export async function runAutomationRaces(ctx: MoneyFaultsContext, users: Workspa
         ),
       );
   // The first pass plans them all at once and goes on to send them: the changes land during dispatch.
-  const planned = await until('birthdays planned', 150_000, async () => ((await occurrences()).length === PEOPLE.length ? true : undefined));
+  const planned = await until('birthdays planned', 150_000, async () =>
+    (await occurrences()).length === PEOPLE.length ? true : undefined,
+  );
   if (!planned) problems.push(`automations: ${(await occurrences()).length} of ${PEOPLE.length} birthdays planned`);
   const byPerson = new Map((await occurrences()).map((o) => [o.subjectUserId!, o]));
-  const skips = await Promise.all(SKIPPED.map(async (id) => ({ id, skipped: byPerson.has(id) ? await skipOccurrence(db.db, ws, byPerson.get(id)!.id, LINKS_ADMIN) : false })));
-  await importDates(csv((id) => (CORRECTED.includes(id) ? later : REMOVED.includes(id) ? undefined : yesterday.slice(5))));
+  const skips = await Promise.all(
+    SKIPPED.map(async (id) => ({
+      id,
+      skipped: byPerson.has(id) ? await skipOccurrence(db.db, ws, byPerson.get(id)!.id, LINKS_ADMIN) : false,
+    })),
+  );
+  await importDates(
+    csv((id) => (CORRECTED.includes(id) ? later : REMOVED.includes(id) ? undefined : yesterday.slice(5))),
+  );
 
   const sourceKeys = PEOPLE.map((id) => `auto:${keyOf(id)}`);
   const automatedKudos = () =>
@@ -101,39 +124,64 @@ export async function runAutomationRaces(ctx: MoneyFaultsContext, users: Workspa
   await until('birthdays settled', ctx.settleTimeoutMs, async () => {
     const occ = await occurrences();
     const rows = await automatedKudos();
-    return occ.every((o) => o.status !== 'planned' && o.status !== 'retrying') && rows.every((r) => (r.status === 'placed' || r.status === 'failed') && r.notifiedAt) ? true : undefined;
+    return occ.every((o) => o.status !== 'planned' && o.status !== 'retrying') &&
+      rows.every((r) => (r.status === 'placed' || r.status === 'failed') && r.notifiedAt)
+      ? true
+      : undefined;
   });
   const final = new Map((await occurrences()).map((o) => [o.subjectUserId!, o]));
   const rows = await automatedKudos();
   const kudosOf = (id: string) => rows.filter((r) => r.sourceViewId === `auto:${keyOf(id)}`);
   const keys = new Set(rows.map((r) => r.idempotencyKey));
   const orders = (await listOrders(ctx)).filter((o) => keys.has(o.clientOrderId ?? o.idempotencyKey));
-  const ordersOf = (id: string) => kudosOf(id).reduce((n, r) => n + orders.filter((o) => (o.clientOrderId ?? o.idempotencyKey) === r.idempotencyKey).length, 0);
+  const ordersOf = (id: string) =>
+    kudosOf(id).reduce(
+      (n, r) => n + orders.filter((o) => (o.clientOrderId ?? o.idempotencyKey) === r.idempotencyKey).length,
+      0,
+    );
 
   for (const id of PEOPLE) {
     const occ = final.get(id);
     const sends = kudosOf(id).length;
     const charged = ordersOf(id);
     const placed = kudosOf(id).filter((r) => r.status === 'placed').length;
-    if (sends > 1 || charged > 1) problems.push(`automations: ${id} has ${sends} kudos and ${charged} orders for one birthday`);
+    if (sends > 1 || charged > 1)
+      problems.push(`automations: ${id} has ${sends} kudos and ${charged} orders for one birthday`);
     if (charged !== placed) problems.push(`automations: ${id}: ${charged} orders, ${placed} kudos placed`);
     const skip = skips.find((s) => s.id === id);
-    if (skip?.skipped && (occ?.status !== 'skipped' || sends > 0)) problems.push(`automations: ${id} skipped (acknowledged) yet ${occ?.status} with ${sends} kudos`);
-    if (skip && !skip.skipped && (occ?.status !== 'sent' || sends !== 1)) problems.push(`automations: ${id}'s skip refused yet ${occ?.status} with ${sends} kudos`);
-    if ((CORRECTED.includes(id) || REMOVED.includes(id)) && !((occ?.status === 'sent' && sends === 1) || (occ?.status === 'canceled' && sends === 0)))
+    if (skip?.skipped && (occ?.status !== 'skipped' || sends > 0))
+      problems.push(`automations: ${id} skipped (acknowledged) yet ${occ?.status} with ${sends} kudos`);
+    if (skip && !skip.skipped && (occ?.status !== 'sent' || sends !== 1))
+      problems.push(`automations: ${id}'s skip refused yet ${occ?.status} with ${sends} kudos`);
+    if (
+      (CORRECTED.includes(id) || REMOVED.includes(id)) &&
+      !((occ?.status === 'sent' && sends === 1) || (occ?.status === 'canceled' && sends === 0))
+    )
       problems.push(`automations: ${id}'s date changed during dispatch: ${occ?.status} with ${sends} kudos`);
-    if (!skip && !CORRECTED.includes(id) && !REMOVED.includes(id) && (occ?.status !== 'sent' || placed !== 1)) problems.push(`automations: ${id}: ${occ?.status} with ${placed} kudos placed`);
+    if (!skip && !CORRECTED.includes(id) && !REMOVED.includes(id) && (occ?.status !== 'sent' || placed !== 1))
+      problems.push(`automations: ${id}: ${occ?.status} with ${placed} kudos placed`);
   }
   // The corrected dates' runs wait for their day.
   const moved = await db.db
     .select()
     .from(automationOccurrences)
-    .where(and(eq(automationOccurrences.teamId, ctx.teamId), like(automationOccurrences.key, 'birthday:U_CHAOS_BDAY%'), sql`${automationOccurrences.localDate} > ${yesterday}`));
-  for (const o of moved) if (o.status !== 'planned' || o.kudosId) problems.push(`automations: the run of ${o.subjectUserId}'s corrected date is ${o.status} before its day`);
+    .where(
+      and(
+        eq(automationOccurrences.teamId, ctx.teamId),
+        like(automationOccurrences.key, 'birthday:U_CHAOS_BDAY%'),
+        sql`${automationOccurrences.localDate} > ${yesterday}`,
+      ),
+    );
+  for (const o of moved)
+    if (o.status !== 'planned' || o.kudosId)
+      problems.push(`automations: the run of ${o.subjectUserId}'s corrected date is ${o.status} before its day`);
 
   const chargedCents = orders.reduce((n, o) => n + cents(o.totalCost?.amount), 0);
-  const recordedCents = rows.filter((r) => r.status === 'placed').reduce((n, r) => n + (r.costCents ?? r.totalCents), 0);
-  if (chargedCents !== recordedCents) problems.push(`automations: ${chargedCents} cents charged, ${recordedCents} recorded`);
+  const recordedCents = rows
+    .filter((r) => r.status === 'placed')
+    .reduce((n, r) => n + (r.costCents ?? r.totalCents), 0);
+  if (chargedCents !== recordedCents)
+    problems.push(`automations: ${chargedCents} cents charged, ${recordedCents} recorded`);
   const result: AutomationRacesResult = {
     people: PEOPLE.length,
     sent: [...final.values()].filter((o) => o.status === 'sent').length,

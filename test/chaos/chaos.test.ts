@@ -12,7 +12,13 @@ describe('chaos', () => {
   it.skipIf(!process.env.DATABASE_URL)(
     '300 kudos, 20% faults, one instance killed: one order each, notices exactly once, exact balance, nothing stuck',
     async () => {
-      const result = await runChaos({ kudos: 300, faults: 0.2, approvalsShare: 0, dbCut: false, log: (m) => process.stderr.write(`${m}\n`) });
+      const result = await runChaos({
+        kudos: 300,
+        faults: 0.2,
+        approvalsShare: 0,
+        dbCut: false,
+        log: (m) => process.stderr.write(`${m}\n`),
+      });
       process.stderr.write(`chaos result: ${JSON.stringify(result)}\n`);
       expect(result.crashes).toEqual([]);
       expect(result.stuck).toEqual([]);
@@ -50,7 +56,13 @@ describe('chaos', () => {
       expect(result.moneyFaults?.automations.sent).toBeGreaterThanOrEqual(8);
       expect(result.balanceMovedCents).toBeGreaterThanOrEqual(300 * AMOUNT_CENTS);
       expect(result.failedWithoutNotice).toBe(0);
-      expect(Object.keys(result.faultsInjected).sort()).toEqual(['delay:3000', 'drop', 'status:429', 'status:500', 'status:503']);
+      expect(Object.keys(result.faultsInjected).sort()).toEqual([
+        'delay:3000',
+        'drop',
+        'status:429',
+        'status:500',
+        'status:503',
+      ]);
     },
     900_000,
   );

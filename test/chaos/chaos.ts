@@ -96,7 +96,12 @@ export interface ApprovalsResult {
   staleRequestMessages: number;
   /** The losing approver was told privately who decided first. */
   losersTold: number;
-  losersNotTold: Array<Pick<RaceRecord, 'kudosId' | 'plan' | 'first' | 'second' | 'winner' | 'statuses' | 'retries' | 'loserToldLateMs' | 'buttonGoneFor'>>;
+  losersNotTold: Array<
+    Pick<
+      RaceRecord,
+      'kudosId' | 'plan' | 'first' | 'second' | 'winner' | 'statuses' | 'retries' | 'loserToldLateMs' | 'buttonGoneFor'
+    >
+  >;
   /** Races where an approver went to click and the message already showed the decision (they read it there). */
   buttonsGoneBeforeClick: number;
   /** Of those not told within 3 s, told within 10 s. */
@@ -162,7 +167,14 @@ export interface ChaosResult {
   balanceMovedCents: number;
   expectedBalanceMoveCents: number;
   /** Rows not settled at the end, with what says why: claims, failed calls and when the next try was due. */
-  stuck: Array<{ id: string; status: string; attempts: number; failedCalls: number; nextAttemptAt: string; errorCode: string | null }>;
+  stuck: Array<{
+    id: string;
+    status: string;
+    attempts: number;
+    failedCalls: number;
+    nextAttemptAt: string;
+    errorCode: string | null;
+  }>;
   /** Cent for cent: the API's orders against the kudos recorded as placed. */
   chargedCents: number;
   recordedCents: number;
@@ -224,7 +236,11 @@ async function token(url: string): Promise<string> {
   const res = await fetch(`${url}/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret' }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: 'production-client',
+      client_secret: 'production-secret',
+    }),
   });
   const answer = (await res.json()) as { access_token?: string };
   if (!answer.access_token) throw new Error(`token: ${res.status}`);
@@ -254,7 +270,10 @@ function percentile(values: number[], p: number): number {
 /** The key a log line is counted under: its message and, when there is one, its error's code. */
 function logKey(line: LogLine): string {
   const error = line.error as { code?: unknown; message?: unknown } | undefined;
-  const code = error && typeof error === 'object' ? (error.code ?? (typeof error.message === 'string' ? error.message.slice(0, 60) : undefined)) : undefined;
+  const code =
+    error && typeof error === 'object'
+      ? (error.code ?? (typeof error.message === 'string' ? error.message.slice(0, 60) : undefined))
+      : undefined;
   return `${line.level}: ${line.msg ?? ''}${code ? ` (${String(code)})` : ''}`;
 }
 
@@ -282,7 +301,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
   const crashes: ChaosResult['crashes'] = [];
   const killedOnPurpose = new Set<number>();
   try {
-    await control(emulator.url, 'POST', '/limits', { dailyLimitUsd: 10_000_000, monthlyLimitUsd: 100_000_000, environment: 'production' });
+    await control(emulator.url, 'POST', '/limits', {
+      dailyLimitUsd: 10_000_000,
+      monthlyLimitUsd: 100_000_000,
+      environment: 'production',
+    });
     await control(emulator.url, 'POST', '/balance', { amount: 1_000_000, environment: 'production' });
     let apiToken = await token(emulator.url);
     // The token expires on the emulator's clock, which the money faults advance by weeks.
@@ -324,7 +347,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     }
     // 300 kudos in about two minutes are 600 posts in one channel, past Slack's post a second there: the
     // simulator's limits and the app's pacing are raised alike (this run is about money, not Slack's limits).
-    sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, workspace, rateLimits: { scale: CHAOS_SLACK_RATE_SCALE } });
+    sim = await startSlackSimulator({
+      signingSecret: SIGNING_SECRET,
+      workspace,
+      rateLimits: { scale: CHAOS_SLACK_RATE_SCALE },
+    });
     const env = appEnv({
       emulatorUrl: emulator.url,
       slackApiUrl: sim.apiUrl,
@@ -336,7 +363,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         KUDOS_SLACK_RATE_SCALE: String(CHAOS_SLACK_RATE_SCALE),
         KUDOS_WORKER_LEASE_MS: String(WORKER_LEASE_MS),
         ...(moneyFaults ? { KUDOS_ADMINS: LINKS_ADMIN } : {}),
-        ...(share > 0 ? { KUDOS_APPROVAL_THRESHOLD: THRESHOLD_USD, KUDOS_APPROVERS: APPROVERS.join(','), KUDOS_APPROVAL_CHANNEL: APPROVAL_CHANNEL } : {}),
+        ...(share > 0
+          ? {
+              KUDOS_APPROVAL_THRESHOLD: THRESHOLD_USD,
+              KUDOS_APPROVERS: APPROVERS.join(','),
+              KUDOS_APPROVAL_CHANNEL: APPROVAL_CHANNEL,
+            }
+          : {}),
       },
     });
     const start = () =>
@@ -344,14 +377,21 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         quietAfterStart: true,
         ...(opts.appNodeArgs?.length ? { nodeArgs: opts.appNodeArgs } : {}),
         onLine: (line) => {
-          if (line.level === 'warn' || line.level === 'error' || line.level === 'stderr') logged.push({ at: Date.now(), key: logKey(line) });
+          if (line.level === 'warn' || line.level === 'error' || line.level === 'stderr')
+            logged.push({ at: Date.now(), key: logKey(line) });
         },
       });
     // An instance that exits on its own is a crash: reported, and started again as a supervisor would.
     const supervise = (slot: number, app: AppProcess) => {
       void app.exited.then(async ({ code, signal }) => {
         if (closing || killedOnPurpose.has(app.pid)) return;
-        crashes.push({ pid: app.pid, code, signal, atSeconds: Math.round((Date.now() - startedAt) / 100) / 10, lastLines: app.logs.slice(-40).map((l) => JSON.stringify(l)) });
+        crashes.push({
+          pid: app.pid,
+          code,
+          signal,
+          atSeconds: Math.round((Date.now() - startedAt) / 100) / 10,
+          lastLines: app.logs.slice(-40).map((l) => JSON.stringify(l)),
+        });
         log(`chaos: instance ${app.pid} CRASHED (${code ?? signal}); restarting it`);
         const again = await start();
         apps[slot] = again;
@@ -376,15 +416,20 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         const payload = JSON.parse(new URLSearchParams(body.toString('utf8')).get('payload') ?? '{}');
         const user = payload.user?.id;
         let key: string | undefined;
-        if (payload.type === 'block_actions' && payload.actions?.[0]?.action_id === 'approval_approve') key = `approve:${payload.actions[0].value}:${user}`;
-        if (payload.type === 'view_submission' && payload.view?.callback_id === 'approval_reject_modal') key = `reject:${JSON.parse(payload.view.private_metadata).kudosId}:${user}`;
+        if (payload.type === 'block_actions' && payload.actions?.[0]?.action_id === 'approval_approve')
+          key = `approve:${payload.actions[0].value}:${user}`;
+        if (payload.type === 'view_submission' && payload.view?.callback_id === 'approval_reject_modal')
+          key = `reject:${JSON.parse(payload.view.private_metadata).kudosId}:${user}`;
         if (key && !decisiveBackend.has(key)) decisiveBackend.set(key, { backend, at: forwardedAt });
       } catch {
         // not a payload of ours
       }
     };
 
-    await control(emulator.url, 'PUT', '/faults/random', { probability: opts.faults, ...(opts.seed !== undefined ? { seed: opts.seed } : {}) });
+    await control(emulator.url, 'PUT', '/faults/random', {
+      probability: opts.faults,
+      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+    });
     const gatedCount = Array.from({ length: n }, (_, i) => isGated(i, share)).filter(Boolean).length;
     log(
       `chaos: ${n} kudos (${gatedCount} above the approval threshold), ${Math.round(opts.faults * 100)}% of Rewards API requests faulted, ` +
@@ -400,7 +445,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         rng,
         rejectShare: opts.rejectShare ?? 0.5,
         decisionOf: async (kudosId) => {
-          const [r] = await db.db.select({ status: approvalRequests.status, decidedBy: approvalRequests.decidedBy }).from(approvalRequests).where(eq(approvalRequests.kudosId, kudosId));
+          const [r] = await db.db
+            .select({ status: approvalRequests.status, decidedBy: approvalRequests.decidedBy })
+            .from(approvalRequests)
+            .where(eq(approvalRequests.kudosId, kudosId));
           return r;
         },
         onAnswer: (what, status) => answers.push({ at: Date.now(), what, status }),
@@ -437,7 +485,11 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       const sender = benchUserId(i);
       const view = await openModal(sender);
       const amount = isGated(i, share) ? GATED_AMOUNT_CENTS : AMOUNT_CENTS;
-      const values = sendModalValues({ users: [benchUserId((i + 1) % n)], design: 'CC-THANK-YOU', amount: String(amount / 100) });
+      const values = sendModalValues({
+        users: [benchUserId((i + 1) % n)],
+        design: 'CC-THANK-YOU',
+        amount: String(amount / 100),
+      });
       for (let attempt = 0; ; attempt++) {
         // The user presses Send again until Slack closes the modal (a lost answer shows an error).
         if (!theSim.openViews(sender).some((v) => v.id === view.id)) return;
@@ -501,7 +553,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
               const others = apps.filter((a) => a !== victim).map((a) => a.url);
               lb!.backends = others; // Slack's requests go elsewhere: the worker is what stalls
               const stalledMs = WORKER_LEASE_MS + 5000;
-              log(`chaos: SIGSTOP instance ${victim.pid} for ${stalledMs} ms (worker lease ${WORKER_LEASE_MS} ms) after ${afterSubmissions} submissions`);
+              log(
+                `chaos: SIGSTOP instance ${victim.pid} for ${stalledMs} ms (worker lease ${WORKER_LEASE_MS} ms) after ${afterSubmissions} submissions`,
+              );
               const before = victim.logs.length;
               victim.kill('SIGSTOP');
               await sleep(stalledMs);
@@ -517,7 +571,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
                 leaseLostLines: after.filter((l) => String(l.msg ?? '').startsWith('lease lost')).length,
                 claimLostLines: after.filter((l) => String(l.msg ?? '').includes('claim was lost')).length,
               };
-              log(`chaos: instance ${victim.pid} went on: ${stall.leaseLostLines} calls aborted for a lost lease, ${stall.claimLostLines} writes fenced out`);
+              log(
+                `chaos: instance ${victim.pid} went on: ${stall.leaseLostLines} calls aborted for a lost lease, ${stall.claimLostLines} writes fenced out`,
+              );
             })();
           }
           if (submitted === cutAt && opts.dbCut !== false && !cut) {
@@ -528,7 +584,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
               const at = Date.now();
               const result = await cutAppConnections(adminUrl, dbName);
               cutResult = { ...result, at, appConnectionsBefore, afterSubmissions };
-              log(`chaos: database cut after ${afterSubmissions}+ submissions: ${result.terminated} server connections of the instances terminated (${JSON.stringify(result.states)})`);
+              log(
+                `chaos: database cut after ${afterSubmissions}+ submissions: ${result.terminated} server connections of the instances terminated (${JSON.stringify(result.states)})`,
+              );
             })();
           }
         }
@@ -537,19 +595,30 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     await killed;
     await cut;
     await stalled;
-    log(`chaos: all ${n} submissions accepted (${userRetries} user retries); waiting for decisions, orders and notices`);
+    log(
+      `chaos: all ${n} submissions accepted (${userRetries} user retries); waiting for decisions, orders and notices`,
+    );
 
     // Settle: every kudos placed or failed and told (or rejected), every placed order's completion
     // notice posted. Faults stay on: the app has to get there through them.
     const deadline = Date.now() + (opts.settleTimeoutMs ?? 240_000);
     for (;;) {
       const rows = await db.db.select({ status: kudos.status, notifiedAt: kudos.notifiedAt }).from(kudos);
-      const settled = rows.filter((r) => ((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected').length;
-      const completions = (await db.db.select({ id: notifications.id }).from(notifications).where(eq(notifications.kind, 'order.completed'))).length;
+      const settled = rows.filter(
+        (r) => ((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected',
+      ).length;
+      const completions = (
+        await db.db
+          .select({ id: notifications.id })
+          .from(notifications)
+          .where(eq(notifications.kind, 'order.completed'))
+      ).length;
       const placed = rows.filter((r) => r.status === 'placed').length;
       if (rows.length === n && settled === n && completions >= placed) break;
       if (Date.now() > deadline) {
-        log(`chaos: not settled after the timeout: ${settled}/${n} settled, ${completions}/${placed} completion notices`);
+        log(
+          `chaos: not settled after the timeout: ${settled}/${n} settled, ${completions}/${placed} completion notices`,
+        );
         break;
       }
       await sleep(500);
@@ -578,7 +647,13 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const allRows = await db.db.select().from(kudos);
     const extra = new Set(money?.kudosIds ?? []);
     const rows = allRows.filter((r) => !extra.has(r.id));
-    const allOrders: Array<{ orderId: string; orderType?: string; clientOrderId?: string; idempotencyKey?: string; totalCost?: { amount: number | string } }> = [];
+    const allOrders: Array<{
+      orderId: string;
+      orderType?: string;
+      clientOrderId?: string;
+      idempotencyKey?: string;
+      totalCost?: { amount: number | string };
+    }> = [];
     for (let page = 1; ; page++) {
       const answer = await api(`/api/v1/orders?page=${page}&pageSize=100`);
       allOrders.push(...answer.data);
@@ -586,18 +661,28 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     }
     const keyOf = (o: { clientOrderId?: string; idempotencyKey?: string }) => o.clientOrderId ?? o.idempotencyKey ?? '';
     const extraKeys = new Set(allRows.filter((r) => extra.has(r.id)).map((r) => r.idempotencyKey));
-    const isLinkOrder = (o: { orderId: string; orderType?: string }) => o.orderType === 'LINK' || o.orderId.startsWith('LO');
+    const isLinkOrder = (o: { orderId: string; orderType?: string }) =>
+      o.orderType === 'LINK' || o.orderId.startsWith('LO');
     // A money fault's send in parts: its orders' keys are its own with `-n` (kudos-parts.ts).
     const orders = allOrders.filter((o) => !isLinkOrder(o) && !extraKeys.has(sendKeyOf(keyOf(o))));
     const kudosByKey = new Map(rows.map((r) => [r.idempotencyKey, r]));
     const orderKeys = orders.map(keyOf);
     const ordersByKey = countBy(orderKeys);
-    const keysSharedAcrossKudos = orderKeys.length - new Set(orderKeys).size + orderKeys.filter((k) => !kudosByKey.has(k)).length;
+    const keysSharedAcrossKudos =
+      orderKeys.length - new Set(orderKeys).size + orderKeys.filter((k) => !kudosByKey.has(k)).length;
     // Who an announcement is from (`<@U…> sent kudos`), which order a completion notice is about (`Order \`…\``).
-    const posts = sim.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === CHANNEL).map((c) => JSON.stringify(c.args));
+    const posts = sim.calls
+      .filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === CHANNEL)
+      .map((c) => JSON.stringify(c.args));
     const mainSenders = new Set(rows.map((r) => r.senderUserId));
-    const announcementsBySender = countBy(posts.map((p) => /<@(U_[A-Z0-9_]+)> sent kudos/.exec(p)?.[1]).filter((sender) => sender !== undefined && mainSenders.has(sender)));
-    const noticesByOrder = countBy(posts.filter((p) => p.includes('· complete')).map((p) => /Order `([^`]+)`/.exec(p)?.[1]));
+    const announcementsBySender = countBy(
+      posts
+        .map((p) => /<@(U_[A-Z0-9_]+)> sent kudos/.exec(p)?.[1])
+        .filter((sender) => sender !== undefined && mainSenders.has(sender)),
+    );
+    const noticesByOrder = countBy(
+      posts.filter((p) => p.includes('· complete')).map((p) => /Order `([^`]+)`/.exec(p)?.[1]),
+    );
     // What each sender was told in their DM.
     const dmsOf = (sender: string) => theSim.messages(sender).filter((m) => !m.ephemeral && m.bot_id);
     const told = new Map(rows.map((r) => [r.id, dmsOf(r.senderUserId).map((m) => m.text)]));
@@ -607,8 +692,12 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const failedRows = rows.filter((r) => r.status === 'failed');
     // Cent for cent: what the API charged (orders by key) against what the app recorded as placed.
     const spent = (r: (typeof rows)[number]) => r.status === 'placed' || r.status === 'scheduled';
-    const chargedButNotRecorded = rows.filter((r) => !spent(r) && (ordersByKey.get(r.idempotencyKey) ?? 0) > 0).map((r) => ({ id: r.id, status: r.status }));
-    const recordedButNotCharged = rows.filter((r) => spent(r) && (ordersByKey.get(r.idempotencyKey) ?? 0) === 0).map((r) => ({ id: r.id, status: r.status }));
+    const chargedButNotRecorded = rows
+      .filter((r) => !spent(r) && (ordersByKey.get(r.idempotencyKey) ?? 0) > 0)
+      .map((r) => ({ id: r.id, status: r.status }));
+    const recordedButNotCharged = rows
+      .filter((r) => spent(r) && (ordersByKey.get(r.idempotencyKey) ?? 0) === 0)
+      .map((r) => ({ id: r.id, status: r.status }));
     const chargedCents = orders.reduce((total, o) => total + Math.round(Number(o.totalCost?.amount ?? 0) * 100), 0);
     const recordedCents = rows.filter(spent).reduce((total, r) => total + (r.costCents ?? r.totalCents), 0);
     const placedRows = rows.filter((r) => r.status === 'placed');
@@ -628,7 +717,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       const approved = requests.filter((r) => r.status === 'approved');
       const rejected = requests.filter((r) => r.status === 'rejected');
       const decided = [...approved, ...rejected];
-      const backendOf = (kind: 'approve' | 'reject', kudosId: string, user: string) => decisiveBackend.get(`${kind}:${kudosId}:${user}`);
+      const backendOf = (kind: 'approve' | 'reject', kudosId: string, user: string) =>
+        decisiveBackend.get(`${kind}:${kudosId}:${user}`);
       // The gap as the instances saw it: between the load balancer forwarding the two decisive requests.
       const gaps = races.flatMap((r) => {
         const a = backendOf(r.first.kind, r.kudosId, r.first.user);
@@ -673,17 +763,26 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         undecided: requests.length - decided.length,
         decisionsNotOne: requests.filter((r) => (decisionsBy.get(r.kudosId) ?? 0) !== 1).length,
         statusMismatch:
-          approved.filter((r) => !['placed', 'failed'].includes(rowById.get(r.kudosId)?.status ?? '')).length + rejected.filter((r) => rowById.get(r.kudosId)?.status !== 'rejected').length,
+          approved.filter((r) => !['placed', 'failed'].includes(rowById.get(r.kudosId)?.status ?? '')).length +
+          rejected.filter((r) => rowById.get(r.kudosId)?.status !== 'rejected').length,
         approvedPlacedWithoutOneOrder: approved.filter((r) => {
           const k = rowById.get(r.kudosId);
           return k?.status === 'placed' && ordersByKey.get(k.idempotencyKey) !== 1;
         }).length,
-        rejectedWithOrder: rejected.filter((r) => (ordersByKey.get(rowById.get(r.kudosId)?.idempotencyKey ?? '') ?? 0) > 0).length,
-        duplicateDecisionNotices: decided.filter((r) => countTold(r.kudosId, /^Your kudos was (approved|rejected)/) > 1).length,
-        missingDecisionNotices: decided.filter((r) => countTold(r.kudosId, /^Your kudos was (approved|rejected)/) === 0).length,
-        duplicateWaitingNotices: requests.filter((r) => countTold(r.kudosId, /^Your kudos is waiting for approval/) > 1).length,
-        missingWaitingNotices: requests.filter((r) => countTold(r.kudosId, /^Your kudos is waiting for approval/) === 0).length,
-        staleRequestMessages: decided.filter((r) => stillOpen(theSim, APPROVAL_CHANNEL, crowd!.requestMessages.get(r.kudosId) ?? []).length > 0).length,
+        rejectedWithOrder: rejected.filter(
+          (r) => (ordersByKey.get(rowById.get(r.kudosId)?.idempotencyKey ?? '') ?? 0) > 0,
+        ).length,
+        duplicateDecisionNotices: decided.filter((r) => countTold(r.kudosId, /^Your kudos was (approved|rejected)/) > 1)
+          .length,
+        missingDecisionNotices: decided.filter((r) => countTold(r.kudosId, /^Your kudos was (approved|rejected)/) === 0)
+          .length,
+        duplicateWaitingNotices: requests.filter((r) => countTold(r.kudosId, /^Your kudos is waiting for approval/) > 1)
+          .length,
+        missingWaitingNotices: requests.filter((r) => countTold(r.kudosId, /^Your kudos is waiting for approval/) === 0)
+          .length,
+        staleRequestMessages: decided.filter(
+          (r) => stillOpen(theSim, APPROVAL_CHANNEL, crowd!.requestMessages.get(r.kudosId) ?? []).length > 0,
+        ).length,
         losersTold: races.filter((r) => r.loserTold).length,
         clickRetries: races.reduce((s, r) => s + r.retries, 0),
         non200Answers: races.reduce((s, r) => s + r.non200, 0),
@@ -759,19 +858,31 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       balanceMovedCents: cents(balanceBefore) - cents(balanceAfter),
       // Everything charged: the main run's sends, the money faults' sends (placed or booked) and the reward links created.
       expectedBalanceMoveCents:
-        allRows.filter((r) => r.status === 'placed' || r.status === 'scheduled').reduce((sum, r) => sum + (r.costCents ?? r.totalCents), 0) +
+        allRows
+          .filter((r) => r.status === 'placed' || r.status === 'scheduled')
+          .reduce((sum, r) => sum + (r.costCents ?? r.totalCents), 0) +
         (money?.links.recordedCents ?? 0) +
         (money?.firstParts.linksRecordedCents ?? 0),
       stuck: rows
         .filter((r) => !(((r.status === 'placed' || r.status === 'failed') && r.notifiedAt) || r.status === 'rejected'))
-        .map((r) => ({ id: r.id, status: r.status, attempts: r.attempts, failedCalls: r.failedCalls, nextAttemptAt: r.nextAttemptAt.toISOString(), errorCode: r.errorCode })),
+        .map((r) => ({
+          id: r.id,
+          status: r.status,
+          attempts: r.attempts,
+          failedCalls: r.failedCalls,
+          nextAttemptAt: r.nextAttemptAt.toISOString(),
+          errorCode: r.errorCode,
+        })),
       failedWithoutNotice: failedRows.filter((r) => !r.notifiedAt || !r.errorMessage).length,
       faultsInjected: faultState.injected,
       rewardsRequestsSeen: faultState.seen,
       userRetries,
       approvals,
       dbCut,
-      kill: { afterSubmissions: killAt, window: windowFrom(killedAt, Math.min(killedAt + WINDOW_MS, cutResult?.at ?? Infinity)) },
+      kill: {
+        afterSubmissions: killAt,
+        window: windowFrom(killedAt, Math.min(killedAt + WINDOW_MS, cutResult?.at ?? Infinity)),
+      },
       crashes,
       stall,
       moneyFaults: money,

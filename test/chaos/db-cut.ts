@@ -20,7 +20,11 @@ export interface DatabaseCut {
   states: Record<string, number>;
 }
 
-export async function cutAppConnections(adminUrl: string, databaseName: string, name = APP_CONNECTION_NAME): Promise<DatabaseCut> {
+export async function cutAppConnections(
+  adminUrl: string,
+  databaseName: string,
+  name = APP_CONNECTION_NAME,
+): Promise<DatabaseCut> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
     const rows = await admin<Array<{ state: string | null; terminated: boolean }>>`
@@ -36,10 +40,16 @@ export async function cutAppConnections(adminUrl: string, databaseName: string, 
 }
 
 /** Server connections the app instances hold right now. */
-export async function appConnectionCount(adminUrl: string, databaseName: string, name = APP_CONNECTION_NAME): Promise<number> {
+export async function appConnectionCount(
+  adminUrl: string,
+  databaseName: string,
+  name = APP_CONNECTION_NAME,
+): Promise<number> {
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
-    const [row] = await admin<Array<{ n: number }>>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${databaseName} AND application_name = ${name}`;
+    const [row] = await admin<
+      Array<{ n: number }>
+    >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = ${databaseName} AND application_name = ${name}`;
     return row?.n ?? 0;
   } finally {
     await admin.end({ timeout: 5 });

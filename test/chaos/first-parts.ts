@@ -14,7 +14,15 @@ import { kudosPartKey } from '../../src/domain/sending/kudos-parts.js';
 import { partKey } from '../../src/domain/reward-links/link-parts.js';
 import type { WorkspaceUser, WorkspaceUsergroup } from '../../src/simulator/seed.js';
 import { sendModalValues } from '../support/app.js';
-import { cents, LINKS_ADMIN, listOrders, openModal, submitUntilClosed, until, type MoneyFaultsContext } from './money-steps.js';
+import {
+  cents,
+  LINKS_ADMIN,
+  listOrders,
+  openModal,
+  submitUntilClosed,
+  until,
+  type MoneyFaultsContext,
+} from './money-steps.js';
 
 export const PARTS_SENDER = 'U_CHAOS_PARTS';
 const PARTS_RECIPIENTS = Array.from({ length: 150 }, (_, i) => `U_CHAOS_MANY${String(i + 1).padStart(3, '0')}`);
@@ -30,8 +38,26 @@ const LINKS_BALANCE_CENTS = 350_000;
 const SLOW_CALL_MS = 22_000;
 
 export interface FirstPartsResult {
-  send: { status: string; partsPlaced: number; orders: number; recipients: number; chargedCents: number; recordedCents: number; toldNothingCharged: number; toldOnItsWay: number };
-  links: { status: string; partsCreated: number; createdQuantity: number; orders: number; chargedCents: number; recordedCents: number; linksDelivered: number; failedNotices: number };
+  send: {
+    status: string;
+    partsPlaced: number;
+    orders: number;
+    recipients: number;
+    chargedCents: number;
+    recordedCents: number;
+    toldNothingCharged: number;
+    toldOnItsWay: number;
+  };
+  links: {
+    status: string;
+    partsCreated: number;
+    createdQuantity: number;
+    orders: number;
+    chargedCents: number;
+    recordedCents: number;
+    linksDelivered: number;
+    failedNotices: number;
+  };
   /** What the balance check of the whole run must add for these links (sends are counted from their rows). */
   linksRecordedCents: number;
   kudosIds: string[];
@@ -81,7 +107,12 @@ export async function runFirstParts(ctx: MoneyFaultsContext): Promise<FirstParts
     sim,
     PARTS_SENDER,
     view,
-    sendModalValues({ group: { value: `slack:${PARTS_GROUP}`, text: '@chaos-many' }, design: 'CC-THANK-YOU', amount: String(PART_SEND_DOLLARS), message: 'lost first part' }),
+    sendModalValues({
+      group: { value: `slack:${PARTS_GROUP}`, text: '@chaos-many' },
+      design: 'CC-THANK-YOU',
+      amount: String(PART_SEND_DOLLARS),
+      message: 'lost first part',
+    }),
   );
   const settled = await until('the send in parts settled', ctx.settleTimeoutMs, async () => {
     const [row] = await db.db.select().from(kudos).where(eq(kudos.senderUserId, PARTS_SENDER));
@@ -103,29 +134,51 @@ export async function runFirstParts(ctx: MoneyFaultsContext): Promise<FirstParts
     toldOnItsWay: dms.filter((m) => m.text.startsWith('Your kudos is on its way')).length,
   };
   if (!settled && row) {
-    const mapped = await db.db.select({ id: recipientMappings.slackUserId }).from(recipientMappings).where(inArray(recipientMappings.slackUserId, PARTS_RECIPIENTS));
+    const mapped = await db.db
+      .select({ id: recipientMappings.slackUserId })
+      .from(recipientMappings)
+      .where(inArray(recipientMappings.slackUserId, PARTS_RECIPIENTS));
     problems.push(
       `send in parts: not settled: ${JSON.stringify({ status: row.status, attempts: row.attempts, failedCalls: row.failedCalls, errorCode: row.errorCode, error: row.errorMessage, nextAttemptAt: row.nextAttemptAt, claimedUntil: row.claimedUntil, recipientsInAddressBook: mapped.length })}`,
     );
   }
-  if (send.status !== 'placed' || send.partsPlaced !== 2) problems.push(`send in parts: ${send.status} with ${send.partsPlaced} of 2 parts placed, expected placed`);
-  if (send.orders !== 2 || send.recipients !== PARTS_RECIPIENTS.length) problems.push(`send in parts: ${send.orders} orders for ${send.recipients} people, expected 2 for ${PARTS_RECIPIENTS.length}`);
-  if (send.chargedCents !== send.recordedCents) problems.push(`send in parts: ${send.chargedCents} cents charged, ${send.recordedCents} recorded`);
-  if (send.toldNothingCharged !== 0 || send.toldOnItsWay !== 1) problems.push(`send in parts: told "nothing was charged" ${send.toldNothingCharged} times, "on its way" ${send.toldOnItsWay} times`);
-  ctx.log(`chaos: send in parts with its first answer lost: ${send.status}, ${send.orders} orders, ${send.chargedCents} cents charged, ${send.recordedCents} recorded`);
+  if (send.status !== 'placed' || send.partsPlaced !== 2)
+    problems.push(`send in parts: ${send.status} with ${send.partsPlaced} of 2 parts placed, expected placed`);
+  if (send.orders !== 2 || send.recipients !== PARTS_RECIPIENTS.length)
+    problems.push(
+      `send in parts: ${send.orders} orders for ${send.recipients} people, expected 2 for ${PARTS_RECIPIENTS.length}`,
+    );
+  if (send.chargedCents !== send.recordedCents)
+    problems.push(`send in parts: ${send.chargedCents} cents charged, ${send.recordedCents} recorded`);
+  if (send.toldNothingCharged !== 0 || send.toldOnItsWay !== 1)
+    problems.push(
+      `send in parts: told "nothing was charged" ${send.toldNothingCharged} times, "on its way" ${send.toldOnItsWay} times`,
+    );
+  ctx.log(
+    `chaos: send in parts with its first answer lost: ${send.status}, ${send.orders} orders, ${send.chargedCents} cents charged, ${send.recordedCents} recorded`,
+  );
 
   // 2. Reward links in two parts (500 + 100): the first answer lost, then the next call slower than the claim.
   const redeem = /rewards\.emulator\.test\/redeem\/[A-Z0-9]+/g;
   const adminDms = () => sim.messages(LINKS_ADMIN).filter((m) => !m.ephemeral);
   const linksBefore = new Set(adminDms().flatMap((m) => m.text.match(redeem) ?? []));
-  const requestsBefore = new Set((await db.db.select({ id: rewardLinkRequests.id }).from(rewardLinkRequests)).map((r) => r.id));
+  const requestsBefore = new Set(
+    (await db.db.select({ id: rewardLinkRequests.id }).from(rewardLinkRequests)).map((r) => r.id),
+  );
   const dmsBefore = adminDms().length;
   moved = await lowerBalanceTo(ctx, LINKS_BALANCE_CENTS);
   await loseFirstAnswer(ctx, '^/api/v1/orders/reward-links$');
-  await ctx.control('POST', '/faults', { method: 'POST', path: '^/api/v1/orders/reward-links$', delayMs: SLOW_CALL_MS, count: 1 });
+  await ctx.control('POST', '/faults', {
+    method: 'POST',
+    path: '^/api/v1/orders/reward-links$',
+    delayMs: SLOW_CALL_MS,
+    count: 1,
+  });
   const ours = async () => (await db.db.select().from(rewardLinkRequests)).find((r) => !requestsBefore.has(r.id));
   for (let attempt = 0; attempt < 20 && !(await ours()); attempt++) {
-    const answer = await sim.slashCommand(LINKS_ADMIN, `links ${LINKS} ${LINK_CENTS / 100}`, 'C_GENERAL').catch(() => ({ status: 0 }));
+    const answer = await sim
+      .slashCommand(LINKS_ADMIN, `links ${LINKS} ${LINK_CENTS / 100}`, 'C_GENERAL')
+      .catch(() => ({ status: 0 }));
     if (answer.status === 200) await until('the reward links recorded', 20_000, ours);
   }
   const request = await until('the reward links settled', ctx.settleTimeoutMs, async () => {
@@ -142,7 +195,9 @@ export async function runFirstParts(ctx: MoneyFaultsContext): Promise<FirstParts
     ).size;
   if (request) await until('the reward links delivered', ctx.settleTimeoutMs, async () => newLinks() >= created);
   const linkKeys = request ? new Set([0, 1].map((i) => partKey(request, i))) : new Set<string>();
-  const linkOrders = (await listOrders(ctx, '&orderType=LINK')).filter((o) => linkKeys.has(o.clientOrderId ?? o.idempotencyKey));
+  const linkOrders = (await listOrders(ctx, '&orderType=LINK')).filter((o) =>
+    linkKeys.has(o.clientOrderId ?? o.idempotencyKey),
+  );
   const links = {
     status: request?.status ?? 'none',
     partsCreated: request?.partsCreated ?? 0,
@@ -156,14 +211,25 @@ export async function runFirstParts(ctx: MoneyFaultsContext): Promise<FirstParts
       .filter((m) => m.text.includes('could not be created')).length,
   };
   if (links.status !== 'placed' || links.partsCreated !== 2 || links.createdQuantity !== LINKS)
-    problems.push(`lost first link part: request ${links.status}, ${links.partsCreated} parts, ${links.createdQuantity} of ${LINKS} links; expected placed`);
-  if (links.orders !== links.partsCreated) problems.push(`lost first link part: ${links.orders} orders, ${links.partsCreated} parts recorded`);
-  if (links.chargedCents !== links.recordedCents) problems.push(`lost first link part: ${links.chargedCents} cents charged, ${links.recordedCents} recorded`);
-  if (links.linksDelivered !== links.createdQuantity) problems.push(`lost first link part: ${links.linksDelivered} links delivered of ${links.createdQuantity}`);
-  if (links.failedNotices !== 0) problems.push(`lost first link part: told "could not be created" ${links.failedNotices} times`);
-  ctx.log(`chaos: reward links with their first answer lost and a slow part: ${links.status}, ${links.createdQuantity} links, ${links.chargedCents} cents charged`);
+    problems.push(
+      `lost first link part: request ${links.status}, ${links.partsCreated} parts, ${links.createdQuantity} of ${LINKS} links; expected placed`,
+    );
+  if (links.orders !== links.partsCreated)
+    problems.push(`lost first link part: ${links.orders} orders, ${links.partsCreated} parts recorded`);
+  if (links.chargedCents !== links.recordedCents)
+    problems.push(`lost first link part: ${links.chargedCents} cents charged, ${links.recordedCents} recorded`);
+  if (links.linksDelivered !== links.createdQuantity)
+    problems.push(`lost first link part: ${links.linksDelivered} links delivered of ${links.createdQuantity}`);
+  if (links.failedNotices !== 0)
+    problems.push(`lost first link part: told "could not be created" ${links.failedNotices} times`);
+  ctx.log(
+    `chaos: reward links with their first answer lost and a slow part: ${links.status}, ${links.createdQuantity} links, ${links.chargedCents} cents charged`,
+  );
 
   const faults = await ctx.control('GET', '/faults');
-  if ((faults.faults ?? []).length > 0) problems.push(`lost first parts: ${faults.faults.length} injected faults never reached (the calls did not happen as planned)`);
+  if ((faults.faults ?? []).length > 0)
+    problems.push(
+      `lost first parts: ${faults.faults.length} injected faults never reached (the calls did not happen as planned)`,
+    );
   return { send, links, linksRecordedCents: links.recordedCents, kudosIds: row ? [row.id] : [], problems };
 }

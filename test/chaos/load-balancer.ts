@@ -10,7 +10,13 @@ export interface LoadBalancer {
   /** Replaced wholesale when an instance restarts on a new port. */
   backends: string[];
   /** Called for every request once answered: which backend took it (undefined: none, 502) and its status. */
-  onForward?: (info: { backend: string | undefined; url: string; body: Buffer; status: number; /** performance.now() when the request was sent on to the backend. */ forwardedAt: number }) => void;
+  onForward?: (info: {
+    backend: string | undefined;
+    url: string;
+    body: Buffer;
+    status: number;
+    /** performance.now() when the request was sent on to the backend. */ forwardedAt: number;
+  }) => void;
   close(): Promise<void>;
 }
 
@@ -37,10 +43,18 @@ export async function startLoadBalancer(backends: string[]): Promise<LoadBalance
         tried.add(backend);
         const forwardedAt = performance.now();
         try {
-          const answer = await request(`${backend}${req.url ?? '/'}`, { method: req.method as 'POST', headers, body, dispatcher: agent, headersTimeout: 15_000, bodyTimeout: 15_000 });
+          const answer = await request(`${backend}${req.url ?? '/'}`, {
+            method: req.method as 'POST',
+            headers,
+            body,
+            dispatcher: agent,
+            headersTimeout: 15_000,
+            bodyTimeout: 15_000,
+          });
           const payload = Buffer.from(await answer.body.arrayBuffer());
           const out: Record<string, string | string[]> = {};
-          for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && k !== 'connection' && k !== 'transfer-encoding' && k !== 'keep-alive') out[k] = v;
+          for (const [k, v] of Object.entries(answer.headers))
+            if (v !== undefined && k !== 'connection' && k !== 'transfer-encoding' && k !== 'keep-alive') out[k] = v;
           out['content-length'] = String(payload.length);
           res.writeHead(answer.statusCode, out).end(payload);
           lb.onForward?.({ backend, url: req.url ?? '/', body, status: answer.statusCode, forwardedAt });

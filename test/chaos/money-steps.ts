@@ -27,15 +27,27 @@ export interface MoneyFaultsContext {
 }
 
 /** A signed interactivity payload straight to the app (through the load balancer). */
-export async function postSigned(appUrl: string, secret: string, payload: Record<string, unknown>): Promise<{ status: number; text: string }> {
+export async function postSigned(
+  appUrl: string,
+  secret: string,
+  payload: Record<string, unknown>,
+): Promise<{ status: number; text: string }> {
   const body = formEncode({ payload: JSON.stringify(payload) });
-  const res = await fetch(`${appUrl}/slack/events`, { method: 'POST', headers: signedHeaders(secret, body, 'application/x-www-form-urlencoded', Date.now() / 1000), body });
+  const res = await fetch(`${appUrl}/slack/events`, {
+    method: 'POST',
+    headers: signedHeaders(secret, body, 'application/x-www-form-urlencoded', Date.now() / 1000),
+    body,
+  });
   return { status: res.status, text: await res.text() };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>): Promise<T | undefined> {
+export async function until<T>(
+  what: string,
+  timeoutMs: number,
+  probe: () => Promise<T | undefined | false>,
+): Promise<T | undefined> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -51,7 +63,9 @@ export async function openModal(sim: Sim, user: string): Promise<View> {
     const previous = new Set(sim.openViews(user).map((v) => v.id));
     const answer = await sim.slashCommand(user, '', 'C_GENERAL').catch(() => ({ status: 0 }));
     if (answer.status === 200) {
-      const view = await sim.waitFor(() => sim.openViews(user).find((v) => !previous.has(v.id)), 6000).catch(() => undefined);
+      const view = await sim
+        .waitFor(() => sim.openViews(user).find((v) => !previous.has(v.id)), 6000)
+        .catch(() => undefined);
       if (view) return view;
     }
     if (attempt >= 20) throw new Error(`could not open the modal for ${user}`);
@@ -60,7 +74,12 @@ export async function openModal(sim: Sim, user: string): Promise<View> {
 }
 
 /** Submits until Slack closes the modal (a lost answer shows an error; the user presses Send again). */
-export async function submitUntilClosed(sim: Sim, user: string, view: View, values: Record<string, Record<string, unknown>>): Promise<void> {
+export async function submitUntilClosed(
+  sim: Sim,
+  user: string,
+  view: View,
+  values: Record<string, Record<string, unknown>>,
+): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     if (!sim.openViews(user).some((v) => v.id === view.id)) return;
     const answer = await sim.submitView(view.id, values, user).catch(() => ({ status: 0 }));

@@ -22,28 +22,55 @@ export function problemsOf(r: ChaosResult, n: number): string[] {
   if (r.stuck.length > 0) problems.push(`${r.stuck.length} kudos stuck: ${JSON.stringify(r.stuck.slice(0, 5))}`);
   if (r.orders !== r.placed) problems.push(`${r.orders} orders for ${r.placed} placed kudos`);
   if (r.placed !== expectedPlaced)
-    problems.push(`${r.placed} kudos placed, expected ${expectedPlaced}; ${r.failed} failed (the sender was told${r.failedWithoutNotice ? `, except ${r.failedWithoutNotice}` : ''})`);
+    problems.push(
+      `${r.placed} kudos placed, expected ${expectedPlaced}; ${r.failed} failed (the sender was told${r.failedWithoutNotice ? `, except ${r.failedWithoutNotice}` : ''})`,
+    );
   if (r.keysSharedAcrossKudos !== 0) problems.push(`${r.keysSharedAcrossKudos} idempotency keys shared or unknown`);
-  if (r.duplicateAnnouncements !== 0 || r.missingAnnouncements !== 0) problems.push(`announcements: ${r.duplicateAnnouncements} duplicates, ${r.missingAnnouncements} missing`);
-  if (r.duplicateCompletionNotices !== 0 || r.missingCompletionNotices !== 0) problems.push(`completion notices: ${r.duplicateCompletionNotices} duplicates, ${r.missingCompletionNotices} missing`);
-  if (r.duplicateConfirmations !== 0 || r.missingConfirmations !== 0) problems.push(`confirmations to senders: ${r.duplicateConfirmations} duplicates, ${r.missingConfirmations} missing`);
-  if (r.chargedCents !== r.recordedCents) problems.push(`orders charged ${r.chargedCents} cents, kudos recorded as placed ${r.recordedCents} cents`);
-  if (r.chargedButNotRecorded.length > 0) problems.push(`${r.chargedButNotRecorded.length} kudos charged but not recorded as placed: ${JSON.stringify(r.chargedButNotRecorded.slice(0, 5))}`);
-  if (r.recordedButNotCharged.length > 0) problems.push(`${r.recordedButNotCharged.length} kudos recorded as placed without an order: ${JSON.stringify(r.recordedButNotCharged.slice(0, 5))}`);
-  if (r.balanceMovedCents !== r.expectedBalanceMoveCents) problems.push(`balance moved ${r.balanceMovedCents} cents, expected ${r.expectedBalanceMoveCents}`);
+  if (r.duplicateAnnouncements !== 0 || r.missingAnnouncements !== 0)
+    problems.push(`announcements: ${r.duplicateAnnouncements} duplicates, ${r.missingAnnouncements} missing`);
+  if (r.duplicateCompletionNotices !== 0 || r.missingCompletionNotices !== 0)
+    problems.push(
+      `completion notices: ${r.duplicateCompletionNotices} duplicates, ${r.missingCompletionNotices} missing`,
+    );
+  if (r.duplicateConfirmations !== 0 || r.missingConfirmations !== 0)
+    problems.push(
+      `confirmations to senders: ${r.duplicateConfirmations} duplicates, ${r.missingConfirmations} missing`,
+    );
+  if (r.chargedCents !== r.recordedCents)
+    problems.push(`orders charged ${r.chargedCents} cents, kudos recorded as placed ${r.recordedCents} cents`);
+  if (r.chargedButNotRecorded.length > 0)
+    problems.push(
+      `${r.chargedButNotRecorded.length} kudos charged but not recorded as placed: ${JSON.stringify(r.chargedButNotRecorded.slice(0, 5))}`,
+    );
+  if (r.recordedButNotCharged.length > 0)
+    problems.push(
+      `${r.recordedButNotCharged.length} kudos recorded as placed without an order: ${JSON.stringify(r.recordedButNotCharged.slice(0, 5))}`,
+    );
+  if (r.balanceMovedCents !== r.expectedBalanceMoveCents)
+    problems.push(`balance moved ${r.balanceMovedCents} cents, expected ${r.expectedBalanceMoveCents}`);
   if (r.crashes.length > 0)
-    problems.push(`${r.crashes.length} instance(s) exited on their own: ${JSON.stringify(r.crashes.map((c) => ({ code: c.code, signal: c.signal, last: c.lastLines.slice(-3) })))}`);
+    problems.push(
+      `${r.crashes.length} instance(s) exited on their own: ${JSON.stringify(r.crashes.map((c) => ({ code: c.code, signal: c.signal, last: c.lastLines.slice(-3) })))}`,
+    );
   if (r.moneyFaults) problems.push(...r.moneyFaults.problems);
   if (a) {
-    if (a.requests !== a.gated) problems.push(`${a.requests} approval requests for ${a.gated} kudos above the threshold`);
+    if (a.requests !== a.gated)
+      problems.push(`${a.requests} approval requests for ${a.gated} kudos above the threshold`);
     if (a.undecided !== 0) problems.push(`${a.undecided} approval requests never decided`);
-    if (a.decisionsNotOne !== 0) problems.push(`${a.decisionsNotOne} approval requests without exactly one decision in the audit trail`);
+    if (a.decisionsNotOne !== 0)
+      problems.push(`${a.decisionsNotOne} approval requests without exactly one decision in the audit trail`);
     if (a.statusMismatch !== 0) problems.push(`${a.statusMismatch} approval requests disagree with their kudos`);
-    if (a.approvedPlacedWithoutOneOrder !== 0) problems.push(`${a.approvedPlacedWithoutOneOrder} approved kudos without exactly one order`);
+    if (a.approvedPlacedWithoutOneOrder !== 0)
+      problems.push(`${a.approvedPlacedWithoutOneOrder} approved kudos without exactly one order`);
     if (a.rejectedWithOrder !== 0) problems.push(`${a.rejectedWithOrder} rejected kudos with an order`);
-    if (a.duplicateDecisionNotices !== 0 || a.missingDecisionNotices !== 0) problems.push(`decision notices to senders: ${a.duplicateDecisionNotices} duplicates, ${a.missingDecisionNotices} missing`);
-    if (a.buttonsWithoutConfirm !== 0) problems.push(`${a.buttonsWithoutConfirm} approval buttons without a confirmation dialog`);
-    if (a.raceErrors.length > 0) problems.push(`approval races that went wrong: ${a.raceErrors.slice(0, 5).join('; ')}`);
+    if (a.duplicateDecisionNotices !== 0 || a.missingDecisionNotices !== 0)
+      problems.push(
+        `decision notices to senders: ${a.duplicateDecisionNotices} duplicates, ${a.missingDecisionNotices} missing`,
+      );
+    if (a.buttonsWithoutConfirm !== 0)
+      problems.push(`${a.buttonsWithoutConfirm} approval buttons without a confirmation dialog`);
+    if (a.raceErrors.length > 0)
+      problems.push(`approval races that went wrong: ${a.raceErrors.slice(0, 5).join('; ')}`);
   }
   return problems;
 }
@@ -53,11 +80,17 @@ export function notesOf(r: ChaosResult): string[] {
   const notes: string[] = [];
   const a = r.approvals;
   if (a) {
-    if (a.duplicateWaitingNotices || a.missingWaitingNotices) notes.push(`"waiting for approval" notices: ${a.duplicateWaitingNotices} duplicates, ${a.missingWaitingNotices} missing`);
-    if (a.staleRequestMessages) notes.push(`${a.staleRequestMessages} decided requests whose channel message still shows the buttons`);
+    if (a.duplicateWaitingNotices || a.missingWaitingNotices)
+      notes.push(
+        `"waiting for approval" notices: ${a.duplicateWaitingNotices} duplicates, ${a.missingWaitingNotices} missing`,
+      );
+    if (a.staleRequestMessages)
+      notes.push(`${a.staleRequestMessages} decided requests whose channel message still shows the buttons`);
     if (a.repostedRequests) notes.push(`${a.repostedRequests} requests posted to the channel twice`);
     if (a.losersTold !== a.races)
-      notes.push(`the losing approver was told who decided first within 3 s in ${a.losersTold} of ${a.races} races${a.losersToldLate ? `, within 10 s in ${a.losersTold + a.losersToldLate}` : ''}`);
+      notes.push(
+        `the losing approver was told who decided first within 3 s in ${a.losersTold} of ${a.races} races${a.losersToldLate ? `, within 10 s in ${a.losersTold + a.losersToldLate}` : ''}`,
+      );
   }
   return notes;
 }
@@ -107,6 +140,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     );
     if (problems.length > 0) failedRuns++;
   }
-  console.log(failedRuns === 0 ? `chaos: ${runs} run(s), everything held` : `chaos: ${failedRuns} of ${runs} run(s) broke an invariant`);
+  console.log(
+    failedRuns === 0
+      ? `chaos: ${runs} run(s), everything held`
+      : `chaos: ${failedRuns} of ${runs} run(s) broke an invariant`,
+  );
   process.exit(failedRuns === 0 ? 0 : 1);
 }

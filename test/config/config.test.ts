@@ -81,13 +81,25 @@ describe('loadConfig', () => {
       KUDOS_WORKER_LEASE_MS: '100',
     });
     expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(
-      ['DATABASE_URL', 'KUDOS_ADMINS', 'KUDOS_APPROVAL_THRESHOLD', 'KUDOS_NOTIFY_CHANNEL', 'KUDOS_WORKER_CONCURRENCY', 'KUDOS_WORKER_LEASE_MS', 'PORT', 'REWARDS_API_URL'].sort(),
+      [
+        'DATABASE_URL',
+        'KUDOS_ADMINS',
+        'KUDOS_APPROVAL_THRESHOLD',
+        'KUDOS_NOTIFY_CHANNEL',
+        'KUDOS_WORKER_CONCURRENCY',
+        'KUDOS_WORKER_LEASE_MS',
+        'PORT',
+        'REWARDS_API_URL',
+      ].sort(),
     );
     expect(problems.every((p) => !p.includes('\n'))).toBe(true);
   });
 
   it('treats an empty optional variable as unset', () => {
-    expect(loadConfig({ ...REQUIRED_ENV, KUDOS_NOTIFY_CHANNEL: '', PORT: '' })).toMatchObject({ notifyChannel: undefined, port: 3000 });
+    expect(loadConfig({ ...REQUIRED_ENV, KUDOS_NOTIFY_CHANNEL: '', PORT: '' })).toMatchObject({
+      notifyChannel: undefined,
+      port: 3000,
+    });
   });
 });
 
@@ -96,7 +108,11 @@ describe('installation modes (README: configuration, installation modes)', () =>
 
   it('Socket Mode: SLACK_APP_TOKEN (xapp-) makes the signing secret optional', () => {
     const config = loadConfig({ ...withoutSecrets, REWARDS_WEBHOOK_SECRET: 'w', SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' });
-    expect(config).toMatchObject({ slackAppToken: 'xapp-1-A1-2-abc', slackSigningSecret: undefined, rewardsWebhooks: 'on' });
+    expect(config).toMatchObject({
+      slackAppToken: 'xapp-1-A1-2-abc',
+      slackSigningSecret: undefined,
+      rewardsWebhooks: 'on',
+    });
     expect(loadConfig({ ...REQUIRED_ENV, SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' }).slackSigningSecret).toBe('secret');
     expect(loadConfig(REQUIRED_ENV).slackAppToken).toBeUndefined();
   });
@@ -114,19 +130,32 @@ describe('installation modes (README: configuration, installation modes)', () =>
   });
 
   it('without SLACK_APP_TOKEN, the signing secret is required (one line)', () => {
-    expect(problemsOf({ ...withoutSecrets, REWARDS_WEBHOOK_SECRET: 'w' })).toEqual([expect.stringMatching(/^SLACK_SIGNING_SECRET is required/)]);
+    expect(problemsOf({ ...withoutSecrets, REWARDS_WEBHOOK_SECRET: 'w' })).toEqual([
+      expect.stringMatching(/^SLACK_SIGNING_SECRET is required/),
+    ]);
   });
 
   it('REWARDS_WEBHOOKS=off makes the webhook secret optional; anything but on/off is refused', () => {
-    expect(loadConfig({ ...withoutSecrets, SLACK_SIGNING_SECRET: 's', REWARDS_WEBHOOKS: 'off' })).toMatchObject({ rewardsWebhooks: 'off', rewardsWebhookSecret: undefined });
-    expect(problemsOf({ ...withoutSecrets, SLACK_SIGNING_SECRET: 's' })).toEqual([expect.stringMatching(/^REWARDS_WEBHOOK_SECRET is required/)]);
-    expect(problemsOf({ ...REQUIRED_ENV, REWARDS_WEBHOOKS: 'sometimes' })).toEqual(['REWARDS_WEBHOOKS must be on or off']);
+    expect(loadConfig({ ...withoutSecrets, SLACK_SIGNING_SECRET: 's', REWARDS_WEBHOOKS: 'off' })).toMatchObject({
+      rewardsWebhooks: 'off',
+      rewardsWebhookSecret: undefined,
+    });
+    expect(problemsOf({ ...withoutSecrets, SLACK_SIGNING_SECRET: 's' })).toEqual([
+      expect.stringMatching(/^REWARDS_WEBHOOK_SECRET is required/),
+    ]);
+    expect(problemsOf({ ...REQUIRED_ENV, REWARDS_WEBHOOKS: 'sometimes' })).toEqual([
+      'REWARDS_WEBHOOKS must be on or off',
+    ]);
   });
 
   it('the variables of two installation modes at once stop start-up with one line, Socket Mode or not', () => {
     for (const extra of [{}, { SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' }]) {
       const problems = problemsOf({ ...REQUIRED_ENV, ...extra, SLACK_CLIENT_ID: '123.456', SLACK_CLIENT_SECRET: 'c' });
-      expect(problems).toEqual([expect.stringMatching(/^SLACK_BOT_TOKEN and SLACK_CLIENT_ID, SLACK_CLIENT_SECRET belong to two installation modes/)]);
+      expect(problems).toEqual([
+        expect.stringMatching(
+          /^SLACK_BOT_TOKEN and SLACK_CLIENT_ID, SLACK_CLIENT_SECRET belong to two installation modes/,
+        ),
+      ]);
     }
   });
 
@@ -142,7 +171,13 @@ describe('installation modes (README: configuration, installation modes)', () =>
 
   it('single-workspace mode is the default; the key ring is optional there, retention defaults to 30 days', () => {
     const config = loadConfig(REQUIRED_ENV);
-    expect(config).toMatchObject({ mode: 'single', slackBotToken: 'xoxb-1', slackOAuth: undefined, keyRing: undefined, retentionDays: 30 });
+    expect(config).toMatchObject({
+      mode: 'single',
+      slackBotToken: 'xoxb-1',
+      slackOAuth: undefined,
+      keyRing: undefined,
+      retentionDays: 30,
+    });
     const withKey = loadConfig({ ...REQUIRED_ENV, KUDOS_ENCRYPTION_KEY: KEY, KUDOS_RETENTION_DAYS: '7' });
     expect(withKey.keyRing?.open(withKey.keyRing.seal('x', 'ctx'), 'ctx')).toBe('x');
     expect(withKey.retentionDays).toBe(7);
@@ -161,13 +196,25 @@ describe('installation modes (README: configuration, installation modes)', () =>
     expect(config.keyRing?.primaryKeyId).toBe('k1');
     // Socket Mode is an add-on: the signing secret becomes optional.
     const { SLACK_SIGNING_SECRET: _s, ...withoutSigning } = DISTRIBUTION_ENV;
-    expect(loadConfig({ ...withoutSigning, SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' })).toMatchObject({ mode: 'distribution', slackAppToken: 'xapp-1-A1-2-abc' });
+    expect(loadConfig({ ...withoutSigning, SLACK_APP_TOKEN: 'xapp-1-A1-2-abc' })).toMatchObject({
+      mode: 'distribution',
+      slackAppToken: 'xapp-1-A1-2-abc',
+    });
   });
 
   it('distribution mode names each missing variable on its own line, the encryption key included', () => {
-    const { SLACK_STATE_SECRET: _st, KUDOS_ENCRYPTION_KEY: _k, SLACK_SIGNING_SECRET: _si, ...partial } = DISTRIBUTION_ENV;
+    const {
+      SLACK_STATE_SECRET: _st,
+      KUDOS_ENCRYPTION_KEY: _k,
+      SLACK_SIGNING_SECRET: _si,
+      ...partial
+    } = DISTRIBUTION_ENV;
     const problems = problemsOf(partial);
-    expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual(['KUDOS_ENCRYPTION_KEY', 'SLACK_SIGNING_SECRET', 'SLACK_STATE_SECRET']);
+    expect(problems.map((p) => p.split(' ')[0]).sort()).toEqual([
+      'KUDOS_ENCRYPTION_KEY',
+      'SLACK_SIGNING_SECRET',
+      'SLACK_STATE_SECRET',
+    ]);
     expect(problems.every((p) => !p.includes('\n'))).toBe(true);
   });
 
@@ -193,6 +240,8 @@ describe('installation modes (README: configuration, installation modes)', () =>
   });
 
   it('KUDOS_RETENTION_DAYS must be a whole number of days', () => {
-    expect(problemsOf({ ...REQUIRED_ENV, KUDOS_RETENTION_DAYS: '0' })).toEqual(['KUDOS_RETENTION_DAYS must be a whole number of days from 1 to 3650']);
+    expect(problemsOf({ ...REQUIRED_ENV, KUDOS_RETENTION_DAYS: '0' })).toEqual([
+      'KUDOS_RETENTION_DAYS must be a whole number of days from 1 to 3650',
+    ]);
   });
 });

@@ -49,9 +49,17 @@ describe('database', () => {
   });
 
   it('maps a Slack user once per workspace', async () => {
-    await testDb.db.insert(recipientMappings).values({ teamId: 'T1', slackUserId: 'U2', recipientId: 'RE-1', email: 'a@example.com' });
-    await expect(testDb.db.insert(recipientMappings).values({ teamId: 'T1', slackUserId: 'U2', recipientId: 'RE-2', email: 'b@example.com' })).rejects.toThrow();
-    await testDb.db.insert(recipientMappings).values({ teamId: 'T2', slackUserId: 'U2', recipientId: 'RE-3', email: 'a@example.com' });
+    await testDb.db
+      .insert(recipientMappings)
+      .values({ teamId: 'T1', slackUserId: 'U2', recipientId: 'RE-1', email: 'a@example.com' });
+    await expect(
+      testDb.db
+        .insert(recipientMappings)
+        .values({ teamId: 'T1', slackUserId: 'U2', recipientId: 'RE-2', email: 'b@example.com' }),
+    ).rejects.toThrow();
+    await testDb.db
+      .insert(recipientMappings)
+      .values({ teamId: 'T2', slackUserId: 'U2', recipientId: 'RE-3', email: 'a@example.com' });
     const rows = await testDb.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U2'));
     expect(rows).toHaveLength(2);
   });

@@ -18,14 +18,27 @@ describe('POST /oauth2/token', () => {
   it('issues a production token for 1 hour with the requested scopes', async () => {
     const res = await http(
       `${emu.url}/oauth2/token`,
-      form({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret', scope: 'catalog.read orders.read' }),
+      form({
+        grant_type: 'client_credentials',
+        client_id: 'production-client',
+        client_secret: 'production-secret',
+        scope: 'catalog.read orders.read',
+      }),
     );
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'catalog.read orders.read' });
+    expect(res.body).toEqual({
+      access_token: expect.any(String),
+      token_type: 'Bearer',
+      expires_in: 3600,
+      scope: 'catalog.read orders.read',
+    });
   });
 
   it('issues a sandbox token for 24 hours, with every scope when none is requested', async () => {
-    const res = await http(`${emu.url}/oauth2/token`, form({ grant_type: 'client_credentials', client_id: 'sandbox-client', client_secret: 'sandbox-secret' }));
+    const res = await http(
+      `${emu.url}/oauth2/token`,
+      form({ grant_type: 'client_credentials', client_id: 'sandbox-client', client_secret: 'sandbox-secret' }),
+    );
     expect(res.body.expires_in).toBe(86400);
     expect(res.body.scope.split(' ')).toContain('balance.write');
   });
@@ -33,35 +46,66 @@ describe('POST /oauth2/token', () => {
   it('accepts HTTP Basic client authentication', async () => {
     const res = await http(`${emu.url}/oauth2/token`, {
       ...form({ grant_type: 'client_credentials' }),
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('sandbox-client:sandbox-secret').toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from('sandbox-client:sandbox-secret').toString('base64')}`,
+      },
     });
     expect(res.status).toBe(200);
   });
 
   it('refuses a wrong secret, an unknown client, a wrong grant type and an unknown scope', async () => {
-    const wrongSecret = await http(`${emu.url}/oauth2/token`, form({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'nope' }));
+    const wrongSecret = await http(
+      `${emu.url}/oauth2/token`,
+      form({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'nope' }),
+    );
     expect(wrongSecret.status).toBe(401);
     expect(wrongSecret.body.error.code).toBe('INVALID_CLIENT');
-    const unknown = await http(`${emu.url}/oauth2/token`, form({ grant_type: 'client_credentials', client_id: 'who', client_secret: 'x' }));
+    const unknown = await http(
+      `${emu.url}/oauth2/token`,
+      form({ grant_type: 'client_credentials', client_id: 'who', client_secret: 'x' }),
+    );
     expect(unknown.body.error.code).toBe('INVALID_CLIENT');
-    const grant = await http(`${emu.url}/oauth2/token`, form({ grant_type: 'password', client_id: 'production-client', client_secret: 'production-secret' }));
+    const grant = await http(
+      `${emu.url}/oauth2/token`,
+      form({ grant_type: 'password', client_id: 'production-client', client_secret: 'production-secret' }),
+    );
     expect([grant.status, grant.body.error.code]).toEqual([400, 'UNSUPPORTED_GRANT_TYPE']);
-    const scope = await http(`${emu.url}/oauth2/token`, form({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret', scope: 'orders.read admin' }));
+    const scope = await http(
+      `${emu.url}/oauth2/token`,
+      form({
+        grant_type: 'client_credentials',
+        client_id: 'production-client',
+        client_secret: 'production-secret',
+        scope: 'orders.read admin',
+      }),
+    );
     expect([scope.status, scope.body.error.code]).toEqual([400, 'INVALID_SCOPE']);
   });
 
   it('refuses a JSON body (the endpoint is form-encoded)', async () => {
-    const res = await http(`${emu.url}/oauth2/token`, { json: { grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret' } });
+    const res = await http(`${emu.url}/oauth2/token`, {
+      json: { grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret' },
+    });
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('honours EMULATOR_* credential overrides', async () => {
-    const custom = await startDeterministicEmulator({ EMULATOR_PRODUCTION_CLIENT_ID: 'my-id', EMULATOR_PRODUCTION_CLIENT_SECRET: 'my-secret' });
+    const custom = await startDeterministicEmulator({
+      EMULATOR_PRODUCTION_CLIENT_ID: 'my-id',
+      EMULATOR_PRODUCTION_CLIENT_SECRET: 'my-secret',
+    });
     try {
-      const ok = await http(`${custom.url}/oauth2/token`, form({ grant_type: 'client_credentials', client_id: 'my-id', client_secret: 'my-secret' }));
+      const ok = await http(
+        `${custom.url}/oauth2/token`,
+        form({ grant_type: 'client_credentials', client_id: 'my-id', client_secret: 'my-secret' }),
+      );
       expect(ok.status).toBe(200);
-      const old = await http(`${custom.url}/oauth2/token`, form({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret' }));
+      const old = await http(
+        `${custom.url}/oauth2/token`,
+        form({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret' }),
+      );
       expect(old.status).toBe(401);
     } finally {
       await custom.close();
@@ -71,7 +115,9 @@ describe('POST /oauth2/token', () => {
 
 describe('bearer tokens', () => {
   it('401 without a token, with a malformed header, or with an unknown token; error envelope with request id', async () => {
-    for (const headers of [{}, { authorization: 'Token abc' }, { authorization: 'Bearer nope' }] as Array<Record<string, string>>) {
+    for (const headers of [{}, { authorization: 'Token abc' }, { authorization: 'Bearer nope' }] as Array<
+      Record<string, string>
+    >) {
       const res = await http(`${emu.url}/api/v1/balance`, { headers });
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe('UNAUTHORIZED');
@@ -121,7 +167,10 @@ describe('scopes are enforced per endpoint', () => {
   ];
 
   it.each(endpoints)('%s %s needs %j', async (method, path, scopes) => {
-    const all = 'catalog.read orders.read orders.write orders.cancel campaigns.read campaigns.write recipients.read recipients.write balance.read balance.write'.split(' ');
+    const all =
+      'catalog.read orders.read orders.write orders.cancel campaigns.read campaigns.write recipients.read recipients.write balance.read balance.write'.split(
+        ' ',
+      );
     // Every scope except one of the required ones: 403 INSUFFICIENT_SCOPE.
     for (const missing of scopes) {
       const token = await getToken(emu.url, 'production', all.filter((s) => s !== missing).join(' '));

@@ -17,7 +17,12 @@ describe('templates', () => {
   it('creates a template with defaults and lists it beside the default template', async () => {
     const res = await t.api.post('/templates', { name: 'Brand', senderName: 'Kudos' });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ templateId: expect.any(String), imageAlignment: 'center', imageSize: 40, isDefault: false });
+    expect(res.body.data).toMatchObject({
+      templateId: expect.any(String),
+      imageAlignment: 'center',
+      imageSize: 40,
+      isDefault: false,
+    });
     const list = await t.api.get('/templates');
     expect(list.body.totalCount).toBe(2);
     expect(list.body.data.some((t: any) => t.isDefault)).toBe(true);
@@ -76,9 +81,15 @@ describe('campaigns', () => {
     expect(created.status).toBe(201);
     const id = created.body.data.campaignId;
     expect(id).toMatch(/^CA-/);
-    expect((await t.api.get(`/campaigns/${id}`)).body.data).toMatchObject({ name: 'Quarterly thanks', amount: 50, refundOption: false });
+    expect((await t.api.get(`/campaigns/${id}`)).body.data).toMatchObject({
+      name: 'Quarterly thanks',
+      amount: 50,
+      refundOption: false,
+    });
     await t.api.post('/campaigns', campaign({ name: 'Birthday' }));
-    expect((await t.api.get('/campaigns', { search: 'quarter' })).body.data.map((c: any) => c.campaignId)).toEqual([id]);
+    expect((await t.api.get('/campaigns', { search: 'quarter' })).body.data.map((c: any) => c.campaignId)).toEqual([
+      id,
+    ]);
     const put = await t.api.put(`/campaigns/${id}`, campaign({ name: 'Renamed', amount: 75 }));
     expect(put.status).toBe(200);
     expect(put.body.data).toMatchObject({ name: 'Renamed', amount: 75, message: null });
@@ -86,7 +97,10 @@ describe('campaigns', () => {
     expect((await t.api.del(`/campaigns/${id}`)).status).toBe(204);
     expect((await t.api.get(`/campaigns/${id}`)).status).toBe(404);
     expect((await t.api.get('/campaigns')).body.totalCount).toBe(1);
-    const exec = await t.api.post(`/campaigns/${id}/orders`, { idempotencyKey: key(), recipients: [{ email: 'a@example.com' }] });
+    const exec = await t.api.post(`/campaigns/${id}/orders`, {
+      idempotencyKey: key(),
+      recipients: [{ email: 'a@example.com' }],
+    });
     expect(exec.status).toBe(404);
   });
 
@@ -109,9 +123,19 @@ describe('campaigns', () => {
   it('executes with recipients: a CAMPAIGN order, charged amount x recipients, sent immediately with overrides', async () => {
     const id = (await t.api.post('/campaigns', campaign())).body.data.campaignId;
     const before = cents((await t.api.get('/balance')).body.data.availableBalance.amount);
-    const res = await t.api.post(`/campaigns/${id}/orders`, { idempotencyKey: key(), recipients: [{ email: 'a@example.com', firstName: 'A' }, { email: 'b@example.com' }], subject: 'Override' });
+    const res = await t.api.post(`/campaigns/${id}/orders`, {
+      idempotencyKey: key(),
+      recipients: [{ email: 'a@example.com', firstName: 'A' }, { email: 'b@example.com' }],
+      subject: 'Override',
+    });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ orderType: 'CAMPAIGN', cardType: 'CHOICE_CARD', totalCost: { amount: 100, currency: 'USD' }, recipientCount: 2, campaignId: id });
+    expect(res.body.data).toMatchObject({
+      orderType: 'CAMPAIGN',
+      cardType: 'CHOICE_CARD',
+      totalCost: { amount: 100, currency: 'USD' },
+      recipientCount: 2,
+      campaignId: id,
+    });
     expect(before - cents((await t.api.get('/balance')).body.data.availableBalance.amount)).toBe(10_000);
     await t.emu.advance(10);
     const emails = (await t.emu.emails()) as any[];
@@ -143,27 +167,52 @@ describe('campaigns', () => {
       [{ idempotencyKey: key(), recipients: r, senderName: 's'.repeat(101) }, 400],
       [{ idempotencyKey: key(), recipients: r, subject: 's'.repeat(201) }, 400],
       [{ idempotencyKey: key(), recipients: r, message: 's'.repeat(2001) }, 400],
-      [{ idempotencyKey: 'k'.repeat(64), recipients: r, senderName: 's'.repeat(100), subject: 's'.repeat(200), message: 'm'.repeat(2000) }, 201],
+      [
+        {
+          idempotencyKey: 'k'.repeat(64),
+          recipients: r,
+          senderName: 's'.repeat(100),
+          subject: 's'.repeat(200),
+          message: 'm'.repeat(2000),
+        },
+        201,
+      ],
     ];
-    for (const [body, status] of cases) expect((await t.api.post(`/campaigns/${id}/orders`, body)).status, JSON.stringify(body).slice(0, 120)).toBe(status);
+    for (const [body, status] of cases)
+      expect((await t.api.post(`/campaigns/${id}/orders`, body)).status, JSON.stringify(body).slice(0, 120)).toBe(
+        status,
+      );
   });
 
   it('a repeated execute key is 409 DUPLICATE_IDEMPOTENCY_KEY (shared with orders), the original untouched', async () => {
     const id = (await t.api.post('/campaigns', campaign())).body.data.campaignId;
     const k = key();
-    const first = await t.api.post(`/campaigns/${id}/orders`, { idempotencyKey: k, recipients: [{ email: 'a@example.com' }] });
-    const again = await t.api.post(`/campaigns/${id}/orders`, { idempotencyKey: k, recipients: [{ email: 'b@example.com' }] });
+    const first = await t.api.post(`/campaigns/${id}/orders`, {
+      idempotencyKey: k,
+      recipients: [{ email: 'a@example.com' }],
+    });
+    const again = await t.api.post(`/campaigns/${id}/orders`, {
+      idempotencyKey: k,
+      recipients: [{ email: 'b@example.com' }],
+    });
     expect([again.status, again.body.error.code]).toEqual([409, 'DUPLICATE_IDEMPOTENCY_KEY']);
     const found = (await t.api.get('/orders', { clientOrderId: k })).body.data;
     expect(found.map((o: any) => o.orderId)).toEqual([first.body.data.orderId]);
-    const asOrder = await t.api.post('/orders/choice-cards', { idempotencyKey: k, productId: 'CC-THANK-YOU', recipients: [{ email: 'c@example.com', amount: 5 }] });
+    const asOrder = await t.api.post('/orders/choice-cards', {
+      idempotencyKey: k,
+      productId: 'CC-THANK-YOU',
+      recipients: [{ email: 'c@example.com', amount: 5 }],
+    });
     expect(asOrder.status).toBe(409);
   });
 
   it('the balance must cover amount x recipients', async () => {
     const id = (await t.api.post('/campaigns', campaign())).body.data.campaignId;
     await t.emu.setBalance(99);
-    const res = await t.api.post(`/campaigns/${id}/orders`, { idempotencyKey: key(), recipients: [{ email: 'a@example.com' }, { email: 'b@example.com' }] });
+    const res = await t.api.post(`/campaigns/${id}/orders`, {
+      idempotencyKey: key(),
+      recipients: [{ email: 'a@example.com' }, { email: 'b@example.com' }],
+    });
     expect([res.status, res.body.error.code]).toEqual([402, 'INSUFFICIENT_BALANCE']);
   });
 });

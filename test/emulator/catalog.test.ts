@@ -20,7 +20,8 @@ describe('seeded catalog (docs/architecture/emulator.md)', () => {
     const res = await api.get('/catalog/choice-cards');
     expect(res.status).toBe(200);
     expect(res.body.totalCount).toBeGreaterThanOrEqual(3);
-    for (const d of res.body.data) expect(d).toMatchObject({ productId: expect.any(String), priceType: 'RANGE', prices: [5, 500], priceStep: 1 });
+    for (const d of res.body.data)
+      expect(d).toMatchObject({ productId: expect.any(String), priceType: 'RANGE', prices: [5, 500], priceStep: 1 });
   });
 
   it('has at least 10 branded products with FIXED and RANGE prices, a non-USD currency with a rate, GLOBAL and null countries', async () => {
@@ -108,7 +109,9 @@ describe('pagination', () => {
   });
 
   it('refuses a page or pageSize that is not a positive integer', async () => {
-    for (const q of [{ page: 0 }, { page: -1 }, { pageSize: 0 }, { pageSize: 'ten' }, { page: 1.5 }] as Array<Record<string, string | number>>) {
+    for (const q of [{ page: 0 }, { page: -1 }, { pageSize: 0 }, { pageSize: 'ten' }, { page: 1.5 }] as Array<
+      Record<string, string | number>
+    >) {
       const res = await api.get('/catalog/branded-cards', q);
       expect(res.status, JSON.stringify(q)).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
@@ -119,11 +122,20 @@ describe('pagination', () => {
 describe('a design taken out of the catalog (control route, extra)', () => {
   it('is gone from list and get; orders and campaigns naming it are 404 NOT_FOUND; reset puts it back', async () => {
     const prod = apiClient(emu.url, await getToken(emu.url, 'production'));
-    const campaign = await prod.post('/campaigns', { name: 'Before removal', cardType: 'CHOICE_CARD', productId: 'CC-HOLIDAY', amount: 25, subject: 'Thanks', senderName: 'Kudos' });
+    const campaign = await prod.post('/campaigns', {
+      name: 'Before removal',
+      cardType: 'CHOICE_CARD',
+      productId: 'CC-HOLIDAY',
+      amount: 25,
+      subject: 'Thanks',
+      senderName: 'Kudos',
+    });
     expect(campaign.status).toBe(201);
     const removed = await fetch(`${emu.url}/_emulator/catalog/choice-cards/CC-HOLIDAY`, { method: 'DELETE' });
     expect(removed.status).toBe(204);
-    expect(((await prod.get('/catalog/choice-cards', { pageSize: 100 })).body.data as any[]).map((d) => d.productId)).not.toContain('CC-HOLIDAY');
+    expect(
+      ((await prod.get('/catalog/choice-cards', { pageSize: 100 })).body.data as any[]).map((d) => d.productId),
+    ).not.toContain('CC-HOLIDAY');
     expect((await prod.get('/catalog/choice-cards/CC-HOLIDAY')).status).toBe(404);
     const order = await prod.post('/orders/choice-cards', {
       idempotencyKey: 'removed-design-1',
@@ -133,8 +145,22 @@ describe('a design taken out of the catalog (control route, extra)', () => {
     });
     expect(order.status).toBe(404);
     expect(order.body.error.code).toBe('NOT_FOUND');
-    expect((await prod.post('/campaigns', { name: 'After removal', cardType: 'CHOICE_CARD', productId: 'CC-HOLIDAY', amount: 25, subject: 'Thanks', senderName: 'Kudos' })).status).toBe(404);
-    const executed = await prod.post(`/campaigns/${campaign.body.data.campaignId}/orders`, { idempotencyKey: 'removed-design-2', recipients: [{ email: 'a@example.com' }] });
+    expect(
+      (
+        await prod.post('/campaigns', {
+          name: 'After removal',
+          cardType: 'CHOICE_CARD',
+          productId: 'CC-HOLIDAY',
+          amount: 25,
+          subject: 'Thanks',
+          senderName: 'Kudos',
+        })
+      ).status,
+    ).toBe(404);
+    const executed = await prod.post(`/campaigns/${campaign.body.data.campaignId}/orders`, {
+      idempotencyKey: 'removed-design-2',
+      recipients: [{ email: 'a@example.com' }],
+    });
     expect(executed.status).toBe(404);
     expect((await fetch(`${emu.url}/_emulator/catalog/choice-cards/CC-NOPE`, { method: 'DELETE' })).status).toBe(404);
     await emu.reset();

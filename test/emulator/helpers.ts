@@ -9,7 +9,10 @@ export interface HttpAnswer<T = any> {
   text: string;
 }
 
-export async function http<T = any>(url: string, init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<HttpAnswer<T>> {
+export async function http<T = any>(
+  url: string,
+  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
+): Promise<HttpAnswer<T>> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body = init.body;
@@ -31,9 +34,16 @@ export async function http<T = any>(url: string, init: { method?: string; token?
 export type EnvName = 'sandbox' | 'production';
 
 export async function getToken(baseUrl: string, env: EnvName = 'production', scope?: string): Promise<string> {
-  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: `${env}-client`, client_secret: `${env}-secret` });
+  const form = new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: `${env}-client`,
+    client_secret: `${env}-secret`,
+  });
   if (scope !== undefined) form.set('scope', scope);
-  const res = await http(`${baseUrl}/oauth2/token`, { body: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const res = await http(`${baseUrl}/oauth2/token`, {
+    body: form.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   if (res.status !== 200) throw new Error(`token: ${res.status} ${res.text}`);
   return res.body.access_token as string;
 }
@@ -57,7 +67,12 @@ export function apiClient(baseUrl: string, tokenOrEnv: string | { env: EnvName }
       return token;
     },
     get: <T = any>(path: string, query?: Record<string, string | number>) =>
-      call<T>('GET', query ? `${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}` : path),
+      call<T>(
+        'GET',
+        query
+          ? `${path}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`
+          : path,
+      ),
     post: <T = any>(path: string, json?: unknown) => call<T>('POST', path, json ?? {}),
     put: <T = any>(path: string, json: unknown) => call<T>('PUT', path, json),
     del: <T = any>(path: string) => call<T>('DELETE', path),
@@ -74,7 +89,11 @@ export async function startDeterministicEmulator(env: Record<string, string> = {
  * The usual set-up of an emulator test file: one deterministic emulator for the file, reset before
  * each test, with a production and a sandbox client. Use the handle inside hooks and tests.
  */
-export function useEmulator(env: Record<string, string> = {}): { readonly emu: TestEmulator; readonly api: ApiClient; readonly sandbox: ApiClient } {
+export function useEmulator(env: Record<string, string> = {}): {
+  readonly emu: TestEmulator;
+  readonly api: ApiClient;
+  readonly sandbox: ApiClient;
+} {
   let emu: TestEmulator | undefined;
   let clients: { api: ApiClient; sandbox: ApiClient } | undefined;
   beforeAll(async () => {

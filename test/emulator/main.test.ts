@@ -6,7 +6,11 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Runs `src/emulator/main.ts` (what `npm run sandbox` runs) as its own process. */
 function runMain(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/main.ts'], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/emulator/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -37,7 +37,10 @@ describe('choice-card orders', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 60_000 }), async (amountCents) => {
         const amount = amountCents / 100;
-        const res = await t.sandbox.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'p@example.com', amount }] }));
+        const res = await t.sandbox.post(
+          '/orders/choice-cards',
+          choiceOrder({ recipients: [{ email: 'p@example.com', amount }] }),
+        );
         const valid = amountCents % 100 === 0 && amountCents >= 500 && amountCents <= 50_000;
         if (valid) expect(res.status).toBe(201);
         else expect([res.status, res.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
@@ -90,8 +93,14 @@ describe('branded-card orders', () => {
       fc.asyncProperty(fc.constantFrom(...products), fc.integer({ min: 1, max: 120_000 }), async (p, amountCents) => {
         const pc = p.prices.map(cents) as number[];
         const step = p.priceStep === null ? null : cents(p.priceStep);
-        const valid = p.priceType === 'FIXED' ? pc.includes(amountCents) : amountCents >= pc[0]! && amountCents <= pc[1]! && (amountCents - pc[0]!) % step! === 0;
-        const res = await t.sandbox.post('/orders/branded-cards', brandedOrder({ productId: p.productId, recipients: [{ email: 'q@example.com', amount: amountCents / 100 }] }));
+        const valid =
+          p.priceType === 'FIXED'
+            ? pc.includes(amountCents)
+            : amountCents >= pc[0]! && amountCents <= pc[1]! && (amountCents - pc[0]!) % step! === 0;
+        const res = await t.sandbox.post(
+          '/orders/branded-cards',
+          brandedOrder({ productId: p.productId, recipients: [{ email: 'q@example.com', amount: amountCents / 100 }] }),
+        );
         expect(res.status, `${p.productId} ${amountCents}`).toBe(valid ? 201 : 400);
       }),
       { numRuns: 80 },
@@ -99,7 +108,10 @@ describe('branded-card orders', () => {
     // Hits on the valid side as well: every denomination and both range ends.
     for (const p of products.slice(0, 4)) {
       for (const amount of p.prices) {
-        const res = await t.sandbox.post('/orders/branded-cards', brandedOrder({ productId: p.productId, recipients: [{ email: 'q@example.com', amount }] }));
+        const res = await t.sandbox.post(
+          '/orders/branded-cards',
+          brandedOrder({ productId: p.productId, recipients: [{ email: 'q@example.com', amount }] }),
+        );
         expect(res.status).toBe(201);
       }
     }
@@ -140,22 +152,42 @@ describe('idempotency', () => {
       { idempotencyKey: k, nonsense: true },
       brandedOrder({ idempotencyKey: k }),
     ]) {
-      const path = 'productId' in body && String(body.productId).startsWith('BR') ? '/orders/branded-cards' : '/orders/choice-cards';
+      const path =
+        'productId' in body && String(body.productId).startsWith('BR')
+          ? '/orders/branded-cards'
+          : '/orders/choice-cards';
       const again = await t.api.post(path, body);
       expect(again.status).toBe(409);
       expect(again.body.error.code).toBe('DUPLICATE_IDEMPOTENCY_KEY');
     }
-    const links = await t.api.post('/orders/reward-links', { idempotencyKey: k, cardType: 'CHOICE_CARD', productId: 'CC-THANK-YOU', quantity: 1, amountPerLink: 10 });
+    const links = await t.api.post('/orders/reward-links', {
+      idempotencyKey: k,
+      cardType: 'CHOICE_CARD',
+      productId: 'CC-THANK-YOU',
+      quantity: 1,
+      amountPerLink: 10,
+    });
     expect(links.status).toBe(409);
     expect(await balanceCents()).toBe(balance);
     const found = await t.api.get('/orders', { clientOrderId: k });
     expect(found.body.totalCount).toBe(1);
-    expect(found.body.data[0]).toMatchObject({ orderId: first.body.data.orderId, recipientCount: 1, totalCost: { amount: 25, currency: 'USD' } });
+    expect(found.body.data[0]).toMatchObject({
+      orderId: first.body.data.orderId,
+      recipientCount: 1,
+      totalCost: { amount: 25, currency: 'USD' },
+    });
   });
 
   it('a refused request does not use up its key', async () => {
     const k = key();
-    expect((await t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k, recipients: [{ email: 'a@example.com', amount: 3 }] }))).status).toBe(400);
+    expect(
+      (
+        await t.api.post(
+          '/orders/choice-cards',
+          choiceOrder({ idempotencyKey: k, recipients: [{ email: 'a@example.com', amount: 3 }] }),
+        )
+      ).status,
+    ).toBe(400);
     expect((await t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).status).toBe(201);
   });
 
@@ -195,7 +227,14 @@ describe('order life', () => {
     const emails = (await t.emu.emails()) as any[];
     const mine = emails.filter((e) => e.orderId === created.orderId);
     expect(mine).toHaveLength(2);
-    expect(mine.find((e) => e.to === 'ok@example.com')).toMatchObject({ kind: 'card', bounced: false, amount: 25, currency: 'USD', rewardLink: d.recipients[0].rewardLink, subject: 'Thanks!' });
+    expect(mine.find((e) => e.to === 'ok@example.com')).toMatchObject({
+      kind: 'card',
+      bounced: false,
+      amount: 25,
+      currency: 'USD',
+      rewardLink: d.recipients[0].rewardLink,
+      subject: 'Thanks!',
+    });
     expect(mine.find((e) => e.to === 'gone@bounce.test').bounced).toBe(true);
   });
 
@@ -203,7 +242,9 @@ describe('order life', () => {
     const res = await t.api.get('/orders/ORNOPE');
     expect([res.status, res.body.error.code]).toEqual([404, 'NOT_FOUND']);
     const created = (await t.api.post('/orders/choice-cards', choiceOrder())).body.data;
-    expect((await t.api.get(`/orders/${created.orderId}`)).body).toEqual({ data: expect.objectContaining({ orderId: created.orderId, recipients: expect.any(Array) }) });
+    expect((await t.api.get(`/orders/${created.orderId}`)).body).toEqual({
+      data: expect.objectContaining({ orderId: created.orderId, recipients: expect.any(Array) }),
+    });
   });
 
   it('orders of one environment are invisible to the other', async () => {
@@ -215,12 +256,28 @@ describe('order life', () => {
 describe('reward links', () => {
   it('LO id, PENDING, charged in full at once; COMPLETE with one link per card after background generation', async () => {
     const before = await balanceCents();
-    const res = await t.api.post('/orders/reward-links', { idempotencyKey: key(), cardType: 'CHOICE_CARD', productId: 'CC-CONGRATS', quantity: 3, amountPerLink: 20 });
+    const res = await t.api.post('/orders/reward-links', {
+      idempotencyKey: key(),
+      cardType: 'CHOICE_CARD',
+      productId: 'CC-CONGRATS',
+      quantity: 3,
+      amountPerLink: 20,
+    });
     expect(res.status).toBe(201);
-    expect(res.body.data).toMatchObject({ orderId: expect.stringMatching(/^LO/), orderType: 'LINK', status: 'PENDING', totalCost: { amount: 60, currency: 'USD' }, recipientCount: 3 });
+    expect(res.body.data).toMatchObject({
+      orderId: expect.stringMatching(/^LO/),
+      orderType: 'LINK',
+      status: 'PENDING',
+      totalCost: { amount: 60, currency: 'USD' },
+      recipientCount: 3,
+    });
     expect(before - (await balanceCents())).toBe(6000);
     const id = res.body.data.orderId;
-    expect((await t.api.get(`/orders/${id}`)).body.data.recipients.every((r: any) => r.rewardLink === null && r.email === null)).toBe(true);
+    expect(
+      (await t.api.get(`/orders/${id}`)).body.data.recipients.every(
+        (r: any) => r.rewardLink === null && r.email === null,
+      ),
+    ).toBe(true);
     await t.emu.advance(5);
     const done = (await t.api.get(`/orders/${id}`)).body.data;
     expect(done.status).toBe('COMPLETE');
@@ -230,27 +287,54 @@ describe('reward links', () => {
 
   it('branded links are converted at the exchange rate, and must be on the price step', async () => {
     const rate = (await t.api.get('/catalog/branded-cards/BR-TESCO')).body.data.exchangeRate;
-    const ok = await t.api.post('/orders/reward-links', { idempotencyKey: key(), cardType: 'BRANDED_CARD', productId: 'BR-TESCO', quantity: 2, amountPerLink: 20 });
+    const ok = await t.api.post('/orders/reward-links', {
+      idempotencyKey: key(),
+      cardType: 'BRANDED_CARD',
+      productId: 'BR-TESCO',
+      quantity: 2,
+      amountPerLink: 20,
+    });
     expect(cents(ok.body.data.totalCost.amount)).toBe(Math.round(4000 * rate));
-    const bad = await t.api.post('/orders/reward-links', { idempotencyKey: key(), cardType: 'BRANDED_CARD', productId: 'BR-TESCO', quantity: 2, amountPerLink: 15 });
+    const bad = await t.api.post('/orders/reward-links', {
+      idempotencyKey: key(),
+      cardType: 'BRANDED_CARD',
+      productId: 'BR-TESCO',
+      quantity: 2,
+      amountPerLink: 15,
+    });
     expect(bad.status).toBe(400);
   });
 
   it('at most 500 links per request', async () => {
-    const ok = await t.sandbox.post('/orders/reward-links', { idempotencyKey: key(), cardType: 'CHOICE_CARD', productId: 'CC-THANK-YOU', quantity: 500, amountPerLink: 5 });
+    const ok = await t.sandbox.post('/orders/reward-links', {
+      idempotencyKey: key(),
+      cardType: 'CHOICE_CARD',
+      productId: 'CC-THANK-YOU',
+      quantity: 500,
+      amountPerLink: 5,
+    });
     expect(ok.status).toBe(201);
-    const tooMany = await t.sandbox.post('/orders/reward-links', { idempotencyKey: key(), cardType: 'CHOICE_CARD', productId: 'CC-THANK-YOU', quantity: 501, amountPerLink: 5 });
+    const tooMany = await t.sandbox.post('/orders/reward-links', {
+      idempotencyKey: key(),
+      cardType: 'CHOICE_CARD',
+      productId: 'CC-THANK-YOU',
+      quantity: 501,
+      amountPerLink: 5,
+    });
     expect([tooMany.status, tooMany.body.error.code]).toEqual([400, 'VALIDATION_ERROR']);
   });
 });
 
 describe('listing orders', () => {
   it('filters by orderType, cardType, status, dates, keyword and clientOrderId; newest first', async () => {
-    const c1 = (await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'zed@example.com', amount: 10 }] }))).body.data;
+    const c1 = (
+      await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'zed@example.com', amount: 10 }] }))
+    ).body.data;
     const b1 = (await t.api.post('/orders/branded-cards', brandedOrder())).body.data;
     await t.emu.advance(86400 * 2);
     const c2 = (await t.api.post('/orders/choice-cards', choiceOrder())).body.data;
-    const ids = async (q: Record<string, string>) => (await t.api.get('/orders', q)).body.data.map((o: any) => o.orderId);
+    const ids = async (q: Record<string, string>) =>
+      (await t.api.get('/orders', q)).body.data.map((o: any) => o.orderId);
     expect(await ids({})).toEqual([c2.orderId, b1.orderId, c1.orderId]);
     expect(await ids({ cardType: 'BRANDED_CARD' })).toEqual([b1.orderId]);
     expect(await ids({ orderType: 'ONE_TIME' })).toHaveLength(3);
@@ -263,7 +347,12 @@ describe('listing orders', () => {
     expect(await ids({ startDate: day1, endDate: day1 })).toHaveLength(2);
     expect(await ids({ searchKeyword: 'ZED@' })).toEqual([c1.orderId]);
     expect(await ids({ searchKeyword: 'amazon' })).toEqual([b1.orderId]);
-    for (const q of [{ status: 'DONE' }, { startDate: '2025-02-30' }, { endDate: 'yesterday' }, { orderType: 'x' }] as Array<Record<string, string>>) {
+    for (const q of [
+      { status: 'DONE' },
+      { startDate: '2025-02-30' },
+      { endDate: 'yesterday' },
+      { orderType: 'x' },
+    ] as Array<Record<string, string>>) {
       expect((await t.api.get('/orders', q)).status).toBe(400);
     }
   });
@@ -283,17 +372,26 @@ describe('spending limits and balance', () => {
     );
     expect([res.status, res.body.error.code]).toEqual([402, 'INSUFFICIENT_BALANCE']);
     expect(await balanceCents()).toBe(3000);
-    expect((await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 30 }] }))).status).toBe(201);
+    expect(
+      (await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 30 }] })))
+        .status,
+    ).toBe(201);
     expect(await balanceCents()).toBe(0);
   });
 
   it('422 DAILY_LIMIT_EXCEEDED above 5000 USD in a UTC day; the next day is fresh', async () => {
     const nine = Array.from({ length: 10 }, (_, i) => ({ email: `d${i}@example.com`, amount: 500 }));
     expect((await t.api.post('/orders/choice-cards', choiceOrder({ recipients: nine }))).status).toBe(201);
-    const over = await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'x@example.com', amount: 5 }] }));
+    const over = await t.api.post(
+      '/orders/choice-cards',
+      choiceOrder({ recipients: [{ email: 'x@example.com', amount: 5 }] }),
+    );
     expect([over.status, over.body.error.code]).toEqual([422, 'DAILY_LIMIT_EXCEEDED']);
     await t.emu.advance(86400);
-    expect((await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'x@example.com', amount: 5 }] }))).status).toBe(201);
+    expect(
+      (await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'x@example.com', amount: 5 }] })))
+        .status,
+    ).toBe(201);
   });
 
   it('422 MONTHLY_LIMIT_EXCEEDED above the monthly limit', async () => {
@@ -302,15 +400,28 @@ describe('spending limits and balance', () => {
     const now = new Date(await t.emu.now());
     const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 1);
     await t.emu.advance((nextMonth - now.getTime()) / 1000);
-    expect((await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 80 }] }))).status).toBe(201);
+    expect(
+      (await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 80 }] })))
+        .status,
+    ).toBe(201);
     await t.emu.advance(86400);
-    const over = await t.api.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 25 }] }));
+    const over = await t.api.post(
+      '/orders/choice-cards',
+      choiceOrder({ recipients: [{ email: 'a@example.com', amount: 25 }] }),
+    );
     expect([over.status, over.body.error.code]).toEqual([422, 'MONTHLY_LIMIT_EXCEEDED']);
   });
 
   it('sandbox orders do not charge the sandbox balance', async () => {
     const before = await balanceCents(t.sandbox);
-    expect((await t.sandbox.post('/orders/choice-cards', choiceOrder({ recipients: [{ email: 'a@example.com', amount: 500 }] }))).status).toBe(201);
+    expect(
+      (
+        await t.sandbox.post(
+          '/orders/choice-cards',
+          choiceOrder({ recipients: [{ email: 'a@example.com', amount: 500 }] }),
+        )
+      ).status,
+    ).toBe(201);
     expect(await balanceCents(t.sandbox)).toBe(before);
   });
 });

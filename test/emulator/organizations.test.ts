@@ -8,14 +8,22 @@ beforeAll(async () => {
 });
 afterAll(() => emulator.close());
 
-const post = (path: string, body: unknown) => fetch(`${emulator.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  fetch(`${emulator.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 async function token(clientId: string, secret: string): Promise<{ status: number; token?: string }> {
   const res = await fetch(`${emulator.url}/oauth2/token`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }),
   });
-  return { status: res.status, ...(res.ok ? { token: ((await res.json()) as { access_token: string }).access_token } : {}) };
+  return {
+    status: res.status,
+    ...(res.ok ? { token: ((await res.json()) as { access_token: string }).access_token } : {}),
+  };
 }
 async function balance(bearer: string): Promise<number> {
   const res = await fetch(`${emulator.url}/api/v1/balance`, { headers: { Authorization: `Bearer ${bearer}` } });
@@ -24,9 +32,27 @@ async function balance(bearer: string): Promise<number> {
 
 describe('emulator organizations', () => {
   it('an added organization has its own apps and balance; tokens reach their own organization; reset removes it', async () => {
-    expect((await post('/_emulator/orgs', { orgId: 'beta', productionClientId: 'beta-client', productionClientSecret: 'beta-secret', signingSecret: 'beta-signing' })).status).toBe(201);
+    expect(
+      (
+        await post('/_emulator/orgs', {
+          orgId: 'beta',
+          productionClientId: 'beta-client',
+          productionClientSecret: 'beta-secret',
+          signingSecret: 'beta-signing',
+        })
+      ).status,
+    ).toBe(201);
     // A client id taken by another organization is refused.
-    expect((await post('/_emulator/orgs', { orgId: 'gamma', productionClientId: 'production-client', productionClientSecret: 'x', signingSecret: 'y' })).status).toBe(409);
+    expect(
+      (
+        await post('/_emulator/orgs', {
+          orgId: 'gamma',
+          productionClientId: 'production-client',
+          productionClientSecret: 'x',
+          signingSecret: 'y',
+        })
+      ).status,
+    ).toBe(409);
     expect((await post('/_emulator/orgs/beta/balance', { amount: 123.45 })).status).toBe(200);
 
     const main = await token('production-client', 'production-secret');

@@ -11,7 +11,12 @@ async function orderCount() {
 describe('bad input: 4xx with a code, never 500, never half-applied', () => {
   it('malformed JSON -> 400 INVALID_JSON', async () => {
     for (const body of ['{', '{"idempotencyKey": "x",}', 'null x', '']) {
-      const res = await http(`${t.emu.url}/api/v1/orders/choice-cards`, { method: 'POST', token: t.api.token || (await getToken(t.emu.url)), body, headers: { 'content-type': 'application/json' } });
+      const res = await http(`${t.emu.url}/api/v1/orders/choice-cards`, {
+        method: 'POST',
+        token: t.api.token || (await getToken(t.emu.url)),
+        body,
+        headers: { 'content-type': 'application/json' },
+      });
       expect([res.status, res.body.error.code], body).toEqual([400, 'INVALID_JSON']);
     }
     expect(await orderCount()).toBe(0);
@@ -37,7 +42,12 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
   it('wrong content type -> 415 UNSUPPORTED_MEDIA_TYPE', async () => {
     const token = await getToken(t.emu.url);
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', undefined]) {
-      const res = await http(`${t.emu.url}/api/v1/recipients`, { method: 'POST', token, body: JSON.stringify({ email: 'a@example.com' }), headers: type ? { 'content-type': type } : {} });
+      const res = await http(`${t.emu.url}/api/v1/recipients`, {
+        method: 'POST',
+        token,
+        body: JSON.stringify({ email: 'a@example.com' }),
+        headers: type ? { 'content-type': type } : {},
+      });
       expect([res.status, res.body.error.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     }
     const withCharset = await http(`${t.emu.url}/api/v1/recipients`, {
@@ -52,14 +62,21 @@ describe('bad input: 4xx with a code, never 500, never half-applied', () => {
   it('a body over the cap -> 413 PAYLOAD_TOO_LARGE (declared or streamed)', async () => {
     const token = await getToken(t.emu.url);
     const huge = JSON.stringify({ ...choiceOrder(), padding: 'x'.repeat(1024 * 1024 + 10) });
-    const res = await http(`${t.emu.url}/api/v1/orders/choice-cards`, { method: 'POST', token, body: huge, headers: { 'content-type': 'application/json' } });
+    const res = await http(`${t.emu.url}/api/v1/orders/choice-cards`, {
+      method: 'POST',
+      token,
+      body: huge,
+      headers: { 'content-type': 'application/json' },
+    });
     expect([res.status, res.body.error.code]).toEqual([413, 'PAYLOAD_TOO_LARGE']);
     const small = await startDeterministicEmulator({ EMULATOR_BODY_LIMIT_BYTES: '100' });
     try {
       const t = await getToken(small.url);
       const stream = new ReadableStream({
         start(controller) {
-          controller.enqueue(new TextEncoder().encode(JSON.stringify({ email: 'a@example.com', firstName: 'x'.repeat(200) })));
+          controller.enqueue(
+            new TextEncoder().encode(JSON.stringify({ email: 'a@example.com', firstName: 'x'.repeat(200) })),
+          );
           controller.close();
         },
       });
@@ -105,7 +122,12 @@ describe('rate limiting', () => {
       }
       expect(answers[3]!.body.error.code).toBe('RATE_LIMITED');
       // Only the 429 says when to come back, in the same seconds as the reset.
-      expect(answers.map((a) => a.headers.get('retry-after'))).toEqual([null, null, null, answers[3]!.headers.get('x-ratelimit-reset')]);
+      expect(answers.map((a) => a.headers.get('retry-after'))).toEqual([
+        null,
+        null,
+        null,
+        answers[3]!.headers.get('x-ratelimit-reset'),
+      ]);
       // Per app: the sandbox app has its own budget.
       const sandbox = apiClient(limited.url, await getToken(limited.url, 'sandbox'));
       expect((await sandbox.get('/balance')).status).toBe(200);
@@ -138,7 +160,11 @@ describe('fault injection', () => {
   it('injected statuses carry a plausible code; the token endpoint can be faulted too', async () => {
     await t.emu.faults({ path: '^/api/v1/balance$', status: 401 });
     const res = await apiClient(t.emu.url, await getToken(t.emu.url)).get('/balance');
-    expect([res.status, res.body.error.code, res.body.error.details]).toEqual([401, 'UNAUTHORIZED', { injected: true }]);
+    expect([res.status, res.body.error.code, res.body.error.details]).toEqual([
+      401,
+      'UNAUTHORIZED',
+      { injected: true },
+    ]);
     await t.emu.faults({ method: 'POST', path: '^/oauth2/token$', status: 500 });
     await expect(getToken(t.emu.url)).rejects.toThrow(/500/);
     expect(await getToken(t.emu.url)).toEqual(expect.any(String));
@@ -161,13 +187,18 @@ describe('fault injection', () => {
     await expect(t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).rejects.toThrow();
     const found = await t.api.get('/orders', { clientOrderId: k });
     expect(found.body.totalCount).toBe(1);
-    expect((await t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).body.error.code).toBe('DUPLICATE_IDEMPOTENCY_KEY');
+    expect((await t.api.post('/orders/choice-cards', choiceOrder({ idempotencyKey: k }))).body.error.code).toBe(
+      'DUPLICATE_IDEMPOTENCY_KEY',
+    );
   });
 
   it('delay: the answer comes after delayMs (a client timeout sees nothing)', async () => {
     await t.emu.faults({ path: '/balance$', delayMs: 300 });
     const token = await getToken(t.emu.url);
-    const aborted = fetch(`${t.emu.url}/api/v1/balance`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(100) });
+    const aborted = fetch(`${t.emu.url}/api/v1/balance`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(100),
+    });
     await expect(aborted).rejects.toThrow();
     expect((await t.api.get('/balance')).status).toBe(200);
   });
@@ -186,7 +217,8 @@ describe('clock and reset', () => {
     expect(Math.abs(before - Date.now())).toBeLessThan(5000);
     const after = Date.parse(await t.emu.advance(3600));
     expect(after - before).toBeGreaterThanOrEqual(3600_000);
-    for (const bad of [{ seconds: -1 }, { seconds: 'ten' }, {}]) expect((await http(`${t.emu.url}/_emulator/clock/advance`, { json: bad })).status).toBe(400);
+    for (const bad of [{ seconds: -1 }, { seconds: 'ten' }, {}])
+      expect((await http(`${t.emu.url}/_emulator/clock/advance`, { json: bad })).status).toBe(400);
   });
 
   it('reset returns to the seed and the clock to real time', async () => {

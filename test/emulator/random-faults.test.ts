@@ -27,7 +27,11 @@ describe('random faults over HTTP', () => {
   it('faults every matching request at probability 1, with the injected envelope, and counts them', async () => {
     expect((await setRandom({ probability: 1, path: '^/api/v1/balance$', kinds: [{ status: 503 }] })).status).toBe(200);
     const res = await balance();
-    expect([res.status, res.body.error.code, res.body.error.details]).toEqual([503, 'SERVICE_UNAVAILABLE', { injected: true }]);
+    expect([res.status, res.body.error.code, res.body.error.details]).toEqual([
+      503,
+      'SERVICE_UNAVAILABLE',
+      { injected: true },
+    ]);
     // Not matching the path: untouched.
     expect((await http(`${emu.url}/api/v1/catalog/choice-cards`, { token })).status).toBe(200);
     const state = await http(`${emu.url}/_emulator/faults/random`);
@@ -81,7 +85,13 @@ describe('RandomFaults', () => {
         // 2000 draws: the share stays within 0.07 of p (more than 6 standard deviations).
         expect(Math.abs(injected / n - probability)).toBeLessThan(0.07);
         // Every kind of the default mix (429, 500, 503, drop, delay) shows up.
-        expect(Object.keys(a.state().injected).sort()).toEqual(['delay:3000', 'drop', 'status:429', 'status:500', 'status:503']);
+        expect(Object.keys(a.state().injected).sort()).toEqual([
+          'delay:3000',
+          'drop',
+          'status:429',
+          'status:500',
+          'status:503',
+        ]);
       }),
       { numRuns: 30 },
     );

@@ -20,7 +20,10 @@ function wallTimeIn(zone: string, fromMs: number, hours: number): string {
 }
 
 async function schedule(scheduledAt: string, timezone: string, extra: Record<string, unknown> = {}) {
-  return t.api.post('/orders/choice-cards', choiceOrder({ sendTiming: { type: 'SCHEDULED', scheduledAt, timezone }, ...extra }));
+  return t.api.post(
+    '/orders/choice-cards',
+    choiceOrder({ sendTiming: { type: 'SCHEDULED', scheduledAt, timezone }, ...extra }),
+  );
 }
 
 describe('scheduled sends', () => {
@@ -91,16 +94,37 @@ describe('cancel', () => {
   it('DELETE cancels a scheduled order at least 10 minutes ahead: CANCELED, refunded at once, integer refundOption, ledger REFUND row', async () => {
     const now = Date.parse(await t.emu.now());
     const before = cents((await t.api.get('/balance')).body.data.availableBalance.amount);
-    const res = await schedule(new Date(now + 3600_000).toISOString(), 'UTC', { recipients: [{ email: 'a@example.com', amount: 40 }] });
+    const res = await schedule(new Date(now + 3600_000).toISOString(), 'UTC', {
+      recipients: [{ email: 'a@example.com', amount: 40 }],
+    });
     expect(cents((await t.api.get('/balance')).body.data.availableBalance.amount)).toBe(before - 4000);
     const id = res.body.data.orderId;
     const cancel = await t.api.del(`/orders/${id}`);
     expect(cancel.status).toBe(200);
-    expect(cancel.body.data).toMatchObject({ orderId: id, status: 'CANCELED', refundOption: 0, refundOptionDays: null, canceledAt: expect.any(String) });
+    expect(cancel.body.data).toMatchObject({
+      orderId: id,
+      status: 'CANCELED',
+      refundOption: 0,
+      refundOptionDays: null,
+      canceledAt: expect.any(String),
+    });
     expect(cents((await t.api.get('/balance')).body.data.availableBalance.amount)).toBe(before);
     const ledger = (await t.api.get('/balance/ledger')).body.data;
-    expect(ledger[0]).toMatchObject({ referenceNumber: id, type: 'REFUND', source: 'choice', status: '2', statusLabel: 'Canceled', signedAmount: { amount: 40, currency: 'USD' } });
-    expect(ledger[1]).toMatchObject({ referenceNumber: id, type: 'USE', statusLabel: 'Balance Used', amount: { amount: -40 }, signedAmount: { amount: -40 } });
+    expect(ledger[0]).toMatchObject({
+      referenceNumber: id,
+      type: 'REFUND',
+      source: 'choice',
+      status: '2',
+      statusLabel: 'Canceled',
+      signedAmount: { amount: 40, currency: 'USD' },
+    });
+    expect(ledger[1]).toMatchObject({
+      referenceNumber: id,
+      type: 'USE',
+      statusLabel: 'Balance Used',
+      amount: { amount: -40 },
+      signedAmount: { amount: -40 },
+    });
     const detail = (await t.api.get(`/orders/${id}`)).body.data;
     expect(detail.status).toBe('CANCELED');
     expect(detail.refundOption).toBe(false);
@@ -112,12 +136,18 @@ describe('cancel', () => {
 
   it('POST /orders/{id}/cancel does the same; refundOption 1 and the explicit window', async () => {
     const now = Date.parse(await t.emu.now());
-    const res = await schedule(new Date(now + 3600_000).toISOString(), 'UTC', { refundOption: true, refundOptionDays: 60 });
+    const res = await schedule(new Date(now + 3600_000).toISOString(), 'UTC', {
+      refundOption: true,
+      refundOptionDays: 60,
+    });
     const cancel = await t.api.post(`/orders/${res.body.data.orderId}/cancel`);
     expect(cancel.status).toBe(200);
     expect(cancel.body.data).toMatchObject({ status: 'CANCELED', refundOption: 1, refundOptionDays: 60 });
     const implicit = await schedule(new Date(now + 3600_000).toISOString(), 'UTC', { refundOption: true });
-    expect((await t.api.del(`/orders/${implicit.body.data.orderId}`)).body.data).toMatchObject({ refundOption: 1, refundOptionDays: null });
+    expect((await t.api.del(`/orders/${implicit.body.data.orderId}`)).body.data).toMatchObject({
+      refundOption: 1,
+      refundOptionDays: null,
+    });
   });
 
   it('409 ORDER_NOT_CANCELABLE inside the 10-minute window, after dispatch, twice, and for immediate orders', async () => {

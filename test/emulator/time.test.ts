@@ -28,6 +28,9 @@ describe('utcPeriodBounds', () => {
         expect(other >= fromMs && other < toMs).toBe(utcDay(other).slice(0, 7) === utcDay(at).slice(0, 7));
       }),
     );
-    expect(utcPeriodBounds(Date.UTC(2026, 11, 31, 23, 59), 'month')).toEqual({ fromMs: Date.UTC(2026, 11, 1), toMs: Date.UTC(2027, 0, 1) });
+    expect(utcPeriodBounds(Date.UTC(2026, 11, 31, 23, 59), 'month')).toEqual({
+      fromMs: Date.UTC(2026, 11, 1),
+      toMs: Date.UTC(2027, 0, 1),
+    });
   });
 });

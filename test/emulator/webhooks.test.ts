@@ -29,7 +29,9 @@ async function startReceiver(): Promise<Receiver> {
     const body = JSON.parse(raw);
     if ('challengeToken' in body) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(state.echoChallenge ? { challengeToken: body.challengeToken } : { challengeToken: 'wrong' }));
+      res.end(
+        JSON.stringify(state.echoChallenge ? { challengeToken: body.challengeToken } : { challengeToken: 'wrong' }),
+      );
       return;
     }
     state.received.push({ raw, signature: req.headers['x-service-signature'] as string | undefined, body });
@@ -108,12 +110,20 @@ describe('order.created', () => {
       eventId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       eventType: 'order.created',
       createdAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/),
-      data: { orderId: order.orderId, cardType: 'CHOICE_CARD', totalAmount: '35.00', currency: 'USD', recipientCount: 2 },
+      data: {
+        orderId: order.orderId,
+        cardType: 'CHOICE_CARD',
+        totalAmount: '35.00',
+        currency: 'USD',
+        recipientCount: 2,
+      },
     });
     expect(signature).toBe(`sha256=${createHmac('sha256', 'emulator-signing-secret').update(raw).digest('hex')}`);
     expect(signature).not.toBe(`sha256=${createHmac('sha256', 'other-secret').update(raw).digest('hex')}`);
     const log = await emu.deliveries();
-    expect(log).toEqual([expect.objectContaining({ eventId: body.eventId, eventType: 'order.created', attempt: 1, status: 200 })]);
+    expect(log).toEqual([
+      expect.objectContaining({ eventId: body.eventId, eventType: 'order.created', attempt: 1, status: 200 }),
+    ]);
   });
 
   it('events of the sandbox reach the same registration; the signing secret can be overridden', async () => {
@@ -134,13 +144,25 @@ describe('order.created', () => {
 describe('top-up review events', () => {
   it('an approved top-up fires balance.ach_approved; a canceled one fires nothing', async () => {
     await emu.registerWebhook(receiver.url);
-    const body = { amount: 100, companyName: 'A', phoneNumber: '1', billingAddress: 'x', city: 'c', state: 's', country: 'US', zipCode: '1', ein: 'e' };
+    const body = {
+      amount: 100,
+      companyName: 'A',
+      phoneNumber: '1',
+      billingAddress: 'x',
+      city: 'c',
+      state: 's',
+      country: 'US',
+      zipCode: '1',
+      ein: 'e',
+    };
     const approved = (await api.post('/balance/charge', body)).body.data;
     const canceled = (await api.post('/balance/charge', body)).body.data;
     await api.del(`/balance/charge/${canceled.fundingNo}`);
     await emu.processTopUp(approved.fundingNo, 'approve');
     await emu.advance(0);
-    expect(receiver.received.map((r) => [r.body.eventType, r.body.data.fundingNo])).toEqual([['balance.ach_approved', approved.fundingNo]]);
+    expect(receiver.received.map((r) => [r.body.eventType, r.body.data.fundingNo])).toEqual([
+      ['balance.ach_approved', approved.fundingNo],
+    ]);
   });
 });
 

@@ -40,17 +40,37 @@ async function start(mode: Mode, host: string | undefined): Promise<RunningApp> 
   });
   const modeEnv =
     mode === 'distribution'
-      ? { SLACK_CLIENT_ID: '1111.2222', SLACK_CLIENT_SECRET: 'host-client-secret-0123', SLACK_STATE_SECRET: 'host-state-secret-0123', KUDOS_ENCRYPTION_KEY: generateKey('k1') }
-      : { SLACK_BOT_TOKEN: sim.botToken, REWARDS_CLIENT_ID: 'production-client', REWARDS_CLIENT_SECRET: 'production-secret', REWARDS_WEBHOOK_SECRET: 'emulator-signing-secret' };
+      ? {
+          SLACK_CLIENT_ID: '1111.2222',
+          SLACK_CLIENT_SECRET: 'host-client-secret-0123',
+          SLACK_STATE_SECRET: 'host-state-secret-0123',
+          KUDOS_ENCRYPTION_KEY: generateKey('k1'),
+        }
+      : {
+          SLACK_BOT_TOKEN: sim.botToken,
+          REWARDS_CLIENT_ID: 'production-client',
+          REWARDS_CLIENT_SECRET: 'production-secret',
+          REWARDS_WEBHOOK_SECRET: 'emulator-signing-secret',
+        };
   const config = loadConfig({
     PORT: '0',
     ...(host !== undefined ? { HOST: host } : {}),
-    ...(mode === 'Socket Mode' ? { SLACK_APP_TOKEN: sim.socketMode.appToken } : { SLACK_SIGNING_SECRET: 'host-signing-secret-0123456789' }),
+    ...(mode === 'Socket Mode'
+      ? { SLACK_APP_TOKEN: sim.socketMode.appToken }
+      : { SLACK_SIGNING_SECRET: 'host-signing-secret-0123456789' }),
     SLACK_API_URL: sim.apiUrl,
     REWARDS_API_URL: emulator.url,
     ...modeEnv,
   });
-  app = await startApp({ config, metricsPort: 0, db: testDb.db, logger: testLogger(), worker: { enabled: false }, approvalsSweepMs: 0, purgeMs: 0 });
+  app = await startApp({
+    config,
+    metricsPort: 0,
+    db: testDb.db,
+    logger: testLogger(),
+    worker: { enabled: false },
+    approvalsSweepMs: 0,
+    purgeMs: 0,
+  });
   if (app.socket) await app.socket.connected();
   return app;
 }
@@ -86,12 +106,21 @@ describe('HOST', () => {
   }
 
   it('a HOST that is neither an address nor a host name stops start-up with one line naming it', () => {
-    const env = { SLACK_SIGNING_SECRET: 's', SLACK_BOT_TOKEN: 'xoxb-1', REWARDS_API_URL: 'http://127.0.0.1:9', REWARDS_CLIENT_ID: 'i', REWARDS_CLIENT_SECRET: 's', REWARDS_WEBHOOK_SECRET: 'w' };
+    const env = {
+      SLACK_SIGNING_SECRET: 's',
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      REWARDS_API_URL: 'http://127.0.0.1:9',
+      REWARDS_CLIENT_ID: 'i',
+      REWARDS_CLIENT_SECRET: 's',
+      REWARDS_WEBHOOK_SECRET: 'w',
+    };
     expect(() => loadConfig({ ...env, HOST: 'not a host' })).toThrow(ConfigError);
     try {
       loadConfig({ ...env, HOST: 'http://0.0.0.0' });
     } catch (error) {
-      expect((error as ConfigError).problems).toEqual([expect.stringMatching(/^HOST must be an IP address or a host name/)]);
+      expect((error as ConfigError).problems).toEqual([
+        expect.stringMatching(/^HOST must be an IP address or a host name/),
+      ]);
     }
     expect(loadConfig({ ...env, HOST: '::' }).host).toBe('::');
     expect(loadConfig({ ...env, HOST: 'localhost' }).host).toBe('localhost');

@@ -38,12 +38,19 @@ function slashBody(text = 'help'): string {
   }).toString();
 }
 
-async function post(body: string | Buffer, opts: { contentType?: string; timestamp?: number; signature?: string; secret?: string } = {}) {
+async function post(
+  body: string | Buffer,
+  opts: { contentType?: string; timestamp?: number; signature?: string; secret?: string } = {},
+) {
   const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
   const signature = opts.signature ?? signSlackRequest(opts.secret ?? TEST_SIGNING_SECRET, timestamp, body);
   const res = await fetch(`${stack.app.url}/slack/events`, {
     method: 'POST',
-    headers: { 'Content-Type': opts.contentType ?? FORM, 'X-Slack-Request-Timestamp': String(timestamp), 'X-Slack-Signature': signature },
+    headers: {
+      'Content-Type': opts.contentType ?? FORM,
+      'X-Slack-Request-Timestamp': String(timestamp),
+      'X-Slack-Signature': signature,
+    },
     body,
   });
   return { status: res.status, text: await res.text() };
@@ -84,7 +91,9 @@ describe('POST /slack/events', () => {
     expect((await post('foo=bar')).status).toBe(400);
     // Well-formed JSON that is not what Slack sends: a block_actions without a user or actions.
     expect((await post(`payload=${encodeURIComponent(JSON.stringify({ type: 'block_actions' }))}`)).status).toBe(400);
-    expect((await post(JSON.stringify({ type: 'event_callback' }), { contentType: 'application/json' })).status).toBe(400);
+    expect((await post(JSON.stringify({ type: 'event_callback' }), { contentType: 'application/json' })).status).toBe(
+      400,
+    );
     expect((await post(slashBody('help'))).status).toBe(200);
   });
 
@@ -125,7 +134,11 @@ describe('other routes', () => {
   });
 
   it('POST /webhooks/rewards reaches the webhooks route (its behaviour is tested with src/webhooks)', async () => {
-    const res = await fetch(`${stack.app.url}/webhooks/rewards`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${stack.app.url}/webhooks/rewards`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
     expect([404, 405]).not.toContain(res.status);
     expect(res.status).not.toBe(200); // an unsigned, empty body is never accepted
   });

@@ -35,7 +35,11 @@ async function receiverHoldingListeners() {
     const ts = Math.floor(Date.now() / 1000);
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Slack-Request-Timestamp': String(ts), 'X-Slack-Signature': signSlackRequest(SECRET, ts, body) },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'X-Slack-Request-Timestamp': String(ts),
+        'X-Slack-Signature': signSlackRequest(SECRET, ts, body),
+      },
       body,
     });
     return { status: res.status, text: await res.text() };
@@ -49,7 +53,13 @@ const team = { id: 'T0KUDOS', domain: 'x' };
 describe('a Slack request its listener does not acknowledge in time', () => {
   it('a form submission is answered 200 (Slack closes the modal) and its listener goes on', async () => {
     const { post, release, listenerDone } = await receiverHoldingListeners();
-    const answer = await post({ type: 'view_submission', team, user, api_app_id: 'A', view: { id: 'V1', callback_id: 'recurring_new', state: { values: {} } } });
+    const answer = await post({
+      type: 'view_submission',
+      team,
+      user,
+      api_app_id: 'A',
+      view: { id: 'V1', callback_id: 'recurring_new', state: { values: {} } },
+    });
     expect(answer).toEqual({ status: 200, text: '' });
     release();
     await listenerDone;
@@ -57,7 +67,16 @@ describe('a Slack request its listener does not acknowledge in time', () => {
 
   it('an options list is answered 200 with no options', async () => {
     const { post, release } = await receiverHoldingListeners();
-    const answer = await post({ type: 'block_suggestion', team, user, api_app_id: 'A', action_id: 'design', block_id: 'b', value: 'x', view: { id: 'V1' } });
+    const answer = await post({
+      type: 'block_suggestion',
+      team,
+      user,
+      api_app_id: 'A',
+      action_id: 'design',
+      block_id: 'b',
+      value: 'x',
+      view: { id: 'V1' },
+    });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toEqual({ options: [] });
     release();

@@ -7,7 +7,13 @@ const SECRET = 'signing-secret';
 const NOW = 1_800_000_000;
 
 function check(body: Buffer, signature: string, timestamp = NOW, now = NOW) {
-  return verifySlackSignature({ secret: SECRET, rawBody: body, timestampHeader: String(timestamp), signatureHeader: signature, nowSeconds: now });
+  return verifySlackSignature({
+    secret: SECRET,
+    rawBody: body,
+    timestampHeader: String(timestamp),
+    signatureHeader: signature,
+    nowSeconds: now,
+  });
 }
 
 describe('Slack request signatures', () => {
@@ -27,7 +33,10 @@ describe('Slack request signatures', () => {
   it('refuses timestamps more than 5 minutes away in either direction', () => {
     const body = Buffer.from('x=1');
     for (const skew of [-301, 301, -3600, 3600]) {
-      expect(check(body, signSlackRequest(SECRET, NOW + skew, body), NOW + skew)).toEqual({ ok: false, reason: 'stale_timestamp' });
+      expect(check(body, signSlackRequest(SECRET, NOW + skew, body), NOW + skew)).toEqual({
+        ok: false,
+        reason: 'stale_timestamp',
+      });
     }
     for (const skew of [-300, 0, 300]) {
       expect(check(body, signSlackRequest(SECRET, NOW + skew, body), NOW + skew).ok).toBe(true);
@@ -36,9 +45,33 @@ describe('Slack request signatures', () => {
 
   it('refuses missing or non-numeric headers', () => {
     const body = Buffer.from('x=1');
-    expect(verifySlackSignature({ secret: SECRET, rawBody: body, timestampHeader: undefined, signatureHeader: 'v0=1', nowSeconds: NOW }).ok).toBe(false);
-    expect(verifySlackSignature({ secret: SECRET, rawBody: body, timestampHeader: 'soon', signatureHeader: 'v0=1', nowSeconds: NOW }).ok).toBe(false);
-    expect(verifySlackSignature({ secret: SECRET, rawBody: body, timestampHeader: String(NOW), signatureHeader: undefined, nowSeconds: NOW }).ok).toBe(false);
+    expect(
+      verifySlackSignature({
+        secret: SECRET,
+        rawBody: body,
+        timestampHeader: undefined,
+        signatureHeader: 'v0=1',
+        nowSeconds: NOW,
+      }).ok,
+    ).toBe(false);
+    expect(
+      verifySlackSignature({
+        secret: SECRET,
+        rawBody: body,
+        timestampHeader: 'soon',
+        signatureHeader: 'v0=1',
+        nowSeconds: NOW,
+      }).ok,
+    ).toBe(false);
+    expect(
+      verifySlackSignature({
+        secret: SECRET,
+        rawBody: body,
+        timestampHeader: String(NOW),
+        signatureHeader: undefined,
+        nowSeconds: NOW,
+      }).ok,
+    ).toBe(false);
   });
 });
 
@@ -52,7 +85,12 @@ describe('parseSlackBody', () => {
 
   it('parses interactivity payload= JSON and Events API JSON', () => {
     const payload = { type: 'block_actions', user: { id: 'U1' }, actions: [{ action_id: 'a' }] };
-    expect(parseSlackBody(Buffer.from(`payload=${encodeURIComponent(JSON.stringify(payload))}`), 'application/x-www-form-urlencoded')).toEqual(payload);
+    expect(
+      parseSlackBody(
+        Buffer.from(`payload=${encodeURIComponent(JSON.stringify(payload))}`),
+        'application/x-www-form-urlencoded',
+      ),
+    ).toEqual(payload);
     const event = { type: 'event_callback', event: { type: 'user_change' } };
     expect(parseSlackBody(Buffer.from(JSON.stringify(event)), 'application/json')).toEqual(event);
   });

@@ -26,18 +26,32 @@ const silent = createLogger({ level: 'silent' });
 const silentBolt = silentBoltLogger;
 
 function tenancy(maxCached?: number) {
-  return createDistributionTenancy({ config, db: testDb.db, logger: silent, slackLogger: silentBolt, ...(maxCached ? { maxCached } : {}) });
+  return createDistributionTenancy({
+    config,
+    db: testDb.db,
+    logger: silent,
+    slackLogger: silentBolt,
+    ...(maxCached ? { maxCached } : {}),
+  });
 }
 
 /** Another instance's installationStore on the same database: its changes reach no cache here. */
-const elsewhere = () => createInstallationStore({ db: testDb.db, keyRing: parseKeyRing(ENCRYPTION_KEY), retentionDays: 30 });
+const elsewhere = () =>
+  createInstallationStore({ db: testDb.db, keyRing: parseKeyRing(ENCRYPTION_KEY), retentionDays: 30 });
 
 function install(teamId: string, token: string, expiresInSeconds = 12 * 3600) {
   return {
     team: { id: teamId, name: teamId },
     enterprise: undefined,
     user: { id: 'U1', token: undefined, scopes: undefined },
-    bot: { token, refreshToken: `xoxe-1-${token}`, expiresAt: Math.floor(Date.now() / 1000) + expiresInSeconds, scopes: ['commands'], id: `B${teamId}`, userId: `UBOT${teamId}` },
+    bot: {
+      token,
+      refreshToken: `xoxe-1-${token}`,
+      expiresAt: Math.floor(Date.now() / 1000) + expiresInSeconds,
+      scopes: ['commands'],
+      id: `B${teamId}`,
+      userId: `UBOT${teamId}`,
+    },
     appId: 'A1',
     isEnterpriseInstall: false,
     authVersion: 'v2' as const,
@@ -56,7 +70,11 @@ describe('the installation lookup cache (distribution mode)', () => {
     expect(await t.botToken({ teamId: 'T1', enterpriseId: null })).toBe('xoxb-first');
 
     // A token refresh on this instance (as InstallProvider.authorize stores it): the new token at once.
-    const fetched = await t.store.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false });
+    const fetched = await t.store.fetchInstallation({
+      teamId: 'T1',
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    });
     await t.store.storeInstallation({ ...fetched, bot: { ...fetched.bot!, token: 'xoxb-refreshed' } });
     expect(await t.botToken({ teamId: 'T1', enterpriseId: null })).toBe('xoxb-refreshed');
 
@@ -101,13 +119,26 @@ describe('the installation lookup cache (distribution mode)', () => {
         refreshes.push(new URLSearchParams(body).get('refresh_token') ?? '');
         res
           .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ ok: true, token_type: 'bot', access_token: 'xoxb-rotated', refresh_token: 'xoxe-1-rotated', expires_in: 43_200 }));
+          .end(
+            JSON.stringify({
+              ok: true,
+              token_type: 'bot',
+              access_token: 'xoxb-rotated',
+              refresh_token: 'xoxe-1-rotated',
+              expires_in: 43_200,
+            }),
+          );
       });
     });
     await new Promise<void>((resolve) => slack.listen(0, '127.0.0.1', resolve));
     try {
       const slackApiUrl = `http://127.0.0.1:${(slack.address() as AddressInfo).port}/api/`;
-      const t = createDistributionTenancy({ config: { ...config, slackApiUrl }, db: testDb.db, logger: silent, slackLogger: silentBolt });
+      const t = createDistributionTenancy({
+        config: { ...config, slackApiUrl },
+        db: testDb.db,
+        logger: silent,
+        slackLogger: silentBolt,
+      });
       await t.store.storeInstallation(install('T1', 'xoxb-fresh'));
       await t.store.storeInstallation(install('T2', 'xoxb-expiring', 3600));
 
@@ -115,13 +146,20 @@ describe('the installation lookup cache (distribution mode)', () => {
       expect(refreshes).toEqual([]);
 
       // An hour left (the window is two): refreshed once, even for two lookups at once.
-      const [a, b] = await Promise.all([t.botToken({ teamId: 'T2', enterpriseId: null }), t.botToken({ teamId: 'T2', enterpriseId: null })]);
+      const [a, b] = await Promise.all([
+        t.botToken({ teamId: 'T2', enterpriseId: null }),
+        t.botToken({ teamId: 'T2', enterpriseId: null }),
+      ]);
       expect([a, b]).toEqual(['xoxb-rotated', 'xoxb-rotated']);
       expect(refreshes).toEqual(['xoxe-1-xoxb-expiring']);
       // Stored for every instance: another one reads the new tokens.
       const [row] = await testDb.db.select().from(installations).where(eq(installations.teamId, 'T2'));
       expect(row!.botTokenExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 11 * 3600_000);
-      const stored = await elsewhere().fetchInstallation({ teamId: 'T2', enterpriseId: undefined, isEnterpriseInstall: false });
+      const stored = await elsewhere().fetchInstallation({
+        teamId: 'T2',
+        enterpriseId: undefined,
+        isEnterpriseInstall: false,
+      });
       expect(stored.bot).toMatchObject({ token: 'xoxb-rotated', refreshToken: 'xoxe-1-rotated' });
     } finally {
       await new Promise<void>((resolve) => slack.close(() => resolve()));
@@ -130,16 +168,30 @@ describe('the installation lookup cache (distribution mode)', () => {
 
   it('an org-wide install serves each workspace of the org with its token', async () => {
     const t = tenancy();
-    await t.store.storeInstallation({ ...install('T_UNUSED', 'xoxb-org'), team: undefined, enterprise: { id: 'E1', name: 'Org' }, isEnterpriseInstall: true });
+    await t.store.storeInstallation({
+      ...install('T_UNUSED', 'xoxb-org'),
+      team: undefined,
+      enterprise: { id: 'E1', name: 'Org' },
+      isEnterpriseInstall: true,
+    });
     expect(await t.botToken({ teamId: 'T_IN_ORG', enterpriseId: 'E1' })).toBe('xoxb-org');
-    expect(await t.authorize({ teamId: 'T_IN_ORG', enterpriseId: 'E1', isEnterpriseInstall: true })).toMatchObject({ teamId: 'T_IN_ORG', enterpriseId: 'E1', botUserId: 'UBOTT_UNUSED' });
+    expect(await t.authorize({ teamId: 'T_IN_ORG', enterpriseId: 'E1', isEnterpriseInstall: true })).toMatchObject({
+      teamId: 'T_IN_ORG',
+      enterpriseId: 'E1',
+      botUserId: 'UBOTT_UNUSED',
+    });
     await expect(t.botToken({ teamId: 'T_ELSEWHERE', enterpriseId: null })).rejects.toBeInstanceOf(NotInstalledError);
   });
 
   it("another instance's change reported by installation key (the change feed) evicts a workspace's own answer and an org workspace's answer", async () => {
     const t = tenancy();
     await t.store.storeInstallation(install('T1', 'xoxb-first'));
-    await t.store.storeInstallation({ ...install('T_UNUSED', 'xoxb-org'), team: undefined, enterprise: { id: 'E1', name: 'Org' }, isEnterpriseInstall: true });
+    await t.store.storeInstallation({
+      ...install('T_UNUSED', 'xoxb-org'),
+      team: undefined,
+      enterprise: { id: 'E1', name: 'Org' },
+      isEnterpriseInstall: true,
+    });
     expect(await t.botToken({ teamId: 'T1', enterpriseId: null })).toBe('xoxb-first');
     // A workspace of the org without an install of its own: its answer is the org's, cached under both keys.
     expect(await t.botToken({ teamId: 'T_IN_ORG', enterpriseId: 'E1' })).toBe('xoxb-org');

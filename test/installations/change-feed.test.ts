@@ -66,7 +66,14 @@ function install(teamId: string, token: string) {
     team: { id: teamId, name: teamId },
     enterprise: undefined,
     user: { id: 'U1', token: undefined, scopes: undefined },
-    bot: { token, refreshToken: `xoxe-1-${token}`, expiresAt: Math.floor(Date.now() / 1000) + 12 * 3600, scopes: ['commands'], id: `B${teamId}`, userId: `UBOT${teamId}` },
+    bot: {
+      token,
+      refreshToken: `xoxe-1-${token}`,
+      expiresAt: Math.floor(Date.now() / 1000) + 12 * 3600,
+      scopes: ['commands'],
+      id: `B${teamId}`,
+      userId: `UBOT${teamId}`,
+    },
     appId: 'A1',
     isEnterpriseInstall: false,
     authVersion: 'v2' as const,
@@ -98,7 +105,11 @@ describe('the change feed of the per-workspace caches', () => {
     expect(await queriesOf(() => Promise.all([here.tenancy.botToken(T1), here.tenancy.botToken(T2)]))).toBe(0);
 
     // A token refresh there (as InstallProvider.authorize stores it): cached here until the poll.
-    const fetched = await there.tenancy.store.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false });
+    const fetched = await there.tenancy.store.fetchInstallation({
+      teamId: 'T1',
+      enterpriseId: undefined,
+      isEnterpriseInstall: false,
+    });
     await there.tenancy.store.storeInstallation({ ...fetched, bot: { ...fetched.bot!, token: 'xoxb-refreshed' } });
     expect(await here.tenancy.botToken(T1)).toBe('xoxb-first');
     await here.changes.poll();

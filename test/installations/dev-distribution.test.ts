@@ -16,7 +16,10 @@ afterAll(async () => {
 
 describe('npm run dev -- --distribution', () => {
   it('shows the workspaces with how Kudos is installed in each, switches between them, and links to Add to Slack', async () => {
-    const ws = (await (await fetch(`${stack.url}/_ui/workspace`)).json()) as { acting: string; workspaces: Array<{ id: string; installedVia: string }> };
+    const ws = (await (await fetch(`${stack.url}/_ui/workspace`)).json()) as {
+      acting: string;
+      workspaces: Array<{ id: string; installedVia: string }>;
+    };
     expect(ws.acting).toBe('T0KUDOS');
     expect(Object.fromEntries(ws.workspaces.map((w) => [w.id, w.installedVia]))).toEqual({
       T0KUDOS: 'workspace install',
@@ -24,7 +27,11 @@ describe('npm run dev -- --distribution', () => {
       T_GRID_A: 'org-wide install (Grid Corp)',
       T_GRID_B: 'org-wide install (Grid Corp)',
     });
-    const switched = await fetch(`${stack.url}/_ui/workspace`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ teamId: 'T_GRID_B' }) });
+    const switched = await fetch(`${stack.url}/_ui/workspace`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ teamId: 'T_GRID_B' }),
+    });
     expect(switched.status).toBe(200);
     const before = stack.simulator.calls.length;
     await stack.simulator.slashCommand('U_ADMIN', 'settings');
@@ -41,7 +48,11 @@ describe('npm run dev -- --distribution', () => {
         const res = await fetch(`${stack.emulator.url}/oauth2/token`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-          body: new URLSearchParams({ grant_type: 'client_credentials', client_id: a.clientId, client_secret: a.clientSecret }),
+          body: new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: a.clientId,
+            client_secret: a.clientSecret,
+          }),
         });
         expect(res.status).toBe(200);
         return ((await res.json()) as { access_token: string }).access_token;

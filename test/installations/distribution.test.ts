@@ -37,8 +37,17 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-async function start(oauth: { tokenRotation?: boolean; expiresInSeconds?: number } = {}, appClientSecret = CLIENT_SECRET, socketMode = false) {
-  sim = await startSlackSimulator({ signingSecret: SIGNING_SECRET, emulatorUrl: emulator.url, socketMode, oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, ...oauth } });
+async function start(
+  oauth: { tokenRotation?: boolean; expiresInSeconds?: number } = {},
+  appClientSecret = CLIENT_SECRET,
+  socketMode = false,
+) {
+  sim = await startSlackSimulator({
+    signingSecret: SIGNING_SECRET,
+    emulatorUrl: emulator.url,
+    socketMode,
+    oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, ...oauth },
+  });
   const config = loadConfig({
     SLACK_CLIENT_ID: CLIENT_ID,
     SLACK_CLIENT_SECRET: appClientSecret,
@@ -51,7 +60,16 @@ async function start(oauth: { tokenRotation?: boolean; expiresInSeconds?: number
   // Every log line of the run, at debug level, to be read for secrets afterwards.
   const logger = createLogger({ level: 'debug', write: (line) => void logLines.push(line) });
   // No purge timer: the tests that purge call app.purgeDue() themselves.
-  app = await startApp({ config, port: 0, metricsPort: 0, host: '127.0.0.1', db: testDb.db, logger, worker: { pollIntervalMs: 100 }, purgeMs: 0 });
+  app = await startApp({
+    config,
+    port: 0,
+    metricsPort: 0,
+    host: '127.0.0.1',
+    db: testDb.db,
+    logger,
+    worker: { pollIntervalMs: 100 },
+    purgeMs: 0,
+  });
   sim.setAppUrl(app.url);
   if (app.socket) await app.socket.connected();
 }
@@ -70,9 +88,12 @@ const callsOf = (method: string) => sim.calls.filter((c) => c.method === method)
 
 /** Every value of every table, as text: what a database dump would show. */
 async function dumpDatabase(): Promise<string> {
-  const tables = rowsOf<{ tablename: string }>(await testDb.db.execute(sql`select tablename from pg_tables where schemaname = 'public'`));
+  const tables = rowsOf<{ tablename: string }>(
+    await testDb.db.execute(sql`select tablename from pg_tables where schemaname = 'public'`),
+  );
   const parts: string[] = [];
-  for (const { tablename } of tables) parts.push(JSON.stringify(rowsOf(await testDb.db.execute(sql.raw(`select * from "${tablename}"`)))));
+  for (const { tablename } of tables)
+    parts.push(JSON.stringify(rowsOf(await testDb.db.execute(sql.raw(`select * from "${tablename}"`)))));
   return parts.join('\n');
 }
 
@@ -99,7 +120,11 @@ describe('distribution mode: install anywhere', () => {
     expect(callsOf('oauth.v2.access').filter((c) => c.ok)).toHaveLength(3);
     const rows = await testDb.db.select().from(installations);
     expect(rows.map((r) => r.installationKey).sort()).toEqual(['enterprise:E_GRID', 'team:T0KUDOS', 'team:T_SECOND']);
-    expect(rows.find((r) => r.installationKey === 'enterprise:E_GRID')).toMatchObject({ isEnterpriseInstall: true, teamId: null, enterpriseId: 'E_GRID' });
+    expect(rows.find((r) => r.installationKey === 'enterprise:E_GRID')).toMatchObject({
+      isEnterpriseInstall: true,
+      teamId: null,
+      enterpriseId: 'E_GRID',
+    });
 
     // /kudos from each workspace (two of them through the org-wide install): every call carries that
     // installation's token. `/kudos settings` by an admin (users.info, then views.open) works before a
@@ -121,13 +146,21 @@ describe('distribution mode: install anywhere', () => {
     }
     // No Rewards account is connected yet: the form's empty design list is expected, said at debug level, not warned about.
     expect(logLines.filter((line) => /"level":"warn"/.test(line) && /designs/.test(line))).toEqual([]);
-    expect(logLines.some((line) => /"level":"debug"/.test(line) && /no designs for settings: no Rewards account connected/.test(line))).toBe(true);
+    expect(
+      logLines.some(
+        (line) => /"level":"debug"/.test(line) && /no designs for settings: no Rewards account connected/.test(line),
+      ),
+    ).toBe(true);
 
     // Uninstall one workspace: its tokens are deleted at once, the others keep working.
     const secondToken = tokenOf('team:T_SECOND');
     await dist().uninstall('team:T_SECOND');
     // Slack's event is answered at once and handled right after: the tokens are gone within moments (the issue allows a minute).
-    const second = await eventually(async () => (await testDb.db.select().from(installations)).find((r) => r.installationKey === 'team:T_SECOND' && r.botToken === null));
+    const second = await eventually(async () =>
+      (await testDb.db.select().from(installations)).find(
+        (r) => r.installationKey === 'team:T_SECOND' && r.botToken === null,
+      ),
+    );
     expect(second).toMatchObject({ botToken: null, botRefreshToken: null });
     expect(second.uninstalledAt).toBeInstanceOf(Date);
     const afterUninstall = sim.calls.length;
@@ -138,23 +171,34 @@ describe('distribution mode: install anywhere', () => {
     await sim.slashCommand('U_ADMIN', 'settings');
     await eventually(() => sim.calls.slice(afterUninstall).find((call) => call.method === 'views.open'));
     // Background work of the uninstalled workspace (a DM) is refused before any call is made with its token.
-    await expect(app.slack.sendDirectMessage({ teamId: 'T_SECOND' }, 'U_EMP1', { text: 'hello' })).rejects.toMatchObject({ outcome: 'refused', detail: 'not_installed' });
+    await expect(
+      app.slack.sendDirectMessage({ teamId: 'T_SECOND' }, 'U_EMP1', { text: 'hello' }),
+    ).rejects.toMatchObject({ outcome: 'refused', detail: 'not_installed' });
     // The outbox (every notice of scheduled work goes through it) gives such a notice up: no Slack call, no retry.
     await expect(
-      postOnce({ db: testDb.db, chat: app.slack }, { kind: 'order.completed', subject: 'OR-GONE', teamId: 'T_SECOND' }, { to: { userId: 'U_EMP1' }, message: { text: 'done' } }),
+      postOnce(
+        { db: testDb.db, chat: app.slack },
+        { kind: 'order.completed', subject: 'OR-GONE', teamId: 'T_SECOND' },
+        { to: { userId: 'U_EMP1' }, message: { text: 'done' } },
+      ),
     ).rejects.toMatchObject({ outcome: 'refused', detail: 'not_installed' });
-    await expect(resumeStalledNotices({ db: testDb.db, chat: app.slack, logger: app.logger })).resolves.toMatchObject({ posted: 0 });
+    await expect(resumeStalledNotices({ db: testDb.db, chat: app.slack, logger: app.logger })).resolves.toMatchObject({
+      posted: 0,
+    });
     expect(sim.calls.slice(afterUninstall).filter((c) => c.token === secondToken)).toEqual([]);
 
     // A dump of the database holds no token in clear; neither do the logs of the whole run.
-    const secrets = [...dist().installs.installations.values()].flatMap((i) => [i.botToken, i.refreshToken].filter((t): t is string => Boolean(t)));
+    const secrets = [...dist().installs.installations.values()].flatMap((i) =>
+      [i.botToken, i.refreshToken].filter((t): t is string => Boolean(t)),
+    );
     const everyToken = [...secrets, secondToken];
     const dump = await dumpDatabase();
     for (const token of everyToken) expect(dump).not.toContain(token);
     expect(dump).not.toMatch(/xox[bpe]-/);
     const logs = logLines.join('\n');
     expect(logLines.length).toBeGreaterThan(0);
-    for (const secret of [...everyToken, CLIENT_SECRET, STATE_SECRET, SIGNING_SECRET, ENCRYPTION_KEY.split(':')[1]!]) expect(logs).not.toContain(secret);
+    for (const secret of [...everyToken, CLIENT_SECRET, STATE_SECRET, SIGNING_SECRET, ENCRYPTION_KEY.split(':')[1]!])
+      expect(logs).not.toContain(secret);
     expect(logs).not.toMatch(/xox[bpe]-[A-Za-z0-9]/);
   });
 
@@ -183,13 +227,18 @@ describe('distribution mode: install anywhere', () => {
     await dist().install({ teamId: 'T_SECOND' });
     await app.settings.get({ teamId: 'T0KUDOS' });
     await app.settings.get({ teamId: 'T_SECOND' });
-    const settingsOf = async (teamId: string) => rowsOf(await testDb.db.execute(sql`select team_id from workspace_settings where team_id = ${teamId}`)).length;
+    const settingsOf = async (teamId: string) =>
+      rowsOf(await testDb.db.execute(sql`select team_id from workspace_settings where team_id = ${teamId}`)).length;
     await dist().uninstall('team:T_SECOND');
-    await eventually(async () => (await testDb.db.select().from(installations)).find((r) => r.installationKey === 'team:T_SECOND' && r.purgeAfter));
+    await eventually(async () =>
+      (await testDb.db.select().from(installations)).find((r) => r.installationKey === 'team:T_SECOND' && r.purgeAfter),
+    );
     expect(await app.purgeDue()).toEqual([]);
     expect(await settingsOf('T_SECOND')).toBe(1);
     // Thirty days later (the default retention): purged.
-    await testDb.db.execute(sql`update installations set purge_after = now() - interval '1 minute' where installation_key = 'team:T_SECOND'`);
+    await testDb.db.execute(
+      sql`update installations set purge_after = now() - interval '1 minute' where installation_key = 'team:T_SECOND'`,
+    );
     const purged = await app.purgeDue();
     expect(purged.map((p) => p.installationKey)).toEqual(['team:T_SECOND']);
     expect(await settingsOf('T_SECOND')).toBe(0);
@@ -206,17 +255,30 @@ describe('distribution mode: install anywhere', () => {
     await app.settings.get({ teamId: 'T_GRID_A', enterpriseId: 'E_GRID' });
     await app.settings.get({ teamId: 'T_GRID_B', enterpriseId: 'E_GRID' });
     await dist().uninstall('enterprise:E_GRID');
-    await eventually(async () => (await testDb.db.select().from(installations)).find((r) => r.installationKey === 'enterprise:E_GRID' && r.botToken === null && r.uninstalledAt));
+    await eventually(async () =>
+      (await testDb.db.select().from(installations)).find(
+        (r) => r.installationKey === 'enterprise:E_GRID' && r.botToken === null && r.uninstalledAt,
+      ),
+    );
     dist().actAs('T_GRID_A', { orgWide: true });
-    expect(await sim.slashCommand('U_ADMIN', 'settings')).toMatchObject({ status: 200, body: { text: NOT_INSTALLED_TEXT } });
+    expect(await sim.slashCommand('U_ADMIN', 'settings')).toMatchObject({
+      status: 200,
+      body: { text: NOT_INSTALLED_TEXT },
+    });
     // T_GRID_B has its own install: still served.
     dist().actAs('T_GRID_B');
     const before = sim.calls.length;
     await sim.slashCommand('U_ADMIN', 'settings');
-    expect(await eventually(() => sim.calls.slice(before).find((c) => c.method === 'views.open'))).toMatchObject({ installation: 'team:T_GRID_B' });
-    await testDb.db.execute(sql`update installations set purge_after = now() - interval '1 minute' where installation_key = 'enterprise:E_GRID'`);
+    expect(await eventually(() => sim.calls.slice(before).find((c) => c.method === 'views.open'))).toMatchObject({
+      installation: 'team:T_GRID_B',
+    });
+    await testDb.db.execute(
+      sql`update installations set purge_after = now() - interval '1 minute' where installation_key = 'enterprise:E_GRID'`,
+    );
     expect((await app.purgeDue()).map((p) => p.installationKey)).toEqual(['enterprise:E_GRID']);
-    const teams = rowsOf<{ team_id: string }>(await testDb.db.execute(sql`select team_id from workspace_settings order by team_id`)).map((r) => r.team_id);
+    const teams = rowsOf<{ team_id: string }>(
+      await testDb.db.execute(sql`select team_id from workspace_settings order by team_id`),
+    ).map((r) => r.team_id);
     expect(teams).toEqual(['T_GRID_B']);
   });
 
@@ -230,8 +292,12 @@ describe('distribution mode: install anywhere', () => {
     expect(button).toContain('delete_workspace_data');
     expect(button).toContain('"confirm"');
     await sim.clickButton({ viewId: modal.id }, 'delete_workspace_data', 'U_ADMIN');
-    await eventually(() => sim.messages('U_ADMIN').find((m) => m.text.includes('everything Kudos kept for this workspace is deleted')));
-    expect(rowsOf(await testDb.db.execute(sql`select team_id from workspace_settings where team_id = 'T0KUDOS'`))).toEqual([]);
+    await eventually(() =>
+      sim.messages('U_ADMIN').find((m) => m.text.includes('everything Kudos kept for this workspace is deleted')),
+    );
+    expect(
+      rowsOf(await testDb.db.execute(sql`select team_id from workspace_settings where team_id = 'T0KUDOS'`)),
+    ).toEqual([]);
     expect((await testDb.db.select().from(installations))[0]!.botToken).toMatch(/^enc:v1:/);
   });
 
@@ -242,7 +308,11 @@ describe('distribution mode: install anywhere', () => {
     dist().actAs('T_SECOND');
     const before = sim.calls.length;
     await sim.slashCommand('U_ADMIN', 'settings');
-    expect(await eventually(() => sim.calls.slice(before).find((c) => c.method === 'views.open'))).toMatchObject({ ok: true, installation: 'team:T_SECOND', token: tokenOf('team:T_SECOND') });
+    expect(await eventually(() => sim.calls.slice(before).find((c) => c.method === 'views.open'))).toMatchObject({
+      ok: true,
+      installation: 'team:T_SECOND',
+      token: tokenOf('team:T_SECOND'),
+    });
     dist().actAs('T0KUDOS');
     expect(await sim.slashCommand('U_ADMIN', 'settings')).toMatchObject({ body: { text: NOT_INSTALLED_TEXT } });
   });

@@ -16,7 +16,14 @@ const teamInstall = {
   team: { id: 'T1', name: 'Acme' },
   enterprise: undefined,
   user: { id: 'U1', token: undefined, scopes: undefined },
-  bot: { token: 'xoxb-team-secret-1', refreshToken: 'xoxe-1-refresh-secret', expiresAt: Math.floor(Date.now() / 1000) + 43_200, scopes: ['commands', 'chat:write'], id: 'B1', userId: 'UBOT1' },
+  bot: {
+    token: 'xoxb-team-secret-1',
+    refreshToken: 'xoxe-1-refresh-secret',
+    expiresAt: Math.floor(Date.now() / 1000) + 43_200,
+    scopes: ['commands', 'chat:write'],
+    id: 'B1',
+    userId: 'UBOT1',
+  },
   appId: 'A1',
   isEnterpriseInstall: false,
   authVersion: 'v2' as const,
@@ -42,15 +49,33 @@ describe('installationStore (drizzle, sealed tokens)', () => {
     const rows = await testDb.db.select().from(installations);
     expect(rows.map((r) => r.installationKey).sort()).toEqual(['enterprise:E1', 'team:T1']);
     const dump = JSON.stringify(rows);
-    for (const secret of ['xoxb-team-secret-1', 'xoxe-1-refresh-secret', 'xoxb-org-secret-2']) expect(dump).not.toContain(secret);
-    expect(rows.find((r) => r.installationKey === 'team:T1')).toMatchObject({ teamId: 'T1', isEnterpriseInstall: false, botScopes: ['commands', 'chat:write'] });
-    expect(rows.find((r) => r.installationKey === 'enterprise:E1')).toMatchObject({ teamId: null, enterpriseId: 'E1', isEnterpriseInstall: true });
+    for (const secret of ['xoxb-team-secret-1', 'xoxe-1-refresh-secret', 'xoxb-org-secret-2'])
+      expect(dump).not.toContain(secret);
+    expect(rows.find((r) => r.installationKey === 'team:T1')).toMatchObject({
+      teamId: 'T1',
+      isEnterpriseInstall: false,
+      botScopes: ['commands', 'chat:write'],
+    });
+    expect(rows.find((r) => r.installationKey === 'enterprise:E1')).toMatchObject({
+      teamId: null,
+      enterpriseId: 'E1',
+      isEnterpriseInstall: true,
+    });
 
     const team = await s.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false });
-    expect(team.bot).toMatchObject({ token: 'xoxb-team-secret-1', refreshToken: 'xoxe-1-refresh-secret', id: 'B1', userId: 'UBOT1' });
+    expect(team.bot).toMatchObject({
+      token: 'xoxb-team-secret-1',
+      refreshToken: 'xoxe-1-refresh-secret',
+      id: 'B1',
+      userId: 'UBOT1',
+    });
     expect(team.team?.id).toBe('T1');
     const org = await s.fetchInstallation({ teamId: undefined, enterpriseId: 'E1', isEnterpriseInstall: true });
-    expect(org).toMatchObject({ isEnterpriseInstall: true, enterprise: { id: 'E1' }, bot: { token: 'xoxb-org-secret-2' } });
+    expect(org).toMatchObject({
+      isEnterpriseInstall: true,
+      enterprise: { id: 'E1' },
+      bot: { token: 'xoxb-org-secret-2' },
+    });
     // A workspace of the org without its own install is served by the org's.
     const viaOrg = await s.fetchInstallation({ teamId: 'T9', enterpriseId: 'E1', isEnterpriseInstall: false });
     expect(viaOrg.bot?.token).toBe('xoxb-org-secret-2');
@@ -59,14 +84,25 @@ describe('installationStore (drizzle, sealed tokens)', () => {
   it('a token sealed for one row does not open in another', async () => {
     const s = store();
     await s.storeInstallation(teamInstall);
-    await s.storeInstallation({ ...teamInstall, team: { id: 'T2', name: 'Other' }, bot: { ...teamInstall.bot, token: 'xoxb-other' } });
+    await s.storeInstallation({
+      ...teamInstall,
+      team: { id: 'T2', name: 'Other' },
+      bot: { ...teamInstall.bot, token: 'xoxb-other' },
+    });
     const [one] = await testDb.db.select().from(installations).where(eq(installations.installationKey, 'team:T1'));
-    await testDb.db.update(installations).set({ botToken: one!.botToken }).where(eq(installations.installationKey, 'team:T2'));
-    await expect(s.fetchInstallation({ teamId: 'T2', enterpriseId: undefined, isEnterpriseInstall: false })).rejects.toThrow(/failed to open/);
+    await testDb.db
+      .update(installations)
+      .set({ botToken: one!.botToken })
+      .where(eq(installations.installationKey, 'team:T2'));
+    await expect(
+      s.fetchInstallation({ teamId: 'T2', enterpriseId: undefined, isEnterpriseInstall: false }),
+    ).rejects.toThrow(/failed to open/);
   });
 
   it('a team with no installation is a NotInstalledError', async () => {
-    await expect(store().fetchInstallation({ teamId: 'T404', enterpriseId: undefined, isEnterpriseInstall: false })).rejects.toBeInstanceOf(NotInstalledError);
+    await expect(
+      store().fetchInstallation({ teamId: 'T404', enterpriseId: undefined, isEnterpriseInstall: false }),
+    ).rejects.toBeInstanceOf(NotInstalledError);
   });
 
   it('uninstall clears every token at once, keeps the row with its purge date, and a re-install brings it back', async () => {
@@ -79,12 +115,16 @@ describe('installationStore (drizzle, sealed tokens)', () => {
     expect(row!.uninstalledAt).toBeInstanceOf(Date);
     expect(row!.purgeAfter!.getTime() - row!.uninstalledAt!.getTime()).toBe(30 * 86_400_000);
     expect(changes).toContain('team:T1');
-    await expect(s.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).rejects.toBeInstanceOf(NotInstalledError);
+    await expect(
+      s.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false }),
+    ).rejects.toBeInstanceOf(NotInstalledError);
 
     await s.storeInstallation(teamInstall);
     const [again] = await testDb.db.select().from(installations);
     expect(again).toMatchObject({ uninstalledAt: null, purgeAfter: null });
-    expect((await s.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot?.token).toBe('xoxb-team-secret-1');
+    expect(
+      (await s.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot?.token,
+    ).toBe('xoxb-team-secret-1');
   });
 
   it('a token refresh stores new tokens for the row it read, and never brings back an uninstalled one', async () => {
@@ -93,7 +133,9 @@ describe('installationStore (drizzle, sealed tokens)', () => {
     const fetched = await s.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false });
     const refreshed = { ...fetched, bot: { ...fetched.bot!, token: 'xoxb-rotated', refreshToken: 'xoxe-rotated' } };
     await s.storeInstallation(refreshed);
-    expect((await s.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot).toMatchObject({ token: 'xoxb-rotated', refreshToken: 'xoxe-rotated' });
+    expect(
+      (await s.fetchInstallation({ teamId: 'T1', enterpriseId: undefined, isEnterpriseInstall: false })).bot,
+    ).toMatchObject({ token: 'xoxb-rotated', refreshToken: 'xoxe-rotated' });
 
     await s.uninstall({ teamId: 'T1' });
     await s.storeInstallation({ ...refreshed, bot: { ...refreshed.bot, token: 'xoxb-too-late' } });
@@ -105,9 +147,18 @@ describe('installationStore (drizzle, sealed tokens)', () => {
     const s = store();
     await s.storeInstallation({ ...teamInstall, user: { id: 'U1', token: 'xoxp-user-secret', scopes: ['identify'] } });
     // Ids of another user and of another bot: nothing of this installation goes.
-    expect(await s.revokeTokens({ teamId: 'T1' }, { botUserIds: ['UBOT_OTHER'], userIds: ['U_OTHER'] })).toBeUndefined();
-    expect((await testDb.db.select().from(installations))[0]).toMatchObject({ userToken: expect.stringMatching(/^enc:/), botToken: expect.stringMatching(/^enc:/) });
-    expect(await s.revokeTokens({ teamId: 'T1' }, { botUserIds: [], userIds: ['U1'] })).toEqual({ key: 'team:T1', bot: false, user: true });
+    expect(
+      await s.revokeTokens({ teamId: 'T1' }, { botUserIds: ['UBOT_OTHER'], userIds: ['U_OTHER'] }),
+    ).toBeUndefined();
+    expect((await testDb.db.select().from(installations))[0]).toMatchObject({
+      userToken: expect.stringMatching(/^enc:/),
+      botToken: expect.stringMatching(/^enc:/),
+    });
+    expect(await s.revokeTokens({ teamId: 'T1' }, { botUserIds: [], userIds: ['U1'] })).toEqual({
+      key: 'team:T1',
+      bot: false,
+      user: true,
+    });
     let [row] = await testDb.db.select().from(installations);
     expect(row).toMatchObject({ userToken: null, uninstalledAt: null });
     expect(row!.botToken).not.toBeNull();

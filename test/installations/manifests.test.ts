@@ -16,14 +16,19 @@ describe('manifests', () => {
     const m = read('manifest.distribution.yml');
     expect([...m.oauth_config.scopes.bot].sort()).toEqual([...DISTRIBUTION_BOT_SCOPES].sort());
     expect(m.oauth_config.redirect_urls).toEqual(['https://kudos.example.com/slack/oauth_redirect']);
-    expect(m.settings.event_subscriptions.bot_events).toEqual(expect.arrayContaining(['app_uninstalled', 'tokens_revoked']));
+    expect(m.settings.event_subscriptions.bot_events).toEqual(
+      expect.arrayContaining(['app_uninstalled', 'tokens_revoked']),
+    );
     expect(m.settings.token_rotation_enabled).toBe(true);
     expect(m.oauth_config.scopes.bot.filter((s) => s.endsWith(':history'))).toEqual([]);
   });
 
   it('docs/scopes.md gives a reason for every bot scope of either manifest', () => {
     const doc = readFileSync('docs/scopes.md', 'utf8');
-    for (const scope of new Set([...read('manifest.yml').oauth_config.scopes.bot, ...read('manifest.distribution.yml').oauth_config.scopes.bot])) {
+    for (const scope of new Set([
+      ...read('manifest.yml').oauth_config.scopes.bot,
+      ...read('manifest.distribution.yml').oauth_config.scopes.bot,
+    ])) {
       expect(doc).toMatch(new RegExp(`\\| \`${scope.replace('.', '\\.')}\` \\|[^|]+\\|[^|]*\\w`));
     }
   });

@@ -6,7 +6,10 @@ import { startHttpServer, type RunningHttpServer } from '../../src/http/server.j
 
 function collector() {
   const lines: Array<Record<string, unknown>> = [];
-  const logger = createLogger({ level: 'debug', write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+  const logger = createLogger({
+    level: 'debug',
+    write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>),
+  });
   return { lines, logger };
 }
 
@@ -21,14 +24,24 @@ describe('structured logs', () => {
     const { lines, logger } = collector();
     logger.child({ kudosId: 'k-1' }).error('call failed', {
       orderId: 'OR-1',
-      request: { headers: { Authorization: 'Bearer abc.def', accept: 'json' }, body: { client_secret: 'production-secret' } },
+      request: {
+        headers: { Authorization: 'Bearer abc.def', accept: 'json' },
+        body: { client_secret: 'production-secret' },
+      },
       note: 'used xoxb-1234-abcd for the call',
       error: new Error('auth failed for Bearer eyJhbGciOi'),
       list: [{ token: 'xoxb-9' }],
     });
     const text = JSON.stringify(lines);
-    for (const secret of ['abc.def', 'production-secret', 'xoxb-1234-abcd', 'eyJhbGciOi', 'xoxb-9']) expect(text).not.toContain(secret);
-    expect(lines[0]).toMatchObject({ level: 'error', msg: 'call failed', kudosId: 'k-1', orderId: 'OR-1', note: 'used [redacted] for the call' });
+    for (const secret of ['abc.def', 'production-secret', 'xoxb-1234-abcd', 'eyJhbGciOi', 'xoxb-9'])
+      expect(text).not.toContain(secret);
+    expect(lines[0]).toMatchObject({
+      level: 'error',
+      msg: 'call failed',
+      kudosId: 'k-1',
+      orderId: 'OR-1',
+      note: 'used [redacted] for the call',
+    });
     expect((lines[0]!.request as { headers: Record<string, string> }).headers.accept).toBe('json');
   });
 

@@ -22,7 +22,11 @@ async function scrape(url: string): Promise<{ contentType: string; text: string;
 async function sendKudos(s: TestStack, recipient: string): Promise<void> {
   await s.sim.slashCommand('U_MANAGER', '');
   const view = await s.sim.waitFor(() => s.sim.openViews('U_MANAGER').at(-1));
-  const answer = await s.sim.submitView(view.id, sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+  const answer = await s.sim.submitView(
+    view.id,
+    sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '10' }),
+    'U_MANAGER',
+  );
   expect(answer.status).toBe(200);
 }
 
@@ -30,22 +34,39 @@ describe('GET /metrics', () => {
   it('reports request latency by route, kudos by state and Rewards API calls, without secrets', async () => {
     await e2e.start();
     await sendKudos(e2e.stack, 'U_EMP1');
-    await eventually(async () => (await e2e.db.select().from(kudos)).find((r) => r.status === 'placed' && r.notifiedAt));
+    await eventually(async () =>
+      (await e2e.db.select().from(kudos)).find((r) => r.status === 'placed' && r.notifiedAt),
+    );
 
     const { contentType, text, samples } = await scrape(e2e.stack.app.metricsUrl!);
     expect(contentType).toContain('text/plain');
     expect(contentType).toContain('version=0.0.4');
     // The slash command and the view submission: both through the one Slack route, answered 200.
-    expect(sumOf(samples, 'kudos_http_request_duration_seconds_count', { route: '/slack/events', method: 'POST', status: '200' })).toBeGreaterThanOrEqual(2);
+    expect(
+      sumOf(samples, 'kudos_http_request_duration_seconds_count', {
+        route: '/slack/events',
+        method: 'POST',
+        status: '200',
+      }),
+    ).toBeGreaterThanOrEqual(2);
     expect(sumOf(samples, 'kudos_sends', { state: 'placed' })).toBe(1);
-    expect(sumOf(samples, 'kudos_rewards_api_calls_total', { endpoint: '/api/v1/orders/choice-cards', method: 'POST' })).toBe(1);
+    expect(
+      sumOf(samples, 'kudos_rewards_api_calls_total', { endpoint: '/api/v1/orders/choice-cards', method: 'POST' }),
+    ).toBe(1);
     expect(sumOf(samples, 'kudos_rewards_api_calls_total', { endpoint: '/oauth2/token' })).toBeGreaterThanOrEqual(1);
     expect(sumOf(samples, 'kudos_rewards_api_errors_total')).toBe(0);
     expect(sumOf(samples, 'kudos_worker_queue_depth')).toBe(0);
     expect(sumOf(samples, 'kudos_worker_pickup_latency_seconds_count')).toBe(1);
     expect(sumOf(samples, 'kudos_process_resident_memory_bytes')).toBeGreaterThan(0);
     // Counts and latencies only: no secrets, tokens, e-mails.
-    for (const secret of [TEST_SIGNING_SECRET, 'production-secret', 'emulator-signing-secret', e2e.stack.sim.botToken, '@']) expect(text).not.toContain(secret);
+    for (const secret of [
+      TEST_SIGNING_SECRET,
+      'production-secret',
+      'emulator-signing-secret',
+      e2e.stack.sim.botToken,
+      '@',
+    ])
+      expect(text).not.toContain(secret);
   });
 
   it('counts Rewards API errors by endpoint and code', async () => {
@@ -55,8 +76,19 @@ describe('GET /metrics', () => {
     await eventually(async () => (await e2e.db.select().from(kudos)).find((r) => r.status === 'placed'));
 
     const { samples } = await scrape(e2e.stack.app.metricsUrl!);
-    expect(sumOf(samples, 'kudos_rewards_api_errors_total', { endpoint: '/api/v1/orders/choice-cards', code: 'SERVICE_UNAVAILABLE' })).toBe(1);
-    expect(sumOf(samples, 'kudos_rewards_api_calls_total', { endpoint: '/api/v1/orders/choice-cards', status: '503', code: 'SERVICE_UNAVAILABLE' })).toBe(1);
+    expect(
+      sumOf(samples, 'kudos_rewards_api_errors_total', {
+        endpoint: '/api/v1/orders/choice-cards',
+        code: 'SERVICE_UNAVAILABLE',
+      }),
+    ).toBe(1);
+    expect(
+      sumOf(samples, 'kudos_rewards_api_calls_total', {
+        endpoint: '/api/v1/orders/choice-cards',
+        status: '503',
+        code: 'SERVICE_UNAVAILABLE',
+      }),
+    ).toBe(1);
   });
 
   it('shows the worker queue depth and the age of the oldest waiting job', async () => {
@@ -87,10 +119,29 @@ describe('GET /metrics', () => {
     // One notice being posted right now, one whose poster died two minutes ago, one posted, one given up.
     const ago = (s: number) => sql`now() - ${`${s} seconds`}::interval`;
     await e2e.db.insert(notifications).values([
-      { kind: 'kudos.announcement', subject: 'a', channel: 'C_KUDOS', message: { text: 'a' }, claimedUntil: sql`now() + interval '60 seconds'` },
-      { kind: 'kudos.announcement', subject: 'b', channel: 'C_KUDOS', message: { text: 'b' }, claimedUntil: ago(60), createdAt: ago(120) },
+      {
+        kind: 'kudos.announcement',
+        subject: 'a',
+        channel: 'C_KUDOS',
+        message: { text: 'a' },
+        claimedUntil: sql`now() + interval '60 seconds'`,
+      },
+      {
+        kind: 'kudos.announcement',
+        subject: 'b',
+        channel: 'C_KUDOS',
+        message: { text: 'b' },
+        claimedUntil: ago(60),
+        createdAt: ago(120),
+      },
       { kind: 'kudos.announcement', subject: 'c', channel: 'C_KUDOS', ts: '1.000001', postedAt: new Date() },
-      { kind: 'kudos.announcement', subject: 'd', channel: 'C_KUDOS', failedAt: new Date(), error: 'channel_not_found' },
+      {
+        kind: 'kudos.announcement',
+        subject: 'd',
+        channel: 'C_KUDOS',
+        failedAt: new Date(),
+        error: 'channel_not_found',
+      },
     ]);
     const { samples } = await scrape(e2e.stack.app.metricsUrl!);
     expect(sumOf(samples, 'kudos_notices_unposted', { state: 'posting' })).toBe(1);
@@ -99,7 +150,9 @@ describe('GET /metrics', () => {
   });
 
   it('reports 503 (not a partial page) when the database does not answer', async () => {
-    const broken = { execute: async () => Promise.reject(new Error('connection refused')) } as unknown as TestDatabase['db'];
+    const broken = {
+      execute: async () => Promise.reject(new Error('connection refused')),
+    } as unknown as TestDatabase['db'];
     const metrics = createMetrics({ db: broken, processMetrics: false });
     await expect(metrics.render()).rejects.toThrow('connection refused');
   });
@@ -108,14 +161,19 @@ describe('GET /metrics', () => {
 describe('webhook event counter', () => {
   it('counts events by type and outcome and keeps the label set bounded whatever types arrive', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.string({ maxLength: 12 }), fc.constantFrom('stored', 'duplicate', 'processed')), { maxLength: 80 }), async (events) => {
-        const metrics = createMetrics({ processMetrics: false, maxWebhookTypes: 5 });
-        for (const [type, outcome] of events) metrics.recordWebhookEvent(type, outcome);
-        const m = await metrics.registry.getSingleMetric('kudos_webhook_events_total')!.get();
-        const total = m.values.reduce((sum, v) => sum + v.value, 0);
-        const types = new Set(m.values.map((v) => v.labels.type));
-        return total === events.length && types.size <= 6;
-      }),
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.string({ maxLength: 12 }), fc.constantFrom('stored', 'duplicate', 'processed')), {
+          maxLength: 80,
+        }),
+        async (events) => {
+          const metrics = createMetrics({ processMetrics: false, maxWebhookTypes: 5 });
+          for (const [type, outcome] of events) metrics.recordWebhookEvent(type, outcome);
+          const m = await metrics.registry.getSingleMetric('kudos_webhook_events_total')!.get();
+          const total = m.values.reduce((sum, v) => sum + v.value, 0);
+          const types = new Set(m.values.map((v) => v.labels.type));
+          return total === events.length && types.size <= 6;
+        },
+      ),
       { numRuns: 50 },
     );
   });

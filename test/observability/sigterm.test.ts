@@ -21,7 +21,10 @@ let pgliteDir: string | undefined;
 const apps: AppProcess[] = [];
 
 beforeAll(async () => {
-  [emulator, sim] = await Promise.all([startTestEmulator(), startSlackSimulator({ signingSecret: TEST_SIGNING_SECRET })]);
+  [emulator, sim] = await Promise.all([
+    startTestEmulator(),
+    startSlackSimulator({ signingSecret: TEST_SIGNING_SECRET }),
+  ]);
 });
 afterAll(async () => {
   await sim?.close();
@@ -62,7 +65,9 @@ async function startApp(): Promise<AppProcess> {
 
 /** Reads the rows once the app process is gone (an embedded database has one owner at a time). */
 async function rowsAfterExit(): Promise<KudosRow[]> {
-  const conn = await connectDatabase(pgDb?.url ? { databaseUrl: pgDb.url, maxConnections: 1 } : { pgliteDir: pgliteDir! });
+  const conn = await connectDatabase(
+    pgDb?.url ? { databaseUrl: pgDb.url, maxConnections: 1 } : { pgliteDir: pgliteDir! },
+  );
   try {
     return await conn.db.select().from(kudos);
   } finally {
@@ -92,7 +97,11 @@ async function submitKudos(recipient: string): Promise<void> {
     if (!view && attempt < 3) continue;
     expect(view).toBeDefined();
     for (let submit = 1; submit <= 3; submit++) {
-      const answer = await sim.submitView(view!.id, sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+      const answer = await sim.submitView(
+        view!.id,
+        sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '10' }),
+        'U_MANAGER',
+      );
       expect(answer.status).toBe(200);
       if (sim.openViews('U_MANAGER').every((v) => v.id !== view!.id)) return;
       expect(JSON.stringify(answer.body) + JSON.stringify(sim.viewErrors(view!.id))).toMatch(/again|trouble/);
@@ -112,11 +121,16 @@ async function orderCount(): Promise<number> {
   const token = await fetch(`${emulator.url}/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret', scope: 'orders.read' }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: 'production-client',
+      client_secret: 'production-secret',
+      scope: 'orders.read',
+    }),
   }).then((r) => r.json() as Promise<{ access_token: string }>);
-  const list = await fetch(`${emulator.url}/api/v1/orders?pageSize=100`, { headers: { authorization: `Bearer ${token.access_token}` } }).then(
-    (r) => r.json() as Promise<{ totalCount?: number; data?: unknown[] }>,
-  );
+  const list = await fetch(`${emulator.url}/api/v1/orders?pageSize=100`, {
+    headers: { authorization: `Bearer ${token.access_token}` },
+  }).then((r) => r.json() as Promise<{ totalCount?: number; data?: unknown[] }>);
   return list.totalCount ?? list.data?.length ?? 0;
 }
 

@@ -8,7 +8,11 @@ import { useTestDatabase } from '../support/db.js';
 
 const testDb = useTestDatabase();
 const ring = parseKeyRing(generateKey('k'));
-const creds = (n: number) => ({ clientId: `client-${n}`, clientSecret: `client-secret-${n}`, webhookSecret: `webhook-secret-${n}` });
+const creds = (n: number) => ({
+  clientId: `client-${n}`,
+  clientSecret: `client-secret-${n}`,
+  webhookSecret: `webhook-secret-${n}`,
+});
 
 describe('rewards connections', () => {
   it('two first connections of a workspace at once: one row, both answered, the last credentials kept', async () => {

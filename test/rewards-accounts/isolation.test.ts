@@ -8,7 +8,13 @@ import { and, eq } from 'drizzle-orm';
 import { formatInTimeZone } from 'date-fns-tz';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/config/logger.js';
-import { kudos, recipientMappings, rewardsConnections, webhookEvents, type KudosRow } from '../../src/db/schema/index.js';
+import {
+  kudos,
+  recipientMappings,
+  rewardsConnections,
+  webhookEvents,
+  type KudosRow,
+} from '../../src/db/schema/index.js';
 import { cancelScheduledSend } from '../../src/domain/sending/cancel-scheduled.js';
 import type { RewardsConnection } from '../../src/domain/accounts/rewards-connections.js';
 import { isRewardsError, signWebhookBody } from '../../src/rewards/index.js';
@@ -18,15 +24,29 @@ import { commandFields, eventually, postSignedCommand, useAppPerTest } from '../
 
 const A = { teamId: 'T0KUDOS', enterpriseId: null };
 const B = { teamId: 'T0BETA', enterpriseId: null };
-const BETA = { orgId: 'beta', productionClientId: 'beta-client', productionClientSecret: 'beta-secret', signingSecret: 'beta-signing-secret' };
+const BETA = {
+  orgId: 'beta',
+  productionClientId: 'beta-client',
+  productionClientSecret: 'beta-secret',
+  signingSecret: 'beta-signing-secret',
+};
 
 /** Every log line of every test, at debug level: no Rewards secret may ever be in one. */
 const logLines: string[] = [];
-const SECRETS = ['production-secret', 'emulator-signing-secret', BETA.productionClientSecret, BETA.signingSecret, 'not-the-secret'];
+const SECRETS = [
+  'production-secret',
+  'emulator-signing-secret',
+  BETA.productionClientSecret,
+  BETA.signingSecret,
+  'not-the-secret',
+];
 
 const e2e = useAppPerTest({
   env: { KUDOS_ENCRYPTION_KEY: generateKey('k1'), KUDOS_ADMINS: 'U_ADMIN' },
-  app: { rewardsPerWorkspace: true, logger: createLogger({ level: 'debug', write: (line) => void logLines.push(line) }) },
+  app: {
+    rewardsPerWorkspace: true,
+    logger: createLogger({ level: 'debug', write: (line) => void logLines.push(line) }),
+  },
 });
 
 afterAll(() => {
@@ -35,7 +55,11 @@ afterAll(() => {
 });
 
 async function control(path: string, method: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(`${e2e.emulator.url}/_emulator${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${e2e.emulator.url}/_emulator${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 }
@@ -45,8 +69,16 @@ async function connectBoth(): Promise<{ a: RewardsConnection; b: RewardsConnecti
   await control('/orgs', 'POST', BETA);
   await control('/orgs/beta/balance', 'POST', { amount: 3000 });
   const store = e2e.stack.app.rewardsConnections!;
-  const a = await store.save(A, { clientId: 'production-client', clientSecret: 'production-secret', webhookSecret: 'emulator-signing-secret' }, 'U_ADMIN');
-  const b = await store.save(B, { clientId: BETA.productionClientId, clientSecret: BETA.productionClientSecret, webhookSecret: BETA.signingSecret }, 'U_BETA_ADMIN');
+  const a = await store.save(
+    A,
+    { clientId: 'production-client', clientSecret: 'production-secret', webhookSecret: 'emulator-signing-secret' },
+    'U_ADMIN',
+  );
+  const b = await store.save(
+    B,
+    { clientId: BETA.productionClientId, clientSecret: BETA.productionClientSecret, webhookSecret: BETA.signingSecret },
+    'U_BETA_ADMIN',
+  );
   return { a, b };
 }
 
@@ -61,22 +93,38 @@ async function recordSend(ws: { teamId: string }, amountCents: number, schedule?
     createdAt: new Date(),
     nextAttemptAt: new Date(),
     recipients: [{ slackUserId: 'U_EMP1', recipientId: null, email: 'eli@example.com', name: 'Eli' }],
-    ...(schedule ? { scheduledAt: schedule, scheduleTimezone: 'UTC', scheduleLocal: formatInTimeZone(schedule, 'UTC', "yyyy-MM-dd'T'HH:mm:ssXXX") } : {}),
+    ...(schedule
+      ? {
+          scheduledAt: schedule,
+          scheduleTimezone: 'UTC',
+          scheduleLocal: formatInTimeZone(schedule, 'UTC', "yyyy-MM-dd'T'HH:mm:ssXXX"),
+        }
+      : {}),
   });
   await e2e.db.insert(kudos).values(row);
   e2e.stack.app.worker.wake();
-  return eventually(async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.orderId !== null), 15_000);
+  return eventually(
+    async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.orderId !== null),
+    15_000,
+  );
 }
 
 function postWebhook(path: string, body: Record<string, unknown>, secret: string) {
   const raw = JSON.stringify(body);
-  return fetch(`${e2e.stack.app.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Service-Signature': signWebhookBody(raw, secret) }, body: raw });
+  return fetch(`${e2e.stack.app.url}${path}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Service-Signature': signWebhookBody(raw, secret) },
+    body: raw,
+  });
 }
 
 describe('a workspace connects its own Rewards account (App Home)', () => {
   it('until connected, /kudos tells an admin what to do and anyone else whom to ask', async () => {
     const admin = await postSignedCommand(e2e.stack.app.url, commandFields('U_ADMIN', 'balance'));
-    expect(JSON.parse(admin.text)).toMatchObject({ response_type: 'ephemeral', text: expect.stringContaining('Connect Rewards account') });
+    expect(JSON.parse(admin.text)).toMatchObject({
+      response_type: 'ephemeral',
+      text: expect.stringContaining('Connect Rewards account'),
+    });
     // `/kudos` opens the explanation where the send form would be (views.open, the workspace's token).
     const other = await e2e.stack.sim.slashCommand('U_EMP1', '');
     expect(other.status).toBe(200);
@@ -86,16 +134,24 @@ describe('a workspace connects its own Rewards account (App Home)', () => {
     await e2e.stack.sim.closeView(explained.id, 'U_EMP1');
     // Give kudos (a shortcut, Home's button) says the same instead of a form that cannot send.
     await e2e.stack.sim.globalShortcut('U_EMP1', 'give_kudos');
-    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP1').find((v) => v.id !== explained.id));
+    const modal = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_EMP1').find((v) => v.id !== explained.id),
+    );
     expect(JSON.stringify(modal.blocks)).toContain('Ask <@U_ADMIN>');
     // Help needs no Rewards account.
-    expect((await postSignedCommand(e2e.stack.app.url, commandFields('U_EMP1', 'help'))).text).not.toContain('Connect Rewards account');
+    expect((await postSignedCommand(e2e.stack.app.url, commandFields('U_EMP1', 'help'))).text).not.toContain(
+      'Connect Rewards account',
+    );
   });
 
   it('checks the credentials at once: wrong ones are an inline error and nothing is stored; right ones are stored sealed and the webhook URL is shown', async () => {
     const sim = e2e.stack.sim;
     await sim.sendEvent({ type: 'app_home_opened', user: 'U_ADMIN', channel: 'D_U_ADMIN', tab: 'home' });
-    const home = await sim.waitFor(() => (JSON.stringify(sim.homeView('U_ADMIN')?.blocks ?? []).includes('rewards_connect_open') ? sim.homeView('U_ADMIN') : undefined));
+    const home = await sim.waitFor(() =>
+      JSON.stringify(sim.homeView('U_ADMIN')?.blocks ?? []).includes('rewards_connect_open')
+        ? sim.homeView('U_ADMIN')
+        : undefined,
+    );
     await sim.clickButton({ viewId: home.id }, 'rewards_connect_open', 'U_ADMIN');
     const modal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'rewards_connect'));
     const values = (secret: string) => ({
@@ -110,7 +166,12 @@ describe('a workspace connects its own Rewards account (App Home)', () => {
 
     await sim.submitView(modal.id, values('production-secret'), 'U_ADMIN');
     const [row] = await e2e.db.select().from(rewardsConnections);
-    expect(row).toMatchObject({ teamId: 'T0KUDOS', clientId: 'production-client', status: 'active', connectedBy: 'U_ADMIN' });
+    expect(row).toMatchObject({
+      teamId: 'T0KUDOS',
+      clientId: 'production-client',
+      status: 'active',
+      connectedBy: 'U_ADMIN',
+    });
     expect(row!.id).toMatch(/^rc_[A-Za-z0-9_-]{32}$/);
     // Sealed: no secret in clear in the row.
     expect(JSON.stringify(row)).not.toContain('production-secret');
@@ -147,8 +208,12 @@ describe('two workspaces, two Rewards accounts, one database', () => {
     const [mapB] = await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.teamId, B.teamId));
     expect(mapA!.recipientId).not.toBe(mapB!.recipientId);
     expect((await rewardsA.recipients.get(mapA!.recipientId)).email).toBe('eli@example.com');
-    await expect(rewardsA.recipients.get(mapB!.recipientId)).rejects.toSatisfy((e: unknown) => isRewardsError(e, 'NOT_FOUND'));
-    await expect(rewardsB.recipients.get(mapA!.recipientId)).rejects.toSatisfy((e: unknown) => isRewardsError(e, 'NOT_FOUND'));
+    await expect(rewardsA.recipients.get(mapB!.recipientId)).rejects.toSatisfy((e: unknown) =>
+      isRewardsError(e, 'NOT_FOUND'),
+    );
+    await expect(rewardsB.recipients.get(mapA!.recipientId)).rejects.toSatisfy((e: unknown) =>
+      isRewardsError(e, 'NOT_FOUND'),
+    );
   });
 
   it("each workspace's webhook URL takes only its own secret; events are stored for that workspace and never touch the other's sends", async () => {
@@ -173,14 +238,20 @@ describe('two workspaces, two Rewards accounts, one database', () => {
     // B's own secret on B's URL, naming A's order: stored for B, and B's account does not know it.
     const cross = event(sentA.orderId!);
     expect((await postWebhook(`/webhooks/rewards/${b.id}`, cross, BETA.signingSecret)).status).toBe(200);
-    const stored = await eventually(async () => (await e2e.db.select().from(webhookEvents).where(eq(webhookEvents.eventId, cross.eventId))).find((r) => r.processedAt !== null));
+    const stored = await eventually(async () =>
+      (await e2e.db.select().from(webhookEvents).where(eq(webhookEvents.eventId, cross.eventId))).find(
+        (r) => r.processedAt !== null,
+      ),
+    );
     expect(stored).toMatchObject({ teamId: B.teamId, connectionId: b.id, outcome: 'not_found' });
     // A's send is untouched by it.
     const [afterA] = await e2e.db.select().from(kudos).where(eq(kudos.id, sentA.id));
     expect(afterA).toMatchObject({ teamId: A.teamId, orderId: sentA.orderId });
 
     // The real thing: each organization delivers to its own workspace's URL, signed with its own secret.
-    expect(await control('/orgs/beta/webhook', 'PUT', { url: `${e2e.stack.app.url}/webhooks/rewards/${b.id}` })).toMatchObject({ active: true });
+    expect(
+      await control('/orgs/beta/webhook', 'PUT', { url: `${e2e.stack.app.url}/webhooks/rewards/${b.id}` }),
+    ).toMatchObject({ active: true });
     const sentB = await recordSend(B, 4000);
     const delivered = await eventually(
       async () =>
@@ -205,16 +276,30 @@ describe('two workspaces, two Rewards accounts, one database', () => {
     expect(sentA.status).toBe('scheduled');
     const deps = { db: e2e.db, rewards: e2e.stack.app.rewardsAccounts, logger: e2e.stack.app.logger };
 
-    const refused = await cancelScheduledSend(deps, { kudosId: sentA.id, teamId: B.teamId, actorUserId: 'U_BETA_ADMIN', actorIsAdmin: true, now: new Date() });
+    const refused = await cancelScheduledSend(deps, {
+      kudosId: sentA.id,
+      teamId: B.teamId,
+      actorUserId: 'U_BETA_ADMIN',
+      actorIsAdmin: true,
+      now: new Date(),
+    });
     expect(refused).toMatchObject({ ok: false, reason: 'not_found' });
     const rewardsA = await e2e.stack.app.rewardsAccounts.for(A);
     const statusBefore = (await rewardsA.orders.get(sentA.orderId!)).status;
     expect(statusBefore).not.toBe('CANCELED');
     // And B's account cannot cancel A's order either, even given its id.
     const rewardsB = await e2e.stack.app.rewardsAccounts.for(B);
-    await expect(rewardsB.orders.cancel(sentA.orderId!)).rejects.toSatisfy((e: unknown) => isRewardsError(e, 'NOT_FOUND'));
+    await expect(rewardsB.orders.cancel(sentA.orderId!)).rejects.toSatisfy((e: unknown) =>
+      isRewardsError(e, 'NOT_FOUND'),
+    );
 
-    const cancelled = await cancelScheduledSend(deps, { kudosId: sentA.id, teamId: A.teamId, actorUserId: 'U_ADMIN', actorIsAdmin: true, now: new Date() });
+    const cancelled = await cancelScheduledSend(deps, {
+      kudosId: sentA.id,
+      teamId: A.teamId,
+      actorUserId: 'U_ADMIN',
+      actorIsAdmin: true,
+      now: new Date(),
+    });
     expect(cancelled).toMatchObject({ ok: true });
     expect((await rewardsA.orders.get(sentA.orderId!)).status).toBe('CANCELED');
   });
@@ -226,8 +311,14 @@ describe('two workspaces, two Rewards accounts, one database', () => {
     const [erased] = await e2e.db.select().from(rewardsConnections).where(eq(rewardsConnections.id, a.id));
     expect(erased).toMatchObject({ status: 'disconnected', clientSecret: null, webhookSecret: null });
     await expect(e2e.stack.app.rewardsAccounts.for(A)).rejects.toMatchObject({ code: 'REWARDS_NOT_CONNECTED' });
-    expect((await postWebhook(`/webhooks/rewards/${a.id}`, { challengeToken: 'x' }, 'emulator-signing-secret')).status).toBe(404);
-    const again = await e2e.stack.app.rewardsConnections!.save(A, { clientId: 'production-client', clientSecret: 'production-secret', webhookSecret: 'emulator-signing-secret' }, 'U_ADMIN');
+    expect(
+      (await postWebhook(`/webhooks/rewards/${a.id}`, { challengeToken: 'x' }, 'emulator-signing-secret')).status,
+    ).toBe(404);
+    const again = await e2e.stack.app.rewardsConnections!.save(
+      A,
+      { clientId: 'production-client', clientSecret: 'production-secret', webhookSecret: 'emulator-signing-secret' },
+      'U_ADMIN',
+    );
     // The same webhook URL comes back.
     expect(again.id).toBe(a.id);
     const after = await e2e.stack.app.rewardsAccounts.for(A);
@@ -239,8 +330,17 @@ describe('two workspaces, two Rewards accounts, one database', () => {
     await connectBoth();
     await recordSend(A, 2500);
     expect(await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.teamId, A.teamId))).toHaveLength(1);
-    await control('/orgs', 'POST', { orgId: 'gamma', productionClientId: 'gamma-client', productionClientSecret: 'gamma-secret', signingSecret: 'gamma-signing-secret' });
-    const outcome = await e2e.stack.app.rewardsSetup!.connect(A, { clientId: 'gamma-client', clientSecret: 'gamma-secret', webhookSecret: 'gamma-signing-secret' }, 'U_ADMIN');
+    await control('/orgs', 'POST', {
+      orgId: 'gamma',
+      productionClientId: 'gamma-client',
+      productionClientSecret: 'gamma-secret',
+      signingSecret: 'gamma-signing-secret',
+    });
+    const outcome = await e2e.stack.app.rewardsSetup!.connect(
+      A,
+      { clientId: 'gamma-client', clientSecret: 'gamma-secret', webhookSecret: 'gamma-signing-secret' },
+      'U_ADMIN',
+    );
     expect(outcome).toMatchObject({ ok: true, replacedAccount: true });
     expect(await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.teamId, A.teamId))).toEqual([]);
     expect(await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.teamId, B.teamId))).toEqual([]);

@@ -3,7 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ALL_SCOPES, RewardsAuthError } from '../../src/rewards/index.js';
 import { apiError, json, startStub, testClient, type StubServer } from './support/stub-server.js';
 
-const balanceBody = { availableBalance: { amount: 1, currency: 'USD' }, pendingBalance: { amount: 0, currency: 'USD' } };
+const balanceBody = {
+  availableBalance: { amount: 1, currency: 'USD' },
+  pendingBalance: { amount: 0, currency: 'USD' },
+};
 let stub: StubServer | undefined;
 afterEach(async () => {
   await stub?.close();
@@ -20,9 +23,17 @@ describe('token cache', () => {
     const tokenRequests = stub.tokenRequests();
     expect(tokenRequests).toHaveLength(1);
     expect(tokenRequests[0]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(tokenRequests[0]!.body).toMatchObject({ grant_type: 'client_credentials', client_id: 'production-client', client_secret: 'production-secret' });
+    expect(tokenRequests[0]!.body).toMatchObject({
+      grant_type: 'client_credentials',
+      client_id: 'production-client',
+      client_secret: 'production-secret',
+    });
     expect(tokenRequests[0]!.body.scope.split(' ')).toEqual([...ALL_SCOPES]);
-    expect(stub.hits('/api/v1/balance').map((r) => r.headers.authorization)).toEqual(['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-1']);
+    expect(stub.hits('/api/v1/balance').map((r) => r.headers.authorization)).toEqual([
+      'Bearer tok-1',
+      'Bearer tok-1',
+      'Bearer tok-1',
+    ]);
   });
 
   it('requests the configured scopes', async () => {
@@ -90,7 +101,11 @@ describe('token cache', () => {
   });
 
   it('concurrent calls that all meet a 401 renew the token once', async () => {
-    stub = await startStub((req, res) => (req.headers.authorization === 'Bearer tok-1' ? apiError(res, 401, 'UNAUTHORIZED') : json(res, 200, balanceBody)), {});
+    stub = await startStub(
+      (req, res) =>
+        req.headers.authorization === 'Bearer tok-1' ? apiError(res, 401, 'UNAUTHORIZED') : json(res, 200, balanceBody),
+      {},
+    );
     const { client } = testClient(stub.url);
     await client.balance.get().catch(() => undefined); // primes tok-1 (then renews to tok-2)
     const tokensBefore = stub.tokenRequests().length;
@@ -102,7 +117,9 @@ describe('token cache', () => {
 
 describe('401 with a stale token', () => {
   it('renews the token and retries once', async () => {
-    stub = await startStub((req, res) => (req.headers.authorization === 'Bearer tok-1' ? apiError(res, 401, 'UNAUTHORIZED') : json(res, 200, balanceBody)));
+    stub = await startStub((req, res) =>
+      req.headers.authorization === 'Bearer tok-1' ? apiError(res, 401, 'UNAUTHORIZED') : json(res, 200, balanceBody),
+    );
     const { client } = testClient(stub.url);
     await expect(client.balance.get()).resolves.toBeDefined();
     expect(stub.tokenRequests()).toHaveLength(2);
@@ -120,7 +137,11 @@ describe('401 with a stale token', () => {
   });
 
   it('a 401 on a non-idempotent POST is retried once too (it was not processed)', async () => {
-    stub = await startStub((req, res) => (req.headers.authorization === 'Bearer tok-1' ? apiError(res, 401, 'UNAUTHORIZED') : json(res, 201, { recipientId: 'RE-1', email: 'a@b.c' })));
+    stub = await startStub((req, res) =>
+      req.headers.authorization === 'Bearer tok-1'
+        ? apiError(res, 401, 'UNAUTHORIZED')
+        : json(res, 201, { recipientId: 'RE-1', email: 'a@b.c' }),
+    );
     const { client } = testClient(stub.url);
     await expect(client.recipients.create({ email: 'a@b.c' })).resolves.toMatchObject({ recipientId: 'RE-1' });
     expect(stub.hits('/api/v1/recipients', 'POST')).toHaveLength(2);
@@ -150,7 +171,8 @@ describe('token endpoint failures', () => {
 
   it('a 503 from the token endpoint is retried', async () => {
     stub = await startStub((_req, res) => json(res, 200, balanceBody), {
-      token: (_req, res, i) => (i === 0 ? apiError(res, 503, 'UNAVAILABLE') : json(res, 200, { access_token: 'late', expires_in: 3600 })),
+      token: (_req, res, i) =>
+        i === 0 ? apiError(res, 503, 'UNAVAILABLE') : json(res, 200, { access_token: 'late', expires_in: 3600 }),
     });
     const { client } = testClient(stub.url);
     await expect(client.balance.get()).resolves.toBeDefined();

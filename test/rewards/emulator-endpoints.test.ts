@@ -97,7 +97,11 @@ describe('orders', () => {
       { idempotencyKey: 'kudos-choice-1' },
     );
     expect(created.recovered).toBe(false);
-    expect(created.order).toMatchObject({ cardType: 'CHOICE_CARD', totalCost: { amount: '55.00', currency: 'USD' }, recipientCount: 2 });
+    expect(created.order).toMatchObject({
+      cardType: 'CHOICE_CARD',
+      totalCost: { amount: '55.00', currency: 'USD' },
+      recipientCount: 2,
+    });
     expect(await balanceCents()).toBe(before - 5500);
 
     const found = await client.orders.findByClientOrderId('kudos-choice-1');
@@ -114,9 +118,15 @@ describe('orders', () => {
   });
 
   it('places a branded order at a FIXED denomination', async () => {
-    const fixed = (await client.catalog.listBrandedCards().all()).find((p) => p.priceType === 'FIXED' && (p.currencyCode ?? 'USD') === 'USD')!;
+    const fixed = (await client.catalog.listBrandedCards().all()).find(
+      (p) => p.priceType === 'FIXED' && (p.currencyCode ?? 'USD') === 'USD',
+    )!;
     const created = await client.orders.createBranded(
-      { productId: fixed.productId, recipients: [{ email: 'ann@example.com', amount: fixed.prices[0]! }], emailSetting },
+      {
+        productId: fixed.productId,
+        recipients: [{ email: 'ann@example.com', amount: fixed.prices[0]! }],
+        emailSetting,
+      },
       { idempotencyKey: 'kudos-branded-1' },
     );
     expect(created.order).toMatchObject({ cardType: 'BRANDED_CARD', recipientCount: 1 });
@@ -125,7 +135,10 @@ describe('orders', () => {
 
   it('reward links: LO id, PENDING without links, COMPLETE with links; >500 split in two orders', async () => {
     const before = await balanceCents();
-    const small = await client.orders.createRewardLinks({ cardType: 'CHOICE_CARD', productId: choiceProductId, quantity: 3, amountPerLink: '10.00' }, { idempotencyKey: 'links-1' });
+    const small = await client.orders.createRewardLinks(
+      { cardType: 'CHOICE_CARD', productId: choiceProductId, quantity: 3, amountPerLink: '10.00' },
+      { idempotencyKey: 'links-1' },
+    );
     expect(small.order.orderId.startsWith('LO')).toBe(true);
     expect(small.order.status).toBe('PENDING');
     const pending = await client.orders.get(small.order.orderId);
@@ -136,7 +149,10 @@ describe('orders', () => {
     expect(complete.recipients).toHaveLength(3);
     expect(complete.recipients.every((r) => typeof r.rewardLink === 'string' && r.email == null)).toBe(true);
 
-    const big = await client.orders.createRewardLinks({ cardType: 'CHOICE_CARD', productId: choiceProductId, quantity: 501, amountPerLink: 5 }, { idempotencyKey: 'links-2' });
+    const big = await client.orders.createRewardLinks(
+      { cardType: 'CHOICE_CARD', productId: choiceProductId, quantity: 501, amountPerLink: 5 },
+      { idempotencyKey: 'links-2' },
+    );
     expect(big.orders.map((o) => o.order.recipientCount)).toEqual([500, 1]);
     expect((await client.orders.findByClientOrderId('links-2-1'))?.orderId).toBe(big.orders[0]!.order.orderId);
     expect((await client.orders.findByClientOrderId('links-2-2'))?.orderId).toBe(big.orders[1]!.order.orderId);
@@ -160,25 +176,46 @@ describe('orders', () => {
       { idempotencyKey: 'sched-1' },
     );
     const canceled = await client.orders.cancel(scheduled.order.orderId);
-    expect(canceled).toMatchObject({ orderId: scheduled.order.orderId, status: 'CANCELED', refundOption: true, refundOptionDays: 60 });
+    expect(canceled).toMatchObject({
+      orderId: scheduled.order.orderId,
+      status: 'CANCELED',
+      refundOption: true,
+      refundOptionDays: 60,
+    });
     expect(canceled.canceledAt).toBeInstanceOf(Date);
     expect(await balanceCents()).toBe(before);
     // A second cancel (double click, lost answer) reports the cancellation, refunds nothing twice.
-    await expect(client.orders.cancel(scheduled.order.orderId)).resolves.toMatchObject({ status: 'CANCELED', alreadyCanceled: true });
+    await expect(client.orders.cancel(scheduled.order.orderId)).resolves.toMatchObject({
+      status: 'CANCELED',
+      alreadyCanceled: true,
+    });
     expect(await balanceCents()).toBe(before);
 
-    const immediate = await client.orders.createChoice({ productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: 20 }], emailSetting }, { idempotencyKey: 'now-1' });
+    const immediate = await client.orders.createChoice(
+      { productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: 20 }], emailSetting },
+      { idempotencyKey: 'now-1' },
+    );
     const error = await client.orders.cancel(immediate.order.orderId).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: ErrorCodes.ORDER_NOT_CANCELABLE });
   });
 
   it('resends to a corrected address, sends a test e-mail, requests a limit increase', async () => {
-    const created = await client.orders.createChoice({ productId: choiceProductId, recipients: [{ email: 'ann@bounce.test', amount: 10 }], emailSetting }, { idempotencyKey: 'bounce-1' });
+    const created = await client.orders.createChoice(
+      { productId: choiceProductId, recipients: [{ email: 'ann@bounce.test', amount: 10 }], emailSetting },
+      { idempotencyKey: 'bounce-1' },
+    );
     await emulator.advance(600);
-    const resent = await client.orders.resend(created.order.orderId, { recipients: [{ email: 'ann@bounce.test', updatedEmail: 'ann@example.com' }] });
+    const resent = await client.orders.resend(created.order.orderId, {
+      recipients: [{ email: 'ann@bounce.test', updatedEmail: 'ann@example.com' }],
+    });
     expect(resent.resentToEmails).toEqual(['ann@example.com']);
 
-    const test = await client.orders.sendTestEmail({ email: 'me@example.com', productId: choiceProductId, amount: '25.00', emailSubject: 'Preview' });
+    const test = await client.orders.sendTestEmail({
+      email: 'me@example.com',
+      productId: choiceProductId,
+      amount: '25.00',
+      emailSubject: 'Preview',
+    });
     expect(test).toMatchObject({ status: 'SENT', sentTo: 'me@example.com' });
     expect(typeof test.remainingToday).toBe('number');
 
@@ -189,7 +226,14 @@ describe('orders', () => {
       requestedMonthlyLimitUsd: '60000.00',
     });
     expect(increase.status).toBe('PENDING_REVIEW');
-    const stale = await client.orders.requestLimitIncrease({ currentDailyLimitUsd: 1, currentMonthlyLimitUsd: 2, requestedDailyLimitUsd: 3, requestedMonthlyLimitUsd: 4 }).catch((e: unknown) => e);
+    const stale = await client.orders
+      .requestLimitIncrease({
+        currentDailyLimitUsd: 1,
+        currentMonthlyLimitUsd: 2,
+        requestedDailyLimitUsd: 3,
+        requestedMonthlyLimitUsd: 4,
+      })
+      .catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(RewardsConflictError);
     expect(stale).toMatchObject({ code: ErrorCodes.STALE_LIMIT_SNAPSHOT });
   });
@@ -197,7 +241,10 @@ describe('orders', () => {
   it('insufficient balance is RewardsPaymentRequiredError INSUFFICIENT_BALANCE', async () => {
     await emulator.setBalance(10);
     const error = await client.orders
-      .createChoice({ productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: 25 }], emailSetting }, { idempotencyKey: 'poor-1' })
+      .createChoice(
+        { productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: 25 }], emailSetting },
+        { idempotencyKey: 'poor-1' },
+      )
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RewardsPaymentRequiredError);
     expect(error).toMatchObject({ code: ErrorCodes.INSUFFICIENT_BALANCE });
@@ -210,19 +257,36 @@ describe('campaigns and templates', () => {
     expect(template.templateId).toBeTruthy();
     expect((await client.templates.list().all()).map((t) => t.templateId)).toContain(template.templateId);
 
-    const params = { name: 'Spot award', productId: choiceProductId, amount: '25', subject: 'Well done', senderName: 'Maya', templateId: template.templateId };
+    const params = {
+      name: 'Spot award',
+      productId: choiceProductId,
+      amount: '25',
+      subject: 'Well done',
+      senderName: 'Maya',
+      templateId: template.templateId,
+    };
     const campaign = await client.campaigns.create(params);
     expect(campaign.campaignId.startsWith('CA-')).toBe(true);
     expect(campaign.amount).toBe('25.00');
     expect((await client.campaigns.get(campaign.campaignId)).name).toBe('Spot award');
     const updated = await client.campaigns.update(campaign.campaignId, { ...params, name: 'Spot award 2', amount: 30 });
     expect(updated).toMatchObject({ name: 'Spot award 2', amount: '30.00' });
-    expect((await client.campaigns.list({ search: 'Spot' })).data.map((c) => c.campaignId)).toEqual([campaign.campaignId]);
+    expect((await client.campaigns.list({ search: 'Spot' })).data.map((c) => c.campaignId)).toEqual([
+      campaign.campaignId,
+    ]);
 
     const before = await balanceCents();
     const recipients = [{ email: 'ann@example.com' }, { email: 'bob@example.com' }];
-    const executed = await client.campaigns.execute(campaign.campaignId, { recipients }, { idempotencyKey: 'camp-exec-1' });
-    const again = await client.campaigns.execute(campaign.campaignId, { recipients }, { idempotencyKey: 'camp-exec-1' });
+    const executed = await client.campaigns.execute(
+      campaign.campaignId,
+      { recipients },
+      { idempotencyKey: 'camp-exec-1' },
+    );
+    const again = await client.campaigns.execute(
+      campaign.campaignId,
+      { recipients },
+      { idempotencyKey: 'camp-exec-1' },
+    );
     expect(again.order.orderId).toBe(executed.order.orderId);
     expect(await balanceCents()).toBe(before - 6000);
 
@@ -238,7 +302,9 @@ describe('recipients and groups', () => {
     expect((await client.recipients.get(ann.recipientId)).email).toBe('ann@example.com');
     const updated = await client.recipients.update(ann.recipientId, { email: 'ann@example.org', firstName: 'Ann' });
     expect(updated.email).toBe('ann@example.org');
-    expect((await client.recipients.list({ searchKeyword: 'example.org' })).data.map((r) => r.recipientId)).toEqual([ann.recipientId]);
+    expect((await client.recipients.list({ searchKeyword: 'example.org' })).data.map((r) => r.recipientId)).toEqual([
+      ann.recipientId,
+    ]);
     const duplicate = await client.recipients.create({ email: 'ann@example.org' }).catch((e: unknown) => e);
     expect(duplicate).toMatchObject({ status: 409, code: ErrorCodes.EMAIL_TAKEN });
     await client.recipients.delete(ann.recipientId);
@@ -253,7 +319,9 @@ describe('recipients and groups', () => {
     await client.groups.addMember(group.groupId, ann.recipientId); // silently accepted again
     await client.groups.addMember(group.groupId, bob.recipientId);
     expect((await client.groups.get(group.groupId)).memberCount).toBe(2);
-    expect((await client.groups.listMembers(group.groupId).all()).map((m) => m.recipientId).sort()).toEqual([ann.recipientId, bob.recipientId].sort());
+    expect((await client.groups.listMembers(group.groupId).all()).map((m) => m.recipientId).sort()).toEqual(
+      [ann.recipientId, bob.recipientId].sort(),
+    );
     await client.groups.removeMember(group.groupId, bob.recipientId);
     expect((await client.groups.get(group.groupId)).memberCount).toBe(1);
     const renamed = await client.groups.rename(group.groupId, 'Platform');
@@ -282,7 +350,10 @@ describe('balance', () => {
   it('reads the balance and the ledger, requests and cancels a top-up', async () => {
     const balance = await client.balance.get();
     expect(balance.availableBalance).toEqual({ amount: '10000.00', currency: 'USD' });
-    await client.orders.createChoice({ productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: 25 }], emailSetting }, { idempotencyKey: 'ledger-1' });
+    await client.orders.createChoice(
+      { productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount: 25 }], emailSetting },
+      { idempotencyKey: 'ledger-1' },
+    );
     const rows = await client.balance.ledger().all();
     expect(rows[0]).toMatchObject({ type: 'USE', signedAmount: { amount: '-25.00', currency: 'USD' } });
     const sum = rows.reduce((total, row) => total + toCents((row.signedAmount ?? row.amount).amount), 0);
@@ -294,7 +365,9 @@ describe('balance', () => {
     const canceled = await client.balance.cancelTopUp(funding.fundingNo);
     expect(canceled.status).toBe('CANCELED');
     expect(canceled.canceledAt).toBeInstanceOf(Date);
-    await expect(client.balance.cancelTopUp(funding.fundingNo)).rejects.toMatchObject({ code: ErrorCodes.FUNDING_NOT_CANCELABLE });
+    await expect(client.balance.cancelTopUp(funding.fundingNo)).rejects.toMatchObject({
+      code: ErrorCodes.FUNDING_NOT_CANCELABLE,
+    });
   });
 
   it('top-ups are production only', async () => {
@@ -314,7 +387,10 @@ describe('auth against the emulator', () => {
     const narrow = newClient({ scopes: ['catalog.read'] });
     try {
       await expect(narrow.catalog.listChoiceCards()).resolves.toBeDefined();
-      await expect(narrow.orders.list()).rejects.toMatchObject({ name: 'RewardsPermissionError', code: ErrorCodes.INSUFFICIENT_SCOPE });
+      await expect(narrow.orders.list()).rejects.toMatchObject({
+        name: 'RewardsPermissionError',
+        code: ErrorCodes.INSUFFICIENT_SCOPE,
+      });
     } finally {
       await narrow.close();
     }
@@ -333,7 +409,8 @@ describe('auth against the emulator', () => {
 describe('webhooks from the emulator', () => {
   it('the challenge and an order.created delivery verify and parse with the client helpers', async () => {
     const { createServer } = await import('node:http');
-    const { verifyWebhookSignature, parseWebhookBody, isOrderCreatedEvent } = await import('../../src/rewards/index.js');
+    const { verifyWebhookSignature, parseWebhookBody, isOrderCreatedEvent } =
+      await import('../../src/rewards/index.js');
     const received: Array<{ valid: boolean; parsed: ReturnType<typeof parseWebhookBody> }> = [];
     let notify: () => void = () => undefined;
     const orderSeen = new Promise<void>((resolve) => (notify = resolve));
@@ -343,11 +420,17 @@ describe('webhooks from the emulator', () => {
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const raw = Buffer.concat(chunks);
       const header = req.headers['x-service-signature'];
-      const valid = verifyWebhookSignature(raw, typeof header === 'string' ? header : undefined, 'emulator-signing-secret');
+      const valid = verifyWebhookSignature(
+        raw,
+        typeof header === 'string' ? header : undefined,
+        'emulator-signing-secret',
+      );
       const parsed = parseWebhookBody(raw);
       received.push({ valid, parsed });
       if (parsed.kind === 'challenge') {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ challengeToken: parsed.challengeToken }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ challengeToken: parsed.challengeToken }));
         return;
       }
       res.writeHead(204).end();
@@ -356,7 +439,9 @@ describe('webhooks from the emulator', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const port = (receiver.address() as import('node:net').AddressInfo).port;
     try {
-      expect(await emulator.registerWebhook(`http://127.0.0.1:${port}/webhooks/rewards`)).toMatchObject({ active: true });
+      expect(await emulator.registerWebhook(`http://127.0.0.1:${port}/webhooks/rewards`)).toMatchObject({
+        active: true,
+      });
       const created = await client.orders.createChoice(
         {
           productId: choiceProductId,
@@ -373,7 +458,10 @@ describe('webhooks from the emulator', () => {
       expect(event?.valid).toBe(true);
       expect(event?.parsed).toMatchObject({
         kind: 'event',
-        event: { eventType: 'order.created', data: { orderId: created.order.orderId, totalAmount: '50.00', currency: 'USD', recipientCount: 2 } },
+        event: {
+          eventType: 'order.created',
+          data: { orderId: created.order.orderId, totalAmount: '50.00', currency: 'USD', recipientCount: 2 },
+        },
       });
       expect(received.every((r) => r.valid)).toBe(true);
     } finally {

@@ -1,7 +1,13 @@
 // Failure modes against the real emulator (fault injection, clock): exactly one order per key, always.
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRewardsClient, toCents, type CallInfo, type RewardsClient, type RewardsClientOptions } from '../../src/rewards/index.js';
+import {
+  createRewardsClient,
+  toCents,
+  type CallInfo,
+  type RewardsClient,
+  type RewardsClientOptions,
+} from '../../src/rewards/index.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { untilNoneHeld } from '../support/held-requests.js';
 
@@ -41,7 +47,11 @@ beforeEach(async () => {
 
 const ORDER_PATH = '^/api/v1/orders/choice-cards$';
 const emailSetting = { senderName: 'Maya Manager', subject: 'Thank you!' };
-const order = (amount: number) => ({ productId: choiceProductId, recipients: [{ email: 'ann@example.com', amount }], emailSetting });
+const order = (amount: number) => ({
+  productId: choiceProductId,
+  recipients: [{ email: 'ann@example.com', amount }],
+  emailSetting,
+});
 
 async function balanceCents(client: RewardsClient): Promise<number> {
   return toCents((await client.balance.get()).availableBalance.amount);
@@ -118,7 +128,8 @@ describe('tokens against the emulator clock', () => {
     const ids: string[] = [];
     for await (const product of client.catalog.listBrandedCards({ pageSize: 2 })) {
       ids.push(product.productId);
-      if (++seen === 3) await emulator.faults({ method: 'GET', path: '^/api/v1/catalog/branded-cards$', status: 401, count: 1 });
+      if (++seen === 3)
+        await emulator.faults({ method: 'GET', path: '^/api/v1/catalog/branded-cards$', status: 401, count: 1 });
     }
     expect(ids).toEqual(expected.map((p) => p.productId));
     expect(calls.filter((c) => c.status === 401)).toHaveLength(1);
@@ -135,7 +146,11 @@ describe('tokens against the emulator clock', () => {
 });
 
 describe('property: concurrent creations under random faults', () => {
-  const faultArb = fc.oneof(fc.record({ status: fc.constantFrom(429, 500, 502, 503) }), fc.record({ drop: fc.constant(true) }), fc.record({ delayMs: fc.constant(700) }));
+  const faultArb = fc.oneof(
+    fc.record({ status: fc.constantFrom(429, 500, 502, 503) }),
+    fc.record({ drop: fc.constant(true) }),
+    fc.record({ delayMs: fc.constant(700) }),
+  );
 
   it('N orders, exactly N in the emulator, balance moved by exactly their total', async () => {
     await fc.assert(
@@ -146,7 +161,8 @@ describe('property: concurrent creations under random faults', () => {
           await emulator.reset();
           const { client } = newClient({ timeoutMs: 400, orderTimeoutMs: 400 });
           const before = await balanceCents(client);
-          for (const [fault, count] of faults) await emulator.faults({ method: 'POST', path: ORDER_PATH, count, ...fault });
+          for (const [fault, count] of faults)
+            await emulator.faults({ method: 'POST', path: ORDER_PATH, count, ...fault });
           const run = Math.random().toString(36).slice(2, 10);
           const keys = amounts.map((_, i) => `prop-${run}-${i}`);
           // Like the app's worker: a call that still fails after the client's own retries is called

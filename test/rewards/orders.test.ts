@@ -1,7 +1,24 @@
 // Exactly-once order creation against a stub that keeps orders by idempotency key like the spec says.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RewardsConflictError, RewardsOrderRecoveryError, RewardsRequestValidationError, RewardsServerError, deriveIdempotencyKey, type RewardsClient } from '../../src/rewards/index.js';
-import { apiError, choiceParams, drop, json, orderSummary, startStub, testClient, type RecordedRequest, type StubServer } from './support/stub-server.js';
+import {
+  RewardsConflictError,
+  RewardsOrderRecoveryError,
+  RewardsRequestValidationError,
+  RewardsServerError,
+  deriveIdempotencyKey,
+  type RewardsClient,
+} from '../../src/rewards/index.js';
+import {
+  apiError,
+  choiceParams,
+  drop,
+  json,
+  orderSummary,
+  startStub,
+  testClient,
+  type RecordedRequest,
+  type StubServer,
+} from './support/stub-server.js';
 import type { ServerResponse } from 'node:http';
 
 let stub: StubServer | undefined;
@@ -22,7 +39,10 @@ function idempotentApi(fault?: (req: RecordedRequest, res: ServerResponse, creat
     if (req.method === 'POST' && req.path.startsWith('/api/v1/orders/')) {
       const key = req.body.idempotencyKey as string;
       if (byKey.has(key)) return apiError(res, 409, 'DUPLICATE_IDEMPOTENCY_KEY');
-      const order = orderSummary({ orderId: `O-${byKey.size + 1}`, recipientCount: req.body.quantity ?? req.body.recipients?.length });
+      const order = orderSummary({
+        orderId: `O-${byKey.size + 1}`,
+        recipientCount: req.body.quantity ?? req.body.recipients?.length,
+      });
       byKey.set(key, order);
       // A fault after the order was created: the client never sees the 201.
       if (fault?.(req, res, true)) return;
@@ -43,7 +63,10 @@ describe('createChoice', () => {
     stub = await startStub(api.handler);
     const { client } = testClient(stub.url);
     const created = await create(client);
-    expect(created).toMatchObject({ recovered: false, order: { orderId: 'O-1', status: 'PENDING', totalCost: { amount: '25.00', currency: 'USD' } } });
+    expect(created).toMatchObject({
+      recovered: false,
+      order: { orderId: 'O-1', status: 'PENDING', totalCost: { amount: '25.00', currency: 'USD' } },
+    });
     const [post] = stub.hits('/api/v1/orders/choice-cards', 'POST');
     expect(post!.body.idempotencyKey).toBe('kudos-123');
     expect(post!.body.recipients[0].amount).toBe(25);
@@ -53,7 +76,9 @@ describe('createChoice', () => {
   it('retries a 500 with the SAME key', async () => {
     const api = idempotentApi();
     let failures = 2;
-    stub = await startStub((req, res) => (req.method === 'POST' && failures-- > 0 ? apiError(res, 500, 'INTERNAL') : api.handler(req, res)));
+    stub = await startStub((req, res) =>
+      req.method === 'POST' && failures-- > 0 ? apiError(res, 500, 'INTERNAL') : api.handler(req, res),
+    );
     const { client } = testClient(stub.url);
     const created = await create(client);
     expect(created.recovered).toBe(false);
@@ -109,7 +134,16 @@ describe('createChoice', () => {
     expect(stub.hits('/api/v1/orders', 'GET')).toHaveLength(0);
     // A read keeps the read timeout.
     const slowRead = await startStub(
-      (_req, res) => void setTimeout(() => res.destroyed || json(res, 200, { availableBalance: { amount: 1, currency: 'USD' }, pendingBalance: { amount: 0, currency: 'USD' } }), 1_000),
+      (_req, res) =>
+        void setTimeout(
+          () =>
+            res.destroyed ||
+            json(res, 200, {
+              availableBalance: { amount: 1, currency: 'USD' },
+              pendingBalance: { amount: 0, currency: 'USD' },
+            }),
+          1_000,
+        ),
     );
     try {
       const reader = testClient(slowRead.url, { timeoutMs: 300, maxRetries: 0 }).client;
@@ -146,7 +180,11 @@ describe('createChoice', () => {
   });
 
   it('gives up with RewardsOrderRecoveryError when the lookup never finds the order', async () => {
-    stub = await startStub((req, res) => (req.method === 'POST' ? apiError(res, 409, 'DUPLICATE_IDEMPOTENCY_KEY') : json(res, 200, { data: [], page: 1, pageSize: 20, totalCount: 0 })));
+    stub = await startStub((req, res) =>
+      req.method === 'POST'
+        ? apiError(res, 409, 'DUPLICATE_IDEMPOTENCY_KEY')
+        : json(res, 200, { data: [], page: 1, pageSize: 20, totalCount: 0 }),
+    );
     const { client } = testClient(stub.url, { recoveryAttempts: 4 });
     const error = await create(client).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RewardsOrderRecoveryError);
@@ -158,7 +196,10 @@ describe('createChoice', () => {
     stub = await startStub((req, res) =>
       req.method === 'POST'
         ? apiError(res, 409, 'DUPLICATE_IDEMPOTENCY_KEY')
-        : json(res, 200, { data: [orderSummary({ orderId: 'O-A', clientOrderId: 'other' }), orderSummary({ orderId: 'O-B' })], totalCount: 2 }),
+        : json(res, 200, {
+            data: [orderSummary({ orderId: 'O-A', clientOrderId: 'other' }), orderSummary({ orderId: 'O-B' })],
+            totalCount: 2,
+          }),
     );
     const { client } = testClient(stub.url, { recoveryAttempts: 2 });
     await expect(create(client)).rejects.toBeInstanceOf(RewardsOrderRecoveryError);
@@ -185,8 +226,12 @@ describe('createChoice', () => {
   it('refuses a missing or too long key before sending anything', async () => {
     stub = await startStub((_req, res) => json(res, 201, {}));
     const { client } = testClient(stub.url);
-    await expect(client.orders.createChoice(choiceParams, { idempotencyKey: '' })).rejects.toBeInstanceOf(RewardsRequestValidationError);
-    await expect(client.orders.createChoice(choiceParams, { idempotencyKey: 'x'.repeat(65) })).rejects.toBeInstanceOf(RewardsRequestValidationError);
+    await expect(client.orders.createChoice(choiceParams, { idempotencyKey: '' })).rejects.toBeInstanceOf(
+      RewardsRequestValidationError,
+    );
+    await expect(client.orders.createChoice(choiceParams, { idempotencyKey: 'x'.repeat(65) })).rejects.toBeInstanceOf(
+      RewardsRequestValidationError,
+    );
     expect(stub.requests).toHaveLength(0);
   });
 
@@ -194,8 +239,20 @@ describe('createChoice', () => {
     const api = idempotentApi();
     stub = await startStub(api.handler);
     const { client } = testClient(stub.url);
-    await client.orders.createBranded({ ...choiceParams, sendTiming: { type: 'SCHEDULED', scheduledAt: new Date('2026-12-01T14:00:00Z'), timezone: 'America/New_York' } }, { idempotencyKey: 'a' });
-    await client.orders.createBranded({ ...choiceParams, sendTiming: { type: 'SCHEDULED', scheduledAt: '2026-12-01T09:00:00', timezone: 'America/New_York' } }, { idempotencyKey: 'b' });
+    await client.orders.createBranded(
+      {
+        ...choiceParams,
+        sendTiming: { type: 'SCHEDULED', scheduledAt: new Date('2026-12-01T14:00:00Z'), timezone: 'America/New_York' },
+      },
+      { idempotencyKey: 'a' },
+    );
+    await client.orders.createBranded(
+      {
+        ...choiceParams,
+        sendTiming: { type: 'SCHEDULED', scheduledAt: '2026-12-01T09:00:00', timezone: 'America/New_York' },
+      },
+      { idempotencyKey: 'b' },
+    );
     const bodies = stub.hits('/api/v1/orders/branded-cards').map((r) => r.body.sendTiming.scheduledAt);
     expect(bodies).toEqual(['2026-12-01T14:00:00.000Z', '2026-12-01T09:00:00']);
   });
@@ -231,7 +288,9 @@ describe('createRewardLinks', () => {
   it('a batch that failed half way is completed by calling again with the same key, without duplicates', async () => {
     const api = idempotentApi();
     let posts = 0;
-    stub = await startStub((req, res) => (req.method === 'POST' && ++posts === 2 ? apiError(res, 400, 'VALIDATION_ERROR') : api.handler(req, res)));
+    stub = await startStub((req, res) =>
+      req.method === 'POST' && ++posts === 2 ? apiError(res, 400, 'VALIDATION_ERROR') : api.handler(req, res),
+    );
     const { client } = testClient(stub.url);
     await expect(client.orders.createRewardLinks(params, { idempotencyKey: 'event-44' })).rejects.toThrow();
     const result = await client.orders.createRewardLinks(params, { idempotencyKey: 'event-44' });
@@ -270,8 +329,16 @@ describe('campaign execution', () => {
   it('requires exactly one of recipients or recipientGroupId', async () => {
     stub = await startStub((_req, res) => json(res, 201, {}));
     const { client } = testClient(stub.url);
-    await expect(client.campaigns.execute('CA-1', {}, { idempotencyKey: 'c' })).rejects.toBeInstanceOf(RewardsRequestValidationError);
-    await expect(client.campaigns.execute('CA-1', { recipients: [{ email: 'a@b.c' }], recipientGroupId: 'G-1' }, { idempotencyKey: 'c' })).rejects.toBeInstanceOf(RewardsRequestValidationError);
+    await expect(client.campaigns.execute('CA-1', {}, { idempotencyKey: 'c' })).rejects.toBeInstanceOf(
+      RewardsRequestValidationError,
+    );
+    await expect(
+      client.campaigns.execute(
+        'CA-1',
+        { recipients: [{ email: 'a@b.c' }], recipientGroupId: 'G-1' },
+        { idempotencyKey: 'c' },
+      ),
+    ).rejects.toBeInstanceOf(RewardsRequestValidationError);
     expect(stub.requests).toHaveLength(0);
   });
 });

@@ -11,7 +11,15 @@ import {
   RewardsUnprocessableError,
   errorFromResponse,
 } from '../../src/rewards/index.js';
-import { apiError, choiceParams, json, orderSummary, startStub, testClient, type StubServer } from './support/stub-server.js';
+import {
+  apiError,
+  choiceParams,
+  json,
+  orderSummary,
+  startStub,
+  testClient,
+  type StubServer,
+} from './support/stub-server.js';
 
 let stub: StubServer | undefined;
 afterEach(async () => {
@@ -37,24 +45,43 @@ describe('tolerant response validation', () => {
     expect(order.createdAt?.toISOString()).toBe('2026-03-08T07:30:00.000Z');
     expect(order.bouncedCount).toBe(1);
     expect((order as Record<string, unknown>).somethingNew).toEqual({ nested: true });
-    expect(order.recipients[0]).toMatchObject({ email: 'ann@example.com', rewardLink: null, amount: '25.50', extra: 1 });
+    expect(order.recipients[0]).toMatchObject({
+      email: 'ann@example.com',
+      rewardLink: null,
+      amount: '25.50',
+      extra: 1,
+    });
   });
 
   it('accepts a detail without the {data} envelope and with optional fields missing', async () => {
     stub = await startStub((_req, res) => json(res, 200, { orderId: 'LO-9', status: 'PENDING' }));
     const { client } = testClient(stub.url);
-    await expect(client.orders.get('LO-9')).resolves.toMatchObject({ orderId: 'LO-9', status: 'PENDING', recipients: [] });
+    await expect(client.orders.get('LO-9')).resolves.toMatchObject({
+      orderId: 'LO-9',
+      status: 'PENDING',
+      recipients: [],
+    });
   });
 
   it('a malformed optional field of an order becomes undefined instead of hiding the order', async () => {
-    stub = await startStub((_req, res) => json(res, 201, { data: orderSummary({ createdAt: 'sometime', totalCost: { amount: 'n/a' }, sentCount: 'x' }) }));
+    stub = await startStub((_req, res) =>
+      json(res, 201, { data: orderSummary({ createdAt: 'sometime', totalCost: { amount: 'n/a' }, sentCount: 'x' }) }),
+    );
     const { client } = testClient(stub.url);
     const created = await client.orders.createChoice(choiceParams, { idempotencyKey: 'odd-1' });
-    expect(created.order).toMatchObject({ orderId: 'O-1', status: 'PENDING', createdAt: undefined, totalCost: undefined, sentCount: undefined });
+    expect(created.order).toMatchObject({
+      orderId: 'O-1',
+      status: 'PENDING',
+      createdAt: undefined,
+      totalCost: undefined,
+      sentCount: undefined,
+    });
   });
 
   it('keeps a timestamp with an offset as the instant it names', async () => {
-    stub = await startStub((_req, res) => json(res, 200, { data: orderSummary({ createdAt: '2026-03-08T07:30:00+09:00' }) }));
+    stub = await startStub((_req, res) =>
+      json(res, 200, { data: orderSummary({ createdAt: '2026-03-08T07:30:00+09:00' }) }),
+    );
     const { client } = testClient(stub.url);
     expect((await client.orders.get('O-1')).createdAt?.toISOString()).toBe('2026-03-07T22:30:00.000Z');
   });
@@ -93,7 +120,14 @@ describe('tolerant response validation', () => {
             signedAmount: { amount: -25, currency: 'USD' },
             occurredAt: '2026-11-22T12:00:00Z',
           },
-          { referenceNumber: 'F-1', type: 'CHARGE', source: 'funding', status: '03', statusLabel: 'Unapproved', amount: { amount: 100, currency: 'USD' } },
+          {
+            referenceNumber: 'F-1',
+            type: 'CHARGE',
+            source: 'funding',
+            status: '03',
+            statusLabel: 'Unapproved',
+            amount: { amount: 100, currency: 'USD' },
+          },
         ],
         page: 1,
         pageSize: 20,
@@ -110,7 +144,13 @@ describe('tolerant response validation', () => {
 
   it('finds the member count of a group under plausible names', async () => {
     stub = await startStub((req, res) =>
-      json(res, 200, req.path.endsWith('G-1') ? { groupId: 'G-1', groupName: 'Team', memberCount: 3 } : { data: { groupId: 'G-2', groupName: 'Two', membersCount: '7' } }),
+      json(
+        res,
+        200,
+        req.path.endsWith('G-1')
+          ? { groupId: 'G-1', groupName: 'Team', memberCount: 3 }
+          : { data: { groupId: 'G-2', groupName: 'Two', membersCount: '7' } },
+      ),
     );
     const { client } = testClient(stub.url);
     expect((await client.groups.get('G-1')).memberCount).toBe(3);
@@ -128,7 +168,15 @@ describe('cancel normalises refundOption to a boolean', () => {
   ];
   for (const [raw, days, refundOption, refundOptionDays] of cases) {
     it(`refundOption ${JSON.stringify(raw)}, days ${JSON.stringify(days)}`, async () => {
-      stub = await startStub((_req, res) => json(res, 200, { orderId: 'O-5', status: 'CANCELED', canceledAt: '2026-11-22T12:00:00', refundOption: raw, refundOptionDays: days }));
+      stub = await startStub((_req, res) =>
+        json(res, 200, {
+          orderId: 'O-5',
+          status: 'CANCELED',
+          canceledAt: '2026-11-22T12:00:00',
+          refundOption: raw,
+          refundOptionDays: days,
+        }),
+      );
       const { client } = testClient(stub.url);
       const canceled = await client.orders.cancel('O-5');
       expect(canceled).toMatchObject({ orderId: 'O-5', status: 'CANCELED', refundOption, refundOptionDays });
@@ -138,7 +186,9 @@ describe('cancel normalises refundOption to a boolean', () => {
   }
 
   it('list and detail booleans stay booleans', async () => {
-    stub = await startStub((_req, res) => json(res, 200, { data: orderSummary({ refundOption: false, refundOptionDays: null }) }));
+    stub = await startStub((_req, res) =>
+      json(res, 200, { data: orderSummary({ refundOption: false, refundOptionDays: null }) }),
+    );
     const { client } = testClient(stub.url);
     expect((await client.orders.get('O-1')).refundOption).toBe(false);
   });
@@ -148,25 +198,43 @@ describe('error mapping', () => {
   const base = { headers: {}, method: 'POST', endpoint: '/x' };
 
   it('maps statuses to classes and keeps codes recognisable', () => {
-    expect(errorFromResponse({ ...base, status: 402, body: { error: { code: 'INSUFFICIENT_BALANCE', message: 'no' } } })).toBeInstanceOf(RewardsPaymentRequiredError);
-    expect(errorFromResponse({ ...base, status: 403, body: { error: { code: 'INSUFFICIENT_SCOPE', message: 'no' } } })).toBeInstanceOf(RewardsPermissionError);
+    expect(
+      errorFromResponse({ ...base, status: 402, body: { error: { code: 'INSUFFICIENT_BALANCE', message: 'no' } } }),
+    ).toBeInstanceOf(RewardsPaymentRequiredError);
+    expect(
+      errorFromResponse({ ...base, status: 403, body: { error: { code: 'INSUFFICIENT_SCOPE', message: 'no' } } }),
+    ).toBeInstanceOf(RewardsPermissionError);
     expect(errorFromResponse({ ...base, status: 404, body: undefined })).toBeInstanceOf(RewardsNotFoundError);
-    expect(errorFromResponse({ ...base, status: 409, body: { error: { code: 'STALE_LIMIT_SNAPSHOT', message: '' } } })).toBeInstanceOf(RewardsConflictError);
-    expect(errorFromResponse({ ...base, status: 422, body: { error: { code: 'DAILY_LIMIT_EXCEEDED', message: '' } } }).code).toBe(ErrorCodes.DAILY_LIMIT_EXCEEDED);
+    expect(
+      errorFromResponse({ ...base, status: 409, body: { error: { code: 'STALE_LIMIT_SNAPSHOT', message: '' } } }),
+    ).toBeInstanceOf(RewardsConflictError);
+    expect(
+      errorFromResponse({ ...base, status: 422, body: { error: { code: 'DAILY_LIMIT_EXCEEDED', message: '' } } }).code,
+    ).toBe(ErrorCodes.DAILY_LIMIT_EXCEEDED);
     expect(errorFromResponse({ ...base, status: 422, body: {} })).toBeInstanceOf(RewardsUnprocessableError);
     expect(errorFromResponse({ ...base, status: 413, body: 'too big' })).toBeInstanceOf(RewardsBadRequestError);
   });
 
   it('understands a flat body, a text body and no body', () => {
-    expect(errorFromResponse({ ...base, status: 409, body: { code: 'FUNDING_NOT_CANCELABLE', message: 'done' } })).toMatchObject({ code: 'FUNDING_NOT_CANCELABLE' });
-    expect(errorFromResponse({ ...base, status: 404, body: 'Not Found' })).toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('Not Found') });
+    expect(
+      errorFromResponse({ ...base, status: 409, body: { code: 'FUNDING_NOT_CANCELABLE', message: 'done' } }),
+    ).toMatchObject({ code: 'FUNDING_NOT_CANCELABLE' });
+    expect(errorFromResponse({ ...base, status: 404, body: 'Not Found' })).toMatchObject({
+      code: 'NOT_FOUND',
+      message: expect.stringContaining('Not Found'),
+    });
     expect(errorFromResponse({ ...base, status: 429, body: undefined })).toMatchObject({ code: 'RATE_LIMITED' });
     expect(errorFromResponse({ ...base, status: 418, body: undefined })).toMatchObject({ code: 'HTTP_418' });
   });
 
   it('carries the request id from the header or the body', () => {
-    expect(errorFromResponse({ ...base, headers: { 'x-request-id': 'h-1' }, status: 400, body: {} }).requestId).toBe('h-1');
-    expect(errorFromResponse({ ...base, status: 400, body: { error: { code: 'VALIDATION_ERROR' }, requestId: 'b-1' } }).requestId).toBe('b-1');
+    expect(errorFromResponse({ ...base, headers: { 'x-request-id': 'h-1' }, status: 400, body: {} }).requestId).toBe(
+      'h-1',
+    );
+    expect(
+      errorFromResponse({ ...base, status: 400, body: { error: { code: 'VALIDATION_ERROR' }, requestId: 'b-1' } })
+        .requestId,
+    ).toBe('b-1');
   });
 
   it('reaches callers with status, code and name', async () => {
@@ -183,12 +251,20 @@ describe('error mapping', () => {
 
 describe('pagination', () => {
   function pagedApi(total: number, opts: { lieAboutTotal?: number } = {}) {
-    const items = Array.from({ length: total }, (_, i) => ({ recipientId: `RE-${i + 1}`, email: `r${i + 1}@example.com` }));
+    const items = Array.from({ length: total }, (_, i) => ({
+      recipientId: `RE-${i + 1}`,
+      email: `r${i + 1}@example.com`,
+    }));
     return (req: { query: URLSearchParams }, res: Parameters<typeof json>[0]) => {
       const page = Number(req.query.get('page') ?? 1);
       let pageSize = Number(req.query.get('pageSize') ?? 20);
       if (pageSize > 100) pageSize = 20; // the API's silent clamp
-      json(res, 200, { data: items.slice((page - 1) * pageSize, page * pageSize), page, pageSize, totalCount: opts.lieAboutTotal ?? total });
+      json(res, 200, {
+        data: items.slice((page - 1) * pageSize, page * pageSize),
+        page,
+        pageSize,
+        totalCount: opts.lieAboutTotal ?? total,
+      });
     };
   }
 
@@ -235,7 +311,11 @@ describe('pagination', () => {
     const { client } = testClient(stub.url);
     await client.orders.list({ startDate: new Date('2026-11-01T05:00:00Z'), endDate: '2026-11-30', orderType: 'LINK' });
     const query = stub.hits('/api/v1/orders')[0]!.query;
-    expect([query.get('startDate'), query.get('endDate'), query.get('orderType')]).toEqual(['2026-11-01', '2026-11-30', 'LINK']);
+    expect([query.get('startDate'), query.get('endDate'), query.get('orderType')]).toEqual([
+      '2026-11-01',
+      '2026-11-30',
+      'LINK',
+    ]);
   });
 });
 
@@ -244,18 +324,39 @@ describe('repeated deletes', () => {
     stub = await startStub((req, res) =>
       req.method === 'DELETE'
         ? apiError(res, 409, 'ORDER_NOT_CANCELABLE')
-        : json(res, 200, { data: orderSummary({ orderId: 'O-5', status: 'CANCELED', refundOption: true, refundOptionDays: null, canceledAt: '2026-11-22T11:00:00' }) }),
+        : json(res, 200, {
+            data: orderSummary({
+              orderId: 'O-5',
+              status: 'CANCELED',
+              refundOption: true,
+              refundOptionDays: null,
+              canceledAt: '2026-11-22T11:00:00',
+            }),
+          }),
     );
     const { client } = testClient(stub.url);
     const canceled = await client.orders.cancel('O-5');
-    expect(canceled).toMatchObject({ orderId: 'O-5', status: 'CANCELED', alreadyCanceled: true, refundOption: true, refundOptionDays: 30 });
+    expect(canceled).toMatchObject({
+      orderId: 'O-5',
+      status: 'CANCELED',
+      alreadyCanceled: true,
+      refundOption: true,
+      refundOptionDays: 30,
+    });
     expect(canceled.canceledAt?.toISOString()).toBe('2026-11-22T11:00:00.000Z');
   });
 
   it('cancel of a dispatched order stays an ORDER_NOT_CANCELABLE error', async () => {
-    stub = await startStub((req, res) => (req.method === 'DELETE' ? apiError(res, 409, 'ORDER_NOT_CANCELABLE') : json(res, 200, { data: orderSummary({ status: 'COMPLETE' }) })));
+    stub = await startStub((req, res) =>
+      req.method === 'DELETE'
+        ? apiError(res, 409, 'ORDER_NOT_CANCELABLE')
+        : json(res, 200, { data: orderSummary({ status: 'COMPLETE' }) }),
+    );
     const { client } = testClient(stub.url);
-    await expect(client.orders.cancel('O-1')).rejects.toMatchObject({ name: 'RewardsConflictError', code: ErrorCodes.ORDER_NOT_CANCELABLE });
+    await expect(client.orders.cancel('O-1')).rejects.toMatchObject({
+      name: 'RewardsConflictError',
+      code: ErrorCodes.ORDER_NOT_CANCELABLE,
+    });
   });
 
   it('a DELETE whose answer was lost, retried into a 404, counts as done', async () => {

@@ -1,10 +1,19 @@
 // Retries, backoff, rate-limit budget, timeouts, aborts and dropped connections, against a stub server.
 import { afterEach, describe, expect, it } from 'vitest';
-import { RewardsAbortError, RewardsConnectionError, RewardsRateLimitError, RewardsServerError, RewardsTimeoutError } from '../../src/rewards/index.js';
+import {
+  RewardsAbortError,
+  RewardsConnectionError,
+  RewardsRateLimitError,
+  RewardsServerError,
+  RewardsTimeoutError,
+} from '../../src/rewards/index.js';
 import { abortableSleep } from '../../src/rewards/transport.js';
 import { apiError, drop, json, startStub, testClient, type StubServer } from './support/stub-server.js';
 
-const balanceBody = { availableBalance: { amount: 10000, currency: 'USD' }, pendingBalance: { amount: 0, currency: 'USD' } };
+const balanceBody = {
+  availableBalance: { amount: 10000, currency: 'USD' },
+  pendingBalance: { amount: 0, currency: 'USD' },
+};
 let stub: StubServer | undefined;
 afterEach(async () => {
   await stub?.close();
@@ -49,7 +58,9 @@ describe('GET retries', () => {
 
 describe('429 and rate-limit headers', () => {
   it('waits as long as Retry-After says', async () => {
-    stub = await startStub((_req, res, i) => (i === 0 ? apiError(res, 429, 'RATE_LIMITED', { 'retry-after': '7' }) : json(res, 200, balanceBody)));
+    stub = await startStub((_req, res, i) =>
+      i === 0 ? apiError(res, 429, 'RATE_LIMITED', { 'retry-after': '7' }) : json(res, 200, balanceBody),
+    );
     const { client, sleeps } = testClient(stub.url);
     await client.balance.get();
     expect(sleeps.some((ms) => ms >= 7_000 && ms < 8_000)).toBe(true);
@@ -57,7 +68,13 @@ describe('429 and rate-limit headers', () => {
 
   it('reads X-RateLimit-Reset as seconds until the reset', async () => {
     stub = await startStub((_req, res, i) =>
-      i === 0 ? apiError(res, 429, 'RATE_LIMITED', { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '4' }) : json(res, 200, balanceBody),
+      i === 0
+        ? apiError(res, 429, 'RATE_LIMITED', {
+            'x-ratelimit-limit': '100',
+            'x-ratelimit-remaining': '0',
+            'x-ratelimit-reset': '4',
+          })
+        : json(res, 200, balanceBody),
     );
     const { client, sleeps } = testClient(stub.url);
     await client.balance.get();
@@ -67,7 +84,11 @@ describe('429 and rate-limit headers', () => {
 
   it('reads a large X-RateLimit-Reset as an epoch timestamp', async () => {
     let resetEpochS = 0;
-    stub = await startStub((_req, res, i) => (i === 0 ? apiError(res, 429, 'RATE_LIMITED', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetEpochS) }) : json(res, 200, balanceBody)));
+    stub = await startStub((_req, res, i) =>
+      i === 0
+        ? apiError(res, 429, 'RATE_LIMITED', { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetEpochS) })
+        : json(res, 200, balanceBody),
+    );
     const { client, sleeps, clock } = testClient(stub.url);
     resetEpochS = Math.floor(clock.now / 1000) + 6;
     await client.balance.get();
@@ -87,7 +108,11 @@ describe('429 and rate-limit headers', () => {
     let windowEndS = 0;
     stub = await startStub((_req, res) => {
       remaining = Math.max(0, remaining - 1);
-      json(res, 200, balanceBody, { 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(windowEndS) });
+      json(res, 200, balanceBody, {
+        'x-ratelimit-limit': '100',
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(windowEndS),
+      });
     });
     const { client, sleeps, clock } = testClient(stub.url);
     const start = clock.now;
@@ -105,7 +130,13 @@ describe('429 and rate-limit headers', () => {
   });
 
   it('does not slow down while the budget is healthy, and shows the budget', async () => {
-    stub = await startStub((_req, res) => json(res, 200, balanceBody, { 'x-ratelimit-limit': '1000', 'x-ratelimit-remaining': '900', 'x-ratelimit-reset': '10' }));
+    stub = await startStub((_req, res) =>
+      json(res, 200, balanceBody, {
+        'x-ratelimit-limit': '1000',
+        'x-ratelimit-remaining': '900',
+        'x-ratelimit-reset': '10',
+      }),
+    );
     const { client, sleeps, clock } = testClient(stub.url);
     expect(client.rateLimit()).toBeUndefined();
     await Promise.all(Array.from({ length: 20 }, () => client.balance.get()));
@@ -144,11 +175,19 @@ describe('POST without idempotency', () => {
     const error = await client.recipients.create(recipient).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RewardsConnectionError);
     expect(error).toMatchObject({ code: 'CONNECTION_ERROR', causeCode: 'ECONNREFUSED', notSent: true });
-    expect(calls.filter((c) => c.endpoint === '/api/v1/recipients').map((c) => c.status)).toEqual(['network', 'network', 'network']);
+    expect(calls.filter((c) => c.endpoint === '/api/v1/recipients').map((c) => c.status)).toEqual([
+      'network',
+      'network',
+      'network',
+    ]);
   });
 
   it('is retried on 429 (the request was refused, not processed)', async () => {
-    stub = await startStub((_req, res, i) => (i === 0 ? apiError(res, 429, 'RATE_LIMITED', { 'retry-after': '1' }) : json(res, 201, { recipientId: 'RE-1', ...recipient })));
+    stub = await startStub((_req, res, i) =>
+      i === 0
+        ? apiError(res, 429, 'RATE_LIMITED', { 'retry-after': '1' })
+        : json(res, 201, { recipientId: 'RE-1', ...recipient }),
+    );
     const { client } = testClient(stub.url);
     await expect(client.recipients.create(recipient)).resolves.toMatchObject({ recipientId: 'RE-1' });
     expect(stub.hits('/api/v1/recipients', 'POST')).toHaveLength(2);
@@ -224,7 +263,9 @@ describe('timeouts and aborts', () => {
 
 describe('onCall hook', () => {
   it('reports every attempt with route template, status and code', async () => {
-    stub = await startStub((_req, res, i) => (i === 0 ? apiError(res, 500, 'INTERNAL') : json(res, 200, { recipientId: 'RE-9', email: 'a@b.c' })));
+    stub = await startStub((_req, res, i) =>
+      i === 0 ? apiError(res, 500, 'INTERNAL') : json(res, 200, { recipientId: 'RE-9', email: 'a@b.c' }),
+    );
     const { client, calls } = testClient(stub.url);
     await client.recipients.get('RE-9');
     expect(calls).toEqual([

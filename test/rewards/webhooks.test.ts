@@ -8,7 +8,8 @@ vi.mock('node:crypto', async (importOriginal) => {
 });
 
 const crypto = await import('node:crypto');
-const { parseWebhookBody, verifyWebhookSignature, signWebhookBody, isOrderCreatedEvent, RewardsWebhookPayloadError } = await import('../../src/rewards/index.js');
+const { parseWebhookBody, verifyWebhookSignature, signWebhookBody, isOrderCreatedEvent, RewardsWebhookPayloadError } =
+  await import('../../src/rewards/index.js');
 
 const secret = 'emulator-signing-secret';
 const body = JSON.stringify({
@@ -45,7 +46,16 @@ describe('verifyWebhookSignature', () => {
   });
 
   it('returns false, never throws, for missing or malformed headers', () => {
-    for (const header of [undefined, '', 'sha256=', 'sha1=abc', goodHeader.slice(7), `${goodHeader}00`, goodHeader.toUpperCase(), `sha256=${'z'.repeat(64)}`]) {
+    for (const header of [
+      undefined,
+      '',
+      'sha256=',
+      'sha1=abc',
+      goodHeader.slice(7),
+      `${goodHeader}00`,
+      goodHeader.toUpperCase(),
+      `sha256=${'z'.repeat(64)}`,
+    ]) {
       expect(verifyWebhookSignature(body, header, secret)).toBe(false);
     }
   });
@@ -63,7 +73,12 @@ describe('parseWebhookBody', () => {
     expect(parsed.event.createdAt.toISOString()).toBe('2026-11-22T04:40:00.000Z');
     expect(isOrderCreatedEvent(parsed.event)).toBe(true);
     if (isOrderCreatedEvent(parsed.event)) {
-      expect(parsed.event.data).toMatchObject({ orderId: 'O-1', totalAmount: '50.00', currency: 'USD', recipientCount: 2 });
+      expect(parsed.event.data).toMatchObject({
+        orderId: 'O-1',
+        totalAmount: '50.00',
+        currency: 'USD',
+        recipientCount: 2,
+      });
     }
   });
 
@@ -73,14 +88,23 @@ describe('parseWebhookBody', () => {
   });
 
   it('allows unknown event types and keeps their data', () => {
-    const parsed = parseWebhookBody(JSON.stringify({ eventId: 'e-2', eventType: 'order.completed', createdAt: '2026-11-22T04:40:00', data: { anything: [1] } }));
+    const parsed = parseWebhookBody(
+      JSON.stringify({
+        eventId: 'e-2',
+        eventType: 'order.completed',
+        createdAt: '2026-11-22T04:40:00',
+        data: { anything: [1] },
+      }),
+    );
     expect(parsed).toMatchObject({ kind: 'event', event: { eventType: 'order.completed', data: { anything: [1] } } });
   });
 
   it('throws RewardsWebhookPayloadError for non-JSON, a bad envelope or bad order.created data', () => {
     expect(() => parseWebhookBody('not json')).toThrow(RewardsWebhookPayloadError);
     expect(() => parseWebhookBody('[1,2]')).toThrow(RewardsWebhookPayloadError);
-    expect(() => parseWebhookBody(JSON.stringify({ eventType: 'order.created', data: {} }))).toThrow(RewardsWebhookPayloadError);
+    expect(() => parseWebhookBody(JSON.stringify({ eventType: 'order.created', data: {} }))).toThrow(
+      RewardsWebhookPayloadError,
+    );
     expect(() => parseWebhookBody(body.replace('"O-1"', '42'))).toThrow(RewardsWebhookPayloadError);
   });
 });

@@ -9,12 +9,16 @@ describe('KUDOS_ENCRYPTION_KEY key ring', () => {
   it('opens what it sealed, for any text, and the sealed form never contains the text', () => {
     const ring = parseKeyRing(keyA);
     fc.assert(
-      fc.property(fc.string({ minLength: 0, maxLength: 300, unit: 'grapheme' }), fc.string({ maxLength: 40 }), (secret, context) => {
-        const sealed = ring.seal(secret, context);
-        expect(isSealed(sealed)).toBe(true);
-        if (secret.length >= 4) expect(sealed).not.toContain(secret);
-        expect(ring.open(sealed, context)).toBe(secret);
-      }),
+      fc.property(
+        fc.string({ minLength: 0, maxLength: 300, unit: 'grapheme' }),
+        fc.string({ maxLength: 40 }),
+        (secret, context) => {
+          const sealed = ring.seal(secret, context);
+          expect(isSealed(sealed)).toBe(true);
+          if (secret.length >= 4) expect(sealed).not.toContain(secret);
+          expect(ring.open(sealed, context)).toBe(secret);
+        },
+      ),
     );
   });
 
@@ -30,7 +34,9 @@ describe('KUDOS_ENCRYPTION_KEY key ring', () => {
     const body = sealed.slice(-4);
     const flipped = sealed.slice(0, -4) + (body === 'AAAA' ? 'BBBB' : 'AAAA');
     expect(() => ring.open(flipped, 'installation:T1:bot')).toThrow(KeyRingError);
-    expect(() => parseKeyRing(keyB).open(sealed, 'installation:T1:bot')).toThrow(/key a, which KUDOS_ENCRYPTION_KEY does not hold/);
+    expect(() => parseKeyRing(keyB).open(sealed, 'installation:T1:bot')).toThrow(
+      /key a, which KUDOS_ENCRYPTION_KEY does not hold/,
+    );
   });
 
   it('rotates: the first key seals, every key opens, and old secrets are flagged for re-sealing', () => {

@@ -33,16 +33,42 @@ import {
 } from '../../src/db/schema/index.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
 import type { ListenerDeps } from '../../src/slack/deps.js';
-import { Approval, BounceFix, Campaigns, Celebrations, Finance, Home, LinkApproval, Recurring, RewardsConnect, ScheduledList, SendModal, SettingsModal, Templates } from '../../src/slack/ids.js';
+import {
+  Approval,
+  BounceFix,
+  Campaigns,
+  Celebrations,
+  Finance,
+  Home,
+  LinkApproval,
+  Recurring,
+  RewardsConnect,
+  ScheduledList,
+  SendModal,
+  SettingsModal,
+  Templates,
+} from '../../src/slack/ids.js';
 import { registerListeners } from '../../src/slack/index.js';
-import { blockActionPayload, eventually, postSignedPayload, sendModalValues, useAppPerTest, viewSubmissionPayload } from '../support/app.js';
+import {
+  blockActionPayload,
+  eventually,
+  postSignedPayload,
+  sendModalValues,
+  useAppPerTest,
+  viewSubmissionPayload,
+} from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 
 const A = { teamId: 'T0KUDOS', enterpriseId: null };
 const B = { teamId: 'T0BETA', enterpriseId: null };
 /** An admin and approver of B only (a seeded Slack user, so Slack knows their e-mail and time zone). */
 const B_ADMIN = 'U_EMP2';
-const BETA = { orgId: 'beta', productionClientId: 'beta-client', productionClientSecret: 'beta-secret', signingSecret: 'beta-signing-secret' };
+const BETA = {
+  orgId: 'beta',
+  productionClientId: 'beta-client',
+  productionClientSecret: 'beta-secret',
+  signingSecret: 'beta-signing-secret',
+};
 /** Text that only A's data holds: none of it may reach B. */
 const A_MARKERS = ['ALPHA', 'U_MANAGER', 'U_APPROVER', '4,321', '4321', 'C_APPROVALS'];
 
@@ -65,9 +91,13 @@ function registeredHandlers(): Registered[] {
         // A constraint object ({ callback_id, type: 'view_closed' }, { action_id, block_id }) is known by its id.
         const named =
           typeof constraint === 'object' && constraint !== null && !(constraint instanceof RegExp)
-            ? ((constraint as { callback_id?: unknown; action_id?: unknown }).callback_id ?? (constraint as { action_id?: unknown }).action_id)
+            ? ((constraint as { callback_id?: unknown; action_id?: unknown }).callback_id ??
+              (constraint as { action_id?: unknown }).action_id)
             : constraint;
-        if (typeof named !== 'string' && !(named instanceof RegExp)) throw new Error(`a ${method} handler registered by ${JSON.stringify(constraint)}: teach this test to read it`);
+        if (typeof named !== 'string' && !(named instanceof RegExp))
+          throw new Error(
+            `a ${method} handler registered by ${JSON.stringify(constraint)}: teach this test to read it`,
+          );
         found.push({ kind: method, constraint: named });
       },
     },
@@ -78,7 +108,8 @@ function registeredHandlers(): Registered[] {
   return found;
 }
 
-const handles = (r: Registered, kind: HandlerKind, id: string) => r.kind === kind && (typeof r.constraint === 'string' ? r.constraint === id : r.constraint.test(id));
+const handles = (r: Registered, kind: HandlerKind, id: string) =>
+  r.kind === kind && (typeof r.constraint === 'string' ? r.constraint === id : r.constraint.test(id));
 
 /** Handlers that take no id: what each acts on. */
 const NO_ID: Array<{ kind: HandlerKind; id: string; why: string }> = [
@@ -92,7 +123,11 @@ const NO_ID: Array<{ kind: HandlerKind; id: string; why: string }> = [
   { kind: 'action', id: Templates.actions.create, why: "a new template in the clicker's workspace's account" },
   { kind: 'action', id: Campaigns.actions.create, why: "a new campaign in the clicker's workspace" },
   { kind: 'action', id: Celebrations.actions.editBirthday, why: "the clicker's workspace's rule, named by its kind" },
-  { kind: 'action', id: Celebrations.actions.editAnniversary, why: "the clicker's workspace's rule, named by its kind" },
+  {
+    kind: 'action',
+    id: Celebrations.actions.editAnniversary,
+    why: "the clicker's workspace's rule, named by its kind",
+  },
   { kind: 'action', id: Celebrations.actions.uploadCsv, why: "dates for the clicker's workspace" },
   { kind: 'action', id: Celebrations.actions.optOut, why: "the clicker's own choice" },
   { kind: 'action', id: Celebrations.actions.noPublicPost, why: "the clicker's own choice" },
@@ -101,17 +136,33 @@ const NO_ID: Array<{ kind: HandlerKind; id: string; why: string }> = [
   { kind: 'view', id: SettingsModal.callbackId, why: "the clicker's workspace's settings" },
   { kind: 'view', id: Finance.topUpModal.callbackId, why: "a new top-up for the clicker's workspace" },
   { kind: 'view', id: Finance.limitsModal.callbackId, why: "the clicker's workspace's limits" },
-  { kind: 'view', id: Celebrations.ruleModal.callbackId, why: "the clicker's workspace's rule, named by its kind (private_metadata)" },
+  {
+    kind: 'view',
+    id: Celebrations.ruleModal.callbackId,
+    why: "the clicker's workspace's rule, named by its kind (private_metadata)",
+  },
   { kind: 'view', id: Celebrations.csvModal.callbackId, why: "dates for the clicker's workspace" },
   { kind: 'view', id: Recurring.modal.callbackId, why: "a new series of the clicker's" },
   { kind: 'action', id: Recurring.actions.page, why: "a page number of the clicker's own list of series" },
-  { kind: 'view', id: RewardsConnect.callbackId, why: "the clicker's workspace's Rewards connection (no connection id in the form)" },
+  {
+    kind: 'view',
+    id: RewardsConnect.callbackId,
+    why: "the clicker's workspace's Rewards connection (no connection id in the form)",
+  },
   { kind: 'view', id: Templates.modal.callbackId, why: "a new template in the clicker's workspace's account" },
   { kind: 'options', id: SendModal.actions.design, why: 'the catalog (the same for every account)' },
-  { kind: 'options', id: SettingsModal.actions.approverGroup, why: "the clicker's workspace's Slack user groups (its own token)" },
+  {
+    kind: 'options',
+    id: SettingsModal.actions.approverGroup,
+    why: "the clicker's workspace's Slack user groups (its own token)",
+  },
   { kind: 'options', id: SettingsModal.actions.defaultDesign, why: 'the catalog (the same for every account)' },
   { kind: 'options', id: Campaigns.modal.designAction, why: 'the catalog (the same for every account)' },
-  { kind: 'options', id: Campaigns.modal.templateAction, why: "the clicker's workspace's account's templates (the same handler as the send form's, in ID_HANDLERS)" },
+  {
+    kind: 'options',
+    id: Campaigns.modal.templateAction,
+    why: "the clicker's workspace's account's templates (the same handler as the send form's, in ID_HANDLERS)",
+  },
 ];
 
 /** A's rows and Rewards objects that B's requests aim at. */
@@ -156,17 +207,33 @@ const RESPONSE_PATH = '/respond/';
 let sink: Sink;
 
 function click(actionId: string, value: string) {
-  return blockActionPayload({ teamId: B.teamId, userId: B_ADMIN, actionId, value, channel: 'C_GENERAL', responseUrl: `${sink.url}${RESPONSE_PATH}${randomUUID()}` });
+  return blockActionPayload({
+    teamId: B.teamId,
+    userId: B_ADMIN,
+    actionId,
+    value,
+    channel: 'C_GENERAL',
+    responseUrl: `${sink.url}${RESPONSE_PATH}${randomUUID()}`,
+  });
 }
 
 /** The same click on App Home: no response_url, no channel; answered on the clicker's Home. */
 function homeClick(actionId: string, value: string) {
   const { response_url: _r, channel: _c, ...rest } = click(actionId, value) as Record<string, unknown>;
-  return { ...rest, container: { type: 'view', view_id: 'V_HOME_B' }, view: { id: 'V_HOME_B', type: 'home', hash: 'h' } };
+  return {
+    ...rest,
+    container: { type: 'view', view_id: 'V_HOME_B' },
+    view: { id: 'V_HOME_B', type: 'home', hash: 'h' },
+  };
 }
 
 function submit(callbackId: string, privateMetadata: unknown, values: Record<string, Record<string, unknown>>) {
-  const view = { id: `V_${randomUUID().slice(0, 8).toUpperCase()}`, callback_id: callbackId, private_metadata: JSON.stringify(privateMetadata), blocks: [] };
+  const view = {
+    id: `V_${randomUUID().slice(0, 8).toUpperCase()}`,
+    callback_id: callbackId,
+    private_metadata: JSON.stringify(privateMetadata),
+    blocks: [],
+  };
   return viewSubmissionPayload(view, values, B_ADMIN, B.teamId);
 }
 
@@ -185,17 +252,32 @@ function optionsLoad(actionId: string, value: string) {
 
 const text = (value: string) => ({ type: 'plain_text_input', value });
 const option = (value: string) => ({ selected_option: { text: { type: 'plain_text', text: value }, value } });
-const sendValues = (extra: Record<string, Record<string, unknown>> = {}) => ({ ...sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }), ...extra });
+const sendValues = (extra: Record<string, Record<string, unknown>> = {}) => ({
+  ...sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }),
+  ...extra,
+});
 const campaignForm = {
   [Campaigns.modal.blocks.name]: { [Campaigns.modal.action]: text('Beta promo') },
-  [Campaigns.modal.blocks.design]: { [Campaigns.modal.designAction]: { type: 'external_select', ...option('CC-THANK-YOU') } },
+  [Campaigns.modal.blocks.design]: {
+    [Campaigns.modal.designAction]: { type: 'external_select', ...option('CC-THANK-YOU') },
+  },
   [Campaigns.modal.blocks.min]: { [Campaigns.modal.action]: { type: 'number_input', value: '10' } },
   [Campaigns.modal.blocks.max]: { [Campaigns.modal.action]: { type: 'number_input', value: '50' } },
   [Campaigns.modal.blocks.default]: { [Campaigns.modal.action]: { type: 'number_input', value: '25' } },
 };
 /** The emulator's template ids: a made-up one of the same shape. */
 const otherTemplateId = (id: string) =>
-  id.replace(/[0-9A-Za-z]/g, (c, i: number) => (i % 2 ? c : /\d/.test(c) ? String((Number(c) + 1) % 10) : c === 'Z' ? 'A' : c === 'z' ? 'a' : String.fromCharCode(c.charCodeAt(0) + 1)));
+  id.replace(/[0-9A-Za-z]/g, (c, i: number) =>
+    i % 2
+      ? c
+      : /\d/.test(c)
+        ? String((Number(c) + 1) % 10)
+        : c === 'Z'
+          ? 'A'
+          : c === 'z'
+            ? 'a'
+            : String.fromCharCode(c.charCodeAt(0) + 1),
+  );
 
 const ID_HANDLERS: IdHandler[] = [
   {
@@ -317,8 +399,23 @@ const ID_HANDLERS: IdHandler[] = [
       api_app_id: 'A0KUDOS',
       trigger_id: '1.2.abc',
       container: { type: 'view', view_id: 'V_SEND_B' },
-      view: { id: 'V_SEND_B', type: 'modal', callback_id: SendModal.callbackId, hash: 'h', private_metadata: '{}', state: { values: {} } },
-      actions: [{ type: 'external_select', action_id: SendModal.actions.campaign, block_id: SendModal.blocks.campaign, ...option(id), action_ts: '1.2' }],
+      view: {
+        id: 'V_SEND_B',
+        type: 'modal',
+        callback_id: SendModal.callbackId,
+        hash: 'h',
+        private_metadata: '{}',
+        state: { values: {} },
+      },
+      actions: [
+        {
+          type: 'external_select',
+          action_id: SendModal.actions.campaign,
+          block_id: SendModal.blocks.campaign,
+          ...option(id),
+          action_ts: '1.2',
+        },
+      ],
     }),
   },
   {
@@ -351,7 +448,12 @@ const ID_HANDLERS: IdHandler[] = [
     what: 'the reject-reason form (approval request)',
     ids: (a) => [a.kudosAwaiting, a.kudosRejected],
     answer: 'ack',
-    payload: (id) => submit(Approval.rejectModal.callbackId, { kudosId: id }, { [Approval.rejectModal.blocks.reason]: { [Approval.rejectModal.actions.reason]: text('no') } }),
+    payload: (id) =>
+      submit(
+        Approval.rejectModal.callbackId,
+        { kudosId: id },
+        { [Approval.rejectModal.blocks.reason]: { [Approval.rejectModal.actions.reason]: text('no') } },
+      ),
   },
   {
     kind: 'view',
@@ -359,7 +461,12 @@ const ID_HANDLERS: IdHandler[] = [
     what: 'the fix-address form (bounce)',
     ids: (a) => [a.bounceOpen, a.bounceResent],
     answer: 'ack',
-    payload: (id) => submit(BounceFix.callbackId, { bounceId: id }, { [BounceFix.blocks.email]: { [BounceFix.actions.email]: text('erin.fixed@example.com') } }),
+    payload: (id) =>
+      submit(
+        BounceFix.callbackId,
+        { bounceId: id },
+        { [BounceFix.blocks.email]: { [BounceFix.actions.email]: text('erin.fixed@example.com') } },
+      ),
   },
   {
     kind: 'view',
@@ -375,7 +482,14 @@ const ID_HANDLERS: IdHandler[] = [
     what: 'the send form with a campaign (campaign)',
     ids: (a) => [a.campaignActive, a.campaignArchived],
     answer: 'ack',
-    payload: (id) => submit(SendModal.callbackId, {}, sendValues({ [SendModal.blocks.campaign]: { [SendModal.actions.campaign]: { type: 'external_select', ...option(id) } } })),
+    payload: (id) =>
+      submit(
+        SendModal.callbackId,
+        {},
+        sendValues({
+          [SendModal.blocks.campaign]: { [SendModal.actions.campaign]: { type: 'external_select', ...option(id) } },
+        }),
+      ),
   },
   {
     kind: 'view',
@@ -384,7 +498,15 @@ const ID_HANDLERS: IdHandler[] = [
     ids: (a) => [a.groupId],
     madeUp: otherTemplateId,
     answer: 'ack',
-    payload: (id) => submit(SendModal.callbackId, {}, { ...sendValues(), [SendModal.blocks.group]: { [SendModal.actions.group]: { type: 'external_select', ...option(`book:${id}`) } } }),
+    payload: (id) =>
+      submit(
+        SendModal.callbackId,
+        {},
+        {
+          ...sendValues(),
+          [SendModal.blocks.group]: { [SendModal.actions.group]: { type: 'external_select', ...option(`book:${id}`) } },
+        },
+      ),
   },
   {
     kind: 'view',
@@ -393,7 +515,14 @@ const ID_HANDLERS: IdHandler[] = [
     ids: (a) => [a.templateId],
     madeUp: otherTemplateId,
     answer: 'ack',
-    payload: (id) => submit(SendModal.callbackId, {}, sendValues({ [SendModal.blocks.template]: { [SendModal.actions.template]: { type: 'external_select', ...option(id) } } })),
+    payload: (id) =>
+      submit(
+        SendModal.callbackId,
+        {},
+        sendValues({
+          [SendModal.blocks.template]: { [SendModal.actions.template]: { type: 'external_select', ...option(id) } },
+        }),
+      ),
   },
   {
     kind: 'options',
@@ -455,17 +584,33 @@ async function startSink(): Promise<Sink> {
         res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"ok":true}');
         return;
       }
-      const clientId = path.startsWith('/oauth2/token') ? new URLSearchParams(body.toString('utf8')).get('client_id') : null;
+      const clientId = path.startsWith('/oauth2/token')
+        ? new URLSearchParams(body.toString('utf8')).get('client_id')
+        : null;
       const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)) as Array<[string, string]>);
-      const answer = await fetch(`${state.target}${path}`, { method: req.method ?? 'GET', headers, ...(body.length > 0 ? { body } : {}) });
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)) as Array<
+          [string, string]
+        >,
+      );
+      const answer = await fetch(`${state.target}${path}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(body.length > 0 ? { body } : {}),
+      });
       const raw = Buffer.from(await answer.arrayBuffer());
       if (clientId) {
         const token = (JSON.parse(raw.toString('utf8') || '{}') as { access_token?: string }).access_token;
         if (token) tokens.set(token, clientId);
       }
-      state.rewards.push({ method: req.method ?? 'GET', path, account: clientId ?? (bearer ? (tokens.get(bearer) ?? 'unknown-token') : 'none') });
-      res.writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? 'application/json' }).end(raw);
+      state.rewards.push({
+        method: req.method ?? 'GET',
+        path,
+        account: clientId ?? (bearer ? (tokens.get(bearer) ?? 'unknown-token') : 'none'),
+      });
+      res
+        .writeHead(answer.status, { 'Content-Type': answer.headers.get('content-type') ?? 'application/json' })
+        .end(raw);
     })().catch((error: unknown) => res.writeHead(502).end(String(error)));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -488,7 +633,11 @@ afterAll(async () => {
 });
 
 async function control(path: string, method: string, body?: unknown): Promise<void> {
-  const res = await fetch(`${e2e.emulator.url}/_emulator${path}`, { method, headers: { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${e2e.emulator.url}/_emulator${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
 }
 
@@ -499,15 +648,41 @@ beforeEach(async () => {
   sink.responses.length = 0;
   sink.rewards.length = 0;
   await e2e.start({
-    env: { KUDOS_ENCRYPTION_KEY: generateKey('k1'), KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', REWARDS_API_URL: sink.url },
+    env: {
+      KUDOS_ENCRYPTION_KEY: generateKey('k1'),
+      KUDOS_ADMINS: 'U_ADMIN',
+      KUDOS_APPROVERS: 'U_APPROVER',
+      KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
+      REWARDS_API_URL: sink.url,
+    },
     // Nothing runs on a timer: every Slack and Rewards call of the test is an answer to its requests.
-    app: { rewardsPerWorkspace: true, approvalsSweepMs: 0, automationsMs: 0, financeSweepMs: 0, digestMs: 0, purgeMs: 0, webhooks: { enabled: false } },
+    app: {
+      rewardsPerWorkspace: true,
+      approvalsSweepMs: 0,
+      automationsMs: 0,
+      financeSweepMs: 0,
+      digestMs: 0,
+      purgeMs: 0,
+      webhooks: { enabled: false },
+    },
   });
   await control('/orgs', 'POST', BETA);
   const store = e2e.stack.app.rewardsConnections!;
-  await store.save(A, { clientId: 'production-client', clientSecret: 'production-secret', webhookSecret: 'emulator-signing-secret' }, 'U_ADMIN');
-  await store.save(B, { clientId: BETA.productionClientId, clientSecret: BETA.productionClientSecret, webhookSecret: BETA.signingSecret }, B_ADMIN);
-  await e2e.stack.app.settings.update(B, B_ADMIN, { adminUserIds: [B_ADMIN], approverUserIds: [B_ADMIN], approvalChannel: null });
+  await store.save(
+    A,
+    { clientId: 'production-client', clientSecret: 'production-secret', webhookSecret: 'emulator-signing-secret' },
+    'U_ADMIN',
+  );
+  await store.save(
+    B,
+    { clientId: BETA.productionClientId, clientSecret: BETA.productionClientSecret, webhookSecret: BETA.signingSecret },
+    B_ADMIN,
+  );
+  await e2e.stack.app.settings.update(B, B_ADMIN, {
+    adminUserIds: [B_ADMIN],
+    approverUserIds: [B_ADMIN],
+    approvalChannel: null,
+  });
   alpha = await seedAlpha();
 });
 
@@ -533,8 +708,21 @@ async function seedAlpha(): Promise<Alpha> {
     .values([
       send({ status: 'awaiting_approval' }),
       send({ status: 'rejected', notifiedAt: decidedAt }),
-      send({ status: 'scheduled', orderId: 'ORDALPHA0001', orderIds: ['ORDALPHA0001'], scheduledAt: later, scheduleTimezone: 'UTC', scheduleLocal: later.toISOString() }),
-      send({ status: 'canceled', orderId: 'ORDALPHA0002', orderIds: ['ORDALPHA0002'], canceledBy: 'U_MANAGER', canceledAt: decidedAt }),
+      send({
+        status: 'scheduled',
+        orderId: 'ORDALPHA0001',
+        orderIds: ['ORDALPHA0001'],
+        scheduledAt: later,
+        scheduleTimezone: 'UTC',
+        scheduleLocal: later.toISOString(),
+      }),
+      send({
+        status: 'canceled',
+        orderId: 'ORDALPHA0002',
+        orderIds: ['ORDALPHA0002'],
+        canceledBy: 'U_MANAGER',
+        canceledAt: decidedAt,
+      }),
     ])
     .returning();
   const approval = {
@@ -547,22 +735,70 @@ async function seedAlpha(): Promise<Alpha> {
   };
   await db.insert(approvalRequests).values([
     { ...approval, kudosId: awaiting!.id },
-    { ...approval, kudosId: rejected!.id, status: 'rejected', decidedBy: 'U_APPROVER', decidedAt, rejectReason: 'ALPHA reason' },
+    {
+      ...approval,
+      kudosId: rejected!.id,
+      status: 'rejected',
+      decidedBy: 'U_APPROVER',
+      decidedAt,
+      rejectReason: 'ALPHA reason',
+    },
   ]);
-  const bounce = { teamId: A.teamId, kudosId: scheduled!.id, senderUserId: 'U_MANAGER', name: 'Eli ALPHA', dmChannel: 'D_ALPHA', dmTs: '1.000200' };
+  const bounce = {
+    teamId: A.teamId,
+    kudosId: scheduled!.id,
+    senderUserId: 'U_MANAGER',
+    name: 'Eli ALPHA',
+    dmChannel: 'D_ALPHA',
+    dmTs: '1.000200',
+  };
   const [bounceOpen, bounceResent] = await db
     .insert(bouncedRecipients)
     .values([
       { ...bounce, orderId: 'ORDALPHA0003', email: 'alpha-bounce@example.com' },
-      { ...bounce, orderId: 'ORDALPHA0004', email: 'alpha-old@example.com', status: 'resent', correctedEmail: 'alpha-fixed@example.com', resentBy: 'U_APPROVER', resentAt: decidedAt },
+      {
+        ...bounce,
+        orderId: 'ORDALPHA0004',
+        email: 'alpha-old@example.com',
+        status: 'resent',
+        correctedEmail: 'alpha-fixed@example.com',
+        resentBy: 'U_APPROVER',
+        resentAt: decidedAt,
+      },
     ])
     .returning();
-  const billing = { companyName: 'ALPHA Inc', phoneNumber: '1', billingAddress: '1 ALPHA St', city: 'X', state: 'IL', country: 'US', zipCode: '1', ein: '1' };
+  const billing = {
+    companyName: 'ALPHA Inc',
+    phoneNumber: '1',
+    billingAddress: '1 ALPHA St',
+    city: 'X',
+    state: 'IL',
+    country: 'US',
+    zipCode: '1',
+    ein: '1',
+  };
   const [topUpAwaiting, topUpApproved] = await db
     .insert(topUpRequests)
     .values([
-      { teamId: A.teamId, requesterUserId: 'U_MANAGER', amountCents: 432_100, note: 'ALPHA note', billing, messages: [{ channel: 'C_APPROVALS', ts: '1.000300' }] },
-      { teamId: A.teamId, requesterUserId: 'U_MANAGER', amountCents: 432_100, note: 'ALPHA note', billing, status: 'submitted', deciderUserId: 'U_APPROVER', decidedAt, fundingNo: 'FALPHA' },
+      {
+        teamId: A.teamId,
+        requesterUserId: 'U_MANAGER',
+        amountCents: 432_100,
+        note: 'ALPHA note',
+        billing,
+        messages: [{ channel: 'C_APPROVALS', ts: '1.000300' }],
+      },
+      {
+        teamId: A.teamId,
+        requesterUserId: 'U_MANAGER',
+        amountCents: 432_100,
+        note: 'ALPHA note',
+        billing,
+        status: 'submitted',
+        deciderUserId: 'U_APPROVER',
+        decidedAt,
+        fundingNo: 'FALPHA',
+      },
     ])
     .returning();
   const links = {
@@ -582,12 +818,29 @@ async function seedAlpha(): Promise<Alpha> {
       { ...links, status: 'rejected', decidedBy: 'U_APPROVER', decidedAt },
     ])
     .returning();
-  const campaign = { teamId: A.teamId, productId: 'CC-THANK-YOU', designName: 'Thank You', minCents: 1000, maxCents: 432_100, defaultCents: 2500, subject: 'ALPHA subject', createdBy: 'U_MANAGER' };
+  const campaign = {
+    teamId: A.teamId,
+    productId: 'CC-THANK-YOU',
+    designName: 'Thank You',
+    minCents: 1000,
+    maxCents: 432_100,
+    defaultCents: 2500,
+    subject: 'ALPHA subject',
+    createdBy: 'U_MANAGER',
+  };
   const [campaignActive, campaignArchived] = await db
     .insert(campaigns)
     .values([
       { ...campaign, name: 'ALPHA launch', apiName: 'ALPHA launch [a1]', apiCampaignId: 'CMPALPHA1', status: 'active' },
-      { ...campaign, name: 'ALPHA old', apiName: 'ALPHA old [a2]', apiCampaignId: 'CMPALPHA2', status: 'archived', archivedBy: 'U_APPROVER', archivedAt: decidedAt },
+      {
+        ...campaign,
+        name: 'ALPHA old',
+        apiName: 'ALPHA old [a2]',
+        apiCampaignId: 'CMPALPHA2',
+        status: 'archived',
+        archivedBy: 'U_APPROVER',
+        archivedAt: decidedAt,
+      },
     ])
     .returning();
   const series = {
@@ -613,13 +866,32 @@ async function seedAlpha(): Promise<Alpha> {
     .values([
       { ...occurrence, key: `series:${seriesActive!.id}:2031-01-06`, source: 'recurring', seriesId: seriesActive!.id },
       { ...occurrence, key: 'birthday:U_MANAGER:2031-01-06', source: 'birthday', subjectUserId: 'U_MANAGER' },
-      { ...occurrence, key: `series:${seriesActive!.id}:2031-01-13`, source: 'recurring', seriesId: seriesActive!.id, status: 'skipped', skippedBy: 'U_APPROVER' },
+      {
+        ...occurrence,
+        key: `series:${seriesActive!.id}:2031-01-13`,
+        source: 'recurring',
+        seriesId: seriesActive!.id,
+        status: 'skipped',
+        skippedBy: 'U_APPROVER',
+      },
     ])
     .returning();
   await db
     .insert(celebrationRules)
-    .values({ teamId: A.teamId, kind: 'birthday', enabled: true, amountCents: 432_100, productId: 'CC-THANK-YOU', messageTemplate: 'ALPHA happy {name}', senderUserId: 'U_MANAGER' });
-  const template = await rewardsA.templates.create({ name: 'ALPHA template', senderName: 'ALPHA sender', message: 'ALPHA message' });
+    .values({
+      teamId: A.teamId,
+      kind: 'birthday',
+      enabled: true,
+      amountCents: 432_100,
+      productId: 'CC-THANK-YOU',
+      messageTemplate: 'ALPHA happy {name}',
+      senderUserId: 'U_MANAGER',
+    });
+  const template = await rewardsA.templates.create({
+    name: 'ALPHA template',
+    senderName: 'ALPHA sender',
+    message: 'ALPHA message',
+  });
   const group = await rewardsA.groups.create('ALPHA group');
   return {
     kudosAwaiting: awaiting!.id,
@@ -665,7 +937,18 @@ async function snapshotOfA(): Promise<string> {
 }
 
 /** What the clicker was told, without what differs between two requests (trigger ids, view ids, ts). */
-const VOLATILE = new Set(['trigger_id', 'view_id', 'hash', 'ts', 'message_ts', 'token', 'external_id', 'response_url', 'id', 'fill']);
+const VOLATILE = new Set([
+  'trigger_id',
+  'view_id',
+  'hash',
+  'ts',
+  'message_ts',
+  'token',
+  'external_id',
+  'response_url',
+  'id',
+  'fill',
+]);
 /** The send form's refilled blocks are named after the time of the fill (blocks/send-modal.ts filledBlockId). */
 const FILL = /^(send_\w+?_)[0-9a-z]{6,12}$/;
 function normalized(value: unknown, id: string): unknown {
@@ -690,7 +973,15 @@ function normalized(value: unknown, id: string): unknown {
 }
 
 /** Slack calls that tell someone something (a message, a modal, a Home). */
-const TELLING = new Set(['chat.postMessage', 'chat.postEphemeral', 'chat.update', 'views.open', 'views.update', 'views.push', 'views.publish']);
+const TELLING = new Set([
+  'chat.postMessage',
+  'chat.postEphemeral',
+  'chat.update',
+  'views.open',
+  'views.update',
+  'views.push',
+  'views.publish',
+]);
 
 interface Answer {
   status: number;
@@ -722,9 +1013,13 @@ describe('ids of one workspace in requests of another', () => {
     const registered = registeredHandlers();
     expect(registered.length).toBeGreaterThan(40);
     const table = [...ID_HANDLERS.map((r) => ({ kind: r.kind, id: r.id })), ...NO_ID];
-    const missing = registered.filter((r) => !table.some((t) => handles(r, t.kind, t.id))).map((r) => `${r.kind} ${String(r.constraint)}`);
+    const missing = registered
+      .filter((r) => !table.some((t) => handles(r, t.kind, t.id)))
+      .map((r) => `${r.kind} ${String(r.constraint)}`);
     expect(missing, 'handlers with no row in ID_HANDLERS or NO_ID').toEqual([]);
-    const stale = table.filter((t) => !registered.some((r) => handles(r, t.kind, t.id))).map((t) => `${t.kind} ${t.id}`);
+    const stale = table
+      .filter((t) => !registered.some((r) => handles(r, t.kind, t.id)))
+      .map((t) => `${t.kind} ${t.id}`);
     expect(stale, 'rows naming no registered handler').toEqual([]);
     const both = NO_ID.filter((n) => ID_HANDLERS.some((r) => r.kind === n.kind && r.id === n.id)).map((n) => n.id);
     expect(both).toEqual([]);
@@ -755,7 +1050,11 @@ describe('ids of one workspace in requests of another', () => {
       // One answer per request, and nothing else told to anyone.
       const told = calls.filter((c) => TELLING.has(c.method)).length + sink.responses.length;
       expect(told).toBe(row.answer === 'ack' ? 0 : asked);
-      expect(sink.rewards.slice(rewardsCallsBefore).filter((r) => r.account === 'production-client' || r.account === 'unknown-token')).toEqual([]);
+      expect(
+        sink.rewards
+          .slice(rewardsCallsBefore)
+          .filter((r) => r.account === 'production-client' || r.account === 'unknown-token'),
+      ).toEqual([]);
       expect(await snapshotOfA()).toBe(before);
     });
   }

@@ -26,7 +26,11 @@ afterAll(async () => {
   await emulator?.close();
 });
 beforeEach(async () => {
-  sim = await startSlackSimulator({ signingSecret: 'pages-signing-secret-0123456789', emulatorUrl: emulator.url, oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET } });
+  sim = await startSlackSimulator({
+    signingSecret: 'pages-signing-secret-0123456789',
+    emulatorUrl: emulator.url,
+    oauth: { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
+  });
   const config = loadConfig({
     SLACK_CLIENT_ID: CLIENT_ID,
     SLACK_CLIENT_SECRET: CLIENT_SECRET,
@@ -36,7 +40,16 @@ beforeEach(async () => {
     SLACK_API_URL: sim.apiUrl,
     REWARDS_API_URL: emulator.url,
   });
-  app = await startApp({ config, port: 0, metricsPort: 0, host: '127.0.0.1', db: testDb.db, logger: testLogger(), worker: { enabled: false }, purgeMs: 0 });
+  app = await startApp({
+    config,
+    port: 0,
+    metricsPort: 0,
+    host: '127.0.0.1',
+    db: testDb.db,
+    logger: testLogger(),
+    worker: { enabled: false },
+    purgeMs: 0,
+  });
   sim.setAppUrl(app.url);
 });
 afterEach(async () => {
@@ -92,7 +105,9 @@ describe('install pages', () => {
     const page = await fetch(`${app.url}/slack/install`);
     const cookie = page.headers.getSetCookie()[0]!.split(';')[0]!;
     const state = /state=([^&"]+)/.exec((await page.text()).replace(/&amp;/g, '&'))![1]!;
-    const refused = await fetch(`${app.url}/slack/oauth_redirect?error=access_denied&state=${state}`, { headers: { cookie } });
+    const refused = await fetch(`${app.url}/slack/oauth_redirect?error=access_denied&state=${state}`, {
+      headers: { cookie },
+    });
     expect(refused.status).toBe(403);
     await expectProtected(refused);
     // A state that does not match the cookie: the failure page, and the cookie deleted, SameSite=Lax too.

@@ -20,7 +20,10 @@ describe('metrics port', () => {
 
   it('defaults to 127.0.0.1:9464; METRICS_PORT and METRICS_HOST change it', () => {
     expect(loadConfig(REQUIRED_ENV)).toMatchObject({ metricsPort: 9464, metricsHost: '127.0.0.1' });
-    expect(loadConfig({ ...REQUIRED_ENV, METRICS_PORT: '9100', METRICS_HOST: '0.0.0.0' })).toMatchObject({ metricsPort: 9100, metricsHost: '0.0.0.0' });
+    expect(loadConfig({ ...REQUIRED_ENV, METRICS_PORT: '9100', METRICS_HOST: '0.0.0.0' })).toMatchObject({
+      metricsPort: 9100,
+      metricsHost: '0.0.0.0',
+    });
     expect(() => loadConfig({ ...REQUIRED_ENV, METRICS_PORT: 'x' })).toThrow(/METRICS_PORT/);
   });
 });

@@ -24,16 +24,23 @@ const REDEEM = 'rewards.emulator.test/redeem/';
 async function deliverLinks(): Promise<string[]> {
   const answer = await e2e.stack.sim.slashCommand('U_ADMIN', 'links 3 10 birthday', 'C_KUDOS');
   expect(answer.status).toBe(200);
-  const request = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+  const request = await eventually(async () =>
+    (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'),
+  );
   await e2e.emulator.advance(3);
-  const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 30_000);
+  const dm = await e2e.stack.sim.waitFor(
+    () => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)),
+    30_000,
+  );
   const order = await e2e.stack.app.rewards.orders.get(request.orderIds[0]!);
   const links = order.recipients.map((r) => r.rewardLink!);
   expect(links).toHaveLength(3);
   for (const link of links) expect(dm.text).toContain(link);
   // The outbox row is marked posted (after the post returns).
   await eventually(async () => {
-    const rows = rowsOf<{ posted_at: unknown }>(await e2e.db.execute(sql`select posted_at from notifications where kind = 'reward_links.delivered'`));
+    const rows = rowsOf<{ posted_at: unknown }>(
+      await e2e.db.execute(sql`select posted_at from notifications where kind = 'reward_links.delivered'`),
+    );
     return rows.length === 1 && rows[0]!.posted_at ? rows : undefined;
   });
   return links;

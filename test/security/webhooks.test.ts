@@ -10,7 +10,10 @@ const e2e = useAppPerTest({ app: { approvalsSweepMs: 0, webhooks: { enabled: fal
 describe('poison webhooks', () => {
   it('a lone surrogate or 20,000 levels of nesting: 400 UNSTORABLE_PAYLOAD, nothing stored, good events still stored', async () => {
     const surrogate = envelope('ORDER_CREATED', { orderId: 'O-1', note: 'x' }).replace('"x"', '"\\ud800"');
-    const deep = envelope('ORDER_CREATED', { orderId: 'O-2', nested: '__DEEP__' }).replace('"__DEEP__"', `${'['.repeat(20_000)}${']'.repeat(20_000)}`);
+    const deep = envelope('ORDER_CREATED', { orderId: 'O-2', nested: '__DEEP__' }).replace(
+      '"__DEEP__"',
+      `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+    );
     for (const body of [surrogate, deep]) {
       const answer = await postWebhook(e2e.stack.app.url, body, signed(body));
       expect(answer.status).toBe(400);

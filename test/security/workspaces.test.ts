@@ -5,14 +5,29 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
-import { blockActionPayload, commandFields, eventually, postSignedCommand, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
+import {
+  blockActionPayload,
+  commandFields,
+  eventually,
+  postSignedCommand,
+  postSignedPayload,
+  sendModalValues,
+  submitSendForm,
+  useAppPerTest,
+} from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 
 const HOME = { teamId: 'T0KUDOS' };
 const OTHER_TEAM = 'T_OTHER';
 
 const e2e = useAppPerTest({
-  env: { KUDOS_ADMINS: 'U_MANAGER,U_ADMIN', KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_APPROVAL_THRESHOLD: '100' },
+  env: {
+    KUDOS_ADMINS: 'U_MANAGER,U_ADMIN',
+    KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
+    KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
+    KUDOS_APPROVERS: 'U_APPROVER',
+    KUDOS_APPROVAL_THRESHOLD: '100',
+  },
   app: { approvalsSweepMs: 0 },
 });
 
@@ -43,8 +58,15 @@ describe('settings and admins are per workspace', () => {
     expect(JSON.stringify(lastEphemeral('U_ADMIN'))).toContain('As an admin');
 
     // Announcements of this workspace still go where its admin put them.
-    const row = await submitSendForm(e2e.stack, e2e.db, 'U_EMP3', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }));
-    const placed = await eventually(async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]?.announcementChannel);
+    const row = await submitSendForm(
+      e2e.stack,
+      e2e.db,
+      'U_EMP3',
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }),
+    );
+    const placed = await eventually(
+      async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]?.announcementChannel,
+    );
     expect(placed).toBe('C_GENERAL');
     expect(e2e.stack.sim.messages('C_KUDOS')).toHaveLength(0);
   });
@@ -60,12 +82,28 @@ describe('settings and admins are per workspace', () => {
 
 describe('approvals are decided only in their own workspace', () => {
   it("an approver's click carrying another workspace is refused and decides nothing", async () => {
-    const row = await submitSendForm(e2e.stack, e2e.db, 'U_EMP3', sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '100' }));
+    const row = await submitSendForm(
+      e2e.stack,
+      e2e.db,
+      'U_EMP3',
+      sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '100' }),
+    );
     expect(row.status).toBe('awaiting_approval');
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks).includes(row.id)));
+    await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks).includes(row.id)),
+    );
 
     for (const actionId of ['approval_approve', 'approval_reject']) {
-      const answer = await postSignedPayload(e2e.stack.app.url, blockActionPayload({ teamId: OTHER_TEAM, userId: 'U_APPROVER', actionId, value: row.id, channel: 'C_APPROVALS' }));
+      const answer = await postSignedPayload(
+        e2e.stack.app.url,
+        blockActionPayload({
+          teamId: OTHER_TEAM,
+          userId: 'U_APPROVER',
+          actionId,
+          value: row.id,
+          channel: 'C_APPROVALS',
+        }),
+      );
       expect(answer.status).toBe(200);
     }
     // One refusal per click: both clicks have been handled before anything is read.
@@ -83,7 +121,13 @@ describe('approvals are decided only in their own workspace', () => {
 
 describe('the audit trail is per workspace', () => {
   it("/kudos audit copies and lists only its own workspace's orders, never another's", async () => {
-    const placed = { status: 'sent' as const, orderStatus: 'COMPLETED', costCents: 1000, costCurrency: 'USD', placedAt: new Date() };
+    const placed = {
+      status: 'sent' as const,
+      orderStatus: 'COMPLETED',
+      costCents: 1000,
+      costCurrency: 'USD',
+      placedAt: new Date(),
+    };
     const [home] = await e2e.db
       .insert(kudos)
       .values(pendingKudosValues({ ...placed, orderId: 'ord-home', senderUserId: 'U_MANAGER' }))
@@ -94,7 +138,15 @@ describe('the audit trail is per workspace', () => {
       .returning();
     const [foreignFailed] = await e2e.db
       .insert(kudos)
-      .values(pendingKudosValues({ status: 'failed', teamId: OTHER_TEAM, errorCode: 'INSUFFICIENT_FUNDS', errorMessage: 'Balance too low', senderUserId: 'U_STRANGER' }))
+      .values(
+        pendingKudosValues({
+          status: 'failed',
+          teamId: OTHER_TEAM,
+          errorCode: 'INSUFFICIENT_FUNDS',
+          errorMessage: 'Balance too low',
+          senderUserId: 'U_STRANGER',
+        }),
+      )
       .returning();
 
     const answer = await postSignedCommand(e2e.stack.app.url, commandFields('U_ADMIN', 'audit', HOME.teamId));

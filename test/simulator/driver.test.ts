@@ -20,10 +20,29 @@ const sendModal = (extra: Record<string, unknown> = {}) => ({
   title: { type: 'plain_text' as const, text: 'Send kudos' },
   submit: { type: 'plain_text' as const, text: 'Send' },
   blocks: [
-    { type: 'input', block_id: 'who', label: { type: 'plain_text', text: 'To' }, element: { type: 'multi_users_select', action_id: 'v' } },
-    { type: 'input', block_id: 'amount', label: { type: 'plain_text', text: 'Amount' }, element: { type: 'number_input', action_id: 'v', is_decimal_allowed: false, initial_value: '25' } },
-    { type: 'input', block_id: 'design', label: { type: 'plain_text', text: 'Design' }, element: { type: 'external_select', action_id: 'v', min_query_length: 0 } },
-    { type: 'actions', block_id: 'more', elements: [{ type: 'button', action_id: 'more', text: { type: 'plain_text', text: 'More' }, value: 'm' }] },
+    {
+      type: 'input',
+      block_id: 'who',
+      label: { type: 'plain_text', text: 'To' },
+      element: { type: 'multi_users_select', action_id: 'v' },
+    },
+    {
+      type: 'input',
+      block_id: 'amount',
+      label: { type: 'plain_text', text: 'Amount' },
+      element: { type: 'number_input', action_id: 'v', is_decimal_allowed: false, initial_value: '25' },
+    },
+    {
+      type: 'input',
+      block_id: 'design',
+      label: { type: 'plain_text', text: 'Design' },
+      element: { type: 'external_select', action_id: 'v', min_query_length: 0 },
+    },
+    {
+      type: 'actions',
+      block_id: 'more',
+      elements: [{ type: 'button', action_id: 'more', text: { type: 'plain_text', text: 'More' }, value: 'm' }],
+    },
   ],
   ...extra,
 });
@@ -53,7 +72,13 @@ beforeAll(async () => {
         text: 'Approve?',
         blocks: [
           { type: 'section', text: { type: 'mrkdwn', text: 'Approve?' } },
-          { type: 'actions', block_id: 'decide', elements: [{ type: 'button', action_id: 'approve', text: { type: 'plain_text', text: 'Approve' }, value: 'req-1' }] },
+          {
+            type: 'actions',
+            block_id: 'decide',
+            elements: [
+              { type: 'button', action_id: 'approve', text: { type: 'plain_text', text: 'Approve' }, value: 'req-1' },
+            ],
+          },
         ],
       });
       return;
@@ -71,14 +96,21 @@ beforeAll(async () => {
     const b = body as { trigger_id: string };
     await client.views.push({
       trigger_id: b.trigger_id,
-      view: { type: 'modal', callback_id: 'more', title: { type: 'plain_text', text: 'More' }, blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'more' } }] },
+      view: {
+        type: 'modal',
+        callback_id: 'more',
+        title: { type: 'plain_text', text: 'More' },
+        blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'more' } }],
+      },
     });
   });
   app.options({ action_id: 'v', type: 'block_suggestion' }, async ({ ack, options }) => {
     const q = options.value;
     // Bolt's ack type for options is a union that TypeScript cannot pick from here; the shape is Slack's.
     await (ack as (body: unknown) => Promise<void>)({
-      options: ['Classic', 'Confetti'].filter((d) => d.toLowerCase().includes(q.toLowerCase())).map((d) => ({ text: { type: 'plain_text' as const, text: d }, value: d.toLowerCase() })),
+      options: ['Classic', 'Confetti']
+        .filter((d) => d.toLowerCase().includes(q.toLowerCase()))
+        .map((d) => ({ text: { type: 'plain_text' as const, text: d }, value: d.toLowerCase() })),
     });
   });
   app.view('send', async ({ ack, view }) => {
@@ -89,7 +121,10 @@ beforeAll(async () => {
       return;
     }
     if (v.design!.v!.selected_option?.value === 'confetti') {
-      await ack({ response_action: 'update', view: { ...sendModal(), callback_id: 'confirm', title: { type: 'plain_text', text: 'Confirm' } } as never });
+      await ack({
+        response_action: 'update',
+        view: { ...sendModal(), callback_id: 'confirm', title: { type: 'plain_text', text: 'Confirm' } } as never,
+      });
       return;
     }
     await ack();
@@ -100,7 +135,10 @@ beforeAll(async () => {
   });
   app.event('app_home_opened', async ({ event, client }) => {
     seen.events.push(event);
-    await client.views.publish({ user_id: event.user, view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Welcome home' } }] } });
+    await client.views.publish({
+      user_id: event.user,
+      view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Welcome home' } }] },
+    });
   });
   server = await app.start({ port: 0, host: '127.0.0.1' });
   sim.setAppUrl(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
@@ -135,7 +173,18 @@ describe('driving a Bolt app', () => {
     const view = sim.openViews('U_MANAGER')[0]!;
     const opts = await sim.loadOptions(view.id, 'v', 'design', 'conf', 'U_MANAGER');
     expect(opts.body).toEqual({ options: [{ text: { type: 'plain_text', text: 'Confetti' }, value: 'confetti' }] });
-    await sim.submitView(view.id, { design: { v: { type: 'external_select', selected_option: { text: { type: 'plain_text', text: 'Confetti' }, value: 'confetti' } } } }, 'U_MANAGER');
+    await sim.submitView(
+      view.id,
+      {
+        design: {
+          v: {
+            type: 'external_select',
+            selected_option: { text: { type: 'plain_text', text: 'Confetti' }, value: 'confetti' },
+          },
+        },
+      },
+      'U_MANAGER',
+    );
     const [after] = sim.openViews('U_MANAGER');
     expect(after).toMatchObject({ id: view.id, callback_id: 'confirm' });
     expect(after!.hash).not.toBe(view.hash);
@@ -176,7 +225,11 @@ describe('driving a Bolt app', () => {
     const help = sim.messages('C_KUDOS').find((m) => m.text === 'Use /kudos to thank someone.');
     expect(help).toMatchObject({ ephemeral: true, visible_to: 'U_EMP3' });
     await sim.slashCommand('U_EMP3', 'public', 'C_KUDOS');
-    await expect.poll(() => sim.messages('C_KUDOS').find((m) => m.text === 'Kudos from <@U_EMP3>')?.ephemeral, { timeout: 10_000 }).toBe(false);
+    await expect
+      .poll(() => sim.messages('C_KUDOS').find((m) => m.text === 'Kudos from <@U_EMP3>')?.ephemeral, {
+        timeout: 10_000,
+      })
+      .toBe(false);
   });
 
   it('clicks a message button; replace_original through the response_url updates it in place', async () => {
@@ -241,7 +294,11 @@ describe('the exact bytes sent', () => {
       body: JSON.stringify({ trigger_id: trigger, view: sendModal() }),
     });
     const view = ((await res.json()) as { view: { id: string } }).view;
-    await sim2.submitView(view.id, { who: { v: { type: 'multi_users_select', selected_users: ['U_EMP1', 'U_EMP2'] } } }, 'U_MANAGER');
+    await sim2.submitView(
+      view.id,
+      { who: { v: { type: 'multi_users_select', selected_users: ['U_EMP1', 'U_EMP2'] } } },
+      'U_MANAGER',
+    );
     const p = payloadOf(fake.requests.at(-1)!);
     expect(fake.requests.at(-1)!.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(p).toMatchObject({ type: 'view_submission', user: { id: 'U_MANAGER' }, team: { id: 'T0KUDOS' } });
@@ -258,10 +315,18 @@ describe('the exact bytes sent', () => {
     await sim2.slashCommand('U_EMP1', '', 'C_GENERAL');
     const url = new URLSearchParams(fake.requests.at(-1)!.body).get('response_url')!;
     for (let i = 0; i < 5; i++) {
-      const r = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: `n${i}` }) });
+      const r = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text: `n${i}` }),
+      });
       expect(r.status).toBe(200);
     }
-    const sixth = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ text: 'n5' }) });
+    const sixth = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text: 'n5' }),
+    });
     expect(sixth.status).toBe(404);
     expect(
       sim2
@@ -284,7 +349,8 @@ describe('response_url after a slash command', () => {
     await fake.close();
   });
 
-  const postTo = (url: string, body: unknown) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const postTo = (url: string, body: unknown) =>
+    fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
 
   it('replaces, then deletes, the answer the command got earlier', async () => {
     fake.answers.push({ text: 'Working on it…' });

@@ -25,7 +25,12 @@ export async function startFakeApp(): Promise<FakeApp> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const a = answers.shift() ?? {};
       if (a.json !== undefined) {
         res.writeHead(a.status ?? 200, { 'Content-Type': 'application/json' });

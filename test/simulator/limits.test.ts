@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { checkBlocks, checkMessageContent, checkView, LIMITS } from '../../src/simulator/limits.js';
 
 const plain = (text: string) => ({ type: 'plain_text', text });
-const modal = (over: Record<string, unknown> = {}) => ({ type: 'modal', title: plain('Send kudos'), blocks: [], ...over });
+const modal = (over: Record<string, unknown> = {}) => ({
+  type: 'modal',
+  title: plain('Send kudos'),
+  blocks: [],
+  ...over,
+});
 
 describe('view rules', () => {
   it('accepts a title of at most 24 characters and refuses a longer one', () => {
@@ -41,9 +46,18 @@ describe('view rules', () => {
   });
 
   it('requires is_decimal_allowed on number_input', () => {
-    const block = (el: Record<string, unknown>) => ({ type: 'input', label: plain('n'), element: { type: 'number_input', action_id: 'n', ...el } });
+    const block = (el: Record<string, unknown>) => ({
+      type: 'input',
+      label: plain('n'),
+      element: { type: 'number_input', action_id: 'n', ...el },
+    });
     expect(checkView(modal({ submit: plain('Go'), blocks: [block({})] }), 'modal')[0]).toContain('is_decimal_allowed');
-    expect(checkView(modal({ submit: plain('Go'), blocks: [block({ is_decimal_allowed: false, min_value: 5 })] }), 'modal')[0]).toContain('min_value');
+    expect(
+      checkView(
+        modal({ submit: plain('Go'), blocks: [block({ is_decimal_allowed: false, min_value: 5 })] }),
+        'modal',
+      )[0],
+    ).toContain('min_value');
   });
 });
 
@@ -51,7 +65,8 @@ describe('block rules', () => {
   it('keeps section text within 3000 and header text within 150 characters', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 3100 }), (n) => {
-        const ok = checkBlocks([{ type: 'section', text: { type: 'mrkdwn', text: 'a'.repeat(n) } }], 'message').length === 0;
+        const ok =
+          checkBlocks([{ type: 'section', text: { type: 'mrkdwn', text: 'a'.repeat(n) } }], 'message').length === 0;
         expect(ok).toBe(n <= 3000);
       }),
       { numRuns: 40 },
@@ -75,13 +90,30 @@ describe('block rules', () => {
   });
 
   it('checks buttons, options, fields and confirm dialogs', () => {
-    const button = (over: Record<string, unknown>) => ({ type: 'actions', elements: [{ type: 'button', action_id: 'b', text: plain('Go'), ...over }] });
+    const button = (over: Record<string, unknown>) => ({
+      type: 'actions',
+      elements: [{ type: 'button', action_id: 'b', text: plain('Go'), ...over }],
+    });
     expect(checkBlocks([button({})], 'message')).toEqual([]);
     expect(checkBlocks([button({ text: plain('x'.repeat(76)) })], 'message')).toHaveLength(1);
     expect(checkBlocks([button({ value: 'v'.repeat(2001) })], 'message')).toHaveLength(1);
     expect(checkBlocks([button({ style: 'loud' })], 'message')).toHaveLength(1);
-    expect(checkBlocks([button({ confirm: { title: plain('Sure?'), text: plain('x'), confirm: plain('Yes'), deny: plain('No') } })], 'message')).toEqual([]);
-    expect(checkBlocks([button({ confirm: { title: plain('Sure?'), text: plain('x'.repeat(301)), confirm: plain('Yes'), deny: plain('No') } })], 'message')).toHaveLength(1);
+    expect(
+      checkBlocks(
+        [button({ confirm: { title: plain('Sure?'), text: plain('x'), confirm: plain('Yes'), deny: plain('No') } })],
+        'message',
+      ),
+    ).toEqual([]);
+    expect(
+      checkBlocks(
+        [
+          button({
+            confirm: { title: plain('Sure?'), text: plain('x'.repeat(301)), confirm: plain('Yes'), deny: plain('No') },
+          }),
+        ],
+        'message',
+      ),
+    ).toHaveLength(1);
     const twoSame = {
       type: 'actions',
       elements: [
@@ -94,7 +126,13 @@ describe('block rules', () => {
     expect(checkBlocks([{ type: 'section', fields }], 'message')).toHaveLength(1);
     const select = (n: number) => ({
       type: 'actions',
-      elements: [{ type: 'static_select', action_id: 's', options: Array.from({ length: n }, (_, i) => ({ text: plain(`o${i}`), value: `v${i}` })) }],
+      elements: [
+        {
+          type: 'static_select',
+          action_id: 's',
+          options: Array.from({ length: n }, (_, i) => ({ text: plain(`o${i}`), value: `v${i}` })),
+        },
+      ],
     });
     expect(checkBlocks([select(100)], 'message')).toEqual([]);
     expect(checkBlocks([select(101)], 'message')).toHaveLength(1);
@@ -106,10 +144,16 @@ describe('message rules', () => {
   it('needs text or blocks, and at most 50 blocks and 40,000 characters', () => {
     expect(checkMessageContent({}, { requireContent: true })).toEqual({ ok: false, error: 'no_text' });
     expect(checkMessageContent({ text: 'hi' }, { requireContent: true })).toEqual({ ok: true });
-    expect(checkMessageContent({ text: 'x'.repeat(40_001) }, { requireContent: true })).toEqual({ ok: false, error: 'msg_too_long' });
+    expect(checkMessageContent({ text: 'x'.repeat(40_001) }, { requireContent: true })).toEqual({
+      ok: false,
+      error: 'msg_too_long',
+    });
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 70 }), (n) => {
-        const r = checkMessageContent({ blocks: Array.from({ length: n }, () => ({ type: 'divider' })) }, { requireContent: true });
+        const r = checkMessageContent(
+          { blocks: Array.from({ length: n }, () => ({ type: 'divider' })) },
+          { requireContent: true },
+        );
         expect(r.ok).toBe(n <= 50);
       }),
     );
@@ -122,9 +166,13 @@ describe('initial options', () => {
       { text: plain('Now'), value: 'now' },
       { text: plain('Later'), value: 'later' },
     ];
-    const block = (el: Record<string, unknown>) => [{ type: 'input', label: plain('When'), element: { type: 'radio_buttons', action_id: 'r', options, ...el } }];
+    const block = (el: Record<string, unknown>) => [
+      { type: 'input', label: plain('When'), element: { type: 'radio_buttons', action_id: 'r', options, ...el } },
+    ];
     expect(checkBlocks(block({ initial_option: options[1] }), 'modal')).toEqual([]);
-    expect(checkBlocks(block({ initial_option: { text: plain('Soon'), value: 'soon' } }), 'modal')[0]).toContain('/blocks/0/element/initial_option');
+    expect(checkBlocks(block({ initial_option: { text: plain('Soon'), value: 'soon' } }), 'modal')[0]).toContain(
+      '/blocks/0/element/initial_option',
+    );
     expect(checkBlocks(block({ initial_option: { text: plain('Renamed'), value: 'now' } }), 'modal')).toHaveLength(1);
   });
 });

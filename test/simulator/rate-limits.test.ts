@@ -21,16 +21,29 @@ async function start(opts: StartOptions = {}): Promise<SlackSimulator> {
   return sim;
 }
 
-async function call(method: string, args: Record<string, string>): Promise<{ status: number; retryAfter: string | null; body: Record<string, unknown> }> {
+async function call(
+  method: string,
+  args: Record<string, string>,
+): Promise<{ status: number; retryAfter: string | null; body: Record<string, unknown> }> {
   const res = await fetch(`${sim!.apiUrl}${method}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Bearer ${sim!.botToken}` },
     body: new URLSearchParams(args).toString(),
   });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 }
 
-async function controlCounts(): Promise<{ enabled: boolean; total: number; byMethod: Record<string, number>; byChannel: Record<string, number>; byTeam: Record<string, number> }> {
+async function controlCounts(): Promise<{
+  enabled: boolean;
+  total: number;
+  byMethod: Record<string, number>;
+  byChannel: Record<string, number>;
+  byTeam: Record<string, number>;
+}> {
   const res = await fetch(`${sim!.url}/_sim/rate-limits`);
   return (await res.json()) as never;
 }
@@ -42,35 +55,40 @@ describe('Slack tiers, per method and workspace', () => {
     ['usergroups.users.list', { usergroup: 'S_TEAM' }, 20],
     ['conversations.open', { users: 'U_EMP1' }, 50],
     ['users.info', { user: 'U_EMP1' }, 100],
-  ] as const)('%s: past its tier floor per minute, a 429 with Retry-After until the window slides', async (method, args, perMinute) => {
-    await start();
-    for (let i = 0; i < perMinute; i++) {
-      const ok = await call(method, args);
-      expect(ok.status).toBe(200);
-      now += 100;
-    }
-    const refused = await call(method, args);
-    expect(refused.status).toBe(429);
-    expect(refused.body).toEqual({ ok: false, error: 'ratelimited' });
-    // The first call leaves the window 60 s after it was made: whole seconds, rounded up.
-    const elapsed = perMinute * 100;
-    expect(refused.retryAfter).toBe(String(Math.ceil((60_000 - elapsed) / 1000)));
-    // Another method of the same workspace is not held up.
-    expect((await call('team.info', {})).status).toBe(200);
-    now += 60_000 - elapsed;
-    expect((await call(method, args)).status).toBe(200);
-    const counts = await controlCounts();
-    expect(counts).toMatchObject({ enabled: true, total: 1, byMethod: { [method]: 1 }, byTeam: { T0KUDOS: 1 } });
-    expect(sim!.calls.filter((c) => c.method === method && c.error === 'ratelimited')).toHaveLength(1);
-  });
+  ] as const)(
+    '%s: past its tier floor per minute, a 429 with Retry-After until the window slides',
+    async (method, args, perMinute) => {
+      await start();
+      for (let i = 0; i < perMinute; i++) {
+        const ok = await call(method, args);
+        expect(ok.status).toBe(200);
+        now += 100;
+      }
+      const refused = await call(method, args);
+      expect(refused.status).toBe(429);
+      expect(refused.body).toEqual({ ok: false, error: 'ratelimited' });
+      // The first call leaves the window 60 s after it was made: whole seconds, rounded up.
+      const elapsed = perMinute * 100;
+      expect(refused.retryAfter).toBe(String(Math.ceil((60_000 - elapsed) / 1000)));
+      // Another method of the same workspace is not held up.
+      expect((await call('team.info', {})).status).toBe(200);
+      now += 60_000 - elapsed;
+      expect((await call(method, args)).status).toBe(200);
+      const counts = await controlCounts();
+      expect(counts).toMatchObject({ enabled: true, total: 1, byMethod: { [method]: 1 }, byTeam: { T0KUDOS: 1 } });
+      expect(sim!.calls.filter((c) => c.method === method && c.error === 'ratelimited')).toHaveLength(1);
+    },
+  );
 
   it('scales with the multiplier, and a scale of the limits can be set over HTTP', async () => {
     await start({ rateLimits: { scale: 2 } });
-    for (let i = 0; i < 40; i++) expect((await call('usergroups.users.list', { usergroup: 'S_TEAM' })).status).toBe(200);
+    for (let i = 0; i < 40; i++)
+      expect((await call('usergroups.users.list', { usergroup: 'S_TEAM' })).status).toBe(200);
     expect((await call('usergroups.users.list', { usergroup: 'S_TEAM' })).status).toBe(429);
     const off = await fetch(`${sim!.url}/_sim/rate-limits/settings`, { method: 'POST', body: 'false' });
     expect(off.status).toBe(200);
-    for (let i = 0; i < 30; i++) expect((await call('usergroups.users.list', { usergroup: 'S_TEAM' })).status).toBe(200);
+    for (let i = 0; i < 30; i++)
+      expect((await call('usergroups.users.list', { usergroup: 'S_TEAM' })).status).toBe(200);
     expect((await controlCounts()).enabled).toBe(false);
   });
 });
@@ -131,7 +149,10 @@ describe('forced storm', () => {
     expect(await post('C_GENERAL')).toMatchObject({ status: 429, retryAfter: '7' });
     expect((await post('C_KUDOS')).status).toBe(200);
     expect(sim!.rateLimits.counts()).toMatchObject({ total: 2, byChannel: { C_KUDOS: 1, C_GENERAL: 1 } });
-    const bad = await fetch(`${sim!.url}/_sim/rate-limits/storm`, { method: 'POST', body: JSON.stringify({ count: 0 }) });
+    const bad = await fetch(`${sim!.url}/_sim/rate-limits/storm`, {
+      method: 'POST',
+      body: JSON.stringify({ count: 0 }),
+    });
     expect(bad.status).toBe(400);
     await fetch(`${sim!.url}/_sim/rate-limits/reset`, { method: 'POST' });
     expect((await controlCounts()).total).toBe(0);

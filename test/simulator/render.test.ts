@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { escapeHtml, renderBlocks, renderMessage, renderModal, renderMrkdwn, type RenderContext } from '../../src/simulator/web/render.js';
+import {
+  escapeHtml,
+  renderBlocks,
+  renderMessage,
+  renderModal,
+  renderMrkdwn,
+  type RenderContext,
+} from '../../src/simulator/web/render.js';
 
 const ctx: RenderContext = {
   users: [
@@ -36,7 +43,10 @@ describe('escaping', () => {
     const html = renderBlocks(
       [
         { type: 'header', text: plain('<script>alert(1)</script>') },
-        { type: 'actions', elements: [{ type: 'button', action_id: 'a"b', value: '"><img src=x onerror=alert(1)>', text: plain('Go') }] },
+        {
+          type: 'actions',
+          elements: [{ type: 'button', action_id: 'a"b', value: '"><img src=x onerror=alert(1)>', text: plain('Go') }],
+        },
       ],
       ctx,
     );
@@ -53,7 +63,9 @@ describe('escaping', () => {
   });
 
   it('links only http(s) and mailto URLs', () => {
-    expect(renderMrkdwn('<https://example.com/a?b=1&amp;c=2|the docs>', ctx)).toBe('<a href="https://example.com/a?b=1&amp;amp;c=2" target="_blank" rel="noopener noreferrer">the docs</a>');
+    expect(renderMrkdwn('<https://example.com/a?b=1&amp;c=2|the docs>', ctx)).toBe(
+      '<a href="https://example.com/a?b=1&amp;amp;c=2" target="_blank" rel="noopener noreferrer">the docs</a>',
+    );
     const evil = renderMrkdwn('<javascript:alert(1)|click me>', ctx);
     expect(evil).not.toContain('<a');
     expect(evil).not.toContain('href');
@@ -83,8 +95,16 @@ describe('blocks', () => {
     const html = renderBlocks(
       [
         { type: 'header', block_id: 'h', text: plain('Kudos!') },
-        { type: 'section', text: md('*Hi*'), fields: [md('*Amount*\n$25'), md('*To*\n<@U_EMP1>')], accessory: { type: 'image', image_url: 'https://x.test/a.png', alt_text: 'card' } },
-        { type: 'context', elements: [md('Order `O1`'), { type: 'image', image_url: 'https://x.test/i.png', alt_text: 'icon' }] },
+        {
+          type: 'section',
+          text: md('*Hi*'),
+          fields: [md('*Amount*\n$25'), md('*To*\n<@U_EMP1>')],
+          accessory: { type: 'image', image_url: 'https://x.test/a.png', alt_text: 'card' },
+        },
+        {
+          type: 'context',
+          elements: [md('Order `O1`'), { type: 'image', image_url: 'https://x.test/i.png', alt_text: 'icon' }],
+        },
         { type: 'divider' },
         { type: 'image', image_url: 'https://x.test/big.png', alt_text: 'big', title: plain('Title') },
         {
@@ -109,17 +129,30 @@ describe('blocks', () => {
     expect(html).toContain('class="bk-image accessory" src="https://x.test/a.png" alt="card"');
     expect(html).toContain('<hr>');
     expect(html).toContain('<figcaption>Title</figcaption>');
-    expect(html).toContain('class="bk-button danger" data-block-id="act" data-action-id="cancel" data-type="button" data-value="k1"');
-    expect(html).toContain('data-confirm="{&quot;title&quot;:&quot;Sure?&quot;,&quot;text&quot;:&quot;Really&quot;,&quot;confirm&quot;:&quot;Yes&quot;,&quot;deny&quot;:&quot;No&quot;}"');
+    expect(html).toContain(
+      'class="bk-button danger" data-block-id="act" data-action-id="cancel" data-type="button" data-value="k1"',
+    );
+    expect(html).toContain(
+      'data-confirm="{&quot;title&quot;:&quot;Sure?&quot;,&quot;text&quot;:&quot;Really&quot;,&quot;confirm&quot;:&quot;Yes&quot;,&quot;deny&quot;:&quot;No&quot;}"',
+    );
     expect(renderBlocks([{ type: 'carousel' }], ctx)).toContain('unsupported block carousel');
   });
 });
 
 describe('messages and modals', () => {
-  const base = { channel: 'C_KUDOS', ts: '1700000000.000100', user: 'U_KUDOSBOT', bot_id: 'B1', text: 'fallback <@U_EMP1>', ephemeral: false };
+  const base = {
+    channel: 'C_KUDOS',
+    ts: '1700000000.000100',
+    user: 'U_KUDOSBOT',
+    bot_id: 'B1',
+    text: 'fallback <@U_EMP1>',
+    ephemeral: false,
+  };
 
   it('marks ephemeral and edited messages, falls back to text, shows thread replies', () => {
-    const html = renderMessage({ ...base, ephemeral: true, edited: { ts: '1' } }, ctx, { replies: [{ ...base, ts: '1700000001.000100', text: 'a reply', thread_ts: base.ts }] });
+    const html = renderMessage({ ...base, ephemeral: true, edited: { ts: '1' } }, ctx, {
+      replies: [{ ...base, ts: '1700000001.000100', text: 'a reply', thread_ts: base.ts }],
+    });
     expect(html).toContain('class="msg ephemeral"');
     expect(html).toContain('Only visible to you');
     expect(html).toContain('(edited)');
@@ -139,10 +172,37 @@ describe('messages and modals', () => {
         submit: plain('Send'),
         close: plain('Cancel'),
         blocks: [
-          { type: 'input', block_id: 'who', label: plain('To'), element: { type: 'multi_users_select', action_id: 'u', initial_users: ['U_EMP1'] } },
-          { type: 'input', block_id: 'amt', label: plain('Amount'), element: { type: 'number_input', action_id: 'n', is_decimal_allowed: false, min_value: '5', initial_value: '25' } },
-          { type: 'input', block_id: 'msg', label: plain('Message'), optional: true, element: { type: 'plain_text_input', action_id: 'm', multiline: true, initial_value: '<hi>' } },
-          { type: 'input', block_id: 'when', label: plain('When'), element: { type: 'datetimepicker', action_id: 'dt', initial_date_time: 1700000000 } },
+          {
+            type: 'input',
+            block_id: 'who',
+            label: plain('To'),
+            element: { type: 'multi_users_select', action_id: 'u', initial_users: ['U_EMP1'] },
+          },
+          {
+            type: 'input',
+            block_id: 'amt',
+            label: plain('Amount'),
+            element: {
+              type: 'number_input',
+              action_id: 'n',
+              is_decimal_allowed: false,
+              min_value: '5',
+              initial_value: '25',
+            },
+          },
+          {
+            type: 'input',
+            block_id: 'msg',
+            label: plain('Message'),
+            optional: true,
+            element: { type: 'plain_text_input', action_id: 'm', multiline: true, initial_value: '<hi>' },
+          },
+          {
+            type: 'input',
+            block_id: 'when',
+            label: plain('When'),
+            element: { type: 'datetimepicker', action_id: 'dt', initial_date_time: 1700000000 },
+          },
           {
             type: 'input',
             block_id: 'how',
@@ -157,16 +217,27 @@ describe('messages and modals', () => {
               initial_option: { text: plain('Later'), value: 'later' },
             },
           },
-          { type: 'input', block_id: 'design', label: plain('Design'), element: { type: 'external_select', action_id: 'd', min_query_length: 0 } },
+          {
+            type: 'input',
+            block_id: 'design',
+            label: plain('Design'),
+            element: { type: 'external_select', action_id: 'd', min_query_length: 0 },
+          },
         ],
       },
-      { ...ctx, errors: { amt: 'At least $5', '': 'Something went wrong' }, externalOptions: { d: [{ text: plain('Thank You'), value: 'CC-1' }] } },
+      {
+        ...ctx,
+        errors: { amt: 'At least $5', '': 'Something went wrong' },
+        externalOptions: { d: [{ text: plain('Thank You'), value: 'CC-1' }] },
+      },
       { depth: 1 },
     );
     expect(html).toContain('data-view-id="V1" data-hash="h1"');
     expect(html).toContain('<option value="U_EMP1" selected>Eli Engineer</option>');
     expect(html).not.toContain('Greg Gone');
-    expect(html).toContain('type="number" class="bk-input" data-block-id="amt" data-action-id="n" data-type="number_input" step="1" min="5" value="25"');
+    expect(html).toContain(
+      'type="number" class="bk-input" data-block-id="amt" data-action-id="n" data-type="number_input" step="1" min="5" value="25"',
+    );
     expect(html).toContain('>&lt;hi&gt;</textarea>');
     expect(html).toContain('value="2023-11-15T07:13"');
     expect(html).toContain('value="later" checked');
@@ -179,7 +250,13 @@ describe('messages and modals', () => {
 
 describe('dispatch_action', () => {
   it('marks input blocks whose element sends block_actions on change', () => {
-    const block = { type: 'input', block_id: 't', dispatch_action: true, label: plain('When'), element: { type: 'radio_buttons', action_id: 'r', options: [{ text: plain('Now'), value: 'now' }] } };
+    const block = {
+      type: 'input',
+      block_id: 't',
+      dispatch_action: true,
+      label: plain('When'),
+      element: { type: 'radio_buttons', action_id: 'r', options: [{ text: plain('Now'), value: 'now' }] },
+    };
     expect(renderBlocks([block], ctx)).toContain('<div data-dispatch="1" class="bk bk-input-block"');
     expect(renderBlocks([{ ...block, dispatch_action: false }], ctx)).not.toContain('data-dispatch');
   });

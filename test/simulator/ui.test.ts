@@ -34,7 +34,11 @@ describe('form input to view state', () => {
       },
     },
     { type: 'input', block_id: 'design', element: { type: 'external_select', action_id: 'd' } },
-    { type: 'input', block_id: 'timing', element: { type: 'radio_buttons', action_id: 'v', options: [{ text: plain('Now'), value: 'now' }] } },
+    {
+      type: 'input',
+      block_id: 'timing',
+      element: { type: 'radio_buttons', action_id: 'v', options: [{ text: plain('Now'), value: 'now' }] },
+    },
     {
       type: 'input',
       block_id: 'extras',
@@ -102,9 +106,18 @@ describe('the UI API', () => {
     await app.close();
   });
 
-  const post = (path: string, body: unknown) => fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown) =>
+    fetch(`${sim.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   const api = async (method: string, args: Record<string, unknown>) =>
-    fetch(`${sim.apiUrl}${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${sim.botToken}` }, body: JSON.stringify(args) });
+    fetch(`${sim.apiUrl}${method}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${sim.botToken}` },
+      body: JSON.stringify(args),
+    });
 
   it('serves the page', async () => {
     const res = await fetch(`${sim.url}/`);
@@ -124,8 +137,13 @@ describe('the UI API', () => {
   it('shows each user their own ephemeral messages only, and hides channels they are not in', async () => {
     await api('chat.postEphemeral', { channel: 'C_GENERAL', user: 'U_EMP1', text: 'for eli only' });
     await api('chat.postMessage', { channel: 'C_GENERAL', text: 'for everyone' });
-    const asEli = (await (await fetch(`${sim.url}/_ui/state?as=U_EMP1&conv=C_GENERAL`)).json()) as { messagesHtml: string; conversations: Array<{ id: string }> };
-    const asErin = (await (await fetch(`${sim.url}/_ui/state?as=U_EMP2&conv=C_GENERAL`)).json()) as { messagesHtml: string };
+    const asEli = (await (await fetch(`${sim.url}/_ui/state?as=U_EMP1&conv=C_GENERAL`)).json()) as {
+      messagesHtml: string;
+      conversations: Array<{ id: string }>;
+    };
+    const asErin = (await (await fetch(`${sim.url}/_ui/state?as=U_EMP2&conv=C_GENERAL`)).json()) as {
+      messagesHtml: string;
+    };
     expect(asEli.messagesHtml).toContain('for eli only');
     expect(asErin.messagesHtml).not.toContain('for eli only');
     expect(asErin.messagesHtml).toContain('for everyone');

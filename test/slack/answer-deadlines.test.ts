@@ -10,19 +10,33 @@ import { TEAM_ID } from '../../src/simulator/seed.js';
 import { postSignedPayload, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 import { slackRetryAfterPassed } from '../support/slack-retry-after.js';
 
-const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVAL_THRESHOLD: '100' } });
+const e2e = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVAL_THRESHOLD: '100' },
+});
 
 /** Slack answers the next call of `method` with a 429 whose Retry-After is past any answer's 3 s. */
 function exhaust(method: string): void {
   e2e.stack.sim.rateLimits.storm({ count: 1, retryAfterSeconds: 10, methods: [method] });
 }
 
-const ephemeralsTo = (userId: string, channel = 'C_GENERAL') => e2e.stack.sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === userId);
+const ephemeralsTo = (userId: string, channel = 'C_GENERAL') =>
+  e2e.stack.sim.messages(channel).filter((m) => m.ephemeral && m.visible_to === userId);
 const BUSY = /^(:no_entry: )?Slack is busy right now \(its rate limit\).* again in \d+ s\.$/;
 
 /** What Slack sends as `userId` (U_MANAGER, not an admin: the admin check reads users.info) from the open settings modal `view`. */
-function fromSettingsModal(userId: string, view: { id: string }, payload: Record<string, unknown>): Record<string, unknown> {
-  return { user: { id: userId, team_id: TEAM_ID }, team: { id: TEAM_ID, domain: 'kudos-demo' }, api_app_id: 'A0KUDOS', container: { type: 'view', view_id: view.id }, view, ...payload };
+function fromSettingsModal(
+  userId: string,
+  view: { id: string },
+  payload: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    user: { id: userId, team_id: TEAM_ID },
+    team: { id: TEAM_ID, domain: 'kudos-demo' },
+    api_app_id: 'A0KUDOS',
+    container: { type: 'view', view_id: view.id },
+    view,
+    ...payload,
+  };
 }
 
 /** The answer to `/kudos TEXT` from `userId`, in C_GENERAL. */
@@ -57,7 +71,9 @@ describe('lookups before an answer Slack waits 3 s for, with Slack busy', () => 
     const modal = await sim.waitFor(() => sim.openViews('U_EMP3').find((v) => v.callback_id === 'recurring_new'));
     exhaust('users.info');
     await sim.submitView(modal.id, {}, 'U_EMP3');
-    expect(sim.viewErrors(modal.id).rec_time).toMatch(/^Slack is busy right now \(its rate limit\).*Nothing was saved\. Press Save again in \d+ s\.$/);
+    expect(sim.viewErrors(modal.id).rec_time).toMatch(
+      /^Slack is busy right now \(its rate limit\).*Nothing was saved\. Press Save again in \d+ s\.$/,
+    );
     expect(await e2e.db.select().from(recurringSeries)).toEqual([]);
   });
 
@@ -66,13 +82,34 @@ describe('lookups before an answer Slack waits 3 s for, with Slack busy', () => 
     // The approvers are the group S_TEAM (U_EMP1, U_EMP2), whose members are read from Slack at each decision.
     await e2e.db
       .insert(workspaceSettings)
-      .values({ teamId: TEAM_ID, notifyChannel: 'C_KUDOS', approvalChannel: 'C_APPROVALS', approvalThresholdCents: 10_000, approverUsergroupId: 'S_TEAM' })
-      .onConflictDoUpdate({ target: workspaceSettings.teamId, set: { approverUsergroupId: 'S_TEAM', approverUserIds: null } });
+      .values({
+        teamId: TEAM_ID,
+        notifyChannel: 'C_KUDOS',
+        approvalChannel: 'C_APPROVALS',
+        approvalThresholdCents: 10_000,
+        approverUsergroupId: 'S_TEAM',
+      })
+      .onConflictDoUpdate({
+        target: workspaceSettings.teamId,
+        set: { approverUsergroupId: 'S_TEAM', approverUserIds: null },
+      });
     // Written behind the app's back: it forgets its cached settings, as on another instance's change.
     e2e.stack.app.settings.evict(TEAM_ID);
-    const row = await submitSendForm(e2e.stack, e2e.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '150', message: 'big one' }));
+    const row = await submitSendForm(
+      e2e.stack,
+      e2e.db,
+      'U_MANAGER',
+      sendModalValues({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '150', message: 'big one' }),
+    );
     expect(row.status).toBe('awaiting_approval');
-    const message = await sim.waitFor(() => sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(row.id) && JSON.stringify(m.blocks).includes('approval_reject')));
+    const message = await sim.waitFor(() =>
+      sim
+        .messages('C_APPROVALS')
+        .find(
+          (m) =>
+            JSON.stringify(m.blocks ?? []).includes(row.id) && JSON.stringify(m.blocks).includes('approval_reject'),
+        ),
+    );
     const refusals = () => ephemeralsTo('U_EMP1', 'C_APPROVALS');
 
     exhaust('usergroups.users.list');
@@ -85,10 +122,18 @@ describe('lookups before an answer Slack waits 3 s for, with Slack busy', () => 
     // Once Slack has room again (its Retry-After run out) the modal opens; its submission meets a busy Slack again.
     expect(await slackRetryAfterPassed(e2e.db, 'usergroups.users.list')).toBe(1);
     await sim.clickButton({ channel: message.channel, ts: message.ts }, 'approval_reject', 'U_EMP1');
-    const modal = await sim.waitFor(() => sim.openViews('U_EMP1').find((v) => v.callback_id === 'approval_reject_modal'));
+    const modal = await sim.waitFor(() =>
+      sim.openViews('U_EMP1').find((v) => v.callback_id === 'approval_reject_modal'),
+    );
     exhaust('usergroups.users.list');
-    await sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'no' } } }, 'U_EMP1');
-    expect(sim.viewErrors(modal.id).approval_reject_reason).toMatch(/^Slack is busy right now \(its rate limit\).*Nothing was rejected\. Press Reject again in \d+ s\.$/);
+    await sim.submitView(
+      modal.id,
+      { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'no' } } },
+      'U_EMP1',
+    );
+    expect(sim.viewErrors(modal.id).approval_reject_reason).toMatch(
+      /^Slack is busy right now \(its rate limit\).*Nothing was rejected\. Press Reject again in \d+ s\.$/,
+    );
     const [after] = await e2e.db.select().from(kudos).where(eq(kudos.id, row.id));
     expect(after!.status).toBe('awaiting_approval');
     expect(
@@ -111,7 +156,12 @@ describe('lookups before an answer Slack waits 3 s for, with Slack busy', () => 
       exhaust('users.info');
       const answer = await postSignedPayload(
         e2e.stack.app.url,
-        fromSettingsModal('U_MANAGER', view, { type: 'block_suggestion', action_id: 'approver_group', block_id: 'settings_approver_group', value: '' }),
+        fromSettingsModal('U_MANAGER', view, {
+          type: 'block_suggestion',
+          action_id: 'approver_group',
+          block_id: 'settings_approver_group',
+          value: '',
+        }),
       );
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.text)).toEqual({ options: [] });
@@ -121,11 +171,18 @@ describe('lookups before an answer Slack waits 3 s for, with Slack busy', () => 
       const view = await settingsModal();
       const before = await e2e.db.select().from(workspaceSettings);
       exhaust('users.info');
-      const answer = await postSignedPayload(e2e.stack.app.url, fromSettingsModal('U_MANAGER', view, { type: 'view_submission', view: { ...view, state: { values: {} } } }));
+      const answer = await postSignedPayload(
+        e2e.stack.app.url,
+        fromSettingsModal('U_MANAGER', view, { type: 'view_submission', view: { ...view, state: { values: {} } } }),
+      );
       expect(answer.status).toBe(200);
       const body = JSON.parse(answer.text) as { response_action: string; errors: Record<string, string> };
       expect(body.response_action).toBe('errors');
-      expect(Object.values(body.errors)).toEqual([expect.stringMatching(/^Slack is busy right now \(its rate limit\).*Nothing was saved\. Press Save again in \d+ s\.$/)]);
+      expect(Object.values(body.errors)).toEqual([
+        expect.stringMatching(
+          /^Slack is busy right now \(its rate limit\).*Nothing was saved\. Press Save again in \d+ s\.$/,
+        ),
+      ]);
       expect(await e2e.db.select().from(workspaceSettings)).toEqual(before);
     });
 

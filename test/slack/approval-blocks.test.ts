@@ -4,14 +4,25 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalRequestRow, KudosRow } from '../../src/db/schema/index.js';
 import { seedFromConfig, type WorkspaceSettings } from '../../src/domain/workspaces/settings.js';
 import { checkMessageContent, checkView } from '../../src/simulator/limits.js';
-import { buildApprovalMessage, buildDecisionNotice, buildRejectModal, buildReopenedNotice, rejectSummary } from '../../src/slack/blocks/approval.js';
+import {
+  buildApprovalMessage,
+  buildDecisionNotice,
+  buildRejectModal,
+  buildReopenedNotice,
+  rejectSummary,
+} from '../../src/slack/blocks/approval.js';
 import { buildSettingsModal, buildSettingsSaved } from '../../src/slack/blocks/settings.js';
 import { buildKudosRow } from '../support/kudos-row.js';
 
 const now = new Date('2026-11-22T05:30:00Z');
 
 function kudosRow(over: Partial<KudosRow> = {}): KudosRow {
-  const recipients = Array.from({ length: 100 }, (_, i) => ({ slackUserId: `U_R${i}`, recipientId: null, email: `r${i}@example.com`, name: `R ${i}` }));
+  const recipients = Array.from({ length: 100 }, (_, i) => ({
+    slackUserId: `U_R${i}`,
+    recipientId: null,
+    email: `r${i}@example.com`,
+    name: `R ${i}`,
+  }));
   return buildKudosRow({
     senderName: 'Maya <Manager>',
     sourceViewId: 'V1',
@@ -59,10 +70,25 @@ function request(over: Partial<ApprovalRequestRow> = {}): ApprovalRequestRow {
 const states: Array<[string, Partial<ApprovalRequestRow>]> = [
   ['open', {}],
   ['approved', { status: 'approved', decidedBy: 'U_APPROVER', decidedAt: now }],
-  ['approved, sent now', { status: 'approved', decidedBy: 'U_APPROVER', decidedAt: now, sentNowInsteadOf: new Date('2026-11-22T05:35:00Z') }],
-  ['rejected', { status: 'rejected', decidedBy: 'U_APPROVER', decidedAt: now, rejectReason: `<!here> ${'no '.repeat(166)}` }],
+  [
+    'approved, sent now',
+    { status: 'approved', decidedBy: 'U_APPROVER', decidedAt: now, sentNowInsteadOf: new Date('2026-11-22T05:35:00Z') },
+  ],
+  [
+    'rejected',
+    { status: 'rejected', decidedBy: 'U_APPROVER', decidedAt: now, rejectReason: `<!here> ${'no '.repeat(166)}` },
+  ],
   ['expired', { status: 'expired', decidedAt: now }],
-  ['re-opened', { decidedBy: 'U_APPROVER', decidedAt: now, lastFailureCode: 'DAILY_LIMIT_EXCEEDED', lastFailureMessage: 'it would go over the daily spending limit.', reopenCount: 1 }],
+  [
+    're-opened',
+    {
+      decidedBy: 'U_APPROVER',
+      decidedAt: now,
+      lastFailureCode: 'DAILY_LIMIT_EXCEEDED',
+      lastFailureMessage: 'it would go over the daily spending limit.',
+      reopenCount: 1,
+    },
+  ],
 ];
 
 describe('approval message', () => {
@@ -74,7 +100,10 @@ describe('approval message', () => {
     expect(json).not.toContain('<!here>');
     expect(json).not.toContain('<Manager>');
     expect(json.includes('approval_approve')).toBe(state === 'open' || state === 're-opened');
-    for (const notice of [buildDecisionNotice({ kudos: kudosRow(), request: request(over) }), buildReopenedNotice({ kudos: kudosRow(), request: request(over) }, 'sender')]) {
+    for (const notice of [
+      buildDecisionNotice({ kudos: kudosRow(), request: request(over) }),
+      buildReopenedNotice({ kudos: kudosRow(), request: request(over) }, 'sender'),
+    ]) {
       expect(checkMessageContent(notice, { requireContent: true })).toMatchObject({ ok: true });
       expect(JSON.stringify(notice)).not.toContain('<!here>');
     }
@@ -94,24 +123,45 @@ describe('modals', () => {
     const settings: WorkspaceSettings = {
       teamId: 'T',
       enterpriseId: null,
-      ...(seedFromConfig({ notifyChannel: 'C1', approvalChannel: 'C2', approvers: ['U1'], approvalThresholdCents: 9950, admins: ['U2'] }) as Required<ReturnType<typeof seedFromConfig>>),
+      ...(seedFromConfig({
+        notifyChannel: 'C1',
+        approvalChannel: 'C2',
+        approvers: ['U1'],
+        approvalThresholdCents: 9950,
+        admins: ['U2'],
+      }) as Required<ReturnType<typeof seedFromConfig>>),
       approverUsergroupId: 'S_GONE',
       defaultProductId: 'CC-RENAMED',
       updatedBy: null,
       updatedAt: now,
     };
-    const designs = Array.from({ length: 150 }, (_, i) => ({ productId: `CC-${i}`, name: `Design ${i}`, minCents: 500, maxCents: 50_000 }));
-    const modal = buildSettingsModal({ settings, usergroups: [{ id: 'S_TEAM', handle: 'team', name: 'The Team' }], designs });
+    const designs = Array.from({ length: 150 }, (_, i) => ({
+      productId: `CC-${i}`,
+      name: `Design ${i}`,
+      minCents: 500,
+      maxCents: 50_000,
+    }));
+    const modal = buildSettingsModal({
+      settings,
+      usergroups: [{ id: 'S_TEAM', handle: 'team', name: 'The Team' }],
+      designs,
+    });
     expect(checkView(modal, 'modal')).toEqual([]);
     const json = JSON.stringify(modal);
     // Values Slack or the catalog did not list stay selected, so saving does not clear them.
-    expect(json).toContain('"initial_option":{"text":{"type":"plain_text","text":"S_GONE","emoji":true},"value":"S_GONE"}');
+    expect(json).toContain(
+      '"initial_option":{"text":{"type":"plain_text","text":"S_GONE","emoji":true},"value":"S_GONE"}',
+    );
     expect(json).toContain('"value":"CC-RENAMED"}');
     expect(json).toContain('"initial_value":"99.50"');
   });
 
   it('the change summary names each field with old and new values', () => {
-    const saved = buildSettingsSaved({ approvalThresholdCents: { from: 10_000, to: 0 }, approverUserIds: { from: ['U1'], to: null }, approvalChannel: { from: null, to: 'C_APPROVALS' } });
+    const saved = buildSettingsSaved({
+      approvalThresholdCents: { from: 10_000, to: 0 },
+      approverUserIds: { from: ['U1'], to: null },
+      approvalChannel: { from: null, to: 'C_APPROVALS' },
+    });
     const text = JSON.stringify(saved);
     expect(text).toContain('approval threshold*: $100 → $0');
     expect(text).toContain('approvers*: <@U1> → none');

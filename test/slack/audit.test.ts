@@ -5,7 +5,13 @@ import { approvalRequests, kudos } from '../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 
 const e2e = useAppPerTest({
-  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100' },
+  env: {
+    KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
+    KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
+    KUDOS_APPROVERS: 'U_APPROVER',
+    KUDOS_ADMINS: 'U_ADMIN',
+    KUDOS_APPROVAL_THRESHOLD: '100',
+  },
   app: { approvalsSweepMs: 0 },
 });
 
@@ -17,8 +23,12 @@ async function send(input: Parameters<typeof sendModalValues>[0]) {
 }
 
 async function requestMessage(kudosId: string) {
-  await eventually(async () => (await e2e.db.select().from(approvalRequests)).find((r) => r.kudosId === kudosId && r.postedAt));
-  return e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(kudosId)));
+  await eventually(async () =>
+    (await e2e.db.select().from(approvalRequests)).find((r) => r.kudosId === kudosId && r.postedAt),
+  );
+  return e2e.stack.sim.waitFor(() =>
+    e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(kudosId)),
+  );
 }
 
 /** Minimal RFC 4180 reader (quoted cells with "" and line breaks). */
@@ -53,23 +63,41 @@ function parseCsv(text: string): string[][] {
 /** Builds the story: an approved send (ordered), a rejected one, a cancelled scheduled one. */
 async function story() {
   const approved = await send({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
-  await e2e.stack.sim.clickButton({ channel: 'C_APPROVALS', ts: (await requestMessage(approved.id)).ts }, 'approval_approve', 'U_APPROVER');
-  await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.id === approved.id && k.status === 'placed'));
+  await e2e.stack.sim.clickButton(
+    { channel: 'C_APPROVALS', ts: (await requestMessage(approved.id)).ts },
+    'approval_approve',
+    'U_APPROVER',
+  );
+  await eventually(async () =>
+    (await e2e.db.select().from(kudos)).find((k) => k.id === approved.id && k.status === 'placed'),
+  );
 
   const rejected = await send({ users: ['U_EMP2'], design: 'CC-THANK-YOU', amount: '200' });
-  await e2e.stack.sim.clickButton({ channel: 'C_APPROVALS', ts: (await requestMessage(rejected.id)).ts }, 'approval_reject', 'U_APPROVER');
+  await e2e.stack.sim.clickButton(
+    { channel: 'C_APPROVALS', ts: (await requestMessage(rejected.id)).ts },
+    'approval_reject',
+    'U_APPROVER',
+  );
   const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_APPROVER').at(-1));
-  await e2e.stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Not now, "sorry" =1+1 <b>' } } }, 'U_APPROVER');
+  await e2e.stack.sim.submitView(
+    modal.id,
+    { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Not now, "sorry" =1+1 <b>' } } },
+    'U_APPROVER',
+  );
 
   const scheduled = await send({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '20', schedule: inNewYork(120) });
-  await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'scheduled'));
+  await eventually(async () =>
+    (await e2e.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'scheduled'),
+  );
   await e2e.stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
   const list = e2e.stack.sim
     .messages('C_GENERAL')
     .filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER')
     .at(-1)!;
   await e2e.stack.sim.clickButton({ channel: 'C_GENERAL', ts: list.ts }, 'scheduled_cancel', 'U_MANAGER');
-  await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'canceled'));
+  await eventually(async () =>
+    (await e2e.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'canceled'),
+  );
   return { approved, rejected, scheduled };
 }
 
@@ -83,22 +111,52 @@ describe('/kudos audit', () => {
       .filter((m) => m.ephemeral && m.visible_to === 'U_ADMIN')
       .at(-1)!;
     const shown = JSON.stringify(listing.blocks);
-    for (const action of ['approval.requested', 'approval.approved', 'approval.rejected', 'kudos.order_placed', 'kudos.canceled']) expect(shown).toContain(action);
+    for (const action of [
+      'approval.requested',
+      'approval.approved',
+      'approval.rejected',
+      'kudos.order_placed',
+      'kudos.canceled',
+    ])
+      expect(shown).toContain(action);
     expect(shown).toContain('&lt;b&gt;');
     expect(shown).not.toContain('<b>');
 
     await e2e.stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_GENERAL');
     const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('```')));
-    const body = /```\n([\s\S]*)```/.exec(dm.text)![1]!.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+    const body = /```\n([\s\S]*)```/
+      .exec(dm.text)![1]!
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
     const [header, ...rows] = parseCsv(body);
-    expect(header).toEqual(['id', 'at', 'actor_user_id', 'action', 'subject_type', 'subject_id', 'details', 'campaign']);
-    const events = rows.map(([, at, actor, action, , subject, details]) => ({ at: at!, actor, action, subject, details: JSON.parse(details!) as Record<string, unknown> }));
+    expect(header).toEqual([
+      'id',
+      'at',
+      'actor_user_id',
+      'action',
+      'subject_type',
+      'subject_id',
+      'details',
+      'campaign',
+    ]);
+    const events = rows.map(([, at, actor, action, , subject, details]) => ({
+      at: at!,
+      actor,
+      action,
+      subject,
+      details: JSON.parse(details!) as Record<string, unknown>,
+    }));
     const of = (kudosId: string) =>
       events
         .filter((e) => e.subject === kudosId)
         .map((e) => `${e.action}:${e.actor}`)
         .sort();
-    expect(of(approved.id)).toEqual(['approval.approved:U_APPROVER', 'approval.requested:U_MANAGER', 'kudos.order_placed:U_MANAGER']);
+    expect(of(approved.id)).toEqual([
+      'approval.approved:U_APPROVER',
+      'approval.requested:U_MANAGER',
+      'kudos.order_placed:U_MANAGER',
+    ]);
     expect(of(rejected.id)).toEqual(['approval.rejected:U_APPROVER', 'approval.requested:U_MANAGER']);
     expect(of(scheduled.id)).toEqual(['kudos.canceled:U_MANAGER', 'kudos.order_placed:U_MANAGER']);
     expect(events.find((e) => e.action === 'approval.rejected')!.details.reason).toBe('Not now, "sorry" =1+1 <b>');

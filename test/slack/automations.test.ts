@@ -2,13 +2,25 @@
 // its buttons and modals (rule, CSV upload with a report), opt-outs, `/kudos recurring` and its form.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { automationOccurrences, celebrationDates, celebrationPreferences, celebrationRules, recurringSeries } from '../../src/db/schema/index.js';
+import {
+  automationOccurrences,
+  celebrationDates,
+  celebrationPreferences,
+  celebrationRules,
+  recurringSeries,
+} from '../../src/db/schema/index.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 
 const env = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0 } });
 
-const select = (value: string) => ({ type: 'static_select', selected_option: { text: { type: 'plain_text', text: value }, value } });
-const searched = (value: string) => ({ type: 'external_select', selected_option: { text: { type: 'plain_text', text: value }, value } });
+const select = (value: string) => ({
+  type: 'static_select',
+  selected_option: { text: { type: 'plain_text', text: value }, value },
+});
+const searched = (value: string) => ({
+  type: 'external_select',
+  selected_option: { text: { type: 'plain_text', text: value }, value },
+});
 
 async function lastAnswer(userId: string, channel = 'C_GENERAL') {
   return env.stack.sim.waitFor(() =>
@@ -29,11 +41,18 @@ describe('/kudos celebrations (admin)', () => {
     await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_upload_csv', 'U_ADMIN');
     const csvModal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv'));
     // A file without the header is refused whole, inline.
-    await sim.submitView(csvModal.id, { csv_text: { csv: { type: 'plain_text_input', value: 'eli@example.com,03-15,' } } }, 'U_ADMIN');
+    await sim.submitView(
+      csvModal.id,
+      { csv_text: { csv: { type: 'plain_text_input', value: 'eli@example.com,03-15,' } } },
+      'U_ADMIN',
+    );
     expect(sim.viewErrors(csvModal.id).csv_text).toMatch(/header/);
-    const csv = 'email,birthday,start_date\neli@example.com,12-10,\nnobody@example.com,12-11,\neli@example.com,12-12,\n';
+    const csv =
+      'email,birthday,start_date\neli@example.com,12-10,\nnobody@example.com,12-11,\neli@example.com,12-12,\n';
     await sim.submitView(csvModal.id, { csv_text: { csv: { type: 'plain_text_input', value: csv } } }, 'U_ADMIN');
-    const report = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv_report'));
+    const report = await sim.waitFor(() =>
+      sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv_report'),
+    );
     const reportText = JSON.stringify(report.blocks);
     expect(reportText).toContain('*1* person imported');
     expect(reportText).toContain('line 3 (nobody@example.com): no Slack user in this workspace has this e-mail');
@@ -41,15 +60,21 @@ describe('/kudos celebrations (admin)', () => {
     expect(await env.db.select().from(celebrationDates)).toHaveLength(1);
 
     await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_rule_birthday', 'U_ADMIN');
-    const ruleModal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_rule'));
+    const ruleModal = await sim.waitFor(() =>
+      sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_rule'),
+    );
     // The design is searched as the admin types: any design of a long catalog, not the first 100.
     expect(JSON.stringify(ruleModal.blocks)).toContain('"type":"external_select","action_id":"design"');
     // The workspace's custom profile fields (team.profile.get), to map the one holding birthdays.
-    const profileSelect = JSON.stringify(ruleModal.blocks.find((b) => (b as { block_id?: string }).block_id === 'rule_profile_field'));
+    const profileSelect = JSON.stringify(
+      ruleModal.blocks.find((b) => (b as { block_id?: string }).block_id === 'rule_profile_field'),
+    );
     expect(profileSelect).toContain('"value":"Xf0BIRTHDAY"');
     expect(profileSelect).toContain('Team (text)');
     const found = await sim.loadOptions(ruleModal.id, 'design', 'rule_design', 'birth', 'U_ADMIN');
-    expect(((found.body as { options: Array<{ value: string }> }).options ?? []).map((o) => o.value)).toEqual(['CC-BIRTHDAY']);
+    expect(((found.body as { options: Array<{ value: string }> }).options ?? []).map((o) => o.value)).toEqual([
+      'CC-BIRTHDAY',
+    ]);
     const values = (amount: string) => ({
       rule_enabled: { enabled: select('on') },
       rule_amount: { amount: { type: 'number_input', value: amount } },
@@ -64,7 +89,17 @@ describe('/kudos celebrations (admin)', () => {
     await sim.submitView(ruleModal.id, values('30'), 'U_ADMIN');
     expect(sim.openViews('U_ADMIN').some((v) => v.id === ruleModal.id)).toBe(false);
     const rules = await env.db.select().from(celebrationRules);
-    expect(rules).toMatchObject([{ kind: 'birthday', enabled: true, amountCents: 3000, productId: 'CC-BIRTHDAY', senderUserId: 'U_MANAGER', channelId: 'C_KUDOS', profileFieldId: 'Xf0BIRTHDAY' }]);
+    expect(rules).toMatchObject([
+      {
+        kind: 'birthday',
+        enabled: true,
+        amountCents: 3000,
+        productId: 'CC-BIRTHDAY',
+        senderUserId: 'U_MANAGER',
+        channelId: 'C_KUDOS',
+        profileFieldId: 'Xf0BIRTHDAY',
+      },
+    ]);
 
     // Plan (the app's own clock: today) and show the next 30 days when the birthday is near.
     const soon = new Date(Date.now() + 5 * 86_400_000);
@@ -81,7 +116,11 @@ describe('/kudos celebrations (admin)', () => {
     );
     const [occ] = await env.db.select().from(automationOccurrences);
     await sim.clickButton({ channel: 'C_GENERAL', ts: withUpcoming.ts }, `celebration_skip:${occ!.id}`, 'U_ADMIN');
-    await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => m.text.includes('Skipped') || JSON.stringify(m.blocks ?? []).includes('Skipped')));
+    await sim.waitFor(() =>
+      sim
+        .messages('C_GENERAL')
+        .find((m) => m.text.includes('Skipped') || JSON.stringify(m.blocks ?? []).includes('Skipped')),
+    );
     const [after] = await env.db.select().from(automationOccurrences).where(eq(automationOccurrences.id, occ!.id));
     expect(after).toMatchObject({ status: 'skipped', skippedBy: 'U_ADMIN' });
   });
@@ -93,7 +132,9 @@ describe('/kudos celebrations (admin)', () => {
     await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_upload_csv', 'U_ADMIN');
     const modal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv'));
     expect(JSON.stringify(modal.blocks)).toContain('"type":"file_input"');
-    const withFile = (id: string) => ({ csv_file: { file: { type: 'file_input', files: [{ id, name: 'dates.csv' }] } } });
+    const withFile = (id: string) => ({
+      csv_file: { file: { type: 'file_input', files: [{ id, name: 'dates.csv' }] } },
+    });
 
     await sim.submitView(modal.id, {}, 'U_ADMIN');
     expect(sim.viewErrors(modal.id).csv_text).toMatch(/Upload a CSV file or paste/);
@@ -107,48 +148,69 @@ describe('/kudos celebrations (admin)', () => {
     expect(await env.db.select().from(celebrationDates)).toHaveLength(0);
 
     // 1,000 rows of which the known people are imported and every other row reported.
-    const rows = ['email,birthday,start_date', 'eli@example.com,12-10,2020-01-06', 'erin@example.com,1990-02-30,', ...Array.from({ length: 998 }, (_, i) => `person${i}@example.com,01-01,`)];
+    const rows = [
+      'email,birthday,start_date',
+      'eli@example.com,12-10,2020-01-06',
+      'erin@example.com,1990-02-30,',
+      ...Array.from({ length: 998 }, (_, i) => `person${i}@example.com,01-01,`),
+    ];
     const good = sim.uploadFile('U_ADMIN', 'dates.csv', rows.join('\n') + '\n');
     await sim.submitView(modal.id, withFile(good), 'U_ADMIN');
-    const report = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv_report'));
+    const report = await sim.waitFor(() =>
+      sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv_report'),
+    );
     const text = JSON.stringify(report.blocks);
     expect(text).toContain('*1* person imported');
     expect(text).toContain('*999* rows not imported');
     expect(text).toContain('line 3 (erin@example.com)');
-    expect(await env.db.select().from(celebrationDates)).toMatchObject([{ slackUserId: 'U_EMP1', birthday: '12-10', startDate: '2020-01-06', source: 'csv' }]);
+    expect(await env.db.select().from(celebrationDates)).toMatchObject([
+      { slackUserId: 'U_EMP1', birthday: '12-10', startDate: '2020-01-06', source: 'csv' },
+    ]);
     expect(sim.calls.filter((c) => c.method === 'files.info')).toHaveLength(3);
   });
 
-  it("Slack's rate limit on reading the workspace's people: the admin is told to press Import again in N s, nothing is imported, and a later press imports once", { timeout: 90_000 }, async () => {
-    const { sim } = env.stack;
-    await sim.slashCommand('U_ADMIN', 'celebrations', 'C_GENERAL');
-    const overview = await lastAnswer('U_ADMIN');
-    await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_upload_csv', 'U_ADMIN');
-    const modal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv'));
-    const pasted = { csv_text: { csv: { type: 'plain_text_input', value: 'email,birthday,start_date\neli@example.com,12-10,\n' } } };
-    // Slack answers users.list with a 429 and a 10 s Retry-After (the app's share of Tier 2 used up elsewhere).
-    sim.rateLimits.storm({ count: 1, retryAfterSeconds: 10, methods: ['users.list'] });
+  it(
+    "Slack's rate limit on reading the workspace's people: the admin is told to press Import again in N s, nothing is imported, and a later press imports once",
+    { timeout: 90_000 },
+    async () => {
+      const { sim } = env.stack;
+      await sim.slashCommand('U_ADMIN', 'celebrations', 'C_GENERAL');
+      const overview = await lastAnswer('U_ADMIN');
+      await sim.clickButton({ channel: 'C_GENERAL', ts: overview.ts }, 'celebration_upload_csv', 'U_ADMIN');
+      const modal = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv'));
+      const pasted = {
+        csv_text: { csv: { type: 'plain_text_input', value: 'email,birthday,start_date\neli@example.com,12-10,\n' } },
+      };
+      // Slack answers users.list with a 429 and a 10 s Retry-After (the app's share of Tier 2 used up elsewhere).
+      sim.rateLimits.storm({ count: 1, retryAfterSeconds: 10, methods: ['users.list'] });
 
-    await sim.submitView(modal.id, pasted, 'U_ADMIN');
-    expect(sim.viewErrors(modal.id).csv_text).toMatch(/Slack is busy right now .*Nothing was imported\. Press Import again in \d+ s\./);
-    expect(await env.db.select().from(celebrationDates)).toEqual([]);
-
-    // The read goes on after the 429, at Slack's Retry-After, whoever waits; pressed again once it has
-    // reached Slack, as an admin told to come back would: imported. Only Slack giving up on a press
-    // (the app's answer later than 3 s on a loaded machine) is pressed again.
-    await eventually(() => sim.calls.some((c) => c.method === 'users.list' && c.ok), 60_000);
-    for (let press = 1; ; press++) {
       await sim.submitView(modal.id, pasted, 'U_ADMIN');
-      if (sim.openViews('U_ADMIN').some((v) => v.callback_id === 'celebration_csv_report')) break;
-      expect(sim.viewErrors(modal.id).csv_text).toMatch(/trouble connecting/);
-      expect(press).toBeLessThan(5);
-    }
-    expect(JSON.stringify(sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv_report')?.blocks)).toContain('*1* person imported');
-    expect(await env.db.select().from(celebrationDates)).toMatchObject([{ slackUserId: 'U_EMP1', birthday: '12-10', source: 'csv' }]);
-    // The people were read once after the 429, at Slack's pace: no 429 but the storm's own.
-    expect(sim.calls.filter((c) => c.method === 'users.list' && c.ok)).toHaveLength(1);
-    expect(sim.rateLimits.counts().total).toBe(1);
-  });
+      expect(sim.viewErrors(modal.id).csv_text).toMatch(
+        /Slack is busy right now .*Nothing was imported\. Press Import again in \d+ s\./,
+      );
+      expect(await env.db.select().from(celebrationDates)).toEqual([]);
+
+      // The read goes on after the 429, at Slack's Retry-After, whoever waits; pressed again once it has
+      // reached Slack, as an admin told to come back would: imported. Only Slack giving up on a press
+      // (the app's answer later than 3 s on a loaded machine) is pressed again.
+      await eventually(() => sim.calls.some((c) => c.method === 'users.list' && c.ok), 60_000);
+      for (let press = 1; ; press++) {
+        await sim.submitView(modal.id, pasted, 'U_ADMIN');
+        if (sim.openViews('U_ADMIN').some((v) => v.callback_id === 'celebration_csv_report')) break;
+        expect(sim.viewErrors(modal.id).csv_text).toMatch(/trouble connecting/);
+        expect(press).toBeLessThan(5);
+      }
+      expect(
+        JSON.stringify(sim.openViews('U_ADMIN').find((v) => v.callback_id === 'celebration_csv_report')?.blocks),
+      ).toContain('*1* person imported');
+      expect(await env.db.select().from(celebrationDates)).toMatchObject([
+        { slackUserId: 'U_EMP1', birthday: '12-10', source: 'csv' },
+      ]);
+      // The people were read once after the 429, at Slack's pace: no 429 but the storm's own.
+      expect(sim.calls.filter((c) => c.method === 'users.list' && c.ok)).toHaveLength(1);
+      expect(sim.rateLimits.counts().total).toBe(1);
+    },
+  );
 
   it('someone who is not an admin sees only their own choices, and opts out from the command', async () => {
     const { sim } = env.stack;
@@ -159,7 +221,9 @@ describe('/kudos celebrations (admin)', () => {
     expect(await env.db.select().from(celebrationPreferences)).toMatchObject([{ slackUserId: 'U_EMP1', optOut: true }]);
     // The button opts back in.
     await sim.clickButton({ channel: 'C_GENERAL', ts: answer.ts }, 'celebration_opt_out:in', 'U_EMP1');
-    await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => JSON.stringify(m.blocks ?? []).includes('opted back in')));
+    await sim.waitFor(() =>
+      sim.messages('C_GENERAL').find((m) => JSON.stringify(m.blocks ?? []).includes('opted back in')),
+    );
     expect((await env.db.select().from(celebrationPreferences))[0]!.optOut).toBe(false);
   });
 });
@@ -168,7 +232,9 @@ describe('celebrations on App Home', () => {
   const homeText = (userId: string) => JSON.stringify(env.stack.sim.homeView(userId)?.blocks ?? []);
   async function openHome(userId: string, expected: string) {
     await env.stack.sim.sendEvent({ type: 'app_home_opened', user: userId, channel: `D_${userId}`, tab: 'home' });
-    return env.stack.sim.waitFor(() => (homeText(userId).includes(expected) ? env.stack.sim.homeView(userId) : undefined));
+    return env.stack.sim.waitFor(() =>
+      homeText(userId).includes(expected) ? env.stack.sim.homeView(userId) : undefined,
+    );
   }
 
   it('anyone opts out (and of public posts only) from Home; the admin sees the next 30 days there and skips one', async () => {
@@ -178,7 +244,9 @@ describe('celebrations on App Home', () => {
     expect(homeText('U_EMP1')).not.toContain('celebration_rule_birthday');
     await sim.clickButton({ viewId: home.id }, 'celebration_no_public_post:private', 'U_EMP1');
     await sim.waitFor(() => homeText('U_EMP1').includes('without a public post') || undefined);
-    expect(await env.db.select().from(celebrationPreferences)).toMatchObject([{ slackUserId: 'U_EMP1', optOut: false, noPublicPost: true }]);
+    expect(await env.db.select().from(celebrationPreferences)).toMatchObject([
+      { slackUserId: 'U_EMP1', optOut: false, noPublicPost: true },
+    ]);
     await sim.clickButton({ viewId: home.id }, 'celebration_opt_out:out', 'U_EMP1');
     await sim.waitFor(() => homeText('U_EMP1').includes('You are opted out of celebrations') || undefined);
     expect(homeText('U_EMP1')).toContain('Opt back in');
@@ -186,7 +254,15 @@ describe('celebrations on App Home', () => {
 
     // The admin: the rules and one upcoming birthday with Skip.
     const soon = new Date(Date.now() + 3 * 86_400_000);
-    await env.db.insert(celebrationDates).values({ teamId: 'T0KUDOS', slackUserId: 'U_EMP2', email: 'erin@example.com', birthday: soon.toISOString().slice(5, 10), source: 'csv' });
+    await env.db
+      .insert(celebrationDates)
+      .values({
+        teamId: 'T0KUDOS',
+        slackUserId: 'U_EMP2',
+        email: 'erin@example.com',
+        birthday: soon.toISOString().slice(5, 10),
+        source: 'csv',
+      });
     await env.db.insert(celebrationRules).values({
       teamId: 'T0KUDOS',
       kind: 'birthday',
@@ -228,14 +304,25 @@ describe('/kudos recurring', () => {
     await sim.submitView(modal.id, values(['U_EMP1', 'U_EMP2']), 'U_MANAGER');
     const rows = await env.db.select().from(recurringSeries);
     expect(rows).toMatchObject([
-      { senderUserId: 'U_MANAGER', recipientUserIds: ['U_EMP1', 'U_EMP2'], amountCents: 1500, cadence: 'weekly', weekday: 5, timeOfDay: '16:00', timezone: 'America/New_York', status: 'active' },
+      {
+        senderUserId: 'U_MANAGER',
+        recipientUserIds: ['U_EMP1', 'U_EMP2'],
+        amountCents: 1500,
+        cadence: 'weekly',
+        weekday: 5,
+        timeOfDay: '16:00',
+        timezone: 'America/New_York',
+        status: 'active',
+      },
     ]);
 
     await sim.slashCommand('U_MANAGER', 'recurring', 'C_GENERAL');
     const list = await lastAnswer('U_MANAGER');
     expect(JSON.stringify(list.blocks)).toContain('every Friday at 16:00 America/New_York');
     await sim.clickButton({ channel: 'C_GENERAL', ts: list.ts }, `recurring_pause:${rows[0]!.id}`, 'U_MANAGER');
-    await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => JSON.stringify(m.blocks ?? []).includes('Series paused')));
+    await sim.waitFor(() =>
+      sim.messages('C_GENERAL').find((m) => JSON.stringify(m.blocks ?? []).includes('Series paused')),
+    );
     expect((await env.db.select().from(recurringSeries))[0]!.status).toBe('paused');
   });
 });

@@ -41,7 +41,13 @@ describe('Block Kit builders', () => {
   });
 
   it('the send modal uses the ids of ids.ts and stays within Slack limits', () => {
-    const modal = buildSendModal({ timezone: 'Asia/Tokyo', today: '2027-01-01', metadata: { channelId: 'C1' }, userIds: ['U1'], amountDollars: 25 });
+    const modal = buildSendModal({
+      timezone: 'Asia/Tokyo',
+      today: '2027-01-01',
+      metadata: { channelId: 'C1' },
+      userIds: ['U1'],
+      amountDollars: 25,
+    });
     const blocks = modal.blocks as Array<{ block_id: string; element: { action_id: string } }>;
     expect(modal.callback_id).toBe(SendModal.callbackId);
     for (const [key, blockId] of Object.entries(SendModal.blocks)) {
@@ -85,12 +91,24 @@ describe('Block Kit builders', () => {
   });
 
   it('options respect the 75-character text and 100-option limits', () => {
-    const designs = Array.from({ length: 150 }, (_, i) => ({ productId: `P${i}`, name: 'x'.repeat(200), minCents: 500, maxCents: 50_000 }));
+    const designs = Array.from({ length: 150 }, (_, i) => ({
+      productId: `P${i}`,
+      name: 'x'.repeat(200),
+      minCents: 500,
+      maxCents: 50_000,
+    }));
     const options = buildDesignOptions(designs).options;
     expect(options).toHaveLength(100);
     expect(options.every((o) => o.text.text.length <= 75)).toBe(true);
     expect(buildGroupOptions([], [])).toEqual({ options: [] });
-    expect(JSON.stringify(buildGroupOptions([{ id: 'S1', handle: 'team', name: 'Team' }], [{ groupId: 'G1', groupName: 'Sales', memberCount: 3 }]))).toContain('book:G1');
+    expect(
+      JSON.stringify(
+        buildGroupOptions(
+          [{ id: 'S1', handle: 'team', name: 'Team' }],
+          [{ groupId: 'G1', groupName: 'Sales', memberCount: 3 }],
+        ),
+      ),
+    ).toContain('book:G1');
   });
 });
 
@@ -106,6 +124,8 @@ describe('a hostile message in the announcement (security finding 10)', () => {
   });
 
   it('the send form says how long a message may be', () => {
-    expect(JSON.stringify(buildSendModal({ timezone: 'UTC', today: '2027-01-01', metadata: {} }))).toContain('Up to 1000 characters');
+    expect(JSON.stringify(buildSendModal({ timezone: 'UTC', today: '2027-01-01', metadata: {} }))).toContain(
+      'Up to 1000 characters',
+    );
   });
 });

@@ -8,14 +8,28 @@ import { auditEvents, campaigns } from '../../src/db/schema/index.js';
 import { CREATE_SETTLE_MS } from '../../src/domain/finance/campaigns.js';
 import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from '../support/app.js';
 
-const t = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN,U_APPROVER', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' }, app: { financeSweepMs: 0 } });
+const t = useAppPerTest({
+  env: { KUDOS_ADMINS: 'U_ADMIN,U_APPROVER', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' },
+  app: { financeSweepMs: 0 },
+});
 
 const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
 const number = (value: string) => ({ value: { type: 'number_input', value } });
-const option = (actionId: string, value: string) => ({ [actionId]: { type: 'external_select', selected_option: { text: { type: 'plain_text', text: value }, value } } });
+const option = (actionId: string, value: string) => ({
+  [actionId]: { type: 'external_select', selected_option: { text: { type: 'plain_text', text: value }, value } },
+});
 const blocksOf = (m: { blocks?: unknown[] | undefined; text: string }) => m.text + JSON.stringify(m.blocks ?? []);
 
-function campaignForm(values: { name?: string; design?: string; min?: string; max?: string; default?: string; template?: string; sender?: string; subject?: string }) {
+function campaignForm(values: {
+  name?: string;
+  design?: string;
+  min?: string;
+  max?: string;
+  default?: string;
+  template?: string;
+  sender?: string;
+  subject?: string;
+}) {
   return {
     campaign_name: text(values.name ?? ''),
     ...(values.design ? { campaign_design: option('campaign_design_pick', values.design) } : {}),
@@ -48,14 +62,29 @@ async function openNewForm() {
 const apiCampaigns = () => t.stack.app.rewards.campaigns.list({ pageSize: 100 }).all();
 const rows = () => t.db.select().from(campaigns);
 
-const GOOD = { name: 'Q4 spot awards', design: 'CC-THANK-YOU', min: '25', max: '100', default: '50', sender: 'The People Team', subject: 'A Q4 spot award for you' };
+const GOOD = {
+  name: 'Q4 spot awards',
+  design: 'CC-THANK-YOU',
+  min: '25',
+  max: '100',
+  default: '50',
+  sender: 'The People Team',
+  subject: 'A Q4 spot award for you',
+};
 
 describe('/kudos campaigns', () => {
   it('admins only: others are refused, also a crafted click', async () => {
     const refused = await t.stack.sim.slashCommand('U_MANAGER', 'campaigns', 'C_GENERAL');
     expect(JSON.stringify(refused.body)).toMatch(/Only Kudos admins can manage campaigns/);
-    await postSignedPayload(t.stack.app.url, blockActionPayload({ userId: 'U_MANAGER', actionId: 'campaign_new', value: 'new', channel: 'C_GENERAL' }));
-    await t.stack.sim.waitFor(() => t.stack.sim.messages('C_GENERAL').find((m) => m.ephemeral && m.visible_to === 'U_MANAGER' && /Only Kudos admins/.test(m.text)));
+    await postSignedPayload(
+      t.stack.app.url,
+      blockActionPayload({ userId: 'U_MANAGER', actionId: 'campaign_new', value: 'new', channel: 'C_GENERAL' }),
+    );
+    await t.stack.sim.waitFor(() =>
+      t.stack.sim
+        .messages('C_GENERAL')
+        .find((m) => m.ephemeral && m.visible_to === 'U_MANAGER' && /Only Kudos admins/.test(m.text)),
+    );
     expect(t.stack.sim.openViews('U_MANAGER').filter((v) => v.callback_id === 'campaign_form')).toHaveLength(0);
     const help = await t.stack.sim.slashCommand('U_MANAGER', 'help', 'C_GENERAL');
     expect(JSON.stringify(help.body)).toContain('/kudos campaigns');
@@ -102,10 +131,18 @@ describe('/kudos campaigns', () => {
     });
     const api = await apiCampaigns();
     expect(api).toHaveLength(1);
-    expect(api[0]).toMatchObject({ campaignId: row!.apiCampaignId, productId: 'CC-THANK-YOU', templateId: template.templateId, senderName: 'The People Team', subject: 'A Q4 spot award for you' });
+    expect(api[0]).toMatchObject({
+      campaignId: row!.apiCampaignId,
+      productId: 'CC-THANK-YOU',
+      templateId: template.templateId,
+      senderName: 'The People Team',
+      subject: 'A Q4 spot award for you',
+    });
     expect(api[0]!.name).toMatch(/^Q4 spot awards \(Kudos [0-9a-f]{12}\)$/);
     expect(Number(api[0]!.amount)).toBe(50);
-    await t.stack.sim.waitFor(() => t.stack.sim.messages('U_ADMIN').find((m) => /Campaign \*Q4 spot awards\* saved/.test(m.text)));
+    await t.stack.sim.waitFor(() =>
+      t.stack.sim.messages('U_ADMIN').find((m) => /Campaign \*Q4 spot awards\* saved/.test(m.text)),
+    );
     const shown = blocksOf(await listCampaigns());
     expect(shown).toContain('Q4 spot awards');
     expect(shown).toMatch(/\$25–\$100 \(default \$50\)/);
@@ -127,12 +164,33 @@ describe('/kudos campaigns', () => {
     const [row] = await eventually(async () => ((await rows())[0]?.status === 'active' ? rows() : undefined));
     const list = await listCampaigns();
     await t.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'campaign_edit', 'U_ADMIN', row!.id);
-    const edit = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'campaign_form' && v.id !== view.id));
+    const edit = await t.stack.sim.waitFor(() =>
+      t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'campaign_form' && v.id !== view.id),
+    );
     expect(JSON.stringify(edit.blocks)).toContain('Q4 spot awards');
-    await t.stack.sim.submitView(edit.id, campaignForm({ ...GOOD, name: 'Q4 spot awards (EMEA)', design: 'CC-CONGRATS', min: '10', max: '40', default: '' }), 'U_ADMIN');
+    await t.stack.sim.submitView(
+      edit.id,
+      campaignForm({
+        ...GOOD,
+        name: 'Q4 spot awards (EMEA)',
+        design: 'CC-CONGRATS',
+        min: '10',
+        max: '40',
+        default: '',
+      }),
+      'U_ADMIN',
+    );
     expect(t.stack.sim.viewErrors(edit.id)).toEqual({});
     const [changed] = await rows();
-    expect(changed).toMatchObject({ id: row!.id, name: 'Q4 spot awards (EMEA)', productId: 'CC-CONGRATS', minCents: 1000, maxCents: 4000, defaultCents: 1000, updatedBy: 'U_ADMIN' });
+    expect(changed).toMatchObject({
+      id: row!.id,
+      name: 'Q4 spot awards (EMEA)',
+      productId: 'CC-CONGRATS',
+      minCents: 1000,
+      maxCents: 4000,
+      defaultCents: 1000,
+      updatedBy: 'U_ADMIN',
+    });
     const [api] = await apiCampaigns();
     expect(api).toMatchObject({ campaignId: row!.apiCampaignId, productId: 'CC-CONGRATS' });
     expect(api!.name).toMatch(/^Q4 spot awards \(EMEA\) \(Kudos /);
@@ -140,7 +198,11 @@ describe('/kudos campaigns', () => {
 
     const current = await listCampaigns();
     await t.stack.sim.clickButton({ channel: current.channel, ts: current.ts }, 'campaign_archive', 'U_ADMIN', row!.id);
-    await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ephemeral && /archived: deleted from the Rewards account/.test(blocksOf(m))));
+    await t.stack.sim.waitFor(() =>
+      t.stack.sim
+        .messages('C_ADMIN')
+        .find((m) => m.ephemeral && /archived: deleted from the Rewards account/.test(blocksOf(m))),
+    );
     expect(await apiCampaigns()).toHaveLength(0);
     expect((await rows())[0]).toMatchObject({ status: 'archived', archivedBy: 'U_ADMIN' });
     expect(blocksOf(await listCampaigns())).toContain('No campaigns yet');
@@ -154,10 +216,16 @@ describe('/kudos campaigns', () => {
     const list = await listCampaigns();
     expect(blocksOf(list)).toMatch(/design \*Happy Holidays\* was removed from the Rewards catalog/);
     await t.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'campaign_edit', 'U_ADMIN', row!.id);
-    const edit = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'campaign_form' && v.id !== view.id));
-    expect(JSON.stringify(edit.blocks)).toMatch(/design “Happy Holidays” is no longer in the Rewards catalog; pick another/);
+    const edit = await t.stack.sim.waitFor(() =>
+      t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'campaign_form' && v.id !== view.id),
+    );
+    expect(JSON.stringify(edit.blocks)).toMatch(
+      /design “Happy Holidays” is no longer in the Rewards catalog; pick another/,
+    );
     await t.stack.sim.submitView(edit.id, campaignForm({ ...GOOD, design: 'CC-HOLIDAY' }), 'U_ADMIN');
-    expect(t.stack.sim.viewErrors(edit.id).campaign_design).toMatch(/“Happy Holidays” is no longer in the Rewards catalog/);
+    expect(t.stack.sim.viewErrors(edit.id).campaign_design).toMatch(
+      /“Happy Holidays” is no longer in the Rewards catalog/,
+    );
     expect((await rows())[0]).toMatchObject({ productId: 'CC-HOLIDAY' });
   });
 
@@ -165,7 +233,9 @@ describe('/kudos campaigns', () => {
     const view = await openNewForm();
     await t.emulator.faults({ method: 'POST', path: '^/api/v1/campaigns$', status: 400, count: 1 });
     await t.stack.sim.submitView(view.id, campaignForm(GOOD), 'U_ADMIN');
-    expect(t.stack.sim.viewErrors(view.id).campaign_name).toMatch(/Could not create the campaign in the Rewards account.*Nothing was saved/);
+    expect(t.stack.sim.viewErrors(view.id).campaign_name).toMatch(
+      /Could not create the campaign in the Rewards account.*Nothing was saved/,
+    );
     expect(await rows()).toHaveLength(0);
     expect(await apiCampaigns()).toHaveLength(0);
   });
@@ -219,10 +289,14 @@ describe('/kudos campaigns', () => {
     const [row] = await eventually(async () => ((await rows())[0]?.status === 'active' ? rows() : undefined));
     const list = await listCampaigns();
     await t.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'campaign_edit', 'U_ADMIN', row!.id);
-    const edit = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'campaign_form' && v.id !== view.id));
+    const edit = await t.stack.sim.waitFor(() =>
+      t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'campaign_form' && v.id !== view.id),
+    );
     await t.emulator.faults({ method: 'PUT', path: '^/api/v1/campaigns/', delayMs: 3500, count: 1 });
     await t.stack.sim.submitView(edit.id, campaignForm({ ...GOOD, name: 'Renamed' }), 'U_ADMIN');
-    expect(t.stack.sim.viewErrors(edit.id).campaign_name).toMatch(/did not answer in time. Nothing was changed in Kudos; press Save again/);
+    expect(t.stack.sim.viewErrors(edit.id).campaign_name).toMatch(
+      /did not answer in time. Nothing was changed in Kudos; press Save again/,
+    );
     expect((await rows())[0]).toMatchObject({ name: 'Q4 spot awards' });
     await t.emulator.faults({ method: 'PUT', path: '^/api/v1/campaigns/', status: 400, count: 1 });
     await t.stack.sim.submitView(edit.id, campaignForm({ ...GOOD, name: 'Renamed' }), 'U_ADMIN');
@@ -231,7 +305,11 @@ describe('/kudos campaigns', () => {
 
     await t.emulator.faults({ method: 'DELETE', path: '^/api/v1/campaigns/', status: 500, count: 10 });
     await t.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'campaign_archive', 'U_ADMIN', row!.id);
-    await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => m.ephemeral && /Could not archive the campaign.*Nothing was changed/.test(m.text)));
+    await t.stack.sim.waitFor(() =>
+      t.stack.sim
+        .messages('C_ADMIN')
+        .find((m) => m.ephemeral && /Could not archive the campaign.*Nothing was changed/.test(m.text)),
+    );
     expect(
       await t.db
         .select()

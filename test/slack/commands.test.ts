@@ -18,7 +18,11 @@ describe('/kudos subcommands', () => {
 
     await e2e.stack.sim.slashCommand('U_MANAGER', '');
     const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').at(-1));
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }), 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }),
+      'U_MANAGER',
+    );
     await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('Order')));
     await e2e.stack.sim.slashCommand('U_MANAGER', 'balance');
     expect(lastReplyTo('U_MANAGER').text).toContain('$9,975');
@@ -43,7 +47,12 @@ describe('/kudos subcommands', () => {
   });
 
   it('publishes the Home tab when it is opened', async () => {
-    const answer = await e2e.stack.sim.sendEvent({ type: 'app_home_opened', user: 'U_EMP1', channel: 'D_EMP1', tab: 'home' });
+    const answer = await e2e.stack.sim.sendEvent({
+      type: 'app_home_opened',
+      user: 'U_EMP1',
+      channel: 'D_EMP1',
+      tab: 'home',
+    });
     expect(answer.status).toBe(200);
     const home = await eventually(() => e2e.stack.sim.homeView('U_EMP1'));
     expect(JSON.stringify(home.blocks)).toContain('home_open_send');

@@ -38,34 +38,40 @@ describe('untilDeadline: a shared read within the answer', () => {
 
   it('a read that is only slow (no slot of Slack limit in the way) is not called a rate limit', async () => {
     const read = pending<string>();
-    const outcome = await answerBy(Date.now() + 350, () => untilDeadline(read.promise, () => 0, 'reading people')).catch((error: unknown) => error);
+    const outcome = await answerBy(Date.now() + 350, () =>
+      untilDeadline(read.promise, () => 0, 'reading people'),
+    ).catch((error: unknown) => error);
     expect(outcome).toBeInstanceOf(NotReadInTime);
     expect(isChatRefusal(outcome)).toBe(false);
   });
 
   // The deadline is a minute away: the refusal comes when the wait is known, long before it.
-  it("a read whose next page waits for Slack's limit past the deadline is refused as rate_limited at once, with the wait", { timeout: 20_000 }, async () => {
-    const read = pending<string>();
-    let wait = 0;
-    let changed: () => void = () => {};
-    const outcome = answerBy(Date.now() + 60_000, () =>
-      untilDeadline(
-        read.promise,
-        () => wait,
-        'reading people',
-        (listener) => {
-          changed = listener;
-          return () => {};
-        },
-      ),
-    ).catch((error: unknown) => error);
-    // A minute is left; the page's slot is two minutes away: refused now, not at the deadline.
-    wait = 120_000;
-    changed();
-    const error = await outcome;
-    expect(isChatRefusal(error, 'rate_limited')).toBe(true);
-    expect((error as ChatRefusal).retryAfterSeconds).toBe(120);
-  });
+  it(
+    "a read whose next page waits for Slack's limit past the deadline is refused as rate_limited at once, with the wait",
+    { timeout: 20_000 },
+    async () => {
+      const read = pending<string>();
+      let wait = 0;
+      let changed: () => void = () => {};
+      const outcome = answerBy(Date.now() + 60_000, () =>
+        untilDeadline(
+          read.promise,
+          () => wait,
+          'reading people',
+          (listener) => {
+            changed = listener;
+            return () => {};
+          },
+        ),
+      ).catch((error: unknown) => error);
+      // A minute is left; the page's slot is two minutes away: refused now, not at the deadline.
+      wait = 120_000;
+      changed();
+      const error = await outcome;
+      expect(isChatRefusal(error, 'rate_limited')).toBe(true);
+      expect((error as ChatRefusal).retryAfterSeconds).toBe(120);
+    },
+  );
 
   it('once the caller has answered, the read is waited for however long it takes', async () => {
     const read = pending<string>();

@@ -20,7 +20,9 @@ function row(sender: string, recipient: string, at: Date): NewKudosRow {
     teamId: 'T0KUDOS',
     senderUserId: sender,
     senderName: sender,
-    recipients: [{ slackUserId: recipient, recipientId: null, email: `${recipient.toLowerCase()}@example.com`, name: recipient }],
+    recipients: [
+      { slackUserId: recipient, recipientId: null, email: `${recipient.toLowerCase()}@example.com`, name: recipient },
+    ],
     recipientCount: 1,
     productId: 'CC-THANK-YOU',
     designName: 'Thank You',
@@ -46,9 +48,15 @@ describe('weekly digest', () => {
   it('is off by default; once on, posted once per week in the announcement channel, however many instances run the pass', async () => {
     const [k] = await e2e.db
       .insert(kudos)
-      .values([row('U_MANAGER', 'U_EMP1', lastWeek), row('U_MANAGER', 'U_EMP2', lastWeek), row('U_EMP1', 'U_MANAGER', new Date(lastWeek.getTime() - 7 * DAY))])
+      .values([
+        row('U_MANAGER', 'U_EMP1', lastWeek),
+        row('U_MANAGER', 'U_EMP2', lastWeek),
+        row('U_EMP1', 'U_MANAGER', new Date(lastWeek.getTime() - 7 * DAY)),
+      ])
       .returning();
-    await e2e.db.insert(kudosReactions).values({ teamId: 'T0KUDOS', kudosId: k!.id, userId: 'U_EMP3', reaction: 'gift', createdAt: lastWeek });
+    await e2e.db
+      .insert(kudosReactions)
+      .values({ teamId: 'T0KUDOS', kudosId: k!.id, userId: 'U_EMP3', reaction: 'gift', createdAt: lastWeek });
 
     expect(await e2e.stack.app.digest.runOnce(monday10)).toEqual({ posted: 0 });
     expect(digests()).toHaveLength(0);
@@ -56,7 +64,11 @@ describe('weekly digest', () => {
     await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { weeklyDigest: true });
     const other = await e2e.stack.startAnotherApp({ digestMs: 0 });
     // Three passes at once (two instances), then one more: one post.
-    const results = await Promise.all([e2e.stack.app.digest.runOnce(monday10), other.digest.runOnce(monday10), other.digest.runOnce(new Date(monday10.getTime() + 60_000))]);
+    const results = await Promise.all([
+      e2e.stack.app.digest.runOnce(monday10),
+      other.digest.runOnce(monday10),
+      other.digest.runOnce(new Date(monday10.getTime() + 60_000)),
+    ]);
     expect(results.reduce((n, r) => n + r.posted, 0)).toBe(1);
     expect(await e2e.stack.app.digest.runOnce(new Date(monday10.getTime() + 3_600_000))).toEqual({ posted: 0 });
     const posted = await e2e.stack.sim.waitFor(() => digests()[0]);
@@ -74,7 +86,9 @@ describe('weekly digest', () => {
   it('skips a workspace that uninstalled the app', async () => {
     await e2e.db.insert(kudos).values(row('U_MANAGER', 'U_EMP1', lastWeek));
     await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { weeklyDigest: true });
-    await e2e.db.insert(installations).values({ installationKey: 'team:T0KUDOS', teamId: 'T0KUDOS', uninstalledAt: new Date() });
+    await e2e.db
+      .insert(installations)
+      .values({ installationKey: 'team:T0KUDOS', teamId: 'T0KUDOS', uninstalledAt: new Date() });
     expect(await e2e.stack.app.digest.runOnce(monday10)).toEqual({ posted: 0 });
     expect(digests()).toHaveLength(0);
     // Installed again: posted.

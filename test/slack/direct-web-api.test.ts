@@ -21,7 +21,9 @@ afterAll(async () => {
 
 /** A Web API that answers every call with `status` (and Retry-After: 7). */
 async function answering(status: number): Promise<{ server: Server; url: string }> {
-  const server = createServer((_req, res) => res.writeHead(status, { 'retry-after': '7', 'content-type': 'application/json' }).end('{}'));
+  const server = createServer((_req, res) =>
+    res.writeHead(status, { 'retry-after': '7', 'content-type': 'application/json' }).end('{}'),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/` };
 }
@@ -40,7 +42,10 @@ describe('direct Web API calls', () => {
   it("fails with WebClient's platform error shape when Slack refuses (a spent trigger_id)", async () => {
     const gateway = createSlackGateway({} as never, { direct: direct.call });
     const view = { type: 'modal', title: { type: 'plain_text', text: 'Kudos' }, blocks: [] };
-    await expect(gateway.openView('not-a-trigger', view as never)).rejects.toMatchObject({ code: 'slack_webapi_platform_error', data: { error: 'invalid_trigger_id' } });
+    await expect(gateway.openView('not-a-trigger', view as never)).rejects.toMatchObject({
+      code: 'slack_webapi_platform_error',
+      data: { error: 'invalid_trigger_id' },
+    });
   });
 
   it('turns 429 into a rate-limited error with Retry-After, and other statuses into an HTTP error', async () => {

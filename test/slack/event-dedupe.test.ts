@@ -7,7 +7,15 @@ import { eventually, postSignedEvent, useAppPerTest } from '../support/app.js';
 // What the app logs, read for the line that says a redelivery was dropped (it is acked before it is handled).
 const logLines: Array<{ msg?: string; eventId?: string }> = [];
 // Home is published on app_home_opened only: the poll that re-publishes Homes is off.
-const e2e = useAppPerTest({ app: { home: { enabled: false }, logger: createLogger({ level: 'info', write: (line) => void logLines.push(JSON.parse(line) as (typeof logLines)[number]) }) } });
+const e2e = useAppPerTest({
+  app: {
+    home: { enabled: false },
+    logger: createLogger({
+      level: 'info',
+      write: (line) => void logLines.push(JSON.parse(line) as (typeof logLines)[number]),
+    }),
+  },
+});
 
 const homeOpened = (eventId: string, teamId = 'T0KUDOS') => ({
   type: 'event_callback',
@@ -19,7 +27,8 @@ const homeOpened = (eventId: string, teamId = 'T0KUDOS') => ({
 });
 
 const publishes = () => e2e.stack.sim.calls.filter((c) => c.method === 'views.publish').length;
-const dropped = (eventId: string) => logLines.some((l) => l.msg === 'slack event delivered again: already handled' && l.eventId === eventId);
+const dropped = (eventId: string) =>
+  logLines.some((l) => l.msg === 'slack event delivered again: already handled' && l.eventId === eventId);
 
 describe('Slack events are handled once per event_id (HTTP)', () => {
   it('a redelivered app_home_opened publishes Home once; a new event_id publishes again', async () => {

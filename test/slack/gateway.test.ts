@@ -10,7 +10,10 @@ function fakeClient(answer: (user: string) => Promise<unknown>) {
 describe('Slack gateway', () => {
   it('reuses users.info answers for a minute and shares concurrent lookups; user_change forgets', async () => {
     let t = 0;
-    const fake = fakeClient(async (id) => ({ ok: true, user: { id, name: 'eli', tz: 'America/Chicago', profile: { email: 'eli@example.com' } } }));
+    const fake = fakeClient(async (id) => ({
+      ok: true,
+      user: { id, name: 'eli', tz: 'America/Chicago', profile: { email: 'eli@example.com' } },
+    }));
     const gateway = createSlackGateway(fake.client, { now: () => t });
     await Promise.all([gateway.userInfo('U1'), gateway.userInfo('U1')]);
     await gateway.userInfo('U1');
@@ -49,8 +52,21 @@ describe('Slack gateway', () => {
   });
 
   it('maps Slack user objects: e-mail, bots, deactivated, admins, names', () => {
-    const user = toSlackUser({ id: 'U1', name: 'eli', deleted: true, is_admin: true, profile: { real_name: 'Eli Engineer', email: ' eli@example.com ' } });
-    expect(user).toMatchObject({ email: 'eli@example.com', deleted: true, isAdmin: true, firstName: 'Eli', lastName: 'Engineer', isBot: false });
+    const user = toSlackUser({
+      id: 'U1',
+      name: 'eli',
+      deleted: true,
+      is_admin: true,
+      profile: { real_name: 'Eli Engineer', email: ' eli@example.com ' },
+    });
+    expect(user).toMatchObject({
+      email: 'eli@example.com',
+      deleted: true,
+      isAdmin: true,
+      firstName: 'Eli',
+      lastName: 'Engineer',
+      isBot: false,
+    });
     expect(toSlackUser({ id: 'USLACKBOT' }).isBot).toBe(true);
     expect(toSlackUser({ id: 'U2', profile: { email: '' } }).email).toBeUndefined();
   });

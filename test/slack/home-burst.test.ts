@@ -35,14 +35,20 @@ describe('a burst of Home openings', () => {
     asked = 0;
     const taken = new Promise<void>((resolve) => (allAsked = resolve));
     const { url } = e2e.stack.app;
-    const publishesOf = (user: string) => e2e.stack.sim.calls.filter((c) => c.method === 'views.publish' && c.args.user_id === user).length;
+    const publishesOf = (user: string) =>
+      e2e.stack.sim.calls.filter((c) => c.method === 'views.publish' && c.args.user_id === user).length;
 
-    const opens = Array.from({ length: OPENS }, (_, i) => postSignedEvent(url, homeOpened(i, PEOPLE[i % 2]!)).then((a) => a.status));
+    const opens = Array.from({ length: OPENS }, (_, i) =>
+      postSignedEvent(url, homeOpened(i, PEOPLE[i % 2]!)).then((a) => a.status),
+    );
     // Health asked while the openings are in flight.
-    const health = Array.from({ length: 10 }, () => fetch(`${url}/healthz`).then(async (r) => ({ status: r.status, body: await r.text() })));
+    const health = Array.from({ length: 10 }, () =>
+      fetch(`${url}/healthz`).then(async (r) => ({ status: r.status, body: await r.text() })),
+    );
     const statuses = await Promise.all(opens);
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
-    for (const h of await Promise.all(health)) expect(h).toEqual({ status: 200, body: expect.stringContaining('"db":"ok"') as unknown });
+    for (const h of await Promise.all(health))
+      expect(h).toEqual({ status: 200, body: expect.stringContaining('"db":"ok"') as unknown });
 
     await within(taken, 'every opening taken in by the Home publisher');
     const atLastOpen = PEOPLE.map(publishesOf);

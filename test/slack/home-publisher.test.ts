@@ -40,7 +40,9 @@ function slackHoldingPublishesWithout(line: string) {
 
 function slackRecording() {
   const views: Record<string, unknown>[] = [];
-  const slack = { for: () => ({ publishHome: async (_userId: string, view: Record<string, unknown>) => void views.push(view) }) } as unknown as Pick<SlackWorkspaces, 'for'>;
+  const slack = {
+    for: () => ({ publishHome: async (_userId: string, view: Record<string, unknown>) => void views.push(view) }),
+  } as unknown as Pick<SlackWorkspaces, 'for'>;
   return { slack, lastView: () => JSON.stringify(views.at(-1)) };
 }
 

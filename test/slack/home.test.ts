@@ -2,15 +2,39 @@
 // requests from the Slack simulator into the app; the Rewards emulator holds the orders.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { bouncedRecipients, healthWarnings, kudos, limitIncreaseRequests, statsOptOuts, topUpRequests, type NewKudosRow } from '../../src/db/schema/index.js';
+import {
+  bouncedRecipients,
+  healthWarnings,
+  kudos,
+  limitIncreaseRequests,
+  statsOptOuts,
+  topUpRequests,
+  type NewKudosRow,
+} from '../../src/db/schema/index.js';
 import type { View } from '../../src/simulator/slack.js';
 import { CHECKS_RUN_BY_THE_TEST, runOrderChecksNow } from '../support/order-checks.js';
-import { eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
+import {
+  eventually,
+  postSignedPayload,
+  sendModalValues,
+  submitSendForm,
+  useAppPerTest,
+  wallTimeIn,
+} from '../support/app.js';
 import { topUpValues } from '../support/top-up-form.js';
 
-const ROLES = { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVERS: 'U_APPROVER', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100' };
+const ROLES = {
+  KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
+  KUDOS_APPROVERS: 'U_APPROVER',
+  KUDOS_ADMINS: 'U_ADMIN',
+  KUDOS_APPROVAL_THRESHOLD: '100',
+};
 
-const e2e = useAppPerTest({ emulatorEnv: { EMULATOR_BACKGROUND: 'off' }, app: { home: { pollIntervalMs: 100 } }, startEach: false });
+const e2e = useAppPerTest({
+  emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
+  app: { home: { pollIntervalMs: 100 } },
+  startEach: false,
+});
 
 async function start(env: Record<string, string> = {}) {
   await e2e.start({ env: { ...ROLES, ...env } });
@@ -21,7 +45,13 @@ const textOf = (view: View | undefined) => JSON.stringify(view?.blocks ?? []);
 /** The user opens App Home; resolves with the Home once it shows `expected`. */
 async function openHome(userId: string, expected: string | RegExp = /Give kudos/): Promise<View> {
   const before = e2e.stack.sim.homeView(userId);
-  await e2e.stack.sim.sendEvent({ type: 'app_home_opened', user: userId, channel: `D_${userId}`, tab: 'home', ...(before ? { view: before } : {}) });
+  await e2e.stack.sim.sendEvent({
+    type: 'app_home_opened',
+    user: userId,
+    channel: `D_${userId}`,
+    tab: 'home',
+    ...(before ? { view: before } : {}),
+  });
   return homeShowing(userId, expected);
 }
 
@@ -34,7 +64,18 @@ function homeShowing(userId: string, expected: string | RegExp): Promise<View> {
 }
 
 async function send(userId: string, users: string[], amount: string, schedule?: { date: string; time: string }) {
-  return submitSendForm(e2e.stack, e2e.db, userId, sendModalValues({ users, design: 'CC-THANK-YOU', amount, message: 'Thanks for the launch', ...(schedule ? { schedule } : {}) }));
+  return submitSendForm(
+    e2e.stack,
+    e2e.db,
+    userId,
+    sendModalValues({
+      users,
+      design: 'CC-THANK-YOU',
+      amount,
+      message: 'Thanks for the launch',
+      ...(schedule ? { schedule } : {}),
+    }),
+  );
 }
 
 /** A click on an old copy of a Home view (Slack sends the view as the client last rendered it). */
@@ -70,7 +111,8 @@ describe('App Home by role', () => {
     // Nothing sent yet: the empty state says what to do.
     expect(text).toContain('None yet. Press *Give kudos* to thank someone.');
     expect(text).toContain('Nothing scheduled. To have kudos go out later, pick *Schedule for later*');
-    for (const hidden of ['approval_approve', 'Balance', 'Admin', 'home_open_settings', 'Waiting for your approval']) expect(text).not.toContain(hidden);
+    for (const hidden of ['approval_approve', 'Balance', 'Admin', 'home_open_settings', 'Waiting for your approval'])
+      expect(text).not.toContain(hidden);
 
     const sender = await openHome('U_MANAGER', 'Kudos you sent');
     expect(textOf(sender)).toMatch(/To <@U_EMP1> · \$25 .*(Placed|Delivered)/);
@@ -144,16 +186,28 @@ describe('App Home by role', () => {
     const request = await send('U_MANAGER', ['U_EMP1'], '150');
     await eventually(async () => (await row(request.id)).status === 'awaiting_approval');
     // The approver's DM copy of the request (approvers get DMs when there is no approval channel).
-    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_APPROVER').find((m) => JSON.stringify(m.blocks ?? []).includes('approval_reject')));
+    const dm = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_APPROVER').find((m) => JSON.stringify(m.blocks ?? []).includes('approval_reject')),
+    );
     const sender = await openHome('U_MANAGER', 'Waiting for approval');
     const home = structuredClone(await openHome('U_APPROVER', 'approval_reject'));
 
     await e2e.stack.sim.clickButton({ viewId: home.id }, 'approval_reject', 'U_APPROVER', request.id);
-    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_APPROVER').find((v) => v.callback_id === 'approval_reject_modal'));
-    await e2e.stack.sim.submitView(modal.id, { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Over budget this quarter' } } }, 'U_APPROVER');
+    const modal = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_APPROVER').find((v) => v.callback_id === 'approval_reject_modal'),
+    );
+    await e2e.stack.sim.submitView(
+      modal.id,
+      { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Over budget this quarter' } } },
+      'U_APPROVER',
+    );
     await eventually(async () => (await row(request.id)).status === 'rejected');
     // The other copy says so, the request leaves the approver's Home, the sender's Home shows the reason.
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_APPROVER').find((m) => m.ts === dm.ts && JSON.stringify(m.blocks ?? []).includes('Rejected')));
+    await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim
+        .messages('U_APPROVER')
+        .find((m) => m.ts === dm.ts && JSON.stringify(m.blocks ?? []).includes('Rejected')),
+    );
     // Re-published without being opened again (a decided request concerns the approvers' Homes).
     await homeShowing('U_APPROVER', 'Nothing to decide');
     const after = await homeShowing('U_MANAGER', 'Over budget this quarter');
@@ -209,7 +263,9 @@ describe('App Home by role', () => {
     expect(text).toContain('All good: no warnings');
 
     await e2e.stack.sim.clickButton({ viewId: home.id }, 'home_open_settings', 'U_ADMIN');
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings'));
+    await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings'),
+    );
   });
 });
 
@@ -217,7 +273,12 @@ describe('App Home: the money section for admins', () => {
   it('shows the balance, the threshold and the limits with their use after the admin section; its buttons open the forms; others never see it', async () => {
     await start({ KUDOS_LOW_BALANCE_THRESHOLD: '1000' });
     const { rememberLimits } = await import('../../src/domain/finance/spending-limits.js');
-    await rememberLimits(e2e.db, { teamId: 'T0KUDOS', enterpriseId: null }, { dailyCents: 500_000, monthlyCents: 5_000_000 }, 'test');
+    await rememberLimits(
+      e2e.db,
+      { teamId: 'T0KUDOS', enterpriseId: null },
+      { dailyCents: 500_000, monthlyCents: 5_000_000 },
+      'test',
+    );
     const sent = await send('U_MANAGER', ['U_EMP1'], '40');
     await eventually(async () => (await row(sent.id)).status === 'placed');
     const home = await openHome('U_ADMIN', 'Money');
@@ -232,9 +293,13 @@ describe('App Home: the money section for admins', () => {
     expect(text.indexOf('"Money"')).toBeGreaterThan(text.indexOf('"Admin"'));
 
     await e2e.stack.sim.clickButton({ viewId: home.id }, 'finance_topup_open', 'U_ADMIN');
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'));
+    await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'),
+    );
     await e2e.stack.sim.clickButton({ viewId: home.id }, 'finance_limits_open', 'U_ADMIN');
-    const limits = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits'));
+    const limits = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits'),
+    );
     expect(JSON.stringify(limits.blocks)).toContain('5000');
 
     const other = textOf(await openHome('U_MANAGER'));
@@ -254,14 +319,24 @@ describe('App Home: the money section stays current', () => {
     const arjun = await openHome('U_APPROVER', 'Money');
 
     await e2e.stack.sim.clickButton({ viewId: ada.id }, 'finance_topup_open', 'U_ADMIN');
-    const form = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'));
+    const form = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'),
+    );
     await e2e.stack.sim.submitView(form.id, topUpValues('2500'), 'U_ADMIN');
     // Both admins' Homes show the request waiting for a second admin.
     await homeShowing('U_APPROVER', /\$2,500 by <@U_ADMIN>: waiting for a second admin/);
     await homeShowing('U_ADMIN', /\$2,500 by <@U_ADMIN>: waiting for a second admin/);
 
-    const request = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_ADMIN').find((m) => !m.ephemeral && JSON.stringify(m.blocks ?? []).includes('finance_topup_approve')));
-    await e2e.stack.sim.clickButton({ channel: request.channel, ts: request.ts }, 'finance_topup_approve', 'U_APPROVER');
+    const request = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim
+        .messages('C_ADMIN')
+        .find((m) => !m.ephemeral && JSON.stringify(m.blocks ?? []).includes('finance_topup_approve')),
+    );
+    await e2e.stack.sim.clickButton(
+      { channel: request.channel, ts: request.ts },
+      'finance_topup_approve',
+      'U_APPROVER',
+    );
     const pending = await homeShowing('U_ADMIN', /\$2,500 by <@U_ADMIN>: requested \(pending at the Rewards API\)/);
     expect(pending.id).toBe(ada.id);
     const [row] = await e2e.db.select().from(topUpRequests);
@@ -274,7 +349,10 @@ describe('App Home: the money section stays current', () => {
       ['U_ADMIN', ada],
       ['U_APPROVER', arjun],
     ] as const) {
-      const completed = await homeShowing(user, /Top-ups settled in the last 7 days\*\\n• \$2,500 by <@U_ADMIN>: completed/);
+      const completed = await homeShowing(
+        user,
+        /Top-ups settled in the last 7 days\*\\n• \$2,500 by <@U_ADMIN>: completed/,
+      );
       expect(completed.id).toBe(view.id);
       expect(textOf(completed)).not.toContain('Top-ups not completed yet');
     }
@@ -287,14 +365,26 @@ describe('App Home: the money section stays current', () => {
     const ada = await openHome('U_ADMIN', 'Money');
     await openHome('U_APPROVER', 'Money');
     await e2e.stack.sim.clickButton({ viewId: ada.id }, 'finance_limits_open', 'U_ADMIN');
-    const form = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits'));
+    const form = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_limits'),
+    );
     await e2e.stack.sim.submitView(
       form.id,
-      { limits_current_daily: text('5000'), limits_current_monthly: text('50000'), limits_requested_daily: text('8000'), limits_requested_monthly: text('80000') },
+      {
+        limits_current_daily: text('5000'),
+        limits_current_monthly: text('50000'),
+        limits_requested_daily: text('8000'),
+        limits_requested_monthly: text('80000'),
+      },
       'U_ADMIN',
     );
-    await eventually(async () => (await e2e.db.select().from(limitIncreaseRequests)).find((r) => r.status === 'pending_review'));
-    const arjun = await homeShowing('U_APPROVER', /Limit increase pending review since .*\$8,000 a day, \$80,000 a month/);
+    await eventually(async () =>
+      (await e2e.db.select().from(limitIncreaseRequests)).find((r) => r.status === 'pending_review'),
+    );
+    const arjun = await homeShowing(
+      'U_APPROVER',
+      /Limit increase pending review since .*\$8,000 a day, \$80,000 a month/,
+    );
     // The limits the API just accepted as current are shown too.
     expect(textOf(arjun)).toMatch(/Daily limit\* \$5,000/);
   });
@@ -306,8 +396,26 @@ describe('App Home: the money section stays current', () => {
     await openHome('U_MANAGER');
     await e2e.stack.app.home.pollOnce();
     const before = publishes();
-    const billing = { companyName: 'Acme', phoneNumber: '1', billingAddress: '1 Main St', city: 'X', state: 'IL', country: 'US', zipCode: '1', ein: '1' };
-    await e2e.db.insert(topUpRequests).values(Array.from({ length: 30 }, (_, i) => ({ teamId: 'T0KUDOS', requesterUserId: 'U_ADMIN', amountCents: 10_000 + i * 100, billing })));
+    const billing = {
+      companyName: 'Acme',
+      phoneNumber: '1',
+      billingAddress: '1 Main St',
+      city: 'X',
+      state: 'IL',
+      country: 'US',
+      zipCode: '1',
+      ein: '1',
+    };
+    await e2e.db
+      .insert(topUpRequests)
+      .values(
+        Array.from({ length: 30 }, (_, i) => ({
+          teamId: 'T0KUDOS',
+          requesterUserId: 'U_ADMIN',
+          amountCents: 10_000 + i * 100,
+          billing,
+        })),
+      );
     await e2e.stack.app.home.pollOnce();
     // Two admins, two publishes (the manager's Home shows no money and is left alone).
     expect(publishes() - before).toBe(2);
@@ -383,7 +491,15 @@ describe('App Home: stats and bounces', () => {
       .returning();
     const [bounce] = await e2e.db
       .insert(bouncedRecipients)
-      .values({ teamId: 'T0KUDOS', kudosId: sent!.id, orderId: 'ord-bounce', senderUserId: 'U_MANAGER', email: 'eli@exmaple.com', name: 'Eli', slackUserId: 'U_EMP1' })
+      .values({
+        teamId: 'T0KUDOS',
+        kudosId: sent!.id,
+        orderId: 'ord-bounce',
+        senderUserId: 'U_MANAGER',
+        email: 'eli@exmaple.com',
+        name: 'Eli',
+        slackUserId: 'U_EMP1',
+      })
       .returning();
     const home = structuredClone(await openHome('U_MANAGER', 'bounce_fix_open'));
     expect(textOf(home)).toContain('Bounced (1)');
@@ -396,7 +512,10 @@ describe('App Home: stats and bounces', () => {
     await homeShowing('U_EMP2', 'Only the sender of these kudos');
 
     // Already resent meanwhile (from the DM, or another device): the old button says so.
-    await e2e.db.update(bouncedRecipients).set({ status: 'resent', correctedEmail: 'eli@example.com' }).where(eq(bouncedRecipients.id, bounce!.id));
+    await e2e.db
+      .update(bouncedRecipients)
+      .set({ status: 'resent', correctedEmail: 'eli@example.com' })
+      .where(eq(bouncedRecipients.id, bounce!.id));
     await clickOnOldView('U_MANAGER', home, 'bounce_fix_open', bounce!.id);
     await homeShowing('U_MANAGER', 'Already resent to eli@example.com');
   });
@@ -423,12 +542,40 @@ describe('App Home with large data', () => {
     });
     const rows: NewKudosRow[] = [];
     for (let i = 0; i < 1200; i++) rows.push(base(i));
-    for (let i = 0; i < 1200; i++) rows.push({ ...base(i), senderUserId: 'U_MANAGER', recipients: [{ slackUserId: 'U_ADMIN', recipientId: null, email: 'ada@example.com', name: 'Ada' }] });
-    for (let i = 0; i < 300; i++) rows.push({ ...base(i), status: 'scheduled', orderId: `ord-${i}`, scheduledAt: new Date(Date.now() + (60 + i) * 60_000), scheduleTimezone: 'UTC' });
-    for (let i = 0; i < 300; i++) rows.push({ ...base(i), senderUserId: 'U_EMP2', status: 'awaiting_approval', orderStatus: null, totalCents: 50_000 });
+    for (let i = 0; i < 1200; i++)
+      rows.push({
+        ...base(i),
+        senderUserId: 'U_MANAGER',
+        recipients: [{ slackUserId: 'U_ADMIN', recipientId: null, email: 'ada@example.com', name: 'Ada' }],
+      });
+    for (let i = 0; i < 300; i++)
+      rows.push({
+        ...base(i),
+        status: 'scheduled',
+        orderId: `ord-${i}`,
+        scheduledAt: new Date(Date.now() + (60 + i) * 60_000),
+        scheduleTimezone: 'UTC',
+      });
+    for (let i = 0; i < 300; i++)
+      rows.push({
+        ...base(i),
+        senderUserId: 'U_EMP2',
+        status: 'awaiting_approval',
+        orderStatus: null,
+        totalCents: 50_000,
+      });
     for (let i = 0; i < rows.length; i += 500) await e2e.db.insert(kudos).values(rows.slice(i, i + 500));
     // …and many health warnings (the admin section shows at most 8 of them).
-    await e2e.db.insert(healthWarnings).values(Array.from({ length: 40 }, (_, i) => ({ teamId: 'T0KUDOS', kind: 'channel.unreachable', subject: `C_GONE${i}`, error: 'not_in_channel' })));
+    await e2e.db
+      .insert(healthWarnings)
+      .values(
+        Array.from({ length: 40 }, (_, i) => ({
+          teamId: 'T0KUDOS',
+          kind: 'channel.unreachable',
+          subject: `C_GONE${i}`,
+          error: 'not_in_channel',
+        })),
+      );
 
     const home = await openHome('U_ADMIN', 'Older');
     expect(home.blocks.length).toBeLessThanOrEqual(100);

@@ -38,7 +38,10 @@ function holdConnectionLookups() {
 async function kudosWhileLookupHeld(held: ReturnType<typeof holdConnectionLookups>, userId: string) {
   const answer = e2e.stack.sim.slashCommand(userId, '');
   // Without the ack first the answer waits for the lookup: give up waiting after a few seconds.
-  const first = await Promise.race([answer.then(() => 'answered' as const), new Promise<'no answer'>((resolve) => setTimeout(() => resolve('no answer'), 4000).unref())]);
+  const first = await Promise.race([
+    answer.then(() => 'answered' as const),
+    new Promise<'no answer'>((resolve) => setTimeout(() => resolve('no answer'), 4000).unref()),
+  ]);
   held.release();
   return { first, answer: await answer };
 }
@@ -64,7 +67,9 @@ describe('/kudos acks before it looks up the Rewards connection', () => {
     const { first, answer } = await kudosWhileLookupHeld(held, 'U_EMP1');
     expect(first).toBe('answered');
     expect(answer.status).toBe(200);
-    const form = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP1').find((v) => v.callback_id === 'kudos_send'));
+    const form = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_EMP1').find((v) => v.callback_id === 'kudos_send'),
+    );
     expect(form).toBeDefined();
     expect(held.asked).toHaveLength(1);
   });

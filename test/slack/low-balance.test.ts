@@ -19,7 +19,8 @@ const ENV = {
 const t = useAppPerTest({ env: ENV, app: { financeSweepMs: 0 } });
 const WS = { teamId: 'T0KUDOS' };
 
-const alerts = () => t.stack.sim.messages('C_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])));
+const alerts = () =>
+  t.stack.sim.messages('C_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])));
 
 /** The recorded finance state of each of these workspaces. */
 const financeStatesOf = (teams: Array<{ teamId: string }>) =>
@@ -82,11 +83,17 @@ describe('low balance alerts', () => {
     await t.emulator.setBalance(500);
     await t.stack.app.finance.sweep();
     for (const admin of ['U_ADMIN', 'U_APPROVER']) {
-      await t.stack.sim.waitFor(() => t.stack.sim.messages(admin).find((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? []))));
+      await t.stack.sim.waitFor(() =>
+        t.stack.sim.messages(admin).find((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? []))),
+      );
     }
-    expect(t.stack.sim.messages('U_MANAGER').some((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])))).toBe(false);
+    expect(
+      t.stack.sim.messages('U_MANAGER').some((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? []))),
+    ).toBe(false);
     await t.stack.app.finance.sweep();
-    expect(t.stack.sim.messages('U_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])))).toHaveLength(1);
+    expect(
+      t.stack.sim.messages('U_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? []))),
+    ).toHaveLength(1);
   });
 
   it('no threshold set: no alert, however low', async () => {
@@ -102,9 +109,13 @@ describe('low balance alerts', () => {
     await t.emulator.setBalance(30);
     const row = await send('U_MANAGER', '40');
     expect(row).toMatchObject({ status: 'failed', errorCode: 'INSUFFICIENT_BALANCE' });
-    const told = await t.stack.sim.waitFor(() => t.stack.sim.messages('U_MANAGER').find((m) => /could not be sent/.test(m.text ?? '')));
+    const told = await t.stack.sim.waitFor(() =>
+      t.stack.sim.messages('U_MANAGER').find((m) => /could not be sent/.test(m.text ?? '')),
+    );
     expect(JSON.stringify(told.blocks)).toMatch(/not have enough money.*admins have been told/i);
-    const alert = await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => /refused for lack of funds/.test(JSON.stringify(m.blocks ?? []))));
+    const alert = await t.stack.sim.waitFor(() =>
+      t.stack.sim.messages('C_ADMIN').find((m) => /refused for lack of funds/.test(JSON.stringify(m.blocks ?? []))),
+    );
     expect(JSON.stringify(alert.blocks)).toContain('<@U_MANAGER>');
     expect(JSON.stringify(alert.blocks)).toContain('$40');
     expect(JSON.stringify(alert.blocks)).toContain('$30');
@@ -115,7 +126,9 @@ describe('balance reads', () => {
   const balanceReads = async (metricsUrl = t.stack.app.metricsUrl!) =>
     (await (await fetch(`${metricsUrl}/metrics`)).text())
       .split('\n')
-      .filter((line) => line.startsWith('kudos_rewards_api_calls_total{') && line.includes('endpoint="/api/v1/balance"'))
+      .filter(
+        (line) => line.startsWith('kudos_rewards_api_calls_total{') && line.includes('endpoint="/api/v1/balance"'),
+      )
       .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 
   it('a stream of orders far above the threshold reads the balance once, not once per order; the order that crosses it reads it and alerts', async () => {
@@ -193,22 +206,26 @@ describe('balance reads', () => {
     expect(states.map((s) => s.lastBalanceCents)).toEqual(teams.map(() => 500_000));
   });
 
-  it('stopping the app ends a balance read in flight at once: a slow API does not hold the stop up to its timeouts', { timeout: 30_000 }, async () => {
-    // Before: a read held by a slow API kept finance.stop() (and so the app's close) waiting for its
-    // 15 s timeout and each of its 3 retries, far past main.ts's 10 s hard stop. The test's timeout is the bound.
-    const held = { method: 'GET', path: '^/api/v1/balance$', delayMs: 20_000, count: 4 };
-    await t.stack.app.settings.get(WS); // seeded with the environment's threshold: the sweep reads its account
-    await t.emulator.faults(held);
-    const sweep = t.stack.app.finance.lowBalance.sweep();
-    const heldLeft = async () => (await t.emulator.faultsLeft())[0]?.remaining;
-    // The emulator has taken the first held request: the read is in flight.
-    await eventually(async () => ((await heldLeft()) === held.count - 1 ? true : undefined));
-    await t.stack.app.finance.stop();
-    await sweep;
-    // One attempt, ended: no retry was sent after it, and nothing was read, so nothing recorded.
-    expect(await heldLeft()).toBe(held.count - 1);
-    expect(await t.db.select().from(financeState).where(eq(financeState.teamId, WS.teamId))).toEqual([]);
-  });
+  it(
+    'stopping the app ends a balance read in flight at once: a slow API does not hold the stop up to its timeouts',
+    { timeout: 30_000 },
+    async () => {
+      // Before: a read held by a slow API kept finance.stop() (and so the app's close) waiting for its
+      // 15 s timeout and each of its 3 retries, far past main.ts's 10 s hard stop. The test's timeout is the bound.
+      const held = { method: 'GET', path: '^/api/v1/balance$', delayMs: 20_000, count: 4 };
+      await t.stack.app.settings.get(WS); // seeded with the environment's threshold: the sweep reads its account
+      await t.emulator.faults(held);
+      const sweep = t.stack.app.finance.lowBalance.sweep();
+      const heldLeft = async () => (await t.emulator.faultsLeft())[0]?.remaining;
+      // The emulator has taken the first held request: the read is in flight.
+      await eventually(async () => ((await heldLeft()) === held.count - 1 ? true : undefined));
+      await t.stack.app.finance.stop();
+      await sweep;
+      // One attempt, ended: no retry was sent after it, and nothing was read, so nothing recorded.
+      expect(await heldLeft()).toBe(held.count - 1);
+      expect(await t.db.select().from(financeState).where(eq(financeState.teamId, WS.teamId))).toEqual([]);
+    },
+  );
 
   it('orders placed one after another within a second are decided together: one decision, then one more for the rest, not one each', async () => {
     await t.emulator.setBalance(5000);
@@ -259,7 +276,12 @@ describe('two instances', () => {
       .returning();
     rows.forEach((row, i) => (i % 2 ? t.stack.app : other).worker.placeNow(row.id));
     await eventually(async () => (await t.db.select().from(kudos)).every((k) => k.status === 'placed'), 20_000);
-    await Promise.all([t.stack.app.finance.lowBalance.afterOrder(WS), other.finance.lowBalance.afterOrder(WS), t.stack.app.finance.sweep(), other.finance.sweep()]);
+    await Promise.all([
+      t.stack.app.finance.lowBalance.afterOrder(WS),
+      other.finance.lowBalance.afterOrder(WS),
+      t.stack.app.finance.sweep(),
+      other.finance.sweep(),
+    ]);
     await t.stack.sim.waitFor(() => alerts().length > 0);
     expect(alerts()).toHaveLength(1);
     // The balance at the crossing: somewhere under the threshold.

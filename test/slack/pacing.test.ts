@@ -39,7 +39,10 @@ describe('Slack pacing of posts', () => {
     const counter = countQueries(testDb.db);
     const posted: string[] = [];
     try {
-      await Promise.all([pacer.post('D1', async () => posted.push('D1')), pacer.post('C1', async () => posted.push('C1'))]);
+      await Promise.all([
+        pacer.post('D1', async () => posted.push('D1')),
+        pacer.post('C1', async () => posted.push('C1')),
+      ]);
       expect(counter.statements().filter((text) => /slack_call_schedules/.test(text))).toHaveLength(1);
     } finally {
       counter.restore();
@@ -86,13 +89,17 @@ describe('Slack pacing of method calls inside a deadline', () => {
     const other = createSlackPacer(createCallSchedules(testDb.db), 'T1', { scale: 0.01 });
     const otherCounter = countQueries(testDb.db);
     try {
-      await expect(other.method('users.info', async () => called.push(6), { maxWaitMs: 800 })).rejects.toMatchObject({ outcome: 'rate_limited' });
+      await expect(other.method('users.info', async () => called.push(6), { maxWaitMs: 800 })).rejects.toMatchObject({
+        outcome: 'rate_limited',
+      });
       expect(otherCounter.count()).toBeGreaterThan(0);
     } finally {
       otherCounter.restore();
     }
     // Another workspace's schedule is its own.
-    await createSlackPacer(schedules, 'T2', { scale: 0.01 }).method('users.info', async () => called.push(7), { maxWaitMs: 800 });
+    await createSlackPacer(schedules, 'T2', { scale: 0.01 }).method('users.info', async () => called.push(7), {
+      maxWaitMs: 800,
+    });
     expect(called).toEqual([1, 7]);
   });
 });

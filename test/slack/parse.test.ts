@@ -5,7 +5,8 @@ import { parseStatsCommand } from '../../src/slack/commands/stats.js';
 describe('parseKudosCommand', () => {
   it('recognises subcommands', () => {
     expect(parseKudosCommand('')).toEqual({ kind: 'open', userIds: [] });
-    for (const word of ['balance', 'scheduled', 'help', 'settings'] as const) expect(parseKudosCommand(` ${word.toUpperCase()} `)).toEqual({ kind: word });
+    for (const word of ['balance', 'scheduled', 'help', 'settings'] as const)
+      expect(parseKudosCommand(` ${word.toUpperCase()} `)).toEqual({ kind: word });
     expect(parseKudosCommand('dance now')).toEqual({ kind: 'unknown', word: 'dance' });
   });
 
@@ -24,8 +25,16 @@ describe('parseKudosCommand', () => {
 describe('parseStatsCommand', () => {
   it('reads a month, a channel and a user group in any order (as Slack escapes them), and opt-out/in', () => {
     expect(parseStatsCommand('stats')).toEqual({ kind: 'board', month: '' });
-    expect(parseStatsCommand('stats october <#C024BE91L|sales>')).toEqual({ kind: 'board', month: 'october', channel: 'C024BE91L' });
-    expect(parseStatsCommand('stats <!subteam^S0614TZR7|@design> 2026-10')).toEqual({ kind: 'board', month: '2026-10', group: { id: 'S0614TZR7', handle: 'design' } });
+    expect(parseStatsCommand('stats october <#C024BE91L|sales>')).toEqual({
+      kind: 'board',
+      month: 'october',
+      channel: 'C024BE91L',
+    });
+    expect(parseStatsCommand('stats <!subteam^S0614TZR7|@design> 2026-10')).toEqual({
+      kind: 'board',
+      month: '2026-10',
+      group: { id: 'S0614TZR7', handle: 'design' },
+    });
     expect(parseStatsCommand('stats <#C024BE91L>')).toEqual({ kind: 'board', month: '', channel: 'C024BE91L' });
     expect(parseStatsCommand('stats opt-out')).toEqual({ kind: 'optout' });
     expect(parseStatsCommand('stats optin')).toEqual({ kind: 'optin' });

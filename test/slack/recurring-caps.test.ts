@@ -11,8 +11,14 @@ import { postSignedPayload, useAppPerTest, viewSubmissionPayload } from '../supp
 
 const e2e = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0 } });
 
-const select = (value: string) => ({ type: 'static_select', selected_option: { text: { type: 'plain_text', text: value }, value } });
-const searched = (value: string) => ({ type: 'external_select', selected_option: { text: { type: 'plain_text', text: value }, value } });
+const select = (value: string) => ({
+  type: 'static_select',
+  selected_option: { text: { type: 'plain_text', text: value }, value },
+});
+const searched = (value: string) => ({
+  type: 'external_select',
+  selected_option: { text: { type: 'plain_text', text: value }, value },
+});
 const formValues = (users = ['U_EMP1']) => ({
   rec_recipients: { recipients: { type: 'multi_users_select', selected_users: users } },
   rec_design: { design: searched('CC-THANK-YOU') },
@@ -24,11 +30,25 @@ const formValues = (users = ['U_EMP1']) => ({
 
 /** The recurring form submitted by `userId` from view `viewId`, posted as Slack posts it; Slack's answer. */
 async function submitForm(userId: string, viewId: string) {
-  const answer = await postSignedPayload(e2e.stack.app.url, viewSubmissionPayload({ id: viewId, callback_id: 'recurring_new', private_metadata: '', blocks: [] }, formValues(), userId));
-  return { status: answer.status, body: answer.text === '' ? undefined : (JSON.parse(answer.text) as { response_action?: string; errors?: Record<string, string> }) };
+  const answer = await postSignedPayload(
+    e2e.stack.app.url,
+    viewSubmissionPayload(
+      { id: viewId, callback_id: 'recurring_new', private_metadata: '', blocks: [] },
+      formValues(),
+      userId,
+    ),
+  );
+  return {
+    status: answer.status,
+    body:
+      answer.text === ''
+        ? undefined
+        : (JSON.parse(answer.text) as { response_action?: string; errors?: Record<string, string> }),
+  };
 }
 
-const seriesOf = async (userId?: string) => (await e2e.db.select().from(recurringSeries)).filter((s) => !userId || s.senderUserId === userId);
+const seriesOf = async (userId?: string) =>
+  (await e2e.db.select().from(recurringSeries)).filter((s) => !userId || s.senderUserId === userId);
 
 async function lastAnswer(userId: string) {
   return e2e.stack.sim.waitFor(() =>
@@ -44,20 +64,35 @@ describe('recurring series: caps', () => {
     const { sim } = e2e.stack;
     await sim.slashCommand('U_ADMIN', 'settings', 'C_GENERAL');
     const settings = await sim.waitFor(() => sim.openViews('U_ADMIN').find((v) => v.callback_id === 'kudos_settings'));
-    const initial = (block: string) => (settings.blocks as Array<{ block_id?: string; element?: { initial_value?: string } }>).find((b) => b.block_id === block)?.element?.initial_value;
+    const initial = (block: string) =>
+      (settings.blocks as Array<{ block_id?: string; element?: { initial_value?: string } }>).find(
+        (b) => b.block_id === block,
+      )?.element?.initial_value;
     expect([initial('settings_series_per_person'), initial('settings_series_per_workspace')]).toEqual(['20', '500']);
-    await sim.submitView(settings.id, { settings_series_per_person: { series_per_person: { type: 'number_input', value: '0' } } }, 'U_ADMIN');
+    await sim.submitView(
+      settings.id,
+      { settings_series_per_person: { series_per_person: { type: 'number_input', value: '0' } } },
+      'U_ADMIN',
+    );
     expect(sim.viewErrors(settings.id).settings_series_per_person).toMatch(/whole number from 1/);
     await sim.submitView(
       settings.id,
-      { settings_series_per_person: { series_per_person: { type: 'number_input', value: '2' } }, settings_series_per_workspace: { series_per_workspace: { type: 'number_input', value: '3' } } },
+      {
+        settings_series_per_person: { series_per_person: { type: 'number_input', value: '2' } },
+        settings_series_per_workspace: { series_per_workspace: { type: 'number_input', value: '3' } },
+      },
       'U_ADMIN',
     );
-    await sim.waitFor(() => sim.messages('U_ADMIN').find((m) => JSON.stringify(m.blocks ?? []).includes('recurring kudos per person')));
+    await sim.waitFor(() =>
+      sim.messages('U_ADMIN').find((m) => JSON.stringify(m.blocks ?? []).includes('recurring kudos per person')),
+    );
 
-    for (const view of ['V_CAP_1', 'V_CAP_2']) expect(await submitForm('U_MANAGER', view)).toEqual({ status: 200, body: undefined });
+    for (const view of ['V_CAP_1', 'V_CAP_2'])
+      expect(await submitForm('U_MANAGER', view)).toEqual({ status: 200, body: undefined });
     const third = await submitForm('U_MANAGER', 'V_CAP_3');
-    expect(third.body?.errors?.rec_recipients).toMatch(/You have 2 recurring kudos already, the most one person may have.*Nothing was saved/);
+    expect(third.body?.errors?.rec_recipients).toMatch(
+      /You have 2 recurring kudos already, the most one person may have.*Nothing was saved/,
+    );
     expect(await seriesOf('U_MANAGER')).toHaveLength(2);
 
     expect(await submitForm('U_EMP2', 'V_CAP_4')).toEqual({ status: 200, body: undefined });
@@ -101,31 +136,36 @@ describe('recurring series: caps', () => {
 });
 
 describe('recurring series: a busy database', () => {
-  it.skipIf(!process.env.DATABASE_URL)('answers "saving" within Slack’s 3 s, then says it is saved; nothing is saved twice', async () => {
-    // PostgreSQL only: the test holds the workspace's series lock on its own connection (PGlite has one connection for all).
-    const { sim } = e2e.stack;
-    await sim.slashCommand('U_MANAGER', 'recurring new', 'C_GENERAL');
-    const modal = await sim.waitFor(() => sim.openViews('U_MANAGER').find((v) => v.callback_id === 'recurring_new'));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const holding = new Promise<void>((resolve) => (locked = resolve));
-    const held = e2e.db.transaction(async (tx) => {
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${'recurring_series:T0KUDOS'}))`);
-      locked();
-      await released;
-    });
-    await holding;
-    const answer = await sim.submitView(modal.id, formValues(['U_EMP1', 'U_EMP2']), 'U_MANAGER');
-    expect(answer.status).toBe(200);
-    expect(JSON.stringify(sim.openViews('U_MANAGER'))).toContain('Saving your recurring kudos');
-    release();
-    await held;
-    await sim.waitFor(() => JSON.stringify(sim.openViews('U_MANAGER')).includes('Your recurring kudos is saved') || undefined);
-    // Slack sending the same form again finds it saved.
-    expect(await submitForm('U_MANAGER', modal.id)).toEqual({ status: 200, body: undefined });
-    expect(await seriesOf('U_MANAGER')).toHaveLength(1);
-  });
+  it.skipIf(!process.env.DATABASE_URL)(
+    'answers "saving" within Slack’s 3 s, then says it is saved; nothing is saved twice',
+    async () => {
+      // PostgreSQL only: the test holds the workspace's series lock on its own connection (PGlite has one connection for all).
+      const { sim } = e2e.stack;
+      await sim.slashCommand('U_MANAGER', 'recurring new', 'C_GENERAL');
+      const modal = await sim.waitFor(() => sim.openViews('U_MANAGER').find((v) => v.callback_id === 'recurring_new'));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const holding = new Promise<void>((resolve) => (locked = resolve));
+      const held = e2e.db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${'recurring_series:T0KUDOS'}))`);
+        locked();
+        await released;
+      });
+      await holding;
+      const answer = await sim.submitView(modal.id, formValues(['U_EMP1', 'U_EMP2']), 'U_MANAGER');
+      expect(answer.status).toBe(200);
+      expect(JSON.stringify(sim.openViews('U_MANAGER'))).toContain('Saving your recurring kudos');
+      release();
+      await held;
+      await sim.waitFor(
+        () => JSON.stringify(sim.openViews('U_MANAGER')).includes('Your recurring kudos is saved') || undefined,
+      );
+      // Slack sending the same form again finds it saved.
+      expect(await submitForm('U_MANAGER', modal.id)).toEqual({ status: 200, body: undefined });
+      expect(await seriesOf('U_MANAGER')).toHaveLength(1);
+    },
+  );
 });
 
 describe('/kudos recurring with many series', () => {
@@ -156,6 +196,8 @@ describe('/kudos recurring with many series', () => {
     expect(text).toContain('Series 1–10 of 300');
     expect((text.match(/recurring_delete:/g) ?? []).length).toBe(10);
     await sim.clickButton({ channel: 'C_GENERAL', ts: first.ts }, 'recurring_page:1', 'U_MANAGER', '1');
-    await sim.waitFor(() => JSON.stringify(sim.messages('C_GENERAL').at(-1)?.blocks ?? []).includes('Series 11–20 of 300') || undefined);
+    await sim.waitFor(
+      () => JSON.stringify(sim.messages('C_GENERAL').at(-1)?.blocks ?? []).includes('Series 11–20 of 300') || undefined,
+    );
   });
 });

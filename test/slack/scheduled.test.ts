@@ -9,12 +9,18 @@ const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' } });
 async function scheduleSend(userId: string, date: string, time: string, amount = '20') {
   await e2e.stack.sim.slashCommand(userId, '', 'C_GENERAL');
   const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews(userId).at(-1));
-  const answer = await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount, message: 'later', schedule: { date, time } }), userId);
+  const answer = await e2e.stack.sim.submitView(
+    view.id,
+    sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount, message: 'later', schedule: { date, time } }),
+    userId,
+  );
   return { view, answer };
 }
 
 async function scheduledRow() {
-  return eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
+  return eventually(async () =>
+    (await e2e.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt),
+  );
 }
 
 /** A wall time `minutes` from now in a zone, as the pickers would give it. */
@@ -34,7 +40,9 @@ describe('scheduled sends', () => {
     expect(row.scheduledAt!.toISOString()).toBe('2027-03-14T07:30:00.000Z');
     expect(row.scheduleLocal).toBe('2027-03-14T03:30:00-04:00');
     expect(row.scheduleTimezone).toBe('America/New_York');
-    const order = (await e2e.stack.app.rewards.orders.get(row.orderId!)) as { sendTiming?: { sendAt?: string; timezone?: string } };
+    const order = (await e2e.stack.app.rewards.orders.get(row.orderId!)) as {
+      sendTiming?: { sendAt?: string; timezone?: string };
+    };
     expect(order.sendTiming?.timezone).toBe('America/New_York');
     expect(new Date(order.sendTiming!.sendAt!).toISOString()).toBe('2027-03-14T07:30:00.000Z');
     // Booked, not sent: the sender is told, the channel hears about it when it goes out.
@@ -47,7 +55,9 @@ describe('scheduled sends', () => {
     e2e.stack.sim.workspace.users.find((u) => u.id === 'U_EMP2')!.tz = '';
     await e2e.stack.sim.slashCommand('U_EMP2', '', 'C_GENERAL');
     const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP2').at(-1));
-    const timeBlock = (view.blocks as Array<{ block_id?: string; hint?: { text: string } }>).find((b) => b.block_id === 'send_time');
+    const timeBlock = (view.blocks as Array<{ block_id?: string; hint?: { text: string } }>).find(
+      (b) => b.block_id === 'send_time',
+    );
     expect(timeBlock?.hint?.text).toContain('no time zone');
     expect(timeBlock?.hint?.text).toContain('UTC');
     // A sender with a zone is told which one.
@@ -57,7 +67,13 @@ describe('scheduled sends', () => {
 
     const answer = await e2e.stack.sim.submitView(
       view.id,
-      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', message: 'later', schedule: { date: '2027-03-14', time: '09:00' } }),
+      sendModalValues({
+        users: ['U_EMP1'],
+        design: 'CC-THANK-YOU',
+        amount: '20',
+        message: 'later',
+        schedule: { date: '2027-03-14', time: '09:00' },
+      }),
       'U_EMP2',
     );
     expect(answer.body).toBe('');
@@ -92,7 +108,12 @@ describe('scheduled sends', () => {
     expect(JSON.stringify(list.blocks)).toContain('scheduled_cancel');
     const balanceBefore = (await e2e.stack.app.rewards.balance.get()).availableBalance.amount;
 
-    const click = await e2e.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'scheduled_cancel', 'U_MANAGER', row.id);
+    const click = await e2e.stack.sim.clickButton(
+      { channel: list.channel, ts: list.ts },
+      'scheduled_cancel',
+      'U_MANAGER',
+      row.id,
+    );
     expect(click.status).toBe(200);
     const updated = await e2e.stack.sim.waitFor(() => {
       const m = e2e.stack.sim.messages('C_GENERAL').find((x) => x.ts === list.ts);
@@ -114,7 +135,11 @@ describe('scheduled sends', () => {
 
   it('a cancel the API accepted whose database write failed is recorded by the sweep within seconds, with who cancelled', async () => {
     // Completion checks far away: what records the cancel here is the sweep, not the next check.
-    await e2e.start({ app: { webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 } } });
+    await e2e.start({
+      app: {
+        webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 },
+      },
+    });
     await scheduleSend('U_MANAGER', '2027-03-14', '09:00');
     const row = await scheduledRow();
     await e2e.stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
@@ -125,7 +150,11 @@ describe('scheduled sends', () => {
         `create or replace function kudos_refuse_cancel() returns trigger language plpgsql as $$ begin if new.status = 'canceled' then raise exception 'database went away (test)'; end if; return new; end $$`,
       ),
     );
-    await e2e.db.execute(sql.raw('create trigger kudos_refuse_cancel before update on kudos for each row execute function kudos_refuse_cancel()'));
+    await e2e.db.execute(
+      sql.raw(
+        'create trigger kudos_refuse_cancel before update on kudos for each row execute function kudos_refuse_cancel()',
+      ),
+    );
     try {
       await e2e.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'scheduled_cancel', 'U_MANAGER', row.id);
       // The person is told the truth: the API cancelled it.
@@ -142,14 +171,23 @@ describe('scheduled sends', () => {
       await e2e.db.execute(sql.raw('drop trigger if exists kudos_refuse_cancel on kudos'));
     }
     // The database is back: the sweep records it within seconds, by whom, with the audit row.
-    const after = await eventually(async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'canceled'), 10_000);
+    const after = await eventually(
+      async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'canceled'),
+      10_000,
+    );
     expect(after.canceledBy).toBe('U_MANAGER');
     expect(after.orderStatus).toBe('CANCELED');
-    expect(await e2e.db.select().from(auditEvents)).toMatchObject([{ action: 'kudos.canceled', actorUserId: 'U_MANAGER', subjectId: row.id }]);
+    expect(await e2e.db.select().from(auditEvents)).toMatchObject([
+      { action: 'kudos.canceled', actorUserId: 'U_MANAGER', subjectId: row.id },
+    ]);
   });
 
   it('a cancel whose answer was lost is recorded once the order says CANCELED', async () => {
-    await e2e.start({ app: { webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 } } });
+    await e2e.start({
+      app: {
+        webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 },
+      },
+    });
     await scheduleSend('U_MANAGER', '2027-03-14', '09:00');
     const row = await scheduledRow();
     // Every answer to the cancel is lost (applied, then the connection dropped).
@@ -160,7 +198,10 @@ describe('scheduled sends', () => {
       { kudosId: row.id, teamId: row.teamId, actorUserId: 'U_MANAGER', actorIsAdmin: false, now: new Date() },
     );
     expect(outcome.ok).toBe(false);
-    const after = await eventually(async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'canceled'), 15_000);
+    const after = await eventually(
+      async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'canceled'),
+      15_000,
+    );
     expect(after.canceledBy).toBe('U_MANAGER');
   });
 
@@ -211,7 +252,9 @@ describe('scheduled sends', () => {
     const list = scheduledListMessage('U_ADMIN')!;
     expect(JSON.stringify(list.blocks)).toContain('<@U_MANAGER>');
     await e2e.stack.sim.clickButton({ channel: list.channel, ts: list.ts }, 'scheduled_cancel', 'U_ADMIN', row.id);
-    const after = await eventually(async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'canceled'));
+    const after = await eventually(async () =>
+      (await e2e.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'canceled'),
+    );
     expect(after.canceledBy).toBe('U_ADMIN');
   });
 });

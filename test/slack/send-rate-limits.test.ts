@@ -21,7 +21,11 @@ async function openSendModal(userId: string) {
 }
 
 /** Presses Send: accepted (the modal closed) or the inline errors, joined. */
-async function pressSend(viewId: string, values: Record<string, Record<string, unknown>>, userId = 'U_MANAGER'): Promise<{ accepted: boolean; errors: string }> {
+async function pressSend(
+  viewId: string,
+  values: Record<string, Record<string, unknown>>,
+  userId = 'U_MANAGER',
+): Promise<{ accepted: boolean; errors: string }> {
   const { sim } = e2e.stack;
   const answer = await sim.submitView(viewId, values, userId);
   const accepted = answer.body === '' && sim.openViews(userId).every((v) => v.id !== viewId);
@@ -50,13 +54,16 @@ async function pressAccepted(viewId: string, values: Record<string, Record<strin
     const answer = await pressSend(viewId, values);
     if (answer.accepted) return answers;
     answers.push(answer.errors);
-    if (!/trouble connecting|took too long/.test(answer.errors) || press === 5) throw new Error(`the press was not accepted: ${answers.join(' | ')}`);
+    if (!/trouble connecting|took too long/.test(answer.errors) || press === 5)
+      throw new Error(`the press was not accepted: ${answers.join(' | ')}`);
   }
 }
 
 async function scheduleRow(key: string) {
   const [row] = rowsOf<{ next_at: unknown; blocked_until: unknown; updated_at: unknown }>(
-    await e2e.db.execute(sql`select next_at::text, blocked_until::text, updated_at::text from slack_call_schedules where team_id = ${TEAM_ID} and key = ${key}`),
+    await e2e.db.execute(
+      sql`select next_at::text, blocked_until::text, updated_at::text from slack_call_schedules where team_id = ${TEAM_ID} and key = ${key}`,
+    ),
   );
   return row;
 }
@@ -70,17 +77,25 @@ describe('the send modal under Slack rate limits', () => {
     async () => {
       const { sim } = e2e.stack;
       const view = await openSendModal('U_MANAGER');
-      const values = sendModalValues({ group: { value: 'slack:S_TEAM', text: '@team' }, design: 'CC-THANK-YOU', amount: '25', message: 'Thanks, team' });
+      const values = sendModalValues({
+        group: { value: 'slack:S_TEAM', text: '@team' },
+        design: 'CC-THANK-YOU',
+        amount: '25',
+        message: 'Thanks, team',
+      });
       // Slack answers the group's read with a 429 and a 10 s Retry-After (the app's share of Tier 2 used up).
       sim.rateLimits.storm({ count: 1, retryAfterSeconds: 10, methods: ['usergroups.users.list'] });
 
-      expect(await pressUntilBusy(view.id, values)).toMatch(/Slack is busy right now .*Nothing was sent\. Press Send again in \d+ s\./);
+      expect(await pressUntilBusy(view.id, values)).toMatch(
+        /Slack is busy right now .*Nothing was sent\. Press Send again in \d+ s\./,
+      );
       expect(await e2e.db.select().from(kudos)).toEqual([]);
 
       // Pressing again while Slack has no room books no slot (the schedule is untouched) and calls nothing.
       const before = await scheduleRow('usergroups.users.list');
       expect(before?.blocked_until).toBeTruthy();
-      for (let press = 0; press < 2; press++) expect(await pressUntilBusy(view.id, values)).toContain('Slack is busy right now');
+      for (let press = 0; press < 2; press++)
+        expect(await pressUntilBusy(view.id, values)).toContain('Slack is busy right now');
       expect(await scheduleRow('usergroups.users.list')).toEqual(before);
       expect(okCalls('usergroups.users.list')).toBe(0);
       expect(await e2e.db.select().from(kudos)).toEqual([]);
@@ -107,7 +122,9 @@ describe('the send modal under Slack rate limits', () => {
       const members: string[] = [];
       for (let i = 0; sim.workspace.users.length < 4100; i++) {
         const id = `U_MANY${String(i).padStart(4, '0')}`;
-        sim.workspace.users.push(workspacePerson(id, `many${i}`, `Person ${i}`, 'member', { displayName: `P${i}`, tz: 'UTC' }));
+        sim.workspace.users.push(
+          workspacePerson(id, `many${i}`, `Person ${i}`, 'member', { displayName: `P${i}`, tz: 'UTC' }),
+        );
         if (members.length < 100) members.push(id);
       }
       sim.workspace.usergroups.push({ id: 'S_HUNDRED', handle: 'hundred', name: 'A Hundred', users: members });
@@ -115,7 +132,12 @@ describe('the send modal under Slack rate limits', () => {
       expect(pages).toBe(21);
 
       const view = await openSendModal('U_MANAGER');
-      const values = sendModalValues({ group: { value: 'slack:S_HUNDRED', text: '@hundred' }, design: 'CC-THANK-YOU', amount: '5', message: 'Thank you all' });
+      const values = sendModalValues({
+        group: { value: 'slack:S_HUNDRED', text: '@hundred' },
+        design: 'CC-THANK-YOU',
+        amount: '5',
+        message: 'Thank you all',
+      });
       expect(await pressUntilBusy(view.id, values)).toMatch(/Slack is busy right now .*Press Send again in \d+ s\./);
       expect(await e2e.db.select().from(kudos)).toEqual([]);
 

@@ -1,7 +1,13 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { kudos, recipientMappings } from '../../src/db/schema/index.js';
-import { eventually, postSignedPayload, sendModalValues, useAppPerTest, viewSubmissionPayload } from '../support/app.js';
+import {
+  eventually,
+  postSignedPayload,
+  sendModalValues,
+  useAppPerTest,
+  viewSubmissionPayload,
+} from '../support/app.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' } });
 
@@ -29,12 +35,18 @@ describe('sending kudos from Slack', () => {
 
   it('sends a card to two people: one order in the emulator, a confirmation DM and an announcement', async () => {
     const view = await openModal('U_MANAGER');
-    const answer = await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '25', message: 'Great launch!' }), 'U_MANAGER');
+    const answer = await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '25', message: 'Great launch!' }),
+      'U_MANAGER',
+    );
     expect(answer.status).toBe(200);
     expect(answer.body).toBe('');
     expect(e2e.stack.sim.openViews('U_MANAGER')).toHaveLength(0);
 
-    const confirmation = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('Order')));
+    const confirmation = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('Order')),
+    );
     const [row] = await e2e.db.select().from(kudos);
     expect(row!.status).toBe('placed');
     expect(confirmation.text).toContain(row!.orderId!);
@@ -46,7 +58,9 @@ describe('sending kudos from Slack', () => {
     expect(orders[0]!.recipientCount).toBe(2);
     expect(orders[0]!.totalCost?.amount).toBe('50.00');
 
-    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').find((m) => m.text.startsWith('Kudos from')));
+    const announcement = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('C_KUDOS').find((m) => m.text.startsWith('Kudos from')),
+    );
     const announced = JSON.stringify(announcement.blocks);
     expect(announced).toContain('<@U_MANAGER>');
     expect(announced).toContain('<@U_EMP1>');
@@ -74,16 +88,25 @@ describe('sending kudos from Slack', () => {
     const view = await openModal('U_MANAGER');
     const values = sendModalValues({ users: ['U_EMP3'], design: 'CC-CONGRATS', amount: '20' });
     const payload = viewSubmissionPayload(view as never, values, 'U_MANAGER');
-    const answers = await Promise.all([postSignedPayload(e2e.stack.app.url, payload), postSignedPayload(e2e.stack.app.url, payload)]);
+    const answers = await Promise.all([
+      postSignedPayload(e2e.stack.app.url, payload),
+      postSignedPayload(e2e.stack.app.url, payload),
+    ]);
     expect(answers.map((a) => a.status)).toEqual([200, 200]);
-    await eventually(async () => (await e2e.db.select().from(kudos)).every((k) => k.status === 'placed' && k.notifiedAt));
+    await eventually(async () =>
+      (await e2e.db.select().from(kudos)).every((k) => k.status === 'placed' && k.notifiedAt),
+    );
     expect(await e2e.db.select().from(kudos)).toHaveLength(1);
     expect(await ordersInEmulator()).toHaveLength(1);
   });
 
   it('refuses users without an e-mail, bots and deactivated users inline, naming them', async () => {
     const view = await openModal('U_MANAGER');
-    const answer = await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_NOEMAIL', 'U_BOT', 'U_GONE'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    const answer = await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1', 'U_NOEMAIL', 'U_BOT', 'U_GONE'], design: 'CC-THANK-YOU', amount: '10' }),
+      'U_MANAGER',
+    );
     expect(answer.body).toMatchObject({ response_action: 'errors' });
     const error = e2e.stack.sim.viewErrors(view.id).send_recipients!;
     expect(error).toContain('Nora');
@@ -97,16 +120,28 @@ describe('sending kudos from Slack', () => {
 
   it('checks the amount against the design range and whole dollars, inline', async () => {
     const view = await openModal('U_MANAGER');
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '600' }), 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '600' }),
+      'U_MANAGER',
+    );
     expect(e2e.stack.sim.viewErrors(view.id).send_amount).toContain('$5 to $500');
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '2.50' }), 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '2.50' }),
+      'U_MANAGER',
+    );
     expect(e2e.stack.sim.viewErrors(view.id).send_amount).toContain('whole dollars');
     expect(await e2e.db.select().from(kudos)).toHaveLength(0);
   });
 
   it('does not place a send whose total is above the approval threshold (it waits for approval)', async () => {
     const view = await openModal('U_MANAGER');
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '60' }), 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '60' }),
+      'U_MANAGER',
+    );
     const [row] = await eventually(async () => {
       const rows = await e2e.db.select().from(kudos);
       return rows.length > 0 ? rows : undefined;
@@ -121,10 +156,17 @@ describe('sending kudos from Slack', () => {
     const view = await openModal('U_MANAGER');
     await e2e.stack.sim.submitView(
       view.id,
-      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10', message: '<!channel> you rock <https://evil.example|our intranet> & more' }),
+      sendModalValues({
+        users: ['U_EMP1'],
+        design: 'CC-THANK-YOU',
+        amount: '10',
+        message: '<!channel> you rock <https://evil.example|our intranet> & more',
+      }),
       'U_MANAGER',
     );
-    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').find((m) => m.text.startsWith('Kudos from')));
+    const announcement = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('C_KUDOS').find((m) => m.text.startsWith('Kudos from')),
+    );
     const rendered = JSON.stringify(announcement.blocks) + announcement.text;
     expect(rendered).not.toContain('<!channel>');
     expect(rendered).not.toContain('<https://evil.example');
@@ -135,7 +177,11 @@ describe('sending kudos from Slack', () => {
     const view = await openModal('U_MANAGER');
     const options = await e2e.stack.sim.loadOptions(view.id, 'group', 'send_group', '', 'U_MANAGER');
     expect(JSON.stringify(options.body)).toContain('slack:S_TEAM');
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ group: { value: 'slack:S_TEAM', text: '@team' }, design: 'CC-THANK-YOU', amount: '15' }), 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ group: { value: 'slack:S_TEAM', text: '@team' }, design: 'CC-THANK-YOU', amount: '15' }),
+      'U_MANAGER',
+    );
     const row = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'placed'));
     expect(row.recipients.map((r) => r.slackUserId).sort()).toEqual(['U_EMP1', 'U_EMP2']);
     expect(row.slackUsergroupId).toBe('S_TEAM');
@@ -145,8 +191,14 @@ describe('sending kudos from Slack', () => {
   it('tells the sender a short, specific reason when the API refuses the order', async () => {
     await e2e.emulator.setBalance(12);
     const view = await openModal('U_MANAGER');
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20' }), 'U_MANAGER');
-    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('could not be sent')));
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20' }),
+      'U_MANAGER',
+    );
+    const dm = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('could not be sent')),
+    );
     expect(dm.text).toContain('enough money');
     expect(dm.text).not.toMatch(/at .*\.ts:\d+/); // no stack trace
     const [row] = await e2e.db.select().from(kudos);
@@ -156,8 +208,14 @@ describe('sending kudos from Slack', () => {
 
   it('keeps the recipient in step when a Slack e-mail changes (user_change)', async () => {
     const view = await openModal('U_MANAGER');
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP4'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
-    const mapping = await eventually(async () => (await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP4')))[0]);
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP4'], design: 'CC-THANK-YOU', amount: '10' }),
+      'U_MANAGER',
+    );
+    const mapping = await eventually(
+      async () => (await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP4')))[0],
+    );
     expect(mapping.email).toBe('sofia@example.com');
     const answer = await e2e.stack.sim.sendEvent({
       type: 'user_change',
@@ -169,7 +227,12 @@ describe('sending kudos from Slack', () => {
         deleted: false,
         is_bot: false,
         tz: 'America/Denver',
-        profile: { email: 'sofia.sales@example.com', real_name: 'Sofia Sales', first_name: 'Sofia', last_name: 'Sales' },
+        profile: {
+          email: 'sofia.sales@example.com',
+          real_name: 'Sofia Sales',
+          first_name: 'Sofia',
+          last_name: 'Sales',
+        },
       },
     });
     expect(answer.status).toBe(200);
@@ -193,7 +256,15 @@ describe('sending kudos from Slack', () => {
     const options = await e2e.stack.sim.loadOptions(view.id, 'group', 'send_group', 'night', 'U_MANAGER');
     expect(JSON.stringify(options.body)).toContain(`book:${group.groupId}`);
     expect(JSON.stringify(options.body)).not.toContain('slack:S_TEAM');
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ group: { value: `book:${group.groupId}`, text: 'Night shift (2)' }, design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({
+        group: { value: `book:${group.groupId}`, text: 'Night shift (2)' },
+        design: 'CC-THANK-YOU',
+        amount: '10',
+      }),
+      'U_MANAGER',
+    );
     const row = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'placed'));
     expect(row.recipientGroupId).toBe(group.groupId);
     expect(row.recipients.map((r) => r.email).sort()).toEqual(['nina@example.com', 'olaf@example.com']);
@@ -206,19 +277,41 @@ describe('sending kudos from Slack', () => {
     // More 503s than the client retries on its own: the worker has to come back.
     await e2e.emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', status: 503, count: 5 });
     const view = await openModal('U_MANAGER');
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
-    const row = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'placed'), 15_000);
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }),
+      'U_MANAGER',
+    );
+    const row = await eventually(
+      async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'placed'),
+      15_000,
+    );
     expect(row.attempts).toBeGreaterThan(1);
     expect(await ordersInEmulator()).toHaveLength(1);
   });
 
   it('updates the address-book recipient (PUT) when the Slack e-mail changed since the stored mapping', async () => {
     const old = await e2e.stack.app.rewards.recipients.create({ email: 'omar.old@example.com', firstName: 'Omar' });
-    await e2e.db.insert(recipientMappings).values({ teamId: 'T0KUDOS', slackUserId: 'U_EMP3', recipientId: old.recipientId, email: 'omar.old@example.com' });
+    await e2e.db
+      .insert(recipientMappings)
+      .values({
+        teamId: 'T0KUDOS',
+        slackUserId: 'U_EMP3',
+        recipientId: old.recipientId,
+        email: 'omar.old@example.com',
+      });
     const view = await openModal('U_MANAGER');
-    await e2e.stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '10' }),
+      'U_MANAGER',
+    );
     const row = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.status === 'placed'));
-    expect(row.recipients[0]).toMatchObject({ slackUserId: 'U_EMP3', recipientId: old.recipientId, email: 'omar@example.com' });
+    expect(row.recipients[0]).toMatchObject({
+      slackUserId: 'U_EMP3',
+      recipientId: old.recipientId,
+      email: 'omar@example.com',
+    });
     expect((await e2e.stack.app.rewards.recipients.get(old.recipientId)).email).toBe('omar@example.com');
     const [mapping] = await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP3'));
     expect(mapping).toMatchObject({ recipientId: old.recipientId, email: 'omar@example.com' });

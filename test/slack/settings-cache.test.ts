@@ -32,7 +32,9 @@ function watched(db: Database) {
       get(target, prop) {
         const value = Reflect.get(target, prop, target) as unknown;
         if (typeof value !== 'function') return value;
-        if (prop === 'then') return (ok?: (v: unknown) => unknown, failed?: (e: unknown) => unknown) => run(() => (value as () => Promise<unknown>).call(target)).then(ok, failed);
+        if (prop === 'then')
+          return (ok?: (v: unknown) => unknown, failed?: (e: unknown) => unknown) =>
+            run(() => (value as () => Promise<unknown>).call(target)).then(ok, failed);
         return (...args: unknown[]) => {
           const out = (value as (...a: unknown[]) => unknown).apply(target, args);
           return typeof out === 'object' && out !== null ? follow(out, run) : out;
@@ -42,7 +44,8 @@ function watched(db: Database) {
   const proxy = new Proxy(db, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target) as unknown;
-      if (prop !== 'select') return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      if (prop !== 'select')
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       return (...args: unknown[]) => {
         selects++;
         const held = hold;
@@ -157,7 +160,13 @@ describe("today's date for the send form", () => {
     const before = new Date(Date.UTC(2026, 2, 8, 4, 59, 30));
     const after = new Date(Date.UTC(2026, 2, 8, 5, 0, 0));
     for (const zone of ['America/New_York', 'Asia/Kolkata', 'Australia/Eucla', 'Pacific/Chatham', 'UTC', 'Not/AZone']) {
-      for (const at of [before, after, new Date(before.getTime() + 10_000), new Date(Date.UTC(2026, 2, 7, 18, 15, 0)), new Date(Date.UTC(2026, 2, 7, 18, 44, 59))]) {
+      for (const at of [
+        before,
+        after,
+        new Date(before.getTime() + 10_000),
+        new Date(Date.UTC(2026, 2, 7, 18, 15, 0)),
+        new Date(Date.UTC(2026, 2, 7, 18, 44, 59)),
+      ]) {
         expect(todayInCached(zone, at)).toBe(todayIn(zone, at));
       }
     }

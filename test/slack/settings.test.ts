@@ -28,7 +28,9 @@ async function openSettings(userId: string): Promise<View> {
   for (let attempt = 1; ; attempt++) {
     const answer = await e2e.stack.sim.slashCommand(userId, 'settings', 'C_GENERAL');
     expect(answer.status).toBe(200);
-    const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_settings')).catch(() => undefined);
+    const view = await e2e.stack.sim
+      .waitFor(() => e2e.stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_settings'))
+      .catch(() => undefined);
     if (view || attempt >= 3) return view!;
   }
 }
@@ -36,9 +38,16 @@ async function openSettings(userId: string): Promise<View> {
 const value = (type: string, v: string | null) => ({ type, value: v });
 const conversation = (id: string | null) => ({ type: 'conversations_select', selected_conversation: id });
 const users = (ids: string[]) => ({ type: 'multi_users_select', selected_users: ids });
-const option = (v: string) => ({ type: 'external_select', selected_option: { text: { type: 'plain_text', text: v }, value: v } });
-const checked = (...values: string[]) => ({ type: 'checkboxes', selected_options: values.map((v) => ({ text: { type: 'plain_text', text: v }, value: v })) });
-const optionValues = (answer: { body: unknown }) => ((answer.body as { options?: Array<{ value: string }> }).options ?? []).map((o) => o.value);
+const option = (v: string) => ({
+  type: 'external_select',
+  selected_option: { text: { type: 'plain_text', text: v }, value: v },
+});
+const checked = (...values: string[]) => ({
+  type: 'checkboxes',
+  selected_options: values.map((v) => ({ text: { type: 'plain_text', text: v }, value: v })),
+});
+const optionValues = (answer: { body: unknown }) =>
+  ((answer.body as { options?: Array<{ value: string }> }).options ?? []).map((o) => o.value);
 
 function rendered(m: Message): string {
   return `${m.text}\n${JSON.stringify(m.blocks ?? [])}`;
@@ -119,7 +128,9 @@ describe('/kudos settings', () => {
     expect(answer.body).toBe('');
     expect(e2e.stack.sim.openViews('U_ADMIN')).toHaveLength(0);
 
-    const summary = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('settings changed')));
+    const summary = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('settings changed')),
+    );
     expect(rendered(summary)).toContain('approval threshold*: $100 → $200');
     expect(rendered(summary)).toContain('announcement channel*: <#C_KUDOS> → <#C_GENERAL>');
 
@@ -154,41 +165,66 @@ describe('/kudos settings', () => {
     // $150 is now under the threshold: sent directly, announced in the new channel.
     const direct = await send('U_MANAGER', '150');
     expect(['pending', 'placed']).toContain(direct.status); // straight out (the worker may have placed it already)
-    const announcement = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_GENERAL').find((m) => !m.ephemeral && m.text.startsWith('Kudos from')));
+    const announcement = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('C_GENERAL').find((m) => !m.ephemeral && m.text.startsWith('Kudos from')),
+    );
     expect(rendered(announcement)).toContain('<@U_EMP3>');
     expect(e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text.startsWith('Kudos from'))).toHaveLength(0);
 
     // $250 needs approval; the user group's members approve now, the old approver no longer does.
     const big = await send('U_MANAGER', '250');
     expect(big.status).toBe('awaiting_approval');
-    const request = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(big.id)));
-    await eventually(async () => (await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, big.id)))[0]?.postedAt);
+    const request = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(big.id)),
+    );
+    await eventually(
+      async () =>
+        (await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, big.id)))[0]?.postedAt,
+    );
     const [stored] = await e2e.db.select().from(approvalRequests).where(eq(approvalRequests.kudosId, big.id));
     expect(stored!.expiresAt.getTime() - stored!.createdAt.getTime()).toBeGreaterThan(23.9 * 3_600_000);
     expect(stored!.expiresAt.getTime() - stored!.createdAt.getTime()).toBeLessThan(24.1 * 3_600_000);
     await e2e.stack.sim.clickButton({ channel: 'C_APPROVALS', ts: request.ts }, 'approval_approve', 'U_APPROVER');
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_APPROVALS').find((m) => m.ephemeral && m.visible_to === 'U_APPROVER'));
+    await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('C_APPROVALS').find((m) => m.ephemeral && m.visible_to === 'U_APPROVER'),
+    );
     expect((await e2e.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status).toBe('awaiting_approval');
     await e2e.stack.sim.clickButton({ channel: 'C_APPROVALS', ts: request.ts }, 'approval_approve', 'U_EMP1');
-    await eventually(async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status === 'placed');
+    await eventually(
+      async () => (await e2e.db.select().from(kudos).where(eq(kudos.id, big.id)))[0]!.status === 'placed',
+    );
 
     // The send form is prefilled with the default design and amount.
     await e2e.stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
-    const form = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
+    const form = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'),
+    );
     expect(element(form, 'send_amount').initial_value).toBe('25');
-    expect(element(form, 'send_design').initial_option).toMatchObject({ value: 'CC-BIRTHDAY', text: { text: 'Happy Birthday' } });
+    expect(element(form, 'send_design').initial_option).toMatchObject({
+      value: 'CC-BIRTHDAY',
+      text: { text: 'Happy Birthday' },
+    });
   });
 
   it('saving without changes records nothing', async () => {
     const view = await openSettings('U_ADMIN');
     await e2e.stack.sim.submitView(view.id, {}, 'U_ADMIN');
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('nothing changed')));
+    await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('nothing changed')),
+    );
     expect(await e2e.db.select().from(auditEvents)).toHaveLength(0);
   });
 
   it('shows bad values inline and keeps the modal', async () => {
     const view = await openSettings('U_ADMIN');
-    await e2e.stack.sim.submitView(view.id, { settings_threshold: { threshold: value('number_input', '12.345') }, settings_expiry_hours: { expiry_hours: value('number_input', '0') } }, 'U_ADMIN');
+    await e2e.stack.sim.submitView(
+      view.id,
+      {
+        settings_threshold: { threshold: value('number_input', '12.345') },
+        settings_expiry_hours: { expiry_hours: value('number_input', '0') },
+      },
+      'U_ADMIN',
+    );
     const errors = e2e.stack.sim.viewErrors(view.id);
     expect(errors.settings_threshold).toContain('USD');
     expect(errors.settings_expiry_hours).toContain('1 to 720');
@@ -202,22 +238,43 @@ describe('/kudos settings', () => {
   it('a settings modal submitted by someone who is no longer an admin saves nothing', async () => {
     const view = await openSettings('U_ADMIN');
     await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_APPROVER', { adminUserIds: ['U_APPROVER'] });
-    await e2e.stack.sim.submitView(view.id, { settings_threshold: { threshold: value('number_input', '5') } }, 'U_ADMIN');
+    await e2e.stack.sim.submitView(
+      view.id,
+      { settings_threshold: { threshold: value('number_input', '5') } },
+      'U_ADMIN',
+    );
     expect(e2e.stack.sim.viewErrors(view.id).settings_threshold).toContain('Only Kudos admins');
     expect((await settingsRow())!.approvalThresholdCents).toBe(10_000);
   });
 
   it('any of hundreds of user groups can be chosen as approvers: the select searches them all (the 101st too); designs likewise', async () => {
     for (let i = 1; i <= 150; i++) {
-      e2e.stack.sim.workspace.usergroups.push({ id: `S_G${String(i).padStart(3, '0')}`, handle: `group-${i}`, name: `Group ${i}`, users: i === 101 ? ['U_EMP4'] : ['U_EMP1'] });
+      e2e.stack.sim.workspace.usergroups.push({
+        id: `S_G${String(i).padStart(3, '0')}`,
+        handle: `group-${i}`,
+        name: `Group ${i}`,
+        users: i === 101 ? ['U_EMP4'] : ['U_EMP1'],
+      });
     }
     const view = await openSettings('U_ADMIN');
     const first = await e2e.stack.sim.loadOptions(view.id, 'approver_group', 'settings_approver_group', '', 'U_ADMIN');
     expect(optionValues(first)[0]).toBe('none');
     expect(optionValues(first)).toHaveLength(100); // Slack's limit; typing narrows it
-    const typed = await e2e.stack.sim.loadOptions(view.id, 'approver_group', 'settings_approver_group', 'group-101', 'U_ADMIN');
+    const typed = await e2e.stack.sim.loadOptions(
+      view.id,
+      'approver_group',
+      'settings_approver_group',
+      'group-101',
+      'U_ADMIN',
+    );
     expect(optionValues(typed)).toEqual(['S_G101']);
-    const designs = await e2e.stack.sim.loadOptions(view.id, 'default_design', 'settings_default_design', 'birth', 'U_ADMIN');
+    const designs = await e2e.stack.sim.loadOptions(
+      view.id,
+      'default_design',
+      'settings_default_design',
+      'birth',
+      'U_ADMIN',
+    );
     expect(optionValues(designs)).toEqual(['CC-BIRTHDAY']);
     // Someone who is not an admin gets no list.
     const stranger = await postSignedPayload(e2e.stack.app.url, {
@@ -233,27 +290,50 @@ describe('/kudos settings', () => {
     });
     expect(JSON.parse(stranger.text)).toEqual({ options: [] });
 
-    await e2e.stack.sim.submitView(view.id, { settings_approver_group: { approver_group: option('S_G101') } }, 'U_ADMIN');
+    await e2e.stack.sim.submitView(
+      view.id,
+      { settings_approver_group: { approver_group: option('S_G101') } },
+      'U_ADMIN',
+    );
     await eventually(async () => (await settingsRow())!.approverUsergroupId === 'S_G101');
     // The next modal shows it by name.
     const again = await openSettings('U_ADMIN');
-    expect(element(again, 'settings_approver_group').initial_option).toMatchObject({ value: 'S_G101', text: { text: '@group-101 (Group 101)' } });
+    expect(element(again, 'settings_approver_group').initial_option).toMatchObject({
+      value: 'S_G101',
+      text: { text: '@group-101 (Group 101)' },
+    });
   });
 
   it('the +1 reaction, amounts on the leaderboard and the weekly digest are settings; a bad emoji or a digest without a channel is refused inline', async () => {
     const view = await openSettings('U_ADMIN');
-    await e2e.stack.sim.submitView(view.id, { settings_reaction: { reaction: value('plain_text_input', 'two words') } }, 'U_ADMIN');
+    await e2e.stack.sim.submitView(
+      view.id,
+      { settings_reaction: { reaction: value('plain_text_input', 'two words') } },
+      'U_ADMIN',
+    );
     expect(e2e.stack.sim.viewErrors(view.id).settings_reaction).toContain('one emoji name');
-    await e2e.stack.sim.submitView(view.id, { settings_notify_channel: { notify_channel: conversation(null) }, settings_recognition: { recognition: checked('weekly_digest') } }, 'U_ADMIN');
+    await e2e.stack.sim.submitView(
+      view.id,
+      {
+        settings_notify_channel: { notify_channel: conversation(null) },
+        settings_recognition: { recognition: checked('weekly_digest') },
+      },
+      'U_ADMIN',
+    );
     expect(e2e.stack.sim.viewErrors(view.id).settings_recognition).toContain('announcement channel');
     expect(await e2e.db.select().from(auditEvents)).toHaveLength(0);
 
     await e2e.stack.sim.submitView(
       view.id,
-      { settings_reaction: { reaction: value('plain_text_input', ':Tada:') }, settings_recognition: { recognition: checked('amounts', 'weekly_digest') } },
+      {
+        settings_reaction: { reaction: value('plain_text_input', ':Tada:') },
+        settings_recognition: { recognition: checked('amounts', 'weekly_digest') },
+      },
       'U_ADMIN',
     );
-    const summary = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('settings changed')));
+    const summary = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('settings changed')),
+    );
     expect(rendered(summary)).toContain('+1 reaction*: :gift: → :tada:');
     expect(rendered(summary)).toContain('weekly digest*: off → on');
     expect(rendered(summary)).toContain('amounts on the leaderboard*: off → on');
@@ -261,6 +341,8 @@ describe('/kudos settings', () => {
 
     const again = await openSettings('U_ADMIN');
     expect(element(again, 'settings_reaction').initial_value).toBe(':tada:');
-    expect((element(again, 'settings_recognition').initial_options as Array<{ value: string }>).map((o) => o.value)).toEqual(['amounts', 'weekly_digest']);
+    expect(
+      (element(again, 'settings_recognition').initial_options as Array<{ value: string }>).map((o) => o.value),
+    ).toEqual(['amounts', 'weekly_digest']);
   });
 });

@@ -13,12 +13,37 @@ const answer = (userId: string) =>
 
 describe('/kudos stats and +1 reactions', () => {
   it('counts kudos given and received this month and :gift: +1s (once per person); opted-out people do not appear', async () => {
-    const row = await submitSendForm(e2e.stack, e2e.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '20', message: 'thanks' }));
-    const placed = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.id === row.id && k.announcementTs));
+    const row = await submitSendForm(
+      e2e.stack,
+      e2e.db,
+      'U_MANAGER',
+      sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '20', message: 'thanks' }),
+    );
+    const placed = await eventually(async () =>
+      (await e2e.db.select().from(kudos)).find((k) => k.id === row.id && k.announcementTs),
+    );
     const item = { type: 'message', channel: placed.announcementChannel, ts: placed.announcementTs };
-    await e2e.stack.sim.sendEvent({ type: 'reaction_added', user: 'U_EMP3', reaction: 'gift', item, item_user: 'U_KUDOSBOT' });
-    await e2e.stack.sim.sendEvent({ type: 'reaction_added', user: 'U_EMP3', reaction: 'gift', item, item_user: 'U_KUDOSBOT' });
-    await e2e.stack.sim.sendEvent({ type: 'reaction_added', user: 'U_EMP4', reaction: 'thumbsup', item, item_user: 'U_KUDOSBOT' });
+    await e2e.stack.sim.sendEvent({
+      type: 'reaction_added',
+      user: 'U_EMP3',
+      reaction: 'gift',
+      item,
+      item_user: 'U_KUDOSBOT',
+    });
+    await e2e.stack.sim.sendEvent({
+      type: 'reaction_added',
+      user: 'U_EMP3',
+      reaction: 'gift',
+      item,
+      item_user: 'U_KUDOSBOT',
+    });
+    await e2e.stack.sim.sendEvent({
+      type: 'reaction_added',
+      user: 'U_EMP4',
+      reaction: 'thumbsup',
+      item,
+      item_user: 'U_KUDOSBOT',
+    });
     await eventually(async () => (await e2e.db.select().from(kudosReactions)).length === 1);
 
     await e2e.stack.sim.slashCommand('U_EMP4', 'stats', 'C_GENERAL');
@@ -46,7 +71,9 @@ describe('/kudos stats and +1 reactions', () => {
       teamId: 'T0KUDOS',
       senderUserId: sender,
       senderName: sender,
-      recipients: [{ slackUserId: recipient, recipientId: null, email: `${recipient.toLowerCase()}@example.com`, name: recipient }],
+      recipients: [
+        { slackUserId: recipient, recipientId: null, email: `${recipient.toLowerCase()}@example.com`, name: recipient },
+      ],
       recipientCount: 1,
       productId: 'CC-THANK-YOU',
       designName: 'Thank You',
@@ -57,7 +84,13 @@ describe('/kudos stats and +1 reactions', () => {
       announcementChannel: channel,
       announcementTs: `17000000${Math.floor(Math.random() * 1e6)}.000100`,
     });
-    await e2e.db.insert(kudos).values([row('U_MANAGER', 'U_EMP3', 'C_KUDOS', 2000), row('U_EMP2', 'U_EMP1', 'C_OTHER', 5000), row('U_EMP2', 'U_EMP1', 'C_OTHER', 5000)]);
+    await e2e.db
+      .insert(kudos)
+      .values([
+        row('U_MANAGER', 'U_EMP3', 'C_KUDOS', 2000),
+        row('U_EMP2', 'U_EMP1', 'C_OTHER', 5000),
+        row('U_EMP2', 'U_EMP1', 'C_OTHER', 5000),
+      ]);
     const board = async (text: string, expected: string) => {
       await e2e.stack.sim.slashCommand('U_EMP4', text, 'C_GENERAL');
       return e2e.stack.sim
@@ -94,14 +127,32 @@ describe('/kudos stats and +1 reactions', () => {
     await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { reactionEmoji: 'tada' });
     const [first] = await e2e.db.select().from(kudos);
     const item = { type: 'message', channel: first!.announcementChannel, ts: first!.announcementTs };
-    await e2e.stack.sim.sendEvent({ type: 'reaction_added', user: 'U_EMP3', reaction: 'gift', item, item_user: 'U_KUDOSBOT' });
-    await e2e.stack.sim.sendEvent({ type: 'reaction_added', user: 'U_EMP4', reaction: 'tada::skin-tone-3', item, item_user: 'U_KUDOSBOT' });
+    await e2e.stack.sim.sendEvent({
+      type: 'reaction_added',
+      user: 'U_EMP3',
+      reaction: 'gift',
+      item,
+      item_user: 'U_KUDOSBOT',
+    });
+    await e2e.stack.sim.sendEvent({
+      type: 'reaction_added',
+      user: 'U_EMP4',
+      reaction: 'tada::skin-tone-3',
+      item,
+      item_user: 'U_KUDOSBOT',
+    });
     const counted = await eventually(async () => {
       const rows = await e2e.db.select().from(kudosReactions);
       return rows.length > 0 ? rows : undefined;
     });
     expect(counted.map((r) => r.userId)).toEqual(['U_EMP4']);
-    await e2e.stack.sim.sendEvent({ type: 'reaction_removed', user: 'U_EMP4', reaction: 'tada::skin-tone-3', item, item_user: 'U_KUDOSBOT' });
+    await e2e.stack.sim.sendEvent({
+      type: 'reaction_removed',
+      user: 'U_EMP4',
+      reaction: 'tada::skin-tone-3',
+      item,
+      item_user: 'U_KUDOSBOT',
+    });
     await eventually(async () => (await e2e.db.select().from(kudosReactions)).length === 0);
   });
 
@@ -120,11 +171,20 @@ describe('/kudos stats and +1 reactions', () => {
     });
     const [q4, launch, theirs] = await e2e.db
       .insert(campaigns)
-      .values([campaign('T0KUDOS', 'Q4 spot awards', 'active'), campaign('T0KUDOS', 'Launch <!channel>', 'archived'), campaign('T_OTHER', 'Their campaign', 'active')])
+      .values([
+        campaign('T0KUDOS', 'Q4 spot awards', 'active'),
+        campaign('T0KUDOS', 'Launch <!channel>', 'archived'),
+        campaign('T_OTHER', 'Their campaign', 'active'),
+      ])
       .returning();
     const now = new Date();
     const lastMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 1, 15));
-    const sent = (teamId: string, campaignId: string | null, cents: number, extra: Partial<NewKudosRow> = {}): NewKudosRow => ({
+    const sent = (
+      teamId: string,
+      campaignId: string | null,
+      cents: number,
+      extra: Partial<NewKudosRow> = {},
+    ): NewKudosRow => ({
       teamId,
       campaignId,
       senderUserId: 'U_MANAGER',

@@ -8,18 +8,31 @@ import { generateKey } from '../../src/secrets/key-ring.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 
 const env = useAppPerTest({
-  env: { KUDOS_ENCRYPTION_KEY: generateKey('k1'), KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '100', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER' },
+  env: {
+    KUDOS_ENCRYPTION_KEY: generateKey('k1'),
+    KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
+    KUDOS_APPROVAL_THRESHOLD: '100',
+    KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
+    KUDOS_APPROVERS: 'U_APPROVER',
+  },
   app: { automationsMs: 0, approvalsSweepMs: 0, financeSweepMs: 0, home: { enabled: false } },
 });
 
 const REQUIRED_OUTPUTS = ['kudos_id', 'status'];
 
 function deliver(inputs: Record<string, unknown>, functionExecutionId?: string) {
-  return env.stack.sim.runWorkflowStep({ callbackId: 'send_kudos', inputs, requiredOutputs: REQUIRED_OUTPUTS, ...(functionExecutionId ? { functionExecutionId } : {}) });
+  return env.stack.sim.runWorkflowStep({
+    callbackId: 'send_kudos',
+    inputs,
+    requiredOutputs: REQUIRED_OUTPUTS,
+    ...(functionExecutionId ? { functionExecutionId } : {}),
+  });
 }
 
-const stepRun = async (id: string) => (await env.db.select().from(workflowStepRuns).where(eq(workflowStepRuns.functionExecutionId, id)))[0];
-const completions = () => env.stack.sim.calls.filter((c) => c.method === 'functions.completeSuccess' || c.method === 'functions.completeError');
+const stepRun = async (id: string) =>
+  (await env.db.select().from(workflowStepRuns).where(eq(workflowStepRuns.functionExecutionId, id)))[0];
+const completions = () =>
+  env.stack.sim.calls.filter((c) => c.method === 'functions.completeSuccess' || c.method === 'functions.completeError');
 
 describe('a redelivered function_executed event', () => {
   it('for a step still waiting after its send was placed: the step is completed once and recorded finished', async () => {
@@ -45,7 +58,11 @@ describe('a redelivered function_executed event', () => {
     await first.close();
     await env.stack.app.automations.tick();
 
-    expect(await stepRun(run.functionExecutionId)).toMatchObject({ status: 'finished', outcome: 'placed', token: null });
+    expect(await stepRun(run.functionExecutionId)).toMatchObject({
+      status: 'finished',
+      outcome: 'placed',
+      token: null,
+    });
     expect(completions().map((c) => c.ok)).toEqual([true]);
     expect((await env.stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(1);
   });
@@ -72,7 +89,12 @@ describe('a redelivered function_executed event', () => {
   });
 
   it('for a step whose send went to approval at once: completed once as awaiting_approval, the redelivery completes nothing', async () => {
-    const { run } = await deliver({ sender: 'U_MANAGER', recipients: ['U_EMP1', 'U_EMP2', 'U_EMP3'], amount: 50, design: 'CC-THANK-YOU' });
+    const { run } = await deliver({
+      sender: 'U_MANAGER',
+      recipients: ['U_EMP1', 'U_EMP2', 'U_EMP3'],
+      amount: 50,
+      design: 'CC-THANK-YOU',
+    });
     const done = await env.stack.sim.waitFor(() => {
       const now = env.stack.sim.workflowStep(run.functionExecutionId);
       return now && now.state !== 'running' ? now : undefined;

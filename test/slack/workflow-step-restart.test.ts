@@ -39,7 +39,10 @@ describe('a workflow step whose instance stops before the send is placed', () =>
     const done = sim.workflowStep(run.functionExecutionId)!;
     expect(done.state).toBe('completed');
     expect(done.outputs).toEqual({ kudos_id: pending!.id, status: 'placed' });
-    const [after] = await env.db.select().from(workflowStepRuns).where(eq(workflowStepRuns.functionExecutionId, run.functionExecutionId));
+    const [after] = await env.db
+      .select()
+      .from(workflowStepRuns)
+      .where(eq(workflowStepRuns.functionExecutionId, run.functionExecutionId));
     expect(after).toMatchObject({ status: 'finished', outcome: 'placed', token: null });
     // Another pass (or another instance) finishes nothing more; one order in all.
     await second.automations.tick();
@@ -58,7 +61,9 @@ describe('a workflow step whose instance stops before the send is placed', () =>
     // Not finished while the send has no outcome.
     await env.stack.app.automations.tick();
     expect(sim.workflowStep(run.functionExecutionId)!.state).toBe('running');
-    await env.db.update(kudos).set({ status: 'failed', errorMessage: 'The Rewards API refused the order: not enough balance.' });
+    await env.db
+      .update(kudos)
+      .set({ status: 'failed', errorMessage: 'The Rewards API refused the order: not enough balance.' });
     await env.stack.app.automations.tick();
     const done = sim.workflowStep(run.functionExecutionId)!;
     expect(done.state).toBe('failed');

@@ -7,12 +7,24 @@ import { auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index
 import { SendKudosInputs } from '../../src/slack/functions/index.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 
-const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '100', KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS', KUDOS_APPROVERS: 'U_APPROVER' } });
+const env = useAppPerTest({
+  env: {
+    KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
+    KUDOS_APPROVAL_THRESHOLD: '100',
+    KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
+    KUDOS_APPROVERS: 'U_APPROVER',
+  },
+});
 
 const REQUIRED_OUTPUTS = ['kudos_id', 'status'];
 
 async function runStep(inputs: Record<string, unknown>, functionExecutionId?: string) {
-  const { run, answer } = await env.stack.sim.runWorkflowStep({ callbackId: 'send_kudos', inputs, requiredOutputs: REQUIRED_OUTPUTS, ...(functionExecutionId ? { functionExecutionId } : {}) });
+  const { run, answer } = await env.stack.sim.runWorkflowStep({
+    callbackId: 'send_kudos',
+    inputs,
+    requiredOutputs: REQUIRED_OUTPUTS,
+    ...(functionExecutionId ? { functionExecutionId } : {}),
+  });
   expect(answer.status).toBe(200);
   return env.stack.sim.waitFor(() => {
     const now = env.stack.sim.workflowStep(run.functionExecutionId);
@@ -22,7 +34,13 @@ async function runStep(inputs: Record<string, unknown>, functionExecutionId?: st
 
 describe('the Send kudos workflow step', () => {
   it('places the send through the usual path and completes with the kudos id and status', async () => {
-    const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1', 'U_EMP2'], amount: 25, message: 'Quarter closed!', design: 'CC-THANK-YOU' });
+    const done = await runStep({
+      sender: 'U_MANAGER',
+      recipients: ['U_EMP1', 'U_EMP2'],
+      amount: 25,
+      message: 'Quarter closed!',
+      design: 'CC-THANK-YOU',
+    });
     expect(done.state).toBe('completed');
     const rows = await env.db.select().from(kudos);
     expect(rows).toHaveLength(1);
@@ -32,7 +50,9 @@ describe('the Send kudos workflow step', () => {
     const orders = (await env.stack.app.rewards.orders.list({ pageSize: 10 })).data;
     expect(orders).toHaveLength(1);
     // The sender hears about it as after any send, and the audit trail names the workflow.
-    await env.stack.sim.waitFor(() => env.stack.sim.messages('U_MANAGER').find((m) => m.text.includes(rows[0]!.orderId!)));
+    await env.stack.sim.waitFor(() =>
+      env.stack.sim.messages('U_MANAGER').find((m) => m.text.includes(rows[0]!.orderId!)),
+    );
     const audit = await env.db.select().from(auditEvents);
     const automated = audit.find((a) => a.action === 'kudos.automated');
     expect(automated?.subjectId).toBe(rows[0]!.id);
@@ -40,7 +60,12 @@ describe('the Send kudos workflow step', () => {
   });
 
   it('a send above the approval threshold waits for approval and the step completes as awaiting_approval', async () => {
-    const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1', 'U_EMP2', 'U_EMP3'], amount: 50, design: 'CC-THANK-YOU' });
+    const done = await runStep({
+      sender: 'U_MANAGER',
+      recipients: ['U_EMP1', 'U_EMP2', 'U_EMP3'],
+      amount: 50,
+      design: 'CC-THANK-YOU',
+    });
     expect(done.state).toBe('completed');
     expect(done.outputs?.status).toBe('awaiting_approval');
     const [row] = await env.db.select().from(kudos);
@@ -53,9 +78,17 @@ describe('the Send kudos workflow step', () => {
     const first = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10, design: 'CC-THANK-YOU' });
     expect(first.state).toBe('completed');
     // Slack retries an event it thinks was lost: the step is already complete, nothing is sent twice.
-    const completions = () => env.stack.sim.calls.filter((c) => c.method.startsWith('functions.complete') && c.args.function_execution_id === first.functionExecutionId).length;
+    const completions = () =>
+      env.stack.sim.calls.filter(
+        (c) => c.method.startsWith('functions.complete') && c.args.function_execution_id === first.functionExecutionId,
+      ).length;
     const before = completions();
-    await env.stack.sim.runWorkflowStep({ callbackId: 'send_kudos', inputs: first.inputs, requiredOutputs: REQUIRED_OUTPUTS, functionExecutionId: first.functionExecutionId });
+    await env.stack.sim.runWorkflowStep({
+      callbackId: 'send_kudos',
+      inputs: first.inputs,
+      requiredOutputs: REQUIRED_OUTPUTS,
+      functionExecutionId: first.functionExecutionId,
+    });
     // The retry is handled to its end (the handler answers Slack for the step again, once it knows the send).
     await eventually(() => completions() > before);
     expect(await env.db.select().from(kudos)).toHaveLength(1);
@@ -67,13 +100,41 @@ describe('the Send kudos workflow step', () => {
       ['missing recipients', { sender: 'U_MANAGER', amount: 10 }, /recipients is missing/],
       ['missing amount', { sender: 'U_MANAGER', recipients: ['U_EMP1'] }, /amount is missing/],
       ['missing sender', { recipients: ['U_EMP1'], amount: 10 }, /sender is missing/],
-      ['an empty recipient list', { sender: 'U_MANAGER', recipients: [], amount: 10 }, /recipients needs at least one person/],
-      ['an amount that is not a number', { sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 'lots' }, /amount must be a number/],
-      ['an amount outside the design range', { sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 100000, design: 'CC-THANK-YOU' }, /amount: /],
-      ['a design that does not exist', { sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10, design: 'NO-SUCH-DESIGN' }, /design: /],
-      ['a recipient who left the company', { sender: 'U_MANAGER', recipients: ['U_GONE'], amount: 10, design: 'CC-THANK-YOU' }, /deactivated/],
-      ['a sender who left the company', { sender: 'U_GONE', recipients: ['U_EMP1'], amount: 10, design: 'CC-THANK-YOU' }, /not an active person/],
-      ['only the sender as recipient', { sender: 'U_MANAGER', recipients: ['U_MANAGER'], amount: 10, design: 'CC-THANK-YOU' }, /yourself/],
+      [
+        'an empty recipient list',
+        { sender: 'U_MANAGER', recipients: [], amount: 10 },
+        /recipients needs at least one person/,
+      ],
+      [
+        'an amount that is not a number',
+        { sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 'lots' },
+        /amount must be a number/,
+      ],
+      [
+        'an amount outside the design range',
+        { sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 100000, design: 'CC-THANK-YOU' },
+        /amount: /,
+      ],
+      [
+        'a design that does not exist',
+        { sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10, design: 'NO-SUCH-DESIGN' },
+        /design: /,
+      ],
+      [
+        'a recipient who left the company',
+        { sender: 'U_MANAGER', recipients: ['U_GONE'], amount: 10, design: 'CC-THANK-YOU' },
+        /deactivated/,
+      ],
+      [
+        'a sender who left the company',
+        { sender: 'U_GONE', recipients: ['U_EMP1'], amount: 10, design: 'CC-THANK-YOU' },
+        /not an active person/,
+      ],
+      [
+        'only the sender as recipient',
+        { sender: 'U_MANAGER', recipients: ['U_MANAGER'], amount: 10, design: 'CC-THANK-YOU' },
+        /yourself/,
+      ],
     ];
     it.each(cases)('%s', async (_name, inputs, message) => {
       const done = await runStep(inputs);
@@ -95,7 +156,10 @@ describe('the Send kudos workflow step', () => {
     const [settings] = await env.db.select().from(workspaceSettings);
     expect(settings?.defaultProductId).toBe('CC-THANK-YOU');
     const audit = await env.db.select().from(auditEvents);
-    expect(audit.find((a) => a.action === 'settings.changed')).toMatchObject({ actorUserId: 'system', details: { changes: { defaultProductId: { from: null, to: 'CC-THANK-YOU' } } } });
+    expect(audit.find((a) => a.action === 'settings.changed')).toMatchObject({
+      actorUserId: 'system',
+      details: { changes: { defaultProductId: { from: null, to: 'CC-THANK-YOU' } } },
+    });
 
     // The step's own design overrides the default; an admin's default is used from then on.
     const given = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP2'], amount: 10, design: 'CC-BIRTHDAY' });
@@ -104,7 +168,11 @@ describe('the Send kudos workflow step', () => {
     const changed = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP3'], amount: 10 });
     expect(changed.state).toBe('completed');
     const rows = await env.db.select().from(kudos);
-    expect(Object.fromEntries(rows.map((r) => [r.recipients[0]!.slackUserId, r.productId]))).toEqual({ U_EMP1: 'CC-THANK-YOU', U_EMP2: 'CC-BIRTHDAY', U_EMP3: 'CC-CONGRATS' });
+    expect(Object.fromEntries(rows.map((r) => [r.recipients[0]!.slackUserId, r.productId]))).toEqual({
+      U_EMP1: 'CC-THANK-YOU',
+      U_EMP2: 'CC-BIRTHDAY',
+      U_EMP3: 'CC-CONGRATS',
+    });
   });
 
   it('a refused order (no balance) fails the step with the reason', async () => {
@@ -116,7 +184,9 @@ describe('the Send kudos workflow step', () => {
   });
 
   it('a workspace whose Rewards connection does not work gets a readable error', async () => {
-    const misconfigured = await env.stack.startAnotherApp({ config: { ...env.stack.config, rewardsClientSecret: 'wrong-secret' } });
+    const misconfigured = await env.stack.startAnotherApp({
+      config: { ...env.stack.config, rewardsClientSecret: 'wrong-secret' },
+    });
     env.stack.sim.setAppUrl(misconfigured.url);
     const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10, design: 'CC-THANK-YOU' });
     expect(done.state).toBe('failed');
@@ -130,7 +200,10 @@ describe('the manifest declares the step the app handles', () => {
     const manifest = parse(readFileSync(new URL('../../manifest.yml', import.meta.url), 'utf8')) as {
       functions: Record<
         string,
-        { input_parameters: { properties: Record<string, { type: string }>; required: string[] }; output_parameters: { properties: Record<string, unknown>; required: string[] } }
+        {
+          input_parameters: { properties: Record<string, { type: string }>; required: string[] };
+          output_parameters: { properties: Record<string, unknown>; required: string[] };
+        }
       >;
       settings: { event_subscriptions: { bot_events: string[] } };
     };

@@ -82,7 +82,8 @@ async function twoMoreAttempts(): Promise<void> {
   await eventually(() => opens() >= asked + 2);
 }
 const publishes = () => sim.calls.filter((c) => c.method === 'views.publish' && c.ok).length;
-const fromApp = (envelopeId: string) => sim.socketMode.traffic.filter((t) => t.direction === 'from-app' && t.message.envelope_id === envelopeId);
+const fromApp = (envelopeId: string) =>
+  sim.socketMode.traffic.filter((t) => t.direction === 'from-app' && t.message.envelope_id === envelopeId);
 
 function eventEnvelope(envelopeId: string, eventId: string, retryAttempt = 0) {
   return {
@@ -125,7 +126,9 @@ describe('connection state', () => {
     expect(await metric('kudos_slack_socket_refused')).toBe(1);
     // It keeps asking (slowly), without a line per attempt.
     await eventually(() => opens() >= 3);
-    expect(errorLines()).toEqual([expect.objectContaining({ msg: expect.stringContaining('SLACK_APP_TOKEN'), code: 'invalid_auth' })]);
+    expect(errorLines()).toEqual([
+      expect.objectContaining({ msg: expect.stringContaining('SLACK_APP_TOKEN'), code: 'invalid_auth' }),
+    ]);
   });
 
   it('a token revoked while connected: one error line once the socket is gone, /healthz 503', async () => {
@@ -145,7 +148,9 @@ describe('connection state', () => {
     await eventually(() => app!.socket!.state === 'failed');
     expect(await health()).toMatchObject({ status: 503, body: { slackError: 'link_disabled' } });
     await twoMoreAttempts();
-    expect(errorLines()).toEqual([expect.objectContaining({ msg: expect.stringContaining('Socket Mode is disabled') })]);
+    expect(errorLines()).toEqual([
+      expect.objectContaining({ msg: expect.stringContaining('Socket Mode is disabled') }),
+    ]);
 
     sim.socketMode.enableLink();
     await app!.socket!.connected();
@@ -178,7 +183,11 @@ describe('envelopes', () => {
     // redelivery check; then one of the two copies is logged as already handled.
     const [first] = sim.socketMode.traffic.filter((t) => t.direction === 'to-app' && t.message.type === 'events_api');
     const eventId = (first!.message.payload as { event_id: string }).event_id;
-    await eventually(() => !app!.socket!.gate.wasAcknowledged(first!.message.envelope_id as string) || lines.some((l) => l.msg.includes('already handled') && l.eventId === eventId));
+    await eventually(
+      () =>
+        !app!.socket!.gate.wasAcknowledged(first!.message.envelope_id as string) ||
+        lines.some((l) => l.msg.includes('already handled') && l.eventId === eventId),
+    );
     expect(publishes()).toBe(1);
   });
 
@@ -225,7 +234,12 @@ describe('envelopes', () => {
   });
 
   it('an envelope of a type the app does not know: acknowledged, one warning, and the app carries on', async () => {
-    sim.socketMode.sendRaw({ envelope_id: 'env-odd', type: 'workflow_magic', payload: { anything: true }, accepts_response_payload: false });
+    sim.socketMode.sendRaw({
+      envelope_id: 'env-odd',
+      type: 'workflow_magic',
+      payload: { anything: true },
+      accepts_response_payload: false,
+    });
     await eventually(() => fromApp('env-odd').length === 1);
     expect(lines.filter((l) => l.level === 'warn' && l.type === 'workflow_magic')).toHaveLength(1);
     const answer = await sim.slashCommand('U_MANAGER', 'help');
@@ -238,7 +252,12 @@ describe('envelopes', () => {
     await app!.socket!.connected();
     lines = [];
     const callsBefore = sim.calls.length;
-    const legacy = (envelopeId: string) => ({ envelope_id: envelopeId, type: 'interactive', accepts_response_payload: true, payload: interactiveMessagePayload() });
+    const legacy = (envelopeId: string) => ({
+      envelope_id: envelopeId,
+      type: 'interactive',
+      accepts_response_payload: true,
+      payload: interactiveMessagePayload(),
+    });
     for (const id of ['env-legacy-1', 'env-legacy-2']) {
       sim.socketMode.sendRaw(legacy(id));
       await eventually(() => fromApp(id).length === 1);
@@ -252,7 +271,9 @@ describe('envelopes', () => {
     await eventually(() => fromApp('env-dialog').length === 1);
     // Acknowledged with nothing in it: nothing is shown to the person who clicked.
     expect(fromApp('env-legacy-1')[0]!.message.payload ?? {}).toEqual({});
-    const ignored = lines.filter((l) => l.msg === 'slack payload of a kind the app does not use: acknowledged and ignored');
+    const ignored = lines.filter(
+      (l) => l.msg === 'slack payload of a kind the app does not use: acknowledged and ignored',
+    );
     expect(ignored.map((l) => [l.level, l.kind])).toEqual([
       ['debug', 'interactive_message'],
       ['debug', 'dialog_submission'],
@@ -262,7 +283,12 @@ describe('envelopes', () => {
   });
 
   it('malformed envelopes (an event without its event, a message without envelope_id, not JSON) are acknowledged or ignored, never crash', async () => {
-    sim.socketMode.sendRaw({ envelope_id: 'env-bad', type: 'events_api', payload: { type: 'event_callback', team_id: 'T0KUDOS' }, accepts_response_payload: false });
+    sim.socketMode.sendRaw({
+      envelope_id: 'env-bad',
+      type: 'events_api',
+      payload: { type: 'event_callback', team_id: 'T0KUDOS' },
+      accepts_response_payload: false,
+    });
     sim.socketMode.sendRaw({ type: 'interactive', payload: {} });
     await eventually(() => fromApp('env-bad').length === 1);
     expect(lines.filter((l) => l.level === 'warn' && /malformed|without an envelope_id/.test(l.msg))).toHaveLength(2);
@@ -291,7 +317,9 @@ describe('envelopes', () => {
     sim.socketMode.dropOnNextEnvelope('mid-frame');
     const lost = await sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
     expect(lost.status).not.toBe(200);
-    expect(sim.messages('C_GENERAL').find((m) => m.user === 'USLACKBOT' && m.visible_to === 'U_MANAGER')?.text).toMatch(/failed with the error/);
+    expect(sim.messages('C_GENERAL').find((m) => m.user === 'USLACKBOT' && m.visible_to === 'U_MANAGER')?.text).toMatch(
+      /failed with the error/,
+    );
     expect(sim.openViews('U_MANAGER')).toHaveLength(0);
     await sim.socketMode.waitForConnections(1);
     expect((await sim.slashCommand('U_MANAGER', '', 'C_GENERAL')).status).toBe(200);
@@ -332,11 +360,19 @@ describe('a listener that fails is answered as over HTTP', () => {
     // Their handling ends with that acknowledgement (the failure handler's). One more envelope on the
     // same socket, acknowledged once its listeners are done, is the pass after both before counting.
     const after = click('env-after', undefined);
-    sim.socketMode.sendRaw({ ...after, payload: { ...after.payload, actions: [{ type: 'button', action_id: 'nobody_listens', block_id: 'b', action_ts: '1.3' }] } });
+    sim.socketMode.sendRaw({
+      ...after,
+      payload: {
+        ...after.payload,
+        actions: [{ type: 'button', action_id: 'nobody_listens', block_id: 'b', action_ts: '1.3' }],
+      },
+    });
     await eventually(() => fromApp('env-after').length === 1);
     expect(fromApp('env-not-ours')).toHaveLength(1);
     expect(fromApp('env-no-value')).toHaveLength(1);
-    expect(lines.filter((l) => l.level === 'warn' && l.msg.includes('a listener found a shape Slack never sends'))).toHaveLength(2);
+    expect(
+      lines.filter((l) => l.level === 'warn' && l.msg.includes('a listener found a shape Slack never sends')),
+    ).toHaveLength(2);
     expect(errorLines()).toEqual([]);
   });
 
@@ -346,7 +382,9 @@ describe('a listener that fails is answered as over HTTP', () => {
     await app!.socket!.connected();
     const answer = await sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
     expect(answer.status).toBe(200);
-    const reply = await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => m.ephemeral && m.visible_to === 'U_MANAGER'));
+    const reply = await sim.waitFor(() =>
+      sim.messages('C_GENERAL').find((m) => m.ephemeral && m.visible_to === 'U_MANAGER'),
+    );
     expect(reply.text).toContain('Try again in a minute');
     expect(errorLines()).toEqual([expect.objectContaining({ msg: 'slack listener failed', kind: 'command /kudos' })]);
   });
@@ -366,7 +404,10 @@ function interactiveMessagePayload() {
     attachment_id: '1',
     token: 'x',
     is_app_unfurl: false,
-    original_message: { text: 'Pick a channel', attachments: [{ callback_id: 'select_simple_1234', actions: [{ name: 'channels_list', type: 'select' }] }] },
+    original_message: {
+      text: 'Pick a channel',
+      attachments: [{ callback_id: 'select_simple_1234', actions: [{ name: 'channels_list', type: 'select' }] }],
+    },
     response_url: 'http://127.0.0.1:9/actions/T0KUDOS/1/x',
     trigger_id: '13345224609.738474920.8088930838d88f008e0',
   };

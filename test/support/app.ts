@@ -47,7 +47,12 @@ export function testLogger() {
 }
 
 export async function startTestStack(opts: TestStackOptions): Promise<TestStack> {
-  const sim = await startSlackSimulator({ signingSecret: TEST_SIGNING_SECRET, emulatorUrl: opts.emulator.url, socketMode: opts.socketMode ?? false, rateLimits: opts.slackRateLimits ?? {} });
+  const sim = await startSlackSimulator({
+    signingSecret: TEST_SIGNING_SECRET,
+    emulatorUrl: opts.emulator.url,
+    socketMode: opts.socketMode ?? false,
+    rateLimits: opts.slackRateLimits ?? {},
+  });
   const config = loadConfig({
     ...(opts.socketMode ? { SLACK_APP_TOKEN: sim.socketMode.appToken } : { SLACK_SIGNING_SECRET: TEST_SIGNING_SECRET }),
     SLACK_BOT_TOKEN: sim.botToken,
@@ -113,7 +118,12 @@ export function sendModalValues(input: {
 }): Record<string, Record<string, unknown>> {
   const values: Record<string, Record<string, unknown>> = {
     send_recipients: { recipients: { type: 'multi_users_select', selected_users: input.users ?? [] } },
-    send_design: { design: { type: 'external_select', selected_option: { text: { type: 'plain_text', text: input.design }, value: input.design } } },
+    send_design: {
+      design: {
+        type: 'external_select',
+        selected_option: { text: { type: 'plain_text', text: input.design }, value: input.design },
+      },
+    },
     send_amount: { amount: { type: 'number_input', value: input.amount } },
     send_message: { message: { type: 'plain_text_input', value: input.message ?? null } },
     send_timing: {
@@ -124,10 +134,23 @@ export function sendModalValues(input: {
     },
   };
   if (input.group) {
-    values.send_group = { group: { type: 'external_select', selected_option: { text: { type: 'plain_text', text: input.group.text ?? input.group.value }, value: input.group.value } } };
+    values.send_group = {
+      group: {
+        type: 'external_select',
+        selected_option: {
+          text: { type: 'plain_text', text: input.group.text ?? input.group.value },
+          value: input.group.value,
+        },
+      },
+    };
   }
   if (input.refund) {
-    values.send_refund = { refund: { type: 'static_select', selected_option: { text: { type: 'plain_text', text: input.refund }, value: input.refund } } };
+    values.send_refund = {
+      refund: {
+        type: 'static_select',
+        selected_option: { text: { type: 'plain_text', text: input.refund }, value: input.refund },
+      },
+    };
   }
   if (input.schedule) {
     values.send_date = { date: { type: 'datepicker', selected_date: input.schedule.date } };
@@ -137,7 +160,10 @@ export function sendModalValues(input: {
 }
 
 /** Polls `probe` until it returns a truthy value (work after an ack is asynchronous); fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000): Promise<T> {
+export async function eventually<T>(
+  probe: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -147,7 +173,10 @@ export async function eventually<T>(probe: () => Promise<T | undefined | null | 
     } catch (error) {
       lastError = error;
     }
-    if (Date.now() > deadline) throw new Error(`eventually: condition not met within ${timeoutMs} ms${lastError ? ` (${String(lastError)})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `eventually: condition not met within ${timeoutMs} ms${lastError ? ` (${String(lastError)})` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
@@ -157,17 +186,29 @@ export async function eventually<T>(probe: () => Promise<T | undefined | null | 
  * loaded machine a cold app can miss Slack's 3-second windows; like a user, this tries again (a
  * repeated submission of one modal records one send), and only after Slack's "try again" answers.
  */
-export async function submitSendForm(stack: TestStack, db: Database, userId: string, values: Record<string, Record<string, unknown>>): Promise<KudosRow> {
+export async function submitSendForm(
+  stack: TestStack,
+  db: Database,
+  userId: string,
+  values: Record<string, Record<string, unknown>>,
+): Promise<KudosRow> {
   for (let attempt = 1; ; attempt++) {
     await stack.sim.slashCommand(userId, '', 'C_GENERAL');
-    const view = await stack.sim.waitFor(() => stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_send')).catch(() => undefined);
+    const view = await stack.sim
+      .waitFor(() => stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_send'))
+      .catch(() => undefined);
     if (!view && attempt < 3) continue;
     expect(view).toBeDefined();
     for (let submit = 1; submit <= 3; submit++) {
       const answer = await stack.sim.submitView(view!.id, values, userId);
       if (answer.body === '' && stack.sim.openViews(userId).every((v) => v.id !== view!.id)) break;
       // Accepted with something to say (a group's guests left out), or checks handed off past the answer (a slow machine).
-      if (typeof answer.body === 'object' && answer.body !== null && (answer.body as { response_action?: string }).response_action === 'update') break;
+      if (
+        typeof answer.body === 'object' &&
+        answer.body !== null &&
+        (answer.body as { response_action?: string }).response_action === 'update'
+      )
+        break;
       expect(JSON.stringify(answer.body) + JSON.stringify(stack.sim.viewErrors(view!.id))).toMatch(/again|trouble/);
     }
     return eventually(async () => (await db.select().from(kudos)).find((k) => k.sourceViewId === view!.id));
@@ -178,7 +219,10 @@ export async function submitSendForm(stack: TestStack, db: Database, userId: str
  * Re-sends a view_submission for a view the simulator already closed, signed as Slack would, to
  * reproduce a double submission (Slack retrying, a double click across two clients).
  */
-export async function postSignedPayload(appUrl: string, payload: Record<string, unknown>): Promise<{ status: number; text: string }> {
+export async function postSignedPayload(
+  appUrl: string,
+  payload: Record<string, unknown>,
+): Promise<{ status: number; text: string }> {
   const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
   const body = formEncode({ payload: JSON.stringify(payload) });
   const res = await fetch(`${appUrl}/slack/events`, {
@@ -190,21 +234,46 @@ export async function postSignedPayload(appUrl: string, payload: Record<string, 
 }
 
 /** An Events API delivery (JSON) signed as Slack would send it. */
-export async function postSignedEvent(appUrl: string, envelope: Record<string, unknown>): Promise<{ status: number; text: string }> {
+export async function postSignedEvent(
+  appUrl: string,
+  envelope: Record<string, unknown>,
+): Promise<{ status: number; text: string }> {
   const { signedHeaders } = await import('../../src/simulator/signing.js');
   const body = JSON.stringify(envelope);
-  const res = await fetch(`${appUrl}/slack/events`, { method: 'POST', headers: signedHeaders(TEST_SIGNING_SECRET, body, 'application/json', Date.now() / 1000), body });
+  const res = await fetch(`${appUrl}/slack/events`, {
+    method: 'POST',
+    headers: signedHeaders(TEST_SIGNING_SECRET, body, 'application/json', Date.now() / 1000),
+    body,
+  });
   return { status: res.status, text: await res.text() };
 }
 
 /** A send-modal submission of `values` by `userId`, posted straight to the app; returns Slack's answer. */
-export async function submitSendValues(appUrl: string, userId: string, values: Record<string, Record<string, unknown>>, viewId = `V_${Math.random().toString(36).slice(2, 10).toUpperCase()}`) {
-  const answer = await postSignedPayload(appUrl, viewSubmissionPayload({ id: viewId, callback_id: 'kudos_send', private_metadata: '{}', blocks: [] }, values, userId));
-  return { ...answer, errors: answer.text ? ((JSON.parse(answer.text) as { errors?: Record<string, string> }).errors ?? {}) : {} };
+export async function submitSendValues(
+  appUrl: string,
+  userId: string,
+  values: Record<string, Record<string, unknown>>,
+  viewId = `V_${Math.random().toString(36).slice(2, 10).toUpperCase()}`,
+) {
+  const answer = await postSignedPayload(
+    appUrl,
+    viewSubmissionPayload(
+      { id: viewId, callback_id: 'kudos_send', private_metadata: '{}', blocks: [] },
+      values,
+      userId,
+    ),
+  );
+  return {
+    ...answer,
+    errors: answer.text ? ((JSON.parse(answer.text) as { errors?: Record<string, string> }).errors ?? {}) : {},
+  };
 }
 
 /** A slash command signed as Slack would send it, with any fields (another team, missing fields). */
-export async function postSignedCommand(appUrl: string, fields: Record<string, string>): Promise<{ status: number; text: string }> {
+export async function postSignedCommand(
+  appUrl: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; text: string }> {
   const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
   const body = formEncode(fields);
   const res = await fetch(`${appUrl}/slack/events`, {
@@ -235,7 +304,16 @@ export function commandFields(userId: string, text: string, teamId = 'T0KUDOS'):
  * A button click as Slack posts it, built like the simulator's (a stale client, Slack retrying, or a
  * shape Slack never sends): on the message `messageTs` in `channel`, in block `blockId`.
  */
-export function blockActionPayload(input: { teamId?: string; userId: string; actionId: string; value: unknown; channel?: string; messageTs?: string; blockId?: string; responseUrl?: string }) {
+export function blockActionPayload(input: {
+  teamId?: string;
+  userId: string;
+  actionId: string;
+  value: unknown;
+  channel?: string;
+  messageTs?: string;
+  blockId?: string;
+  responseUrl?: string;
+}) {
   const teamId = input.teamId ?? 'T0KUDOS';
   return {
     type: 'block_actions',
@@ -244,16 +322,34 @@ export function blockActionPayload(input: { teamId?: string; userId: string; act
     api_app_id: 'A0KUDOS',
     token: 'x',
     trigger_id: '1.2.abc',
-    container: { type: 'message', message_ts: input.messageTs ?? '1.000001', channel_id: input.channel ?? 'C_GENERAL', is_ephemeral: false },
+    container: {
+      type: 'message',
+      message_ts: input.messageTs ?? '1.000001',
+      channel_id: input.channel ?? 'C_GENERAL',
+      is_ephemeral: false,
+    },
     channel: { id: input.channel ?? 'C_GENERAL', name: 'x' },
     ...(input.responseUrl ? { response_url: input.responseUrl } : {}),
-    actions: [{ type: 'button', action_id: input.actionId, block_id: input.blockId ?? 'b', value: input.value, action_ts: '1.2' }],
+    actions: [
+      {
+        type: 'button',
+        action_id: input.actionId,
+        block_id: input.blockId ?? 'b',
+        value: input.value,
+        action_ts: '1.2',
+      },
+    ],
     is_enterprise_install: false,
     enterprise: null,
   };
 }
 
-export function viewSubmissionPayload(view: { id: string } & Record<string, unknown>, values: Record<string, Record<string, unknown>>, userId: string, teamId = 'T0KUDOS') {
+export function viewSubmissionPayload(
+  view: { id: string } & Record<string, unknown>,
+  values: Record<string, Record<string, unknown>>,
+  userId: string,
+  teamId = 'T0KUDOS',
+) {
   return {
     type: 'view_submission',
     team: { id: teamId, domain: 'kudos-demo' },
@@ -270,7 +366,15 @@ export function viewSubmissionPayload(view: { id: string } & Record<string, unkn
 
 async function warmUp(appUrl: string): Promise<void> {
   const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
-  const body = formEncode({ command: '/kudos', text: 'help', user_id: 'U_WARMUP', team_id: 'T0KUDOS', channel_id: 'C_NONE', trigger_id: '0.0.0', response_url: 'http://127.0.0.1:9/none' });
+  const body = formEncode({
+    command: '/kudos',
+    text: 'help',
+    user_id: 'U_WARMUP',
+    team_id: 'T0KUDOS',
+    channel_id: 'C_NONE',
+    trigger_id: '0.0.0',
+    response_url: 'http://127.0.0.1:9/none',
+  });
   const res = await fetch(`${appUrl}/slack/events`, {
     method: 'POST',
     headers: signedHeaders(TEST_SIGNING_SECRET, body, 'application/x-www-form-urlencoded', Date.now() / 1000),
@@ -295,7 +399,9 @@ export type AppPerTestOverrides = Pick<TestStackOptions, 'env' | 'app'>;
  * (`await e2e.start({ env })`: the test's env or app options, where given, instead of the defaults');
  * `start` also replaces an app already started (a restart with another clock or configuration). The app is closed after each test either way.
  */
-export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & { emulatorEnv?: Record<string, string>; startEach?: boolean } = {}): {
+export function useAppPerTest(
+  opts: Omit<TestStackOptions, 'db' | 'emulator'> & { emulatorEnv?: Record<string, string>; startEach?: boolean } = {},
+): {
   readonly stack: TestStack;
   readonly db: Database;
   readonly testDb: TestDatabase;
@@ -324,7 +430,10 @@ export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & 
     return stack;
   };
   beforeAll(async () => {
-    const [{ createTestDatabase }, { startTestEmulator }] = await Promise.all([import('./db.js'), import('./emulator.js')]);
+    const [{ createTestDatabase }, { startTestEmulator }] = await Promise.all([
+      import('./db.js'),
+      import('./emulator.js'),
+    ]);
     [testDb, emulator] = await Promise.all([createTestDatabase(), startTestEmulator(emulatorEnv)]);
   });
   afterAll(async () => {
@@ -340,7 +449,10 @@ export function useAppPerTest(opts: Omit<TestStackOptions, 'db' | 'emulator'> & 
     stack = undefined;
   });
   function ready<T>(value: T | undefined): T {
-    if (value === undefined) throw new Error('useAppPerTest: use the handle inside hooks and tests (and start the app first when startEach is false)');
+    if (value === undefined)
+      throw new Error(
+        'useAppPerTest: use the handle inside hooks and tests (and start the app first when startEach is false)',
+      );
     return value;
   }
   return {
@@ -368,7 +480,18 @@ async function warmUpSocket(sim: SlackSimulator, app: RunningApp): Promise<void>
     envelope_id: envelopeId,
     type: 'slash_commands',
     accepts_response_payload: true,
-    payload: { command: '/kudos', text: 'help', user_id: 'U_WARMUP', team_id: 'T0KUDOS', channel_id: 'C_NONE', trigger_id: '0.0.0', response_url: 'http://127.0.0.1:9/none' },
+    payload: {
+      command: '/kudos',
+      text: 'help',
+      user_id: 'U_WARMUP',
+      team_id: 'T0KUDOS',
+      channel_id: 'C_NONE',
+      trigger_id: '0.0.0',
+      response_url: 'http://127.0.0.1:9/none',
+    },
   });
-  await eventually(() => sim.socketMode.traffic.some((t) => t.direction === 'from-app' && t.message.envelope_id === envelopeId), 30_000);
+  await eventually(
+    () => sim.socketMode.traffic.some((t) => t.direction === 'from-app' && t.message.envelope_id === envelopeId),
+    30_000,
+  );
 }

@@ -22,5 +22,9 @@ export const BIRTHDAY_RULE: CelebrationRuleInput = {
 export async function importDatesCsv(env: { db: Database; stack: TestStack }, text: string) {
   const parsed = parseCelebrationCsv(text, '2026-11-25');
   if (!parsed.ok) throw new Error(parsed.message);
-  return importCelebrationDates({ db: env.db, listUsers: async () => env.stack.sim.workspace.users }, CELEBRATING_WORKSPACE, parsed);
+  return importCelebrationDates(
+    { db: env.db, listUsers: async () => env.stack.sim.workspace.users },
+    CELEBRATING_WORKSPACE,
+    parsed,
+  );
 }

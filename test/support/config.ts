@@ -25,4 +25,12 @@ export function distributionEnv(encryptionKey: string) {
 }
 
 /** A Bolt logger that prints nothing. */
-export const silentBoltLogger = { debug() {}, info() {}, warn() {}, error() {}, setLevel() {}, getLevel: () => 'error' as never, setName() {} };
+export const silentBoltLogger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  setLevel() {},
+  getLevel: () => 'error' as never,
+  setName() {},
+};

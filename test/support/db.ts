@@ -2,7 +2,16 @@
 // new uniquely named PostgreSQL database created from DATABASE_URL and dropped on close.
 // PGlite takes seconds to start: create one per file (beforeAll) and truncateAll() between tests.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -59,7 +68,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (!baseUrl) {
     const conn = await connectPgliteFromTemplate();
     await migrateDatabase(conn);
-    return { db: conn.db, driver: 'pglite', url: undefined, truncateAll: () => truncateAll(conn.db), close: conn.close };
+    return {
+      db: conn.db,
+      driver: 'pglite',
+      url: undefined,
+      truncateAll: () => truncateAll(conn.db),
+      close: conn.close,
+    };
   }
   const scratch = await createScratchDatabase(baseUrl, 'kudos_test');
   const conn = await connectDatabase({ databaseUrl: scratch.url, maxConnections: 10 });
@@ -90,7 +105,10 @@ async function connectPgliteFromTemplate(): Promise<DatabaseConnection> {
   const templatePath = join(tmpdir(), `kudos-pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
   if (existsSync(templatePath)) {
     try {
-      const conn = await connectDatabase({ pgliteDir: 'memory://', pgliteDataDir: new Blob([readFileSync(templatePath)]) });
+      const conn = await connectDatabase({
+        pgliteDir: 'memory://',
+        pgliteDataDir: new Blob([readFileSync(templatePath)]),
+      });
       utimesSync(templatePath, new Date(), new Date()); // in use: see the clean-up below
       return conn;
     } catch {
@@ -115,7 +133,9 @@ async function connectPgliteFromTemplate(): Promise<DatabaseConnection> {
 }
 
 async function truncateAll(db: Database): Promise<void> {
-  const rows = rowsOf<{ tablename: string }>(await db.execute(sql`select tablename from pg_tables where schemaname = 'public'`));
+  const rows = rowsOf<{ tablename: string }>(
+    await db.execute(sql`select tablename from pg_tables where schemaname = 'public'`),
+  );
   if (rows.length === 0) return;
   const list = rows.map((row) => `"public"."${row.tablename}"`).join(', ');
   await db.execute(sql.raw(`TRUNCATE ${list} RESTART IDENTITY CASCADE`));

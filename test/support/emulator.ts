@@ -6,20 +6,36 @@ export interface TestEmulator {
   reset(): Promise<void>;
   advance(seconds: number): Promise<string>;
   now(): Promise<string>;
-  faults(rule: { method?: string; path?: string; status?: number; delayMs?: number; drop?: boolean; count?: number }): Promise<void>;
+  faults(rule: {
+    method?: string;
+    path?: string;
+    status?: number;
+    delayMs?: number;
+    drop?: boolean;
+    count?: number;
+  }): Promise<void>;
   /** The counted faults not used up yet, each with how many uses it has left. */
   faultsLeft(): Promise<Array<{ method?: string; path?: string; remaining: number }>>;
   emails(): Promise<unknown[]>;
-  deliveries(): Promise<Array<{ eventId: string; eventType: string; attempt: number; status: number | string; at: string }>>;
+  deliveries(): Promise<
+    Array<{ eventId: string; eventType: string; attempt: number; status: number | string; at: string }>
+  >;
   registerWebhook(url: string, events?: string[]): Promise<{ active: boolean }>;
   /** Extras: operator-side settings (see docs/architecture/emulator.md). */
   setBalance(amount: number, environment?: 'sandbox' | 'production'): Promise<void>;
-  setLimits(limits: { dailyLimitUsd: number; monthlyLimitUsd: number }, environment?: 'sandbox' | 'production'): Promise<void>;
+  setLimits(
+    limits: { dailyLimitUsd: number; monthlyLimitUsd: number },
+    environment?: 'sandbox' | 'production',
+  ): Promise<void>;
   processTopUp(fundingNo: string, outcome: 'approve' | 'reject'): Promise<void>;
   /** Extra: the provider takes a choice-card design out of the catalog (reset puts it back). */
   removeDesign(productId: string): Promise<void>;
   /** Extra: a promotion, reward refund or transfer row (moves the production balance). */
-  addMovement(kind: 'promotion' | 'rewardRefund' | 'transferSent' | 'transferReceived', amount: number, environment?: 'sandbox' | 'production'): Promise<{ referenceNumber: string }>;
+  addMovement(
+    kind: 'promotion' | 'rewardRefund' | 'transferSent' | 'transferReceived',
+    amount: number,
+    environment?: 'sandbox' | 'production',
+  ): Promise<{ referenceNumber: string }>;
   close(): Promise<void>;
 }
 
@@ -53,16 +69,31 @@ export async function startTestEmulator(env?: Record<string, string>): Promise<T
       await control('POST', '/faults', rule);
     },
     async faultsLeft() {
-      return (await control<{ faults: Array<{ method?: string; path?: string; remaining: number }> }>('GET', '/faults')).faults;
+      return (await control<{ faults: Array<{ method?: string; path?: string; remaining: number }> }>('GET', '/faults'))
+        .faults;
     },
     async emails() {
       return (await control<{ emails: unknown[] }>('GET', '/emails')).emails;
     },
     async deliveries() {
-      return (await control<{ deliveries: Array<{ eventId: string; eventType: string; attempt: number; status: number | string; at: string }> }>('GET', '/webhook/deliveries')).deliveries;
+      return (
+        await control<{
+          deliveries: Array<{
+            eventId: string;
+            eventType: string;
+            attempt: number;
+            status: number | string;
+            at: string;
+          }>;
+        }>('GET', '/webhook/deliveries')
+      ).deliveries;
     },
     async registerWebhook(webhookUrl, events) {
-      return control<{ active: boolean }>('PUT', '/webhook', events ? { url: webhookUrl, events } : { url: webhookUrl });
+      return control<{ active: boolean }>(
+        'PUT',
+        '/webhook',
+        events ? { url: webhookUrl, events } : { url: webhookUrl },
+      );
     },
     async setBalance(amount, environment = 'production') {
       await control('POST', '/balance', { amount, environment });
@@ -77,7 +108,8 @@ export async function startTestEmulator(env?: Record<string, string>): Promise<T
       await control('DELETE', `/catalog/choice-cards/${encodeURIComponent(productId)}`);
     },
     async addMovement(kind, amount, environment = 'production') {
-      return (await control<{ data: { referenceNumber: string } }>('POST', '/ledger', { kind, amount, environment })).data;
+      return (await control<{ data: { referenceNumber: string } }>('POST', '/ledger', { kind, amount, environment }))
+        .data;
     },
     close: () => emulator.close(),
   };

@@ -5,7 +5,9 @@ import type { KudosRow, NewKudosRow } from '../../src/db/schema/index.js';
 
 export function buildKudosRow(overrides: Partial<KudosRow> = {}): KudosRow {
   const at = overrides.createdAt ?? new Date('2026-11-22T12:00:00Z');
-  const recipients = overrides.recipients ?? [{ slackUserId: 'U_EMP1', recipientId: null, email: 'eli@example.com', name: 'Eli' }];
+  const recipients = overrides.recipients ?? [
+    { slackUserId: 'U_EMP1', recipientId: null, email: 'eli@example.com', name: 'Eli' },
+  ];
   return {
     id: '00000000-0000-4000-8000-000000000001',
     teamId: 'T0KUDOS',
@@ -73,7 +75,14 @@ export function pendingKudosValues(overrides: Partial<NewKudosRow> = {}): NewKud
     teamId: 'T0KUDOS',
     senderUserId: 'U_MANAGER',
     senderName: 'Maya Manager',
-    recipients: [{ slackUserId: null, recipientId: null, email: `person-${randomUUID().slice(0, 8)}@example.com`, name: 'Someone' }],
+    recipients: [
+      {
+        slackUserId: null,
+        recipientId: null,
+        email: `person-${randomUUID().slice(0, 8)}@example.com`,
+        name: 'Someone',
+      },
+    ],
     recipientCount: 1,
     productId: 'CC-THANK-YOU',
     designName: 'Thank You',

@@ -9,7 +9,11 @@ import { eventually } from './app.js';
 
 export async function noticesSettled(db: Database, opts: { checks?: boolean; timeoutMs?: number } = {}): Promise<void> {
   await eventually(async () => {
-    const [events, notices, checks] = await Promise.all([db.select().from(webhookEvents), db.select().from(notifications), opts.checks ? db.select().from(orderChecks) : []]);
+    const [events, notices, checks] = await Promise.all([
+      db.select().from(webhookEvents),
+      db.select().from(notifications),
+      opts.checks ? db.select().from(orderChecks) : [],
+    ]);
     const open = {
       events: events.filter((e) => !e.processedAt).length,
       notices: notices.filter((n) => !n.postedAt && !n.failedAt).length,

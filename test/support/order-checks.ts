@@ -23,6 +23,13 @@ export async function runOrderChecksNow(app: RunningApp, notifyChannel: string):
     .set({ nextCheckAt: sql`now()` })
     .where(isNull(orderChecks.doneAt));
   const checks = await claimDueChecks(app.db, 'test-checker', 60_000, 100);
-  const deps = { db: app.db, rewards: app.rewardsAccounts, chat: app.slack, present: presentNotice, notifyChannelOf: async () => notifyChannel, logger: app.logger };
+  const deps = {
+    db: app.db,
+    rewards: app.rewardsAccounts,
+    chat: app.slack,
+    present: presentNotice,
+    notifyChannelOf: async () => notifyChannel,
+    logger: app.logger,
+  };
   return runOrderChecks(deps, checks);
 }

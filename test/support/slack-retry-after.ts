@@ -6,6 +6,10 @@ import { rowsOf, type Database } from '../../src/db/client.js';
 
 /** Ends the 429 blocks of `method` (every workspace) now, as if Slack's Retry-After had passed; returns how many were blocked. */
 export async function slackRetryAfterPassed(db: Database, method: string): Promise<number> {
-  const ended = rowsOf<{ key: string }>(await db.execute(sql`update slack_call_schedules set blocked_until = now() where key = ${method} and blocked_until > now() returning key`));
+  const ended = rowsOf<{ key: string }>(
+    await db.execute(
+      sql`update slack_call_schedules set blocked_until = now() where key = ${method} and blocked_until > now() returning key`,
+    ),
+  );
   return ended.length;
 }

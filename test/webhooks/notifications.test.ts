@@ -12,7 +12,16 @@ import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 import { noticesSettled } from '../support/notices-settled.js';
-import { countRows, envelope, openSendModal, postWebhook, signed, startWebhookProxy, startWebhookStack, type WebhookProxy } from './support.js';
+import {
+  countRows,
+  envelope,
+  openSendModal,
+  postWebhook,
+  signed,
+  startWebhookProxy,
+  startWebhookStack,
+  type WebhookProxy,
+} from './support.js';
 
 let testDb: TestDatabase;
 let emulator: TestEmulator;
@@ -41,7 +50,11 @@ afterEach(async () => {
 /** An order placed outside Slack (as the portal or another integration would). */
 async function placeOrderElsewhere(email = 'guest@example.com') {
   const { order } = await stack.app.rewards.orders.createChoice(
-    { productId: 'CC-THANK-YOU', recipients: [{ email, amount: '20.00' }], emailSetting: { senderName: 'Portal', subject: 'Thanks' } },
+    {
+      productId: 'CC-THANK-YOU',
+      recipients: [{ email, amount: '20.00' }],
+      emailSetting: { senderName: 'Portal', subject: 'Thanks' },
+    },
     { idempotencyKey: randomUUID() },
   );
   return order;
@@ -52,9 +65,16 @@ const channelNotices = (orderId: string) => stack.sim.messages('C_KUDOS').filter
 
 async function sendKudos(users: string[], amount = '25', message = 'Thanks for the launch') {
   const view = await openSendModal(stack, 'U_MANAGER');
-  const answer = await stack.sim.submitView(view.id, sendModalValues({ users, design: 'CC-THANK-YOU', amount, message }), 'U_MANAGER');
+  const answer = await stack.sim.submitView(
+    view.id,
+    sendModalValues({ users, design: 'CC-THANK-YOU', amount, message }),
+    'U_MANAGER',
+  );
   expect(answer.status).toBe(200);
-  return eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.orderId && k.notifiedAt && k.announcementTs), 10_000);
+  return eventually(
+    async () => (await testDb.db.select().from(kudos)).find((k) => k.orderId && k.notifiedAt && k.announcementTs),
+    10_000,
+  );
 }
 
 describe('order.created', () => {
@@ -71,23 +91,35 @@ describe('order.created', () => {
     const done = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === notice.ts));
     expect(done.text).toContain('1 of 1 card delivered');
     expect(channelNotices(order.orderId).filter((m) => !m.thread_ts)).toHaveLength(1);
-    const check = await eventually(async () => (await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, order.orderId))).find((c) => c.doneAt));
+    const check = await eventually(async () =>
+      (await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, order.orderId))).find((c) => c.doneAt),
+    );
     expect(check.lastStatus).toBe('COMPLETE');
   });
 
   it('ignores an order of the other (sandbox) environment, which our credentials cannot see', async () => {
     expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
-    const sandbox = createRewardsClient({ baseUrl: emulator.url, clientId: 'sandbox-client', clientSecret: 'sandbox-secret' });
+    const sandbox = createRewardsClient({
+      baseUrl: emulator.url,
+      clientId: 'sandbox-client',
+      clientSecret: 'sandbox-secret',
+    });
     try {
       await sandbox.orders.createChoice(
-        { productId: 'CC-THANK-YOU', recipients: [{ email: 'test@example.com', amount: '10.00' }], emailSetting: { senderName: 'QA', subject: 'Test' } },
+        {
+          productId: 'CC-THANK-YOU',
+          recipients: [{ email: 'test@example.com', amount: '10.00' }],
+          emailSetting: { senderName: 'QA', subject: 'Test' },
+        },
         { idempotencyKey: randomUUID() },
       );
     } finally {
       await sandbox.close();
     }
     await emulator.advance(0);
-    const event = await eventually(async () => (await testDb.db.select().from(webhookEvents)).find((e) => e.processedAt));
+    const event = await eventually(async () =>
+      (await testDb.db.select().from(webhookEvents)).find((e) => e.processedAt),
+    );
     expect(event.outcome).toBe('not_found');
     expect(event.attempts).toBe(1);
     expect(stack.sim.messages('C_KUDOS')).toHaveLength(0);
@@ -135,42 +167,51 @@ describe('order.created', () => {
     await stack.sim.waitFor(() => channelNotices(order.orderId)[0]);
     const delivery = proxy.recorded.find((d) => d.eventType === 'order.created')!;
     for (let i = 0; i < 3; i++) {
-      const res = await fetch(`${stack.app.url}/webhooks/rewards`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Service-Signature': delivery.signature }, body: delivery.body });
+      const res = await fetch(`${stack.app.url}/webhooks/rewards`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Service-Signature': delivery.signature },
+        body: delivery.body,
+      });
       expect(await res.json()).toEqual({ ok: true, duplicate: true });
     }
     await eventually(async () => (await testDb.db.select().from(webhookEvents)).every((e) => e.processedAt));
     expect(channelNotices(order.orderId)).toHaveLength(1);
   });
 
-  it.skipIf(!process.env.DATABASE_URL)('the same event delivered 10 times at once, to two instances, gives one notice (PostgreSQL)', async () => {
-    const second = await stack.startAnotherApp();
-    expect(await emulator.registerWebhook(`${proxy.url}/webhooks/rewards`)).toEqual({ active: true });
-    // Record a real delivery, but keep it from the app: the 10 copies below are the first arrivals.
-    proxy.failNext(1, 'down');
-    const order = await placeOrderElsewhere();
-    await emulator.advance(0);
-    const delivery = proxy.recorded.find((d) => d.eventType === 'order.created')!;
-    expect(await countRows(testDb.db, 'webhook_events')).toBe(0);
+  it.skipIf(!process.env.DATABASE_URL)(
+    'the same event delivered 10 times at once, to two instances, gives one notice (PostgreSQL)',
+    async () => {
+      const second = await stack.startAnotherApp();
+      expect(await emulator.registerWebhook(`${proxy.url}/webhooks/rewards`)).toEqual({ active: true });
+      // Record a real delivery, but keep it from the app: the 10 copies below are the first arrivals.
+      proxy.failNext(1, 'down');
+      const order = await placeOrderElsewhere();
+      await emulator.advance(0);
+      const delivery = proxy.recorded.find((d) => d.eventType === 'order.created')!;
+      expect(await countRows(testDb.db, 'webhook_events')).toBe(0);
 
-    const targets = [stack.app.url, second.url];
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        fetch(`${targets[i % 2]}/webhooks/rewards`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Service-Signature': delivery.signature }, body: delivery.body }).then(
-          async (res) => ({ status: res.status, body: (await res.json()) as { duplicate: boolean } }),
+      const targets = [stack.app.url, second.url];
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          fetch(`${targets[i % 2]}/webhooks/rewards`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'X-Service-Signature': delivery.signature },
+            body: delivery.body,
+          }).then(async (res) => ({ status: res.status, body: (await res.json()) as { duplicate: boolean } })),
         ),
-      ),
-    );
-    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
-    expect(answers.filter((a) => !a.body.duplicate)).toHaveLength(1);
-    await stack.sim.waitFor(() => channelNotices(order.orderId)[0]);
-    await eventually(async () => (await testDb.db.select().from(webhookEvents)).every((e) => e.processedAt));
-    await emulator.advance(5);
-    await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts && mentions(m, 'delivered')));
-    await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
-    expect(channelNotices(order.orderId).filter((m) => !m.thread_ts)).toHaveLength(1);
-    expect(stack.sim.messages('C_KUDOS').filter((m) => m.thread_ts)).toHaveLength(1);
-    expect(await countRows(testDb.db, 'webhook_events')).toBe(1);
-  });
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+      expect(answers.filter((a) => !a.body.duplicate)).toHaveLength(1);
+      await stack.sim.waitFor(() => channelNotices(order.orderId)[0]);
+      await eventually(async () => (await testDb.db.select().from(webhookEvents)).every((e) => e.processedAt));
+      await emulator.advance(5);
+      await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts && mentions(m, 'delivered')));
+      await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
+      expect(channelNotices(order.orderId).filter((m) => !m.thread_ts)).toHaveLength(1);
+      expect(stack.sim.messages('C_KUDOS').filter((m) => m.thread_ts)).toHaveLength(1);
+      expect(await countRows(testDb.db, 'webhook_events')).toBe(1);
+    },
+  );
 });
 
 describe('completion of kudos sent from Slack', () => {
@@ -178,11 +219,15 @@ describe('completion of kudos sent from Slack', () => {
     const row = await sendKudos(['U_EMP1', 'U_EMP2']);
     expect(row.orderStatus).not.toBe('COMPLETE');
     await emulator.advance(5);
-    const reply = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs));
+    const reply = await stack.sim.waitFor(() =>
+      stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs),
+    );
     expect(reply.text).toContain('2 of 2 cards delivered');
     const dm = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('went out')));
     expect(dm.text).toContain('2 of 2 cards delivered');
-    await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]!.orderStatus === 'COMPLETE');
+    await eventually(
+      async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]!.orderStatus === 'COMPLETE',
+    );
     await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
     expect(stack.sim.messages('C_KUDOS').filter((m) => m.thread_ts)).toHaveLength(1);
     expect(stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('went out'))).toHaveLength(1);
@@ -191,10 +236,14 @@ describe('completion of kudos sent from Slack', () => {
   it('survives a restart: a check scheduled by one instance is finished by the next', async () => {
     const row = await sendKudos(['U_EMP3']);
     await stack.app.close();
-    expect((await testDb.db.select().from(orderChecks)).map((c) => [c.orderId, c.doneAt])).toEqual([[row.orderId, null]]);
+    expect((await testDb.db.select().from(orderChecks)).map((c) => [c.orderId, c.doneAt])).toEqual([
+      [row.orderId, null],
+    ]);
     await emulator.advance(5);
     await stack.startAnotherApp();
-    const reply = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs));
+    const reply = await stack.sim.waitFor(() =>
+      stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs),
+    );
     expect(reply.text).toContain('1 of 1 card delivered');
     await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
   });
@@ -204,8 +253,14 @@ describe('completion of kudos sent from Slack', () => {
     const local = formatInTimeZone(sendAt, 'America/New_York', "yyyy-MM-dd'T'HH:mm");
     const [date, time] = local.split('T') as [string, string];
     const view = await openSendModal(stack, 'U_MANAGER');
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP4'], design: 'CC-THANK-YOU', amount: '15', schedule: { date, time } }), 'U_MANAGER');
-    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
+    await stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP4'], design: 'CC-THANK-YOU', amount: '15', schedule: { date, time } }),
+      'U_MANAGER',
+    );
+    const row = await eventually(async () =>
+      (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt),
+    );
     // Booked, not announced; the first check waits for the send time.
     const [check] = await testDb.db.select().from(orderChecks);
     expect(check!.nextCheckAt.getTime()).toBeGreaterThanOrEqual(row.scheduledAt!.getTime());
@@ -214,10 +269,16 @@ describe('completion of kudos sent from Slack', () => {
     await emulator.advance(2 * 3600 + 60); // the emulator sends it and completes it
     // The app's own clock has not moved: let the check fall due now, as it would at the send time.
     await testDb.db.update(orderChecks).set({ nextCheckAt: new Date() });
-    const announcement = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => !m.thread_ts && JSON.stringify(m.blocks ?? []).includes('<@U_EMP4>')));
-    const reply = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === announcement.ts));
+    const announcement = await stack.sim.waitFor(() =>
+      stack.sim.messages('C_KUDOS').find((m) => !m.thread_ts && JSON.stringify(m.blocks ?? []).includes('<@U_EMP4>')),
+    );
+    const reply = await stack.sim.waitFor(() =>
+      stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === announcement.ts),
+    );
     expect(reply.text).toContain('1 of 1 card delivered');
-    const updated = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.announcementTs === announcement.ts));
+    const updated = await eventually(async () =>
+      (await testDb.db.select().from(kudos)).find((k) => k.announcementTs === announcement.ts),
+    );
     expect(updated.orderStatus).toBe('COMPLETE');
     expect(stack.sim.messages('C_KUDOS').filter((m) => !m.thread_ts)).toHaveLength(1);
   });
@@ -226,7 +287,9 @@ describe('completion of kudos sent from Slack', () => {
     expect(await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).toEqual({ active: true });
     const row = await sendKudos(['U_EMP1']);
     await emulator.advance(0);
-    const event = await eventually(async () => (await testDb.db.select().from(webhookEvents)).find((e) => e.processedAt));
+    const event = await eventually(async () =>
+      (await testDb.db.select().from(webhookEvents)).find((e) => e.processedAt),
+    );
     expect(event.outcome).toBe('kudos');
     expect(event.teamId).toBe('T0KUDOS');
     expect(stack.sim.messages('C_KUDOS').filter((m) => m.text.includes('outside Slack'))).toHaveLength(0);
@@ -249,7 +312,12 @@ describe('completion of kudos sent from Slack', () => {
     /** A send of `count` people at $20, as the worker left it: `partsPlaced` parts recorded (their orders created here), then `status`. */
     async function sendInParts(count: number, partsPlaced: number, status: 'failed' | 'partial') {
       const key = randomUUID();
-      const recipients = Array.from({ length: count }, (_, i) => ({ slackUserId: null, recipientId: null, email: `part-${i}-${key.slice(0, 6)}@example.com`, name: `Person ${i}` }));
+      const recipients = Array.from({ length: count }, (_, i) => ({
+        slackUserId: null,
+        recipientId: null,
+        email: `part-${i}-${key.slice(0, 6)}@example.com`,
+        name: `Person ${i}`,
+      }));
       const orderIds: string[] = [];
       for (let part = 1; part <= partsPlaced; part++) orderIds.push((await createPart(key, recipients, part)).orderId);
       const [row] = await testDb.db
@@ -292,7 +360,8 @@ describe('completion of kudos sent from Slack', () => {
         return r?.status === status && r.notifiedAt ? r : undefined;
       }, 15_000);
     /** The app's webhook endpoint, registered (its verification may time out on a loaded machine: asked again). */
-    const registerWebhook = () => eventually(async () => (await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).active, 30_000);
+    const registerWebhook = () =>
+      eventually(async () => (await emulator.registerWebhook(`${stack.app.url}/webhooks/rewards`)).active, 30_000);
     const toldSender = (pattern: RegExp) => stack.sim.messages('U_MANAGER').filter((m) => pattern.test(m.text));
 
     it('a send told partial whose last part turns up: placed, every part counted, the sender told once it all went out', async () => {
@@ -305,9 +374,13 @@ describe('completion of kudos sent from Slack', () => {
       expect(placed.partsPlaced).toBe(2);
       expect(placed.costCents).toBe(150 * 2000);
       expect(placed.errorCode).toBeNull();
-      await stack.sim.waitFor(() => toldSender(/^Your kudos/).find((m) => !/went out only in part|went out to/.test(m.text)));
+      await stack.sim.waitFor(() =>
+        toldSender(/^Your kudos/).find((m) => !/went out only in part|went out to/.test(m.text)),
+      );
       // The completion check watches the new part too.
-      await eventually(async () => (await testDb.db.select().from(orderChecks)).some((c) => c.orderId === last.orderId));
+      await eventually(async () =>
+        (await testDb.db.select().from(orderChecks)).some((c) => c.orderId === last.orderId),
+      );
       // Told once: counted once the event is processed and every notice posted (nothing is left that
       // could tell them again; the orders are not complete, so the checks tell nothing).
       await noticesSettled(testDb.db);
@@ -329,7 +402,13 @@ describe('completion of kudos sent from Slack', () => {
       // The same order reported again (another order.created for it, as the order poller stores one):
       // nothing changes, nothing more is said once it is processed and every notice posted.
       await emulator.advance(0);
-      const again = envelope('order.created', { orderId: first.orderId, cardType: 'CHOICE_CARD', totalAmount: '2000.00', currency: 'USD', recipientCount: 100 });
+      const again = envelope('order.created', {
+        orderId: first.orderId,
+        cardType: 'CHOICE_CARD',
+        totalAmount: '2000.00',
+        currency: 'USD',
+        recipientCount: 100,
+      });
       expect((await postWebhook(stack.app.url, again, signed(again))).status).toBe(200);
       await noticesSettled(testDb.db);
       expect(toldSender(/^Your kudos/)).toHaveLength(1);
@@ -343,11 +422,25 @@ describe('completion of kudos sent from Slack', () => {
     const key = randomUUID();
     const [row] = await testDb.db
       .insert(kudos)
-      .values(pendingKudosValues({ idempotencyKey: key, status: 'failed', errorCode: 'CONNECTION_ERROR', errorMessage: 'lost', notifiedAt: new Date(), amountCents: 2000, totalCents: 2000 }))
+      .values(
+        pendingKudosValues({
+          idempotencyKey: key,
+          status: 'failed',
+          errorCode: 'CONNECTION_ERROR',
+          errorMessage: 'lost',
+          notifiedAt: new Date(),
+          amountCents: 2000,
+          totalCents: 2000,
+        }),
+      )
       .returning();
     // The order the lost answer was about exists, under the kudos' key.
     const { order } = await stack.app.rewards.orders.createChoice(
-      { productId: 'CC-THANK-YOU', recipients: [{ email: row!.recipients[0]!.email, amount: '20.00' }], emailSetting: { senderName: 'Maya', subject: 'Thanks' } },
+      {
+        productId: 'CC-THANK-YOU',
+        recipients: [{ email: row!.recipients[0]!.email, amount: '20.00' }],
+        emailSetting: { senderName: 'Maya', subject: 'Thanks' },
+      },
       { idempotencyKey: key },
     );
     await emulator.advance(0);

@@ -21,7 +21,10 @@ function countingPoller(pace: OrderPollerOptions) {
       return [];
     },
   };
-  const poller = createOrderPoller({ db: t.db, rewards, logger: createLogger({ level: 'silent' }), onStored: () => {} }, pace);
+  const poller = createOrderPoller(
+    { db: t.db, rewards, logger: createLogger({ level: 'silent' }), onStored: () => {} },
+    pace,
+  );
   return { poller, polls: () => polls };
 }
 

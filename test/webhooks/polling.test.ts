@@ -15,10 +15,18 @@ import { envelope, FAST_CHECKS, postWebhook, signed } from './support.js';
 const POLLING = { ...FAST_CHECKS, polling: { activeMs: 200, idleMaxMs: 800 } };
 
 async function placeOrderElsewhere(emulator: TestEmulator, email: string) {
-  const portal = createRewardsClient({ baseUrl: emulator.url, clientId: 'production-client', clientSecret: 'production-secret' });
+  const portal = createRewardsClient({
+    baseUrl: emulator.url,
+    clientId: 'production-client',
+    clientSecret: 'production-secret',
+  });
   try {
     const created = await portal.orders.createChoice(
-      { productId: 'CC-THANK-YOU', recipients: [{ email, amount: '10.00' }], emailSetting: { senderName: 'Portal', subject: 'Thanks' } },
+      {
+        productId: 'CC-THANK-YOU',
+        recipients: [{ email, amount: '10.00' }],
+        emailSetting: { senderName: 'Portal', subject: 'Thanks' },
+      },
       { idempotencyKey: randomUUID() },
     );
     return created.order;
@@ -35,10 +43,16 @@ async function rewardsCalls(stack: TestStack): Promise<number> {
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 }
 
-const externalNotices = (stack: TestStack, orderId: string) => stack.sim.messages('C_KUDOS').filter((m) => m.text.includes('placed outside Slack') && m.text.includes(orderId));
+const externalNotices = (stack: TestStack, orderId: string) =>
+  stack.sim.messages('C_KUDOS').filter((m) => m.text.includes('placed outside Slack') && m.text.includes(orderId));
 
 describe('REWARDS_WEBHOOKS=off, in Socket Mode: no inbound connection', () => {
-  const t = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', REWARDS_WEBHOOKS: 'off' }, socketMode: true, app: { webhooks: POLLING }, emulatorEnv: { EMULATOR_BACKGROUND: 'off' } });
+  const t = useAppPerTest({
+    env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', REWARDS_WEBHOOKS: 'off' },
+    socketMode: true,
+    app: { webhooks: POLLING },
+    emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
+  });
   let stack: TestStack;
   beforeEach(() => {
     stack = t.stack;
@@ -52,15 +66,27 @@ describe('REWARDS_WEBHOOKS=off, in Socket Mode: no inbound connection', () => {
 
     stack.sim.workspace.users.find((u) => u.id === 'U_EMP1')!.email = 'someone@bounce.test';
     await stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
-    const view = await stack.sim.waitFor(() => stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
-    await stack.sim.submitView(view.id, sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '30' }), 'U_MANAGER');
-    const row = await eventually(async () => (await t.db.select().from(kudos)).find((k) => k.orderId && k.announcementTs));
+    const view = await stack.sim.waitFor(() =>
+      stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'),
+    );
+    await stack.sim.submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP1', 'U_EMP2'], design: 'CC-THANK-YOU', amount: '30' }),
+      'U_MANAGER',
+    );
+    const row = await eventually(async () =>
+      (await t.db.select().from(kudos)).find((k) => k.orderId && k.announcementTs),
+    );
     const outside = await placeOrderElsewhere(t.emulator, 'portal@example.com');
     await t.emulator.advance(5);
 
     const completion = () => stack.sim.messages('C_KUDOS').filter((m) => m.thread_ts === row.announcementTs);
-    const bounceDms = () => stack.sim.messages('U_MANAGER').filter((m) => JSON.stringify(m.blocks ?? []).includes('bounce_fix_open'));
-    await stack.sim.waitFor(() => completion().length > 0 && bounceDms().length > 0 && externalNotices(stack, outside.orderId).length > 0, 20_000);
+    const bounceDms = () =>
+      stack.sim.messages('U_MANAGER').filter((m) => JSON.stringify(m.blocks ?? []).includes('bounce_fix_open'));
+    await stack.sim.waitFor(
+      () => completion().length > 0 && bounceDms().length > 0 && externalNotices(stack, outside.orderId).length > 0,
+      20_000,
+    );
     const callsAtLastNotice = (await rewardsCalls(stack)) - callsBefore;
 
     // A few more polls find nothing new and repeat nothing: counted once every check is closed, every
@@ -72,7 +98,9 @@ describe('REWARDS_WEBHOOKS=off, in Socket Mode: no inbound connection', () => {
     expect(bounceDms()).toHaveLength(1);
     expect(externalNotices(stack, outside.orderId)).toHaveLength(1);
     expect(stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('Order'))).toHaveLength(1);
-    expect(stack.sim.messages('C_KUDOS').filter((m) => !m.thread_ts && !m.text.includes('placed outside Slack'))).toHaveLength(1);
+    expect(
+      stack.sim.messages('C_KUDOS').filter((m) => !m.thread_ts && !m.text.includes('placed outside Slack')),
+    ).toHaveLength(1);
     expect(await t.emulator.deliveries()).toEqual([]);
 
     console.info(
@@ -95,7 +123,13 @@ describe('webhooks on, polling as the safety net', () => {
     expect(await stack.app.background.poller.pollNow()).toBe(1);
     await stack.sim.waitFor(() => externalNotices(stack, order.orderId)[0]);
 
-    const late = envelope('order.created', { orderId: order.orderId, cardType: 'CHOICE_CARD', totalAmount: '10.00', currency: 'USD', recipientCount: 1 });
+    const late = envelope('order.created', {
+      orderId: order.orderId,
+      cardType: 'CHOICE_CARD',
+      totalAmount: '10.00',
+      currency: 'USD',
+      recipientCount: 1,
+    });
     expect((await postWebhook(stack.app.url, late, signed(late))).status).toBe(200);
     expect(await stack.app.background.poller.pollNow()).toBe(0);
     // The late event processed, and every notice posted: nothing is left that could post another.
@@ -107,7 +141,13 @@ describe('webhooks on, polling as the safety net', () => {
     const stack = t.stack;
     await stack.app.background.poller.pollNow();
     const order = await placeOrderElsewhere(t.emulator, 'first@example.com');
-    const early = envelope('order.created', { orderId: order.orderId, cardType: 'CHOICE_CARD', totalAmount: '10.00', currency: 'USD', recipientCount: 1 });
+    const early = envelope('order.created', {
+      orderId: order.orderId,
+      cardType: 'CHOICE_CARD',
+      totalAmount: '10.00',
+      currency: 'USD',
+      recipientCount: 1,
+    });
     expect((await postWebhook(stack.app.url, early, signed(early))).status).toBe(200);
     await stack.sim.waitFor(() => externalNotices(stack, order.orderId)[0]);
     expect(await stack.app.background.poller.pollNow()).toBe(0);

@@ -9,7 +9,13 @@ import { countRows, envelope, postWebhook, signed, WEBHOOK_APP } from './support
 
 const e2e = useAppPerTest(WEBHOOK_APP);
 
-const orderData = { orderId: 'OR-NOT-OURS', cardType: 'CHOICE_CARD', totalAmount: '25.00', currency: 'USD', recipientCount: 1 };
+const orderData = {
+  orderId: 'OR-NOT-OURS',
+  cardType: 'CHOICE_CARD',
+  totalAmount: '25.00',
+  currency: 'USD',
+  recipientCount: 1,
+};
 
 describe('the webhook receiver', () => {
   it("answers the emulator's (signed) registration challenge, so the endpoint becomes active", async () => {
@@ -19,7 +25,10 @@ describe('the webhook receiver', () => {
   it('answers an unsigned challenge only when the body is exactly a challenge object', async () => {
     const bare = await postWebhook(e2e.stack.app.url, JSON.stringify({ challengeToken: 'tok-123' }));
     expect(bare).toEqual({ status: 200, json: { challengeToken: 'tok-123' } });
-    const withExtra = await postWebhook(e2e.stack.app.url, JSON.stringify({ challengeToken: 'tok-123', eventType: 'order.created' }));
+    const withExtra = await postWebhook(
+      e2e.stack.app.url,
+      JSON.stringify({ challengeToken: 'tok-123', eventType: 'order.created' }),
+    );
     expect(withExtra.status).toBe(401);
   });
 
@@ -34,7 +43,9 @@ describe('the webhook receiver', () => {
     expect(forged.json).toMatchObject({ error: { code: 'INVALID_SIGNATURE' } });
 
     // Signed with another secret, and a correct signature over different bytes.
-    const otherSecret = await postWebhook(e2e.stack.app.url, body, { 'X-Service-Signature': signed(body.replace('25.00', '26.00'))['X-Service-Signature']! });
+    const otherSecret = await postWebhook(e2e.stack.app.url, body, {
+      'X-Service-Signature': signed(body.replace('25.00', '26.00'))['X-Service-Signature']!,
+    });
     expect(otherSecret.status).toBe(401);
     const garbage = await postWebhook(e2e.stack.app.url, body, { 'X-Service-Signature': 'md5=abc' });
     expect(garbage.status).toBe(401);
@@ -51,7 +62,9 @@ describe('the webhook receiver', () => {
   });
 
   it("stores and acknowledges an unknown event type from the emulator's real sender, and ignores it", async () => {
-    expect(await e2e.emulator.registerWebhook(`${e2e.stack.app.url}/webhooks/rewards`, ['balance.ach_approved'])).toEqual({ active: true });
+    expect(
+      await e2e.emulator.registerWebhook(`${e2e.stack.app.url}/webhooks/rewards`, ['balance.ach_approved']),
+    ).toEqual({ active: true });
     const funding = await e2e.stack.app.rewards.balance.topUp({
       amount: '150.00',
       companyName: 'Kudos Inc',
@@ -74,20 +87,30 @@ describe('the webhook receiver', () => {
   });
 
   it('refuses a 2 MB body with 413 before verifying it, and stays up', async () => {
-    const huge = JSON.stringify({ eventId: 'big', eventType: 'order.created', createdAt: '2026-01-01T00:00:00', data: { pad: 'x'.repeat(2 * 1024 * 1024) } });
+    const huge = JSON.stringify({
+      eventId: 'big',
+      eventType: 'order.created',
+      createdAt: '2026-01-01T00:00:00',
+      data: { pad: 'x'.repeat(2 * 1024 * 1024) },
+    });
     const declared = await postWebhook(e2e.stack.app.url, huge, signed(huge));
     expect(declared.status).toBe(413);
     expect(declared.json).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
 
     // Without Content-Length (chunked): counted while streaming.
     const streamed = await new Promise<number>((resolve, reject) => {
-      const req = request(`${e2e.stack.app.url}/webhooks/rewards`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...signed(huge) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${e2e.stack.app.url}/webhooks/rewards`,
+        { method: 'POST', headers: { 'Content-Type': 'application/json', ...signed(huge) } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       const chunk = Buffer.from(huge);
-      for (let offset = 0; offset < chunk.length; offset += 64 * 1024) req.write(chunk.subarray(offset, offset + 64 * 1024));
+      for (let offset = 0; offset < chunk.length; offset += 64 * 1024)
+        req.write(chunk.subarray(offset, offset + 64 * 1024));
       req.end();
     });
     expect(streamed).toBe(413);
@@ -99,10 +122,16 @@ describe('the webhook receiver', () => {
 
   it('answers malformed bodies with 400 and a code', async () => {
     const notJson = '{"eventId": "x", ';
-    expect(await postWebhook(e2e.stack.app.url, notJson, signed(notJson))).toMatchObject({ status: 400, json: { error: { code: 'INVALID_JSON' } } });
+    expect(await postWebhook(e2e.stack.app.url, notJson, signed(notJson))).toMatchObject({
+      status: 400,
+      json: { error: { code: 'INVALID_JSON' } },
+    });
 
     const noId = JSON.stringify({ eventType: 'order.created', createdAt: '2026-01-01T00:00:00', data: orderData });
-    expect(await postWebhook(e2e.stack.app.url, noId, signed(noId))).toMatchObject({ status: 400, json: { error: { code: 'INVALID_ENVELOPE' } } });
+    expect(await postWebhook(e2e.stack.app.url, noId, signed(noId))).toMatchObject({
+      status: 400,
+      json: { error: { code: 'INVALID_ENVELOPE' } },
+    });
 
     const badDate = envelope('order.created', orderData).replace(/"createdAt":"[^"]+"/, '"createdAt":"yesterday"');
     expect((await postWebhook(e2e.stack.app.url, badDate, signed(badDate))).status).toBe(400);
@@ -114,7 +143,10 @@ describe('the webhook receiver', () => {
 
     const nul = envelope('order.shipped', { note: 'a\u0000b' });
     expect(nul).toContain('\\u0000');
-    expect(await postWebhook(e2e.stack.app.url, nul, signed(nul))).toMatchObject({ status: 400, json: { error: { code: 'INVALID_JSON' } } });
+    expect(await postWebhook(e2e.stack.app.url, nul, signed(nul))).toMatchObject({
+      status: 400,
+      json: { error: { code: 'INVALID_JSON' } },
+    });
 
     const array = '[]';
     expect((await postWebhook(e2e.stack.app.url, array, signed(array))).status).toBe(400);

@@ -7,7 +7,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { kudos, orderChecks, webhookEvents } from '../../src/db/schema/index.js';
 import { claimDueCheck } from '../../src/domain/orders/order-checks.js';
-import { DEFAULT_CHECK_DELAYS_MS, MAX_CHECK_DELAY_MS, nextCheckDelayMs, scheduleMissingKudosChecks, scheduleOrderCheck } from '../../src/domain/sending/order-check-schedule.js';
+import {
+  DEFAULT_CHECK_DELAYS_MS,
+  MAX_CHECK_DELAY_MS,
+  nextCheckDelayMs,
+  scheduleMissingKudosChecks,
+  scheduleOrderCheck,
+} from '../../src/domain/sending/order-check-schedule.js';
 import { bouncedRecipientsOf } from '../../src/domain/orders/bounces.js';
 import { deleteExpiredEvents, storeEvent } from '../../src/webhooks/event-store.js';
 import { useTestDatabase } from '../support/db.js';
@@ -31,10 +37,14 @@ describe('completion check backoff', () => {
 
   it('caps any configured schedule at 1 h', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 10 * 3600_000 }), { minLength: 1, maxLength: 10 }), fc.nat(50), (delays, n) => {
-        const d = nextCheckDelayMs(n, delays);
-        return d <= MAX_CHECK_DELAY_MS && delays.map((x) => Math.min(x, MAX_CHECK_DELAY_MS)).includes(d);
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 10 * 3600_000 }), { minLength: 1, maxLength: 10 }),
+        fc.nat(50),
+        (delays, n) => {
+          const d = nextCheckDelayMs(n, delays);
+          return d <= MAX_CHECK_DELAY_MS && delays.map((x) => Math.min(x, MAX_CHECK_DELAY_MS)).includes(d);
+        },
+      ),
     );
   });
 });
@@ -104,19 +114,29 @@ describe('bounce detection', () => {
         { email: 'b@bounce.test', status: 'BOUNCED' },
       ],
     };
-    expect(bouncedRecipientsOf(order, snapshot)).toEqual({ confirmed: true, recipients: [{ email: 'b@bounce.test', name: 'Bob', slackUserId: null, recipientId: 'RE-2' }] });
+    expect(bouncedRecipientsOf(order, snapshot)).toEqual({
+      confirmed: true,
+      recipients: [{ email: 'b@bounce.test', name: 'Bob', slackUserId: null, recipientId: 'RE-2' }],
+    });
   });
   it('without a status: all bounced when every card bounced, otherwise asks to check every address', () => {
     const recipients = [{ email: 'a@example.com' }, { email: 'b@bounce.test' }];
-    expect(bouncedRecipientsOf({ bouncedCount: 2, recipients }, snapshot)).toMatchObject({ confirmed: true, recipients: [{ email: 'a@example.com' }, { email: 'b@bounce.test' }] });
-    expect(bouncedRecipientsOf({ bouncedCount: 1, recipients }, snapshot)).toMatchObject({ confirmed: false, recipients: [{ email: 'a@example.com' }, { email: 'b@bounce.test' }] });
+    expect(bouncedRecipientsOf({ bouncedCount: 2, recipients }, snapshot)).toMatchObject({
+      confirmed: true,
+      recipients: [{ email: 'a@example.com' }, { email: 'b@bounce.test' }],
+    });
+    expect(bouncedRecipientsOf({ bouncedCount: 1, recipients }, snapshot)).toMatchObject({
+      confirmed: false,
+      recipients: [{ email: 'a@example.com' }, { email: 'b@bounce.test' }],
+    });
     expect(bouncedRecipientsOf({ bouncedCount: 0, recipients }, snapshot).recipients).toEqual([]);
   });
 });
 
 describe('event id retention', () => {
   it('keeps event ids 8 days after processing (replays within 7 days are recognised), then deletes them', async () => {
-    for (const id of ['old', 'week', 'pending']) await storeEvent(testDb.db, { eventId: id, eventType: 'order.created', createdAt: null, body: {} });
+    for (const id of ['old', 'week', 'pending'])
+      await storeEvent(testDb.db, { eventId: id, eventType: 'order.created', createdAt: null, body: {} });
     await testDb.db
       .update(webhookEvents)
       .set({ processedAt: sql`now() - interval '9 days'` })
@@ -128,6 +148,8 @@ describe('event id retention', () => {
     expect(await deleteExpiredEvents(testDb.db)).toBe(1);
     const left = (await testDb.db.select().from(webhookEvents)).map((e) => e.eventId).sort();
     expect(left).toEqual(['pending', 'week']);
-    expect(await storeEvent(testDb.db, { eventId: 'week', eventType: 'order.created', createdAt: null, body: {} })).toEqual({ stored: false });
+    expect(
+      await storeEvent(testDb.db, { eventId: 'week', eventType: 'order.created', createdAt: null, body: {} }),
+    ).toEqual({ stored: false });
   });
 });

@@ -5,7 +5,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { bouncedRecipients, kudos, recipientMappings } from '../../src/db/schema/index.js';
 import { recoverStuckResends } from '../../src/domain/orders/bounce-resend.js';
 import { presentNotice } from '../../src/slack/presenters/notices.js';
-import { eventually, postSignedPayload, sendModalValues, useAppPerTest, viewSubmissionPayload } from '../support/app.js';
+import {
+  eventually,
+  postSignedPayload,
+  sendModalValues,
+  useAppPerTest,
+  viewSubmissionPayload,
+} from '../support/app.js';
 import { FAST_CHECKS, openSendModal, WEBHOOK_APP } from './support.js';
 
 const e2e = useAppPerTest(WEBHOOK_APP);
@@ -23,50 +29,80 @@ interface EmailRecord {
 
 async function sendAndComplete(users: string[]) {
   const view = await openSendModal(e2e.stack, 'U_MANAGER');
-  await e2e.stack.sim.submitView(view.id, sendModalValues({ users, design: 'CC-THANK-YOU', amount: '30' }), 'U_MANAGER');
-  const row = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.orderId && k.announcementTs), 10_000);
+  await e2e.stack.sim.submitView(
+    view.id,
+    sendModalValues({ users, design: 'CC-THANK-YOU', amount: '30' }),
+    'U_MANAGER',
+  );
+  const row = await eventually(
+    async () => (await e2e.db.select().from(kudos)).find((k) => k.orderId && k.announcementTs),
+    10_000,
+  );
   await e2e.emulator.advance(5);
   return row;
 }
 
-const bounceDm = () => e2e.stack.sim.messages('U_MANAGER').find((m) => JSON.stringify(m.blocks ?? []).includes('bounce_fix_open'));
+const bounceDm = () =>
+  e2e.stack.sim.messages('U_MANAGER').find((m) => JSON.stringify(m.blocks ?? []).includes('bounce_fix_open'));
 
 describe('bounced recipients', () => {
   it('DMs the sender once per bounced recipient, and "Fix address and resend" resends and corrects the address book and mapping', async () => {
     const row = await sendAndComplete(['U_EMP1', 'U_EMP2']);
-    const notice = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs));
+    const notice = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs),
+    );
     expect(notice.text).toContain('1 of 2 cards delivered, 1 bounced');
     const dm = await e2e.stack.sim.waitFor(bounceDm);
     expect(dm.text).toContain('someone@bounce.test');
     expect(JSON.stringify(dm.blocks)).toContain('<@U_EMP1>');
     // Only the bounced recipient gets a DM (the emulator says per recipient which one bounced).
     await eventually(async () => (await e2e.db.select().from(bouncedRecipients)).length === 1);
-    expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => JSON.stringify(m.blocks ?? []).includes('bounce_fix_open'))).toHaveLength(1);
+    expect(
+      e2e.stack.sim.messages('U_MANAGER').filter((m) => JSON.stringify(m.blocks ?? []).includes('bounce_fix_open')),
+    ).toHaveLength(1);
 
     // The button opens the modal, prefilled with the facts.
     await e2e.stack.sim.clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_MANAGER');
-    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'));
+    const modal = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'),
+    );
 
     // The address is checked inline.
-    await e2e.stack.sim.submitView(modal.id, { bounce_fix_email: { email: { type: 'email_text_input', value: 'not-an-address' } } }, 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      modal.id,
+      { bounce_fix_email: { email: { type: 'email_text_input', value: 'not-an-address' } } },
+      'U_MANAGER',
+    );
     expect(e2e.stack.sim.viewErrors(modal.id).bounce_fix_email).toContain('e-mail address');
-    await e2e.stack.sim.submitView(modal.id, { bounce_fix_email: { email: { type: 'email_text_input', value: 'someone@bounce.test' } } }, 'U_MANAGER');
+    await e2e.stack.sim.submitView(
+      modal.id,
+      { bounce_fix_email: { email: { type: 'email_text_input', value: 'someone@bounce.test' } } },
+      'U_MANAGER',
+    );
     expect(e2e.stack.sim.viewErrors(modal.id).bounce_fix_email).toContain('bounced');
     expect(e2e.stack.sim.openViews('U_MANAGER')).toHaveLength(1);
 
-    const answer = await e2e.stack.sim.submitView(modal.id, { bounce_fix_email: { email: { type: 'email_text_input', value: 'eli.fixed@example.com' } } }, 'U_MANAGER');
+    const answer = await e2e.stack.sim.submitView(
+      modal.id,
+      { bounce_fix_email: { email: { type: 'email_text_input', value: 'eli.fixed@example.com' } } },
+      'U_MANAGER',
+    );
     expect(answer.body).toBe('');
     expect(e2e.stack.sim.openViews('U_MANAGER')).toHaveLength(0);
 
     // The DM is updated in place: resent, no button any more.
-    const updated = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited));
+    const updated = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited),
+    );
     expect(updated.text).toContain('eli.fixed@example.com');
     expect(JSON.stringify(updated.blocks)).not.toContain('bounce_fix_open');
 
     // The emulator resent the card to the new address, and it did not bounce.
     const emails = (await e2e.emulator.emails()) as EmailRecord[];
     const resent = emails.filter((e) => e.kind === 'resend');
-    expect(resent).toEqual([expect.objectContaining({ to: 'eli.fixed@example.com', bounced: false, orderId: row.orderId })]);
+    expect(resent).toEqual([
+      expect.objectContaining({ to: 'eli.fixed@example.com', bounced: false, orderId: row.orderId }),
+    ]);
 
     // For the future: the address book entry and the Slack mapping carry the corrected address.
     const [mapping] = await e2e.db.select().from(recipientMappings).where(eq(recipientMappings.slackUserId, 'U_EMP1'));
@@ -80,10 +116,19 @@ describe('bounced recipients', () => {
     // The correction lasts: Eli's Slack profile still says the bouncing address, yet the next kudos
     // goes to the corrected one and the address book is not switched back.
     const next = await openSendModal(e2e.stack, 'U_MANAGER');
-    await e2e.stack.sim.submitView(next.id, sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }), 'U_MANAGER');
-    const second = await eventually(async () => (await e2e.db.select().from(kudos)).find((k) => k.orderId && k.orderId !== row.orderId), 10_000);
+    await e2e.stack.sim.submitView(
+      next.id,
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '10' }),
+      'U_MANAGER',
+    );
+    const second = await eventually(
+      async () => (await e2e.db.select().from(kudos)).find((k) => k.orderId && k.orderId !== row.orderId),
+      10_000,
+    );
     await e2e.emulator.advance(5);
-    const cards = ((await e2e.emulator.emails()) as EmailRecord[]).filter((e) => e.kind === 'card' && e.orderId === second.orderId);
+    const cards = ((await e2e.emulator.emails()) as EmailRecord[]).filter(
+      (e) => e.kind === 'card' && e.orderId === second.orderId,
+    );
     expect(cards).toEqual([expect.objectContaining({ to: 'eli.fixed@example.com', bounced: false })]);
     expect((await e2e.stack.app.rewards.recipients.get(mapping!.recipientId)).email).toBe('eli.fixed@example.com');
   });
@@ -92,18 +137,30 @@ describe('bounced recipients', () => {
     await sendAndComplete(['U_EMP1']);
     const dm = await e2e.stack.sim.waitFor(bounceDm);
     await e2e.stack.sim.clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_MANAGER');
-    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'));
+    const modal = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'),
+    );
     const values = { bounce_fix_email: { email: { type: 'email_text_input', value: 'eli.new@example.com' } } };
     await e2e.stack.sim.submitView(modal.id, values, 'U_MANAGER');
     await eventually(async () => (await e2e.db.select().from(bouncedRecipients))[0]!.status === 'resent');
 
     // The same modal submitted again (Slack retrying, a second client): refused inline.
-    const again = await postSignedPayload(e2e.stack.app.url, viewSubmissionPayload(modal as never, values, 'U_MANAGER'));
+    const again = await postSignedPayload(
+      e2e.stack.app.url,
+      viewSubmissionPayload(modal as never, values, 'U_MANAGER'),
+    );
     expect(again.status).toBe(200);
-    expect(JSON.parse(again.text)).toMatchObject({ response_action: 'errors', errors: { bounce_fix_email: expect.stringContaining('Already resent') } });
+    expect(JSON.parse(again.text)).toMatchObject({
+      response_action: 'errors',
+      errors: { bounce_fix_email: expect.stringContaining('Already resent') },
+    });
 
     // And the button is gone from the DM, so it cannot be clicked again.
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited && !JSON.stringify(m.blocks ?? []).includes('bounce_fix_open')));
+    await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim
+        .messages('U_MANAGER')
+        .find((m) => m.ts === dm.ts && m.edited && !JSON.stringify(m.blocks ?? []).includes('bounce_fix_open')),
+    );
     expect(e2e.stack.sim.openViews('U_MANAGER')).toHaveLength(0);
     expect(((await e2e.emulator.emails()) as EmailRecord[]).filter((e) => e.kind === 'resend')).toHaveLength(1);
   });
@@ -112,7 +169,9 @@ describe('bounced recipients', () => {
     await sendAndComplete(['U_EMP1']);
     const dm = await e2e.stack.sim.waitFor(bounceDm);
     await eventually(async () => (await e2e.db.select().from(bouncedRecipients)).length === 1);
-    expect(await e2e.stack.sim.clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_EMP2')).toMatchObject({ status: 200 });
+    expect(
+      await e2e.stack.sim.clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_EMP2'),
+    ).toMatchObject({ status: 200 });
     await eventually(() => e2e.stack.sim.calls.find((c) => c.ok && JSON.stringify(c.args).includes('Only the sender')));
     expect(e2e.stack.sim.openViews('U_EMP2')).toHaveLength(0);
     const [bounce] = await e2e.db.select().from(bouncedRecipients);
@@ -139,7 +198,15 @@ describe('bounced recipients', () => {
   async function sweepOnceMore() {
     const app = e2e.stack.app;
     await app.background.stop();
-    expect(await recoverStuckResends({ db: e2e.db, rewards: app.rewardsAccounts, chat: app.slack, present: presentNotice, logger: app.logger })).toBe(0);
+    expect(
+      await recoverStuckResends({
+        db: e2e.db,
+        rewards: app.rewardsAccounts,
+        chat: app.slack,
+        present: presentNotice,
+        logger: app.logger,
+      }),
+    ).toBe(0);
   }
 
   it('a resend left in progress by a process that died is finished by the sweep, once, and the DM updated', async () => {
@@ -154,7 +221,9 @@ describe('bounced recipients', () => {
     }, 10_000);
     expect(done!.correctedEmail).toBe('eli.recovered@example.com');
     expect(await resends()).toEqual([expect.objectContaining({ to: 'eli.recovered@example.com', bounced: false })]);
-    const updated = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited));
+    const updated = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited),
+    );
     expect(updated.text).toContain('eli.recovered@example.com');
     expect(JSON.stringify(updated.blocks)).not.toContain('bounce_fix_open');
     // A later pass of the sweep: still one resend.
@@ -167,7 +236,9 @@ describe('bounced recipients', () => {
     await e2e.stack.sim.waitFor(bounceDm);
     await eventually(async () => (await e2e.db.select().from(bouncedRecipients)).some((b) => b.dmTs));
     // The dead process's call went through: the order already carries the corrected address.
-    await e2e.stack.app.rewards.orders.resend(row.orderId!, { recipients: [{ email: 'someone@bounce.test', updatedEmail: 'eli.applied@example.com' }] });
+    await e2e.stack.app.rewards.orders.resend(row.orderId!, {
+      recipients: [{ email: 'someone@bounce.test', updatedEmail: 'eli.applied@example.com' }],
+    });
     await leaveStuck('eli.applied@example.com');
 
     await eventually(async () => (await e2e.db.select().from(bouncedRecipients))[0]?.status === 'resent', 10_000);
@@ -187,17 +258,29 @@ describe('bounced recipients: the sender takes over a stuck resend', () => {
     const [bounce] = await e2e.db.select().from(bouncedRecipients);
     await e2e.db
       .update(bouncedRecipients)
-      .set({ status: 'resending', correctedEmail: 'eli.never@example.com', updatedAt: sql`now() - interval '10 minutes'` })
+      .set({
+        status: 'resending',
+        correctedEmail: 'eli.never@example.com',
+        updatedAt: sql`now() - interval '10 minutes'`,
+      })
       .where(eq(bouncedRecipients.id, bounce!.id));
 
     await e2e.stack.sim.clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_MANAGER');
-    const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'));
-    const answer = await e2e.stack.sim.submitView(modal.id, { bounce_fix_email: { email: { type: 'email_text_input', value: 'eli.now@example.com' } } }, 'U_MANAGER');
+    const modal = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'),
+    );
+    const answer = await e2e.stack.sim.submitView(
+      modal.id,
+      { bounce_fix_email: { email: { type: 'email_text_input', value: 'eli.now@example.com' } } },
+      'U_MANAGER',
+    );
     expect(answer.body).toBe('');
     await eventually(async () => (await e2e.db.select().from(bouncedRecipients))[0]?.status === 'resent', 10_000);
     const resent = ((await e2e.emulator.emails()) as EmailRecord[]).filter((e) => e.kind === 'resend');
     expect(resent).toEqual([expect.objectContaining({ to: 'eli.now@example.com', bounced: false })]);
-    const updated = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited));
+    const updated = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited),
+    );
     expect(updated.text).toContain('eli.now@example.com');
   });
 });

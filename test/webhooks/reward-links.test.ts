@@ -20,7 +20,9 @@ describe('reward links from Slack', () => {
     expect(answer.status).toBe(200);
     expect(JSON.stringify(answer.body)).toContain('Creating 3 reward links of $10');
 
-    const request = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+    const request = await eventually(async () =>
+      (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'),
+    );
     expect(request.productId).toBe('CC-BIRTHDAY');
     const [orderId] = request.orderIds;
     expect(orderId).toMatch(/^LO/);
@@ -30,12 +32,17 @@ describe('reward links from Slack', () => {
 
     // Not complete yet: nothing delivered, whatever the checks and the webhook did meanwhile.
     await e2e.emulator.advance(0);
-    await eventually(async () => (await e2e.db.select().from(orderChecks)).find((c) => c.orderId === orderId && c.lastStatus === 'PENDING'));
+    await eventually(async () =>
+      (await e2e.db.select().from(orderChecks)).find((c) => c.orderId === orderId && c.lastStatus === 'PENDING'),
+    );
     await eventually(async () => (await e2e.db.select().from(webhookEvents)).find((e) => e.outcome === 'reward_links'));
     expect(e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes(REDEEM))).toHaveLength(0);
 
     await e2e.emulator.advance(3);
-    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 30_000);
+    const dm = await e2e.stack.sim.waitFor(
+      () => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)),
+      30_000,
+    );
     const complete = await e2e.stack.app.rewards.orders.get(orderId!);
     const links = complete.recipients.map((r) => r.rewardLink!);
     expect(links).toHaveLength(3);
@@ -47,7 +54,9 @@ describe('reward links from Slack', () => {
     // processed and every notice posted (nothing is left that could post another).
     await noticesSettled(e2e.db, { checks: true });
     expect(e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes(REDEEM))).toHaveLength(1);
-    const elsewhere = e2e.stack.sim.messages().filter((m) => !m.channel.startsWith('D') && (m.text + JSON.stringify(m.blocks ?? [])).includes(REDEEM));
+    const elsewhere = e2e.stack.sim
+      .messages()
+      .filter((m) => !m.channel.startsWith('D') && (m.text + JSON.stringify(m.blocks ?? [])).includes(REDEEM));
     expect(elsewhere).toHaveLength(0);
     expect(e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text.includes('outside Slack'))).toHaveLength(0);
   });
@@ -57,7 +66,10 @@ describe('reward links from Slack', () => {
     // request is recorded: the app's sweep resumes a recorded request at once, and would otherwise
     // create the order itself first.
     const idempotencyKey = randomUUID();
-    const first = await e2e.stack.app.rewards.orders.createRewardLinks({ cardType: 'CHOICE_CARD', productId: 'CC-THANK-YOU', quantity: 2, amountPerLink: '5.00' }, { idempotencyKey });
+    const first = await e2e.stack.app.rewards.orders.createRewardLinks(
+      { cardType: 'CHOICE_CARD', productId: 'CC-THANK-YOU', quantity: 2, amountPerLink: '5.00' },
+      { idempotencyKey },
+    );
     await e2e.db.insert(rewardLinkRequests).values({
       teamId: 'T0KUDOS',
       requesterUserId: 'U_ADMIN',
@@ -69,11 +81,16 @@ describe('reward links from Slack', () => {
       createdAt: new Date(Date.now() - 60_000),
     });
 
-    const resumed = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+    const resumed = await eventually(async () =>
+      (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'),
+    );
     expect(resumed.orderIds).toEqual([first.order.orderId]);
     expect((await e2e.stack.app.rewards.orders.list({ orderType: 'LINK' })).data).toHaveLength(1);
     await e2e.emulator.advance(3);
-    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)), 30_000);
+    const dm = await e2e.stack.sim.waitFor(
+      () => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes(REDEEM)),
+      30_000,
+    );
     expect(dm.text.match(/redeem\//g)).toHaveLength(2);
   });
 
@@ -85,9 +102,17 @@ describe('reward links from Slack', () => {
     expect(JSON.stringify(answer.body)).toContain('Looking up the card design');
     expect(e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes('operation_timeout'))).toHaveLength(0);
     // The outcome reaches the admin through the response_url, once the lookup answered.
-    const outcome = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages().find((m) => m.ephemeral && m.visible_to === 'U_ADMIN' && m.text.includes('Creating 3 reward links of $10')), 30_000);
+    const outcome = await e2e.stack.sim.waitFor(
+      () =>
+        e2e.stack.sim
+          .messages()
+          .find((m) => m.ephemeral && m.visible_to === 'U_ADMIN' && m.text.includes('Creating 3 reward links of $10')),
+      30_000,
+    );
     expect(outcome.text).toContain('$30 in total');
-    const request = await eventually(async () => (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
+    const request = await eventually(async () =>
+      (await e2e.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'),
+    );
     expect(request.quantity).toBe(3);
     expect(await e2e.db.select().from(rewardLinkRequests)).toHaveLength(1);
   });

@@ -21,12 +21,24 @@ export const WEBHOOK_APP = {
   emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
 };
 
-export function startWebhookStack(db: Database, emulator: TestEmulator, env: Record<string, string> = {}): Promise<TestStack> {
+export function startWebhookStack(
+  db: Database,
+  emulator: TestEmulator,
+  env: Record<string, string> = {},
+): Promise<TestStack> {
   return startTestStack({ db, emulator, env: { ...WEBHOOK_APP.env, ...env }, app: WEBHOOK_APP.app });
 }
 
-export async function postWebhook(appUrl: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${appUrl}/webhooks/rewards`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+export async function postWebhook(
+  appUrl: string,
+  body: string | Buffer,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${appUrl}/webhooks/rewards`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body,
+  });
   const text = await res.text();
   let json: unknown = text;
   try {
@@ -78,7 +90,13 @@ export async function startWebhookProxy(targetUrl: () => string): Promise<Webhoo
       const signature = String(req.headers['x-service-signature'] ?? '');
       try {
         const parsed = JSON.parse(body.toString('utf8')) as { eventId?: string; eventType?: string };
-        if (parsed.eventId) recorded.push({ body: body.toString('utf8'), signature, eventType: parsed.eventType ?? '', eventId: parsed.eventId });
+        if (parsed.eventId)
+          recorded.push({
+            body: body.toString('utf8'),
+            signature,
+            eventType: parsed.eventType ?? '',
+            eventId: parsed.eventId,
+          });
       } catch {
         // not JSON: forward as is
       }
@@ -90,7 +108,10 @@ export async function startWebhookProxy(targetUrl: () => string): Promise<Webhoo
       }
       const forwarded = await fetch(`${targetUrl()}/webhooks/rewards`, {
         method: 'POST',
-        headers: { 'Content-Type': String(req.headers['content-type'] ?? 'application/json'), ...(signature ? { 'X-Service-Signature': signature } : {}) },
+        headers: {
+          'Content-Type': String(req.headers['content-type'] ?? 'application/json'),
+          ...(signature ? { 'X-Service-Signature': signature } : {}),
+        },
         body,
       });
       const text = await forwarded.text();
@@ -129,7 +150,9 @@ function parsed(body: Buffer): boolean {
 }
 
 export async function countRows(db: Database, table: string, where = 'true'): Promise<number> {
-  return Number(rowsOf<{ n: number }>(await db.execute(sql.raw(`select count(*)::int as n from ${table} where ${where}`)))[0]!.n);
+  return Number(
+    rowsOf<{ n: number }>(await db.execute(sql.raw(`select count(*)::int as n from ${table} where ${where}`)))[0]!.n,
+  );
 }
 
 /**

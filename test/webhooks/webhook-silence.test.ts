@@ -24,11 +24,20 @@ async function silencePasses(emulator: TestEmulator): Promise<void> {
 
 async function openOrder(stack: TestStack): Promise<void> {
   // An order the app placed and still watches (its next completion check far ahead).
-  await stack.app.db.insert(orderChecks).values({ orderId: `ord-${randomUUID()}`, teamId: TEAM, source: 'kudos', nextCheckAt: new Date(Date.now() + 86_400_000) });
+  await stack.app.db
+    .insert(orderChecks)
+    .values({
+      orderId: `ord-${randomUUID()}`,
+      teamId: TEAM,
+      source: 'kudos',
+      nextCheckAt: new Date(Date.now() + 86_400_000),
+    });
 }
 
-const silenceWarnings = async (stack: TestStack) => (await openHealthWarnings(stack.app.db, TEAM)).filter((w) => w.kind === WEBHOOKS_SILENT);
-const alerts = (stack: TestStack) => stack.sim.messages('U_ADMIN').filter((m) => m.text.includes('Rewards webhooks are not arriving'));
+const silenceWarnings = async (stack: TestStack) =>
+  (await openHealthWarnings(stack.app.db, TEAM)).filter((w) => w.kind === WEBHOOKS_SILENT);
+const alerts = (stack: TestStack) =>
+  stack.sim.messages('U_ADMIN').filter((m) => m.text.includes('Rewards webhooks are not arriving'));
 
 const APP = { financeSweepMs: 0, now: appClock };
 const ENV = { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN' };
@@ -63,7 +72,13 @@ describe('REWARDS_WEBHOOKS=on: webhooks not arriving', () => {
     expect(await silenceWarnings(stack)).toHaveLength(1);
     await stack.sim.waitFor(() => alerts(stack)[0]);
 
-    const body = envelope('order.created', { orderId: `ord-${randomUUID()}`, cardType: 'CHOICE_CARD', totalAmount: '10.00', currency: 'USD', recipientCount: 1 });
+    const body = envelope('order.created', {
+      orderId: `ord-${randomUUID()}`,
+      cardType: 'CHOICE_CARD',
+      totalAmount: '10.00',
+      currency: 'USD',
+      recipientCount: 1,
+    });
     expect((await postWebhook(stack.app.url, body, signed(body))).status).toBe(200);
     await stack.app.finance.sweep();
     expect(await silenceWarnings(stack)).toEqual([]);
@@ -87,7 +102,11 @@ describe('REWARDS_WEBHOOKS=on: webhooks not arriving', () => {
 });
 
 describe('REWARDS_WEBHOOKS=off: polling is the mode, not a fault', () => {
-  const t = useAppPerTest({ env: { ...ENV, REWARDS_WEBHOOKS: 'off' }, app: APP, emulatorEnv: { EMULATOR_BACKGROUND: 'off' } });
+  const t = useAppPerTest({
+    env: { ...ENV, REWARDS_WEBHOOKS: 'off' },
+    app: APP,
+    emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
+  });
   beforeEach(() => {
     skewMs = 0;
   });

@@ -46,7 +46,10 @@ export const approvalRequests = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('approval_requests_kudos_uq').on(t.kudosId), index('approval_requests_status_expiry_idx').on(t.status, t.expiresAt)],
+  (t) => [
+    uniqueIndex('approval_requests_kudos_uq').on(t.kudosId),
+    index('approval_requests_status_expiry_idx').on(t.status, t.expiresAt),
+  ],
 );
 
 export type ApprovalRequestRow = typeof approvalRequests.$inferSelect;

@@ -90,7 +90,10 @@ export const recurringSeries = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('recurring_series_team_idx').on(t.teamId, t.status), uniqueIndex('recurring_series_team_view_uq').on(t.teamId, t.sourceViewId)],
+  (t) => [
+    index('recurring_series_team_idx').on(t.teamId, t.status),
+    uniqueIndex('recurring_series_team_view_uq').on(t.teamId, t.sourceViewId),
+  ],
 );
 
 /**
@@ -118,7 +121,10 @@ export const automationOccurrences = pgTable(
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     /** Years since the start date (anniversaries). */
     years: integer('years'),
-    status: text('status').$type<'planned' | 'skipped' | 'sent' | 'retrying' | 'failed' | 'refused' | 'canceled' | 'missed'>().notNull().default('planned'),
+    status: text('status')
+      .$type<'planned' | 'skipped' | 'sent' | 'retrying' | 'failed' | 'refused' | 'canceled' | 'missed'>()
+      .notNull()
+      .default('planned'),
     kudosId: uuid('kudos_id'),
     error: text('error'),
     skippedBy: text('skipped_by'),
@@ -127,7 +133,10 @@ export const automationOccurrences = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('automation_occurrences_team_key_uq').on(t.teamId, t.key), index('automation_occurrences_due_idx').on(t.status, t.dueAt)],
+  (t) => [
+    uniqueIndex('automation_occurrences_team_key_uq').on(t.teamId, t.key),
+    index('automation_occurrences_due_idx').on(t.status, t.dueAt),
+  ],
 );
 
 /**

@@ -50,7 +50,8 @@ export interface BillingDetails {
  * rejected: the second admin said no. failed: the API refused it (nothing was created).
  * unknown: the answer of the API call was lost; never sent again, an admin checks the ledger.
  */
-export type TopUpStatus = 'awaiting_approval' | 'approved' | 'submitted' | 'completed' | 'unapproved' | 'rejected' | 'failed' | 'unknown';
+export type TopUpStatus =
+  'awaiting_approval' | 'approved' | 'submitted' | 'completed' | 'unapproved' | 'rejected' | 'failed' | 'unknown';
 
 export const topUpRequests = pgTable(
   'top_up_requests',
@@ -74,7 +75,10 @@ export const topUpRequests = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('top_up_requests_team_idx').on(t.teamId, t.status), uniqueIndex('top_up_requests_source_view_uq').on(t.teamId, t.sourceViewId)],
+  (t) => [
+    index('top_up_requests_team_idx').on(t.teamId, t.status),
+    uniqueIndex('top_up_requests_source_view_uq').on(t.teamId, t.sourceViewId),
+  ],
 );
 
 export type TopUpRequestRow = typeof topUpRequests.$inferSelect;
@@ -96,13 +100,19 @@ export const limitIncreaseRequests = pgTable(
     requestedDailyCents: bigint('requested_daily_cents', { mode: 'number' }).notNull(),
     requestedMonthlyCents: bigint('requested_monthly_cents', { mode: 'number' }).notNull(),
     /** sending -> pending_review | stale (figures were out of date: asked again) | failed | unknown (the answer was lost). */
-    status: text('status').$type<'sending' | 'pending_review' | 'stale' | 'failed' | 'unknown'>().notNull().default('sending'),
+    status: text('status')
+      .$type<'sending' | 'pending_review' | 'stale' | 'failed' | 'unknown'>()
+      .notNull()
+      .default('sending'),
     message: text('message'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Moved on every change of status: App Home's money section is re-published from it. */
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index('limit_increase_requests_team_idx').on(t.teamId, t.createdAt), uniqueIndex('limit_increase_requests_source_view_uq').on(t.teamId, t.sourceViewId)],
+  (t) => [
+    index('limit_increase_requests_team_idx').on(t.teamId, t.createdAt),
+    uniqueIndex('limit_increase_requests_source_view_uq').on(t.teamId, t.sourceViewId),
+  ],
 );
 
 export type LimitIncreaseRequestRow = typeof limitIncreaseRequests.$inferSelect;

@@ -44,7 +44,10 @@ export const healthWarnings = pgTable(
     /** Set when the cause went away (a later post to the channel worked, or settings changed it). */
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('health_warnings_team_kind_subject_uq').on(t.teamId, t.kind, t.subject), index('health_warnings_open_idx').on(t.teamId, t.resolvedAt)],
+  (t) => [
+    uniqueIndex('health_warnings_team_kind_subject_uq').on(t.teamId, t.kind, t.subject),
+    index('health_warnings_open_idx').on(t.teamId, t.resolvedAt),
+  ],
 );
 
 export type HealthWarningRow = typeof healthWarnings.$inferSelect;

@@ -18,7 +18,18 @@ import { workspaceColumns } from './workspace.js';
  * Before `pending`, a send that needs approval (src/domain/approvals/approval-service.ts) is `awaiting_approval`, then
  * `pending` once approved, or `rejected` / `expired`.
  */
-export const KUDOS_STATUSES = ['awaiting_approval', 'rejected', 'expired', 'pending', 'unknown', 'placed', 'scheduled', 'failed', 'partial', 'canceled'] as const;
+export const KUDOS_STATUSES = [
+  'awaiting_approval',
+  'rejected',
+  'expired',
+  'pending',
+  'unknown',
+  'placed',
+  'scheduled',
+  'failed',
+  'partial',
+  'canceled',
+] as const;
 export type KudosStatus = (typeof KUDOS_STATUSES)[number] | (string & {});
 
 /** One recipient as resolved when the send was submitted. */
@@ -100,7 +111,10 @@ export const kudos = pgTable(
     /** Parts created so far, in order (a resumed send continues from here with the next part's key). */
     partsPlaced: integer('parts_placed').notNull().default(0),
     /** Orders of the send found COMPLETE, with their delivery counts: one completion notice once every part is. */
-    partsCompleted: jsonb('parts_completed').$type<Record<string, { sentCount: number; bouncedCount: number; recipientCount: number }>>().notNull().default({}),
+    partsCompleted: jsonb('parts_completed')
+      .$type<Record<string, { sentCount: number; bouncedCount: number; recipientCount: number }>>()
+      .notNull()
+      .default({}),
     orderStatus: text('order_status'),
     costCents: integer('cost_cents'),
     costCurrency: text('cost_currency'),
@@ -131,15 +145,21 @@ export const kudos = pgTable(
     // written with literals so that PostgreSQL can match it under prepared statements).
     index('kudos_work_idx')
       .on(t.nextAttemptAt)
-      .where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)`),
+      .where(
+        sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)`,
+      ),
     // The claim (kudos-store's claimBatch): the workspaces with work by a skip scan, each one's oldest
     // due rows by a range (same predicate); its sends in progress from the claimed rows alone.
     index('kudos_team_work_idx')
       .on(t.teamId, t.nextAttemptAt, t.id)
-      .where(sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)`),
+      .where(
+        sql`${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)`,
+      ),
     index('kudos_team_busy_idx')
       .on(t.teamId, t.claimedUntil)
-      .where(sql`(${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)) and ${t.claimedUntil} is not null`),
+      .where(
+        sql`(${t.status} in ('pending', 'unknown') or (${t.status} in ('placed', 'scheduled', 'failed', 'partial') and ${t.notifiedAt} is null)) and ${t.claimedUntil} is not null`,
+      ),
     index('kudos_team_sender_idx').on(t.teamId, t.senderUserId, t.status),
     // The low-balance decision after an order sums what the workspace's orders cost since the last
     // balance read (low-balance.ts, decisionReads): a range of the last minute or so, not the

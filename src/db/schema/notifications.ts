@@ -101,7 +101,10 @@ export const bouncedRecipients = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('bounced_recipients_order_email_uq').on(t.orderId, t.email), index('bounced_recipients_kudos_idx').on(t.kudosId)],
+  (t) => [
+    uniqueIndex('bounced_recipients_order_email_uq').on(t.orderId, t.email),
+    index('bounced_recipients_kudos_idx').on(t.kudosId),
+  ],
 );
 
 export type BouncedRecipientRow = typeof bouncedRecipients.$inferSelect;
@@ -147,7 +150,10 @@ export const rewardLinkRequests = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('reward_link_requests_key_uq').on(t.idempotencyKey), index('reward_link_requests_status_idx').on(t.status)],
+  (t) => [
+    uniqueIndex('reward_link_requests_key_uq').on(t.idempotencyKey),
+    index('reward_link_requests_status_idx').on(t.status),
+  ],
 );
 
 export type RewardLinkRequestRow = typeof rewardLinkRequests.$inferSelect;

@@ -19,7 +19,10 @@ export const recipientMappings = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('recipient_mappings_team_user_uq').on(t.teamId, t.slackUserId), index('recipient_mappings_team_recipient_idx').on(t.teamId, t.recipientId)],
+  (t) => [
+    uniqueIndex('recipient_mappings_team_user_uq').on(t.teamId, t.slackUserId),
+    index('recipient_mappings_team_recipient_idx').on(t.teamId, t.recipientId),
+  ],
 );
 
 export type RecipientMappingRow = typeof recipientMappings.$inferSelect;

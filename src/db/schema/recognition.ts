@@ -15,7 +15,10 @@ export const kudosReactions = pgTable(
     reaction: text('reaction').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('kudos_reactions_uq').on(t.kudosId, t.userId), index('kudos_reactions_team_idx').on(t.teamId, t.createdAt)],
+  (t) => [
+    uniqueIndex('kudos_reactions_uq').on(t.kudosId, t.userId),
+    index('kudos_reactions_team_idx').on(t.teamId, t.createdAt),
+  ],
 );
 
 export const statsOptOuts = pgTable(

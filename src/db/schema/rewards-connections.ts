@@ -31,7 +31,10 @@ export const rewardsConnections = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   // updated_at: the change feed's poll (src/domain/workspaces/change-feed.ts) asks for the rows changed since its last.
-  (t) => [uniqueIndex('rewards_connections_team_uq').on(t.teamId), index('rewards_connections_updated_at_idx').on(t.updatedAt)],
+  (t) => [
+    uniqueIndex('rewards_connections_team_uq').on(t.teamId),
+    index('rewards_connections_updated_at_idx').on(t.updatedAt),
+  ],
 );
 
 export type RewardsConnectionRow = typeof rewardsConnections.$inferSelect;

@@ -48,7 +48,10 @@ export const workspaceSettings = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   // updated_at: the change feed's poll (src/domain/workspaces/change-feed.ts) asks for the rows changed since its last.
-  (t) => [uniqueIndex('workspace_settings_team_uq').on(t.teamId), index('workspace_settings_updated_at_idx').on(t.updatedAt)],
+  (t) => [
+    uniqueIndex('workspace_settings_team_uq').on(t.teamId),
+    index('workspace_settings_updated_at_idx').on(t.updatedAt),
+  ],
 );
 
 export type WorkspaceSettingsRow = typeof workspaceSettings.$inferSelect;

@@ -23,7 +23,10 @@ export interface DesignCatalogs {
   of(ws: WorkspaceRef): DesignCatalog;
 }
 
-export function createDesignCatalogs(accounts: RewardsAccounts, opts: { ttlMs?: number; now?: () => number } = {}): DesignCatalogs {
+export function createDesignCatalogs(
+  accounts: RewardsAccounts,
+  opts: { ttlMs?: number; now?: () => number } = {},
+): DesignCatalogs {
   // Keyed by the client itself: a client dropped from the accounts' cache takes its catalog with it.
   const byClient = new WeakMap<RewardsClient, DesignCatalog>();
   const forClient = (client: RewardsClient) => {
@@ -55,16 +58,25 @@ export function designOf(product: ChoiceProduct): Design | undefined {
  * One design read from the API now, not from the cache (a campaign's design may have been removed
  * from the catalog since): undefined when the catalog no longer has it (404).
  */
-export async function readDesignNow(rewards: Pick<RewardsClient, 'catalog'>, productId: string, opts: { timeoutMs?: number } = {}): Promise<Design | undefined> {
+export async function readDesignNow(
+  rewards: Pick<RewardsClient, 'catalog'>,
+  productId: string,
+  opts: { timeoutMs?: number } = {},
+): Promise<Design | undefined> {
   try {
-    return designOf(await rewards.catalog.getChoiceCard(productId, opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined));
+    return designOf(
+      await rewards.catalog.getChoiceCard(productId, opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined),
+    );
   } catch (error) {
     if (error instanceof RewardsNotFoundError) return undefined;
     throw error;
   }
 }
 
-export function createDesignCatalog(rewards: RewardsClient, opts: { ttlMs?: number; now?: () => number } = {}): DesignCatalog {
+export function createDesignCatalog(
+  rewards: RewardsClient,
+  opts: { ttlMs?: number; now?: () => number } = {},
+): DesignCatalog {
   const ttlMs = opts.ttlMs ?? 5 * 60_000;
   const now = opts.now ?? Date.now;
   let cached: { at: number; designs: Design[] } | undefined;
@@ -93,7 +105,9 @@ export function createDesignCatalog(rewards: RewardsClient, opts: { ttlMs?: numb
     async search(query) {
       const q = query.trim().toLowerCase();
       const designs = await load();
-      return q === '' ? designs : designs.filter((d) => d.name.toLowerCase().includes(q) || d.productId.toLowerCase().includes(q));
+      return q === ''
+        ? designs
+        : designs.filter((d) => d.name.toLowerCase().includes(q) || d.productId.toLowerCase().includes(q));
     },
     async get(productId) {
       const designs = await load();

@@ -45,7 +45,9 @@ export function findPlaceholder(text: string): string | undefined {
 }
 
 /** Checks the form as the API's rules and Kudos' placeholder rule want it; errors by field. */
-export function checkTemplateForm(form: TemplateForm): { ok: true; input: TemplateInput } | { ok: false; errors: Partial<Record<TemplateField, string>> } {
+export function checkTemplateForm(
+  form: TemplateForm,
+): { ok: true; input: TemplateInput } | { ok: false; errors: Partial<Record<TemplateField, string>> } {
   const errors: Partial<Record<TemplateField, string>> = {};
   const name = form.name.trim();
   const senderName = form.senderName.trim();
@@ -61,7 +63,9 @@ export function checkTemplateForm(form: TemplateForm): { ok: true; input: Templa
     ['message', message],
   ] as const) {
     const found = findPlaceholder(text);
-    if (found && !errors[field]) errors[field] = `“${found.slice(0, 40)}” looks like a placeholder; the Rewards API documents none for templates, so it would reach recipients as typed.`;
+    if (found && !errors[field])
+      errors[field] =
+        `“${found.slice(0, 40)}” looks like a placeholder; the Rewards API documents none for templates, so it would reach recipients as typed.`;
   }
   const colours: Partial<Pick<TemplateInput, 'borderColor' | 'buttonColor' | 'buttonFontColor'>> = {};
   for (const field of ['borderColor', 'buttonColor', 'buttonFontColor'] as const) {
@@ -86,7 +90,10 @@ export function formOf(t: Template | undefined): TemplateForm {
   };
 }
 
-export async function listTemplates(rewards: Pick<RewardsClient, 'templates'>, opts: { timeoutMs?: number } = {}): Promise<Template[]> {
+export async function listTemplates(
+  rewards: Pick<RewardsClient, 'templates'>,
+  opts: { timeoutMs?: number } = {},
+): Promise<Template[]> {
   const all: Template[] = [];
   for await (const t of rewards.templates.list({}, opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined)) {
     all.push(t);
@@ -95,27 +102,46 @@ export async function listTemplates(rewards: Pick<RewardsClient, 'templates'>, o
   return all;
 }
 
-export async function findTemplate(rewards: Pick<RewardsClient, 'templates'>, templateId: string): Promise<Template | undefined> {
+export async function findTemplate(
+  rewards: Pick<RewardsClient, 'templates'>,
+  templateId: string,
+): Promise<Template | undefined> {
   return (await listTemplates(rewards)).find((t) => t.templateId === templateId);
 }
 
-export function createTemplate(rewards: Pick<RewardsClient, 'templates'>, input: TemplateInput, opts: { timeoutMs?: number } = {}): Promise<Template> {
+export function createTemplate(
+  rewards: Pick<RewardsClient, 'templates'>,
+  input: TemplateInput,
+  opts: { timeoutMs?: number } = {},
+): Promise<Template> {
   return rewards.templates.create(input, opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined);
 }
 
 export type TestEmailOutcome = { ok: true; result: TestEmailResult } | { ok: false; message: string };
 
 /** The spec's test e-mail (choice cards only, not charged) to the admin's own address with a template. */
-export async function sendTestEmail(rewards: Pick<RewardsClient, 'orders'>, input: { email: string; productId: string; amount: string; templateId: string }): Promise<TestEmailOutcome> {
+export async function sendTestEmail(
+  rewards: Pick<RewardsClient, 'orders'>,
+  input: { email: string; productId: string; amount: string; templateId: string },
+): Promise<TestEmailOutcome> {
   try {
     const result = await rewards.orders.sendTestEmail(
-      { email: input.email, productId: input.productId, amount: input.amount, templateId: input.templateId, emailSubject: TEST_EMAIL_SUBJECT },
+      {
+        email: input.email,
+        productId: input.productId,
+        amount: input.amount,
+        templateId: input.templateId,
+        emailSubject: TEST_EMAIL_SUBJECT,
+      },
       { timeoutMs: 10_000 },
     );
     return { ok: true, result };
   } catch (error) {
     if (isRewardsError(error) && error.code === 'TEST_EMAIL_LIMIT_EXCEEDED')
-      return { ok: false, message: `The daily limit of test e-mails (${TEST_EMAILS_PER_DAY} by default, per Rewards account, UTC day) is used up. Try again tomorrow.` };
+      return {
+        ok: false,
+        message: `The daily limit of test e-mails (${TEST_EMAILS_PER_DAY} by default, per Rewards account, UTC day) is used up. Try again tomorrow.`,
+      };
     throw error;
   }
 }

@@ -146,7 +146,12 @@ export function workspaceRewardsAccounts(
         const connection = known ?? (await store.get(ws));
         await drop(ws.teamId);
         if (!connection) return undefined;
-        const entry: Entry = { connectionId: connection.id, version: connection.version, checkedAt: now(), client: createClient(connection) };
+        const entry: Entry = {
+          connectionId: connection.id,
+          version: connection.version,
+          checkedAt: now(),
+          client: createClient(connection),
+        };
         cache.set(ws.teamId, entry);
         while (cache.size > maxClients) await drop(cache.keys().next().value!);
         return entry;

@@ -5,7 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
-import { recipientCreations, recipientMappings, rewardsConnections, type RewardsConnectionRow } from '../../db/schema/index.js';
+import {
+  recipientCreations,
+  recipientMappings,
+  rewardsConnections,
+  type RewardsConnectionRow,
+} from '../../db/schema/index.js';
 import { isRewardsError, RewardsAuthError, RewardsPermissionError } from '../../rewards/index.js';
 import { rewardsConnectionContext } from '../../db/sealed-columns.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
@@ -32,7 +37,9 @@ export interface RewardsConnectionStore {
   /** The workspace's active connection, or undefined. */
   get(ws: WorkspaceRef): Promise<RewardsConnection | undefined>;
   /** The workspace's active connection without its secrets (nothing is opened): what admins see. */
-  describe(ws: WorkspaceRef): Promise<Pick<RewardsConnection, 'id' | 'clientId' | 'connectedBy' | 'connectedAt'> | undefined>;
+  describe(
+    ws: WorkspaceRef,
+  ): Promise<Pick<RewardsConnection, 'id' | 'clientId' | 'connectedBy' | 'connectedAt'> | undefined>;
   /** The active connection behind a webhook URL, or undefined (unknown id, or disconnected). */
   byId(connectionId: string): Promise<RewardsConnection | undefined>;
   /** `updated_at` of the workspace's active row (cheap freshness check for cached clients). */
@@ -50,7 +57,11 @@ export function newConnectionId(): string {
   return `rc_${randomBytes(24).toString('base64url')}`;
 }
 
-export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyRing; now?: () => Date }): RewardsConnectionStore {
+export function createRewardsConnectionStore(deps: {
+  db: Database;
+  keyRing: KeyRing;
+  now?: () => Date;
+}): RewardsConnectionStore {
   const { db, keyRing } = deps;
   const now = deps.now ?? (() => new Date());
 
@@ -69,10 +80,19 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
     };
   };
 
-  const saveOnce = (ws: WorkspaceRef, credentials: RewardsCredentials, connectedBy: string): Promise<RewardsConnection> => {
+  const saveOnce = (
+    ws: WorkspaceRef,
+    credentials: RewardsCredentials,
+    connectedBy: string,
+  ): Promise<RewardsConnection> => {
     const at = now();
     return db.transaction(async (tx) => {
-      const [existing] = await tx.select({ id: rewardsConnections.id }).from(rewardsConnections).where(eq(rewardsConnections.teamId, ws.teamId)).for('update').limit(1);
+      const [existing] = await tx
+        .select({ id: rewardsConnections.id })
+        .from(rewardsConnections)
+        .where(eq(rewardsConnections.teamId, ws.teamId))
+        .for('update')
+        .limit(1);
       const id = existing?.id ?? newConnectionId();
       const sealed = {
         clientId: credentials.clientId,
@@ -110,7 +130,12 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
     },
     async describe(ws) {
       const [row] = await db
-        .select({ id: rewardsConnections.id, clientId: rewardsConnections.clientId, connectedBy: rewardsConnections.connectedBy, connectedAt: rewardsConnections.connectedAt })
+        .select({
+          id: rewardsConnections.id,
+          clientId: rewardsConnections.clientId,
+          connectedBy: rewardsConnections.connectedBy,
+          connectedAt: rewardsConnections.connectedAt,
+        })
         .from(rewardsConnections)
         .where(and(eq(rewardsConnections.teamId, ws.teamId), eq(rewardsConnections.status, 'active')))
         .limit(1);
@@ -144,7 +169,10 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
       }
     },
     async listConnected() {
-      return db.select({ teamId: rewardsConnections.teamId, enterpriseId: rewardsConnections.enterpriseId }).from(rewardsConnections).where(eq(rewardsConnections.status, 'active'));
+      return db
+        .select({ teamId: rewardsConnections.teamId, enterpriseId: rewardsConnections.enterpriseId })
+        .from(rewardsConnections)
+        .where(eq(rewardsConnections.status, 'active'));
     },
     async disconnect(ws) {
       const rows = await db
@@ -158,7 +186,9 @@ export function createRewardsConnectionStore(deps: { db: Database; keyRing: KeyR
 }
 
 export type ConnectField = 'clientId' | 'clientSecret' | 'webhookSecret';
-export type ConnectOutcome = { ok: true; connection: RewardsConnection; replacedAccount: boolean } | { ok: false; field: ConnectField; message: string };
+export type ConnectOutcome =
+  | { ok: true; connection: RewardsConnection; replacedAccount: boolean }
+  | { ok: false; field: ConnectField; message: string };
 
 export interface ConnectDeps {
   db: Database;
@@ -175,12 +205,31 @@ export interface ConnectDeps {
  * different Rewards account (another client id) forgets the workspace's address-book mappings: their
  * recipient ids belong to the old account.
  */
-export async function connectRewardsAccount(deps: ConnectDeps, ws: WorkspaceRef, input: RewardsCredentials, connectedBy: string): Promise<ConnectOutcome> {
-  const credentials = { clientId: input.clientId.trim(), clientSecret: input.clientSecret.trim(), webhookSecret: input.webhookSecret.trim() };
-  if (!/^[\x21-\x7e]{1,200}$/.test(credentials.clientId)) return { ok: false, field: 'clientId', message: 'Paste the client ID from the Rewards portal (no spaces).' };
-  if (!/^[\x21-\x7e]{1,500}$/.test(credentials.clientSecret)) return { ok: false, field: 'clientSecret', message: 'Paste the client secret from the Rewards portal (no spaces).' };
+export async function connectRewardsAccount(
+  deps: ConnectDeps,
+  ws: WorkspaceRef,
+  input: RewardsCredentials,
+  connectedBy: string,
+): Promise<ConnectOutcome> {
+  const credentials = {
+    clientId: input.clientId.trim(),
+    clientSecret: input.clientSecret.trim(),
+    webhookSecret: input.webhookSecret.trim(),
+  };
+  if (!/^[\x21-\x7e]{1,200}$/.test(credentials.clientId))
+    return { ok: false, field: 'clientId', message: 'Paste the client ID from the Rewards portal (no spaces).' };
+  if (!/^[\x21-\x7e]{1,500}$/.test(credentials.clientSecret))
+    return {
+      ok: false,
+      field: 'clientSecret',
+      message: 'Paste the client secret from the Rewards portal (no spaces).',
+    };
   if (!/^[\x21-\x7e]{8,500}$/.test(credentials.webhookSecret))
-    return { ok: false, field: 'webhookSecret', message: 'Paste the webhook signing secret from the Rewards portal (at least 8 characters, no spaces).' };
+    return {
+      ok: false,
+      field: 'webhookSecret',
+      message: 'Paste the webhook signing secret from the Rewards portal (at least 8 characters, no spaces).',
+    };
   try {
     await deps.verify(credentials);
   } catch (error) {
@@ -199,19 +248,33 @@ export async function connectRewardsAccount(deps: ConnectDeps, ws: WorkspaceRef,
 
 function verifyProblem(error: unknown): { field: ConnectField; message: string } {
   if (isRewardsError(error, 'INVALID_CLIENT') || error instanceof RewardsAuthError) {
-    return { field: 'clientSecret', message: 'The Rewards API refused this client ID and secret. Copy both again from the Rewards portal. Nothing was saved.' };
+    return {
+      field: 'clientSecret',
+      message:
+        'The Rewards API refused this client ID and secret. Copy both again from the Rewards portal. Nothing was saved.',
+    };
   }
   if (error instanceof RewardsPermissionError) {
-    return { field: 'clientId', message: 'These credentials may not read the balance (scope balance.read). Use an app that has every scope. Nothing was saved.' };
+    return {
+      field: 'clientId',
+      message:
+        'These credentials may not read the balance (scope balance.read). Use an app that has every scope. Nothing was saved.',
+    };
   }
-  return { field: 'clientId', message: 'The Rewards API could not be reached to check these credentials. Nothing was saved; try again in a minute.' };
+  return {
+    field: 'clientId',
+    message:
+      'The Rewards API could not be reached to check these credentials. Nothing was saved; try again in a minute.',
+  };
 }
 
 /** What App Home and the connect modal need (distribution mode; undefined in single-workspace Rewards). */
 export interface RewardsSetup {
   connect(ws: WorkspaceRef, credentials: RewardsCredentials, connectedBy: string): Promise<ConnectOutcome>;
   /** The workspace's connection as admins see it (never a secret), or undefined. */
-  summary(ws: WorkspaceRef): Promise<{ clientId: string; connectedBy: string; connectedAt: Date; webhookUrl: string | undefined } | undefined>;
+  summary(
+    ws: WorkspaceRef,
+  ): Promise<{ clientId: string; connectedBy: string; connectedAt: Date; webhookUrl: string | undefined } | undefined>;
   isConnected(ws: WorkspaceRef): Promise<boolean>;
   /**
    * Erases the workspace's Rewards secrets and drops its client (uninstall: nothing of it may be used
@@ -222,15 +285,30 @@ export interface RewardsSetup {
 
 /** POST /webhooks/rewards/{connectionId}, absolute; undefined while the app's public URL is unknown. */
 export function connectionWebhookUrl(publicUrl: string | undefined, connectionId: string): string | undefined {
-  return publicUrl ? `${publicUrl.replace(/\/+$/, '')}/webhooks/rewards/${encodeURIComponent(connectionId)}` : undefined;
+  return publicUrl
+    ? `${publicUrl.replace(/\/+$/, '')}/webhooks/rewards/${encodeURIComponent(connectionId)}`
+    : undefined;
 }
 
-export function createRewardsSetup(deps: ConnectDeps & { store: RewardsConnectionStore; isConnected(ws: WorkspaceRef): Promise<boolean>; publicUrl(): string | undefined }): RewardsSetup {
+export function createRewardsSetup(
+  deps: ConnectDeps & {
+    store: RewardsConnectionStore;
+    isConnected(ws: WorkspaceRef): Promise<boolean>;
+    publicUrl(): string | undefined;
+  },
+): RewardsSetup {
   return {
     connect: (ws, credentials, by) => connectRewardsAccount(deps, ws, credentials, by),
     async summary(ws) {
       const c = await deps.store.describe(ws);
-      return c ? { clientId: c.clientId, connectedBy: c.connectedBy, connectedAt: c.connectedAt, webhookUrl: connectionWebhookUrl(deps.publicUrl(), c.id) } : undefined;
+      return c
+        ? {
+            clientId: c.clientId,
+            connectedBy: c.connectedBy,
+            connectedAt: c.connectedAt,
+            webhookUrl: connectionWebhookUrl(deps.publicUrl(), c.id),
+          }
+        : undefined;
     },
     isConnected: (ws) => deps.isConnected(ws),
     async disconnect(ws) {

@@ -1,10 +1,16 @@
 // Turns a Rewards API failure into what the app does next (retry or give up) and a short,
 // specific sentence for the Slack user. Never a stack trace.
-import { isRewardsError, RewardsApiError, RewardsConnectionError, RewardsRequestValidationError } from '../../rewards/index.js';
+import {
+  isRewardsError,
+  RewardsApiError,
+  RewardsConnectionError,
+  RewardsRequestValidationError,
+} from '../../rewards/index.js';
 import { isRewardsNotConnected } from './rewards-accounts.js';
 
 /** Said wherever a workspace without a connected Rewards account meets Rewards work. */
-export const NOT_CONNECTED_MESSAGE = 'this workspace has no Rewards account connected yet. A Kudos admin connects one from the Kudos App Home (Connect Rewards account).';
+export const NOT_CONNECTED_MESSAGE =
+  'this workspace has no Rewards account connected yet. A Kudos admin connects one from the Kudos App Home (Connect Rewards account).';
 
 export interface FailureVerdict {
   /** Permanent: retrying with the same request cannot succeed. */
@@ -14,7 +20,8 @@ export interface FailureVerdict {
 }
 
 const PERMANENT_MESSAGES: Record<string, string> = {
-  INSUFFICIENT_BALANCE: 'the Rewards account does not have enough money for this send right now. Kudos admins have been told; try again once they have topped it up.',
+  INSUFFICIENT_BALANCE:
+    'the Rewards account does not have enough money for this send right now. Kudos admins have been told; try again once they have topped it up.',
   DAILY_LIMIT_EXCEEDED: 'it would go over the daily spending limit. Try again tomorrow or send less.',
   MONTHLY_LIMIT_EXCEEDED: 'it would go over the monthly spending limit. Ask an admin to request a higher limit.',
   VALIDATION_ERROR: 'the Rewards API refused the amount or the details of this send.',
@@ -34,17 +41,29 @@ export function classifyRewardsFailure(error: unknown): FailureVerdict {
   }
   const known = PERMANENT_MESSAGES[error.code];
   if (known) return { permanent: true, code: error.code, userMessage: known };
-  if (error instanceof RewardsApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 409 && error.status !== 429) {
+  if (
+    error instanceof RewardsApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408 &&
+    error.status !== 409 &&
+    error.status !== 429
+  ) {
     return { permanent: true, code: error.code, userMessage: `the Rewards API refused it (${error.code}).` };
   }
-  return { permanent: false, code: error.code, userMessage: 'the Rewards API is not answering right now; Kudos will retry.' };
+  return {
+    permanent: false,
+    code: error.code,
+    userMessage: 'the Rewards API is not answering right now; Kudos will retry.',
+  };
 }
 
 /** One line for an interactive request that failed (balance, lists, cancel): short and specific. */
 export function describeForUser(error: unknown, doing: string): string {
   if (isRewardsNotConnected(error)) return `Could not ${doing}: ${NOT_CONNECTED_MESSAGE}`;
   if (isRewardsError(error)) {
-    if (error.code === 'ORDER_NOT_CANCELABLE') return `Could not ${doing}: the order can no longer be cancelled (it is less than 10 minutes before it goes out, or already sent).`;
+    if (error.code === 'ORDER_NOT_CANCELABLE')
+      return `Could not ${doing}: the order can no longer be cancelled (it is less than 10 minutes before it goes out, or already sent).`;
     const verdict = classifyRewardsFailure(error);
     return `Could not ${doing}: ${verdict.userMessage}`;
   }

@@ -20,12 +20,28 @@ export function monthStartUtc(now: Date): Date {
  * sends, plus the reward links they asked for (all of a request still being placed, the created links
  * of a settled one).
  */
-export async function monthlySpendCents(db: PolicyReader, teamId: string, senderUserId: string, now: Date): Promise<number> {
+export async function monthlySpendCents(
+  db: PolicyReader,
+  teamId: string,
+  senderUserId: string,
+  now: Date,
+): Promise<number> {
   const [row] = await db
     // A partial send (kudos-parts.ts) counts what it charged.
-    .select({ total: sql<string | null>`coalesce(sum(case when ${kudos.status} = 'partial' then coalesce(${kudos.costCents}, ${kudos.totalCents}) else ${kudos.totalCents} end), 0)` })
+    .select({
+      total: sql<
+        string | null
+      >`coalesce(sum(case when ${kudos.status} = 'partial' then coalesce(${kudos.costCents}, ${kudos.totalCents}) else ${kudos.totalCents} end), 0)`,
+    })
     .from(kudos)
-    .where(and(eq(kudos.teamId, teamId), eq(kudos.senderUserId, senderUserId), gte(kudos.createdAt, monthStartUtc(now)), notInArray(kudos.status, [...UNSPENT_STATUSES])));
+    .where(
+      and(
+        eq(kudos.teamId, teamId),
+        eq(kudos.senderUserId, senderUserId),
+        gte(kudos.createdAt, monthStartUtc(now)),
+        notInArray(kudos.status, [...UNSPENT_STATUSES]),
+      ),
+    );
   const [links] = await db
     .select({
       total: sql<
@@ -33,7 +49,13 @@ export async function monthlySpendCents(db: PolicyReader, teamId: string, sender
       >`coalesce(sum(${rewardLinkRequests.amountCents} * case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end), 0)`,
     })
     .from(rewardLinkRequests)
-    .where(and(eq(rewardLinkRequests.teamId, teamId), eq(rewardLinkRequests.requesterUserId, senderUserId), gte(rewardLinkRequests.createdAt, monthStartUtc(now))));
+    .where(
+      and(
+        eq(rewardLinkRequests.teamId, teamId),
+        eq(rewardLinkRequests.requesterUserId, senderUserId),
+        gte(rewardLinkRequests.createdAt, monthStartUtc(now)),
+      ),
+    );
   return Number(row?.total ?? 0) + Number(links?.total ?? 0);
 }
 
@@ -44,7 +66,12 @@ export const SPLIT_WINDOW_HOURS = 24;
  * What the sender gave, in the last SPLIT_WINDOW_HOURS, to any of these addresses (per-recipient
  * amount times the recipients in common), in cents: a send split into several stays visible.
  */
-export async function recentToSameCents(db: PolicyReader, teamId: string, senderUserId: string, emails: string[]): Promise<number> {
+export async function recentToSameCents(
+  db: PolicyReader,
+  teamId: string,
+  senderUserId: string,
+  emails: string[],
+): Promise<number> {
   if (emails.length === 0) return 0;
   const lowered = emails.map((e) => e.toLowerCase());
   const result = await db.execute(sql`
@@ -78,7 +105,10 @@ export function decideRoute(
   const threshold = settings.approvalThresholdCents;
   if (threshold === 0) return { kind: 'needs_approval', reason: 'every send needs approval' };
   if (draft.totalCents > threshold) {
-    return { kind: 'needs_approval', reason: `the total ${formatUsd(draft.totalCents)} is above the ${formatUsd(threshold)} approval threshold` };
+    return {
+      kind: 'needs_approval',
+      reason: `the total ${formatUsd(draft.totalCents)} is above the ${formatUsd(threshold)} approval threshold`,
+    };
   }
   if (draft.totalCents + recentToSame > threshold) {
     return {
@@ -99,8 +129,13 @@ export function decideRoute(
 export function approvalPolicy(deps: { db: Database; settings: SettingsStore; now: () => Date }): SendPolicy {
   async function decide(db: PolicyReader, draft: SendDraftSummary, settings: WorkspaceSettings): Promise<SendRoute> {
     const underThreshold = settings.approvalThresholdCents !== 0 && draft.totalCents <= settings.approvalThresholdCents;
-    const spent = underThreshold && settings.monthlyBudgetCents !== null ? await monthlySpendCents(db, draft.teamId, draft.senderUserId, deps.now()) : 0;
-    const recent = underThreshold ? await recentToSameCents(db, draft.teamId, draft.senderUserId, draft.recipientEmails ?? []) : 0;
+    const spent =
+      underThreshold && settings.monthlyBudgetCents !== null
+        ? await monthlySpendCents(db, draft.teamId, draft.senderUserId, deps.now())
+        : 0;
+    const recent = underThreshold
+      ? await recentToSameCents(db, draft.teamId, draft.senderUserId, draft.recipientEmails ?? [])
+      : 0;
     return decideRoute(draft, settings, spent, recent);
   }
   return {
@@ -109,6 +144,11 @@ export function approvalPolicy(deps: { db: Database; settings: SettingsStore; no
     // through the cache's own connection. A workspace not seeded yet (no row) has had no settings read:
     // then the cache's read, outside any lock a one-connection database would deadlock on, cannot be
     // avoided; every caller reads the settings (admin check, route) before recording, which seeds them.
-    recheck: async (db, draft) => decide(db, draft, (await readStoredSettings(db, draft.teamId)) ?? (await deps.settings.get({ teamId: draft.teamId }))),
+    recheck: async (db, draft) =>
+      decide(
+        db,
+        draft,
+        (await readStoredSettings(db, draft.teamId)) ?? (await deps.settings.get({ teamId: draft.teamId })),
+      ),
   };
 }

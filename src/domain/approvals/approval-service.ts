@@ -87,7 +87,11 @@ export interface ApprovalService {
    * Takes the decision (exactly once) and returns `announce`, which updates the request messages and
    * tells the sender; listeners call it after their ack.
    */
-  decide(kudosId: string, actor: Decider, decision: Decision): Promise<{ ok: true; announce(): Promise<void> } | Refusal>;
+  decide(
+    kudosId: string,
+    actor: Decider,
+    decision: Decision,
+  ): Promise<{ ok: true; announce(): Promise<void> } | Refusal>;
   /** Admins of a workspace: the settings' list, or Slack admins and owners. */
   isAdmin(ws: WorkspaceRef, userId: string): Promise<boolean>;
   /** May this person decide approval requests in this workspace (App Home shows them the requests)? */
@@ -103,7 +107,8 @@ export interface ApprovalService {
   stop(): Promise<void>;
 }
 
-const knowsMessage = (messages: ApprovalMessageRef[], ref: ApprovalMessageRef) => messages.some((m) => m.channel === ref.channel && m.ts === ref.ts);
+const knowsMessage = (messages: ApprovalMessageRef[], ref: ApprovalMessageRef) =>
+  messages.some((m) => m.channel === ref.channel && m.ts === ref.ts);
 
 export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   const log = deps.logger.child({ part: 'approvals' });
@@ -116,7 +121,9 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       (only ? [only] : view.request.messages).map((ref) =>
         deps.chat
           .updateMessage(view.kudos, ref.channel, ref.ts, content)
-          .catch((error: unknown) => log.warn('updating an approval message failed', { kudosId: view.kudos.id, channel: ref.channel, error })),
+          .catch((error: unknown) =>
+            log.warn('updating an approval message failed', { kudosId: view.kudos.id, channel: ref.channel, error }),
+          ),
       ),
     );
   }
@@ -126,26 +133,47 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
    * request is decided again); the sweep tells a sender whom a dead process or a cut database left
    * without the "waiting", "back with the approvers" or decision notice.
    */
-  async function tellOnce(view: ApprovalCase, kind: SenderNoticeKind | typeof REOPENED_APPROVER_NOTICE, userId: string, notice: Notice): Promise<void> {
-    await postOnce({ db: deps.db, chat: deps.chat }, noticeKey(view, kind), { to: { userId }, message: deps.present(notice) }).catch((error: unknown) =>
+  async function tellOnce(
+    view: ApprovalCase,
+    kind: SenderNoticeKind | typeof REOPENED_APPROVER_NOTICE,
+    userId: string,
+    notice: Notice,
+  ): Promise<void> {
+    await postOnce({ db: deps.db, chat: deps.chat }, noticeKey(view, kind), {
+      to: { userId },
+      message: deps.present(notice),
+    }).catch((error: unknown) =>
       log.warn('telling about an approval request failed', { kudosId: view.kudos.id, kind, error }),
     );
   }
 
   /** A notice of a request's round in the outbox: its kind, the kudos and round, the workspace. */
-  const noticeKey = (view: ApprovalCase, kind: SenderNoticeKind | typeof REOPENED_APPROVER_NOTICE): NotificationKey => ({
+  const noticeKey = (
+    view: ApprovalCase,
+    kind: SenderNoticeKind | typeof REOPENED_APPROVER_NOTICE,
+  ): NotificationKey => ({
     kind,
     subject: senderNoticeSubject(view.request),
     teamId: view.kudos.teamId,
     enterpriseId: view.kudos.enterpriseId,
   });
 
-  const tellSenderOnce = (view: ApprovalCase, kind: SenderNoticeKind, notice: Notice) => tellOnce(view, kind, view.kudos.senderUserId, notice);
+  const tellSenderOnce = (view: ApprovalCase, kind: SenderNoticeKind, notice: Notice) =>
+    tellOnce(view, kind, view.kudos.senderUserId, notice);
 
   /** A re-opened round's opening: "back with the approvers" to the sender, and to the approver of the round before. */
   async function tellReopened(view: ApprovalCase): Promise<void> {
-    await tellSenderOnce(view, SENDER_NOTICE.reopened, { type: 'approval.reopened', approval: view, audience: 'sender' });
-    if (view.request.decidedBy) await tellOnce(view, REOPENED_APPROVER_NOTICE, view.request.decidedBy, { type: 'approval.reopened', approval: view, audience: 'approver' });
+    await tellSenderOnce(view, SENDER_NOTICE.reopened, {
+      type: 'approval.reopened',
+      approval: view,
+      audience: 'sender',
+    });
+    if (view.request.decidedBy)
+      await tellOnce(view, REOPENED_APPROVER_NOTICE, view.request.decidedBy, {
+        type: 'approval.reopened',
+        approval: view,
+        audience: 'approver',
+      });
   }
 
   /**
@@ -156,7 +184,9 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
    * then told it here first, so that no sender gets a decision without the opening notice, and never
    * the opening notice after it.
    */
-  async function roundOpening(view: ApprovalCase): Promise<{ state: 'told' } | { state: 'unrecorded' } | { state: 'on_its_way'; id: string }> {
+  async function roundOpening(
+    view: ApprovalCase,
+  ): Promise<{ state: 'told' } | { state: 'unrecorded' } | { state: 'on_its_way'; id: string }> {
     const kind = view.request.reopenCount > 0 ? SENDER_NOTICE.reopened : SENDER_NOTICE.waiting;
     const subject = senderNoticeSubject(view.request);
     const read = async () => {
@@ -169,7 +199,12 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       if (found.state !== 'unrecorded') return found;
       log.info('telling a sender the round opened, before its decision', { kudosId: view.kudos.id, notice: kind });
       if (kind === SENDER_NOTICE.reopened) await tellReopened(view);
-      else await tellSenderOnce(view, SENDER_NOTICE.waiting, { type: 'approval.waiting', approval: view, asked: askedOf(view) });
+      else
+        await tellSenderOnce(view, SENDER_NOTICE.waiting, {
+          type: 'approval.waiting',
+          approval: view,
+          asked: askedOf(view),
+        });
       return await read();
     } catch (error) {
       log.warn('reading the opening notice of a request failed', { kudosId: view.kudos.id, error });
@@ -184,13 +219,22 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   async function tellDecision(view: ApprovalCase): Promise<void> {
     const opening = await roundOpening(view);
     if (opening.state === 'unrecorded') {
-      log.warn('decision not told yet: the opening notice could not be recorded; the approvals sweep tells both', { kudosId: view.kudos.id });
+      log.warn('decision not told yet: the opening notice could not be recorded; the approvals sweep tells both', {
+        kudosId: view.kudos.id,
+      });
       return;
     }
     const notice: Notice = { type: 'approval.decided', approval: view };
     if (opening.state === 'told') return tellSenderOnce(view, SENDER_NOTICE.decision, notice);
-    await queueNoticeAfter(deps.db, noticeKey(view, SENDER_NOTICE.decision), { to: { userId: view.kudos.senderUserId }, after: opening.id, message: deps.present(notice) }).catch((error: unknown) =>
-      log.warn('recording a decision notice after its opening failed; the approvals sweep tells it', { kudosId: view.kudos.id, error }),
+    await queueNoticeAfter(deps.db, noticeKey(view, SENDER_NOTICE.decision), {
+      to: { userId: view.kudos.senderUserId },
+      after: opening.id,
+      message: deps.present(notice),
+    }).catch((error: unknown) =>
+      log.warn('recording a decision notice after its opening failed; the approvals sweep tells it', {
+        kudosId: view.kudos.id,
+        error,
+      }),
     );
   }
 
@@ -209,7 +253,11 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
         refs.push(await deps.chat.postMessage(settings, settings.approvalChannel, content));
         asked = { kind: 'channel', channel: settings.approvalChannel };
       } catch (error) {
-        log.warn('posting to the approval channel failed; messaging approvers directly', { kudosId, channel: settings.approvalChannel, error });
+        log.warn('posting to the approval channel failed; messaging approvers directly', {
+          kudosId,
+          channel: settings.approvalChannel,
+          error,
+        });
         await noteChannelFailure(deps.db, view.kudos, settings.approvalChannel, error).catch(() => false);
       }
     }
@@ -233,7 +281,11 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       await updateRequestMessages(after);
       return;
     }
-    await tellSenderOnce({ kudos: view.kudos, request: { ...view.request, messages: refs } }, SENDER_NOTICE.waiting, { type: 'approval.waiting', approval: view, asked });
+    await tellSenderOnce({ kudos: view.kudos, request: { ...view.request, messages: refs } }, SENDER_NOTICE.waiting, {
+      type: 'approval.waiting',
+      approval: view,
+      asked,
+    });
   }
 
   /** Who was asked, for a "waiting" notice sent late: read back from where the request was posted. */
@@ -267,7 +319,10 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     try {
       const messages = await rememberRequestMessage(deps.db, view.request.id, seenIn);
       if (messages) view.request.messages = messages;
-      log.info('a copy of the request nobody had recorded was clicked; recorded', { kudosId: view.kudos.id, channel: seenIn.channel });
+      log.info('a copy of the request nobody had recorded was clicked; recorded', {
+        kudosId: view.kudos.id,
+        channel: seenIn.channel,
+      });
     } catch (error) {
       log.warn('recording a clicked copy of the request failed', { kudosId: view.kudos.id, error });
     }
@@ -279,7 +334,9 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
    */
   function alreadyDecided(view: ApprovalCase | undefined, seenIn: ApprovalMessageRef | undefined): Refusal {
     const message = decidedText(view);
-    return view && seenIn ? { ok: false, message, announce: () => updateRequestMessages(view, seenIn) } : { ok: false, message };
+    return view && seenIn
+      ? { ok: false, message, announce: () => updateRequestMessages(view, seenIn) }
+      : { ok: false, message };
   }
 
   async function checkDecider(kudosId: string, actor: Decider): Promise<{ ok: true; request: ApprovalCase } | Refusal> {
@@ -288,7 +345,11 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     const view = await getApprovalCase(deps.db, kudosId, { teamId: actor.teamId });
     if (!view) return { ok: false, message: 'That request no longer exists.' };
     await rememberClicked(view, actor.seenIn);
-    if (view.kudos.senderUserId === actorUserId) return { ok: false, message: 'You cannot approve or reject your own kudos request; another approver has to decide.' };
+    if (view.kudos.senderUserId === actorUserId)
+      return {
+        ok: false,
+        message: 'You cannot approve or reject your own kudos request; another approver has to decide.',
+      };
     const settings = await deps.settings.get({ teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId });
     if (!(await isApprover(deps.directory, settings, actorUserId))) {
       return { ok: false, message: 'Only approvers can approve or reject kudos requests. Nothing was changed.' };
@@ -307,15 +368,25 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     const found = existing.data[0];
     if (found) {
       // The send went out after all: recorded as placed (the worker tells the sender), never re-opened.
-      log.warn('not re-opening: an order exists for the failed key; recorded as placed', { kudosId: failed.kudos.id, orderId: found.orderId });
+      log.warn('not re-opening: an order exists for the failed key; recorded as placed', {
+        kudosId: failed.kudos.id,
+        orderId: found.orderId,
+      });
       const promoted = await promoteFoundKudosOrder(deps.db, failed.kudos, key, found);
       if (promoted) deps.wakeWorker();
       return false;
     }
     const settings = await deps.settings.get({ teamId: failed.kudos.teamId });
-    const reopened = await reopenAfterFailure(deps.db, failed, new Date(now.getTime() + settings.approvalExpiryHours * 3_600_000));
+    const reopened = await reopenAfterFailure(
+      deps.db,
+      failed,
+      new Date(now.getTime() + settings.approvalExpiryHours * 3_600_000),
+    );
     if (!reopened) return false;
-    log.info('approved send re-opened after a refused order', { kudosId: reopened.kudos.id, code: reopened.request.lastFailureCode });
+    log.info('approved send re-opened after a refused order', {
+      kudosId: reopened.kudos.id,
+      code: reopened.request.lastFailureCode,
+    });
     await updateRequestMessages(reopened);
     await tellReopened(reopened);
     return true;
@@ -359,7 +430,11 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
           await updateRequestMessages(untold);
           await tellReopened(untold);
         } else {
-          await tellSenderOnce(untold, untold.notice, { type: 'approval.waiting', approval: untold, asked: askedOf(untold) });
+          await tellSenderOnce(untold, untold.notice, {
+            type: 'approval.waiting',
+            approval: untold,
+            asked: askedOf(untold),
+          });
         }
       }
     });
@@ -393,15 +468,28 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
       const actorUserId = actor.userId;
       const allowed = await checkDecider(kudosId, actor);
       if (!allowed.ok) return allowed;
-      const result = await decideApproval(deps.db, { kudosId, teamId: actor.teamId, actorUserId, decision, now: deps.now() });
+      const result = await decideApproval(deps.db, {
+        kudosId,
+        teamId: actor.teamId,
+        actorUserId,
+        decision,
+        now: deps.now(),
+      });
       if (!result.ok) return alreadyDecided(result.current, actor.seenIn);
       // The clicked copy is updated with the others even if recording it failed.
       const seenIn = actor.seenIn;
       const view: ApprovalCase = {
         kudos: result.kudos,
-        request: !seenIn || knowsMessage(result.request.messages, seenIn) ? result.request : { ...result.request, messages: [...result.request.messages, seenIn] },
+        request:
+          !seenIn || knowsMessage(result.request.messages, seenIn)
+            ? result.request
+            : { ...result.request, messages: [...result.request.messages, seenIn] },
       };
-      log.info(`approval ${result.request.status}`, { kudosId, by: actorUserId, sentNow: Boolean(result.sentNowInsteadOf) });
+      log.info(`approval ${result.request.status}`, {
+        kudosId,
+        by: actorUserId,
+        sentNow: Boolean(result.sentNowInsteadOf),
+      });
       if (decision.kind === 'approve') deps.wakeWorker();
       return {
         ok: true,
@@ -439,7 +527,10 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
 
     start(intervalMs = 30_000) {
       if (timer) return;
-      timer = setInterval(() => void service.sweep().catch((error: unknown) => log.error('approvals sweep failed', { error })), intervalMs);
+      timer = setInterval(
+        () => void service.sweep().catch((error: unknown) => log.error('approvals sweep failed', { error })),
+        intervalMs,
+      );
       timer.unref();
     },
 

@@ -6,7 +6,13 @@
 // number of app instances may sweep at once.
 import { and, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
-import { approvalRequests, kudos, type ApprovalMessageRef, type ApprovalRequestRow, type KudosRow } from '../../db/schema/index.js';
+import {
+  approvalRequests,
+  kudos,
+  type ApprovalMessageRef,
+  type ApprovalRequestRow,
+  type KudosRow,
+} from '../../db/schema/index.js';
 import { recordAudit, recordFailedOrders } from '../workspaces/audit-trail.js';
 import { MIN_SCHEDULE_LEAD_MS } from '../shared/zoned-time.js';
 
@@ -22,7 +28,11 @@ export interface ApprovalCase {
 }
 
 /** The request of kudos `kudosId`; given `ws`, only that workspace's (another's is as unknown as one that never existed). */
-export async function getApprovalCase(db: Database, kudosId: string, ws?: { teamId: string }): Promise<ApprovalCase | undefined> {
+export async function getApprovalCase(
+  db: Database,
+  kudosId: string,
+  ws?: { teamId: string },
+): Promise<ApprovalCase | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(kudosId)) return undefined;
   const [found] = await db
     .select()
@@ -33,11 +43,22 @@ export async function getApprovalCase(db: Database, kudosId: string, ws?: { team
 }
 
 /** Records the request for a kudos row that is awaiting approval (once; a second call returns the first). */
-export async function createApprovalRequest(db: Database, row: KudosRow, input: { reason: string; expiresAt: Date }): Promise<{ request: ApprovalRequestRow; created: boolean }> {
+export async function createApprovalRequest(
+  db: Database,
+  row: KudosRow,
+  input: { reason: string; expiresAt: Date },
+): Promise<{ request: ApprovalRequestRow; created: boolean }> {
   return db.transaction(async (tx) => {
     const [inserted] = await tx
       .insert(approvalRequests)
-      .values({ teamId: row.teamId, enterpriseId: row.enterpriseId, kudosId: row.id, senderUserId: row.senderUserId, reason: input.reason, expiresAt: input.expiresAt })
+      .values({
+        teamId: row.teamId,
+        enterpriseId: row.enterpriseId,
+        kudosId: row.id,
+        senderUserId: row.senderUserId,
+        reason: input.reason,
+        expiresAt: input.expiresAt,
+      })
       .onConflictDoNothing({ target: approvalRequests.kudosId })
       .returning();
     if (inserted) {
@@ -48,7 +69,13 @@ export async function createApprovalRequest(db: Database, row: KudosRow, input: 
         action: 'approval.requested',
         subjectType: 'kudos',
         subjectId: row.id,
-        details: { reason: input.reason, totalCents: row.totalCents, recipients: row.recipientCount, scheduledAt: row.scheduledAt?.toISOString() ?? null, expiresAt: input.expiresAt.toISOString() },
+        details: {
+          reason: input.reason,
+          totalCents: row.totalCents,
+          recipients: row.recipientCount,
+          scheduledAt: row.scheduledAt?.toISOString() ?? null,
+          expiresAt: input.expiresAt.toISOString(),
+        },
       });
       return { request: inserted, created: true };
     }
@@ -58,11 +85,22 @@ export async function createApprovalRequest(db: Database, row: KudosRow, input: 
 }
 
 /** Takes the job of posting a request to approvers (a lease, so a crashed poster is retried by the sweep). */
-export async function claimPosting(db: Database, requestId: string, now: Date, leaseMs = 60_000): Promise<ApprovalRequestRow | undefined> {
+export async function claimPosting(
+  db: Database,
+  requestId: string,
+  now: Date,
+  leaseMs = 60_000,
+): Promise<ApprovalRequestRow | undefined> {
   const [claimed] = await db
     .update(approvalRequests)
     .set({ postClaimedUntil: new Date(now.getTime() + leaseMs) })
-    .where(and(eq(approvalRequests.id, requestId), isNull(approvalRequests.postedAt), or(isNull(approvalRequests.postClaimedUntil), lte(approvalRequests.postClaimedUntil, now))))
+    .where(
+      and(
+        eq(approvalRequests.id, requestId),
+        isNull(approvalRequests.postedAt),
+        or(isNull(approvalRequests.postClaimedUntil), lte(approvalRequests.postClaimedUntil, now)),
+      ),
+    )
     .returning();
   return claimed;
 }
@@ -86,7 +124,11 @@ export async function markPosted(db: Database, requestId: string, messages: Appr
  * so that every later change of the request reaches it too. Returns the messages now known, or
  * undefined when it was known already.
  */
-export async function rememberRequestMessage(db: Database, requestId: string, ref: ApprovalMessageRef): Promise<ApprovalMessageRef[] | undefined> {
+export async function rememberRequestMessage(
+  db: Database,
+  requestId: string,
+  ref: ApprovalMessageRef,
+): Promise<ApprovalMessageRef[] | undefined> {
   const one = JSON.stringify([{ channel: ref.channel, ts: ref.ts }]);
   const [row] = await db
     .update(approvalRequests)
@@ -97,7 +139,11 @@ export async function rememberRequestMessage(db: Database, requestId: string, re
 }
 
 /** Requests whose posting never finished (crash), and awaiting kudos that never got a request row. */
-export async function findUnposted(db: Database, now: Date, graceMs = 30_000): Promise<{ requests: ApprovalRequestRow[]; orphans: KudosRow[] }> {
+export async function findUnposted(
+  db: Database,
+  now: Date,
+  graceMs = 30_000,
+): Promise<{ requests: ApprovalRequestRow[]; orphans: KudosRow[] }> {
   const before = new Date(now.getTime() - graceMs);
   const requests = await db
     .select({ r: approvalRequests })
@@ -122,7 +168,11 @@ export async function findUnposted(db: Database, now: Date, graceMs = 30_000): P
 }
 
 /** The sender's notices about a request, one per decision round (a re-opened request is decided again). */
-export const SENDER_NOTICE = { waiting: 'approval.waiting', decision: 'approval.decision', reopened: 'approval.reopened' } as const;
+export const SENDER_NOTICE = {
+  waiting: 'approval.waiting',
+  decision: 'approval.decision',
+  reopened: 'approval.reopened',
+} as const;
 export type SenderNoticeKind = (typeof SENDER_NOTICE)[keyof typeof SENDER_NOTICE];
 
 /** The outbox subject of a sender notice: the kudos and the decision round. */
@@ -141,7 +191,11 @@ export const REOPENED_APPROVER_NOTICE = 'approval.reopened.approver';
  * never with "waiting"). The window keeps an upgrade from re-telling decisions that older versions
  * told without the outbox.
  */
-export async function findUntoldSenders(db: Database, now: Date, opts: { graceMs?: number; lookBackMs?: number } = {}): Promise<Array<ApprovalCase & { notice: SenderNoticeKind }>> {
+export async function findUntoldSenders(
+  db: Database,
+  now: Date,
+  opts: { graceMs?: number; lookBackMs?: number } = {},
+): Promise<Array<ApprovalCase & { notice: SenderNoticeKind }>> {
   const before = new Date(now.getTime() - (opts.graceMs ?? 30_000));
   const since = new Date(now.getTime() - (opts.lookBackMs ?? 15 * 60_000));
   // The outer row's columns are written out qualified: drizzle leaves `${column}` unqualified in some
@@ -159,14 +213,28 @@ export async function findUntoldSenders(db: Database, now: Date, opts: { graceMs
     .innerJoin(kudos, eq(kudos.id, approvalRequests.kudosId))
     .where(
       or(
-        and(inArray(approvalRequests.status, ['approved', 'rejected', 'expired']), gte(approvalRequests.decidedAt, since), lt(approvalRequests.decidedAt, before), untold(SENDER_NOTICE.decision)),
-        and(waiting, eq(approvalRequests.reopenCount, 0), gte(approvalRequests.postedAt, since), lt(approvalRequests.postedAt, before), untold(SENDER_NOTICE.waiting)),
+        and(
+          inArray(approvalRequests.status, ['approved', 'rejected', 'expired']),
+          gte(approvalRequests.decidedAt, since),
+          lt(approvalRequests.decidedAt, before),
+          untold(SENDER_NOTICE.decision),
+        ),
+        and(
+          waiting,
+          eq(approvalRequests.reopenCount, 0),
+          gte(approvalRequests.postedAt, since),
+          lt(approvalRequests.postedAt, before),
+          untold(SENDER_NOTICE.waiting),
+        ),
         and(
           waiting,
           gt(approvalRequests.reopenCount, 0),
           gte(approvalRequests.reopenedAt, since),
           lt(approvalRequests.reopenedAt, before),
-          or(untold(SENDER_NOTICE.reopened), and(isNotNull(approvalRequests.decidedBy), untold(REOPENED_APPROVER_NOTICE))),
+          or(
+            untold(SENDER_NOTICE.reopened),
+            and(isNotNull(approvalRequests.decidedBy), untold(REOPENED_APPROVER_NOTICE)),
+          ),
         ),
       ),
     )
@@ -185,14 +253,20 @@ export type DecideResult =
  * The one decision on a request of the decider's workspace (`teamId`). `now` is the app's clock (for
  * the schedule check and the record).
  */
-export async function decideApproval(db: Database, input: { kudosId: string; teamId: string; actorUserId: string; decision: Decision; now: Date }): Promise<DecideResult> {
+export async function decideApproval(
+  db: Database,
+  input: { kudosId: string; teamId: string; actorUserId: string; decision: Decision; now: Date },
+): Promise<DecideResult> {
   const ws = { teamId: input.teamId };
   const before = await getApprovalCase(db, input.kudosId, ws);
   if (!before || before.kudos.status !== 'awaiting_approval') return { ok: false, current: before };
   const approve = input.decision.kind === 'approve';
   const scheduledAt = before.kudos.scheduledAt;
   // Too late to keep the schedule: it would be past, or inside the window where it can no longer be cancelled.
-  const sendNow = approve && scheduledAt !== null && scheduledAt.getTime() - input.now.getTime() < MIN_SCHEDULE_LEAD_MS + SEND_NOW_MARGIN_MS;
+  const sendNow =
+    approve &&
+    scheduledAt !== null &&
+    scheduledAt.getTime() - input.now.getTime() < MIN_SCHEDULE_LEAD_MS + SEND_NOW_MARGIN_MS;
   return db
     .transaction(async (tx) => {
       const [updated] = await tx
@@ -244,7 +318,9 @@ export async function decideApproval(db: Database, input: { kudosId: string; tea
       });
       return { ok: true as const, kudos: updated, request: request!, sentNowInsteadOf: sendNow ? scheduledAt : null };
     })
-    .then(async (result) => (result.ok ? result : { ok: false as const, current: await getApprovalCase(db, input.kudosId, ws) }));
+    .then(async (result) =>
+      result.ok ? result : { ok: false as const, current: await getApprovalCase(db, input.kudosId, ws) },
+    );
 }
 
 /** Expires every request past its expiry; each expired case is returned to exactly one sweeper. */
@@ -291,7 +367,14 @@ export async function findReopenable(db: Database): Promise<ApprovalCase[]> {
     .select()
     .from(kudos)
     .innerJoin(approvalRequests, eq(approvalRequests.kudosId, kudos.id))
-    .where(and(eq(kudos.status, 'failed'), isNotNull(kudos.notifiedAt), inArray(kudos.errorCode, [...REOPENABLE_FAILURES]), eq(approvalRequests.status, 'approved')))
+    .where(
+      and(
+        eq(kudos.status, 'failed'),
+        isNotNull(kudos.notifiedAt),
+        inArray(kudos.errorCode, [...REOPENABLE_FAILURES]),
+        eq(approvalRequests.status, 'approved'),
+      ),
+    )
     .limit(50);
   return rows.map((r) => ({ kudos: r.kudos, request: r.approval_requests }));
 }
@@ -301,13 +384,31 @@ export async function findReopenable(db: Database): Promise<ApprovalCase[]> {
  * API refused the previous one outright (no order exists for it; the caller checks), and a new
  * approval is a new attempt.
  */
-export async function reopenAfterFailure(db: Database, failed: ApprovalCase, expiresAt: Date): Promise<ApprovalCase | undefined> {
+export async function reopenAfterFailure(
+  db: Database,
+  failed: ApprovalCase,
+  expiresAt: Date,
+): Promise<ApprovalCase | undefined> {
   return db.transaction(async (tx) => {
     await recordFailedOrders(tx, { teamId: failed.kudos.teamId, kudosId: failed.kudos.id });
     const [k] = await tx
       .update(kudos)
-      .set({ status: 'awaiting_approval', idempotencyKey: sql`gen_random_uuid()`, attempts: 0, claimedUntil: null, claimedBy: null, orderId: null, updatedAt: sql`now()` })
-      .where(and(eq(kudos.id, failed.kudos.id), eq(kudos.status, 'failed'), eq(kudos.idempotencyKey, failed.kudos.idempotencyKey)))
+      .set({
+        status: 'awaiting_approval',
+        idempotencyKey: sql`gen_random_uuid()`,
+        attempts: 0,
+        claimedUntil: null,
+        claimedBy: null,
+        orderId: null,
+        updatedAt: sql`now()`,
+      })
+      .where(
+        and(
+          eq(kudos.id, failed.kudos.id),
+          eq(kudos.status, 'failed'),
+          eq(kudos.idempotencyKey, failed.kudos.idempotencyKey),
+        ),
+      )
       .returning();
     if (!k) return undefined;
     const [request] = await tx

@@ -22,7 +22,8 @@ export async function listApprovers(dir: ApproverDirectory, settings: ApproverSe
     return users.filter((u) => (u.isAdmin || u.isOwner) && !u.isBot && !u.deleted).map((u) => u.id);
   }
   const ids = new Set(settings.approverUserIds ?? []);
-  if (settings.approverUsergroupId) for (const id of await dir.users.usergroupMembers(settings, settings.approverUsergroupId)) ids.add(id);
+  if (settings.approverUsergroupId)
+    for (const id of await dir.users.usergroupMembers(settings, settings.approverUsergroupId)) ids.add(id);
   return [...ids];
 }
 
@@ -32,6 +33,7 @@ export async function isApprover(dir: ApproverDirectory, settings: ApproverSetti
     return Boolean(user && !user.deleted && (user.isAdmin || user.isOwner));
   }
   if (settings.approverUserIds?.includes(userId)) return true;
-  if (settings.approverUsergroupId) return (await dir.users.usergroupMembers(settings, settings.approverUsergroupId)).includes(userId);
+  if (settings.approverUsergroupId)
+    return (await dir.users.usergroupMembers(settings, settings.approverUsergroupId)).includes(userId);
   return false;
 }

@@ -12,7 +12,13 @@ import { classifyRewardsFailure, describeForUser } from '../accounts/rewards-fai
 import { prepareSend, type PreparedSend, type SendForm } from '../sending/check-send.js';
 import type { SendPolicy } from '../sending/send-policy.js';
 import type { SettingsStore } from '../workspaces/settings.js';
-import { recordPreparedSend, startRecordedSend, type RecordedSend, type SendOrigin, type StartSendDeps } from '../sending/record-send.js';
+import {
+  recordPreparedSend,
+  startRecordedSend,
+  type RecordedSend,
+  type SendOrigin,
+  type StartSendDeps,
+} from '../sending/record-send.js';
 import type { UserDirectory } from '../shared/ports.js';
 
 export interface AutomatedSendDeps extends StartSendDeps {
@@ -46,14 +52,22 @@ export interface AutomatedSendRequest {
  * Nothing was recorded; `message` says why, in one readable sentence. `transient`: the Rewards API
  * could not be asked (down, timing out); the same request may pass later.
  */
-export type AutomatedSendRefusal = { ok: false; code: 'invalid' | 'sender' | 'rewards'; message: string; transient: boolean };
+export type AutomatedSendRefusal = {
+  ok: false;
+  code: 'invalid' | 'sender' | 'rewards';
+  message: string;
+  transient: boolean;
+};
 
 export type AutomatedSendResult = { ok: true; recorded: RecordedSend } | AutomatedSendRefusal;
 
 export type PreparedAutomatedSend = { ok: true; prepared: Extract<PreparedSend, { ok: true }> } | AutomatedSendRefusal;
 
 /** Records and starts a send; nothing is recorded when it is refused. */
-export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<AutomatedSendResult> {
+export async function sendAutomated(
+  deps: AutomatedSendDeps,
+  request: AutomatedSendRequest,
+): Promise<AutomatedSendResult> {
   const checked = await prepareAutomated(deps, request);
   if (!checked.ok) return checked;
   const recorded = await recordPreparedSend(deps.db, checked.prepared, request.origin);
@@ -66,17 +80,28 @@ export async function sendAutomated(deps: AutomatedSendDeps, request: AutomatedS
  * as its default, recorded in its settings where an admin sees and changes it; a default recorded
  * meanwhile wins. Undefined when the catalog has no design.
  */
-async function firstDefaultDesign(deps: Pick<AutomatedSendDeps, 'catalog' | 'settings'>, ws: Workspace): Promise<string | undefined> {
+async function firstDefaultDesign(
+  deps: Pick<AutomatedSendDeps, 'catalog' | 'settings'>,
+  ws: Workspace,
+): Promise<string | undefined> {
   const [first] = await deps.catalog.of(ws).search('');
   if (!first) return undefined;
   return (await deps.settings.adoptDefaultDesign(ws, first.productId)).defaultProductId ?? first.productId;
 }
 
 /** The checks of a send (sender, design, recipients, policy) without recording it. */
-export async function prepareAutomated(deps: AutomatedSendDeps, request: AutomatedSendRequest): Promise<PreparedAutomatedSend> {
+export async function prepareAutomated(
+  deps: AutomatedSendDeps,
+  request: AutomatedSendRequest,
+): Promise<PreparedAutomatedSend> {
   const sender = await deps.users.userInfo(request.workspace, request.senderUserId);
   if (!sender || sender.deleted || sender.isBot) {
-    return { ok: false, code: 'sender', message: `The sender ${request.senderUserId} is not an active person in this workspace.`, transient: false };
+    return {
+      ok: false,
+      code: 'sender',
+      message: `The sender ${request.senderUserId} is not an active person in this workspace.`,
+      transient: false,
+    };
   }
   const settings = await deps.settings.get(request.workspace);
   let productId = request.productId;
@@ -85,10 +110,21 @@ export async function prepareAutomated(deps: AutomatedSendDeps, request: Automat
     try {
       productId = await firstDefaultDesign(deps, request.workspace);
     } catch (error) {
-      return { ok: false, code: 'rewards', message: describeForUser(error, 'read the designs of the Rewards catalog'), transient: !classifyRewardsFailure(error).permanent };
+      return {
+        ok: false,
+        code: 'rewards',
+        message: describeForUser(error, 'read the designs of the Rewards catalog'),
+        transient: !classifyRewardsFailure(error).permanent,
+      };
     }
   }
-  if (!productId) return { ok: false, code: 'invalid', message: 'design: no design was given, and the Rewards catalog offers none to make the default.', transient: false };
+  if (!productId)
+    return {
+      ok: false,
+      code: 'invalid',
+      message: 'design: no design was given, and the Rewards catalog offers none to make the default.',
+      transient: false,
+    };
 
   const form: SendForm = {
     userIds: request.recipientUserIds,
@@ -103,12 +139,25 @@ export async function prepareAutomated(deps: AutomatedSendDeps, request: Automat
   try {
     prepared = await prepareSend(
       { users: deps.users, rewards: deps.rewards, catalog: deps.catalog.of(request.workspace), policy: deps.policy },
-      { workspace: request.workspace, sender, originChannelId: undefined, sourceViewId: request.sourceKey, now: deps.now(), botUserId: request.botUserId, cardRecipients: settings.cardRecipients },
+      {
+        workspace: request.workspace,
+        sender,
+        originChannelId: undefined,
+        sourceViewId: request.sourceKey,
+        now: deps.now(),
+        botUserId: request.botUserId,
+        cardRecipients: settings.cardRecipients,
+      },
       form,
     );
   } catch (error) {
     // The catalog read failed: no Rewards connection (permanent), or the API is down (transient).
-    return { ok: false, code: 'rewards', message: describeForUser(error, 'check the design with the Rewards API'), transient: !classifyRewardsFailure(error).permanent };
+    return {
+      ok: false,
+      code: 'rewards',
+      message: describeForUser(error, 'check the design with the Rewards API'),
+      transient: !classifyRewardsFailure(error).permanent,
+    };
   }
   if (!prepared.ok) {
     const message = Object.entries(prepared.errors)
@@ -122,7 +171,9 @@ export async function prepareAutomated(deps: AutomatedSendDeps, request: Automat
 
 /** Where a recorded send stands, for a caller that reports an outcome (the workflow step). */
 export type SendOutcome =
-  { settled: true; status: 'placed' | 'scheduled' | 'awaiting_approval' } | { settled: true; status: 'failed' | 'rejected' | 'expired' | 'canceled'; message: string } | { settled: false };
+  | { settled: true; status: 'placed' | 'scheduled' | 'awaiting_approval' }
+  | { settled: true; status: 'failed' | 'rejected' | 'expired' | 'canceled'; message: string }
+  | { settled: false };
 
 export function outcomeOf(row: KudosRow): SendOutcome {
   switch (row.status) {
@@ -135,14 +186,23 @@ export function outcomeOf(row: KudosRow): SendOutcome {
     case 'rejected':
     case 'expired':
     case 'canceled':
-      return { settled: true, status: row.status as 'rejected' | 'expired' | 'canceled', message: `The send was ${row.status}.` };
+      return {
+        settled: true,
+        status: row.status as 'rejected' | 'expired' | 'canceled',
+        message: `The send was ${row.status}.`,
+      };
     default:
       return { settled: false };
   }
 }
 
 /** Polls the row until the worker has placed or refused it, or `timeoutMs` passes. */
-export async function waitForOutcome(db: Database, kudosId: string, timeoutMs: number, pollMs = 200): Promise<SendOutcome> {
+export async function waitForOutcome(
+  db: Database,
+  kudosId: string,
+  timeoutMs: number,
+  pollMs = 200,
+): Promise<SendOutcome> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const row = await getKudos(db, kudosId);

@@ -42,7 +42,13 @@ export interface CelebrationRun {
  * The runs of one person's celebration due within [from, to): a birthday (`MM-DD`) every year, a work
  * anniversary (`YYYY-MM-DD` start) from its first year on.
  */
-export function celebrationRuns(input: { kind: 'birthday' | 'anniversary'; date: string; zone: string; from: Date; to: Date }): CelebrationRun[] {
+export function celebrationRuns(input: {
+  kind: 'birthday' | 'anniversary';
+  date: string;
+  zone: string;
+  from: Date;
+  to: Date;
+}): CelebrationRun[] {
   const monthDay = input.kind === 'birthday' ? input.date.slice(-5) : input.date.slice(5);
   const startYear = input.kind === 'anniversary' ? Number(input.date.slice(0, 4)) : undefined;
   const runs: CelebrationRun[] = [];
@@ -77,7 +83,10 @@ export function lastWorkingDay(year: number, month: number): number {
   return day;
 }
 
-export function matchesCadence(rule: Pick<RecurrenceRule, 'cadence' | 'weekday' | 'dayOfMonth'>, localDate: string): boolean {
+export function matchesCadence(
+  rule: Pick<RecurrenceRule, 'cadence' | 'weekday' | 'dayOfMonth'>,
+  localDate: string,
+): boolean {
   const [year, month, day] = localDate.split('-').map(Number) as [number, number, number];
   switch (rule.cadence) {
     case 'weekly':
@@ -106,5 +115,7 @@ export function recurrenceRuns(rule: RecurrenceRule, from: Date, to: Date): Cele
 
 /** `{name}` and `{years}` filled in; anything else in braces is left as written. */
 export function fillTemplate(template: string, values: { name: string; years?: number | undefined }): string {
-  return template.replace(/\{(name|years)\}/g, (_, key: 'name' | 'years') => (key === 'name' ? values.name : values.years !== undefined ? String(values.years) : ''));
+  return template.replace(/\{(name|years)\}/g, (_, key: 'name' | 'years') =>
+    key === 'name' ? values.name : values.years !== undefined ? String(values.years) : '',
+  );
 }

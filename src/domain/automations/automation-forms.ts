@@ -90,15 +90,21 @@ export async function checkSeriesForm(
 ): Promise<FormCheck<SeriesValues, SeriesField>> {
   const errors: Partial<Record<SeriesField, string>> = {};
   const recipients = [...new Set(form.recipientUserIds)].filter((id) => id !== form.senderUserId);
-  if (recipients.length === 0) errors.recipients = form.recipientUserIds.length > 0 ? 'You cannot send kudos to yourself; pick someone else.' : 'Pick at least one person.';
+  if (recipients.length === 0)
+    errors.recipients =
+      form.recipientUserIds.length > 0
+        ? 'You cannot send kudos to yourself; pick someone else.'
+        : 'Pick at least one person.';
   if (recipients.length > 100) errors.recipients = 'At most 100 people.';
   const cents = await checkAmountAndDesign(catalog, form.amount, form.productId, errors);
   const cadence = form.cadence as Cadence | undefined;
-  if (cadence !== 'weekly' && cadence !== 'monthly_day' && cadence !== 'last_working_day') errors.cadence = 'Pick how often.';
+  if (cadence !== 'weekly' && cadence !== 'monthly_day' && cadence !== 'last_working_day')
+    errors.cadence = 'Pick how often.';
   const weekday = form.weekday ? Number(form.weekday) : null;
   if (cadence === 'weekly' && !(weekday && weekday >= 1 && weekday <= 7)) errors.weekday = 'Pick the day of the week.';
   const day = form.day ? Number(form.day) : null;
-  if (cadence === 'monthly_day' && !(day && Number.isInteger(day) && day >= 1 && day <= 31)) errors.day = 'Enter a day of the month from 1 to 31.';
+  if (cadence === 'monthly_day' && !(day && Number.isInteger(day) && day >= 1 && day <= 31))
+    errors.day = 'Enter a day of the month from 1 to 31.';
   if (!form.time || !/^([01]\d|2[0-3]):[0-5]\d$/.test(form.time)) errors.time = 'Pick the time.';
   if (Object.keys(errors).length > 0 || cents === undefined) return { ok: false, errors };
   return {

@@ -68,9 +68,16 @@ export const PROFILE_SYNC_MS = 86_400_000;
 export type ProfileSyncMemo = Map<string, { mapping: string; at: number }>;
 
 /** Reads the profile dates of each workspace with a mapped, enabled rule, when due; failures are logged. */
-export async function syncMappedProfiles(deps: AutomationDeps, now: Date, memo: ProfileSyncMemo, stopping: () => boolean = () => false): Promise<number> {
+export async function syncMappedProfiles(
+  deps: AutomationDeps,
+  now: Date,
+  memo: ProfileSyncMemo,
+  stopping: () => boolean = () => false,
+): Promise<number> {
   if (!deps.profiles) return 0;
-  const rules = (await deps.db.select().from(celebrationRules).where(eq(celebrationRules.enabled, true))).filter((r) => r.profileFieldId);
+  const rules = (await deps.db.select().from(celebrationRules).where(eq(celebrationRules.enabled, true))).filter(
+    (r) => r.profileFieldId,
+  );
   const byTeam = new Map<string, CelebrationRuleRow[]>();
   for (const r of rules) byTeam.set(r.teamId, [...(byTeam.get(r.teamId) ?? []), r]);
   let synced = 0;
@@ -84,7 +91,13 @@ export async function syncMappedProfiles(deps: AutomationDeps, now: Date, memo: 
     const ws = { teamId, enterpriseId: teamRules[0]!.enterpriseId };
     try {
       if (stopping()) break;
-      const report = await syncProfileDates({ db: deps.db, profiles: deps.profiles }, ws, teamRules, now.toISOString().slice(0, 10), stopping);
+      const report = await syncProfileDates(
+        { db: deps.db, profiles: deps.profiles },
+        ws,
+        teamRules,
+        now.toISOString().slice(0, 10),
+        stopping,
+      );
       memo.set(teamId, { mapping, at: now.getTime() });
       deps.logger.info('celebration dates read from profiles', { teamId, ...report });
       synced++;
@@ -128,7 +141,9 @@ export async function planOccurrences(deps: AutomationDeps, now: Date): Promise<
       const date = rule.kind === 'birthday' ? person.birthday : person.startDate;
       if (!date || !mayFallWithin(date, from, to)) continue;
       // A workspace the app is no longer installed in (distribution mode) plans nothing, and asks Slack nothing more.
-      const user = await deps.users.userInfo(rule, person.slackUserId).catch((error: unknown) => (isChatRefusal(error, 'refused') ? undefined : Promise.reject(error)));
+      const user = await deps.users
+        .userInfo(rule, person.slackUserId)
+        .catch((error: unknown) => (isChatRefusal(error, 'refused') ? undefined : Promise.reject(error)));
       if (!user || user.deleted) continue;
       for (const run of celebrationRuns({ kind: rule.kind, date, zone: user.tz ?? 'UTC', from, to })) {
         rows.push({
@@ -181,11 +196,23 @@ function mayFallWithin(date: string, from: Date, to: Date): boolean {
  * Claims due occurrences (oldest first) for this instance, skipping rows others hold: `planned` ones to
  * send, `retrying` ones to send again. A row waiting to be tried again has `claimed_until` at that time.
  */
-export async function claimDueOccurrences(db: Database, workerId: string, now: Date, limit = BATCH, status: 'planned' | 'retrying' = 'planned'): Promise<OccurrenceRow[]> {
+export async function claimDueOccurrences(
+  db: Database,
+  workerId: string,
+  now: Date,
+  limit = BATCH,
+  status: 'planned' | 'retrying' = 'planned',
+): Promise<OccurrenceRow[]> {
   const due = db
     .select({ id: automationOccurrences.id })
     .from(automationOccurrences)
-    .where(and(eq(automationOccurrences.status, status), lte(automationOccurrences.dueAt, iso(now)), or(isNull(automationOccurrences.claimedUntil), lte(automationOccurrences.claimedUntil, iso(now)))))
+    .where(
+      and(
+        eq(automationOccurrences.status, status),
+        lte(automationOccurrences.dueAt, iso(now)),
+        or(isNull(automationOccurrences.claimedUntil), lte(automationOccurrences.claimedUntil, iso(now))),
+      ),
+    )
     .orderBy(asc(automationOccurrences.dueAt))
     .limit(limit)
     .for('update', { skipLocked: true });
@@ -200,11 +227,21 @@ export async function claimDueOccurrences(db: Database, workerId: string, now: D
  * Writes a claimed occurrence's outcome, fenced on the claim: a row a person changed meanwhile (a
  * skip, a paused series) or another instance re-claimed is left as it is. False when fenced out.
  */
-async function settle(db: Database, occ: OccurrenceRow, set: Partial<typeof automationOccurrences.$inferInsert>): Promise<boolean> {
+async function settle(
+  db: Database,
+  occ: OccurrenceRow,
+  set: Partial<typeof automationOccurrences.$inferInsert>,
+): Promise<boolean> {
   const updated = await db
     .update(automationOccurrences)
     .set({ claimedUntil: null, claimedBy: null, ...set, updatedAt: sql`now()` })
-    .where(and(eq(automationOccurrences.id, occ.id), eq(automationOccurrences.status, occ.status), occ.claimedBy ? eq(automationOccurrences.claimedBy, occ.claimedBy) : undefined))
+    .where(
+      and(
+        eq(automationOccurrences.id, occ.id),
+        eq(automationOccurrences.status, occ.status),
+        occ.claimedBy ? eq(automationOccurrences.claimedBy, occ.claimedBy) : undefined,
+      ),
+    )
     .returning({ id: automationOccurrences.id });
   return updated.length === 1;
 }
@@ -225,19 +262,40 @@ export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRo
   if (now.getTime() - occ.dueAt.getTime() > LATE_LIMIT_MS) {
     // A run that waited (the API down, a limit) and ran out of days: its owner hears that Kudos stopped.
     const waited = occ.error;
-    if (!(await settle(deps.db, occ, { status: 'missed', error: waited ?? 'Its time passed more than 7 days ago while Kudos was not running.' }))) return 'yielded';
-    if (waited) await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason: waited, next: 'given_up', until: untilOf(occ) });
+    if (
+      !(await settle(deps.db, occ, {
+        status: 'missed',
+        error: waited ?? 'Its time passed more than 7 days ago while Kudos was not running.',
+      }))
+    )
+      return 'yielded';
+    if (waited)
+      await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason: waited, next: 'given_up', until: untilOf(occ) });
     return 'missed';
   }
   const ws: Ws = { teamId: occ.teamId, enterpriseId: occ.enterpriseId };
-  const request = occ.source === 'recurring' ? await recurringRequest(deps.db, occ) : await celebrationRequest(deps, occ);
+  const request =
+    occ.source === 'recurring' ? await recurringRequest(deps.db, occ) : await celebrationRequest(deps, occ);
   if ('stop' in request) return (await settle(deps.db, occ, stopValues(occ, request))) ? request.stop : 'yielded';
   const { owner, ...send } = request;
   // Kudos' known spending limits: a run over one waits (and is tried again) rather than being ordered.
-  const over = await checkSendAgainstLimits(deps.db, ws, Math.round(send.amountDollars * 100) * send.recipientUserIds.length, deps.now(), 'This run');
+  const over = await checkSendAgainstLimits(
+    deps.db,
+    ws,
+    Math.round(send.amountDollars * 100) * send.recipientUserIds.length,
+    deps.now(),
+    'This run',
+  );
   if (!over.ok) {
     if (!(await waitUntil(deps.db, occ, new Date(now.getTime() + RETRY_MS), over.message))) return 'yielded';
-    await tellOwner(deps, occ, AUTOMATION_WAITING_KIND, { reason: over.message, next: 'retrying', until: untilOf(occ) }, owner, send.recipientUserIds);
+    await tellOwner(
+      deps,
+      occ,
+      AUTOMATION_WAITING_KIND,
+      { reason: over.message, next: 'retrying', until: untilOf(occ) },
+      owner,
+      send.recipientUserIds,
+    );
     return 'waiting';
   }
   const checked = await prepareAutomated(deps, { workspace: ws, sourceKey: `auto:${occ.key}`, ...send });
@@ -245,11 +303,20 @@ export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRo
     if (checked.transient) {
       // The API could not be asked (a 503, a timeout): nothing is settled, the run is tried again.
       log.warn('automated send could not be checked; trying again', { code: checked.code, reason: checked.message });
-      return (await waitUntil(deps.db, occ, new Date(now.getTime() + RETRY_MS), checked.message)) ? 'waiting' : 'yielded';
+      return (await waitUntil(deps.db, occ, new Date(now.getTime() + RETRY_MS), checked.message))
+        ? 'waiting'
+        : 'yielded';
     }
     log.warn('automated send refused', { code: checked.code, reason: checked.message });
     if (!(await settle(deps.db, occ, { status: 'refused', error: checked.message }))) return 'yielded';
-    await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason: checked.message, next: 'not_retried' }, owner, send.recipientUserIds);
+    await tellOwner(
+      deps,
+      occ,
+      AUTOMATION_REFUSED_KIND,
+      { reason: checked.message, next: 'not_retried' },
+      owner,
+      send.recipientUserIds,
+    );
     return 'refused';
   }
   const held = await recordIfStillDue(deps.db, occ, checked.prepared, send.origin);
@@ -263,7 +330,10 @@ function stopValues(occ: OccurrenceRow, stop: Stop): Partial<typeof automationOc
 }
 
 /** Inside the transaction that holds the occurrence: settles it stopped (skip, opt-out, date moved, series paused) and says how, or undefined when it is still due. */
-async function settleIfStopped(tx: Parameters<typeof stopNow>[0], occ: OccurrenceRow): Promise<NonNullable<Awaited<ReturnType<typeof stopNow>>>['stop'] | undefined> {
+async function settleIfStopped(
+  tx: Parameters<typeof stopNow>[0],
+  occ: OccurrenceRow,
+): Promise<NonNullable<Awaited<ReturnType<typeof stopNow>>>['stop'] | undefined> {
   const stop = await stopNow(tx, occ);
   if (!stop) return undefined;
   await tx
@@ -279,9 +349,18 @@ async function settleIfStopped(tx: Parameters<typeof stopNow>[0], occ: Occurrenc
  * a skip, a pause or a corrected date that lands first means nothing is recorded (nor ordered); one
  * that lands after finds the occurrence `sent`.
  */
-async function recordIfStillDue(db: Database, occ: OccurrenceRow, prepared: Extract<PreparedSend, { ok: true }>, origin: SendOrigin): Promise<{ recorded: RecordedSend } | { outcome: Outcome }> {
+async function recordIfStillDue(
+  db: Database,
+  occ: OccurrenceRow,
+  prepared: Extract<PreparedSend, { ok: true }>,
+  origin: SendOrigin,
+): Promise<{ recorded: RecordedSend } | { outcome: Outcome }> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.select().from(automationOccurrences).where(eq(automationOccurrences.id, occ.id)).for('update');
+    const [row] = await tx
+      .select()
+      .from(automationOccurrences)
+      .where(eq(automationOccurrences.id, occ.id))
+      .for('update');
     if (!row || row.status !== 'planned' || row.claimedBy !== occ.claimedBy) {
       return { outcome: row?.status === 'skipped' || row?.status === 'canceled' ? row.status : 'yielded' };
     }
@@ -290,7 +369,14 @@ async function recordIfStillDue(db: Database, occ: OccurrenceRow, prepared: Extr
     const recorded = await recordPreparedSend(tx, prepared, origin);
     await tx
       .update(automationOccurrences)
-      .set({ status: 'sent', kudosId: recorded.row.id, error: null, claimedUntil: null, claimedBy: null, updatedAt: sql`now()` })
+      .set({
+        status: 'sent',
+        kudosId: recorded.row.id,
+        error: null,
+        claimedUntil: null,
+        claimedBy: null,
+        updatedAt: sql`now()`,
+      })
       .where(eq(automationOccurrences.id, occ.id));
     return { recorded };
   });
@@ -308,7 +394,9 @@ async function stopNow(db: Database, occ: OccurrenceRow): Promise<Stop | undefin
       .from(recurringSeries)
       .where(and(eq(recurringSeries.id, occ.seriesId!), eq(recurringSeries.teamId, occ.teamId)))
       .for('share');
-    return !series || series.status !== 'active' ? { stop: 'canceled', why: `The series is ${series?.status ?? 'deleted'}.` } : undefined;
+    return !series || series.status !== 'active'
+      ? { stop: 'canceled', why: `The series is ${series?.status ?? 'deleted'}.` }
+      : undefined;
   }
   const kind = occ.source;
   const [rule] = await db
@@ -326,7 +414,8 @@ async function stopNow(db: Database, occ: OccurrenceRow): Promise<Stop | undefin
   const date = kind === 'birthday' ? dates?.birthday : dates?.startDate;
   const label = kind === 'birthday' ? 'birthday' : 'start date';
   if (!date) return { stop: 'canceled', why: `Their ${label} was removed.` };
-  if (celebrationRunOn(kind, date, occ.localDate) === undefined) return { stop: 'canceled', why: `Their ${label} is now ${date}; that day is celebrated instead.` };
+  if (celebrationRunOn(kind, date, occ.localDate) === undefined)
+    return { stop: 'canceled', why: `Their ${label} is now ${date}; that day is celebrated instead.` };
   const [prefs] = await db
     .select({ optOut: celebrationPreferences.optOut })
     .from(celebrationPreferences)
@@ -352,7 +441,14 @@ type OwnerNotice = { reason: string; next: 'not_retried' | 'retrying' | 'given_u
  * notice outbox, keyed by the occurrence): refused for good, waiting to be tried again, given up. Not
  * told: the run is still recorded with its reason.
  */
-async function tellOwner(deps: AutomationDeps, occ: OccurrenceRow, kind: string, notice: OwnerNotice, owner?: string, recipientUserIds?: string[]): Promise<void> {
+async function tellOwner(
+  deps: AutomationDeps,
+  occ: OccurrenceRow,
+  kind: string,
+  notice: OwnerNotice,
+  owner?: string,
+  recipientUserIds?: string[],
+): Promise<void> {
   if (!deps.notices) return;
   try {
     const who = owner && recipientUserIds ? { owner, recipientUserIds } : await ownerOf(deps.db, occ);
@@ -362,7 +458,13 @@ async function tellOwner(deps: AutomationDeps, occ: OccurrenceRow, kind: string,
       { kind, subject: occ.id, teamId: occ.teamId, enterpriseId: occ.enterpriseId },
       {
         to: { userId: who.owner },
-        message: deps.notices.present({ type: 'automation.refused', source: occ.source, localDate: occ.localDate, recipientUserIds: who.recipientUserIds, ...notice }),
+        message: deps.notices.present({
+          type: 'automation.refused',
+          source: occ.source,
+          localDate: occ.localDate,
+          recipientUserIds: who.recipientUserIds,
+          ...notice,
+        }),
       },
     );
   } catch (error) {
@@ -372,7 +474,10 @@ async function tellOwner(deps: AutomationDeps, occ: OccurrenceRow, kind: string,
 }
 
 /** Who answers for a run: a recurring kudos' sender; for a celebration the admin who last saved the rule. */
-async function ownerOf(db: Database, occ: OccurrenceRow): Promise<{ owner: string; recipientUserIds: string[] } | undefined> {
+async function ownerOf(
+  db: Database,
+  occ: OccurrenceRow,
+): Promise<{ owner: string; recipientUserIds: string[] } | undefined> {
   if (occ.source === 'recurring') {
     const [series] = await db.select().from(recurringSeries).where(eq(recurringSeries.id, occ.seriesId!));
     return series ? { owner: series.senderUserId, recipientUserIds: series.recipientUserIds } : undefined;
@@ -391,7 +496,8 @@ async function recurringRequest(db: Database, occ: OccurrenceRow): Promise<Reque
     .select()
     .from(recurringSeries)
     .where(and(eq(recurringSeries.id, occ.seriesId!), eq(recurringSeries.teamId, occ.teamId)));
-  if (!series || series.status !== 'active') return { stop: 'canceled', why: `The series is ${series?.status ?? 'deleted'}.` };
+  if (!series || series.status !== 'active')
+    return { stop: 'canceled', why: `The series is ${series?.status ?? 'deleted'}.` };
   return {
     senderUserId: series.senderUserId,
     recipientUserIds: series.recipientUserIds,
@@ -425,7 +531,10 @@ async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Pro
       .where(and(eq(celebrationDates.teamId, occ.teamId), eq(celebrationDates.slackUserId, subject))),
   ]);
   // The years of the start date as it is now (a corrected start year keeps the day, and the key).
-  const years = kind === 'anniversary' && dates?.startDate ? celebrationRunOn(kind, dates.startDate, occ.localDate)?.years : undefined;
+  const years =
+    kind === 'anniversary' && dates?.startDate
+      ? celebrationRunOn(kind, dates.startDate, occ.localDate)?.years
+      : undefined;
   const user = await deps.users.userInfo(occ, subject);
   const name = user ? user.firstName || displayNameOf(user) : subject;
   return {
@@ -451,7 +560,10 @@ const FIXABLE_REFUSALS = new Set(['INSUFFICIENT_BALANCE', 'DAILY_LIMIT_EXCEEDED'
  * reason within the run's 7 days, `retrying` (tried again from RETRY_MS on); otherwise `failed`.
  * Either way the owner hears which run and what happens next, once.
  */
-export async function followFailedSends(deps: AutomationDeps, now: Date): Promise<{ retrying: number; failed: number }> {
+export async function followFailedSends(
+  deps: AutomationDeps,
+  now: Date,
+): Promise<{ retrying: number; failed: number }> {
   const rows = await deps.db
     .select({ occ: automationOccurrences, send: kudos })
     .from(automationOccurrences)
@@ -463,16 +575,40 @@ export async function followFailedSends(deps: AutomationDeps, now: Date): Promis
     const reason = `The Rewards API refused the order: ${send.errorMessage ?? send.errorCode ?? 'no reason given'}`;
     const recipientUserIds = send.recipients.map((r) => r.slackUserId).filter((id): id is string => Boolean(id));
     const retry = FIXABLE_REFUSALS.has(send.errorCode ?? '') && now.getTime() - occ.dueAt.getTime() <= LATE_LIMIT_MS;
-    const set = retry ? { status: 'retrying' as const, claimedUntil: new Date(now.getTime() + RETRY_MS) } : { status: 'failed' as const };
+    const set = retry
+      ? { status: 'retrying' as const, claimedUntil: new Date(now.getTime() + RETRY_MS) }
+      : { status: 'failed' as const };
     const [moved] = await deps.db
       .update(automationOccurrences)
       .set({ ...set, error: reason, updatedAt: sql`now()` })
-      .where(and(eq(automationOccurrences.id, occ.id), eq(automationOccurrences.status, 'sent'), eq(automationOccurrences.kudosId, send.id)))
+      .where(
+        and(
+          eq(automationOccurrences.id, occ.id),
+          eq(automationOccurrences.status, 'sent'),
+          eq(automationOccurrences.kudosId, send.id),
+        ),
+      )
       .returning();
     if (!moved) continue;
     const owner = await ownerOf(deps.db, occ);
-    if (retry) await tellOwner(deps, occ, AUTOMATION_WAITING_KIND, { reason, next: 'retrying', until: untilOf(occ) }, owner?.owner, recipientUserIds);
-    else await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason, next: 'not_retried' }, owner?.owner, recipientUserIds);
+    if (retry)
+      await tellOwner(
+        deps,
+        occ,
+        AUTOMATION_WAITING_KIND,
+        { reason, next: 'retrying', until: untilOf(occ) },
+        owner?.owner,
+        recipientUserIds,
+      );
+    else
+      await tellOwner(
+        deps,
+        occ,
+        AUTOMATION_REFUSED_KIND,
+        { reason, next: 'not_retried' },
+        owner?.owner,
+        recipientUserIds,
+      );
     counts[set.status]++;
   }
   return counts;
@@ -483,7 +619,8 @@ async function stillRefused(deps: AutomationDeps, send: KudosRow): Promise<strin
   if (send.errorCode === 'INSUFFICIENT_BALANCE') {
     const balance = await (await deps.rewards.for(send)).balance.get();
     const available = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
-    if (available < send.totalCents) return `The Rewards balance (${formatUsd(available)}) does not cover ${formatUsd(send.totalCents)} yet.`;
+    if (available < send.totalCents)
+      return `The Rewards balance (${formatUsd(available)}) does not cover ${formatUsd(send.totalCents)} yet.`;
     return undefined;
   }
   const limits = await checkSendAgainstLimits(deps.db, send, send.totalCents, deps.now(), 'This run');
@@ -504,7 +641,11 @@ async function retryFailedSend(deps: AutomationDeps, occ: OccurrenceRow, now: Da
   }
   if (now.getTime() - occ.dueAt.getTime() > LATE_LIMIT_MS) {
     if (!(await settle(deps.db, occ, { status: 'failed' }))) return 'yielded';
-    await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason: occ.error ?? 'The Rewards API refused the order.', next: 'given_up', until: untilOf(occ) });
+    await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, {
+      reason: occ.error ?? 'The Rewards API refused the order.',
+      next: 'given_up',
+      until: untilOf(occ),
+    });
     return 'failed';
   }
   const stop = await stopNow(deps.db, occ);
@@ -515,13 +656,21 @@ async function retryFailedSend(deps: AutomationDeps, occ: OccurrenceRow, now: Da
   const key = kudosPartKey(send, send.partsPlaced);
   const found = (await (await deps.rewards.for(send)).orders.list({ clientOrderId: key })).data[0];
   if (found) {
-    deps.logger.warn('an order exists for the refused automated send; recorded, not sent again', { occurrence: occ.key, kudosId: send.id, orderId: found.orderId });
+    deps.logger.warn('an order exists for the refused automated send; recorded, not sent again', {
+      occurrence: occ.key,
+      kudosId: send.id,
+      orderId: found.orderId,
+    });
     await promoteFoundKudosOrder(deps.db, send, key, found);
     deps.wakeWorker(send.id);
     return (await settle(deps.db, occ, { status: 'sent', error: null })) ? 'sent' : 'yielded';
   }
   const outcome = await deps.db.transaction(async (tx): Promise<Outcome> => {
-    const [row] = await tx.select().from(automationOccurrences).where(eq(automationOccurrences.id, occ.id)).for('update');
+    const [row] = await tx
+      .select()
+      .from(automationOccurrences)
+      .where(eq(automationOccurrences.id, occ.id))
+      .for('update');
     if (!row || row.status !== 'retrying' || row.claimedBy !== occ.claimedBy) return 'yielded';
     const stopped = await settleIfStopped(tx, occ);
     if (stopped) return stopped;
@@ -542,7 +691,14 @@ async function retryFailedSend(deps: AutomationDeps, occ: OccurrenceRow, now: Da
         nextAttemptAt: sql`now()`,
         updatedAt: sql`now()`,
       })
-      .where(and(eq(kudos.id, send.id), eq(kudos.status, 'failed'), eq(kudos.idempotencyKey, send.idempotencyKey), isNotNull(kudos.notifiedAt)))
+      .where(
+        and(
+          eq(kudos.id, send.id),
+          eq(kudos.status, 'failed'),
+          eq(kudos.idempotencyKey, send.idempotencyKey),
+          isNotNull(kudos.notifiedAt),
+        ),
+      )
       .returning({ id: kudos.id });
     if (!again) return 'yielded';
     await tx
@@ -557,8 +713,21 @@ async function retryFailedSend(deps: AutomationDeps, occ: OccurrenceRow, now: Da
 
 /** One pass: plan, then send everything due (in batches). `now` is injectable for tests. */
 export async function runAutomations(deps: AutomationDeps, workerId: string, now: Date): Promise<AutomationReport> {
-  if (deps.workflowSteps) await finishWaitingSteps(deps.workflowSteps).catch((error: unknown) => deps.logger.warn('finishing waiting workflow steps failed', { error }));
-  const report: AutomationReport = { planned: await planOccurrences(deps, now), sent: 0, skipped: 0, refused: 0, canceled: 0, missed: 0, waiting: 0, failed: 0, retried: 0 };
+  if (deps.workflowSteps)
+    await finishWaitingSteps(deps.workflowSteps).catch((error: unknown) =>
+      deps.logger.warn('finishing waiting workflow steps failed', { error }),
+    );
+  const report: AutomationReport = {
+    planned: await planOccurrences(deps, now),
+    sent: 0,
+    skipped: 0,
+    refused: 0,
+    canceled: 0,
+    missed: 0,
+    waiting: 0,
+    failed: 0,
+    retried: 0,
+  };
   const followed = await followFailedSends(deps, now);
   report.failed += followed.failed;
   for (;;) {
@@ -670,7 +839,13 @@ export async function upcomingCelebrations(db: Database, ws: Ws, now: Date): Pro
  * that lands after finds it `sent` (false). True when it was skipped by this call. With
  * `seriesSenderUserId`, only an occurrence of that sender's own series (a sender skipping one run).
  */
-export async function skipOccurrence(db: Database, ws: Ws, occurrenceId: string, actorUserId: string, seriesSenderUserId?: string): Promise<boolean> {
+export async function skipOccurrence(
+  db: Database,
+  ws: Ws,
+  occurrenceId: string,
+  actorUserId: string,
+  seriesSenderUserId?: string,
+): Promise<boolean> {
   const ownSeries = seriesSenderUserId
     ? inArray(
         automationOccurrences.seriesId,
@@ -683,38 +858,74 @@ export async function skipOccurrence(db: Database, ws: Ws, occurrenceId: string,
   const updated = await db
     .update(automationOccurrences)
     .set({ status: 'skipped', skippedBy: actorUserId, error: null, updatedAt: sql`now()` })
-    .where(and(eq(automationOccurrences.id, occurrenceId), eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.status, 'planned'), ownSeries))
+    .where(
+      and(
+        eq(automationOccurrences.id, occurrenceId),
+        eq(automationOccurrences.teamId, ws.teamId),
+        eq(automationOccurrences.status, 'planned'),
+        ownSeries,
+      ),
+    )
     .returning({ id: automationOccurrences.id });
   return updated.length === 1;
 }
 
-export type CelebrationRuleInput = Pick<CelebrationRuleRow, 'enabled' | 'amountCents' | 'productId' | 'messageTemplate' | 'senderUserId' | 'channelId' | 'profileFieldId'>;
+export type CelebrationRuleInput = Pick<
+  CelebrationRuleRow,
+  'enabled' | 'amountCents' | 'productId' | 'messageTemplate' | 'senderUserId' | 'channelId' | 'profileFieldId'
+>;
 
-export async function saveCelebrationRule(db: Database, ws: Ws, kind: CelebrationKind, input: CelebrationRuleInput, actorUserId: string): Promise<CelebrationRuleRow> {
+export async function saveCelebrationRule(
+  db: Database,
+  ws: Ws,
+  kind: CelebrationKind,
+  input: CelebrationRuleInput,
+  actorUserId: string,
+): Promise<CelebrationRuleRow> {
   const values = { ...ws, kind, ...input, updatedBy: actorUserId, updatedAt: new Date() };
   const [row] = await db
     .insert(celebrationRules)
     .values(values)
-    .onConflictDoUpdate({ target: [celebrationRules.teamId, celebrationRules.kind], set: { ...input, updatedBy: actorUserId, updatedAt: sql`now()` } })
+    .onConflictDoUpdate({
+      target: [celebrationRules.teamId, celebrationRules.kind],
+      set: { ...input, updatedBy: actorUserId, updatedAt: sql`now()` },
+    })
     .returning();
   return row!;
 }
 
 export async function celebrationRulesOf(db: Database, ws: Ws): Promise<CelebrationRuleRow[]> {
-  return db.select().from(celebrationRules).where(eq(celebrationRules.teamId, ws.teamId)).orderBy(asc(celebrationRules.kind));
+  return db
+    .select()
+    .from(celebrationRules)
+    .where(eq(celebrationRules.teamId, ws.teamId))
+    .orderBy(asc(celebrationRules.kind));
 }
 
-export async function setCelebrationPreference(db: Database, ws: Ws, userId: string, prefs: { optOut?: boolean; noPublicPost?: boolean }): Promise<void> {
+export async function setCelebrationPreference(
+  db: Database,
+  ws: Ws,
+  userId: string,
+  prefs: { optOut?: boolean; noPublicPost?: boolean },
+): Promise<void> {
   await db
     .insert(celebrationPreferences)
     .values({ ...ws, slackUserId: userId, optOut: prefs.optOut ?? false, noPublicPost: prefs.noPublicPost ?? false })
     .onConflictDoUpdate({
       target: [celebrationPreferences.teamId, celebrationPreferences.slackUserId],
-      set: { ...(prefs.optOut !== undefined ? { optOut: prefs.optOut } : {}), ...(prefs.noPublicPost !== undefined ? { noPublicPost: prefs.noPublicPost } : {}), updatedAt: sql`now()` },
+      set: {
+        ...(prefs.optOut !== undefined ? { optOut: prefs.optOut } : {}),
+        ...(prefs.noPublicPost !== undefined ? { noPublicPost: prefs.noPublicPost } : {}),
+        updatedAt: sql`now()`,
+      },
     });
 }
 
-export async function celebrationPreferenceOf(db: Database, ws: Ws, userId: string): Promise<{ optOut: boolean; noPublicPost: boolean }> {
+export async function celebrationPreferenceOf(
+  db: Database,
+  ws: Ws,
+  userId: string,
+): Promise<{ optOut: boolean; noPublicPost: boolean }> {
   const [row] = await db
     .select()
     .from(celebrationPreferences)
@@ -725,7 +936,10 @@ export async function celebrationPreferenceOf(db: Database, ws: Ws, userId: stri
 // ---- Recurring kudos -----------------------------------------------------------------------------
 
 /** Records a series as given (no caps): for set-ups and imports; a person's form goes through createSeriesWithinCaps. */
-export async function createSeries(db: Database, values: typeof recurringSeries.$inferInsert): Promise<RecurringSeriesRow> {
+export async function createSeries(
+  db: Database,
+  values: typeof recurringSeries.$inferInsert,
+): Promise<RecurringSeriesRow> {
   const [row] = await db.insert(recurringSeries).values(values).returning();
   return row!;
 }
@@ -748,7 +962,11 @@ export type CreateSeriesOutcome =
  * created one at a time (a transaction-scoped advisory lock), so that concurrent submissions count
  * each other and a cap holds exactly.
  */
-export async function createSeriesWithinCaps(db: Database, values: typeof recurringSeries.$inferInsert, caps: SeriesCaps): Promise<CreateSeriesOutcome> {
+export async function createSeriesWithinCaps(
+  db: Database,
+  values: typeof recurringSeries.$inferInsert,
+  caps: SeriesCaps,
+): Promise<CreateSeriesOutcome> {
   // Read first without the lock: a form saved already, or a cap reached, is answered without queueing
   // behind the workspace's other submissions (a burst at the cap stays quick).
   const refused = await savedOrAtCap(db, values, caps);
@@ -775,7 +993,10 @@ async function savedOrAtCap(
           .where(and(eq(recurringSeries.teamId, values.teamId), eq(recurringSeries.sourceViewId, values.sourceViewId)))
       : Promise.resolve([]),
     reader
-      .select({ all: sql<number>`count(*)::int`, own: sql<number>`(count(*) filter (where ${recurringSeries.senderUserId} = ${values.senderUserId}))::int` })
+      .select({
+        all: sql<number>`count(*)::int`,
+        own: sql<number>`(count(*) filter (where ${recurringSeries.senderUserId} = ${values.senderUserId}))::int`,
+      })
       .from(recurringSeries)
       .where(and(eq(recurringSeries.teamId, values.teamId), inArray(recurringSeries.status, ['active', 'paused']))),
   ]);
@@ -787,7 +1008,11 @@ async function savedOrAtCap(
 
 /** Plans one series' runs of the next 30 days (what the periodic pass does for every series), for a series just created. */
 export async function planSeries(db: Database, series: RecurringSeriesRow, now: Date): Promise<number> {
-  const rows = recurrenceRuns(series, new Date(now.getTime() - PLAN_BEHIND_MS), new Date(now.getTime() + PLAN_AHEAD_MS)).map((run) => ({
+  const rows = recurrenceRuns(
+    series,
+    new Date(now.getTime() - PLAN_BEHIND_MS),
+    new Date(now.getTime() + PLAN_AHEAD_MS),
+  ).map((run) => ({
     teamId: series.teamId,
     enterpriseId: series.enterpriseId,
     key: `series:${series.id}:${run.localDate}`,
@@ -806,10 +1031,24 @@ export async function planSeries(db: Database, series: RecurringSeriesRow, now: 
 }
 
 /** One page of a workspace's series (or one sender's), oldest first, and how many there are in all. */
-export async function listSeries(db: Database, ws: Ws, opts: { senderUserId?: string | undefined; offset: number; limit: number }): Promise<{ series: RecurringSeriesRow[]; total: number }> {
-  const where = and(eq(recurringSeries.teamId, ws.teamId), inArray(recurringSeries.status, ['active', 'paused']), opts.senderUserId ? eq(recurringSeries.senderUserId, opts.senderUserId) : undefined);
+export async function listSeries(
+  db: Database,
+  ws: Ws,
+  opts: { senderUserId?: string | undefined; offset: number; limit: number },
+): Promise<{ series: RecurringSeriesRow[]; total: number }> {
+  const where = and(
+    eq(recurringSeries.teamId, ws.teamId),
+    inArray(recurringSeries.status, ['active', 'paused']),
+    opts.senderUserId ? eq(recurringSeries.senderUserId, opts.senderUserId) : undefined,
+  );
   const [series, [count]] = await Promise.all([
-    db.select().from(recurringSeries).where(where).orderBy(asc(recurringSeries.createdAt), asc(recurringSeries.id)).offset(opts.offset).limit(opts.limit),
+    db
+      .select()
+      .from(recurringSeries)
+      .where(where)
+      .orderBy(asc(recurringSeries.createdAt), asc(recurringSeries.id))
+      .offset(opts.offset)
+      .limit(opts.limit),
     db
       .select({ n: sql<number>`count(*)::int` })
       .from(recurringSeries)
@@ -819,17 +1058,38 @@ export async function listSeries(db: Database, ws: Ws, opts: { senderUserId?: st
 }
 
 /** The next `perSeries` planned runs of each of `seriesIds`, in one query (to skip one). */
-export async function upcomingOfSeriesList(db: Database, ws: Ws, seriesIds: string[], now: Date, perSeries: number): Promise<Map<string, OccurrenceRow[]>> {
+export async function upcomingOfSeriesList(
+  db: Database,
+  ws: Ws,
+  seriesIds: string[],
+  now: Date,
+  perSeries: number,
+): Promise<Map<string, OccurrenceRow[]>> {
   const bySeries = new Map<string, OccurrenceRow[]>(seriesIds.map((id) => [id, []]));
   if (seriesIds.length === 0) return bySeries;
   const ranked = db
-    .select({ id: automationOccurrences.id, rank: sql<number>`row_number() over (partition by ${automationOccurrences.seriesId} order by ${automationOccurrences.dueAt})`.as('rank') })
+    .select({
+      id: automationOccurrences.id,
+      rank: sql<number>`row_number() over (partition by ${automationOccurrences.seriesId} order by ${automationOccurrences.dueAt})`.as(
+        'rank',
+      ),
+    })
     .from(automationOccurrences)
     .where(
-      and(eq(automationOccurrences.teamId, ws.teamId), inArray(automationOccurrences.seriesId, seriesIds), eq(automationOccurrences.status, 'planned'), gte(automationOccurrences.dueAt, iso(now))),
+      and(
+        eq(automationOccurrences.teamId, ws.teamId),
+        inArray(automationOccurrences.seriesId, seriesIds),
+        eq(automationOccurrences.status, 'planned'),
+        gte(automationOccurrences.dueAt, iso(now)),
+      ),
     )
     .as('ranked');
-  const rows = await db.select().from(automationOccurrences).innerJoin(ranked, eq(ranked.id, automationOccurrences.id)).where(lte(ranked.rank, perSeries)).orderBy(asc(automationOccurrences.dueAt));
+  const rows = await db
+    .select()
+    .from(automationOccurrences)
+    .innerJoin(ranked, eq(ranked.id, automationOccurrences.id))
+    .where(lte(ranked.rank, perSeries))
+    .orderBy(asc(automationOccurrences.dueAt));
   for (const { automation_occurrences: occ } of rows) bySeries.get(occ.seriesId!)?.push(occ);
   return bySeries;
 }
@@ -854,7 +1114,10 @@ export async function setSeriesStatus(
         and(
           eq(recurringSeries.id, seriesId),
           eq(recurringSeries.teamId, ws.teamId),
-          inArray(recurringSeries.status, status === 'deleted' ? ['active', 'paused'] : status === 'paused' ? ['active'] : ['paused']),
+          inArray(
+            recurringSeries.status,
+            status === 'deleted' ? ['active', 'paused'] : status === 'paused' ? ['active'] : ['paused'],
+          ),
           actor.isAdmin ? undefined : eq(recurringSeries.senderUserId, actor.userId),
         ),
       )
@@ -865,7 +1128,12 @@ export async function setSeriesStatus(
         .update(automationOccurrences)
         .set({ status: 'planned', error: null, updatedAt: sql`now()` })
         .where(
-          and(eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.seriesId, seriesId), eq(automationOccurrences.status, 'canceled'), gte(automationOccurrences.dueAt, iso(now))),
+          and(
+            eq(automationOccurrences.teamId, ws.teamId),
+            eq(automationOccurrences.seriesId, seriesId),
+            eq(automationOccurrences.status, 'canceled'),
+            gte(automationOccurrences.dueAt, iso(now)),
+          ),
         );
     }
     if (updated && status !== 'active') {
@@ -873,7 +1141,13 @@ export async function setSeriesStatus(
         .update(automationOccurrences)
         .set({ status: 'canceled', error: `The series was ${status} by ${actor.userId}.`, updatedAt: sql`now()` })
         // A run a pass holds is cancelled too: its send is recorded only while it is still planned.
-        .where(and(eq(automationOccurrences.teamId, ws.teamId), eq(automationOccurrences.seriesId, seriesId), inArray(automationOccurrences.status, ['planned', 'retrying'])));
+        .where(
+          and(
+            eq(automationOccurrences.teamId, ws.teamId),
+            eq(automationOccurrences.seriesId, seriesId),
+            inArray(automationOccurrences.status, ['planned', 'retrying']),
+          ),
+        );
     }
     return updated;
   });

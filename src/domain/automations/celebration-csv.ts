@@ -39,7 +39,10 @@ export function parseBirthday(text: string): string | { error: string } {
   const dd = Number(day);
   if (mm < 1 || mm > 12) return { error: `birthday "${text}" has no month ${month}` };
   const max = year ? daysInMonth(Number(year), mm) : mm === 2 ? 29 : daysInMonth(2000, mm);
-  if (dd < 1 || dd > max) return { error: `birthday "${text}" is not a date${year && mm === 2 && dd === 29 && !isLeapYear(Number(year)) ? ` (${year} is not a leap year)` : ''}` };
+  if (dd < 1 || dd > max)
+    return {
+      error: `birthday "${text}" is not a date${year && mm === 2 && dd === 29 && !isLeapYear(Number(year)) ? ` (${year} is not a leap year)` : ''}`,
+    };
   return `${month}-${day}`;
 }
 
@@ -48,13 +51,18 @@ export function parseStartDate(text: string, today: string): string | { error: s
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (!m) return { error: `start_date "${text}" is not YYYY-MM-DD` };
   const [, year, month, day] = m.map(Number) as [number, number, number, number];
-  if (year < 1900 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return { error: `start_date "${text}" is not a date` };
+  if (year < 1900 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month))
+    return { error: `start_date "${text}" is not a date` };
   if (text > today) return { error: `start_date "${text}" is in the future` };
   return text;
 }
 
 export function parseCelebrationCsv(text: string, today: string): ParsedCsv {
-  if (Buffer.byteLength(text, 'utf8') > MAX_CSV_BYTES) return { ok: false, message: `The file is larger than ${MAX_CSV_BYTES / 1024} KB; split it (at most ${MAX_CSV_ROWS} rows each).` };
+  if (Buffer.byteLength(text, 'utf8') > MAX_CSV_BYTES)
+    return {
+      ok: false,
+      message: `The file is larger than ${MAX_CSV_BYTES / 1024} KB; split it (at most ${MAX_CSV_ROWS} rows each).`,
+    };
   let records: string[][];
   try {
     records = parse(text.replace(/^\uFEFF/, ''), { skip_empty_lines: true, trim: true, relax_column_count: true });
@@ -62,10 +70,15 @@ export function parseCelebrationCsv(text: string, today: string): ParsedCsv {
     return { ok: false, message: `The file is not valid CSV (${(error as Error).message.split('\n')[0]}).` };
   }
   const header = records[0]?.map((h) => h.toLowerCase());
-  if (!header || COLUMNS.some((c, i) => header[i] !== c)) return { ok: false, message: 'The first line must be the header `email,birthday,start_date`.' };
+  if (!header || COLUMNS.some((c, i) => header[i] !== c))
+    return { ok: false, message: 'The first line must be the header `email,birthday,start_date`.' };
   const body = records.slice(1);
   if (body.length === 0) return { ok: false, message: 'The file has a header but no rows.' };
-  if (body.length > MAX_CSV_ROWS) return { ok: false, message: `The file has ${body.length} rows; at most ${MAX_CSV_ROWS} per upload. Nothing was imported.` };
+  if (body.length > MAX_CSV_ROWS)
+    return {
+      ok: false,
+      message: `The file has ${body.length} rows; at most ${MAX_CSV_ROWS} per upload. Nothing was imported.`,
+    };
 
   const today10 = today.slice(0, 10);
   const rows: CsvRow[] = [];
@@ -115,10 +128,20 @@ export async function importCelebrationDates(
   const accepted: Array<typeof celebrationDates.$inferInsert> = [];
   for (const row of parsed.rows) {
     const user = byEmail.get(row.email);
-    if (!user) rejected.push({ line: row.line, email: row.email, reason: 'no Slack user in this workspace has this e-mail' });
-    else if (user.deleted) rejected.push({ line: row.line, email: row.email, reason: 'this person is deactivated in Slack' });
+    if (!user)
+      rejected.push({ line: row.line, email: row.email, reason: 'no Slack user in this workspace has this e-mail' });
+    else if (user.deleted)
+      rejected.push({ line: row.line, email: row.email, reason: 'this person is deactivated in Slack' });
     else if (user.isBot) rejected.push({ line: row.line, email: row.email, reason: 'this is a bot' });
-    else accepted.push({ ...ws, slackUserId: user.id, email: row.email, birthday: row.birthday, startDate: row.startDate, source: 'csv' });
+    else
+      accepted.push({
+        ...ws,
+        slackUserId: user.id,
+        email: row.email,
+        birthday: row.birthday,
+        startDate: row.startDate,
+        source: 'csv',
+      });
   }
   if (accepted.length > 0) {
     await deps.db.transaction(async (tx) => {
@@ -128,7 +151,13 @@ export async function importCelebrationDates(
           .values(accepted.slice(i, i + 500))
           .onConflictDoUpdate({
             target: [celebrationDates.teamId, celebrationDates.slackUserId],
-            set: { email: sql`excluded.email`, birthday: sql`excluded.birthday`, startDate: sql`excluded.start_date`, source: sql`excluded.source`, updatedAt: sql`now()` },
+            set: {
+              email: sql`excluded.email`,
+              birthday: sql`excluded.birthday`,
+              startDate: sql`excluded.start_date`,
+              source: sql`excluded.source`,
+              updatedAt: sql`now()`,
+            },
           });
       }
     });

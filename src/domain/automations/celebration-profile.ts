@@ -37,8 +37,10 @@ export async function syncProfileDates(
     await Promise.all(
       people.slice(i, i + CONCURRENCY).map(async (person) => {
         const values = await deps.profiles.profileFieldValues(ws, person.id);
-        const birthday = birthdayField && values[birthdayField] ? parseBirthday(values[birthdayField].trim()) : undefined;
-        const startDate = startField && values[startField] ? parseStartDate(values[startField].trim(), today) : undefined;
+        const birthday =
+          birthdayField && values[birthdayField] ? parseBirthday(values[birthdayField].trim()) : undefined;
+        const startDate =
+          startField && values[startField] ? parseStartDate(values[startField].trim(), today) : undefined;
         if (typeof birthday === 'object' || typeof startDate === 'object') report.unreadable++;
         const set: { birthday?: string; startDate?: string } = {};
         if (typeof birthday === 'string') set.birthday = birthday;

@@ -16,7 +16,12 @@ import { isChatRefusal, type ChatWorkspace } from '../shared/ports.js';
 
 /** Finishes a step on the chat platform (Slack: functions.completeSuccess / completeError with the workflow token). */
 export interface StepFinisher {
-  finish(ws: ChatWorkspace, token: string, functionExecutionId: string, result: { ok: true; outputs: Record<string, string> } | { ok: false; error: string }): Promise<void>;
+  finish(
+    ws: ChatWorkspace,
+    token: string,
+    functionExecutionId: string,
+    result: { ok: true; outputs: Record<string, string> } | { ok: false; error: string },
+  ): Promise<void>;
 }
 
 export interface WorkflowStepDeps {
@@ -33,7 +38,10 @@ export const STEP_GIVE_UP_MS = 24 * 3_600_000;
 const iso = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
 /** Keeps a step waiting for its send's outcome (once per execution: a re-delivered event changes nothing). */
-export async function recordWaitingStep(deps: Pick<WorkflowStepDeps, 'db' | 'keyRing'>, input: { ws: ChatWorkspace; functionExecutionId: string; kudosId: string; token: string }): Promise<void> {
+export async function recordWaitingStep(
+  deps: Pick<WorkflowStepDeps, 'db' | 'keyRing'>,
+  input: { ws: ChatWorkspace; functionExecutionId: string; kudosId: string; token: string },
+): Promise<void> {
   await deps.db
     .insert(workflowStepRuns)
     .values({
@@ -47,8 +55,14 @@ export async function recordWaitingStep(deps: Pick<WorkflowStepDeps, 'db' | 'key
 }
 
 /** Where a step's run stands, if one is kept: a redelivered event of a finished step finishes nothing. */
-export async function stepRunStatus(db: Database, functionExecutionId: string): Promise<WorkflowStepRunRow['status'] | undefined> {
-  const [run] = await db.select({ status: workflowStepRuns.status }).from(workflowStepRuns).where(eq(workflowStepRuns.functionExecutionId, functionExecutionId));
+export async function stepRunStatus(
+  db: Database,
+  functionExecutionId: string,
+): Promise<WorkflowStepRunRow['status'] | undefined> {
+  const [run] = await db
+    .select({ status: workflowStepRuns.status })
+    .from(workflowStepRuns)
+    .where(eq(workflowStepRuns.functionExecutionId, functionExecutionId));
   return run?.status;
 }
 
@@ -91,23 +105,41 @@ export async function finishWaitingSteps(deps: WorkflowStepDeps, only?: string):
       await settle(deps.db, claimed, 'abandoned', claimed.token ? 'still not placed after 24 hours' : 'no token kept');
       continue;
     }
-    const result = 'message' in outcome ? { ok: false as const, error: `Send kudos: ${outcome.message}` } : { ok: true as const, outputs: { kudos_id: row.id, status: outcome.status } };
+    const result =
+      'message' in outcome
+        ? { ok: false as const, error: `Send kudos: ${outcome.message}` }
+        : { ok: true as const, outputs: { kudos_id: row.id, status: outcome.status } };
     try {
       const token = deps.keyRing.open(claimed.token, workflowStepTokenContext(claimed.functionExecutionId));
-      await deps.finisher.finish({ teamId: claimed.teamId, enterpriseId: claimed.enterpriseId }, token, claimed.functionExecutionId, result);
+      await deps.finisher.finish(
+        { teamId: claimed.teamId, enterpriseId: claimed.enterpriseId },
+        token,
+        claimed.functionExecutionId,
+        result,
+      );
       await settle(deps.db, claimed, 'finished', result.ok ? result.outputs.status : result.error);
       finished++;
     } catch (error) {
       // Refused by Slack (the run ended, its token expired): it cannot be finished any more.
-      if (isChatRefusal(error, 'not_found', 'refused')) await settle(deps.db, claimed, 'abandoned', `Slack: ${error.detail}`);
+      if (isChatRefusal(error, 'not_found', 'refused'))
+        await settle(deps.db, claimed, 'abandoned', `Slack: ${error.detail}`);
       // Anything else (Slack unreachable, rate limited): the lease runs out and the next pass tries again.
-      else deps.logger.warn('finishing a workflow step failed', { functionExecutionId: claimed.functionExecutionId, error });
+      else
+        deps.logger.warn('finishing a workflow step failed', {
+          functionExecutionId: claimed.functionExecutionId,
+          error,
+        });
     }
   }
   return finished;
 }
 
-async function settle(db: Database, run: WorkflowStepRunRow, status: 'finished' | 'abandoned', outcome: string): Promise<void> {
+async function settle(
+  db: Database,
+  run: WorkflowStepRunRow,
+  status: 'finished' | 'abandoned',
+  outcome: string,
+): Promise<void> {
   await db
     .update(workflowStepRuns)
     .set({ status, outcome, token: null, claimedUntil: null, finishedAt: sql`now()` })

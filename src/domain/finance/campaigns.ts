@@ -18,7 +18,13 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, ilike, inArray, ne, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { campaigns, kudos, type CampaignRow } from '../../db/schema/index.js';
-import { RewardsNotFoundError, type Campaign, type CampaignParams, type RewardsClient, type Template } from '../../rewards/index.js';
+import {
+  RewardsNotFoundError,
+  type Campaign,
+  type CampaignParams,
+  type RewardsClient,
+  type Template,
+} from '../../rewards/index.js';
 import { recordAudit } from '../workspaces/audit-trail.js';
 import { readDesignNow, type Design } from '../accounts/design-catalog.js';
 import { findPlaceholder, listTemplates } from '../accounts/email-templates.js';
@@ -70,7 +76,10 @@ export function designGoneMessage(designName: string): string {
 }
 
 /** The form's rules, given the design and template as the API has them now (undefined: not there). */
-export function checkCampaignForm(form: CampaignForm, found: { design: Design | undefined; template: Template | undefined; formerDesignName?: string | undefined }): CheckedCampaign {
+export function checkCampaignForm(
+  form: CampaignForm,
+  found: { design: Design | undefined; template: Template | undefined; formerDesignName?: string | undefined },
+): CheckedCampaign {
   const errors: CampaignErrors = {};
   const name = form.name.trim();
   if (!name) errors.name = 'Give the campaign a name, e.g. “Q4 spot awards”.';
@@ -83,7 +92,8 @@ export function checkCampaignForm(form: CampaignForm, found: { design: Design | 
   const amounts: Partial<Record<'min' | 'max' | 'default', number>> = {};
   for (const field of ['min', 'max', 'default'] as const) {
     const raw = form[field];
-    if (field === 'default' && (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === ''))) continue;
+    if (field === 'default' && (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')))
+      continue;
     const parsed = parseWholeDollars(raw);
     if (!parsed.ok) errors[field] = parsed.message;
     else if (design) {
@@ -93,13 +103,21 @@ export function checkCampaignForm(form: CampaignForm, found: { design: Design | 
     } else amounts[field] = parsed.cents;
   }
   const { min, max } = amounts;
-  if (min !== undefined && max !== undefined && min > max) errors.max = `The most must be at least the least (${formatUsd(min)}).`;
+  if (min !== undefined && max !== undefined && min > max)
+    errors.max = `The most must be at least the least (${formatUsd(min)}).`;
   const defaultCents = amounts.default ?? min;
-  if (amounts.default !== undefined && min !== undefined && max !== undefined && min <= max && (amounts.default < min || amounts.default > max)) {
+  if (
+    amounts.default !== undefined &&
+    min !== undefined &&
+    max !== undefined &&
+    min <= max &&
+    (amounts.default < min || amounts.default > max)
+  ) {
     errors.default = `The default must lie between ${formatUsd(min)} and ${formatUsd(max)}.`;
   }
 
-  if (form.templateId && !found.template) errors.template = 'That e-mail template is no longer in the Rewards account; pick another, or none.';
+  if (form.templateId && !found.template)
+    errors.template = 'That e-mail template is no longer in the Rewards account; pick another, or none.';
 
   const senderName = form.senderName.trim();
   const subject = form.subject.trim();
@@ -111,10 +129,13 @@ export function checkCampaignForm(form: CampaignForm, found: { design: Design | 
     ['subject', subject],
   ] as const) {
     const placeholder = findPlaceholder(text);
-    if (placeholder && !errors[field]) errors[field] = `“${placeholder.slice(0, 40)}” looks like a placeholder; the Rewards API documents none, so it would reach recipients as typed.`;
+    if (placeholder && !errors[field])
+      errors[field] =
+        `“${placeholder.slice(0, 40)}” looks like a placeholder; the Rewards API documents none, so it would reach recipients as typed.`;
   }
 
-  if (Object.keys(errors).length > 0 || !design || min === undefined || max === undefined || defaultCents === undefined) return { ok: false, errors };
+  if (Object.keys(errors).length > 0 || !design || min === undefined || max === undefined || defaultCents === undefined)
+    return { ok: false, errors };
   return {
     ok: true,
     input: {
@@ -165,12 +186,23 @@ export async function getCampaign(db: Database, teamId: string, id: string): Pro
 }
 
 /** Active campaigns whose name contains the query (the send form's campaign select), at most `limit`. */
-export async function searchActiveCampaigns(db: Database, teamId: string, query: string, limit = 100): Promise<CampaignRow[]> {
+export async function searchActiveCampaigns(
+  db: Database,
+  teamId: string,
+  query: string,
+  limit = 100,
+): Promise<CampaignRow[]> {
   const q = query.trim();
   return db
     .select()
     .from(campaigns)
-    .where(and(eq(campaigns.teamId, teamId), eq(campaigns.status, 'active'), q ? ilike(campaigns.name, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined))
+    .where(
+      and(
+        eq(campaigns.teamId, teamId),
+        eq(campaigns.status, 'active'),
+        q ? ilike(campaigns.name, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) : undefined,
+      ),
+    )
     .orderBy(asc(sql`lower(${campaigns.name})`))
     .limit(limit);
 }
@@ -188,7 +220,11 @@ export interface CampaignSpend {
  * What was spent under each campaign: sends placed or booked (their cost), all time and in one UTC month
  * (by when they were placed). The one count of campaign spend: `/kudos campaigns` and `/kudos stats` both read it.
  */
-async function spendByCampaign(db: Database, teamId: string, month: { from: Date; to: Date }): Promise<Map<string, CampaignSpend>> {
+async function spendByCampaign(
+  db: Database,
+  teamId: string,
+  month: { from: Date; to: Date },
+): Promise<Map<string, CampaignSpend>> {
   const cost = sql`coalesce(${kudos.costCents}, ${kudos.totalCents})`;
   const inMonth = sql`${kudos.placedAt} >= ${month.from.toISOString()}::timestamptz and ${kudos.placedAt} < ${month.to.toISOString()}::timestamptz`;
   const rows = await db
@@ -200,14 +236,33 @@ async function spendByCampaign(db: Database, teamId: string, month: { from: Date
       monthCents: sql<number>`coalesce(sum(${cost}) filter (where ${inMonth}), 0)::bigint`,
     })
     .from(kudos)
-    .where(and(eq(kudos.teamId, teamId), sql`${kudos.campaignId} is not null`, inArray(kudos.status, ['placed', 'scheduled'])))
+    .where(
+      and(
+        eq(kudos.teamId, teamId),
+        sql`${kudos.campaignId} is not null`,
+        inArray(kudos.status, ['placed', 'scheduled']),
+      ),
+    )
     .groupBy(kudos.campaignId);
-  return new Map(rows.map((r) => [r.campaignId!, { sends: Number(r.sends), totalCents: Number(r.totalCents), monthSends: Number(r.monthSends), monthCents: Number(r.monthCents) }]));
+  return new Map(
+    rows.map((r) => [
+      r.campaignId!,
+      {
+        sends: Number(r.sends),
+        totalCents: Number(r.totalCents),
+        monthSends: Number(r.monthSends),
+        monthCents: Number(r.monthCents),
+      },
+    ]),
+  );
 }
 
 /** Spend per campaign, all time and this UTC month (the campaign list). */
 export async function campaignSpend(db: Database, teamId: string, now: Date): Promise<Map<string, CampaignSpend>> {
-  return spendByCampaign(db, teamId, { from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)), to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)) });
+  return spendByCampaign(db, teamId, {
+    from: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)),
+    to: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)),
+  });
 }
 
 export interface MonthCampaignSpend {
@@ -219,7 +274,11 @@ export interface MonthCampaignSpend {
 }
 
 /** The campaigns with sends placed in one UTC month (archived ones too: the money was spent), most spent first. */
-export async function campaignSpendInMonth(db: Database, teamId: string, month: { from: Date; to: Date }): Promise<MonthCampaignSpend[]> {
+export async function campaignSpendInMonth(
+  db: Database,
+  teamId: string,
+  month: { from: Date; to: Date },
+): Promise<MonthCampaignSpend[]> {
   const spend = [...(await spendByCampaign(db, teamId, month))].filter(([, s]) => s.monthSends > 0);
   if (spend.length === 0) return [];
   const rows = await db
@@ -238,13 +297,27 @@ export async function campaignSpendInMonth(db: Database, teamId: string, month: 
   return spend
     .flatMap(([id, s]) => {
       const row = byId.get(id);
-      return row ? [{ campaignId: id, name: row.name, archived: row.status === 'archived', sends: s.monthSends, cents: s.monthCents }] : [];
+      return row
+        ? [
+            {
+              campaignId: id,
+              name: row.name,
+              archived: row.status === 'archived',
+              sends: s.monthSends,
+              cents: s.monthCents,
+            },
+          ]
+        : [];
     })
     .sort((a, b) => b.cents - a.cents || a.name.localeCompare(b.name));
 }
 
 /** Campaign names of kudos rows, for the audit export (kudos id -> campaign name). */
-export async function campaignNamesOfKudos(db: Database, teamId: string, kudosIds: string[]): Promise<Map<string, string>> {
+export async function campaignNamesOfKudos(
+  db: Database,
+  teamId: string,
+  kudosIds: string[],
+): Promise<Map<string, string>> {
   const ids = kudosIds.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
   if (ids.length === 0) return new Map();
   const rows = await db
@@ -266,7 +339,9 @@ export function apiNameOf(name: string, id: string): string {
   return `${name} ${tagOf(id)}`;
 }
 
-export function apiParamsOf(row: Pick<CampaignRow, 'apiName' | 'productId' | 'defaultCents' | 'templateId' | 'senderName' | 'subject'>): CampaignParams {
+export function apiParamsOf(
+  row: Pick<CampaignRow, 'apiName' | 'productId' | 'defaultCents' | 'templateId' | 'senderName' | 'subject'>,
+): CampaignParams {
   return {
     name: row.apiName,
     cardType: 'CHOICE_CARD',
@@ -279,7 +354,11 @@ export function apiParamsOf(row: Pick<CampaignRow, 'apiName' | 'productId' | 'de
 }
 
 /** The API campaign carrying the row's tag, if the Rewards account has one. */
-async function findApiCampaign(rewards: Pick<RewardsClient, 'campaigns'>, row: CampaignRow, timeoutMs: number): Promise<Campaign | undefined> {
+async function findApiCampaign(
+  rewards: Pick<RewardsClient, 'campaigns'>,
+  row: CampaignRow,
+  timeoutMs: number,
+): Promise<Campaign | undefined> {
   const tag = tagOf(row.id);
   for await (const c of rewards.campaigns.list({ search: tag, pageSize: 100 }, { timeoutMs })) {
     if (c.name?.endsWith(tag)) return c;
@@ -299,7 +378,9 @@ export interface CampaignDeps {
 }
 
 function timeoutOf(deps: Pick<CampaignDeps, 'timeoutMs' | 'deadline'>): number {
-  return deps.deadline === undefined ? deps.timeoutMs : Math.max(250, Math.min(deps.timeoutMs, deps.deadline - Date.now()));
+  return deps.deadline === undefined
+    ? deps.timeoutMs
+    : Math.max(250, Math.min(deps.timeoutMs, deps.deadline - Date.now()));
 }
 
 export type SaveOutcome =
@@ -315,11 +396,19 @@ const UNKNOWN_CREATE =
   'The Rewards API did not answer in time, so Kudos does not know yet whether it created the campaign. Kudos will not create it twice: press Save again in a minute (or look in `/kudos campaigns`), and it will be finished.';
 
 function nameTaken(name: string): CampaignErrors {
-  return { name: `A campaign named “${name}” already exists; pick another name, or edit that one from \`/kudos campaigns\`.` };
+  return {
+    name: `A campaign named “${name}” already exists; pick another name, or edit that one from \`/kudos campaigns\`.`,
+  };
 }
 
 /** Records the campaign, then creates it in the Rewards account (exactly once; see the top of the file). */
-export async function createCampaign(deps: CampaignDeps, ws: WorkspaceRef, actor: string, input: CampaignInput, sourceViewId: string): Promise<SaveOutcome> {
+export async function createCampaign(
+  deps: CampaignDeps,
+  ws: WorkspaceRef,
+  actor: string,
+  input: CampaignInput,
+  sourceViewId: string,
+): Promise<SaveOutcome> {
   const id = randomUUID();
   const [inserted] = await deps.db
     .insert(campaigns)
@@ -366,7 +455,10 @@ async function postCreate(deps: CampaignDeps, row: CampaignRow, actor: string): 
   } catch (error) {
     if (!mayHaveReachedApi(error)) {
       await deps.db.delete(campaigns).where(and(eq(campaigns.id, row.id), eq(campaigns.status, 'creating')));
-      return { kind: 'refused', message: describeForUser(error, 'create the campaign in the Rewards account') + ' Nothing was saved.' };
+      return {
+        kind: 'refused',
+        message: describeForUser(error, 'create the campaign in the Rewards account') + ' Nothing was saved.',
+      };
     }
     const found = await findApiCampaign(deps.rewards, row, timeoutOf(deps)).catch(() => undefined);
     if (found) return { kind: 'saved', row: await activate(deps, row, found.campaignId, actor) };
@@ -388,7 +480,8 @@ export async function resolveCreating(deps: CampaignDeps, row: CampaignRow, acto
   }
   if (found) {
     try {
-      if (!sameAsApi(row, found)) await deps.rewards.campaigns.update(found.campaignId, apiParamsOf(row), { timeoutMs: timeoutOf(deps) });
+      if (!sameAsApi(row, found))
+        await deps.rewards.campaigns.update(found.campaignId, apiParamsOf(row), { timeoutMs: timeoutOf(deps) });
     } catch {
       return { kind: 'unknown', row, message: UNKNOWN_CREATE };
     }
@@ -400,7 +493,13 @@ export async function resolveCreating(deps: CampaignDeps, row: CampaignRow, acto
   const [claimed] = await deps.db
     .update(campaigns)
     .set({ apiAttemptAt: deps.now() })
-    .where(and(eq(campaigns.id, row.id), eq(campaigns.status, 'creating'), row.apiAttemptAt ? eq(campaigns.apiAttemptAt, row.apiAttemptAt) : sql`${campaigns.apiAttemptAt} is null`))
+    .where(
+      and(
+        eq(campaigns.id, row.id),
+        eq(campaigns.status, 'creating'),
+        row.apiAttemptAt ? eq(campaigns.apiAttemptAt, row.apiAttemptAt) : sql`${campaigns.apiAttemptAt} is null`,
+      ),
+    )
     .returning();
   if (!claimed) return { kind: 'unknown', row, message: UNKNOWN_CREATE };
   return postCreate(deps, claimed, actor);
@@ -419,7 +518,12 @@ function sameAsApi(row: CampaignRow, api: Campaign): boolean {
   );
 }
 
-async function activate(deps: CampaignDeps, row: CampaignRow, apiCampaignId: string, actor: string): Promise<CampaignRow> {
+async function activate(
+  deps: CampaignDeps,
+  row: CampaignRow,
+  apiCampaignId: string,
+  actor: string,
+): Promise<CampaignRow> {
   return deps.db.transaction(async (tx) => {
     const [active] = await tx
       .update(campaigns)
@@ -456,14 +560,32 @@ function auditDetails(row: CampaignRow): Record<string, unknown> {
 }
 
 /** Changes an active campaign: the API's copy first (PUT replaces all of it, so saving twice is harmless), then Kudos'. */
-export async function updateCampaign(deps: CampaignDeps, ws: WorkspaceRef, actor: string, id: string, input: CampaignInput): Promise<SaveOutcome> {
+export async function updateCampaign(
+  deps: CampaignDeps,
+  ws: WorkspaceRef,
+  actor: string,
+  id: string,
+  input: CampaignInput,
+): Promise<SaveOutcome> {
   const row = await getCampaign(deps.db, ws.teamId, id);
-  if (!row || row.status === 'archived') return { kind: 'refused', message: 'This campaign was archived meanwhile; nothing was changed.' };
-  if (row.status === 'creating' || !row.apiCampaignId) return { kind: 'refused', message: 'This campaign is still being created in the Rewards account; try again in a minute.' };
+  if (!row || row.status === 'archived')
+    return { kind: 'refused', message: 'This campaign was archived meanwhile; nothing was changed.' };
+  if (row.status === 'creating' || !row.apiCampaignId)
+    return {
+      kind: 'refused',
+      message: 'This campaign is still being created in the Rewards account; try again in a minute.',
+    };
   const [clash] = await deps.db
     .select({ id: campaigns.id })
     .from(campaigns)
-    .where(and(eq(campaigns.teamId, ws.teamId), ne(campaigns.id, id), ne(campaigns.status, 'archived'), sql`lower(${campaigns.name}) = lower(${input.name})`));
+    .where(
+      and(
+        eq(campaigns.teamId, ws.teamId),
+        ne(campaigns.id, id),
+        ne(campaigns.status, 'archived'),
+        sql`lower(${campaigns.name}) = lower(${input.name})`,
+      ),
+    );
   if (clash) return { kind: 'invalid', errors: nameTaken(input.name) };
   const next = { ...row, ...input, apiName: apiNameOf(input.name, row.id) };
   try {
@@ -472,10 +594,19 @@ export async function updateCampaign(deps: CampaignDeps, ws: WorkspaceRef, actor
     if (error instanceof RewardsNotFoundError)
       return {
         kind: 'refused',
-        message: 'The Rewards account no longer has this campaign (deleted in the portal?), or no longer has its design or template. Nothing was changed; archive it and create a new one if needed.',
+        message:
+          'The Rewards account no longer has this campaign (deleted in the portal?), or no longer has its design or template. Nothing was changed; archive it and create a new one if needed.',
       };
-    if (mayHaveReachedApi(error)) return { kind: 'refused', message: 'The Rewards API did not answer in time. Nothing was changed in Kudos; press Save again (saving twice is harmless).' };
-    return { kind: 'refused', message: `${describeForUser(error, 'change the campaign in the Rewards account')} Nothing was changed.` };
+    if (mayHaveReachedApi(error))
+      return {
+        kind: 'refused',
+        message:
+          'The Rewards API did not answer in time. Nothing was changed in Kudos; press Save again (saving twice is harmless).',
+      };
+    return {
+      kind: 'refused',
+      message: `${describeForUser(error, 'change the campaign in the Rewards account')} Nothing was changed.`,
+    };
   }
   return deps.db.transaction(async (tx) => {
     const [updated] = await tx
@@ -483,7 +614,8 @@ export async function updateCampaign(deps: CampaignDeps, ws: WorkspaceRef, actor
       .set({ ...input, apiName: next.apiName, updatedBy: actor, updatedAt: deps.now() })
       .where(and(eq(campaigns.id, id), eq(campaigns.status, 'active')))
       .returning();
-    if (!updated) return { kind: 'refused' as const, message: 'This campaign was archived meanwhile; nothing was changed.' };
+    if (!updated)
+      return { kind: 'refused' as const, message: 'This campaign was archived meanwhile; nothing was changed.' };
     await recordAudit(tx, {
       teamId: updated.teamId,
       enterpriseId: updated.enterpriseId,
@@ -500,7 +632,12 @@ export async function updateCampaign(deps: CampaignDeps, ws: WorkspaceRef, actor
 export type ArchiveOutcome = { ok: true; row: CampaignRow } | { ok: false; message: string };
 
 /** Deletes the API's copy (a delete already done, or done in the portal, is fine), then archives Kudos' row. */
-export async function archiveCampaign(deps: CampaignDeps, ws: WorkspaceRef, actor: string, id: string): Promise<ArchiveOutcome> {
+export async function archiveCampaign(
+  deps: CampaignDeps,
+  ws: WorkspaceRef,
+  actor: string,
+  id: string,
+): Promise<ArchiveOutcome> {
   const row = await getCampaign(deps.db, ws.teamId, id);
   if (!row) return { ok: false, message: 'That campaign does not exist in this workspace.' };
   if (row.status === 'archived') return { ok: false, message: `*${row.name}* is archived already.` };
@@ -508,16 +645,25 @@ export async function archiveCampaign(deps: CampaignDeps, ws: WorkspaceRef, acto
   if (row.status === 'creating') {
     // Never leave an API campaign behind: find out first whether the create went through.
     const found = await findApiCampaign(deps.rewards, row, timeoutOf(deps)).catch(() => 'failed' as const);
-    if (found === 'failed') return { ok: false, message: 'The Rewards API did not answer; nothing was changed. Try again in a moment.' };
+    if (found === 'failed')
+      return { ok: false, message: 'The Rewards API did not answer; nothing was changed. Try again in a moment.' };
     const settled = deps.now().getTime() - (row.apiAttemptAt?.getTime() ?? 0) >= (deps.settleMs ?? CREATE_SETTLE_MS);
-    if (!found && !settled) return { ok: false, message: 'Kudos is still finding out whether the Rewards API created this campaign; try again in a minute.' };
+    if (!found && !settled)
+      return {
+        ok: false,
+        message: 'Kudos is still finding out whether the Rewards API created this campaign; try again in a minute.',
+      };
     apiCampaignId = found?.campaignId ?? null;
   }
   if (apiCampaignId) {
     try {
       await deps.rewards.campaigns.delete(apiCampaignId, { timeoutMs: timeoutOf(deps) });
     } catch (error) {
-      if (!(error instanceof RewardsNotFoundError)) return { ok: false, message: `${describeForUser(error, 'archive the campaign in the Rewards account')} Nothing was changed.` };
+      if (!(error instanceof RewardsNotFoundError))
+        return {
+          ok: false,
+          message: `${describeForUser(error, 'archive the campaign in the Rewards account')} Nothing was changed.`,
+        };
     }
   }
   return deps.db.transaction(async (tx) => {
@@ -552,6 +698,8 @@ export async function finishCreating(deps: CampaignDeps, teamId: string): Promis
 }
 
 function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: string; cause?: { code?: string } }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+  const code =
+    (error as { code?: string; cause?: { code?: string } }).code ??
+    (error as { cause?: { code?: string } }).cause?.code;
   return code === '23505';
 }

@@ -61,12 +61,17 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
 
   async function sweepOnce(): Promise<void> {
     await lowBalance.sweep().catch((error: unknown) => log.warn('low balance sweep failed', { error }));
-    await checkWebhookSilence({ ...deps, webhooks: deps.webhooks ?? 'off', logger: log }).catch((error: unknown) => log.warn('webhook silence check failed', { error }));
+    await checkWebhookSilence({ ...deps, webhooks: deps.webhooks ?? 'off', logger: log }).catch((error: unknown) =>
+      log.warn('webhook silence check failed', { error }),
+    );
     const open = await deps.db
       .selectDistinct({ teamId: topUpRequests.teamId, enterpriseId: topUpRequests.enterpriseId })
       .from(topUpRequests)
       .where(inArray(topUpRequests.status, ['approved', 'submitted']));
-    for (const ws of open) await settleTopUps(topUps, ws).catch((error: unknown) => log.warn('settling top-ups failed', { teamId: ws.teamId, error }));
+    for (const ws of open)
+      await settleTopUps(topUps, ws).catch((error: unknown) =>
+        log.warn('settling top-ups failed', { teamId: ws.teamId, error }),
+      );
   }
 
   return {
@@ -76,9 +81,14 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
     async overview(ws, opts = {}) {
       // Settling reads the ledger: worth it only when something is waiting for it.
       const waiting = (await openTopUps(deps.db, ws)).some((r) => r.status === 'submitted' || r.status === 'approved');
-      if (waiting) await settleTopUps(topUps, ws).catch((error: unknown) => log.warn('settling top-ups failed', { teamId: ws.teamId, error }));
+      if (waiting)
+        await settleTopUps(topUps, ws).catch((error: unknown) =>
+          log.warn('settling top-ups failed', { teamId: ws.teamId, error }),
+        );
       const [balance, settings, topUpRows, recentTopUps, limits, usage, pending, sandbox] = await Promise.all([
-        deps.rewards.for(ws).then((rewards) => rewards.balance.get(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined)),
+        deps.rewards
+          .for(ws)
+          .then((rewards) => rewards.balance.get(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined)),
         deps.settings.get(ws),
         openTopUps(deps.db, ws),
         recentlySettledTopUps(deps.db, ws, deps.now()),

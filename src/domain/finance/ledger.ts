@@ -8,7 +8,17 @@ import { kudos } from '../../db/schema/index.js';
 import { orderIdsOf } from '../sending/kudos-parts.js';
 import { toCents, type LedgerRow, type RequestOptions, type RewardsClient } from '../../rewards/index.js';
 
-export type MovementKind = 'top_up_pending' | 'top_up_completed' | 'top_up_unapproved' | 'promotion' | 'reward_refund' | 'transfer_sent' | 'transfer_received' | 'order' | 'order_canceled' | 'other';
+export type MovementKind =
+  | 'top_up_pending'
+  | 'top_up_completed'
+  | 'top_up_unapproved'
+  | 'promotion'
+  | 'reward_refund'
+  | 'transfer_sent'
+  | 'transfer_received'
+  | 'order'
+  | 'order_canceled'
+  | 'other';
 
 export interface Movement {
   referenceNumber: string;
@@ -72,7 +82,11 @@ export function classifyLedgerRow(row: Pick<LedgerRow, 'type' | 'source' | 'stat
     case 'REWARD':
       return 'promotion';
     case 'CHARGE':
-      return label === 'processed' ? 'top_up_completed' : label === 'unapproved' ? 'top_up_unapproved' : 'top_up_pending';
+      return label === 'processed'
+        ? 'top_up_completed'
+        : label === 'unapproved'
+          ? 'top_up_unapproved'
+          : 'top_up_pending';
     default:
       return 'other';
   }
@@ -117,9 +131,16 @@ export function monthOf(date: Date): string {
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
 /** Every movement between two instants (the API filters by whole UTC days, inclusive), newest first, page by page as it is read. */
-export async function* movementsIn(rewards: Pick<RewardsClient, 'balance'>, range: { start: Date; end: Date }, request: RequestOptions = {}): AsyncGenerator<Movement> {
+export async function* movementsIn(
+  rewards: Pick<RewardsClient, 'balance'>,
+  range: { start: Date; end: Date },
+  request: RequestOptions = {},
+): AsyncGenerator<Movement> {
   const lastDay = new Date(range.end.getTime() - 1);
-  for await (const row of rewards.balance.ledger({ startDate: day(range.start), endDate: day(lastDay), pageSize: 100 }, request)) {
+  for await (const row of rewards.balance.ledger(
+    { startDate: day(range.start), endDate: day(lastDay), pageSize: 100 },
+    request,
+  )) {
     const movement = toMovement(row);
     if (movement.occurredAt && (movement.occurredAt < range.start || movement.occurredAt >= range.end)) continue;
     yield movement;
@@ -173,7 +194,12 @@ export function totalsOf(movements: Movement[]): LedgerTotals {
 }
 
 /** Net spend on orders (orders minus cancellations) since `since`, from the ledger. */
-export async function orderSpendSince(rewards: Pick<RewardsClient, 'balance'>, since: Date, now: Date, opts: RequestOptions = {}): Promise<number> {
+export async function orderSpendSince(
+  rewards: Pick<RewardsClient, 'balance'>,
+  since: Date,
+  now: Date,
+  opts: RequestOptions = {},
+): Promise<number> {
   const { movements } = await readMovements(rewards, { start: since, end: new Date(now.getTime() + 1) }, opts);
   return totalsOf(movements).orderSpendCents;
 }
@@ -196,7 +222,14 @@ export interface Reconciliation {
 }
 
 const RECONCILED_STATUSES = ['placed', 'scheduled', 'partial', 'canceled'] as const;
-const sendColumns = { orderId: kudos.orderId, orderIds: kudos.orderIds, costCents: kudos.costCents, totalCents: kudos.totalCents, status: kudos.status, orderStatus: kudos.orderStatus };
+const sendColumns = {
+  orderId: kudos.orderId,
+  orderIds: kudos.orderIds,
+  costCents: kudos.costCents,
+  totalCents: kudos.totalCents,
+  status: kudos.status,
+  orderStatus: kudos.orderStatus,
+};
 
 /**
  * Matches the month's ledger rows of Kudos orders with what Kudos recorded, each row in the month the
@@ -205,16 +238,30 @@ const sendColumns = { orderId: kudos.orderId, orderIds: kudos.orderIds, costCent
  * A send cancelled in a later month is charged in this one and refunded in that one's ledger, so each
  * month reconciles on its own (a send booked and cancelled in one month nets to zero there).
  */
-export async function reconcileWithKudos(db: Database, ws: { teamId: string }, movements: Movement[], range: { start: Date; end: Date }): Promise<Reconciliation> {
+export async function reconcileWithKudos(
+  db: Database,
+  ws: { teamId: string },
+  movements: Movement[],
+  range: { start: Date; end: Date },
+): Promise<Reconciliation> {
   const placed = await db
     .select(sendColumns)
     .from(kudos)
-    .where(and(eq(kudos.teamId, ws.teamId), isNotNull(kudos.orderId), gte(kudos.placedAt, range.start), lt(kudos.placedAt, range.end), inArray(kudos.status, [...RECONCILED_STATUSES])));
+    .where(
+      and(
+        eq(kudos.teamId, ws.teamId),
+        isNotNull(kudos.orderId),
+        gte(kudos.placedAt, range.start),
+        lt(kudos.placedAt, range.end),
+        inArray(kudos.status, [...RECONCILED_STATUSES]),
+      ),
+    );
   const charged = new Map<string, number>();
   const refunded = new Map<string, number>();
   for (const m of movements) {
     if (m.kind === 'order') charged.set(m.referenceNumber, (charged.get(m.referenceNumber) ?? 0) - m.signedCents);
-    if (m.kind === 'order_canceled') refunded.set(m.referenceNumber, (refunded.get(m.referenceNumber) ?? 0) + m.signedCents);
+    if (m.kind === 'order_canceled')
+      refunded.set(m.referenceNumber, (refunded.get(m.referenceNumber) ?? 0) + m.signedCents);
   }
   const missing: string[] = [];
   const differing: Reconciliation['differing'] = [];
@@ -255,7 +302,16 @@ export async function reconcileWithKudos(db: Database, ws: { teamId: string }, m
     }
   }
   const otherOrders = new Set([...charged.keys(), ...refunded.keys()].filter((id) => !ours.has(id))).size;
-  return { kudosOrders: placed.length, kudosCents, ledgerCents, earlierRefunds, missing, differing, otherOrders, ok: missing.length === 0 && differing.length === 0 };
+  return {
+    kudosOrders: placed.length,
+    kudosCents,
+    ledgerCents,
+    earlierRefunds,
+    missing,
+    differing,
+    otherOrders,
+    ok: missing.length === 0 && differing.length === 0,
+  };
 }
 
 /** The workspace's sends (of the reconciled statuses) that own any of these order ids. */
@@ -268,7 +324,13 @@ async function sendsOfOrders(db: Database, ws: { teamId: string }, orderIds: str
   return db
     .select(sendColumns)
     .from(kudos)
-    .where(and(eq(kudos.teamId, ws.teamId), inArray(kudos.status, [...RECONCILED_STATUSES]), or(inArray(kudos.orderId, orderIds), sql`${kudos.orderIds} ?| array[${ids}]::text[]`)));
+    .where(
+      and(
+        eq(kudos.teamId, ws.teamId),
+        inArray(kudos.status, [...RECONCILED_STATUSES]),
+        or(inArray(kudos.orderId, orderIds), sql`${kudos.orderIds} ?| array[${ids}]::text[]`),
+      ),
+    );
 }
 
 function csvCell(value: string): string {
@@ -277,12 +339,35 @@ function csvCell(value: string): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-const centsText = (cents: number) => `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
+const centsText = (cents: number) =>
+  `${cents < 0 ? '-' : ''}${Math.floor(Math.abs(cents) / 100)}.${String(Math.abs(cents) % 100).padStart(2, '0')}`;
 
 export function movementsToCsv(movements: Movement[]): string {
-  const header = ['occurred_at', 'reference', 'what', 'type', 'source', 'status', 'status_label', 'signed_amount', 'currency', 'credited'];
+  const header = [
+    'occurred_at',
+    'reference',
+    'what',
+    'type',
+    'source',
+    'status',
+    'status_label',
+    'signed_amount',
+    'currency',
+    'credited',
+  ];
   const lines = movements.map((m) =>
-    [m.occurredAt?.toISOString() ?? '', m.referenceNumber, m.label, m.type, m.source ?? '', m.status ?? '', m.statusLabel ?? '', centsText(m.signedCents), m.currency, m.credited ? 'yes' : 'no']
+    [
+      m.occurredAt?.toISOString() ?? '',
+      m.referenceNumber,
+      m.label,
+      m.type,
+      m.source ?? '',
+      m.status ?? '',
+      m.statusLabel ?? '',
+      centsText(m.signedCents),
+      m.currency,
+      m.credited ? 'yes' : 'no',
+    ]
       .map(csvCell)
       .join(','),
   );

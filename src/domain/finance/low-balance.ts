@@ -84,7 +84,10 @@ function readOptions(deps: Pick<LowBalanceDeps, 'signal'>): { timeoutMs: number;
  * A read (single mode): the account's latest read, newer than the workspace's own, says the balance is
  * above its threshold: recorded for the workspace without a request (it re-arms an alert after a top-up).
  */
-export async function balanceReadNeeded(deps: Pick<LowBalanceDeps, 'db' | 'settings' | 'now' | 'rewards'>, ws: WorkspaceRef): Promise<boolean | 'first' | BalanceRead> {
+export async function balanceReadNeeded(
+  deps: Pick<LowBalanceDeps, 'db' | 'settings' | 'now' | 'rewards'>,
+  ws: WorkspaceRef,
+): Promise<boolean | 'first' | BalanceRead> {
   const settings = await deps.settings.get(ws);
   const thresholdCents = settings.lowBalanceThresholdCents;
   if (thresholdCents === null) return false;
@@ -133,10 +136,16 @@ async function decisionReads(db: Database, teamId: string, single: boolean): Pro
   const num = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
   // Times to the millisecond, as Dates hold them: a read recorded from another's (its Date) is then
   // the same instant as that read, and the workspace's own is found to be the latest.
-  const msOf = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Math.round(Number(v)));
+  const msOf = (v: number | string | null | undefined) =>
+    v === null || v === undefined ? null : Math.round(Number(v));
   return {
-    own: row?.balance_state ? { state: row.balance_state, balanceCents: num(row.last_balance_cents), checkedAtMs: msOf(row.own_checked_ms) } : undefined,
-    latest: row && num(row.balance_cents) !== null && msOf(row.latest_read_ms) !== null ? { balanceCents: num(row.balance_cents)!, readAtMs: msOf(row.latest_read_ms)! } : undefined,
+    own: row?.balance_state
+      ? { state: row.balance_state, balanceCents: num(row.last_balance_cents), checkedAtMs: msOf(row.own_checked_ms) }
+      : undefined,
+    latest:
+      row && num(row.balance_cents) !== null && msOf(row.latest_read_ms) !== null
+        ? { balanceCents: num(row.balance_cents)!, readAtMs: msOf(row.latest_read_ms)! }
+        : undefined,
     spentCents: num(row?.spent) ?? 0,
   };
 }
@@ -146,7 +155,11 @@ async function decisionReads(db: Database, teamId: string, single: boolean): Pro
  * (any workspace's, any instance's), less what this workspace spent since. A crossing caused by the
  * other workspaces is caught, as one caused elsewhere always was, by a read within the minute.
  */
-function accountReadNeeded(deps: Pick<LowBalanceDeps, 'now'>, reads: DecisionReads, thresholdCents: number): boolean | BalanceRead {
+function accountReadNeeded(
+  deps: Pick<LowBalanceDeps, 'now'>,
+  reads: DecisionReads,
+  thresholdCents: number,
+): boolean | BalanceRead {
   const { own, latest } = reads;
   if (!latest) return true;
   if (deps.now().getTime() - latest.readAtMs >= BALANCE_RECHECK_MS) return true;
@@ -155,7 +168,9 @@ function accountReadNeeded(deps: Pick<LowBalanceDeps, 'now'>, reads: DecisionRea
   if (latest.balanceCents - reads.spentCents < thresholdCents) return true;
   // Above the threshold: the account's read is recorded for the workspace (re-arming its alert after a
   // top-up) without a request. The currency is only told in an alert, which this never makes.
-  return ownIsLatest ? false : { balanceCents: latest.balanceCents, currency: 'USD', readAt: new Date(latest.readAtMs) };
+  return ownIsLatest
+    ? false
+    : { balanceCents: latest.balanceCents, currency: 'USD', readAt: new Date(latest.readAtMs) };
 }
 
 export async function ensureFinanceState(db: Database, ws: WorkspaceRef): Promise<FinanceStateRow> {
@@ -209,10 +224,17 @@ export async function checkLowBalance(
   // since then), and only over a read asked no later: an answer that took longer than a newer read's
   // (another instance's, the sweep's) is older news, and must neither replace it nor re-arm the alert.
   const checkedAt = sql`${read.readAt.toISOString()}::timestamptz`;
-  const notNewer = and(eq(financeState.teamId, ws.teamId), or(isNull(financeState.lastCheckedAt), lte(financeState.lastCheckedAt, checkedAt)));
+  const notNewer = and(
+    eq(financeState.teamId, ws.teamId),
+    or(isNull(financeState.lastCheckedAt), lte(financeState.lastCheckedAt, checkedAt)),
+  );
   await ensureFinanceState(deps.db, ws);
   if (thresholdCents === null) {
-    const [recorded] = await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt }).where(notNewer).returning({ teamId: financeState.teamId });
+    const [recorded] = await deps.db
+      .update(financeState)
+      .set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt })
+      .where(notNewer)
+      .returning({ teamId: financeState.teamId });
     return recorded ? { balanceCents, currency, thresholdCents, below: false, alerted: false } : undefined;
   }
   const below = balanceCents < thresholdCents;
@@ -222,20 +244,39 @@ export async function checkLowBalance(
       .set({ balanceState: 'above', lastBalanceCents: balanceCents, lastCheckedAt: checkedAt, updatedAt: sql`now()` })
       .where(notNewer)
       .returning({ teamId: financeState.teamId });
-    if (!recorded) deps.logger.info('balance read answered after a newer one; not recorded', { teamId: ws.teamId, askedAt: read.readAt });
+    if (!recorded)
+      deps.logger.info('balance read answered after a newer one; not recorded', {
+        teamId: ws.teamId,
+        askedAt: read.readAt,
+      });
     return recorded ? { balanceCents, currency, thresholdCents, below, alerted: false } : undefined;
   }
   const [flipped] = await deps.db
     .update(financeState)
-    .set({ balanceState: 'below', crossings: sql`${financeState.crossings} + 1`, lastBalanceCents: balanceCents, lastCheckedAt: checkedAt, updatedAt: sql`now()` })
+    .set({
+      balanceState: 'below',
+      crossings: sql`${financeState.crossings} + 1`,
+      lastBalanceCents: balanceCents,
+      lastCheckedAt: checkedAt,
+      updatedAt: sql`now()`,
+    })
     .where(and(notNewer, eq(financeState.balanceState, 'above')))
     .returning({ crossings: financeState.crossings });
   if (!flipped) {
-    const [recorded] = await deps.db.update(financeState).set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt }).where(notNewer).returning({ teamId: financeState.teamId });
+    const [recorded] = await deps.db
+      .update(financeState)
+      .set({ lastBalanceCents: balanceCents, lastCheckedAt: checkedAt })
+      .where(notNewer)
+      .returning({ teamId: financeState.teamId });
     return recorded ? { balanceCents, currency, thresholdCents, below, alerted: false } : undefined;
   }
   const now = deps.now();
-  const spend30dCents = await orderSpendSince(rewards, new Date(now.getTime() - 30 * DAY_MS), now, readOptions(deps)).catch((error: unknown) => {
+  const spend30dCents = await orderSpendSince(
+    rewards,
+    new Date(now.getTime() - 30 * DAY_MS),
+    now,
+    readOptions(deps),
+  ).catch((error: unknown) => {
     deps.logger.warn('reading the last 30 days of the ledger failed; alerting without the spend', { error });
     return undefined;
   });
@@ -247,15 +288,27 @@ export async function checkLowBalance(
     spend30dCents,
     daysLeft: daysLeftAtRate(balanceCents, spend30dCents),
   });
-  deps.logger.info('low balance alert sent', { teamId: ws.teamId, balanceCents, thresholdCents, crossing: flipped.crossings });
+  deps.logger.info('low balance alert sent', {
+    teamId: ws.teamId,
+    balanceCents,
+    thresholdCents,
+    crossing: flipped.crossings,
+  });
   return { balanceCents, currency, thresholdCents, below, alerted: true };
 }
 
 /** One GET /balance, as a read of when it was asked. */
-async function readBalanceOnce(deps: Pick<LowBalanceDeps, 'now' | 'signal'>, rewards: RewardsClient): Promise<BalanceRead> {
+async function readBalanceOnce(
+  deps: Pick<LowBalanceDeps, 'now' | 'signal'>,
+  rewards: RewardsClient,
+): Promise<BalanceRead> {
   const asked = deps.now();
   const balance = await rewards.balance.get(readOptions(deps));
-  return { balanceCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }), currency: balance.availableBalance.currency, readAt: asked };
+  return {
+    balanceCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),
+    currency: balance.availableBalance.currency,
+    readAt: asked,
+  };
 }
 
 export interface LowBalanceMonitor {
@@ -275,7 +328,10 @@ export interface LowBalanceMonitor {
 export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonitor {
   // Stopping ends the reads in flight (each allowed BALANCE_TIMEOUT_MS): the app's stop must not wait for a slow API.
   const stopping = new AbortController();
-  const deps: LowBalanceDeps = { ...given, signal: given.signal ? AbortSignal.any([given.signal, stopping.signal]) : stopping.signal };
+  const deps: LowBalanceDeps = {
+    ...given,
+    signal: given.signal ? AbortSignal.any([given.signal, stopping.signal]) : stopping.signal,
+  };
   const log = deps.logger.child({ part: 'low-balance' });
   const checks = coalescedPerWorkspace();
   let sweeping: Promise<void> | undefined;
@@ -299,7 +355,12 @@ export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonito
     const inFlight = readsInFlight.get(rewards);
     if (inFlight && inFlight.askedMs >= notBeforeMs) return inFlight.reading;
     const recent = lastReads.get(rewards);
-    if (recent && recent.readAt.getTime() >= notBeforeMs && deps.now().getTime() - recent.readAt.getTime() < BALANCE_SHARED_MS) return Promise.resolve(recent);
+    if (
+      recent &&
+      recent.readAt.getTime() >= notBeforeMs &&
+      deps.now().getTime() - recent.readAt.getTime() < BALANCE_SHARED_MS
+    )
+      return Promise.resolve(recent);
     const askedMs = deps.now().getTime();
     const reading = readBalanceOnce(deps, rewards).then(
       (read) => {
@@ -354,9 +415,12 @@ export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonito
       await accountReading;
       return afterOrderOnce(ws, false);
     }
-    const known = needed === 'first' ? await recentReadOfAccount(ws).catch(() => undefined) : needed === true ? undefined : needed;
+    const known =
+      needed === 'first' ? await recentReadOfAccount(ws).catch(() => undefined) : needed === true ? undefined : needed;
     if (known) {
-      await checkLowBalance(deps, ws, known).catch((error: unknown) => (expected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error })));
+      await checkLowBalance(deps, ws, known).catch((error: unknown) =>
+        expected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error }),
+      );
       return;
     }
     // The orders this check follows were placed before it starts: a read asked from then on sees them.

@@ -8,7 +8,13 @@
 import { and, eq, gte, inArray, sql } from 'drizzle-orm';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { financeState, kudos, limitIncreaseRequests, rewardLinkRequests, type LimitIncreaseRequestRow } from '../../db/schema/index.js';
+import {
+  financeState,
+  kudos,
+  limitIncreaseRequests,
+  rewardLinkRequests,
+  type LimitIncreaseRequestRow,
+} from '../../db/schema/index.js';
 import { RewardsApiError, RewardsConnectionError, toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { centsToDecimal, formatUsd } from '../shared/money.js';
@@ -34,14 +40,30 @@ const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.get
 export async function knownLimits(db: Database, ws: WorkspaceRef): Promise<KnownLimits | undefined> {
   const [row] = await db.select().from(financeState).where(eq(financeState.teamId, ws.teamId));
   if (!row || row.dailyLimitCents === null || row.monthlyLimitCents === null) return undefined;
-  return { dailyCents: row.dailyLimitCents, monthlyCents: row.monthlyLimitCents, source: row.limitsSource, updatedAt: row.limitsUpdatedAt };
+  return {
+    dailyCents: row.dailyLimitCents,
+    monthlyCents: row.monthlyLimitCents,
+    source: row.limitsSource,
+    updatedAt: row.limitsUpdatedAt,
+  };
 }
 
-export async function rememberLimits(db: Database, ws: WorkspaceRef, limits: { dailyCents: number; monthlyCents: number }, source: string): Promise<void> {
+export async function rememberLimits(
+  db: Database,
+  ws: WorkspaceRef,
+  limits: { dailyCents: number; monthlyCents: number },
+  source: string,
+): Promise<void> {
   await ensureFinanceState(db, ws);
   await db
     .update(financeState)
-    .set({ dailyLimitCents: limits.dailyCents, monthlyLimitCents: limits.monthlyCents, limitsSource: source, limitsUpdatedAt: sql`now()`, updatedAt: sql`now()` })
+    .set({
+      dailyLimitCents: limits.dailyCents,
+      monthlyLimitCents: limits.monthlyCents,
+      limitsSource: source,
+      limitsUpdatedAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
     .where(eq(financeState.teamId, ws.teamId));
 }
 
@@ -60,7 +82,13 @@ export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Pro
       month: sql<string>`coalesce(sum(${spent}), 0)`,
     })
     .from(kudos)
-    .where(and(eq(kudos.teamId, ws.teamId), inArray(kudos.status, ['pending', 'unknown', 'placed', 'scheduled', 'partial']), gte(sql`${at}`, startOfUtcMonth(now).toISOString())));
+    .where(
+      and(
+        eq(kudos.teamId, ws.teamId),
+        inArray(kudos.status, ['pending', 'unknown', 'placed', 'scheduled', 'partial']),
+        gte(sql`${at}`, startOfUtcMonth(now).toISOString()),
+      ),
+    );
   const linksAt = rewardLinkRequests.createdAt;
   const linksSpent = sql<string>`(case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end)::bigint * ${rewardLinkRequests.amountCents}`;
   const [links] = await db
@@ -69,8 +97,17 @@ export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Pro
       month: sql<string>`coalesce(sum(${linksSpent}), 0)`,
     })
     .from(rewardLinkRequests)
-    .where(and(eq(rewardLinkRequests.teamId, ws.teamId), inArray(rewardLinkRequests.status, ['pending', 'placed', 'partial']), gte(linksAt, new Date(startOfUtcMonth(now).toISOString()))));
-  return { todayCents: Number(row?.today ?? 0) + Number(links?.today ?? 0), monthCents: Number(row?.month ?? 0) + Number(links?.month ?? 0) };
+    .where(
+      and(
+        eq(rewardLinkRequests.teamId, ws.teamId),
+        inArray(rewardLinkRequests.status, ['pending', 'placed', 'partial']),
+        gte(linksAt, new Date(startOfUtcMonth(now).toISOString())),
+      ),
+    );
+  return {
+    todayCents: Number(row?.today ?? 0) + Number(links?.today ?? 0),
+    monthCents: Number(row?.month ?? 0) + Number(links?.month ?? 0),
+  };
 }
 
 /**
@@ -107,10 +144,16 @@ export async function checkSendAgainstLimits(
 }
 
 /** Whole dollars, 1 to 100,000,000, as cents. */
-export function parseLimitDollars(input: string | null | undefined): { ok: true; cents: number } | { ok: false; message: string } {
+export function parseLimitDollars(
+  input: string | null | undefined,
+): { ok: true; cents: number } | { ok: false; message: string } {
   const text = (input ?? '').trim().replace(/^\$/, '').replace(/,/g, '');
   if (text.startsWith('-')) return { ok: false, message: 'A limit must be positive.' };
-  if (!/^\d{1,9}$/.test(text)) return { ok: false, message: /\./.test(text) ? 'Limits are whole dollars, e.g. 5000.' : 'Enter whole dollars, e.g. 5000.' };
+  if (!/^\d{1,9}$/.test(text))
+    return {
+      ok: false,
+      message: /\./.test(text) ? 'Limits are whole dollars, e.g. 5000.' : 'Enter whole dollars, e.g. 5000.',
+    };
   const dollars = Number(text);
   if (dollars < 1) return { ok: false, message: 'A limit must be at least $1.' };
   if (dollars > 100_000_000) return { ok: false, message: 'That is more than $100,000,000: check the figure.' };
@@ -133,13 +176,21 @@ export type LimitRequestOutcome =
   | { outcome: 'duplicate'; request: LimitIncreaseRequestRow };
 
 function limitsFromDetails(error: RewardsApiError): { dailyCents: number; monthlyCents: number } | undefined {
-  const body = error.body as { error?: { details?: Record<string, unknown> }; details?: Record<string, unknown> } | undefined;
+  const body = error.body as
+    { error?: { details?: Record<string, unknown> }; details?: Record<string, unknown> } | undefined;
   const details = body?.error?.details ?? body?.details;
   const daily = details?.currentDailyLimitUsd;
   const monthly = details?.currentMonthlyLimitUsd;
-  if ((typeof daily !== 'number' && typeof daily !== 'string') || (typeof monthly !== 'number' && typeof monthly !== 'string')) return undefined;
+  if (
+    (typeof daily !== 'number' && typeof daily !== 'string') ||
+    (typeof monthly !== 'number' && typeof monthly !== 'string')
+  )
+    return undefined;
   try {
-    return { dailyCents: toCents(daily, { rounding: 'half-up' }), monthlyCents: toCents(monthly, { rounding: 'half-up' }) };
+    return {
+      dailyCents: toCents(daily, { rounding: 'half-up' }),
+      monthlyCents: toCents(monthly, { rounding: 'half-up' }),
+    };
   } catch {
     return undefined;
   }
@@ -169,7 +220,12 @@ export async function requestLimitIncrease(
       { timeoutMs: opts.timeoutMs ?? 10_000 },
     );
     // The figures the API just accepted as current are the organization's records.
-    await rememberLimits(deps.db, ws, { dailyCents: input.currentDailyCents, monthlyCents: input.currentMonthlyCents }, 'confirmed by a limit-increase request');
+    await rememberLimits(
+      deps.db,
+      ws,
+      { dailyCents: input.currentDailyCents, monthlyCents: input.currentMonthlyCents },
+      'confirmed by a limit-increase request',
+    );
     const [updated] = await deps.db
       .update(limitIncreaseRequests)
       .set({ status: 'pending_review', message: result.message ?? null, updatedAt: sql`now()` })
@@ -212,14 +268,22 @@ async function claimRequest(
   for (let attempt = 0; ; attempt++) {
     const [row] = await db
       .insert(limitIncreaseRequests)
-      .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, requesterUserId, sourceViewId: sourceViewId ?? null, ...input })
+      .values({
+        teamId: ws.teamId,
+        enterpriseId: ws.enterpriseId ?? null,
+        requesterUserId,
+        sourceViewId: sourceViewId ?? null,
+        ...input,
+      })
       .onConflictDoNothing({ target: [limitIncreaseRequests.teamId, limitIncreaseRequests.sourceViewId] })
       .returning();
     if (row) return { row };
     const [first] = await db
       .select()
       .from(limitIncreaseRequests)
-      .where(and(eq(limitIncreaseRequests.teamId, ws.teamId), eq(limitIncreaseRequests.sourceViewId, sourceViewId ?? '')));
+      .where(
+        and(eq(limitIncreaseRequests.teamId, ws.teamId), eq(limitIncreaseRequests.sourceViewId, sourceViewId ?? '')),
+      );
     if (first) return { duplicate: first };
     if (attempt >= 1) return undefined;
   }
@@ -231,16 +295,23 @@ async function claimRequest(
  * it again by itself, and says so rather than "nothing was queued".
  */
 function limitFailureOf(error: unknown): { status: 'failed' | 'unknown'; message: string } {
-  if (error instanceof RewardsApiError && error.status === 429) return { status: 'failed', message: 'Not requested: the Rewards API is busy. Try again in a minute.' };
-  if (error instanceof RewardsApiError && error.status < 500 && error.status !== 408) return { status: 'failed', message: `Not requested: the Rewards API refused it (${error.code}).` };
-  if (error instanceof RewardsConnectionError && error.notSent) return { status: 'failed', message: 'Not requested: the Rewards API could not be reached. Try again in a moment.' };
+  if (error instanceof RewardsApiError && error.status === 429)
+    return { status: 'failed', message: 'Not requested: the Rewards API is busy. Try again in a minute.' };
+  if (error instanceof RewardsApiError && error.status < 500 && error.status !== 408)
+    return { status: 'failed', message: `Not requested: the Rewards API refused it (${error.code}).` };
+  if (error instanceof RewardsConnectionError && error.notSent)
+    return { status: 'failed', message: 'Not requested: the Rewards API could not be reached. Try again in a moment.' };
   return {
     status: 'unknown',
-    message: 'The Rewards API did not answer in time: the request may have been queued for review anyway. Look in the Rewards portal before asking again.',
+    message:
+      'The Rewards API did not answer in time: the request may have been queued for review anyway. Look in the Rewards portal before asking again.',
   };
 }
 
-export async function pendingLimitRequest(db: Database, ws: WorkspaceRef): Promise<LimitIncreaseRequestRow | undefined> {
+export async function pendingLimitRequest(
+  db: Database,
+  ws: WorkspaceRef,
+): Promise<LimitIncreaseRequestRow | undefined> {
   const [row] = await db
     .select()
     .from(limitIncreaseRequests)

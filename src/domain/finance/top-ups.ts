@@ -9,7 +9,13 @@
 import { and, eq, gte, inArray, lt, ne, sql } from 'drizzle-orm';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { auditEvents, financeState, topUpRequests, type BillingDetails, type TopUpRequestRow } from '../../db/schema/index.js';
+import {
+  auditEvents,
+  financeState,
+  topUpRequests,
+  type BillingDetails,
+  type TopUpRequestRow,
+} from '../../db/schema/index.js';
 import { isRewardsError, RewardsApiError, RewardsConnectionError } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
@@ -43,21 +49,41 @@ export function parseTopUpAmount(input: string | null | undefined): { ok: true; 
   if (text.startsWith('-')) return { ok: false, message: 'A top-up amount must be positive.' };
   const match = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(text);
   if (!match) {
-    return { ok: false, message: /^\d+\.\d{3,}$/.test(text) ? 'Use at most two decimals (cents), e.g. 2500.50.' : 'Enter the amount as a number in USD, e.g. 2500 or 2500.50.' };
+    return {
+      ok: false,
+      message: /^\d+\.\d{3,}$/.test(text)
+        ? 'Use at most two decimals (cents), e.g. 2500.50.'
+        : 'Enter the amount as a number in USD, e.g. 2500 or 2500.50.',
+    };
   }
   const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
   if (cents < TOP_UP_MIN_CENTS) return { ok: false, message: 'The Rewards API takes top-ups of at least $100.00.' };
-  if (cents > TOP_UP_MAX_CENTS) return { ok: false, message: 'That is more than $1,000,000: check the amount, or top up that much in the Rewards portal.' };
+  if (cents > TOP_UP_MAX_CENTS)
+    return {
+      ok: false,
+      message: 'That is more than $1,000,000: check the amount, or top up that much in the Rewards portal.',
+    };
   return { ok: true, cents };
 }
 
-const BILLING_FIELDS = ['companyName', 'phoneNumber', 'billingAddress', 'city', 'state', 'country', 'zipCode', 'ein'] as const;
+const BILLING_FIELDS = [
+  'companyName',
+  'phoneNumber',
+  'billingAddress',
+  'city',
+  'state',
+  'country',
+  'zipCode',
+  'ein',
+] as const;
 
 /** Missing or malformed billing fields, by field name (the top-up endpoint requires them all). */
 export function checkBilling(billing: Partial<BillingDetails>): Partial<Record<keyof BillingDetails, string>> {
   const errors: Partial<Record<keyof BillingDetails, string>> = {};
-  for (const field of BILLING_FIELDS) if (!billing[field]?.trim()) errors[field] = 'Required by the Rewards API for a top-up.';
-  if (billing.country && !/^[A-Za-z]{2,3}$/.test(billing.country.trim())) errors.country = 'A 2- or 3-letter country code, e.g. US or USA.';
+  for (const field of BILLING_FIELDS)
+    if (!billing[field]?.trim()) errors[field] = 'Required by the Rewards API for a top-up.';
+  if (billing.country && !/^[A-Za-z]{2,3}$/.test(billing.country.trim()))
+    errors.country = 'A 2- or 3-letter country code, e.g. US or USA.';
   return errors;
 }
 
@@ -73,7 +99,10 @@ export async function lastBilling(db: Database, ws: WorkspaceRef): Promise<Billi
 }
 
 export async function isKnownSandbox(db: Database, ws: WorkspaceRef): Promise<boolean> {
-  const [row] = await db.select({ environment: financeState.environment }).from(financeState).where(eq(financeState.teamId, ws.teamId));
+  const [row] = await db
+    .select({ environment: financeState.environment })
+    .from(financeState)
+    .where(eq(financeState.teamId, ws.teamId));
   return row?.environment === 'sandbox';
 }
 
@@ -161,7 +190,12 @@ export async function decideTopUp(
   const decided = await deps.db.transaction(async (tx) => {
     const [row] = await tx
       .update(topUpRequests)
-      .set({ status: decision === 'approve' ? 'approved' : 'rejected', deciderUserId: actorUserId, decidedAt: sql`now()`, updatedAt: sql`now()` })
+      .set({
+        status: decision === 'approve' ? 'approved' : 'rejected',
+        deciderUserId: actorUserId,
+        decidedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
       .where(
         and(
           eq(topUpRequests.teamId, ws.teamId),
@@ -185,7 +219,14 @@ export async function decideTopUp(
   });
   if (!decided) {
     const now = (await getTopUp(deps.db, ws, id)) ?? existing;
-    return { ok: false, message: decidedByText(`This top-up request was already ${describeStatus(now.status)}`, now.deciderUserId, '. Nothing more was done.') };
+    return {
+      ok: false,
+      message: decidedByText(
+        `This top-up request was already ${describeStatus(now.status)}`,
+        now.deciderUserId,
+        '. Nothing more was done.',
+      ),
+    };
   }
   if (decision === 'reject') return { ok: true, request: decided };
   return { ok: true, request: await submit(deps, decided) };
@@ -196,7 +237,9 @@ async function submit(deps: TopUpDeps, row: TopUpRequestRow): Promise<TopUpReque
   const log = deps.logger.child({ topUpId: row.id });
   let set: Partial<TopUpRequestRow>;
   try {
-    const funding = await (await deps.rewards.for(row)).balance.topUp({ amount: centsToDecimal(row.amountCents), ...row.billing }, { timeoutMs: 15_000 });
+    const funding = await (
+      await deps.rewards.for(row)
+    ).balance.topUp({ amount: centsToDecimal(row.amountCents), ...row.billing }, { timeoutMs: 15_000 });
     set = { status: 'submitted', fundingNo: funding.fundingNo };
     log.info('top-up requested', { fundingNo: funding.fundingNo, amountCents: row.amountCents });
   } catch (error) {
@@ -227,20 +270,29 @@ function failureOf(error: unknown): Partial<TopUpRequestRow> {
       return {
         status: 'unknown',
         errorCode: error.code,
-        errorMessage: 'The Rewards API failed while taking the request; it may or may not have been recorded. Kudos will not send it again: look for it in `/kudos ledger` before asking again.',
+        errorMessage:
+          'The Rewards API failed while taking the request; it may or may not have been recorded. Kudos will not send it again: look for it in `/kudos ledger` before asking again.',
       };
     }
-    const why = error.status === 429 ? 'the Rewards API is busy; ask again in a minute' : `the Rewards API refused it (${error.code})`;
+    const why =
+      error.status === 429
+        ? 'the Rewards API is busy; ask again in a minute'
+        : `the Rewards API refused it (${error.code})`;
     return { status: 'failed', errorCode: error.code, errorMessage: `Not requested: ${why}.` };
   }
   if (error instanceof RewardsConnectionError && error.notSent) {
-    return { status: 'failed', errorCode: error.code, errorMessage: 'Not requested: the Rewards API could not be reached. Ask again later.' };
+    return {
+      status: 'failed',
+      errorCode: error.code,
+      errorMessage: 'Not requested: the Rewards API could not be reached. Ask again later.',
+    };
   }
   const code = isRewardsError(error) ? error.code : 'UNEXPECTED';
   return {
     status: 'unknown',
     errorCode: code,
-    errorMessage: 'The Rewards API did not answer in time; the top-up may or may not have been recorded. Kudos will not send it again: look for it in `/kudos ledger` before asking again.',
+    errorMessage:
+      'The Rewards API did not answer in time; the top-up may or may not have been recorded. Kudos will not send it again: look for it in `/kudos ledger` before asking again.',
   };
 }
 
@@ -272,7 +324,12 @@ export async function openTopUps(db: Database, ws: WorkspaceRef): Promise<TopUpR
   return db
     .select()
     .from(topUpRequests)
-    .where(and(eq(topUpRequests.teamId, ws.teamId), inArray(topUpRequests.status, ['awaiting_approval', 'approved', 'submitted', 'unknown'])))
+    .where(
+      and(
+        eq(topUpRequests.teamId, ws.teamId),
+        inArray(topUpRequests.status, ['awaiting_approval', 'approved', 'submitted', 'unknown']),
+      ),
+    )
     .orderBy(sql`${topUpRequests.createdAt} desc`)
     .limit(20);
 }
@@ -307,10 +364,17 @@ export async function settleTopUps(deps: TopUpDeps, ws: WorkspaceRef): Promise<T
     .set({
       status: 'unknown',
       errorCode: 'INTERRUPTED',
-      errorMessage: 'Kudos stopped while requesting this top-up; it may or may not have been recorded. Look for it in `/kudos ledger` before asking again.',
+      errorMessage:
+        'Kudos stopped while requesting this top-up; it may or may not have been recorded. Look for it in `/kudos ledger` before asking again.',
       updatedAt: sql`now()`,
     })
-    .where(and(eq(topUpRequests.teamId, ws.teamId), eq(topUpRequests.status, 'approved'), lt(topUpRequests.decidedAt, stuckBefore)))
+    .where(
+      and(
+        eq(topUpRequests.teamId, ws.teamId),
+        eq(topUpRequests.status, 'approved'),
+        lt(topUpRequests.decidedAt, stuckBefore),
+      ),
+    )
     .returning();
   const submitted = await deps.db
     .select()
@@ -324,7 +388,10 @@ export async function settleTopUps(deps: TopUpDeps, ws: WorkspaceRef): Promise<T
     const waiting = new Set(submitted.flatMap((r) => (r.fundingNo ? [r.fundingNo] : [])));
     const fundingRows = new Map<string, Movement>();
     if (waiting.size > 0) {
-      for await (const m of movementsIn(await deps.rewards.for(ws), { start: since, end: new Date(deps.now().getTime() + 86_400_000) })) {
+      for await (const m of movementsIn(await deps.rewards.for(ws), {
+        start: since,
+        end: new Date(deps.now().getTime() + 86_400_000),
+      })) {
         if (!waiting.has(m.referenceNumber) || !m.kind.startsWith('top_up_')) continue;
         fundingRows.set(m.referenceNumber, m);
         if (fundingRows.size === waiting.size) break;
@@ -342,10 +409,19 @@ export async function settleTopUps(deps: TopUpDeps, ws: WorkspaceRef): Promise<T
     }
   }
   for (const row of settled) {
-    await deps.notifier.updateTopUpMessages(row).catch((error: unknown) => deps.logger.warn('updating a top-up request message failed', { topUpId: row.id, error }));
     await deps.notifier
-      .toUser(row, row.requesterUserId, `top_up_outcome:${row.id}:${row.status}`, { kind: 'top_up_outcome', request: row })
-      .catch((error: unknown) => deps.logger.warn('telling the requester of a top-up failed', { topUpId: row.id, error }));
+      .updateTopUpMessages(row)
+      .catch((error: unknown) =>
+        deps.logger.warn('updating a top-up request message failed', { topUpId: row.id, error }),
+      );
+    await deps.notifier
+      .toUser(row, row.requesterUserId, `top_up_outcome:${row.id}:${row.status}`, {
+        kind: 'top_up_outcome',
+        request: row,
+      })
+      .catch((error: unknown) =>
+        deps.logger.warn('telling the requester of a top-up failed', { topUpId: row.id, error }),
+      );
   }
   return settled;
 }

@@ -46,7 +46,10 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
   // workspace's own URL (distribution mode, connection_id set): only its own webhooks count, so one
   // workspace's deliveries never hide another's broken registration.
   const lasts = await deps.db
-    .select({ teamId: webhookEvents.teamId, at: sql<Date | null>`max(${webhookEvents.receivedAt})`.mapWith(webhookEvents.receivedAt) })
+    .select({
+      teamId: webhookEvents.teamId,
+      at: sql<Date | null>`max(${webhookEvents.receivedAt})`.mapWith(webhookEvents.receivedAt),
+    })
     .from(webhookEvents)
     .where(and(notLike(webhookEvents.eventId, POLLED_EVENT_PATTERN), isNotNull(webhookEvents.connectionId)))
     .groupBy(webhookEvents.teamId);
@@ -66,7 +69,13 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
   const open = await deps.db
     .select({ teamId: healthWarnings.teamId, firstAt: healthWarnings.firstAt })
     .from(healthWarnings)
-    .where(and(eq(healthWarnings.kind, WEBHOOKS_SILENT), eq(healthWarnings.subject, SUBJECT), isNull(healthWarnings.resolvedAt)));
+    .where(
+      and(
+        eq(healthWarnings.kind, WEBHOOKS_SILENT),
+        eq(healthWarnings.subject, SUBJECT),
+        isNull(healthWarnings.resolvedAt),
+      ),
+    );
   const stillOpen = new Set<string>();
   for (const w of open) {
     const lastWebhookAt = lastWebhookAtOf(w.teamId);
@@ -92,11 +101,23 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
     const lastWebhookAt = lastWebhookAtOf(row.teamId);
     if (lastWebhookAt && lastWebhookAt >= since) continue;
     const ws: WorkspaceRef = { teamId: row.teamId, enterpriseId: row.enterpriseId };
-    await raiseHealthWarning(deps.db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, kind: WEBHOOKS_SILENT, subject: SUBJECT, error: 'no_webhook' });
+    await raiseHealthWarning(deps.db, {
+      teamId: ws.teamId,
+      enterpriseId: ws.enterpriseId ?? null,
+      kind: WEBHOOKS_SILENT,
+      subject: SUBJECT,
+      error: 'no_webhook',
+    });
     const [episode] = await deps.db
       .select({ firstAt: healthWarnings.firstAt })
       .from(healthWarnings)
-      .where(and(eq(healthWarnings.teamId, ws.teamId), eq(healthWarnings.kind, WEBHOOKS_SILENT), eq(healthWarnings.subject, SUBJECT)));
+      .where(
+        and(
+          eq(healthWarnings.teamId, ws.teamId),
+          eq(healthWarnings.kind, WEBHOOKS_SILENT),
+          eq(healthWarnings.subject, SUBJECT),
+        ),
+      );
     // Keyed by the episode's start: a second instance raising the same episode posts nothing more.
     await deps.notifier.toAdmins(ws, `webhooks_silent:${episode!.firstAt.toISOString()}`, {
       kind: 'webhooks_silent',
@@ -104,7 +125,11 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
       oldestOpenSince: row.oldest,
       lastWebhookAt,
     });
-    deps.logger.warn('no rewards webhook while orders are open; admins warned', { teamId: ws.teamId, openOrders: row.openOrders, lastWebhookAt });
+    deps.logger.warn('no rewards webhook while orders are open; admins warned', {
+      teamId: ws.teamId,
+      openOrders: row.openOrders,
+      lastWebhookAt,
+    });
     results.push({ teamId: ws.teamId, raised: true, cleared: false });
   }
   return results;

@@ -3,7 +3,15 @@
 // thousands of kudos still gives a small, bounded view. Roles come from the caller.
 import { and, count, desc, eq, gt, gte, inArray, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Database } from '../../db/client.js';
-import { bouncedRecipients, homeVisits, kudos, type HealthWarningRow, type HomePages, type HomeVisitRow, type KudosRow } from '../../db/schema/index.js';
+import {
+  bouncedRecipients,
+  homeVisits,
+  kudos,
+  type HealthWarningRow,
+  type HomePages,
+  type HomeVisitRow,
+  type KudosRow,
+} from '../../db/schema/index.js';
 import { isCancellable } from '../sending/cancel-scheduled.js';
 import { monthStartUtc, monthlySpendCents, UNSPENT_STATUSES } from '../approvals/approval-policy.js';
 import { openHealthWarnings } from '../notices/health-warnings.js';
@@ -86,7 +94,11 @@ function pageOf(pages: HomePages, list: HomeList): { page: number; limit: number
 
 /** Sends that someone received: placed (a scheduled one is a surprise until it goes out). */
 function receivedBy(teamId: string, userId: string) {
-  return and(eq(kudos.teamId, teamId), eq(kudos.status, 'placed'), sql`${kudos.recipients} @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb`);
+  return and(
+    eq(kudos.teamId, teamId),
+    eq(kudos.status, 'placed'),
+    sql`${kudos.recipients} @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb`,
+  );
 }
 
 export async function loadHome(db: Database, q: HomeQuery): Promise<HomeData> {
@@ -114,7 +126,10 @@ export async function loadHome(db: Database, q: HomeQuery): Promise<HomeData> {
 async function receivedPage(db: Database, q: HomeQuery): Promise<Page<ReceivedKudos>> {
   const { page, limit, offset } = pageOf(q.pages, 'received');
   const where = receivedBy(q.teamId, q.userId);
-  const [rows, [total]] = await Promise.all([db.select().from(kudos).where(where).orderBy(desc(kudos.createdAt)).limit(limit).offset(offset), db.select({ n: count() }).from(kudos).where(where)]);
+  const [rows, [total]] = await Promise.all([
+    db.select().from(kudos).where(where).orderBy(desc(kudos.createdAt)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(kudos).where(where),
+  ]);
   const bounced = rows.length
     ? await db
         .select({ kudosId: bouncedRecipients.kudosId })
@@ -132,7 +147,10 @@ async function receivedPage(db: Database, q: HomeQuery): Promise<Page<ReceivedKu
     : [];
   const bouncedIds = new Set(bounced.map((b) => b.kudosId));
   return {
-    items: rows.map((row) => ({ row, delivery: bouncedIds.has(row.id) ? 'bounced' : row.orderStatus === 'COMPLETE' ? 'delivered' : 'on_its_way' })),
+    items: rows.map((row) => ({
+      row,
+      delivery: bouncedIds.has(row.id) ? 'bounced' : row.orderStatus === 'COMPLETE' ? 'delivered' : 'on_its_way',
+    })),
     total: Number(total?.n ?? 0),
     page,
     pageSize: limit,
@@ -144,7 +162,12 @@ async function sentPage(db: Database, q: HomeQuery): Promise<Page<SentKudos>> {
   const where = and(eq(kudos.teamId, q.teamId), eq(kudos.senderUserId, q.userId));
   const [rows, [total]] = await Promise.all([
     db
-      .select({ row: kudos, rejectReason: sql<string | null>`(select a.reject_reason from approval_requests a where a.kudos_id = "kudos"."id")` })
+      .select({
+        row: kudos,
+        rejectReason: sql<
+          string | null
+        >`(select a.reject_reason from approval_requests a where a.kudos_id = "kudos"."id")`,
+      })
       .from(kudos)
       .where(where)
       .orderBy(desc(kudos.createdAt))
@@ -154,7 +177,12 @@ async function sentPage(db: Database, q: HomeQuery): Promise<Page<SentKudos>> {
   ]);
   const bounces = rows.length
     ? await db
-        .select({ id: bouncedRecipients.id, kudosId: bouncedRecipients.kudosId, email: bouncedRecipients.email, name: bouncedRecipients.name })
+        .select({
+          id: bouncedRecipients.id,
+          kudosId: bouncedRecipients.kudosId,
+          email: bouncedRecipients.email,
+          name: bouncedRecipients.name,
+        })
         .from(bouncedRecipients)
         .where(
           and(
@@ -167,7 +195,11 @@ async function sentPage(db: Database, q: HomeQuery): Promise<Page<SentKudos>> {
         )
     : [];
   return {
-    items: rows.map(({ row, rejectReason }) => ({ row, rejectReason, bounces: bounces.filter((b) => b.kudosId === row.id).map(({ id, email, name }) => ({ id, email, name })) })),
+    items: rows.map(({ row, rejectReason }) => ({
+      row,
+      rejectReason,
+      bounces: bounces.filter((b) => b.kudosId === row.id).map(({ id, email, name }) => ({ id, email, name })),
+    })),
     total: Number(total?.n ?? 0),
     page,
     pageSize: limit,
@@ -176,16 +208,36 @@ async function sentPage(db: Database, q: HomeQuery): Promise<Page<SentKudos>> {
 
 async function scheduledPage(db: Database, q: HomeQuery): Promise<Page<ScheduledKudos>> {
   const { page, limit, offset } = pageOf(q.pages, 'scheduled');
-  const where = and(eq(kudos.teamId, q.teamId), eq(kudos.senderUserId, q.userId), eq(kudos.status, 'scheduled'), gt(kudos.scheduledAt, q.now));
-  const [rows, [total]] = await Promise.all([db.select().from(kudos).where(where).orderBy(kudos.scheduledAt).limit(limit).offset(offset), db.select({ n: count() }).from(kudos).where(where)]);
-  return { items: rows.map((row) => ({ row, cancellable: isCancellable(row, q.now) })), total: Number(total?.n ?? 0), page, pageSize: limit };
+  const where = and(
+    eq(kudos.teamId, q.teamId),
+    eq(kudos.senderUserId, q.userId),
+    eq(kudos.status, 'scheduled'),
+    gt(kudos.scheduledAt, q.now),
+  );
+  const [rows, [total]] = await Promise.all([
+    db.select().from(kudos).where(where).orderBy(kudos.scheduledAt).limit(limit).offset(offset),
+    db.select({ n: count() }).from(kudos).where(where),
+  ]);
+  return {
+    items: rows.map((row) => ({ row, cancellable: isCancellable(row, q.now) })),
+    total: Number(total?.n ?? 0),
+    page,
+    pageSize: limit,
+  };
 }
 
 /** Requests this person could decide: waiting, and not their own. */
 async function pendingApprovalsPage(db: Database, q: HomeQuery): Promise<Page<KudosRow>> {
   const { page, limit, offset } = pageOf(q.pages, 'approvals');
-  const where = and(eq(kudos.teamId, q.teamId), eq(kudos.status, 'awaiting_approval'), ne(kudos.senderUserId, q.userId));
-  const [rows, [total]] = await Promise.all([db.select().from(kudos).where(where).orderBy(kudos.createdAt).limit(limit).offset(offset), db.select({ n: count() }).from(kudos).where(where)]);
+  const where = and(
+    eq(kudos.teamId, q.teamId),
+    eq(kudos.status, 'awaiting_approval'),
+    ne(kudos.senderUserId, q.userId),
+  );
+  const [rows, [total]] = await Promise.all([
+    db.select().from(kudos).where(where).orderBy(kudos.createdAt).limit(limit).offset(offset),
+    db.select({ n: count() }).from(kudos).where(where),
+  ]);
   return { items: rows, total: Number(total?.n ?? 0), page, pageSize: limit };
 }
 
@@ -195,12 +247,25 @@ async function adminData(db: Database, q: HomeQuery): Promise<HomeAdminData> {
     db
       .select({ total: sql<string | null>`coalesce(sum(${kudos.totalCents}), 0)`, n: count() })
       .from(kudos)
-      .where(and(eq(kudos.teamId, q.teamId), gte(kudos.createdAt, monthStartUtc(q.now)), notInArray(kudos.status, [...UNSPENT_STATUSES]))),
+      .where(
+        and(
+          eq(kudos.teamId, q.teamId),
+          gte(kudos.createdAt, monthStartUtc(q.now)),
+          notInArray(kudos.status, [...UNSPENT_STATUSES]),
+        ),
+      ),
     openHealthWarnings(db, q.teamId),
     db
       .select({ n: count() })
       .from(kudos)
-      .where(and(eq(kudos.teamId, q.teamId), gte(kudos.updatedAt, since), sql`${kudos.errorCode} is not null`, or(eq(kudos.status, 'failed'), eq(kudos.status, 'pending')))),
+      .where(
+        and(
+          eq(kudos.teamId, q.teamId),
+          gte(kudos.updatedAt, since),
+          sql`${kudos.errorCode} is not null`,
+          or(eq(kudos.status, 'failed'), eq(kudos.status, 'pending')),
+        ),
+      ),
   ]);
   return {
     spentThisMonthCents: Number(spend?.total ?? 0),
@@ -221,12 +286,31 @@ export interface HomeFlash {
 }
 
 /** Remembers that a person has a Home (with which roles, pages and line on top), on every publish. */
-export async function recordHomeVisit(db: Database, v: { teamId: string; enterpriseId?: string | null; userId: string; roles: HomeRoles; pages?: HomePages; flash?: HomeFlash }): Promise<void> {
+export async function recordHomeVisit(
+  db: Database,
+  v: {
+    teamId: string;
+    enterpriseId?: string | null;
+    userId: string;
+    roles: HomeRoles;
+    pages?: HomePages;
+    flash?: HomeFlash;
+  },
+): Promise<void> {
   // A re-publish without a flash leaves the stored one, which shows until its time is up.
   const flash = v.flash ? { flash: v.flash.text, flashUntil: v.flash.until } : {};
   await db
     .insert(homeVisits)
-    .values({ teamId: v.teamId, enterpriseId: v.enterpriseId ?? null, userId: v.userId, isApprover: v.roles.approver, isAdmin: v.roles.admin, pages: v.pages ?? {}, publishedAt: sql`now()`, ...flash })
+    .values({
+      teamId: v.teamId,
+      enterpriseId: v.enterpriseId ?? null,
+      userId: v.userId,
+      isApprover: v.roles.approver,
+      isAdmin: v.roles.admin,
+      pages: v.pages ?? {},
+      publishedAt: sql`now()`,
+      ...flash,
+    })
     .onConflictDoUpdate({
       target: [homeVisits.teamId, homeVisits.userId],
       set: {
@@ -240,8 +324,13 @@ export async function recordHomeVisit(db: Database, v: { teamId: string; enterpr
 }
 
 /** The visit's flash while it still shows. */
-export function shownFlash(visit: Pick<HomeVisitRow, 'flash' | 'flashUntil'> | undefined, now: Date): HomeFlash | undefined {
-  return visit?.flash && visit.flashUntil && visit.flashUntil >= now ? { text: visit.flash, until: visit.flashUntil } : undefined;
+export function shownFlash(
+  visit: Pick<HomeVisitRow, 'flash' | 'flashUntil'> | undefined,
+  now: Date,
+): HomeFlash | undefined {
+  return visit?.flash && visit.flashUntil && visit.flashUntil >= now
+    ? { text: visit.flash, until: visit.flashUntil }
+    : undefined;
 }
 
 export async function getHomeVisit(db: Database, teamId: string, userId: string): Promise<HomeVisitRow | undefined> {
@@ -285,14 +374,29 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
     ${list(sql`select l.id, l.team_id, ${ms(sql`l.updated_at`)} as updated_ms from limit_increase_requests l where l.updated_at >= ${at} order by l.updated_at limit ${limit}`)} as limit_requests`);
   type Json<T> = T[] | string;
   const [row] = rowsOf<{
-    kudos: Json<{ id: string; team_id: string; sender_user_id: string; recipients: KudosRow['recipients']; status: string; updated_ms: number; approval: boolean }>;
-    bounces: Json<{ id: string; team_id: string; sender_user_id: string | null; slack_user_id: string | null; updated_ms: number }>;
+    kudos: Json<{
+      id: string;
+      team_id: string;
+      sender_user_id: string;
+      recipients: KudosRow['recipients'];
+      status: string;
+      updated_ms: number;
+      approval: boolean;
+    }>;
+    bounces: Json<{
+      id: string;
+      team_id: string;
+      sender_user_id: string | null;
+      slack_user_id: string | null;
+      updated_ms: number;
+    }>;
     warnings: Json<{ team_id: string; kind: string; subject: string; at_ms: number }>;
     top_ups: Json<{ id: string; team_id: string; updated_ms: number }>;
     limit_requests: Json<{ id: string; team_id: string; updated_ms: number }>;
   }>(result);
   // A driver may hand json back unparsed.
-  const parsed = <T>(value: Json<T> | undefined): T[] => (typeof value === 'string' ? (JSON.parse(value) as T[]) : (value ?? []));
+  const parsed = <T>(value: Json<T> | undefined): T[] =>
+    typeof value === 'string' ? (JSON.parse(value) as T[]) : (value ?? []);
   const date = (epochMs: number) => new Date(Math.floor(epochMs));
   const rows = parsed(row?.kudos).map((r) => ({
     id: r.id,
@@ -303,10 +407,25 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
     updatedAt: date(r.updated_ms),
     approval: r.approval,
   }));
-  const bounces = parsed(row?.bounces).map((b) => ({ id: b.id, teamId: b.team_id, senderUserId: b.sender_user_id, slackUserId: b.slack_user_id, updatedAt: date(b.updated_ms) }));
-  const warnings = parsed(row?.warnings).map((w) => ({ teamId: w.team_id, kind: w.kind, subject: w.subject, at: date(w.at_ms) }));
+  const bounces = parsed(row?.bounces).map((b) => ({
+    id: b.id,
+    teamId: b.team_id,
+    senderUserId: b.sender_user_id,
+    slackUserId: b.slack_user_id,
+    updatedAt: date(b.updated_ms),
+  }));
+  const warnings = parsed(row?.warnings).map((w) => ({
+    teamId: w.team_id,
+    kind: w.kind,
+    subject: w.subject,
+    at: date(w.at_ms),
+  }));
   const topUps = parsed(row?.top_ups).map((t) => ({ id: t.id, teamId: t.team_id, updatedAt: date(t.updated_ms) }));
-  const limitRequests = parsed(row?.limit_requests).map((l) => ({ id: l.id, teamId: l.team_id, updatedAt: date(l.updated_ms) }));
+  const limitRequests = parsed(row?.limit_requests).map((l) => ({
+    id: l.id,
+    teamId: l.team_id,
+    updatedAt: date(l.updated_ms),
+  }));
   const users = (ids: Array<string | null>) => [...new Set(ids.filter((u): u is string => Boolean(u)))];
   return [
     ...rows.map((r) => ({
@@ -316,12 +435,38 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
       concernsApprovers: r.status === 'awaiting_approval' || Boolean(r.approval),
       updatedAt: r.updatedAt,
     })),
-    ...bounces.map((b) => ({ key: `b:${b.id}:${b.updatedAt.getTime()}`, teamId: b.teamId, userIds: users([b.senderUserId, b.slackUserId]), concernsApprovers: false, updatedAt: b.updatedAt })),
+    ...bounces.map((b) => ({
+      key: `b:${b.id}:${b.updatedAt.getTime()}`,
+      teamId: b.teamId,
+      userIds: users([b.senderUserId, b.slackUserId]),
+      concernsApprovers: false,
+      updatedAt: b.updatedAt,
+    })),
     // Health concerns the admins only (homeVisitorsForTeams always includes them).
-    ...warnings.map((w) => ({ key: `h:${w.teamId}:${w.kind}:${w.subject}:${w.at.getTime()}`, teamId: w.teamId, userIds: [], concernsApprovers: false, updatedAt: w.at })),
+    ...warnings.map((w) => ({
+      key: `h:${w.teamId}:${w.kind}:${w.subject}:${w.at.getTime()}`,
+      teamId: w.teamId,
+      userIds: [],
+      concernsApprovers: false,
+      updatedAt: w.at,
+    })),
     // Top-ups (requested, decided, the API's answer, settled by the ledger) and limit requests: admins only.
-    ...topUps.map((r) => ({ key: `t:${r.id}:${r.updatedAt.getTime()}`, teamId: r.teamId, userIds: [], concernsApprovers: false, concernsMoney: true, updatedAt: r.updatedAt })),
-    ...limitRequests.map((r) => ({ key: `l:${r.id}:${r.updatedAt.getTime()}`, teamId: r.teamId, userIds: [], concernsApprovers: false, concernsMoney: true, updatedAt: r.updatedAt })),
+    ...topUps.map((r) => ({
+      key: `t:${r.id}:${r.updatedAt.getTime()}`,
+      teamId: r.teamId,
+      userIds: [],
+      concernsApprovers: false,
+      concernsMoney: true,
+      updatedAt: r.updatedAt,
+    })),
+    ...limitRequests.map((r) => ({
+      key: `l:${r.id}:${r.updatedAt.getTime()}`,
+      teamId: r.teamId,
+      userIds: [],
+      concernsApprovers: false,
+      concernsMoney: true,
+      updatedAt: r.updatedAt,
+    })),
   ];
 }
 
@@ -331,7 +476,10 @@ export async function changesSince(db: Database, since: Date, limit = 500): Prom
  * Home poll runs every second, and a stream of sends touches many workspaces in each pass), each
  * scoped by its team id, at most 1,000 visitors each.
  */
-export async function homeVisitorsForTeams(db: Database, changes: Map<string, { userIds: string[]; concernsApprovers: boolean }>): Promise<Map<string, HomeVisitRow[]>> {
+export async function homeVisitorsForTeams(
+  db: Database,
+  changes: Map<string, { userIds: string[]; concernsApprovers: boolean }>,
+): Promise<Map<string, HomeVisitRow[]>> {
   const byTeam = new Map<string, HomeVisitRow[]>();
   if (changes.size === 0) return byTeam;
   const perTeam = [...changes].map(([teamId, change]) => {

@@ -18,10 +18,19 @@ export async function openHealthWarnings(db: Database, teamId: string): Promise<
 }
 
 /** Records (or re-opens and counts) a warning. */
-export async function raiseHealthWarning(db: Database, w: { teamId: string; enterpriseId?: string | null; kind: string; subject: string; error: string }): Promise<void> {
+export async function raiseHealthWarning(
+  db: Database,
+  w: { teamId: string; enterpriseId?: string | null; kind: string; subject: string; error: string },
+): Promise<void> {
   await db
     .insert(healthWarnings)
-    .values({ teamId: w.teamId, enterpriseId: w.enterpriseId ?? null, kind: w.kind, subject: w.subject, error: w.error })
+    .values({
+      teamId: w.teamId,
+      enterpriseId: w.enterpriseId ?? null,
+      kind: w.kind,
+      subject: w.subject,
+      error: w.error,
+    })
     .onConflictDoUpdate({
       target: [healthWarnings.teamId, healthWarnings.kind, healthWarnings.subject],
       set: {
@@ -35,11 +44,21 @@ export async function raiseHealthWarning(db: Database, w: { teamId: string; ente
 }
 
 /** The cause went away (e.g. a post to that channel worked): the warning leaves the admins' Home. */
-export async function resolveHealthWarning(db: Database, w: { teamId: string; kind: string; subject: string }): Promise<boolean> {
+export async function resolveHealthWarning(
+  db: Database,
+  w: { teamId: string; kind: string; subject: string },
+): Promise<boolean> {
   const resolved = await db
     .update(healthWarnings)
     .set({ resolvedAt: sql`now()` })
-    .where(and(eq(healthWarnings.teamId, w.teamId), eq(healthWarnings.kind, w.kind), eq(healthWarnings.subject, w.subject), isNull(healthWarnings.resolvedAt)))
+    .where(
+      and(
+        eq(healthWarnings.teamId, w.teamId),
+        eq(healthWarnings.kind, w.kind),
+        eq(healthWarnings.subject, w.subject),
+        isNull(healthWarnings.resolvedAt),
+      ),
+    )
     .returning({ kind: healthWarnings.kind });
   return resolved.length > 0;
 }
@@ -48,8 +67,19 @@ export async function resolveHealthWarning(db: Database, w: { teamId: string; ki
  * A post to `channel` failed with `error`: a warning for the admins when the Messenger says the
  * channel is unreachable (only an admin can fix that), with the platform's word for it.
  */
-export async function noteChannelFailure(db: Database, ws: { teamId?: string | null; enterpriseId?: string | null }, channel: string, error: unknown): Promise<boolean> {
+export async function noteChannelFailure(
+  db: Database,
+  ws: { teamId?: string | null; enterpriseId?: string | null },
+  channel: string,
+  error: unknown,
+): Promise<boolean> {
   if (!ws.teamId || !isChatRefusal(error, 'channel_unreachable')) return false;
-  await raiseHealthWarning(db, { teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, kind: CHANNEL_UNREACHABLE, subject: channel, error: error.detail });
+  await raiseHealthWarning(db, {
+    teamId: ws.teamId,
+    enterpriseId: ws.enterpriseId ?? null,
+    kind: CHANNEL_UNREACHABLE,
+    subject: channel,
+    error: error.detail,
+  });
   return true;
 }

@@ -46,9 +46,22 @@ export type Notice =
   /** The bounce DM, updated: resending failed (with the way to try again). */
   | { type: 'bounce.resend_failed'; bounce: BouncedRecipientRow; reason: string }
   /** In the channel: an order was placed outside Slack. */
-  | { type: 'order.external'; orderId: string; cardType: string; totalAmount: string; currency: string; recipientCount: number }
+  | {
+      type: 'order.external';
+      orderId: string;
+      cardType: string;
+      totalAmount: string;
+      currency: string;
+      recipientCount: number;
+    }
   /** To the requester: (a part of) their reward links. */
-  | { type: 'reward_links.ready'; request: RewardLinkRequestRow; orderId: string; links: string[]; part: { index: number; count: number } }
+  | {
+      type: 'reward_links.ready';
+      request: RewardLinkRequestRow;
+      orderId: string;
+      links: string[];
+      part: { index: number; count: number };
+    }
   | { type: 'reward_links.failed'; request: RewardLinkRequestRow; reason: string }
   /** To approvers: a reward-link request waiting for approval (with Approve/Reject), or as decided. */
   | { type: 'reward_links.approval'; request: RewardLinkRequestRow }

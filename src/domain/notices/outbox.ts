@@ -37,7 +37,13 @@ import { and, eq, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Logger } from '../../config/logger.js';
 import { rowsOf, type Database } from '../../db/client.js';
 import { notifications, type NotificationRow } from '../../db/schema/index.js';
-import { chatWorkspaceOf, isChatRefusal, type Messenger, type PostedMessage, type RenderedMessage } from '../shared/ports.js';
+import {
+  chatWorkspaceOf,
+  isChatRefusal,
+  type Messenger,
+  type PostedMessage,
+  type RenderedMessage,
+} from '../shared/ports.js';
 import { noteChannelFailure } from './health-warnings.js';
 
 export interface NotificationKey {
@@ -61,7 +67,8 @@ export interface NoticeDeps {
   chat: Pick<Messenger, 'postMessage' | 'openDirectChannel' | 'findMessageByMetadata' | 'updateMessage'>;
 }
 
-export type PostOnceResult = { posted: true; message: PostedMessage } | { posted: false; existing: NotificationRow | undefined };
+export type PostOnceResult =
+  { posted: true; message: PostedMessage } | { posted: false; existing: NotificationRow | undefined };
 
 /** The metadata event type our notices carry; the payload is `{ notice_id }`. */
 export const NOTICE_EVENT_TYPE = 'kudos_notice';
@@ -107,7 +114,11 @@ export function isLeftToOutbox(reason: unknown): boolean {
  * now and the outbox posts it at its turn (isLeftToOutbox). Throws when Slack refused it, or the
  * database failed.
  */
-export async function postOnceOrLater(deps: NoticeDeps, key: NotificationKey, notice: OutboxNotice): Promise<PostOnceResult | 'later'> {
+export async function postOnceOrLater(
+  deps: NoticeDeps,
+  key: NotificationKey,
+  notice: OutboxNotice,
+): Promise<PostOnceResult | 'later'> {
   const [result] = await postAllOnce(deps, [{ key, notice }]);
   if (result!.status === 'fulfilled') return result!.value;
   if (isLeftToOutbox(result!.reason)) return 'later';
@@ -115,14 +126,23 @@ export async function postOnceOrLater(deps: NoticeDeps, key: NotificationKey, no
 }
 
 /** A notice's key as its row's columns. */
-const keyColumns = (key: NotificationKey) => ({ kind: key.kind, subject: key.subject, teamId: key.teamId ?? null, enterpriseId: key.enterpriseId ?? null });
+const keyColumns = (key: NotificationKey) => ({
+  kind: key.kind,
+  subject: key.subject,
+  teamId: key.teamId ?? null,
+  enterpriseId: key.enterpriseId ?? null,
+});
 
 /**
  * Records a notice to post in the thread of another notice (`threadOf`, its row id) that is still
  * waiting in the outbox, without posting it: the sweep posts it once that one is posted (in its
  * thread), given up or removed (in `channel`). Nothing happens if the notice is recorded already.
  */
-export async function queueNoticeInThreadOf(db: Database, key: NotificationKey, notice: { channel: string; threadOf: string; message: RenderedMessage }): Promise<void> {
+export async function queueNoticeInThreadOf(
+  db: Database,
+  key: NotificationKey,
+  notice: { channel: string; threadOf: string; message: RenderedMessage },
+): Promise<void> {
   await db
     .insert(notifications)
     .values({ ...keyColumns(key), channel: notice.channel, threadOf: notice.threadOf, message: notice.message })
@@ -134,7 +154,11 @@ export async function queueNoticeInThreadOf(db: Database, key: NotificationKey, 
  * place (`to`), without posting it: the sweep posts it once that one is posted, given up or removed.
  * Nothing happens if the notice is recorded already.
  */
-export async function queueNoticeAfter(db: Database, key: NotificationKey, notice: OutboxNotice & { after: string }): Promise<void> {
+export async function queueNoticeAfter(
+  db: Database,
+  key: NotificationKey,
+  notice: OutboxNotice & { after: string },
+): Promise<void> {
   const { to } = notice;
   await db
     .insert(notifications)
@@ -157,7 +181,11 @@ export async function queueNoticeAfter(db: Database, key: NotificationKey, notic
  * resumeStalledNotices). `recorded` when the edit was recorded before (nothing is done again);
  * `given_up` when Slack refused it (the message is gone, or the channel).
  */
-export async function editOnce(deps: NoticeDeps, key: NotificationKey, edit: { of: NotificationRow; message: RenderedMessage }): Promise<'edited' | 'later' | 'recorded' | 'given_up'> {
+export async function editOnce(
+  deps: NoticeDeps,
+  key: NotificationKey,
+  edit: { of: NotificationRow; message: RenderedMessage },
+): Promise<'edited' | 'later' | 'recorded' | 'given_up'> {
   const target = edit.of.ts && edit.of.channel ? { channel: edit.of.channel, ts: edit.of.ts } : undefined;
   const [row] = await deps.db
     .insert(notifications)
@@ -175,7 +203,12 @@ export async function editOnce(deps: NoticeDeps, key: NotificationKey, edit: { o
   if (!row) return 'recorded';
   if (!target) return 'later';
   try {
-    await deps.chat.updateMessage(chatWorkspaceOf({ teamId: key.teamId, enterpriseId: key.enterpriseId }), target.channel, target.ts, edit.message);
+    await deps.chat.updateMessage(
+      chatWorkspaceOf({ teamId: key.teamId, enterpriseId: key.enterpriseId }),
+      target.channel,
+      target.ts,
+      edit.message,
+    );
   } catch (error) {
     if (isRefused(error)) {
       await giveUp(deps.db, row.id, errorCodeOf(error));
@@ -211,14 +244,22 @@ export async function postAllOnce(
   }
   const channels = await Promise.allSettled(
     items.map(({ key, notice }) =>
-      'userId' in notice.to ? deps.chat.openDirectChannel(chatWorkspaceOf({ teamId: key.teamId, enterpriseId: key.enterpriseId }), notice.to.userId) : Promise.resolve(notice.to.channel),
+      'userId' in notice.to
+        ? deps.chat.openDirectChannel(
+            chatWorkspaceOf({ teamId: key.teamId, enterpriseId: key.enterpriseId }),
+            notice.to.userId,
+          )
+        : Promise.resolve(notice.to.channel),
     ),
   );
   const keyOf = (kind: string, subject: string) => `${kind}\u0000${subject}`;
   // Every notice is recorded, even one whose DM could not be opened (Slack unreachable): that one is
   // stored without a channel and not leased, so the next sweep of resumeStalledNotices opens the DM
   // and posts it. Nothing was attempted yet, so nothing needs looking up first.
-  const rows = items.map((item, i) => ({ ...item, channel: channels[i]!.status === 'fulfilled' ? (channels[i] as PromiseFulfilledResult<string>).value : null }));
+  const rows = items.map((item, i) => ({
+    ...item,
+    channel: channels[i]!.status === 'fulfilled' ? (channels[i] as PromiseFulfilledResult<string>).value : null,
+  }));
   // Plain SQL rather than the query builder: built in microseconds, and this runs for every notice.
   const claimed: ClaimedNotice[] = rowsOf<ClaimedNotice>(
     await deps.db.execute(sql`
@@ -275,7 +316,10 @@ async function postLater(db: Database, id: string, error: unknown): Promise<void
 }
 
 /** What posting needs of a notice row. */
-type ClaimedNotice = Pick<NotificationRow, 'id' | 'kind' | 'subject' | 'message' | 'threadTs' | 'teamId' | 'enterpriseId'>;
+type ClaimedNotice = Pick<
+  NotificationRow,
+  'id' | 'kind' | 'subject' | 'message' | 'threadTs' | 'teamId' | 'enterpriseId'
+>;
 
 function send(deps: NoticeDeps, row: ClaimedNotice, channel: string): Promise<PostedMessage> {
   return deps.chat.postMessage(chatWorkspaceOf(row), channel, {
@@ -319,7 +363,10 @@ export interface ResumeReport {
  * Finishes notices whose poster died or lost Slack's answer (lease run out, not posted, not given
  * up): posts each one unless Slack already has it. Safe on several instances (rows are claimed).
  */
-export async function resumeStalledNotices(deps: NoticeDeps & { logger: Logger }, opts: { limit?: number; leaseMs?: number; perTarget?: number } = {}): Promise<ResumeReport> {
+export async function resumeStalledNotices(
+  deps: NoticeDeps & { logger: Logger },
+  opts: { limit?: number; leaseMs?: number; perTarget?: number } = {},
+): Promise<ResumeReport> {
   const report: ResumeReport = { found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 };
   const due = and(
     isNull(notifications.postedAt),
@@ -362,7 +409,11 @@ async function threadOfNotice(db: Database, id: string): Promise<string | null> 
   return parent?.ts ?? null;
 }
 
-async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: NotificationRow, report: ResumeReport): Promise<void> {
+async function resumeOne(
+  deps: NoticeDeps & { logger: Logger },
+  row: NotificationRow,
+  report: ResumeReport,
+): Promise<void> {
   const log = deps.logger.child({ notice: row.kind, subject: row.subject, noticeId: row.id });
   if (row.editOf) return resumeEdit(deps, row, report, log);
   if (!row.message || !(row.channel || row.dmUserId)) {
@@ -377,7 +428,10 @@ async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: Notificatio
       // No history reads (distribution mode): whether the lost answer had posted it cannot be
       // looked up, so it is posted again: a notice is never lost, and a duplicate is possible only
       // when Slack took the post and its answer was lost (never for a post that was not sent).
-      log.warn('re-posting a notice whose answer was lost, without looking it up (no history reads): it may appear twice', { attempts: row.attempts });
+      log.warn(
+        're-posting a notice whose answer was lost, without looking it up (no history reads): it may appear twice',
+        { attempts: row.attempts },
+      );
     }
     if (row.attemptedAt && deps.chat.findMessageByMetadata) {
       const ts = await deps.chat.findMessageByMetadata(chatWorkspaceOf(row), channel, {
@@ -412,7 +466,10 @@ async function resumeOne(deps: NoticeDeps & { logger: Logger }, row: Notificatio
 
 /** An edit (editOnce) whose notice is posted now, or whose edit was not made yet (Slack's wait, an answer lost). */
 async function resumeEdit(deps: NoticeDeps, row: NotificationRow, report: ResumeReport, log: Logger): Promise<void> {
-  const [target] = await deps.db.select({ channel: notifications.channel, ts: notifications.ts }).from(notifications).where(eq(notifications.id, row.editOf!));
+  const [target] = await deps.db
+    .select({ channel: notifications.channel, ts: notifications.ts })
+    .from(notifications)
+    .where(eq(notifications.id, row.editOf!));
   if (!row.message || !target?.channel || !target.ts) {
     await giveUp(deps.db, row.id, row.message ? 'the message it edits was never posted' : 'nothing stored to post');
     report.failed++;
@@ -428,7 +485,11 @@ async function resumeEdit(deps: NoticeDeps, row: NotificationRow, report: Resume
     log.info('notice edited');
     report.posted++;
   } catch (error) {
-    await settleFailedResume(deps, row, error, report, log, { channel: target.channel, refused: 'Slack refused an edit; given up', failed: 'editing a notice failed; will try again after its lease' });
+    await settleFailedResume(deps, row, error, report, log, {
+      channel: target.channel,
+      refused: 'Slack refused an edit; given up',
+      failed: 'editing a notice failed; will try again after its lease',
+    });
   }
 }
 
@@ -462,7 +523,12 @@ async function settleFailedResume(
 async function giveUp(db: Database, id: string, error: string): Promise<void> {
   await db
     .update(notifications)
-    .set({ failedAt: sql`now()`, error, claimedUntil: null, message: sql`case when ${isSecretKind} then null else ${notifications.message} end` })
+    .set({
+      failedAt: sql`now()`,
+      error,
+      claimedUntil: null,
+      message: sql`case when ${isSecretKind} then null else ${notifications.message} end`,
+    })
     .where(eq(notifications.id, id));
 }
 
@@ -475,12 +541,18 @@ export async function expireNoticeMessages(db: Database, retentionDays = NOTICE_
   const expired = await db
     .update(notifications)
     .set({ message: null })
-    .where(and(isNotNull(notifications.message), or(lt(notifications.postedAt, cutoff), lt(notifications.failedAt, cutoff))))
+    .where(
+      and(isNotNull(notifications.message), or(lt(notifications.postedAt, cutoff), lt(notifications.failedAt, cutoff))),
+    )
     .returning({ id: notifications.id });
   return expired.length;
 }
 
-export async function findNotification(db: Database, kind: string, subject: string): Promise<NotificationRow | undefined> {
+export async function findNotification(
+  db: Database,
+  kind: string,
+  subject: string,
+): Promise<NotificationRow | undefined> {
   const [row] = await db
     .select()
     .from(notifications)

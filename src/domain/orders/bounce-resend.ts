@@ -35,7 +35,11 @@ export function checkCorrectedEmail(input: string | null | undefined, bounced: s
 }
 
 /** The workspace's bounced card `id`; another workspace's is as unknown as one that never existed. */
-export async function getBounce(db: Database, ws: { teamId: string }, id: string): Promise<BouncedRecipientRow | undefined> {
+export async function getBounce(
+  db: Database,
+  ws: { teamId: string },
+  id: string,
+): Promise<BouncedRecipientRow | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
   const [row] = await db
     .select()
@@ -44,7 +48,9 @@ export async function getBounce(db: Database, ws: { teamId: string }, id: string
   return row;
 }
 
-export type ResendOutcome = { ok: true; row: BouncedRecipientRow; note?: string } | { ok: false; reason: 'not_found' | 'forbidden' | 'already' | 'failed'; message: string; row?: BouncedRecipientRow };
+export type ResendOutcome =
+  | { ok: true; row: BouncedRecipientRow; note?: string }
+  | { ok: false; reason: 'not_found' | 'forbidden' | 'already' | 'failed'; message: string; row?: BouncedRecipientRow };
 
 /**
  * How long one resend holds its row. The call is aborted well inside it; after it, a resend whose
@@ -56,14 +62,23 @@ export const RESEND_LEASE_MS = 5 * 60_000;
 const RESEND_CALL_MARGIN_MS = 60_000;
 
 /** Someone holds this resend now (its lease has not run out): the sender is told it is in progress. */
-export function resendInProgress(row: Pick<BouncedRecipientRow, 'status' | 'claimedUntil' | 'updatedAt'>, now: Date, leaseMs = RESEND_LEASE_MS): boolean {
+export function resendInProgress(
+  row: Pick<BouncedRecipientRow, 'status' | 'claimedUntil' | 'updatedAt'>,
+  now: Date,
+  leaseMs = RESEND_LEASE_MS,
+): boolean {
   if (row.status !== 'resending') return false;
   const until = row.claimedUntil ?? new Date(row.updatedAt.getTime() + leaseMs);
   return until.getTime() > now.getTime();
 }
 
 /** Takes the row for one resend: open, or resending whose holder's lease ran out. */
-async function claimResend(db: Database, bounceId: string, set: { correctedEmail?: string; resentBy?: string }, leaseMs: number): Promise<BouncedRecipientRow | undefined> {
+async function claimResend(
+  db: Database,
+  bounceId: string,
+  set: { correctedEmail?: string; resentBy?: string },
+  leaseMs: number,
+): Promise<BouncedRecipientRow | undefined> {
   const [claimed] = await db
     .update(bouncedRecipients)
     .set({
@@ -81,34 +96,59 @@ async function claimResend(db: Database, bounceId: string, set: { correctedEmail
 
 /** A resend whose holder is gone: its lease ran out (or, for rows from before leases, it is older than one). */
 function staleResend(leaseMs: number) {
-  return and(eq(bouncedRecipients.status, 'resending'), sql`coalesce(${bouncedRecipients.claimedUntil}, ${bouncedRecipients.updatedAt} + ${`${leaseMs} milliseconds`}::interval) < now()`);
+  return and(
+    eq(bouncedRecipients.status, 'resending'),
+    sql`coalesce(${bouncedRecipients.claimedUntil}, ${bouncedRecipients.updatedAt} + ${`${leaseMs} milliseconds`}::interval) < now()`,
+  );
 }
 
 /** Writes after a claim change the row only while this claim still holds it. */
 function heldBy(claimed: BouncedRecipientRow) {
-  return and(eq(bouncedRecipients.id, claimed.id), eq(bouncedRecipients.status, 'resending'), eq(bouncedRecipients.attempts, claimed.attempts));
+  return and(
+    eq(bouncedRecipients.id, claimed.id),
+    eq(bouncedRecipients.status, 'resending'),
+    eq(bouncedRecipients.attempts, claimed.attempts),
+  );
 }
 
 /**
  * Whether an earlier try already resent the card: the order then lists the corrected address in
  * place of the one that bounced (the API replaces it before resending).
  */
-async function alreadyResentTo(rewards: RewardsClient, bounce: BouncedRecipientRow, signal?: AbortSignal): Promise<string | undefined> {
+async function alreadyResentTo(
+  rewards: RewardsClient,
+  bounce: BouncedRecipientRow,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   const corrected = bounce.correctedEmail?.toLowerCase();
   if (!corrected) return undefined;
   const order = await rewards.orders.get(bounce.orderId, signal ? { signal } : undefined);
   const emails = order.recipients.map((r) => r.email?.toLowerCase()).filter((e): e is string => !!e);
-  return emails.includes(corrected) && !emails.includes(bounce.email.toLowerCase()) ? bounce.correctedEmail! : undefined;
+  return emails.includes(corrected) && !emails.includes(bounce.email.toLowerCase())
+    ? bounce.correctedEmail!
+    : undefined;
 }
 
 export async function resendBouncedCard(
   deps: ResendDeps,
-  input: { bounceId: string; teamId: string; actorUserId: string; actorIsAdmin: boolean; newEmail: string; leaseMs?: number },
+  input: {
+    bounceId: string;
+    teamId: string;
+    actorUserId: string;
+    actorIsAdmin: boolean;
+    newEmail: string;
+    leaseMs?: number;
+  },
 ): Promise<ResendOutcome> {
   const bounce = await getBounce(deps.db, input, input.bounceId);
   if (!bounce) return { ok: false, reason: 'not_found', message: 'This bounced card is not known any more.' };
   if (bounce.senderUserId !== input.actorUserId && !input.actorIsAdmin) {
-    return { ok: false, reason: 'forbidden', message: 'Only the sender of these kudos (or an admin) can resend the card.', row: bounce };
+    return {
+      ok: false,
+      reason: 'forbidden',
+      message: 'Only the sender of these kudos (or an admin) can resend the card.',
+      row: bounce,
+    };
   }
   const leaseMs = input.leaseMs ?? RESEND_LEASE_MS;
   const newEmail = input.newEmail.trim();
@@ -149,7 +189,10 @@ export async function resendBouncedCard(
     return {
       ok: false,
       reason: 'already',
-      message: latest.status === 'resent' ? `Already resent to ${latest.correctedEmail ?? 'the corrected address'}.` : 'A resend is already in progress.',
+      message:
+        latest.status === 'resent'
+          ? `Already resent to ${latest.correctedEmail ?? 'the corrected address'}.`
+          : 'A resend is already in progress.',
       row: latest,
     };
   }
@@ -160,7 +203,12 @@ export async function resendBouncedCard(
  * The resend for a claimed row. `lookFirst` (a resend taken over from a process that died): the order
  * is looked at first, so a try that reached the API is not repeated.
  */
-async function performResend(deps: ResendDeps, claimed: BouncedRecipientRow, leaseMs: number, opts: { lookFirst: boolean }): Promise<ResendOutcome> {
+async function performResend(
+  deps: ResendDeps,
+  claimed: BouncedRecipientRow,
+  leaseMs: number,
+  opts: { lookFirst: boolean },
+): Promise<ResendOutcome> {
   const newEmail = claimed.correctedEmail ?? '';
   const log = deps.logger.child({ orderId: claimed.orderId, kudosId: claimed.kudosId, bounceId: claimed.id });
   const signal = AbortSignal.timeout(Math.max(1000, leaseMs - RESEND_CALL_MARGIN_MS));
@@ -173,7 +221,11 @@ async function performResend(deps: ResendDeps, claimed: BouncedRecipientRow, lea
       resentTo = earlier;
       log.info('an earlier try had resent the card already; not resending again');
     } else {
-      await rewards.orders.resend(claimed.orderId, { recipients: [{ email: claimed.email, updatedEmail: newEmail }] }, { signal });
+      await rewards.orders.resend(
+        claimed.orderId,
+        { recipients: [{ email: claimed.email, updatedEmail: newEmail }] },
+        { signal },
+      );
     }
   } catch (error) {
     log.warn('resend failed', { error });
@@ -188,14 +240,29 @@ async function performResend(deps: ResendDeps, claimed: BouncedRecipientRow, lea
 
   const [resent] = await deps.db
     .update(bouncedRecipients)
-    .set({ status: 'resent', correctedEmail: resentTo, resentAt: sql`now()`, claimedUntil: null, error: null, updatedAt: sql`now()` })
+    .set({
+      status: 'resent',
+      correctedEmail: resentTo,
+      resentAt: sql`now()`,
+      claimedUntil: null,
+      error: null,
+      updatedAt: sql`now()`,
+    })
     .where(heldBy(claimed))
     .returning();
   if (!resent) {
     // Our lease ran out and someone else holds the resend now: they finish it and tell.
     log.warn('resend lease lost before recording; the new holder records it');
     const latest = (await getBounce(deps.db, claimed, claimed.id)) ?? claimed;
-    return { ok: false, reason: 'already', message: latest.status === 'resent' ? `Already resent to ${latest.correctedEmail ?? resentTo}.` : 'A resend is already in progress.', row: latest };
+    return {
+      ok: false,
+      reason: 'already',
+      message:
+        latest.status === 'resent'
+          ? `Already resent to ${latest.correctedEmail ?? resentTo}.`
+          : 'A resend is already in progress.',
+      row: latest,
+    };
   }
   log.info('card resent to a corrected address');
 
@@ -209,8 +276,15 @@ async function performResend(deps: ResendDeps, claimed: BouncedRecipientRow, lea
         .update(recipientMappings)
         // Only the delivery address: slack_email keeps the profile e-mail, so the next send does not
         // "sync" the address back to the one that bounced.
-        .set({ email: resentTo, recipientId, slackEmail: sql`coalesce(${recipientMappings.slackEmail}, ${recipientMappings.email})`, updatedAt: new Date() })
-        .where(and(eq(recipientMappings.teamId, claimed.teamId), eq(recipientMappings.slackUserId, claimed.slackUserId)));
+        .set({
+          email: resentTo,
+          recipientId,
+          slackEmail: sql`coalesce(${recipientMappings.slackEmail}, ${recipientMappings.email})`,
+          updatedAt: new Date(),
+        })
+        .where(
+          and(eq(recipientMappings.teamId, claimed.teamId), eq(recipientMappings.slackUserId, claimed.slackUserId)),
+        );
     }
   } catch (error) {
     log.warn('correcting the address book failed', { error });
@@ -223,7 +297,10 @@ async function performResend(deps: ResendDeps, claimed: BouncedRecipientRow, lea
  * The sweep's part: resends left `resending` past their lease (the process died between the claim
  * and recording the outcome) are finished, at most once each, and the sender's DM updated.
  */
-export async function recoverStuckResends(deps: ResendDeps & { chat: Messenger; present: NoticePresenter }, opts: { leaseMs?: number; limit?: number } = {}): Promise<number> {
+export async function recoverStuckResends(
+  deps: ResendDeps & { chat: Messenger; present: NoticePresenter },
+  opts: { leaseMs?: number; limit?: number } = {},
+): Promise<number> {
   const leaseMs = opts.leaseMs ?? RESEND_LEASE_MS;
   const stuck = await deps.db
     .select()
@@ -251,9 +328,16 @@ export async function recoverStuckResends(deps: ResendDeps & { chat: Messenger; 
 }
 
 /** Points the address-book entry at the new address; returns the recipient id that now holds it. */
-async function correctAddressBook(rewards: RewardsClient, bounce: BouncedRecipientRow, newEmail: string): Promise<string | undefined> {
+async function correctAddressBook(
+  rewards: RewardsClient,
+  bounce: BouncedRecipientRow,
+  newEmail: string,
+): Promise<string | undefined> {
   let recipientId = bounce.recipientId ?? (await findRecipientId(rewards, bounce.email));
-  if (!recipientId) return (await findRecipientId(rewards, newEmail)) ?? (await rewards.recipients.create({ email: newEmail })).recipientId;
+  if (!recipientId)
+    return (
+      (await findRecipientId(rewards, newEmail)) ?? (await rewards.recipients.create({ email: newEmail })).recipientId
+    );
   try {
     const current = await rewards.recipients.get(recipientId);
     await rewards.recipients.update(recipientId, {

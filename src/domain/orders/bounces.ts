@@ -7,7 +7,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { bouncedRecipients, type BouncedRecipientRow, type KudosRecipientSnapshot, type KudosRow } from '../../db/schema/index.js';
+import {
+  bouncedRecipients,
+  type BouncedRecipientRow,
+  type KudosRecipientSnapshot,
+  type KudosRow,
+} from '../../db/schema/index.js';
 import type { Order } from '../../rewards/index.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnceOrLater } from '../notices/outbox.js';
@@ -23,10 +28,15 @@ export interface BouncedRecipient {
   recipientId: string | null;
 }
 
-export function bouncedRecipientsOf(order: Pick<Order, 'recipients' | 'bouncedCount'>, snapshot: KudosRecipientSnapshot[]): { confirmed: boolean; recipients: BouncedRecipient[] } {
+export function bouncedRecipientsOf(
+  order: Pick<Order, 'recipients' | 'bouncedCount'>,
+  snapshot: KudosRecipientSnapshot[],
+): { confirmed: boolean; recipients: BouncedRecipient[] } {
   const bouncedCount = order.bouncedCount ?? 0;
   if (bouncedCount <= 0) return { confirmed: true, recipients: [] };
-  const entries = order.recipients.filter((r): r is typeof r & { email: string } => typeof r.email === 'string' && r.email.length > 0);
+  const entries = order.recipients.filter(
+    (r): r is typeof r & { email: string } => typeof r.email === 'string' && r.email.length > 0,
+  );
   const hasStatus = entries.some((r) => typeof r.status === 'string');
   let chosen: string[];
   let confirmed = true;
@@ -41,13 +51,22 @@ export function bouncedRecipientsOf(order: Pick<Order, 'recipients' | 'bouncedCo
     confirmed,
     recipients: unique.map((email) => {
       const known = byEmail.get(email.toLowerCase());
-      return { email, name: known?.name ?? email, slackUserId: known?.slackUserId ?? null, recipientId: known?.recipientId ?? null };
+      return {
+        email,
+        name: known?.name ?? email,
+        slackUserId: known?.slackUserId ?? null,
+        recipientId: known?.recipientId ?? null,
+      };
     }),
   };
 }
 
 /** Records each bounced recipient once and DMs the sender once per recipient, with the fix button. */
-export async function notifyBounces(deps: { db: Database; chat: Messenger; present: NoticePresenter; logger: Logger }, row: KudosRow, order: Order): Promise<number> {
+export async function notifyBounces(
+  deps: { db: Database; chat: Messenger; present: NoticePresenter; logger: Logger },
+  row: KudosRow,
+  order: Order,
+): Promise<number> {
   const { confirmed, recipients } = bouncedRecipientsOf(order, row.recipients);
   let posted = 0;
   for (const r of recipients.slice(0, MAX_BOUNCE_DMS)) {
@@ -71,7 +90,12 @@ export async function notifyBounces(deps: { db: Database; chat: Messenger; prese
     // Recorded is enough: a DM Slack does not take now (paced) is posted by the outbox.
     const result = await postOnceOrLater(
       deps,
-      { kind: 'order.bounced', subject: `${order.orderId}:${r.email.toLowerCase()}`, teamId: row.teamId, enterpriseId: row.enterpriseId },
+      {
+        kind: 'order.bounced',
+        subject: `${order.orderId}:${r.email.toLowerCase()}`,
+        teamId: row.teamId,
+        enterpriseId: row.enterpriseId,
+      },
       {
         to: { userId: row.senderUserId },
         message: deps.present({ type: 'order.bounced', bounce }),
@@ -85,7 +109,8 @@ export async function notifyBounces(deps: { db: Database; chat: Messenger; prese
         .where(eq(bouncedRecipients.id, bounce.id));
     }
   }
-  if (recipients.length > MAX_BOUNCE_DMS) deps.logger.warn('more bounced recipients than DMs sent', { orderId: order.orderId, bounced: recipients.length });
+  if (recipients.length > MAX_BOUNCE_DMS)
+    deps.logger.warn('more bounced recipients than DMs sent', { orderId: order.orderId, bounced: recipients.length });
   return posted;
 }
 

@@ -44,7 +44,11 @@ export const TRANSIENT_RETRY_CAP_MS = 30_000;
 
 /** A failure of the call, not an answer about the order. */
 function isTransient(error: unknown): boolean {
-  return error instanceof RewardsServerError || error instanceof RewardsConnectionError || error instanceof RewardsTimeoutError;
+  return (
+    error instanceof RewardsServerError ||
+    error instanceof RewardsConnectionError ||
+    error instanceof RewardsTimeoutError
+  );
 }
 
 export interface ReconcileOptions {
@@ -57,14 +61,24 @@ export interface ReconcileDeps extends CompletionDeps {
 }
 
 /** Claims one due check for `leaseMs`. */
-export async function claimDueCheck(db: Database, workerId: string, leaseMs: number): Promise<OrderCheckRow | undefined> {
+export async function claimDueCheck(
+  db: Database,
+  workerId: string,
+  leaseMs: number,
+): Promise<OrderCheckRow | undefined> {
   // One prepared statement (UPDATE ... WHERE order_id IN (SELECT ... FOR UPDATE SKIP LOCKED)): a check
   // another claimer holds is skipped, never waited for.
   const statement = prepared(db, 'orderChecks.claimDue', (d) => {
     const due = d
       .select({ orderId: orderChecks.orderId })
       .from(orderChecks)
-      .where(and(isNull(orderChecks.doneAt), lte(orderChecks.nextCheckAt, sql`now()`), or(isNull(orderChecks.claimedUntil), lte(orderChecks.claimedUntil, sql`now()`))))
+      .where(
+        and(
+          isNull(orderChecks.doneAt),
+          lte(orderChecks.nextCheckAt, sql`now()`),
+          or(isNull(orderChecks.claimedUntil), lte(orderChecks.claimedUntil, sql`now()`)),
+        ),
+      )
       .orderBy(asc(orderChecks.nextCheckAt))
       .limit(1)
       .for('update', { skipLocked: true });
@@ -121,18 +135,34 @@ export async function dueChecksReady(db: Database, slotMs: number, batchSize: nu
 }
 
 /** Claims up to `limit` due checks for `leaseMs`, the longest due first (see claimDueCheck). */
-export async function claimDueChecks(db: Database, workerId: string, leaseMs: number, limit: number): Promise<OrderCheckRow[]> {
+export async function claimDueChecks(
+  db: Database,
+  workerId: string,
+  leaseMs: number,
+  limit: number,
+): Promise<OrderCheckRow[]> {
   if (limit < 1) return [];
   const due = db
     .select({ orderId: orderChecks.orderId })
     .from(orderChecks)
-    .where(and(isNull(orderChecks.doneAt), lte(orderChecks.nextCheckAt, sql`now()`), or(isNull(orderChecks.claimedUntil), lte(orderChecks.claimedUntil, sql`now()`))))
+    .where(
+      and(
+        isNull(orderChecks.doneAt),
+        lte(orderChecks.nextCheckAt, sql`now()`),
+        or(isNull(orderChecks.claimedUntil), lte(orderChecks.claimedUntil, sql`now()`)),
+      ),
+    )
     .orderBy(asc(orderChecks.nextCheckAt))
     .limit(limit)
     .for('update', { skipLocked: true });
   const claimed = await db
     .update(orderChecks)
-    .set({ claimedUntil: sql`now() + ${`${Math.ceil(leaseMs / 1000)} seconds`}::interval`, claimedBy: workerId, attempts: sql`${orderChecks.attempts} + 1`, updatedAt: sql`now()` })
+    .set({
+      claimedUntil: sql`now() + ${`${Math.ceil(leaseMs / 1000)} seconds`}::interval`,
+      claimedBy: workerId,
+      attempts: sql`${orderChecks.attempts} + 1`,
+      updatedAt: sql`now()`,
+    })
     .where(inArray(orderChecks.orderId, due))
     .returning();
   return claimed.sort((a, b) => a.nextCheckAt.getTime() - b.nextCheckAt.getTime());
@@ -154,10 +184,16 @@ const CREATED_MARGIN_MS = 60_000;
  * addresses only the order itself has; reward links, whose links too; an order the list did not
  * show) is checked with its own GET. Never throws.
  */
-export async function runOrderChecks(deps: ReconcileDeps, checks: OrderCheckRow[], opts: ReconcileOptions & { signal?: AbortSignal } = {}): Promise<CheckOutcome[]> {
+export async function runOrderChecks(
+  deps: ReconcileDeps,
+  checks: OrderCheckRow[],
+  opts: ReconcileOptions & { signal?: AbortSignal } = {},
+): Promise<CheckOutcome[]> {
   const groups = new Map<RewardsClient | undefined, OrderCheckRow[]>();
   for (const check of checks) {
-    const client = await deps.rewards.for({ teamId: check.teamId ?? '', enterpriseId: check.enterpriseId }).catch(() => undefined);
+    const client = await deps.rewards
+      .for({ teamId: check.teamId ?? '', enterpriseId: check.enterpriseId })
+      .catch(() => undefined);
     const group = groups.get(client);
     if (group) group.push(check);
     else groups.set(client, [check]);
@@ -170,14 +206,25 @@ export async function runOrderChecks(deps: ReconcileDeps, checks: OrderCheckRow[
   for (const [client, group] of groups) {
     // A check whose order is known finished already (finishedOrder) needs no list.
     const toAsk = group.filter((c) => !c.finishedOrder);
-    const listed = client && toAsk.length > 1 ? await listForChecks(client, toAsk, opts.signal).catch(() => new Map<string, OrderSummary>()) : new Map<string, OrderSummary>();
+    const listed =
+      client && toAsk.length > 1
+        ? await listForChecks(client, toAsk, opts.signal).catch(() => new Map<string, OrderSummary>())
+        : new Map<string, OrderSummary>();
     for (const check of group) {
       const summary = listed.get(check.orderId);
       const fromList = summary && answersWithoutGet(check, summary) ? { ...summary, recipients: [] } : undefined;
-      outcomes.set(check.orderId, await runOrderCheck(deps, check, { ...opts, finish, ...(fromList ? { known: fromList } : {}) }));
+      outcomes.set(
+        check.orderId,
+        await runOrderCheck(deps, check, { ...opts, finish, ...(fromList ? { known: fromList } : {}) }),
+      );
     }
   }
-  await finishChecks(deps.db, finished).catch((error: unknown) => deps.logger.warn('closing finished completion checks failed; they run again after their lease', { error, checks: finished.length }));
+  await finishChecks(deps.db, finished).catch((error: unknown) =>
+    deps.logger.warn('closing finished completion checks failed; they run again after their lease', {
+      error,
+      checks: finished.length,
+    }),
+  );
   return checks.map((c) => outcomes.get(c.orderId) ?? 'error');
 }
 
@@ -188,7 +235,11 @@ function answersWithoutGet(check: OrderCheckRow, summary: OrderSummary): boolean
   return !check.rewardLinkRequestId && summary.bouncedCount === 0 && summary.sentCount !== undefined;
 }
 
-async function listForChecks(client: RewardsClient, checks: OrderCheckRow[], signal: AbortSignal | undefined): Promise<Map<string, OrderSummary>> {
+async function listForChecks(
+  client: RewardsClient,
+  checks: OrderCheckRow[],
+  signal: AbortSignal | undefined,
+): Promise<Map<string, OrderSummary>> {
   const wanted = new Set(checks.map((c) => c.orderId));
   const oldest = Math.min(...checks.map((c) => c.createdAt.getTime())) - CREATED_MARGIN_MS;
   const startDate = toApiDate(new Date(oldest));
@@ -212,7 +263,14 @@ type FinishedCheck = FinishSet & { orderId: string };
 async function closeCheck(db: Database, orderId: string, set: FinishSet): Promise<void> {
   await db
     .update(orderChecks)
-    .set({ doneAt: sql`now()`, claimedUntil: null, claimedBy: null, finishedOrder: null, updatedAt: sql`now()`, ...set })
+    .set({
+      doneAt: sql`now()`,
+      claimedUntil: null,
+      claimedBy: null,
+      finishedOrder: null,
+      updatedAt: sql`now()`,
+      ...set,
+    })
     .where(eq(orderChecks.orderId, orderId));
 }
 
@@ -230,7 +288,12 @@ async function finishChecks(db: Database, checks: FinishedCheck[]): Promise<void
     where c.order_id = v.order_id`);
 }
 
-async function rescheduleCheck(db: Database, orderId: string, at: Date, set: { lastStatus?: string; error?: string | null; watchFrom?: Date; finishedOrder?: Order | null }): Promise<void> {
+async function rescheduleCheck(
+  db: Database,
+  orderId: string,
+  at: Date,
+  set: { lastStatus?: string; error?: string | null; watchFrom?: Date; finishedOrder?: Order | null },
+): Promise<void> {
   await db
     .update(orderChecks)
     .set({ nextCheckAt: at, claimedUntil: null, claimedBy: null, updatedAt: sql`now()`, ...set })
@@ -251,12 +314,16 @@ export async function runOrderCheck(
   } = {},
 ): Promise<CheckOutcome> {
   const log = deps.logger.child({ orderId: check.orderId, kudosId: check.kudosId ?? undefined });
-  const close = async (orderId: string, set: FinishSet): Promise<void> => (opts.finish ? opts.finish(orderId, set) : closeCheck(deps.db, orderId, set));
+  const close = async (orderId: string, set: FinishSet): Promise<void> =>
+    opts.finish ? opts.finish(orderId, set) : closeCheck(deps.db, orderId, set);
   const delays = opts.delaysMs ?? DEFAULT_CHECK_DELAYS_MS;
   const later = (ms: number) => new Date(Date.now() + ms);
 
   if (Date.now() - check.watchFrom.getTime() > GIVE_UP_AFTER_MS) {
-    log.warn('order never finished; giving up its completion check', { lastStatus: check.lastStatus, watchFrom: check.watchFrom });
+    log.warn('order never finished; giving up its completion check', {
+      lastStatus: check.lastStatus,
+      watchFrom: check.watchFrom,
+    });
     await close(check.orderId, { error: 'gave up: not finished 7 days after it was due' });
     return 'given_up';
   }
@@ -287,7 +354,10 @@ export async function runOrderCheck(
     const finished = check.lastStatus === 'COMPLETE' || check.lastStatus === 'CANCELED';
     const delay =
       code === 'RATE_LIMITED'
-        ? Math.min(Math.max((error as { retryAfterMs?: number }).retryAfterMs ?? 0, nextCheckDelayMs(1, delays)), RATE_LIMITED_RETRY_CAP_MS)
+        ? Math.min(
+            Math.max((error as { retryAfterMs?: number }).retryAfterMs ?? 0, nextCheckDelayMs(1, delays)),
+            RATE_LIMITED_RETRY_CAP_MS,
+          )
         : isTransient(error) || finished
           ? Math.min(nextCheckDelayMs(check.attempts, delays), TRANSIENT_RETRY_CAP_MS)
           : nextCheckDelayMs(check.attempts, delays);
@@ -297,17 +367,24 @@ export async function runOrderCheck(
 
   try {
     // Watched for a send that settled without it (its answer lost): it lands on that send first.
-    if (check.kudosId && !check.finishedOrder && (await landWatchedOrder(deps.db, check.kudosId, order))) log.warn('an order the send had been settled without was found; recorded on it');
+    if (check.kudosId && !check.finishedOrder && (await landWatchedOrder(deps.db, check.kudosId, order)))
+      log.warn('an order the send had been settled without was found; recorded on it');
     if (order.status === 'COMPLETE') {
       const result = await handleOrderComplete(deps, check, order);
       if (result.done) {
         await close(check.orderId, { lastStatus: order.status, error: null });
-        log.info('order complete; notifications done', { sentCount: order.sentCount, bouncedCount: order.bouncedCount });
+        log.info('order complete; notifications done', {
+          sentCount: order.sentCount,
+          bouncedCount: order.bouncedCount,
+        });
         return 'complete';
       }
       // Waiting on our side (the worker to tell the sender first) keeps the API's answer; waiting for
       // the API (reward links not issued yet) asks again.
-      await rescheduleCheck(deps.db, check.orderId, later(result.retryInMs), { lastStatus: order.status, finishedOrder: result.askAgain ? null : order });
+      await rescheduleCheck(deps.db, check.orderId, later(result.retryInMs), {
+        lastStatus: order.status,
+        finishedOrder: result.askAgain ? null : order,
+      });
       return 'pending';
     }
     if (order.status === 'CANCELED') {
@@ -330,10 +407,15 @@ export async function runOrderCheck(
   // Not finished: wait, but a scheduled order not before its send time.
   let next = later(nextCheckDelayMs(check.attempts, delays));
   const sendAt = scheduledSendAt(order);
-  if (sendAt && sendAt.getTime() > next.getTime()) next = new Date(sendAt.getTime() + (delays[0] ?? DEFAULT_CHECK_DELAYS_MS[0]!));
+  if (sendAt && sendAt.getTime() > next.getTime())
+    next = new Date(sendAt.getTime() + (delays[0] ?? DEFAULT_CHECK_DELAYS_MS[0]!));
   // The API knows the send time even of an order we did not book (placed outside Slack): the give-up clock starts there.
   const watchFrom = sendAt && sendAt.getTime() > check.watchFrom.getTime() ? sendAt : undefined;
-  await rescheduleCheck(deps.db, check.orderId, next, { lastStatus: order.status, error: null, ...(watchFrom ? { watchFrom } : {}) });
+  await rescheduleCheck(deps.db, check.orderId, next, {
+    lastStatus: order.status,
+    error: null,
+    ...(watchFrom ? { watchFrom } : {}),
+  });
   return 'pending';
 }
 
@@ -342,6 +424,7 @@ function scheduledSendAt(order: Order): Date | undefined {
   const timing = (order as { sendTiming?: { type?: string; sendAt?: unknown; scheduledAt?: unknown } }).sendTiming;
   if (!timing || timing.type !== 'SCHEDULED') return undefined;
   if (typeof timing.sendAt === 'string') return tryParseApiTimestamp(timing.sendAt);
-  if (typeof timing.scheduledAt === 'string' && /(Z|[+-]\d\d:?\d\d)$/.test(timing.scheduledAt)) return tryParseApiTimestamp(timing.scheduledAt);
+  if (typeof timing.scheduledAt === 'string' && /(Z|[+-]\d\d:?\d\d)$/.test(timing.scheduledAt))
+    return tryParseApiTimestamp(timing.scheduledAt);
   return undefined;
 }

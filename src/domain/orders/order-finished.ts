@@ -17,9 +17,22 @@ import type { Order } from '../../rewards/index.js';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import { orderIdsOf, partCount } from '../sending/kudos-parts.js';
-import { getKudos, markAllPartsComplete, markCanceledOutside, markOrderComplete, updateKudos } from '../sending/kudos-store.js';
+import {
+  getKudos,
+  markAllPartsComplete,
+  markCanceledOutside,
+  markOrderComplete,
+  updateKudos,
+} from '../sending/kudos-store.js';
 import { LINKS_PER_NOTICE, type DeliveryCounts, type NoticePresenter } from '../notices/notices.js';
-import { findNotification, isLeftToOutbox, postAllOnce, postOnceOrLater, queueNoticeInThreadOf, REWARD_LINKS_NOTICE_KIND } from '../notices/outbox.js';
+import {
+  findNotification,
+  isLeftToOutbox,
+  postAllOnce,
+  postOnceOrLater,
+  queueNoticeInThreadOf,
+  REWARD_LINKS_NOTICE_KIND,
+} from '../notices/outbox.js';
 import type { Messenger, PostedMessage } from '../shared/ports.js';
 import { notifyBounces } from './bounces.js';
 import { linkNoticeNumbering } from '../reward-links/link-parts.js';
@@ -41,7 +54,11 @@ export type CompletionResult = { done: true } | { done: false; retryInMs: number
 /** The worker posts its confirmation and announcement right after placing; wait for them first. */
 const WAIT_FOR_WORKER_MS = 1000;
 
-export async function handleOrderComplete(deps: CompletionDeps, check: OrderCheckRow, order: Order): Promise<CompletionResult> {
+export async function handleOrderComplete(
+  deps: CompletionDeps,
+  check: OrderCheckRow,
+  order: Order,
+): Promise<CompletionResult> {
   if (check.kudosId) {
     // Recorded first (one statement that also reads the row back); the notices follow.
     const row = await markOrderComplete(deps.db, check.kudosId, order.orderId, countsOf(order, 0));
@@ -62,7 +79,11 @@ export async function handleOrderCanceled(deps: CompletionDeps, check: OrderChec
 }
 
 function countsOf(order: Order, fallbackRecipients: number): DeliveryCounts {
-  return { sentCount: order.sentCount ?? 0, bouncedCount: order.bouncedCount ?? 0, recipientCount: order.recipientCount ?? (order.recipients.length || fallbackRecipients) };
+  return {
+    sentCount: order.sentCount ?? 0,
+    bouncedCount: order.bouncedCount ?? 0,
+    recipientCount: order.recipientCount ?? (order.recipients.length || fallbackRecipients),
+  };
 }
 
 /**
@@ -74,7 +95,8 @@ function partsDecision(row: KudosRow): 'post' | 'wait' | 'part_done' {
   const ids = orderIdsOf(row);
   if (ids.length === 0 || !ids.every((id) => row.partsCompleted[id])) return 'part_done';
   if (row.status === 'pending') return row.partsPlaced < partCount(row) ? 'part_done' : 'wait';
-  if (!row.notifiedAt && (row.status === 'placed' || row.status === 'scheduled' || row.status === 'partial')) return 'wait';
+  if (!row.notifiedAt && (row.status === 'placed' || row.status === 'scheduled' || row.status === 'partial'))
+    return 'wait';
   return 'post';
 }
 
@@ -107,7 +129,10 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
   const subject = several ? `kudos:${row.id}` : order.orderId;
   const orderId = several ? orderIdsOf(row)[0]! : order.orderId;
 
-  let thread: PostedMessage | undefined = row.announcementChannel && row.announcementTs ? { channel: row.announcementChannel, ts: row.announcementTs } : undefined;
+  let thread: PostedMessage | undefined =
+    row.announcementChannel && row.announcementTs
+      ? { channel: row.announcementChannel, ts: row.announcementTs }
+      : undefined;
   /** The announcement, still waiting in the outbox (paced, or its answer lost): the notice follows it into its thread. */
   let pendingAnnouncement: { id: string; channel: string } | undefined;
   const channel = await announcementChannelOf(row, ws, deps.notifyChannelOf);
@@ -115,25 +140,50 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
     let announcement = await findNotification(deps.db, 'kudos.announcement', row.id);
     if (!announcement && row.scheduledAt) {
       // A scheduled send is announced when it goes out, not when it was booked.
-      const announced = await postOnceOrLater(deps, { kind: 'kudos.announcement', subject: row.id, ...ws }, { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) });
+      const announced = await postOnceOrLater(
+        deps,
+        { kind: 'kudos.announcement', subject: row.id, ...ws },
+        { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) },
+      );
       if (announced !== 'later' && announced.posted) {
         thread = announced.message;
         await updateKudos(deps.db, row.id, { announcementChannel: thread.channel, announcementTs: thread.ts });
       } else announcement = await findNotification(deps.db, 'kudos.announcement', row.id);
     }
-    if (!thread && announcement?.ts && announcement.channel) thread = { channel: announcement.channel, ts: announcement.ts };
-    else if (!thread && announcement && !announcement.postedAt && !announcement.failedAt) pendingAnnouncement = { id: announcement.id, channel: announcement.channel ?? channel };
+    if (!thread && announcement?.ts && announcement.channel)
+      thread = { channel: announcement.channel, ts: announcement.ts };
+    else if (!thread && announcement && !announcement.postedAt && !announcement.failedAt)
+      pendingAnnouncement = { id: announcement.id, channel: announcement.channel ?? channel };
   }
   const target = thread ? { channel: thread.channel, threadTs: thread.ts } : channel ? { channel } : undefined;
   const completedKey = { kind: 'order.completed', subject, ...ws };
-  const completedMessage = () => deps.present({ type: 'order.completed', orderId, counts, kudos: row, ...(order.cardName ? { cardName: order.cardName } : {}) });
+  const completedMessage = () =>
+    deps.present({
+      type: 'order.completed',
+      orderId,
+      counts,
+      kudos: row,
+      ...(order.cardName ? { cardName: order.cardName } : {}),
+    });
   if (pendingAnnouncement) {
-    await queueNoticeInThreadOf(deps.db, completedKey, { channel: pendingAnnouncement.channel, threadOf: pendingAnnouncement.id, message: completedMessage() });
+    await queueNoticeInThreadOf(deps.db, completedKey, {
+      channel: pendingAnnouncement.channel,
+      threadOf: pendingAnnouncement.id,
+      message: completedMessage(),
+    });
   }
   // The channel's notice and the sender's DM together: one insert and one update for both.
   const results = await postAllOnce(deps, [
-    ...(target && !pendingAnnouncement ? [{ key: completedKey, notice: { to: target, message: completedMessage() } }] : []),
-    { key: { kind: 'order.completed.dm', subject, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'order.delivered', kudos: row, counts }) } },
+    ...(target && !pendingAnnouncement
+      ? [{ key: completedKey, notice: { to: target, message: completedMessage() } }]
+      : []),
+    {
+      key: { kind: 'order.completed.dm', subject, ...ws },
+      notice: {
+        to: { userId: row.senderUserId },
+        message: deps.present({ type: 'order.delivered', kudos: row, counts }),
+      },
+    },
   ]);
   // Recorded is enough (the outbox posts what Slack did not take now); Slack's refusal is tried again.
   const failure = results.find((r) => r.status === 'rejected' && !isLeftToOutbox(r.reason));
@@ -145,7 +195,9 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
 async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order: Order): Promise<CompletionResult> {
   const [request] = await deps.db.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.id, requestId));
   if (!request) return { done: true };
-  const links = order.recipients.map((r) => r.rewardLink).filter((link): link is string => typeof link === 'string' && link.length > 0);
+  const links = order.recipients
+    .map((r) => r.rewardLink)
+    .filter((link): link is string => typeof link === 'string' && link.length > 0);
   if (links.length === 0 && (order.recipientCount ?? 1) > 0) return { done: false, retryInMs: 5000, askAgain: true };
   const parts = Math.max(1, Math.ceil(links.length / LINKS_PER_NOTICE));
   // One series over the whole request: the DMs of its different orders never share a number.
@@ -156,10 +208,21 @@ async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order
     // Links are gift cards: they go to the requester's DM only, never to a channel.
     await postOnceOrLater(
       deps,
-      { kind: REWARD_LINKS_NOTICE_KIND, subject: `${order.orderId}#${index}`, teamId: request.teamId, enterpriseId: request.enterpriseId },
+      {
+        kind: REWARD_LINKS_NOTICE_KIND,
+        subject: `${order.orderId}#${index}`,
+        teamId: request.teamId,
+        enterpriseId: request.enterpriseId,
+      },
       {
         to: { userId: request.requesterUserId },
-        message: deps.present({ type: 'reward_links.ready', request, orderId: order.orderId, links: chunk, part: { index: numbering.first + index, count } }),
+        message: deps.present({
+          type: 'reward_links.ready',
+          request,
+          orderId: order.orderId,
+          links: chunk,
+          part: { index: numbering.first + index, count },
+        }),
       },
     );
   }
@@ -173,13 +236,25 @@ async function completeExternal(deps: CompletionDeps, order: Order): Promise<Com
   if (!channel || order.orderType === 'LINK' || order.orderId.startsWith('LO')) return { done: true };
   const placedNotice = await findNotification(deps.db, 'order.external', order.orderId);
   const key = { kind: 'order.completed', subject: order.orderId };
-  const message = deps.present({ type: 'order.completed', orderId: order.orderId, counts: countsOf(order, 0), ...(order.cardName ? { cardName: order.cardName } : {}) });
+  const message = deps.present({
+    type: 'order.completed',
+    orderId: order.orderId,
+    counts: countsOf(order, 0),
+    ...(order.cardName ? { cardName: order.cardName } : {}),
+  });
   if (placedNotice && !placedNotice.postedAt && !placedNotice.failedAt) {
     // The "placed outside Slack" notice is still waiting in the outbox: this one follows it into its thread.
-    await queueNoticeInThreadOf(deps.db, key, { channel: placedNotice.channel ?? channel, threadOf: placedNotice.id, message });
+    await queueNoticeInThreadOf(deps.db, key, {
+      channel: placedNotice.channel ?? channel,
+      threadOf: placedNotice.id,
+      message,
+    });
     return { done: true };
   }
-  const target = placedNotice?.channel && placedNotice.ts ? { channel: placedNotice.channel, threadTs: placedNotice.ts } : { channel };
+  const target =
+    placedNotice?.channel && placedNotice.ts
+      ? { channel: placedNotice.channel, threadTs: placedNotice.ts }
+      : { channel };
   await postOnceOrLater(deps, key, { to: target, message });
   return { done: true };
 }

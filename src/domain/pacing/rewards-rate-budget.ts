@@ -108,7 +108,8 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
   const share = opts.share ?? 0.95;
   const lagAllowanceMs = opts.lagAllowanceMs ?? 500;
   /** The share used on a window: 0.95 on the emulator's 10 s, 0.9 on 5 s, never under a half. */
-  const shareOn = (window: ReturnType<typeof sql>) => sql`greatest(0.5, least(${share}::float8, 1 - ${lagAllowanceMs}::float8 / (${window})::float8))`;
+  const shareOn = (window: ReturnType<typeof sql>) =>
+    sql`greatest(0.5, least(${share}::float8, 1 - ${lagAllowanceMs}::float8 / (${window})::float8))`;
   const backgroundMaxWaitMs = opts.backgroundMaxWaitMs ?? 30_000;
   const recheckMs = opts.backgroundRecheckMs ?? 500;
   const unknownSpacingMs = opts.unknownSpacingMs ?? 100;
@@ -122,7 +123,11 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
   const stopping = new AbortController();
   // Waiting for a turn ends `stopAllowanceMs` after the stop (a turn due by then still goes).
   const turnsClosed = new AbortController();
-  stopping.signal.addEventListener('abort', () => setTimeout(() => turnsClosed.abort(stopping.signal.reason), stopAllowanceMs).unref(), { once: true });
+  stopping.signal.addEventListener(
+    'abort',
+    () => setTimeout(() => turnsClosed.abort(stopping.signal.reason), stopAllowanceMs).unref(),
+    { once: true },
+  );
 
   const learned = (account: string) => {
     let k = known.get(account);
@@ -149,7 +154,10 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
    * how many it booked, the first one's time (ms from now, on the database's clock) and their spacing.
    * Before the limit is known, one slot when the schedule is free. Undefined: no row yet.
    */
-  async function bookAhead(account: string, wanted: number): Promise<{ booked: number; firstInMs: number; stepMs: number; probing: boolean } | undefined> {
+  async function bookAhead(
+    account: string,
+    wanted: number,
+  ): Promise<{ booked: number; firstInMs: number; stepMs: number; probing: boolean } | undefined> {
     // The row is locked first (its latest version), so the update below books from what it read.
     const result = await db.execute(sql`
       with current_budget as (
@@ -167,11 +175,31 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
         returning b.account
       )
       select booked, (extract(epoch from (free_at - now())) * 1000)::float8 as first_in_ms, step_ms::float8 as step_ms, probing from taken`);
-    const [row] = rowsOf<{ booked: number | string; first_in_ms: number | string; step_ms: number | string; probing: boolean }>(result);
-    return row ? { booked: Number(row.booked), firstInMs: Number(row.first_in_ms), stepMs: Number(row.step_ms), probing: row.probing } : undefined;
+    const [row] = rowsOf<{
+      booked: number | string;
+      first_in_ms: number | string;
+      step_ms: number | string;
+      probing: boolean;
+    }>(result);
+    return row
+      ? {
+          booked: Number(row.booked),
+          firstInMs: Number(row.first_in_ms),
+          stepMs: Number(row.step_ms),
+          probing: row.probing,
+        }
+      : undefined;
   }
 
-  async function record(account: string, figures: { limit: number | undefined; windowMs: number | undefined; blockMs: number | undefined; rateLimited: boolean }): Promise<void> {
+  async function record(
+    account: string,
+    figures: {
+      limit: number | undefined;
+      windowMs: number | undefined;
+      blockMs: number | undefined;
+      rateLimited: boolean;
+    },
+  ): Promise<void> {
     const windowMs = figures.windowMs ?? null;
     const limit = figures.limit ?? null;
     const blockMs = figures.blockMs ?? null;
@@ -198,7 +226,8 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
     const turns = createWorkspaceTurns();
     // Requests of each workspace waiting for a slot in this process (booking it, or in their turn).
     const waitingOf = new Map<string, number>();
-    const turnSignal = (callSignal: AbortSignal | undefined) => (callSignal ? AbortSignal.any([callSignal, turnsClosed.signal]) : turnsClosed.signal);
+    const turnSignal = (callSignal: AbortSignal | undefined) =>
+      callSignal ? AbortSignal.any([callSignal, turnsClosed.signal]) : turnsClosed.signal;
     const asAbort = (error: unknown) => {
       throw new RewardsAbortError(undefined, { cause: error });
     };
@@ -220,10 +249,13 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
               if (wait !== undefined) turns.addSlot(Date.now() + wait);
               pauseMs = wait === undefined ? unknownRecheckMs : 0;
             } else if (taken.booked > 0) {
-              for (let i = 0; i < taken.booked; i++) turns.addSlot(now + Math.max(0, taken.firstInMs) + i * taken.stepMs);
+              for (let i = 0; i < taken.booked; i++)
+                turns.addSlot(now + Math.max(0, taken.firstInMs) + i * taken.stepMs);
               pauseMs = 0;
             } else {
-              pauseMs = taken.probing ? Math.max(unknownRecheckMs, taken.firstInMs) : Math.max(1, taken.firstInMs - backlogAheadMs);
+              pauseMs = taken.probing
+                ? Math.max(unknownRecheckMs, taken.firstInMs)
+                : Math.max(1, taken.firstInMs - backlogAheadMs);
             }
           } catch (error) {
             // The database cannot be reached: pace by what this instance learned (a 429's reset).
@@ -240,11 +272,16 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
     }
 
     /** Takes a slot of the schedule and sleeps until it (see the notes at the top). */
-    async function takeTurn(callSignal: AbortSignal | undefined, background: boolean, inWorkspaceTurn = false): Promise<void> {
+    async function takeTurn(
+      callSignal: AbortSignal | undefined,
+      background: boolean,
+      inWorkspaceTurn = false,
+    ): Promise<void> {
       const signal = callSignal ? AbortSignal.any([callSignal, stopping.signal]) : stopping.signal;
       const started = Date.now();
       for (;;) {
-        if (callSignal?.aborted || (background && stopping.signal.aborted)) throw new RewardsAbortError(undefined, { cause: signal.reason });
+        if (callSignal?.aborted || (background && stopping.signal.aborted))
+          throw new RewardsAbortError(undefined, { cause: signal.reason });
         let wait: number | undefined;
         try {
           wait = await takeSlot(account, background && Date.now() - started < backgroundMaxWaitMs);
@@ -259,7 +296,8 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
           return turns.wait(currentWorkspace(), Date.now() + wait, turnSignal(callSignal)).catch(asAbort);
         }
         if (wait !== undefined) return sleepFor(wait, wait <= stopAllowanceMs && !background ? callSignal : signal);
-        if (stopping.signal.aborted && Date.now() - started > stopAllowanceMs) throw new RewardsAbortError(undefined, { cause: stopping.signal.reason });
+        if (stopping.signal.aborted && Date.now() - started > stopAllowanceMs)
+          throw new RewardsAbortError(undefined, { cause: stopping.signal.reason });
         await sleepFor(background ? recheckMs : unknownRecheckMs, background ? signal : callSignal);
       }
     }
@@ -268,7 +306,8 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
       // Background work books only a free schedule (no queue): it needs no turn.
       const background = lane.getStore() === 'background';
       const workspace = currentWorkspace();
-      if (background || !workspaceTurns || workspace === '' || !Number.isFinite(backlogAheadMs)) return takeTurn(callSignal, background, !background && workspaceTurns);
+      if (background || !workspaceTurns || workspace === '' || !Number.isFinite(backlogAheadMs))
+        return takeTurn(callSignal, background, !background && workspaceTurns);
       const alreadyWaiting = waitingOf.get(workspace) ?? 0;
       waitingOf.set(workspace, alreadyWaiting + 1);
       // A backlog (its workspace already has a request waiting here): its slot is booked for it, a
@@ -295,16 +334,26 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
           const limitHeader = Number(headers['x-ratelimit-limit']);
           const limit = Number.isFinite(limitHeader) && limitHeader > 0 ? limitHeader : undefined;
           const resetAt = parseRateLimitReset(headers['x-ratelimit-reset'], now);
-          const windowMs = resetAt !== undefined && resetAt > now ? Math.ceil((resetAt - now) / 1000) * 1000 : undefined;
+          const windowMs =
+            resetAt !== undefined && resetAt > now ? Math.ceil((resetAt - now) / 1000) * 1000 : undefined;
           const remainingHeader = headers['x-ratelimit-remaining'];
-          const remaining = remainingHeader === undefined || remainingHeader.trim() === '' ? undefined : Number(remainingHeader);
+          const remaining =
+            remainingHeader === undefined || remainingHeader.trim() === '' ? undefined : Number(remainingHeader);
           let blockMs: number | undefined;
           if (status === 429) {
-            blockMs = parseRetryAfter(headers['retry-after'], now) ?? (resetAt !== undefined ? Math.max(0, resetAt - now) : 1000);
-          } else if (remaining !== undefined && Number.isFinite(remaining) && resetAt !== undefined && remaining <= Math.floor((limit ?? k.limit ?? 0) * lowWater)) {
+            blockMs =
+              parseRetryAfter(headers['retry-after'], now) ??
+              (resetAt !== undefined ? Math.max(0, resetAt - now) : 1000);
+          } else if (
+            remaining !== undefined &&
+            Number.isFinite(remaining) &&
+            resetAt !== undefined &&
+            remaining <= Math.floor((limit ?? k.limit ?? 0) * lowWater)
+          ) {
             blockMs = Math.max(0, resetAt - now);
           }
-          const changed = (limit !== undefined && limit !== k.limit) || (windowMs !== undefined && windowMs > k.windowMs);
+          const changed =
+            (limit !== undefined && limit !== k.limit) || (windowMs !== undefined && windowMs > k.windowMs);
           if (!changed && blockMs === undefined) return;
           if (limit !== undefined) k.limit = limit;
           if (windowMs !== undefined) k.windowMs = Math.max(k.windowMs, windowMs);

@@ -37,7 +37,11 @@ export interface CallSchedules {
    * turn of the event loop (a notify's two posts) are booked in one statement for their workspace, each
    * decided as if booked after the ones asked before it.
    */
-  takeAll(teamId: string, slots: Array<{ key: string; rule: PaceRule }>, opts: { maxWaitMs: number }): Promise<SlotAnswer>;
+  takeAll(
+    teamId: string,
+    slots: Array<{ key: string; rule: PaceRule }>,
+    opts: { maxWaitMs: number },
+  ): Promise<SlotAnswer>;
   /** Slack answered 429: nothing of `key` goes before `retryAfterMs` from now. */
   block(teamId: string, key: string, retryAfterMs: number): Promise<void>;
   /** Sleeps `ms`; rejects with the stop signal's reason when the app stops meanwhile (or has stopped, for a wait over a second). */
@@ -49,7 +53,11 @@ export interface CallSchedules {
 
 /** Deletes schedules idle for an hour and not blocked (the hourly cleanup): most DM channels are used once or twice. */
 export async function expireIdleSchedules(db: Database): Promise<number> {
-  return rowsOf(await db.execute(sql`delete from slack_call_schedules where updated_at < now() - interval '1 hour' and coalesce(blocked_until, now()) <= now() returning key`)).length;
+  return rowsOf(
+    await db.execute(
+      sql`delete from slack_call_schedules where updated_at < now() - interval '1 hour' and coalesce(blocked_until, now()) <= now() returning key`,
+    ),
+  ).length;
 }
 
 export interface CallSchedulesOptions {
@@ -75,9 +83,18 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
    * workspace's `post` key: the second one's slot is the next one). A group's wait is its furthest
    * slot's; a group not booked learns when every one of its slots will be that close.
    */
-  async function bookInOrder(teamId: string, groups: Array<Array<{ key: string; rule: PaceRule }>>, maxWaitMs: number): Promise<SlotAnswer[]> {
+  async function bookInOrder(
+    teamId: string,
+    groups: Array<Array<{ key: string; rule: PaceRule }>>,
+    maxWaitMs: number,
+  ): Promise<SlotAnswer[]> {
     const wanted = sql.join(
-      groups.flatMap((slots, g) => slots.map(({ key, rule }) => sql`(${g + 1}::integer, ${key}::text, ${rule.intervalMs}::float8, ${Math.max(0, rule.burst - 1) * rule.intervalMs}::float8)`)),
+      groups.flatMap((slots, g) =>
+        slots.map(
+          ({ key, rule }) =>
+            sql`(${g + 1}::integer, ${key}::text, ${rule.intervalMs}::float8, ${Math.max(0, rule.burst - 1) * rule.intervalMs}::float8)`,
+        ),
+      ),
       sql`, `,
     );
     const maxWait = ms(Math.min(maxWaitMs, 86_400_000));
@@ -133,11 +150,18 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
     return groups.map((_, i) => {
       const row = rows.find((r) => Number(r.g) === i + 1);
       const waitMs = Number(row?.wait_ms ?? 0);
-      return row?.booked === true || row?.booked === 't' ? { booked: true, waitMs } : { booked: false, notBeforeMs: waitMs };
+      return row?.booked === true || row?.booked === 't'
+        ? { booked: true, waitMs }
+        : { booked: false, notBeforeMs: waitMs };
     });
   }
 
-  let pending: Array<{ teamId: string; slots: Array<{ key: string; rule: PaceRule }>; maxWaitMs: number; resolve: (answer: SlotAnswer) => void }> = [];
+  let pending: Array<{
+    teamId: string;
+    slots: Array<{ key: string; rule: PaceRule }>;
+    maxWaitMs: number;
+    resolve: (answer: SlotAnswer) => void;
+  }> = [];
   function flush(): void {
     const batch = pending;
     pending = [];

@@ -34,7 +34,12 @@ export function digestWeekAt(now: Date): Date | undefined {
   return new Date(thisMonday.getTime() - 7 * 24 * 3_600_000);
 }
 
-export async function loadWeeklyDigest(db: Database, teamId: string, weekStart: Date, amounts: boolean): Promise<WeeklyDigest> {
+export async function loadWeeklyDigest(
+  db: Database,
+  teamId: string,
+  weekStart: Date,
+  amounts: boolean,
+): Promise<WeeklyDigest> {
   const weekEnd = new Date(weekStart.getTime() + 7 * 24 * 3_600_000);
   const lastDay = new Date(weekEnd.getTime() - 1);
   const [counts, board] = await Promise.all([
@@ -58,7 +63,12 @@ export async function postWeeklyDigests(deps: DigestDeps, now: Date): Promise<{ 
   const week = digestWeekAt(now);
   if (!week) return { posted: 0 };
   const workspaces = await deps.db
-    .select({ teamId: workspaceSettings.teamId, enterpriseId: workspaceSettings.enterpriseId, channel: workspaceSettings.notifyChannel, amounts: workspaceSettings.leaderboardAmounts })
+    .select({
+      teamId: workspaceSettings.teamId,
+      enterpriseId: workspaceSettings.enterpriseId,
+      channel: workspaceSettings.notifyChannel,
+      amounts: workspaceSettings.leaderboardAmounts,
+    })
     .from(workspaceSettings)
     .where(
       and(
@@ -113,7 +123,8 @@ export function createDigestJob(deps: DigestDeps & { now(): Date }): DigestJob {
     start(intervalMs) {
       if (timer) return;
       timer = setInterval(() => {
-        if (!running) void runOnce().catch((error: unknown) => deps.logger.warn('weekly digest pass failed', { error }));
+        if (!running)
+          void runOnce().catch((error: unknown) => deps.logger.warn('weekly digest pass failed', { error }));
       }, intervalMs);
       timer.unref();
     },

@@ -58,7 +58,10 @@ export function parseMonth(text: string | undefined, now: Date): MonthRef | unde
 }
 
 function monthRange(month: MonthRef): { from: string; to: string } {
-  return { from: new Date(Date.UTC(month.year, month.month - 1, 1)).toISOString(), to: new Date(Date.UTC(month.year, month.month, 1)).toISOString() };
+  return {
+    from: new Date(Date.UTC(month.year, month.month - 1, 1)).toISOString(),
+    to: new Date(Date.UTC(month.year, month.month, 1)).toISOString(),
+  };
 }
 
 const inList = (ids: string[]) =>
@@ -72,11 +75,20 @@ const inList = (ids: string[]) =>
  * and receivers by count (ties: more money, then user id), people who opted out left out, and how many
  * kudos and "+1"s there were in the scope.
  */
-export async function monthlyLeaderboard(db: Database, teamId: string, month: MonthRef, top = 5, scope: LeaderboardScope = {}): Promise<Leaderboard> {
-  if (scope.members && scope.members.length === 0) return { month, givers: [], receivers: [], kudosCount: 0, plusOnes: 0 };
+export async function monthlyLeaderboard(
+  db: Database,
+  teamId: string,
+  month: MonthRef,
+  top = 5,
+  scope: LeaderboardScope = {},
+): Promise<Leaderboard> {
+  if (scope.members && scope.members.length === 0)
+    return { month, givers: [], receivers: [], kudosCount: 0, plusOnes: 0 };
   const { from, to } = monthRange(month);
   const inScope = sql`k.team_id = ${teamId} and k.status = 'placed' and k.created_at >= ${from} and k.created_at < ${to}${
-    scope.channel ? sql` and (k.announcement_channel = ${scope.channel} or k.origin_channel_id = ${scope.channel})` : sql``
+    scope.channel
+      ? sql` and (k.announcement_channel = ${scope.channel} or k.origin_channel_id = ${scope.channel})`
+      : sql``
   }`;
   const optedOut = sql`(select o.user_id from stats_opt_outs o where o.team_id = ${teamId})`;
   const members = scope.members;
@@ -97,17 +109,27 @@ export async function monthlyLeaderboard(db: Database, teamId: string, month: Mo
     db.execute(sql`
       select count(*)::int as n from kudos_reactions x join kudos k on k.id = x.kudos_id
       where x.team_id = ${teamId} and x.created_at >= ${from} and x.created_at < ${to} and k.team_id = ${teamId}${
-        scope.channel ? sql` and (k.announcement_channel = ${scope.channel} or k.origin_channel_id = ${scope.channel})` : sql``
+        scope.channel
+          ? sql` and (k.announcement_channel = ${scope.channel} or k.origin_channel_id = ${scope.channel})`
+          : sql``
       }${members ? sql` and (k.sender_user_id in (${inList(members)}) or exists (select 1 from jsonb_array_elements(k.recipients) r where r->>'slackUserId' in (${inList(members)})))` : sql``}`),
   ]);
   const leaders = (result: unknown) =>
-    rowsOf<{ userId: string; count: number | string; cents: number | string }>(result as never).map((r) => ({ userId: r.userId, count: Number(r.count), cents: Number(r.cents) }));
+    rowsOf<{ userId: string; count: number | string; cents: number | string }>(result as never).map((r) => ({
+      userId: r.userId,
+      count: Number(r.count),
+      cents: Number(r.cents),
+    }));
   const n = (result: unknown) => Number(rowsOf<{ n: number | string }>(result)[0]?.n ?? 0);
   return { month, givers: leaders(givers), receivers: leaders(receivers), kudosCount: n(total), plusOnes: n(plus) };
 }
 
 /** The month's spend per campaign, the sends the campaign list counts (shown beside the board when amounts are). */
-export async function monthlyCampaignSpend(db: Database, teamId: string, month: MonthRef): Promise<MonthCampaignSpend[]> {
+export async function monthlyCampaignSpend(
+  db: Database,
+  teamId: string,
+  month: MonthRef,
+): Promise<MonthCampaignSpend[]> {
   const { from, to } = monthRange(month);
   return campaignSpendInMonth(db, teamId, { from: new Date(from), to: new Date(to) });
 }
@@ -123,14 +145,25 @@ export interface PersonalMonth {
   optedOut: boolean;
 }
 
-export async function personalMonth(db: Database, teamId: string, userId: string, month: MonthRef): Promise<PersonalMonth> {
+export async function personalMonth(
+  db: Database,
+  teamId: string,
+  userId: string,
+  month: MonthRef,
+): Promise<PersonalMonth> {
   const { from, to } = monthRange(month);
   const inMonth = sql`k.team_id = ${teamId} and k.status = 'placed' and k.created_at >= ${from} and k.created_at < ${to}`;
   const mine = sql`(k.sender_user_id = ${userId} or k.recipients @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb)`;
   const [given, received, plus, opted] = await Promise.all([
-    db.execute(sql`select count(*)::int as n, coalesce(sum(k.total_cents), 0)::bigint as cents from kudos k where ${inMonth} and k.sender_user_id = ${userId}`),
-    db.execute(sql`select count(*)::int as n, coalesce(sum(k.amount_cents), 0)::bigint as cents from kudos k where ${inMonth} and k.recipients @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb`),
-    db.execute(sql`select count(*)::int as n from kudos_reactions x join kudos k on k.id = x.kudos_id where x.team_id = ${teamId} and x.created_at >= ${from} and x.created_at < ${to} and ${mine}`),
+    db.execute(
+      sql`select count(*)::int as n, coalesce(sum(k.total_cents), 0)::bigint as cents from kudos k where ${inMonth} and k.sender_user_id = ${userId}`,
+    ),
+    db.execute(
+      sql`select count(*)::int as n, coalesce(sum(k.amount_cents), 0)::bigint as cents from kudos k where ${inMonth} and k.recipients @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb`,
+    ),
+    db.execute(
+      sql`select count(*)::int as n from kudos_reactions x join kudos k on k.id = x.kudos_id where x.team_id = ${teamId} and x.created_at >= ${from} and x.created_at < ${to} and ${mine}`,
+    ),
     db
       .select({ userId: statsOptOuts.userId })
       .from(statsOptOuts)
@@ -147,7 +180,12 @@ export async function personalMonth(db: Database, teamId: string, userId: string
   };
 }
 
-export async function setStatsOptOut(db: Database, ws: { teamId: string; enterpriseId?: string | null }, userId: string, optOut: boolean): Promise<void> {
+export async function setStatsOptOut(
+  db: Database,
+  ws: { teamId: string; enterpriseId?: string | null },
+  userId: string,
+  optOut: boolean,
+): Promise<void> {
   if (optOut)
     await db
       .insert(statsOptOuts)
@@ -157,22 +195,40 @@ export async function setStatsOptOut(db: Database, ws: { teamId: string; enterpr
 }
 
 /** A "+1" on an announcement: counted once per person and kudos; undefined when it is not an announcement. */
-export async function recordPlusOne(db: Database, input: { teamId: string; channel: string; ts: string; userId: string; reaction: string }): Promise<'counted' | 'already' | undefined> {
+export async function recordPlusOne(
+  db: Database,
+  input: { teamId: string; channel: string; ts: string; userId: string; reaction: string },
+): Promise<'counted' | 'already' | undefined> {
   const [row] = await db
     .select({ id: kudos.id, enterpriseId: kudos.enterpriseId })
     .from(kudos)
-    .where(and(eq(kudos.teamId, input.teamId), eq(kudos.announcementChannel, input.channel), eq(kudos.announcementTs, input.ts)));
+    .where(
+      and(
+        eq(kudos.teamId, input.teamId),
+        eq(kudos.announcementChannel, input.channel),
+        eq(kudos.announcementTs, input.ts),
+      ),
+    );
   if (!row) return undefined;
   const inserted = await db
     .insert(kudosReactions)
-    .values({ teamId: input.teamId, enterpriseId: row.enterpriseId, kudosId: row.id, userId: input.userId, reaction: input.reaction })
+    .values({
+      teamId: input.teamId,
+      enterpriseId: row.enterpriseId,
+      kudosId: row.id,
+      userId: input.userId,
+      reaction: input.reaction,
+    })
     .onConflictDoNothing()
     .returning({ userId: kudosReactions.userId });
   return inserted.length > 0 ? 'counted' : 'already';
 }
 
 /** Undoes a "+1"; answers whether there was one. */
-export async function removePlusOne(db: Database, input: { teamId: string; channel: string; ts: string; userId: string }): Promise<boolean> {
+export async function removePlusOne(
+  db: Database,
+  input: { teamId: string; channel: string; ts: string; userId: string },
+): Promise<boolean> {
   const removed = await db.execute(sql`
     delete from kudos_reactions r using kudos k
     where r.kudos_id = k.id and k.team_id = ${input.teamId} and k.announcement_channel = ${input.channel} and k.announcement_ts = ${input.ts} and r.user_id = ${input.userId}
@@ -184,7 +240,10 @@ export async function removePlusOne(db: Database, input: { teamId: string; chann
  * The people of the announced kudos (sender and recipients) who have a Home: their stats section
  * counts the +1s on their kudos, so a +1 re-publishes their Homes.
  */
-export async function plusOneAudience(db: Database, input: { teamId: string; channel: string; ts: string }): Promise<string[]> {
+export async function plusOneAudience(
+  db: Database,
+  input: { teamId: string; channel: string; ts: string },
+): Promise<string[]> {
   const rows = await db.execute(sql`
     select distinct v.user_id as "userId"
     from kudos k

@@ -34,7 +34,10 @@ export async function askForLinkApproval(deps: LinkApprovalDeps, request: Reward
     try {
       refs.push(await deps.chat.postMessage(ws, settings.approvalChannel, content));
     } catch (error) {
-      deps.logger.warn('posting a reward-link approval to the approval channel failed; messaging approvers directly', { rewardLinkRequestId: request.id, error });
+      deps.logger.warn('posting a reward-link approval to the approval channel failed; messaging approvers directly', {
+        rewardLinkRequestId: request.id,
+        error,
+      });
     }
   }
   if (refs.length === 0) {
@@ -43,7 +46,11 @@ export async function askForLinkApproval(deps: LinkApprovalDeps, request: Reward
       try {
         refs.push(await deps.chat.sendDirectMessage(ws, approver, content));
       } catch (error) {
-        deps.logger.warn('messaging an approver about reward links failed', { rewardLinkRequestId: request.id, approver, error });
+        deps.logger.warn('messaging an approver about reward links failed', {
+          rewardLinkRequestId: request.id,
+          approver,
+          error,
+        });
       }
     }
   }
@@ -54,7 +61,10 @@ export async function askForLinkApproval(deps: LinkApprovalDeps, request: Reward
   await postOnce(
     deps,
     { kind: 'reward_links.waiting', subject: request.id, teamId: request.teamId, enterpriseId: request.enterpriseId },
-    { to: { userId: request.requesterUserId }, message: deps.present({ type: 'reward_links.waiting', request, asked: refs.length }) },
+    {
+      to: { userId: request.requesterUserId },
+      message: deps.present({ type: 'reward_links.waiting', request, asked: refs.length }),
+    },
   );
 }
 
@@ -72,13 +82,23 @@ export async function decideLinkRequest(
     .from(rewardLinkRequests)
     .where(and(eq(rewardLinkRequests.teamId, input.teamId), eq(rewardLinkRequests.id, input.requestId)));
   if (!request) return { ok: false, message: 'That request no longer exists.' };
-  if (request.requesterUserId === input.actorUserId) return { ok: false, message: 'You cannot approve or reject your own reward-link request; another approver has to decide.' };
+  if (request.requesterUserId === input.actorUserId)
+    return {
+      ok: false,
+      message: 'You cannot approve or reject your own reward-link request; another approver has to decide.',
+    };
   const settings = await deps.settings.get({ teamId: request.teamId, enterpriseId: request.enterpriseId });
-  if (!(await isApprover(deps.directory, settings, input.actorUserId))) return { ok: false, message: 'Only approvers can approve or reject reward-link requests. Nothing was changed.' };
+  if (!(await isApprover(deps.directory, settings, input.actorUserId)))
+    return { ok: false, message: 'Only approvers can approve or reject reward-link requests. Nothing was changed.' };
   return deps.db.transaction(async (tx) => {
     const [decided] = await tx
       .update(rewardLinkRequests)
-      .set({ status: input.decision === 'approve' ? 'pending' : 'rejected', decidedBy: input.actorUserId, decidedAt: sql`now()`, updatedAt: sql`now()` })
+      .set({
+        status: input.decision === 'approve' ? 'pending' : 'rejected',
+        decidedBy: input.actorUserId,
+        decidedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
       .where(
         and(
           eq(rewardLinkRequests.teamId, input.teamId),
@@ -90,7 +110,14 @@ export async function decideLinkRequest(
       .returning();
     if (!decided) {
       const [now] = await tx.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.id, request.id));
-      return { ok: false as const, message: decidedByText(`This request was already ${now?.status === 'rejected' ? 'rejected' : 'approved'}`, now?.decidedBy, '.') };
+      return {
+        ok: false as const,
+        message: decidedByText(
+          `This request was already ${now?.status === 'rejected' ? 'rejected' : 'approved'}`,
+          now?.decidedBy,
+          '.',
+        ),
+      };
     }
     await recordAudit(tx, {
       teamId: decided.teamId,
@@ -99,7 +126,12 @@ export async function decideLinkRequest(
       action: input.decision === 'approve' ? 'reward_links.approved' : 'reward_links.rejected',
       subjectType: 'reward_link_request',
       subjectId: decided.id,
-      details: { quantity: decided.quantity, amountCents: decided.amountCents, totalCents: decided.quantity * decided.amountCents, reason: decided.approvalReason },
+      details: {
+        quantity: decided.quantity,
+        amountCents: decided.amountCents,
+        totalCents: decided.quantity * decided.amountCents,
+        reason: decided.approvalReason,
+      },
     });
     return { ok: true as const, request: decided };
   });
@@ -112,7 +144,12 @@ export async function announceLinkDecision(deps: LinkApprovalDeps, request: Rewa
     request.approvalMessages.map((ref) =>
       deps.chat
         .updateMessage({ teamId: request.teamId, enterpriseId: request.enterpriseId }, ref.channel, ref.ts, content)
-        .catch((error: unknown) => deps.logger.warn('updating a reward-link approval message failed', { rewardLinkRequestId: request.id, error })),
+        .catch((error: unknown) =>
+          deps.logger.warn('updating a reward-link approval message failed', {
+            rewardLinkRequestId: request.id,
+            error,
+          }),
+        ),
     ),
   );
   await postOnce(

@@ -7,7 +7,9 @@ import { LINKS_PER_NOTICE } from '../notices/notices.js';
 
 /** The key of part `index` (0-based): the request's own key when there is one part. */
 export function partKey(row: Pick<RewardLinkRequestRow, 'idempotencyKey' | 'quantity'>, index: number): string {
-  return splitQuantity(row.quantity).length === 1 ? row.idempotencyKey : deriveIdempotencyKey(row.idempotencyKey, index + 1);
+  return splitQuantity(row.quantity).length === 1
+    ? row.idempotencyKey
+    : deriveIdempotencyKey(row.idempotencyKey, index + 1);
 }
 
 const noticesFor = (links: number) => Math.max(1, Math.ceil(links / LINKS_PER_NOTICE));

@@ -48,12 +48,28 @@ export type RecordedLinkRequest = { ok: true; row: RewardLinkRequestRow } | { ok
 export async function recordRewardLinkRequest(
   db: Database,
   policy: SendPolicy,
-  values: { teamId: string; enterpriseId: string | null; requesterUserId: string; productId: string; designName: string; quantity: number; amountCents: number },
+  values: {
+    teamId: string;
+    enterpriseId: string | null;
+    requesterUserId: string;
+    productId: string;
+    designName: string;
+    quantity: number;
+    amountCents: number;
+  },
   now: Date = new Date(),
 ): Promise<RecordedLinkRequest> {
-  const draft = { teamId: values.teamId, senderUserId: values.requesterUserId, amountCents: values.amountCents, recipientCount: values.quantity, totalCents: values.amountCents * values.quantity };
+  const draft = {
+    teamId: values.teamId,
+    senderUserId: values.requesterUserId,
+    amountCents: values.amountCents,
+    recipientCount: values.quantity,
+    totalCents: values.amountCents * values.quantity,
+  };
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`kudos.send:${values.teamId}:${values.requesterUserId}`}))`);
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtext(${`kudos.send:${values.teamId}:${values.requesterUserId}`}))`,
+    );
     // Finance's known daily and monthly limits first (what Kudos' sends and links already use of
     // them counted): a request that would break one is refused whole, before any part is charged.
     const limits = await checkSendAgainstLimits(tx, { teamId: values.teamId }, draft.totalCents, now, 'These links');
@@ -74,7 +90,13 @@ export async function recordRewardLinkRequest(
       action: 'reward_links.requested',
       subjectType: 'reward_link_request',
       subjectId: row!.id,
-      details: { quantity: values.quantity, amountCents: values.amountCents, totalCents: draft.totalCents, productId: values.productId, ...(waiting ? { needsApproval: route.reason } : {}) },
+      details: {
+        quantity: values.quantity,
+        amountCents: values.amountCents,
+        totalCents: draft.totalCents,
+        productId: values.productId,
+        ...(waiting ? { needsApproval: route.reason } : {}),
+      },
     });
     return { ok: true as const, row: row! };
   });
@@ -85,20 +107,42 @@ const leaseUntil = (leaseMs: number) => sql`now() + ${`${leaseMs} milliseconds`}
 async function claim(db: Database, id: string, leaseMs: number): Promise<RewardLinkRequestRow | undefined> {
   const [row] = await db
     .update(rewardLinkRequests)
-    .set({ claimedUntil: leaseUntil(leaseMs), attempts: sql`${rewardLinkRequests.attempts} + 1`, updatedAt: sql`now()` })
-    .where(and(eq(rewardLinkRequests.id, id), eq(rewardLinkRequests.status, 'pending'), or(isNull(rewardLinkRequests.claimedUntil), lte(rewardLinkRequests.claimedUntil, sql`now()`))))
+    .set({
+      claimedUntil: leaseUntil(leaseMs),
+      attempts: sql`${rewardLinkRequests.attempts} + 1`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(rewardLinkRequests.id, id),
+        eq(rewardLinkRequests.status, 'pending'),
+        or(isNull(rewardLinkRequests.claimedUntil), lte(rewardLinkRequests.claimedUntil, sql`now()`)),
+      ),
+    )
     .returning();
   return row;
 }
 
 /** Writes after a claim are fenced on the claim (attempts) and the pending status: a late holder changes nothing. */
-type RequestUpdate = { [K in keyof typeof rewardLinkRequests.$inferInsert]?: (typeof rewardLinkRequests.$inferInsert)[K] | SQL };
+type RequestUpdate = {
+  [K in keyof typeof rewardLinkRequests.$inferInsert]?: (typeof rewardLinkRequests.$inferInsert)[K] | SQL;
+};
 
-async function updateClaimed(db: Database, row: RewardLinkRequestRow, set: RequestUpdate): Promise<RewardLinkRequestRow | undefined> {
+async function updateClaimed(
+  db: Database,
+  row: RewardLinkRequestRow,
+  set: RequestUpdate,
+): Promise<RewardLinkRequestRow | undefined> {
   const [updated] = await db
     .update(rewardLinkRequests)
     .set({ ...set, updatedAt: sql`now()` })
-    .where(and(eq(rewardLinkRequests.id, row.id), eq(rewardLinkRequests.attempts, row.attempts), eq(rewardLinkRequests.status, 'pending')))
+    .where(
+      and(
+        eq(rewardLinkRequests.id, row.id),
+        eq(rewardLinkRequests.attempts, row.attempts),
+        eq(rewardLinkRequests.status, 'pending'),
+      ),
+    )
     .returning();
   return updated;
 }
@@ -113,7 +157,11 @@ export interface PlaceRewardLinksOptions {
 }
 
 /** Creates the parts of a recorded request, each exactly once; safe to call again after any failure. */
-export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, opts: PlaceRewardLinksOptions): Promise<PlaceOutcome> {
+export async function placeRewardLinkRequest(
+  deps: RewardLinkDeps,
+  id: string,
+  opts: PlaceRewardLinksOptions,
+): Promise<PlaceOutcome> {
   const leaseMs = opts.leaseMs ?? PLACE_LEASE_MS;
   const claimed = await claim(deps.db, id, leaseMs);
   if (!claimed) return 'skipped';
@@ -127,7 +175,9 @@ export async function placeRewardLinkRequest(deps: RewardLinkDeps, id: string, o
         .then((held) => {
           if (!held) lost.abort();
         })
-        .catch((error: unknown) => log.warn('renewing the reward-link request’s lease failed; will try again', { error })),
+        .catch((error: unknown) =>
+          log.warn('renewing the reward-link request’s lease failed; will try again', { error }),
+        ),
     Math.max(50, Math.floor(leaseMs / 3)),
   );
   const signal = opts.signal ? AbortSignal.any([opts.signal, lost.signal]) : lost.signal;
@@ -188,7 +238,12 @@ async function placeClaimed(
         return 'skipped';
       }
       row = recorded;
-      log.info('reward-link part created', { part: index + 1, parts: parts.length, orderId, recovered: created.recovered });
+      log.info('reward-link part created', {
+        part: index + 1,
+        parts: parts.length,
+        orderId,
+        recovered: created.recovered,
+      });
     }
     return await settle(deps, row, 'placed', null, null, log);
   } catch (error) {
@@ -196,8 +251,16 @@ async function placeClaimed(
     if (opts.signal.aborted || !verdict.permanent) {
       // Not a refusal (a lost answer, a timeout, a 5xx): the part may exist. Never failed: tried again
       // with the same key, which finds the order if it was created.
-      log.warn('creating reward links failed without a refusal; will try again with the same key', { code: verdict.code, partsCreated: row.partsCreated, error });
-      const kept = await updateClaimed(deps.db, row, { claimedUntil: sql`now() + ${`${RETRY_AFTER_S} seconds`}::interval`, errorCode: verdict.code, errorMessage: verdict.userMessage });
+      log.warn('creating reward links failed without a refusal; will try again with the same key', {
+        code: verdict.code,
+        partsCreated: row.partsCreated,
+        error,
+      });
+      const kept = await updateClaimed(deps.db, row, {
+        claimedUntil: sql`now() + ${`${RETRY_AFTER_S} seconds`}::interval`,
+        errorCode: verdict.code,
+        errorMessage: verdict.userMessage,
+      });
       // Taken over meanwhile (the lease was lost): its new holder goes on with the same keys.
       return kept ? 'retry' : 'skipped';
     }
@@ -238,8 +301,20 @@ async function recordCreatedPart(
 }
 
 /** The request's final state, its audit row, and (unless all went well: the links themselves say it) the requester told once. */
-async function settle(deps: RewardLinkDeps, row: RewardLinkRequestRow, status: 'placed' | 'partial' | 'failed', code: string | null, reason: string | null, log: Logger): Promise<PlaceOutcome> {
-  const settled = await updateClaimed(deps.db, row, { status, claimedUntil: null, errorCode: code, errorMessage: reason });
+async function settle(
+  deps: RewardLinkDeps,
+  row: RewardLinkRequestRow,
+  status: 'placed' | 'partial' | 'failed',
+  code: string | null,
+  reason: string | null,
+  log: Logger,
+): Promise<PlaceOutcome> {
+  const settled = await updateClaimed(deps.db, row, {
+    status,
+    claimedUntil: null,
+    errorCode: code,
+    errorMessage: reason,
+  });
   if (!settled) return 'skipped';
   await recordAudit(deps.db, {
     teamId: settled.teamId,
@@ -261,17 +336,29 @@ async function settle(deps: RewardLinkDeps, row: RewardLinkRequestRow, status: '
     log.info('reward links ordered', { orderIds: settled.orderIds });
     return 'placed';
   }
-  const key = { kind: `reward_links.${status}`, subject: settled.id, teamId: settled.teamId, enterpriseId: settled.enterpriseId };
+  const key = {
+    kind: `reward_links.${status}`,
+    subject: settled.id,
+    teamId: settled.teamId,
+    enterpriseId: settled.enterpriseId,
+  };
   const why = reason ?? 'the Rewards API refused it.';
   await postOnce(deps, key, {
     to: { userId: settled.requesterUserId },
-    message: deps.present(status === 'failed' ? { type: 'reward_links.failed', request: settled, reason: why } : { type: 'reward_links.partial', request: settled, reason: why }),
+    message: deps.present(
+      status === 'failed'
+        ? { type: 'reward_links.failed', request: settled, reason: why }
+        : { type: 'reward_links.partial', request: settled, reason: why },
+    ),
   });
   return status;
 }
 
 /** Requests left pending (a crash, a transient failure): placed again with their own keys. */
-export async function resumePendingRewardLinkRequests(deps: RewardLinkDeps, opts: PlaceRewardLinksOptions): Promise<number> {
+export async function resumePendingRewardLinkRequests(
+  deps: RewardLinkDeps,
+  opts: PlaceRewardLinksOptions,
+): Promise<number> {
   const due = await deps.db
     .select({ id: rewardLinkRequests.id })
     .from(rewardLinkRequests)

@@ -9,7 +9,11 @@ import type { NotifyChannelOf, WorkspaceRef } from '../workspaces/settings.js';
 
 export const NO_ANNOUNCEMENT = 'none';
 
-export async function announcementChannelOf(row: { announceTo?: KudosRow['announceTo'] | undefined }, ws: WorkspaceRef, notifyChannelOf: NotifyChannelOf): Promise<string | undefined> {
+export async function announcementChannelOf(
+  row: { announceTo?: KudosRow['announceTo'] | undefined },
+  ws: WorkspaceRef,
+  notifyChannelOf: NotifyChannelOf,
+): Promise<string | undefined> {
   if (row.announceTo === NO_ANNOUNCEMENT) return undefined;
   return row.announceTo ?? (await notifyChannelOf(ws));
 }
@@ -32,6 +36,16 @@ export async function followAnnouncement(
 ): Promise<Awaited<ReturnType<typeof editOnce>> | 'unchanged'> {
   // As stored (jsonb): key order aside, equal when the announcement says this already. Its message is
   // erased some days after posting (expireNoticeMessages): then it is edited, to be sure.
-  if (announced.message && isDeepStrictEqual(announced.message, JSON.parse(JSON.stringify(message)))) return 'unchanged';
-  return editOnce(deps, { kind: ANNOUNCEMENT_EDIT_KIND, subject: `${row.id}#${row.partsPlaced}`, teamId: row.teamId, enterpriseId: row.enterpriseId }, { of: announced, message });
+  if (announced.message && isDeepStrictEqual(announced.message, JSON.parse(JSON.stringify(message))))
+    return 'unchanged';
+  return editOnce(
+    deps,
+    {
+      kind: ANNOUNCEMENT_EDIT_KIND,
+      subject: `${row.id}#${row.partsPlaced}`,
+      teamId: row.teamId,
+      enterpriseId: row.enterpriseId,
+    },
+    { of: announced, message },
+  );
 }

@@ -18,11 +18,22 @@ import { describeForUser } from '../accounts/rewards-failures.js';
 import { MIN_SCHEDULE_LEAD_MS } from '../shared/zoned-time.js';
 import { decidedByText, type NamingText } from '../shared/ports.js';
 
-export type CancelOutcome = { ok: true; row: KudosRow } | { ok: false; reason: 'not_found' | 'forbidden' | 'not_scheduled' | 'too_late' | 'api_error'; message: NamingText; row?: KudosRow };
+export type CancelOutcome =
+  | { ok: true; row: KudosRow }
+  | {
+      ok: false;
+      reason: 'not_found' | 'forbidden' | 'not_scheduled' | 'too_late' | 'api_error';
+      message: NamingText;
+      row?: KudosRow;
+    };
 
 /** Cancellable as far as our clock knows; the API has the final word. */
 export function isCancellable(row: Pick<KudosRow, 'status' | 'scheduledAt'>, now: Date): boolean {
-  return row.status === 'scheduled' && row.scheduledAt !== null && row.scheduledAt.getTime() - now.getTime() >= MIN_SCHEDULE_LEAD_MS;
+  return (
+    row.status === 'scheduled' &&
+    row.scheduledAt !== null &&
+    row.scheduledAt.getTime() - now.getTime() >= MIN_SCHEDULE_LEAD_MS
+  );
 }
 
 export async function cancelScheduledSend(
@@ -35,8 +46,15 @@ export async function cancelScheduledSend(
   if (row.senderUserId !== input.actorUserId && !input.actorIsAdmin) {
     return { ok: false, reason: 'forbidden', message: 'Only the sender or an admin can cancel this send.', row };
   }
-  if (row.status === 'canceled') return { ok: false, reason: 'not_scheduled', message: decidedByText('Already cancelled', row.canceledBy, '.'), row };
-  if (row.status !== 'scheduled' || !row.orderId) return { ok: false, reason: 'not_scheduled', message: 'This send is not scheduled any more.', row };
+  if (row.status === 'canceled')
+    return {
+      ok: false,
+      reason: 'not_scheduled',
+      message: decidedByText('Already cancelled', row.canceledBy, '.'),
+      row,
+    };
+  if (row.status !== 'scheduled' || !row.orderId)
+    return { ok: false, reason: 'not_scheduled', message: 'This send is not scheduled any more.', row };
   if (!isCancellable(row, input.now)) {
     return { ok: false, reason: 'too_late', message: 'Too late to cancel: it goes out in less than 10 minutes.', row };
   }
@@ -50,7 +68,12 @@ export async function cancelScheduledSend(
       .where(and(eq(kudos.id, row.id), eq(kudos.status, 'scheduled')));
   } catch (error) {
     log.warn('recording the cancel intent failed; not cancelling', { error });
-    return { ok: false, reason: 'api_error', message: 'Could not cancel right now (our database did not answer). Try again in a minute.', row };
+    return {
+      ok: false,
+      reason: 'api_error',
+      message: 'Could not cancel right now (our database did not answer). Try again in a minute.',
+      row,
+    };
   }
   let canceled: Awaited<ReturnType<RewardsClient['orders']['cancel']>> | undefined;
   // A send of several orders: every part is cancelled, in order (an order already cancelled, by an
@@ -70,16 +93,30 @@ export async function cancelScheduledSend(
     const tooLate = (error as { code?: string }).code === 'ORDER_NOT_CANCELABLE';
     // A refusal is final: the intent goes. A lost answer keeps it, and the sweep looks the order up.
     // Some parts already cancelled: the intent stays, so that the sweep finishes the rest.
-    if (done === 0 && error instanceof RewardsApiError && error.status >= 400 && error.status < 500 && error.status !== 429) await clearCancelIntent(deps.db, row.id).catch(() => {});
+    if (
+      done === 0 &&
+      error instanceof RewardsApiError &&
+      error.status >= 400 &&
+      error.status < 500 &&
+      error.status !== 429
+    )
+      await clearCancelIntent(deps.db, row.id).catch(() => {});
     const message = describeForUser(error, 'cancel');
     return {
       ok: false,
       reason: tooLate && done === 0 ? 'too_late' : 'api_error',
-      message: done > 0 ? `${message} ${done} of its ${orderIds.length} orders are cancelled; Kudos keeps cancelling the others.` : message,
+      message:
+        done > 0
+          ? `${message} ${done} of its ${orderIds.length} orders are cancelled; Kudos keeps cancelling the others.`
+          : message,
       row,
     };
   }
-  const details = { orderId, ...(orderIds.length > 1 ? { orderIds } : {}), canceledAt: canceled?.canceledAt?.toISOString() ?? null };
+  const details = {
+    orderId,
+    ...(orderIds.length > 1 ? { orderIds } : {}),
+    canceledAt: canceled?.canceledAt?.toISOString() ?? null,
+  };
   // The order is cancelled (and refunded): recording it is retried; if it still fails, the sweep
   // records it from the intent. The person is told the truth either way: it is cancelled.
   for (let attempt = 1; ; attempt++) {
@@ -90,7 +127,10 @@ export async function cancelScheduledSend(
     } catch (error) {
       if (attempt >= CANCEL_WRITE_ATTEMPTS) {
         log.error('the order is cancelled but recording it failed; the sweep will record it', { error });
-        return { ok: true, row: { ...row, status: 'canceled', canceledBy: input.actorUserId, orderStatus: 'CANCELED' } };
+        return {
+          ok: true,
+          row: { ...row, status: 'canceled', canceledBy: input.actorUserId, orderStatus: 'CANCELED' },
+        };
       }
       log.warn('recording the cancel failed; trying again', { error, attempt });
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
@@ -122,7 +162,14 @@ export async function reconcileCancelIntents(
   const rows = await deps.db
     .select()
     .from(kudos)
-    .where(and(eq(kudos.status, 'scheduled'), isNotNull(kudos.cancelRequestedAt), isNotNull(kudos.orderId), lt(kudos.cancelRequestedAt, sql`now() - ${`${graceMs} milliseconds`}::interval`)))
+    .where(
+      and(
+        eq(kudos.status, 'scheduled'),
+        isNotNull(kudos.cancelRequestedAt),
+        isNotNull(kudos.orderId),
+        lt(kudos.cancelRequestedAt, sql`now() - ${`${graceMs} milliseconds`}::interval`),
+      ),
+    )
     .limit(opts.limit ?? 20);
   let recorded = 0;
   for (const row of rows) {
@@ -136,10 +183,15 @@ export async function reconcileCancelIntents(
       for (const id of orderIdsOf(row).slice(1)) {
         if (order.status !== 'CANCELED') break;
         const part = await rewards.orders.get(id, signal);
-        order = part.status === 'CANCELED' ? part : { ...part, status: (await rewards.orders.cancel(id, signal)).status };
+        order =
+          part.status === 'CANCELED' ? part : { ...part, status: (await rewards.orders.cancel(id, signal)).status };
       }
       if (order.status === 'CANCELED') {
-        await markCanceled(deps.db, row, row.cancelRequestedBy ?? 'unknown', { orderId: row.orderId, canceledAt: null, recordedBy: 'sweep' });
+        await markCanceled(deps.db, row, row.cancelRequestedBy ?? 'unknown', {
+          orderId: row.orderId,
+          canceledAt: null,
+          recordedBy: 'sweep',
+        });
         log.warn('recorded a cancel the API had accepted', { by: row.cancelRequestedBy });
         recorded++;
       } else if (Date.now() - row.cancelRequestedAt!.getTime() > (opts.expiryMs ?? CANCEL_INTENT_EXPIRY_MS)) {

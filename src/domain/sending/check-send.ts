@@ -5,17 +5,29 @@ import type { CampaignRow, CardRecipients, NewKudosRow } from '../../db/schema/i
 import { readDesignNow } from '../accounts/design-catalog.js';
 import { listTemplates } from '../accounts/email-templates.js';
 import type { KudosRecipientSnapshot } from '../../db/schema/index.js';
-import { RewardsBadRequestError, RewardsNotFoundError, RewardsRequestValidationError, type RewardsClient } from '../../rewards/index.js';
+import {
+  RewardsBadRequestError,
+  RewardsNotFoundError,
+  RewardsRequestValidationError,
+  type RewardsClient,
+} from '../../rewards/index.js';
 import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../shared/ports.js';
 import type { DesignCatalog } from '../accounts/design-catalog.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { messageProblem } from './message-text.js';
 import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from '../shared/money.js';
-import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, leftOutNote, type Workspace } from './recipients.js';
+import {
+  checkSlackRecipients,
+  dedupeByEmail,
+  expandAddressBookGroup,
+  leftOutNote,
+  type Workspace,
+} from './recipients.js';
 import { resolveSchedule, type ResolvedSchedule } from '../shared/zoned-time.js';
 import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
 
-export type SendField = 'recipients' | 'group' | 'campaign' | 'design' | 'amount' | 'template' | 'message' | 'refund' | 'date' | 'time';
+export type SendField =
+  'recipients' | 'group' | 'campaign' | 'design' | 'amount' | 'template' | 'message' | 'refund' | 'date' | 'time';
 
 export interface SendForm {
   userIds: string[];
@@ -85,7 +97,11 @@ const CHECK_ONE_BY_ONE = 50;
 const GONE_GROUP = 'That group no longer exists (or is not one this form offered); pick another.';
 
 /** A user group's members, or why the group cannot be used (unknown ids, however they look, are the user's to fix, not a retry). */
-async function usergroupMembersOrProblem(users: SendRequestDeps['users'], ws: Workspace, id: string): Promise<string[] | string> {
+async function usergroupMembersOrProblem(
+  users: SendRequestDeps['users'],
+  ws: Workspace,
+  id: string,
+): Promise<string[] | string> {
   try {
     return await users.usergroupMembers(ws, id);
   } catch (error) {
@@ -94,11 +110,19 @@ async function usergroupMembersOrProblem(users: SendRequestDeps['users'], ws: Wo
   }
 }
 
-async function addressBookMembersOrProblem(rewards: RewardsClient, id: string): Promise<KudosRecipientSnapshot[] | string> {
+async function addressBookMembersOrProblem(
+  rewards: RewardsClient,
+  id: string,
+): Promise<KudosRecipientSnapshot[] | string> {
   try {
     return await expandAddressBookGroup(rewards, id);
   } catch (error) {
-    if (error instanceof RewardsNotFoundError || error instanceof RewardsRequestValidationError || error instanceof RewardsBadRequestError) return GONE_GROUP;
+    if (
+      error instanceof RewardsNotFoundError ||
+      error instanceof RewardsRequestValidationError ||
+      error instanceof RewardsBadRequestError
+    )
+      return GONE_GROUP;
     throw error;
   }
 }
@@ -112,7 +136,11 @@ function tooMany(count: number): string {
  * pages and cached (UserDirectory.everyone) for a big group, with users.info only for anyone not in it
  * (someone who joined since it was read).
  */
-async function directoryFor(users: UserDirectory, ws: Workspace, count: number): Promise<Pick<UserDirectory, 'userInfo'>> {
+async function directoryFor(
+  users: UserDirectory,
+  ws: Workspace,
+  count: number,
+): Promise<Pick<UserDirectory, 'userInfo'>> {
   if (count <= CHECK_ONE_BY_ONE || !users.everyone) return users;
   const byId = new Map((await users.everyone(ws)).map((u) => [u.id, u]));
   return { userInfo: async (w, id) => byId.get(id) ?? users.userInfo(w, id) };
@@ -138,7 +166,8 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     templateId ? (async () => listTemplates(await deps.rewards.for(ctx.workspace), { timeoutMs: 1200 }))() : undefined,
   ]);
   let design = cached;
-  if (campaignDesign) design = await readDesignNow(await deps.rewards.for(ctx.workspace), campaign!.productId, { timeoutMs: 1200 });
+  if (campaignDesign)
+    design = await readDesignNow(await deps.rewards.for(ctx.workspace), campaign!.productId, { timeoutMs: 1200 });
   if (!design) {
     errors.design = campaignDesign
       ? `The campaign’s design “${campaign!.designName}” was removed from the Rewards catalog, so nothing was sent. Pick another design, and ask a Kudos admin to edit the campaign.`
@@ -151,13 +180,17 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   if (!parsed.ok) errors.amount = parsed.message;
   else if (design) {
     const inRange = checkAmountInRange(parsed.cents, design);
-    const inCampaign = campaign ? checkAmountInRange(parsed.cents, { minCents: campaign.minCents, maxCents: campaign.maxCents }) : inRange;
+    const inCampaign = campaign
+      ? checkAmountInRange(parsed.cents, { minCents: campaign.minCents, maxCents: campaign.maxCents })
+      : inRange;
     if (!inRange.ok) errors.amount = inRange.message;
-    else if (!inCampaign.ok) errors.amount = `The campaign “${campaign!.name}” takes ${formatUsd(campaign!.minCents)} to ${formatUsd(campaign!.maxCents)} per person.`;
+    else if (!inCampaign.ok)
+      errors.amount = `The campaign “${campaign!.name}” takes ${formatUsd(campaign!.minCents)} to ${formatUsd(campaign!.maxCents)} per person.`;
     else amountCents = inRange.cents;
   }
   if (templateId && templates && !templates.some((t) => t.templateId === templateId)) {
-    errors.template = 'That e-mail template is no longer in the Rewards account (deleted); pick another, or none for the account’s default.';
+    errors.template =
+      'That e-mail template is no longer in the Rewards account (deleted); pick another, or none for the account’s default.';
   }
 
   const badMessage = messageProblem(form.message);
@@ -204,15 +237,21 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
       errors[recipientField] = tooMany(slackUserIds.length);
     } else if (slackUserIds.length > 0) {
       const allowed = ctx.cardRecipients ?? 'members';
-      const checked = await checkSlackRecipients(await directoryFor(deps.users, ctx.workspace, slackUserIds.length), ctx.workspace, slackUserIds, {
-        botUserId: ctx.botUserId,
-        cardRecipients: allowed,
-        ...(groupMembers ? { fromGroup: groupMembers } : {}),
-      });
+      const checked = await checkSlackRecipients(
+        await directoryFor(deps.users, ctx.workspace, slackUserIds.length),
+        ctx.workspace,
+        slackUserIds,
+        {
+          botUserId: ctx.botUserId,
+          cardRecipients: allowed,
+          ...(groupMembers ? { fromGroup: groupMembers } : {}),
+        },
+      );
       if (checked.ok) {
         lists.push(checked.recipients);
         const note = leftOutNote(checked.leftOut, allowed);
-        if (note && checked.recipients.length === 0 && !errors.group) errors.group = `Nobody in that group can receive a card. ${note}`;
+        if (note && checked.recipients.length === 0 && !errors.group)
+          errors.group = `Nobody in that group can receive a card. ${note}`;
         else if (note) notes.push(note);
       } else errors[recipientField] = checked.message;
     }
@@ -229,8 +268,10 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     }
   }
   const recipients = dedupeByEmail(lists).filter((r) => r.slackUserId !== ctx.sender.id);
-  if (recipients.length === 0 && groupHadSender && !errors.recipients && !errors.group) errors.group = 'You are the only person in that group, and you cannot send kudos to yourself.';
-  if (recipients.length > MAX_SEND_RECIPIENTS && !errors[recipientField]) errors[recipientField] = tooMany(recipients.length);
+  if (recipients.length === 0 && groupHadSender && !errors.recipients && !errors.group)
+    errors.group = 'You are the only person in that group, and you cannot send kudos to yourself.';
+  if (recipients.length > MAX_SEND_RECIPIENTS && !errors[recipientField])
+    errors[recipientField] = tooMany(recipients.length);
 
   if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return { ok: false, errors };
 

@@ -17,7 +17,8 @@ export const RECIPIENTS_PER_ORDER = 100;
 /** The recipients of each part, in order. */
 export function partsOf<T>(recipients: T[]): T[][] {
   const parts: T[][] = [];
-  for (let start = 0; start < recipients.length; start += RECIPIENTS_PER_ORDER) parts.push(recipients.slice(start, start + RECIPIENTS_PER_ORDER));
+  for (let start = 0; start < recipients.length; start += RECIPIENTS_PER_ORDER)
+    parts.push(recipients.slice(start, start + RECIPIENTS_PER_ORDER));
   return parts.length > 0 ? parts : [[]];
 }
 
@@ -33,7 +34,8 @@ export function kudosPartKey(row: Pick<KudosRow, 'idempotencyKey' | 'recipientCo
 /** The part a key belongs to (0-based), or -1: a webhook's clientOrderId matched to its send. */
 export function partOfKey(row: Pick<KudosRow, 'idempotencyKey' | 'recipientCount'>, key: string): number {
   const parts = partCount(row);
-  for (let index = 0; index < parts; index++) if (kudosPartKey(row, index).toLowerCase() === key.toLowerCase()) return index;
+  for (let index = 0; index < parts; index++)
+    if (kudosPartKey(row, index).toLowerCase() === key.toLowerCase()) return index;
   return -1;
 }
 

@@ -27,7 +27,12 @@ export interface ClaimFence {
 }
 
 function fenced(id: string, fence: ClaimFence) {
-  return and(eq(kudos.id, id), eq(kudos.claimedBy, fence.workerId), eq(kudos.attempts, fence.attempts), eq(kudos.status, fence.status));
+  return and(
+    eq(kudos.id, id),
+    eq(kudos.claimedBy, fence.workerId),
+    eq(kudos.attempts, fence.attempts),
+    eq(kudos.status, fence.status),
+  );
 }
 
 export function fenceOf(row: KudosRow, workerId: string): ClaimFence {
@@ -63,7 +68,13 @@ const CLAIM_CANDIDATES = 4;
  * kudos_team_busy_idx (only claimed rows are in it), up to BUSY_COUNTED; the first candidates in
  * order are then locked by primary key.
  */
-export async function claimBatch(db: Database, workerId: string, leaseMs: number, limit: number, opts: { idleWorkspacesOnly?: boolean } = {}): Promise<KudosRow[]> {
+export async function claimBatch(
+  db: Database,
+  workerId: string,
+  leaseMs: number,
+  limit: number,
+  opts: { idleWorkspacesOnly?: boolean } = {},
+): Promise<KudosRow[]> {
   if (limit < 1) return [];
   // Only workspaces with no send in progress anywhere (the worker's spare slots, see place-sends.ts).
   const idleOnly = opts.idleWorkspacesOnly ? sql`and busy.busy = 0` : sql``;
@@ -125,7 +136,9 @@ export async function nextClaimableInMs(db: Database): Promise<number | null> {
 
 /** Rows ordered workspace by workspace in turn, each workspace's oldest due first. */
 export function inTurns<T extends { teamId: string; nextAttemptAt: Date; id: string }>(rows: T[]): T[] {
-  const byDue = [...rows].sort((a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const byDue = [...rows].sort(
+    (a, b) => a.nextAttemptAt.getTime() - b.nextAttemptAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
   const queues = new Map<string, T[]>();
   for (const row of byDue) {
     const queue = queues.get(row.teamId);
@@ -140,7 +153,12 @@ export function inTurns<T extends { teamId: string; nextAttemptAt: Date; id: str
 }
 
 /** Claims one pending row by id (just recorded in this process), unless someone holds it. */
-export async function claimPending(db: Database, id: string, workerId: string, leaseMs: number): Promise<KudosRow | undefined> {
+export async function claimPending(
+  db: Database,
+  id: string,
+  workerId: string,
+  leaseMs: number,
+): Promise<KudosRow | undefined> {
   const statement = prepared(db, 'kudos.claimPending', (d) =>
     d
       .update(kudos)
@@ -150,7 +168,14 @@ export async function claimPending(db: Database, id: string, workerId: string, l
         attempts: sql`${kudos.attempts} + 1`,
         updatedAt: sql`now()`,
       })
-      .where(and(eq(kudos.id, sql.placeholder('id')), eq(kudos.status, 'pending'), lte(kudos.nextAttemptAt, sql`now()`), or(isNull(kudos.claimedUntil), lte(kudos.claimedUntil, sql`now()`))))
+      .where(
+        and(
+          eq(kudos.id, sql.placeholder('id')),
+          eq(kudos.status, 'pending'),
+          lte(kudos.nextAttemptAt, sql`now()`),
+          or(isNull(kudos.claimedUntil), lte(kudos.claimedUntil, sql`now()`)),
+        ),
+      )
       .returning()
       .prepare('kudos_claim_pending'),
   );
@@ -175,7 +200,13 @@ export interface PlacedOrder {
  * each order's completion check is scheduled in the same statement (a CTE inserting from the update's
  * RETURNING: a lost claim updates nothing and schedules nothing), one transaction instead of two.
  */
-export async function markPlaced(db: Database, id: string, fence: ClaimFence, order: PlacedOrder, opts: { checks?: { firstDelayMs: number } } = {}): Promise<KudosRow | undefined> {
+export async function markPlaced(
+  db: Database,
+  id: string,
+  fence: ClaimFence,
+  order: PlacedOrder,
+  opts: { checks?: { firstDelayMs: number } } = {},
+): Promise<KudosRow | undefined> {
   // Prepared: this runs once per kudos placed (src/db/prepared.ts).
   const placedUpdate = (d: Database) =>
     d
@@ -216,10 +247,15 @@ export async function markPlaced(db: Database, id: string, fence: ClaimFence, or
   if (opts.checks) {
     const statement = prepared(db, 'kudos.markPlacedAndCheck', (d) => {
       const placed = d.$with('placed').as(placedUpdate(d));
-      const checks = d.$with('checks', { orderId: sql<string>`order_id` }).as(checksOfPlacedKudos(sql`${sql.placeholder('firstDelayMs')}::integer`));
+      const checks = d
+        .$with('checks', { orderId: sql<string>`order_id` })
+        .as(checksOfPlacedKudos(sql`${sql.placeholder('firstDelayMs')}::integer`));
       return d.with(placed, checks).select().from(placed).prepare('kudos_mark_placed_and_check');
     });
-    const [row] = await statement.execute({ ...values, firstDelayMs: Math.max(0, Math.ceil(opts.checks.firstDelayMs)) });
+    const [row] = await statement.execute({
+      ...values,
+      firstDelayMs: Math.max(0, Math.ceil(opts.checks.firstDelayMs)),
+    });
     return row;
   }
   const statement = prepared(db, 'kudos.markPlaced', (d) => placedUpdate(d).prepare('kudos_mark_placed'));
@@ -236,7 +272,14 @@ export async function markPartPlaced(
   db: Database,
   id: string,
   fence: ClaimFence,
-  part: { index: number; orderId: string; orderStatus: string; costCents: number; costCurrency: string; leaseMs: number },
+  part: {
+    index: number;
+    orderId: string;
+    orderStatus: string;
+    costCents: number;
+    costCurrency: string;
+    leaseMs: number;
+  },
 ): Promise<KudosRow | undefined> {
   const [row] = await db
     .update(kudos)
@@ -270,7 +313,12 @@ export async function renewClaim(db: Database, id: string, fence: ClaimFence, le
 }
 
 /** A fenced write of the outcome of a claimed row (failed, outcome unknown); undefined when the claim was lost. */
-export async function updateClaimed(db: Database, id: string, fence: ClaimFence, set: Partial<NewKudosRow>): Promise<KudosRow | undefined> {
+export async function updateClaimed(
+  db: Database,
+  id: string,
+  fence: ClaimFence,
+  set: Partial<NewKudosRow>,
+): Promise<KudosRow | undefined> {
   const [row] = await db
     .update(kudos)
     .set({ ...set, updatedAt: sql`now()` })
@@ -327,7 +375,11 @@ export async function scheduleRetry(
 }
 
 /** The sender was told (and the channel): the row leaves the worker's queue, its lease released. */
-export async function markNotified(db: Database, id: string, messages: Pick<NewKudosRow, 'confirmationChannel' | 'confirmationTs' | 'announcementChannel' | 'announcementTs'>): Promise<void> {
+export async function markNotified(
+  db: Database,
+  id: string,
+  messages: Pick<NewKudosRow, 'confirmationChannel' | 'confirmationTs' | 'announcementChannel' | 'announcementTs'>,
+): Promise<void> {
   const statement = prepared(db, 'kudos.markNotified', (d) =>
     d
       .update(kudos)
@@ -358,7 +410,10 @@ export async function markNotified(db: Database, id: string, messages: Pick<NewK
  * markNotified as a statement to run inside another (the notice outbox's record of where the notices
  * went, postAllOnce's `andThen`): one transaction for both.
  */
-export function markNotifiedStatement(id: string, messages: Pick<NewKudosRow, 'confirmationChannel' | 'confirmationTs' | 'announcementChannel' | 'announcementTs'>): SQL {
+export function markNotifiedStatement(
+  id: string,
+  messages: Pick<NewKudosRow, 'confirmationChannel' | 'confirmationTs' | 'announcementChannel' | 'announcementTs'>,
+): SQL {
   return sql`update kudos set
       confirmation_channel = coalesce(${messages.confirmationChannel ?? null}::text, confirmation_channel),
       confirmation_ts = coalesce(${messages.confirmationTs ?? null}::text, confirmation_ts),
@@ -373,7 +428,12 @@ export function markNotifiedStatement(id: string, messages: Pick<NewKudosRow, 'c
  * of several orders (more recipients than one order takes) records the part with its counts in
  * parts_completed, and is COMPLETE itself once every part is (order-finished.ts decides that).
  */
-export async function markOrderComplete(db: Database, id: string, orderId: string, counts: { sentCount: number; bouncedCount: number; recipientCount: number }): Promise<KudosRow | undefined> {
+export async function markOrderComplete(
+  db: Database,
+  id: string,
+  orderId: string,
+  counts: { sentCount: number; bouncedCount: number; recipientCount: number },
+): Promise<KudosRow | undefined> {
   const several = sql`${kudos.recipientCount} > ${sql.placeholder('perOrder')}::integer`;
   const statement = prepared(db, 'kudos.markOrderComplete', (d) =>
     d
@@ -388,7 +448,12 @@ export async function markOrderComplete(db: Database, id: string, orderId: strin
       .returning()
       .prepare('kudos_mark_order_complete'),
   );
-  const [row] = await statement.execute({ id, orderId, counts: JSON.stringify(counts), perOrder: RECIPIENTS_PER_ORDER });
+  const [row] = await statement.execute({
+    id,
+    orderId,
+    counts: JSON.stringify(counts),
+    perOrder: RECIPIENTS_PER_ORDER,
+  });
   return row;
 }
 
@@ -422,21 +487,42 @@ export async function getKudosOf(db: Database, ws: { teamId: string }, id: strin
 }
 
 /** Scheduled sends still ahead, of one sender or (admins) of the whole workspace. */
-export async function listScheduled(db: Database, opts: { teamId: string; senderUserId?: string; now: Date }): Promise<KudosRow[]> {
+export async function listScheduled(
+  db: Database,
+  opts: { teamId: string; senderUserId?: string; now: Date },
+): Promise<KudosRow[]> {
   return db
     .select()
     .from(kudos)
-    .where(and(eq(kudos.teamId, opts.teamId), eq(kudos.status, 'scheduled'), gt(kudos.scheduledAt, opts.now), opts.senderUserId ? eq(kudos.senderUserId, opts.senderUserId) : undefined))
+    .where(
+      and(
+        eq(kudos.teamId, opts.teamId),
+        eq(kudos.status, 'scheduled'),
+        gt(kudos.scheduledAt, opts.now),
+        opts.senderUserId ? eq(kudos.senderUserId, opts.senderUserId) : undefined,
+      ),
+    )
     .orderBy(asc(kudos.scheduledAt))
     .limit(100);
 }
 
 /** Records a cancellation and who did it, once. */
-export async function markCanceled(db: Database, row: KudosRow, actorUserId: string, details: Record<string, unknown>): Promise<KudosRow> {
+export async function markCanceled(
+  db: Database,
+  row: KudosRow,
+  actorUserId: string,
+  details: Record<string, unknown>,
+): Promise<KudosRow> {
   return db.transaction(async (tx) => {
     const [updated] = await tx
       .update(kudos)
-      .set({ status: 'canceled', canceledBy: actorUserId, canceledAt: sql`now()`, orderStatus: 'CANCELED', updatedAt: sql`now()` })
+      .set({
+        status: 'canceled',
+        canceledBy: actorUserId,
+        canceledAt: sql`now()`,
+        orderStatus: 'CANCELED',
+        updatedAt: sql`now()`,
+      })
       .where(and(eq(kudos.id, row.id), eq(kudos.status, 'scheduled')))
       .returning();
     // Recorded by someone else meanwhile (the sweep and a retried write): one audit row, theirs.
@@ -490,7 +576,12 @@ export async function promoteFoundOrder(db: Database, id: string, orderId: strin
  * up again at once (the worker finds the part by its key and places the rest, as it said it would).
  * Undefined when there was nothing to change.
  */
-async function promoteFoundPart(db: Database, row: KudosRow, key: string, order: { orderId: string; status: string; costCents: number | undefined }): Promise<KudosRow | undefined> {
+async function promoteFoundPart(
+  db: Database,
+  row: KudosRow,
+  key: string,
+  order: { orderId: string; status: string; costCents: number | undefined },
+): Promise<KudosRow | undefined> {
   const index = partOfKey(row, key);
   if (index < 0 || index !== row.partsPlaced) return undefined;
   if (row.status === 'unknown') {
@@ -504,7 +595,9 @@ async function promoteFoundPart(db: Database, row: KudosRow, key: string, order:
   if (row.status !== 'failed' && row.status !== 'partial') return undefined;
   const parts = partCount(row);
   const last = index + 1 === parts;
-  const partCost = order.costCents ?? Math.min(RECIPIENTS_PER_ORDER, row.recipientCount - index * RECIPIENTS_PER_ORDER) * row.amountCents;
+  const partCost =
+    order.costCents ??
+    Math.min(RECIPIENTS_PER_ORDER, row.recipientCount - index * RECIPIENTS_PER_ORDER) * row.amountCents;
   const [promoted] = await db
     .update(kudos)
     .set({
@@ -525,7 +618,14 @@ async function promoteFoundPart(db: Database, row: KudosRow, key: string, order:
       nextAttemptAt: sql`now()`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(kudos.id, row.id), inArray(kudos.status, ['failed', 'partial']), eq(kudos.partsPlaced, index), sql`not ${kudos.orderIds} @> ${JSON.stringify([order.orderId])}::jsonb`))
+    .where(
+      and(
+        eq(kudos.id, row.id),
+        inArray(kudos.status, ['failed', 'partial']),
+        eq(kudos.partsPlaced, index),
+        sql`not ${kudos.orderIds} @> ${JSON.stringify([order.orderId])}::jsonb`,
+      ),
+    )
     .returning();
   return promoted;
 }
@@ -551,7 +651,11 @@ export function promoteFoundKudosOrder(
  * still being placed, and the send settled without it): it lands on the send whatever the send says
  * now (failed, unknown, partial), as order.created would. Undefined when nothing changed.
  */
-export async function landWatchedOrder(db: Database, kudosId: string, order: Pick<Order, 'orderId' | 'status' | 'clientOrderId' | 'idempotencyKey' | 'totalCost'>): Promise<KudosRow | undefined> {
+export async function landWatchedOrder(
+  db: Database,
+  kudosId: string,
+  order: Pick<Order, 'orderId' | 'status' | 'clientOrderId' | 'idempotencyKey' | 'totalCost'>,
+): Promise<KudosRow | undefined> {
   const key = order.clientOrderId ?? order.idempotencyKey;
   if (!key) return undefined;
   const row = await getKudos(db, kudosId);
@@ -564,6 +668,11 @@ export async function landWatchedOrder(db: Database, kudosId: string, order: Pic
 export async function markCanceledOutside(db: Database, id: string): Promise<void> {
   await db
     .update(kudos)
-    .set({ status: 'canceled', orderStatus: 'CANCELED', canceledAt: sql`coalesce(${kudos.canceledAt}, now())`, updatedAt: sql`now()` })
+    .set({
+      status: 'canceled',
+      orderStatus: 'CANCELED',
+      canceledAt: sql`coalesce(${kudos.canceledAt}, now())`,
+      updatedAt: sql`now()`,
+    })
     .where(and(eq(kudos.id, id), inArray(kudos.status, ['scheduled', 'placed'])));
 }

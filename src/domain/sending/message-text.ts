@@ -34,11 +34,13 @@ export function isWellFormedText(text: string): boolean {
 
 /** Why this message cannot be sent, or undefined when it can. */
 export function messageProblem(text: string): string | undefined {
-  if (CONTROL.test(text) || !isWellFormedText(text)) return 'The message contains control characters (perhaps from a paste); retype it or remove them.';
+  if (CONTROL.test(text) || !isWellFormedText(text))
+    return 'The message contains control characters (perhaps from a paste); retype it or remove them.';
   if (INVISIBLE.test(text) || LONE_JOINER.test(text)) {
     return 'The message contains invisible characters (text-direction or zero-width marks) that could disguise it in public; remove them.';
   }
   const count = characterCount(text);
-  if (count > MESSAGE_MAX_CHARACTERS) return `The message can be at most ${MESSAGE_MAX_CHARACTERS} characters; this one has ${count}.`;
+  if (count > MESSAGE_MAX_CHARACTERS)
+    return `The message can be at most ${MESSAGE_MAX_CHARACTERS} characters; this one has ${count}.`;
   return undefined;
 }

@@ -30,7 +30,9 @@ export const orderCheckMerge = {
 
 /** orderCheckMerge as the SET list of an `on conflict (order_id) do update` written in SQL. */
 const orderCheckMergeSet = sql.join(
-  Object.entries(orderCheckMerge).map(([field, value]) => sql`${sql.identifier(orderChecks[field as keyof typeof orderCheckMerge].name)} = ${value}`),
+  Object.entries(orderCheckMerge).map(
+    ([field, value]) => sql`${sql.identifier(orderChecks[field as keyof typeof orderCheckMerge].name)} = ${value}`,
+  ),
   sql`, `,
 );
 
@@ -76,7 +78,9 @@ export interface ScheduleCheck {
  * report the order) only adds what the first did not know (the kudos or reward-link request).
  */
 export async function scheduleOrderCheck(db: Database, check: ScheduleCheck): Promise<void> {
-  const firstAt = new Date(Math.max(Date.now() + check.firstDelayMs, (check.notBefore?.getTime() ?? 0) + check.firstDelayMs));
+  const firstAt = new Date(
+    Math.max(Date.now() + check.firstDelayMs, (check.notBefore?.getTime() ?? 0) + check.firstDelayMs),
+  );
   // Prepared: this runs once per kudos placed (src/db/prepared.ts).
   const statement = prepared(db, 'orderChecks.schedule', (d) =>
     d

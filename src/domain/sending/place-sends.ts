@@ -29,7 +29,14 @@ import {
   updateClaimed,
   type ClaimFence,
 } from './kudos-store.js';
-import { orderIdsOf, partCount, partialNoticeSubject, partsOf, kudosPartKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
+import {
+  orderIdsOf,
+  partCount,
+  partialNoticeSubject,
+  partsOf,
+  kudosPartKey,
+  RECIPIENTS_PER_ORDER,
+} from './kudos-parts.js';
 import { centsToDecimal, formatUsd } from '../shared/money.js';
 import { MIN_SCHEDULE_LEAD_MS } from '../shared/zoned-time.js';
 import { findNotification, postAllOnce, resumeStalledNotices } from '../notices/outbox.js';
@@ -111,7 +118,12 @@ const MAP_ONE_BY_ONE = 10;
  * from the poll interval up to `maxMs`, and not past the next row's due time (`dueInMs`, read from the
  * queue; null when nothing is waiting), so that a retry is claimed when it is due.
  */
-export function idlePollWait(emptyPolls: number, dueInMs: number | null, pollIntervalMs: number, maxMs: number): number {
+export function idlePollWait(
+  emptyPolls: number,
+  dueInMs: number | null,
+  pollIntervalMs: number,
+  maxMs: number,
+): number {
   const backedOff = Math.min(maxMs, pollIntervalMs * 2 ** Math.min(16, Math.max(0, emptyPolls - 1)));
   // A few milliseconds past it, so that the database's clock has reached it when we look.
   return dueInMs === null ? backedOff : Math.max(1, Math.min(backedOff, Math.ceil(dueInMs) + 5));
@@ -174,7 +186,8 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     });
   }
 
-  const idleWait = (emptyPolls: number, dueInMs: number | null) => idlePollWait(emptyPolls, dueInMs, pollIntervalMs, idlePollMaxMs);
+  const idleWait = (emptyPolls: number, dueInMs: number | null) =>
+    idlePollWait(emptyPolls, dueInMs, pollIntervalMs, idlePollMaxMs);
 
   async function poll(): Promise<void> {
     // Polls in a row that found nothing to claim with free slots, and nothing woke us since: the
@@ -197,7 +210,10 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         if (free > 0 && emptyPolls > 0) dueInMs = await nextClaimableInMs(deps.db);
         if (emptyPolls === 0 || free <= 0 || (dueInMs !== null && dueInMs <= 0)) {
           // Every slot busy: only a workspace with nothing in progress gets one of the spare slots.
-          rows = free > 0 ? await claimBatch(deps.db, id, leaseMs, free) : await claimBatch(deps.db, id, leaseMs, spare, { idleWorkspacesOnly: true });
+          rows =
+            free > 0
+              ? await claimBatch(deps.db, id, leaseMs, free)
+              : await claimBatch(deps.db, id, leaseMs, spare, { idleWorkspacesOnly: true });
           dueInMs = null;
         }
       } catch (error) {
@@ -239,7 +255,11 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     const kudosLog = log.child({ kudosId: row.id });
     const stopRenewing = keepClaim(row.id, fence, controller, kudosLog);
     // Its Rewards requests take the account's rate budget in its workspace's turn (workspace-turns.ts).
-    const work = asWorkspace(row.teamId, () => (row.status === 'unknown' ? resolveUnknown(row, fence, controller.signal, kudosLog) : place(row, fence, controller.signal, kudosLog)));
+    const work = asWorkspace(row.teamId, () =>
+      row.status === 'unknown'
+        ? resolveUnknown(row, fence, controller.signal, kudosLog)
+        : place(row, fence, controller.signal, kudosLog),
+    );
     const task = work
       .then((placed) => {
         // pending: retried later; undefined: the claim was lost, whoever holds the row now tells.
@@ -310,9 +330,21 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     }
   }
 
-  async function place(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
-    kudosLog.debug('placing order', { attempt: row.attempts, recipients: row.recipientCount, totalCents: row.totalCents, scheduled: Boolean(row.scheduledAt), partsPlaced: row.partsPlaced });
-    if (row.scheduledAt && row.scheduledAt.getTime() - Date.now() < MIN_SCHEDULE_LEAD_MS) return missedLead(row, fence, signal, kudosLog);
+  async function place(
+    row: KudosRow,
+    fence: ClaimFence,
+    signal: AbortSignal,
+    kudosLog: Logger,
+  ): Promise<KudosRow | undefined> {
+    kudosLog.debug('placing order', {
+      attempt: row.attempts,
+      recipients: row.recipientCount,
+      totalCents: row.totalCents,
+      scheduled: Boolean(row.scheduledAt),
+      partsPlaced: row.partsPlaced,
+    });
+    if (row.scheduledAt && row.scheduledAt.getTime() - Date.now() < MIN_SCHEDULE_LEAD_MS)
+      return missedLead(row, fence, signal, kudosLog);
     try {
       // Stored with the order below: a resumed row finds the same mappings (stored by Slack user).
       const recipients = await mapRecipients(row, signal);
@@ -337,7 +369,10 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         const balance = await rewards.balance.get({ signal });
         const available = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
         if (available < row.totalCents) {
-          kudosLog.warn('the balance does not cover the whole send; nothing placed', { availableCents: available, totalCents: row.totalCents });
+          kudosLog.warn('the balance does not cover the whole send; nothing placed', {
+            availableCents: available,
+            totalCents: row.totalCents,
+          });
           return fail(
             row,
             fence,
@@ -348,7 +383,10 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         }
       }
       for (let index = row.partsPlaced; index < parts.length; index++) {
-        const { order, recovered } = await rewards.orders.createChoice(orderParams(row, parts[index]!), { idempotencyKey: kudosPartKey(row, index), signal });
+        const { order, recovered } = await rewards.orders.createChoice(orderParams(row, parts[index]!), {
+          idempotencyKey: kudosPartKey(row, index),
+          signal,
+        });
         if (signal.aborted) return interrupted(row, signal, kudosLog);
         kudosLog.info('order placed', {
           orderId: order.orderId,
@@ -363,7 +401,12 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         if (!recorded) return fencedOut(undefined, kudosLog);
         ({ row, fence } = recorded);
       }
-      return recordPlaced(row, fence, { orderId: orderIdsOf(row)[0]!, status: row.orderStatus ?? 'PENDING', totalCost: undefined }, kudosLog);
+      return recordPlaced(
+        row,
+        fence,
+        { orderId: orderIdsOf(row)[0]!, status: row.orderStatus ?? 'PENDING', totalCost: undefined },
+        kudosLog,
+      );
     } catch (error) {
       if (signal.aborted || stoppedWaiting(error)) return interrupted(row, signal, kudosLog);
       const verdict = classifyRewardsFailure(error);
@@ -371,13 +414,31 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       const failedCalls = row.failedCalls + 1;
       if (!verdict.permanent && failedCalls < maxAttempts) {
         const delay = backoffMs(failedCalls);
-        kudosLog.warn('order attempt failed; will retry with the same key', { code: verdict.code, failedCalls, attempts: row.attempts, retryInMs: delay, partsPlaced: row.partsPlaced, error });
-        return fencedOut(await scheduleRetry(deps.db, row.id, fence, delay, { code: verdict.code, message: verdict.userMessage }), kudosLog);
+        kudosLog.warn('order attempt failed; will retry with the same key', {
+          code: verdict.code,
+          failedCalls,
+          attempts: row.attempts,
+          retryInMs: delay,
+          partsPlaced: row.partsPlaced,
+          error,
+        });
+        return fencedOut(
+          await scheduleRetry(deps.db, row.id, fence, delay, { code: verdict.code, message: verdict.userMessage }),
+          kudosLog,
+        );
       }
       // Never called failed while the order may exist: look it up by its key first.
       if (mayHaveReachedApi(error)) return resolveUnknown(row, fence, signal, kudosLog);
-      kudosLog.warn('order failed', { code: verdict.code, failedCalls, attempts: row.attempts, partsPlaced: row.partsPlaced, error });
-      const reason = verdict.permanent ? refusalOfPart(row, error, verdict.userMessage) : 'the Rewards API did not accept it after several tries.';
+      kudosLog.warn('order failed', {
+        code: verdict.code,
+        failedCalls,
+        attempts: row.attempts,
+        partsPlaced: row.partsPlaced,
+        error,
+      });
+      const reason = verdict.permanent
+        ? refusalOfPart(row, error, verdict.userMessage)
+        : 'the Rewards API did not accept it after several tries.';
       return fail(row, fence, verdict.code, reason, kudosLog);
     }
   }
@@ -409,13 +470,20 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
    * A part's order exists: recorded at once (a refusal of a later part, or a crash, never loses a paid
    * part), the lease renewed, and the row goes on `pending` to the next part under the same claim.
    */
-  async function recordPart(row: KudosRow, fence: ClaimFence, index: number, order: { orderId: string; status: string; totalCost?: { amount: string; currency: string } | undefined }) {
+  async function recordPart(
+    row: KudosRow,
+    fence: ClaimFence,
+    index: number,
+    order: { orderId: string; status: string; totalCost?: { amount: string; currency: string } | undefined },
+  ) {
     const cost = order.totalCost;
     const recorded = await markPartPlaced(deps.db, row.id, fence, {
       index,
       orderId: order.orderId,
       orderStatus: order.status,
-      costCents: cost ? toCents(cost.amount, { rounding: 'half-up' }) : Math.min(RECIPIENTS_PER_ORDER, row.recipientCount - index * RECIPIENTS_PER_ORDER) * row.amountCents,
+      costCents: cost
+        ? toCents(cost.amount, { rounding: 'half-up' })
+        : Math.min(RECIPIENTS_PER_ORDER, row.recipientCount - index * RECIPIENTS_PER_ORDER) * row.amountCents,
       costCurrency: cost?.currency ?? row.currency,
       leaseMs,
     });
@@ -445,32 +513,64 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
    * looked up by its clientOrderId. Found: placed. Certainly absent: failed (the sender may send
    * again). The lookup itself failing: `unknown`, visible to the sender, looked up again later.
    */
-  async function resolveUnknown(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
+  async function resolveUnknown(
+    row: KudosRow,
+    fence: ClaimFence,
+    signal: AbortSignal,
+    kudosLog: Logger,
+  ): Promise<KudosRow | undefined> {
     let order;
     try {
-      order = await (await deps.rewards.for(row)).orders.findByClientOrderId(kudosPartKey(row, row.partsPlaced), { signal });
+      order = await (
+        await deps.rewards.for(row)
+      ).orders.findByClientOrderId(kudosPartKey(row, row.partsPlaced), { signal });
     } catch (error) {
       if (signal.aborted || stoppedWaiting(error)) return interrupted(row, signal, kudosLog);
       const delay = backoffMs(maxAttempts);
       kudosLog.warn('order outcome unknown; will look it up again', { retryInMs: delay, error });
       return fencedOut(
-        await scheduleRetry(deps.db, row.id, fence, delay, { code: 'OUTCOME_UNKNOWN', message: 'the Rewards API did not say whether the order was created; Kudos keeps checking.' }, 'unknown'),
+        await scheduleRetry(
+          deps.db,
+          row.id,
+          fence,
+          delay,
+          {
+            code: 'OUTCOME_UNKNOWN',
+            message: 'the Rewards API did not say whether the order was created; Kudos keeps checking.',
+          },
+          'unknown',
+        ),
         kudosLog,
       );
     }
     if (signal.aborted) return interrupted(row, signal, kudosLog);
     if (order) {
-      kudosLog.info('order found by its key after an unknown outcome', { orderId: order.orderId, orderStatus: order.status, part: row.partsPlaced + 1 });
+      kudosLog.info('order found by its key after an unknown outcome', {
+        orderId: order.orderId,
+        orderStatus: order.status,
+        part: row.partsPlaced + 1,
+      });
       if (partCount(row) > 1) {
         // One part of several: recorded, then the send goes on with the next part under the same claim.
         const recorded = await recordPart(row, fence, row.partsPlaced, order);
         if (!recorded) return fencedOut(undefined, kudosLog);
         return place(recorded.row, recorded.fence, signal, kudosLog);
       }
-      return recordPlaced({ ...row, recipients: row.status === 'unknown' ? row.recipients : await mapRecipients(row, signal) }, fence, order, kudosLog);
+      return recordPlaced(
+        { ...row, recipients: row.status === 'unknown' ? row.recipients : await mapRecipients(row, signal) },
+        fence,
+        order,
+        kudosLog,
+      );
     }
     kudosLog.warn('no order was created with this key; the send failed', { attempts: row.attempts });
-    return fail(row, fence, row.errorCode ?? 'NOT_CREATED', 'the Rewards API did not accept it after several tries.', kudosLog);
+    return fail(
+      row,
+      fence,
+      row.errorCode ?? 'NOT_CREATED',
+      'the Rewards API did not accept it after several tries.',
+      kudosLog,
+    );
   }
 
   /**
@@ -478,7 +578,12 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
    * API would refuse it. An earlier attempt may have booked it, so look first; otherwise it was not
    * sent, and the sender is told why in plain words (not the API's validation error).
    */
-  async function missedLead(row: KudosRow, fence: ClaimFence, signal: AbortSignal, kudosLog: Logger): Promise<KudosRow | undefined> {
+  async function missedLead(
+    row: KudosRow,
+    fence: ClaimFence,
+    signal: AbortSignal,
+    kudosLog: Logger,
+  ): Promise<KudosRow | undefined> {
     if (row.attempts > 1) {
       const found = await deps.rewards
         .for(row)
@@ -492,8 +597,12 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       }
       if (found) return recordPlaced(row, fence, found, kudosLog);
     }
-    if (row.partsPlaced >= partCount(row)) return recordPlaced(row, fence, { orderId: orderIdsOf(row)[0]!, status: row.orderStatus ?? 'PENDING' }, kudosLog);
-    kudosLog.warn('scheduled send could not be booked before the 10-minute cutoff', { scheduledAt: row.scheduledAt, attempts: row.attempts });
+    if (row.partsPlaced >= partCount(row))
+      return recordPlaced(row, fence, { orderId: orderIdsOf(row)[0]!, status: row.orderStatus ?? 'PENDING' }, kudosLog);
+    kudosLog.warn('scheduled send could not be booked before the 10-minute cutoff', {
+      scheduledAt: row.scheduledAt,
+      attempts: row.attempts,
+    });
     return fail(
       row,
       fence,
@@ -525,22 +634,37 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         status: row.scheduledAt ? 'scheduled' : 'placed',
         orderId: order.orderId,
         orderStatus: order.status,
-        costCents: several ? (row.costCents ?? row.totalCents) : cost ? toCents(cost.amount, { rounding: 'half-up' }) : row.totalCents,
+        costCents: several
+          ? (row.costCents ?? row.totalCents)
+          : cost
+            ? toCents(cost.amount, { rounding: 'half-up' })
+            : row.totalCents,
         costCurrency: several ? (row.costCurrency ?? row.currency) : (cost?.currency ?? row.currency),
         orderIds: several ? orderIdsOf(row) : [order.orderId],
       },
       deps.firstCheckDelayMs === undefined ? {} : { checks: { firstDelayMs: deps.firstCheckDelayMs } },
     );
     if (!placed) return fencedOut(undefined, kudosLog);
-    await deps.onOrderPlaced?.(placed).catch((error: unknown) => kudosLog.warn('the placed-order hook failed', { error }));
+    await deps
+      .onOrderPlaced?.(placed)
+      .catch((error: unknown) => kudosLog.warn('the placed-order hook failed', { error }));
     return placed;
   }
 
-  async function fail(row: KudosRow, fence: ClaimFence, code: string, message: string, kudosLog: Logger): Promise<KudosRow | undefined> {
+  async function fail(
+    row: KudosRow,
+    fence: ClaimFence,
+    code: string,
+    message: string,
+    kudosLog: Logger,
+  ): Promise<KudosRow | undefined> {
     // The lease stays until the sender is told (markNotified), so that no one else tells them too.
     // A send with parts already created is partial, never failed: those parts are paid and delivered.
     const status = row.partsPlaced > 0 ? 'partial' : 'failed';
-    const settled = fencedOut(await updateClaimed(deps.db, row.id, fence, { status, errorCode: code, errorMessage: message }), kudosLog);
+    const settled = fencedOut(
+      await updateClaimed(deps.db, row.id, fence, { status, errorCode: code, errorMessage: message }),
+      kudosLog,
+    );
     // The parts created are watched to completion like any order (a rare path: its own statement).
     if (settled?.status === 'partial') {
       const firstDelayMs = deps.firstCheckDelayMs;
@@ -576,15 +700,22 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     if (row.recipients.every((r) => r.recipientId || !r.slackUserId)) return row.recipients;
     const rewards = await deps.rewards.for(row);
     const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
-    const people = row.recipients.filter((r) => !r.recipientId && r.slackUserId).map((r) => ({ slackUserId: r.slackUserId!, email: r.email, firstName: r.firstName, lastName: r.lastName }));
+    const people = row.recipients
+      .filter((r) => !r.recipientId && r.slackUserId)
+      .map((r) => ({ slackUserId: r.slackUserId!, email: r.email, firstName: r.firstName, lastName: r.lastName }));
     // A big group's first send creates hundreds of recipients: in batches, a few calls at a time, each
     // taking its slot of the account's rate budget; stored batch by batch, so a send resumed after a
     // crash goes on from there (recipients.ts).
     let mapped: Map<string, { recipientId: string; email: string }>;
-    if (people.length > MAP_ONE_BY_ONE) mapped = await ensureRecipientMappings({ db: deps.db, rewards }, ws, people, { signal, concurrency: MAPPING_CONCURRENCY });
+    if (people.length > MAP_ONE_BY_ONE)
+      mapped = await ensureRecipientMappings({ db: deps.db, rewards }, ws, people, {
+        signal,
+        concurrency: MAPPING_CONCURRENCY,
+      });
     else {
       mapped = new Map();
-      for (const p of people) mapped.set(p.slackUserId, await ensureRecipientMapping({ db: deps.db, rewards }, ws, p, { signal }));
+      for (const p of people)
+        mapped.set(p.slackUserId, await ensureRecipientMapping({ db: deps.db, rewards }, ws, p, { signal }));
     }
     return row.recipients.map((r) => {
       const m = r.recipientId || !r.slackUserId ? undefined : mapped.get(r.slackUserId);
@@ -600,7 +731,13 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     if (row.status === 'unknown') {
       // Said once; the row stays in the queue (looked up again) and its outcome is told when known.
       await postAllOnce(deps, [
-        { key: { kind: 'kudos.unknown', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.outcome_unknown', kudos: row }) } },
+        {
+          key: { kind: 'kudos.unknown', subject: row.id, ...ws },
+          notice: {
+            to: { userId: row.senderUserId },
+            message: deps.present({ type: 'kudos.outcome_unknown', kudos: row }),
+          },
+        },
       ]);
       return;
     }
@@ -612,7 +749,14 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       if (!toldElsewhere) {
         notices.push({
           key: { kind: 'kudos.failed', subject: row.id, ...ws },
-          notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.failed', kudos: row, reason: row.errorMessage ?? 'the Rewards API refused it.' }) },
+          notice: {
+            to: { userId: row.senderUserId },
+            message: deps.present({
+              type: 'kudos.failed',
+              kudos: row,
+              reason: row.errorMessage ?? 'the Rewards API refused it.',
+            }),
+          },
         });
       }
     } else {
@@ -621,21 +765,36 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
         row.status === 'partial'
           ? {
               key: { kind: 'kudos.partial', subject: partialNoticeSubject(row), ...ws },
-              notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.partial', kudos: row, reason: row.errorMessage ?? 'the Rewards API refused it.' }) },
+              notice: {
+                to: { userId: row.senderUserId },
+                message: deps.present({
+                  type: 'kudos.partial',
+                  kudos: row,
+                  reason: row.errorMessage ?? 'the Rewards API refused it.',
+                }),
+              },
             }
-          : { key: { kind: 'kudos.confirmation', subject: row.id, ...ws }, notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.placed', kudos: row }) } };
+          : {
+              key: { kind: 'kudos.confirmation', subject: row.id, ...ws },
+              notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.placed', kudos: row }) },
+            };
       notices.push(confirmation);
       // A scheduled send is announced when it goes out (order notifications), not when it is booked;
       // a partial one for the people it reached.
       const channel = await announcementChannelOf(row, ws, deps.notifyChannelOf);
       if (channel && (row.status === 'placed' || (row.status === 'partial' && !row.scheduledAt))) {
-        notices.push({ key: { kind: 'kudos.announcement', subject: row.id, ...ws }, notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) } });
+        notices.push({
+          key: { kind: 'kudos.announcement', subject: row.id, ...ws },
+          notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) },
+        });
       }
     }
     // A send of one order: the row is marked told in the statement that records where its notices
     // went. One of several parts may have an earlier announcement to edit first (followEarlierAnnouncement).
     if (partCount(row) === 1) {
-      await postAllOnce(deps, notices, { andThen: (settled) => markNotifiedStatement(row.id, toldMessages(row, notices, settled, kudosLog)) });
+      await postAllOnce(deps, notices, {
+        andThen: (settled) => markNotifiedStatement(row.id, toldMessages(row, notices, settled, kudosLog)),
+      });
       return;
     }
     const results = await postAllOnce(deps, notices);
@@ -644,14 +803,26 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   }
 
   /** Where the confirmation and the announcement went (posted now, or recorded before), for the row; logs what Slack did not take. */
-  function toldMessages(row: KudosRow, notices: Parameters<typeof postAllOnce>[1], results: Awaited<ReturnType<typeof postAllOnce>>, kudosLog: Logger): Parameters<typeof markNotified>[2] {
+  function toldMessages(
+    row: KudosRow,
+    notices: Parameters<typeof postAllOnce>[1],
+    results: Awaited<ReturnType<typeof postAllOnce>>,
+    kudosLog: Logger,
+  ): Parameters<typeof markNotified>[2] {
     const messages: Parameters<typeof markNotified>[2] = {};
     results.forEach((result, i) => {
       const kind = notices[i]!.key.kind;
       if (result.status === 'rejected') {
         // Paced or rate-limited: recorded, and the outbox posts it at its time (outbox.ts).
-        if (isChatRefusal(result.reason, 'rate_limited')) kudosLog.info(`the ${kind} notice waits for its turn in Slack`, { retryAfterSeconds: result.reason.retryAfterSeconds });
-        else kudosLog.error(`telling Slack about the kudos failed (${kind})`, { status: row.status, error: result.reason });
+        if (isChatRefusal(result.reason, 'rate_limited'))
+          kudosLog.info(`the ${kind} notice waits for its turn in Slack`, {
+            retryAfterSeconds: result.reason.retryAfterSeconds,
+          });
+        else
+          kudosLog.error(`telling Slack about the kudos failed (${kind})`, {
+            status: row.status,
+            error: result.reason,
+          });
         return;
       }
       const posted = result.value.posted
@@ -660,8 +831,10 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
           ? { channel: result.value.existing.channel, ts: result.value.existing.ts }
           : undefined;
       if (!posted) return;
-      if (kind === 'kudos.confirmation' || kind === 'kudos.partial') Object.assign(messages, { confirmationChannel: posted.channel, confirmationTs: posted.ts });
-      if (kind === 'kudos.announcement') Object.assign(messages, { announcementChannel: posted.channel, announcementTs: posted.ts });
+      if (kind === 'kudos.confirmation' || kind === 'kudos.partial')
+        Object.assign(messages, { confirmationChannel: posted.channel, confirmationTs: posted.ts });
+      if (kind === 'kudos.announcement')
+        Object.assign(messages, { announcementChannel: posted.channel, announcementTs: posted.ts });
     });
     return messages;
   }
@@ -672,8 +845,14 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
    * when it went out), names fewer people than it reached now, and is edited (announce.ts). Recorded
    * before the row is marked told, so that a crash in between only repeats this (once per key).
    */
-  async function followEarlierAnnouncement(row: KudosRow, notices: Parameters<typeof postAllOnce>[1], results: Awaited<ReturnType<typeof postAllOnce>>, kudosLog: Logger): Promise<void> {
-    if (partCount(row) === 1 || !(row.status === 'placed' || row.status === 'partial' || row.status === 'scheduled')) return;
+  async function followEarlierAnnouncement(
+    row: KudosRow,
+    notices: Parameters<typeof postAllOnce>[1],
+    results: Awaited<ReturnType<typeof postAllOnce>>,
+    kudosLog: Logger,
+  ): Promise<void> {
+    if (partCount(row) === 1 || !(row.status === 'placed' || row.status === 'partial' || row.status === 'scheduled'))
+      return;
     // Recorded before this pass (not posted by it), or, for a scheduled send, posted when it went out.
     let announced: NotificationRow | undefined;
     const i = notices.findIndex((n) => n.key.kind === 'kudos.announcement');
@@ -681,8 +860,17 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     if (result?.status === 'fulfilled' && !result.value.posted) announced = result.value.existing;
     else if (i < 0 && row.scheduledAt) announced = await findNotification(deps.db, 'kudos.announcement', row.id);
     if (!announced) return;
-    const outcome = await followAnnouncement(deps, row, announced, deps.present({ type: 'kudos.announced', kudos: row }));
-    if (outcome !== 'unchanged' && outcome !== 'recorded') kudosLog.info('the announcement follows the send, which reached more people', { outcome, partsPlaced: row.partsPlaced });
+    const outcome = await followAnnouncement(
+      deps,
+      row,
+      announced,
+      deps.present({ type: 'kudos.announced', kudos: row }),
+    );
+    if (outcome !== 'unchanged' && outcome !== 'recorded')
+      kudosLog.info('the announcement follows the send, which reached more people', {
+        outcome,
+        partsPlaced: row.partsPlaced,
+      });
   }
 
   return {
@@ -714,7 +902,10 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
       await poller;
       await noticeSweep;
       const deadline = Date.now() + graceMs;
-      const timeout = () => new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now())).unref());
+      const timeout = () =>
+        new Promise<'timeout'>((resolve) =>
+          setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now())).unref(),
+        );
       if ((await Promise.race([Promise.allSettled([...placing]), timeout()])) === 'timeout') {
         // Abort calls in flight; their rows are released and resumed elsewhere with the same key.
         for (const controller of inProgress.values()) controller.abort();

@@ -6,7 +6,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
-import { recipientCreations, recipientMappings, type CardRecipients, type KudosRecipientSnapshot } from '../../db/schema/index.js';
+import {
+  recipientCreations,
+  recipientMappings,
+  type CardRecipients,
+  type KudosRecipientSnapshot,
+} from '../../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
 import { displayNameOf, type UserDirectory, type WorkspaceUser } from '../shared/ports.js';
 
@@ -40,7 +45,10 @@ export function refusalReason(user: WorkspaceUser | undefined, botUserId?: strin
  * always receive cards; guests (Slack's is_restricted, is_ultra_restricted) and people invited who
  * have not joined (is_invited_user) only where the workspace allows them.
  */
-export function leftOutBySetting(user: Pick<WorkspaceUser, 'isGuest' | 'isInvited'>, allowed: CardRecipients): 'guest' | 'invited' | undefined {
+export function leftOutBySetting(
+  user: Pick<WorkspaceUser, 'isGuest' | 'isInvited'>,
+  allowed: CardRecipients,
+): 'guest' | 'invited' | undefined {
   if (user.isInvited && allowed !== 'invited') return 'invited';
   if (user.isGuest && allowed === 'members') return 'guest';
   return undefined;
@@ -56,8 +64,15 @@ const ALLOWED_TEXT: Record<CardRecipients, string> = {
 function leftOutMessage(people: Array<{ name: string; why: 'guest' | 'invited' }>, allowed: CardRecipients): string {
   const guestsOnly = people.every((p) => p.why === 'guest');
   const invitedOnly = people.every((p) => p.why === 'invited');
-  const who = guestsOnly ? 'Guests are' : invitedOnly ? 'People invited who have not joined Slack yet are' : 'Guests and people invited who have not joined yet are';
-  const names = guestsOnly || invitedOnly ? people.map((p) => p.name) : people.map((p) => `${p.name} (${p.why === 'guest' ? 'a guest' : 'invited, not joined yet'})`);
+  const who = guestsOnly
+    ? 'Guests are'
+    : invitedOnly
+      ? 'People invited who have not joined Slack yet are'
+      : 'Guests and people invited who have not joined yet are';
+  const names =
+    guestsOnly || invitedOnly
+      ? people.map((p) => p.name)
+      : people.map((p) => `${p.name} (${p.why === 'guest' ? 'a guest' : 'invited, not joined yet'})`);
   return `${who} left out: ${names.join(', ')}. This workspace sends cards to ${ALLOWED_TEXT[allowed]}; a Kudos admin can change that in the settings. Remove ${people.length === 1 ? 'them' : 'these people'} and try again.`;
 }
 
@@ -92,7 +107,10 @@ export async function checkSlackRecipients(
     else recipients.push(snapshotOf(user!));
   });
   const messages: string[] = [];
-  if (refused.length > 0) messages.push(`Cannot send to ${refused.join(', ')}. Remove ${refused.length === 1 ? 'them' : 'these people'} and try again.`);
+  if (refused.length > 0)
+    messages.push(
+      `Cannot send to ${refused.join(', ')}. Remove ${refused.length === 1 ? 'them' : 'these people'} and try again.`,
+    );
   if (excluded.length > 0) messages.push(leftOutMessage(excluded, allowed));
   if (messages.length > 0) return { ok: false, message: messages.join(' ') };
   return { ok: true, recipients, leftOut };
@@ -101,8 +119,12 @@ export async function checkSlackRecipients(
 /** The note for a group whose guests or invited people were left out, or undefined when none were. */
 export function leftOutNote(leftOut: { guests: number; invited: number }, allowed: CardRecipients): string | undefined {
   const parts: string[] = [];
-  if (leftOut.guests > 0) parts.push(`${leftOut.guests.toLocaleString('en-US')} ${leftOut.guests === 1 ? 'guest' : 'guests'}`);
-  if (leftOut.invited > 0) parts.push(`${leftOut.invited.toLocaleString('en-US')} invited ${leftOut.invited === 1 ? 'person' : 'people'} who ${leftOut.invited === 1 ? 'has' : 'have'} not joined yet`);
+  if (leftOut.guests > 0)
+    parts.push(`${leftOut.guests.toLocaleString('en-US')} ${leftOut.guests === 1 ? 'guest' : 'guests'}`);
+  if (leftOut.invited > 0)
+    parts.push(
+      `${leftOut.invited.toLocaleString('en-US')} invited ${leftOut.invited === 1 ? 'person' : 'people'} who ${leftOut.invited === 1 ? 'has' : 'have'} not joined yet`,
+    );
   if (parts.length === 0) return undefined;
   return `Left out of the group: ${parts.join(' and ')}. This workspace sends cards to ${ALLOWED_TEXT[allowed]}; a Kudos admin can change that in the settings.`;
 }
@@ -119,7 +141,10 @@ function snapshotOf(user: WorkspaceUser): KudosRecipientSnapshot {
 }
 
 /** Members of a saved address-book group, as recipients. */
-export async function expandAddressBookGroup(rewards: RewardsClient, groupId: string): Promise<KudosRecipientSnapshot[]> {
+export async function expandAddressBookGroup(
+  rewards: RewardsClient,
+  groupId: string,
+): Promise<KudosRecipientSnapshot[]> {
   const members: KudosRecipientSnapshot[] = [];
   for await (const member of rewards.groups.listMembers(groupId)) {
     let email = member.email;
@@ -133,7 +158,14 @@ export async function expandAddressBookGroup(rewards: RewardsClient, groupId: st
       lastName ??= recipient.lastName ?? undefined;
     }
     const name = [firstName, lastName].filter(Boolean).join(' ') || email;
-    members.push({ slackUserId: null, recipientId: member.recipientId, email, name, ...(firstName ? { firstName } : {}), ...(lastName ? { lastName } : {}) });
+    members.push({
+      slackUserId: null,
+      recipientId: member.recipientId,
+      email,
+      name,
+      ...(firstName ? { firstName } : {}),
+      ...(lastName ? { lastName } : {}),
+    });
   }
   return members;
 }
@@ -169,11 +201,17 @@ export async function ensureRecipientMapping(
     d
       .select()
       .from(recipientMappings)
-      .where(and(eq(recipientMappings.teamId, sql.placeholder('teamId')), eq(recipientMappings.slackUserId, sql.placeholder('slackUserId'))))
+      .where(
+        and(
+          eq(recipientMappings.teamId, sql.placeholder('teamId')),
+          eq(recipientMappings.slackUserId, sql.placeholder('slackUserId')),
+        ),
+      )
       .prepare('recipient_mappings_find'),
   );
   const [mapping] = await findMapping.execute({ teamId: ws.teamId, slackUserId: person.slackUserId });
-  if (mapping && sameEmail(syncedSlackEmail(mapping), person.email)) return { recipientId: mapping.recipientId, email: mapping.email };
+  if (mapping && sameEmail(syncedSlackEmail(mapping), person.email))
+    return { recipientId: mapping.recipientId, email: mapping.email };
 
   let recipientId: string | undefined;
   if (mapping) {
@@ -202,11 +240,22 @@ export async function ensureRecipientMapping(
       })
       .onConflictDoUpdate({
         target: [recipientMappings.teamId, recipientMappings.slackUserId],
-        set: { recipientId: sql`excluded.recipient_id`, email: sql`excluded.email`, slackEmail: sql`excluded.slack_email`, updatedAt: sql`now()` },
+        set: {
+          recipientId: sql`excluded.recipient_id`,
+          email: sql`excluded.email`,
+          slackEmail: sql`excluded.slack_email`,
+          updatedAt: sql`now()`,
+        },
       })
       .prepare('recipient_mappings_store'),
   );
-  await storeMapping.execute({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, slackUserId: person.slackUserId, recipientId, email: person.email });
+  await storeMapping.execute({
+    teamId: ws.teamId,
+    enterpriseId: ws.enterpriseId ?? null,
+    slackUserId: person.slackUserId,
+    recipientId,
+    email: person.email,
+  });
   return { recipientId, email: person.email };
 }
 
@@ -249,7 +298,8 @@ export async function ensureRecipientMappings(
   const fresh: Person[] = [];
   for (const p of people) {
     const mapping = stored.get(p.slackUserId);
-    if (mapping && sameEmail(syncedSlackEmail(mapping), p.email)) found.set(p.slackUserId, { recipientId: mapping.recipientId, email: mapping.email });
+    if (mapping && sameEmail(syncedSlackEmail(mapping), p.email))
+      found.set(p.slackUserId, { recipientId: mapping.recipientId, email: mapping.email });
     else if (mapping) one.push(p);
     else fresh.push(p);
   }
@@ -285,7 +335,12 @@ export async function ensureRecipientMappings(
       )
       .onConflictDoUpdate({
         target: [recipientCreations.teamId, recipientCreations.email],
-        set: { claimedBy: me, claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`, recipientId: null, doneAt: null },
+        set: {
+          claimedBy: me,
+          claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
+          recipientId: null,
+          doneAt: null,
+        },
         setWhere: sql`(${recipientCreations.doneAt} is null and ${recipientCreations.claimedUntil} <= now()) or ${recipientCreations.doneAt} <= now() - ${`${CREATION_ANSWERS_S} seconds`}::interval`,
       })
       .returning({ email: recipientCreations.email, claimedBy: recipientCreations.claimedBy });
@@ -323,7 +378,12 @@ export async function ensureRecipientMappings(
         )
         .onConflictDoUpdate({
           target: [recipientMappings.teamId, recipientMappings.slackUserId],
-          set: { recipientId: sql`excluded.recipient_id`, email: sql`excluded.email`, slackEmail: sql`excluded.slack_email`, updatedAt: sql`now()` },
+          set: {
+            recipientId: sql`excluded.recipient_id`,
+            email: sql`excluded.email`,
+            slackEmail: sql`excluded.slack_email`,
+            updatedAt: sql`now()`,
+          },
         });
       await db.execute(sql`
         update recipient_creations rc set recipient_id = v.recipient_id, done_at = now()
@@ -355,7 +415,13 @@ async function releaseCreations(db: Database, ws: Workspace, emails: string[], m
   await db
     .update(recipientCreations)
     .set({ claimedUntil: sql`now()` })
-    .where(and(eq(recipientCreations.teamId, ws.teamId), inArray(recipientCreations.email, emails), eq(recipientCreations.claimedBy, me)))
+    .where(
+      and(
+        eq(recipientCreations.teamId, ws.teamId),
+        inArray(recipientCreations.email, emails),
+        eq(recipientCreations.claimedBy, me),
+      ),
+    )
     .catch(() => undefined);
 }
 
@@ -370,17 +436,34 @@ const CREATION_RECHECK_MS = 100;
  * runs `create`, the others wait (following the signal) for the id it stores. A claimer that failed
  * gives its claim up at once; one that died loses it after CREATION_CLAIM_S.
  */
-async function createOnce(db: Database, ws: Workspace, create: () => Promise<string>, email: string, signal: AbortSignal | undefined): Promise<string> {
+async function createOnce(
+  db: Database,
+  ws: Workspace,
+  create: () => Promise<string>,
+  email: string,
+  signal: AbortSignal | undefined,
+): Promise<string> {
   const key = email.toLowerCase();
   const me = randomUUID();
   for (;;) {
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     const [claimed] = await db
       .insert(recipientCreations)
-      .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, email: key, claimedBy: me, claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval` })
+      .values({
+        teamId: ws.teamId,
+        enterpriseId: ws.enterpriseId ?? null,
+        email: key,
+        claimedBy: me,
+        claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
+      })
       .onConflictDoUpdate({
         target: [recipientCreations.teamId, recipientCreations.email],
-        set: { claimedBy: me, claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`, recipientId: null, doneAt: null },
+        set: {
+          claimedBy: me,
+          claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
+          recipientId: null,
+          doneAt: null,
+        },
         setWhere: sql`(${recipientCreations.doneAt} is null and ${recipientCreations.claimedUntil} <= now()) or ${recipientCreations.doneAt} <= now() - ${`${CREATION_ANSWERS_S} seconds`}::interval`,
       })
       .returning();
@@ -390,13 +473,25 @@ async function createOnce(db: Database, ws: Workspace, create: () => Promise<str
         await db
           .update(recipientCreations)
           .set({ recipientId, doneAt: sql`now()` })
-          .where(and(eq(recipientCreations.teamId, ws.teamId), eq(recipientCreations.email, key), eq(recipientCreations.claimedBy, me)));
+          .where(
+            and(
+              eq(recipientCreations.teamId, ws.teamId),
+              eq(recipientCreations.email, key),
+              eq(recipientCreations.claimedBy, me),
+            ),
+          );
         return recipientId;
       } catch (error) {
         await db
           .update(recipientCreations)
           .set({ claimedUntil: sql`now()` })
-          .where(and(eq(recipientCreations.teamId, ws.teamId), eq(recipientCreations.email, key), eq(recipientCreations.claimedBy, me)))
+          .where(
+            and(
+              eq(recipientCreations.teamId, ws.teamId),
+              eq(recipientCreations.email, key),
+              eq(recipientCreations.claimedBy, me),
+            ),
+          )
           .catch(() => undefined);
         throw error;
       }
@@ -420,10 +515,18 @@ function sameEmail(a: string, b: string): boolean {
 }
 
 function nameFields(person: { email: string; firstName?: string | undefined; lastName?: string | undefined }) {
-  return { email: person.email, ...(person.firstName ? { firstName: person.firstName } : {}), ...(person.lastName ? { lastName: person.lastName } : {}) };
+  return {
+    email: person.email,
+    ...(person.firstName ? { firstName: person.firstName } : {}),
+    ...(person.lastName ? { lastName: person.lastName } : {}),
+  };
 }
 
-async function findRecipientByEmail(rewards: RewardsClient, email: string, call: { signal?: AbortSignal }): Promise<string | undefined> {
+async function findRecipientByEmail(
+  rewards: RewardsClient,
+  email: string,
+  call: { signal?: AbortSignal },
+): Promise<string | undefined> {
   const wanted = email.toLowerCase();
   for await (const recipient of rewards.recipients.list({ searchKeyword: email }, call)) {
     if (recipient.email.toLowerCase() === wanted) return recipient.recipientId;
@@ -431,7 +534,11 @@ async function findRecipientByEmail(rewards: RewardsClient, email: string, call:
   return undefined;
 }
 
-async function createRecipient(rewards: RewardsClient, person: { email: string; firstName?: string | undefined; lastName?: string | undefined }, call: { signal?: AbortSignal }): Promise<string> {
+async function createRecipient(
+  rewards: RewardsClient,
+  person: { email: string; firstName?: string | undefined; lastName?: string | undefined },
+  call: { signal?: AbortSignal },
+): Promise<string> {
   try {
     return (await rewards.recipients.create(nameFields(person), call)).recipientId;
   } catch (error) {
@@ -445,14 +552,23 @@ async function createRecipient(rewards: RewardsClient, person: { email: string; 
 }
 
 /** user_change: when a mapped user's Slack e-mail changed, update their recipient and mapping. */
-export async function syncChangedSlackUser(deps: { db: Database; rewards: RewardsClient }, ws: Workspace, user: WorkspaceUser): Promise<'updated' | 'unchanged' | 'unmapped'> {
+export async function syncChangedSlackUser(
+  deps: { db: Database; rewards: RewardsClient },
+  ws: Workspace,
+  user: WorkspaceUser,
+): Promise<'updated' | 'unchanged' | 'unmapped'> {
   const [mapping] = await deps.db
     .select()
     .from(recipientMappings)
     .where(and(eq(recipientMappings.teamId, ws.teamId), eq(recipientMappings.slackUserId, user.id)));
   if (!mapping) return 'unmapped';
   if (!user.email || user.deleted || sameEmail(syncedSlackEmail(mapping), user.email)) return 'unchanged';
-  await ensureRecipientMapping(deps, ws, { slackUserId: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName });
+  await ensureRecipientMapping(deps, ws, {
+    slackUserId: user.id,
+    email: user.email,
+    firstName: user.firstName,
+    lastName: user.lastName,
+  });
   return 'updated';
 }
 

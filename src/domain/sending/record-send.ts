@@ -51,11 +51,17 @@ type AcceptedSend = Extract<PreparedSend, { ok: true }>;
  * Inserts the kudos row (awaiting approval when the route says so) with the audit entry naming its
  * origin, in one transaction; a second call with the same source key returns the first row.
  */
-export async function recordPreparedSend(db: Database, prepared: AcceptedSend, origin?: SendOrigin): Promise<RecordedSend> {
+export async function recordPreparedSend(
+  db: Database,
+  prepared: AcceptedSend,
+  origin?: SendOrigin,
+): Promise<RecordedSend> {
   return db.transaction(async (tx) => {
     // One sender's sends are recorded one at a time (a transaction-scoped advisory lock), and the
     // policy decides again under that lock: two sends at once cannot both fit a budget only one fits.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`kudos.send:${prepared.values.teamId}:${prepared.values.senderUserId}`}))`);
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtext(${`kudos.send:${prepared.values.teamId}:${prepared.values.senderUserId}`}))`,
+    );
     let route = prepared.route;
     if (route.kind === 'send' && prepared.recheck) {
       const again = await prepared.recheck(tx);

@@ -14,7 +14,8 @@ export interface SendDraftSummary {
   recipientEmails?: string[];
 }
 
-export type SendRoute = { kind: 'send' } | { kind: 'needs_approval'; reason: string } | { kind: 'refuse'; message: string };
+export type SendRoute =
+  { kind: 'send' } | { kind: 'needs_approval'; reason: string } | { kind: 'refuse'; message: string };
 
 /** What the policy reads through: the database handle or the recording transaction's. */
 export type PolicyReader = Pick<Database, 'select' | 'execute'>;

@@ -8,11 +8,17 @@ export type AmountCheck = { ok: true; cents: number } | { ok: false; message: st
  * A comma is read only as a thousands separator: "2,5" is refused, never read as 25.
  */
 export function parseWholeDollars(input: unknown): AmountCheck {
-  if (input !== null && input !== undefined && typeof input !== 'string') return { ok: false, message: 'Enter the amount as a number of whole dollars, e.g. 25.' };
+  if (input !== null && input !== undefined && typeof input !== 'string')
+    return { ok: false, message: 'Enter the amount as a number of whole dollars, e.g. 25.' };
   let text = (input ?? '').trim().replace(/^\$/, '');
   if (text === '') return { ok: false, message: 'Enter an amount in whole dollars.' };
   if (text.includes(',')) {
-    if (!/^\d{1,3}(,\d{3})+(\.\d{1,2})?$/.test(text)) return { ok: false, message: 'Enter the amount as a number of whole dollars, e.g. 25 (a comma only between thousands, as in 1,000).' };
+    if (!/^\d{1,3}(,\d{3})+(\.\d{1,2})?$/.test(text))
+      return {
+        ok: false,
+        message:
+          'Enter the amount as a number of whole dollars, e.g. 25 (a comma only between thousands, as in 1,000).',
+      };
     text = text.replace(/,/g, '');
   }
   const match = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(text);

@@ -21,7 +21,9 @@ const MRKDWN_ATOM = /&(?:amp|lt|gt);|<[^<>\n]*>/g;
 /** The largest index <= max where `text` may be cut (0 when none): a grapheme boundary outside every atom. */
 function cutIndex(text: string, max: number, atoms: RegExp | undefined): number {
   if (text.length <= max) return text.length;
-  const inside: Array<[number, number]> = atoms ? Array.from(text.matchAll(atoms), (m) => [m.index, m.index + m[0].length]) : [];
+  const inside: Array<[number, number]> = atoms
+    ? Array.from(text.matchAll(atoms), (m) => [m.index, m.index + m[0].length])
+    : [];
   let cut = 0;
   for (const { index } of (graphemes ??= new Intl.Segmenter(undefined, { granularity: 'grapheme' })).segment(text)) {
     if (index > max) break;

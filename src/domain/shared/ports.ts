@@ -41,7 +41,10 @@ export interface ChatWorkspace {
 }
 
 /** The workspace of a stored row (its team_id, enterprise_id). */
-export function chatWorkspaceOf(row: { teamId: string | null | undefined; enterpriseId?: string | null | undefined }): ChatWorkspace {
+export function chatWorkspaceOf(row: {
+  teamId: string | null | undefined;
+  enterpriseId?: string | null | undefined;
+}): ChatWorkspace {
   return { teamId: row.teamId ?? '', enterpriseId: row.enterpriseId ?? null };
 }
 
@@ -144,7 +147,11 @@ export interface MessageMetadata {
  * message the platform did not take rejects with a ChatRefusal (see above).
  */
 export interface Messenger {
-  postMessage(ws: ChatWorkspace, channel: string, message: RenderedMessage & { threadTs?: string; metadata?: MessageMetadata }): Promise<PostedMessage>;
+  postMessage(
+    ws: ChatWorkspace,
+    channel: string,
+    message: RenderedMessage & { threadTs?: string; metadata?: MessageMetadata },
+  ): Promise<PostedMessage>;
   /** The direct-message channel with a user. */
   openDirectChannel(ws: ChatWorkspace, userId: string): Promise<string>;
   /**

@@ -15,7 +15,8 @@ export interface ResolvedSchedule {
   wallTimeWithOffset: string;
 }
 
-export type ScheduleResult = { ok: true; schedule: ResolvedSchedule } | { ok: false; field: 'date' | 'time'; message: string };
+export type ScheduleResult =
+  { ok: true; schedule: ResolvedSchedule } | { ok: false; field: 'date' | 'time'; message: string };
 
 export function isValidTimeZone(zone: string): boolean {
   // Building an Intl.DateTimeFormat costs ~0.1 ms and every /kudos asks (bench: 6% of its CPU);
@@ -40,17 +41,28 @@ const validZones = new Map<string, boolean>();
  * A wall time that does not exist (skipped by a spring-forward clock change) is refused;
  * an ambiguous one (repeated by a fall-back change) is read as its first occurrence.
  */
-export function resolveSchedule(input: { date: string | null | undefined; time: string | null | undefined; timezone: string; now: Date }): ScheduleResult {
+export function resolveSchedule(input: {
+  date: string | null | undefined;
+  time: string | null | undefined;
+  timezone: string;
+  now: Date;
+}): ScheduleResult {
   const { date, time, timezone, now } = input;
   if (!date) return { ok: false, field: 'date', message: 'Pick the date to send on.' };
-  if (!isCalendarDate(date)) return { ok: false, field: 'date', message: 'That is not a date on the calendar; pick the date again.' };
+  if (!isCalendarDate(date))
+    return { ok: false, field: 'date', message: 'That is not a date on the calendar; pick the date again.' };
   if (!time) return { ok: false, field: 'time', message: 'Pick the time to send at.' };
-  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time)) return { ok: false, field: 'time', message: 'That is not a time of day; pick the time again.' };
+  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time))
+    return { ok: false, field: 'time', message: 'That is not a time of day; pick the time again.' };
   const zone = isValidTimeZone(timezone) ? timezone : 'UTC';
   const local = `${date}T${time}:00`;
   const instant = earliestInstantFor(local, zone);
   if (!instant) {
-    return { ok: false, field: 'time', message: `${time} does not exist on ${date} in ${zone} (the clocks change); pick another time.` };
+    return {
+      ok: false,
+      field: 'time',
+      message: `${time} does not exist on ${date} in ${zone} (the clocks change); pick another time.`,
+    };
   }
   const lead = instant.getTime() - now.getTime();
   if (lead < MIN_SCHEDULE_LEAD_MS) {
@@ -63,7 +75,11 @@ export function resolveSchedule(input: { date: string | null | undefined; time: 
   if (lead > MAX_SCHEDULE_AHEAD_MS) return { ok: false, field: 'date', message: 'Pick a date within the next year.' };
   return {
     ok: true,
-    schedule: { instant, timezone: zone, wallTimeWithOffset: formatInTimeZone(instant, zone, "yyyy-MM-dd'T'HH:mm:ssXXX") },
+    schedule: {
+      instant,
+      timezone: zone,
+      wallTimeWithOffset: formatInTimeZone(instant, zone, "yyyy-MM-dd'T'HH:mm:ssXXX"),
+    },
   };
 }
 
@@ -80,7 +96,9 @@ function isCalendarDate(text: string): boolean {
 function earliestInstantFor(local: string, zone: string): Date | null {
   const candidate = fromZonedTime(local, zone);
   // Try the offsets in force an hour either side: covers both readings of an ambiguous time.
-  const matches = [-3, -2, -1, 0, 1, 2, 3].map((hours) => new Date(candidate.getTime() + hours * 3_600_000)).filter((instant) => formatInTimeZone(instant, zone, "yyyy-MM-dd'T'HH:mm:ss") === local);
+  const matches = [-3, -2, -1, 0, 1, 2, 3]
+    .map((hours) => new Date(candidate.getTime() + hours * 3_600_000))
+    .filter((instant) => formatInTimeZone(instant, zone, "yyyy-MM-dd'T'HH:mm:ss") === local);
   if (matches.length === 0) return null;
   return matches.reduce((a, b) => (a.getTime() <= b.getTime() ? a : b));
 }

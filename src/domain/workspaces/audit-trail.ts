@@ -35,7 +35,15 @@ type Executor = Pick<Database, 'insert'>;
 
 export async function recordAudit(
   db: Executor,
-  entry: { teamId: string; enterpriseId: string | null; actorUserId: string; action: AuditAction; subjectType: string; subjectId: string; details?: Record<string, unknown> },
+  entry: {
+    teamId: string;
+    enterpriseId: string | null;
+    actorUserId: string;
+    action: AuditAction;
+    subjectType: string;
+    subjectId: string;
+    details?: Record<string, unknown>;
+  },
 ): Promise<void> {
   await db.insert(auditEvents).values({ ...entry, details: entry.details ?? {} });
 }
@@ -80,8 +88,16 @@ export async function recordOrderEvents(db: Database, scope: OrderEventsScope): 
  * Copies refused orders into the trail, once per idempotency key: all recent ones, or one send's
  * (before it is re-opened with a fresh key, which would hide the failure from the periodic copy).
  */
-export async function recordFailedOrders(tx: Pick<Database, 'execute'>, scope: OrderEventsScope | { teamId: string; kudosId: string }) {
-  const inScope = scope === 'all-workspaces' ? sql`` : 'kudosId' in scope ? sql`and k.team_id = ${scope.teamId} and k.id = ${scope.kudosId}` : sql`and k.team_id = ${scope.teamId}`;
+export async function recordFailedOrders(
+  tx: Pick<Database, 'execute'>,
+  scope: OrderEventsScope | { teamId: string; kudosId: string },
+) {
+  const inScope =
+    scope === 'all-workspaces'
+      ? sql``
+      : 'kudosId' in scope
+        ? sql`and k.team_id = ${scope.teamId} and k.id = ${scope.kudosId}`
+        : sql`and k.team_id = ${scope.teamId}`;
   return tx.execute(sql`
       insert into audit_events (team_id, enterprise_id, actor_user_id, action, subject_type, subject_id, details, created_at)
       select k.team_id, k.enterprise_id, k.sender_user_id, 'kudos.order_failed', 'kudos', k.id::text,
@@ -103,24 +119,56 @@ function rowCount(result: unknown): number {
   return r.rows?.length ?? r.count ?? r.length ?? 0;
 }
 
-export async function listAudit(db: Database, opts: { teamId: string; limit: number; subjectId?: string }): Promise<AuditEventRow[]> {
+export async function listAudit(
+  db: Database,
+  opts: { teamId: string; limit: number; subjectId?: string },
+): Promise<AuditEventRow[]> {
   return db
     .select()
     .from(auditEvents)
-    .where(and(eq(auditEvents.teamId, opts.teamId), opts.subjectId ? eq(auditEvents.subjectId, opts.subjectId) : undefined))
+    .where(
+      and(eq(auditEvents.teamId, opts.teamId), opts.subjectId ? eq(auditEvents.subjectId, opts.subjectId) : undefined),
+    )
     .orderBy(desc(auditEvents.createdAt), desc(auditEvents.id))
     .limit(opts.limit);
 }
 
 /** `campaign`: the campaign a kudos row was sent under (or the campaign a campaign row is about); added last so existing columns keep their place. */
-export const CSV_COLUMNS = ['id', 'at', 'actor_user_id', 'action', 'subject_type', 'subject_id', 'details', 'campaign'] as const;
+export const CSV_COLUMNS = [
+  'id',
+  'at',
+  'actor_user_id',
+  'action',
+  'subject_type',
+  'subject_id',
+  'details',
+  'campaign',
+] as const;
 
 /** RFC 4180 CSV; cells that a spreadsheet would run as a formula (=, +, -, @) are prefixed with '. `campaignOfKudos`: kudos id -> campaign name. */
 export function auditToCsv(rows: AuditEventRow[], campaignOfKudos: Map<string, string> = new Map()): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const row of rows) {
-    const campaign = row.subjectType === 'kudos' ? (campaignOfKudos.get(row.subjectId) ?? '') : row.subjectType === 'campaign' ? campaignNameIn(row.details) : '';
-    lines.push([String(row.id), row.createdAt.toISOString(), row.actorUserId, row.action, row.subjectType, row.subjectId, JSON.stringify(row.details), campaign].map(csvCell).join(','));
+    const campaign =
+      row.subjectType === 'kudos'
+        ? (campaignOfKudos.get(row.subjectId) ?? '')
+        : row.subjectType === 'campaign'
+          ? campaignNameIn(row.details)
+          : '';
+    lines.push(
+      [
+        String(row.id),
+        row.createdAt.toISOString(),
+        row.actorUserId,
+        row.action,
+        row.subjectType,
+        row.subjectId,
+        JSON.stringify(row.details),
+        campaign,
+      ]
+        .map(csvCell)
+        .join(','),
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -78,7 +78,9 @@ export function createChangeFeed(opts: ChangeFeedOptions): ChangeFeed {
     const since = cursor
       ? sql`(${cursor}::timestamptz - ${overlapMs}::double precision * interval '1 millisecond')`
       : sql`(now() - ${sentAt - createdAt + overlapMs}::double precision * interval '1 millisecond')`;
-    const installationsPart = opts.installations ? sql`(select coalesce(json_agg(installation_key), '[]'::json) from installations where updated_at > ${since})` : sql`'[]'::json`;
+    const installationsPart = opts.installations
+      ? sql`(select coalesce(json_agg(installation_key), '[]'::json) from installations where updated_at > ${since})`
+      : sql`'[]'::json`;
     const result = await opts.db.execute(sql`
       select to_json(now()) as now,
         ${installationsPart} as installations,

@@ -50,14 +50,22 @@ export async function purgeWorkspaceData(db: Database, target: PurgeTarget): Pro
  * The periodic purge: installations whose purge date has come (uninstalled KUDOS_RETENTION_DAYS ago, or
  * asked for by an admin) lose their workspace's data. A re-installed workspace is skipped (its dates were cleared).
  */
-export async function purgeDueWorkspaces(db: Database, now: Date): Promise<Array<{ installationKey: string; rows: number }>> {
+export async function purgeDueWorkspaces(
+  db: Database,
+  now: Date,
+): Promise<Array<{ installationKey: string; rows: number }>> {
   const due = await db
     .select()
     .from(installations)
-    .where(and(isNotNull(installations.purgeAfter), lte(installations.purgeAfter, now), isNull(installations.purgedAt)));
+    .where(
+      and(isNotNull(installations.purgeAfter), lte(installations.purgeAfter, now), isNull(installations.purgedAt)),
+    );
   const done: Array<{ installationKey: string; rows: number }> = [];
   for (const row of due) {
-    const rows = await purgeWorkspaceData(db, row.isEnterpriseInstall ? { enterpriseId: row.enterpriseId } : { teamId: row.teamId });
+    const rows = await purgeWorkspaceData(
+      db,
+      row.isEnterpriseInstall ? { enterpriseId: row.enterpriseId } : { teamId: row.teamId },
+    );
     // updated_at by the database's clock, as every write of an installation (the change feed compares with it).
     await db
       .update(installations)

@@ -18,7 +18,11 @@ export function createEventReceipts(db: Database, now: () => Date = () => new Da
         lastPrune = at.getTime();
         await db.delete(eventReceipts).where(lt(eventReceipts.receivedAt, new Date(at.getTime() - KEEP_MS)));
       }
-      const inserted = await db.insert(eventReceipts).values({ teamId: key.teamId, eventId: key.eventId, receivedAt: at }).onConflictDoNothing().returning({ eventId: eventReceipts.eventId });
+      const inserted = await db
+        .insert(eventReceipts)
+        .values({ teamId: key.teamId, eventId: key.eventId, receivedAt: at })
+        .onConflictDoNothing()
+        .returning({ eventId: eventReceipts.eventId });
       return inserted.length > 0;
     },
   };

@@ -10,7 +10,12 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { AppConfig } from '../../config/index.js';
 import type { Database } from '../../db/client.js';
 import type { ChangeWatch } from './change-feed.js';
-import { auditEvents, workspaceSettings, type CardRecipients, type WorkspaceSettingsRow } from '../../db/schema/index.js';
+import {
+  auditEvents,
+  workspaceSettings,
+  type CardRecipients,
+  type WorkspaceSettingsRow,
+} from '../../db/schema/index.js';
 
 export const DEFAULT_APPROVAL_EXPIRY_HOURS = 72;
 /** Recurring series one person may have (active or paused), until an admin changes it. */
@@ -89,7 +94,11 @@ export interface SettingsStore {
   /** The workspace's settings; the first read of a new workspace seeds them from the environment. */
   get(ws: WorkspaceRef): Promise<WorkspaceSettings>;
   /** Applies an admin's change and records it in the audit trail; no row is written when nothing changed. */
-  update(ws: WorkspaceRef, actorUserId: string, patch: SettingsPatch): Promise<{ settings: WorkspaceSettings; changes: SettingsChanges }>;
+  update(
+    ws: WorkspaceRef,
+    actorUserId: string,
+    patch: SettingsPatch,
+  ): Promise<{ settings: WorkspaceSettings; changes: SettingsChanges }>;
   /**
    * Records `productId` as the default design of a workspace that has none (recorded as the `system`
    * actor's change, in the audit trail); a default set meanwhile (an admin, another instance) stays.
@@ -109,13 +118,25 @@ const SETTINGS_SYSTEM_ACTOR = 'system';
  */
 export type NotifyChannelOf = (ws: WorkspaceRef | undefined) => Promise<string | undefined>;
 
-export function notifyChannelLookup(settings: Pick<SettingsStore, 'get'>, home: () => Promise<WorkspaceRef>): NotifyChannelOf {
+export function notifyChannelLookup(
+  settings: Pick<SettingsStore, 'get'>,
+  home: () => Promise<WorkspaceRef>,
+): NotifyChannelOf {
   return async (ws) => (await settings.get(ws ?? (await home()))).notifyChannel ?? undefined;
 }
 
 /** The values a new workspace starts with: the environment of the README's configuration table. */
 export function seedFromConfig(
-  config: Pick<AppConfig, 'notifyChannel' | 'approvalChannel' | 'approvers' | 'approvalThresholdCents' | 'admins' | 'adminChannel' | 'lowBalanceThresholdCents'>,
+  config: Pick<
+    AppConfig,
+    | 'notifyChannel'
+    | 'approvalChannel'
+    | 'approvers'
+    | 'approvalThresholdCents'
+    | 'admins'
+    | 'adminChannel'
+    | 'lowBalanceThresholdCents'
+  >,
 ): SettingsPatch {
   return {
     notifyChannel: config.notifyChannel ?? null,
@@ -144,7 +165,10 @@ export function seedFromConfig(
  * before the workspace's first read seeded them. Inside a transaction, the cache's own read would take
  * another connection, which embedded PGlite (one connection) only grants after the transaction: a deadlock.
  */
-export async function readStoredSettings(reader: Pick<Database, 'select'>, teamId: string): Promise<WorkspaceSettings | undefined> {
+export async function readStoredSettings(
+  reader: Pick<Database, 'select'>,
+  teamId: string,
+): Promise<WorkspaceSettings | undefined> {
   const [row] = await reader.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, teamId));
   return row ? fromRow(row) : undefined;
 }
@@ -239,7 +263,12 @@ export function createSettingsStore(deps: {
     const seed = seedFromConfig(deps.config);
     await deps.db
       .insert(workspaceSettings)
-      .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, ...seed, approvalThresholdCents: seed.approvalThresholdCents ?? 0 })
+      .values({
+        teamId: ws.teamId,
+        enterpriseId: ws.enterpriseId ?? null,
+        ...seed,
+        approvalThresholdCents: seed.approvalThresholdCents ?? 0,
+      })
       .onConflictDoNothing({ target: workspaceSettings.teamId });
     const [seeded] = await deps.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId));
     if (!seeded) throw new Error(`settings of ${ws.teamId} could not be seeded`);
@@ -280,7 +309,11 @@ export function createSettingsStore(deps: {
     async update(ws, actorUserId, patch) {
       await load(ws); // seeds a new workspace first
       const result = await deps.db.transaction(async (tx) => {
-        const [row] = await tx.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId)).for('update');
+        const [row] = await tx
+          .select()
+          .from(workspaceSettings)
+          .where(eq(workspaceSettings.teamId, ws.teamId))
+          .for('update');
         if (!row) throw new Error(`settings of ${ws.teamId} vanished`);
         const before = fromRow(row);
         const changes = diffSettings(before, patch);
@@ -346,7 +379,15 @@ export function createSettingsStore(deps: {
  * Read per workspace on every call, never from another workspace or a process-wide value.
  */
 export async function isWorkspaceAdmin(
-  deps: { settings: Pick<SettingsStore, 'get'>; users: { userInfo(ws: WorkspaceRef, userId: string): Promise<{ isAdmin: boolean; isOwner: boolean; deleted?: boolean } | undefined> } },
+  deps: {
+    settings: Pick<SettingsStore, 'get'>;
+    users: {
+      userInfo(
+        ws: WorkspaceRef,
+        userId: string,
+      ): Promise<{ isAdmin: boolean; isOwner: boolean; deleted?: boolean } | undefined>;
+    };
+  },
   ws: WorkspaceRef,
   userId: string,
 ): Promise<boolean> {

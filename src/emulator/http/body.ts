@@ -62,7 +62,11 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, what = 
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
     const first = issues[0];
-    throw new ApiError('VALIDATION_ERROR', `${what} is invalid${first ? `: ${first.path ? `${first.path}: ` : ''}${first.message}` : ''}`, { issues });
+    throw new ApiError(
+      'VALIDATION_ERROR',
+      `${what} is invalid${first ? `: ${first.path ? `${first.path}: ` : ''}${first.message}` : ''}`,
+      { issues },
+    );
   }
   return parsed.data;
 }

@@ -30,7 +30,8 @@ const TopUpSchema = z.object({
 
 /** ISO-8601 date, or a date-time whose UTC date is used. */
 const LedgerDate = z.string().transform((s, ctx) => {
-  const day = parseDay(s) ?? (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)) ? utcDay(Date.parse(s)) : undefined);
+  const day =
+    parseDay(s) ?? (/^\d{4}-\d{2}-\d{2}T/.test(s) && !Number.isNaN(Date.parse(s)) ? utcDay(Date.parse(s)) : undefined);
   if (!day) {
     ctx.addIssue({ code: 'custom', message: 'must be an ISO-8601 date' });
     return z.NEVER;
@@ -44,17 +45,24 @@ export function registerBalanceRoutes(app: EmulatorApp, core: EmulatorCore): voi
   const envOf = (c: Context<EmulatorEnv>) => core.env(c.get('grant').env);
   const base = '/api/v1/balance';
   const productionOnly = (c: Context<EmulatorEnv>, what: string) => {
-    if (c.get('grant').env !== 'production') throw new ApiError('PRODUCTION_ONLY', `${what} is available in production only`);
+    if (c.get('grant').env !== 'production')
+      throw new ApiError('PRODUCTION_ONLY', `${what} is available in production only`);
   };
 
   app.get(base, scoped('balance.read'), (c) => {
     const env = envOf(c);
-    return c.json({ data: { availableBalance: money(env.availableCents), pendingBalance: money(core.ledger.pendingCents(env)) } });
+    return c.json({
+      data: { availableBalance: money(env.availableCents), pendingBalance: money(core.ledger.pendingCents(env)) },
+    });
   });
   app.post(`${base}/charge`, scoped('balance.write'), async (c) => {
     productionOnly(c, 'Top-up');
     const { amount, ...company } = await readBody(c, core.config.bodyLimitBytes, TopUpSchema);
-    const funding = core.ledger.topUp(envOf(c), centsFromNumber(amount)!, Object.fromEntries(Object.entries(company).filter(([, v]) => v !== undefined)));
+    const funding = core.ledger.topUp(
+      envOf(c),
+      centsFromNumber(amount)!,
+      Object.fromEntries(Object.entries(company).filter(([, v]) => v !== undefined)),
+    );
     return c.json({ data: serializeFunding(funding) }, 201);
   });
   app.delete(`${base}/charge/:fundingNo`, scoped('balance.write'), (c) => {
@@ -65,6 +73,12 @@ export function registerBalanceRoutes(app: EmulatorApp, core: EmulatorCore): voi
   });
   app.get(`${base}/ledger`, scoped('balance.read'), (c) => {
     const q = validate(LedgerQuery, c.req.query(), 'Query');
-    return c.json(paginate(core.ledger.ledgerRows(envOf(c), q.startDate, q.endDate), pageRequest(c.req.query()), serializeLedgerRow));
+    return c.json(
+      paginate(
+        core.ledger.ledgerRows(envOf(c), q.startDate, q.endDate),
+        pageRequest(c.req.query()),
+        serializeLedgerRow,
+      ),
+    );
   });
 }

@@ -26,7 +26,9 @@ const ExecuteSchema = z
   .object({
     idempotencyKey: z.string().min(1, 'is required').max(64, 'at most 64 characters'),
     recipients: z
-      .array(z.object({ email: Email, firstName: z.string().max(100).optional(), lastName: z.string().max(100).optional() }))
+      .array(
+        z.object({ email: Email, firstName: z.string().max(100).optional(), lastName: z.string().max(100).optional() }),
+      )
       .min(1)
       .optional(),
     recipientGroupId: z.string().min(1).optional(),
@@ -49,7 +51,9 @@ export function registerCampaignRoutes(app: EmulatorApp, core: EmulatorCore): vo
     const q = validate(z.object({ search: z.string().max(200).optional() }), c.req.query(), 'Query');
     return c.json(paginate(core.campaigns.list(envOf(c), q.search), pageRequest(c.req.query()), serializeCampaign));
   });
-  app.get(`${base}/:campaignId`, scoped('campaigns.read'), (c) => c.json({ data: serializeCampaign(core.campaigns.get(envOf(c), c.req.param('campaignId'))) }));
+  app.get(`${base}/:campaignId`, scoped('campaigns.read'), (c) =>
+    c.json({ data: serializeCampaign(core.campaigns.get(envOf(c), c.req.param('campaignId'))) }),
+  );
   app.post(base, scoped('campaigns.write'), async (c) => {
     const body = await readBody(c, limit, CampaignSchema);
     return c.json({ data: serializeCampaign(core.campaigns.create(envOf(c), body)) }, 201);
@@ -65,8 +69,12 @@ export function registerCampaignRoutes(app: EmulatorApp, core: EmulatorCore): vo
   app.post(`${base}/:campaignId/orders`, scoped('campaigns.write', 'orders.write'), async (c) => {
     const raw = await readJson(c, limit);
     // A repeated key is a 409 like every other order creation (our choice; see docs/architecture/emulator.md).
-    if (typeof raw === 'object' && raw !== null) core.orders.assertKeyUnused(envOf(c), (raw as { idempotencyKey?: unknown }).idempotencyKey);
+    if (typeof raw === 'object' && raw !== null)
+      core.orders.assertKeyUnused(envOf(c), (raw as { idempotencyKey?: unknown }).idempotencyKey);
     const body = validate(ExecuteSchema, raw);
-    return c.json({ data: serializeOrderSummary(core.campaigns.execute(envOf(c), c.req.param('campaignId'), body)) }, 201);
+    return c.json(
+      { data: serializeOrderSummary(core.campaigns.execute(envOf(c), c.req.param('campaignId'), body)) },
+      201,
+    );
   });
 }

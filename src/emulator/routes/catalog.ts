@@ -14,7 +14,9 @@ export function registerCatalogRoutes(app: EmulatorApp, core: EmulatorCore): voi
   const base = '/api/v1/catalog';
   app.get(`${base}/branded-cards`, scoped('catalog.read'), (c) => {
     const q = validate(Search, c.req.query(), 'Query');
-    return c.json(paginate(core.catalog.searchBranded(q.search, q.category), pageRequest(c.req.query()), serializeBranded));
+    return c.json(
+      paginate(core.catalog.searchBranded(q.search, q.category), pageRequest(c.req.query()), serializeBranded),
+    );
   });
   app.get(`${base}/branded-cards/:productId`, scoped('catalog.read'), (c) => {
     const p = core.catalog.findBranded(c.req.param('productId'));

@@ -24,7 +24,11 @@ const Registration = z.object({
 const EnvField = z.enum(['sandbox', 'production']).default('production');
 const Money = z.number().refine((n) => centsFromNumber(n) !== undefined, 'at most two decimals');
 const SetBalance = z.object({ environment: EnvField, amount: Money.refine((n) => n >= 0, 'must be >= 0') });
-const SetLimits = z.object({ environment: EnvField, dailyLimitUsd: Money.refine((n) => n > 0), monthlyLimitUsd: Money.refine((n) => n > 0) });
+const SetLimits = z.object({
+  environment: EnvField,
+  dailyLimitUsd: Money.refine((n) => n > 0),
+  monthlyLimitUsd: Money.refine((n) => n > 0),
+});
 const AddMovement = z.object({
   environment: EnvField,
   kind: z.enum(MOVEMENT_KINDS),
@@ -79,7 +83,9 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
     core.faults.clear();
     return c.json({ faults: [] });
   });
-  app.get('/_emulator/jobs', (c) => c.json({ jobs: core.jobs.pending().map((j) => ({ label: j.label, dueAt: isoUtc(j.dueAt) })) }));
+  app.get('/_emulator/jobs', (c) =>
+    c.json({ jobs: core.jobs.pending().map((j) => ({ label: j.label, dueAt: isoUtc(j.dueAt) })) }),
+  );
 
   // Extras (documented): operator-side actions the spec leaves to the portal.
   app.post('/_emulator/balance', async (c) => {
@@ -89,16 +95,29 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
   });
   app.post('/_emulator/limits', async (c) => {
     const body = await readBody(c, limit, SetLimits);
-    core.env(body.environment).limits = { dailyCents: centsFromNumber(body.dailyLimitUsd)!, monthlyCents: centsFromNumber(body.monthlyLimitUsd)! };
-    return c.json({ environment: body.environment, dailyLimitUsd: body.dailyLimitUsd, monthlyLimitUsd: body.monthlyLimitUsd });
+    core.env(body.environment).limits = {
+      dailyCents: centsFromNumber(body.dailyLimitUsd)!,
+      monthlyCents: centsFromNumber(body.monthlyLimitUsd)!,
+    };
+    return c.json({
+      environment: body.environment,
+      dailyLimitUsd: body.dailyLimitUsd,
+      monthlyLimitUsd: body.monthlyLimitUsd,
+    });
   });
   app.post('/_emulator/ledger', async (c) => {
     const body = await readBody(c, limit, AddMovement);
-    const row = core.ledger.movement(core.env(body.environment), body.kind, centsFromNumber(body.amount)!, body.referenceNumber);
+    const row = core.ledger.movement(
+      core.env(body.environment),
+      body.kind,
+      centsFromNumber(body.amount)!,
+      body.referenceNumber,
+    );
     return c.json({ data: serializeLedgerRow(row) }, 201);
   });
   app.delete('/_emulator/catalog/choice-cards/:productId', (c) => {
-    if (!core.catalog.removeChoice(c.req.param('productId'))) throw fail.notFound(`Choice product ${c.req.param('productId')}`);
+    if (!core.catalog.removeChoice(c.req.param('productId')))
+      throw fail.notFound(`Choice product ${c.req.param('productId')}`);
     return c.body(null, 204);
   });
   app.post('/_emulator/fundings/:fundingNo/process', async (c) => {

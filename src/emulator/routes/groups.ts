@@ -17,8 +17,12 @@ export function registerGroupRoutes(app: EmulatorApp, core: EmulatorCore): void 
   const book = core.addressBook;
   const base = '/api/v1/recipient-groups';
 
-  app.get(base, scoped('recipients.read'), (c) => c.json(paginate(book.listGroups(envOf(c)), pageRequest(c.req.query()), serializeGroup)));
-  app.get(`${base}/:groupId`, scoped('recipients.read'), (c) => c.json({ data: serializeGroup(book.getGroup(envOf(c), c.req.param('groupId'))) }));
+  app.get(base, scoped('recipients.read'), (c) =>
+    c.json(paginate(book.listGroups(envOf(c)), pageRequest(c.req.query()), serializeGroup)),
+  );
+  app.get(`${base}/:groupId`, scoped('recipients.read'), (c) =>
+    c.json({ data: serializeGroup(book.getGroup(envOf(c), c.req.param('groupId'))) }),
+  );
   app.post(base, scoped('recipients.write'), async (c) => {
     const body = await readBody(c, limit, GroupSchema);
     return c.json({ data: serializeGroup(book.createGroup(envOf(c), body.groupName)) }, 201);
@@ -31,11 +35,16 @@ export function registerGroupRoutes(app: EmulatorApp, core: EmulatorCore): void 
     book.deleteGroup(envOf(c), c.req.param('groupId'));
     return c.body(null, 204);
   });
-  app.get(`${base}/:groupId/members`, scoped('recipients.read'), (c) => c.json(paginate(book.members(envOf(c), c.req.param('groupId')), pageRequest(c.req.query()), serializeRecipient)));
+  app.get(`${base}/:groupId/members`, scoped('recipients.read'), (c) =>
+    c.json(paginate(book.members(envOf(c), c.req.param('groupId')), pageRequest(c.req.query()), serializeRecipient)),
+  );
   app.post(`${base}/:groupId/members`, scoped('recipients.write'), async (c) => {
     const body = await readBody(c, limit, MemberSchema);
     const { group, recipient } = book.addMember(envOf(c), c.req.param('groupId'), body.recipientId);
-    return c.json({ data: { groupId: group.groupId, recipientId: recipient.recipientId, memberCount: group.memberIds.length } }, 201);
+    return c.json(
+      { data: { groupId: group.groupId, recipientId: recipient.recipientId, memberCount: group.memberIds.length } },
+      201,
+    );
   });
   app.delete(`${base}/:groupId/members/:recipientId`, scoped('recipients.write'), (c) => {
     book.removeMember(envOf(c), c.req.param('groupId'), c.req.param('recipientId'));

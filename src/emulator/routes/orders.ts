@@ -24,7 +24,11 @@ const SendTiming = z.discriminatedUnion('type', [
     scheduledAt: z.undefined({ message: 'is forbidden for IMMEDIATE' }).optional(),
     timezone: z.undefined({ message: 'is forbidden for IMMEDIATE' }).optional(),
   }),
-  z.object({ type: z.literal('SCHEDULED'), scheduledAt: z.string({ message: 'is required for SCHEDULED' }).min(1), timezone: z.string({ message: 'is required for SCHEDULED' }).min(1) }),
+  z.object({
+    type: z.literal('SCHEDULED'),
+    scheduledAt: z.string({ message: 'is required for SCHEDULED' }).min(1),
+    timezone: z.string({ message: 'is required for SCHEDULED' }).min(1),
+  }),
 ]);
 
 const EmailSettingSchema = z.object({
@@ -116,7 +120,8 @@ export function registerOrderRoutes(app: EmulatorApp, core: EmulatorCore): void 
   /** Idempotency first: a reused key is a 409 whatever the rest of the body says. */
   async function orderBody<S extends z.ZodType>(c: Context<EmulatorEnv>, schema: S): Promise<z.infer<S>> {
     const raw = await readJson(c, limit);
-    if (typeof raw === 'object' && raw !== null) orders.assertKeyUnused(envOf(c), (raw as { idempotencyKey?: unknown }).idempotencyKey);
+    if (typeof raw === 'object' && raw !== null)
+      orders.assertKeyUnused(envOf(c), (raw as { idempotencyKey?: unknown }).idempotencyKey);
     return validate(schema, raw);
   }
 
@@ -141,7 +146,9 @@ export function registerOrderRoutes(app: EmulatorApp, core: EmulatorCore): void 
   app.post(`${base}/test-email`, scoped('orders.write'), async (c) => {
     const body = await readBody(c, limit, TestEmailSchema);
     const sent = orders.sendTestEmail(envOf(c), body);
-    return c.json({ data: { sentTo: sent.sentTo, status: 'SENT', remainingToday: sent.remainingToday, sentAt: isoUtc(sent.sentAtMs) } });
+    return c.json({
+      data: { sentTo: sent.sentTo, status: 'SENT', remainingToday: sent.remainingToday, sentAt: isoUtc(sent.sentAtMs) },
+    });
   });
 
   app.post(`${base}/limit-increase-requests`, scoped('orders.write'), async (c) => {
@@ -161,11 +168,17 @@ export function registerOrderRoutes(app: EmulatorApp, core: EmulatorCore): void 
     );
   });
 
-  app.get(`${base}/:orderId`, scoped('orders.read'), (c) => c.json({ data: serializeOrderDetail(orders.get(envOf(c), c.req.param('orderId'))) }));
+  app.get(`${base}/:orderId`, scoped('orders.read'), (c) =>
+    c.json({ data: serializeOrderDetail(orders.get(envOf(c), c.req.param('orderId'))) }),
+  );
 
   // Cancel: DELETE on the order, and POST on its /cancel path (our choice of method); same answer.
-  app.delete(`${base}/:orderId`, scoped('orders.cancel'), (c) => c.json({ data: serializeCanceled(orders.cancel(envOf(c), c.req.param('orderId'))) }));
-  app.post(`${base}/:orderId/cancel`, scoped('orders.cancel'), (c) => c.json({ data: serializeCanceled(orders.cancel(envOf(c), c.req.param('orderId'))) }));
+  app.delete(`${base}/:orderId`, scoped('orders.cancel'), (c) =>
+    c.json({ data: serializeCanceled(orders.cancel(envOf(c), c.req.param('orderId'))) }),
+  );
+  app.post(`${base}/:orderId/cancel`, scoped('orders.cancel'), (c) =>
+    c.json({ data: serializeCanceled(orders.cancel(envOf(c), c.req.param('orderId'))) }),
+  );
 
   app.post(`${base}/:orderId/resend`, scoped('orders.write'), async (c) => {
     const body = await readBody(c, limit, ResendSchema);

@@ -25,9 +25,13 @@ export function registerRecipientRoutes(app: EmulatorApp, core: EmulatorCore): v
 
   app.get(base, scoped('recipients.read'), (c) => {
     const q = validate(z.object({ searchKeyword: z.string().max(200).optional() }), c.req.query(), 'Query');
-    return c.json(paginate(book.listRecipients(envOf(c), q.searchKeyword), pageRequest(c.req.query()), serializeRecipient));
+    return c.json(
+      paginate(book.listRecipients(envOf(c), q.searchKeyword), pageRequest(c.req.query()), serializeRecipient),
+    );
   });
-  app.get(`${base}/:recipientId`, scoped('recipients.read'), (c) => c.json({ data: serializeRecipient(book.getRecipient(envOf(c), c.req.param('recipientId'))) }));
+  app.get(`${base}/:recipientId`, scoped('recipients.read'), (c) =>
+    c.json({ data: serializeRecipient(book.getRecipient(envOf(c), c.req.param('recipientId'))) }),
+  );
   app.post(base, scoped('recipients.write'), async (c) => {
     const body = await readBody(c, limit, RecipientSchema);
     return c.json({ data: serializeRecipient(book.createRecipient(envOf(c), body)) }, 201);

@@ -27,7 +27,9 @@ export function registerTemplateRoutes(app: EmulatorApp, core: EmulatorCore): vo
     const body = await readBody(c, core.config.bodyLimitBytes, TemplateSchema);
     return c.json({ data: serializeTemplate(core.templates.create(envOf(c), body)) }, 201);
   });
-  app.get(`${base}/:templateId`, (c) => c.json({ data: serializeTemplate(core.templates.get(envOf(c), c.req.param('templateId'))) }));
+  app.get(`${base}/:templateId`, (c) =>
+    c.json({ data: serializeTemplate(core.templates.get(envOf(c), c.req.param('templateId'))) }),
+  );
   app.delete(`${base}/:templateId`, (c) => {
     core.templates.delete(envOf(c), c.req.param('templateId'));
     return c.body(null, 204);

@@ -39,14 +39,25 @@ export class AddressBookService {
 
   listRecipients(env: EnvState, keyword?: string): Recipient[] {
     const k = keyword?.trim().toLowerCase();
-    return [...env.recipients.values()].filter((r) => !k || [r.email, r.firstName ?? '', r.lastName ?? '', `${r.firstName ?? ''} ${r.lastName ?? ''}`].some((f) => f.toLowerCase().includes(k)));
+    return [...env.recipients.values()].filter(
+      (r) =>
+        !k ||
+        [r.email, r.firstName ?? '', r.lastName ?? '', `${r.firstName ?? ''} ${r.lastName ?? ''}`].some((f) =>
+          f.toLowerCase().includes(k),
+        ),
+    );
   }
 
   /** PUT replaces the record; e-mail uniqueness is checked again when it changes. */
   updateRecipient(env: EnvState, recipientId: string, input: RecipientInput): Recipient {
     const existing = this.getRecipient(env, recipientId);
     if (existing.email.toLowerCase() !== input.email.toLowerCase()) this.assertEmailFree(env, input.email);
-    const updated: Recipient = { recipientId, ...input, createdAtMs: existing.createdAtMs, updatedAtMs: this.core.clock.nowMs() };
+    const updated: Recipient = {
+      recipientId,
+      ...input,
+      createdAtMs: existing.createdAtMs,
+      updatedAtMs: this.core.clock.nowMs(),
+    };
     env.recipients.set(recipientId, updated);
     return updated;
   }
@@ -62,7 +73,12 @@ export class AddressBookService {
 
   createGroup(env: EnvState, groupName: string): RecipientGroup {
     this.assertGroupNameFree(env, groupName);
-    const g: RecipientGroup = { groupId: newId.group(), groupName, memberIds: [], createdAtMs: this.core.clock.nowMs() };
+    const g: RecipientGroup = {
+      groupId: newId.group(),
+      groupName,
+      memberIds: [],
+      createdAtMs: this.core.clock.nowMs(),
+    };
     env.groups.set(g.groupId, g);
     return g;
   }
@@ -95,7 +111,11 @@ export class AddressBookService {
   }
 
   /** Adding an existing member succeeds silently. */
-  addMember(env: EnvState, groupId: string, recipientId: string): { group: RecipientGroup; recipient: Recipient; alreadyMember: boolean } {
+  addMember(
+    env: EnvState,
+    groupId: string,
+    recipientId: string,
+  ): { group: RecipientGroup; recipient: Recipient; alreadyMember: boolean } {
     const group = this.getGroup(env, groupId);
     const recipient = this.getRecipient(env, recipientId);
     const alreadyMember = group.memberIds.includes(recipientId);
@@ -138,5 +158,10 @@ export function serializeRecipient(r: Recipient) {
 }
 
 export function serializeGroup(g: RecipientGroup) {
-  return { groupId: g.groupId, groupName: g.groupName, memberCount: g.memberIds.length, createdAt: isoUtc(g.createdAtMs) };
+  return {
+    groupId: g.groupId,
+    groupName: g.groupName,
+    memberCount: g.memberIds.length,
+    createdAt: isoUtc(g.createdAtMs),
+  };
 }

@@ -103,6 +103,9 @@ export class AuthState {
 export function requireScopes(grant: Grant, scopes: readonly Scope[]): void {
   const missing = scopes.filter((s) => !grant.scopes.has(s));
   if (missing.length > 0) {
-    throw new ApiError('INSUFFICIENT_SCOPE', `Token lacks scope ${missing.join(' and ')}`, { requiredScopes: scopes, missingScopes: missing });
+    throw new ApiError('INSUFFICIENT_SCOPE', `Token lacks scope ${missing.join(' and ')}`, {
+      requiredScopes: scopes,
+      missingScopes: missing,
+    });
   }
 }

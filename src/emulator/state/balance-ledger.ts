@@ -15,7 +15,14 @@ interface LedgerKind {
   credited: boolean;
 }
 
-const kind = (type: LedgerType, source: LedgerSource, status: string, statusLabel: string, sign: 1 | -1, credited = true): LedgerKind => ({
+const kind = (
+  type: LedgerType,
+  source: LedgerSource,
+  status: string,
+  statusLabel: string,
+  sign: 1 | -1,
+  credited = true,
+): LedgerKind => ({
   type,
   source,
   status,
@@ -43,7 +50,12 @@ export type LedgerKindName = keyof typeof LEDGER_KINDS;
 /** Movements the control route can add (the spec's other ledger sources; no API endpoint makes them). */
 export const MOVEMENT_KINDS = ['promotion', 'rewardRefund', 'transferSent', 'transferReceived'] as const;
 export type MovementKind = (typeof MOVEMENT_KINDS)[number];
-const MOVEMENT_PREFIX: Record<MovementKind, string> = { promotion: 'PM', rewardRefund: 'RF', transferSent: 'TS', transferReceived: 'TR' };
+const MOVEMENT_PREFIX: Record<MovementKind, string> = {
+  promotion: 'PM',
+  rewardRefund: 'RF',
+  transferSent: 'TS',
+  transferReceived: 'TR',
+};
 
 function kindOf(row: LedgerRow): LedgerKind {
   const k = Object.values(LEDGER_KINDS).find((x) => x.source === row.source && x.status === row.status);
@@ -112,7 +124,12 @@ export class BalanceLedger {
     const k = LEDGER_KINDS[kindName];
     if (k.sign < 0) this.ensureFunds(env, amountCents);
     if (env.name === 'production') env.availableCents += k.sign * amountCents;
-    return this.addRow(env, kindName, referenceNumber ?? MOVEMENT_PREFIX[kindName] + newId.ledger().slice(2), amountCents);
+    return this.addRow(
+      env,
+      kindName,
+      referenceNumber ?? MOVEMENT_PREFIX[kindName] + newId.ledger().slice(2),
+      amountCents,
+    );
   }
 
   pendingCents(env: EnvState): number {
@@ -126,7 +143,14 @@ export class BalanceLedger {
     requireProduction(env, 'Top-up');
     const fundingNo = newId.funding();
     const row = this.addRow(env, 'fundingPending', fundingNo, amountCents);
-    const funding: Funding = { fundingNo, amountCents, status: 'PENDING', company, createdAtMs: row.occurredAtMs, ledgerId: row.ledgerId };
+    const funding: Funding = {
+      fundingNo,
+      amountCents,
+      status: 'PENDING',
+      company,
+      createdAtMs: row.occurredAtMs,
+      ledgerId: row.ledgerId,
+    };
     env.fundings.set(fundingNo, funding);
     return funding;
   }
@@ -136,7 +160,10 @@ export class BalanceLedger {
     const funding = env.fundings.get(fundingNo);
     if (!funding) throw fail.notFound(`Funding request ${fundingNo}`);
     if (funding.status !== 'PENDING') {
-      throw new ApiError('FUNDING_NOT_CANCELABLE', `Funding request ${fundingNo} is ${funding.status} and can no longer be canceled`);
+      throw new ApiError(
+        'FUNDING_NOT_CANCELABLE',
+        `Funding request ${fundingNo} is ${funding.status} and can no longer be canceled`,
+      );
     }
     funding.status = 'CANCELED';
     funding.canceledAtMs = this.clock.nowMs();
@@ -148,7 +175,8 @@ export class BalanceLedger {
   processTopUp(env: EnvState, fundingNo: string, outcome: 'approve' | 'reject'): Funding {
     const funding = env.fundings.get(fundingNo);
     if (!funding) throw fail.notFound(`Funding request ${fundingNo}`);
-    if (funding.status !== 'PENDING') throw new ApiError('FUNDING_NOT_CANCELABLE', `Funding request ${fundingNo} is ${funding.status}`);
+    if (funding.status !== 'PENDING')
+      throw new ApiError('FUNDING_NOT_CANCELABLE', `Funding request ${fundingNo} is ${funding.status}`);
     if (outcome === 'approve') {
       funding.status = 'COMPLETED';
       env.availableCents += funding.amountCents;
@@ -207,7 +235,10 @@ export function serializeFunding(f: Funding) {
     fundingNo: f.fundingNo,
     amount: money(f.amountCents),
     status: f.status,
-    message: f.status === 'PENDING' ? 'Your top-up request was received and is awaiting review.' : `Top-up request ${f.status.toLowerCase()}.`,
+    message:
+      f.status === 'PENDING'
+        ? 'Your top-up request was received and is awaiting review.'
+        : `Top-up request ${f.status.toLowerCase()}.`,
     estimatedProcessingTime: '1-3 business days after the wire is confirmed',
     createdAt: isoUtc(f.createdAtMs),
     ...(f.canceledAtMs !== undefined ? { canceledAt: isoUtc(f.canceledAtMs) } : {}),

@@ -57,14 +57,21 @@ export class CampaignsService {
 
   list(env: EnvState, search?: string): Campaign[] {
     const s = search?.trim().toLowerCase();
-    return [...env.campaigns.values()].filter((c) => c.deletedAtMs === undefined && (!s || c.name.toLowerCase().includes(s)));
+    return [...env.campaigns.values()].filter(
+      (c) => c.deletedAtMs === undefined && (!s || c.name.toLowerCase().includes(s)),
+    );
   }
 
   /** PUT replaces every field. */
   update(env: EnvState, campaignId: string, input: CampaignInput): Campaign {
     const existing = this.get(env, campaignId);
     const fields = this.checked(env, input);
-    const updated: Campaign = { campaignId, ...fields, createdAtMs: existing.createdAtMs, updatedAtMs: this.core.clock.nowMs() };
+    const updated: Campaign = {
+      campaignId,
+      ...fields,
+      createdAtMs: existing.createdAtMs,
+      updatedAtMs: this.core.clock.nowMs(),
+    };
     env.campaigns.set(campaignId, updated);
     return updated;
   }
@@ -102,9 +109,13 @@ export class CampaignsService {
     if (!this.core.catalog.findChoice(input.productId)) throw fail.notFound(`Choice product ${input.productId}`);
     const cents = centsFromNumber(input.amount);
     if (cents === undefined || !isValidChoiceAmount(cents)) {
-      throw fail.validation(`amount must be a whole number of dollars between ${CHOICE_RANGE_CENTS.min / 100} and ${CHOICE_RANGE_CENTS.max / 100}`, { field: 'amount' });
+      throw fail.validation(
+        `amount must be a whole number of dollars between ${CHOICE_RANGE_CENTS.min / 100} and ${CHOICE_RANGE_CENTS.max / 100}`,
+        { field: 'amount' },
+      );
     }
-    if (input.templateId !== undefined && !env.templates.has(input.templateId)) throw fail.notFound(`Template ${input.templateId}`);
+    if (input.templateId !== undefined && !env.templates.has(input.templateId))
+      throw fail.notFound(`Template ${input.templateId}`);
     const refund = refundPolicy(input.refundOption, input.refundOptionDays);
     return {
       name: input.name,

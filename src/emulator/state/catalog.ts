@@ -47,7 +47,11 @@ export class Catalog {
   searchBranded(search?: string, category?: string): BrandedProduct[] {
     const s = search?.trim().toLowerCase();
     const c = category?.trim().toLowerCase();
-    return this.branded.filter((p) => (!s || p.name.toLowerCase().includes(s) || p.brandName.toLowerCase().includes(s)) && (!c || p.category.toLowerCase() === c));
+    return this.branded.filter(
+      (p) =>
+        (!s || p.name.toLowerCase().includes(s) || p.brandName.toLowerCase().includes(s)) &&
+        (!c || p.category.toLowerCase() === c),
+    );
   }
 
   searchChoice(search?: string): ChoiceDesign[] {

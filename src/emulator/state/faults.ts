@@ -46,7 +46,11 @@ export class Faults {
 
   /** The first rule matching this request, consuming one of its uses. */
   take(method: string, path: string): FaultRule | undefined {
-    const hit = this.active.find((f) => (!f.rule.method || f.rule.method.toUpperCase() === method.toUpperCase()) && (!f.pattern || f.pattern.test(path)));
+    const hit = this.active.find(
+      (f) =>
+        (!f.rule.method || f.rule.method.toUpperCase() === method.toUpperCase()) &&
+        (!f.pattern || f.pattern.test(path)),
+    );
     if (!hit) return undefined;
     hit.remaining--;
     if (hit.remaining <= 0) this.active = this.active.filter((f) => f !== hit);

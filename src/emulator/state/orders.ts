@@ -97,13 +97,22 @@ export class OrdersService {
   /** Any reuse of a key by the environment is a 409, whatever the body (spec part 7). */
   assertKeyUnused(env: EnvState, key: unknown): void {
     if (typeof key === 'string' && env.usedKeys.has(key)) {
-      throw new ApiError('DUPLICATE_IDEMPOTENCY_KEY', 'This idempotencyKey was already used; look the order up with clientOrderId', {
-        clientOrderId: key,
-      });
+      throw new ApiError(
+        'DUPLICATE_IDEMPOTENCY_KEY',
+        'This idempotencyKey was already used; look the order up with clientOrderId',
+        {
+          clientOrderId: key,
+        },
+      );
     }
   }
 
-  createCardOrder(env: EnvState, cardType: CardType, input: CardOrderInput, extra: { orderType?: OrderType; campaignId?: string } = {}): Order {
+  createCardOrder(
+    env: EnvState,
+    cardType: CardType,
+    input: CardOrderInput,
+    extra: { orderType?: OrderType; campaignId?: string } = {},
+  ): Order {
     this.assertKeyUnused(env, input.idempotencyKey);
     const product = this.resolveProduct(cardType, input.productId);
     const people = this.resolveRecipients(env, input);
@@ -116,7 +125,8 @@ export class OrdersService {
     let scheduled: Order['scheduled'];
     if (input.sendTiming?.type === 'SCHEDULED') {
       const sendAtMs = resolveSendAt(input.sendTiming.scheduledAt, input.sendTiming.timezone);
-      if (sendAtMs <= now) throw fail.validation('sendTiming.scheduledAt must be in the future', { field: 'sendTiming.scheduledAt' });
+      if (sendAtMs <= now)
+        throw fail.validation('sendTiming.scheduledAt must be in the future', { field: 'sendTiming.scheduledAt' });
       scheduled = { sendAtMs, scheduledAt: input.sendTiming.scheduledAt, timezone: input.sendTiming.timezone };
     }
     const faceCents = people.reduce((sum, p) => sum + p.amountCents, 0);
@@ -164,7 +174,12 @@ export class OrdersService {
     const costCents = toUsdCents(amountCents * input.quantity, product.rateMicros);
     this.assertSpendable(env, costCents);
     const now = this.core.clock.nowMs();
-    const recipients: OrderRecipient[] = Array.from({ length: input.quantity }, () => ({ email: null, amountCents, rewardLink: null, delivery: 'PENDING' }));
+    const recipients: OrderRecipient[] = Array.from({ length: input.quantity }, () => ({
+      email: null,
+      amountCents,
+      rewardLink: null,
+      delivery: 'PENDING',
+    }));
     const order: Order = {
       orderId: newId.linkOrder(),
       orderType: 'LINK',
@@ -185,7 +200,9 @@ export class OrdersService {
       dispatched: true,
     };
     this.commit(env, order);
-    this.core.jobs.schedule(now + ORDER_TIMING_MS.linkGeneration, `links ${order.orderId}`, () => this.complete(env, order));
+    this.core.jobs.schedule(now + ORDER_TIMING_MS.linkGeneration, `links ${order.orderId}`, () =>
+      this.complete(env, order),
+    );
     return order;
   }
 
@@ -215,7 +232,8 @@ export class OrdersService {
     if (!order.scheduled) throw notCancelable(order, 'it was not scheduled (immediate orders cannot be canceled)');
     if (order.status === 'CANCELED') throw notCancelable(order, 'it is already canceled');
     if (order.dispatched || order.status !== 'PENDING') throw notCancelable(order, 'it was already dispatched');
-    if (now > order.scheduled.sendAtMs - CANCEL_WINDOW_MS) throw notCancelable(order, 'it is less than 10 minutes before its send time');
+    if (now > order.scheduled.sendAtMs - CANCEL_WINDOW_MS)
+      throw notCancelable(order, 'it is less than 10 minutes before its send time');
     order.status = 'CANCELED';
     order.canceledAtMs = now;
     for (const r of order.recipients) r.delivery = 'CANCELED';
@@ -223,13 +241,25 @@ export class OrdersService {
     return order;
   }
 
-  resend(env: EnvState, orderId: string, targets: Array<{ email: string; updatedEmail?: string }>): { order: Order; resentTo: string[] } {
+  resend(
+    env: EnvState,
+    orderId: string,
+    targets: Array<{ email: string; updatedEmail?: string }>,
+  ): { order: Order; resentTo: string[] } {
     const order = this.get(env, orderId);
-    if (order.orderType === 'LINK') throw new ApiError('ORDER_NOT_RESENDABLE', 'Reward-link orders have no e-mails to resend');
-    if (order.status !== 'COMPLETE') throw new ApiError('ORDER_NOT_RESENDABLE', `Order ${orderId} is ${order.status}; only COMPLETE orders can be resent`);
+    if (order.orderType === 'LINK')
+      throw new ApiError('ORDER_NOT_RESENDABLE', 'Reward-link orders have no e-mails to resend');
+    if (order.status !== 'COMPLETE')
+      throw new ApiError(
+        'ORDER_NOT_RESENDABLE',
+        `Order ${orderId} is ${order.status}; only COMPLETE orders can be resent`,
+      );
     const matched = targets.map((t, i) => {
       const recipient = order.recipients.find((r) => r.email?.toLowerCase() === t.email.toLowerCase());
-      if (!recipient) throw fail.validation(`recipients.${i}.email ${t.email} is not a recipient of order ${orderId}`, { field: `recipients.${i}.email` });
+      if (!recipient)
+        throw fail.validation(`recipients.${i}.email ${t.email} is not a recipient of order ${orderId}`, {
+          field: `recipients.${i}.email`,
+        });
       return { recipient, target: t };
     });
     const resentTo: string[] = [];
@@ -246,10 +276,19 @@ export class OrdersService {
 
   sendTestEmail(
     env: EnvState,
-    input: { email: string; productId: string; amount: number; emailSubject: string; senderName?: string; emailMessage?: string; templateId?: string },
+    input: {
+      email: string;
+      productId: string;
+      amount: number;
+      emailSubject: string;
+      senderName?: string;
+      emailMessage?: string;
+      templateId?: string;
+    },
   ): { sentTo: string; remainingToday: number; sentAtMs: number } {
     if (!this.core.catalog.findChoice(input.productId)) {
-      if (this.core.catalog.findBranded(input.productId)) throw fail.validation('Test e-mails are available for choice cards only', { field: 'productId' });
+      if (this.core.catalog.findBranded(input.productId))
+        throw fail.validation('Test e-mails are available for choice cards only', { field: 'productId' });
       throw fail.notFound(`Product ${input.productId}`);
     }
     const cents = this.centsOf(input.amount, 'amount');
@@ -260,7 +299,9 @@ export class OrdersService {
     const day = utcDay(now);
     const used = env.testEmailsPerDay.get(day) ?? 0;
     if (used >= TEST_EMAILS_PER_DAY) {
-      throw new ApiError('TEST_EMAIL_LIMIT_EXCEEDED', `At most ${TEST_EMAILS_PER_DAY} test e-mails per day (UTC)`, { limit: TEST_EMAILS_PER_DAY });
+      throw new ApiError('TEST_EMAIL_LIMIT_EXCEEDED', `At most ${TEST_EMAILS_PER_DAY} test e-mails per day (UTC)`, {
+        limit: TEST_EMAILS_PER_DAY,
+      });
     }
     env.testEmailsPerDay.set(day, used + 1);
     const fallback = env.templates.get(DEFAULT_TEMPLATE_ID)!;
@@ -285,7 +326,15 @@ export class OrdersService {
     return { sentTo: input.email, remainingToday: TEST_EMAILS_PER_DAY - used - 1, sentAtMs: now };
   }
 
-  requestLimitIncrease(env: EnvState, input: { currentDailyLimitUsd: number; currentMonthlyLimitUsd: number; requestedDailyLimitUsd: number; requestedMonthlyLimitUsd: number }) {
+  requestLimitIncrease(
+    env: EnvState,
+    input: {
+      currentDailyLimitUsd: number;
+      currentMonthlyLimitUsd: number;
+      requestedDailyLimitUsd: number;
+      requestedMonthlyLimitUsd: number;
+    },
+  ) {
     const currentDaily = this.centsOf(input.currentDailyLimitUsd, 'currentDailyLimitUsd');
     const currentMonthly = this.centsOf(input.currentMonthlyLimitUsd, 'currentMonthlyLimitUsd');
     const requestedDaily = this.centsOf(input.requestedDailyLimitUsd, 'requestedDailyLimitUsd');
@@ -297,7 +346,12 @@ export class OrdersService {
         currentMonthlyLimitUsd: env.limits.monthlyCents / 100,
       });
     }
-    const request = { requestId: newId.limitRequest(), requestedDailyCents: requestedDaily, requestedMonthlyCents: requestedMonthly, createdAtMs: this.core.clock.nowMs() };
+    const request = {
+      requestId: newId.limitRequest(),
+      requestedDailyCents: requestedDaily,
+      requestedMonthlyCents: requestedMonthly,
+      createdAtMs: this.core.clock.nowMs(),
+    };
     env.limitRequests.push(request);
     return request;
   }
@@ -306,7 +360,13 @@ export class OrdersService {
   hasActiveScheduledOrder(env: EnvState, email: string): boolean {
     const e = email.toLowerCase();
     for (const o of env.orders.values()) {
-      if (o.scheduled && o.status === 'PENDING' && !o.dispatched && o.recipients.some((r) => r.email?.toLowerCase() === e)) return true;
+      if (
+        o.scheduled &&
+        o.status === 'PENDING' &&
+        !o.dispatched &&
+        o.recipients.some((r) => r.email?.toLowerCase() === e)
+      )
+        return true;
     }
     return false;
   }
@@ -315,7 +375,8 @@ export class OrdersService {
     // Compared as numbers: every new order asks this of every order, so no date formatting in the loop.
     const { fromMs, toMs } = utcPeriodBounds(atMs, period);
     let sum = 0;
-    for (const o of env.orders.values()) if (o.status !== 'CANCELED' && o.createdAtMs >= fromMs && o.createdAtMs < toMs) sum += o.totalCostCents;
+    for (const o of env.orders.values())
+      if (o.status !== 'CANCELED' && o.createdAtMs >= fromMs && o.createdAtMs < toMs) sum += o.totalCostCents;
     return sum;
   }
 
@@ -325,19 +386,31 @@ export class OrdersService {
     if (cardType === 'BRANDED_CARD') {
       const p = this.core.catalog.findBranded(productId);
       if (!p) throw fail.notFound(`Branded product ${productId}`);
-      return { cardType, productId, cardName: p.name, currency: p.currencyCode, rateMicros: p.exchangeRateMicros, branded: p };
+      return {
+        cardType,
+        productId,
+        cardName: p.name,
+        currency: p.currencyCode,
+        rateMicros: p.exchangeRateMicros,
+        branded: p,
+      };
     }
     const d = this.core.catalog.findChoice(productId);
     if (!d) throw fail.notFound(`Choice product ${productId}`);
     return { cardType, productId, cardName: d.designName, currency: 'USD', rateMicros: RATE_SCALE };
   }
 
-  private resolveRecipients(env: EnvState, input: CardOrderInput): Array<Omit<OrderRecipient, 'rewardLink' | 'delivery'>> {
+  private resolveRecipients(
+    env: EnvState,
+    input: CardOrderInput,
+  ): Array<Omit<OrderRecipient, 'rewardLink' | 'delivery'>> {
     if (input.recipientGroupId !== undefined) {
       const group = env.groups.get(input.recipientGroupId);
       if (!group) throw fail.notFound(`Recipient group ${input.recipientGroupId}`);
-      if (group.memberIds.length === 0) throw fail.validation('The recipient group has no members', { field: 'recipientGroupId' });
-      if (group.memberIds.length > MAX_RECIPIENTS_PER_ORDER) throw fail.validation(`At most ${MAX_RECIPIENTS_PER_ORDER} recipients per order`);
+      if (group.memberIds.length === 0)
+        throw fail.validation('The recipient group has no members', { field: 'recipientGroupId' });
+      if (group.memberIds.length > MAX_RECIPIENTS_PER_ORDER)
+        throw fail.validation(`At most ${MAX_RECIPIENTS_PER_ORDER} recipients per order`);
       const amountCents = this.centsOf(input.amount ?? NaN, 'amount');
       return group.memberIds.map((id) => {
         const r = env.recipients.get(id)!;
@@ -346,8 +419,13 @@ export class OrdersService {
     }
     const list = input.recipients ?? [];
     if (list.length === 0) throw fail.validation('recipients must not be empty', { field: 'recipients' });
-    if (list.length > MAX_RECIPIENTS_PER_ORDER) throw fail.validation(`At most ${MAX_RECIPIENTS_PER_ORDER} recipients per order`, { field: 'recipients' });
-    return list.map((r, i) => ({ email: r.email, amountCents: this.centsOf(r.amount, `recipients.${i}.amount`), ...names(r) }));
+    if (list.length > MAX_RECIPIENTS_PER_ORDER)
+      throw fail.validation(`At most ${MAX_RECIPIENTS_PER_ORDER} recipients per order`, { field: 'recipients' });
+    return list.map((r, i) => ({
+      email: r.email,
+      amountCents: this.centsOf(r.amount, `recipients.${i}.amount`),
+      ...names(r),
+    }));
   }
 
   private centsOf(value: number, field: string): number {
@@ -364,7 +442,10 @@ export class OrdersService {
           p.priceType === 'FIXED'
             ? `one of ${p.pricesCents.map((c) => c / 100).join(', ')}`
             : `between ${p.pricesCents[0]! / 100} and ${p.pricesCents[1]! / 100} in steps of ${p.priceStepCents! / 100}`;
-        throw fail.validation(`${field} ${cents / 100} is not a valid price for ${p.productId}: must be ${rule} ${p.currencyCode}`, { field });
+        throw fail.validation(
+          `${field} ${cents / 100} is not a valid price for ${p.productId}: must be ${rule} ${p.currencyCode}`,
+          { field },
+        );
       }
     } else if (!isValidChoiceAmount(cents)) {
       throw invalidChoiceAmount(field);
@@ -394,7 +475,8 @@ export class OrdersService {
   }
 
   private emailSettingWithDefaults(env: EnvState, given: EmailSetting | undefined): EmailSetting {
-    const template = env.templates.get(given?.templateId ?? DEFAULT_TEMPLATE_ID) ?? env.templates.get(DEFAULT_TEMPLATE_ID)!;
+    const template =
+      env.templates.get(given?.templateId ?? DEFAULT_TEMPLATE_ID) ?? env.templates.get(DEFAULT_TEMPLATE_ID)!;
     return {
       senderName: given?.senderName ?? template.senderName,
       subject: given?.subject ?? 'You received a gift card',
@@ -421,7 +503,11 @@ export class OrdersService {
     if (order.status !== 'PENDING') return;
     order.status = 'IN_PROGRESS';
     order.dispatched = true;
-    this.core.jobs.schedule(this.core.clock.nowMs() + ORDER_TIMING_MS.deliveryDuration, `deliver ${order.orderId}`, () => this.complete(env, order));
+    this.core.jobs.schedule(
+      this.core.clock.nowMs() + ORDER_TIMING_MS.deliveryDuration,
+      `deliver ${order.orderId}`,
+      () => this.complete(env, order),
+    );
   }
 
   /** Issues every card's link; e-mails card orders (bounce.test addresses bounce); counts are final. */
@@ -471,7 +557,10 @@ function names(r: { firstName?: string; lastName?: string; company?: string; dep
 }
 
 function invalidChoiceAmount(field: string): ApiError {
-  return fail.validation(`${field} must be a whole number of dollars between ${CHOICE_RANGE_CENTS.min / 100} and ${CHOICE_RANGE_CENTS.max / 100}`, { field });
+  return fail.validation(
+    `${field} must be a whole number of dollars between ${CHOICE_RANGE_CENTS.min / 100} and ${CHOICE_RANGE_CENTS.max / 100}`,
+    { field },
+  );
 }
 
 function notCancelable(order: Order, why: string): ApiError {
@@ -479,11 +568,15 @@ function notCancelable(order: Order, why: string): ApiError {
 }
 
 /** Refund policy of spec 2.2: days only with refundOption true; 30/60/90. */
-export function refundPolicy(refundOption: boolean | undefined, days: number | undefined): { refundOption: boolean; refundOptionDays: number | null } {
+export function refundPolicy(
+  refundOption: boolean | undefined,
+  days: number | undefined,
+): { refundOption: boolean; refundOptionDays: number | null } {
   if (days !== undefined && refundOption !== true) {
     throw fail.validation('refundOptionDays may only be given with refundOption true', { field: 'refundOptionDays' });
   }
-  if (days !== undefined && ![30, 60, 90].includes(days)) throw fail.validation('refundOptionDays must be 30, 60 or 90', { field: 'refundOptionDays' });
+  if (days !== undefined && ![30, 60, 90].includes(days))
+    throw fail.validation('refundOptionDays must be 30, 60 or 90', { field: 'refundOptionDays' });
   return { refundOption: refundOption === true, refundOptionDays: days ?? null };
 }
 
@@ -492,13 +585,28 @@ function ledgerSource(order: Order): 'branded' | 'choice' {
 }
 
 function searchText(o: Order): string {
-  return [o.orderId, o.cardName, o.productId, o.idempotencyKey, ...o.recipients.flatMap((r) => [r.email ?? '', r.firstName ?? '', r.lastName ?? ''])].join(' ').toLowerCase();
+  return [
+    o.orderId,
+    o.cardName,
+    o.productId,
+    o.idempotencyKey,
+    ...o.recipients.flatMap((r) => [r.email ?? '', r.firstName ?? '', r.lastName ?? '']),
+  ]
+    .join(' ')
+    .toLowerCase();
 }
 
 // --- serialization -------------------------------------------------------------------------------
 
 function sendTimingJson(o: Order) {
-  return o.scheduled ? { type: 'SCHEDULED', scheduledAt: o.scheduled.scheduledAt, timezone: o.scheduled.timezone, sendAt: isoUtc(o.scheduled.sendAtMs) } : { type: 'IMMEDIATE' };
+  return o.scheduled
+    ? {
+        type: 'SCHEDULED',
+        scheduledAt: o.scheduled.scheduledAt,
+        timezone: o.scheduled.timezone,
+        sendAt: isoUtc(o.scheduled.sendAtMs),
+      }
+    : { type: 'IMMEDIATE' };
 }
 
 export function serializeOrderSummary(o: Order) {

@@ -36,7 +36,8 @@ export class RateLimiter {
     const now = this.clock.nowMs();
     const windowMs = this.windowSeconds * 1000;
     const w = this.windows.get(key);
-    if (!w || now >= w.startMs + windowMs) return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: this.windowSeconds };
+    if (!w || now >= w.startMs + windowMs)
+      return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: this.windowSeconds };
     return this.peekWindow(w, true, now, windowMs);
   }
 
@@ -44,7 +45,12 @@ export class RateLimiter {
     this.windows.clear();
   }
 
-  private peekWindow(w: { startMs: number; count: number }, allowed: boolean, now: number, windowMs: number): RateLimitVerdict {
+  private peekWindow(
+    w: { startMs: number; count: number },
+    allowed: boolean,
+    now: number,
+    windowMs: number,
+  ): RateLimitVerdict {
     return {
       allowed,
       limit: this.limit,

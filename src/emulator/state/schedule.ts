@@ -11,9 +11,11 @@ const DATE_TIME_RE = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?
  * moved forward by the length of the gap (02:30 on a spring-forward night becomes 03:30).
  */
 export function resolveSendAt(scheduledAt: string, timezone: string): number {
-  if (!isValidTimeZone(timezone)) throw fail.validation(`timezone "${timezone}" is not an IANA time zone name`, { field: 'sendTiming.timezone' });
+  if (!isValidTimeZone(timezone))
+    throw fail.validation(`timezone "${timezone}" is not an IANA time zone name`, { field: 'sendTiming.timezone' });
   const m = DATE_TIME_RE.exec(scheduledAt);
-  if (!m) throw fail.validation('sendTiming.scheduledAt must be an ISO-8601 date-time', { field: 'sendTiming.scheduledAt' });
+  if (!m)
+    throw fail.validation('sendTiming.scheduledAt must be an ISO-8601 date-time', { field: 'sendTiming.scheduledAt' });
   const [, day, time, offset] = m;
   const probe = new Date(`${day}T${time!.length === 5 ? `${time}:00` : time}Z`);
   if (Number.isNaN(probe.getTime()) || probe.toISOString().slice(0, 10) !== day) {
@@ -22,7 +24,8 @@ export function resolveSendAt(scheduledAt: string, timezone: string): number {
   if (offset) {
     const normalized = /^[+-]\d{4}$/.test(offset) ? `${offset.slice(0, 3)}:${offset.slice(3)}` : offset.toUpperCase();
     const ms = Date.parse(`${day}T${time}${normalized}`);
-    if (Number.isNaN(ms)) throw fail.validation('sendTiming.scheduledAt is not a valid date-time', { field: 'sendTiming.scheduledAt' });
+    if (Number.isNaN(ms))
+      throw fail.validation('sendTiming.scheduledAt is not a valid date-time', { field: 'sendTiming.scheduledAt' });
     return ms;
   }
   const wall = `${day}T${time!.length === 5 ? `${time}:00` : time}`;

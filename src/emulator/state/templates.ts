@@ -51,8 +51,13 @@ export class TemplatesService {
   delete(env: EnvState, templateId: string): void {
     const t = this.get(env, templateId);
     if (t.isDefault) throw new ApiError('DEFAULT_TEMPLATE', 'The default template cannot be deleted');
-    const users = [...env.campaigns.values()].filter((c) => !c.deletedAtMs && c.templateId === templateId).map((c) => c.campaignId);
-    if (users.length > 0) throw new ApiError('TEMPLATE_IN_USE', 'The template is used by active campaigns; remove it from them first', { campaignIds: users });
+    const users = [...env.campaigns.values()]
+      .filter((c) => !c.deletedAtMs && c.templateId === templateId)
+      .map((c) => c.campaignId);
+    if (users.length > 0)
+      throw new ApiError('TEMPLATE_IN_USE', 'The template is used by active campaigns; remove it from them first', {
+        campaignIds: users,
+      });
     env.templates.delete(templateId);
   }
 }

@@ -64,7 +64,10 @@ export class Webhooks {
       const res = await post(url, raw, this.secret);
       if (res.status === 200) {
         const body = JSON.parse(res.text) as unknown;
-        active = typeof body === 'object' && body !== null && (body as { challengeToken?: unknown }).challengeToken === challengeToken;
+        active =
+          typeof body === 'object' &&
+          body !== null &&
+          (body as { challengeToken?: unknown }).challengeToken === challengeToken;
       }
     } catch {
       active = false;
@@ -80,7 +83,9 @@ export class Webhooks {
     const envelope = { eventId: newId.event(), eventType, createdAt: isoNoOffset(this.clock.nowMs()), data };
     // The body is fixed once: every attempt carries the same bytes, eventId and signature.
     const raw = JSON.stringify(envelope);
-    this.jobs.schedule(this.clock.nowMs(), `webhook ${envelope.eventId} #1`, () => this.attempt(reg.url, envelope.eventId, eventType, raw, 1));
+    this.jobs.schedule(this.clock.nowMs(), `webhook ${envelope.eventId} #1`, () =>
+      this.attempt(reg.url, envelope.eventId, eventType, raw, 1),
+    );
   }
 
   private async attempt(url: string, eventId: string, eventType: string, raw: string, attempt: number): Promise<void> {
@@ -95,7 +100,9 @@ export class Webhooks {
     this.attempts.push({ eventId, eventType, attempt, status, ok, failed, url, at: isoUtc(this.clock.nowMs()) });
     if (!ok && attempt < MAX_ATTEMPTS) {
       const delay = RETRY_DELAYS_S[attempt - 1]!;
-      this.jobs.schedule(this.clock.nowMs() + delay * 1000, `webhook ${eventId} #${attempt + 1}`, () => this.attempt(url, eventId, eventType, raw, attempt + 1));
+      this.jobs.schedule(this.clock.nowMs() + delay * 1000, `webhook ${eventId} #${attempt + 1}`, () =>
+        this.attempt(url, eventId, eventType, raw, attempt + 1),
+      );
     }
   }
 }

@@ -13,11 +13,34 @@ function campaignBody(params: CampaignParams): Record<string, unknown> {
 export function campaignsResource(ctx: ResourceContext): CampaignsResource {
   const one = (campaignId: string) => `/api/v1/campaigns/${segment('campaignId', campaignId)}`;
   return {
-    list: (query = {}, options) => listFor(ctx, { path: '/api/v1/campaigns', endpoint: '/api/v1/campaigns' }, campaignSchema, { ...query }, options),
-    get: async (campaignId, options) => sendFor(ctx, { method: 'GET', path: one(campaignId), endpoint: '/api/v1/campaigns/{campaignId}' }, campaignSchema, options),
-    create: async (params, options) => sendFor(ctx, { method: 'POST', path: '/api/v1/campaigns', endpoint: '/api/v1/campaigns', json: campaignBody(params) }, campaignSchema, options),
+    list: (query = {}, options) =>
+      listFor(ctx, { path: '/api/v1/campaigns', endpoint: '/api/v1/campaigns' }, campaignSchema, { ...query }, options),
+    get: async (campaignId, options) =>
+      sendFor(
+        ctx,
+        { method: 'GET', path: one(campaignId), endpoint: '/api/v1/campaigns/{campaignId}' },
+        campaignSchema,
+        options,
+      ),
+    create: async (params, options) =>
+      sendFor(
+        ctx,
+        { method: 'POST', path: '/api/v1/campaigns', endpoint: '/api/v1/campaigns', json: campaignBody(params) },
+        campaignSchema,
+        options,
+      ),
     update: async (campaignId, params, options) =>
-      sendFor(ctx, { method: 'PUT', path: one(campaignId), endpoint: '/api/v1/campaigns/{campaignId}', json: campaignBody(params) }, campaignSchema, options),
+      sendFor(
+        ctx,
+        {
+          method: 'PUT',
+          path: one(campaignId),
+          endpoint: '/api/v1/campaigns/{campaignId}',
+          json: campaignBody(params),
+        },
+        campaignSchema,
+        options,
+      ),
     async delete(campaignId, options) {
       await send(ctx, { method: 'DELETE', path: one(campaignId), endpoint: '/api/v1/campaigns/{campaignId}' }, options);
     },

@@ -5,11 +5,43 @@ import { listFor, segment, sendFor, type ResourceContext } from './context.js';
 
 export function catalogResource(ctx: ResourceContext): CatalogResource {
   return {
-    listChoiceCards: (query = {}, options) => listFor(ctx, { path: '/api/v1/catalog/choice-cards', endpoint: '/api/v1/catalog/choice-cards' }, choiceProductSchema, { ...query }, options),
+    listChoiceCards: (query = {}, options) =>
+      listFor(
+        ctx,
+        { path: '/api/v1/catalog/choice-cards', endpoint: '/api/v1/catalog/choice-cards' },
+        choiceProductSchema,
+        { ...query },
+        options,
+      ),
     getChoiceCard: async (productId, options) =>
-      sendFor(ctx, { method: 'GET', path: `/api/v1/catalog/choice-cards/${segment('productId', productId)}`, endpoint: '/api/v1/catalog/choice-cards/{productId}' }, choiceProductSchema, options),
-    listBrandedCards: (query = {}, options) => listFor(ctx, { path: '/api/v1/catalog/branded-cards', endpoint: '/api/v1/catalog/branded-cards' }, brandedProductSchema, { ...query }, options),
+      sendFor(
+        ctx,
+        {
+          method: 'GET',
+          path: `/api/v1/catalog/choice-cards/${segment('productId', productId)}`,
+          endpoint: '/api/v1/catalog/choice-cards/{productId}',
+        },
+        choiceProductSchema,
+        options,
+      ),
+    listBrandedCards: (query = {}, options) =>
+      listFor(
+        ctx,
+        { path: '/api/v1/catalog/branded-cards', endpoint: '/api/v1/catalog/branded-cards' },
+        brandedProductSchema,
+        { ...query },
+        options,
+      ),
     getBrandedCard: async (productId, options) =>
-      sendFor(ctx, { method: 'GET', path: `/api/v1/catalog/branded-cards/${segment('productId', productId)}`, endpoint: '/api/v1/catalog/branded-cards/{productId}' }, brandedProductSchema, options),
+      sendFor(
+        ctx,
+        {
+          method: 'GET',
+          path: `/api/v1/catalog/branded-cards/${segment('productId', productId)}`,
+          endpoint: '/api/v1/catalog/branded-cards/{productId}',
+        },
+        brandedProductSchema,
+        options,
+      ),
   };
 }

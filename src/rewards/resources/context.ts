@@ -24,12 +24,16 @@ export type ApiCall = Omit<HttpCall, 'auth' | 'signal' | 'timeoutMs' | 'retry'> 
 /** Encodes one path segment; an empty id would silently hit the list route, so it is refused. */
 export function segment(name: string, value: string): string {
   if (typeof value !== 'string' || value.length === 0) {
-    throw new RewardsRequestValidationError(`${name} must be a non-empty string`, [{ path: [name], message: 'required' }]);
+    throw new RewardsRequestValidationError(`${name} must be a non-empty string`, [
+      { path: [name], message: 'required' },
+    ]);
   }
   // encodeURIComponent leaves dots alone, and URL resolution would turn `groups/../members` into
   // `members`: a path segment of dots alone is never an id.
   if (/^\.{1,2}$/.test(value)) {
-    throw new RewardsRequestValidationError(`${name} must be an id, not a dot segment`, [{ path: [name], message: 'dot segment' }]);
+    throw new RewardsRequestValidationError(`${name} must be an id, not a dot segment`, [
+      { path: [name], message: 'dot segment' },
+    ]);
   }
   return encodeURIComponent(value);
 }
@@ -63,12 +67,23 @@ export function validateResponse<S extends z.ZodType>(schema: S, body: unknown, 
 /** Sends an authenticated call. GET/DELETE are retried on transient failures; others only if unsent. */
 export async function send(ctx: ResourceContext, call: ApiCall, options: RequestOptions = {}): Promise<unknown> {
   const retry = call.retry ?? (call.method === 'GET' || call.method === 'DELETE' ? 'safe' : 'unsent-only');
-  const result = await ctx.transport.call({ ...call, retry, auth: ctx.auth, signal: options.signal, timeoutMs: options.timeoutMs });
+  const result = await ctx.transport.call({
+    ...call,
+    retry,
+    auth: ctx.auth,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+  });
   return result.body;
 }
 
 /** Sends an authenticated call and validates the (possibly `{data}`-wrapped) single resource. */
-export async function sendFor<S extends z.ZodType>(ctx: ResourceContext, call: ApiCall, schema: S, options?: RequestOptions): Promise<z.output<S>> {
+export async function sendFor<S extends z.ZodType>(
+  ctx: ResourceContext,
+  call: ApiCall,
+  schema: S,
+  options?: RequestOptions,
+): Promise<z.output<S>> {
   const body = await send(ctx, call, options);
   return validateResponse(schema, unwrapData(body), call.endpoint);
 }

@@ -2,7 +2,12 @@
 // (connection error, timeout, 5xx, 429) reuses it, and a 409 DUPLICATE_IDEMPOTENCY_KEY means "an order
 // with this key exists": we look it up by clientOrderId (spec part 7) and return it, flagged recovered.
 import { createHash } from 'node:crypto';
-import { ErrorCodes, RewardsConflictError, RewardsOrderRecoveryError, RewardsRequestValidationError } from '../errors.js';
+import {
+  ErrorCodes,
+  RewardsConflictError,
+  RewardsOrderRecoveryError,
+  RewardsRequestValidationError,
+} from '../errors.js';
 import { retryDelayMs } from '../rate-limit.js';
 import { orderSummarySchema, type OrderSummary } from '../schemas.js';
 import type { CreateOrderOptions, CreatedOrder, RequestOptions } from '../types.js';
@@ -13,7 +18,10 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 64;
 
 export function checkIdempotencyKey(key: unknown): string {
   if (typeof key !== 'string' || key.trim().length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new RewardsRequestValidationError(`idempotencyKey must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`, [{ path: ['idempotencyKey'], message: 'invalid' }]);
+    throw new RewardsRequestValidationError(
+      `idempotencyKey must be a non-empty string of at most ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`,
+      [{ path: ['idempotencyKey'], message: 'invalid' }],
+    );
   }
   return key;
 }
@@ -34,8 +42,16 @@ function keyOf(order: OrderSummary): string | undefined {
 }
 
 /** GET /api/v1/orders?clientOrderId=<key>: the order created with this key, if any. */
-export async function findOrderByKey(ctx: ResourceContext, key: string, options: RequestOptions = {}): Promise<OrderSummary | undefined> {
-  const body = await send(ctx, { method: 'GET', path: '/api/v1/orders', endpoint: '/api/v1/orders', query: { clientOrderId: key } }, options);
+export async function findOrderByKey(
+  ctx: ResourceContext,
+  key: string,
+  options: RequestOptions = {},
+): Promise<OrderSummary | undefined> {
+  const body = await send(
+    ctx,
+    { method: 'GET', path: '/api/v1/orders', endpoint: '/api/v1/orders', query: { clientOrderId: key } },
+    options,
+  );
   const list = Array.isArray(body) ? body : (body as { data?: unknown } | undefined)?.data;
   const orders = validateResponse(orderSummarySchema.array(), list ?? [], '/api/v1/orders');
   const exact = orders.find((order) => keyOf(order) === key);
@@ -51,14 +67,24 @@ export interface CreateCall {
   body: Record<string, unknown>;
 }
 
-export async function createOrderOnce(ctx: ResourceContext, call: CreateCall, options: CreateOrderOptions): Promise<CreatedOrder> {
+export async function createOrderOnce(
+  ctx: ResourceContext,
+  call: CreateCall,
+  options: CreateOrderOptions,
+): Promise<CreatedOrder> {
   const key = checkIdempotencyKey(options?.idempotencyKey);
   try {
     // The order's own (longer) timeout: a retry after a timeout is a second POST of an order the
     // server is most likely still placing (then a 409 and a lookup): three requests for one order.
     const body = await send(
       ctx,
-      { method: 'POST', path: call.path, endpoint: call.endpoint, json: { ...call.body, idempotencyKey: key }, retry: 'safe' },
+      {
+        method: 'POST',
+        path: call.path,
+        endpoint: call.endpoint,
+        json: { ...call.body, idempotencyKey: key },
+        retry: 'safe',
+      },
       { ...options, timeoutMs: options.timeoutMs ?? ctx.orderTimeoutMs },
     );
     return { order: validateResponse(orderSummarySchema, unwrapData(body), call.endpoint), recovered: false };
@@ -69,7 +95,14 @@ export async function createOrderOnce(ctx: ResourceContext, call: CreateCall, op
   // visible yet if that attempt is still being processed, so look a few times with backoff.
   for (let attempt = 0; attempt < ctx.recoveryAttempts; attempt++) {
     if (attempt > 0) {
-      await ctx.sleep(retryDelayMs(attempt - 1, undefined, { baseDelayMs: ctx.retryBaseDelayMs, maxDelayMs: ctx.maxRetryDelayMs, random: ctx.random }), options.signal);
+      await ctx.sleep(
+        retryDelayMs(attempt - 1, undefined, {
+          baseDelayMs: ctx.retryBaseDelayMs,
+          maxDelayMs: ctx.maxRetryDelayMs,
+          random: ctx.random,
+        }),
+        options.signal,
+      );
     }
     const order = await findOrderByKey(ctx, key, options);
     if (order) return { order, recovered: true };

@@ -34,7 +34,10 @@ function cardOrderBody(params: CardOrderParams): Record<string, unknown> {
   }
   if (parsed.sendTiming?.type === 'SCHEDULED') {
     const { scheduledAt } = parsed.sendTiming;
-    body.sendTiming = { ...parsed.sendTiming, scheduledAt: scheduledAt instanceof Date ? scheduledAt.toISOString() : scheduledAt };
+    body.sendTiming = {
+      ...parsed.sendTiming,
+      scheduledAt: scheduledAt instanceof Date ? scheduledAt.toISOString() : scheduledAt,
+    };
   }
   return body;
 }
@@ -48,15 +51,32 @@ export function splitQuantity(quantity: number): number[] {
 
 export function ordersResource(ctx: ResourceContext): OrdersResource {
   return {
-    list: (query = {}, options) => listFor(ctx, { path: '/api/v1/orders', endpoint: '/api/v1/orders' }, orderSummarySchema, { ...query }, options),
+    list: (query = {}, options) =>
+      listFor(ctx, { path: '/api/v1/orders', endpoint: '/api/v1/orders' }, orderSummarySchema, { ...query }, options),
 
-    get: async (orderId, options) => sendFor(ctx, { method: 'GET', path: `/api/v1/orders/${segment('orderId', orderId)}`, endpoint: '/api/v1/orders/{orderId}' }, orderSchema, options),
+    get: async (orderId, options) =>
+      sendFor(
+        ctx,
+        { method: 'GET', path: `/api/v1/orders/${segment('orderId', orderId)}`, endpoint: '/api/v1/orders/{orderId}' },
+        orderSchema,
+        options,
+      ),
 
     findByClientOrderId: async (idempotencyKey, options) => findOrderByKey(ctx, idempotencyKey, options),
 
-    createChoice: async (params, options) => createOrderOnce(ctx, { path: '/api/v1/orders/choice-cards', endpoint: '/api/v1/orders/choice-cards', body: cardOrderBody(params) }, options),
+    createChoice: async (params, options) =>
+      createOrderOnce(
+        ctx,
+        { path: '/api/v1/orders/choice-cards', endpoint: '/api/v1/orders/choice-cards', body: cardOrderBody(params) },
+        options,
+      ),
 
-    createBranded: async (params, options) => createOrderOnce(ctx, { path: '/api/v1/orders/branded-cards', endpoint: '/api/v1/orders/branded-cards', body: cardOrderBody(params) }, options),
+    createBranded: async (params, options) =>
+      createOrderOnce(
+        ctx,
+        { path: '/api/v1/orders/branded-cards', endpoint: '/api/v1/orders/branded-cards', body: cardOrderBody(params) },
+        options,
+      ),
 
     async createRewardLinks(params, options): Promise<CreatedRewardLinks> {
       const parsed = parseParams(rewardLinkParamsSchema, params, 'reward-link parameters');
@@ -85,13 +105,23 @@ export function ordersResource(ctx: ResourceContext): OrdersResource {
     async cancel(orderId, options): Promise<CanceledOrder> {
       const path = `/api/v1/orders/${segment('orderId', orderId)}`;
       try {
-        const canceled = await sendFor(ctx, { method: 'DELETE', path, endpoint: '/api/v1/orders/{orderId}' }, canceledOrderSchema, options);
+        const canceled = await sendFor(
+          ctx,
+          { method: 'DELETE', path, endpoint: '/api/v1/orders/{orderId}' },
+          canceledOrderSchema,
+          options,
+        );
         return { ...canceled, alreadyCanceled: false };
       } catch (error) {
         if (!(error instanceof RewardsConflictError && error.code === ErrorCodes.ORDER_NOT_CANCELABLE)) throw error;
         // A retried DELETE whose first answer was lost (or a double click) meets "not cancelable"
         // because the order IS canceled: report the cancellation instead of an error.
-        const order = await sendFor(ctx, { method: 'GET', path, endpoint: '/api/v1/orders/{orderId}' }, orderSchema, options);
+        const order = await sendFor(
+          ctx,
+          { method: 'GET', path, endpoint: '/api/v1/orders/{orderId}' },
+          orderSchema,
+          options,
+        );
         if (order.status !== 'CANCELED') throw error;
         const canceledAt = (order as Record<string, unknown>).canceledAt;
         const refundOption = order.refundOption ?? false;
@@ -124,7 +154,12 @@ export function ordersResource(ctx: ResourceContext): OrdersResource {
       const parsed = parseParams(testEmailParamsSchema, params, 'test e-mail parameters');
       return sendFor(
         ctx,
-        { method: 'POST', path: '/api/v1/orders/test-email', endpoint: '/api/v1/orders/test-email', json: { ...parsed, amount: toApiNumber(parsed.amount) } },
+        {
+          method: 'POST',
+          path: '/api/v1/orders/test-email',
+          endpoint: '/api/v1/orders/test-email',
+          json: { ...parsed, amount: toApiNumber(parsed.amount) },
+        },
         testEmailResultSchema,
         options,
       );

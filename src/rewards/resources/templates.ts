@@ -5,8 +5,19 @@ import { listFor, parseParams, sendFor, type ResourceContext } from './context.j
 
 export function templatesResource(ctx: ResourceContext): TemplatesResource {
   return {
-    list: (query = {}, options) => listFor(ctx, { path: '/api/v1/templates', endpoint: '/api/v1/templates' }, templateSchema, { ...query }, options),
+    list: (query = {}, options) =>
+      listFor(ctx, { path: '/api/v1/templates', endpoint: '/api/v1/templates' }, templateSchema, { ...query }, options),
     create: async (params, options) =>
-      sendFor(ctx, { method: 'POST', path: '/api/v1/templates', endpoint: '/api/v1/templates', json: parseParams(templateParamsSchema, params, 'template parameters') }, templateSchema, options),
+      sendFor(
+        ctx,
+        {
+          method: 'POST',
+          path: '/api/v1/templates',
+          endpoint: '/api/v1/templates',
+          json: parseParams(templateParamsSchema, params, 'template parameters'),
+        },
+        templateSchema,
+        options,
+      ),
   };
 }

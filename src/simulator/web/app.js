@@ -146,10 +146,14 @@ function enteredValues(overlay) {
     const key = `${el.dataset.blockId}\u0000${el.dataset.actionId}`;
     if (el.tagName === 'SELECT') {
       const options = Array.from(el.options);
-      if (options.some((o) => o.selected !== o.defaultSelected)) entered.set(key, { selected: options.filter((o) => o.selected).map((o) => ({ value: o.value, text: o.text })) });
+      if (options.some((o) => o.selected !== o.defaultSelected))
+        entered.set(key, {
+          selected: options.filter((o) => o.selected).map((o) => ({ value: o.value, text: o.text })),
+        });
     } else if (el.classList.contains('choices')) {
       const boxes = $$('input', el);
-      if (boxes.some((i) => i.checked !== i.defaultChecked)) entered.set(key, { checked: boxes.filter((i) => i.checked).map((i) => i.value) });
+      if (boxes.some((i) => i.checked !== i.defaultChecked))
+        entered.set(key, { checked: boxes.filter((i) => i.checked).map((i) => i.value) });
     } else if (el.value !== el.defaultValue) entered.set(key, { value: el.value });
   }
   return entered;
@@ -164,7 +168,8 @@ function restoreEntered(overlay, entered) {
       const values = new Set(was.selected.map((o) => o.value));
       for (const o of Array.from(el.options)) o.selected = values.has(o.value);
       // An external select's picked option may not be among the options the new view lists.
-      for (const o of was.selected) if (!Array.from(el.options).some((x) => x.value === o.value)) el.add(new Option(o.text, o.value, false, true));
+      for (const o of was.selected)
+        if (!Array.from(el.options).some((x) => x.value === o.value)) el.add(new Option(o.text, o.value, false, true));
     } else if (was.checked && el.classList.contains('choices')) {
       for (const i of $$('input', el)) i.checked = was.checked.includes(i.value);
     } else if ('value' in was && 'value' in el) el.value = was.value;
@@ -203,7 +208,8 @@ function render() {
   renderSidebar(state);
   const isApp = state.conversation.kind === 'app';
   const showHome = ui.page === 'home' && isApp;
-  $('#conv-title').textContent = ui.page === 'inbox' ? "Recipients' inbox" : isApp ? 'Kudos' : `#${state.conversation.name}`;
+  $('#conv-title').textContent =
+    ui.page === 'inbox' ? "Recipients' inbox" : isApp ? 'Kudos' : `#${state.conversation.name}`;
   $('#app-tabs').hidden = !isApp || ui.page === 'inbox';
   $('#tab-home').classList.toggle('active', showHome);
   $('#tab-messages').classList.toggle('active', !showHome);
@@ -217,7 +223,8 @@ function render() {
     box.innerHTML = state.messagesHtml;
     if (atBottom) box.scrollTop = box.scrollHeight;
   }
-  if (showHome) $('#home').innerHTML = state.homeHtml || '<p class="empty">The app has not published a Home tab for you yet.</p>';
+  if (showHome)
+    $('#home').innerHTML = state.homeHtml || '<p class="empty">The app has not published a Home tab for you yet.</p>';
   renderModal(state.modal);
 }
 
@@ -269,7 +276,8 @@ async function renderInbox() {
     return;
   }
   const table = document.createElement('table');
-  table.innerHTML = '<thead><tr><th>Sent (UTC)</th><th>To</th><th>Card</th><th>Amount</th><th>From / message</th><th>Reward link</th></tr></thead>';
+  table.innerHTML =
+    '<thead><tr><th>Sent (UTC)</th><th>To</th><th>Card</th><th>Amount</th><th>From / message</th><th>Reward link</th></tr></thead>';
   const tbody = document.createElement('tbody');
   for (const e of emails) {
     const tr = document.createElement('tr');
@@ -355,7 +363,13 @@ async function act(el, value) {
   if (!where) return;
   try {
     const modal = el.closest('.modal');
-    await api('/_ui/click', { as: ui.as, actionId: el.dataset.actionId, value, ...where, ...(modal ? { values: collectValues(modal) } : {}) });
+    await api('/_ui/click', {
+      as: ui.as,
+      actionId: el.dataset.actionId,
+      value,
+      ...where,
+      ...(modal ? { values: collectValues(modal) } : {}),
+    });
   } catch (err) {
     toast(err.message);
   }
@@ -367,7 +381,8 @@ function collectValues(modal) {
     const blockId = el.dataset.blockId;
     const actionId = el.dataset.actionId;
     let v;
-    if (el.tagName === 'SELECT') v = el.multiple ? Array.from(el.selectedOptions).map((o) => o.value) : el.value || null;
+    if (el.tagName === 'SELECT')
+      v = el.multiple ? Array.from(el.selectedOptions).map((o) => o.value) : el.value || null;
     else if (el.classList.contains('choices')) {
       const checked = $$('input:checked', el).map((i) => i.value);
       v = el.dataset.type === 'radio_buttons' ? (checked[0] ?? null) : checked;

@@ -24,7 +24,8 @@ export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 }
 
-const attr = (name: string, value: unknown) => (value === undefined || value === null ? '' : ` ${name}="${escapeHtml(value)}"`);
+const attr = (name: string, value: unknown) =>
+  value === undefined || value === null ? '' : ` ${name}="${escapeHtml(value)}"`;
 
 const EMOJI: Record<string, string> = {
   tada: '🎉',
@@ -160,7 +161,9 @@ function renderToken(inner: string, ctx: RenderContext): string {
   }
   const href = safeHref(target);
   const text = label ?? target;
-  return href ? `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${slackTextToHtml(text)}</a>` : slackTextToHtml(`<${inner}>`);
+  return href
+    ? `<a href="${escapeHtml(href)}" target="_blank" rel="noopener noreferrer">${slackTextToHtml(text)}</a>`
+    : slackTextToHtml(`<${inner}>`);
 }
 
 function splitOnce(s: string, sep: string): [string, string | undefined] {
@@ -225,11 +228,14 @@ export function renderText(obj: unknown, ctx: RenderContext): string {
   return t.emoji === false ? escaped : emojify(escaped);
 }
 
-const plain = (obj: unknown): string => (obj && typeof obj === 'object' && typeof (obj as Json).text === 'string' ? ((obj as Json).text as string) : '');
+const plain = (obj: unknown): string =>
+  obj && typeof obj === 'object' && typeof (obj as Json).text === 'string' ? ((obj as Json).text as string) : '';
 
 function optionsOf(el: Json): Json[] {
   const direct = Array.isArray(el.options) ? (el.options as Json[]) : [];
-  const grouped = Array.isArray(el.option_groups) ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : [])) : [];
+  const grouped = Array.isArray(el.option_groups)
+    ? (el.option_groups as Json[]).flatMap((g) => (Array.isArray(g.options) ? (g.options as Json[]) : []))
+    : [];
   return [...direct, ...grouped];
 }
 
@@ -256,7 +262,15 @@ function renderButton(el: Json, blockId: string, ctx: RenderContext): string {
 
 function selectOptions(options: Json[], selected: (o: Json) => boolean, withBlank: boolean, placeholder = ''): string {
   const blank = withBlank ? `<option value="">${escapeHtml(placeholder || 'Select…')}</option>` : '';
-  return blank + options.map((o) => `<option${attr('value', o.value)}${selected(o) ? ' selected' : ''}>${escapeHtml(plain(o.text))}</option>`).join('');
+  return (
+    blank +
+    options
+      .map(
+        (o) =>
+          `<option${attr('value', o.value)}${selected(o) ? ' selected' : ''}>${escapeHtml(plain(o.text))}</option>`,
+      )
+      .join('')
+  );
 }
 
 function userChoices(ctx: RenderContext): Json[] {
@@ -307,7 +321,11 @@ export function renderElement(el: Json, blockId: string, ctx: RenderContext): st
     case 'external_select':
     case 'multi_external_select': {
       const multiple = el.type === 'multi_external_select';
-      const initial = multiple ? ((el.initial_options as Json[] | undefined) ?? []) : el.initial_option ? [el.initial_option as Json] : [];
+      const initial = multiple
+        ? ((el.initial_options as Json[] | undefined) ?? [])
+        : el.initial_option
+          ? [el.initial_option as Json]
+          : [];
       const loaded = ctx.externalOptions?.[String(el.action_id)] ?? [];
       const all = [...initial, ...loaded.filter((o) => !initial.some((i) => i.value === o.value))];
       const initValues = new Set(initial.map((o) => o.value));
@@ -336,7 +354,9 @@ export function renderElement(el: Json, blockId: string, ctx: RenderContext): st
     case 'radio_buttons':
     case 'checkboxes': {
       const radio = el.type === 'radio_buttons';
-      const init = radio ? new Set([(el.initial_option as Json | undefined)?.value]) : new Set(((el.initial_options as Json[] | undefined) ?? []).map((o) => o.value));
+      const init = radio
+        ? new Set([(el.initial_option as Json | undefined)?.value])
+        : new Set(((el.initial_options as Json[] | undefined) ?? []).map((o) => o.value));
       const name = `${blockId}/${String(el.action_id)}`;
       const items = optionsOf(el)
         .map(
@@ -359,7 +379,9 @@ export function renderElement(el: Json, blockId: string, ctx: RenderContext): st
 
 function renderImage(el: Json, cls: string): string {
   const src = typeof el.image_url === 'string' ? safeHref(el.image_url) : undefined;
-  return src ? `<img class="bk-image ${cls}" src="${escapeHtml(src)}" alt="${escapeHtml(el.alt_text)}" loading="lazy">` : `<span class="bk-image ${cls} missing">${escapeHtml(el.alt_text)}</span>`;
+  return src
+    ? `<img class="bk-image ${cls}" src="${escapeHtml(src)}" alt="${escapeHtml(el.alt_text)}" loading="lazy">`
+    : `<span class="bk-image ${cls} missing">${escapeHtml(el.alt_text)}</span>`;
 }
 
 function renderRichText(block: Json, ctx: RenderContext): string {
@@ -369,7 +391,8 @@ function renderRichText(block: Json, ctx: RenderContext): string {
     const n = node as Json;
     if (n.type === 'text' && typeof n.text === 'string') parts.push(escapeHtml(n.text).replace(/\n/g, '<br>'));
     else if (n.type === 'user' && typeof n.user_id === 'string') parts.push(renderToken(`@${n.user_id}`, ctx));
-    else if (n.type === 'link' && typeof n.url === 'string') parts.push(renderToken(`${n.url}|${String(n.text ?? n.url)}`, ctx));
+    else if (n.type === 'link' && typeof n.url === 'string')
+      parts.push(renderToken(`${n.url}|${String(n.text ?? n.url)}`, ctx));
     if (Array.isArray(n.elements)) n.elements.forEach(walk);
   };
   walk(block);
@@ -379,7 +402,8 @@ function renderRichText(block: Json, ctx: RenderContext): string {
 /** One block. `surface` decides nothing about escaping, only a few layout classes. */
 export function renderBlock(block: Json, ctx: RenderContext): string {
   const blockId = String(block.block_id ?? '');
-  const b = (inner: string, cls: string) => `<div class="bk ${cls}"${attr('data-block-id', blockId || undefined)}>${inner}</div>`;
+  const b = (inner: string, cls: string) =>
+    `<div class="bk ${cls}"${attr('data-block-id', blockId || undefined)}>${inner}</div>`;
   switch (block.type) {
     case 'header':
       return b(`<h3>${renderText(block.text, ctx)}</h3>`, 'bk-header');
@@ -387,13 +411,22 @@ export function renderBlock(block: Json, ctx: RenderContext): string {
       return b('<hr>', 'bk-divider');
     case 'section': {
       const text = block.text ? `<div class="bk-text">${renderText(block.text, ctx)}</div>` : '';
-      const fields = Array.isArray(block.fields) ? `<div class="bk-fields">${(block.fields as Json[]).map((f) => `<div class="bk-field">${renderText(f, ctx)}</div>`).join('')}</div>` : '';
-      const accessory = block.accessory ? `<div class="bk-accessory">${renderElement(block.accessory as Json, blockId, ctx)}</div>` : '';
+      const fields = Array.isArray(block.fields)
+        ? `<div class="bk-fields">${(block.fields as Json[]).map((f) => `<div class="bk-field">${renderText(f, ctx)}</div>`).join('')}</div>`
+        : '';
+      const accessory = block.accessory
+        ? `<div class="bk-accessory">${renderElement(block.accessory as Json, blockId, ctx)}</div>`
+        : '';
       return b(`<div class="bk-section-body">${text}${fields}</div>${accessory}`, 'bk-section');
     }
     case 'context': {
       const els = Array.isArray(block.elements) ? (block.elements as Json[]) : [];
-      return b(els.map((e) => (e.type === 'image' ? renderImage(e, 'context-image') : `<span>${renderText(e, ctx)}</span>`)).join(''), 'bk-context');
+      return b(
+        els
+          .map((e) => (e.type === 'image' ? renderImage(e, 'context-image') : `<span>${renderText(e, ctx)}</span>`))
+          .join(''),
+        'bk-context',
+      );
     }
     case 'image': {
       const title = block.title ? `<figcaption>${renderText(block.title, ctx)}</figcaption>` : '';
@@ -411,7 +444,9 @@ export function renderBlock(block: Json, ctx: RenderContext): string {
       const err = `<div class="bk-error" role="alert"${error ? '' : ' hidden'}>${escapeHtml(error ?? '')}</div>`;
       const html = b(`${label}${el}${hint}${err}`, `bk-input-block${error ? ' has-error' : ''}`);
       // dispatch_action: the element sends block_actions on change (the page script looks for this).
-      return block.dispatch_action === true ? html.replace('<div class="bk ', '<div data-dispatch="1" class="bk ') : html;
+      return block.dispatch_action === true
+        ? html.replace('<div class="bk ', '<div data-dispatch="1" class="bk ')
+        : html;
     }
     case 'rich_text':
       return b(`<div class="bk-text">${renderRichText(block, ctx)}</div>`, 'bk-rich-text');
@@ -439,10 +474,17 @@ export interface RenderableMessage {
 }
 
 /** A message as the channel shows it: author, time, ephemeral marker, its blocks (or its text). */
-export function renderMessage(m: RenderableMessage, ctx: RenderContext, opts: { replies?: RenderableMessage[] } = {}): string {
+export function renderMessage(
+  m: RenderableMessage,
+  ctx: RenderContext,
+  opts: { replies?: RenderableMessage[] } = {},
+): string {
   const author = m.user === 'USLACKBOT' ? 'Slackbot' : (ctx.users.find((u) => u.id === m.user)?.name ?? m.user);
   const time = formatInTimeZone(new Date(Number(m.ts.split('.')[0]) * 1000), ctx.tz, 'HH:mm');
-  const body = m.blocks && m.blocks.length > 0 ? renderBlocks(m.blocks, ctx) : `<div class="bk-text">${renderMrkdwn(m.text, ctx)}</div>`;
+  const body =
+    m.blocks && m.blocks.length > 0
+      ? renderBlocks(m.blocks, ctx)
+      : `<div class="bk-text">${renderMrkdwn(m.text, ctx)}</div>`;
   const badge = m.bot_id ? '<span class="badge">APP</span>' : '';
   const ephemeral = m.ephemeral ? '<div class="ephemeral-note">👁 Only visible to you</div>' : '';
   const edited = m.edited ? '<span class="edited">(edited)</span>' : '';
@@ -471,7 +513,9 @@ export interface RenderableView {
 export function renderModal(view: RenderableView, ctx: RenderContext, opts: { depth: number }): string {
   const general = ctx.errors?.[''];
   const close = view.close ? plain(view.close) : 'Cancel';
-  const submit = view.submit ? `<button type="button" class="bk-button primary modal-submit">${escapeHtml(plain(view.submit))}</button>` : '';
+  const submit = view.submit
+    ? `<button type="button" class="bk-button primary modal-submit">${escapeHtml(plain(view.submit))}</button>`
+    : '';
   return (
     `<div class="modal" role="dialog" aria-modal="true"${attr('data-view-id', view.id)}${attr('data-hash', view.hash)}>` +
     `<header><h2>${renderText(view.title, ctx)}</h2>${opts.depth > 1 ? `<span class="depth">${opts.depth} / 3</span>` : ''}<button type="button" class="modal-x" aria-label="Close all">✕</button></header>` +

@@ -22,7 +22,9 @@ type ClickBody = z.output<typeof click>;
 /** The request message the click came from: none on App Home (or in an ephemeral message). */
 function clickedMessage(body: Pick<ClickBody, 'container'>): ApprovalMessageRef | undefined {
   const c = body.container;
-  return c?.channel_id && c.message_ts && c['is_ephemeral'] !== true ? { channel: c.channel_id, ts: c.message_ts } : undefined;
+  return c?.channel_id && c.message_ts && c['is_ephemeral'] !== true
+    ? { channel: c.channel_id, ts: c.message_ts }
+    : undefined;
 }
 
 /** The click came from App Home (no channel, no response_url): answers go on Home itself. */
@@ -41,20 +43,28 @@ async function refuse(deps: ListenerDeps, body: ClickBody, respond: Respond, tex
     await respond({ response_type: 'ephemeral', replace_original: false, text: message });
     return;
   }
-  if (body.channel?.id) await deps.slack.for(workspaceOf(body)).postEphemeral(body.channel.id, body.user.id, { text: message });
+  if (body.channel?.id)
+    await deps.slack.for(workspaceOf(body)).postEphemeral(body.channel.id, body.user.id, { text: message });
 }
 
 export function register(app: App, deps: ListenerDeps): void {
   app.action(Approval.actions.approve, async ({ ack, body: raw, respond }) => {
     const body = parseAtEdge(click, raw, Approval.actions.approve);
     await ack();
-    const outcome = await deps.approvals.decide(body.actions[0].value, { userId: body.user.id, teamId: workspaceOf(body).teamId, seenIn: clickedMessage(body) }, { kind: 'approve' });
+    const outcome = await deps.approvals.decide(
+      body.actions[0].value,
+      { userId: body.user.id, teamId: workspaceOf(body).teamId, seenIn: clickedMessage(body) },
+      { kind: 'approve' },
+    );
     if (!outcome.ok) {
       await refuse(deps, body, respond, namingMrkdwn(outcome.message));
       return outcome.announce?.();
     }
     // On Home the request leaves the list at once; the channel copies and the sender follow.
-    if (onHome(body)) await deps.home.publish(workspaceOf(body), body.user.id, { flash: ':white_check_mark: Approved. The card is being sent.' });
+    if (onHome(body))
+      await deps.home.publish(workspaceOf(body), body.user.id, {
+        flash: ':white_check_mark: Approved. The card is being sent.',
+      });
     await outcome.announce();
   });
 
@@ -67,16 +77,33 @@ export function register(app: App, deps: ListenerDeps): void {
     // read under that deadline (deadline.ts), or the clicker is told when to click again.
     let checked: Awaited<ReturnType<typeof deps.approvals.checkDecider>>;
     try {
-      checked = await answerBy(clickedAt + ANSWER_BUDGET_MS, () => deps.approvals.checkDecider(body.actions[0].value, { userId: body.user.id, teamId: workspaceOf(body).teamId, seenIn }));
+      checked = await answerBy(clickedAt + ANSWER_BUDGET_MS, () =>
+        deps.approvals.checkDecider(body.actions[0].value, {
+          userId: body.user.id,
+          teamId: workspaceOf(body).teamId,
+          seenIn,
+        }),
+      );
     } catch (error) {
       if (!isChatRefusal(error, 'rate_limited')) throw error;
-      return refuse(deps, body, respond, `Slack is busy right now (its rate limit), so Kudos could not check that you may decide. Click Reject again in ${secondsToWait(error.retryAfterSeconds)} s.`);
+      return refuse(
+        deps,
+        body,
+        respond,
+        `Slack is busy right now (its rate limit), so Kudos could not check that you may decide. Click Reject again in ${secondsToWait(error.retryAfterSeconds)} s.`,
+      );
     }
     if (!checked.ok) {
       await refuse(deps, body, respond, namingMrkdwn(checked.message));
       return checked.announce?.();
     }
-    if (!body.trigger_id) return refuse(deps, body, respond, 'Slack did not let this click open the reason form; click Reject again.');
-    await deps.slack.for(workspaceOf(body)).openView(body.trigger_id, buildRejectModal({ kudosId: checked.request.kudos.id, summary: rejectSummary(checked.request.kudos), seenIn }));
+    if (!body.trigger_id)
+      return refuse(deps, body, respond, 'Slack did not let this click open the reason form; click Reject again.');
+    await deps.slack
+      .for(workspaceOf(body))
+      .openView(
+        body.trigger_id,
+        buildRejectModal({ kudosId: checked.request.kudos.id, summary: rejectSummary(checked.request.kudos), seenIn }),
+      );
   });
 }

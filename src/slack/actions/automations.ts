@@ -1,7 +1,12 @@
 // Buttons of the celebrations and recurring lists: skip one, edit a rule, upload dates, opt out,
 // pause/resume/delete a series. Each answer replaces the (ephemeral) list in place.
 import type { App, RespondFn } from '@slack/bolt';
-import { celebrationRulesOf, setCelebrationPreference, setSeriesStatus, skipOccurrence } from '../../domain/automations/automation-runner.js';
+import {
+  celebrationRulesOf,
+  setCelebrationPreference,
+  setSeriesStatus,
+  skipOccurrence,
+} from '../../domain/automations/automation-runner.js';
 import { buildCsvModal, buildRuleModal } from '../blocks/automations.js';
 import { celebrationsMessage, recurringMessage } from '../commands/automations.js';
 import type { ListenerDeps } from '../deps.js';
@@ -21,7 +26,12 @@ const modalClick = buttonOpeningModal(noValue);
 const optOutClick = buttonClick(oneOf(['out', 'in']));
 const publicPostClick = buttonClick(oneOf(['private', 'public']));
 
-type Click = { user: { id: string; team_id?: string | undefined }; response_url?: string | undefined; team?: { id: string } | null | undefined; enterprise?: { id: string } | null | undefined };
+type Click = {
+  user: { id: string; team_id?: string | undefined };
+  response_url?: string | undefined;
+  team?: { id: string } | null | undefined;
+  enterprise?: { id: string } | null | undefined;
+};
 /** What an answer needs: the click (its response_url) and Bolt's respond. */
 type ActionArgs = { body: Click; respond: RespondFn };
 
@@ -29,8 +39,14 @@ type ActionArgs = { body: Click; respond: RespondFn };
  * Answers a click: in a message (the ephemeral list), the list is replaced in place; on App Home
  * (no response_url) the person's Home is re-published with `note` on top.
  */
-async function answer(deps: ListenerDeps, args: ActionArgs, note: string, list: () => Promise<{ text: string; blocks?: unknown[] }>): Promise<void> {
-  if (args.body.response_url) await args.respond({ replace_original: true, response_type: 'ephemeral', ...((await list()) as { text: string }) });
+async function answer(
+  deps: ListenerDeps,
+  args: ActionArgs,
+  note: string,
+  list: () => Promise<{ text: string; blocks?: unknown[] }>,
+): Promise<void> {
+  if (args.body.response_url)
+    await args.respond({ replace_original: true, response_type: 'ephemeral', ...((await list()) as { text: string }) });
   else await deps.home.publish(workspaceOf(args.body), args.body.user.id, { flash: note });
 }
 
@@ -49,7 +65,9 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!(await adminOnly(args))) return;
     const ws = workspaceOf(args.body);
     const skipped = await skipOccurrence(deps.db, ws, args.body.actions[0].value, args.body.user.id);
-    const note = skipped ? ':fast_forward: Skipped: that celebration will not be sent.' : ':warning: That celebration was already sent or skipped.';
+    const note = skipped
+      ? ':fast_forward: Skipped: that celebration will not be sent.'
+      : ':warning: That celebration was already sent or skipped.';
     await answer(deps, args, note, () => celebrationsMessage(deps, ws, args.body.user.id, note));
   });
 
@@ -74,7 +92,12 @@ export function register(app: App, deps: ListenerDeps): void {
           return [];
         }),
       ]);
-      await deps.slack.for(ws).openView(args.body.trigger_id, buildRuleModal({ kind, rule: rules.find((r) => r.kind === kind), designs, profileFields }));
+      await deps.slack
+        .for(ws)
+        .openView(
+          args.body.trigger_id,
+          buildRuleModal({ kind, rule: rules.find((r) => r.kind === kind), designs, profileFields }),
+        );
     });
   }
 
@@ -116,7 +139,9 @@ export function register(app: App, deps: ListenerDeps): void {
       const ws = workspaceOf(args.body);
       const actor = { userId: args.body.user.id, isAdmin: await deps.isAdmin(ws, args.body.user.id) };
       const changed = await setSeriesStatus(deps.db, ws, args.body.actions[0].value, status, actor, deps.now());
-      const note = changed ? `Series ${status === 'active' ? 'resumed' : status}.` : ':warning: Only its sender or an admin can change that series (or it changed already).';
+      const note = changed
+        ? `Series ${status === 'active' ? 'resumed' : status}.`
+        : ':warning: Only its sender or an admin can change that series (or it changed already).';
       await answer(deps, args, note, () => recurringMessage(deps, ws, args.body.user.id, note));
     });
   }
@@ -136,7 +161,13 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(args.body);
     const admin = await deps.isAdmin(ws, args.body.user.id);
     // Only the series' sender or an admin: the list shows only those, and the skip checks the team.
-    const skipped = await skipOccurrence(deps.db, ws, args.body.actions[0].value, args.body.user.id, admin ? undefined : args.body.user.id);
+    const skipped = await skipOccurrence(
+      deps.db,
+      ws,
+      args.body.actions[0].value,
+      args.body.user.id,
+      admin ? undefined : args.body.user.id,
+    );
     const note = skipped ? 'Skipped that one; the series goes on.' : ':warning: That run was already sent or skipped.';
     await answer(deps, args, note, () => recurringMessage(deps, ws, args.body.user.id, note));
   });

@@ -3,7 +3,13 @@
 // one admin rule (deps.isAdmin); refusals go only to the clicker.
 import type { App } from '@slack/bolt';
 import { knownLimits } from '../../domain/finance/spending-limits.js';
-import { decideTopUp, isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE, type TopUpDecision } from '../../domain/finance/top-ups.js';
+import {
+  decideTopUp,
+  isKnownSandbox,
+  lastBilling,
+  SANDBOX_TOP_UP_MESSAGE,
+  type TopUpDecision,
+} from '../../domain/finance/top-ups.js';
 import { buildLimitsModal, buildTopUpModal } from '../blocks/finance.js';
 import { namingMrkdwn } from '../blocks/text.js';
 import type { ListenerDeps } from '../deps.js';
@@ -52,18 +58,28 @@ export function register(app: App, deps: ListenerDeps): void {
   const decide =
     (decision: TopUpDecision) =>
     async ({ ack, body: raw, respond }: { ack: () => Promise<void>; body: unknown; respond: unknown }) => {
-      const click = parseAtEdge(decisionClick, raw, decision === 'approve' ? Finance.actions.approveTopUp : Finance.actions.rejectTopUp);
+      const click = parseAtEdge(
+        decisionClick,
+        raw,
+        decision === 'approve' ? Finance.actions.approveTopUp : Finance.actions.rejectTopUp,
+      );
       await ack();
       const id = click.actions[0].value;
       const ws = workspaceOf(click);
       if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond as Respond, NOT_ADMIN);
       const outcome = await decideTopUp(deps.finance.topUps, ws, id, click.user.id, decision);
-      if (!outcome.ok) return tellClicker(deps, click, respond as Respond, `:no_entry: ${namingMrkdwn(outcome.message)}`);
+      if (!outcome.ok)
+        return tellClicker(deps, click, respond as Respond, `:no_entry: ${namingMrkdwn(outcome.message)}`);
       const request = outcome.request;
       await deps.finance.deps.notifier.updateTopUpMessages(request);
       await deps.finance.deps.notifier
-        .toUser(request, request.requesterUserId, `top_up_outcome:${request.id}:${request.status}`, { kind: 'top_up_outcome', request })
-        .catch((error: unknown) => deps.logger.warn('telling the requester of a top-up failed', { topUpId: request.id, error }));
+        .toUser(request, request.requesterUserId, `top_up_outcome:${request.id}:${request.status}`, {
+          kind: 'top_up_outcome',
+          request,
+        })
+        .catch((error: unknown) =>
+          deps.logger.warn('telling the requester of a top-up failed', { topUpId: request.id, error }),
+        );
     };
   app.action(Finance.actions.approveTopUp, decide('approve'));
   app.action(Finance.actions.rejectTopUp, decide('reject'));

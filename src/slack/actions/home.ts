@@ -32,7 +32,13 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(body);
     const outcome = await cancelScheduledSend(
       { db: deps.db, rewards: deps.rewards, logger: deps.logger },
-      { kudosId: body.actions[0].value, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: await deps.isAdmin(ws, actor), now: deps.now() },
+      {
+        kudosId: body.actions[0].value,
+        teamId: ws.teamId,
+        actorUserId: actor,
+        actorIsAdmin: await deps.isAdmin(ws, actor),
+        now: deps.now(),
+      },
     );
     const flash = outcome.ok
       ? `:no_entry_sign: Cancelled your kudos to ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} (${formatUsd(outcome.row.amountCents)} each). The amount is back in the balance.`
@@ -71,7 +77,9 @@ export function register(app: App, deps: ListenerDeps): void {
       await ack();
       const ws = workspaceOf(body);
       await setStatsOptOut(deps.db, ws, body.user.id, optOut);
-      const flash = optOut ? ':see_no_evil: Done: you won’t appear on the leaderboard. Only you see your numbers.' : ':wave: Welcome back: you appear on the leaderboard again.';
+      const flash = optOut
+        ? ':see_no_evil: Done: you won’t appear on the leaderboard. Only you see your numbers.'
+        : ':wave: Welcome back: you appear on the leaderboard again.';
       await deps.home.publish(ws, body.user.id, { flash });
     });
   }

@@ -44,7 +44,10 @@ export function register(app: App, deps: ListenerDeps): void {
     const actor = body.user.id;
     const ws = workspaceOf(body);
     const admin = await deps.isAdmin(ws, actor);
-    const outcome = await cancelScheduledSend({ db: deps.db, rewards: deps.rewards, logger: deps.logger }, { kudosId, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: admin, now: deps.now() });
+    const outcome = await cancelScheduledSend(
+      { db: deps.db, rewards: deps.rewards, logger: deps.logger },
+      { kudosId, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: admin, now: deps.now() },
+    );
     const note = outcome.ok
       ? `:no_entry_sign: Cancelled: ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} · ${formatUsd(outcome.row.amountCents)} each. The amount is back in the balance.`
       : `:warning: ${namingMrkdwn(outcome.message)}`;
@@ -52,7 +55,12 @@ export function register(app: App, deps: ListenerDeps): void {
     const now = deps.now();
     const rows = await listScheduled(deps.db, { teamId: ws.teamId, ...(admin ? {} : { senderUserId: actor }), now });
     const content = buildScheduledList(
-      rows.map((row) => ({ row, cancellable: isCancellable(row, now) && !(outcome.ok === false && outcome.reason === 'too_late' && outcome.row?.id === row.id) })),
+      rows.map((row) => ({
+        row,
+        cancellable:
+          isCancellable(row, now) &&
+          !(outcome.ok === false && outcome.reason === 'too_late' && outcome.row?.id === row.id),
+      })),
       { showSender: admin, note },
     );
     await respond({ replace_original: true, response_type: 'ephemeral', ...content });

@@ -21,10 +21,23 @@ export function register(app: App, deps: ListenerDeps): void {
       const body = parseAtEdge(click, raw, action);
       await ack();
       const flow = linkApprovalDeps(deps);
-      const outcome = await decideLinkRequest(flow, { requestId: body.actions[0].value, teamId: workspaceOf(body).teamId, actorUserId: body.user.id, decision });
+      const outcome = await decideLinkRequest(flow, {
+        requestId: body.actions[0].value,
+        teamId: workspaceOf(body).teamId,
+        actorUserId: body.user.id,
+        decision,
+      });
       if (!outcome.ok) {
-        if (body.response_url) await respond({ response_type: 'ephemeral', replace_original: false, text: `:no_entry: ${namingMrkdwn(outcome.message)}` });
-        else if (body.channel?.id) await deps.slack.for(workspaceOf(body)).postEphemeral(body.channel.id, body.user.id, { text: `:no_entry: ${namingMrkdwn(outcome.message)}` });
+        if (body.response_url)
+          await respond({
+            response_type: 'ephemeral',
+            replace_original: false,
+            text: `:no_entry: ${namingMrkdwn(outcome.message)}`,
+          });
+        else if (body.channel?.id)
+          await deps.slack
+            .for(workspaceOf(body))
+            .postEphemeral(body.channel.id, body.user.id, { text: `:no_entry: ${namingMrkdwn(outcome.message)}` });
         return;
       }
       if (decision === 'approve') deps.placeRewardLinks?.(outcome.request.id);

@@ -29,15 +29,32 @@ export function registerResendActions(app: App, deps: ListenerDeps): void {
       else await respond({ response_type: 'ephemeral', replace_original: false, text });
     };
     if (!bounce) return tell('This bounced card is not known any more.');
-    if (bounce.senderUserId !== actor && !(await deps.isAdmin(ws, actor))) return tell('Only the sender of these kudos (or an admin) can fix the address.');
+    if (bounce.senderUserId !== actor && !(await deps.isAdmin(ws, actor)))
+      return tell('Only the sender of these kudos (or an admin) can fix the address.');
     if (bounce.status === 'resent') {
-      if (bounce.dmChannel && bounce.dmTs) await deps.slack.for(ws).updateMessage(bounce.dmChannel, bounce.dmTs, buildBounceResolved(bounce, bounce.correctedEmail ?? ''));
+      if (bounce.dmChannel && bounce.dmTs)
+        await deps.slack
+          .for(ws)
+          .updateMessage(bounce.dmChannel, bounce.dmTs, buildBounceResolved(bounce, bounce.correctedEmail ?? ''));
       return tell(`Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.`);
     }
     if (!trigger) return tell('Slack did not let this click open the form; click the button again.');
     // The clicked message: the DM's ts may not be stored yet if the click came right after posting.
     const container = body.container;
-    const message = container?.channel_id && container.message_ts ? { channel: container.channel_id, ts: container.message_ts } : undefined;
-    await deps.slack.for(ws).openView(trigger, buildBounceFixModal({ bounceId: bounce.id, email: bounce.email, name: bounce.name, ...(message ? { message } : {}) }));
+    const message =
+      container?.channel_id && container.message_ts
+        ? { channel: container.channel_id, ts: container.message_ts }
+        : undefined;
+    await deps.slack
+      .for(ws)
+      .openView(
+        trigger,
+        buildBounceFixModal({
+          bounceId: bounce.id,
+          email: bounce.email,
+          name: bounce.name,
+          ...(message ? { message } : {}),
+        }),
+      );
   });
 }

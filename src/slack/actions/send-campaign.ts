@@ -22,8 +22,15 @@ const campaignPick = z.looseObject({
   user: userRef,
   team: teamRef,
   enterprise: enterpriseRef,
-  view: z.looseObject({ id: z.string().min(1), hash: z.string().optional(), private_metadata: z.string().default(''), state: z.looseObject({ values: stateValues }).optional() }),
-  actions: z.tuple([z.looseObject({ selected_option: z.looseObject({ value: z.string().min(1).max(150) }).nullish() })]).rest(z.unknown()),
+  view: z.looseObject({
+    id: z.string().min(1),
+    hash: z.string().optional(),
+    private_metadata: z.string().default(''),
+    state: z.looseObject({ values: stateValues }).optional(),
+  }),
+  actions: z
+    .tuple([z.looseObject({ selected_option: z.looseObject({ value: z.string().min(1).max(150) }).nullish() })])
+    .rest(z.unknown()),
 });
 
 export function register(app: App, deps: ListenerDeps): void {
@@ -34,11 +41,13 @@ export function register(app: App, deps: ListenerDeps): void {
     const metadata = metadataOf(sendMetadata, body.view.private_metadata, {});
     const values = body.view.state?.values ?? {};
     const { blocks: B, actions: A } = SendModal;
-    const current = (block: string, action: string) => values[filledBlockId(block, metadata.fill)]?.[action]?.selected_option;
+    const current = (block: string, action: string) =>
+      values[filledBlockId(block, metadata.fill)]?.[action]?.selected_option;
     const picked = body.actions[0].selected_option?.value;
     const log = deps.logger.child({ action: SendModal.actions.campaign, user: body.user.id, viewId: body.view.id });
 
-    const row = picked && z.guid().safeParse(picked).success ? await getCampaign(deps.db, ws.teamId, picked) : undefined;
+    const row =
+      picked && z.guid().safeParse(picked).success ? await getCampaign(deps.db, ws.teamId, picked) : undefined;
     const sender = await deps.slack
       .for(ws)
       .userInfo(body.user.id)
@@ -48,18 +57,27 @@ export function register(app: App, deps: ListenerDeps): void {
     const designNow = current(B.design, A.design);
     const templateNow = current(B.template, A.template);
     const state: SendModalState = {
-      ...(designNow?.value ? { design: { productId: designNow.value, name: designNow.text?.text ?? designNow.value } } : {}),
-      ...(templateNow?.value && templateNow.value !== NO_TEMPLATE ? { template: { templateId: templateNow.value, name: templateNow.text?.text ?? templateNow.value } } : {}),
-      ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : { noTimezone: Boolean(sender), today: todayInCached('UTC', deps.now()) }),
+      ...(designNow?.value
+        ? { design: { productId: designNow.value, name: designNow.text?.text ?? designNow.value } }
+        : {}),
+      ...(templateNow?.value && templateNow.value !== NO_TEMPLATE
+        ? { template: { templateId: templateNow.value, name: templateNow.text?.text ?? templateNow.value } }
+        : {}),
+      ...(timezone
+        ? { timezone, today: todayInCached(timezone, deps.now()) }
+        : { noTimezone: Boolean(sender), today: todayInCached('UTC', deps.now()) }),
       metadata: { ...metadata, fill: Date.now().toString(36) },
     };
     if (!row || row.status !== 'active') {
-      state.campaignNote = ':warning: That campaign was archived (or is no longer offered); pick another, or send without one.';
+      state.campaignNote =
+        ':warning: That campaign was archived (or is no longer offered); pick another, or send without one.';
     } else {
       state.campaign = { id: row.id, name: row.name };
       state.amountDollars = row.defaultCents / 100;
       if (row.templateId) state.template = { templateId: row.templateId, name: row.templateName ?? row.templateId };
-      const design = await readDesignNow(await deps.rewards.for(ws), row.productId, { timeoutMs: 1500 }).catch(() => 'unknown' as const);
+      const design = await readDesignNow(await deps.rewards.for(ws), row.productId, { timeoutMs: 1500 }).catch(
+        () => 'unknown' as const,
+      );
       if (design === undefined) {
         state.campaignNote = `:warning: ${escapeMrkdwn(`The campaign’s design “${row.designName}” was removed from the Rewards catalog, so nothing can be sent with it. Pick another design, and ask a Kudos admin to edit the campaign.`)}`;
       } else {

@@ -21,6 +21,8 @@ export function register(app: App, deps: ListenerDeps): void {
       return;
     }
     await deps.installations.requestDeletion(ws, actor);
-    await slack.sendDirectMessage(actor, { text: ':wastebasket: Done: everything Kudos kept for this workspace is deleted (kudos history, settings, audit trail, celebrations).' });
+    await slack.sendDirectMessage(actor, {
+      text: ':wastebasket: Done: everything Kudos kept for this workspace is deleted (kudos history, settings, audit trail, celebrations).',
+    });
   });
 }

@@ -21,7 +21,10 @@ function quote(message: string): string {
 }
 
 function amounts(k: KudosRow): string {
-  const each = k.recipientCount > 1 ? `${formatUsd(k.amountCents)} each, *${formatUsd(k.totalCents)}* in all` : `*${formatUsd(k.totalCents)}*`;
+  const each =
+    k.recipientCount > 1
+      ? `${formatUsd(k.amountCents)} each, *${formatUsd(k.totalCents)}* in all`
+      : `*${formatUsd(k.totalCents)}*`;
   return `a ${escapeMrkdwn(k.designName)} card of ${each}`;
 }
 
@@ -31,9 +34,15 @@ export function whenText(k: Pick<KudosRow, 'scheduledAt' | 'scheduleTimezone'>):
 
 /** The request as approvers see it: open (with buttons) or decided (outcome, no buttons). */
 export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): SlackMessageContent {
-  const blocks: Block[] = [section(`:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${sendRecipients(k)}.`)];
+  const blocks: Block[] = [
+    section(
+      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${sendRecipients(k)}.`,
+    ),
+  ];
   if (k.message.trim() !== '') blocks.push(section(quote(k.message)));
-  const when = r.sentNowInsteadOf ? `was ${whenText({ scheduledAt: r.sentNowInsteadOf, scheduleTimezone: k.scheduleTimezone })}` : whenText(k);
+  const when = r.sentNowInsteadOf
+    ? `was ${whenText({ scheduledAt: r.sentNowInsteadOf, scheduleTimezone: k.scheduleTimezone })}`
+    : whenText(k);
   blocks.push(context(`When: ${escapeMrkdwn(when)} · Why: ${escapeMrkdwn(r.reason)}`));
 
   const outcome = outcomeLine({ kudos: k, request: r });
@@ -43,7 +52,11 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
   }
   if (r.lastFailureCode) {
     const by = r.decidedBy ? `Approved by ${mentionUser(r.decidedBy)}, but the` : 'The';
-    blocks.push(section(`:warning: ${by} order could not be placed: ${escapeMrkdwn(r.lastFailureMessage ?? r.lastFailureCode)}\nApprove it again once that is fixed, or reject it.`));
+    blocks.push(
+      section(
+        `:warning: ${by} order could not be placed: ${escapeMrkdwn(r.lastFailureMessage ?? r.lastFailureCode)}\nApprove it again once that is fixed, or reject it.`,
+      ),
+    );
   }
   blocks.push(context(`Expires ${formatUtc(r.expiresAt)} if nobody decides.`));
   blocks.push({
@@ -85,7 +98,13 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
 }
 
 function outcomeWord(r: ApprovalRequestRow): string {
-  return r.status === 'approved' ? 'approved' : r.status === 'rejected' ? 'rejected' : r.status === 'expired' ? 'expired' : 'waiting';
+  return r.status === 'approved'
+    ? 'approved'
+    : r.status === 'rejected'
+      ? 'rejected'
+      : r.status === 'expired'
+        ? 'expired'
+        : 'waiting';
 }
 
 function outcomeLine({ request: r }: ApprovalView): string | undefined {
@@ -132,10 +151,17 @@ export function buildDecisionNotice(view: ApprovalView): SlackMessageContent {
     case 'rejected':
       return {
         text: `Your kudos was rejected.${r.rejectReason ? ` Reason: ${escapeMrkdwn(r.rejectReason)}` : ''}`,
-        blocks: [section(`:x: ${who} was rejected by ${mentionUser(r.decidedBy ?? '')}. ${r.rejectReason ? `Reason: ${escapeMrkdwn(r.rejectReason)}` : 'No reason given.'} Nothing was sent.`)],
+        blocks: [
+          section(
+            `:x: ${who} was rejected by ${mentionUser(r.decidedBy ?? '')}. ${r.rejectReason ? `Reason: ${escapeMrkdwn(r.rejectReason)}` : 'No reason given.'} Nothing was sent.`,
+          ),
+        ],
       };
     case 'expired':
-      return { text: 'Your kudos request expired without a decision.', blocks: [section(`:hourglass: ${who} expired: nobody approved it in time. Nothing was sent.`)] };
+      return {
+        text: 'Your kudos request expired without a decision.',
+        blocks: [section(`:hourglass: ${who} expired: nobody approved it in time. Nothing was sent.`)],
+      };
     default:
       return { text: 'Your kudos is waiting for approval.', blocks: [section(`${who} is waiting for approval.`)] };
   }
@@ -144,14 +170,29 @@ export function buildDecisionNotice(view: ApprovalView): SlackMessageContent {
 /** After an approved order was refused for a fixable reason: to the sender and to the approver. */
 export function buildReopenedNotice(view: ApprovalView, audience: 'sender' | 'approver'): SlackMessageContent {
   const k = view.kudos;
-  const reason = escapeMrkdwn(view.request.lastFailureMessage ?? view.request.lastFailureCode ?? 'the Rewards API refused it');
-  const what = audience === 'sender' ? `Your approved kudos to ${sendRecipients(k)}` : `The kudos you approved from ${mentionUser(k.senderUserId)} to ${sendRecipients(k)}`;
-  const next = audience === 'sender' ? 'It is back with the approvers, who can approve it again once that is fixed.' : 'The request is open again: approve it once that is fixed, or reject it.';
-  return { text: `An approved kudos could not be placed: ${reason}`, blocks: [section(`:warning: ${what} (${formatUsd(k.totalCents)}) could not be placed: ${reason} ${next}`)] };
+  const reason = escapeMrkdwn(
+    view.request.lastFailureMessage ?? view.request.lastFailureCode ?? 'the Rewards API refused it',
+  );
+  const what =
+    audience === 'sender'
+      ? `Your approved kudos to ${sendRecipients(k)}`
+      : `The kudos you approved from ${mentionUser(k.senderUserId)} to ${sendRecipients(k)}`;
+  const next =
+    audience === 'sender'
+      ? 'It is back with the approvers, who can approve it again once that is fixed.'
+      : 'The request is open again: approve it once that is fixed, or reject it.';
+  return {
+    text: `An approved kudos could not be placed: ${reason}`,
+    blocks: [section(`:warning: ${what} (${formatUsd(k.totalCents)}) could not be placed: ${reason} ${next}`)],
+  };
 }
 
 /** `seenIn`: the request message whose Reject opened it (its copy is updated with the decision). */
-export function buildRejectModal(input: { kudosId: string; summary: string; seenIn?: ApprovalMessageRef | undefined }): Record<string, unknown> {
+export function buildRejectModal(input: {
+  kudosId: string;
+  summary: string;
+  seenIn?: ApprovalMessageRef | undefined;
+}): Record<string, unknown> {
   return {
     type: 'modal',
     callback_id: Approval.rejectModal.callbackId,
@@ -166,7 +207,12 @@ export function buildRejectModal(input: { kudosId: string; summary: string; seen
         block_id: Approval.rejectModal.blocks.reason,
         optional: true,
         label: plain('Reason (the sender sees it)'),
-        element: { type: 'plain_text_input', action_id: Approval.rejectModal.actions.reason, multiline: true, max_length: 500 },
+        element: {
+          type: 'plain_text_input',
+          action_id: Approval.rejectModal.actions.reason,
+          multiline: true,
+          max_length: 500,
+        },
       },
     ],
   };

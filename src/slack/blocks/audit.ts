@@ -10,7 +10,9 @@ function actor(id: string): string {
 }
 
 function subject(row: AuditEventRow): string {
-  return row.subjectType === 'kudos' ? `kudos \`${escapeMrkdwn(row.subjectId.slice(0, 8))}\`` : escapeMrkdwn(row.subjectType);
+  return row.subjectType === 'kudos'
+    ? `kudos \`${escapeMrkdwn(row.subjectId.slice(0, 8))}\``
+    : escapeMrkdwn(row.subjectType);
 }
 
 function detailsText(details: Record<string, unknown>): string {
@@ -25,7 +27,11 @@ export function buildAuditList(rows: AuditEventRow[], opts: { limit: number }): 
   const blocks: Block[] = [{ type: 'header', text: plain(`Audit trail: last ${rows.length} events`, 150) }];
   for (const row of rows.slice(0, opts.limit)) {
     const details = detailsText(row.details);
-    blocks.push(section(`*${escapeMrkdwn(row.action)}* · ${actor(row.actorUserId)} · ${subject(row)} · ${formatUtc(row.createdAt)}${details ? `\n${details}` : ''}`));
+    blocks.push(
+      section(
+        `*${escapeMrkdwn(row.action)}* · ${actor(row.actorUserId)} · ${subject(row)} · ${formatUtc(row.createdAt)}${details ? `\n${details}` : ''}`,
+      ),
+    );
   }
   blocks.push(context('All rows as CSV: `/kudos audit csv` (sent to you as a direct message).'));
   return { text: `Audit trail: last ${rows.length} events`, blocks };
@@ -40,7 +46,11 @@ export const CSV_CHUNK_CHARS = 12_000;
  * requires (they show, and copy, as themselves); a run of three backticks inside a value is broken
  * with a zero-width space so it cannot end the code block.
  */
-export function buildCsvMessages(csv: string, rowCount: number, what: { title: string; fileName: string } = { title: 'Kudos audit trail', fileName: 'kudos-audit.csv' }): Array<{ text: string }> {
+export function buildCsvMessages(
+  csv: string,
+  rowCount: number,
+  what: { title: string; fileName: string } = { title: 'Kudos audit trail', fileName: 'kudos-audit.csv' },
+): Array<{ text: string }> {
   const safe = csv.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/```/g, '`\u200b``');
   const lines = safe.split('\r\n').filter((l) => l !== '');
   const chunks: string[] = [];

@@ -42,8 +42,20 @@ export function buildCelebrationPreferenceSection(prefs: { optOut: boolean; noPu
     {
       type: 'actions',
       elements: [
-        button(prefs.optOut ? 'Opt back in' : 'Opt out of celebrations', Celebrations.actions.optOut, prefs.optOut ? 'in' : 'out'),
-        ...(prefs.optOut ? [] : [button(prefs.noPublicPost ? 'Allow public posts' : 'No public posts', Celebrations.actions.noPublicPost, prefs.noPublicPost ? 'public' : 'private')]),
+        button(
+          prefs.optOut ? 'Opt back in' : 'Opt out of celebrations',
+          Celebrations.actions.optOut,
+          prefs.optOut ? 'in' : 'out',
+        ),
+        ...(prefs.optOut
+          ? []
+          : [
+              button(
+                prefs.noPublicPost ? 'Allow public posts' : 'No public posts',
+                Celebrations.actions.noPublicPost,
+                prefs.noPublicPost ? 'public' : 'private',
+              ),
+            ]),
       ],
     },
   ];
@@ -56,7 +68,11 @@ function dueText(at: Date, zone: string | undefined): string {
   return `<!date^${Math.floor(at.getTime() / 1000)}^{date_short_pretty} {time}|${at.toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
 }
 
-export function buildUpcomingCelebrationsSection(input: { rules: CelebrationRuleRow[]; upcoming: OccurrenceRow[]; zone?: string | undefined }): Block[] {
+export function buildUpcomingCelebrationsSection(input: {
+  rules: CelebrationRuleRow[];
+  upcoming: OccurrenceRow[];
+  zone?: string | undefined;
+}): Block[] {
   const blocks: Block[] = [
     section(
       `*Celebrations (admin)*\n${(['birthday', 'anniversary'] as const)
@@ -85,7 +101,11 @@ export function buildUpcomingCelebrationsSection(input: { rules: CelebrationRule
     blocks.push(
       occ.status === 'skipped'
         ? section(`~${text}~ skipped${occ.skippedBy ? ` by ${mentionUser(occ.skippedBy)}` : ''}`)
-        : { type: 'section', text: { type: 'mrkdwn', text, verbatim: true }, accessory: button('Skip', Celebrations.actions.skip, occ.id) },
+        : {
+            type: 'section',
+            text: { type: 'mrkdwn', text, verbatim: true },
+            accessory: button('Skip', Celebrations.actions.skip, occ.id),
+          },
     );
   }
   return blocks;
@@ -99,18 +119,34 @@ export function buildCelebrationsMessage(input: {
 }): SlackMessageContent {
   const blocks: Block[] = [
     ...(input.note ? [section(input.note)] : []),
-    ...(input.admin ? [...buildUpcomingCelebrationsSection({ ...input.admin, zone: input.zone }), { type: 'divider' } as Block] : []),
+    ...(input.admin
+      ? [...buildUpcomingCelebrationsSection({ ...input.admin, zone: input.zone }), { type: 'divider' } as Block]
+      : []),
     ...buildCelebrationPreferenceSection(input.prefs),
   ];
   return { text: input.note ?? 'Celebrations', blocks };
 }
 
 /** A design picker that searches the catalog as one types (options load: src/slack/options, action `design`). */
-function designSearch(actionId: string, initial: { text: ReturnType<typeof plain>; value: string } | undefined): Record<string, unknown> {
-  return { type: 'external_select', action_id: actionId, placeholder: plain('Search designs'), min_query_length: 0, ...(initial ? { initial_option: initial } : {}) };
+function designSearch(
+  actionId: string,
+  initial: { text: ReturnType<typeof plain>; value: string } | undefined,
+): Record<string, unknown> {
+  return {
+    type: 'external_select',
+    action_id: actionId,
+    placeholder: plain('Search designs'),
+    min_query_length: 0,
+    ...(initial ? { initial_option: initial } : {}),
+  };
 }
 
-export function buildRuleModal(input: { kind: CelebrationKind; rule: CelebrationRuleRow | undefined; designs: Design[]; profileFields?: ProfileField[] }): Record<string, unknown> {
+export function buildRuleModal(input: {
+  kind: CelebrationKind;
+  rule: CelebrationRuleRow | undefined;
+  designs: Design[];
+  profileFields?: ProfileField[];
+}): Record<string, unknown> {
   const { blocks: B, actions: A } = Celebrations.ruleModal;
   const r = input.rule;
   const onOff = [
@@ -120,7 +156,13 @@ export function buildRuleModal(input: { kind: CelebrationKind; rule: Celebration
   // Searched as the admin types (external_select, the send form's design search): any design of a long catalog.
   const current = r ? input.designs.find((d) => d.productId === r.productId) : undefined;
   const initialDesign = r
-    ? { text: plain(current ? `${current.name} (${formatUsd(current.minCents)}–${formatUsd(current.maxCents)})` : r.productId, 75), value: r.productId.slice(0, 150) }
+    ? {
+        text: plain(
+          current ? `${current.name} (${formatUsd(current.minCents)}–${formatUsd(current.maxCents)})` : r.productId,
+          75,
+        ),
+        value: r.productId.slice(0, 150),
+      }
     : undefined;
   return {
     type: 'modal',
@@ -130,8 +172,28 @@ export function buildRuleModal(input: { kind: CelebrationKind; rule: Celebration
     submit: plain('Save'),
     close: plain('Cancel'),
     blocks: [
-      input_(B.enabled, 'Send them', { type: 'static_select', action_id: A.enabled, options: onOff, initial_option: r?.enabled ? onOff[0] : onOff[1] }, false),
-      input_(B.amount, 'Amount per person (USD)', { type: 'number_input', action_id: A.amount, is_decimal_allowed: false, ...(r ? { initial_value: String(r.amountCents / 100) } : {}) }, false),
+      input_(
+        B.enabled,
+        'Send them',
+        {
+          type: 'static_select',
+          action_id: A.enabled,
+          options: onOff,
+          initial_option: r?.enabled ? onOff[0] : onOff[1],
+        },
+        false,
+      ),
+      input_(
+        B.amount,
+        'Amount per person (USD)',
+        {
+          type: 'number_input',
+          action_id: A.amount,
+          is_decimal_allowed: false,
+          ...(r ? { initial_value: String(r.amountCents / 100) } : {}),
+        },
+        false,
+      ),
       input_(B.design, 'Card design', designSearch(A.design, initialDesign), false),
       input_(
         B.template,
@@ -140,21 +202,36 @@ export function buildRuleModal(input: { kind: CelebrationKind; rule: Celebration
           type: 'plain_text_input',
           action_id: A.template,
           max_length: 500,
-          initial_value: r?.messageTemplate ?? (input.kind === 'birthday' ? 'Happy birthday, {name}!' : 'Happy {years}-year anniversary, {name}!'),
+          initial_value:
+            r?.messageTemplate ??
+            (input.kind === 'birthday' ? 'Happy birthday, {name}!' : 'Happy {years}-year anniversary, {name}!'),
         },
         false,
         '{name} is the person’s first name, {years} the years since they started.',
       ),
-      input_(B.sender, 'From', { type: 'users_select', action_id: A.sender, ...(r ? { initial_user: r.senderUserId } : {}) }, false, 'Shown as the sender; their budget and approvals apply.'),
+      input_(
+        B.sender,
+        'From',
+        { type: 'users_select', action_id: A.sender, ...(r ? { initial_user: r.senderUserId } : {}) },
+        false,
+        'Shown as the sender; their budget and approvals apply.',
+      ),
       input_(
         B.channel,
         'Celebrate in',
-        { type: 'conversations_select', action_id: A.channel, filter: { include: ['public', 'private'], exclude_bot_users: true }, ...(r?.channelId ? { initial_conversation: r.channelId } : {}) },
+        {
+          type: 'conversations_select',
+          action_id: A.channel,
+          filter: { include: ['public', 'private'], exclude_bot_users: true },
+          ...(r?.channelId ? { initial_conversation: r.channelId } : {}),
+        },
         true,
         'Empty: the workspace’s announcement channel.',
       ),
       ...profileFieldInput(input.kind, r?.profileFieldId ?? null, input.profileFields ?? []),
-      context('Cards go out at 9:00 in each person’s own time zone; February 29 birthdays on February 28 in other years.'),
+      context(
+        'Cards go out at 9:00 in each person’s own time zone; February 29 birthdays on February 28 in other years.',
+      ),
     ],
   };
 }
@@ -162,15 +239,27 @@ export function buildRuleModal(input: { kind: CelebrationKind; rule: Celebration
 /** Which custom profile field holds this date (optional: without one, the dates come from the CSV upload). */
 function profileFieldInput(kind: CelebrationKind, current: string | null, fields: ProfileField[]): Block[] {
   const { blocks: B, actions: A } = Celebrations.ruleModal;
-  const options = fields.slice(0, 100).map((f) => ({ text: plain(`${f.label}${f.type === 'date' ? '' : ` (${f.type})`}`, 75), value: f.id.slice(0, 150) }));
+  const options = fields
+    .slice(0, 100)
+    .map((f) => ({
+      text: plain(`${f.label}${f.type === 'date' ? '' : ` (${f.type})`}`, 75),
+      value: f.id.slice(0, 150),
+    }));
   const what = kind === 'birthday' ? 'birthdays' : 'start dates';
-  if (options.length === 0) return [context(`The workspace has no custom profile fields: ${what} come from *Upload dates (CSV)*.`)];
+  if (options.length === 0)
+    return [context(`The workspace has no custom profile fields: ${what} come from *Upload dates (CSV)*.`)];
   const initial = options.find((o) => o.value === current);
   return [
     input_(
       B.profileField,
       'Date from Slack profile field',
-      { type: 'static_select', action_id: A.profileField, placeholder: plain('None: use the CSV upload'), options, ...(initial ? { initial_option: initial } : {}) },
+      {
+        type: 'static_select',
+        action_id: A.profileField,
+        placeholder: plain('None: use the CSV upload'),
+        options,
+        ...(initial ? { initial_option: initial } : {}),
+      },
       true,
       `The profile field that holds ${what} (YYYY-MM-DD${kind === 'birthday' ? ' or MM-DD' : ''}); read daily. Empty: the CSV upload only.`,
     ),
@@ -213,7 +302,9 @@ export function buildCsvModal(): Record<string, unknown> {
 }
 
 export function buildCsvReport(report: ImportReport): Record<string, unknown> {
-  const lines = report.rejected.slice(0, 40).map((r) => `• line ${r.line} (${escapeMrkdwn(r.email)}): ${escapeMrkdwn(r.reason)}`);
+  const lines = report.rejected
+    .slice(0, 40)
+    .map((r) => `• line ${r.line} (${escapeMrkdwn(r.email)}): ${escapeMrkdwn(r.reason)}`);
   const more = report.rejected.length > 40 ? `\n…and ${report.rejected.length - 40} more` : '';
   return {
     type: 'modal',
@@ -229,7 +320,9 @@ export function buildCsvReport(report: ImportReport): Record<string, unknown> {
   };
 }
 
-export function describeCadence(s: Pick<RecurringSeriesRow, 'cadence' | 'weekday' | 'dayOfMonth' | 'timeOfDay' | 'timezone'>): string {
+export function describeCadence(
+  s: Pick<RecurringSeriesRow, 'cadence' | 'weekday' | 'dayOfMonth' | 'timeOfDay' | 'timezone'>,
+): string {
   const at = `at ${s.timeOfDay} ${s.timezone}`;
   if (s.cadence === 'weekly') return `every ${WEEKDAYS[(s.weekday ?? 1) - 1]} ${at}`;
   if (s.cadence === 'monthly_day') return `monthly on day ${s.dayOfMonth} (or the month's last day) ${at}`;
@@ -255,7 +348,9 @@ export function buildRecurringList(
     blocks.push({
       type: 'actions',
       elements: [
-        series.status === 'paused' ? button('Resume', Recurring.actions.resume, series.id, 'primary') : button('Pause', Recurring.actions.pause, series.id),
+        series.status === 'paused'
+          ? button('Resume', Recurring.actions.resume, series.id, 'primary')
+          : button('Pause', Recurring.actions.pause, series.id),
         button('Delete series', Recurring.actions.delete, series.id, 'danger'),
         ...next.slice(0, 3).map((o) => button(`Skip ${o.localDate}`, Recurring.actions.skip, o.id)),
       ],
@@ -267,7 +362,9 @@ export function buildRecurringList(
     blocks.push(context(`Series ${first + 1}–${first + items.length} of ${page.total}`));
     const nav = [
       ...(page.number > 0 ? [button('Previous', Recurring.actions.page, String(page.number - 1))] : []),
-      ...(first + RECURRING_PAGE_SIZE < page.total ? [button('Next', Recurring.actions.page, String(page.number + 1))] : []),
+      ...(first + RECURRING_PAGE_SIZE < page.total
+        ? [button('Next', Recurring.actions.page, String(page.number + 1))]
+        : []),
     ];
     if (nav.length > 0) blocks.push({ type: 'actions', elements: nav });
   }
@@ -277,11 +374,15 @@ export function buildRecurringList(
 /** What the recurring form says when a cap is reached (inline, under its first input). */
 export function seriesCapMessage(cap: 'person' | 'workspace', limit: number): string {
   const fix = `Delete one in ${COMMAND} recurring, or ask a Kudos admin to raise the limit in ${COMMAND} settings. Nothing was saved.`;
-  return cap === 'person' ? `You have ${limit} recurring kudos already, the most one person may have. ${fix}` : `This workspace has ${limit} recurring kudos already, the most it allows. ${fix}`;
+  return cap === 'person'
+    ? `You have ${limit} recurring kudos already, the most one person may have. ${fix}`
+    : `This workspace has ${limit} recurring kudos already, the most it allows. ${fix}`;
 }
 
 /** The recurring form once submitted, when the save outlasts Slack's 3 s: it says so, then what became of it. */
-export function buildRecurringSaveModal(state: 'saving' | 'saved' | 'failed' | { cap: 'person' | 'workspace'; limit: number }): Record<string, unknown> {
+export function buildRecurringSaveModal(
+  state: 'saving' | 'saved' | 'failed' | { cap: 'person' | 'workspace'; limit: number },
+): Record<string, unknown> {
   const text =
     state === 'saving'
       ? ':hourglass_flowing_sand: Saving your recurring kudos… Kudos is busy right now; this will say when it is saved. There is no need to submit it again.'
@@ -290,7 +391,13 @@ export function buildRecurringSaveModal(state: 'saving' | 'saved' | 'failed' | {
         : state === 'failed'
           ? `:warning: Your recurring kudos could not be saved. Nothing was saved; start it again with \`${COMMAND} recurring new\`.`
           : `:no_entry: ${seriesCapMessage(state.cap, state.limit)}`;
-  return { type: 'modal', callback_id: `${Recurring.modal.callbackId}_saved`, title: plain('Recurring kudos', 24), close: plain('Close'), blocks: [section(text)] };
+  return {
+    type: 'modal',
+    callback_id: `${Recurring.modal.callbackId}_saved`,
+    title: plain('Recurring kudos', 24),
+    close: plain('Close'),
+    blocks: [section(text)],
+  };
 }
 
 export function buildRecurringModal(input: { userIds?: string[] }): Record<string, unknown> {
@@ -307,13 +414,52 @@ export function buildRecurringModal(input: { userIds?: string[] }): Record<strin
     submit: plain('Start'),
     close: plain('Cancel'),
     blocks: [
-      input_(B.recipients, 'To', { type: 'multi_users_select', action_id: A.recipients, max_selected_items: 100, ...(input.userIds?.length ? { initial_users: input.userIds } : {}) }, false),
+      input_(
+        B.recipients,
+        'To',
+        {
+          type: 'multi_users_select',
+          action_id: A.recipients,
+          max_selected_items: 100,
+          ...(input.userIds?.length ? { initial_users: input.userIds } : {}),
+        },
+        false,
+      ),
       input_(B.design, 'Card design', designSearch(A.design, undefined), false),
-      input_(B.amount, 'Amount per person (USD)', { type: 'number_input', action_id: A.amount, is_decimal_allowed: false }, false),
-      input_(B.message, 'Message', { type: 'plain_text_input', action_id: A.message, multiline: true, max_length: 1000 }, true),
-      input_(B.cadence, 'How often', { type: 'static_select', action_id: A.cadence, options: cadences, initial_option: cadences[0] }, false),
-      input_(B.weekday, 'Day of the week (weekly)', { type: 'static_select', action_id: A.weekday, options: WEEKDAYS.map((d, i) => ({ text: plain(d), value: String(i + 1) })) }, true),
-      input_(B.day, 'Day of the month (monthly)', { type: 'number_input', action_id: A.day, is_decimal_allowed: false, min_value: '1', max_value: '31' }, true),
+      input_(
+        B.amount,
+        'Amount per person (USD)',
+        { type: 'number_input', action_id: A.amount, is_decimal_allowed: false },
+        false,
+      ),
+      input_(
+        B.message,
+        'Message',
+        { type: 'plain_text_input', action_id: A.message, multiline: true, max_length: 1000 },
+        true,
+      ),
+      input_(
+        B.cadence,
+        'How often',
+        { type: 'static_select', action_id: A.cadence, options: cadences, initial_option: cadences[0] },
+        false,
+      ),
+      input_(
+        B.weekday,
+        'Day of the week (weekly)',
+        {
+          type: 'static_select',
+          action_id: A.weekday,
+          options: WEEKDAYS.map((d, i) => ({ text: plain(d), value: String(i + 1) })),
+        },
+        true,
+      ),
+      input_(
+        B.day,
+        'Day of the month (monthly)',
+        { type: 'number_input', action_id: A.day, is_decimal_allowed: false, min_value: '1', max_value: '31' },
+        true,
+      ),
       input_(B.time, 'At (your time zone)', { type: 'timepicker', action_id: A.time, initial_time: '10:00' }, false),
       context('Each run is an ordinary send from you: approvals, budgets and limits apply to each.'),
     ],
@@ -329,12 +475,17 @@ export function buildAutomationRefused(input: {
   next?: 'not_retried' | 'retrying' | 'given_up' | undefined;
   until?: string | undefined;
 }): SlackMessageContent {
-  const who = input.recipientUserIds.slice(0, 10).map(mentionUser).join(', ') + (input.recipientUserIds.length > 10 ? ` and ${input.recipientUserIds.length - 10} more` : '');
+  const who =
+    input.recipientUserIds.slice(0, 10).map(mentionUser).join(', ') +
+    (input.recipientUserIds.length > 10 ? ` and ${input.recipientUserIds.length - 10} more` : '');
   const what =
     input.source === 'recurring'
       ? `Your recurring kudos to ${who} due on ${input.localDate}`
       : `The ${input.source === 'birthday' ? 'birthday' : 'work anniversary'} card for ${who} due on ${input.localDate}`;
-  const fix = input.source === 'recurring' ? `\`${COMMAND} recurring\` lists the series.` : `Check the rule in \`${COMMAND} celebrations\` (or on App Home).`;
+  const fix =
+    input.source === 'recurring'
+      ? `\`${COMMAND} recurring\` lists the series.`
+      : `Check the rule in \`${COMMAND} celebrations\` (or on App Home).`;
   const reason = escapeMrkdwn(input.reason);
   const until = input.until ? ` until ${input.until}` : '';
   const text =

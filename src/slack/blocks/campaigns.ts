@@ -18,13 +18,30 @@ export interface CampaignListItem {
 }
 
 export function campaignRange(row: Pick<CampaignRow, 'minCents' | 'maxCents'>): string {
-  return row.minCents === row.maxCents ? formatUsd(row.minCents) : `${formatUsd(row.minCents)}–${formatUsd(row.maxCents)}`;
+  return row.minCents === row.maxCents
+    ? formatUsd(row.minCents)
+    : `${formatUsd(row.minCents)}–${formatUsd(row.maxCents)}`;
 }
 
-export function describeCampaign(row: Pick<CampaignRow, 'designName' | 'minCents' | 'maxCents' | 'defaultCents' | 'templateName' | 'templateId' | 'senderName' | 'subject'>): string {
-  const range = row.minCents === row.maxCents ? formatUsd(row.minCents) : `${campaignRange(row)} (default ${formatUsd(row.defaultCents)})`;
-  const template = row.templateId ? `template *${escapeMrkdwn(row.templateName ?? row.templateId)}*` : 'the account’s default e-mail template';
-  const texts = [row.senderName ? `from “${escapeMrkdwn(row.senderName)}”` : '', row.subject ? `subject “${escapeMrkdwn(row.subject)}”` : ''].filter(Boolean).join(', ');
+export function describeCampaign(
+  row: Pick<
+    CampaignRow,
+    'designName' | 'minCents' | 'maxCents' | 'defaultCents' | 'templateName' | 'templateId' | 'senderName' | 'subject'
+  >,
+): string {
+  const range =
+    row.minCents === row.maxCents
+      ? formatUsd(row.minCents)
+      : `${campaignRange(row)} (default ${formatUsd(row.defaultCents)})`;
+  const template = row.templateId
+    ? `template *${escapeMrkdwn(row.templateName ?? row.templateId)}*`
+    : 'the account’s default e-mail template';
+  const texts = [
+    row.senderName ? `from “${escapeMrkdwn(row.senderName)}”` : '',
+    row.subject ? `subject “${escapeMrkdwn(row.subject)}”` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
   return `${escapeMrkdwn(row.designName)} · ${range} per person · ${template}${texts ? ` · ${texts}` : ''}`;
 }
 
@@ -40,7 +57,15 @@ export function buildCampaignList(items: CampaignListItem[], opts: { note?: stri
     ),
     {
       type: 'actions',
-      elements: [{ type: 'button', action_id: Campaigns.actions.create, text: plain('New campaign', 75), style: 'primary', value: 'new' }],
+      elements: [
+        {
+          type: 'button',
+          action_id: Campaigns.actions.create,
+          text: plain('New campaign', 75),
+          style: 'primary',
+          value: 'new',
+        },
+      ],
     } as unknown as Block,
   ];
   if (opts.note) blocks.push(context(opts.note));
@@ -54,7 +79,9 @@ export function buildCampaignList(items: CampaignListItem[], opts: { note?: stri
     blocks.push(section(`*${escapeMrkdwn(row.name)}*\n${describeCampaign(row)}${state}`), context(spendLine(spend)), {
       type: 'actions',
       elements: [
-        ...(row.status === 'active' ? [{ type: 'button', action_id: Campaigns.actions.edit, text: plain('Edit', 75), value: row.id }] : []),
+        ...(row.status === 'active'
+          ? [{ type: 'button', action_id: Campaigns.actions.edit, text: plain('Edit', 75), value: row.id }]
+          : []),
         {
           type: 'button',
           action_id: Campaigns.actions.archive,
@@ -63,7 +90,10 @@ export function buildCampaignList(items: CampaignListItem[], opts: { note?: stri
           value: row.id,
           confirm: {
             title: plain('Archive this campaign?', 100),
-            text: plain(`“${clip(row.name, 80)}” is deleted from the Rewards account and no longer offered to senders. Its sends and spend stay in the audit trail.`, 300),
+            text: plain(
+              `“${clip(row.name, 80)}” is deleted from the Rewards account and no longer offered to senders. Its sends and spend stay in the audit trail.`,
+              300,
+            ),
             confirm: plain('Archive', 30),
             deny: plain('Keep it', 30),
           },
@@ -91,14 +121,25 @@ export interface CampaignModalState {
   subject?: string;
 }
 
-function numberInput(blockId: string, label: string, initial: number | undefined, opts: { optional?: boolean; hint?: string } = {}): Block {
+function numberInput(
+  blockId: string,
+  label: string,
+  initial: number | undefined,
+  opts: { optional?: boolean; hint?: string } = {},
+): Block {
   return {
     type: 'input',
     block_id: blockId,
     optional: Boolean(opts.optional),
     label: plain(label),
     ...(opts.hint ? { hint: plain(opts.hint) } : {}),
-    element: { type: 'number_input', action_id: Campaigns.modal.action, is_decimal_allowed: false, min_value: '1', ...(initial !== undefined ? { initial_value: String(initial) } : {}) },
+    element: {
+      type: 'number_input',
+      action_id: Campaigns.modal.action,
+      is_decimal_allowed: false,
+      min_value: '1',
+      ...(initial !== undefined ? { initial_value: String(initial) } : {}),
+    },
   } as unknown as Block;
 }
 
@@ -114,9 +155,16 @@ export function buildCampaignModal(state: CampaignModalState): Record<string, un
     private_metadata: JSON.stringify(editing ? { campaignId: state.campaignId } : {}),
     blocks: [
       ...(state.designGone
-        ? [context(`:warning: ${escapeMrkdwn(`This campaign’s design “${state.designGone}” is no longer in the Rewards catalog; pick another. Nothing can be sent under the campaign until then.`)}`)]
+        ? [
+            context(
+              `:warning: ${escapeMrkdwn(`This campaign’s design “${state.designGone}” is no longer in the Rewards catalog; pick another. Nothing can be sent under the campaign until then.`)}`,
+            ),
+          ]
         : []),
-      plainTextInput(Campaigns.modal.action, B.name, 'Campaign name', state.name, { max: 80, placeholder: 'Q4 spot awards' }),
+      plainTextInput(Campaigns.modal.action, B.name, 'Campaign name', state.name, {
+        max: 80,
+        placeholder: 'Q4 spot awards',
+      }),
       {
         type: 'input',
         block_id: B.design,
@@ -126,10 +174,14 @@ export function buildCampaignModal(state: CampaignModalState): Record<string, un
           action_id: Campaigns.modal.designAction,
           min_query_length: 0,
           placeholder: plain('Search designs'),
-          ...(state.design ? { initial_option: { text: plain(clip(state.design.name, 75)), value: state.design.productId } } : {}),
+          ...(state.design
+            ? { initial_option: { text: plain(clip(state.design.name, 75)), value: state.design.productId } }
+            : {}),
         },
       } as unknown as Block,
-      numberInput(B.min, 'Least per person (USD)', state.minDollars, { hint: 'Whole dollars, within the design’s range.' }),
+      numberInput(B.min, 'Least per person (USD)', state.minDollars, {
+        hint: 'Whole dollars, within the design’s range.',
+      }),
       numberInput(B.max, 'Most per person (USD)', state.maxDollars),
       numberInput(B.default, 'Default amount (USD)', state.defaultDollars, {
         optional: true,
@@ -146,11 +198,21 @@ export function buildCampaignModal(state: CampaignModalState): Record<string, un
           action_id: Campaigns.modal.templateAction,
           min_query_length: 0,
           placeholder: plain('Search templates'),
-          ...(state.template ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } } : {}),
+          ...(state.template
+            ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } }
+            : {}),
         },
       } as unknown as Block,
-      plainTextInput(Campaigns.modal.action, B.senderName, 'E-mail sender name', state.senderName, { optional: true, max: 100, hint: 'Who the e-mail is from; the sender’s own name when empty.' }),
-      plainTextInput(Campaigns.modal.action, B.subject, 'E-mail subject', state.subject, { optional: true, max: 200, hint: '“<sender> sent you kudos” when empty.' }),
+      plainTextInput(Campaigns.modal.action, B.senderName, 'E-mail sender name', state.senderName, {
+        optional: true,
+        max: 100,
+        hint: 'Who the e-mail is from; the sender’s own name when empty.',
+      }),
+      plainTextInput(Campaigns.modal.action, B.subject, 'E-mail subject', state.subject, {
+        optional: true,
+        max: 200,
+        hint: '“<sender> sent you kudos” when empty.',
+      }),
     ],
   };
 }

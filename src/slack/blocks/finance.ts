@@ -13,7 +13,12 @@ import { formatUtc } from '../../domain/shared/zoned-time.js';
 import type { SlackMessageContent } from './messages.js';
 import { context, plain, plainTextInput, section, type Block } from './text.js';
 
-const topUpButton = (label = 'Request a top-up') => ({ type: 'button' as const, action_id: Finance.actions.openTopUp, text: plain(label, 75), value: 'open' });
+const topUpButton = (label = 'Request a top-up') => ({
+  type: 'button' as const,
+  action_id: Finance.actions.openTopUp,
+  text: plain(label, 75),
+  value: 'open',
+});
 
 export function renderFinanceNotice(notice: FinanceNotice): SlackMessageContent {
   switch (notice.kind) {
@@ -31,16 +36,28 @@ export function renderFinanceNotice(notice: FinanceNotice): SlackMessageContent 
 }
 
 export function buildLowBalanceAlert(n: Extract<FinanceNotice, { kind: 'low_balance' }>): SlackMessageContent {
-  const spend = n.spend30dCents === undefined ? 'not available (the ledger could not be read)' : formatUsd(n.spend30dCents, n.currency);
-  const days = n.daysLeft === undefined ? (n.spend30dCents === undefined ? 'unknown' : 'no spending in the last 30 days') : `about ${n.daysLeft} day${n.daysLeft === 1 ? '' : 's'} at that rate`;
+  const spend =
+    n.spend30dCents === undefined
+      ? 'not available (the ledger could not be read)'
+      : formatUsd(n.spend30dCents, n.currency);
+  const days =
+    n.daysLeft === undefined
+      ? n.spend30dCents === undefined
+        ? 'unknown'
+        : 'no spending in the last 30 days'
+      : `about ${n.daysLeft} day${n.daysLeft === 1 ? '' : 's'} at that rate`;
   const text = `Kudos balance is low: ${formatUsd(n.balanceCents, n.currency)} available, under the ${formatUsd(n.thresholdCents, n.currency)} alert threshold.`;
   return {
     text,
     blocks: [
-      section(`:warning: *Low Rewards balance*\n*${formatUsd(n.balanceCents, n.currency)}* available, under the alert threshold of ${formatUsd(n.thresholdCents, n.currency)}.`),
+      section(
+        `:warning: *Low Rewards balance*\n*${formatUsd(n.balanceCents, n.currency)}* available, under the alert threshold of ${formatUsd(n.thresholdCents, n.currency)}.`,
+      ),
       section(`Spent in the last 30 days: *${spend}*\nDays left: *${days}*`),
       { type: 'actions', block_id: `${Finance.blockPrefix}low_balance`, elements: [topUpButton()] } as unknown as Block,
-      context('One alert per crossing: the next comes after the balance has been back above the threshold. `/kudos balance` shows it now.'),
+      context(
+        'One alert per crossing: the next comes after the balance has been back above the threshold. `/kudos balance` shows it now.',
+      ),
     ],
   };
 }
@@ -51,13 +68,19 @@ export function buildWebhooksSilentAlert(n: Extract<FinanceNotice, { kind: 'webh
   return {
     text: `Rewards webhooks are not arriving: ${orders} and ${last}. Outcomes come from polling meanwhile.`,
     blocks: [
-      section(`:warning: *Rewards webhooks are not arriving*\n${orders} and no webhook came in that time (${last}). Order outcomes come from polling the API meanwhile, more slowly.`),
-      context('Check the webhook registration and the public URL in front of `/webhooks/rewards`. One alert per episode: the warning on App Home clears when a webhook arrives.'),
+      section(
+        `:warning: *Rewards webhooks are not arriving*\n${orders} and no webhook came in that time (${last}). Order outcomes come from polling the API meanwhile, more slowly.`,
+      ),
+      context(
+        'Check the webhook registration and the public URL in front of `/webhooks/rewards`. One alert per episode: the warning on App Home clears when a webhook arrives.',
+      ),
     ],
   };
 }
 
-export function buildInsufficientFundsAlert(n: Extract<FinanceNotice, { kind: 'insufficient_funds' }>): SlackMessageContent {
+export function buildInsufficientFundsAlert(
+  n: Extract<FinanceNotice, { kind: 'insufficient_funds' }>,
+): SlackMessageContent {
   const balance = n.balanceCents === undefined ? '' : ` Available now: *${formatUsd(n.balanceCents, n.currency)}*.`;
   return {
     text: `A kudos of ${formatUsd(n.totalCents)} was refused: not enough Rewards balance.`,
@@ -65,18 +88,29 @@ export function buildInsufficientFundsAlert(n: Extract<FinanceNotice, { kind: 'i
       section(
         `:rotating_light: *A kudos was refused for lack of funds*\n${mentionUser(n.senderUserId)} tried to send ${formatUsd(n.totalCents)} and the Rewards API answered that the balance does not cover it.${balance}`,
       ),
-      { type: 'actions', block_id: `${Finance.blockPrefix}insufficient`, elements: [topUpButton()] } as unknown as Block,
+      {
+        type: 'actions',
+        block_id: `${Finance.blockPrefix}insufficient`,
+        elements: [topUpButton()],
+      } as unknown as Block,
     ],
   };
 }
 
 function billingLine(b: BillingDetails): string {
-  return escapeAndClip(`${b.companyName} · ${b.billingAddress}, ${b.zipCode} ${b.city}, ${b.state}, ${b.country} · EIN ${b.ein}`, 500);
+  return escapeAndClip(
+    `${b.companyName} · ${b.billingAddress}, ${b.zipCode} ${b.city}, ${b.state}, ${b.country} · EIN ${b.ein}`,
+    500,
+  );
 }
 
 /** The request as admins see it: open (buttons) or decided (outcome). */
 export function buildTopUpRequestMessage(r: TopUpRequestRow): SlackMessageContent {
-  const blocks: Block[] = [section(`:bank: *Top-up request*\n${mentionUser(r.requesterUserId)} asks for an ACH top-up of *${formatUsd(r.amountCents)}*.`)];
+  const blocks: Block[] = [
+    section(
+      `:bank: *Top-up request*\n${mentionUser(r.requesterUserId)} asks for an ACH top-up of *${formatUsd(r.amountCents)}*.`,
+    ),
+  ];
   if (r.note.trim() !== '') blocks.push(section(`>${escapeAndClip(r.note, 1000).replace(/\n/g, '\n>')}`));
   blocks.push(context(`Billing: ${billingLine(r.billing)} · asked ${formatUtc(r.createdAt)}`));
   if (r.status === 'awaiting_approval') {
@@ -97,14 +131,23 @@ export function buildTopUpRequestMessage(r: TopUpRequestRow): SlackMessageConten
             deny: plain('Not yet', 30),
           },
         },
-        { type: 'button', action_id: Finance.actions.rejectTopUp, text: plain('Reject', 75), style: 'danger', value: r.id },
+        {
+          type: 'button',
+          action_id: Finance.actions.rejectTopUp,
+          text: plain('Reject', 75),
+          style: 'danger',
+          value: r.id,
+        },
       ],
     } as unknown as Block);
     blocks.push(context('A second admin approves: the requester cannot approve their own request.'));
   } else {
     blocks.push(section(outcomeLine(r)));
   }
-  return { text: `Top-up request of ${formatUsd(r.amountCents)} from ${r.requesterUserId}: ${describeStatus(r.status)}`, blocks };
+  return {
+    text: `Top-up request of ${formatUsd(r.amountCents)} from ${r.requesterUserId}: ${describeStatus(r.status)}`,
+    blocks,
+  };
 }
 
 function outcomeLine(r: TopUpRequestRow): string {
@@ -136,11 +179,19 @@ export function buildTopUpOutcome(r: TopUpRequestRow): SlackMessageContent {
   };
 }
 
-function textInput(blockId: string, label: string, initial: string | undefined, opts: Parameters<typeof plainTextInput>[4] = {}): Block {
+function textInput(
+  blockId: string,
+  label: string,
+  initial: string | undefined,
+  opts: Parameters<typeof plainTextInput>[4] = {},
+): Block {
   return plainTextInput(Finance.topUpModal.action, blockId, label, initial, opts);
 }
 
-export function buildTopUpModal(input: { billing: BillingDetails | undefined; suggestedCents?: number }): Record<string, unknown> {
+export function buildTopUpModal(input: {
+  billing: BillingDetails | undefined;
+  suggestedCents?: number;
+}): Record<string, unknown> {
   const B = Finance.topUpModal.blocks;
   const b = input.billing;
   return {
@@ -150,8 +201,14 @@ export function buildTopUpModal(input: { billing: BillingDetails | undefined; su
     submit: plain('Ask for approval', 24),
     close: plain('Cancel', 24),
     blocks: [
-      context('An ACH top-up of the Rewards balance. A second admin approves it before Kudos asks the Rewards API; the balance is credited once the operator confirms the wire.'),
-      textInput(B.amount, 'Amount (USD)', input.suggestedCents ? centsToDecimal(input.suggestedCents) : undefined, { max: 16, hint: 'At least $100.00; cents allowed.', placeholder: '2500.00' }),
+      context(
+        'An ACH top-up of the Rewards balance. A second admin approves it before Kudos asks the Rewards API; the balance is credited once the operator confirms the wire.',
+      ),
+      textInput(B.amount, 'Amount (USD)', input.suggestedCents ? centsToDecimal(input.suggestedCents) : undefined, {
+        max: 16,
+        hint: 'At least $100.00; cents allowed.',
+        placeholder: '2500.00',
+      }),
       textInput(B.note, 'Note for the approver', undefined, { optional: true, multiline: true, max: 500 }),
       { type: 'header', text: plain('Billing details (required by the Rewards API)', 150) } as unknown as Block,
       textInput(B.companyName, 'Company name', b?.companyName, { max: 200 }),
@@ -187,8 +244,15 @@ export function buildLimitsModal(input: { limits: KnownLimits | undefined; notic
   const blocks: Block[] = [];
   if (input.notice) blocks.push(section(input.notice));
   blocks.push(
-    context('The Rewards API checks the current limits against its records before queueing the request for review (typically 1-2 business days).'),
-    numberInput(B.currentDaily, 'Current daily limit (USD)', input.limits?.dailyCents, input.limits ? undefined : 'As the Rewards portal shows it.'),
+    context(
+      'The Rewards API checks the current limits against its records before queueing the request for review (typically 1-2 business days).',
+    ),
+    numberInput(
+      B.currentDaily,
+      'Current daily limit (USD)',
+      input.limits?.dailyCents,
+      input.limits ? undefined : 'As the Rewards portal shows it.',
+    ),
     numberInput(B.currentMonthly, 'Current monthly limit (USD)', input.limits?.monthlyCents),
     numberInput(B.requestedDaily, 'Requested daily limit (USD)', undefined),
     numberInput(B.requestedMonthly, 'Requested monthly limit (USD)', undefined),
@@ -221,29 +285,56 @@ export function limitsLines(limits: KnownLimits | undefined, usage: LimitUsage):
 
 /** `/kudos balance` for admins (and the admin section of App Home): balance, top-ups, limits. */
 export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageContent {
-  const threshold = o.thresholdCents === null ? 'no low-balance alert set (`/kudos settings`)' : `alert under ${formatUsd(o.thresholdCents, o.currency)}`;
-  const blocks: Block[] = [section(`:moneybag: *Rewards balance:* ${formatUsd(o.availableCents, o.currency)} available · ${formatUsd(o.pendingCents, o.currency)} pending top-ups\n${threshold}`)];
-  if (o.sandbox) blocks.push(context('Connected to the Rewards *sandbox*: orders are not charged and top-ups are production only.'));
+  const threshold =
+    o.thresholdCents === null
+      ? 'no low-balance alert set (`/kudos settings`)'
+      : `alert under ${formatUsd(o.thresholdCents, o.currency)}`;
+  const blocks: Block[] = [
+    section(
+      `:moneybag: *Rewards balance:* ${formatUsd(o.availableCents, o.currency)} available · ${formatUsd(o.pendingCents, o.currency)} pending top-ups\n${threshold}`,
+    ),
+  ];
+  if (o.sandbox)
+    blocks.push(context('Connected to the Rewards *sandbox*: orders are not charged and top-ups are production only.'));
   const topUpLine = (r: TopUpRequestRow) =>
     `• ${formatUsd(r.amountCents)} by ${mentionUser(r.requesterUserId)}: ${describeStatus(r.status)}${r.fundingNo ? ` (\`${escapeMrkdwn(r.fundingNo)}\`)` : ''}`;
   if (o.topUps.length > 0) blocks.push(section(`*Top-ups not completed yet*\n${o.topUps.map(topUpLine).join('\n')}`));
-  if (o.recentTopUps.length > 0) blocks.push(section(`*Top-ups settled in the last 7 days*\n${o.recentTopUps.map(topUpLine).join('\n')}`));
+  if (o.recentTopUps.length > 0)
+    blocks.push(section(`*Top-ups settled in the last 7 days*\n${o.recentTopUps.map(topUpLine).join('\n')}`));
   blocks.push(section(limitsLines(o.limits, o.usage)));
   if (o.pendingLimitRequest) {
     const p = o.pendingLimitRequest;
-    blocks.push(context(`Limit increase pending review since ${formatUtc(p.createdAt)}: ${formatUsd(p.requestedDailyCents)} a day, ${formatUsd(p.requestedMonthlyCents)} a month.`));
+    blocks.push(
+      context(
+        `Limit increase pending review since ${formatUtc(p.createdAt)}: ${formatUsd(p.requestedDailyCents)} a day, ${formatUsd(p.requestedMonthlyCents)} a month.`,
+      ),
+    );
   }
   blocks.push({
     type: 'actions',
     block_id: `${Finance.blockPrefix}overview`,
-    elements: [topUpButton(), { type: 'button', action_id: Finance.actions.openLimits, text: plain('Request higher limits', 75), value: 'open' }],
+    elements: [
+      topUpButton(),
+      {
+        type: 'button',
+        action_id: Finance.actions.openLimits,
+        text: plain('Request higher limits', 75),
+        value: 'open',
+      },
+    ],
   } as unknown as Block);
   return { text: `Rewards balance: ${formatUsd(o.availableCents, o.currency)} available`, blocks };
 }
 
 export const LEDGER_LIST_ROWS = 25;
 
-export function buildLedgerList(input: { month: string; movements: Movement[]; totals: LedgerTotals; reconciliation: Reconciliation; truncated: boolean }): SlackMessageContent {
+export function buildLedgerList(input: {
+  month: string;
+  movements: Movement[];
+  totals: LedgerTotals;
+  reconciliation: Reconciliation;
+  truncated: boolean;
+}): SlackMessageContent {
   const { totals: t, reconciliation: r } = input;
   const blocks: Block[] = [{ type: 'header', text: plain(`Ledger ${input.month}`, 150) } as unknown as Block];
   if (input.movements.length === 0) {
@@ -255,7 +346,12 @@ export function buildLedgerList(input: { month: string; movements: Movement[]; t
       return `\`${when}\` ${escapeMrkdwn(m.label)} \`${escapeMrkdwn(m.referenceNumber)}\` *${formatUsd(m.signedCents, m.currency)}*${pending}`;
     });
     blocks.push(section(lines.join('\n')));
-    if (input.movements.length > LEDGER_LIST_ROWS) blocks.push(context(`…and ${input.movements.length - LEDGER_LIST_ROWS} more: \`/kudos ledger ${input.month} csv\` sends them all.`));
+    if (input.movements.length > LEDGER_LIST_ROWS)
+      blocks.push(
+        context(
+          `…and ${input.movements.length - LEDGER_LIST_ROWS} more: \`/kudos ledger ${input.month} csv\` sends them all.`,
+        ),
+      );
   }
   blocks.push(
     section(
@@ -271,7 +367,11 @@ export function buildLedgerList(input: { month: string; movements: Movement[]; t
   } else {
     const problems = [
       ...r.missing.slice(0, 5).map((id) => `\`${escapeMrkdwn(id)}\` is not in the ledger`),
-      ...r.differing.slice(0, 5).map((d) => `\`${escapeMrkdwn(d.orderId)}\`: Kudos ${formatUsd(d.kudosCents)}, ledger ${formatUsd(d.ledgerCents)}`),
+      ...r.differing
+        .slice(0, 5)
+        .map(
+          (d) => `\`${escapeMrkdwn(d.orderId)}\`: Kudos ${formatUsd(d.kudosCents)}, ledger ${formatUsd(d.ledgerCents)}`,
+        ),
     ];
     blocks.push(
       section(
@@ -280,5 +380,8 @@ export function buildLedgerList(input: { month: string; movements: Movement[]; t
     );
   }
   if (input.truncated) blocks.push(context('Only the first 5,000 rows were read.'));
-  return { text: `Ledger ${input.month}: ${input.movements.length} movements${r.ok ? '' : ' (mismatch with Kudos orders)'}`, blocks };
+  return {
+    text: `Ledger ${input.month}: ${input.movements.length} movements${r.ok ? '' : ' (mismatch with Kudos orders)'}`,
+    blocks,
+  };
 }

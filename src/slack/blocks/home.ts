@@ -79,16 +79,33 @@ function pager(list: HomeList, page: Page<unknown>): Block[] {
   const first = page.page * page.pageSize + 1;
   const last = Math.min(page.total, first + page.items.length - 1);
   const buttons = [];
-  if (page.page > 0) buttons.push({ type: 'button', action_id: `${Home.actions.page}_${list}_newer`, text: plain('← Newer', 75), value: `${list}:${page.page - 1}` });
-  if (last < page.total) buttons.push({ type: 'button', action_id: `${Home.actions.page}_${list}_older`, text: plain('Older →', 75), value: `${list}:${page.page + 1}` });
-  const blocks: Block[] = [context(page.items.length ? `Showing ${first}–${last} of ${page.total}` : `Nothing on this page; ${page.total} in all`)];
+  if (page.page > 0)
+    buttons.push({
+      type: 'button',
+      action_id: `${Home.actions.page}_${list}_newer`,
+      text: plain('← Newer', 75),
+      value: `${list}:${page.page - 1}`,
+    });
+  if (last < page.total)
+    buttons.push({
+      type: 'button',
+      action_id: `${Home.actions.page}_${list}_older`,
+      text: plain('Older →', 75),
+      value: `${list}:${page.page + 1}`,
+    });
+  const blocks: Block[] = [
+    context(
+      page.items.length ? `Showing ${first}–${last} of ${page.total}` : `Nothing on this page; ${page.total} in all`,
+    ),
+  ];
   if (buttons.length) blocks.push({ type: 'actions', elements: buttons } as Block);
   return blocks;
 }
 
 function approvalsSection(page: Page<KudosRow>): Block[] {
   const blocks: Block[] = [header('Waiting for your approval')];
-  if (page.total === 0) return [...blocks, context('Nothing to decide. Requests above the approval threshold show up here.')];
+  if (page.total === 0)
+    return [...blocks, context('Nothing to decide. Requests above the approval threshold show up here.')];
   for (const row of page.items) {
     blocks.push(
       section(
@@ -99,8 +116,20 @@ function approvalsSection(page: Page<KudosRow>): Block[] {
       type: 'actions',
       block_id: `${Approval.blockPrefix}home_${row.id}`,
       elements: [
-        { type: 'button', action_id: Approval.actions.approve, text: plain('Approve', 75), style: 'primary', value: row.id },
-        { type: 'button', action_id: Approval.actions.reject, text: plain('Reject', 75), style: 'danger', value: row.id },
+        {
+          type: 'button',
+          action_id: Approval.actions.approve,
+          text: plain('Approve', 75),
+          style: 'primary',
+          value: row.id,
+        },
+        {
+          type: 'button',
+          action_id: Approval.actions.reject,
+          text: plain('Reject', 75),
+          style: 'danger',
+          value: row.id,
+        },
       ],
     });
   }
@@ -110,7 +139,11 @@ function approvalsSection(page: Page<KudosRow>): Block[] {
 function scheduledSection(data: HomeData): Block[] {
   const page = data.scheduled;
   const blocks: Block[] = [header('Your scheduled kudos')];
-  if (page.total === 0 && page.page === 0) return [...blocks, context('Nothing scheduled. To have kudos go out later, pick *Schedule for later* in the send form.')];
+  if (page.total === 0 && page.page === 0)
+    return [
+      ...blocks,
+      context('Nothing scheduled. To have kudos go out later, pick *Schedule for later* in the send form.'),
+    ];
   for (const { row, cancellable } of page.items) {
     const text = `To ${sendRecipients(row, row.recipientCount, 5)} · ${perPerson(row)} · *${escapeMrkdwn(row.scheduledAt ? formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC') : 'soon')}*`;
     if (!cancellable) {
@@ -130,7 +163,11 @@ function budgetLine(data: HomeData): Block[] {
   const { usedCents, budgetCents } = data.budget;
   if (budgetCents === null) return usedCents > 0 ? [context(`You have sent ${formatUsd(usedCents)} this month.`)] : [];
   const left = Math.max(0, budgetCents - usedCents);
-  return [context(`*Your monthly budget:* ${formatUsd(usedCents)} used of ${formatUsd(budgetCents)} · ${formatUsd(left)} left. Sends past it go to an approver.`)];
+  return [
+    context(
+      `*Your monthly budget:* ${formatUsd(usedCents)} used of ${formatUsd(budgetCents)} · ${formatUsd(left)} left. Sends past it go to an approver.`,
+    ),
+  ];
 }
 
 function receivedSection(data: HomeData): Block[] {
@@ -144,7 +181,11 @@ function receivedSection(data: HomeData): Block[] {
         : delivery === 'bounced'
           ? ':warning: The e-mail bounced; the sender was asked to fix it'
           : ':outbox_tray: Card on its way';
-    blocks.push(section(`From ${mentionUser(row.senderUserId)} · ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card · ${when(row.createdAt)}\n${state}${quoteLine(row.message)}`));
+    blocks.push(
+      section(
+        `From ${mentionUser(row.senderUserId)} · ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card · ${when(row.createdAt)}\n${state}${quoteLine(row.message)}`,
+      ),
+    );
   }
   return [...blocks, ...pager('received', page)];
 }
@@ -159,8 +200,18 @@ function sentSection(data: HomeData): Block[] {
     if (bounce) {
       blocks.push({
         type: 'section',
-        text: { type: 'mrkdwn', text: `${text}: ${escapeMrkdwn(bounces.map((b) => b.email).join(', '))}`, verbatim: true },
-        accessory: { type: 'button', action_id: BounceFix.actions.open, text: plain('Fix address and resend', 75), style: 'primary', value: bounce.id },
+        text: {
+          type: 'mrkdwn',
+          text: `${text}: ${escapeMrkdwn(bounces.map((b) => b.email).join(', '))}`,
+          verbatim: true,
+        },
+        accessory: {
+          type: 'button',
+          action_id: BounceFix.actions.open,
+          text: plain('Fix address and resend', 75),
+          style: 'primary',
+          value: bounce.id,
+        },
       });
     } else {
       blocks.push(section(text));
@@ -181,17 +232,27 @@ function adminSection(data: HomeData, extras: HomeExtras): Block[] {
       : `*Balance:* ${formatUsd(balance.availableCents, balance.currency)} available · ${formatUsd(balance.pendingCents, balance.currency)} pending top-ups`;
   const budgets = [
     `approval above ${formatUsd(admin.approvalThresholdCents)}`,
-    admin.monthlyBudgetCents !== null ? `${formatUsd(admin.monthlyBudgetCents)} per sender per month` : 'no monthly budget',
+    admin.monthlyBudgetCents !== null
+      ? `${formatUsd(admin.monthlyBudgetCents)} per sender per month`
+      : 'no monthly budget',
   ];
-  blocks.push(section(`${balanceText}\n*This month:* ${formatUsd(admin.spentThisMonthCents)} in ${admin.sendsThisMonth} ${admin.sendsThisMonth === 1 ? 'send' : 'sends'} · ${budgets.join(' · ')}`));
+  blocks.push(
+    section(
+      `${balanceText}\n*This month:* ${formatUsd(admin.spentThisMonthCents)} in ${admin.sendsThisMonth} ${admin.sendsThisMonth === 1 ? 'send' : 'sends'} · ${budgets.join(' · ')}`,
+    ),
+  );
   blocks.push({
     type: 'actions',
     elements: [{ type: 'button', action_id: Home.actions.openSettings, text: plain('Settings', 75) }],
   });
   blocks.push(context(`Audit trail: \`${COMMAND} audit\`, or all of it as CSV by DM with \`${COMMAND} audit csv\`.`));
   const warnings: string[] = [];
-  if (balance && 'error' in balance) warnings.push(':warning: The Rewards API did not answer the balance request. Sends may fail until it does.');
-  if (admin.recentApiErrors > 0) warnings.push(`:warning: ${admin.recentApiErrors} ${admin.recentApiErrors === 1 ? 'send' : 'sends'} hit a Rewards API error in the last 24 hours.`);
+  if (balance && 'error' in balance)
+    warnings.push(':warning: The Rewards API did not answer the balance request. Sends may fail until it does.');
+  if (admin.recentApiErrors > 0)
+    warnings.push(
+      `:warning: ${admin.recentApiErrors} ${admin.recentApiErrors === 1 ? 'send' : 'sends'} hit a Rewards API error in the last 24 hours.`,
+    );
   for (const w of admin.warnings) warnings.push(warningText(w));
   blocks.push(header('Health'));
   if (warnings.length === 0) blocks.push(context(':large_green_circle: All good: no warnings.'));
@@ -216,10 +277,16 @@ function warningText(w: HealthWarningRow): string {
 export function buildHome(data: HomeData, extras: HomeExtras = {}): { type: 'home'; blocks: Block[] } {
   const intro: Block[] = [];
   if (extras.flash) intro.push(section(extras.flash));
-  if (extras.rewardsAccount && extras.rewardsAccount.length > 0) intro.push(...extras.rewardsAccount, { type: 'divider' });
+  if (extras.rewardsAccount && extras.rewardsAccount.length > 0)
+    intro.push(...extras.rewardsAccount, { type: 'divider' });
   intro.push(
     section('*Thank someone with a gift card*, right now or at a time you pick.'),
-    { type: 'actions', elements: [{ type: 'button', action_id: Home.actions.openSendModal, text: plain('Give kudos', 75), style: 'primary' }] },
+    {
+      type: 'actions',
+      elements: [
+        { type: 'button', action_id: Home.actions.openSendModal, text: plain('Give kudos', 75), style: 'primary' },
+      ],
+    },
     context(`Also from any message: *More actions → Give kudos for this*, or \`${COMMAND}\`.`),
   );
   const sections: Block[][] = [
@@ -241,5 +308,8 @@ export function buildHome(data: HomeData, extras: HomeExtras = {}): { type: 'hom
 /** Never over Slack's limit: with the page sizes of domain/home/home-data.ts this only guards future growth. */
 export function fitBlocks(blocks: Block[], max = HOME_MAX_BLOCKS): Block[] {
   if (blocks.length <= max) return blocks;
-  return [...blocks.slice(0, max - 1), context('Some items are not shown. Use the Older buttons or `/kudos` commands to see them.')];
+  return [
+    ...blocks.slice(0, max - 1),
+    context('Some items are not shown. Use the Older buttons or `/kudos` commands to see them.'),
+  ];
 }

@@ -32,11 +32,16 @@ const MENTIONS_PER_MESSAGE = 10;
  * name and its size ("@engineering (1,000 people)"), never a mention of the group (that would ping
  * everyone in it) nor a thousand mentions (Block Kit's 3,000-character sections).
  */
-export function sendRecipients(row: Pick<KudosRow, 'recipients' | 'recipientCount' | 'recipientGroupName' | 'slackUsergroupId' | 'recipientGroupId'>, count = row.recipientCount, max = 10): string {
+export function sendRecipients(
+  row: Pick<KudosRow, 'recipients' | 'recipientCount' | 'recipientGroupName' | 'slackUsergroupId' | 'recipientGroupId'>,
+  count = row.recipientCount,
+  max = 10,
+): string {
   const people = `${count.toLocaleString('en-US')} ${count === 1 ? 'person' : 'people'}`;
   if (row.recipientCount <= MENTIONS_PER_MESSAGE) return recipientList(row.recipients, max);
   const group = row.recipientGroupName?.trim();
-  if (group && (row.slackUsergroupId || row.recipientGroupId)) return `${escapeMrkdwn(group.replace(/[<>&*_~`]/g, ''))} (${people})`;
+  if (group && (row.slackUsergroupId || row.recipientGroupId))
+    return `${escapeMrkdwn(group.replace(/[<>&*_~`]/g, ''))} (${people})`;
   return people;
 }
 
@@ -72,7 +77,10 @@ export function perPerson(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>)
 
 export function buildConfirmation(row: KudosRow): SlackMessageContent {
   const cost = row.costCents !== null ? formatUsd(row.costCents, row.costCurrency ?? 'USD') : formatUsd(row.totalCents);
-  const when = row.status === 'scheduled' && row.scheduledAt ? `is scheduled for ${formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC')}` : 'is on its way';
+  const when =
+    row.status === 'scheduled' && row.scheduledAt
+      ? `is scheduled for ${formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC')}`
+      : 'is on its way';
   const headline = `Your kudos to ${sendRecipients(row)} ${when}: a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}.`;
   const orders = orderIdsOf(row);
   return {
@@ -85,10 +93,16 @@ export function buildAnnouncement(row: KudosRow): SlackMessageContent {
   // A partial send is announced for the people it reached.
   const reached = placedRecipientCount(row);
   const who = sendRecipients(row, reached);
-  const blocks: Block[] = [section(`:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card!`)];
+  const blocks: Block[] = [
+    section(`:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card!`),
+  ];
   if (row.message.trim() !== '') blocks.push(...quoteSections(row.message));
-  if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl)) blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
-  return { text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${reached} ${reached === 1 ? 'person' : 'people'}`, blocks };
+  if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl))
+    blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
+  return {
+    text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${reached} ${reached === 1 ? 'person' : 'people'}`,
+    blocks,
+  };
 }
 
 /** To the sender: a send in several orders went out in part; exactly who got what, and why the rest did not. */
@@ -121,9 +135,15 @@ export interface ScheduledItem {
   cancellable: boolean;
 }
 
-export function buildScheduledList(items: ScheduledItem[], opts: { showSender: boolean; note?: string }): SlackMessageContent {
+export function buildScheduledList(
+  items: ScheduledItem[],
+  opts: { showSender: boolean; note?: string },
+): SlackMessageContent {
   if (items.length === 0) {
-    return { text: 'No scheduled kudos.', blocks: [section(opts.note ? `${opts.note}\nNo scheduled kudos.` : 'No scheduled kudos.')] };
+    return {
+      text: 'No scheduled kudos.',
+      blocks: [section(opts.note ? `${opts.note}\nNo scheduled kudos.` : 'No scheduled kudos.')],
+    };
   }
   const blocks: Block[] = [{ type: 'header', text: plain('Scheduled kudos', 150) }];
   if (opts.note) blocks.push(context(opts.note));
@@ -145,7 +165,15 @@ function scheduledItemBlock(row: KudosRow, cancellable: boolean, showSender: boo
   const text = scheduledItemText(row, showSender);
   const blockId = `${ScheduledList.blockPrefix}${row.id}`;
   if (!cancellable) {
-    return { type: 'section', block_id: blockId, text: { type: 'mrkdwn', text: `${text}\n_Can no longer be cancelled: it goes out in less than 10 minutes._`, verbatim: true } };
+    return {
+      type: 'section',
+      block_id: blockId,
+      text: {
+        type: 'mrkdwn',
+        text: `${text}\n_Can no longer be cancelled: it goes out in less than 10 minutes._`,
+        verbatim: true,
+      },
+    };
   }
   return {
     type: 'section',
@@ -172,11 +200,19 @@ export function cancelButton(actionId: string, kudosId: string) {
   };
 }
 
-export function buildBalance(balance: { availableCents: number; pendingCents: number; currency: string }): SlackMessageContent {
+export function buildBalance(balance: {
+  availableCents: number;
+  pendingCents: number;
+  currency: string;
+}): SlackMessageContent {
   const text = `Available balance: ${formatUsd(balance.availableCents, balance.currency)} · pending top-ups: ${formatUsd(balance.pendingCents, balance.currency)}`;
   return {
     text,
-    blocks: [section(`:moneybag: *Available:* ${formatUsd(balance.availableCents, balance.currency)}\n*Pending top-ups:* ${formatUsd(balance.pendingCents, balance.currency)}`)],
+    blocks: [
+      section(
+        `:moneybag: *Available:* ${formatUsd(balance.availableCents, balance.currency)}\n*Pending top-ups:* ${formatUsd(balance.pendingCents, balance.currency)}`,
+      ),
+    ],
   };
 }
 

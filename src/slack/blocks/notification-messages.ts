@@ -17,9 +17,16 @@ function countsText(c: DeliveryCounts): string {
 }
 
 /** The public completion notice: in the thread of the kudos announcement, or in the notification channel. */
-export function buildCompletionNotice(input: { orderId: string; counts: DeliveryCounts; kudos?: KudosRow; cardName?: string }): SlackMessageContent {
+export function buildCompletionNotice(input: {
+  orderId: string;
+  counts: DeliveryCounts;
+  kudos?: KudosRow;
+  cardName?: string;
+}): SlackMessageContent {
   const icon = input.counts.bouncedCount > 0 ? ':warning:' : ':white_check_mark:';
-  const what = input.kudos ? `Kudos from ${mentionUser(input.kudos.senderUserId)}` : `Order \`${escapeMrkdwn(input.orderId)}\``;
+  const what = input.kudos
+    ? `Kudos from ${mentionUser(input.kudos.senderUserId)}`
+    : `Order \`${escapeMrkdwn(input.orderId)}\``;
   const text = `${what}: ${countsText(input.counts)}.`;
   const orders = input.kudos ? orderIdsOf(input.kudos).length : 1;
   return {
@@ -35,14 +42,21 @@ export function buildCompletionNotice(input: { orderId: string; counts: Delivery
 
 /** The sender's DM when their order is complete. */
 export function buildSenderCompletionDm(row: KudosRow, counts: DeliveryCounts): SlackMessageContent {
-  const bounced = counts.bouncedCount > 0 ? ` ${counts.bouncedCount === 1 ? 'One address' : `${counts.bouncedCount} addresses`} bounced: see below to fix and resend.` : '';
+  const bounced =
+    counts.bouncedCount > 0
+      ? ` ${counts.bouncedCount === 1 ? 'One address' : `${counts.bouncedCount} addresses`} bounced: see below to fix and resend.`
+      : '';
   const text = `Your kudos to ${sendRecipients(row)} went out: ${countsText(counts)}.${bounced}`;
   const orders = orderIdsOf(row);
   return {
     text: `Your kudos went out: ${countsText(counts)}.`,
     blocks: [
       section(`${counts.bouncedCount > 0 ? ':warning:' : ':mailbox_with_mail:'} ${text}`),
-      context(orders.length > 1 ? `${orders.length} orders, the first \`${escapeMrkdwn(orders[0]!)}\`` : `Order \`${escapeMrkdwn(row.orderId ?? '')}\``),
+      context(
+        orders.length > 1
+          ? `${orders.length} orders, the first \`${escapeMrkdwn(orders[0]!)}\``
+          : `Order \`${escapeMrkdwn(row.orderId ?? '')}\``,
+      ),
     ],
   };
 }
@@ -62,7 +76,13 @@ export function buildBounceDm(b: BouncedRecipientRow): SlackMessageContent {
       type: 'section',
       block_id: `bounce_${b.id}`,
       text: { type: 'mrkdwn', text: lead, verbatim: true },
-      accessory: { type: 'button', action_id: BounceFix.actions.open, text: plain('Fix address and resend', 75), style: 'primary', value: b.id },
+      accessory: {
+        type: 'button',
+        action_id: BounceFix.actions.open,
+        text: plain('Fix address and resend', 75),
+        style: 'primary',
+        value: b.id,
+      },
     },
     context(`Order \`${escapeMrkdwn(b.orderId)}\``),
   ];
@@ -72,7 +92,9 @@ export function buildBounceDm(b: BouncedRecipientRow): SlackMessageContent {
 
 /** The bounce DM once resent: no button any more. */
 export function buildBounceResolved(b: BouncedRecipientRow, resentTo: string, note?: string): SlackMessageContent {
-  const lines = [`:white_check_mark: Resent the card for ${who(b)} to *${escapeMrkdwn(resentTo)}* (was ${escapeMrkdwn(b.email)}).`];
+  const lines = [
+    `:white_check_mark: Resent the card for ${who(b)} to *${escapeMrkdwn(resentTo)}* (was ${escapeMrkdwn(b.email)}).`,
+  ];
   if (note) lines.push(note);
   return {
     text: `Resent the card to ${resentTo}.`,
@@ -83,27 +105,53 @@ export function buildBounceResolved(b: BouncedRecipientRow, resentTo: string, no
 /** The bounce DM after a failed resend: the reason, and the button again. */
 export function buildBounceResendFailed(b: BouncedRecipientRow, reason: string): SlackMessageContent {
   const dm = buildBounceDm(b);
-  return { text: `Resending failed: ${reason}`, blocks: [...dm.blocks, context(`:warning: Resending failed: ${escapeMrkdwn(reason)}`)] };
+  return {
+    text: `Resending failed: ${reason}`,
+    blocks: [...dm.blocks, context(`:warning: Resending failed: ${escapeMrkdwn(reason)}`)],
+  };
 }
 
 /** Notice for an order placed outside Slack (the portal, another integration). */
-export function buildExternalOrderNotice(data: { orderId: string; cardType: string; totalAmount: string; currency: string; recipientCount: number }): SlackMessageContent {
-  const card = data.cardType === 'BRANDED_CARD' ? 'branded card' : data.cardType === 'CHOICE_CARD' ? 'choice card' : escapeMrkdwn(data.cardType);
+export function buildExternalOrderNotice(data: {
+  orderId: string;
+  cardType: string;
+  totalAmount: string;
+  currency: string;
+  recipientCount: number;
+}): SlackMessageContent {
+  const card =
+    data.cardType === 'BRANDED_CARD'
+      ? 'branded card'
+      : data.cardType === 'CHOICE_CARD'
+        ? 'choice card'
+        : escapeMrkdwn(data.cardType);
   const total = `${escapeMrkdwn(data.totalAmount)} ${escapeMrkdwn(data.currency)}`;
   const people = `${data.recipientCount} ${data.recipientCount === 1 ? 'recipient' : 'recipients'}`;
   return {
     text: `An order was placed outside Slack: ${data.orderId}, ${total}, ${people}.`,
-    blocks: [section(`:receipt: An order was placed outside Slack: ${card} for ${people}, ${total}.`), context(`Order \`${escapeMrkdwn(data.orderId)}\``)],
+    blocks: [
+      section(`:receipt: An order was placed outside Slack: ${card} for ${people}, ${total}.`),
+      context(`Order \`${escapeMrkdwn(data.orderId)}\``),
+    ],
   };
 }
 
 /** One DM with (a part of) the links of a reward-link order. */
-export function buildRewardLinksDm(request: RewardLinkRequestRow, orderId: string, links: string[], part: { index: number; count: number }): SlackMessageContent {
+export function buildRewardLinksDm(
+  request: RewardLinkRequestRow,
+  orderId: string,
+  links: string[],
+  part: { index: number; count: number },
+): SlackMessageContent {
   const head = `:link: Your ${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${formatUsd(request.amountCents)} (${escapeMrkdwn(request.designName)}) are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}. Each link is a gift card: share them privately.`;
   const list = links.map((link) => `• ${escapeMrkdwn(link)}`).join('\n');
   return {
     text: `Your reward links are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}:\n${links.join('\n')}`,
-    blocks: [section(head), ...chunkLines(list, 2900).map((chunk) => section(chunk)), context(`Order \`${escapeMrkdwn(orderId)}\``)],
+    blocks: [
+      section(head),
+      ...chunkLines(list, 2900).map((chunk) => section(chunk)),
+      context(`Order \`${escapeMrkdwn(orderId)}\``),
+    ],
   };
 }
 
@@ -160,7 +208,10 @@ export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMe
           value: request.id,
           confirm: {
             title: plain('Approve these links?', 100),
-            text: plain(`${formatUsd(request.quantity * request.amountCents)} will be spent from the Rewards balance.`, 300),
+            text: plain(
+              `${formatUsd(request.quantity * request.amountCents)} will be spent from the Rewards balance.`,
+              300,
+            ),
             confirm: plain('Approve', 30),
             deny: plain('Not yet', 30),
           },
@@ -171,20 +222,33 @@ export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMe
           text: plain('Reject', 75),
           style: 'danger',
           value: request.id,
-          confirm: { title: plain('Reject these links?', 100), text: plain('Nothing is charged; the requester is told.', 300), confirm: plain('Reject', 30), deny: plain('Not yet', 30) },
+          confirm: {
+            title: plain('Reject these links?', 100),
+            text: plain('Nothing is charged; the requester is told.', 300),
+            confirm: plain('Reject', 30),
+            deny: plain('Not yet', 30),
+          },
         },
       ],
     });
   } else {
     const by = request.decidedBy ? ` by ${mentionUser(request.decidedBy)}` : '';
-    blocks.push(context(request.status === 'rejected' ? `:no_entry_sign: Rejected${by}.` : `:white_check_mark: Approved${by}.`));
+    blocks.push(
+      context(request.status === 'rejected' ? `:no_entry_sign: Rejected${by}.` : `:white_check_mark: Approved${by}.`),
+    );
   }
-  return { text: `Reward-link approval request: ${request.quantity} links of ${formatUsd(request.amountCents)}`, blocks };
+  return {
+    text: `Reward-link approval request: ${request.quantity} links of ${formatUsd(request.amountCents)}`,
+    blocks,
+  };
 }
 
 /** To the requester: the links wait for approval. */
 export function buildLinksWaiting(request: RewardLinkRequestRow, asked: number): SlackMessageContent {
-  const who = asked > 0 ? 'The approvers have been asked.' : 'No approver could be reached: ask an admin to set approvers in /kudos settings.';
+  const who =
+    asked > 0
+      ? 'The approvers have been asked.'
+      : 'No approver could be reached: ask an admin to set approvers in /kudos settings.';
   const text = `Your ${linksSummary(request)} need approval${request.approvalReason ? ` (${request.approvalReason})` : ''}. Nothing is charged until an approver says yes. ${who}`;
   return { text, blocks: [section(`:hourglass_flowing_sand: ${escapeMrkdwn(text)}`)] };
 }
@@ -192,7 +256,17 @@ export function buildLinksWaiting(request: RewardLinkRequestRow, asked: number):
 /** To the requester: approved (being created) or rejected. */
 export function buildLinksDecided(request: RewardLinkRequestRow): SlackMessageContent {
   const what = `Your request for ${request.quantity} reward links of ${formatUsd(request.amountCents)} was ${request.status === 'rejected' ? 'rejected' : 'approved'}`;
-  const after = request.status === 'rejected' ? 'Nothing was charged.' : 'They are being created; they will reach you here when ready.';
+  const after =
+    request.status === 'rejected'
+      ? 'Nothing was charged.'
+      : 'They are being created; they will reach you here when ready.';
   const by = request.decidedBy ? ` by ${mentionUser(request.decidedBy)}` : '';
-  return { text: `${what}. ${after}`, blocks: [section(`${request.status === 'rejected' ? ':no_entry_sign:' : ':white_check_mark:'} ${escapeMrkdwn(what)}${by}. ${after}`)] };
+  return {
+    text: `${what}. ${after}`,
+    blocks: [
+      section(
+        `${request.status === 'rejected' ? ':no_entry_sign:' : ':white_check_mark:'} ${escapeMrkdwn(what)}${by}. ${after}`,
+      ),
+    ],
+  };
 }

@@ -4,11 +4,19 @@ import { BounceFix } from '../ids.js';
 import { plain, section } from './text.js';
 
 /** `message`: where the DM with the button is, so that it can be updated after the resend. */
-export function buildBounceFixModal(input: { bounceId: string; email: string; name: string; message?: { channel: string; ts: string } }): Record<string, unknown> {
+export function buildBounceFixModal(input: {
+  bounceId: string;
+  email: string;
+  name: string;
+  message?: { channel: string; ts: string };
+}): Record<string, unknown> {
   return {
     type: 'modal',
     callback_id: BounceFix.callbackId,
-    private_metadata: JSON.stringify({ bounceId: input.bounceId, ...(input.message ? { channel: input.message.channel, ts: input.message.ts } : {}) }),
+    private_metadata: JSON.stringify({
+      bounceId: input.bounceId,
+      ...(input.message ? { channel: input.message.channel, ts: input.message.ts } : {}),
+    }),
     title: plain('Fix address', 24),
     submit: plain('Resend', 24),
     close: plain('Cancel', 24),
@@ -20,7 +28,11 @@ export function buildBounceFixModal(input: { bounceId: string; email: string; na
         type: 'input',
         block_id: BounceFix.blocks.email,
         label: plain('Correct e-mail address', 2000),
-        element: { type: 'email_text_input', action_id: BounceFix.actions.email, placeholder: plain('name@company.com', 150) },
+        element: {
+          type: 'email_text_input',
+          action_id: BounceFix.actions.email,
+          placeholder: plain('name@company.com', 150),
+        },
       },
     ],
   };

@@ -21,12 +21,17 @@ export function buildDesignOptions(designs: DesignOption[]) {
   };
 }
 
-export function buildGroupOptions(usergroups: Array<{ id: string; handle: string; name: string }>, addressBookGroups: Array<{ groupId: string; groupName: string; memberCount?: number | undefined }>) {
+export function buildGroupOptions(
+  usergroups: Array<{ id: string; handle: string; name: string }>,
+  addressBookGroups: Array<{ groupId: string; groupName: string; memberCount?: number | undefined }>,
+) {
   const groups = [];
   if (usergroups.length > 0) {
     groups.push({
       label: plain('Slack user groups', 75),
-      options: usergroups.slice(0, MAX_OPTIONS).map((g) => ({ text: plain(`@${g.handle} (${g.name})`, 75), value: groupOptionValue('slack', g.id) })),
+      options: usergroups
+        .slice(0, MAX_OPTIONS)
+        .map((g) => ({ text: plain(`@${g.handle} (${g.name})`, 75), value: groupOptionValue('slack', g.id) })),
     });
   }
   if (addressBookGroups.length > 0) {
@@ -46,7 +51,11 @@ export function buildGroupOptions(usergroups: Array<{ id: string; handle: string
  * An options load answer for a search: the options whose text contains the query (case-insensitive),
  * at most 100 (Slack's limit), with `none` first when nothing was typed: typing narrows a longer list.
  */
-export function searchOptions(query: string, none: { text: { text: string }; value: string }, all: Array<{ text: { text: string }; value: string }>) {
+export function searchOptions(
+  query: string,
+  none: { text: { text: string }; value: string },
+  all: Array<{ text: { text: string }; value: string }>,
+) {
   const q = query.trim().toLowerCase();
   const matching = all.filter((o) => q === '' || o.text.text.toLowerCase().includes(q) || o.value.toLowerCase() === q);
   const head = q === '' ? [none] : [];

@@ -34,7 +34,11 @@ export function buildConnectModal(connected: boolean): Record<string, unknown> {
       ),
       input(RewardsConnect.blocks.clientId, 'Client ID', 'Rewards portal → Apps → your production app'),
       input(RewardsConnect.blocks.clientSecret, 'Client secret', 'Shown once in the portal when the app was created'),
-      input(RewardsConnect.blocks.webhookSecret, 'Webhook signing secret', 'Rewards portal → Webhooks: the secret deliveries are signed with'),
+      input(
+        RewardsConnect.blocks.webhookSecret,
+        'Webhook signing secret',
+        'Rewards portal → Webhooks: the secret deliveries are signed with',
+      ),
     ],
   };
 }
@@ -46,32 +50,60 @@ export function buildConnectedModal(webhookUrl: string | undefined, replacedAcco
     title: plain('Rewards connected', 24),
     close: plain('Done', 24),
     blocks: [
-      section(':white_check_mark: *Your Rewards account is connected.* Kudos checked the credentials (a token and the balance) and stored them encrypted.'),
+      section(
+        ':white_check_mark: *Your Rewards account is connected.* Kudos checked the credentials (a token and the balance) and stored them encrypted.',
+      ),
       ...webhookBlocks(webhookUrl),
-      ...(replacedAccount ? [context('A different account than before: Kudos will look up or create address-book recipients in the new account.')] : []),
+      ...(replacedAccount
+        ? [
+            context(
+              'A different account than before: Kudos will look up or create address-book recipients in the new account.',
+            ),
+          ]
+        : []),
     ],
   };
 }
 
 function webhookBlocks(webhookUrl: string | undefined): Block[] {
-  if (!webhookUrl) return [section('*Webhook URL:* the app does not know its public address. Ask the operator to set `KUDOS_PUBLIC_URL`; the URL is then shown here and in App Home.')];
-  return [section(`*Now paste this webhook URL into the Rewards portal* (Webhooks), so Kudos hears about orders at once:\n\`${escapeMrkdwn(webhookUrl)}\``)];
+  if (!webhookUrl)
+    return [
+      section(
+        '*Webhook URL:* the app does not know its public address. Ask the operator to set `KUDOS_PUBLIC_URL`; the URL is then shown here and in App Home.',
+      ),
+    ];
+  return [
+    section(
+      `*Now paste this webhook URL into the Rewards portal* (Webhooks), so Kudos hears about orders at once:\n\`${escapeMrkdwn(webhookUrl)}\``,
+    ),
+  ];
 }
 
 /** App Home, admins, distribution mode. */
 export function rewardsHomeSection(connection: RewardsConnectionSummary | undefined): Block[] {
   const button = (text: string, primary: boolean): Block => ({
     type: 'actions',
-    elements: [{ type: 'button', action_id: RewardsConnect.actions.open, text: plain(text, 75), ...(primary ? { style: 'primary' } : {}) }],
+    elements: [
+      {
+        type: 'button',
+        action_id: RewardsConnect.actions.open,
+        text: plain(text, 75),
+        ...(primary ? { style: 'primary' } : {}),
+      },
+    ],
   });
   if (!connection) {
     return [
-      section('*Rewards account* :warning: Not connected yet. Nobody in this workspace can send kudos until an admin connects the workspace’s Rewards account.'),
+      section(
+        '*Rewards account* :warning: Not connected yet. Nobody in this workspace can send kudos until an admin connects the workspace’s Rewards account.',
+      ),
       button('Connect Rewards account', true),
     ];
   }
   return [
-    section(`*Rewards account* connected (client \`${escapeMrkdwn(connection.clientId)}\`) by <@${connection.connectedBy}> on ${connection.connectedAt.toISOString().slice(0, 10)}.`),
+    section(
+      `*Rewards account* connected (client \`${escapeMrkdwn(connection.clientId)}\`) by <@${connection.connectedBy}> on ${connection.connectedAt.toISOString().slice(0, 10)}.`,
+    ),
     ...webhookBlocks(connection.webhookUrl),
     button('Connect another account', false),
   ];

@@ -68,7 +68,17 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
   const fill = state.metadata.fill;
   const blocks: Block[] = [
     ...(isSafePermalink(state.metadata.sourceMessageUrl)
-      ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: `:speech_balloon: For <${state.metadata.sourceMessageUrl}|this message>; the announcement links to it.` }] } as Block]
+      ? [
+          {
+            type: 'context',
+            elements: [
+              {
+                type: 'mrkdwn',
+                text: `:speech_balloon: For <${state.metadata.sourceMessageUrl}|this message>; the announcement links to it.`,
+              },
+            ],
+          } as Block,
+        ]
       : []),
     {
       type: 'input',
@@ -109,10 +119,14 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
         action_id: A.campaign,
         min_query_length: 0,
         placeholder: plain('Search campaigns'),
-        ...(state.campaign ? { initial_option: { text: plain(clip(state.campaign.name, 75)), value: state.campaign.id } } : {}),
+        ...(state.campaign
+          ? { initial_option: { text: plain(clip(state.campaign.name, 75)), value: state.campaign.id } }
+          : {}),
       },
     },
-    ...(state.campaignNote ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: state.campaignNote, verbatim: true }] } as Block] : []),
+    ...(state.campaignNote
+      ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: state.campaignNote, verbatim: true }] } as Block]
+      : []),
     {
       type: 'input',
       block_id: filledBlockId(B.design, fill),
@@ -122,14 +136,18 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
         action_id: A.design,
         min_query_length: 0,
         placeholder: plain('Search designs'),
-        ...(state.design ? { initial_option: { text: plain(clip(state.design.name, 75)), value: state.design.productId } } : {}),
+        ...(state.design
+          ? { initial_option: { text: plain(clip(state.design.name, 75)), value: state.design.productId } }
+          : {}),
       },
     },
     {
       type: 'input',
       block_id: filledBlockId(B.amount, fill),
       label: plain('Amount per person (USD)'),
-      hint: plain(state.campaign ? 'Whole dollars, within the campaign’s range.' : 'Whole dollars, within the design’s range.'),
+      hint: plain(
+        state.campaign ? 'Whole dollars, within the campaign’s range.' : 'Whole dollars, within the design’s range.',
+      ),
       element: {
         type: 'number_input',
         action_id: A.amount,
@@ -164,7 +182,9 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
         action_id: A.template,
         min_query_length: 0,
         placeholder: plain('Search templates'),
-        ...(state.template ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } } : {}),
+        ...(state.template
+          ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } }
+          : {}),
       },
     },
     {
@@ -198,7 +218,12 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
       optional: true,
       label: plain('Time (if scheduled)'),
       hint: plain(timeHint(state)),
-      element: { type: 'timepicker', action_id: A.time, initial_time: '09:00', ...(state.timezone ? { timezone: state.timezone } : {}) },
+      element: {
+        type: 'timepicker',
+        action_id: A.time,
+        initial_time: '09:00',
+        ...(state.timezone ? { timezone: state.timezone } : {}),
+      },
     },
   ];
   return {
@@ -215,7 +240,8 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
 /** In which zone the date and time pickers are read: the sender's, or UTC (said, never silent). */
 export function timeHint(state: Pick<SendModalState, 'timezone' | 'noTimezone'>): string {
   if (state.timezone) return `In your Slack time zone, ${state.timezone}. At least 10 minutes from now.`;
-  if (state.noTimezone) return 'Your Slack profile has no time zone, so this time is in UTC (set your time zone in Slack to schedule in your own). At least 10 minutes from now.';
+  if (state.noTimezone)
+    return 'Your Slack profile has no time zone, so this time is in UTC (set your time zone in Slack to schedule in your own). At least 10 minutes from now.';
   return 'In your Slack time zone (UTC if your profile has none). At least 10 minutes from now.';
 }
 
@@ -225,7 +251,12 @@ export function groupOptionValue(kind: 'slack' | 'addressBook', id: string): str
 
 /** A modal that only tells (no Send button): what became of a submitted send form. */
 function sendOutcomeView(lines: string[]): Record<string, unknown> {
-  return { type: 'modal', title: plain('Kudos', 24), close: plain('Close', 24), blocks: lines.map((line) => section(line)) };
+  return {
+    type: 'modal',
+    title: plain('Kudos', 24),
+    close: plain('Close', 24),
+    blocks: lines.map((line) => section(line)),
+  };
 }
 
 /**
@@ -234,12 +265,17 @@ function sendOutcomeView(lines: string[]): Record<string, unknown> {
  */
 export function buildSendChecking(groupLabel: string | undefined): Record<string, unknown> {
   const who = groupLabel ? `the people of ${escapeMrkdwn(groupLabel)}` : 'the people';
-  return sendOutcomeView([`:hourglass_flowing_sand: Checking ${who} takes a few seconds more. Kudos sends it once they are checked and tells you here and in a message; you can close this window.`]);
+  return sendOutcomeView([
+    `:hourglass_flowing_sand: Checking ${who} takes a few seconds more. Kudos sends it once they are checked and tells you here and in a message; you can close this window.`,
+  ]);
 }
 
 /** The send form's answer once the send is recorded, with what the sender should know (a group's guests left out). */
 export function buildSendAccepted(notes: string[]): Record<string, unknown> {
-  return sendOutcomeView([':white_check_mark: Your kudos is recorded; you will get a message when it is on its way (or if it waits for approval).', ...notes.map(escapeMrkdwn)]);
+  return sendOutcomeView([
+    ':white_check_mark: Your kudos is recorded; you will get a message when it is on its way (or if it waits for approval).',
+    ...notes.map(escapeMrkdwn),
+  ]);
 }
 
 /** The send form's answer when a check that finished after the form was answered found a problem. */

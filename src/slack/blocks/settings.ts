@@ -9,7 +9,12 @@ import { SettingsModal } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
 import { context, plain, section, type Block } from './text.js';
 
-export function buildSettingsModal(input: { settings: WorkspaceSettings; usergroups: SlackUsergroup[]; designs: Design[]; deleteData?: boolean }): Record<string, unknown> {
+export function buildSettingsModal(input: {
+  settings: WorkspaceSettings;
+  usergroups: SlackUsergroup[];
+  designs: Design[];
+  deleteData?: boolean;
+}): Record<string, unknown> {
   const { settings: s } = input;
   const { blocks: B, actions: A } = SettingsModal;
   // User groups and designs are searched as the admin types (external_select, served by
@@ -19,7 +24,9 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
   const group = s.approverUsergroupId ? input.usergroups.find((g) => g.id === s.approverUsergroupId) : undefined;
   const design = s.defaultProductId ? input.designs.find((d) => d.productId === s.defaultProductId) : undefined;
   const initialGroup = s.approverUsergroupId ? settingsGroupOption(group ?? { id: s.approverUsergroupId }) : undefined;
-  const initialDesign = s.defaultProductId ? settingsDesignOption(design ?? { productId: s.defaultProductId }) : undefined;
+  const initialDesign = s.defaultProductId
+    ? settingsDesignOption(design ?? { productId: s.defaultProductId })
+    : undefined;
   const searchable = (action: string, placeholder: string, initial: SelectOption | undefined) => ({
     type: 'external_select',
     action_id: action,
@@ -28,10 +35,20 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
     ...(initial ? { initial_option: initial } : {}),
   });
   const recognitionOptions = [
-    { text: plain('Show dollar amounts on the leaderboard'), description: plain('Off: counts only.'), value: SettingsModal.recognition.amounts },
-    { text: plain('Post a weekly digest in the announcement channel'), description: plain('Mondays: last week’s leaderboard.'), value: SettingsModal.recognition.digest },
+    {
+      text: plain('Show dollar amounts on the leaderboard'),
+      description: plain('Off: counts only.'),
+      value: SettingsModal.recognition.amounts,
+    },
+    {
+      text: plain('Post a weekly digest in the announcement channel'),
+      description: plain('Mondays: last week’s leaderboard.'),
+      value: SettingsModal.recognition.digest,
+    },
   ];
-  const recognitionOn = recognitionOptions.filter((o) => (o.value === SettingsModal.recognition.amounts ? s.leaderboardAmounts : s.weeklyDigest));
+  const recognitionOn = recognitionOptions.filter((o) =>
+    o.value === SettingsModal.recognition.amounts ? s.leaderboardAmounts : s.weeklyDigest,
+  );
   const cardRecipientOptions = CARD_RECIPIENTS.map((value) => ({ text: plain(CARD_RECIPIENT_LABELS[value]), value }));
   const channelSelect = (action: string, initial: string | null) => ({
     type: 'conversations_select',
@@ -48,17 +65,46 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
     ...(initial !== null ? { initial_value: initial } : {}),
   });
   const blocks: Block[] = [
-    input_(B.notifyChannel, 'Announcement channel', channelSelect(A.notifyChannel, s.notifyChannel), true, 'Public kudos announcements go here. Empty: none.'),
-    input_(B.approvalChannel, 'Approval channel', channelSelect(A.approvalChannel, s.approvalChannel), true, 'Requests go here. Empty: each approver gets a direct message.'),
+    input_(
+      B.notifyChannel,
+      'Announcement channel',
+      channelSelect(A.notifyChannel, s.notifyChannel),
+      true,
+      'Public kudos announcements go here. Empty: none.',
+    ),
+    input_(
+      B.approvalChannel,
+      'Approval channel',
+      channelSelect(A.approvalChannel, s.approvalChannel),
+      true,
+      'Requests go here. Empty: each approver gets a direct message.',
+    ),
     input_(
       B.approvers,
       'Approvers',
-      { type: 'multi_users_select', action_id: A.approvers, placeholder: plain('Pick people'), ...(s.approverUserIds?.length ? { initial_users: s.approverUserIds } : {}) },
+      {
+        type: 'multi_users_select',
+        action_id: A.approvers,
+        placeholder: plain('Pick people'),
+        ...(s.approverUserIds?.length ? { initial_users: s.approverUserIds } : {}),
+      },
       true,
       'Empty (and no group): workspace admins and owners approve.',
     ),
-    input_(B.approverGroup, '…or an approver user group', searchable(A.approverGroup, 'Search user groups', initialGroup), true, 'Type to search every user group of the workspace.'),
-    input_(B.threshold, 'Approval threshold (USD)', number(A.threshold, centsToDecimal(s.approvalThresholdCents), true), false, 'Sends with a higher total need approval. 0: every send.'),
+    input_(
+      B.approverGroup,
+      '…or an approver user group',
+      searchable(A.approverGroup, 'Search user groups', initialGroup),
+      true,
+      'Type to search every user group of the workspace.',
+    ),
+    input_(
+      B.threshold,
+      'Approval threshold (USD)',
+      number(A.threshold, centsToDecimal(s.approvalThresholdCents), true),
+      false,
+      'Sends with a higher total need approval. 0: every send.',
+    ),
     input_(
       B.budget,
       'Monthly budget per sender (USD)',
@@ -67,20 +113,45 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       'A send that would take its sender over this in a calendar month (UTC) needs approval. Empty: no budget.',
     ),
     input_(B.defaultDesign, 'Default card design', searchable(A.defaultDesign, 'Search designs', initialDesign), true),
-    input_(B.defaultAmount, 'Default amount per person (USD)', number(A.defaultAmount, s.defaultAmountCents === null ? null : String(s.defaultAmountCents / 100), false), true),
+    input_(
+      B.defaultAmount,
+      'Default amount per person (USD)',
+      number(A.defaultAmount, s.defaultAmountCents === null ? null : String(s.defaultAmountCents / 100), false),
+      true,
+    ),
     input_(
       B.admins,
       'Kudos admins',
-      { type: 'multi_users_select', action_id: A.admins, placeholder: plain('Pick people'), ...(s.adminUserIds?.length ? { initial_users: s.adminUserIds } : {}) },
+      {
+        type: 'multi_users_select',
+        action_id: A.admins,
+        placeholder: plain('Pick people'),
+        ...(s.adminUserIds?.length ? { initial_users: s.adminUserIds } : {}),
+      },
       true,
       'They change these settings, see the audit trail and everyone’s sends. Empty: workspace admins and owners.',
     ),
-    input_(B.expiryHours, 'Requests expire after (hours)', number(A.expiryHours, String(s.approvalExpiryHours), false), false),
-    input_(B.adminChannel, 'Admin channel', channelSelect(A.adminChannel, s.adminChannel), true, 'Low-balance alerts and top-up requests go here. Empty: each admin gets a direct message.'),
+    input_(
+      B.expiryHours,
+      'Requests expire after (hours)',
+      number(A.expiryHours, String(s.approvalExpiryHours), false),
+      false,
+    ),
+    input_(
+      B.adminChannel,
+      'Admin channel',
+      channelSelect(A.adminChannel, s.adminChannel),
+      true,
+      'Low-balance alerts and top-up requests go here. Empty: each admin gets a direct message.',
+    ),
     input_(
       B.lowBalance,
       'Low-balance alert under (USD)',
-      number(A.lowBalance, s.lowBalanceThresholdCents === null ? null : centsToDecimal(s.lowBalanceThresholdCents), true),
+      number(
+        A.lowBalance,
+        s.lowBalanceThresholdCents === null ? null : centsToDecimal(s.lowBalanceThresholdCents),
+        true,
+      ),
       true,
       'Admins are alerted once each time the available balance falls below this. Empty: no alert.',
     ),
@@ -91,7 +162,13 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       false,
       'An emoji name, e.g. :gift: or :tada:. Counted in the stats; no money moves.',
     ),
-    input_(B.seriesPerPerson, 'Recurring kudos per person', number(A.seriesPerPerson, String(s.maxSeriesPerPerson), false), false, 'How many recurring series (active or paused) one person may have.'),
+    input_(
+      B.seriesPerPerson,
+      'Recurring kudos per person',
+      number(A.seriesPerPerson, String(s.maxSeriesPerPerson), false),
+      false,
+      'How many recurring series (active or paused) one person may have.',
+    ),
     input_(
       B.seriesPerWorkspace,
       'Recurring kudos in the workspace',
@@ -102,11 +179,26 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
     input_(
       B.cardRecipients,
       'Who receives cards',
-      { type: 'radio_buttons', action_id: A.cardRecipients, options: cardRecipientOptions, initial_option: cardRecipientOptions.find((o) => o.value === s.cardRecipients) ?? cardRecipientOptions[0] },
+      {
+        type: 'radio_buttons',
+        action_id: A.cardRecipients,
+        options: cardRecipientOptions,
+        initial_option: cardRecipientOptions.find((o) => o.value === s.cardRecipients) ?? cardRecipientOptions[0],
+      },
       false,
       'Guests (multi- and single-channel) and people invited who have not joined yet are left out of every send unless allowed here; the send form says so.',
     ),
-    input_(B.recognition, 'Leaderboard', { type: 'checkboxes', action_id: A.recognition, options: recognitionOptions, ...(recognitionOn.length > 0 ? { initial_options: recognitionOn } : {}) }, true),
+    input_(
+      B.recognition,
+      'Leaderboard',
+      {
+        type: 'checkboxes',
+        action_id: A.recognition,
+        options: recognitionOptions,
+        ...(recognitionOn.length > 0 ? { initial_options: recognitionOn } : {}),
+      },
+      true,
+    ),
   ];
   // Distribution mode: an admin can have the workspace's data deleted now rather than after an uninstall's retention.
   if (input.deleteData) {
@@ -115,7 +207,10 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
       {
         type: 'section',
         block_id: B.deleteData,
-        text: { type: 'mrkdwn', text: '*Delete our data*\nDeletes everything Kudos keeps for this workspace: kudos history, settings, audit trail, celebrations. Gift cards already sent stay sent.' },
+        text: {
+          type: 'mrkdwn',
+          text: '*Delete our data*\nDeletes everything Kudos keeps for this workspace: kudos history, settings, audit trail, celebrations. Gift cards already sent stay sent.',
+        },
         accessory: {
           type: 'button',
           action_id: A.deleteData,
@@ -123,7 +218,10 @@ export function buildSettingsModal(input: { settings: WorkspaceSettings; usergro
           text: plain('Delete our data…'),
           confirm: {
             title: plain('Delete this workspace’s data?'),
-            text: { type: 'mrkdwn', text: 'Everything Kudos keeps for this workspace is deleted now, for good. This cannot be undone.' },
+            text: {
+              type: 'mrkdwn',
+              text: 'Everything Kudos keeps for this workspace is deleted now, for good. This cannot be undone.',
+            },
             confirm: plain('Delete everything'),
             deny: plain('Keep it'),
             style: 'danger',
@@ -166,8 +264,21 @@ export function settingsDesignOption(d: { productId: string; name?: string }): S
 /** The "None" choice of the settings' searchable selects (clears the value). */
 export const SETTINGS_NONE_OPTION: SelectOption = { text: plain('None'), value: SettingsModal.none };
 
-export function input_(blockId: string, label: string, element: Record<string, unknown>, optional: boolean, hint?: string): Block {
-  return { type: 'input', block_id: blockId, optional, label: plain(label, 2000), element, ...(hint ? { hint: plain(hint, 2000) } : {}) } as unknown as Block;
+export function input_(
+  blockId: string,
+  label: string,
+  element: Record<string, unknown>,
+  optional: boolean,
+  hint?: string,
+): Block {
+  return {
+    type: 'input',
+    block_id: blockId,
+    optional,
+    label: plain(label, 2000),
+    element,
+    ...(hint ? { hint: plain(hint, 2000) } : {}),
+  } as unknown as Block;
 }
 
 const LABELS: Record<SettingsField, string> = {
@@ -219,7 +330,10 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
     case 'leaderboardAmounts':
       return value === true ? 'on' : 'off';
     case 'cardRecipients':
-      return (CARD_RECIPIENT_LABELS as Record<string, string | undefined>)[String(shown)]?.toLowerCase() ?? escapeMrkdwn(String(shown));
+      return (
+        (CARD_RECIPIENT_LABELS as Record<string, string | undefined>)[String(shown)]?.toLowerCase() ??
+        escapeMrkdwn(String(shown))
+      );
     default:
       return escapeMrkdwn(String(shown));
   }
@@ -227,10 +341,17 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
 
 export function buildSettingsSaved(changes: SettingsChanges): SlackMessageContent {
   const fields = Object.keys(changes) as SettingsField[];
-  if (fields.length === 0) return { text: 'Settings saved: nothing changed.', blocks: [section('Settings saved: nothing changed.')] };
-  const lines = fields.map((f) => `• *${LABELS[f]}*: ${describeSettingValue(f, changes[f]!.from)} → ${describeSettingValue(f, changes[f]!.to)}`);
+  if (fields.length === 0)
+    return { text: 'Settings saved: nothing changed.', blocks: [section('Settings saved: nothing changed.')] };
+  const lines = fields.map(
+    (f) =>
+      `• *${LABELS[f]}*: ${describeSettingValue(f, changes[f]!.from)} → ${describeSettingValue(f, changes[f]!.to)}`,
+  );
   return {
     text: `Kudos settings changed: ${fields.map((f) => LABELS[f]).join(', ')}`,
-    blocks: [section(`:gear: Kudos settings changed:\n${lines.join('\n')}`), context('Recorded in the audit trail (`/kudos audit`).')],
+    blocks: [
+      section(`:gear: Kudos settings changed:\n${lines.join('\n')}`),
+      context('Recorded in the audit trail (`/kudos audit`).'),
+    ],
   };
 }

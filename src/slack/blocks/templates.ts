@@ -1,6 +1,11 @@
 // Blocks of `/kudos templates`: the list (with New / Edit as new / Send me a test e-mail) and the form.
 import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
-import { PLACEHOLDER_NOTE, TEST_EMAILS_PER_DAY, type TemplateField, type TemplateForm } from '../../domain/accounts/email-templates.js';
+import {
+  PLACEHOLDER_NOTE,
+  TEST_EMAILS_PER_DAY,
+  type TemplateField,
+  type TemplateForm,
+} from '../../domain/accounts/email-templates.js';
 import type { Template } from '../../rewards/index.js';
 import { Templates } from '../ids.js';
 import type { SlackMessageContent } from './messages.js';
@@ -10,16 +15,30 @@ import { context, plain, plainTextInput, section, type Block } from './text.js';
 export const TEMPLATE_LIST_MAX = 20;
 
 function colours(t: Template): string {
-  const parts = [t.borderColor ? `border ${t.borderColor}` : '', t.buttonColor ? `button ${t.buttonColor}` : '', t.buttonFontColor ? `button text ${t.buttonFontColor}` : ''].filter(Boolean);
+  const parts = [
+    t.borderColor ? `border ${t.borderColor}` : '',
+    t.buttonColor ? `button ${t.buttonColor}` : '',
+    t.buttonFontColor ? `button text ${t.buttonFontColor}` : '',
+  ].filter(Boolean);
   return parts.length > 0 ? parts.join(' · ') : 'default colours';
 }
 
 export function buildTemplateList(templates: Template[]): SlackMessageContent {
   const blocks: Block[] = [
-    section(`*E-mail templates* (${templates.length})\nThe e-mail a recipient gets: sender name, message and colours. The banner image is changed only in the Rewards portal.`),
+    section(
+      `*E-mail templates* (${templates.length})\nThe e-mail a recipient gets: sender name, message and colours. The banner image is changed only in the Rewards portal.`,
+    ),
     {
       type: 'actions',
-      elements: [{ type: 'button', action_id: Templates.actions.create, text: plain('New template', 75), style: 'primary', value: 'new' }],
+      elements: [
+        {
+          type: 'button',
+          action_id: Templates.actions.create,
+          text: plain('New template', 75),
+          style: 'primary',
+          value: 'new',
+        },
+      ],
     } as unknown as Block,
   ];
   for (const t of templates.slice(0, TEMPLATE_LIST_MAX)) {
@@ -32,12 +51,18 @@ export function buildTemplateList(templates: Template[]): SlackMessageContent {
         type: 'actions',
         elements: [
           { type: 'button', action_id: Templates.actions.edit, text: plain('Edit as new', 75), value: t.templateId },
-          { type: 'button', action_id: Templates.actions.testEmail, text: plain('Send me a test e-mail', 75), value: t.templateId },
+          {
+            type: 'button',
+            action_id: Templates.actions.testEmail,
+            text: plain('Send me a test e-mail', 75),
+            value: t.templateId,
+          },
         ],
       } as unknown as Block,
     );
   }
-  if (templates.length > TEMPLATE_LIST_MAX) blocks.push(context(`…and ${templates.length - TEMPLATE_LIST_MAX} more in the Rewards portal.`));
+  if (templates.length > TEMPLATE_LIST_MAX)
+    blocks.push(context(`…and ${templates.length - TEMPLATE_LIST_MAX} more in the Rewards portal.`));
   blocks.push(
     context(
       `A test e-mail goes to your own address with a sample card; it is not charged and not in the order history; at most ${TEST_EMAILS_PER_DAY} a day (the API's default). The Rewards API cannot change or delete a template: *Edit as new* saves a new one. ${PLACEHOLDER_NOTE}`,
@@ -46,7 +71,12 @@ export function buildTemplateList(templates: Template[]): SlackMessageContent {
   return { text: `E-mail templates (${templates.length})`, blocks };
 }
 
-function input(blockId: string, label: string, initial: string | undefined, opts: Parameters<typeof plainTextInput>[4] = {}): Block {
+function input(
+  blockId: string,
+  label: string,
+  initial: string | undefined,
+  opts: Parameters<typeof plainTextInput>[4] = {},
+): Block {
   return plainTextInput(Templates.modal.action, blockId, label, initial, opts);
 }
 
@@ -61,13 +91,31 @@ export function buildTemplateModal(form: TemplateForm, opts: { basedOn?: string 
     submit: plain('Save template', 24),
     close: plain('Cancel', 24),
     blocks: [
-      ...(opts.basedOn ? [context(`Based on \`${escapeMrkdwn(opts.basedOn)}\`. The Rewards API cannot change a template, so saving makes a new one; the old one stays.`)] : []),
+      ...(opts.basedOn
+        ? [
+            context(
+              `Based on \`${escapeMrkdwn(opts.basedOn)}\`. The Rewards API cannot change a template, so saving makes a new one; the old one stays.`,
+            ),
+          ]
+        : []),
       input(B.name, 'Template name', form.name, { max: 100 }),
-      input(B.senderName, 'Sender name', form.senderName, { max: 100, hint: 'Who the e-mail is from, unless a send names someone else.' }),
-      input(B.message, 'Default message', form.message, { optional: true, multiline: true, max: 2000, hint: 'Used when a send has no message of its own.' }),
+      input(B.senderName, 'Sender name', form.senderName, {
+        max: 100,
+        hint: 'Who the e-mail is from, unless a send names someone else.',
+      }),
+      input(B.message, 'Default message', form.message, {
+        optional: true,
+        multiline: true,
+        max: 2000,
+        hint: 'Used when a send has no message of its own.',
+      }),
       input(B.borderColor, 'Border colour', form.borderColor, { optional: true, max: 7, placeholder: '#4A154B' }),
       input(B.buttonColor, 'Button colour', form.buttonColor, { optional: true, max: 7, placeholder: '#007A5A' }),
-      input(B.buttonFontColor, 'Button text colour', form.buttonFontColor, { optional: true, max: 7, placeholder: '#FFFFFF' }),
+      input(B.buttonFontColor, 'Button text colour', form.buttonFontColor, {
+        optional: true,
+        max: 7,
+        placeholder: '#FFFFFF',
+      }),
       context(PLACEHOLDER_NOTE),
     ],
   };

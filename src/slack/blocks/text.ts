@@ -8,15 +8,23 @@ export { clip };
 
 export type Block = types.KnownBlock;
 
-export const plain = (text: string, max = 3000) => ({ type: 'plain_text' as const, text: clip(text, max), emoji: true });
+export const plain = (text: string, max = 3000) => ({
+  type: 'plain_text' as const,
+  text: clip(text, max),
+  emoji: true,
+});
 /** The domain's text that names people, in mrkdwn: each person a mention. */
 export function namingMrkdwn(text: NamingText): string {
-  return typeof text === 'string' ? text : text.parts.map((part) => (typeof part === 'string' ? part : mentionUser(part.userId))).join('');
+  return typeof text === 'string'
+    ? text
+    : text.parts.map((part) => (typeof part === 'string' ? part : mentionUser(part.userId))).join('');
 }
 
 /** The same in plain text (a modal's inline error renders no mention): each person their user id. */
 export function namingPlain(text: NamingText): string {
-  return typeof text === 'string' ? text : text.parts.map((part) => (typeof part === 'string' ? part : part.userId)).join('');
+  return typeof text === 'string'
+    ? text
+    : text.parts.map((part) => (typeof part === 'string' ? part : part.userId)).join('');
 }
 
 export const mrkdwn = (text: string) => ({ type: 'mrkdwn' as const, text: clipMrkdwn(text, 3000), verbatim: true });

@@ -19,19 +19,26 @@ export function parseAuditCommand(text: string): AuditCommand | undefined {
   return match ? { kind: 'audit', csv: Boolean(match[1]) } : undefined;
 }
 
-export async function handleAuditCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommand; csv: boolean }): Promise<void> {
+export async function handleAuditCommand(
+  deps: ListenerDeps,
+  input: { ack: AckFn<string | RespondArguments>; command: SlashCommand; csv: boolean },
+): Promise<void> {
   const { ack, command } = input;
   const ws = workspaceOf(command);
   if (!(await deps.isAdmin(ws, command.user_id))) {
     return ack({ text: ':no_entry: Only Kudos admins can see the audit trail.' });
   }
   // Order outcomes are copied in lazily; make the listing current.
-  await recordOrderEvents(deps.db, { teamId: ws.teamId }).catch((error: unknown) => deps.logger.warn('copying order events into the audit trail failed', { error }));
+  await recordOrderEvents(deps.db, { teamId: ws.teamId }).catch((error: unknown) =>
+    deps.logger.warn('copying order events into the audit trail failed', { error }),
+  );
   if (!input.csv) {
     const rows = await listAudit(deps.db, { teamId: ws.teamId, limit: AUDIT_LIST_ROWS });
     return ack(buildAuditList(rows, { limit: AUDIT_LIST_ROWS }));
   }
-  await ack({ text: `The audit trail (latest ${CSV_MAX_ROWS} rows at most) is on its way as CSV in a direct message.` });
+  await ack({
+    text: `The audit trail (latest ${CSV_MAX_ROWS} rows at most) is on its way as CSV in a direct message.`,
+  });
   const rows = await listAudit(deps.db, { teamId: ws.teamId, limit: CSV_MAX_ROWS });
   const campaigns = await campaignNamesOfKudos(
     deps.db,

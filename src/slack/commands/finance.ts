@@ -5,7 +5,14 @@
 import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
 import type { SlashCommandPayload as SlashCommand } from '../payloads.js';
 import { z } from 'zod';
-import { monthOf, monthRange, movementsToCsv, readMovements, reconcileWithKudos, totalsOf } from '../../domain/finance/ledger.js';
+import {
+  monthOf,
+  monthRange,
+  movementsToCsv,
+  readMovements,
+  reconcileWithKudos,
+  totalsOf,
+} from '../../domain/finance/ledger.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import { knownLimits } from '../../domain/finance/spending-limits.js';
 import { isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
@@ -14,7 +21,11 @@ import { buildFinanceOverview, buildLedgerList, buildLimitsModal, buildTopUpModa
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 
-export type FinanceCommand = { kind: 'topup' } | { kind: 'limits' } | { kind: 'ledger'; month: string | undefined; csv: boolean } | { kind: 'ledger_invalid'; text: string };
+export type FinanceCommand =
+  | { kind: 'topup' }
+  | { kind: 'limits' }
+  | { kind: 'ledger'; month: string | undefined; csv: boolean }
+  | { kind: 'ledger_invalid'; text: string };
 
 const ledgerArgs = z.tuple([z.literal('ledger')]).rest(z.string());
 
@@ -49,17 +60,23 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
     case 'topup': {
       if (await isKnownSandbox(deps.db, ws)) return ack({ text: SANDBOX_TOP_UP_MESSAGE });
       await ack();
-      await deps.slack.for(ws).openView(command.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
+      await deps.slack
+        .for(ws)
+        .openView(command.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
       return;
     }
     case 'limits': {
       await ack();
       // Opens the request form straight away (trigger_id lives 3 s); the overview shows usage.
-      await deps.slack.for(ws).openView(command.trigger_id, buildLimitsModal({ limits: await knownLimits(deps.db, ws) }));
+      await deps.slack
+        .for(ws)
+        .openView(command.trigger_id, buildLimitsModal({ limits: await knownLimits(deps.db, ws) }));
       return;
     }
     case 'ledger_invalid':
-      return ack({ text: `I don't understand "${parsed.text}". Use \`/kudos ledger\`, \`/kudos ledger 2026-11\` or \`/kudos ledger 2026-11 csv\`.` });
+      return ack({
+        text: `I don't understand "${parsed.text}". Use \`/kudos ledger\`, \`/kudos ledger 2026-11\` or \`/kudos ledger 2026-11 csv\`.`,
+      });
     case 'ledger': {
       await ack({ text: parsed.csv ? 'Reading the ledger; the CSV comes by direct message.' : 'Reading the ledger…' });
       const month = parsed.month ?? monthOf(deps.now());
@@ -69,13 +86,20 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
         const reconciliation = await reconcileWithKudos(deps.db, ws, movements, range);
         const list = buildLedgerList({ month, movements, totals: totalsOf(movements), reconciliation, truncated });
         if (parsed.csv) {
-          for (const message of buildCsvMessages(movementsToCsv(movements), movements.length, { title: `Rewards ledger ${month}`, fileName: `kudos-ledger-${month}.csv` }))
+          for (const message of buildCsvMessages(movementsToCsv(movements), movements.length, {
+            title: `Rewards ledger ${month}`,
+            fileName: `kudos-ledger-${month}.csv`,
+          }))
             await deps.slack.for(ws).sendDirectMessage(command.user_id, message);
         }
         await respond({ response_type: 'ephemeral', replace_original: true, ...list });
       } catch (error) {
         log.warn('reading the ledger failed', { error });
-        await respond({ response_type: 'ephemeral', replace_original: true, text: describeForUser(error, 'read the ledger') });
+        await respond({
+          response_type: 'ephemeral',
+          replace_original: true,
+          text: describeForUser(error, 'read the ledger'),
+        });
       }
       return;
     }
@@ -91,6 +115,10 @@ export async function handleAdminBalance(deps: ListenerDeps, input: Input): Prom
     await respond({ response_type: 'ephemeral', replace_original: true, ...buildFinanceOverview(overview) });
   } catch (error) {
     deps.logger.warn('balance overview failed', { error });
-    await respond({ response_type: 'ephemeral', replace_original: true, text: describeForUser(error, 'get the balance') });
+    await respond({
+      response_type: 'ephemeral',
+      replace_original: true,
+      text: describeForUser(error, 'get the balance'),
+    });
   }
 }

@@ -51,7 +51,10 @@ export function register(app: App, deps: ListenerDeps): void {
   });
 }
 
-async function kudosCommand(deps: ListenerDeps, { ack: answer, body, respond }: { ack: AckFn<string | RespondArguments>; body: unknown; respond: RespondFn }): Promise<void> {
+async function kudosCommand(
+  deps: ListenerDeps,
+  { ack: answer, body, respond }: { ack: AckFn<string | RespondArguments>; body: unknown; respond: RespondFn },
+): Promise<void> {
   const command = parseAtEdge(slashCommand, body, COMMAND);
   // Every subcommand answers in its ack, inside Slack's 3 s: a paced Slack lookup made before it (a
   // user group's members, the admin check's users.info) books only a slot it can use in time
@@ -68,7 +71,10 @@ async function kudosCommand(deps: ListenerDeps, { ack: answer, body, respond }: 
     });
   } catch (error) {
     if (answered || !isChatRefusal(error, 'rate_limited')) throw error;
-    deps.logger.info('a /kudos lookup waits for Slack rate limit', { user: command.user_id, retryAfterSeconds: error.retryAfterSeconds });
+    deps.logger.info('a /kudos lookup waits for Slack rate limit', {
+      user: command.user_id,
+      retryAfterSeconds: error.retryAfterSeconds,
+    });
     await answer({ response_type: 'ephemeral', text: slackBusyText(error.retryAfterSeconds) });
   }
 }
@@ -78,7 +84,12 @@ function slackBusyText(retryAfterSeconds: number | undefined): string {
   return `Slack is busy right now (its rate limit), so Kudos could not look up what this needs. Try again in ${secondsToWait(retryAfterSeconds)} s.`;
 }
 
-async function answerCommand(deps: ListenerDeps, command: SlashCommandPayload, ack: AckFn<string | RespondArguments>, respond: RespondFn): Promise<void> {
+async function answerCommand(
+  deps: ListenerDeps,
+  command: SlashCommandPayload,
+  ack: AckFn<string | RespondArguments>,
+  respond: RespondFn,
+): Promise<void> {
   const parsed = parseKudosCommand(command.text);
   const log = deps.logger.child({ command: COMMAND, sub: parsed.kind, user: command.user_id });
   // `/kudos` that opens the send form answers with a modal whatever the workspace's Rewards account
@@ -126,7 +137,9 @@ async function answerCommand(deps: ListenerDeps, command: SlashCommandPayload, a
       // Both at once: the plain answer must still fit in the ack.
       const [admin, read] = await Promise.allSettled([
         deps.isAdmin(workspaceOf(command), command.user_id),
-        deps.rewards.for(workspaceOf(command)).then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })),
+        deps.rewards
+          .for(workspaceOf(command))
+          .then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })),
       ]);
       if (admin.status === 'fulfilled' && admin.value) return handleAdminBalance(deps, { ack, command, respond });
       try {
@@ -147,7 +160,11 @@ async function answerCommand(deps: ListenerDeps, command: SlashCommandPayload, a
     case 'scheduled': {
       const admin = await deps.isAdmin(workspaceOf(command), command.user_id);
       const now = deps.now();
-      const rows = await listScheduled(deps.db, { teamId: workspaceOf(command).teamId, ...(admin ? {} : { senderUserId: command.user_id }), now });
+      const rows = await listScheduled(deps.db, {
+        teamId: workspaceOf(command).teamId,
+        ...(admin ? {} : { senderUserId: command.user_id }),
+        now,
+      });
       return ack(
         buildScheduledList(
           rows.map((row) => ({ row, cancellable: isCancellable(row, now) })),
@@ -159,12 +176,24 @@ async function answerCommand(deps: ListenerDeps, command: SlashCommandPayload, a
 }
 
 /** The send form of `/kudos` (already acked), filled from the command's text and the workspace's defaults. */
-async function openSendForm(deps: ListenerDeps, input: { command: SlashCommandPayload; parsed: Extract<KudosCommand, { kind: 'open' }>; respond: RespondFn; log: Logger }): Promise<void> {
+async function openSendForm(
+  deps: ListenerDeps,
+  input: {
+    command: SlashCommandPayload;
+    parsed: Extract<KudosCommand, { kind: 'open' }>;
+    respond: RespondFn;
+    log: Logger;
+  },
+): Promise<void> {
   const { command, parsed, respond, log } = input;
   try {
     // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
     const [sender, defaults] = await withinBudget(
-      () => Promise.all([deps.slack.userInfo(workspaceOf(command), command.user_id), deps.settings.get(workspaceOf(command)).catch(() => undefined)]),
+      () =>
+        Promise.all([
+          deps.slack.userInfo(workspaceOf(command), command.user_id),
+          deps.settings.get(workspaceOf(command)).catch(() => undefined),
+        ]),
       OPEN_LOOKUP_BUDGET_MS,
       [undefined, undefined] as const,
     );
@@ -187,7 +216,9 @@ async function openSendForm(deps: ListenerDeps, input: { command: SlashCommandPa
       command.trigger_id,
       buildSendModal({
         userIds: parsed.userIds,
-        ...((parsed.amountDollars ?? defaultDollars) !== undefined ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! } : {}),
+        ...((parsed.amountDollars ?? defaultDollars) !== undefined
+          ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! }
+          : {}),
         ...(parsed.message ? { message: parsed.message } : {}),
         ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
         ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
@@ -198,7 +229,10 @@ async function openSendForm(deps: ListenerDeps, input: { command: SlashCommandPa
   } catch (error) {
     // The ack is gone already: tell the user through the command's response_url, never silence.
     log.warn('opening the send form failed', { error });
-    await respond({ response_type: 'ephemeral', text: `Could not open the send form (Slack answered: ${slackErrorCode(error)}). Try /kudos again.` });
+    await respond({
+      response_type: 'ephemeral',
+      text: `Could not open the send form (Slack answered: ${slackErrorCode(error)}). Try /kudos again.`,
+    });
   }
 }
 

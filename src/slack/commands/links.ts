@@ -24,14 +24,17 @@ export function isLinksCommand(text: string | undefined): boolean {
   return /^links(\s|$)/i.test((text ?? '').trim());
 }
 
-export type LinksCommand = { ok: true; quantity: number; amountCents: number; design: string } | { ok: false; message: string };
+export type LinksCommand =
+  { ok: true; quantity: number; amountCents: number; design: string } | { ok: false; message: string };
 
 export function parseLinksCommand(text: string): LinksCommand {
   const [, quantityText, amountText, ...designWords] = text.trim().split(/\s+/);
   if (!quantityText || !amountText) return { ok: false, message: LINKS_USAGE };
-  if (!/^\d{1,6}$/.test(quantityText) || Number(quantityText) < 1) return { ok: false, message: `The number of links must be a whole number from 1. ${LINKS_USAGE}` };
+  if (!/^\d{1,6}$/.test(quantityText) || Number(quantityText) < 1)
+    return { ok: false, message: `The number of links must be a whole number from 1. ${LINKS_USAGE}` };
   const quantity = Number(quantityText);
-  if (quantity > MAX_LINKS_PER_COMMAND) return { ok: false, message: `At most ${MAX_LINKS_PER_COMMAND} links per command.` };
+  if (quantity > MAX_LINKS_PER_COMMAND)
+    return { ok: false, message: `At most ${MAX_LINKS_PER_COMMAND} links per command.` };
   const amount = parseWholeDollars(amountText);
   if (!amount.ok) return { ok: false, message: amount.message };
   return { ok: true, quantity, amountCents: amount.cents, design: designWords.join(' ') };
@@ -46,7 +49,12 @@ const ACK_MARGIN_MS = 400;
 /** Without a deadline (a caller outside answerBy): the ack's budget from the command's arrival. */
 const DEFAULT_ACK_WITHIN_MS = 2000;
 
-export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: ListenerDeps, respond?: RespondFn): Promise<void> {
+export async function handleLinksCommand(
+  ack: Ack,
+  command: SlashCommand,
+  deps: ListenerDeps,
+  respond?: RespondFn,
+): Promise<void> {
   const ws = workspaceOf(command);
   if (!(await deps.isAdmin(ws, command.user_id))) return ack({ text: 'Only Kudos admins can create reward links.' });
   const parsed = parseLinksCommand(command.text);
@@ -66,8 +74,12 @@ export async function handleLinksCommand(ack: Ack, command: SlashCommand, deps: 
     ? setTimeout(() => {
         if (acked) return;
         acked = true;
-        deps.logger.info('reward links: the design lookup outlasts the ack; answering by response_url', { user: command.user_id });
-        ack({ text: LINKS_STILL_WORKING }).catch((error: unknown) => deps.logger.warn('acking /kudos links failed', { error }));
+        deps.logger.info('reward links: the design lookup outlasts the ack; answering by response_url', {
+          user: command.user_id,
+        });
+        ack({ text: LINKS_STILL_WORKING }).catch((error: unknown) =>
+          deps.logger.warn('acking /kudos links failed', { error }),
+        );
       }, holdAt)
     : undefined;
   try {
@@ -90,7 +102,10 @@ async function createLinks(
 ): Promise<void> {
   const designs = await deps.catalog.of(ws).search(parsed.design);
   const design = designs.find((d) => d.productId.toLowerCase() === parsed.design.toLowerCase()) ?? designs[0];
-  if (!design) return say(parsed.design ? `No card design matches "${escapeMrkdwn(parsed.design)}".` : 'No card design is available.');
+  if (!design)
+    return say(
+      parsed.design ? `No card design matches "${escapeMrkdwn(parsed.design)}".` : 'No card design is available.',
+    );
   const inRange = checkAmountInRange(parsed.amountCents, design);
   if (!inRange.ok) return say(inRange.message);
   const recorded = await recordRewardLinkRequest(
@@ -110,14 +125,24 @@ async function createLinks(
   if (!recorded.ok) return say(recorded.message);
   const { row } = recorded;
   if (row.status === 'awaiting_approval') {
-    deps.logger.info('reward links wait for approval', { rewardLinkRequestId: row.id, quantity: row.quantity, amountCents: row.amountCents });
+    deps.logger.info('reward links wait for approval', {
+      rewardLinkRequestId: row.id,
+      quantity: row.quantity,
+      amountCents: row.amountCents,
+    });
     await say(
       `These ${parsed.quantity} reward links of ${formatUsd(parsed.amountCents)} (${formatUsd(parsed.amountCents * parsed.quantity)} in total) need approval (${escapeMrkdwn(row.approvalReason ?? '')}). I have asked the approvers; nothing is charged until one approves.`,
     );
-    await askForLinkApproval(linkApprovalDeps(deps), row).catch((error: unknown) => deps.logger.error('asking for reward-link approval failed', { rewardLinkRequestId: row.id, error }));
+    await askForLinkApproval(linkApprovalDeps(deps), row).catch((error: unknown) =>
+      deps.logger.error('asking for reward-link approval failed', { rewardLinkRequestId: row.id, error }),
+    );
     return;
   }
-  deps.logger.info('reward links requested', { rewardLinkRequestId: row.id, quantity: row.quantity, amountCents: row.amountCents });
+  deps.logger.info('reward links requested', {
+    rewardLinkRequestId: row.id,
+    quantity: row.quantity,
+    amountCents: row.amountCents,
+  });
   // Placed whatever becomes of the answer: the request is recorded.
   deps.placeRewardLinks?.(row.id);
   await say(

@@ -8,7 +8,10 @@ import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
 import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
 import type { Logger } from '../../config/logger.js';
 
-export async function handleSettingsCommand(deps: ListenerDeps, input: { ack: AckFn<string | RespondArguments>; command: SlashCommand }): Promise<void> {
+export async function handleSettingsCommand(
+  deps: ListenerDeps,
+  input: { ack: AckFn<string | RespondArguments>; command: SlashCommand },
+): Promise<void> {
   const { ack, command } = input;
   const ws = workspaceOf(command);
   if (!(await deps.isAdmin(ws, command.user_id))) {
@@ -23,10 +26,17 @@ export async function openSettingsModal(deps: ListenerDeps, ws: WorkspaceRef, tr
   // The trigger_id dies 3 s after the click: the option lists may come back empty rather than late.
   const [settings, usergroups, designs] = await Promise.all([
     deps.settings.get(ws),
-    orEmpty(deps.slack.for(ws).listUsergroups(), (error) => deps.logger.warn('listing user groups for settings failed', { error })),
+    orEmpty(deps.slack.for(ws).listUsergroups(), (error) =>
+      deps.logger.warn('listing user groups for settings failed', { error }),
+    ),
     orEmpty(deps.catalog.of(ws).search(''), (error) => logDesignsFailure(deps.logger, error)),
   ]);
-  await deps.slack.for(ws).openView(triggerId, buildSettingsModal({ settings, usergroups, designs, deleteData: Boolean(deps.installations?.requestDeletion) }));
+  await deps.slack
+    .for(ws)
+    .openView(
+      triggerId,
+      buildSettingsModal({ settings, usergroups, designs, deleteData: Boolean(deps.installations?.requestDeletion) }),
+    );
 }
 
 const OPTION_LISTS_BUDGET_MS = 1500;

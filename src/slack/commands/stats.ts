@@ -1,14 +1,22 @@
 // `/kudos stats [month] [#channel | @group]`: the month's leaderboard (counts; amounts when an admin
 // turned them on), for the workspace, one channel or one user group; `/kudos stats optout|optin`.
 import type { AckFn, RespondArguments } from '@slack/bolt';
-import { monthlyCampaignSpend, monthlyLeaderboard, parseMonth, setStatsOptOut, type LeaderboardScope } from '../../domain/recognition/stats.js';
+import {
+  monthlyCampaignSpend,
+  monthlyLeaderboard,
+  parseMonth,
+  setStatsOptOut,
+  type LeaderboardScope,
+} from '../../domain/recognition/stats.js';
 import { buildLeaderboard, type LeaderboardLabel } from '../blocks/stats.js';
 import type { ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { secondsToWait } from '../deadline.js';
 import { isChatRefusal } from '../../domain/shared/ports.js';
 
-export type StatsCommand = { kind: 'board'; month: string; channel?: string; group?: { id: string; handle: string } } | { kind: 'optout' | 'optin' };
+export type StatsCommand =
+  | { kind: 'board'; month: string; channel?: string; group?: { id: string; handle: string } }
+  | { kind: 'optout' | 'optin' };
 
 // With should_escape, Slack sends a channel as <#C123|name> and a user group as <!subteam^S123|@handle>.
 const CHANNEL_TOKEN = /<#([CG][A-Z0-9_]+)(?:\|[^>]*)?>/;
@@ -35,16 +43,28 @@ export function parseStatsCommand(text: string): StatsCommand | undefined {
 
 export async function handleStatsCommand(
   deps: ListenerDeps,
-  input: { ack: AckFn<string | RespondArguments>; command: { text: string; user_id: string; team_id?: string; enterprise_id?: string }; stats: StatsCommand },
+  input: {
+    ack: AckFn<string | RespondArguments>;
+    command: { text: string; user_id: string; team_id?: string; enterprise_id?: string };
+    stats: StatsCommand;
+  },
 ): Promise<void> {
   const { ack, command, stats } = input;
   const ws = workspaceOf(command);
   if (stats.kind !== 'board') {
     await setStatsOptOut(deps.db, ws, command.user_id, stats.kind === 'optout');
-    return ack({ text: stats.kind === 'optout' ? 'Done: you won’t appear on the leaderboard. `/kudos stats optin` brings you back.' : 'Welcome back: you appear on the leaderboard again.' });
+    return ack({
+      text:
+        stats.kind === 'optout'
+          ? 'Done: you won’t appear on the leaderboard. `/kudos stats optin` brings you back.'
+          : 'Welcome back: you appear on the leaderboard again.',
+    });
   }
   const month = parseMonth(stats.month, deps.now());
-  if (!month) return ack({ text: 'Which month? Try `/kudos stats`, `/kudos stats 2026-10`, `/kudos stats october`, `/kudos stats #channel` or `/kudos stats @group`.' });
+  if (!month)
+    return ack({
+      text: 'Which month? Try `/kudos stats`, `/kudos stats 2026-10`, `/kudos stats october`, `/kudos stats #channel` or `/kudos stats @group`.',
+    });
   const scope: LeaderboardScope = {};
   let label: LeaderboardLabel = { kind: 'workspace' };
   if (stats.channel) {
@@ -57,7 +77,8 @@ export async function handleStatsCommand(
     try {
       members = await deps.slack.usergroupMembers(ws, stats.group.id);
     } catch (error) {
-      if (isChatRefusal(error, 'not_found')) return ack({ text: 'I couldn’t find that user group. Pick one from the list as you type `@`.' });
+      if (isChatRefusal(error, 'not_found'))
+        return ack({ text: 'I couldn’t find that user group. Pick one from the list as you type `@`.' });
       if (isChatRefusal(error, 'rate_limited')) {
         return ack({
           text: `Slack is busy right now (its rate limit), so the members of that user group could not be read. Try \`/kudos stats @group\` again in ${secondsToWait(error.retryAfterSeconds)} s.`,
@@ -69,8 +90,14 @@ export async function handleStatsCommand(
     scope.members = members;
     label = { kind: 'group', handle: stats.group.handle };
   }
-  const [board, settings] = await Promise.all([monthlyLeaderboard(deps.db, ws.teamId, month, 5, scope), deps.settings.get(ws)]);
+  const [board, settings] = await Promise.all([
+    monthlyLeaderboard(deps.db, ws.teamId, month, 5, scope),
+    deps.settings.get(ws),
+  ]);
   // Spend per campaign is money, so it shows only where amounts do; it is the workspace's, so only on the workspace board.
-  const campaigns = settings.leaderboardAmounts && label.kind === 'workspace' ? await monthlyCampaignSpend(deps.db, ws.teamId, month) : [];
+  const campaigns =
+    settings.leaderboardAmounts && label.kind === 'workspace'
+      ? await monthlyCampaignSpend(deps.db, ws.teamId, month)
+      : [];
   return ack(buildLeaderboard(board, { amounts: settings.leaderboardAmounts, label, campaigns }));
 }

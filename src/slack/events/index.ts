@@ -6,7 +6,14 @@ import { plusOneAudience, recordPlusOne, removePlusOne } from '../../domain/reco
 import type { InstallationRef, ListenerDeps } from '../deps.js';
 import { workspaceOf } from '../deps.js';
 import { toSlackUser } from '../gateway.js';
-import { appHomeOpenedEvent, appUninstalledEvent, parseAtEdge, reactionEvent, tokensRevokedEvent, userChangeEvent } from '../payloads.js';
+import {
+  appHomeOpenedEvent,
+  appUninstalledEvent,
+  parseAtEdge,
+  reactionEvent,
+  tokensRevokedEvent,
+  userChangeEvent,
+} from '../payloads.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   app.event('user_change', async ({ body: raw }) => {
@@ -17,7 +24,11 @@ export function register(app: App, deps: ListenerDeps): void {
     deps.slack.for({ teamId, enterpriseId }).forgetUser?.(user.id);
     // A workspace without a Rewards account has no address book to keep in step.
     if (!(await deps.rewards.isConnected({ teamId, enterpriseId }))) return;
-    const result = await syncChangedSlackUser({ db: deps.db, rewards: await deps.rewards.for({ teamId, enterpriseId }) }, { teamId, enterpriseId }, user);
+    const result = await syncChangedSlackUser(
+      { db: deps.db, rewards: await deps.rewards.for({ teamId, enterpriseId }) },
+      { teamId, enterpriseId },
+      user,
+    );
     if (result === 'updated') deps.logger.info('recipient e-mail updated from Slack profile', { user: user.id });
   });
 
@@ -35,9 +46,16 @@ export function register(app: App, deps: ListenerDeps): void {
     if (item.type !== 'message' || !item.channel || !item.ts) return;
     const ws = workspaceOf(body);
     if (!(await isPlusOne(ws, event.reaction))) return;
-    const counted = await recordPlusOne(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts, userId: event.user, reaction: event.reaction });
+    const counted = await recordPlusOne(deps.db, {
+      teamId: ws.teamId,
+      channel: item.channel,
+      ts: item.ts,
+      userId: event.user,
+      reaction: event.reaction,
+    });
     // Their Homes count the +1s on their kudos: re-published (coalesced, rate-limited by the publisher).
-    if (counted === 'counted') deps.home.refresh(ws, await plusOneAudience(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts }));
+    if (counted === 'counted')
+      deps.home.refresh(ws, await plusOneAudience(deps.db, { teamId: ws.teamId, channel: item.channel, ts: item.ts }));
   });
 
   app.event('reaction_removed', async ({ body: raw }) => {
@@ -65,7 +83,11 @@ export function register(app: App, deps: ListenerDeps): void {
     const body = parseAtEdge(tokensRevokedEvent, raw, 'tokens_revoked');
     const installation = installationOf(body, deps);
     const tokens = body.event.tokens;
-    if (installation) await deps.installations?.tokensRevoked(installation, { botUserIds: tokens.bot ?? [], userIds: tokens.oauth ?? [] });
+    if (installation)
+      await deps.installations?.tokensRevoked(installation, {
+        botUserIds: tokens.bot ?? [],
+        userIds: tokens.oauth ?? [],
+      });
   });
 
   app.event('app_home_opened', async ({ body: raw }) => {
@@ -87,7 +109,13 @@ function installationOf(
     team_id?: string | undefined;
     enterprise_id?: string | null | undefined;
     is_enterprise_install?: boolean | undefined;
-    authorizations?: Array<{ team_id?: string | null | undefined; enterprise_id?: string | null | undefined; is_enterprise_install?: boolean | undefined }> | undefined;
+    authorizations?:
+      | Array<{
+          team_id?: string | null | undefined;
+          enterprise_id?: string | null | undefined;
+          is_enterprise_install?: boolean | undefined;
+        }>
+      | undefined;
     event: { type: string };
   },
   deps: Pick<ListenerDeps, 'logger'>,
@@ -95,16 +123,25 @@ function installationOf(
   const teamId = body.team_id || null;
   const enterpriseId = body.enterprise_id || null;
   const authorizations = body.authorizations ?? [];
-  const foreign = authorizations.filter((a) => (a.enterprise_id || null) !== enterpriseId || (!a.is_enterprise_install && (a.team_id || null) !== teamId));
+  const foreign = authorizations.filter(
+    (a) => (a.enterprise_id || null) !== enterpriseId || (!a.is_enterprise_install && (a.team_id || null) !== teamId),
+  );
   if (foreign.length > 0) {
     deps.logger.warn('installation event names another workspace in its authorizations: acted on its own only', {
       event: body.event.type,
       teamId,
       enterpriseId,
-      authorizations: foreign.map((a) => ({ teamId: a.team_id ?? null, enterpriseId: a.enterprise_id ?? null, orgWide: a.is_enterprise_install ?? false })),
+      authorizations: foreign.map((a) => ({
+        teamId: a.team_id ?? null,
+        enterpriseId: a.enterprise_id ?? null,
+        orgWide: a.is_enterprise_install ?? false,
+      })),
     });
   }
-  const orgWide = enterpriseId !== null && (body.is_enterprise_install === true || authorizations.some((a) => a.is_enterprise_install === true && a.enterprise_id === enterpriseId));
+  const orgWide =
+    enterpriseId !== null &&
+    (body.is_enterprise_install === true ||
+      authorizations.some((a) => a.is_enterprise_install === true && a.enterprise_id === enterpriseId));
   if (orgWide) return { teamId: null, enterpriseId, isEnterpriseInstall: true };
   return teamId ? { teamId, enterpriseId, isEnterpriseInstall: false } : undefined;
 }

@@ -74,7 +74,11 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
         productId: input.design || undefined,
         // A retried function_executed event carries the same execution id: one send.
         sourceKey: `workflow:${event.function_execution_id}`,
-        origin: { kind: 'workflow', functionExecutionId: event.function_execution_id, workflowExecutionId: event.workflow_execution_id },
+        origin: {
+          kind: 'workflow',
+          functionExecutionId: event.function_execution_id,
+          workflowExecutionId: event.workflow_execution_id,
+        },
         botUserId: context.botUserId,
       },
     );
@@ -89,12 +93,21 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
       // Kept before waiting (or finishing): if this process stops now, any instance finishes the step
       // once the worker has placed or refused the send (automations pass). Whoever claims it first
       // finishes it, so a redelivered event, here or on another instance, never completes it twice.
-      await recordWaitingStep(steps, { ws: workspaceOf(body), functionExecutionId: event.function_execution_id, kudosId: row.id, token: event.bot_access_token });
-      const waited = first.settled ? first : await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
+      await recordWaitingStep(steps, {
+        ws: workspaceOf(body),
+        functionExecutionId: event.function_execution_id,
+        kudosId: row.id,
+        token: event.bot_access_token,
+      });
+      const waited = first.settled
+        ? first
+        : await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
       if (waited.settled) await finishWaitingSteps(steps, event.function_execution_id);
       return;
     }
-    const outcome = first.settled ? first : await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
+    const outcome = first.settled
+      ? first
+      : await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
     if (outcome.settled && 'message' in outcome) {
       await fail({ error: `Send kudos: ${outcome.message}` });
     } else if (outcome.settled) {
@@ -102,7 +115,9 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
     } else {
       // Still being placed (the Rewards API is slow): it will be placed or the sender told; do not
       // report success for money that has not moved.
-      await fail({ error: `Send kudos: the send ${row.id} is recorded but not placed yet; its sender will hear the outcome in Slack.` });
+      await fail({
+        error: `Send kudos: the send ${row.id} is recorded but not placed yet; its sender will hear the outcome in Slack.`,
+      });
     }
   });
 }

@@ -29,7 +29,9 @@ export function register(app: App, deps: ListenerDeps): void {
   app.options(SendModal.actions.campaign, async ({ ack, body }) => {
     const options = parseAtEdge(optionsLoad, body, SendModal.actions.campaign);
     const rows = await searchActiveCampaigns(deps.db, workspaceOf(body).teamId, options.value);
-    await ack({ options: rows.map((row) => ({ text: plain(`${row.name} (${campaignRange(row)})`, 75), value: row.id })) });
+    await ack({
+      options: rows.map((row) => ({ text: plain(`${row.name} (${campaignRange(row)})`, 75), value: row.id })),
+    });
   });
 
   app.options(SendModal.actions.template, async ({ ack, body }) => {
@@ -49,10 +51,13 @@ export function register(app: App, deps: ListenerDeps): void {
           deps.logger.warn('listing Slack user groups failed', { error });
           return [];
         }),
-      (async () => (await (await deps.rewards.for(workspaceOf(body as never))).groups.list({ pageSize: 100 })).data)().catch((error: unknown) => {
-        deps.logger.warn('listing address-book groups failed', { error });
-        return [];
-      }),
+      (async () =>
+        (await (await deps.rewards.for(workspaceOf(body as never))).groups.list({ pageSize: 100 })).data)().catch(
+        (error: unknown) => {
+          deps.logger.warn('listing address-book groups failed', { error });
+          return [];
+        },
+      ),
     ]);
     await ack(
       buildGroupOptions(
@@ -66,7 +71,9 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(options);
     if (slackGroups.length > 0 && deps.slack.everyone) {
       const everyone = deps.slack.everyone.bind(deps.slack);
-      unhurried(() => everyone(ws)).catch((error: unknown) => deps.logger.info('reading the workspace people ahead failed', { error }));
+      unhurried(() => everyone(ws)).catch((error: unknown) =>
+        deps.logger.info('reading the workspace people ahead failed', { error }),
+      );
     }
   });
 
@@ -93,7 +100,8 @@ export function register(app: App, deps: ListenerDeps): void {
       .search('')
       .catch((error: unknown) => {
         // No Rewards account connected yet (distribution mode): an empty list is expected, not a warning.
-        if (isRewardsNotConnected(error)) deps.logger.debug('no designs for settings: no Rewards account connected yet');
+        if (isRewardsNotConnected(error))
+          deps.logger.debug('no designs for settings: no Rewards account connected yet');
         else deps.logger.warn('loading designs for settings failed', { error });
         return [];
       });

@@ -1,8 +1,19 @@
 // The domain's notices (src/domain/notices/notices.ts) as Slack messages: one case per notice, each one of
 // the pure Block Kit builders in ../blocks.
 import type { NoticePresenter } from '../../domain/notices/notices.js';
-import { buildApprovalMessage, buildDecisionNotice, buildReopenedNotice, buildWaitingNotice } from '../blocks/approval.js';
-import { buildAnnouncement, buildConfirmation, buildFailure, buildOutcomeUnknown, buildPartial } from '../blocks/messages.js';
+import {
+  buildApprovalMessage,
+  buildDecisionNotice,
+  buildReopenedNotice,
+  buildWaitingNotice,
+} from '../blocks/approval.js';
+import {
+  buildAnnouncement,
+  buildConfirmation,
+  buildFailure,
+  buildOutcomeUnknown,
+  buildPartial,
+} from '../blocks/messages.js';
 import {
   buildBounceDm,
   buildBounceResendFailed,

@@ -22,9 +22,12 @@ export function register(app: App, deps: ListenerDeps): void {
     const tell = (text: string) => respond({ response_type: 'ephemeral', text });
     const authorId = message.user;
     if (!authorId || message.bot_id || message.subtype === 'bot_message') {
-      return void (await tell('Kudos go to people, and that message is from an app. Pick a message written by the person you want to thank.'));
+      return void (await tell(
+        'Kudos go to people, and that message is from an app. Pick a message written by the person you want to thank.',
+      ));
     }
-    if (authorId === shortcut.user.id) return void (await tell('That’s your own message. Kudos are for thanking someone else!'));
+    if (authorId === shortcut.user.id)
+      return void (await tell('That’s your own message. Kudos are for thanking someone else!'));
     const [author, link] = await withinBudget(
       () =>
         Promise.all([
@@ -38,7 +41,9 @@ export function register(app: App, deps: ListenerDeps): void {
       [undefined, undefined] as const,
     );
     if (author && (author.deleted || author.isBot)) {
-      return void (await tell(`${author.deleted ? 'That person’s account is deactivated' : 'That message is from an app'}, so they can’t get kudos.`));
+      return void (await tell(
+        `${author.deleted ? 'That person’s account is deactivated' : 'That message is from an app'}, so they can’t get kudos.`,
+      ));
     }
     await openSendModal(deps, {
       ws: workspaceOf(raw),

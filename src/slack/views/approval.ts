@@ -10,21 +10,32 @@ import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../payloads.js'
 import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../deadline.js';
 import { isChatRefusal } from '../../domain/shared/ports.js';
 
-const metadataSchema = z.object({ kudosId: z.guid(), seenIn: z.object({ channel: z.string().min(1), ts: z.string().min(1) }).optional() });
+const metadataSchema = z.object({
+  kudosId: z.guid(),
+  seenIn: z.object({ channel: z.string().min(1), ts: z.string().min(1) }).optional(),
+});
 
 export function register(app: App, deps: ListenerDeps): void {
   app.view(Approval.rejectModal.callbackId, async ({ ack, body: payload }) => {
     const body = parseAtEdge(viewSubmission, payload, Approval.rejectModal.callbackId);
     const { blocks: B, actions: A } = Approval.rejectModal;
     const { kudosId, seenIn } = metadataOf(metadataSchema, body.view.private_metadata, { kudosId: '' });
-    if (!kudosId) return ack({ response_action: 'errors', errors: { [B.reason]: 'This form is damaged; reject from the request message again.' } });
+    if (!kudosId)
+      return ack({
+        response_action: 'errors',
+        errors: { [B.reason]: 'This form is damaged; reject from the request message again.' },
+      });
     const raw = textOf(body.view.state.values[B.reason]?.[A.reason]);
     const reason = raw.trim().slice(0, 500);
     // Who may decide is read from Slack (the approvers' group) before the answer: under Slack's 3 s (deadline.ts).
     let outcome: Awaited<ReturnType<typeof deps.approvals.decide>>;
     try {
       outcome = await answerBy(Date.now() + ANSWER_BUDGET_MS, () =>
-        deps.approvals.decide(kudosId, { userId: body.user.id, teamId: workspaceOf(body).teamId, seenIn }, { kind: 'reject', reason: reason === '' ? null : reason }),
+        deps.approvals.decide(
+          kudosId,
+          { userId: body.user.id, teamId: workspaceOf(body).teamId, seenIn },
+          { kind: 'reject', reason: reason === '' ? null : reason },
+        ),
       );
     } catch (error) {
       if (!isChatRefusal(error, 'rate_limited')) throw error;

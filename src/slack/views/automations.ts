@@ -5,7 +5,12 @@ import { z } from 'zod';
 import { createSeriesWithinCaps, planSeries, saveCelebrationRule } from '../../domain/automations/automation-runner.js';
 import type { RecurringSeriesRow } from '../../db/schema/index.js';
 import { checkRuleForm, checkSeriesForm } from '../../domain/automations/automation-forms.js';
-import { importCelebrationDates, MAX_CSV_BYTES, MAX_CSV_ROWS, parseCelebrationCsv } from '../../domain/automations/celebration-csv.js';
+import {
+  importCelebrationDates,
+  MAX_CSV_BYTES,
+  MAX_CSV_ROWS,
+  parseCelebrationCsv,
+} from '../../domain/automations/celebration-csv.js';
 import { recordAudit } from '../../domain/workspaces/audit-trail.js';
 import { buildCsvReport, buildRecurringSaveModal, seriesCapMessage } from '../blocks/automations.js';
 import { ANSWER_BUDGET_MS, answerBy, NotReadInTime, secondsToWait } from '../deadline.js';
@@ -42,7 +47,9 @@ const blockErrors = <F extends string>(errors: Partial<Record<F, string>>, block
 /** `work`'s outcome, or 'late' when it is not there by `dueAt` (the work goes on). */
 async function beforeDue<T>(work: Promise<T>, dueAt: number): Promise<T | 'late'> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, dueAt - Date.now()))));
+  const late = new Promise<'late'>(
+    (resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, dueAt - Date.now()))),
+  );
   try {
     return await Promise.race([work, late]);
   } finally {
@@ -53,14 +60,20 @@ async function beforeDue<T>(work: Promise<T>, dueAt: number): Promise<T | 'late'
 export function register(app: App, deps: ListenerDeps): void {
   // A new series' runs of the next 30 days, planned after the answer (the periodic pass would, later).
   const planNewSeries = (series: RecurringSeriesRow) =>
-    planSeries(deps.db, series, deps.now()).catch((error: unknown) => deps.logger.warn('planning the new series failed', { seriesId: series.id, error }));
+    planSeries(deps.db, series, deps.now()).catch((error: unknown) =>
+      deps.logger.warn('planning the new series failed', { seriesId: series.id, error }),
+    );
 
   app.view(Celebrations.ruleModal.callbackId, async ({ ack, body: raw }) => {
     const body = parseAtEdge(viewSubmission, raw, Celebrations.ruleModal.callbackId);
     const view = body.view;
     const ws = workspaceOf(body);
     const kind = view.private_metadata === 'anniversary' ? 'anniversary' : 'birthday';
-    if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [Celebrations.ruleModal.blocks.enabled]: 'Only Kudos admins can change celebrations.' } });
+    if (!(await deps.isAdmin(ws, body.user.id)))
+      return ack({
+        response_action: 'errors',
+        errors: { [Celebrations.ruleModal.blocks.enabled]: 'Only Kudos admins can change celebrations.' },
+      });
     const { blocks: B, actions: A } = Celebrations.ruleModal;
     const get = reader(view.state.values);
     const checked = await checkRuleForm(deps.catalog.of(ws), {
@@ -72,12 +85,31 @@ export function register(app: App, deps: ListenerDeps): void {
       channelId: get(B.channel, A.channel).selected_conversation ?? undefined,
       profileFieldId: get(B.profileField, A.profileField).selected_option?.value,
     });
-    if (!checked.ok) return ack({ response_action: 'errors', errors: blockErrors(checked.errors, { amount: B.amount, design: B.design, template: B.template, sender: B.sender }) });
+    if (!checked.ok)
+      return ack({
+        response_action: 'errors',
+        errors: blockErrors(checked.errors, {
+          amount: B.amount,
+          design: B.design,
+          template: B.template,
+          sender: B.sender,
+        }),
+      });
     await saveCelebrationRule(deps.db, ws, kind, checked.value, body.user.id);
-    await recordAudit(deps.db, { ...ws, actorUserId: body.user.id, action: 'settings.changed', subjectType: 'celebration_rule', subjectId: kind, details: { ...checked.value } });
+    await recordAudit(deps.db, {
+      ...ws,
+      actorUserId: body.user.id,
+      action: 'settings.changed',
+      subjectType: 'celebration_rule',
+      subjectId: kind,
+      details: { ...checked.value },
+    });
     await ack();
     // A newly mapped profile field is read now rather than at the next pass.
-    if (checked.value.profileFieldId && checked.value.enabled) deps.automations.tick().catch((error: unknown) => deps.logger.warn('reading the profile dates failed', { error }));
+    if (checked.value.profileFieldId && checked.value.enabled)
+      deps.automations
+        .tick()
+        .catch((error: unknown) => deps.logger.warn('reading the profile dates failed', { error }));
     // The admin's Home shows the rules: re-published with the new one (from Home or the command alike).
     deps.home
       .publish(ws, body.user.id, { flash: `${kind === 'birthday' ? 'Birthday' : 'Anniversary'} rule saved.` })
@@ -90,7 +122,8 @@ export function register(app: App, deps: ListenerDeps): void {
     const view = body.view;
     const ws = workspaceOf(body);
     const block = Celebrations.csvModal.blocks.csv;
-    if (!(await deps.isAdmin(ws, body.user.id))) return ack({ response_action: 'errors', errors: { [block]: 'Only Kudos admins can upload dates.' } });
+    if (!(await deps.isAdmin(ws, body.user.id)))
+      return ack({ response_action: 'errors', errors: { [block]: 'Only Kudos admins can upload dates.' } });
     const get = reader(view.state.values);
     const fileBlock = Celebrations.csvModal.blocks.file;
     const fileId = get(fileBlock, Celebrations.csvModal.actions.file).files?.[0]?.id;
@@ -103,18 +136,27 @@ export function register(app: App, deps: ListenerDeps): void {
       const file = await deps.slack.for(ws).readUploadedFile(fileId, MAX_CSV_BYTES);
       if ('error' in file) {
         const message =
-          file.error === 'too_large' ? `The file is larger than ${MAX_CSV_BYTES / 1024} KB; split it (at most ${MAX_CSV_ROWS} rows each).` : 'Slack did not find that file; upload it again.';
+          file.error === 'too_large'
+            ? `The file is larger than ${MAX_CSV_BYTES / 1024} KB; split it (at most ${MAX_CSV_ROWS} rows each).`
+            : 'Slack did not find that file; upload it again.';
         return ack({ response_action: 'errors', errors: { [fileBlock]: message } });
       }
       text = file.text;
-    } else if (pasted.trim() === '') return ack({ response_action: 'errors', errors: { [block]: 'Upload a CSV file or paste CSV.' } });
+    } else if (pasted.trim() === '')
+      return ack({ response_action: 'errors', errors: { [block]: 'Upload a CSV file or paste CSV.' } });
     const parsed = parseCelebrationCsv(text, deps.now().toISOString());
     if (!parsed.ok) return ack({ response_action: 'errors', errors: { [errorBlock]: parsed.message } });
     // The workspace's people: read at Slack's pace (users.list, Tier 2) and kept 10 minutes, the read
     // big groups use; a read that cannot finish before Slack's 3 s goes on, and a later press finds it.
     let report: Awaited<ReturnType<typeof importCelebrationDates>>;
     try {
-      report = await answerBy(answerDueAt, () => importCelebrationDates({ db: deps.db, listUsers: () => (deps.slack.everyone ? deps.slack.everyone(ws) : deps.slack.listUsers(ws)) }, ws, parsed));
+      report = await answerBy(answerDueAt, () =>
+        importCelebrationDates(
+          { db: deps.db, listUsers: () => (deps.slack.everyone ? deps.slack.everyone(ws) : deps.slack.listUsers(ws)) },
+          ws,
+          parsed,
+        ),
+      );
     } catch (error) {
       if (isChatRefusal(error, 'rate_limited')) {
         const message = `Slack is busy right now (its rate limit), so your workspace's people could not be read. Nothing was imported. Press Import again in ${secondsToWait(error.retryAfterSeconds)} s.`;
@@ -122,7 +164,13 @@ export function register(app: App, deps: ListenerDeps): void {
       }
       if (!isChatRefusal(error) && !(error instanceof NotReadInTime)) throw error;
       deps.logger.warn('reading the workspace people for a CSV import failed', { teamId: ws.teamId, error });
-      return ack({ response_action: 'errors', errors: { [errorBlock]: "Slack did not give us your workspace's people just now. Nothing was imported. Press Import again." } });
+      return ack({
+        response_action: 'errors',
+        errors: {
+          [errorBlock]:
+            "Slack did not give us your workspace's people just now. Nothing was imported. Press Import again.",
+        },
+      });
     }
     await ack({ response_action: 'update', view: buildCsvReport(report) as never });
   });
@@ -158,7 +206,15 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!checked.ok) {
       return ack({
         response_action: 'errors',
-        errors: blockErrors(checked.errors, { recipients: B.recipients, amount: B.amount, design: B.design, cadence: B.cadence, weekday: B.weekday, day: B.day, time: B.time }),
+        errors: blockErrors(checked.errors, {
+          recipients: B.recipients,
+          amount: B.amount,
+          design: B.design,
+          cadence: B.cadence,
+          weekday: B.weekday,
+          day: B.day,
+          time: B.time,
+        }),
       });
     }
     const settings = await deps.settings.get(ws);
@@ -178,14 +234,19 @@ export function register(app: App, deps: ListenerDeps): void {
         return undefined;
       });
       if (outcome?.outcome === 'created') await planNewSeries(outcome.series);
-      const shown = !outcome ? 'failed' : outcome.outcome === 'at_cap' ? { cap: outcome.cap, limit: outcome.limit } : 'saved';
+      const shown = !outcome
+        ? 'failed'
+        : outcome.outcome === 'at_cap'
+          ? { cap: outcome.cap, limit: outcome.limit }
+          : 'saved';
       await deps.slack
         .for(ws)
         .updateView(view.id, buildRecurringSaveModal(shown))
         .catch((error: unknown) => deps.logger.warn('telling a recurring series’ outcome failed', { error }));
       return;
     }
-    if (saved.outcome === 'at_cap') return ack({ response_action: 'errors', errors: { [B.recipients]: seriesCapMessage(saved.cap, saved.limit) } });
+    if (saved.outcome === 'at_cap')
+      return ack({ response_action: 'errors', errors: { [B.recipients]: seriesCapMessage(saved.cap, saved.limit) } });
     await ack();
     if (saved.outcome === 'created') await planNewSeries(saved.series);
   });

@@ -6,7 +6,13 @@ import { z } from 'zod';
 import type { BillingDetails, LimitIncreaseRequestRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/shared/money.js';
 import { knownLimits, parseLimitDollars, requestLimitIncrease } from '../../domain/finance/spending-limits.js';
-import { checkBilling, isKnownSandbox, parseTopUpAmount, requestTopUp, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
+import {
+  checkBilling,
+  isKnownSandbox,
+  parseTopUpAmount,
+  requestTopUp,
+  SANDBOX_TOP_UP_MESSAGE,
+} from '../../domain/finance/top-ups.js';
 import { buildLimitsModal } from '../blocks/finance.js';
 import { plain, section } from '../blocks/text.js';
 import type { ListenerDeps } from '../deps.js';
@@ -34,9 +40,11 @@ export function register(app: App, deps: ListenerDeps): void {
     const B = Finance.topUpModal.blocks;
     const ws = workspaceOf(body);
     const actor = body.user.id;
-    if (!(await deps.isAdmin(ws, actor))) return ack({ response_action: 'errors', errors: { [B.amount]: 'Only Kudos admins can ask for a top-up.' } });
+    if (!(await deps.isAdmin(ws, actor)))
+      return ack({ response_action: 'errors', errors: { [B.amount]: 'Only Kudos admins can ask for a top-up.' } });
     const values = readTexts(view.state.values, Finance.topUpModal.action);
-    if (!values) return ack({ response_action: 'errors', errors: { [B.amount]: 'The form could not be read; open it again.' } });
+    if (!values)
+      return ack({ response_action: 'errors', errors: { [B.amount]: 'The form could not be read; open it again.' } });
     const amount = parseTopUpAmount(values[B.amount]);
     const billing: BillingDetails = {
       companyName: values[B.companyName] ?? '',
@@ -53,7 +61,8 @@ export function register(app: App, deps: ListenerDeps): void {
     if (!amount.ok) errors[B.amount] = amount.message;
     for (const [field, message] of Object.entries(checkBilling(billing))) errors[B[field as keyof typeof B]] = message;
     if (Object.keys(errors).length > 0) return ack({ response_action: 'errors', errors });
-    if (await isKnownSandbox(deps.db, ws)) return ack({ response_action: 'errors', errors: { [B.amount]: SANDBOX_TOP_UP_MESSAGE.replace(/\*/g, '') } });
+    if (await isKnownSandbox(deps.db, ws))
+      return ack({ response_action: 'errors', errors: { [B.amount]: SANDBOX_TOP_UP_MESSAGE.replace(/\*/g, '') } });
     await ack();
     const result = await requestTopUp(deps.finance.topUps, ws, {
       requesterUserId: actor,
@@ -79,10 +88,23 @@ export function register(app: App, deps: ListenerDeps): void {
     const B = Finance.limitsModal.blocks;
     const ws = workspaceOf(body);
     const actor = body.user.id;
-    if (!(await deps.isAdmin(ws, actor))) return ack({ response_action: 'errors', errors: { [B.requestedDaily]: 'Only Kudos admins can ask for higher limits.' } });
+    if (!(await deps.isAdmin(ws, actor)))
+      return ack({
+        response_action: 'errors',
+        errors: { [B.requestedDaily]: 'Only Kudos admins can ask for higher limits.' },
+      });
     const values = readTexts(view.state.values, Finance.limitsModal.action);
-    if (!values) return ack({ response_action: 'errors', errors: { [B.requestedDaily]: 'The form could not be read; open it again.' } });
-    const fields = { currentDaily: B.currentDaily, currentMonthly: B.currentMonthly, requestedDaily: B.requestedDaily, requestedMonthly: B.requestedMonthly } as const;
+    if (!values)
+      return ack({
+        response_action: 'errors',
+        errors: { [B.requestedDaily]: 'The form could not be read; open it again.' },
+      });
+    const fields = {
+      currentDaily: B.currentDaily,
+      currentMonthly: B.currentMonthly,
+      requestedDaily: B.requestedDaily,
+      requestedMonthly: B.requestedMonthly,
+    } as const;
     const errors: Record<string, string> = {};
     const cents: Partial<Record<keyof typeof fields, number>> = {};
     for (const [name, block] of Object.entries(fields) as Array<[keyof typeof fields, string]>) {
@@ -91,23 +113,33 @@ export function register(app: App, deps: ListenerDeps): void {
       else errors[block] = parsed.message;
     }
     if (Object.keys(errors).length === 0) {
-      if (cents.requestedDaily! < cents.currentDaily!) errors[B.requestedDaily] = 'Ask for at least the current daily limit.';
-      if (cents.requestedMonthly! < cents.currentMonthly!) errors[B.requestedMonthly] = 'Ask for at least the current monthly limit.';
-      if (cents.requestedDaily === cents.currentDaily && cents.requestedMonthly === cents.currentMonthly) errors[B.requestedDaily] = 'Ask for a higher daily or monthly limit.';
-      if (cents.requestedDaily! > cents.requestedMonthly!) errors[B.requestedDaily] = 'The daily limit cannot be above the monthly limit.';
+      if (cents.requestedDaily! < cents.currentDaily!)
+        errors[B.requestedDaily] = 'Ask for at least the current daily limit.';
+      if (cents.requestedMonthly! < cents.currentMonthly!)
+        errors[B.requestedMonthly] = 'Ask for at least the current monthly limit.';
+      if (cents.requestedDaily === cents.currentDaily && cents.requestedMonthly === cents.currentMonthly)
+        errors[B.requestedDaily] = 'Ask for a higher daily or monthly limit.';
+      if (cents.requestedDaily! > cents.requestedMonthly!)
+        errors[B.requestedDaily] = 'The daily limit cannot be above the monthly limit.';
     }
     if (Object.keys(errors).length > 0) return ack({ response_action: 'errors', errors });
     const outcome = await requestLimitIncrease(
       deps.finance.deps,
       ws,
       actor,
-      { currentDailyCents: cents.currentDaily!, currentMonthlyCents: cents.currentMonthly!, requestedDailyCents: cents.requestedDaily!, requestedMonthlyCents: cents.requestedMonthly! },
+      {
+        currentDailyCents: cents.currentDaily!,
+        currentMonthlyCents: cents.currentMonthly!,
+        requestedDailyCents: cents.requestedDaily!,
+        requestedMonthlyCents: cents.requestedMonthly!,
+      },
       { timeoutMs: LIMIT_REQUEST_BUDGET_MS, sourceViewId: view.id },
     );
     if (outcome.outcome === 'duplicate') {
       // The same form again (a double click, a retry): nothing more is sent; the first request as it stands.
       const first = outcome.request;
-      if (first.status === 'pending_review') return ack({ response_action: 'update', view: pendingReviewView(first) as never });
+      if (first.status === 'pending_review')
+        return ack({ response_action: 'update', view: pendingReviewView(first) as never });
       const message =
         first.status === 'sending'
           ? 'This request is already on its way to the Rewards API: wait for its answer.'
@@ -121,7 +153,8 @@ export function register(app: App, deps: ListenerDeps): void {
         : ':arrows_counterclockwise: *The Rewards API says the current figures are out of date.* Enter them as the Rewards portal shows them now, and send again.';
       return ack({ response_action: 'update', view: buildLimitsModal({ limits, notice }) as never });
     }
-    if (outcome.outcome === 'failed') return ack({ response_action: 'errors', errors: { [B.requestedDaily]: outcome.message } });
+    if (outcome.outcome === 'failed')
+      return ack({ response_action: 'errors', errors: { [B.requestedDaily]: outcome.message } });
     return ack({ response_action: 'update', view: pendingReviewView(outcome.request) as never });
   });
 }
@@ -133,7 +166,9 @@ function pendingReviewView(r: LimitIncreaseRequestRow) {
     title: plain('Higher spending limits', 24),
     close: plain('Done', 24),
     blocks: [
-      section(`:hourglass_flowing_sand: *Pending review.* Kudos asked for ${formatUsd(r.requestedDailyCents)} a day and ${formatUsd(r.requestedMonthlyCents)} a month.`),
+      section(
+        `:hourglass_flowing_sand: *Pending review.* Kudos asked for ${formatUsd(r.requestedDailyCents)} a day and ${formatUsd(r.requestedMonthlyCents)} a month.`,
+      ),
       ...(r.message ? [section(r.message.replace(/[<>&]/g, ''))] : []),
     ],
   };

@@ -13,7 +13,13 @@ import { workspaceOf } from '../deps.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { getCampaign } from '../../domain/finance/campaigns.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission, type StateValues } from '../payloads.js';
-import { buildSendAccepted, buildSendChecking, buildSendNotSent, filledBlockId, isSafePermalink } from '../blocks/send-modal.js';
+import {
+  buildSendAccepted,
+  buildSendChecking,
+  buildSendNotSent,
+  filledBlockId,
+  isSafePermalink,
+} from '../blocks/send-modal.js';
 import { section } from '../blocks/text.js';
 import { register as registerApprovalViews } from './approval.js';
 import { registerResendViews } from './resend.js';
@@ -38,9 +44,17 @@ export function readSendForm(values: StateValues, fill?: string): SendForm {
   const groupOption = get(B.group, A.group)?.selected_option;
   let group: SendForm['group'];
   if (groupOption?.value?.startsWith(GroupValuePrefix.slack)) {
-    group = { kind: 'slack', id: groupOption.value.slice(GroupValuePrefix.slack.length), ...(groupOption.text?.text ? { label: groupOption.text.text } : {}) };
+    group = {
+      kind: 'slack',
+      id: groupOption.value.slice(GroupValuePrefix.slack.length),
+      ...(groupOption.text?.text ? { label: groupOption.text.text } : {}),
+    };
   } else if (groupOption?.value?.startsWith(GroupValuePrefix.addressBook)) {
-    group = { kind: 'addressBook', id: groupOption.value.slice(GroupValuePrefix.addressBook.length), ...(groupOption.text?.text ? { label: groupOption.text.text } : {}) };
+    group = {
+      kind: 'addressBook',
+      id: groupOption.value.slice(GroupValuePrefix.addressBook.length),
+      ...(groupOption.text?.text ? { label: groupOption.text.text } : {}),
+    };
   }
   const refund = get(B.refund, A.refund)?.selected_option?.value;
   const timing = get(B.timing, A.timing)?.selected_option?.value ?? TimingChoice.now;
@@ -53,7 +67,13 @@ export function readSendForm(values: StateValues, fill?: string): SendForm {
     template: template === undefined ? undefined : template === NO_TEMPLATE ? null : template,
     message: textOf(get(B.message, A.message)),
     refundDays: refund && refund !== RefundChoice.none ? Number(refund) : undefined,
-    schedule: timing === TimingChoice.schedule ? { date: get(B.date, A.date)?.selected_date ?? undefined, time: get(B.time, A.time)?.selected_time ?? undefined } : undefined,
+    schedule:
+      timing === TimingChoice.schedule
+        ? {
+            date: get(B.date, A.date)?.selected_date ?? undefined,
+            time: get(B.time, A.time)?.selected_time ?? undefined,
+          }
+        : undefined,
   };
 }
 
@@ -79,7 +99,11 @@ function slackBusy(retryAfterSeconds: number | undefined): string {
   return `Slack is busy right now (its rate limit), so the people could not be checked. Nothing was sent. Press Send again in ${secondsToWait(retryAfterSeconds)} s.`;
 }
 
-export const sendMetadata = z.object({ channelId: z.string().optional(), sourceMessageUrl: z.string().optional(), fill: z.string().max(20).optional() });
+export const sendMetadata = z.object({
+  channelId: z.string().optional(),
+  sourceMessageUrl: z.string().optional(),
+  fill: z.string().max(20).optional(),
+});
 
 function safePermalinkOr(url: string | undefined): string | undefined {
   return isSafePermalink(url) ? url : undefined;
@@ -107,9 +131,16 @@ export function register(app: App, deps: ListenerDeps): void {
     const work = answerByAnswered(Date.now() + SUBMIT_BUDGET_MS, async (answer) => {
       answered = answer;
       const [sender, settings] = await Promise.all([deps.slack.for(ws).userInfo(body.user.id), deps.settings.get(ws)]);
-      if (!sender) return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
+      if (!sender)
+        return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
       return prepareSend(
-        { users: deps.slack, rewards: deps.rewards, catalog: deps.catalog.of(ws), policy: deps.policy, campaign: (teamId, id) => getCampaign(deps.db, teamId, id) },
+        {
+          users: deps.slack,
+          rewards: deps.rewards,
+          catalog: deps.catalog.of(ws),
+          policy: deps.policy,
+          campaign: (teamId, id) => getCampaign(deps.db, teamId, id),
+        },
         {
           workspace: ws,
           sender,
@@ -135,7 +166,10 @@ export function register(app: App, deps: ListenerDeps): void {
       if (isChatRefusal(error, 'rate_limited')) {
         // Slack's rate limit (a 429, or no slot of it left before the answer): nothing booked or recorded.
         log.info('checking the send waits for Slack rate limit', { retryAfterSeconds: error.retryAfterSeconds });
-        return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: slackBusy(error.retryAfterSeconds) } });
+        return ack({
+          response_action: 'errors',
+          errors: { [SendModal.blocks.recipients]: slackBusy(error.retryAfterSeconds) },
+        });
       }
       log.warn('checking the send failed', { error });
       return ack({ response_action: 'errors', errors: { [SendModal.blocks.recipients]: COULD_NOT_CHECK } });
@@ -151,13 +185,16 @@ export function register(app: App, deps: ListenerDeps): void {
     }
     const outcome = await recordChecked(deps, prepared, metadata.fill, log);
     if (!outcome.ok) return ack({ response_action: 'errors', errors: outcome.errors });
-    await (outcome.notes.length > 0 ? ack({ response_action: 'update', view: buildSendAccepted(outcome.notes) as never }) : ack());
+    await (outcome.notes.length > 0
+      ? ack({ response_action: 'update', view: buildSendAccepted(outcome.notes) as never })
+      : ack());
     await startRecordedSend(deps, outcome.recorded);
   });
 }
 
 /** Could not check: the inline error (and, after the answer, the line) for a failure that is neither a problem with the form nor Slack's limit. */
-const COULD_NOT_CHECK = 'Could not check the recipients or the design right now (Slack or the Rewards API did not answer). Press Send again.';
+const COULD_NOT_CHECK =
+  'Could not check the recipients or the design right now (Slack or the Rewards API did not answer). Press Send again.';
 
 type Checked = Awaited<ReturnType<typeof prepareSend>> | { ok: false; errors: Partial<Record<SendField, string>> };
 
@@ -170,7 +207,12 @@ async function recordChecked(
 ): Promise<{ ok: true; recorded: RecordedSend; notes: string[] } | { ok: false; errors: Record<string, string> }> {
   if (!prepared.ok) {
     const blocks = fieldBlocks(fill);
-    return { ok: false, errors: Object.fromEntries(Object.entries(prepared.errors).map(([field, message]) => [blocks[field as SendField], message])) };
+    return {
+      ok: false,
+      errors: Object.fromEntries(
+        Object.entries(prepared.errors).map(([field, message]) => [blocks[field as SendField], message]),
+      ),
+    };
   }
   // A send that needs approval is recorded as awaiting_approval and posted to approvers (approvals.ts).
   let recorded: RecordedSend;
@@ -208,14 +250,24 @@ async function recordChecked(
  */
 async function finishAfterAnswer(
   deps: ListenerDeps,
-  at: { ws: ReturnType<typeof workspaceOf>; userId: string; viewId: string; fill: string | undefined; log: ListenerDeps['logger'] },
+  at: {
+    ws: ReturnType<typeof workspaceOf>;
+    userId: string;
+    viewId: string;
+    fill: string | undefined;
+    log: ListenerDeps['logger'];
+  },
   work: Promise<Checked>,
 ): Promise<void> {
   const slack = deps.slack.for(at.ws);
   const tell = async (problems: string[]) => {
-    await slack.updateView(at.viewId, buildSendNotSent(problems)).catch((error: unknown) => at.log.info('the send window is gone', { error }));
+    await slack
+      .updateView(at.viewId, buildSendNotSent(problems))
+      .catch((error: unknown) => at.log.info('the send window is gone', { error }));
     const text = `Your kudos was not sent. ${problems.join(' ')}`;
-    await slack.sendDirectMessage(at.userId, { text, blocks: [section(escapeMrkdwn(text))] }).catch((error: unknown) => at.log.warn('telling the sender failed', { error }));
+    await slack
+      .sendDirectMessage(at.userId, { text, blocks: [section(escapeMrkdwn(text))] })
+      .catch((error: unknown) => at.log.warn('telling the sender failed', { error }));
   };
   let prepared: Checked;
   try {
@@ -230,6 +282,8 @@ async function finishAfterAnswer(
   }
   const outcome = await recordChecked(deps, prepared, at.fill, at.log);
   if (!outcome.ok) return tell([...new Set(Object.values(outcome.errors))]);
-  await slack.updateView(at.viewId, buildSendAccepted(outcome.notes)).catch((error: unknown) => at.log.info('the send window is gone', { error }));
+  await slack
+    .updateView(at.viewId, buildSendAccepted(outcome.notes))
+    .catch((error: unknown) => at.log.info('the send window is gone', { error }));
   await startRecordedSend(deps, outcome.recorded);
 }

@@ -26,7 +26,9 @@ export function register(app: App, deps: ListenerDeps): void {
     await ack();
     const ws = workspaceOf(body);
     if (!(await deps.isAdmin(ws, body.user.id))) {
-      await deps.home.publish(ws, body.user.id, { flash: ':no_entry: Only Kudos admins can connect the Rewards account.' });
+      await deps.home.publish(ws, body.user.id, {
+        flash: ':no_entry: Only Kudos admins can connect the Rewards account.',
+      });
       return;
     }
     await deps.slack.for(ws).openView(body.trigger_id, buildConnectModal(await setup.isConnected(ws)));
@@ -37,17 +39,35 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(parsed);
     const value = (block: string) => textOf(parsed.view.state.values[block]?.[RewardsConnect.actions.value]);
     if (!(await deps.isAdmin(ws, parsed.user.id))) {
-      return ack({ response_action: 'errors', errors: { [RewardsConnect.blocks.clientId]: 'Only Kudos admins can connect the Rewards account. Nothing was saved.' } });
+      return ack({
+        response_action: 'errors',
+        errors: {
+          [RewardsConnect.blocks.clientId]: 'Only Kudos admins can connect the Rewards account. Nothing was saved.',
+        },
+      });
     }
     const outcome = await setup.connect(
       ws,
-      { clientId: value(RewardsConnect.blocks.clientId), clientSecret: value(RewardsConnect.blocks.clientSecret), webhookSecret: value(RewardsConnect.blocks.webhookSecret) },
+      {
+        clientId: value(RewardsConnect.blocks.clientId),
+        clientSecret: value(RewardsConnect.blocks.clientSecret),
+        webhookSecret: value(RewardsConnect.blocks.webhookSecret),
+      },
       parsed.user.id,
     );
-    if (!outcome.ok) return ack({ response_action: 'errors', errors: { [FIELD_BLOCKS[outcome.field]]: outcome.message } });
+    if (!outcome.ok)
+      return ack({ response_action: 'errors', errors: { [FIELD_BLOCKS[outcome.field]]: outcome.message } });
     const summary = await setup.summary(ws);
-    deps.logger.info('rewards account connected', { teamId: ws.teamId, connectionId: outcome.connection.id, by: parsed.user.id, replacedAccount: outcome.replacedAccount });
-    await ack({ response_action: 'update', view: buildConnectedModal(summary?.webhookUrl, outcome.replacedAccount) as never });
+    deps.logger.info('rewards account connected', {
+      teamId: ws.teamId,
+      connectionId: outcome.connection.id,
+      by: parsed.user.id,
+      replacedAccount: outcome.replacedAccount,
+    });
+    await ack({
+      response_action: 'update',
+      view: buildConnectedModal(summary?.webhookUrl, outcome.replacedAccount) as never,
+    });
     await deps.home.publish(ws, parsed.user.id);
   });
 }

@@ -38,19 +38,25 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   const errors: Record<string, string> = {};
 
   const threshold = text(B.threshold, A.threshold);
-  if (!USD.test(threshold)) errors[B.threshold] = 'Enter an amount in USD, e.g. 100 or 99.50 (0: every send needs approval).';
+  if (!USD.test(threshold))
+    errors[B.threshold] = 'Enter an amount in USD, e.g. 100 or 99.50 (0: every send needs approval).';
   const budget = text(B.budget, A.budget);
-  if (budget !== '' && !USD.test(budget)) errors[B.budget] = 'Enter an amount in USD, e.g. 500, or leave it empty for no budget.';
+  if (budget !== '' && !USD.test(budget))
+    errors[B.budget] = 'Enter an amount in USD, e.g. 500, or leave it empty for no budget.';
   const amount = text(B.defaultAmount, A.defaultAmount);
-  if (amount !== '' && !/^[1-9]\d{0,6}$/.test(amount)) errors[B.defaultAmount] = 'Enter whole dollars, e.g. 25, or leave it empty.';
+  if (amount !== '' && !/^[1-9]\d{0,6}$/.test(amount))
+    errors[B.defaultAmount] = 'Enter whole dollars, e.g. 25, or leave it empty.';
   const expiry = text(B.expiryHours, A.expiryHours);
-  if (!/^\d{1,4}$/.test(expiry) || Number(expiry) < 1 || Number(expiry) > 720) errors[B.expiryHours] = 'Enter a number of hours from 1 to 720 (30 days).';
+  if (!/^\d{1,4}$/.test(expiry) || Number(expiry) < 1 || Number(expiry) > 720)
+    errors[B.expiryHours] = 'Enter a number of hours from 1 to 720 (30 days).';
   const lowBalance = text(B.lowBalance, A.lowBalance);
-  if (lowBalance !== '' && !USD.test(lowBalance)) errors[B.lowBalance] = 'Enter an amount in USD, e.g. 500 or 499.50, or leave it empty for no alert.';
+  if (lowBalance !== '' && !USD.test(lowBalance))
+    errors[B.lowBalance] = 'Enter an amount in USD, e.g. 500 or 499.50, or leave it empty for no alert.';
   // The +1 reaction: an emoji name, with or without colons (":tada:", "tada", "+1", "thumbsup::skin-tone-2").
   const reactionLeaf = get(B.reaction, A.reaction);
   const reaction = text(B.reaction, A.reaction).replace(/^:|:$/g, '').toLowerCase();
-  if (reactionLeaf && !/^[a-z0-9_+'-]{1,64}(::skin-tone-[2-6])?$/.test(reaction)) errors[B.reaction] = 'Enter one emoji name, e.g. :gift: or :tada:.';
+  if (reactionLeaf && !/^[a-z0-9_+'-]{1,64}(::skin-tone-[2-6])?$/.test(reaction))
+    errors[B.reaction] = 'Enter one emoji name, e.g. :gift: or :tada:.';
   // The recurring caps: whole numbers from 1 (an older modal without them leaves them as they are).
   const caps: Partial<Record<'maxSeriesPerPerson' | 'maxSeriesPerWorkspace', number>> = {};
   for (const [field, block, action, most] of [
@@ -59,17 +65,20 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   ] as const) {
     if (!get(block, action)) continue;
     const value = text(block, action);
-    if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > most) errors[block] = `Enter a whole number from 1 to ${most.toLocaleString('en-US')}.`;
+    if (!/^\d{1,6}$/.test(value) || Number(value) < 1 || Number(value) > most)
+      errors[block] = `Enter a whole number from 1 to ${most.toLocaleString('en-US')}.`;
     else caps[field] = Number(value);
   }
   // An older modal (opened before these settings existed) leaves them as they are.
   const recognitionLeaf = get(B.recognition, A.recognition);
   const checked = new Set((recognitionLeaf?.selected_options ?? []).map((o) => o.value));
   const notifyChannel = get(B.notifyChannel, A.notifyChannel)?.selected_conversation ?? null;
-  if (checked.has(SettingsModal.recognition.digest) && !notifyChannel) errors[B.recognition] = 'The weekly digest goes to the announcement channel: pick one above, or untick the digest.';
+  if (checked.has(SettingsModal.recognition.digest) && !notifyChannel)
+    errors[B.recognition] = 'The weekly digest goes to the announcement channel: pick one above, or untick the digest.';
   // An older modal (opened before this setting existed) leaves it as it is.
   const cardRecipients = get(B.cardRecipients, A.cardRecipients)?.selected_option?.value;
-  if (cardRecipients !== undefined && !(CARD_RECIPIENTS as readonly string[]).includes(cardRecipients)) errors[B.cardRecipients] = 'Pick who receives cards.';
+  if (cardRecipients !== undefined && !(CARD_RECIPIENTS as readonly string[]).includes(cardRecipients))
+    errors[B.cardRecipients] = 'Pick who receives cards.';
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   return {
@@ -90,13 +99,22 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
       ...(reactionLeaf ? { reactionEmoji: reaction } : {}),
       ...caps,
       ...(cardRecipients !== undefined ? { cardRecipients: cardRecipients as CardRecipients } : {}),
-      ...(recognitionLeaf ? { leaderboardAmounts: checked.has(SettingsModal.recognition.amounts), weeklyDigest: checked.has(SettingsModal.recognition.digest) } : {}),
+      ...(recognitionLeaf
+        ? {
+            leaderboardAmounts: checked.has(SettingsModal.recognition.amounts),
+            weeklyDigest: checked.has(SettingsModal.recognition.digest),
+          }
+        : {}),
     },
   };
 }
 
 /** Inline errors for chosen channels the app cannot post in (it joins public ones by itself). */
-async function unreachableChannels(deps: ListenerDeps, ws: ChatWorkspace, patch: SettingsPatch): Promise<Record<string, string>> {
+async function unreachableChannels(
+  deps: ListenerDeps,
+  ws: ChatWorkspace,
+  patch: SettingsPatch,
+): Promise<Record<string, string>> {
   const { blocks: B } = SettingsModal;
   const errors: Record<string, string> = {};
   const checks: Array<[string, string | null | undefined]> = [
@@ -110,8 +128,10 @@ async function unreachableChannels(deps: ListenerDeps, ws: ChatWorkspace, patch:
         .for(ws)
         .ensureChannelMember(channel)
         .catch(() => 'member' as const);
-      if (access === 'not_member') errors[block] = `Kudos isn’t in that channel yet. Type /invite @kudos there, then save again.`;
-      if (access === 'missing') errors[block] = 'Kudos can’t see that channel (archived, or private without the app). Pick another one.';
+      if (access === 'not_member')
+        errors[block] = `Kudos isn’t in that channel yet. Type /invite @kudos there, then save again.`;
+      if (access === 'missing')
+        errors[block] = 'Kudos can’t see that channel (archived, or private without the app). Pick another one.';
     }),
   );
   return errors;
@@ -124,19 +144,29 @@ export function register(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(body);
     const actor = body.user.id;
     if (!(await deps.isAdmin(ws, actor))) {
-      return ack({ response_action: 'errors', errors: { [SettingsModal.blocks.threshold]: 'Only Kudos admins can change settings. Nothing was saved.' } });
+      return ack({
+        response_action: 'errors',
+        errors: { [SettingsModal.blocks.threshold]: 'Only Kudos admins can change settings. Nothing was saved.' },
+      });
     }
     const form = readSettingsForm(view.state.values);
     if (!form.ok) return ack({ response_action: 'errors', errors: form.errors });
     // An admin who removes themselves from the admins would lock everyone else out of this form.
     if (form.patch.adminUserIds && !form.patch.adminUserIds.includes(actor)) {
-      return ack({ response_action: 'errors', errors: { [SettingsModal.blocks.admins]: 'Keep yourself in the list (or leave it empty for workspace admins and owners).' } });
+      return ack({
+        response_action: 'errors',
+        errors: {
+          [SettingsModal.blocks.admins]:
+            'Keep yourself in the list (or leave it empty for workspace admins and owners).',
+        },
+      });
     }
     const unreachable = await unreachableChannels(deps, ws, form.patch);
     if (Object.keys(unreachable).length > 0) return ack({ response_action: 'errors', errors: unreachable });
     const { changes } = await deps.settings.update(ws, actor, form.patch);
     for (const channel of [form.patch.notifyChannel, form.patch.approvalChannel]) {
-      if (channel) await resolveHealthWarning(deps.db, { teamId: ws.teamId, kind: CHANNEL_UNREACHABLE, subject: channel });
+      if (channel)
+        await resolveHealthWarning(deps.db, { teamId: ws.teamId, kind: CHANNEL_UNREACHABLE, subject: channel });
     }
     await ack();
     deps.logger.info('settings saved', { user: actor, changed: Object.keys(changes) });

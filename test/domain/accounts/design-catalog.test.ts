@@ -26,7 +26,12 @@ describe('design catalog', () => {
     let now = 0;
     const catalog = createDesignCatalog(fake.rewards, { ttlMs: 1000, now: () => now });
     expect((await catalog.search('birth')).map((d) => d.productId)).toEqual(['CC-2']);
-    expect(await catalog.get('CC-1')).toEqual({ productId: 'CC-1', name: 'Thank You', minCents: 500, maxCents: 50_000 });
+    expect(await catalog.get('CC-1')).toEqual({
+      productId: 'CC-1',
+      name: 'Thank You',
+      minCents: 500,
+      maxCents: 50_000,
+    });
     expect(await catalog.search('')).toHaveLength(2);
     expect(fake.calls()).toBe(1);
     now = 1500;

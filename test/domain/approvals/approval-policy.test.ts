@@ -10,7 +10,11 @@ describe('approval routing (threshold and monthly budget)', () => {
   it('needs approval exactly when the total is above the threshold (no budget)', () => {
     fc.assert(
       fc.property(cents, cents, (total, threshold) => {
-        const route = decideRoute({ totalCents: total }, { approvalThresholdCents: threshold, monthlyBudgetCents: null }, 0);
+        const route = decideRoute(
+          { totalCents: total },
+          { approvalThresholdCents: threshold, monthlyBudgetCents: null },
+          0,
+        );
         expect(route.kind).toBe(total > threshold ? 'needs_approval' : 'send');
       }),
     );
@@ -19,7 +23,9 @@ describe('approval routing (threshold and monthly budget)', () => {
   it('a threshold of 0 sends every order to approvers, whatever the budget', () => {
     fc.assert(
       fc.property(cents, fc.option(cents, { nil: null }), (total, budget) => {
-        expect(decideRoute({ totalCents: total }, { approvalThresholdCents: 0, monthlyBudgetCents: budget }, 0).kind).toBe('needs_approval');
+        expect(
+          decideRoute({ totalCents: total }, { approvalThresholdCents: 0, monthlyBudgetCents: budget }, 0).kind,
+        ).toBe('needs_approval');
       }),
     );
   });
@@ -27,7 +33,11 @@ describe('approval routing (threshold and monthly budget)', () => {
   it('under the threshold, needs approval exactly when spent + total would exceed the budget', () => {
     fc.assert(
       fc.property(cents, cents, fc.integer({ min: 0, max: 10_000_000 }), (total, budget, spent) => {
-        const route = decideRoute({ totalCents: total }, { approvalThresholdCents: 100_000_000, monthlyBudgetCents: budget }, spent);
+        const route = decideRoute(
+          { totalCents: total },
+          { approvalThresholdCents: 100_000_000, monthlyBudgetCents: budget },
+          spent,
+        );
         expect(route.kind).toBe(spent + total > budget ? 'needs_approval' : 'send');
         if (route.kind === 'needs_approval') expect(route.reason).toContain('monthly budget');
       }),
@@ -37,7 +47,12 @@ describe('approval routing (threshold and monthly budget)', () => {
   it('a send split in parts: needs approval exactly when it and what went to the same people in 24 hours exceed the threshold', () => {
     fc.assert(
       fc.property(cents, cents, fc.integer({ min: 0, max: 10_000_000 }), (total, threshold, recent) => {
-        const route = decideRoute({ totalCents: total }, { approvalThresholdCents: threshold, monthlyBudgetCents: null }, 0, recent);
+        const route = decideRoute(
+          { totalCents: total },
+          { approvalThresholdCents: threshold, monthlyBudgetCents: null },
+          0,
+          recent,
+        );
         expect(route.kind).toBe(total + recent > threshold ? 'needs_approval' : 'send');
       }),
     );
@@ -53,13 +68,25 @@ describe('settings changes', () => {
   const base: WorkspaceSettings = {
     teamId: 'T',
     enterpriseId: null,
-    ...(seedFromConfig({ notifyChannel: 'C1', approvalChannel: undefined, approvers: ['U1', 'U2'], approvalThresholdCents: 10_000, admins: undefined }) as Required<ReturnType<typeof seedFromConfig>>),
+    ...(seedFromConfig({
+      notifyChannel: 'C1',
+      approvalChannel: undefined,
+      approvers: ['U1', 'U2'],
+      approvalThresholdCents: 10_000,
+      admins: undefined,
+    }) as Required<ReturnType<typeof seedFromConfig>>),
     updatedBy: null,
     updatedAt: new Date(),
   };
 
   it('records only what changed, lists as sets, empty lists as none', () => {
-    const changes = diffSettings(base, { notifyChannel: 'C1', approverUserIds: ['U2', 'U1'], adminUserIds: [], approvalThresholdCents: 20_000, monthlyBudgetCents: null });
+    const changes = diffSettings(base, {
+      notifyChannel: 'C1',
+      approverUserIds: ['U2', 'U1'],
+      adminUserIds: [],
+      approvalThresholdCents: 20_000,
+      monthlyBudgetCents: null,
+    });
     expect(changes).toEqual({ approvalThresholdCents: { from: 10_000, to: 20_000 } });
   });
 });
@@ -83,6 +110,8 @@ describe('audit CSV', () => {
         createdAt: new Date('2026-01-02T03:04:05Z'),
       },
     ]);
-    expect(csv).toBe('id,at,actor_user_id,action,subject_type,subject_id,details,campaign\r\n1,2026-01-02T03:04:05.000Z,U1,approval.rejected,kudos,k1,"{""reason"":""no,\\nthanks""}",\r\n');
+    expect(csv).toBe(
+      'id,at,actor_user_id,action,subject_type,subject_id,details,campaign\r\n1,2026-01-02T03:04:05.000Z,U1,approval.rejected,kudos,k1,"{""reason"":""no,\\nthanks""}",\r\n',
+    );
   });
 });

@@ -4,7 +4,14 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, automationOccurrences, celebrationDates, kudos } from '../../../src/db/schema/index.js';
-import { createSeries, saveCelebrationRule, setCelebrationPreference, setSeriesStatus, skipOccurrence, upcomingCelebrations } from '../../../src/domain/automations/automation-runner.js';
+import {
+  createSeries,
+  saveCelebrationRule,
+  setCelebrationPreference,
+  setSeriesStatus,
+  skipOccurrence,
+  upcomingCelebrations,
+} from '../../../src/domain/automations/automation-runner.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { BIRTHDAY_RULE, CELEBRATING_WORKSPACE, importDatesCsv } from '../../support/celebrations.js';
 
@@ -33,13 +40,27 @@ describe('birthdays', () => {
     rows = await sends();
     expect(rows).toHaveLength(2);
     const eli = rows.find((r) => r.recipients[0]!.slackUserId === 'U_EMP1')!;
-    expect(eli).toMatchObject({ senderUserId: 'U_ADMIN', amountCents: 2500, productId: 'CC-BIRTHDAY', message: 'Happy birthday, Eli!', announceTo: 'C_KUDOS' });
+    expect(eli).toMatchObject({
+      senderUserId: 'U_ADMIN',
+      amountCents: 2500,
+      productId: 'CC-BIRTHDAY',
+      message: 'Happy birthday, Eli!',
+      announceTo: 'C_KUDOS',
+    });
     await eventually(async () => (await sends()).every((r) => r.status === 'placed'));
     expect(await orders()).toHaveLength(2);
     // Announced in the rule's channel; the audit trail says a celebration sent it.
-    await env.stack.sim.waitFor(() => env.stack.sim.messages('C_KUDOS').find((m) => JSON.stringify(m.blocks).includes('Happy birthday, Eli!')));
+    await env.stack.sim.waitFor(() =>
+      env.stack.sim.messages('C_KUDOS').find((m) => JSON.stringify(m.blocks).includes('Happy birthday, Eli!')),
+    );
     const audit = await env.db.select().from(auditEvents).where(eq(auditEvents.action, 'kudos.automated'));
-    expect(audit.map((a) => a.details)).toContainEqual(expect.objectContaining({ kind: 'celebration', celebration: 'birthday', occurrenceKey: 'birthday:U_EMP1:2027-03-15' }));
+    expect(audit.map((a) => a.details)).toContainEqual(
+      expect.objectContaining({
+        kind: 'celebration',
+        celebration: 'birthday',
+        occurrenceKey: 'birthday:U_EMP1:2027-03-15',
+      }),
+    );
     // Further passes the same day send nothing more.
     expect((await tick('2027-03-15T20:00:00Z')).sent).toBe(0);
     expect(await sends()).toHaveLength(2);
@@ -48,7 +69,18 @@ describe('birthdays', () => {
   it('February 29 falls on February 28 in other years, and on the 29th in a leap year; anniversaries count years', async () => {
     await importCsv('email,birthday,start_date\nomar@example.com,1992-02-29,\nerin@example.com,,2024-02-29\n');
     await saveCelebrationRule(env.db, WS, 'birthday', { ...BIRTHDAY_RULE, channelId: null }, 'U_ADMIN');
-    await saveCelebrationRule(env.db, WS, 'anniversary', { ...BIRTHDAY_RULE, productId: 'CC-CONGRATS', messageTemplate: '{years} years with us, {name}!', channelId: null }, 'U_ADMIN');
+    await saveCelebrationRule(
+      env.db,
+      WS,
+      'anniversary',
+      {
+        ...BIRTHDAY_RULE,
+        productId: 'CC-CONGRATS',
+        messageTemplate: '{years} years with us, {name}!',
+        channelId: null,
+      },
+      'U_ADMIN',
+    );
 
     // 2027 is not a leap year: both on Feb 28 at 9:00 local (Berlin 08:00 UTC, New York 14:00 UTC).
     await tick('2027-02-27T12:00:00Z');
@@ -62,7 +94,12 @@ describe('birthdays', () => {
     expect((await tick('2028-02-28T20:00:00Z')).sent).toBe(0);
     expect((await tick('2028-02-29T14:00:00Z')).sent).toBe(2);
     const keys = (await env.db.select().from(automationOccurrences)).map((o) => o.key).sort();
-    expect(keys).toEqual(['anniversary:U_EMP2:2027-02-28', 'anniversary:U_EMP2:2028-02-29', 'birthday:U_EMP3:2027-02-28', 'birthday:U_EMP3:2028-02-29']);
+    expect(keys).toEqual([
+      'anniversary:U_EMP2:2027-02-28',
+      'anniversary:U_EMP2:2028-02-29',
+      'birthday:U_EMP3:2027-02-28',
+      'birthday:U_EMP3:2028-02-29',
+    ]);
     expect((await sends()).map((r) => r.message)).toContain('4 years with us, Erin!');
   });
 
@@ -82,7 +119,9 @@ describe('birthdays', () => {
   });
 
   it('the admin sees the next 30 days and can skip one; a skipped celebration is not sent', async () => {
-    await importCsv('email,birthday,start_date\neli@example.com,05-10,\nerin@example.com,05-20,\nomar@example.com,07-01,\n');
+    await importCsv(
+      'email,birthday,start_date\neli@example.com,05-10,\nerin@example.com,05-20,\nomar@example.com,07-01,\n',
+    );
     await saveCelebrationRule(env.db, WS, 'birthday', BIRTHDAY_RULE, 'U_ADMIN');
     await tick('2027-05-01T12:00:00Z');
     const upcoming = await upcomingCelebrations(env.db, WS, new Date('2027-05-01T12:00:00Z'));
@@ -90,7 +129,9 @@ describe('birthdays', () => {
     expect(await skipOccurrence(env.db, WS, upcoming[0]!.id, 'U_ADMIN')).toBe(true);
     // Skipping again, or from another workspace, changes nothing.
     expect(await skipOccurrence(env.db, WS, upcoming[0]!.id, 'U_ADMIN')).toBe(false);
-    expect(await skipOccurrence(env.db, { teamId: 'T_OTHER', enterpriseId: null }, upcoming[1]!.id, 'U_ADMIN')).toBe(false);
+    expect(await skipOccurrence(env.db, { teamId: 'T_OTHER', enterpriseId: null }, upcoming[1]!.id, 'U_ADMIN')).toBe(
+      false,
+    );
     expect((await tick('2027-05-21T12:00:00Z')).sent).toBe(1);
     expect((await sends()).map((r) => r.recipients[0]!.slackUserId)).toEqual(['U_EMP2']);
   });
@@ -110,20 +151,27 @@ describe('birthdays', () => {
     expect((await restarted.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(1);
   });
 
-  it.runIf(Boolean(process.env.DATABASE_URL))('two instances passing at the same moment send each celebration exactly once (PostgreSQL)', async () => {
-    await importCsv('email,birthday,start_date\neli@example.com,06-01,\nerin@example.com,06-01,\nomar@example.com,06-01,\nsofia@example.com,06-01,\nmaya@example.com,06-01,\n');
-    await saveCelebrationRule(env.db, WS, 'birthday', { ...BIRTHDAY_RULE, senderUserId: 'U_APPROVER' }, 'U_ADMIN');
-    const other = await env.stack.startAnotherApp({ automationsMs: 0 });
-    const at = new Date('2027-06-01T23:00:00Z');
-    // Both plan and claim at once, several times over (as their timers would).
-    const reports = await Promise.all([0, 1, 2].flatMap(() => [env.stack.app.automations.tick(at), other.automations.tick(at)]));
-    expect(reports.reduce((n, r) => n + r.sent, 0)).toBe(5);
-    const rows = await sends();
-    expect(rows).toHaveLength(5);
-    expect(new Set(rows.map((r) => r.recipients[0]!.slackUserId)).size).toBe(5);
-    await eventually(async () => (await sends()).every((r) => r.status === 'placed'));
-    expect(await orders()).toHaveLength(5);
-  });
+  it.runIf(Boolean(process.env.DATABASE_URL))(
+    'two instances passing at the same moment send each celebration exactly once (PostgreSQL)',
+    async () => {
+      await importCsv(
+        'email,birthday,start_date\neli@example.com,06-01,\nerin@example.com,06-01,\nomar@example.com,06-01,\nsofia@example.com,06-01,\nmaya@example.com,06-01,\n',
+      );
+      await saveCelebrationRule(env.db, WS, 'birthday', { ...BIRTHDAY_RULE, senderUserId: 'U_APPROVER' }, 'U_ADMIN');
+      const other = await env.stack.startAnotherApp({ automationsMs: 0 });
+      const at = new Date('2027-06-01T23:00:00Z');
+      // Both plan and claim at once, several times over (as their timers would).
+      const reports = await Promise.all(
+        [0, 1, 2].flatMap(() => [env.stack.app.automations.tick(at), other.automations.tick(at)]),
+      );
+      expect(reports.reduce((n, r) => n + r.sent, 0)).toBe(5);
+      const rows = await sends();
+      expect(rows).toHaveLength(5);
+      expect(new Set(rows.map((r) => r.recipients[0]!.slackUserId)).size).toBe(5);
+      await eventually(async () => (await sends()).every((r) => r.status === 'placed'));
+      expect(await orders()).toHaveLength(5);
+    },
+  );
 
   it('a run missed by more than a week is recorded as missed, not sent', async () => {
     await importCsv('email,birthday,start_date\neli@example.com,06-01,\n');
@@ -143,7 +191,9 @@ describe('birthdays', () => {
     expect(occ!.error).toMatch(/amount/);
     expect(await sends()).toHaveLength(0);
     // The admin who set the rule up is told by DM, once, with the reason.
-    const dm = await env.stack.sim.waitFor(() => env.stack.sim.messages('D_U_ADMIN').find((m) => m.text.includes('was not sent')));
+    const dm = await env.stack.sim.waitFor(() =>
+      env.stack.sim.messages('D_U_ADMIN').find((m) => m.text.includes('was not sent')),
+    );
     expect(dm.text).toContain('The birthday card for <@U_EMP1> due on 2027-06-01 was not sent');
     expect(dm.text).toMatch(/amount/);
     // A second instance dispatching the same run again (its lease ran out) tells no one twice.
@@ -160,13 +210,24 @@ describe('dates from Slack custom profile fields', () => {
     const eli = env.stack.sim.workspace.users.find((u) => u.id === 'U_EMP1')!;
     eli.profileFields = { Xf0BIRTHDAY: 'the fourth of July' };
     await saveCelebrationRule(env.db, WS, 'birthday', { ...BIRTHDAY_RULE, profileFieldId: 'Xf0BIRTHDAY' }, 'U_ADMIN');
-    await saveCelebrationRule(env.db, WS, 'anniversary', { ...BIRTHDAY_RULE, productId: 'CC-CONGRATS', messageTemplate: '{years} years, {name}!', profileFieldId: 'Xf0STARTDATE' }, 'U_ADMIN');
+    await saveCelebrationRule(
+      env.db,
+      WS,
+      'anniversary',
+      {
+        ...BIRTHDAY_RULE,
+        productId: 'CC-CONGRATS',
+        messageTemplate: '{years} years, {name}!',
+        profileFieldId: 'Xf0STARTDATE',
+      },
+      'U_ADMIN',
+    );
 
     await tick('2027-07-01T12:00:00Z');
     const dates = await env.db.select().from(celebrationDates);
-    expect(dates.map((d) => ({ user: d.slackUserId, birthday: d.birthday, startDate: d.startDate, source: d.source }))).toEqual([
-      { user: 'U_EMP4', birthday: '07-04', startDate: '2022-09-01', source: 'profile' },
-    ]);
+    expect(
+      dates.map((d) => ({ user: d.slackUserId, birthday: d.birthday, startDate: d.startDate, source: d.source })),
+    ).toEqual([{ user: 'U_EMP4', birthday: '07-04', startDate: '2022-09-01', source: 'profile' }]);
     // 9:00 in Denver (MDT, UTC-6) on July 4th.
     expect((await tick('2027-07-04T14:59:00Z')).sent).toBe(0);
     expect((await tick('2027-07-04T15:00:00Z')).sent).toBe(1);
@@ -230,7 +291,9 @@ describe('recurring kudos', () => {
     await weeklySeries({ recipientUserIds: ['U_EMP1', 'U_GONE'] });
     expect(await tick('2027-01-08T21:00:00Z')).toMatchObject({ sent: 0, refused: 1 });
     expect(await sends()).toHaveLength(0);
-    const dm = await env.stack.sim.waitFor(() => env.stack.sim.messages('D_U_MANAGER').find((m) => m.text.includes('was not sent')));
+    const dm = await env.stack.sim.waitFor(() =>
+      env.stack.sim.messages('D_U_MANAGER').find((m) => m.text.includes('was not sent')),
+    );
     expect(dm.text).toContain('Your recurring kudos to <@U_EMP1>, <@U_GONE> due on 2027-01-08 was not sent');
     expect(dm.text).toContain('recurring');
   });
@@ -244,7 +307,10 @@ describe('recurring kudos', () => {
     const rows = await sends();
     expect(rows).toHaveLength(2);
     expect(new Set(rows.map((r) => r.idempotencyKey)).size).toBe(2);
-    expect(rows.map((r) => r.sourceViewId).sort()).toEqual([`auto:series:${series.id}:2027-01-08`, `auto:series:${series.id}:2027-01-15`]);
+    expect(rows.map((r) => r.sourceViewId).sort()).toEqual([
+      `auto:series:${series.id}:2027-01-08`,
+      `auto:series:${series.id}:2027-01-15`,
+    ]);
     expect(rows.every((r) => r.totalCents === 2000 && r.senderUserId === 'U_MANAGER')).toBe(true);
     await eventually(async () => (await orders()).length === 2);
   });
@@ -252,20 +318,55 @@ describe('recurring kudos', () => {
   it('one occurrence can be skipped; a paused series sends nothing until resumed; a deleted one never again', async () => {
     const series = await weeklySeries();
     await tick('2027-01-05T12:00:00Z');
-    const planned = await env.db.select().from(automationOccurrences).where(eq(automationOccurrences.seriesId, series.id));
+    const planned = await env.db
+      .select()
+      .from(automationOccurrences)
+      .where(eq(automationOccurrences.seriesId, series.id));
     const first = planned.find((o) => o.localDate === '2027-01-08')!;
     expect(await skipOccurrence(env.db, WS, first.id, 'U_MANAGER')).toBe(true);
     expect((await tick('2027-01-08T21:00:00Z')).sent).toBe(0);
 
     // Only the sender (or an admin) pauses it.
-    expect(await setSeriesStatus(env.db, WS, series.id, 'paused', { userId: 'U_EMP3', isAdmin: false }, new Date('2027-01-09T00:00:00Z'))).toBeUndefined();
-    expect(await setSeriesStatus(env.db, WS, series.id, 'paused', { userId: 'U_MANAGER', isAdmin: false }, new Date('2027-01-09T00:00:00Z'))).toBeDefined();
+    expect(
+      await setSeriesStatus(
+        env.db,
+        WS,
+        series.id,
+        'paused',
+        { userId: 'U_EMP3', isAdmin: false },
+        new Date('2027-01-09T00:00:00Z'),
+      ),
+    ).toBeUndefined();
+    expect(
+      await setSeriesStatus(
+        env.db,
+        WS,
+        series.id,
+        'paused',
+        { userId: 'U_MANAGER', isAdmin: false },
+        new Date('2027-01-09T00:00:00Z'),
+      ),
+    ).toBeDefined();
     expect((await tick('2027-01-15T21:00:00Z')).sent).toBe(0);
     expect((await tick('2027-01-22T21:00:00Z')).sent).toBe(0);
 
-    await setSeriesStatus(env.db, WS, series.id, 'active', { userId: 'U_MANAGER', isAdmin: false }, new Date('2027-01-23T00:00:00Z'));
+    await setSeriesStatus(
+      env.db,
+      WS,
+      series.id,
+      'active',
+      { userId: 'U_MANAGER', isAdmin: false },
+      new Date('2027-01-23T00:00:00Z'),
+    );
     expect((await tick('2027-01-29T21:00:00Z')).sent).toBe(1);
-    await setSeriesStatus(env.db, WS, series.id, 'deleted', { userId: 'U_ADMIN', isAdmin: true }, new Date('2027-01-30T00:00:00Z'));
+    await setSeriesStatus(
+      env.db,
+      WS,
+      series.id,
+      'deleted',
+      { userId: 'U_ADMIN', isAdmin: true },
+      new Date('2027-01-30T00:00:00Z'),
+    );
     expect((await tick('2027-02-05T21:00:00Z')).sent).toBe(0);
     expect((await tick('2027-02-12T21:00:00Z')).sent).toBe(0);
     const rows = await sends();
@@ -273,8 +374,19 @@ describe('recurring kudos', () => {
   });
 
   it('monthly on the 31st uses the last day of shorter months; last working day skips weekends', async () => {
-    const monthly = await weeklySeries({ cadence: 'monthly_day', weekday: null, dayOfMonth: 31, recipientUserIds: ['U_EMP1'] });
-    const lastWorking = await weeklySeries({ cadence: 'last_working_day', weekday: null, recipientUserIds: ['U_EMP2'], timezone: 'Asia/Tokyo', timeOfDay: '10:00' });
+    const monthly = await weeklySeries({
+      cadence: 'monthly_day',
+      weekday: null,
+      dayOfMonth: 31,
+      recipientUserIds: ['U_EMP1'],
+    });
+    const lastWorking = await weeklySeries({
+      cadence: 'last_working_day',
+      weekday: null,
+      recipientUserIds: ['U_EMP2'],
+      timezone: 'Asia/Tokyo',
+      timeOfDay: '10:00',
+    });
     await tick('2027-01-20T00:00:00Z');
     await tick('2027-02-20T00:00:00Z');
     const dates = async (id: string) =>

@@ -7,7 +7,14 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import type { RunningApp } from '../../../src/app.js';
 import { automationOccurrences, kudos } from '../../../src/db/schema/index.js';
-import { createSeries, runAutomations, RETRY_MS, saveCelebrationRule, setSeriesStatus, type AutomationDeps } from '../../../src/domain/automations/automation-runner.js';
+import {
+  createSeries,
+  runAutomations,
+  RETRY_MS,
+  saveCelebrationRule,
+  setSeriesStatus,
+  type AutomationDeps,
+} from '../../../src/domain/automations/automation-runner.js';
 import { createDesignCatalogs } from '../../../src/domain/accounts/design-catalog.js';
 import type { UserDirectory } from '../../../src/domain/shared/ports.js';
 import { rememberLimits, withSpendingLimits } from '../../../src/domain/finance/spending-limits.js';
@@ -15,7 +22,10 @@ import { presentNotice } from '../../../src/slack/presenters/notices.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { BIRTHDAY_RULE, CELEBRATING_WORKSPACE, importDatesCsv } from '../../support/celebrations.js';
 
-const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_GENERAL', KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0, home: { enabled: false }, approvalsSweepMs: 0, financeSweepMs: 0 } });
+const env = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_GENERAL', KUDOS_ADMINS: 'U_ADMIN' },
+  app: { automationsMs: 0, home: { enabled: false }, approvalsSweepMs: 0, financeSweepMs: 0 },
+});
 const WS = CELEBRATING_WORKSPACE;
 const importCsv = (text: string) => importDatesCsv(env, text);
 
@@ -40,7 +50,10 @@ function heldPass(app: RunningApp) {
   let first = true;
   const users: UserDirectory = {
     async userInfo(ws, id) {
-      const claimed = await app.db.select({ id: automationOccurrences.id }).from(automationOccurrences).where(eq(automationOccurrences.claimedBy, HELD_PASS));
+      const claimed = await app.db
+        .select({ id: automationOccurrences.id })
+        .from(automationOccurrences)
+        .where(eq(automationOccurrences.claimedBy, HELD_PASS));
       if (first && claimed.length > 0) {
         first = false;
         reached();
@@ -89,7 +102,9 @@ describe('a skip or a pause while a pass holds the run', () => {
         .at(-1),
     );
     await sim.clickButton({ channel: 'C_GENERAL', ts: list.ts }, `celebration_skip:${occ!.id}`, 'U_ADMIN');
-    const note = await sim.waitFor(() => sim.messages('C_GENERAL').find((m) => /Skipped|already/.test(m.text + JSON.stringify(m.blocks ?? []))));
+    const note = await sim.waitFor(() =>
+      sim.messages('C_GENERAL').find((m) => /Skipped|already/.test(m.text + JSON.stringify(m.blocks ?? []))),
+    );
     expect(JSON.stringify(note)).toContain('Skipped: that celebration will not be sent.');
 
     pass.release();
@@ -119,7 +134,16 @@ describe('a skip or a pause while a pass holds the run', () => {
     const pass = heldPass(env.stack.app);
     const running = runAutomations(pass.deps, HELD_PASS, new Date('2027-01-08T21:00:00Z'));
     await pass.atSlack;
-    expect(await setSeriesStatus(env.db, WS, series.id, 'paused', { userId: 'U_MANAGER', isAdmin: false }, new Date('2027-01-08T21:00:30Z'))).toBeDefined();
+    expect(
+      await setSeriesStatus(
+        env.db,
+        WS,
+        series.id,
+        'paused',
+        { userId: 'U_MANAGER', isAdmin: false },
+        new Date('2027-01-08T21:00:30Z'),
+      ),
+    ).toBeDefined();
     pass.release();
     expect((await running).sent).toBe(0);
     expect(await sends()).toHaveLength(0);
@@ -134,7 +158,10 @@ describe('dates corrected after planning', () => {
     await importCsv('email,birthday,start_date\neli@example.com,06-01,\nerin@example.com,06-01,2020-01-06\n');
     await saveCelebrationRule(env.db, WS, 'birthday', BIRTHDAY_RULE, 'U_ADMIN');
     await tick('2027-05-20T12:00:00Z');
-    expect((await occurrences()).map((o) => o.key).sort()).toEqual(['birthday:U_EMP1:2027-06-01', 'birthday:U_EMP2:2027-06-01']);
+    expect((await occurrences()).map((o) => o.key).sort()).toEqual([
+      'birthday:U_EMP1:2027-06-01',
+      'birthday:U_EMP2:2027-06-01',
+    ]);
 
     // The upload is corrected: Eli's birthday is June 10; Erin's is taken out (her start date stays).
     await importCsv('email,birthday,start_date\neli@example.com,06-10,\nerin@example.com,,2020-01-06\n');
@@ -147,8 +174,14 @@ describe('dates corrected after planning', () => {
     expect(rows.map((r) => r.recipients[0]!.slackUserId)).toEqual(['U_EMP1']);
     await eventually(async () => (await orders()).length === 1);
     const byKey = new Map((await occurrences()).map((o) => [o.key, o]));
-    expect(byKey.get('birthday:U_EMP1:2027-06-01')).toMatchObject({ status: 'canceled', error: 'Their birthday is now 06-10; that day is celebrated instead.' });
-    expect(byKey.get('birthday:U_EMP2:2027-06-01')).toMatchObject({ status: 'canceled', error: 'Their birthday was removed.' });
+    expect(byKey.get('birthday:U_EMP1:2027-06-01')).toMatchObject({
+      status: 'canceled',
+      error: 'Their birthday is now 06-10; that day is celebrated instead.',
+    });
+    expect(byKey.get('birthday:U_EMP2:2027-06-01')).toMatchObject({
+      status: 'canceled',
+      error: 'Their birthday was removed.',
+    });
     expect(byKey.get('birthday:U_EMP1:2027-06-10')).toMatchObject({ status: 'sent', kudosId: rows[0]!.id });
   });
 });
@@ -200,7 +233,9 @@ describe('spending limits and balance', () => {
   });
 
   it('a card refused when the balance ran out mid-batch follows its kudos, and is sent once after a top-up', async () => {
-    await importCsv('email,birthday,start_date\neli@example.com,06-01,\nerin@example.com,06-01,\nomar@example.com,06-01,\n');
+    await importCsv(
+      'email,birthday,start_date\neli@example.com,06-01,\nerin@example.com,06-01,\nomar@example.com,06-01,\n',
+    );
     await saveCelebrationRule(env.db, WS, 'birthday', BIRTHDAY_RULE, 'U_ADMIN');
     await tick('2027-05-20T12:00:00Z');
     await env.emulator.setBalance(50);
@@ -209,7 +244,10 @@ describe('spending limits and balance', () => {
     expect((await tick('2027-06-01T16:00:00Z')).sent).toBe(3);
     await eventually(async () => {
       const rows = await sends();
-      return rows.every((r) => (r.status === 'placed' || r.status === 'failed') && r.notifiedAt) && rows.filter((r) => r.status === 'failed').length === 1;
+      return (
+        rows.every((r) => (r.status === 'placed' || r.status === 'failed') && r.notifiedAt) &&
+        rows.filter((r) => r.status === 'failed').length === 1
+      );
     });
     const refused = (await sends()).find((r) => r.status === 'failed')!;
     expect(refused.errorCode).toBe('INSUFFICIENT_BALANCE');
@@ -233,7 +271,10 @@ describe('spending limits and balance', () => {
     await eventually(async () => (await sends()).every((r) => r.status === 'placed'));
     expect(await orders()).toHaveLength(3);
     expect(await sends()).toHaveLength(3);
-    const [followed] = await env.db.select().from(automationOccurrences).where(eq(automationOccurrences.kudosId, refused.id));
+    const [followed] = await env.db
+      .select()
+      .from(automationOccurrences)
+      .where(eq(automationOccurrences.kudosId, refused.id));
     expect(followed!.status).toBe('sent');
   });
 });

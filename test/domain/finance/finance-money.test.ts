@@ -10,7 +10,14 @@ import { monthOf } from '../../../src/domain/finance/ledger.js';
 import { createLowBalanceMonitor } from '../../../src/domain/finance/low-balance.js';
 import type { RewardsAccounts } from '../../../src/domain/accounts/rewards-accounts.js';
 import type { RewardsClient } from '../../../src/rewards/index.js';
-import { eventually, sendModalValues, submitSendForm, submitSendValues, useAppPerTest, wallTimeIn } from '../../support/app.js';
+import {
+  eventually,
+  sendModalValues,
+  submitSendForm,
+  submitSendValues,
+  useAppPerTest,
+  wallTimeIn,
+} from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';
 import { CHECKS_RUN_BY_THE_TEST } from '../../support/order-checks.js';
 import { topUpValues } from '../../support/top-up-form.js';
@@ -24,11 +31,18 @@ const ENV = {
 
 const t = useAppPerTest({
   env: ENV,
-  app: { financeSweepMs: 0, automationsMs: 0, approvalsSweepMs: 0, home: { enabled: false }, webhooks: CHECKS_RUN_BY_THE_TEST },
+  app: {
+    financeSweepMs: 0,
+    automationsMs: 0,
+    approvalsSweepMs: 0,
+    home: { enabled: false },
+    webhooks: CHECKS_RUN_BY_THE_TEST,
+  },
 });
 const WS = { teamId: 'T0KUDOS' };
 
-const lowBalanceAlerts = () => t.stack.sim.messages('C_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])));
+const lowBalanceAlerts = () =>
+  t.stack.sim.messages('C_ADMIN').filter((m) => /Low Rewards balance/.test(JSON.stringify(m.blocks ?? [])));
 
 /**
  * The app's Rewards account, except that each balance read is answered only when the test says so:
@@ -113,8 +127,17 @@ describe('/kudos ledger across a month boundary', () => {
 
   it('a send booked in one month and cancelled in the next is reconciled in both: its charge in the first, its refund in the second', async () => {
     const later = wallTimeIn('America/New_York', 60 * 24 * 60);
-    const recorded = await submitSendForm(t.stack, t.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: later }));
-    const booked = await eventually(async () => (await t.db.select().from(kudos).where(eq(kudos.id, recorded.id))).find((k) => k.status === 'scheduled' && k.orderId));
+    const recorded = await submitSendForm(
+      t.stack,
+      t.db,
+      'U_MANAGER',
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: later }),
+    );
+    const booked = await eventually(async () =>
+      (await t.db.select().from(kudos).where(eq(kudos.id, recorded.id))).find(
+        (k) => k.status === 'scheduled' && k.orderId,
+      ),
+    );
     const bookedIn = monthOf(booked.placedAt!);
     expect(await ledgerList(`ledger ${bookedIn}`)).toMatch(/Reconciled/);
 
@@ -145,14 +168,23 @@ describe('/kudos ledger across a month boundary', () => {
 describe('top-ups settled from the ledger', () => {
   it('a top-up processed before more than 5,000 other movements is still found and completed', async () => {
     await t.stack.sim.slashCommand('U_ADMIN', 'topup', 'C_ADMIN');
-    const view = await t.stack.sim.waitFor(() => t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'));
+    const view = await t.stack.sim.waitFor(() =>
+      t.stack.sim.openViews('U_ADMIN').find((v) => v.callback_id === 'finance_topup'),
+    );
     await t.stack.sim.submitView(view.id, topUpValues('1200'), 'U_ADMIN');
-    const message = await t.stack.sim.waitFor(() => t.stack.sim.messages('C_ADMIN').find((m) => !m.ephemeral && /Top-up request/.test(JSON.stringify(m.blocks ?? []))));
+    const message = await t.stack.sim.waitFor(() =>
+      t.stack.sim
+        .messages('C_ADMIN')
+        .find((m) => !m.ephemeral && /Top-up request/.test(JSON.stringify(m.blocks ?? []))),
+    );
     await t.stack.sim.clickButton({ channel: message.channel, ts: message.ts }, 'finance_topup_approve', 'U_APPROVER');
-    const submitted = await eventually(async () => (await t.db.select().from(topUpRequests)).find((r) => r.status === 'submitted'));
+    const submitted = await eventually(async () =>
+      (await t.db.select().from(topUpRequests)).find((r) => r.status === 'submitted'),
+    );
     await t.emulator.processTopUp(submitted.fundingNo!, 'approve');
     // A busy account: 5,000 movements (promotions here) booked after the funding row.
-    for (let batch = 0; batch < 50; batch++) await Promise.all(Array.from({ length: 100 }, () => t.emulator.addMovement('promotion', 1)));
+    for (let batch = 0; batch < 50; batch++)
+      await Promise.all(Array.from({ length: 100 }, () => t.emulator.addMovement('promotion', 1)));
 
     await t.stack.app.finance.sweep();
     const [settled] = await t.db.select().from(topUpRequests);
@@ -166,7 +198,11 @@ describe('sends refused for lack of funds', () => {
     await t.emulator.setBalance(0);
     const rows = await t.db
       .insert(kudos)
-      .values(Array.from({ length: 3 }, (_, i) => pendingKudosValues({ senderUserId: i % 2 ? 'U_MANAGER' : 'U_EMP2', amountCents: 2500, totalCents: 2500 })))
+      .values(
+        Array.from({ length: 3 }, (_, i) =>
+          pendingKudosValues({ senderUserId: i % 2 ? 'U_MANAGER' : 'U_EMP2', amountCents: 2500, totalCents: 2500 }),
+        ),
+      )
       .returning();
     for (const row of rows) t.stack.app.worker.placeNow(row.id);
     await eventually(async () => {
@@ -174,9 +210,12 @@ describe('sends refused for lack of funds', () => {
       return now.every((k) => k.status === 'failed' && k.errorCode === 'INSUFFICIENT_BALANCE' && k.notifiedAt);
     }, 20_000);
     // Every alert recorded is posted before counting what the admin channel shows.
-    const alertsRecorded = () => t.db.select().from(notifications).where(eq(notifications.kind, 'finance.insufficient_funds'));
+    const alertsRecorded = () =>
+      t.db.select().from(notifications).where(eq(notifications.kind, 'finance.insufficient_funds'));
     await eventually(async () => (await alertsRecorded()).every((n) => n.postedAt || n.failedAt));
-    const shown = t.stack.sim.messages('C_ADMIN').filter((m) => !m.ephemeral && /refused for lack of funds/.test(JSON.stringify(m.blocks ?? [])));
+    const shown = t.stack.sim
+      .messages('C_ADMIN')
+      .filter((m) => !m.ephemeral && /refused for lack of funds/.test(JSON.stringify(m.blocks ?? [])));
     expect(await alertsRecorded()).toHaveLength(1);
     expect(shown).toHaveLength(1);
   });
@@ -184,11 +223,29 @@ describe('sends refused for lack of funds', () => {
 
 describe('spending-limit use', () => {
   it('a send whose outcome is unknown (it may have been charged) counts against the daily limit', async () => {
-    await t.db.insert(financeState).values({ teamId: WS.teamId, dailyLimitCents: 10_000, monthlyLimitCents: 100_000, limitsSource: 'admin' });
+    await t.db
+      .insert(financeState)
+      .values({ teamId: WS.teamId, dailyLimitCents: 10_000, monthlyLimitCents: 100_000, limitsSource: 'admin' });
     // $80 whose order's outcome is unknown: the API may have charged it. Kudos looks it up again later.
-    await t.db.insert(kudos).values(pendingKudosValues({ status: 'unknown', amountCents: 8000, totalCents: 8000, nextAttemptAt: new Date(Date.now() + 3_600_000), errorCode: 'OUTCOME_UNKNOWN' }));
-    const answer = await submitSendValues(t.stack.app.url, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '30' }));
-    expect(JSON.stringify(answer.errors)).toContain('would go over the daily spending limit of $100: $80 is used today, $20 is left');
+    await t.db
+      .insert(kudos)
+      .values(
+        pendingKudosValues({
+          status: 'unknown',
+          amountCents: 8000,
+          totalCents: 8000,
+          nextAttemptAt: new Date(Date.now() + 3_600_000),
+          errorCode: 'OUTCOME_UNKNOWN',
+        }),
+      );
+    const answer = await submitSendValues(
+      t.stack.app.url,
+      'U_MANAGER',
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '30' }),
+    );
+    expect(JSON.stringify(answer.errors)).toContain(
+      'would go over the daily spending limit of $100: $80 is used today, $20 is left',
+    );
     expect(await t.db.select().from(kudos)).toHaveLength(1);
   });
 });

@@ -41,7 +41,10 @@ const logger = createLogger({ level: 'error' });
 // The outbox is driven here through an unpaced gateway, many posts a second into one channel: Slack's
 // limits (and the app's pacing that meets them) are tested in test/slack/rate-limits.test.ts.
 beforeAll(async () => {
-  [testDb, sim] = await Promise.all([createTestDatabase(), startSlackSimulator({ signingSecret: 'test-secret', rateLimits: false })]);
+  [testDb, sim] = await Promise.all([
+    createTestDatabase(),
+    startSlackSimulator({ signingSecret: 'test-secret', rateLimits: false }),
+  ]);
   const client = new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } });
   gateway = singleWorkspace(createSlackGateway(client), createUserLister(client));
 });
@@ -53,7 +56,8 @@ beforeEach(async () => {
   await testDb.truncateAll();
 });
 
-const posts = (channel: string) => sim.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel).length;
+const posts = (channel: string) =>
+  sim.calls.filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === channel).length;
 const deps = (chat: NoticeDeps['chat'] = gateway): NoticeDeps => ({ db: testDb.db, chat });
 /** As if the lease of every unfinished notice had run out (its poster died or lost Slack's answer). */
 const expireLeases = () => testDb.db.update(notifications).set({ claimedUntil: sql`now() - interval '1 second'` });
@@ -61,7 +65,13 @@ const lostAnswer = Object.assign(new Error('socket hang up'), { code: 'slack_web
 
 /** Slack posts the message, but its answer never arrives. */
 function answerLost(): NoticeDeps['chat'] {
-  return { ...gateway, postMessage: async (ws, channel, message) => (await gateway.postMessage(ws, channel, message), Promise.reject(lostAnswer)) };
+  return {
+    ...gateway,
+    postMessage: async (ws, channel, message) => (
+      await gateway.postMessage(ws, channel, message),
+      Promise.reject(lostAnswer)
+    ),
+  };
 }
 /** The request never reaches Slack. */
 function unreachable(): NoticeDeps['chat'] {
@@ -72,25 +82,54 @@ describe('postOnce', () => {
   it('posts once when 10 callers race for the same notice, and stores where it went', async () => {
     const before = posts('C_KUDOS');
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => postOnce(deps(), { kind: 'order.completed', subject: 'OR-9' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-9 complete' } })),
+      Array.from({ length: 10 }, () =>
+        postOnce(
+          deps(),
+          { kind: 'order.completed', subject: 'OR-9' },
+          { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-9 complete' } },
+        ),
+      ),
     );
     expect(posts('C_KUDOS') - before).toBe(1);
     expect(results.filter((r) => r.posted)).toHaveLength(1);
     const [row] = await testDb.db.select().from(notifications);
-    expect(row).toMatchObject({ kind: 'order.completed', subject: 'OR-9', channel: 'C_KUDOS', postedAt: expect.any(Date), claimedUntil: null });
-    expect(sim.messages('C_KUDOS').find((m) => m.ts === row!.ts)?.metadata).toEqual({ event_type: 'kudos_notice', event_payload: { notice_id: row!.id } });
+    expect(row).toMatchObject({
+      kind: 'order.completed',
+      subject: 'OR-9',
+      channel: 'C_KUDOS',
+      postedAt: expect.any(Date),
+      claimedUntil: null,
+    });
+    expect(sim.messages('C_KUDOS').find((m) => m.ts === row!.ts)?.metadata).toEqual({
+      event_type: 'kudos_notice',
+      event_payload: { notice_id: row!.id },
+    });
   });
 
   it('may post again after Slack refused it (nothing was posted)', async () => {
-    await expect(postOnce(deps(), { kind: 'k', subject: 'a' }, { to: { channel: 'C_NOPE' }, message: { text: 'hello' } })).rejects.toThrow(/channel_not_found/);
+    await expect(
+      postOnce(deps(), { kind: 'k', subject: 'a' }, { to: { channel: 'C_NOPE' }, message: { text: 'hello' } }),
+    ).rejects.toThrow(/channel_not_found/);
     expect(await testDb.db.select().from(notifications)).toHaveLength(0);
-    expect((await postOnce(deps(), { kind: 'k', subject: 'a' }, { to: { channel: 'C_KUDOS' }, message: { text: 'hello' } })).posted).toBe(true);
+    expect(
+      (await postOnce(deps(), { kind: 'k', subject: 'a' }, { to: { channel: 'C_KUDOS' }, message: { text: 'hello' } }))
+        .posted,
+    ).toBe(true);
   });
 
   it('never posts again inline after an unknown outcome', async () => {
     const before = posts('C_KUDOS');
-    await expect(postOnce(deps(answerLost()), { kind: 'k', subject: 'b' }, { to: { channel: 'C_KUDOS' }, message: { text: 'hello' } })).rejects.toThrow();
-    expect((await postOnce(deps(), { kind: 'k', subject: 'b' }, { to: { channel: 'C_KUDOS' }, message: { text: 'hello' } })).posted).toBe(false);
+    await expect(
+      postOnce(
+        deps(answerLost()),
+        { kind: 'k', subject: 'b' },
+        { to: { channel: 'C_KUDOS' }, message: { text: 'hello' } },
+      ),
+    ).rejects.toThrow();
+    expect(
+      (await postOnce(deps(), { kind: 'k', subject: 'b' }, { to: { channel: 'C_KUDOS' }, message: { text: 'hello' } }))
+        .posted,
+    ).toBe(false);
     expect(posts('C_KUDOS') - before).toBe(1);
   });
 });
@@ -98,9 +137,21 @@ describe('postOnce', () => {
 describe('resumeStalledNotices', () => {
   it('finds a channel notice whose answer was lost, and does not post it again', async () => {
     const before = posts('C_KUDOS');
-    await expect(postOnce(deps(answerLost()), { kind: 'kudos.announcement', subject: 'K1' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos' } })).rejects.toThrow();
+    await expect(
+      postOnce(
+        deps(answerLost()),
+        { kind: 'kudos.announcement', subject: 'K1' },
+        { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos' } },
+      ),
+    ).rejects.toThrow();
     // Still within the lease: nobody touches it.
-    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({
+      found: 0,
+      posted: 0,
+      failed: 0,
+      deferred: 0,
+      reposted: 0,
+    });
     await expireLeases();
     expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 1, posted: 0 });
     expect(posts('C_KUDOS') - before).toBe(1);
@@ -111,9 +162,18 @@ describe('resumeStalledNotices', () => {
 
   it('posts a notice that never reached Slack, once, even if resumed twice', async () => {
     const before = posts('C_KUDOS');
-    await expect(postOnce(deps(unreachable()), { kind: 'kudos.announcement', subject: 'K2' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos' } })).rejects.toThrow();
+    await expect(
+      postOnce(
+        deps(unreachable()),
+        { kind: 'kudos.announcement', subject: 'K2' },
+        { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos' } },
+      ),
+    ).rejects.toThrow();
     await expireLeases();
-    const [first, second] = await Promise.all([resumeStalledNotices({ ...deps(), logger }), resumeStalledNotices({ ...deps(), logger })]);
+    const [first, second] = await Promise.all([
+      resumeStalledNotices({ ...deps(), logger }),
+      resumeStalledNotices({ ...deps(), logger }),
+    ]);
     expect(first.posted + second.posted).toBe(1);
     expect(posts('C_KUDOS') - before).toBe(1);
     expect(sim.messages('C_KUDOS').at(-1)!.text).toBe('Maya sent kudos');
@@ -121,8 +181,20 @@ describe('resumeStalledNotices', () => {
 
   it('looks in the thread for a threaded notice, and in the DM for a direct message', async () => {
     const parent = await gateway.postMessage({ teamId: 'T' }, 'C_KUDOS', { text: 'Maya sent kudos' });
-    await expect(postOnce(deps(answerLost()), { kind: 'order.completed', subject: 'OR-1' }, { to: { channel: 'C_KUDOS', threadTs: parent.ts }, message: { text: 'complete' } })).rejects.toThrow();
-    await expect(postOnce(deps(answerLost()), { kind: 'order.completed.dm', subject: 'OR-1' }, { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos arrived' } })).rejects.toThrow();
+    await expect(
+      postOnce(
+        deps(answerLost()),
+        { kind: 'order.completed', subject: 'OR-1' },
+        { to: { channel: 'C_KUDOS', threadTs: parent.ts }, message: { text: 'complete' } },
+      ),
+    ).rejects.toThrow();
+    await expect(
+      postOnce(
+        deps(answerLost()),
+        { kind: 'order.completed.dm', subject: 'OR-1' },
+        { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos arrived' } },
+      ),
+    ).rejects.toThrow();
     await expireLeases();
     expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 2, posted: 0 });
     expect(sim.messages('C_KUDOS').filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts)).toHaveLength(1);
@@ -133,11 +205,31 @@ describe('resumeStalledNotices', () => {
 
   it('records a DM whose channel could not be opened (Slack unreachable), and the next sweep posts it once', async () => {
     const noDm: NoticeDeps['chat'] = { ...gateway, openDirectChannel: () => Promise.reject(lostAnswer) };
-    await expect(postOnce(deps(noDm), { kind: 'kudos.confirmation', subject: 'K3' }, { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos is on its way' } })).rejects.toThrow('socket hang up');
+    await expect(
+      postOnce(
+        deps(noDm),
+        { kind: 'kudos.confirmation', subject: 'K3' },
+        { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos is on its way' } },
+      ),
+    ).rejects.toThrow('socket hang up');
     const [row] = await testDb.db.select().from(notifications);
-    expect(row).toMatchObject({ dmUserId: 'U_MANAGER', channel: null, claimedUntil: null, attemptedAt: null, postedAt: null });
+    expect(row).toMatchObject({
+      dmUserId: 'U_MANAGER',
+      channel: null,
+      claimedUntil: null,
+      attemptedAt: null,
+      postedAt: null,
+    });
     // Retried by its caller meanwhile: recorded already, not posted twice.
-    expect((await postOnce(deps(), { kind: 'kudos.confirmation', subject: 'K3' }, { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos is on its way' } })).posted).toBe(false);
+    expect(
+      (
+        await postOnce(
+          deps(),
+          { kind: 'kudos.confirmation', subject: 'K3' },
+          { to: { userId: 'U_MANAGER' }, message: { text: 'your kudos is on its way' } },
+        )
+      ).posted,
+    ).toBe(false);
     expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 0, posted: 1 });
     expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ posted: 0 });
     expect(sim.messages('U_MANAGER').filter((m) => m.text === 'your kudos is on its way')).toHaveLength(1);
@@ -168,7 +260,13 @@ describe('resumeStalledNotices', () => {
         ['old', expect.stringContaining('older version')],
       ]),
     );
-    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    expect(await resumeStalledNotices({ ...deps(), logger })).toEqual({
+      found: 0,
+      posted: 0,
+      failed: 0,
+      deferred: 0,
+      reposted: 0,
+    });
   });
 });
 
@@ -179,9 +277,19 @@ describe('a notice for the thread of another still in the outbox', () => {
     // An announcement waiting for its turn in Slack, recorded long ago; its completion notice follows it.
     const [announcement] = await testDb.db
       .insert(notifications)
-      .values({ kind: 'kudos.announcement', subject: 'K-late', channel: 'C_KUDOS', message: { text: 'Maya sent kudos (late)' }, claimedUntil: sql`now() + interval '1 hour'` })
+      .values({
+        kind: 'kudos.announcement',
+        subject: 'K-late',
+        channel: 'C_KUDOS',
+        message: { text: 'Maya sent kudos (late)' },
+        claimedUntil: sql`now() + interval '1 hour'`,
+      })
       .returning();
-    await queueNoticeInThreadOf(testDb.db, { kind: 'order.completed', subject: 'OR-late' }, { channel: 'C_KUDOS', threadOf: announcement!.id, message: { text: 'OR-late complete' } });
+    await queueNoticeInThreadOf(
+      testDb.db,
+      { kind: 'order.completed', subject: 'OR-late' },
+      { channel: 'C_KUDOS', threadOf: announcement!.id, message: { text: 'OR-late complete' } },
+    );
     await testDb.db.update(notifications).set({ createdAt: sql`now() - interval '30 days'` });
     expect(await sweep()).toMatchObject({ posted: 0 });
     await expireLeases();
@@ -201,10 +309,22 @@ describe('a notice for the thread of another still in the outbox', () => {
       .insert(notifications)
       .values({ kind: 'kudos.announcement', subject: 'K-gone', channel: 'C_GONE', message: { text: 'x' } })
       .returning();
-    await queueNoticeInThreadOf(testDb.db, { kind: 'order.completed', subject: 'OR-a' }, { channel: 'C_KUDOS', threadOf: refused!.id, message: { text: 'OR-a complete' } });
-    await queueNoticeInThreadOf(testDb.db, { kind: 'order.completed', subject: 'OR-b' }, { channel: 'C_KUDOS', threadOf: crypto.randomUUID(), message: { text: 'OR-b complete' } });
+    await queueNoticeInThreadOf(
+      testDb.db,
+      { kind: 'order.completed', subject: 'OR-a' },
+      { channel: 'C_KUDOS', threadOf: refused!.id, message: { text: 'OR-a complete' } },
+    );
+    await queueNoticeInThreadOf(
+      testDb.db,
+      { kind: 'order.completed', subject: 'OR-b' },
+      { channel: 'C_KUDOS', threadOf: crypto.randomUUID(), message: { text: 'OR-b complete' } },
+    );
     // Recorded once: a second recording (another instance, a retry) changes nothing.
-    await queueNoticeInThreadOf(testDb.db, { kind: 'order.completed', subject: 'OR-b' }, { channel: 'C_KUDOS', threadOf: crypto.randomUUID(), message: { text: 'OR-b complete' } });
+    await queueNoticeInThreadOf(
+      testDb.db,
+      { kind: 'order.completed', subject: 'OR-b' },
+      { channel: 'C_KUDOS', threadOf: crypto.randomUUID(), message: { text: 'OR-b complete' } },
+    );
     expect(await sweep()).toMatchObject({ posted: 1, failed: 1 });
     expect(await sweep()).toMatchObject({ posted: 1 });
     expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
@@ -221,11 +341,25 @@ describe('a notice that comes after another (queueNoticeAfter)', () => {
     // "Waiting" being posted by another instance (its lease held); the decision must not overtake it.
     const [waiting] = await testDb.db
       .insert(notifications)
-      .values({ kind: 'approval.waiting', subject: 'K-1#0', dmUserId: 'U_MANAGER', message: { text: 'waiting' }, claimedUntil: sql`now() + interval '1 hour'` })
+      .values({
+        kind: 'approval.waiting',
+        subject: 'K-1#0',
+        dmUserId: 'U_MANAGER',
+        message: { text: 'waiting' },
+        claimedUntil: sql`now() + interval '1 hour'`,
+      })
       .returning();
-    await queueNoticeAfter(testDb.db, { kind: 'approval.decision', subject: 'K-1#0' }, { to: { userId: 'U_MANAGER' }, after: waiting!.id, message: { text: 'approved' } });
+    await queueNoticeAfter(
+      testDb.db,
+      { kind: 'approval.decision', subject: 'K-1#0' },
+      { to: { userId: 'U_MANAGER' }, after: waiting!.id, message: { text: 'approved' } },
+    );
     // Recorded once: a second recording (another instance) changes nothing.
-    await queueNoticeAfter(testDb.db, { kind: 'approval.decision', subject: 'K-1#0' }, { to: { userId: 'U_MANAGER' }, after: waiting!.id, message: { text: 'approved again' } });
+    await queueNoticeAfter(
+      testDb.db,
+      { kind: 'approval.decision', subject: 'K-1#0' },
+      { to: { userId: 'U_MANAGER' }, after: waiting!.id, message: { text: 'approved again' } },
+    );
     expect(await sweep()).toMatchObject({ posted: 0 });
     await expireLeases();
     expect(await sweep()).toMatchObject({ posted: 1 });
@@ -239,10 +373,24 @@ describe('a notice that comes after another (queueNoticeAfter)', () => {
   it('goes out when that one was given up or removed', async () => {
     const [givenUp] = await testDb.db
       .insert(notifications)
-      .values({ kind: 'approval.waiting', subject: 'K-2#0', dmUserId: 'U_MANAGER', message: { text: 'waiting' }, failedAt: sql`now()` })
+      .values({
+        kind: 'approval.waiting',
+        subject: 'K-2#0',
+        dmUserId: 'U_MANAGER',
+        message: { text: 'waiting' },
+        failedAt: sql`now()`,
+      })
       .returning();
-    await queueNoticeAfter(testDb.db, { kind: 'approval.decision', subject: 'K-2#0' }, { to: { userId: 'U_MANAGER' }, after: givenUp!.id, message: { text: 'approved K-2' } });
-    await queueNoticeAfter(testDb.db, { kind: 'approval.decision', subject: 'K-3#0' }, { to: { channel: 'C_KUDOS' }, after: crypto.randomUUID(), message: { text: 'approved K-3' } });
+    await queueNoticeAfter(
+      testDb.db,
+      { kind: 'approval.decision', subject: 'K-2#0' },
+      { to: { userId: 'U_MANAGER' }, after: givenUp!.id, message: { text: 'approved K-2' } },
+    );
+    await queueNoticeAfter(
+      testDb.db,
+      { kind: 'approval.decision', subject: 'K-3#0' },
+      { to: { channel: 'C_KUDOS' }, after: crypto.randomUUID(), message: { text: 'approved K-3' } },
+    );
     expect(await sweep()).toMatchObject({ posted: 2 });
     expect(sim.messages('U_MANAGER').filter((m) => m.text === 'approved K-2')).toHaveLength(1);
     expect(sim.messages('C_KUDOS').filter((m) => m.text === 'approved K-3')).toHaveLength(1);
@@ -251,27 +399,51 @@ describe('a notice that comes after another (queueNoticeAfter)', () => {
 
 describe('an edit of another notice (editOnce)', () => {
   const sweep = () => resumeStalledNotices({ ...deps(), logger });
-  const updates = (ts: string) => sim.calls.filter((c) => c.method === 'chat.update' && c.ok && c.args.ts === ts).length;
+  const updates = (ts: string) =>
+    sim.calls.filter((c) => c.method === 'chat.update' && c.ok && c.args.ts === ts).length;
   const edit = { kind: 'kudos.announcement.edit', subject: 'K-E#3' };
 
   it('edits a posted notice at once, once however many callers record it, and never posts another message', async () => {
-    await postOnce(deps(), { kind: 'kudos.announcement', subject: 'K-E' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos to 200 people' } });
+    await postOnce(
+      deps(),
+      { kind: 'kudos.announcement', subject: 'K-E' },
+      { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos to 200 people' } },
+    );
     const announced = (await findNotification(testDb.db, 'kudos.announcement', 'K-E'))!;
     const before = posts('C_KUDOS');
-    const outcomes = await Promise.all(Array.from({ length: 5 }, () => editOnce(deps(), edit, { of: announced, message: { text: 'Maya sent kudos to 250 people' } })));
+    const outcomes = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        editOnce(deps(), edit, { of: announced, message: { text: 'Maya sent kudos to 250 people' } }),
+      ),
+    );
     expect(outcomes.sort()).toEqual(['edited', 'recorded', 'recorded', 'recorded', 'recorded']);
     expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
     expect(posts('C_KUDOS')).toBe(before);
     expect(updates(announced.ts!)).toBe(1);
-    expect(sim.messages('C_KUDOS').find((m) => m.ts === announced.ts)).toMatchObject({ text: 'Maya sent kudos to 250 people', edited: expect.anything() });
+    expect(sim.messages('C_KUDOS').find((m) => m.ts === announced.ts)).toMatchObject({
+      text: 'Maya sent kudos to 250 people',
+      edited: expect.anything(),
+    });
   });
 
   it('waits while the notice it edits is still to be posted, then edits it once', async () => {
     const [waiting] = await testDb.db
       .insert(notifications)
-      .values({ kind: 'kudos.announcement', subject: 'K-W', channel: 'C_KUDOS', message: { text: 'Maya sent kudos to 200 people (waiting)' }, claimedUntil: sql`now() + interval '1 hour'` })
+      .values({
+        kind: 'kudos.announcement',
+        subject: 'K-W',
+        channel: 'C_KUDOS',
+        message: { text: 'Maya sent kudos to 200 people (waiting)' },
+        claimedUntil: sql`now() + interval '1 hour'`,
+      })
       .returning();
-    expect(await editOnce(deps(), { ...edit, subject: 'K-W#3' }, { of: waiting!, message: { text: 'Maya sent kudos to 250 people (waiting)' } })).toBe('later');
+    expect(
+      await editOnce(
+        deps(),
+        { ...edit, subject: 'K-W#3' },
+        { of: waiting!, message: { text: 'Maya sent kudos to 250 people (waiting)' } },
+      ),
+    ).toBe('later');
     expect(await sweep()).toMatchObject({ posted: 0 });
     await expireLeases();
     expect((await sweep()).posted + (await sweep()).posted).toBe(2);
@@ -286,19 +458,40 @@ describe('an edit of another notice (editOnce)', () => {
       .insert(notifications)
       .values({ kind: 'kudos.announcement', subject: 'K-G', channel: 'C_GONE', message: { text: 'x' } })
       .returning();
-    expect(await editOnce(deps(), { ...edit, subject: 'K-G#3' }, { of: refused!, message: { text: 'y' } })).toBe('later');
+    expect(await editOnce(deps(), { ...edit, subject: 'K-G#3' }, { of: refused!, message: { text: 'y' } })).toBe(
+      'later',
+    );
     expect(await sweep()).toMatchObject({ posted: 0, failed: 1 });
     expect(await sweep()).toMatchObject({ posted: 0, failed: 1 });
     expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
     expect(sim.calls.filter((c) => c.method === 'chat.update' && c.args.channel === 'C_GONE')).toHaveLength(0);
-    expect(await findNotification(testDb.db, edit.kind, 'K-G#3')).toMatchObject({ failedAt: expect.any(Date), error: 'the message it edits was never posted' });
+    expect(await findNotification(testDb.db, edit.kind, 'K-G#3')).toMatchObject({
+      failedAt: expect.any(Date),
+      error: 'the message it edits was never posted',
+    });
   });
 
   it('whose answer was lost is made again after its lease (an edit is safe to repeat), then done', async () => {
-    await postOnce(deps(), { kind: 'kudos.announcement', subject: 'K-L' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos to 100 people (lost)' } });
+    await postOnce(
+      deps(),
+      { kind: 'kudos.announcement', subject: 'K-L' },
+      { to: { channel: 'C_KUDOS' }, message: { text: 'Maya sent kudos to 100 people (lost)' } },
+    );
     const announced = (await findNotification(testDb.db, 'kudos.announcement', 'K-L'))!;
-    const lost: NoticeDeps['chat'] = { ...gateway, updateMessage: async (ws, channel, ts, message) => (await gateway.updateMessage(ws, channel, ts, message), Promise.reject(lostAnswer)) };
-    expect(await editOnce(deps(lost), { ...edit, subject: 'K-L#2' }, { of: announced, message: { text: 'Maya sent kudos to 200 people (lost)' } })).toBe('later');
+    const lost: NoticeDeps['chat'] = {
+      ...gateway,
+      updateMessage: async (ws, channel, ts, message) => (
+        await gateway.updateMessage(ws, channel, ts, message),
+        Promise.reject(lostAnswer)
+      ),
+    };
+    expect(
+      await editOnce(
+        deps(lost),
+        { ...edit, subject: 'K-L#2' },
+        { of: announced, message: { text: 'Maya sent kudos to 200 people (lost)' } },
+      ),
+    ).toBe('later');
     expect(await sweep()).toMatchObject({ posted: 0 });
     await expireLeases();
     expect(await sweep()).toMatchObject({ posted: 1 });
@@ -314,11 +507,16 @@ describe('an edit of another notice (editOnce)', () => {
 });
 
 describe('what the outbox keeps of a message', () => {
-  const linksDm = { to: { userId: 'U_ADMIN' }, message: { text: 'Your reward links are ready:\nhttps://rewards.example/redeem/SECRET1' } };
+  const linksDm = {
+    to: { userId: 'U_ADMIN' },
+    message: { text: 'Your reward links are ready:\nhttps://rewards.example/redeem/SECRET1' },
+  };
 
   it('erases a reward-links DM once posted, inline or on resume, and still posts it exactly once', async () => {
     await postOnce(deps(), { kind: REWARD_LINKS_NOTICE_KIND, subject: 'LO-1#0' }, linksDm);
-    await postOnce(deps(answerLost()), { kind: REWARD_LINKS_NOTICE_KIND, subject: 'LO-2#0' }, linksDm).catch(() => undefined);
+    await postOnce(deps(answerLost()), { kind: REWARD_LINKS_NOTICE_KIND, subject: 'LO-2#0' }, linksDm).catch(
+      () => undefined,
+    );
     await expireLeases();
     expect(await resumeStalledNotices({ ...deps(), logger })).toMatchObject({ found: 1 });
     await postOnce(deps(), { kind: REWARD_LINKS_NOTICE_KIND, subject: 'LO-1#0' }, linksDm);
@@ -333,35 +531,86 @@ describe('what the outbox keeps of a message', () => {
       ]),
     );
     // Other notices keep their message until the retention runs out.
-    await postOnce(deps(), { kind: 'order.completed', subject: 'OR-1' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-1 complete' } });
-    expect((await testDb.db.select().from(notifications).where(eq(notifications.subject, 'OR-1')))[0]?.message).toEqual({ text: 'Order OR-1 complete' });
+    await postOnce(
+      deps(),
+      { kind: 'order.completed', subject: 'OR-1' },
+      { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-1 complete' } },
+    );
+    expect((await testDb.db.select().from(notifications).where(eq(notifications.subject, 'OR-1')))[0]?.message).toEqual(
+      { text: 'Order OR-1 complete' },
+    );
   });
 
   it('erases the messages of notices posted or given up more than 7 days ago, and nothing else', async () => {
     const message = { text: 'kept for now' };
     await testDb.db.insert(notifications).values([
-      { kind: 'order.completed', subject: 'OLD', channel: 'C_KUDOS', message, postedAt: sql`now() - interval '8 days'` },
-      { kind: 'order.completed', subject: 'OLD-FAILED', channel: 'C_KUDOS', message, failedAt: sql`now() - interval '8 days'` },
-      { kind: 'order.completed', subject: 'RECENT', channel: 'C_KUDOS', message, postedAt: sql`now() - interval '6 days'` },
+      {
+        kind: 'order.completed',
+        subject: 'OLD',
+        channel: 'C_KUDOS',
+        message,
+        postedAt: sql`now() - interval '8 days'`,
+      },
+      {
+        kind: 'order.completed',
+        subject: 'OLD-FAILED',
+        channel: 'C_KUDOS',
+        message,
+        failedAt: sql`now() - interval '8 days'`,
+      },
+      {
+        kind: 'order.completed',
+        subject: 'RECENT',
+        channel: 'C_KUDOS',
+        message,
+        postedAt: sql`now() - interval '6 days'`,
+      },
       // Not posted yet, however old: still needed to post it.
-      { kind: 'order.completed', subject: 'UNPOSTED', channel: 'C_KUDOS', message, createdAt: sql`now() - interval '30 days'` },
+      {
+        kind: 'order.completed',
+        subject: 'UNPOSTED',
+        channel: 'C_KUDOS',
+        message,
+        createdAt: sql`now() - interval '30 days'`,
+      },
     ]);
     expect(await expireNoticeMessages(testDb.db)).toBe(2);
     const rows = await testDb.db.select().from(notifications);
-    expect(Object.fromEntries(rows.map((r) => [r.subject, r.message]))).toEqual({ OLD: null, 'OLD-FAILED': null, RECENT: message, UNPOSTED: message });
+    expect(Object.fromEntries(rows.map((r) => [r.subject, r.message]))).toEqual({
+      OLD: null,
+      'OLD-FAILED': null,
+      RECENT: message,
+      UNPOSTED: message,
+    });
   });
 });
 
 describe('lost-post recovery without reading history (distribution mode)', () => {
-  const historyReads = () => sim.calls.filter((c) => c.method === 'conversations.history' || c.method === 'conversations.replies').length;
+  const historyReads = () =>
+    sim.calls.filter((c) => c.method === 'conversations.history' || c.method === 'conversations.replies').length;
 
   it('a notice whose answer was lost is posted again, once, and history is never read', async () => {
     const blindClient = new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } });
-    const blind = singleWorkspace(createSlackGateway(blindClient, { historyReads: false }), createUserLister(blindClient));
+    const blind = singleWorkspace(
+      createSlackGateway(blindClient, { historyReads: false }),
+      createUserLister(blindClient),
+    );
     expect(blind.findMessageByMetadata).toBeUndefined();
     const before = { posts: posts('C_KUDOS'), reads: historyReads() };
-    const lost: NoticeDeps['chat'] = { ...blind, postMessage: async (ws, channel, message) => (await blind.postMessage(ws, channel, message), Promise.reject(lostAnswer)) };
-    await expect(postOnce(deps(lost), { kind: 'order.completed', subject: 'OR-BLIND' }, { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-BLIND complete' } })).rejects.toThrow();
+    const lost: NoticeDeps['chat'] = {
+      ...blind,
+      postMessage: async (ws, channel, message) => (
+        await blind.postMessage(ws, channel, message),
+        Promise.reject(lostAnswer)
+      ),
+    };
+    await expect(
+      postOnce(
+        deps(lost),
+        { kind: 'order.completed', subject: 'OR-BLIND' },
+        { to: { channel: 'C_KUDOS' }, message: { text: 'Order OR-BLIND complete' } },
+      ),
+    ).rejects.toThrow();
     await expireLeases();
     expect(await resumeStalledNotices({ ...deps(blind), logger })).toMatchObject({ found: 0, posted: 1, reposted: 1 });
     // Never lost; twice at most (the lost answer had posted it); never a third time.
@@ -374,8 +623,16 @@ describe('lost-post recovery without reading history (distribution mode)', () =>
 
   it('a post that never left (no connection) is posted once, with no lookup and no duplicate', async () => {
     const blindClient = new webApi.WebClient(sim.botToken, { slackApiUrl: sim.apiUrl, retryConfig: { retries: 0 } });
-    const blind = singleWorkspace(createSlackGateway(blindClient, { historyReads: false }), createUserLister(blindClient));
-    const down = createSlackGateway(new webApi.WebClient(sim.botToken, { slackApiUrl: `http://127.0.0.1:${await closedPort()}/api/`, retryConfig: { retries: 0 } }));
+    const blind = singleWorkspace(
+      createSlackGateway(blindClient, { historyReads: false }),
+      createUserLister(blindClient),
+    );
+    const down = createSlackGateway(
+      new webApi.WebClient(sim.botToken, {
+        slackApiUrl: `http://127.0.0.1:${await closedPort()}/api/`,
+        retryConfig: { retries: 0 },
+      }),
+    );
     const before = { posts: posts('C_KUDOS'), reads: historyReads() };
     const error = await postOnce(
       deps({ ...blind, postMessage: (_ws, channel, message) => down.postMessage(channel, message) }),

@@ -5,7 +5,12 @@ import fc from 'fast-check';
 import { isNotNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { kudos, orderChecks } from '../../../src/db/schema/index.js';
-import { checkSlotStartMs, claimDueChecks, dueChecksReady, runOrderChecks } from '../../../src/domain/orders/order-checks.js';
+import {
+  checkSlotStartMs,
+  claimDueChecks,
+  dueChecksReady,
+  runOrderChecks,
+} from '../../../src/domain/orders/order-checks.js';
 import { singleRewardsAccount } from '../../../src/domain/accounts/rewards-accounts.js';
 import { createRewardsClient, type CallInfo } from '../../../src/rewards/index.js';
 import { presentNotice } from '../../../src/slack/presenters/notices.js';
@@ -15,24 +20,49 @@ import { pendingKudosValues } from '../../support/kudos-row.js';
 // This test runs the checks itself: the app's checks are first due in an hour, and its checker is
 // stopped before they are made due (it answers on a 4 s grid of instants: once one passed, it would
 // claim some of them between the test's update and its claim, the more likely the slower the machine).
-const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } }, emulatorEnv: { EMULATOR_BACKGROUND: 'off' } });
+const e2e = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
+  app: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } },
+  emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
+});
 
 describe('completion checks in batches', () => {
   it('12 finished orders cost one list request, plus one GET for the one with a bounce', async () => {
-    const values = Array.from({ length: 12 }, (_, i) => pendingKudosValues(i === 0 ? { recipients: [{ slackUserId: null, recipientId: null, email: 'gone@bounce.test', name: 'Gone' }] } : {}));
+    const values = Array.from({ length: 12 }, (_, i) =>
+      pendingKudosValues(
+        i === 0
+          ? { recipients: [{ slackUserId: null, recipientId: null, email: 'gone@bounce.test', name: 'Gone' }] }
+          : {},
+      ),
+    );
     await e2e.db.insert(kudos).values(values);
     e2e.stack.app.worker.wake();
     await eventually(async () => (await e2e.db.select().from(orderChecks)).length === 12 || undefined, 30_000);
-    await eventually(async () => (await e2e.db.select().from(kudos).where(isNotNull(kudos.notifiedAt))).length === 12 || undefined, 30_000);
+    await eventually(
+      async () => (await e2e.db.select().from(kudos).where(isNotNull(kudos.notifiedAt))).length === 12 || undefined,
+      30_000,
+    );
     await e2e.emulator.advance(120); // every order goes out and completes
     await e2e.stack.app.background.stop();
     await e2e.db.update(orderChecks).set({ nextCheckAt: sql`now()` });
 
     const calls: CallInfo[] = [];
-    const client = createRewardsClient({ baseUrl: e2e.emulator.url, clientId: 'production-client', clientSecret: 'production-secret', onCall: (info) => calls.push(info) });
+    const client = createRewardsClient({
+      baseUrl: e2e.emulator.url,
+      clientId: 'production-client',
+      clientSecret: 'production-secret',
+      onCall: (info) => calls.push(info),
+    });
     try {
       const app = e2e.stack.app;
-      const deps = { db: e2e.db, rewards: singleRewardsAccount(client), chat: app.slack, present: presentNotice, notifyChannelOf: async () => 'C_KUDOS', logger: app.logger };
+      const deps = {
+        db: e2e.db,
+        rewards: singleRewardsAccount(client),
+        chat: app.slack,
+        present: presentNotice,
+        notifyChannelOf: async () => 'C_KUDOS',
+        logger: app.logger,
+      };
       const checks = await claimDueChecks(e2e.db, 'test-checker', 60_000, 50);
       expect(checks).toHaveLength(12);
       const outcomes = await runOrderChecks(deps, checks);
@@ -56,7 +86,15 @@ describe('when a batch of checks is worth a list request (all instances together
   async function dueAt(count: number, at: Date): Promise<void> {
     await e2e.db
       .insert(orderChecks)
-      .values(Array.from({ length: count }, () => ({ orderId: `O-${crypto.randomUUID()}`, source: 'kudos' as const, teamId: 'T0KUDOS', nextCheckAt: at, watchFrom: at })));
+      .values(
+        Array.from({ length: count }, () => ({
+          orderId: `O-${crypto.randomUUID()}`,
+          source: 'kudos' as const,
+          teamId: 'T0KUDOS',
+          nextCheckAt: at,
+          watchFrom: at,
+        })),
+      );
   }
 
   it('not while the checks due fell due after the last grid instant; once one fell due before it, or a batch is full', async () => {
@@ -82,10 +120,20 @@ describe('when a batch of checks is worth a list request (all instances together
 describe('the grid of check instants', () => {
   it('is the last multiple of the step at or before the time: the same instant for every time inside one step', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 4_000_000_000_000 }), fc.integer({ min: 1, max: 3_600_000 }), (now, slot) => {
-        const start = checkSlotStartMs(now, slot);
-        return start <= now && now - start < slot && start % slot === 0 && checkSlotStartMs(start + slot - 1, slot) === start && checkSlotStartMs(start + slot, slot) === start + slot;
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 4_000_000_000_000 }),
+        fc.integer({ min: 1, max: 3_600_000 }),
+        (now, slot) => {
+          const start = checkSlotStartMs(now, slot);
+          return (
+            start <= now &&
+            now - start < slot &&
+            start % slot === 0 &&
+            checkSlotStartMs(start + slot - 1, slot) === start &&
+            checkSlotStartMs(start + slot, slot) === start + slot
+          );
+        },
+      ),
     );
   });
 });

@@ -29,30 +29,44 @@ async function orderReads(): Promise<{ lists: number; gets: number }> {
 }
 
 describe('the completion checker under a stream of orders', () => {
-  it(`${ORDERS} finished orders whose checks fell due one every 200 ms: one list request for all, each told once`, { timeout: 180_000 }, async () => {
-    await e2e.db.insert(kudos).values(Array.from({ length: ORDERS }, () => pendingKudosValues()));
-    e2e.stack.app.worker.wake();
-    await eventually(
-      async () => ((await e2e.db.select().from(kudos).where(isNull(kudos.notifiedAt))).length === 0 && (await e2e.db.select().from(orderChecks)).length === ORDERS) || undefined,
-      90_000,
-    );
-    await e2e.emulator.advance(120); // every order goes out and completes
-    const before = await orderReads();
+  it(
+    `${ORDERS} finished orders whose checks fell due one every 200 ms: one list request for all, each told once`,
+    { timeout: 180_000 },
+    async () => {
+      await e2e.db.insert(kudos).values(Array.from({ length: ORDERS }, () => pendingKudosValues()));
+      e2e.stack.app.worker.wake();
+      await eventually(
+        async () =>
+          ((await e2e.db.select().from(kudos).where(isNull(kudos.notifiedAt))).length === 0 &&
+            (await e2e.db.select().from(orderChecks)).length === ORDERS) ||
+          undefined,
+        90_000,
+      );
+      await e2e.emulator.advance(120); // every order goes out and completes
+      const before = await orderReads();
 
-    // Due as a stream's checks fall due, in the order the orders were placed: one every 200 ms until now.
-    await e2e.db.execute(sql`
+      // Due as a stream's checks fall due, in the order the orders were placed: one every 200 ms until now.
+      await e2e.db.execute(sql`
       with stream as (select order_id, row_number() over (order by created_at, order_id) as n from order_checks)
       update order_checks c set next_check_at = now() - ${`${ORDERS * 200} milliseconds`}::interval + stream.n * interval '200 milliseconds'
       from stream where stream.order_id = c.order_id`);
-    await eventually(async () => (await e2e.db.select().from(orderChecks).where(isNull(orderChecks.doneAt))).length === 0 || undefined, 90_000);
+      await eventually(
+        async () =>
+          (await e2e.db.select().from(orderChecks).where(isNull(orderChecks.doneAt))).length === 0 || undefined,
+        90_000,
+      );
 
-    const after = await orderReads();
-    expect({ lists: after.lists - before.lists, gets: after.gets - before.gets }).toEqual({ lists: 1, gets: 0 });
-    // Every order told once: its kudos recorded complete, one completion notice each.
-    const rows = await e2e.db.select().from(kudos);
-    expect(rows.map((k) => k.orderStatus)).toEqual(rows.map(() => 'COMPLETE'));
-    const told = await e2e.db.select({ subject: notifications.subject }).from(notifications).where(eq(notifications.kind, 'order.completed'));
-    expect(new Set(told.map((t) => t.subject)).size).toBe(ORDERS);
-    expect(told).toHaveLength(ORDERS);
-  });
+      const after = await orderReads();
+      expect({ lists: after.lists - before.lists, gets: after.gets - before.gets }).toEqual({ lists: 1, gets: 0 });
+      // Every order told once: its kudos recorded complete, one completion notice each.
+      const rows = await e2e.db.select().from(kudos);
+      expect(rows.map((k) => k.orderStatus)).toEqual(rows.map(() => 'COMPLETE'));
+      const told = await e2e.db
+        .select({ subject: notifications.subject })
+        .from(notifications)
+        .where(eq(notifications.kind, 'order.completed'));
+      expect(new Set(told.map((t) => t.subject)).size).toBe(ORDERS);
+      expect(told).toHaveLength(ORDERS);
+    },
+  );
 });

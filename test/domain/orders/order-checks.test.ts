@@ -33,9 +33,16 @@ describe('completion checks of sends scheduled far ahead', () => {
       stack,
       testDb.db,
       'U_MANAGER',
-      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }),
+      sendModalValues({
+        users: ['U_EMP1'],
+        design: 'CC-THANK-YOU',
+        amount: '20',
+        schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') },
+      }),
     );
-    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
+    const row = await eventually(async () =>
+      (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt),
+    );
     await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === row.orderId));
 
     // Eight days pass: the emulator's clock moves (the order goes out and completes); the app runs on
@@ -45,19 +52,37 @@ describe('completion checks of sends scheduled far ahead', () => {
     const shift = sql`interval '8 days'`;
     await testDb.db
       .update(kudos)
-      .set({ createdAt: sql`${kudos.createdAt} - ${shift}`, placedAt: sql`${kudos.placedAt} - ${shift}`, scheduledAt: sql`${kudos.scheduledAt} - ${shift}` })
+      .set({
+        createdAt: sql`${kudos.createdAt} - ${shift}`,
+        placedAt: sql`${kudos.placedAt} - ${shift}`,
+        scheduledAt: sql`${kudos.scheduledAt} - ${shift}`,
+      })
       .where(eq(kudos.id, row.id));
     await testDb.db
       .update(orderChecks)
-      .set({ createdAt: sql`${orderChecks.createdAt} - ${shift}`, watchFrom: sql`${orderChecks.watchFrom} - ${shift}`, nextCheckAt: sql`now()` })
+      .set({
+        createdAt: sql`${orderChecks.createdAt} - ${shift}`,
+        watchFrom: sql`${orderChecks.watchFrom} - ${shift}`,
+        nextCheckAt: sql`now()`,
+      })
       .where(eq(orderChecks.orderId, row.orderId!));
 
-    const announcement = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.text.includes('Maya')), 15_000);
+    const announcement = await stack.sim.waitFor(
+      () => stack.sim.messages('C_KUDOS').find((m) => m.text.includes('Maya')),
+      15_000,
+    );
     expect(announcement).toBeDefined();
-    const check = await eventually(async () => (await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!)))[0]?.doneAt && (await testDb.db.select().from(orderChecks))[0]);
+    const check = await eventually(
+      async () =>
+        (await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!)))[0]?.doneAt &&
+        (await testDb.db.select().from(orderChecks))[0],
+    );
     expect(check.error).toBeNull();
     expect(check.lastStatus).toBe('COMPLETE');
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos went out')), 15_000);
+    await stack.sim.waitFor(
+      () => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos went out')),
+      15_000,
+    );
   });
 
   it("an order cancelled outside Slack (the provider's portal) cancels the kudos too: it leaves the scheduled list and the spend", async () => {
@@ -67,16 +92,25 @@ describe('completion checks of sends scheduled far ahead', () => {
       stack,
       testDb.db,
       'U_MANAGER',
-      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20', schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') } }),
+      sendModalValues({
+        users: ['U_EMP1'],
+        design: 'CC-THANK-YOU',
+        amount: '20',
+        schedule: { date: formatInTimeZone(at, zone, 'yyyy-MM-dd'), time: formatInTimeZone(at, zone, 'HH:mm') },
+      }),
     );
-    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt));
+    const row = await eventually(async () =>
+      (await testDb.db.select().from(kudos)).find((k) => k.status === 'scheduled' && k.notifiedAt),
+    );
     await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === row.orderId));
     await stack.app.rewards.orders.cancel(row.orderId!);
     await testDb.db
       .update(orderChecks)
       .set({ nextCheckAt: sql`now()` })
       .where(eq(orderChecks.orderId, row.orderId!));
-    const canceled = await eventually(async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]?.status === 'canceled');
+    const canceled = await eventually(
+      async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]?.status === 'canceled',
+    );
     expect(canceled).toBe(true);
   });
 });
@@ -86,8 +120,15 @@ describe('completion checks after many tries', () => {
   // 503, and the order's ladder put its next try an hour out: the completion notice was missing at the
   // end of the run. A failure that says nothing about the order is retried within 30 s.
   it('a 503 on the 30th try is retried within 30 s, not an hour later', async () => {
-    await submitSendForm(stack, testDb.db, 'U_MANAGER', sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20' }));
-    const row = await eventually(async () => (await testDb.db.select().from(kudos)).find((k) => k.status === 'placed' && k.orderId));
+    await submitSendForm(
+      stack,
+      testDb.db,
+      'U_MANAGER',
+      sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '20' }),
+    );
+    const row = await eventually(async () =>
+      (await testDb.db.select().from(kudos)).find((k) => k.status === 'placed' && k.orderId),
+    );
     await eventually(async () => (await testDb.db.select().from(orderChecks)).find((c) => c.orderId === row.orderId));
     // The app's checker stopped (a check of its in flight would write over the row set below), and the
     // check held away from any other; tried 30 times already. The test runs the check itself.
@@ -98,7 +139,14 @@ describe('completion checks after many tries', () => {
       .where(eq(orderChecks.orderId, row.orderId!));
     const [check] = await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!));
     await emulator.faults({ method: 'GET', path: `/api/v1/orders/${row.orderId}`, status: 503, count: 50 });
-    const deps = { db: testDb.db, rewards: stack.app.rewardsAccounts, chat: stack.app.slack, present: presentNotice, notifyChannelOf: async () => 'C_KUDOS', logger: stack.app.logger };
+    const deps = {
+      db: testDb.db,
+      rewards: stack.app.rewardsAccounts,
+      chat: stack.app.slack,
+      present: presentNotice,
+      notifyChannelOf: async () => 'C_KUDOS',
+      logger: stack.app.logger,
+    };
     const before = Date.now();
     expect(await runOrderCheck(deps, check!, { delaysMs: DEFAULT_CHECK_DELAYS_MS })).toBe('error');
     const [after] = await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, row.orderId!));

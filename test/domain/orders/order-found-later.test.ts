@@ -10,7 +10,10 @@ import { useAppPerTest } from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';
 import { CHECKS_RUN_BY_THE_TEST, runOrderChecksNow } from '../../support/order-checks.js';
 
-const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { webhooks: CHECKS_RUN_BY_THE_TEST, worker: { enabled: false } } });
+const e2e = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
+  app: { webhooks: CHECKS_RUN_BY_THE_TEST, worker: { enabled: false } },
+});
 
 describe('an order the send was settled without', () => {
   for (const settled of ['failed', 'unknown'] as const) {
@@ -22,13 +25,32 @@ describe('an order the send was settled without', () => {
         .returning();
       // The worker's call created the order and its answer was lost.
       const { order } = await e2e.stack.app.rewards.orders.createChoice(
-        { productId: 'CC-THANK-YOU', recipients: [{ email: row!.recipients[0]!.email, amount: '10.00' }], emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' } },
+        {
+          productId: 'CC-THANK-YOU',
+          recipients: [{ email: row!.recipients[0]!.email, amount: '10.00' }],
+          emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' },
+        },
         { idempotencyKey: key },
       );
       // Its order.created arrived while the send was pending: only the order's check was scheduled.
-      await scheduleOrderCheck(e2e.db, { orderId: order.orderId, source: 'kudos', teamId: row!.teamId, enterpriseId: row!.enterpriseId, kudosId: row!.id, firstDelayMs: 0 });
+      await scheduleOrderCheck(e2e.db, {
+        orderId: order.orderId,
+        source: 'kudos',
+        teamId: row!.teamId,
+        enterpriseId: row!.enterpriseId,
+        kudosId: row!.id,
+        firstDelayMs: 0,
+      });
       // Then the send was settled without it.
-      await e2e.db.update(kudos).set({ status: settled, errorCode: 'SERVICE_UNAVAILABLE', errorMessage: 'the Rewards API did not answer', notifiedAt: new Date() }).where(eq(kudos.id, row!.id));
+      await e2e.db
+        .update(kudos)
+        .set({
+          status: settled,
+          errorCode: 'SERVICE_UNAVAILABLE',
+          errorMessage: 'the Rewards API did not answer',
+          notifiedAt: new Date(),
+        })
+        .where(eq(kudos.id, row!.id));
 
       await runOrderChecksNow(e2e.stack.app, 'C_KUDOS');
 
@@ -42,15 +64,34 @@ describe('an order the send was settled without', () => {
   it('leaves a send that already records the order as it is', async () => {
     const key = randomUUID();
     const { order } = await e2e.stack.app.rewards.orders.createChoice(
-      { productId: 'CC-THANK-YOU', recipients: [{ email: 'someone@example.com', amount: '10.00' }], emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' } },
+      {
+        productId: 'CC-THANK-YOU',
+        recipients: [{ email: 'someone@example.com', amount: '10.00' }],
+        emailSetting: { senderName: 'Maya Manager', subject: 'Kudos' },
+      },
       { idempotencyKey: key },
     );
     const notifiedAt = new Date();
     const [row] = await e2e.db
       .insert(kudos)
-      .values(pendingKudosValues({ idempotencyKey: key, status: 'placed', orderId: order.orderId, placedAt: notifiedAt, notifiedAt }))
+      .values(
+        pendingKudosValues({
+          idempotencyKey: key,
+          status: 'placed',
+          orderId: order.orderId,
+          placedAt: notifiedAt,
+          notifiedAt,
+        }),
+      )
       .returning();
-    await scheduleOrderCheck(e2e.db, { orderId: order.orderId, source: 'kudos', teamId: row!.teamId, enterpriseId: row!.enterpriseId, kudosId: row!.id, firstDelayMs: 0 });
+    await scheduleOrderCheck(e2e.db, {
+      orderId: order.orderId,
+      source: 'kudos',
+      teamId: row!.teamId,
+      enterpriseId: row!.enterpriseId,
+      kudosId: row!.id,
+      firstDelayMs: 0,
+    });
 
     await runOrderChecksNow(e2e.stack.app, 'C_KUDOS');
 

@@ -22,7 +22,10 @@ describe('the shared Rewards rate budget', () => {
   let second: DatabaseConnection | undefined;
 
   beforeAll(async () => {
-    emulator = await startTestEmulator({ EMULATOR_RATE_LIMIT: String(LIMIT), EMULATOR_RATE_WINDOW_S: String(WINDOW_S) });
+    emulator = await startTestEmulator({
+      EMULATOR_RATE_LIMIT: String(LIMIT),
+      EMULATOR_RATE_WINDOW_S: String(WINDOW_S),
+    });
   });
   afterAll(async () => {
     await second?.close();
@@ -53,7 +56,12 @@ describe('the shared Rewards rate budget', () => {
    * the other, all of the first client's requests would queue for their slots before the second's
    * (on PGlite both share one connection), a head start of `concurrency` slots.
    */
-  async function runTogether(clients: Array<{ client: RewardsClient; name: string }>, total: number, concurrency: number, done: string[]): Promise<void> {
+  async function runTogether(
+    clients: Array<{ client: RewardsClient; name: string }>,
+    total: number,
+    concurrency: number,
+    done: string[],
+  ): Promise<void> {
     const started = new Map(clients.map(({ name }) => [name, 0]));
     const workers: Array<Promise<void>> = [];
     for (let i = 0; i < concurrency; i++) {
@@ -132,7 +140,12 @@ describe('the shared Rewards rate budget', () => {
     const budgets = createRateBudgets(testDb.db);
     const gate = budgets.gate('env:stop-test');
     // The API said: nothing left for 60 s.
-    await gate.observe(429, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '60', 'retry-after': '60' });
+    await gate.observe(429, {
+      'x-ratelimit-limit': '10',
+      'x-ratelimit-remaining': '0',
+      'x-ratelimit-reset': '60',
+      'retry-after': '60',
+    });
     const controller = new AbortController();
     const waiting = gate.acquire(controller.signal);
     controller.abort();
@@ -160,7 +173,9 @@ describe('the shared Rewards rate budget', () => {
     // work books no slot of its own (one that did would be placed ahead of this send). The background
     // call has asked for a slot twice: its first ask came back without one, and it waits.
     try {
-      await eventually(() => counter.statements().filter((text) => /insert into rewards_rate_budgets/i.test(text)).length >= 2);
+      await eventually(
+        () => counter.statements().filter((text) => /insert into rewards_rate_budgets/i.test(text)).length >= 2,
+      );
     } finally {
       counter.restore();
     }
@@ -171,7 +186,12 @@ describe('the shared Rewards rate budget', () => {
   });
 
   /** Waits until `count` slots of 10 per 2 s (at 75%: 267 ms apart) were booked since `startedAt`. */
-  async function bookedAhead(budgets: ReturnType<typeof createRateBudgets>, account: string, startedAt: number, count: number): Promise<void> {
+  async function bookedAhead(
+    budgets: ReturnType<typeof createRateBudgets>,
+    account: string,
+    startedAt: number,
+    count: number,
+  ): Promise<void> {
     await eventually(async () => {
       const state = await budgets.read(account);
       return state !== undefined && state.nextAt.getTime() - startedAt >= (count - 0.5) * (2000 / (10 * 0.75));
@@ -205,7 +225,11 @@ describe('the shared Rewards rate budget', () => {
    * apart); once its first request went, `single` asks (another workspace's request, on whichever
    * instance). Returns who went in which order (the backlog's requests left waiting are abandoned).
    */
-  async function backlogThenSingle(account: string, single: (gate: ReturnType<ReturnType<typeof createRateBudgets>['gate']>) => Promise<unknown>, sameInstance: boolean): Promise<string[]> {
+  async function backlogThenSingle(
+    account: string,
+    single: (gate: ReturnType<ReturnType<typeof createRateBudgets>['gate']>) => Promise<unknown>,
+    sameInstance: boolean,
+  ): Promise<string[]> {
     const first = createRateBudgets(testDb.db);
     const gate = first.gate(account);
     await gate.observe(200, { 'x-ratelimit-limit': '10', 'x-ratelimit-remaining': '9', 'x-ratelimit-reset': '10' });

@@ -116,7 +116,10 @@ describe('call schedules', () => {
       const s = schedules();
       const workspace = { intervalMs: MINUTE, burst: 2 };
       const { result, statements } = await statementsOf(() =>
-        Promise.all([s.takeAll('T1', post('post:D1', workspace), { maxWaitMs: 1000 }), s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 })]),
+        Promise.all([
+          s.takeAll('T1', post('post:D1', workspace), { maxWaitMs: 1000 }),
+          s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 }),
+        ]),
       );
       expect(statements).toBe(1);
       expect(result.map((a) => a.booked)).toEqual([true, true]);
@@ -130,13 +133,19 @@ describe('call schedules', () => {
       const workspace = { intervalMs: MINUTE, burst: 1 };
       const together = await statementsOf(() => {
         const s = schedules();
-        return Promise.all([s.takeAll('T1', post('post:D1', workspace), { maxWaitMs: 1000 }), s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 })]);
+        return Promise.all([
+          s.takeAll('T1', post('post:D1', workspace), { maxWaitMs: 1000 }),
+          s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 }),
+        ]);
       });
       expect(together.statements).toBe(1);
       const s = schedules();
       const one = await s.takeAll('T2', post('post:D1', workspace), { maxWaitMs: 1000 });
       const other = await s.takeAll('T2', post('post:C1', workspace), { maxWaitMs: 1000 });
-      const rounded = (a: { booked: boolean; waitMs?: number; notBeforeMs?: number }) => ({ booked: a.booked, ms: Math.round((a.waitMs ?? a.notBeforeMs)! / 1000) });
+      const rounded = (a: { booked: boolean; waitMs?: number; notBeforeMs?: number }) => ({
+        booked: a.booked,
+        ms: Math.round((a.waitMs ?? a.notBeforeMs)! / 1000),
+      });
       expect(together.result.map(rounded)).toEqual([one, other].map(rounded));
       expect(together.result.map((a) => a.booked)).toEqual([true, false]);
       // The refused post used none of its channel's burst: two posts there go at once (another workspace's key).
@@ -146,12 +155,16 @@ describe('call schedules', () => {
     it("two posts to one channel together: the channel's second slot, then none", async () => {
       const s = schedules();
       const workspace = { intervalMs: MINUTE, burst: 5 };
-      const answers = await Promise.all([1, 2, 3].map(() => s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 })));
+      const answers = await Promise.all(
+        [1, 2, 3].map(() => s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 })),
+      );
       expect(answers.map((a) => a.booked)).toEqual([true, true, false]);
       const third = answers[2]!;
       if (!third.booked) expect(third.notBeforeMs).toBeGreaterThan(0.9 * MINUTE);
       // Two of the workspace's five went: three are left at once.
-      const left = await Promise.all([1, 2, 3, 4].map((i) => s.takeAll('T1', post(`post:X${i}`, workspace), { maxWaitMs: 1000 })));
+      const left = await Promise.all(
+        [1, 2, 3, 4].map((i) => s.takeAll('T1', post(`post:X${i}`, workspace), { maxWaitMs: 1000 })),
+      );
       expect(left.map((a) => a.booked)).toEqual([true, true, true, false]);
     });
 
@@ -159,7 +172,10 @@ describe('call schedules', () => {
       const s = schedules();
       const workspace = { intervalMs: MINUTE, burst: 1 };
       const { result, statements } = await statementsOf(() =>
-        Promise.all([s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 }), s.takeAll('T2', post('post:C1', workspace), { maxWaitMs: 1000 })]),
+        Promise.all([
+          s.takeAll('T1', post('post:C1', workspace), { maxWaitMs: 1000 }),
+          s.takeAll('T2', post('post:C1', workspace), { maxWaitMs: 1000 }),
+        ]),
       );
       expect(statements).toBe(2);
       expect(result.map((a) => a.booked)).toEqual([true, true]);

@@ -12,7 +12,9 @@ describe('claiming work across workspaces', () => {
 
   async function backlog(teamId: string, count: number, dueSecondsAgo: number): Promise<void> {
     const base = Date.now() - dueSecondsAgo * 1000;
-    const rows = Array.from({ length: count }, (_, i) => pendingKudosValues({ teamId, nextAttemptAt: new Date(base + i), createdAt: new Date(base + i) }));
+    const rows = Array.from({ length: count }, (_, i) =>
+      pendingKudosValues({ teamId, nextAttemptAt: new Date(base + i), createdAt: new Date(base + i) }),
+    );
     for (let i = 0; i < rows.length; i += 500) await testDb.db.insert(kudos).values(rows.slice(i, i + 500));
   }
 

@@ -10,7 +10,10 @@ import { eventually, useAppPerTest } from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';
 import { CHECKS_RUN_BY_THE_TEST } from '../../support/order-checks.js';
 
-const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100000' }, app: { webhooks: CHECKS_RUN_BY_THE_TEST, approvalsSweepMs: 0 } });
+const e2e = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100000' },
+  app: { webhooks: CHECKS_RUN_BY_THE_TEST, approvalsSweepMs: 0 },
+});
 
 /** The next create at `path` is carried out and its answer lost; the client's own retries then meet 503s. */
 async function loseTheAnswerOfTheNextCreate(path: string) {
@@ -23,7 +26,12 @@ describe('a first part whose answer was lost', () => {
     // $1,500 with $2,000 available: once part 1 ($1,000) is charged, $1,000 is left, less than the whole send.
     await e2e.emulator.setBalance(2000);
     await loseTheAnswerOfTheNextCreate('/api/v1/orders/choice-cards');
-    const recipients = Array.from({ length: 150 }, (_, i) => ({ slackUserId: null, recipientId: null, email: `person-${i}@example.com`, name: `Person ${i}` }));
+    const recipients = Array.from({ length: 150 }, (_, i) => ({
+      slackUserId: null,
+      recipientId: null,
+      email: `person-${i}@example.com`,
+      name: `Person ${i}`,
+    }));
     const [row] = await e2e.db
       .insert(kudos)
       .values(pendingKudosValues({ recipients, recipientCount: 150, totalCents: 150_000 }))
@@ -73,15 +81,24 @@ describe('a first part whose answer was lost', () => {
       .update(rewardLinkRequests)
       .set({ claimedUntil: sql`now()` })
       .where(eq(rewardLinkRequests.id, waiting.id));
-    const outcome = await placeRewardLinkRequest({ db: e2e.db, rewards: app.rewardsAccounts, chat: app.slack, present: presentNotice, logger: app.logger }, waiting.id, {
-      firstCheckDelayMs: 3_600_000,
-    });
+    const outcome = await placeRewardLinkRequest(
+      { db: e2e.db, rewards: app.rewardsAccounts, chat: app.slack, present: presentNotice, logger: app.logger },
+      waiting.id,
+      {
+        firstCheckDelayMs: 3_600_000,
+      },
+    );
     expect(outcome).toBe('placed');
 
     const [request] = await e2e.db.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.id, waiting.id));
     const orders = await app.rewards.orders.list({ orderType: 'LINK', pageSize: 100 }).all();
     expect(orders).toHaveLength(1);
-    expect(request).toMatchObject({ status: 'placed', partsCreated: 1, createdQuantity: 10, orderIds: [orders[0]!.orderId] });
+    expect(request).toMatchObject({
+      status: 'placed',
+      partsCreated: 1,
+      createdQuantity: 10,
+      orderIds: [orders[0]!.orderId],
+    });
     expect(
       e2e.stack.sim
         .messages('U_ADMIN')

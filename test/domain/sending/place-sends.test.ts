@@ -47,7 +47,11 @@ async function ordersFor(key: string) {
 /** What the sender was told: "on its way" confirmations and "could not be sent" failures. */
 function senderOutcomes() {
   const texts = stack.sim.messages('U_MANAGER').map((m) => m.text);
-  return { confirmed: texts.filter((t) => t.startsWith('Your kudos') && t.includes('Order ')).length, failed: texts.filter((t) => t.includes('could not be sent')).length, texts };
+  return {
+    confirmed: texts.filter((t) => t.startsWith('Your kudos') && t.includes('Order ')).length,
+    failed: texts.filter((t) => t.includes('could not be sent')).length,
+    texts,
+  };
 }
 
 describe('a worker whose lease ran out', () => {
@@ -131,7 +135,9 @@ describe('an order whose answer was lost', () => {
       return r.status === 'unknown' ? r : undefined;
     }, 15_000);
     expect(unknown.orderId).toBeNull();
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('may or may not have gone out')));
+    await stack.sim.waitFor(() =>
+      stack.sim.messages('U_MANAGER').find((m) => m.text.includes('may or may not have gone out')),
+    );
     expect(senderOutcomes().failed).toBe(0);
 
     const placed = await eventually(async () => {
@@ -201,7 +207,8 @@ describe('an idle worker', () => {
   const isClaim = (text: string) => /with recursive due_teams/i.test(text);
   /** The idle poll: when is the next row due (kudos-store's nextClaimableInMs). */
   const isLook = (text: string) => /min\("next_attempt_at"\) - now\(\)/i.test(text);
-  const counted = (counter: ReturnType<typeof countQueries>, is: (text: string) => boolean) => counter.statements().filter(is).length;
+  const counted = (counter: ReturnType<typeof countQueries>, is: (text: string) => boolean) =>
+    counter.statements().filter(is).length;
 
   it('waits longer after each poll that found nothing, up to the cap, and never past the next due row', () => {
     const waits = [1, 2, 3, 4, 5, 6, 7].map((n) => idlePollWait(n, null, 300, 3000));
@@ -273,11 +280,17 @@ describe("an order's completion check", () => {
       const checks = await testDb.db.select().from(orderChecks);
       for (const row of rows) {
         const placed = await rowOf(row.id);
-        expect(checks.filter((c) => c.kudosId === row.id).map((c) => [c.orderId, c.source])).toEqual([[placed.orderId, 'kudos']]);
+        expect(checks.filter((c) => c.kudosId === row.id).map((c) => [c.orderId, c.source])).toEqual([
+          [placed.orderId, 'kudos'],
+        ]);
       }
       const statements = counter.statements();
       // The order's record carries its check (with "placed" as (update "kudos" ...), "checks" as (insert into order_checks ...)).
-      expect(statements.filter((text) => /^with "placed" as \(update "kudos"/i.test(text) && /insert into order_checks/i.test(text))).toHaveLength(5);
+      expect(
+        statements.filter(
+          (text) => /^with "placed" as \(update "kudos"/i.test(text) && /insert into order_checks/i.test(text),
+        ),
+      ).toHaveLength(5);
       // No statement of its own schedules a kudos' check (scheduleOrderCheck's insert).
       expect(statements.filter((text) => /^insert into "order_checks"/i.test(text))).toHaveLength(0);
     } finally {

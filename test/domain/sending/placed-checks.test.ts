@@ -25,7 +25,15 @@ describe('recording a placed order schedules its completion checks in the same s
   }
 
   function order(orderIds: string[], status: PlacedOrder['status'] = 'placed'): PlacedOrder {
-    return { status, recipients: [], orderId: orderIds[0]!, orderStatus: 'PENDING', costCents: 1000, costCurrency: 'USD', orderIds };
+    return {
+      status,
+      recipients: [],
+      orderId: orderIds[0]!,
+      orderStatus: 'PENDING',
+      costCents: 1000,
+      costCurrency: 'USD',
+      orderIds,
+    };
   }
 
   async function checkRows() {
@@ -34,13 +42,34 @@ describe('recording a placed order schedules its completion checks in the same s
 
   it('places the order and schedules its check, due after the first delay (database clock)', async () => {
     const row = await claimOne();
-    const placed = await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-1']), { checks: { firstDelayMs: 5000 } });
-    expect(placed).toMatchObject({ id: row.id, status: 'placed', orderId: 'ORD-1', orderIds: ['ORD-1'], partsPlaced: 1, claimedBy: 'worker-a' });
+    const placed = await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-1']), {
+      checks: { firstDelayMs: 5000 },
+    });
+    expect(placed).toMatchObject({
+      id: row.id,
+      status: 'placed',
+      orderId: 'ORD-1',
+      orderIds: ['ORD-1'],
+      partsPlaced: 1,
+      claimedBy: 'worker-a',
+    });
     expect(placed!.placedAt).toBeInstanceOf(Date);
     const checks = await checkRows();
     expect(checks).toHaveLength(1);
-    expect(checks[0]).toMatchObject({ orderId: 'ORD-1', source: 'kudos', kudosId: row.id, teamId: row.teamId, enterpriseId: null, attempts: 0, doneAt: null });
-    const [delay] = rowsOf<{ ms: number }>(await testDb.db.execute(sql`select extract(epoch from (c.next_check_at - k.placed_at)) * 1000 as ms from order_checks c join kudos k on k.id = c.kudos_id`));
+    expect(checks[0]).toMatchObject({
+      orderId: 'ORD-1',
+      source: 'kudos',
+      kudosId: row.id,
+      teamId: row.teamId,
+      enterpriseId: null,
+      attempts: 0,
+      doneAt: null,
+    });
+    const [delay] = rowsOf<{ ms: number }>(
+      await testDb.db.execute(
+        sql`select extract(epoch from (c.next_check_at - k.placed_at)) * 1000 as ms from order_checks c join kudos k on k.id = c.kudos_id`,
+      ),
+    );
     expect(Number(delay!.ms)).toBe(5000);
   });
 
@@ -51,7 +80,9 @@ describe('recording a placed order schedules its completion checks in the same s
       .update(kudos)
       .set({ claimedBy: 'worker-b', attempts: row.attempts + 1 })
       .where(eq(kudos.id, row.id));
-    const placed = await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-LOST']), { checks: { firstDelayMs: 5000 } });
+    const placed = await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-LOST']), {
+      checks: { firstDelayMs: 5000 },
+    });
     expect(placed).toBeUndefined();
     expect(await checkRows()).toEqual([]);
     const [after] = await testDb.db.select().from(kudos).where(eq(kudos.id, row.id));
@@ -60,7 +91,13 @@ describe('recording a placed order schedules its completion checks in the same s
 
   it('a send in parts, settled: one check per order, all in the one statement', async () => {
     const row = await claimOne({ recipientCount: 250, totalCents: 250_000 });
-    const placed = await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-P1', 'ORD-P2', 'ORD-P3']), { checks: { firstDelayMs: 5000 } });
+    const placed = await markPlaced(
+      testDb.db,
+      row.id,
+      fenceOf(row, 'worker-a'),
+      order(['ORD-P1', 'ORD-P2', 'ORD-P3']),
+      { checks: { firstDelayMs: 5000 } },
+    );
     expect(placed).toMatchObject({ status: 'placed', partsPlaced: 3 });
     expect((await checkRows()).map((c) => [c.orderId, c.kudosId, c.source])).toEqual([
       ['ORD-P1', row.id, 'kudos'],
@@ -73,7 +110,9 @@ describe('recording a placed order schedules its completion checks in the same s
     const sendAt = new Date(Date.now() + 3600_000);
     const row = await claimOne({ scheduledAt: sendAt, scheduleLocal: '2026-11-29T10:00:00', scheduleTimezone: 'UTC' });
     await scheduleOrderCheck(testDb.db, { orderId: 'ORD-S', source: 'webhook', firstDelayMs: 5000 });
-    const placed = await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-S'], 'scheduled'), { checks: { firstDelayMs: 5000 } });
+    const placed = await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-S'], 'scheduled'), {
+      checks: { firstDelayMs: 5000 },
+    });
     expect(placed?.status).toBe('scheduled');
     const checks = await checkRows();
     expect(checks).toHaveLength(1);
@@ -84,13 +123,19 @@ describe('recording a placed order schedules its completion checks in the same s
 
   it('an order named twice gets one check (a second row for it would fail the statement, and the record with it)', async () => {
     const row = await claimOne();
-    expect(await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-D', 'ORD-D']), { checks: { firstDelayMs: 5000 } })).toMatchObject({ status: 'placed' });
+    expect(
+      await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-D', 'ORD-D']), {
+        checks: { firstDelayMs: 5000 },
+      }),
+    ).toMatchObject({ status: 'placed' });
     expect((await checkRows()).map((c) => c.orderId)).toEqual(['ORD-D']);
   });
 
   it('without `checks` only the order is recorded', async () => {
     const row = await claimOne();
-    expect(await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-2']))).toMatchObject({ status: 'placed' });
+    expect(await markPlaced(testDb.db, row.id, fenceOf(row, 'worker-a'), order(['ORD-2']))).toMatchObject({
+      status: 'placed',
+    });
     expect(await checkRows()).toEqual([]);
   });
 });

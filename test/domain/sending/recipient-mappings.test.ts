@@ -10,7 +10,11 @@ import { useTestDatabase } from '../../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
 
 const WS = { teamId: 'T0KUDOS', enterpriseId: null };
-const people = Array.from({ length: 120 }, (_, i) => ({ slackUserId: `U_P${i}`, email: `p${i}@example.com`, firstName: `P${i}` }));
+const people = Array.from({ length: 120 }, (_, i) => ({
+  slackUserId: `U_P${i}`,
+  email: `p${i}@example.com`,
+  firstName: `P${i}`,
+}));
 
 describe('mapping a big group to the address book', () => {
   const testDb = useTestDatabase();
@@ -28,15 +32,25 @@ describe('mapping a big group to the address book', () => {
     await emulator.reset();
     await testDb.db.delete(recipientMappings);
     calls = [];
-    client = createRewardsClient({ baseUrl: emulator.url, clientId: 'production-client', clientSecret: 'production-secret', maxRetries: 0, onCall: (info) => calls.push(info) });
+    client = createRewardsClient({
+      baseUrl: emulator.url,
+      clientId: 'production-client',
+      clientSecret: 'production-secret',
+      maxRetries: 0,
+      onCall: (info) => calls.push(info),
+    });
     return () => client.close();
   });
 
-  const mapped = async () => (await testDb.db.select({ n: count() }).from(recipientMappings).where(eq(recipientMappings.teamId, WS.teamId)))[0]!.n;
+  const mapped = async () =>
+    (await testDb.db.select({ n: count() }).from(recipientMappings).where(eq(recipientMappings.teamId, WS.teamId)))[0]!
+      .n;
 
   it('a few failed creations: the attempt maps everyone else, and the next attempt only those left', async () => {
     await emulator.faults({ method: 'POST', path: '^/api/v1/recipients$', status: 500, count: 4 });
-    await expect(ensureRecipientMappings({ db: testDb.db, rewards: client }, WS, people, { concurrency: 8 })).rejects.toThrow();
+    await expect(
+      ensureRecipientMappings({ db: testDb.db, rewards: client }, WS, people, { concurrency: 8 }),
+    ).rejects.toThrow();
     expect(await mapped()).toBe(people.length - 4);
 
     const before = calls.length;
@@ -47,7 +61,9 @@ describe('mapping a big group to the address book', () => {
 
   it('an API failing every creation is asked a few times, not once per person', async () => {
     await emulator.faults({ method: 'POST', path: '^/api/v1/recipients$', status: 503, count: 1000 });
-    await expect(ensureRecipientMappings({ db: testDb.db, rewards: client }, WS, people, { concurrency: 8 })).rejects.toThrow();
+    await expect(
+      ensureRecipientMappings({ db: testDb.db, rewards: client }, WS, people, { concurrency: 8 }),
+    ).rejects.toThrow();
     expect(await mapped()).toBe(0);
     // A tenth of the 120 fail, then the calls already in flight finish; nothing new starts after it.
     expect(calls.filter((c) => c.method === 'POST').length).toBeLessThanOrEqual(12 + 8);

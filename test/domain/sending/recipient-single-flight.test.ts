@@ -30,12 +30,19 @@ describe('recipient creation, single flight', () => {
   it('eight concurrent first kudos to one new person, on two instances, create the recipient once', async () => {
     await emulator.reset();
     const calls: CallInfo[] = [];
-    const client = createRewardsClient({ baseUrl: emulator.url, clientId: 'production-client', clientSecret: 'production-secret', onCall: (info) => calls.push(info) });
+    const client = createRewardsClient({
+      baseUrl: emulator.url,
+      clientId: 'production-client',
+      clientSecret: 'production-secret',
+      onCall: (info) => calls.push(info),
+    });
     const dbs = [testDb.db, await secondDb()];
     const ws = { teamId: 'T0KUDOS', enterpriseId: null };
     const person = { slackUserId: 'U_NEW', email: 'New.Person@example.com', firstName: 'New' };
     try {
-      const results = await Promise.all(Array.from({ length: 8 }, (_, i) => ensureRecipientMapping({ db: dbs[i % 2]!, rewards: client }, ws, person)));
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => ensureRecipientMapping({ db: dbs[i % 2]!, rewards: client }, ws, person)),
+      );
       expect(new Set(results.map((r) => r.recipientId)).size).toBe(1);
       // Later kudos to the same person use the stored mapping: no request at all.
       const before = calls.length;

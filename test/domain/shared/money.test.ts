@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { centsToDecimal, checkAmountInRange, formatUsd, parseWholeDollars, totalCents } from '../../../src/domain/shared/money.js';
+import {
+  centsToDecimal,
+  checkAmountInRange,
+  formatUsd,
+  parseWholeDollars,
+  totalCents,
+} from '../../../src/domain/shared/money.js';
 
 describe('amounts', () => {
   it('accepts whole dollars in the forms people type', () => {
@@ -18,13 +24,18 @@ describe('amounts', () => {
 
   it('any whole-dollar amount inside [min, max] passes, anything outside fails (property)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 2000 }), (a, b, dollars) => {
-        const range = { minCents: Math.min(a, b) * 100, maxCents: Math.max(a, b) * 100 };
-        const parsed = parseWholeDollars(String(dollars));
-        expect(parsed).toEqual({ ok: true, cents: dollars * 100 });
-        const inside = dollars * 100 >= range.minCents && dollars * 100 <= range.maxCents;
-        expect(checkAmountInRange(dollars * 100, range).ok).toBe(inside);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 1, max: 2000 }),
+        (a, b, dollars) => {
+          const range = { minCents: Math.min(a, b) * 100, maxCents: Math.max(a, b) * 100 };
+          const parsed = parseWholeDollars(String(dollars));
+          expect(parsed).toEqual({ ok: true, cents: dollars * 100 });
+          const inside = dollars * 100 >= range.minCents && dollars * 100 <= range.maxCents;
+          expect(checkAmountInRange(dollars * 100, range).ok).toBe(inside);
+        },
+      ),
     );
   });
 

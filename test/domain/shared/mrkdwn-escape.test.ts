@@ -1,10 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clip, escapeAndClip, escapeMrkdwn, mentionUser, splitMrkdwn } from '../../../src/domain/shared/mrkdwn-escape.js';
+import {
+  clip,
+  escapeAndClip,
+  escapeMrkdwn,
+  mentionUser,
+  splitMrkdwn,
+} from '../../../src/domain/shared/mrkdwn-escape.js';
 
 describe('escapeMrkdwn', () => {
   it('neutralises special mentions, user mentions and forged links', () => {
-    expect(escapeMrkdwn('<!channel> <!here> <@U123> <https://evil.example|intranet> a & b')).toBe('&lt;!channel&gt; &lt;!here&gt; &lt;@U123&gt; &lt;https://evil.example|intranet&gt; a &amp; b');
+    expect(escapeMrkdwn('<!channel> <!here> <@U123> <https://evil.example|intranet> a & b')).toBe(
+      '&lt;!channel&gt; &lt;!here&gt; &lt;@U123&gt; &lt;https://evil.example|intranet&gt; a &amp; b',
+    );
   });
 
   it('leaves no control character behind, and escapes & first (no double decoding)', () => {
@@ -30,7 +38,11 @@ const boundaries = (text: string) => new Set([...Array.from(segmenter.segment(te
 const endsInsideEntity = (text: string) => /&[a-z]{0,3}$/.test(text);
 const hostile = fc.oneof(
   fc.string({ unit: 'grapheme' }),
-  fc.array(fc.constantFrom('<', '>', '&', '👍🏽', '👨‍👩‍👧', '🇫🇷', 'é', 'e\u0301', '<!channel>', '<https://x|y>', 'a', ' ', '\n')).map((parts) => parts.join('')),
+  fc
+    .array(
+      fc.constantFrom('<', '>', '&', '👍🏽', '👨‍👩‍👧', '🇫🇷', 'é', 'e\u0301', '<!channel>', '<https://x|y>', 'a', ' ', '\n'),
+    )
+    .map((parts) => parts.join('')),
 );
 
 describe('escapeAndClip', () => {

@@ -8,7 +8,10 @@ const NOW = new Date('2027-01-01T12:00:00Z');
 describe('resolveSchedule', () => {
   it('reads the wall time in the sender’s zone and keeps the offset for the API', () => {
     const r = resolveSchedule({ date: '2027-02-01', time: '09:00', timezone: 'Asia/Tokyo', now: NOW });
-    expect(r).toMatchObject({ ok: true, schedule: { timezone: 'Asia/Tokyo', wallTimeWithOffset: '2027-02-01T09:00:00+09:00' } });
+    expect(r).toMatchObject({
+      ok: true,
+      schedule: { timezone: 'Asia/Tokyo', wallTimeWithOffset: '2027-02-01T09:00:00+09:00' },
+    });
     if (r.ok) expect(r.schedule.instant.toISOString()).toBe('2027-02-01T00:00:00.000Z');
   });
 
@@ -32,27 +35,51 @@ describe('resolveSchedule', () => {
     const nineMinutes = new Date(NOW.getTime() + 9 * 60_000);
     const date = formatInTimeZone(nineMinutes, 'Europe/Berlin', 'yyyy-MM-dd');
     const time = formatInTimeZone(nineMinutes, 'Europe/Berlin', 'HH:mm');
-    expect(resolveSchedule({ date, time, timezone: 'Europe/Berlin', now: NOW })).toMatchObject({ ok: false, field: 'time' });
-    expect(resolveSchedule({ date: undefined, time: '09:00', timezone: 'UTC', now: NOW })).toMatchObject({ ok: false, field: 'date' });
-    expect(resolveSchedule({ date: '2027-02-01', time: null, timezone: 'UTC', now: NOW })).toMatchObject({ ok: false, field: 'time' });
+    expect(resolveSchedule({ date, time, timezone: 'Europe/Berlin', now: NOW })).toMatchObject({
+      ok: false,
+      field: 'time',
+    });
+    expect(resolveSchedule({ date: undefined, time: '09:00', timezone: 'UTC', now: NOW })).toMatchObject({
+      ok: false,
+      field: 'date',
+    });
+    expect(resolveSchedule({ date: '2027-02-01', time: null, timezone: 'UTC', now: NOW })).toMatchObject({
+      ok: false,
+      field: 'time',
+    });
   });
 
   it('round-trips: the instant shows the picked wall time in the zone, and the offset string denotes the same instant (property)', () => {
-    const zones = ['America/New_York', 'Europe/London', 'Asia/Tokyo', 'Australia/Sydney', 'Asia/Kolkata', 'America/Los_Angeles', 'Pacific/Chatham', 'UTC'];
+    const zones = [
+      'America/New_York',
+      'Europe/London',
+      'Asia/Tokyo',
+      'Australia/Sydney',
+      'Asia/Kolkata',
+      'America/Los_Angeles',
+      'Pacific/Chatham',
+      'UTC',
+    ];
     fc.assert(
-      fc.property(fc.constantFrom(...zones), fc.integer({ min: 1, max: 360 }), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), (zone, dayOffset, hour, minute) => {
-        const day = new Date(NOW.getTime() + dayOffset * 86_400_000);
-        const date = formatInTimeZone(day, zone, 'yyyy-MM-dd');
-        const time = `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
-        const r = resolveSchedule({ date, time, timezone: zone, now: NOW });
-        if (!r.ok) {
-          // Only a wall time skipped by a clock change may be refused.
-          expect(r.message).toContain('does not exist');
-          return;
-        }
-        expect(formatInTimeZone(r.schedule.instant, zone, "yyyy-MM-dd'T'HH:mm")).toBe(`${date}T${time}`);
-        expect(new Date(r.schedule.wallTimeWithOffset).getTime()).toBe(r.schedule.instant.getTime());
-      }),
+      fc.property(
+        fc.constantFrom(...zones),
+        fc.integer({ min: 1, max: 360 }),
+        fc.integer({ min: 0, max: 23 }),
+        fc.integer({ min: 0, max: 59 }),
+        (zone, dayOffset, hour, minute) => {
+          const day = new Date(NOW.getTime() + dayOffset * 86_400_000);
+          const date = formatInTimeZone(day, zone, 'yyyy-MM-dd');
+          const time = `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
+          const r = resolveSchedule({ date, time, timezone: zone, now: NOW });
+          if (!r.ok) {
+            // Only a wall time skipped by a clock change may be refused.
+            expect(r.message).toContain('does not exist');
+            return;
+          }
+          expect(formatInTimeZone(r.schedule.instant, zone, "yyyy-MM-dd'T'HH:mm")).toBe(`${date}T${time}`);
+          expect(new Date(r.schedule.wallTimeWithOffset).getTime()).toBe(r.schedule.instant.getTime());
+        },
+      ),
       { numRuns: 300 },
     );
   });

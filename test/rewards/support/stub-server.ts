@@ -31,8 +31,18 @@ export function json(res: ServerResponse, status: number, body: unknown, headers
   res.end(text);
 }
 
-export function apiError(res: ServerResponse, status: number, code: string, headers: Record<string, string> = {}): void {
-  json(res, status, { error: { code, message: `${code} (stub)` }, requestId: 'req-stub' }, { 'x-request-id': 'req-stub', ...headers });
+export function apiError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  headers: Record<string, string> = {},
+): void {
+  json(
+    res,
+    status,
+    { error: { code, message: `${code} (stub)` }, requestId: 'req-stub' },
+    { 'x-request-id': 'req-stub', ...headers },
+  );
 }
 
 export interface StubOptions {
@@ -62,12 +72,24 @@ export async function startStub(handler: Handler, options: StubOptions = {}): Pr
         body = rawBody;
       }
     }
-    const recorded: RecordedRequest = { method: incoming.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: incoming.headers, rawBody, body };
+    const recorded: RecordedRequest = {
+      method: incoming.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: incoming.headers,
+      rawBody,
+      body,
+    };
     requests.push(recorded);
     try {
       if (recorded.path === '/oauth2/token' && !options.token) {
         tokens += 1;
-        json(res, 200, { access_token: `tok-${tokens}`, token_type: 'Bearer', expires_in: options.expiresIn ?? 3600, scope: body?.scope ?? '' });
+        json(res, 200, {
+          access_token: `tok-${tokens}`,
+          token_type: 'Bearer',
+          expires_in: options.expiresIn ?? 3600,
+          scope: body?.scope ?? '',
+        });
         return;
       }
       if (recorded.path === '/oauth2/token' && options.token) {
@@ -132,7 +154,13 @@ export function testClient(url: string, overrides: Partial<RewardsClientOptions>
         throw new RewardsAbortError();
       }
     },
-    onCall: (info) => calls.push({ method: info.method, endpoint: info.endpoint, status: info.status, ...(info.code ? { code: info.code } : {}) }),
+    onCall: (info) =>
+      calls.push({
+        method: info.method,
+        endpoint: info.endpoint,
+        status: info.status,
+        ...(info.code ? { code: info.code } : {}),
+      }),
     ...overrides,
   });
   return { client, sleeps, calls, clock };
