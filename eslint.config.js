@@ -36,7 +36,7 @@ export default tseslint.config(
   },
   {
     // The domain sees what the Messenger port says (ChatRefusal outcomes, domain/shared/ports.ts), never
-    // Slack's own error codes or error shapes: slack/gateway.ts translates them.
+    // Slack's own error codes or error shapes: slack/web-api/gateway.ts translates them.
     files: ['src/domain/**/*.ts'],
     rules: {
       'no-restricted-syntax': [

@@ -22,7 +22,7 @@ import { migrateDatabase } from '../src/db/migrate.js';
 import { createRewardsConnectionStore } from '../src/domain/accounts/rewards-connections.js';
 import { generateKey, parseKeyRing } from '../src/secrets/key-ring.js';
 import { formEncode, signedHeaders } from '../src/simulator/signing.js';
-import { createInstallationStore } from '../src/slack/installation-store.js';
+import { createInstallationStore } from '../src/slack/install/installation-store.js';
 import {
   ensureBuilt,
   REPO_ROOT,

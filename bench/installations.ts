@@ -31,7 +31,7 @@ import { migrateDatabase } from '../src/db/migrate.js';
 import { formEncode, signedHeaders } from '../src/simulator/signing.js';
 import { installations } from '../src/db/schema/index.js';
 import { installationTokenContext } from '../src/db/sealed-columns.js';
-import { createInstallationStore, teamKey } from '../src/slack/installation-store.js';
+import { createInstallationStore, teamKey } from '../src/slack/install/installation-store.js';
 import { startAppProcess, type AppProcess } from '../test/chaos/app-process.js';
 import { createBenchDatabase, databasesToRun, type BenchDatabase } from './databases.js';
 import { runFixedRate, type FixedRateRequest } from './load.js';
@@ -175,9 +175,7 @@ async function runClosedLoop(options: {
 }
 
 /** A session on the app's inspector (it was started with `--inspect` on a free port). */
-async function inspect(
-  app: AppProcess,
-): Promise<{
+async function inspect(app: AppProcess): Promise<{
   send(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
   close(): void;
 }> {

@@ -49,18 +49,18 @@ import {
   type BackgroundProcessingOptions,
 } from './webhooks/processing.js';
 import { createRewardsClient, type RewardsClient } from './rewards/index.js';
-import type { InstallationEvents, InstallationRef, ListenerDeps } from './slack/deps.js';
-import { createDirectWebApi } from './slack/direct-web-api.js';
-import { createFinanceNotifier } from './slack/finance-notifier.js';
-import { createSlackGateway, createUserLister, POST_CLIENT_OPTIONS } from './slack/gateway.js';
-import { createSlackPacer, UNPACED, type SlackPacer, type SlackPacingOptions } from './slack/pacing.js';
+import type { InstallationEvents, InstallationRef, ListenerDeps } from './slack/listening/listener-deps.js';
+import { createDirectWebApi } from './slack/web-api/direct-web-api.js';
+import { createFinanceNotifier } from './slack/finance/finance-notifier.js';
+import { createSlackGateway, createUserLister, POST_CLIENT_OPTIONS } from './slack/web-api/gateway.js';
+import { createSlackPacer, UNPACED, type SlackPacer, type SlackPacingOptions } from './slack/web-api/pacing.js';
 import { createCallSchedules } from './domain/pacing/slack-call-schedules.js';
-import { perWorkspace, singleWorkspace, type SlackWorkspaces } from './slack/workspaces.js';
-import { createDistributionTenancy, type DistributionTenancy } from './slack/tenancy.js';
-import { presentNotice } from './slack/presenters/notices.js';
+import { perWorkspace, singleWorkspace, type SlackWorkspaces } from './slack/web-api/workspace-gateways.js';
+import { createDistributionTenancy, type DistributionTenancy } from './slack/install/tenancy.js';
+import { presentNotice } from './slack/notices/present-notice.js';
 import { registerListeners } from './slack/index.js';
-import { createHomePublisher, type HomePublisher, type HomePublisherOptions } from './slack/home-publisher.js';
-import { ackUnanswered, dropRedeliveredEvents } from './slack/middleware.js';
+import { createHomePublisher, type HomePublisher, type HomePublisherOptions } from './slack/home/home-publisher.js';
+import { ackUnanswered, dropRedeliveredEvents } from './slack/listening/middleware.js';
 import { createEventReceipts } from './domain/workspaces/event-receipts.js';
 import { purgeDueWorkspaces, purgeWorkspaceData } from './domain/workspaces/data-purge.js';
 import { stopWithin } from './lib/stop-within.js';
@@ -125,7 +125,7 @@ export interface StartAppOptions {
    */
   slackHistoryReads?: boolean;
   /**
-   * Pacing to Slack's rate limits (src/slack/pacing.ts): on by default, at Slack's documented floors;
+   * Pacing to Slack's rate limits (src/slack/web-api/pacing.ts): on by default, at Slack's documented floors;
    * `scale` multiplies them (a bench against a simulator scaled alike); `false`: unpaced.
    */
   slackPacing?: SlackPacingOptions | false;
@@ -194,7 +194,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   }
 
   // Single-workspace mode: SLACK_BOT_TOKEN. Distribution mode: no token of its own; each workspace's
-  // installation has one (src/slack/tenancy.ts).
+  // installation has one (src/slack/install/tenancy.ts).
   const botToken = config.mode === 'single' ? config.slackBotToken : undefined;
   if (config.mode === 'single' && !botToken) throw new Error('SLACK_BOT_TOKEN is required in single-workspace mode');
   const metrics = createMetrics({ db });
@@ -309,7 +309,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     timeout: 5000,
   };
   // A 429 fails at once (rejectRateLimitedCalls) and the workspace's own schedule waits it out
-  // (src/slack/pacing.ts): WebClient would pause its whole queue, every workspace's calls, instead.
+  // (src/slack/web-api/pacing.ts): WebClient would pause its whole queue, every workspace's calls, instead.
   const slackClient = new webApi.WebClient(botToken, { ...clientOptions, rejectRateLimitedCalls: true });
   const tenancy =
     config.mode === 'distribution'
@@ -335,11 +335,11 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   // chat.postMessage has no idempotency key: a retried request whose first answer was lost posts
   // twice. Posts go through a client that never retries; the notice outbox recovers instead.
   const postClient = new webApi.WebClient(botToken, { ...clientOptions, ...POST_CLIENT_OPTIONS });
-  // users.info and views.open, on every `/kudos`, skip WebClient's layers (src/slack/direct-web-api.ts).
+  // users.info and views.open, on every `/kudos`, skip WebClient's layers (src/slack/web-api/direct-web-api.ts).
   const directWebApi = createDirectWebApi({ apiUrl: config.slackApiUrl, token: botToken });
   // Every Slack call names its workspace; in distribution mode it carries that workspace's token.
   const historyReads = opts.slackHistoryReads ?? config.mode !== 'distribution';
-  // Slack's rate limits, paced per workspace across instances (src/slack/pacing.ts, src/domain/pacing/slack-call-schedules.ts).
+  // Slack's rate limits, paced per workspace across instances (src/slack/web-api/pacing.ts, src/domain/pacing/slack-call-schedules.ts).
   const callSchedules = createCallSchedules(db, {
     onError: (error) =>
       logger.warn('the shared Slack call schedule could not be read or written; calling unpaced', { error }),
@@ -674,7 +674,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
  * Distribution mode's uninstall: the installation's tokens are deleted in the database at once, and
  * every cache that could still hold them (authorize answers, per-workspace gateways) is dropped, so no
  * later call of any instance-local work uses them; scheduled work of that workspace then meets
- * `not_installed` and gives up quietly (src/slack/workspaces.ts).
+ * `not_installed` and gives up quietly (src/slack/web-api/workspace-gateways.ts).
  */
 function installationEvents(
   tenancy: DistributionTenancy,

@@ -120,7 +120,7 @@ const envSchema = z.object({
       .min(5000, 'must be a whole number of milliseconds from 5000 to 600000')
       .max(600_000, 'must be a whole number of milliseconds from 5000 to 600000'),
   ),
-  /** Multiplies the Slack rate limits the app paces to (src/slack/pacing.ts): Slack's tiers are floors ("20+ per minute"). */
+  /** Multiplies the Slack rate limits the app paces to (src/slack/web-api/pacing.ts): Slack's tiers are floors ("20+ per minute"). */
   KUDOS_SLACK_RATE_SCALE: optional(
     z.coerce
       .number({ error: 'must be a number above 0, e.g. 1 or 2.5' })

@@ -19,7 +19,7 @@ export interface SealedColumn {
 export const rewardsConnectionContext = (connectionId: string, field: 'client_secret' | 'webhook_secret') =>
   `rewards_connections:${connectionId}:${field}`;
 
-/** The context src/slack/installation-store.ts seals an installation's tokens under (the same formula). */
+/** The context src/slack/install/installation-store.ts seals an installation's tokens under (the same formula). */
 export const installationTokenContext = (
   installationKey: string,
   role: 'bot' | 'bot-refresh' | 'user' | 'user-refresh',

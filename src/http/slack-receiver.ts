@@ -5,8 +5,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
 import type { Logger } from '../config/logger.js';
 import { BodyTooLargeError, DEFAULT_BODY_LIMIT_BYTES, readBody, sendJson } from './body.js';
-import { answerListenerFailure, requestKind, type FailureAnswer } from '../slack/listener-failure.js';
-import { ignoredKindLog, slackPayloadProblem, unusedSlackKind } from '../slack/payload-shape.js';
+import { answerListenerFailure, requestKind, type FailureAnswer } from '../slack/listening/listener-failure.js';
+import { ignoredKindLog, slackPayloadProblem, unusedSlackKind } from '../slack/listening/payload-shape.js';
 import { verifySlackSignature } from './slack-signature.js';
 
 export interface SlackReceiverOptions {
@@ -137,7 +137,7 @@ export class SlackReceiver implements Receiver {
     try {
       await this.app!.processEvent(event);
     } catch (error) {
-      // The same decision as over Socket Mode (slack/listener-failure.ts); here it is written as HTTP.
+      // The same decision as over Socket Mode (slack/listening/listener-failure.ts); here it is written as HTTP.
       const answer = await answerListenerFailure(log, error, body, acked);
       if (answer && !acked) {
         acked = true;
@@ -155,7 +155,7 @@ export class SlackReceiver implements Receiver {
   }
 }
 
-/** A listener's failure (slack/listener-failure.ts) as HTTP: 400 for a shape Slack never sends, 500 for Slack to deliver again. */
+/** A listener's failure (slack/listening/listener-failure.ts) as HTTP: 400 for a shape Slack never sends, 500 for Slack to deliver again. */
 function writeFailure(res: ServerResponse, answer: FailureAnswer): void {
   if (answer.kind === 'malformed') return sendJson(res, 400, { error: { code: 'MALFORMED_PAYLOAD' } });
   if (answer.kind === 'redeliver') return sendJson(res, 500, { error: { code: 'LISTENER_FAILED' } });

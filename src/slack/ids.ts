@@ -72,7 +72,7 @@ export const BounceFix = {
   actions: { open: 'bounce_fix_open', email: 'email' },
 } as const;
 
-/** Approval requests (src/slack/blocks/approval.ts): buttons carry the kudos id as their value. */
+/** Approval requests (src/slack/approvals/approval-blocks.ts): buttons carry the kudos id as their value. */
 export const Approval = {
   blockPrefix: 'approval_',
   actions: {
@@ -150,7 +150,7 @@ export const WorkflowStep = {
   sendKudos: 'send_kudos',
 } as const;
 
-/** The money side for admins (src/slack/blocks/finance.ts): alerts, top-ups, limits. */
+/** The money side for admins (src/slack/finance/finance-blocks.ts): alerts, top-ups, limits. */
 export const Finance = {
   blockPrefix: 'finance_',
   actions: {
@@ -191,7 +191,7 @@ export const Finance = {
   },
 } as const;
 
-/** `/kudos templates` (admins): e-mail templates and test e-mails (src/slack/templates.ts). */
+/** `/kudos templates` (admins): e-mail templates and test e-mails (src/slack/finance/email-templates.ts). */
 export const Templates = {
   actions: {
     /** Opens the form for a new template. */

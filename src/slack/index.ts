@@ -2,15 +2,15 @@
 import type { App } from '@slack/bolt';
 import { register as registerActions } from './actions/index.js';
 import { register as registerCommands } from './commands/index.js';
-import type { ListenerDeps } from './deps.js';
+import type { ListenerDeps } from './listening/listener-deps.js';
 import { register as registerEvents } from './events/index.js';
-import { register as registerFunctions } from './functions/index.js';
-import { register as registerOptions } from './options/index.js';
-import { register as registerShortcuts } from './shortcuts/index.js';
+import { register as registerFunctions } from './automations/workflow-step.js';
+import { register as registerOptions } from './sending/design-options.js';
+import { register as registerShortcuts } from './sending/shortcuts.js';
 import { register as registerViews } from './views/index.js';
-import { answeringInTime } from './answer-in-time.js';
-import { teller, type Clicker } from './clicker-answer.js';
-import { workspaceOf } from './deps.js';
+import { answeringInTime } from './listening/answer-in-time.js';
+import { teller, type Clicker } from './listening/tell-clicker.js';
+import { workspaceOf } from './listening/listener-deps.js';
 import { BounceFix, Campaigns, Celebrations, Finance, Home, RewardsConnect, Templates } from './ids.js';
 
 export function registerListeners(app: App, deps: ListenerDeps, opts: { workflowStepWaitMs?: number } = {}): void {

@@ -17,7 +17,7 @@
 import { SocketModeReceiver, type Logger as BoltLogger, LogLevel } from '@slack/bolt';
 import type { SocketModeClient } from '@slack/socket-mode';
 import type { Logger } from '../config/logger.js';
-import { answerListenerFailure } from '../slack/listener-failure.js';
+import { answerListenerFailure } from '../slack/listening/listener-failure.js';
 import { EnvelopeGate } from './envelope-gate.js';
 
 /** `failed`: Slack refused the app token or disabled Socket Mode; still retried, slowly. */
@@ -81,7 +81,7 @@ export class SocketModeConnection {
       },
       // Listeners see which envelope they answer (context.socketEnvelopeId); the gate knows whether it was acknowledged.
       customPropertiesExtractor: (args: { envelope_id?: string }) => ({ socketEnvelopeId: args.envelope_id }),
-      // A listener that failed is answered as over HTTP, by the same decision (slack/listener-failure.ts):
+      // A listener that failed is answered as over HTTP, by the same decision (slack/listening/listener-failure.ts):
       // a shape Slack never sends is acknowledged once with nothing in it (HTTP: 400), any other failure
       // before the ack answers the user (a command's text, a modal's inline error, no options), an event
       // is left unacknowledged so that Slack delivers it again (HTTP: 500); after the ack, the

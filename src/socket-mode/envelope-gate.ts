@@ -14,7 +14,7 @@
 // - anything else: remembered as "in hand" until acknowledged, and handed to the client as is.
 import type { SocketModeClient } from '@slack/socket-mode';
 import type { Logger } from '../config/logger.js';
-import { ignoredKindLog, slackPayloadProblem, unusedSlackKind } from '../slack/payload-shape.js';
+import { ignoredKindLog, slackPayloadProblem, unusedSlackKind } from '../slack/listening/payload-shape.js';
 
 type MessageHandler = (data: unknown, isBinary: boolean) => Promise<void> | void;
 type AckBody = Record<string, unknown> | string | undefined;

@@ -24,7 +24,7 @@ import {
 } from '../../src/db/schema/index.js';
 import type { WorkspaceUser } from '../../src/simulator/seed.js';
 import { partKey } from '../../src/domain/reward-links/link-parts.js';
-import { LINKS_STILL_WORKING } from '../../src/slack/commands/links.js';
+import { LINKS_STILL_WORKING } from '../../src/slack/reward-links/links-command.js';
 import { sendModalValues, viewSubmissionPayload } from '../support/app.js';
 import { automationRaceUsers, runAutomationRaces, type AutomationRacesResult } from './automation-races.js';
 import { firstPartsUsers, runFirstParts, type FirstPartsResult } from './first-parts.js';

@@ -1,4 +1,4 @@
-// The installation lookup behind every request in distribution mode (src/slack/tenancy.ts): answers
+// The installation lookup behind every request in distribution mode (src/slack/install/tenancy.ts): answers
 // are cached (at most a minute, a bounded number of workspaces, least recently used out first), and
 // an uninstall, a token refresh or a new install on this instance is seen by the very next lookup.
 // "Another instance" is a second installationStore on the same database, which this tenancy's cache
@@ -11,8 +11,8 @@ import { installations } from '../../src/db/schema/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
-import { createInstallationStore, NotInstalledError } from '../../src/slack/installation-store.js';
-import { createDistributionTenancy } from '../../src/slack/tenancy.js';
+import { createInstallationStore, NotInstalledError } from '../../src/slack/install/installation-store.js';
+import { createDistributionTenancy } from '../../src/slack/install/tenancy.js';
 import { distributionEnv, silentBoltLogger } from '../support/config.js';
 import { useTestDatabase } from '../support/db.js';
 
@@ -117,17 +117,15 @@ describe('the installation lookup cache (distribution mode)', () => {
       req.on('data', (chunk: Buffer) => (body += chunk.toString()));
       req.on('end', () => {
         refreshes.push(new URLSearchParams(body).get('refresh_token') ?? '');
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(
-            JSON.stringify({
-              ok: true,
-              token_type: 'bot',
-              access_token: 'xoxb-rotated',
-              refresh_token: 'xoxe-1-rotated',
-              expires_in: 43_200,
-            }),
-          );
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            ok: true,
+            token_type: 'bot',
+            access_token: 'xoxb-rotated',
+            refresh_token: 'xoxe-1-rotated',
+            expires_in: 43_200,
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => slack.listen(0, '127.0.0.1', resolve));

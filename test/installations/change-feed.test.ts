@@ -13,8 +13,8 @@ import { workspaceRewardsAccounts } from '../../src/domain/accounts/rewards-acco
 import { createRewardsConnectionStore } from '../../src/domain/accounts/rewards-connections.js';
 import { createSettingsStore } from '../../src/domain/workspaces/settings.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
-import { NotInstalledError } from '../../src/slack/installation-store.js';
-import { createDistributionTenancy } from '../../src/slack/tenancy.js';
+import { NotInstalledError } from '../../src/slack/install/installation-store.js';
+import { createDistributionTenancy } from '../../src/slack/install/tenancy.js';
 import { distributionEnv, silentBoltLogger } from '../support/config.js';
 import { useTestDatabase } from '../support/db.js';
 import { countQueries } from '../support/query-count.js';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { DISTRIBUTION_BOT_SCOPES } from '../../src/slack/scopes.js';
+import { DISTRIBUTION_BOT_SCOPES } from '../../src/slack/install/scopes.js';
 
 interface Manifest {
   oauth_config: { scopes: { bot: string[] }; redirect_urls?: string[] };

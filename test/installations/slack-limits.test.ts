@@ -1,4 +1,4 @@
-// Slack's rate limits are per workspace, and so is the app's pacing (src/slack/pacing.ts): in
+// Slack's rate limits are per workspace, and so is the app's pacing (src/slack/web-api/pacing.ts): in
 // distribution mode, one workspace flooding its announcement channel never holds up another
 // workspace's post, even in a channel of the same id. Order and counts only: no timings.
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';

@@ -32,7 +32,7 @@ import {
   topUpRequests,
 } from '../../src/db/schema/index.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
-import type { ListenerDeps } from '../../src/slack/deps.js';
+import type { ListenerDeps } from '../../src/slack/listening/listener-deps.js';
 import {
   Approval,
   BounceFix,
@@ -876,17 +876,15 @@ async function seedAlpha(): Promise<Alpha> {
       },
     ])
     .returning();
-  await db
-    .insert(celebrationRules)
-    .values({
-      teamId: A.teamId,
-      kind: 'birthday',
-      enabled: true,
-      amountCents: 432_100,
-      productId: 'CC-THANK-YOU',
-      messageTemplate: 'ALPHA happy {name}',
-      senderUserId: 'U_MANAGER',
-    });
+  await db.insert(celebrationRules).values({
+    teamId: A.teamId,
+    kind: 'birthday',
+    enabled: true,
+    amountCents: 432_100,
+    productId: 'CC-THANK-YOU',
+    messageTemplate: 'ALPHA happy {name}',
+    senderUserId: 'U_MANAGER',
+  });
   const template = await rewardsA.templates.create({
     name: 'ALPHA template',
     senderName: 'ALPHA sender',
@@ -949,7 +947,7 @@ const VOLATILE = new Set([
   'id',
   'fill',
 ]);
-/** The send form's refilled blocks are named after the time of the fill (blocks/send-modal.ts filledBlockId). */
+/** The send form's refilled blocks are named after the time of the fill (sending/send-modal-blocks.ts filledBlockId). */
 const FILL = /^(send_\w+?_)[0-9a-z]{6,12}$/;
 function normalized(value: unknown, id: string): unknown {
   if (typeof value === 'string') {

@@ -11,7 +11,7 @@ import { installations } from '../../src/db/schema/index.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
 import { signedHeaders } from '../../src/simulator/signing.js';
 import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
-import { NOT_INSTALLED_TEXT } from '../../src/slack/listener-failure.js';
+import { NOT_INSTALLED_TEXT } from '../../src/slack/listening/listener-failure.js';
 import { useTestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { within } from '../support/within.js';

@@ -327,7 +327,7 @@ describe('envelopes', () => {
   });
 });
 
-// The same decision as the HTTP receiver's (src/slack/listener-failure.ts; test/security/edge.test.ts
+// The same decision as the HTTP receiver's (src/slack/listening/listener-failure.ts; test/security/edge.test.ts
 // shows it over HTTP): only the way the answer is written differs.
 describe('a listener that fails is answered as over HTTP', () => {
   const click = (envelopeId: string, value: unknown) => ({

@@ -4,7 +4,7 @@ import { isNull, sql } from 'drizzle-orm';
 import type { RunningApp } from '../../src/app.js';
 import { orderChecks } from '../../src/db/schema/index.js';
 import { claimDueChecks, runOrderChecks, type CheckOutcome } from '../../src/domain/orders/order-checks.js';
-import { presentNotice } from '../../src/slack/presenters/notices.js';
+import { presentNotice } from '../../src/slack/notices/present-notice.js';
 
 /**
  * An app whose completion checks wait for the test: none falls due by itself, and the sweep that

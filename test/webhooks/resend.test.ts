@@ -4,7 +4,7 @@ import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { bouncedRecipients, kudos, recipientMappings } from '../../src/db/schema/index.js';
 import { recoverStuckResends } from '../../src/domain/orders/bounce-resend.js';
-import { presentNotice } from '../../src/slack/presenters/notices.js';
+import { presentNotice } from '../../src/slack/notices/present-notice.js';
 import {
   eventually,
   postSignedPayload,

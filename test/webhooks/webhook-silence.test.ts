@@ -24,14 +24,12 @@ async function silencePasses(emulator: TestEmulator): Promise<void> {
 
 async function openOrder(stack: TestStack): Promise<void> {
   // An order the app placed and still watches (its next completion check far ahead).
-  await stack.app.db
-    .insert(orderChecks)
-    .values({
-      orderId: `ord-${randomUUID()}`,
-      teamId: TEAM,
-      source: 'kudos',
-      nextCheckAt: new Date(Date.now() + 86_400_000),
-    });
+  await stack.app.db.insert(orderChecks).values({
+    orderId: `ord-${randomUUID()}`,
+    teamId: TEAM,
+    source: 'kudos',
+    nextCheckAt: new Date(Date.now() + 86_400_000),
+  });
 }
 
 const silenceWarnings = async (stack: TestStack) =>

@@ -1,5 +1,5 @@
 // Distribution mode (the README's installation modes): one row per installation of the app, written by Bolt's
-// InstallProvider through our installationStore (src/slack/installation-store.ts). Keyed by the
+// InstallProvider through our installationStore (src/slack/install/installation-store.ts). Keyed by the
 // workspace (`team:T…`), or by the Enterprise Grid org for an org-wide install (`enterprise:E…`, team_id null).
 // Every token is sealed with the KUDOS_ENCRYPTION_KEY key ring (src/secrets/key-ring.ts) under a
 // context naming this row and the token's role, so a sealed value copied to another row or column

@@ -1,4 +1,4 @@
-// What a person's App Home shows, as plain data read from the database (src/slack/blocks/home.ts
+// What a person's App Home shows, as plain data read from the database (src/slack/home/home-blocks.ts
 // renders it). Every list is one page of a bounded size plus its total, so a workspace with
 // thousands of kudos still gives a small, bounded view. Roles come from the caller.
 import { and, count, desc, eq, gt, gte, inArray, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';

@@ -97,5 +97,5 @@ export type Notice =
   /** In the announcement channel, weekly when an admin turned it on: last week's kudos and the leaders. */
   | { type: 'digest.weekly'; digest: WeeklyDigest };
 
-/** Renders a notice for the chat platform (src/slack/presenters/notices.ts). */
+/** Renders a notice for the chat platform (src/slack/notices/present-notice.ts). */
 export type NoticePresenter = (notice: Notice) => RenderedMessage;

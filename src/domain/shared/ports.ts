@@ -1,5 +1,5 @@
 // The ports through which the domain reaches people. The domain names what it needs here, in its own
-// words; src/slack implements them (slack/gateway.ts) and renders what the domain wants said
+// words; src/slack implements them (slack/web-api/gateway.ts) and renders what the domain wants said
 // (slack/presenters, see notices.ts). Nothing in src/domain imports src/slack or src/http.
 
 /** A person of the workspace, as the chat platform reports them. */
@@ -79,7 +79,7 @@ export interface UserDirectory {
 
 /**
  * What the chat platform answered when it did not do what a port asked, in the domain's words. The
- * adapter (slack/gateway.ts) translates the platform's own error codes into these outcomes; the
+ * adapter (slack/web-api/gateway.ts) translates the platform's own error codes into these outcomes; the
  * domain decides on `outcome` alone. Any other error means the outcome is unknown (a timeout, a lost
  * answer): the message may or may not have been posted.
  * - `channel_unreachable`: nothing posted, and nothing will be until an admin acts (the app is not in

@@ -5,22 +5,22 @@ import { cancelScheduledSend, isCancellable } from '../../domain/sending/cancel-
 import { listScheduled } from '../../domain/sending/kudos-store.js';
 import { formatUsd } from '../../domain/shared/money.js';
 import { buildScheduledList, sendRecipients } from '../blocks/messages.js';
-import { namingMrkdwn } from '../blocks/text.js';
-import type { ListenerDeps } from '../deps.js';
-import { workspaceOf } from '../deps.js';
+import { namingMrkdwn } from '../kit/mrkdwn.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { workspaceOf } from '../listening/listener-deps.js';
 import { Home, ScheduledList } from '../ids.js';
-import { openSendModal } from '../open-send-modal.js';
-import { buttonClick, parseAtEdge, uuidValue } from '../payloads.js';
-import { register as registerApprovalActions } from './approval.js';
-import { register as registerHomeActions } from './home.js';
-import { registerResendActions } from './resend.js';
-import { register as registerFinanceActions } from './finance.js';
-import { registerTemplates } from '../templates.js';
-import { registerCampaigns } from '../campaigns.js';
-import { register as registerSendCampaign } from './send-campaign.js';
-import { register as registerAutomationActions } from './automations.js';
-import { register as registerLinkApprovalActions } from './link-approval.js';
-import { register as registerWorkspaceDataActions } from './workspace-data.js';
+import { openSendModal } from '../sending/open-send-modal.js';
+import { buttonClick, parseAtEdge, uuidValue } from '../listening/payloads.js';
+import { register as registerApprovalActions } from '../approvals/approval-actions.js';
+import { register as registerHomeActions } from '../home/home-actions.js';
+import { registerResendActions } from '../orders/resend-actions.js';
+import { register as registerFinanceActions } from '../finance/finance-actions.js';
+import { registerTemplates } from '../finance/email-templates.js';
+import { registerCampaigns } from '../finance/campaigns.js';
+import { register as registerSendCampaign } from '../sending/send-with-campaign.js';
+import { register as registerAutomationActions } from '../automations/automation-actions.js';
+import { register as registerLinkApprovalActions } from '../reward-links/link-approval-actions.js';
+import { register as registerWorkspaceDataActions } from '../workspaces/data-deletion-actions.js';
 
 const cancelClick = buttonClick(uuidValue);
 /** Home's button carries no value; opening a modal needs the click's trigger_id. */

@@ -6,8 +6,8 @@ import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-par
 import { formatUsd } from '../../domain/shared/money.js';
 import { formatScheduled } from '../../domain/shared/zoned-time.js';
 import { COMMAND, ScheduledList } from '../ids.js';
-import { isSafePermalink } from './send-modal.js';
-import { context, plain, section, type Block } from './text.js';
+import { isSafePermalink } from '../sending/send-modal-blocks.js';
+import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 export interface SlackMessageContent {
   text: string;

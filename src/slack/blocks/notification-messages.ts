@@ -9,7 +9,7 @@ import type { DeliveryCounts } from '../../domain/notices/notices.js';
 import { BounceFix, LinkApproval } from '../ids.js';
 import { orderIdsOf } from '../../domain/sending/kudos-parts.js';
 import { sendRecipients, type SlackMessageContent } from './messages.js';
-import { context, plain, section, type Block } from './text.js';
+import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 function countsText(c: DeliveryCounts): string {
   const sent = `${c.sentCount} of ${c.recipientCount} ${c.recipientCount === 1 ? 'card' : 'cards'} delivered`;

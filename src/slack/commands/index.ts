@@ -8,25 +8,31 @@ import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import { isValidTimeZone } from '../../domain/shared/zoned-time.js';
 import { toCents } from '../../rewards/index.js';
 import { buildBalance, buildHelp, buildScheduledList } from '../blocks/messages.js';
-import { buildSendModal } from '../blocks/send-modal.js';
-import type { ListenerDeps } from '../deps.js';
-import { workspaceOf } from '../deps.js';
-import { ANSWER_BUDGET_MS, answerByAnswered, OPEN_LOOKUP_BUDGET_MS, secondsToWait, withinBudget } from '../deadline.js';
+import { buildSendModal } from '../sending/send-modal-blocks.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { workspaceOf } from '../listening/listener-deps.js';
+import {
+  ANSWER_BUDGET_MS,
+  answerByAnswered,
+  OPEN_LOOKUP_BUDGET_MS,
+  secondsToWait,
+  withinBudget,
+} from '../listening/deadline.js';
 import { isChatRefusal } from '../../domain/shared/ports.js';
 import { COMMAND } from '../ids.js';
-import { parseAtEdge, slashCommand, type SlashCommandPayload } from '../payloads.js';
-import { handleLinksCommand, isLinksCommand } from './links.js';
-import { handleAuditCommand, parseAuditCommand } from './audit.js';
-import { parseKudosCommand, type KudosCommand } from './parse.js';
-import { todayInCached } from './today.js';
-import { handleSettingsCommand } from './settings.js';
-import { handleStatsCommand, parseStatsCommand } from './stats.js';
-import { handleAdminBalance, handleFinanceCommand, parseFinanceCommand } from './finance.js';
-import { handleTemplatesCommand, isTemplatesCommand } from '../templates.js';
-import { handleCampaignsCommand, isCampaignsCommand } from '../campaigns.js';
-import { handleCelebrationsCommand, handleRecurringCommand } from './automations.js';
-import { notConnectedText } from '../blocks/rewards-connect.js';
-import { openNotConnectedModal } from '../open-send-modal.js';
+import { parseAtEdge, slashCommand, type SlashCommandPayload } from '../listening/payloads.js';
+import { handleLinksCommand, isLinksCommand } from '../reward-links/links-command.js';
+import { handleAuditCommand, parseAuditCommand } from '../workspaces/audit-command.js';
+import { parseKudosCommand, type KudosCommand } from '../kudos-command/parse.js';
+import { todayInCached } from '../sending/today.js';
+import { handleSettingsCommand } from '../workspaces/settings-command.js';
+import { handleStatsCommand, parseStatsCommand } from '../recognition/stats-command.js';
+import { handleAdminBalance, handleFinanceCommand, parseFinanceCommand } from '../finance/finance-command.js';
+import { handleTemplatesCommand, isTemplatesCommand } from '../finance/email-templates.js';
+import { handleCampaignsCommand, isCampaignsCommand } from '../finance/campaigns.js';
+import { handleCelebrationsCommand, handleRecurringCommand } from '../automations/automations-command.js';
+import { notConnectedText } from '../workspaces/rewards-connect-blocks.js';
+import { openNotConnectedModal } from '../sending/open-send-modal.js';
 
 const BALANCE_TIMEOUT_MS = 2000;
 

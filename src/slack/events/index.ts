@@ -1,11 +1,11 @@
 // Events API: user_change keeps the Slack user -> recipient mapping in step with profile e-mails;
-// app_home_opened publishes the Home tab (src/slack/home-publisher.ts keeps it current afterwards).
+// app_home_opened publishes the Home tab (src/slack/home/home-publisher.ts keeps it current afterwards).
 import type { App } from '@slack/bolt';
 import { syncChangedSlackUser } from '../../domain/sending/recipients.js';
 import { plusOneAudience, recordPlusOne, removePlusOne } from '../../domain/recognition/stats.js';
-import type { InstallationRef, ListenerDeps } from '../deps.js';
-import { workspaceOf } from '../deps.js';
-import { toSlackUser } from '../gateway.js';
+import type { InstallationRef, ListenerDeps } from '../listening/listener-deps.js';
+import { workspaceOf } from '../listening/listener-deps.js';
+import { toSlackUser } from '../web-api/gateway.js';
 import {
   appHomeOpenedEvent,
   appUninstalledEvent,
@@ -13,7 +13,7 @@ import {
   reactionEvent,
   tokensRevokedEvent,
   userChangeEvent,
-} from '../payloads.js';
+} from '../listening/payloads.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   app.event('user_change', async ({ body: raw }) => {

@@ -7,26 +7,26 @@ import { formatUsd } from '../../domain/shared/money.js';
 import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/sending/record-send.js';
 import { isChatRefusal } from '../../domain/shared/ports.js';
-import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../deadline.js';
-import type { ListenerDeps } from '../deps.js';
-import { workspaceOf } from '../deps.js';
+import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/deadline.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { workspaceOf } from '../listening/listener-deps.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { getCampaign } from '../../domain/finance/campaigns.js';
-import { metadataOf, parseAtEdge, textOf, viewSubmission, type StateValues } from '../payloads.js';
+import { metadataOf, parseAtEdge, textOf, viewSubmission, type StateValues } from '../listening/payloads.js';
 import {
   buildSendAccepted,
   buildSendChecking,
   buildSendNotSent,
   filledBlockId,
   isSafePermalink,
-} from '../blocks/send-modal.js';
-import { section } from '../blocks/text.js';
-import { register as registerApprovalViews } from './approval.js';
-import { registerResendViews } from './resend.js';
-import { register as registerSettingsViews } from './settings.js';
-import { register as registerFinanceViews } from './finance.js';
-import { register as registerAutomationViews } from './automations.js';
-import { register as registerRewardsConnect } from './rewards-connect.js';
+} from '../sending/send-modal-blocks.js';
+import { section } from '../kit/mrkdwn.js';
+import { register as registerApprovalViews } from '../approvals/reject-view.js';
+import { registerResendViews } from '../orders/resend-view.js';
+import { register as registerSettingsViews } from '../workspaces/settings-view.js';
+import { register as registerFinanceViews } from '../finance/finance-views.js';
+import { register as registerAutomationViews } from '../automations/automation-views.js';
+import { register as registerRewardsConnect } from '../workspaces/rewards-connect-view.js';
 
 /** Stay under Slack's 3 s: the paced lookups book only slots they can use before this. */
 const SUBMIT_BUDGET_MS = ANSWER_BUDGET_MS;

@@ -18,7 +18,7 @@ import {
 import { createDesignCatalogs } from '../../../src/domain/accounts/design-catalog.js';
 import type { UserDirectory } from '../../../src/domain/shared/ports.js';
 import { rememberLimits, withSpendingLimits } from '../../../src/domain/finance/spending-limits.js';
-import { presentNotice } from '../../../src/slack/presenters/notices.js';
+import { presentNotice } from '../../../src/slack/notices/present-notice.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { BIRTHDAY_RULE, CELEBRATING_WORKSPACE, importDatesCsv } from '../../support/celebrations.js';
 

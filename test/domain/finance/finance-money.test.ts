@@ -227,17 +227,15 @@ describe('spending-limit use', () => {
       .insert(financeState)
       .values({ teamId: WS.teamId, dailyLimitCents: 10_000, monthlyLimitCents: 100_000, limitsSource: 'admin' });
     // $80 whose order's outcome is unknown: the API may have charged it. Kudos looks it up again later.
-    await t.db
-      .insert(kudos)
-      .values(
-        pendingKudosValues({
-          status: 'unknown',
-          amountCents: 8000,
-          totalCents: 8000,
-          nextAttemptAt: new Date(Date.now() + 3_600_000),
-          errorCode: 'OUTCOME_UNKNOWN',
-        }),
-      );
+    await t.db.insert(kudos).values(
+      pendingKudosValues({
+        status: 'unknown',
+        amountCents: 8000,
+        totalCents: 8000,
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+        errorCode: 'OUTCOME_UNKNOWN',
+      }),
+    );
     const answer = await submitSendValues(
       t.stack.app.url,
       'U_MANAGER',

@@ -18,8 +18,8 @@ import {
   REWARD_LINKS_NOTICE_KIND,
   type NoticeDeps,
 } from '../../../src/domain/notices/outbox.js';
-import { createSlackGateway, createUserLister } from '../../../src/slack/gateway.js';
-import { singleWorkspace, type SlackWorkspaces } from '../../../src/slack/workspaces.js';
+import { createSlackGateway, createUserLister } from '../../../src/slack/web-api/gateway.js';
+import { singleWorkspace, type SlackWorkspaces } from '../../../src/slack/web-api/workspace-gateways.js';
 import { startSlackSimulator } from '../../../src/simulator/slack.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
 import { createServer, type AddressInfo } from 'node:net';
@@ -39,7 +39,7 @@ let gateway: SlackWorkspaces;
 const logger = createLogger({ level: 'error' });
 
 // The outbox is driven here through an unpaced gateway, many posts a second into one channel: Slack's
-// limits (and the app's pacing that meets them) are tested in test/slack/rate-limits.test.ts.
+// limits (and the app's pacing that meets them) are tested in test/slack/web-api/rate-limits.test.ts.
 beforeAll(async () => {
   [testDb, sim] = await Promise.all([
     createTestDatabase(),

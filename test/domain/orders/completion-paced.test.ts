@@ -10,7 +10,7 @@ import { kudos, notifications, orderChecks } from '../../../src/db/schema/index.
 import { claimDueChecks, runOrderChecks, type CheckOutcome } from '../../../src/domain/orders/order-checks.js';
 import { singleRewardsAccount } from '../../../src/domain/accounts/rewards-accounts.js';
 import { createRewardsClient, type CallInfo } from '../../../src/rewards/index.js';
-import { presentNotice } from '../../../src/slack/presenters/notices.js';
+import { presentNotice } from '../../../src/slack/notices/present-notice.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';
 

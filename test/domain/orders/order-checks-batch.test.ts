@@ -13,7 +13,7 @@ import {
 } from '../../../src/domain/orders/order-checks.js';
 import { singleRewardsAccount } from '../../../src/domain/accounts/rewards-accounts.js';
 import { createRewardsClient, type CallInfo } from '../../../src/rewards/index.js';
-import { presentNotice } from '../../../src/slack/presenters/notices.js';
+import { presentNotice } from '../../../src/slack/notices/present-notice.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';
 
@@ -84,17 +84,15 @@ describe('completion checks in batches', () => {
 
 describe('when a batch of checks is worth a list request (all instances together)', () => {
   async function dueAt(count: number, at: Date): Promise<void> {
-    await e2e.db
-      .insert(orderChecks)
-      .values(
-        Array.from({ length: count }, () => ({
-          orderId: `O-${crypto.randomUUID()}`,
-          source: 'kudos' as const,
-          teamId: 'T0KUDOS',
-          nextCheckAt: at,
-          watchFrom: at,
-        })),
-      );
+    await e2e.db.insert(orderChecks).values(
+      Array.from({ length: count }, () => ({
+        orderId: `O-${crypto.randomUUID()}`,
+        source: 'kudos' as const,
+        teamId: 'T0KUDOS',
+        nextCheckAt: at,
+        watchFrom: at,
+      })),
+    );
   }
 
   it('not while the checks due fell due after the last grid instant; once one fell due before it, or a batch is full', async () => {

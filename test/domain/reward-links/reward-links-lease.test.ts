@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { rewardLinkRequests } from '../../../src/db/schema/index.js';
 import type { RewardsAccounts } from '../../../src/domain/accounts/rewards-accounts.js';
 import { placeRewardLinkRequest } from '../../../src/domain/reward-links/reward-links.js';
-import { presentNotice } from '../../../src/slack/presenters/notices.js';
+import { presentNotice } from '../../../src/slack/notices/present-notice.js';
 import { eventually, testLogger } from '../../support/app.js';
 import { useTestDatabase } from '../../support/db.js';
 import { within } from '../../support/within.js';

@@ -5,7 +5,7 @@ import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { kudos, rewardLinkRequests } from '../../../src/db/schema/index.js';
 import { placeRewardLinkRequest } from '../../../src/domain/reward-links/reward-links.js';
-import { presentNotice } from '../../../src/slack/presenters/notices.js';
+import { presentNotice } from '../../../src/slack/notices/present-notice.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';
 import { CHECKS_RUN_BY_THE_TEST } from '../../support/order-checks.js';

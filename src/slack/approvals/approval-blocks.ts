@@ -1,0 +1,236 @@
+// Approval request message (in the approval channel or approvers' DMs), its decided forms, the reject
+// modal, and the notices the sender gets. Pure functions of the stored rows.
+import type { ApprovalMessageRef, ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
+import type { ApprovalCase } from '../../domain/approvals/approval-store.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import { formatUsd } from '../../domain/shared/money.js';
+import type { ApproversAsked } from '../../domain/notices/notices.js';
+import { formatScheduled, formatUtc } from '../../domain/shared/zoned-time.js';
+import { Approval } from '../ids.js';
+import type { SlackMessageContent } from '../blocks/messages.js';
+import { sendRecipients } from '../blocks/messages.js';
+import { context, plain, section, type Block } from '../kit/mrkdwn.js';
+
+type ApprovalView = ApprovalCase;
+
+function quote(message: string): string {
+  return escapeAndClip(message, 2500)
+    .split('\n')
+    .map((line) => `>${line}`)
+    .join('\n');
+}
+
+function amounts(k: KudosRow): string {
+  const each =
+    k.recipientCount > 1
+      ? `${formatUsd(k.amountCents)} each, *${formatUsd(k.totalCents)}* in all`
+      : `*${formatUsd(k.totalCents)}*`;
+  return `a ${escapeMrkdwn(k.designName)} card of ${each}`;
+}
+
+export function whenText(k: Pick<KudosRow, 'scheduledAt' | 'scheduleTimezone'>): string {
+  return k.scheduledAt ? `scheduled for ${formatScheduled(k.scheduledAt, k.scheduleTimezone ?? 'UTC')}` : 'right away';
+}
+
+/** The request as approvers see it: open (with buttons) or decided (outcome, no buttons). */
+export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): SlackMessageContent {
+  const blocks: Block[] = [
+    section(
+      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${sendRecipients(k)}.`,
+    ),
+  ];
+  if (k.message.trim() !== '') blocks.push(section(quote(k.message)));
+  const when = r.sentNowInsteadOf
+    ? `was ${whenText({ scheduledAt: r.sentNowInsteadOf, scheduleTimezone: k.scheduleTimezone })}`
+    : whenText(k);
+  blocks.push(context(`When: ${escapeMrkdwn(when)} · Why: ${escapeMrkdwn(r.reason)}`));
+
+  const outcome = outcomeLine({ kudos: k, request: r });
+  if (outcome) {
+    blocks.push(section(outcome, `${Approval.blockPrefix}outcome`));
+    return { text: `Kudos approval request from ${escapeMrkdwn(k.senderName)}: ${outcomeWord(r)}`, blocks };
+  }
+  if (r.lastFailureCode) {
+    const by = r.decidedBy ? `Approved by ${mentionUser(r.decidedBy)}, but the` : 'The';
+    blocks.push(
+      section(
+        `:warning: ${by} order could not be placed: ${escapeMrkdwn(r.lastFailureMessage ?? r.lastFailureCode)}\nApprove it again once that is fixed, or reject it.`,
+      ),
+    );
+  }
+  blocks.push(context(`Expires ${formatUtc(r.expiresAt)} if nobody decides.`));
+  blocks.push({
+    type: 'actions',
+    block_id: `${Approval.blockPrefix}${k.id}`,
+    elements: [
+      {
+        type: 'button',
+        action_id: Approval.actions.approve,
+        text: plain('Approve', 75),
+        style: 'primary',
+        value: k.id,
+        confirm: {
+          title: plain('Approve this kudos?', 100),
+          text: plain(`${formatUsd(k.totalCents)} will be spent from the Rewards balance.`, 300),
+          confirm: plain('Approve', 30),
+          deny: plain('Not yet', 30),
+        },
+      },
+      {
+        type: 'button',
+        action_id: Approval.actions.reject,
+        text: plain('Reject', 75),
+        style: 'danger',
+        value: k.id,
+        confirm: {
+          title: plain('Reject this kudos?', 100),
+          text: plain('You can give a reason next; the sender is told.', 300),
+          confirm: plain('Reject', 30),
+          deny: plain('Not yet', 30),
+        },
+      },
+    ],
+  });
+  return {
+    text: `Kudos approval request: ${escapeMrkdwn(k.senderName)} wants to send ${formatUsd(k.totalCents)} to ${k.recipientCount} ${k.recipientCount === 1 ? 'person' : 'people'}`,
+    blocks,
+  };
+}
+
+function outcomeWord(r: ApprovalRequestRow): string {
+  return r.status === 'approved'
+    ? 'approved'
+    : r.status === 'rejected'
+      ? 'rejected'
+      : r.status === 'expired'
+        ? 'expired'
+        : 'waiting';
+}
+
+function outcomeLine({ request: r }: ApprovalView): string | undefined {
+  const at = r.decidedAt ? formatUtc(r.decidedAt) : '';
+  switch (r.status) {
+    case 'approved': {
+      const by = r.decidedBy ? ` by ${mentionUser(r.decidedBy)}` : '';
+      const now = r.sentNowInsteadOf ? ' Its scheduled time had passed or was too close, so it is sent now.' : '';
+      return `:white_check_mark: *Approved*${by} on ${at}.${now}`;
+    }
+    case 'rejected': {
+      const by = r.decidedBy ? ` by ${mentionUser(r.decidedBy)}` : '';
+      return `:x: *Rejected*${by} on ${at}. ${r.rejectReason ? `Reason: ${escapeMrkdwn(r.rejectReason)}` : 'No reason given.'}`;
+    }
+    case 'expired':
+      return `:hourglass: *Expired* on ${at} without a decision. Nothing was sent.`;
+    default:
+      return undefined;
+  }
+}
+
+/** What the sender is told while the request waits. */
+export function buildWaitingNotice(view: ApprovalView, asked: ApproversAsked): SlackMessageContent {
+  const k = view.kudos;
+  const approversText = askedText(asked);
+  const text = `:hourglass_flowing_sand: Your kudos to ${sendRecipients(k)} (${amounts(k)}, ${escapeMrkdwn(whenText(k))}) needs approval because ${escapeMrkdwn(view.request.reason)}. It is waiting for ${approversText}; it expires ${formatUtc(view.request.expiresAt)} if nobody decides.`;
+  return { text: `Your kudos is waiting for approval (${formatUsd(k.totalCents)}).`, blocks: [section(text)] };
+}
+
+export function buildDecisionNotice(view: ApprovalView): SlackMessageContent {
+  const k = view.kudos;
+  const r = view.request;
+  const who = `Your kudos to ${sendRecipients(k)} (${formatUsd(k.totalCents)})`;
+  switch (r.status) {
+    case 'approved': {
+      const now = r.sentNowInsteadOf
+        ? ` It was ${escapeMrkdwn(whenText({ scheduledAt: r.sentNowInsteadOf, scheduleTimezone: k.scheduleTimezone }))}; that time has passed or is too close to keep, so it is sent now.`
+        : '';
+      return {
+        text: `Your kudos was approved${r.sentNowInsteadOf ? ' and is sent now' : ''}.`,
+        blocks: [section(`:white_check_mark: ${who} was approved by ${mentionUser(r.decidedBy ?? '')}.${now}`)],
+      };
+    }
+    case 'rejected':
+      return {
+        text: `Your kudos was rejected.${r.rejectReason ? ` Reason: ${escapeMrkdwn(r.rejectReason)}` : ''}`,
+        blocks: [
+          section(
+            `:x: ${who} was rejected by ${mentionUser(r.decidedBy ?? '')}. ${r.rejectReason ? `Reason: ${escapeMrkdwn(r.rejectReason)}` : 'No reason given.'} Nothing was sent.`,
+          ),
+        ],
+      };
+    case 'expired':
+      return {
+        text: 'Your kudos request expired without a decision.',
+        blocks: [section(`:hourglass: ${who} expired: nobody approved it in time. Nothing was sent.`)],
+      };
+    default:
+      return { text: 'Your kudos is waiting for approval.', blocks: [section(`${who} is waiting for approval.`)] };
+  }
+}
+
+/** After an approved order was refused for a fixable reason: to the sender and to the approver. */
+export function buildReopenedNotice(view: ApprovalView, audience: 'sender' | 'approver'): SlackMessageContent {
+  const k = view.kudos;
+  const reason = escapeMrkdwn(
+    view.request.lastFailureMessage ?? view.request.lastFailureCode ?? 'the Rewards API refused it',
+  );
+  const what =
+    audience === 'sender'
+      ? `Your approved kudos to ${sendRecipients(k)}`
+      : `The kudos you approved from ${mentionUser(k.senderUserId)} to ${sendRecipients(k)}`;
+  const next =
+    audience === 'sender'
+      ? 'It is back with the approvers, who can approve it again once that is fixed.'
+      : 'The request is open again: approve it once that is fixed, or reject it.';
+  return {
+    text: `An approved kudos could not be placed: ${reason}`,
+    blocks: [section(`:warning: ${what} (${formatUsd(k.totalCents)}) could not be placed: ${reason} ${next}`)],
+  };
+}
+
+/** `seenIn`: the request message whose Reject opened it (its copy is updated with the decision). */
+export function buildRejectModal(input: {
+  kudosId: string;
+  summary: string;
+  seenIn?: ApprovalMessageRef | undefined;
+}): Record<string, unknown> {
+  return {
+    type: 'modal',
+    callback_id: Approval.rejectModal.callbackId,
+    private_metadata: JSON.stringify({ kudosId: input.kudosId, ...(input.seenIn ? { seenIn: input.seenIn } : {}) }),
+    title: plain('Reject kudos', 24),
+    submit: plain('Reject', 24),
+    close: plain('Back', 24),
+    blocks: [
+      section(input.summary),
+      {
+        type: 'input',
+        block_id: Approval.rejectModal.blocks.reason,
+        optional: true,
+        label: plain('Reason (the sender sees it)'),
+        element: {
+          type: 'plain_text_input',
+          action_id: Approval.rejectModal.actions.reason,
+          multiline: true,
+          max_length: 500,
+        },
+      },
+    ],
+  };
+}
+
+export function rejectSummary(k: KudosRow): string {
+  return `${mentionUser(k.senderUserId)} → ${sendRecipients(k, k.recipientCount, 5)} · ${formatUsd(k.totalCents)}`;
+}
+
+function askedText(asked: ApproversAsked): string {
+  switch (asked.kind) {
+    case 'channel':
+      return `the approvers in <#${asked.channel}>`;
+    case 'people':
+      return asked.userIds.map(mentionUser).join(', ');
+    case 'unreachable':
+      return 'an approver, but none could be reached: ask an admin to set approvers in `/kudos settings`';
+    case 'unknown':
+      return 'the approvers';
+  }
+}

@@ -1,0 +1,387 @@
+// The money side for admins: alerts, the top-up request and its decided forms, the top-up and
+// limit-increase modals, the balance overview, the ledger. Pure functions of plain values.
+import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
+import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
+import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
+import { centsToDecimal, formatUsd } from '../../domain/shared/money.js';
+import type { KnownLimits, LimitUsage } from '../../domain/finance/spending-limits.js';
+import { describeStatus } from '../../domain/finance/top-ups.js';
+import { Finance } from '../ids.js';
+import { formatUtc } from '../../domain/shared/zoned-time.js';
+import type { SlackMessageContent } from '../blocks/messages.js';
+import { context, plain, plainTextInput, section, type Block } from '../kit/mrkdwn.js';
+
+const topUpButton = (label = 'Request a top-up') => ({
+  type: 'button' as const,
+  action_id: Finance.actions.openTopUp,
+  text: plain(label, 75),
+  value: 'open',
+});
+
+export function renderFinanceNotice(notice: FinanceNotice): SlackMessageContent {
+  switch (notice.kind) {
+    case 'low_balance':
+      return buildLowBalanceAlert(notice);
+    case 'insufficient_funds':
+      return buildInsufficientFundsAlert(notice);
+    case 'webhooks_silent':
+      return buildWebhooksSilentAlert(notice);
+    case 'top_up_request':
+      return buildTopUpRequestMessage(notice.request);
+    case 'top_up_outcome':
+      return buildTopUpOutcome(notice.request);
+  }
+}
+
+export function buildLowBalanceAlert(n: Extract<FinanceNotice, { kind: 'low_balance' }>): SlackMessageContent {
+  const spend =
+    n.spend30dCents === undefined
+      ? 'not available (the ledger could not be read)'
+      : formatUsd(n.spend30dCents, n.currency);
+  const days =
+    n.daysLeft === undefined
+      ? n.spend30dCents === undefined
+        ? 'unknown'
+        : 'no spending in the last 30 days'
+      : `about ${n.daysLeft} day${n.daysLeft === 1 ? '' : 's'} at that rate`;
+  const text = `Kudos balance is low: ${formatUsd(n.balanceCents, n.currency)} available, under the ${formatUsd(n.thresholdCents, n.currency)} alert threshold.`;
+  return {
+    text,
+    blocks: [
+      section(
+        `:warning: *Low Rewards balance*\n*${formatUsd(n.balanceCents, n.currency)}* available, under the alert threshold of ${formatUsd(n.thresholdCents, n.currency)}.`,
+      ),
+      section(`Spent in the last 30 days: *${spend}*\nDays left: *${days}*`),
+      { type: 'actions', block_id: `${Finance.blockPrefix}low_balance`, elements: [topUpButton()] } as unknown as Block,
+      context(
+        'One alert per crossing: the next comes after the balance has been back above the threshold. `/kudos balance` shows it now.',
+      ),
+    ],
+  };
+}
+
+export function buildWebhooksSilentAlert(n: Extract<FinanceNotice, { kind: 'webhooks_silent' }>): SlackMessageContent {
+  const last = n.lastWebhookAt ? `the last one arrived ${formatUtc(n.lastWebhookAt)}` : 'none has arrived yet';
+  const orders = `${n.openOrders} order${n.openOrders === 1 ? ' has' : 's have'} been open since ${formatUtc(n.oldestOpenSince)}`;
+  return {
+    text: `Rewards webhooks are not arriving: ${orders} and ${last}. Outcomes come from polling meanwhile.`,
+    blocks: [
+      section(
+        `:warning: *Rewards webhooks are not arriving*\n${orders} and no webhook came in that time (${last}). Order outcomes come from polling the API meanwhile, more slowly.`,
+      ),
+      context(
+        'Check the webhook registration and the public URL in front of `/webhooks/rewards`. One alert per episode: the warning on App Home clears when a webhook arrives.',
+      ),
+    ],
+  };
+}
+
+export function buildInsufficientFundsAlert(
+  n: Extract<FinanceNotice, { kind: 'insufficient_funds' }>,
+): SlackMessageContent {
+  const balance = n.balanceCents === undefined ? '' : ` Available now: *${formatUsd(n.balanceCents, n.currency)}*.`;
+  return {
+    text: `A kudos of ${formatUsd(n.totalCents)} was refused: not enough Rewards balance.`,
+    blocks: [
+      section(
+        `:rotating_light: *A kudos was refused for lack of funds*\n${mentionUser(n.senderUserId)} tried to send ${formatUsd(n.totalCents)} and the Rewards API answered that the balance does not cover it.${balance}`,
+      ),
+      {
+        type: 'actions',
+        block_id: `${Finance.blockPrefix}insufficient`,
+        elements: [topUpButton()],
+      } as unknown as Block,
+    ],
+  };
+}
+
+function billingLine(b: BillingDetails): string {
+  return escapeAndClip(
+    `${b.companyName} · ${b.billingAddress}, ${b.zipCode} ${b.city}, ${b.state}, ${b.country} · EIN ${b.ein}`,
+    500,
+  );
+}
+
+/** The request as admins see it: open (buttons) or decided (outcome). */
+export function buildTopUpRequestMessage(r: TopUpRequestRow): SlackMessageContent {
+  const blocks: Block[] = [
+    section(
+      `:bank: *Top-up request*\n${mentionUser(r.requesterUserId)} asks for an ACH top-up of *${formatUsd(r.amountCents)}*.`,
+    ),
+  ];
+  if (r.note.trim() !== '') blocks.push(section(`>${escapeAndClip(r.note, 1000).replace(/\n/g, '\n>')}`));
+  blocks.push(context(`Billing: ${billingLine(r.billing)} · asked ${formatUtc(r.createdAt)}`));
+  if (r.status === 'awaiting_approval') {
+    blocks.push({
+      type: 'actions',
+      block_id: `${Finance.blockPrefix}topup_${r.id}`,
+      elements: [
+        {
+          type: 'button',
+          action_id: Finance.actions.approveTopUp,
+          text: plain('Approve', 75),
+          style: 'primary',
+          value: r.id,
+          confirm: {
+            title: plain('Request this top-up?', 100),
+            text: plain(`Kudos will ask the Rewards API for an ACH top-up of ${formatUsd(r.amountCents)}.`, 300),
+            confirm: plain('Approve', 30),
+            deny: plain('Not yet', 30),
+          },
+        },
+        {
+          type: 'button',
+          action_id: Finance.actions.rejectTopUp,
+          text: plain('Reject', 75),
+          style: 'danger',
+          value: r.id,
+        },
+      ],
+    } as unknown as Block);
+    blocks.push(context('A second admin approves: the requester cannot approve their own request.'));
+  } else {
+    blocks.push(section(outcomeLine(r)));
+  }
+  return {
+    text: `Top-up request of ${formatUsd(r.amountCents)} from ${r.requesterUserId}: ${describeStatus(r.status)}`,
+    blocks,
+  };
+}
+
+function outcomeLine(r: TopUpRequestRow): string {
+  const by = r.deciderUserId ? mentionUser(r.deciderUserId) : 'an admin';
+  switch (r.status) {
+    case 'rejected':
+      return `:no_entry_sign: Rejected by ${by}. Nothing was requested.`;
+    case 'approved':
+      return `:hourglass_flowing_sand: Approved by ${by}; requesting it from the Rewards API…`;
+    case 'submitted':
+      return `:hourglass_flowing_sand: Approved by ${by} and requested: funding \`${escapeMrkdwn(r.fundingNo ?? '')}\` is *pending* until the Rewards operator confirms the wire. It shows as pending until the ledger shows it processed.`;
+    case 'completed':
+      return `:white_check_mark: Completed: funding \`${escapeMrkdwn(r.fundingNo ?? '')}\` is processed and credited to the balance (approved by ${by}).`;
+    case 'unapproved':
+      return `:x: Funding \`${escapeMrkdwn(r.fundingNo ?? '')}\` was not approved by the Rewards operator (the ledger shows it Unapproved). The balance did not change.`;
+    case 'failed':
+      return `:x: Approved by ${by}, but: ${escapeMrkdwn(r.errorMessage ?? 'the Rewards API refused it.')}`;
+    case 'unknown':
+      return `:grey_question: Approved by ${by}. ${escapeMrkdwn(r.errorMessage ?? 'The outcome is unknown.')}`;
+    default:
+      return describeStatus(r.status);
+  }
+}
+
+export function buildTopUpOutcome(r: TopUpRequestRow): SlackMessageContent {
+  return {
+    text: `Your top-up request of ${formatUsd(r.amountCents)}: ${describeStatus(r.status)}`,
+    blocks: [section(`*Your top-up request of ${formatUsd(r.amountCents)}*\n${outcomeLine(r)}`)],
+  };
+}
+
+function textInput(
+  blockId: string,
+  label: string,
+  initial: string | undefined,
+  opts: Parameters<typeof plainTextInput>[4] = {},
+): Block {
+  return plainTextInput(Finance.topUpModal.action, blockId, label, initial, opts);
+}
+
+export function buildTopUpModal(input: {
+  billing: BillingDetails | undefined;
+  suggestedCents?: number;
+}): Record<string, unknown> {
+  const B = Finance.topUpModal.blocks;
+  const b = input.billing;
+  return {
+    type: 'modal',
+    callback_id: Finance.topUpModal.callbackId,
+    title: plain('Request a top-up', 24),
+    submit: plain('Ask for approval', 24),
+    close: plain('Cancel', 24),
+    blocks: [
+      context(
+        'An ACH top-up of the Rewards balance. A second admin approves it before Kudos asks the Rewards API; the balance is credited once the operator confirms the wire.',
+      ),
+      textInput(B.amount, 'Amount (USD)', input.suggestedCents ? centsToDecimal(input.suggestedCents) : undefined, {
+        max: 16,
+        hint: 'At least $100.00; cents allowed.',
+        placeholder: '2500.00',
+      }),
+      textInput(B.note, 'Note for the approver', undefined, { optional: true, multiline: true, max: 500 }),
+      { type: 'header', text: plain('Billing details (required by the Rewards API)', 150) } as unknown as Block,
+      textInput(B.companyName, 'Company name', b?.companyName, { max: 200 }),
+      textInput(B.phoneNumber, 'Phone number', b?.phoneNumber, { max: 40 }),
+      textInput(B.billingAddress, 'Billing address', b?.billingAddress, { max: 300 }),
+      textInput(B.city, 'City', b?.city, { max: 100 }),
+      textInput(B.state, 'State', b?.state, { max: 100 }),
+      textInput(B.country, 'Country code', b?.country, { max: 3, placeholder: 'US' }),
+      textInput(B.zipCode, 'ZIP code', b?.zipCode, { max: 20 }),
+      textInput(B.ein, 'EIN', b?.ein, { max: 20 }),
+      textInput(B.companyWebsite, 'Company website', b?.companyWebsite, { optional: true, max: 200 }),
+    ],
+  };
+}
+
+function numberInput(blockId: string, label: string, initialCents: number | undefined, hint?: string): Block {
+  return {
+    type: 'input',
+    block_id: blockId,
+    label: plain(label, 2000),
+    element: {
+      type: 'plain_text_input',
+      action_id: Finance.limitsModal.action,
+      max_length: 12,
+      ...(initialCents !== undefined ? { initial_value: String(Math.round(initialCents / 100)) } : {}),
+    },
+    ...(hint ? { hint: plain(hint, 2000) } : {}),
+  } as unknown as Block;
+}
+
+export function buildLimitsModal(input: { limits: KnownLimits | undefined; notice?: string }): Record<string, unknown> {
+  const B = Finance.limitsModal.blocks;
+  const blocks: Block[] = [];
+  if (input.notice) blocks.push(section(input.notice));
+  blocks.push(
+    context(
+      'The Rewards API checks the current limits against its records before queueing the request for review (typically 1-2 business days).',
+    ),
+    numberInput(
+      B.currentDaily,
+      'Current daily limit (USD)',
+      input.limits?.dailyCents,
+      input.limits ? undefined : 'As the Rewards portal shows it.',
+    ),
+    numberInput(B.currentMonthly, 'Current monthly limit (USD)', input.limits?.monthlyCents),
+    numberInput(B.requestedDaily, 'Requested daily limit (USD)', undefined),
+    numberInput(B.requestedMonthly, 'Requested monthly limit (USD)', undefined),
+  );
+  return {
+    type: 'modal',
+    callback_id: Finance.limitsModal.callbackId,
+    title: plain('Higher spending limits', 24),
+    submit: plain('Send request', 24),
+    close: plain('Cancel', 24),
+    blocks,
+  };
+}
+
+function bar(used: number, limit: number): string {
+  const share = limit > 0 ? Math.min(1, used / limit) : 1;
+  const filled = Math.round(share * 10);
+  return `${'▰'.repeat(filled)}${'▱'.repeat(10 - filled)} ${Math.round(share * 100)}%`;
+}
+
+export function limitsLines(limits: KnownLimits | undefined, usage: LimitUsage): string {
+  if (!limits) {
+    return `*Spending limits:* not known yet (the Rewards API has no endpoint that reads them). Kudos sends used ${formatUsd(usage.todayCents)} today and ${formatUsd(usage.monthCents)} this month (UTC). Enter them with *Request higher limits*, or they are learnt from the API's answers.`;
+  }
+  return [
+    `*Daily limit* ${formatUsd(limits.dailyCents)}: ${formatUsd(usage.todayCents)} used today ${bar(usage.todayCents, limits.dailyCents)}`,
+    `*Monthly limit* ${formatUsd(limits.monthlyCents)}: ${formatUsd(usage.monthCents)} used this month ${bar(usage.monthCents, limits.monthlyCents)}`,
+  ].join('\n');
+}
+
+/** `/kudos balance` for admins (and the admin section of App Home): balance, top-ups, limits. */
+export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageContent {
+  const threshold =
+    o.thresholdCents === null
+      ? 'no low-balance alert set (`/kudos settings`)'
+      : `alert under ${formatUsd(o.thresholdCents, o.currency)}`;
+  const blocks: Block[] = [
+    section(
+      `:moneybag: *Rewards balance:* ${formatUsd(o.availableCents, o.currency)} available · ${formatUsd(o.pendingCents, o.currency)} pending top-ups\n${threshold}`,
+    ),
+  ];
+  if (o.sandbox)
+    blocks.push(context('Connected to the Rewards *sandbox*: orders are not charged and top-ups are production only.'));
+  const topUpLine = (r: TopUpRequestRow) =>
+    `• ${formatUsd(r.amountCents)} by ${mentionUser(r.requesterUserId)}: ${describeStatus(r.status)}${r.fundingNo ? ` (\`${escapeMrkdwn(r.fundingNo)}\`)` : ''}`;
+  if (o.topUps.length > 0) blocks.push(section(`*Top-ups not completed yet*\n${o.topUps.map(topUpLine).join('\n')}`));
+  if (o.recentTopUps.length > 0)
+    blocks.push(section(`*Top-ups settled in the last 7 days*\n${o.recentTopUps.map(topUpLine).join('\n')}`));
+  blocks.push(section(limitsLines(o.limits, o.usage)));
+  if (o.pendingLimitRequest) {
+    const p = o.pendingLimitRequest;
+    blocks.push(
+      context(
+        `Limit increase pending review since ${formatUtc(p.createdAt)}: ${formatUsd(p.requestedDailyCents)} a day, ${formatUsd(p.requestedMonthlyCents)} a month.`,
+      ),
+    );
+  }
+  blocks.push({
+    type: 'actions',
+    block_id: `${Finance.blockPrefix}overview`,
+    elements: [
+      topUpButton(),
+      {
+        type: 'button',
+        action_id: Finance.actions.openLimits,
+        text: plain('Request higher limits', 75),
+        value: 'open',
+      },
+    ],
+  } as unknown as Block);
+  return { text: `Rewards balance: ${formatUsd(o.availableCents, o.currency)} available`, blocks };
+}
+
+export const LEDGER_LIST_ROWS = 25;
+
+export function buildLedgerList(input: {
+  month: string;
+  movements: Movement[];
+  totals: LedgerTotals;
+  reconciliation: Reconciliation;
+  truncated: boolean;
+}): SlackMessageContent {
+  const { totals: t, reconciliation: r } = input;
+  const blocks: Block[] = [{ type: 'header', text: plain(`Ledger ${input.month}`, 150) } as unknown as Block];
+  if (input.movements.length === 0) {
+    blocks.push(section('No movements this month.'));
+  } else {
+    const lines = input.movements.slice(0, LEDGER_LIST_ROWS).map((m) => {
+      const when = m.occurredAt ? m.occurredAt.toISOString().slice(0, 10) : '';
+      const pending = m.credited ? '' : ' _(not credited)_';
+      return `\`${when}\` ${escapeMrkdwn(m.label)} \`${escapeMrkdwn(m.referenceNumber)}\` *${formatUsd(m.signedCents, m.currency)}*${pending}`;
+    });
+    blocks.push(section(lines.join('\n')));
+    if (input.movements.length > LEDGER_LIST_ROWS)
+      blocks.push(
+        context(
+          `…and ${input.movements.length - LEDGER_LIST_ROWS} more: \`/kudos ledger ${input.month} csv\` sends them all.`,
+        ),
+      );
+  }
+  blocks.push(
+    section(
+      `*In:* ${formatUsd(t.inCents)} · *Out:* ${formatUsd(t.outCents)} · *Net order spend:* ${formatUsd(t.orderSpendCents)}${t.pendingTopUpCents ? ` · *Pending top-ups:* ${formatUsd(t.pendingTopUpCents)}` : ''}`,
+    ),
+  );
+  if (r.ok) {
+    blocks.push(
+      context(
+        `:white_check_mark: Reconciled: the ledger shows the ${r.kudosOrders} order${r.kudosOrders === 1 ? '' : 's'} Kudos placed this month for ${formatUsd(r.kudosCents)}, as Kudos recorded.${r.earlierRefunds.orders ? ` It also refunds ${r.earlierRefunds.orders} Kudos send${r.earlierRefunds.orders === 1 ? '' : 's'} of earlier months cancelled since (${formatUsd(r.earlierRefunds.cents)}).` : ''}${r.otherOrders ? ` ${r.otherOrders} other order${r.otherOrders === 1 ? '' : 's'} came from outside Kudos.` : ''}`,
+      ),
+    );
+  } else {
+    const problems = [
+      ...r.missing.slice(0, 5).map((id) => `\`${escapeMrkdwn(id)}\` is not in the ledger`),
+      ...r.differing
+        .slice(0, 5)
+        .map(
+          (d) => `\`${escapeMrkdwn(d.orderId)}\`: Kudos ${formatUsd(d.kudosCents)}, ledger ${formatUsd(d.ledgerCents)}`,
+        ),
+    ];
+    blocks.push(
+      section(
+        `:warning: *Mismatch with the orders Kudos placed:* Kudos recorded ${formatUsd(r.kudosCents)} for ${r.kudosOrders} orders, the ledger shows ${formatUsd(r.ledgerCents)}.\n${problems.map((p) => `• ${p}`).join('\n')}`,
+      ),
+    );
+  }
+  if (input.truncated) blocks.push(context('Only the first 5,000 rows were read.'));
+  return {
+    text: `Ledger ${input.month}: ${input.movements.length} movements${r.ok ? '' : ' (mismatch with Kudos orders)'}`,
+    blocks,
+  };
+}

@@ -1,0 +1,284 @@
+// The send modal (/kudos): recipients, or a group; design; amount; message; refund; now or later.
+import { MESSAGE_MAX_CHARACTERS } from '../../domain/sending/message-text.js';
+import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { clip, plain, section, type Block } from '../kit/mrkdwn.js';
+import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+
+export interface SendModalState {
+  /** Slack user ids to preselect (from `/kudos @a @b 25 thanks`). */
+  userIds?: string[];
+  amountDollars?: number;
+  /** The workspace's default design (settings), preselected. */
+  design?: { productId: string; name: string };
+  message?: string;
+  /** The sender's IANA zone: the date and time pickers are read in it (unknown if Slack was slow). */
+  timezone?: string;
+  /**
+   * Slack answered and the sender's profile has no (usable) time zone: scheduled times are read in
+   * UTC, and the modal says so.
+   */
+  noTimezone?: boolean;
+  /** YYYY-MM-DD in the sender's zone, to prefill the date picker. */
+  today?: string;
+  /** The campaign picked (its defaults fill design, amount and template). */
+  campaign?: { id: string; name: string };
+  /** A line under the campaign: its range and template, or why it cannot be used. */
+  campaignNote?: string;
+  /** The e-mail template preselected (from the campaign). */
+  template?: { templateId: string; name: string };
+  /** Carried to the submission. */
+  metadata: SendModalMetadata;
+}
+
+export interface SendModalMetadata {
+  /** Channel the command came from. */
+  channelId?: string | undefined;
+  /** Permalink of the message the kudos is for ("Give kudos for this"). */
+  sourceMessageUrl?: string | undefined;
+  /**
+   * Set when a campaign's defaults were filled in (views.update): the design, amount and template
+   * blocks get ids with this suffix, since Slack keeps what was entered in a block whose id stays and
+   * would ignore the new initial values.
+   */
+  fill?: string | undefined;
+}
+
+/** The block id of a field the campaign fills, in the modal whose metadata has `fill`. */
+export function filledBlockId(block: string, fill: string | undefined): string {
+  return fill ? `${block}_${fill}` : block;
+}
+
+/** A Slack permalink we can put in a `<url|label>` link safely. */
+export function isSafePermalink(url: string | undefined): url is string {
+  return typeof url === 'string' && url.length <= 500 && /^https:\/\/[^\s|<>&"]+$/.test(url);
+}
+
+export function buildSendModal(state: SendModalState): Record<string, unknown> {
+  const { blocks: B, actions: A } = SendModal;
+  const refundOptions = [
+    { text: plain('No refund'), value: RefundChoice.none },
+    { text: plain('30 days (50% refunded)'), value: RefundChoice.d30 },
+    { text: plain('60 days (40% refunded)'), value: RefundChoice.d60 },
+    { text: plain('90 days (30% refunded)'), value: RefundChoice.d90 },
+  ];
+  const timingOptions = [
+    { text: plain('Send now'), value: TimingChoice.now },
+    { text: plain('Schedule for later'), value: TimingChoice.schedule },
+  ];
+  const fill = state.metadata.fill;
+  const blocks: Block[] = [
+    ...(isSafePermalink(state.metadata.sourceMessageUrl)
+      ? [
+          {
+            type: 'context',
+            elements: [
+              {
+                type: 'mrkdwn',
+                text: `:speech_balloon: For <${state.metadata.sourceMessageUrl}|this message>; the announcement links to it.`,
+              },
+            ],
+          } as Block,
+        ]
+      : []),
+    {
+      type: 'input',
+      block_id: B.recipients,
+      optional: true,
+      label: plain('Who do you want to thank?'),
+      element: {
+        type: 'multi_users_select',
+        action_id: A.recipients,
+        placeholder: plain('Pick people'),
+        ...(state.userIds && state.userIds.length > 0 ? { initial_users: state.userIds } : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.group,
+      optional: true,
+      label: plain('…or a whole group'),
+      hint: plain(
+        'A Slack user group, or a saved group from the address book. If you are in it, you are left out: nobody sends kudos to themselves. Guests, and people invited who have not joined yet, are left out unless a Kudos admin allows them in the settings.',
+      ),
+      element: {
+        type: 'external_select',
+        action_id: A.group,
+        min_query_length: 0,
+        placeholder: plain('Search groups'),
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.campaign,
+      optional: true,
+      dispatch_action: true,
+      label: plain('Campaign'),
+      hint: plain('Optional. A campaign fills in its design, amount and e-mail template, and its spend is counted.'),
+      element: {
+        type: 'external_select',
+        action_id: A.campaign,
+        min_query_length: 0,
+        placeholder: plain('Search campaigns'),
+        ...(state.campaign
+          ? { initial_option: { text: plain(clip(state.campaign.name, 75)), value: state.campaign.id } }
+          : {}),
+      },
+    },
+    ...(state.campaignNote
+      ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: state.campaignNote, verbatim: true }] } as Block]
+      : []),
+    {
+      type: 'input',
+      block_id: filledBlockId(B.design, fill),
+      label: plain('Card design'),
+      element: {
+        type: 'external_select',
+        action_id: A.design,
+        min_query_length: 0,
+        placeholder: plain('Search designs'),
+        ...(state.design
+          ? { initial_option: { text: plain(clip(state.design.name, 75)), value: state.design.productId } }
+          : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: filledBlockId(B.amount, fill),
+      label: plain('Amount per person (USD)'),
+      hint: plain(
+        state.campaign ? 'Whole dollars, within the campaign’s range.' : 'Whole dollars, within the design’s range.',
+      ),
+      element: {
+        type: 'number_input',
+        action_id: A.amount,
+        is_decimal_allowed: false,
+        min_value: '1',
+        ...(state.amountDollars !== undefined ? { initial_value: String(state.amountDollars) } : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.message,
+      optional: true,
+      label: plain('Message'),
+      hint: plain(`Up to ${MESSAGE_MAX_CHARACTERS} characters, shown in public with the announcement.`),
+      element: {
+        type: 'plain_text_input',
+        action_id: A.message,
+        multiline: true,
+        max_length: MESSAGE_MAX_CHARACTERS,
+        placeholder: plain('Say why'),
+        ...(state.message ? { initial_value: clip(state.message, MESSAGE_MAX_CHARACTERS) } : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: filledBlockId(B.template, fill),
+      optional: true,
+      label: plain('E-mail template'),
+      hint: plain('The e-mail the recipients get; the account’s default when empty.'),
+      element: {
+        type: 'external_select',
+        action_id: A.template,
+        min_query_length: 0,
+        placeholder: plain('Search templates'),
+        ...(state.template
+          ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } }
+          : {}),
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.refund,
+      optional: true,
+      label: plain('Refund unredeemed value'),
+      element: {
+        type: 'static_select',
+        action_id: A.refund,
+        options: refundOptions,
+        initial_option: refundOptions[0],
+      },
+    },
+    {
+      type: 'input',
+      block_id: B.timing,
+      label: plain('When'),
+      element: { type: 'radio_buttons', action_id: A.timing, options: timingOptions, initial_option: timingOptions[0] },
+    },
+    {
+      type: 'input',
+      block_id: B.date,
+      optional: true,
+      label: plain('Date (if scheduled)'),
+      element: { type: 'datepicker', action_id: A.date, ...(state.today ? { initial_date: state.today } : {}) },
+    },
+    {
+      type: 'input',
+      block_id: B.time,
+      optional: true,
+      label: plain('Time (if scheduled)'),
+      hint: plain(timeHint(state)),
+      element: {
+        type: 'timepicker',
+        action_id: A.time,
+        initial_time: '09:00',
+        ...(state.timezone ? { timezone: state.timezone } : {}),
+      },
+    },
+  ];
+  return {
+    type: 'modal',
+    callback_id: SendModal.callbackId,
+    title: plain('Send kudos', 24),
+    submit: plain('Send', 24),
+    close: plain('Cancel', 24),
+    private_metadata: JSON.stringify(state.metadata),
+    blocks,
+  };
+}
+
+/** In which zone the date and time pickers are read: the sender's, or UTC (said, never silent). */
+export function timeHint(state: Pick<SendModalState, 'timezone' | 'noTimezone'>): string {
+  if (state.timezone) return `In your Slack time zone, ${state.timezone}. At least 10 minutes from now.`;
+  if (state.noTimezone)
+    return 'Your Slack profile has no time zone, so this time is in UTC (set your time zone in Slack to schedule in your own). At least 10 minutes from now.';
+  return 'In your Slack time zone (UTC if your profile has none). At least 10 minutes from now.';
+}
+
+export function groupOptionValue(kind: 'slack' | 'addressBook', id: string): string {
+  return `${kind === 'slack' ? GroupValuePrefix.slack : GroupValuePrefix.addressBook}${id}`;
+}
+
+/** A modal that only tells (no Send button): what became of a submitted send form. */
+function sendOutcomeView(lines: string[]): Record<string, unknown> {
+  return {
+    type: 'modal',
+    title: plain('Kudos', 24),
+    close: plain('Close', 24),
+    blocks: lines.map((line) => section(line)),
+  };
+}
+
+/**
+ * The send form's answer while its checks take longer than Slack waits (a big group read from Slack
+ * page by page): the send goes on, and this window (or a direct message) says how it ended.
+ */
+export function buildSendChecking(groupLabel: string | undefined): Record<string, unknown> {
+  const who = groupLabel ? `the people of ${escapeMrkdwn(groupLabel)}` : 'the people';
+  return sendOutcomeView([
+    `:hourglass_flowing_sand: Checking ${who} takes a few seconds more. Kudos sends it once they are checked and tells you here and in a message; you can close this window.`,
+  ]);
+}
+
+/** The send form's answer once the send is recorded, with what the sender should know (a group's guests left out). */
+export function buildSendAccepted(notes: string[]): Record<string, unknown> {
+  return sendOutcomeView([
+    ':white_check_mark: Your kudos is recorded; you will get a message when it is on its way (or if it waits for approval).',
+    ...notes.map(escapeMrkdwn),
+  ]);
+}
+
+/** The send form's answer when a check that finished after the form was answered found a problem. */
+export function buildSendNotSent(problems: string[]): Record<string, unknown> {
+  return sendOutcomeView([':warning: Nothing was sent.', ...problems.map(escapeMrkdwn)]);
+}

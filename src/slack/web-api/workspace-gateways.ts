@@ -1,0 +1,192 @@
+// Which workspace's Slack a call goes to (the README's installation modes). The domain's ports name the
+// workspace in every call (ChatWorkspace); this module answers with that workspace's gateway: in
+// single-workspace mode the one gateway on SLACK_BOT_TOKEN; in distribution mode a
+// gateway per workspace whose every call carries the token of the installation serving it (the
+// workspace's own, or its Enterprise Grid org's), looked up, and refreshed when it nears expiry,
+// through InstallProvider.authorize (src/slack/install/tenancy.ts). A workspace without a live installation is
+// a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
+import {
+  ChatRefusal,
+  type ChatWorkspace,
+  type Messenger,
+  type ProfileDirectory,
+  type UserDirectory,
+} from '../../domain/shared/ports.js';
+import type { SlackGateway, SlackUser, UserLister } from './gateway.js';
+import { unhurried, untilDeadline } from '../listening/deadline.js';
+import type { StepFinisher } from '../../domain/automations/workflow-steps.js';
+
+export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirectory, StepFinisher {
+  /** The gateway of one workspace (listeners: the workspace of the request). */
+  for(ws: ChatWorkspace): SlackGateway;
+  /** users.list of one workspace (approvers' fallback, CSV import, admin alerts). */
+  listUsers(ws: ChatWorkspace): Promise<SlackUser[]>;
+  /** Drops what is cached for a workspace (uninstall, token refresh). */
+  forget(ws: ChatWorkspace): void;
+}
+
+/** Single-workspace mode: one gateway, one user list, whatever the workspace. */
+export function singleWorkspace(gateway: SlackGateway, listUsers: UserLister): SlackWorkspaces {
+  return routing({
+    gatewayFor: () => gateway,
+    listUsersFor: () => listUsers,
+    forget: () => {},
+    historyReads: Boolean(gateway.findMessageByMetadata),
+  });
+}
+
+export interface PerWorkspaceOptions {
+  /** A gateway whose calls carry `token()` (createSlackGateway with the `token` option), paced for workspace `ws`. */
+  createGateway(token: () => Promise<string>, ws: ChatWorkspace): SlackGateway;
+  createUserLister(token: () => Promise<string>, ws: ChatWorkspace): UserLister;
+  /** The bot token of the installation serving the workspace; rejects when there is none. */
+  botToken(ws: ChatWorkspace): Promise<string>;
+  /** The gateways read history to find a lost post (createSlackGateway's historyReads); distribution mode: false. */
+  historyReads: boolean;
+  /**
+   * Gateways kept at once (each holds a user cache); the least recently used goes first. Default
+   * 2,000 (a few hundred bytes each when empty): with 500, at 10,000 installations the workspaces seen once
+   * pushed out the busy ones, whose next request paid users.info and its pacing write again.
+   */
+  maxWorkspaces?: number;
+}
+
+/** Distribution mode: a gateway per workspace, each call with the workspace's own token. */
+export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
+  const max = opts.maxWorkspaces ?? 2000;
+  const gateways = new Map<string, SlackGateway>();
+  const keyOf = (ws: ChatWorkspace) => `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
+  const workspaceOf = (ws: ChatWorkspace): ChatWorkspace => ({
+    teamId: ws.teamId,
+    enterpriseId: ws.enterpriseId ?? null,
+  });
+  const tokenOf = (workspace: ChatWorkspace) => async () => {
+    if (!workspace.teamId && !workspace.enterpriseId) throw new ChatRefusal('refused', 'not_installed');
+    try {
+      return await opts.botToken(workspace);
+    } catch (error) {
+      throw new ChatRefusal('refused', 'not_installed', { cause: error });
+    }
+  };
+  const gatewayFor = (ws: ChatWorkspace) => {
+    const key = keyOf(ws);
+    const known = gateways.get(key);
+    if (known) {
+      // Least recently used first out: re-insert at the end.
+      gateways.delete(key);
+      gateways.set(key, known);
+      return known;
+    }
+    const workspace = workspaceOf(ws);
+    const gateway = opts.createGateway(tokenOf(workspace), workspace);
+    gateways.set(key, gateway);
+    if (gateways.size > max) gateways.delete(gateways.keys().next().value!);
+    return gateway;
+  };
+  return routing({
+    historyReads: opts.historyReads,
+    gatewayFor,
+    // Made for each read: a lister keeps nothing between reads (the people read are kept by `everyone`), so none is kept per workspace.
+    listUsersFor: (ws) => {
+      const workspace = workspaceOf(ws);
+      return opts.createUserLister(tokenOf(workspace), workspace);
+    },
+    forget: (ws) => {
+      for (const key of [...gateways.keys()])
+        if (key.startsWith(`${ws.teamId}\u0000`) || (ws.enterpriseId && key.endsWith(`\u0000${ws.enterpriseId}`)))
+          gateways.delete(key);
+    },
+  });
+}
+
+/** How long a workspace's users.list is reused for checking a big group's members. */
+const DIRECTORY_TTL_MS = 10 * 60_000;
+/** Workspaces whose people are kept at once (each up to a workspace's size). */
+const DIRECTORY_WORKSPACES = 50;
+
+function routing(r: {
+  gatewayFor(ws: ChatWorkspace): SlackGateway;
+  listUsersFor(ws: ChatWorkspace): UserLister;
+  forget(ws: ChatWorkspace): void;
+  historyReads: boolean;
+}): SlackWorkspaces {
+  // Per workspace, one read at a time (concurrent callers share it); a failed read is not kept. The
+  // read goes on at Slack's pace whoever is waiting: a submission whose answer is due first is told
+  // when to come back (`nextPageAt`: the slot of the page it waits for) as soon as that slot is past
+  // its answer's deadline, and finds it read then; a read that is only slow is not Slack's limit
+  // (untilDeadline, deadline.ts).
+  const directories = new Map<
+    string,
+    { at: number; users: Promise<SlackUser[]>; nextPageAt: number; waiting: Set<() => void> }
+  >();
+  const everyone = (ws: ChatWorkspace): Promise<SlackUser[]> => {
+    const key = `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
+    let entry = directories.get(key);
+    if (!entry || Date.now() - entry.at >= DIRECTORY_TTL_MS) {
+      const reading = {
+        at: Date.now(),
+        users: Promise.resolve<SlackUser[]>([]),
+        nextPageAt: 0,
+        waiting: new Set<() => void>(),
+      };
+      const users = unhurried(() =>
+        r.listUsersFor(ws)({
+          onWait: (waitMs) => {
+            reading.nextPageAt = Date.now() + waitMs;
+            for (const changed of reading.waiting) changed();
+          },
+        }),
+      );
+      reading.users = users;
+      entry = reading;
+      directories.delete(key);
+      directories.set(key, reading);
+      if (directories.size > DIRECTORY_WORKSPACES) directories.delete(directories.keys().next().value!);
+      users.catch(() => {
+        if (directories.get(key)?.users === users) directories.delete(key);
+      });
+    }
+    const reading = entry;
+    return untilDeadline(
+      reading.users,
+      () => reading.nextPageAt - Date.now(),
+      "reading the workspace's people (users.list)",
+      (changed) => {
+        reading.waiting.add(changed);
+        return () => reading.waiting.delete(changed);
+      },
+    );
+  };
+  return {
+    for: (ws) => r.gatewayFor(ws),
+    listUsers: (ws) => r.listUsersFor(ws)(),
+    everyone,
+    forget: (ws) => {
+      for (const key of [...directories.keys()]) if (key.startsWith(`${ws.teamId}\u0000`)) directories.delete(key);
+      r.forget(ws);
+    },
+    userInfo: (ws, userId) => r.gatewayFor(ws).userInfo(userId),
+    usergroupMembers: (ws, usergroupId) => r.gatewayFor(ws).usergroupMembers(usergroupId),
+    profileFields: (ws) => r.gatewayFor(ws).profileFields(),
+    finish: (ws, token, functionExecutionId, result) =>
+      r.gatewayFor(ws).finishWorkflowStep(token, functionExecutionId, result),
+    profileFieldValues: (ws, userId) => r.gatewayFor(ws).profileFieldValues(userId),
+    postMessage: (ws, channel, message) => r.gatewayFor(ws).postMessage(channel, message),
+    openDirectChannel: (ws, userId) => r.gatewayFor(ws).openDirectChannel(userId),
+    // Without history reads the port has no lookup at all: a lost post is posted again (src/domain/notices/outbox.ts).
+    ...(r.historyReads
+      ? {
+          findMessageByMetadata: async (
+            ws: ChatWorkspace,
+            channel: string,
+            query: Parameters<NonNullable<SlackGateway['findMessageByMetadata']>>[1],
+          ) => {
+            const gateway = r.gatewayFor(ws);
+            return gateway.findMessageByMetadata ? gateway.findMessageByMetadata(channel, query) : undefined;
+          },
+        }
+      : {}),
+    updateMessage: (ws, channel, ts, message) => r.gatewayFor(ws).updateMessage(channel, ts, message),
+    sendDirectMessage: (ws, userId, message) => r.gatewayFor(ws).sendDirectMessage(userId, message),
+  };
+}

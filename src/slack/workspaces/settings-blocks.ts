@@ -1,0 +1,357 @@
+// The admins' settings modal, prefilled with the current values, and the summary of a change.
+import type { Design } from '../../domain/accounts/design-catalog.js';
+import { centsToDecimal, formatUsd } from '../../domain/shared/money.js';
+import type { SettingsChanges, SettingsField, WorkspaceSettings } from '../../domain/workspaces/settings.js';
+import type { CardRecipients } from '../../db/schema/index.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import type { SlackUsergroup } from '../web-api/gateway.js';
+import { SettingsModal } from '../ids.js';
+import type { SlackMessageContent } from '../blocks/messages.js';
+import { context, plain, section, type Block } from '../kit/mrkdwn.js';
+
+export function buildSettingsModal(input: {
+  settings: WorkspaceSettings;
+  usergroups: SlackUsergroup[];
+  designs: Design[];
+  deleteData?: boolean;
+}): Record<string, unknown> {
+  const { settings: s } = input;
+  const { blocks: B, actions: A } = SettingsModal;
+  // User groups and designs are searched as the admin types (external_select, served by
+  // src/slack/options): a workspace with hundreds of groups can pick any of them, not only the first
+  // 100. The lists passed in only name the current value; one Slack or the catalog did not list
+  // (slow, renamed) is shown by its id, so that saving the form never clears it by accident.
+  const group = s.approverUsergroupId ? input.usergroups.find((g) => g.id === s.approverUsergroupId) : undefined;
+  const design = s.defaultProductId ? input.designs.find((d) => d.productId === s.defaultProductId) : undefined;
+  const initialGroup = s.approverUsergroupId ? settingsGroupOption(group ?? { id: s.approverUsergroupId }) : undefined;
+  const initialDesign = s.defaultProductId
+    ? settingsDesignOption(design ?? { productId: s.defaultProductId })
+    : undefined;
+  const searchable = (action: string, placeholder: string, initial: SelectOption | undefined) => ({
+    type: 'external_select',
+    action_id: action,
+    placeholder: plain(placeholder),
+    min_query_length: 0,
+    ...(initial ? { initial_option: initial } : {}),
+  });
+  const recognitionOptions = [
+    {
+      text: plain('Show dollar amounts on the leaderboard'),
+      description: plain('Off: counts only.'),
+      value: SettingsModal.recognition.amounts,
+    },
+    {
+      text: plain('Post a weekly digest in the announcement channel'),
+      description: plain('Mondays: last week’s leaderboard.'),
+      value: SettingsModal.recognition.digest,
+    },
+  ];
+  const recognitionOn = recognitionOptions.filter((o) =>
+    o.value === SettingsModal.recognition.amounts ? s.leaderboardAmounts : s.weeklyDigest,
+  );
+  const cardRecipientOptions = CARD_RECIPIENTS.map((value) => ({ text: plain(CARD_RECIPIENT_LABELS[value]), value }));
+  const channelSelect = (action: string, initial: string | null) => ({
+    type: 'conversations_select',
+    action_id: action,
+    placeholder: plain('Pick a channel'),
+    filter: { include: ['public', 'private'], exclude_bot_users: true },
+    ...(initial ? { initial_conversation: initial } : {}),
+  });
+  const number = (action: string, initial: string | null, decimal: boolean) => ({
+    type: 'number_input',
+    action_id: action,
+    is_decimal_allowed: decimal,
+    min_value: '0',
+    ...(initial !== null ? { initial_value: initial } : {}),
+  });
+  const blocks: Block[] = [
+    input_(
+      B.notifyChannel,
+      'Announcement channel',
+      channelSelect(A.notifyChannel, s.notifyChannel),
+      true,
+      'Public kudos announcements go here. Empty: none.',
+    ),
+    input_(
+      B.approvalChannel,
+      'Approval channel',
+      channelSelect(A.approvalChannel, s.approvalChannel),
+      true,
+      'Requests go here. Empty: each approver gets a direct message.',
+    ),
+    input_(
+      B.approvers,
+      'Approvers',
+      {
+        type: 'multi_users_select',
+        action_id: A.approvers,
+        placeholder: plain('Pick people'),
+        ...(s.approverUserIds?.length ? { initial_users: s.approverUserIds } : {}),
+      },
+      true,
+      'Empty (and no group): workspace admins and owners approve.',
+    ),
+    input_(
+      B.approverGroup,
+      '…or an approver user group',
+      searchable(A.approverGroup, 'Search user groups', initialGroup),
+      true,
+      'Type to search every user group of the workspace.',
+    ),
+    input_(
+      B.threshold,
+      'Approval threshold (USD)',
+      number(A.threshold, centsToDecimal(s.approvalThresholdCents), true),
+      false,
+      'Sends with a higher total need approval. 0: every send.',
+    ),
+    input_(
+      B.budget,
+      'Monthly budget per sender (USD)',
+      number(A.budget, s.monthlyBudgetCents === null ? null : centsToDecimal(s.monthlyBudgetCents), true),
+      true,
+      'A send that would take its sender over this in a calendar month (UTC) needs approval. Empty: no budget.',
+    ),
+    input_(B.defaultDesign, 'Default card design', searchable(A.defaultDesign, 'Search designs', initialDesign), true),
+    input_(
+      B.defaultAmount,
+      'Default amount per person (USD)',
+      number(A.defaultAmount, s.defaultAmountCents === null ? null : String(s.defaultAmountCents / 100), false),
+      true,
+    ),
+    input_(
+      B.admins,
+      'Kudos admins',
+      {
+        type: 'multi_users_select',
+        action_id: A.admins,
+        placeholder: plain('Pick people'),
+        ...(s.adminUserIds?.length ? { initial_users: s.adminUserIds } : {}),
+      },
+      true,
+      'They change these settings, see the audit trail and everyone’s sends. Empty: workspace admins and owners.',
+    ),
+    input_(
+      B.expiryHours,
+      'Requests expire after (hours)',
+      number(A.expiryHours, String(s.approvalExpiryHours), false),
+      false,
+    ),
+    input_(
+      B.adminChannel,
+      'Admin channel',
+      channelSelect(A.adminChannel, s.adminChannel),
+      true,
+      'Low-balance alerts and top-up requests go here. Empty: each admin gets a direct message.',
+    ),
+    input_(
+      B.lowBalance,
+      'Low-balance alert under (USD)',
+      number(
+        A.lowBalance,
+        s.lowBalanceThresholdCents === null ? null : centsToDecimal(s.lowBalanceThresholdCents),
+        true,
+      ),
+      true,
+      'Admins are alerted once each time the available balance falls below this. Empty: no alert.',
+    ),
+    input_(
+      B.reaction,
+      'Reaction that +1s an announcement',
+      { type: 'plain_text_input', action_id: A.reaction, initial_value: `:${s.reactionEmoji}:`, max_length: 66 },
+      false,
+      'An emoji name, e.g. :gift: or :tada:. Counted in the stats; no money moves.',
+    ),
+    input_(
+      B.seriesPerPerson,
+      'Recurring kudos per person',
+      number(A.seriesPerPerson, String(s.maxSeriesPerPerson), false),
+      false,
+      'How many recurring series (active or paused) one person may have.',
+    ),
+    input_(
+      B.seriesPerWorkspace,
+      'Recurring kudos in the workspace',
+      number(A.seriesPerWorkspace, String(s.maxSeriesPerWorkspace), false),
+      false,
+      'How many recurring series the whole workspace may have.',
+    ),
+    input_(
+      B.cardRecipients,
+      'Who receives cards',
+      {
+        type: 'radio_buttons',
+        action_id: A.cardRecipients,
+        options: cardRecipientOptions,
+        initial_option: cardRecipientOptions.find((o) => o.value === s.cardRecipients) ?? cardRecipientOptions[0],
+      },
+      false,
+      'Guests (multi- and single-channel) and people invited who have not joined yet are left out of every send unless allowed here; the send form says so.',
+    ),
+    input_(
+      B.recognition,
+      'Leaderboard',
+      {
+        type: 'checkboxes',
+        action_id: A.recognition,
+        options: recognitionOptions,
+        ...(recognitionOn.length > 0 ? { initial_options: recognitionOn } : {}),
+      },
+      true,
+    ),
+  ];
+  // Distribution mode: an admin can have the workspace's data deleted now rather than after an uninstall's retention.
+  if (input.deleteData) {
+    blocks.push(
+      { type: 'divider' } as unknown as Block,
+      {
+        type: 'section',
+        block_id: B.deleteData,
+        text: {
+          type: 'mrkdwn',
+          text: '*Delete our data*\nDeletes everything Kudos keeps for this workspace: kudos history, settings, audit trail, celebrations. Gift cards already sent stay sent.',
+        },
+        accessory: {
+          type: 'button',
+          action_id: A.deleteData,
+          style: 'danger',
+          text: plain('Delete our data…'),
+          confirm: {
+            title: plain('Delete this workspace’s data?'),
+            text: {
+              type: 'mrkdwn',
+              text: 'Everything Kudos keeps for this workspace is deleted now, for good. This cannot be undone.',
+            },
+            confirm: plain('Delete everything'),
+            deny: plain('Keep it'),
+            style: 'danger',
+          },
+        },
+      } as unknown as Block,
+    );
+  }
+  return {
+    type: 'modal',
+    callback_id: SettingsModal.callbackId,
+    title: plain('Kudos settings', 24),
+    submit: plain('Save', 24),
+    close: plain('Cancel', 24),
+    blocks,
+  };
+}
+
+type SelectOption = { text: ReturnType<typeof plain>; value: string };
+
+/** The choices of "Who receives cards", in the order shown. */
+export const CARD_RECIPIENTS: readonly CardRecipients[] = ['members', 'guests', 'invited'];
+
+const CARD_RECIPIENT_LABELS: Record<CardRecipients, string> = {
+  members: 'Full members only',
+  guests: 'Full members and guests',
+  invited: 'Full members, guests and invited people',
+};
+
+/** A user group as an option of the settings' approver group select (the options load answers the same shape). */
+export function settingsGroupOption(g: { id: string; handle?: string; name?: string }): SelectOption {
+  return { text: plain(g.handle ? `@${g.handle} (${g.name ?? g.handle})` : g.id, 75), value: g.id };
+}
+
+/** A design as an option of the settings' default design select. */
+export function settingsDesignOption(d: { productId: string; name?: string }): SelectOption {
+  return { text: plain(d.name ?? d.productId, 75), value: d.productId.slice(0, 150) };
+}
+
+/** The "None" choice of the settings' searchable selects (clears the value). */
+export const SETTINGS_NONE_OPTION: SelectOption = { text: plain('None'), value: SettingsModal.none };
+
+export function input_(
+  blockId: string,
+  label: string,
+  element: Record<string, unknown>,
+  optional: boolean,
+  hint?: string,
+): Block {
+  return {
+    type: 'input',
+    block_id: blockId,
+    optional,
+    label: plain(label, 2000),
+    element,
+    ...(hint ? { hint: plain(hint, 2000) } : {}),
+  } as unknown as Block;
+}
+
+const LABELS: Record<SettingsField, string> = {
+  notifyChannel: 'announcement channel',
+  approvalChannel: 'approval channel',
+  approverUserIds: 'approvers',
+  approverUsergroupId: 'approver group',
+  approvalThresholdCents: 'approval threshold',
+  monthlyBudgetCents: 'monthly budget',
+  defaultProductId: 'default design',
+  defaultAmountCents: 'default amount',
+  adminUserIds: 'admins',
+  approvalExpiryHours: 'request expiry',
+  adminChannel: 'admin channel',
+  lowBalanceThresholdCents: 'low-balance alert',
+  reactionEmoji: '+1 reaction',
+  maxSeriesPerPerson: 'recurring kudos per person',
+  maxSeriesPerWorkspace: 'recurring kudos in the workspace',
+  weeklyDigest: 'weekly digest',
+  leaderboardAmounts: 'amounts on the leaderboard',
+  cardRecipients: 'who receives cards',
+};
+
+/** A settings value for people: channels and users as Slack references, money in dollars. */
+export function describeSettingValue(field: SettingsField, value: unknown): string {
+  if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return 'none';
+  // A setting is a string, a number or a list of ids (settings schema).
+  const shown = value as string | number;
+  switch (field) {
+    case 'notifyChannel':
+    case 'approvalChannel':
+    case 'adminChannel':
+      return /^[CGD][A-Z0-9_]+$/.test(String(shown)) ? `<#${String(shown)}>` : escapeMrkdwn(String(shown));
+    case 'approverUserIds':
+    case 'adminUserIds':
+      return (value as string[]).map(mentionUser).join(', ');
+    case 'approverUsergroupId':
+      return `user group ${escapeMrkdwn(String(shown))}`; // not a <!subteam^…> mention: that would ping the group
+    case 'approvalThresholdCents':
+    case 'monthlyBudgetCents':
+    case 'defaultAmountCents':
+    case 'lowBalanceThresholdCents':
+      return formatUsd(Number(value));
+    case 'approvalExpiryHours':
+      return `${String(shown)} h`;
+    case 'reactionEmoji':
+      return `:${escapeMrkdwn(String(shown))}:`;
+    case 'weeklyDigest':
+    case 'leaderboardAmounts':
+      return value === true ? 'on' : 'off';
+    case 'cardRecipients':
+      return (
+        (CARD_RECIPIENT_LABELS as Record<string, string | undefined>)[String(shown)]?.toLowerCase() ??
+        escapeMrkdwn(String(shown))
+      );
+    default:
+      return escapeMrkdwn(String(shown));
+  }
+}
+
+export function buildSettingsSaved(changes: SettingsChanges): SlackMessageContent {
+  const fields = Object.keys(changes) as SettingsField[];
+  if (fields.length === 0)
+    return { text: 'Settings saved: nothing changed.', blocks: [section('Settings saved: nothing changed.')] };
+  const lines = fields.map(
+    (f) =>
+      `• *${LABELS[f]}*: ${describeSettingValue(f, changes[f]!.from)} → ${describeSettingValue(f, changes[f]!.to)}`,
+  );
+  return {
+    text: `Kudos settings changed: ${fields.map((f) => LABELS[f]).join(', ')}`,
+    blocks: [
+      section(`:gear: Kudos settings changed:\n${lines.join('\n')}`),
+      context('Recorded in the audit trail (`/kudos audit`).'),
+    ],
+  };
+}

@@ -1,0 +1,62 @@
+// `/kudos settings`: admins get the settings modal, prefilled; anyone else an ephemeral refusal.
+import type { AckFn, RespondArguments } from '@slack/bolt';
+import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
+import { buildSettingsModal } from './settings-blocks.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { workspaceOf } from '../listening/listener-deps.js';
+import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
+import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
+import type { Logger } from '../../config/logger.js';
+
+export async function handleSettingsCommand(
+  deps: ListenerDeps,
+  input: { ack: AckFn<string | RespondArguments>; command: SlashCommand },
+): Promise<void> {
+  const { ack, command } = input;
+  const ws = workspaceOf(command);
+  if (!(await deps.isAdmin(ws, command.user_id))) {
+    return ack({ text: ':no_entry: Only Kudos admins can change settings. Ask one of them, or a workspace admin.' });
+  }
+  await ack();
+  await openSettingsModal(deps, ws, command.trigger_id);
+}
+
+/** The settings modal, prefilled (from the command, or Home's Settings button); the caller checked the admin. */
+export async function openSettingsModal(deps: ListenerDeps, ws: WorkspaceRef, triggerId: string): Promise<void> {
+  // The trigger_id dies 3 s after the click: the option lists may come back empty rather than late.
+  const [settings, usergroups, designs] = await Promise.all([
+    deps.settings.get(ws),
+    orEmpty(deps.slack.for(ws).listUsergroups(), (error) =>
+      deps.logger.warn('listing user groups for settings failed', { error }),
+    ),
+    orEmpty(deps.catalog.of(ws).search(''), (error) => logDesignsFailure(deps.logger, error)),
+  ]);
+  await deps.slack
+    .for(ws)
+    .openView(
+      triggerId,
+      buildSettingsModal({ settings, usergroups, designs, deleteData: Boolean(deps.installations?.requestDeletion) }),
+    );
+}
+
+const OPTION_LISTS_BUDGET_MS = 1500;
+
+/**
+ * The designs come from the workspace's Rewards account. In distribution mode an admin opens the
+ * settings before connecting one (App Home's first step): an empty list is expected then, not a warning.
+ */
+function logDesignsFailure(logger: Logger, error: unknown): void {
+  if (isRewardsNotConnected(error)) logger.debug('no designs for settings: no Rewards account connected yet');
+  else logger.warn('loading designs for settings failed', { error });
+}
+
+function orEmpty<T>(work: Promise<T[]>, onError: (error: unknown) => void): Promise<T[]> {
+  const late = new Promise<T[]>((resolve) => setTimeout(() => resolve([]), OPTION_LISTS_BUDGET_MS).unref());
+  return Promise.race([
+    work.catch((error: unknown) => {
+      onError(error);
+      return [];
+    }),
+    late,
+  ]);
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { parseKudosCommand } from '../../../src/slack/kudos-command/parse.js';
+import { parseStatsCommand } from '../../../src/slack/recognition/stats-command.js';
+
+describe('parseKudosCommand', () => {
+  it('recognises subcommands', () => {
+    expect(parseKudosCommand('')).toEqual({ kind: 'open', userIds: [] });
+    for (const word of ['balance', 'scheduled', 'help', 'settings'] as const)
+      expect(parseKudosCommand(` ${word.toUpperCase()} `)).toEqual({ kind: word });
+    expect(parseKudosCommand('dance now')).toEqual({ kind: 'unknown', word: 'dance' });
+  });
+
+  it('reads mentions in both encodings, the amount and the message', () => {
+    expect(parseKudosCommand('<@U123|eli> <@W456> 25 great job <!channel>')).toEqual({
+      kind: 'open',
+      userIds: ['U123', 'W456'],
+      amountDollars: 25,
+      message: 'great job <!channel>',
+    });
+    expect(parseKudosCommand('<@U1>, <@U1> $40')).toEqual({ kind: 'open', userIds: ['U1'], amountDollars: 40 });
+    expect(parseKudosCommand('<@U1> thanks')).toEqual({ kind: 'open', userIds: ['U1'], message: 'thanks' });
+  });
+});
+
+describe('parseStatsCommand', () => {
+  it('reads a month, a channel and a user group in any order (as Slack escapes them), and opt-out/in', () => {
+    expect(parseStatsCommand('stats')).toEqual({ kind: 'board', month: '' });
+    expect(parseStatsCommand('stats october <#C024BE91L|sales>')).toEqual({
+      kind: 'board',
+      month: 'october',
+      channel: 'C024BE91L',
+    });
+    expect(parseStatsCommand('stats <!subteam^S0614TZR7|@design> 2026-10')).toEqual({
+      kind: 'board',
+      month: '2026-10',
+      group: { id: 'S0614TZR7', handle: 'design' },
+    });
+    expect(parseStatsCommand('stats <#C024BE91L>')).toEqual({ kind: 'board', month: '', channel: 'C024BE91L' });
+    expect(parseStatsCommand('stats opt-out')).toEqual({ kind: 'optout' });
+    expect(parseStatsCommand('stats optin')).toEqual({ kind: 'optin' });
+    expect(parseStatsCommand('statsx')).toBeUndefined();
+  });
+});

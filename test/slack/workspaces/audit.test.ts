@@ -1,0 +1,198 @@
+// The audit trail end to end: every request, decision, order and cancellation is a row; admins list
+// it with /kudos audit and get it as CSV by DM with /kudos audit csv; others are refused.
+import { describe, expect, it } from 'vitest';
+import { approvalRequests, kudos } from '../../../src/db/schema/index.js';
+import { eventually, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../../support/app.js';
+
+const e2e = useAppPerTest({
+  env: {
+    KUDOS_NOTIFY_CHANNEL: 'C_KUDOS',
+    KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
+    KUDOS_APPROVERS: 'U_APPROVER',
+    KUDOS_ADMINS: 'U_ADMIN',
+    KUDOS_APPROVAL_THRESHOLD: '100',
+  },
+  app: { approvalsSweepMs: 0 },
+});
+
+const inNewYork = (minutes: number) => wallTimeIn('America/New_York', minutes);
+
+/** A send through the modal; like a user, tries again when a cold app on a loaded machine misses Slack's 3 s. */
+async function send(input: Parameters<typeof sendModalValues>[0]) {
+  return submitSendForm(e2e.stack, e2e.db, 'U_MANAGER', sendModalValues(input));
+}
+
+async function requestMessage(kudosId: string) {
+  await eventually(async () =>
+    (await e2e.db.select().from(approvalRequests)).find((r) => r.kudosId === kudosId && r.postedAt),
+  );
+  return e2e.stack.sim.waitFor(() =>
+    e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(kudosId)),
+  );
+}
+
+/** Minimal RFC 4180 reader (quoted cells with "" and line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+    } else if (c !== '\r') cell += c;
+  }
+  if (cell !== '' || row.length > 0) rows.push([...row, cell]);
+  return rows;
+}
+
+/** Builds the story: an approved send (ordered), a rejected one, a cancelled scheduled one. */
+async function story() {
+  const approved = await send({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '150' });
+  await e2e.stack.sim.clickButton(
+    { channel: 'C_APPROVALS', ts: (await requestMessage(approved.id)).ts },
+    'approval_approve',
+    'U_APPROVER',
+  );
+  await eventually(async () =>
+    (await e2e.db.select().from(kudos)).find((k) => k.id === approved.id && k.status === 'placed'),
+  );
+
+  const rejected = await send({ users: ['U_EMP2'], design: 'CC-THANK-YOU', amount: '200' });
+  await e2e.stack.sim.clickButton(
+    { channel: 'C_APPROVALS', ts: (await requestMessage(rejected.id)).ts },
+    'approval_reject',
+    'U_APPROVER',
+  );
+  const modal = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_APPROVER').at(-1));
+  await e2e.stack.sim.submitView(
+    modal.id,
+    { approval_reject_reason: { reason: { type: 'plain_text_input', value: 'Not now, "sorry" =1+1 <b>' } } },
+    'U_APPROVER',
+  );
+
+  const scheduled = await send({ users: ['U_EMP3'], design: 'CC-THANK-YOU', amount: '20', schedule: inNewYork(120) });
+  await eventually(async () =>
+    (await e2e.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'scheduled'),
+  );
+  await e2e.stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
+  const list = e2e.stack.sim
+    .messages('C_GENERAL')
+    .filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER')
+    .at(-1)!;
+  await e2e.stack.sim.clickButton({ channel: 'C_GENERAL', ts: list.ts }, 'scheduled_cancel', 'U_MANAGER');
+  await eventually(async () =>
+    (await e2e.db.select().from(kudos)).find((k) => k.id === scheduled.id && k.status === 'canceled'),
+  );
+  return { approved, rejected, scheduled };
+}
+
+describe('/kudos audit', () => {
+  it('lists every request, decision, order and cancellation to an admin, and sends the CSV by DM', async () => {
+    const { approved, rejected, scheduled } = await story();
+
+    await e2e.stack.sim.slashCommand('U_ADMIN', 'audit', 'C_GENERAL');
+    const listing = e2e.stack.sim
+      .messages('C_GENERAL')
+      .filter((m) => m.ephemeral && m.visible_to === 'U_ADMIN')
+      .at(-1)!;
+    const shown = JSON.stringify(listing.blocks);
+    for (const action of [
+      'approval.requested',
+      'approval.approved',
+      'approval.rejected',
+      'kudos.order_placed',
+      'kudos.canceled',
+    ])
+      expect(shown).toContain(action);
+    expect(shown).toContain('&lt;b&gt;');
+    expect(shown).not.toContain('<b>');
+
+    await e2e.stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_GENERAL');
+    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('```')));
+    const body = /```\n([\s\S]*)```/
+      .exec(dm.text)![1]!
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+    const [header, ...rows] = parseCsv(body);
+    expect(header).toEqual([
+      'id',
+      'at',
+      'actor_user_id',
+      'action',
+      'subject_type',
+      'subject_id',
+      'details',
+      'campaign',
+    ]);
+    const events = rows.map(([, at, actor, action, , subject, details]) => ({
+      at: at!,
+      actor,
+      action,
+      subject,
+      details: JSON.parse(details!) as Record<string, unknown>,
+    }));
+    const of = (kudosId: string) =>
+      events
+        .filter((e) => e.subject === kudosId)
+        .map((e) => `${e.action}:${e.actor}`)
+        .sort();
+    expect(of(approved.id)).toEqual([
+      'approval.approved:U_APPROVER',
+      'approval.requested:U_MANAGER',
+      'kudos.order_placed:U_MANAGER',
+    ]);
+    expect(of(rejected.id)).toEqual(['approval.rejected:U_APPROVER', 'approval.requested:U_MANAGER']);
+    expect(of(scheduled.id)).toEqual(['kudos.canceled:U_MANAGER', 'kudos.order_placed:U_MANAGER']);
+    expect(events.find((e) => e.action === 'approval.rejected')!.details.reason).toBe('Not now, "sorry" =1+1 <b>');
+    for (const e of events) expect(new Date(e.at).toISOString()).toBe(e.at);
+    // Newest first.
+    expect([...events].sort((a, b) => b.at.localeCompare(a.at)).map((e) => e.at)).toEqual(events.map((e) => e.at));
+
+    // Listing twice copies each order outcome once.
+    await e2e.stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_GENERAL');
+    const second = await e2e.stack.sim.waitFor(() => {
+      const dms = e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes('```'));
+      return dms.length === 2 ? dms[1] : undefined;
+    });
+    expect(second.text.match(/kudos\.order_placed/g)).toHaveLength(2);
+  });
+
+  it('refuses non-admins, with nothing sent', async () => {
+    await e2e.stack.sim.slashCommand('U_MANAGER', 'audit', 'C_GENERAL');
+    await e2e.stack.sim.slashCommand('U_APPROVER', 'audit csv', 'C_GENERAL');
+    for (const user of ['U_MANAGER', 'U_APPROVER']) {
+      const reply = e2e.stack.sim
+        .messages('C_GENERAL')
+        .filter((m) => m.ephemeral && m.visible_to === user)
+        .at(-1)!;
+      expect(reply.text).toContain('Only Kudos admins');
+      expect(e2e.stack.sim.messages(user)).toHaveLength(0);
+    }
+  });
+
+  it('help lists the admin subcommands', async () => {
+    await e2e.stack.sim.slashCommand('U_EMP1', 'help', 'C_GENERAL');
+    const reply = e2e.stack.sim
+      .messages('C_GENERAL')
+      .filter((m) => m.ephemeral && m.visible_to === 'U_EMP1')
+      .at(-1)!;
+    expect(JSON.stringify(reply.blocks)).toContain('/kudos audit csv');
+    expect(JSON.stringify(reply.blocks)).toContain('/kudos settings');
+  });
+});
