@@ -6,7 +6,7 @@
  * Type-only imports may point up (the notice union names the cases it carries).
  */
 const DOMAIN_CAPABILITIES = [
-  'shared',
+  'common',
   'workspaces',
   'accounts',
   'pacing',

@@ -35,7 +35,7 @@ export default tseslint.config(
     },
   },
   {
-    // The domain sees what the Messenger port says (ChatRefusal outcomes, domain/shared/ports.ts), never
+    // The domain sees what the Messenger port says (ChatRefusal outcomes, domain/common/ports.ts), never
     // Slack's own error codes or error shapes: slack/web-api/gateway.ts translates them.
     files: ['src/domain/**/*.ts'],
     rules: {

@@ -50,9 +50,9 @@ describe('boundaries', () => {
       'src/domain/cycle-a.ts': ['./cycle-b.ts'],
       'src/domain/cycle-b.ts': ['./cycle-a.ts'],
       // A capability importing one above it; the one above importing down is allowed.
-      'src/domain/shared/money.ts': ['../sending/kudos-store.ts'],
+      'src/domain/common/money.ts': ['../sending/kudos-store.ts'],
       'src/domain/sending/kudos-store.ts': [],
-      'src/domain/home/home-data.ts': ['../sending/kudos-store.ts', '../shared/money.ts'],
+      'src/domain/home/home-data.ts': ['../sending/kudos-store.ts', '../common/money.ts'],
       'src/slack/blocks.ts': ['../http/server.ts', '../webhooks/loop.ts'],
       'src/http/server.ts': [],
       'src/webhooks/loop.ts': ['../slack/blocks.ts'],
@@ -67,7 +67,7 @@ describe('boundaries', () => {
     const rules = new Set(found.map((v) => v.split(':')[0]));
     expect([...rules].sort()).toEqual([
       'dev-tools-only-from-dev',
-      'domain-downward-from-shared',
+      'domain-downward-from-common',
       'domain-speaks-no-slack',
       'edges-call-inward',
       'emulator-state-knows-no-routes',
@@ -77,7 +77,7 @@ describe('boundaries', () => {
     expect(found).toContain('domain-speaks-no-slack: src/domain/send.ts -> src/slack/blocks.ts');
     expect(found).toContain('stands-alone: src/rewards/client.ts -> src/db/client.ts');
     expect(found).toContain(
-      'domain-downward-from-shared: src/domain/shared/money.ts -> src/domain/sending/kudos-store.ts',
+      'domain-downward-from-common: src/domain/common/money.ts -> src/domain/sending/kudos-store.ts',
     );
     expect(found.filter((v) => v.includes('src/domain/home/'))).toEqual([]);
     expect(found).toContain('edges-call-inward: src/slack/blocks.ts -> src/http/server.ts');

@@ -3,7 +3,7 @@
 import { and, eq, gte, notInArray, sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../../db/client.js';
 import { kudos, rewardLinkRequests } from '../../db/schema/index.js';
-import { formatUsd } from '../shared/money.js';
+import { formatUsd } from '../common/money.js';
 import type { PolicyReader, SendDraftSummary, SendPolicy, SendRoute } from '../sending/send-policy.js';
 import { readStoredSettings, type SettingsStore, type WorkspaceSettings } from '../workspaces/settings.js';
 

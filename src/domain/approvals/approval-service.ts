@@ -13,8 +13,8 @@ import { promoteFoundKudosOrder } from '../sending/kudos-store.js';
 import { kudosPartKey } from '../sending/kudos-parts.js';
 import type { ApproversAsked, Notice, NoticePresenter } from '../notices/notices.js';
 import { findNotification, postOnce, queueNoticeAfter, type NotificationKey } from '../notices/outbox.js';
-import { decidedByText, type Messenger, type NamingText } from '../shared/ports.js';
-import { formatUtc } from '../shared/zoned-time.js';
+import { decidedByText, type Messenger, type NamingText } from '../common/ports.js';
+import { formatUtc } from '../common/zoned-time.js';
 import { approvalPolicy } from './approval-policy.js';
 import { isApprover, listApprovers, type ApproverDirectory } from './approvers.js';
 import {

@@ -14,7 +14,7 @@ import {
   type KudosRow,
 } from '../../db/schema/index.js';
 import { recordAudit, recordFailedOrders } from '../workspaces/audit-trail.js';
-import { MIN_SCHEDULE_LEAD_MS } from '../shared/zoned-time.js';
+import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
 
 /** An approved send whose schedule is closer than the cancel window plus this goes out at once. */
 export const SEND_NOW_MARGIN_MS = 60_000;

@@ -1,6 +1,6 @@
 // Who approves: the settings' approver users and/or user group; when neither is set, the workspace's
 // admins and owners (as Slack reports them).
-import type { ChatWorkspace, UserDirectory, WorkspaceUser } from '../shared/ports.js';
+import type { ChatWorkspace, UserDirectory, WorkspaceUser } from '../common/ports.js';
 import type { WorkspaceSettings } from '../workspaces/settings.js';
 
 export interface ApproverDirectory {

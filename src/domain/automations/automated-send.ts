@@ -19,7 +19,7 @@ import {
   type SendOrigin,
   type StartSendDeps,
 } from '../sending/record-send.js';
-import type { UserDirectory } from '../shared/ports.js';
+import type { UserDirectory } from '../common/ports.js';
 
 export interface AutomatedSendDeps extends StartSendDeps {
   db: Database;

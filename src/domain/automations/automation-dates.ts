@@ -4,7 +4,7 @@
 // day (Monday to Friday; public holidays are not known), at a wall time in the sender's zone.
 import { formatInTimeZone, fromZonedTime } from '../../lib/date-fns-tz.js';
 import type { Cadence } from '../../db/schema/index.js';
-import { isValidTimeZone } from '../shared/zoned-time.js';
+import { isValidTimeZone } from '../common/zoned-time.js';
 
 export const CELEBRATION_HOUR = '09:00';
 const DAY_MS = 86_400_000;

@@ -3,8 +3,8 @@
 import type { Cadence } from '../../db/schema/index.js';
 import type { DesignCatalog } from '../accounts/design-catalog.js';
 import type { CelebrationRuleInput } from './automation-runner.js';
-import { checkAmountInRange, parseWholeDollars } from '../shared/money.js';
-import { isValidTimeZone } from '../shared/zoned-time.js';
+import { checkAmountInRange, parseWholeDollars } from '../common/money.js';
+import { isValidTimeZone } from '../common/zoned-time.js';
 
 export type FormCheck<T, F extends string> = { ok: true; value: T } | { ok: false; errors: Partial<Record<F, string>> };
 

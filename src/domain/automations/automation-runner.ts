@@ -26,14 +26,14 @@ import { celebrationDateIn, celebrationRuns, fillTemplate, recurrenceRuns } from
 import { prepareAutomated, type AutomatedSendDeps, type AutomatedSendRequest } from './automated-send.js';
 import { kudosPartKey } from '../sending/kudos-parts.js';
 import { promoteFoundKudosOrder } from '../sending/kudos-store.js';
-import { formatUsd } from '../shared/money.js';
+import { formatUsd } from '../common/money.js';
 import type { PreparedSend } from '../sending/check-send.js';
 import { checkSendAgainstLimits } from '../finance/spending-limits.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend, type SendOrigin } from '../sending/record-send.js';
-import { displayNameOf, isChatRefusal } from '../shared/ports.js';
+import { displayNameOf, isChatRefusal } from '../common/ports.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { syncProfileDates } from './celebration-profile.js';
-import type { ProfileDirectory } from '../shared/ports.js';
+import type { ProfileDirectory } from '../common/ports.js';
 import { finishWaitingSteps, type WorkflowStepDeps } from './workflow-steps.js';
 import { postOnce, type NoticeDeps } from '../notices/outbox.js';
 

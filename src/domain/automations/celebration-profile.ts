@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { celebrationDates, type CelebrationRuleRow } from '../../db/schema/index.js';
 import { parseBirthday, parseStartDate } from './celebration-csv.js';
-import type { ProfileDirectory } from '../shared/ports.js';
+import type { ProfileDirectory } from '../common/ports.js';
 
 export interface ProfileSyncReport {
   people: number;

@@ -12,7 +12,7 @@ import { workflowStepTokenContext } from '../../db/sealed-columns.js';
 import { kudos, workflowStepRuns, type WorkflowStepRunRow } from '../../db/schema/index.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
 import { outcomeOf } from './automated-send.js';
-import { isChatRefusal, type ChatWorkspace } from '../shared/ports.js';
+import { isChatRefusal, type ChatWorkspace } from '../common/ports.js';
 
 /** Finishes a step on the chat platform (Slack: functions.completeSuccess / completeError with the workflow token). */
 export interface StepFinisher {

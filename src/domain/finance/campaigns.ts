@@ -28,7 +28,7 @@ import {
 import { recordAudit } from '../workspaces/audit-trail.js';
 import { readDesignNow, type Design } from '../accounts/design-catalog.js';
 import { findPlaceholder, listTemplates } from '../accounts/email-templates.js';
-import { centsToDecimal, checkAmountInRange, formatUsd, parseWholeDollars } from '../shared/money.js';
+import { centsToDecimal, checkAmountInRange, formatUsd, parseWholeDollars } from '../common/money.js';
 import { describeForUser, mayHaveReachedApi } from '../accounts/rewards-failures.js';
 import type { WorkspaceRef } from '../workspaces/settings.js';
 

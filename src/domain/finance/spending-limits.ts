@@ -17,7 +17,7 @@ import {
 } from '../../db/schema/index.js';
 import { RewardsApiError, RewardsConnectionError, toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
-import { centsToDecimal, formatUsd } from '../shared/money.js';
+import { centsToDecimal, formatUsd } from '../common/money.js';
 import { ensureFinanceState } from './low-balance.js';
 import type { SendPolicy } from '../sending/send-policy.js';
 import type { WorkspaceRef } from '../workspaces/settings.js';

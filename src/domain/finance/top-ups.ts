@@ -20,10 +20,10 @@ import { isRewardsError, RewardsApiError, RewardsConnectionError } from '../../r
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { movementsIn, type Movement } from './ledger.js';
-import { centsToDecimal } from '../shared/money.js';
+import { centsToDecimal } from '../common/money.js';
 import { ensureFinanceState } from './low-balance.js';
 import type { WorkspaceRef } from '../workspaces/settings.js';
-import { decidedByText, type NamingText } from '../shared/ports.js';
+import { decidedByText, type NamingText } from '../common/ports.js';
 
 export const TOP_UP_MIN_CENTS = 10_000; // spec 8: min 100.00 USD
 /** Our ceiling against typos (an extra zero or two); larger amounts go through the portal. */

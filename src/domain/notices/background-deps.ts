@@ -3,7 +3,7 @@
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import type { NoticePresenter } from './notices.js';
-import type { Messenger } from '../shared/ports.js';
+import type { Messenger } from '../common/ports.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import type { NotifyChannelOf } from '../workspaces/settings.js';
 

@@ -4,7 +4,7 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { healthWarnings, type HealthWarningRow } from '../../db/schema/index.js';
-import { isChatRefusal } from '../shared/ports.js';
+import { isChatRefusal } from '../common/ports.js';
 
 export const CHANNEL_UNREACHABLE = 'channel.unreachable';
 

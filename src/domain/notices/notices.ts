@@ -4,7 +4,7 @@
 import type { BouncedRecipientRow, KudosRow, RewardLinkRequestRow } from '../../db/schema/index.js';
 import type { ApprovalCase } from '../approvals/approval-store.js';
 import type { WeeklyDigest } from '../recognition/stats.js';
-import type { RenderedMessage } from '../shared/ports.js';
+import type { RenderedMessage } from '../common/ports.js';
 
 export interface DeliveryCounts {
   sentCount: number;

@@ -43,7 +43,7 @@ import {
   type Messenger,
   type PostedMessage,
   type RenderedMessage,
-} from '../shared/ports.js';
+} from '../common/ports.js';
 import { noteChannelFailure } from './health-warnings.js';
 
 export interface NotificationKey {

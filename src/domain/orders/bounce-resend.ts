@@ -13,7 +13,7 @@ import type { Database } from '../../db/client.js';
 import { bouncedRecipients, recipientMappings, type BouncedRecipientRow } from '../../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
 import type { NoticePresenter } from '../notices/notices.js';
-import { chatWorkspaceOf, type Messenger } from '../shared/ports.js';
+import { chatWorkspaceOf, type Messenger } from '../common/ports.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { describeForUser } from '../accounts/rewards-failures.js';
 

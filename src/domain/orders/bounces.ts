@@ -16,7 +16,7 @@ import {
 import type { Order } from '../../rewards/index.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnceOrLater } from '../notices/outbox.js';
-import type { Messenger } from '../shared/ports.js';
+import type { Messenger } from '../common/ports.js';
 
 /** More DMs than this for one order would be spam: the rest are summed up in the last one. */
 export const MAX_BOUNCE_DMS = 20;

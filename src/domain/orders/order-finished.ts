@@ -33,7 +33,7 @@ import {
   queueNoticeInThreadOf,
   REWARD_LINKS_NOTICE_KIND,
 } from '../notices/outbox.js';
-import type { Messenger, PostedMessage } from '../shared/ports.js';
+import type { Messenger, PostedMessage } from '../common/ports.js';
 import { notifyBounces } from './bounces.js';
 import { linkNoticeNumbering } from '../reward-links/link-parts.js';
 import type { NotifyChannelOf } from '../workspaces/settings.js';

@@ -12,7 +12,7 @@ import { isApprover, listApprovers, type ApproverDirectory } from '../approvals/
 import { recordAudit } from '../workspaces/audit-trail.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnce } from '../notices/outbox.js';
-import { decidedByText, type Messenger, type NamingText } from '../shared/ports.js';
+import { decidedByText, type Messenger, type NamingText } from '../common/ports.js';
 import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
 
 export interface LinkApprovalDeps {

@@ -4,7 +4,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { KudosRow, NotificationRow } from '../../db/schema/index.js';
 import { editOnce, type NoticeDeps } from '../notices/outbox.js';
-import type { RenderedMessage } from '../shared/ports.js';
+import type { RenderedMessage } from '../common/ports.js';
 import type { NotifyChannelOf, WorkspaceRef } from '../workspaces/settings.js';
 
 export const NO_ANNOUNCEMENT = 'none';

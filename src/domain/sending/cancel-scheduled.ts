@@ -15,8 +15,8 @@ import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { orderIdsOf } from './kudos-parts.js';
 import { getKudosOf, markCanceled } from './kudos-store.js';
 import { describeForUser } from '../accounts/rewards-failures.js';
-import { MIN_SCHEDULE_LEAD_MS } from '../shared/zoned-time.js';
-import { decidedByText, type NamingText } from '../shared/ports.js';
+import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
+import { decidedByText, type NamingText } from '../common/ports.js';
 
 export type CancelOutcome =
   | { ok: true; row: KudosRow }

@@ -11,11 +11,11 @@ import {
   RewardsRequestValidationError,
   type RewardsClient,
 } from '../../rewards/index.js';
-import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../shared/ports.js';
+import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
 import type { DesignCatalog } from '../accounts/design-catalog.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { messageProblem } from './message-text.js';
-import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from '../shared/money.js';
+import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from '../common/money.js';
 import {
   checkSlackRecipients,
   dedupeByEmail,
@@ -23,7 +23,7 @@ import {
   leftOutNote,
   type Workspace,
 } from './recipients.js';
-import { resolveSchedule, type ResolvedSchedule } from '../shared/zoned-time.js';
+import { resolveSchedule, type ResolvedSchedule } from '../common/zoned-time.js';
 import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
 
 export type SendField =

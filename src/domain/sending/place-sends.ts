@@ -37,10 +37,10 @@ import {
   kudosPartKey,
   RECIPIENTS_PER_ORDER,
 } from './kudos-parts.js';
-import { centsToDecimal, formatUsd } from '../shared/money.js';
-import { MIN_SCHEDULE_LEAD_MS } from '../shared/zoned-time.js';
+import { centsToDecimal, formatUsd } from '../common/money.js';
+import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
 import { findNotification, postAllOnce, resumeStalledNotices } from '../notices/outbox.js';
-import { isChatRefusal } from '../shared/ports.js';
+import { isChatRefusal } from '../common/ports.js';
 import { scheduleKudosCheck } from './order-check-schedule.js';
 import { ensureRecipientMapping, ensureRecipientMappings } from './recipients.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from '../accounts/rewards-failures.js';

@@ -13,7 +13,7 @@ import {
   type KudosRecipientSnapshot,
 } from '../../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
-import { displayNameOf, type UserDirectory, type WorkspaceUser } from '../shared/ports.js';
+import { displayNameOf, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
 
 export interface Workspace {
   teamId: string;

@@ -2,7 +2,7 @@
 // approval threshold is refused. The approvals issue replaces `routeSend` (or the SendPolicy
 // passed in deps) with one that returns `needs_approval` and routes the send to approvers.
 import type { Database } from '../../db/client.js';
-import { formatUsd } from '../shared/money.js';
+import { formatUsd } from '../common/money.js';
 
 export interface SendDraftSummary {
   teamId: string;

@@ -3,7 +3,7 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { cancelScheduledSend, isCancellable } from '../../domain/sending/cancel-scheduled.js';
 import { listScheduled } from '../../domain/sending/kudos-store.js';
-import { formatUsd } from '../../domain/shared/money.js';
+import { formatUsd } from '../../domain/common/money.js';
 import { buildScheduledList, sendRecipients } from '../blocks/messages.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';

@@ -10,7 +10,7 @@ import { workspaceOf } from '../listening/listener-deps.js';
 import { Approval } from '../ids.js';
 import { buttonClick, parseAtEdge, uuidValue } from '../listening/payloads.js';
 import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../listening/deadline.js';
-import { isChatRefusal } from '../../domain/shared/ports.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
 import type { ApprovalMessageRef } from '../../db/schema/index.js';
 
 type Respond = (message: { response_type: 'ephemeral'; replace_original: false; text: string }) => Promise<unknown>;

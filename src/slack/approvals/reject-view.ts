@@ -8,7 +8,7 @@ import { Approval } from '../ids.js';
 import { namingPlain } from '../kit/mrkdwn.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../listening/payloads.js';
 import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../listening/deadline.js';
-import { isChatRefusal } from '../../domain/shared/ports.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
 
 const metadataSchema = z.object({
   kudosId: z.guid(),

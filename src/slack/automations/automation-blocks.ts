@@ -3,10 +3,10 @@
 import { formatInTimeZone } from '../../lib/date-fns-tz.js';
 import type { CelebrationKind, CelebrationRuleRow, OccurrenceRow, RecurringSeriesRow } from '../../db/schema/index.js';
 import type { Design } from '../../domain/accounts/design-catalog.js';
-import type { ProfileField } from '../../domain/shared/ports.js';
+import type { ProfileField } from '../../domain/common/ports.js';
 import { MAX_CSV_BYTES, MAX_CSV_ROWS, type ImportReport } from '../../domain/automations/celebration-csv.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
-import { formatUsd } from '../../domain/shared/money.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { formatUsd } from '../../domain/common/money.js';
 import { Celebrations, COMMAND, Recurring } from '../ids.js';
 import type { SlackMessageContent } from '../blocks/messages.js';
 import { input_ } from '../workspaces/settings-blocks.js';

@@ -14,7 +14,7 @@ import {
 import { recordAudit } from '../../domain/workspaces/audit-trail.js';
 import { buildCsvReport, buildRecurringSaveModal, seriesCapMessage } from './automation-blocks.js';
 import { ANSWER_BUDGET_MS, answerBy, NotReadInTime, secondsToWait } from '../listening/deadline.js';
-import { isChatRefusal } from '../../domain/shared/ports.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { parseAtEdge, viewSubmission } from '../listening/payloads.js';

@@ -1,10 +1,10 @@
 // Messages the app posts: confirmation to the sender, public announcement, failure notice,
 // the scheduled list with Cancel buttons, balance and help.
 import type { KudosRecipientSnapshot, KudosRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../../domain/common/mrkdwn-escape.js';
 import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
-import { formatUsd } from '../../domain/shared/money.js';
-import { formatScheduled } from '../../domain/shared/zoned-time.js';
+import { formatUsd } from '../../domain/common/money.js';
+import { formatScheduled } from '../../domain/common/zoned-time.js';
 import { COMMAND, ScheduledList } from '../ids.js';
 import { isSafePermalink } from '../sending/send-modal-blocks.js';
 import { context, plain, section, type Block } from '../kit/mrkdwn.js';

@@ -3,8 +3,8 @@
 // Pure builders; every piece of outside text is escaped.
 import type { KudosRow } from '../../db/schema/index.js';
 import type { BouncedRecipientRow, RewardLinkRequestRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
-import { formatUsd } from '../../domain/shared/money.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { formatUsd } from '../../domain/common/money.js';
 import type { DeliveryCounts } from '../../domain/notices/notices.js';
 import { BounceFix, LinkApproval } from '../ids.js';
 import { orderIdsOf } from '../../domain/sending/kudos-parts.js';

@@ -5,7 +5,7 @@ import type { Logger } from '../../config/logger.js';
 import { listScheduled } from '../../domain/sending/kudos-store.js';
 import { isCancellable } from '../../domain/sending/cancel-scheduled.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
-import { isValidTimeZone } from '../../domain/shared/zoned-time.js';
+import { isValidTimeZone } from '../../domain/common/zoned-time.js';
 import { toCents } from '../../rewards/index.js';
 import { buildBalance, buildHelp, buildScheduledList } from '../blocks/messages.js';
 import { buildSendModal } from '../sending/send-modal-blocks.js';
@@ -18,7 +18,7 @@ import {
   secondsToWait,
   withinBudget,
 } from '../listening/deadline.js';
-import { isChatRefusal } from '../../domain/shared/ports.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
 import { COMMAND } from '../ids.js';
 import { parseAtEdge, slashCommand, type SlashCommandPayload } from '../listening/payloads.js';
 import { handleLinksCommand, isLinksCommand } from '../reward-links/links-command.js';

@@ -14,9 +14,9 @@ import {
   TEST_EMAILS_PER_DAY,
   type TemplateForm,
 } from '../../domain/accounts/email-templates.js';
-import { centsToDecimal, formatUsd } from '../../domain/shared/money.js';
+import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
-import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
 import { buildTemplateList, buildTemplateModal, TEMPLATE_BLOCK_OF } from './email-template-blocks.js';
 import { teller } from '../listening/tell-clicker.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';

@@ -2,14 +2,14 @@
 // limit-increase modals, the balance overview, the ledger. Pure functions of plain values.
 import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
 import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
 import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
 import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
-import { centsToDecimal, formatUsd } from '../../domain/shared/money.js';
+import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
 import type { KnownLimits, LimitUsage } from '../../domain/finance/spending-limits.js';
 import { describeStatus } from '../../domain/finance/top-ups.js';
 import { Finance } from '../ids.js';
-import { formatUtc } from '../../domain/shared/zoned-time.js';
+import { formatUtc } from '../../domain/common/zoned-time.js';
 import type { SlackMessageContent } from '../blocks/messages.js';
 import { context, plain, plainTextInput, section, type Block } from '../kit/mrkdwn.js';
 

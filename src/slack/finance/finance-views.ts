@@ -4,7 +4,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import type { BillingDetails, LimitIncreaseRequestRow } from '../../db/schema/index.js';
-import { formatUsd } from '../../domain/shared/money.js';
+import { formatUsd } from '../../domain/common/money.js';
 import { knownLimits, parseLimitDollars, requestLimitIncrease } from '../../domain/finance/spending-limits.js';
 import {
   checkBilling,

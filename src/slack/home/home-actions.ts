@@ -5,7 +5,7 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { cancelScheduledSend } from '../../domain/sending/cancel-scheduled.js';
 import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home/home-data.js';
-import { formatUsd } from '../../domain/shared/money.js';
+import { formatUsd } from '../../domain/common/money.js';
 import { setStatsOptOut } from '../../domain/recognition/stats.js';
 import { sendRecipients } from '../blocks/messages.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';

@@ -8,7 +8,7 @@
 // the newest ask) and bounded per instance (a few renders at once, on a share of the database pool
 // that leaves connections for acknowledgements and /healthz): a burst of opens ends in at most two
 // publishes per person, and nothing of it runs on afterwards.
-import { isChatRefusal } from '../../domain/shared/ports.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import type { HomePages } from '../../db/schema/index.js';

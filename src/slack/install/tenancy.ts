@@ -18,7 +18,7 @@ import type { AppConfig } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import type { ChangeWatch } from '../../domain/workspaces/change-feed.js';
-import type { ChatWorkspace } from '../../domain/shared/ports.js';
+import type { ChatWorkspace } from '../../domain/common/ports.js';
 import {
   createInstallationStore,
   NotInstalledError,

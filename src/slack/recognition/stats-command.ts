@@ -12,7 +12,7 @@ import { buildLeaderboard, type LeaderboardLabel } from './stats-blocks.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { secondsToWait } from '../listening/deadline.js';
-import { isChatRefusal } from '../../domain/shared/ports.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
 
 export type StatsCommand =
   | { kind: 'board'; month: string; channel?: string; group?: { id: string; handle: string } }

@@ -6,11 +6,11 @@
 // an answer past Slack's deadline would show the admin an error for a request that is recorded and
 // paid, and a second try would pay for a second set of links.
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
-import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/shared/money.js';
+import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/common/money.js';
 import { MAX_LINKS_PER_COMMAND, recordRewardLinkRequest } from '../../domain/reward-links/reward-links.js';
 import { askForLinkApproval, type LinkApprovalDeps } from '../../domain/reward-links/link-approvals.js';
 import { presentNotice } from '../notices/present-notice.js';
-import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';

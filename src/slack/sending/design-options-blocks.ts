@@ -1,5 +1,5 @@
 // Options for the modal's external selects (block_suggestion answers).
-import { formatUsd } from '../../domain/shared/money.js';
+import { formatUsd } from '../../domain/common/money.js';
 import { groupOptionValue } from './send-modal-blocks.js';
 import { plain } from '../kit/mrkdwn.js';
 

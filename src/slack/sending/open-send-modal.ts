@@ -1,11 +1,11 @@
 // Opens the send modal from a click (Home's Give kudos, the shortcuts): the sender's time zone if
 // Slack answers in time, since a trigger_id lives 3 s.
-import { isValidTimeZone, todayIn } from '../../domain/shared/zoned-time.js';
+import { isValidTimeZone, todayIn } from '../../domain/common/zoned-time.js';
 import { buildSendModal, type SendModalMetadata } from './send-modal-blocks.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
-import type { ChatWorkspace } from '../../domain/shared/ports.js';
+import type { ChatWorkspace } from '../../domain/common/ports.js';
 import { notConnectedText } from '../workspaces/rewards-connect-blocks.js';
 import { plain, section } from '../kit/mrkdwn.js';
 

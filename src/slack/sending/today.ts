@@ -2,7 +2,7 @@
 // minute: formatting through date-fns-tz costs ~50 µs (Intl parts, offset parsing), paid by every
 // `/kudos` otherwise (~5% of the app's CPU under `/kudos` load). Exact: every zone in use today is
 // offset from UTC by whole minutes, so a local date only changes at the start of a UTC minute.
-import { todayIn } from '../../domain/shared/zoned-time.js';
+import { todayIn } from '../../domain/common/zoned-time.js';
 
 const MINUTE_MS = 60_000;
 const MAX_ZONES = 1000;

@@ -3,10 +3,10 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { prepareSend, type SendField, type SendForm } from '../../domain/sending/check-send.js';
-import { formatUsd } from '../../domain/shared/money.js';
-import { escapeMrkdwn } from '../../domain/shared/mrkdwn-escape.js';
+import { formatUsd } from '../../domain/common/money.js';
+import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/sending/record-send.js';
-import { isChatRefusal } from '../../domain/shared/ports.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';

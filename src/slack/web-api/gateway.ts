@@ -9,14 +9,14 @@ import {
   type ProfileField,
   type RenderedMessage,
   type WorkspaceUser,
-} from '../../domain/shared/ports.js';
+} from '../../domain/common/ports.js';
 import type { DirectWebApiCall } from './direct-web-api.js';
 import { POST_MAX_WAIT_MS, UNPACED, type SlackPacer } from './pacing.js';
 
 type WebClient = webApi.WebClient;
 type KnownBlock = types.KnownBlock;
 
-/** A Slack user: the domain's WorkspaceUser (src/domain/shared/ports.ts). */
+/** A Slack user: the domain's WorkspaceUser (src/domain/common/ports.ts). */
 export type SlackUser = WorkspaceUser;
 
 /** Presenters render Block Kit (src/slack/blocks); the domain forwards it untouched. */
@@ -97,7 +97,7 @@ const UNKNOWN_USERGROUP_ERRORS = new Set(['no_such_subteam', 'subteam_not_found'
 const SLACK_USERGROUP_ID = /^S[A-Z0-9_]{2,}$/;
 
 /**
- * Slack's errors in the domain's words (ChatRefusal, domain/shared/ports.ts): an `ok: false` answer is a
+ * Slack's errors in the domain's words (ChatRefusal, domain/common/ports.ts): an `ok: false` answer is a
  * refusal (an unreachable channel when an admin must act, `notFound` when the call names its
  * not-found codes), a 429 is `rate_limited` with Slack's Retry-After. Anything else (a timeout, a
  * lost answer) is passed on as it is: the outcome is unknown.

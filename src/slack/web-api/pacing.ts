@@ -14,7 +14,7 @@
 // with when to come back. A 429 that still happens blocks the schedule for Slack's Retry-After; a method call
 // (all of the paced ones are reads or idempotent) is then made again through the schedule, a post is
 // handed back to the outbox.
-import { ChatRefusal } from '../../domain/shared/ports.js';
+import { ChatRefusal } from '../../domain/common/ports.js';
 import type { CallSchedules, PaceRule } from '../../domain/pacing/slack-call-schedules.js';
 import { slotWaitLeft } from '../listening/deadline.js';
 

@@ -11,7 +11,7 @@ import {
   type Messenger,
   type ProfileDirectory,
   type UserDirectory,
-} from '../../domain/shared/ports.js';
+} from '../../domain/common/ports.js';
 import type { SlackGateway, SlackUser, UserLister } from './gateway.js';
 import { unhurried, untilDeadline } from '../listening/deadline.js';
 import type { StepFinisher } from '../../domain/automations/workflow-steps.js';

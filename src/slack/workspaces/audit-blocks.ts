@@ -1,7 +1,7 @@
 // The audit trail as an ephemeral list (recent rows) and as CSV in direct-message code blocks.
 import type { AuditEventRow } from '../../db/schema/index.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
-import { formatUtc } from '../../domain/shared/zoned-time.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { formatUtc } from '../../domain/common/zoned-time.js';
 import type { SlackMessageContent } from '../blocks/messages.js';
 import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 

@@ -1,9 +1,9 @@
 // The admins' settings modal, prefilled with the current values, and the summary of a change.
 import type { Design } from '../../domain/accounts/design-catalog.js';
-import { centsToDecimal, formatUsd } from '../../domain/shared/money.js';
+import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
 import type { SettingsChanges, SettingsField, WorkspaceSettings } from '../../domain/workspaces/settings.js';
 import type { CardRecipients } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/shared/mrkdwn-escape.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
 import type { SlackUsergroup } from '../web-api/gateway.js';
 import { SettingsModal } from '../ids.js';
 import type { SlackMessageContent } from '../blocks/messages.js';

@@ -3,7 +3,7 @@
 import type { App } from '@slack/bolt';
 import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/notices/health-warnings.js';
 import type { SettingsPatch } from '../../domain/workspaces/settings.js';
-import type { ChatWorkspace } from '../../domain/shared/ports.js';
+import type { ChatWorkspace } from '../../domain/common/ports.js';
 import { buildSettingsSaved, CARD_RECIPIENTS } from './settings-blocks.js';
 import type { CardRecipients } from '../../db/schema/index.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';

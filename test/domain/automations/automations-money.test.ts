@@ -16,7 +16,7 @@ import {
   type AutomationDeps,
 } from '../../../src/domain/automations/automation-runner.js';
 import { createDesignCatalogs } from '../../../src/domain/accounts/design-catalog.js';
-import type { UserDirectory } from '../../../src/domain/shared/ports.js';
+import type { UserDirectory } from '../../../src/domain/common/ports.js';
 import { rememberLimits, withSpendingLimits } from '../../../src/domain/finance/spending-limits.js';
 import { presentNotice } from '../../../src/slack/notices/present-notice.js';
 import { eventually, useAppPerTest } from '../../support/app.js';

@@ -1,11 +1,11 @@
 // The Messenger and UserDirectory ports speak in the domain's words: the Slack gateway turns Slack's
-// error codes into ChatRefusal outcomes (domain/shared/ports.ts), over real HTTP to the simulator (and to a
+// error codes into ChatRefusal outcomes (domain/common/ports.ts), over real HTTP to the simulator (and to a
 // Web API that answers 429), so that nothing in src/domain needs to know a Slack error string.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChatRefusal } from '../../../src/domain/shared/ports.js';
+import { ChatRefusal } from '../../../src/domain/common/ports.js';
 import { createSlackGateway, POST_CLIENT_OPTIONS, type SlackGateway } from '../../../src/slack/web-api/gateway.js';
 import { startSlackSimulator, type SlackSimulator } from '../../../src/simulator/slack.js';
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config/index.js';
 import type { Database } from '../../../src/db/client.js';
-import { todayIn } from '../../../src/domain/shared/zoned-time.js';
+import { todayIn } from '../../../src/domain/common/zoned-time.js';
 import { createSettingsStore } from '../../../src/domain/workspaces/settings.js';
 import { todayInCached } from '../../../src/slack/sending/today.js';
 import { REQUIRED_ENV } from '../../support/config.js';

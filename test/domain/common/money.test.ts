@@ -6,7 +6,7 @@ import {
   formatUsd,
   parseWholeDollars,
   totalCents,
-} from '../../../src/domain/shared/money.js';
+} from '../../../src/domain/common/money.js';
 
 describe('amounts', () => {
   it('accepts whole dollars in the forms people type', () => {
