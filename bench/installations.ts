@@ -22,7 +22,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Pool } from 'undici';
 import WebSocket from 'ws';
 import { generateKey, parseKeyRing } from '../src/secrets/key-ring.js';
 import { sql } from 'drizzle-orm';
@@ -34,7 +33,7 @@ import { installationTokenContext } from '../src/db/sealed-columns.js';
 import { createInstallationStore, teamKey } from '../src/slack/install/installation-store.js';
 import { startAppProcess, type AppProcess } from '../test/chaos/app-process.js';
 import { createBenchDatabase, databasesToRun, type BenchDatabase } from './databases.js';
-import { runFixedRate, type FixedRateRequest } from './load.js';
+import { runClosedLoop, runFixedRate, type FixedRateRequest } from './load.js';
 import { readCpuMs, readRssBytes, toMiB } from './memory.js';
 import type { BenchRow } from './report.js';
 import { round, summarize } from './stats.js';
@@ -142,35 +141,6 @@ async function storeInstallations(db: BenchDatabase, n: number): Promise<void> {
     for (let i = 0; i < rows.length; i += 500) await conn.db.insert(installations).values(rows.slice(i, i + 500));
   } finally {
     await conn.close();
-  }
-}
-
-/** `total` requests, `inFlight` at a time (the warm-up: no backlog, whatever the machine's load). */
-async function runClosedLoop(options: {
-  origin: string;
-  total: number;
-  inFlight: number;
-  makeRequest: (i: number) => FixedRateRequest;
-}): Promise<void> {
-  const pool = new Pool(options.origin, { connections: options.inFlight, pipelining: 1 });
-  let next = 0;
-  try {
-    await Promise.all(
-      Array.from({ length: options.inFlight }, async () => {
-        while (next < options.total) {
-          const request = options.makeRequest(next++);
-          const response = await pool.request({
-            method: 'POST',
-            path: request.path,
-            headers: request.headers,
-            body: request.body,
-          });
-          await response.body.dump();
-        }
-      }),
-    );
-  } finally {
-    await pool.close();
   }
 }
 
@@ -393,7 +363,14 @@ async function measureSizes(kind: BenchDatabase['kind'], slack: { url: string })
       // Every workspace once (each per-workspace cache as full as its bound allows), then the hot ones.
       // A few at a time, as fast as the app answers: at a fixed 400/s the 10,000 queued up on the
       // loaded machine, and the app was still working through them when the measuring began.
-      await runClosedLoop({ origin: size.app.url, total: size.n, inFlight: 16, makeRequest: (i) => size.request(i) });
+      // The warm-up: every installation once, no backlog whatever the machine's load.
+      await runClosedLoop({
+        origin: size.app.url,
+        total: size.n,
+        seconds: Infinity,
+        inFlight: 16,
+        makeRequest: (i) => size.request(i),
+      });
       await runFixedRate({
         origin: size.app.url,
         rate: RATE,

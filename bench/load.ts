@@ -81,11 +81,12 @@ export interface ClosedLoopResult {
   failed: number;
 }
 
-/** `inFlight` requests at a time for `seconds`: answers (2xx) per second. */
+/** `inFlight` requests at a time for `seconds` (or until `total` were sent): answers (2xx) per second. */
 export async function runClosedLoop(options: {
   origin: string;
   inFlight: number;
   seconds: number;
+  total?: number;
   makeRequest: (i: number) => FixedRateRequest;
 }): Promise<ClosedLoopResult> {
   const pool = new Pool(options.origin, { connections: options.inFlight, pipelining: 1 });
@@ -97,7 +98,7 @@ export async function runClosedLoop(options: {
   try {
     await Promise.all(
       Array.from({ length: options.inFlight }, async () => {
-        while (performance.now() < until) {
+        while (performance.now() < until && next < (options.total ?? Infinity)) {
           const request = options.makeRequest(next++);
           try {
             const response = await pool.request({
