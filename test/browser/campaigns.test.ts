@@ -121,7 +121,6 @@ describe('campaigns in the simulator', () => {
     const list = p.locator('#messages .msg', { hasText: 'Q4 spot awards' }).last();
     await expect.poll(() => list.innerText(), { timeout: 20_000 }).toMatch(/Spent \$100 this month/);
     expect(await list.innerText()).toContain('$25–$100');
-    await list.scrollIntoViewIfNeeded();
     await list.screenshot({ path: 'docs/money-campaigns.png' });
   });
 });

@@ -481,27 +481,54 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       }
     };
     const firstSubmissionOkAt: number[] = [];
+    // What the send window says after Send was answered, read as the sender would read it.
+    const outcomeShown = (viewId: string, sender: string): 'closed' | 'form' | 'checking' | 'recorded' | 'not sent' => {
+      const view = theSim.openViews(sender).find((v) => v.id === viewId);
+      if (!view) return 'closed';
+      const text = JSON.stringify(view.blocks);
+      if (text.includes('Nothing was sent')) return 'not sent';
+      if (text.includes('Your kudos is recorded')) return 'recorded';
+      if (text.includes('takes a few seconds more')) return 'checking';
+      return 'form';
+    };
     const submit = async (i: number): Promise<void> => {
       const sender = benchUserId(i);
-      const view = await openModal(sender);
       const amount = isGated(i, share) ? GATED_AMOUNT_CENTS : AMOUNT_CENTS;
       const values = sendModalValues({
         users: [benchUserId((i + 1) % n)],
         design: 'CC-THANK-YOU',
         amount: String(amount / 100),
       });
-      for (let attempt = 0; ; attempt++) {
-        // The user presses Send again until Slack closes the modal (a lost answer shows an error).
-        if (!theSim.openViews(sender).some((v) => v.id === view.id)) return;
-        const answer = await theSim.submitView(view.id, values, sender).catch(() => ({ status: 0 }));
-        answers.push({ at: Date.now(), what: 'send form', status: answer.status });
-        if (answer.status === 200 && !theSim.openViews(sender).some((v) => v.id === view.id)) {
+      for (let start = 0; ; start++) {
+        const view = await openModal(sender);
+        for (let attempt = 0; ; attempt++) {
+          // The user presses Send again until Slack closes the modal or it says how the send went
+          // (a lost answer shows an error, though the app may have taken it).
+          if (outcomeShown(view.id, sender) !== 'form') break;
+          const answer = await theSim.submitView(view.id, values, sender).catch(() => ({ status: 0 }));
+          answers.push({ at: Date.now(), what: 'send form', status: answer.status });
+          if (answer.status === 200 && outcomeShown(view.id, sender) !== 'form') break;
+          if (attempt >= 20) throw new Error(`submission of ${sender} kept failing (${answer.status})`);
+          retry();
+          await sleep(300);
+        }
+        // The checks went on after the answer: the window changes again when they end.
+        const outcome = await theSim
+          .waitFor(() => {
+            const shown = outcomeShown(view.id, sender);
+            return shown === 'checking' ? undefined : shown;
+          }, 60_000)
+          .catch(() => 'checking' as const);
+        if (outcome === 'closed' || outcome === 'recorded') {
           firstSubmissionOkAt.push(Date.now());
           return;
         }
-        if (attempt >= 20) throw new Error(`submission of ${sender} kept failing (${answer.status})`);
+        // "Nothing was sent", or still "checking" after a minute (the instance doing the checks was
+        // killed): the sender closes the window and uses /kudos again.
+        if (outcome === 'checking') log(`chaos: the send window of ${sender} still said "checking" after a minute`);
+        if (start >= 5) throw new Error(`the send of ${sender} was not accepted after ${start + 1} tries`);
         retry();
-        await sleep(300);
+        await theSim.closeView(view.id, sender, true).catch(() => undefined);
       }
     };
 

@@ -16,6 +16,9 @@ const ui = {
   modalKey: null,
   refreshing: false,
   again: false,
+  /** What #messages and #home show now: a refresh that changes neither leaves their nodes (and any selection) alone. */
+  shownMessagesHtml: null,
+  shownHomeHtml: null,
 };
 
 async function api(path, body) {
@@ -217,14 +220,18 @@ function render() {
   $('#home').hidden = !showHome;
   $('#inbox').hidden = ui.page !== 'inbox';
   $('#composer').hidden = ui.page === 'inbox' || showHome;
-  if (!$('#messages').hidden) {
+  if (!$('#messages').hidden && state.messagesHtml !== ui.shownMessagesHtml) {
     const box = $('#messages');
     const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     box.innerHTML = state.messagesHtml;
+    ui.shownMessagesHtml = state.messagesHtml;
     if (atBottom) box.scrollTop = box.scrollHeight;
   }
-  if (showHome)
-    $('#home').innerHTML = state.homeHtml || '<p class="empty">The app has not published a Home tab for you yet.</p>';
+  const homeHtml = state.homeHtml || '<p class="empty">The app has not published a Home tab for you yet.</p>';
+  if (showHome && homeHtml !== ui.shownHomeHtml) {
+    $('#home').innerHTML = homeHtml;
+    ui.shownHomeHtml = homeHtml;
+  }
   renderModal(state.modal);
 }
 
