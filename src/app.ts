@@ -75,7 +75,7 @@ export interface StartAppOptions {
   /** Default: config.host (HOST). */
   host?: string;
   /** A database handle to use instead of connecting (tests share one); the caller migrates and closes it. */
-  db?: Database;
+  db?: Database | undefined;
   logger?: Logger;
   worker?: WorkerOptions & { enabled?: boolean };
   /** Webhook event processing, completion checks and notifications (webhooks issue). */

@@ -241,7 +241,7 @@ export class Transport {
       const response = await request(url, {
         method: call.method,
         headers,
-        body,
+        body: body ?? null,
         signal: controller.signal,
         dispatcher: this.agent,
         headersTimeout: timeoutMs,

@@ -45,12 +45,14 @@ export interface RateLimitSettings {
    * Multiplies every limit (2: twice as many calls allowed; 0.5: half). Default 1, Slack's floors.
    * Tests about something else may turn the limits off instead (`rateLimits: false`).
    */
-  scale?: number;
+  scale?: number | undefined;
   /** chat.postMessage per channel: the burst a channel takes at once before 1 per second applies. Default 4. */
-  postBurst?: number;
+  postBurst?: number | undefined;
   /** chat.postMessage per workspace per minute ("several hundred"). Default 300. */
-  postsPerMinute?: number;
+  postsPerMinute?: number | undefined;
 }
+
+type CompleteSettings = { [K in keyof RateLimitSettings]-?: NonNullable<RateLimitSettings[K]> };
 
 export interface RateLimitCounts {
   /** 429s answered in all. */
@@ -65,8 +67,8 @@ export interface StormOptions {
   /** How many calls to refuse (matching `methods`, all methods when absent). */
   count: number;
   /** The Retry-After of each refusal, whole seconds. Default 1. */
-  retryAfterSeconds?: number;
-  methods?: string[];
+  retryAfterSeconds?: number | undefined;
+  methods?: string[] | undefined;
 }
 
 const MINUTE_MS = 60_000;
@@ -116,10 +118,10 @@ export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number
 
 export class SimulatorRateLimits {
   enabled: boolean;
-  private settings: Required<RateLimitSettings>;
+  private settings: CompleteSettings;
   private readonly windows = new Map<string, SlidingMinute>();
   private readonly buckets = new Map<string, Bucket>();
-  private storms: Array<Required<Omit<StormOptions, 'methods'>> & { methods: Set<string> | undefined }> = [];
+  private storms: Array<{ count: number; retryAfterSeconds: number; methods: Set<string> | undefined }> = [];
   counts: RateLimitCounts = { total: 0, byMethod: {}, byChannel: {}, byTeam: {} };
 
   constructor(settings: RateLimitSettings | false = {}) {
@@ -127,7 +129,7 @@ export class SimulatorRateLimits {
     this.settings = SimulatorRateLimits.complete(settings || {});
   }
 
-  private static complete(s: RateLimitSettings): Required<RateLimitSettings> {
+  private static complete(s: RateLimitSettings): CompleteSettings {
     const scale = s.scale ?? 1;
     if (!(scale > 0))
       throw new Error('simulator rate limits: scale must be above 0 (turn them off with rateLimits: false)');

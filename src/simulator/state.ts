@@ -18,7 +18,7 @@ export interface Message {
   bot_id?: string;
   text: string;
   blocks?: Block[];
-  thread_ts?: string;
+  thread_ts?: string | undefined;
   /** Ephemeral messages are visible only to `visible_to`. */
   ephemeral: boolean;
   visible_to?: string;
@@ -109,7 +109,7 @@ export interface ResponseUrl {
    * The message replace/delete_original act on: the message the interaction came from (block_actions),
    * else the last response posted through this URL (a slash command's earlier answer).
    */
-  sourceTs?: string;
+  sourceTs?: string | undefined;
   issuedAt: number;
   uses: number;
 }
@@ -274,7 +274,7 @@ export class SimulatorState {
     return this.messageByKey.get(messageKey(channel, ts));
   }
 
-  postMessage(m: Omit<Message, 'ts'> & { ts?: string }): Message {
+  postMessage(m: Omit<Message, 'ts'> & { ts?: string | undefined }): Message {
     const message: Message = { ...m, ts: m.ts ?? this.nextTs() };
     this.addToIndex(message);
     this.changed();

@@ -13,10 +13,13 @@ afterAll(async () => {
   await Promise.all(scratchDirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-async function violations(baseDir: string, options: ICruiseOptions = {}): Promise<string[]> {
+async function violations(
+  baseDir: string,
+  options: { [K in keyof ICruiseOptions]?: ICruiseOptions[K] | undefined } = {},
+): Promise<string[]> {
   const result = await cruise(['src'], {
-    ...config.options,
-    ...options,
+    ...(config.options as ICruiseOptions),
+    ...(options as ICruiseOptions),
     ruleSet: { forbidden: config.forbidden ?? [] },
     validate: true,
     baseDir,

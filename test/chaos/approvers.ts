@@ -22,12 +22,12 @@ export interface RaceRecord {
   /** HTTP status of the two decisive requests (0: no answer). */
   statuses: [number, number];
   /** Who decided, as the database says, once decided. */
-  winner?: string;
+  winner?: string | undefined;
   outcome?: string;
   /** The approver who lost the race was told privately who decided first (ephemeral or dialog error). */
   loserTold?: boolean;
   /** Told, but only after 3 s (how long after the decision was seen); never told: undefined. */
-  loserToldLateMs?: number;
+  loserToldLateMs?: number | undefined;
   /** Further presses (the first ones came to nothing) and Reject-dialog openings that failed. */
   retries: number;
   /** Requests answered with something else than 200 (dialog opening, decisions, retries). */

@@ -20,7 +20,11 @@ export async function http<T = any>(
     headers['content-type'] ??= 'application/json';
     body = JSON.stringify(init.json);
   }
-  const res = await fetch(url, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, body });
+  const res = await fetch(url, {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers,
+    body: body ?? null,
+  });
   const text = await res.text();
   let parsed: unknown;
   try {

@@ -58,7 +58,7 @@ async function control(path: string, method: string, body?: unknown): Promise<un
   const res = await fetch(`${e2e.emulator.url}/_emulator${path}`, {
     method,
     headers: { 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? null : JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();

@@ -47,7 +47,7 @@ export async function startTestEmulator(env?: Record<string, string>): Promise<T
     const res = await fetch(`${url}/_emulator${path}`, {
       method,
       headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? null : JSON.stringify(body),
     });
     const text = await res.text();
     if (!res.ok) throw new Error(`emulator ${method} ${path} answered ${res.status}: ${text}`);

@@ -61,7 +61,7 @@ export function registerBalanceRoutes(app: EmulatorApp, core: EmulatorCore): voi
     const funding = core.ledger.topUp(
       envOf(c),
       centsFromNumber(amount)!,
-      Object.fromEntries(Object.entries(company).filter(([, v]) => v !== undefined)),
+      Object.fromEntries(Object.entries(company).filter((entry): entry is [string, string] => entry[1] !== undefined)),
     );
     return c.json({ data: serializeFunding(funding) }, 201);
   });

@@ -7,10 +7,10 @@ import type { OrdersService } from './orders.js';
 
 export interface RecipientInput {
   email: string;
-  firstName?: string;
-  lastName?: string;
-  company?: string;
-  department?: string;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  company?: string | undefined;
+  department?: string | undefined;
 }
 
 /** Address book (spec 2.6, 2.7, 4.6, 4.7): recipients with unique e-mails, named groups of them. */

@@ -51,7 +51,12 @@ export class AuthState {
     ];
   }
 
-  issueToken(input: { grantType?: string; clientId?: string; clientSecret?: string; scope?: string }) {
+  issueToken(input: {
+    grantType?: string | undefined;
+    clientId?: string | undefined;
+    clientSecret?: string | undefined;
+    scope?: string | undefined;
+  }) {
     if (input.grantType !== 'client_credentials') {
       throw new ApiError('UNSUPPORTED_GRANT_TYPE', 'grant_type must be client_credentials');
     }

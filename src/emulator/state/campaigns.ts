@@ -15,19 +15,19 @@ export interface CampaignInput {
   amount: number;
   subject: string;
   senderName: string;
-  message?: string;
-  templateId?: string;
-  refundOption?: boolean;
-  refundOptionDays?: number;
+  message?: string | undefined;
+  templateId?: string | undefined;
+  refundOption?: boolean | undefined;
+  refundOptionDays?: number | undefined;
 }
 
 export interface ExecuteInput {
   idempotencyKey: string;
-  recipients?: Array<Pick<RecipientInput, 'email' | 'firstName' | 'lastName'>>;
-  recipientGroupId?: string;
-  senderName?: string;
-  subject?: string;
-  message?: string;
+  recipients?: Array<Pick<RecipientInput, 'email' | 'firstName' | 'lastName'>> | undefined;
+  recipientGroupId?: string | undefined;
+  senderName?: string | undefined;
+  subject?: string | undefined;
+  message?: string | undefined;
 }
 
 /** Campaigns (spec 2.5, 4.4): reusable choice-card sends, soft-deleted. */

@@ -21,8 +21,8 @@ export interface OrderRecipient {
 export interface EmailSetting {
   senderName: string;
   subject: string;
-  message?: string;
-  templateId?: string;
+  message?: string | undefined;
+  templateId?: string | undefined;
 }
 
 export interface Order {
@@ -88,10 +88,10 @@ export interface Template {
 export interface Recipient {
   recipientId: string;
   email: string;
-  firstName?: string;
-  lastName?: string;
-  company?: string;
-  department?: string;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  company?: string | undefined;
+  department?: string | undefined;
   createdAtMs: number;
   updatedAtMs: number;
 }

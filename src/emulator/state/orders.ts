@@ -33,23 +33,23 @@ export const TEST_EMAILS_PER_DAY = 10;
 export interface RecipientInput {
   email: string;
   amount: number;
-  firstName?: string;
-  lastName?: string;
-  company?: string;
-  department?: string;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  company?: string | undefined;
+  department?: string | undefined;
 }
 
 export interface CardOrderInput {
   idempotencyKey: string;
   productId: string;
-  sendTiming?: { type: 'IMMEDIATE' } | { type: 'SCHEDULED'; scheduledAt: string; timezone: string };
-  emailSetting?: EmailSetting;
-  recipients?: RecipientInput[];
+  sendTiming?: { type: 'IMMEDIATE' } | { type: 'SCHEDULED'; scheduledAt: string; timezone: string } | undefined;
+  emailSetting?: EmailSetting | undefined;
+  recipients?: RecipientInput[] | undefined;
   /** Our choice: a saved group may be named instead of `recipients`, with one `amount` for all. */
-  recipientGroupId?: string;
-  amount?: number;
-  refundOption?: boolean;
-  refundOptionDays?: number;
+  recipientGroupId?: string | undefined;
+  amount?: number | undefined;
+  refundOption?: boolean | undefined;
+  refundOptionDays?: number | undefined;
 }
 
 export interface RewardLinkInput {
@@ -58,18 +58,18 @@ export interface RewardLinkInput {
   productId: string;
   quantity: number;
   amountPerLink: number;
-  refundOption?: boolean;
-  refundOptionDays?: number;
+  refundOption?: boolean | undefined;
+  refundOptionDays?: number | undefined;
 }
 
 export interface OrderListQuery {
-  orderType?: OrderType;
-  cardType?: CardType;
-  status?: OrderStatus;
-  startDate?: string;
-  endDate?: string;
-  searchKeyword?: string;
-  clientOrderId?: string;
+  orderType?: OrderType | undefined;
+  cardType?: CardType | undefined;
+  status?: OrderStatus | undefined;
+  startDate?: string | undefined;
+  endDate?: string | undefined;
+  searchKeyword?: string | undefined;
+  clientOrderId?: string | undefined;
 }
 
 interface ResolvedProduct {
@@ -244,7 +244,7 @@ export class OrdersService {
   resend(
     env: EnvState,
     orderId: string,
-    targets: Array<{ email: string; updatedEmail?: string }>,
+    targets: Array<{ email: string; updatedEmail?: string | undefined }>,
   ): { order: Order; resentTo: string[] } {
     const order = this.get(env, orderId);
     if (order.orderType === 'LINK')
@@ -281,9 +281,9 @@ export class OrdersService {
       productId: string;
       amount: number;
       emailSubject: string;
-      senderName?: string;
-      emailMessage?: string;
-      templateId?: string;
+      senderName?: string | undefined;
+      emailMessage?: string | undefined;
+      templateId?: string | undefined;
     },
   ): { sentTo: string; remainingToday: number; sentAtMs: number } {
     if (!this.core.catalog.findChoice(input.productId)) {
@@ -547,7 +547,12 @@ export class OrdersService {
   }
 }
 
-function names(r: { firstName?: string; lastName?: string; company?: string; department?: string }) {
+function names(r: {
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  company?: string | undefined;
+  department?: string | undefined;
+}) {
   return {
     ...(r.firstName !== undefined ? { firstName: r.firstName } : {}),
     ...(r.lastName !== undefined ? { lastName: r.lastName } : {}),

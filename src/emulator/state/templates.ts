@@ -7,12 +7,12 @@ import type { EnvState, Template } from './model.js';
 export interface TemplateInput {
   name: string;
   senderName: string;
-  message?: string;
-  imageAlignment?: 'left' | 'center' | 'right';
-  imageSize?: number;
-  borderColor?: string;
-  buttonColor?: string;
-  buttonFontColor?: string;
+  message?: string | undefined;
+  imageAlignment?: 'left' | 'center' | 'right' | undefined;
+  imageSize?: number | undefined;
+  borderColor?: string | undefined;
+  buttonColor?: string | undefined;
+  buttonFontColor?: string | undefined;
 }
 
 /** E-mail templates (spec 2.4, 4.5). Field rules are checked by the route schema. */

@@ -13,7 +13,7 @@ export interface RenderContext {
   /** The viewer's IANA zone (datetimepicker initial values, message times). */
   tz: string;
   /** Inline errors by block_id (response_action errors) for a view. */
-  errors?: Record<string, string>;
+  errors?: Record<string, string> | undefined;
   /** Options the app last answered for an external select, by action_id. */
   externalOptions?: Record<string, Json[]>;
 }
@@ -465,19 +465,19 @@ export interface RenderableMessage {
   channel: string;
   ts: string;
   user: string;
-  bot_id?: string;
+  bot_id?: string | undefined;
   text: string;
-  blocks?: Json[];
+  blocks?: Json[] | undefined;
   ephemeral: boolean;
-  edited?: { ts: string };
-  thread_ts?: string;
+  edited?: { ts: string } | undefined;
+  thread_ts?: string | undefined;
 }
 
 /** A message as the channel shows it: author, time, ephemeral marker, its blocks (or its text). */
 export function renderMessage(
   m: RenderableMessage,
   ctx: RenderContext,
-  opts: { replies?: RenderableMessage[] } = {},
+  opts: { replies?: RenderableMessage[] | undefined } = {},
 ): string {
   const author = m.user === 'USLACKBOT' ? 'Slackbot' : (ctx.users.find((u) => u.id === m.user)?.name ?? m.user);
   const time = formatInTimeZone(new Date(Number(m.ts.split('.')[0]) * 1000), ctx.tz, 'HH:mm');

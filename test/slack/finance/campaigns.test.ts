@@ -22,7 +22,7 @@ const blocksOf = (m: { blocks?: unknown[] | undefined; text: string }) => m.text
 
 function campaignForm(values: {
   name?: string;
-  design?: string;
+  design?: string | undefined;
   min?: string;
   max?: string;
   default?: string;
