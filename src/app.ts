@@ -520,13 +520,10 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
     isAdmin: (ws, userId) => approvals.isAdmin(ws, userId),
     finance,
     campaignSettleMs: opts.campaignSettleMs,
+    workflowStepWaitMs: opts.workflowStepWaitMs,
     installations: tenancy ? installationEvents(tenancy, slack, db, logger, rewardsSetup) : undefined,
   };
-  registerListeners(
-    bolt,
-    deps,
-    opts.workflowStepWaitMs !== undefined ? { workflowStepWaitMs: opts.workflowStepWaitMs } : {},
-  );
+  registerListeners(bolt, deps);
   bolt.error(async (error) => {
     // Re-thrown to the receiver, which logs it once and answers Slack: 400 for a payload of a shape
     // Slack never sends, otherwise a message the user can act on (src/http/slack-receiver.ts).

@@ -1,22 +1,42 @@
-// Registers every listener group on the Bolt app.
+// Registers every feature's listeners on the Bolt app.
 import type { App } from '@slack/bolt';
-import { register as registerActions } from './actions/index.js';
-import { register as registerCommands } from './commands/index.js';
 import type { ListenerDeps } from './listening/listener-deps.js';
-import { register as registerEvents } from './events/index.js';
-import { register as registerFunctions } from './automations/workflow-step.js';
-import { register as registerOptions } from './sending/design-options.js';
-import { register as registerShortcuts } from './sending/shortcuts.js';
-import { register as registerViews } from './views/index.js';
 import { answeringInTime } from './listening/answer-in-time.js';
 import { teller, type Clicker } from './listening/tell-clicker.js';
 import { workspaceOf } from './listening/listener-deps.js';
 import { BounceFix, Campaigns, Celebrations, Finance, Home, RewardsConnect, Templates } from './ids.js';
+import * as approvals from './approvals/listeners.js';
+import * as automations from './automations/listeners.js';
+import * as finance from './finance/listeners.js';
+import * as home from './home/listeners.js';
+import * as install from './install/listeners.js';
+import * as kudosCommand from './kudos-command/listeners.js';
+import * as orders from './orders/listeners.js';
+import * as recognition from './recognition/listeners.js';
+import * as rewardLinks from './reward-links/listeners.js';
+import * as sending from './sending/listeners.js';
+import * as workspaces from './workspaces/listeners.js';
 
-export function registerListeners(app: App, deps: ListenerDeps, opts: { workflowStepWaitMs?: number } = {}): void {
-  registerCommands(app, deps);
+/** Each feature folder's one entry point (`<feature>/listeners.ts`). */
+const FEATURES: ReadonlyArray<{ name: string; register(app: App, deps: ListenerDeps): void }> = [
+  { name: 'kudos-command', register: kudosCommand.register },
+  { name: 'sending', register: sending.register },
+  { name: 'orders', register: orders.register },
+  { name: 'approvals', register: approvals.register },
+  { name: 'workspaces', register: workspaces.register },
+  { name: 'finance', register: finance.register },
+  { name: 'automations', register: automations.register },
+  { name: 'reward-links', register: rewardLinks.register },
+  { name: 'home', register: home.register },
+  { name: 'recognition', register: recognition.register },
+  { name: 'install', register: install.register },
+];
+
+export function registerListeners(app: App, deps: ListenerDeps): void {
   // Form submissions, options lists and the buttons that open a modal answer inside Slack's 3 s, or
-  // say Slack is busy (answer-in-time.ts).
+  // say Slack is busy (answer-in-time.ts). The wrapper changes only view, options and action
+  // listeners; every other registration (the /kudos middleware, events, shortcuts, the workflow
+  // step) reaches the app as it is.
   const inTime = answeringInTime(app, {
     modalButtons: new Set([
       Finance.actions.openTopUp,
@@ -39,10 +59,5 @@ export function registerListeners(app: App, deps: ListenerDeps, opts: { workflow
       else await teller(deps, ws, body, respond)(text);
     },
   });
-  registerViews(inTime, deps);
-  registerOptions(inTime, deps);
-  registerActions(inTime, deps);
-  registerEvents(app, deps);
-  registerShortcuts(app, deps);
-  registerFunctions(app, deps, opts.workflowStepWaitMs !== undefined ? { outcomeWaitMs: opts.workflowStepWaitMs } : {});
+  for (const feature of FEATURES) feature.register(inTime, deps);
 }

@@ -47,7 +47,7 @@ async function refuse(deps: ListenerDeps, body: ClickBody, respond: Respond, tex
     await deps.slack.for(workspaceOf(body)).postEphemeral(body.channel.id, body.user.id, { text: message });
 }
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerApprovalActions(app: App, deps: ListenerDeps): void {
   app.action(Approval.actions.approve, async ({ ack, body: raw, respond }) => {
     const body = parseAtEdge(click, raw, Approval.actions.approve);
     await ack();

@@ -15,7 +15,7 @@ const metadataSchema = z.object({
   seenIn: z.object({ channel: z.string().min(1), ts: z.string().min(1) }).optional(),
 });
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerRejectView(app: App, deps: ListenerDeps): void {
   app.view(Approval.rejectModal.callbackId, async ({ ack, body: payload }) => {
     const body = parseAtEdge(viewSubmission, payload, Approval.rejectModal.callbackId);
     const { blocks: B, actions: A } = Approval.rejectModal;

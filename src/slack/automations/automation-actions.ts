@@ -50,7 +50,7 @@ async function answer(
   else await deps.home.publish(workspaceOf(args.body), args.body.user.id, { flash: note });
 }
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerAutomationActions(app: App, deps: ListenerDeps): void {
   const adminOnly = async (args: ActionArgs): Promise<boolean> => {
     const ws = workspaceOf(args.body);
     if (await deps.isAdmin(ws, args.body.user.id)) return true;

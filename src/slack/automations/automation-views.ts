@@ -57,7 +57,7 @@ async function beforeDue<T>(work: Promise<T>, dueAt: number): Promise<T | 'late'
   }
 }
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerAutomationViews(app: App, deps: ListenerDeps): void {
   // A new series' runs of the next 30 days, planned after the answer (the periodic pass would, later).
   const planNewSeries = (series: RecurringSeriesRow) =>
     planSeries(deps.db, series, deps.now()).catch((error: unknown) =>

@@ -41,7 +41,7 @@ export function describeInputErrors(error: z.ZodError, raw: Record<string, unkno
   return `Send kudos: ${[...new Set(parts)].join('; ')}.`;
 }
 
-export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: number } = {}): void {
+export function registerWorkflowStep(app: App, deps: ListenerDeps): void {
   app.function(WorkflowStep.sendKudos, async ({ body: rawBody, complete, fail, context }) => {
     // The envelope first: without its execution id there is no idempotency key for the send.
     const body = parseAtEdge(functionExecutedEvent, rawBody, WorkflowStep.sendKudos);
@@ -101,13 +101,13 @@ export function register(app: App, deps: ListenerDeps, opts: { outcomeWaitMs?: n
       });
       const waited = first.settled
         ? first
-        : await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
+        : await waitForOutcome(deps.db, row.id, deps.workflowStepWaitMs ?? STEP_OUTCOME_WAIT_MS);
       if (waited.settled) await finishWaitingSteps(steps, event.function_execution_id);
       return;
     }
     const outcome = first.settled
       ? first
-      : await waitForOutcome(deps.db, row.id, opts.outcomeWaitMs ?? STEP_OUTCOME_WAIT_MS);
+      : await waitForOutcome(deps.db, row.id, deps.workflowStepWaitMs ?? STEP_OUTCOME_WAIT_MS);
     if (outcome.settled && 'message' in outcome) {
       await fail({ error: `Send kudos: ${outcome.message}` });
     } else if (outcome.settled) {

@@ -37,7 +37,7 @@ async function tellClicker(deps: ListenerDeps, body: Clicker, respond: Respond, 
 
 const NOT_ADMIN = ':no_entry: Only Kudos admins can do this.';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerFinanceActions(app: App, deps: ListenerDeps): void {
   app.action(Finance.actions.openTopUp, async ({ ack, body: raw, respond }) => {
     const click = parseAtEdge(openClick, raw, Finance.actions.openTopUp);
     await ack();

@@ -20,6 +20,9 @@ import { buildCsvMessages } from '../workspaces/audit-blocks.js';
 import { buildFinanceOverview, buildLedgerList, buildLimitsModal, buildTopUpModal } from './finance-blocks.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
+import type { Logger } from '../../config/logger.js';
+import { toCents } from '../../rewards/index.js';
+import { buildBalance } from '../blocks/messages.js';
 
 export type FinanceCommand =
   | { kind: 'topup' }
@@ -106,8 +109,35 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
   }
 }
 
+const BALANCE_TIMEOUT_MS = 2000;
+
+/** `/kudos balance`: an admin gets the overview (handleAdminBalance), anyone else the balance in the ack. */
+export async function handleBalanceCommand(deps: ListenerDeps, input: Input & { log: Logger }): Promise<void> {
+  const { ack, command, log } = input;
+  // Both at once: the plain answer must still fit in the ack.
+  const [admin, read] = await Promise.allSettled([
+    deps.isAdmin(workspaceOf(command), command.user_id),
+    deps.rewards.for(workspaceOf(command)).then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })),
+  ]);
+  if (admin.status === 'fulfilled' && admin.value) return handleAdminBalance(deps, input);
+  try {
+    if (read.status === 'rejected') throw read.reason;
+    const balance = read.value;
+    return ack(
+      buildBalance({
+        availableCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),
+        pendingCents: toCents(balance.pendingBalance.amount, { rounding: 'half-up' }),
+        currency: balance.availableBalance.currency,
+      }),
+    );
+  } catch (error) {
+    log.warn('balance lookup failed', { error });
+    return ack({ text: describeForUser(error, 'get the balance') });
+  }
+}
+
 /** `/kudos balance` for an admin: the overview, after the ack (it may read the ledger). */
-export async function handleAdminBalance(deps: ListenerDeps, input: Input): Promise<void> {
+async function handleAdminBalance(deps: ListenerDeps, input: Input): Promise<void> {
   const { ack, command, respond } = input;
   await ack({ text: 'Reading the balance…' });
   try {

@@ -33,7 +33,7 @@ function readTexts(raw: unknown, action: string): Record<string, string> | undef
 /** Stay inside Slack's 3 s for a view submission. */
 const LIMIT_REQUEST_BUDGET_MS = 2200;
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerFinanceViews(app: App, deps: ListenerDeps): void {
   app.view(Finance.topUpModal.callbackId, async ({ ack, body: raw }) => {
     const body = parseAtEdge(viewSubmission, raw, Finance.topUpModal.callbackId);
     const view = body.view;

@@ -24,7 +24,7 @@ const settingsClick = buttonOpeningModal(noValue);
 /** Leave or rejoin the leaderboard: the button's value is not read. */
 const statsClick = buttonClick(noValue);
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerHomeActions(app: App, deps: ListenerDeps): void {
   app.action(Home.actions.cancel, async ({ ack, body: raw }) => {
     const body = parseAtEdge(cancelClick, raw, Home.actions.cancel);
     await ack();

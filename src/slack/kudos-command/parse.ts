@@ -1,20 +1,19 @@
-// `/kudos` text: a subcommand, or mentions + amount + message to prefill the send modal.
-// Slack encodes mentions as `<@U123|name>` or `<@U123>`.
+// `/kudos` text: mentions + amount + message to prefill the send modal, or a subcommand's word (as
+// typed) and what follows it (subcommands.ts knows the words). Slack encodes mentions as `<@U123|name>`
+// or `<@U123>`.
 export type KudosCommand =
   | { kind: 'open'; userIds: string[]; amountDollars?: number; message?: string }
-  | { kind: 'balance' | 'scheduled' | 'help' | 'settings' }
-  | { kind: 'celebrations' | 'recurring'; arg: string }
-  | { kind: 'unknown'; word: string };
+  | { kind: 'subcommand'; word: string; args: string };
 
 const MENTION = /^<@([UW][A-Z0-9_]+)(?:\|[^>]*)?>/;
 
 export function parseKudosCommand(text: string): KudosCommand {
   let rest = text.trim();
   if (rest === '') return { kind: 'open', userIds: [] };
-  const word = rest.split(/\s+/)[0]!.toLowerCase();
-  if (word === 'balance' || word === 'scheduled' || word === 'help' || word === 'settings') return { kind: word };
-  if (word === 'celebrations' || word === 'recurring') return { kind: word, arg: rest.slice(word.length).trim() };
-  if (!rest.startsWith('<@')) return { kind: 'unknown', word: rest.split(/\s+/)[0]! };
+  if (!rest.startsWith('<@')) {
+    const word = rest.split(/\s+/)[0]!;
+    return { kind: 'subcommand', word, args: rest.slice(word.length).trim() };
+  }
   const userIds: string[] = [];
   for (;;) {
     const match = MENTION.exec(rest);

@@ -77,8 +77,8 @@ function inTime<A extends ListenerArgs>(
 
 /**
  * `app` whose `view` and `options` listeners (form submissions, options lists) and the `action`
- * listeners of `opts.modalButtons` run inTime: for the registrations of src/slack/views, options and
- * actions (campaigns' and templates' forms and buttons are registered there).
+ * listeners of `opts.modalButtons` run inTime; every other registration passes through unchanged, so
+ * src/slack/index.ts gives it to every feature's listeners.
  */
 export function answeringInTime(app: App, opts: InTimeOptions): App {
   return new Proxy(app, {

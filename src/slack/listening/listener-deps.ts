@@ -48,6 +48,8 @@ export interface ListenerDeps {
   finance: FinanceService;
   /** Campaigns: how long after a create call whose answer was lost an empty search counts as "not created" (domain/finance/campaigns.ts; tests shorten it). */
   campaignSettleMs?: number | undefined;
+  /** How long a workflow step waits for its send's outcome before answering (automations/workflow-step.ts; tests shorten it). */
+  workflowStepWaitMs?: number | undefined;
   /** Distribution mode: what uninstalling and revoking tokens do (undefined in single-workspace mode). */
   installations?: InstallationEvents | undefined;
 }

@@ -72,7 +72,7 @@ export async function handleStatsCommand(
     label = { kind: 'channel', channel: stats.channel };
   }
   if (stats.group) {
-    // Under /kudos's deadline (commands/index.ts): a read whose Slack slot comes too late is refused at once.
+    // Under /kudos's deadline (kudos-command/listeners.ts): a read whose Slack slot comes too late is refused at once.
     let members: string[];
     try {
       members = await deps.slack.usergroupMembers(ws, stats.group.id);

@@ -12,7 +12,7 @@ import { buttonClick, parseAtEdge, uuidValue } from '../listening/payloads.js';
 
 const click = buttonClick(uuidValue);
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerLinkApprovalActions(app: App, deps: ListenerDeps): void {
   for (const [action, decision] of [
     [LinkApproval.actions.approve, 'approve'],
     [LinkApproval.actions.reject, 'reject'],

@@ -20,10 +20,6 @@ import type { RespondFn } from '@slack/bolt';
 
 export const LINKS_USAGE = `Usage: \`${COMMAND} links N AMOUNT [design]\`, e.g. \`${COMMAND} links 20 25 birthday\`: 20 links of $25 each.`;
 
-export function isLinksCommand(text: string | undefined): boolean {
-  return /^links(\s|$)/i.test((text ?? '').trim());
-}
-
 export type LinksCommand =
   { ok: true; quantity: number; amountCents: number; design: string } | { ok: false; message: string };
 

@@ -14,7 +14,7 @@ import { campaignRange } from '../finance/campaign-blocks.js';
 import { plain } from '../kit/mrkdwn.js';
 import { templateOptions } from '../finance/campaigns.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerDesignOptions(app: App, deps: ListenerDeps): void {
   app.options(SendModal.actions.design, async ({ ack, body }) => {
     const options = parseAtEdge(optionsLoad, body, SendModal.actions.design);
     try {

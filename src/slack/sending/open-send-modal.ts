@@ -1,6 +1,11 @@
-// Opens the send modal from a click (Home's Give kudos, the shortcuts): the sender's time zone if
-// Slack answers in time, since a trigger_id lives 3 s.
+// Opens the send modal from a click (Home's Give kudos, the shortcuts) or `/kudos`: the sender's time
+// zone if Slack answers in time, since a trigger_id lives 3 s.
+import type { RespondFn } from '@slack/bolt';
+import type { Logger } from '../../config/logger.js';
 import { isValidTimeZone, todayIn } from '../../domain/common/zoned-time.js';
+import { workspaceOf } from '../listening/listener-deps.js';
+import type { SlashCommandPayload } from '../listening/payloads.js';
+import { todayInCached } from './today.js';
 import { buildSendModal, type SendModalMetadata } from './send-modal-blocks.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
@@ -48,4 +53,70 @@ export async function openNotConnectedModal(
     close: plain('OK', 24),
     blocks: [section(notConnectedText(admin, settings.adminUserIds ?? undefined))],
   });
+}
+
+/** The send form of `/kudos` (already acked), filled from the command's text and the workspace's defaults. */
+export async function openCommandSendForm(
+  deps: ListenerDeps,
+  input: {
+    command: SlashCommandPayload;
+    parsed: { userIds: string[]; amountDollars?: number; message?: string };
+    respond: RespondFn;
+    log: Logger;
+  },
+): Promise<void> {
+  const { command, parsed, respond, log } = input;
+  try {
+    // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
+    const [sender, defaults] = await withinBudget(
+      () =>
+        Promise.all([
+          deps.slack.userInfo(workspaceOf(command), command.user_id),
+          deps.settings.get(workspaceOf(command)).catch(() => undefined),
+        ]),
+      OPEN_LOOKUP_BUDGET_MS,
+      [undefined, undefined] as const,
+    );
+    const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
+    const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
+    // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
+    const defaultProductId = defaults?.defaultProductId;
+    const design = defaultProductId
+      ? await withinBudget(
+          () =>
+            deps.catalog
+              .of(workspaceOf(command))
+              .get(defaultProductId)
+              .catch(() => undefined),
+          OPEN_LOOKUP_BUDGET_MS / 2,
+          undefined,
+        )
+      : undefined;
+    await deps.slack.for(workspaceOf(command)).openView(
+      command.trigger_id,
+      buildSendModal({
+        userIds: parsed.userIds,
+        ...((parsed.amountDollars ?? defaultDollars) !== undefined
+          ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! }
+          : {}),
+        ...(parsed.message ? { message: parsed.message } : {}),
+        ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
+        ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
+        ...(sender && !timezone ? { noTimezone: true, today: todayInCached('UTC', deps.now()) } : {}),
+        metadata: { channelId: command.channel_id },
+      }),
+    );
+  } catch (error) {
+    // The ack is gone already: tell the user through the command's response_url, never silence.
+    log.warn('opening the send form failed', { error });
+    await respond({
+      response_type: 'ephemeral',
+      text: `Could not open the send form (Slack answered: ${slackErrorCode(error)}). Try /kudos again.`,
+    });
+  }
+}
+
+function slackErrorCode(error: unknown): string {
+  const data = (error as { data?: { error?: string } }).data;
+  return data?.error ?? (error as { code?: string }).code ?? 'no answer';
 }

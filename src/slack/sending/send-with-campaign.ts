@@ -15,7 +15,7 @@ import { workspaceOf } from '../listening/listener-deps.js';
 import { NO_TEMPLATE, SendModal } from '../ids.js';
 import { enterpriseRef, metadataOf, parseAtEdge, stateValues, teamRef, userRef } from '../listening/payloads.js';
 import { todayInCached } from './today.js';
-import { sendMetadata } from '../views/index.js';
+import { sendMetadata } from './send-form-submission.js';
 
 const campaignPick = z.looseObject({
   type: z.literal('block_actions'),
@@ -33,7 +33,7 @@ const campaignPick = z.looseObject({
     .rest(z.unknown()),
 });
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerCampaignPick(app: App, deps: ListenerDeps): void {
   app.action(SendModal.actions.campaign, async ({ ack, body: raw }) => {
     const body = parseAtEdge(campaignPick, raw, SendModal.actions.campaign);
     await ack();

@@ -8,7 +8,7 @@ import { Shortcut } from '../ids.js';
 import { openSendModal } from './open-send-modal.js';
 import { globalShortcut, messageShortcut, parseAtEdge } from '../listening/payloads.js';
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerShortcuts(app: App, deps: ListenerDeps): void {
   app.shortcut(Shortcut.global, async ({ ack, shortcut: raw }) => {
     const shortcut = parseAtEdge(globalShortcut, raw, Shortcut.global);
     await ack();

@@ -9,7 +9,7 @@ import { buttonClick, parseAtEdge } from '../listening/payloads.js';
 
 const click = buttonClick(z.unknown().optional()).extend({ view: z.looseObject({ id: z.string() }).optional() });
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerDataDeletionActions(app: App, deps: ListenerDeps): void {
   app.action(SettingsModal.actions.deleteData, async ({ ack, body: raw }) => {
     const body = parseAtEdge(click, raw, SettingsModal.actions.deleteData);
     await ack();

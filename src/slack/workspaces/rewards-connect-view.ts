@@ -17,7 +17,7 @@ const FIELD_BLOCKS: Record<ConnectField, string> = {
 
 const openClick = buttonOpeningModal(noValue);
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerRewardsConnect(app: App, deps: ListenerDeps): void {
   const setup = deps.rewardsSetup;
   if (!setup) return;
 

@@ -137,7 +137,7 @@ async function unreachableChannels(
   return errors;
 }
 
-export function register(app: App, deps: ListenerDeps): void {
+export function registerSettingsView(app: App, deps: ListenerDeps): void {
   app.view(SettingsModal.callbackId, async ({ ack, body: raw }) => {
     const body = parseAtEdge(viewSubmission, raw, SettingsModal.callbackId);
     const view = body.view;

@@ -3,11 +3,11 @@ import { parseKudosCommand } from '../../../src/slack/kudos-command/parse.js';
 import { parseStatsCommand } from '../../../src/slack/recognition/stats-command.js';
 
 describe('parseKudosCommand', () => {
-  it('recognises subcommands', () => {
+  it('tells a subcommand (its word as typed, and what follows) from the send form', () => {
     expect(parseKudosCommand('')).toEqual({ kind: 'open', userIds: [] });
-    for (const word of ['balance', 'scheduled', 'help', 'settings'] as const)
-      expect(parseKudosCommand(` ${word.toUpperCase()} `)).toEqual({ kind: word });
-    expect(parseKudosCommand('dance now')).toEqual({ kind: 'unknown', word: 'dance' });
+    expect(parseKudosCommand(' BALANCE ')).toEqual({ kind: 'subcommand', word: 'BALANCE', args: '' });
+    expect(parseKudosCommand('recurring  new ')).toEqual({ kind: 'subcommand', word: 'recurring', args: 'new' });
+    expect(parseKudosCommand('dance now')).toEqual({ kind: 'subcommand', word: 'dance', args: 'now' });
   });
 
   it('reads mentions in both encodings, the amount and the message', () => {

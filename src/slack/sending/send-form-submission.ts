@@ -19,14 +19,8 @@ import {
   buildSendNotSent,
   filledBlockId,
   isSafePermalink,
-} from '../sending/send-modal-blocks.js';
+} from './send-modal-blocks.js';
 import { section } from '../kit/mrkdwn.js';
-import { register as registerApprovalViews } from '../approvals/reject-view.js';
-import { registerResendViews } from '../orders/resend-view.js';
-import { register as registerSettingsViews } from '../workspaces/settings-view.js';
-import { register as registerFinanceViews } from '../finance/finance-views.js';
-import { register as registerAutomationViews } from '../automations/automation-views.js';
-import { register as registerRewardsConnect } from '../workspaces/rewards-connect-view.js';
 
 /** Stay under Slack's 3 s: the paced lookups book only slots they can use before this. */
 const SUBMIT_BUDGET_MS = ANSWER_BUDGET_MS;
@@ -109,13 +103,7 @@ function safePermalinkOr(url: string | undefined): string | undefined {
   return isSafePermalink(url) ? url : undefined;
 }
 
-export function register(app: App, deps: ListenerDeps): void {
-  registerResendViews(app, deps);
-  registerApprovalViews(app, deps);
-  registerSettingsViews(app, deps);
-  registerFinanceViews(app, deps);
-  registerAutomationViews(app, deps);
-  registerRewardsConnect(app, deps);
+export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
   app.view(SendModal.callbackId, async ({ ack, body: raw, context }) => {
     const body = parseAtEdge(viewSubmission, raw, SendModal.callbackId);
     const view = body.view;

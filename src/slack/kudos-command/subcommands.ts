@@ -1,0 +1,112 @@
+// `/kudos <word> …`: the one table of subcommands. Each says whether it needs the workspace's Rewards
+// account (distribution mode: until an admin connects it, those answer what an admin must do) and
+// answers in its ack (listeners.ts holds it to Slack's 3 s). A word the table does not know gets the
+// help; so does a known word whose own parser refuses the rest (`audit foo`, `templates foo`).
+import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
+import type { Logger } from '../../config/logger.js';
+import { buildHelp } from '../blocks/messages.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import type { SlashCommandPayload } from '../listening/payloads.js';
+import { handleCelebrationsCommand, handleRecurringCommand } from '../automations/automations-command.js';
+import { handleCampaignsCommand, isCampaignsCommand } from '../finance/campaigns.js';
+import { handleTemplatesCommand, isTemplatesCommand } from '../finance/email-templates.js';
+import { handleBalanceCommand, handleFinanceCommand, parseFinanceCommand } from '../finance/finance-command.js';
+import { handleStatsCommand, parseStatsCommand } from '../recognition/stats-command.js';
+import { handleLinksCommand } from '../reward-links/links-command.js';
+import { handleScheduledCommand } from '../sending/scheduled-command.js';
+import { handleAuditCommand, parseAuditCommand } from '../workspaces/audit-command.js';
+import { handleSettingsCommand } from '../workspaces/settings-command.js';
+
+export interface SubcommandInput {
+  ack: AckFn<string | RespondArguments>;
+  command: SlashCommandPayload;
+  respond: RespondFn;
+  /** The subcommand's word as typed. */
+  word: string;
+  /** The text after the word, trimmed. */
+  args: string;
+  log: Logger;
+}
+
+export interface Subcommand {
+  /** False for what reads or changes only what Kudos stores. */
+  needsRewards: boolean;
+  handler(deps: ListenerDeps, input: SubcommandInput): Promise<void>;
+}
+
+const unknown: Subcommand['handler'] = (_deps, { ack, word }) =>
+  ack(buildHelp(`I don't know "${word.replace(/[<>&]/g, '')}".`));
+
+const templates: Subcommand = {
+  needsRewards: true,
+  handler: (deps, input) =>
+    isTemplatesCommand(input.command.text) ? handleTemplatesCommand(deps, input) : unknown(deps, input),
+};
+const campaigns: Subcommand = {
+  needsRewards: true,
+  handler: (deps, input) =>
+    isCampaignsCommand(input.command.text) ? handleCampaignsCommand(deps, input) : unknown(deps, input),
+};
+const finance: Subcommand = {
+  needsRewards: true,
+  handler: (deps, input) => {
+    const parsed = parseFinanceCommand(input.command.text);
+    return parsed ? handleFinanceCommand(deps, parsed, input) : unknown(deps, input);
+  },
+};
+
+/** By the word, lower case. A Map: a word such as `constructor` must not find an object's own members. */
+const SUBCOMMANDS = new Map<string, Subcommand>([
+  ['help', { needsRewards: false, handler: (_deps, { ack }) => ack(buildHelp()) }],
+  ['settings', { needsRewards: false, handler: handleSettingsCommand }],
+  [
+    'stats',
+    {
+      needsRewards: false,
+      handler: (deps, input) => {
+        const stats = parseStatsCommand(input.command.text);
+        return stats ? handleStatsCommand(deps, { ...input, stats }) : unknown(deps, input);
+      },
+    },
+  ],
+  [
+    'audit',
+    {
+      needsRewards: false,
+      handler: (deps, input) => {
+        const audit = parseAuditCommand(input.command.text);
+        return audit ? handleAuditCommand(deps, { ...input, csv: audit.csv }) : unknown(deps, input);
+      },
+    },
+  ],
+  ['scheduled', { needsRewards: false, handler: handleScheduledCommand }],
+  ['balance', { needsRewards: true, handler: handleBalanceCommand }],
+  [
+    'links',
+    {
+      needsRewards: true,
+      handler: (deps, { ack, command, respond }) => handleLinksCommand(ack, command, deps, respond),
+    },
+  ],
+  ['template', templates],
+  ['templates', templates],
+  ['campaign', campaigns],
+  ['campaigns', campaigns],
+  ['topup', finance],
+  ['top-up', finance],
+  ['limits', finance],
+  ['ledger', finance],
+  [
+    'celebrations',
+    { needsRewards: true, handler: (deps, input) => handleCelebrationsCommand(deps, { ...input, arg: input.args }) },
+  ],
+  [
+    'recurring',
+    { needsRewards: true, handler: (deps, input) => handleRecurringCommand(deps, { ...input, arg: input.args }) },
+  ],
+]);
+
+/** The subcommand `word` names (any case); an unknown word needs the Rewards account, as the send form does. */
+export function subcommandOf(word: string): Subcommand {
+  return SUBCOMMANDS.get(word.toLowerCase()) ?? { needsRewards: true, handler: unknown };
+}

@@ -1,0 +1,21 @@
+// The send form (opened from shortcuts and Home, its design options, campaign pick and submission),
+// Cancel on the scheduled list, and the profile changes that keep recipients' e-mails current.
+import type { App } from '@slack/bolt';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { registerCancelScheduled } from './cancel-scheduled.js';
+import { registerDesignOptions } from './design-options.js';
+import { registerHomeButton } from './home-button.js';
+import { registerSendFormSubmission } from './send-form-submission.js';
+import { registerCampaignPick } from './send-with-campaign.js';
+import { registerShortcuts } from './shortcuts.js';
+import { registerUserChange } from './user-change.js';
+
+export function register(app: App, deps: ListenerDeps): void {
+  registerSendFormSubmission(app, deps);
+  registerDesignOptions(app, deps);
+  registerCampaignPick(app, deps);
+  registerCancelScheduled(app, deps);
+  registerHomeButton(app, deps);
+  registerShortcuts(app, deps);
+  registerUserChange(app, deps);
+}

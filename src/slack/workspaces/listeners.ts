@@ -1,0 +1,12 @@
+// Settings (the form, deleting the workspace's data) and connecting the Rewards account.
+import type { App } from '@slack/bolt';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { registerDataDeletionActions } from './data-deletion-actions.js';
+import { registerRewardsConnect } from './rewards-connect-view.js';
+import { registerSettingsView } from './settings-view.js';
+
+export function register(app: App, deps: ListenerDeps): void {
+  registerSettingsView(app, deps);
+  registerRewardsConnect(app, deps);
+  registerDataDeletionActions(app, deps);
+}
