@@ -17,7 +17,7 @@ const UNIT_TESTS = [
   'test/rewards/{auth,money,orders,path-segments,rate-limit,responses,transport,webhooks}.test.ts',
   'test/emulator/{addressbook,balance-ledger,campaigns-templates,order-actions,orders,scheduled,time}.test.ts',
   'test/simulator/{driver,limits,persistence,rate-limits,render,signing,ui,web-api}.test.ts',
-  'test/slack/blocks.test.ts',
+  'test/slack/sending/blocks.test.ts',
   'test/slack/approvals/approval-blocks.test.ts',
   'test/slack/listening/deadline.test.ts',
   'test/slack/web-api/gateway.test.ts',

@@ -2,7 +2,7 @@
 // finding 10, first part): `<!channel>` and forged links show as text there too.
 import { describe, expect, it } from 'vitest';
 import type { BouncedRecipientRow } from '../../src/db/schema/index.js';
-import { buildBounceDm } from '../../src/slack/blocks/notification-messages.js';
+import { buildBounceDm } from '../../src/slack/orders/order-messages.js';
 
 describe('bounce DM text', () => {
   it('escapes a hostile name and address in the top-level text', () => {

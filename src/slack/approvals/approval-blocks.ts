@@ -7,8 +7,8 @@ import { formatUsd } from '../../domain/common/money.js';
 import type { ApproversAsked } from '../../domain/notices/notices.js';
 import { formatScheduled, formatUtc } from '../../domain/common/zoned-time.js';
 import { Approval } from '../ids.js';
-import type { SlackMessageContent } from '../blocks/messages.js';
-import { sendRecipients } from '../blocks/messages.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
+import { sendRecipients } from '../kit/recipients.js';
 import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 type ApprovalView = ApprovalCase;

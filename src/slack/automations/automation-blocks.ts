@@ -8,7 +8,7 @@ import { MAX_CSV_BYTES, MAX_CSV_ROWS, type ImportReport } from '../../domain/aut
 import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { Celebrations, COMMAND, Recurring } from '../ids.js';
-import type { SlackMessageContent } from '../blocks/messages.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { input_ } from '../workspaces/settings-blocks.js';
 import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 

@@ -16,7 +16,7 @@ import {
   buildRecurringModal,
   RECURRING_PAGE_SIZE,
 } from './automation-blocks.js';
-import type { SlackMessageContent } from '../blocks/messages.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 

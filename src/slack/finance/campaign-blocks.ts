@@ -4,7 +4,7 @@ import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
 import { formatUsd } from '../../domain/common/money.js';
 import type { CampaignRow } from '../../db/schema/index.js';
 import { Campaigns, NO_TEMPLATE } from '../ids.js';
-import type { SlackMessageContent } from '../blocks/messages.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { clip, context, plain, plainTextInput, section, type Block } from '../kit/mrkdwn.js';
 
 /** Slack allows 50 blocks in a message: 3 per campaign plus the header, the button and the footer. */

@@ -8,7 +8,7 @@ import {
 } from '../../domain/accounts/email-templates.js';
 import type { Template } from '../../rewards/index.js';
 import { Templates } from '../ids.js';
-import type { SlackMessageContent } from '../blocks/messages.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { context, plain, plainTextInput, section, type Block } from '../kit/mrkdwn.js';
 
 /** Slack allows 50 blocks in a message: 2 per template plus the header and footer. */

@@ -10,7 +10,7 @@ import type { KnownLimits, LimitUsage } from '../../domain/finance/spending-limi
 import { describeStatus } from '../../domain/finance/top-ups.js';
 import { Finance } from '../ids.js';
 import { formatUtc } from '../../domain/common/zoned-time.js';
-import type { SlackMessageContent } from '../blocks/messages.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { context, plain, plainTextInput, section, type Block } from '../kit/mrkdwn.js';
 
 const topUpButton = (label = 'Request a top-up') => ({
@@ -383,5 +383,22 @@ export function buildLedgerList(input: {
   return {
     text: `Ledger ${input.month}: ${input.movements.length} movements${r.ok ? '' : ' (mismatch with Kudos orders)'}`,
     blocks,
+  };
+}
+
+/** `/kudos balance` for anyone but an admin (an admin gets buildFinanceOverview). */
+export function buildBalance(balance: {
+  availableCents: number;
+  pendingCents: number;
+  currency: string;
+}): SlackMessageContent {
+  const text = `Available balance: ${formatUsd(balance.availableCents, balance.currency)} · pending top-ups: ${formatUsd(balance.pendingCents, balance.currency)}`;
+  return {
+    text,
+    blocks: [
+      section(
+        `:moneybag: *Available:* ${formatUsd(balance.availableCents, balance.currency)}\n*Pending top-ups:* ${formatUsd(balance.pendingCents, balance.currency)}`,
+      ),
+    ],
   };
 }

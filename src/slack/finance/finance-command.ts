@@ -17,12 +17,17 @@ import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import { knownLimits } from '../../domain/finance/spending-limits.js';
 import { isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
 import { buildCsvMessages } from '../workspaces/audit-blocks.js';
-import { buildFinanceOverview, buildLedgerList, buildLimitsModal, buildTopUpModal } from './finance-blocks.js';
+import {
+  buildBalance,
+  buildFinanceOverview,
+  buildLedgerList,
+  buildLimitsModal,
+  buildTopUpModal,
+} from './finance-blocks.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { Logger } from '../../config/logger.js';
 import { toCents } from '../../rewards/index.js';
-import { buildBalance } from '../blocks/messages.js';
 
 export type FinanceCommand =
   | { kind: 'topup' }

@@ -7,7 +7,7 @@ import { cancelScheduledSend } from '../../domain/sending/cancel-scheduled.js';
 import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home/home-data.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { setStatsOptOut } from '../../domain/recognition/stats.js';
-import { sendRecipients } from '../blocks/messages.js';
+import { sendRecipients } from '../kit/recipients.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';
 import { openSettingsModal } from '../workspaces/settings-command.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';

@@ -8,7 +8,8 @@ import type { HomeData, HomeList, Page } from '../../domain/home/home-data.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';
 import { Approval, BounceFix, COMMAND, Home } from '../ids.js';
-import { cancelButton, perPerson, sendRecipients } from '../blocks/messages.js';
+import { perPerson, sendRecipients } from '../kit/recipients.js';
+import { cancelButton } from '../sending/scheduled-blocks.js';
 import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 /** Slack's limit for a Home view. */

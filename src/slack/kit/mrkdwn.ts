@@ -8,6 +8,12 @@ export { clip };
 
 export type Block = types.KnownBlock;
 
+/** A message's content: the notification text, and its blocks. */
+export interface SlackMessageContent {
+  text: string;
+  blocks: Block[];
+}
+
 export const plain = (text: string, max = 3000) => ({
   type: 'plain_text' as const,
   text: clip(text, max),

@@ -4,7 +4,7 @@
 // help; so does a known word whose own parser refuses the rest (`audit foo`, `templates foo`).
 import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
 import type { Logger } from '../../config/logger.js';
-import { buildHelp } from '../blocks/messages.js';
+import { buildHelp } from './help-blocks.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import type { SlashCommandPayload } from '../listening/payloads.js';
 import { handleCelebrationsCommand, handleRecurringCommand } from '../automations/automations-command.js';

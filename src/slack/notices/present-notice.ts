@@ -1,5 +1,5 @@
 // The domain's notices (src/domain/notices/notices.ts) as Slack messages: one case per notice, each one of
-// the pure Block Kit builders in ../blocks.
+// the pure Block Kit builders of the feature the notice is about.
 import type { NoticePresenter } from '../../domain/notices/notices.js';
 import {
   buildApprovalMessage,
@@ -13,21 +13,23 @@ import {
   buildFailure,
   buildOutcomeUnknown,
   buildPartial,
-} from '../blocks/messages.js';
+} from '../sending/send-messages.js';
 import {
   buildBounceDm,
   buildBounceResendFailed,
   buildBounceResolved,
   buildCompletionNotice,
   buildExternalOrderNotice,
+  buildSenderCompletionDm,
+} from '../orders/order-messages.js';
+import {
   buildLinkApprovalRequest,
   buildLinksDecided,
   buildLinksWaiting,
   buildRewardLinksDm,
   buildRewardLinksFailed,
   buildRewardLinksPartial,
-  buildSenderCompletionDm,
-} from '../blocks/notification-messages.js';
+} from '../reward-links/link-messages.js';
 import { buildWeeklyDigest } from '../recognition/stats-blocks.js';
 import { buildAutomationRefused } from '../automations/automation-blocks.js';
 

@@ -3,7 +3,7 @@
 // ephemerally in the DM, as a line on top of Home on Home (which has no response_url).
 import type { App } from '@slack/bolt';
 import { getBounce } from '../../domain/orders/bounce-resend.js';
-import { buildBounceResolved } from '../blocks/notification-messages.js';
+import { buildBounceResolved } from './order-messages.js';
 import { buildBounceFixModal } from './resend-modal-blocks.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';

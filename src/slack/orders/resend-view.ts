@@ -8,7 +8,7 @@ import {
   resendBouncedCard,
   resendInProgress,
 } from '../../domain/orders/bounce-resend.js';
-import { buildBounceResendFailed, buildBounceResolved } from '../blocks/notification-messages.js';
+import { buildBounceResendFailed, buildBounceResolved } from './order-messages.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { BounceFix } from '../ids.js';

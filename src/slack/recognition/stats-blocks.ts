@@ -6,7 +6,7 @@ import { formatUsd } from '../../domain/common/money.js';
 import type { MonthCampaignSpend } from '../../domain/finance/campaigns.js';
 import type { LeaderRow, Leaderboard, MonthRef, PersonalMonth } from '../../domain/recognition/stats.js';
 import { COMMAND, Home } from '../ids.js';
-import type { SlackMessageContent } from '../blocks/messages.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 const MONTHS = [

@@ -3,7 +3,7 @@
 import type { AckFn, RespondArguments } from '@slack/bolt';
 import { isCancellable } from '../../domain/sending/cancel-scheduled.js';
 import { listScheduled } from '../../domain/sending/kudos-store.js';
-import { buildScheduledList } from '../blocks/messages.js';
+import { buildScheduledList } from './scheduled-blocks.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload } from '../listening/payloads.js';

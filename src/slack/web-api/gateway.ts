@@ -19,7 +19,7 @@ type KnownBlock = types.KnownBlock;
 /** A Slack user: the domain's WorkspaceUser (src/domain/common/ports.ts). */
 export type SlackUser = WorkspaceUser;
 
-/** Presenters render Block Kit (src/slack/blocks); the domain forwards it untouched. */
+/** Presenters render Block Kit (each feature's builders); the domain forwards it untouched. */
 const blocksOf = (message: RenderedMessage) => (message.blocks ? { blocks: message.blocks as KnownBlock[] } : {});
 
 export interface SlackUsergroup {

@@ -2,7 +2,7 @@
 import type { AuditEventRow } from '../../db/schema/index.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
 import { formatUtc } from '../../domain/common/zoned-time.js';
-import type { SlackMessageContent } from '../blocks/messages.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 function actor(id: string): string {

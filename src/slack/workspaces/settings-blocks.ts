@@ -6,7 +6,7 @@ import type { CardRecipients } from '../../db/schema/index.js';
 import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
 import type { SlackUsergroup } from '../web-api/gateway.js';
 import { SettingsModal } from '../ids.js';
-import type { SlackMessageContent } from '../blocks/messages.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 export function buildSettingsModal(input: {

@@ -1,0 +1,41 @@
+// Whom a send went to, in mrkdwn, for every message that names a send: its people, or a big group by
+// name and size. Shared by the features that show sends (sending, approvals, orders, home).
+import type { KudosRecipientSnapshot, KudosRow } from '../../db/schema/index.js';
+import { formatUsd } from '../../domain/common/money.js';
+import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+
+/** "<@U1>, <@U2> and Jane Doe": Slack users as mentions, address-book people by escaped name. */
+export function recipientList(recipients: KudosRecipientSnapshot[], max = 10): string {
+  const names = recipients.map((r) => (r.slackUserId ? mentionUser(r.slackUserId) : escapeMrkdwn(r.name || r.email)));
+  const shown = names.slice(0, max);
+  const more = names.length - shown.length;
+  if (more > 0) return `${shown.join(', ')} and ${more} more`;
+  if (shown.length <= 1) return shown.join('');
+  return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+}
+
+/** Beyond this many people, a group send names the group instead of mentioning its members. */
+export const MENTIONS_PER_MESSAGE = 10;
+
+/**
+ * Whom a send went to, for messages: its people (recipientList), or for a big group send the group by
+ * name and its size ("@engineering (1,000 people)"), never a mention of the group (that would ping
+ * everyone in it) nor a thousand mentions (Block Kit's 3,000-character sections).
+ */
+export function sendRecipients(
+  row: Pick<KudosRow, 'recipients' | 'recipientCount' | 'recipientGroupName' | 'slackUsergroupId' | 'recipientGroupId'>,
+  count = row.recipientCount,
+  max = 10,
+): string {
+  const people = `${count.toLocaleString('en-US')} ${count === 1 ? 'person' : 'people'}`;
+  if (row.recipientCount <= MENTIONS_PER_MESSAGE) return recipientList(row.recipients, max);
+  const group = row.recipientGroupName?.trim();
+  if (group && (row.slackUsergroupId || row.recipientGroupId))
+    return `${escapeMrkdwn(group.replace(/[<>&*_~`]/g, ''))} (${people})`;
+  return people;
+}
+
+/** "$25" for one person, "$25 each" for several. */
+export function perPerson(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>): string {
+  return row.recipientCount > 1 ? `${formatUsd(row.amountCents)} each` : formatUsd(row.amountCents);
+}

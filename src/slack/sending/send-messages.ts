@@ -1,0 +1,89 @@
+// Messages about a send: confirmation to the sender, public announcement, partial send, unknown
+// outcome, failure notice.
+import type { KudosRow } from '../../db/schema/index.js';
+import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
+import { formatUsd } from '../../domain/common/money.js';
+import { formatScheduled } from '../../domain/common/zoned-time.js';
+import { isSafePermalink } from './send-modal-blocks.js';
+import { context, section, type Block, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { perPerson, sendRecipients } from '../kit/recipients.js';
+
+/** "order `O1`", or for a send in several parts "10 orders (`O1` … `O10`)". */
+function ordersText(row: Pick<KudosRow, 'orderId' | 'orderIds'>): string {
+  const ids = orderIdsOf(row);
+  if (ids.length <= 1) return `Order \`${escapeMrkdwn(row.orderId ?? '')}\``;
+  return `${ids.length} orders (\`${escapeMrkdwn(ids[0]!)}\` … \`${escapeMrkdwn(ids.at(-1)!)}\`)`;
+}
+
+function quote(message: string): string {
+  return escapeMrkdwn(message)
+    .split('\n')
+    .map((line) => `>${line}`)
+    .join('\n');
+}
+
+// Escaping can make a message up to four times longer (`<` becomes `&lt;`) than the 3000 units of a
+// section: the message is shown whole over several sections rather than cut. A section that continues a
+// line starts with its own `>` (hence 2999). Six sections hold the longest message the form accepts
+// in all but contrived cases (1000 characters, escaped); anything beyond is left off.
+const MESSAGE_SECTIONS = 6;
+
+function quoteSections(message: string): Block[] {
+  const pieces = splitMrkdwn(quote(message), 2999).slice(0, MESSAGE_SECTIONS);
+  return pieces.map((piece, i) => section(i > 0 && !pieces[i - 1]!.endsWith('\n') ? `>${piece}` : piece));
+}
+
+export function buildConfirmation(row: KudosRow): SlackMessageContent {
+  const cost = row.costCents !== null ? formatUsd(row.costCents, row.costCurrency ?? 'USD') : formatUsd(row.totalCents);
+  const when =
+    row.status === 'scheduled' && row.scheduledAt
+      ? `is scheduled for ${formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC')}`
+      : 'is on its way';
+  const headline = `Your kudos to ${sendRecipients(row)} ${when}: a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}.`;
+  const orders = orderIdsOf(row);
+  return {
+    text: `Your kudos ${when}. ${orders.length > 1 ? `${orders.length} orders, the first ${orders[0]}` : `Order ${row.orderId ?? ''}`}, cost ${cost}.`,
+    blocks: [section(`:white_check_mark: ${headline}`), context(`${ordersText(row)} · cost ${cost}`)],
+  };
+}
+
+export function buildAnnouncement(row: KudosRow): SlackMessageContent {
+  // A partial send is announced for the people it reached.
+  const reached = placedRecipientCount(row);
+  const who = sendRecipients(row, reached);
+  const blocks: Block[] = [
+    section(`:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card!`),
+  ];
+  if (row.message.trim() !== '') blocks.push(...quoteSections(row.message));
+  if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl))
+    blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
+  return {
+    text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${reached} ${reached === 1 ? 'person' : 'people'}`,
+    blocks,
+  };
+}
+
+/** To the sender: a send in several orders went out in part; exactly who got what, and why the rest did not. */
+export function buildPartial(row: KudosRow, reason: string): SlackMessageContent {
+  const reached = placedRecipientCount(row);
+  const left = row.recipientCount - reached;
+  const cost = formatUsd(row.costCents ?? reached * row.amountCents, row.costCurrency ?? 'USD');
+  const text = `Your kudos to ${sendRecipients(row)} went out only in part: ${reached.toLocaleString('en-US')} of ${row.recipientCount.toLocaleString('en-US')} people get their ${perPerson(row)} ${escapeMrkdwn(row.designName)} card (cost ${cost}); the other ${left.toLocaleString('en-US')} were not sent and nothing was charged for them: ${reason}`;
+  return {
+    text: `Your kudos went out to ${reached} of ${row.recipientCount} people; the other ${left} were not sent: ${reason}`,
+    blocks: [section(`:warning: ${text}`), context(`${ordersText(row)} · cost ${cost}`)],
+  };
+}
+
+/** Plain text: the order may exist, so the sender must not send again. */
+export function buildOutcomeUnknown(row: Pick<KudosRow, 'totalCents' | 'recipientCount'>): { text: string } {
+  return {
+    text: `Your kudos (${formatUsd(row.totalCents)} to ${row.recipientCount === 1 ? '1 person' : `${row.recipientCount} people`}) may or may not have gone out: the Rewards API did not answer in time. Kudos keeps checking and will tell you the outcome here. Please do not send it again meanwhile.`,
+  };
+}
+
+export function buildFailure(row: KudosRow, reason: string): SlackMessageContent {
+  const text = `Your kudos to ${sendRecipients(row)} (${perPerson(row)}) could not be sent: ${reason}`;
+  return { text: `Your kudos could not be sent: ${reason}`, blocks: [section(`:warning: ${text}`)] };
+}
