@@ -29,10 +29,77 @@ const capabilityOrder = DOMAIN_CAPABILITIES.slice(0, -1).map((capability, i) => 
   to: { path: `^src/domain/(${DOMAIN_CAPABILITIES.slice(i + 1).join('|')})/`, dependencyTypesNot: ['type-only'] },
 }));
 
+/**
+ * src/slack's folders: base folders that any feature may use (with ids.ts at the root), and feature
+ * folders, each of which imports no other feature. Type-only imports may cross, as in the domain.
+ */
+const SLACK_BASE = ['listening', 'kit', 'web-api'];
+const SLACK_FEATURES = [
+  'install',
+  'kudos-command',
+  'sending',
+  'approvals',
+  'orders',
+  'reward-links',
+  'finance',
+  'automations',
+  'recognition',
+  'home',
+  'workspaces',
+  'notices',
+];
+
+/**
+ * The cross-feature imports that remain, by folder. A new one is a design decision: add it here with
+ * its reason, or move what is shared into a base folder.
+ */
+const SLACK_FEATURE_EDGES = {
+  // The router of `/kudos`: each subcommand's handler lives in its feature; the send form and the
+  // "not connected" answer are sending's and workspaces'.
+  'kudos-command': ['automations', 'finance', 'recognition', 'reward-links', 'sending', 'workspaces'],
+  // The one presenter of every notice renders each with the builders of the feature it is about.
+  notices: ['approvals', 'automations', 'orders', 'recognition', 'reward-links', 'sending'],
+  // App Home shows a section of each feature and opens the settings form.
+  home: ['automations', 'finance', 'recognition', 'sending', 'workspaces'],
+  // The send form offers campaigns and their templates and the workspace's default design and group,
+  // and says when the Rewards account is not connected.
+  sending: ['finance', 'workspaces'],
+  // The campaign form reuses the send form's design options; the ledger CSV is sent as the audit CSV is.
+  finance: ['sending', 'workspaces'],
+  // The automation forms reuse the settings form's input builder.
+  automations: ['workspaces'],
+  // The reward-link approval flow is given the notice presenter (linkApprovalDeps).
+  'reward-links': ['notices'],
+};
+
+const slackFeaturesApart = SLACK_FEATURES.map((feature) => {
+  const allowed = SLACK_FEATURE_EDGES[feature] ?? [];
+  const forbidden = SLACK_FEATURES.filter((other) => other !== feature && !allowed.includes(other));
+  return {
+    name: `slack-feature-apart-${feature}`,
+    severity: 'error',
+    comment:
+      `src/slack/${feature}/ imports the base folders (${SLACK_BASE.join(', ')}, ids.ts) and itself; ` +
+      `other features only as SLACK_FEATURE_EDGES allows (${allowed.join(', ') || 'none'}).`,
+    from: { path: `^src/slack/${feature}/` },
+    to: { path: `^src/slack/(${forbidden.join('|')})/`, dependencyTypesNot: ['type-only'] },
+  };
+});
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     ...capabilityOrder,
+    ...slackFeaturesApart,
+    {
+      name: 'slack-base-knows-no-feature',
+      severity: 'error',
+      comment:
+        `src/slack's base folders (${SLACK_BASE.join(', ')}) and ids.ts serve every feature and import none ` +
+        '(type-only aside: the listener deps name the Home publisher).',
+      from: { path: `^src/slack/((${SLACK_BASE.join('|')})/|ids\\.ts$)` },
+      to: { path: `^src/slack/(${SLACK_FEATURES.join('|')})/`, dependencyTypesNot: ['type-only'] },
+    },
     {
       name: 'no-circular',
       severity: 'error',

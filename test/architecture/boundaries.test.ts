@@ -65,6 +65,13 @@ describe('boundaries', () => {
       'src/emulator/routes/orders.ts': [],
       'src/config/index.ts': ['../simulator/driver.ts'],
       'src/simulator/driver.ts': ['../config/index.ts'],
+      // A Slack feature importing another; a base folder importing a feature; an allowed edge.
+      'src/slack/orders/resend.ts': ['../approvals/approve.ts', '../kit/mrkdwn.ts', '../ids.ts'],
+      'src/slack/approvals/approve.ts': [],
+      'src/slack/kit/mrkdwn.ts': ['../approvals/approve.ts'],
+      'src/slack/ids.ts': [],
+      'src/slack/sending/send-form.ts': ['../finance/campaigns.ts', '../kit/mrkdwn.ts'],
+      'src/slack/finance/campaigns.ts': [],
     });
     const found = await violations(dir, { tsConfig: undefined, tsPreCompilationDeps: false });
     const rules = new Set(found.map((v) => v.split(':')[0]));
@@ -75,6 +82,8 @@ describe('boundaries', () => {
       'edges-call-inward',
       'emulator-state-knows-no-routes',
       'no-circular',
+      'slack-base-knows-no-feature',
+      'slack-feature-apart-orders',
       'stands-alone',
     ]);
     expect(found).toContain('domain-speaks-no-slack: src/domain/send.ts -> src/slack/blocks.ts');
@@ -84,5 +93,8 @@ describe('boundaries', () => {
     );
     expect(found.filter((v) => v.includes('src/domain/home/'))).toEqual([]);
     expect(found).toContain('edges-call-inward: src/slack/blocks.ts -> src/http/server.ts');
+    expect(found).toContain('slack-feature-apart-orders: src/slack/orders/resend.ts -> src/slack/approvals/approve.ts');
+    expect(found).toContain('slack-base-knows-no-feature: src/slack/kit/mrkdwn.ts -> src/slack/approvals/approve.ts');
+    expect(found.filter((v) => v.includes('src/slack/sending/'))).toEqual([]);
   });
 });
