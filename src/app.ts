@@ -64,6 +64,7 @@ import { ackUnanswered, dropRedeliveredEvents } from './slack/listening/middlewa
 import { createEventReceipts } from './domain/workspaces/event-receipts.js';
 import { purgeDueWorkspaces, purgeWorkspaceData } from './domain/workspaces/data-purge.js';
 import { stopWithin } from './lib/stop-within.js';
+import { createPeriodicJob } from './lib/periodic-job.js';
 import { SocketModeConnection, type SocketModeConnectionOptions } from './socket-mode/connection.js';
 
 export interface StartAppOptions {
@@ -597,15 +598,17 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
       });
     return purged;
   };
-  const purgeTimer =
+  const purges =
     tenancy && opts.purgeMs !== 0
-      ? setInterval(
-          () =>
-            void purgeDue().catch((error: unknown) => logger.warn('purging uninstalled workspaces failed', { error })),
-          opts.purgeMs ?? 3_600_000,
-        )
+      ? createPeriodicJob({
+          name: 'purging uninstalled workspaces',
+          logger,
+          failureLevel: 'warn',
+          periodMs: opts.purgeMs ?? 3_600_000,
+          step: purgeDue,
+        })
       : undefined;
-  purgeTimer?.unref();
+  purges?.start();
   logger.info('kudos app listening', { url: http.url, metricsUrl: metricsHttp?.url });
 
   let closing: Promise<void> | undefined;
@@ -640,7 +643,7 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
         rateBudgets.stop();
         // So does work waiting for its slot in a Slack schedule; a post not sent is posted by the outbox later.
         callSchedules.stop();
-        if (purgeTimer) clearInterval(purgeTimer);
+        void purges?.stop();
         const httpClosed = Promise.all([http.close(3000), metricsHttp?.close(1000)]);
         // Every part stops at once, not one after another: the worker's grace and the passes in flight
         // (a Home refresh, a sweep) run side by side, and all must end well inside main.ts's 10 s hard

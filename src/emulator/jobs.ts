@@ -1,3 +1,4 @@
+import { createPeriodicJob, type PeriodicJob } from '../lib/periodic-job.js';
 import type { Clock } from './clock.js';
 
 /**
@@ -16,7 +17,7 @@ export class JobQueue {
   private jobs: Job[] = [];
   private seq = 0;
   private running: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  private runner: PeriodicJob<void> | undefined;
   private generation = 0;
 
   constructor(
@@ -40,14 +41,14 @@ export class JobQueue {
 
   /** Starts the real-time runner. */
   startTimer(intervalMs = 200): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.runDue(), intervalMs);
-    this.timer.unref();
+    if (this.runner) return;
+    this.runner = createPeriodicJob({ name: 'emulator job runner', periodMs: intervalMs, step: () => this.runDue() });
+    this.runner.start();
   }
 
   stopTimer(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    void this.runner?.stop();
+    this.runner = undefined;
   }
 
   /** Runs every job due at or before the current time. */

@@ -27,7 +27,7 @@ import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../doma
 import { recoverStuckResends } from '../domain/orders/bounce-resend.js';
 import { reconcileCancelIntents } from '../domain/sending/cancel-scheduled.js';
 import { deleteExpiredEvents } from './event-store.js';
-import { createPollingLoop } from './loop.js';
+import { createPeriodicJob } from '../lib/periodic-job.js';
 import { createOrderPoller, type OrderPoller, type OrderPollerOptions } from './order-poller.js';
 import { inBackgroundLane } from '../domain/pacing/rewards-rate-budget.js';
 import { orderCreatedProcessor } from './order-created.js';
@@ -96,7 +96,6 @@ export function createBackgroundProcessing(
   const pollMs = opts.pollIntervalMs ?? 1000;
   const inFlight = new Set<Promise<unknown>>();
   const controller = new AbortController();
-  const timers: NodeJS.Timeout[] = [];
   // With webhooks off the poller is how orders placed elsewhere are learned; with webhooks on it is
   // the safety net for a lost order.created, at a slower pace.
   const pollerPace =
@@ -108,23 +107,32 @@ export function createBackgroundProcessing(
     pollerPace,
   );
 
-  const events = createPollingLoop({
-    name: 'webhook event processor',
-    concurrency: 1,
-    idleMs: pollMs,
+  // A step that did work looks again at once; one that found none waits (or is woken).
+  const events = createPeriodicJob<boolean>({
+    name: 'webhook event processor step',
     logger: log,
-    step: async (signal) =>
+    quietWhenStopping: true,
+    cadence: 'after-step',
+    periodMs: pollMs,
+    firstDelayMs: 0,
+    next: (didWork) => (didWork ? 'again' : pollMs),
+    step: async ({ signal }) =>
       (await processEventBatch({ ...deps, logger: log, firstCheckDelayMs, signal }, EVENT_PROCESSORS)) > 0,
   });
   const slotMs = Math.min(opts.checkBatchIntervalMs ?? CHECK_SLOT_MS, firstCheckDelayMs);
   const batchSize = opts.checkBatchSize ?? CHECK_BATCH_SIZE;
   let lastBatchAt = 0;
-  const checks = createPollingLoop({
-    name: 'order completion checker',
-    concurrency: opts.checkConcurrency ?? 2,
-    idleMs: Math.min(pollMs, firstCheckDelayMs),
+  const checksIdleMs = Math.min(pollMs, firstCheckDelayMs);
+  const checks = createPeriodicJob<boolean>({
+    name: 'order completion checker step',
     logger: log,
-    step: async (signal) => {
+    quietWhenStopping: true,
+    concurrency: opts.checkConcurrency ?? 2,
+    cadence: 'after-step',
+    periodMs: checksIdleMs,
+    firstDelayMs: 0,
+    next: (didWork) => (didWork ? 'again' : checksIdleMs),
+    step: async ({ signal }) => {
       // Due checks in batches: one page of the orders list answers up to 100 of them (runOrderChecks),
       // once a batch is full or a grid instant passed since one fell due, whichever instance takes it.
       if (Date.now() - lastBatchAt < slotMs / 8) return false;
@@ -194,14 +202,27 @@ export function createBackgroundProcessing(
     }
   }
 
+  // sweep() and cleanup() log their own failures.
+  const sweeps = createPeriodicJob({
+    name: 'background sweep',
+    logger: log,
+    periodMs: opts.sweepIntervalMs ?? 30_000,
+    step: sweep,
+  });
+  const cleanups = createPeriodicJob({
+    name: 'retention cleanup',
+    logger: log,
+    periodMs: opts.cleanupIntervalMs ?? 3600_000,
+    firstDelayMs: 0,
+    step: cleanup,
+  });
+
   return {
     start() {
       events.start();
       checks.start();
-      timers.push(setInterval(() => void track(sweep()), opts.sweepIntervalMs ?? 30_000));
-      timers.push(setInterval(() => void track(cleanup()), opts.cleanupIntervalMs ?? 3600_000));
-      for (const timer of timers) timer.unref();
-      void track(cleanup());
+      sweeps.start();
+      cleanups.start();
       poller.start();
       log.info('webhook and notification processing started', {
         orderOutcomes: deps.webhooks === 'off' ? 'polling' : 'webhooks, polling as the safety net',
@@ -225,11 +246,11 @@ export function createBackgroundProcessing(
       );
     },
     async stop(graceMs = 5000) {
-      for (const timer of timers) clearInterval(timer);
-      timers.length = 0;
+      // Their passes in flight end once the controller aborts, below.
+      const passes = [sweeps.stop(), cleanups.stop()];
       await Promise.all([events.stop(graceMs), checks.stop(graceMs), poller.stop()]);
       controller.abort();
-      await Promise.allSettled([...inFlight]);
+      await Promise.allSettled([...inFlight, ...passes]);
     },
   };
 }

@@ -40,6 +40,7 @@ import {
 import type { SendPolicy } from '../sending/send-policy.js';
 import { isWorkspaceAdmin, type SettingsStore, type WorkspaceRef } from '../workspaces/settings.js';
 import { noteChannelFailure } from '../notices/health-warnings.js';
+import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 
 export interface ApprovalsDeps {
   db: Database;
@@ -112,7 +113,7 @@ const knowsMessage = (messages: ApprovalMessageRef[], ref: ApprovalMessageRef) =
 
 export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   const log = deps.logger.child({ part: 'approvals' });
-  let timer: NodeJS.Timeout | undefined;
+  let sweeps: PeriodicJob<unknown> | undefined;
   let sweeping: Promise<unknown> | undefined;
 
   async function updateRequestMessages(view: ApprovalCase, only?: ApprovalMessageRef): Promise<void> {
@@ -526,17 +527,20 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     },
 
     start(intervalMs = 30_000) {
-      if (timer) return;
-      timer = setInterval(
-        () => void service.sweep().catch((error: unknown) => log.error('approvals sweep failed', { error })),
-        intervalMs,
-      );
-      timer.unref();
+      if (sweeps) return;
+      sweeps = createPeriodicJob({
+        name: 'approvals sweep',
+        logger: log,
+        periodMs: intervalMs,
+        step: () => service.sweep(),
+      });
+      sweeps.start();
     },
 
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
+      const stopping = sweeps?.stop();
+      sweeps = undefined;
+      await stopping;
       await sweeping?.catch(() => {});
     },
   };

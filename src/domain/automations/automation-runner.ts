@@ -36,6 +36,7 @@ import { syncProfileDates } from './celebration-profile.js';
 import type { ProfileDirectory } from '../common/ports.js';
 import { finishWaitingSteps, type WorkflowStepDeps } from './workflow-steps.js';
 import { postOnce, type NoticeDeps } from '../notices/outbox.js';
+import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 
 /** The outbox kind of the DM telling an automation's owner that a run was refused or given up (once per run). */
 export const AUTOMATION_REFUSED_KIND = 'automation.refused';
@@ -767,7 +768,7 @@ export interface AutomationService {
 }
 
 export function createAutomationService(deps: AutomationDeps, workerId: string): AutomationService {
-  let timer: NodeJS.Timeout | undefined;
+  let passes: PeriodicJob<unknown> | undefined;
   let running: Promise<unknown> | undefined;
   let stopped = false;
   const profileMemo: ProfileSyncMemo = new Map();
@@ -789,24 +790,29 @@ export function createAutomationService(deps: AutomationDeps, workerId: string):
       return runAutomations(deps, workerId, now);
     },
     start(intervalMs = 60_000) {
-      const run = () => {
-        if (running) return;
-        void syncProfiles(deps.now());
-        running = runAutomations(deps, workerId, deps.now())
-          .catch((error: unknown) => deps.logger.error('automations pass failed', { error }))
-          .finally(() => {
+      if (passes) return;
+      passes = createPeriodicJob({
+        name: 'automations pass',
+        logger: deps.logger,
+        periodMs: intervalMs,
+        firstDelayMs: 0,
+        step: () => {
+          if (running) return Promise.resolve();
+          void syncProfiles(deps.now());
+          running = runAutomations(deps, workerId, deps.now()).finally(() => {
             running = undefined;
           });
-      };
-      timer = setInterval(run, intervalMs);
-      timer.unref();
-      run();
+          return running;
+        },
+      });
+      passes.start();
     },
     async stop() {
       stopped = true;
-      if (timer) clearInterval(timer);
-      timer = undefined;
-      await running;
+      const stopping = passes?.stop();
+      passes = undefined;
+      await stopping;
+      await running?.catch(() => {});
       await profileSync;
     },
   };

@@ -14,6 +14,7 @@ import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
 import { checkWebhookSilence } from './webhook-silence.js';
 import { knownLimits, limitUsage, pendingLimitRequest, type KnownLimits, type LimitUsage } from './spending-limits.js';
 import { isKnownSandbox, openTopUps, recentlySettledTopUps, settleTopUps, type TopUpDeps } from './top-ups.js';
+import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 
 export interface FinanceDeps {
   db: Database;
@@ -56,7 +57,7 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
   const log = deps.logger.child({ part: 'finance' });
   const lowBalance = createLowBalanceMonitor(deps);
   const topUps: TopUpDeps = { db: deps.db, rewards: deps.rewards, notifier: deps.notifier, logger: log, now: deps.now };
-  let timer: NodeJS.Timeout | undefined;
+  let sweeps: PeriodicJob<void> | undefined;
   let sweeping: Promise<void> | undefined;
 
   async function sweepOnce(): Promise<void> {
@@ -118,15 +119,21 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
       return sweeping;
     },
     start(intervalMs) {
-      if (timer || intervalMs <= 0) return;
-      timer = setInterval(() => {
-        if (!sweeping) this.sweep().catch((error: unknown) => log.warn('finance sweep failed', { error }));
-      }, intervalMs);
-      timer.unref();
+      if (sweeps || intervalMs <= 0) return;
+      sweeps = createPeriodicJob({
+        name: 'finance sweep',
+        logger: log,
+        failureLevel: 'warn',
+        periodMs: intervalMs,
+        // A sweep asked for outside the schedule (a top-up just recorded) stands for this one.
+        step: () => (sweeping ? Promise.resolve() : this.sweep()),
+      });
+      sweeps.start();
     },
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
+      const stopping = sweeps?.stop();
+      sweeps = undefined;
+      await stopping;
       await sweeping?.catch(() => {});
       await lowBalance.stop();
     },

@@ -13,6 +13,7 @@ import { workspaceSettings } from '../../db/schema/index.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { findNotification, postOnce, type NoticeDeps } from '../notices/outbox.js';
 import { monthlyLeaderboard, type WeeklyDigest } from './stats.js';
+import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 
 export const WEEKLY_DIGEST_KIND = 'digest.weekly';
 /** Mondays from this hour (UTC)… */
@@ -107,7 +108,7 @@ export interface DigestJob {
 }
 
 export function createDigestJob(deps: DigestDeps & { now(): Date }): DigestJob {
-  let timer: NodeJS.Timeout | undefined;
+  let passes: PeriodicJob<unknown> | undefined;
   let running: Promise<unknown> | undefined;
   const runOnce = async (at?: Date) => {
     const pass = postWeeklyDigests(deps, at ?? deps.now());
@@ -121,16 +122,20 @@ export function createDigestJob(deps: DigestDeps & { now(): Date }): DigestJob {
   return {
     runOnce,
     start(intervalMs) {
-      if (timer) return;
-      timer = setInterval(() => {
-        if (!running)
-          void runOnce().catch((error: unknown) => deps.logger.warn('weekly digest pass failed', { error }));
-      }, intervalMs);
-      timer.unref();
+      if (passes) return;
+      passes = createPeriodicJob<unknown>({
+        name: 'weekly digest pass',
+        logger: deps.logger,
+        failureLevel: 'warn',
+        periodMs: intervalMs,
+        step: () => (running ? Promise.resolve() : runOnce()),
+      });
+      passes.start();
     },
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
+      const stopping = passes?.stop();
+      passes = undefined;
+      await stopping;
       await running?.catch(() => {});
     },
   };

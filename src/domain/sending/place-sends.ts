@@ -46,6 +46,7 @@ import { ensureRecipientMapping, ensureRecipientMappings } from './recipients.js
 import { classifyRewardsFailure, mayHaveReachedApi } from '../accounts/rewards-failures.js';
 import type { BackgroundDeps } from '../notices/background-deps.js';
 import { asWorkspace } from '../pacing/workspace-turns.js';
+import { createPeriodicJob } from '../../lib/periodic-job.js';
 
 export interface WorkerDeps extends BackgroundDeps {
   /**
@@ -153,9 +154,6 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   let pausedForNotices = false;
 
   let running = false;
-  let wakeUp: (() => void) | undefined;
-  let wakePending = false;
-  let poller: Promise<void> | undefined;
   let noticeSweep: Promise<void> | undefined;
   const placing = new Set<Promise<void>>();
   const inProgress = new Map<string, AbortController>();
@@ -164,82 +162,73 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
   const notifying = new Set<Promise<void>>();
   let lastNoticeSweep = 0;
 
-  function wake(): void {
-    if (wakeUp) wakeUp();
-    else wakePending = true;
-  }
-
-  /** True when woken (wake(): something was recorded, a slot freed, stopping), false after `ms`. */
-  function sleep(ms: number): Promise<boolean> {
-    if (wakePending) {
-      wakePending = false;
-      return Promise.resolve(true);
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => done(false), ms);
-      function done(woken = true) {
-        clearTimeout(timer);
-        if (wakeUp === done) wakeUp = undefined;
-        resolve(woken);
-      }
-      wakeUp = done;
-    });
-  }
-
   const idleWait = (emptyPolls: number, dueInMs: number | null) =>
     idlePollWait(emptyPolls, dueInMs, pollIntervalMs, idlePollMaxMs);
 
-  async function poll(): Promise<void> {
-    // Polls in a row that found nothing to claim with free slots, and nothing woke us since: the
-    // worker is idle, and its polls back off (idleWait). Any wake-up starts again from the interval.
-    let emptyPolls = 0;
-    while (running) {
-      const free = concurrency - placing.size;
-      const spare = concurrency + spareSlots - placing.size;
-      if (spare <= 0 || notifyQueue.length >= maxNotifyBacklog) {
-        pausedForNotices = notifyQueue.length >= maxNotifyBacklog;
-        emptyPolls = 0;
-        await sleep(pollIntervalMs); // a finishing task wakes us
-        continue;
-      }
-      let rows: KudosRow[] = [];
-      let dueInMs: number | null = null;
-      try {
-        // Idle: look when the next row is due (one cheap read), and claim only once one is; rows
-        // another instance recorded, and retries, are claimed at most idlePollMaxMs late.
-        if (free > 0 && emptyPolls > 0) dueInMs = await nextClaimableInMs(deps.db);
-        if (emptyPolls === 0 || free <= 0 || (dueInMs !== null && dueInMs <= 0)) {
-          // Every slot busy: only a workspace with nothing in progress gets one of the spare slots.
-          rows =
-            free > 0
-              ? await claimBatch(deps.db, id, leaseMs, free)
-              : await claimBatch(deps.db, id, leaseMs, spare, { idleWorkspacesOnly: true });
-          dueInMs = null;
-        }
-      } catch (error) {
-        if (running) log.error('claiming work failed', { error });
-      }
-      // Only the ordinary claim backs off: the spare slots' claim runs beside a backlog (not idle).
-      emptyPolls = free > 0 && rows.length === 0 ? emptyPolls + 1 : 0;
-      for (const row of rows) {
-        if (row.status === 'pending' || row.status === 'unknown') startPlacing(row);
-        else enqueueNotify(row); // placed or failed earlier, the sender not told yet (a crash, a restart)
-      }
-      if (Date.now() - lastNoticeSweep >= noticeSweepMs && !noticeSweep) {
-        lastNoticeSweep = Date.now();
-        // Beside the claims, one sweep at a time: its posts are paced (a channel takes a post a second).
-        noticeSweep = resumeStalledNotices({ db: deps.db, chat: deps.chat, logger: log })
-          .then(() => undefined)
-          .catch((error: unknown) => log.error('resuming stalled notices failed', { error }))
-          .finally(() => {
-            noticeSweep = undefined;
-          });
-      }
-      // Even after a full batch: its slots are taken, so looking again at once would only make the
-      // spare slots' claim, which the batch just made redundant (it ranks idle workspaces first).
-      // Slots freeing up wake the poller (claimBatchMin); the spare slots wait for the next poll.
-      if (running && (await sleep(emptyPolls > 0 ? idleWait(emptyPolls, dueInMs) : pollIntervalMs))) emptyPolls = 0;
+  // Polls in a row that found nothing to claim with free slots, and nothing woke us since: the
+  // worker is idle, and its polls back off (idleWait). Any wake-up (something was recorded, a slot
+  // freed, stopping) starts again from the interval.
+  let emptyPolls = 0;
+  const poller = createPeriodicJob<number>({
+    name: 'claiming sends',
+    logger: log,
+    cadence: 'after-step',
+    periodMs: pollIntervalMs,
+    firstDelayMs: 0,
+    next: (pauseMs) => pauseMs ?? pollIntervalMs,
+    step: async ({ woken }) => {
+      if (woken) emptyPolls = 0;
+      return poll();
+    },
+  });
+  const wake = () => poller.wake();
+
+  /** One poll: claims what it may, and answers how long to pause before the next. It logs its own failures. */
+  async function poll(): Promise<number> {
+    const free = concurrency - placing.size;
+    const spare = concurrency + spareSlots - placing.size;
+    if (spare <= 0 || notifyQueue.length >= maxNotifyBacklog) {
+      pausedForNotices = notifyQueue.length >= maxNotifyBacklog;
+      emptyPolls = 0;
+      return pollIntervalMs; // a finishing task wakes us
     }
+    let rows: KudosRow[] = [];
+    let dueInMs: number | null = null;
+    try {
+      // Idle: look when the next row is due (one cheap read), and claim only once one is; rows
+      // another instance recorded, and retries, are claimed at most idlePollMaxMs late.
+      if (free > 0 && emptyPolls > 0) dueInMs = await nextClaimableInMs(deps.db);
+      if (emptyPolls === 0 || free <= 0 || (dueInMs !== null && dueInMs <= 0)) {
+        // Every slot busy: only a workspace with nothing in progress gets one of the spare slots.
+        rows =
+          free > 0
+            ? await claimBatch(deps.db, id, leaseMs, free)
+            : await claimBatch(deps.db, id, leaseMs, spare, { idleWorkspacesOnly: true });
+        dueInMs = null;
+      }
+    } catch (error) {
+      if (running) log.error('claiming work failed', { error });
+    }
+    // Only the ordinary claim backs off: the spare slots' claim runs beside a backlog (not idle).
+    emptyPolls = free > 0 && rows.length === 0 ? emptyPolls + 1 : 0;
+    for (const row of rows) {
+      if (row.status === 'pending' || row.status === 'unknown') startPlacing(row);
+      else enqueueNotify(row); // placed or failed earlier, the sender not told yet (a crash, a restart)
+    }
+    if (Date.now() - lastNoticeSweep >= noticeSweepMs && !noticeSweep) {
+      lastNoticeSweep = Date.now();
+      // Beside the claims, one sweep at a time: its posts are paced (a channel takes a post a second).
+      noticeSweep = resumeStalledNotices({ db: deps.db, chat: deps.chat, logger: log })
+        .then(() => undefined)
+        .catch((error: unknown) => log.error('resuming stalled notices failed', { error }))
+        .finally(() => {
+          noticeSweep = undefined;
+        });
+    }
+    // Even after a full batch: its slots are taken, so looking again at once would only make the
+    // spare slots' claim, which the batch just made redundant (it ranks idle workspaces first).
+    // Slots freeing up wake the poller (claimBatchMin); the spare slots wait for the next poll.
+    return emptyPolls > 0 ? idleWait(emptyPolls, dueInMs) : pollIntervalMs;
   }
 
   function startPlacing(row: KudosRow): void {
@@ -878,7 +867,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     start() {
       if (running) return;
       running = true;
-      poller = poll();
+      poller.start();
       log.info('worker started', { concurrency, pollIntervalMs, idlePollMaxMs });
     },
     wake,
@@ -898,8 +887,7 @@ export function createWorker(deps: WorkerDeps, opts: WorkerOptions = {}): KudosW
     async stop(graceMs = 8000) {
       if (!running) return;
       running = false;
-      wakeUp?.();
-      await poller;
+      await poller.stop();
       await noticeSweep;
       const deadline = Date.now() + graceMs;
       const timeout = () =>

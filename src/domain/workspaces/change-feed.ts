@@ -11,6 +11,7 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/client.js';
+import { createPeriodicJob } from '../../lib/periodic-job.js';
 
 /** How often a poll runs. */
 const POLL_INTERVAL_MS = 2000;
@@ -67,7 +68,6 @@ export function createChangeFeed(opts: ChangeFeedOptions): ChangeFeed {
   let cursor: string | undefined;
   /** Local clock when the last successful poll was sent. */
   let lastSuccessAt: number | undefined;
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let stopped = false;
 
@@ -104,11 +104,14 @@ export function createChangeFeed(opts: ChangeFeedOptions): ChangeFeed {
     return running;
   };
 
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => void poll().then(schedule), intervalMs);
-    timer.unref();
-  };
+  // poll() reports its own failures (opts.onError).
+  const polls = createPeriodicJob({
+    name: 'change feed poll',
+    cadence: 'after-step',
+    periodMs: intervalMs,
+    firstDelayMs: 0,
+    step: poll,
+  });
 
   return {
     watching: () => lastSuccessAt !== undefined && clock() - lastSuccessAt < staleAfterMs,
@@ -117,12 +120,11 @@ export function createChangeFeed(opts: ChangeFeedOptions): ChangeFeed {
     },
     poll,
     start() {
-      if (timer || stopped) return;
-      void poll().then(schedule);
+      if (!stopped) polls.start();
     },
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      await polls.stop();
       await running;
     },
   };

@@ -35,6 +35,7 @@ import type { FinanceService } from '../../domain/finance/finance-service.js';
 import type { Block } from '../kit/mrkdwn.js';
 import type { SlackWorkspaces } from '../web-api/workspace-gateways.js';
 import { homeAutomationsSection } from './automations-section.js';
+import { createPeriodicJob } from '../../lib/periodic-job.js';
 import { createSlots } from '../../lib/slots.js';
 
 export interface HomePublisherDeps {
@@ -124,7 +125,6 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   /** Row versions already handled (key -> when seen), for the overlapping reads. */
   const seen = new Map<string, number>();
   let cursor = new Date(Date.now() - OVERLAP_MS);
-  let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
 
   function balanceFor(ws: WorkspaceRef): Promise<HomeBalance> {
@@ -332,6 +332,14 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     }
   }
 
+  const passes = createPeriodicJob({
+    name: 'Home refresh pass',
+    logger: log,
+    failureLevel: 'warn',
+    periodMs: opts.pollIntervalMs ?? 1000,
+    step: pollOnce,
+  });
+
   async function pollOnce(): Promise<void> {
     while (running) await running.catch(() => {});
     const pass = (async () => {
@@ -352,16 +360,10 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     refresh,
     pollOnce,
     start() {
-      if (timer) return;
-      timer = setInterval(
-        () => void pollOnce().catch((error: unknown) => log.warn('Home refresh pass failed', { error })),
-        opts.pollIntervalMs ?? 1000,
-      );
-      timer.unref();
+      passes.start();
     },
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = undefined;
+      await passes.stop();
       await running?.catch(() => {});
     },
   };
