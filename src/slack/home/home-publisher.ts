@@ -35,6 +35,7 @@ import type { FinanceService } from '../../domain/finance/finance-service.js';
 import type { Block } from '../kit/mrkdwn.js';
 import type { SlackWorkspaces } from '../web-api/workspace-gateways.js';
 import { homeAutomationsSection } from './automations-section.js';
+import { LRUCache } from 'lru-cache';
 import { createPeriodicJob } from '../../lib/periodic-job.js';
 import { createSlots } from '../../lib/slots.js';
 
@@ -107,6 +108,8 @@ const FLASH_MS = 30_000;
 /** Re-read this far back: a transaction that took its timestamp earlier may commit after the last pass. */
 const OVERLAP_MS = 5_000;
 const BALANCE_TIMEOUT_MS = 2_000;
+/** Workspaces whose balance and money section are kept. */
+const BALANCES_MAX = 10_000;
 
 export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisherOptions = {}): HomePublisher {
   const log = deps.logger.child({ part: 'home' });
@@ -116,8 +119,11 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   const people = new Map<string, PersonPublishes>();
   const idleWaiters: Array<() => void> = [];
   const renderSlots = createSlots(opts.concurrentRenders ?? 2);
-  const balances = new Map<string, { at: number; value: Promise<HomeBalance> }>();
-  const moneySections = new Map<string, { at: number; value: Promise<Block[]> }>();
+  // The promise is kept, from the read's start: concurrent renders share one read. (lru-cache reads a
+  // ttl of 0 as none.)
+  const cacheOptions = { max: BALANCES_MAX, ttl: Math.max(1, balanceTtl) };
+  const balances = new LRUCache<string, Promise<HomeBalance>>(cacheOptions);
+  const moneySections = new LRUCache<string, Promise<Block[]>>(cacheOptions);
   /** teamId -> users waiting for a re-publish (with their enterprise). */
   const queued = new Map<string, { enterpriseId: string | null; users: Set<string> }>();
   /** teamId -> times of recent publishes, for the rate limit. */
@@ -130,7 +136,7 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   function balanceFor(ws: WorkspaceRef): Promise<HomeBalance> {
     const teamId = ws.teamId;
     const cached = balances.get(teamId);
-    if (cached && Date.now() - cached.at < balanceTtl) return cached.value;
+    if (cached) return cached;
     const value = deps.rewards
       .for(ws)
       .then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS }))
@@ -140,7 +146,7 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
         currency: b.availableBalance.currency,
       }))
       .catch((error: unknown): HomeBalance => ({ error: describeForUser(error, 'get the balance') }));
-    balances.set(teamId, { at: Date.now(), value });
+    balances.set(teamId, value);
     return value;
   }
 
@@ -149,12 +155,12 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
     const finance = deps.finance;
     if (!finance) return Promise.resolve([]);
     const cached = moneySections.get(ws.teamId);
-    if (cached && Date.now() - cached.at < balanceTtl) return cached.value;
+    if (cached) return cached;
     const value = homeMoneySection(finance, ws).catch((error: unknown): Block[] => {
       log.warn('money section of Home failed', { error });
       return [];
     });
-    moneySections.set(ws.teamId, { at: Date.now(), value });
+    moneySections.set(ws.teamId, value);
     return value;
   }
 
