@@ -18,8 +18,8 @@ async function violations(
   options: { [K in keyof ICruiseOptions]?: ICruiseOptions[K] | undefined } = {},
 ): Promise<string[]> {
   const result = await cruise(['src'], {
-    ...(config.options as ICruiseOptions),
-    ...(options as ICruiseOptions),
+    ...config.options,
+    ...options,
     ruleSet: { forbidden: config.forbidden ?? [] },
     validate: true,
     baseDir,
