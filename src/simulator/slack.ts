@@ -3,7 +3,7 @@
 //   POST /response/<id>    response_url posts
 //   GET  /                 the workspace web UI, with its JSON API under /_ui/ (ui-routes.ts)
 // plus a driver (signed requests into the app's /slack/events) for tests and for the UI.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { SlackDriver, type AppAnswer, type ClickTarget } from './driver.js';
@@ -253,9 +253,26 @@ function waitForChange<T>(
   });
 }
 
-export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<SlackSimulator> {
-  const workspace = opts.workspace ?? seedWorkspace();
-  const botToken = opts.botToken ?? 'xoxb-kudos-simulator';
+/** What changes after start: where the app and the Rewards emulator are, this server's URL, the driver's transport. */
+interface LiveSettings {
+  appUrl: string | undefined;
+  emulatorUrl: string | undefined;
+  baseUrl: string;
+  overSocket: boolean;
+}
+
+/** What the HTTP server and the controls share. */
+interface SimulatorParts {
+  state: SimulatorState;
+  driver: SlackDriver;
+  socketServer: SocketModeServer;
+  botToken: string;
+  live: LiveSettings;
+  /** How long each Web API method takes to answer (setLatency). */
+  latencyMs: Map<string, number>;
+}
+
+function createState(opts: SlackSimulatorOptions, workspace: Workspace): SimulatorState {
   const state = new SimulatorState(workspace, opts.now ?? Date.now, opts.triggerTtlMs);
   state.rateLimits = new SimulatorRateLimits(opts.rateLimits ?? {});
   if (opts.oauth)
@@ -265,139 +282,223 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
       workspace.app,
       opts.now ?? Date.now,
     );
+  return state;
+}
+
+/** One HTTP request to the simulator; any fault becomes a 500 (or a cut-off answer once headers went out). */
+async function handleHttp(parts: SimulatorParts, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+  try {
+    await route(parts, req, res, url);
+  } catch (err) {
+    if (!res.headersSent) sendJson(res, 500, { ok: false, error: 'simulator_error', message: (err as Error).message });
+    else res.end();
+  }
+}
+
+async function route(parts: SimulatorParts, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const { state, driver, live } = parts;
+  if (url.pathname.startsWith('/api/')) return await serveWebApi(parts, req, res, url);
+  const file = /^\/files-pri\/[^/]+-(F[A-Z0-9]+)\/download\//.exec(url.pathname);
+  if (file && req.method === 'GET') return serveFileDownload(state, parts.botToken, req, res, file[1]!);
+  const response = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
+  if (response && req.method === 'POST') return await serveResponseUrl(driver, req, res, response[1]!);
+  if (url.pathname === '/oauth/v2/authorize' && state.installs) {
+    if (req.method === 'GET') return authorizePage(res, state.installs, url.searchParams);
+    if (req.method === 'POST')
+      return handleAuthorize(res, state.installs, new URLSearchParams(await readBody(req)), live.appUrl);
+  }
+  if (url.pathname.startsWith('/_sim/rate-limits'))
+    return await rateLimitRoute(req, res, url.pathname, state.rateLimits);
+  const handled = await handleUiRequest(req, res, url, {
+    state,
+    driver,
+    emulatorUrl: () => live.emulatorUrl,
+    appUrl: () => live.appUrl,
+  });
+  if (!handled) sendJson(res, 404, { ok: false, error: 'not_found' });
+}
+
+/** Credentials of a Web API call: a bot/user token (Bearer), or a client id and secret (Basic, oauth.v2.access). */
+function webApiAuth(auth: string | undefined) {
+  const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
+  const basic = auth?.startsWith('Basic ')
+    ? Buffer.from(auth.slice('Basic '.length).trim(), 'base64').toString('utf8').split(':')
+    : undefined;
+  const basicAuth = basic && basic.length >= 2 ? { id: basic[0]!, secret: basic.slice(1).join(':') } : undefined;
+  return { token, basicAuth };
+}
+
+async function serveWebApi(parts: SimulatorParts, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const { state, socketServer } = parts;
+  const method = decodeURIComponent(url.pathname.slice('/api/'.length));
+  let args: Record<string, unknown>;
+  try {
+    args = parseArgs(await readBody(req), req.headers['content-type'] ?? '', url.searchParams);
+  } catch {
+    return sendJson(res, 200, { ok: false, error: 'invalid_form_data' });
+  }
+  const { token, basicAuth } = webApiAuth(req.headers.authorization);
+  if (method === 'apps.connections.open') {
+    const answer = socketServer.open(token ?? (typeof args.token === 'string' ? args.token : undefined));
+    state.calls.push({
+      method,
+      args: {},
+      ok: answer.ok === true,
+      ...(typeof answer.error === 'string' ? { error: answer.error } : {}),
+    });
+    return sendJson(res, 200, answer);
+  }
+  const latency = parts.latencyMs.get(method);
+  if (latency) await delay(latency);
+  const answer = callWebApi(state, method, args, token, parts.botToken, basicAuth);
+  if (answer.retryAfterSeconds !== undefined) {
+    // Slack's answer past a rate limit: HTTP 429, Retry-After in whole seconds, and an error body.
+    res.setHeader('Retry-After', String(answer.retryAfterSeconds));
+    return sendJson(res, 429, answer.body);
+  }
+  return sendJson(res, 200, answer.body);
+}
+
+/** A file's content (url_private_download): only with the app's token, as Slack. */
+function serveFileDownload(
+  state: SimulatorState,
+  botToken: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  fileId: string,
+): void {
+  const f = state.files.get(fileId);
+  const auth = req.headers.authorization;
+  if (!f) return sendJson(res, 404, { ok: false, error: 'file_not_found' });
+  if (auth !== `Bearer ${botToken}`) return sendJson(res, 403, { ok: false, error: 'not_authed' });
+  res.writeHead(200, {
+    'content-type': 'application/octet-stream',
+    'content-length': String(f.content.length),
+  });
+  res.end(f.content);
+}
+
+/** A post to a response_url: JSON, or a form with a `payload` field. */
+async function serveResponseUrl(
+  driver: SlackDriver,
+  req: IncomingMessage,
+  res: ServerResponse,
+  responseId: string,
+): Promise<void> {
+  let content: Record<string, unknown>;
+  try {
+    const body = await readBody(req);
+    const ct = req.headers['content-type'] ?? '';
+    content = ct.includes('application/json')
+      ? (JSON.parse(body) as Record<string, unknown>)
+      : (JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown>);
+  } catch {
+    return sendJson(res, 400, { ok: false, error: 'invalid_payload' });
+  }
+  const out = driver.postToResponseUrl(responseId, content);
+  return sendJson(res, out.status, out.body);
+}
+
+async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<SlackSimulator> {
+  const workspace = opts.workspace ?? seedWorkspace();
+  const state = createState(opts, workspace);
   const persistence = opts.persistFile ? persistTo(state, opts.persistFile) : undefined;
-  let appUrl = opts.appUrl;
-  let emulatorUrl = opts.emulatorUrl;
-  let baseUrl = '';
+  const live: LiveSettings = {
+    appUrl: opts.appUrl,
+    emulatorUrl: opts.emulatorUrl,
+    baseUrl: '',
+    overSocket: opts.socketMode ?? false,
+  };
   const appToken = opts.appToken ?? SIMULATOR_APP_TOKEN;
   const socketServer = new SocketModeServer({
     appToken,
     appId: workspace.app.appId,
-    baseWsUrl: () => baseUrl.replace(/^http/, 'ws'),
+    baseWsUrl: () => live.baseUrl.replace(/^http/, 'ws'),
     onChange: () => state.changed(),
   });
-  let overSocket = opts.socketMode ?? false;
   const driver = new SlackDriver(state, {
     signingSecret: opts.signingSecret,
-    appUrl: () => appUrl,
-    simulatorUrl: () => baseUrl,
+    appUrl: () => live.appUrl,
+    simulatorUrl: () => live.baseUrl,
     command: opts.command ?? '/kudos',
-    socket: () => (overSocket ? socketServer : undefined),
+    socket: () => (live.overSocket ? socketServer : undefined),
   });
+  const botToken = opts.botToken ?? 'xoxb-kudos-simulator';
+  const parts: SimulatorParts = { state, driver, socketServer, botToken, live, latencyMs: new Map() };
 
-  const latencyMs = new Map<string, number>();
-  const server = createServer((req, res) => {
-    void (async () => {
-      const url = new URL(req.url ?? '/', 'http://simulator.invalid');
-      try {
-        if (url.pathname.startsWith('/api/')) {
-          const method = decodeURIComponent(url.pathname.slice('/api/'.length));
-          let args: Record<string, unknown>;
-          try {
-            args = parseArgs(await readBody(req), req.headers['content-type'] ?? '', url.searchParams);
-          } catch {
-            return sendJson(res, 200, { ok: false, error: 'invalid_form_data' });
-          }
-          const auth = req.headers.authorization;
-          const token = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
-          const basic = auth?.startsWith('Basic ')
-            ? Buffer.from(auth.slice('Basic '.length).trim(), 'base64').toString('utf8').split(':')
-            : undefined;
-          const basicAuth =
-            basic && basic.length >= 2 ? { id: basic[0]!, secret: basic.slice(1).join(':') } : undefined;
-          if (method === 'apps.connections.open') {
-            const answer = socketServer.open(token ?? (typeof args.token === 'string' ? args.token : undefined));
-            state.calls.push({
-              method,
-              args: {},
-              ok: answer.ok === true,
-              ...(typeof answer.error === 'string' ? { error: answer.error } : {}),
-            });
-            return sendJson(res, 200, answer);
-          }
-          const latency = latencyMs.get(method);
-          if (latency) await delay(latency);
-          const answer = callWebApi(state, method, args, token, botToken, basicAuth);
-          if (answer.retryAfterSeconds !== undefined) {
-            // Slack's answer past a rate limit: HTTP 429, Retry-After in whole seconds, and an error body.
-            res.setHeader('Retry-After', String(answer.retryAfterSeconds));
-            return sendJson(res, 429, answer.body);
-          }
-          return sendJson(res, 200, answer.body);
-        }
-        // A file's content (url_private_download): only with the app's token, as Slack.
-        const file = /^\/files-pri\/[^/]+-(F[A-Z0-9]+)\/download\//.exec(url.pathname);
-        if (file && req.method === 'GET') {
-          const f = state.files.get(file[1]!);
-          const auth = req.headers.authorization;
-          if (!f) return sendJson(res, 404, { ok: false, error: 'file_not_found' });
-          if (auth !== `Bearer ${botToken}`) return sendJson(res, 403, { ok: false, error: 'not_authed' });
-          res.writeHead(200, {
-            'content-type': 'application/octet-stream',
-            'content-length': String(f.content.length),
-          });
-          return res.end(f.content);
-        }
-        const response = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
-        if (response && req.method === 'POST') {
-          let content: Record<string, unknown>;
-          try {
-            const body = await readBody(req);
-            const ct = req.headers['content-type'] ?? '';
-            content = ct.includes('application/json')
-              ? (JSON.parse(body) as Record<string, unknown>)
-              : (JSON.parse(new URLSearchParams(body).get('payload') ?? '{}') as Record<string, unknown>);
-          } catch {
-            return sendJson(res, 400, { ok: false, error: 'invalid_payload' });
-          }
-          const out = driver.postToResponseUrl(response[1]!, content);
-          return sendJson(res, out.status, out.body);
-        }
-        if (url.pathname === '/oauth/v2/authorize' && state.installs) {
-          if (req.method === 'GET') return authorizePage(res, state.installs, url.searchParams);
-          if (req.method === 'POST')
-            return handleAuthorize(res, state.installs, new URLSearchParams(await readBody(req)), appUrl);
-        }
-        if (url.pathname.startsWith('/_sim/rate-limits'))
-          return await rateLimitRoute(req, res, url.pathname, state.rateLimits);
-        const handled = await handleUiRequest(req, res, url, {
-          state,
-          driver,
-          emulatorUrl: () => emulatorUrl,
-          appUrl: () => appUrl,
-        });
-        if (!handled) sendJson(res, 404, { ok: false, error: 'not_found' });
-      } catch (err) {
-        if (!res.headersSent)
-          sendJson(res, 500, { ok: false, error: 'simulator_error', message: (err as Error).message });
-        else res.end();
-      }
-    })();
-  });
-
+  const server = createServer((req, res) => void handleHttp(parts, req, res));
   server.on('upgrade', (req, socket, head) => {
     if (!socketServer.handleUpgrade(req, socket, head)) socket.destroy();
   });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const address = server.address() as AddressInfo;
-  baseUrl = `http://${opts.host ?? '127.0.0.1'}:${address.port}`;
-  state.baseUrl = baseUrl;
+  const port = await listen(server, opts.port ?? 0, opts.host ?? '127.0.0.1');
+  live.baseUrl = `http://${opts.host ?? '127.0.0.1'}:${port}`;
+  state.baseUrl = live.baseUrl;
 
   return {
-    url: baseUrl,
-    apiUrl: `${baseUrl}/api/`,
+    url: live.baseUrl,
+    apiUrl: `${live.baseUrl}/api/`,
     botToken,
     workspace,
     setAppUrl: (u) => {
-      appUrl = u;
+      live.appUrl = u;
     },
     setEmulatorUrl: (u) => {
-      emulatorUrl = u;
+      live.emulatorUrl = u;
     },
+    ...workspaceControls(state, driver),
+    socketMode: socketModeControls(parts, appToken),
+    setLatency: (latency) => {
+      parts.latencyMs.clear();
+      for (const [method, ms] of Object.entries(latency)) parts.latencyMs.set(method, ms);
+    },
+    rateLimits: rateLimitControls(state),
+    distribution: state.installs
+      ? distributionControls(
+          state,
+          state.installs,
+          driver,
+          () => live.appUrl,
+          () => live.baseUrl,
+        )
+      : undefined,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        persistence?.stop();
+        socketServer.close();
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+/** What people do in the workspace (through the driver) and what tests read of it. */
+function workspaceControls(
+  state: SimulatorState,
+  driver: SlackDriver,
+): Omit<
+  SlackSimulator,
+  | 'url'
+  | 'apiUrl'
+  | 'botToken'
+  | 'workspace'
+  | 'setAppUrl'
+  | 'setEmulatorUrl'
+  | 'socketMode'
+  | 'setLatency'
+  | 'rateLimits'
+  | 'distribution'
+  | 'close'
+> {
+  return {
     calls: state.calls,
     slashCommand: (userId, text, channelId) => driver.slashCommand(userId, text, channelId),
     openViews: (userId) => state.openViews(userId),
@@ -423,75 +524,64 @@ export async function startSlackSimulator(opts: SlackSimulatorOptions): Promise<
     messages: (channel) => state.messagesIn(channel),
     sendEvent: (event) => driver.sendEvent(event),
     runWorkflowStep: (step) => driver.runWorkflowStep(step),
-    uploadFile: (userId, name, content) => {
-      const id = `F${String(state.files.size + 1).padStart(8, '0')}`;
-      state.files.set(id, {
-        id,
-        name,
-        filetype: name.split('.').pop()?.toLowerCase() ?? 'text',
-        userId,
-        content: Buffer.from(content),
-        created: state.now(),
-      });
-      return id;
-    },
+    uploadFile: (userId, name, content) => uploadFile(state, userId, name, content),
     workflowStep: (id) => {
       const run = state.workflowSteps.get(id);
       return run ? { ...run } : undefined;
     },
     waitFor: (probe, timeoutMs = 5000) => waitForChange(state, probe, timeoutMs),
-    socketMode: {
-      appToken,
-      get openConnections() {
-        return socketServer.openConnections;
-      },
-      get opened() {
-        return socketServer.opened;
-      },
-      traffic: socketServer.traffic,
-      get ignoredAcks() {
-        return socketServer.ignoredAcks;
-      },
-      waitForConnections: async (count = 1, timeoutMs = 10_000) => {
-        await waitForChange(state, () => socketServer.openConnections >= count, timeoutMs);
-      },
-      disconnect: (reason) => socketServer.disconnect(reason),
-      dropConnections: () => socketServer.dropConnections(),
-      dropOnNextEnvelope: (how) => socketServer.dropOnNextEnvelope(how),
-      disableLink: () => socketServer.disableLink(),
-      enableLink: () => socketServer.enableLink(),
-      revokeAppToken: () => socketServer.revokeAppToken(),
-      sendRaw: (message) => socketServer.sendRaw(message),
-      setTransport: (transport) => {
-        overSocket = transport === 'socket';
-      },
+  };
+}
+
+function uploadFile(state: SimulatorState, userId: string, name: string, content: string | Buffer): string {
+  const id = `F${String(state.files.size + 1).padStart(8, '0')}`;
+  state.files.set(id, {
+    id,
+    name,
+    filetype: name.split('.').pop()?.toLowerCase() ?? 'text',
+    userId,
+    content: Buffer.from(content),
+    created: state.now(),
+  });
+  return id;
+}
+
+function socketModeControls(parts: SimulatorParts, appToken: string): SimulatorSocketMode {
+  const { socketServer, state, live } = parts;
+  return {
+    appToken,
+    get openConnections() {
+      return socketServer.openConnections;
     },
-    setLatency: (latency) => {
-      latencyMs.clear();
-      for (const [method, ms] of Object.entries(latency)) latencyMs.set(method, ms);
+    get opened() {
+      return socketServer.opened;
     },
-    rateLimits: {
-      counts: () => structuredClone(state.rateLimits.counts),
-      resetCounts: () => state.rateLimits.resetCounts(),
-      storm: (o) => state.rateLimits.storm(o),
-      configure: (settings) => state.rateLimits.configure(settings),
+    traffic: socketServer.traffic,
+    get ignoredAcks() {
+      return socketServer.ignoredAcks;
     },
-    distribution: state.installs
-      ? distributionControls(
-          state,
-          state.installs,
-          driver,
-          () => appUrl,
-          () => baseUrl,
-        )
-      : undefined,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        persistence?.stop();
-        socketServer.close();
-        server.closeAllConnections();
-        server.close((err) => (err ? reject(err) : resolve()));
-      }),
+    waitForConnections: async (count = 1, timeoutMs = 10_000) => {
+      await waitForChange(state, () => socketServer.openConnections >= count, timeoutMs);
+    },
+    disconnect: (reason) => socketServer.disconnect(reason),
+    dropConnections: () => socketServer.dropConnections(),
+    dropOnNextEnvelope: (how) => socketServer.dropOnNextEnvelope(how),
+    disableLink: () => socketServer.disableLink(),
+    enableLink: () => socketServer.enableLink(),
+    revokeAppToken: () => socketServer.revokeAppToken(),
+    sendRaw: (message) => socketServer.sendRaw(message),
+    setTransport: (transport) => {
+      live.overSocket = transport === 'socket';
+    },
+  };
+}
+
+function rateLimitControls(state: SimulatorState): SimulatorRateLimitControls {
+  return {
+    counts: () => structuredClone(state.rateLimits.counts),
+    resetCounts: () => state.rateLimits.resetCounts(),
+    storm: (o) => state.rateLimits.storm(o),
+    configure: (settings) => state.rateLimits.configure(settings),
   };
 }
 

@@ -206,6 +206,292 @@ function serveEvents(req: IncomingMessage, res: ServerResponse, state: Simulator
   });
 }
 
+/** One request to a /_ui/ route: what a route handler reads and answers. */
+interface UiRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  ctx: UiContext;
+}
+
+/** The request body checked against `schema`; undefined (and a 400 already sent) when it is not valid. */
+async function parseBody<T extends z.ZodType>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  schema: T,
+): Promise<z.infer<T> | undefined> {
+  let raw: unknown;
+  try {
+    raw = await readJsonBody(req);
+  } catch {
+    json(res, 400, { error: 'invalid JSON' });
+    return undefined;
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    json(res, 400, { error: r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+    return undefined;
+  }
+  return r.data;
+}
+
+/** Whether `userId` is in the workspace; a 400 is sent when not. */
+function knownUser(state: SimulatorState, res: ServerResponse, userId: string): boolean {
+  if (state.user(userId)) return true;
+  json(res, 400, { error: `unknown user ${userId}` });
+  return false;
+}
+
+/**
+ * Answers with what a driver call returns. Driver errors (a view no longer open, a message gone) are the
+ * user's race, not a server fault.
+ */
+async function drive(res: ServerResponse, fn: () => Promise<unknown>): Promise<void> {
+  try {
+    json(res, 200, await fn());
+  } catch (err) {
+    json(res, 409, { error: (err as Error).message });
+  }
+}
+
+/** A body parsed with `schema` whose `as` is a known user; undefined when a 400 was sent instead. */
+async function userBody<T extends z.ZodType<{ as: string }>>(
+  { req, res, ctx }: UiRequest,
+  schema: T,
+): Promise<z.infer<T> | undefined> {
+  const b = await parseBody(req, res, schema);
+  if (!b || !knownUser(ctx.state, res, b.as)) return undefined;
+  return b;
+}
+
+/** Distribution mode's workspace switcher: which workspace the UI acts in, and how the app is installed there. */
+function workspaceSwitcher(state: SimulatorState) {
+  const installs = state.installs;
+  if (!installs) return {};
+  return {
+    workspaces: installs.teams.map((t) => {
+      const own = installs.installations.get(`team:${t.id}`);
+      const org = t.enterpriseId ? installs.installations.get(`enterprise:${t.enterpriseId}`) : undefined;
+      const via =
+        own && !own.revoked
+          ? 'workspace install'
+          : org && !org.revoked
+            ? `org-wide install (${t.enterpriseName ?? t.enterpriseId})`
+            : 'not installed';
+      return {
+        id: t.id,
+        name: t.name,
+        enterpriseId: t.enterpriseId ?? null,
+        installedVia: via,
+        orgWide: !(own && !own.revoked) && Boolean(org && !org.revoked),
+      };
+    }),
+    acting: state.actingTeam().id,
+  };
+}
+
+function getWorkspace({ res, ctx }: UiRequest): void {
+  const { state } = ctx;
+  const ws = state.workspace;
+  const acting = state.actingTeam();
+  const installs = state.installs;
+  json(res, 200, {
+    team: installs ? (installs.team(acting.id) ?? ws.team) : ws.team,
+    ...workspaceSwitcher(state),
+    users: ws.users
+      .filter((u) => !u.deleted && !u.isBot)
+      .map((u) => ({
+        id: u.id,
+        name: u.name,
+        realName: u.realName,
+        role: u.role,
+        tz: u.tz,
+        email: u.email ?? null,
+      })),
+    handles: ws.users
+      .filter((u) => !u.deleted)
+      .map((u) => u.name)
+      .concat(ws.usergroups.map((g) => g.handle)),
+    emulator: ctx.emulatorUrl() !== undefined,
+  });
+}
+
+async function switchWorkspace({ req, res, ctx }: UiRequest): Promise<void> {
+  const { state } = ctx;
+  const body = await parseBody(req, res, z.object({ teamId: z.string().min(1) }));
+  if (!body) return;
+  const installs = state.installs;
+  const team = installs?.team(body.teamId);
+  if (!installs || !team) {
+    json(res, 400, { error: `unknown workspace ${body.teamId}` });
+    return;
+  }
+  const own = installs.installations.get(`team:${team.id}`);
+  const orgWide =
+    !(own && !own.revoked) &&
+    Boolean(team.enterpriseId && installs.installations.get(`enterprise:${team.enterpriseId}`));
+  state.acting = { id: team.id, domain: team.domain, enterpriseId: team.enterpriseId, orgWide };
+  state.changed();
+  json(res, 200, { ok: true });
+}
+
+function redirectToInstall({ res, ctx }: UiRequest): void {
+  const app = ctx.appUrl?.();
+  if (!app) {
+    json(res, 404, { error: 'no app to install' });
+    return;
+  }
+  res.writeHead(302, { Location: `${app}/slack/install` });
+  res.end();
+}
+
+function getState({ res, url, ctx }: UiRequest): void {
+  const as = url.searchParams.get('as') ?? '';
+  if (!knownUser(ctx.state, res, as)) return;
+  json(res, 200, uiState(ctx.state, as, url.searchParams.get('conv') ?? undefined));
+}
+
+async function runCommand(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.command);
+  if (!b) return;
+  const text = b.text.trim();
+  const m = /^(\/\S+)\s*([\s\S]*)$/.exec(text);
+  if (!m || m[1] !== '/kudos') {
+    json(r.res, 400, { error: 'Only the /kudos command is installed in this workspace.' });
+    return;
+  }
+  const { state, driver } = r.ctx;
+  await drive(r.res, () => driver.slashCommand(b.as, encodeMentions(m[2] ?? '', state.workspace), b.channel));
+}
+
+async function click(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.click);
+  if (!b) return;
+  const { state, driver } = r.ctx;
+  const where = b.viewId ? { viewId: b.viewId } : b.channel && b.ts ? { channel: b.channel, ts: b.ts } : undefined;
+  if (!where) {
+    json(r.res, 400, { error: 'viewId, or channel and ts, required' });
+    return;
+  }
+  const view = b.viewId ? state.views.get(b.viewId) : undefined;
+  if (view && b.values) {
+    view.state = {
+      values: stateFromRaw(
+        view.blocks,
+        b.values,
+        state.user(b.as)!.tz,
+        (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? [],
+      ),
+    };
+  }
+  await drive(r.res, () => driver.clickButton(where, b.actionId, b.as, b.value));
+}
+
+async function submit(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.submit);
+  if (!b) return;
+  const { state, driver } = r.ctx;
+  const view = state.views.get(b.viewId);
+  if (!view) {
+    json(r.res, 409, { error: 'This view is no longer open.' });
+    return;
+  }
+  const values = stateFromRaw(
+    view.blocks,
+    b.values,
+    state.user(b.as)!.tz,
+    (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? [],
+  );
+  await drive(r.res, async () => ({
+    ...(await driver.submitView(b.viewId, values, b.as)),
+    errors: state.viewErrors.get(b.viewId) ?? {},
+  }));
+}
+
+async function close(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.close);
+  if (!b) return;
+  const { driver } = r.ctx;
+  await drive(r.res, async () => (await driver.closeView(b.viewId, b.as, b.all)) ?? { status: 0, body: '' });
+}
+
+async function loadOptions(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.options);
+  if (!b) return;
+  const { state, driver } = r.ctx;
+  await drive(r.res, async () => {
+    const result = await driver.loadOptions(b.viewId, b.actionId, b.blockId, b.query, b.as);
+    const options = (state.loadedOptions.get(`${b.viewId}/${b.actionId}`) ?? []).map((o) => ({
+      value: String(o.value ?? ''),
+      text: String((o.text as Json | undefined)?.text ?? o.value ?? ''),
+    }));
+    return { status: result.status, options };
+  });
+}
+
+async function openHome(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.home);
+  if (!b) return;
+  const { state, driver } = r.ctx;
+  const homeId = state.homes.get(b.as);
+  const view = homeId ? state.views.get(homeId) : undefined;
+  await drive(r.res, () =>
+    driver.sendEvent({
+      type: 'app_home_opened',
+      user: b.as,
+      channel: state.imFor(b.as),
+      tab: 'home',
+      ...(view ? { view } : {}),
+    }),
+  );
+}
+
+/** A GET answered with what the Rewards emulator answers at `path`. */
+function fromEmulator(path: string) {
+  return async ({ res, ctx }: UiRequest): Promise<void> => {
+    const r = await emulator(ctx, path);
+    json(res, r.status, r.body);
+  };
+}
+
+/** A POST whose checked body the Rewards emulator gets at `path`, shaped by `toEmulator`. */
+function toEmulator<T extends z.ZodType>(path: string, schema: T, emulatorBody: (body: z.infer<T>) => unknown) {
+  return async ({ req, res, ctx }: UiRequest): Promise<void> => {
+    const b = await parseBody(req, res, schema);
+    if (!b) return;
+    const r = await emulator(ctx, path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(emulatorBody(b)),
+    });
+    json(res, r.status, r.body);
+  };
+}
+
+const ROUTES: Record<string, (r: UiRequest) => void | Promise<void>> = {
+  'GET /_ui/workspace': getWorkspace,
+  'POST /_ui/workspace': switchWorkspace,
+  'GET /_ui/install': redirectToInstall,
+  'GET /_ui/state': getState,
+  'GET /_ui/events': ({ req, res, ctx }) => serveEvents(req, res, ctx.state),
+  'POST /_ui/command': runCommand,
+  'POST /_ui/click': click,
+  'POST /_ui/submit': submit,
+  'POST /_ui/close': close,
+  'POST /_ui/options': loadOptions,
+  'POST /_ui/home': openHome,
+  'GET /_ui/inbox': fromEmulator('/_emulator/emails'),
+  'GET /_ui/clock': fromEmulator('/_emulator/clock'),
+  // The simulator's "make balance low": sets the emulator's available balance (production, the
+  // environment of npm run dev) so the low-balance alert can be shown; Kudos sees it at its next
+  // order or periodic check.
+  'POST /_ui/balance': toEmulator('/_emulator/balance', Bodies.balance, (b) => ({
+    environment: 'production',
+    amount: b.amount,
+  })),
+  'POST /_ui/clock/advance': toEmulator('/_emulator/clock/advance', Bodies.advance, (b) => ({ seconds: b.seconds })),
+};
+
 /** Handles the UI's routes; false when the path is not one of them. */
 export async function handleUiRequest(
   req: IncomingMessage,
@@ -213,8 +499,6 @@ export async function handleUiRequest(
   url: URL,
   ctx: UiContext,
 ): Promise<boolean> {
-  const { state, driver } = ctx;
-  const route = `${req.method} ${url.pathname}`;
   const asset = req.method === 'GET' ? STATIC[url.pathname] : undefined;
   if (asset) {
     const body = await readFile(new URL(`./web/${asset.file}`, import.meta.url));
@@ -223,247 +507,8 @@ export async function handleUiRequest(
     return true;
   }
   if (!url.pathname.startsWith('/_ui/')) return false;
-
-  const parse = async <T extends z.ZodType>(schema: T): Promise<z.infer<T> | undefined> => {
-    let raw: unknown;
-    try {
-      raw = await readJsonBody(req);
-    } catch {
-      json(res, 400, { error: 'invalid JSON' });
-      return undefined;
-    }
-    const r = schema.safeParse(raw);
-    if (!r.success) {
-      json(res, 400, { error: r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
-      return undefined;
-    }
-    return r.data;
-  };
-  const known = (userId: string) => {
-    if (state.user(userId)) return true;
-    json(res, 400, { error: `unknown user ${userId}` });
-    return false;
-  };
-  // Driver errors (a view no longer open, a message gone) are the user's race, not a server fault.
-  const drive = async (fn: () => Promise<unknown>) => {
-    try {
-      json(res, 200, await fn());
-    } catch (err) {
-      json(res, 409, { error: (err as Error).message });
-    }
-  };
-
-  switch (route) {
-    case 'GET /_ui/workspace': {
-      const ws = state.workspace;
-      const acting = state.actingTeam();
-      const installs = state.installs;
-      json(res, 200, {
-        team: installs ? (installs.team(acting.id) ?? ws.team) : ws.team,
-        // Distribution mode: the workspace switcher (which workspace the UI acts in, and how the app is installed there).
-        ...(installs
-          ? {
-              workspaces: installs.teams.map((t) => {
-                const own = installs.installations.get(`team:${t.id}`);
-                const org = t.enterpriseId ? installs.installations.get(`enterprise:${t.enterpriseId}`) : undefined;
-                const via =
-                  own && !own.revoked
-                    ? 'workspace install'
-                    : org && !org.revoked
-                      ? `org-wide install (${t.enterpriseName ?? t.enterpriseId})`
-                      : 'not installed';
-                return {
-                  id: t.id,
-                  name: t.name,
-                  enterpriseId: t.enterpriseId ?? null,
-                  installedVia: via,
-                  orgWide: !(own && !own.revoked) && Boolean(org && !org.revoked),
-                };
-              }),
-              acting: acting.id,
-            }
-          : {}),
-        users: ws.users
-          .filter((u) => !u.deleted && !u.isBot)
-          .map((u) => ({
-            id: u.id,
-            name: u.name,
-            realName: u.realName,
-            role: u.role,
-            tz: u.tz,
-            email: u.email ?? null,
-          })),
-        handles: ws.users
-          .filter((u) => !u.deleted)
-          .map((u) => u.name)
-          .concat(ws.usergroups.map((g) => g.handle)),
-        emulator: ctx.emulatorUrl() !== undefined,
-      });
-      return true;
-    }
-    case 'POST /_ui/workspace': {
-      const body = await parse(z.object({ teamId: z.string().min(1) }));
-      if (!body) return true;
-      const installs = state.installs;
-      const team = installs?.team(body.teamId);
-      if (!installs || !team) {
-        json(res, 400, { error: `unknown workspace ${body.teamId}` });
-        return true;
-      }
-      const own = installs.installations.get(`team:${team.id}`);
-      const orgWide =
-        !(own && !own.revoked) &&
-        Boolean(team.enterpriseId && installs.installations.get(`enterprise:${team.enterpriseId}`));
-      state.acting = { id: team.id, domain: team.domain, enterpriseId: team.enterpriseId, orgWide };
-      state.changed();
-      json(res, 200, { ok: true });
-      return true;
-    }
-    case 'GET /_ui/install': {
-      const app = ctx.appUrl?.();
-      if (!app) {
-        json(res, 404, { error: 'no app to install' });
-        return true;
-      }
-      res.writeHead(302, { Location: `${app}/slack/install` });
-      res.end();
-      return true;
-    }
-    case 'GET /_ui/state': {
-      const as = url.searchParams.get('as') ?? '';
-      if (!known(as)) return true;
-      json(res, 200, uiState(state, as, url.searchParams.get('conv') ?? undefined));
-      return true;
-    }
-    case 'GET /_ui/events':
-      serveEvents(req, res, state);
-      return true;
-    case 'POST /_ui/command': {
-      const b = await parse(Bodies.command);
-      if (!b || !known(b.as)) return true;
-      const text = b.text.trim();
-      const m = /^(\/\S+)\s*([\s\S]*)$/.exec(text);
-      if (!m || m[1] !== '/kudos') {
-        json(res, 400, { error: 'Only the /kudos command is installed in this workspace.' });
-        return true;
-      }
-      await drive(() => driver.slashCommand(b.as, encodeMentions(m[2] ?? '', state.workspace), b.channel));
-      return true;
-    }
-    case 'POST /_ui/click': {
-      const b = await parse(Bodies.click);
-      if (!b || !known(b.as)) return true;
-      const where = b.viewId ? { viewId: b.viewId } : b.channel && b.ts ? { channel: b.channel, ts: b.ts } : undefined;
-      if (!where) {
-        json(res, 400, { error: 'viewId, or channel and ts, required' });
-        return true;
-      }
-      const view = b.viewId ? state.views.get(b.viewId) : undefined;
-      if (view && b.values) {
-        view.state = {
-          values: stateFromRaw(
-            view.blocks,
-            b.values,
-            state.user(b.as)!.tz,
-            (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? [],
-          ),
-        };
-      }
-      await drive(() => driver.clickButton(where, b.actionId, b.as, b.value));
-      return true;
-    }
-    case 'POST /_ui/submit': {
-      const b = await parse(Bodies.submit);
-      if (!b || !known(b.as)) return true;
-      const view = state.views.get(b.viewId);
-      if (!view) {
-        json(res, 409, { error: 'This view is no longer open.' });
-        return true;
-      }
-      const values = stateFromRaw(
-        view.blocks,
-        b.values,
-        state.user(b.as)!.tz,
-        (actionId) => state.loadedOptions.get(`${view.id}/${actionId}`) ?? [],
-      );
-      await drive(async () => ({
-        ...(await driver.submitView(b.viewId, values, b.as)),
-        errors: state.viewErrors.get(b.viewId) ?? {},
-      }));
-      return true;
-    }
-    case 'POST /_ui/close': {
-      const b = await parse(Bodies.close);
-      if (!b || !known(b.as)) return true;
-      await drive(async () => (await driver.closeView(b.viewId, b.as, b.all)) ?? { status: 0, body: '' });
-      return true;
-    }
-    case 'POST /_ui/options': {
-      const b = await parse(Bodies.options);
-      if (!b || !known(b.as)) return true;
-      await drive(async () => {
-        const r = await driver.loadOptions(b.viewId, b.actionId, b.blockId, b.query, b.as);
-        const options = (state.loadedOptions.get(`${b.viewId}/${b.actionId}`) ?? []).map((o) => ({
-          value: String(o.value ?? ''),
-          text: String((o.text as Json | undefined)?.text ?? o.value ?? ''),
-        }));
-        return { status: r.status, options };
-      });
-      return true;
-    }
-    case 'POST /_ui/home': {
-      const b = await parse(Bodies.home);
-      if (!b || !known(b.as)) return true;
-      const homeId = state.homes.get(b.as);
-      const view = homeId ? state.views.get(homeId) : undefined;
-      await drive(() =>
-        driver.sendEvent({
-          type: 'app_home_opened',
-          user: b.as,
-          channel: state.imFor(b.as),
-          tab: 'home',
-          ...(view ? { view } : {}),
-        }),
-      );
-      return true;
-    }
-    case 'GET /_ui/inbox': {
-      const r = await emulator(ctx, '/_emulator/emails');
-      json(res, r.status, r.body);
-      return true;
-    }
-    case 'GET /_ui/clock': {
-      const r = await emulator(ctx, '/_emulator/clock');
-      json(res, r.status, r.body);
-      return true;
-    }
-    case 'POST /_ui/balance': {
-      // The simulator's "make balance low": sets the emulator's available balance (production, the
-      // environment of npm run dev) so the low-balance alert can be shown; Kudos sees it at its next
-      // order or periodic check.
-      const b = await parse(Bodies.balance);
-      if (!b) return true;
-      const r = await emulator(ctx, '/_emulator/balance', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ environment: 'production', amount: b.amount }),
-      });
-      json(res, r.status, r.body);
-      return true;
-    }
-    case 'POST /_ui/clock/advance': {
-      const b = await parse(Bodies.advance);
-      if (!b) return true;
-      const r = await emulator(ctx, '/_emulator/clock/advance', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ seconds: b.seconds }),
-      });
-      json(res, r.status, r.body);
-      return true;
-    }
-    default:
-      json(res, 404, { error: 'not found' });
-      return true;
-  }
+  const route = ROUTES[`${req.method} ${url.pathname}`];
+  if (route) await route({ req, res, url, ctx });
+  else json(res, 404, { error: 'not found' });
+  return true;
 }
