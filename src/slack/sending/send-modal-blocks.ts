@@ -54,32 +54,45 @@ export function isSafePermalink(url: string | undefined): url is string {
 }
 
 export function buildSendModal(state: SendModalState): Record<string, unknown> {
-  const { blocks: B, actions: A } = SendModal;
-  const refundOptions = [
-    { text: plain('No refund'), value: RefundChoice.none },
-    { text: plain('30 days (50% refunded)'), value: RefundChoice.d30 },
-    { text: plain('60 days (40% refunded)'), value: RefundChoice.d60 },
-    { text: plain('90 days (30% refunded)'), value: RefundChoice.d90 },
-  ];
-  const timingOptions = [
-    { text: plain('Send now'), value: TimingChoice.now },
-    { text: plain('Schedule for later'), value: TimingChoice.schedule },
-  ];
-  const fill = state.metadata.fill;
   const blocks: Block[] = [
-    ...(isSafePermalink(state.metadata.sourceMessageUrl)
-      ? [
-          {
-            type: 'context',
-            elements: [
-              {
-                type: 'mrkdwn',
-                text: `:speech_balloon: For <${state.metadata.sourceMessageUrl}|this message>; the announcement links to it.`,
-              },
-            ],
-          } as Block,
-        ]
-      : []),
+    ...sourceMessageBlocks(state.metadata.sourceMessageUrl),
+    ...recipientBlocks(state),
+    ...campaignBlocks(state),
+    ...cardBlocks(state),
+    refundBlock(),
+    ...timingBlocks(state),
+  ];
+  return {
+    type: 'modal',
+    callback_id: SendModal.callbackId,
+    title: plain('Send kudos', 24),
+    submit: plain('Send', 24),
+    close: plain('Cancel', 24),
+    private_metadata: JSON.stringify(state.metadata),
+    blocks,
+  };
+}
+
+/** The message the kudos is for ("Give kudos for this"), when its permalink is safe to link. */
+function sourceMessageBlocks(sourceMessageUrl: string | undefined): Block[] {
+  if (!isSafePermalink(sourceMessageUrl)) return [];
+  return [
+    {
+      type: 'context',
+      elements: [
+        {
+          type: 'mrkdwn',
+          text: `:speech_balloon: For <${sourceMessageUrl}|this message>; the announcement links to it.`,
+        },
+      ],
+    },
+  ];
+}
+
+/** Who is thanked: people, or a whole group. */
+function recipientBlocks(state: SendModalState): Block[] {
+  const { blocks: B, actions: A } = SendModal;
+  return [
     {
       type: 'input',
       block_id: B.recipients,
@@ -107,6 +120,13 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
         placeholder: plain('Search groups'),
       },
     },
+  ];
+}
+
+/** The campaign picker (picking one fills the fields it sets), and the note under it. */
+function campaignBlocks(state: SendModalState): Block[] {
+  const { blocks: B, actions: A } = SendModal;
+  return [
     {
       type: 'input',
       block_id: B.campaign,
@@ -127,6 +147,14 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
     ...(state.campaignNote
       ? [{ type: 'context', elements: [{ type: 'mrkdwn', text: state.campaignNote, verbatim: true }] } as Block]
       : []),
+  ];
+}
+
+/** The card: design, amount, message and e-mail template (the campaign fills design, amount and template). */
+function cardBlocks(state: SendModalState): Block[] {
+  const { blocks: B, actions: A } = SendModal;
+  const fill = state.metadata.fill;
+  return [
     {
       type: 'input',
       block_id: filledBlockId(B.design, fill),
@@ -187,18 +215,39 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
           : {}),
       },
     },
-    {
-      type: 'input',
-      block_id: B.refund,
-      optional: true,
-      label: plain('Refund unredeemed value'),
-      element: {
-        type: 'static_select',
-        action_id: A.refund,
-        options: refundOptions,
-        initial_option: refundOptions[0],
-      },
+  ];
+}
+
+function refundBlock(): Block {
+  const { blocks: B, actions: A } = SendModal;
+  const refundOptions = [
+    { text: plain('No refund'), value: RefundChoice.none },
+    { text: plain('30 days (50% refunded)'), value: RefundChoice.d30 },
+    { text: plain('60 days (40% refunded)'), value: RefundChoice.d60 },
+    { text: plain('90 days (30% refunded)'), value: RefundChoice.d90 },
+  ];
+  return {
+    type: 'input',
+    block_id: B.refund,
+    optional: true,
+    label: plain('Refund unredeemed value'),
+    element: {
+      type: 'static_select',
+      action_id: A.refund,
+      options: refundOptions,
+      initial_option: refundOptions[0],
     },
+  };
+}
+
+/** Now or later, and the date and time of a scheduled send. */
+function timingBlocks(state: SendModalState): Block[] {
+  const { blocks: B, actions: A } = SendModal;
+  const timingOptions = [
+    { text: plain('Send now'), value: TimingChoice.now },
+    { text: plain('Schedule for later'), value: TimingChoice.schedule },
+  ];
+  return [
     {
       type: 'input',
       block_id: B.timing,
@@ -226,15 +275,6 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
       },
     },
   ];
-  return {
-    type: 'modal',
-    callback_id: SendModal.callbackId,
-    title: plain('Send kudos', 24),
-    submit: plain('Send', 24),
-    close: plain('Cancel', 24),
-    private_metadata: JSON.stringify(state.metadata),
-    blocks,
-  };
 }
 
 /** In which zone the date and time pickers are read: the sender's, or UTC (said, never silent). */

@@ -16,55 +16,34 @@ export function buildSettingsModal(input: {
   deleteData?: boolean;
 }): Record<string, unknown> {
   const { settings: s } = input;
-  const { blocks: B, actions: A } = SettingsModal;
-  // User groups and designs are searched as the admin types (external_select, served by
-  // src/slack/options): a workspace with hundreds of groups can pick any of them, not only the first
-  // 100. The lists passed in only name the current value; one Slack or the catalog did not list
-  // (slow, renamed) is shown by its id, so that saving the form never clears it by accident.
-  const group = s.approverUsergroupId ? input.usergroups.find((g) => g.id === s.approverUsergroupId) : undefined;
-  const design = s.defaultProductId ? input.designs.find((d) => d.productId === s.defaultProductId) : undefined;
-  const initialGroup = s.approverUsergroupId ? settingsGroupOption(group ?? { id: s.approverUsergroupId }) : undefined;
-  const initialDesign = s.defaultProductId
-    ? settingsDesignOption(design ?? { productId: s.defaultProductId })
-    : undefined;
-  const searchable = (action: string, placeholder: string, initial: SelectOption | undefined) => ({
-    type: 'external_select',
-    action_id: action,
-    placeholder: plain(placeholder),
-    min_query_length: 0,
-    ...(initial ? { initial_option: initial } : {}),
-  });
-  const recognitionOptions = [
-    {
-      text: plain('Show dollar amounts on the leaderboard'),
-      description: plain('Off: counts only.'),
-      value: SettingsModal.recognition.amounts,
-    },
-    {
-      text: plain('Post a weekly digest in the announcement channel'),
-      description: plain('Mondays: last week’s leaderboard.'),
-      value: SettingsModal.recognition.digest,
-    },
-  ];
-  const recognitionOn = recognitionOptions.filter((o) =>
-    o.value === SettingsModal.recognition.amounts ? s.leaderboardAmounts : s.weeklyDigest,
-  );
-  const cardRecipientOptions = CARD_RECIPIENTS.map((value) => ({ text: plain(CARD_RECIPIENT_LABELS[value]), value }));
-  const channelSelect = (action: string, initial: string | null) => ({
-    type: 'conversations_select',
-    action_id: action,
-    placeholder: plain('Pick a channel'),
-    filter: { include: ['public', 'private'], exclude_bot_users: true },
-    ...(initial ? { initial_conversation: initial } : {}),
-  });
-  const number = (action: string, initial: string | null, decimal: boolean) => ({
-    type: 'number_input',
-    action_id: action,
-    is_decimal_allowed: decimal,
-    min_value: '0',
-    ...(initial !== null ? { initial_value: initial } : {}),
-  });
   const blocks: Block[] = [
+    ...approvalBlocks(s, input.usergroups),
+    ...sendDefaultBlocks(s, input.designs),
+    ...adminBlocks(s),
+    ...recognitionBlocks(s),
+  ];
+  // Distribution mode: an admin can have the workspace's data deleted now rather than after an uninstall's retention.
+  if (input.deleteData) blocks.push(...deleteDataBlocks());
+  return {
+    type: 'modal',
+    callback_id: SettingsModal.callbackId,
+    title: plain('Kudos settings', 24),
+    submit: plain('Save', 24),
+    close: plain('Cancel', 24),
+    blocks,
+  };
+}
+
+/** Where announcements and requests go, who approves, and when a send needs approval. */
+function approvalBlocks(s: WorkspaceSettings, usergroups: SlackUsergroup[]): Block[] {
+  const { blocks: B, actions: A } = SettingsModal;
+  // User groups are searched as the admin types (external_select, served by src/slack/options): a
+  // workspace with hundreds of groups can pick any of them, not only the first 100. The list passed in
+  // only names the current value; one Slack did not list (slow, renamed) is shown by its id, so that
+  // saving the form never clears it by accident.
+  const group = s.approverUsergroupId ? usergroups.find((g) => g.id === s.approverUsergroupId) : undefined;
+  const initialGroup = s.approverUsergroupId ? settingsGroupOption(group ?? { id: s.approverUsergroupId }) : undefined;
+  return [
     input_(
       B.notifyChannel,
       'Announcement channel',
@@ -82,59 +61,73 @@ export function buildSettingsModal(input: {
     input_(
       B.approvers,
       'Approvers',
-      {
-        type: 'multi_users_select',
-        action_id: A.approvers,
-        placeholder: plain('Pick people'),
-        ...(s.approverUserIds?.length ? { initial_users: s.approverUserIds } : {}),
-      },
+      usersSelect(A.approvers, s.approverUserIds),
       true,
       'Empty (and no group): workspace admins and owners approve.',
     ),
     input_(
       B.approverGroup,
       '…or an approver user group',
-      searchable(A.approverGroup, 'Search user groups', initialGroup),
+      searchableSelect(A.approverGroup, 'Search user groups', initialGroup),
       true,
       'Type to search every user group of the workspace.',
     ),
     input_(
       B.threshold,
       'Approval threshold (USD)',
-      number(A.threshold, centsToDecimal(s.approvalThresholdCents), true),
+      numberInput(A.threshold, centsToDecimal(s.approvalThresholdCents), true),
       false,
       'Sends with a higher total need approval. 0: every send.',
     ),
     input_(
       B.budget,
       'Monthly budget per sender (USD)',
-      number(A.budget, s.monthlyBudgetCents === null ? null : centsToDecimal(s.monthlyBudgetCents), true),
+      numberInput(A.budget, s.monthlyBudgetCents === null ? null : centsToDecimal(s.monthlyBudgetCents), true),
       true,
       'A send that would take its sender over this in a calendar month (UTC) needs approval. Empty: no budget.',
     ),
-    input_(B.defaultDesign, 'Default card design', searchable(A.defaultDesign, 'Search designs', initialDesign), true),
+  ];
+}
+
+/** What the send form starts with. */
+function sendDefaultBlocks(s: WorkspaceSettings, designs: Design[]): Block[] {
+  const { blocks: B, actions: A } = SettingsModal;
+  // Designs are searched as the admin types, like user groups: one the catalog did not list is shown by its id.
+  const design = s.defaultProductId ? designs.find((d) => d.productId === s.defaultProductId) : undefined;
+  const initialDesign = s.defaultProductId
+    ? settingsDesignOption(design ?? { productId: s.defaultProductId })
+    : undefined;
+  return [
     input_(
-      B.defaultAmount,
-      'Default amount per person (USD)',
-      number(A.defaultAmount, s.defaultAmountCents === null ? null : String(s.defaultAmountCents / 100), false),
+      B.defaultDesign,
+      'Default card design',
+      searchableSelect(A.defaultDesign, 'Search designs', initialDesign),
       true,
     ),
     input_(
+      B.defaultAmount,
+      'Default amount per person (USD)',
+      numberInput(A.defaultAmount, s.defaultAmountCents === null ? null : String(s.defaultAmountCents / 100), false),
+      true,
+    ),
+  ];
+}
+
+/** Who administers Kudos, how long requests wait, and where and when admins hear of a low balance. */
+function adminBlocks(s: WorkspaceSettings): Block[] {
+  const { blocks: B, actions: A } = SettingsModal;
+  return [
+    input_(
       B.admins,
       'Kudos admins',
-      {
-        type: 'multi_users_select',
-        action_id: A.admins,
-        placeholder: plain('Pick people'),
-        ...(s.adminUserIds?.length ? { initial_users: s.adminUserIds } : {}),
-      },
+      usersSelect(A.admins, s.adminUserIds),
       true,
       'They change these settings, see the audit trail and everyone’s sends. Empty: workspace admins and owners.',
     ),
     input_(
       B.expiryHours,
       'Requests expire after (hours)',
-      number(A.expiryHours, String(s.approvalExpiryHours), false),
+      numberInput(A.expiryHours, String(s.approvalExpiryHours), false),
       false,
     ),
     input_(
@@ -147,7 +140,7 @@ export function buildSettingsModal(input: {
     input_(
       B.lowBalance,
       'Low-balance alert under (USD)',
-      number(
+      numberInput(
         A.lowBalance,
         s.lowBalanceThresholdCents === null ? null : centsToDecimal(s.lowBalanceThresholdCents),
         true,
@@ -155,6 +148,29 @@ export function buildSettingsModal(input: {
       true,
       'Admins are alerted once each time the available balance falls below this. Empty: no alert.',
     ),
+  ];
+}
+
+/** The +1 reaction, recurring kudos limits, who receives cards, and the leaderboard. */
+function recognitionBlocks(s: WorkspaceSettings): Block[] {
+  const { blocks: B, actions: A } = SettingsModal;
+  const recognitionOptions = [
+    {
+      text: plain('Show dollar amounts on the leaderboard'),
+      description: plain('Off: counts only.'),
+      value: SettingsModal.recognition.amounts,
+    },
+    {
+      text: plain('Post a weekly digest in the announcement channel'),
+      description: plain('Mondays: last week’s leaderboard.'),
+      value: SettingsModal.recognition.digest,
+    },
+  ];
+  const recognitionOn = recognitionOptions.filter((o) =>
+    o.value === SettingsModal.recognition.amounts ? s.leaderboardAmounts : s.weeklyDigest,
+  );
+  const cardRecipientOptions = CARD_RECIPIENTS.map((value) => ({ text: plain(CARD_RECIPIENT_LABELS[value]), value }));
+  return [
     input_(
       B.reaction,
       'Reaction that +1s an announcement',
@@ -165,14 +181,14 @@ export function buildSettingsModal(input: {
     input_(
       B.seriesPerPerson,
       'Recurring kudos per person',
-      number(A.seriesPerPerson, String(s.maxSeriesPerPerson), false),
+      numberInput(A.seriesPerPerson, String(s.maxSeriesPerPerson), false),
       false,
       'How many recurring series (active or paused) one person may have.',
     ),
     input_(
       B.seriesPerWorkspace,
       'Recurring kudos in the workspace',
-      number(A.seriesPerWorkspace, String(s.maxSeriesPerWorkspace), false),
+      numberInput(A.seriesPerWorkspace, String(s.maxSeriesPerWorkspace), false),
       false,
       'How many recurring series the whole workspace may have.',
     ),
@@ -200,43 +216,76 @@ export function buildSettingsModal(input: {
       true,
     ),
   ];
-  // Distribution mode: an admin can have the workspace's data deleted now rather than after an uninstall's retention.
-  if (input.deleteData) {
-    blocks.push(
-      { type: 'divider' } as unknown as Block,
-      {
-        type: 'section',
-        block_id: B.deleteData,
-        text: {
-          type: 'mrkdwn',
-          text: '*Delete our data*\nDeletes everything Kudos keeps for this workspace: kudos history, settings, audit trail, celebrations. Gift cards already sent stay sent.',
-        },
-        accessory: {
-          type: 'button',
-          action_id: A.deleteData,
-          style: 'danger',
-          text: plain('Delete our data…'),
-          confirm: {
-            title: plain('Delete this workspace’s data?'),
-            text: {
-              type: 'mrkdwn',
-              text: 'Everything Kudos keeps for this workspace is deleted now, for good. This cannot be undone.',
-            },
-            confirm: plain('Delete everything'),
-            deny: plain('Keep it'),
-            style: 'danger',
+}
+
+/** The "Delete our data" button, behind a confirmation. */
+function deleteDataBlocks(): Block[] {
+  const { blocks: B, actions: A } = SettingsModal;
+  return [
+    { type: 'divider' } as unknown as Block,
+    {
+      type: 'section',
+      block_id: B.deleteData,
+      text: {
+        type: 'mrkdwn',
+        text: '*Delete our data*\nDeletes everything Kudos keeps for this workspace: kudos history, settings, audit trail, celebrations. Gift cards already sent stay sent.',
+      },
+      accessory: {
+        type: 'button',
+        action_id: A.deleteData,
+        style: 'danger',
+        text: plain('Delete our data…'),
+        confirm: {
+          title: plain('Delete this workspace’s data?'),
+          text: {
+            type: 'mrkdwn',
+            text: 'Everything Kudos keeps for this workspace is deleted now, for good. This cannot be undone.',
           },
+          confirm: plain('Delete everything'),
+          deny: plain('Keep it'),
+          style: 'danger',
         },
-      } as unknown as Block,
-    );
-  }
+      },
+    } as unknown as Block,
+  ];
+}
+
+function searchableSelect(action: string, placeholder: string, initial: SelectOption | undefined) {
   return {
-    type: 'modal',
-    callback_id: SettingsModal.callbackId,
-    title: plain('Kudos settings', 24),
-    submit: plain('Save', 24),
-    close: plain('Cancel', 24),
-    blocks,
+    type: 'external_select',
+    action_id: action,
+    placeholder: plain(placeholder),
+    min_query_length: 0,
+    ...(initial ? { initial_option: initial } : {}),
+  };
+}
+
+function channelSelect(action: string, initial: string | null) {
+  return {
+    type: 'conversations_select',
+    action_id: action,
+    placeholder: plain('Pick a channel'),
+    filter: { include: ['public', 'private'], exclude_bot_users: true },
+    ...(initial ? { initial_conversation: initial } : {}),
+  };
+}
+
+function usersSelect(action: string, initial: string[] | null) {
+  return {
+    type: 'multi_users_select',
+    action_id: action,
+    placeholder: plain('Pick people'),
+    ...(initial?.length ? { initial_users: initial } : {}),
+  };
+}
+
+function numberInput(action: string, initial: string | null, decimal: boolean) {
+  return {
+    type: 'number_input',
+    action_id: action,
+    is_decimal_allowed: decimal,
+    min_value: '0',
+    ...(initial !== null ? { initial_value: initial } : {}),
   };
 }
 
