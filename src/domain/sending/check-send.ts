@@ -12,7 +12,7 @@ import {
   type RewardsClient,
 } from '../../rewards/index.js';
 import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
-import type { DesignCatalog } from '../accounts/design-catalog.js';
+import type { Design, DesignCatalog } from '../accounts/design-catalog.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { messageProblem } from './message-text.js';
 import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from '../common/money.js';
@@ -146,132 +146,20 @@ async function directoryFor(
   return { userInfo: async (w, id) => byId.get(id) ?? users.userInfo(w, id) };
 }
 
+type SendErrors = Partial<Record<SendField, string>>;
+
 export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form: SendForm): Promise<PreparedSend> {
-  const errors: Partial<Record<SendField, string>> = {};
-
-  // Campaign, design, amount, e-mail template. A campaign's design is read from the API now (the cached
-  // catalog could still list a design the provider removed): nothing is sent with a removed design.
-  let campaign: CampaignRow | undefined;
-  if (form.campaignId) {
-    campaign = deps.campaign ? await deps.campaign(ctx.workspace.teamId, form.campaignId) : undefined;
-    if (campaign?.status !== 'active') {
-      errors.campaign = 'That campaign was archived (or is no longer offered); pick another, or send without one.';
-      campaign = undefined;
-    }
-  }
-  const templateId = form.template === null ? undefined : (form.template ?? campaign?.templateId ?? undefined);
-  const campaignDesign = campaign !== undefined && form.productId === campaign.productId;
-  const [cached, templates] = await Promise.all([
-    form.productId ? deps.catalog.get(form.productId) : undefined,
-    templateId ? (async () => listTemplates(await deps.rewards.for(ctx.workspace), { timeoutMs: 1200 }))() : undefined,
-  ]);
-  let design = cached;
-  if (campaignDesign)
-    design = await readDesignNow(await deps.rewards.for(ctx.workspace), campaign!.productId, { timeoutMs: 1200 });
-  if (!design) {
-    errors.design = campaignDesign
-      ? `The campaign’s design “${campaign!.designName}” was removed from the Rewards catalog, so nothing was sent. Pick another design, and ask a Kudos admin to edit the campaign.`
-      : form.productId
-        ? 'That design is no longer available; pick another.'
-        : 'Pick a card design.';
-  }
-  let amountCents: number | undefined;
-  const parsed = parseWholeDollars(form.amount);
-  if (!parsed.ok) errors.amount = parsed.message;
-  else if (design) {
-    const inRange = checkAmountInRange(parsed.cents, design);
-    const inCampaign = campaign
-      ? checkAmountInRange(parsed.cents, { minCents: campaign.minCents, maxCents: campaign.maxCents })
-      : inRange;
-    if (!inRange.ok) errors.amount = inRange.message;
-    else if (!inCampaign.ok)
-      errors.amount = `The campaign “${campaign!.name}” takes ${formatUsd(campaign!.minCents)} to ${formatUsd(campaign!.maxCents)} per person.`;
-    else amountCents = inRange.cents;
-  }
-  if (templateId && templates && !templates.some((t) => t.templateId === templateId)) {
-    errors.template =
-      'That e-mail template is no longer in the Rewards account (deleted); pick another, or none for the account’s default.';
-  }
-
+  // The checks run in the form's order, each adding its fields' errors; every field is checked.
+  const errors: SendErrors = {};
+  const campaign = await checkCampaign(deps, ctx, form, errors);
+  const { design, amountCents, templateId } = await checkCard(deps, ctx, form, campaign, errors);
   const badMessage = messageProblem(form.message);
   if (badMessage) errors.message = badMessage;
-
   if (form.refundDays !== undefined && !(REFUND_WINDOWS as readonly number[]).includes(form.refundDays)) {
     errors.refund = 'Pick 30, 60 or 90 days, or no refund.';
   }
-
-  // When.
-  let schedule: ResolvedSchedule | undefined;
-  if (form.schedule) {
-    const resolved = resolveSchedule({ ...form.schedule, timezone: ctx.sender.tz ?? 'UTC', now: ctx.now });
-    if (resolved.ok) schedule = resolved.schedule;
-    else errors[resolved.field] = resolved.message;
-  }
-
-  // Who. The sender is never a recipient: picked by name, it is refused; inside a group, left out
-  // (the form says so), by Slack id and by e-mail address.
-  const recipientField: SendField = form.userIds.length > 0 || !form.group ? 'recipients' : 'group';
-  const lists = [];
-  const notes: string[] = [];
-  let groupHadSender = false;
-  let groupMembers: ReadonlySet<string> | undefined;
-  if (form.userIds.includes(ctx.sender.id)) {
-    errors.recipients = 'You cannot send kudos to yourself; remove yourself from the people.';
-  } else if (form.userIds.length === 0 && !form.group) {
-    errors.recipients = 'Choose at least one person, or a group.';
-  } else {
-    let slackUserIds = [...form.userIds];
-    if (form.group?.kind === 'slack') {
-      const members = await usergroupMembersOrProblem(deps.users, ctx.workspace, form.group.id);
-      if (typeof members === 'string') errors.group = members;
-      else if (members.length === 0) errors.group = 'That user group has no members.';
-      else {
-        groupHadSender = members.includes(ctx.sender.id);
-        groupMembers = new Set(members.filter((id) => !form.userIds.includes(id)));
-        slackUserIds = [...new Set([...slackUserIds, ...members.filter((id) => id !== ctx.sender.id)])];
-      }
-    }
-    if (form.userIds.length > MAX_PICKED_PEOPLE) {
-      errors.recipients = `At most ${MAX_PICKED_PEOPLE} people picked one by one; for more, choose a group.`;
-    } else if (slackUserIds.length > MAX_SEND_RECIPIENTS) {
-      errors[recipientField] = tooMany(slackUserIds.length);
-    } else if (slackUserIds.length > 0) {
-      const allowed = ctx.cardRecipients ?? 'members';
-      const checked = await checkSlackRecipients(
-        await directoryFor(deps.users, ctx.workspace, slackUserIds.length),
-        ctx.workspace,
-        slackUserIds,
-        {
-          botUserId: ctx.botUserId,
-          cardRecipients: allowed,
-          ...(groupMembers ? { fromGroup: groupMembers } : {}),
-        },
-      );
-      if (checked.ok) {
-        lists.push(checked.recipients);
-        const note = leftOutNote(checked.leftOut, allowed);
-        if (note && checked.recipients.length === 0 && !errors.group)
-          errors.group = `Nobody in that group can receive a card. ${note}`;
-        else if (note) notes.push(note);
-      } else errors[recipientField] = checked.message;
-    }
-    if (form.group?.kind === 'addressBook') {
-      const members = await addressBookMembersOrProblem(await deps.rewards.for(ctx.workspace), form.group.id);
-      if (typeof members === 'string') errors.group = members;
-      else if (members.length === 0) errors.group = 'That address-book group has no members.';
-      else {
-        const senderEmail = ctx.sender.email?.toLowerCase();
-        const others = members.filter((m) => m.email.toLowerCase() !== senderEmail);
-        groupHadSender ||= others.length < members.length;
-        lists.push(others);
-      }
-    }
-  }
-  const recipients = dedupeByEmail(lists).filter((r) => r.slackUserId !== ctx.sender.id);
-  if (recipients.length === 0 && groupHadSender && !errors.recipients && !errors.group)
-    errors.group = 'You are the only person in that group, and you cannot send kudos to yourself.';
-  if (recipients.length > MAX_SEND_RECIPIENTS && !errors[recipientField])
-    errors[recipientField] = tooMany(recipients.length);
+  const schedule = checkSchedule(ctx, form, errors);
+  const { recipients, notes } = await checkRecipients(deps, ctx, form, errors);
 
   if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return { ok: false, errors };
 
@@ -292,33 +180,260 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     route,
     notes,
     ...(deps.policy.recheck ? { recheck: (db: PolicyReader) => deps.policy.recheck!(db, draft) } : {}),
-    values: {
-      teamId: ctx.workspace.teamId,
-      enterpriseId: ctx.workspace.enterpriseId,
-      senderUserId: ctx.sender.id,
-      senderName: ctx.sender.realName || displayNameOf(ctx.sender),
-      originChannelId: ctx.originChannelId ?? null,
-      sourceViewId: ctx.sourceViewId ?? null,
+    values: kudosValues(ctx, form, {
       recipients,
-      recipientCount: recipients.length,
-      slackUsergroupId: form.group?.kind === 'slack' ? form.group.id : null,
-      recipientGroupId: form.group?.kind === 'addressBook' ? form.group.id : null,
-      recipientGroupName: form.group?.label ?? null,
-      productId: design.productId,
-      designName: design.name,
+      design,
       amountCents,
       totalCents: total,
-      message: form.message.trim(),
-      sourceMessageUrl: ctx.sourceMessageUrl ?? null,
-      refundOptionDays: form.refundDays ?? null,
-      campaignId: campaign?.id ?? null,
-      emailTemplateId: templateId ?? null,
-      emailSenderName: campaign?.senderName ?? null,
-      emailSubject: campaign?.subject ?? null,
-      scheduledAt: schedule?.instant ?? null,
-      scheduleTimezone: schedule?.timezone ?? null,
-      scheduleLocal: schedule?.wallTimeWithOffset ?? null,
-      status: 'pending',
+      campaign,
+      templateId,
+      schedule,
+    }),
+  };
+}
+
+/** The campaign picked, if it is still active. */
+async function checkCampaign(
+  deps: SendRequestDeps,
+  ctx: SendContext,
+  form: SendForm,
+  errors: SendErrors,
+): Promise<CampaignRow | undefined> {
+  if (!form.campaignId) return undefined;
+  const campaign = deps.campaign ? await deps.campaign(ctx.workspace.teamId, form.campaignId) : undefined;
+  if (campaign?.status !== 'active') {
+    errors.campaign = 'That campaign was archived (or is no longer offered); pick another, or send without one.';
+    return undefined;
+  }
+  return campaign;
+}
+
+/**
+ * Design, amount and e-mail template. A campaign's design is read from the API now (the cached catalog
+ * could still list a design the provider removed): nothing is sent with a removed design.
+ */
+async function checkCard(
+  deps: SendRequestDeps,
+  ctx: SendContext,
+  form: SendForm,
+  campaign: CampaignRow | undefined,
+  errors: SendErrors,
+): Promise<{ design: Design | undefined; amountCents: number | undefined; templateId: string | undefined }> {
+  const templateId = form.template === null ? undefined : (form.template ?? campaign?.templateId ?? undefined);
+  const campaignDesign = campaign !== undefined && form.productId === campaign.productId;
+  const [cached, templates] = await Promise.all([
+    form.productId ? deps.catalog.get(form.productId) : undefined,
+    templateId ? (async () => listTemplates(await deps.rewards.for(ctx.workspace), { timeoutMs: 1200 }))() : undefined,
+  ]);
+  let design = cached;
+  if (campaignDesign)
+    design = await readDesignNow(await deps.rewards.for(ctx.workspace), campaign.productId, { timeoutMs: 1200 });
+  if (!design) {
+    errors.design = campaignDesign
+      ? `The campaign’s design “${campaign.designName}” was removed from the Rewards catalog, so nothing was sent. Pick another design, and ask a Kudos admin to edit the campaign.`
+      : form.productId
+        ? 'That design is no longer available; pick another.'
+        : 'Pick a card design.';
+  }
+  const amountCents = checkAmount(form.amount, design, campaign, errors);
+  if (templateId && templates && !templates.some((t) => t.templateId === templateId)) {
+    errors.template =
+      'That e-mail template is no longer in the Rewards account (deleted); pick another, or none for the account’s default.';
+  }
+  return { design, amountCents, templateId };
+}
+
+/** The amount per person in cents, when it is whole dollars within the design's range and the campaign's. */
+function checkAmount(
+  amount: unknown,
+  design: Design | undefined,
+  campaign: CampaignRow | undefined,
+  errors: SendErrors,
+): number | undefined {
+  const parsed = parseWholeDollars(amount);
+  if (!parsed.ok) {
+    errors.amount = parsed.message;
+    return undefined;
+  }
+  if (!design) return undefined;
+  const inRange = checkAmountInRange(parsed.cents, design);
+  const inCampaign = campaign
+    ? checkAmountInRange(parsed.cents, { minCents: campaign.minCents, maxCents: campaign.maxCents })
+    : inRange;
+  if (!inRange.ok) errors.amount = inRange.message;
+  else if (!inCampaign.ok)
+    errors.amount = `The campaign “${campaign!.name}” takes ${formatUsd(campaign!.minCents)} to ${formatUsd(campaign!.maxCents)} per person.`;
+  else return inRange.cents;
+  return undefined;
+}
+
+/** When: now (no schedule), or a date and time read in the sender's zone. */
+function checkSchedule(ctx: SendContext, form: SendForm, errors: SendErrors): ResolvedSchedule | undefined {
+  if (!form.schedule) return undefined;
+  const resolved = resolveSchedule({ ...form.schedule, timezone: ctx.sender.tz ?? 'UTC', now: ctx.now });
+  if (resolved.ok) return resolved.schedule;
+  errors[resolved.field] = resolved.message;
+  return undefined;
+}
+
+/** What the recipient checks gather: lists to merge, notes for the sender, whether a group held the sender. */
+interface FoundRecipients {
+  lists: KudosRecipientSnapshot[][];
+  notes: string[];
+  groupHadSender: boolean;
+}
+
+/**
+ * Who. The sender is never a recipient: picked by name, it is refused; inside a group, left out (the
+ * form says so), by Slack id and by e-mail address.
+ */
+async function checkRecipients(
+  deps: SendRequestDeps,
+  ctx: SendContext,
+  form: SendForm,
+  errors: SendErrors,
+): Promise<{ recipients: KudosRecipientSnapshot[]; notes: string[] }> {
+  const recipientField: SendField = form.userIds.length > 0 || !form.group ? 'recipients' : 'group';
+  const found: FoundRecipients = { lists: [], notes: [], groupHadSender: false };
+  if (form.userIds.includes(ctx.sender.id)) {
+    errors.recipients = 'You cannot send kudos to yourself; remove yourself from the people.';
+  } else if (form.userIds.length === 0 && !form.group) {
+    errors.recipients = 'Choose at least one person, or a group.';
+  } else {
+    const { slackUserIds, groupMembers } =
+      form.group?.kind === 'slack'
+        ? await addSlackGroup(deps, ctx, form.userIds, form.group.id, errors, found)
+        : { slackUserIds: [...form.userIds], groupMembers: undefined };
+    if (form.userIds.length > MAX_PICKED_PEOPLE) {
+      errors.recipients = `At most ${MAX_PICKED_PEOPLE} people picked one by one; for more, choose a group.`;
+    } else if (slackUserIds.length > MAX_SEND_RECIPIENTS) {
+      errors[recipientField] = tooMany(slackUserIds.length);
+    } else if (slackUserIds.length > 0) {
+      await checkSlackPeople(deps, ctx, { slackUserIds, groupMembers, recipientField }, errors, found);
+    }
+    if (form.group?.kind === 'addressBook') await addAddressBookGroup(deps, ctx, form.group.id, errors, found);
+  }
+  const recipients = dedupeByEmail(found.lists).filter((r) => r.slackUserId !== ctx.sender.id);
+  if (recipients.length === 0 && found.groupHadSender && !errors.recipients && !errors.group)
+    errors.group = 'You are the only person in that group, and you cannot send kudos to yourself.';
+  if (recipients.length > MAX_SEND_RECIPIENTS && !errors[recipientField])
+    errors[recipientField] = tooMany(recipients.length);
+  return { recipients, notes: found.notes };
+}
+
+/** The people picked plus a Slack user group's members (the sender left out). */
+async function addSlackGroup(
+  deps: SendRequestDeps,
+  ctx: SendContext,
+  pickedIds: string[],
+  groupId: string,
+  errors: SendErrors,
+  found: FoundRecipients,
+): Promise<{ slackUserIds: string[]; groupMembers: ReadonlySet<string> | undefined }> {
+  const members = await usergroupMembersOrProblem(deps.users, ctx.workspace, groupId);
+  if (typeof members === 'string') errors.group = members;
+  else if (members.length === 0) errors.group = 'That user group has no members.';
+  else {
+    found.groupHadSender = members.includes(ctx.sender.id);
+    return {
+      slackUserIds: [...new Set([...pickedIds, ...members.filter((id) => id !== ctx.sender.id)])],
+      groupMembers: new Set(members.filter((id) => !pickedIds.includes(id))),
+    };
+  }
+  return { slackUserIds: [...pickedIds], groupMembers: undefined };
+}
+
+/** Checks the Slack people of the send (who may receive a card), and says who of a group was left out. */
+async function checkSlackPeople(
+  deps: SendRequestDeps,
+  ctx: SendContext,
+  people: { slackUserIds: string[]; groupMembers: ReadonlySet<string> | undefined; recipientField: SendField },
+  errors: SendErrors,
+  found: FoundRecipients,
+): Promise<void> {
+  const { slackUserIds, groupMembers, recipientField } = people;
+  const allowed = ctx.cardRecipients ?? 'members';
+  const checked = await checkSlackRecipients(
+    await directoryFor(deps.users, ctx.workspace, slackUserIds.length),
+    ctx.workspace,
+    slackUserIds,
+    {
+      botUserId: ctx.botUserId,
+      cardRecipients: allowed,
+      ...(groupMembers ? { fromGroup: groupMembers } : {}),
     },
+  );
+  if (!checked.ok) {
+    errors[recipientField] = checked.message;
+    return;
+  }
+  found.lists.push(checked.recipients);
+  const note = leftOutNote(checked.leftOut, allowed);
+  if (note && checked.recipients.length === 0 && !errors.group)
+    errors.group = `Nobody in that group can receive a card. ${note}`;
+  else if (note) found.notes.push(note);
+}
+
+/** An address-book group's members, the sender (by e-mail address) left out. */
+async function addAddressBookGroup(
+  deps: SendRequestDeps,
+  ctx: SendContext,
+  groupId: string,
+  errors: SendErrors,
+  found: FoundRecipients,
+): Promise<void> {
+  const members = await addressBookMembersOrProblem(await deps.rewards.for(ctx.workspace), groupId);
+  if (typeof members === 'string') errors.group = members;
+  else if (members.length === 0) errors.group = 'That address-book group has no members.';
+  else {
+    const senderEmail = ctx.sender.email?.toLowerCase();
+    const others = members.filter((m) => m.email.toLowerCase() !== senderEmail);
+    found.groupHadSender ||= others.length < members.length;
+    found.lists.push(others);
+  }
+}
+
+/** The kudos row to record, from the checked form. */
+function kudosValues(
+  ctx: SendContext,
+  form: SendForm,
+  checked: {
+    recipients: KudosRecipientSnapshot[];
+    design: Design;
+    amountCents: number;
+    totalCents: number;
+    campaign: CampaignRow | undefined;
+    templateId: string | undefined;
+    schedule: ResolvedSchedule | undefined;
+  },
+): NewKudosRow {
+  const { recipients, design, campaign, schedule } = checked;
+  return {
+    teamId: ctx.workspace.teamId,
+    enterpriseId: ctx.workspace.enterpriseId,
+    senderUserId: ctx.sender.id,
+    senderName: ctx.sender.realName || displayNameOf(ctx.sender),
+    originChannelId: ctx.originChannelId ?? null,
+    sourceViewId: ctx.sourceViewId ?? null,
+    recipients,
+    recipientCount: recipients.length,
+    slackUsergroupId: form.group?.kind === 'slack' ? form.group.id : null,
+    recipientGroupId: form.group?.kind === 'addressBook' ? form.group.id : null,
+    recipientGroupName: form.group?.label ?? null,
+    productId: design.productId,
+    designName: design.name,
+    amountCents: checked.amountCents,
+    totalCents: checked.totalCents,
+    message: form.message.trim(),
+    sourceMessageUrl: ctx.sourceMessageUrl ?? null,
+    refundOptionDays: form.refundDays ?? null,
+    campaignId: campaign?.id ?? null,
+    emailTemplateId: checked.templateId ?? null,
+    emailSenderName: campaign?.senderName ?? null,
+    emailSubject: campaign?.subject ?? null,
+    scheduledAt: schedule?.instant ?? null,
+    scheduleTimezone: schedule?.timezone ?? null,
+    scheduleLocal: schedule?.wallTimeWithOffset ?? null,
+    status: 'pending',
   };
 }
