@@ -283,9 +283,39 @@ export async function ensureRecipientMappings(
   opts: { signal?: AbortSignal | undefined; concurrency: number },
 ): Promise<Map<string, { recipientId: string; email: string }>> {
   const { db, rewards } = deps;
-  const call = opts.signal ? { signal: opts.signal } : {};
   const found = new Map<string, { recipientId: string; email: string }>();
-  const stored = new Map<string, typeof recipientMappings.$inferSelect>();
+  const stored = await readStoredMappings(db, ws, people);
+  const { one, batchable } = sortByMapping(people, stored, found);
+  const me = randomUUID();
+  // A flaky API fails a call here and there: the others go on, so that each attempt of a big first
+  // send maps nearly everyone and the next one only the few left. An API failing every call (down,
+  // refusing) stops the attempt after a tenth of the people rather than being asked once per person.
+  const failures: CreationFailures = {
+    count: 0,
+    first: undefined,
+    tolerated: Math.max(MAPPING_FAILURES_TOLERATED, Math.ceil(batchable.length / 10)),
+  };
+  for (let i = 0; i < batchable.length && goesOn(failures); i += MAPPING_BATCH) {
+    opts.signal?.throwIfAborted();
+    const batch = batchable.slice(i, i + MAPPING_BATCH);
+    const mine = await claimCreations(db, ws, batch, me);
+    const create = batch.filter((p) => mine.has(p.email.toLowerCase()));
+    for (const p of batch) if (!mine.has(p.email.toLowerCase())) one.push(p);
+    const created = await createRecipients(rewards, create, opts, failures);
+    await recordCreations(db, ws, { create, created }, me);
+    for (const c of created) found.set(c.person.slackUserId, { recipientId: c.recipientId, email: c.person.email });
+  }
+  opts.signal?.throwIfAborted();
+  if (failures.first !== undefined) throw failures.first;
+  for (const p of one) found.set(p.slackUserId, await ensureRecipientMapping(deps, ws, p, opts));
+  return found;
+}
+
+type StoredMapping = typeof recipientMappings.$inferSelect;
+
+/** The stored mappings of these people, by Slack user id (read 1,000 ids a query). */
+async function readStoredMappings(db: Database, ws: Workspace, people: Person[]): Promise<Map<string, StoredMapping>> {
+  const stored = new Map<string, StoredMapping>();
   for (let i = 0; i < people.length; i += 1000) {
     const ids = people.slice(i, i + 1000).map((p) => p.slackUserId);
     for (const m of await db
@@ -294,6 +324,18 @@ export async function ensureRecipientMappings(
       .where(and(eq(recipientMappings.teamId, ws.teamId), inArray(recipientMappings.slackUserId, ids))))
       stored.set(m.slackUserId, m);
   }
+  return stored;
+}
+
+/**
+ * Puts people whose stored mapping is current in `found`; of the rest, who is mapped one by one
+ * (a changed Slack e-mail, an address shared with another) and who in batches (new, one per address).
+ */
+function sortByMapping(
+  people: Person[],
+  stored: Map<string, StoredMapping>,
+  found: Map<string, { recipientId: string; email: string }>,
+): { one: Person[]; batchable: Person[] } {
   const one: Person[] = [];
   const fresh: Person[] = [];
   for (const p of people) {
@@ -310,105 +352,125 @@ export async function ensureRecipientMappings(
     if (byEmail.has(key)) one.push(p);
     else byEmail.set(key, p);
   }
-  const batchable = [...byEmail.values()];
-  const me = randomUUID();
-  // A flaky API fails a call here and there: the others go on, so that each attempt of a big first
-  // send maps nearly everyone and the next one only the few left. An API failing every call (down,
-  // refusing) stops the attempt after a tenth of the people rather than being asked once per person.
-  let failure: Error | undefined;
-  let failures = 0;
-  const tolerated = Math.max(MAPPING_FAILURES_TOLERATED, Math.ceil(batchable.length / 10));
-  const goOn = () => failures < tolerated;
-  for (let i = 0; i < batchable.length && goOn(); i += MAPPING_BATCH) {
-    opts.signal?.throwIfAborted();
-    const batch = batchable.slice(i, i + MAPPING_BATCH);
-    const claimed = await db
-      .insert(recipientCreations)
-      .values(
-        batch.map((p) => ({
-          teamId: ws.teamId,
-          enterpriseId: ws.enterpriseId ?? null,
-          email: p.email.toLowerCase(),
-          claimedBy: me,
-          claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
-        })),
-      )
-      .onConflictDoUpdate({
-        target: [recipientCreations.teamId, recipientCreations.email],
-        set: {
-          claimedBy: me,
-          claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
-          recipientId: null,
-          doneAt: null,
-        },
-        setWhere: sql`(${recipientCreations.doneAt} is null and ${recipientCreations.claimedUntil} <= now()) or ${recipientCreations.doneAt} <= now() - ${`${CREATION_ANSWERS_S} seconds`}::interval`,
-      })
-      .returning({ email: recipientCreations.email, claimedBy: recipientCreations.claimedBy });
-    const mine = new Set(claimed.filter((c) => c.claimedBy === me).map((c) => c.email));
-    const create = batch.filter((p) => mine.has(p.email.toLowerCase()));
-    for (const p of batch) if (!mine.has(p.email.toLowerCase())) one.push(p);
-    const created: Array<{ person: Person; recipientId: string }> = [];
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(opts.concurrency, create.length) }, async () => {
-        while (goOn() && !opts.signal?.aborted && next < create.length) {
-          const person = create[next++]!;
-          try {
-            created.push({ person, recipientId: await createRecipient(rewards, person, call) });
-          } catch (error) {
-            failures++;
-            failure ??= error instanceof Error ? error : new Error(String(error));
-          }
+  return { one, batchable: [...byEmail.values()] };
+}
+
+/** Failed creations of one attempt: how many, the first one's error, and how many the attempt goes on after. */
+interface CreationFailures {
+  count: number;
+  first: Error | undefined;
+  tolerated: number;
+}
+
+function goesOn(failures: CreationFailures): boolean {
+  return failures.count < failures.tolerated;
+}
+
+/** Claims the creation of a batch's addresses (one statement); answers the addresses this attempt holds. */
+async function claimCreations(db: Database, ws: Workspace, batch: Person[], me: string): Promise<Set<string>> {
+  const claimed = await db
+    .insert(recipientCreations)
+    .values(
+      batch.map((p) => ({
+        teamId: ws.teamId,
+        enterpriseId: ws.enterpriseId ?? null,
+        email: p.email.toLowerCase(),
+        claimedBy: me,
+        claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [recipientCreations.teamId, recipientCreations.email],
+      set: {
+        claimedBy: me,
+        claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
+        recipientId: null,
+        doneAt: null,
+      },
+      setWhere: sql`(${recipientCreations.doneAt} is null and ${recipientCreations.claimedUntil} <= now()) or ${recipientCreations.doneAt} <= now() - ${`${CREATION_ANSWERS_S} seconds`}::interval`,
+    })
+    .returning({ email: recipientCreations.email, claimedBy: recipientCreations.claimedBy });
+  return new Set(claimed.filter((c) => c.claimedBy === me).map((c) => c.email));
+}
+
+/** Creates the claimed people's recipients, `concurrency` at a time, counting failures rather than stopping at one. */
+async function createRecipients(
+  rewards: RewardsClient,
+  create: Person[],
+  opts: { signal?: AbortSignal | undefined; concurrency: number },
+  failures: CreationFailures,
+): Promise<Array<{ person: Person; recipientId: string }>> {
+  const call = opts.signal ? { signal: opts.signal } : {};
+  const created: Array<{ person: Person; recipientId: string }> = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(opts.concurrency, create.length) }, async () => {
+      while (goesOn(failures) && !opts.signal?.aborted && next < create.length) {
+        const person = create[next++]!;
+        try {
+          created.push({ person, recipientId: await createRecipient(rewards, person, call) });
+        } catch (error) {
+          failures.count++;
+          failures.first ??= error instanceof Error ? error : new Error(String(error));
         }
-      }),
-    );
-    if (created.length > 0) {
-      const done = new Set(created.map((c) => c.person.email.toLowerCase()));
-      await db
-        .insert(recipientMappings)
-        .values(
-          created.map((c) => ({
-            teamId: ws.teamId,
-            enterpriseId: ws.enterpriseId ?? null,
-            slackUserId: c.person.slackUserId,
-            recipientId: c.recipientId,
-            email: c.person.email,
-            slackEmail: c.person.email,
-          })),
-        )
-        .onConflictDoUpdate({
-          target: [recipientMappings.teamId, recipientMappings.slackUserId],
-          set: {
-            recipientId: sql`excluded.recipient_id`,
-            email: sql`excluded.email`,
-            slackEmail: sql`excluded.slack_email`,
-            updatedAt: sql`now()`,
-          },
-        });
-      await db.execute(sql`
-        update recipient_creations rc set recipient_id = v.recipient_id, done_at = now()
-        from (values ${sql.join(
-          created.map((c) => sql`(${c.person.email.toLowerCase()}, ${c.recipientId})`),
-          sql`, `,
-        )}) as v(email, recipient_id)
-        where rc.team_id = ${ws.teamId} and rc.email = v.email and rc.claimed_by = ${me}`);
-      for (const c of created) found.set(c.person.slackUserId, { recipientId: c.recipientId, email: c.person.email });
-      // Claims not finished (a failure part-way) are given up at once: whoever comes next creates them.
-      const unfinished = create.filter((p) => !done.has(p.email.toLowerCase())).map((p) => p.email.toLowerCase());
-      if (unfinished.length > 0) await releaseCreations(db, ws, unfinished, me);
-    } else if (create.length > 0) {
+      }
+    }),
+  );
+  return created;
+}
+
+/**
+ * Stores a batch's new mappings and marks their creations done (one statement each); claims not
+ * finished (a failure part-way) are given up at once: whoever comes next creates them.
+ */
+async function recordCreations(
+  db: Database,
+  ws: Workspace,
+  batch: { create: Person[]; created: Array<{ person: Person; recipientId: string }> },
+  me: string,
+): Promise<void> {
+  const { create, created } = batch;
+  if (created.length === 0) {
+    if (create.length > 0)
       await releaseCreations(
         db,
         ws,
         create.map((p) => p.email.toLowerCase()),
         me,
       );
-    }
+    return;
   }
-  opts.signal?.throwIfAborted();
-  if (failure !== undefined) throw failure;
-  for (const p of one) found.set(p.slackUserId, await ensureRecipientMapping(deps, ws, p, opts));
-  return found;
+  const done = new Set(created.map((c) => c.person.email.toLowerCase()));
+  await db
+    .insert(recipientMappings)
+    .values(
+      created.map((c) => ({
+        teamId: ws.teamId,
+        enterpriseId: ws.enterpriseId ?? null,
+        slackUserId: c.person.slackUserId,
+        recipientId: c.recipientId,
+        email: c.person.email,
+        slackEmail: c.person.email,
+      })),
+    )
+    .onConflictDoUpdate({
+      target: [recipientMappings.teamId, recipientMappings.slackUserId],
+      set: {
+        recipientId: sql`excluded.recipient_id`,
+        email: sql`excluded.email`,
+        slackEmail: sql`excluded.slack_email`,
+        updatedAt: sql`now()`,
+      },
+    });
+  await db.execute(sql`
+    update recipient_creations rc set recipient_id = v.recipient_id, done_at = now()
+    from (values ${sql.join(
+      created.map((c) => sql`(${c.person.email.toLowerCase()}, ${c.recipientId})`),
+      sql`, `,
+    )}) as v(email, recipient_id)
+    where rc.team_id = ${ws.teamId} and rc.email = v.email and rc.claimed_by = ${me}`);
+  const unfinished = create.filter((p) => !done.has(p.email.toLowerCase())).map((p) => p.email.toLowerCase());
+  if (unfinished.length > 0) await releaseCreations(db, ws, unfinished, me);
 }
 
 async function releaseCreations(db: Database, ws: Workspace, emails: string[], me: string): Promise<void> {

@@ -17,8 +17,13 @@ import {
   testEmailResultSchema,
   type CanceledOrder,
   type CardOrderParams,
+  type LimitIncreaseParams,
+  type LimitIncreaseResult,
+  type RewardLinkParams,
+  type TestEmailParams,
+  type TestEmailResult,
 } from '../schemas.js';
-import type { CreatedOrder, CreatedRewardLinks, OrdersResource } from '../types.js';
+import type { CreatedOrder, CreatedRewardLinks, CreateOrderOptions, OrdersResource, RequestOptions } from '../types.js';
 import { listFor, parseParams, segment, sendFor, type ResourceContext } from './context.js';
 import { checkIdempotencyKey, createOrderOnce, deriveIdempotencyKey, findOrderByKey } from './idempotency.js';
 
@@ -78,64 +83,9 @@ export function ordersResource(ctx: ResourceContext): OrdersResource {
         options,
       ),
 
-    async createRewardLinks(params, options): Promise<CreatedRewardLinks> {
-      const parsed = parseParams(rewardLinkParamsSchema, params, 'reward-link parameters');
-      const key = checkIdempotencyKey(options?.idempotencyKey);
-      const parts = splitQuantity(parsed.quantity);
-      const orders: CreatedOrder[] = [];
-      // Sequential, so a failure leaves a prefix done; calling again with the same key recovers the
-      // finished parts (409 -> lookup) and creates the rest.
-      for (const [index, quantity] of parts.entries()) {
-        const partKey = parts.length === 1 ? key : deriveIdempotencyKey(key, index + 1);
-        orders.push(
-          await createOrderOnce(
-            ctx,
-            {
-              path: '/api/v1/orders/reward-links',
-              endpoint: '/api/v1/orders/reward-links',
-              body: { ...parsed, quantity, amountPerLink: toApiNumber(parsed.amountPerLink) },
-            },
-            { ...options, idempotencyKey: partKey },
-          ),
-        );
-      }
-      return { order: orders[0]!.order, recovered: orders.some((order) => order.recovered), orders };
-    },
+    createRewardLinks: (params, options) => createRewardLinks(ctx, params, options),
 
-    async cancel(orderId, options): Promise<CanceledOrder> {
-      const path = `/api/v1/orders/${segment('orderId', orderId)}`;
-      try {
-        const canceled = await sendFor(
-          ctx,
-          { method: 'DELETE', path, endpoint: '/api/v1/orders/{orderId}' },
-          canceledOrderSchema,
-          options,
-        );
-        return { ...canceled, alreadyCanceled: false };
-      } catch (error) {
-        if (!(error instanceof RewardsConflictError && error.code === ErrorCodes.ORDER_NOT_CANCELABLE)) throw error;
-        // A retried DELETE whose first answer was lost (or a double click) meets "not cancelable"
-        // because the order IS canceled: report the cancellation instead of an error.
-        const order = await sendFor(
-          ctx,
-          { method: 'GET', path, endpoint: '/api/v1/orders/{orderId}' },
-          orderSchema,
-          options,
-        );
-        if (order.status !== 'CANCELED') throw error;
-        const canceledAt = (order as Record<string, unknown>).canceledAt;
-        const refundOption = order.refundOption ?? false;
-        return {
-          ...order,
-          orderId: order.orderId,
-          status: order.status,
-          canceledAt: typeof canceledAt === 'string' ? tryParseApiTimestamp(canceledAt) : undefined,
-          refundOption,
-          refundOptionDays: refundOption ? (order.refundOptionDays ?? 30) : null,
-          alreadyCanceled: true,
-        };
-      }
-    },
+    cancel: (orderId, options) => cancelOrder(ctx, orderId, options),
 
     resend: async (orderId, params, options) =>
       sendFor(
@@ -150,40 +100,119 @@ export function ordersResource(ctx: ResourceContext): OrdersResource {
         options,
       ),
 
-    async sendTestEmail(params, options) {
-      const parsed = parseParams(testEmailParamsSchema, params, 'test e-mail parameters');
-      return sendFor(
-        ctx,
-        {
-          method: 'POST',
-          path: '/api/v1/orders/test-email',
-          endpoint: '/api/v1/orders/test-email',
-          json: { ...parsed, amount: toApiNumber(parsed.amount) },
-        },
-        testEmailResultSchema,
-        options,
-      );
-    },
+    sendTestEmail: (params, options) => sendTestEmail(ctx, params, options),
 
-    async requestLimitIncrease(params, options) {
-      const parsed = parseParams(limitIncreaseParamsSchema, params, 'limit-increase parameters');
-      return sendFor(
+    requestLimitIncrease: (params, options) => requestLimitIncrease(ctx, params, options),
+  };
+}
+
+async function createRewardLinks(
+  ctx: ResourceContext,
+  params: RewardLinkParams,
+  options: CreateOrderOptions,
+): Promise<CreatedRewardLinks> {
+  const parsed = parseParams(rewardLinkParamsSchema, params, 'reward-link parameters');
+  const key = checkIdempotencyKey(options?.idempotencyKey);
+  const parts = splitQuantity(parsed.quantity);
+  const orders: CreatedOrder[] = [];
+  // Sequential, so a failure leaves a prefix done; calling again with the same key recovers the
+  // finished parts (409 -> lookup) and creates the rest.
+  for (const [index, quantity] of parts.entries()) {
+    const partKey = parts.length === 1 ? key : deriveIdempotencyKey(key, index + 1);
+    orders.push(
+      await createOrderOnce(
         ctx,
         {
-          method: 'POST',
-          path: '/api/v1/orders/limit-increase-requests',
-          endpoint: '/api/v1/orders/limit-increase-requests',
-          json: {
-            ...parsed,
-            currentDailyLimitUsd: toApiNumber(parsed.currentDailyLimitUsd),
-            currentMonthlyLimitUsd: toApiNumber(parsed.currentMonthlyLimitUsd),
-            requestedDailyLimitUsd: toApiNumber(parsed.requestedDailyLimitUsd),
-            requestedMonthlyLimitUsd: toApiNumber(parsed.requestedMonthlyLimitUsd),
-          },
+          path: '/api/v1/orders/reward-links',
+          endpoint: '/api/v1/orders/reward-links',
+          body: { ...parsed, quantity, amountPerLink: toApiNumber(parsed.amountPerLink) },
         },
-        limitIncreaseResultSchema,
-        options,
-      );
+        { ...options, idempotencyKey: partKey },
+      ),
+    );
+  }
+  return { order: orders[0]!.order, recovered: orders.some((order) => order.recovered), orders };
+}
+
+async function cancelOrder(
+  ctx: ResourceContext,
+  orderId: string,
+  options: RequestOptions | undefined,
+): Promise<CanceledOrder> {
+  const path = `/api/v1/orders/${segment('orderId', orderId)}`;
+  try {
+    const canceled = await sendFor(
+      ctx,
+      { method: 'DELETE', path, endpoint: '/api/v1/orders/{orderId}' },
+      canceledOrderSchema,
+      options,
+    );
+    return { ...canceled, alreadyCanceled: false };
+  } catch (error) {
+    if (!(error instanceof RewardsConflictError && error.code === ErrorCodes.ORDER_NOT_CANCELABLE)) throw error;
+    // A retried DELETE whose first answer was lost (or a double click) meets "not cancelable"
+    // because the order IS canceled: report the cancellation instead of an error.
+    const order = await sendFor(
+      ctx,
+      { method: 'GET', path, endpoint: '/api/v1/orders/{orderId}' },
+      orderSchema,
+      options,
+    );
+    if (order.status !== 'CANCELED') throw error;
+    const canceledAt = (order as Record<string, unknown>).canceledAt;
+    const refundOption = order.refundOption ?? false;
+    return {
+      ...order,
+      orderId: order.orderId,
+      status: order.status,
+      canceledAt: typeof canceledAt === 'string' ? tryParseApiTimestamp(canceledAt) : undefined,
+      refundOption,
+      refundOptionDays: refundOption ? (order.refundOptionDays ?? 30) : null,
+      alreadyCanceled: true,
+    };
+  }
+}
+
+async function sendTestEmail(
+  ctx: ResourceContext,
+  params: TestEmailParams,
+  options: RequestOptions | undefined,
+): Promise<TestEmailResult> {
+  const parsed = parseParams(testEmailParamsSchema, params, 'test e-mail parameters');
+  return sendFor(
+    ctx,
+    {
+      method: 'POST',
+      path: '/api/v1/orders/test-email',
+      endpoint: '/api/v1/orders/test-email',
+      json: { ...parsed, amount: toApiNumber(parsed.amount) },
     },
-  };
+    testEmailResultSchema,
+    options,
+  );
+}
+
+async function requestLimitIncrease(
+  ctx: ResourceContext,
+  params: LimitIncreaseParams,
+  options: RequestOptions | undefined,
+): Promise<LimitIncreaseResult> {
+  const parsed = parseParams(limitIncreaseParamsSchema, params, 'limit-increase parameters');
+  return sendFor(
+    ctx,
+    {
+      method: 'POST',
+      path: '/api/v1/orders/limit-increase-requests',
+      endpoint: '/api/v1/orders/limit-increase-requests',
+      json: {
+        ...parsed,
+        currentDailyLimitUsd: toApiNumber(parsed.currentDailyLimitUsd),
+        currentMonthlyLimitUsd: toApiNumber(parsed.currentMonthlyLimitUsd),
+        requestedDailyLimitUsd: toApiNumber(parsed.requestedDailyLimitUsd),
+        requestedMonthlyLimitUsd: toApiNumber(parsed.requestedMonthlyLimitUsd),
+      },
+    },
+    limitIncreaseResultSchema,
+    options,
+  );
 }
