@@ -83,139 +83,177 @@ export function workspaceRewardsAccounts(
   createClient: (connection: RewardsConnection) => RewardsClient,
   opts: WorkspaceRewardsAccountsOptions = {},
 ): RewardsAccounts {
-  const maxClients = opts.maxClients ?? 200;
-  const shortRecheckMs = opts.recheckMs ?? 30_000;
-  const watchedTtlMs = opts.watchedTtlMs ?? 3600_000;
-  const watching = () => opts.changes?.watching() ?? false;
-  const recheckNow = () => (watching() ? watchedTtlMs : shortRecheckMs);
-  const maxStatuses = opts.maxStatuses ?? 10_000;
-  const now = opts.now ?? Date.now;
+  const s: AccountsCache = {
+    store,
+    createClient,
+    opts,
+    maxClients: opts.maxClients ?? 200,
+    shortRecheckMs: opts.recheckMs ?? 30_000,
+    watchedTtlMs: opts.watchedTtlMs ?? 3600_000,
+    maxStatuses: opts.maxStatuses ?? 10_000,
+    now: opts.now ?? Date.now,
+    statuses: new Map(),
+    reading: new Map(),
+    cache: new Map(),
+    building: new Map(),
+  };
+  return {
+    mode: 'distribution',
+    async for(ws) {
+      const entry = await entryFor(s, ws);
+      if (!entry) throw new RewardsNotConnectedError(ws.teamId);
+      return entry.client;
+    },
+    isConnected: (ws) => isConnected(s, ws),
+    all: () => allClients(s),
+    rateLimit: () => undefined,
+    async evict(ws) {
+      forgetStatus(s, ws.teamId);
+      await dropClient(s, ws.teamId);
+    },
+    changed(teamId) {
+      forgetStatus(s, teamId);
+      const entry = s.cache.get(teamId);
+      if (entry) entry.checkedAt = -Infinity;
+    },
+    async close() {
+      await Promise.all([...s.cache.keys()].map((teamId) => dropClient(s, teamId)));
+    },
+  };
+}
+
+interface ClientEntry {
+  connectionId: string;
+  version: string;
+  checkedAt: number;
+  client: RewardsClient;
+}
+
+/** Distribution mode's settings, cached clients and connection statuses, by team id. */
+interface AccountsCache {
+  store: Pick<RewardsConnectionStore, 'get' | 'versionOf'>;
+  createClient: (connection: RewardsConnection) => RewardsClient;
+  opts: WorkspaceRewardsAccountsOptions;
+  maxClients: number;
+  shortRecheckMs: number;
+  watchedTtlMs: number;
+  maxStatuses: number;
+  now: () => number;
   /**
    * Whether a workspace has an active connection, as last read: trusted only while the change feed
    * runs (without it a "not connected" was never cached, and is not now).
    */
-  const statuses = new Map<string, { connected: boolean; at: number }>();
+  statuses: Map<string, { connected: boolean; at: number }>;
   /** One status read in flight per workspace; a change drops it, so a read that began before it is not kept. */
-  const reading = new Map<string, Promise<boolean>>();
-  const bump = (teamId: string) => {
-    statuses.delete(teamId);
-    reading.delete(teamId);
-  };
-  const readStatus = (ws: WorkspaceRef): Promise<boolean> => {
-    const pending = reading.get(ws.teamId);
-    if (pending) return pending;
-    const at = now();
-    const read: Promise<boolean> = store.versionOf(ws).then(
-      (version) => {
-        const connected = version !== undefined;
-        if (reading.get(ws.teamId) === read) {
-          reading.delete(ws.teamId);
-          statuses.delete(ws.teamId);
-          statuses.set(ws.teamId, { connected, at });
-          if (statuses.size > maxStatuses) statuses.delete(statuses.keys().next().value!);
-        }
-        return connected;
-      },
-      (error: unknown) => {
-        if (reading.get(ws.teamId) === read) reading.delete(ws.teamId);
-        throw error;
-      },
-    );
-    reading.set(ws.teamId, read);
-    return read;
-  };
-  interface Entry {
-    connectionId: string;
-    version: string;
-    checkedAt: number;
-    client: RewardsClient;
-  }
-  const cache = new Map<string, Entry>();
-  const building = new Map<string, Promise<Entry | undefined>>();
+  reading: Map<string, Promise<boolean>>;
+  /** Clients, least recently used first. */
+  cache: Map<string, ClientEntry>;
+  /** One client build in flight per workspace. */
+  building: Map<string, Promise<ClientEntry | undefined>>;
+}
 
-  const drop = (teamId: string) => {
-    const entry = cache.get(teamId);
-    cache.delete(teamId);
-    return entry ? entry.client.close().catch(() => undefined) : Promise.resolve();
-  };
+function watching(s: AccountsCache): boolean {
+  return s.opts.changes?.watching() ?? false;
+}
 
-  const build = (ws: WorkspaceRef, known?: RewardsConnection): Promise<Entry | undefined> => {
-    let pending = building.get(ws.teamId);
-    if (!pending) {
-      pending = (async () => {
-        const connection = known ?? (await store.get(ws));
-        await drop(ws.teamId);
-        if (!connection) return undefined;
-        const entry: Entry = {
-          connectionId: connection.id,
-          version: connection.version,
-          checkedAt: now(),
-          client: createClient(connection),
-        };
-        cache.set(ws.teamId, entry);
-        while (cache.size > maxClients) await drop(cache.keys().next().value!);
-        return entry;
-      })().finally(() => building.delete(ws.teamId));
-      building.set(ws.teamId, pending);
-    }
-    return pending;
-  };
+/** How old a cached client's version may be before it is read again. */
+function recheckMs(s: AccountsCache): number {
+  return watching(s) ? s.watchedTtlMs : s.shortRecheckMs;
+}
 
-  const entryFor = async (ws: WorkspaceRef): Promise<Entry | undefined> => {
-    const entry = cache.get(ws.teamId);
-    if (!entry) return build(ws);
-    if (now() - entry.checkedAt >= recheckNow()) {
-      const version = await store.versionOf(ws);
-      if (version !== entry.version) return build(ws);
-      entry.checkedAt = now();
-    }
+function forgetStatus(s: AccountsCache, teamId: string): void {
+  s.statuses.delete(teamId);
+  s.reading.delete(teamId);
+}
+
+async function isConnected(s: AccountsCache, ws: WorkspaceRef): Promise<boolean> {
+  const entry = s.cache.get(ws.teamId);
+  if (entry) return (await entryFor(s, ws)) !== undefined;
+  const known = s.statuses.get(ws.teamId);
+  if (known && watching(s) && s.now() - known.at < s.watchedTtlMs) {
     // Most recently used last.
-    cache.delete(ws.teamId);
-    cache.set(ws.teamId, entry);
-    return entry;
-  };
+    s.statuses.delete(ws.teamId);
+    s.statuses.set(ws.teamId, known);
+    return known.connected;
+  }
+  // One narrow read (no secret opened); the client is built when something calls Rewards.
+  return readStatus(s, ws);
+}
 
-  return {
-    mode: 'distribution',
-    async for(ws) {
-      const entry = await entryFor(ws);
-      if (!entry) throw new RewardsNotConnectedError(ws.teamId);
-      return entry.client;
-    },
-    async isConnected(ws) {
-      const entry = cache.get(ws.teamId);
-      if (entry) return (await entryFor(ws)) !== undefined;
-      const known = statuses.get(ws.teamId);
-      if (known && watching() && now() - known.at < watchedTtlMs) {
-        // Most recently used last.
-        statuses.delete(ws.teamId);
-        statuses.set(ws.teamId, known);
-        return known.connected;
+function readStatus(s: AccountsCache, ws: WorkspaceRef): Promise<boolean> {
+  const pending = s.reading.get(ws.teamId);
+  if (pending) return pending;
+  const at = s.now();
+  const read: Promise<boolean> = s.store.versionOf(ws).then(
+    (version) => {
+      const connected = version !== undefined;
+      if (s.reading.get(ws.teamId) === read) {
+        s.reading.delete(ws.teamId);
+        s.statuses.delete(ws.teamId);
+        s.statuses.set(ws.teamId, { connected, at });
+        if (s.statuses.size > s.maxStatuses) s.statuses.delete(s.statuses.keys().next().value!);
       }
-      // One narrow read (no secret opened); the client is built when something calls Rewards.
-      return readStatus(ws);
+      return connected;
     },
-    async all() {
-      const workspaces = (await opts.listConnected?.()) ?? [];
-      const out: Array<{ ws: WorkspaceRef; connectionId: string; client: RewardsClient }> = [];
-      for (const ws of workspaces) {
-        const entry = await entryFor(ws).catch(() => undefined);
-        if (entry) out.push({ ws, connectionId: entry.connectionId, client: entry.client });
-      }
-      return out;
+    (error: unknown) => {
+      if (s.reading.get(ws.teamId) === read) s.reading.delete(ws.teamId);
+      throw error;
     },
-    rateLimit: () => undefined,
-    async evict(ws) {
-      bump(ws.teamId);
-      await drop(ws.teamId);
-    },
-    changed(teamId) {
-      bump(teamId);
-      const entry = cache.get(teamId);
-      if (entry) entry.checkedAt = -Infinity;
-    },
-    async close() {
-      await Promise.all([...cache.keys()].map((teamId) => drop(teamId)));
-    },
-  };
+  );
+  s.reading.set(ws.teamId, read);
+  return read;
+}
+
+async function allClients(
+  s: AccountsCache,
+): Promise<Array<{ ws: WorkspaceRef; connectionId: string; client: RewardsClient }>> {
+  const workspaces = (await s.opts.listConnected?.()) ?? [];
+  const out: Array<{ ws: WorkspaceRef; connectionId: string; client: RewardsClient }> = [];
+  for (const ws of workspaces) {
+    const entry = await entryFor(s, ws).catch(() => undefined);
+    if (entry) out.push({ ws, connectionId: entry.connectionId, client: entry.client });
+  }
+  return out;
+}
+
+function dropClient(s: AccountsCache, teamId: string): Promise<unknown> {
+  const entry = s.cache.get(teamId);
+  s.cache.delete(teamId);
+  return entry ? entry.client.close().catch(() => undefined) : Promise.resolve();
+}
+
+function buildClient(s: AccountsCache, ws: WorkspaceRef): Promise<ClientEntry | undefined> {
+  let pending = s.building.get(ws.teamId);
+  if (!pending) {
+    pending = (async () => {
+      const connection = await s.store.get(ws);
+      await dropClient(s, ws.teamId);
+      if (!connection) return undefined;
+      const entry: ClientEntry = {
+        connectionId: connection.id,
+        version: connection.version,
+        checkedAt: s.now(),
+        client: s.createClient(connection),
+      };
+      s.cache.set(ws.teamId, entry);
+      while (s.cache.size > s.maxClients) await dropClient(s, s.cache.keys().next().value!);
+      return entry;
+    })().finally(() => s.building.delete(ws.teamId));
+    s.building.set(ws.teamId, pending);
+  }
+  return pending;
+}
+
+async function entryFor(s: AccountsCache, ws: WorkspaceRef): Promise<ClientEntry | undefined> {
+  const entry = s.cache.get(ws.teamId);
+  if (!entry) return buildClient(s, ws);
+  if (s.now() - entry.checkedAt >= recheckMs(s)) {
+    const version = await s.store.versionOf(ws);
+    if (version !== entry.version) return buildClient(s, ws);
+    entry.checkedAt = s.now();
+  }
+  // Most recently used last.
+  s.cache.delete(ws.teamId);
+  s.cache.set(ws.teamId, entry);
+  return entry;
 }

@@ -64,108 +64,24 @@ export function createRewardsConnectionStore(deps: {
 }): RewardsConnectionStore {
   const { db, keyRing } = deps;
   const now = deps.now ?? (() => new Date());
-
-  const open = (row: RewardsConnectionRow): RewardsConnection | undefined => {
-    if (row.status !== 'active' || row.clientSecret === null || row.webhookSecret === null) return undefined;
-    return {
-      id: row.id,
-      teamId: row.teamId,
-      enterpriseId: row.enterpriseId,
-      clientId: row.clientId,
-      clientSecret: keyRing.open(row.clientSecret, rewardsConnectionContext(row.id, 'client_secret')),
-      webhookSecret: keyRing.open(row.webhookSecret, rewardsConnectionContext(row.id, 'webhook_secret')),
-      connectedBy: row.connectedBy,
-      connectedAt: row.connectedAt,
-      version: row.updatedAt.toISOString(),
-    };
-  };
-
-  const saveOnce = (
-    ws: WorkspaceRef,
-    credentials: RewardsCredentials,
-    connectedBy: string,
-  ): Promise<RewardsConnection> => {
-    const at = now();
-    return db.transaction(async (tx) => {
-      const [existing] = await tx
-        .select({ id: rewardsConnections.id })
-        .from(rewardsConnections)
-        .where(eq(rewardsConnections.teamId, ws.teamId))
-        .for('update')
-        .limit(1);
-      const id = existing?.id ?? newConnectionId();
-      const sealed = {
-        clientId: credentials.clientId,
-        clientSecret: keyRing.seal(credentials.clientSecret, rewardsConnectionContext(id, 'client_secret')),
-        webhookSecret: keyRing.seal(credentials.webhookSecret, rewardsConnectionContext(id, 'webhook_secret')),
-        status: 'active' as const,
-        connectedBy,
-        connectedAt: at,
-        // The database's clock: other instances' change feeds (change-feed.ts) compare with it.
-        updatedAt: sql`clock_timestamp()`,
-      };
-      const [row] = existing
-        ? await tx.update(rewardsConnections).set(sealed).where(eq(rewardsConnections.id, id)).returning()
-        : await tx
-            .insert(rewardsConnections)
-            .values({ id, teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, ...sealed })
-            .returning();
-      return open(row!)!;
-    });
-  };
-
+  const save = (ws: WorkspaceRef, credentials: RewardsCredentials, connectedBy: string) =>
+    saveConnection(db, keyRing, { ws, credentials, connectedBy, at: now() });
   return {
-    async get(ws) {
-      // Prepared once: asked on every request of a workspace without a cached client.
-      const byTeam = prepared(db, 'rewardsConnections.get', (d) =>
-        d
-          .select()
-          .from(rewardsConnections)
-          .where(eq(rewardsConnections.teamId, sql.placeholder('teamId')))
-          .limit(1)
-          .prepare('rewards_connections_get'),
-      );
-      const [row] = await byTeam.execute({ teamId: ws.teamId });
-      return row ? open(row) : undefined;
-    },
-    async describe(ws) {
-      const [row] = await db
-        .select({
-          id: rewardsConnections.id,
-          clientId: rewardsConnections.clientId,
-          connectedBy: rewardsConnections.connectedBy,
-          connectedAt: rewardsConnections.connectedAt,
-        })
-        .from(rewardsConnections)
-        .where(and(eq(rewardsConnections.teamId, ws.teamId), eq(rewardsConnections.status, 'active')))
-        .limit(1);
-      return row;
-    },
+    get: (ws) => connectionOf(db, keyRing, ws),
+    describe: (ws) => describeConnection(db, ws),
     async byId(connectionId) {
       const [row] = await db.select().from(rewardsConnections).where(eq(rewardsConnections.id, connectionId)).limit(1);
-      return row ? open(row) : undefined;
+      return row ? openConnection(keyRing, row) : undefined;
     },
-    async versionOf(ws) {
-      // Prepared once: the connection status of a workspace not seen for a while (isConnected).
-      const byTeam = prepared(db, 'rewardsConnections.versionOf', (d) =>
-        d
-          .select({ updatedAt: rewardsConnections.updatedAt })
-          .from(rewardsConnections)
-          .where(and(eq(rewardsConnections.teamId, sql.placeholder('teamId')), eq(rewardsConnections.status, 'active')))
-          .limit(1)
-          .prepare('rewards_connections_version_of'),
-      );
-      const [row] = await byTeam.execute({ teamId: ws.teamId });
-      return row?.updatedAt.toISOString();
-    },
+    versionOf: (ws) => connectionVersion(db, ws),
     async save(ws, credentials, connectedBy) {
       // Two first connections of a workspace at once: the second insert meets the unique team_id and
       // is tried once more, now updating the row the first created (its id, so its sealing context).
       try {
-        return await saveOnce(ws, credentials, connectedBy);
+        return await save(ws, credentials, connectedBy);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
-        return saveOnce(ws, credentials, connectedBy);
+        return save(ws, credentials, connectedBy);
       }
     },
     async listConnected() {
@@ -183,6 +99,102 @@ export function createRewardsConnectionStore(deps: {
       return rows.length > 0;
     },
   };
+}
+
+/** An active row with its secrets opened; undefined for a disconnected one. */
+function openConnection(keyRing: KeyRing, row: RewardsConnectionRow): RewardsConnection | undefined {
+  if (row.status !== 'active' || row.clientSecret === null || row.webhookSecret === null) return undefined;
+  return {
+    id: row.id,
+    teamId: row.teamId,
+    enterpriseId: row.enterpriseId,
+    clientId: row.clientId,
+    clientSecret: keyRing.open(row.clientSecret, rewardsConnectionContext(row.id, 'client_secret')),
+    webhookSecret: keyRing.open(row.webhookSecret, rewardsConnectionContext(row.id, 'webhook_secret')),
+    connectedBy: row.connectedBy,
+    connectedAt: row.connectedAt,
+    version: row.updatedAt.toISOString(),
+  };
+}
+
+async function connectionOf(db: Database, keyRing: KeyRing, ws: WorkspaceRef): Promise<RewardsConnection | undefined> {
+  // Prepared once: asked on every request of a workspace without a cached client.
+  const byTeam = prepared(db, 'rewardsConnections.get', (d) =>
+    d
+      .select()
+      .from(rewardsConnections)
+      .where(eq(rewardsConnections.teamId, sql.placeholder('teamId')))
+      .limit(1)
+      .prepare('rewards_connections_get'),
+  );
+  const [row] = await byTeam.execute({ teamId: ws.teamId });
+  return row ? openConnection(keyRing, row) : undefined;
+}
+
+async function describeConnection(
+  db: Database,
+  ws: WorkspaceRef,
+): Promise<Pick<RewardsConnection, 'id' | 'clientId' | 'connectedBy' | 'connectedAt'> | undefined> {
+  const [row] = await db
+    .select({
+      id: rewardsConnections.id,
+      clientId: rewardsConnections.clientId,
+      connectedBy: rewardsConnections.connectedBy,
+      connectedAt: rewardsConnections.connectedAt,
+    })
+    .from(rewardsConnections)
+    .where(and(eq(rewardsConnections.teamId, ws.teamId), eq(rewardsConnections.status, 'active')))
+    .limit(1);
+  return row;
+}
+
+async function connectionVersion(db: Database, ws: WorkspaceRef): Promise<string | undefined> {
+  // Prepared once: the connection status of a workspace not seen for a while (isConnected).
+  const byTeam = prepared(db, 'rewardsConnections.versionOf', (d) =>
+    d
+      .select({ updatedAt: rewardsConnections.updatedAt })
+      .from(rewardsConnections)
+      .where(and(eq(rewardsConnections.teamId, sql.placeholder('teamId')), eq(rewardsConnections.status, 'active')))
+      .limit(1)
+      .prepare('rewards_connections_version_of'),
+  );
+  const [row] = await byTeam.execute({ teamId: ws.teamId });
+  return row?.updatedAt.toISOString();
+}
+
+/** Stores the credentials sealed, in the workspace's row (its id kept) or a new one. */
+function saveConnection(
+  db: Database,
+  keyRing: KeyRing,
+  change: { ws: WorkspaceRef; credentials: RewardsCredentials; connectedBy: string; at: Date },
+): Promise<RewardsConnection> {
+  const { ws, credentials, connectedBy, at } = change;
+  return db.transaction(async (tx) => {
+    const [existing] = await tx
+      .select({ id: rewardsConnections.id })
+      .from(rewardsConnections)
+      .where(eq(rewardsConnections.teamId, ws.teamId))
+      .for('update')
+      .limit(1);
+    const id = existing?.id ?? newConnectionId();
+    const sealed = {
+      clientId: credentials.clientId,
+      clientSecret: keyRing.seal(credentials.clientSecret, rewardsConnectionContext(id, 'client_secret')),
+      webhookSecret: keyRing.seal(credentials.webhookSecret, rewardsConnectionContext(id, 'webhook_secret')),
+      status: 'active' as const,
+      connectedBy,
+      connectedAt: at,
+      // The database's clock: other instances' change feeds (change-feed.ts) compare with it.
+      updatedAt: sql`clock_timestamp()`,
+    };
+    const [row] = existing
+      ? await tx.update(rewardsConnections).set(sealed).where(eq(rewardsConnections.id, id)).returning()
+      : await tx
+          .insert(rewardsConnections)
+          .values({ id, teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null, ...sealed })
+          .returning();
+    return openConnection(keyRing, row!)!;
+  });
 }
 
 export type ConnectField = 'clientId' | 'clientSecret' | 'webhookSecret';
