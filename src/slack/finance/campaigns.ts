@@ -2,7 +2,15 @@
 // the form (inline errors for bad amounts, a removed design, a deleted template; the Rewards API's
 // answer, or its silence, said plainly). Admins only, by the one admin rule (deps.isAdmin). The rules
 // and the exactly-once creation in the Rewards account are in domain/finance/campaigns.ts.
-import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
+import type {
+  AckFn,
+  App,
+  RespondArguments,
+  RespondFn,
+  SlackActionMiddlewareArgs,
+  SlackOptionsMiddlewareArgs,
+  SlackViewMiddlewareArgs,
+} from '@slack/bolt';
 import { z } from 'zod';
 import {
   archiveCampaign,
@@ -142,166 +150,174 @@ const formMetadata = z.object({ campaignId: z.guid().optional() });
 
 type Respond = (message: Record<string, unknown>) => Promise<unknown>;
 
+/** What a handler reads of Bolt's args: the payload, ack, and (for clicks) respond. */
+type ClickArgs = Pick<SlackActionMiddlewareArgs, 'ack' | 'body' | 'respond'>;
+type OptionsArgs = Pick<SlackOptionsMiddlewareArgs<'block_suggestion'>, 'ack' | 'body'>;
+type ViewArgs = Pick<SlackViewMiddlewareArgs, 'ack' | 'body'>;
+
 export function registerCampaigns(app: App, deps: ListenerDeps): void {
-  app.action(Campaigns.actions.create, async ({ ack, body: raw, respond }) => {
-    const click = parseAtEdge(openClick, raw, Campaigns.actions.create);
-    await ack();
-    const ws = workspaceOf(click);
-    if (!(await deps.isAdmin(ws, click.user.id))) return teller(deps, ws, click, respond)(NOT_ADMIN);
-    await deps.slack.for(ws).openView(click.trigger_id, buildCampaignModal({}));
-  });
-
-  app.action(Campaigns.actions.edit, async ({ ack, body: raw, respond }) => {
-    const click = parseAtEdge(editClick, raw, Campaigns.actions.edit);
-    await ack();
-    const ws = workspaceOf(click);
-    const tell = teller(deps, ws, click, respond);
-    if (!(await deps.isAdmin(ws, click.user.id))) return void (await tell(NOT_ADMIN));
-    const row = await getCampaign(deps.db, ws.teamId, click.actions[0].value);
-    if (!row || row.status !== 'active')
-      return void (await tell(
-        'That campaign is archived or still being created; `/kudos campaigns` shows the current list.',
-      ));
-    // The trigger lives 3 s: the design is checked now, but the form opens without the check rather than not at all.
-    const design = await readDesignNow(await deps.rewards.for(ws), row.productId, { timeoutMs: 1500 }).catch(
-      () => 'unknown' as const,
-    );
-    await deps.slack.for(ws).openView(
-      click.trigger_id,
-      buildCampaignModal({
-        campaignId: row.id,
-        name: row.name,
-        ...(design === undefined
-          ? { designGone: row.designName }
-          : { design: { productId: row.productId, name: row.designName } }),
-        minDollars: row.minCents / 100,
-        maxDollars: row.maxCents / 100,
-        defaultDollars: row.defaultCents / 100,
-        ...(row.templateId
-          ? { template: { templateId: row.templateId, name: row.templateName ?? row.templateId } }
-          : {}),
-        ...(row.senderName ? { senderName: row.senderName } : {}),
-        ...(row.subject ? { subject: row.subject } : {}),
-      }),
-    );
-  });
-
-  app.action(Campaigns.actions.archive, async ({ ack, body: raw, respond }) => {
-    const click = parseAtEdge(archiveClick, raw, Campaigns.actions.archive);
-    await ack();
-    const ws = workspaceOf(click);
-    const tell = teller(deps, ws, click, respond);
-    if (!(await deps.isAdmin(ws, click.user.id))) return void (await tell(NOT_ADMIN));
-    try {
-      const rewards = await deps.rewards.for(ws);
-      const outcome = await archiveCampaign(
-        campaignDeps(deps, rewards, { timeoutMs: 5000 }),
-        ws,
-        click.user.id,
-        click.actions[0].value,
-      );
-      if (!outcome.ok) return void (await tell(`:no_entry: ${outcome.message}`));
-      const note = `:file_cabinet: *${escapeMrkdwn(outcome.row.name)}* archived: deleted from the Rewards account and no longer offered to senders.`;
-      if (click.response_url)
-        await (respond as Respond)({
-          response_type: 'ephemeral',
-          replace_original: true,
-          ...buildCampaignList(await campaignList(deps, ws), { note }),
-        });
-      else await tell(note);
-    } catch (error) {
-      deps.logger.warn('archiving a campaign failed', { error });
-      await tell(`${describeForUser(error, 'archive the campaign')} Nothing was changed.`);
-    }
-  });
-
+  app.action(Campaigns.actions.create, (args) => onCreateClicked(deps, args));
+  app.action(Campaigns.actions.edit, (args) => onEditClicked(deps, args));
+  app.action(Campaigns.actions.archive, (args) => onArchiveClicked(deps, args));
   // The form's searchable selects (admins only): designs from the cached catalog, the account's templates.
-  app.options(Campaigns.modal.designAction, async ({ ack, body }) => {
-    const options = parseAtEdge(optionsLoad, body, Campaigns.modal.designAction);
-    const ws = workspaceOf(body);
-    if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
-    const designs = await deps.catalog
-      .of(ws)
-      .search(options.value)
-      .catch((error: unknown) => {
-        deps.logger.warn('loading designs for campaigns failed', { error });
-        return [];
+  app.options(Campaigns.modal.designAction, (args) => onDesignOptions(deps, args));
+  app.options(Campaigns.modal.templateAction, (args) => onTemplateOptions(deps, args));
+  app.view(Campaigns.modal.callbackId, (args) => onCampaignSubmitted(deps, args));
+}
+
+async function onCreateClicked(deps: ListenerDeps, { ack, body: raw, respond }: ClickArgs): Promise<void> {
+  const click = parseAtEdge(openClick, raw, Campaigns.actions.create);
+  await ack();
+  const ws = workspaceOf(click);
+  if (!(await deps.isAdmin(ws, click.user.id))) return teller(deps, ws, click, respond)(NOT_ADMIN);
+  await deps.slack.for(ws).openView(click.trigger_id, buildCampaignModal({}));
+}
+
+async function onEditClicked(deps: ListenerDeps, { ack, body: raw, respond }: ClickArgs): Promise<void> {
+  const click = parseAtEdge(editClick, raw, Campaigns.actions.edit);
+  await ack();
+  const ws = workspaceOf(click);
+  const tell = teller(deps, ws, click, respond);
+  if (!(await deps.isAdmin(ws, click.user.id))) return void (await tell(NOT_ADMIN));
+  const row = await getCampaign(deps.db, ws.teamId, click.actions[0].value);
+  if (!row || row.status !== 'active')
+    return void (await tell(
+      'That campaign is archived or still being created; `/kudos campaigns` shows the current list.',
+    ));
+  // The trigger lives 3 s: the design is checked now, but the form opens without the check rather than not at all.
+  const design = await readDesignNow(await deps.rewards.for(ws), row.productId, { timeoutMs: 1500 }).catch(
+    () => 'unknown' as const,
+  );
+  await deps.slack.for(ws).openView(
+    click.trigger_id,
+    buildCampaignModal({
+      campaignId: row.id,
+      name: row.name,
+      ...(design === undefined
+        ? { designGone: row.designName }
+        : { design: { productId: row.productId, name: row.designName } }),
+      minDollars: row.minCents / 100,
+      maxDollars: row.maxCents / 100,
+      defaultDollars: row.defaultCents / 100,
+      ...(row.templateId ? { template: { templateId: row.templateId, name: row.templateName ?? row.templateId } } : {}),
+      ...(row.senderName ? { senderName: row.senderName } : {}),
+      ...(row.subject ? { subject: row.subject } : {}),
+    }),
+  );
+}
+
+async function onArchiveClicked(deps: ListenerDeps, { ack, body: raw, respond }: ClickArgs): Promise<void> {
+  const click = parseAtEdge(archiveClick, raw, Campaigns.actions.archive);
+  await ack();
+  const ws = workspaceOf(click);
+  const tell = teller(deps, ws, click, respond);
+  if (!(await deps.isAdmin(ws, click.user.id))) return void (await tell(NOT_ADMIN));
+  try {
+    const rewards = await deps.rewards.for(ws);
+    const outcome = await archiveCampaign(
+      campaignDeps(deps, rewards, { timeoutMs: 5000 }),
+      ws,
+      click.user.id,
+      click.actions[0].value,
+    );
+    if (!outcome.ok) return void (await tell(`:no_entry: ${outcome.message}`));
+    const note = `:file_cabinet: *${escapeMrkdwn(outcome.row.name)}* archived: deleted from the Rewards account and no longer offered to senders.`;
+    if (click.response_url)
+      await (respond as Respond)({
+        response_type: 'ephemeral',
+        replace_original: true,
+        ...buildCampaignList(await campaignList(deps, ws), { note }),
       });
-    await ack(buildDesignOptions(designs));
-  });
+    else await tell(note);
+  } catch (error) {
+    deps.logger.warn('archiving a campaign failed', { error });
+    await tell(`${describeForUser(error, 'archive the campaign')} Nothing was changed.`);
+  }
+}
 
-  app.options(Campaigns.modal.templateAction, async ({ ack, body }) => {
-    const options = parseAtEdge(optionsLoad, body, Campaigns.modal.templateAction);
-    const ws = workspaceOf(body);
-    if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
-    await ack((await templateOptions(deps, ws, options.value)) as never);
-  });
-
-  app.view(Campaigns.modal.callbackId, async ({ ack, body: raw }) => {
-    const started = Date.now();
-    const body = parseAtEdge(viewSubmission, raw, Campaigns.modal.callbackId);
-    const ws = workspaceOf(body);
-    const B = Campaigns.modal.blocks;
-    if (!(await deps.isAdmin(ws, body.user.id)))
-      return ack({ response_action: 'errors', errors: { [B.name]: 'Only Kudos admins can save campaigns.' } });
-    const form = readForm(body.view.state.values);
-    const { campaignId } = metadataOf(formMetadata, body.view.private_metadata, {});
-    const log = deps.logger.child({
-      view: Campaigns.modal.callbackId,
-      user: body.user.id,
-      viewId: body.view.id,
-      ...(campaignId ? { campaignId } : {}),
+async function onDesignOptions(deps: ListenerDeps, { ack, body }: OptionsArgs): Promise<void> {
+  const options = parseAtEdge(optionsLoad, body, Campaigns.modal.designAction);
+  const ws = workspaceOf(body);
+  if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
+  const designs = await deps.catalog
+    .of(ws)
+    .search(options.value)
+    .catch((error: unknown) => {
+      deps.logger.warn('loading designs for campaigns failed', { error });
+      return [];
     });
-    try {
-      const rewards = await deps.rewards.for(ws);
-      const existing = campaignId ? await getCampaign(deps.db, ws.teamId, campaignId) : undefined;
-      const checked = await prepareCampaign(rewards, form, {
-        timeoutMs: 1200,
-        formerDesignName: existing?.productId === form.productId ? existing?.designName : undefined,
-      });
-      if (!checked.ok) {
-        const errors: Record<string, string> = {};
-        for (const [field, message] of Object.entries(checked.errors))
-          errors[FIELD_BLOCKS[field as CampaignField]] = message;
-        return ack({ response_action: 'errors', errors });
-      }
-      const save = campaignDeps(deps, rewards, { timeoutMs: SAVE_BUDGET_MS, deadline: started + SAVE_BUDGET_MS });
-      const outcome = campaignId
-        ? await updateCampaign(save, ws, body.user.id, campaignId, checked.input)
-        : await createCampaign(save, ws, body.user.id, checked.input, body.view.id);
-      switch (outcome.kind) {
-        case 'invalid': {
-          const errors: Record<string, string> = {};
-          for (const [field, message] of Object.entries(outcome.errors))
-            errors[FIELD_BLOCKS[field as CampaignField]] = message;
-          return ack({ response_action: 'errors', errors });
-        }
-        case 'refused':
-          return ack({ response_action: 'errors', errors: { [B.name]: outcome.message } });
-        case 'unknown':
-          log.warn('campaign creation outcome unknown; the row stays creating', { campaignId: outcome.row.id });
-          return ack({ response_action: 'errors', errors: { [B.name]: outcome.message } });
-        case 'saved':
-          await ack();
-          log.info(campaignId ? 'campaign updated' : 'campaign saved', {
-            campaignId: outcome.row.id,
-            apiCampaignId: outcome.row.apiCampaignId,
-          });
-          await deps.slack
-            .for(ws)
-            .sendDirectMessage(body.user.id, {
-              text: `:white_check_mark: Campaign *${escapeMrkdwn(outcome.row.name)}* ${campaignId ? 'changed' : 'saved'}: senders can pick it in the send form. \`/kudos campaigns\` lists it with its spend.`,
-            })
-            .catch((error: unknown) => deps.logger.warn('confirming a campaign failed', { error }));
-      }
-    } catch (error) {
-      log.warn('saving a campaign failed', { error });
-      await ack({
-        response_action: 'errors',
-        errors: { [B.name]: `${describeForUser(error, 'check the campaign')} Nothing was saved.` },
-      });
-    }
+  await ack(buildDesignOptions(designs));
+}
+
+async function onTemplateOptions(deps: ListenerDeps, { ack, body }: OptionsArgs): Promise<void> {
+  const options = parseAtEdge(optionsLoad, body, Campaigns.modal.templateAction);
+  const ws = workspaceOf(body);
+  if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
+  await ack((await templateOptions(deps, ws, options.value)) as never);
+}
+
+/** The form's field errors, by the block each field is in. */
+function fieldErrors(errors: Partial<Record<CampaignField, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, message] of Object.entries(errors)) out[FIELD_BLOCKS[field as CampaignField]] = message;
+  return out;
+}
+
+async function onCampaignSubmitted(deps: ListenerDeps, { ack, body: raw }: ViewArgs): Promise<void> {
+  const started = Date.now();
+  const body = parseAtEdge(viewSubmission, raw, Campaigns.modal.callbackId);
+  const ws = workspaceOf(body);
+  const B = Campaigns.modal.blocks;
+  if (!(await deps.isAdmin(ws, body.user.id)))
+    return ack({ response_action: 'errors', errors: { [B.name]: 'Only Kudos admins can save campaigns.' } });
+  const form = readForm(body.view.state.values);
+  const { campaignId } = metadataOf(formMetadata, body.view.private_metadata, {});
+  const log = deps.logger.child({
+    view: Campaigns.modal.callbackId,
+    user: body.user.id,
+    viewId: body.view.id,
+    ...(campaignId ? { campaignId } : {}),
   });
+  try {
+    const rewards = await deps.rewards.for(ws);
+    const existing = campaignId ? await getCampaign(deps.db, ws.teamId, campaignId) : undefined;
+    const checked = await prepareCampaign(rewards, form, {
+      timeoutMs: 1200,
+      formerDesignName: existing?.productId === form.productId ? existing?.designName : undefined,
+    });
+    if (!checked.ok) return ack({ response_action: 'errors', errors: fieldErrors(checked.errors) });
+    const save = campaignDeps(deps, rewards, { timeoutMs: SAVE_BUDGET_MS, deadline: started + SAVE_BUDGET_MS });
+    const outcome = campaignId
+      ? await updateCampaign(save, ws, body.user.id, campaignId, checked.input)
+      : await createCampaign(save, ws, body.user.id, checked.input, body.view.id);
+    switch (outcome.kind) {
+      case 'invalid':
+        return ack({ response_action: 'errors', errors: fieldErrors(outcome.errors) });
+      case 'refused':
+        return ack({ response_action: 'errors', errors: { [B.name]: outcome.message } });
+      case 'unknown':
+        log.warn('campaign creation outcome unknown; the row stays creating', { campaignId: outcome.row.id });
+        return ack({ response_action: 'errors', errors: { [B.name]: outcome.message } });
+      case 'saved':
+        await ack();
+        log.info(campaignId ? 'campaign updated' : 'campaign saved', {
+          campaignId: outcome.row.id,
+          apiCampaignId: outcome.row.apiCampaignId,
+        });
+        await deps.slack
+          .for(ws)
+          .sendDirectMessage(body.user.id, {
+            text: `:white_check_mark: Campaign *${escapeMrkdwn(outcome.row.name)}* ${campaignId ? 'changed' : 'saved'}: senders can pick it in the send form. \`/kudos campaigns\` lists it with its spend.`,
+          })
+          .catch((error: unknown) => deps.logger.warn('confirming a campaign failed', { error }));
+    }
+  } catch (error) {
+    log.warn('saving a campaign failed', { error });
+    await ack({
+      response_action: 'errors',
+      errors: { [B.name]: `${describeForUser(error, 'check the campaign')} Nothing was saved.` },
+    });
+  }
 }
 
 /** The account's e-mail templates for a select, "none" first when nothing was typed. */
