@@ -150,6 +150,25 @@ describe('the UI API', () => {
     expect(asEli.conversations.map((c) => c.id)).toEqual(['C_GENERAL', 'C_KUDOS', 'D_U_EMP1']);
   });
 
+  it('answers routes it does not have, bodies it cannot read and views no longer open', async () => {
+    const notFound = await fetch(`${sim.url}/_ui/nowhere`);
+    expect(notFound.status).toBe(404);
+    expect(await notFound.json()).toEqual({ error: 'not found' });
+    // A known path with another method is not a route either.
+    expect((await fetch(`${sim.url}/_ui/command`)).status).toBe(404);
+    const badJson = await fetch(`${sim.url}/_ui/submit`, { method: 'POST', body: '{not json' });
+    expect(badJson.status).toBe(400);
+    expect(await badJson.json()).toEqual({ error: 'invalid JSON' });
+    const gone = await post('/_ui/submit', { as: 'U_MANAGER', viewId: 'V_GONE', values: {} });
+    expect(gone.status).toBe(409);
+    expect(await gone.json()).toEqual({ error: 'This view is no longer open.' });
+    expect((await fetch(`${sim.url}/_ui/state?as=U_NOPE`)).status).toBe(400);
+    // Outside /_ui/ and the simulator's other paths: Slack-shaped 404.
+    const elsewhere = await fetch(`${sim.url}/elsewhere`);
+    expect(elsewhere.status).toBe(404);
+    expect(await elsewhere.json()).toEqual({ ok: false, error: 'not_found' });
+  });
+
   it('"Make balance low" needs the emulator and a sane amount', async () => {
     expect((await post('/_ui/balance', { amount: -1 })).status).toBe(400);
     expect((await post('/_ui/balance', { amount: 'low' })).status).toBe(400);
