@@ -19,6 +19,7 @@ const UNIT_TESTS = [
   'test/simulator/{driver,limits,persistence,rate-limits,render,signing,ui,web-api}.test.ts',
   'test/slack/sending/blocks.test.ts',
   'test/slack/approvals/approval-blocks.test.ts',
+  'test/slack/kit/**/*.test.ts',
   'test/slack/listening/deadline.test.ts',
   'test/slack/web-api/gateway.test.ts',
   'test/http/slack-signature.test.ts',

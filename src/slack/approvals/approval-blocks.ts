@@ -2,7 +2,7 @@
 // modal, and the notices the sender gets. Pure functions of the stored rows.
 import type { ApprovalMessageRef, ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
 import type { ApprovalCase } from '../../domain/approvals/approval-store.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { formatUsd } from '../../domain/common/money.js';
 import type { ApproversAsked } from '../../domain/notices/notices.js';
 import { formatScheduled, formatUtc } from '../../domain/common/zoned-time.js';

@@ -5,7 +5,7 @@ import type { CelebrationKind, CelebrationRuleRow, OccurrenceRow, RecurringSerie
 import type { Design } from '../../domain/accounts/design-catalog.js';
 import type { ProfileField } from '../../domain/common/ports.js';
 import { MAX_CSV_BYTES, MAX_CSV_ROWS, type ImportReport } from '../../domain/automations/celebration-csv.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { Celebrations, COMMAND, Recurring } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';

@@ -1,6 +1,6 @@
 // Blocks of `/kudos campaigns`: the list (New / Edit / Archive, spend per campaign) and the form.
 import type { CampaignSpend } from '../../domain/finance/campaigns.js';
-import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { formatUsd } from '../../domain/common/money.js';
 import type { CampaignRow } from '../../db/schema/index.js';
 import { Campaigns, NO_TEMPLATE } from '../ids.js';

@@ -28,7 +28,7 @@ import {
 } from '../../domain/finance/campaigns.js';
 import { readDesignNow } from '../../domain/accounts/design-catalog.js';
 import { listTemplates } from '../../domain/accounts/email-templates.js';
-import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import type { RewardsClient } from '../../rewards/index.js';
 import { buildCampaignList, buildCampaignModal, NO_TEMPLATE_OPTION, type CampaignListItem } from './campaign-blocks.js';

@@ -1,5 +1,5 @@
 // Blocks of `/kudos templates`: the list (with New / Edit as new / Send me a test e-mail) and the form.
-import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import {
   PLACEHOLDER_NOTE,
   TEST_EMAILS_PER_DAY,

@@ -16,7 +16,7 @@ import {
 } from '../../domain/accounts/email-templates.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
-import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { buildTemplateList, buildTemplateModal, TEMPLATE_BLOCK_OF } from './email-template-blocks.js';
 import { teller } from '../listening/tell-clicker.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';

@@ -2,7 +2,7 @@
 // limit-increase modals, the balance overview, the ledger. Pure functions of plain values.
 import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
 import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
 import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';

@@ -3,7 +3,7 @@
 // (Approve / Reject); admins the balance, this month's spend, settings, the audit export and health
 // warnings. Each list is one page with Newer / Older buttons, so the view stays under Slack's 100 blocks.
 import type { HealthWarningRow, KudosRow } from '../../db/schema/index.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import type { HomeData, HomeList, Page } from '../../domain/home/home-data.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';

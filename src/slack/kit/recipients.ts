@@ -2,7 +2,7 @@
 // name and size. Shared by the features that show sends (sending, approvals, orders, home).
 import type { KudosRecipientSnapshot, KudosRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn, mentionUser } from './mrkdwn-escape.js';
 
 /** "<@U1>, <@U2> and Jane Doe": Slack users as mentions, address-book people by escaped name. */
 export function recipientList(recipients: KudosRecipientSnapshot[], max = 10): string {

@@ -2,7 +2,7 @@
 // recipients with "Fix address and resend", orders placed outside Slack.
 // Pure builders; every piece of outside text is escaped.
 import type { BouncedRecipientRow, KudosRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import type { DeliveryCounts } from '../../domain/notices/notices.js';
 import { BounceFix } from '../ids.js';
 import { orderIdsOf } from '../../domain/sending/kudos-parts.js';

@@ -1,5 +1,5 @@
 // The "Fix address and resend" modal: one e-mail input, prefilled with the address that bounced.
-import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { BounceFix } from '../ids.js';
 import { plain, section } from '../kit/mrkdwn.js';
 

@@ -1,7 +1,7 @@
 // The recognition feed in Block Kit: the monthly leaderboard (`/kudos stats`, the weekly digest) and
 // App Home's stats section. Counts by default; dollar amounts beside them only when an admin turned
 // them on in `/kudos settings`. Pure builders.
-import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { formatUsd } from '../../domain/common/money.js';
 import type { MonthCampaignSpend } from '../../domain/finance/campaigns.js';
 import type { LeaderRow, Leaderboard, MonthRef, PersonalMonth } from '../../domain/recognition/stats.js';

@@ -2,7 +2,7 @@
 // approvers' request with what the requester is told. Pure builders; every piece of outside text is escaped.
 import type { RewardLinkRequestRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { LinkApproval } from '../ids.js';
 import { context, plain, section, type Block, type SlackMessageContent } from '../kit/mrkdwn.js';
 

@@ -10,7 +10,7 @@ import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/c
 import { MAX_LINKS_PER_COMMAND, recordRewardLinkRequest } from '../../domain/reward-links/reward-links.js';
 import { askForLinkApproval, type LinkApprovalDeps } from '../../domain/reward-links/link-approvals.js';
 import { presentNotice } from '../notices/present-notice.js';
-import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';

@@ -4,7 +4,7 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { prepareSend, type SendField, type SendForm } from '../../domain/sending/check-send.js';
 import { formatUsd } from '../../domain/common/money.js';
-import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/sending/record-send.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/deadline.js';

@@ -1,7 +1,7 @@
 // Messages about a send: confirmation to the sender, public announcement, partial send, unknown
 // outcome, failure notice.
 import type { KudosRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
 import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';

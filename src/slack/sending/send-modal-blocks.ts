@@ -2,7 +2,7 @@
 import { MESSAGE_MAX_CHARACTERS } from '../../domain/sending/message-text.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { clip, plain, section, type Block } from '../kit/mrkdwn.js';
-import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
 export interface SendModalState {
   /** Slack user ids to preselect (from `/kudos @a @b 25 thanks`). */

@@ -6,7 +6,7 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 import { getCampaign } from '../../domain/finance/campaigns.js';
 import { readDesignNow } from '../../domain/accounts/design-catalog.js';
-import { escapeMrkdwn } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { isValidTimeZone } from '../../domain/common/zoned-time.js';
 import { describeCampaign } from '../finance/campaign-blocks.js';
 import { buildSendModal, filledBlockId, type SendModalState } from './send-modal-blocks.js';

@@ -1,6 +1,6 @@
 // The audit trail as an ephemeral list (recent rows) and as CSV in direct-message code blocks.
 import type { AuditEventRow } from '../../db/schema/index.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { formatUtc } from '../../domain/common/zoned-time.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { context, plain, section, type Block } from '../kit/mrkdwn.js';

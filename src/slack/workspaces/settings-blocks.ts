@@ -3,7 +3,7 @@ import type { Design } from '../../domain/accounts/design-catalog.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
 import type { SettingsChanges, SettingsField, WorkspaceSettings } from '../../domain/workspaces/settings.js';
 import type { CardRecipients } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../../domain/common/mrkdwn-escape.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import type { SlackUsergroup } from '../web-api/gateway.js';
 import { SettingsModal } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';

@@ -13,7 +13,7 @@ export function mentionUser(userId: string): string {
 // Slack's limits count UTF-16 units; people see graphemes. A cut is made only where both agree: at a
 // grapheme boundary, never inside an entity (`&lt;`) nor inside one of our own `<…>` tokens (mentions,
 // links), so that what is left renders as the same text, shorter.
-// Made on first use (as in message-text.ts): ICU's break rules stay unloaded in an idle process.
+// Made on first use (as in domain/sending/message-text.ts): ICU's break rules stay unloaded in an idle process.
 let graphemes: Intl.Segmenter | undefined;
 const ELLIPSIS = '…';
 const MRKDWN_ATOM = /&(?:amp|lt|gt);|<[^<>\n]*>/g;

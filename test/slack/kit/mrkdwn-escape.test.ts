@@ -6,7 +6,7 @@ import {
   escapeMrkdwn,
   mentionUser,
   splitMrkdwn,
-} from '../../../src/domain/common/mrkdwn-escape.js';
+} from '../../../src/slack/kit/mrkdwn-escape.js';
 
 describe('escapeMrkdwn', () => {
   it('neutralises special mentions, user mentions and forged links', () => {
