@@ -1,0 +1,240 @@
+// The tell step: a settled send's sender and channel told through the notice outbox (exactly once,
+// outbox.ts), in a lane of its own so that telling never holds a placing slot; and the periodic sweep
+// that finishes notices whose poster died.
+import type { Logger } from '../../config/logger.js';
+import type { KudosRow, NotificationRow } from '../../db/schema/index.js';
+import { announcementChannelOf, followAnnouncement } from './announce.js';
+import { markNotified, markNotifiedStatement } from './kudos-store.js';
+import { partCount, partialNoticeSubject } from './kudos-parts.js';
+import { findNotification, postAllOnce, resumeStalledNotices } from '../notices/outbox.js';
+import { isChatRefusal } from '../common/ports.js';
+import type { WorkerDeps } from './worker-deps.js';
+
+type Notices = Parameters<typeof postAllOnce>[1];
+type Posted = Awaited<ReturnType<typeof postAllOnce>>;
+
+/** The sends waiting to be told and those being told, with the lane's bounds. */
+export interface TellLane {
+  readonly deps: WorkerDeps;
+  readonly log: Logger;
+  /** Sends whose confirmation and announcement are posted at once. */
+  readonly concurrency: number;
+  /** Beyond this many sends waiting to be told, claiming pauses (memory stays bounded). */
+  readonly maxBacklog: number;
+  /** Wakes the claim step (once the backlog it paused for has room again). */
+  readonly wake: () => void;
+  readonly queue: KudosRow[];
+  readonly telling: Set<Promise<void>>;
+  /** A poll found the backlog full: claiming waits until the lane has room. */
+  pausedClaims: boolean;
+}
+
+export function backlogFull(lane: TellLane): boolean {
+  return lane.queue.length >= lane.maxBacklog;
+}
+
+export function enqueueTell(lane: TellLane, row: KudosRow): void {
+  lane.queue.push(row);
+  drainTellQueue(lane);
+}
+
+function drainTellQueue(lane: TellLane): void {
+  const { log } = lane;
+  while (lane.telling.size < lane.concurrency && lane.queue.length > 0) {
+    const row = lane.queue.shift()!;
+    const task = tellOutcome(
+      lane.deps,
+      row,
+      log.child({ kudosId: row.id, ...(row.orderId ? { orderId: row.orderId } : {}) }),
+    )
+      .catch((error: unknown) => log.error('telling Slack about the kudos failed', { kudosId: row.id, error }))
+      .finally(() => {
+        lane.telling.delete(task);
+        drainTellQueue(lane);
+        // Claiming waits on the notices only when too many were waiting to be told.
+        if (lane.pausedClaims && lane.queue.length < lane.maxBacklog) {
+          lane.pausedClaims = false;
+          lane.wake();
+        }
+      });
+    lane.telling.add(task);
+  }
+}
+
+/** The sweep of notices whose poster died (their lease ran out): at most one at a time, every `everyMs`. */
+export interface NoticeSweep {
+  readonly deps: WorkerDeps;
+  readonly log: Logger;
+  readonly everyMs: number;
+  last: number;
+  running: Promise<void> | undefined;
+}
+
+export function sweepStalledNotices(sweep: NoticeSweep): void {
+  if (Date.now() - sweep.last < sweep.everyMs || sweep.running) return;
+  const { deps, log } = sweep;
+  sweep.last = Date.now();
+  // Beside the claims, one sweep at a time: its posts are paced (a channel takes a post a second).
+  sweep.running = resumeStalledNotices({ db: deps.db, chat: deps.chat, logger: log })
+    .then(() => undefined)
+    .catch((error: unknown) => log.error('resuming stalled notices failed', { error }))
+    .finally(() => {
+      sweep.running = undefined;
+    });
+}
+
+/**
+ * Tells a settled send's outcome. Each message goes through the notice outbox: posted exactly once,
+ * even if this process dies half-way (the row is resumed after its lease and the outbox skips what was
+ * already posted).
+ */
+export async function tellOutcome(deps: WorkerDeps, row: KudosRow, kudosLog: Logger): Promise<void> {
+  const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+  if (row.status === 'unknown') {
+    // Said once; the row stays in the queue (looked up again) and its outcome is told when known.
+    await postAllOnce(deps, [
+      {
+        key: { kind: 'kudos.unknown', subject: row.id, ...ws },
+        notice: {
+          to: { userId: row.senderUserId },
+          message: deps.present({ type: 'kudos.outcome_unknown', kudos: row }),
+        },
+      },
+    ]);
+    return;
+  }
+  const notices = await outcomeNotices(deps, row, kudosLog);
+  // A send of one order: the row is marked told in the statement that records where its notices
+  // went. One of several parts may have an earlier announcement to edit first (followEarlierAnnouncement).
+  if (partCount(row) === 1) {
+    await postAllOnce(deps, notices, {
+      andThen: (settled) => markNotifiedStatement(row.id, toldMessages(row, notices, settled, kudosLog)),
+    });
+    return;
+  }
+  const results = await postAllOnce(deps, notices);
+  await followEarlierAnnouncement(deps, row, notices, results, kudosLog);
+  await markNotified(deps.db, row.id, toldMessages(row, notices, results, kudosLog));
+}
+
+/** The sender's confirmation (placed, partial) or failure, and the channel's announcement when there is one. */
+async function outcomeNotices(deps: WorkerDeps, row: KudosRow, kudosLog: Logger): Promise<Notices> {
+  const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+  const notices: Notices = [];
+  if (row.status === 'failed') {
+    const toldElsewhere = await (deps.onOrderFailed?.(row) ?? Promise.resolve(false)).catch((error: unknown) => {
+      kudosLog.error('handling the refused order failed', { error });
+      return false;
+    });
+    if (!toldElsewhere) {
+      notices.push({
+        key: { kind: 'kudos.failed', subject: row.id, ...ws },
+        notice: {
+          to: { userId: row.senderUserId },
+          message: deps.present({
+            type: 'kudos.failed',
+            kudos: row,
+            reason: row.errorMessage ?? 'the Rewards API refused it.',
+          }),
+        },
+      });
+    }
+    return notices;
+  }
+  // A partial send: the sender learns exactly which part went out and why the rest did not (once).
+  const confirmation =
+    row.status === 'partial'
+      ? {
+          key: { kind: 'kudos.partial', subject: partialNoticeSubject(row), ...ws },
+          notice: {
+            to: { userId: row.senderUserId },
+            message: deps.present({
+              type: 'kudos.partial',
+              kudos: row,
+              reason: row.errorMessage ?? 'the Rewards API refused it.',
+            }),
+          },
+        }
+      : {
+          key: { kind: 'kudos.confirmation', subject: row.id, ...ws },
+          notice: { to: { userId: row.senderUserId }, message: deps.present({ type: 'kudos.placed', kudos: row }) },
+        };
+  notices.push(confirmation);
+  // A scheduled send is announced when it goes out (order notifications), not when it is booked;
+  // a partial one for the people it reached.
+  const channel = await announcementChannelOf(row, ws, deps.notifyChannelOf);
+  if (channel && (row.status === 'placed' || (row.status === 'partial' && !row.scheduledAt))) {
+    notices.push({
+      key: { kind: 'kudos.announcement', subject: row.id, ...ws },
+      notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) },
+    });
+  }
+  return notices;
+}
+
+/** Where the confirmation and the announcement went (posted now, or recorded before), for the row; logs what Slack did not take. */
+function toldMessages(
+  row: KudosRow,
+  notices: Notices,
+  results: Posted,
+  kudosLog: Logger,
+): Parameters<typeof markNotified>[2] {
+  const messages: Parameters<typeof markNotified>[2] = {};
+  results.forEach((result, i) => {
+    const kind = notices[i]!.key.kind;
+    if (result.status === 'rejected') {
+      // Paced or rate-limited: recorded, and the outbox posts it at its time (outbox.ts).
+      if (isChatRefusal(result.reason, 'rate_limited'))
+        kudosLog.info(`the ${kind} notice waits for its turn in Slack`, {
+          retryAfterSeconds: result.reason.retryAfterSeconds,
+        });
+      else
+        kudosLog.error(`telling Slack about the kudos failed (${kind})`, {
+          status: row.status,
+          error: result.reason,
+        });
+      return;
+    }
+    const posted = result.value.posted
+      ? result.value.message
+      : result.value.existing?.ts && result.value.existing.channel
+        ? { channel: result.value.existing.channel, ts: result.value.existing.ts }
+        : undefined;
+    if (!posted) return;
+    if (kind === 'kudos.confirmation' || kind === 'kudos.partial')
+      Object.assign(messages, { confirmationChannel: posted.channel, confirmationTs: posted.ts });
+    if (kind === 'kudos.announcement')
+      Object.assign(messages, { announcementChannel: posted.channel, announcementTs: posted.ts });
+  });
+  return messages;
+}
+
+/**
+ * A send in parts told again because a part turned up later (kudos-store.ts promoteFoundPart): its
+ * announcement, recorded at the earlier outcome (by this pass's predecessor, or for a scheduled send
+ * when it went out), names fewer people than it reached now, and is edited (announce.ts). Recorded
+ * before the row is marked told, so that a crash in between only repeats this (once per key).
+ */
+async function followEarlierAnnouncement(
+  deps: WorkerDeps,
+  row: KudosRow,
+  notices: Notices,
+  results: Posted,
+  kudosLog: Logger,
+): Promise<void> {
+  if (partCount(row) === 1 || !(row.status === 'placed' || row.status === 'partial' || row.status === 'scheduled'))
+    return;
+  // Recorded before this pass (not posted by it), or, for a scheduled send, posted when it went out.
+  let announced: NotificationRow | undefined;
+  const i = notices.findIndex((n) => n.key.kind === 'kudos.announcement');
+  const result = results[i];
+  if (result?.status === 'fulfilled' && !result.value.posted) announced = result.value.existing;
+  else if (i < 0 && row.scheduledAt) announced = await findNotification(deps.db, 'kudos.announcement', row.id);
+  if (!announced) return;
+  const outcome = await followAnnouncement(deps, row, announced, deps.present({ type: 'kudos.announced', kudos: row }));
+  if (outcome !== 'unchanged' && outcome !== 'recorded')
+    kudosLog.info('the announcement follows the send, which reached more people', {
+      outcome,
+      partsPlaced: row.partsPlaced,
+    });
+}
