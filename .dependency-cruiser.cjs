@@ -115,7 +115,7 @@ module.exports = {
         "It may import config, db, rewards and itself, nothing that talks to Slack (our edge or Slack's SDKs) or serves HTTP.",
       from: { path: '^src/domain/' },
       to: {
-        path: '^src/(slack|http|webhooks|observability|simulator|emulator|dev)/|^src/(app|main)\\.ts$|(^|/)node_modules/@slack/',
+        path: '^src/(slack|http|webhooks|observability|simulator|emulator|dev|app)/|^src/(app|main)\\.ts$|(^|/)node_modules/@slack/',
       },
     },
     {
@@ -159,7 +159,7 @@ module.exports = {
         'src/slack (listeners, presenters) and src/webhooks (stored events, processed in the background) call the domain and its ports; ' +
         'the HTTP server, observability and the wiring call them, never the reverse, and neither imports the other.',
       from: { path: '^src/(slack|webhooks)/' },
-      to: { path: '^src/(slack|webhooks|http|observability)/|^src/(app|main)\\.ts$', pathNot: '^src/$1/' },
+      to: { path: '^src/(slack|webhooks|http|observability|app)/|^src/(app|main)\\.ts$', pathNot: '^src/$1/' },
     },
     {
       name: 'no-unresolvable',
