@@ -35,7 +35,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Database } from '../../db/client.js';
 import { parseRateLimitReset, parseRetryAfter, RewardsAbortError, type RateGate } from '../../rewards/index.js';
-import { createWorkspaceTurns, currentWorkspace } from './workspace-turns.js';
+import { createWorkspaceTurns, currentWorkspace, type WorkspaceTurns } from './workspace-turns.js';
 
 const lane = new AsyncLocalStorage<'background'>();
 
@@ -104,70 +104,131 @@ async function sleepFor(ms: number, signal: AbortSignal | undefined): Promise<vo
   }
 }
 
-export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): RateBudgets {
-  const share = opts.share ?? 0.95;
-  const lagAllowanceMs = opts.lagAllowanceMs ?? 500;
-  /** The share used on a window: 0.95 on the emulator's 10 s, 0.9 on 5 s, never under a half. */
-  const shareOn = (window: ReturnType<typeof sql>) =>
-    sql`greatest(0.5, least(${share}::float8, 1 - ${lagAllowanceMs}::float8 / (${window})::float8))`;
-  const backgroundMaxWaitMs = opts.backgroundMaxWaitMs ?? 30_000;
-  const recheckMs = opts.backgroundRecheckMs ?? 500;
+/** The options with their defaults filled in. */
+interface BudgetSettings {
+  share: number;
+  lagAllowanceMs: number;
+  backgroundMaxWaitMs: number;
+  recheckMs: number;
+  unknownSpacingMs: number;
+  unknownRecheckMs: number;
+  lowWater: number;
+  stopAllowanceMs: number;
+  workspaceTurns: boolean;
+  backlogAheadMs: number;
+  onError: ((error: unknown) => void) | undefined;
+}
+
+function budgetSettings(opts: RateBudgetOptions): BudgetSettings {
   const unknownSpacingMs = opts.unknownSpacingMs ?? 100;
-  const unknownRecheckMs = Math.max(10, Math.floor(unknownSpacingMs / 4));
-  const lowWater = opts.lowWaterFraction ?? 0.02;
-  const stopAllowanceMs = opts.stopAllowanceMs ?? 1000;
-  const workspaceTurns = opts.workspaceTurns ?? true;
-  const backlogAheadMs = opts.backlogAheadMs ?? 500;
-  const known = new Map<string, { limit: number | undefined; windowMs: number; blockedUntil: number }>();
+  return {
+    share: opts.share ?? 0.95,
+    lagAllowanceMs: opts.lagAllowanceMs ?? 500,
+    backgroundMaxWaitMs: opts.backgroundMaxWaitMs ?? 30_000,
+    recheckMs: opts.backgroundRecheckMs ?? 500,
+    unknownSpacingMs,
+    unknownRecheckMs: Math.max(10, Math.floor(unknownSpacingMs / 4)),
+    lowWater: opts.lowWaterFraction ?? 0.02,
+    stopAllowanceMs: opts.stopAllowanceMs ?? 1000,
+    workspaceTurns: opts.workspaceTurns ?? true,
+    backlogAheadMs: opts.backlogAheadMs ?? 500,
+    onError: opts.onError,
+  };
+}
+
+/** What this instance learned of an account's budget: the fallback when the database cannot be reached. */
+interface LearnedBudget {
+  limit: number | undefined;
+  windowMs: number;
+  blockedUntil: number;
+}
+
+/** The budgets of one app: shared by every account's gate. */
+interface Budgets {
+  db: Database;
+  settings: BudgetSettings;
+  known: Map<string, LearnedBudget>;
+  /** Aborted when the app stops. */
+  stopping: AbortController;
+  /** Aborted `stopAllowanceMs` after the stop: waiting for a turn ends then (a turn due by then still goes). */
+  turnsClosed: AbortController;
+}
+
+export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): RateBudgets {
+  const settings = budgetSettings(opts);
   const gates = new Map<string, RateGate>();
   const stopping = new AbortController();
   // Waiting for a turn ends `stopAllowanceMs` after the stop (a turn due by then still goes).
   const turnsClosed = new AbortController();
   stopping.signal.addEventListener(
     'abort',
-    () => setTimeout(() => turnsClosed.abort(stopping.signal.reason), stopAllowanceMs).unref(),
+    () => setTimeout(() => turnsClosed.abort(stopping.signal.reason), settings.stopAllowanceMs).unref(),
     { once: true },
   );
-
-  const learned = (account: string) => {
-    let k = known.get(account);
-    if (!k) known.set(account, (k = { limit: undefined, windowMs: 0, blockedUntil: 0 }));
-    return k;
+  const budgets: Budgets = { db, settings, known: new Map(), stopping, turnsClosed };
+  return {
+    gate(account) {
+      const existing = gates.get(account);
+      if (existing) return existing;
+      const created = createGate(budgets, account);
+      gates.set(account, created);
+      return created;
+    },
+    stop: () => stopping.abort(new Error('the app is stopping')),
+    read: (account) => readBudget(db, account),
   };
+}
 
-  /** Takes the next slot; undefined when `onlyIfFree` and the schedule is busy. */
-  async function takeSlot(account: string, onlyIfFree: boolean): Promise<number | undefined> {
-    // Until the API has announced its limit, one request at a time probes it, `unknownSpacingMs`
-    // apart: the others wait (not booking slots they would keep once the real rate is known).
-    const result = await db.execute(sql`
-      insert into rewards_rate_budgets as b (account, next_at) values (${account}, now() + ${unknownSpacingMs}::float8 * interval '1 millisecond')
+function learned(budgets: Budgets, account: string): LearnedBudget {
+  let k = budgets.known.get(account);
+  if (!k) budgets.known.set(account, (k = { limit: undefined, windowMs: 0, blockedUntil: 0 }));
+  return k;
+}
+
+/** The share used on a window: 0.95 on the emulator's 10 s, 0.9 on 5 s, never under a half. */
+const shareOn = (settings: BudgetSettings, window: ReturnType<typeof sql>) =>
+  sql`greatest(0.5, least(${settings.share}::float8, 1 - ${settings.lagAllowanceMs}::float8 / (${window})::float8))`;
+
+/** Takes the next slot; undefined when `onlyIfFree` and the schedule is busy. */
+async function takeSlot(
+  db: Database,
+  settings: BudgetSettings,
+  account: string,
+  onlyIfFree: boolean,
+): Promise<number | undefined> {
+  // Until the API has announced its limit, one request at a time probes it, `unknownSpacingMs`
+  // apart: the others wait (not booking slots they would keep once the real rate is known).
+  const result = await db.execute(sql`
+      insert into rewards_rate_budgets as b (account, next_at) values (${account}, now() + ${settings.unknownSpacingMs}::float8 * interval '1 millisecond')
       on conflict (account) do update set
-        next_at = greatest(b.next_at, now(), coalesce(b.blocked_until, now())) + coalesce(b.interval_ms, ${unknownSpacingMs}::float8) * interval '1 millisecond'
+        next_at = greatest(b.next_at, now(), coalesce(b.blocked_until, now())) + coalesce(b.interval_ms, ${settings.unknownSpacingMs}::float8) * interval '1 millisecond'
       where ((${!onlyIfFree}::boolean and b.interval_ms is not null) or greatest(b.next_at, coalesce(b.blocked_until, now())) <= now())
-      returning greatest(0, extract(epoch from (b.next_at - coalesce(b.interval_ms, ${unknownSpacingMs}::float8) * interval '1 millisecond') - now()) * 1000)::float8 as wait_ms`);
-    const [row] = rowsOf<{ wait_ms: number | string }>(result);
-    return row ? Number(row.wait_ms) : undefined;
-  }
+      returning greatest(0, extract(epoch from (b.next_at - coalesce(b.interval_ms, ${settings.unknownSpacingMs}::float8) * interval '1 millisecond') - now()) * 1000)::float8 as wait_ms`);
+  const [row] = rowsOf<{ wait_ms: number | string }>(result);
+  return row ? Number(row.wait_ms) : undefined;
+}
 
-  /**
-   * Books up to `wanted` slots for a backlog, only those due within `backlogAheadMs` (one statement):
-   * how many it booked, the first one's time (ms from now, on the database's clock) and their spacing.
-   * Before the limit is known, one slot when the schedule is free. Undefined: no row yet.
-   */
-  async function bookAhead(
-    account: string,
-    wanted: number,
-  ): Promise<{ booked: number; firstInMs: number; stepMs: number; probing: boolean } | undefined> {
-    // The row is locked first (its latest version), so the update below books from what it read.
-    const result = await db.execute(sql`
+/**
+ * Books up to `wanted` slots for a backlog, only those due within `backlogAheadMs` (one statement):
+ * how many it booked, the first one's time (ms from now, on the database's clock) and their spacing.
+ * Before the limit is known, one slot when the schedule is free. Undefined: no row yet.
+ */
+async function bookAhead(
+  db: Database,
+  settings: BudgetSettings,
+  account: string,
+  wanted: number,
+): Promise<{ booked: number; firstInMs: number; stepMs: number; probing: boolean } | undefined> {
+  // The row is locked first (its latest version), so the update below books from what it read.
+  const result = await db.execute(sql`
       with current_budget as (
         select account, greatest(next_at, now(), coalesce(blocked_until, now())) as free_at,
-          coalesce(interval_ms, ${unknownSpacingMs}::float8) as step_ms, interval_ms is null as probing
+          coalesce(interval_ms, ${settings.unknownSpacingMs}::float8) as step_ms, interval_ms is null as probing
         from rewards_rate_budgets where account = ${account} for update
       ), taken as (
         select account, free_at, step_ms, probing,
           case when probing then (case when free_at <= now() then 1 else 0 end)
-            else least(${wanted}::int, greatest(0, floor((extract(epoch from (now() - free_at)) * 1000 + ${backlogAheadMs}::float8) / step_ms)::int + 1)) end as booked
+            else least(${wanted}::int, greatest(0, floor((extract(epoch from (now() - free_at)) * 1000 + ${settings.backlogAheadMs}::float8) / step_ms)::int + 1)) end as booked
         from current_budget
       ), booking as (
         update rewards_rate_budgets b set next_at = taken.free_at + taken.booked * taken.step_ms * interval '1 millisecond'
@@ -175,216 +236,244 @@ export function createRateBudgets(db: Database, opts: RateBudgetOptions = {}): R
         returning b.account
       )
       select booked, (extract(epoch from (free_at - now())) * 1000)::float8 as first_in_ms, step_ms::float8 as step_ms, probing from taken`);
-    const [row] = rowsOf<{
-      booked: number | string;
-      first_in_ms: number | string;
-      step_ms: number | string;
-      probing: boolean;
-    }>(result);
-    return row
-      ? {
-          booked: Number(row.booked),
-          firstInMs: Number(row.first_in_ms),
-          stepMs: Number(row.step_ms),
-          probing: row.probing,
-        }
-      : undefined;
-  }
+  const [row] = rowsOf<{
+    booked: number | string;
+    first_in_ms: number | string;
+    step_ms: number | string;
+    probing: boolean;
+  }>(result);
+  return row
+    ? {
+        booked: Number(row.booked),
+        firstInMs: Number(row.first_in_ms),
+        stepMs: Number(row.step_ms),
+        probing: row.probing,
+      }
+    : undefined;
+}
 
-  async function record(
-    account: string,
-    figures: {
-      limit: number | undefined;
-      windowMs: number | undefined;
-      blockMs: number | undefined;
-      rateLimited: boolean;
-    },
-  ): Promise<void> {
-    const windowMs = figures.windowMs ?? null;
-    const limit = figures.limit ?? null;
-    const blockMs = figures.blockMs ?? null;
-    await db.execute(sql`
+interface AnswerFigures {
+  limit: number | undefined;
+  windowMs: number | undefined;
+  blockMs: number | undefined;
+  rateLimited: boolean;
+}
+
+async function recordFigures(
+  db: Database,
+  settings: BudgetSettings,
+  account: string,
+  figures: AnswerFigures,
+): Promise<void> {
+  const windowMs = figures.windowMs ?? null;
+  const limit = figures.limit ?? null;
+  const blockMs = figures.blockMs ?? null;
+  await db.execute(sql`
       insert into rewards_rate_budgets as b (account, limit_per_window, window_ms, interval_ms, blocked_until, next_at, rate_limited)
       values (${account}, ${limit}::int, ${windowMs}::int,
-        case when ${limit}::int is null or ${windowMs}::int is null then null else ${windowMs}::int / (${limit}::int * ${shareOn(sql`${windowMs}::int`)}) end,
+        case when ${limit}::int is null or ${windowMs}::int is null then null else ${windowMs}::int / (${limit}::int * ${shareOn(settings, sql`${windowMs}::int`)}) end,
         now() + coalesce(${blockMs}::float8, 0) * interval '1 millisecond', now() + coalesce(${blockMs}::float8, 0) * interval '1 millisecond',
         ${figures.rateLimited ? 1 : 0})
       on conflict (account) do update set
         limit_per_window = coalesce(excluded.limit_per_window, b.limit_per_window),
         window_ms = nullif(greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)), 0),
         interval_ms = case when coalesce(excluded.limit_per_window, b.limit_per_window) is null or greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)) = 0 then b.interval_ms
-          else greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)) / (coalesce(excluded.limit_per_window, b.limit_per_window) * ${shareOn(sql`greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0))`)}) end,
+          else greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0)) / (coalesce(excluded.limit_per_window, b.limit_per_window) * ${shareOn(settings, sql`greatest(coalesce(b.window_ms, 0), coalesce(excluded.window_ms, 0))`)}) end,
         blocked_until = case when ${blockMs}::float8 is null then b.blocked_until else greatest(coalesce(b.blocked_until, excluded.blocked_until), excluded.blocked_until) end,
         next_at = case when ${blockMs}::float8 is null then b.next_at else greatest(b.next_at, excluded.blocked_until) end,
         rate_limited = b.rate_limited + excluded.rate_limited,
         updated_at = now()`);
-  }
+}
 
-  function gate(account: string): RateGate {
-    const existing = gates.get(account);
-    if (existing) return existing;
-    const turns = createWorkspaceTurns();
-    // Requests of each workspace waiting for a slot in this process (booking it, or in their turn).
-    const waitingOf = new Map<string, number>();
-    const turnSignal = (callSignal: AbortSignal | undefined) =>
-      callSignal ? AbortSignal.any([callSignal, turnsClosed.signal]) : turnsClosed.signal;
-    const asAbort = (error: unknown) => {
-      throw new RewardsAbortError(undefined, { cause: error });
-    };
-
-    /** Books slots for the backlog's waiters (those without a slot), `backlogAheadMs` ahead at most. */
-    let booking = false;
-    async function bookForBacklog(): Promise<void> {
-      if (booking) return;
-      booking = true;
-      try {
-        while (turns.unslotted() > 0 && !turnsClosed.signal.aborted) {
-          let pauseMs: number;
-          try {
-            const taken = await bookAhead(account, turns.unslotted());
-            const now = Date.now();
-            if (!taken) {
-              // The account's first request: it creates the row (and probes the limit).
-              const wait = await takeSlot(account, false);
-              if (wait !== undefined) turns.addSlot(Date.now() + wait);
-              pauseMs = wait === undefined ? unknownRecheckMs : 0;
-            } else if (taken.booked > 0) {
-              for (let i = 0; i < taken.booked; i++)
-                turns.addSlot(now + Math.max(0, taken.firstInMs) + i * taken.stepMs);
-              pauseMs = 0;
-            } else {
-              pauseMs = taken.probing
-                ? Math.max(unknownRecheckMs, taken.firstInMs)
-                : Math.max(1, taken.firstInMs - backlogAheadMs);
-            }
-          } catch (error) {
-            // The database cannot be reached: pace by what this instance learned (a 429's reset).
-            opts.onError?.(error);
-            const at = Math.max(Date.now(), learned(account).blockedUntil);
-            for (let n = turns.unslotted(); n > 0; n--) turns.addSlot(at);
-            return;
-          }
-          if (pauseMs > 0) await sleepFor(pauseMs, turnsClosed.signal).catch(() => undefined);
-        }
-      } finally {
-        booking = false;
-      }
-    }
-
-    /** Takes a slot of the schedule and sleeps until it (see the notes at the top). */
-    async function takeTurn(
-      callSignal: AbortSignal | undefined,
-      background: boolean,
-      inWorkspaceTurn = false,
-    ): Promise<void> {
-      const signal = callSignal ? AbortSignal.any([callSignal, stopping.signal]) : stopping.signal;
-      const started = Date.now();
-      for (;;) {
-        if (callSignal?.aborted || (background && stopping.signal.aborted))
-          throw new RewardsAbortError(undefined, { cause: signal.reason });
-        let wait: number | undefined;
-        try {
-          wait = await takeSlot(account, background && Date.now() - started < backgroundMaxWaitMs);
-        } catch (error) {
-          opts.onError?.(error);
-          wait = Math.max(0, learned(account).blockedUntil - Date.now());
-        }
-        // Stopping: a send whose slot is moments away (an order being placed, its recipients being
-        // mapped) still goes, inside the worker's grace; a long wait (a 429 storm's reset) ends now.
-        if (wait !== undefined && inWorkspaceTurn) {
-          // This process's slots go to its waiting requests workspace by workspace (workspace-turns.ts).
-          return turns.wait(currentWorkspace(), Date.now() + wait, turnSignal(callSignal)).catch(asAbort);
-        }
-        if (wait !== undefined) return sleepFor(wait, wait <= stopAllowanceMs && !background ? callSignal : signal);
-        if (stopping.signal.aborted && Date.now() - started > stopAllowanceMs)
-          throw new RewardsAbortError(undefined, { cause: stopping.signal.reason });
-        await sleepFor(background ? recheckMs : unknownRecheckMs, background ? signal : callSignal);
-      }
-    }
-
-    function acquire(callSignal?: AbortSignal): Promise<void> {
-      // Background work books only a free schedule (no queue): it needs no turn.
-      const background = lane.getStore() === 'background';
-      const workspace = currentWorkspace();
-      if (background || !workspaceTurns || workspace === '' || !Number.isFinite(backlogAheadMs))
-        return takeTurn(callSignal, background, !background && workspaceTurns);
-      const alreadyWaiting = waitingOf.get(workspace) ?? 0;
-      waitingOf.set(workspace, alreadyWaiting + 1);
-      // A backlog (its workspace already has a request waiting here): its slot is booked for it, a
-      // little ahead only, so that the schedule stays open for other workspaces' requests.
-      let waiting: Promise<void>;
-      if (alreadyWaiting > 0) {
-        waiting = turns.enqueue(workspace, turnSignal(callSignal)).catch(asAbort);
-        void bookForBacklog();
-      } else waiting = takeTurn(callSignal, false, true);
-      return waiting.finally(() => {
-        const left = (waitingOf.get(workspace) ?? 1) - 1;
-        if (left > 0) waitingOf.set(workspace, left);
-        else waitingOf.delete(workspace);
-      });
-    }
-
-    const created: RateGate = {
-      stopSignal: stopping.signal,
-      acquire,
-      async observe(status, headers) {
-        try {
-          const now = Date.now();
-          const k = learned(account);
-          const limitHeader = Number(headers['x-ratelimit-limit']);
-          const limit = Number.isFinite(limitHeader) && limitHeader > 0 ? limitHeader : undefined;
-          const resetAt = parseRateLimitReset(headers['x-ratelimit-reset'], now);
-          const windowMs =
-            resetAt !== undefined && resetAt > now ? Math.ceil((resetAt - now) / 1000) * 1000 : undefined;
-          const remainingHeader = headers['x-ratelimit-remaining'];
-          const remaining =
-            remainingHeader === undefined || remainingHeader.trim() === '' ? undefined : Number(remainingHeader);
-          let blockMs: number | undefined;
-          if (status === 429) {
-            blockMs =
-              parseRetryAfter(headers['retry-after'], now) ??
-              (resetAt !== undefined ? Math.max(0, resetAt - now) : 1000);
-          } else if (
-            remaining !== undefined &&
-            Number.isFinite(remaining) &&
-            resetAt !== undefined &&
-            remaining <= Math.floor((limit ?? k.limit ?? 0) * lowWater)
-          ) {
-            blockMs = Math.max(0, resetAt - now);
-          }
-          const changed =
-            (limit !== undefined && limit !== k.limit) || (windowMs !== undefined && windowMs > k.windowMs);
-          if (!changed && blockMs === undefined) return;
-          if (limit !== undefined) k.limit = limit;
-          if (windowMs !== undefined) k.windowMs = Math.max(k.windowMs, windowMs);
-          if (blockMs !== undefined) k.blockedUntil = Math.max(k.blockedUntil, now + blockMs);
-          await record(account, { limit, windowMs, blockMs, rateLimited: status === 429 });
-        } catch (error) {
-          opts.onError?.(error);
-        }
-      },
-    };
-    gates.set(account, created);
-    return created;
-  }
-
+async function readBudget(db: Database, account: string): Promise<RateBudgetState | undefined> {
+  const result = await db.execute(sql`select * from rewards_rate_budgets where account = ${account}`);
+  const [row] = rowsOf<Record<string, unknown>>(result);
+  if (!row) return undefined;
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
   return {
-    gate,
-    stop: () => stopping.abort(new Error('the app is stopping')),
-    async read(account) {
-      const result = await db.execute(sql`select * from rewards_rate_budgets where account = ${account}`);
-      const [row] = rowsOf<Record<string, unknown>>(result);
-      if (!row) return undefined;
-      const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
-      return {
-        account,
-        limitPerWindow: row.limit_per_window === null ? null : Number(row.limit_per_window),
-        windowMs: row.window_ms === null ? null : Number(row.window_ms),
-        intervalMs: row.interval_ms === null ? null : Number(row.interval_ms),
-        nextAt: date(row.next_at)!,
-        blockedUntil: date(row.blocked_until),
-        rateLimited: Number(row.rate_limited),
-      };
-    },
+    account,
+    limitPerWindow: row.limit_per_window === null ? null : Number(row.limit_per_window),
+    windowMs: row.window_ms === null ? null : Number(row.window_ms),
+    intervalMs: row.interval_ms === null ? null : Number(row.interval_ms),
+    nextAt: date(row.next_at)!,
+    blockedUntil: date(row.blocked_until),
+    rateLimited: Number(row.rate_limited),
   };
+}
+
+/** One account's gate in this process: its workspace turns and who waits for a slot. */
+interface AccountGate {
+  budgets: Budgets;
+  account: string;
+  turns: WorkspaceTurns;
+  /** Requests of each workspace waiting for a slot in this process (booking it, or in their turn). */
+  waitingOf: Map<string, number>;
+  /** A bookForBacklog loop is running. */
+  booking: boolean;
+}
+
+function createGate(budgets: Budgets, account: string): RateGate {
+  const gate: AccountGate = { budgets, account, turns: createWorkspaceTurns(), waitingOf: new Map(), booking: false };
+  return {
+    stopSignal: budgets.stopping.signal,
+    acquire: (callSignal?: AbortSignal) => acquire(gate, callSignal),
+    observe: (status, headers) => observe(budgets, account, status, headers),
+  };
+}
+
+const turnSignal = (budgets: Budgets, callSignal: AbortSignal | undefined) =>
+  callSignal ? AbortSignal.any([callSignal, budgets.turnsClosed.signal]) : budgets.turnsClosed.signal;
+
+const asAbort = (error: unknown) => {
+  throw new RewardsAbortError(undefined, { cause: error });
+};
+
+function acquire(gate: AccountGate, callSignal?: AbortSignal): Promise<void> {
+  const { settings } = gate.budgets;
+  // Background work books only a free schedule (no queue): it needs no turn.
+  const background = lane.getStore() === 'background';
+  const workspace = currentWorkspace();
+  if (background || !settings.workspaceTurns || workspace === '' || !Number.isFinite(settings.backlogAheadMs))
+    return takeTurn(gate, callSignal, background, !background && settings.workspaceTurns);
+  const alreadyWaiting = gate.waitingOf.get(workspace) ?? 0;
+  gate.waitingOf.set(workspace, alreadyWaiting + 1);
+  // A backlog (its workspace already has a request waiting here): its slot is booked for it, a
+  // little ahead only, so that the schedule stays open for other workspaces' requests.
+  let waiting: Promise<void>;
+  if (alreadyWaiting > 0) {
+    waiting = gate.turns.enqueue(workspace, turnSignal(gate.budgets, callSignal)).catch(asAbort);
+    void bookForBacklog(gate);
+  } else waiting = takeTurn(gate, callSignal, false, true);
+  return waiting.finally(() => {
+    const left = (gate.waitingOf.get(workspace) ?? 1) - 1;
+    if (left > 0) gate.waitingOf.set(workspace, left);
+    else gate.waitingOf.delete(workspace);
+  });
+}
+
+/** Books slots for the backlog's waiters (those without a slot), `backlogAheadMs` ahead at most. */
+async function bookForBacklog(gate: AccountGate): Promise<void> {
+  const { budgets, account, turns } = gate;
+  const { db, settings, turnsClosed } = budgets;
+  if (gate.booking) return;
+  gate.booking = true;
+  try {
+    while (turns.unslotted() > 0 && !turnsClosed.signal.aborted) {
+      let pauseMs: number;
+      try {
+        const taken = await bookAhead(db, settings, account, turns.unslotted());
+        const now = Date.now();
+        if (!taken) {
+          // The account's first request: it creates the row (and probes the limit).
+          const wait = await takeSlot(db, settings, account, false);
+          if (wait !== undefined) turns.addSlot(Date.now() + wait);
+          pauseMs = wait === undefined ? settings.unknownRecheckMs : 0;
+        } else if (taken.booked > 0) {
+          for (let i = 0; i < taken.booked; i++) turns.addSlot(now + Math.max(0, taken.firstInMs) + i * taken.stepMs);
+          pauseMs = 0;
+        } else {
+          pauseMs = taken.probing
+            ? Math.max(settings.unknownRecheckMs, taken.firstInMs)
+            : Math.max(1, taken.firstInMs - settings.backlogAheadMs);
+        }
+      } catch (error) {
+        // The database cannot be reached: pace by what this instance learned (a 429's reset).
+        settings.onError?.(error);
+        const at = Math.max(Date.now(), learned(budgets, account).blockedUntil);
+        for (let n = turns.unslotted(); n > 0; n--) turns.addSlot(at);
+        return;
+      }
+      if (pauseMs > 0) await sleepFor(pauseMs, turnsClosed.signal).catch(() => undefined);
+    }
+  } finally {
+    gate.booking = false;
+  }
+}
+
+/** Takes a slot of the schedule and sleeps until it (see the notes at the top). */
+async function takeTurn(
+  gate: AccountGate,
+  callSignal: AbortSignal | undefined,
+  background: boolean,
+  inWorkspaceTurn = false,
+): Promise<void> {
+  const { budgets, account } = gate;
+  const { db, settings, stopping } = budgets;
+  const signal = callSignal ? AbortSignal.any([callSignal, stopping.signal]) : stopping.signal;
+  const started = Date.now();
+  for (;;) {
+    if (callSignal?.aborted || (background && stopping.signal.aborted))
+      throw new RewardsAbortError(undefined, { cause: signal.reason });
+    let wait: number | undefined;
+    try {
+      wait = await takeSlot(db, settings, account, background && Date.now() - started < settings.backgroundMaxWaitMs);
+    } catch (error) {
+      settings.onError?.(error);
+      wait = Math.max(0, learned(budgets, account).blockedUntil - Date.now());
+    }
+    // Stopping: a send whose slot is moments away (an order being placed, its recipients being
+    // mapped) still goes, inside the worker's grace; a long wait (a 429 storm's reset) ends now.
+    if (wait !== undefined && inWorkspaceTurn) {
+      // This process's slots go to its waiting requests workspace by workspace (workspace-turns.ts).
+      return gate.turns.wait(currentWorkspace(), Date.now() + wait, turnSignal(budgets, callSignal)).catch(asAbort);
+    }
+    if (wait !== undefined)
+      return sleepFor(wait, wait <= settings.stopAllowanceMs && !background ? callSignal : signal);
+    if (stopping.signal.aborted && Date.now() - started > settings.stopAllowanceMs)
+      throw new RewardsAbortError(undefined, { cause: stopping.signal.reason });
+    await sleepFor(background ? settings.recheckMs : settings.unknownRecheckMs, background ? signal : callSignal);
+  }
+}
+
+/** What an answer's headers say of the budget: learned here, and recorded for every instance when it changed. */
+async function observe(
+  budgets: Budgets,
+  account: string,
+  status: number,
+  headers: Record<string, string>,
+): Promise<void> {
+  try {
+    const now = Date.now();
+    const k = learned(budgets, account);
+    const figures = readAnswer(status, headers, k, budgets.settings.lowWater, now);
+    const { limit, windowMs, blockMs } = figures;
+    const changed = (limit !== undefined && limit !== k.limit) || (windowMs !== undefined && windowMs > k.windowMs);
+    if (!changed && blockMs === undefined) return;
+    if (limit !== undefined) k.limit = limit;
+    if (windowMs !== undefined) k.windowMs = Math.max(k.windowMs, windowMs);
+    if (blockMs !== undefined) k.blockedUntil = Math.max(k.blockedUntil, now + blockMs);
+    await recordFigures(budgets.db, budgets.settings, account, figures);
+  } catch (error) {
+    budgets.settings.onError?.(error);
+  }
+}
+
+/** The limit, window and block an answer announces (a 429, or nothing left: blocked until the reset). */
+function readAnswer(
+  status: number,
+  headers: Record<string, string>,
+  k: LearnedBudget,
+  lowWater: number,
+  now: number,
+): AnswerFigures {
+  const limitHeader = Number(headers['x-ratelimit-limit']);
+  const limit = Number.isFinite(limitHeader) && limitHeader > 0 ? limitHeader : undefined;
+  const resetAt = parseRateLimitReset(headers['x-ratelimit-reset'], now);
+  const windowMs = resetAt !== undefined && resetAt > now ? Math.ceil((resetAt - now) / 1000) * 1000 : undefined;
+  const remainingHeader = headers['x-ratelimit-remaining'];
+  const remaining =
+    remainingHeader === undefined || remainingHeader.trim() === '' ? undefined : Number(remainingHeader);
+  let blockMs: number | undefined;
+  if (status === 429) {
+    blockMs =
+      parseRetryAfter(headers['retry-after'], now) ?? (resetAt !== undefined ? Math.max(0, resetAt - now) : 1000);
+  } else if (
+    remaining !== undefined &&
+    Number.isFinite(remaining) &&
+    resetAt !== undefined &&
+    remaining <= Math.floor((limit ?? k.limit ?? 0) * lowWater)
+  ) {
+    blockMs = Math.max(0, resetAt - now);
+  }
+  return { limit, windowMs, blockMs, rateLimited: status === 429 };
 }

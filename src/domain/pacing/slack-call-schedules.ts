@@ -72,40 +72,65 @@ const STOP_ALLOWANCE_MS = 1000;
 
 export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {}): CallSchedules {
   const stopping = new AbortController();
-  const ms = (value: number) => sql`${value}::float8 * interval '1 millisecond'`;
-  const step = (column: string) => sql.raw(`${column} * interval '1 millisecond'`);
+  const queue: PendingBookings = { pending: [] };
+  // When each schedule of this process's workspaces is known to have no slot sooner (Date.now() ms),
+  // from the database's own answers: a schedule's next slot (next_at) only ever moves later, so a
+  // caller that could not wait that long is refused here, without a statement (a burst of `/kudos`
+  // past users.info's budget cost two statements each before its modal opened). Counted from before
+  // the statement was sent, so never later than the database's own answer; kept only while ahead.
+  const notBefore = new Map<string, number>();
+  return {
+    stopSignal: stopping.signal,
+    stop: () => stopping.abort(new Error('the app is stopping')),
+    take: (teamId, key, rule, o = {}) => takeSlot({ db, notBefore, onError: opts.onError }, teamId, key, rule, o),
+    takeAll(teamId, slots, o) {
+      // Posts asked for in the same turn of the event loop (a notify's confirmation and announcement,
+      // posted together) are booked together: one statement for all of them (bookInOrder).
+      return new Promise<SlotAnswer>((resolve) => {
+        queue.pending.push({ teamId, slots, maxWaitMs: o.maxWaitMs, resolve });
+        if (queue.pending.length === 1) setImmediate(() => flush(db, queue, opts.onError));
+      });
+    },
+    block: (teamId, key, retryAfterMs) => blockSchedule(db, opts.onError, teamId, key, retryAfterMs),
+    sleep: (waitMs) => sleepUnlessStopping(stopping.signal, waitMs),
+  };
+}
 
-  /**
-   * Books the groups of slots of one workspace in one statement, each group all or none, decided in
-   * order exactly as one statement per group made one after another would decide them: a group is
-   * booked only if each of its slots is at most `maxWaitMs` away, a key's slot coming one interval
-   * after the slot of each earlier group that booked the same key (a notify's two posts both take the
-   * workspace's `post` key: the second one's slot is the next one). A group's wait is its furthest
-   * slot's; a group not booked learns when every one of its slots will be that close.
-   */
-  async function bookInOrder(
-    teamId: string,
-    groups: Array<Array<{ key: string; rule: PaceRule }>>,
-    maxWaitMs: number,
-  ): Promise<SlotAnswer[]> {
-    const wanted = sql.join(
-      groups.flatMap((slots, g) =>
-        slots.map(
-          ({ key, rule }) =>
-            sql`(${g + 1}::integer, ${key}::text, ${rule.intervalMs}::float8, ${Math.max(0, rule.burst - 1) * rule.intervalMs}::float8)`,
-        ),
+const ms = (value: number) => sql`${value}::float8 * interval '1 millisecond'`;
+const step = (column: string) => sql.raw(`${column} * interval '1 millisecond'`);
+
+/**
+ * Books the groups of slots of one workspace in one statement, each group all or none, decided in
+ * order exactly as one statement per group made one after another would decide them: a group is
+ * booked only if each of its slots is at most `maxWaitMs` away, a key's slot coming one interval
+ * after the slot of each earlier group that booked the same key (a notify's two posts both take the
+ * workspace's `post` key: the second one's slot is the next one). A group's wait is its furthest
+ * slot's; a group not booked learns when every one of its slots will be that close.
+ */
+async function bookInOrder(
+  db: Database,
+  teamId: string,
+  groups: Array<Array<{ key: string; rule: PaceRule }>>,
+  maxWaitMs: number,
+): Promise<SlotAnswer[]> {
+  const wanted = sql.join(
+    groups.flatMap((slots, g) =>
+      slots.map(
+        ({ key, rule }) =>
+          sql`(${g + 1}::integer, ${key}::text, ${rule.intervalMs}::float8, ${Math.max(0, rule.burst - 1) * rule.intervalMs}::float8)`,
       ),
-      sql`, `,
-    );
-    const maxWait = ms(Math.min(maxWaitMs, 86_400_000));
-    // The rows are locked first (their latest versions), so that the booking below is decided on what
-    // was read; in key order, as the upsert below writes them, so that two bookings sharing keys (a
-    // workspace's post key, a busy channel's) wait for each other instead of deadlocking. A key used
-    // for the first time has no row to lock; the booking then goes after any row a concurrent caller
-    // inserted meanwhile. `walk` decides the groups one by one (booked: the groups
-    // booked so far); `uses` counts a key's booked slots, `earlier` those of the groups before this one.
-    const rows = rowsOf<{ g: number | string; wait_ms: number | string; booked: boolean | string }>(
-      await db.execute(sql`
+    ),
+    sql`, `,
+  );
+  const maxWait = ms(Math.min(maxWaitMs, 86_400_000));
+  // The rows are locked first (their latest versions), so that the booking below is decided on what
+  // was read; in key order, as the upsert below writes them, so that two bookings sharing keys (a
+  // workspace's post key, a busy channel's) wait for each other instead of deadlocking. A key used
+  // for the first time has no row to lock; the booking then goes after any row a concurrent caller
+  // inserted meanwhile. `walk` decides the groups one by one (booked: the groups
+  // booked so far); `uses` counts a key's booked slots, `earlier` those of the groups before this one.
+  const rows = rowsOf<{ g: number | string; wait_ms: number | string; booked: boolean | string }>(
+    await db.execute(sql`
         with recursive wanted (g, key, interval_ms, tolerance_ms) as (values ${wanted}),
         locked as (
           select key, next_at, blocked_until from slack_call_schedules
@@ -146,130 +171,132 @@ export function createCallSchedules(db: Database, opts: CallSchedulesOptions = {
             - ${step('p.tolerance_ms')} - now())) * 1000))::float8 as wait_ms
         from planned p left join booked b on b.key = p.key
         group by p.g`),
-    );
-    return groups.map((_, i) => {
-      const row = rows.find((r) => Number(r.g) === i + 1);
-      const waitMs = Number(row?.wait_ms ?? 0);
-      return row?.booked === true || row?.booked === 't'
-        ? { booked: true, waitMs }
-        : { booked: false, notBeforeMs: waitMs };
-    });
-  }
+  );
+  return groups.map((_, i) => {
+    const row = rows.find((r) => Number(r.g) === i + 1);
+    const waitMs = Number(row?.wait_ms ?? 0);
+    return row?.booked === true || row?.booked === 't'
+      ? { booked: true, waitMs }
+      : { booked: false, notBeforeMs: waitMs };
+  });
+}
 
-  let pending: Array<{
+/** Groups asked for in this turn of the event loop, booked together at its end. */
+interface PendingBookings {
+  pending: Array<{
     teamId: string;
     slots: Array<{ key: string; rule: PaceRule }>;
     maxWaitMs: number;
     resolve: (answer: SlotAnswer) => void;
-  }> = [];
-  function flush(): void {
-    const batch = pending;
-    pending = [];
-    // One statement per workspace and wait bound (in practice: per workspace), the groups in the order asked.
-    const byScope = new Map<string, typeof batch>();
-    for (const item of batch) {
-      const scope = `${item.maxWaitMs}\u0000${item.teamId}`;
-      const list = byScope.get(scope);
-      if (list) list.push(item);
-      else byScope.set(scope, [item]);
-    }
-    for (const items of byScope.values()) {
-      bookInOrder(
-        items[0]!.teamId,
-        items.map((item) => item.slots),
-        items[0]!.maxWaitMs,
-      ).then(
-        (answers) => items.forEach((item, i) => item.resolve(answers[i]!)),
-        (error: unknown) => {
-          opts.onError?.(error);
-          for (const item of items) item.resolve({ booked: true, waitMs: 0 });
-        },
-      );
-    }
+  }>;
+}
+
+function flush(db: Database, queue: PendingBookings, onError: ((error: unknown) => void) | undefined): void {
+  const batch = queue.pending;
+  queue.pending = [];
+  // One statement per workspace and wait bound (in practice: per workspace), the groups in the order asked.
+  const byScope = new Map<string, typeof batch>();
+  for (const item of batch) {
+    const scope = `${item.maxWaitMs}\u0000${item.teamId}`;
+    const list = byScope.get(scope);
+    if (list) list.push(item);
+    else byScope.set(scope, [item]);
   }
+  for (const items of byScope.values()) {
+    bookInOrder(
+      db,
+      items[0]!.teamId,
+      items.map((item) => item.slots),
+      items[0]!.maxWaitMs,
+    ).then(
+      (answers) => items.forEach((item, i) => item.resolve(answers[i]!)),
+      (error: unknown) => {
+        onError?.(error);
+        for (const item of items) item.resolve({ booked: true, waitMs: 0 });
+      },
+    );
+  }
+}
 
-  // When each schedule of this process's workspaces is known to have no slot sooner (Date.now() ms),
-  // from the database's own answers: a schedule's next slot (next_at) only ever moves later, so a
-  // caller that could not wait that long is refused here, without a statement (a burst of `/kudos`
-  // past users.info's budget cost two statements each before its modal opened). Counted from before
-  // the statement was sent, so never later than the database's own answer; kept only while ahead.
-  const notBefore = new Map<string, number>();
-  const remember = (scope: string, at: number) => {
-    notBefore.delete(scope);
-    notBefore.set(scope, at);
-    if (notBefore.size > NOT_BEFORE_MAX) notBefore.delete(notBefore.keys().next().value!);
-  };
+function remember(notBefore: Map<string, number>, scope: string, at: number): void {
+  notBefore.delete(scope);
+  notBefore.set(scope, at);
+  if (notBefore.size > NOT_BEFORE_MAX) notBefore.delete(notBefore.keys().next().value!);
+}
 
-  return {
-    stopSignal: stopping.signal,
-    stop: () => stopping.abort(new Error('the app is stopping')),
-    async take(teamId, key, rule, o = {}) {
-      const tolerance = Math.max(0, rule.burst - 1) * rule.intervalMs;
-      // The earliest a call may go: the theoretical slot less the burst tolerance, never before a block.
-      const base = sql`greatest(s.next_at, now(), coalesce(s.blocked_until + ${ms(tolerance)}, now()))`;
-      const maxWait = o.maxWaitMs ?? Number.MAX_SAFE_INTEGER / 2;
-      const scope = `${teamId}\u0000${key}`;
-      const startedAt = Date.now();
-      const known = notBefore.get(scope);
-      if (known !== undefined) {
-        if (known <= startedAt) notBefore.delete(scope);
-        else if (known > startedAt + maxWait) return { booked: false, notBeforeMs: known - startedAt };
-      }
-      try {
-        const booked = rowsOf<{ wait_ms: number | string }>(
-          await db.execute(sql`
+/** Takes the next slot of one key (see CallSchedules.take), refused without a statement when known to be too far. */
+async function takeSlot(
+  deps: { db: Database; notBefore: Map<string, number>; onError: ((error: unknown) => void) | undefined },
+  teamId: string,
+  key: string,
+  rule: PaceRule,
+  o: { maxWaitMs?: number },
+): Promise<SlotAnswer> {
+  const { db, notBefore } = deps;
+  const tolerance = Math.max(0, rule.burst - 1) * rule.intervalMs;
+  // The earliest a call may go: the theoretical slot less the burst tolerance, never before a block.
+  const base = sql`greatest(s.next_at, now(), coalesce(s.blocked_until + ${ms(tolerance)}, now()))`;
+  const maxWait = o.maxWaitMs ?? Number.MAX_SAFE_INTEGER / 2;
+  const scope = `${teamId}\u0000${key}`;
+  const startedAt = Date.now();
+  const known = notBefore.get(scope);
+  if (known !== undefined) {
+    if (known <= startedAt) notBefore.delete(scope);
+    else if (known > startedAt + maxWait) return { booked: false, notBeforeMs: known - startedAt };
+  }
+  try {
+    const booked = rowsOf<{ wait_ms: number | string }>(
+      await db.execute(sql`
             insert into slack_call_schedules as s (team_id, key, next_at) values (${teamId}, ${key}, now() + ${ms(rule.intervalMs)})
             on conflict (team_id, key) do update set next_at = ${base} + ${ms(rule.intervalMs)}, updated_at = now()
             where ${base} - ${ms(tolerance)} <= now() + ${ms(Math.min(maxWait, 86_400_000))}
             returning greatest(0, extract(epoch from (s.next_at - ${ms(rule.intervalMs + tolerance)} - now())) * 1000)::float8 as wait_ms`),
-        );
-        if (booked[0]) {
-          const waitMs = Number(booked[0].wait_ms);
-          // Past the burst (a wait), the next slot is one interval after this one; within it, unknown.
-          if (waitMs > 0) remember(scope, startedAt + waitMs + rule.intervalMs);
-          return { booked: true, waitMs };
-        }
-        const [row] = rowsOf<{ wait_ms: number | string; slot_wait_ms: number | string }>(
-          await db.execute(sql`
+    );
+    if (booked[0]) {
+      const waitMs = Number(booked[0].wait_ms);
+      // Past the burst (a wait), the next slot is one interval after this one; within it, unknown.
+      if (waitMs > 0) remember(notBefore, scope, startedAt + waitMs + rule.intervalMs);
+      return { booked: true, waitMs };
+    }
+    const [row] = rowsOf<{ wait_ms: number | string; slot_wait_ms: number | string }>(
+      await db.execute(sql`
             select greatest(0, extract(epoch from (${base} - ${ms(tolerance)} - now())) * 1000)::float8 as wait_ms,
               greatest(0, extract(epoch from (s.next_at - ${ms(tolerance)} - now())) * 1000)::float8 as slot_wait_ms
             from slack_call_schedules as s where team_id = ${teamId} and key = ${key}`),
-        );
-        // Remembered: the schedule's own next slot, not a 429's block (its end is Slack's word, not ours).
-        const slotWaitMs = Number(row?.slot_wait_ms ?? 0);
-        if (slotWaitMs > 0) remember(scope, startedAt + slotWaitMs);
-        return { booked: false, notBeforeMs: Number(row?.wait_ms ?? 0) };
-      } catch (error) {
-        opts.onError?.(error);
-        return { booked: true, waitMs: 0 };
-      }
-    },
-    takeAll(teamId, slots, o) {
-      // Posts asked for in the same turn of the event loop (a notify's confirmation and announcement,
-      // posted together) are booked together: one statement for all of them (bookInOrder).
-      return new Promise<SlotAnswer>((resolve) => {
-        pending.push({ teamId, slots, maxWaitMs: o.maxWaitMs, resolve });
-        if (pending.length === 1) setImmediate(flush);
-      });
-    },
-    async block(teamId, key, retryAfterMs) {
-      try {
-        await db.execute(sql`
+    );
+    // Remembered: the schedule's own next slot, not a 429's block (its end is Slack's word, not ours).
+    const slotWaitMs = Number(row?.slot_wait_ms ?? 0);
+    if (slotWaitMs > 0) remember(notBefore, scope, startedAt + slotWaitMs);
+    return { booked: false, notBeforeMs: Number(row?.wait_ms ?? 0) };
+  } catch (error) {
+    deps.onError?.(error);
+    return { booked: true, waitMs: 0 };
+  }
+}
+
+async function blockSchedule(
+  db: Database,
+  onError: ((error: unknown) => void) | undefined,
+  teamId: string,
+  key: string,
+  retryAfterMs: number,
+): Promise<void> {
+  try {
+    await db.execute(sql`
           insert into slack_call_schedules as s (team_id, key, next_at, blocked_until, rate_limited) values (${teamId}, ${key}, now(), now() + ${ms(retryAfterMs)}, 1)
           on conflict (team_id, key) do update set blocked_until = greatest(coalesce(s.blocked_until, now()), excluded.blocked_until),
             rate_limited = s.rate_limited + 1, updated_at = now()`);
-      } catch (error) {
-        opts.onError?.(error);
-      }
-    },
-    async sleep(waitMs) {
-      if (waitMs <= 0) return;
-      // Stopping: a slot moments away is still used (the work in hand finishes inside the grace); a longer wait ends now.
-      if (stopping.signal.aborted && waitMs > STOP_ALLOWANCE_MS) throw stopping.signal.reason;
-      if (stopping.signal.aborted) return delay(waitMs);
-      await delay(waitMs, undefined, { signal: stopping.signal }).catch(() => {
-        throw stopping.signal.reason;
-      });
-    },
-  };
+  } catch (error) {
+    onError?.(error);
+  }
+}
+
+async function sleepUnlessStopping(stopSignal: AbortSignal, waitMs: number): Promise<void> {
+  if (waitMs <= 0) return;
+  // Stopping: a slot moments away is still used (the work in hand finishes inside the grace); a longer wait ends now.
+  if (stopSignal.aborted && waitMs > STOP_ALLOWANCE_MS) throw stopSignal.reason;
+  if (stopSignal.aborted) return delay(waitMs);
+  await delay(waitMs, undefined, { signal: stopSignal }).catch(() => {
+    throw stopSignal.reason;
+  });
 }
