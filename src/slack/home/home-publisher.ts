@@ -111,266 +111,294 @@ const BALANCE_TIMEOUT_MS = 2_000;
 /** Workspaces whose balance and money section are kept. */
 const BALANCES_MAX = 10_000;
 
-export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisherOptions = {}): HomePublisher {
-  const log = deps.logger.child({ part: 'home' });
-  const perMinute = opts.publishesPerMinute ?? 90;
-  const balanceTtl = opts.balanceTtlMs ?? 30_000;
+/** A publisher's state: who is being published, what is cached, what waits for a re-publish. */
+interface Publisher {
+  deps: HomePublisherDeps;
+  log: Logger;
+  perMinute: number;
   /** teamId:userId -> that person's publishes (none in flight: the entry is gone). */
-  const people = new Map<string, PersonPublishes>();
-  const idleWaiters: Array<() => void> = [];
-  const renderSlots = createSlots(opts.concurrentRenders ?? 2);
+  people: Map<string, PersonPublishes>;
+  idleWaiters: Array<() => void>;
+  renderSlots: ReturnType<typeof createSlots>;
+  balances: LRUCache<string, Promise<HomeBalance>>;
+  moneySections: LRUCache<string, Promise<Block[]>>;
+  /** teamId -> users waiting for a re-publish (with their enterprise). */
+  queued: Map<string, { enterpriseId: string | null; users: Set<string> }>;
+  /** teamId -> times of recent publishes, for the rate limit. */
+  recent: Map<string, number[]>;
+  /** Row versions already handled (key -> when seen), for the overlapping reads. */
+  seen: Map<string, number>;
+  cursor: Date;
+  /** The pass in flight. */
+  running: Promise<void> | undefined;
+}
+
+export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisherOptions = {}): HomePublisher {
+  const balanceTtl = opts.balanceTtlMs ?? 30_000;
   // The promise is kept, from the read's start: concurrent renders share one read. (lru-cache reads a
   // ttl of 0 as none.)
   const cacheOptions = { max: BALANCES_MAX, ttl: Math.max(1, balanceTtl) };
-  const balances = new LRUCache<string, Promise<HomeBalance>>(cacheOptions);
-  const moneySections = new LRUCache<string, Promise<Block[]>>(cacheOptions);
-  /** teamId -> users waiting for a re-publish (with their enterprise). */
-  const queued = new Map<string, { enterpriseId: string | null; users: Set<string> }>();
-  /** teamId -> times of recent publishes, for the rate limit. */
-  const recent = new Map<string, number[]>();
-  /** Row versions already handled (key -> when seen), for the overlapping reads. */
-  const seen = new Map<string, number>();
-  let cursor = new Date(Date.now() - OVERLAP_MS);
-  let running: Promise<void> | undefined;
-
-  function balanceFor(ws: WorkspaceRef): Promise<HomeBalance> {
-    const teamId = ws.teamId;
-    const cached = balances.get(teamId);
-    if (cached) return cached;
-    const value = deps.rewards
-      .for(ws)
-      .then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS }))
-      .then((b): HomeBalance => ({
-        availableCents: toCents(b.availableBalance.amount, { rounding: 'half-up' }),
-        pendingCents: toCents(b.pendingBalance.amount, { rounding: 'half-up' }),
-        currency: b.availableBalance.currency,
-      }))
-      .catch((error: unknown): HomeBalance => ({ error: describeForUser(error, 'get the balance') }));
-    balances.set(teamId, value);
-    return value;
-  }
-
-  /** The admins' money section, reused as the balance is; left out when the API does not answer. */
-  function moneyFor(ws: WorkspaceRef): Promise<Block[]> {
-    const finance = deps.finance;
-    if (!finance) return Promise.resolve([]);
-    const cached = moneySections.get(ws.teamId);
-    if (cached) return cached;
-    const value = homeMoneySection(finance, ws).catch((error: unknown): Block[] => {
-      log.warn('money section of Home failed', { error });
-      return [];
-    });
-    moneySections.set(ws.teamId, value);
-    return value;
-  }
-
-  /**
-   * One person's publishes run one after another, in the order asked. views.publish keeps the last
-   * view it got: a re-publish that started before a click (no line on top yet) and reached Slack
-   * after the click's must not wipe the click's outcome. What is asked meanwhile is rendered once,
-   * after it, with the newest ask.
-   */
-  function publish(ws: WorkspaceRef, userId: string, o: PublishOptions = {}): Promise<void> {
-    const key = `${ws.teamId}:${userId}`;
-    const person = people.get(key);
-    log.debug('Home publish asked', { user: userId, joined: person !== undefined });
-    if (person) {
-      if (person.waiting) {
-        person.waiting.ws = ws;
-        person.waiting.opts = joined(person.waiting.opts, o);
-        return person.waiting.done;
-      }
-      let resolve!: () => void;
-      let reject!: (error: unknown) => void;
-      const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-      done.catch(() => {}); // its callers may have stopped listening; their failure is logged where asked
-      person.waiting = { ws, opts: o, done, resolve, reject };
-      return done;
-    }
-    const entry: PersonPublishes = {};
-    people.set(key, entry);
-    const first = renderSlots.run(() => render(ws, userId, o));
-    void publishInTurn(key, userId, entry, first);
-    return first;
-  }
-
-  /** After `current`, the person's waiting publish (if any), and so on; then the person is done. */
-  async function publishInTurn(
-    key: string,
-    userId: string,
-    entry: PersonPublishes,
-    current: Promise<void>,
-  ): Promise<void> {
-    for (;;) {
-      await current.catch(() => {});
-      const next = entry.waiting;
-      if (!next) break;
-      entry.waiting = undefined;
-      current = renderSlots.run(() => render(next.ws, userId, next.opts));
-      current.then(next.resolve, next.reject);
-    }
-    people.delete(key);
-    if (people.size === 0) for (const wake of idleWaiters.splice(0)) wake();
-  }
-
-  async function render(ws: WorkspaceRef, userId: string, o: PublishOptions): Promise<void> {
-    const [settings, admin, approver, visit] = await Promise.all([
-      deps.settings.get(ws),
-      deps.approvals.isAdmin(ws, userId),
-      deps.approvals.isApprover(ws, userId),
-      o.flash && (o.pages || o.opened) ? Promise.resolve(undefined) : getHomeVisit(deps.db, ws.teamId, userId),
-    ]);
-    // Stored with the visit, so that a re-publish by any instance keeps it on top for its time.
-    const flash = o.flash ? { text: o.flash, until: new Date(Date.now() + FLASH_MS) } : shownFlash(visit, new Date());
-    // Opening Home starts at the newest page of every list; a page button moves one list.
-    const pages = o.opened ? {} : (o.pages ?? visit?.pages ?? {});
-    const roles = { admin, approver };
-    const connection = deps.rewardsSetup ? await deps.rewardsSetup.summary(ws) : undefined;
-    const unconnected = deps.rewardsSetup !== undefined && connection === undefined;
-    const rewardsAccount = deps.rewardsSetup
-      ? admin
-        ? rewardsHomeSection(connection)
-        : unconnected
-          ? [section(notConnectedText(false, settings.adminUserIds ?? undefined))]
-          : []
-      : [];
-    const [data, balance, stats, money, automations] = await Promise.all([
-      loadHome(deps.db, {
-        teamId: ws.teamId,
-        userId,
-        roles,
-        pages,
-        now: deps.now(),
-        monthlyBudgetCents: settings.monthlyBudgetCents,
-        approvalThresholdCents: settings.approvalThresholdCents,
-      }),
-      admin && !unconnected ? balanceFor(ws) : Promise.resolve(undefined),
-      homeStatsSection(deps.db, { teamId: ws.teamId, userId, now: deps.now(), amounts: settings.leaderboardAmounts }),
-      admin && !unconnected ? moneyFor(ws) : Promise.resolve([]),
-      homeAutomationsSection(deps.db, { ws, userId, admin, now: deps.now() }),
-    ]);
-    const view = buildHome(data, {
-      ...(flash ? { flash: flash.text } : {}),
-      ...(balance ? { balance } : {}),
-      rewardsAccount,
-      stats,
-      money,
-      automations,
-    });
-    await deps.slack.for(ws).publishHome(userId, view);
-    await recordHomeVisit(deps.db, {
-      teamId: ws.teamId,
-      enterpriseId: ws.enterpriseId ?? null,
-      userId,
-      roles,
-      pages,
-      ...(o.flash && flash ? { flash } : {}),
-    });
-  }
-
-  function refresh(ws: WorkspaceRef, userIds: string[]): void {
-    if (userIds.length === 0) return;
-    const entry = queued.get(ws.teamId) ?? { enterpriseId: ws.enterpriseId ?? null, users: new Set<string>() };
-    for (const u of userIds) entry.users.add(u);
-    queued.set(ws.teamId, entry);
-  }
-
-  async function readChanges(): Promise<void> {
-    const changes = await changesSince(deps.db, new Date(cursor.getTime() - OVERLAP_MS));
-    const fresh = changes.filter((c) => !seen.has(c.key));
-    const nowMs = Date.now();
-    for (const c of fresh) seen.set(c.key, nowMs);
-    for (const [k, at] of seen) if (nowMs - at > OVERLAP_MS * 4) seen.delete(k);
-    for (const c of changes) if (c.updatedAt > cursor) cursor = c.updatedAt;
-    const byTeam = new Map<string, { userIds: Set<string>; concernsApprovers: boolean; concernsMoney: boolean }>();
-    for (const c of fresh) {
-      const t = byTeam.get(c.teamId) ?? { userIds: new Set<string>(), concernsApprovers: false, concernsMoney: false };
-      for (const u of c.userIds) t.userIds.add(u);
-      t.concernsApprovers ||= c.concernsApprovers;
-      t.concernsMoney ||= c.concernsMoney === true;
-      byTeam.set(c.teamId, t);
-    }
-    for (const [teamId, t] of byTeam) {
-      // Read again at the next publish (once for all the workspace's admins: the promise is shared).
-      if (t.concernsMoney) {
-        moneySections.delete(teamId);
-        balances.delete(teamId);
-      }
-    }
-    // Every workspace's visitors in one statement.
-    const visitorsOf = await homeVisitorsForTeams(
-      deps.db,
-      new Map(
-        [...byTeam].map(([teamId, t]) => [teamId, { userIds: [...t.userIds], concernsApprovers: t.concernsApprovers }]),
-      ),
-    );
-    for (const [teamId, visitors] of visitorsOf) {
-      if (visitors.length > 0)
-        refresh(
-          { teamId, enterpriseId: visitors[0]!.enterpriseId },
-          visitors.map((v) => v.userId),
-        );
-    }
-  }
-
-  async function drain(): Promise<void> {
-    const nowMs = Date.now();
-    for (const [teamId, entry] of queued) {
-      const times = (recent.get(teamId) ?? []).filter((t) => nowMs - t < 60_000);
-      const allowed = Math.max(0, perMinute - times.length);
-      const batch = [...entry.users].slice(0, allowed);
-      for (const u of batch) entry.users.delete(u);
-      if (entry.users.size === 0) queued.delete(teamId);
-      recent.set(teamId, [...times, ...batch.map(() => nowMs)]);
-      // A few at a time: Slack answers each in tens of milliseconds.
-      for (let i = 0; i < batch.length; i += 4) {
-        await Promise.all(
-          batch.slice(i, i + 4).map((userId) =>
-            publish({ teamId, enterpriseId: entry.enterpriseId }, userId).catch((error: unknown) =>
-              // An uninstalled workspace (distribution mode): nothing to publish to, nothing to warn about.
-              isChatRefusal(error, 'refused') && error.detail === 'not_installed'
-                ? log.debug('Home not re-published: not installed', { teamId })
-                : log.warn('re-publishing a Home failed', { user: userId, error }),
-            ),
-          ),
-        );
-      }
-    }
-  }
-
+  const publisher: Publisher = {
+    deps,
+    log: deps.logger.child({ part: 'home' }),
+    perMinute: opts.publishesPerMinute ?? 90,
+    people: new Map(),
+    idleWaiters: [],
+    renderSlots: createSlots(opts.concurrentRenders ?? 2),
+    balances: new LRUCache<string, Promise<HomeBalance>>(cacheOptions),
+    moneySections: new LRUCache<string, Promise<Block[]>>(cacheOptions),
+    queued: new Map(),
+    recent: new Map(),
+    seen: new Map(),
+    cursor: new Date(Date.now() - OVERLAP_MS),
+    running: undefined,
+  };
+  const pollOnce = () => poll(publisher);
   const passes = createPeriodicJob({
     name: 'Home refresh pass',
-    logger: log,
+    logger: publisher.log,
     failureLevel: 'warn',
     periodMs: opts.pollIntervalMs ?? 1000,
     step: pollOnce,
   });
-
-  async function pollOnce(): Promise<void> {
-    while (running) await running.catch(() => {});
-    const pass = (async () => {
-      await readChanges();
-      await drain();
-    })();
-    running = pass;
-    try {
-      await pass;
-    } finally {
-      running = undefined;
-    }
-  }
-
+  const { people, idleWaiters } = publisher;
   return {
-    publish,
+    publish: (ws, userId, o) => publish(publisher, ws, userId, o),
     idle: () => (people.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve))),
-    refresh,
+    refresh: (ws, userIds) => refresh(publisher, ws, userIds),
     pollOnce,
     start() {
       passes.start();
     },
     async stop() {
       await passes.stop();
-      await running?.catch(() => {});
+      await publisher.running?.catch(() => {});
     },
   };
+}
+
+function balanceFor(publisher: Publisher, ws: WorkspaceRef): Promise<HomeBalance> {
+  const teamId = ws.teamId;
+  const cached = publisher.balances.get(teamId);
+  if (cached) return cached;
+  const value = publisher.deps.rewards
+    .for(ws)
+    .then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS }))
+    .then((b): HomeBalance => ({
+      availableCents: toCents(b.availableBalance.amount, { rounding: 'half-up' }),
+      pendingCents: toCents(b.pendingBalance.amount, { rounding: 'half-up' }),
+      currency: b.availableBalance.currency,
+    }))
+    .catch((error: unknown): HomeBalance => ({ error: describeForUser(error, 'get the balance') }));
+  publisher.balances.set(teamId, value);
+  return value;
+}
+
+/** The admins' money section, reused as the balance is; left out when the API does not answer. */
+function moneyFor(publisher: Publisher, ws: WorkspaceRef): Promise<Block[]> {
+  const finance = publisher.deps.finance;
+  if (!finance) return Promise.resolve([]);
+  const cached = publisher.moneySections.get(ws.teamId);
+  if (cached) return cached;
+  const value = homeMoneySection(finance, ws).catch((error: unknown): Block[] => {
+    publisher.log.warn('money section of Home failed', { error });
+    return [];
+  });
+  publisher.moneySections.set(ws.teamId, value);
+  return value;
+}
+
+/**
+ * One person's publishes run one after another, in the order asked. views.publish keeps the last
+ * view it got: a re-publish that started before a click (no line on top yet) and reached Slack
+ * after the click's must not wipe the click's outcome. What is asked meanwhile is rendered once,
+ * after it, with the newest ask.
+ */
+function publish(publisher: Publisher, ws: WorkspaceRef, userId: string, o: PublishOptions = {}): Promise<void> {
+  const key = `${ws.teamId}:${userId}`;
+  const person = publisher.people.get(key);
+  publisher.log.debug('Home publish asked', { user: userId, joined: person !== undefined });
+  if (person) {
+    if (person.waiting) {
+      person.waiting.ws = ws;
+      person.waiting.opts = joined(person.waiting.opts, o);
+      return person.waiting.done;
+    }
+    let resolve!: () => void;
+    let reject!: (error: unknown) => void;
+    const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    done.catch(() => {}); // its callers may have stopped listening; their failure is logged where asked
+    person.waiting = { ws, opts: o, done, resolve, reject };
+    return done;
+  }
+  const entry: PersonPublishes = {};
+  publisher.people.set(key, entry);
+  const first = publisher.renderSlots.run(() => render(publisher, ws, userId, o));
+  void publishInTurn(publisher, key, userId, entry, first);
+  return first;
+}
+
+/** After `current`, the person's waiting publish (if any), and so on; then the person is done. */
+async function publishInTurn(
+  publisher: Publisher,
+  key: string,
+  userId: string,
+  entry: PersonPublishes,
+  current: Promise<void>,
+): Promise<void> {
+  for (;;) {
+    await current.catch(() => {});
+    const next = entry.waiting;
+    if (!next) break;
+    entry.waiting = undefined;
+    current = publisher.renderSlots.run(() => render(publisher, next.ws, userId, next.opts));
+    current.then(next.resolve, next.reject);
+  }
+  publisher.people.delete(key);
+  if (publisher.people.size === 0) for (const wake of publisher.idleWaiters.splice(0)) wake();
+}
+
+async function render(publisher: Publisher, ws: WorkspaceRef, userId: string, o: PublishOptions): Promise<void> {
+  const { deps } = publisher;
+  const [settings, admin, approver, visit] = await Promise.all([
+    deps.settings.get(ws),
+    deps.approvals.isAdmin(ws, userId),
+    deps.approvals.isApprover(ws, userId),
+    o.flash && (o.pages || o.opened) ? Promise.resolve(undefined) : getHomeVisit(deps.db, ws.teamId, userId),
+  ]);
+  // Stored with the visit, so that a re-publish by any instance keeps it on top for its time.
+  const flash = o.flash ? { text: o.flash, until: new Date(Date.now() + FLASH_MS) } : shownFlash(visit, new Date());
+  // Opening Home starts at the newest page of every list; a page button moves one list.
+  const pages = o.opened ? {} : (o.pages ?? visit?.pages ?? {});
+  const roles = { admin, approver };
+  const connection = deps.rewardsSetup ? await deps.rewardsSetup.summary(ws) : undefined;
+  const unconnected = deps.rewardsSetup !== undefined && connection === undefined;
+  const rewardsAccount = deps.rewardsSetup
+    ? admin
+      ? rewardsHomeSection(connection)
+      : unconnected
+        ? [section(notConnectedText(false, settings.adminUserIds ?? undefined))]
+        : []
+    : [];
+  const [data, balance, stats, money, automations] = await Promise.all([
+    loadHome(deps.db, {
+      teamId: ws.teamId,
+      userId,
+      roles,
+      pages,
+      now: deps.now(),
+      monthlyBudgetCents: settings.monthlyBudgetCents,
+      approvalThresholdCents: settings.approvalThresholdCents,
+    }),
+    admin && !unconnected ? balanceFor(publisher, ws) : Promise.resolve(undefined),
+    homeStatsSection(deps.db, { teamId: ws.teamId, userId, now: deps.now(), amounts: settings.leaderboardAmounts }),
+    admin && !unconnected ? moneyFor(publisher, ws) : Promise.resolve([]),
+    homeAutomationsSection(deps.db, { ws, userId, admin, now: deps.now() }),
+  ]);
+  const view = buildHome(data, {
+    ...(flash ? { flash: flash.text } : {}),
+    ...(balance ? { balance } : {}),
+    rewardsAccount,
+    stats,
+    money,
+    automations,
+  });
+  await deps.slack.for(ws).publishHome(userId, view);
+  await recordHomeVisit(deps.db, {
+    teamId: ws.teamId,
+    enterpriseId: ws.enterpriseId ?? null,
+    userId,
+    roles,
+    pages,
+    ...(o.flash && flash ? { flash } : {}),
+  });
+}
+
+function refresh(publisher: Publisher, ws: WorkspaceRef, userIds: string[]): void {
+  if (userIds.length === 0) return;
+  const { queued } = publisher;
+  const entry = queued.get(ws.teamId) ?? { enterpriseId: ws.enterpriseId ?? null, users: new Set<string>() };
+  for (const u of userIds) entry.users.add(u);
+  queued.set(ws.teamId, entry);
+}
+
+/** One pass at a time: what changed since the last one, then the re-publishes the rate allows. */
+async function poll(publisher: Publisher): Promise<void> {
+  while (publisher.running) await publisher.running.catch(() => {});
+  const pass = (async () => {
+    await readChanges(publisher);
+    await drain(publisher);
+  })();
+  publisher.running = pass;
+  try {
+    await pass;
+  } finally {
+    publisher.running = undefined;
+  }
+}
+
+async function readChanges(publisher: Publisher): Promise<void> {
+  const { deps, seen } = publisher;
+  const changes = await changesSince(deps.db, new Date(publisher.cursor.getTime() - OVERLAP_MS));
+  const fresh = changes.filter((c) => !seen.has(c.key));
+  const nowMs = Date.now();
+  for (const c of fresh) seen.set(c.key, nowMs);
+  for (const [k, at] of seen) if (nowMs - at > OVERLAP_MS * 4) seen.delete(k);
+  for (const c of changes) if (c.updatedAt > publisher.cursor) publisher.cursor = c.updatedAt;
+  const byTeam = new Map<string, { userIds: Set<string>; concernsApprovers: boolean; concernsMoney: boolean }>();
+  for (const c of fresh) {
+    const t = byTeam.get(c.teamId) ?? { userIds: new Set<string>(), concernsApprovers: false, concernsMoney: false };
+    for (const u of c.userIds) t.userIds.add(u);
+    t.concernsApprovers ||= c.concernsApprovers;
+    t.concernsMoney ||= c.concernsMoney === true;
+    byTeam.set(c.teamId, t);
+  }
+  for (const [teamId, t] of byTeam) {
+    // Read again at the next publish (once for all the workspace's admins: the promise is shared).
+    if (t.concernsMoney) {
+      publisher.moneySections.delete(teamId);
+      publisher.balances.delete(teamId);
+    }
+  }
+  // Every workspace's visitors in one statement.
+  const visitorsOf = await homeVisitorsForTeams(
+    deps.db,
+    new Map(
+      [...byTeam].map(([teamId, t]) => [teamId, { userIds: [...t.userIds], concernsApprovers: t.concernsApprovers }]),
+    ),
+  );
+  for (const [teamId, visitors] of visitorsOf) {
+    if (visitors.length > 0)
+      refresh(
+        publisher,
+        { teamId, enterpriseId: visitors[0]!.enterpriseId },
+        visitors.map((v) => v.userId),
+      );
+  }
+}
+
+async function drain(publisher: Publisher): Promise<void> {
+  const { queued, recent, log } = publisher;
+  const nowMs = Date.now();
+  for (const [teamId, entry] of queued) {
+    const times = (recent.get(teamId) ?? []).filter((t) => nowMs - t < 60_000);
+    const allowed = Math.max(0, publisher.perMinute - times.length);
+    const batch = [...entry.users].slice(0, allowed);
+    for (const u of batch) entry.users.delete(u);
+    if (entry.users.size === 0) queued.delete(teamId);
+    recent.set(teamId, [...times, ...batch.map(() => nowMs)]);
+    // A few at a time: Slack answers each in tens of milliseconds.
+    for (let i = 0; i < batch.length; i += 4) {
+      await Promise.all(
+        batch.slice(i, i + 4).map((userId) =>
+          publish(publisher, { teamId, enterpriseId: entry.enterpriseId }, userId).catch((error: unknown) =>
+            // An uninstalled workspace (distribution mode): nothing to publish to, nothing to warn about.
+            isChatRefusal(error, 'refused') && error.detail === 'not_installed'
+              ? log.debug('Home not re-published: not installed', { teamId })
+              : log.warn('re-publishing a Home failed', { user: userId, error }),
+          ),
+        ),
+      );
+    }
+  }
 }
