@@ -96,20 +96,109 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
       'distribution mode needs SLACK_CLIENT_ID, SLACK_CLIENT_SECRET, SLACK_STATE_SECRET and KUDOS_ENCRYPTION_KEY',
     );
   const log = opts.logger.child({ part: 'installations' });
-  /**
-   * `tokenUntil`: a rotating token is not reused past the point where InstallProvider would refresh it.
-   * `pending` while the lookup runs (concurrent callers share it), then `result`: the answer alone is
-   * kept, not its promise (which holds the async context of the request that asked: ~250 bytes more).
-   */
-  type CacheEntry = {
-    at: number;
-    tokenUntil: number;
-    pending: Promise<AuthorizeResult> | undefined;
-    result: AuthorizeResult | undefined;
+  const cache = createAuthorizeCache(opts.maxCached ?? AUTHORIZE_CACHE_MAX, opts.changes);
+  const store = createInstallationStore({
+    db: opts.db,
+    keyRing,
+    retentionDays: config.retentionDays,
+    ...(opts.now ? { now: opts.now } : {}),
+    // Any change of an installation's tokens drops every cached answer that may have come from it.
+    onChange: cache.evictKey,
+  });
+  const installUrlOptions: InstallURLOptions = { scopes: [...DISTRIBUTION_BOT_SCOPES] };
+  const installer = new InstallProviderClass({
+    clientId: oauth.clientId,
+    clientSecret: oauth.clientSecret,
+    stateStore: singleUseStateStore(new ClearStateStore(oauth.stateSecret, STATE_TTL_SECONDS)),
+    stateVerification: true,
+    installationStore: store,
+    installUrlOptions,
+    // Slack's authorize page sits beside its Web API (https://slack.com/oauth/v2/authorize next to
+    // https://slack.com/api/): with SLACK_API_URL pointing at the simulator, so does the install.
+    authorizationUrl: new URL('../oauth/v2/authorize', config.slackApiUrl).toString(),
+    renderHtmlForInstallPath: installPage,
+    logger: oauthLogger(opts.slackLogger),
+    // oauth.v2.access (install and token refresh) and auth.test go to SLACK_API_URL too.
+    clientOptions: {
+      slackApiUrl: config.slackApiUrl,
+      timeout: 5000,
+      retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
+    },
+  });
+  const tenancy: Tenancy = { cache, store, installer };
+
+  return {
+    store,
+    installer,
+    async authorize(source: AuthorizeSourceData<boolean>) {
+      const lookup: InstallationLookup = {
+        teamId: source.teamId ?? null,
+        enterpriseId: source.enterpriseId ?? null,
+        isEnterpriseInstall: source.isEnterpriseInstall,
+      };
+      const result = await authorizeLookup(tenancy, lookup);
+      // What Bolt needs of it; the request's own team stays the request's (an org install has none).
+      // Not the bot token: Bolt would build a WebClient for each workspace and token and keep it for
+      // good (App.clients, never evicted: ~30 KiB per workspace, one more at every token rotation).
+      // Listeners call Slack through deps.slack (the gateway, with the same token from this cache);
+      // Bolt's own `client` argument is left tokenless, and a workflow step's `complete`/`fail` use
+      // the step's own token.
+      return {
+        ...(result.botId ? { botId: result.botId } : {}),
+        ...(result.botUserId ? { botUserId: result.botUserId } : {}),
+        ...(source.teamId ? { teamId: source.teamId } : {}),
+        ...(result.enterpriseId ? { enterpriseId: result.enterpriseId } : {}),
+      };
+    },
+    async botToken(ws) {
+      const result = await authorizeLookup(tenancy, {
+        teamId: ws.teamId || null,
+        enterpriseId: ws.enterpriseId ?? null,
+      });
+      if (!result.botToken) throw new NotInstalledError(ws);
+      return result.botToken;
+    },
+    async installRoute(req, res) {
+      protectInstallPage(res);
+      await installer.handleInstallPath(req, res);
+    },
+    async redirectRoute(req, res) {
+      protectInstallPage(res);
+      await handleRedirect(installer, log, opts.onInstalled, req, res);
+    },
+    evict(lookup) {
+      for (const key of store.keysFor(lookup)) cache.evictKey(key);
+    },
+    evictInstallation: cache.evictKey,
   };
+}
+
+/**
+ * `tokenUntil`: a rotating token is not reused past the point where InstallProvider would refresh it.
+ * `pending` while the lookup runs (concurrent callers share it), then `result`: the answer alone is
+ * kept, not its promise (which holds the async context of the request that asked: ~250 bytes more).
+ */
+type CacheEntry = {
+  at: number;
+  tokenUntil: number;
+  pending: Promise<AuthorizeResult> | undefined;
+  result: AuthorizeResult | undefined;
+};
+
+/** The authorize answers of this instance, bounded, least recently used out first. */
+interface AuthorizeCache {
+  entries: Map<string, CacheEntry>;
+  maxCached: number;
+  /** How long an answer is reused now: longer while the change feed runs. */
+  ttl(): number;
+  put(cacheKey: string, entry: CacheEntry): void;
+  drop(cacheKey: string): void;
+  /** Drops every answer an installation key is part of. */
+  evictKey: (key: string) => void;
+}
+
+function createAuthorizeCache(maxCached: number, changes: ChangeWatch | undefined): AuthorizeCache {
   const cache = new Map<string, CacheEntry>();
-  const maxCached = opts.maxCached ?? AUTHORIZE_CACHE_MAX;
-  const ttlNow = () => (opts.changes?.watching() ? AUTHORIZE_CACHE_WATCHED_TTL_MS : AUTHORIZE_CACHE_TTL_MS);
   /**
    * The cache keys each installation key is part of, for the keys of more than one installation (a
    * workspace of an Enterprise Grid org: `team:T…|enterprise:E…`); a key of one installation is its
@@ -138,185 +227,141 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
     drop(key);
     for (const cacheKey of [...(byInstallation.get(key) ?? [])]) drop(cacheKey);
   };
-
-  const store = createInstallationStore({
-    db: opts.db,
-    keyRing,
-    retentionDays: config.retentionDays,
-    ...(opts.now ? { now: opts.now } : {}),
-    // Any change of an installation's tokens drops every cached answer that may have come from it.
-    onChange: evictKey,
-  });
-  const installUrlOptions: InstallURLOptions = { scopes: [...DISTRIBUTION_BOT_SCOPES] };
-  const installer = new InstallProviderClass({
-    clientId: oauth.clientId,
-    clientSecret: oauth.clientSecret,
-    stateStore: singleUseStateStore(new ClearStateStore(oauth.stateSecret, STATE_TTL_SECONDS)),
-    stateVerification: true,
-    installationStore: store,
-    installUrlOptions,
-    // Slack's authorize page sits beside its Web API (https://slack.com/oauth/v2/authorize next to
-    // https://slack.com/api/): with SLACK_API_URL pointing at the simulator, so does the install.
-    authorizationUrl: new URL('../oauth/v2/authorize', config.slackApiUrl).toString(),
-    renderHtmlForInstallPath: installPage,
-    logger: oauthLogger(opts.slackLogger),
-    // oauth.v2.access (install and token refresh) and auth.test go to SLACK_API_URL too.
-    clientOptions: {
-      slackApiUrl: config.slackApiUrl,
-      timeout: 5000,
-      retryConfig: { retries: 1, factor: 1, minTimeout: 200, maxTimeout: 500 },
-    },
-  });
-
-  const cacheKeyOf = (lookup: InstallationLookup) => store.keysFor(lookup).join('|');
-
-  /**
-   * A lookup the cache did not answer: the live row's bot token alone (one narrow read, one token
-   * opened), unless a token of it is due for refresh: then InstallProvider.authorize, which refreshes
-   * and stores it. Either way only what a request uses is kept: no refresh token, no user token.
-   */
-  async function lookUp(
-    lookup: InstallationLookup,
-    query: { teamId: string | undefined; enterpriseId: string | undefined; isEnterpriseInstall: boolean },
-    nowMs: number,
-  ): Promise<AuthorizeResult> {
-    const live = await store.liveBot(lookup, new Date(nowMs + REFRESH_WINDOW_MS));
-    if (!live) throw new NotInstalledError(lookup);
-    const bot = live === 'refresh' ? await installer.authorize(query) : live;
-    const teamId = bot.teamId ?? query.teamId;
-    const enterpriseId = bot.enterpriseId ?? query.enterpriseId;
-    // One literal of one shape, its fields inside the object (kept per workspace in the cache; the
-    // conditional spreads it replaced made a second array of them).
-    return {
-      botToken: bot.botToken || undefined,
-      botId: bot.botId || undefined,
-      botUserId: bot.botUserId || undefined,
-      teamId: teamId || undefined,
-      enterpriseId: enterpriseId || undefined,
-      botTokenExpiresAt: bot.botTokenExpiresAt || undefined,
-    };
-  }
-
-  function authorizeLookup(lookup: InstallationLookup): Promise<AuthorizeResult> {
-    const key = cacheKeyOf(lookup);
-    if (!key) return Promise.reject(new NotInstalledError(lookup));
-    const nowMs = Date.now();
-    const cached = cache.get(key);
-    if (cached && nowMs < cached.tokenUntil && nowMs - cached.at < ttlNow()) {
-      // Most recently used last, so the bound drops the coldest workspace.
-      cache.delete(key);
-      cache.set(key, cached); // same key: byInstallation unchanged
-      return cached.pending ?? Promise.resolve(cached.result!);
-    }
-    const query = {
-      teamId: lookup.isEnterpriseInstall ? undefined : (lookup.teamId ?? undefined),
-      enterpriseId: lookup.enterpriseId ?? undefined,
-      isEnterpriseInstall: Boolean(lookup.isEnterpriseInstall),
-    };
-    const entry: CacheEntry = { at: nowMs, tokenUntil: Infinity, pending: undefined, result: undefined };
-    // Concurrent callers share one lookup (and so one refresh of a rotating token).
-    const pending = lookUp(lookup, query, nowMs).then(
-      (result) => {
-        entry.result = result;
-        entry.pending = undefined;
-        // A rotating token is not reused past the point where InstallProvider would refresh it.
-        if (result.botTokenExpiresAt) entry.tokenUntil = result.botTokenExpiresAt * 1000 - REFRESH_WINDOW_MS;
-        return result;
-      },
-      (error: unknown) => {
-        if (cache.get(key) === entry) drop(key);
-        // InstallProvider wraps what the store threw; keep ours recognisable.
-        const original = (error as { original?: unknown }).original;
-        throw original instanceof NotInstalledError ? original : error;
-      },
-    );
-    entry.pending = pending;
-    put(key, entry);
-    if (cache.size > maxCached) drop(cache.keys().next().value!);
-    return pending;
-  }
-
-  const failurePage = (res: ServerResponse, failure: InstallFailure) => {
-    if (res.headersSent) return;
-    const page = installFailurePage(failure);
-    res.setHeader('Content-Type', 'text/html; charset=utf-8');
-    res.writeHead(page.status);
-    res.end(page.html);
-  };
-
   return {
-    store,
-    installer,
-    async authorize(source: AuthorizeSourceData<boolean>) {
-      const lookup: InstallationLookup = {
-        teamId: source.teamId ?? null,
-        enterpriseId: source.enterpriseId ?? null,
-        isEnterpriseInstall: source.isEnterpriseInstall,
-      };
-      const result = await authorizeLookup(lookup);
-      // What Bolt needs of it; the request's own team stays the request's (an org install has none).
-      // Not the bot token: Bolt would build a WebClient for each workspace and token and keep it for
-      // good (App.clients, never evicted: ~30 KiB per workspace, one more at every token rotation).
-      // Listeners call Slack through deps.slack (the gateway, with the same token from this cache);
-      // Bolt's own `client` argument is left tokenless, and a workflow step's `complete`/`fail` use
-      // the step's own token.
-      return {
-        ...(result.botId ? { botId: result.botId } : {}),
-        ...(result.botUserId ? { botUserId: result.botUserId } : {}),
-        ...(source.teamId ? { teamId: source.teamId } : {}),
-        ...(result.enterpriseId ? { enterpriseId: result.enterpriseId } : {}),
-      };
-    },
-    async botToken(ws) {
-      const result = await authorizeLookup({ teamId: ws.teamId || null, enterpriseId: ws.enterpriseId ?? null });
-      if (!result.botToken) throw new NotInstalledError(ws);
-      return result.botToken;
-    },
-    async installRoute(req, res) {
-      protectInstallPage(res);
-      await installer.handleInstallPath(req, res);
-    },
-    async redirectRoute(req, res) {
-      protectInstallPage(res);
-      await installer.handleCallback(req, res, {
-        success: () => {
-          /* successAsync answers */
-        },
-        successAsync: async (installation, _options, _req, response) => {
-          const lookup = installation.isEnterpriseInstall
-            ? { enterpriseId: installation.enterprise?.id, isEnterpriseInstall: true }
-            : { teamId: installation.team?.id, enterpriseId: installation.enterprise?.id };
-          log.info('installed', {
-            teamId: installation.team?.id,
-            enterpriseId: installation.enterprise?.id,
-            orgWide: Boolean(installation.isEnterpriseInstall),
-          });
-          opts.onInstalled?.(lookup);
-          const page = installSuccessPage({
-            name: installation.team?.name ?? installation.enterprise?.name ?? 'your workspace',
-            orgWide: Boolean(installation.isEnterpriseInstall),
-            ...(installation.appId ? { appId: installation.appId } : {}),
-            ...(installation.team?.id ? { teamId: installation.team.id } : {}),
-          });
-          response.setHeader('Content-Type', 'text/html; charset=utf-8');
-          response.writeHead(200);
-          response.end(page);
-        },
-        failure: () => {
-          /* failureAsync answers */
-        },
-        failureAsync: async (error: CodedError, _options, request, response) => {
-          const failure = classifyFailure(error, request);
-          log.warn('installation failed', { reason: failure, code: error.code, error: error.message });
-          failurePage(response, failure);
-        },
-      });
-    },
-    evict(lookup) {
-      for (const key of store.keysFor(lookup)) evictKey(key);
-    },
-    evictInstallation: evictKey,
+    entries: cache,
+    maxCached,
+    ttl: () => (changes?.watching() ? AUTHORIZE_CACHE_WATCHED_TTL_MS : AUTHORIZE_CACHE_TTL_MS),
+    put,
+    drop,
+    evictKey,
   };
+}
+
+/** What a lookup uses: the cache, the installation store, and InstallProvider (which refreshes tokens). */
+interface Tenancy {
+  cache: AuthorizeCache;
+  store: KudosInstallationStore;
+  installer: InstallProvider;
+}
+
+/**
+ * A lookup the cache did not answer: the live row's bot token alone (one narrow read, one token
+ * opened), unless a token of it is due for refresh: then InstallProvider.authorize, which refreshes
+ * and stores it. Either way only what a request uses is kept: no refresh token, no user token.
+ */
+async function lookUp(
+  store: KudosInstallationStore,
+  installer: InstallProvider,
+  lookup: InstallationLookup,
+  query: { teamId: string | undefined; enterpriseId: string | undefined; isEnterpriseInstall: boolean },
+  nowMs: number,
+): Promise<AuthorizeResult> {
+  const live = await store.liveBot(lookup, new Date(nowMs + REFRESH_WINDOW_MS));
+  if (!live) throw new NotInstalledError(lookup);
+  const bot = live === 'refresh' ? await installer.authorize(query) : live;
+  const teamId = bot.teamId ?? query.teamId;
+  const enterpriseId = bot.enterpriseId ?? query.enterpriseId;
+  // One literal of one shape, its fields inside the object (kept per workspace in the cache; the
+  // conditional spreads it replaced made a second array of them).
+  return {
+    botToken: bot.botToken || undefined,
+    botId: bot.botId || undefined,
+    botUserId: bot.botUserId || undefined,
+    teamId: teamId || undefined,
+    enterpriseId: enterpriseId || undefined,
+    botTokenExpiresAt: bot.botTokenExpiresAt || undefined,
+  };
+}
+
+function authorizeLookup(tenancy: Tenancy, lookup: InstallationLookup): Promise<AuthorizeResult> {
+  const { cache } = tenancy;
+  const key = tenancy.store.keysFor(lookup).join('|');
+  if (!key) return Promise.reject(new NotInstalledError(lookup));
+  const nowMs = Date.now();
+  const cached = cache.entries.get(key);
+  if (cached && nowMs < cached.tokenUntil && nowMs - cached.at < cache.ttl()) {
+    // Most recently used last, so the bound drops the coldest workspace.
+    cache.entries.delete(key);
+    cache.entries.set(key, cached); // same key: byInstallation unchanged
+    return cached.pending ?? Promise.resolve(cached.result!);
+  }
+  const query = {
+    teamId: lookup.isEnterpriseInstall ? undefined : (lookup.teamId ?? undefined),
+    enterpriseId: lookup.enterpriseId ?? undefined,
+    isEnterpriseInstall: Boolean(lookup.isEnterpriseInstall),
+  };
+  const entry: CacheEntry = { at: nowMs, tokenUntil: Infinity, pending: undefined, result: undefined };
+  // Concurrent callers share one lookup (and so one refresh of a rotating token).
+  const pending = lookUp(tenancy.store, tenancy.installer, lookup, query, nowMs).then(
+    (result) => {
+      entry.result = result;
+      entry.pending = undefined;
+      // A rotating token is not reused past the point where InstallProvider would refresh it.
+      if (result.botTokenExpiresAt) entry.tokenUntil = result.botTokenExpiresAt * 1000 - REFRESH_WINDOW_MS;
+      return result;
+    },
+    (error: unknown) => {
+      if (cache.entries.get(key) === entry) cache.drop(key);
+      // InstallProvider wraps what the store threw; keep ours recognisable.
+      const original = (error as { original?: unknown }).original;
+      throw original instanceof NotInstalledError ? original : error;
+    },
+  );
+  entry.pending = pending;
+  cache.put(key, entry);
+  if (cache.entries.size > cache.maxCached) cache.drop(cache.entries.keys().next().value!);
+  return pending;
+}
+
+/** GET /slack/oauth_redirect through InstallProvider: the success page, or the failure page that says why. */
+async function handleRedirect(
+  installer: InstallProvider,
+  log: Logger,
+  onInstalled: ((lookup: InstallationLookup) => void) | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  await installer.handleCallback(req, res, {
+    success: () => {
+      /* successAsync answers */
+    },
+    successAsync: async (installation, _options, _req, response) => {
+      const lookup = installation.isEnterpriseInstall
+        ? { enterpriseId: installation.enterprise?.id, isEnterpriseInstall: true }
+        : { teamId: installation.team?.id, enterpriseId: installation.enterprise?.id };
+      log.info('installed', {
+        teamId: installation.team?.id,
+        enterpriseId: installation.enterprise?.id,
+        orgWide: Boolean(installation.isEnterpriseInstall),
+      });
+      onInstalled?.(lookup);
+      const page = installSuccessPage({
+        name: installation.team?.name ?? installation.enterprise?.name ?? 'your workspace',
+        orgWide: Boolean(installation.isEnterpriseInstall),
+        ...(installation.appId ? { appId: installation.appId } : {}),
+        ...(installation.team?.id ? { teamId: installation.team.id } : {}),
+      });
+      response.setHeader('Content-Type', 'text/html; charset=utf-8');
+      response.writeHead(200);
+      response.end(page);
+    },
+    failure: () => {
+      /* failureAsync answers */
+    },
+    failureAsync: async (error: CodedError, _options, request, response) => {
+      const failure = classifyFailure(error, request);
+      log.warn('installation failed', { reason: failure, code: error.code, error: error.message });
+      failurePage(response, failure);
+    },
+  });
+}
+
+function failurePage(res: ServerResponse, failure: InstallFailure): void {
+  if (res.headersSent) return;
+  const page = installFailurePage(failure);
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.writeHead(page.status);
+  res.end(page.html);
 }
 
 /** Which failure page: the error InstallProvider reports, in the words of the page. */
