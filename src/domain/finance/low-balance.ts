@@ -325,6 +325,36 @@ export interface LowBalanceMonitor {
   stop(): Promise<void>;
 }
 
+/** A monitor's state: its deps (their signal ends with the monitor), what it read, what runs. */
+interface Monitor {
+  deps: LowBalanceDeps;
+  log: Logger;
+  stopping: AbortController;
+  checks: ReturnType<typeof coalescedPerWorkspace>;
+  afterOrderRuns: ReturnType<typeof coalescedPerWorkspace>;
+  /**
+   * The last balance this process read of each account (by client): several workspaces on one account
+   * (single mode, or a shared connection) need not each read it for their first order.
+   */
+  lastReads: WeakMap<object, BalanceRead>;
+  /**
+   * One read of an account in flight in this process (by client), whoever asks: workspaces on one
+   * account (single mode) whose decisions ran at the same moment, a sweep and a 402 share it.
+   */
+  readsInFlight: WeakMap<object, { askedMs: number; reading: Promise<BalanceRead> }>;
+  /**
+   * When a read of the account last failed: the checks after orders leave it alone for a while
+   * instead of asking again after every order while the API is slow or down.
+   */
+  failedAt: WeakMap<object, number>;
+  /**
+   * Single mode: this process's read of the one account in flight. Orders of other workspaces that
+   * find a read needed meanwhile wait for it and decide again on what it recorded.
+   */
+  accountReading: Promise<void> | undefined;
+  sweeping: Promise<void> | undefined;
+}
+
 export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonitor {
   // Stopping ends the reads in flight (each allowed BALANCE_TIMEOUT_MS): the app's stop must not wait for a slow API.
   const stopping = new AbortController();
@@ -332,176 +362,184 @@ export function createLowBalanceMonitor(given: LowBalanceDeps): LowBalanceMonito
     ...given,
     signal: given.signal ? AbortSignal.any([given.signal, stopping.signal]) : stopping.signal,
   };
-  const log = deps.logger.child({ part: 'low-balance' });
-  const checks = coalescedPerWorkspace();
-  let sweeping: Promise<void> | undefined;
-
-  // The last balance this process read of each account (by client): several workspaces on one account
-  // (single mode, or a shared connection) need not each read it for their first order.
-  const lastReads = new WeakMap<object, BalanceRead>();
-  const afterOrderRuns = coalescedPerWorkspace({ minGapMs: DECISION_GAP_MS, stopping: stopping.signal });
-  // One read of an account in flight in this process (by client), whoever asks: workspaces on one
-  // account (single mode) whose decisions ran at the same moment, a sweep and a 402 share it.
-  const readsInFlight = new WeakMap<object, { askedMs: number; reading: Promise<BalanceRead> }>();
-  // When a read of the account last failed: the checks after orders leave it alone for a while
-  // instead of asking again after every order while the API is slow or down.
-  const failedAt = new WeakMap<object, number>();
-
-  /**
-   * A read of the account asked at `notBeforeMs` or later (so it sees every order placed before then):
-   * the one in flight in this process, or one made in the last BALANCE_SHARED_MS, else a new one.
-   */
-  function sharedRead(rewards: RewardsClient, notBeforeMs: number): Promise<BalanceRead> {
-    const inFlight = readsInFlight.get(rewards);
-    if (inFlight && inFlight.askedMs >= notBeforeMs) return inFlight.reading;
-    const recent = lastReads.get(rewards);
-    if (
-      recent &&
-      recent.readAt.getTime() >= notBeforeMs &&
-      deps.now().getTime() - recent.readAt.getTime() < BALANCE_SHARED_MS
-    )
-      return Promise.resolve(recent);
-    const askedMs = deps.now().getTime();
-    const reading = readBalanceOnce(deps, rewards).then(
-      (read) => {
-        lastReads.set(rewards, read);
-        failedAt.delete(rewards);
-        return read;
-      },
-      (error: unknown) => {
-        failedAt.set(rewards, deps.now().getTime());
-        throw error;
-      },
-    );
-    const entry = { askedMs, reading };
-    readsInFlight.set(rewards, entry);
-    void reading
-      .catch(() => undefined)
-      .finally(() => {
-        if (readsInFlight.get(rewards) === entry) readsInFlight.delete(rewards);
-      });
-    return reading;
-  }
-
-  async function pausedAfterFailure(ws: WorkspaceRef): Promise<boolean> {
-    const failed = failedAt.get(await deps.rewards.for(ws));
-    return failed !== undefined && deps.now().getTime() - failed < BALANCE_FAILURE_PAUSE_MS;
-  }
-
-  async function recentReadOfAccount(ws: WorkspaceRef): Promise<BalanceRead | undefined> {
-    const read = lastReads.get(await deps.rewards.for(ws));
-    if (!read || deps.now().getTime() - read.readAt.getTime() >= BALANCE_RECHECK_MS / 2) return undefined;
-    const { lowBalanceThresholdCents } = await deps.settings.get(ws);
-    // Near or under the threshold, the alert deserves a fresh read.
-    return lowBalanceThresholdCents === null || read.balanceCents >= 2 * lowBalanceThresholdCents ? read : undefined;
-  }
-
-  // Single mode: this process's read of the one account in flight. Orders of other workspaces that
-  // find a read needed meanwhile wait for it and decide again on what it recorded.
-  let accountReading: Promise<void> | undefined;
-
-  /** Not worth a warning: a workspace with no Rewards account yet (distribution mode), or a read ended by stopping. */
-  const expected = (error: unknown) => isRewardsNotConnected(error) || stopping.signal.aborted;
-
-  async function afterOrderOnce(ws: WorkspaceRef, mayWait = true): Promise<void> {
-    const needed = await balanceReadNeeded(deps, ws).catch((error: unknown) => {
-      log.warn('deciding whether to read the balance failed; reading it', { teamId: ws.teamId, error });
-      return true;
-    });
-    if (!needed) return;
-    // A read of the account failed moments ago: the next one waits (the sweep, or an order after the pause).
-    if ((needed === true || needed === 'first') && (await pausedAfterFailure(ws).catch(() => false))) return;
-    if (needed === true && accountReading && mayWait) {
-      await accountReading;
-      return afterOrderOnce(ws, false);
-    }
-    const known =
-      needed === 'first' ? await recentReadOfAccount(ws).catch(() => undefined) : needed === true ? undefined : needed;
-    if (known) {
-      await checkLowBalance(deps, ws, known).catch((error: unknown) =>
-        expected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error }),
-      );
-      return;
-    }
-    // The orders this check follows were placed before it starts: a read asked from then on sees them.
-    const reading = checkCoalesced(ws);
-    if (deps.rewards.mode !== 'single') return reading;
-    accountReading = reading;
-    await reading;
-    if (accountReading === reading) accountReading = undefined;
-  }
-
-  /**
-   * A check of the workspace, on a read of its account asked at `sinceMs` or later (default: when the
-   * check starts). A check run again for calls that came meanwhile takes a read from its own start.
-   */
-  function checkCoalesced(ws: WorkspaceRef, sinceMs?: number): Promise<void> {
-    let firstRun = true;
-    // A workspace with no Rewards account yet (distribution mode) has no balance to watch.
-    return checks.run(ws.teamId, async () => {
-      const since = firstRun && sinceMs !== undefined ? sinceMs : deps.now().getTime();
-      firstRun = false;
-      await checkLowBalance(deps, ws, undefined, (rewards) => sharedRead(rewards, since)).catch((error: unknown) =>
-        expected(error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error }),
-      );
-    });
-  }
-
-  async function sweepOnce(): Promise<void> {
-    const rows = await deps.db
-      .select({ teamId: workspaceSettings.teamId, enterpriseId: workspaceSettings.enterpriseId })
-      .from(workspaceSettings)
-      .where(isNotNull(workspaceSettings.lowBalanceThresholdCents));
-    // Workspaces on one account (single mode) share a read made since the sweep began.
-    const since = deps.now().getTime();
-    for (const ws of rows) {
-      if (stopping.signal.aborted) return;
-      await checkCoalesced(ws, since);
-    }
-  }
-
+  const monitor: Monitor = {
+    deps,
+    log: deps.logger.child({ part: 'low-balance' }),
+    stopping,
+    checks: coalescedPerWorkspace(),
+    lastReads: new WeakMap(),
+    afterOrderRuns: coalescedPerWorkspace({ minGapMs: DECISION_GAP_MS, stopping: stopping.signal }),
+    readsInFlight: new WeakMap(),
+    failedAt: new WeakMap(),
+    accountReading: undefined,
+    sweeping: undefined,
+  };
   return {
     afterOrder(ws) {
       // Coalesced per workspace: one decision in flight, and one more if orders were placed meanwhile.
-      return afterOrderRuns.run(ws.teamId, () => afterOrderOnce(ws));
+      return monitor.afterOrderRuns.run(ws.teamId, () => afterOrderOnce(monitor, ws));
     },
-    async onOrderFailed(row) {
-      if (row.errorCode !== 'INSUFFICIENT_BALANCE') return false;
-      const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
-      const run = await refusalRun(deps.db, ws.teamId).catch((error: unknown) => {
-        log.warn('finding the refusals run failed; alerting for this send alone', { kudosId: row.id, error });
-        return `send:${row.id}`;
-      });
-      const balance = await deps.rewards
-        .for(ws)
-        .then((rewards) => rewards.balance.get(readOptions(deps)))
-        .catch(() => undefined);
-      await deps.notifier
-        .toAdmins(ws, `insufficient:${run}`, {
-          kind: 'insufficient_funds',
-          kudosId: row.id,
-          senderUserId: row.senderUserId,
-          totalCents: row.totalCents,
-          balanceCents: balance ? toCents(balance.availableBalance.amount, { rounding: 'half-up' }) : undefined,
-          currency: balance?.availableBalance.currency ?? 'USD',
-        })
-        .catch((error: unknown) => log.warn('alerting admins of a refused send failed', { kudosId: row.id, error }));
-      await checkCoalesced(ws);
-      return false;
-    },
+    onOrderFailed: (row) => alertRefusedSend(monitor, row),
     async sweep() {
-      while (sweeping) await sweeping.catch(() => {});
-      sweeping = sweepOnce().finally(() => {
-        sweeping = undefined;
+      while (monitor.sweeping) await monitor.sweeping.catch(() => {});
+      monitor.sweeping = sweepOnce(monitor).finally(() => {
+        monitor.sweeping = undefined;
       });
-      return sweeping;
+      return monitor.sweeping;
     },
     async stop() {
       stopping.abort();
-      await sweeping?.catch(() => {});
-      await Promise.allSettled([afterOrderRuns.settled(), checks.settled()]);
+      await monitor.sweeping?.catch(() => {});
+      await Promise.allSettled([monitor.afterOrderRuns.settled(), monitor.checks.settled()]);
     },
   };
+}
+
+/**
+ * A read of the account asked at `notBeforeMs` or later (so it sees every order placed before then):
+ * the one in flight in this process, or one made in the last BALANCE_SHARED_MS, else a new one.
+ */
+function sharedRead(monitor: Monitor, rewards: RewardsClient, notBeforeMs: number): Promise<BalanceRead> {
+  const { deps, readsInFlight, lastReads, failedAt } = monitor;
+  const inFlight = readsInFlight.get(rewards);
+  if (inFlight && inFlight.askedMs >= notBeforeMs) return inFlight.reading;
+  const recent = lastReads.get(rewards);
+  if (
+    recent &&
+    recent.readAt.getTime() >= notBeforeMs &&
+    deps.now().getTime() - recent.readAt.getTime() < BALANCE_SHARED_MS
+  )
+    return Promise.resolve(recent);
+  const askedMs = deps.now().getTime();
+  const reading = readBalanceOnce(deps, rewards).then(
+    (read) => {
+      lastReads.set(rewards, read);
+      failedAt.delete(rewards);
+      return read;
+    },
+    (error: unknown) => {
+      failedAt.set(rewards, deps.now().getTime());
+      throw error;
+    },
+  );
+  const entry = { askedMs, reading };
+  readsInFlight.set(rewards, entry);
+  void reading
+    .catch(() => undefined)
+    .finally(() => {
+      if (readsInFlight.get(rewards) === entry) readsInFlight.delete(rewards);
+    });
+  return reading;
+}
+
+async function pausedAfterFailure(monitor: Monitor, ws: WorkspaceRef): Promise<boolean> {
+  const { deps } = monitor;
+  const failed = monitor.failedAt.get(await deps.rewards.for(ws));
+  return failed !== undefined && deps.now().getTime() - failed < BALANCE_FAILURE_PAUSE_MS;
+}
+
+async function recentReadOfAccount(monitor: Monitor, ws: WorkspaceRef): Promise<BalanceRead | undefined> {
+  const { deps } = monitor;
+  const read = monitor.lastReads.get(await deps.rewards.for(ws));
+  if (!read || deps.now().getTime() - read.readAt.getTime() >= BALANCE_RECHECK_MS / 2) return undefined;
+  const { lowBalanceThresholdCents } = await deps.settings.get(ws);
+  // Near or under the threshold, the alert deserves a fresh read.
+  return lowBalanceThresholdCents === null || read.balanceCents >= 2 * lowBalanceThresholdCents ? read : undefined;
+}
+
+/** Not worth a warning: a workspace with no Rewards account yet (distribution mode), or a read ended by stopping. */
+const expected = (monitor: Monitor, error: unknown) => isRewardsNotConnected(error) || monitor.stopping.signal.aborted;
+
+async function afterOrderOnce(monitor: Monitor, ws: WorkspaceRef, mayWait = true): Promise<void> {
+  const { deps, log } = monitor;
+  const needed = await balanceReadNeeded(deps, ws).catch((error: unknown) => {
+    log.warn('deciding whether to read the balance failed; reading it', { teamId: ws.teamId, error });
+    return true;
+  });
+  if (!needed) return;
+  // A read of the account failed moments ago: the next one waits (the sweep, or an order after the pause).
+  if ((needed === true || needed === 'first') && (await pausedAfterFailure(monitor, ws).catch(() => false))) return;
+  if (needed === true && monitor.accountReading && mayWait) {
+    await monitor.accountReading;
+    return afterOrderOnce(monitor, ws, false);
+  }
+  const known =
+    needed === 'first'
+      ? await recentReadOfAccount(monitor, ws).catch(() => undefined)
+      : needed === true
+        ? undefined
+        : needed;
+  if (known) {
+    await checkLowBalance(deps, ws, known).catch((error: unknown) =>
+      expected(monitor, error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error }),
+    );
+    return;
+  }
+  // The orders this check follows were placed before it starts: a read asked from then on sees them.
+  const reading = checkCoalesced(monitor, ws);
+  if (deps.rewards.mode !== 'single') return reading;
+  monitor.accountReading = reading;
+  await reading;
+  if (monitor.accountReading === reading) monitor.accountReading = undefined;
+}
+
+/**
+ * A check of the workspace, on a read of its account asked at `sinceMs` or later (default: when the
+ * check starts). A check run again for calls that came meanwhile takes a read from its own start.
+ */
+function checkCoalesced(monitor: Monitor, ws: WorkspaceRef, sinceMs?: number): Promise<void> {
+  const { deps, log } = monitor;
+  let firstRun = true;
+  // A workspace with no Rewards account yet (distribution mode) has no balance to watch.
+  return monitor.checks.run(ws.teamId, async () => {
+    const since = firstRun && sinceMs !== undefined ? sinceMs : deps.now().getTime();
+    firstRun = false;
+    await checkLowBalance(deps, ws, undefined, (rewards) => sharedRead(monitor, rewards, since)).catch(
+      (error: unknown) =>
+        expected(monitor, error) ? undefined : log.warn('low balance check failed', { teamId: ws.teamId, error }),
+    );
+  });
+}
+
+async function sweepOnce(monitor: Monitor): Promise<void> {
+  const { deps } = monitor;
+  const rows = await deps.db
+    .select({ teamId: workspaceSettings.teamId, enterpriseId: workspaceSettings.enterpriseId })
+    .from(workspaceSettings)
+    .where(isNotNull(workspaceSettings.lowBalanceThresholdCents));
+  // Workspaces on one account (single mode) share a read made since the sweep began.
+  const since = deps.now().getTime();
+  for (const ws of rows) {
+    if (monitor.stopping.signal.aborted) return;
+    await checkCoalesced(monitor, ws, since);
+  }
+}
+
+/** A send refused for lack of funds (402): the admins are alerted once per run of refusals, and the balance checked. */
+async function alertRefusedSend(monitor: Monitor, row: KudosRow): Promise<false> {
+  const { deps, log } = monitor;
+  if (row.errorCode !== 'INSUFFICIENT_BALANCE') return false;
+  const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+  const run = await refusalRun(deps.db, ws.teamId).catch((error: unknown) => {
+    log.warn('finding the refusals run failed; alerting for this send alone', { kudosId: row.id, error });
+    return `send:${row.id}`;
+  });
+  const balance = await deps.rewards
+    .for(ws)
+    .then((rewards) => rewards.balance.get(readOptions(deps)))
+    .catch(() => undefined);
+  await deps.notifier
+    .toAdmins(ws, `insufficient:${run}`, {
+      kind: 'insufficient_funds',
+      kudosId: row.id,
+      senderUserId: row.senderUserId,
+      totalCents: row.totalCents,
+      balanceCents: balance ? toCents(balance.availableBalance.amount, { rounding: 'half-up' }) : undefined,
+      currency: balance?.availableBalance.currency ?? 'USD',
+    })
+    .catch((error: unknown) => log.warn('alerting admins of a refused send failed', { kudosId: row.id, error }));
+  await checkCoalesced(monitor, ws);
+  return false;
 }
 
 /**
