@@ -64,95 +64,6 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
   let running: Promise<number> | undefined;
   let stopped = false;
 
-  /** Every account in turn (single mode: the one account; distribution: each connected workspace's). */
-  async function poll(): Promise<number> {
-    let found = 0;
-    for (const account of await deps.rewards.all()) {
-      const source =
-        account.ws && account.connectionId
-          ? {
-              connectionId: account.connectionId,
-              teamId: account.ws.teamId,
-              enterpriseId: account.ws.enterpriseId ?? null,
-            }
-          : undefined;
-      found += await pollAccount(account.client, source);
-    }
-    return found;
-  }
-
-  async function pollAccount(rewards: RewardsClient, source: EventSource | undefined): Promise<number> {
-    const signal = controller.signal;
-    const orders: OrderSummary[] = [];
-    const baselineId = source ? `${BASELINE_EVENT_ID}:${source.connectionId}` : BASELINE_EVENT_ID;
-    const scope = source
-      ? { connectionId: source.connectionId, teamId: source.teamId, enterpriseId: source.enterpriseId }
-      : {};
-    // Orders created since yesterday (UTC): the list's date filter has day precision.
-    const startDate = new Date(Date.now() - 24 * 3600_000).toISOString().slice(0, 10);
-    for (let page = 1; page <= maxPages; page++) {
-      const result = await rewards.orders.list({ startDate, page, pageSize: PAGE_SIZE }, { signal });
-      orders.push(...result.data);
-      if (result.data.length < PAGE_SIZE) break;
-    }
-    const baseline = !(await anyPolledBefore(deps.db, source?.connectionId));
-    const unseen = await unseenOrders(deps.db, orders);
-    for (const order of unseen) {
-      const eventId = `${POLL_EVENT_PREFIX}${order.orderId}`;
-      const createdAt = order.createdAt ?? null;
-      const body = {
-        eventId,
-        eventType: 'order.created',
-        source: 'poll',
-        createdAt: createdAt?.toISOString() ?? null,
-        data: {
-          orderId: order.orderId,
-          cardType: order.cardType ?? order.orderType ?? 'UNKNOWN',
-          totalAmount: order.totalCost?.amount ?? '0.00',
-          currency: order.totalCost?.currency ?? 'USD',
-          recipientCount: order.recipientCount ?? 0,
-        },
-      };
-      // The first poll ever: orders that existed before polling started were told (or not) by
-      // whatever ran before; they are remembered as already processed, without a notice.
-      if (baseline)
-        await deps.db
-          .insert(webhookEvents)
-          .values({
-            eventId,
-            eventType: 'order.created',
-            createdAt,
-            body,
-            processedAt: new Date(),
-            outcome: 'baseline',
-            ...scope,
-          })
-          .onConflictDoNothing();
-      else await storeEvent(deps.db, { eventId, eventType: 'order.created', createdAt, body, source });
-    }
-    if (baseline) {
-      await deps.db
-        .insert(webhookEvents)
-        .values({
-          eventId: baselineId,
-          eventType: 'poll.baseline',
-          createdAt: new Date(),
-          body: {},
-          processedAt: new Date(),
-          outcome: 'baseline',
-          ...scope,
-        })
-        .onConflictDoNothing();
-      deps.logger.info('order polling started; existing orders taken as known', { orders: unseen.length });
-      return 0;
-    }
-    if (unseen.length > 0) {
-      deps.logger.info('orders found by polling', { orders: unseen.length });
-      deps.onStored();
-    }
-    return unseen.length;
-  }
-
   async function tick(): Promise<void> {
     timer = undefined;
     dueAt = undefined;
@@ -177,7 +88,7 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
   }
 
   function runOnce(): Promise<number> {
-    running ??= inBackgroundLane(poll).finally(() => {
+    running ??= inBackgroundLane(() => pollAccounts(deps, maxPages, controller.signal)).finally(() => {
       running = undefined;
     });
     return running;
@@ -202,6 +113,100 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
       await running?.catch(() => {});
     },
   };
+}
+
+/** Every account in turn (single mode: the one account; distribution: each connected workspace's). */
+async function pollAccounts(deps: OrderPollerDeps, maxPages: number, signal: AbortSignal): Promise<number> {
+  let found = 0;
+  for (const account of await deps.rewards.all()) {
+    const source =
+      account.ws && account.connectionId
+        ? {
+            connectionId: account.connectionId,
+            teamId: account.ws.teamId,
+            enterpriseId: account.ws.enterpriseId ?? null,
+          }
+        : undefined;
+    found += await pollAccount(deps, maxPages, signal, account.client, source);
+  }
+  return found;
+}
+
+async function pollAccount(
+  deps: OrderPollerDeps,
+  maxPages: number,
+  signal: AbortSignal,
+  rewards: RewardsClient,
+  source: EventSource | undefined,
+): Promise<number> {
+  const orders: OrderSummary[] = [];
+  const baselineId = source ? `${BASELINE_EVENT_ID}:${source.connectionId}` : BASELINE_EVENT_ID;
+  const scope = source
+    ? { connectionId: source.connectionId, teamId: source.teamId, enterpriseId: source.enterpriseId }
+    : {};
+  // Orders created since yesterday (UTC): the list's date filter has day precision.
+  const startDate = new Date(Date.now() - 24 * 3600_000).toISOString().slice(0, 10);
+  for (let page = 1; page <= maxPages; page++) {
+    const result = await rewards.orders.list({ startDate, page, pageSize: PAGE_SIZE }, { signal });
+    orders.push(...result.data);
+    if (result.data.length < PAGE_SIZE) break;
+  }
+  const baseline = !(await anyPolledBefore(deps.db, source?.connectionId));
+  const unseen = await unseenOrders(deps.db, orders);
+  for (const order of unseen) {
+    const eventId = `${POLL_EVENT_PREFIX}${order.orderId}`;
+    const createdAt = order.createdAt ?? null;
+    const body = {
+      eventId,
+      eventType: 'order.created',
+      source: 'poll',
+      createdAt: createdAt?.toISOString() ?? null,
+      data: {
+        orderId: order.orderId,
+        cardType: order.cardType ?? order.orderType ?? 'UNKNOWN',
+        totalAmount: order.totalCost?.amount ?? '0.00',
+        currency: order.totalCost?.currency ?? 'USD',
+        recipientCount: order.recipientCount ?? 0,
+      },
+    };
+    // The first poll ever: orders that existed before polling started were told (or not) by
+    // whatever ran before; they are remembered as already processed, without a notice.
+    if (baseline)
+      await deps.db
+        .insert(webhookEvents)
+        .values({
+          eventId,
+          eventType: 'order.created',
+          createdAt,
+          body,
+          processedAt: new Date(),
+          outcome: 'baseline',
+          ...scope,
+        })
+        .onConflictDoNothing();
+    else await storeEvent(deps.db, { eventId, eventType: 'order.created', createdAt, body, source });
+  }
+  if (baseline) {
+    await deps.db
+      .insert(webhookEvents)
+      .values({
+        eventId: baselineId,
+        eventType: 'poll.baseline',
+        createdAt: new Date(),
+        body: {},
+        processedAt: new Date(),
+        outcome: 'baseline',
+        ...scope,
+      })
+      .onConflictDoNothing();
+    deps.logger.info('order polling started; existing orders taken as known', { orders: unseen.length });
+    return 0;
+  }
+  if (unseen.length > 0) {
+    deps.logger.info('orders found by polling', { orders: unseen.length });
+    deps.onStored();
+  }
+  return unseen.length;
 }
 
 async function anyPolledBefore(db: Database, connectionId: string | undefined): Promise<boolean> {

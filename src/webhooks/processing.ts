@@ -27,12 +27,14 @@ import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../doma
 import { recoverStuckResends } from '../domain/orders/bounce-resend.js';
 import { reconcileCancelIntents } from '../domain/sending/cancel-scheduled.js';
 import { deleteExpiredEvents } from './event-store.js';
-import { createPeriodicJob } from '../lib/periodic-job.js';
+import { createPeriodicJob, type PeriodicJob } from '../lib/periodic-job.js';
 import { createOrderPoller, type OrderPoller, type OrderPollerOptions } from './order-poller.js';
 import { inBackgroundLane } from '../domain/pacing/rewards-rate-budget.js';
 import { orderCreatedProcessor } from './order-created.js';
 import { processEventBatch, type EventProcessor } from './processor.js';
 import type { BackgroundDeps } from '../domain/notices/background-deps.js';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../config/logger.js';
 
 export const EVENT_PROCESSORS: readonly EventProcessor[] = [orderCreatedProcessor];
 
@@ -119,32 +121,7 @@ export function createBackgroundProcessing(
     step: async ({ signal }) =>
       (await processEventBatch({ ...deps, logger: log, firstCheckDelayMs, signal }, EVENT_PROCESSORS)) > 0,
   });
-  const slotMs = Math.min(opts.checkBatchIntervalMs ?? CHECK_SLOT_MS, firstCheckDelayMs);
-  const batchSize = opts.checkBatchSize ?? CHECK_BATCH_SIZE;
-  let lastBatchAt = 0;
-  const checksIdleMs = Math.min(pollMs, firstCheckDelayMs);
-  const checks = createPeriodicJob<boolean>({
-    name: 'order completion checker step',
-    logger: log,
-    quietWhenStopping: true,
-    concurrency: opts.checkConcurrency ?? 2,
-    cadence: 'after-step',
-    periodMs: checksIdleMs,
-    firstDelayMs: 0,
-    next: (didWork) => (didWork ? 'again' : checksIdleMs),
-    step: async ({ signal }) => {
-      // Due checks in batches: one page of the orders list answers up to 100 of them (runOrderChecks),
-      // once a batch is full or a grid instant passed since one fell due, whichever instance takes it.
-      if (Date.now() - lastBatchAt < slotMs / 8) return false;
-      lastBatchAt = Date.now();
-      if (!(await dueChecksReady(deps.db, slotMs, batchSize))) return false;
-      const checks = await claimDueChecks(deps.db, id, 120_000, batchSize);
-      if (checks.length === batchSize) lastBatchAt = 0; // a full batch: more may be due right now
-      if (checks.length === 0) return false;
-      await inBackgroundLane(() => runOrderChecks({ ...deps, logger: log }, checks, { delaysMs: delays, signal }));
-      return true;
-    },
-  });
+  const checks = createChecksJob({ ...deps, logger: log }, id, delays, pollMs, opts);
 
   const linkLease = opts.rewardLinkLeaseMs !== undefined ? { leaseMs: opts.rewardLinkLeaseMs } : {};
 
@@ -154,67 +131,26 @@ export function createBackgroundProcessing(
     return promise;
   };
 
-  async function sweep(): Promise<void> {
-    try {
-      const created = await scheduleMissingKudosChecks(deps.db, firstCheckDelayMs);
-      if (created > 0) log.warn('scheduled missing completion checks', { created });
-      await inBackgroundLane(() => reconcileAndResume());
-      await recoverStuckResends(
-        { ...deps, logger: log },
-        opts.resendLeaseMs !== undefined ? { leaseMs: opts.resendLeaseMs } : {},
-      );
-    } catch (error) {
-      log.error('background sweep failed', { error });
-    }
-  }
-
-  async function reconcileAndResume(): Promise<void> {
-    await resumePendingRewardLinkRequests(
-      { ...deps, logger: log },
-      { firstCheckDelayMs, signal: controller.signal, ...linkLease },
-    );
-    await reconcileCancelIntents(
-      { ...deps, logger: log },
-      {
-        signal: controller.signal,
-        ...(opts.cancelIntentGraceMs !== undefined ? { graceMs: opts.cancelIntentGraceMs } : {}),
-      },
-    );
-  }
-
-  async function cleanup(): Promise<void> {
-    try {
-      const deleted = await deleteExpiredEvents(deps.db);
-      if (deleted > 0) log.info('deleted expired webhook events', { deleted });
-    } catch (error) {
-      log.error('webhook event cleanup failed', { error });
-    }
-    try {
-      const erased = await expireNoticeMessages(deps.db);
-      if (erased > 0) log.info('erased the messages of old notices', { erased });
-    } catch (error) {
-      log.error('notice retention cleanup failed', { error });
-    }
-    try {
-      await expireIdleSchedules(deps.db);
-    } catch (error) {
-      log.error('Slack call schedule cleanup failed', { error });
-    }
-  }
-
+  const sweepDeps: SweepDeps = {
+    deps: { ...deps, logger: log },
+    firstCheckDelayMs,
+    signal: controller.signal,
+    linkLease,
+    opts,
+  };
   // sweep() and cleanup() log their own failures.
   const sweeps = createPeriodicJob({
     name: 'background sweep',
     logger: log,
     periodMs: opts.sweepIntervalMs ?? 30_000,
-    step: sweep,
+    step: () => sweep(sweepDeps),
   });
   const cleanups = createPeriodicJob({
     name: 'retention cleanup',
     logger: log,
     periodMs: opts.cleanupIntervalMs ?? 3600_000,
     firstDelayMs: 0,
-    step: cleanup,
+    step: () => cleanup(deps.db, log),
   });
 
   return {
@@ -253,4 +189,96 @@ export function createBackgroundProcessing(
       await Promise.allSettled([...inFlight, ...passes]);
     },
   };
+}
+
+/** What the background sweep uses: the deps (logging as the processor), the first check's delay, the stop signal. */
+interface SweepDeps {
+  deps: BackgroundDeps;
+  firstCheckDelayMs: number;
+  signal: AbortSignal;
+  linkLease: { leaseMs?: number };
+  opts: BackgroundProcessingOptions;
+}
+
+/**
+ * The completion checks of placed orders, claimed in batches: `lastBatchAt` spaces the claims so that
+ * one page of the orders list answers a whole batch.
+ */
+function createChecksJob(
+  deps: BackgroundDeps,
+  id: string,
+  delays: number[],
+  pollMs: number,
+  opts: BackgroundProcessingOptions,
+): PeriodicJob<boolean> {
+  const log = deps.logger;
+  const firstCheckDelayMs = delays[0]!;
+  const slotMs = Math.min(opts.checkBatchIntervalMs ?? CHECK_SLOT_MS, firstCheckDelayMs);
+  const batchSize = opts.checkBatchSize ?? CHECK_BATCH_SIZE;
+  let lastBatchAt = 0;
+  const checksIdleMs = Math.min(pollMs, firstCheckDelayMs);
+  return createPeriodicJob<boolean>({
+    name: 'order completion checker step',
+    logger: log,
+    quietWhenStopping: true,
+    concurrency: opts.checkConcurrency ?? 2,
+    cadence: 'after-step',
+    periodMs: checksIdleMs,
+    firstDelayMs: 0,
+    next: (didWork) => (didWork ? 'again' : checksIdleMs),
+    step: async ({ signal }) => {
+      // Due checks in batches: one page of the orders list answers up to 100 of them (runOrderChecks),
+      // once a batch is full or a grid instant passed since one fell due, whichever instance takes it.
+      if (Date.now() - lastBatchAt < slotMs / 8) return false;
+      lastBatchAt = Date.now();
+      if (!(await dueChecksReady(deps.db, slotMs, batchSize))) return false;
+      const checks = await claimDueChecks(deps.db, id, 120_000, batchSize);
+      if (checks.length === batchSize) lastBatchAt = 0; // a full batch: more may be due right now
+      if (checks.length === 0) return false;
+      await inBackgroundLane(() => runOrderChecks(deps, checks, { delaysMs: delays, signal }));
+      return true;
+    },
+  });
+}
+
+async function sweep(sweepDeps: SweepDeps): Promise<void> {
+  const { deps, firstCheckDelayMs, opts } = sweepDeps;
+  const log = deps.logger;
+  try {
+    const created = await scheduleMissingKudosChecks(deps.db, firstCheckDelayMs);
+    if (created > 0) log.warn('scheduled missing completion checks', { created });
+    await inBackgroundLane(() => reconcileAndResume(sweepDeps));
+    await recoverStuckResends(deps, opts.resendLeaseMs !== undefined ? { leaseMs: opts.resendLeaseMs } : {});
+  } catch (error) {
+    log.error('background sweep failed', { error });
+  }
+}
+
+async function reconcileAndResume(sweepDeps: SweepDeps): Promise<void> {
+  const { deps, firstCheckDelayMs, signal, linkLease, opts } = sweepDeps;
+  await resumePendingRewardLinkRequests(deps, { firstCheckDelayMs, signal, ...linkLease });
+  await reconcileCancelIntents(deps, {
+    signal,
+    ...(opts.cancelIntentGraceMs !== undefined ? { graceMs: opts.cancelIntentGraceMs } : {}),
+  });
+}
+
+async function cleanup(db: Database, log: Logger): Promise<void> {
+  try {
+    const deleted = await deleteExpiredEvents(db);
+    if (deleted > 0) log.info('deleted expired webhook events', { deleted });
+  } catch (error) {
+    log.error('webhook event cleanup failed', { error });
+  }
+  try {
+    const erased = await expireNoticeMessages(db);
+    if (erased > 0) log.info('erased the messages of old notices', { erased });
+  } catch (error) {
+    log.error('notice retention cleanup failed', { error });
+  }
+  try {
+    await expireIdleSchedules(db);
+  } catch (error) {
+    log.error('Slack call schedule cleanup failed', { error });
+  }
 }
