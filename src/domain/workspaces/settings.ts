@@ -256,24 +256,7 @@ export function createSettingsStore(deps: {
     return settings;
   }
 
-  async function load(ws: WorkspaceRef): Promise<WorkspaceSettings> {
-    const [existing] = await deps.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId));
-    if (existing) return fromRow(existing);
-    // First time this workspace is seen: seed from the environment. Concurrent seeders agree (same values).
-    const seed = seedFromConfig(deps.config);
-    await deps.db
-      .insert(workspaceSettings)
-      .values({
-        teamId: ws.teamId,
-        enterpriseId: ws.enterpriseId ?? null,
-        ...seed,
-        approvalThresholdCents: seed.approvalThresholdCents ?? 0,
-      })
-      .onConflictDoNothing({ target: workspaceSettings.teamId });
-    const [seeded] = await deps.db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId));
-    if (!seeded) throw new Error(`settings of ${ws.teamId} could not be seeded`);
-    return fromRow(seeded);
-  }
+  const load = (ws: WorkspaceRef) => loadSettings(deps.db, deps.config, ws);
 
   function reload(ws: WorkspaceRef): Promise<WorkspaceSettings> {
     const pending = reloads.get(ws.teamId);
@@ -308,60 +291,14 @@ export function createSettingsStore(deps: {
     },
     async update(ws, actorUserId, patch) {
       await load(ws); // seeds a new workspace first
-      const result = await deps.db.transaction(async (tx) => {
-        const [row] = await tx
-          .select()
-          .from(workspaceSettings)
-          .where(eq(workspaceSettings.teamId, ws.teamId))
-          .for('update');
-        if (!row) throw new Error(`settings of ${ws.teamId} vanished`);
-        const before = fromRow(row);
-        const changes = diffSettings(before, patch);
-        if (Object.keys(changes).length === 0) return { settings: before, changes };
-        const set: Partial<WorkspaceSettingsRow> = {};
-        for (const field of Object.keys(changes) as SettingsField[]) {
-          (set as Record<string, unknown>)[field] = normalised(patch[field]);
-        }
-        const [updated] = await tx
-          .update(workspaceSettings)
-          .set({ ...set, updatedBy: actorUserId, updatedAt: sql`clock_timestamp()` })
-          .where(eq(workspaceSettings.teamId, ws.teamId))
-          .returning();
-        await tx.insert(auditEvents).values({
-          teamId: ws.teamId,
-          enterpriseId: ws.enterpriseId ?? row.enterpriseId,
-          actorUserId,
-          action: 'settings.changed',
-          subjectType: 'settings',
-          subjectId: ws.teamId,
-          details: { changes },
-        });
-        return { settings: fromRow(updated!), changes };
-      });
+      const result = await writeSettingsPatch(deps.db, ws, actorUserId, patch);
       generations.set(ws.teamId, (generations.get(ws.teamId) ?? 0) + 1);
       remember(result.settings);
       return result;
     },
     async adoptDefaultDesign(ws, productId) {
       await load(ws); // seeds a new workspace first
-      const settings = await deps.db.transaction(async (tx) => {
-        const [updated] = await tx
-          .update(workspaceSettings)
-          .set({ defaultProductId: productId, updatedBy: SETTINGS_SYSTEM_ACTOR, updatedAt: sql`clock_timestamp()` })
-          .where(and(eq(workspaceSettings.teamId, ws.teamId), isNull(workspaceSettings.defaultProductId)))
-          .returning();
-        if (!updated) return undefined;
-        await tx.insert(auditEvents).values({
-          teamId: ws.teamId,
-          enterpriseId: ws.enterpriseId ?? updated.enterpriseId,
-          actorUserId: SETTINGS_SYSTEM_ACTOR,
-          action: 'settings.changed',
-          subjectType: 'settings',
-          subjectId: ws.teamId,
-          details: { changes: { defaultProductId: { from: null, to: productId } } },
-        });
-        return fromRow(updated);
-      });
+      const settings = await adoptDefaultDesignRow(deps.db, ws, productId);
       generations.set(ws.teamId, (generations.get(ws.teamId) ?? 0) + 1);
       return settings ? remember(settings) : remember((await readStoredSettings(deps.db, ws.teamId))!);
     },
@@ -371,6 +308,91 @@ export function createSettingsStore(deps: {
       if (reloads.delete(teamId)) generations.set(teamId, (generations.get(teamId) ?? 0) + 1);
     },
   };
+}
+
+/** A workspace's settings as stored; the first time it is seen, seeded from the environment first. */
+async function loadSettings(db: Database, config: AppConfig, ws: WorkspaceRef): Promise<WorkspaceSettings> {
+  const [existing] = await db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId));
+  if (existing) return fromRow(existing);
+  // First time this workspace is seen: seed from the environment. Concurrent seeders agree (same values).
+  const seed = seedFromConfig(config);
+  await db
+    .insert(workspaceSettings)
+    .values({
+      teamId: ws.teamId,
+      enterpriseId: ws.enterpriseId ?? null,
+      ...seed,
+      approvalThresholdCents: seed.approvalThresholdCents ?? 0,
+    })
+    .onConflictDoNothing({ target: workspaceSettings.teamId });
+  const [seeded] = await db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId));
+  if (!seeded) throw new Error(`settings of ${ws.teamId} could not be seeded`);
+  return fromRow(seeded);
+}
+
+/** Applies the fields of `patch` that change something, with their audit event, in one transaction. */
+async function writeSettingsPatch(
+  db: Database,
+  ws: WorkspaceRef,
+  actorUserId: string,
+  patch: SettingsPatch,
+): Promise<{ settings: WorkspaceSettings; changes: SettingsChanges }> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(workspaceSettings)
+      .where(eq(workspaceSettings.teamId, ws.teamId))
+      .for('update');
+    if (!row) throw new Error(`settings of ${ws.teamId} vanished`);
+    const before = fromRow(row);
+    const changes = diffSettings(before, patch);
+    if (Object.keys(changes).length === 0) return { settings: before, changes };
+    const set: Partial<WorkspaceSettingsRow> = {};
+    for (const field of Object.keys(changes) as SettingsField[]) {
+      (set as Record<string, unknown>)[field] = normalised(patch[field]);
+    }
+    const [updated] = await tx
+      .update(workspaceSettings)
+      .set({ ...set, updatedBy: actorUserId, updatedAt: sql`clock_timestamp()` })
+      .where(eq(workspaceSettings.teamId, ws.teamId))
+      .returning();
+    await tx.insert(auditEvents).values({
+      teamId: ws.teamId,
+      enterpriseId: ws.enterpriseId ?? row.enterpriseId,
+      actorUserId,
+      action: 'settings.changed',
+      subjectType: 'settings',
+      subjectId: ws.teamId,
+      details: { changes },
+    });
+    return { settings: fromRow(updated!), changes };
+  });
+}
+
+/** Sets the default design only where none is set yet, with its audit event; undefined when one was. */
+async function adoptDefaultDesignRow(
+  db: Database,
+  ws: WorkspaceRef,
+  productId: string,
+): Promise<WorkspaceSettings | undefined> {
+  return db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(workspaceSettings)
+      .set({ defaultProductId: productId, updatedBy: SETTINGS_SYSTEM_ACTOR, updatedAt: sql`clock_timestamp()` })
+      .where(and(eq(workspaceSettings.teamId, ws.teamId), isNull(workspaceSettings.defaultProductId)))
+      .returning();
+    if (!updated) return undefined;
+    await tx.insert(auditEvents).values({
+      teamId: ws.teamId,
+      enterpriseId: ws.enterpriseId ?? updated.enterpriseId,
+      actorUserId: SETTINGS_SYSTEM_ACTOR,
+      action: 'settings.changed',
+      subjectType: 'settings',
+      subjectId: ws.teamId,
+      details: { changes: { defaultProductId: { from: null, to: productId } } },
+    });
+    return fromRow(updated);
+  });
 }
 
 /**
