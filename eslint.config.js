@@ -2,8 +2,10 @@
 // Biome: the rules that catch this codebase's real bugs (a promise nobody awaits in a worker loop, an
 // async function where Bolt or node:http expects a plain callback, `any` from JSON or a Slack payload
 // flowing into typed code) need TypeScript's own type checker, which only typescript-eslint uses.
-// Formatting is Prettier's job (`npm run format`), so no stylistic rules here.
+// Formatting is Prettier's job (`npm run format`), so no stylistic rules here, except the order of
+// imports, which Prettier leaves alone: simple-import-sort keeps it (`npx eslint --fix` sorts them).
 import js from '@eslint/js';
+import simpleImportSort from 'eslint-plugin-simple-import-sort';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -14,8 +16,10 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
+    plugins: { 'simple-import-sort': simpleImportSort },
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
+      'simple-import-sort/imports': 'error',
       // Real bugs: a promise neither awaited nor handled loses its rejection; `void p` says "on purpose".
       '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: true }],
       '@typescript-eslint/no-misused-promises': 'error',

@@ -15,24 +15,26 @@
 // BENCH_APP_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof": profile the app under this load.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
 import { build } from 'esbuild';
+
 import { migrateDatabase } from '../src/db/migrate.js';
 import { createRewardsConnectionStore } from '../src/domain/accounts/rewards-connections.js';
 import { generateKey, parseKeyRing } from '../src/secrets/key-ring.js';
 import { formEncode, signedHeaders } from '../src/simulator/signing.js';
 import { createInstallationStore } from '../src/slack/install/installation-store.js';
 import {
+  type AppProcess,
   ensureBuilt,
   REPO_ROOT,
   START_NODE_FLAGS,
   startAppProcess,
-  type AppProcess,
 } from '../test/chaos/app-process.js';
-import { createBenchDatabase, databasesToRun, type BenchDatabase } from './databases.js';
+import { type BenchDatabase, createBenchDatabase, databasesToRun } from './databases.js';
 import type { FixedRateRequest } from './load.js';
-import { startLoadThread, type LoadThread } from './load-thread.js';
+import { type LoadThread, startLoadThread } from './load-thread.js';
 import { readCpuMs } from './memory.js';
 import type { BenchRow } from './report.js';
 import { round, summarize } from './stats.js';

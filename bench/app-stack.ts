@@ -2,12 +2,12 @@
 // Slack simulator (seeded workspace plus `extraUsers` people with e-mails) and the app itself as
 // production runs it (`npm start`: the compiled dist/main.js, built once per run) in a child process
 // (so its memory is its own), on one benchmark database.
-import { startEmulator, type RunningEmulator } from '../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../src/emulator/server.js';
 import { seedWorkspace, type Workspace } from '../src/simulator/seed.js';
-import { startSlackSimulator, type SlackSimulator } from '../src/simulator/slack.js';
-import { appEnv, startAppProcess, type AppProcess } from '../test/chaos/app-process.js';
+import { type SlackSimulator, startSlackSimulator } from '../src/simulator/slack.js';
+import { appEnv, type AppProcess, startAppProcess } from '../test/chaos/app-process.js';
 import type { BenchDatabase } from './databases.js';
-import { startRewardsProxy, type RewardsProxy } from './rewards-proxy.js';
+import { type RewardsProxy, startRewardsProxy } from './rewards-proxy.js';
 
 export const BENCH_SIGNING_SECRET = 'bench-signing-secret';
 export const NOTIFY_CHANNEL = 'C_KUDOS';

@@ -8,21 +8,22 @@
 // `--quick` shortens every phase for a smoke run; `--kudos N` sets N (default 1000); `--db` picks one database;
 // `--send-only` skips the slash-command rates.
 import { inArray } from 'drizzle-orm';
+
 import { kudos } from '../src/db/schema/index.js';
-import { startSlackSimulator, type SlackSimulator } from '../src/simulator/slack.js';
-import { sendModalValues } from '../test/support/app.js';
+import { type SlackSimulator, startSlackSimulator } from '../src/simulator/slack.js';
 import { startAppProcess } from '../test/chaos/app-process.js';
+import { sendModalValues } from '../test/support/app.js';
 import {
+  type AppStack,
+  BENCH_SIGNING_SECRET,
   benchUserId,
   benchWorkspace,
-  BENCH_SIGNING_SECRET,
   NOTIFY_CHANNEL,
   startAppStack,
-  type AppStack,
 } from './app-stack.js';
-import { createBenchDatabase, databasesToRun, type BenchDatabase } from './databases.js';
+import { type BenchDatabase, createBenchDatabase, databasesToRun } from './databases.js';
 import { readCpuMs, readRssBytes, sampleRss, toMiB } from './memory.js';
-import { mapLimit, runOpenLoop, type OpenLoopResult } from './open-loop.js';
+import { mapLimit, type OpenLoopResult, runOpenLoop } from './open-loop.js';
 import type { BenchRow } from './report.js';
 import { round, summarize } from './stats.js';
 

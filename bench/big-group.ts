@@ -6,13 +6,14 @@
 // simulator's answers), DMs and announcements, card e-mails. Baseline in the same run: the same
 // 1,000 people as ten 100-member groups, ten sends. `--quick`: 300 people (three groups of 100).
 import { count, isNull } from 'drizzle-orm';
+
 import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/config/logger.js';
 import { connectDatabase, type DatabaseConnection } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
-import { createScratchDatabase } from '../src/db/scratch.js';
 import { kudos, orderChecks } from '../src/db/schema/index.js';
+import { createScratchDatabase } from '../src/db/scratch.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { startSlackSimulator } from '../src/simulator/slack.js';
 import { benchUserId, benchWorkspace } from './app-stack.js';

@@ -1,6 +1,7 @@
 // Client overhead: the typed Rewards client (token cache, rate-limit budget, zod validation,
 // error mapping) against a plain undici request to the same emulator endpoint, same run.
 import { Pool } from 'undici';
+
 import { startEmulator } from '../src/emulator/server.js';
 import { createRewardsClient } from '../src/rewards/index.js';
 import type { BenchRow } from './report.js';

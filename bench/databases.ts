@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { connectDatabase, type DatabaseConnection } from '../src/db/client.js';
 import { createScratchDatabase } from '../src/db/scratch.js';
 

@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { ensureBuilt, REPO_ROOT } from '../test/chaos/app-process.js';
 import { startAppStack } from './app-stack.js';
 import { createBenchDatabase, databasesToRun } from './databases.js';

@@ -19,21 +19,23 @@
 // BENCH_HEAP_SNAPSHOT_DIR=/tmp/heap: a heap snapshot of each app after the GC (installations-N.heapsnapshot).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import WebSocket from 'ws';
-import { generateKey, parseKeyRing } from '../src/secrets/key-ring.js';
+import { join } from 'node:path';
+
 import { sql } from 'drizzle-orm';
+import WebSocket from 'ws';
+
 import { rowsOf } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
-import { formEncode, signedHeaders } from '../src/simulator/signing.js';
 import { installations } from '../src/db/schema/index.js';
 import { installationTokenContext } from '../src/db/sealed-columns.js';
+import { generateKey, parseKeyRing } from '../src/secrets/key-ring.js';
+import { formEncode, signedHeaders } from '../src/simulator/signing.js';
 import { createInstallationStore, teamKey } from '../src/slack/install/installation-store.js';
-import { startAppProcess, type AppProcess } from '../test/chaos/app-process.js';
-import { createBenchDatabase, databasesToRun, type BenchDatabase } from './databases.js';
-import { runClosedLoop, runFixedRate, type FixedRateRequest } from './load.js';
+import { type AppProcess, startAppProcess } from '../test/chaos/app-process.js';
+import { type BenchDatabase, createBenchDatabase, databasesToRun } from './databases.js';
+import { type FixedRateRequest, runClosedLoop, runFixedRate } from './load.js';
 import { readCpuMs, readRssBytes, toMiB } from './memory.js';
 import type { BenchRow } from './report.js';
 import { round, summarize } from './stats.js';

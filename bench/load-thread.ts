@@ -5,7 +5,9 @@
 // app is (plain JavaScript, no loader).
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+
 import { build } from 'esbuild';
+
 import { REPO_ROOT } from '../test/chaos/app-process.js';
 import type { ClosedLoopResult, FixedRateRequest, FixedRateResult } from './load.js';
 

@@ -3,6 +3,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
+
 import { runClosedLoop, runFixedRate } from './load.js';
 import type { LoadJob } from './load-thread.js';
 

@@ -2,7 +2,8 @@
 // its latency is counted from that due time, so a slow server cannot hide its queueing (no coordinated
 // omission). Closed loop: a fixed number of requests in flight, answers per second.
 import { Pool } from 'undici';
-import { summarize, type LatencySummary } from './stats.js';
+
+import { type LatencySummary, summarize } from './stats.js';
 
 export interface FixedRateRequest {
   path: string;

@@ -2,8 +2,9 @@
 // what `/kudos` does on the wire: Bolt's own HTTP receiver checks the signature, the listener acks,
 // then opens a modal with views.open through Bolt's client. Same @slack/bolt as the app; compiled
 // by the benchmark and run with `npm start`'s node flags, so both pay the same runtime costs.
-import { App, LogLevel } from '@slack/bolt';
 import type { AddressInfo } from 'node:net';
+
+import { App, LogLevel } from '@slack/bolt';
 
 const app = new App({
   signingSecret: process.env.SLACK_SIGNING_SECRET ?? '',

@@ -2,7 +2,8 @@
 // command): call i is due at start + i/rate and its latency counts from that due time, so a slow
 // server cannot hide its queueing (no coordinated omission). See load.ts for raw HTTP requests.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { summarize, type LatencySummary } from './stats.js';
+
+import { type LatencySummary, summarize } from './stats.js';
 
 export interface OpenLoopResult extends LatencySummary {
   offeredRate: number;

@@ -3,6 +3,7 @@
 // benchmark can compute calls per kudos and pickup latency without touching the app.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { Pool } from 'undici';
 
 export interface ProxiedCall {

@@ -6,7 +6,7 @@ import { benchBigGroup } from './big-group.js';
 import { benchClientOverhead } from './client-overhead.js';
 import { benchIdleMemory } from './idle-memory.js';
 import { benchInstallations } from './installations.js';
-import { printTable, writeResults, type BenchRow } from './report.js';
+import { type BenchRow, printTable, writeResults } from './report.js';
 import { benchScale } from './scale.js';
 import { benchSocketAck } from './socket-ack.js';
 import { benchWebhookIngestion } from './webhook-ingestion.js';

@@ -23,21 +23,23 @@
 // stderr), to count which statements a kudos costs from the server's log.
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+
 import { and, count, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
-import { startApp, type RunningApp } from '../src/app.js';
+
+import { type RunningApp, startApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/config/logger.js';
-import { connectDatabase, rowsOf, type DatabaseConnection } from '../src/db/client.js';
+import { connectDatabase, type DatabaseConnection, rowsOf } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
-import { createScratchDatabase } from '../src/db/scratch.js';
 import { kudos, orderChecks } from '../src/db/schema/index.js';
+import { createScratchDatabase } from '../src/db/scratch.js';
 import type { RateBudgetOptions } from '../src/domain/pacing/rewards-rate-budget.js';
 import { startEmulator } from '../src/emulator/server.js';
 import { startSlackSimulator } from '../src/simulator/slack.js';
-import { BENCH_SLACK_RATE_SCALE } from './app-stack.js';
-import { pendingKudosValues } from '../test/support/kudos-row.js';
 import { appEnv, startAppProcess } from '../test/chaos/app-process.js';
-import { databasesToRun, type DatabaseKind } from './databases.js';
+import { pendingKudosValues } from '../test/support/kudos-row.js';
+import { BENCH_SLACK_RATE_SCALE } from './app-stack.js';
+import { type DatabaseKind, databasesToRun } from './databases.js';
 import type { BenchRow } from './report.js';
 import { round, summarize } from './stats.js';
 

@@ -11,16 +11,18 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { sql } from 'drizzle-orm';
+import { Pool } from 'undici';
+
 import { startApp } from '../src/app.js';
 import { loadConfig } from '../src/config/index.js';
 import { createLogger } from '../src/config/logger.js';
-import { connectDatabase, rowsOf, type DatabaseConnection } from '../src/db/client.js';
+import { connectDatabase, type DatabaseConnection, rowsOf } from '../src/db/client.js';
 import { migrateDatabase } from '../src/db/migrate.js';
 import { createScratchDatabase } from '../src/db/scratch.js';
 import { signWebhookBody, verifyWebhookSignature } from '../src/rewards/index.js';
-import { Pool } from 'undici';
-import { runFixedRate, type FixedRateRequest } from './load.js';
+import { type FixedRateRequest, runFixedRate } from './load.js';
 import { mapLimit } from './open-loop.js';
 import type { BenchRow } from './report.js';
 import { round } from './stats.js';

@@ -10,6 +10,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -2,8 +2,9 @@
 // Usage: tsx scripts/check-manifest.ts <path/to/manifest.schema.json> [manifest.yml]
 // The schema's $refs are absolute URLs to its versioned sub-schemas; they are mapped to the
 // files sitting beside the dispatcher so the check runs offline.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';

@@ -1,38 +1,38 @@
 // Wires the app: config -> database (migrated) -> Rewards accounts -> Slack receivers and gateway ->
 // settings -> background work -> listeners -> one HTTP server; each part lives in src/app/. startApp is
 // used by `npm start`, `npm run dev` and tests.
-import type { AppConfig } from './config/index.js';
-import { createLogger, type Logger } from './config/logger.js';
-import type { Database } from './db/client.js';
-import type { AutomationService } from './domain/automations/automation-runner.js';
-import type { ApprovalService } from './domain/approvals/approval-service.js';
-import type { ChangeFeed } from './domain/workspaces/change-feed.js';
-import type { SettingsStore } from './domain/workspaces/settings.js';
-import type { RewardsConnectionStore, RewardsSetup } from './domain/accounts/rewards-connections.js';
-import type { RewardsAccounts } from './domain/accounts/rewards-accounts.js';
-import type { FinanceService } from './domain/finance/finance-service.js';
-import type { DigestJob } from './domain/recognition/digest.js';
-import type { SendPolicy } from './domain/sending/send-policy.js';
-import type { RateBudgetOptions, RateBudgets } from './domain/pacing/rewards-rate-budget.js';
-import type { KudosWorker, WorkerOptions } from './domain/sending/place-sends.js';
-import { createMetrics, type AppMetrics } from './observability/metrics.js';
-import type { BackgroundProcessing, BackgroundProcessingOptions } from './webhooks/processing.js';
-import type { RewardsClient } from './rewards/index.js';
-import type { SlackPacingOptions } from './slack/web-api/pacing.js';
-import type { SlackWorkspaces } from './slack/web-api/workspace-gateways.js';
-import type { DistributionTenancy } from './slack/install/tenancy.js';
-import type { HomePublisher, HomePublisherOptions } from './slack/home/home-publisher.js';
-import type { SocketModeConnection, SocketModeConnectionOptions } from './socket-mode/connection.js';
 import { createBackgroundWork } from './app/background-work.js';
 import { openChangeFeed, openDatabase } from './app/database.js';
 import { startHttpServers } from './app/http-servers.js';
 import { createPurges } from './app/installations.js';
 import { registerSlackListeners } from './app/listeners.js';
-import { stopParts, type AppPart } from './app/parts.js';
+import { type AppPart, stopParts } from './app/parts.js';
 import { startRewardsAccounts } from './app/rewards-accounts.js';
 import { startSlack } from './app/slack-gateway.js';
 import { openSlackReceivers } from './app/slack-receivers.js';
 import { startWorkspaceCaches } from './app/workspace-caches.js';
+import type { AppConfig } from './config/index.js';
+import { createLogger, type Logger } from './config/logger.js';
+import type { Database } from './db/client.js';
+import type { RewardsAccounts } from './domain/accounts/rewards-accounts.js';
+import type { RewardsConnectionStore, RewardsSetup } from './domain/accounts/rewards-connections.js';
+import type { ApprovalService } from './domain/approvals/approval-service.js';
+import type { AutomationService } from './domain/automations/automation-runner.js';
+import type { FinanceService } from './domain/finance/finance-service.js';
+import type { RateBudgetOptions, RateBudgets } from './domain/pacing/rewards-rate-budget.js';
+import type { DigestJob } from './domain/recognition/digest.js';
+import type { KudosWorker, WorkerOptions } from './domain/sending/place-sends.js';
+import type { SendPolicy } from './domain/sending/send-policy.js';
+import type { ChangeFeed } from './domain/workspaces/change-feed.js';
+import type { SettingsStore } from './domain/workspaces/settings.js';
+import { type AppMetrics, createMetrics } from './observability/metrics.js';
+import type { RewardsClient } from './rewards/index.js';
+import type { HomePublisher, HomePublisherOptions } from './slack/home/home-publisher.js';
+import type { DistributionTenancy } from './slack/install/tenancy.js';
+import type { SlackPacingOptions } from './slack/web-api/pacing.js';
+import type { SlackWorkspaces } from './slack/web-api/workspace-gateways.js';
+import type { SocketModeConnection, SocketModeConnectionOptions } from './socket-mode/connection.js';
+import type { BackgroundProcessing, BackgroundProcessingOptions } from './webhooks/processing.js';
 
 export interface StartAppOptions {
   config: AppConfig;

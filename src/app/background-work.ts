@@ -2,14 +2,15 @@
 // webhook events and completion checks, and the periodic passes (approvals, App Home, automations,
 // finance, the weekly digest). Built here; started once the HTTP servers listen.
 import { randomUUID } from 'node:crypto';
+
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
-import { leavingConnections, type Database } from '../db/client.js';
+import { type Database, leavingConnections } from '../db/client.js';
 import { createDesignCatalogs, type DesignCatalogs } from '../domain/accounts/design-catalog.js';
 import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
 import type { RewardsSetup } from '../domain/accounts/rewards-connections.js';
-import { createApprovalService, type ApprovalService } from '../domain/approvals/approval-service.js';
-import { createAutomationService, type AutomationService } from '../domain/automations/automation-runner.js';
+import { type ApprovalService, createApprovalService } from '../domain/approvals/approval-service.js';
+import { type AutomationService, createAutomationService } from '../domain/automations/automation-runner.js';
 import type { WorkflowStepDeps } from '../domain/automations/workflow-steps.js';
 import { createFinanceService, type FinanceService } from '../domain/finance/finance-service.js';
 import { withSpendingLimits } from '../domain/finance/spending-limits.js';
@@ -23,11 +24,11 @@ import { createHomePublisher, type HomePublisher, type HomePublisherOptions } fr
 import { presentNotice } from '../slack/notices/present-notice.js';
 import type { SlackWorkspaces } from '../slack/web-api/workspace-gateways.js';
 import {
-  createBackgroundProcessing,
   type BackgroundProcessing,
   type BackgroundProcessingOptions,
+  createBackgroundProcessing,
 } from '../webhooks/processing.js';
-import { stopPassesWithin, type AppPart } from './parts.js';
+import { type AppPart, stopPassesWithin } from './parts.js';
 import type { BotIdentity } from './slack-gateway.js';
 
 export interface BackgroundWorkDeps {

@@ -5,7 +5,7 @@ import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import { connectDatabase, type Database } from '../db/client.js';
 import { migrateDatabase } from '../db/migrate.js';
-import { createChangeFeed, type ChangeFeed } from '../domain/workspaces/change-feed.js';
+import { type ChangeFeed, createChangeFeed } from '../domain/workspaces/change-feed.js';
 import type { AppPart } from './parts.js';
 
 export interface DatabasePart extends AppPart {

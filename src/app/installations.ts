@@ -1,9 +1,10 @@
 // Distribution mode's installations: what uninstalling and revoking tokens do, and the periodic purge
 // of uninstalled workspaces' data once KUDOS_RETENTION_DAYS have passed.
 import { sql } from 'drizzle-orm';
+
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
-import { rowsOf, type Database } from '../db/client.js';
+import { type Database, rowsOf } from '../db/client.js';
 import type { RewardsSetup } from '../domain/accounts/rewards-connections.js';
 import { purgeDueWorkspaces, purgeWorkspaceData } from '../domain/workspaces/data-purge.js';
 import { createPeriodicJob } from '../lib/periodic-job.js';

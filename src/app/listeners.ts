@@ -2,13 +2,13 @@
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import type { ListenerDeps } from '../slack/listening/listener-deps.js';
+import type { SettingsStore } from '../domain/workspaces/settings.js';
 import { registerListeners } from '../slack/index.js';
+import type { ListenerDeps } from '../slack/listening/listener-deps.js';
 import type { BackgroundWorkPart } from './background-work.js';
 import { installationEvents } from './installations.js';
 import type { RewardsPart } from './rewards-accounts.js';
 import type { SlackPart } from './slack-gateway.js';
-import type { SettingsStore } from '../domain/workspaces/settings.js';
 
 export function registerSlackListeners(
   deps: {

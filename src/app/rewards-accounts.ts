@@ -4,17 +4,17 @@ import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import {
+  type RewardsAccounts,
+  RewardsNotConnectedError,
+  singleRewardsAccount,
+  workspaceRewardsAccounts,
+} from '../domain/accounts/rewards-accounts.js';
+import {
   createRewardsConnectionStore,
   createRewardsSetup,
   type RewardsConnectionStore,
   type RewardsSetup,
 } from '../domain/accounts/rewards-connections.js';
-import {
-  RewardsNotConnectedError,
-  singleRewardsAccount,
-  workspaceRewardsAccounts,
-  type RewardsAccounts,
-} from '../domain/accounts/rewards-accounts.js';
 import { createRateBudgets, type RateBudgetOptions, type RateBudgets } from '../domain/pacing/rewards-rate-budget.js';
 import type { ChangeFeed } from '../domain/workspaces/change-feed.js';
 import type { AppMetrics } from '../observability/metrics.js';

@@ -1,11 +1,12 @@
 // The Slack part: Bolt over the receivers, the Web API clients, and the gateway through which every
 // Slack call names its workspace (in distribution mode it carries that workspace's token), paced per
 // workspace across instances (src/slack/web-api/pacing.ts, src/domain/pacing/slack-call-schedules.ts).
-import { App, LogLevel, webApi, type Authorize, type Logger as BoltLogger } from '@slack/bolt';
+import { App, type Authorize, type Logger as BoltLogger, LogLevel, webApi } from '@slack/bolt';
+
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import { createCallSchedules, type CallSchedules } from '../domain/pacing/slack-call-schedules.js';
+import { type CallSchedules, createCallSchedules } from '../domain/pacing/slack-call-schedules.js';
 import type { ChangeFeed } from '../domain/workspaces/change-feed.js';
 import { createEventReceipts } from '../domain/workspaces/event-receipts.js';
 import type { WorkspaceRef } from '../domain/workspaces/settings.js';
@@ -13,7 +14,7 @@ import { createDistributionTenancy, type DistributionTenancy } from '../slack/in
 import { ackUnanswered, dropRedeliveredEvents } from '../slack/listening/middleware.js';
 import { createDirectWebApi, type DirectWebApi } from '../slack/web-api/direct-web-api.js';
 import { createSlackGateway, createUserLister, POST_CLIENT_OPTIONS } from '../slack/web-api/gateway.js';
-import { createSlackPacer, UNPACED, type SlackPacer, type SlackPacingOptions } from '../slack/web-api/pacing.js';
+import { createSlackPacer, type SlackPacer, type SlackPacingOptions, UNPACED } from '../slack/web-api/pacing.js';
 import { perWorkspace, singleWorkspace, type SlackWorkspaces } from '../slack/web-api/workspace-gateways.js';
 import type { AppPart } from './parts.js';
 import type { SlackReceiversPart } from './slack-receivers.js';

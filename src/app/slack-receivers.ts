@@ -1,12 +1,13 @@
 // How Slack reaches the app: POST /slack/events whenever there is a signing secret (always over HTTP;
 // optional in Socket Mode), and the Socket Mode connection when SLACK_APP_TOKEN is set.
 import type { Receiver } from '@slack/bolt';
+
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import { SlackReceiver } from '../http/slack-receiver.js';
 import type { AppMetrics } from '../observability/metrics.js';
 import { SocketModeConnection, type SocketModeConnectionOptions } from '../socket-mode/connection.js';
-import { stopPassesWithin, type AppPart } from './parts.js';
+import { type AppPart, stopPassesWithin } from './parts.js';
 
 export interface SlackReceiversPart extends AppPart {
   httpReceiver: SlackReceiver | undefined;

@@ -7,7 +7,7 @@ import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
 import type { ChangeFeed } from '../domain/workspaces/change-feed.js';
 import { createSettingsStore, type SettingsStore } from '../domain/workspaces/settings.js';
 import type { DistributionTenancy } from '../slack/install/tenancy.js';
-import { stopPassesWithin, type AppPart } from './parts.js';
+import { type AppPart, stopPassesWithin } from './parts.js';
 
 export interface WorkspaceCachesPart extends AppPart {
   settings: SettingsStore;

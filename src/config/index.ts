@@ -1,7 +1,8 @@
 // Application configuration, read once from the environment and validated with zod
 // (the README's configuration table). A missing or malformed variable stops start-up with one line naming it.
 import { z } from 'zod';
-import { KeyRingError, parseKeyRing, type KeyRing } from '../secrets/key-ring.js';
+
+import { type KeyRing, KeyRingError, parseKeyRing } from '../secrets/key-ring.js';
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

@@ -4,11 +4,13 @@
 // build and data files), and a PGlite one never loads postgres.js (docs/operations.md, idle memory).
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+
 import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import * as schema from './schema/index.js';
+
 import { createSlots, type Slots } from '../lib/slots.js';
+import * as schema from './schema/index.js';
 
 export type Schema = typeof schema;
 /** Either driver's drizzle handle; code above this module never knows which one it has. */

@@ -1,10 +1,10 @@
 // `npm run keys:rotate`: re-seals every stored secret under the first key of KUDOS_ENCRYPTION_KEY
 // (docs/security.md, "Rotating the key"). Applies migrations first, so it also works on a database
 // the app has not opened yet. Exit code 1 when a value could not be opened with any key of the ring.
+import { KeyRingError, parseKeyRing } from '../secrets/key-ring.js';
 import { connectDatabase } from './client.js';
 import { migrateDatabase } from './migrate.js';
 import { rotateSealedColumns } from './rotate-keys.js';
-import { KeyRingError, parseKeyRing } from '../secrets/key-ring.js';
 
 let ring;
 try {

@@ -1,9 +1,11 @@
 // Applies the committed SQL migrations in ./migrations with drizzle's migrator for the driver in use.
 import { fileURLToPath } from 'node:url';
+
 import type { PgliteDatabase } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
+
 import type { DatabaseConnection, Schema } from './client.js';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../migrations', import.meta.url));

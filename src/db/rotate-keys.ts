@@ -5,9 +5,10 @@
 // is never overwritten with an older one. A value that no key of the ring opens is counted and named
 // (table, column, row), never printed, and the run goes on; the caller exits non-zero.
 import { and, asc, eq, getTableColumns, gt, isNotNull, type SQL } from 'drizzle-orm';
+
+import type { KeyRing } from '../secrets/key-ring.js';
 import type { Database } from './client.js';
 import { SEALED_COLUMNS, type SealedColumn } from './sealed-columns.js';
-import type { KeyRing } from '../secrets/key-ring.js';
 
 export interface RotationReport {
   /** Per column: values re-sealed, already under the first key, changed meanwhile, unreadable. */

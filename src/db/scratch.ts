@@ -1,6 +1,7 @@
 // A throwaway PostgreSQL database next to the one DATABASE_URL names: tests and benchmarks each get
 // their own, so parallel runs never share tables, and it is dropped (even with open sessions) after.
 import { randomBytes } from 'node:crypto';
+
 import postgres from 'postgres';
 
 export interface ScratchDatabase {

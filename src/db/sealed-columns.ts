@@ -3,6 +3,7 @@
 // exactly these; the stores seal and open with the same `context` functions, so the two cannot drift.
 // A table with a sealed column adds one entry here (its primary key must be one text column).
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+
 import { installations, rewardsConnections, workflowStepRuns } from './schema/index.js';
 
 export interface SealedColumn {

@@ -5,8 +5,9 @@
 // Grid org in the simulator, with a workspace switcher.
 // SIMULATOR_RATE_LIMITS=off (or a multiplier such as 10): the simulator's Slack rate limits (on by default).
 import { mkdirSync } from 'node:fs';
-import { startDevStack } from './stack.js';
+
 import { rateLimitSettingsFrom } from '../simulator/rate-limits.js';
+import { startDevStack } from './stack.js';
 
 const port = Number(process.env.PORT ?? 3000);
 // Distribution mode keeps its own database: its installations and workspaces are not single mode's.

@@ -1,11 +1,12 @@
 // The whole product offline in one process: Rewards emulator + Kudos app (embedded PGlite) + Slack
 // workspace simulator with its web UI. Used by `npm run dev` (main.ts) and the browser tests.
 import { dirname, join, resolve } from 'node:path';
-import { startApp, type RunningApp } from '../app.js';
+
+import { type RunningApp, startApp } from '../app.js';
 import { loadConfig } from '../config/index.js';
 import { createLogger, type LogLevel } from '../config/logger.js';
-import { startEmulator, type RunningEmulator } from '../emulator/server.js';
-import { startSlackSimulator, type RateLimitSettings, type SlackSimulator } from '../simulator/slack.js';
+import { type RunningEmulator, startEmulator } from '../emulator/server.js';
+import { type RateLimitSettings, type SlackSimulator, startSlackSimulator } from '../simulator/slack.js';
 
 /** Shared by the simulator (signs) and the app (verifies); a local-only value, not a secret. */
 export const DEV_SIGNING_SECRET = 'kudos-dev-signing-secret';

@@ -1,20 +1,21 @@
-import { Hono, type Context, type MiddlewareHandler, type Next } from 'hono';
+import { type Context, Hono, type MiddlewareHandler, type Next } from 'hono';
+
 import { ApiError, errorBody } from './errors.js';
-import { newId } from './ids.js';
 import type { EmulatorApp, EmulatorEnv } from './http/types.js';
-import { rateLimitedHeaders, rateLimitHeaders } from './state/rate-limit.js';
-import type { FaultRule } from './state/faults.js';
-import { randomFaultsOf } from './state/random-faults.js';
-import type { EmulatorCore } from './state/core.js';
-import { registerTokenRoutes } from './routes/token.js';
+import { newId } from './ids.js';
+import { registerBalanceRoutes } from './routes/balance.js';
+import { registerCampaignRoutes } from './routes/campaigns.js';
 import { registerCatalogRoutes } from './routes/catalog.js';
 import { registerControlRoutes } from './routes/control.js';
-import { registerOrderRoutes } from './routes/orders.js';
-import { registerCampaignRoutes } from './routes/campaigns.js';
-import { registerTemplateRoutes } from './routes/templates.js';
-import { registerRecipientRoutes } from './routes/recipients.js';
 import { registerGroupRoutes } from './routes/groups.js';
-import { registerBalanceRoutes } from './routes/balance.js';
+import { registerOrderRoutes } from './routes/orders.js';
+import { registerRecipientRoutes } from './routes/recipients.js';
+import { registerTemplateRoutes } from './routes/templates.js';
+import { registerTokenRoutes } from './routes/token.js';
+import type { EmulatorCore } from './state/core.js';
+import type { FaultRule } from './state/faults.js';
+import { randomFaultsOf } from './state/random-faults.js';
+import { rateLimitedHeaders, rateLimitHeaders } from './state/rate-limit.js';
 
 /** Route wiring: request id, faults, body cap, auth, rate limit; then one file per resource. */
 export function createEmulatorApp(core: EmulatorCore): EmulatorApp {

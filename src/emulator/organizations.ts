@@ -8,6 +8,7 @@
 // control routes are the usual ones under `/_emulator/orgs/{orgId}/…` (its own clock and faults).
 // `POST /_emulator/reset` on the default organization removes the added ones.
 import { z } from 'zod';
+
 import { createEmulatorApp } from './app.js';
 import type { EmulatorConfig } from './config.js';
 import { EmulatorCore } from './state/core.js';

@@ -1,9 +1,11 @@
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { serve } from '@hono/node-server';
+
 import { loadEmulatorConfig } from './config.js';
-import { EmulatorCore } from './state/core.js';
 import { Organizations } from './organizations.js';
+import { EmulatorCore } from './state/core.js';
 
 export interface EmulatorOptions {
   port?: number;

@@ -2,6 +2,7 @@
 // Mode it adds `slack: "connected" | "connecting"`, and answers 503 while Slack refuses the app token
 // or has disabled Socket Mode (`slackError` says which).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { pingDatabase } from '../db/client.js';
 import type { SocketState } from '../socket-mode/connection.js';
 import { sendJson } from './body.js';

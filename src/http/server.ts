@@ -1,8 +1,9 @@
 // The one HTTP server of the app (the README's HTTP routes): Slack, Rewards webhooks, health.
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomBytes } from 'node:crypto';
-import { withLogContext, type Logger } from '../config/logger.js';
+
+import { type Logger, withLogContext } from '../config/logger.js';
 import { sendJson } from './body.js';
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;

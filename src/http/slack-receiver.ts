@@ -2,11 +2,13 @@
 // BEFORE verifying, refuses timestamps more than 5 minutes off in either direction, parses forms
 // whatever their charset parameter, and answers malformed payloads with 400 without disturbing the app.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+
 import type { Logger } from '../config/logger.js';
-import { BodyTooLargeError, DEFAULT_BODY_LIMIT_BYTES, readBody, sendJson } from './body.js';
-import { answerListenerFailure, requestKind, type FailureAnswer } from '../slack/listening/listener-failure.js';
+import { answerListenerFailure, type FailureAnswer, requestKind } from '../slack/listening/listener-failure.js';
 import { ignoredKindLog, slackPayloadProblem, unusedSlackKind } from '../slack/listening/payload-shape.js';
+import { BodyTooLargeError, DEFAULT_BODY_LIMIT_BYTES, readBody, sendJson } from './body.js';
 import { verifySlackSignature } from './slack-signature.js';
 
 export interface SlackReceiverOptions {

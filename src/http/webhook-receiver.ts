@@ -10,13 +10,14 @@
 //      arrivals during an insert share the next one (event-batcher.ts).
 // Processing happens later, in the background (src/webhooks/processor.ts), so the answer stays fast under load.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
-import { BodyTooLargeError, readBody, sendJson } from './body.js';
 import { verifyWebhookSignature, WEBHOOK_SIGNATURE_HEADER } from '../rewards/index.js';
 import { isBareChallenge, parseDelivery } from '../webhooks/envelope.js';
 import { createEventBatcher } from '../webhooks/event-batcher.js';
 import type { EventSource } from '../webhooks/event-store.js';
+import { BodyTooLargeError, readBody, sendJson } from './body.js';
 
 /** Deliveries are small JSON envelopes; 256 KB leaves room for any plausible event. */
 export const WEBHOOK_BODY_LIMIT_BYTES = 256 * 1024;

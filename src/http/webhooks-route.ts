@@ -3,9 +3,10 @@
 // POST /webhooks/rewards/{connectionId} (distribution mode): the same receiver, verified with that
 // connection's own webhook secret, its events stored with the connection's workspace.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createWebhookReceiver } from './webhook-receiver.js';
-import type { RouteDeps } from './routes.js';
+
 import type { RewardsConnectionStore } from '../domain/accounts/rewards-connections.js';
+import type { RouteDeps } from './routes.js';
+import { createWebhookReceiver } from './webhook-receiver.js';
 
 export const CONNECTION_WEBHOOK_PATH = '/webhooks/rewards/';
 

@@ -7,6 +7,7 @@
 // the app, the emulator and the simulator (which otherwise stand alone) share it.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+
 import type * as DateFnsTz from 'date-fns-tz';
 
 let loaded: typeof DateFnsTz | undefined;

@@ -2,8 +2,9 @@
 // No auth, like most exporters: expose it on an internal port or block it at the load balancer
 // (docs/operations.md). It reveals counts and latencies, never ids, e-mails or secrets.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { Logger } from '../config/logger.js';
-import { METRICS_CONTENT_TYPE, type AppMetrics } from './metrics.js';
+import { type AppMetrics, METRICS_CONTENT_TYPE } from './metrics.js';
 
 export function createMetricsRoute(
   metrics: AppMetrics,

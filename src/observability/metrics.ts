@@ -7,6 +7,7 @@
 // Gauges that describe stored state (kudos by state, worker queue depth, age of the oldest job) are
 // read from the database when scraped, so every instance reports the same truth and nothing drifts.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
 import type { Database } from '../db/client.js';
 import type { CallInfo } from '../rewards/types.js';
 import { readNoticeBacklog, readQueueState, readStateCounts, readWebhookEventCounts } from './queries.js';

@@ -2,7 +2,8 @@
 // `group by status` and the worker's own "needs work" predicate (src/domain/sending/kudos-store.ts), whose
 // pending part is served by the partial index kudos_work_idx.
 import { sql } from 'drizzle-orm';
-import { rowsOf, type Database } from '../db/client.js';
+
+import { type Database, rowsOf } from '../db/client.js';
 
 export interface QueueState {
   ready: number;

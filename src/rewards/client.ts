@@ -9,7 +9,7 @@ import { groupsResource } from './resources/groups.js';
 import { ordersResource } from './resources/orders.js';
 import { recipientsResource } from './resources/recipients.js';
 import { templatesResource } from './resources/templates.js';
-import { Transport, abortableSleep } from './transport.js';
+import { abortableSleep, Transport } from './transport.js';
 import { ALL_SCOPES, type RewardsClient, type RewardsClientOptions } from './types.js';
 
 export const DEFAULTS = {

@@ -2,6 +2,7 @@
 // tolerant of plausible variations (numbers as strings, 0/1 for booleans, missing optional fields);
 // they normalise money to exact decimal strings and timestamps to Dates (no offset = UTC).
 import { z } from 'zod';
+
 import { isDecimal, normalizeDecimal } from './money.js';
 import { tryParseApiTimestamp } from './time.js';
 

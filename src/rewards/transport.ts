@@ -1,14 +1,16 @@
 // The one HTTP transport of the client: undici with a keep-alive Agent, per-attempt timeouts, caller
 // abort signals, the rate-limit budget, the 401 renew-once rule, the retry policy and the onCall hook.
 import { setTimeout as delay } from 'node:timers/promises';
+
 import { Agent, request } from 'undici';
+
 import {
+  errorFromResponse,
   RewardsAbortError,
   RewardsApiError,
   RewardsConnectionError,
   RewardsError,
   RewardsTimeoutError,
-  errorFromResponse,
 } from './errors.js';
 import { RateLimitBudget, retryDelayMs, serverRetryDelayMs } from './rate-limit.js';
 import type { CallInfo, RateGate } from './types.js';

@@ -1,6 +1,8 @@
 // Webhook helpers (spec part 6): signature verification and body parsing for the receiver.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+
 import { z } from 'zod';
+
 import { RewardsWebhookPayloadError } from './errors.js';
 import { decimalSchema, integerSchema, timestampSchema } from './schemas.js';
 

@@ -2,21 +2,22 @@
 // payload shapes, then applies the app's answer (slash-command ack text, view_submission
 // response_action) to the simulated workspace as Slack's client would.
 import { randomBytes } from 'node:crypto';
+
 import { checkMessageContent, checkView } from './limits.js';
 import { formEncode, signedHeaders } from './signing.js';
+import type { EnvelopeType, SocketModeServer } from './socket-mode.js';
 import {
+  type Json,
   MAX_VIEW_STACK,
+  type Message,
   RESPONSE_URL_MAX_USES,
   RESPONSE_URL_TTL_MS,
-  withBlockIds,
   type ResponseUrl,
-  type Json,
-  type Message,
   type SimulatorState,
   type View,
+  withBlockIds,
   type WorkflowStepRun,
 } from './state.js';
-import type { EnvelopeType, SocketModeServer } from './socket-mode.js';
 import { initialStateValues } from './view-state.js';
 
 export interface AppAnswer {

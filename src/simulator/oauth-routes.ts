@@ -3,6 +3,7 @@
 // Cancel; POST redirects the browser to the app's /slack/oauth_redirect with a one-time `code` (or
 // `error=access_denied`) and the `state` it was given, as Slack does.
 import type { ServerResponse } from 'node:http';
+
 import type { SimInstalls } from './installs.js';
 
 const esc = (text: string) =>

@@ -2,7 +2,9 @@
 // shows the same Slack history as the app's database remembers. Writes are debounced and atomic.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+
 import { z } from 'zod';
+
 import type { PersistedState, SimulatorState } from './state.js';
 
 const Saved = z.object({

@@ -6,17 +6,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
-import { SlackDriver, type AppAnswer, type ClickTarget } from './driver.js';
-import { seedWorkspace, type Workspace } from './seed.js';
-import { SimulatorState, type ApiCall, type Message, type View, type WorkflowStepRun } from './state.js';
-import { persistTo } from './persistence.js';
-import { handleUiRequest } from './ui-routes.js';
-import { SIMULATOR_APP_TOKEN, SocketModeServer } from './socket-mode.js';
-import { callWebApi } from './web-api.js';
+
+import { z } from 'zod';
+
+import { type AppAnswer, type ClickTarget, SlackDriver } from './driver.js';
 import { defaultTeams, SimInstalls, type SimOAuthOptions, type SimTeam } from './installs.js';
 import { authorizePage, handleAuthorize } from './oauth-routes.js';
-import { SimulatorRateLimits, type RateLimitCounts, type RateLimitSettings, type StormOptions } from './rate-limits.js';
-import { z } from 'zod';
+import { persistTo } from './persistence.js';
+import { type RateLimitCounts, type RateLimitSettings, SimulatorRateLimits, type StormOptions } from './rate-limits.js';
+import { seedWorkspace, type Workspace } from './seed.js';
+import { SIMULATOR_APP_TOKEN, SocketModeServer } from './socket-mode.js';
+import { type ApiCall, type Message, SimulatorState, type View, type WorkflowStepRun } from './state.js';
+import { handleUiRequest } from './ui-routes.js';
+import { callWebApi } from './web-api.js';
 
 export type { ApiCall, Message, View, WorkflowStepRun } from './state.js';
 export type { Workspace } from './seed.js';

@@ -18,7 +18,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+
+import { type WebSocket, WebSocketServer } from 'ws';
 
 export type EnvelopeType = 'events_api' | 'slash_commands' | 'interactive';
 type Json = Record<string, unknown>;

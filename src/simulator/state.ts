@@ -1,10 +1,11 @@
 // Everything the simulated Slack remembers: messages (with updates, threads, ephemerals), modal stacks
 // per user, published Home tabs, trigger_ids, response_urls, and the log of Web API calls.
 // Handlers (web-api.ts, driver.ts) parse and serialize; the rules live here.
-import type { SimInstalls } from './installs.js';
 import { randomBytes } from 'node:crypto';
-import type { Workspace, WorkspaceUser } from './seed.js';
+
+import type { SimInstalls } from './installs.js';
 import { SimulatorRateLimits } from './rate-limits.js';
+import type { Workspace, WorkspaceUser } from './seed.js';
 
 export type Json = Record<string, unknown>;
 export type Block = Record<string, unknown>;

@@ -3,12 +3,14 @@
 // input into the same driver calls tests use. Updates are pushed as server-sent events (/_ui/events).
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import { z } from 'zod';
+
 import type { SlackDriver } from './driver.js';
 import type { Workspace } from './seed.js';
 import type { Json, Message, SimulatorState } from './state.js';
 import { stateFromRaw } from './view-state.js';
-import { renderBlocks, renderMessage, renderModal, type RenderContext } from './web/render.js';
+import { renderBlocks, type RenderContext, renderMessage, renderModal } from './web/render.js';
 
 export interface UiContext {
   state: SimulatorState;

@@ -2,8 +2,8 @@
 // answering Slack's shapes (HTTP 200 with `ok`, `error`, `response_metadata.messages`).
 import { getTimezoneOffset } from '../lib/date-fns-tz.js';
 import { checkMessageContent, checkView, viewTooLarge } from './limits.js';
-import { MAX_VIEW_STACK, withBlockIds, type Json, type Message, type SimulatorState } from './state.js';
 import type { WorkspaceUser } from './seed.js';
+import { type Json, MAX_VIEW_STACK, type Message, type SimulatorState, withBlockIds } from './state.js';
 
 type Answer = Json & { ok: boolean; error?: string };
 type Handler = (state: SimulatorState, args: Json) => Answer;

@@ -1,16 +1,17 @@
 // Registers every feature's listeners on the Bolt app.
 import type { App } from '@slack/bolt';
-import type { ListenerDeps } from './listening/listener-deps.js';
-import { answeringInTime } from './listening/answer-in-time.js';
-import { teller, type Clicker } from './listening/tell-clicker.js';
-import { workspaceOf } from './listening/listener-deps.js';
-import { BounceFix, Campaigns, Celebrations, Finance, Home, RewardsConnect, Templates } from './ids.js';
+
 import * as approvals from './approvals/listeners.js';
 import * as automations from './automations/listeners.js';
 import * as finance from './finance/listeners.js';
 import * as home from './home/listeners.js';
+import { BounceFix, Campaigns, Celebrations, Finance, Home, RewardsConnect, Templates } from './ids.js';
 import * as install from './install/listeners.js';
 import * as kudosCommand from './kudos-command/listeners.js';
+import { answeringInTime } from './listening/answer-in-time.js';
+import type { ListenerDeps } from './listening/listener-deps.js';
+import { workspaceOf } from './listening/listener-deps.js';
+import { type Clicker, teller } from './listening/tell-clicker.js';
 import * as orders from './orders/listeners.js';
 import * as recognition from './recognition/listeners.js';
 import * as rewardLinks from './reward-links/listeners.js';

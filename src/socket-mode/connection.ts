@@ -14,8 +14,9 @@
 //   acknowledged and logged once instead of crashing or being redelivered forever;
 // - an ack that can no longer be sent (the socket went away) is one warning, not a listener error:
 //   Slack redelivers what it did not get, as over HTTP.
-import { SocketModeReceiver, type Logger as BoltLogger, LogLevel } from '@slack/bolt';
+import { type Logger as BoltLogger, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import type { SocketModeClient } from '@slack/socket-mode';
+
 import type { Logger } from '../config/logger.js';
 import { answerListenerFailure } from '../slack/listening/listener-failure.js';
 import { EnvelopeGate } from './envelope-gate.js';

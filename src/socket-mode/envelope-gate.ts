@@ -13,6 +13,7 @@
 //   acknowledged, logged once per kind at debug, never handed to Bolt (as over HTTP);
 // - anything else: remembered as "in hand" until acknowledged, and handed to the client as is.
 import type { SocketModeClient } from '@slack/socket-mode';
+
 import type { Logger } from '../config/logger.js';
 import { ignoredKindLog, slackPayloadProblem, unusedSlackKind } from '../slack/listening/payload-shape.js';
 

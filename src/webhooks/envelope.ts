@@ -1,8 +1,9 @@
 // What a delivery body may be (spec part 6): the registration challenge `{challengeToken}`, or an
 // event envelope `{eventId, eventType, createdAt, data}`. Validated with zod; unknown event types
 // are valid envelopes (stored and acknowledged), `order.created` data is checked on arrival.
-import { isWellFormedText } from '../domain/sending/message-text.js';
 import { z } from 'zod';
+
+import { isWellFormedText } from '../domain/sending/message-text.js';
 import { orderCreatedDataSchema, tryParseApiTimestamp } from '../rewards/index.js';
 
 export const challengeSchema = z.strictObject({ challengeToken: z.string().min(1).max(1000) });

@@ -2,8 +2,9 @@
 // changes nothing), claimed by processors with FOR UPDATE SKIP LOCKED plus a lease (safe across
 // instances; a crashed processor's claim simply expires), and deleted 8 days after processing.
 import { and, asc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+
 import type { Database } from '../db/client.js';
-import { webhookEvents, type WebhookEventRow } from '../db/schema/index.js';
+import { type WebhookEventRow, webhookEvents } from '../db/schema/index.js';
 
 /** Processed events are kept this long: the only replay defence, and it must outlast 7 days. */
 export const EVENT_RETENTION_DAYS = 8;

@@ -8,13 +8,14 @@
 //     the notification channel, once;
 //   - an order our credentials cannot see (404: the other environment) is ignored.
 import { and, eq, or, sql } from 'drizzle-orm';
+
 import type { Database } from '../db/client.js';
-import { kudos, rewardLinkRequests, type KudosRow, type RewardLinkRequestRow } from '../db/schema/index.js';
+import { kudos, type KudosRow, type RewardLinkRequestRow, rewardLinkRequests } from '../db/schema/index.js';
 import { postOnce } from '../domain/notices/outbox.js';
-import { scheduleOrderCheck } from '../domain/sending/order-check-schedule.js';
 import { partCount, partOfKey, sendKeyOf } from '../domain/sending/kudos-parts.js';
 import { promoteFoundKudosOrder, promoteFoundOrder, updateKudos } from '../domain/sending/kudos-store.js';
-import { isRewardsError, orderCreatedDataSchema, type Order } from '../rewards/index.js';
+import { scheduleOrderCheck } from '../domain/sending/order-check-schedule.js';
+import { isRewardsError, type Order, orderCreatedDataSchema } from '../rewards/index.js';
 import type { EventProcessor } from './processor.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -11,13 +11,14 @@
 // every request runs in the rate budget's background lane (src/domain/pacing/rewards-rate-budget.ts): it waits
 // while sends placed from Slack use the account's budget.
 import { and, eq, inArray, isNull, like, or, sql } from 'drizzle-orm';
+
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
 import { kudos, orderChecks, webhookEvents } from '../db/schema/index.js';
-import type { OrderSummary, RewardsClient } from '../rewards/index.js';
 import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
-import type { EventSource } from './event-store.js';
 import { inBackgroundLane } from '../domain/pacing/rewards-rate-budget.js';
+import type { OrderSummary, RewardsClient } from '../rewards/index.js';
+import type { EventSource } from './event-store.js';
 import { storeEvent } from './event-store.js';
 
 export const POLL_EVENT_PREFIX = 'poll:order.created:';

@@ -13,6 +13,12 @@
 // (src/domain/pacing/rewards-rate-budget.ts): the account's one budget, shared with the sends, which come first.
 // Everything is claimed in the database, so several instances and restarts are safe.
 import { randomUUID } from 'node:crypto';
+
+import type { Logger } from '../config/logger.js';
+import type { Database } from '../db/client.js';
+import type { BackgroundDeps } from '../domain/notices/background-deps.js';
+import { expireNoticeMessages } from '../domain/notices/outbox.js';
+import { recoverStuckResends } from '../domain/orders/bounce-resend.js';
 import {
   CHECK_BATCH_SIZE,
   CHECK_SLOT_MS,
@@ -20,21 +26,16 @@ import {
   dueChecksReady,
   runOrderChecks,
 } from '../domain/orders/order-checks.js';
-import { DEFAULT_CHECK_DELAYS_MS, scheduleMissingKudosChecks } from '../domain/sending/order-check-schedule.js';
-import { expireNoticeMessages } from '../domain/notices/outbox.js';
+import { inBackgroundLane } from '../domain/pacing/rewards-rate-budget.js';
 import { expireIdleSchedules } from '../domain/pacing/slack-call-schedules.js';
 import { placeRewardLinkRequest, resumePendingRewardLinkRequests } from '../domain/reward-links/reward-links.js';
-import { recoverStuckResends } from '../domain/orders/bounce-resend.js';
 import { reconcileCancelIntents } from '../domain/sending/cancel-scheduled.js';
-import { deleteExpiredEvents } from './event-store.js';
+import { DEFAULT_CHECK_DELAYS_MS, scheduleMissingKudosChecks } from '../domain/sending/order-check-schedule.js';
 import { createPeriodicJob, type PeriodicJob } from '../lib/periodic-job.js';
-import { createOrderPoller, type OrderPoller, type OrderPollerOptions } from './order-poller.js';
-import { inBackgroundLane } from '../domain/pacing/rewards-rate-budget.js';
+import { deleteExpiredEvents } from './event-store.js';
 import { orderCreatedProcessor } from './order-created.js';
-import { processEventBatch, type EventProcessor } from './processor.js';
-import type { BackgroundDeps } from '../domain/notices/background-deps.js';
-import type { Database } from '../db/client.js';
-import type { Logger } from '../config/logger.js';
+import { createOrderPoller, type OrderPoller, type OrderPollerOptions } from './order-poller.js';
+import { type EventProcessor, processEventBatch } from './processor.js';
 
 export const EVENT_PROCESSORS: readonly EventProcessor[] = [orderCreatedProcessor];
 

@@ -3,8 +3,8 @@
 // an error). A failure is retried with backoff; after MAX_EVENT_ATTEMPTS it is given up and kept,
 // with its error, until the retention cleanup.
 import type { WebhookEventRow } from '../db/schema/index.js';
-import { claimEvents, markEventFailed, markEventProcessed } from './event-store.js';
 import type { BackgroundDeps } from '../domain/notices/background-deps.js';
+import { claimEvents, markEventFailed, markEventProcessed } from './event-store.js';
 
 export interface EventContext extends BackgroundDeps {
   /** Delay before the first completion check of an order. */

@@ -7,9 +7,10 @@
 // sender), PGlite and PostgreSQL.
 import { eq, isNull } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { kudos, orderChecks, recipientMappings, webhookEvents, type KudosRow } from '../../src/db/schema/index.js';
-import type { Message, SlackSimulator } from '../../src/simulator/slack.js';
+
+import { kudos, type KudosRow, orderChecks, recipientMappings, webhookEvents } from '../../src/db/schema/index.js';
 import { workspacePerson } from '../../src/simulator/seed.js';
+import type { Message, SlackSimulator } from '../../src/simulator/slack.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../support/app.js';
 import { envelope, postWebhook, signed } from '../webhooks/support.js';
 

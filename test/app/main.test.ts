@@ -1,10 +1,12 @@
 // `npm start` refuses to start half-configured: one line per problem, exit code 1, nothing listening.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+
 import { describe, expect, it } from 'vitest';
+
 import { startSlackSimulator } from '../../src/simulator/slack.js';
-import { startTestEmulator } from '../support/emulator.js';
 import { createTestDatabase } from '../support/db.js';
+import { startTestEmulator } from '../support/emulator.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

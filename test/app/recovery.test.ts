@@ -1,9 +1,11 @@
 // The worker survives crashes and shares work: rows are resumed with their own idempotency key,
 // and several instances on one PostgreSQL never place an order twice.
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import type { RunningApp } from '../../src/app.js';
+
 import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+
+import type { RunningApp } from '../../src/app.js';
 import { kudos, notifications } from '../../src/db/schema/index.js';
 import { eventually, sendModalValues, useAppPerTest } from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';

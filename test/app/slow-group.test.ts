@@ -5,10 +5,11 @@
 // the Rewards emulator over HTTP, PGlite and PostgreSQL.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos } from '../../src/db/schema/index.js';
+import { workspacePerson } from '../../src/simulator/seed.js';
 import type { SlackSimulator } from '../../src/simulator/slack.js';
 import { eventually, sendModalValues, useAppPerTest } from '../support/app.js';
-import { workspacePerson } from '../../src/simulator/seed.js';
 
 const GROUP_SIZE = 1500;
 const e2e = useAppPerTest({

@@ -4,6 +4,7 @@
 // grace the test gives; no duration is measured here, the test's own timeout is the bound.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos } from '../../src/db/schema/index.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';

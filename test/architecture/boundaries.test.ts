@@ -1,10 +1,11 @@
 // The boundary rules (.dependency-cruiser.cjs, `npm run check:boundaries` in .ci/run) hold on src/,
 // and each rule broken on purpose in a scratch tree fails the check: the rules are not vacuous.
-import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { cruise, type ICruiseOptions, type IConfiguration } from 'dependency-cruiser';
+
+import { cruise, type IConfiguration, type ICruiseOptions } from 'dependency-cruiser';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const config = createRequire(import.meta.url)('../../.dependency-cruiser.cjs') as IConfiguration;

@@ -3,8 +3,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { afterAll, describe, expect, it } from 'vitest';
-import { startDevStack, type DevStack } from '../../src/dev/stack.js';
+
+import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kudos-dev-'));
 let stack: DevStack | undefined;

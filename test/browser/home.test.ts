@@ -1,9 +1,11 @@
 // App Home by role in a real browser (Debian's chromium) against the dev stack: a sender, an approver
 // and an admin each open the Kudos app's Home tab. The screenshots go to docs/ (used in the README).
 import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDevStack, type DevStack } from '../../src/dev/stack.js';
+
+import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 import { sendModalValues } from '../support/app.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

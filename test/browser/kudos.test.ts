@@ -1,10 +1,12 @@
 // The product in a real browser: Debian's chromium (never downloaded by a tool) driven by playwright-core
 // against the dev stack (emulator + app on an in-memory database + simulator web UI) on free ports.
 import { existsSync, mkdirSync } from 'node:fs';
+
 import { formatInTimeZone } from 'date-fns-tz';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDevStack, type DevStack } from '../../src/dev/stack.js';
+
+import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = 'test-results/screenshots';

@@ -3,9 +3,11 @@
 // requested by one admin and approved by the other with the buttons, the Money section of App Home and
 // /kudos ledger. The screenshots go to docs/ (docs/money.md).
 import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDevStack, type DevStack } from '../../src/dev/stack.js';
+
+import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 import { sendModalValues } from '../support/app.js';
 import { noticesSettled } from '../support/notices-settled.js';
 

@@ -1,10 +1,11 @@
 // The app as operators run it (`npm start`): the compiled build, `node dist/main.js`, in a child
 // process configured from the environment, with its JSON log lines collected. Used by the SIGTERM
 // test, the chaos test and the benchmarks. dist/ is (re)built once per process before the first start.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
 import { buildApp, DIST_MAIN } from '../../scripts/build.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -10,11 +10,12 @@
 // every card charged is recorded, cent for cent.
 import { formatInTimeZone } from 'date-fns-tz';
 import { and, eq, inArray, like, sql } from 'drizzle-orm';
+
 import { automationOccurrences, celebrationRules, kudos } from '../../src/db/schema/index.js';
-import { skipOccurrence, saveCelebrationRule } from '../../src/domain/automations/automation-runner.js';
+import { saveCelebrationRule, skipOccurrence } from '../../src/domain/automations/automation-runner.js';
 import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/automations/celebration-csv.js';
 import type { WorkspaceUser } from '../../src/simulator/seed.js';
-import { cents, LINKS_ADMIN, listOrders, until, type MoneyFaultsContext } from './money-steps.js';
+import { cents, LINKS_ADMIN, listOrders, type MoneyFaultsContext, until } from './money-steps.js';
 
 const PEOPLE = Array.from({ length: 30 }, (_, i) => `U_CHAOS_BDAY${String(i + 1).padStart(2, '0')}`);
 const SKIPPED = PEOPLE.slice(0, 10);

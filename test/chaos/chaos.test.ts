@@ -6,6 +6,7 @@
 // notice exactly once (the notice outbox). `npm run chaos -- --kudos 1000 --faults 0.3` runs it
 // larger, with the approvals race and the database cut (test/chaos/run.ts).
 import { describe, expect, it } from 'vitest';
+
 import { AMOUNT_CENTS, runChaos } from './chaos.js';
 
 describe('chaos', () => {

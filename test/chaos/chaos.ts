@@ -13,22 +13,23 @@
 // completion notice, confirmation and decision notice posted once, the balance moved by exactly the
 // total placed, nothing stuck. It also reports what the app did around the cut and the kill.
 import { eq, inArray, sql } from 'drizzle-orm';
+
+import { benchUserId, benchWorkspace } from '../../bench/app-stack.js';
 import { approvalRequests, auditEvents, kudos, notifications, orderChecks } from '../../src/db/schema/index.js';
+import { sendKeyOf } from '../../src/domain/sending/kudos-parts.js';
 import { startEmulator } from '../../src/emulator/server.js';
 // The emulator's seeded PRNG (mulberry32): the run's choices (who races whom, in which order) repeat with the same seed.
 import { seededRandom } from '../../src/emulator/state/random-faults.js';
 import { startSlackSimulator, type View } from '../../src/simulator/slack.js';
-import { benchUserId, benchWorkspace } from '../../bench/app-stack.js';
 import { sendModalValues } from '../support/app.js';
 import { createTestDatabase } from '../support/db.js';
-import { appEnv, startAppProcess, type AppProcess, type LogLine } from './app-process.js';
-import { startApproverCrowd, stillOpen, type ApproverCrowd, type RaceRecord } from './approvers.js';
-import { appConnectionCount, cutAppConnections, withApplicationName, type DatabaseCut } from './db-cut.js';
-import { startLoadBalancer } from './load-balancer.js';
-import { moneyFaultUsers, runMoneyFaults, type MoneyFaultsResult } from './money-faults.js';
+import { appEnv, type AppProcess, type LogLine, startAppProcess } from './app-process.js';
+import { type ApproverCrowd, type RaceRecord, startApproverCrowd, stillOpen } from './approvers.js';
+import { appConnectionCount, cutAppConnections, type DatabaseCut, withApplicationName } from './db-cut.js';
 import { firstPartsGroup } from './first-parts.js';
+import { startLoadBalancer } from './load-balancer.js';
+import { type MoneyFaultsResult, moneyFaultUsers, runMoneyFaults } from './money-faults.js';
 import { LINKS_ADMIN } from './money-steps.js';
-import { sendKeyOf } from '../../src/domain/sending/kudos-parts.js';
 
 export interface ChaosOptions {
   kudos: number;

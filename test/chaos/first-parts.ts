@@ -9,19 +9,20 @@
 // The balance is lowered by a transfer out and restored by a transfer in (both in the ledger), so the
 // run's balance check still sums to what was charged.
 import { eq, inArray } from 'drizzle-orm';
+
 import { kudos, recipientMappings, rewardLinkRequests } from '../../src/db/schema/index.js';
-import { kudosPartKey } from '../../src/domain/sending/kudos-parts.js';
 import { partKey } from '../../src/domain/reward-links/link-parts.js';
+import { kudosPartKey } from '../../src/domain/sending/kudos-parts.js';
 import type { WorkspaceUser, WorkspaceUsergroup } from '../../src/simulator/seed.js';
 import { sendModalValues } from '../support/app.js';
 import {
   cents,
   LINKS_ADMIN,
   listOrders,
+  type MoneyFaultsContext,
   openModal,
   submitUntilClosed,
   until,
-  type MoneyFaultsContext,
 } from './money-steps.js';
 
 export const PARTS_SENDER = 'U_CHAOS_PARTS';

@@ -3,6 +3,7 @@
 // lost mid-flight (the instance was killed) gets 502, and the Slack user retries.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { Agent, request } from 'undici';
 
 export interface LoadBalancer {

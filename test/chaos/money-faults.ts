@@ -13,8 +13,9 @@
 // - lost first parts and a slow part past the request's claim (first-parts.ts);
 // - birthdays dispatched while skipped and while their dates are corrected (automation-races.ts).
 // (The stalled worker and the lost answers are in the main run: chaos.ts.)
-import { eq, inArray, sql } from 'drizzle-orm';
 import { formatInTimeZone } from 'date-fns-tz';
+import { eq, inArray, sql } from 'drizzle-orm';
+
 import {
   approvalRequests,
   kudos,
@@ -22,22 +23,22 @@ import {
   rewardLinkRequests,
   workspaceSettings,
 } from '../../src/db/schema/index.js';
-import type { WorkspaceUser } from '../../src/simulator/seed.js';
 import { partKey } from '../../src/domain/reward-links/link-parts.js';
+import type { WorkspaceUser } from '../../src/simulator/seed.js';
 import { LINKS_STILL_WORKING } from '../../src/slack/reward-links/links-command.js';
 import { sendModalValues, viewSubmissionPayload } from '../support/app.js';
-import { automationRaceUsers, runAutomationRaces, type AutomationRacesResult } from './automation-races.js';
-import { firstPartsUsers, runFirstParts, type FirstPartsResult } from './first-parts.js';
+import { type AutomationRacesResult, automationRaceUsers, runAutomationRaces } from './automation-races.js';
+import { type FirstPartsResult, firstPartsUsers, runFirstParts } from './first-parts.js';
 import {
   cents,
   LINKS_ADMIN,
   listOrders,
+  type MoneyFaultsContext,
   openModal,
   postSigned,
   sleep,
   submitUntilClosed,
   until,
-  type MoneyFaultsContext,
 } from './money-steps.js';
 
 export const BUDGET_SENDER = 'U_CHAOS_BUDGET';

@@ -1,7 +1,7 @@
 // Steps the chaos run's money faults share: a simulated person opening and submitting the send
 // modal through the faults, waiting on the shared database, and reading the emulator's orders.
-import type { startSlackSimulator, View } from '../../src/simulator/slack.js';
 import { formEncode, signedHeaders } from '../../src/simulator/signing.js';
+import type { startSlackSimulator, View } from '../../src/simulator/slack.js';
 import type { TestDatabase } from '../support/db.js';
 
 export type Sim = Awaited<ReturnType<typeof startSlackSimulator>>;

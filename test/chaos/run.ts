@@ -5,7 +5,8 @@
 // Prints what held and exits 1 if anything did not.
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runChaos, type ChaosResult } from './chaos.js';
+
+import { type ChaosResult, runChaos } from './chaos.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { REQUIRED_ENV } from '../support/config.js';
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import type { TestEmulator } from '../support/emulator.js';
 import { apiClient, getToken, http, startDeterministicEmulator } from './helpers.js';
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { brandedOrder, cents, choiceOrder, key, useEmulator, type ApiClient } from './helpers.js';
+
+import { type ApiClient, brandedOrder, cents, choiceOrder, key, useEmulator } from './helpers.js';
 
 const t = useEmulator();
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { cents, key, useEmulator } from './helpers.js';
 
 const t = useEmulator();

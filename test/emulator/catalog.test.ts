@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import type { TestEmulator } from '../support/emulator.js';
-import { apiClient, getToken, startDeterministicEmulator, type ApiClient } from './helpers.js';
+import { type ApiClient, apiClient, getToken, startDeterministicEmulator } from './helpers.js';
 
 let emu: TestEmulator;
 let api: ApiClient;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach } from 'vitest';
+
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 
 /** Small HTTP helpers for driving the emulator over real HTTP in tests. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { choiceOrder, key, useEmulator } from './helpers.js';
 
 const t = useEmulator();

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { brandedOrder, cents, choiceOrder, key, useEmulator } from './helpers.js';
 
 const t = useEmulator();

@@ -1,6 +1,7 @@
 // Extension: more than one Rewards organization in one emulator (src/emulator/organizations.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type RunningEmulator } from '../../src/emulator/server.js';
+
+import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 
 let emulator: RunningEmulator;
 beforeAll(async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { startTestEmulator } from '../support/emulator.js';
 import { apiClient, choiceOrder, getToken, http, key, startDeterministicEmulator, useEmulator } from './helpers.js';
 

@@ -2,6 +2,7 @@
 // get a fault drawn from a weighted mix; a seed makes the draw repeatable; reset turns them off.
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import { RandomFaults, RandomFaultsSchema } from '../../src/emulator/state/random-faults.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { getToken, http } from './helpers.js';

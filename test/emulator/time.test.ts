@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { utcDay, utcPeriodBounds } from '../../src/emulator/time.js';
 
 // Spending limits add up the orders of the current UTC day and month (spec: daily and monthly limits).

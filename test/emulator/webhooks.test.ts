@@ -1,9 +1,11 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import type { TestEmulator } from '../support/emulator.js';
-import { apiClient, choiceOrder, startDeterministicEmulator, type ApiClient } from './helpers.js';
+import { type ApiClient, apiClient, choiceOrder, startDeterministicEmulator } from './helpers.js';
 
 /** A webhook receiver: answers the challenge, records deliveries, answers with a scripted status. */
 interface Receiver {

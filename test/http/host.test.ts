@@ -2,10 +2,11 @@
 // Socket Mode); unset, the port is on every IPv4 interface. Seen over real HTTP: 127.0.0.2 is
 // a loopback address of its own, so a port bound there is refused on 127.0.0.1.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../../src/app.js';
+
+import { type RunningApp, startApp } from '../../src/app.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
 import { testLogger } from '../support/app.js';
 import { useTestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';

@@ -1,5 +1,6 @@
 // The HTTP face of the app: Slack request verification and parsing, health, webhooks placeholder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { createLogger } from '../../src/config/logger.js';
 import type { Database } from '../../src/db/client.js';
 import { createHealthRoute } from '../../src/http/health-route.js';

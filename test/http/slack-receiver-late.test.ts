@@ -3,8 +3,10 @@
 // the person an error and they would submit again, or deliver an event again. The listener goes on.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import type { App, ReceiverEvent } from '@slack/bolt';
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { SlackReceiver } from '../../src/http/slack-receiver.js';
 import { signSlackRequest } from '../../src/http/slack-signature.js';
 import { testLogger } from '../support/app.js';

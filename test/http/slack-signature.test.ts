@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { parseSlackBody } from '../../src/http/slack-receiver.js';
 import { signSlackRequest, verifySlackSignature } from '../../src/http/slack-signature.js';
 

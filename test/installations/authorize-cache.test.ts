@@ -5,11 +5,13 @@
 // is not told about.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { installations } from '../../src/db/schema/index.js';
+
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
+import { installations } from '../../src/db/schema/index.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
 import { createInstallationStore, NotInstalledError } from '../../src/slack/install/installation-store.js';
 import { createDistributionTenancy } from '../../src/slack/install/tenancy.js';

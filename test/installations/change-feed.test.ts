@@ -5,12 +5,13 @@
 // change, a cached lookup costs no query. When the polls fail the caches go back to short TTLs.
 // Runs on PGlite and PostgreSQL.
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import type { Database } from '../../src/db/client.js';
-import { createChangeFeed, type ChangeFeed } from '../../src/domain/workspaces/change-feed.js';
 import { workspaceRewardsAccounts } from '../../src/domain/accounts/rewards-accounts.js';
 import { createRewardsConnectionStore } from '../../src/domain/accounts/rewards-connections.js';
+import { type ChangeFeed, createChangeFeed } from '../../src/domain/workspaces/change-feed.js';
 import { createSettingsStore } from '../../src/domain/workspaces/settings.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
 import { NotInstalledError } from '../../src/slack/install/installation-store.js';

@@ -3,7 +3,8 @@
 // org-wide), the simulator's sidebar switches workspace, and a request from a Grid workspace carries
 // the org install's token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDevStack, type DevStack } from '../../src/dev/stack.js';
+
+import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 import { eventually } from '../support/app.js';
 
 let stack: DevStack;

@@ -2,16 +2,17 @@
 // own routes and the simulator's authorize page, two workspaces and an Enterprise Grid org-wide
 // install, `/kudos` from each as signed requests into Bolt, the token every Web API call carried,
 // uninstalling, the database and the logs read for tokens in clear, and the bad inputs of the issue.
-import { rowsOf } from '../../src/db/client.js';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../../src/app.js';
+
+import { type RunningApp, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
+import { rowsOf } from '../../src/db/client.js';
 import { installations } from '../../src/db/schema/index.js';
 import { postOnce, resumeStalledNotices } from '../../src/domain/notices/outbox.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
 import { DISTRIBUTION_BOT_SCOPES } from '../../src/slack/install/scopes.js';
 import { NOT_INSTALLED_TEXT } from '../../src/slack/listening/listener-failure.js';
 import { eventually } from '../support/app.js';

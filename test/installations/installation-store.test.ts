@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { installations } from '../../src/db/schema/index.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
 import { createInstallationStore, NotInstalledError } from '../../src/slack/install/installation-store.js';

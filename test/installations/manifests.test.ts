@@ -1,8 +1,10 @@
 // The two manifests (the README's commands and installation modes): manifest.yml stays the single-workspace one;
 // manifest.distribution.yml asks for exactly the bot scopes that GET /slack/install asks for.
 import { readFileSync } from 'node:fs';
+
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+
 import { DISTRIBUTION_BOT_SCOPES } from '../../src/slack/install/scopes.js';
 
 interface Manifest {

@@ -1,14 +1,15 @@
 // Slack's rate limits are per workspace, and so is the app's pacing (src/slack/web-api/pacing.ts): in
 // distribution mode, one workspace flooding its announcement channel never holds up another
 // workspace's post, even in a channel of the same id. Order and counts only: no timings.
-import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../../src/app.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+import { type RunningApp, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import { notifications } from '../../src/db/schema/index.js';
 import { postAllOnce, postOnce } from '../../src/domain/notices/outbox.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
 import { eventually } from '../support/app.js';
 import { useTestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';

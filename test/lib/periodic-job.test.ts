@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { createPeriodicJob } from '../../src/lib/periodic-job.js';
 
 const quiet = { warn: vi.fn(), error: vi.fn() };

@@ -1,8 +1,9 @@
 // Structured logs: one JSON object per line, request ids on every line of a request (also after the
 // ack), secrets never written whether they sit in a field name, deep in an object or in a value.
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { createLogger, withLogContext } from '../../src/config/logger.js';
-import { startHttpServer, type RunningHttpServer } from '../../src/http/server.js';
+import { type RunningHttpServer, startHttpServer } from '../../src/http/server.js';
 
 function collector() {
   const lines: Array<Record<string, unknown>> = [];

@@ -1,10 +1,11 @@
 // GET /metrics as an operator's scraper sees it: request latency by route, kudos by state, Rewards
 // API calls and errors by endpoint and code, webhook events, worker queue depth and oldest job age.
-import fc from 'fast-check';
 import { eq, sql } from 'drizzle-orm';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { kudos, notifications } from '../../src/db/schema/index.js';
-import { parseExposition, sumOf, type Sample } from '../../src/observability/exposition.js';
+import { parseExposition, type Sample, sumOf } from '../../src/observability/exposition.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { eventually, sendModalValues, TEST_SIGNING_SECRET, type TestStack, useAppPerTest } from '../support/app.js';
 import type { TestDatabase } from '../support/db.js';

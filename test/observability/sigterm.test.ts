@@ -3,11 +3,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import { connectDatabase } from '../../src/db/client.js';
 import { kudos, type KudosRow } from '../../src/db/schema/index.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
-import { appEnv, startAppProcess, type AppProcess } from '../chaos/app-process.js';
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
+import { appEnv, type AppProcess, startAppProcess } from '../chaos/app-process.js';
 import { sendModalValues, TEST_SIGNING_SECRET } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';

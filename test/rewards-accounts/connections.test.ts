@@ -1,6 +1,7 @@
 // The store of each workspace's Rewards connection: sealed at rest, one row per workspace, the same
 // connectionId across reconnects, and two first connections at once make one row (PostgreSQL).
 import { describe, expect, it } from 'vitest';
+
 import { rewardsConnections } from '../../src/db/schema/index.js';
 import { createRewardsConnectionStore } from '../../src/domain/accounts/rewards-connections.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';

@@ -4,23 +4,25 @@
 // its own rows. Nothing of one ever reaches the other: orders, balance, address book, webhooks
 // signed with the other's secret, cancel of the other's scheduled send. Runs on PGlite and PostgreSQL.
 import { randomUUID } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+
 import { formatInTimeZone } from 'date-fns-tz';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
+
 import { createLogger } from '../../src/config/logger.js';
 import {
   kudos,
+  type KudosRow,
   recipientMappings,
   rewardsConnections,
   webhookEvents,
-  type KudosRow,
 } from '../../src/db/schema/index.js';
-import { cancelScheduledSend } from '../../src/domain/sending/cancel-scheduled.js';
 import type { RewardsConnection } from '../../src/domain/accounts/rewards-connections.js';
+import { cancelScheduledSend } from '../../src/domain/sending/cancel-scheduled.js';
 import { isRewardsError, signWebhookBody } from '../../src/rewards/index.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
-import { buildKudosRow } from '../support/kudos-row.js';
 import { commandFields, eventually, postSignedCommand, useAppPerTest } from '../support/app.js';
+import { buildKudosRow } from '../support/kudos-row.js';
 
 const A = { teamId: 'T0KUDOS', enterpriseId: null };
 const B = { teamId: 'T0BETA', enterpriseId: null };

@@ -1,7 +1,9 @@
 // "Webhooks not arriving" per workspace (distribution mode): one workspace's deliveries on its own URL
 // never hide another's broken registration; the single-workspace route's deliveries count for all.
 import { randomUUID } from 'node:crypto';
+
 import { describe, expect, it } from 'vitest';
+
 import { createLogger } from '../../src/config/logger.js';
 import { orderChecks, webhookEvents } from '../../src/db/schema/index.js';
 import { checkWebhookSilence } from '../../src/domain/finance/webhook-silence.js';

@@ -1,7 +1,8 @@
 // Token caching, single-flight renewal, 401 renew-once, scopes and token endpoint errors.
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { ALL_SCOPES, RewardsAuthError } from '../../src/rewards/index.js';
-import { apiError, json, startStub, testClient, type StubServer } from './support/stub-server.js';
+import { apiError, json, startStub, type StubServer, testClient } from './support/stub-server.js';
 
 const balanceBody = {
   availableBalance: { amount: 1, currency: 'USD' },

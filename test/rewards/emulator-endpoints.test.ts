@@ -1,15 +1,16 @@
 // Every endpoint of spec 4.1-4.8 through the client, against the real emulator over HTTP.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import {
+  createRewardsClient,
   ErrorCodes,
   RewardsAuthError,
+  type RewardsClient,
   RewardsConflictError,
   RewardsNotFoundError,
   RewardsPaymentRequiredError,
   RewardsPermissionError,
-  createRewardsClient,
   toCents,
-  type RewardsClient,
 } from '../../src/rewards/index.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 

@@ -1,12 +1,13 @@
 // Failure modes against the real emulator (fault injection, clock): exactly one order per key, always.
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import {
-  createRewardsClient,
-  toCents,
   type CallInfo,
+  createRewardsClient,
   type RewardsClient,
   type RewardsClientOptions,
+  toCents,
 } from '../../src/rewards/index.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { untilNoneHeld } from '../support/held-requests.js';

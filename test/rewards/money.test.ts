@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { fromCents, normalizeDecimal, parseApiTimestamp, toApiDate, toCents } from '../../src/rewards/index.js';
 
 describe('money', () => {

@@ -1,12 +1,15 @@
 // Exactly-once order creation against a stub that keeps orders by idempotency key like the spec says.
+import type { ServerResponse } from 'node:http';
+
 import { afterEach, describe, expect, it } from 'vitest';
+
 import {
+  deriveIdempotencyKey,
+  type RewardsClient,
   RewardsConflictError,
   RewardsOrderRecoveryError,
   RewardsRequestValidationError,
   RewardsServerError,
-  deriveIdempotencyKey,
-  type RewardsClient,
 } from '../../src/rewards/index.js';
 import {
   apiError,
@@ -14,12 +17,11 @@ import {
   drop,
   json,
   orderSummary,
-  startStub,
-  testClient,
   type RecordedRequest,
+  startStub,
   type StubServer,
+  testClient,
 } from './support/stub-server.js';
-import type { ServerResponse } from 'node:http';
 
 let stub: StubServer | undefined;
 afterEach(async () => {

@@ -1,8 +1,9 @@
 // Ids go into URL paths encoded, and a dot segment is refused before anything is sent (security
 // issue, finding 7): `..` as a group id once made the client call GET /api/v1/members.
 import { afterEach, describe, expect, it } from 'vitest';
+
 import { RewardsRequestValidationError } from '../../src/rewards/index.js';
-import { json, startStub, testClient, type StubServer } from './support/stub-server.js';
+import { json, startStub, type StubServer, testClient } from './support/stub-server.js';
 
 let stub: StubServer | undefined;
 afterEach(async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimitBudget, parseRateLimitReset, parseRetryAfter, retryDelayMs } from '../../src/rewards/rate-limit.js';
+
+import { parseRateLimitReset, parseRetryAfter, RateLimitBudget, retryDelayMs } from '../../src/rewards/rate-limit.js';
 
 const now = Date.parse('2026-11-22T12:00:00Z');
 

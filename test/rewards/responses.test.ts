@@ -1,7 +1,9 @@
 // Response validation tolerance, normalisation (money, timestamps, refundOption), error mapping, pagination.
 import { afterEach, describe, expect, it } from 'vitest';
+
 import {
   ErrorCodes,
+  errorFromResponse,
   RewardsBadRequestError,
   RewardsConflictError,
   RewardsNotFoundError,
@@ -9,7 +11,6 @@ import {
   RewardsPermissionError,
   RewardsResponseValidationError,
   RewardsUnprocessableError,
-  errorFromResponse,
 } from '../../src/rewards/index.js';
 import {
   apiError,
@@ -17,8 +18,8 @@ import {
   json,
   orderSummary,
   startStub,
-  testClient,
   type StubServer,
+  testClient,
 } from './support/stub-server.js';
 
 let stub: StubServer | undefined;

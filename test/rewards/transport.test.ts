@@ -1,5 +1,6 @@
 // Retries, backoff, rate-limit budget, timeouts, aborts and dropped connections, against a stub server.
 import { afterEach, describe, expect, it } from 'vitest';
+
 import {
   RewardsAbortError,
   RewardsConnectionError,
@@ -8,7 +9,7 @@ import {
   RewardsTimeoutError,
 } from '../../src/rewards/index.js';
 import { abortableSleep } from '../../src/rewards/transport.js';
-import { apiError, drop, json, startStub, testClient, type StubServer } from './support/stub-server.js';
+import { apiError, drop, json, startStub, type StubServer, testClient } from './support/stub-server.js';
 
 const balanceBody = {
   availableBalance: { amount: 10000, currency: 'USD' },

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+
 import { describe, expect, it, vi } from 'vitest';
 
 // Spy on timingSafeEqual to show the comparison goes through it (constant time), not through ===.

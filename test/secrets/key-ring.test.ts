@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KeyRingError, generateKey, isSealed, parseKeyRing } from '../../src/secrets/key-ring.js';
+
+import { generateKey, isSealed, KeyRingError, parseKeyRing } from '../../src/secrets/key-ring.js';
 
 const keyA = generateKey('a');
 const keyB = generateKey('b');

@@ -2,8 +2,9 @@
 // batches, idempotent; afterwards the old key can be dropped.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { rewardsConnections } from '../../src/db/schema/index.js';
+
 import { rotateSealedColumns } from '../../src/db/rotate-keys.js';
+import { rewardsConnections } from '../../src/db/schema/index.js';
 import { SEALED_COLUMNS } from '../../src/db/sealed-columns.js';
 import { createRewardsConnectionStore } from '../../src/domain/accounts/rewards-connections.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';

@@ -1,6 +1,7 @@
 // The bounce DM's top-level text carries the recipient's name unescaped no more (security issue,
 // finding 10, first part): `<!channel>` and forged links show as text there too.
 import { describe, expect, it } from 'vitest';
+
 import type { BouncedRecipientRow } from '../../src/db/schema/index.js';
 import { buildBounceDm } from '../../src/slack/orders/order-messages.js';
 

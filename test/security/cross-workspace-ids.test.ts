@@ -15,9 +15,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import type { App } from '@slack/bolt';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import {
   approvalRequests,
   auditEvents,
@@ -32,7 +34,6 @@ import {
   topUpRequests,
 } from '../../src/db/schema/index.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
-import type { ListenerDeps } from '../../src/slack/listening/listener-deps.js';
 import {
   Approval,
   BounceFix,
@@ -49,6 +50,7 @@ import {
   Templates,
 } from '../../src/slack/ids.js';
 import { registerListeners } from '../../src/slack/index.js';
+import type { ListenerDeps } from '../../src/slack/listening/listener-deps.js';
 import {
   blockActionPayload,
   eventually,

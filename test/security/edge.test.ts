@@ -4,6 +4,7 @@
 // Everything goes through real signed requests into the app.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { startApp } from '../../src/app.js';
 import { createLogger } from '../../src/config/logger.js';
 import { kudos, kudosReactions } from '../../src/db/schema/index.js';

@@ -2,11 +2,13 @@
 // nothing else, never framed, and the OAuth state cookie SameSite=Lax (set on the install page, deleted
 // on the redirect), through a whole install and a failed one.
 import { createHash } from 'node:crypto';
+
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../../src/app.js';
+
+import { type RunningApp, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
 import { testLogger } from '../support/app.js';
 import { useTestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';

@@ -4,13 +4,14 @@
 // another installation in `authorizations` or another bot in `tokens`. The other installs survive
 // (their tokens stay, `/kudos settings` still opens its modal with their own token).
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../../src/app.js';
+
+import { type RunningApp, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
 import { installations } from '../../src/db/schema/index.js';
 import { generateKey } from '../../src/secrets/key-ring.js';
 import { signedHeaders } from '../../src/simulator/signing.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
 import { NOT_INSTALLED_TEXT } from '../../src/slack/listening/listener-failure.js';
 import { useTestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';

@@ -1,9 +1,10 @@
 // /metrics is not public (security issue, finding 8): it is served only on METRICS_PORT, bound to
 // 127.0.0.1 by default, and the port that faces Slack answers 404 for it.
 import { describe, expect, it } from 'vitest';
+
 import { loadConfig } from '../../src/config/index.js';
-import { REQUIRED_ENV } from '../support/config.js';
 import { useAppPerTest } from '../support/app.js';
+import { REQUIRED_ENV } from '../support/config.js';
 
 const e2e = useAppPerTest({ app: { approvalsSweepMs: 0 } });
 

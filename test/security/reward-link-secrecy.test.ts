@@ -2,6 +2,7 @@
 // redeem URL stays in the notice outbox, and a LOG_LEVEL=debug run writes none to the logs.
 import { sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
+
 import { createLogger } from '../../src/config/logger.js';
 import { rowsOf } from '../../src/db/client.js';
 import { rewardLinkRequests } from '../../src/db/schema/index.js';

@@ -3,6 +3,7 @@
 // as for a request that does not exist.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { auditEvents, topUpRequests } from '../../src/db/schema/index.js';
 import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from '../support/app.js';
 import { noticesSettled } from '../support/notices-settled.js';

@@ -2,6 +2,7 @@
 // (a lone surrogate in a string, nesting 20,000 deep) is refused with a 4xx, so the service stops
 // retrying it, and the next good event is stored as usual. Real signed HTTP into the app.
 import { describe, expect, it } from 'vitest';
+
 import { useAppPerTest } from '../support/app.js';
 import { countRows, envelope, postWebhook, signed } from '../webhooks/support.js';
 

@@ -3,6 +3,7 @@
 // Every request below is a real signed request into the app.
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { auditEvents, kudos, workspaceSettings } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
 import {

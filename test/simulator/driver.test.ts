@@ -1,12 +1,14 @@
 // The driver against a real Bolt app (HTTPReceiver): Bolt must accept every request the simulator signs,
 // and the simulator must apply the app's answers as Slack does.
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { App, LogLevel } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
-import { startFakeApp, payloadOf, type FakeApp } from './fake-app.js';
+
 import { slackSignature } from '../../src/simulator/signing.js';
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
+import { type FakeApp, payloadOf, startFakeApp } from './fake-app.js';
 
 const SECRET = 'driver-test-secret';
 let sim: SlackSimulator;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { checkBlocks, checkMessageContent, checkView, LIMITS } from '../../src/simulator/limits.js';
 
 const plain = (text: string) => ({ type: 'plain_text', text });

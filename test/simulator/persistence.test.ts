@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { afterAll, describe, expect, it } from 'vitest';
+
 import { startSlackSimulator } from '../../src/simulator/slack.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kudos-sim-'));

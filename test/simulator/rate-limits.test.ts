@@ -3,7 +3,8 @@
 // then 1 per second) and per workspace, a forced storm; each past-the-limit call is a 429 with a
 // whole-seconds Retry-After and Slack's error body, counted on the control route.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSlackSimulator, type SlackSimulator, type SlackSimulatorOptions } from '../../src/simulator/slack.js';
+
+import { type SlackSimulator, type SlackSimulatorOptions, startSlackSimulator } from '../../src/simulator/slack.js';
 
 type StartOptions = Partial<SlackSimulatorOptions>;
 

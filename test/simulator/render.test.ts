@@ -1,12 +1,13 @@
-import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
 import {
   escapeHtml,
   renderBlocks,
+  type RenderContext,
   renderMessage,
   renderModal,
   renderMrkdwn,
-  type RenderContext,
 } from '../../src/simulator/web/render.js';
 
 const ctx: RenderContext = {

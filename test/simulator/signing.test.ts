@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { formEncode, signedHeaders, slackSignature } from '../../src/simulator/signing.js';
 
 // Slack's documented worked example (api.slack.com "Verifying requests from Slack"), copied as test data.

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { seedWorkspace } from '../../src/simulator/seed.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
 import { encodeMentions } from '../../src/simulator/ui-routes.js';
 import { stateFromRaw } from '../../src/simulator/view-state.js';
-import { startFakeApp, type FakeApp } from './fake-app.js';
+import { type FakeApp, startFakeApp } from './fake-app.js';
 
 describe('composer mentions', () => {
   it('encodes @users, @groups, @here and #channels as Slack sends them', () => {

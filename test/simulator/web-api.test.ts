@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
-import { startFakeApp, type FakeApp } from './fake-app.js';
+
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
+import { type FakeApp, startFakeApp } from './fake-app.js';
 
 let sim: SlackSimulator;
 let app: FakeApp;

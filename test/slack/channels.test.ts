@@ -1,6 +1,7 @@
 // Channels that work: the settings refuse a channel the app cannot post in (and join a public one by
 // themselves); an announcement Slack refuses at post time becomes a warning on the admins' Home.
 import { describe, expect, it } from 'vitest';
+
 import { healthWarnings, workspaceSettings } from '../../src/db/schema/index.js';
 import type { View } from '../../src/simulator/slack.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';

@@ -3,10 +3,11 @@
 // malformed. Each is one clear line and nothing lost or done twice; the real receiver against the
 // simulator's Socket Mode server throughout.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startApp, type RunningApp } from '../../src/app.js';
+
+import { type RunningApp, startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/config/logger.js';
-import { startSlackSimulator, type SlackSimulator } from '../../src/simulator/slack.js';
+import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
 import { eventually } from '../support/app.js';
 import { useTestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';

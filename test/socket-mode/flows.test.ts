@@ -4,9 +4,10 @@
 // Each flow also survives the connection going away in its middle.
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
+
 import { approvalRequests, bouncedRecipients, kudos } from '../../src/db/schema/index.js';
 import type { Message } from '../../src/simulator/slack.js';
-import { eventually, sendModalValues, useAppPerTest, type TestStack } from '../support/app.js';
+import { eventually, sendModalValues, type TestStack, useAppPerTest } from '../support/app.js';
 import type { TestEmulator } from '../support/emulator.js';
 import { FAST_CHECKS } from '../webhooks/support.js';
 

@@ -2,14 +2,15 @@
 // Web API on 127.0.0.1) and talking to the Rewards emulator with PRODUCTION credentials.
 // Share one database and one emulator per test file; start a fresh simulator + app per test.
 import { formatInTimeZone } from 'date-fns-tz';
-import { startApp, type RunningApp, type StartAppOptions } from '../../src/app.js';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+
+import { type RunningApp, startApp, type StartAppOptions } from '../../src/app.js';
 import type { AppConfig } from '../../src/config/index.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger, type LogLevel } from '../../src/config/logger.js';
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { Database } from '../../src/db/client.js';
 import { kudos, type KudosRow } from '../../src/db/schema/index.js';
-import { startSlackSimulator, type RateLimitSettings, type SlackSimulator } from '../../src/simulator/slack.js';
+import { type RateLimitSettings, type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
 import type { TestDatabase } from './db.js';
 import type { TestEmulator } from './emulator.js';
 

@@ -1,9 +1,9 @@
 // Celebrations set up as an admin would: the birthday rule and a CSV of dates, for the workspace
 // of the end-to-end stack (T0KUDOS).
-import type { TestStack } from './app.js';
 import type { Database } from '../../src/db/client.js';
 import type { CelebrationRuleInput } from '../../src/domain/automations/automation-runner.js';
 import { importCelebrationDates, parseCelebrationCsv } from '../../src/domain/automations/celebration-csv.js';
+import type { TestStack } from './app.js';
 
 export const CELEBRATING_WORKSPACE = { teamId: 'T0KUDOS', enterpriseId: null };
 

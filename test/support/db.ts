@@ -14,10 +14,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { connectDatabase, rowsOf, type Database, type DatabaseConnection } from '../../src/db/client.js';
-import { MIGRATIONS_FOLDER, migrateDatabase } from '../../src/db/migrate.js';
+
+import { connectDatabase, type Database, type DatabaseConnection, rowsOf } from '../../src/db/client.js';
+import { migrateDatabase, MIGRATIONS_FOLDER } from '../../src/db/migrate.js';
 import { createScratchDatabase } from '../../src/db/scratch.js';
 
 export interface TestDatabase {

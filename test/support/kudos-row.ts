@@ -1,6 +1,7 @@
 // A kudos row as the database returns it, for tests of pure builders: every column at a neutral
 // value (nothing placed, nothing scheduled), so a test states only what matters to it.
 import { randomUUID } from 'node:crypto';
+
 import type { KudosRow, NewKudosRow } from '../../src/db/schema/index.js';
 
 export function buildKudosRow(overrides: Partial<KudosRow> = {}): KudosRow {

@@ -1,9 +1,10 @@
 // Completion checks run by the test instead of the app's checker, which answers on a grid of instants
 // with back-off (5 s, then 15 s, ...): a test that waited for it would wait on time and race it.
 import { isNull, sql } from 'drizzle-orm';
+
 import type { RunningApp } from '../../src/app.js';
 import { orderChecks } from '../../src/db/schema/index.js';
-import { claimDueChecks, runOrderChecks, type CheckOutcome } from '../../src/domain/orders/order-checks.js';
+import { type CheckOutcome, claimDueChecks, runOrderChecks } from '../../src/domain/orders/order-checks.js';
 import { presentNotice } from '../../src/slack/notices/present-notice.js';
 
 /**

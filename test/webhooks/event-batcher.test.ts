@@ -1,8 +1,10 @@
 // Group commit of arriving events: many concurrent arrivals, with redeliveries mixed in (even inside
 // one batch), store each event once and tell exactly one caller per eventId that it was new.
 import { randomUUID } from 'node:crypto';
+
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { webhookEvents } from '../../src/db/schema/index.js';
 import { createEventBatcher } from '../../src/webhooks/event-batcher.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';

@@ -1,9 +1,11 @@
 // Webhooks in, notifications out, end to end: the emulator's real webhook sender and clock, the real
 // app over HTTP, the Slack simulator. Each notice must appear exactly once.
 import { randomUUID } from 'node:crypto';
+
 import { formatInTimeZone } from 'date-fns-tz';
 import { eq } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import { kudos, notifications, orderChecks, webhookEvents } from '../../src/db/schema/index.js';
 import { createRewardsClient } from '../../src/rewards/index.js';
 import type { Message } from '../../src/simulator/slack.js';

@@ -1,6 +1,7 @@
 // The order poller's pace: a steady stream of sends (each one waking it) must not keep pushing the
 // next poll back, or orders placed outside Slack are never learned while the stream lasts.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import { createLogger } from '../../src/config/logger.js';
 import { createOrderPoller, type OrderPollerOptions } from '../../src/webhooks/order-poller.js';
 import { useTestDatabase } from '../support/db.js';

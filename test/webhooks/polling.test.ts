@@ -4,10 +4,12 @@
 // test reports how many Rewards API calls that took. And with webhooks on, a late webhook and the
 // poller reporting the same order still give one notice.
 import { randomUUID } from 'node:crypto';
+
 import { beforeEach, describe, expect, it } from 'vitest';
+
 import { kudos } from '../../src/db/schema/index.js';
 import { createRewardsClient } from '../../src/rewards/index.js';
-import { eventually, sendModalValues, useAppPerTest, type TestStack } from '../support/app.js';
+import { eventually, sendModalValues, type TestStack, useAppPerTest } from '../support/app.js';
 import type { TestEmulator } from '../support/emulator.js';
 import { noticesSettled } from '../support/notices-settled.js';
 import { envelope, FAST_CHECKS, postWebhook, signed } from './support.js';

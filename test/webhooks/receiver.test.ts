@@ -1,8 +1,10 @@
 // POST /webhooks/rewards over real HTTP: challenge, signatures, size cap, malformed bodies,
 // unknown event types and redelivery. Real deliveries come from the emulator's webhook sender.
 import { request } from 'node:http';
+
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { webhookEvents } from '../../src/db/schema/index.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 import { countRows, envelope, postWebhook, signed, WEBHOOK_APP } from './support.js';

@@ -2,10 +2,13 @@
 // backoff (a property), check scheduling and claiming (notices: test/domain/notices/outbox.test.ts),
 // bounce detection, and the retention of event ids.
 import { randomUUID } from 'node:crypto';
+
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { kudos, orderChecks, webhookEvents } from '../../src/db/schema/index.js';
+import { bouncedRecipientsOf } from '../../src/domain/orders/bounces.js';
 import { claimDueCheck } from '../../src/domain/orders/order-checks.js';
 import {
   DEFAULT_CHECK_DELAYS_MS,
@@ -14,7 +17,6 @@ import {
   scheduleMissingKudosChecks,
   scheduleOrderCheck,
 } from '../../src/domain/sending/order-check-schedule.js';
-import { bouncedRecipientsOf } from '../../src/domain/orders/bounces.js';
 import { deleteExpiredEvents, storeEvent } from '../../src/webhooks/event-store.js';
 import { useTestDatabase } from '../support/db.js';
 

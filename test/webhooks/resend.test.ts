@@ -2,6 +2,7 @@
 // inline, the order is resent with updatedEmail, and the address book and the Slack mapping follow.
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
+
 import { bouncedRecipients, kudos, recipientMappings } from '../../src/db/schema/index.js';
 import { recoverStuckResends } from '../../src/domain/orders/bounce-resend.js';
 import { presentNotice } from '../../src/slack/notices/present-notice.js';

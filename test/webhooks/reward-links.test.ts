@@ -1,7 +1,9 @@
 // `/kudos links N AMOUNT [design]`: admins only; the links reach the requester by DM once the order
 // is COMPLETE, and never appear in a channel.
 import { randomUUID } from 'node:crypto';
+
 import { beforeEach, describe, expect, it } from 'vitest';
+
 import { orderChecks, rewardLinkRequests, webhookEvents } from '../../src/db/schema/index.js';
 import { eventually, useAppPerTest } from '../support/app.js';
 import { noticesSettled } from '../support/notices-settled.js';

@@ -3,11 +3,13 @@
 // delivery and can fail some (to make the emulator retry).
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { sql } from 'drizzle-orm';
-import { rowsOf, type Database } from '../../src/db/client.js';
+
+import { type Database, rowsOf } from '../../src/db/client.js';
 import { signWebhookBody } from '../../src/rewards/index.js';
-import { startTestStack, type TestStack } from '../support/app.js';
 import type { View } from '../../src/simulator/slack.js';
+import { startTestStack, type TestStack } from '../support/app.js';
 import type { TestEmulator } from '../support/emulator.js';
 
 export const SIGNING_SECRET = 'emulator-signing-secret';

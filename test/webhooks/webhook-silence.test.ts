@@ -3,13 +3,15 @@
 // webhook clears it; nothing with no order open, nor with REWARDS_WEBHOOKS=off. The app's clock
 // follows the emulator's (advanced through its control route); the checks are the finance sweep's.
 import { randomUUID } from 'node:crypto';
+
 import { beforeEach, describe, expect, it } from 'vitest';
+
 import { orderChecks } from '../../src/db/schema/index.js';
-import { openHealthWarnings } from '../../src/domain/notices/health-warnings.js';
 import { WEBHOOK_SILENCE_MS, WEBHOOKS_SILENT } from '../../src/domain/finance/webhook-silence.js';
-import { useAppPerTest, type TestStack } from '../support/app.js';
-import { noticesSettled } from '../support/notices-settled.js';
+import { openHealthWarnings } from '../../src/domain/notices/health-warnings.js';
+import { type TestStack, useAppPerTest } from '../support/app.js';
 import type { TestEmulator } from '../support/emulator.js';
+import { noticesSettled } from '../support/notices-settled.js';
 import { envelope, postWebhook, signed } from './support.js';
 
 const TEAM = 'T0KUDOS';

@@ -2,6 +2,7 @@
 // kudos row's conditional status change (awaiting_approval -> pending | rejected | expired); this
 // row keeps where the request was posted, who decided, why, and when it expires.
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
 import { kudos } from './kudos.js';
 import { workspaceColumns } from './workspace.js';
 

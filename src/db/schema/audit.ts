@@ -1,5 +1,6 @@
 // Append-only audit trail of who did what (cancellations now; approvals and settings later).
 import { bigserial, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
 import { workspaceColumns } from './workspace.js';
 
 export const auditEvents = pgTable(

@@ -2,6 +2,7 @@
 // an occurrence row, unique per workspace by its key, claimed with a lease and turned into one
 // ordinary kudos row (source key `auto:<key>`), so that several instances and restarts send each once.
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
 import { workspaceColumns } from './workspace.js';
 
 export const CELEBRATION_KINDS = ['birthday', 'anniversary'] as const;

@@ -6,6 +6,7 @@
 // lost after the API took the request is found by searching instead of creating a second one.
 import { sql } from 'drizzle-orm';
 import { index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
 import { workspaceColumns } from './workspace.js';
 
 /**

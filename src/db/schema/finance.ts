@@ -2,6 +2,7 @@
 // alert state, the environment, the spending limits), top-up requests with their second-admin
 // approval, and limit-increase requests sent from Slack.
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
 import { workspaceColumns } from './workspace.js';
 
 export const financeState = pgTable(

@@ -2,6 +2,7 @@
 // something they see changes, and with the roles and pages they last saw), and the health warnings
 // admins see there (announcements that Slack refused, and the like).
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
 import { workspaceColumns } from './workspace.js';
 
 /** Page of each paged list on a person's Home (0 = newest). */

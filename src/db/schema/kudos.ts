@@ -2,6 +2,7 @@
 // idempotency key) before any Rewards API call, then placed by the worker (src/domain/sending/place-sends.ts).
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
 import { workspaceColumns } from './workspace.js';
 
 /**

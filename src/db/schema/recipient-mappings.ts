@@ -1,5 +1,6 @@
 // Slack user -> Rewards address-book recipient, per workspace, keyed by the Slack profile e-mail.
 import { index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
 import { workspaceColumns } from './workspace.js';
 
 export const recipientMappings = pgTable(

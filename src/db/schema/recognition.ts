@@ -1,6 +1,7 @@
 // The recognition feed's own data: "+1" reactions on announcements (no money moves) and people who
 // chose not to appear on the leaderboard.
 import { index, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+
 import { kudos } from './kudos.js';
 import { workspaceColumns } from './workspace.js';
 

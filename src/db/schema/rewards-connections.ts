@@ -10,6 +10,7 @@
 // Disconnecting keeps the row (status `disconnected`, secrets erased) so the same webhook URL comes
 // back when the workspace connects again.
 import { index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
 import { workspaceColumns } from './workspace.js';
 
 export type RewardsConnectionStatus = 'active' | 'disconnected';

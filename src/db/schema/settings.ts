@@ -1,6 +1,7 @@
 // Per-workspace settings that admins edit in Slack (`/kudos settings`). The row is seeded from the
 // environment (the README's configuration table) the first time a workspace is seen; the database holds them after.
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+
 import { workspaceColumns } from './workspace.js';
 
 /** Who a workspace sends cards to: full members only (the default), also guests, also invited people. */

@@ -2,9 +2,9 @@
 // keystroke in the design picker does not call the API. Searchable by name. Read and cached per
 // Rewards client, so each workspace sees its own account's catalog (distribution mode) and the
 // single-workspace client's cache is shared by every request.
-import { RewardsNotFoundError, toCents, type ChoiceProduct, type RewardsClient } from '../../rewards/index.js';
-import type { RewardsAccounts } from './rewards-accounts.js';
+import { type ChoiceProduct, type RewardsClient, RewardsNotFoundError, toCents } from '../../rewards/index.js';
 import type { WorkspaceRef } from '../workspaces/settings.js';
+import type { RewardsAccounts } from './rewards-accounts.js';
 
 export interface Design {
   productId: string;

@@ -10,8 +10,8 @@
 // without it (or while its polls fail) the recheck above applies. Nothing here ever picks "some" client: no workspace, no client.
 import type { RateLimitStatus, RewardsClient } from '../../rewards/index.js';
 import type { ChangeWatch } from '../workspaces/change-feed.js';
-import type { RewardsConnection, RewardsConnectionStore } from './rewards-connections.js';
 import type { WorkspaceRef } from '../workspaces/settings.js';
+import type { RewardsConnection, RewardsConnectionStore } from './rewards-connections.js';
 
 export class RewardsNotConnectedError extends Error {
   override readonly name = 'RewardsNotConnectedError';

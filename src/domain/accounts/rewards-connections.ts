@@ -2,17 +2,19 @@
 // in rewards_connections (src/db/schema/rewards-connections.ts), one row per workspace, found by
 // workspace (Slack requests, background work) or by connectionId (the workspace's webhook URL).
 import { randomBytes } from 'node:crypto';
+
 import { and, eq, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
 import {
   recipientCreations,
   recipientMappings,
-  rewardsConnections,
   type RewardsConnectionRow,
+  rewardsConnections,
 } from '../../db/schema/index.js';
-import { isRewardsError, RewardsAuthError, RewardsPermissionError } from '../../rewards/index.js';
 import { rewardsConnectionContext } from '../../db/sealed-columns.js';
+import { isRewardsError, RewardsAuthError, RewardsPermissionError } from '../../rewards/index.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
 import type { WorkspaceRef } from '../workspaces/settings.js';
 

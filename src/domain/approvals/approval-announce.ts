@@ -5,13 +5,13 @@ import type { Database } from '../../db/client.js';
 import type { ApprovalMessageRef } from '../../db/schema/index.js';
 import type { Messenger } from '../common/ports.js';
 import type { ApproversAsked, Notice, NoticePresenter } from '../notices/notices.js';
-import { findNotification, postOnce, queueNoticeAfter, type NotificationKey } from '../notices/outbox.js';
+import { findNotification, type NotificationKey, postOnce, queueNoticeAfter } from '../notices/outbox.js';
 import {
+  type ApprovalCase,
   REOPENED_APPROVER_NOTICE,
   SENDER_NOTICE,
-  senderNoticeSubject,
-  type ApprovalCase,
   type SenderNoticeKind,
+  senderNoticeSubject,
 } from './approval-store.js';
 
 /** What telling needs: the database (the outbox), Slack, the notice presenter, the approvals logger. */

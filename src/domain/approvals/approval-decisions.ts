@@ -4,15 +4,15 @@ import type { ApprovalMessageRef } from '../../db/schema/index.js';
 import { decidedByText, type NamingText } from '../common/ports.js';
 import { formatUtc } from '../common/zoned-time.js';
 import type { SettingsStore } from '../workspaces/settings.js';
-import { tellDecision, updateRequestMessages, type AnnounceDeps } from './approval-announce.js';
+import { type AnnounceDeps, tellDecision, updateRequestMessages } from './approval-announce.js';
 import {
+  type ApprovalCase,
   decideApproval,
+  type Decision,
   getApprovalCase,
   rememberRequestMessage,
-  type ApprovalCase,
-  type Decision,
 } from './approval-store.js';
-import { isApprover, type ApproverDirectory } from './approvers.js';
+import { type ApproverDirectory, isApprover } from './approvers.js';
 
 /**
  * The clicker is told `message`. `announce`, when there, brings the request message they clicked up to

@@ -1,7 +1,8 @@
 // Routing of a send (SendPolicy): straight to the worker, or to approvers when its total is above the
 // workspace's threshold (0: every send) or would take the sender past their monthly budget.
 import { and, eq, gte, notInArray, sql } from 'drizzle-orm';
-import { rowsOf, type Database } from '../../db/client.js';
+
+import { type Database, rowsOf } from '../../db/client.js';
 import { kudos, rewardLinkRequests } from '../../db/schema/index.js';
 import { formatUsd } from '../common/money.js';
 import type { PolicyReader, SendDraftSummary, SendPolicy, SendRoute } from '../sending/send-policy.js';

@@ -1,12 +1,12 @@
 // Asking the approvers: a send that needs approval becomes a request, posted to the approval channel
 // or, failing that, DMed to each approver; the sender is told it is waiting.
 import type { ApprovalMessageRef, KudosRow } from '../../db/schema/index.js';
-import type { ApproversAsked } from '../notices/notices.js';
 import { noteChannelFailure } from '../notices/health-warnings.js';
+import type { ApproversAsked } from '../notices/notices.js';
 import type { SettingsStore } from '../workspaces/settings.js';
-import { tellSenderOnce, updateRequestMessages, type AnnounceDeps } from './approval-announce.js';
+import { type AnnounceDeps, tellSenderOnce, updateRequestMessages } from './approval-announce.js';
 import { claimPosting, createApprovalRequest, getApprovalCase, markPosted, SENDER_NOTICE } from './approval-store.js';
-import { listApprovers, type ApproverDirectory } from './approvers.js';
+import { type ApproverDirectory, listApprovers } from './approvers.js';
 
 export interface PostingDeps extends AnnounceDeps {
   settings: SettingsStore;

@@ -6,18 +6,18 @@
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import type { KudosRow } from '../../db/schema/index.js';
+import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
-import type { NoticePresenter } from '../notices/notices.js';
 import type { Messenger } from '../common/ports.js';
-import { approvalPolicy } from './approval-policy.js';
-import { isApprover, type ApproverDirectory } from './approvers.js';
-import type { ApprovalCase, Decision } from './approval-store.js';
-import { checkDecider, decideRequest, type Decider, type Refusal } from './approval-decisions.js';
-import { submitForApproval } from './approval-posting.js';
-import { reopenAfterRefusal, sweepOnce, type SweepDeps, type SweepReport } from './approval-sweep.js';
+import type { NoticePresenter } from '../notices/notices.js';
 import type { SendPolicy } from '../sending/send-policy.js';
 import { isWorkspaceAdmin, type SettingsStore, type WorkspaceRef } from '../workspaces/settings.js';
-import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
+import { checkDecider, type Decider, decideRequest, type Refusal } from './approval-decisions.js';
+import { approvalPolicy } from './approval-policy.js';
+import { submitForApproval } from './approval-posting.js';
+import type { ApprovalCase, Decision } from './approval-store.js';
+import { reopenAfterRefusal, type SweepDeps, sweepOnce, type SweepReport } from './approval-sweep.js';
+import { type ApproverDirectory, isApprover } from './approvers.js';
 
 export interface ApprovalsDeps {
   db: Database;

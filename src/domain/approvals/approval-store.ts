@@ -5,16 +5,17 @@
 // nothing. Expiry and re-opening after a failed order are conditional updates of the same kind, so any
 // number of app instances may sweep at once.
 import { and, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import {
-  approvalRequests,
-  kudos,
   type ApprovalMessageRef,
   type ApprovalRequestRow,
+  approvalRequests,
+  kudos,
   type KudosRow,
 } from '../../db/schema/index.js';
-import { recordAudit, recordFailedOrders } from '../workspaces/audit-trail.js';
 import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
+import { recordAudit, recordFailedOrders } from '../workspaces/audit-trail.js';
 
 /** An approved send whose schedule is closer than the cancel window plus this goes out at once. */
 export const SEND_NOW_MARGIN_MS = 60_000;

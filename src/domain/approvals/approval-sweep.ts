@@ -4,21 +4,21 @@
 // interrupted.
 import type { KudosRow } from '../../db/schema/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
-import { promoteFoundKudosOrder } from '../sending/kudos-store.js';
 import { kudosPartKey } from '../sending/kudos-parts.js';
+import { promoteFoundKudosOrder } from '../sending/kudos-store.js';
 import { recordOrderEvents } from '../workspaces/audit-trail.js';
 import { askedOf, tellDecision, tellReopened, tellSenderOnce, updateRequestMessages } from './approval-announce.js';
-import { postRequest, submitForApproval, type PostingDeps } from './approval-posting.js';
+import { type PostingDeps, postRequest, submitForApproval } from './approval-posting.js';
 import {
+  type ApprovalCase,
   expireDue,
   findReopenable,
   findUnposted,
   findUntoldSenders,
   getApprovalCase,
-  reopenAfterFailure,
   REOPENABLE_FAILURES,
+  reopenAfterFailure,
   SENDER_NOTICE,
-  type ApprovalCase,
 } from './approval-store.js';
 
 export interface SweepDeps extends PostingDeps {

@@ -4,22 +4,22 @@
 // a retried event or a re-run occurrence record one send.
 import type { Database } from '../../db/client.js';
 import type { KudosRow } from '../../db/schema/index.js';
-import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import type { DesignCatalogs } from '../accounts/design-catalog.js';
+import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
+import { classifyRewardsFailure, describeForUser } from '../accounts/rewards-failures.js';
+import type { UserDirectory } from '../common/ports.js';
+import { type PreparedSend, prepareSend, type SendForm } from '../sending/check-send.js';
 import { getKudos } from '../sending/kudos-store.js';
 import type { Workspace } from '../sending/recipients.js';
-import { classifyRewardsFailure, describeForUser } from '../accounts/rewards-failures.js';
-import { prepareSend, type PreparedSend, type SendForm } from '../sending/check-send.js';
-import type { SendPolicy } from '../sending/send-policy.js';
-import type { SettingsStore } from '../workspaces/settings.js';
 import {
-  recordPreparedSend,
-  startRecordedSend,
   type RecordedSend,
+  recordPreparedSend,
   type SendOrigin,
+  startRecordedSend,
   type StartSendDeps,
 } from '../sending/record-send.js';
-import type { UserDirectory } from '../common/ports.js';
+import type { SendPolicy } from '../sending/send-policy.js';
+import type { SettingsStore } from '../workspaces/settings.js';
 
 export interface AutomatedSendDeps extends StartSendDeps {
   db: Database;

@@ -2,8 +2,8 @@
 // celebrated person's own zone (February 29 falls on February 28 in other years), a recurring send
 // weekly, monthly on a day (the month's last day when it is shorter) or on the month's last working
 // day (Monday to Friday; public holidays are not known), at a wall time in the sender's zone.
-import { formatInTimeZone, fromZonedTime } from '../../lib/date-fns-tz.js';
 import type { Cadence } from '../../db/schema/index.js';
+import { formatInTimeZone, fromZonedTime } from '../../lib/date-fns-tz.js';
 import { isValidTimeZone } from '../common/zoned-time.js';
 
 export const CELEBRATION_HOUR = '09:00';

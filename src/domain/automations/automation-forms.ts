@@ -2,9 +2,9 @@
 // are saved (the listener shows the errors inline in the modal).
 import type { Cadence } from '../../db/schema/index.js';
 import type { DesignCatalog } from '../accounts/design-catalog.js';
-import type { CelebrationRuleInput } from './automation-runner.js';
 import { checkAmountInRange, parseWholeDollars } from '../common/money.js';
 import { isValidTimeZone } from '../common/zoned-time.js';
+import type { CelebrationRuleInput } from './automation-runner.js';
 
 export type FormCheck<T, F extends string> = { ok: true; value: T } | { ok: false; errors: Partial<Record<F, string>> };
 

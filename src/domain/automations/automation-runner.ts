@@ -3,40 +3,41 @@
 // due ones (FOR UPDATE SKIP LOCKED + a lease) and sends each through sendAutomated with the source
 // key `auto:<key>`: even two instances holding the same occurrence record one kudos. A run whose
 // time passed while every instance was down is sent late, once, up to LATE_LIMIT_MS after its time.
-import { and, asc, eq, gte, inArray, isNotNull, lt, lte, or, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import {
   automationOccurrences,
   celebrationDates,
+  type CelebrationKind,
   celebrationPreferences,
+  type CelebrationRuleRow,
   celebrationRules,
   kudos,
-  recurringSeries,
   type KudosRow,
-  type CelebrationKind,
-  type CelebrationRuleRow,
   type OccurrenceRow,
+  recurringSeries,
   type RecurringSeriesRow,
 } from '../../db/schema/index.js';
-import { NO_ANNOUNCEMENT } from '../sending/announce.js';
+import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 import { toCents } from '../../rewards/index.js';
-import { recordFailedOrders } from '../workspaces/audit-trail.js';
-import { celebrationDateIn, celebrationRuns, fillTemplate, recurrenceRuns } from './automation-dates.js';
-import { prepareAutomated, type AutomatedSendDeps, type AutomatedSendRequest } from './automated-send.js';
+import { formatUsd } from '../common/money.js';
+import type { ProfileDirectory } from '../common/ports.js';
+import { displayNameOf, isChatRefusal } from '../common/ports.js';
+import { checkSendAgainstLimits } from '../finance/spending-limits.js';
+import type { NoticePresenter } from '../notices/notices.js';
+import { type NoticeDeps, postOnce } from '../notices/outbox.js';
+import { NO_ANNOUNCEMENT } from '../sending/announce.js';
+import type { PreparedSend } from '../sending/check-send.js';
 import { kudosPartKey } from '../sending/kudos-parts.js';
 import { promoteFoundKudosOrder } from '../sending/kudos-store.js';
-import { formatUsd } from '../common/money.js';
-import type { PreparedSend } from '../sending/check-send.js';
-import { checkSendAgainstLimits } from '../finance/spending-limits.js';
-import { recordPreparedSend, startRecordedSend, type RecordedSend, type SendOrigin } from '../sending/record-send.js';
-import { displayNameOf, isChatRefusal } from '../common/ports.js';
-import type { NoticePresenter } from '../notices/notices.js';
+import { type RecordedSend, recordPreparedSend, type SendOrigin, startRecordedSend } from '../sending/record-send.js';
+import { recordFailedOrders } from '../workspaces/audit-trail.js';
+import { type AutomatedSendDeps, type AutomatedSendRequest, prepareAutomated } from './automated-send.js';
+import { celebrationDateIn, celebrationRuns, fillTemplate, recurrenceRuns } from './automation-dates.js';
 import { syncProfileDates } from './celebration-profile.js';
-import type { ProfileDirectory } from '../common/ports.js';
 import { finishWaitingSteps, type WorkflowStepDeps } from './workflow-steps.js';
-import { postOnce, type NoticeDeps } from '../notices/outbox.js';
-import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 
 /** The outbox kind of the DM telling an automation's owner that a run was refused or given up (once per run). */
 export const AUTOMATION_REFUSED_KIND = 'automation.refused';

@@ -3,9 +3,10 @@
 // transaction), and a file that is too large is refused whole, before anything is saved.
 import { parse } from 'csv-parse/sync';
 import { sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { celebrationDates } from '../../db/schema/index.js';
-import { isLeapYear, daysInMonth } from './automation-dates.js';
+import { daysInMonth, isLeapYear } from './automation-dates.js';
 
 export const MAX_CSV_ROWS = 5000;
 export const MAX_CSV_BYTES = 512 * 1024;

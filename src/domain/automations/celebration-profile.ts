@@ -5,10 +5,11 @@
 // CSV row is kept. Read at most once a day per workspace and mapping (and again when it changes),
 // a few people at a time (users.profile.get is Tier 4).
 import { sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { celebrationDates, type CelebrationRuleRow } from '../../db/schema/index.js';
-import { parseBirthday, parseStartDate } from './celebration-csv.js';
 import type { ProfileDirectory } from '../common/ports.js';
+import { parseBirthday, parseStartDate } from './celebration-csv.js';
 
 export interface ProfileSyncReport {
   people: number;

@@ -6,13 +6,14 @@
 // function_executed, and only the run's claim keeps the step to one completion. A step whose token
 // Slack no longer accepts (it ended, or expired) is abandoned.
 import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
+import { kudos, type WorkflowStepRunRow, workflowStepRuns } from '../../db/schema/index.js';
 import { workflowStepTokenContext } from '../../db/sealed-columns.js';
-import { kudos, workflowStepRuns, type WorkflowStepRunRow } from '../../db/schema/index.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
+import { type ChatWorkspace, isChatRefusal } from '../common/ports.js';
 import { outcomeOf } from './automated-send.js';
-import { isChatRefusal, type ChatWorkspace } from '../common/ports.js';
 
 /** Finishes a step on the chat platform (Slack: functions.completeSuccess / completeError with the workflow token). */
 export interface StepFinisher {

@@ -15,21 +15,23 @@
 // is believed only `settleMs` after the last create call (a request still on its way could land later);
 // until then the row stays `creating` and is offered to nobody.
 import { randomUUID } from 'node:crypto';
+
 import { and, asc, desc, eq, ilike, inArray, ne, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
-import { campaigns, kudos, type CampaignRow } from '../../db/schema/index.js';
+import { type CampaignRow, campaigns, kudos } from '../../db/schema/index.js';
 import {
-  RewardsNotFoundError,
   type Campaign,
   type CampaignParams,
   type RewardsClient,
+  RewardsNotFoundError,
   type Template,
 } from '../../rewards/index.js';
-import { recordAudit } from '../workspaces/audit-trail.js';
-import { readDesignNow, type Design } from '../accounts/design-catalog.js';
+import { type Design, readDesignNow } from '../accounts/design-catalog.js';
 import { findPlaceholder, listTemplates } from '../accounts/email-templates.js';
-import { centsToDecimal, checkAmountInRange, formatUsd, parseWholeDollars } from '../common/money.js';
 import { describeForUser, mayHaveReachedApi } from '../accounts/rewards-failures.js';
+import { centsToDecimal, checkAmountInRange, formatUsd, parseWholeDollars } from '../common/money.js';
+import { recordAudit } from '../workspaces/audit-trail.js';
 import type { WorkspaceRef } from '../workspaces/settings.js';
 
 export const CAMPAIGN_NAME_MAX = 80;

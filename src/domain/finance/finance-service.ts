@@ -3,18 +3,19 @@
 // step is claim-safe) checks balances, settles top-ups the ledger shows completed and, with webhooks
 // on, warns admins when Rewards webhooks stop arriving (webhook-silence.ts).
 import { inArray } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { topUpRequests, type LimitIncreaseRequestRow, type TopUpRequestRow } from '../../db/schema/index.js';
+import { type LimitIncreaseRequestRow, type TopUpRequestRow, topUpRequests } from '../../db/schema/index.js';
+import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 import { toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
+import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { createLowBalanceMonitor, type LowBalanceMonitor } from './low-balance.js';
-import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
-import { checkWebhookSilence } from './webhook-silence.js';
-import { knownLimits, limitUsage, pendingLimitRequest, type KnownLimits, type LimitUsage } from './spending-limits.js';
+import { type KnownLimits, knownLimits, type LimitUsage, limitUsage, pendingLimitRequest } from './spending-limits.js';
 import { isKnownSandbox, openTopUps, recentlySettledTopUps, settleTopUps, type TopUpDeps } from './top-ups.js';
-import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
+import { checkWebhookSilence } from './webhook-silence.js';
 
 export interface FinanceDeps {
   db: Database;

@@ -3,10 +3,11 @@
 // classified by `source` + `status` (or `statusLabel` when the code is unknown). Rows labelled
 // Pending or Unapproved are listed but not credited. Sums use `signedAmount`, in cents.
 import { and, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { kudos } from '../../db/schema/index.js';
+import { type LedgerRow, type RequestOptions, type RewardsClient, toCents } from '../../rewards/index.js';
 import { orderIdsOf } from '../sending/kudos-parts.js';
-import { toCents, type LedgerRow, type RequestOptions, type RewardsClient } from '../../rewards/index.js';
 
 export type MovementKind =
   | 'top_up_pending'

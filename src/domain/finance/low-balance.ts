@@ -36,15 +36,17 @@
 // after every order. A read in flight in this process, or one of the last 5 s, asked after the
 // orders a check follows, is shared by the checks of the account's workspaces (the sweep's too).
 import { setTimeout as delay } from 'node:timers/promises';
+
 import { and, eq, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
-import { rowsOf, type Database } from '../../db/client.js';
-import { financeState, workspaceSettings, type FinanceStateRow, type KudosRow } from '../../db/schema/index.js';
-import { toCents, type RewardsClient } from '../../rewards/index.js';
+import { type Database, rowsOf } from '../../db/client.js';
+import { financeState, type FinanceStateRow, type KudosRow, workspaceSettings } from '../../db/schema/index.js';
+import { type RewardsClient, toCents } from '../../rewards/index.js';
 import { isRewardsNotConnected, type RewardsAccounts } from '../accounts/rewards-accounts.js';
+import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { orderSpendSince } from './ledger.js';
-import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
 
 export interface LowBalanceDeps {
   db: Database;

@@ -6,21 +6,22 @@
 // details of a 409 STALE_LIMIT_SNAPSHOT or a 422 limit refusal, when they carry the figures). Usage is
 // what Kudos placed in the UTC day / month (the emulator and, we assume, the API count per UTC day).
 import { and, eq, gte, inArray, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import {
   financeState,
   kudos,
+  type LimitIncreaseRequestRow,
   limitIncreaseRequests,
   rewardLinkRequests,
-  type LimitIncreaseRequestRow,
 } from '../../db/schema/index.js';
 import { RewardsApiError, RewardsConnectionError, toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
-import { ensureFinanceState } from './low-balance.js';
 import type { SendPolicy } from '../sending/send-policy.js';
 import type { WorkspaceRef } from '../workspaces/settings.js';
+import { ensureFinanceState } from './low-balance.js';
 
 export interface KnownLimits {
   dailyCents: number;

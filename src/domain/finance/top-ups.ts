@@ -7,23 +7,24 @@
 // never repeated; the request becomes `unknown` and admins are told to look in the ledger. A request
 // stays "pending" in Slack until the ledger shows its funding row Processed (or Unapproved).
 import { and, eq, gte, inArray, lt, ne, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import {
   auditEvents,
-  financeState,
-  topUpRequests,
   type BillingDetails,
+  financeState,
   type TopUpRequestRow,
+  topUpRequests,
 } from '../../db/schema/index.js';
 import { isRewardsError, RewardsApiError, RewardsConnectionError } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
-import type { FinanceNotifier } from './finance-notices.js';
-import { movementsIn, type Movement } from './ledger.js';
 import { centsToDecimal } from '../common/money.js';
-import { ensureFinanceState } from './low-balance.js';
-import type { WorkspaceRef } from '../workspaces/settings.js';
 import { decidedByText, type NamingText } from '../common/ports.js';
+import type { WorkspaceRef } from '../workspaces/settings.js';
+import type { FinanceNotifier } from './finance-notices.js';
+import { type Movement, movementsIn } from './ledger.js';
+import { ensureFinanceState } from './low-balance.js';
 
 export const TOP_UP_MIN_CENTS = 10_000; // spec 8: min 100.00 USD
 /** Our ceiling against typos (an extra zero or two); larger amounts go through the portal. */

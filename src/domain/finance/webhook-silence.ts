@@ -6,12 +6,13 @@
 // checks agree on it); a webhook received after the episode began clears the warning, and a later
 // silence is a new episode. With REWARDS_WEBHOOKS=off polling is the mode, not a fault: no check.
 import { and, eq, isNotNull, isNull, lt, notLike, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import { healthWarnings, orderChecks, webhookEvents } from '../../db/schema/index.js';
-import type { FinanceNotifier } from './finance-notices.js';
 import { raiseHealthWarning, resolveHealthWarning } from '../notices/health-warnings.js';
 import type { WorkspaceRef } from '../workspaces/settings.js';
+import type { FinanceNotifier } from './finance-notices.js';
 
 /** How long an order may stay open with no webhook at all before admins are warned. */
 export const WEBHOOK_SILENCE_MS = 30 * 60_000;

@@ -1,20 +1,21 @@
 // What a person's App Home shows, as plain data read from the database (src/slack/home/home-blocks.ts
 // renders it). Every list is one page of a bounded size plus its total, so a workspace with
 // thousands of kudos still gives a small, bounded view. Roles come from the caller.
-import { and, count, desc, eq, gt, gte, inArray, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import { rowsOf, type Database } from '../../db/client.js';
+import { and, count, desc, eq, gt, gte, inArray, ne, notInArray, or, type SQL, sql } from 'drizzle-orm';
+
+import { type Database, rowsOf } from '../../db/client.js';
 import {
   bouncedRecipients,
-  homeVisits,
-  kudos,
   type HealthWarningRow,
   type HomePages,
   type HomeVisitRow,
+  homeVisits,
+  kudos,
   type KudosRow,
 } from '../../db/schema/index.js';
-import { isCancellable } from '../sending/cancel-scheduled.js';
-import { monthStartUtc, monthlySpendCents, UNSPENT_STATUSES } from '../approvals/approval-policy.js';
+import { monthlySpendCents, monthStartUtc, UNSPENT_STATUSES } from '../approvals/approval-policy.js';
 import { openHealthWarnings } from '../notices/health-warnings.js';
+import { isCancellable } from '../sending/cancel-scheduled.js';
 
 /** Items per page of each list; chosen so that the whole Home stays well under Slack's 100 blocks. */
 export const HOME_PAGE_SIZE = { received: 5, sent: 5, scheduled: 5, approvals: 5 } as const;

@@ -2,10 +2,10 @@
 // stored webhook events and order checks (src/webhooks). Each adds its own options on top.
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import type { NoticePresenter } from './notices.js';
-import type { Messenger } from '../common/ports.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
+import type { Messenger } from '../common/ports.js';
 import type { NotifyChannelOf } from '../workspaces/settings.js';
+import type { NoticePresenter } from './notices.js';
 
 export interface BackgroundDeps {
   db: Database;

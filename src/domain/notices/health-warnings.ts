@@ -2,8 +2,9 @@
 // (an announcement channel the app cannot post in, ...). Raised where the failure happens, counted,
 // and resolved when the cause goes away.
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
-import { healthWarnings, type HealthWarningRow } from '../../db/schema/index.js';
+import { type HealthWarningRow, healthWarnings } from '../../db/schema/index.js';
 import { isChatRefusal } from '../common/ports.js';
 
 export const CHANNEL_UNREACHABLE = 'channel.unreachable';

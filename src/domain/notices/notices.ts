@@ -3,8 +3,8 @@
 // each value into a message. Adding a notice: a variant here, a case in the presenter.
 import type { BouncedRecipientRow, KudosRow, RewardLinkRequestRow } from '../../db/schema/index.js';
 import type { ApprovalCase } from '../approvals/approval-store.js';
-import type { WeeklyDigest } from '../recognition/stats.js';
 import type { RenderedMessage } from '../common/ports.js';
+import type { WeeklyDigest } from '../recognition/stats.js';
 
 export interface DeliveryCounts {
   sentCount: number;

@@ -33,10 +33,11 @@
 // a secret (reward links: bearer gift cards) has it erased at that moment; the row keeps its kind and
 // subject (the order id and part), which exactly-once needs. Every other message is erased after
 // NOTICE_RETENTION_DAYS by expireNoticeMessages (the hourly cleanup).
-import { and, eq, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
-import { rowsOf, type Database } from '../../db/client.js';
-import { notifications, type NotificationRow } from '../../db/schema/index.js';
+import { type Database, rowsOf } from '../../db/client.js';
+import { type NotificationRow, notifications } from '../../db/schema/index.js';
 import {
   chatWorkspaceOf,
   isChatRefusal,

@@ -8,14 +8,15 @@
 // card is paid already); what is at stake is a second e-mail and a truthful DM.
 import { and, eq, or, sql } from 'drizzle-orm';
 import { z } from 'zod';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { bouncedRecipients, recipientMappings, type BouncedRecipientRow } from '../../db/schema/index.js';
+import { type BouncedRecipientRow, bouncedRecipients, recipientMappings } from '../../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
-import type { NoticePresenter } from '../notices/notices.js';
-import { chatWorkspaceOf, type Messenger } from '../common/ports.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { describeForUser } from '../accounts/rewards-failures.js';
+import { chatWorkspaceOf, type Messenger } from '../common/ports.js';
+import type { NoticePresenter } from '../notices/notices.js';
 
 export interface ResendDeps {
   db: Database;

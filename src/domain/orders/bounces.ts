@@ -5,18 +5,19 @@
 // use it. Without it: if every card bounced, all are bounced; otherwise the sender is asked to check
 // every recipient's address (marked unconfirmed), since guessing would be worse.
 import { and, eq, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import {
-  bouncedRecipients,
   type BouncedRecipientRow,
+  bouncedRecipients,
   type KudosRecipientSnapshot,
   type KudosRow,
 } from '../../db/schema/index.js';
 import type { Order } from '../../rewards/index.js';
+import type { Messenger } from '../common/ports.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnceOrLater } from '../notices/outbox.js';
-import type { Messenger } from '../common/ports.js';
 
 /** More DMs than this for one order would be spam: the rest are summed up in the last one. */
 export const MAX_BOUNCE_DMS = 20;

@@ -5,24 +5,25 @@
 // send time. The Rewards client itself honours the X-RateLimit-* headers; the processor keeps
 // concurrency small, so checks never hammer the API.
 import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
-import { rowsOf, type Database } from '../../db/client.js';
+
+import { type Database, rowsOf } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
-import { orderChecks, type OrderCheckRow } from '../../db/schema/index.js';
+import { type OrderCheckRow, orderChecks } from '../../db/schema/index.js';
 import {
   isRewardsError,
+  type Order,
+  type OrderSummary,
+  type RewardsClient,
   RewardsConnectionError,
   RewardsServerError,
   RewardsTimeoutError,
   toApiDate,
   tryParseApiTimestamp,
-  type Order,
-  type OrderSummary,
-  type RewardsClient,
 } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { landWatchedOrder } from '../sending/kudos-store.js';
 import { DEFAULT_CHECK_DELAYS_MS, nextCheckDelayMs } from '../sending/order-check-schedule.js';
-import { handleOrderCanceled, handleOrderComplete, type CompletionDeps } from './order-finished.js';
+import { type CompletionDeps, handleOrderCanceled, handleOrderComplete } from './order-finished.js';
 
 /**
  * An order still unfinished this long after its check started watching it (the later of the check's

@@ -9,22 +9,15 @@
 //                 a scheduled kudos is announced here, when it actually went out;
 //   reward links: the links by DM to the requester only (never in a channel);
 //   other orders: (placed outside Slack) a completion notice under the "placed outside Slack" notice.
-import { announcementChannelOf } from '../sending/announce.js';
 import { eq } from 'drizzle-orm';
+
+import type { Logger } from '../../config/logger.js';
+import type { Database } from '../../db/client.js';
 import type { KudosRow, OrderCheckRow } from '../../db/schema/index.js';
 import { rewardLinkRequests } from '../../db/schema/index.js';
 import type { Order } from '../../rewards/index.js';
-import type { Logger } from '../../config/logger.js';
-import type { Database } from '../../db/client.js';
-import { orderIdsOf, partCount } from '../sending/kudos-parts.js';
-import {
-  getKudos,
-  markAllPartsComplete,
-  markCanceledOutside,
-  markOrderComplete,
-  updateKudos,
-} from '../sending/kudos-store.js';
-import { LINKS_PER_NOTICE, type DeliveryCounts, type NoticePresenter } from '../notices/notices.js';
+import type { Messenger, PostedMessage } from '../common/ports.js';
+import { type DeliveryCounts, LINKS_PER_NOTICE, type NoticePresenter } from '../notices/notices.js';
 import {
   findNotification,
   isLeftToOutbox,
@@ -33,10 +26,18 @@ import {
   queueNoticeInThreadOf,
   REWARD_LINKS_NOTICE_KIND,
 } from '../notices/outbox.js';
-import type { Messenger, PostedMessage } from '../common/ports.js';
-import { notifyBounces } from './bounces.js';
 import { linkNoticeNumbering } from '../reward-links/link-parts.js';
+import { announcementChannelOf } from '../sending/announce.js';
+import { orderIdsOf, partCount } from '../sending/kudos-parts.js';
+import {
+  getKudos,
+  markAllPartsComplete,
+  markCanceledOutside,
+  markOrderComplete,
+  updateKudos,
+} from '../sending/kudos-store.js';
 import type { NotifyChannelOf } from '../workspaces/settings.js';
+import { notifyBounces } from './bounces.js';
 
 /** What telling about a finished order needs (order-checks.ts adds the Rewards client for checking). */
 export interface CompletionDeps {

@@ -32,9 +32,11 @@
 //   what this instance last learned (a 429's reset), so a database outage does not stop the calls.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as delay } from 'node:timers/promises';
+
 import { sql } from 'drizzle-orm';
-import { rowsOf, type Database } from '../../db/client.js';
-import { parseRateLimitReset, parseRetryAfter, RewardsAbortError, type RateGate } from '../../rewards/index.js';
+
+import { type Database, rowsOf } from '../../db/client.js';
+import { parseRateLimitReset, parseRetryAfter, type RateGate, RewardsAbortError } from '../../rewards/index.js';
 import { createWorkspaceTurns, currentWorkspace, type WorkspaceTurns } from './workspace-turns.js';
 
 const lane = new AsyncLocalStorage<'background'>();

@@ -14,8 +14,10 @@
 // - Every wait follows the stop signal (the app stopping); if the database cannot be reached, the
 //   call goes unpaced (Slack's 429, honoured by the callers, is the backstop).
 import { setTimeout as delay } from 'node:timers/promises';
+
 import { sql } from 'drizzle-orm';
-import { rowsOf, type Database } from '../../db/client.js';
+
+import { type Database, rowsOf } from '../../db/client.js';
 
 /** How often one key may be called: one slot every `intervalMs`, `burst` at once. */
 export interface PaceRule {

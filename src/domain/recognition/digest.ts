@@ -7,13 +7,14 @@
 // `digest.weekly`, subject `team:week`) is inserted before posting and only the instance whose insert
 // won posts; a post whose outcome is unknown is looked up, not repeated (outbox.ts).
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
-import { rowsOf, type Database } from '../../db/client.js';
+import { type Database, rowsOf } from '../../db/client.js';
 import { workspaceSettings } from '../../db/schema/index.js';
-import type { NoticePresenter } from '../notices/notices.js';
-import { findNotification, postOnce, type NoticeDeps } from '../notices/outbox.js';
-import { monthlyLeaderboard, type WeeklyDigest } from './stats.js';
 import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
+import type { NoticePresenter } from '../notices/notices.js';
+import { findNotification, type NoticeDeps, postOnce } from '../notices/outbox.js';
+import { monthlyLeaderboard, type WeeklyDigest } from './stats.js';
 
 export const WEEKLY_DIGEST_KIND = 'digest.weekly';
 /** Mondays from this hour (UTC)… */

@@ -2,7 +2,8 @@
 // amounts too, which are shown only when an admin turns them on), for the workspace, one channel or
 // one user group, "+1" reactions on announcements, and people who chose not to appear. Plain data.
 import { and, eq, sql } from 'drizzle-orm';
-import { rowsOf, type Database } from '../../db/client.js';
+
+import { type Database, rowsOf } from '../../db/client.js';
 import { kudos, kudosReactions, statsOptOuts } from '../../db/schema/index.js';
 import { campaignSpendInMonth, type MonthCampaignSpend } from '../finance/campaigns.js';
 

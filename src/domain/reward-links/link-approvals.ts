@@ -5,14 +5,15 @@
 // concurrent clicks on any number of instances make one decision and at most one set of orders. The
 // requester may not decide their own request. Approved, its parts are placed as any request's are.
 import { and, eq, ne, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { rewardLinkRequests, type RewardLinkRequestRow } from '../../db/schema/index.js';
-import { isApprover, listApprovers, type ApproverDirectory } from '../approvals/approvers.js';
-import { recordAudit } from '../workspaces/audit-trail.js';
+import { type RewardLinkRequestRow, rewardLinkRequests } from '../../db/schema/index.js';
+import { type ApproverDirectory, isApprover, listApprovers } from '../approvals/approvers.js';
+import { decidedByText, type Messenger, type NamingText } from '../common/ports.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnce } from '../notices/outbox.js';
-import { decidedByText, type Messenger, type NamingText } from '../common/ports.js';
+import { recordAudit } from '../workspaces/audit-trail.js';
 import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
 
 export interface LinkApprovalDeps {

@@ -7,22 +7,23 @@
 // request with any part created is never reported as failed: it says exactly what was created, and
 // the created links reach the requester by DM once their order is COMPLETE (order-finished.ts).
 // A lost answer is never a refusal: the part is tried again with its own key (the API recovers it).
-import { and, eq, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { rewardLinkRequests, type RewardLinkRequestRow } from '../../db/schema/index.js';
+import { type RewardLinkRequestRow, rewardLinkRequests } from '../../db/schema/index.js';
 import { splitQuantity, toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
-import { recordAudit } from '../workspaces/audit-trail.js';
-import { partKey } from './link-parts.js';
-import { checkSendAgainstLimits } from '../finance/spending-limits.js';
+import { classifyRewardsFailure } from '../accounts/rewards-failures.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
+import type { Messenger } from '../common/ports.js';
+import { checkSendAgainstLimits } from '../finance/spending-limits.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnce } from '../notices/outbox.js';
-import type { Messenger } from '../common/ports.js';
 import { scheduleOrderCheck } from '../sending/order-check-schedule.js';
-import { classifyRewardsFailure } from '../accounts/rewards-failures.js';
 import type { SendPolicy } from '../sending/send-policy.js';
+import { recordAudit } from '../workspaces/audit-trail.js';
+import { partKey } from './link-parts.js';
 
 /** One request makes at most this many links (placed in parts of 500). */
 export const MAX_LINKS_PER_COMMAND = 2000;

@@ -2,9 +2,10 @@
 // opted out of public posts), else the workspace's announcement channel. And how an announcement
 // follows a send in parts that reached more people after it was posted.
 import { isDeepStrictEqual } from 'node:util';
+
 import type { KudosRow, NotificationRow } from '../../db/schema/index.js';
-import { editOnce, type NoticeDeps } from '../notices/outbox.js';
 import type { RenderedMessage } from '../common/ports.js';
+import { editOnce, type NoticeDeps } from '../notices/outbox.js';
 import type { NotifyChannelOf, WorkspaceRef } from '../workspaces/settings.js';
 
 export const NO_ANNOUNCEMENT = 'none';

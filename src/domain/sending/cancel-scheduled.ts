@@ -6,17 +6,18 @@
 // stay `scheduled` in the sender's spend and list: the write is retried at once, and the background
 // sweep (reconcileCancelIntents, every 30 s) looks up the order of any kudos with a recorded intent
 // and records the cancel, by whom it was asked, as soon as the order says CANCELED.
+import { and, eq, isNotNull, lt, sql } from 'drizzle-orm';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { and, eq, isNotNull, lt, sql } from 'drizzle-orm';
 import { kudos, type KudosRow } from '../../db/schema/index.js';
 import { RewardsApiError, type RewardsClient } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
+import { describeForUser } from '../accounts/rewards-failures.js';
+import { decidedByText, type NamingText } from '../common/ports.js';
+import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
 import { orderIdsOf } from './kudos-parts.js';
 import { getKudosOf, markCanceled } from './kudos-store.js';
-import { describeForUser } from '../accounts/rewards-failures.js';
-import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
-import { decidedByText, type NamingText } from '../common/ports.js';
 
 export type CancelOutcome =
   | { ok: true; row: KudosRow }

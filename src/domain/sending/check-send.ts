@@ -2,20 +2,21 @@
 // Everything here must finish inside Slack's 3-second window: Slack lookups and one catalog read;
 // address-book mapping happens later, in the worker.
 import type { CampaignRow, CardRecipients, NewKudosRow } from '../../db/schema/index.js';
-import { readDesignNow } from '../accounts/design-catalog.js';
-import { listTemplates } from '../accounts/email-templates.js';
 import type { KudosRecipientSnapshot } from '../../db/schema/index.js';
 import {
   RewardsBadRequestError,
+  type RewardsClient,
   RewardsNotFoundError,
   RewardsRequestValidationError,
-  type RewardsClient,
 } from '../../rewards/index.js';
-import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
 import type { Design, DesignCatalog } from '../accounts/design-catalog.js';
+import { readDesignNow } from '../accounts/design-catalog.js';
+import { listTemplates } from '../accounts/email-templates.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
-import { messageProblem } from './message-text.js';
 import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from '../common/money.js';
+import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
+import { type ResolvedSchedule, resolveSchedule } from '../common/zoned-time.js';
+import { messageProblem } from './message-text.js';
 import {
   checkSlackRecipients,
   dedupeByEmail,
@@ -23,7 +24,6 @@ import {
   leftOutNote,
   type Workspace,
 } from './recipients.js';
-import { resolveSchedule, type ResolvedSchedule } from '../common/zoned-time.js';
 import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
 
 export type SendField =

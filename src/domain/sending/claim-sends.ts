@@ -3,7 +3,7 @@
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import type { KudosRow } from '../../db/schema/index.js';
-import { claimBatch, nextClaimableInMs, renewClaim, type ClaimFence } from './kudos-store.js';
+import { claimBatch, type ClaimFence, nextClaimableInMs, renewClaim } from './kudos-store.js';
 
 /** The claim step's settings, and what it remembers from one poll to the next. */
 export interface Claiming {

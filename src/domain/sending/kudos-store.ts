@@ -1,13 +1,14 @@
 // Database operations on kudos rows. The worker's claim uses FOR UPDATE SKIP LOCKED plus a lease
 // (claimed_until) so that several app instances on one PostgreSQL never place the same row twice,
 // and a row whose lease expired (its process died) is resumed by anyone, with the same key.
-import { and, asc, eq, gt, inArray, isNull, lte, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../../db/schema/index.js';
-import { toCents, type Order } from '../../rewards/index.js';
-import { checksOfPlacedKudos } from './order-check-schedule.js';
+import { type Order, toCents } from '../../rewards/index.js';
 import { orderIdsOf, PART_FOUND_LATER, partCount, partOfKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
+import { checksOfPlacedKudos } from './order-check-schedule.js';
 
 /**
  * Rows the worker has to do something with: place the order, or tell the sender the outcome. Written

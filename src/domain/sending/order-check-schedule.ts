@@ -2,10 +2,11 @@
 // what a second schedule of the same order's check keeps. Used where orders are placed (the statement
 // that records a kudos placed, markPlaced in kudos-store.ts; reward links; the order.created webhook);
 // the checks themselves run in orders/order-checks.ts.
-import { sql, type SQL } from 'drizzle-orm';
-import { rowsOf, type Database } from '../../db/client.js';
+import { type SQL, sql } from 'drizzle-orm';
+
+import { type Database, rowsOf } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
-import { orderChecks, type KudosRow, type OrderCheckSource } from '../../db/schema/index.js';
+import { type KudosRow, orderChecks, type OrderCheckSource } from '../../db/schema/index.js';
 import { orderIdsOf } from './kudos-parts.js';
 
 /** Delays after the 1st, 2nd, ... check that found the order unfinished; the last one repeats. */

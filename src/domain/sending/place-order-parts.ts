@@ -3,12 +3,12 @@
 // twice), and a lost answer looked up by that key before anyone calls the send failed.
 import type { KudosRow } from '../../db/schema/index.js';
 import { isRewardsError, toCents } from '../../rewards/index.js';
-import type { ClaimFence } from './kudos-store.js';
-import { orderIdsOf, partCount, partsOf, kudosPartKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
+import { classifyRewardsFailure, mayHaveReachedApi } from '../accounts/rewards-failures.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
 import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
+import { kudosPartKey, orderIdsOf, partCount, partsOf, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
+import type { ClaimFence } from './kudos-store.js';
 import { ensureRecipientMapping, ensureRecipientMappings } from './recipients.js';
-import { classifyRewardsFailure, mayHaveReachedApi } from '../accounts/rewards-failures.js';
 import { fail, fencedOut, interrupted, recordPart, recordPlaced, retryLater, type SendPass } from './settle-send.js';
 
 /** Address-book recipients created at once for one send. */

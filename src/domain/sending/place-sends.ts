@@ -14,15 +14,16 @@
 // and tell (tell-sends.ts: the notices' lane). This file holds the worker's state and runs the cycle.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+
 import type { Logger } from '../../config/logger.js';
 import type { KudosRow } from '../../db/schema/index.js';
-import { claimPending, fenceOf, releaseClaim } from './kudos-store.js';
-import { asWorkspace } from '../pacing/workspace-turns.js';
 import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
-import { claimDue, keepClaim, pauseAfterPoll, type Claiming } from './claim-sends.js';
+import { asWorkspace } from '../pacing/workspace-turns.js';
+import { claimDue, type Claiming, keepClaim, pauseAfterPoll } from './claim-sends.js';
+import { claimPending, fenceOf, releaseClaim } from './kudos-store.js';
 import { MAPPING_CONCURRENCY, placeSend, resolveUnknown } from './place-order-parts.js';
 import type { SendPass } from './settle-send.js';
-import { backlogFull, enqueueTell, sweepStalledNotices, type NoticeSweep, type TellLane } from './tell-sends.js';
+import { backlogFull, enqueueTell, type NoticeSweep, sweepStalledNotices, type TellLane } from './tell-sends.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 export type { WorkerDeps };

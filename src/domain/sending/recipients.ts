@@ -3,14 +3,16 @@
 // in their Slack profile (found or created once, the mapping stored per workspace).
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+
 import { and, eq, inArray, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
 import {
-  recipientCreations,
-  recipientMappings,
   type CardRecipients,
   type KudosRecipientSnapshot,
+  recipientCreations,
+  recipientMappings,
 } from '../../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
 import { displayNameOf, type UserDirectory, type WorkspaceUser } from '../common/ports.js';

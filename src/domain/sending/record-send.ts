@@ -3,6 +3,7 @@
 // approvals, budgets and limits apply to each alike. Recording is idempotent on the send's source
 // key (`sourceViewId`: a modal, a workflow execution, an automation occurrence).
 import { and, eq, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../../db/schema/index.js';
 import type { PreparedSend } from './check-send.js';

@@ -3,15 +3,15 @@
 import type { Logger } from '../../config/logger.js';
 import type { KudosRow } from '../../db/schema/index.js';
 import { toCents } from '../../rewards/index.js';
+import { orderIdsOf, partCount, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 import {
+  type ClaimFence,
   markPartPlaced,
   markPlaced,
   releaseClaim,
   scheduleRetry,
   updateClaimed,
-  type ClaimFence,
 } from './kudos-store.js';
-import { orderIdsOf, partCount, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 import { scheduleKudosCheck } from './order-check-schedule.js';
 import type { WorkerDeps } from './worker-deps.js';
 

@@ -3,11 +3,11 @@
 // that finishes notices whose poster died.
 import type { Logger } from '../../config/logger.js';
 import type { KudosRow, NotificationRow } from '../../db/schema/index.js';
-import { announcementChannelOf, followAnnouncement } from './announce.js';
-import { markNotified, markNotifiedStatement } from './kudos-store.js';
-import { partCount, partialNoticeSubject } from './kudos-parts.js';
-import { findNotification, postAllOnce, resumeStalledNotices } from '../notices/outbox.js';
 import { isChatRefusal } from '../common/ports.js';
+import { findNotification, postAllOnce, resumeStalledNotices } from '../notices/outbox.js';
+import { announcementChannelOf, followAnnouncement } from './announce.js';
+import { partCount, partialNoticeSubject } from './kudos-parts.js';
+import { markNotified, markNotifiedStatement } from './kudos-store.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 type Notices = Parameters<typeof postAllOnce>[1];

@@ -3,8 +3,9 @@
 // order outcomes are copied from the kudos table into the trail by recordOrderEvents (run by the
 // approvals sweep and before every listing), once per order / failed attempt.
 import { and, desc, eq, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
-import { auditEvents, type AuditEventRow } from '../../db/schema/index.js';
+import { type AuditEventRow, auditEvents } from '../../db/schema/index.js';
 
 export type AuditAction =
   | 'approval.requested'

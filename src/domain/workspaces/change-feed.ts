@@ -9,6 +9,7 @@
 // after a few intervals and the caches go back to their short TTLs; the cursor stays where it was,
 // so the first poll that succeeds again evicts everything changed meanwhile.
 import { sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/client.js';
 import { createPeriodicJob } from '../../lib/periodic-job.js';

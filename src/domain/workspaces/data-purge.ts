@@ -5,6 +5,7 @@
 // is emptied of the workspace's rows, tables added later included. The installation row stays, without
 // tokens, as the record that the data was deleted (purged_at).
 import { and, eq, isNotNull, isNull, lte, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { rowsOf } from '../../db/client.js';
 import { installations } from '../../db/schema/index.js';

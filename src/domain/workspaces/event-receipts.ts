@@ -2,6 +2,7 @@
 // insert of (workspace, event id) wins. Used for Slack Events API deliveries, which Slack redelivers
 // (same event_id) when an attempt seemed to fail, over HTTP and Socket Mode alike.
 import { lt } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { eventReceipts } from '../../db/schema/index.js';
 

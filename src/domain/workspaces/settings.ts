@@ -7,15 +7,16 @@
 // workspace; concurrent misses share one query.
 // Every change is one audit row listing each changed field as { from, to }.
 import { and, eq, isNull, sql } from 'drizzle-orm';
+
 import type { AppConfig } from '../../config/index.js';
 import type { Database } from '../../db/client.js';
-import type { ChangeWatch } from './change-feed.js';
 import {
   auditEvents,
-  workspaceSettings,
   type CardRecipients,
+  workspaceSettings,
   type WorkspaceSettingsRow,
 } from '../../db/schema/index.js';
+import type { ChangeWatch } from './change-feed.js';
 
 export const DEFAULT_APPROVAL_EXPIRY_HOURS = 72;
 /** Recurring series one person may have (active or paused), until an admin changes it. */

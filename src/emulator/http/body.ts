@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
+
 import { ApiError } from '../errors.js';
 
 /** Reads the raw body with a byte cap (413 beyond it). */

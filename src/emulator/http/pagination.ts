@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import { validate } from './body.js';
 
 export const DEFAULT_PAGE_SIZE = 20;

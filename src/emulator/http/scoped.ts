@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+
 import { requireScopes, type Scope } from '../state/auth.js';
 import type { EmulatorEnv } from './types.js';
 

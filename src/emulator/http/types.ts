@@ -1,5 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Hono } from 'hono';
+
 import type { Grant } from '../state/auth.js';
 
 export interface EmulatorVars {

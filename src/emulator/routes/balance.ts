@@ -1,14 +1,15 @@
-import { z } from 'zod';
 import type { Context } from 'hono';
-import { scoped } from '../http/scoped.js';
-import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
+import { z } from 'zod';
+
 import { ApiError } from '../errors.js';
 import { readBody, validate } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';
+import { scoped } from '../http/scoped.js';
+import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
 import { centsFromNumber, money } from '../money.js';
-import { parseDay, utcDay } from '../time.js';
 import { serializeFunding, serializeLedgerRow, TOP_UP_MIN_CENTS } from '../state/balance-ledger.js';
 import type { EmulatorCore } from '../state/core.js';
+import { parseDay, utcDay } from '../time.js';
 
 const required = z.string().trim().min(1, 'is required').max(200);
 const TopUpSchema = z.object({

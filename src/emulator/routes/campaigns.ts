@@ -1,10 +1,11 @@
-import { z } from 'zod';
 import type { Context } from 'hono';
-import { scoped } from '../http/scoped.js';
-import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
+import { z } from 'zod';
+
 import { readBody, readJson, validate } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';
 import { Amount, Email } from '../http/schemas.js';
+import { scoped } from '../http/scoped.js';
+import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
 import { serializeCampaign } from '../state/campaigns.js';
 import type { EmulatorCore } from '../state/core.js';
 import { serializeOrderSummary } from '../state/orders.js';

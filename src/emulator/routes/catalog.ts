@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import { scoped } from '../http/scoped.js';
-import type { EmulatorApp } from '../http/types.js';
+
 import { fail } from '../errors.js';
 import { validate } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';
+import { scoped } from '../http/scoped.js';
+import type { EmulatorApp } from '../http/types.js';
 import { serializeBranded, serializeChoice } from '../state/catalog.js';
 import type { EmulatorCore } from '../state/core.js';
 

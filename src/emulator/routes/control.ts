@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import type { EmulatorApp } from '../http/types.js';
-import { readBody, readJson, validate } from '../http/body.js';
-import { isoUtc } from '../time.js';
-import { FaultRuleSchema } from '../state/faults.js';
-import { RandomFaultsSchema, randomFaultsOf } from '../state/random-faults.js';
-import { EVENT_TYPES } from '../state/webhooks.js';
-import type { EmulatorCore } from '../state/core.js';
-import { MOVEMENT_KINDS, serializeFunding, serializeLedgerRow } from '../state/balance-ledger.js';
-import { centsFromNumber } from '../money.js';
+
 import { fail } from '../errors.js';
+import { readBody, readJson, validate } from '../http/body.js';
+import type { EmulatorApp } from '../http/types.js';
+import { centsFromNumber } from '../money.js';
+import { MOVEMENT_KINDS, serializeFunding, serializeLedgerRow } from '../state/balance-ledger.js';
+import type { EmulatorCore } from '../state/core.js';
+import { FaultRuleSchema } from '../state/faults.js';
+import { randomFaultsOf, RandomFaultsSchema } from '../state/random-faults.js';
+import { EVENT_TYPES } from '../state/webhooks.js';
+import { isoUtc } from '../time.js';
 
 const Advance = z.object({
   seconds: z

@@ -1,13 +1,14 @@
+import type { Context } from 'hono';
 import { z } from 'zod';
-import { scoped } from '../http/scoped.js';
-import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
-import { readJson, readBody, validate } from '../http/body.js';
+
+import { readBody, readJson, validate } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';
 import { Amount, CardTypeField, Email, IdempotencyKey } from '../http/schemas.js';
-import { isoUtc, parseDay } from '../time.js';
+import { scoped } from '../http/scoped.js';
+import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
 import type { EmulatorCore } from '../state/core.js';
 import { serializeCanceled, serializeOrderDetail, serializeOrderSummary } from '../state/orders.js';
-import type { Context } from 'hono';
+import { isoUtc, parseDay } from '../time.js';
 
 const RecipientSchema = z.object({
   email: Email,

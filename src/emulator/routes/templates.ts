@@ -1,9 +1,10 @@
-import { z } from 'zod';
 import type { Context } from 'hono';
-import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
+import { z } from 'zod';
+
 import { readBody } from '../http/body.js';
 import { pageRequest, paginate } from '../http/pagination.js';
 import { HexColor } from '../http/schemas.js';
+import type { EmulatorApp, EmulatorEnv } from '../http/types.js';
 import type { EmulatorCore } from '../state/core.js';
 import { serializeTemplate } from '../state/templates.js';
 

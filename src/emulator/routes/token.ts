@@ -1,5 +1,5 @@
-import type { EmulatorApp } from '../http/types.js';
 import { readForm } from '../http/body.js';
+import type { EmulatorApp } from '../http/types.js';
 import type { EmulatorCore } from '../state/core.js';
 
 /** POST /oauth2/token (spec 4.1): form-encoded client credentials; HTTP Basic also accepted. */

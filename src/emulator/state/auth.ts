@@ -1,7 +1,7 @@
-import { ApiError } from '../errors.js';
-import { newId } from '../ids.js';
 import type { Clock } from '../clock.js';
 import type { EmulatorConfig } from '../config.js';
+import { ApiError } from '../errors.js';
+import { newId } from '../ids.js';
 
 export type EnvName = 'sandbox' | 'production';
 

@@ -1,8 +1,8 @@
+import type { Clock } from '../clock.js';
 import { ApiError, fail } from '../errors.js';
 import { newId } from '../ids.js';
 import { money } from '../money.js';
 import { isoUtc } from '../time.js';
-import type { Clock } from '../clock.js';
 import type { EnvState, Funding, LedgerRow, LedgerSource, LedgerType } from './model.js';
 
 /** The source/status table of spec part 2.10: label, sign, and whether the row is credited yet. */

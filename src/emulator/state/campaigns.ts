@@ -1,12 +1,12 @@
+import type { Clock } from '../clock.js';
 import { fail } from '../errors.js';
 import { newId } from '../ids.js';
 import { centsFromNumber, money } from '../money.js';
 import { isoUtc } from '../time.js';
-import { CHOICE_RANGE_CENTS, isValidChoiceAmount } from './catalog.js';
-import type { Clock } from '../clock.js';
 import type { Catalog } from './catalog.js';
+import { CHOICE_RANGE_CENTS, isValidChoiceAmount } from './catalog.js';
 import type { Campaign, EnvState, Order } from './model.js';
-import { refundPolicy, type OrdersService, type RecipientInput } from './orders.js';
+import { type OrdersService, type RecipientInput, refundPolicy } from './orders.js';
 
 export interface CampaignInput {
   name: string;

@@ -1,5 +1,5 @@
 import { money } from '../money.js';
-import { BRANDED_SEED, CHOICE_SEED, type BrandedProduct, type ChoiceDesign } from './catalog-seed.js';
+import { BRANDED_SEED, type BrandedProduct, CHOICE_SEED, type ChoiceDesign } from './catalog-seed.js';
 
 /** The organization's allowed per-recipient choice-card amount, in cents ([5, 500] USD, as docs/architecture/emulator.md documents). */
 export const CHOICE_RANGE_CENTS = { min: 500, max: 50_000 } as const;

@@ -1,19 +1,19 @@
-import { createClock, type Clock } from '../clock.js';
+import { type Clock, createClock } from '../clock.js';
 import type { EmulatorConfig } from '../config.js';
 import { JobQueue } from '../jobs.js';
+import { AddressBookService } from './addressbook.js';
 import { AuthState, type EnvName } from './auth.js';
 import { BalanceLedger } from './balance-ledger.js';
+import { CampaignsService } from './campaigns.js';
 import { Catalog } from './catalog.js';
 import { seedEnv } from './env.js';
 import { Faults } from './faults.js';
 import type { EnvState } from './model.js';
+import { OrdersService } from './orders.js';
 import { Outbox } from './outbox.js';
 import { RateLimiter } from './rate-limit.js';
-import { Webhooks } from './webhooks.js';
-import { OrdersService } from './orders.js';
-import { CampaignsService } from './campaigns.js';
 import { TemplatesService } from './templates.js';
-import { AddressBookService } from './addressbook.js';
+import { Webhooks } from './webhooks.js';
 
 /**
  * Everything the emulator knows, apart from HTTP. Services (orders, campaigns...) read and change

@@ -1,19 +1,19 @@
+import type { Clock } from '../clock.js';
 import { ApiError, fail } from '../errors.js';
 import { newId } from '../ids.js';
+import type { JobQueue } from '../jobs.js';
 import { centsFromNumber, decimalString, money, RATE_SCALE, toUsdCents } from '../money.js';
 import { isoNoOffset, isoUtc, utcDay, utcPeriodBounds } from '../time.js';
-import type { BrandedProduct } from './catalog-seed.js';
-import { CHOICE_RANGE_CENTS, isValidBrandedAmount, isValidChoiceAmount } from './catalog.js';
-import type { Clock } from '../clock.js';
-import type { JobQueue } from '../jobs.js';
 import type { BalanceLedger } from './balance-ledger.js';
 import type { Catalog } from './catalog.js';
-import type { Outbox } from './outbox.js';
-import type { Webhooks } from './webhooks.js';
+import { CHOICE_RANGE_CENTS, isValidBrandedAmount, isValidChoiceAmount } from './catalog.js';
+import type { BrandedProduct } from './catalog-seed.js';
 import { DEFAULT_TEMPLATE_ID } from './env.js';
 import type { CardType, EmailSetting, EnvState, Order, OrderRecipient, OrderStatus, OrderType } from './model.js';
+import type { Outbox } from './outbox.js';
 import { bounces } from './outbox.js';
 import { resolveSendAt } from './schedule.js';
+import type { Webhooks } from './webhooks.js';
 
 /** Timings of an order's life on the emulator clock (documented in docs/architecture/emulator.md). */
 export const ORDER_TIMING_MS = {

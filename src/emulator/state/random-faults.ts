@@ -1,4 +1,5 @@
 import { z } from 'zod';
+
 import type { FaultRule } from './faults.js';
 
 /**

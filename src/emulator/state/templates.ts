@@ -1,7 +1,7 @@
+import type { Clock } from '../clock.js';
 import { ApiError, fail } from '../errors.js';
 import { newId } from '../ids.js';
 import { isoUtc } from '../time.js';
-import type { Clock } from '../clock.js';
 import type { EnvState, Template } from './model.js';
 
 export interface TemplateInput {

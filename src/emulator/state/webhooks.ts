@@ -1,7 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
+
 import type { Clock } from '../clock.js';
-import type { JobQueue } from '../jobs.js';
 import { newId } from '../ids.js';
+import type { JobQueue } from '../jobs.js';
 import { isoNoOffset, isoUtc } from '../time.js';
 
 /** Event types the emulator knows; only these may be subscribed. */

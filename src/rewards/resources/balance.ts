@@ -2,7 +2,7 @@
 import { toApiNumber } from '../money.js';
 import { balanceSchema, fundingSchema, ledgerRowSchema, topUpParamsSchema } from '../schemas.js';
 import type { BalanceResource } from '../types.js';
-import { listFor, parseParams, segment, sendFor, type ResourceContext } from './context.js';
+import { listFor, parseParams, type ResourceContext, segment, sendFor } from './context.js';
 
 export function balanceResource(ctx: ResourceContext): BalanceResource {
   return {

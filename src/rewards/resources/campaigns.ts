@@ -1,8 +1,8 @@
 // Campaigns (spec 4.4). Execution is an order creation: exactly once by idempotency key.
 import { toApiNumber } from '../money.js';
-import { campaignParamsSchema, campaignSchema, executeCampaignParamsSchema, type CampaignParams } from '../schemas.js';
+import { type CampaignParams, campaignParamsSchema, campaignSchema, executeCampaignParamsSchema } from '../schemas.js';
 import type { CampaignsResource } from '../types.js';
-import { listFor, parseParams, segment, send, sendFor, type ResourceContext } from './context.js';
+import { listFor, parseParams, type ResourceContext, segment, send, sendFor } from './context.js';
 import { createOrderOnce } from './idempotency.js';
 
 function campaignBody(params: CampaignParams): Record<string, unknown> {

@@ -1,7 +1,7 @@
 // Catalog (spec 4.2, scope catalog.read).
 import { brandedProductSchema, choiceProductSchema } from '../schemas.js';
 import type { CatalogResource } from '../types.js';
-import { listFor, segment, sendFor, type ResourceContext } from './context.js';
+import { listFor, type ResourceContext, segment, sendFor } from './context.js';
 
 export function catalogResource(ctx: ResourceContext): CatalogResource {
   return {

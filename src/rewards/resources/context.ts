@@ -1,6 +1,7 @@
 // Shared plumbing of the resource modules: authenticated calls, request and response validation,
 // list endpoints.
 import { z } from 'zod';
+
 import { RewardsRequestValidationError, RewardsResponseValidationError } from '../errors.js';
 import { createListResult, type RawPage } from '../pagination.js';
 import { pageSchema } from '../schemas.js';

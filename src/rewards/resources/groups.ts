@@ -1,7 +1,7 @@
 // Recipient groups and their members (spec 4.7).
 import { groupMemberSchema, groupNameParamsSchema, recipientGroupSchema } from '../schemas.js';
 import type { GroupsResource } from '../types.js';
-import { listFor, parseParams, segment, send, sendFor, type ResourceContext } from './context.js';
+import { listFor, parseParams, type ResourceContext, segment, send, sendFor } from './context.js';
 
 export function groupsResource(ctx: ResourceContext): GroupsResource {
   const one = (groupId: string) => `/api/v1/recipient-groups/${segment('groupId', groupId)}`;

@@ -2,6 +2,7 @@
 // (connection error, timeout, 5xx, 429) reuses it, and a 409 DUPLICATE_IDEMPOTENCY_KEY means "an order
 // with this key exists": we look it up by clientOrderId (spec part 7) and return it, flagged recovered.
 import { createHash } from 'node:crypto';
+
 import {
   ErrorCodes,
   RewardsConflictError,
@@ -9,9 +10,9 @@ import {
   RewardsRequestValidationError,
 } from '../errors.js';
 import { retryDelayMs } from '../rate-limit.js';
-import { orderSummarySchema, type OrderSummary } from '../schemas.js';
-import type { CreateOrderOptions, CreatedOrder, RequestOptions } from '../types.js';
-import { send, unwrapData, validateResponse, type ResourceContext } from './context.js';
+import { type OrderSummary, orderSummarySchema } from '../schemas.js';
+import type { CreatedOrder, CreateOrderOptions, RequestOptions } from '../types.js';
+import { type ResourceContext, send, unwrapData, validateResponse } from './context.js';
 
 /** Longest idempotency key the API accepts (spec part 8, campaign execution); we keep all keys within it. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 64;

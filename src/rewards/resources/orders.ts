@@ -2,29 +2,29 @@
 // test e-mail and limit-increase requests.
 import { ErrorCodes, RewardsConflictError } from '../errors.js';
 import { toApiNumber } from '../money.js';
-import { tryParseApiTimestamp } from '../time.js';
 import {
+  type CanceledOrder,
   canceledOrderSchema,
+  type CardOrderParams,
   cardOrderParamsSchema,
+  type LimitIncreaseParams,
   limitIncreaseParamsSchema,
+  type LimitIncreaseResult,
   limitIncreaseResultSchema,
   orderSchema,
   orderSummarySchema,
   resendParamsSchema,
   resendResultSchema,
-  rewardLinkParamsSchema,
-  testEmailParamsSchema,
-  testEmailResultSchema,
-  type CanceledOrder,
-  type CardOrderParams,
-  type LimitIncreaseParams,
-  type LimitIncreaseResult,
   type RewardLinkParams,
+  rewardLinkParamsSchema,
   type TestEmailParams,
+  testEmailParamsSchema,
   type TestEmailResult,
+  testEmailResultSchema,
 } from '../schemas.js';
+import { tryParseApiTimestamp } from '../time.js';
 import type { CreatedOrder, CreatedRewardLinks, CreateOrderOptions, OrdersResource, RequestOptions } from '../types.js';
-import { listFor, parseParams, segment, sendFor, type ResourceContext } from './context.js';
+import { listFor, parseParams, type ResourceContext, segment, sendFor } from './context.js';
 import { checkIdempotencyKey, createOrderOnce, deriveIdempotencyKey, findOrderByKey } from './idempotency.js';
 
 /** Largest reward-link quantity per request (spec 4.3 and 8). */

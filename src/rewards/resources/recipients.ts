@@ -1,7 +1,7 @@
 // Address book (spec 4.6).
 import { recipientParamsSchema, recipientSchema } from '../schemas.js';
 import type { RecipientsResource } from '../types.js';
-import { listFor, parseParams, segment, send, sendFor, type ResourceContext } from './context.js';
+import { listFor, parseParams, type ResourceContext, segment, send, sendFor } from './context.js';
 
 export function recipientsResource(ctx: ResourceContext): RecipientsResource {
   const one = (recipientId: string) => `/api/v1/recipients/${segment('recipientId', recipientId)}`;

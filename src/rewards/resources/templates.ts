@@ -1,7 +1,7 @@
 // E-mail templates (spec 4.5): create and list are the only documented endpoints.
 import { templateParamsSchema, templateSchema } from '../schemas.js';
 import type { TemplatesResource } from '../types.js';
-import { listFor, parseParams, sendFor, type ResourceContext } from './context.js';
+import { listFor, parseParams, type ResourceContext, sendFor } from './context.js';
 
 export function templatesResource(ctx: ResourceContext): TemplatesResource {
   return {

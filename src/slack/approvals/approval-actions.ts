@@ -3,15 +3,16 @@
 // Refusals (not an approver, own request, already decided) go only to the clicker, ephemerally.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { buildRejectModal, rejectSummary } from './approval-blocks.js';
+
+import type { ApprovalMessageRef } from '../../db/schema/index.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
+import { Approval } from '../ids.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';
+import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { Approval } from '../ids.js';
 import { buttonClick, parseAtEdge, uuidValue } from '../listening/payloads.js';
-import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../listening/deadline.js';
-import { isChatRefusal } from '../../domain/common/ports.js';
-import type { ApprovalMessageRef } from '../../db/schema/index.js';
+import { buildRejectModal, rejectSummary } from './approval-blocks.js';
 
 type Respond = (message: { response_type: 'ephemeral'; replace_original: false; text: string }) => Promise<unknown>;
 

@@ -2,14 +2,14 @@
 // modal, and the notices the sender gets. Pure functions of the stored rows.
 import type { ApprovalMessageRef, ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
 import type { ApprovalCase } from '../../domain/approvals/approval-store.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { formatUsd } from '../../domain/common/money.js';
-import type { ApproversAsked } from '../../domain/notices/notices.js';
 import { formatScheduled, formatUtc } from '../../domain/common/zoned-time.js';
+import type { ApproversAsked } from '../../domain/notices/notices.js';
 import { Approval } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
+import { type Block, context, plain, section } from '../kit/mrkdwn.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { sendRecipients } from '../kit/recipients.js';
-import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 type ApprovalView = ApprovalCase;
 

@@ -2,13 +2,14 @@
 // meanwhile (another approver, expiry) is shown in the modal instead of being lost.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import type { ListenerDeps } from '../listening/listener-deps.js';
-import { workspaceOf } from '../listening/listener-deps.js';
+
+import { isChatRefusal } from '../../domain/common/ports.js';
 import { Approval } from '../ids.js';
 import { namingPlain } from '../kit/mrkdwn.js';
-import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../listening/payloads.js';
 import { ANSWER_BUDGET_MS, answerBy, secondsToWait } from '../listening/deadline.js';
-import { isChatRefusal } from '../../domain/common/ports.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { workspaceOf } from '../listening/listener-deps.js';
+import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../listening/payloads.js';
 
 const metadataSchema = z.object({
   kudosId: z.guid(),

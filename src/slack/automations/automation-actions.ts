@@ -1,19 +1,20 @@
 // Buttons of the celebrations and recurring lists: skip one, edit a rule, upload dates, opt out,
 // pause/resume/delete a series. Each answer replaces the (ephemeral) list in place.
 import type { App, RespondFn, SlackActionMiddlewareArgs } from '@slack/bolt';
+import { z } from 'zod';
+
 import {
   celebrationRulesOf,
   setCelebrationPreference,
   setSeriesStatus,
   skipOccurrence,
 } from '../../domain/automations/automation-runner.js';
-import { buildCsvModal, buildRuleModal } from './automation-blocks.js';
-import { celebrationsMessage, recurringMessage } from './automations-command.js';
+import { Celebrations, Recurring } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { Celebrations, Recurring } from '../ids.js';
 import { buttonClick, buttonOpeningModal, noValue, oneOf, parseAtEdge, uuidValue } from '../listening/payloads.js';
-import { z } from 'zod';
+import { buildCsvModal, buildRuleModal } from './automation-blocks.js';
+import { celebrationsMessage, recurringMessage } from './automations-command.js';
 
 /** Matches a button's action_id with or without its item id (`celebration_skip:<id>`). */
 const idOf = (actionId: string) => new RegExp(`^${actionId}(:.*)?$`);

@@ -1,16 +1,16 @@
 // Block Kit for automations: the celebrations overview (rules, the next 30 days with Skip, the
 // person's own opt-outs), the rule and CSV modals, the CSV report, the recurring form and list.
-import { formatInTimeZone } from '../../lib/date-fns-tz.js';
 import type { CelebrationKind, CelebrationRuleRow, OccurrenceRow, RecurringSeriesRow } from '../../db/schema/index.js';
 import type { Design } from '../../domain/accounts/design-catalog.js';
-import type { ProfileField } from '../../domain/common/ports.js';
-import { MAX_CSV_BYTES, MAX_CSV_ROWS, type ImportReport } from '../../domain/automations/celebration-csv.js';
-import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
+import { type ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS } from '../../domain/automations/celebration-csv.js';
 import { formatUsd } from '../../domain/common/money.js';
+import type { ProfileField } from '../../domain/common/ports.js';
+import { formatInTimeZone } from '../../lib/date-fns-tz.js';
 import { Celebrations, COMMAND, Recurring } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
+import { type Block, context, plain, section } from '../kit/mrkdwn.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { input_ } from '../workspaces/settings-blocks.js';
-import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 const KIND_LABEL: Record<CelebrationKind, string> = { birthday: 'Birthdays', anniversary: 'Work anniversaries' };
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];

@@ -2,24 +2,25 @@
 // state with zod, check in the domain, errors inline (response_action: errors), else save.
 import type { App, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
-import { createSeriesWithinCaps, planSeries, saveCelebrationRule } from '../../domain/automations/automation-runner.js';
+
 import type { RecurringSeriesRow } from '../../db/schema/index.js';
 import { checkRuleForm, checkSeriesForm } from '../../domain/automations/automation-forms.js';
+import { createSeriesWithinCaps, planSeries, saveCelebrationRule } from '../../domain/automations/automation-runner.js';
 import {
   importCelebrationDates,
   MAX_CSV_BYTES,
   MAX_CSV_ROWS,
   parseCelebrationCsv,
 } from '../../domain/automations/celebration-csv.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
 import { recordAudit } from '../../domain/workspaces/audit-trail.js';
 import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
-import { buildCsvReport, buildRecurringSaveModal, seriesCapMessage } from './automation-blocks.js';
+import { Celebrations, Recurring } from '../ids.js';
 import { ANSWER_BUDGET_MS, answerBy, NotReadInTime, secondsToWait } from '../listening/deadline.js';
-import { isChatRefusal } from '../../domain/common/ports.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { parseAtEdge, viewSubmission } from '../listening/payloads.js';
-import { Celebrations, Recurring } from '../ids.js';
+import { buildCsvReport, buildRecurringSaveModal, seriesCapMessage } from './automation-blocks.js';
 
 const leaf = z
   .object({

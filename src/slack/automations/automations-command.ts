@@ -1,7 +1,7 @@
 // `/kudos celebrations [optout|optin|private|public]` and `/kudos recurring [new]`: answered as
 // ephemeral messages (lists with buttons) or a modal; admins also see the rules and the next 30 days.
 import type { AckFn, RespondArguments } from '@slack/bolt';
-import type { SlashCommandPayload } from '../listening/payloads.js';
+
 import {
   celebrationPreferenceOf,
   celebrationRulesOf,
@@ -10,15 +10,16 @@ import {
   upcomingCelebrations,
   upcomingOfSeriesList,
 } from '../../domain/automations/automation-runner.js';
+import type { SlackMessageContent } from '../kit/mrkdwn.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { workspaceOf } from '../listening/listener-deps.js';
+import type { SlashCommandPayload } from '../listening/payloads.js';
 import {
   buildCelebrationsMessage,
   buildRecurringList,
   buildRecurringModal,
   RECURRING_PAGE_SIZE,
 } from './automation-blocks.js';
-import type { SlackMessageContent } from '../kit/mrkdwn.js';
-import type { ListenerDeps } from '../listening/listener-deps.js';
-import { workspaceOf } from '../listening/listener-deps.js';
 
 type Ws = { teamId: string; enterpriseId: string | null };
 

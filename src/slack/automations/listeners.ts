@@ -1,5 +1,6 @@
 // Celebrations and recurring kudos (their forms and buttons), and the Workflow Builder step.
 import type { App } from '@slack/bolt';
+
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { registerAutomationActions } from './automation-actions.js';
 import { registerAutomationViews } from './automation-views.js';

@@ -2,11 +2,12 @@
 // complete or fail the step with a readable message.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
+
 import { outcomeOf, sendAutomated, waitForOutcome } from '../../domain/automations/automated-send.js';
 import { finishWaitingSteps, recordWaitingStep, stepRunStatus } from '../../domain/automations/workflow-steps.js';
+import { WorkflowStep } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { WorkflowStep } from '../ids.js';
 import { functionExecutedEvent, parseAtEdge } from '../listening/payloads.js';
 
 const SLACK_USER_ID = z.string().regex(/^[UW][A-Z0-9_]{2,}$/, 'must be a Slack user id');

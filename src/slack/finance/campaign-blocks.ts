@@ -1,11 +1,11 @@
 // Blocks of `/kudos campaigns`: the list (New / Edit / Archive, spend per campaign) and the form.
-import type { CampaignSpend } from '../../domain/finance/campaigns.js';
-import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
-import { formatUsd } from '../../domain/common/money.js';
 import type { CampaignRow } from '../../db/schema/index.js';
+import { formatUsd } from '../../domain/common/money.js';
+import type { CampaignSpend } from '../../domain/finance/campaigns.js';
 import { Campaigns, NO_TEMPLATE } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
-import { clip, context, plain, plainTextInput, section, type Block } from '../kit/mrkdwn.js';
+import { type Block, clip, context, plain, plainTextInput, section } from '../kit/mrkdwn.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
 /** Slack allows 50 blocks in a message: 3 per campaign plus the header, the button and the footer. */
 export const CAMPAIGN_LIST_MAX = 15;

@@ -12,8 +12,15 @@ import type {
   SlackViewMiddlewareArgs,
 } from '@slack/bolt';
 import { z } from 'zod';
+
+import { readDesignNow } from '../../domain/accounts/design-catalog.js';
+import { listTemplates } from '../../domain/accounts/email-templates.js';
+import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import {
   archiveCampaign,
+  type CampaignDeps,
+  type CampaignField,
+  type CampaignForm,
   campaignSpend,
   CREATE_SETTLE_MS,
   createCampaign,
@@ -22,21 +29,13 @@ import {
   listCampaigns,
   prepareCampaign,
   updateCampaign,
-  type CampaignDeps,
-  type CampaignField,
-  type CampaignForm,
 } from '../../domain/finance/campaigns.js';
-import { readDesignNow } from '../../domain/accounts/design-catalog.js';
-import { listTemplates } from '../../domain/accounts/email-templates.js';
-import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
-import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import type { RewardsClient } from '../../rewards/index.js';
-import { buildCampaignList, buildCampaignModal, NO_TEMPLATE_OPTION, type CampaignListItem } from './campaign-blocks.js';
-import { buildDesignOptions, searchOptions } from '../sending/design-options-blocks.js';
-import { teller } from '../listening/tell-clicker.js';
+import { Campaigns, NO_TEMPLATE } from '../ids.js';
+import { plain } from '../kit/mrkdwn.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { Campaigns, NO_TEMPLATE } from '../ids.js';
 import {
   buttonClick,
   buttonOpeningModal,
@@ -44,13 +43,15 @@ import {
   noValue,
   optionsLoad,
   parseAtEdge,
+  type SlashCommandPayload,
+  type StateValues,
   textOf,
   uuidValue,
   viewSubmission,
-  type SlashCommandPayload,
-  type StateValues,
 } from '../listening/payloads.js';
-import { plain } from '../kit/mrkdwn.js';
+import { teller } from '../listening/tell-clicker.js';
+import { buildDesignOptions, searchOptions } from '../sending/design-options-blocks.js';
+import { buildCampaignList, buildCampaignModal, type CampaignListItem, NO_TEMPLATE_OPTION } from './campaign-blocks.js';
 
 const NOT_ADMIN = ':no_entry: Only Kudos admins can manage campaigns.';
 /** Stay inside Slack's 3 s for a view submission: every Rewards call of a save shares this. */

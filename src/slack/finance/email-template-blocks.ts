@@ -1,15 +1,15 @@
 // Blocks of `/kudos templates`: the list (with New / Edit as new / Send me a test e-mail) and the form.
-import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import {
   PLACEHOLDER_NOTE,
-  TEST_EMAILS_PER_DAY,
   type TemplateField,
   type TemplateForm,
+  TEST_EMAILS_PER_DAY,
 } from '../../domain/accounts/email-templates.js';
 import type { Template } from '../../rewards/index.js';
 import { Templates } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
-import { context, plain, plainTextInput, section, type Block } from '../kit/mrkdwn.js';
+import { type Block, context, plain, plainTextInput, section } from '../kit/mrkdwn.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
 /** Slack allows 50 blocks in a message: 2 per template plus the header and footer. */
 export const TEMPLATE_LIST_MAX = 20;

@@ -4,6 +4,7 @@
 // charged; the remaining daily count shown). Admins only, by the one admin rule (deps.isAdmin).
 import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
 import { z } from 'zod';
+
 import {
   checkTemplateForm,
   createTemplate,
@@ -11,25 +12,25 @@ import {
   formOf,
   listTemplates,
   sendTestEmail,
-  TEST_EMAILS_PER_DAY,
   type TemplateForm,
+  TEST_EMAILS_PER_DAY,
 } from '../../domain/accounts/email-templates.js';
-import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
+import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
+import { Templates } from '../ids.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
-import { buildTemplateList, buildTemplateModal, TEMPLATE_BLOCK_OF } from './email-template-blocks.js';
-import { teller } from '../listening/tell-clicker.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { Templates } from '../ids.js';
 import {
   buttonClick,
   buttonOpeningModal,
   noValue,
   parseAtEdge,
-  viewSubmission,
   type SlashCommandPayload,
+  viewSubmission,
 } from '../listening/payloads.js';
+import { teller } from '../listening/tell-clicker.js';
+import { buildTemplateList, buildTemplateModal, TEMPLATE_BLOCK_OF } from './email-template-blocks.js';
 
 const NOT_ADMIN = ':no_entry: Only Kudos admins can manage e-mail templates.';
 /** Stay inside Slack's 3 s for a view submission. */

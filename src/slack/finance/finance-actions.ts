@@ -2,6 +2,7 @@
 // on a top-up request (a second admin; exactly once), "Request higher limits". Admins only, by the
 // one admin rule (deps.isAdmin); refusals go only to the clicker.
 import type { App } from '@slack/bolt';
+
 import { knownLimits } from '../../domain/finance/spending-limits.js';
 import {
   decideTopUp,
@@ -10,12 +11,12 @@ import {
   SANDBOX_TOP_UP_MESSAGE,
   type TopUpDecision,
 } from '../../domain/finance/top-ups.js';
-import { buildLimitsModal, buildTopUpModal } from './finance-blocks.js';
+import { Finance } from '../ids.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { Finance } from '../ids.js';
 import { buttonClick, buttonOpeningModal, noValue, parseAtEdge, uuidValue } from '../listening/payloads.js';
+import { buildLimitsModal, buildTopUpModal } from './finance-blocks.js';
 
 /** "Request a top-up" / "Request higher limits": open a modal. */
 const openClick = buttonOpeningModal(noValue);

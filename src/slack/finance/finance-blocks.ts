@@ -1,17 +1,17 @@
 // The money side for admins: alerts, the top-up request and its decided forms, the top-up and
 // limit-increase modals, the balance overview, the ledger. Pure functions of plain values.
 import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
-import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
-import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
-import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
+import { formatUtc } from '../../domain/common/zoned-time.js';
+import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
+import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
+import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
 import type { KnownLimits, LimitUsage } from '../../domain/finance/spending-limits.js';
 import { describeStatus } from '../../domain/finance/top-ups.js';
 import { Finance } from '../ids.js';
-import { formatUtc } from '../../domain/common/zoned-time.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
-import { context, plain, plainTextInput, section, type Block } from '../kit/mrkdwn.js';
+import { type Block, context, plain, plainTextInput, section } from '../kit/mrkdwn.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 
 const topUpButton = (label = 'Request a top-up') => ({
   type: 'button' as const,

@@ -3,8 +3,10 @@
 // deps.isAdmin); anyone else gets a short refusal. Slow answers (ledger reads) come after the
 // ack through the command's response_url.
 import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
-import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
 import { z } from 'zod';
+
+import type { Logger } from '../../config/logger.js';
+import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import {
   monthOf,
   monthRange,
@@ -13,9 +15,12 @@ import {
   reconcileWithKudos,
   totalsOf,
 } from '../../domain/finance/ledger.js';
-import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import { knownLimits } from '../../domain/finance/spending-limits.js';
 import { isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
+import { toCents } from '../../rewards/index.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { workspaceOf } from '../listening/listener-deps.js';
+import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
 import { buildCsvMessages } from '../workspaces/audit-blocks.js';
 import {
   buildBalance,
@@ -24,10 +29,6 @@ import {
   buildLimitsModal,
   buildTopUpModal,
 } from './finance-blocks.js';
-import type { ListenerDeps } from '../listening/listener-deps.js';
-import { workspaceOf } from '../listening/listener-deps.js';
-import type { Logger } from '../../config/logger.js';
-import { toCents } from '../../rewards/index.js';
 
 export type FinanceCommand =
   | { kind: 'topup' }

@@ -7,8 +7,8 @@ import type { TopUpRequestRow } from '../../db/schema/index.js';
 import type { FinanceNotice, FinanceNotifier } from '../../domain/finance/finance-notices.js';
 import { postOnce } from '../../domain/notices/outbox.js';
 import type { SettingsStore, WorkspaceRef } from '../../domain/workspaces/settings.js';
-import { buildTopUpRequestMessage, renderFinanceNotice } from './finance-blocks.js';
 import type { SlackWorkspaces } from '../web-api/workspace-gateways.js';
+import { buildTopUpRequestMessage, renderFinanceNotice } from './finance-blocks.js';
 
 export interface FinanceNotifierDeps {
   db: Database;

@@ -3,6 +3,7 @@
 // (sent at once; a STALE_LIMIT_SNAPSHOT answer re-opens the form with the API's current figures).
 import type { App, SlackViewMiddlewareArgs } from '@slack/bolt';
 import { z } from 'zod';
+
 import type { BillingDetails, LimitIncreaseRequestRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { knownLimits, parseLimitDollars, requestLimitIncrease } from '../../domain/finance/spending-limits.js';
@@ -13,12 +14,12 @@ import {
   requestTopUp,
   SANDBOX_TOP_UP_MESSAGE,
 } from '../../domain/finance/top-ups.js';
-import { buildLimitsModal } from './finance-blocks.js';
+import { Finance } from '../ids.js';
 import { plain, section } from '../kit/mrkdwn.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { parseAtEdge, viewSubmission } from '../listening/payloads.js';
-import { Finance } from '../ids.js';
+import { buildLimitsModal } from './finance-blocks.js';
 
 const stateSchema = z.record(z.string(), z.record(z.string(), z.looseObject({ value: z.string().nullish() })));
 

@@ -1,5 +1,6 @@
 // Top-ups, spending limits, e-mail templates and campaigns: their forms and buttons.
 import type { App } from '@slack/bolt';
+
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { registerCampaigns } from './campaigns.js';
 import { registerTemplates } from './email-templates.js';

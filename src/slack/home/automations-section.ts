@@ -13,7 +13,7 @@ import {
   buildUpcomingCelebrationsSection,
 } from '../automations/automation-blocks.js';
 import { COMMAND } from '../ids.js';
-import { context, plain, type Block } from '../kit/mrkdwn.js';
+import { type Block, context, plain } from '../kit/mrkdwn.js';
 
 /** Upcoming celebrations shown on Home (the 100-block view is shared); the rest in `/kudos celebrations`. */
 export const HOME_UPCOMING_MAX = 8;

@@ -3,17 +3,18 @@
 // The outcome of a click is shown on Home itself (a line on top), since Home has no response_url.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { cancelScheduledSend } from '../../domain/sending/cancel-scheduled.js';
-import { HOME_PAGE_SIZE, getHomeVisit, type HomeList } from '../../domain/home/home-data.js';
+
 import { formatUsd } from '../../domain/common/money.js';
+import { getHomeVisit, HOME_PAGE_SIZE, type HomeList } from '../../domain/home/home-data.js';
 import { setStatsOptOut } from '../../domain/recognition/stats.js';
-import { sendRecipients } from '../kit/recipients.js';
+import { cancelScheduledSend } from '../../domain/sending/cancel-scheduled.js';
+import { Home } from '../ids.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';
-import { openSettingsModal } from '../workspaces/settings-command.js';
+import { sendRecipients } from '../kit/recipients.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { Home } from '../ids.js';
 import { buttonClick, buttonOpeningModal, noValue, parseAtEdge, uuidValue } from '../listening/payloads.js';
+import { openSettingsModal } from '../workspaces/settings-command.js';
 
 const PAGE_ACTION = new RegExp(`^${Home.actions.page}_`);
 

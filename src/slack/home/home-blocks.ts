@@ -3,14 +3,14 @@
 // (Approve / Reject); admins the balance, this month's spend, settings, the audit export and health
 // warnings. Each list is one page with Newer / Older buttons, so the view stays under Slack's 100 blocks.
 import type { HealthWarningRow, KudosRow } from '../../db/schema/index.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
-import type { HomeData, HomeList, Page } from '../../domain/home/home-data.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';
+import type { HomeData, HomeList, Page } from '../../domain/home/home-data.js';
 import { Approval, BounceFix, COMMAND, Home } from '../ids.js';
+import { type Block, context, plain, section } from '../kit/mrkdwn.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { perPerson, sendRecipients } from '../kit/recipients.js';
 import { cancelButton } from '../sending/scheduled-blocks.js';
-import { context, plain, section, type Block } from '../kit/mrkdwn.js';
 
 /** Slack's limit for a Home view. */
 export const HOME_MAX_BLOCKS = 100;

@@ -1,5 +1,6 @@
 // app_home_opened publishes the Home tab; home-publisher.ts keeps it current afterwards.
 import type { App } from '@slack/bolt';
+
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { appHomeOpenedEvent, parseAtEdge } from '../listening/payloads.js';

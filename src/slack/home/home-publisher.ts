@@ -8,11 +8,17 @@
 // the newest ask) and bounded per instance (a few renders at once, on a share of the database pool
 // that leaves connections for acknowledgements and /healthz): a burst of opens ends in at most two
 // publishes per person, and nothing of it runs on afterwards.
-import { isChatRefusal } from '../../domain/common/ports.js';
+import { LRUCache } from 'lru-cache';
+
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import type { HomePages } from '../../db/schema/index.js';
+import type { RewardsAccounts } from '../../domain/accounts/rewards-accounts.js';
+import type { RewardsSetup } from '../../domain/accounts/rewards-connections.js';
+import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import type { ApprovalService } from '../../domain/approvals/approval-service.js';
+import { isChatRefusal } from '../../domain/common/ports.js';
+import type { FinanceService } from '../../domain/finance/finance-service.js';
 import {
   changesSince,
   getHomeVisit,
@@ -22,22 +28,17 @@ import {
   shownFlash,
 } from '../../domain/home/home-data.js';
 import type { SettingsStore, WorkspaceRef } from '../../domain/workspaces/settings.js';
-import { describeForUser } from '../../domain/accounts/rewards-failures.js';
-import type { RewardsAccounts } from '../../domain/accounts/rewards-accounts.js';
-import type { RewardsSetup } from '../../domain/accounts/rewards-connections.js';
-import { notConnectedText, rewardsHomeSection } from '../workspaces/rewards-connect-blocks.js';
-import { section } from '../kit/mrkdwn.js';
-import { toCents } from '../../rewards/index.js';
-import { buildHome, type HomeBalance } from './home-blocks.js';
-import { homeStatsSection } from './stats-section.js';
-import { homeMoneySection } from './money-section.js';
-import type { FinanceService } from '../../domain/finance/finance-service.js';
-import type { Block } from '../kit/mrkdwn.js';
-import type { SlackWorkspaces } from '../web-api/workspace-gateways.js';
-import { homeAutomationsSection } from './automations-section.js';
-import { LRUCache } from 'lru-cache';
 import { createPeriodicJob } from '../../lib/periodic-job.js';
 import { createSlots } from '../../lib/slots.js';
+import { toCents } from '../../rewards/index.js';
+import type { Block } from '../kit/mrkdwn.js';
+import { section } from '../kit/mrkdwn.js';
+import type { SlackWorkspaces } from '../web-api/workspace-gateways.js';
+import { notConnectedText, rewardsHomeSection } from '../workspaces/rewards-connect-blocks.js';
+import { homeAutomationsSection } from './automations-section.js';
+import { buildHome, type HomeBalance } from './home-blocks.js';
+import { homeMoneySection } from './money-section.js';
+import { homeStatsSection } from './stats-section.js';
 
 export interface HomePublisherDeps {
   db: Database;

@@ -5,7 +5,7 @@
 import type { FinanceService } from '../../domain/finance/finance-service.js';
 import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
 import { buildFinanceOverview } from '../finance/finance-blocks.js';
-import { plain, type Block } from '../kit/mrkdwn.js';
+import { type Block, plain } from '../kit/mrkdwn.js';
 
 export const HOME_MONEY_TIMEOUT_MS = 2_000;
 

@@ -2,8 +2,8 @@
 // builder in recognition/stats-blocks.ts): the person's month, this month's leaders and the opt-out switch.
 import type { Database } from '../../db/client.js';
 import { monthlyLeaderboard, personalMonth } from '../../domain/recognition/stats.js';
-import { buildHomeStatsSection } from '../recognition/stats-blocks.js';
 import type { Block } from '../kit/mrkdwn.js';
+import { buildHomeStatsSection } from '../recognition/stats-blocks.js';
 
 export async function homeStatsSection(
   db: Database,

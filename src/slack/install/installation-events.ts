@@ -2,6 +2,7 @@
 // once (Bolt skips authorize for these two events: the tokens are already dead at Slack). Only the
 // installation the event is about, as its envelope names it (see installationOf).
 import type { App } from '@slack/bolt';
+
 import type { InstallationRef, ListenerDeps } from '../listening/listener-deps.js';
 import { appUninstalledEvent, parseAtEdge, tokensRevokedEvent } from '../listening/payloads.js';
 

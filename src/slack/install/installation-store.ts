@@ -5,10 +5,11 @@
 // of the token: a dump of the table holds no token in clear, and a sealed token copied to another
 // row or column does not open.
 import type { Installation, InstallationQuery, InstallationStore } from '@slack/oauth';
-import { and, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, type SQL, sql } from 'drizzle-orm';
+
 import type { Database } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
-import { installations, type InstallationRow } from '../../db/schema/index.js';
+import { type InstallationRow, installations } from '../../db/schema/index.js';
 import { installationTokenContext } from '../../db/sealed-columns.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
 

@@ -1,5 +1,6 @@
 // Distribution mode: the events that end an installation.
 import type { App } from '@slack/bolt';
+
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { registerInstallationEvents } from './installation-events.js';
 

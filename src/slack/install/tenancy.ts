@@ -6,6 +6,8 @@
 // behind a bounded cache that uninstall and token changes evict: on this instance at once, on
 // another through the change feed (src/domain/workspaces/change-feed.ts) within a poll.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+
+import type { Authorize, AuthorizeResult, AuthorizeSourceData, Logger as BoltLogger } from '@slack/bolt';
 import slackOAuth, {
   type CodedError,
   type InstallProvider,
@@ -13,25 +15,25 @@ import slackOAuth, {
   type Logger as OAuthLogger,
   type StateStore,
 } from '@slack/oauth';
-import type { Authorize, AuthorizeResult, AuthorizeSourceData, Logger as BoltLogger } from '@slack/bolt';
+
 import type { AppConfig } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import type { ChangeWatch } from '../../domain/workspaces/change-feed.js';
 import type { ChatWorkspace } from '../../domain/common/ports.js';
+import type { ChangeWatch } from '../../domain/workspaces/change-feed.js';
 import {
-  createInstallationStore,
-  NotInstalledError,
-  type InstallationLookup,
-  type KudosInstallationStore,
-} from './installation-store.js';
-import {
+  type InstallFailure,
   installFailurePage,
   installPage,
   installSuccessPage,
   protectInstallPage,
-  type InstallFailure,
 } from './install-pages.js';
+import {
+  createInstallationStore,
+  type InstallationLookup,
+  type KudosInstallationStore,
+  NotInstalledError,
+} from './installation-store.js';
 import { DISTRIBUTION_BOT_SCOPES } from './scopes.js';
 
 // @slack/oauth is CommonJS and re-exports its state stores with `export *`, which Node's ESM loader

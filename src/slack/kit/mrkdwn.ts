@@ -1,8 +1,9 @@
 // Small Block Kit helpers. Text objects that carry user text are `verbatim` so that Slack does not
 // auto-link a typed "@channel" or URL; user text itself is always escaped with escapeMrkdwn.
 import type { types } from '@slack/bolt';
-import { clip, clipMrkdwn, mentionUser } from './mrkdwn-escape.js';
+
 import type { NamingText } from '../../domain/common/ports.js';
+import { clip, clipMrkdwn, mentionUser } from './mrkdwn-escape.js';
 
 export { clip };
 

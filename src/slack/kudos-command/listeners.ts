@@ -1,6 +1,7 @@
 // /kudos and its subcommands. Answers that need data are computed before ack (well inside Slack's
 // 3 s) and returned as the ack body, i.e. an ephemeral reply; the modal is opened right after ack.
 import type { AckFn, App, RespondArguments, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
+
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { COMMAND } from '../ids.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/deadline.js';

@@ -3,19 +3,20 @@
 // answers in its ack (listeners.ts holds it to Slack's 3 s). A word the table does not know gets the
 // help; so does a known word whose own parser refuses the rest (`audit foo`, `templates foo`).
 import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
+
 import type { Logger } from '../../config/logger.js';
-import { buildHelp } from './help-blocks.js';
-import type { ListenerDeps } from '../listening/listener-deps.js';
-import type { SlashCommandPayload } from '../listening/payloads.js';
 import { handleCelebrationsCommand, handleRecurringCommand } from '../automations/automations-command.js';
 import { handleCampaignsCommand, isCampaignsCommand } from '../finance/campaigns.js';
 import { handleTemplatesCommand, isTemplatesCommand } from '../finance/email-templates.js';
 import { handleBalanceCommand, handleFinanceCommand, parseFinanceCommand } from '../finance/finance-command.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import type { SlashCommandPayload } from '../listening/payloads.js';
 import { handleStatsCommand, parseStatsCommand } from '../recognition/stats-command.js';
 import { handleLinksCommand } from '../reward-links/links-command.js';
 import { handleScheduledCommand } from '../sending/scheduled-command.js';
 import { handleAuditCommand, parseAuditCommand } from '../workspaces/audit-command.js';
 import { handleSettingsCommand } from '../workspaces/settings-command.js';
+import { buildHelp } from './help-blocks.js';
 
 export interface SubcommandInput {
   ack: AckFn<string | RespondArguments>;

@@ -6,6 +6,7 @@
 // A submission's or an options list's answer is its ack, after which its listener waits for its slots; a button acks at once and answers by opening its modal (the trigger_id lives 3 s), so its
 // whole listener, which does nothing after opening it, is under the deadline.
 import type { App } from '@slack/bolt';
+
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from './deadline.js';
 

@@ -7,6 +7,7 @@
 //   booked (it would be used after Slack gave up, and each press of Send would book another): the
 //   call is refused at once as `rate_limited`, with when to try again.
 import { AsyncLocalStorage } from 'node:async_hooks';
+
 import { ChatRefusal, isChatRefusal } from '../../domain/common/ports.js';
 
 /** When the answer of the request being handled is due (ms since the epoch); `at` undefined: no deadline. */

@@ -2,17 +2,17 @@
 import type { AppConfig } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import type { ApprovalService } from '../../domain/approvals/approval-service.js';
 import type { DesignCatalogs } from '../../domain/accounts/design-catalog.js';
+import type { RewardsAccounts } from '../../domain/accounts/rewards-accounts.js';
+import type { RewardsSetup } from '../../domain/accounts/rewards-connections.js';
+import type { ApprovalService } from '../../domain/approvals/approval-service.js';
+import type { AutomationService } from '../../domain/automations/automation-runner.js';
+import type { WorkflowStepDeps } from '../../domain/automations/workflow-steps.js';
 import type { FinanceService } from '../../domain/finance/finance-service.js';
 import type { SendPolicy } from '../../domain/sending/send-policy.js';
 import type { SettingsStore } from '../../domain/workspaces/settings.js';
-import type { RewardsAccounts } from '../../domain/accounts/rewards-accounts.js';
-import type { RewardsSetup } from '../../domain/accounts/rewards-connections.js';
 import type { HomePublisher } from '../home/home-publisher.js';
 import type { SlackWorkspaces } from '../web-api/workspace-gateways.js';
-import type { AutomationService } from '../../domain/automations/automation-runner.js';
-import type { WorkflowStepDeps } from '../../domain/automations/workflow-steps.js';
 
 export interface ListenerDeps {
   config: AppConfig;

@@ -1,5 +1,6 @@
 // Bolt global middleware that apply to every request whatever its transport.
-import type { Middleware, AnyMiddlewareArgs } from '@slack/bolt';
+import type { AnyMiddlewareArgs, Middleware } from '@slack/bolt';
+
 import type { Logger } from '../../config/logger.js';
 import type { EventReceipts } from '../../domain/workspaces/event-receipts.js';
 

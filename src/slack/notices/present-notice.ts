@@ -7,13 +7,7 @@ import {
   buildReopenedNotice,
   buildWaitingNotice,
 } from '../approvals/approval-blocks.js';
-import {
-  buildAnnouncement,
-  buildConfirmation,
-  buildFailure,
-  buildOutcomeUnknown,
-  buildPartial,
-} from '../sending/send-messages.js';
+import { buildAutomationRefused } from '../automations/automation-blocks.js';
 import {
   buildBounceDm,
   buildBounceResendFailed,
@@ -22,6 +16,7 @@ import {
   buildExternalOrderNotice,
   buildSenderCompletionDm,
 } from '../orders/order-messages.js';
+import { buildWeeklyDigest } from '../recognition/stats-blocks.js';
 import {
   buildLinkApprovalRequest,
   buildLinksDecided,
@@ -30,8 +25,13 @@ import {
   buildRewardLinksFailed,
   buildRewardLinksPartial,
 } from '../reward-links/link-messages.js';
-import { buildWeeklyDigest } from '../recognition/stats-blocks.js';
-import { buildAutomationRefused } from '../automations/automation-blocks.js';
+import {
+  buildAnnouncement,
+  buildConfirmation,
+  buildFailure,
+  buildOutcomeUnknown,
+  buildPartial,
+} from '../sending/send-messages.js';
 
 export const presentNotice: NoticePresenter = (notice) => {
   switch (notice.type) {

@@ -2,11 +2,11 @@
 // recipients with "Fix address and resend", orders placed outside Slack.
 // Pure builders; every piece of outside text is escaped.
 import type { BouncedRecipientRow, KudosRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import type { DeliveryCounts } from '../../domain/notices/notices.js';
-import { BounceFix } from '../ids.js';
 import { orderIdsOf } from '../../domain/sending/kudos-parts.js';
-import { context, plain, section, type Block, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { BounceFix } from '../ids.js';
+import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { sendRecipients } from '../kit/recipients.js';
 
 function countsText(c: DeliveryCounts): string {

@@ -2,14 +2,15 @@
 // sender or an admin). A refusal (stale button, someone else's bounce) goes to the clicker only:
 // ephemerally in the DM, as a line on top of Home on Home (which has no response_url).
 import type { App } from '@slack/bolt';
+import { z } from 'zod';
+
 import { getBounce } from '../../domain/orders/bounce-resend.js';
-import { buildBounceResolved } from './order-messages.js';
-import { buildBounceFixModal } from './resend-modal-blocks.js';
+import { BounceFix } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { BounceFix } from '../ids.js';
-import { z } from 'zod';
 import { buttonClick, parseAtEdge, uuidValue } from '../listening/payloads.js';
+import { buildBounceResolved } from './order-messages.js';
+import { buildBounceFixModal } from './resend-modal-blocks.js';
 
 const bounceClick = buttonClick(uuidValue).extend({ view: z.looseObject({ type: z.string().optional() }).optional() });
 

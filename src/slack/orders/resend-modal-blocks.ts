@@ -1,7 +1,7 @@
 // The "Fix address and resend" modal: one e-mail input, prefilled with the address that bounced.
-import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { BounceFix } from '../ids.js';
 import { plain, section } from '../kit/mrkdwn.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
 /** `message`: where the DM with the button is, so that it can be updated after the resend. */
 export function buildBounceFixModal(input: {

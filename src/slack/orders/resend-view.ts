@@ -2,17 +2,18 @@
 // closes, the card is resent in the background and the DM with the button is updated.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
+
 import {
   checkCorrectedEmail,
   getBounce,
   resendBouncedCard,
   resendInProgress,
 } from '../../domain/orders/bounce-resend.js';
-import { buildBounceResendFailed, buildBounceResolved } from './order-messages.js';
+import { BounceFix } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { BounceFix } from '../ids.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../listening/payloads.js';
+import { buildBounceResendFailed, buildBounceResolved } from './order-messages.js';
 
 const metadataSchema = z.object({
   bounceId: z.string().default(''),

@@ -1,5 +1,6 @@
 // +1 reactions on announcements.
 import type { App } from '@slack/bolt';
+
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { registerPlusOneReactions } from './plus-one-reactions.js';
 

@@ -1,6 +1,7 @@
 // "+1" on an announcement with the workspace's reaction (default :gift:, `/kudos settings`): counted,
 // no money moves. A skin tone is the same reaction (thumbsup::skin-tone-2 counts for thumbsup).
 import type { App } from '@slack/bolt';
+
 import { plusOneAudience, recordPlusOne, removePlusOne } from '../../domain/recognition/stats.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';

@@ -1,13 +1,13 @@
 // The recognition feed in Block Kit: the monthly leaderboard (`/kudos stats`, the weekly digest) and
 // App Home's stats section. Counts by default; dollar amounts beside them only when an admin turned
 // them on in `/kudos settings`. Pure builders.
-import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { formatUsd } from '../../domain/common/money.js';
 import type { MonthCampaignSpend } from '../../domain/finance/campaigns.js';
-import type { LeaderRow, Leaderboard, MonthRef, PersonalMonth } from '../../domain/recognition/stats.js';
+import type { Leaderboard, LeaderRow, MonthRef, PersonalMonth } from '../../domain/recognition/stats.js';
 import { COMMAND, Home } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
-import { context, plain, section, type Block } from '../kit/mrkdwn.js';
+import { type Block, context, plain, section } from '../kit/mrkdwn.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 
 const MONTHS = [
   'January',

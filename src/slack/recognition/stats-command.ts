@@ -1,18 +1,19 @@
 // `/kudos stats [month] [#channel | @group]`: the month's leaderboard (counts; amounts when an admin
 // turned them on), for the workspace, one channel or one user group; `/kudos stats optout|optin`.
 import type { AckFn, RespondArguments } from '@slack/bolt';
+
+import { isChatRefusal } from '../../domain/common/ports.js';
 import {
+  type LeaderboardScope,
   monthlyCampaignSpend,
   monthlyLeaderboard,
   parseMonth,
   setStatsOptOut,
-  type LeaderboardScope,
 } from '../../domain/recognition/stats.js';
-import { buildLeaderboard, type LeaderboardLabel } from './stats-blocks.js';
+import { secondsToWait } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { secondsToWait } from '../listening/deadline.js';
-import { isChatRefusal } from '../../domain/common/ports.js';
+import { buildLeaderboard, type LeaderboardLabel } from './stats-blocks.js';
 
 export type StatsCommand =
   | { kind: 'board'; month: string; channel?: string; group?: { id: string; handle: string } }

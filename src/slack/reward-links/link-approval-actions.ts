@@ -2,13 +2,14 @@
 // The decision is taken once; refusals (not an approver, own request, already decided) go only to
 // the clicker. Approved, the links are placed in the background as any request's are.
 import type { App } from '@slack/bolt';
+
 import { announceLinkDecision, decideLinkRequest } from '../../domain/reward-links/link-approvals.js';
-import { linkApprovalDeps } from './links-command.js';
-import type { ListenerDeps } from '../listening/listener-deps.js';
-import { workspaceOf } from '../listening/listener-deps.js';
 import { LinkApproval } from '../ids.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';
+import type { ListenerDeps } from '../listening/listener-deps.js';
+import { workspaceOf } from '../listening/listener-deps.js';
 import { buttonClick, parseAtEdge, uuidValue } from '../listening/payloads.js';
+import { linkApprovalDeps } from './links-command.js';
 
 const click = buttonClick(uuidValue);
 

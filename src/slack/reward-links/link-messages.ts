@@ -2,9 +2,9 @@
 // approvers' request with what the requester is told. Pure builders; every piece of outside text is escaped.
 import type { RewardLinkRequestRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
-import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { LinkApproval } from '../ids.js';
-import { context, plain, section, type Block, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 
 /** One DM with (a part of) the links of a reward-link order. */
 export function buildRewardLinksDm(

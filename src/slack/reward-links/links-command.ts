@@ -5,18 +5,19 @@
 // the command is acked before Slack's 3 s run out and the outcome follows through the response_url:
 // an answer past Slack's deadline would show the admin an error for a request that is recorded and
 // paid, and a second try would pay for a second set of links.
-import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
-import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/common/money.js';
-import { MAX_LINKS_PER_COMMAND, recordRewardLinkRequest } from '../../domain/reward-links/reward-links.js';
-import { askForLinkApproval, type LinkApprovalDeps } from '../../domain/reward-links/link-approvals.js';
-import { presentNotice } from '../notices/present-notice.js';
-import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
+import type { RespondFn } from '@slack/bolt';
+
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
+import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/common/money.js';
+import { askForLinkApproval, type LinkApprovalDeps } from '../../domain/reward-links/link-approvals.js';
+import { MAX_LINKS_PER_COMMAND, recordRewardLinkRequest } from '../../domain/reward-links/reward-links.js';
+import { COMMAND } from '../ids.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
+import { slotWaitLeft } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { COMMAND } from '../ids.js';
-import { slotWaitLeft } from '../listening/deadline.js';
-import type { RespondFn } from '@slack/bolt';
+import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
+import { presentNotice } from '../notices/present-notice.js';
 
 export const LINKS_USAGE = `Usage: \`${COMMAND} links N AMOUNT [design]\`, e.g. \`${COMMAND} links 20 25 birthday\`: 20 links of $25 each.`;
 

@@ -1,5 +1,6 @@
 // The approvers' buttons on a reward-link request.
 import type { App } from '@slack/bolt';
+
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { registerLinkApprovalActions } from './link-approval-actions.js';
 

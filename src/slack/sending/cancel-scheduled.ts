@@ -1,15 +1,16 @@
 // Cancel on the `/kudos scheduled` list: only the sender or an admin; the list is answered again in place.
 import type { App } from '@slack/bolt';
+
+import { formatUsd } from '../../domain/common/money.js';
 import { cancelScheduledSend, isCancellable } from '../../domain/sending/cancel-scheduled.js';
 import { listScheduled } from '../../domain/sending/kudos-store.js';
-import { formatUsd } from '../../domain/common/money.js';
-import { sendRecipients } from '../kit/recipients.js';
-import { buildScheduledList } from './scheduled-blocks.js';
+import { ScheduledList } from '../ids.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';
+import { sendRecipients } from '../kit/recipients.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { ScheduledList } from '../ids.js';
 import { buttonClick, parseAtEdge, uuidValue } from '../listening/payloads.js';
+import { buildScheduledList } from './scheduled-blocks.js';
 
 const cancelClick = buttonClick(uuidValue);
 

@@ -1,7 +1,7 @@
 // Options for the modal's external selects (block_suggestion answers).
 import { formatUsd } from '../../domain/common/money.js';
-import { groupOptionValue } from './send-modal-blocks.js';
 import { plain } from '../kit/mrkdwn.js';
+import { groupOptionValue } from './send-modal-blocks.js';
 
 export interface DesignOption {
   productId: string;

@@ -2,17 +2,18 @@
 // catalog; groups from Slack user groups and the API's address book. The settings modal's approver
 // group and default design are searched here too (admins only), so any of hundreds can be chosen.
 import type { App } from '@slack/bolt';
-import { unhurried } from '../listening/deadline.js';
+
 import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
-import { buildDesignOptions, buildGroupOptions, searchOptions } from './design-options-blocks.js';
-import { SETTINGS_NONE_OPTION, settingsDesignOption, settingsGroupOption } from '../workspaces/settings-blocks.js';
-import { workspaceOf, type ListenerDeps } from '../listening/listener-deps.js';
-import { SendModal, SettingsModal } from '../ids.js';
-import { optionsLoad, parseAtEdge } from '../listening/payloads.js';
 import { searchActiveCampaigns } from '../../domain/finance/campaigns.js';
 import { campaignRange } from '../finance/campaign-blocks.js';
-import { plain } from '../kit/mrkdwn.js';
 import { templateOptions } from '../finance/campaigns.js';
+import { SendModal, SettingsModal } from '../ids.js';
+import { plain } from '../kit/mrkdwn.js';
+import { unhurried } from '../listening/deadline.js';
+import { type ListenerDeps, workspaceOf } from '../listening/listener-deps.js';
+import { optionsLoad, parseAtEdge } from '../listening/payloads.js';
+import { SETTINGS_NONE_OPTION, settingsDesignOption, settingsGroupOption } from '../workspaces/settings-blocks.js';
+import { buildDesignOptions, buildGroupOptions, searchOptions } from './design-options-blocks.js';
 
 export function registerDesignOptions(app: App, deps: ListenerDeps): void {
   app.options(SendModal.actions.design, async ({ ack, body }) => {

@@ -1,9 +1,10 @@
 // Home's "Give kudos" opens the send form.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
+
+import { Home } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { Home } from '../ids.js';
 import { buttonClick, parseAtEdge } from '../listening/payloads.js';
 import { openSendModal } from './open-send-modal.js';
 

@@ -1,6 +1,7 @@
 // The send form (opened from shortcuts and Home, its design options, campaign pick and submission),
 // Cancel on the scheduled list, and the profile changes that keep recipients' e-mails current.
 import type { App } from '@slack/bolt';
+
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { registerCancelScheduled } from './cancel-scheduled.js';
 import { registerDesignOptions } from './design-options.js';

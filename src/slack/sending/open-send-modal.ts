@@ -1,18 +1,19 @@
 // Opens the send modal from a click (Home's Give kudos, the shortcuts) or `/kudos`: the sender's time
 // zone if Slack answers in time, since a trigger_id lives 3 s.
 import type { RespondFn } from '@slack/bolt';
+
 import type { Logger } from '../../config/logger.js';
+import type { ChatWorkspace } from '../../domain/common/ports.js';
 import { isValidTimeZone, todayIn } from '../../domain/common/zoned-time.js';
-import { workspaceOf } from '../listening/listener-deps.js';
-import type { SlashCommandPayload } from '../listening/payloads.js';
-import { todayInCached } from './today.js';
-import { buildSendModal, type SendModalMetadata } from './send-modal-blocks.js';
+import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
+import { plain, section } from '../kit/mrkdwn.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
-import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
-import type { ChatWorkspace } from '../../domain/common/ports.js';
+import { workspaceOf } from '../listening/listener-deps.js';
+import type { SlashCommandPayload } from '../listening/payloads.js';
 import { notConnectedText } from '../workspaces/rewards-connect-blocks.js';
-import { plain, section } from '../kit/mrkdwn.js';
+import { buildSendModal, type SendModalMetadata } from './send-modal-blocks.js';
+import { todayInCached } from './today.js';
 
 export async function openSendModal(
   deps: ListenerDeps,

@@ -1,9 +1,9 @@
 // The `/kudos scheduled` list, with Cancel on what can still be cancelled; Home shows the same button.
 import type { KudosRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';
 import { ScheduledList } from '../ids.js';
-import { context, plain, section, type Block, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { MENTIONS_PER_MESSAGE, perPerson, recipientList, sendRecipients } from '../kit/recipients.js';
 
 export interface ScheduledItem {

@@ -1,12 +1,13 @@
 // `/kudos scheduled`: the sender's scheduled sends (an admin's: everyone's), with Cancel where it is
 // still possible (cancel-scheduled.ts).
 import type { AckFn, RespondArguments } from '@slack/bolt';
+
 import { isCancellable } from '../../domain/sending/cancel-scheduled.js';
 import { listScheduled } from '../../domain/sending/kudos-store.js';
-import { buildScheduledList } from './scheduled-blocks.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload } from '../listening/payloads.js';
+import { buildScheduledList } from './scheduled-blocks.js';
 
 export async function handleScheduledCommand(
   deps: ListenerDeps,

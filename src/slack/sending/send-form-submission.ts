@@ -2,17 +2,19 @@
 // send is recorded (with its idempotency key) and the modal closes; the worker places it.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { prepareSend, type SendField, type SendForm } from '../../domain/sending/check-send.js';
+
 import { formatUsd } from '../../domain/common/money.js';
-import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
-import { recordPreparedSend, startRecordedSend, type RecordedSend } from '../../domain/sending/record-send.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
+import { getCampaign } from '../../domain/finance/campaigns.js';
+import { prepareSend, type SendField, type SendForm } from '../../domain/sending/check-send.js';
+import { type RecordedSend, recordPreparedSend, startRecordedSend } from '../../domain/sending/record-send.js';
+import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { section } from '../kit/mrkdwn.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
-import { getCampaign } from '../../domain/finance/campaigns.js';
-import { metadataOf, parseAtEdge, textOf, viewSubmission, type StateValues } from '../listening/payloads.js';
+import { metadataOf, parseAtEdge, type StateValues, textOf, viewSubmission } from '../listening/payloads.js';
 import {
   buildSendAccepted,
   buildSendChecking,
@@ -20,7 +22,6 @@ import {
   filledBlockId,
   isSafePermalink,
 } from './send-modal-blocks.js';
-import { section } from '../kit/mrkdwn.js';
 
 /** Stay under Slack's 3 s: the paced lookups book only slots they can use before this. */
 const SUBMIT_BUDGET_MS = ANSWER_BUDGET_MS;

@@ -1,13 +1,13 @@
 // Messages about a send: confirmation to the sender, public announcement, partial send, unknown
 // outcome, failure notice.
 import type { KudosRow } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
-import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';
-import { isSafePermalink } from './send-modal-blocks.js';
-import { context, section, type Block, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
+import { type Block, context, section, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
 import { perPerson, sendRecipients } from '../kit/recipients.js';
+import { isSafePermalink } from './send-modal-blocks.js';
 
 /** "order `O1`", or for a send in several parts "10 orders (`O1` … `O10`)". */
 function ordersText(row: Pick<KudosRow, 'orderId' | 'orderIds'>): string {

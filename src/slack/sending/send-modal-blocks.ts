@@ -1,7 +1,7 @@
 // The send modal (/kudos): recipients, or a group; design; amount; message; refund; now or later.
 import { MESSAGE_MAX_CHARACTERS } from '../../domain/sending/message-text.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
-import { clip, plain, section, type Block } from '../kit/mrkdwn.js';
+import { type Block, clip, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
 export interface SendModalState {

@@ -4,18 +4,19 @@
 // A campaign archived meanwhile, or whose design left the catalog, is said plainly in the form.
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
-import { getCampaign } from '../../domain/finance/campaigns.js';
+
 import { readDesignNow } from '../../domain/accounts/design-catalog.js';
-import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { isValidTimeZone } from '../../domain/common/zoned-time.js';
+import { getCampaign } from '../../domain/finance/campaigns.js';
 import { describeCampaign } from '../finance/campaign-blocks.js';
-import { buildSendModal, filledBlockId, type SendModalState } from './send-modal-blocks.js';
+import { NO_TEMPLATE, SendModal } from '../ids.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { NO_TEMPLATE, SendModal } from '../ids.js';
 import { enterpriseRef, metadataOf, parseAtEdge, stateValues, teamRef, userRef } from '../listening/payloads.js';
-import { todayInCached } from './today.js';
 import { sendMetadata } from './send-form-submission.js';
+import { buildSendModal, filledBlockId, type SendModalState } from './send-modal-blocks.js';
+import { todayInCached } from './today.js';
 
 const campaignPick = z.looseObject({
   type: z.literal('block_actions'),

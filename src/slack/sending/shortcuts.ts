@@ -2,11 +2,12 @@
 // the message (the announcement quotes it); "Give kudos" opens it from anywhere. A message by a bot,
 // a deactivated person or yourself gets a short answer instead.
 import type { App } from '@slack/bolt';
-import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
-import { workspaceOf, type ListenerDeps } from '../listening/listener-deps.js';
+
 import { Shortcut } from '../ids.js';
-import { openSendModal } from './open-send-modal.js';
+import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
+import { type ListenerDeps, workspaceOf } from '../listening/listener-deps.js';
 import { globalShortcut, messageShortcut, parseAtEdge } from '../listening/payloads.js';
+import { openSendModal } from './open-send-modal.js';
 
 export function registerShortcuts(app: App, deps: ListenerDeps): void {
   app.shortcut(Shortcut.global, async ({ ack, shortcut: raw }) => {

@@ -3,6 +3,7 @@
 // `/kudos` otherwise (~5% of the app's CPU under `/kudos` load). Exact: every zone in use today is
 // offset from UTC by whole minutes, so a local date only changes at the start of a UTC minute.
 import { LRUCache } from 'lru-cache';
+
 import { todayIn } from '../../domain/common/zoned-time.js';
 
 const MINUTE_MS = 60_000;

@@ -1,5 +1,6 @@
 // user_change keeps the Slack user -> recipient mapping in step with profile e-mails.
 import type { App } from '@slack/bolt';
+
 import { syncChangedSlackUser } from '../../domain/sending/recipients.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { parseAtEdge, userChangeEvent } from '../listening/payloads.js';

@@ -1,9 +1,10 @@
 // The one module for outbound Slack Web API calls (post, update, DM, views, user lookups), so that
 // the domain never sees Bolt, and tests can observe every call in the simulator's log.
 import type { types, webApi } from '@slack/bolt';
+
 import {
-  ChatRefusal,
   type ChatOutcome,
+  ChatRefusal,
   type Messenger,
   type PostedMessage,
   type ProfileField,
@@ -11,7 +12,7 @@ import {
   type WorkspaceUser,
 } from '../../domain/common/ports.js';
 import type { DirectWebApiCall } from './direct-web-api.js';
-import { POST_MAX_WAIT_MS, UNPACED, type SlackPacer } from './pacing.js';
+import { POST_MAX_WAIT_MS, type SlackPacer, UNPACED } from './pacing.js';
 
 type WebClient = webApi.WebClient;
 type KnownBlock = types.KnownBlock;

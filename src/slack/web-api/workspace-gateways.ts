@@ -5,6 +5,7 @@
 // workspace's own, or its Enterprise Grid org's), looked up, and refreshed when it nears expiry,
 // through InstallProvider.authorize (src/slack/install/tenancy.ts). A workspace without a live installation is
 // a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
+import type { StepFinisher } from '../../domain/automations/workflow-steps.js';
 import {
   ChatRefusal,
   type ChatWorkspace,
@@ -12,9 +13,8 @@ import {
   type ProfileDirectory,
   type UserDirectory,
 } from '../../domain/common/ports.js';
-import type { SlackGateway, SlackUser, UserLister } from './gateway.js';
 import { unhurried, untilDeadline } from '../listening/deadline.js';
-import type { StepFinisher } from '../../domain/automations/workflow-steps.js';
+import type { SlackGateway, SlackUser, UserLister } from './gateway.js';
 
 export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirectory, StepFinisher {
   /** The gateway of one workspace (listeners: the workspace of the request). */

@@ -1,9 +1,9 @@
 // The audit trail as an ephemeral list (recent rows) and as CSV in direct-message code blocks.
 import type { AuditEventRow } from '../../db/schema/index.js';
-import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { formatUtc } from '../../domain/common/zoned-time.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
-import { context, plain, section, type Block } from '../kit/mrkdwn.js';
+import { type Block, context, plain, section } from '../kit/mrkdwn.js';
+import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 
 function actor(id: string): string {
   return /^[UW][A-Z0-9_]+$/.test(id) ? mentionUser(id) : `_${escapeMrkdwn(id)}_`;

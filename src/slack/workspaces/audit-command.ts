@@ -2,12 +2,13 @@
 // CSV_MAX_ROWS rows) as CSV in direct-message code blocks: our bot scopes have no file upload, and a
 // DM keeps it private to the admin who asked.
 import type { AckFn, RespondArguments } from '@slack/bolt';
-import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
-import { auditToCsv, listAudit, recordOrderEvents } from '../../domain/workspaces/audit-trail.js';
+
 import { campaignNamesOfKudos } from '../../domain/finance/campaigns.js';
-import { buildAuditList, buildCsvMessages } from './audit-blocks.js';
+import { auditToCsv, listAudit, recordOrderEvents } from '../../domain/workspaces/audit-trail.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
+import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
+import { buildAuditList, buildCsvMessages } from './audit-blocks.js';
 
 export const AUDIT_LIST_ROWS = 20;
 export const CSV_MAX_ROWS = 500;

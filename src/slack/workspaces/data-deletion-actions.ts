@@ -2,9 +2,10 @@
 // dialog, has every row Kudos keeps for the workspace deleted now (src/domain/workspaces/data-purge.ts).
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
+
+import { SettingsModal } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { SettingsModal } from '../ids.js';
 import { buttonClick, parseAtEdge } from '../listening/payloads.js';
 
 const click = buttonClick(z.unknown().optional()).extend({ view: z.looseObject({ id: z.string() }).optional() });

@@ -1,5 +1,6 @@
 // Settings (the form, deleting the workspace's data) and connecting the Rewards account.
 import type { App } from '@slack/bolt';
+
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { registerDataDeletionActions } from './data-deletion-actions.js';
 import { registerRewardsConnect } from './rewards-connect-view.js';

@@ -1,8 +1,8 @@
 // Distribution mode: "Connect Rewards account" (App Home, a modal), the answer with the workspace's
 // webhook URL, and what /kudos says until an admin has connected one. Pure builders.
-import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { RewardsConnect } from '../ids.js';
-import { context, plain, section, type Block } from '../kit/mrkdwn.js';
+import { type Block, context, plain, section } from '../kit/mrkdwn.js';
+import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
 export interface RewardsConnectionSummary {
   clientId: string;

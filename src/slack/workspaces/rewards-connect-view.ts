@@ -3,11 +3,12 @@
 // back inline on the field to fix and nothing is stored; on success the credentials are stored
 // sealed and the modal turns into the workspace's webhook URL.
 import type { App } from '@slack/bolt';
+
 import type { ConnectField } from '../../domain/accounts/rewards-connections.js';
-import { buildConnectedModal, buildConnectModal } from './rewards-connect-blocks.js';
-import { workspaceOf, type ListenerDeps } from '../listening/listener-deps.js';
 import { RewardsConnect } from '../ids.js';
+import { type ListenerDeps, workspaceOf } from '../listening/listener-deps.js';
 import { buttonOpeningModal, noValue, parseAtEdge, textOf, viewSubmission } from '../listening/payloads.js';
+import { buildConnectedModal, buildConnectModal } from './rewards-connect-blocks.js';
 
 const FIELD_BLOCKS: Record<ConnectField, string> = {
   clientId: RewardsConnect.blocks.clientId,

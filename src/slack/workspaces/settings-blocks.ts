@@ -1,13 +1,13 @@
 // The admins' settings modal, prefilled with the current values, and the summary of a change.
+import type { CardRecipients } from '../../db/schema/index.js';
 import type { Design } from '../../domain/accounts/design-catalog.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
 import type { SettingsChanges, SettingsField, WorkspaceSettings } from '../../domain/workspaces/settings.js';
-import type { CardRecipients } from '../../db/schema/index.js';
-import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
-import type { SlackUsergroup } from '../web-api/gateway.js';
 import { SettingsModal } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
-import { context, plain, section, type Block } from '../kit/mrkdwn.js';
+import { type Block, context, plain, section } from '../kit/mrkdwn.js';
+import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
+import type { SlackUsergroup } from '../web-api/gateway.js';
 
 export function buildSettingsModal(input: {
   settings: WorkspaceSettings;

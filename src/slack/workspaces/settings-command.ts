@@ -1,12 +1,13 @@
 // `/kudos settings`: admins get the settings modal, prefilled; anyone else an ephemeral refusal.
 import type { AckFn, RespondArguments } from '@slack/bolt';
-import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
-import { buildSettingsModal } from './settings-blocks.js';
+
+import type { Logger } from '../../config/logger.js';
+import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
+import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
-import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
-import type { Logger } from '../../config/logger.js';
+import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
+import { buildSettingsModal } from './settings-blocks.js';
 
 export async function handleSettingsCommand(
   deps: ListenerDeps,

@@ -1,15 +1,16 @@
 // The settings modal's submission: admins only (checked again: the modal may be old), values checked
 // with inline errors, then saved with one audit row; the admin gets a summary of what changed.
 import type { App } from '@slack/bolt';
+
+import type { CardRecipients } from '../../db/schema/index.js';
+import type { ChatWorkspace } from '../../domain/common/ports.js';
 import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/notices/health-warnings.js';
 import type { SettingsPatch } from '../../domain/workspaces/settings.js';
-import type { ChatWorkspace } from '../../domain/common/ports.js';
-import { buildSettingsSaved, CARD_RECIPIENTS } from './settings-blocks.js';
-import type { CardRecipients } from '../../db/schema/index.js';
+import { SettingsModal } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { SettingsModal } from '../ids.js';
-import { parseAtEdge, stateValues, textOf, viewSubmission, type StateLeaf } from '../listening/payloads.js';
+import { parseAtEdge, type StateLeaf, stateValues, textOf, viewSubmission } from '../listening/payloads.js';
+import { buildSettingsSaved, CARD_RECIPIENTS } from './settings-blocks.js';
 
 const USD = /^\d{1,7}(\.\d{1,2})?$/;
 

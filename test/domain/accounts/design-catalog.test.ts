@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { createDesignCatalog } from '../../../src/domain/accounts/design-catalog.js';
 import type { RewardsClient } from '../../../src/rewards/index.js';
 

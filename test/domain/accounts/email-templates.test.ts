@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { checkTemplateForm, findPlaceholder } from '../../../src/domain/accounts/email-templates.js';
 
 const base = {

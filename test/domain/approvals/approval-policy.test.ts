@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { decideRoute, monthStartUtc } from '../../../src/domain/approvals/approval-policy.js';
-import { diffSettings, seedFromConfig, type WorkspaceSettings } from '../../../src/domain/workspaces/settings.js';
 import { auditToCsv, csvCell } from '../../../src/domain/workspaces/audit-trail.js';
+import { diffSettings, seedFromConfig, type WorkspaceSettings } from '../../../src/domain/workspaces/settings.js';
 
 const cents = fc.integer({ min: 1, max: 10_000_000 });
 

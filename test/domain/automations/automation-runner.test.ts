@@ -3,6 +3,7 @@
 // explicit instant (tick(now)); the emulator's clock moves along with it.
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { auditEvents, automationOccurrences, celebrationDates, kudos } from '../../../src/db/schema/index.js';
 import {
   createSeries,

@@ -5,17 +5,18 @@
 // first Slack call, to let a person act while that pass holds the run.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import type { RunningApp } from '../../../src/app.js';
 import { automationOccurrences, kudos } from '../../../src/db/schema/index.js';
+import { createDesignCatalogs } from '../../../src/domain/accounts/design-catalog.js';
 import {
+  type AutomationDeps,
   createSeries,
-  runAutomations,
   RETRY_MS,
+  runAutomations,
   saveCelebrationRule,
   setSeriesStatus,
-  type AutomationDeps,
 } from '../../../src/domain/automations/automation-runner.js';
-import { createDesignCatalogs } from '../../../src/domain/accounts/design-catalog.js';
 import type { UserDirectory } from '../../../src/domain/common/ports.js';
 import { rememberLimits, withSpendingLimits } from '../../../src/domain/finance/spending-limits.js';
 import { presentNotice } from '../../../src/slack/notices/present-notice.js';

@@ -1,6 +1,7 @@
 import { formatInTimeZone } from 'date-fns-tz';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { resolveSchedule } from '../../../src/domain/common/zoned-time.js';
 
 const NOW = new Date('2027-01-01T12:00:00Z');

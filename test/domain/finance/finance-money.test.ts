@@ -4,11 +4,12 @@
 // funds, and spending-limit use that counts the sends whose outcome is unknown.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { financeState, kudos, notifications, topUpRequests } from '../../../src/db/schema/index.js';
-import { cancelScheduledSend } from '../../../src/domain/sending/cancel-scheduled.js';
+import type { RewardsAccounts } from '../../../src/domain/accounts/rewards-accounts.js';
 import { monthOf } from '../../../src/domain/finance/ledger.js';
 import { createLowBalanceMonitor } from '../../../src/domain/finance/low-balance.js';
-import type { RewardsAccounts } from '../../../src/domain/accounts/rewards-accounts.js';
+import { cancelScheduledSend } from '../../../src/domain/sending/cancel-scheduled.js';
 import type { RewardsClient } from '../../../src/rewards/index.js';
 import {
   eventually,

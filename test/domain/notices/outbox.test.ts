@@ -2,27 +2,29 @@
 // racing callers post once; a refused post may be tried again; a post whose answer was lost, or
 // whose process died before or after calling Slack, is finished by resumeStalledNotices without a
 // second message (it looks for the message by its metadata first).
+import { type AddressInfo, createServer } from 'node:net';
+
+import { webApi } from '@slack/bolt';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { webApi } from '@slack/bolt';
+
 import { createLogger } from '../../../src/config/logger.js';
 import { notifications } from '../../../src/db/schema/index.js';
 import {
   editOnce,
   expireNoticeMessages,
   findNotification,
+  type NoticeDeps,
   postOnce,
   queueNoticeAfter,
   queueNoticeInThreadOf,
   resumeStalledNotices,
   REWARD_LINKS_NOTICE_KIND,
-  type NoticeDeps,
 } from '../../../src/domain/notices/outbox.js';
+import { startSlackSimulator } from '../../../src/simulator/slack.js';
 import { createSlackGateway, createUserLister } from '../../../src/slack/web-api/gateway.js';
 import { singleWorkspace, type SlackWorkspaces } from '../../../src/slack/web-api/workspace-gateways.js';
-import { startSlackSimulator } from '../../../src/simulator/slack.js';
 import { createTestDatabase, type TestDatabase } from '../../support/db.js';
-import { createServer, type AddressInfo } from 'node:net';
 
 /** A local port nothing listens on (connection refused). */
 async function closedPort(): Promise<number> {

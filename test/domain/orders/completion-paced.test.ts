@@ -6,10 +6,11 @@
 // Rewards requests and Slack messages are counted, never timed.
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos, notifications, orderChecks } from '../../../src/db/schema/index.js';
-import { claimDueChecks, runOrderChecks, type CheckOutcome } from '../../../src/domain/orders/order-checks.js';
 import { singleRewardsAccount } from '../../../src/domain/accounts/rewards-accounts.js';
-import { createRewardsClient, type CallInfo } from '../../../src/rewards/index.js';
+import { type CheckOutcome, claimDueChecks, runOrderChecks } from '../../../src/domain/orders/order-checks.js';
+import { type CallInfo, createRewardsClient } from '../../../src/rewards/index.js';
 import { presentNotice } from '../../../src/slack/notices/present-notice.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';

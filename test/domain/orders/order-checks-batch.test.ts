@@ -1,18 +1,19 @@
 // Completion checks in batches (src/domain/orders/order-checks.ts, runOrderChecks): due checks are answered by
 // one page of the orders list instead of one GET per order; only what the list cannot say (the
 // addresses of a bounce) costs a GET. Requests are counted, not timed.
-import fc from 'fast-check';
 import { isNotNull, sql } from 'drizzle-orm';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { kudos, orderChecks } from '../../../src/db/schema/index.js';
+import { singleRewardsAccount } from '../../../src/domain/accounts/rewards-accounts.js';
 import {
   checkSlotStartMs,
   claimDueChecks,
   dueChecksReady,
   runOrderChecks,
 } from '../../../src/domain/orders/order-checks.js';
-import { singleRewardsAccount } from '../../../src/domain/accounts/rewards-accounts.js';
-import { createRewardsClient, type CallInfo } from '../../../src/rewards/index.js';
+import { type CallInfo, createRewardsClient } from '../../../src/rewards/index.js';
 import { presentNotice } from '../../../src/slack/notices/present-notice.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';

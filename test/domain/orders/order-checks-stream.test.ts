@@ -3,6 +3,7 @@
 // request, where batches of 50 cost two. Requests are counted from the app's metrics, never timed.
 import { eq, isNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos, notifications, orderChecks } from '../../../src/db/schema/index.js';
 import { parseExposition, sumOf } from '../../../src/observability/exposition.js';
 import { eventually, useAppPerTest } from '../../support/app.js';

@@ -3,11 +3,12 @@
 import { formatInTimeZone } from 'date-fns-tz';
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
+
 import { kudos, orderChecks } from '../../../src/db/schema/index.js';
 import { runOrderCheck, TRANSIENT_RETRY_CAP_MS } from '../../../src/domain/orders/order-checks.js';
 import { DEFAULT_CHECK_DELAYS_MS } from '../../../src/domain/sending/order-check-schedule.js';
 import { presentNotice } from '../../../src/slack/notices/present-notice.js';
-import { eventually, sendModalValues, submitSendForm, useAppPerTest, type TestStack } from '../../support/app.js';
+import { eventually, sendModalValues, submitSendForm, type TestStack, useAppPerTest } from '../../support/app.js';
 import type { TestEmulator } from '../../support/emulator.js';
 import { FAST_CHECKS } from '../../webhooks/support.js';
 

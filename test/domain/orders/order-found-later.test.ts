@@ -2,8 +2,10 @@
 // order.created came while the send was still being placed (it only scheduled the order's completion
 // check), and the send was then settled without it. The completion check records it on the send.
 import { randomUUID } from 'node:crypto';
+
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos } from '../../../src/db/schema/index.js';
 import { scheduleOrderCheck } from '../../../src/domain/sending/order-check-schedule.js';
 import { useAppPerTest } from '../../support/app.js';

@@ -3,14 +3,15 @@
 // PostgreSQL) share one account of the emulator with a low limit. No timing is asserted: what is
 // counted is 429s, calls done per instance, and what the budget row learned.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { connectDatabase, type Database, type DatabaseConnection } from '../../../src/db/client.js';
 import { createRateBudgets, inBackgroundLane } from '../../../src/domain/pacing/rewards-rate-budget.js';
 import { asWorkspace } from '../../../src/domain/pacing/workspace-turns.js';
-import { createRewardsClient, isRewardsError, type CallInfo, type RewardsClient } from '../../../src/rewards/index.js';
+import { type CallInfo, createRewardsClient, isRewardsError, type RewardsClient } from '../../../src/rewards/index.js';
 import { eventually } from '../../support/app.js';
-import { countQueries } from '../../support/query-count.js';
 import { useTestDatabase } from '../../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
+import { countQueries } from '../../support/query-count.js';
 
 // A 5 s window: the 10% headroom then absorbs half a second of event-loop lag on a loaded machine.
 const LIMIT = 100;

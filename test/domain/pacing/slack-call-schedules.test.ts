@@ -2,6 +2,7 @@
 // interval; a 429's block holds every call until it ends; a caller that cannot wait books nothing.
 // Waits are the database's bookings (minutes apart here), not measured durations.
 import { describe, expect, it } from 'vitest';
+
 import { createCallSchedules } from '../../../src/domain/pacing/slack-call-schedules.js';
 import { useTestDatabase } from '../../support/db.js';
 import { countQueries } from '../../support/query-count.js';

@@ -3,6 +3,7 @@
 // answers only when the test says, so "slow" lasts exactly as long as the test needs.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { rewardLinkRequests } from '../../../src/db/schema/index.js';
 import type { RewardsAccounts } from '../../../src/domain/accounts/rewards-accounts.js';
 import { placeRewardLinkRequest } from '../../../src/domain/reward-links/reward-links.js';

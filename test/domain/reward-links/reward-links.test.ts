@@ -3,6 +3,7 @@
 // first part, and the approval threshold, budget and audit trail applied as to any send.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { auditEvents, rewardLinkRequests } from '../../../src/db/schema/index.js';
 import { rememberLimits } from '../../../src/domain/finance/spending-limits.js';
 import { eventually, postSignedPayload, useAppPerTest } from '../../support/app.js';

@@ -2,6 +2,7 @@
 // workspace's backlog never queues another workspace's single kudos behind it. The order of the
 // claim is checked, not the time anything takes.
 import { describe, expect, it } from 'vitest';
+
 import { kudos } from '../../../src/db/schema/index.js';
 import { claimBatch, inTurns } from '../../../src/domain/sending/kudos-store.js';
 import { useTestDatabase } from '../../support/db.js';

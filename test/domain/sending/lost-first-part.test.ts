@@ -3,6 +3,7 @@
 // reward-link request is never settled "failed, nothing was charged" while the API holds its order.
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos, rewardLinkRequests } from '../../../src/db/schema/index.js';
 import { placeRewardLinkRequest } from '../../../src/domain/reward-links/reward-links.js';
 import { presentNotice } from '../../../src/slack/notices/present-notice.js';

@@ -3,9 +3,10 @@
 // Through the real app, the emulator's fault injection and its lookup by clientOrderId.
 import { eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { kudos, orderChecks, type KudosRow } from '../../../src/db/schema/index.js';
+
+import { kudos, type KudosRow, orderChecks } from '../../../src/db/schema/index.js';
 import { idlePollWait } from '../../../src/domain/sending/place-sends.js';
-import { eventually, useAppPerTest, type TestStack } from '../../support/app.js';
+import { eventually, type TestStack, useAppPerTest } from '../../support/app.js';
 import type { TestEmulator } from '../../support/emulator.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';
 import { countQueries } from '../../support/query-count.js';

@@ -4,6 +4,7 @@
 // order. What is checked is what the database holds, not timing.
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { rowsOf } from '../../../src/db/client.js';
 import { kudos, orderChecks } from '../../../src/db/schema/index.js';
 import { claimBatch, fenceOf, markPlaced, type PlacedOrder } from '../../../src/domain/sending/kudos-store.js';

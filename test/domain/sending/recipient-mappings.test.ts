@@ -1,11 +1,12 @@
 // A big group's first send maps its people to the address book in batches (src/domain/sending/recipients.ts).
 // A flaky API failing a creation here and there does not stop the others: one attempt maps everyone
 // it can and the next only those left; an API failing every call is asked for a tenth of them only.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { count, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
 import { recipientMappings } from '../../../src/db/schema/index.js';
 import { ensureRecipientMappings } from '../../../src/domain/sending/recipients.js';
-import { createRewardsClient, type CallInfo, type RewardsClient } from '../../../src/rewards/index.js';
+import { type CallInfo, createRewardsClient, type RewardsClient } from '../../../src/rewards/index.js';
 import { useTestDatabase } from '../../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
 

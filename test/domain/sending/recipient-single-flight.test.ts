@@ -2,9 +2,10 @@
 // (src/domain/sending/recipients.ts): concurrent first kudos to the same new person create the address-book
 // recipient once; the others wait for its id (no 409 EMAIL_TAKEN storm). Requests are counted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { connectDatabase, type Database, type DatabaseConnection } from '../../../src/db/client.js';
 import { ensureRecipientMapping } from '../../../src/domain/sending/recipients.js';
-import { createRewardsClient, type CallInfo } from '../../../src/rewards/index.js';
+import { type CallInfo, createRewardsClient } from '../../../src/rewards/index.js';
 import { useTestDatabase } from '../../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../../support/emulator.js';
 

@@ -2,6 +2,7 @@
 // budget only one fits), a send split in parts to the same people is judged as one against the
 // threshold, and a form edited after a lost acknowledgement never sends the old amount silently.
 import { describe, expect, it } from 'vitest';
+
 import { kudos } from '../../../src/db/schema/index.js';
 import {
   eventually,

@@ -2,6 +2,7 @@
 // instances, lost leases and stops each claim a row again, and must not push its next try minutes out.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos } from '../../../src/db/schema/index.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+
 import { routeSend } from '../../../src/domain/sending/send-policy.js';
 import { isWorkspaceAdmin, type WorkspaceSettings } from '../../../src/domain/workspaces/settings.js';
 

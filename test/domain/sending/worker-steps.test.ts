@@ -2,12 +2,13 @@
 // slots, the lease kept), the settle step's fencing and the notice sweep's pacing.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import type { Logger, LogFields } from '../../../src/config/logger.js';
+
+import type { LogFields, Logger } from '../../../src/config/logger.js';
 import { kudos, type KudosRow } from '../../../src/db/schema/index.js';
-import { claimDue, keepClaim, pauseAfterPoll, type Claiming } from '../../../src/domain/sending/claim-sends.js';
+import { claimDue, type Claiming, keepClaim, pauseAfterPoll } from '../../../src/domain/sending/claim-sends.js';
 import { claimBatch, fenceOf } from '../../../src/domain/sending/kudos-store.js';
 import { fail, interrupted, type SendPass } from '../../../src/domain/sending/settle-send.js';
-import { sweepStalledNotices, type NoticeSweep } from '../../../src/domain/sending/tell-sends.js';
+import { type NoticeSweep, sweepStalledNotices } from '../../../src/domain/sending/tell-sends.js';
 import type { WorkerDeps } from '../../../src/domain/sending/worker-deps.js';
 import { useTestDatabase } from '../../support/db.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';

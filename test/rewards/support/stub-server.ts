@@ -2,6 +2,7 @@
 // script the answers. The token endpoint answers by itself unless the test overrides it.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { createRewardsClient, type RewardsClient, type RewardsClientOptions } from '../../../src/rewards/index.js';
 
 export interface RecordedRequest {

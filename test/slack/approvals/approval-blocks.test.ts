@@ -1,6 +1,7 @@
 // The approval message and modals as pure builders, checked against Slack's limits (the simulator's
 // checker) at their largest: 100 recipients, a 1000-character message, every state.
 import { describe, expect, it } from 'vitest';
+
 import type { ApprovalRequestRow, KudosRow } from '../../../src/db/schema/index.js';
 import { seedFromConfig, type WorkspaceSettings } from '../../../src/domain/workspaces/settings.js';
 import { checkMessageContent, checkView } from '../../../src/simulator/limits.js';

@@ -1,13 +1,14 @@
 // Approvals end to end: the real app over HTTP, driven by the Slack simulator, ordering from the
 // Rewards emulator. Sends above KUDOS_APPROVAL_THRESHOLD ($100 here) go to #approvals.
 import { randomUUID } from 'node:crypto';
+
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { approvalRequests, auditEvents, kudos, notifications } from '../../../src/db/schema/index.js';
-import type { Message } from '../../../src/simulator/slack.js';
-import { decideApproval } from '../../../src/domain/approvals/approval-store.js';
+
 import { rowsOf } from '../../../src/db/client.js';
-import { pendingKudosValues } from '../../support/kudos-row.js';
+import { approvalRequests, auditEvents, kudos, notifications } from '../../../src/db/schema/index.js';
+import { decideApproval } from '../../../src/domain/approvals/approval-store.js';
+import type { Message } from '../../../src/simulator/slack.js';
 import {
   blockActionPayload,
   eventually,
@@ -17,6 +18,7 @@ import {
   useAppPerTest,
   wallTimeIn,
 } from '../../support/app.js';
+import { pendingKudosValues } from '../../support/kudos-row.js';
 
 /** The app's clock runs this far ahead of real time (approval after the scheduled time). */
 let clockOffsetMs = 0;

@@ -2,6 +2,7 @@
 // its buttons and modals (rule, CSV upload with a report), opt-outs, `/kudos recurring` and its form.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import {
   automationOccurrences,
   celebrationDates,

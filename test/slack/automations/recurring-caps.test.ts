@@ -5,6 +5,7 @@
 // 3 s answers "saving" and then says it is saved, and /kudos recurring pages a long list.
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { automationOccurrences, recurringSeries } from '../../../src/db/schema/index.js';
 import { createSeries } from '../../../src/domain/automations/automation-runner.js';
 import { postSignedPayload, useAppPerTest, viewSubmissionPayload } from '../../support/app.js';

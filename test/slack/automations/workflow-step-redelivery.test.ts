@@ -3,6 +3,7 @@
 // once), the redelivery completes nothing a second time and never makes a finished step `abandoned`.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos, workflowStepRuns } from '../../../src/db/schema/index.js';
 import { generateKey } from '../../../src/secrets/key-ring.js';
 import { eventually, useAppPerTest } from '../../support/app.js';

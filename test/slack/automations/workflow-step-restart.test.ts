@@ -3,6 +3,7 @@
 // instance places the send and finishes the step, once, through real signed function_executed events.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos, workflowStepRuns } from '../../../src/db/schema/index.js';
 import { generateKey } from '../../../src/secrets/key-ring.js';
 import { eventually, useAppPerTest } from '../../support/app.js';

@@ -1,8 +1,10 @@
 // The Workflow Builder step "Send kudos", driven end to end: the simulator sends real signed
 // `function_executed` events and the app completes the step with the workflow token.
 import { readFileSync } from 'node:fs';
+
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+
 import { auditEvents, kudos, workspaceSettings } from '../../../src/db/schema/index.js';
 import { SendKudosInputs } from '../../../src/slack/automations/workflow-step.js';
 import { eventually, useAppPerTest } from '../../support/app.js';

@@ -4,6 +4,7 @@
 // timeouts each get a clear answer, nothing is half-done, and one form never makes two API campaigns.
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { auditEvents, campaigns } from '../../../src/db/schema/index.js';
 import { CREATE_SETTLE_MS } from '../../../src/domain/finance/campaigns.js';
 import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from '../../support/app.js';

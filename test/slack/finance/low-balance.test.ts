@@ -3,10 +3,11 @@
 // PostgreSQL (DATABASE_URL); on PGlite it still runs, but proves less (one connection).
 import { eq, inArray, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { financeState, kudos } from '../../../src/db/schema/index.js';
+import { BALANCE_FAILURE_PAUSE_MS } from '../../../src/domain/finance/low-balance.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../../support/app.js';
 import { buildKudosRow } from '../../support/kudos-row.js';
-import { BALANCE_FAILURE_PAUSE_MS } from '../../../src/domain/finance/low-balance.js';
 import { countQueries } from '../../support/query-count.js';
 
 const ENV = {

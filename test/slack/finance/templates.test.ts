@@ -3,6 +3,7 @@
 // errors for bad input and placeholders), edit as new, and send themselves a test e-mail with the
 // daily count shown and the daily limit reported plainly.
 import { describe, expect, it } from 'vitest';
+
 import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from '../../support/app.js';
 
 const t = useAppPerTest({

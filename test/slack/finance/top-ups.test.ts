@@ -3,9 +3,10 @@
 // creates one funding request, and the request shows as pending until the ledger shows it processed.
 // Top-ups that do not go through: the sandbox (production only), a lost answer, a 5xx, a 4xx, a
 // process that died mid-call; never sent twice. Also the ledger command: movements read by source/status and reconciled with Kudos' orders.
-import { describe, expect, it } from 'vitest';
-import { topUpRequests } from '../../../src/db/schema/index.js';
 import { eq } from 'drizzle-orm';
+import { describe, expect, it } from 'vitest';
+
+import { topUpRequests } from '../../../src/db/schema/index.js';
 import { kudos, limitIncreaseRequests } from '../../../src/db/schema/index.js';
 import {
   blockActionPayload,

@@ -3,6 +3,7 @@
 // most two publishes per person after the last opening was taken in (one in flight, one waiting
 // with the newest ask); then nothing of it runs on.
 import { describe, expect, it } from 'vitest';
+
 import { createLogger } from '../../../src/config/logger.js';
 import { postSignedEvent, useAppPerTest } from '../../support/app.js';
 import { within } from '../../support/within.js';

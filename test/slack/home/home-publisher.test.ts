@@ -2,6 +2,7 @@
 // they were asked for (a slower background re-publish cannot wipe the line of a click after it), and
 // the line is stored with the visit, so that another instance's re-publish shows it too.
 import { describe, expect, it } from 'vitest';
+
 import { loadConfig } from '../../../src/config/index.js';
 import { homeVisits } from '../../../src/db/schema/index.js';
 import { createSettingsStore } from '../../../src/domain/workspaces/settings.js';

@@ -2,17 +2,17 @@
 // requests from the Slack simulator into the app; the Rewards emulator holds the orders.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import {
   bouncedRecipients,
   healthWarnings,
   kudos,
   limitIncreaseRequests,
+  type NewKudosRow,
   statsOptOuts,
   topUpRequests,
-  type NewKudosRow,
 } from '../../../src/db/schema/index.js';
 import type { View } from '../../../src/simulator/slack.js';
-import { CHECKS_RUN_BY_THE_TEST, runOrderChecksNow } from '../../support/order-checks.js';
 import {
   eventually,
   postSignedPayload,
@@ -21,6 +21,7 @@ import {
   useAppPerTest,
   wallTimeIn,
 } from '../../support/app.js';
+import { CHECKS_RUN_BY_THE_TEST, runOrderChecksNow } from '../../support/order-checks.js';
 import { topUpValues } from '../../support/top-up-form.js';
 
 const ROLES = {

@@ -1,12 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  clip,
-  escapeAndClip,
-  escapeMrkdwn,
-  mentionUser,
-  splitMrkdwn,
-} from '../../../src/slack/kit/mrkdwn-escape.js';
+
+import { clip, escapeAndClip, escapeMrkdwn, mentionUser, splitMrkdwn } from '../../../src/slack/kit/mrkdwn-escape.js';
 
 describe('escapeMrkdwn', () => {
   it('neutralises special mentions, user mentions and forged links', () => {

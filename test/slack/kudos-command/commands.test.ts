@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { eventually, sendModalValues, useAppPerTest } from '../../support/app.js';
 
 const e2e = useAppPerTest();

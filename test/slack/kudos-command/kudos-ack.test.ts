@@ -3,6 +3,7 @@
 // explanation) or not (the send form). Distribution of Rewards accounts (each workspace its own),
 // real signed requests from the simulator into Bolt. Runs on PGlite and PostgreSQL.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+
 import type { WorkspaceRef } from '../../../src/domain/workspaces/settings.js';
 import { generateKey } from '../../../src/secrets/key-ring.js';
 import { useAppPerTest } from '../../support/app.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { parseKudosCommand } from '../../../src/slack/kudos-command/parse.js';
 import { parseStatsCommand } from '../../../src/slack/recognition/stats-command.js';
 

@@ -4,9 +4,10 @@
 // busy and when to try again, instead of a wrong answer or none. Signed requests; no timings.
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { auditEvents, kudos, recurringSeries, workspaceSettings } from '../../../src/db/schema/index.js';
-import type { Message } from '../../../src/simulator/slack.js';
 import { TEAM_ID } from '../../../src/simulator/seed.js';
+import type { Message } from '../../../src/simulator/slack.js';
 import { postSignedPayload, sendModalValues, submitSendForm, useAppPerTest } from '../../support/app.js';
 import { slackRetryAfterPassed } from '../../support/slack-retry-after.js';
 

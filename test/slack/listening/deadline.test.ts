@@ -2,7 +2,8 @@
 // after the ack (a DM, the approvers' posts) is not, and waits for Slack's slots as usual. untilDeadline:
 // only Slack's limit is called a rate limit; a read that is only slow is not.
 import { describe, expect, it } from 'vitest';
-import { isChatRefusal, type ChatRefusal } from '../../../src/domain/common/ports.js';
+
+import { type ChatRefusal, isChatRefusal } from '../../../src/domain/common/ports.js';
 import {
   answerBy,
   answerByAnswered,

@@ -1,6 +1,7 @@
 // Slack redelivers an event with the same event_id when an attempt seemed to fail. Over HTTP as over
 // Socket Mode, the second delivery must have no effect, whatever the handler (security issue, finding 9).
 import { describe, expect, it } from 'vitest';
+
 import { createLogger } from '../../../src/config/logger.js';
 import { eventually, postSignedEvent, useAppPerTest } from '../../support/app.js';
 

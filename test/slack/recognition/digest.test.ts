@@ -2,7 +2,8 @@
 // Monday for the week that ended, exactly once per workspace and week however many instances run
 // the pass (the notice outbox's unique row). Slack calls go to the simulator through the real gateway.
 import { describe, expect, it } from 'vitest';
-import { installations, kudos, kudosReactions, notifications, type NewKudosRow } from '../../../src/db/schema/index.js';
+
+import { installations, kudos, kudosReactions, type NewKudosRow, notifications } from '../../../src/db/schema/index.js';
 import { digestWeekAt, weekStartUtc } from '../../../src/domain/recognition/digest.js';
 import { useAppPerTest } from '../../support/app.js';
 

@@ -1,5 +1,6 @@
 // /kudos stats and "+1" reactions through the real routing.
 import { describe, expect, it } from 'vitest';
+
 import { campaigns, kudos, kudosReactions, type NewKudosRow } from '../../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../../support/app.js';
 

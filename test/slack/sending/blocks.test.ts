@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+
 import type { KudosRow } from '../../../src/db/schema/index.js';
-import { buildAnnouncement, buildConfirmation } from '../../../src/slack/sending/send-messages.js';
-import { buildScheduledList } from '../../../src/slack/sending/scheduled-blocks.js';
-import { buildDesignOptions, buildGroupOptions } from '../../../src/slack/sending/design-options-blocks.js';
-import { buildSendModal, timeHint } from '../../../src/slack/sending/send-modal-blocks.js';
 import { ScheduledList, SendModal } from '../../../src/slack/ids.js';
+import { buildDesignOptions, buildGroupOptions } from '../../../src/slack/sending/design-options-blocks.js';
+import { buildScheduledList } from '../../../src/slack/sending/scheduled-blocks.js';
+import { buildAnnouncement, buildConfirmation } from '../../../src/slack/sending/send-messages.js';
+import { buildSendModal, timeHint } from '../../../src/slack/sending/send-modal-blocks.js';
 import { buildKudosRow } from '../../support/kudos-row.js';
 
 function row(overrides: Partial<KudosRow> = {}): KudosRow {

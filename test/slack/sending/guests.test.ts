@@ -4,6 +4,7 @@
 // are left out and the window says so; an admin allows guests in /kudos settings. Signed requests
 // through the simulator, the Rewards emulator over HTTP.
 import { describe, expect, it } from 'vitest';
+
 import { auditEvents, kudos } from '../../../src/db/schema/index.js';
 import type { SlackSimulator } from '../../../src/simulator/slack.js';
 import { eventually, sendModalValues, useAppPerTest } from '../../support/app.js';

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { auditEvents, kudos } from '../../../src/db/schema/index.js';
 import { cancelScheduledSend } from '../../../src/domain/sending/cancel-scheduled.js';
 import { eventually, sendModalValues, useAppPerTest, wallTimeIn } from '../../support/app.js';

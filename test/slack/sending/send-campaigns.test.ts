@@ -4,10 +4,11 @@
 // subject; an archived campaign, a design removed from the catalog and a deleted template each stop
 // the send with a plain message, nothing ordered.
 import { describe, expect, it } from 'vitest';
+
 import { kudos } from '../../../src/db/schema/index.js';
-import { archiveCampaign, createCampaign, type CampaignInput } from '../../../src/domain/finance/campaigns.js';
-import { eventually, sendModalValues, useAppPerTest } from '../../support/app.js';
+import { archiveCampaign, type CampaignInput, createCampaign } from '../../../src/domain/finance/campaigns.js';
 import { apiClient, getToken } from '../../emulator/helpers.js';
+import { eventually, sendModalValues, useAppPerTest } from '../../support/app.js';
 
 const t = useAppPerTest({
   env: { KUDOS_APPROVAL_THRESHOLD: '1000', KUDOS_ADMINS: 'U_ADMIN', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' },

@@ -5,12 +5,13 @@
 // is read at Slack's pace, once, without a 429. Signed requests through the simulator; no timings.
 import { eq, sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { rowsOf } from '../../../src/db/client.js';
 import { kudos } from '../../../src/db/schema/index.js';
 import { TEAM_ID } from '../../../src/simulator/seed.js';
+import { workspacePerson } from '../../../src/simulator/seed.js';
 import { eventually, sendModalValues, useAppPerTest } from '../../support/app.js';
 import { slackRetryAfterPassed } from '../../support/slack-retry-after.js';
-import { workspacePerson } from '../../../src/simulator/seed.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '1000000' } });
 

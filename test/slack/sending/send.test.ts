@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { kudos, recipientMappings } from '../../../src/db/schema/index.js';
 import {
   eventually,

@@ -1,5 +1,6 @@
 // Shortcuts through the real routing: "Give kudos for this" on a message and the global "Give kudos".
 import { describe, expect, it } from 'vitest';
+
 import { kudos } from '../../../src/db/schema/index.js';
 import { eventually, sendModalValues, useAppPerTest } from '../../support/app.js';
 

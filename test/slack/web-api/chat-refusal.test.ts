@@ -3,11 +3,13 @@
 // Web API that answers 429), so that nothing in src/domain needs to know a Slack error string.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { webApi } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
 import { ChatRefusal } from '../../../src/domain/common/ports.js';
+import { type SlackSimulator, startSlackSimulator } from '../../../src/simulator/slack.js';
 import { createSlackGateway, POST_CLIENT_OPTIONS, type SlackGateway } from '../../../src/slack/web-api/gateway.js';
-import { startSlackSimulator, type SlackSimulator } from '../../../src/simulator/slack.js';
 
 let sim: SlackSimulator;
 let gateway: SlackGateway;

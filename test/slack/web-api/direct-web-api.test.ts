@@ -2,10 +2,12 @@
 // WebClient path does, so that the gateway's callers cannot tell them apart.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { type SlackSimulator, startSlackSimulator } from '../../../src/simulator/slack.js';
 import { createDirectWebApi, type DirectWebApi } from '../../../src/slack/web-api/direct-web-api.js';
 import { createSlackGateway } from '../../../src/slack/web-api/gateway.js';
-import { startSlackSimulator, type SlackSimulator } from '../../../src/simulator/slack.js';
 
 let sim: SlackSimulator;
 let direct: DirectWebApi;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+
 import { createSlackGateway, toSlackUser, USER_CACHE_MAX } from '../../../src/slack/web-api/gateway.js';
 
 function fakeClient(answer: (user: string) => Promise<unknown>) {

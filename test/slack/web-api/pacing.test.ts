@@ -3,9 +3,10 @@
 // Retry-afters are the database's bookings (tens of seconds apart here), not measured durations.
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { rowsOf } from '../../../src/db/client.js';
-import { createCallSchedules } from '../../../src/domain/pacing/slack-call-schedules.js';
 import { ChatRefusal } from '../../../src/domain/common/ports.js';
+import { createCallSchedules } from '../../../src/domain/pacing/slack-call-schedules.js';
 import { createSlackPacer } from '../../../src/slack/web-api/pacing.js';
 import { useTestDatabase } from '../../support/db.js';
 import { countQueries } from '../../support/query-count.js';

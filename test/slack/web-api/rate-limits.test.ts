@@ -3,6 +3,7 @@
 // each exactly once, without a single 429; a storm of 429s is waited out and nothing is lost or posted
 // twice. Counts and order only: no timings.
 import { describe, expect, it } from 'vitest';
+
 import { notifications } from '../../../src/db/schema/index.js';
 import { postAllOnce } from '../../../src/domain/notices/outbox.js';
 import { eventually, useAppPerTest } from '../../support/app.js';

@@ -1,6 +1,7 @@
 // The audit trail end to end: every request, decision, order and cancellation is a row; admins list
 // it with /kudos audit and get it as CSV by DM with /kudos audit csv; others are refused.
 import { describe, expect, it } from 'vitest';
+
 import { approvalRequests, kudos } from '../../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../../support/app.js';
 

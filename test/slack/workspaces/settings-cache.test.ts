@@ -2,6 +2,7 @@
 // is refreshed ahead so that no request waits for the database, a change made on this instance is
 // seen at once, and one made on another instance within the TTL. Also the per-minute "today" memo.
 import { describe, expect, it } from 'vitest';
+
 import { loadConfig } from '../../../src/config/index.js';
 import type { Database } from '../../../src/db/client.js';
 import { todayIn } from '../../../src/domain/common/zoned-time.js';

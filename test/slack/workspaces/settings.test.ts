@@ -2,6 +2,7 @@
 // refused for everyone else, recorded in the audit trail, and used by the app at once.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+
 import { approvalRequests, auditEvents, kudos, workspaceSettings } from '../../../src/db/schema/index.js';
 import type { Message, View } from '../../../src/simulator/slack.js';
 import { eventually, postSignedPayload, sendModalValues, submitSendForm, useAppPerTest } from '../../support/app.js';
