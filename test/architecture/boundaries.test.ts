@@ -20,7 +20,7 @@ async function violations(
 ): Promise<string[]> {
   const result = await cruise(['src'], {
     ...config.options,
-    ...options,
+    ...(options as ICruiseOptions),
     ruleSet: { forbidden: config.forbidden ?? [] },
     validate: true,
     baseDir,

@@ -86,13 +86,15 @@ type PublishOptions = { flash?: string; pages?: HomePages; opened?: boolean };
 
 /** One person's publishes: the one in flight, and the one waiting for it (every ask since, joined). */
 interface PersonPublishes {
-  waiting?: {
-    ws: WorkspaceRef;
-    opts: PublishOptions;
-    done: Promise<void>;
-    resolve: () => void;
-    reject: (error: unknown) => void;
-  };
+  waiting?:
+    | {
+        ws: WorkspaceRef;
+        opts: PublishOptions;
+        done: Promise<void>;
+        resolve: () => void;
+        reject: (error: unknown) => void;
+      }
+    | undefined;
 }
 
 /** Two asks as one: the later's line and page win (opening Home starts at the newest pages; a page button moves one list). */

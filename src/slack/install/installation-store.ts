@@ -48,7 +48,7 @@ const contextOf = installationTokenContext;
  * only replaces the tokens of the row it came from, and never brings back an uninstalled one.
  */
 const FETCHED = Symbol('kudos.fetchedInstallation');
-type Fetched = { [FETCHED]?: { key: string; installedAt: number } };
+type Fetched = { [FETCHED]?: { key: string; installedAt: number } | undefined };
 
 export interface KudosInstallationStore extends InstallationStore {
   /** The keys to try for a workspace, most specific first (its own install, then its org's). */
@@ -233,7 +233,7 @@ function toInstallation(store: Store, row: InstallationRow): Installation<'v2', 
       id: row.installerUserId ?? '',
       token: userToken,
       scopes: row.userScopes ?? undefined,
-      ...(userRefreshToken ? { refreshToken: userRefreshToken, expiresAt: seconds(row.userTokenExpiresAt) } : {}),
+      ...(userRefreshToken ? refreshing(userRefreshToken, row.userTokenExpiresAt) : {}),
     },
     ...(botToken
       ? {
@@ -242,7 +242,7 @@ function toInstallation(store: Store, row: InstallationRow): Installation<'v2', 
             scopes: row.botScopes ?? [],
             id: row.botId ?? '',
             userId: row.botUserId ?? '',
-            ...(botRefreshToken ? { refreshToken: botRefreshToken, expiresAt: seconds(row.botTokenExpiresAt) } : {}),
+            ...(botRefreshToken ? refreshing(botRefreshToken, row.botTokenExpiresAt) : {}),
           },
         }
       : {}),
@@ -398,6 +398,12 @@ async function revokeTokens(
 
 function seconds(at: Date | null): number | undefined {
   return at ? Math.floor(at.getTime() / 1000) : undefined;
+}
+
+/** A rotating token's refresh token, with its expiry when one is stored. */
+function refreshing(refreshToken: string, expiresAt: Date | null): { refreshToken: string; expiresAt?: number } {
+  const at = seconds(expiresAt);
+  return at === undefined ? { refreshToken } : { refreshToken, expiresAt: at };
 }
 
 function expiry(expiresAtSeconds: number | undefined): Date | null {

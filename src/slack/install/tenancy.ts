@@ -263,8 +263,8 @@ async function lookUp(
   const bot = live === 'refresh' ? await installer.authorize(query) : live;
   const teamId = bot.teamId ?? query.teamId;
   const enterpriseId = bot.enterpriseId ?? query.enterpriseId;
-  // One literal of one shape, its fields inside the object (kept per workspace in the cache; the
-  // conditional spreads it replaced made a second array of them).
+  // One literal of one shape, every field present (kept per workspace in the cache, where conditional
+  // spreads would make objects of several shapes); Bolt reads each field as optional.
   return {
     botToken: bot.botToken || undefined,
     botId: bot.botId || undefined,
@@ -272,7 +272,7 @@ async function lookUp(
     teamId: teamId || undefined,
     enterpriseId: enterpriseId || undefined,
     botTokenExpiresAt: bot.botTokenExpiresAt || undefined,
-  };
+  } as AuthorizeResult;
 }
 
 function authorizeLookup(tenancy: Tenancy, lookup: InstallationLookup): Promise<AuthorizeResult> {

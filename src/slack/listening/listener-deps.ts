@@ -72,11 +72,11 @@ export interface InstallationEvents {
 
 /** Workspace of a request body (team, and enterprise where present). */
 export function workspaceOf(body: {
-  team?: { id?: string } | null;
-  team_id?: string;
-  user?: { team_id?: string } | string;
-  enterprise?: { id?: string } | null;
-  enterprise_id?: string | null;
+  team?: { id?: string | undefined } | null | undefined;
+  team_id?: string | undefined;
+  user?: { team_id?: string | undefined } | string | undefined;
+  enterprise?: { id?: string | undefined } | null | undefined;
+  enterprise_id?: string | null | undefined;
 }): {
   teamId: string;
   enterpriseId: string | null;

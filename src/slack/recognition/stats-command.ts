@@ -46,7 +46,7 @@ export async function handleStatsCommand(
   deps: ListenerDeps,
   input: {
     ack: AckFn<string | RespondArguments>;
-    command: { text: string; user_id: string; team_id?: string; enterprise_id?: string };
+    command: { text: string; user_id: string; team_id?: string | undefined; enterprise_id?: string | undefined };
     stats: StatsCommand;
   },
 ): Promise<void> {

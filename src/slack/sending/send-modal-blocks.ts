@@ -220,8 +220,9 @@ function cardBlocks(state: SendModalState): Block[] {
 
 function refundBlock(): Block {
   const { blocks: B, actions: A } = SendModal;
+  const noRefund = { text: plain('No refund'), value: RefundChoice.none };
   const refundOptions = [
-    { text: plain('No refund'), value: RefundChoice.none },
+    noRefund,
     { text: plain('30 days (50% refunded)'), value: RefundChoice.d30 },
     { text: plain('60 days (40% refunded)'), value: RefundChoice.d60 },
     { text: plain('90 days (30% refunded)'), value: RefundChoice.d90 },
@@ -235,7 +236,7 @@ function refundBlock(): Block {
       type: 'static_select',
       action_id: A.refund,
       options: refundOptions,
-      initial_option: refundOptions[0],
+      initial_option: noRefund,
     },
   };
 }
@@ -243,16 +244,14 @@ function refundBlock(): Block {
 /** Now or later, and the date and time of a scheduled send. */
 function timingBlocks(state: SendModalState): Block[] {
   const { blocks: B, actions: A } = SendModal;
-  const timingOptions = [
-    { text: plain('Send now'), value: TimingChoice.now },
-    { text: plain('Schedule for later'), value: TimingChoice.schedule },
-  ];
+  const sendNow = { text: plain('Send now'), value: TimingChoice.now };
+  const timingOptions = [sendNow, { text: plain('Schedule for later'), value: TimingChoice.schedule }];
   return [
     {
       type: 'input',
       block_id: B.timing,
       label: plain('When'),
-      element: { type: 'radio_buttons', action_id: A.timing, options: timingOptions, initial_option: timingOptions[0] },
+      element: { type: 'radio_buttons', action_id: A.timing, options: timingOptions, initial_option: sendNow },
     },
     {
       type: 'input',

@@ -147,20 +147,28 @@ async function translated<T>(call: () => Promise<T>, notFound?: ReadonlySet<stri
 }
 
 interface RawSlackUser {
-  id?: string;
-  team_id?: string;
-  name?: string;
-  real_name?: string;
-  deleted?: boolean;
-  is_bot?: boolean;
-  is_admin?: boolean;
-  is_owner?: boolean;
-  is_primary_owner?: boolean;
-  is_restricted?: boolean;
-  is_ultra_restricted?: boolean;
-  is_invited_user?: boolean;
-  tz?: string;
-  profile?: { email?: string; real_name?: string; display_name?: string; first_name?: string; last_name?: string };
+  id?: string | undefined;
+  team_id?: string | undefined;
+  name?: string | undefined;
+  real_name?: string | undefined;
+  deleted?: boolean | undefined;
+  is_bot?: boolean | undefined;
+  is_admin?: boolean | undefined;
+  is_owner?: boolean | undefined;
+  is_primary_owner?: boolean | undefined;
+  is_restricted?: boolean | undefined;
+  is_ultra_restricted?: boolean | undefined;
+  is_invited_user?: boolean | undefined;
+  tz?: string | undefined;
+  profile?:
+    | {
+        email?: string | undefined;
+        real_name?: string | undefined;
+        display_name?: string | undefined;
+        first_name?: string | undefined;
+        last_name?: string | undefined;
+      }
+    | undefined;
 }
 
 /** users.info answers kept per workspace (the oldest goes first beyond it). */

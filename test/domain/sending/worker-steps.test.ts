@@ -17,8 +17,8 @@ import { within } from '../../support/within.js';
 const testDb = useTestDatabase();
 
 /** A logger that keeps its lines, for the warnings a step must say. */
-function recordingLogger(): Logger & { lines: { level: string; msg: string; fields?: LogFields }[] } {
-  const lines: { level: string; msg: string; fields?: LogFields }[] = [];
+function recordingLogger(): Logger & { lines: { level: string; msg: string; fields?: LogFields | undefined }[] } {
+  const lines: { level: string; msg: string; fields?: LogFields | undefined }[] = [];
   const logger = {
     lines,
     debug: (msg: string, fields?: LogFields) => lines.push({ level: 'debug', msg, fields }),
