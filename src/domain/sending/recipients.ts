@@ -378,19 +378,10 @@ async function claimCreations(db: Database, ws: Workspace, batch: Person[], me: 
         enterpriseId: ws.enterpriseId ?? null,
         email: p.email.toLowerCase(),
         claimedBy: me,
-        claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
+        claimedUntil: creationClaimUntil(),
       })),
     )
-    .onConflictDoUpdate({
-      target: [recipientCreations.teamId, recipientCreations.email],
-      set: {
-        claimedBy: me,
-        claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
-        recipientId: null,
-        doneAt: null,
-      },
-      setWhere: sql`(${recipientCreations.doneAt} is null and ${recipientCreations.claimedUntil} <= now()) or ${recipientCreations.doneAt} <= now() - ${`${CREATION_ANSWERS_S} seconds`}::interval`,
-    })
+    .onConflictDoUpdate(takeOverCreation(me))
     .returning({ email: recipientCreations.email, claimedBy: recipientCreations.claimedBy });
   return new Set(claimed.filter((c) => c.claimedBy === me).map((c) => c.email));
 }
@@ -493,6 +484,20 @@ async function releaseCreations(db: Database, ws: Workspace, emails: string[], m
 const CREATION_CLAIM_S = 30;
 /** A finished creation answers the ones that waited for it this long. */
 const CREATION_ANSWERS_S = 600;
+
+const creationClaimUntil = () => sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`;
+
+/**
+ * A creation claim another attempt may take over: one whose holder died (claim ran out, not done), or
+ * one done longer ago than its answer is kept. The batch claim and the single claim share it.
+ */
+function takeOverCreation(me: string) {
+  return {
+    target: [recipientCreations.teamId, recipientCreations.email],
+    set: { claimedBy: me, claimedUntil: creationClaimUntil(), recipientId: null, doneAt: null },
+    setWhere: sql`(${recipientCreations.doneAt} is null and ${recipientCreations.claimedUntil} <= now()) or ${recipientCreations.doneAt} <= now() - ${`${CREATION_ANSWERS_S} seconds`}::interval`,
+  };
+}
 const CREATION_RECHECK_MS = 100;
 
 /**
@@ -518,18 +523,9 @@ async function createOnce(
         enterpriseId: ws.enterpriseId ?? null,
         email: key,
         claimedBy: me,
-        claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
+        claimedUntil: creationClaimUntil(),
       })
-      .onConflictDoUpdate({
-        target: [recipientCreations.teamId, recipientCreations.email],
-        set: {
-          claimedBy: me,
-          claimedUntil: sql`now() + ${`${CREATION_CLAIM_S} seconds`}::interval`,
-          recipientId: null,
-          doneAt: null,
-        },
-        setWhere: sql`(${recipientCreations.doneAt} is null and ${recipientCreations.claimedUntil} <= now()) or ${recipientCreations.doneAt} <= now() - ${`${CREATION_ANSWERS_S} seconds`}::interval`,
-      })
+      .onConflictDoUpdate(takeOverCreation(me))
       .returning();
     if (claimed && claimed.claimedBy === me) {
       try {
