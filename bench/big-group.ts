@@ -107,8 +107,7 @@ async function run(groups: number): Promise<RunResult> {
     host: '127.0.0.1',
     db,
     logger: createLogger({ level: 'silent' }),
-    worker: { pollIntervalMs: 100 },
-    webhooks: { pollIntervalMs: 200 },
+    tuning: { worker: { pollIntervalMs: 100 }, webhooks: { pollIntervalMs: 200 } },
   });
   sim.setAppUrl(app.url);
   const deadline = Date.now() + TIME_LIMIT_MS;

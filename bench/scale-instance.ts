@@ -16,7 +16,7 @@ const rateBudget =
         key === 'backlogAheadMs' && value === null ? Infinity : value,
       ) as RateBudgetOptions);
 const logger = createLogger();
-const app = await startApp({ config: loadConfig(), logger, rateBudget });
+const app = await startApp({ config: loadConfig(), logger, tuning: { rateBudget } });
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {

@@ -206,10 +206,12 @@ async function startStack(
         host: '127.0.0.1',
         db: conn.db,
         logger: createLogger({ level: 'silent' }),
-        worker: { pollIntervalMs: 100 },
-        webhooks: { pollIntervalMs: 200 },
-        slackPacing: { scale: BENCH_SLACK_RATE_SCALE },
-        rateBudget: budget.kind === 'per-client' ? false : (budget.options ?? {}),
+        tuning: {
+          worker: { pollIntervalMs: 100 },
+          webhooks: { pollIntervalMs: 200 },
+          slackPacing: { scale: BENCH_SLACK_RATE_SCALE },
+          rateBudget: budget.kind === 'per-client' ? false : (budget.options ?? {}),
+        },
       }),
     );
   }

@@ -156,8 +156,7 @@ export async function benchWebhookIngestion(): Promise<BenchRow[]> {
     host: '127.0.0.1',
     db: database.conn.db,
     logger: createLogger({ level: 'silent' }),
-    worker: { enabled: false },
-    webhooks: { enabled: false },
+    tuning: { worker: { enabled: false }, webhooks: { enabled: false } },
   });
   const bare = await startBareServer();
   try {

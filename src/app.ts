@@ -45,10 +45,25 @@ export interface StartAppOptions {
   /** A database handle to use instead of connecting (tests share one); the caller migrates and closes it. */
   db?: Database | undefined;
   logger?: Logger;
+  /** The worker's operations settings (KUDOS_WORKER_CONCURRENCY, KUDOS_WORKER_LEASE_MS; docs/operations.md). */
+  worker?: Pick<WorkerOptions, 'concurrency' | 'leaseMs'>;
+  /** Knobs only tests and benchmarks set; production never does, and runs on their defaults (StartAppTuning). */
+  tuning?: StartAppTuning;
+}
+
+/**
+ * What only tests and benchmarks set: loop periods, clocks, switches for passes a test runs itself,
+ * and variants a benchmark compares. Production (src/main.ts, `npm run dev`) never sets any of it, so
+ * every default below is what production runs.
+ */
+export interface StartAppTuning {
+  /** Clock of the app. Default: the system clock. */
+  now?: () => Date;
+  /** The worker's knobs, over StartAppOptions.worker; `enabled: false`: it never starts (the test places sends). */
   worker?: WorkerOptions & { enabled?: boolean };
-  /** Webhook event processing, completion checks and notifications (webhooks issue). */
+  /** Webhook event processing, completion checks and notifications; `enabled: false` never starts them. */
   webhooks?: BackgroundProcessingOptions & { enabled?: boolean };
-  /** Replaces the approvals routing (threshold and budget from the settings). */
+  /** Replaces the approvals routing. Default: the settings' threshold and budget, within the spending limits. */
   policy?: SendPolicy;
   /** Approvals sweep period (expiry, re-opening after refused orders); 0 disables the timer (tests call sweep). Default 30 s. */
   approvalsSweepMs?: number;
@@ -56,9 +71,9 @@ export interface StartAppOptions {
   home?: HomePublisherOptions & { enabled?: boolean };
   /** Automations pass period (celebrations, recurring kudos); 0 disables the timer (tests call tick). Default 60 s. */
   automationsMs?: number;
-  /** How long the workflow step's handler waits for its send's outcome (default 60 s; tests: 0). */
+  /** How long the workflow step's handler waits for its send's outcome. Default 60 s. */
   workflowStepWaitMs?: number;
-  /** Campaigns: the settle time of a create whose answer was lost (domain/finance/campaigns.ts CREATE_SETTLE_MS). */
+  /** Campaigns: the settle time of a create whose answer was lost. Default 2 min (domain/finance/campaigns.ts). */
   campaignSettleMs?: number;
   /** Distribution mode: how often uninstalled workspaces' data is purged once due; 0 disables the timer (tests call purgeDue). Default 1 h. */
   purgeMs?: number;
@@ -68,12 +83,10 @@ export interface StartAppOptions {
   digestMs?: number;
   /**
    * The change feed of the per-workspace caches (src/domain/workspaces/change-feed.ts): its poll period (default
-   * 2 s); `false`: no feed, the caches keep their short TTLs (tests that call `changes.poll()` themselves
-   * pass `{ intervalMs: 0 }`: no timer).
+   * 2 s); `false`: no feed, the caches keep their short TTLs; `{ intervalMs: 0 }`: no timer (the test calls
+   * `changes.poll()`).
    */
   changeFeed?: { intervalMs?: number } | false;
-  /** Clock of the app (tests). */
-  now?: () => Date;
   /** How long close() lets in-flight orders finish before aborting and releasing them. Default 6 s. */
   shutdownGraceMs?: number;
   /**
@@ -83,7 +96,7 @@ export interface StartAppOptions {
    */
   rewardsPerWorkspace?: boolean;
   /**
-   * The shared Rewards rate budget's figures (tests, benchmarks; src/domain/pacing/rewards-rate-budget.ts); `false`:
+   * The shared Rewards rate budget's figures (default: those of src/domain/pacing/rewards-rate-budget.ts); `false`:
    * none, each client paces itself from its own answers (the benchmark's baseline).
    */
   rateBudget?: RateBudgetOptions | false;
@@ -93,11 +106,14 @@ export interface StartAppOptions {
    */
   slackHistoryReads?: boolean;
   /**
-   * Pacing to Slack's rate limits (src/slack/web-api/pacing.ts): on by default, at Slack's documented floors;
-   * `scale` multiplies them (a bench against a simulator scaled alike); `false`: unpaced.
+   * Pacing to Slack's rate limits (src/slack/web-api/pacing.ts). Default: Slack's documented floors, scaled by
+   * KUDOS_SLACK_RATE_SCALE; `scale` multiplies them (a bench against a simulator scaled alike); `false`: unpaced.
    */
   slackPacing?: SlackPacingOptions | false;
-  /** Socket Mode tuning (tests): reconnect delays. */
+  /**
+   * Socket Mode reconnect delays (src/socket-mode/connection.ts). Default: 0 s, 1 s, 2 s, 5 s, 10 s, then 30 s;
+   * 60 s once Slack refused the token.
+   */
   socketMode?: Pick<SocketModeConnectionOptions, 'retryDelaysMs' | 'failedRetryMs'>;
 }
 
@@ -139,7 +155,7 @@ export interface RunningApp {
   purgeDue(): Promise<Array<{ installationKey: string; rows: number }>>;
   /** Distribution mode: installations, InstallProvider, token lookup (undefined in single-workspace mode). */
   tenancy: DistributionTenancy | undefined;
-  /** What other instances changed, evicted from this one's caches (undefined with `changeFeed: false`). */
+  /** What other instances changed, evicted from this one's caches (undefined with `tuning.changeFeed: false`). */
   changes: ChangeFeed | undefined;
   /** The Socket Mode connection, when SLACK_APP_TOKEN is set. */
   socket: SocketModeConnection | undefined;
@@ -149,42 +165,44 @@ export interface RunningApp {
 
 export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const { config } = opts;
+  const tuning = opts.tuning ?? {};
   const logger = opts.logger ?? createLogger();
-  const now = opts.now ?? (() => new Date());
+  const now = tuning.now ?? (() => new Date());
+  const worker = { ...opts.worker, ...tuning.worker };
 
   const database = await openDatabase(config, opts.db);
   const { db } = database;
   if (config.mode === 'single' && !config.slackBotToken)
     throw new Error('SLACK_BOT_TOKEN is required in single-workspace mode');
   const metrics = createMetrics({ db });
-  const changes = openChangeFeed(db, config, logger, opts.changeFeed);
+  const changes = openChangeFeed(db, config, logger, tuning.changeFeed);
   // The base of each workspace's webhook URL: KUDOS_PUBLIC_URL, else where Slack's last request came.
   let seenPublicUrl: string | undefined;
   const rewards = await startRewardsAccounts(
     { config, db, logger, metrics, now, changes, seenPublicUrl: () => seenPublicUrl },
-    opts,
+    tuning,
   );
   const onPublicUrl = (url: string) => {
     seenPublicUrl = url;
   };
-  const receivers = openSlackReceivers({ config, logger, metrics, onPublicUrl }, opts.socketMode);
-  const slack = startSlack({ config, db, logger, now, changes }, receivers, opts);
+  const receivers = openSlackReceivers({ config, logger, metrics, onPublicUrl }, tuning.socketMode);
+  const slack = startSlack({ config, db, logger, now, changes }, receivers, tuning);
   const { tenancy } = slack;
   const caches = startWorkspaceCaches(
     { config, db, logger, changes, tenancy, rewardsAccounts: rewards.rewardsAccounts },
-    opts.changeFeed,
+    tuning.changeFeed,
   );
   const { settings } = caches;
   const work = await createBackgroundWork(
     { ...rewards, config, db, logger, now, metrics, slack: slack.slack, identity: slack.identity, settings },
-    opts,
+    { ...tuning, worker },
   );
-  registerSlackListeners({ config, db, logger, now, settings, rewards, slack, work }, opts);
+  registerSlackListeners({ config, db, logger, now, settings, rewards, slack, work }, tuning);
   const http = await startHttpServers(
     { ...rewards, config, db, logger, metrics, receivers, tenancy, background: work.background },
     opts,
   );
-  const purges = createPurges({ config, db, logger, now, tenancy }, opts.purgeMs);
+  const purges = createPurges({ config, db, logger, now, tenancy }, tuning.purgeMs);
 
   receivers.start();
   slack.warmUp();

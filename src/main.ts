@@ -15,7 +15,7 @@ try {
   throw error;
 }
 
-// Operations tuning (docs/operations.md): parallel worker loops per instance.
+// Operations settings (docs/operations.md): parallel worker loops per instance and their lease.
 const worker =
   config.workerConcurrency || config.workerLeaseMs
     ? {

@@ -21,7 +21,7 @@ export async function openDatabase(config: AppConfig, given: Database | undefine
 
 /**
  * What other instances changed (installations, settings, Rewards connections), for the per-workspace
- * caches; undefined with `changeFeed: false`. Started once its listeners are in place.
+ * caches; undefined with `tuning.changeFeed: false`. Started once its listeners are in place.
  */
 export function openChangeFeed(
   db: Database,

@@ -137,7 +137,7 @@ describe('a kudos to a 1,000-member user group', () => {
       .update(kudos)
       .set({ claimedBy: 'worker-dead', claimedUntil: new Date(Date.now() - 1000) })
       .where(eq(kudos.id, recorded.id));
-    await e2e.stack.startAnotherApp({ worker: { pollIntervalMs: 50 } });
+    await e2e.stack.startAnotherApp({ tuning: { worker: { pollIntervalMs: 50 } } });
 
     const placed = await eventually(async () => {
       const current = await row(recorded.id);

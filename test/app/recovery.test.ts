@@ -39,7 +39,7 @@ describe('worker recovery', () => {
   });
 
   it('a crash after the API call but before recording it: the same key finds the same order, no duplicate', async () => {
-    await e2e.start({ app: { worker: { enabled: false } } });
+    await e2e.start({ app: { tuning: { worker: { enabled: false } } } });
     const key = randomUUID();
     const row = pendingRow({
       idempotencyKey: key,
@@ -69,7 +69,7 @@ describe('worker recovery', () => {
   it('an instance stopped while placing releases the row; another instance finishes it with the same key', async () => {
     // Orders answer slowly, so the first instance is mid-call when it is stopped.
     await e2e.emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', delayMs: 1500, count: 1 });
-    await e2e.start({ app: { shutdownGraceMs: 100 } });
+    await e2e.start({ app: { tuning: { shutdownGraceMs: 100 } } });
     const view = await (async () => {
       await e2e.stack.sim.slashCommand('U_MANAGER', '');
       return e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').at(-1));
@@ -92,7 +92,7 @@ describe('worker recovery', () => {
   });
 
   it('a process killed while announcing: the announcement Slack got is found, not posted again; the rest is posted once', async () => {
-    await e2e.start({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { worker: { enabled: false } } });
+    await e2e.start({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { tuning: { worker: { enabled: false } } } });
     const { order } = await e2e.stack.app.rewards.orders.createChoice(
       {
         productId: 'CC-THANK-YOU',
@@ -134,7 +134,7 @@ describe('worker recovery', () => {
       metadata: { eventType: 'kudos_notice', payload: { notice_id: notice!.id } },
     });
     // Another instance (same Slack) takes over once the lease has run out.
-    await e2e.stack.startAnotherApp({ worker: {} });
+    await e2e.stack.startAnotherApp({ tuning: { worker: {} } });
     await allDone();
     const announcement = await eventually(async () => {
       const [n] = await e2e.db.select().from(notifications).where(eq(notifications.id, notice!.id));
@@ -153,13 +153,21 @@ describe('worker recovery', () => {
     async () => {
       // Both instances poll; each has its own connection pool, as two processes would.
       await e2e.emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', delayMs: 100, count: 20 });
-      await e2e.start({ app: { worker: { enabled: false } } });
+      await e2e.start({ app: { tuning: { worker: { enabled: false } } } });
       const rows = Array.from({ length: 20 }, () => pendingRow());
       await e2e.db.insert(kudos).values(rows);
       const config = { ...e2e.stack.config, databaseUrl: e2e.testDb.url };
       await Promise.all([
-        e2e.stack.startAnotherApp({ config, db: undefined, worker: { pollIntervalMs: 50, concurrency: 2 } }),
-        e2e.stack.startAnotherApp({ config, db: undefined, worker: { pollIntervalMs: 50, concurrency: 2 } }),
+        e2e.stack.startAnotherApp({
+          config,
+          db: undefined,
+          tuning: { worker: { pollIntervalMs: 50, concurrency: 2 } },
+        }),
+        e2e.stack.startAnotherApp({
+          config,
+          db: undefined,
+          tuning: { worker: { pollIntervalMs: 50, concurrency: 2 } },
+        }),
       ]);
       const placed = await allDone();
       expect(placed).toHaveLength(20);

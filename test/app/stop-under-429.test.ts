@@ -10,7 +10,10 @@ import { eventually, useAppPerTest } from '../support/app.js';
 import { pendingKudosValues } from '../support/kudos-row.js';
 
 describe('stopping under a storm of 429s', () => {
-  const e2e = useAppPerTest({ emulatorEnv: { EMULATOR_RATE_WINDOW_S: '60' }, app: { shutdownGraceMs: 60_000 } });
+  const e2e = useAppPerTest({
+    emulatorEnv: { EMULATOR_RATE_WINDOW_S: '60' },
+    app: { tuning: { shutdownGraceMs: 60_000 } },
+  });
 
   it('ends every wait at once: the sends are released as they were, none failed', { timeout: 30_000 }, async () => {
     await e2e.emulator.faults({ path: '^/api/v1/orders/choice-cards$', status: 429, count: 10_000 });

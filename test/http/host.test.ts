@@ -68,9 +68,7 @@ async function start(mode: Mode, host: string | undefined): Promise<RunningApp> 
     metricsPort: 0,
     db: testDb.db,
     logger: testLogger(),
-    worker: { enabled: false },
-    approvalsSweepMs: 0,
-    purgeMs: 0,
+    tuning: { worker: { enabled: false }, approvalsSweepMs: 0, purgeMs: 0 },
   });
   if (app.socket) await app.socket.connected();
   return app;

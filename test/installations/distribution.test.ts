@@ -68,8 +68,7 @@ async function start(
     host: '127.0.0.1',
     db: testDb.db,
     logger,
-    worker: { pollIntervalMs: 100 },
-    purgeMs: 0,
+    tuning: { worker: { pollIntervalMs: 100 }, purgeMs: 0 },
   });
   sim.setAppUrl(app.url);
   if (app.socket) await app.socket.connected();

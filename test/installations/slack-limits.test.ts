@@ -60,7 +60,7 @@ describe('Slack rate limits per workspace', () => {
         host: '127.0.0.1',
         db: testDb.db,
         logger: createLogger({ level: 'silent' }),
-        worker: { pollIntervalMs: 100, noticeSweepMs: 500 },
+        tuning: { worker: { pollIntervalMs: 100, noticeSweepMs: 500 } },
       });
       sim.setAppUrl(app.url);
       await sim.distribution!.install({ teamId: 'T0KUDOS' });

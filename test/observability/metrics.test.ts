@@ -71,7 +71,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts Rewards API errors by endpoint and code', async () => {
-    await e2e.start({ app: { worker: { pollIntervalMs: 100, backoffMs: () => 0 } } });
+    await e2e.start({ app: { tuning: { worker: { pollIntervalMs: 100, backoffMs: () => 0 } } } });
     await e2e.emulator.faults({ method: 'POST', path: '^/api/v1/orders/choice-cards$', status: 503, count: 1 });
     await sendKudos(e2e.stack, 'U_EMP2');
     await eventually(async () => (await e2e.db.select().from(kudos)).find((r) => r.status === 'placed'));
@@ -93,7 +93,7 @@ describe('GET /metrics', () => {
   });
 
   it('shows the worker queue depth and the age of the oldest waiting job', async () => {
-    await e2e.start({ app: { worker: { enabled: false } } });
+    await e2e.start({ app: { tuning: { worker: { enabled: false } } } });
     await sendKudos(e2e.stack, 'U_EMP3');
     const [row] = await eventually(async () => {
       const rows = await e2e.db.select().from(kudos);
@@ -113,7 +113,7 @@ describe('GET /metrics', () => {
   });
 
   it('shows Slack notices waiting in the outbox, and how old the oldest one is', async () => {
-    await e2e.start({ app: { worker: { enabled: false } } });
+    await e2e.start({ app: { tuning: { worker: { enabled: false } } } });
     const before = await scrape(e2e.stack.app.metricsUrl!);
     expect(sumOf(before.samples, 'kudos_notices_unposted', {})).toBe(0);
     expect(sumOf(before.samples, 'kudos_notices_oldest_unposted_age_seconds')).toBe(0);

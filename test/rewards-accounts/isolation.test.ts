@@ -46,7 +46,7 @@ const SECRETS = [
 const e2e = useAppPerTest({
   env: { KUDOS_ENCRYPTION_KEY: generateKey('k1'), KUDOS_ADMINS: 'U_ADMIN' },
   app: {
-    rewardsPerWorkspace: true,
+    tuning: { rewardsPerWorkspace: true },
     logger: createLogger({ level: 'debug', write: (line) => void logLines.push(line) }),
   },
 });

@@ -659,13 +659,15 @@ beforeEach(async () => {
     },
     // Nothing runs on a timer: every Slack and Rewards call of the test is an answer to its requests.
     app: {
-      rewardsPerWorkspace: true,
-      approvalsSweepMs: 0,
-      automationsMs: 0,
-      financeSweepMs: 0,
-      digestMs: 0,
-      purgeMs: 0,
-      webhooks: { enabled: false },
+      tuning: {
+        rewardsPerWorkspace: true,
+        approvalsSweepMs: 0,
+        automationsMs: 0,
+        financeSweepMs: 0,
+        digestMs: 0,
+        purgeMs: 0,
+        webhooks: { enabled: false },
+      },
     },
   });
   await control('/orgs', 'POST', BETA);

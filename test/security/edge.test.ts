@@ -22,7 +22,7 @@ import {
   viewSubmissionPayload,
 } from '../support/app.js';
 
-const e2e = useAppPerTest({ app: { approvalsSweepMs: 0 } });
+const e2e = useAppPerTest({ app: { tuning: { approvalsSweepMs: 0 } } });
 
 const send = (
   userId: string,
@@ -91,7 +91,7 @@ describe('kinds of payload the app does not use are answered 200 and ignored', (
     const lines: Array<{ level: string; msg: string; kind?: string }> = [];
     await e2e.start({
       app: {
-        approvalsSweepMs: 0,
+        tuning: { approvalsSweepMs: 0 },
         logger: createLogger({
           level: 'debug',
           write: (line) => void lines.push(JSON.parse(line) as (typeof lines)[number]),
@@ -245,7 +245,7 @@ describe('every listener checks what it reads: App Home, finance, automations, s
     const warnings: Array<{ msg: string; kind?: string }> = [];
     await e2e.start({
       app: {
-        approvalsSweepMs: 0,
+        tuning: { approvalsSweepMs: 0 },
         logger: createLogger({
           level: 'warn',
           write: (line) => void warnings.push(JSON.parse(line) as (typeof warnings)[number]),
@@ -311,9 +311,7 @@ describe('a listener that fails before its ack still answers the user (finding 1
       host: '127.0.0.1',
       db: e2e.db,
       logger: testLogger(),
-      worker: { enabled: false },
-      webhooks: { enabled: false },
-      approvalsSweepMs: 0,
+      tuning: { worker: { enabled: false }, webhooks: { enabled: false }, approvalsSweepMs: 0 },
     });
     try {
       const command = await postSignedCommand(broken.url, commandFields('U_MANAGER', 'scheduled'));

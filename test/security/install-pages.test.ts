@@ -49,8 +49,7 @@ beforeEach(async () => {
     host: '127.0.0.1',
     db: testDb.db,
     logger: testLogger(),
-    worker: { enabled: false },
-    purgeMs: 0,
+    tuning: { worker: { enabled: false }, purgeMs: 0 },
   });
   sim.setAppUrl(app.url);
 });

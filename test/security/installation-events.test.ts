@@ -73,8 +73,7 @@ beforeEach(async () => {
     host: '127.0.0.1',
     db: testDb.db,
     logger,
-    worker: { enabled: false },
-    purgeMs: 0,
+    tuning: { worker: { enabled: false }, purgeMs: 0 },
   });
   sim.setAppUrl(app.url);
   for (const choice of [{ teamId: 'T0KUDOS' }, { teamId: 'T_SECOND' }, { enterpriseId: 'E_GRID', orgWide: true }]) {

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { useAppPerTest } from '../support/app.js';
 import { REQUIRED_ENV } from '../support/config.js';
 
-const e2e = useAppPerTest({ app: { approvalsSweepMs: 0 } });
+const e2e = useAppPerTest({ app: { tuning: { approvalsSweepMs: 0 } } });
 
 describe('metrics port', () => {
   it('the public port has no /metrics; the metrics port (loopback) has it', async () => {

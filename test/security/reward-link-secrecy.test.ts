@@ -15,7 +15,10 @@ beforeEach(() => {
 });
 const e2e = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', LOG_LEVEL: 'debug' },
-  app: { webhooks: FAST_CHECKS, logger: createLogger({ level: 'debug', write: (line) => logLines.push(line) }) },
+  app: {
+    tuning: { webhooks: FAST_CHECKS },
+    logger: createLogger({ level: 'debug', write: (line) => logLines.push(line) }),
+  },
   emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
 });
 

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { useAppPerTest } from '../support/app.js';
 import { countRows, envelope, postWebhook, signed } from '../webhooks/support.js';
 
-const e2e = useAppPerTest({ app: { approvalsSweepMs: 0, webhooks: { enabled: false } } });
+const e2e = useAppPerTest({ app: { tuning: { approvalsSweepMs: 0, webhooks: { enabled: false } } } });
 
 describe('poison webhooks', () => {
   it('a lone surrogate or 20,000 levels of nesting: 400 UNSTORABLE_PAYLOAD, nothing stored, good events still stored', async () => {

@@ -29,7 +29,7 @@ const e2e = useAppPerTest({
     KUDOS_APPROVERS: 'U_APPROVER',
     KUDOS_APPROVAL_THRESHOLD: '100',
   },
-  app: { approvalsSweepMs: 0 },
+  app: { tuning: { approvalsSweepMs: 0 } },
 });
 
 function lastEphemeral(userId: string): Message | undefined {

@@ -7,7 +7,7 @@ import type { View } from '../../src/simulator/slack.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../support/app.js';
 
 // Home's re-publishing pass is run by the test (pollOnce), not on a timer.
-const e2e = useAppPerTest({ app: { home: { enabled: false } }, startEach: false });
+const e2e = useAppPerTest({ app: { tuning: { home: { enabled: false } } }, startEach: false });
 
 async function start(env: Record<string, string> = {}) {
   await e2e.start({

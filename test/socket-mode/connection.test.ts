@@ -54,9 +54,11 @@ async function start(env: Record<string, string> = {}, level: 'info' | 'debug' =
     host: '127.0.0.1',
     db: testDb.db,
     logger,
-    worker: { pollIntervalMs: 100 },
-    approvalsSweepMs: 0,
-    socketMode: { retryDelaysMs: [0, 100, 250], failedRetryMs: 300 },
+    tuning: {
+      worker: { pollIntervalMs: 100 },
+      approvalsSweepMs: 0,
+      socketMode: { retryDelaysMs: [0, 100, 250], failedRetryMs: 300 },
+    },
   });
   return app;
 }

@@ -22,7 +22,7 @@ const ENV = {
 const t = useAppPerTest({
   env: ENV,
   socketMode: true,
-  app: { webhooks: FAST_CHECKS, approvalsSweepMs: 0 },
+  app: { tuning: { webhooks: FAST_CHECKS, approvalsSweepMs: 0 } },
   emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
 });
 let stack: TestStack;

@@ -20,7 +20,7 @@ export interface TestStack {
   app: RunningApp;
   sim: SlackSimulator;
   config: AppConfig;
-  /** Starts one more app instance on the same database, simulator and emulator. */
+  /** Starts one more app instance on the same database, simulator and emulator; `overrides` go over the stack's `app`. */
   startAnotherApp(overrides?: Partial<StartAppOptions>): Promise<RunningApp>;
   close(): Promise<void>;
 }
@@ -30,6 +30,7 @@ export interface TestStackOptions {
   emulator: TestEmulator;
   /** Environment on top of the defaults (e.g. KUDOS_NOTIFY_CHANNEL, KUDOS_ADMINS). */
   env?: Record<string, string>;
+  /** Start options over the stack's (mergeStartOptions: an option replaces the stack's, `tuning` knob by knob). */
   app?: Partial<StartAppOptions>;
   /**
    * Socket Mode: the app connects to the simulator's Socket Mode server with SLACK_APP_TOKEN and no
@@ -66,21 +67,24 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
   });
   const apps: RunningApp[] = [];
   const start = async (overrides: Partial<StartAppOptions> = {}) => {
-    const app = await startApp({
-      config,
-      port: 0,
-      metricsPort: 0,
-      host: '127.0.0.1',
-      db: opts.db,
-      logger: testLogger(),
-      socketMode: { retryDelaysMs: [0, 100, 250, 500], failedRetryMs: 500 },
-      ...opts.app,
-      ...overrides,
-      // Rows a test writes behind the worker's back are found within half a second (production: 3 s).
-      // After the spreads: a test's worker options add to these rather than replace them (another
-      // app's own worker options replace the stack's, as its other options do).
-      worker: { pollIntervalMs: 100, idlePollMaxMs: 500, ...(overrides.worker ?? opts.app?.worker) },
-    });
+    const options = mergeStartOptions(
+      {
+        config,
+        port: 0,
+        metricsPort: 0,
+        host: '127.0.0.1',
+        db: opts.db,
+        logger: testLogger(),
+        tuning: { socketMode: { retryDelaysMs: [0, 100, 250, 500], failedRetryMs: 500 } },
+      },
+      opts.app,
+      overrides,
+    );
+    // Rows a test writes behind the worker's back are found within half a second (production: 3 s).
+    // A test's worker knobs add to these rather than replace them (another app's own worker knobs
+    // replace the stack's, as its other knobs do).
+    const worker = { pollIntervalMs: 100, idlePollMaxMs: 500, ...options.tuning?.worker };
+    const app = await startApp({ ...options, tuning: { ...options.tuning, worker } });
     apps.push(app);
     return app;
   };
@@ -105,6 +109,20 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
       await sim.close();
     },
   };
+}
+
+/**
+ * Start options layered: each later layer replaces the options it names, and inside `tuning` the
+ * knobs it names, so a test that changes one knob keeps the stack's other knobs.
+ */
+function mergeStartOptions(
+  base: StartAppOptions,
+  ...layers: Array<Partial<StartAppOptions> | undefined>
+): StartAppOptions {
+  let merged = base;
+  for (const layer of layers)
+    if (layer) merged = { ...merged, ...layer, tuning: { ...merged.tuning, ...layer.tuning } };
+  return merged;
 }
 
 /** Slack state values for the send modal, by block id (see src/slack/ids.ts). */

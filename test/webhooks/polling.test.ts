@@ -52,7 +52,7 @@ describe('REWARDS_WEBHOOKS=off, in Socket Mode: no inbound connection', () => {
   const t = useAppPerTest({
     env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', REWARDS_WEBHOOKS: 'off' },
     socketMode: true,
-    app: { webhooks: POLLING },
+    app: { tuning: { webhooks: POLLING } },
     emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
   });
   let stack: TestStack;
@@ -114,7 +114,7 @@ describe('REWARDS_WEBHOOKS=off, in Socket Mode: no inbound connection', () => {
 describe('webhooks on, polling as the safety net', () => {
   const t = useAppPerTest({
     env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
-    app: { webhooks: { ...POLLING, polling: { activeMs: 60_000, firstDelayMs: 60_000 } } },
+    app: { tuning: { webhooks: { ...POLLING, polling: { activeMs: 60_000, firstDelayMs: 60_000 } } } },
     emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
   });
 

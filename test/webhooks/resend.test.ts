@@ -251,7 +251,7 @@ describe('bounced recipients', () => {
 describe('bounced recipients: the sender takes over a stuck resend', () => {
   it('after the lease, "Fix address and resend" works again instead of "already in progress" forever', async () => {
     // The background sweep is slowed down, so that the sender's own try is what takes the resend over.
-    await e2e.start({ app: { webhooks: { ...FAST_CHECKS, sweepIntervalMs: 600_000 } } });
+    await e2e.start({ app: { tuning: { webhooks: { ...FAST_CHECKS, sweepIntervalMs: 600_000 } } } });
     e2e.stack.sim.workspace.users.find((u) => u.id === 'U_EMP1')!.email = 'someone@bounce.test';
     await sendAndComplete(['U_EMP1']);
     const dm = await e2e.stack.sim.waitFor(bounceDm);

@@ -19,7 +19,7 @@ export const FAST_CHECKS = { checkDelaysMs: [150, 300, 500, 800], pollIntervalMs
 /** useAppPerTest's options for the webhook tests: short completion checks, an emulator without its background jobs. */
 export const WEBHOOK_APP = {
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN' },
-  app: { webhooks: FAST_CHECKS },
+  app: { tuning: { webhooks: FAST_CHECKS } },
   emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
 };
 

@@ -39,7 +39,7 @@ const silenceWarnings = async (stack: TestStack) =>
 const alerts = (stack: TestStack) =>
   stack.sim.messages('U_ADMIN').filter((m) => m.text.includes('Rewards webhooks are not arriving'));
 
-const APP = { financeSweepMs: 0, now: appClock };
+const APP = { tuning: { financeSweepMs: 0, now: appClock } };
 const ENV = { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN' };
 
 describe('REWARDS_WEBHOOKS=on: webhooks not arriving', () => {

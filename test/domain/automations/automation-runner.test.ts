@@ -16,7 +16,7 @@ import {
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { BIRTHDAY_RULE, CELEBRATING_WORKSPACE, importDatesCsv } from '../../support/celebrations.js';
 
-const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_GENERAL' }, app: { automationsMs: 0 } });
+const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_GENERAL' }, app: { tuning: { automationsMs: 0 } } });
 const WS = CELEBRATING_WORKSPACE;
 const importCsv = (text: string) => importDatesCsv(env, text);
 
@@ -142,7 +142,7 @@ describe('birthdays', () => {
     await saveCelebrationRule(env.db, WS, 'birthday', BIRTHDAY_RULE, 'U_ADMIN');
     await tick('2027-05-30T12:00:00Z');
     await env.stack.app.close();
-    const restarted = await env.stack.startAnotherApp({ automationsMs: 0 });
+    const restarted = await env.stack.startAnotherApp({ tuning: { automationsMs: 0 } });
     env.stack.sim.setAppUrl(restarted.url);
     // 9:00 in Chicago was 14:00 UTC; the app comes back at 18:30.
     expect((await restarted.automations.tick(new Date('2027-06-01T18:30:00Z'))).sent).toBe(1);
@@ -159,7 +159,7 @@ describe('birthdays', () => {
         'email,birthday,start_date\neli@example.com,06-01,\nerin@example.com,06-01,\nomar@example.com,06-01,\nsofia@example.com,06-01,\nmaya@example.com,06-01,\n',
       );
       await saveCelebrationRule(env.db, WS, 'birthday', { ...BIRTHDAY_RULE, senderUserId: 'U_APPROVER' }, 'U_ADMIN');
-      const other = await env.stack.startAnotherApp({ automationsMs: 0 });
+      const other = await env.stack.startAnotherApp({ tuning: { automationsMs: 0 } });
       const at = new Date('2027-06-01T23:00:00Z');
       // Both plan and claim at once, several times over (as their timers would).
       const reports = await Promise.all(

@@ -25,7 +25,7 @@ import { BIRTHDAY_RULE, CELEBRATING_WORKSPACE, importDatesCsv } from '../../supp
 
 const env = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_GENERAL', KUDOS_ADMINS: 'U_ADMIN' },
-  app: { automationsMs: 0, home: { enabled: false }, approvalsSweepMs: 0, financeSweepMs: 0 },
+  app: { tuning: { automationsMs: 0, home: { enabled: false }, approvalsSweepMs: 0, financeSweepMs: 0 } },
 });
 const WS = CELEBRATING_WORKSPACE;
 const importCsv = (text: string) => importDatesCsv(env, text);

@@ -33,11 +33,13 @@ const ENV = {
 const t = useAppPerTest({
   env: ENV,
   app: {
-    financeSweepMs: 0,
-    automationsMs: 0,
-    approvalsSweepMs: 0,
-    home: { enabled: false },
-    webhooks: CHECKS_RUN_BY_THE_TEST,
+    tuning: {
+      financeSweepMs: 0,
+      automationsMs: 0,
+      approvalsSweepMs: 0,
+      home: { enabled: false },
+      webhooks: CHECKS_RUN_BY_THE_TEST,
+    },
   },
 });
 const WS = { teamId: 'T0KUDOS' };

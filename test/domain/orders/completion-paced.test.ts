@@ -20,7 +20,9 @@ import { pendingKudosValues } from '../../support/kudos-row.js';
 // claim): the test runs the passes itself, with a client that counts.
 const e2e = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
-  app: { worker: { noticeSweepMs: 500 }, webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } },
+  app: {
+    tuning: { worker: { noticeSweepMs: 500 }, webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } },
+  },
   emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
 });
 

@@ -23,7 +23,7 @@ import { pendingKudosValues } from '../../support/kudos-row.js';
 // claim some of them between the test's update and its claim, the more likely the slower the machine).
 const e2e = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
-  app: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } },
+  app: { tuning: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 } } },
   emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
 });
 

@@ -14,7 +14,7 @@ import { pendingKudosValues } from '../../support/kudos-row.js';
 const e2e = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
   slackRateLimits: false,
-  app: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 }, slackPacing: { scale: 100 } },
+  app: { tuning: { webhooks: { checkDelaysMs: [3600_000], sweepIntervalMs: 3600_000 }, slackPacing: { scale: 100 } } },
   emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
 });
 

@@ -12,7 +12,7 @@ import { eventually, sendModalValues, submitSendForm, type TestStack, useAppPerT
 import type { TestEmulator } from '../../support/emulator.js';
 import { FAST_CHECKS } from '../../webhooks/support.js';
 
-const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { webhooks: FAST_CHECKS } });
+const env = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' }, app: { tuning: { webhooks: FAST_CHECKS } } });
 let stack: TestStack;
 let emulator: TestEmulator;
 const testDb = {

@@ -14,7 +14,7 @@ import { CHECKS_RUN_BY_THE_TEST, runOrderChecksNow } from '../../support/order-c
 
 const e2e = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
-  app: { webhooks: CHECKS_RUN_BY_THE_TEST, worker: { enabled: false } },
+  app: { tuning: { webhooks: CHECKS_RUN_BY_THE_TEST, worker: { enabled: false } } },
 });
 
 describe('an order the send was settled without', () => {

@@ -14,7 +14,7 @@ import { FAST_CHECKS } from '../../webhooks/support.js';
 const env = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100000' },
   slackRateLimits: false,
-  app: { webhooks: FAST_CHECKS, approvalsSweepMs: 0, slackPacing: { scale: 100 } },
+  app: { tuning: { webhooks: FAST_CHECKS, approvalsSweepMs: 0, slackPacing: { scale: 100 } } },
 });
 
 const REDEEM = /rewards\.emulator\.test\/redeem\/[A-Z0-9]+/g;

@@ -13,7 +13,7 @@ import { CHECKS_RUN_BY_THE_TEST } from '../../support/order-checks.js';
 
 const e2e = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100000' },
-  app: { webhooks: CHECKS_RUN_BY_THE_TEST, approvalsSweepMs: 0 },
+  app: { tuning: { webhooks: CHECKS_RUN_BY_THE_TEST, approvalsSweepMs: 0 } },
 });
 
 /** The next create at `path` is carried out and its answer lost; the client's own retries then meet 503s. */

@@ -12,7 +12,7 @@ import { pendingKudosValues } from '../../support/kudos-row.js';
 import { countQueries } from '../../support/query-count.js';
 
 // The stack's own worker is off; each test starts the instances (and worker options) it needs.
-const env = useAppPerTest({ app: { worker: { enabled: false } } });
+const env = useAppPerTest({ app: { tuning: { worker: { enabled: false } } } });
 let stack: TestStack;
 const testDb = {
   get db() {
@@ -61,9 +61,9 @@ describe('a worker whose lease ran out', () => {
     // re-claims the row at 1 s and places it, and the late refusal then overwrites `placed`.
     await emulator.faults({ method: 'POST', path: ORDER_POST, delayMs: 3000, status: 400, count: 1 });
     const worker = { leaseMs: 1000, pollIntervalMs: 100, maxAttempts: 1 };
-    const first = await stack.startAnotherApp({ worker });
+    const first = await stack.startAnotherApp({ tuning: { worker } });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
-    const second = await stack.startAnotherApp({ worker });
+    const second = await stack.startAnotherApp({ tuning: { worker } });
 
     const done = await toldRow(row!.id);
     // Both workers stopped, every call of theirs settled: whatever either placed or wrote is in by now.
@@ -81,7 +81,9 @@ describe('a worker whose lease ran out', () => {
     // Worker A's call hangs 2.5 s and is then refused; meanwhile A "stalls" past its lease (we expire it
     // by hand, as a paused process would) and worker B places the order with the same key.
     await emulator.faults({ method: 'POST', path: ORDER_POST, delayMs: 2500, status: 400, count: 1 });
-    const a = await stack.startAnotherApp({ worker: { leaseMs: 60_000, pollIntervalMs: 100, maxAttempts: 1 } });
+    const a = await stack.startAnotherApp({
+      tuning: { worker: { leaseMs: 60_000, pollIntervalMs: 100, maxAttempts: 1 } },
+    });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
     const claimedByA = await eventually(async () => {
       const r = await rowOf(row!.id);
@@ -91,7 +93,7 @@ describe('a worker whose lease ran out', () => {
       .update(kudos)
       .set({ claimedUntil: sql`now() - interval '1 second'` })
       .where(eq(kudos.id, row!.id));
-    await stack.startAnotherApp({ worker: { pollIntervalMs: 50 } });
+    await stack.startAnotherApp({ tuning: { worker: { pollIntervalMs: 50 } } });
 
     const placed = await eventually(async () => {
       const r = await rowOf(row!.id);
@@ -113,7 +115,7 @@ describe('an order whose answer was lost', () => {
   it('is looked up by its key before being called failed: found means placed', async () => {
     // Every try of the one attempt is applied and its answer lost (the first creates the order).
     await emulator.faults({ method: 'POST', path: ORDER_POST, drop: true, count: 10 });
-    await stack.startAnotherApp({ worker: { maxAttempts: 1 } });
+    await stack.startAnotherApp({ tuning: { worker: { maxAttempts: 1 } } });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
 
     const told = await toldRow(row!.id);
@@ -128,7 +130,7 @@ describe('an order whose answer was lost', () => {
     await emulator.faults({ method: 'POST', path: ORDER_POST, drop: true, count: 10 });
     // The lookups of the first pass fail as well; later ones get through.
     await emulator.faults({ method: 'GET', path: '^/api/v1/orders$', status: 503, count: 8 });
-    await stack.startAnotherApp({ worker: { maxAttempts: 1, backoffMs: () => 1500 } });
+    await stack.startAnotherApp({ tuning: { worker: { maxAttempts: 1, backoffMs: () => 1500 } } });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
 
     const unknown = await eventually(async () => {
@@ -154,7 +156,7 @@ describe('an order whose answer was lost', () => {
 
   it('a refusal is an answer: failed at once, without waiting on a lookup', async () => {
     await emulator.faults({ method: 'POST', path: ORDER_POST, status: 402, count: 1 });
-    await stack.startAnotherApp({ worker: { maxAttempts: 1 } });
+    await stack.startAnotherApp({ tuning: { worker: { maxAttempts: 1 } } });
     const [row] = await testDb.db.insert(kudos).values(pendingRow()).returning();
     const told = await toldRow(row!.id);
     expect(told.status).toBe('failed');
@@ -165,7 +167,7 @@ describe('an order whose answer was lost', () => {
 
 describe('a scheduled send placed late', () => {
   it('past the 10-minute lead (placing slipped by retries): failed with a plain reason, nothing ordered', async () => {
-    await stack.startAnotherApp({ worker: { maxAttempts: 1 } });
+    await stack.startAnotherApp({ tuning: { worker: { maxAttempts: 1 } } });
     const at = new Date(Date.now() + 5 * 60_000);
     const local = `${at.toISOString().slice(0, 19)}+00:00`;
     const [row] = await testDb.db
@@ -186,7 +188,7 @@ describe('claiming behind a backlog', () => {
     // once a quarter of the slots are free. A long poll interval leaves the wake-ups alone to claim.
     const counter = countQueries(testDb.db);
     try {
-      const app = await stack.startAnotherApp({ worker: { concurrency: 8, pollIntervalMs: 60_000 } });
+      const app = await stack.startAnotherApp({ tuning: { worker: { concurrency: 8, pollIntervalMs: 60_000 } } });
       const rows = await testDb.db
         .insert(kudos)
         .values(Array.from({ length: 40 }, () => pendingRow()))
@@ -222,7 +224,7 @@ describe('an idle worker', () => {
   it('backs off while nothing is due: a few reads instead of a claim every interval', async () => {
     const counter = countQueries(testDb.db);
     try {
-      await stack.startAnotherApp({ worker: { pollIntervalMs: 20, idlePollMaxMs: 60_000 } });
+      await stack.startAnotherApp({ tuning: { worker: { pollIntervalMs: 20, idlePollMaxMs: 60_000 } } });
       // The first poll claims; the ones after it only look whether anything is due (nothing is).
       await eventually(() => counted(counter, isLook) >= 1, 30_000);
       const firstLookSeenAt = Date.now();
@@ -245,7 +247,7 @@ describe('an idle worker', () => {
         .insert(kudos)
         .values(pendingRow({ nextAttemptAt: new Date(Date.now() + 1000) }))
         .returning();
-      const app = await stack.startAnotherApp({ worker: { pollIntervalMs: 20, idlePollMaxMs: 60_000 } });
+      const app = await stack.startAnotherApp({ tuning: { worker: { pollIntervalMs: 20, idlePollMaxMs: 60_000 } } });
       await toldRow(later!.id);
       // Claimed when it was due, not polled for (a claim every 20 ms: about 50 before it was due): the
       // first claim (nothing due yet), the one then, and those right after it (the next poll, the
@@ -271,7 +273,7 @@ describe("an order's completion check", () => {
   it('is scheduled in the statement that records the order: one statement for both, one check per kudos', async () => {
     const counter = countQueries(testDb.db);
     try {
-      const app = await stack.startAnotherApp({ worker: { pollIntervalMs: 100 } });
+      const app = await stack.startAnotherApp({ tuning: { worker: { pollIntervalMs: 100 } } });
       const rows = await testDb.db
         .insert(kudos)
         .values(Array.from({ length: 5 }, () => pendingRow()))

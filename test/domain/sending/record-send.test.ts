@@ -21,7 +21,7 @@ const env = useAppPerTest({
     KUDOS_ADMINS: 'U_ADMIN',
     KUDOS_APPROVAL_THRESHOLD: '100',
   },
-  app: { approvalsSweepMs: 0 },
+  app: { tuning: { approvalsSweepMs: 0 } },
 });
 
 /** Opens a new send modal (not one opened before) as `userId`. */

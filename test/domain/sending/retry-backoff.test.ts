@@ -12,7 +12,7 @@ const e2e = useAppPerTest({ startEach: false });
 describe('retry back-off', () => {
   it('a send claimed five times before (restarts) waits as after its first failed call, and counts that call', async () => {
     const askedFor: number[] = [];
-    await e2e.start({ app: { worker: { backoffMs: (n) => (askedFor.push(n), 3_600_000) } } });
+    await e2e.start({ app: { tuning: { worker: { backoffMs: (n) => (askedFor.push(n), 3_600_000) } } } });
     await e2e.emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', status: 503, count: 4 });
     // Five earlier claims that ended without a call failing (a stop, a kill, a lease lost).
     const [row] = await e2e.db

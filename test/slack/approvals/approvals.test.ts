@@ -37,7 +37,9 @@ beforeEach(() => {
 // The notice outbox is swept often: a notice Slack made wait is posted within a second of its turn.
 const e2e = useAppPerTest({
   env: ENV,
-  app: { approvalsSweepMs: 0, worker: { noticeSweepMs: 500 }, now: () => new Date(Date.now() + clockOffsetMs) },
+  app: {
+    tuning: { approvalsSweepMs: 0, worker: { noticeSweepMs: 500 }, now: () => new Date(Date.now() + clockOffsetMs) },
+  },
 });
 
 const APPROVE = 'approval_approve';
@@ -214,7 +216,7 @@ describe('recovery', () => {
         createdAt: new Date(Date.now() - 60_000),
       })
       .returning();
-    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
     await Promise.all([e2e.stack.app.approvals.sweep(), other.approvals.sweep()]);
     const posted = e2e.stack.sim
       .messages('C_APPROVALS')
@@ -250,7 +252,7 @@ describe('recovery', () => {
     expect(told()).toBe(0);
     expect(hasButton(current(message), APPROVE)).toBe(true);
 
-    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
     const reports = await Promise.all([e2e.stack.app.approvals.sweep(), other.approvals.sweep()]);
     expect(reports.reduce((n, r) => n + r.toldLate, 0)).toBeGreaterThanOrEqual(1);
     expect(told()).toBe(1);
@@ -394,7 +396,7 @@ describe('a lost "waiting for approval" notice', () => {
     ).toContain('the approvers in <#C_APPROVALS>');
 
     // Later sweeps on two instances tell nothing more.
-    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
     const later = new Date(Date.now() + 60_000);
     await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
     expect(senderNotices()).toEqual(['waiting', 'approved']);
@@ -432,7 +434,7 @@ describe('a lost "waiting for approval" notice', () => {
     await e2e.stack.sim.waitFor(() => senderNotices().length === 2, 20_000);
     expect(senderNotices()).toEqual(['waiting', 'approved']);
     // Later sweeps on two instances tell nothing more.
-    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
     const later = new Date(Date.now() + 60_000);
     await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
     expect(senderNotices()).toEqual(['waiting', 'approved']);
@@ -456,7 +458,7 @@ describe('a lost "waiting for approval" notice', () => {
     } finally {
       await restore();
     }
-    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
     const later = new Date(Date.now() + 60_000);
     const reports = await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
     expect(reports.reduce((n, r) => n + r.toldLate, 0)).toBeGreaterThanOrEqual(1);
@@ -649,7 +651,7 @@ describe('expiry', () => {
     expect((await e2e.stack.app.approvals.sweep(new Date(Date.now() + 71 * hour))).expired).toBe(0);
     expect((await kudosRow(row.id)).status).toBe('awaiting_approval');
     // Two instances sweeping at once: one expiry.
-    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
     const reports = await Promise.all([
       e2e.stack.app.approvals.sweep(new Date(Date.now() + 73 * hour)),
       other.approvals.sweep(new Date(Date.now() + 73 * hour)),
@@ -774,7 +776,7 @@ describe('a lost "back with the approvers" notice', () => {
     expect(senderNotices()).toEqual(['waiting']);
     expect(approverNotices()).toHaveLength(0);
 
-    const other = await e2e.stack.startAnotherApp({ approvalsSweepMs: 0 });
+    const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
     const later = new Date(Date.now() + 60_000);
     const reports = await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
     expect(reports.reduce((n, r) => n + r.toldLate, 0)).toBeGreaterThanOrEqual(1);

@@ -12,7 +12,7 @@ import {
 } from '../../../src/db/schema/index.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 
-const env = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0 } });
+const env = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { tuning: { automationsMs: 0 } } });
 
 const select = (value: string) => ({
   type: 'static_select',

@@ -10,7 +10,7 @@ import { automationOccurrences, recurringSeries } from '../../../src/db/schema/i
 import { createSeries } from '../../../src/domain/automations/automation-runner.js';
 import { postSignedPayload, useAppPerTest, viewSubmissionPayload } from '../../support/app.js';
 
-const e2e = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { automationsMs: 0 } });
+const e2e = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN' }, app: { tuning: { automationsMs: 0 } } });
 
 const select = (value: string) => ({
   type: 'static_select',

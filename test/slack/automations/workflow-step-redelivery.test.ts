@@ -16,7 +16,7 @@ const env = useAppPerTest({
     KUDOS_APPROVAL_CHANNEL: 'C_APPROVALS',
     KUDOS_APPROVERS: 'U_APPROVER',
   },
-  app: { automationsMs: 0, approvalsSweepMs: 0, financeSweepMs: 0, home: { enabled: false } },
+  app: { tuning: { automationsMs: 0, approvalsSweepMs: 0, financeSweepMs: 0, home: { enabled: false } } },
 });
 
 const REQUIRED_OUTPUTS = ['kudos_id', 'status'];
@@ -38,7 +38,7 @@ const completions = () =>
 describe('a redelivered function_executed event', () => {
   it('for a step still waiting after its send was placed: the step is completed once and recorded finished', async () => {
     // The receiving instance stops waiting at once and places nothing (its worker is off).
-    const first = await env.stack.startAnotherApp({ worker: { enabled: false }, workflowStepWaitMs: 0 });
+    const first = await env.stack.startAnotherApp({ tuning: { worker: { enabled: false }, workflowStepWaitMs: 0 } });
     env.stack.sim.setAppUrl(first.url);
     const { run } = await deliver({ sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 15, design: 'CC-THANK-YOU' });
     await eventually(async () => (await stepRun(run.functionExecutionId))?.status === 'waiting');

@@ -12,7 +12,7 @@ import { eventually, useAppPerTest } from '../../support/app.js';
 // stopped right after recording the send.
 const env = useAppPerTest({
   env: { KUDOS_ENCRYPTION_KEY: generateKey('k1'), KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
-  app: { worker: { enabled: false }, workflowStepWaitMs: 0, automationsMs: 0 },
+  app: { tuning: { worker: { enabled: false }, workflowStepWaitMs: 0, automationsMs: 0 } },
 });
 
 describe('a workflow step whose instance stops before the send is placed', () => {
@@ -34,7 +34,7 @@ describe('a workflow step whose instance stops before the send is placed', () =>
 
     // The instance goes away; another one (worker on) places the send and its automations pass finishes the step.
     await env.stack.app.close();
-    const second = await env.stack.startAnotherApp({ worker: { enabled: true, pollIntervalMs: 100 } });
+    const second = await env.stack.startAnotherApp({ tuning: { worker: { enabled: true, pollIntervalMs: 100 } } });
     await eventually(async () => (await env.db.select().from(kudos))[0]!.status === 'placed');
     await second.automations.tick();
     const done = sim.workflowStep(run.functionExecutionId)!;

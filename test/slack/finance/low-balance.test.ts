@@ -17,7 +17,7 @@ const ENV = {
   KUDOS_APPROVAL_THRESHOLD: '100000',
 };
 
-const t = useAppPerTest({ env: ENV, app: { financeSweepMs: 0 } });
+const t = useAppPerTest({ env: ENV, app: { tuning: { financeSweepMs: 0 } } });
 const WS = { teamId: 'T0KUDOS' };
 
 const alerts = () =>
@@ -175,7 +175,7 @@ describe('balance reads', () => {
     // order read again, every attempt retried (24 requests here instead of 4).
     await t.emulator.setBalance(5000);
     let clock = Date.now();
-    const app = await t.stack.startAnotherApp({ now: () => new Date(clock) });
+    const app = await t.stack.startAnotherApp({ tuning: { now: () => new Date(clock) } });
     const reads = () => balanceReads(app.metricsUrl);
     // The API fails the next 24 reads: before, the first order's read (4 attempts) and then each of
     // the next five orders' (4 more each) took all of them.
@@ -261,7 +261,7 @@ describe('balance reads', () => {
 
 describe('two instances', () => {
   it('concurrent orders placed by two instances make one alert for one crossing', async () => {
-    const other = await t.stack.startAnotherApp({ worker: { pollIntervalMs: 20 } });
+    const other = await t.stack.startAnotherApp({ tuning: { worker: { pollIntervalMs: 20 } } });
     await t.emulator.setBalance(1200);
     // Twelve $25 sends recorded at once; both instances' workers claim and place them concurrently,
     // each order followed by a balance check on the instance that placed it.

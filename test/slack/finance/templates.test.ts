@@ -8,7 +8,7 @@ import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from
 
 const t = useAppPerTest({
   env: { KUDOS_ADMINS: 'U_ADMIN,U_APPROVER', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' },
-  app: { financeSweepMs: 0 },
+  app: { tuning: { financeSweepMs: 0 } },
 });
 
 const text = (value: string) => ({ value: { type: 'plain_text_input', value } });

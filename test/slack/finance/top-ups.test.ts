@@ -25,7 +25,7 @@ const ENV = {
   KUDOS_APPROVAL_THRESHOLD: '100000',
 };
 
-const t = useAppPerTest({ env: ENV, app: { financeSweepMs: 0 } });
+const t = useAppPerTest({ env: ENV, app: { tuning: { financeSweepMs: 0 } } });
 
 const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
 

@@ -20,7 +20,7 @@ const logger = createLogger({
     if (line.includes('"msg":"Home publish asked"') && ++asked === OPENS) allAsked();
   },
 });
-const e2e = useAppPerTest({ app: { home: { enabled: false }, logger } });
+const e2e = useAppPerTest({ app: { tuning: { home: { enabled: false } }, logger } });
 
 const homeOpened = (i: number, user: string) => ({
   type: 'event_callback',

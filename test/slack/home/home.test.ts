@@ -33,7 +33,7 @@ const ROLES = {
 
 const e2e = useAppPerTest({
   emulatorEnv: { EMULATOR_BACKGROUND: 'off' },
-  app: { home: { pollIntervalMs: 100 } },
+  app: { tuning: { home: { pollIntervalMs: 100 } } },
   startEach: false,
 });
 
@@ -391,7 +391,7 @@ describe('App Home: the money section stays current', () => {
   });
 
   it('many money changes at once make one re-publish per admin, not one per change', async () => {
-    await e2e.start({ env: { ...ROLES, ...MONEY }, app: { home: { enabled: false } } });
+    await e2e.start({ env: { ...ROLES, ...MONEY }, app: { tuning: { home: { enabled: false } } } });
     await openHome('U_ADMIN', 'Money');
     await openHome('U_APPROVER', 'Money');
     await openHome('U_MANAGER');
@@ -595,7 +595,7 @@ describe('App Home stays current', () => {
   it('is re-published when its order completes, without being opened again', async () => {
     // The test runs the two loops it is about: the completion check that learns the order is
     // complete (the Rewards API sends no webhook for that), and the Home re-publishing pass.
-    await e2e.start({ env: ROLES, app: { home: { enabled: false }, webhooks: CHECKS_RUN_BY_THE_TEST } });
+    await e2e.start({ env: ROLES, app: { tuning: { home: { enabled: false }, webhooks: CHECKS_RUN_BY_THE_TEST } } });
     const sent = await send('U_MANAGER', ['U_EMP1'], '25');
     await eventually(async () => (await row(sent.id)).status === 'placed');
     const home = await openHome('U_EMP1', 'Card on its way');

@@ -10,7 +10,7 @@ import { useAppPerTest } from '../../support/app.js';
 
 const e2e = useAppPerTest({
   env: { KUDOS_ENCRYPTION_KEY: generateKey('k1'), KUDOS_ADMINS: 'U_ADMIN' },
-  app: { rewardsPerWorkspace: true },
+  app: { tuning: { rewardsPerWorkspace: true } },
 });
 
 afterEach(() => {

@@ -10,7 +10,7 @@ const logLines: Array<{ msg?: string; eventId?: string }> = [];
 // Home is published on app_home_opened only: the poll that re-publishes Homes is off.
 const e2e = useAppPerTest({
   app: {
-    home: { enabled: false },
+    tuning: { home: { enabled: false } },
     logger: createLogger({
       level: 'info',
       write: (line) => void logLines.push(JSON.parse(line) as (typeof logLines)[number]),

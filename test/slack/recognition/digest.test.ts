@@ -7,7 +7,10 @@ import { installations, kudos, kudosReactions, type NewKudosRow, notifications }
 import { digestWeekAt, weekStartUtc } from '../../../src/domain/recognition/digest.js';
 import { useAppPerTest } from '../../support/app.js';
 
-const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN' }, app: { digestMs: 0 } });
+const e2e = useAppPerTest({
+  env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_ADMINS: 'U_ADMIN' },
+  app: { tuning: { digestMs: 0 } },
+});
 
 const DAY = 24 * 3_600_000;
 /** This week's Monday, 10:00 UTC: inside the digest window, reporting on last week. */
@@ -63,7 +66,7 @@ describe('weekly digest', () => {
     expect(digests()).toHaveLength(0);
 
     await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { weeklyDigest: true });
-    const other = await e2e.stack.startAnotherApp({ digestMs: 0 });
+    const other = await e2e.stack.startAnotherApp({ tuning: { digestMs: 0 } });
     // Three passes at once (two instances), then one more: one post.
     const results = await Promise.all([
       e2e.stack.app.digest.runOnce(monday10),

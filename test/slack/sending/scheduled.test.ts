@@ -138,7 +138,9 @@ describe('scheduled sends', () => {
     // Completion checks far away: what records the cancel here is the sweep, not the next check.
     await e2e.start({
       app: {
-        webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 },
+        tuning: {
+          webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 },
+        },
       },
     });
     await scheduleSend('U_MANAGER', '2027-03-14', '09:00');
@@ -186,7 +188,9 @@ describe('scheduled sends', () => {
   it('a cancel whose answer was lost is recorded once the order says CANCELED', async () => {
     await e2e.start({
       app: {
-        webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 },
+        tuning: {
+          webhooks: { checkDelaysMs: [600_000], pollIntervalMs: 100, sweepIntervalMs: 300, cancelIntentGraceMs: 500 },
+        },
       },
     });
     await scheduleSend('U_MANAGER', '2027-03-14', '09:00');
@@ -229,7 +233,7 @@ describe('scheduled sends', () => {
     await scheduleSend('U_MANAGER', in30.date, in30.time);
     const row = await scheduledRow();
     // The app's own clock says it is 25 minutes later.
-    await e2e.start({ env: {}, app: { now: () => new Date(Date.now() + 25 * 60_000) } });
+    await e2e.start({ env: {}, app: { tuning: { now: () => new Date(Date.now() + 25 * 60_000) } } });
     await e2e.stack.sim.slashCommand('U_MANAGER', 'scheduled', 'C_GENERAL');
     const list = scheduledListMessage('U_MANAGER')!;
     expect(JSON.stringify(list.blocks)).toContain('Can no longer be cancelled');

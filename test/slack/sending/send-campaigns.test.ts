@@ -12,7 +12,7 @@ import { eventually, sendModalValues, useAppPerTest } from '../../support/app.js
 
 const t = useAppPerTest({
   env: { KUDOS_APPROVAL_THRESHOLD: '1000', KUDOS_ADMINS: 'U_ADMIN', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' },
-  app: { financeSweepMs: 0 },
+  app: { tuning: { financeSweepMs: 0 } },
 });
 const WS = { teamId: 'T0KUDOS', enterpriseId: null };
 

@@ -274,7 +274,7 @@ describe('sending kudos from Slack', () => {
   });
 
   it('retries transient API failures with the same key, then places the order once', async () => {
-    await e2e.start({ app: { worker: { backoffMs: () => 50 } } });
+    await e2e.start({ app: { tuning: { worker: { backoffMs: () => 50 } } } });
     // More 503s than the client retries on its own: the worker has to come back.
     await e2e.emulator.faults({ method: 'POST', path: '/api/v1/orders/choice-cards', status: 503, count: 5 });
     const view = await openModal('U_MANAGER');

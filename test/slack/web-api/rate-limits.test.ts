@@ -10,7 +10,7 @@ import { eventually, useAppPerTest } from '../../support/app.js';
 
 const e2e = useAppPerTest({
   env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' },
-  app: { worker: { pollIntervalMs: 100, noticeSweepMs: 500 } },
+  app: { tuning: { worker: { pollIntervalMs: 100, noticeSweepMs: 500 } } },
 });
 
 /** The notice ids carried by the bot's messages of a conversation (a user id: the DM). */

@@ -13,7 +13,7 @@ const e2e = useAppPerTest({
     KUDOS_ADMINS: 'U_ADMIN',
     KUDOS_APPROVAL_THRESHOLD: '100',
   },
-  app: { approvalsSweepMs: 0 },
+  app: { tuning: { approvalsSweepMs: 0 } },
 });
 
 const inNewYork = (minutes: number) => wallTimeIn('America/New_York', minutes);

@@ -15,7 +15,7 @@ const ENV = {
   KUDOS_APPROVAL_THRESHOLD: '100',
 };
 
-const e2e = useAppPerTest({ env: ENV, app: { approvalsSweepMs: 0 } });
+const e2e = useAppPerTest({ env: ENV, app: { tuning: { approvalsSweepMs: 0 } } });
 
 type Element = Record<string, unknown> & { type: string; action_id: string };
 
