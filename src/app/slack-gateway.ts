@@ -6,10 +6,10 @@ import { App, type Authorize, type Logger as BoltLogger, LogLevel, webApi } from
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
 import type { Database } from '../db/client.js';
+import type { Workspace } from '../domain/common/workspace.js';
 import { type CallSchedules, createCallSchedules } from '../domain/pacing/slack-call-schedules.js';
 import type { ChangeFeed } from '../domain/workspaces/change-feed.js';
 import { createEventReceipts } from '../domain/workspaces/event-receipts.js';
-import type { WorkspaceRef } from '../domain/workspaces/settings.js';
 import { createDistributionTenancy, type DistributionTenancy } from '../slack/install/tenancy.js';
 import { ackUnanswered, dropRedeliveredEvents } from '../slack/listening/middleware.js';
 import { createDirectWebApi, type DirectWebApi } from '../slack/web-api/direct-web-api.js';
@@ -182,7 +182,7 @@ function boltLogger(log: Logger): BoltLogger {
 
 export interface BotIdentity {
   authorize: Authorize<boolean>;
-  homeWorkspace: () => Promise<WorkspaceRef>;
+  homeWorkspace: () => Promise<Workspace>;
 }
 
 /**

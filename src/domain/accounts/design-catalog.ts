@@ -3,7 +3,7 @@
 // Rewards client, so each workspace sees its own account's catalog (distribution mode) and the
 // single-workspace client's cache is shared by every request.
 import { type ChoiceProduct, type RewardsClient, RewardsNotFoundError, toCents } from '../../rewards/index.js';
-import type { WorkspaceRef } from '../workspaces/settings.js';
+import type { Workspace } from '../common/workspace.js';
 import type { RewardsAccounts } from './rewards-accounts.js';
 
 export interface Design {
@@ -20,7 +20,7 @@ export interface DesignCatalog {
 
 /** The catalog of each workspace's Rewards account. */
 export interface DesignCatalogs {
-  of(ws: WorkspaceRef): DesignCatalog;
+  of(ws: Workspace): DesignCatalog;
 }
 
 export function createDesignCatalogs(

@@ -9,8 +9,8 @@
 // another instance's connect or disconnect reaches both within a poll and they live up to an hour;
 // without it (or while its polls fail) the recheck above applies. Nothing here ever picks "some" client: no workspace, no client.
 import type { RateLimitStatus, RewardsClient } from '../../rewards/index.js';
+import type { Workspace } from '../common/workspace.js';
 import type { ChangeWatch } from '../workspaces/change-feed.js';
-import type { WorkspaceRef } from '../workspaces/settings.js';
 import type { RewardsConnection, RewardsConnectionStore } from './rewards-connections.js';
 
 export class RewardsNotConnectedError extends Error {
@@ -28,18 +28,18 @@ export function isRewardsNotConnected(error: unknown): error is RewardsNotConnec
 export interface RewardsAccounts {
   readonly mode: 'single' | 'distribution';
   /** The workspace's client; throws RewardsNotConnectedError when it has none. */
-  for(ws: WorkspaceRef): Promise<RewardsClient>;
+  for(ws: Workspace): Promise<RewardsClient>;
   /** Whether the workspace can reach Rewards (single mode: always). */
-  isConnected(ws: WorkspaceRef): Promise<boolean>;
+  isConnected(ws: Workspace): Promise<boolean>;
   /** Every client there is, with its workspace (distribution) for sweeps that go account by account (the order poller). */
-  all(): Promise<Array<{ ws: WorkspaceRef | undefined; connectionId: string | undefined; client: RewardsClient }>>;
+  all(): Promise<Array<{ ws: Workspace | undefined; connectionId: string | undefined; client: RewardsClient }>>;
   /**
    * The rate-limit figures the poll budget paces itself by: single mode, the one client's; distribution,
    * none (each account has its own window; the budget then keeps its default pace).
    */
   rateLimit(): RateLimitStatus | undefined;
   /** Forgets the workspace's cached client and connection status (after connect, reconnect, disconnect). */
-  evict(ws: WorkspaceRef): Promise<void>;
+  evict(ws: Workspace): Promise<void>;
   /**
    * Another instance changed the workspace's connection (the change feed): its status is asked again,
    * its client's version rechecked at its next use (rebuilt only if the credentials changed).
@@ -74,7 +74,7 @@ export interface WorkspaceRewardsAccountsOptions {
   maxStatuses?: number;
   now?: () => number;
   /** Workspaces with a connection, for `all()` (the order poller). */
-  listConnected?: () => Promise<WorkspaceRef[]>;
+  listConnected?: () => Promise<Workspace[]>;
 }
 
 /** Distribution mode: each workspace's own connected account. */
@@ -166,7 +166,7 @@ function forgetStatus(s: AccountsCache, teamId: string): void {
   s.reading.delete(teamId);
 }
 
-async function isConnected(s: AccountsCache, ws: WorkspaceRef): Promise<boolean> {
+async function isConnected(s: AccountsCache, ws: Workspace): Promise<boolean> {
   const entry = s.cache.get(ws.teamId);
   if (entry) return (await entryFor(s, ws)) !== undefined;
   const known = s.statuses.get(ws.teamId);
@@ -180,7 +180,7 @@ async function isConnected(s: AccountsCache, ws: WorkspaceRef): Promise<boolean>
   return readStatus(s, ws);
 }
 
-function readStatus(s: AccountsCache, ws: WorkspaceRef): Promise<boolean> {
+function readStatus(s: AccountsCache, ws: Workspace): Promise<boolean> {
   const pending = s.reading.get(ws.teamId);
   if (pending) return pending;
   const at = s.now();
@@ -206,9 +206,9 @@ function readStatus(s: AccountsCache, ws: WorkspaceRef): Promise<boolean> {
 
 async function allClients(
   s: AccountsCache,
-): Promise<Array<{ ws: WorkspaceRef; connectionId: string; client: RewardsClient }>> {
+): Promise<Array<{ ws: Workspace; connectionId: string; client: RewardsClient }>> {
   const workspaces = (await s.opts.listConnected?.()) ?? [];
-  const out: Array<{ ws: WorkspaceRef; connectionId: string; client: RewardsClient }> = [];
+  const out: Array<{ ws: Workspace; connectionId: string; client: RewardsClient }> = [];
   for (const ws of workspaces) {
     const entry = await entryFor(s, ws).catch(() => undefined);
     if (entry) out.push({ ws, connectionId: entry.connectionId, client: entry.client });
@@ -222,7 +222,7 @@ function dropClient(s: AccountsCache, teamId: string): Promise<unknown> {
   return entry ? entry.client.close().catch(() => undefined) : Promise.resolve();
 }
 
-function buildClient(s: AccountsCache, ws: WorkspaceRef): Promise<ClientEntry | undefined> {
+function buildClient(s: AccountsCache, ws: Workspace): Promise<ClientEntry | undefined> {
   let pending = s.building.get(ws.teamId);
   if (!pending) {
     pending = (async () => {
@@ -244,7 +244,7 @@ function buildClient(s: AccountsCache, ws: WorkspaceRef): Promise<ClientEntry | 
   return pending;
 }
 
-async function entryFor(s: AccountsCache, ws: WorkspaceRef): Promise<ClientEntry | undefined> {
+async function entryFor(s: AccountsCache, ws: Workspace): Promise<ClientEntry | undefined> {
   const entry = s.cache.get(ws.teamId);
   if (!entry) return buildClient(s, ws);
   if (s.now() - entry.checkedAt >= recheckMs(s)) {

@@ -16,7 +16,7 @@ import {
 import { rewardsConnectionContext } from '../../db/sealed-columns.js';
 import { isRewardsError, RewardsAuthError, RewardsPermissionError } from '../../rewards/index.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
-import type { WorkspaceRef } from '../workspaces/settings.js';
+import type { Workspace } from '../common/workspace.js';
 
 export interface RewardsCredentials {
   clientId: string;
@@ -37,21 +37,21 @@ export interface RewardsConnection extends RewardsCredentials {
 
 export interface RewardsConnectionStore {
   /** The workspace's active connection, or undefined. */
-  get(ws: WorkspaceRef): Promise<RewardsConnection | undefined>;
+  get(ws: Workspace): Promise<RewardsConnection | undefined>;
   /** The workspace's active connection without its secrets (nothing is opened): what admins see. */
   describe(
-    ws: WorkspaceRef,
+    ws: Workspace,
   ): Promise<Pick<RewardsConnection, 'id' | 'clientId' | 'connectedBy' | 'connectedAt'> | undefined>;
   /** The active connection behind a webhook URL, or undefined (unknown id, or disconnected). */
   byId(connectionId: string): Promise<RewardsConnection | undefined>;
   /** `updated_at` of the workspace's active row (cheap freshness check for cached clients). */
-  versionOf(ws: WorkspaceRef): Promise<string | undefined>;
+  versionOf(ws: Workspace): Promise<string | undefined>;
   /** Stores (or replaces) the workspace's credentials, sealed; keeps the connectionId of an earlier connection. */
-  save(ws: WorkspaceRef, credentials: RewardsCredentials, connectedBy: string): Promise<RewardsConnection>;
+  save(ws: Workspace, credentials: RewardsCredentials, connectedBy: string): Promise<RewardsConnection>;
   /** Workspaces with an active connection. */
-  listConnected(): Promise<WorkspaceRef[]>;
+  listConnected(): Promise<Workspace[]>;
   /** Erases the secrets and marks the connection disconnected; its webhook URL then answers 404. */
-  disconnect(ws: WorkspaceRef): Promise<boolean>;
+  disconnect(ws: Workspace): Promise<boolean>;
 }
 
 /** `rc_` and 24 random bytes: unguessable, URL-safe. */
@@ -66,7 +66,7 @@ export function createRewardsConnectionStore(deps: {
 }): RewardsConnectionStore {
   const { db, keyRing } = deps;
   const now = deps.now ?? (() => new Date());
-  const save = (ws: WorkspaceRef, credentials: RewardsCredentials, connectedBy: string) =>
+  const save = (ws: Workspace, credentials: RewardsCredentials, connectedBy: string) =>
     saveConnection(db, keyRing, { ws, credentials, connectedBy, at: now() });
   return {
     get: (ws) => connectionOf(db, keyRing, ws),
@@ -119,7 +119,7 @@ function openConnection(keyRing: KeyRing, row: RewardsConnectionRow): RewardsCon
   };
 }
 
-async function connectionOf(db: Database, keyRing: KeyRing, ws: WorkspaceRef): Promise<RewardsConnection | undefined> {
+async function connectionOf(db: Database, keyRing: KeyRing, ws: Workspace): Promise<RewardsConnection | undefined> {
   // Prepared once: asked on every request of a workspace without a cached client.
   const byTeam = prepared(db, 'rewardsConnections.get', (d) =>
     d
@@ -135,7 +135,7 @@ async function connectionOf(db: Database, keyRing: KeyRing, ws: WorkspaceRef): P
 
 async function describeConnection(
   db: Database,
-  ws: WorkspaceRef,
+  ws: Workspace,
 ): Promise<Pick<RewardsConnection, 'id' | 'clientId' | 'connectedBy' | 'connectedAt'> | undefined> {
   const [row] = await db
     .select({
@@ -150,7 +150,7 @@ async function describeConnection(
   return row;
 }
 
-async function connectionVersion(db: Database, ws: WorkspaceRef): Promise<string | undefined> {
+async function connectionVersion(db: Database, ws: Workspace): Promise<string | undefined> {
   // Prepared once: the connection status of a workspace not seen for a while (isConnected).
   const byTeam = prepared(db, 'rewardsConnections.versionOf', (d) =>
     d
@@ -168,7 +168,7 @@ async function connectionVersion(db: Database, ws: WorkspaceRef): Promise<string
 function saveConnection(
   db: Database,
   keyRing: KeyRing,
-  change: { ws: WorkspaceRef; credentials: RewardsCredentials; connectedBy: string; at: Date },
+  change: { ws: Workspace; credentials: RewardsCredentials; connectedBy: string; at: Date },
 ): Promise<RewardsConnection> {
   const { ws, credentials, connectedBy, at } = change;
   return db.transaction(async (tx) => {
@@ -208,7 +208,7 @@ export interface ConnectDeps {
   db: Database;
   store: Pick<RewardsConnectionStore, 'get' | 'save'>;
   /** Drops the workspace's cached client, so the next call uses the new credentials. */
-  evict(ws: WorkspaceRef): Promise<void>;
+  evict(ws: Workspace): Promise<void>;
   /** Token and balance with these credentials against REWARDS_API_URL; throws the client's error. */
   verify(credentials: RewardsCredentials): Promise<void>;
 }
@@ -221,7 +221,7 @@ export interface ConnectDeps {
  */
 export async function connectRewardsAccount(
   deps: ConnectDeps,
-  ws: WorkspaceRef,
+  ws: Workspace,
   input: RewardsCredentials,
   connectedBy: string,
 ): Promise<ConnectOutcome> {
@@ -284,17 +284,17 @@ function verifyProblem(error: unknown): { field: ConnectField; message: string }
 
 /** What App Home and the connect modal need (distribution mode; undefined in single-workspace Rewards). */
 export interface RewardsSetup {
-  connect(ws: WorkspaceRef, credentials: RewardsCredentials, connectedBy: string): Promise<ConnectOutcome>;
+  connect(ws: Workspace, credentials: RewardsCredentials, connectedBy: string): Promise<ConnectOutcome>;
   /** The workspace's connection as admins see it (never a secret), or undefined. */
   summary(
-    ws: WorkspaceRef,
+    ws: Workspace,
   ): Promise<{ clientId: string; connectedBy: string; connectedAt: Date; webhookUrl: string | undefined } | undefined>;
-  isConnected(ws: WorkspaceRef): Promise<boolean>;
+  isConnected(ws: Workspace): Promise<boolean>;
   /**
    * Erases the workspace's Rewards secrets and drops its client (uninstall: nothing of it may be used
    * again); its webhook URL then answers 404. True when there was a connection.
    */
-  disconnect(ws: WorkspaceRef): Promise<boolean>;
+  disconnect(ws: Workspace): Promise<boolean>;
 }
 
 /** POST /webhooks/rewards/{connectionId}, absolute; undefined while the app's public URL is unknown. */
@@ -307,7 +307,7 @@ export function connectionWebhookUrl(publicUrl: string | undefined, connectionId
 export function createRewardsSetup(
   deps: ConnectDeps & {
     store: RewardsConnectionStore;
-    isConnected(ws: WorkspaceRef): Promise<boolean>;
+    isConnected(ws: Workspace): Promise<boolean>;
     publicUrl(): string | undefined;
   },
 ): RewardsSetup {

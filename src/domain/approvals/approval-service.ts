@@ -9,9 +9,10 @@ import type { KudosRow } from '../../db/schema/index.js';
 import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import type { Messenger } from '../common/ports.js';
+import type { Workspace } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import type { SendPolicy } from '../sending/send-policy.js';
-import { isWorkspaceAdmin, type SettingsStore, type WorkspaceRef } from '../workspaces/settings.js';
+import { isWorkspaceAdmin, type SettingsStore } from '../workspaces/settings.js';
 import { checkDecider, type Decider, decideRequest, type Refusal } from './approval-decisions.js';
 import { approvalPolicy } from './approval-policy.js';
 import { submitForApproval } from './approval-posting.js';
@@ -48,9 +49,9 @@ export interface ApprovalService {
     decision: Decision,
   ): Promise<{ ok: true; announce(): Promise<void> } | Refusal>;
   /** Admins of a workspace: the settings' list, or Slack admins and owners. */
-  isAdmin(ws: WorkspaceRef, userId: string): Promise<boolean>;
+  isAdmin(ws: Workspace, userId: string): Promise<boolean>;
   /** May this person decide approval requests in this workspace (App Home shows them the requests)? */
-  isApprover(ws: WorkspaceRef, userId: string): Promise<boolean>;
+  isApprover(ws: Workspace, userId: string): Promise<boolean>;
   /**
    * The worker's hook for a refused order: an approved send refused for a fixable reason (limits,
    * balance) goes straight back to the approvers, and the sender hears it once. True when re-opened.

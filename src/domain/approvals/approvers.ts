@@ -1,12 +1,13 @@
 // Who approves: the settings' approver users and/or user group; when neither is set, the workspace's
 // admins and owners (as Slack reports them).
-import type { ChatWorkspace, UserDirectory, WorkspaceUser } from '../common/ports.js';
+import type { UserDirectory, WorkspaceUser } from '../common/ports.js';
+import type { Workspace } from '../common/workspace.js';
 import type { WorkspaceSettings } from '../workspaces/settings.js';
 
 export interface ApproverDirectory {
   users: Pick<UserDirectory, 'userInfo' | 'usergroupMembers'>;
   /** Every user of the workspace (users.list), to find admins and owners when no approver is set. */
-  listUsers(ws: ChatWorkspace): Promise<WorkspaceUser[]>;
+  listUsers(ws: Workspace): Promise<WorkspaceUser[]>;
 }
 
 type ApproverSettings = Pick<WorkspaceSettings, 'teamId' | 'enterpriseId' | 'approverUserIds' | 'approverUsergroupId'>;

@@ -8,9 +8,9 @@ import type { DesignCatalogs } from '../accounts/design-catalog.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { classifyRewardsFailure, describeForUser } from '../accounts/rewards-failures.js';
 import type { UserDirectory } from '../common/ports.js';
+import type { Workspace } from '../common/workspace.js';
 import { type PreparedSend, prepareSend, type SendForm } from '../sending/check-send.js';
 import { getKudos } from '../sending/kudos-store.js';
-import type { Workspace } from '../sending/recipients.js';
 import {
   type RecordedSend,
   recordPreparedSend,

@@ -25,6 +25,7 @@ import { toCents } from '../../rewards/index.js';
 import { formatUsd } from '../common/money.js';
 import type { ProfileDirectory } from '../common/ports.js';
 import { displayNameOf, isChatRefusal } from '../common/ports.js';
+import type { Workspace } from '../common/workspace.js';
 import { checkSendAgainstLimits } from '../finance/spending-limits.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { type NoticeDeps, postOnce } from '../notices/outbox.js';
@@ -125,7 +126,6 @@ export interface AutomationReport {
   retried: number;
 }
 
-type Ws = { teamId: string; enterpriseId: string | null };
 const iso = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 
 /** Inserts the occurrences due in [now - PLAN_BEHIND, now + PLAN_AHEAD); existing keys are left alone. */
@@ -275,7 +275,7 @@ export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRo
       await tellOwner(deps, occ, AUTOMATION_REFUSED_KIND, { reason: waited, next: 'given_up', until: untilOf(occ) });
     return 'missed';
   }
-  const ws: Ws = { teamId: occ.teamId, enterpriseId: occ.enterpriseId };
+  const ws: Workspace = { teamId: occ.teamId, enterpriseId: occ.enterpriseId };
   const request =
     occ.source === 'recurring' ? await recurringRequest(deps.db, occ) : await celebrationRequest(deps, occ);
   if ('stop' in request) return (await settle(deps.db, occ, stopValues(occ, request))) ? request.stop : 'yielded';
@@ -823,7 +823,7 @@ export function createAutomationService(deps: AutomationDeps, workerId: string):
 // ---- What admins and people see and change ------------------------------------------------------
 
 /** Celebrations planned for the next 30 days, soonest first. */
-export async function upcomingCelebrations(db: Database, ws: Ws, now: Date): Promise<OccurrenceRow[]> {
+export async function upcomingCelebrations(db: Database, ws: Workspace, now: Date): Promise<OccurrenceRow[]> {
   return db
     .select()
     .from(automationOccurrences)
@@ -848,7 +848,7 @@ export async function upcomingCelebrations(db: Database, ws: Ws, now: Date): Pro
  */
 export async function skipOccurrence(
   db: Database,
-  ws: Ws,
+  ws: Workspace,
   occurrenceId: string,
   actorUserId: string,
   seriesSenderUserId?: string,
@@ -884,7 +884,7 @@ export type CelebrationRuleInput = Pick<
 
 export async function saveCelebrationRule(
   db: Database,
-  ws: Ws,
+  ws: Workspace,
   kind: CelebrationKind,
   input: CelebrationRuleInput,
   actorUserId: string,
@@ -901,7 +901,7 @@ export async function saveCelebrationRule(
   return row!;
 }
 
-export async function celebrationRulesOf(db: Database, ws: Ws): Promise<CelebrationRuleRow[]> {
+export async function celebrationRulesOf(db: Database, ws: Workspace): Promise<CelebrationRuleRow[]> {
   return db
     .select()
     .from(celebrationRules)
@@ -911,7 +911,7 @@ export async function celebrationRulesOf(db: Database, ws: Ws): Promise<Celebrat
 
 export async function setCelebrationPreference(
   db: Database,
-  ws: Ws,
+  ws: Workspace,
   userId: string,
   prefs: { optOut?: boolean; noPublicPost?: boolean },
 ): Promise<void> {
@@ -930,7 +930,7 @@ export async function setCelebrationPreference(
 
 export async function celebrationPreferenceOf(
   db: Database,
-  ws: Ws,
+  ws: Workspace,
   userId: string,
 ): Promise<{ optOut: boolean; noPublicPost: boolean }> {
   const [row] = await db
@@ -1040,7 +1040,7 @@ export async function planSeries(db: Database, series: RecurringSeriesRow, now: 
 /** One page of a workspace's series (or one sender's), oldest first, and how many there are in all. */
 export async function listSeries(
   db: Database,
-  ws: Ws,
+  ws: Workspace,
   opts: { senderUserId?: string | undefined; offset: number; limit: number },
 ): Promise<{ series: RecurringSeriesRow[]; total: number }> {
   const where = and(
@@ -1067,7 +1067,7 @@ export async function listSeries(
 /** The next `perSeries` planned runs of each of `seriesIds`, in one query (to skip one). */
 export async function upcomingOfSeriesList(
   db: Database,
-  ws: Ws,
+  ws: Workspace,
   seriesIds: string[],
   now: Date,
   perSeries: number,
@@ -1107,7 +1107,7 @@ export async function upcomingOfSeriesList(
  */
 export async function setSeriesStatus(
   db: Database,
-  ws: Ws,
+  ws: Workspace,
   seriesId: string,
   status: 'active' | 'paused' | 'deleted',
   actor: { userId: string; isAdmin: boolean },

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client.js';
 import { celebrationDates } from '../../db/schema/index.js';
+import type { Workspace } from '../common/workspace.js';
 import { daysInMonth, isLeapYear } from './automation-dates.js';
 
 export const MAX_CSV_ROWS = 5000;
@@ -120,7 +121,7 @@ export interface DirectoryUser {
 /** Maps each row's e-mail to a Slack user (users.list), then saves the accepted rows in one transaction. */
 export async function importCelebrationDates(
   deps: { db: Database; listUsers(): Promise<DirectoryUser[]> },
-  ws: { teamId: string; enterpriseId: string | null },
+  ws: Workspace,
   parsed: Extract<ParsedCsv, { ok: true }>,
 ): Promise<ImportReport> {
   const users = await deps.listUsers();

@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { celebrationDates, type CelebrationRuleRow } from '../../db/schema/index.js';
 import type { ProfileDirectory } from '../common/ports.js';
+import type { Workspace } from '../common/workspace.js';
 import { parseBirthday, parseStartDate } from './celebration-csv.js';
 
 export interface ProfileSyncReport {
@@ -22,7 +23,7 @@ const CONCURRENCY = 4;
 
 export async function syncProfileDates(
   deps: { db: Database; profiles: ProfileDirectory },
-  ws: { teamId: string; enterpriseId: string | null },
+  ws: Workspace,
   rules: Array<Pick<CelebrationRuleRow, 'kind' | 'profileFieldId'>>,
   today: string,
   /** True once the app is stopping: the read ends after the people in hand. */

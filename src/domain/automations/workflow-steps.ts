@@ -12,13 +12,14 @@ import type { Database } from '../../db/client.js';
 import { kudos, type WorkflowStepRunRow, workflowStepRuns } from '../../db/schema/index.js';
 import { workflowStepTokenContext } from '../../db/sealed-columns.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
-import { type ChatWorkspace, isChatRefusal } from '../common/ports.js';
+import { isChatRefusal } from '../common/ports.js';
+import type { Workspace } from '../common/workspace.js';
 import { outcomeOf } from './automated-send.js';
 
 /** Finishes a step on the chat platform (Slack: functions.completeSuccess / completeError with the workflow token). */
 export interface StepFinisher {
   finish(
-    ws: ChatWorkspace,
+    ws: Workspace,
     token: string,
     functionExecutionId: string,
     result: { ok: true; outputs: Record<string, string> } | { ok: false; error: string },
@@ -41,7 +42,7 @@ const iso = (d: Date) => sql`${d.toISOString()}::timestamptz`;
 /** Keeps a step waiting for its send's outcome (once per execution: a re-delivered event changes nothing). */
 export async function recordWaitingStep(
   deps: Pick<WorkflowStepDeps, 'db' | 'keyRing'>,
-  input: { ws: ChatWorkspace; functionExecutionId: string; kudosId: string; token: string },
+  input: { ws: Workspace; functionExecutionId: string; kudosId: string; token: string },
 ): Promise<void> {
   await deps.db
     .insert(workflowStepRuns)

@@ -2,6 +2,8 @@
 // words; src/slack implements them (slack/web-api/gateway.ts) and renders what the domain wants said
 // (slack/presenters, see notices.ts). Nothing in src/domain imports src/slack or src/http.
 
+import type { Workspace } from './workspace.js';
+
 /** A person of the workspace, as the chat platform reports them. */
 export interface WorkspaceUser {
   id: string;
@@ -28,26 +30,6 @@ export function displayNameOf(user: Pick<WorkspaceUser, 'displayName' | 'realNam
   return user.displayName || user.realName || user.name;
 }
 
-/**
- * The workspace a port's call is made for (the README's installation modes): in distribution mode each
- * workspace (or its Enterprise Grid org) has its own installation and token, so every call names the
- * workspace it acts in, explicitly. `teamId` empty: a workspace the app cannot name (an order placed
- * outside Slack), which only single-workspace mode can serve. A workspace without a live installation
- * (never installed, uninstalled) is a ChatRefusal of outcome `refused` (detail `not_installed`).
- */
-export interface ChatWorkspace {
-  teamId: string;
-  enterpriseId?: string | null | undefined;
-}
-
-/** The workspace of a stored row (its team_id, enterprise_id). */
-export function chatWorkspaceOf(row: {
-  teamId: string | null | undefined;
-  enterpriseId?: string | null | undefined;
-}): ChatWorkspace {
-  return { teamId: row.teamId ?? '', enterpriseId: row.enterpriseId ?? null };
-}
-
 /** Who is who: user lookups (cached by the adapter) and user groups. */
 /** A custom profile field of the workspace (Slack: team.profile.get). */
 export interface ProfileField {
@@ -59,22 +41,22 @@ export interface ProfileField {
 
 /** Custom profile fields: where celebrations read birthdays and start dates when an admin maps them. */
 export interface ProfileDirectory {
-  profileFields(ws: ChatWorkspace): Promise<ProfileField[]>;
+  profileFields(ws: Workspace): Promise<ProfileField[]>;
   /** One person's custom field values, by field id (empty fields absent). */
-  profileFieldValues(ws: ChatWorkspace, userId: string): Promise<Record<string, string>>;
+  profileFieldValues(ws: Workspace, userId: string): Promise<Record<string, string>>;
   /** Everyone in the workspace (deactivated people and bots included, marked). */
-  listUsers(ws: ChatWorkspace): Promise<WorkspaceUser[]>;
+  listUsers(ws: Workspace): Promise<WorkspaceUser[]>;
 }
 
 export interface UserDirectory {
-  userInfo(ws: ChatWorkspace, userId: string): Promise<WorkspaceUser | undefined>;
+  userInfo(ws: Workspace, userId: string): Promise<WorkspaceUser | undefined>;
   /** Rejects with a ChatRefusal of outcome `not_found` for an id that is no user group (deleted, or never one). */
-  usergroupMembers(ws: ChatWorkspace, usergroupId: string): Promise<string[]>;
+  usergroupMembers(ws: Workspace, usergroupId: string): Promise<string[]>;
   /**
    * Everyone in the workspace, read in pages (users.list: 200 a call) and cached a while per workspace:
    * checking a big group's members one users.info call each would take minutes of Slack's rate limit.
    */
-  everyone?(ws: ChatWorkspace): Promise<WorkspaceUser[]>;
+  everyone?(ws: Workspace): Promise<WorkspaceUser[]>;
 }
 
 /**
@@ -148,12 +130,12 @@ export interface MessageMetadata {
  */
 export interface Messenger {
   postMessage(
-    ws: ChatWorkspace,
+    ws: Workspace,
     channel: string,
     message: RenderedMessage & { threadTs?: string; metadata?: MessageMetadata },
   ): Promise<PostedMessage>;
   /** The direct-message channel with a user. */
-  openDirectChannel(ws: ChatWorkspace, userId: string): Promise<string>;
+  openDirectChannel(ws: Workspace, userId: string): Promise<string>;
   /**
    * The ts of our own message carrying `metadata` of this type whose payload matches, posted at or
    * after `since` (in the thread when `threadTs` is given); undefined when there is none. Absent when
@@ -161,11 +143,11 @@ export interface Messenger {
    * and no `*:history` scopes): a post whose answer was lost is then posted again (at least once).
    */
   findMessageByMetadata?: (
-    ws: ChatWorkspace,
+    ws: Workspace,
     channel: string,
     query: { eventType: string; match: (payload: Record<string, unknown>) => boolean; since: Date; threadTs?: string },
   ) => Promise<string | undefined>;
-  updateMessage(ws: ChatWorkspace, channel: string, ts: string, message: RenderedMessage): Promise<void>;
+  updateMessage(ws: Workspace, channel: string, ts: string, message: RenderedMessage): Promise<void>;
   /** Opens (or reuses) the direct-message channel with a user and posts there. */
-  sendDirectMessage(ws: ChatWorkspace, userId: string, message: RenderedMessage): Promise<PostedMessage>;
+  sendDirectMessage(ws: Workspace, userId: string, message: RenderedMessage): Promise<PostedMessage>;
 }

@@ -31,8 +31,8 @@ import { type Design, readDesignNow } from '../accounts/design-catalog.js';
 import { findPlaceholder, listTemplates } from '../accounts/email-templates.js';
 import { describeForUser, mayHaveReachedApi } from '../accounts/rewards-failures.js';
 import { centsToDecimal, checkAmountInRange, formatUsd, parseWholeDollars } from '../common/money.js';
+import type { Workspace } from '../common/workspace.js';
 import { recordAudit } from '../workspaces/audit-trail.js';
-import type { WorkspaceRef } from '../workspaces/settings.js';
 
 export const CAMPAIGN_NAME_MAX = 80;
 export const CAMPAIGN_SENDER_MAX = 100;
@@ -406,7 +406,7 @@ function nameTaken(name: string): CampaignErrors {
 /** Records the campaign, then creates it in the Rewards account (exactly once; see the top of the file). */
 export async function createCampaign(
   deps: CampaignDeps,
-  ws: WorkspaceRef,
+  ws: Workspace,
   actor: string,
   input: CampaignInput,
   sourceViewId: string,
@@ -564,7 +564,7 @@ function auditDetails(row: CampaignRow): Record<string, unknown> {
 /** Changes an active campaign: the API's copy first (PUT replaces all of it, so saving twice is harmless), then Kudos'. */
 export async function updateCampaign(
   deps: CampaignDeps,
-  ws: WorkspaceRef,
+  ws: Workspace,
   actor: string,
   id: string,
   input: CampaignInput,
@@ -636,7 +636,7 @@ export type ArchiveOutcome = { ok: true; row: CampaignRow } | { ok: false; messa
 /** Deletes the API's copy (a delete already done, or done in the portal, is fine), then archives Kudos' row. */
 export async function archiveCampaign(
   deps: CampaignDeps,
-  ws: WorkspaceRef,
+  ws: Workspace,
   actor: string,
   id: string,
 ): Promise<ArchiveOutcome> {

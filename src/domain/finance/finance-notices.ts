@@ -2,7 +2,7 @@
 // once through the notice outbox (one outbox key per notice and recipient). The domain decides who
 // and what; it never builds Slack messages.
 import type { TopUpRequestRow } from '../../db/schema/index.js';
-import type { WorkspaceRef } from '../workspaces/settings.js';
+import type { Workspace } from '../common/workspace.js';
 
 export type FinanceNotice =
   | {
@@ -36,9 +36,9 @@ export interface FinanceNotifier {
    * Tells the workspace's admins, once per `subject` (an outbox key). Returns where it was posted
    * (the messages of an approval request are updated later).
    */
-  toAdmins(ws: WorkspaceRef, subject: string, notice: FinanceNotice): Promise<Array<{ channel: string; ts: string }>>;
+  toAdmins(ws: Workspace, subject: string, notice: FinanceNotice): Promise<Array<{ channel: string; ts: string }>>;
   /** Tells one person, once per `subject`. */
-  toUser(ws: WorkspaceRef, userId: string, subject: string, notice: FinanceNotice): Promise<void>;
+  toUser(ws: Workspace, userId: string, subject: string, notice: FinanceNotice): Promise<void>;
   /** Re-renders the request messages of a top-up after its decision. */
   updateTopUpMessages(request: TopUpRequestRow): Promise<void>;
 }

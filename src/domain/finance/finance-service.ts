@@ -10,7 +10,8 @@ import { type LimitIncreaseRequestRow, type TopUpRequestRow, topUpRequests } fro
 import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 import { toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
-import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
+import type { Workspace } from '../common/workspace.js';
+import type { SettingsStore } from '../workspaces/settings.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { createLowBalanceMonitor, type LowBalanceMonitor } from './low-balance.js';
 import { type KnownLimits, knownLimits, type LimitUsage, limitUsage, pendingLimitRequest } from './spending-limits.js';
@@ -48,7 +49,7 @@ export interface FinanceService {
   /** Top-up requests and their decisions use these. */
   topUps: TopUpDeps;
   lowBalance: LowBalanceMonitor;
-  overview(ws: WorkspaceRef, opts?: { timeoutMs?: number }): Promise<FinanceOverviewData>;
+  overview(ws: Workspace, opts?: { timeoutMs?: number }): Promise<FinanceOverviewData>;
   sweep(): Promise<void>;
   start(intervalMs: number): void;
   stop(): Promise<void>;

@@ -44,7 +44,8 @@ import { type Database, rowsOf } from '../../db/client.js';
 import { financeState, type FinanceStateRow, type KudosRow, workspaceSettings } from '../../db/schema/index.js';
 import { type RewardsClient, toCents } from '../../rewards/index.js';
 import { isRewardsNotConnected, type RewardsAccounts } from '../accounts/rewards-accounts.js';
-import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
+import type { Workspace } from '../common/workspace.js';
+import type { SettingsStore } from '../workspaces/settings.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { orderSpendSince } from './ledger.js';
 
@@ -88,7 +89,7 @@ function readOptions(deps: Pick<LowBalanceDeps, 'signal'>): { timeoutMs: number;
  */
 export async function balanceReadNeeded(
   deps: Pick<LowBalanceDeps, 'db' | 'settings' | 'now' | 'rewards'>,
-  ws: WorkspaceRef,
+  ws: Workspace,
 ): Promise<boolean | 'first' | BalanceRead> {
   const settings = await deps.settings.get(ws);
   const thresholdCents = settings.lowBalanceThresholdCents;
@@ -175,7 +176,7 @@ function accountReadNeeded(
     : { balanceCents: latest.balanceCents, currency: 'USD', readAt: new Date(latest.readAtMs) };
 }
 
-export async function ensureFinanceState(db: Database, ws: WorkspaceRef): Promise<FinanceStateRow> {
+export async function ensureFinanceState(db: Database, ws: Workspace): Promise<FinanceStateRow> {
   await db
     .insert(financeState)
     .values({ teamId: ws.teamId, enterpriseId: ws.enterpriseId ?? null })
@@ -213,7 +214,7 @@ export interface BalanceRead {
  */
 export async function checkLowBalance(
   deps: LowBalanceDeps,
-  ws: WorkspaceRef,
+  ws: Workspace,
   known?: BalanceRead,
   readBalance: (rewards: RewardsClient) => Promise<BalanceRead> = (rewards) => readBalanceOnce(deps, rewards),
 ): Promise<LowBalanceCheck | undefined> {
@@ -315,7 +316,7 @@ async function readBalanceOnce(
 
 export interface LowBalanceMonitor {
   /** An order was placed: check soon when the estimate asks for it (balanceReadNeeded; coalesced per workspace). Never throws. */
-  afterOrder(ws: WorkspaceRef): Promise<void>;
+  afterOrder(ws: Workspace): Promise<void>;
   /**
    * The worker's hook for a refused order: a 402 alerts the admins at once (once per send) and
    * checks the balance. Returns false: the sender is still told by the worker.
@@ -434,13 +435,13 @@ function sharedRead(monitor: Monitor, rewards: RewardsClient, notBeforeMs: numbe
   return reading;
 }
 
-async function pausedAfterFailure(monitor: Monitor, ws: WorkspaceRef): Promise<boolean> {
+async function pausedAfterFailure(monitor: Monitor, ws: Workspace): Promise<boolean> {
   const { deps } = monitor;
   const failed = monitor.failedAt.get(await deps.rewards.for(ws));
   return failed !== undefined && deps.now().getTime() - failed < BALANCE_FAILURE_PAUSE_MS;
 }
 
-async function recentReadOfAccount(monitor: Monitor, ws: WorkspaceRef): Promise<BalanceRead | undefined> {
+async function recentReadOfAccount(monitor: Monitor, ws: Workspace): Promise<BalanceRead | undefined> {
   const { deps } = monitor;
   const read = monitor.lastReads.get(await deps.rewards.for(ws));
   if (!read || deps.now().getTime() - read.readAt.getTime() >= BALANCE_RECHECK_MS / 2) return undefined;
@@ -452,7 +453,7 @@ async function recentReadOfAccount(monitor: Monitor, ws: WorkspaceRef): Promise<
 /** Not worth a warning: a workspace with no Rewards account yet (distribution mode), or a read ended by stopping. */
 const expected = (monitor: Monitor, error: unknown) => isRewardsNotConnected(error) || monitor.stopping.signal.aborted;
 
-async function afterOrderOnce(monitor: Monitor, ws: WorkspaceRef, mayWait = true): Promise<void> {
+async function afterOrderOnce(monitor: Monitor, ws: Workspace, mayWait = true): Promise<void> {
   const { deps, log } = monitor;
   const needed = await balanceReadNeeded(deps, ws).catch((error: unknown) => {
     log.warn('deciding whether to read the balance failed; reading it', { teamId: ws.teamId, error });
@@ -489,7 +490,7 @@ async function afterOrderOnce(monitor: Monitor, ws: WorkspaceRef, mayWait = true
  * A check of the workspace, on a read of its account asked at `sinceMs` or later (default: when the
  * check starts). A check run again for calls that came meanwhile takes a read from its own start.
  */
-function checkCoalesced(monitor: Monitor, ws: WorkspaceRef, sinceMs?: number): Promise<void> {
+function checkCoalesced(monitor: Monitor, ws: Workspace, sinceMs?: number): Promise<void> {
   const { deps, log } = monitor;
   let firstRun = true;
   // A workspace with no Rewards account yet (distribution mode) has no balance to watch.

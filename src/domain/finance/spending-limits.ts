@@ -19,8 +19,8 @@ import {
 import { RewardsApiError, RewardsConnectionError, toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
+import type { Workspace } from '../common/workspace.js';
 import type { SendPolicy } from '../sending/send-policy.js';
-import type { WorkspaceRef } from '../workspaces/settings.js';
 import { ensureFinanceState } from './low-balance.js';
 
 export interface KnownLimits {
@@ -38,7 +38,7 @@ export interface LimitUsage {
 const startOfUtcDay = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()));
 const startOfUtcMonth = (d: Date) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1));
 
-export async function knownLimits(db: Database, ws: WorkspaceRef): Promise<KnownLimits | undefined> {
+export async function knownLimits(db: Database, ws: Workspace): Promise<KnownLimits | undefined> {
   const [row] = await db.select().from(financeState).where(eq(financeState.teamId, ws.teamId));
   if (!row || row.dailyLimitCents === null || row.monthlyLimitCents === null) return undefined;
   return {
@@ -51,7 +51,7 @@ export async function knownLimits(db: Database, ws: WorkspaceRef): Promise<Known
 
 export async function rememberLimits(
   db: Database,
-  ws: WorkspaceRef,
+  ws: Workspace,
   limits: { dailyCents: number; monthlyCents: number },
   source: string,
 ): Promise<void> {
@@ -73,7 +73,7 @@ export async function rememberLimits(
  * be, sends whose outcome is unknown (the API may have charged them: counted until Kudos knows), and
  * reward links (a request still being placed counts in full, a settled one what it created).
  */
-export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Promise<LimitUsage> {
+export async function limitUsage(db: Database, ws: Workspace, now: Date): Promise<LimitUsage> {
   const dayStart = startOfUtcDay(now);
   const at = sql`coalesce(${kudos.placedAt}, ${kudos.createdAt})`;
   const spent = sql<string>`coalesce(${kudos.costCents}, ${kudos.totalCents})`;
@@ -117,7 +117,7 @@ export async function limitUsage(db: Database, ws: WorkspaceRef, now: Date): Pro
  */
 export async function checkSendAgainstLimits(
   db: Database,
-  ws: WorkspaceRef,
+  ws: Workspace,
   totalCents: number,
   now: Date,
   what = 'This send',
@@ -199,7 +199,7 @@ function limitsFromDetails(error: RewardsApiError): { dailyCents: number; monthl
 
 export async function requestLimitIncrease(
   deps: { db: Database; rewards: Pick<RewardsAccounts, 'for'>; logger: Logger },
-  ws: WorkspaceRef,
+  ws: Workspace,
   requesterUserId: string,
   input: LimitRequestInput,
   opts: { timeoutMs?: number; sourceViewId?: string } = {},
@@ -261,7 +261,7 @@ export async function requestLimitIncrease(
  */
 async function claimRequest(
   db: Database,
-  ws: WorkspaceRef,
+  ws: Workspace,
   requesterUserId: string,
   input: LimitRequestInput,
   sourceViewId: string | undefined,
@@ -309,10 +309,7 @@ function limitFailureOf(error: unknown): { status: 'failed' | 'unknown'; message
   };
 }
 
-export async function pendingLimitRequest(
-  db: Database,
-  ws: WorkspaceRef,
-): Promise<LimitIncreaseRequestRow | undefined> {
+export async function pendingLimitRequest(db: Database, ws: Workspace): Promise<LimitIncreaseRequestRow | undefined> {
   const [row] = await db
     .select()
     .from(limitIncreaseRequests)

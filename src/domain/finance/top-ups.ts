@@ -21,7 +21,7 @@ import { isRewardsError, RewardsApiError, RewardsConnectionError } from '../../r
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { centsToDecimal } from '../common/money.js';
 import { decidedByText, type NamingText } from '../common/ports.js';
-import type { WorkspaceRef } from '../workspaces/settings.js';
+import type { Workspace } from '../common/workspace.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { type Movement, movementsIn } from './ledger.js';
 import { ensureFinanceState } from './low-balance.js';
@@ -89,7 +89,7 @@ export function checkBilling(billing: Partial<BillingDetails>): Partial<Record<k
 }
 
 /** The billing details of the workspace's last request, to prefill the next one. */
-export async function lastBilling(db: Database, ws: WorkspaceRef): Promise<BillingDetails | undefined> {
+export async function lastBilling(db: Database, ws: Workspace): Promise<BillingDetails | undefined> {
   const [row] = await db
     .select({ billing: topUpRequests.billing })
     .from(topUpRequests)
@@ -99,7 +99,7 @@ export async function lastBilling(db: Database, ws: WorkspaceRef): Promise<Billi
   return row?.billing;
 }
 
-export async function isKnownSandbox(db: Database, ws: WorkspaceRef): Promise<boolean> {
+export async function isKnownSandbox(db: Database, ws: Workspace): Promise<boolean> {
   const [row] = await db
     .select({ environment: financeState.environment })
     .from(financeState)
@@ -108,7 +108,7 @@ export async function isKnownSandbox(db: Database, ws: WorkspaceRef): Promise<bo
 }
 
 /** The workspace's top-up request `id`; another workspace's is as unknown as one that never existed. */
-export async function getTopUp(db: Database, ws: WorkspaceRef, id: string): Promise<TopUpRequestRow | undefined> {
+export async function getTopUp(db: Database, ws: Workspace, id: string): Promise<TopUpRequestRow | undefined> {
   if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
   const [row] = await db
     .select()
@@ -120,7 +120,7 @@ export async function getTopUp(db: Database, ws: WorkspaceRef, id: string): Prom
 /** Records the request and posts it to the admins with Approve / Reject. */
 export async function requestTopUp(
   deps: TopUpDeps,
-  ws: WorkspaceRef,
+  ws: Workspace,
   input: { requesterUserId: string; amountCents: number; note: string; billing: BillingDetails; sourceViewId?: string },
 ): Promise<{ ok: true; request: TopUpRequestRow; duplicate?: boolean } | Refusal> {
   if (await isKnownSandbox(deps.db, ws)) return { ok: false, message: SANDBOX_TOP_UP_MESSAGE };
@@ -177,7 +177,7 @@ export type TopUpDecision = 'approve' | 'reject';
  */
 export async function decideTopUp(
   deps: TopUpDeps,
-  ws: WorkspaceRef,
+  ws: Workspace,
   id: string,
   actorUserId: string,
   decision: TopUpDecision,
@@ -321,7 +321,7 @@ export function describeStatus(status: TopUpRequestRow['status']): string {
 }
 
 /** Requests not settled yet: shown to admins until the ledger shows them completed. */
-export async function openTopUps(db: Database, ws: WorkspaceRef): Promise<TopUpRequestRow[]> {
+export async function openTopUps(db: Database, ws: Workspace): Promise<TopUpRequestRow[]> {
   return db
     .select()
     .from(topUpRequests)
@@ -339,7 +339,7 @@ export async function openTopUps(db: Database, ws: WorkspaceRef): Promise<TopUpR
 export const RECENT_TOP_UP_DAYS = 7;
 
 /** Requests that ended (completed, not approved, rejected, refused) in the last week, newest first. */
-export async function recentlySettledTopUps(db: Database, ws: WorkspaceRef, now: Date): Promise<TopUpRequestRow[]> {
+export async function recentlySettledTopUps(db: Database, ws: Workspace, now: Date): Promise<TopUpRequestRow[]> {
   return db
     .select()
     .from(topUpRequests)
@@ -358,7 +358,7 @@ export async function recentlySettledTopUps(db: Database, ws: WorkspaceRef, now:
  * Moves submitted requests to completed / unapproved as the ledger shows their funding rows, and
  * approvals whose API call never finished (the process died) to unknown. Tells each requester once.
  */
-export async function settleTopUps(deps: TopUpDeps, ws: WorkspaceRef): Promise<TopUpRequestRow[]> {
+export async function settleTopUps(deps: TopUpDeps, ws: Workspace): Promise<TopUpRequestRow[]> {
   const stuckBefore = new Date(deps.now().getTime() - 5 * 60_000);
   const stuck = await deps.db
     .update(topUpRequests)

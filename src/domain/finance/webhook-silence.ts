@@ -10,8 +10,8 @@ import { and, eq, isNotNull, isNull, lt, notLike, sql } from 'drizzle-orm';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import { healthWarnings, orderChecks, webhookEvents } from '../../db/schema/index.js';
+import type { Workspace } from '../common/workspace.js';
 import { raiseHealthWarning, resolveHealthWarning } from '../notices/health-warnings.js';
-import type { WorkspaceRef } from '../workspaces/settings.js';
 import type { FinanceNotifier } from './finance-notices.js';
 
 /** How long an order may stay open with no webhook at all before admins are warned. */
@@ -101,7 +101,7 @@ export async function checkWebhookSilence(deps: WebhookSilenceDeps): Promise<Web
     if (!row.teamId || stillOpen.has(row.teamId) || results.some((r) => r.teamId === row.teamId)) continue;
     const lastWebhookAt = lastWebhookAtOf(row.teamId);
     if (lastWebhookAt && lastWebhookAt >= since) continue;
-    const ws: WorkspaceRef = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+    const ws: Workspace = { teamId: row.teamId, enterpriseId: row.enterpriseId };
     await raiseHealthWarning(deps.db, {
       teamId: ws.teamId,
       enterpriseId: ws.enterpriseId ?? null,

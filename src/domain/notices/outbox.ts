@@ -38,13 +38,8 @@ import { and, eq, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Logger } from '../../config/logger.js';
 import { type Database, rowsOf } from '../../db/client.js';
 import { type NotificationRow, notifications } from '../../db/schema/index.js';
-import {
-  chatWorkspaceOf,
-  isChatRefusal,
-  type Messenger,
-  type PostedMessage,
-  type RenderedMessage,
-} from '../common/ports.js';
+import { isChatRefusal, type Messenger, type PostedMessage, type RenderedMessage } from '../common/ports.js';
+import { workspaceOfRow } from '../common/workspace.js';
 import { noteChannelFailure } from './health-warnings.js';
 
 export interface NotificationKey {
@@ -205,7 +200,7 @@ export async function editOnce(
   if (!target) return 'later';
   try {
     await deps.chat.updateMessage(
-      chatWorkspaceOf({ teamId: key.teamId, enterpriseId: key.enterpriseId }),
+      workspaceOfRow({ teamId: key.teamId, enterpriseId: key.enterpriseId }),
       target.channel,
       target.ts,
       edit.message,
@@ -247,7 +242,7 @@ export async function postAllOnce(
     items.map(({ key, notice }) =>
       'userId' in notice.to
         ? deps.chat.openDirectChannel(
-            chatWorkspaceOf({ teamId: key.teamId, enterpriseId: key.enterpriseId }),
+            workspaceOfRow({ teamId: key.teamId, enterpriseId: key.enterpriseId }),
             notice.to.userId,
           )
         : Promise.resolve(notice.to.channel),
@@ -323,7 +318,7 @@ type ClaimedNotice = Pick<
 >;
 
 function send(deps: NoticeDeps, row: ClaimedNotice, channel: string): Promise<PostedMessage> {
-  return deps.chat.postMessage(chatWorkspaceOf(row), channel, {
+  return deps.chat.postMessage(workspaceOfRow(row), channel, {
     ...(row.message as RenderedMessage),
     ...(row.threadTs ? { threadTs: row.threadTs } : {}),
     metadata: { eventType: NOTICE_EVENT_TYPE, payload: { notice_id: row.id } },
@@ -424,7 +419,7 @@ async function resumeOne(
   }
   try {
     if (row.threadOf && !row.threadTs) row = { ...row, threadTs: await threadOfNotice(deps.db, row.threadOf) };
-    const channel = row.channel ?? (await deps.chat.openDirectChannel(chatWorkspaceOf(row), row.dmUserId!));
+    const channel = row.channel ?? (await deps.chat.openDirectChannel(workspaceOfRow(row), row.dmUserId!));
     if (row.attemptedAt && !deps.chat.findMessageByMetadata) {
       // No history reads (distribution mode): whether the lost answer had posted it cannot be
       // looked up, so it is posted again: a notice is never lost, and a duplicate is possible only
@@ -435,7 +430,7 @@ async function resumeOne(
       );
     }
     if (row.attemptedAt && deps.chat.findMessageByMetadata) {
-      const ts = await deps.chat.findMessageByMetadata(chatWorkspaceOf(row), channel, {
+      const ts = await deps.chat.findMessageByMetadata(workspaceOfRow(row), channel, {
         eventType: NOTICE_EVENT_TYPE,
         match: (payload) => payload.notice_id === row.id,
         since: new Date(row.attemptedAt.getTime() - CLOCK_MARGIN_MS),
@@ -481,7 +476,7 @@ async function resumeEdit(deps: NoticeDeps, row: NotificationRow, report: Resume
       .update(notifications)
       .set({ attemptedAt: sql`now()`, attempts: sql`${notifications.attempts} + 1` })
       .where(eq(notifications.id, row.id));
-    await deps.chat.updateMessage(chatWorkspaceOf(row), target.channel, target.ts, row.message);
+    await deps.chat.updateMessage(workspaceOfRow(row), target.channel, target.ts, row.message);
     await markPosted(deps.db, [{ id: row.id, channel: target.channel, ts: target.ts }]);
     log.info('notice edited');
     report.posted++;

@@ -15,7 +15,8 @@ import { type BouncedRecipientRow, bouncedRecipients, recipientMappings } from '
 import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { describeForUser } from '../accounts/rewards-failures.js';
-import { chatWorkspaceOf, type Messenger } from '../common/ports.js';
+import { type Messenger } from '../common/ports.js';
+import { workspaceOfRow } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
 
 export interface ResendDeps {
@@ -322,7 +323,7 @@ export async function recoverStuckResends(
       : ({ type: 'bounce.resend_failed', bounce: latest, reason: outcome.message } as const);
     if (!outcome.ok && outcome.reason !== 'failed') continue;
     await deps.chat
-      .updateMessage(chatWorkspaceOf(latest), latest.dmChannel, latest.dmTs, deps.present(notice))
+      .updateMessage(workspaceOfRow(latest), latest.dmChannel, latest.dmTs, deps.present(notice))
       .catch((error: unknown) => deps.logger.warn('updating the bounce DM failed', { bounceId: row.id, error }));
   }
   return recovered;

@@ -5,6 +5,7 @@ import { and, eq, sql } from 'drizzle-orm';
 
 import { type Database, rowsOf } from '../../db/client.js';
 import { kudos, kudosReactions, statsOptOuts } from '../../db/schema/index.js';
+import type { Workspace } from '../common/workspace.js';
 import { campaignSpendInMonth, type MonthCampaignSpend } from '../finance/campaigns.js';
 
 export interface MonthRef {
@@ -181,12 +182,7 @@ export async function personalMonth(
   };
 }
 
-export async function setStatsOptOut(
-  db: Database,
-  ws: { teamId: string; enterpriseId?: string | null },
-  userId: string,
-  optOut: boolean,
-): Promise<void> {
+export async function setStatsOptOut(db: Database, ws: Workspace, userId: string, optOut: boolean): Promise<void> {
   if (optOut)
     await db
       .insert(statsOptOuts)

@@ -11,10 +11,11 @@ import type { Database } from '../../db/client.js';
 import { type RewardLinkRequestRow, rewardLinkRequests } from '../../db/schema/index.js';
 import { type ApproverDirectory, isApprover, listApprovers } from '../approvals/approvers.js';
 import { decidedByText, type Messenger, type NamingText } from '../common/ports.js';
+import type { Workspace } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnce } from '../notices/outbox.js';
 import { recordAudit } from '../workspaces/audit-trail.js';
-import type { SettingsStore, WorkspaceRef } from '../workspaces/settings.js';
+import type { SettingsStore } from '../workspaces/settings.js';
 
 export interface LinkApprovalDeps {
   db: Database;
@@ -27,7 +28,7 @@ export interface LinkApprovalDeps {
 
 /** Shows a request awaiting approval to the approvers, and tells the requester once that it waits. */
 export async function askForLinkApproval(deps: LinkApprovalDeps, request: RewardLinkRequestRow): Promise<void> {
-  const ws: WorkspaceRef = { teamId: request.teamId, enterpriseId: request.enterpriseId };
+  const ws: Workspace = { teamId: request.teamId, enterpriseId: request.enterpriseId };
   const settings = await deps.settings.get(ws);
   const content = deps.present({ type: 'reward_links.approval', request });
   const refs: Array<{ channel: string; ts: string }> = [];

@@ -5,14 +5,15 @@ import { isDeepStrictEqual } from 'node:util';
 
 import type { KudosRow, NotificationRow } from '../../db/schema/index.js';
 import type { RenderedMessage } from '../common/ports.js';
+import type { Workspace } from '../common/workspace.js';
 import { editOnce, type NoticeDeps } from '../notices/outbox.js';
-import type { NotifyChannelOf, WorkspaceRef } from '../workspaces/settings.js';
+import type { NotifyChannelOf } from '../workspaces/settings.js';
 
 export const NO_ANNOUNCEMENT = 'none';
 
 export async function announcementChannelOf(
   row: { announceTo?: KudosRow['announceTo'] | undefined },
-  ws: WorkspaceRef,
+  ws: Workspace,
   notifyChannelOf: NotifyChannelOf,
 ): Promise<string | undefined> {
   if (row.announceTo === NO_ANNOUNCEMENT) return undefined;

@@ -15,15 +15,10 @@ import { listTemplates } from '../accounts/email-templates.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from '../common/money.js';
 import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
+import type { Workspace } from '../common/workspace.js';
 import { type ResolvedSchedule, resolveSchedule } from '../common/zoned-time.js';
 import { messageProblem } from './message-text.js';
-import {
-  checkSlackRecipients,
-  dedupeByEmail,
-  expandAddressBookGroup,
-  leftOutNote,
-  type Workspace,
-} from './recipients.js';
+import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, leftOutNote } from './recipients.js';
 import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
 
 export type SendField =
@@ -410,7 +405,7 @@ function kudosValues(
   const { recipients, design, campaign, schedule } = checked;
   return {
     teamId: ctx.workspace.teamId,
-    enterpriseId: ctx.workspace.enterpriseId,
+    enterpriseId: ctx.workspace.enterpriseId ?? null,
     senderUserId: ctx.sender.id,
     senderName: ctx.sender.realName || displayNameOf(ctx.sender),
     originChannelId: ctx.originChannelId ?? null,

@@ -16,11 +16,7 @@ import {
 } from '../../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
 import { displayNameOf, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
-
-export interface Workspace {
-  teamId: string;
-  enterpriseId: string | null;
-}
+import type { Workspace } from '../common/workspace.js';
 
 export type RecipientCheck =
   | {

@@ -16,6 +16,7 @@ import {
   workspaceSettings,
   type WorkspaceSettingsRow,
 } from '../../db/schema/index.js';
+import type { Workspace } from '../common/workspace.js';
 import type { ChangeWatch } from './change-feed.js';
 
 export const DEFAULT_APPROVAL_EXPIRY_HOURS = 72;
@@ -86,17 +87,12 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
 
 export type SettingsChanges = Partial<Record<SettingsField, { from: unknown; to: unknown }>>;
 
-export interface WorkspaceRef {
-  teamId: string;
-  enterpriseId?: string | null;
-}
-
 export interface SettingsStore {
   /** The workspace's settings; the first read of a new workspace seeds them from the environment. */
-  get(ws: WorkspaceRef): Promise<WorkspaceSettings>;
+  get(ws: Workspace): Promise<WorkspaceSettings>;
   /** Applies an admin's change and records it in the audit trail; no row is written when nothing changed. */
   update(
-    ws: WorkspaceRef,
+    ws: Workspace,
     actorUserId: string,
     patch: SettingsPatch,
   ): Promise<{ settings: WorkspaceSettings; changes: SettingsChanges }>;
@@ -105,7 +101,7 @@ export interface SettingsStore {
    * actor's change, in the audit trail); a default set meanwhile (an admin, another instance) stays.
    * Answers the settings as they are then.
    */
-  adoptDefaultDesign(ws: WorkspaceRef, productId: string): Promise<WorkspaceSettings>;
+  adoptDefaultDesign(ws: Workspace, productId: string): Promise<WorkspaceSettings>;
   /** Forgets the workspace's cached settings (changed by another instance): the next read asks the database. */
   evict(teamId: string): void;
 }
@@ -117,11 +113,11 @@ const SETTINGS_SYSTEM_ACTOR = 'system';
  * The announcement channel of a workspace, read from its settings on every call. `undefined`: an
  * order placed outside Slack, which belongs to the workspace the app is installed in (its home).
  */
-export type NotifyChannelOf = (ws: WorkspaceRef | undefined) => Promise<string | undefined>;
+export type NotifyChannelOf = (ws: Workspace | undefined) => Promise<string | undefined>;
 
 export function notifyChannelLookup(
   settings: Pick<SettingsStore, 'get'>,
-  home: () => Promise<WorkspaceRef>,
+  home: () => Promise<Workspace>,
 ): NotifyChannelOf {
   return async (ws) => (await settings.get(ws ?? (await home()))).notifyChannel ?? undefined;
 }
@@ -257,9 +253,9 @@ export function createSettingsStore(deps: {
     return settings;
   }
 
-  const load = (ws: WorkspaceRef) => loadSettings(deps.db, deps.config, ws);
+  const load = (ws: Workspace) => loadSettings(deps.db, deps.config, ws);
 
-  function reload(ws: WorkspaceRef): Promise<WorkspaceSettings> {
+  function reload(ws: Workspace): Promise<WorkspaceSettings> {
     const pending = reloads.get(ws.teamId);
     if (pending) return pending;
     const startedAt = clock();
@@ -312,7 +308,7 @@ export function createSettingsStore(deps: {
 }
 
 /** A workspace's settings as stored; the first time it is seen, seeded from the environment first. */
-async function loadSettings(db: Database, config: AppConfig, ws: WorkspaceRef): Promise<WorkspaceSettings> {
+async function loadSettings(db: Database, config: AppConfig, ws: Workspace): Promise<WorkspaceSettings> {
   const [existing] = await db.select().from(workspaceSettings).where(eq(workspaceSettings.teamId, ws.teamId));
   if (existing) return fromRow(existing);
   // First time this workspace is seen: seed from the environment. Concurrent seeders agree (same values).
@@ -334,7 +330,7 @@ async function loadSettings(db: Database, config: AppConfig, ws: WorkspaceRef): 
 /** Applies the fields of `patch` that change something, with their audit event, in one transaction. */
 async function writeSettingsPatch(
   db: Database,
-  ws: WorkspaceRef,
+  ws: Workspace,
   actorUserId: string,
   patch: SettingsPatch,
 ): Promise<{ settings: WorkspaceSettings; changes: SettingsChanges }> {
@@ -373,7 +369,7 @@ async function writeSettingsPatch(
 /** Sets the default design only where none is set yet, with its audit event; undefined when one was. */
 async function adoptDefaultDesignRow(
   db: Database,
-  ws: WorkspaceRef,
+  ws: Workspace,
   productId: string,
 ): Promise<WorkspaceSettings | undefined> {
   return db.transaction(async (tx) => {
@@ -406,12 +402,12 @@ export async function isWorkspaceAdmin(
     settings: Pick<SettingsStore, 'get'>;
     users: {
       userInfo(
-        ws: WorkspaceRef,
+        ws: Workspace,
         userId: string,
       ): Promise<{ isAdmin: boolean; isOwner: boolean; deleted?: boolean } | undefined>;
     };
   },
-  ws: WorkspaceRef,
+  ws: Workspace,
   userId: string,
 ): Promise<boolean> {
   const settings = await deps.settings.get(ws);

@@ -13,8 +13,8 @@ import {
   parseCelebrationCsv,
 } from '../../domain/automations/celebration-csv.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import { recordAudit } from '../../domain/workspaces/audit-trail.js';
-import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
 import { Celebrations, Recurring } from '../ids.js';
 import { ANSWER_BUDGET_MS, answerBy, NotReadInTime, secondsToWait } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
@@ -250,7 +250,7 @@ async function onRecurringSubmitted(deps: ListenerDeps, { ack, body: raw }: View
  */
 async function tellLateSeriesOutcome(
   deps: ListenerDeps,
-  ws: WorkspaceRef,
+  ws: Workspace,
   viewId: string,
   saving: ReturnType<typeof createSeriesWithinCaps>,
 ): Promise<void> {

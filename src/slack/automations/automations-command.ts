@@ -10,6 +10,7 @@ import {
   upcomingCelebrations,
   upcomingOfSeriesList,
 } from '../../domain/automations/automation-runner.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
@@ -21,11 +22,9 @@ import {
   RECURRING_PAGE_SIZE,
 } from './automation-blocks.js';
 
-type Ws = { teamId: string; enterpriseId: string | null };
-
 export async function celebrationsMessage(
   deps: ListenerDeps,
-  ws: Ws,
+  ws: Workspace,
   userId: string,
   note?: string,
 ): Promise<SlackMessageContent> {
@@ -49,7 +48,7 @@ export async function celebrationsMessage(
 /** One page of the series a person sees (an admin: everyone's), each with its next runs: three queries whatever their number. */
 export async function recurringMessage(
   deps: ListenerDeps,
-  ws: Ws,
+  ws: Workspace,
   userId: string,
   note?: string,
   pageNumber = 0,

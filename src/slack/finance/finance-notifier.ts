@@ -4,9 +4,10 @@
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
 import type { TopUpRequestRow } from '../../db/schema/index.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import type { FinanceNotice, FinanceNotifier } from '../../domain/finance/finance-notices.js';
 import { postOnce } from '../../domain/notices/outbox.js';
-import type { SettingsStore, WorkspaceRef } from '../../domain/workspaces/settings.js';
+import type { SettingsStore } from '../../domain/workspaces/settings.js';
 import type { SlackWorkspaces } from '../web-api/workspace-gateways.js';
 import { buildTopUpRequestMessage, renderFinanceNotice } from './finance-blocks.js';
 
@@ -18,7 +19,7 @@ export interface FinanceNotifierDeps {
 }
 
 export function createFinanceNotifier(deps: FinanceNotifierDeps): FinanceNotifier {
-  async function adminIds(ws: WorkspaceRef): Promise<string[]> {
+  async function adminIds(ws: Workspace): Promise<string[]> {
     const settings = await deps.settings.get(ws);
     if (settings.adminUserIds && settings.adminUserIds.length > 0) return settings.adminUserIds;
     const users = await deps.slack.listUsers(ws);
@@ -26,7 +27,7 @@ export function createFinanceNotifier(deps: FinanceNotifierDeps): FinanceNotifie
   }
 
   async function postTo(
-    ws: WorkspaceRef,
+    ws: Workspace,
     to: { channel: string } | { userId: string },
     kind: string,
     subject: string,

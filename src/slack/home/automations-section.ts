@@ -8,6 +8,7 @@ import {
   celebrationRulesOf,
   upcomingCelebrations,
 } from '../../domain/automations/automation-runner.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import {
   buildCelebrationPreferenceSection,
   buildUpcomingCelebrationsSection,
@@ -20,7 +21,7 @@ export const HOME_UPCOMING_MAX = 8;
 
 export async function homeAutomationsSection(
   db: Database,
-  input: { ws: { teamId: string; enterpriseId?: string | null }; userId: string; admin: boolean; now: Date },
+  input: { ws: Workspace; userId: string; admin: boolean; now: Date },
 ): Promise<Block[]> {
   const ws = { teamId: input.ws.teamId, enterpriseId: input.ws.enterpriseId ?? null };
   const [prefs, rules, upcoming] = await Promise.all([

@@ -18,6 +18,7 @@ import type { RewardsSetup } from '../../domain/accounts/rewards-connections.js'
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import type { ApprovalService } from '../../domain/approvals/approval-service.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import type { FinanceService } from '../../domain/finance/finance-service.js';
 import {
   changesSince,
@@ -27,7 +28,7 @@ import {
   recordHomeVisit,
   shownFlash,
 } from '../../domain/home/home-data.js';
-import type { SettingsStore, WorkspaceRef } from '../../domain/workspaces/settings.js';
+import type { SettingsStore } from '../../domain/workspaces/settings.js';
 import { createPeriodicJob } from '../../lib/periodic-job.js';
 import { createSlots } from '../../lib/slots.js';
 import { toCents } from '../../rewards/index.js';
@@ -71,11 +72,11 @@ export interface HomePublisher {
    * while one waits are joined to it (the newest page, the newest line) and settle with it.
    * `flash` shows on top for the next 30 s, in every instance's re-publish too.
    */
-  publish(ws: WorkspaceRef, userId: string, opts?: PublishOptions): Promise<void>;
+  publish(ws: Workspace, userId: string, opts?: PublishOptions): Promise<void>;
   /** Resolves once no publish is in flight or waiting on this instance. */
   idle(): Promise<void>;
   /** Queues re-publishes (coalesced, rate-limited). */
-  refresh(ws: WorkspaceRef, userIds: string[]): void;
+  refresh(ws: Workspace, userIds: string[]): void;
   /** One pass: read changes, queue the Homes that show them, publish what the rate allows. */
   pollOnce(): Promise<void>;
   start(): void;
@@ -88,7 +89,7 @@ type PublishOptions = { flash?: string; pages?: HomePages; opened?: boolean };
 interface PersonPublishes {
   waiting?:
     | {
-        ws: WorkspaceRef;
+        ws: Workspace;
         opts: PublishOptions;
         done: Promise<void>;
         resolve: () => void;
@@ -180,7 +181,7 @@ export function createHomePublisher(deps: HomePublisherDeps, opts: HomePublisher
   };
 }
 
-function balanceFor(publisher: Publisher, ws: WorkspaceRef): Promise<HomeBalance> {
+function balanceFor(publisher: Publisher, ws: Workspace): Promise<HomeBalance> {
   const teamId = ws.teamId;
   const cached = publisher.balances.get(teamId);
   if (cached) return cached;
@@ -198,7 +199,7 @@ function balanceFor(publisher: Publisher, ws: WorkspaceRef): Promise<HomeBalance
 }
 
 /** The admins' money section, reused as the balance is; left out when the API does not answer. */
-function moneyFor(publisher: Publisher, ws: WorkspaceRef): Promise<Block[]> {
+function moneyFor(publisher: Publisher, ws: Workspace): Promise<Block[]> {
   const finance = publisher.deps.finance;
   if (!finance) return Promise.resolve([]);
   const cached = publisher.moneySections.get(ws.teamId);
@@ -217,7 +218,7 @@ function moneyFor(publisher: Publisher, ws: WorkspaceRef): Promise<Block[]> {
  * after the click's must not wipe the click's outcome. What is asked meanwhile is rendered once,
  * after it, with the newest ask.
  */
-function publish(publisher: Publisher, ws: WorkspaceRef, userId: string, o: PublishOptions = {}): Promise<void> {
+function publish(publisher: Publisher, ws: Workspace, userId: string, o: PublishOptions = {}): Promise<void> {
   const key = `${ws.teamId}:${userId}`;
   const person = publisher.people.get(key);
   publisher.log.debug('Home publish asked', { user: userId, joined: person !== undefined });
@@ -261,7 +262,7 @@ async function publishInTurn(
   if (publisher.people.size === 0) for (const wake of publisher.idleWaiters.splice(0)) wake();
 }
 
-async function render(publisher: Publisher, ws: WorkspaceRef, userId: string, o: PublishOptions): Promise<void> {
+async function render(publisher: Publisher, ws: Workspace, userId: string, o: PublishOptions): Promise<void> {
   const { deps } = publisher;
   const [settings, admin, approver, visit] = await Promise.all([
     deps.settings.get(ws),
@@ -317,7 +318,7 @@ async function render(publisher: Publisher, ws: WorkspaceRef, userId: string, o:
   });
 }
 
-function refresh(publisher: Publisher, ws: WorkspaceRef, userIds: string[]): void {
+function refresh(publisher: Publisher, ws: Workspace, userIds: string[]): void {
   if (userIds.length === 0) return;
   const { queued } = publisher;
   const entry = queued.get(ws.teamId) ?? { enterpriseId: ws.enterpriseId ?? null, users: new Set<string>() };

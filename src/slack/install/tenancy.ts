@@ -19,7 +19,7 @@ import slackOAuth, {
 import type { AppConfig } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import type { ChatWorkspace } from '../../domain/common/ports.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import type { ChangeWatch } from '../../domain/workspaces/change-feed.js';
 import {
   type InstallFailure,
@@ -63,7 +63,7 @@ export interface DistributionTenancy {
   /** Bolt's `authorize`: the installation of the request's team, or its org's for an org-wide install. */
   authorize: Authorize<boolean>;
   /** The bot token of the installation serving a workspace (cached; refreshed before it expires). */
-  botToken(ws: ChatWorkspace): Promise<string>;
+  botToken(ws: Workspace): Promise<string>;
   /** GET /slack/install: the "Add to Slack" page; sets the state cookie. */
   installRoute(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** GET /slack/oauth_redirect: checks state and cookie, oauth.v2.access, stores, answers a page. */

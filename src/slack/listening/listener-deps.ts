@@ -8,6 +8,7 @@ import type { RewardsSetup } from '../../domain/accounts/rewards-connections.js'
 import type { ApprovalService } from '../../domain/approvals/approval-service.js';
 import type { AutomationService } from '../../domain/automations/automation-runner.js';
 import type { WorkflowStepDeps } from '../../domain/automations/workflow-steps.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import type { FinanceService } from '../../domain/finance/finance-service.js';
 import type { SendPolicy } from '../../domain/sending/send-policy.js';
 import type { SettingsStore } from '../../domain/workspaces/settings.js';
@@ -31,7 +32,7 @@ export interface ListenerDeps {
   wakeWorker(recordedId?: string): void;
   now(): Date;
   /** The one admin rule (isWorkspaceAdmin), read from this workspace's settings on every call. */
-  isAdmin(ws: { teamId: string; enterpriseId?: string | null }, userId: string): Promise<boolean>;
+  isAdmin(ws: Workspace, userId: string): Promise<boolean>;
   /** Creates a recorded reward-link request's order(s) in the background (webhooks issue). */
   placeRewardLinks?(requestId: string): void;
   /** Per-workspace settings (database, seeded from the environment). */
@@ -67,7 +68,7 @@ export interface InstallationEvents {
   /** tokens_revoked: the installation's own bot token (which ends the installation) and/or its installer's user token, when listed. */
   tokensRevoked(installation: InstallationRef, revoked: { botUserIds: string[]; userIds: string[] }): Promise<void>;
   /** /kudos settings → Delete our data: the workspace's data goes at the next purge, not after the retention. */
-  requestDeletion?: (ws: { teamId: string; enterpriseId?: string | null }, actorUserId: string) => Promise<void>;
+  requestDeletion?: (ws: Workspace, actorUserId: string) => Promise<void>;
 }
 
 /** Workspace of a request body (team, and enterprise where present). */

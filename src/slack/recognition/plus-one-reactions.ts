@@ -2,13 +2,14 @@
 // no money moves. A skin tone is the same reaction (thumbsup::skin-tone-2 counts for thumbsup).
 import type { App } from '@slack/bolt';
 
+import type { Workspace } from '../../domain/common/workspace.js';
 import { plusOneAudience, recordPlusOne, removePlusOne } from '../../domain/recognition/stats.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { parseAtEdge, reactionEvent } from '../listening/payloads.js';
 
 export function registerPlusOneReactions(app: App, deps: ListenerDeps): void {
-  const isPlusOne = async (ws: { teamId: string; enterpriseId?: string | null }, reaction: string) => {
+  const isPlusOne = async (ws: Workspace, reaction: string) => {
     const configured = (await deps.settings.get(ws)).reactionEmoji;
     return reaction === configured || (!configured.includes('::') && reaction.startsWith(`${configured}::`));
   };

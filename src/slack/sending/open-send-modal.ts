@@ -3,9 +3,8 @@
 import type { RespondFn } from '@slack/bolt';
 
 import type { Logger } from '../../config/logger.js';
-import type { ChatWorkspace } from '../../domain/common/ports.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import { isValidTimeZone, todayIn } from '../../domain/common/zoned-time.js';
-import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
 import { plain, section } from '../kit/mrkdwn.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
@@ -18,7 +17,7 @@ import { todayInCached } from './today.js';
 export async function openSendModal(
   deps: ListenerDeps,
   input: {
-    ws: WorkspaceRef & ChatWorkspace;
+    ws: Workspace;
     userId: string;
     triggerId: string;
     userIds?: string[];
@@ -45,7 +44,7 @@ export async function openSendModal(
 /** In place of the send form while the workspace has no Rewards account: what an admin must do, or whom to ask. */
 export async function openNotConnectedModal(
   deps: ListenerDeps,
-  input: { ws: WorkspaceRef & ChatWorkspace; userId: string; triggerId: string },
+  input: { ws: Workspace; userId: string; triggerId: string },
 ): Promise<void> {
   const [admin, settings] = await Promise.all([deps.isAdmin(input.ws, input.userId), deps.settings.get(input.ws)]);
   await deps.slack.for(input.ws).openView(input.triggerId, {

@@ -1,28 +1,23 @@
 // Which workspace's Slack a call goes to (the README's installation modes). The domain's ports name the
-// workspace in every call (ChatWorkspace); this module answers with that workspace's gateway: in
+// workspace in every call (Workspace); this module answers with that workspace's gateway: in
 // single-workspace mode the one gateway on SLACK_BOT_TOKEN; in distribution mode a
 // gateway per workspace whose every call carries the token of the installation serving it (the
 // workspace's own, or its Enterprise Grid org's), looked up, and refreshed when it nears expiry,
 // through InstallProvider.authorize (src/slack/install/tenancy.ts). A workspace without a live installation is
 // a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
 import type { StepFinisher } from '../../domain/automations/workflow-steps.js';
-import {
-  ChatRefusal,
-  type ChatWorkspace,
-  type Messenger,
-  type ProfileDirectory,
-  type UserDirectory,
-} from '../../domain/common/ports.js';
+import { ChatRefusal, type Messenger, type ProfileDirectory, type UserDirectory } from '../../domain/common/ports.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import { unhurried, untilDeadline } from '../listening/deadline.js';
 import type { SlackGateway, SlackUser, UserLister } from './gateway.js';
 
 export interface SlackWorkspaces extends Messenger, UserDirectory, ProfileDirectory, StepFinisher {
   /** The gateway of one workspace (listeners: the workspace of the request). */
-  for(ws: ChatWorkspace): SlackGateway;
+  for(ws: Workspace): SlackGateway;
   /** users.list of one workspace (approvers' fallback, CSV import, admin alerts). */
-  listUsers(ws: ChatWorkspace): Promise<SlackUser[]>;
+  listUsers(ws: Workspace): Promise<SlackUser[]>;
   /** Drops what is cached for a workspace (uninstall, token refresh). */
-  forget(ws: ChatWorkspace): void;
+  forget(ws: Workspace): void;
 }
 
 /** Single-workspace mode: one gateway, one user list, whatever the workspace. */
@@ -37,10 +32,10 @@ export function singleWorkspace(gateway: SlackGateway, listUsers: UserLister): S
 
 export interface PerWorkspaceOptions {
   /** A gateway whose calls carry `token()` (createSlackGateway with the `token` option), paced for workspace `ws`. */
-  createGateway(token: () => Promise<string>, ws: ChatWorkspace): SlackGateway;
-  createUserLister(token: () => Promise<string>, ws: ChatWorkspace): UserLister;
+  createGateway(token: () => Promise<string>, ws: Workspace): SlackGateway;
+  createUserLister(token: () => Promise<string>, ws: Workspace): UserLister;
   /** The bot token of the installation serving the workspace; rejects when there is none. */
-  botToken(ws: ChatWorkspace): Promise<string>;
+  botToken(ws: Workspace): Promise<string>;
   /** The gateways read history to find a lost post (createSlackGateway's historyReads); distribution mode: false. */
   historyReads: boolean;
   /**
@@ -55,12 +50,12 @@ export interface PerWorkspaceOptions {
 export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
   const max = opts.maxWorkspaces ?? 2000;
   const gateways = new Map<string, SlackGateway>();
-  const keyOf = (ws: ChatWorkspace) => `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
-  const workspaceOf = (ws: ChatWorkspace): ChatWorkspace => ({
+  const keyOf = (ws: Workspace) => `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
+  const workspaceOf = (ws: Workspace): Workspace => ({
     teamId: ws.teamId,
     enterpriseId: ws.enterpriseId ?? null,
   });
-  const tokenOf = (workspace: ChatWorkspace) => async () => {
+  const tokenOf = (workspace: Workspace) => async () => {
     if (!workspace.teamId && !workspace.enterpriseId) throw new ChatRefusal('refused', 'not_installed');
     try {
       return await opts.botToken(workspace);
@@ -68,7 +63,7 @@ export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
       throw new ChatRefusal('refused', 'not_installed', { cause: error });
     }
   };
-  const gatewayFor = (ws: ChatWorkspace) => {
+  const gatewayFor = (ws: Workspace) => {
     const key = keyOf(ws);
     const known = gateways.get(key);
     if (known) {
@@ -105,9 +100,9 @@ const DIRECTORY_TTL_MS = 10 * 60_000;
 const DIRECTORY_WORKSPACES = 50;
 
 function routing(r: {
-  gatewayFor(ws: ChatWorkspace): SlackGateway;
-  listUsersFor(ws: ChatWorkspace): UserLister;
-  forget(ws: ChatWorkspace): void;
+  gatewayFor(ws: Workspace): SlackGateway;
+  listUsersFor(ws: Workspace): UserLister;
+  forget(ws: Workspace): void;
   historyReads: boolean;
 }): SlackWorkspaces {
   // Per workspace, one read at a time (concurrent callers share it); a failed read is not kept. The
@@ -119,7 +114,7 @@ function routing(r: {
     string,
     { at: number; users: Promise<SlackUser[]>; nextPageAt: number; waiting: Set<() => void> }
   >();
-  const everyone = (ws: ChatWorkspace): Promise<SlackUser[]> => {
+  const everyone = (ws: Workspace): Promise<SlackUser[]> => {
     const key = `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
     let entry = directories.get(key);
     if (!entry || Date.now() - entry.at >= DIRECTORY_TTL_MS) {
@@ -177,7 +172,7 @@ function routing(r: {
     ...(r.historyReads
       ? {
           findMessageByMetadata: async (
-            ws: ChatWorkspace,
+            ws: Workspace,
             channel: string,
             query: Parameters<NonNullable<SlackGateway['findMessageByMetadata']>>[1],
           ) => {

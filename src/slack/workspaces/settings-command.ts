@@ -3,7 +3,7 @@ import type { AckFn, RespondArguments } from '@slack/bolt';
 
 import type { Logger } from '../../config/logger.js';
 import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
-import type { WorkspaceRef } from '../../domain/workspaces/settings.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
@@ -23,7 +23,7 @@ export async function handleSettingsCommand(
 }
 
 /** The settings modal, prefilled (from the command, or Home's Settings button); the caller checked the admin. */
-export async function openSettingsModal(deps: ListenerDeps, ws: WorkspaceRef, triggerId: string): Promise<void> {
+export async function openSettingsModal(deps: ListenerDeps, ws: Workspace, triggerId: string): Promise<void> {
   // The trigger_id dies 3 s after the click: the option lists may come back empty rather than late.
   const [settings, usergroups, designs] = await Promise.all([
     deps.settings.get(ws),

@@ -3,7 +3,7 @@
 import type { App } from '@slack/bolt';
 
 import type { CardRecipients } from '../../db/schema/index.js';
-import type { ChatWorkspace } from '../../domain/common/ports.js';
+import type { Workspace } from '../../domain/common/workspace.js';
 import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/notices/health-warnings.js';
 import type { SettingsPatch } from '../../domain/workspaces/settings.js';
 import { SettingsModal } from '../ids.js';
@@ -113,7 +113,7 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
 /** Inline errors for chosen channels the app cannot post in (it joins public ones by itself). */
 async function unreachableChannels(
   deps: ListenerDeps,
-  ws: ChatWorkspace,
+  ws: Workspace,
   patch: SettingsPatch,
 ): Promise<Record<string, string>> {
   const { blocks: B } = SettingsModal;

@@ -4,7 +4,7 @@
 // real signed requests from the simulator into Bolt. Runs on PGlite and PostgreSQL.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
-import type { WorkspaceRef } from '../../../src/domain/workspaces/settings.js';
+import type { Workspace } from '../../../src/domain/common/workspace.js';
 import { generateKey } from '../../../src/secrets/key-ring.js';
 import { useAppPerTest } from '../../support/app.js';
 
@@ -26,7 +26,7 @@ function holdConnectionLookups() {
   const original = setup.isConnected.bind(setup);
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
-  const asked: WorkspaceRef[] = [];
+  const asked: Workspace[] = [];
   const spy = vi.spyOn(setup, 'isConnected').mockImplementation(async (ws) => {
     asked.push(ws);
     await released;
