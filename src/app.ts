@@ -45,8 +45,6 @@ export interface StartAppOptions {
   /** A database handle to use instead of connecting (tests share one); the caller migrates and closes it. */
   db?: Database | undefined;
   logger?: Logger;
-  /** The worker's operations settings (KUDOS_WORKER_CONCURRENCY, KUDOS_WORKER_LEASE_MS; docs/operations.md). */
-  worker?: Pick<WorkerOptions, 'concurrency' | 'leaseMs'>;
   /** Knobs only tests and benchmarks set; production never does, and runs on their defaults (StartAppTuning). */
   tuning?: StartAppTuning;
 }
@@ -168,7 +166,13 @@ export async function startApp(opts: StartAppOptions): Promise<RunningApp> {
   const tuning = opts.tuning ?? {};
   const logger = opts.logger ?? createLogger();
   const now = tuning.now ?? (() => new Date());
-  const worker = { ...opts.worker, ...tuning.worker };
+  // The worker's operations settings come from the environment (KUDOS_WORKER_CONCURRENCY,
+  // KUDOS_WORKER_LEASE_MS); a test's knobs go over them.
+  const worker: WorkerOptions & { enabled?: boolean } = {
+    ...(config.workerConcurrency ? { concurrency: config.workerConcurrency } : {}),
+    ...(config.workerLeaseMs ? { leaseMs: config.workerLeaseMs } : {}),
+    ...tuning.worker,
+  };
 
   const database = await openDatabase(config, opts.db);
   const { db } = database;

@@ -15,16 +15,7 @@ try {
   throw error;
 }
 
-// Operations settings (docs/operations.md): parallel worker loops per instance and their lease.
-const worker =
-  config.workerConcurrency || config.workerLeaseMs
-    ? {
-        ...(config.workerConcurrency ? { concurrency: config.workerConcurrency } : {}),
-        ...(config.workerLeaseMs ? { leaseMs: config.workerLeaseMs } : {}),
-      }
-    : undefined;
-
-const app = await startApp({ config, logger, ...(worker ? { worker } : {}) }).catch((error: unknown) => {
+const app = await startApp({ config, logger }).catch((error: unknown) => {
   logger.error('start-up failed', { error });
   process.exit(1);
 });
