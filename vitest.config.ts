@@ -9,6 +9,7 @@ const UNIT_TESTS = [
   'test/lib/**/*.test.ts',
   'test/secrets/key-ring.test.ts',
   'test/domain/common/**/*.test.ts',
+  'test/domain/status-transitions.test.ts',
   'test/domain/accounts/design-catalog.test.ts',
   'test/domain/accounts/email-templates.test.ts',
   'test/domain/approvals/approval-policy.test.ts',

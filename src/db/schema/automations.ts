@@ -64,6 +64,9 @@ export const celebrationPreferences = pgTable(
 export const CADENCES = ['weekly', 'monthly_day', 'last_working_day'] as const;
 export type Cadence = (typeof CADENCES)[number];
 
+export const SERIES_STATUSES = ['active', 'paused', 'deleted'] as const;
+export type SeriesStatus = (typeof SERIES_STATUSES)[number];
+
 /** A sender's repeating send. */
 export const recurringSeries = pgTable(
   'recurring_series',
@@ -83,7 +86,7 @@ export const recurringSeries = pgTable(
     /** HH:mm in `timezone` (the sender's). */
     timeOfDay: text('time_of_day').notNull(),
     timezone: text('timezone').notNull(),
-    status: text('status').$type<'active' | 'paused' | 'deleted'>().notNull().default('active'),
+    status: text('status').$type<SeriesStatus>().notNull().default('active'),
     /** No occurrence before this instant (the series' creation). */
     startsAt: timestamp('starts_at', { withTimezone: true }).notNull(),
     /** The Slack view its form was submitted from: Slack's resend (or a second press) of it creates nothing more. */
@@ -96,6 +99,18 @@ export const recurringSeries = pgTable(
     uniqueIndex('recurring_series_team_view_uq').on(t.teamId, t.sourceViewId),
   ],
 );
+
+export const OCCURRENCE_STATUSES = [
+  'planned',
+  'skipped',
+  'sent',
+  'retrying',
+  'failed',
+  'refused',
+  'canceled',
+  'missed',
+] as const;
+export type OccurrenceStatus = (typeof OCCURRENCE_STATUSES)[number];
 
 /**
  * One run of an automation:
@@ -122,10 +137,7 @@ export const automationOccurrences = pgTable(
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     /** Years since the start date (anniversaries). */
     years: integer('years'),
-    status: text('status')
-      .$type<'planned' | 'skipped' | 'sent' | 'retrying' | 'failed' | 'refused' | 'canceled' | 'missed'>()
-      .notNull()
-      .default('planned'),
+    status: text('status').$type<OccurrenceStatus>().notNull().default('planned'),
     kudosId: uuid('kudos_id'),
     error: text('error'),
     skippedBy: text('skipped_by'),
@@ -140,6 +152,9 @@ export const automationOccurrences = pgTable(
   ],
 );
 
+export const STEP_RUN_STATUSES = ['waiting', 'finished', 'abandoned'] as const;
+export type StepRunStatus = (typeof STEP_RUN_STATUSES)[number];
+
 /**
  * A Workflow Builder step whose send was recorded but not yet placed (or refused) when the event's
  * handler had to stop waiting: any instance finishes it once the worker has an outcome, with the
@@ -153,7 +168,7 @@ export const workflowStepRuns = pgTable(
     kudosId: uuid('kudos_id').notNull(),
     /** The event's bot_access_token, sealed (sealed-columns.ts); null once finished. */
     token: text('token'),
-    status: text('status').$type<'waiting' | 'finished' | 'abandoned'>().notNull().default('waiting'),
+    status: text('status').$type<StepRunStatus>().notNull().default('waiting'),
     /** What the step was finished with (a status, or the error). */
     outcome: text('outcome'),
     claimedUntil: timestamp('claimed_until', { withTimezone: true }),

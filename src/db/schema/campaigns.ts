@@ -15,7 +15,8 @@ import { workspaceColumns } from './workspace.js';
  * - `active`: the API has it (api_campaign_id); offered in the send form;
  * - `archived`: deleted from the Rewards account; kept for the spend and audit it carries.
  */
-export type CampaignStatus = 'creating' | 'active' | 'archived';
+export const CAMPAIGN_STATUSES = ['creating', 'active', 'archived'] as const;
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 export const campaigns = pgTable(
   'campaigns',

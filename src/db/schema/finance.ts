@@ -51,8 +51,17 @@ export interface BillingDetails {
  * rejected: the second admin said no. failed: the API refused it (nothing was created).
  * unknown: the answer of the API call was lost; never sent again, an admin checks the ledger.
  */
-export type TopUpStatus =
-  'awaiting_approval' | 'approved' | 'submitted' | 'completed' | 'unapproved' | 'rejected' | 'failed' | 'unknown';
+export const TOP_UP_STATUSES = [
+  'awaiting_approval',
+  'approved',
+  'submitted',
+  'completed',
+  'unapproved',
+  'rejected',
+  'failed',
+  'unknown',
+] as const;
+export type TopUpStatus = (typeof TOP_UP_STATUSES)[number];
 
 export const topUpRequests = pgTable(
   'top_up_requests',
@@ -84,6 +93,9 @@ export const topUpRequests = pgTable(
 
 export type TopUpRequestRow = typeof topUpRequests.$inferSelect;
 
+export const LIMIT_REQUEST_STATUSES = ['sending', 'pending_review', 'stale', 'failed', 'unknown'] as const;
+export type LimitRequestStatus = (typeof LIMIT_REQUEST_STATUSES)[number];
+
 export const limitIncreaseRequests = pgTable(
   'limit_increase_requests',
   {
@@ -101,10 +113,7 @@ export const limitIncreaseRequests = pgTable(
     requestedDailyCents: bigint('requested_daily_cents', { mode: 'number' }).notNull(),
     requestedMonthlyCents: bigint('requested_monthly_cents', { mode: 'number' }).notNull(),
     /** sending -> pending_review | stale (figures were out of date: asked again) | failed | unknown (the answer was lost). */
-    status: text('status')
-      .$type<'sending' | 'pending_review' | 'stale' | 'failed' | 'unknown'>()
-      .notNull()
-      .default('sending'),
+    status: text('status').$type<LimitRequestStatus>().notNull().default('sending'),
     message: text('message'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** Moved on every change of status: App Home's money section is re-published from it. */

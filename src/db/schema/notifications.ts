@@ -69,7 +69,8 @@ export type NotificationRow = typeof notifications.$inferSelect;
  * open: the sender was asked to fix it; resending: a resend is in flight (held until claimed_until; a
  * resend whose process died is taken over after that, looking at the order first); resent: done.
  */
-export type BounceStatus = 'open' | 'resending' | 'resent';
+export const BOUNCE_STATUSES = ['open', 'resending', 'resent'] as const;
+export type BounceStatus = (typeof BOUNCE_STATUSES)[number];
 
 export const bouncedRecipients = pgTable(
   'bounced_recipients',
@@ -116,7 +117,15 @@ export type BouncedRecipientRow = typeof bouncedRecipients.$inferSelect;
  * created, the rest refused (never reported as failed: the created links are paid and delivered);
  * failed: refused before any part was created.
  */
-export type RewardLinkRequestStatus = 'awaiting_approval' | 'rejected' | 'pending' | 'placed' | 'partial' | 'failed';
+export const REWARD_LINK_REQUEST_STATUSES = [
+  'awaiting_approval',
+  'rejected',
+  'pending',
+  'placed',
+  'partial',
+  'failed',
+] as const;
+export type RewardLinkRequestStatus = (typeof REWARD_LINK_REQUEST_STATUSES)[number];
 
 export const rewardLinkRequests = pgTable(
   'reward_link_requests',

@@ -13,7 +13,8 @@ import { index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-cor
 
 import { workspaceColumns } from './workspace.js';
 
-export type RewardsConnectionStatus = 'active' | 'disconnected';
+export const REWARDS_CONNECTION_STATUSES = ['active', 'disconnected'] as const;
+export type RewardsConnectionStatus = (typeof REWARDS_CONNECTION_STATUSES)[number];
 
 export const rewardsConnections = pgTable(
   'rewards_connections',

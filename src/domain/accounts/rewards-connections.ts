@@ -12,11 +12,23 @@ import {
   recipientMappings,
   type RewardsConnectionRow,
   rewardsConnections,
+  type RewardsConnectionStatus,
 } from '../../db/schema/index.js';
 import { rewardsConnectionContext } from '../../db/sealed-columns.js';
 import { isRewardsError, RewardsAuthError, RewardsPermissionError } from '../../rewards/index.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
+import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
+
+/**
+ * Every status a connection may be written with, from each status (common/status-transitions.ts):
+ * saving credentials makes the row active (an active one gets the new credentials in place);
+ * disconnecting erases the secrets and keeps the row.
+ */
+export const REWARDS_CONNECTION_STATUS_TRANSITIONS = {
+  active: ['active', 'disconnected'],
+  disconnected: ['active'],
+} as const satisfies StatusTransitions<RewardsConnectionStatus>;
 
 export interface RewardsCredentials {
   clientId: string;
@@ -96,7 +108,12 @@ export function createRewardsConnectionStore(deps: {
       const rows = await db
         .update(rewardsConnections)
         .set({ status: 'disconnected', clientSecret: null, webhookSecret: null, updatedAt: sql`clock_timestamp()` })
-        .where(and(eq(rewardsConnections.teamId, ws.teamId), eq(rewardsConnections.status, 'active')))
+        .where(
+          and(
+            eq(rewardsConnections.teamId, ws.teamId),
+            moveGuard(rewardsConnections.status, REWARDS_CONNECTION_STATUS_TRANSITIONS, 'disconnected', ['active']),
+          ),
+        )
         .returning({ id: rewardsConnections.id });
       return rows.length > 0;
     },

@@ -8,13 +8,16 @@ import { and, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, or, sql } from '
 
 import type { Database } from '../../db/client.js';
 import {
+  type APPROVAL_STATUSES,
   type ApprovalMessageRef,
   type ApprovalRequestRow,
   approvalRequests,
   kudos,
   type KudosRow,
 } from '../../db/schema/index.js';
+import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
+import { KUDOS_STATUS_TRANSITIONS } from '../sending/kudos-store.js';
 import { recordAudit, recordFailedOrders } from '../workspaces/audit-trail.js';
 
 /** An approved send whose schedule is closer than the cancel window plus this goes out at once. */
@@ -22,6 +25,18 @@ export const SEND_NOW_MARGIN_MS = 60_000;
 /** Order failures that a person can fix (top up, limits); the request goes back to approvers. */
 export const REOPENABLE_FAILURES = ['INSUFFICIENT_BALANCE', 'DAILY_LIMIT_EXCEEDED', 'MONTHLY_LIMIT_EXCEEDED'] as const;
 export const SYSTEM_ACTOR = 'system';
+
+/**
+ * Every status a request may be written with, from each status (common/status-transitions.ts). The
+ * request follows its kudos row, whose guarded move decides: awaiting_approval -> approved | rejected |
+ * expired; an approved send the API refused for a fixable reason goes back to approvers.
+ */
+export const APPROVAL_STATUS_TRANSITIONS = {
+  awaiting_approval: ['approved', 'rejected', 'expired'],
+  approved: ['awaiting_approval'],
+  rejected: [],
+  expired: [],
+} as const satisfies StatusTransitions<(typeof APPROVAL_STATUSES)[number]>;
 
 export interface ApprovalCase {
   kudos: KudosRow;
@@ -287,7 +302,13 @@ export async function decideApproval(
               }
             : { status: 'rejected', notifiedAt: sql`now()`, updatedAt: sql`now()` },
         )
-        .where(and(eq(kudos.id, input.kudosId), eq(kudos.teamId, input.teamId), eq(kudos.status, 'awaiting_approval')))
+        .where(
+          and(
+            eq(kudos.id, input.kudosId),
+            eq(kudos.teamId, input.teamId),
+            moveGuard(kudos.status, KUDOS_STATUS_TRANSITIONS, approve ? 'pending' : 'rejected', ['awaiting_approval']),
+          ),
+        )
         .returning();
       if (!updated) return { ok: false as const, current: undefined };
       const rejectReason = input.decision.kind === 'reject' ? input.decision.reason : null;
@@ -334,7 +355,12 @@ export async function expireDue(db: Database, now: Date): Promise<ApprovalCase[]
     const expired = await tx
       .update(kudos)
       .set({ status: 'expired', notifiedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(kudos.status, 'awaiting_approval'), inArray(kudos.id, due)))
+      .where(
+        and(
+          moveGuard(kudos.status, KUDOS_STATUS_TRANSITIONS, 'expired', ['awaiting_approval']),
+          inArray(kudos.id, due),
+        ),
+      )
       .returning();
     if (expired.length === 0) return [];
     const requests = await tx
@@ -406,7 +432,7 @@ export async function reopenAfterFailure(
       .where(
         and(
           eq(kudos.id, failed.kudos.id),
-          eq(kudos.status, 'failed'),
+          moveGuard(kudos.status, KUDOS_STATUS_TRANSITIONS, 'awaiting_approval', ['failed']),
           eq(kudos.idempotencyKey, failed.kudos.idempotencyKey),
         ),
       )

@@ -17,14 +17,17 @@ import {
   kudos,
   type KudosRow,
   type OccurrenceRow,
+  type OccurrenceStatus,
   recurringSeries,
   type RecurringSeriesRow,
+  type SeriesStatus,
 } from '../../db/schema/index.js';
 import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 import { toCents } from '../../rewards/index.js';
 import { formatUsd } from '../common/money.js';
 import type { ProfileDirectory } from '../common/ports.js';
 import { displayNameOf, isChatRefusal } from '../common/ports.js';
+import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import { checkSendAgainstLimits } from '../finance/spending-limits.js';
 import type { NoticePresenter } from '../notices/notices.js';
@@ -32,7 +35,7 @@ import { type NoticeDeps, postOnce } from '../notices/outbox.js';
 import { NO_ANNOUNCEMENT } from '../sending/announce.js';
 import type { PreparedSend } from '../sending/check-send.js';
 import { kudosPartKey } from '../sending/kudos-parts.js';
-import { promoteFoundKudosOrder } from '../sending/kudos-store.js';
+import { KUDOS_STATUS_TRANSITIONS, promoteFoundKudosOrder } from '../sending/kudos-store.js';
 import { type RecordedSend, recordPreparedSend, type SendOrigin, startRecordedSend } from '../sending/record-send.js';
 import { recordFailedOrders } from '../workspaces/audit-trail.js';
 import { type AutomatedSendDeps, type AutomatedSendRequest, prepareAutomated } from './automated-send.js';
@@ -54,6 +57,34 @@ export const LATE_LIMIT_MS = 7 * 86_400_000;
 const PLAN_BEHIND_MS = 2 * 86_400_000;
 const LEASE_MS = 120_000;
 const BATCH = 20;
+
+/**
+ * Every status a series may be written with, from each status (common/status-transitions.ts): paused
+ * and resumed by its sender or an admin, deleted for good.
+ */
+export const SERIES_STATUS_TRANSITIONS = {
+  active: ['paused', 'deleted'],
+  paused: ['active', 'deleted'],
+  deleted: [],
+} as const satisfies StatusTransitions<SeriesStatus>;
+
+/**
+ * Every status an occurrence may be written with, from each status (common/status-transitions.ts). A
+ * claimed planned run is sent, stopped (skipped, canceled), refused or missed; a person skips a planned
+ * run; a sent run whose kudos the API refused is retrying or failed, and a retrying one is sent again,
+ * stopped or given up (failed). Pausing a series cancels its planned and retrying runs; resuming plans
+ * the cancelled runs still ahead again.
+ */
+export const OCCURRENCE_STATUS_TRANSITIONS = {
+  planned: ['skipped', 'sent', 'refused', 'canceled', 'missed'],
+  skipped: [],
+  sent: ['retrying', 'failed'],
+  retrying: ['skipped', 'sent', 'failed', 'canceled'],
+  failed: [],
+  refused: [],
+  canceled: ['planned'],
+  missed: [],
+} as const satisfies StatusTransitions<OccurrenceStatus>;
 
 export interface AutomationDeps extends AutomatedSendDeps {
   logger: Logger;
@@ -586,7 +617,7 @@ export async function followFailedSends(
       .where(
         and(
           eq(automationOccurrences.id, occ.id),
-          eq(automationOccurrences.status, 'sent'),
+          moveGuard(automationOccurrences.status, OCCURRENCE_STATUS_TRANSITIONS, set.status, ['sent']),
           eq(automationOccurrences.kudosId, send.id),
         ),
       )
@@ -696,7 +727,7 @@ async function retryFailedSend(deps: AutomationDeps, occ: OccurrenceRow, now: Da
       .where(
         and(
           eq(kudos.id, send.id),
-          eq(kudos.status, 'failed'),
+          moveGuard(kudos.status, KUDOS_STATUS_TRANSITIONS, 'pending', ['failed']),
           eq(kudos.idempotencyKey, send.idempotencyKey),
           isNotNull(kudos.notifiedAt),
         ),
@@ -869,7 +900,7 @@ export async function skipOccurrence(
       and(
         eq(automationOccurrences.id, occurrenceId),
         eq(automationOccurrences.teamId, ws.teamId),
-        eq(automationOccurrences.status, 'planned'),
+        moveGuard(automationOccurrences.status, OCCURRENCE_STATUS_TRANSITIONS, 'skipped', ['planned']),
         ownSeries,
       ),
     )
@@ -1109,7 +1140,7 @@ export async function setSeriesStatus(
   db: Database,
   ws: Workspace,
   seriesId: string,
-  status: 'active' | 'paused' | 'deleted',
+  status: SeriesStatus,
   actor: { userId: string; isAdmin: boolean },
   now: Date,
 ): Promise<RecurringSeriesRow | undefined> {
@@ -1121,10 +1152,7 @@ export async function setSeriesStatus(
         and(
           eq(recurringSeries.id, seriesId),
           eq(recurringSeries.teamId, ws.teamId),
-          inArray(
-            recurringSeries.status,
-            status === 'deleted' ? ['active', 'paused'] : status === 'paused' ? ['active'] : ['paused'],
-          ),
+          moveGuard(recurringSeries.status, SERIES_STATUS_TRANSITIONS, status),
           actor.isAdmin ? undefined : eq(recurringSeries.senderUserId, actor.userId),
         ),
       )
@@ -1138,7 +1166,7 @@ export async function setSeriesStatus(
           and(
             eq(automationOccurrences.teamId, ws.teamId),
             eq(automationOccurrences.seriesId, seriesId),
-            eq(automationOccurrences.status, 'canceled'),
+            moveGuard(automationOccurrences.status, OCCURRENCE_STATUS_TRANSITIONS, 'planned', ['canceled']),
             gte(automationOccurrences.dueAt, iso(now)),
           ),
         );
@@ -1152,7 +1180,7 @@ export async function setSeriesStatus(
           and(
             eq(automationOccurrences.teamId, ws.teamId),
             eq(automationOccurrences.seriesId, seriesId),
-            inArray(automationOccurrences.status, ['planned', 'retrying']),
+            moveGuard(automationOccurrences.status, OCCURRENCE_STATUS_TRANSITIONS, 'canceled', ['planned', 'retrying']),
           ),
         );
     }

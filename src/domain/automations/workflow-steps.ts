@@ -9,12 +9,23 @@ import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { kudos, type WorkflowStepRunRow, workflowStepRuns } from '../../db/schema/index.js';
+import { kudos, type StepRunStatus, type WorkflowStepRunRow, workflowStepRuns } from '../../db/schema/index.js';
 import { workflowStepTokenContext } from '../../db/sealed-columns.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
 import { isChatRefusal } from '../common/ports.js';
+import type { StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import { outcomeOf } from './automated-send.js';
+
+/**
+ * Every status a step's run may be written with, from each status (common/status-transitions.ts): a
+ * waiting run, once claimed, is finished on Slack or abandoned.
+ */
+export const STEP_RUN_STATUS_TRANSITIONS = {
+  waiting: ['finished', 'abandoned'],
+  finished: [],
+  abandoned: [],
+} as const satisfies StatusTransitions<StepRunStatus>;
 
 /** Finishes a step on the chat platform (Slack: functions.completeSuccess / completeError with the workflow token). */
 export interface StepFinisher {

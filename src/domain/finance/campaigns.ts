@@ -19,7 +19,7 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, ilike, inArray, ne, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client.js';
-import { type CampaignRow, campaigns, kudos } from '../../db/schema/index.js';
+import { type CampaignRow, campaigns, type CampaignStatus, kudos } from '../../db/schema/index.js';
 import {
   type Campaign,
   type CampaignParams,
@@ -31,8 +31,20 @@ import { type Design, readDesignNow } from '../accounts/design-catalog.js';
 import { findPlaceholder, listTemplates } from '../accounts/email-templates.js';
 import { describeForUser, mayHaveReachedApi } from '../accounts/rewards-failures.js';
 import { centsToDecimal, checkAmountInRange, formatUsd, parseWholeDollars } from '../common/money.js';
+import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import { recordAudit } from '../workspaces/audit-trail.js';
+
+/**
+ * Every status a campaign may be written with, from each status (common/status-transitions.ts): active
+ * once the Rewards API is known to have it; archived from either (a creating one once it is known
+ * whether the API created it).
+ */
+export const CAMPAIGN_STATUS_TRANSITIONS = {
+  creating: ['active', 'archived'],
+  active: ['archived'],
+  archived: [],
+} as const satisfies StatusTransitions<CampaignStatus>;
 
 export const CAMPAIGN_NAME_MAX = 80;
 export const CAMPAIGN_SENDER_MAX = 100;
@@ -530,7 +542,9 @@ async function activate(
     const [active] = await tx
       .update(campaigns)
       .set({ status: 'active', apiCampaignId, updatedAt: deps.now() })
-      .where(and(eq(campaigns.id, row.id), eq(campaigns.status, 'creating')))
+      .where(
+        and(eq(campaigns.id, row.id), moveGuard(campaigns.status, CAMPAIGN_STATUS_TRANSITIONS, 'active', ['creating'])),
+      )
       .returning();
     if (!active) {
       const [current] = await tx.select().from(campaigns).where(eq(campaigns.id, row.id));

@@ -14,14 +14,28 @@ import {
   kudos,
   type LimitIncreaseRequestRow,
   limitIncreaseRequests,
+  type LimitRequestStatus,
   rewardLinkRequests,
 } from '../../db/schema/index.js';
 import { RewardsApiError, RewardsConnectionError, toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
+import type { StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import type { SendPolicy } from '../sending/send-policy.js';
 import { ensureFinanceState } from './low-balance.js';
+
+/**
+ * Every status a limit-increase request may be written with, from each status
+ * (common/status-transitions.ts): the request that recorded it writes the answer of its one call.
+ */
+export const LIMIT_REQUEST_STATUS_TRANSITIONS = {
+  sending: ['pending_review', 'stale', 'failed', 'unknown'],
+  pending_review: [],
+  stale: [],
+  failed: [],
+  unknown: [],
+} as const satisfies StatusTransitions<LimitRequestStatus>;
 
 export interface KnownLimits {
   dailyCents: number;

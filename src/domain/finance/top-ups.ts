@@ -16,15 +16,33 @@ import {
   financeState,
   type TopUpRequestRow,
   topUpRequests,
+  type TopUpStatus,
 } from '../../db/schema/index.js';
 import { isRewardsError, RewardsApiError, RewardsConnectionError } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { centsToDecimal } from '../common/money.js';
 import { decidedByText, type NamingText } from '../common/ports.js';
+import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { type Movement, movementsIn } from './ledger.js';
 import { ensureFinanceState } from './low-balance.js';
+
+/**
+ * Every status a top-up request may be written with, from each status (common/status-transitions.ts):
+ * a second admin decides; the approved request's one API call submits it, or fails, or leaves its
+ * outcome unknown (also when the process died during the call); the ledger settles a submitted one.
+ */
+export const TOP_UP_STATUS_TRANSITIONS = {
+  awaiting_approval: ['approved', 'rejected'],
+  approved: ['submitted', 'failed', 'unknown'],
+  submitted: ['completed', 'unapproved'],
+  completed: [],
+  unapproved: [],
+  rejected: [],
+  failed: [],
+  unknown: [],
+} as const satisfies StatusTransitions<TopUpStatus>;
 
 export const TOP_UP_MIN_CENTS = 10_000; // spec 8: min 100.00 USD
 /** Our ceiling against typos (an extra zero or two); larger amounts go through the portal. */
@@ -188,11 +206,12 @@ export async function decideTopUp(
   if (existing.requesterUserId === actorUserId && decision === 'approve') {
     return { ok: false, message: 'You asked for this top-up: another admin has to approve it.' };
   }
+  const to = decision === 'approve' ? 'approved' : 'rejected';
   const decided = await deps.db.transaction(async (tx) => {
     const [row] = await tx
       .update(topUpRequests)
       .set({
-        status: decision === 'approve' ? 'approved' : 'rejected',
+        status: to,
         deciderUserId: actorUserId,
         decidedAt: sql`now()`,
         updatedAt: sql`now()`,
@@ -201,7 +220,7 @@ export async function decideTopUp(
         and(
           eq(topUpRequests.teamId, ws.teamId),
           eq(topUpRequests.id, id),
-          eq(topUpRequests.status, 'awaiting_approval'),
+          moveGuard(topUpRequests.status, TOP_UP_STATUS_TRANSITIONS, to, ['awaiting_approval']),
           decision === 'approve' ? ne(topUpRequests.requesterUserId, actorUserId) : sql`true`,
         ),
       )
@@ -372,7 +391,7 @@ export async function settleTopUps(deps: TopUpDeps, ws: Workspace): Promise<TopU
     .where(
       and(
         eq(topUpRequests.teamId, ws.teamId),
-        eq(topUpRequests.status, 'approved'),
+        moveGuard(topUpRequests.status, TOP_UP_STATUS_TRANSITIONS, 'unknown', ['approved']),
         lt(topUpRequests.decidedAt, stuckBefore),
       ),
     )
@@ -404,7 +423,12 @@ export async function settleTopUps(deps: TopUpDeps, ws: Workspace): Promise<TopU
       const [updated] = await deps.db
         .update(topUpRequests)
         .set({ status: funding.kind === 'top_up_completed' ? 'completed' : 'unapproved', updatedAt: sql`now()` })
-        .where(and(eq(topUpRequests.id, row.id), eq(topUpRequests.status, 'submitted')))
+        .where(
+          and(
+            eq(topUpRequests.id, row.id),
+            moveGuard(topUpRequests.status, TOP_UP_STATUS_TRANSITIONS, ['completed', 'unapproved'], ['submitted']),
+          ),
+        )
         .returning();
       if (updated) settled.push(updated);
     }

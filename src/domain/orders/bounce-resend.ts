@@ -11,13 +11,30 @@ import { z } from 'zod';
 
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { type BouncedRecipientRow, bouncedRecipients, recipientMappings } from '../../db/schema/index.js';
+import {
+  type BouncedRecipientRow,
+  bouncedRecipients,
+  type BounceStatus,
+  recipientMappings,
+} from '../../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { describeForUser } from '../accounts/rewards-failures.js';
 import { type Messenger } from '../common/ports.js';
+import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import { workspaceOfRow } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
+
+/**
+ * Every status a bounced card may be written with, from each status (common/status-transitions.ts):
+ * claimed for a resend (an open one, or a resend whose holder's lease ran out, taken over), then
+ * resent, or open again when the resend failed.
+ */
+export const BOUNCE_STATUS_TRANSITIONS = {
+  open: ['resending'],
+  resending: ['open', 'resending', 'resent'],
+  resent: [],
+} as const satisfies StatusTransitions<BounceStatus>;
 
 export interface ResendDeps {
   db: Database;
@@ -91,7 +108,12 @@ async function claimResend(
       attempts: sql`${bouncedRecipients.attempts} + 1`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(bouncedRecipients.id, bounceId), or(eq(bouncedRecipients.status, 'open'), staleResend(leaseMs))))
+    .where(
+      and(
+        eq(bouncedRecipients.id, bounceId),
+        or(moveGuard(bouncedRecipients.status, BOUNCE_STATUS_TRANSITIONS, 'resending', ['open']), staleResend(leaseMs)),
+      ),
+    )
     .returning();
   return claimed;
 }

@@ -11,11 +11,13 @@ import type { Database } from '../../db/client.js';
 import { type RewardLinkRequestRow, rewardLinkRequests } from '../../db/schema/index.js';
 import { type ApproverDirectory, isApprover, listApprovers } from '../approvals/approvers.js';
 import { decidedByText, type Messenger, type NamingText } from '../common/ports.js';
+import { moveGuard } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnce } from '../notices/outbox.js';
 import { recordAudit } from '../workspaces/audit-trail.js';
 import type { SettingsStore } from '../workspaces/settings.js';
+import { REWARD_LINK_STATUS_TRANSITIONS } from './reward-links.js';
 
 export interface LinkApprovalDeps {
   db: Database;
@@ -92,11 +94,12 @@ export async function decideLinkRequest(
   const settings = await deps.settings.get({ teamId: request.teamId, enterpriseId: request.enterpriseId });
   if (!(await isApprover(deps.directory, settings, input.actorUserId)))
     return { ok: false, message: 'Only approvers can approve or reject reward-link requests. Nothing was changed.' };
+  const to = input.decision === 'approve' ? 'pending' : 'rejected';
   return deps.db.transaction(async (tx) => {
     const [decided] = await tx
       .update(rewardLinkRequests)
       .set({
-        status: input.decision === 'approve' ? 'pending' : 'rejected',
+        status: to,
         decidedBy: input.actorUserId,
         decidedAt: sql`now()`,
         updatedAt: sql`now()`,
@@ -105,7 +108,7 @@ export async function decideLinkRequest(
         and(
           eq(rewardLinkRequests.teamId, input.teamId),
           eq(rewardLinkRequests.id, request.id),
-          eq(rewardLinkRequests.status, 'awaiting_approval'),
+          moveGuard(rewardLinkRequests.status, REWARD_LINK_STATUS_TRANSITIONS, to, ['awaiting_approval']),
           ne(rewardLinkRequests.requesterUserId, input.actorUserId),
         ),
       )

@@ -11,12 +11,13 @@ import { and, eq, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { type RewardLinkRequestRow, rewardLinkRequests } from '../../db/schema/index.js';
+import { type RewardLinkRequestRow, rewardLinkRequests, type RewardLinkRequestStatus } from '../../db/schema/index.js';
 import { splitQuantity, toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { classifyRewardsFailure } from '../accounts/rewards-failures.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
 import type { Messenger } from '../common/ports.js';
+import type { StatusTransitions } from '../common/status-transitions.js';
 import { checkSendAgainstLimits } from '../finance/spending-limits.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnce } from '../notices/outbox.js';
@@ -24,6 +25,20 @@ import { scheduleOrderCheck } from '../sending/order-check-schedule.js';
 import type { SendPolicy } from '../sending/send-policy.js';
 import { recordAudit } from '../workspaces/audit-trail.js';
 import { partKey } from './link-parts.js';
+
+/**
+ * Every status a reward-link request may be written with, from each status
+ * (common/status-transitions.ts): an approver decides a waiting request (link-approvals.ts); the
+ * holder of a pending one settles it placed, partial (some parts created) or failed.
+ */
+export const REWARD_LINK_STATUS_TRANSITIONS = {
+  awaiting_approval: ['rejected', 'pending'],
+  rejected: [],
+  pending: ['placed', 'partial', 'failed'],
+  placed: [],
+  partial: [],
+  failed: [],
+} as const satisfies StatusTransitions<RewardLinkRequestStatus>;
 
 /** One request makes at most this many links (placed in parts of 500). */
 export const MAX_LINKS_PER_COMMAND = 2000;

@@ -1,14 +1,37 @@
 // Database operations on kudos rows. The worker's claim uses FOR UPDATE SKIP LOCKED plus a lease
 // (claimed_until) so that several app instances on one PostgreSQL never place the same row twice,
 // and a row whose lease expired (its process died) is resumed by anyone, with the same key.
-import { and, asc, eq, gt, inArray, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client.js';
 import { prepared } from '../../db/prepared.js';
-import { auditEvents, kudos, type KudosRow, type NewKudosRow } from '../../db/schema/index.js';
+import { auditEvents, kudos, type KUDOS_STATUSES, type KudosRow, type NewKudosRow } from '../../db/schema/index.js';
 import { type Order, toCents } from '../../rewards/index.js';
+import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import { orderIdsOf, PART_FOUND_LATER, partCount, partOfKey, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 import { checksOfPlacedKudos } from './order-check-schedule.js';
+
+/**
+ * Every status a send may be written with, from each status (common/status-transitions.ts). Approval
+ * (approvals/approval-store.ts): awaiting_approval -> pending | rejected | expired, and a failed
+ * approved send back to approvers. The worker's fenced writes: pending or unknown -> a retry (pending,
+ * unknown), a part recorded (pending), placed | scheduled, failed | partial. Cancelling: scheduled (or
+ * placed, found CANCELED by reconciliation) -> canceled. An order found after the send was settled
+ * without it: failed | unknown -> placed | scheduled, failed | partial -> partial | placed | scheduled.
+ * A refused automated send goes back to the worker (automations/automation-runner.ts): failed -> pending.
+ */
+export const KUDOS_STATUS_TRANSITIONS = {
+  awaiting_approval: ['rejected', 'expired', 'pending'],
+  rejected: [],
+  expired: [],
+  pending: ['pending', 'unknown', 'placed', 'scheduled', 'failed', 'partial'],
+  unknown: ['pending', 'unknown', 'placed', 'scheduled', 'failed', 'partial'],
+  placed: ['canceled'],
+  scheduled: ['canceled'],
+  failed: ['awaiting_approval', 'pending', 'placed', 'scheduled', 'partial'],
+  partial: ['placed', 'scheduled', 'partial'],
+  canceled: [],
+} as const satisfies StatusTransitions<(typeof KUDOS_STATUSES)[number]>;
 
 /**
  * Rows the worker has to do something with: place the order, or tell the sender the outcome. Written
@@ -524,7 +547,7 @@ export async function markCanceled(
         orderStatus: 'CANCELED',
         updatedAt: sql`now()`,
       })
-      .where(and(eq(kudos.id, row.id), eq(kudos.status, 'scheduled')))
+      .where(and(eq(kudos.id, row.id), moveGuard(kudos.status, KUDOS_STATUS_TRANSITIONS, 'canceled', ['scheduled'])))
       .returning();
     // Recorded by someone else meanwhile (the sweep and a retried write): one audit row, theirs.
     if (!updated) return row;
@@ -562,7 +585,12 @@ export async function promoteFoundOrder(db: Database, id: string, orderId: strin
       nextAttemptAt: sql`now()`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(kudos.id, id), inArray(kudos.status, ['failed', 'unknown'])))
+    .where(
+      and(
+        eq(kudos.id, id),
+        moveGuard(kudos.status, KUDOS_STATUS_TRANSITIONS, ['placed', 'scheduled'], ['failed', 'unknown']),
+      ),
+    )
     .returning();
   return row;
 }
@@ -622,7 +650,7 @@ async function promoteFoundPart(
     .where(
       and(
         eq(kudos.id, row.id),
-        inArray(kudos.status, ['failed', 'partial']),
+        moveGuard(kudos.status, KUDOS_STATUS_TRANSITIONS, ['partial', 'placed', 'scheduled'], ['failed', 'partial']),
         eq(kudos.partsPlaced, index),
         sql`not ${kudos.orderIds} @> ${JSON.stringify([order.orderId])}::jsonb`,
       ),
@@ -675,5 +703,5 @@ export async function markCanceledOutside(db: Database, id: string): Promise<voi
       canceledAt: sql`coalesce(${kudos.canceledAt}, now())`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(kudos.id, id), inArray(kudos.status, ['scheduled', 'placed'])));
+    .where(and(eq(kudos.id, id), moveGuard(kudos.status, KUDOS_STATUS_TRANSITIONS, 'canceled')));
 }
