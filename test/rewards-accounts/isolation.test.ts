@@ -285,7 +285,7 @@ describe('two workspaces, two Rewards accounts, one database', () => {
       actorIsAdmin: true,
       now: new Date(),
     });
-    expect(refused).toMatchObject({ ok: false, reason: 'not_found' });
+    expect(refused).toMatchObject({ ok: false, code: 'not_found' });
     const rewardsA = await e2e.stack.app.rewardsAccounts.for(A);
     const statusBefore = (await rewardsA.orders.get(sentA.orderId!)).status;
     expect(statusBefore).not.toBe('CANCELED');

@@ -2,6 +2,7 @@
 // someone was quicker.
 import type { ApprovalMessageRef } from '../../db/schema/index.js';
 import { decidedByText, type NamingText } from '../common/ports.js';
+import { type Refused, refused } from '../common/refusal.js';
 import { formatUtc } from '../common/zoned-time.js';
 import type { SettingsStore } from '../workspaces/settings.js';
 import { type AnnounceDeps, tellDecision, updateRequestMessages } from './approval-announce.js';
@@ -17,8 +18,12 @@ import { type ApproverDirectory, isApprover } from './approvers.js';
 /**
  * The clicker is told `message`. `announce`, when there, brings the request message they clicked up to
  * date (it still showed the buttons of a decided request); listeners call it after answering.
+ * `conflict`: the request was still waiting when another decision got in the way; a new click decides.
  */
-export type Refusal = { ok: false; message: NamingText; announce?(): Promise<void> };
+export type Refusal = Refused<
+  'not_found' | 'own_request' | 'not_approver' | 'already_decided' | 'conflict',
+  NamingText
+> & { announce?(): Promise<void> };
 
 /** Who clicked: a user of a workspace. A request is decided only from its own workspace. */
 export interface Decider {
@@ -47,16 +52,16 @@ export async function checkDecider(
   const actorUserId = actor.userId;
   // Read within the clicker's workspace: another workspace's request is, to them, one that does not exist.
   const view = await getApprovalCase(deps.db, kudosId, { teamId: actor.teamId });
-  if (!view) return { ok: false, message: 'That request no longer exists.' };
+  if (!view) return refused('not_found', 'That request no longer exists.');
   await rememberClicked(deps, view, actor.seenIn);
   if (view.kudos.senderUserId === actorUserId)
-    return {
-      ok: false,
-      message: 'You cannot approve or reject your own kudos request; another approver has to decide.',
-    };
+    return refused(
+      'own_request',
+      'You cannot approve or reject your own kudos request; another approver has to decide.',
+    );
   const settings = await deps.settings.get({ teamId: view.kudos.teamId, enterpriseId: view.kudos.enterpriseId });
   if (!(await isApprover(deps.directory, settings, actorUserId))) {
-    return { ok: false, message: 'Only approvers can approve or reject kudos requests. Nothing was changed.' };
+    return refused('not_approver', 'Only approvers can approve or reject kudos requests. Nothing was changed.');
   }
   if (view.kudos.status !== 'awaiting_approval') return alreadyDecided(deps, view, actor.seenIn);
   return { ok: true, request: view };
@@ -107,19 +112,19 @@ export async function decideRequest(
   };
 }
 
-function decidedText(view: ApprovalCase | undefined): NamingText {
-  if (!view) return 'That request no longer exists.';
+function decidedRefusal(view: ApprovalCase | undefined): Refusal {
+  if (!view) return refused('not_found', 'That request no longer exists.');
   const r = view.request;
   const at = r.decidedAt ? ` on ${formatUtc(r.decidedAt)}` : '';
   switch (view.kudos.status) {
     case 'rejected':
-      return decidedByText('This request was already rejected', r.decidedBy, `${at}.`);
+      return refused('already_decided', decidedByText('This request was already rejected', r.decidedBy, `${at}.`));
     case 'expired':
-      return `This request already expired${at}.`;
+      return refused('already_decided', `This request already expired${at}.`);
     case 'awaiting_approval':
-      return 'This request is still waiting; try again.';
+      return refused('conflict', 'This request is still waiting; try again.');
     default:
-      return decidedByText('This request was already approved', r.decidedBy, `${at}.`);
+      return refused('already_decided', decidedByText('This request was already approved', r.decidedBy, `${at}.`));
   }
 }
 
@@ -154,8 +159,6 @@ function alreadyDecided(
   view: ApprovalCase | undefined,
   seenIn: ApprovalMessageRef | undefined,
 ): Refusal {
-  const message = decidedText(view);
-  return view && seenIn
-    ? { ok: false, message, announce: () => updateRequestMessages(deps, view, seenIn) }
-    : { ok: false, message };
+  const refusal = decidedRefusal(view);
+  return view && seenIn ? { ...refusal, announce: () => updateRequestMessages(deps, view, seenIn) } : refusal;
 }

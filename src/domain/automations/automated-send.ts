@@ -8,6 +8,7 @@ import type { DesignCatalogs } from '../accounts/design-catalog.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { classifyRewardsFailure, describeForUser } from '../accounts/rewards-failures.js';
 import type { UserDirectory } from '../common/ports.js';
+import { type Refused, refused } from '../common/refusal.js';
 import type { Workspace } from '../common/workspace.js';
 import { type PreparedSend, prepareSend, type SendForm } from '../sending/check-send.js';
 import { getKudos } from '../sending/kudos-store.js';
@@ -52,10 +53,7 @@ export interface AutomatedSendRequest {
  * Nothing was recorded; `message` says why, in one readable sentence. `transient`: the Rewards API
  * could not be asked (down, timing out); the same request may pass later.
  */
-export type AutomatedSendRefusal = {
-  ok: false;
-  code: 'invalid' | 'sender' | 'rewards';
-  message: string;
+export type AutomatedSendRefusal = Refused<'invalid_input' | 'no_design' | 'sender_inactive' | 'rewards_error'> & {
   transient: boolean;
 };
 
@@ -97,9 +95,7 @@ export async function prepareAutomated(
   const sender = await deps.users.userInfo(request.workspace, request.senderUserId);
   if (!sender || sender.deleted || sender.isBot) {
     return {
-      ok: false,
-      code: 'sender',
-      message: `The sender ${request.senderUserId} is not an active person in this workspace.`,
+      ...refused('sender_inactive', `The sender ${request.senderUserId} is not an active person in this workspace.`),
       transient: false,
     };
   }
@@ -111,18 +107,14 @@ export async function prepareAutomated(
       productId = await firstDefaultDesign(deps, request.workspace);
     } catch (error) {
       return {
-        ok: false,
-        code: 'rewards',
-        message: describeForUser(error, 'read the designs of the Rewards catalog'),
+        ...refused('rewards_error', describeForUser(error, 'read the designs of the Rewards catalog')),
         transient: !classifyRewardsFailure(error).permanent,
       };
     }
   }
   if (!productId)
     return {
-      ok: false,
-      code: 'invalid',
-      message: 'design: no design was given, and the Rewards catalog offers none to make the default.',
+      ...refused('no_design', 'design: no design was given, and the Rewards catalog offers none to make the default.'),
       transient: false,
     };
 
@@ -153,9 +145,7 @@ export async function prepareAutomated(
   } catch (error) {
     // The catalog read failed: no Rewards connection (permanent), or the API is down (transient).
     return {
-      ok: false,
-      code: 'rewards',
-      message: describeForUser(error, 'check the design with the Rewards API'),
+      ...refused('rewards_error', describeForUser(error, 'check the design with the Rewards API')),
       transient: !classifyRewardsFailure(error).permanent,
     };
   }
@@ -163,7 +153,7 @@ export async function prepareAutomated(
     const message = Object.entries(prepared.errors)
       .map(([field, text]) => `${field}: ${text}`)
       .join(' ');
-    return { ok: false, code: 'invalid', message, transient: false };
+    return { ...refused('invalid_input', message, prepared.field), transient: false };
   }
   if (request.announceTo) prepared.values.announceTo = request.announceTo;
   return { ok: true, prepared };

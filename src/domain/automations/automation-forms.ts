@@ -3,16 +3,17 @@
 import type { Cadence } from '../../db/schema/index.js';
 import type { DesignCatalog } from '../accounts/design-catalog.js';
 import { checkAmountInRange, parseWholeDollars } from '../common/money.js';
+import { type FormErrors, type FormRefused, formRefused } from '../common/refusal.js';
 import { isValidTimeZone } from '../common/zoned-time.js';
 import type { CelebrationRuleInput } from './automation-runner.js';
 
-export type FormCheck<T, F extends string> = { ok: true; value: T } | { ok: false; errors: Partial<Record<F, string>> };
+export type FormCheck<T, F extends string> = { ok: true; value: T } | FormRefused<F>;
 
 async function checkAmountAndDesign(
   catalog: DesignCatalog,
   amount: string | undefined,
   productId: string | undefined,
-  errors: Partial<Record<'amount' | 'design', string>>,
+  errors: FormErrors<'amount' | 'design'>,
 ): Promise<number | undefined> {
   const design = productId ? await catalog.get(productId) : undefined;
   if (!design) errors.design = 'Pick a card design that is in the catalog.';
@@ -39,12 +40,12 @@ export async function checkRuleForm(
     profileFieldId?: string | undefined;
   },
 ): Promise<FormCheck<CelebrationRuleInput, 'amount' | 'design' | 'template' | 'sender'>> {
-  const errors: Partial<Record<'amount' | 'design' | 'template' | 'sender', string>> = {};
+  const errors: FormErrors<'amount' | 'design' | 'template' | 'sender'> = {};
   const cents = await checkAmountAndDesign(catalog, form.amount, form.productId, errors);
   const template = (form.template ?? '').trim();
   if (template === '') errors.template = 'Write the message (you can use {name} and {years}).';
   if (!form.senderUserId) errors.sender = 'Pick who the cards are from.';
-  if (Object.keys(errors).length > 0 || cents === undefined) return { ok: false, errors };
+  if (Object.keys(errors).length > 0 || cents === undefined) return formRefused(errors);
   return {
     ok: true,
     value: {
@@ -88,7 +89,7 @@ export async function checkSeriesForm(
     timezone: string | undefined;
   },
 ): Promise<FormCheck<SeriesValues, SeriesField>> {
-  const errors: Partial<Record<SeriesField, string>> = {};
+  const errors: FormErrors<SeriesField> = {};
   const recipients = [...new Set(form.recipientUserIds)].filter((id) => id !== form.senderUserId);
   if (recipients.length === 0)
     errors.recipients =
@@ -106,7 +107,7 @@ export async function checkSeriesForm(
   if (cadence === 'monthly_day' && !(day && Number.isInteger(day) && day >= 1 && day <= 31))
     errors.day = 'Enter a day of the month from 1 to 31.';
   if (!form.time || !/^([01]\d|2[0-3]):[0-5]\d$/.test(form.time)) errors.time = 'Pick the time.';
-  if (Object.keys(errors).length > 0 || cents === undefined) return { ok: false, errors };
+  if (Object.keys(errors).length > 0 || cents === undefined) return formRefused(errors);
   return {
     ok: true,
     value: {

@@ -6,6 +6,7 @@ import { sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client.js';
 import { celebrationDates } from '../../db/schema/index.js';
+import { type Refused, refused } from '../common/refusal.js';
 import type { Workspace } from '../common/workspace.js';
 import { daysInMonth, isLeapYear } from './automation-dates.js';
 
@@ -28,7 +29,10 @@ export interface RejectedRow {
   reason: string;
 }
 
-export type ParsedCsv = { ok: true; rows: CsvRow[]; rejected: RejectedRow[] } | { ok: false; message: string };
+/** A file refused whole; rows refused one by one are `rejected`, and the others are still imported. */
+export type ParsedCsv =
+  | { ok: true; rows: CsvRow[]; rejected: RejectedRow[] }
+  | Refused<'too_large' | 'not_csv' | 'bad_header' | 'no_rows' | 'too_many_rows'>;
 
 const EMAIL = /^[^\s@,;<>]+@[^\s@,;<>]+\.[^\s@,;<>]+$/;
 
@@ -61,26 +65,26 @@ export function parseStartDate(text: string, today: string): string | { error: s
 
 export function parseCelebrationCsv(text: string, today: string): ParsedCsv {
   if (Buffer.byteLength(text, 'utf8') > MAX_CSV_BYTES)
-    return {
-      ok: false,
-      message: `The file is larger than ${MAX_CSV_BYTES / 1024} KB; split it (at most ${MAX_CSV_ROWS} rows each).`,
-    };
+    return refused(
+      'too_large',
+      `The file is larger than ${MAX_CSV_BYTES / 1024} KB; split it (at most ${MAX_CSV_ROWS} rows each).`,
+    );
   let records: string[][];
   try {
     records = parse(text.replace(/^\uFEFF/, ''), { skip_empty_lines: true, trim: true, relax_column_count: true });
   } catch (error) {
-    return { ok: false, message: `The file is not valid CSV (${(error as Error).message.split('\n')[0]}).` };
+    return refused('not_csv', `The file is not valid CSV (${(error as Error).message.split('\n')[0]}).`);
   }
   const header = records[0]?.map((h) => h.toLowerCase());
   if (!header || COLUMNS.some((c, i) => header[i] !== c))
-    return { ok: false, message: 'The first line must be the header `email,birthday,start_date`.' };
+    return refused('bad_header', 'The first line must be the header `email,birthday,start_date`.');
   const body = records.slice(1);
-  if (body.length === 0) return { ok: false, message: 'The file has a header but no rows.' };
+  if (body.length === 0) return refused('no_rows', 'The file has a header but no rows.');
   if (body.length > MAX_CSV_ROWS)
-    return {
-      ok: false,
-      message: `The file has ${body.length} rows; at most ${MAX_CSV_ROWS} per upload. Nothing was imported.`,
-    };
+    return refused(
+      'too_many_rows',
+      `The file has ${body.length} rows; at most ${MAX_CSV_ROWS} per upload. Nothing was imported.`,
+    );
 
   const today10 = today.slice(0, 10);
   const rows: CsvRow[] = [];

@@ -1,7 +1,11 @@
 // Amounts in the app are integer cents. Choice cards take whole dollars within the design's range.
+import { type Refused, refused } from './refusal.js';
+
 export const REFUND_WINDOWS = [30, 60, 90] as const;
 
-export type AmountCheck = { ok: true; cents: number } | { ok: false; message: string };
+export type AmountCheck =
+  | { ok: true; cents: number }
+  | Refused<'amount_missing' | 'not_a_number' | 'not_whole_dollars' | 'amount_too_small' | 'amount_too_large'>;
 
 /**
  * Parses what the user typed in the amount field ("25", "25.00", "$25", "1,000"): whole dollars only.
@@ -9,36 +13,35 @@ export type AmountCheck = { ok: true; cents: number } | { ok: false; message: st
  */
 export function parseWholeDollars(input: unknown): AmountCheck {
   if (input !== null && input !== undefined && typeof input !== 'string')
-    return { ok: false, message: 'Enter the amount as a number of whole dollars, e.g. 25.' };
+    return refused('not_a_number', 'Enter the amount as a number of whole dollars, e.g. 25.');
   let text = (input ?? '').trim().replace(/^\$/, '');
-  if (text === '') return { ok: false, message: 'Enter an amount in whole dollars.' };
+  if (text === '') return refused('amount_missing', 'Enter an amount in whole dollars.');
   if (text.includes(',')) {
     if (!/^\d{1,3}(,\d{3})+(\.\d{1,2})?$/.test(text))
-      return {
-        ok: false,
-        message:
-          'Enter the amount as a number of whole dollars, e.g. 25 (a comma only between thousands, as in 1,000).',
-      };
+      return refused(
+        'not_a_number',
+        'Enter the amount as a number of whole dollars, e.g. 25 (a comma only between thousands, as in 1,000).',
+      );
     text = text.replace(/,/g, '');
   }
   const match = /^(\d{1,7})(?:\.(\d{1,2}))?$/.exec(text);
-  if (!match) return { ok: false, message: 'Enter the amount as a number of whole dollars, e.g. 25.' };
+  if (!match) return refused('not_a_number', 'Enter the amount as a number of whole dollars, e.g. 25.');
   if (match[2] !== undefined && !/^0+$/.test(match[2])) {
-    return { ok: false, message: 'Gift cards take whole dollars only (no cents).' };
+    return refused('not_whole_dollars', 'Gift cards take whole dollars only (no cents).');
   }
   const cents = Number(match[1]) * 100;
-  if (cents <= 0) return { ok: false, message: 'The amount must be at least $1.' };
+  if (cents <= 0) return refused('amount_too_small', 'The amount must be at least $1.');
   return { ok: true, cents };
 }
 
 /** Checks a per-recipient amount against a design's [min, max] range (cents, inclusive). */
 export function checkAmountInRange(cents: number, range: { minCents: number; maxCents: number }): AmountCheck {
-  if (cents % 100 !== 0) return { ok: false, message: 'Gift cards take whole dollars only (no cents).' };
+  if (cents % 100 !== 0) return refused('not_whole_dollars', 'Gift cards take whole dollars only (no cents).');
   if (cents < range.minCents || cents > range.maxCents) {
-    return {
-      ok: false,
-      message: `This design takes ${formatUsd(range.minCents)} to ${formatUsd(range.maxCents)} per person.`,
-    };
+    return refused(
+      cents < range.minCents ? 'amount_too_small' : 'amount_too_large',
+      `This design takes ${formatUsd(range.minCents)} to ${formatUsd(range.maxCents)} per person.`,
+    );
   }
   return { ok: true, cents };
 }

@@ -2,6 +2,7 @@
 // The API receives that wall time with its UTC offset plus the IANA zone, so that reading
 // `scheduledAt` either as an instant or as a wall time in `timezone` gives the same moment.
 import { formatInTimeZone, fromZonedTime } from '../../lib/date-fns-tz.js';
+import type { Refused } from './refusal.js';
 
 /** A scheduled send must stay cancellable: the API allows cancelling until 10 minutes before. */
 export const MIN_SCHEDULE_LEAD_MS = 10 * 60 * 1000;
@@ -15,8 +16,16 @@ export interface ResolvedSchedule {
   wallTimeWithOffset: string;
 }
 
-export type ScheduleResult =
-  { ok: true; schedule: ResolvedSchedule } | { ok: false; field: 'date' | 'time'; message: string };
+/** A refused schedule names the picker to fix, `date` or `time`. */
+type ScheduleRefusal = Refused<
+  'date_missing' | 'not_a_date' | 'time_missing' | 'not_a_time' | 'time_skipped' | 'too_soon' | 'too_far_ahead'
+> & { field: 'date' | 'time' };
+
+export type ScheduleResult = { ok: true; schedule: ResolvedSchedule } | ScheduleRefusal;
+
+function refuse(code: ScheduleRefusal['code'], field: ScheduleRefusal['field'], message: string): ScheduleRefusal {
+  return { ok: false, code, message, field };
+}
 
 export function isValidTimeZone(zone: string): boolean {
   // Building an Intl.DateTimeFormat costs ~0.1 ms and every /kudos asks (bench: 6% of its CPU);
@@ -48,31 +57,31 @@ export function resolveSchedule(input: {
   now: Date;
 }): ScheduleResult {
   const { date, time, timezone, now } = input;
-  if (!date) return { ok: false, field: 'date', message: 'Pick the date to send on.' };
+  if (!date) return refuse('date_missing', 'date', 'Pick the date to send on.');
   if (!isCalendarDate(date))
-    return { ok: false, field: 'date', message: 'That is not a date on the calendar; pick the date again.' };
-  if (!time) return { ok: false, field: 'time', message: 'Pick the time to send at.' };
+    return refuse('not_a_date', 'date', 'That is not a date on the calendar; pick the date again.');
+  if (!time) return refuse('time_missing', 'time', 'Pick the time to send at.');
   if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time))
-    return { ok: false, field: 'time', message: 'That is not a time of day; pick the time again.' };
+    return refuse('not_a_time', 'time', 'That is not a time of day; pick the time again.');
   const zone = isValidTimeZone(timezone) ? timezone : 'UTC';
   const local = `${date}T${time}:00`;
   const instant = earliestInstantFor(local, zone);
   if (!instant) {
-    return {
-      ok: false,
-      field: 'time',
-      message: `${time} does not exist on ${date} in ${zone} (the clocks change); pick another time.`,
-    };
+    return refuse(
+      'time_skipped',
+      'time',
+      `${time} does not exist on ${date} in ${zone} (the clocks change); pick another time.`,
+    );
   }
   const lead = instant.getTime() - now.getTime();
   if (lead < MIN_SCHEDULE_LEAD_MS) {
-    return {
-      ok: false,
-      field: 'time',
-      message: `Pick a time at least 10 minutes from now (it is ${formatInTimeZone(now, zone, 'HH:mm')} in ${zone}).`,
-    };
+    return refuse(
+      'too_soon',
+      'time',
+      `Pick a time at least 10 minutes from now (it is ${formatInTimeZone(now, zone, 'HH:mm')} in ${zone}).`,
+    );
   }
-  if (lead > MAX_SCHEDULE_AHEAD_MS) return { ok: false, field: 'date', message: 'Pick a date within the next year.' };
+  if (lead > MAX_SCHEDULE_AHEAD_MS) return refuse('too_far_ahead', 'date', 'Pick a date within the next year.');
   return {
     ok: true,
     schedule: {

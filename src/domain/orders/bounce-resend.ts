@@ -21,6 +21,7 @@ import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { describeForUser } from '../accounts/rewards-failures.js';
 import { type Messenger } from '../common/ports.js';
+import { type Refused, refused } from '../common/refusal.js';
 import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import { workspaceOfRow } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
@@ -67,9 +68,19 @@ export async function getBounce(
   return row;
 }
 
+/** A refusal carries the bounced card when there is one, so that its DM can be brought up to date. */
 export type ResendOutcome =
   | { ok: true; row: BouncedRecipientRow; note?: string }
-  | { ok: false; reason: 'not_found' | 'forbidden' | 'already' | 'failed'; message: string; row?: BouncedRecipientRow };
+  | (Refused<'not_found' | 'forbidden' | 'already_resent' | 'in_progress' | 'api_error'> & {
+      row?: BouncedRecipientRow;
+    });
+
+/** Someone else resent the card, or holds its resend now: `latest` says which. */
+function alreadyTaken(latest: BouncedRecipientRow, resentTo: string): ResendOutcome {
+  return latest.status === 'resent'
+    ? { ...refused('already_resent', `Already resent to ${latest.correctedEmail ?? resentTo}.`), row: latest }
+    : { ...refused('in_progress', 'A resend is already in progress.'), row: latest };
+}
 
 /**
  * How long one resend holds its row. The call is aborted well inside it; after it, a resend whose
@@ -165,12 +176,10 @@ export async function resendBouncedCard(
   },
 ): Promise<ResendOutcome> {
   const bounce = await getBounce(deps.db, input, input.bounceId);
-  if (!bounce) return { ok: false, reason: 'not_found', message: 'This bounced card is not known any more.' };
+  if (!bounce) return refused('not_found', 'This bounced card is not known any more.');
   if (bounce.senderUserId !== input.actorUserId && !input.actorIsAdmin) {
     return {
-      ok: false,
-      reason: 'forbidden',
-      message: 'Only the sender of these kudos (or an admin) can resend the card.',
+      ...refused('forbidden', 'Only the sender of these kudos (or an admin) can resend the card.'),
       row: bounce,
     };
   }
@@ -192,7 +201,7 @@ export async function resendBouncedCard(
         .set({ status: 'open', error: message, claimedUntil: null, updatedAt: sql`now()` })
         .where(heldBy(taken))
         .returning();
-      return { ok: false, reason: 'failed', message, row: reopened ?? taken };
+      return { ...refused('api_error', message), row: reopened ?? taken };
     }
     if (earlier) {
       const [resent] = await deps.db
@@ -200,7 +209,7 @@ export async function resendBouncedCard(
         .set({ status: 'resent', resentAt: sql`now()`, claimedUntil: null, error: null, updatedAt: sql`now()` })
         .where(heldBy(taken))
         .returning();
-      return { ok: false, reason: 'already', message: `Already resent to ${earlier}.`, row: resent ?? taken };
+      return { ...refused('already_resent', `Already resent to ${earlier}.`), row: resent ?? taken };
     }
     [claimed] = await deps.db
       .update(bouncedRecipients)
@@ -209,16 +218,7 @@ export async function resendBouncedCard(
       .returning();
   }
   if (!claimed) {
-    const latest = (await getBounce(deps.db, bounce, bounce.id)) ?? bounce;
-    return {
-      ok: false,
-      reason: 'already',
-      message:
-        latest.status === 'resent'
-          ? `Already resent to ${latest.correctedEmail ?? 'the corrected address'}.`
-          : 'A resend is already in progress.',
-      row: latest,
-    };
+    return alreadyTaken((await getBounce(deps.db, bounce, bounce.id)) ?? bounce, 'the corrected address');
   }
   return performResend(deps, claimed, leaseMs, { lookFirst: false });
 }
@@ -259,7 +259,7 @@ async function performResend(
       .set({ status: 'open', error: message, claimedUntil: null, updatedAt: sql`now()` })
       .where(heldBy(claimed))
       .returning();
-    return { ok: false, reason: 'failed', message, row: reopened ?? claimed };
+    return { ...refused('api_error', message), row: reopened ?? claimed };
   }
 
   const [resent] = await deps.db
@@ -277,16 +277,7 @@ async function performResend(
   if (!resent) {
     // Our lease ran out and someone else holds the resend now: they finish it and tell.
     log.warn('resend lease lost before recording; the new holder records it');
-    const latest = (await getBounce(deps.db, claimed, claimed.id)) ?? claimed;
-    return {
-      ok: false,
-      reason: 'already',
-      message:
-        latest.status === 'resent'
-          ? `Already resent to ${latest.correctedEmail ?? resentTo}.`
-          : 'A resend is already in progress.',
-      row: latest,
-    };
+    return alreadyTaken((await getBounce(deps.db, claimed, claimed.id)) ?? claimed, resentTo);
   }
   log.info('card resent to a corrected address');
 
@@ -343,7 +334,7 @@ export async function recoverStuckResends(
     const notice = outcome.ok
       ? ({ type: 'bounce.resent', bounce: latest, ...(outcome.note ? { note: outcome.note } : {}) } as const)
       : ({ type: 'bounce.resend_failed', bounce: latest, reason: outcome.message } as const);
-    if (!outcome.ok && outcome.reason !== 'failed') continue;
+    if (!outcome.ok && outcome.code !== 'api_error') continue;
     await deps.chat
       .updateMessage(workspaceOfRow(latest), latest.dmChannel, latest.dmTs, deps.present(notice))
       .catch((error: unknown) => deps.logger.warn('updating the bounce DM failed', { bounceId: row.id, error }));

@@ -15,18 +15,18 @@ import { RewardsApiError, type RewardsClient } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { describeForUser } from '../accounts/rewards-failures.js';
 import { decidedByText, type NamingText } from '../common/ports.js';
+import { type Refused, refused } from '../common/refusal.js';
 import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
 import { orderIdsOf } from './kudos-parts.js';
 import { getKudosOf, markCanceled } from './kudos-store.js';
 
+/** A refusal carries the send when there is one, so that the list can grey out its Cancel. */
 export type CancelOutcome =
   | { ok: true; row: KudosRow }
-  | {
-      ok: false;
-      reason: 'not_found' | 'forbidden' | 'not_scheduled' | 'too_late' | 'api_error';
-      message: NamingText;
-      row?: KudosRow;
-    };
+  | (Refused<
+      'not_found' | 'forbidden' | 'already_canceled' | 'not_scheduled' | 'too_late' | 'database_error' | 'api_error',
+      NamingText
+    > & { row?: KudosRow });
 
 /** Cancellable as far as our clock knows; the API has the final word. */
 export function isCancellable(row: Pick<KudosRow, 'status' | 'scheduledAt'>, now: Date): boolean {
@@ -43,21 +43,16 @@ export async function cancelScheduledSend(
 ): Promise<CancelOutcome> {
   // Read within the clicker's workspace: another workspace's send is one that does not exist.
   const row = await getKudosOf(deps.db, { teamId: input.teamId }, input.kudosId);
-  if (!row) return { ok: false, reason: 'not_found', message: 'That send no longer exists.' };
+  if (!row) return refused('not_found', 'That send no longer exists.');
   if (row.senderUserId !== input.actorUserId && !input.actorIsAdmin) {
-    return { ok: false, reason: 'forbidden', message: 'Only the sender or an admin can cancel this send.', row };
+    return { ...refused('forbidden', 'Only the sender or an admin can cancel this send.'), row };
   }
   if (row.status === 'canceled')
-    return {
-      ok: false,
-      reason: 'not_scheduled',
-      message: decidedByText('Already cancelled', row.canceledBy, '.'),
-      row,
-    };
+    return { ...refused('already_canceled', decidedByText('Already cancelled', row.canceledBy, '.')), row };
   if (row.status !== 'scheduled' || !row.orderId)
-    return { ok: false, reason: 'not_scheduled', message: 'This send is not scheduled any more.', row };
+    return { ...refused('not_scheduled', 'This send is not scheduled any more.'), row };
   if (!isCancellable(row, input.now)) {
-    return { ok: false, reason: 'too_late', message: 'Too late to cancel: it goes out in less than 10 minutes.', row };
+    return { ...refused('too_late', 'Too late to cancel: it goes out in less than 10 minutes.'), row };
   }
   const log = deps.logger.child({ kudosId: row.id, orderId: row.orderId });
   const orderId = row.orderId;
@@ -70,9 +65,7 @@ export async function cancelScheduledSend(
   } catch (error) {
     log.warn('recording the cancel intent failed; not cancelling', { error });
     return {
-      ok: false,
-      reason: 'api_error',
-      message: 'Could not cancel right now (our database did not answer). Try again in a minute.',
+      ...refused('database_error', 'Could not cancel right now (our database did not answer). Try again in a minute.'),
       row,
     };
   }
@@ -104,12 +97,12 @@ export async function cancelScheduledSend(
       await clearCancelIntent(deps.db, row.id).catch(() => {});
     const message = describeForUser(error, 'cancel');
     return {
-      ok: false,
-      reason: tooLate && done === 0 ? 'too_late' : 'api_error',
-      message:
+      ...refused(
+        tooLate && done === 0 ? 'too_late' : 'api_error',
         done > 0
           ? `${message} ${done} of its ${orderIds.length} orders are cancelled; Kudos keeps cancelling the others.`
           : message,
+      ),
       row,
     };
   }

@@ -15,6 +15,7 @@ import { listTemplates } from '../accounts/email-templates.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from '../common/money.js';
 import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
+import { type FormErrors, type FormRefused, formRefused } from '../common/refusal.js';
 import type { Workspace } from '../common/workspace.js';
 import { type ResolvedSchedule, resolveSchedule } from '../common/zoned-time.js';
 import { messageProblem } from './message-text.js';
@@ -74,7 +75,7 @@ export type PreparedSend =
       /** What the sender should know about the send as recorded (a group's members left out), one sentence each. */
       notes: string[];
     }
-  | { ok: false; errors: Partial<Record<SendField, string>> };
+  | FormRefused<SendField>;
 
 /** People picked one by one in the form (the multi-select), as since the first version. */
 export const MAX_PICKED_PEOPLE = 100;
@@ -141,11 +142,9 @@ async function directoryFor(
   return { userInfo: async (w, id) => byId.get(id) ?? users.userInfo(w, id) };
 }
 
-type SendErrors = Partial<Record<SendField, string>>;
-
 export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form: SendForm): Promise<PreparedSend> {
   // The checks run in the form's order, each adding its fields' errors; every field is checked.
-  const errors: SendErrors = {};
+  const errors: FormErrors<SendField> = {};
   const campaign = await checkCampaign(deps, ctx, form, errors);
   const { design, amountCents, templateId } = await checkCard(deps, ctx, form, campaign, errors);
   const badMessage = messageProblem(form.message);
@@ -156,7 +155,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   const schedule = checkSchedule(ctx, form, errors);
   const { recipients, notes } = await checkRecipients(deps, ctx, form, errors);
 
-  if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return { ok: false, errors };
+  if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return formRefused(errors);
 
   const total = totalCents(amountCents, recipients.length);
   const draft = {
@@ -168,7 +167,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     recipientEmails: recipients.map((r) => r.email),
   };
   const route = await deps.policy.route(draft);
-  if (route.kind === 'refuse') return { ok: false, errors: { amount: route.message } };
+  if (route.kind === 'refuse') return formRefused<SendField>({ amount: route.message });
 
   return {
     ok: true,
@@ -192,7 +191,7 @@ async function checkCampaign(
   deps: SendRequestDeps,
   ctx: SendContext,
   form: SendForm,
-  errors: SendErrors,
+  errors: FormErrors<SendField>,
 ): Promise<CampaignRow | undefined> {
   if (!form.campaignId) return undefined;
   const campaign = deps.campaign ? await deps.campaign(ctx.workspace.teamId, form.campaignId) : undefined;
@@ -212,7 +211,7 @@ async function checkCard(
   ctx: SendContext,
   form: SendForm,
   campaign: CampaignRow | undefined,
-  errors: SendErrors,
+  errors: FormErrors<SendField>,
 ): Promise<{ design: Design | undefined; amountCents: number | undefined; templateId: string | undefined }> {
   const templateId = form.template === null ? undefined : (form.template ?? campaign?.templateId ?? undefined);
   const campaignDesign = campaign !== undefined && form.productId === campaign.productId;
@@ -243,7 +242,7 @@ function checkAmount(
   amount: unknown,
   design: Design | undefined,
   campaign: CampaignRow | undefined,
-  errors: SendErrors,
+  errors: FormErrors<SendField>,
 ): number | undefined {
   const parsed = parseWholeDollars(amount);
   if (!parsed.ok) {
@@ -263,7 +262,7 @@ function checkAmount(
 }
 
 /** When: now (no schedule), or a date and time read in the sender's zone. */
-function checkSchedule(ctx: SendContext, form: SendForm, errors: SendErrors): ResolvedSchedule | undefined {
+function checkSchedule(ctx: SendContext, form: SendForm, errors: FormErrors<SendField>): ResolvedSchedule | undefined {
   if (!form.schedule) return undefined;
   const resolved = resolveSchedule({ ...form.schedule, timezone: ctx.sender.tz ?? 'UTC', now: ctx.now });
   if (resolved.ok) return resolved.schedule;
@@ -286,7 +285,7 @@ async function checkRecipients(
   deps: SendRequestDeps,
   ctx: SendContext,
   form: SendForm,
-  errors: SendErrors,
+  errors: FormErrors<SendField>,
 ): Promise<{ recipients: KudosRecipientSnapshot[]; notes: string[] }> {
   const recipientField: SendField = form.userIds.length > 0 || !form.group ? 'recipients' : 'group';
   const found: FoundRecipients = { lists: [], notes: [], groupHadSender: false };
@@ -322,7 +321,7 @@ async function addSlackGroup(
   ctx: SendContext,
   pickedIds: string[],
   groupId: string,
-  errors: SendErrors,
+  errors: FormErrors<SendField>,
   found: FoundRecipients,
 ): Promise<{ slackUserIds: string[]; groupMembers: ReadonlySet<string> | undefined }> {
   const members = await usergroupMembersOrProblem(deps.users, ctx.workspace, groupId);
@@ -343,7 +342,7 @@ async function checkSlackPeople(
   deps: SendRequestDeps,
   ctx: SendContext,
   people: { slackUserIds: string[]; groupMembers: ReadonlySet<string> | undefined; recipientField: SendField },
-  errors: SendErrors,
+  errors: FormErrors<SendField>,
   found: FoundRecipients,
 ): Promise<void> {
   const { slackUserIds, groupMembers, recipientField } = people;
@@ -374,7 +373,7 @@ async function addAddressBookGroup(
   deps: SendRequestDeps,
   ctx: SendContext,
   groupId: string,
-  errors: SendErrors,
+  errors: FormErrors<SendField>,
   found: FoundRecipients,
 ): Promise<void> {
   const members = await addressBookMembersOrProblem(await deps.rewards.for(ctx.workspace), groupId);

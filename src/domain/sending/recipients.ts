@@ -16,6 +16,7 @@ import {
 } from '../../db/schema/index.js';
 import { isRewardsError, type RewardsClient } from '../../rewards/index.js';
 import { displayNameOf, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
+import { type Refused, refused } from '../common/refusal.js';
 import type { Workspace } from '../common/workspace.js';
 
 export type RecipientCheck =
@@ -25,7 +26,11 @@ export type RecipientCheck =
       /** Members of a group left out by the workspace's setting (guests, invited people). */
       leftOut: { guests: number; invited: number };
     }
-  | { ok: false; message: string };
+  /**
+   * `cannot_receive`: someone cannot receive a card at all (a bot, deactivated, no e-mail address);
+   * `left_out_by_setting`: only the workspace's setting leaves them out. The message names all of them.
+   */
+  | Refused<'cannot_receive' | 'left_out_by_setting'>;
 
 const LOOKUP_CONCURRENCY = 8;
 
@@ -88,7 +93,7 @@ export async function checkSlackRecipients(
   const allowed = opts.cardRecipients ?? 'members';
   const unique = [...new Set(userIds)];
   const users = await mapLimit(unique, LOOKUP_CONCURRENCY, (id) => directory.userInfo(ws, id));
-  const refused: string[] = [];
+  const cannotReceive: string[] = [];
   const excluded: Array<{ name: string; why: 'guest' | 'invited' }> = [];
   const leftOut = { guests: 0, invited: 0 };
   const recipients: KudosRecipientSnapshot[] = [];
@@ -96,7 +101,7 @@ export async function checkSlackRecipients(
     const user = users[i];
     const reason = refusalReason(user, opts.botUserId);
     if (reason) {
-      refused.push(`${user ? displayNameOf(user) : id} (${reason})`);
+      cannotReceive.push(`${user ? displayNameOf(user) : id} (${reason})`);
       return;
     }
     const why = leftOutBySetting(user!, allowed);
@@ -105,12 +110,13 @@ export async function checkSlackRecipients(
     else recipients.push(snapshotOf(user!));
   });
   const messages: string[] = [];
-  if (refused.length > 0)
+  if (cannotReceive.length > 0)
     messages.push(
-      `Cannot send to ${refused.join(', ')}. Remove ${refused.length === 1 ? 'them' : 'these people'} and try again.`,
+      `Cannot send to ${cannotReceive.join(', ')}. Remove ${cannotReceive.length === 1 ? 'them' : 'these people'} and try again.`,
     );
   if (excluded.length > 0) messages.push(leftOutMessage(excluded, allowed));
-  if (messages.length > 0) return { ok: false, message: messages.join(' ') };
+  if (messages.length > 0)
+    return refused(cannotReceive.length > 0 ? 'cannot_receive' : 'left_out_by_setting', messages.join(' '));
   return { ok: true, recipients, leftOut };
 }
 

@@ -13,6 +13,7 @@ import {
   parseCelebrationCsv,
 } from '../../domain/automations/celebration-csv.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
+import type { FormErrors } from '../../domain/common/refusal.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { recordAudit } from '../../domain/workspaces/audit-trail.js';
 import { Celebrations, Recurring } from '../ids.js';
@@ -43,7 +44,7 @@ function reader(raw: unknown) {
   return (block: string, action: string): Leaf => values[block]?.[action] ?? {};
 }
 
-const blockErrors = <F extends string>(errors: Partial<Record<F, string>>, blocks: Record<F, string>) =>
+const blockErrors = <F extends string>(errors: FormErrors<F>, blocks: Record<F, string>) =>
   Object.fromEntries(Object.entries(errors).map(([field, message]) => [blocks[field as F], message as string]));
 
 /** `work`'s outcome, or 'late' when it is not there by `dueAt` (the work goes on). */

@@ -73,13 +73,13 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
       else await deps.slack.for(ws).sendDirectMessage(actor, buildBounceResolved(outcome.row, email, outcome.note));
       return;
     }
-    if (outcome.reason === 'already' && outcome.row?.status === 'resent' && where) {
+    if (outcome.code === 'already_resent' && outcome.row?.status === 'resent' && where) {
       await deps.slack
         .for(ws)
         .updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, outcome.row.correctedEmail ?? email));
       return;
     }
-    if (outcome.reason === 'failed' && where && outcome.row) {
+    if (outcome.code === 'api_error' && where && outcome.row) {
       await deps.slack
         .for(ws)
         .updateMessage(where.channel, where.ts, buildBounceResendFailed(outcome.row, outcome.message));

@@ -37,7 +37,7 @@ export function registerCancelScheduled(app: App, deps: ListenerDeps): void {
         row,
         cancellable:
           isCancellable(row, now) &&
-          !(outcome.ok === false && outcome.reason === 'too_late' && outcome.row?.id === row.id),
+          !(outcome.ok === false && outcome.code === 'too_late' && outcome.row?.id === row.id),
       })),
       { showSender: admin, note },
     );

@@ -5,8 +5,9 @@ import { z } from 'zod';
 
 import { formatUsd } from '../../domain/common/money.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
+import { formRefused } from '../../domain/common/refusal.js';
 import { getCampaign } from '../../domain/finance/campaigns.js';
-import { prepareSend, type SendField, type SendForm } from '../../domain/sending/check-send.js';
+import { type PreparedSend, prepareSend, type SendField, type SendForm } from '../../domain/sending/check-send.js';
 import { type RecordedSend, recordPreparedSend, startRecordedSend } from '../../domain/sending/record-send.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { section } from '../kit/mrkdwn.js';
@@ -120,8 +121,7 @@ export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
     const work = answerByAnswered(Date.now() + SUBMIT_BUDGET_MS, async (answer) => {
       answered = answer;
       const [sender, settings] = await Promise.all([deps.slack.for(ws).userInfo(body.user.id), deps.settings.get(ws)]);
-      if (!sender)
-        return { ok: false as const, errors: { recipients: 'Slack did not tell us who you are; try again.' } };
+      if (!sender) return formRefused<SendField>({ recipients: 'Slack did not tell us who you are; try again.' });
       return prepareSend(
         {
           users: deps.slack,
@@ -185,12 +185,10 @@ export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
 const COULD_NOT_CHECK =
   'Could not check the recipients or the design right now (Slack or the Rewards API did not answer). Press Send again.';
 
-type Checked = Awaited<ReturnType<typeof prepareSend>> | { ok: false; errors: Partial<Record<SendField, string>> };
-
 /** A checked form recorded (once, by its view: a double submission finds the first), or the errors by block. */
 async function recordChecked(
   deps: ListenerDeps,
-  prepared: Checked,
+  prepared: PreparedSend,
   fill: string | undefined,
   log: ListenerDeps['logger'],
 ): Promise<{ ok: true; recorded: RecordedSend; notes: string[] } | { ok: false; errors: Record<string, string> }> {
@@ -246,7 +244,7 @@ async function finishAfterAnswer(
     fill: string | undefined;
     log: ListenerDeps['logger'];
   },
-  work: Promise<Checked>,
+  work: Promise<PreparedSend>,
 ): Promise<void> {
   const slack = deps.slack.for(at.ws);
   const tell = async (problems: string[]) => {
@@ -258,7 +256,7 @@ async function finishAfterAnswer(
       .sendDirectMessage(at.userId, { text, blocks: [section(escapeMrkdwn(text))] })
       .catch((error: unknown) => at.log.warn('telling the sender failed', { error }));
   };
-  let prepared: Checked;
+  let prepared: PreparedSend;
   try {
     prepared = await work;
   } catch (error) {

@@ -106,6 +106,7 @@ describe('the CSV parser', () => {
       ...Array.from({ length: MAX_CSV_ROWS + 1 }, (_, i) => `p${i}@x.io,01-01,`),
     ].join('\n');
     const over = parseCelebrationCsv(justOver, '2026-11-25');
+    expect(over).toMatchObject({ ok: false, code: 'too_many_rows' });
     expect(over.ok ? '' : over.message).toBe(
       `The file has ${MAX_CSV_ROWS + 1} rows; at most ${MAX_CSV_ROWS} per upload. Nothing was imported.`,
     );
@@ -114,14 +115,17 @@ describe('the CSV parser', () => {
   it('needs the header, rows, and valid CSV', () => {
     expect(parseCelebrationCsv('mail,bday\na@b.co,01-01', '2026-11-25')).toMatchObject({
       ok: false,
+      code: 'bad_header',
       message: expect.stringMatching(/header/),
     });
     expect(parseCelebrationCsv('email,birthday,start_date\n', '2026-11-25')).toMatchObject({
       ok: false,
+      code: 'no_rows',
       message: expect.stringMatching(/no rows/),
     });
     expect(parseCelebrationCsv('email,birthday,start_date\n"a@b.co,01-01,', '2026-11-25')).toMatchObject({
       ok: false,
+      code: 'not_csv',
       message: expect.stringMatching(/not valid CSV/),
     });
   });

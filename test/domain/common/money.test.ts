@@ -20,7 +20,13 @@ describe('amounts', () => {
     for (const input of ['25.50', '0', '-5', 'ten', '', '1e3', '25.']) {
       expect(parseWholeDollars(input).ok).toBe(false);
     }
-    expect(parseWholeDollars('25.50')).toMatchObject({ message: expect.stringContaining('whole dollars') });
+    expect(parseWholeDollars('25.50')).toMatchObject({
+      code: 'not_whole_dollars',
+      message: expect.stringContaining('whole dollars'),
+    });
+    expect(parseWholeDollars('0')).toMatchObject({ code: 'amount_too_small' });
+    expect(parseWholeDollars('')).toMatchObject({ code: 'amount_missing' });
+    expect(parseWholeDollars('ten')).toMatchObject({ code: 'not_a_number' });
   });
 
   it('any whole-dollar amount inside [min, max] passes, anything outside fails (property)', () => {
@@ -34,7 +40,11 @@ describe('amounts', () => {
           const parsed = parseWholeDollars(String(dollars));
           expect(parsed).toEqual({ ok: true, cents: dollars * 100 });
           const inside = dollars * 100 >= range.minCents && dollars * 100 <= range.maxCents;
-          expect(checkAmountInRange(dollars * 100, range).ok).toBe(inside);
+          expect(checkAmountInRange(dollars * 100, range)).toMatchObject(
+            inside
+              ? { ok: true }
+              : { ok: false, code: dollars * 100 < range.minCents ? 'amount_too_small' : 'amount_too_large' },
+          );
         },
       ),
     );

@@ -23,7 +23,12 @@ describe('resolveSchedule', () => {
     expect(before.ok && before.schedule.wallTimeWithOffset).toBe('2027-03-14T01:59:00-05:00');
     expect(after.ok && after.schedule.wallTimeWithOffset).toBe('2027-03-14T03:00:00-04:00');
     expect(after.ok && after.schedule.instant.toISOString()).toBe('2027-03-14T07:00:00.000Z');
-    expect(at('02:30')).toMatchObject({ ok: false, field: 'time', message: expect.stringContaining('does not exist') });
+    expect(at('02:30')).toMatchObject({
+      ok: false,
+      code: 'time_skipped',
+      field: 'time',
+      message: expect.stringContaining('does not exist'),
+    });
   });
 
   it('reads a repeated fall-back hour as its first occurrence', () => {
@@ -38,14 +43,17 @@ describe('resolveSchedule', () => {
     const time = formatInTimeZone(nineMinutes, 'Europe/Berlin', 'HH:mm');
     expect(resolveSchedule({ date, time, timezone: 'Europe/Berlin', now: NOW })).toMatchObject({
       ok: false,
+      code: 'too_soon',
       field: 'time',
     });
     expect(resolveSchedule({ date: undefined, time: '09:00', timezone: 'UTC', now: NOW })).toMatchObject({
       ok: false,
+      code: 'date_missing',
       field: 'date',
     });
     expect(resolveSchedule({ date: '2027-02-01', time: null, timezone: 'UTC', now: NOW })).toMatchObject({
       ok: false,
+      code: 'time_missing',
       field: 'time',
     });
   });

@@ -251,7 +251,7 @@ describe('scheduled sends', () => {
       { db: e2e.db, rewards: e2e.stack.app.rewardsAccounts, logger: e2e.stack.app.logger },
       { kudosId: row.id, teamId: 'T0KUDOS', actorUserId: 'U_EMP2', actorIsAdmin: false, now: new Date() },
     );
-    expect(refused).toMatchObject({ ok: false, reason: 'forbidden' });
+    expect(refused).toMatchObject({ ok: false, code: 'forbidden' });
 
     await e2e.stack.sim.slashCommand('U_ADMIN', 'scheduled', 'C_GENERAL');
     const list = scheduledListMessage('U_ADMIN')!;
