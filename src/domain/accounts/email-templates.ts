@@ -6,6 +6,7 @@
 // like a placeholder (`{{…}}`, `{…}`, `%…%`, `[…]` with a name inside) rather than let it reach
 // recipients as typed.
 import { isRewardsError, type RewardsClient, type Template, type TestEmailResult } from '../../rewards/index.js';
+import { type FormErrors, type FormRefused, formRefused, type Refused, refused } from '../common/refusal.js';
 
 export const TEMPLATE_NAME_MAX = 100;
 export const SENDER_NAME_MAX = 100;
@@ -45,10 +46,8 @@ export function findPlaceholder(text: string): string | undefined {
 }
 
 /** Checks the form as the API's rules and Kudos' placeholder rule want it; errors by field. */
-export function checkTemplateForm(
-  form: TemplateForm,
-): { ok: true; input: TemplateInput } | { ok: false; errors: Partial<Record<TemplateField, string>> } {
-  const errors: Partial<Record<TemplateField, string>> = {};
+export function checkTemplateForm(form: TemplateForm): { ok: true; input: TemplateInput } | FormRefused<TemplateField> {
+  const errors: FormErrors<TemplateField> = {};
   const name = form.name.trim();
   const senderName = form.senderName.trim();
   const message = form.message.trim();
@@ -75,7 +74,7 @@ export function checkTemplateForm(
     if (!/^#[0-9a-fA-F]{6}$/.test(hex)) errors[field] = 'A colour as #RRGGBB, e.g. #4A154B.';
     else colours[field] = hex.toUpperCase();
   }
-  if (Object.keys(errors).length > 0) return { ok: false, errors };
+  if (Object.keys(errors).length > 0) return formRefused(errors);
   return { ok: true, input: { name, senderName, ...(message ? { message } : {}), ...colours } };
 }
 
@@ -117,7 +116,7 @@ export function createTemplate(
   return rewards.templates.create(input, opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined);
 }
 
-export type TestEmailOutcome = { ok: true; result: TestEmailResult } | { ok: false; message: string };
+export type TestEmailOutcome = { ok: true; result: TestEmailResult } | Refused<'test_email_limit_exceeded'>;
 
 /** The spec's test e-mail (choice cards only, not charged) to the admin's own address with a template. */
 export async function sendTestEmail(
@@ -138,10 +137,10 @@ export async function sendTestEmail(
     return { ok: true, result };
   } catch (error) {
     if (isRewardsError(error) && error.code === 'TEST_EMAIL_LIMIT_EXCEEDED')
-      return {
-        ok: false,
-        message: `The daily limit of test e-mails (${TEST_EMAILS_PER_DAY} by default, per Rewards account, UTC day) is used up. Try again tomorrow.`,
-      };
+      return refused(
+        'test_email_limit_exceeded',
+        `The daily limit of test e-mails (${TEST_EMAILS_PER_DAY} by default, per Rewards account, UTC day) is used up. Try again tomorrow.`,
+      );
     throw error;
   }
 }

@@ -17,6 +17,7 @@ import {
 import { rewardsConnectionContext } from '../../db/sealed-columns.js';
 import { isRewardsError, RewardsAuthError, RewardsPermissionError } from '../../rewards/index.js';
 import type { KeyRing } from '../../secrets/key-ring.js';
+import { type Refused, refused } from '../common/refusal.js';
 import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 
@@ -217,9 +218,19 @@ function saveConnection(
 }
 
 export type ConnectField = 'clientId' | 'clientSecret' | 'webhookSecret';
-export type ConnectOutcome =
-  | { ok: true; connection: RewardsConnection; replacedAccount: boolean }
-  | { ok: false; field: ConnectField; message: string };
+
+/** Credentials refused; `field` is always the input to fix, where the modal shows the message. */
+interface ConnectRefused extends Refused<
+  'malformed_credentials' | 'credentials_rejected' | 'insufficient_scope' | 'rewards_unreachable'
+> {
+  field: ConnectField;
+}
+
+export type ConnectOutcome = { ok: true; connection: RewardsConnection; replacedAccount: boolean } | ConnectRefused;
+
+function refusedOn(field: ConnectField, code: ConnectRefused['code'], message: string): ConnectRefused {
+  return { ...refused(code, message), field };
+}
 
 export interface ConnectDeps {
   db: Database;
@@ -248,23 +259,23 @@ export async function connectRewardsAccount(
     webhookSecret: input.webhookSecret.trim(),
   };
   if (!/^[\x21-\x7e]{1,200}$/.test(credentials.clientId))
-    return { ok: false, field: 'clientId', message: 'Paste the client ID from the Rewards portal (no spaces).' };
+    return refusedOn('clientId', 'malformed_credentials', 'Paste the client ID from the Rewards portal (no spaces).');
   if (!/^[\x21-\x7e]{1,500}$/.test(credentials.clientSecret))
-    return {
-      ok: false,
-      field: 'clientSecret',
-      message: 'Paste the client secret from the Rewards portal (no spaces).',
-    };
+    return refusedOn(
+      'clientSecret',
+      'malformed_credentials',
+      'Paste the client secret from the Rewards portal (no spaces).',
+    );
   if (!/^[\x21-\x7e]{8,500}$/.test(credentials.webhookSecret))
-    return {
-      ok: false,
-      field: 'webhookSecret',
-      message: 'Paste the webhook signing secret from the Rewards portal (at least 8 characters, no spaces).',
-    };
+    return refusedOn(
+      'webhookSecret',
+      'malformed_credentials',
+      'Paste the webhook signing secret from the Rewards portal (at least 8 characters, no spaces).',
+    );
   try {
     await deps.verify(credentials);
   } catch (error) {
-    return { ok: false, ...verifyProblem(error) };
+    return verifyProblem(error);
   }
   const previous = await deps.store.get(ws);
   const connection = await deps.store.save(ws, credentials, connectedBy);
@@ -277,26 +288,26 @@ export async function connectRewardsAccount(
   return { ok: true, connection, replacedAccount };
 }
 
-function verifyProblem(error: unknown): { field: ConnectField; message: string } {
+function verifyProblem(error: unknown): ConnectRefused {
   if (isRewardsError(error, 'INVALID_CLIENT') || error instanceof RewardsAuthError) {
-    return {
-      field: 'clientSecret',
-      message:
-        'The Rewards API refused this client ID and secret. Copy both again from the Rewards portal. Nothing was saved.',
-    };
+    return refusedOn(
+      'clientSecret',
+      'credentials_rejected',
+      'The Rewards API refused this client ID and secret. Copy both again from the Rewards portal. Nothing was saved.',
+    );
   }
   if (error instanceof RewardsPermissionError) {
-    return {
-      field: 'clientId',
-      message:
-        'These credentials may not read the balance (scope balance.read). Use an app that has every scope. Nothing was saved.',
-    };
+    return refusedOn(
+      'clientId',
+      'insufficient_scope',
+      'These credentials may not read the balance (scope balance.read). Use an app that has every scope. Nothing was saved.',
+    );
   }
-  return {
-    field: 'clientId',
-    message:
-      'The Rewards API could not be reached to check these credentials. Nothing was saved; try again in a minute.',
-  };
+  return refusedOn(
+    'clientId',
+    'rewards_unreachable',
+    'The Rewards API could not be reached to check these credentials. Nothing was saved; try again in a minute.',
+  );
 }
 
 /** What App Home and the connect modal need (distribution mode; undefined in single-workspace Rewards). */

@@ -31,6 +31,7 @@ import { type Design, readDesignNow } from '../accounts/design-catalog.js';
 import { findPlaceholder, listTemplates } from '../accounts/email-templates.js';
 import { describeForUser, mayHaveReachedApi } from '../accounts/rewards-failures.js';
 import { centsToDecimal, checkAmountInRange, formatUsd, parseWholeDollars } from '../common/money.js';
+import { type FormErrors, type FormRefused, formRefused, type Refused, refused } from '../common/refusal.js';
 import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import { recordAudit } from '../workspaces/audit-trail.js';
@@ -82,8 +83,7 @@ export interface CampaignInput {
   subject: string | null;
 }
 
-export type CampaignErrors = Partial<Record<CampaignField, string>>;
-export type CheckedCampaign = { ok: true; input: CampaignInput } | { ok: false; errors: CampaignErrors };
+export type CheckedCampaign = { ok: true; input: CampaignInput } | FormRefused<CampaignField>;
 
 export function designGoneMessage(designName: string): string {
   return `The design “${designName}” is no longer in the Rewards catalog; pick another.`;
@@ -94,7 +94,7 @@ export function checkCampaignForm(
   form: CampaignForm,
   found: { design: Design | undefined; template: Template | undefined; formerDesignName?: string | undefined },
 ): CheckedCampaign {
-  const errors: CampaignErrors = {};
+  const errors: FormErrors<CampaignField> = {};
   const name = form.name.trim();
   if (!name) errors.name = 'Give the campaign a name, e.g. “Q4 spot awards”.';
   else if (name.length > CAMPAIGN_NAME_MAX) errors.name = `At most ${CAMPAIGN_NAME_MAX} characters.`;
@@ -149,7 +149,7 @@ export function checkCampaignForm(
   }
 
   if (Object.keys(errors).length > 0 || !design || min === undefined || max === undefined || defaultCents === undefined)
-    return { ok: false, errors };
+    return formRefused(errors);
   return {
     ok: true,
     input: {
@@ -400,7 +400,7 @@ function timeoutOf(deps: Pick<CampaignDeps, 'timeoutMs' | 'deadline'>): number {
 export type SaveOutcome =
   | { kind: 'saved'; row: CampaignRow }
   /** The form's own problem (a name taken): nothing saved. */
-  | { kind: 'invalid'; errors: CampaignErrors }
+  | { kind: 'invalid'; errors: FormErrors<CampaignField> }
   /** The API refused, or certainly did not take it: nothing saved, nothing half-done. */
   | { kind: 'refused'; message: string }
   /** The answer was lost: Kudos does not know yet whether the API has it; the row stays `creating`. */
@@ -409,7 +409,7 @@ export type SaveOutcome =
 const UNKNOWN_CREATE =
   'The Rewards API did not answer in time, so Kudos does not know yet whether it created the campaign. Kudos will not create it twice: press Save again in a minute (or look in `/kudos campaigns`), and it will be finished.';
 
-function nameTaken(name: string): CampaignErrors {
+function nameTaken(name: string): FormErrors<CampaignField> {
   return {
     name: `A campaign named “${name}” already exists; pick another name, or edit that one from \`/kudos campaigns\`.`,
   };
@@ -645,7 +645,9 @@ export async function updateCampaign(
   });
 }
 
-export type ArchiveOutcome = { ok: true; row: CampaignRow } | { ok: false; message: string };
+export type ArchiveOutcome =
+  | { ok: true; row: CampaignRow }
+  | Refused<'not_found' | 'already_archived' | 'rewards_unreachable' | 'creation_unsettled' | 'rewards_delete_failed'>;
 
 /** Deletes the API's copy (a delete already done, or done in the portal, is fine), then archives Kudos' row. */
 export async function archiveCampaign(
@@ -655,20 +657,23 @@ export async function archiveCampaign(
   id: string,
 ): Promise<ArchiveOutcome> {
   const row = await getCampaign(deps.db, ws.teamId, id);
-  if (!row) return { ok: false, message: 'That campaign does not exist in this workspace.' };
-  if (row.status === 'archived') return { ok: false, message: `*${row.name}* is archived already.` };
+  if (!row) return refused('not_found', 'That campaign does not exist in this workspace.');
+  if (row.status === 'archived') return refused('already_archived', `*${row.name}* is archived already.`);
   let apiCampaignId = row.apiCampaignId;
   if (row.status === 'creating') {
     // Never leave an API campaign behind: find out first whether the create went through.
     const found = await findApiCampaign(deps.rewards, row, timeoutOf(deps)).catch(() => 'failed' as const);
     if (found === 'failed')
-      return { ok: false, message: 'The Rewards API did not answer; nothing was changed. Try again in a moment.' };
+      return refused(
+        'rewards_unreachable',
+        'The Rewards API did not answer; nothing was changed. Try again in a moment.',
+      );
     const settled = deps.now().getTime() - (row.apiAttemptAt?.getTime() ?? 0) >= (deps.settleMs ?? CREATE_SETTLE_MS);
     if (!found && !settled)
-      return {
-        ok: false,
-        message: 'Kudos is still finding out whether the Rewards API created this campaign; try again in a minute.',
-      };
+      return refused(
+        'creation_unsettled',
+        'Kudos is still finding out whether the Rewards API created this campaign; try again in a minute.',
+      );
     apiCampaignId = found?.campaignId ?? null;
   }
   if (apiCampaignId) {
@@ -676,19 +681,19 @@ export async function archiveCampaign(
       await deps.rewards.campaigns.delete(apiCampaignId, { timeoutMs: timeoutOf(deps) });
     } catch (error) {
       if (!(error instanceof RewardsNotFoundError))
-        return {
-          ok: false,
-          message: `${describeForUser(error, 'archive the campaign in the Rewards account')} Nothing was changed.`,
-        };
+        return refused(
+          'rewards_delete_failed',
+          `${describeForUser(error, 'archive the campaign in the Rewards account')} Nothing was changed.`,
+        );
     }
   }
-  return deps.db.transaction(async (tx) => {
+  return deps.db.transaction(async (tx): Promise<ArchiveOutcome> => {
     const [archived] = await tx
       .update(campaigns)
       .set({ status: 'archived', apiCampaignId, archivedBy: actor, archivedAt: deps.now(), updatedAt: deps.now() })
       .where(and(eq(campaigns.id, id), ne(campaigns.status, 'archived')))
       .returning();
-    if (!archived) return { ok: false as const, message: 'That campaign was archived meanwhile.' };
+    if (!archived) return refused('already_archived', 'That campaign was archived meanwhile.');
     await recordAudit(tx, {
       teamId: archived.teamId,
       enterpriseId: archived.enterpriseId,
@@ -698,7 +703,7 @@ export async function archiveCampaign(
       subjectId: archived.id,
       details: { name: archived.name },
     });
-    return { ok: true as const, row: archived };
+    return { ok: true, row: archived };
   });
 }
 

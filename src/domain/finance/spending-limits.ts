@@ -20,6 +20,7 @@ import {
 import { RewardsApiError, RewardsConnectionError, toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
+import { type Refused, refused } from '../common/refusal.js';
 import type { StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import type { SendPolicy } from '../sending/send-policy.js';
@@ -125,6 +126,9 @@ export async function limitUsage(db: Database, ws: Workspace, now: Date): Promis
   };
 }
 
+/** A send that would go over a known limit; the codes name the limit. */
+export type OverLimit = Refused<'daily_limit_exceeded' | 'monthly_limit_exceeded'>;
+
 /**
  * A send of `totalCents` now: refused (with the reason) when it would take today's or this month's
  * use over a known limit. Unknown limits refuse nothing; the API still has the last word (422).
@@ -135,25 +139,23 @@ export async function checkSendAgainstLimits(
   totalCents: number,
   now: Date,
   what = 'This send',
-): Promise<{ ok: true } | { ok: false; code: 'DAILY_LIMIT_EXCEEDED' | 'MONTHLY_LIMIT_EXCEEDED'; message: string }> {
+): Promise<{ ok: true } | OverLimit> {
   const limits = await knownLimits(db, ws);
   if (!limits) return { ok: true };
   const used = await limitUsage(db, ws, now);
   if (used.todayCents + totalCents > limits.dailyCents) {
     const left = Math.max(0, limits.dailyCents - used.todayCents);
-    return {
-      ok: false,
-      code: 'DAILY_LIMIT_EXCEEDED',
-      message: `${what} (${formatUsd(totalCents)}) would go over the daily spending limit of ${formatUsd(limits.dailyCents)}: ${formatUsd(used.todayCents)} is used today, ${formatUsd(left)} is left. Send less, or tomorrow (UTC).`,
-    };
+    return refused(
+      'daily_limit_exceeded',
+      `${what} (${formatUsd(totalCents)}) would go over the daily spending limit of ${formatUsd(limits.dailyCents)}: ${formatUsd(used.todayCents)} is used today, ${formatUsd(left)} is left. Send less, or tomorrow (UTC).`,
+    );
   }
   if (used.monthCents + totalCents > limits.monthlyCents) {
     const left = Math.max(0, limits.monthlyCents - used.monthCents);
-    return {
-      ok: false,
-      code: 'MONTHLY_LIMIT_EXCEEDED',
-      message: `${what} (${formatUsd(totalCents)}) would go over the monthly spending limit of ${formatUsd(limits.monthlyCents)}: ${formatUsd(used.monthCents)} is used this month, ${formatUsd(left)} is left. An admin can ask for a higher limit (/kudos limits).`,
-    };
+    return refused(
+      'monthly_limit_exceeded',
+      `${what} (${formatUsd(totalCents)}) would go over the monthly spending limit of ${formatUsd(limits.monthlyCents)}: ${formatUsd(used.monthCents)} is used this month, ${formatUsd(left)} is left. An admin can ask for a higher limit (/kudos limits).`,
+    );
   }
   return { ok: true };
 }
@@ -161,17 +163,18 @@ export async function checkSendAgainstLimits(
 /** Whole dollars, 1 to 100,000,000, as cents. */
 export function parseLimitDollars(
   input: string | null | undefined,
-): { ok: true; cents: number } | { ok: false; message: string } {
+):
+  | { ok: true; cents: number }
+  | Refused<'negative_amount' | 'not_whole_dollars' | 'not_a_number' | 'below_minimum' | 'above_maximum'> {
   const text = (input ?? '').trim().replace(/^\$/, '').replace(/,/g, '');
-  if (text.startsWith('-')) return { ok: false, message: 'A limit must be positive.' };
+  if (text.startsWith('-')) return refused('negative_amount', 'A limit must be positive.');
   if (!/^\d{1,9}$/.test(text))
-    return {
-      ok: false,
-      message: /\./.test(text) ? 'Limits are whole dollars, e.g. 5000.' : 'Enter whole dollars, e.g. 5000.',
-    };
+    return /\./.test(text)
+      ? refused('not_whole_dollars', 'Limits are whole dollars, e.g. 5000.')
+      : refused('not_a_number', 'Enter whole dollars, e.g. 5000.');
   const dollars = Number(text);
-  if (dollars < 1) return { ok: false, message: 'A limit must be at least $1.' };
-  if (dollars > 100_000_000) return { ok: false, message: 'That is more than $100,000,000: check the figure.' };
+  if (dollars < 1) return refused('below_minimum', 'A limit must be at least $1.');
+  if (dollars > 100_000_000) return refused('above_maximum', 'That is more than $100,000,000: check the figure.');
   return { ok: true, cents: dollars * 100 };
 }
 

@@ -22,6 +22,7 @@ import { isRewardsError, RewardsApiError, RewardsConnectionError } from '../../r
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { centsToDecimal } from '../common/money.js';
 import { decidedByText, type NamingText } from '../common/ports.js';
+import { type Refused, refused } from '../common/refusal.js';
 import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import type { FinanceNotifier } from './finance-notices.js';
@@ -56,32 +57,31 @@ export interface TopUpDeps {
   now(): Date;
 }
 
-export type Refusal = { ok: false; message: string };
-
 export const SANDBOX_TOP_UP_MESSAGE =
   'Top-ups are production only (Rewards API spec): Kudos is connected to the *sandbox*, where the balance never runs out and cannot be topped up. Nothing was requested.';
 
+type TopUpAmountRefused = Refused<
+  'missing_amount' | 'negative_amount' | 'too_many_decimals' | 'not_a_number' | 'below_minimum' | 'above_maximum'
+>;
+
 /** "2,500", "2500.50", "$2500": USD with at most two decimals, within [min, max]. */
-export function parseTopUpAmount(input: string | null | undefined): { ok: true; cents: number } | Refusal {
+export function parseTopUpAmount(input: string | null | undefined): { ok: true; cents: number } | TopUpAmountRefused {
   const text = (input ?? '').trim().replace(/^\$/, '').replace(/,/g, '');
-  if (text === '') return { ok: false, message: 'Enter an amount in USD, e.g. 2500.' };
-  if (text.startsWith('-')) return { ok: false, message: 'A top-up amount must be positive.' };
+  if (text === '') return refused('missing_amount', 'Enter an amount in USD, e.g. 2500.');
+  if (text.startsWith('-')) return refused('negative_amount', 'A top-up amount must be positive.');
   const match = /^(\d{1,12})(?:\.(\d{1,2}))?$/.exec(text);
   if (!match) {
-    return {
-      ok: false,
-      message: /^\d+\.\d{3,}$/.test(text)
-        ? 'Use at most two decimals (cents), e.g. 2500.50.'
-        : 'Enter the amount as a number in USD, e.g. 2500 or 2500.50.',
-    };
+    return /^\d+\.\d{3,}$/.test(text)
+      ? refused('too_many_decimals', 'Use at most two decimals (cents), e.g. 2500.50.')
+      : refused('not_a_number', 'Enter the amount as a number in USD, e.g. 2500 or 2500.50.');
   }
   const cents = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-  if (cents < TOP_UP_MIN_CENTS) return { ok: false, message: 'The Rewards API takes top-ups of at least $100.00.' };
+  if (cents < TOP_UP_MIN_CENTS) return refused('below_minimum', 'The Rewards API takes top-ups of at least $100.00.');
   if (cents > TOP_UP_MAX_CENTS)
-    return {
-      ok: false,
-      message: 'That is more than $1,000,000: check the amount, or top up that much in the Rewards portal.',
-    };
+    return refused(
+      'above_maximum',
+      'That is more than $1,000,000: check the amount, or top up that much in the Rewards portal.',
+    );
   return { ok: true, cents };
 }
 
@@ -140,8 +140,8 @@ export async function requestTopUp(
   deps: TopUpDeps,
   ws: Workspace,
   input: { requesterUserId: string; amountCents: number; note: string; billing: BillingDetails; sourceViewId?: string },
-): Promise<{ ok: true; request: TopUpRequestRow; duplicate?: boolean } | Refusal> {
-  if (await isKnownSandbox(deps.db, ws)) return { ok: false, message: SANDBOX_TOP_UP_MESSAGE };
+): Promise<{ ok: true; request: TopUpRequestRow; duplicate?: boolean } | Refused<'sandbox_account' | 'not_recorded'>> {
+  if (await isKnownSandbox(deps.db, ws)) return refused('sandbox_account', SANDBOX_TOP_UP_MESSAGE);
   const request = await deps.db.transaction(async (tx) => {
     const [row] = await tx
       .insert(topUpRequests)
@@ -174,7 +174,7 @@ export async function requestTopUp(
       .select()
       .from(topUpRequests)
       .where(and(eq(topUpRequests.teamId, ws.teamId), eq(topUpRequests.sourceViewId, input.sourceViewId ?? '')));
-    if (!first) return { ok: false, message: 'This top-up request could not be recorded; try again.' };
+    if (!first) return refused('not_recorded', 'This top-up request could not be recorded; try again.');
     return { ok: true, request: first, duplicate: true };
   }
   const messages = await deps.notifier.toAdmins(ws, `top_up:${request.id}`, { kind: 'top_up_request', request });
@@ -199,12 +199,14 @@ export async function decideTopUp(
   id: string,
   actorUserId: string,
   decision: TopUpDecision,
-): Promise<{ ok: true; request: TopUpRequestRow } | { ok: false; message: NamingText }> {
+): Promise<
+  { ok: true; request: TopUpRequestRow } | Refused<'not_found' | 'own_request' | 'already_decided', NamingText>
+> {
   // Scoped by the clicker's workspace: an admin of one workspace never decides another's request.
   const existing = await getTopUp(deps.db, ws, id);
-  if (!existing) return { ok: false, message: 'This top-up request no longer exists.' };
+  if (!existing) return refused('not_found', 'This top-up request no longer exists.');
   if (existing.requesterUserId === actorUserId && decision === 'approve') {
-    return { ok: false, message: 'You asked for this top-up: another admin has to approve it.' };
+    return refused('own_request', 'You asked for this top-up: another admin has to approve it.');
   }
   const to = decision === 'approve' ? 'approved' : 'rejected';
   const decided = await deps.db.transaction(async (tx) => {
@@ -239,14 +241,14 @@ export async function decideTopUp(
   });
   if (!decided) {
     const now = (await getTopUp(deps.db, ws, id)) ?? existing;
-    return {
-      ok: false,
-      message: decidedByText(
+    return refused(
+      'already_decided',
+      decidedByText(
         `This top-up request was already ${describeStatus(now.status)}`,
         now.deciderUserId,
         '. Nothing more was done.',
       ),
-    };
+    );
   }
   if (decision === 'reject') return { ok: true, request: decided };
   return { ok: true, request: await submit(deps, decided) };

@@ -11,6 +11,7 @@ import type { Database } from '../../db/client.js';
 import { type RewardLinkRequestRow, rewardLinkRequests } from '../../db/schema/index.js';
 import { type ApproverDirectory, isApprover, listApprovers } from '../approvals/approvers.js';
 import { decidedByText, type Messenger, type NamingText } from '../common/ports.js';
+import { type Refused, refused } from '../common/refusal.js';
 import { moveGuard } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
@@ -72,30 +73,32 @@ export async function askForLinkApproval(deps: LinkApprovalDeps, request: Reward
   );
 }
 
-export type LinkDecision = { ok: true; request: RewardLinkRequestRow } | { ok: false; message: NamingText };
+export type LinkDecision =
+  | { ok: true; request: RewardLinkRequestRow }
+  | Refused<'not_found' | 'own_request' | 'not_approver' | 'already_decided', NamingText>;
 
 /** Takes the decision exactly once; the caller places the links of an approved request. */
 export async function decideLinkRequest(
   deps: Pick<LinkApprovalDeps, 'db' | 'settings' | 'directory'>,
   input: { requestId: string; teamId: string; actorUserId: string; decision: 'approve' | 'reject' },
 ): Promise<LinkDecision> {
-  if (!/^[0-9a-f-]{36}$/i.test(input.requestId)) return { ok: false, message: 'That request no longer exists.' };
+  if (!/^[0-9a-f-]{36}$/i.test(input.requestId)) return refused('not_found', 'That request no longer exists.');
   // Read within the clicker's workspace: another workspace's request is, to them, one that does not exist.
   const [request] = await deps.db
     .select()
     .from(rewardLinkRequests)
     .where(and(eq(rewardLinkRequests.teamId, input.teamId), eq(rewardLinkRequests.id, input.requestId)));
-  if (!request) return { ok: false, message: 'That request no longer exists.' };
+  if (!request) return refused('not_found', 'That request no longer exists.');
   if (request.requesterUserId === input.actorUserId)
-    return {
-      ok: false,
-      message: 'You cannot approve or reject your own reward-link request; another approver has to decide.',
-    };
+    return refused(
+      'own_request',
+      'You cannot approve or reject your own reward-link request; another approver has to decide.',
+    );
   const settings = await deps.settings.get({ teamId: request.teamId, enterpriseId: request.enterpriseId });
   if (!(await isApprover(deps.directory, settings, input.actorUserId)))
-    return { ok: false, message: 'Only approvers can approve or reject reward-link requests. Nothing was changed.' };
+    return refused('not_approver', 'Only approvers can approve or reject reward-link requests. Nothing was changed.');
   const to = input.decision === 'approve' ? 'pending' : 'rejected';
-  return deps.db.transaction(async (tx) => {
+  return deps.db.transaction(async (tx): Promise<LinkDecision> => {
     const [decided] = await tx
       .update(rewardLinkRequests)
       .set({
@@ -115,14 +118,14 @@ export async function decideLinkRequest(
       .returning();
     if (!decided) {
       const [now] = await tx.select().from(rewardLinkRequests).where(eq(rewardLinkRequests.id, request.id));
-      return {
-        ok: false as const,
-        message: decidedByText(
+      return refused(
+        'already_decided',
+        decidedByText(
           `This request was already ${now?.status === 'rejected' ? 'rejected' : 'approved'}`,
           now?.decidedBy,
           '.',
         ),
-      };
+      );
     }
     await recordAudit(tx, {
       teamId: decided.teamId,
@@ -138,7 +141,7 @@ export async function decideLinkRequest(
         reason: decided.approvalReason,
       },
     });
-    return { ok: true as const, request: decided };
+    return { ok: true, request: decided };
   });
 }
 

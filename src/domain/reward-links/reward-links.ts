@@ -17,8 +17,9 @@ import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { classifyRewardsFailure } from '../accounts/rewards-failures.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
 import type { Messenger } from '../common/ports.js';
+import { type Refused, refused } from '../common/refusal.js';
 import type { StatusTransitions } from '../common/status-transitions.js';
-import { checkSendAgainstLimits } from '../finance/spending-limits.js';
+import { checkSendAgainstLimits, type OverLimit } from '../finance/spending-limits.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { postOnce } from '../notices/outbox.js';
 import { scheduleOrderCheck } from '../sending/order-check-schedule.js';
@@ -55,7 +56,9 @@ export interface RewardLinkDeps {
   logger: Logger;
 }
 
-export type RecordedLinkRequest = { ok: true; row: RewardLinkRequestRow } | { ok: false; message: string };
+/** Refused by a known spending limit (its code passed on) or by the send policy. */
+export type RecordedLinkRequest =
+  { ok: true; row: RewardLinkRequestRow } | Refused<OverLimit['code'] | 'policy_refused'>;
 
 /**
  * Records a request, with its audit row, under the per-sender lock that sends use: `pending` when the
@@ -82,16 +85,16 @@ export async function recordRewardLinkRequest(
     recipientCount: values.quantity,
     totalCents: values.amountCents * values.quantity,
   };
-  return db.transaction(async (tx) => {
+  return db.transaction(async (tx): Promise<RecordedLinkRequest> => {
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtext(${`kudos.send:${values.teamId}:${values.requesterUserId}`}))`,
     );
     // Finance's known daily and monthly limits first (what Kudos' sends and links already use of
     // them counted): a request that would break one is refused whole, before any part is charged.
     const limits = await checkSendAgainstLimits(tx, { teamId: values.teamId }, draft.totalCents, now, 'These links');
-    if (!limits.ok) return { ok: false as const, message: limits.message };
+    if (!limits.ok) return limits;
     const route = policy.recheck ? await policy.recheck(tx, draft) : await policy.route(draft);
-    if (route.kind === 'refuse') return { ok: false as const, message: route.message };
+    if (route.kind === 'refuse') return refused('policy_refused', route.message);
     // Above the threshold or past the budget: recorded waiting for an approver; nothing is ordered
     // until one approves (link-approvals.ts).
     const waiting = route.kind === 'needs_approval';
@@ -114,7 +117,7 @@ export async function recordRewardLinkRequest(
         ...(waiting ? { needsApproval: route.reason } : {}),
       },
     });
-    return { ok: true as const, row: row! };
+    return { ok: true, row: row! };
   });
 }
 

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { readDesignNow } from '../../domain/accounts/design-catalog.js';
 import { listTemplates } from '../../domain/accounts/email-templates.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
+import type { FormErrors } from '../../domain/common/refusal.js';
 import {
   archiveCampaign,
   type CampaignDeps,
@@ -258,7 +259,7 @@ async function onTemplateOptions(deps: ListenerDeps, { ack, body }: OptionsArgs)
 }
 
 /** The form's field errors, by the block each field is in. */
-function fieldErrors(errors: Partial<Record<CampaignField, string>>): Record<string, string> {
+function fieldErrors(errors: FormErrors<CampaignField>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [field, message] of Object.entries(errors)) out[FIELD_BLOCKS[field as CampaignField]] = message;
   return out;

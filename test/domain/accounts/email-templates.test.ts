@@ -38,7 +38,7 @@ describe('template form checks', () => {
       buttonFontColor: '#fff',
       message: 'Dear %NAME%',
     });
-    expect(bad.ok).toBe(false);
+    expect(bad).toMatchObject({ ok: false, code: 'invalid_input', field: 'name', message: 'At most 100 characters.' });
     if (!bad.ok) expect(Object.keys(bad.errors).sort()).toEqual(['buttonFontColor', 'message', 'name', 'senderName']);
   });
 });
