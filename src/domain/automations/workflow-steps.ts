@@ -153,8 +153,16 @@ async function settle(
   status: 'finished' | 'abandoned',
   outcome: string,
 ): Promise<void> {
+  // Only while this pass's claim holds: an instance whose claim ran out (a slow call to Slack) and was
+  // taken over writes nothing over the outcome of the pass that took it.
   await db
     .update(workflowStepRuns)
     .set({ status, outcome, token: null, claimedUntil: null, finishedAt: sql`now()` })
-    .where(eq(workflowStepRuns.functionExecutionId, run.functionExecutionId));
+    .where(
+      and(
+        eq(workflowStepRuns.functionExecutionId, run.functionExecutionId),
+        eq(workflowStepRuns.status, 'waiting'),
+        run.claimedUntil ? eq(workflowStepRuns.claimedUntil, run.claimedUntil) : isNull(workflowStepRuns.claimedUntil),
+      ),
+    );
 }
