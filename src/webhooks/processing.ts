@@ -52,10 +52,11 @@ export interface BackgroundProcessingOptions {
    * The step of the grid due checks are answered on, the same instants on every instance (unless
    * `checkBatchSize` are due at once): a check due at t waits for the next multiple of the step after
    * t, with every other check due by then. Default 4 s (never more than the first check delay): a lone
-   * order is asked about 5 to 9 s after it was placed, 7 s on average as with the 2 s wait after the
-   * oldest due before; a stream shares one list request per 4 s instead of per 2 s.
+   * order is asked about 5 to 9 s after it was placed, 7 s on average; a stream shares one list
+   * request per step.
    */
   checkBatchIntervalMs?: number;
+  /** The background sweep's period (stuck events, leases run out, cancel intents); 0: no timer (tests run `sweep()`). Default 30 s. */
   sweepIntervalMs?: number;
   /** How long a bounce resend holds its row before the sweep takes it over (default 5 min). */
   resendLeaseMs?: number;
@@ -63,9 +64,15 @@ export interface BackgroundProcessingOptions {
   rewardLinkLeaseMs?: number;
   /** How old a recorded cancel intent is before the sweep looks its order up (default 20 s). */
   cancelIntentGraceMs?: number;
+  /** The retention cleanup's period, first at start; 0: no timer. Default 1 h. */
   cleanupIntervalMs?: number;
   /** The order poller's pace (REWARDS_WEBHOOKS=off). */
   polling?: OrderPollerOptions;
+  /**
+   * With webhooks on, the order poller as the safety net for a lost order.created. Default on; off in
+   * tests that poll themselves (`poller.pollNow()`). With webhooks off it is how outcomes are learned, always on.
+   */
+  safetyNetPolling?: boolean;
 }
 
 export interface BackgroundProcessingDeps extends BackgroundDeps {
@@ -83,6 +90,8 @@ export interface BackgroundProcessing {
   orderPlaced(): void;
   /** A reward-link request was recorded: create its order(s) now, in the background. */
   placeRewardLinks(requestId: string): void;
+  /** One background sweep now, outside its schedule (tests with `sweepIntervalMs: 0`). */
+  sweepOnce(): Promise<void>;
   stop(graceMs?: number): Promise<void>;
   /** The order poller (tests poll on demand). */
   poller: OrderPoller;
@@ -158,9 +167,9 @@ export function createBackgroundProcessing(
     start() {
       events.start();
       checks.start();
-      sweeps.start();
-      cleanups.start();
-      poller.start();
+      if (opts.sweepIntervalMs !== 0) sweeps.start();
+      if (opts.cleanupIntervalMs !== 0) cleanups.start();
+      if (deps.webhooks === 'off' || opts.safetyNetPolling !== false) poller.start();
       log.info('webhook and notification processing started', {
         orderOutcomes: deps.webhooks === 'off' ? 'polling' : 'webhooks, polling as the safety net',
       });
@@ -171,6 +180,7 @@ export function createBackgroundProcessing(
       poller.wake();
     },
     poller,
+    sweepOnce: () => sweeps.runOnce(),
     placeRewardLinks(requestId) {
       void track(
         placeRewardLinkRequest({ ...deps, logger: log }, requestId, {

@@ -48,6 +48,20 @@ export function testLogger() {
   });
 }
 
+/**
+ * The app's timed passes have no timer in a test stack, so none of them fires in the middle of a test
+ * that is about something else (the approvals expiry, automations, finance and digest passes, the
+ * purge, the background sweep, the retention cleanup and, with webhooks on, the safety-net order
+ * poll). A test about one turns it on (`tuning: { approvalsSweepMs: 200 }`) or runs it once
+ * (`app.approvals.sweep()`, `app.background.sweepOnce()`, `app.background.poller.pollNow()`). What
+ * answers the test's own requests runs as in production: the worker, webhook event processing,
+ * completion checks, notices, App Home and the change feed.
+ */
+const PASSES_RUN_BY_THE_TEST = {
+  app: { approvalsSweepMs: 0, automationsMs: 0, financeSweepMs: 0, digestMs: 0, purgeMs: 0 },
+  webhooks: { sweepIntervalMs: 0, cleanupIntervalMs: 0, safetyNetPolling: false },
+} as const;
+
 export async function startTestStack(opts: TestStackOptions): Promise<TestStack> {
   const sim = await startSlackSimulator({
     signingSecret: TEST_SIGNING_SECRET,
@@ -75,16 +89,20 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
         host: '127.0.0.1',
         db: opts.db,
         logger: testLogger(),
-        tuning: { socketMode: { retryDelaysMs: [0, 100, 250, 500], failedRetryMs: 500 } },
+        tuning: {
+          socketMode: { retryDelaysMs: [0, 100, 250, 500], failedRetryMs: 500 },
+          ...PASSES_RUN_BY_THE_TEST.app,
+        },
       },
       opts.app,
       overrides,
     );
     // Rows a test writes behind the worker's back are found within half a second (production: 3 s).
-    // A test's worker knobs add to these rather than replace them (another app's own worker knobs
-    // replace the stack's, as its other knobs do).
+    // A test's worker and webhooks knobs add to these rather than replace them (another app's own
+    // knobs replace the stack's, as its other knobs do).
     const worker = { pollIntervalMs: 100, idlePollMaxMs: 500, ...options.tuning?.worker };
-    const app = await startApp({ ...options, tuning: { ...options.tuning, worker } });
+    const webhooks = { ...PASSES_RUN_BY_THE_TEST.webhooks, ...options.tuning?.webhooks };
+    const app = await startApp({ ...options, tuning: { ...options.tuning, worker, webhooks } });
     apps.push(app);
     return app;
   };
