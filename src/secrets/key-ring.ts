@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * Secrets at rest (CONTRACT section 6, `KUDOS_ENCRYPTION_KEY`): AES-256-GCM under a key ring.
+ * Secrets at rest (`KUDOS_ENCRYPTION_KEY`, docs/security.md): AES-256-GCM under a key ring.
  * The first key encrypts, every key decrypts, so an operator rotates by putting a new key first,
  * running `npm run keys:rotate`, then dropping the old one. Node's own `crypto` does the cipher:
  * GCM authenticates, so a changed byte or a ciphertext moved to another row (the `context` is bound
