@@ -37,12 +37,23 @@ export interface PeriodicJobOptions<T> {
 export interface PeriodicJob<T> {
   /** Starts the workers; does nothing while they run. */
   start(): void;
-  /** Ends a pause now; a worker busy when nobody pauses skips its next pause (one per worker at most). */
-  wake(): void;
+  /**
+   * Ends a pause now, or within `withinMs` (never later than it would end). When nobody pauses, a busy
+   * worker keeps the wake for its next pause (one per worker at most), counted from the wake.
+   */
+  wake(withinMs?: number): void;
   /** One step now, outside the schedule (tests): resolves with its result, rejects with its failure. */
   runOnce(): Promise<T>;
   /** Stops after the steps in progress; past `graceMs` (default unbounded) aborts them and waits. */
   stop(graceMs?: number): Promise<void>;
+}
+
+/** A worker's pause: ends at `endsAt`, or sooner when woken. */
+interface Pause {
+  endsAt: number;
+  woken: boolean;
+  timer?: NodeJS.Timeout;
+  resolve: (woken: boolean) => void;
 }
 
 export function createPeriodicJob<T>(opts: PeriodicJobOptions<T>): PeriodicJob<T> {
@@ -51,25 +62,37 @@ export function createPeriodicJob<T>(opts: PeriodicJobOptions<T>): PeriodicJob<T
   let running = false;
   let startedAt = 0;
   let controller = new AbortController();
-  const sleepers = new Set<(woken: boolean) => void>();
-  let pendingWakes = 0;
+  const pauses = new Set<Pause>();
+  /** When the wakes that found nobody pausing want a step by (ms since the epoch), soonest first. */
+  const pendingWakes: number[] = [];
   const workers: Promise<void>[] = [];
   const outside = new Set<Promise<unknown>>();
 
+  function endPause(pause: Pause): void {
+    clearTimeout(pause.timer);
+    pauses.delete(pause);
+    pause.resolve(pause.woken);
+  }
+
+  function endPauseAt(pause: Pause, endsAt: number): void {
+    clearTimeout(pause.timer);
+    pause.endsAt = endsAt;
+    const ms = endsAt - Date.now();
+    // A pause that runs its course ends on a timer, even at 0 ms: a loop that never waits still yields.
+    if (ms <= 0 && pause.woken) return endPause(pause);
+    pause.timer = setTimeout(() => endPause(pause), Math.max(0, ms));
+    pause.timer.unref();
+  }
+
+  /** Resolves true when the pause was cut short by wake(). */
   function sleep(ms: number): Promise<boolean> {
-    if (pendingWakes > 0) {
-      pendingWakes--;
-      return Promise.resolve(true);
-    }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => done(false), ms);
-      timer.unref();
-      const done = (woken: boolean) => {
-        clearTimeout(timer);
-        sleepers.delete(done);
-        resolve(woken);
-      };
-      sleepers.add(done);
+      const pause: Pause = { endsAt: Infinity, woken: false, resolve };
+      pauses.add(pause);
+      const endsAt = Date.now() + ms;
+      const wakeBy = pendingWakes.shift() ?? Infinity;
+      pause.woken = wakeBy < endsAt;
+      endPauseAt(pause, Math.min(wakeBy, endsAt));
     });
   }
 
@@ -104,12 +127,20 @@ export function createPeriodicJob<T>(opts: PeriodicJobOptions<T>): PeriodicJob<T
       if (controller.signal.aborted) controller = new AbortController();
       for (let i = 0; i < concurrency; i++) workers.push(work());
     },
-    wake() {
-      if (sleepers.size === 0) {
-        pendingWakes = Math.min(pendingWakes + 1, concurrency);
+    wake(withinMs = 0) {
+      const by = Date.now() + withinMs;
+      if (pauses.size === 0) {
+        // A worker in its step may have read before what woke it: it steps again after this one.
+        pendingWakes.push(by);
+        pendingWakes.sort((a, b) => a - b);
+        if (pendingWakes.length > concurrency) pendingWakes.pop();
         return;
       }
-      for (const done of [...sleepers]) done(true);
+      for (const pause of [...pauses]) {
+        if (by >= pause.endsAt) continue;
+        pause.woken = true;
+        endPauseAt(pause, by);
+      }
     },
     runOnce() {
       const step = opts.step({ signal: controller.signal, woken: false });
@@ -119,7 +150,7 @@ export function createPeriodicJob<T>(opts: PeriodicJobOptions<T>): PeriodicJob<T
     },
     async stop(graceMs = Infinity) {
       running = false;
-      for (const done of [...sleepers]) done(true);
+      for (const pause of [...pauses]) endPause(pause);
       const finished = Promise.allSettled([...workers, ...outside]);
       if (graceMs !== Infinity) {
         let timer: NodeJS.Timeout | undefined;

@@ -17,6 +17,7 @@ import type { Database } from '../db/client.js';
 import { kudos, orderChecks, webhookEvents } from '../db/schema/index.js';
 import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
 import { inBackgroundLane } from '../domain/pacing/rewards-rate-budget.js';
+import { createPeriodicJob } from '../lib/periodic-job.js';
 import type { OrderSummary, RewardsClient } from '../rewards/index.js';
 import type { EventSource } from './event-store.js';
 import { storeEvent } from './event-store.js';
@@ -57,62 +58,45 @@ export function createOrderPoller(deps: OrderPollerDeps, opts: OrderPollerOption
   const activeMs = opts.activeMs ?? 15_000;
   const idleMaxMs = Math.max(activeMs, opts.idleMaxMs ?? 5 * 60_000);
   const maxPages = opts.maxPages ?? 5;
-  const controller = new AbortController();
   let delayMs = activeMs;
-  let timer: NodeJS.Timeout | undefined;
-  /** When the scheduled poll runs (ms since the epoch), while one is scheduled. */
-  let dueAt: number | undefined;
-  let running: Promise<number> | undefined;
-  let stopped = false;
+  /** The accounts being listed: a poll asked for meanwhile shares it. */
+  let listing: Promise<number> | undefined;
 
-  async function tick(): Promise<void> {
-    timer = undefined;
-    dueAt = undefined;
-    if (stopped) return;
-    try {
-      const found = await runOnce();
-      const open = await hasOpenOrders(deps.db);
-      delayMs = found > 0 || open ? activeMs : Math.min(idleMaxMs, delayMs * 2);
-    } catch (error) {
-      if (!stopped) deps.logger.warn('order polling failed; will retry', { error });
-      delayMs = Math.min(idleMaxMs, delayMs * 2);
-    }
-    schedule(delayMs);
-  }
-
-  function schedule(ms: number): void {
-    if (stopped) return;
-    if (timer) clearTimeout(timer);
-    dueAt = Date.now() + ms;
-    timer = setTimeout(() => void tick(), ms);
-    timer.unref();
-  }
-
-  function runOnce(): Promise<number> {
-    running ??= inBackgroundLane(() => pollAccounts(deps, maxPages, controller.signal)).finally(() => {
-      running = undefined;
-    });
-    return running;
-  }
+  const polls = createPeriodicJob<{ found: number; open: boolean }>({
+    name: 'order polling',
+    logger: deps.logger,
+    failureLevel: 'warn',
+    quietWhenStopping: true,
+    cadence: 'after-step',
+    periodMs: activeMs,
+    firstDelayMs: opts.firstDelayMs ?? 0,
+    // A failed poll backs off as an idle one does.
+    next: (polled) => {
+      delayMs = polled?.open ? activeMs : Math.min(idleMaxMs, delayMs * 2);
+      return delayMs;
+    },
+    step: async ({ signal }) => {
+      listing ??= inBackgroundLane(() => pollAccounts(deps, maxPages, signal)).finally(() => {
+        listing = undefined;
+      });
+      const found = await listing;
+      // An order just found is open: its event is still to be processed.
+      return { found, open: found > 0 || (await hasOpenOrders(deps.db)) };
+    },
+  });
 
   return {
-    start() {
-      stopped = false;
-      schedule(opts.firstDelayMs ?? 0);
-    },
-    pollNow: runOnce,
+    start: () => polls.start(),
+    pollNow: async () => (await polls.runOnce()).found,
     wake() {
       delayMs = activeMs;
       // Sooner, never later: in a steady stream of sends each wake would otherwise push the poll
-      // back again, and it would never run while the stream lasts.
-      if (!running && (dueAt === undefined || dueAt > Date.now() + activeMs)) schedule(activeMs);
+      // back again, and it would never run while the stream lasts. A wake during a poll gets another
+      // poll after it: the order placed may not have been listed yet.
+      polls.wake(activeMs);
     },
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      controller.abort();
-      await running?.catch(() => {});
-    },
+    // Stopping aborts the poll in progress at once: it is read again by the next poll.
+    stop: () => polls.stop(0),
   };
 }
 

@@ -80,6 +80,40 @@ describe('createPeriodicJob', () => {
     await job.stop();
   });
 
+  it('wake(withinMs) ends a pause that soon, never later, and is kept for a worker in its step', async () => {
+    vi.useFakeTimers();
+    const starts: number[] = [];
+    let release: (() => void) | undefined;
+    const job = createPeriodicJob({
+      name: 'poller',
+      logger: quiet,
+      cadence: 'after-step',
+      periodMs: 10_000,
+      step: async () => {
+        starts.push(Date.now());
+        if (starts.length === 1) await new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    const t0 = Date.now();
+    job.start();
+    await vi.advanceTimersByTimeAsync(2000);
+    job.wake(1000); // the pause ends at 3000 instead of 10_000
+    await vi.advanceTimersByTimeAsync(500);
+    job.wake(5000); // would end it later: no change
+    await vi.advanceTimersByTimeAsync(500);
+    expect(starts.map((t) => t - t0)).toEqual([3000]);
+    job.wake(1000); // during the step: the pause after it ends by 4000
+    await vi.advanceTimersByTimeAsync(500);
+    release?.();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(starts.map((t) => t - t0)).toEqual([3000, 4000]);
+    await vi.advanceTimersByTimeAsync(9999);
+    expect(starts).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(starts).toHaveLength(3);
+    await job.stop();
+  });
+
   it('logs a failed step and goes on; runOnce() answers with the step itself', async () => {
     vi.useFakeTimers();
     let fail = true;

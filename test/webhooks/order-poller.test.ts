@@ -3,27 +3,34 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 
 import { createLogger } from '../../src/config/logger.js';
+import type { Database } from '../../src/db/client.js';
 import { createOrderPoller, type OrderPollerOptions } from '../../src/webhooks/order-poller.js';
-import { useTestDatabase } from '../support/db.js';
-
-const t = useTestDatabase();
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
+/**
+ * Reads that find no row, answered at once: no order is open. A real database's reads take real time
+ * that the fake clock runs past (on PostgreSQL, a poll would span many of the stream's wakes).
+ */
+const nothingOpen = {
+  select: () => ({ from: () => ({ where: () => ({ limit: async () => [] }) }) }),
+} as unknown as Database;
+
 /** A poller on fake timers with no account to list: a poll is one call of `all()` and the open-orders read. */
-function countingPoller(pace: OrderPollerOptions) {
+function countingPoller(pace: OrderPollerOptions, listing: () => Promise<void> = async () => {}) {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
   let polls = 0;
   const rewards = {
     all: async () => {
       polls += 1;
+      await listing();
       return [];
     },
   };
   const poller = createOrderPoller(
-    { db: t.db, rewards, logger: createLogger({ level: 'silent' }), onStored: () => {} },
+    { db: nothingOpen, rewards, logger: createLogger({ level: 'silent' }), onStored: () => {} },
     pace,
   );
   return { poller, polls: () => polls };
@@ -51,5 +58,22 @@ describe('order poller', () => {
     await vi.advanceTimersByTimeAsync(1500);
     await poller.stop();
     expect(polls()).toBe(1);
+  });
+
+  it('a wake while a poll is reading brings another poll after it, at the active pace', async () => {
+    let release: (() => void) | undefined;
+    const reading = new Promise<void>((resolve) => (release = resolve));
+    const { poller, polls } = countingPoller({ activeMs: 1000, idleMaxMs: 60_000 }, () => reading);
+    poller.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(polls()).toBe(1);
+    poller.wake(); // an order placed while the list is read: it may not be in it
+    release?.();
+    // Idle, the next poll would come 2 s after this one; woken, 1 s after the wake.
+    await vi.advanceTimersByTimeAsync(999);
+    expect(polls()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(polls()).toBe(2);
+    await poller.stop();
   });
 });
