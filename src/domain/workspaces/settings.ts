@@ -7,6 +7,7 @@
 // workspace; concurrent misses share one query.
 // Every change is one audit row listing each changed field as { from, to }.
 import { and, eq, isNull, sql } from 'drizzle-orm';
+import { LRUCache } from 'lru-cache';
 
 import type { AppConfig } from '../../config/index.js';
 import type { Database } from '../../db/client.js';
@@ -236,73 +237,53 @@ export function createSettingsStore(deps: {
   const shortTtlMs = deps.ttlMs ?? 5000;
   const watchedTtlMs = deps.watchedTtlMs ?? 3600_000;
   const ttlNow = () => (deps.changes?.watching() ? watchedTtlMs : shortTtlMs);
-  const maxCached = deps.maxCached ?? SETTINGS_CACHE_MAX;
   const clock = deps.now ?? Date.now;
-  const cache = new Map<string, { at: number; settings: WorkspaceSettings }>();
-  /** One read in flight per workspace, shared by concurrent callers. */
-  const reloads = new Map<string, Promise<WorkspaceSettings>>();
-  /** Bumped by every update and eviction: a read that started before it must not overwrite the newer value. */
-  const generations = new Map<string, number>();
-
-  function remember(settings: WorkspaceSettings, at = clock()): WorkspaceSettings {
-    // Most recently used last; past the bound the least recently used goes, so thousands of
-    // workspaces seen once do not stay in memory for good.
-    cache.delete(settings.teamId);
-    cache.set(settings.teamId, { at, settings });
-    if (cache.size > maxCached) cache.delete(cache.keys().next().value!);
-    return settings;
-  }
-
   const load = (ws: Workspace) => loadSettings(deps.db, deps.config, ws);
+  // Least recently used out past the bound, so thousands of workspaces seen once do not stay in memory
+  // for good. No TTL of its own: the TTL depends on the change feed when read, so get() decides. One
+  // read per workspace at a time, shared by its callers; a set() or delete() (an update here, another
+  // instance's seen by the feed) while it runs means its answer may be older, so it is not kept
+  // (ignoreFetchAbort: its callers are still answered). A failed reload leaves the entry there was.
+  const cache = new LRUCache<string, { at: number; settings: WorkspaceSettings }, Workspace>({
+    max: deps.maxCached ?? SETTINGS_CACHE_MAX,
+    ignoreFetchAbort: true,
+    noDeleteOnFetchRejection: true,
+    fetchMethod: async (_teamId, _stale, { context: ws }) => {
+      const at = clock();
+      return { at, settings: await load(ws) };
+    },
+  });
 
-  function reload(ws: Workspace): Promise<WorkspaceSettings> {
-    const pending = reloads.get(ws.teamId);
-    if (pending) return pending;
-    const startedAt = clock();
-    const generation = generations.get(ws.teamId) ?? 0;
-    const read = load(ws)
-      .then((settings) => {
-        // An update in this process, or another's seen by the change feed, while we read: ours may be older.
-        if ((generations.get(ws.teamId) ?? 0) !== generation) return cache.get(ws.teamId)?.settings ?? settings;
-        return remember(settings, startedAt);
-      })
-      .finally(() => {
-        if (reloads.get(ws.teamId) === read) reloads.delete(ws.teamId);
-      });
-    reloads.set(ws.teamId, read);
-    return read;
+  async function read(ws: Workspace): Promise<WorkspaceSettings> {
+    const fetched = await cache.fetch(ws.teamId, { forceRefresh: true, context: ws });
+    // A change made while it ran is newer than what it read.
+    return (cache.peek(ws.teamId) ?? fetched!).settings;
   }
   return {
     async get(ws) {
       const hit = cache.get(ws.teamId);
       const age = hit ? clock() - hit.at : Infinity;
       const ttlMs = ttlNow();
-      if (hit && age < ttlMs) {
-        // Refresh ahead, so that under traffic the entry never expires in front of a request.
-        if (age >= ttlMs * 0.8) reload(ws).catch(() => {});
-        cache.delete(ws.teamId);
-        cache.set(ws.teamId, hit);
-        return hit.settings;
-      }
-      return reload(ws);
+      if (!hit || age >= ttlMs) return read(ws);
+      // Refresh ahead, so that under traffic the entry never expires in front of a request.
+      if (age >= ttlMs * 0.8) read(ws).catch(() => {});
+      return hit.settings;
     },
     async update(ws, actorUserId, patch) {
       await load(ws); // seeds a new workspace first
       const result = await writeSettingsPatch(deps.db, ws, actorUserId, patch);
-      generations.set(ws.teamId, (generations.get(ws.teamId) ?? 0) + 1);
-      remember(result.settings);
+      cache.set(ws.teamId, { at: clock(), settings: result.settings });
       return result;
     },
     async adoptDefaultDesign(ws, productId) {
       await load(ws); // seeds a new workspace first
-      const settings = await adoptDefaultDesignRow(deps.db, ws, productId);
-      generations.set(ws.teamId, (generations.get(ws.teamId) ?? 0) + 1);
-      return settings ? remember(settings) : remember((await readStoredSettings(deps.db, ws.teamId))!);
+      const settings =
+        (await adoptDefaultDesignRow(deps.db, ws, productId)) ?? (await readStoredSettings(deps.db, ws.teamId))!;
+      cache.set(ws.teamId, { at: clock(), settings });
+      return settings;
     },
     evict(teamId) {
       cache.delete(teamId);
-      // A read in flight may have started before the change: it is not kept, and the next read starts its own.
-      if (reloads.delete(teamId)) generations.set(teamId, (generations.get(teamId) ?? 0) + 1);
     },
   };
 }

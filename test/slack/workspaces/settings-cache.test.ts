@@ -140,6 +140,36 @@ describe('settings cache', () => {
     expect((await store.get(WS)).defaultAmountCents).toBe(700);
   });
 
+  it('answers a read in flight with a change made here meanwhile, and keeps the change', async () => {
+    await createSettingsStore({ db: testDb.db, config }).get(WS); // seeds the row
+    const { db, selects, holdNext, answered } = watched(testDb.db);
+    const store = createSettingsStore({ db, config });
+    const release = holdNext();
+    const reading = store.get(WS); // its read answers only after the update
+    const { settings } = await store.update(WS, 'U_ADMIN', { defaultAmountCents: 900 });
+    release();
+    expect(await reading).toBe(settings);
+    await answered();
+    const before = selects();
+    expect(await store.get(WS)).toBe(settings);
+    expect(selects()).toBe(before);
+  });
+
+  it('does not keep a read in flight when the entry is evicted meanwhile: the next read asks again', async () => {
+    await createSettingsStore({ db: testDb.db, config }).get(WS); // seeds the row
+    const { db, selects, holdNext, answered } = watched(testDb.db);
+    const store = createSettingsStore({ db, config });
+    const release = holdNext();
+    const reading = store.get(WS);
+    store.evict(WS.teamId); // another instance's change, seen by the change feed
+    release();
+    await reading;
+    await answered();
+    const before = selects();
+    await store.get(WS);
+    expect(selects()).toBe(before + 1);
+  });
+
   it('keeps serving the cached value when a refresh-ahead read fails, until the TTL', async () => {
     let now = 1_000_000;
     const { db, state, answered } = watched(testDb.db);
