@@ -12,6 +12,7 @@ const UNIT_TESTS = [
   'test/domain/status-transitions.test.ts',
   'test/domain/accounts/design-catalog.test.ts',
   'test/domain/accounts/email-templates.test.ts',
+  'test/domain/accounts/rewards-accounts.test.ts',
   'test/domain/approvals/approval-policy.test.ts',
   'test/domain/automations/automation-dates.test.ts',
   'test/domain/sending/send-policy.test.ts',

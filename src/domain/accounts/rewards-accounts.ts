@@ -8,6 +8,8 @@
 // without an account does not cost a query per request. With the change feed running (change-feed.ts),
 // another instance's connect or disconnect reaches both within a poll and they live up to an hour;
 // without it (or while its polls fail) the recheck above applies. Nothing here ever picks "some" client: no workspace, no client.
+import { LRUCache } from 'lru-cache';
+
 import type { RateLimitStatus, RewardsClient } from '../../rewards/index.js';
 import type { Workspace } from '../common/workspace.js';
 import type { ChangeWatch } from '../workspaces/change-feed.js';
@@ -83,19 +85,44 @@ export function workspaceRewardsAccounts(
   createClient: (connection: RewardsConnection) => RewardsClient,
   opts: WorkspaceRewardsAccountsOptions = {},
 ): RewardsAccounts {
+  const now = opts.now ?? Date.now;
+  // In both, one read per workspace at a time, shared by its callers. A delete() (a change) while it
+  // runs means it may have read what was there before: its answer is not kept, though its callers still
+  // get it (ignoreFetchAbort). A failed read leaves the entry there was.
   const s: AccountsCache = {
     store,
-    createClient,
     opts,
-    maxClients: opts.maxClients ?? 200,
     shortRecheckMs: opts.recheckMs ?? 30_000,
     watchedTtlMs: opts.watchedTtlMs ?? 3600_000,
-    maxStatuses: opts.maxStatuses ?? 10_000,
-    now: opts.now ?? Date.now,
-    statuses: new Map(),
-    reading: new Map(),
-    cache: new Map(),
-    building: new Map(),
+    now,
+    statuses: new LRUCache({
+      max: opts.maxStatuses ?? 10_000,
+      ignoreFetchAbort: true,
+      noDeleteOnFetchRejection: true,
+      fetchMethod: async (_teamId, _stale, { context: ws }) => {
+        const at = now();
+        return { connected: (await store.versionOf(ws)) !== undefined, at };
+      },
+    }),
+    clients: new LRUCache({
+      max: opts.maxClients ?? 200,
+      ignoreFetchAbort: true,
+      noDeleteOnFetchRejection: true,
+      fetchMethod: async (_teamId, _stale, { context: ws }) => {
+        const connection = await store.get(ws);
+        return (
+          connection && {
+            connectionId: connection.id,
+            version: connection.version,
+            checkedAt: now(),
+            client: createClient(connection),
+          }
+        );
+      },
+      // Pushed out, replaced by a rebuild, dropped by evict() or close(). dispose, not disposeAfter: the
+      // close does not touch the cache.
+      dispose: closeEntry,
+    }),
   };
   return {
     mode: 'distribution',
@@ -108,16 +135,21 @@ export function workspaceRewardsAccounts(
     all: () => allClients(s),
     rateLimit: () => undefined,
     async evict(ws) {
-      forgetStatus(s, ws.teamId);
-      await dropClient(s, ws.teamId);
+      s.statuses.delete(ws.teamId);
+      const entry = s.clients.peek(ws.teamId);
+      s.clients.delete(ws.teamId);
+      await entry?.closed;
     },
     changed(teamId) {
-      forgetStatus(s, teamId);
-      const entry = s.cache.get(teamId);
+      s.statuses.delete(teamId);
+      const entry = s.clients.peek(teamId);
       if (entry) entry.checkedAt = -Infinity;
     },
     async close() {
-      await Promise.all([...s.cache.keys()].map((teamId) => dropClient(s, teamId)));
+      const entries: ClientEntry[] = [];
+      s.clients.forEach((entry) => entries.push(entry));
+      s.clients.clear(); // each one's close starts here
+      for (const entry of entries) await entry.closed;
     },
   };
 }
@@ -127,29 +159,29 @@ interface ClientEntry {
   version: string;
   checkedAt: number;
   client: RewardsClient;
+  /** Once dropped: its client's close. */
+  closed?: Promise<unknown>;
+}
+
+/** Closes the entry's client, once. */
+function closeEntry(entry: ClientEntry): void {
+  entry.closed ??= entry.client.close().catch(() => undefined);
 }
 
 /** Distribution mode's settings, cached clients and connection statuses, by team id. */
 interface AccountsCache {
   store: Pick<RewardsConnectionStore, 'get' | 'versionOf'>;
-  createClient: (connection: RewardsConnection) => RewardsClient;
   opts: WorkspaceRewardsAccountsOptions;
-  maxClients: number;
   shortRecheckMs: number;
   watchedTtlMs: number;
-  maxStatuses: number;
   now: () => number;
   /**
    * Whether a workspace has an active connection, as last read: trusted only while the change feed
    * runs (without it a "not connected" was never cached, and is not now).
    */
-  statuses: Map<string, { connected: boolean; at: number }>;
-  /** One status read in flight per workspace; a change drops it, so a read that began before it is not kept. */
-  reading: Map<string, Promise<boolean>>;
-  /** Clients, least recently used first. */
-  cache: Map<string, ClientEntry>;
-  /** One client build in flight per workspace. */
-  building: Map<string, Promise<ClientEntry | undefined>>;
+  statuses: LRUCache<string, { connected: boolean; at: number }, Workspace>;
+  /** Clients, least recently used out first. */
+  clients: LRUCache<string, ClientEntry, Workspace>;
 }
 
 function watching(s: AccountsCache): boolean {
@@ -161,47 +193,13 @@ function recheckMs(s: AccountsCache): number {
   return watching(s) ? s.watchedTtlMs : s.shortRecheckMs;
 }
 
-function forgetStatus(s: AccountsCache, teamId: string): void {
-  s.statuses.delete(teamId);
-  s.reading.delete(teamId);
-}
-
 async function isConnected(s: AccountsCache, ws: Workspace): Promise<boolean> {
-  const entry = s.cache.get(ws.teamId);
-  if (entry) return (await entryFor(s, ws)) !== undefined;
+  if (s.clients.has(ws.teamId)) return (await entryFor(s, ws)) !== undefined;
   const known = s.statuses.get(ws.teamId);
-  if (known && watching(s) && s.now() - known.at < s.watchedTtlMs) {
-    // Most recently used last.
-    s.statuses.delete(ws.teamId);
-    s.statuses.set(ws.teamId, known);
-    return known.connected;
-  }
+  if (known && watching(s) && s.now() - known.at < s.watchedTtlMs) return known.connected;
   // One narrow read (no secret opened); the client is built when something calls Rewards.
-  return readStatus(s, ws);
-}
-
-function readStatus(s: AccountsCache, ws: Workspace): Promise<boolean> {
-  const pending = s.reading.get(ws.teamId);
-  if (pending) return pending;
-  const at = s.now();
-  const read: Promise<boolean> = s.store.versionOf(ws).then(
-    (version) => {
-      const connected = version !== undefined;
-      if (s.reading.get(ws.teamId) === read) {
-        s.reading.delete(ws.teamId);
-        s.statuses.delete(ws.teamId);
-        s.statuses.set(ws.teamId, { connected, at });
-        if (s.statuses.size > s.maxStatuses) s.statuses.delete(s.statuses.keys().next().value!);
-      }
-      return connected;
-    },
-    (error: unknown) => {
-      if (s.reading.get(ws.teamId) === read) s.reading.delete(ws.teamId);
-      throw error;
-    },
-  );
-  s.reading.set(ws.teamId, read);
-  return read;
+  const read = await s.statuses.fetch(ws.teamId, { forceRefresh: true, context: ws });
+  return read!.connected;
 }
 
 async function allClients(
@@ -216,44 +214,29 @@ async function allClients(
   return out;
 }
 
-function dropClient(s: AccountsCache, teamId: string): Promise<unknown> {
-  const entry = s.cache.get(teamId);
-  s.cache.delete(teamId);
-  return entry ? entry.client.close().catch(() => undefined) : Promise.resolve();
-}
-
-function buildClient(s: AccountsCache, ws: Workspace): Promise<ClientEntry | undefined> {
-  let pending = s.building.get(ws.teamId);
-  if (!pending) {
-    pending = (async () => {
-      const connection = await s.store.get(ws);
-      await dropClient(s, ws.teamId);
-      if (!connection) return undefined;
-      const entry: ClientEntry = {
-        connectionId: connection.id,
-        version: connection.version,
-        checkedAt: s.now(),
-        client: s.createClient(connection),
-      };
-      s.cache.set(ws.teamId, entry);
-      while (s.cache.size > s.maxClients) await dropClient(s, s.cache.keys().next().value!);
-      return entry;
-    })().finally(() => s.building.delete(ws.teamId));
-    s.building.set(ws.teamId, pending);
+async function buildClient(s: AccountsCache, ws: Workspace): Promise<ClientEntry | undefined> {
+  const built = await s.clients.fetch(ws.teamId, { forceRefresh: true, context: ws });
+  if (!built) {
+    // No connection: a fetch that answers nothing leaves the client there was, which goes now.
+    s.clients.delete(ws.teamId);
+    return undefined;
   }
-  return pending;
+  if (s.clients.peek(ws.teamId) !== built) {
+    // Dropped while it was built (evicted after a change, closed, pushed out): it may be older, so it is
+    // closed and the workspace's client asked for again.
+    closeEntry(built);
+    return entryFor(s, ws);
+  }
+  return built;
 }
 
 async function entryFor(s: AccountsCache, ws: Workspace): Promise<ClientEntry | undefined> {
-  const entry = s.cache.get(ws.teamId);
+  const entry = s.clients.get(ws.teamId);
   if (!entry) return buildClient(s, ws);
   if (s.now() - entry.checkedAt >= recheckMs(s)) {
     const version = await s.store.versionOf(ws);
     if (version !== entry.version) return buildClient(s, ws);
     entry.checkedAt = s.now();
   }
-  // Most recently used last.
-  s.cache.delete(ws.teamId);
-  s.cache.set(ws.teamId, entry);
   return entry;
 }
