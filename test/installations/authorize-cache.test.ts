@@ -6,6 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import type { AuthorizeResult } from '@slack/bolt';
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 
@@ -14,7 +15,7 @@ import { createLogger } from '../../src/config/logger.js';
 import { installations } from '../../src/db/schema/index.js';
 import { generateKey, parseKeyRing } from '../../src/secrets/key-ring.js';
 import { createInstallationStore, NotInstalledError } from '../../src/slack/install/installation-store.js';
-import { createDistributionTenancy } from '../../src/slack/install/tenancy.js';
+import { createAuthorizeCache, createDistributionTenancy } from '../../src/slack/install/tenancy.js';
 import { distributionEnv, silentBoltLogger } from '../support/config.js';
 import { useTestDatabase } from '../support/db.js';
 
@@ -207,5 +208,85 @@ describe('the installation lookup cache (distribution mode)', () => {
     expect(await t.botToken({ teamId: 'T_IN_ORG', enterpriseId: 'E1' })).toBe('xoxb-org');
     t.evictInstallation('enterprise:E1');
     await expect(t.botToken({ teamId: 'T_IN_ORG', enterpriseId: 'E1' })).rejects.toBeInstanceOf(NotInstalledError);
+  });
+});
+
+// The cache alone, its lookups given by each test: the index from installation key to the answers of
+// an org's workspaces must lose each answer the cache lets go, however it goes, and no other.
+describe('the authorize cache and its installation index', () => {
+  const ofOrg = (team: string) => `team:${team}|enterprise:E1`;
+  const answer = (botToken: string, botTokenExpiresAt?: number): AuthorizeResult => ({
+    botToken,
+    ...(botTokenExpiresAt ? { botTokenExpiresAt } : {}),
+  });
+  const indexed = (cache: ReturnType<typeof createAuthorizeCache>) =>
+    Object.fromEntries([...cache.byInstallation].map(([key, cacheKeys]) => [key, [...cacheKeys]]));
+  function slowLookup() {
+    let resolve!: (result: AuthorizeResult) => void;
+    const promise = new Promise<AuthorizeResult>((r) => (resolve = r));
+    return { load: () => promise, resolve };
+  }
+
+  it('an answer pushed out by the bound, answered or still being looked up, leaves nothing behind in the index', async () => {
+    const cache = createAuthorizeCache(2, undefined);
+    await cache.get(ofOrg('T1'), async () => answer('xoxb-1'));
+    await cache.get(ofOrg('T2'), async () => answer('xoxb-2'));
+    await cache.get(ofOrg('T3'), async () => answer('xoxb-3'));
+    expect(indexed(cache)).toEqual({
+      'team:T2': [ofOrg('T2')],
+      'team:T3': [ofOrg('T3')],
+      'enterprise:E1': [ofOrg('T2'), ofOrg('T3')],
+    });
+
+    // Pushed out while its lookup runs: its caller still gets the answer, which is neither kept nor indexed.
+    const slow = slowLookup();
+    const waiting = cache.get(ofOrg('T4'), slow.load);
+    await cache.get(ofOrg('T5'), async () => answer('xoxb-5'));
+    await cache.get(ofOrg('T6'), async () => answer('xoxb-6'));
+    slow.resolve(answer('xoxb-4'));
+    expect((await waiting).botToken).toBe('xoxb-4');
+    expect(indexed(cache)).toEqual({
+      'team:T5': [ofOrg('T5')],
+      'team:T6': [ofOrg('T6')],
+      'enterprise:E1': [ofOrg('T5'), ofOrg('T6')],
+    });
+    expect((await cache.get(ofOrg('T4'), async () => answer('xoxb-4-again'))).botToken).toBe('xoxb-4-again');
+  });
+
+  it('a failed lookup is neither kept nor indexed: the next one looks up again', async () => {
+    const cache = createAuthorizeCache(10, undefined);
+    await expect(cache.get(ofOrg('T1'), () => Promise.reject(new Error('database down')))).rejects.toThrow(
+      'database down',
+    );
+    expect(indexed(cache)).toEqual({});
+    expect((await cache.get(ofOrg('T1'), async () => answer('xoxb-1'))).botToken).toBe('xoxb-1');
+    expect(indexed(cache)).toEqual({ 'team:T1': [ofOrg('T1')], 'enterprise:E1': [ofOrg('T1')] });
+  });
+
+  it('a change while a lookup runs: every caller gets its answer, and the next lookup reads again', async () => {
+    const cache = createAuthorizeCache(10, undefined);
+    const slow = slowLookup();
+    const first = cache.get(ofOrg('T1'), slow.load);
+    const second = cache.get(ofOrg('T1'), async () => answer('xoxb-not-asked'));
+    cache.evictKey('enterprise:E1');
+    expect(indexed(cache)).toEqual({});
+    slow.resolve(answer('xoxb-before-the-change'));
+    expect((await first).botToken).toBe('xoxb-before-the-change');
+    expect((await second).botToken).toBe('xoxb-before-the-change');
+    expect((await cache.get(ofOrg('T1'), async () => answer('xoxb-after'))).botToken).toBe('xoxb-after');
+  });
+
+  it('an answer refreshed in place stays indexed: a change after the refresh still drops it', async () => {
+    const cache = createAuthorizeCache(10, undefined);
+    // Inside the refresh window from the start: the next lookup reads again.
+    const expiring = Math.floor(Date.now() / 1000) + 3600;
+    await cache.get(ofOrg('T1'), async () => answer('xoxb-expiring', expiring));
+    expect((await cache.get(ofOrg('T1'), async () => answer('xoxb-rotated'))).botToken).toBe('xoxb-rotated');
+    expect(indexed(cache)).toEqual({ 'team:T1': [ofOrg('T1')], 'enterprise:E1': [ofOrg('T1')] });
+    expect((await cache.get(ofOrg('T1'), async () => answer('xoxb-not-asked'))).botToken).toBe('xoxb-rotated');
+
+    cache.evictKey('enterprise:E1');
+    expect(indexed(cache)).toEqual({});
+    expect((await cache.get(ofOrg('T1'), async () => answer('xoxb-after'))).botToken).toBe('xoxb-after');
   });
 });

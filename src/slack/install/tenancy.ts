@@ -15,6 +15,7 @@ import slackOAuth, {
   type Logger as OAuthLogger,
   type StateStore,
 } from '@slack/oauth';
+import { LRUCache } from 'lru-cache';
 
 import type { AppConfig } from '../../config/index.js';
 import type { Logger } from '../../config/logger.js';
@@ -176,66 +177,82 @@ export function createDistributionTenancy(opts: DistributionTenancyOptions): Dis
 }
 
 /**
- * `tokenUntil`: a rotating token is not reused past the point where InstallProvider would refresh it.
- * `pending` while the lookup runs (concurrent callers share it), then `result`: the answer alone is
- * kept, not its promise (which holds the async context of the request that asked: ~250 bytes more).
+ * An authorize answer and when its lookup started. `tokenUntil`: a rotating token is not reused past
+ * the point where InstallProvider would refresh it.
  */
-type CacheEntry = {
-  at: number;
-  tokenUntil: number;
-  pending: Promise<AuthorizeResult> | undefined;
-  result: AuthorizeResult | undefined;
-};
+type Answer = { result: AuthorizeResult; at: number; tokenUntil: number };
+
+/** A lookup the cache did not answer, given when it starts. */
+type Load = (nowMs: number) => Promise<AuthorizeResult>;
 
 /** The authorize answers of this instance, bounded, least recently used out first. */
 interface AuthorizeCache {
-  entries: Map<string, CacheEntry>;
-  maxCached: number;
-  /** How long an answer is reused now: longer while the change feed runs. */
-  ttl(): number;
-  put(cacheKey: string, entry: CacheEntry): void;
-  drop(cacheKey: string): void;
-  /** Drops every answer an installation key is part of. */
+  /** The answer under a cache key while it is fresh, else `load`'s: concurrent callers share one lookup. */
+  get(cacheKey: string, load: Load): Promise<AuthorizeResult>;
+  /** Drops every answer an installation key is part of, a lookup still running included. */
   evictKey: (key: string) => void;
-}
-
-function createAuthorizeCache(maxCached: number, changes: ChangeWatch | undefined): AuthorizeCache {
-  const cache = new Map<string, CacheEntry>();
   /**
    * The cache keys each installation key is part of, for the keys of more than one installation (a
    * workspace of an Enterprise Grid org: `team:T…|enterprise:E…`); a key of one installation is its
    * own cache key and needs no entry here (most workspaces: nothing kept per workspace).
    */
+  byInstallation: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export function createAuthorizeCache(maxCached: number, changes: ChangeWatch | undefined): AuthorizeCache {
   const byInstallation = new Map<string, Set<string>>();
-  const put = (cacheKey: string, entry: CacheEntry) => {
-    if (!cache.has(cacheKey) && cacheKey.includes('|')) {
-      for (const key of cacheKey.split('|')) {
-        let keys = byInstallation.get(key);
-        if (!keys) byInstallation.set(key, (keys = new Set()));
-        keys.add(cacheKey);
-      }
-    }
-    cache.set(cacheKey, entry);
-  };
-  const drop = (cacheKey: string) => {
-    if (!cache.delete(cacheKey) || !cacheKey.includes('|')) return;
-    for (const key of cacheKey.split('|')) {
+  const partsOf = (cacheKey: string) => (cacheKey.includes('|') ? cacheKey.split('|') : []);
+  const unindex = (cacheKey: string) => {
+    for (const key of partsOf(cacheKey)) {
       const keys = byInstallation.get(key);
       keys?.delete(cacheKey);
       if (keys?.size === 0) byInstallation.delete(key);
     }
   };
-  const evictKey = (key: string) => {
-    drop(key);
-    for (const cacheKey of [...(byInstallation.get(key) ?? [])]) drop(cacheKey);
-  };
+  // lru-cache keeps a lookup's promise only while it runs, then the answer alone (the promise holds
+  // the async context of the request that asked: ~250 bytes more).
+  const answers = new LRUCache<string, Answer, Load>({
+    max: maxCached,
+    // A lookup whose entry goes while it runs (a change, or the bound) still answers its callers; its
+    // answer, read before the change, is not kept.
+    ignoreFetchAbort: true,
+    // An entry leaving the cache leaves the index: an answer through dispose (not when its refresh
+    // replaces it: 'set'), a running lookup through its signal, which lru-cache aborts when the
+    // lookup is evicted, dropped, or fails.
+    dispose: (_answer, cacheKey, reason) => {
+      if (reason !== 'set') unindex(cacheKey);
+    },
+    fetchMethod: async (cacheKey, _stale, { signal, context: load }) => {
+      for (const key of partsOf(cacheKey)) {
+        let keys = byInstallation.get(key);
+        if (!keys) byInstallation.set(key, (keys = new Set()));
+        keys.add(cacheKey);
+      }
+      signal.addEventListener('abort', () => unindex(cacheKey), { once: true });
+      const at = Date.now();
+      const result = await load(at);
+      const tokenUntil = result.botTokenExpiresAt ? result.botTokenExpiresAt * 1000 - REFRESH_WINDOW_MS : Infinity;
+      return { result, at, tokenUntil };
+    },
+  });
+  /** How long an answer is reused now: longer while the change feed runs. */
+  const ttl = () => (changes?.watching() ? AUTHORIZE_CACHE_WATCHED_TTL_MS : AUTHORIZE_CACHE_TTL_MS);
   return {
-    entries: cache,
-    maxCached,
-    ttl: () => (changes?.watching() ? AUTHORIZE_CACHE_WATCHED_TTL_MS : AUTHORIZE_CACHE_TTL_MS),
-    put,
-    drop,
-    evictKey,
+    async get(cacheKey, load) {
+      // Freshness is checked here, not by lru-cache's ttl: an answer's life changes with the change feed.
+      const nowMs = Date.now();
+      const cached = answers.peek(cacheKey);
+      const fresh = cached !== undefined && nowMs < cached.tokenUntil && nowMs - cached.at < ttl();
+      // A fresh answer is served (the most recently used now); else the lookup running, or a new one.
+      // Always an answer: the lookup returns one, and no abort reaches its callers (ignoreFetchAbort).
+      const answer = await answers.fetch(cacheKey, { context: load, forceRefresh: !fresh });
+      return answer!.result;
+    },
+    evictKey: (key) => {
+      answers.delete(key);
+      for (const cacheKey of [...(byInstallation.get(key) ?? [])]) answers.delete(cacheKey);
+    },
+    byInstallation,
   };
 }
 
@@ -255,12 +272,16 @@ async function lookUp(
   store: KudosInstallationStore,
   installer: InstallProvider,
   lookup: InstallationLookup,
-  query: { teamId: string | undefined; enterpriseId: string | undefined; isEnterpriseInstall: boolean },
   nowMs: number,
 ): Promise<AuthorizeResult> {
+  const query = {
+    teamId: lookup.isEnterpriseInstall ? undefined : (lookup.teamId ?? undefined),
+    enterpriseId: lookup.enterpriseId ?? undefined,
+    isEnterpriseInstall: Boolean(lookup.isEnterpriseInstall),
+  };
   const live = await store.liveBot(lookup, new Date(nowMs + REFRESH_WINDOW_MS));
   if (!live) throw new NotInstalledError(lookup);
-  const bot = live === 'refresh' ? await installer.authorize(query) : live;
+  const bot = live === 'refresh' ? await installer.authorize(query).catch(unwrapNotInstalled) : live;
   const teamId = bot.teamId ?? query.teamId;
   const enterpriseId = bot.enterpriseId ?? query.enterpriseId;
   // One literal of one shape, every field present (kept per workspace in the cache, where conditional
@@ -275,44 +296,16 @@ async function lookUp(
   } as AuthorizeResult;
 }
 
+/** InstallProvider wraps what the store threw; keep ours recognisable. */
+function unwrapNotInstalled(error: unknown): never {
+  const original = (error as { original?: unknown }).original;
+  throw original instanceof NotInstalledError ? original : error;
+}
+
 function authorizeLookup(tenancy: Tenancy, lookup: InstallationLookup): Promise<AuthorizeResult> {
-  const { cache } = tenancy;
   const key = tenancy.store.keysFor(lookup).join('|');
   if (!key) return Promise.reject(new NotInstalledError(lookup));
-  const nowMs = Date.now();
-  const cached = cache.entries.get(key);
-  if (cached && nowMs < cached.tokenUntil && nowMs - cached.at < cache.ttl()) {
-    // Most recently used last, so the bound drops the coldest workspace.
-    cache.entries.delete(key);
-    cache.entries.set(key, cached); // same key: byInstallation unchanged
-    return cached.pending ?? Promise.resolve(cached.result!);
-  }
-  const query = {
-    teamId: lookup.isEnterpriseInstall ? undefined : (lookup.teamId ?? undefined),
-    enterpriseId: lookup.enterpriseId ?? undefined,
-    isEnterpriseInstall: Boolean(lookup.isEnterpriseInstall),
-  };
-  const entry: CacheEntry = { at: nowMs, tokenUntil: Infinity, pending: undefined, result: undefined };
-  // Concurrent callers share one lookup (and so one refresh of a rotating token).
-  const pending = lookUp(tenancy.store, tenancy.installer, lookup, query, nowMs).then(
-    (result) => {
-      entry.result = result;
-      entry.pending = undefined;
-      // A rotating token is not reused past the point where InstallProvider would refresh it.
-      if (result.botTokenExpiresAt) entry.tokenUntil = result.botTokenExpiresAt * 1000 - REFRESH_WINDOW_MS;
-      return result;
-    },
-    (error: unknown) => {
-      if (cache.entries.get(key) === entry) cache.drop(key);
-      // InstallProvider wraps what the store threw; keep ours recognisable.
-      const original = (error as { original?: unknown }).original;
-      throw original instanceof NotInstalledError ? original : error;
-    },
-  );
-  entry.pending = pending;
-  cache.put(key, entry);
-  if (cache.entries.size > cache.maxCached) cache.drop(cache.entries.keys().next().value!);
-  return pending;
+  return tenancy.cache.get(key, (nowMs) => lookUp(tenancy.store, tenancy.installer, lookup, nowMs));
 }
 
 /** GET /slack/oauth_redirect through InstallProvider: the success page, or the failure page that says why. */
