@@ -5,6 +5,8 @@
 // workspace's own, or its Enterprise Grid org's), looked up, and refreshed when it nears expiry,
 // through InstallProvider.authorize (src/slack/install/tenancy.ts). A workspace without a live installation is
 // a ChatRefusal `refused` / `not_installed`: its background work gives up the call instead of retrying.
+import { LRUCache } from 'lru-cache';
+
 import type { StepFinisher } from '../../domain/automations/workflow-steps.js';
 import { ChatRefusal, type Messenger, type ProfileDirectory, type UserDirectory } from '../../domain/common/ports.js';
 import type { Workspace } from '../../domain/common/workspace.js';
@@ -48,8 +50,6 @@ export interface PerWorkspaceOptions {
 
 /** Distribution mode: a gateway per workspace, each call with the workspace's own token. */
 export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
-  const max = opts.maxWorkspaces ?? 2000;
-  const gateways = new Map<string, SlackGateway>();
   const keyOf = (ws: Workspace) => `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
   const workspaceOf = (ws: Workspace): Workspace => ({
     teamId: ws.teamId,
@@ -63,21 +63,14 @@ export function perWorkspace(opts: PerWorkspaceOptions): SlackWorkspaces {
       throw new ChatRefusal('refused', 'not_installed', { cause: error });
     }
   };
-  const gatewayFor = (ws: Workspace) => {
-    const key = keyOf(ws);
-    const known = gateways.get(key);
-    if (known) {
-      // Least recently used first out: re-insert at the end.
-      gateways.delete(key);
-      gateways.set(key, known);
-      return known;
-    }
-    const workspace = workspaceOf(ws);
-    const gateway = opts.createGateway(tokenOf(workspace), workspace);
-    gateways.set(key, gateway);
-    if (gateways.size > max) gateways.delete(gateways.keys().next().value!);
-    return gateway;
-  };
+  const gateways = new LRUCache<string, SlackGateway, Workspace>({
+    max: opts.maxWorkspaces ?? 2000,
+    memoMethod: (_key, _stale, { context: ws }) => {
+      const workspace = workspaceOf(ws);
+      return opts.createGateway(tokenOf(workspace), workspace);
+    },
+  });
+  const gatewayFor = (ws: Workspace) => gateways.memo(keyOf(ws), { context: ws });
   return routing({
     historyReads: opts.historyReads,
     gatewayFor,
@@ -99,6 +92,9 @@ const DIRECTORY_TTL_MS = 10 * 60_000;
 /** Workspaces whose people are kept at once (each up to a workspace's size). */
 const DIRECTORY_WORKSPACES = 50;
 
+/** A workspace's users.list, read or being read; `waiting`: callers told when its next page comes. */
+type Reading = { users: Promise<SlackUser[]>; nextPageAt: number; waiting: Set<() => void> };
+
 function routing(r: {
   gatewayFor(ws: Workspace): SlackGateway;
   listUsersFor(ws: Workspace): UserLister;
@@ -110,38 +106,27 @@ function routing(r: {
   // when to come back (`nextPageAt`: the slot of the page it waits for) as soon as that slot is past
   // its answer's deadline, and finds it read then; a read that is only slow is not Slack's limit
   // (untilDeadline, deadline.ts).
-  const directories = new Map<
-    string,
-    { at: number; users: Promise<SlackUser[]>; nextPageAt: number; waiting: Set<() => void> }
-  >();
+  const directories = new LRUCache<string, Reading>({ max: DIRECTORY_WORKSPACES, ttl: DIRECTORY_TTL_MS });
+  const read = (key: string, ws: Workspace): Reading => {
+    const reading: Reading = { users: Promise.resolve([]), nextPageAt: 0, waiting: new Set() };
+    reading.users = unhurried(() =>
+      r.listUsersFor(ws)({
+        onWait: (waitMs) => {
+          reading.nextPageAt = Date.now() + waitMs;
+          for (const changed of reading.waiting) changed();
+        },
+      }),
+    );
+    directories.set(key, reading);
+    reading.users.catch(() => {
+      if (directories.peek(key, { allowStale: true }) === reading) directories.delete(key);
+    });
+    return reading;
+  };
   const everyone = (ws: Workspace): Promise<SlackUser[]> => {
     const key = `${ws.teamId}\u0000${ws.enterpriseId ?? ''}`;
-    let entry = directories.get(key);
-    if (!entry || Date.now() - entry.at >= DIRECTORY_TTL_MS) {
-      const reading = {
-        at: Date.now(),
-        users: Promise.resolve<SlackUser[]>([]),
-        nextPageAt: 0,
-        waiting: new Set<() => void>(),
-      };
-      const users = unhurried(() =>
-        r.listUsersFor(ws)({
-          onWait: (waitMs) => {
-            reading.nextPageAt = Date.now() + waitMs;
-            for (const changed of reading.waiting) changed();
-          },
-        }),
-      );
-      reading.users = users;
-      entry = reading;
-      directories.delete(key);
-      directories.set(key, reading);
-      if (directories.size > DIRECTORY_WORKSPACES) directories.delete(directories.keys().next().value!);
-      users.catch(() => {
-        if (directories.get(key)?.users === users) directories.delete(key);
-      });
-    }
-    const reading = entry;
+    // peek, not get: the oldest read goes out first, which is also the first to expire.
+    const reading = directories.peek(key) ?? read(key, ws);
     return untilDeadline(
       reading.users,
       () => reading.nextPageAt - Date.now(),
@@ -157,6 +142,8 @@ function routing(r: {
     listUsers: (ws) => r.listUsersFor(ws)(),
     everyone,
     forget: (ws) => {
+      // Expired reads too, which keys() passes over: nothing of a workspace that is gone stays here.
+      directories.purgeStale();
       for (const key of [...directories.keys()]) if (key.startsWith(`${ws.teamId}\u0000`)) directories.delete(key);
       r.forget(ws);
     },
