@@ -130,6 +130,9 @@ const envSchema = z.object({
   ),
 });
 
+/** Every variable loadConfig reads (docs/reference.md lists each, with LOG_LEVEL of the logger). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 /** The README's installation modes: exactly one, chosen by the environment (Socket Mode is an add-on of either). */
 export type InstallationMode = 'single' | 'distribution';
 

@@ -107,6 +107,9 @@ const SUBCOMMANDS = new Map<string, Subcommand>([
   ],
 ]);
 
+/** Every word `/kudos` knows (docs/reference.md lists each). */
+export const SUBCOMMAND_WORDS: readonly string[] = [...SUBCOMMANDS.keys()];
+
 /** The subcommand `word` names (any case); an unknown word needs the Rewards account, as the send form does. */
 export function subcommandOf(word: string): Subcommand {
   return SUBCOMMANDS.get(word.toLowerCase()) ?? { needsRewards: true, handler: unknown };
