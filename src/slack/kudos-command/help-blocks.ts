@@ -2,7 +2,7 @@
 import { COMMAND } from '../ids.js';
 import { section, type SlackMessageContent } from '../kit/mrkdwn.js';
 
-export function buildHelp(prefix?: string): SlackMessageContent {
+export function buildHelp(): SlackMessageContent {
   const lines = [
     `*${COMMAND}* — open the send form`,
     `*${COMMAND} @person [@person…] AMOUNT [message]* — the form, filled in`,
@@ -23,7 +23,7 @@ export function buildHelp(prefix?: string): SlackMessageContent {
   ];
   const body = lines.join('\n');
   return {
-    text: `${prefix ? `${prefix} ` : ''}Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, templates, campaigns, celebrations, recurring, stats, help`,
-    blocks: [...(prefix ? [section(prefix)] : []), section(body)],
+    text: `Kudos commands: ${COMMAND}, balance, scheduled, settings, audit, links, topup, limits, ledger, templates, campaigns, celebrations, recurring, stats, help`,
+    blocks: [section(body)],
   };
 }

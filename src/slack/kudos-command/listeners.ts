@@ -54,6 +54,9 @@ async function kudosCommand(
   }
 }
 
+const ONE_GROUP_AT_A_TIME =
+  'The send form takes one user group at a time: name one group (and any people), then send to the next group the same way.';
+
 /** A lookup before the answer was refused by Slack's rate limit (deadline.ts): when to try again. */
 function slackBusyText(retryAfterSeconds: number | undefined): string {
   return `Slack is busy right now (its rate limit), so Kudos could not look up what this needs. Try again in ${secondsToWait(retryAfterSeconds)} s.`;
@@ -71,6 +74,9 @@ async function answerCommand(
   // `/kudos` that opens the send form answers with a modal whatever the workspace's Rewards account
   // is: ack at once (before any lookup of ours), then ask once whether the account is connected.
   if (parsed.kind === 'open') {
+    if (parsed.groups && parsed.groups.length > 1) {
+      return ack({ response_type: 'ephemeral', text: ONE_GROUP_AT_A_TIME });
+    }
     await ack();
     const ws = workspaceOf(command);
     // Distribution mode, no Rewards account yet: the explanation where the send form would be, as

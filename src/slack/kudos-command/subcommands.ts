@@ -1,7 +1,7 @@
 // `/kudos <word> …`: the one table of subcommands. Each says whether it needs the workspace's Rewards
 // account (distribution mode: until an admin connects it, those answer what an admin must do) and
-// answers in its ack (listeners.ts holds it to Slack's 3 s). A word the table does not know gets the
-// help; so does a known word whose own parser refuses the rest (`audit foo`, `templates foo`).
+// answers in its ack (listeners.ts holds it to Slack's 3 s). A word the table does not know gets one
+// short line pointing at the help; so does a known word whose own parser refuses the rest (`audit foo`).
 import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
 
 import type { Logger } from '../../config/logger.js';
@@ -9,6 +9,8 @@ import { handleCelebrationsCommand, handleRecurringCommand } from '../automation
 import { handleCampaignsCommand, isCampaignsCommand } from '../finance/campaigns.js';
 import { handleTemplatesCommand, isTemplatesCommand } from '../finance/email-templates.js';
 import { handleBalanceCommand, handleFinanceCommand, parseFinanceCommand } from '../finance/finance-command.js';
+import { COMMAND } from '../ids.js';
+import { clip } from '../kit/mrkdwn-escape.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import type { SlashCommandPayload } from '../listening/payloads.js';
 import { handleStatsCommand, parseStatsCommand } from '../recognition/stats-command.js';
@@ -35,8 +37,12 @@ export interface Subcommand {
   handler(deps: ListenerDeps, input: SubcommandInput): Promise<void>;
 }
 
-const unknown: Subcommand['handler'] = (_deps, { ack, word }) =>
-  ack(buildHelp(`I don't know "${word.replace(/[<>&]/g, '')}".`));
+/** One short line: the word is clipped and stripped of Slack's markup, the help is one command away. */
+const unknown: Subcommand['handler'] = (_deps, { ack, word, args }) =>
+  ack({
+    response_type: 'ephemeral',
+    text: `I don't know “${clip(`${word} ${args}`.trim().replace(/[<>&*~`]/g, ''), 40)}”. \`${COMMAND} help\` lists what I do.`,
+  });
 
 const templates: Subcommand = {
   needsRewards: true,

@@ -60,12 +60,19 @@ export async function openCommandSendForm(
   deps: ListenerDeps,
   input: {
     command: SlashCommandPayload;
-    parsed: { userIds: string[]; amountDollars?: number; message?: string };
+    parsed: {
+      userIds: string[];
+      groups?: Array<{ id: string; handle?: string }>;
+      amountDollars?: number;
+      message?: string;
+    };
     respond: RespondFn;
     log: Logger;
   },
 ): Promise<void> {
   const { command, parsed, respond, log } = input;
+  // The form has one group field: the listener answers a command naming several before opening it.
+  const group = parsed.groups?.[0];
   try {
     // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
     const [sender, defaults] = await withinBudget(
@@ -96,6 +103,7 @@ export async function openCommandSendForm(
       command.trigger_id,
       buildSendModal({
         userIds: parsed.userIds,
+        ...(group ? { group: { id: group.id, handle: group.handle ?? group.id } } : {}),
         ...((parsed.amountDollars ?? defaultDollars) !== undefined
           ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! }
           : {}),

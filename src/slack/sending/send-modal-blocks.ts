@@ -20,6 +20,8 @@ export interface SendModalState {
   noTimezone?: boolean;
   /** YYYY-MM-DD in the sender's zone, to prefill the date picker. */
   today?: string;
+  /** The Slack user group named in `/kudos @group …`, preselected. */
+  group?: { id: string; handle: string };
   /** The campaign picked (its defaults fill design, amount and template). */
   campaign?: { id: string; name: string };
   /** A line under the campaign: its range and template, or why it cannot be used. */
@@ -118,6 +120,14 @@ function recipientBlocks(state: SendModalState): Block[] {
         action_id: A.group,
         min_query_length: 0,
         placeholder: plain('Search groups'),
+        ...(state.group
+          ? {
+              initial_option: {
+                text: plain(clip(`@${state.group.handle}`, 75)),
+                value: groupOptionValue('slack', state.group.id),
+              },
+            }
+          : {}),
       },
     },
   ];

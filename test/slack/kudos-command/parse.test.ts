@@ -21,6 +21,23 @@ describe('parseKudosCommand', () => {
     expect(parseKudosCommand('<@U1>, <@U1> $40')).toEqual({ kind: 'open', userIds: ['U1'], amountDollars: 40 });
     expect(parseKudosCommand('<@U1> thanks')).toEqual({ kind: 'open', userIds: ['U1'], message: 'thanks' });
   });
+
+  it('reads Slack user groups in both encodings, beside people, once each', () => {
+    expect(
+      parseKudosCommand('<!subteam^S0614TZR7|@design> <@U1> <!subteam^S0614TZR7> <!subteam^S9> 10 Thanks'),
+    ).toEqual({
+      kind: 'open',
+      userIds: ['U1'],
+      groups: [{ id: 'S0614TZR7', handle: 'design' }, { id: 'S9' }],
+      amountDollars: 10,
+      message: 'Thanks',
+    });
+    expect(parseKudosCommand('<!subteam^S1|@team>')).toEqual({
+      kind: 'open',
+      userIds: [],
+      groups: [{ id: 'S1', handle: 'team' }],
+    });
+  });
 });
 
 describe('parseStatsCommand', () => {

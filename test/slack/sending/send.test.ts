@@ -85,6 +85,51 @@ describe('sending kudos from Slack', () => {
     expect(element('send_message').initial_value).toBe('for the demo');
   });
 
+  it('/kudos @group AMOUNT message opens the modal with the Slack user group picked, and sends to its members', async () => {
+    const view = await openModal('U_MANAGER', '<!subteam^S_TEAM|@team> 10 Thanks, team');
+    const blocks = view.blocks as Array<{ block_id: string; element?: Record<string, unknown> }>;
+    const element = (id: string) => blocks.find((b) => b.block_id === id)!.element!;
+    expect(element('send_group').initial_option).toMatchObject({
+      text: { type: 'plain_text', text: '@team' },
+      value: 'slack:S_TEAM',
+    });
+    expect(element('send_amount').initial_value).toBe('10');
+    expect(element('send_message').initial_value).toBe('Thanks, team');
+
+    // Sent as the form was filled in: to the group's members.
+    const answer = await e2e.stack.sim.submitView(
+      view.id,
+      sendModalValues({
+        group: { value: 'slack:S_TEAM', text: '@team' },
+        design: 'CC-THANK-YOU',
+        amount: '10',
+        message: 'Thanks, team',
+      }),
+      'U_MANAGER',
+    );
+    expect(answer.status).toBe(200);
+    const [sent] = await eventually(async () => {
+      const rows = await e2e.db.select().from(kudos);
+      return rows.length === 1 && rows;
+    });
+    expect(sent!.recipientCount).toBe(2);
+  });
+
+  it('/kudos with two user groups answers one line and opens nothing', async () => {
+    const answer = await e2e.stack.sim.slashCommand(
+      'U_MANAGER',
+      '<!subteam^S_TEAM|@team> <!subteam^S_OTHER> 10',
+      'C_GENERAL',
+    );
+    expect(answer.status).toBe(200);
+    const reply = e2e.stack.sim
+      .messages('C_GENERAL')
+      .filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER')
+      .at(-1);
+    expect(reply?.text).toMatch(/^The send form takes one user group at a time/);
+    expect(e2e.stack.sim.openViews('U_MANAGER')).toEqual([]);
+  });
+
   it('a double-submitted modal places one order', async () => {
     const view = await openModal('U_MANAGER');
     const values = sendModalValues({ users: ['U_EMP3'], design: 'CC-CONGRATS', amount: '20' });
