@@ -1,4 +1,4 @@
-// The HTTP part: the main server (Slack's requests, installs, Rewards webhooks, /healthz) and GET /metrics
+// The HTTP part: the main server (Slack's requests, installs, Rewards webhooks, /healthz, /readyz) and GET /metrics
 // on a port of its own, on loopback by default: the main port faces the internet.
 import type { AppConfig } from '../config/index.js';
 import type { Logger } from '../config/logger.js';
@@ -6,6 +6,7 @@ import type { Database } from '../db/client.js';
 import type { RewardsAccounts } from '../domain/accounts/rewards-accounts.js';
 import type { RewardsConnectionStore } from '../domain/accounts/rewards-connections.js';
 import { createHealthRoute } from '../http/health-route.js';
+import { createReadyRoute } from '../http/ready-route.js';
 import type { RouteDeps } from '../http/routes.js';
 import { startHttpServer } from '../http/server.js';
 import { createConnectionWebhooksRoute, createWebhooksRoute } from '../http/webhooks-route.js';
@@ -41,6 +42,8 @@ export async function startHttpServers(
   const { config, logger, metrics, tenancy, background, rewardsConnections } = deps;
   const { httpReceiver, socket } = deps.receivers;
   const routeDeps: RouteDeps = { config, db: deps.db, logger, rewards: deps.rewardsAccounts };
+  // Set at the first step of closing: /readyz answers 503 from then on.
+  let draining = false;
   const http = await startHttpServer({
     logger,
     port: options.port ?? config.port,
@@ -66,6 +69,7 @@ export async function startHttpServers(
           }
         : {}),
       health: createHealthRoute(routeDeps, socket),
+      ready: createReadyRoute(routeDeps, { draining: () => draining }),
     },
   });
   const metricsHttp = await startHttpServer({
@@ -88,6 +92,7 @@ export async function startHttpServers(
     metricsUrl: metricsHttp?.url,
     // Stops accepting requests at once; the requests in flight finish while the other parts stop.
     interrupt() {
+      draining = true;
       closed = Promise.all([http.close(3000), metricsHttp?.close(1000)]);
     },
     stop: async () => void (await closed),

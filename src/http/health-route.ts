@@ -10,15 +10,20 @@ import type { RouteDeps } from './routes.js';
 
 const PING_TIMEOUT_MS = 2000;
 
+/** `select 1` answered within PING_TIMEOUT_MS (a stalled database is as unhealthy as a refusing one). */
+export function databaseAnswers(db: RouteDeps['db']): Promise<boolean> {
+  return Promise.race([
+    pingDatabase(db),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), PING_TIMEOUT_MS).unref()),
+  ]);
+}
+
 export function createHealthRoute(
   deps: RouteDeps,
   socket?: { readonly state: SocketState; readonly failure: string | undefined },
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (_req, res) => {
-    const answered = await Promise.race([
-      pingDatabase(deps.db),
-      new Promise<boolean>((resolve) => setTimeout(() => resolve(false), PING_TIMEOUT_MS).unref()),
-    ]);
+    const answered = await databaseAnswers(deps.db);
     const db = answered ? 'ok' : 'unavailable';
     const state = socket?.state;
     const slack =

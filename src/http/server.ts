@@ -16,6 +16,8 @@ export interface HttpRoutes {
   /** POST /webhooks/rewards/{connectionId}: a connected workspace's webhooks (distribution mode). */
   connectionWebhooks?: RouteHandler;
   health?: RouteHandler;
+  /** GET /readyz: still served while draining, so that it can say so. */
+  ready?: RouteHandler;
   /** Distribution mode (the README's installation modes): the "Add to Slack" page and the OAuth redirect. */
   slackInstall?: RouteHandler;
   slackOAuthRedirect?: RouteHandler;
@@ -33,8 +35,18 @@ export interface RunningHttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** `prefix`: the path is followed by one more segment (an id), which the route reads itself. */
-const TABLE: Array<{ method: string; path: string; route: keyof HttpRoutes; prefix?: boolean; label?: string }> = [
+/**
+ * `prefix`: the path is followed by one more segment (an id), which the route reads itself.
+ * `whileDraining`: the route answers even once close() has begun (it says so itself).
+ */
+const TABLE: Array<{
+  method: string;
+  path: string;
+  route: keyof HttpRoutes;
+  prefix?: boolean;
+  label?: string;
+  whileDraining?: boolean;
+}> = [
   { method: 'POST', path: '/slack/events', route: 'slackEvents' },
   { method: 'POST', path: '/webhooks/rewards', route: 'rewardsWebhooks' },
   {
@@ -45,10 +57,14 @@ const TABLE: Array<{ method: string; path: string; route: keyof HttpRoutes; pref
     label: '/webhooks/rewards/{connectionId}',
   },
   { method: 'GET', path: '/healthz', route: 'health' },
+  { method: 'GET', path: '/readyz', route: 'ready', whileDraining: true },
   { method: 'GET', path: '/slack/install', route: 'slackInstall' },
   { method: 'GET', path: '/slack/oauth_redirect', route: 'slackOAuthRedirect' },
   { method: 'GET', path: '/metrics', route: 'metrics' },
 ];
+
+/** Every route the server knows, as `METHOD /path` (docs/reference.md lists each). */
+export const HTTP_ROUTE_NAMES: readonly string[] = TABLE.map((entry) => `${entry.method} ${entry.label ?? entry.path}`);
 
 export async function startHttpServer(opts: {
   routes: HttpRoutes;
@@ -92,7 +108,7 @@ export async function startHttpServer(opts: {
         });
       });
     }
-    if (draining) {
+    if (draining && !match?.whileDraining) {
       req.resume();
       res.setHeader('Connection', 'close');
       return sendJson(res, 503, { error: { code: 'SHUTTING_DOWN' } });

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
 import { CONFIG_VARIABLES } from '../../src/config/index.js';
+import { HTTP_ROUTE_NAMES } from '../../src/http/server.js';
 import { SUBCOMMAND_WORDS } from '../../src/slack/kudos-command/subcommands.js';
 
 const readme = readFileSync('README.md', 'utf8');
@@ -47,6 +48,11 @@ describe('docs/reference.md', () => {
       const script = /^npm (?:run )?([\w:-]+)/.exec(command)?.[1] ?? '';
       expect(scripts.includes(script) || script === 'ci', command).toBe(true);
     }
+  });
+
+  it('lists every HTTP route the server knows, and only those', () => {
+    const listed = tableRows(reference, '## HTTP routes').flatMap(namesIn);
+    expect(new Set(listed)).toEqual(new Set(HTTP_ROUTE_NAMES));
   });
 
   it('lists every word /kudos knows', () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/config/logger.js';
 import type { Database } from '../../src/db/client.js';
 import { createHealthRoute } from '../../src/http/health-route.js';
+import { createReadyRoute } from '../../src/http/ready-route.js';
 import { startHttpServer } from '../../src/http/server.js';
 import { signSlackRequest } from '../../src/http/slack-signature.js';
 import { startTestStack, TEST_SIGNING_SECRET, type TestStack } from '../support/app.js';
@@ -129,6 +130,35 @@ describe('other routes', () => {
       const res = await fetch(`${server.url}/healthz`);
       expect(res.status).toBe(503);
       expect(await res.json()).toMatchObject({ ok: false });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('GET /readyz is 200 {ready, db} while the database answers and the app is not stopping', async () => {
+    const res = await fetch(`${stack.app.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ ready: true, db: 'ok' });
+  });
+
+  it('GET /readyz is 503 when the database does not answer, and 503 draining once the app stops', async () => {
+    const brokenDb = { execute: () => Promise.reject(new Error('connection refused')) } as unknown as Database;
+    let draining = false;
+    const server = await startHttpServer({
+      logger: createLogger({ level: 'silent' }),
+      port: 0,
+      host: '127.0.0.1',
+      routes: { ready: createReadyRoute({ db: brokenDb }, { draining: () => draining }) },
+    });
+    try {
+      const down = await fetch(`${server.url}/readyz`);
+      expect(down.status).toBe(503);
+      expect(await down.json()).toEqual({ ready: false, db: 'unavailable' });
+      draining = true;
+      const stopping = await fetch(`${server.url}/readyz`);
+      expect(stopping.status).toBe(503);
+      expect(stopping.headers.get('connection')).toBe('close');
+      expect(await stopping.json()).toEqual({ ready: false, draining: true });
     } finally {
       await server.close();
     }
