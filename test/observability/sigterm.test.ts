@@ -10,7 +10,8 @@ import { connectDatabase } from '../../src/db/client.js';
 import { kudos, type KudosRow } from '../../src/db/schema/index.js';
 import { type SlackSimulator, startSlackSimulator } from '../../src/simulator/slack.js';
 import { appEnv, type AppProcess, startAppProcess } from '../chaos/app-process.js';
-import { sendModalValues, TEST_SIGNING_SECRET } from '../support/app.js';
+import { submitKudosForm } from '../chaos/send-form.js';
+import { TEST_SIGNING_SECRET } from '../support/app.js';
 import { createTestDatabase, type TestDatabase } from '../support/db.js';
 import { startTestEmulator, type TestEmulator } from '../support/emulator.js';
 import { untilNoneHeld } from '../support/held-requests.js';
@@ -77,40 +78,7 @@ async function rowsAfterExit(): Promise<KudosRow[]> {
   }
 }
 
-/**
- * /kudos, then the send modal submitted, as submitSendForm (test/support/app.ts) does it for an app in
- * the test's process: the child app's first request pays for its cold start, which on a loaded machine
- * can outlast Slack's 3-second trigger_id (no modal opens: the user types the command again) or its
- * 3-second ack (Slack's "try again" on the open modal: the user submits again; one send is recorded).
- */
-async function submitKudos(recipient: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    await sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
-    const view = await sim
-      .waitFor(
-        () =>
-          sim
-            .openViews('U_MANAGER')
-            .filter((v) => v.callback_id === 'kudos_send')
-            .at(-1),
-        10_000,
-      )
-      .catch(() => undefined);
-    if (!view && attempt < 3) continue;
-    expect(view).toBeDefined();
-    for (let submit = 1; submit <= 3; submit++) {
-      const answer = await sim.submitView(
-        view!.id,
-        sendModalValues({ users: [recipient], design: 'CC-THANK-YOU', amount: '10' }),
-        'U_MANAGER',
-      );
-      expect(answer.status).toBe(200);
-      if (sim.openViews('U_MANAGER').every((v) => v.id !== view!.id)) return;
-      expect(JSON.stringify(answer.body) + JSON.stringify(sim.viewErrors(view!.id))).toMatch(/again|trouble/);
-    }
-    throw new Error('the send modal was never accepted');
-  }
-}
+const submitKudos = (recipient: string) => submitKudosForm(sim, recipient);
 
 async function sigterm(app: AppProcess): Promise<{ code: number | null; ms: number }> {
   const sentAt = performance.now();
