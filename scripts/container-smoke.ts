@@ -95,10 +95,11 @@ async function sendOneKudos(sim: SlackSimulator): Promise<void> {
     send_message: { message: { type: 'plain_text_input', value: 'Thanks for shipping the container' } },
     send_timing: { timing: { type: 'radio_buttons', selected_option: option('now') } },
   };
-  for (let attempt = 1; attempt <= 3; attempt++) {
+  for (let attempt = 1; attempt <= 4; attempt++) {
     await sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
+    // The form opens within Slack's 3-second trigger window or never: 5 s is enough to know.
     const view = await sim
-      .waitFor(() => sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'), 10_000)
+      .waitFor(() => sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'), 5_000)
       .catch(() => undefined);
     if (!view) continue;
     for (let submit = 1; submit <= 3; submit++) {
