@@ -18,8 +18,9 @@ COPY scripts/build.ts ./scripts/build.ts
 COPY src ./src
 RUN node --import tsx scripts/build.ts
 
+# The environment is npm start's: nothing set here (the app reads no NODE_ENV); settings come from the
+# container's environment (docs/reference.md).
 FROM ${BASE_IMAGE}
-ENV NODE_ENV=production
 WORKDIR /app
 # Everything the running app reads is owned by root: the `node` user can read it, not change it.
 COPY --from=deps /app/node_modules ./node_modules
