@@ -7,21 +7,15 @@ import { z } from 'zod';
 
 import type { Logger } from '../../config/logger.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
-import {
-  monthOf,
-  monthRange,
-  movementsToCsv,
-  readMovements,
-  reconcileWithKudos,
-  totalsOf,
-} from '../../domain/finance/ledger.js';
+import { ledgerCsv } from '../../domain/finance/csv-exports.js';
+import { monthOf, monthRange, readMovements, reconcileWithKudos, totalsOf } from '../../domain/finance/ledger.js';
 import { knownLimits } from '../../domain/finance/spending-limits.js';
 import { isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
 import { toCents } from '../../rewards/index.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
-import { buildCsvMessages } from '../workspaces/audit-blocks.js';
+import { sendExportFile } from '../workspaces/export-file.js';
 import {
   buildBalance,
   buildFinanceOverview,
@@ -87,7 +81,9 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
         text: `I don't understand "${parsed.text}". Use \`/kudos ledger\`, \`/kudos ledger 2026-11\` or \`/kudos ledger 2026-11 csv\`.`,
       });
     case 'ledger': {
-      await ack({ text: parsed.csv ? 'Reading the ledger; the CSV comes by direct message.' : 'Reading the ledger…' });
+      await ack({
+        text: parsed.csv ? 'Reading the ledger; the CSV file comes by direct message.' : 'Reading the ledger…',
+      });
       const month = parsed.month ?? monthOf(deps.now());
       const range = monthRange(month);
       try {
@@ -95,11 +91,17 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
         const reconciliation = await reconcileWithKudos(deps.db, ws, movements, range);
         const list = buildLedgerList({ month, movements, totals: totalsOf(movements), reconciliation, truncated });
         if (parsed.csv) {
-          for (const message of buildCsvMessages(movementsToCsv(movements), movements.length, {
-            title: `Rewards ledger ${month}`,
-            fileName: `kudos-ledger-${month}.csv`,
-          }))
-            await deps.slack.for(ws).sendDirectMessage(command.user_id, message);
+          await sendExportFile(
+            deps.slack.for(ws),
+            command.user_id,
+            {
+              filename: `kudos-ledger-${month}.csv`,
+              title: `Rewards ledger ${month}`,
+              content: await ledgerCsv(deps.db, ws, movements),
+              comment: `The Rewards ledger of ${month}, ${movements.length} rows, newest first.`,
+            },
+            log,
+          );
         }
         await respond({ response_type: 'ephemeral', replace_original: true, ...list });
       } catch (error) {
