@@ -6,6 +6,7 @@ import { formatUtc } from '../../domain/common/zoned-time.js';
 import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
 import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
 import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
+import { RUNWAY_WINDOW_DAYS } from '../../domain/finance/runway.js';
 import type { KnownLimits, LimitUsage } from '../../domain/finance/spending-limits.js';
 import { describeStatus } from '../../domain/finance/top-ups.js';
 import { Finance } from '../ids.js';
@@ -283,6 +284,27 @@ export function limitsLines(limits: KnownLimits | undefined, usage: LimitUsage):
   ].join('\n');
 }
 
+/**
+ * Under the alert level, and how long the balance lasts at the last 30 days' rate ("about 12 days");
+ * without spend in those days nothing is said about days.
+ */
+function runwayLines(
+  o: Pick<FinanceOverviewData, 'availableCents' | 'currency' | 'thresholdCents' | 'runway'>,
+): string {
+  const lines: string[] = [];
+  if (o.runway.belowThreshold && o.thresholdCents !== null)
+    lines.push(
+      `:warning: *Under the alert level* of ${formatUsd(o.thresholdCents, o.currency)}: sends may soon be refused for lack of funds. Top up below.`,
+    );
+  const days = o.runway.daysLeft;
+  if (days !== undefined && o.runway.spentCents !== undefined) {
+    const perDay = formatUsd(Math.round(o.runway.spentCents / RUNWAY_WINDOW_DAYS), o.currency);
+    const lasts = days === 0 ? 'Less than a day' : `About ${days} day${days === 1 ? '' : 's'}`;
+    lines.push(`:hourglass_flowing_sand: ${lasts} at the last 30 days' rate (${perDay} a day).`);
+  }
+  return lines.join('\n');
+}
+
 /** `/kudos balance` for admins (and the admin section of App Home): balance, top-ups, limits. */
 export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageContent {
   const threshold =
@@ -294,6 +316,8 @@ export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageConten
       `:moneybag: *Rewards balance:* ${formatUsd(o.availableCents, o.currency)} available · ${formatUsd(o.pendingCents, o.currency)} pending top-ups\n${threshold}`,
     ),
   ];
+  const runway = runwayLines(o);
+  if (runway) blocks.push(section(runway));
   if (o.sandbox)
     blocks.push(context('Connected to the Rewards *sandbox*: orders are not charged and top-ups are production only.'));
   const topUpLine = (r: TopUpRequestRow) =>
