@@ -189,15 +189,73 @@ function textInput(
   return plainTextInput(Finance.topUpModal.action, blockId, label, initial, opts);
 }
 
+/** private_metadata of the top-up form: whether it asks for the billing details or uses the remembered ones. */
+export interface TopUpModalMetadata {
+  billing: 'form' | 'remembered';
+}
+
+/** The remembered details in one line; the EIN only by its last digits. */
+function billingSummary(b: BillingDetails): string {
+  const place = [b.billingAddress, `${b.city} ${b.state} ${b.zipCode}`.trim(), b.country].filter(Boolean).join(', ');
+  return `*Billing details:* ${escapeMrkdwn(b.companyName)} · ${escapeMrkdwn(place)} · ${escapeMrkdwn(b.phoneNumber)} · EIN ending ${escapeMrkdwn(b.ein.slice(-4))}`;
+}
+
+/**
+ * The top-up form. With `remembered` details (sealed in the database) it asks only for the amount and
+ * a note, and shows the details with *Change billing details*; otherwise every billing field, prefilled
+ * with `billing` (the remembered details being changed, or the last request's). `keepsBilling`: the
+ * details entered are remembered for next time (a key ring is configured).
+ */
 export function buildTopUpModal(input: {
   billing: BillingDetails | undefined;
+  remembered?: BillingDetails | undefined;
+  keepsBilling?: boolean;
   suggestedCents?: number;
+  /** What was typed already (kept when the form turns to the billing fields). */
+  amount?: string | undefined;
+  note?: string | undefined;
 }): Record<string, unknown> {
   const B = Finance.topUpModal.blocks;
   const b = input.billing;
+  const metadata: TopUpModalMetadata = { billing: input.remembered ? 'remembered' : 'form' };
+  const amount = input.amount || (input.suggestedCents ? centsToDecimal(input.suggestedCents) : undefined);
+  const billingBlocks: Block[] = input.remembered
+    ? [
+        {
+          type: 'section',
+          block_id: B.rememberedBilling,
+          text: { type: 'mrkdwn', text: billingSummary(input.remembered) },
+          accessory: {
+            type: 'button',
+            action_id: Finance.actions.changeBilling,
+            text: plain('Change billing details', 75),
+            value: 'change',
+          },
+        } as unknown as Block,
+      ]
+    : [
+        { type: 'header', text: plain('Billing details (required by the Rewards API)', 150) } as unknown as Block,
+        ...(input.keepsBilling
+          ? [
+              context(
+                'Kudos remembers them, encrypted, for this workspace’s next top-ups: then it asks only for the amount.',
+              ),
+            ]
+          : []),
+        textInput(B.companyName, 'Company name', b?.companyName, { max: 200 }),
+        textInput(B.phoneNumber, 'Phone number', b?.phoneNumber, { max: 40 }),
+        textInput(B.billingAddress, 'Billing address', b?.billingAddress, { max: 300 }),
+        textInput(B.city, 'City', b?.city, { max: 100 }),
+        textInput(B.state, 'State', b?.state, { max: 100 }),
+        textInput(B.country, 'Country code', b?.country, { max: 3, placeholder: 'US' }),
+        textInput(B.zipCode, 'ZIP code', b?.zipCode, { max: 20 }),
+        textInput(B.ein, 'EIN', b?.ein, { max: 20 }),
+        textInput(B.companyWebsite, 'Company website', b?.companyWebsite, { optional: true, max: 200 }),
+      ];
   return {
     type: 'modal',
     callback_id: Finance.topUpModal.callbackId,
+    private_metadata: JSON.stringify(metadata),
     title: plain('Request a top-up', 24),
     submit: plain('Ask for approval', 24),
     close: plain('Cancel', 24),
@@ -205,22 +263,17 @@ export function buildTopUpModal(input: {
       context(
         'An ACH top-up of the Rewards balance. A second admin approves it before Kudos asks the Rewards API; the balance is credited once the operator confirms the wire.',
       ),
-      textInput(B.amount, 'Amount (USD)', input.suggestedCents ? centsToDecimal(input.suggestedCents) : undefined, {
+      textInput(B.amount, 'Amount (USD)', amount, {
         max: 16,
         hint: 'At least $100.00; cents allowed.',
         placeholder: '2500.00',
       }),
-      textInput(B.note, 'Note for the approver', undefined, { optional: true, multiline: true, max: 500 }),
-      { type: 'header', text: plain('Billing details (required by the Rewards API)', 150) } as unknown as Block,
-      textInput(B.companyName, 'Company name', b?.companyName, { max: 200 }),
-      textInput(B.phoneNumber, 'Phone number', b?.phoneNumber, { max: 40 }),
-      textInput(B.billingAddress, 'Billing address', b?.billingAddress, { max: 300 }),
-      textInput(B.city, 'City', b?.city, { max: 100 }),
-      textInput(B.state, 'State', b?.state, { max: 100 }),
-      textInput(B.country, 'Country code', b?.country, { max: 3, placeholder: 'US' }),
-      textInput(B.zipCode, 'ZIP code', b?.zipCode, { max: 20 }),
-      textInput(B.ein, 'EIN', b?.ein, { max: 20 }),
-      textInput(B.companyWebsite, 'Company website', b?.companyWebsite, { optional: true, max: 200 }),
+      textInput(B.note, 'Note for the approver', input.note || undefined, {
+        optional: true,
+        multiline: true,
+        max: 500,
+      }),
+      ...billingBlocks,
     ],
   };
 }

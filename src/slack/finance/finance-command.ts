@@ -10,19 +10,14 @@ import { describeForUser } from '../../domain/accounts/rewards-failures.js';
 import { ledgerCsv } from '../../domain/finance/csv-exports.js';
 import { monthOf, monthRange, readMovements, reconcileWithKudos, totalsOf } from '../../domain/finance/ledger.js';
 import { knownLimits } from '../../domain/finance/spending-limits.js';
-import { isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
+import { isKnownSandbox, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
 import { toCents } from '../../rewards/index.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
 import { sendExportFile } from '../workspaces/export-file.js';
-import {
-  buildBalance,
-  buildFinanceOverview,
-  buildLedgerList,
-  buildLimitsModal,
-  buildTopUpModal,
-} from './finance-blocks.js';
+import { topUpModalFor } from './finance-actions.js';
+import { buildBalance, buildFinanceOverview, buildLedgerList, buildLimitsModal } from './finance-blocks.js';
 
 export type FinanceCommand =
   | { kind: 'topup' }
@@ -63,9 +58,7 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
     case 'topup': {
       if (await isKnownSandbox(deps.db, ws)) return ack({ text: SANDBOX_TOP_UP_MESSAGE });
       await ack();
-      await deps.slack
-        .for(ws)
-        .openView(command.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
+      await deps.slack.for(ws).openView(command.trigger_id, await topUpModalFor(deps, ws));
       return;
     }
     case 'limits': {
