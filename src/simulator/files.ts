@@ -57,7 +57,7 @@ export const fileHandlers: Record<string, (s: SimulatorState, args: Json) => Ans
     const shared = files.map((f, i) => {
       const file = f!;
       delete file.awaiting;
-      file.title = typeof entries[i]!.title === 'string' ? (entries[i]!.title) : file.name;
+      file.title = typeof entries[i]!.title === 'string' ? entries[i]!.title : file.name;
       return { id: file.id, name: file.name, title: file.title };
     });
     if (channel) {
