@@ -14,7 +14,7 @@ import type { Workspace } from '../common/workspace.js';
 import type { SettingsStore } from '../workspaces/settings.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { createLowBalanceMonitor, type LowBalanceMonitor } from './low-balance.js';
-import { type BalanceRunway, recentSpendCents, runwayOf } from './runway.js';
+import { type BalanceRunway, createRecentSpend, runwayOf } from './runway.js';
 import { type KnownLimits, knownLimits, type LimitUsage, limitUsage, pendingLimitRequest } from './spending-limits.js';
 import { isKnownSandbox, openTopUps, recentlySettledTopUps, settleTopUps, type TopUpDeps } from './top-ups.js';
 import { checkWebhookSilence } from './webhook-silence.js';
@@ -62,6 +62,7 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
   const log = deps.logger.child({ part: 'finance' });
   const lowBalance = createLowBalanceMonitor(deps);
   const topUps: TopUpDeps = { db: deps.db, rewards: deps.rewards, notifier: deps.notifier, logger: log, now: deps.now };
+  const recentSpend = createRecentSpend(deps.now);
   let sweeps: PeriodicJob<void> | undefined;
   let sweeping: Promise<void> | undefined;
 
@@ -92,6 +93,7 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
           log.warn('settling top-ups failed', { teamId: ws.teamId, error }),
         );
       const request = opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined;
+      const usageNow = limitUsage(deps.db, ws, deps.now());
       const [balance, settings, topUpRows, recentTopUps, limits, usage, pending, sandbox, spentCents] =
         await Promise.all([
           deps.rewards.for(ws).then((rewards) => rewards.balance.get(request)),
@@ -99,13 +101,14 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
           openTopUps(deps.db, ws),
           recentlySettledTopUps(deps.db, ws, deps.now()),
           knownLimits(deps.db, ws),
-          limitUsage(deps.db, ws, deps.now()),
+          usageNow,
           pendingLimitRequest(deps.db, ws),
           isKnownSandbox(deps.db, ws),
           // Without the ledger the overview still shows the balance; it says nothing about days.
-          deps.rewards
-            .for(ws)
-            .then((rewards) => recentSpendCents(rewards, deps.now(), request))
+          usageNow
+            .then((used) =>
+              recentSpend(`${ws.teamId}:${used.monthCents}:${used.todayCents}`, () => deps.rewards.for(ws), request),
+            )
             .catch((error: unknown) => {
               log.warn('reading the last 30 days of the ledger failed', { teamId: ws.teamId, error });
               return undefined;

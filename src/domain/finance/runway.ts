@@ -30,8 +30,34 @@ export function runwayOf(input: {
   };
 }
 
+/** How long a workspace's window spend is reused: 30 days' spend hardly moves in minutes, and reading it pages the ledger. */
+export const SPEND_REUSE_MS = 10 * 60_000;
+const SPEND_CACHE_MAX = 2_000;
+
+/**
+ * The window's net order spend, reused for SPEND_REUSE_MS under a key the caller makes of the workspace
+ * and of what Kudos itself spent (its own sends change the key, so they show at once): the overview is
+ * read on every admin's `/kudos balance` and Home refresh, and each read would page through a month of
+ * the ledger against the Rewards rate budget. A failed read is not kept.
+ */
+export function createRecentSpend(now: () => Date) {
+  const kept = new Map<string, { at: number; cents: Promise<number> }>();
+  return (key: string, rewards: () => Promise<Pick<RewardsClient, 'balance'>>, request: RequestOptions = {}) => {
+    const at = now().getTime();
+    const hit = kept.get(key);
+    if (hit && at - hit.at < SPEND_REUSE_MS) return hit.cents;
+    if (kept.size >= SPEND_CACHE_MAX) kept.clear();
+    const cents = rewards().then((client) => recentSpendCents(client, new Date(at), request));
+    kept.set(key, { at, cents });
+    cents.catch(() => {
+      if (kept.get(key)?.cents === cents) kept.delete(key);
+    });
+    return cents;
+  };
+}
+
 /** The window's net order spend from the ledger. */
-export function recentSpendCents(
+function recentSpendCents(
   rewards: Pick<RewardsClient, 'balance'>,
   now: Date,
   request: RequestOptions = {},
