@@ -487,8 +487,8 @@ class Gateway implements SlackGateway {
 
   async sendFileDirectly(userId: string, file: SharedFile): Promise<void> {
     const channel = await this.openDirectChannel(userId);
-    // Rare (an admin's export) and not in bulk: unpaced. Not retried by the client's own policy for
-    // posts: a repeated completeUploadExternal only shares the same file again.
+    // Rare (an admin's export) and not in bulk: unpaced. Through the general client (one retry): at
+    // worst a lost completeUploadExternal answer shares the same file twice in the admin's DM.
     await translated(async () =>
       this.client.files.uploadV2({
         ...(await this.tok()),
