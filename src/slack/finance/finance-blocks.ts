@@ -468,14 +468,27 @@ export function buildBalance(balance: {
   availableCents: number;
   pendingCents: number;
   currency: string;
+  /** The low-balance alert level; under it, the answer says so (sends may be refused). */
+  thresholdCents?: number | null;
 }): SlackMessageContent {
   const text = `Available balance: ${formatUsd(balance.availableCents, balance.currency)} · pending top-ups: ${formatUsd(balance.pendingCents, balance.currency)}`;
+  const low =
+    balance.thresholdCents !== null &&
+    balance.thresholdCents !== undefined &&
+    balance.availableCents < balance.thresholdCents;
   return {
-    text,
+    text: low ? `${text} · under the alert level` : text,
     blocks: [
       section(
         `:moneybag: *Available:* ${formatUsd(balance.availableCents, balance.currency)}\n*Pending top-ups:* ${formatUsd(balance.pendingCents, balance.currency)}`,
       ),
+      ...(low
+        ? [
+            context(
+              `:warning: Under the alert level of ${formatUsd(balance.thresholdCents!, balance.currency)}: sends may be refused until a Kudos admin tops up.`,
+            ),
+          ]
+        : []),
     ],
   };
 }

@@ -116,9 +116,10 @@ const BALANCE_TIMEOUT_MS = 2000;
 export async function handleBalanceCommand(deps: ListenerDeps, input: Input & { log: Logger }): Promise<void> {
   const { ack, command, log } = input;
   // Both at once: the plain answer must still fit in the ack.
-  const [admin, read] = await Promise.allSettled([
+  const [admin, read, settings] = await Promise.allSettled([
     deps.isAdmin(workspaceOf(command), command.user_id),
     deps.rewards.for(workspaceOf(command)).then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })),
+    deps.settings.get(workspaceOf(command)),
   ]);
   if (admin.status === 'fulfilled' && admin.value) return handleAdminBalance(deps, input);
   try {
@@ -129,6 +130,7 @@ export async function handleBalanceCommand(deps: ListenerDeps, input: Input & { 
         availableCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),
         pendingCents: toCents(balance.pendingBalance.amount, { rounding: 'half-up' }),
         currency: balance.availableBalance.currency,
+        thresholdCents: settings.status === 'fulfilled' ? settings.value.lowBalanceThresholdCents : null,
       }),
     );
   } catch (error) {

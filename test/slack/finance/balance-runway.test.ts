@@ -43,6 +43,9 @@ describe('the balance under the alert level, and the days it lasts', () => {
   it('no spend yet: flagged under the level, nothing said about days; after $150 in orders: about 190 days at $5 a day', async () => {
     await t.emulator.setBalance(900);
     const quiet = await adminBalance('$900');
+    // Anyone else sees the balance, and that it is under the level, in the command's answer.
+    const plain = await t.stack.sim.slashCommand('U_MANAGER', 'balance', 'C_GENERAL');
+    expect(JSON.stringify(plain.body)).toContain('Under the alert level of $1,000');
     expect(quiet).toContain('Under the alert level* of $1,000');
     expect(quiet).not.toMatch(/days? at the last 30 days/);
 
@@ -68,6 +71,9 @@ describe('the balance under the alert level, and the days it lasts', () => {
     await placedSend('30');
     const shown = await adminBalance('$4,970');
     expect(shown).not.toContain('Under the alert level');
+    const plain = await t.stack.sim.slashCommand('U_MANAGER', 'balance', 'C_GENERAL');
+    expect(JSON.stringify(plain.body)).toContain('$4,970');
+    expect(JSON.stringify(plain.body)).not.toContain('alert level');
     // $4,970 at $1 a day.
     expect(shown).toContain("About 4970 days at the last 30 days' rate ($1 a day)");
   });
