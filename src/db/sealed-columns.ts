@@ -1,7 +1,7 @@
 // Every column that holds a secret sealed with the KUDOS_ENCRYPTION_KEY key ring (src/secrets/key-ring.ts),
 // and the context each value is sealed under. `npm run keys:rotate` (src/db/rotate-keys.ts) re-seals
 // exactly these; the stores seal and open with the same `context` functions, so the two cannot drift.
-// A table with a sealed column adds one entry here (its primary key must be one text column).
+// A table with a sealed column adds one entry here (its key: one text column, primary or unique).
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 
 import { financeState, installations, rewardsConnections, workflowStepRuns } from './schema/index.js';
@@ -10,7 +10,7 @@ export interface SealedColumn {
   /** `table.column`, for the rotation report. */
   name: string;
   table: PgTable;
-  /** The row's primary key (one text column). */
+  /** What names the row: one text column, its primary key or a unique one (finance_state.team_id). */
   key: PgColumn;
   column: PgColumn;
   /** The additional data the value is sealed under: binds the row and the field. */
