@@ -1,16 +1,16 @@
 // Every column that holds a secret sealed with the KUDOS_ENCRYPTION_KEY key ring (src/secrets/key-ring.ts),
 // and the context each value is sealed under. `npm run keys:rotate` (src/db/rotate-keys.ts) re-seals
 // exactly these; the stores seal and open with the same `context` functions, so the two cannot drift.
-// A table with a sealed column adds one entry here (its primary key must be one text column).
+// A table with a sealed column adds one entry here (its key: one text column, primary or unique).
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 
-import { installations, rewardsConnections, workflowStepRuns } from './schema/index.js';
+import { financeState, installations, rewardsConnections, workflowStepRuns } from './schema/index.js';
 
 export interface SealedColumn {
   /** `table.column`, for the rotation report. */
   name: string;
   table: PgTable;
-  /** The row's primary key (one text column). */
+  /** What names the row: one text column, its primary key or a unique one (finance_state.team_id). */
   key: PgColumn;
   column: PgColumn;
   /** The additional data the value is sealed under: binds the row and the field. */
@@ -42,6 +42,9 @@ const installationToken = (
 export const workflowStepTokenContext = (functionExecutionId: string) =>
   `workflow_step_runs:${functionExecutionId}:token`;
 
+/** The context a workspace's remembered top-up billing details are sealed under (src/domain/finance/billing-details.ts). */
+export const billingDetailsContext = (teamId: string) => `finance_state:${teamId}:billing_details`;
+
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   installationToken('botToken', 'bot', 'bot_token'),
   installationToken('botRefreshToken', 'bot-refresh', 'bot_refresh_token'),
@@ -67,5 +70,12 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     key: workflowStepRuns.functionExecutionId,
     column: workflowStepRuns.token,
     context: workflowStepTokenContext,
+  },
+  {
+    name: 'finance_state.billing_details',
+    table: financeState,
+    key: financeState.teamId,
+    column: financeState.billingDetails,
+    context: billingDetailsContext,
   },
 ];

@@ -38,6 +38,8 @@ export const METHOD_TIERS: Readonly<Record<string, Tier>> = {
   'views.update': 4,
   'views.publish': 4,
   'files.info': 4,
+  'files.getUploadURLExternal': 4,
+  'files.completeUploadExternal': 4,
 };
 
 export interface RateLimitSettings {

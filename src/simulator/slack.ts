@@ -10,6 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { z } from 'zod';
 
 import { type AppAnswer, type ClickTarget, SlackDriver } from './driver.js';
+import { serveUpload } from './files.js';
 import { defaultTeams, SimInstalls, type SimOAuthOptions, type SimTeam } from './installs.js';
 import { authorizePage, handleAuthorize } from './oauth-routes.js';
 import { persistTo } from './persistence.js';
@@ -148,6 +149,8 @@ export interface SlackSimulator {
   slashCommand(userId: string, text: string, channelId?: string): Promise<AppAnswer>;
   /** A person uploads a file (as a modal's file_input does); its id goes in the submitted state. */
   uploadFile(userId: string, name: string, content: string | Buffer): string;
+  /** A file's name, title and text (the app's uploads: shared with a message's `files`); undefined if unknown. */
+  fileText(fileId: string): { name: string; title: string; text: string } | undefined;
   /** The modal stack currently open for a user (bottom first), or every open modal. */
   openViews(userId?: string): View[];
   /** The Home tab published for a user, if any. */
@@ -303,6 +306,8 @@ async function route(parts: SimulatorParts, req: IncomingMessage, res: ServerRes
   if (url.pathname.startsWith('/api/')) return await serveWebApi(parts, req, res, url);
   const file = /^\/files-pri\/[^/]+-(F[A-Z0-9]+)\/download\//.exec(url.pathname);
   if (file && req.method === 'GET') return serveFileDownload(state, parts.botToken, req, res, file[1]!);
+  const upload = /^\/upload\/v1\/(F[A-Z0-9]+)\/([a-z0-9]+)$/.exec(url.pathname);
+  if (upload && req.method === 'POST') return await serveUpload(state, req, res, upload[1]!, upload[2]!);
   const response = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
   if (response && req.method === 'POST') return await serveResponseUrl(driver, req, res, response[1]!);
   if (url.pathname === '/oauth/v2/authorize' && state.installs) {
@@ -527,6 +532,10 @@ function workspaceControls(
     sendEvent: (event) => driver.sendEvent(event),
     runWorkflowStep: (step) => driver.runWorkflowStep(step),
     uploadFile: (userId, name, content) => uploadFile(state, userId, name, content),
+    fileText: (fileId) => {
+      const f = state.files.get(fileId);
+      return f ? { name: f.name, title: f.title ?? f.name, text: f.content.toString('utf8') } : undefined;
+    },
     workflowStep: (id) => {
       const run = state.workflowSteps.get(id);
       return run ? { ...run } : undefined;

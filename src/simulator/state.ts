@@ -27,6 +27,8 @@ export interface Message {
   edited?: { ts: string };
   /** Message metadata (chat.postMessage `metadata`): not shown, returned by conversations.history. */
   metadata?: { event_type: string; event_payload: Json };
+  /** Files shared with the message (files.completeUploadExternal): their ids, names and titles. */
+  files?: Array<{ id: string; name: string; title: string }>;
 }
 
 export interface View {
@@ -71,7 +73,7 @@ export interface ActingTeam {
   orgWide: boolean;
 }
 
-/** A file a person uploaded to Slack (through a modal's file_input). */
+/** A file uploaded to Slack: by a person (a modal's file_input), or by the app (files.getUploadURLExternal). */
 export interface SimFile {
   id: string;
   name: string;
@@ -79,6 +81,10 @@ export interface SimFile {
   userId: string;
   content: Buffer;
   created: number;
+  /** The app's upload in progress: the length it announced, until its bytes arrive at the upload URL. */
+  awaiting?: { length: number; token: string };
+  /** Set once files.completeUploadExternal finished the upload. */
+  title?: string;
 }
 
 /** One run of a Workflow Builder custom step (a `function_executed` event sent to the app). */
@@ -146,7 +152,7 @@ export class SimulatorState {
   readonly loadedOptions = new Map<string, Json[]>();
   /** Workflow step runs by function_execution_id. */
   readonly workflowSteps = new Map<string, WorkflowStepRun>();
-  /** Files people uploaded (a modal's file_input), by id: files.info and their url_private_download. */
+  /** Files uploaded (a modal's file_input, the app's uploads), by id: files.info and their url_private_download. */
   readonly files = new Map<string, SimFile>();
   /** Slack's rate limits (rate-limits.ts): on unless the simulator was started with `rateLimits: false`. */
   rateLimits = new SimulatorRateLimits();

@@ -475,6 +475,17 @@ const ROUTES: Record<string, (r: UiRequest) => void | Promise<void>> = {
   'POST /_ui/workspace': switchWorkspace,
   'GET /_ui/install': redirectToInstall,
   'GET /_ui/state': getState,
+  // A file the app shared (its uploads), to download from the page; the Web API's own download URL
+  // asks for the bot token, which the page does not have.
+  'GET /_ui/file': ({ res, url, ctx }) => {
+    const file = ctx.state.files.get(url.searchParams.get('id') ?? '');
+    if (!file || file.awaiting) return json(res, 404, { error: 'not found' });
+    res.writeHead(200, {
+      'Content-Type': file.filetype === 'csv' ? 'text/csv; charset=utf-8' : 'application/octet-stream',
+      'Content-Disposition': `attachment; filename="${file.name.replace(/[^\w.-]/g, '_')}"`,
+    });
+    res.end(file.content);
+  },
   'GET /_ui/events': ({ req, res, ctx }) => serveEvents(req, res, ctx.state),
   'POST /_ui/command': runCommand,
   'POST /_ui/click': click,

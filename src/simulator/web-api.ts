@@ -1,6 +1,7 @@
 // The simulated Slack Web API: one handler per method, each checking Slack's argument rules and
 // answering Slack's shapes (HTTP 200 with `ok`, `error`, `response_metadata.messages`).
 import { getTimezoneOffset } from '../lib/date-fns-tz.js';
+import { fileHandlers } from './files.js';
 import { checkMessageContent, checkView, viewTooLarge } from './limits.js';
 import type { WorkspaceUser } from './seed.js';
 import { type Json, MAX_VIEW_STACK, type Message, type SimulatorState, withBlockIds } from './state.js';
@@ -203,6 +204,7 @@ function checkViewArg(view: unknown, type: 'modal' | 'home'): Answer | undefined
 }
 
 const handlers: Record<string, Handler> = {
+  ...fileHandlers,
   'api.test': (_s, args) => ({ ok: true, args }),
 
   'auth.test': (s) => {

@@ -156,6 +156,8 @@ export const Finance = {
   actions: {
     /** Opens the top-up request modal (alert messages, /kudos balance, App Home). */
     openTopUp: 'finance_topup_open',
+    /** In the short top-up form (billing details remembered): show them to change them. */
+    changeBilling: 'finance_topup_change_billing',
     approveTopUp: 'finance_topup_approve',
     rejectTopUp: 'finance_topup_reject',
     /** Opens the limit-increase modal (/kudos limits, App Home). */
@@ -175,6 +177,8 @@ export const Finance = {
       zipCode: 'topup_zip',
       ein: 'topup_ein',
       companyWebsite: 'topup_website',
+      /** The short form's line of the remembered billing details, with Change billing details. */
+      rememberedBilling: 'topup_billing_remembered',
     },
     /** Every input's action id is `value`. */
     action: 'value',

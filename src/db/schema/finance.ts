@@ -25,6 +25,13 @@ export const financeState = pgTable(
     monthlyLimitCents: bigint('monthly_limit_cents', { mode: 'number' }),
     limitsSource: text('limits_source'),
     limitsUpdatedAt: timestamp('limits_updated_at', { withTimezone: true }),
+    /**
+     * The billing details of the workspace's top-ups (BillingDetails as JSON), sealed with the key ring
+     * (db/sealed-columns.ts): the top-up form asks only for the amount while they are here.
+     */
+    billingDetails: text('billing_details'),
+    billingUpdatedBy: text('billing_updated_by'),
+    billingUpdatedAt: timestamp('billing_updated_at', { withTimezone: true }),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('finance_state_team_uq').on(t.teamId)],
@@ -32,7 +39,7 @@ export const financeState = pgTable(
 
 export type FinanceStateRow = typeof financeState.$inferSelect;
 
-/** The company details the top-up endpoint requires (spec 4.8), remembered from the last request. */
+/** The company details the top-up endpoint requires (spec 4.8), remembered sealed in finance_state. */
 export interface BillingDetails {
   companyName: string;
   phoneNumber: string;

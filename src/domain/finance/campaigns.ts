@@ -326,22 +326,6 @@ export async function campaignSpendInMonth(
     .sort((a, b) => b.cents - a.cents || a.name.localeCompare(b.name));
 }
 
-/** Campaign names of kudos rows, for the audit export (kudos id -> campaign name). */
-export async function campaignNamesOfKudos(
-  db: Database,
-  teamId: string,
-  kudosIds: string[],
-): Promise<Map<string, string>> {
-  const ids = kudosIds.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .select({ kudosId: kudos.id, name: campaigns.name })
-    .from(kudos)
-    .innerJoin(campaigns, and(eq(campaigns.id, kudos.campaignId), eq(campaigns.teamId, kudos.teamId)))
-    .where(and(eq(kudos.teamId, teamId), inArray(kudos.id, ids)));
-  return new Map(rows.map((r) => [r.kudosId, r.name]));
-}
-
 // --- the Rewards API's mirror ------------------------------------------------------------------------
 
 /** The tag that makes the API campaign's name unique to the row. */

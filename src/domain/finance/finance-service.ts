@@ -14,6 +14,7 @@ import type { Workspace } from '../common/workspace.js';
 import type { SettingsStore } from '../workspaces/settings.js';
 import type { FinanceNotifier } from './finance-notices.js';
 import { createLowBalanceMonitor, type LowBalanceMonitor } from './low-balance.js';
+import { type BalanceRunway, createRecentSpend, runwayOf } from './runway.js';
 import { type KnownLimits, knownLimits, type LimitUsage, limitUsage, pendingLimitRequest } from './spending-limits.js';
 import { isKnownSandbox, openTopUps, recentlySettledTopUps, settleTopUps, type TopUpDeps } from './top-ups.js';
 import { checkWebhookSilence } from './webhook-silence.js';
@@ -42,6 +43,8 @@ export interface FinanceOverviewData {
   usage: LimitUsage;
   pendingLimitRequest: LimitIncreaseRequestRow | undefined;
   sandbox: boolean;
+  /** Under the alert level, and the days the balance lasts at the last 30 days' rate (runway.ts). */
+  runway: BalanceRunway;
 }
 
 export interface FinanceService {
@@ -59,6 +62,7 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
   const log = deps.logger.child({ part: 'finance' });
   const lowBalance = createLowBalanceMonitor(deps);
   const topUps: TopUpDeps = { db: deps.db, rewards: deps.rewards, notifier: deps.notifier, logger: log, now: deps.now };
+  const recentSpend = createRecentSpend(deps.now);
   let sweeps: PeriodicJob<void> | undefined;
   let sweeping: Promise<void> | undefined;
 
@@ -88,20 +92,31 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
         await settleTopUps(topUps, ws).catch((error: unknown) =>
           log.warn('settling top-ups failed', { teamId: ws.teamId, error }),
         );
-      const [balance, settings, topUpRows, recentTopUps, limits, usage, pending, sandbox] = await Promise.all([
-        deps.rewards
-          .for(ws)
-          .then((rewards) => rewards.balance.get(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined)),
-        deps.settings.get(ws),
-        openTopUps(deps.db, ws),
-        recentlySettledTopUps(deps.db, ws, deps.now()),
-        knownLimits(deps.db, ws),
-        limitUsage(deps.db, ws, deps.now()),
-        pendingLimitRequest(deps.db, ws),
-        isKnownSandbox(deps.db, ws),
-      ]);
+      const request = opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : undefined;
+      const usageNow = limitUsage(deps.db, ws, deps.now());
+      const [balance, settings, topUpRows, recentTopUps, limits, usage, pending, sandbox, spentCents] =
+        await Promise.all([
+          deps.rewards.for(ws).then((rewards) => rewards.balance.get(request)),
+          deps.settings.get(ws),
+          openTopUps(deps.db, ws),
+          recentlySettledTopUps(deps.db, ws, deps.now()),
+          knownLimits(deps.db, ws),
+          usageNow,
+          pendingLimitRequest(deps.db, ws),
+          isKnownSandbox(deps.db, ws),
+          // Without the ledger the overview still shows the balance; it says nothing about days.
+          usageNow
+            .then((used) =>
+              recentSpend(`${ws.teamId}:${used.monthCents}:${used.todayCents}`, () => deps.rewards.for(ws), request),
+            )
+            .catch((error: unknown) => {
+              log.warn('reading the last 30 days of the ledger failed', { teamId: ws.teamId, error });
+              return undefined;
+            }),
+        ]);
+      const availableCents = toCents(balance.availableBalance.amount, { rounding: 'half-up' });
       return {
-        availableCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),
+        availableCents,
         pendingCents: toCents(balance.pendingBalance.amount, { rounding: 'half-up' }),
         currency: balance.availableBalance.currency,
         thresholdCents: settings.lowBalanceThresholdCents,
@@ -111,6 +126,7 @@ export function createFinanceService(deps: FinanceDeps): FinanceService {
         usage,
         pendingLimitRequest: pending,
         sandbox,
+        runway: runwayOf({ availableCents, thresholdCents: settings.lowBalanceThresholdCents, spentCents }),
       };
     },
     async sweep() {

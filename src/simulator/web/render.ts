@@ -471,6 +471,8 @@ export interface RenderableMessage {
   ephemeral: boolean;
   edited?: { ts: string } | undefined;
   thread_ts?: string | undefined;
+  /** Files shared with it (the app's uploads): each a download link. */
+  files?: Array<{ id: string; name: string; title: string }> | undefined;
 }
 
 /** A message as the channel shows it: author, time, ephemeral marker, its blocks (or its text). */
@@ -486,6 +488,12 @@ export function renderMessage(
       ? renderBlocks(m.blocks, ctx)
       : `<div class="bk-text">${renderMrkdwn(m.text, ctx)}</div>`;
   const badge = m.bot_id ? '<span class="badge">APP</span>' : '';
+  const files = (m.files ?? [])
+    .map(
+      (f) =>
+        `<a class="msg-file"${attr('href', `/_ui/file?id=${encodeURIComponent(f.id)}`)}${attr('download', f.name)}>📄 ${escapeHtml(f.title || f.name)}</a>`,
+    )
+    .join('');
   const ephemeral = m.ephemeral ? '<div class="ephemeral-note">👁 Only visible to you</div>' : '';
   const edited = m.edited ? '<span class="edited">(edited)</span>' : '';
   const replies =
@@ -496,7 +504,7 @@ export function renderMessage(
     `<article class="msg${m.ephemeral ? ' ephemeral' : ''}"${attr('data-ts', m.ts)}${attr('data-channel', m.channel)}>` +
     `<div class="avatar">${escapeHtml(author.slice(0, 1).toUpperCase())}</div>` +
     `<div class="msg-main">${ephemeral}<div class="msg-head"><span class="author">${escapeHtml(author)}</span>${badge}<time>${escapeHtml(time)}</time>${edited}</div>` +
-    `<div class="msg-body">${body}</div>${replies}</div></article>`
+    `<div class="msg-body">${body}${files}</div>${replies}</div></article>`
   );
 }
 

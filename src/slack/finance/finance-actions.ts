@@ -2,7 +2,10 @@
 // on a top-up request (a second admin; exactly once), "Request higher limits". Admins only, by the
 // one admin rule (deps.isAdmin); refusals go only to the clicker.
 import type { App } from '@slack/bolt';
+import { z } from 'zod';
 
+import type { Workspace } from '../../domain/common/workspace.js';
+import { rememberedBilling } from '../../domain/finance/billing-details.js';
 import { knownLimits } from '../../domain/finance/spending-limits.js';
 import {
   decideTopUp,
@@ -20,6 +23,35 @@ import { buildLimitsModal, buildTopUpModal } from './finance-blocks.js';
 
 /** "Request a top-up" / "Request higher limits": open a modal. */
 const openClick = buttonOpeningModal(noValue);
+/** "Change billing details" in the short top-up form: the view it is in, with what was typed. */
+const changeBillingClick = buttonClick(noValue).extend({
+  view: z.looseObject({
+    id: z.string().min(1),
+    hash: z.string().optional(),
+    state: z.looseObject({ values: z.unknown() }).optional(),
+  }),
+});
+
+/**
+ * The top-up form for a workspace: only the amount when its billing details are remembered (sealed),
+ * else every field, prefilled with the last request's.
+ */
+export async function topUpModalFor(deps: ListenerDeps, ws: Workspace): Promise<Record<string, unknown>> {
+  const remembered = await rememberedBilling(deps.db, deps.config.keyRing, ws);
+  return buildTopUpModal({
+    billing: remembered ?? (await lastBilling(deps.db, ws)),
+    remembered,
+    keepsBilling: Boolean(deps.config.keyRing),
+  });
+}
+
+/** What was typed in a top-up form's input (block id), from a view's state. */
+function typed(values: unknown, blockId: string): string | undefined {
+  const value = (values as Record<string, Record<string, { value?: unknown }>> | undefined)?.[blockId]?.[
+    Finance.topUpModal.action
+  ]?.value;
+  return typeof value === 'string' ? value : undefined;
+}
 /** Approve / Reject on a top-up request: its id. */
 const decisionClick = buttonClick(uuidValue);
 
@@ -45,7 +77,27 @@ export function registerFinanceActions(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(click);
     if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond, NOT_ADMIN);
     if (await isKnownSandbox(deps.db, ws)) return tellClicker(deps, click, respond, SANDBOX_TOP_UP_MESSAGE);
-    await deps.slack.for(ws).openView(click.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
+    await deps.slack.for(ws).openView(click.trigger_id, await topUpModalFor(deps, ws));
+  });
+
+  app.action(Finance.actions.changeBilling, async ({ ack, body: raw, respond }) => {
+    const click = parseAtEdge(changeBillingClick, raw, Finance.actions.changeBilling);
+    await ack();
+    const ws = workspaceOf(click);
+    if (!(await deps.isAdmin(ws, click.user.id))) return tellClicker(deps, click, respond, NOT_ADMIN);
+    const B = Finance.topUpModal.blocks;
+    const values = click.view.state?.values;
+    // Every field, prefilled with the remembered details; what was typed stays.
+    const view = buildTopUpModal({
+      billing: (await rememberedBilling(deps.db, deps.config.keyRing, ws)) ?? (await lastBilling(deps.db, ws)),
+      keepsBilling: Boolean(deps.config.keyRing),
+      amount: typed(values, B.amount),
+      note: typed(values, B.note),
+    });
+    await deps.slack
+      .for(ws)
+      .updateView(click.view.id, view, click.view.hash)
+      .catch((error: unknown) => deps.logger.warn('showing the billing fields failed', { error }));
   });
 
   app.action(Finance.actions.openLimits, async ({ ack, body: raw, respond }) => {

@@ -6,6 +6,7 @@ import { formatUtc } from '../../domain/common/zoned-time.js';
 import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
 import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
 import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
+import { RUNWAY_WINDOW_DAYS } from '../../domain/finance/runway.js';
 import type { KnownLimits, LimitUsage } from '../../domain/finance/spending-limits.js';
 import { describeStatus } from '../../domain/finance/top-ups.js';
 import { Finance } from '../ids.js';
@@ -188,15 +189,73 @@ function textInput(
   return plainTextInput(Finance.topUpModal.action, blockId, label, initial, opts);
 }
 
+/** private_metadata of the top-up form: whether it asks for the billing details or uses the remembered ones. */
+export interface TopUpModalMetadata {
+  billing: 'form' | 'remembered';
+}
+
+/** The remembered details in one line; the EIN only by its last digits. */
+function billingSummary(b: BillingDetails): string {
+  const place = [b.billingAddress, `${b.city} ${b.state} ${b.zipCode}`.trim(), b.country].filter(Boolean).join(', ');
+  return `*Billing details:* ${escapeMrkdwn(b.companyName)} · ${escapeMrkdwn(place)} · ${escapeMrkdwn(b.phoneNumber)} · EIN ending ${escapeMrkdwn(b.ein.slice(-4))}`;
+}
+
+/**
+ * The top-up form. With `remembered` details (sealed in the database) it asks only for the amount and
+ * a note, and shows the details with *Change billing details*; otherwise every billing field, prefilled
+ * with `billing` (the remembered details being changed, or the last request's). `keepsBilling`: the
+ * details entered are remembered for next time (a key ring is configured).
+ */
 export function buildTopUpModal(input: {
   billing: BillingDetails | undefined;
+  remembered?: BillingDetails | undefined;
+  keepsBilling?: boolean;
   suggestedCents?: number;
+  /** What was typed already (kept when the form turns to the billing fields). */
+  amount?: string | undefined;
+  note?: string | undefined;
 }): Record<string, unknown> {
   const B = Finance.topUpModal.blocks;
   const b = input.billing;
+  const metadata: TopUpModalMetadata = { billing: input.remembered ? 'remembered' : 'form' };
+  const amount = input.amount || (input.suggestedCents ? centsToDecimal(input.suggestedCents) : undefined);
+  const billingBlocks: Block[] = input.remembered
+    ? [
+        {
+          type: 'section',
+          block_id: B.rememberedBilling,
+          text: { type: 'mrkdwn', text: billingSummary(input.remembered) },
+          accessory: {
+            type: 'button',
+            action_id: Finance.actions.changeBilling,
+            text: plain('Change billing details', 75),
+            value: 'change',
+          },
+        } as unknown as Block,
+      ]
+    : [
+        { type: 'header', text: plain('Billing details (required by the Rewards API)', 150) } as unknown as Block,
+        ...(input.keepsBilling
+          ? [
+              context(
+                'Kudos remembers them, encrypted, for this workspace’s next top-ups: then it asks only for the amount.',
+              ),
+            ]
+          : []),
+        textInput(B.companyName, 'Company name', b?.companyName, { max: 200 }),
+        textInput(B.phoneNumber, 'Phone number', b?.phoneNumber, { max: 40 }),
+        textInput(B.billingAddress, 'Billing address', b?.billingAddress, { max: 300 }),
+        textInput(B.city, 'City', b?.city, { max: 100 }),
+        textInput(B.state, 'State', b?.state, { max: 100 }),
+        textInput(B.country, 'Country code', b?.country, { max: 3, placeholder: 'US' }),
+        textInput(B.zipCode, 'ZIP code', b?.zipCode, { max: 20 }),
+        textInput(B.ein, 'EIN', b?.ein, { max: 20 }),
+        textInput(B.companyWebsite, 'Company website', b?.companyWebsite, { optional: true, max: 200 }),
+      ];
   return {
     type: 'modal',
     callback_id: Finance.topUpModal.callbackId,
+    private_metadata: JSON.stringify(metadata),
     title: plain('Request a top-up', 24),
     submit: plain('Ask for approval', 24),
     close: plain('Cancel', 24),
@@ -204,22 +263,17 @@ export function buildTopUpModal(input: {
       context(
         'An ACH top-up of the Rewards balance. A second admin approves it before Kudos asks the Rewards API; the balance is credited once the operator confirms the wire.',
       ),
-      textInput(B.amount, 'Amount (USD)', input.suggestedCents ? centsToDecimal(input.suggestedCents) : undefined, {
+      textInput(B.amount, 'Amount (USD)', amount, {
         max: 16,
         hint: 'At least $100.00; cents allowed.',
         placeholder: '2500.00',
       }),
-      textInput(B.note, 'Note for the approver', undefined, { optional: true, multiline: true, max: 500 }),
-      { type: 'header', text: plain('Billing details (required by the Rewards API)', 150) } as unknown as Block,
-      textInput(B.companyName, 'Company name', b?.companyName, { max: 200 }),
-      textInput(B.phoneNumber, 'Phone number', b?.phoneNumber, { max: 40 }),
-      textInput(B.billingAddress, 'Billing address', b?.billingAddress, { max: 300 }),
-      textInput(B.city, 'City', b?.city, { max: 100 }),
-      textInput(B.state, 'State', b?.state, { max: 100 }),
-      textInput(B.country, 'Country code', b?.country, { max: 3, placeholder: 'US' }),
-      textInput(B.zipCode, 'ZIP code', b?.zipCode, { max: 20 }),
-      textInput(B.ein, 'EIN', b?.ein, { max: 20 }),
-      textInput(B.companyWebsite, 'Company website', b?.companyWebsite, { optional: true, max: 200 }),
+      textInput(B.note, 'Note for the approver', input.note || undefined, {
+        optional: true,
+        multiline: true,
+        max: 500,
+      }),
+      ...billingBlocks,
     ],
   };
 }
@@ -283,6 +337,27 @@ export function limitsLines(limits: KnownLimits | undefined, usage: LimitUsage):
   ].join('\n');
 }
 
+/**
+ * Under the alert level, and how long the balance lasts at the last 30 days' rate ("about 12 days");
+ * without spend in those days nothing is said about days.
+ */
+function runwayLines(
+  o: Pick<FinanceOverviewData, 'availableCents' | 'currency' | 'thresholdCents' | 'runway'>,
+): string {
+  const lines: string[] = [];
+  if (o.runway.belowThreshold && o.thresholdCents !== null)
+    lines.push(
+      `:warning: *Under the alert level* of ${formatUsd(o.thresholdCents, o.currency)}: sends may soon be refused for lack of funds. Top up below.`,
+    );
+  const days = o.runway.daysLeft;
+  if (days !== undefined && o.runway.spentCents !== undefined) {
+    const perDay = formatUsd(Math.round(o.runway.spentCents / RUNWAY_WINDOW_DAYS), o.currency);
+    const lasts = days === 0 ? 'Less than a day' : `About ${days} day${days === 1 ? '' : 's'}`;
+    lines.push(`:hourglass_flowing_sand: ${lasts} at the last 30 days' rate (${perDay} a day).`);
+  }
+  return lines.join('\n');
+}
+
 /** `/kudos balance` for admins (and the admin section of App Home): balance, top-ups, limits. */
 export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageContent {
   const threshold =
@@ -294,6 +369,8 @@ export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageConten
       `:moneybag: *Rewards balance:* ${formatUsd(o.availableCents, o.currency)} available · ${formatUsd(o.pendingCents, o.currency)} pending top-ups\n${threshold}`,
     ),
   ];
+  const runway = runwayLines(o);
+  if (runway) blocks.push(section(runway));
   if (o.sandbox)
     blocks.push(context('Connected to the Rewards *sandbox*: orders are not charged and top-ups are production only.'));
   const topUpLine = (r: TopUpRequestRow) =>
@@ -391,14 +468,27 @@ export function buildBalance(balance: {
   availableCents: number;
   pendingCents: number;
   currency: string;
+  /** The low-balance alert level; under it, the answer says so (sends may be refused). */
+  thresholdCents?: number | null;
 }): SlackMessageContent {
   const text = `Available balance: ${formatUsd(balance.availableCents, balance.currency)} · pending top-ups: ${formatUsd(balance.pendingCents, balance.currency)}`;
+  const low =
+    balance.thresholdCents !== null &&
+    balance.thresholdCents !== undefined &&
+    balance.availableCents < balance.thresholdCents;
   return {
-    text,
+    text: low ? `${text} · under the alert level` : text,
     blocks: [
       section(
         `:moneybag: *Available:* ${formatUsd(balance.availableCents, balance.currency)}\n*Pending top-ups:* ${formatUsd(balance.pendingCents, balance.currency)}`,
       ),
+      ...(low
+        ? [
+            context(
+              `:warning: Under the alert level of ${formatUsd(balance.thresholdCents!, balance.currency)}: sends may be refused until a Kudos admin tops up.`,
+            ),
+          ]
+        : []),
     ],
   };
 }

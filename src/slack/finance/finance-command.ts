@@ -7,28 +7,17 @@ import { z } from 'zod';
 
 import type { Logger } from '../../config/logger.js';
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
-import {
-  monthOf,
-  monthRange,
-  movementsToCsv,
-  readMovements,
-  reconcileWithKudos,
-  totalsOf,
-} from '../../domain/finance/ledger.js';
+import { ledgerCsv } from '../../domain/finance/csv-exports.js';
+import { monthOf, monthRange, readMovements, reconcileWithKudos, totalsOf } from '../../domain/finance/ledger.js';
 import { knownLimits } from '../../domain/finance/spending-limits.js';
-import { isKnownSandbox, lastBilling, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
+import { isKnownSandbox, SANDBOX_TOP_UP_MESSAGE } from '../../domain/finance/top-ups.js';
 import { toCents } from '../../rewards/index.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
-import { buildCsvMessages } from '../workspaces/audit-blocks.js';
-import {
-  buildBalance,
-  buildFinanceOverview,
-  buildLedgerList,
-  buildLimitsModal,
-  buildTopUpModal,
-} from './finance-blocks.js';
+import { sendExportFile } from '../workspaces/export-file.js';
+import { topUpModalFor } from './finance-actions.js';
+import { buildBalance, buildFinanceOverview, buildLedgerList, buildLimitsModal } from './finance-blocks.js';
 
 export type FinanceCommand =
   | { kind: 'topup' }
@@ -69,9 +58,7 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
     case 'topup': {
       if (await isKnownSandbox(deps.db, ws)) return ack({ text: SANDBOX_TOP_UP_MESSAGE });
       await ack();
-      await deps.slack
-        .for(ws)
-        .openView(command.trigger_id, buildTopUpModal({ billing: await lastBilling(deps.db, ws) }));
+      await deps.slack.for(ws).openView(command.trigger_id, await topUpModalFor(deps, ws));
       return;
     }
     case 'limits': {
@@ -87,7 +74,9 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
         text: `I don't understand "${parsed.text}". Use \`/kudos ledger\`, \`/kudos ledger 2026-11\` or \`/kudos ledger 2026-11 csv\`.`,
       });
     case 'ledger': {
-      await ack({ text: parsed.csv ? 'Reading the ledger; the CSV comes by direct message.' : 'Reading the ledger…' });
+      await ack({
+        text: parsed.csv ? 'Reading the ledger; the CSV file comes by direct message.' : 'Reading the ledger…',
+      });
       const month = parsed.month ?? monthOf(deps.now());
       const range = monthRange(month);
       try {
@@ -95,11 +84,17 @@ export async function handleFinanceCommand(deps: ListenerDeps, parsed: FinanceCo
         const reconciliation = await reconcileWithKudos(deps.db, ws, movements, range);
         const list = buildLedgerList({ month, movements, totals: totalsOf(movements), reconciliation, truncated });
         if (parsed.csv) {
-          for (const message of buildCsvMessages(movementsToCsv(movements), movements.length, {
-            title: `Rewards ledger ${month}`,
-            fileName: `kudos-ledger-${month}.csv`,
-          }))
-            await deps.slack.for(ws).sendDirectMessage(command.user_id, message);
+          await sendExportFile(
+            deps.slack.for(ws),
+            command.user_id,
+            {
+              filename: `kudos-ledger-${month}.csv`,
+              title: `Rewards ledger ${month}`,
+              content: await ledgerCsv(deps.db, ws, movements),
+              comment: `The Rewards ledger of ${month}, ${movements.length} rows, newest first.`,
+            },
+            log,
+          );
         }
         await respond({ response_type: 'ephemeral', replace_original: true, ...list });
       } catch (error) {
@@ -121,9 +116,10 @@ const BALANCE_TIMEOUT_MS = 2000;
 export async function handleBalanceCommand(deps: ListenerDeps, input: Input & { log: Logger }): Promise<void> {
   const { ack, command, log } = input;
   // Both at once: the plain answer must still fit in the ack.
-  const [admin, read] = await Promise.allSettled([
+  const [admin, read, settings] = await Promise.allSettled([
     deps.isAdmin(workspaceOf(command), command.user_id),
     deps.rewards.for(workspaceOf(command)).then((rewards) => rewards.balance.get({ timeoutMs: BALANCE_TIMEOUT_MS })),
+    deps.settings.get(workspaceOf(command)),
   ]);
   if (admin.status === 'fulfilled' && admin.value) return handleAdminBalance(deps, input);
   try {
@@ -134,6 +130,7 @@ export async function handleBalanceCommand(deps: ListenerDeps, input: Input & { 
         availableCents: toCents(balance.availableBalance.amount, { rounding: 'half-up' }),
         pendingCents: toCents(balance.pendingBalance.amount, { rounding: 'half-up' }),
         currency: balance.availableBalance.currency,
+        thresholdCents: settings.status === 'fulfilled' ? settings.value.lowBalanceThresholdCents : null,
       }),
     );
   } catch (error) {

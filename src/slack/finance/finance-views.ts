@@ -6,6 +6,7 @@ import { z } from 'zod';
 
 import type { BillingDetails, LimitIncreaseRequestRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
+import { rememberBilling, rememberedBilling } from '../../domain/finance/billing-details.js';
 import { knownLimits, parseLimitDollars, requestLimitIncrease } from '../../domain/finance/spending-limits.js';
 import {
   checkBilling,
@@ -18,7 +19,7 @@ import { Finance } from '../ids.js';
 import { plain, section } from '../kit/mrkdwn.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
-import { parseAtEdge, viewSubmission } from '../listening/payloads.js';
+import { metadataOf, parseAtEdge, viewSubmission } from '../listening/payloads.js';
 import { buildLimitsModal } from './finance-blocks.js';
 
 const stateSchema = z.record(z.string(), z.record(z.string(), z.looseObject({ value: z.string().nullish() })));
@@ -29,6 +30,23 @@ function readTexts(raw: unknown, action: string): Record<string, string> | undef
   const out: Record<string, string> = {};
   for (const [block, actions] of Object.entries(parsed.data)) out[block] = (actions[action]?.value ?? '').trim();
   return out;
+}
+
+const topUpMetadata = z.object({ billing: z.enum(['form', 'remembered']) });
+
+function billingFromForm(values: Record<string, string>): BillingDetails {
+  const B = Finance.topUpModal.blocks;
+  return {
+    companyName: values[B.companyName] ?? '',
+    phoneNumber: values[B.phoneNumber] ?? '',
+    billingAddress: values[B.billingAddress] ?? '',
+    city: values[B.city] ?? '',
+    state: values[B.state] ?? '',
+    country: (values[B.country] ?? '').toUpperCase(),
+    zipCode: values[B.zipCode] ?? '',
+    ein: values[B.ein] ?? '',
+    ...(values[B.companyWebsite] ? { companyWebsite: values[B.companyWebsite] } : {}),
+  };
 }
 
 /** Stay inside Slack's 3 s for a view submission. */
@@ -54,24 +72,35 @@ async function onTopUpSubmitted(deps: ListenerDeps, { ack, body: raw }: ViewArgs
   if (!values)
     return ack({ response_action: 'errors', errors: { [B.amount]: 'The form could not be read; open it again.' } });
   const amount = parseTopUpAmount(values[B.amount]);
-  const billing: BillingDetails = {
-    companyName: values[B.companyName] ?? '',
-    phoneNumber: values[B.phoneNumber] ?? '',
-    billingAddress: values[B.billingAddress] ?? '',
-    city: values[B.city] ?? '',
-    state: values[B.state] ?? '',
-    country: (values[B.country] ?? '').toUpperCase(),
-    zipCode: values[B.zipCode] ?? '',
-    ein: values[B.ein] ?? '',
-    ...(values[B.companyWebsite] ? { companyWebsite: values[B.companyWebsite] } : {}),
-  };
+  const form = metadataOf(topUpMetadata, view.private_metadata, { billing: 'form' });
+  let billing: BillingDetails;
   const errors: Record<string, string> = {};
+  if (form.billing === 'remembered') {
+    const remembered = await rememberedBilling(deps.db, deps.config.keyRing, ws);
+    if (!remembered)
+      return ack({
+        response_action: 'errors',
+        errors: {
+          [B.amount]:
+            'The saved billing details could not be read (they were removed or their key changed). Click Change billing details and enter them again.',
+        },
+      });
+    billing = remembered;
+  } else {
+    billing = billingFromForm(values);
+    for (const [field, message] of Object.entries(checkBilling(billing))) errors[B[field as keyof typeof B]] = message;
+  }
   if (!amount.ok) errors[B.amount] = amount.message;
-  for (const [field, message] of Object.entries(checkBilling(billing))) errors[B[field as keyof typeof B]] = message;
   if (Object.keys(errors).length > 0) return ack({ response_action: 'errors', errors });
   if (await isKnownSandbox(deps.db, ws))
     return ack({ response_action: 'errors', errors: { [B.amount]: SANDBOX_TOP_UP_MESSAGE.replace(/\*/g, '') } });
   await ack();
+  // Kept before the request is recorded: checked details are worth keeping, and a form opened right
+  // after this one already asks only for the amount.
+  if (form.billing === 'form')
+    await rememberBilling(deps.db, deps.config.keyRing, ws, { billing, by: actor, at: deps.now() }).catch(
+      (error: unknown) => deps.logger.warn('remembering the billing details failed', { error }),
+    );
   const result = await requestTopUp(deps.finance.topUps, ws, {
     requesterUserId: actor,
     amountCents: (amount as { cents: number }).cents,

@@ -246,7 +246,9 @@ function adminSection(data: HomeData, extras: HomeExtras): Block[] {
     type: 'actions',
     elements: [{ type: 'button', action_id: Home.actions.openSettings, text: plain('Settings', 75) }],
   });
-  blocks.push(context(`Audit trail: \`${COMMAND} audit\`, or all of it as CSV by DM with \`${COMMAND} audit csv\`.`));
+  blocks.push(
+    context(`Audit trail: \`${COMMAND} audit\`, or all of it as a CSV file by DM with \`${COMMAND} audit csv\`.`),
+  );
   const warnings: string[] = [];
   if (balance && 'error' in balance)
     warnings.push(':warning: The Rewards API did not answer the balance request. Sends may fail until it does.');

@@ -11,6 +11,7 @@ export const DISTRIBUTION_BOT_SCOPES = [
   'users:read.email',
   'users.profile:read',
   'files:read',
+  'files:write',
   'usergroups:read',
   'channels:read',
   'groups:read',

@@ -9,7 +9,7 @@ export function buildHelp(): SlackMessageContent {
     `*${COMMAND} balance* — available and pending balance`,
     `*${COMMAND} scheduled* — your scheduled sends, with Cancel`,
     `*${COMMAND} settings* — channels, approvers, threshold, budget, defaults, admins, +1 reaction, leaderboard amounts, weekly digest (admins)`,
-    `*${COMMAND} audit* / *${COMMAND} audit csv* — the audit trail, or all of it as CSV by DM (admins)`,
+    `*${COMMAND} audit* / *${COMMAND} audit csv* — the audit trail, or all of it as a CSV file by DM (admins)`,
     `*${COMMAND} links N AMOUNT [design]* — N reward links of AMOUNT each, sent to you by DM (admins)`,
     `*${COMMAND} topup* — ask for an ACH top-up; a second admin approves it (admins)`,
     `*${COMMAND} limits* — ask for higher daily / monthly spending limits (admins; \`balance\` shows what is used)`,

@@ -1,14 +1,16 @@
 // `/kudos audit` (admins): the latest audit rows, ephemeral. `/kudos audit csv`: the trail (latest
-// CSV_MAX_ROWS rows) as CSV in direct-message code blocks: our bot scopes have no file upload, and a
-// DM keeps it private to the admin who asked.
+// CSV_MAX_ROWS rows) as a CSV file in the admin's DM (private to the admin who asked), in names and
+// dollars (domain/finance/csv-exports.ts).
 import type { AckFn, RespondArguments } from '@slack/bolt';
 
-import { campaignNamesOfKudos } from '../../domain/finance/campaigns.js';
-import { auditToCsv, listAudit, recordOrderEvents } from '../../domain/workspaces/audit-trail.js';
+import { displayNameOf } from '../../domain/common/ports.js';
+import { auditCsv } from '../../domain/finance/csv-exports.js';
+import { listAudit, recordOrderEvents } from '../../domain/workspaces/audit-trail.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
-import { buildAuditList, buildCsvMessages } from './audit-blocks.js';
+import { buildAuditList } from './audit-blocks.js';
+import { sendExportFile } from './export-file.js';
 
 export const AUDIT_LIST_ROWS = 20;
 export const CSV_MAX_ROWS = 500;
@@ -38,15 +40,24 @@ export async function handleAuditCommand(
     return ack(buildAuditList(rows, { limit: AUDIT_LIST_ROWS }));
   }
   await ack({
-    text: `The audit trail (latest ${CSV_MAX_ROWS} rows at most) is on its way as CSV in a direct message.`,
+    text: `The audit trail (latest ${CSV_MAX_ROWS} rows at most) is on its way as a CSV file in a direct message.`,
   });
   const rows = await listAudit(deps.db, { teamId: ws.teamId, limit: CSV_MAX_ROWS });
-  const campaigns = await campaignNamesOfKudos(
-    deps.db,
-    ws.teamId,
-    rows.filter((r) => r.subjectType === 'kudos').map((r) => r.subjectId),
+  const slack = deps.slack.for(ws);
+  const content = await auditCsv(deps.db, ws, rows, async (userId) => {
+    const user = await slack.userInfo(userId);
+    return user ? displayNameOf(user) : undefined;
+  });
+  const day = deps.now().toISOString().slice(0, 10);
+  await sendExportFile(
+    slack,
+    command.user_id,
+    {
+      filename: `kudos-audit-${day}.csv`,
+      title: `Kudos audit trail ${day}`,
+      content,
+      comment: `The audit trail, ${rows.length} events, newest first.`,
+    },
+    deps.logger.child({ command: 'audit' }),
   );
-  for (const message of buildCsvMessages(auditToCsv(rows, campaigns), rows.length)) {
-    await deps.slack.for(ws).sendDirectMessage(command.user_id, message);
-  }
 }

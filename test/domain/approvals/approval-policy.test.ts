@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { decideRoute, monthStartUtc } from '../../../src/domain/approvals/approval-policy.js';
-import { auditToCsv, csvCell } from '../../../src/domain/workspaces/audit-trail.js';
 import { diffSettings, seedFromConfig, type WorkspaceSettings } from '../../../src/domain/workspaces/settings.js';
 
 const cents = fc.integer({ min: 1, max: 10_000_000 });
@@ -89,30 +88,5 @@ describe('settings changes', () => {
       monthlyBudgetCents: null,
     });
     expect(changes).toEqual({ approvalThresholdCents: { from: 10_000, to: 20_000 } });
-  });
-});
-
-describe('audit CSV', () => {
-  it('quotes separators and neutralises spreadsheet formulas', () => {
-    expect(csvCell('plain')).toBe('plain');
-    expect(csvCell('a,b')).toBe('"a,b"');
-    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
-    expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
-    const csv = auditToCsv([
-      {
-        id: 1,
-        teamId: 'T',
-        enterpriseId: null,
-        actorUserId: 'U1',
-        action: 'approval.rejected',
-        subjectType: 'kudos',
-        subjectId: 'k1',
-        details: { reason: 'no,\nthanks' },
-        createdAt: new Date('2026-01-02T03:04:05Z'),
-      },
-    ]);
-    expect(csv).toBe(
-      'id,at,actor_user_id,action,subject_type,subject_id,details,campaign\r\n1,2026-01-02T03:04:05.000Z,U1,approval.rejected,kudos,k1,"{""reason"":""no,\\nthanks""}",\r\n',
-    );
   });
 });

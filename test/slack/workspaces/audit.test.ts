@@ -1,9 +1,10 @@
 // The audit trail end to end: every request, decision, order and cancellation is a row; admins list
-// it with /kudos audit and get it as CSV by DM with /kudos audit csv; others are refused.
+// it with /kudos audit and get it as a CSV file by DM with /kudos audit csv; others are refused.
 import { describe, expect, it } from 'vitest';
 
 import { approvalRequests, kudos } from '../../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest, wallTimeIn } from '../../support/app.js';
+import { parseCsv } from '../../support/csv.js';
 
 const e2e = useAppPerTest({
   env: {
@@ -30,35 +31,6 @@ async function requestMessage(kudosId: string) {
   return e2e.stack.sim.waitFor(() =>
     e2e.stack.sim.messages('C_APPROVALS').find((m) => JSON.stringify(m.blocks ?? []).includes(kudosId)),
   );
-}
-
-/** Minimal RFC 4180 reader (quoted cells with "" and line breaks). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (c === '\n') {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else if (c !== '\r') cell += c;
-  }
-  if (cell !== '' || row.length > 0) rows.push([...row, cell]);
-  return rows;
 }
 
 /** Builds the story: an approved send (ordered), a rejected one, a cancelled scheduled one. */
@@ -102,6 +74,16 @@ async function story() {
   return { approved, rejected, scheduled };
 }
 
+/** The `n`th CSV file shared into U_ADMIN's DM, read back from Slack. */
+async function csvFile(n: number) {
+  const dm = await e2e.stack.sim.waitFor(() => {
+    const shared = e2e.stack.sim.messages('U_ADMIN').filter((m) => m.files?.length);
+    return shared.length === n ? shared[n - 1] : undefined;
+  });
+  expect(dm.files![0]!.name).toMatch(/^kudos-audit-\d{4}-\d{2}-\d{2}\.csv$/);
+  return e2e.stack.sim.fileText(dm.files![0]!.id)!;
+}
+
 describe('/kudos audit', () => {
   it('lists every request, decision, order and cancellation to an admin, and sends the CSV by DM', async () => {
     const { approved, rejected, scheduled } = await story();
@@ -124,54 +106,61 @@ describe('/kudos audit', () => {
     expect(shown).not.toContain('<b>');
 
     await e2e.stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_GENERAL');
-    const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_ADMIN').find((m) => m.text.includes('```')));
-    const body = /```\n([\s\S]*)```/
-      .exec(dm.text)![1]!
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&amp;/g, '&');
-    const [header, ...rows] = parseCsv(body);
+    const [header, ...rows] = parseCsv((await csvFile(1)).text);
     expect(header).toEqual([
-      'id',
-      'at',
-      'actor_user_id',
-      'action',
-      'subject_type',
-      'subject_id',
-      'details',
-      'campaign',
+      'When (UTC)',
+      'Who',
+      'Event',
+      'Sender',
+      'Recipients',
+      'Campaign',
+      'Face value (USD)',
+      'Total (USD)',
+      'Details',
+      'Reference',
     ]);
-    const events = rows.map(([, at, actor, action, , subject, details]) => ({
+    const events = rows.map(([at, who, event, sender, recipients, , face, total, details, reference]) => ({
       at: at!,
-      actor,
-      action,
-      subject,
-      details: JSON.parse(details!) as Record<string, unknown>,
+      who,
+      event,
+      sender,
+      recipients,
+      face,
+      total,
+      details: details!,
+      reference,
     }));
+    // An admin reads people's names and dollars; the send is its short reference, as in the listing.
     const of = (kudosId: string) =>
       events
-        .filter((e) => e.subject === kudosId)
-        .map((e) => `${e.action}:${e.actor}`)
+        .filter((e) => e.reference === kudosId.slice(0, 8))
+        .map((e) => `${e.event}:${e.who}`)
         .sort();
+    const names = (id: string) => {
+      const u = e2e.stack.sim.workspace.users.find((w) => w.id === id)!;
+      return u.displayName;
+    };
     expect(of(approved.id)).toEqual([
-      'approval.approved:U_APPROVER',
-      'approval.requested:U_MANAGER',
-      'kudos.order_placed:U_MANAGER',
+      `Approval requested:${names('U_MANAGER')}`,
+      `Approved:${names('U_APPROVER')}`,
+      `Order placed:${names('U_MANAGER')}`,
     ]);
-    expect(of(rejected.id)).toEqual(['approval.rejected:U_APPROVER', 'approval.requested:U_MANAGER']);
-    expect(of(scheduled.id)).toEqual(['kudos.canceled:U_MANAGER', 'kudos.order_placed:U_MANAGER']);
-    expect(events.find((e) => e.action === 'approval.rejected')!.details.reason).toBe('Not now, "sorry" =1+1 <b>');
-    for (const e of events) expect(new Date(e.at).toISOString()).toBe(e.at);
+    expect(of(rejected.id)).toEqual([`Approval requested:${names('U_MANAGER')}`, `Rejected:${names('U_APPROVER')}`]);
+    expect(of(scheduled.id)).toEqual([`Cancelled:${names('U_MANAGER')}`, `Order placed:${names('U_MANAGER')}`]);
+    const placed = events.find((e) => e.reference === approved.id.slice(0, 8) && e.event === 'Order placed')!;
+    expect(placed).toMatchObject({ face: '150.00', total: '150.00' });
+    expect(placed.recipients).not.toMatch(/U_EMP1/);
+    expect(placed.sender).not.toMatch(/^U_/);
+    for (const e of events) expect(e.who).not.toMatch(/^U_/);
+    // The reason as typed; the formula guard keeps a spreadsheet from running what starts with =.
+    expect(events.find((e) => e.event === 'Rejected')!.details).toContain('reason: Not now, "sorry" =1+1 <b>');
+    for (const e of events) expect(e.at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     // Newest first.
     expect([...events].sort((a, b) => b.at.localeCompare(a.at)).map((e) => e.at)).toEqual(events.map((e) => e.at));
 
     // Listing twice copies each order outcome once.
     await e2e.stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_GENERAL');
-    const second = await e2e.stack.sim.waitFor(() => {
-      const dms = e2e.stack.sim.messages('U_ADMIN').filter((m) => m.text.includes('```'));
-      return dms.length === 2 ? dms[1] : undefined;
-    });
-    expect(second.text.match(/kudos\.order_placed/g)).toHaveLength(2);
+    expect((await csvFile(2)).text.match(/Order placed/g)).toHaveLength(2);
   });
 
   it('refuses non-admins, with nothing sent', async () => {
