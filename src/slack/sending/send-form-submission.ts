@@ -8,7 +8,12 @@ import { isChatRefusal } from '../../domain/common/ports.js';
 import { formRefused } from '../../domain/common/refusal.js';
 import { getCampaign } from '../../domain/finance/campaigns.js';
 import { type PreparedSend, prepareSend, type SendField, type SendForm } from '../../domain/sending/check-send.js';
-import { type RecordedSend, recordPreparedSend, startRecordedSend } from '../../domain/sending/record-send.js';
+import {
+  type RecordedSend,
+  recordPreparedSend,
+  SendRefusedOnRecord,
+  startRecordedSend,
+} from '../../domain/sending/record-send.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
@@ -213,6 +218,8 @@ async function recordChecked(
       needsApproval: Boolean(recorded.approvalReason),
     });
   } catch (error) {
+    // Another send took what was left of the allowance since the form was checked: nothing recorded.
+    if (error instanceof SendRefusedOnRecord) return { ok: false, errors: { [fieldBlocks(fill).amount]: error.message } };
     log.error('recording the send failed', { error });
     return { ok: false, errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } };
   }
