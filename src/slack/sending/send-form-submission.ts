@@ -219,7 +219,8 @@ async function recordChecked(
     });
   } catch (error) {
     // Another send took what was left of the allowance since the form was checked: nothing recorded.
-    if (error instanceof SendRefusedOnRecord) return { ok: false, errors: { [fieldBlocks(fill).amount]: error.message } };
+    if (error instanceof SendRefusedOnRecord)
+      return { ok: false, errors: { [fieldBlocks(fill).amount]: error.message } };
     log.error('recording the send failed', { error });
     return { ok: false, errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } };
   }
