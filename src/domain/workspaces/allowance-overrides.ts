@@ -5,7 +5,7 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client.js';
-import { senderAllowances, type SenderAllowanceRow } from '../../db/schema/index.js';
+import { type SenderAllowanceRow, senderAllowances } from '../../db/schema/index.js';
 import type { Workspace } from '../common/workspace.js';
 import { recordAudit } from './audit-trail.js';
 
@@ -22,6 +22,9 @@ function fromRow(row: SenderAllowanceRow): AllowanceOverride {
   return { id: row.id, subject: { kind: row.subjectKind, id: row.subjectId }, allowanceCents: row.allowanceCents };
 }
 
+// People first, then user groups.
+const peopleFirst = () => sql`case when ${senderAllowances.subjectKind} = 'user' then 0 else 1 end`;
+
 /** A workspace's overrides, people first; read through `reader` (a recording transaction's, or the handle). */
 export async function listAllowanceOverrides(
   reader: Pick<Database, 'select'>,
@@ -34,9 +37,6 @@ export async function listAllowanceOverrides(
     .orderBy(peopleFirst(), asc(senderAllowances.subjectId));
   return rows.map(fromRow);
 }
-
-// 'user' sorts after 'usergroup' alphabetically: people first reads better.
-const peopleFirst = () => sql`case when ${senderAllowances.subjectKind} = 'user' then 0 else 1 end`;
 
 /** Sets (or replaces) the allowance of one person or user group, with its audit row. */
 export async function setAllowanceOverride(

@@ -3,7 +3,6 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 
-import { formatUsd } from '../../domain/common/money.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { formRefused } from '../../domain/common/refusal.js';
 import { getCampaign } from '../../domain/finance/campaigns.js';
@@ -17,6 +16,7 @@ import {
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
+import { cardEach, peopleCount } from '../kit/recipients.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
@@ -231,7 +231,7 @@ async function recordChecked(
       ok: false,
       errors: {
         [fieldBlocks(fill).amount]:
-          `This form was already sent before your changes: ${formatUsd(first.amountCents)} each to ${first.recipientCount} ${first.recipientCount === 1 ? 'person' : 'people'} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
+          `This form was already sent before your changes: ${cardEach(first)} to ${peopleCount(first.recipientCount)} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
       },
     };
   }
