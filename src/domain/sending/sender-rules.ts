@@ -68,15 +68,13 @@ export async function cardSenderRefusal(
   if (settings.cardSenders === 'everyone') return undefined;
   if (settings.cardSenders === 'usergroup' && settings.senderUsergroupId) {
     const members = await deps.membership.members(ws, settings.senderUsergroupId);
-    if (members?.has(userId)) return undefined;
-    if (await deps.isAdmin(ws, userId)) return undefined;
-    const handle = members
-      ? await deps.usergroupHandle?.(ws, settings.senderUsergroupId).catch(() => undefined)
-      : undefined;
+    if (members?.has(userId) || (await deps.isAdmin(ws, userId))) return undefined;
     if (!members)
       return 'Only the members of a user group that no longer exists can send kudos with cards. Ask a Kudos admin to pick another group.';
+    const handle = await deps.usergroupHandle?.(ws, settings.senderUsergroupId).catch(() => undefined);
     return `Only members of ${handle ? `@${handle}` : 'the senders’ user group'} can send kudos with cards. Ask a Kudos admin.`;
   }
+  // Kudos admins only (or a user group rule without its group, which the settings form never saves).
   if (await deps.isAdmin(ws, userId)) return undefined;
   return 'Only Kudos admins can send kudos with cards. Ask a Kudos admin.';
 }
