@@ -3,6 +3,7 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 
+import { formatUsd } from '../../domain/common/money.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { formRefused } from '../../domain/common/refusal.js';
 import { getCampaign } from '../../domain/finance/campaigns.js';
@@ -16,7 +17,7 @@ import {
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
-import { cardEach, peopleCount } from '../kit/recipients.js';
+import { peopleCount } from '../kit/recipients.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
@@ -231,7 +232,7 @@ async function recordChecked(
       ok: false,
       errors: {
         [fieldBlocks(fill).amount]:
-          `This form was already sent before your changes: ${cardEach(first)} to ${peopleCount(first.recipientCount)} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
+          `This form was already sent before your changes: ${formatUsd(first.amountCents)}${first.recipientCount > 1 ? ' each' : ''} to ${peopleCount(first.recipientCount)} (${escapeMrkdwn(first.designName)} ${first.recipientCount > 1 ? 'cards' : 'card'}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
       },
     };
   }
