@@ -16,6 +16,7 @@ const UNIT_TESTS = [
   'test/domain/approvals/approval-policy.test.ts',
   'test/domain/automations/automation-dates.test.ts',
   'test/domain/sending/send-policy.test.ts',
+  'test/domain/sending/allowances.test.ts',
   'test/rewards/{auth,money,orders,path-segments,rate-limit,responses,transport,webhooks}.test.ts',
   'test/emulator/{addressbook,balance-ledger,campaigns-templates,order-actions,orders,scheduled,time}.test.ts',
   'test/simulator/{driver,limits,persistence,rate-limits,render,signing,ui,web-api}.test.ts',

@@ -117,6 +117,14 @@ export const SettingsModal = {
     recognition: 'settings_recognition',
     cardRecipients: 'settings_card_recipients',
     deleteData: 'settings_delete_data',
+    /** Who may spend: who sends cards, what over an allowance means, allowances of people and groups. */
+    cardSenders: 'settings_card_senders',
+    senderGroup: 'settings_sender_group',
+    overAllowance: 'settings_over_allowance',
+    allowancePerson: 'settings_allowance_person',
+    allowanceGroup: 'settings_allowance_group',
+    allowanceAmount: 'settings_allowance_amount',
+    allowanceRemove: 'settings_allowance_remove',
   },
   actions: {
     notifyChannel: 'notify_channel',
@@ -138,6 +146,13 @@ export const SettingsModal = {
     cardRecipients: 'card_recipients',
     /** Distribution mode: "Delete our data" (with Slack's confirmation dialog). */
     deleteData: 'delete_workspace_data',
+    cardSenders: 'card_senders',
+    senderGroup: 'sender_group',
+    overAllowance: 'over_allowance',
+    allowancePerson: 'allowance_person',
+    allowanceGroup: 'allowance_group',
+    allowanceAmount: 'allowance_amount',
+    allowanceRemove: 'allowance_remove',
   },
   /** Values of the recognition checkboxes. */
   recognition: { amounts: 'amounts', digest: 'weekly_digest' },

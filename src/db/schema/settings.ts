@@ -1,11 +1,17 @@
 // Per-workspace settings that admins edit in Slack (`/kudos settings`). The row is seeded from the
 // environment (the README's configuration table) the first time a workspace is seen; the database holds them after.
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 import { workspaceColumns } from './workspace.js';
 
 /** Who a workspace sends cards to: full members only (the default), also guests, also invited people. */
 export type CardRecipients = 'members' | 'guests' | 'invited';
+
+/** Who may send kudos with cards: everyone (the default), the members of one Slack user group, or Kudos admins. */
+export type CardSenders = 'everyone' | 'usergroup' | 'admins';
+
+/** What happens to a send over its sender's monthly allowance: it waits for an approver (the default), or is refused. */
+export type OverAllowance = 'approval' | 'refuse';
 
 export const workspaceSettings = pgTable(
   'workspace_settings',
@@ -21,8 +27,17 @@ export const workspaceSettings = pgTable(
     approverUsergroupId: text('approver_usergroup_id'),
     /** Sends whose total is above this (cents) need approval; 0: every send. */
     approvalThresholdCents: integer('approval_threshold_cents').notNull(),
-    /** Per-sender monthly budget in cents (calendar month, UTC); null: no budget. */
+    /**
+     * The default monthly allowance per sender in cents (calendar month, UTC); null: none. Overrides by
+     * person or user group: sender_allowances.
+     */
     monthlyBudgetCents: integer('monthly_budget_cents'),
+    /** A send over its sender's allowance: `approval` (waits for an approver) or `refuse`. */
+    overAllowance: text('over_allowance').$type<OverAllowance>().notNull().default('approval'),
+    /** Who may send kudos with cards. */
+    cardSenders: text('card_senders').$type<CardSenders>().notNull().default('everyone'),
+    /** The Slack user group whose members may send, when cardSenders is `usergroup`. */
+    senderUsergroupId: text('sender_usergroup_id'),
     defaultProductId: text('default_product_id'),
     defaultAmountCents: integer('default_amount_cents'),
     /** Slack user ids who administer Kudos; null: workspace admins and owners. */
@@ -54,6 +69,28 @@ export const workspaceSettings = pgTable(
     index('workspace_settings_updated_at_idx').on(t.updatedAt),
   ],
 );
+
+/**
+ * A monthly allowance of its own for one person or for the members of one Slack user group, in place
+ * of the workspace's default (monthlyBudgetCents). A person's wins over a group's; among groups, the
+ * most generous. allowanceCents null: no allowance (no limit).
+ */
+export const senderAllowances = pgTable(
+  'sender_allowances',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    ...workspaceColumns(),
+    subjectKind: text('subject_kind').$type<'user' | 'usergroup'>().notNull(),
+    /** A Slack user id or user group id. */
+    subjectId: text('subject_id').notNull(),
+    allowanceCents: integer('allowance_cents'),
+    updatedBy: text('updated_by'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('sender_allowances_subject_uq').on(t.teamId, t.subjectKind, t.subjectId)],
+);
+
+export type SenderAllowanceRow = typeof senderAllowances.$inferSelect;
 
 export type WorkspaceSettingsRow = typeof workspaceSettings.$inferSelect;
 export type NewWorkspaceSettingsRow = typeof workspaceSettings.$inferInsert;

@@ -1,11 +1,21 @@
-// Routing of a send (SendPolicy): straight to the worker, or to approvers when its total is above the
-// workspace's threshold (0: every send) or would take the sender past their monthly budget.
+// Routing of a send (SendPolicy): refused when its sender may not send kudos with cards, or would go
+// over their monthly allowance where the workspace refuses such sends; to approvers when its total is
+// above the workspace's threshold (0: every send) or would take the sender past their monthly
+// allowance (where the workspace asks an approver); otherwise straight to the worker.
 import { and, eq, gte, notInArray, sql } from 'drizzle-orm';
 
 import { type Database, rowsOf } from '../../db/client.js';
 import { kudos, rewardLinkRequests } from '../../db/schema/index.js';
 import { formatUsd } from '../common/money.js';
+import type { Workspace } from '../common/workspace.js';
+import {
+  type AllowanceStanding,
+  allowanceStanding,
+  fitsAllowance,
+  overAllowanceMessage,
+} from '../sending/allowances.js';
 import type { PolicyReader, SendDraftSummary, SendPolicy, SendRoute } from '../sending/send-policy.js';
+import { cardSenderRefusal, senderAllowance, type SenderRuleDeps } from '../sending/sender-rules.js';
 import { readStoredSettings, type SettingsStore, type WorkspaceSettings } from '../workspaces/settings.js';
 
 /** Statuses whose money is not spent: never placed, refused, or given back. */
@@ -94,8 +104,8 @@ export async function recentToSameCents(
 
 /**
  * The pure rule: threshold first (this send's total plus what the sender gave the same people in the
- * last 24 hours: a send split in parts is judged as one), then the budget (spentCents is what the
- * sender already used this month).
+ * last 24 hours: a send split in parts is judged as one), then the sender's monthly allowance
+ * (`monthlyBudgetCents`: theirs, resolved; spentCents is what is counted against it this month).
  */
 export function decideRoute(
   draft: Pick<SendDraftSummary, 'totalCents'>,
@@ -121,26 +131,61 @@ export function decideRoute(
   if (budget !== null && spentCents + draft.totalCents > budget) {
     return {
       kind: 'needs_approval',
-      reason: `it would take the sender's spending this month to ${formatUsd(spentCents + draft.totalCents)}, over the ${formatUsd(budget)} monthly budget`,
+      reason: `it would take the sender's spending this month to ${formatUsd(spentCents + draft.totalCents)}, over their ${formatUsd(budget)} monthly allowance`,
     };
   }
   return { kind: 'send' };
 }
 
-export function approvalPolicy(deps: { db: Database; settings: SettingsStore; now: () => Date }): SendPolicy {
-  async function decide(db: PolicyReader, draft: SendDraftSummary, settings: WorkspaceSettings): Promise<SendRoute> {
+export interface ApprovalPolicyDeps {
+  db: Database;
+  settings: SettingsStore;
+  now: () => Date;
+  /** Who may send, and the user groups of allowance overrides (sending/sender-rules.ts). */
+  senders: SenderRuleDeps;
+}
+
+export function approvalPolicy(deps: ApprovalPolicyDeps): SendPolicy {
+  /** `underLock`: inside the recording transaction; user groups as kept (never a Slack call there). */
+  async function decide(
+    db: PolicyReader,
+    draft: SendDraftSummary,
+    settings: WorkspaceSettings,
+    underLock: boolean,
+  ): Promise<SendRoute> {
+    const ws = { teamId: draft.teamId };
+    if (!underLock) {
+      const refusal = await cardSenderRefusal(deps.senders, settings, ws, draft.senderUserId);
+      if (refusal) return { kind: 'refuse', message: refusal };
+    }
+    const allowance = await senderAllowance(db, deps.senders.membership, settings, ws, draft.senderUserId, {
+      cached: underLock,
+    });
+    const now = deps.now();
+    const spent = allowance.cents !== null ? await monthlySpendCents(db, draft.teamId, draft.senderUserId, now) : 0;
+    if (settings.overAllowance === 'refuse' && !fitsAllowance(allowance.cents, spent, draft.totalCents)) {
+      const message = overAllowanceMessage({
+        allowanceCents: allowance.cents!,
+        countedCents: spent,
+        totalCents: draft.totalCents,
+        now,
+      });
+      return { kind: 'refuse', message };
+    }
     const underThreshold = settings.approvalThresholdCents !== 0 && draft.totalCents <= settings.approvalThresholdCents;
-    const spent =
-      underThreshold && settings.monthlyBudgetCents !== null
-        ? await monthlySpendCents(db, draft.teamId, draft.senderUserId, deps.now())
-        : 0;
     const recent = underThreshold
       ? await recentToSameCents(db, draft.teamId, draft.senderUserId, draft.recipientEmails ?? [])
       : 0;
-    return decideRoute(draft, settings, spent, recent);
+    const budget = settings.overAllowance === 'approval' ? allowance.cents : null;
+    return decideRoute(
+      draft,
+      { approvalThresholdCents: settings.approvalThresholdCents, monthlyBudgetCents: budget },
+      spent,
+      recent,
+    );
   }
   return {
-    route: async (draft) => decide(deps.db, draft, await deps.settings.get({ teamId: draft.teamId })),
+    route: async (draft) => decide(deps.db, draft, await deps.settings.get({ teamId: draft.teamId }), false),
     // Under the caller's transaction: the settings too are read through it (readStoredSettings), never
     // through the cache's own connection. A workspace not seeded yet (no row) has had no settings read:
     // then the cache's read, outside any lock a one-connection database would deadlock on, cannot be
@@ -150,6 +195,25 @@ export function approvalPolicy(deps: { db: Database; settings: SettingsStore; no
         db,
         draft,
         (await readStoredSettings(db, draft.teamId)) ?? (await deps.settings.get({ teamId: draft.teamId })),
+        true,
       ),
+    // Reads the sender's user groups (Slack) before a recording transaction that did not route first.
+    prepare: async (draft) => {
+      const settings = await deps.settings.get({ teamId: draft.teamId });
+      await senderAllowance(deps.db, deps.senders.membership, settings, { teamId: draft.teamId }, draft.senderUserId);
+    },
   };
+}
+
+/** A sender's allowance this month and what is left of it (the send form's line, App Home). */
+export async function senderStanding(
+  deps: ApprovalPolicyDeps,
+  ws: Workspace,
+  userId: string,
+): Promise<AllowanceStanding> {
+  const settings = await deps.settings.get(ws);
+  const allowance = await senderAllowance(deps.db, deps.senders.membership, settings, ws, userId);
+  const now = deps.now();
+  const counted = allowance.cents === null ? 0 : await monthlySpendCents(deps.db, ws.teamId, userId, now);
+  return allowanceStanding(allowance.cents, counted, now);
 }

@@ -11,10 +11,12 @@ import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import type { Messenger } from '../common/ports.js';
 import type { Workspace } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
+import type { AllowanceStanding } from '../sending/allowances.js';
 import type { SendPolicy } from '../sending/send-policy.js';
+import { createGroupMembership } from '../sending/sender-rules.js';
 import { isWorkspaceAdmin, type SettingsStore } from '../workspaces/settings.js';
 import { checkDecider, type Decider, decideRequest, type Refusal } from './approval-decisions.js';
-import { approvalPolicy } from './approval-policy.js';
+import { approvalPolicy, type ApprovalPolicyDeps, senderStanding } from './approval-policy.js';
 import { submitForApproval } from './approval-posting.js';
 import type { ApprovalCase, Decision } from './approval-store.js';
 import { reopenAfterRefusal, type SweepDeps, sweepOnce, type SweepReport } from './approval-sweep.js';
@@ -33,8 +35,10 @@ export interface ApprovalsDeps {
 }
 
 export interface ApprovalService {
-  /** Routes sends: threshold and monthly budget from the workspace settings. */
+  /** Routes sends: who may send, allowances and the threshold, from the workspace settings. */
   policy: SendPolicy;
+  /** A sender's monthly allowance and what is left of it (the send form's line, App Home). */
+  allowance(ws: Workspace, userId: string): Promise<AllowanceStanding>;
   /** A kudos row was recorded as awaiting_approval: create the request and post it to approvers. */
   submit(row: KudosRow, reason: string): Promise<void>;
   /** May this user decide this request now? (Reject checks before opening its modal.) */
@@ -70,13 +74,29 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
   let sweeps: PeriodicJob<unknown> | undefined;
   let sweeping: Promise<unknown> | undefined;
 
+  const isAdmin = (ws: Workspace, userId: string) =>
+    isWorkspaceAdmin({ settings: deps.settings, users: deps.directory.users }, ws, userId);
+  const policyDeps: ApprovalPolicyDeps = {
+    db: deps.db,
+    settings: deps.settings,
+    now: deps.now,
+    senders: {
+      membership: createGroupMembership(deps.directory.users),
+      isAdmin,
+      ...(deps.directory.users.usergroupHandle
+        ? { usergroupHandle: deps.directory.users.usergroupHandle.bind(deps.directory.users) }
+        : {}),
+    },
+  };
+
   const service: ApprovalService = {
-    policy: approvalPolicy({ db: deps.db, settings: deps.settings, now: deps.now }),
+    policy: approvalPolicy(policyDeps),
+    allowance: (ws, userId) => senderStanding(policyDeps, ws, userId),
     submit: (row, reason) => submitForApproval(steps, row, reason),
     checkDecider: (kudosId, actor) => checkDecider(steps, kudosId, actor),
     decide: (kudosId, actor, decision) => decideRequest(steps, kudosId, actor, decision),
     handleOrderFailure: (row) => reopenAfterRefusal(steps, row),
-    isAdmin: (ws, userId) => isWorkspaceAdmin({ settings: deps.settings, users: deps.directory.users }, ws, userId),
+    isAdmin,
 
     async isApprover(ws, userId) {
       return isApprover(deps.directory, await deps.settings.get(ws), userId);

@@ -5,7 +5,7 @@ import type { Workspace } from '../common/workspace.js';
 import type { WorkspaceSettings } from '../workspaces/settings.js';
 
 export interface ApproverDirectory {
-  users: Pick<UserDirectory, 'userInfo' | 'usergroupMembers'>;
+  users: Pick<UserDirectory, 'userInfo' | 'usergroupMembers' | 'usergroupHandle'>;
   /** Every user of the workspace (users.list), to find admins and owners when no approver is set. */
   listUsers(ws: Workspace): Promise<WorkspaceUser[]>;
 }

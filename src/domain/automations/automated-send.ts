@@ -16,6 +16,7 @@ import {
   type RecordedSend,
   recordPreparedSend,
   type SendOrigin,
+  SendRefusedOnRecord,
   startRecordedSend,
   type StartSendDeps,
 } from '../sending/record-send.js';
@@ -68,7 +69,14 @@ export async function sendAutomated(
 ): Promise<AutomatedSendResult> {
   const checked = await prepareAutomated(deps, request);
   if (!checked.ok) return checked;
-  const recorded = await recordPreparedSend(deps.db, checked.prepared, request.origin);
+  let recorded: RecordedSend;
+  try {
+    recorded = await recordPreparedSend(deps.db, checked.prepared, request.origin);
+  } catch (error) {
+    // Over the sender's allowance once counted under the lock: nothing recorded.
+    if (error instanceof SendRefusedOnRecord) return { ...refused('invalid_input', error.message), transient: false };
+    throw error;
+  }
   await startRecordedSend(deps, recorded);
   return { ok: true, recorded };
 }

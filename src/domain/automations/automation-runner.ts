@@ -36,7 +36,13 @@ import { NO_ANNOUNCEMENT } from '../sending/announce.js';
 import type { PreparedSend } from '../sending/check-send.js';
 import { kudosPartKey } from '../sending/kudos-parts.js';
 import { KUDOS_STATUS_TRANSITIONS, promoteFoundKudosOrder } from '../sending/kudos-store.js';
-import { type RecordedSend, recordPreparedSend, type SendOrigin, startRecordedSend } from '../sending/record-send.js';
+import {
+  type RecordedSend,
+  recordPreparedSend,
+  type SendOrigin,
+  SendRefusedOnRecord,
+  startRecordedSend,
+} from '../sending/record-send.js';
 import { recordFailedOrders } from '../workspaces/audit-trail.js';
 import { type AutomatedSendDeps, type AutomatedSendRequest, prepareAutomated } from './automated-send.js';
 import { celebrationDateIn, celebrationRuns, fillTemplate, recurrenceRuns } from './automation-dates.js';
@@ -331,6 +337,18 @@ export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRo
     );
     return 'waiting';
   }
+  const refuseOccurrence = async (message: string): Promise<Outcome> => {
+    if (!(await settle(deps.db, occ, { status: 'refused', error: message }))) return 'yielded';
+    await tellOwner(
+      deps,
+      occ,
+      AUTOMATION_REFUSED_KIND,
+      { reason: message, next: 'not_retried' },
+      owner,
+      send.recipientUserIds,
+    );
+    return 'refused';
+  };
   const checked = await prepareAutomated(deps, { workspace: ws, sourceKey: `auto:${occ.key}`, ...send });
   if (!checked.ok) {
     if (checked.transient) {
@@ -341,18 +359,17 @@ export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRo
         : 'yielded';
     }
     log.warn('automated send refused', { code: checked.code, reason: checked.message });
-    if (!(await settle(deps.db, occ, { status: 'refused', error: checked.message }))) return 'yielded';
-    await tellOwner(
-      deps,
-      occ,
-      AUTOMATION_REFUSED_KIND,
-      { reason: checked.message, next: 'not_retried' },
-      owner,
-      send.recipientUserIds,
-    );
-    return 'refused';
+    return refuseOccurrence(checked.message);
   }
-  const held = await recordIfStillDue(deps.db, occ, checked.prepared, send.origin);
+  let held: Awaited<ReturnType<typeof recordIfStillDue>>;
+  try {
+    held = await recordIfStillDue(deps.db, occ, checked.prepared, send.origin);
+  } catch (error) {
+    // Over the sender's allowance once counted under the lock: refused like any refused check.
+    if (!(error instanceof SendRefusedOnRecord)) throw error;
+    log.warn('automated send refused on record', { reason: error.message });
+    return refuseOccurrence(error.message);
+  }
   if ('outcome' in held) return held.outcome;
   await startRecordedSend(deps, held.recorded);
   return 'sent';

@@ -52,6 +52,8 @@ export interface UserDirectory {
   userInfo(ws: Workspace, userId: string): Promise<WorkspaceUser | undefined>;
   /** Rejects with a ChatRefusal of outcome `not_found` for an id that is no user group (deleted, or never one). */
   usergroupMembers(ws: Workspace, usergroupId: string): Promise<string[]>;
+  /** A user group's handle (without @), for a sentence naming it; undefined when there is no such group. */
+  usergroupHandle?(ws: Workspace, usergroupId: string): Promise<string | undefined>;
   /**
    * Everyone in the workspace, read in pages (users.list: 200 a call) and cached a while per workspace:
    * checking a big group's members one users.info call each would take minutes of Slack's rate limit.

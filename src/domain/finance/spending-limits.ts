@@ -348,5 +348,6 @@ export function withSpendingLimits(policy: SendPolicy, deps: { db: Database; now
       return policy.route(draft);
     },
     ...(policy.recheck ? { recheck: policy.recheck.bind(policy) } : {}),
+    ...(policy.prepare ? { prepare: policy.prepare.bind(policy) } : {}),
   };
 }

@@ -325,17 +325,17 @@ export function describeStatus(status: TopUpRequestRow['status']): string {
     case 'approved':
       return 'approved (being requested)';
     case 'submitted':
-      return 'requested (pending at the Rewards API)';
+      return 'requested, waiting for the bank transfer to be confirmed';
     case 'completed':
       return 'completed';
     case 'unapproved':
-      return 'not approved by the Rewards operator';
+      return 'not accepted by the Rewards provider';
     case 'rejected':
       return 'rejected';
     case 'failed':
       return 'refused';
     case 'unknown':
-      return 'sent, outcome unknown';
+      return 'requested, but Kudos does not know yet whether it was received';
     default:
       return status;
   }

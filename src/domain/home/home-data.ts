@@ -84,6 +84,8 @@ export interface HomeQuery {
   pages: HomePages;
   now: Date;
   monthlyBudgetCents: number | null;
+  /** This person's own monthly allowance (their override, a group's, or the default); absent: the default. */
+  senderAllowanceCents?: number | null;
   approvalThresholdCents: number;
 }
 
@@ -118,7 +120,10 @@ export async function loadHome(db: Database, q: HomeQuery): Promise<HomeData> {
     received,
     sent,
     scheduled,
-    budget: { usedCents, budgetCents: q.monthlyBudgetCents },
+    budget: {
+      usedCents,
+      budgetCents: q.senderAllowanceCents !== undefined ? q.senderAllowanceCents : q.monthlyBudgetCents,
+    },
     ...(approvals ? { approvals } : {}),
     ...(admin ? { admin } : {}),
   };

@@ -85,6 +85,7 @@ export async function recordRewardLinkRequest(
     recipientCount: values.quantity,
     totalCents: values.amountCents * values.quantity,
   };
+  await policy.prepare?.(draft);
   return db.transaction(async (tx): Promise<RecordedLinkRequest> => {
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtext(${`kudos.send:${values.teamId}:${values.requesterUserId}`}))`,

@@ -49,6 +49,14 @@ export function sameSend(recorded: KudosRow, submitted: NewKudosRow): boolean {
 type AcceptedSend = Extract<PreparedSend, { ok: true }>;
 
 /**
+ * The policy refused the send under the per-sender lock (another send took what was left of the
+ * sender's allowance meanwhile): nothing was recorded; `message` says why and what to do.
+ */
+export class SendRefusedOnRecord extends Error {
+  override readonly name = 'SendRefusedOnRecord';
+}
+
+/**
  * Inserts the kudos row (awaiting approval when the route says so) with the audit entry naming its
  * origin, in one transaction; a second call with the same source key returns the first row.
  */
@@ -59,16 +67,29 @@ export async function recordPreparedSend(
 ): Promise<RecordedSend> {
   return db.transaction(async (tx) => {
     // One sender's sends are recorded one at a time (a transaction-scoped advisory lock), and the
-    // policy decides again under that lock: two sends at once cannot both fit a budget only one fits.
+    // policy decides again under that lock: two sends at once cannot both fit an allowance only one
+    // fits. A refusal now (the allowance taken meanwhile) records nothing; a send that waits for
+    // approval counts against the allowance too, so it is checked again as well.
     await tx.execute(
       sql`select pg_advisory_xact_lock(hashtext(${`kudos.send:${prepared.values.teamId}:${prepared.values.senderUserId}`}))`,
     );
+    // A second submission of the same source finds the first (its money is already counted).
+    const first = await recordedBefore(tx, prepared.values);
+    if (first) {
+      const waiting = first.status === 'awaiting_approval';
+      const reason = prepared.route.kind === 'needs_approval' ? prepared.route.reason : 'it waits for approval';
+      return {
+        row: first,
+        created: false,
+        approvalReason: waiting ? reason : undefined,
+        differs: !sameSend(first, prepared.values),
+      };
+    }
     let route = prepared.route;
-    if (route.kind === 'send' && prepared.recheck) {
+    if (prepared.recheck) {
       const again = await prepared.recheck(tx);
-      if (again.kind === 'needs_approval') route = again;
-      // A refusal now (settings changed meanwhile) waits for approvers rather than being lost.
-      else if (again.kind === 'refuse') route = { kind: 'needs_approval', reason: again.message };
+      if (again.kind === 'refuse') throw new SendRefusedOnRecord(again.message);
+      if (route.kind === 'send' && again.kind === 'needs_approval') route = again;
     }
     const approvalReason = route.kind === 'needs_approval' ? route.reason : undefined;
     const values = approvalReason ? { ...prepared.values, status: 'awaiting_approval' } : prepared.values;
@@ -98,6 +119,15 @@ export async function recordPreparedSend(
     if (!existing) throw new Error('kudos insert conflicted but no row was found');
     return { row: existing, created: false, approvalReason, differs: !sameSend(existing, values) };
   });
+}
+
+async function recordedBefore(tx: Pick<Database, 'select'>, values: NewKudosRow): Promise<KudosRow | undefined> {
+  if (!values.sourceViewId) return undefined;
+  const [row] = await tx
+    .select()
+    .from(kudos)
+    .where(and(eq(kudos.teamId, values.teamId), eq(kudos.sourceViewId, values.sourceViewId)));
+  return row;
 }
 
 export interface StartSendDeps {

@@ -27,6 +27,11 @@ export interface SendPolicy {
    * sends at once cannot both pass a budget that only one of them fits (see record-send.ts).
    */
   recheck?(db: PolicyReader, draft: SendDraftSummary): Promise<SendRoute>;
+  /**
+   * Reads from outside the database what `recheck` needs (a sender's user groups), for a caller that
+   * records without calling `route` first: `recheck` then makes no outside call under its lock.
+   */
+  prepare?(draft: SendDraftSummary): Promise<void>;
 }
 
 /** Threshold in cents; 0 means every order needs approval. */

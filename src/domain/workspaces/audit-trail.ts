@@ -14,6 +14,9 @@ export type AuditAction =
   | 'approval.expired'
   | 'approval.reopened'
   | 'settings.changed'
+  /** A sender's or a user group's own monthly allowance set, changed or removed (allowance-overrides.ts). */
+  | 'allowance.set'
+  | 'allowance.removed'
   | 'kudos.order_placed'
   | 'kudos.order_failed'
   | 'kudos.canceled'

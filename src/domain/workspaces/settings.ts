@@ -14,6 +14,8 @@ import type { Database } from '../../db/client.js';
 import {
   auditEvents,
   type CardRecipients,
+  type CardSenders,
+  type OverAllowance,
   workspaceSettings,
   type WorkspaceSettingsRow,
 } from '../../db/schema/index.js';
@@ -35,7 +37,13 @@ export interface WorkspaceSettings {
   approverUserIds: string[] | null;
   approverUsergroupId: string | null;
   approvalThresholdCents: number;
+  /** The default monthly allowance per sender (cents, calendar month in UTC); null: none. */
   monthlyBudgetCents: number | null;
+  /** A send over its sender's allowance waits for an approver (`approval`) or is refused (`refuse`). */
+  overAllowance: OverAllowance;
+  /** Who may send kudos with cards: everyone, the members of senderUsergroupId, or Kudos admins. */
+  cardSenders: CardSenders;
+  senderUsergroupId: string | null;
   defaultProductId: string | null;
   defaultAmountCents: number | null;
   /** null or empty: workspace admins and owners are admins. */
@@ -72,6 +80,9 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   'approverUsergroupId',
   'approvalThresholdCents',
   'monthlyBudgetCents',
+  'overAllowance',
+  'cardSenders',
+  'senderUsergroupId',
   'defaultProductId',
   'defaultAmountCents',
   'adminUserIds',
@@ -143,6 +154,9 @@ export function seedFromConfig(
     approverUsergroupId: null,
     approvalThresholdCents: config.approvalThresholdCents,
     monthlyBudgetCents: null,
+    overAllowance: 'approval',
+    cardSenders: 'everyone',
+    senderUsergroupId: null,
     defaultProductId: null,
     defaultAmountCents: null,
     adminUserIds: config.admins && config.admins.length > 0 ? config.admins : null,
@@ -181,6 +195,9 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
     approverUsergroupId: row.approverUsergroupId,
     approvalThresholdCents: row.approvalThresholdCents,
     monthlyBudgetCents: row.monthlyBudgetCents,
+    overAllowance: row.overAllowance,
+    cardSenders: row.cardSenders,
+    senderUsergroupId: row.senderUsergroupId,
     defaultProductId: row.defaultProductId,
     defaultAmountCents: row.defaultAmountCents,
     adminUserIds: row.adminUserIds,

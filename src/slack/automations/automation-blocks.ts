@@ -10,6 +10,7 @@ import { Celebrations, COMMAND, Recurring } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
+import { cardEach } from '../kit/recipients.js';
 import { input_ } from '../workspaces/settings-blocks.js';
 
 const KIND_LABEL: Record<CelebrationKind, string> = { birthday: 'Birthdays', anniversary: 'Work anniversaries' };
@@ -24,10 +25,16 @@ const button = (text: string, actionId: string, value?: string, style?: 'primary
   ...(style ? { style } : {}),
 });
 
-/** One line per rule: on/off, amount, design, sender, channel, template. */
-export function ruleSummary(kind: CelebrationKind, rule: CelebrationRuleRow | undefined): string {
+/**
+ * One line per rule: on/off, the card, sender, channel, template. The design by its name when known
+ * (never the catalog's product code: the rule's form shows and changes it).
+ */
+export function ruleSummary(kind: CelebrationKind, rule: CelebrationRuleRow | undefined, designName?: string): string {
   if (!rule) return `*${KIND_LABEL[kind]}*: not set up`;
-  return `*${KIND_LABEL[kind]}*: ${rule.enabled ? 'on' : 'off'} · ${formatUsd(rule.amountCents)} · ${escapeMrkdwn(rule.productId)} · from ${mentionUser(rule.senderUserId)}${rule.channelId ? ` · in <#${rule.channelId}>` : ''}\n> ${escapeMrkdwn(rule.messageTemplate)}`;
+  const card = designName
+    ? `a ${formatUsd(rule.amountCents)} ${escapeMrkdwn(designName)} card`
+    : `a ${formatUsd(rule.amountCents)} card`;
+  return `*${KIND_LABEL[kind]}*: ${rule.enabled ? 'on' : 'off'} · ${card} · from ${mentionUser(rule.senderUserId)}${rule.channelId ? ` · in <#${rule.channelId}>` : ''}\n> ${escapeMrkdwn(rule.messageTemplate)}`;
 }
 
 /** The person's own choices, with toggles (App Home and `/kudos celebrations`). */
@@ -72,6 +79,8 @@ export function buildUpcomingCelebrationsSection(input: {
   rules: CelebrationRuleRow[];
   upcoming: OccurrenceRow[];
   zone?: string | undefined;
+  /** Design names by product id, where the catalog answered. */
+  designNames?: ReadonlyMap<string, string> | undefined;
 }): Block[] {
   const blocks: Block[] = [
     section(
@@ -80,6 +89,7 @@ export function buildUpcomingCelebrationsSection(input: {
           ruleSummary(
             k,
             input.rules.find((r) => r.kind === k),
+            input.designNames?.get(input.rules.find((r) => r.kind === k)?.productId ?? ''),
           ),
         )
         .join('\n')}`,
@@ -112,7 +122,7 @@ export function buildUpcomingCelebrationsSection(input: {
 }
 
 export function buildCelebrationsMessage(input: {
-  admin?: { rules: CelebrationRuleRow[]; upcoming: OccurrenceRow[] };
+  admin?: { rules: CelebrationRuleRow[]; upcoming: OccurrenceRow[]; designNames?: ReadonlyMap<string, string> };
   prefs: { optOut: boolean; noPublicPost: boolean };
   zone: string;
   note?: string;
@@ -340,7 +350,7 @@ export function buildRecurringList(
     const who = series.recipientUserIds.map(mentionUser).join(', ');
     blocks.push(
       section(
-        `*${formatUsd(series.amountCents)}* each to ${who} ${describeCadence(series)}${opts.showSender ? ` · from ${mentionUser(series.senderUserId)}` : ''}${series.status === 'paused' ? ' · *paused*' : ''}`,
+        `${cardEach({ amountCents: series.amountCents, recipientCount: series.recipientUserIds.length })} to ${who} ${describeCadence(series)}${opts.showSender ? ` · from ${mentionUser(series.senderUserId)}` : ''}${series.status === 'paused' ? ' · *paused*' : ''}`,
       ),
     );
     blocks.push({

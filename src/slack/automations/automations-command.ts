@@ -34,8 +34,13 @@ export async function celebrationsMessage(
     deps.slack.for(ws).userInfo(userId),
   ]);
   const now = deps.now();
+  const rules = admin ? await celebrationRulesOf(deps.db, ws) : [];
   const adminView = admin
-    ? { rules: await celebrationRulesOf(deps.db, ws), upcoming: await upcomingCelebrations(deps.db, ws, now) }
+    ? {
+        rules,
+        upcoming: await upcomingCelebrations(deps.db, ws, now),
+        designNames: await designNamesOf(deps, ws, rules),
+      }
     : undefined;
   return buildCelebrationsMessage({
     ...(adminView ? { admin: adminView } : {}),
@@ -43,6 +48,25 @@ export async function celebrationsMessage(
     zone: user?.tz ?? 'UTC',
     ...(note ? { note } : {}),
   });
+}
+
+/** The rules' design names from the (cached) catalog; a design it cannot name is left out. */
+async function designNamesOf(
+  deps: ListenerDeps,
+  ws: Workspace,
+  rules: Array<{ productId: string }>,
+): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  await Promise.all(
+    rules.map(async ({ productId }) => {
+      const design = await deps.catalog
+        .of(ws)
+        .get(productId)
+        .catch(() => undefined);
+      if (design) names.set(productId, design.name);
+    }),
+  );
+  return names;
 }
 
 /** One page of the series a person sees (an admin: everyone's), each with its next runs: three queries whatever their number. */

@@ -143,7 +143,7 @@ export function buildTopUpRequestMessage(r: TopUpRequestRow): SlackMessageConten
     } as unknown as Block);
     blocks.push(context('A second admin approves: the requester cannot approve their own request.'));
   } else {
-    blocks.push(section(outcomeLine(r)));
+    blocks.push(section(outcomeLine(r)), ...topUpDetails(r));
   }
   return {
     text: `Top-up request of ${formatUsd(r.amountCents)} from ${r.requesterUserId}: ${describeStatus(r.status)}`,
@@ -159,11 +159,11 @@ function outcomeLine(r: TopUpRequestRow): string {
     case 'approved':
       return `:hourglass_flowing_sand: Approved by ${by}; requesting it from the Rewards API…`;
     case 'submitted':
-      return `:hourglass_flowing_sand: Approved by ${by} and requested: funding \`${escapeMrkdwn(r.fundingNo ?? '')}\` is *pending* until the Rewards operator confirms the wire. It shows as pending until the ledger shows it processed.`;
+      return `:hourglass_flowing_sand: Approved by ${by} and requested from the Rewards provider. The money shows as *pending* until the provider confirms the bank transfer; then it is added to the balance.`;
     case 'completed':
-      return `:white_check_mark: Completed: funding \`${escapeMrkdwn(r.fundingNo ?? '')}\` is processed and credited to the balance (approved by ${by}).`;
+      return `:white_check_mark: Completed: the money is added to the balance (approved by ${by}).`;
     case 'unapproved':
-      return `:x: Funding \`${escapeMrkdwn(r.fundingNo ?? '')}\` was not approved by the Rewards operator (the ledger shows it Unapproved). The balance did not change.`;
+      return `:x: The Rewards provider did not accept this top-up. The balance did not change.`;
     case 'failed':
       return `:x: Approved by ${by}, but: ${escapeMrkdwn(r.errorMessage ?? 'the Rewards API refused it.')}`;
     case 'unknown':
@@ -173,10 +173,15 @@ function outcomeLine(r: TopUpRequestRow): string {
   }
 }
 
+/** The one line of ids, for admins who look the top-up up in the Rewards portal. */
+function topUpDetails(r: TopUpRequestRow): Block[] {
+  return r.fundingNo ? [context(`Details: funding reference \`${escapeMrkdwn(r.fundingNo)}\``)] : [];
+}
+
 export function buildTopUpOutcome(r: TopUpRequestRow): SlackMessageContent {
   return {
     text: `Your top-up request of ${formatUsd(r.amountCents)}: ${describeStatus(r.status)}`,
-    blocks: [section(`*Your top-up request of ${formatUsd(r.amountCents)}*\n${outcomeLine(r)}`)],
+    blocks: [section(`*Your top-up request of ${formatUsd(r.amountCents)}*\n${outcomeLine(r)}`), ...topUpDetails(r)],
   };
 }
 
@@ -374,7 +379,7 @@ export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageConten
   if (o.sandbox)
     blocks.push(context('Connected to the Rewards *sandbox*: orders are not charged and top-ups are production only.'));
   const topUpLine = (r: TopUpRequestRow) =>
-    `• ${formatUsd(r.amountCents)} by ${mentionUser(r.requesterUserId)}: ${describeStatus(r.status)}${r.fundingNo ? ` (\`${escapeMrkdwn(r.fundingNo)}\`)` : ''}`;
+    `• ${formatUsd(r.amountCents)} by ${mentionUser(r.requesterUserId)}: ${describeStatus(r.status)}${r.fundingNo ? ` (reference \`${escapeMrkdwn(r.fundingNo)}\`)` : ''}`;
   if (o.topUps.length > 0) blocks.push(section(`*Top-ups not completed yet*\n${o.topUps.map(topUpLine).join('\n')}`));
   if (o.recentTopUps.length > 0)
     blocks.push(section(`*Top-ups settled in the last 7 days*\n${o.recentTopUps.map(topUpLine).join('\n')}`));

@@ -6,6 +6,7 @@ import type { HealthWarningRow, KudosRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';
 import type { HomeData, HomeList, Page } from '../../domain/home/home-data.js';
+import { allowanceLine, allowanceStanding } from '../../domain/sending/allowances.js';
 import { Approval, BounceFix, COMMAND, Home } from '../ids.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
@@ -163,12 +164,8 @@ function scheduledSection(data: HomeData): Block[] {
 function budgetLine(data: HomeData): Block[] {
   const { usedCents, budgetCents } = data.budget;
   if (budgetCents === null) return usedCents > 0 ? [context(`You have sent ${formatUsd(usedCents)} this month.`)] : [];
-  const left = Math.max(0, budgetCents - usedCents);
-  return [
-    context(
-      `*Your monthly budget:* ${formatUsd(usedCents)} used of ${formatUsd(budgetCents)} · ${formatUsd(left)} left. Sends past it go to an approver.`,
-    ),
-  ];
+  const line = allowanceLine(allowanceStanding(budgetCents, usedCents, new Date()));
+  return [context(`*Your monthly allowance:* ${line ?? ''} ${formatUsd(usedCents)} used so far.`)];
 }
 
 function receivedSection(data: HomeData): Block[] {
@@ -234,8 +231,8 @@ function adminSection(data: HomeData, extras: HomeExtras): Block[] {
   const budgets = [
     `approval above ${formatUsd(admin.approvalThresholdCents)}`,
     admin.monthlyBudgetCents !== null
-      ? `${formatUsd(admin.monthlyBudgetCents)} per sender per month`
-      : 'no monthly budget',
+      ? `${formatUsd(admin.monthlyBudgetCents)} allowance per sender per month`
+      : 'no monthly allowance',
   ];
   blocks.push(
     section(

@@ -48,7 +48,7 @@ export interface HomePublisherDeps {
   /** Distribution mode: the workspace's Rewards connection (admins connect it from Home). */
   rewardsSetup?: Pick<RewardsSetup, 'summary'> | undefined;
   settings: SettingsStore;
-  approvals: Pick<ApprovalService, 'isAdmin' | 'isApprover'>;
+  approvals: Pick<ApprovalService, 'isAdmin' | 'isApprover'> & Partial<Pick<ApprovalService, 'allowance'>>;
   /** Admins' money section (balance, top-ups, limits); without it Home shows only the balance line. */
   finance?: Pick<FinanceService, 'overview'> | undefined;
   logger: Logger;
@@ -264,11 +264,13 @@ async function publishInTurn(
 
 async function render(publisher: Publisher, ws: Workspace, userId: string, o: PublishOptions): Promise<void> {
   const { deps } = publisher;
-  const [settings, admin, approver, visit] = await Promise.all([
+  const [settings, admin, approver, visit, allowance] = await Promise.all([
     deps.settings.get(ws),
     deps.approvals.isAdmin(ws, userId),
     deps.approvals.isApprover(ws, userId),
     o.flash && (o.pages || o.opened) ? Promise.resolve(undefined) : getHomeVisit(deps.db, ws.teamId, userId),
+    // A user group's allowance needs Slack's answer: without it, Home shows the default.
+    deps.approvals.allowance?.(ws, userId).catch(() => undefined),
   ]);
   // Stored with the visit, so that a re-publish by any instance keeps it on top for its time.
   const flash = o.flash ? { text: o.flash, until: new Date(Date.now() + FLASH_MS) } : shownFlash(visit, new Date());
@@ -292,6 +294,7 @@ async function render(publisher: Publisher, ws: Workspace, userId: string, o: Pu
       pages,
       now: deps.now(),
       monthlyBudgetCents: settings.monthlyBudgetCents,
+      ...(allowance ? { senderAllowanceCents: allowance.allowanceCents } : {}),
       approvalThresholdCents: settings.approvalThresholdCents,
     }),
     admin && !unconnected ? balanceFor(publisher, ws) : Promise.resolve(undefined),

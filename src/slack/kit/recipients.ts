@@ -27,12 +27,22 @@ export function sendRecipients(
   count = row.recipientCount,
   max = 10,
 ): string {
-  const people = `${count.toLocaleString('en-US')} ${count === 1 ? 'person' : 'people'}`;
+  const people = peopleCount(count);
   if (row.recipientCount <= MENTIONS_PER_MESSAGE) return recipientList(row.recipients, max);
   const group = row.recipientGroupName?.trim();
   if (group && (row.slackUsergroupId || row.recipientGroupId))
     return `${escapeMrkdwn(group.replace(/[<>&*_~`]/g, ''))} (${people})`;
   return people;
+}
+
+/** "1 person", "3 people", "1,000 people". */
+export function peopleCount(count: number): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? 'person' : 'people'}`;
+}
+
+/** What each person gets, in plain words: "a $25 card" for one person, "a $25 card each" for several. */
+export function cardEach(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>): string {
+  return `a ${formatUsd(row.amountCents)} card${row.recipientCount > 1 ? ' each' : ''}`;
 }
 
 /** "$25" for one person, "$25 each" for several. */

@@ -104,6 +104,7 @@ export const messageShortcut = z.looseObject({
 export const stateLeaf = z.looseObject({
   value: z.unknown().optional(),
   selected_users: z.array(id).nullish(),
+  selected_user: id.nullish(),
   selected_conversation: z.string().nullish(),
   selected_date: z.string().nullish(),
   selected_time: z.string().nullish(),

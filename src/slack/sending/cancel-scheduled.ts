@@ -1,12 +1,11 @@
 // Cancel on the `/kudos scheduled` list: only the sender or an admin; the list is answered again in place.
 import type { App } from '@slack/bolt';
 
-import { formatUsd } from '../../domain/common/money.js';
 import { cancelScheduledSend, isCancellable } from '../../domain/sending/cancel-scheduled.js';
 import { listScheduled } from '../../domain/sending/kudos-store.js';
 import { ScheduledList } from '../ids.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';
-import { sendRecipients } from '../kit/recipients.js';
+import { cardEach, sendRecipients } from '../kit/recipients.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { buttonClick, parseAtEdge, uuidValue } from '../listening/payloads.js';
@@ -27,7 +26,7 @@ export function registerCancelScheduled(app: App, deps: ListenerDeps): void {
       { kudosId, teamId: ws.teamId, actorUserId: actor, actorIsAdmin: admin, now: deps.now() },
     );
     const note = outcome.ok
-      ? `:no_entry_sign: Cancelled: ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} · ${formatUsd(outcome.row.amountCents)} each. The amount is back in the balance.`
+      ? `:no_entry_sign: Cancelled: ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} · ${cardEach(outcome.row)}. The amount is back in the balance.`
       : `:warning: ${namingMrkdwn(outcome.message)}`;
     // The list is ephemeral (Slack does not send it back): rebuild it and replace it in place.
     const now = deps.now();

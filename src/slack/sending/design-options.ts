@@ -78,19 +78,24 @@ export function registerDesignOptions(app: App, deps: ListenerDeps): void {
     }
   });
 
-  app.options(SettingsModal.actions.approverGroup, async ({ ack, body }) => {
-    const options = parseAtEdge(optionsLoad, body, SettingsModal.actions.approverGroup);
-    const ws = workspaceOf(body);
-    if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
-    const groups = await deps.slack
-      .for(ws)
-      .listUsergroups()
-      .catch((error: unknown) => {
-        deps.logger.warn('listing Slack user groups for settings failed', { error });
-        return [];
-      });
-    await ack(searchOptions(options.value, SETTINGS_NONE_OPTION, groups.map(settingsGroupOption)) as never);
-  });
+  for (const action of [
+    SettingsModal.actions.approverGroup,
+    SettingsModal.actions.senderGroup,
+    SettingsModal.actions.allowanceGroup,
+  ])
+    app.options(action, async ({ ack, body }) => {
+      const options = parseAtEdge(optionsLoad, body, action);
+      const ws = workspaceOf(body);
+      if (!(await deps.isAdmin(ws, options.user.id))) return ack({ options: [] });
+      const groups = await deps.slack
+        .for(ws)
+        .listUsergroups()
+        .catch((error: unknown) => {
+          deps.logger.warn('listing Slack user groups for settings failed', { error });
+          return [];
+        });
+      await ack(searchOptions(options.value, SETTINGS_NONE_OPTION, groups.map(settingsGroupOption)) as never);
+    });
 
   app.options(SettingsModal.actions.defaultDesign, async ({ ack, body }) => {
     const options = parseAtEdge(optionsLoad, body, SettingsModal.actions.defaultDesign);

@@ -5,6 +5,7 @@ import type { RespondFn } from '@slack/bolt';
 import type { Logger } from '../../config/logger.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { isValidTimeZone, todayIn } from '../../domain/common/zoned-time.js';
+import { allowanceLine } from '../../domain/sending/allowances.js';
 import { plain, section } from '../kit/mrkdwn.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
@@ -27,18 +28,32 @@ export async function openSendModal(
   const slack = deps.slack.for(input.ws);
   // Distribution mode, no Rewards account yet: say what an admin must do instead of a form that cannot send.
   if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(input.ws))) return openNotConnectedModal(deps, input);
-  const sender = await withinBudget(() => slack.userInfo(input.userId), OPEN_LOOKUP_BUDGET_MS, undefined);
+  const [sender, allowanceLine] = await Promise.all([
+    withinBudget(() => slack.userInfo(input.userId), OPEN_LOOKUP_BUDGET_MS, undefined),
+    allowanceLineOf(deps, input.ws, input.userId),
+  ]);
   const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
   await slack.openView(
     input.triggerId,
     buildSendModal({
       ...(input.userIds?.length ? { userIds: input.userIds } : {}),
+      ...(allowanceLine ? { allowanceLine } : {}),
       ...(timezone ? { timezone, today: todayIn(timezone, deps.now()) } : {}),
       // Slack answered, and the profile has no time zone: the modal says times are UTC.
       ...(sender && !timezone ? { noTimezone: true, today: todayIn('UTC', deps.now()) } : {}),
       metadata: input.metadata ?? {},
     }),
   );
+}
+
+/** The sender's "You have $75 left this month" line, if Kudos can tell in time (the form opens without it otherwise). */
+async function allowanceLineOf(deps: ListenerDeps, ws: Workspace, userId: string): Promise<string | undefined> {
+  const standing = await withinBudget(
+    () => deps.approvals.allowance(ws, userId).catch(() => undefined),
+    OPEN_LOOKUP_BUDGET_MS,
+    undefined,
+  );
+  return standing ? allowanceLine(standing) : undefined;
 }
 
 /** In place of the send form while the workspace has no Rewards account: what an admin must do, or whom to ask. */
@@ -75,15 +90,18 @@ export async function openCommandSendForm(
   const group = parsed.groups?.[0];
   try {
     // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
-    const [sender, defaults] = await withinBudget(
-      () =>
-        Promise.all([
-          deps.slack.userInfo(workspaceOf(command), command.user_id),
-          deps.settings.get(workspaceOf(command)).catch(() => undefined),
-        ]),
-      OPEN_LOOKUP_BUDGET_MS,
-      [undefined, undefined] as const,
-    );
+    const [[sender, defaults], allowanceLine] = await Promise.all([
+      withinBudget(
+        () =>
+          Promise.all([
+            deps.slack.userInfo(workspaceOf(command), command.user_id),
+            deps.settings.get(workspaceOf(command)).catch(() => undefined),
+          ]),
+        OPEN_LOOKUP_BUDGET_MS,
+        [undefined, undefined] as const,
+      ),
+      allowanceLineOf(deps, workspaceOf(command), command.user_id),
+    ]);
     const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
     const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
     // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
@@ -103,6 +121,7 @@ export async function openCommandSendForm(
       command.trigger_id,
       buildSendModal({
         userIds: parsed.userIds,
+        ...(allowanceLine ? { allowanceLine } : {}),
         ...(group ? { group: { id: group.id, handle: group.handle ?? group.id } } : {}),
         ...((parsed.amountDollars ?? defaultDollars) !== undefined
           ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! }

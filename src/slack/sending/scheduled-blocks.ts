@@ -4,7 +4,7 @@ import { formatScheduled } from '../../domain/common/zoned-time.js';
 import { ScheduledList } from '../ids.js';
 import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
-import { MENTIONS_PER_MESSAGE, perPerson, recipientList, sendRecipients } from '../kit/recipients.js';
+import { cardEach, MENTIONS_PER_MESSAGE, recipientList, sendRecipients } from '../kit/recipients.js';
 
 export interface ScheduledItem {
   row: KudosRow;
@@ -35,7 +35,7 @@ export function buildScheduledList(
 export function scheduledItemText(row: KudosRow, showSender: boolean): string {
   const when = row.scheduledAt ? formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC') : 'soon';
   const from = showSender ? `${mentionUser(row.senderUserId)} → ` : 'To ';
-  return `${from}${row.recipientCount > MENTIONS_PER_MESSAGE ? sendRecipients(row) : recipientList(row.recipients, 5)} · ${perPerson(row)} · *${escapeMrkdwn(when)}*`;
+  return `${from}${row.recipientCount > MENTIONS_PER_MESSAGE ? sendRecipients(row) : recipientList(row.recipients, 5)} · ${cardEach(row)} · *${escapeMrkdwn(when)}*`;
 }
 
 function scheduledItemBlock(row: KudosRow, cancellable: boolean, showSender: boolean): Block {

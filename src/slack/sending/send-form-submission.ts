@@ -8,10 +8,16 @@ import { isChatRefusal } from '../../domain/common/ports.js';
 import { formRefused } from '../../domain/common/refusal.js';
 import { getCampaign } from '../../domain/finance/campaigns.js';
 import { type PreparedSend, prepareSend, type SendField, type SendForm } from '../../domain/sending/check-send.js';
-import { type RecordedSend, recordPreparedSend, startRecordedSend } from '../../domain/sending/record-send.js';
+import {
+  type RecordedSend,
+  recordPreparedSend,
+  SendRefusedOnRecord,
+  startRecordedSend,
+} from '../../domain/sending/record-send.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
+import { peopleCount } from '../kit/recipients.js';
 import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
@@ -213,6 +219,9 @@ async function recordChecked(
       needsApproval: Boolean(recorded.approvalReason),
     });
   } catch (error) {
+    // Another send took what was left of the allowance since the form was checked: nothing recorded.
+    if (error instanceof SendRefusedOnRecord)
+      return { ok: false, errors: { [fieldBlocks(fill).amount]: error.message } };
     log.error('recording the send failed', { error });
     return { ok: false, errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } };
   }
@@ -223,7 +232,7 @@ async function recordChecked(
       ok: false,
       errors: {
         [fieldBlocks(fill).amount]:
-          `This form was already sent before your changes: ${formatUsd(first.amountCents)} each to ${first.recipientCount} ${first.recipientCount === 1 ? 'person' : 'people'} (${escapeMrkdwn(first.designName)}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
+          `This form was already sent before your changes: ${formatUsd(first.amountCents)}${first.recipientCount > 1 ? ' each' : ''} to ${peopleCount(first.recipientCount)} (${escapeMrkdwn(first.designName)} ${first.recipientCount > 1 ? 'cards' : 'card'}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
       },
     };
   }

@@ -1,7 +1,7 @@
 // The send modal (/kudos): recipients, or a group; design; amount; message; refund; now or later.
 import { MESSAGE_MAX_CHARACTERS } from '../../domain/sending/message-text.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
-import { type Block, clip, plain, section } from '../kit/mrkdwn.js';
+import { type Block, clip, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
 export interface SendModalState {
@@ -28,6 +28,8 @@ export interface SendModalState {
   campaignNote?: string;
   /** The e-mail template preselected (from the campaign). */
   template?: { templateId: string; name: string };
+  /** "You have $75 left this month …": the sender's monthly allowance, when they have one. */
+  allowanceLine?: string;
   /** Carried to the submission. */
   metadata: SendModalMetadata;
 }
@@ -61,6 +63,7 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
     ...recipientBlocks(state),
     ...campaignBlocks(state),
     ...cardBlocks(state),
+    ...(state.allowanceLine ? [context(escapeMrkdwn(state.allowanceLine))] : []),
     refundBlock(),
     ...timingBlocks(state),
   ];

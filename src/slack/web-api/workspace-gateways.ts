@@ -149,6 +149,8 @@ function routing(r: {
     },
     userInfo: (ws, userId) => r.gatewayFor(ws).userInfo(userId),
     usergroupMembers: (ws, usergroupId) => r.gatewayFor(ws).usergroupMembers(usergroupId),
+    usergroupHandle: async (ws, usergroupId) =>
+      (await r.gatewayFor(ws).listUsergroups()).find((g) => g.id === usergroupId)?.handle,
     profileFields: (ws) => r.gatewayFor(ws).profileFields(),
     finish: (ws, token, functionExecutionId, result) =>
       r.gatewayFor(ws).finishWorkflowStep(token, functionExecutionId, result),

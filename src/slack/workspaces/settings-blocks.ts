@@ -2,22 +2,27 @@
 import type { CardRecipients } from '../../db/schema/index.js';
 import type { Design } from '../../domain/accounts/design-catalog.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
+import type { AllowanceOverride } from '../../domain/workspaces/allowance-overrides.js';
 import type { SettingsChanges, SettingsField, WorkspaceSettings } from '../../domain/workspaces/settings.js';
 import { SettingsModal } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import type { SlackUsergroup } from '../web-api/gateway.js';
+import { allowanceSettingsBlocks, CARD_SENDER_LABELS, OVER_ALLOWANCE_LABELS } from './allowance-settings-blocks.js';
 
 export function buildSettingsModal(input: {
   settings: WorkspaceSettings;
   usergroups: SlackUsergroup[];
   designs: Design[];
+  /** People's and user groups' own monthly allowances. */
+  allowances?: AllowanceOverride[];
   deleteData?: boolean;
 }): Record<string, unknown> {
   const { settings: s } = input;
   const blocks: Block[] = [
     ...approvalBlocks(s, input.usergroups),
+    ...allowanceSettingsBlocks(s, input.usergroups, input.allowances ?? []),
     ...sendDefaultBlocks(s, input.designs),
     ...adminBlocks(s),
     ...recognitionBlocks(s),
@@ -78,13 +83,6 @@ function approvalBlocks(s: WorkspaceSettings, usergroups: SlackUsergroup[]): Blo
       numberInput(A.threshold, centsToDecimal(s.approvalThresholdCents), true),
       false,
       'Sends with a higher total need approval. 0: every send.',
-    ),
-    input_(
-      B.budget,
-      'Monthly budget per sender (USD)',
-      numberInput(A.budget, s.monthlyBudgetCents === null ? null : centsToDecimal(s.monthlyBudgetCents), true),
-      true,
-      'A send that would take its sender over this in a calendar month (UTC) needs approval. Empty: no budget.',
     ),
   ];
 }
@@ -336,7 +334,10 @@ const LABELS: Record<SettingsField, string> = {
   approverUserIds: 'approvers',
   approverUsergroupId: 'approver group',
   approvalThresholdCents: 'approval threshold',
-  monthlyBudgetCents: 'monthly budget',
+  monthlyBudgetCents: 'monthly allowance per sender',
+  overAllowance: 'a send over the allowance',
+  cardSenders: 'who may send kudos with cards',
+  senderUsergroupId: 'the user group that may send',
   defaultProductId: 'default design',
   defaultAmountCents: 'default amount',
   adminUserIds: 'admins',
@@ -365,6 +366,7 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
     case 'adminUserIds':
       return (value as string[]).map(mentionUser).join(', ');
     case 'approverUsergroupId':
+    case 'senderUsergroupId':
       return `user group ${escapeMrkdwn(String(shown))}`; // not a <!subteam^…> mention: that would ping the group
     case 'approvalThresholdCents':
     case 'monthlyBudgetCents':
@@ -378,6 +380,16 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
     case 'weeklyDigest':
     case 'leaderboardAmounts':
       return value === true ? 'on' : 'off';
+    case 'cardSenders':
+      return (
+        (CARD_SENDER_LABELS as Record<string, string | undefined>)[String(shown)]?.toLowerCase() ??
+        escapeMrkdwn(String(shown))
+      );
+    case 'overAllowance':
+      return (
+        (OVER_ALLOWANCE_LABELS as Record<string, string | undefined>)[String(shown)]?.toLowerCase() ??
+        escapeMrkdwn(String(shown))
+      );
     case 'cardRecipients':
       return (
         (CARD_RECIPIENT_LABELS as Record<string, string | undefined>)[String(shown)]?.toLowerCase() ??

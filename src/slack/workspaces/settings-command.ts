@@ -4,6 +4,7 @@ import type { AckFn, RespondArguments } from '@slack/bolt';
 import type { Logger } from '../../config/logger.js';
 import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
 import type { Workspace } from '../../domain/common/workspace.js';
+import { listAllowanceOverrides } from '../../domain/workspaces/allowance-overrides.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
@@ -25,19 +26,24 @@ export async function handleSettingsCommand(
 /** The settings modal, prefilled (from the command, or Home's Settings button); the caller checked the admin. */
 export async function openSettingsModal(deps: ListenerDeps, ws: Workspace, triggerId: string): Promise<void> {
   // The trigger_id dies 3 s after the click: the option lists may come back empty rather than late.
-  const [settings, usergroups, designs] = await Promise.all([
+  const [settings, usergroups, designs, allowances] = await Promise.all([
     deps.settings.get(ws),
     orEmpty(deps.slack.for(ws).listUsergroups(), (error) =>
       deps.logger.warn('listing user groups for settings failed', { error }),
     ),
     orEmpty(deps.catalog.of(ws).search(''), (error) => logDesignsFailure(deps.logger, error)),
+    listAllowanceOverrides(deps.db, ws.teamId),
   ]);
-  await deps.slack
-    .for(ws)
-    .openView(
-      triggerId,
-      buildSettingsModal({ settings, usergroups, designs, deleteData: Boolean(deps.installations?.requestDeletion) }),
-    );
+  await deps.slack.for(ws).openView(
+    triggerId,
+    buildSettingsModal({
+      settings,
+      usergroups,
+      designs,
+      allowances,
+      deleteData: Boolean(deps.installations?.requestDeletion),
+    }),
+  );
 }
 
 const OPTION_LISTS_BUDGET_MS = 1500;

@@ -5,11 +5,13 @@ import type { App } from '@slack/bolt';
 import type { CardRecipients } from '../../db/schema/index.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/notices/health-warnings.js';
+import { removeAllowanceOverrides, setAllowanceOverride } from '../../domain/workspaces/allowance-overrides.js';
 import type { SettingsPatch } from '../../domain/workspaces/settings.js';
 import { SettingsModal } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { parseAtEdge, type StateLeaf, stateValues, textOf, viewSubmission } from '../listening/payloads.js';
+import { type AllowanceChanges, readAllowanceSettings } from './allowance-settings-form.js';
 import { buildSettingsSaved, CARD_RECIPIENTS } from './settings-blocks.js';
 
 const USD = /^\d{1,7}(\.\d{1,2})?$/;
@@ -19,7 +21,8 @@ function usdToCents(text: string): number {
   return Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
 }
 
-export type SettingsFormResult = { ok: true; patch: SettingsPatch } | { ok: false; errors: Record<string, string> };
+export type SettingsFormResult =
+  { ok: true; patch: SettingsPatch; allowances: AllowanceChanges } | { ok: false; errors: Record<string, string> };
 
 export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   const { blocks: B, actions: A } = SettingsModal;
@@ -43,7 +46,7 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
     errors[B.threshold] = 'Enter an amount in USD, e.g. 100 or 99.50 (0: every send needs approval).';
   const budget = text(B.budget, A.budget);
   if (budget !== '' && !USD.test(budget))
-    errors[B.budget] = 'Enter an amount in USD, e.g. 500, or leave it empty for no budget.';
+    errors[B.budget] = 'Enter an amount in USD, e.g. 500, or leave it empty for no allowance.';
   const amount = text(B.defaultAmount, A.defaultAmount);
   if (amount !== '' && !/^[1-9]\d{0,6}$/.test(amount))
     errors[B.defaultAmount] = 'Enter whole dollars, e.g. 25, or leave it empty.';
@@ -80,11 +83,14 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   const cardRecipients = get(B.cardRecipients, A.cardRecipients)?.selected_option?.value;
   if (cardRecipients !== undefined && !(CARD_RECIPIENTS as readonly string[]).includes(cardRecipients))
     errors[B.cardRecipients] = 'Pick who receives cards.';
+  const allowances = readAllowanceSettings(get, errors);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   return {
     ok: true,
+    allowances: allowances.changes,
     patch: {
+      ...allowances.patch,
       notifyChannel,
       approvalChannel: get(B.approvalChannel, A.approvalChannel)?.selected_conversation ?? null,
       approverUserIds: users(B.approvers, A.approvers),
@@ -138,6 +144,12 @@ async function unreachableChannels(
   return errors;
 }
 
+/** The allowances of people and groups the form set or removed, each with its audit row. */
+async function saveAllowances(deps: ListenerDeps, ws: Workspace, actor: string, changes: AllowanceChanges) {
+  await removeAllowanceOverrides(deps.db, ws, actor, changes.remove);
+  if (changes.set) await setAllowanceOverride(deps.db, ws, actor, changes.set.subject, changes.set.allowanceCents);
+}
+
 export function registerSettingsView(app: App, deps: ListenerDeps): void {
   app.view(SettingsModal.callbackId, async ({ ack, body: raw }) => {
     const body = parseAtEdge(viewSubmission, raw, SettingsModal.callbackId);
@@ -165,6 +177,7 @@ export function registerSettingsView(app: App, deps: ListenerDeps): void {
     const unreachable = await unreachableChannels(deps, ws, form.patch);
     if (Object.keys(unreachable).length > 0) return ack({ response_action: 'errors', errors: unreachable });
     const { changes } = await deps.settings.update(ws, actor, form.patch);
+    await saveAllowances(deps, ws, actor, form.allowances);
     for (const channel of [form.patch.notifyChannel, form.patch.approvalChannel]) {
       if (channel)
         await resolveHealthWarning(deps.db, { teamId: ws.teamId, kind: CHANNEL_UNREACHABLE, subject: channel });

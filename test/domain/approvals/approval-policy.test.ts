@@ -39,7 +39,7 @@ describe('approval routing (threshold and monthly budget)', () => {
           spent,
         );
         expect(route.kind).toBe(spent + total > budget ? 'needs_approval' : 'send');
-        if (route.kind === 'needs_approval') expect(route.reason).toContain('monthly budget');
+        if (route.kind === 'needs_approval') expect(route.reason).toContain('monthly allowance');
       }),
     );
   });

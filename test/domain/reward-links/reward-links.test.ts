@@ -111,7 +111,7 @@ describe('reward links in parts', () => {
     expect(JSON.stringify(first.body)).toContain('Creating 18 reward links');
     await eventually(async () => (await env.db.select().from(rewardLinkRequests)).find((r) => r.status === 'placed'));
     const overBudget = await env.stack.sim.slashCommand('U_ADMIN', 'links 18 5', 'C_GENERAL'); // $180 > $150
-    expect(JSON.stringify(overBudget.body)).toContain('monthly budget');
+    expect(JSON.stringify(overBudget.body)).toContain('monthly allowance');
     expect(JSON.stringify(overBudget.body)).toContain('need approval');
     expect(await linkOrders()).toHaveLength(1);
 

@@ -171,7 +171,7 @@ describe('routing sends to approvers', () => {
       design: 'CC-THANK-YOU',
       amount: '30',
     });
-    expect(rendered(message)).toContain('over the $50 monthly budget');
+    expect(rendered(message)).toContain('over their $50 monthly allowance');
     expect(row.totalCents).toBe(3000);
     // Another sender has their own budget.
     const other = await submitSend('U_EMP3', { users: ['U_EMP2'], design: 'CC-THANK-YOU', amount: '40' });

@@ -338,7 +338,10 @@ describe('App Home: the money section stays current', () => {
       'finance_topup_approve',
       'U_APPROVER',
     );
-    const pending = await homeShowing('U_ADMIN', /\$2,500 by <@U_ADMIN>: requested \(pending at the Rewards API\)/);
+    const pending = await homeShowing(
+      'U_ADMIN',
+      /\$2,500 by <@U_ADMIN>: requested, waiting for the bank transfer to be confirmed/,
+    );
     expect(pending.id).toBe(ada.id);
     const [row] = await e2e.db.select().from(topUpRequests);
     expect(row?.fundingNo).toBeTruthy();
