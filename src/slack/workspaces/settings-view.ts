@@ -80,6 +80,8 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   const cardRecipients = get(B.cardRecipients, A.cardRecipients)?.selected_option?.value;
   if (cardRecipients !== undefined && !(CARD_RECIPIENTS as readonly string[]).includes(cardRecipients))
     errors[B.cardRecipients] = 'Pick who receives cards.';
+  // An older modal (opened before this setting existed) leaves it as it is.
+  const valuesLeaf = get(B.valuesRequired, A.valuesRequired);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   return {
@@ -100,6 +102,11 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
       ...(reactionLeaf ? { reactionEmoji: reaction } : {}),
       ...caps,
       ...(cardRecipients !== undefined ? { cardRecipients: cardRecipients as CardRecipients } : {}),
+      ...(valuesLeaf
+        ? {
+            valuesRequired: (valuesLeaf.selected_options ?? []).some((o) => o.value === SettingsModal.valuesRequired),
+          }
+        : {}),
       ...(recognitionLeaf
         ? {
             leaderboardAmounts: checked.has(SettingsModal.recognition.amounts),
