@@ -138,7 +138,11 @@ export async function listAudit(
     .limit(opts.limit);
 }
 
-/** `campaign`: the campaign a kudos row was sent under (or the campaign a campaign row is about); added last so existing columns keep their place. */
+/**
+ * `campaign`: the campaign a kudos row was sent under (or the campaign a campaign row is about); `value`:
+ * the company value a kudos row was sent for (or the value a value row is about). Added last so
+ * existing columns keep their place.
+ */
 export const CSV_COLUMNS = [
   'id',
   'at',
@@ -148,10 +152,18 @@ export const CSV_COLUMNS = [
   'subject_id',
   'details',
   'campaign',
+  'value',
 ] as const;
 
-/** RFC 4180 CSV; cells that a spreadsheet would run as a formula (=, +, -, @) are prefixed with '. `campaignOfKudos`: kudos id -> campaign name. */
-export function auditToCsv(rows: AuditEventRow[], campaignOfKudos: Map<string, string> = new Map()): string {
+/**
+ * RFC 4180 CSV; cells that a spreadsheet would run as a formula (=, +, -, @) are prefixed with '.
+ * `campaignOfKudos`, `valueOfKudos`: kudos id -> campaign name, company value name.
+ */
+export function auditToCsv(
+  rows: AuditEventRow[],
+  campaignOfKudos: Map<string, string> = new Map(),
+  valueOfKudos: Map<string, string> = new Map(),
+): string {
   const lines = [CSV_COLUMNS.join(',')];
   for (const row of rows) {
     const campaign =
@@ -159,6 +171,12 @@ export function auditToCsv(rows: AuditEventRow[], campaignOfKudos: Map<string, s
         ? (campaignOfKudos.get(row.subjectId) ?? '')
         : row.subjectType === 'campaign'
           ? campaignNameIn(row.details)
+          : '';
+    const value =
+      row.subjectType === 'kudos'
+        ? (valueOfKudos.get(row.subjectId) ?? '')
+        : row.subjectType === 'company_value'
+          ? valueNameIn(row.details)
           : '';
     lines.push(
       [
@@ -170,12 +188,20 @@ export function auditToCsv(rows: AuditEventRow[], campaignOfKudos: Map<string, s
         row.subjectId,
         JSON.stringify(row.details),
         campaign,
+        value,
       ]
         .map(csvCell)
         .join(','),
     );
   }
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/** A value row's name: as created or removed (`name`), or as changed to (`to.name`). */
+function valueNameIn(details: unknown): string {
+  const d = details as { name?: unknown; to?: { name?: unknown } } | null;
+  const name = d?.to?.name ?? d?.name;
+  return typeof name === 'string' ? name : '';
 }
 
 function campaignNameIn(details: unknown): string {

@@ -2,10 +2,10 @@
 // workspace; a sender picks one in the send form or names it as `#teamwork` in the one-line command.
 // The kudos row keeps a copy of the value's name and emoji, so renaming or deleting one leaves past
 // kudos as they were sent. Every query is scoped by team_id.
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client.js';
-import { type CompanyValueRow, companyValues } from '../../db/schema/index.js';
+import { type CompanyValueRow, companyValues, kudos } from '../../db/schema/index.js';
 import { type FormErrors, type FormRefused, formRefused, type Refused, refused } from '../common/refusal.js';
 import type { Workspace } from '../common/workspace.js';
 import { recordAudit } from './audit-trail.js';
@@ -217,4 +217,19 @@ export function checkPickedValue(
   if (value.revision !== picked.revision)
     return { value: undefined, problem: `That value was renamed (now “${value.name}”); pick it again.` };
   return { value };
+}
+
+/** The value each kudos was sent for, as the row kept it, for the audit export (kudos id -> value name). */
+export async function valueNamesOfKudos(
+  db: Database,
+  teamId: string,
+  kudosIds: string[],
+): Promise<Map<string, string>> {
+  const ids = kudosIds.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select({ kudosId: kudos.id, name: kudos.valueName })
+    .from(kudos)
+    .where(and(eq(kudos.teamId, teamId), inArray(kudos.id, ids), isNotNull(kudos.valueName)));
+  return new Map(rows.map((r) => [r.kudosId, r.name ?? '']));
 }

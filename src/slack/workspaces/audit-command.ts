@@ -5,6 +5,7 @@ import type { AckFn, RespondArguments } from '@slack/bolt';
 
 import { campaignNamesOfKudos } from '../../domain/finance/campaigns.js';
 import { auditToCsv, listAudit, recordOrderEvents } from '../../domain/workspaces/audit-trail.js';
+import { valueNamesOfKudos } from '../../domain/workspaces/company-values.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
@@ -41,12 +42,12 @@ export async function handleAuditCommand(
     text: `The audit trail (latest ${CSV_MAX_ROWS} rows at most) is on its way as CSV in a direct message.`,
   });
   const rows = await listAudit(deps.db, { teamId: ws.teamId, limit: CSV_MAX_ROWS });
-  const campaigns = await campaignNamesOfKudos(
-    deps.db,
-    ws.teamId,
-    rows.filter((r) => r.subjectType === 'kudos').map((r) => r.subjectId),
-  );
-  for (const message of buildCsvMessages(auditToCsv(rows, campaigns), rows.length)) {
+  const kudosIds = rows.filter((r) => r.subjectType === 'kudos').map((r) => r.subjectId);
+  const [campaigns, values] = await Promise.all([
+    campaignNamesOfKudos(deps.db, ws.teamId, kudosIds),
+    valueNamesOfKudos(deps.db, ws.teamId, kudosIds),
+  ]);
+  for (const message of buildCsvMessages(auditToCsv(rows, campaigns, values), rows.length)) {
     await deps.slack.for(ws).sendDirectMessage(command.user_id, message);
   }
 }

@@ -112,7 +112,7 @@ describe('audit CSV', () => {
       },
     ]);
     expect(csv).toBe(
-      'id,at,actor_user_id,action,subject_type,subject_id,details,campaign\r\n1,2026-01-02T03:04:05.000Z,U1,approval.rejected,kudos,k1,"{""reason"":""no,\\nthanks""}",\r\n',
+      'id,at,actor_user_id,action,subject_type,subject_id,details,campaign,value\r\n1,2026-01-02T03:04:05.000Z,U1,approval.rejected,kudos,k1,"{""reason"":""no,\\nthanks""}",,\r\n',
     );
   });
 });
