@@ -180,10 +180,7 @@ export async function resolveValueTag(
   return matchValueTag(values, tag);
 }
 
-export function matchValueTag(
-  values: CompanyValueRow[],
-  tag: string,
-): { ok: true; value: CompanyValueRow } | ValueTagRefusal {
+function matchValueTag(values: CompanyValueRow[], tag: string): { ok: true; value: CompanyValueRow } | ValueTagRefusal {
   if (values.length === 0) return refused('no_values', 'This workspace has no company values yet.');
   const key = valueTag(tag);
   const value = values.find((v) => valueTag(v.name) === key);

@@ -3,7 +3,7 @@
 // the `#words` in the message as typed.
 import type { Database } from '../../db/client.js';
 import type { CompanyValueRow } from '../../db/schema/index.js';
-import { listCompanyValues, matchValueTag, valueTagsText } from '../../domain/workspaces/company-values.js';
+import { listCompanyValues, resolveValueTag, valueTagsText } from '../../domain/workspaces/company-values.js';
 import { type KudosCommand, parseKudosCommand } from './parse.js';
 
 type OpenCommand = Extract<KudosCommand, { kind: 'open' }>;
@@ -15,16 +15,15 @@ export async function commandValue(
   parsed: OpenCommand,
 ): Promise<{ ok: true; parsed: OpenCommand; value?: CompanyValueRow } | { ok: false; message: string }> {
   if (!parsed.value) return { ok: true, parsed };
-  const values = await listCompanyValues(db, teamId);
-  if (values.length === 0) {
+  const resolved = await resolveValueTag(db, teamId, parsed.value);
+  if (!resolved.ok && resolved.code === 'no_values') {
     const asTyped = parseKudosCommand(text, { valueTags: false });
     return { ok: true, parsed: asTyped.kind === 'open' ? asTyped : parsed };
   }
   if (parsed.otherValues)
     return {
       ok: false,
-      message: `A kudos has one company value: keep one of #${[parsed.value, ...parsed.otherValues].join(', #')}. The values are: ${valueTagsText(values)}.`,
+      message: `A kudos has one company value: keep one of #${[parsed.value, ...parsed.otherValues].join(', #')}. The values are: ${valueTagsText(await listCompanyValues(db, teamId))}.`,
     };
-  const matched = matchValueTag(values, parsed.value);
-  return matched.ok ? { ok: true, parsed, value: matched.value } : { ok: false, message: matched.message };
+  return resolved.ok ? { ok: true, parsed, value: resolved.value } : { ok: false, message: resolved.message };
 }

@@ -34,18 +34,16 @@ export async function openSettingsModal(deps: ListenerDeps, ws: Workspace, trigg
     ),
     orEmpty(deps.catalog.of(ws).search(''), (error) => logDesignsFailure(deps.logger, error)),
   ]);
-  await deps.slack
-    .for(ws)
-    .openView(
-      triggerId,
-      buildSettingsModal({
-        settings,
-        values,
-        usergroups,
-        designs,
-        deleteData: Boolean(deps.installations?.requestDeletion),
-      }),
-    );
+  await deps.slack.for(ws).openView(
+    triggerId,
+    buildSettingsModal({
+      settings,
+      values,
+      usergroups,
+      designs,
+      deleteData: Boolean(deps.installations?.requestDeletion),
+    }),
+  );
 }
 
 const OPTION_LISTS_BUDGET_MS = 1500;
