@@ -1,5 +1,6 @@
 // `#value` in the one-line `/kudos` command: where it is read (the message's start, before or after the
 // amount, and its end), in which spellings, and what stays words of the message.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { checkValueForm, emojiShortcode, valueTag } from '../../../src/domain/workspaces/company-values.js';
@@ -67,5 +68,29 @@ describe('company value rules', () => {
       ok: false,
       errors: { name: expect.stringMatching(/at least one letter or digit/) },
     });
+  });
+});
+
+describe('company value rules, as properties', () => {
+  it('a name is accepted exactly when, spaces folded, it has 1 to 30 characters and a letter or digit', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), (name) => {
+        const folded = name.trim().replace(/\s+/g, ' ');
+        const checked = checkValueForm({ name, emoji: 'star', description: '' });
+        const fits = folded !== '' && [...folded].length <= 30 && /[\p{L}\p{N}]/u.test(folded);
+        expect(checked.ok).toBe(fits);
+        if (checked.ok) expect(valueTag(checked.input.name)).toBe(valueTag(folded));
+      }),
+    );
+  });
+
+  it('a value typed as #tag is found whatever its case and punctuation', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[A-Za-z][A-Za-z0-9 _-]{0,28}$/), (name) => {
+        const typed = `#${valueTag(name).toUpperCase()}`;
+        const parsed = parseKudosCommand(`<@U1> 25 ${typed} Thanks`);
+        expect(parsed.kind === 'open' && valueTag(parsed.value ?? '')).toBe(valueTag(name));
+      }),
+    );
   });
 });

@@ -114,6 +114,20 @@ describe('company values in /kudos settings', () => {
     expect(other.ok).toBe(true);
   });
 
+  it('admins saving at once cannot pass the limit, nor make two values of one name', async () => {
+    for (let i = 0; i < MAX_COMPANY_VALUES - 2; i++)
+      await saveCompanyValue(t.db, WS, 'U_ADMIN', undefined, { name: `Value ${i}`, emoji: 'star', description: '' });
+    const outcomes = await Promise.all(
+      ['Speed', 'speed', 'Focus', 'Grit', 'Craft'].map((name) =>
+        saveCompanyValue(t.db, WS, 'U_ADMIN', undefined, { name, emoji: 'star', description: '' }),
+      ),
+    );
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(2);
+    expect(await rows()).toHaveLength(MAX_COMPANY_VALUES);
+    const names = (await rows()).map((r) => r.name.toLowerCase());
+    expect(new Set(names).size).toBe(names.length);
+  });
+
   it('only admins: the settings are refused, and so are crafted clicks and submissions', async () => {
     const refused = await t.stack.sim.slashCommand('U_MANAGER', 'settings', 'C_GENERAL');
     expect(JSON.stringify(refused.body)).toMatch(/Only Kudos admins/);
