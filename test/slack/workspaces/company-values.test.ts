@@ -7,7 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { auditEvents, companyValues, workspaceSettings } from '../../../src/db/schema/index.js';
 import { MAX_COMPANY_VALUES, saveCompanyValue } from '../../../src/domain/workspaces/company-values.js';
 import type { View } from '../../../src/simulator/slack.js';
-import { blockActionPayload, eventually, postSignedPayload, useAppPerTest } from '../../support/app.js';
+import {
+  blockActionPayload,
+  eventually,
+  postSignedPayload,
+  useAppPerTest,
+  viewSubmissionPayload,
+} from '../../support/app.js';
 
 const t = useAppPerTest({ env: { KUDOS_ADMINS: 'U_ADMIN', KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' } });
 const WS = { teamId: 'T0KUDOS', enterpriseId: null };
@@ -141,6 +147,17 @@ describe('company values in /kudos settings', () => {
         .find((m) => m.ephemeral && m.visible_to === 'U_MANAGER' && /manage company values/.test(m.text)),
     );
     expect(t.stack.sim.openViews('U_MANAGER')).toHaveLength(0);
+    // A value form submitted by someone who is not an admin (crafted, or an admin no longer).
+    const answer = await postSignedPayload(
+      t.stack.app.url,
+      viewSubmissionPayload(
+        { id: 'V_CRAFTED', callback_id: 'value_form', private_metadata: '{}' },
+        form('Teamwork', 'handshake'),
+        'U_MANAGER',
+      ),
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.text).toMatch(/Only Kudos admins can change company values/);
     expect(await rows()).toHaveLength(0);
   });
 
