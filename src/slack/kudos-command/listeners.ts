@@ -73,7 +73,8 @@ async function answerCommand(
   const sub = parsed.kind === 'open' ? 'open' : parsed.word.toLowerCase();
   const log = deps.logger.child({ command: COMMAND, sub, user: command.user_id });
   // `/kudos` that opens the send form answers with a modal whatever the workspace's Rewards account
-  // is: ack at once (before any lookup of ours), then ask once whether the account is connected.
+  // is: ack at once (before any lookup of ours but a `#value`'s, which may be the answer), then ask
+  // once whether the account is connected.
   if (parsed.kind === 'open') {
     if (parsed.groups && parsed.groups.length > 1) {
       return ack({ response_type: 'ephemeral', text: ONE_GROUP_AT_A_TIME });
