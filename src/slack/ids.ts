@@ -11,6 +11,7 @@ export const SendModal = {
     amount: 'send_amount',
     template: 'send_template',
     message: 'send_message',
+    value: 'send_value',
     refund: 'send_refund',
     timing: 'send_timing',
     date: 'send_date',
@@ -24,6 +25,7 @@ export const SendModal = {
     amount: 'amount',
     template: 'email_template',
     message: 'message',
+    value: 'company_value',
     refund: 'refund',
     timing: 'timing',
     date: 'date',
@@ -116,6 +118,7 @@ export const SettingsModal = {
     seriesPerWorkspace: 'settings_series_per_workspace',
     recognition: 'settings_recognition',
     cardRecipients: 'settings_card_recipients',
+    valuesRequired: 'settings_values_required',
     deleteData: 'settings_delete_data',
     /** Who may spend: who sends cards, what over an allowance means, allowances of people and groups. */
     cardSenders: 'settings_card_senders',
@@ -144,6 +147,7 @@ export const SettingsModal = {
     seriesPerWorkspace: 'series_per_workspace',
     recognition: 'recognition',
     cardRecipients: 'card_recipients',
+    valuesRequired: 'values_required',
     /** Distribution mode: "Delete our data" (with Slack's confirmation dialog). */
     deleteData: 'delete_workspace_data',
     cardSenders: 'card_senders',
@@ -156,8 +160,28 @@ export const SettingsModal = {
   },
   /** Values of the recognition checkboxes. */
   recognition: { amounts: 'amounts', digest: 'weekly_digest' },
+  /** Value of the "senders must pick a value" checkbox. */
+  valuesRequired: 'required',
   /** Value of the "none" option of the optional selects. */
   none: 'none',
+} as const;
+
+/** Company values (admins, from the settings modal): the list (Add / Edit / Remove) and the form. */
+export const CompanyValues = {
+  actions: {
+    /** In the settings modal: pushes the list. */
+    manage: 'values_manage',
+    add: 'value_add',
+    /** value: the value's id. */
+    edit: 'value_edit',
+    remove: 'value_remove',
+  },
+  listModal: { callbackId: 'values_list' },
+  formModal: {
+    callbackId: 'value_form',
+    blocks: { name: 'value_name', emoji: 'value_emoji', description: 'value_description' },
+    action: 'value',
+  },
 } as const;
 
 /** Workflow Builder custom step (manifest.yml `functions`, docs/automations.md, the Workflow Builder step). */

@@ -75,6 +75,13 @@ export const kudos = pgTable(
     announceTo: text('announce_to'),
     /** The campaign (src/db/schema/campaigns.ts) this send was made under; its spend is counted by it. */
     campaignId: uuid('campaign_id'),
+    /**
+     * The company value (src/db/schema/company-values.ts) the sender picked, with a copy of its name and
+     * emoji as they were at send time: a later rename or delete leaves what was sent as it was.
+     */
+    valueId: uuid('value_id'),
+    valueName: text('value_name'),
+    valueEmoji: text('value_emoji'),
     /** The order's e-mail (spec 2.3): a template, and a sender name and subject other than the sender's own. */
     emailTemplateId: text('email_template_id'),
     emailSenderName: text('email_sender_name'),
@@ -169,6 +176,9 @@ export const kudos = pgTable(
       .on(t.teamId, t.placedAt)
       .where(sql`${t.placedAt} is not null`),
     index('kudos_order_idx').on(t.orderId),
+    index('kudos_team_value_idx')
+      .on(t.teamId, t.valueId)
+      .where(sql`${t.valueId} is not null`),
     index('kudos_team_campaign_idx')
       .on(t.teamId, t.campaignId)
       .where(sql`${t.campaignId} is not null`),

@@ -59,6 +59,8 @@ export const workspaceSettings = pgTable(
     maxSeriesPerWorkspace: integer('max_series_per_workspace').notNull().default(500),
     /** Who receives cards: `members` (full members only), `guests` (and guests), `invited` (and guests and invited people). */
     cardRecipients: text('card_recipients').$type<CardRecipients>().notNull().default('members'),
+    /** Senders must pick a company value (when the workspace has any); false: the value is optional. */
+    valuesRequired: boolean('values_required').notNull().default(false),
     updatedBy: text('updated_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -20,6 +20,8 @@ interface SendFacts {
   sender: string;
   recipients: string;
   campaign: string;
+  /** The company value the send was for, as named when sent. */
+  value: string;
   faceValueCents: number;
   totalCents: number;
 }
@@ -33,6 +35,7 @@ export const LEDGER_CSV_HEADER = [
   'Sender',
   'Recipients',
   'Campaign',
+  'Value',
   'Face value (USD)',
   'Amount (USD)',
   'Currency',
@@ -47,6 +50,7 @@ export const AUDIT_CSV_HEADER = [
   'Sender',
   'Recipients',
   'Campaign',
+  'Value',
   'Face value (USD)',
   'Total (USD)',
   'Details',
@@ -73,6 +77,11 @@ const EVENT_LABELS: Record<AuditAction, string> = {
   'campaign.created': 'Campaign created',
   'campaign.updated': 'Campaign changed',
   'campaign.archived': 'Campaign archived',
+  'allowance.set': 'Allowance set',
+  'allowance.removed': 'Allowance removed',
+  'value.created': 'Company value added',
+  'value.updated': 'Company value changed',
+  'value.removed': 'Company value removed',
 };
 
 const dateTime = (at: Date | undefined) => (at ? at.toISOString().replace('T', ' ').slice(0, 19) : '');
@@ -91,6 +100,7 @@ export async function ledgerCsv(db: Database, ws: Workspace, movements: Movement
       send?.sender ?? '',
       send?.recipients ?? '',
       send?.campaign ?? '',
+      send?.value ?? '',
       send ? centsToDecimal(send.faceValueCents) : '',
       centsToDecimal(m.signedCents),
       m.currency,
@@ -129,6 +139,7 @@ export async function auditCsv(db: Database, ws: Workspace, rows: AuditEventRow[
       send?.sender ?? '',
       send?.recipients ?? '',
       campaign,
+      send?.value ?? (row.subjectType === 'company_value' ? valueNameIn(row.details) : ''),
       send ? centsToDecimal(send.faceValueCents) : '',
       send ? centsToDecimal(send.totalCents) : '',
       detailsText(row.details),
@@ -136,6 +147,13 @@ export async function auditCsv(db: Database, ws: Workspace, rows: AuditEventRow[
     ]);
   }
   return toCsv(AUDIT_CSV_HEADER, lines);
+}
+
+/** A company value's audit row names it as created or removed (`name`), or as changed to (`to.name`). */
+function valueNameIn(details: unknown): string {
+  const d = details as { name?: unknown; to?: { name?: unknown } } | null;
+  const name = d?.to?.name ?? d?.name;
+  return typeof name === 'string' ? name : '';
 }
 
 function textIn(details: unknown, key: string): string {
@@ -200,6 +218,7 @@ async function sendFacts(
       orderId: kudos.orderId,
       orderIds: kudos.orderIds,
       campaign: campaigns.name,
+      value: kudos.valueName,
     })
     .from(kudos)
     .leftJoin(campaigns, and(eq(campaigns.id, kudos.campaignId), eq(campaigns.teamId, kudos.teamId)))
@@ -221,6 +240,7 @@ async function sendFacts(
         row.recipientGroupName,
       ),
       campaign: row.campaign ?? '',
+      value: row.value ?? '',
       faceValueCents: row.amountCents,
       totalCents: row.totalCents,
     };

@@ -14,7 +14,7 @@ import { workspaceSettings } from '../../db/schema/index.js';
 import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { findNotification, type NoticeDeps, postOnce } from '../notices/outbox.js';
-import { monthlyLeaderboard, type WeeklyDigest } from './stats.js';
+import { monthlyLeaderboard, valueCounts, type WeeklyDigest } from './stats.js';
 
 export const WEEKLY_DIGEST_KIND = 'digest.weekly';
 /** Mondays from this hour (UTC)… */
@@ -44,15 +44,27 @@ export async function loadWeeklyDigest(
 ): Promise<WeeklyDigest> {
   const weekEnd = new Date(weekStart.getTime() + 7 * 24 * 3_600_000);
   const lastDay = new Date(weekEnd.getTime() - 1);
-  const [counts, board] = await Promise.all([
+  const [counts, board, weekValues] = await Promise.all([
     db.execute(sql`
       select
         (select count(*)::int from kudos k where k.team_id = ${teamId} and k.status = 'placed' and k.created_at >= ${weekStart.toISOString()} and k.created_at < ${weekEnd.toISOString()}) as kudos,
         (select count(*)::int from kudos_reactions x where x.team_id = ${teamId} and x.created_at >= ${weekStart.toISOString()} and x.created_at < ${weekEnd.toISOString()}) as plus`),
     monthlyLeaderboard(db, teamId, { year: lastDay.getUTCFullYear(), month: lastDay.getUTCMonth() + 1 }, 3),
+    valueCounts(
+      db,
+      teamId,
+      sql`k.team_id = ${teamId} and k.status = 'placed' and k.created_at >= ${weekStart.toISOString()} and k.created_at < ${weekEnd.toISOString()}`,
+    ),
   ]);
   const row = rowsOf<{ kudos: number | string; plus: number | string }>(counts)[0];
-  return { weekStart, weekCount: Number(row?.kudos ?? 0), weekPlusOnes: Number(row?.plus ?? 0), board, amounts };
+  return {
+    weekStart,
+    weekCount: Number(row?.kudos ?? 0),
+    weekPlusOnes: Number(row?.plus ?? 0),
+    weekValues,
+    board,
+    amounts,
+  };
 }
 
 export interface DigestDeps extends NoticeDeps {

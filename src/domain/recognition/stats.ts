@@ -1,7 +1,7 @@
 // The recognition feed's numbers: a monthly leaderboard of kudos given and received (counts; the
 // amounts too, which are shown only when an admin turns them on), for the workspace, one channel or
 // one user group, "+1" reactions on announcements, and people who chose not to appear. Plain data.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 
 import { type Database, rowsOf } from '../../db/client.js';
 import { kudos, kudosReactions, statsOptOuts } from '../../db/schema/index.js';
@@ -29,12 +29,22 @@ export interface LeaderboardScope {
   members?: string[];
 }
 
+/** Kudos sent for one company value: named as the value is now, or as its last kudos kept it if it was removed. */
+export interface ValueCount {
+  valueId: string;
+  name: string;
+  emoji: string;
+  count: number;
+}
+
 export interface Leaderboard {
   month: MonthRef;
   givers: LeaderRow[];
   receivers: LeaderRow[];
   kudosCount: number;
   plusOnes: number;
+  /** Kudos per company value, most first (kudos without a value are not in it). */
+  byValue: ValueCount[];
 }
 
 /** The weekly digest's content (src/domain/recognition/digest.ts posts it). */
@@ -43,6 +53,8 @@ export interface WeeklyDigest {
   weekStart: Date;
   weekCount: number;
   weekPlusOnes: number;
+  /** Last week's kudos per company value. */
+  weekValues: ValueCount[];
   /** The leaderboard of the month the week ended in, so far. */
   board: Leaderboard;
   amounts: boolean;
@@ -85,7 +97,7 @@ export async function monthlyLeaderboard(
   scope: LeaderboardScope = {},
 ): Promise<Leaderboard> {
   if (scope.members && scope.members.length === 0)
-    return { month, givers: [], receivers: [], kudosCount: 0, plusOnes: 0 };
+    return { month, givers: [], receivers: [], kudosCount: 0, plusOnes: 0, byValue: [] };
   const { from, to } = monthRange(month);
   const inScope = sql`k.team_id = ${teamId} and k.status = 'placed' and k.created_at >= ${from} and k.created_at < ${to}${
     scope.channel
@@ -94,7 +106,10 @@ export async function monthlyLeaderboard(
   }`;
   const optedOut = sql`(select o.user_id from stats_opt_outs o where o.team_id = ${teamId})`;
   const members = scope.members;
-  const [givers, receivers, total, plus] = await Promise.all([
+  const inMembers = members
+    ? sql` and (k.sender_user_id in (${inList(members)}) or exists (select 1 from jsonb_array_elements(k.recipients) r where r->>'slackUserId' in (${inList(members)})))`
+    : sql``;
+  const [givers, receivers, total, plus, byValue] = await Promise.all([
     db.execute(sql`
       select k.sender_user_id as "userId", count(*)::int as count, coalesce(sum(k.total_cents), 0)::bigint as cents
       from kudos k
@@ -114,7 +129,8 @@ export async function monthlyLeaderboard(
         scope.channel
           ? sql` and (k.announcement_channel = ${scope.channel} or k.origin_channel_id = ${scope.channel})`
           : sql``
-      }${members ? sql` and (k.sender_user_id in (${inList(members)}) or exists (select 1 from jsonb_array_elements(k.recipients) r where r->>'slackUserId' in (${inList(members)})))` : sql``}`),
+      }${inMembers}`),
+    valueCounts(db, teamId, sql`${inScope}${inMembers}`),
   ]);
   const leaders = (result: unknown) =>
     rowsOf<{ userId: string; count: number | string; cents: number | string }>(result as never).map((r) => ({
@@ -123,7 +139,32 @@ export async function monthlyLeaderboard(
       cents: Number(r.cents),
     }));
   const n = (result: unknown) => Number(rowsOf<{ n: number | string }>(result)[0]?.n ?? 0);
-  return { month, givers: leaders(givers), receivers: leaders(receivers), kudosCount: n(total), plusOnes: n(plus) };
+  return {
+    month,
+    givers: leaders(givers),
+    receivers: leaders(receivers),
+    kudosCount: n(total),
+    plusOnes: n(plus),
+    byValue,
+  };
+}
+
+/**
+ * Kudos per company value among the kudos `k` that `where` picks (of one workspace). A value renamed
+ * since is counted as one, under its name now; a removed one under the name its latest kudos kept.
+ */
+export async function valueCounts(db: Database, teamId: string, where: SQL): Promise<ValueCount[]> {
+  const rows = await db.execute(sql`
+    select k.value_id as "valueId",
+      coalesce(max(v.name), (array_agg(k.value_name order by k.created_at desc))[1]) as name,
+      coalesce(max(v.emoji), (array_agg(k.value_emoji order by k.created_at desc))[1]) as emoji,
+      count(*)::int as count
+    from kudos k left join company_values v on v.team_id = ${teamId} and v.id = k.value_id
+    where ${where} and k.value_id is not null
+    group by k.value_id order by 4 desc, 2 limit 20`);
+  return rowsOf<{ valueId: string; name: string | null; emoji: string | null; count: number | string }>(rows).map(
+    (r) => ({ valueId: r.valueId, name: r.name ?? '', emoji: r.emoji ?? 'star', count: Number(r.count) }),
+  );
 }
 
 /** The month's spend per campaign, the sends the campaign list counts (shown beside the board when amounts are). */

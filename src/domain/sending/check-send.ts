@@ -1,7 +1,7 @@
 // A submitted send form becomes either field errors (shown inline in the modal) or a row to record.
 // Everything here must finish inside Slack's 3-second window: Slack lookups and one catalog read;
 // address-book mapping happens later, in the worker.
-import type { CampaignRow, CardRecipients, NewKudosRow } from '../../db/schema/index.js';
+import type { CampaignRow, CardRecipients, CompanyValueRow, NewKudosRow } from '../../db/schema/index.js';
 import type { KudosRecipientSnapshot } from '../../db/schema/index.js';
 import {
   RewardsBadRequestError,
@@ -18,12 +18,23 @@ import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } 
 import { type FormErrors, type FormRefused, formRefused } from '../common/refusal.js';
 import type { Workspace } from '../common/workspace.js';
 import { type ResolvedSchedule, resolveSchedule } from '../common/zoned-time.js';
+import { checkPickedValue, type PickedValue } from '../workspaces/company-values.js';
 import { messageProblem } from './message-text.js';
 import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, leftOutNote } from './recipients.js';
 import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
 
 export type SendField =
-  'recipients' | 'group' | 'campaign' | 'design' | 'amount' | 'template' | 'message' | 'refund' | 'date' | 'time';
+  | 'recipients'
+  | 'group'
+  | 'campaign'
+  | 'design'
+  | 'amount'
+  | 'template'
+  | 'message'
+  | 'value'
+  | 'refund'
+  | 'date'
+  | 'time';
 
 export interface SendForm {
   userIds: string[];
@@ -39,6 +50,8 @@ export interface SendForm {
   campaignId?: string | undefined;
   /** The e-mail template picked: an id, null for "none" (the account's default), undefined: not chosen (the campaign's, if any). */
   template?: string | null | undefined;
+  /** The company value picked in the form (its id and the revision the form showed), if any. */
+  value?: PickedValue | undefined;
 }
 
 export interface SendContext {
@@ -52,6 +65,8 @@ export interface SendContext {
   botUserId?: string | undefined;
   /** The workspace's setting: who receives cards (default: full members only). */
   cardRecipients?: CardRecipients | undefined;
+  /** The workspace's setting: a send from the form must name a company value (when there are any). */
+  valuesRequired?: boolean | undefined;
 }
 
 export interface SendRequestDeps {
@@ -62,6 +77,8 @@ export interface SendRequestDeps {
   policy: SendPolicy;
   /** Reads a campaign of the workspace (the send modal; automations and workflow steps send without one). */
   campaign?: (teamId: string, id: string) => Promise<CampaignRow | undefined>;
+  /** The workspace's company values (the send modal; automations and workflow steps send without one). */
+  values?: (teamId: string) => Promise<CompanyValueRow[]>;
 }
 
 export type PreparedSend =
@@ -149,6 +166,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   const { design, amountCents, templateId } = await checkCard(deps, ctx, form, campaign, errors);
   const badMessage = messageProblem(form.message);
   if (badMessage) errors.message = badMessage;
+  const value = await checkValue(deps, ctx, form, errors);
   if (form.refundDays !== undefined && !(REFUND_WINDOWS as readonly number[]).includes(form.refundDays)) {
     errors.refund = 'Pick 30, 60 or 90 days, or no refund.';
   }
@@ -182,8 +200,23 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
       campaign,
       templateId,
       schedule,
+      value,
     }),
   };
+}
+
+/** The company value picked, if it is still what the form showed; required when the workspace says so. */
+async function checkValue(
+  deps: SendRequestDeps,
+  ctx: SendContext,
+  form: SendForm,
+  errors: FormErrors<SendField>,
+): Promise<CompanyValueRow | undefined> {
+  if (!form.value && !ctx.valuesRequired) return undefined;
+  const values = deps.values ? await deps.values(ctx.workspace.teamId) : [];
+  const checked = checkPickedValue(values, form.value, ctx.valuesRequired ?? false);
+  if (checked.problem) errors.value = checked.problem;
+  return checked.value;
 }
 
 /** The campaign picked, if it is still active. */
@@ -399,9 +432,10 @@ function kudosValues(
     campaign: CampaignRow | undefined;
     templateId: string | undefined;
     schedule: ResolvedSchedule | undefined;
+    value: CompanyValueRow | undefined;
   },
 ): NewKudosRow {
-  const { recipients, design, campaign, schedule } = checked;
+  const { recipients, design, campaign, schedule, value } = checked;
   return {
     teamId: ctx.workspace.teamId,
     enterpriseId: ctx.workspace.enterpriseId ?? null,
@@ -422,6 +456,9 @@ function kudosValues(
     sourceMessageUrl: ctx.sourceMessageUrl ?? null,
     refundOptionDays: form.refundDays ?? null,
     campaignId: campaign?.id ?? null,
+    valueId: value?.id ?? null,
+    valueName: value?.name ?? null,
+    valueEmoji: value?.emoji ?? null,
     emailTemplateId: checked.templateId ?? null,
     emailSenderName: campaign?.senderName ?? null,
     emailSubject: campaign?.subject ?? null,

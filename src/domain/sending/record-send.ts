@@ -41,6 +41,7 @@ export function sameSend(recorded: KudosRow, submitted: NewKudosRow): boolean {
     recorded.message === (submitted.message ?? '') &&
     (recorded.refundOptionDays ?? null) === (submitted.refundOptionDays ?? null) &&
     (recorded.campaignId ?? null) === (submitted.campaignId ?? null) &&
+    (recorded.valueId ?? null) === (submitted.valueId ?? null) &&
     (recorded.emailTemplateId ?? null) === (submitted.emailTemplateId ?? null) &&
     (recorded.scheduledAt?.getTime() ?? null) === (submitted.scheduledAt?.getTime() ?? null)
   );

@@ -32,7 +32,11 @@ export type AuditAction =
   /** Campaigns (domain/finance/campaigns.ts): created (once the Rewards API has it), changed, archived. */
   | 'campaign.created'
   | 'campaign.updated'
-  | 'campaign.archived';
+  | 'campaign.archived'
+  /** Company values (company-values.ts): added, changed, removed. */
+  | 'value.created'
+  | 'value.updated'
+  | 'value.removed';
 
 /** Anything drizzle can insert through: the handle or a transaction's. */
 type Executor = Pick<Database, 'insert'>;

@@ -65,6 +65,8 @@ export interface WorkspaceSettings {
   leaderboardAmounts: boolean;
   /** Who receives cards: full members only (default), also guests, also invited people (recipients.ts). */
   cardRecipients: CardRecipients;
+  /** Senders must pick a company value when the workspace has any (company-values.ts); optional by default. */
+  valuesRequired: boolean;
   updatedBy: string | null;
   updatedAt: Date;
 }
@@ -95,6 +97,7 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   'weeklyDigest',
   'leaderboardAmounts',
   'cardRecipients',
+  'valuesRequired',
 ];
 
 export type SettingsChanges = Partial<Record<SettingsField, { from: unknown; to: unknown }>>;
@@ -169,6 +172,7 @@ export function seedFromConfig(
     weeklyDigest: false,
     leaderboardAmounts: false,
     cardRecipients: 'members',
+    valuesRequired: false,
   };
 }
 
@@ -210,6 +214,7 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
     weeklyDigest: row.weeklyDigest,
     leaderboardAmounts: row.leaderboardAmounts,
     cardRecipients: row.cardRecipients,
+    valuesRequired: row.valuesRequired,
     updatedBy: row.updatedBy,
     updatedAt: row.updatedAt,
   };

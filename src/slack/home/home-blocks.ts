@@ -8,6 +8,7 @@ import { formatScheduled } from '../../domain/common/zoned-time.js';
 import type { HomeData, HomeList, Page } from '../../domain/home/home-data.js';
 import { allowanceLine, allowanceStanding } from '../../domain/sending/allowances.js';
 import { Approval, BounceFix, COMMAND, Home } from '../ids.js';
+import { kudosValueLabel } from '../kit/company-value.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { perPerson, sendRecipients } from '../kit/recipients.js';
@@ -168,6 +169,12 @@ function budgetLine(data: HomeData): Block[] {
   return [context(`*Your monthly allowance:* ${line ?? ''} ${formatUsd(usedCents)} used so far.`)];
 }
 
+/** ` for :handshake: *Teamwork*`: the company value a kudos was sent for, as it was then; '' without one. */
+function forValue(row: KudosRow): string {
+  const value = kudosValueLabel(row);
+  return value ? ` for ${value}` : '';
+}
+
 function receivedSection(data: HomeData): Block[] {
   const page = data.received;
   const blocks: Block[] = [header('Kudos you received')];
@@ -181,7 +188,7 @@ function receivedSection(data: HomeData): Block[] {
           : ':outbox_tray: Card on its way';
     blocks.push(
       section(
-        `From ${mentionUser(row.senderUserId)} · ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card · ${when(row.createdAt)}\n${state}${quoteLine(row.message)}`,
+        `From ${mentionUser(row.senderUserId)} · ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card${forValue(row)} · ${when(row.createdAt)}\n${state}${quoteLine(row.message)}`,
       ),
     );
   }
@@ -193,7 +200,7 @@ function sentSection(data: HomeData): Block[] {
   const blocks: Block[] = [header('Kudos you sent')];
   if (page.total === 0) return [...blocks, context('None yet. Press *Give kudos* to thank someone.')];
   for (const { row, bounces, rejectReason } of page.items) {
-    const text = `To ${sendRecipients(row, row.recipientCount, 5)} · ${perPerson(row)} · ${when(row.createdAt)}\n${sentStatus(row, rejectReason, bounces.length)}`;
+    const text = `To ${sendRecipients(row, row.recipientCount, 5)} · ${perPerson(row)}${forValue(row)} · ${when(row.createdAt)}\n${sentStatus(row, rejectReason, bounces.length)}`;
     const bounce = bounces[0];
     if (bounce) {
       blocks.push({

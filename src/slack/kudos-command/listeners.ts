@@ -12,6 +12,7 @@ import { openCommandSendForm, openNotConnectedModal } from '../sending/open-send
 import { notConnectedText } from '../workspaces/rewards-connect-blocks.js';
 import { parseKudosCommand } from './parse.js';
 import { subcommandOf } from './subcommands.js';
+import { commandValue } from './value-tag.js';
 
 export function register(app: App, deps: ListenerDeps): void {
   // A global middleware rather than app.command: Bolt runs every registered listener's matchers for
@@ -72,19 +73,28 @@ async function answerCommand(
   const sub = parsed.kind === 'open' ? 'open' : parsed.word.toLowerCase();
   const log = deps.logger.child({ command: COMMAND, sub, user: command.user_id });
   // `/kudos` that opens the send form answers with a modal whatever the workspace's Rewards account
-  // is: ack at once (before any lookup of ours), then ask once whether the account is connected.
+  // is: ack at once (before any lookup of ours but a `#value`'s, which may be the answer), then ask
+  // once whether the account is connected.
   if (parsed.kind === 'open') {
     if (parsed.groups && parsed.groups.length > 1) {
       return ack({ response_type: 'ephemeral', text: ONE_GROUP_AT_A_TIME });
     }
-    await ack();
     const ws = workspaceOf(command);
+    const tagged = await commandValue(deps.db, ws.teamId, command.text, parsed);
+    if (!tagged.ok) return ack({ response_type: 'ephemeral', text: tagged.message });
+    await ack();
     // Distribution mode, no Rewards account yet: the explanation where the send form would be, as
     // Home's button and the shortcuts do.
     if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(ws))) {
       return openNotConnectedModal(deps, { ws, userId: command.user_id, triggerId: command.trigger_id });
     }
-    return openCommandSendForm(deps, { command, parsed, respond, log });
+    return openCommandSendForm(deps, {
+      command,
+      parsed: tagged.parsed,
+      ...(tagged.value ? { value: tagged.value } : {}),
+      respond,
+      log,
+    });
   }
   const subcommand = subcommandOf(parsed.word);
   // Distribution mode: until an admin connects the workspace's Rewards account, whatever else needs

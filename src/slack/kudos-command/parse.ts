@@ -1,8 +1,22 @@
 // `/kudos` text: mentions + amount + message to prefill the send modal, or a subcommand's word (as
 // typed) and what follows it (subcommands.ts knows the words). Slack encodes a person as `<@U123|name>`
-// or `<@U123>`, and a user group as `<!subteam^S123|@handle>` or `<!subteam^S123>`.
+// or `<@U123>`, and a user group as `<!subteam^S123|@handle>` or `<!subteam^S123>`. A company value is
+// `#teamwork` at the start of the message (before or after the amount) or at its end; a `#word` inside
+// the message stays in it. At the start Slack may have made it a channel link, `<#C123|teamwork>`, when a
+// channel has that name. Resolving the name to one of the workspace's values is the domain's
+// (resolveValueTag in domain/workspaces/company-values.ts).
 export type KudosCommand =
-  | { kind: 'open'; userIds: string[]; groups?: UserGroupMention[]; amountDollars?: number; message?: string }
+  | {
+      kind: 'open';
+      userIds: string[];
+      groups?: UserGroupMention[];
+      amountDollars?: number;
+      message?: string;
+      /** The company value named with `#`, without the `#`. */
+      value?: string;
+      /** Further `#values` named: a kudos has one, so the command is answered with one line. */
+      otherValues?: string[];
+    }
   | { kind: 'subcommand'; word: string; args: string };
 
 /** A Slack user group named in the command: its id and, when Slack gave it, its handle. */
@@ -13,8 +27,37 @@ export interface UserGroupMention {
 
 const MENTION = /^<@([UW][A-Z0-9_]+)(?:\|[^>]*)?>/;
 const GROUP_MENTION = /^<!subteam\^([A-Z0-9_]+)(?:\|@?([^>]*))?>/;
+/** `#teamwork`: a letter first (so `#1` stays words), then letters, digits, `_` and `-`. */
+const LEADING_TAG = /^(?:#(\p{L}[\p{L}\p{N}_-]{0,63})|<#[CG][A-Z0-9]+\|(\p{L}[\p{L}\p{N}_-]{0,79})>)(?=\s|$)/u;
+const TRAILING_TAG = /(?:^|\s)#(\p{L}[\p{L}\p{N}_-]{0,63})$/u;
 
-export function parseKudosCommand(text: string): KudosCommand {
+/** The `#values` at the start of `text`, and what follows them. */
+function leadingTags(text: string): { tags: string[]; rest: string } {
+  const tags: string[] = [];
+  let rest = text;
+  for (let tag = LEADING_TAG.exec(rest); tag; tag = LEADING_TAG.exec(rest)) {
+    tags.push((tag[1] ?? tag[2])!);
+    rest = rest.slice(tag[0].length).trim();
+  }
+  return { tags, rest };
+}
+
+/** The `#values` at the end of `text`, and what comes before them. */
+function trailingTags(text: string): { tags: string[]; rest: string } {
+  const tags: string[] = [];
+  let rest = text;
+  for (let tag = TRAILING_TAG.exec(rest); tag; tag = TRAILING_TAG.exec(rest)) {
+    tags.unshift(tag[1]!);
+    rest = rest.slice(0, tag.index).trim();
+  }
+  return { tags, rest };
+}
+
+/**
+ * `opts.valueTags` false: no `#value` is read (a workspace without values keeps `#words` in the message
+ * as typed).
+ */
+export function parseKudosCommand(text: string, opts: { valueTags?: boolean } = {}): KudosCommand {
   let rest = text.trim();
   if (rest === '') return { kind: 'open', userIds: [] };
   if (!rest.startsWith('<@') && !rest.startsWith('<!subteam^')) {
@@ -35,8 +78,27 @@ export function parseKudosCommand(text: string): KudosCommand {
     rest = rest.slice(match[0].length).replace(/^[\s,]+/, '');
   }
   const named = { kind: 'open' as const, userIds, ...(groups.length > 0 ? { groups } : {}) };
+  const tags: string[] = [];
+  const takeLeading = (from: string) => {
+    if (opts.valueTags === false) return from;
+    const leading = leadingTags(from);
+    tags.push(...leading.tags);
+    return leading.rest;
+  };
+  rest = takeLeading(rest);
   const amount = /^\$?(\d{1,7})(?:\.00?)?(?=\s|$)/.exec(rest);
-  if (!amount) return { ...named, ...(rest ? { message: rest } : {}) };
-  const message = rest.slice(amount[0].length).trim();
-  return { ...named, amountDollars: Number(amount[1]), ...(message ? { message } : {}) };
+  let message = takeLeading(amount ? rest.slice(amount[0].length).trim() : rest);
+  if (opts.valueTags !== false) {
+    const trailing = trailingTags(message);
+    tags.push(...trailing.tags);
+    message = trailing.rest;
+  }
+  const [value, ...otherValues] = tags;
+  return {
+    ...named,
+    ...(amount ? { amountDollars: Number(amount[1]) } : {}),
+    ...(message ? { message } : {}),
+    ...(value ? { value } : {}),
+    ...(otherValues.length > 0 ? { otherValues } : {}),
+  };
 }

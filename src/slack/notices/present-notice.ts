@@ -89,6 +89,7 @@ export const presentNotice: NoticePresenter = (notice) => {
         weekLabel: weekLabel(notice.digest.weekStart),
         weekCount: notice.digest.weekCount,
         weekPlusOnes: notice.digest.weekPlusOnes,
+        weekValues: notice.digest.weekValues ?? [],
         board: notice.digest.board,
         amounts: notice.digest.amounts,
       });

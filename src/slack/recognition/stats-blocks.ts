@@ -3,8 +3,9 @@
 // them on in `/kudos settings`. Pure builders.
 import { formatUsd } from '../../domain/common/money.js';
 import type { MonthCampaignSpend } from '../../domain/finance/campaigns.js';
-import type { Leaderboard, LeaderRow, MonthRef, PersonalMonth } from '../../domain/recognition/stats.js';
+import type { Leaderboard, LeaderRow, MonthRef, PersonalMonth, ValueCount } from '../../domain/recognition/stats.js';
 import { COMMAND, Home } from '../ids.js';
+import { valueLabel } from '../kit/company-value.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
@@ -59,6 +60,11 @@ function campaignSpendList(rows: MonthCampaignSpend[]): string {
   return lines.join('\n');
 }
 
+/** `:handshake: *Teamwork* · 3 · :bulb: *Ownership* · 1`: kudos per company value. */
+function valueCountsText(rows: ValueCount[]): string {
+  return rows.map((r) => `${valueLabel(r)} · ${r.count}`).join('\n');
+}
+
 export function buildLeaderboard(
   board: Leaderboard,
   opts: { amounts?: boolean; label?: LeaderboardLabel; campaigns?: MonthCampaignSpend[] } = {},
@@ -80,6 +86,7 @@ export function buildLeaderboard(
       section(`*Kudos in ${title}:* ${board.kudosCount} sent · ${board.plusOnes} +1s`),
       section(`*Most kudos given*\n${leaderList(board.givers, amounts)}`),
       section(`*Most kudos received*\n${leaderList(board.receivers, amounts)}`),
+      ...(board.byValue.length > 0 ? [section(`*Kudos by company value*\n${valueCountsText(board.byValue)}`)] : []),
       ...campaigns,
       context(
         `${amounts ? 'Counts, with amounts' : 'Counts only'}. Rather not appear here? \`${COMMAND} stats optout\`.`,
@@ -93,6 +100,7 @@ export function buildWeeklyDigest(input: {
   weekLabel: string;
   weekCount: number;
   weekPlusOnes: number;
+  weekValues: ValueCount[];
   board: Leaderboard;
   amounts: boolean;
 }): SlackMessageContent & { blocks: Block[] } {
@@ -101,6 +109,7 @@ export function buildWeeklyDigest(input: {
     section(
       `:trophy: *Kudos this past week (${input.weekLabel}):* ${input.weekCount} sent · ${input.weekPlusOnes} +1s`,
     ),
+    ...(input.weekValues.length > 0 ? [section(`*By company value*\n${valueCountsText(input.weekValues)}`)] : []),
     ...(board.kudosCount > 0
       ? [
           section(

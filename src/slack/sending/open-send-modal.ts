@@ -6,13 +6,14 @@ import type { Logger } from '../../config/logger.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { isValidTimeZone, todayIn } from '../../domain/common/zoned-time.js';
 import { allowanceLine } from '../../domain/sending/allowances.js';
+import { type CompanyValue, listCompanyValues } from '../../domain/workspaces/company-values.js';
 import { plain, section } from '../kit/mrkdwn.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload } from '../listening/payloads.js';
 import { notConnectedText } from '../workspaces/rewards-connect-blocks.js';
-import { buildSendModal, type SendModalMetadata } from './send-modal-blocks.js';
+import { buildSendModal, type SendModalMetadata, type SendModalState } from './send-modal-blocks.js';
 import { todayInCached } from './today.js';
 
 export async function openSendModal(
@@ -28,9 +29,10 @@ export async function openSendModal(
   const slack = deps.slack.for(input.ws);
   // Distribution mode, no Rewards account yet: say what an admin must do instead of a form that cannot send.
   if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(input.ws))) return openNotConnectedModal(deps, input);
-  const [sender, allowanceLine] = await Promise.all([
+  const [sender, allowanceLine, values] = await Promise.all([
     withinBudget(() => slack.userInfo(input.userId), OPEN_LOOKUP_BUDGET_MS, undefined),
     allowanceLineOf(deps, input.ws, input.userId),
+    sendFormValues(deps, input.ws),
   ]);
   const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
   await slack.openView(
@@ -41,6 +43,7 @@ export async function openSendModal(
       ...(timezone ? { timezone, today: todayIn(timezone, deps.now()) } : {}),
       // Slack answered, and the profile has no time zone: the modal says times are UTC.
       ...(sender && !timezone ? { noTimezone: true, today: todayIn('UTC', deps.now()) } : {}),
+      ...(values ? { values } : {}),
       metadata: input.metadata ?? {},
     }),
   );
@@ -54,6 +57,26 @@ async function allowanceLineOf(deps: ListenerDeps, ws: Workspace, userId: string
     undefined,
   );
   return standing ? allowanceLine(standing) : undefined;
+}
+
+/**
+ * The workspace's company values for the send form's field, and whether one is required; undefined
+ * when there are none (no field), or when they could not be read in time (the form opens without it).
+ */
+export async function sendFormValues(deps: ListenerDeps, ws: Workspace): Promise<SendModalState['values']> {
+  const read = async () => {
+    const [values, settings] = await Promise.all([listCompanyValues(deps.db, ws.teamId), deps.settings.get(ws)]);
+    return values.length > 0 ? { options: values, required: settings.valuesRequired } : undefined;
+  };
+  return withinBudget(
+    () =>
+      read().catch((error: unknown) => {
+        deps.logger.warn('reading company values for the send form failed', { error });
+        return undefined;
+      }),
+    OPEN_LOOKUP_BUDGET_MS,
+    undefined,
+  );
 }
 
 /** In place of the send form while the workspace has no Rewards account: what an admin must do, or whom to ask. */
@@ -81,6 +104,8 @@ export async function openCommandSendForm(
       amountDollars?: number;
       message?: string;
     };
+    /** The company value named with `#` (checked by the listener). */
+    value?: CompanyValue;
     respond: RespondFn;
     log: Logger;
   },
@@ -90,7 +115,7 @@ export async function openCommandSendForm(
   const group = parsed.groups?.[0];
   try {
     // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
-    const [[sender, defaults], allowanceLine] = await Promise.all([
+    const [[sender, defaults], allowanceLine, values] = await Promise.all([
       withinBudget(
         () =>
           Promise.all([
@@ -101,6 +126,7 @@ export async function openCommandSendForm(
         [undefined, undefined] as const,
       ),
       allowanceLineOf(deps, workspaceOf(command), command.user_id),
+      sendFormValues(deps, workspaceOf(command)),
     ]);
     const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
     const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
@@ -127,6 +153,8 @@ export async function openCommandSendForm(
           ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! }
           : {}),
         ...(parsed.message ? { message: parsed.message } : {}),
+        ...(values ? { values } : {}),
+        ...(input.value ? { value: input.value } : {}),
         ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
         ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
         ...(sender && !timezone ? { noTimezone: true, today: todayInCached('UTC', deps.now()) } : {}),

@@ -14,6 +14,7 @@ import {
   SendRefusedOnRecord,
   startRecordedSend,
 } from '../../domain/sending/record-send.js';
+import { listCompanyValues } from '../../domain/workspaces/company-values.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
@@ -28,6 +29,7 @@ import {
   buildSendNotSent,
   filledBlockId,
   isSafePermalink,
+  pickedValueOf,
 } from './send-modal-blocks.js';
 
 /** Stay under Slack's 3 s: the paced lookups book only slots they can use before this. */
@@ -68,6 +70,7 @@ export function readSendForm(values: StateValues, fill?: string): SendForm {
     campaignId: get(B.campaign, A.campaign)?.selected_option?.value ?? undefined,
     template: template === undefined ? undefined : template === NO_TEMPLATE ? null : template,
     message: textOf(get(B.message, A.message)),
+    value: pickedValueOf(get(B.value, A.value)?.selected_option?.value),
     refundDays: refund && refund !== RefundChoice.none ? Number(refund) : undefined,
     schedule:
       timing === TimingChoice.schedule
@@ -90,6 +93,7 @@ function fieldBlocks(fill: string | undefined): Record<SendField, string> {
     amount: filledBlockId(B.amount, fill),
     template: filledBlockId(B.template, fill),
     message: B.message,
+    value: B.value,
     refund: B.refund,
     date: B.date,
     time: B.time,
@@ -135,6 +139,7 @@ export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
           catalog: deps.catalog.of(ws),
           policy: deps.policy,
           campaign: (teamId, id) => getCampaign(deps.db, teamId, id),
+          values: (teamId) => listCompanyValues(deps.db, teamId),
         },
         {
           workspace: ws,
@@ -145,6 +150,8 @@ export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
           now: deps.now(),
           botUserId: context.botUserId,
           cardRecipients: settings.cardRecipients,
+          // A form opened before the workspace had values has no field to show the error on: it sends without one.
+          valuesRequired: settings.valuesRequired && SendModal.blocks.value in view.state.values,
         },
         form,
       );

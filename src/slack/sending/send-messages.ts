@@ -4,6 +4,7 @@ import type { KudosRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';
 import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
+import { kudosValueLabel } from '../kit/company-value.js';
 import { type Block, context, section, type SlackMessageContent } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
 import { perPerson, sendRecipients } from '../kit/recipients.js';
@@ -52,14 +53,18 @@ export function buildAnnouncement(row: KudosRow): SlackMessageContent {
   // A partial send is announced for the people it reached.
   const reached = placedRecipientCount(row);
   const who = sendRecipients(row, reached);
+  // The value as it was when sent (the row's copy): a later rename does not rewrite the announcement.
+  const value = kudosValueLabel(row);
   const blocks: Block[] = [
-    section(`:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card!`),
+    section(
+      `:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card${value ? ` for ${value}` : ''}!`,
+    ),
   ];
   if (row.message.trim() !== '') blocks.push(...quoteSections(row.message));
   if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl))
     blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
   return {
-    text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${reached} ${reached === 1 ? 'person' : 'people'}`,
+    text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${reached} ${reached === 1 ? 'person' : 'people'}${row.valueName ? ` for ${escapeMrkdwn(row.valueName)}` : ''}`,
     blocks,
   };
 }

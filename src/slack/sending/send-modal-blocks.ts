@@ -1,5 +1,6 @@
-// The send modal (/kudos): recipients, or a group; design; amount; message; refund; now or later.
+// The send modal (/kudos): recipients, or a group; design; amount; message; company value; refund; now or later.
 import { MESSAGE_MAX_CHARACTERS } from '../../domain/sending/message-text.js';
+import type { CompanyValue, PickedValue } from '../../domain/workspaces/company-values.js';
 import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
 import { type Block, clip, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
@@ -30,6 +31,10 @@ export interface SendModalState {
   template?: { templateId: string; name: string };
   /** "You have $75 left this month …": the sender's monthly allowance, when they have one. */
   allowanceLine?: string;
+  /** The workspace's company values to pick from, and whether one must be picked; no field when there are none. */
+  values?: { options: CompanyValue[]; required: boolean };
+  /** The value preselected (`/kudos @a 25 #teamwork …`). */
+  value?: CompanyValue;
   /** Carried to the submission. */
   metadata: SendModalMetadata;
 }
@@ -63,6 +68,7 @@ export function buildSendModal(state: SendModalState): Record<string, unknown> {
     ...recipientBlocks(state),
     ...campaignBlocks(state),
     ...cardBlocks(state),
+    ...valueBlocks(state),
     ...(state.allowanceLine ? [context(escapeMrkdwn(state.allowanceLine))] : []),
     refundBlock(),
     ...timingBlocks(state),
@@ -226,6 +232,48 @@ function cardBlocks(state: SendModalState): Block[] {
         ...(state.template
           ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } }
           : {}),
+      },
+    },
+  ];
+}
+
+/** A value's option: `:rocket: Teamwork`, carrying its id and the revision shown (a rename meanwhile is caught). */
+function valueOption(value: CompanyValue) {
+  return {
+    text: plain(clip(`:${value.emoji}: ${value.name}`, 75)),
+    ...(value.description ? { description: plain(clip(value.description, 75)) } : {}),
+    value: `${value.id}:${value.revision}`,
+  };
+}
+
+/** The form's value field as submitted, or undefined (nothing picked, or not a value this form offered). */
+export function pickedValueOf(optionValue: string | undefined): PickedValue | undefined {
+  const match = /^([0-9a-f-]{36}):(\d{1,9})$/.exec(optionValue ?? '');
+  return match ? { id: match[1]!, revision: Number(match[2]) } : undefined;
+}
+
+/** What the kudos is for: one of the workspace's company values (required when the workspace says so). */
+function valueBlocks(state: SendModalState): Block[] {
+  const { blocks: B, actions: A } = SendModal;
+  if (!state.values || state.values.options.length === 0) return [];
+  const picked = state.value && state.values.options.find((v) => v.id === state.value!.id);
+  return [
+    {
+      type: 'input',
+      block_id: B.value,
+      optional: !state.values.required,
+      label: plain('Company value'),
+      hint: plain(
+        state.values.required
+          ? 'What this kudos is for; shown in the announcement.'
+          : 'Optional. What this kudos is for; shown in the announcement.',
+      ),
+      element: {
+        type: 'static_select',
+        action_id: A.value,
+        placeholder: plain('Pick a value'),
+        options: state.values.options.map(valueOption),
+        ...(picked ? { initial_option: valueOption(picked) } : {}),
       },
     },
   ];

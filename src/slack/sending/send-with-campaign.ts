@@ -14,6 +14,7 @@ import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { enterpriseRef, metadataOf, parseAtEdge, stateValues, teamRef, userRef } from '../listening/payloads.js';
+import { sendFormValues } from './open-send-modal.js';
 import { sendMetadata } from './send-form-submission.js';
 import { buildSendModal, filledBlockId, type SendModalState } from './send-modal-blocks.js';
 import { todayInCached } from './today.js';
@@ -54,6 +55,8 @@ export function registerCampaignPick(app: App, deps: ListenerDeps): void {
       .userInfo(body.user.id)
       .catch(() => undefined);
     const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
+    // The value field keeps its block id, so Slack keeps the sender's pick; its options are given again.
+    const valueField = await sendFormValues(deps, ws);
     // What the sender chose stays where the campaign sets nothing.
     const designNow = current(B.design, A.design);
     const templateNow = current(B.template, A.template);
@@ -67,6 +70,7 @@ export function registerCampaignPick(app: App, deps: ListenerDeps): void {
       ...(timezone
         ? { timezone, today: todayInCached(timezone, deps.now()) }
         : { noTimezone: Boolean(sender), today: todayInCached('UTC', deps.now()) }),
+      ...(valueField ? { values: valueField } : {}),
       metadata: { ...metadata, fill: Date.now().toString(36) },
     };
     if (!row || row.status !== 'active') {

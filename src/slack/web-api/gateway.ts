@@ -85,6 +85,8 @@ export interface SlackGateway {
   openDirectChannel(userId: string): Promise<string>;
   postEphemeral(channel: string, userId: string, message: RenderedMessage): Promise<void>;
   openView(triggerId: string, view: Record<string, unknown>): Promise<string | undefined>;
+  /** views.push: a modal over the open one (from a click inside it); answers the new view's id. */
+  pushView(triggerId: string, view: Record<string, unknown>): Promise<string | undefined>;
   /** views.update of an open modal; with `hash`, Slack refuses it (hash_conflict) if the view changed meanwhile. */
   updateView(viewId: string, view: Record<string, unknown>, hash?: string): Promise<void>;
   publishHome(userId: string, view: Record<string, unknown>): Promise<void>;
@@ -510,6 +512,11 @@ class Gateway implements SlackGateway {
     ) as {
       view?: { id?: string };
     };
+    return res.view?.id;
+  }
+
+  async pushView(triggerId: string, view: Record<string, unknown>): Promise<string | undefined> {
+    const res = await this.client.views.push({ ...(await this.tok()), trigger_id: triggerId, view: view as never });
     return res.view?.id;
   }
 

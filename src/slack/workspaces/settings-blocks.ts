@@ -1,5 +1,5 @@
 // The admins' settings modal, prefilled with the current values, and the summary of a change.
-import type { CardRecipients } from '../../db/schema/index.js';
+import type { CardRecipients, CompanyValueRow } from '../../db/schema/index.js';
 import type { Design } from '../../domain/accounts/design-catalog.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
 import type { AllowanceOverride } from '../../domain/workspaces/allowance-overrides.js';
@@ -10,6 +10,7 @@ import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import type { SlackUsergroup } from '../web-api/gateway.js';
 import { allowanceSettingsBlocks, CARD_SENDER_LABELS, OVER_ALLOWANCE_LABELS } from './allowance-settings-blocks.js';
+import { companyValuesSettingsBlocks } from './company-value-blocks.js';
 
 export function buildSettingsModal(input: {
   settings: WorkspaceSettings;
@@ -17,6 +18,8 @@ export function buildSettingsModal(input: {
   designs: Design[];
   /** People's and user groups' own monthly allowances. */
   allowances?: AllowanceOverride[];
+  /** The workspace's company values (managed in a view of their own, pushed from here). */
+  values?: CompanyValueRow[];
   deleteData?: boolean;
 }): Record<string, unknown> {
   const { settings: s } = input;
@@ -26,6 +29,7 @@ export function buildSettingsModal(input: {
     ...sendDefaultBlocks(s, input.designs),
     ...adminBlocks(s),
     ...recognitionBlocks(s),
+    ...companyValuesSettingsBlocks(s, input.values ?? []),
   ];
   // Distribution mode: an admin can have the workspace's data deleted now rather than after an uninstall's retention.
   if (input.deleteData) blocks.push(...deleteDataBlocks());
@@ -350,6 +354,7 @@ const LABELS: Record<SettingsField, string> = {
   weeklyDigest: 'weekly digest',
   leaderboardAmounts: 'amounts on the leaderboard',
   cardRecipients: 'who receives cards',
+  valuesRequired: 'company value required',
 };
 
 /** A settings value for people: channels and users as Slack references, money in dollars. */
@@ -379,6 +384,7 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
       return `:${escapeMrkdwn(String(shown))}:`;
     case 'weeklyDigest':
     case 'leaderboardAmounts':
+    case 'valuesRequired':
       return value === true ? 'on' : 'off';
     case 'cardSenders':
       return (

@@ -5,6 +5,7 @@ import type { Logger } from '../../config/logger.js';
 import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { listAllowanceOverrides } from '../../domain/workspaces/allowance-overrides.js';
+import { listCompanyValues } from '../../domain/workspaces/company-values.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
@@ -26,8 +27,9 @@ export async function handleSettingsCommand(
 /** The settings modal, prefilled (from the command, or Home's Settings button); the caller checked the admin. */
 export async function openSettingsModal(deps: ListenerDeps, ws: Workspace, triggerId: string): Promise<void> {
   // The trigger_id dies 3 s after the click: the option lists may come back empty rather than late.
-  const [settings, usergroups, designs, allowances] = await Promise.all([
+  const [settings, values, usergroups, designs, allowances] = await Promise.all([
     deps.settings.get(ws),
+    listCompanyValues(deps.db, ws.teamId),
     orEmpty(deps.slack.for(ws).listUsergroups(), (error) =>
       deps.logger.warn('listing user groups for settings failed', { error }),
     ),
@@ -38,6 +40,7 @@ export async function openSettingsModal(deps: ListenerDeps, ws: Workspace, trigg
     triggerId,
     buildSettingsModal({
       settings,
+      values,
       usergroups,
       designs,
       allowances,

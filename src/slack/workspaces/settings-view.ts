@@ -84,6 +84,8 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   if (cardRecipients !== undefined && !(CARD_RECIPIENTS as readonly string[]).includes(cardRecipients))
     errors[B.cardRecipients] = 'Pick who receives cards.';
   const allowances = readAllowanceSettings(get, errors);
+  // An older modal (opened before this setting existed) leaves it as it is.
+  const valuesLeaf = get(B.valuesRequired, A.valuesRequired);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   return {
@@ -106,6 +108,11 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
       ...(reactionLeaf ? { reactionEmoji: reaction } : {}),
       ...caps,
       ...(cardRecipients !== undefined ? { cardRecipients: cardRecipients as CardRecipients } : {}),
+      ...(valuesLeaf
+        ? {
+            valuesRequired: (valuesLeaf.selected_options ?? []).some((o) => o.value === SettingsModal.valuesRequired),
+          }
+        : {}),
       ...(recognitionLeaf
         ? {
             leaderboardAmounts: checked.has(SettingsModal.recognition.amounts),

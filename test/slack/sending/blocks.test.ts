@@ -49,6 +49,18 @@ describe('Block Kit builders', () => {
       metadata: { channelId: 'C1' },
       userIds: ['U1'],
       amountDollars: 25,
+      values: {
+        options: [
+          {
+            id: '00000000-0000-4000-8000-00000000000a',
+            name: 'Teamwork',
+            emoji: 'handshake',
+            description: '',
+            revision: 1,
+          },
+        ],
+        required: false,
+      },
     });
     const blocks = modal.blocks as Array<{ block_id: string; element: { action_id: string } }>;
     expect(modal.callback_id).toBe(SendModal.callbackId);
