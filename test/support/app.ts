@@ -114,7 +114,9 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
   sim.waitFor = (probe, timeoutMs = 10_000) => simWaitFor(probe, timeoutMs);
   // One signed request first (not through the simulator, so nothing is recorded): the first request
   // of a process pays for module loading and JIT, which on a loaded machine can eat a test's 3-second
-  // trigger_id; real Slack traffic hits a warm server. In Socket Mode: the socket is open.
+  // trigger_id; real Slack traffic hits a warm server. In Socket Mode: the socket is open. It is a
+  // word `/kudos` does not know: answered with one line and no Slack Web API call (`help` asks who is
+  // an admin), so tests that count calls see none of it.
   if (opts.socketMode) await warmUpSocket(sim, app);
   else await warmUp(app.url);
   return {
@@ -401,11 +403,14 @@ export function viewSubmissionPayload(
   };
 }
 
+/** The warm-up's `/kudos` text: an unknown word, answered with one line and no Web API call. */
+const WARM_UP_WORD = 'warm-up';
+
 async function warmUp(appUrl: string): Promise<void> {
   const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
   const body = formEncode({
     command: '/kudos',
-    text: 'help',
+    text: WARM_UP_WORD,
     user_id: 'U_WARMUP',
     team_id: 'T0KUDOS',
     channel_id: 'C_NONE',
@@ -509,7 +514,7 @@ export function useAppPerTest(
   };
 }
 
-/** Socket Mode's warm-up: the socket open, then one `/kudos help` envelope answered (not recorded by the simulator's workspace). */
+/** Socket Mode's warm-up: the socket open, then one `/kudos warm-up` envelope answered (not recorded by the simulator's workspace). */
 async function warmUpSocket(sim: SlackSimulator, app: RunningApp): Promise<void> {
   await app.socket!.connected(30_000);
   const envelopeId = `warm-up-${Date.now()}`;
@@ -519,7 +524,7 @@ async function warmUpSocket(sim: SlackSimulator, app: RunningApp): Promise<void>
     accepts_response_payload: true,
     payload: {
       command: '/kudos',
-      text: 'help',
+      text: WARM_UP_WORD,
       user_id: 'U_WARMUP',
       team_id: 'T0KUDOS',
       channel_id: 'C_NONE',
