@@ -31,6 +31,14 @@ export const SendModal = {
   },
 } as const;
 
+/** `/kudos @a 25 Thanks`: the ephemeral confirmation's buttons (value: the confirmation, one-line-token.ts). */
+export const OneLine = {
+  actions: { send: 'one_line_send', edit: 'one_line_edit' },
+} as const;
+
+/** The send form's "More options" button (campaign, e-mail template, refund). */
+export const SendModalMore = { block: 'send_more', action: 'send_more_options' } as const;
+
 export const ScheduledList = {
   blockPrefix: 'scheduled_',
   actions: {
@@ -116,6 +124,7 @@ export const SettingsModal = {
     seriesPerWorkspace: 'settings_series_per_workspace',
     recognition: 'settings_recognition',
     cardRecipients: 'settings_card_recipients',
+    requireMessage: 'settings_require_message',
     deleteData: 'settings_delete_data',
   },
   actions: {
@@ -136,11 +145,14 @@ export const SettingsModal = {
     seriesPerWorkspace: 'series_per_workspace',
     recognition: 'recognition',
     cardRecipients: 'card_recipients',
+    requireMessage: 'require_message',
     /** Distribution mode: "Delete our data" (with Slack's confirmation dialog). */
     deleteData: 'delete_workspace_data',
   },
   /** Values of the recognition checkboxes. */
   recognition: { amounts: 'amounts', digest: 'weekly_digest' },
+  /** Value of the "require a message" checkbox. */
+  requireMessage: 'require',
   /** Value of the "none" option of the optional selects. */
   none: 'none',
 } as const;

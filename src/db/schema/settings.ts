@@ -44,6 +44,8 @@ export const workspaceSettings = pgTable(
     maxSeriesPerWorkspace: integer('max_series_per_workspace').notNull().default(500),
     /** Who receives cards: `members` (full members only), `guests` (and guests), `invited` (and guests and invited people). */
     cardRecipients: text('card_recipients').$type<CardRecipients>().notNull().default('members'),
+    /** Every send from a person must say why (a message): the send form and `/kudos @a 25 …` ask for one. */
+    requireMessage: boolean('require_message').notNull().default(false),
     updatedBy: text('updated_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

@@ -57,6 +57,8 @@ export interface WorkspaceSettings {
   leaderboardAmounts: boolean;
   /** Who receives cards: full members only (default), also guests, also invited people (recipients.ts). */
   cardRecipients: CardRecipients;
+  /** A person's send must carry a message (the send form, `/kudos @a 25 …`); off by default. */
+  requireMessage: boolean;
   updatedBy: string | null;
   updatedAt: Date;
 }
@@ -84,6 +86,7 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   'weeklyDigest',
   'leaderboardAmounts',
   'cardRecipients',
+  'requireMessage',
 ];
 
 export type SettingsChanges = Partial<Record<SettingsField, { from: unknown; to: unknown }>>;
@@ -155,6 +158,7 @@ export function seedFromConfig(
     weeklyDigest: false,
     leaderboardAmounts: false,
     cardRecipients: 'members',
+    requireMessage: false,
   };
 }
 
@@ -193,6 +197,7 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
     weeklyDigest: row.weeklyDigest,
     leaderboardAmounts: row.leaderboardAmounts,
     cardRecipients: row.cardRecipients,
+    requireMessage: row.requireMessage,
     updatedBy: row.updatedBy,
     updatedAt: row.updatedAt,
   };

@@ -1,6 +1,13 @@
 // /kudos and its subcommands. Answers that need data are computed before ack (well inside Slack's
 // 3 s) and returned as the ack body, i.e. an ephemeral reply; the modal is opened right after ack.
-import type { AckFn, App, RespondArguments, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type {
+  AckFn,
+  AllMiddlewareArgs,
+  App,
+  RespondArguments,
+  RespondFn,
+  SlackCommandMiddlewareArgs,
+} from '@slack/bolt';
 
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { COMMAND } from '../ids.js';
@@ -8,6 +15,7 @@ import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { parseAtEdge, slashCommand, type SlashCommandPayload } from '../listening/payloads.js';
+import { answerOneLineCommand } from '../sending/one-line-command.js';
 import { openCommandSendForm, openNotConnectedModal } from '../sending/open-send-modal.js';
 import { notConnectedText } from '../workspaces/rewards-connect-blocks.js';
 import { parseKudosCommand } from './parse.js';
@@ -20,15 +28,25 @@ export function register(app: App, deps: ListenerDeps): void {
   app.use(async (args) => {
     // As app.command(COMMAND) matches: a slash command (Bolt's onlyCommands), by its name.
     if (!('command' in args) || args.command.command !== COMMAND) return args.next();
-    const { ack, respond, body } = args as SlackCommandMiddlewareArgs;
+    const { ack, respond, body, context } = args as SlackCommandMiddlewareArgs & AllMiddlewareArgs;
     // Slack always sends a response_url (and parseAtEdge refuses a command without one first).
-    return kudosCommand(deps, { ack, body, respond: respond ?? (() => Promise.reject(new Error('no response_url'))) });
+    return kudosCommand(deps, {
+      ack,
+      body,
+      respond: respond ?? (() => Promise.reject(new Error('no response_url'))),
+      botUserId: context.botUserId,
+    });
   });
 }
 
 async function kudosCommand(
   deps: ListenerDeps,
-  { ack: answer, body, respond }: { ack: AckFn<string | RespondArguments>; body: unknown; respond: RespondFn },
+  {
+    ack: answer,
+    body,
+    respond,
+    botUserId,
+  }: { ack: AckFn<string | RespondArguments>; body: unknown; respond: RespondFn; botUserId: string | undefined },
 ): Promise<void> {
   const command = parseAtEdge(slashCommand, body, COMMAND);
   // Every subcommand answers in its ack, inside Slack's 3 s: a paced Slack lookup made before it (a
@@ -42,7 +60,7 @@ async function kudosCommand(
         endDeadline();
         await answer(response);
       };
-      return answerCommand(deps, command, ack, respond);
+      return answerCommand(deps, { command, ack, respond, botUserId });
     });
   } catch (error) {
     if (answered || !isChatRefusal(error, 'rate_limited')) throw error;
@@ -64,9 +82,17 @@ function slackBusyText(retryAfterSeconds: number | undefined): string {
 
 async function answerCommand(
   deps: ListenerDeps,
-  command: SlashCommandPayload,
-  ack: AckFn<string | RespondArguments>,
-  respond: RespondFn,
+  {
+    command,
+    ack,
+    respond,
+    botUserId,
+  }: {
+    command: SlashCommandPayload;
+    ack: AckFn<string | RespondArguments>;
+    respond: RespondFn;
+    botUserId: string | undefined;
+  },
 ): Promise<void> {
   const parsed = parseKudosCommand(command.text);
   const sub = parsed.kind === 'open' ? 'open' : parsed.word.toLowerCase();
@@ -77,11 +103,17 @@ async function answerCommand(
     if (parsed.groups && parsed.groups.length > 1) {
       return ack({ response_type: 'ephemeral', text: ONE_GROUP_AT_A_TIME });
     }
-    await ack();
-    const ws = workspaceOf(command);
+    const named = parsed.userIds.length > 0 || (parsed.groups?.length ?? 0) > 0;
     // Distribution mode, no Rewards account yet: the explanation where the send form would be, as
     // Home's button and the shortcuts do.
-    if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(ws))) {
+    const connected = async () => !deps.rewardsSetup || (await deps.rewardsSetup.isConnected(workspaceOf(command)));
+    if (named && (await connected())) {
+      // People named: one confirmation to send with a click (or the form, filled in, when it cannot be).
+      return answerOneLineCommand(deps, { command, parsed, ack, respond, botUserId, log });
+    }
+    await ack();
+    if (!(await connected())) {
+      const ws = workspaceOf(command);
       return openNotConnectedModal(deps, { ws, userId: command.user_id, triggerId: command.trigger_id });
     }
     return openCommandSendForm(deps, { command, parsed, respond, log });

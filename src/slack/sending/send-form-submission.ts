@@ -99,6 +99,7 @@ export const sendMetadata = z.object({
   channelId: z.string().optional(),
   sourceMessageUrl: z.string().optional(),
   fill: z.string().max(20).optional(),
+  more: z.boolean().optional(),
 });
 
 function safePermalinkOr(url: string | undefined): string | undefined {
@@ -139,6 +140,7 @@ export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
           now: deps.now(),
           botUserId: context.botUserId,
           cardRecipients: settings.cardRecipients,
+          requireMessage: settings.requireMessage,
         },
         form,
       );

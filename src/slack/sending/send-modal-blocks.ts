@@ -1,6 +1,9 @@
-// The send modal (/kudos): recipients, or a group; design; amount; message; refund; now or later.
+// The send modal (/kudos), short: recipients, or a group; design (the workspace's, preselected);
+// amount; message; now or later (the date and time only once "Schedule" is picked). Campaign, e-mail
+// template and refund wait behind "More options" (both open the view again with views.update,
+// send-form-views.ts; Slack keeps what was typed in every block whose id stays).
 import { MESSAGE_MAX_CHARACTERS } from '../../domain/sending/message-text.js';
-import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { GroupValuePrefix, RefundChoice, SendModal, SendModalMore, TimingChoice } from '../ids.js';
 import { type Block, clip, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
@@ -28,6 +31,10 @@ export interface SendModalState {
   campaignNote?: string;
   /** The e-mail template preselected (from the campaign). */
   template?: { templateId: string; name: string };
+  /** "Schedule for later" is picked: the date and time pickers are shown. */
+  scheduled?: boolean;
+  /** The workspace asks for a message with every send (settings `requireMessage`). */
+  requireMessage?: boolean;
   /** Carried to the submission. */
   metadata: SendModalMetadata;
 }
@@ -43,6 +50,8 @@ export interface SendModalMetadata {
    * would ignore the new initial values.
    */
   fill?: string | undefined;
+  /** "More options" was pressed: campaign, e-mail template and refund are shown. */
+  more?: boolean | undefined;
 }
 
 /** The block id of a field the campaign fills, in the modal whose metadata has `fill`. */
@@ -56,13 +65,13 @@ export function isSafePermalink(url: string | undefined): url is string {
 }
 
 export function buildSendModal(state: SendModalState): Record<string, unknown> {
+  const more = state.metadata.more === true;
   const blocks: Block[] = [
     ...sourceMessageBlocks(state.metadata.sourceMessageUrl),
     ...recipientBlocks(state),
-    ...campaignBlocks(state),
     ...cardBlocks(state),
-    refundBlock(),
     ...timingBlocks(state),
+    ...(more ? [...campaignBlocks(state), templateBlock(state), refundBlock()] : [moreOptionsBlock()]),
   ];
   return {
     type: 'modal',
@@ -197,8 +206,8 @@ function cardBlocks(state: SendModalState): Block[] {
     {
       type: 'input',
       block_id: B.message,
-      optional: true,
-      label: plain('Message'),
+      optional: !state.requireMessage,
+      label: plain(state.requireMessage ? 'Message (why?)' : 'Message'),
       hint: plain(`Up to ${MESSAGE_MAX_CHARACTERS} characters, shown in public with the announcement.`),
       element: {
         type: 'plain_text_input',
@@ -209,23 +218,37 @@ function cardBlocks(state: SendModalState): Block[] {
         ...(state.message ? { initial_value: clip(state.message, MESSAGE_MAX_CHARACTERS) } : {}),
       },
     },
-    {
-      type: 'input',
-      block_id: filledBlockId(B.template, fill),
-      optional: true,
-      label: plain('E-mail template'),
-      hint: plain('The e-mail the recipients get; the account’s default when empty.'),
-      element: {
-        type: 'external_select',
-        action_id: A.template,
-        min_query_length: 0,
-        placeholder: plain('Search templates'),
-        ...(state.template
-          ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } }
-          : {}),
-      },
-    },
   ];
+}
+
+/** The e-mail template (a campaign fills it); behind More options. */
+function templateBlock(state: SendModalState): Block {
+  const { blocks: B, actions: A } = SendModal;
+  return {
+    type: 'input',
+    block_id: filledBlockId(B.template, state.metadata.fill),
+    optional: true,
+    label: plain('E-mail template'),
+    hint: plain('The e-mail the recipients get; the account’s default when empty.'),
+    element: {
+      type: 'external_select',
+      action_id: A.template,
+      min_query_length: 0,
+      placeholder: plain('Search templates'),
+      ...(state.template
+        ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } }
+        : {}),
+    },
+  };
+}
+
+/** The button that shows campaign, e-mail template and refund. */
+function moreOptionsBlock(): Block {
+  return {
+    type: 'actions',
+    block_id: SendModalMore.block,
+    elements: [{ type: 'button', action_id: SendModalMore.action, text: plain('More options'), value: 'more' }],
+  };
 }
 
 function refundBlock(): Block {
@@ -255,26 +278,34 @@ function refundBlock(): Block {
 function timingBlocks(state: SendModalState): Block[] {
   const { blocks: B, actions: A } = SendModal;
   const sendNow = { text: plain('Send now'), value: TimingChoice.now };
-  const timingOptions = [sendNow, { text: plain('Schedule for later'), value: TimingChoice.schedule }];
-  return [
-    {
-      type: 'input',
-      block_id: B.timing,
-      label: plain('When'),
-      element: { type: 'radio_buttons', action_id: A.timing, options: timingOptions, initial_option: sendNow },
+  const later = { text: plain('Schedule for later'), value: TimingChoice.schedule };
+  const when: Block = {
+    type: 'input',
+    block_id: B.timing,
+    dispatch_action: true,
+    label: plain('When'),
+    element: {
+      type: 'radio_buttons',
+      action_id: A.timing,
+      options: [sendNow, later],
+      initial_option: state.scheduled ? later : sendNow,
     },
+  };
+  if (!state.scheduled) return [when];
+  return [
+    when,
     {
       type: 'input',
       block_id: B.date,
       optional: true,
-      label: plain('Date (if scheduled)'),
+      label: plain('Date'),
       element: { type: 'datepicker', action_id: A.date, ...(state.today ? { initial_date: state.today } : {}) },
     },
     {
       type: 'input',
       block_id: B.time,
       optional: true,
-      label: plain('Time (if scheduled)'),
+      label: plain('Time'),
       hint: plain(timeHint(state)),
       element: {
         type: 'timepicker',

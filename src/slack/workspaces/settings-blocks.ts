@@ -89,6 +89,12 @@ function approvalBlocks(s: WorkspaceSettings, usergroups: SlackUsergroup[]): Blo
   ];
 }
 
+const requireMessageOption = {
+  text: plain('Every kudos needs a message'),
+  description: plain('The sender says why: the send form and the one-line /kudos ask for it.'),
+  value: SettingsModal.requireMessage,
+};
+
 /** What the send form starts with. */
 function sendDefaultBlocks(s: WorkspaceSettings, designs: Design[]): Block[] {
   const { blocks: B, actions: A } = SettingsModal;
@@ -108,6 +114,17 @@ function sendDefaultBlocks(s: WorkspaceSettings, designs: Design[]): Block[] {
       B.defaultAmount,
       'Default amount per person (USD)',
       numberInput(A.defaultAmount, s.defaultAmountCents === null ? null : String(s.defaultAmountCents / 100), false),
+      true,
+    ),
+    input_(
+      B.requireMessage,
+      'Message',
+      {
+        type: 'checkboxes',
+        action_id: A.requireMessage,
+        options: [requireMessageOption],
+        ...(s.requireMessage ? { initial_options: [requireMessageOption] } : {}),
+      },
       true,
     ),
   ];
@@ -349,6 +366,7 @@ const LABELS: Record<SettingsField, string> = {
   weeklyDigest: 'weekly digest',
   leaderboardAmounts: 'amounts on the leaderboard',
   cardRecipients: 'who receives cards',
+  requireMessage: 'message required',
 };
 
 /** A settings value for people: channels and users as Slack references, money in dollars. */
@@ -377,6 +395,7 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
       return `:${escapeMrkdwn(String(shown))}:`;
     case 'weeklyDigest':
     case 'leaderboardAmounts':
+    case 'requireMessage':
       return value === true ? 'on' : 'off';
     case 'cardRecipients':
       return (

@@ -80,6 +80,8 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   const cardRecipients = get(B.cardRecipients, A.cardRecipients)?.selected_option?.value;
   if (cardRecipients !== undefined && !(CARD_RECIPIENTS as readonly string[]).includes(cardRecipients))
     errors[B.cardRecipients] = 'Pick who receives cards.';
+  // An older modal (opened before this setting existed) leaves it as it is.
+  const requireMessageLeaf = get(B.requireMessage, A.requireMessage);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   return {
@@ -100,6 +102,13 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
       ...(reactionLeaf ? { reactionEmoji: reaction } : {}),
       ...caps,
       ...(cardRecipients !== undefined ? { cardRecipients: cardRecipients as CardRecipients } : {}),
+      ...(requireMessageLeaf
+        ? {
+            requireMessage: (requireMessageLeaf.selected_options ?? []).some(
+              (o) => o.value === SettingsModal.requireMessage,
+            ),
+          }
+        : {}),
       ...(recognitionLeaf
         ? {
             leaderboardAmounts: checked.has(SettingsModal.recognition.amounts),
