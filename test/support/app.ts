@@ -145,6 +145,24 @@ function mergeStartOptions(
   return merged;
 }
 
+/**
+ * The short send form shows the date and time once "Schedule for later" is picked, and campaign,
+ * e-mail template and refund once "More options" is pressed (each a views.update): does that, and
+ * answers the form as Slack shows it then.
+ */
+export async function revealInSendForm(
+  sim: SlackSimulator,
+  viewId: string,
+  userId: string,
+  what: 'schedule' | 'more',
+): Promise<ReturnType<SlackSimulator['openViews']>[number]> {
+  const view = () => sim.openViews(userId).find((v) => v.id === viewId)!;
+  const before = view().hash;
+  if (what === 'schedule') await sim.clickButton({ viewId }, 'timing', userId, 'schedule');
+  else await sim.clickButton({ viewId }, 'send_more_options', userId);
+  return sim.waitFor(() => view().hash !== before && view());
+}
+
 /** Slack state values for the send modal, by block id (see src/slack/ids.ts). */
 export function sendModalValues(input: {
   users?: string[];

@@ -33,6 +33,9 @@ const formAction = z.looseObject({
     private_metadata: z.string().default(''),
     state: z.looseObject({ values: stateValues }).optional(),
   }),
+  actions: z
+    .tuple([z.looseObject({ selected_option: z.looseObject({ value: z.string().max(150) }).nullish() })])
+    .rest(z.unknown()),
 });
 
 /** Is "Schedule for later" picked in the form's current values? */
@@ -92,10 +95,19 @@ export function registerSendFormViews(app: App, deps: ListenerDeps): void {
       await ack();
       const ws = workspaceOf(body);
       const metadata = metadataOf(sendMetadata, body.view.private_metadata, {});
+      const values = body.view.state?.values ?? {};
+      const picked = body.actions[0].selected_option;
       const state = await rebuildState(deps, {
         ws,
         userId: body.user.id,
-        values: body.view.state?.values ?? {},
+        // The choice just made is the click's own, whatever the view's state says yet.
+        values:
+          actionId === SendModal.actions.timing && picked
+            ? {
+                ...values,
+                [SendModal.blocks.timing]: { [actionId]: { type: 'radio_buttons', selected_option: picked } },
+              }
+            : values,
         metadata,
         next: { more: more(metadata) || undefined },
       });
