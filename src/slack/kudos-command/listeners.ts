@@ -1,13 +1,6 @@
 // /kudos and its subcommands. Answers that need data are computed before ack (well inside Slack's
 // 3 s) and returned as the ack body, i.e. an ephemeral reply; the modal is opened right after ack.
-import type {
-  AckFn,
-  AllMiddlewareArgs,
-  App,
-  RespondArguments,
-  RespondFn,
-  SlackCommandMiddlewareArgs,
-} from '@slack/bolt';
+import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
 
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { COMMAND } from '../ids.js';
@@ -28,7 +21,7 @@ export function register(app: App, deps: ListenerDeps): void {
   app.use(async (args) => {
     // As app.command(COMMAND) matches: a slash command (Bolt's onlyCommands), by its name.
     if (!('command' in args) || args.command.command !== COMMAND) return args.next();
-    const { ack, respond, body, context } = args as SlackCommandMiddlewareArgs & AllMiddlewareArgs;
+    const { ack, respond, body, context } = args;
     // Slack always sends a response_url (and parseAtEdge refuses a command without one first).
     return kudosCommand(deps, {
       ack,

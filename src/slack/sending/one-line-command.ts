@@ -5,12 +5,12 @@ import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
 
 import type { Logger } from '../../config/logger.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
-import { formRefused, type FormRefused } from '../../domain/common/refusal.js';
+import { type FormRefused,formRefused } from '../../domain/common/refusal.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { type PreparedSend, prepareSend, type SendField } from '../../domain/sending/check-send.js';
 import { oneLineForm, type OneLineSend, startingDesign } from '../../domain/sending/one-line.js';
 import { clip } from '../kit/mrkdwn-escape.js';
-import { secondsToWait, withinBudget, OPEN_LOOKUP_BUDGET_MS } from '../listening/deadline.js';
+import { OPEN_LOOKUP_BUDGET_MS,secondsToWait, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload } from '../listening/payloads.js';
