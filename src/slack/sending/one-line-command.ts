@@ -5,12 +5,12 @@ import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
 
 import type { Logger } from '../../config/logger.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
-import { type FormRefused,formRefused } from '../../domain/common/refusal.js';
+import { type FormRefused, formRefused } from '../../domain/common/refusal.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { type PreparedSend, prepareSend, type SendField } from '../../domain/sending/check-send.js';
 import { oneLineForm, type OneLineSend, startingDesign } from '../../domain/sending/one-line.js';
 import { clip } from '../kit/mrkdwn-escape.js';
-import { OPEN_LOOKUP_BUDGET_MS,secondsToWait, withinBudget } from '../listening/deadline.js';
+import { OPEN_LOOKUP_BUDGET_MS, secondsToWait, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload } from '../listening/payloads.js';
@@ -99,18 +99,19 @@ export async function answerOneLineCommand(
   if (problem) return ack({ response_type: 'ephemeral', text: problem });
   await ack();
   const ws = workspaceOf(command);
-  const settings = await deps.settings.get(ws);
+  // Settings unreadable just now: the form, which opens without its defaults.
+  const settings = await deps.settings.get(ws).catch(() => undefined);
   const amountDollars =
-    parsed.amountDollars ?? (settings.defaultAmountCents ? settings.defaultAmountCents / 100 : undefined);
+    parsed.amountDollars ?? (settings?.defaultAmountCents ? settings.defaultAmountCents / 100 : undefined);
   // The trigger_id lives 3 s: a catalog slower than that leaves the form, which opens without it.
   const design = await withinBudget(
-    () => startingDesign(deps.catalog.of(ws), settings.defaultProductId).catch(() => undefined),
+    () => startingDesign(deps.catalog.of(ws), settings?.defaultProductId).catch(() => undefined),
     OPEN_LOOKUP_BUDGET_MS / 2,
     undefined,
   );
   const group = parsed.groups?.[0];
   const send: OneLineSend | undefined =
-    design && amountDollars !== undefined && Number.isInteger(amountDollars)
+    settings && design && amountDollars !== undefined && Number.isInteger(amountDollars)
       ? {
           userIds: parsed.userIds,
           ...(group ? { group } : {}),
