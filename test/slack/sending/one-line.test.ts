@@ -16,7 +16,8 @@ async function command(userId: string, text: string) {
   const before = replies(userId).length;
   const answer = await e2e.stack.sim.slashCommand(userId, text, 'C_GENERAL');
   expect(answer.status).toBe(200);
-  return e2e.stack.sim.waitFor(() => replies(userId).slice(before).at(-1));
+  // The first command of an app reads the catalog and the people cold: on a loaded machine, give it time.
+  return e2e.stack.sim.waitFor(() => replies(userId).slice(before).at(-1), 30_000);
 }
 
 const hasButton = (m: { blocks?: unknown[] }, actionId: string) => JSON.stringify(m.blocks ?? []).includes(actionId);
