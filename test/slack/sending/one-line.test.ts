@@ -66,6 +66,20 @@ describe('/kudos in one line', () => {
     expect(await e2e.db.select().from(kudos)).toHaveLength(1);
   });
 
+  it('above the approval threshold: the confirmation says so, and Send records it for the approvers, nothing ordered', async () => {
+    await e2e.start({
+      env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '10', KUDOS_APPROVERS: 'U_APPROVER' },
+    });
+    const confirmation = await command('U_MANAGER', '<@U_EMP1|eli> 25 Thanks');
+    expect(JSON.stringify(confirmation.blocks)).toContain('Needs approval first');
+    await e2e.stack.sim.clickButton({ channel: 'C_GENERAL', ts: confirmation.ts }, 'one_line_send', 'U_MANAGER');
+    await e2e.stack.sim.waitFor(() => !hasButton(current(confirmation.ts), 'one_line_send'));
+    expect(current(confirmation.ts).text).toMatch(/^:hourglass_flowing_sand: Sent for approval: \*\$25\* to <@U_EMP1>/);
+    const [row] = await e2e.db.select().from(kudos);
+    expect(row!.status).toBe('awaiting_approval');
+    expect(await orders()).toHaveLength(0);
+  });
+
   it('a user group: to its members, the group named in the confirmation', async () => {
     const confirmation = await command('U_MANAGER', '<!subteam^S_TEAM|@team> 10 Thanks, team');
     expect(JSON.stringify(confirmation.blocks)).toMatch(/\$10 each.*<@U_EMP1>.*<@U_EMP2>.*\$20/);
