@@ -33,6 +33,14 @@ export const SendModal = {
   },
 } as const;
 
+/** `/kudos @a 25 Thanks`: the ephemeral confirmation's buttons (value: the confirmation, one-line-token.ts). */
+export const OneLine = {
+  actions: { send: 'one_line_send', edit: 'one_line_edit' },
+} as const;
+
+/** The send form's "More options" button (campaign, e-mail template, refund). */
+export const SendModalMore = { block: 'send_more', action: 'send_more_options' } as const;
+
 export const ScheduledList = {
   blockPrefix: 'scheduled_',
   actions: {
@@ -119,6 +127,7 @@ export const SettingsModal = {
     recognition: 'settings_recognition',
     cardRecipients: 'settings_card_recipients',
     valuesRequired: 'settings_values_required',
+    requireMessage: 'settings_require_message',
     deleteData: 'settings_delete_data',
     /** Who may spend: who sends cards, what over an allowance means, allowances of people and groups. */
     cardSenders: 'settings_card_senders',
@@ -148,6 +157,7 @@ export const SettingsModal = {
     recognition: 'recognition',
     cardRecipients: 'card_recipients',
     valuesRequired: 'values_required',
+    requireMessage: 'require_message',
     /** Distribution mode: "Delete our data" (with Slack's confirmation dialog). */
     deleteData: 'delete_workspace_data',
     cardSenders: 'card_senders',
@@ -162,6 +172,8 @@ export const SettingsModal = {
   recognition: { amounts: 'amounts', digest: 'weekly_digest' },
   /** Value of the "senders must pick a value" checkbox. */
   valuesRequired: 'required',
+  /** Value of the "require a message" checkbox. */
+  requireMessage: 'require',
   /** Value of the "none" option of the optional selects. */
   none: 'none',
 } as const;

@@ -20,15 +20,13 @@ describe('npm run dev', () => {
     const pgliteDir = join(dir, 'pglite');
     stack = await startDevStack({ port: 0, pgliteDir, logLevel: 'error' });
     const sim = stack.simulator;
+    // The one-line send: a confirmation, then Send.
     await sim.slashCommand('U_MANAGER', '<@U_EMP1|eli> 30 For the migration', 'C_KUDOS');
-    const modal = await sim.waitFor(() => sim.openViews('U_MANAGER')[0], 10_000);
-    const options = await sim.loadOptions(modal.id, 'design', 'send_design', '', 'U_MANAGER');
-    const design = (options.body as { options: Array<{ text: unknown; value: string }> }).options[0]!;
-    const r = await sim.submitView(
-      modal.id,
-      { send_design: { design: { type: 'external_select', selected_option: design } } },
-      'U_MANAGER',
+    const confirmation = await sim.waitFor(
+      () => sim.messages('C_KUDOS').find((m) => JSON.stringify(m.blocks ?? []).includes('one_line_send')),
+      10_000,
     );
+    const r = await sim.clickButton({ channel: 'C_KUDOS', ts: confirmation.ts }, 'one_line_send', 'U_MANAGER');
     expect(r.status).toBe(200);
     const announcement = await sim.waitFor(
       () =>

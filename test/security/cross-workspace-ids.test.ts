@@ -42,10 +42,12 @@ import {
   Finance,
   Home,
   LinkApproval,
+  OneLine,
   Recurring,
   RewardsConnect,
   ScheduledList,
   SendModal,
+  SendModalMore,
   SettingsModal,
   Templates,
 } from '../../src/slack/ids.js';
@@ -159,6 +161,14 @@ const NO_ID: Array<{ kind: HandlerKind; id: string; why: string }> = [
   },
   { kind: 'view', id: Templates.modal.callbackId, why: "a new template in the clicker's workspace's account" },
   { kind: 'options', id: SendModal.actions.design, why: 'the catalog (the same for every account)' },
+  { kind: 'action', id: SendModalMore.action, why: "the clicker's own open send form, shown with more fields" },
+  { kind: 'action', id: SendModal.actions.timing, why: "the clicker's own open send form, with or without the date" },
+  {
+    kind: 'action',
+    id: OneLine.actions.send,
+    why: "the clicker's own confirmation: people and a design checked again in the clicker's workspace, recorded under a fresh key scoped by it",
+  },
+  { kind: 'action', id: OneLine.actions.edit, why: "the clicker's own confirmation, opened as a send form" },
   {
     kind: 'options',
     id: SettingsModal.actions.approverGroup,

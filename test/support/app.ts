@@ -114,7 +114,9 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
   sim.waitFor = (probe, timeoutMs = 10_000) => simWaitFor(probe, timeoutMs);
   // One signed request first (not through the simulator, so nothing is recorded): the first request
   // of a process pays for module loading and JIT, which on a loaded machine can eat a test's 3-second
-  // trigger_id; real Slack traffic hits a warm server. In Socket Mode: the socket is open.
+  // trigger_id; real Slack traffic hits a warm server. In Socket Mode: the socket is open. It is a
+  // word `/kudos` does not know: answered with one line and no Slack Web API call (`help` asks who is
+  // an admin), so tests that count calls see none of it.
   if (opts.socketMode) await warmUpSocket(sim, app);
   else await warmUp(app.url);
   return {
@@ -141,6 +143,24 @@ function mergeStartOptions(
   for (const layer of layers)
     if (layer) merged = { ...merged, ...layer, tuning: { ...merged.tuning, ...layer.tuning } };
   return merged;
+}
+
+/**
+ * The short send form shows the date and time once "Schedule for later" is picked, and campaign,
+ * e-mail template and refund once "More options" is pressed (each a views.update): does that, and
+ * answers the form as Slack shows it then.
+ */
+export async function revealInSendForm(
+  sim: SlackSimulator,
+  viewId: string,
+  userId: string,
+  what: 'schedule' | 'more',
+): Promise<ReturnType<SlackSimulator['openViews']>[number]> {
+  const view = () => sim.openViews(userId).find((v) => v.id === viewId)!;
+  const before = view().hash;
+  if (what === 'schedule') await sim.clickButton({ viewId }, 'timing', userId, 'schedule');
+  else await sim.clickButton({ viewId }, 'send_more_options', userId);
+  return sim.waitFor(() => view().hash !== before && view());
 }
 
 /** Slack state values for the send modal, by block id (see src/slack/ids.ts). */
@@ -401,11 +421,14 @@ export function viewSubmissionPayload(
   };
 }
 
+/** The warm-up's `/kudos` text: an unknown word, answered with one line and no Web API call. */
+const WARM_UP_WORD = 'warm-up';
+
 async function warmUp(appUrl: string): Promise<void> {
   const { formEncode, signedHeaders } = await import('../../src/simulator/signing.js');
   const body = formEncode({
     command: '/kudos',
-    text: 'help',
+    text: WARM_UP_WORD,
     user_id: 'U_WARMUP',
     team_id: 'T0KUDOS',
     channel_id: 'C_NONE',
@@ -509,7 +532,7 @@ export function useAppPerTest(
   };
 }
 
-/** Socket Mode's warm-up: the socket open, then one `/kudos help` envelope answered (not recorded by the simulator's workspace). */
+/** Socket Mode's warm-up: the socket open, then one `/kudos warm-up` envelope answered (not recorded by the simulator's workspace). */
 async function warmUpSocket(sim: SlackSimulator, app: RunningApp): Promise<void> {
   await app.socket!.connected(30_000);
   const envelopeId = `warm-up-${Date.now()}`;
@@ -519,7 +542,7 @@ async function warmUpSocket(sim: SlackSimulator, app: RunningApp): Promise<void>
     accepts_response_payload: true,
     payload: {
       command: '/kudos',
-      text: 'help',
+      text: WARM_UP_WORD,
       user_id: 'U_WARMUP',
       team_id: 'T0KUDOS',
       channel_id: 'C_NONE',

@@ -133,7 +133,7 @@ describe('reward links from Slack', () => {
   });
 
   it('/kudos help lists the links command', async () => {
-    const help = await e2e.stack.sim.slashCommand('U_MANAGER', 'help', 'C_GENERAL');
+    const help = await e2e.stack.sim.slashCommand('U_ADMIN', 'help', 'C_GENERAL');
     expect(JSON.stringify(help.body)).toContain('links N AMOUNT');
   });
 });

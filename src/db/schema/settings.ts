@@ -61,6 +61,8 @@ export const workspaceSettings = pgTable(
     cardRecipients: text('card_recipients').$type<CardRecipients>().notNull().default('members'),
     /** Senders must pick a company value (when the workspace has any); false: the value is optional. */
     valuesRequired: boolean('values_required').notNull().default(false),
+    /** Every send from a person must say why (a message): the send form and `/kudos @a 25 …` ask for one. */
+    requireMessage: boolean('require_message').notNull().default(false),
     updatedBy: text('updated_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

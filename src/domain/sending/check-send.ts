@@ -67,6 +67,8 @@ export interface SendContext {
   cardRecipients?: CardRecipients | undefined;
   /** The workspace's setting: a send from the form must name a company value (when there are any). */
   valuesRequired?: boolean | undefined;
+  /** The workspace's setting: a person's send must say why (a message); automations are not asked. */
+  requireMessage?: boolean | undefined;
 }
 
 export interface SendRequestDeps {
@@ -106,6 +108,9 @@ export const MAX_PICKED_PEOPLE = 100;
 export const MAX_SEND_RECIPIENTS = 2000;
 /** Groups bigger than this are checked against the workspace's cached people (users.list), not one users.info each. */
 const CHECK_ONE_BY_ONE = 50;
+
+/** The workspace asks every sender for a message (settings `requireMessage`). */
+export const MESSAGE_REQUIRED = 'Say why in a message: this workspace asks for one with every kudos.';
 
 const GONE_GROUP = 'That group no longer exists (or is not one this form offered); pick another.';
 
@@ -166,6 +171,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   const { design, amountCents, templateId } = await checkCard(deps, ctx, form, campaign, errors);
   const badMessage = messageProblem(form.message);
   if (badMessage) errors.message = badMessage;
+  else if (ctx.requireMessage && form.message.trim() === '') errors.message = MESSAGE_REQUIRED;
   const value = await checkValue(deps, ctx, form, errors);
   if (form.refundDays !== undefined && !(REFUND_WINDOWS as readonly number[]).includes(form.refundDays)) {
     errors.refund = 'Pick 30, 60 or 90 days, or no refund.';

@@ -67,6 +67,8 @@ export interface WorkspaceSettings {
   cardRecipients: CardRecipients;
   /** Senders must pick a company value when the workspace has any (company-values.ts); optional by default. */
   valuesRequired: boolean;
+  /** A person's send must carry a message (the send form, `/kudos @a 25 …`); off by default. */
+  requireMessage: boolean;
   updatedBy: string | null;
   updatedAt: Date;
 }
@@ -98,6 +100,7 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   'leaderboardAmounts',
   'cardRecipients',
   'valuesRequired',
+  'requireMessage',
 ];
 
 export type SettingsChanges = Partial<Record<SettingsField, { from: unknown; to: unknown }>>;
@@ -173,6 +176,7 @@ export function seedFromConfig(
     leaderboardAmounts: false,
     cardRecipients: 'members',
     valuesRequired: false,
+    requireMessage: false,
   };
 }
 
@@ -215,6 +219,7 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
     leaderboardAmounts: row.leaderboardAmounts,
     cardRecipients: row.cardRecipients,
     valuesRequired: row.valuesRequired,
+    requireMessage: row.requireMessage,
     updatedBy: row.updatedBy,
     updatedAt: row.updatedAt,
   };

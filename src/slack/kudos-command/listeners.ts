@@ -1,6 +1,6 @@
 // /kudos and its subcommands. Answers that need data are computed before ack (well inside Slack's
 // 3 s) and returned as the ack body, i.e. an ephemeral reply; the modal is opened right after ack.
-import type { AckFn, App, RespondArguments, RespondFn, SlackCommandMiddlewareArgs } from '@slack/bolt';
+import type { AckFn, App, RespondArguments, RespondFn } from '@slack/bolt';
 
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { COMMAND } from '../ids.js';
@@ -8,7 +8,8 @@ import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { parseAtEdge, slashCommand, type SlashCommandPayload } from '../listening/payloads.js';
-import { openCommandSendForm, openNotConnectedModal } from '../sending/open-send-modal.js';
+import { answerOneLineCommand } from '../sending/one-line-command.js';
+import { openCommandSendForm, openNotConnectedModal, type SendFormPrefill } from '../sending/open-send-modal.js';
 import { notConnectedText } from '../workspaces/rewards-connect-blocks.js';
 import { parseKudosCommand } from './parse.js';
 import { subcommandOf } from './subcommands.js';
@@ -21,15 +22,25 @@ export function register(app: App, deps: ListenerDeps): void {
   app.use(async (args) => {
     // As app.command(COMMAND) matches: a slash command (Bolt's onlyCommands), by its name.
     if (!('command' in args) || args.command.command !== COMMAND) return args.next();
-    const { ack, respond, body } = args as SlackCommandMiddlewareArgs;
+    const { ack, respond, body, context } = args;
     // Slack always sends a response_url (and parseAtEdge refuses a command without one first).
-    return kudosCommand(deps, { ack, body, respond: respond ?? (() => Promise.reject(new Error('no response_url'))) });
+    return kudosCommand(deps, {
+      ack,
+      body,
+      respond: respond ?? (() => Promise.reject(new Error('no response_url'))),
+      botUserId: context.botUserId,
+    });
   });
 }
 
 async function kudosCommand(
   deps: ListenerDeps,
-  { ack: answer, body, respond }: { ack: AckFn<string | RespondArguments>; body: unknown; respond: RespondFn },
+  {
+    ack: answer,
+    body,
+    respond,
+    botUserId,
+  }: { ack: AckFn<string | RespondArguments>; body: unknown; respond: RespondFn; botUserId: string | undefined },
 ): Promise<void> {
   const command = parseAtEdge(slashCommand, body, COMMAND);
   // Every subcommand answers in its ack, inside Slack's 3 s: a paced Slack lookup made before it (a
@@ -43,7 +54,7 @@ async function kudosCommand(
         endDeadline();
         await answer(response);
       };
-      return answerCommand(deps, command, ack, respond);
+      return answerCommand(deps, { command, ack, respond, botUserId });
     });
   } catch (error) {
     if (answered || !isChatRefusal(error, 'rate_limited')) throw error;
@@ -65,9 +76,17 @@ function slackBusyText(retryAfterSeconds: number | undefined): string {
 
 async function answerCommand(
   deps: ListenerDeps,
-  command: SlashCommandPayload,
-  ack: AckFn<string | RespondArguments>,
-  respond: RespondFn,
+  {
+    command,
+    ack,
+    respond,
+    botUserId,
+  }: {
+    command: SlashCommandPayload;
+    ack: AckFn<string | RespondArguments>;
+    respond: RespondFn;
+    botUserId: string | undefined;
+  },
 ): Promise<void> {
   const parsed = parseKudosCommand(command.text);
   const sub = parsed.kind === 'open' ? 'open' : parsed.word.toLowerCase();
@@ -82,19 +101,26 @@ async function answerCommand(
     const ws = workspaceOf(command);
     const tagged = await commandValue(deps.db, ws.teamId, command.text, parsed);
     if (!tagged.ok) return ack({ response_type: 'ephemeral', text: tagged.message });
-    await ack();
+    const prefill: SendFormPrefill & { userIds: string[] } = {
+      userIds: tagged.parsed.userIds,
+      groups: tagged.parsed.groups,
+      amountDollars: tagged.parsed.amountDollars,
+      message: tagged.parsed.message,
+      ...(tagged.value ? { value: tagged.value } : {}),
+    };
+    const named = parsed.userIds.length > 0 || (parsed.groups?.length ?? 0) > 0;
     // Distribution mode, no Rewards account yet: the explanation where the send form would be, as
     // Home's button and the shortcuts do.
-    if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(ws))) {
+    const connected = async () => !deps.rewardsSetup || (await deps.rewardsSetup.isConnected(ws));
+    if (named && (await connected())) {
+      // People named: one confirmation to send with a click (or the form, filled in, when it cannot be).
+      return answerOneLineCommand(deps, { command, parsed: prefill, ack, respond, botUserId, log });
+    }
+    await ack();
+    if (!(await connected())) {
       return openNotConnectedModal(deps, { ws, userId: command.user_id, triggerId: command.trigger_id });
     }
-    return openCommandSendForm(deps, {
-      command,
-      parsed: tagged.parsed,
-      ...(tagged.value ? { value: tagged.value } : {}),
-      respond,
-      log,
-    });
+    return openCommandSendForm(deps, { command, parsed: prefill, respond, log });
   }
   const subcommand = subcommandOf(parsed.word);
   // Distribution mode: until an admin connects the workspace's Rewards account, whatever else needs

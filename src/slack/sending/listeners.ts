@@ -6,7 +6,9 @@ import type { ListenerDeps } from '../listening/listener-deps.js';
 import { registerCancelScheduled } from './cancel-scheduled.js';
 import { registerDesignOptions } from './design-options.js';
 import { registerHomeButton } from './home-button.js';
+import { registerOneLineActions } from './one-line-actions.js';
 import { registerSendFormSubmission } from './send-form-submission.js';
+import { registerSendFormViews } from './send-form-views.js';
 import { registerCampaignPick } from './send-with-campaign.js';
 import { registerShortcuts } from './shortcuts.js';
 import { registerUserChange } from './user-change.js';
@@ -15,6 +17,8 @@ export function register(app: App, deps: ListenerDeps): void {
   registerSendFormSubmission(app, deps);
   registerDesignOptions(app, deps);
   registerCampaignPick(app, deps);
+  registerSendFormViews(app, deps);
+  registerOneLineActions(app, deps);
   registerCancelScheduled(app, deps);
   registerHomeButton(app, deps);
   registerShortcuts(app, deps);

@@ -3,10 +3,12 @@
 import type { RespondFn } from '@slack/bolt';
 
 import type { Logger } from '../../config/logger.js';
+import type { Design } from '../../domain/accounts/design-catalog.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { isValidTimeZone, todayIn } from '../../domain/common/zoned-time.js';
 import { allowanceLine } from '../../domain/sending/allowances.js';
 import { type CompanyValue, listCompanyValues } from '../../domain/workspaces/company-values.js';
+import { startingDesign } from '../../domain/sending/one-line.js';
 import { plain, section } from '../kit/mrkdwn.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
@@ -29,17 +31,29 @@ export async function openSendModal(
   const slack = deps.slack.for(input.ws);
   // Distribution mode, no Rewards account yet: say what an admin must do instead of a form that cannot send.
   if (deps.rewardsSetup && !(await deps.rewardsSetup.isConnected(input.ws))) return openNotConnectedModal(deps, input);
-  const [sender, allowanceLine, values] = await Promise.all([
-    withinBudget(() => slack.userInfo(input.userId), OPEN_LOOKUP_BUDGET_MS, undefined),
+  const [[sender, settings], allowanceLine, values] = await Promise.all([
+    withinBudget(
+      () => Promise.all([slack.userInfo(input.userId), deps.settings.get(input.ws).catch(() => undefined)]),
+      OPEN_LOOKUP_BUDGET_MS,
+      [undefined, undefined] as const,
+    ),
     allowanceLineOf(deps, input.ws, input.userId),
     sendFormValues(deps, input.ws),
   ]);
   const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
+  const design = await withinBudget(
+    () => formDesign(deps, input.ws, undefined, settings?.defaultProductId),
+    OPEN_LOOKUP_BUDGET_MS / 2,
+    undefined,
+  );
   await slack.openView(
     input.triggerId,
     buildSendModal({
       ...(input.userIds?.length ? { userIds: input.userIds } : {}),
       ...(allowanceLine ? { allowanceLine } : {}),
+      ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
+      ...(settings?.defaultAmountCents ? { amountDollars: settings.defaultAmountCents / 100 } : {}),
+      requireMessage: settings?.requireMessage ?? false,
       ...(timezone ? { timezone, today: todayIn(timezone, deps.now()) } : {}),
       // Slack answered, and the profile has no time zone: the modal says times are UTC.
       ...(sender && !timezone ? { noTimezone: true, today: todayIn('UTC', deps.now()) } : {}),
@@ -93,82 +107,107 @@ export async function openNotConnectedModal(
   });
 }
 
+/** What a send form opens with: from the command's text, or a one-line confirmation's Edit. */
+export interface SendFormPrefill {
+  userIds: string[];
+  groups?: Array<{ id: string; handle?: string | undefined }> | undefined;
+  amountDollars?: number | undefined;
+  message?: string | undefined;
+  /** The design to preselect; the workspace's starting design when absent. */
+  productId?: string | undefined;
+  /** The company value named with `#` (checked by the listener). */
+  value?: CompanyValue | undefined;
+}
+
 /** The send form of `/kudos` (already acked), filled from the command's text and the workspace's defaults. */
-export async function openCommandSendForm(
+export function openCommandSendForm(
+  deps: ListenerDeps,
+  input: { command: SlashCommandPayload; parsed: SendFormPrefill; respond: RespondFn; log: Logger },
+): Promise<void> {
+  const { command, parsed, respond, log } = input;
+  return openPrefilledSendForm(deps, {
+    ws: workspaceOf(command),
+    userId: command.user_id,
+    triggerId: command.trigger_id,
+    channelId: command.channel_id,
+    prefill: parsed,
+    respond,
+    log,
+  });
+}
+
+/** The send form, filled in: the people, the amount (or the default), the message and the design. */
+export async function openPrefilledSendForm(
   deps: ListenerDeps,
   input: {
-    command: SlashCommandPayload;
-    parsed: {
-      userIds: string[];
-      groups?: Array<{ id: string; handle?: string }>;
-      amountDollars?: number;
-      message?: string;
-    };
-    /** The company value named with `#` (checked by the listener). */
-    value?: CompanyValue;
+    ws: Workspace;
+    userId: string;
+    triggerId: string;
+    channelId: string | undefined;
+    prefill: SendFormPrefill;
     respond: RespondFn;
     log: Logger;
   },
 ): Promise<void> {
-  const { command, parsed, respond, log } = input;
+  const { ws, prefill, respond, log } = input;
   // The form has one group field: the listener answers a command naming several before opening it.
-  const group = parsed.groups?.[0];
+  const group = prefill.groups?.[0];
   try {
     // The trigger_id dies 3 s after the command: open without the extras rather than not at all.
     const [[sender, defaults], allowanceLine, values] = await Promise.all([
       withinBudget(
-        () =>
-          Promise.all([
-            deps.slack.userInfo(workspaceOf(command), command.user_id),
-            deps.settings.get(workspaceOf(command)).catch(() => undefined),
-          ]),
+        () => Promise.all([deps.slack.userInfo(ws, input.userId), deps.settings.get(ws).catch(() => undefined)]),
         OPEN_LOOKUP_BUDGET_MS,
         [undefined, undefined] as const,
       ),
-      allowanceLineOf(deps, workspaceOf(command), command.user_id),
-      sendFormValues(deps, workspaceOf(command)),
+      allowanceLineOf(deps, ws, input.userId),
+      sendFormValues(deps, ws),
     ]);
     const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
     const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
+    const amountDollars = prefill.amountDollars ?? defaultDollars;
     // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
-    const defaultProductId = defaults?.defaultProductId;
-    const design = defaultProductId
-      ? await withinBudget(
-          () =>
-            deps.catalog
-              .of(workspaceOf(command))
-              .get(defaultProductId)
-              .catch(() => undefined),
-          OPEN_LOOKUP_BUDGET_MS / 2,
-          undefined,
-        )
-      : undefined;
-    await deps.slack.for(workspaceOf(command)).openView(
-      command.trigger_id,
+    const design = await withinBudget(
+      () => formDesign(deps, ws, prefill.productId, defaults?.defaultProductId),
+      OPEN_LOOKUP_BUDGET_MS / 2,
+      undefined,
+    );
+    await deps.slack.for(ws).openView(
+      input.triggerId,
       buildSendModal({
-        userIds: parsed.userIds,
-        ...(allowanceLine ? { allowanceLine } : {}),
+        userIds: prefill.userIds,
         ...(group ? { group: { id: group.id, handle: group.handle ?? group.id } } : {}),
-        ...((parsed.amountDollars ?? defaultDollars) !== undefined
-          ? { amountDollars: (parsed.amountDollars ?? defaultDollars)! }
-          : {}),
-        ...(parsed.message ? { message: parsed.message } : {}),
+        ...(amountDollars !== undefined ? { amountDollars } : {}),
+        ...(prefill.message ? { message: prefill.message } : {}),
+        ...(allowanceLine ? { allowanceLine } : {}),
         ...(values ? { values } : {}),
-        ...(input.value ? { value: input.value } : {}),
+        ...(prefill.value ? { value: prefill.value } : {}),
         ...(design ? { design: { productId: design.productId, name: design.name } } : {}),
         ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
         ...(sender && !timezone ? { noTimezone: true, today: todayInCached('UTC', deps.now()) } : {}),
-        metadata: { channelId: command.channel_id },
+        requireMessage: defaults?.requireMessage ?? false,
+        metadata: { ...(input.channelId ? { channelId: input.channelId } : {}) },
       }),
     );
   } catch (error) {
-    // The ack is gone already: tell the user through the command's response_url, never silence.
+    // The ack is gone already: tell the user through the response_url, never silence.
     log.warn('opening the send form failed', { error });
     await respond({
       response_type: 'ephemeral',
       text: `Could not open the send form (Slack answered: ${slackErrorCode(error)}). Try /kudos again.`,
     });
   }
+}
+
+/** The design a form opens with: the one asked for while the catalog has it, else the workspace's starting design. */
+function formDesign(
+  deps: ListenerDeps,
+  ws: Workspace,
+  productId: string | undefined,
+  defaultProductId: string | null | undefined,
+): Promise<Design | undefined> {
+  const catalog = deps.catalog.of(ws);
+  return (productId ? catalog.get(productId) : startingDesign(catalog, defaultProductId)).catch(() => undefined);
 }
 
 function slackErrorCode(error: unknown): string {

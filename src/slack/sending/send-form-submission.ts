@@ -109,6 +109,7 @@ export const sendMetadata = z.object({
   channelId: z.string().optional(),
   sourceMessageUrl: z.string().optional(),
   fill: z.string().max(20).optional(),
+  more: z.boolean().optional(),
 });
 
 function safePermalinkOr(url: string | undefined): string | undefined {
@@ -152,6 +153,7 @@ export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
           cardRecipients: settings.cardRecipients,
           // A form opened before the workspace had values has no field to show the error on: it sends without one.
           valuesRequired: settings.valuesRequired && SendModal.blocks.value in view.state.values,
+          requireMessage: settings.requireMessage,
         },
         form,
       );

@@ -1,7 +1,10 @@
-// The send modal (/kudos): recipients, or a group; design; amount; message; company value; refund; now or later.
+// The send modal (/kudos), short: recipients, or a group; design (the workspace's, preselected);
+// amount; message; company value; now or later (the date and time only once "Schedule" is picked). Campaign, e-mail
+// template and refund wait behind "More options" (both open the view again with views.update,
+// send-form-views.ts; Slack keeps what was typed in every block whose id stays).
 import { MESSAGE_MAX_CHARACTERS } from '../../domain/sending/message-text.js';
 import type { CompanyValue, PickedValue } from '../../domain/workspaces/company-values.js';
-import { GroupValuePrefix, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { GroupValuePrefix, RefundChoice, SendModal, SendModalMore, TimingChoice } from '../ids.js';
 import { type Block, clip, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
@@ -35,6 +38,10 @@ export interface SendModalState {
   values?: { options: CompanyValue[]; required: boolean };
   /** The value preselected (`/kudos @a 25 #teamwork …`). */
   value?: CompanyValue;
+  /** "Schedule for later" is picked: the date and time pickers are shown. */
+  scheduled?: boolean;
+  /** The workspace asks for a message with every send (settings `requireMessage`). */
+  requireMessage?: boolean;
   /** Carried to the submission. */
   metadata: SendModalMetadata;
 }
@@ -50,6 +57,8 @@ export interface SendModalMetadata {
    * would ignore the new initial values.
    */
   fill?: string | undefined;
+  /** "More options" was pressed: campaign, e-mail template and refund are shown. */
+  more?: boolean | undefined;
 }
 
 /** The block id of a field the campaign fills, in the modal whose metadata has `fill`. */
@@ -63,15 +72,15 @@ export function isSafePermalink(url: string | undefined): url is string {
 }
 
 export function buildSendModal(state: SendModalState): Record<string, unknown> {
+  const more = state.metadata.more === true;
   const blocks: Block[] = [
     ...sourceMessageBlocks(state.metadata.sourceMessageUrl),
     ...recipientBlocks(state),
-    ...campaignBlocks(state),
     ...cardBlocks(state),
     ...valueBlocks(state),
     ...(state.allowanceLine ? [context(escapeMrkdwn(state.allowanceLine))] : []),
-    refundBlock(),
     ...timingBlocks(state),
+    ...(more ? [...campaignBlocks(state), templateBlock(state), refundBlock()] : [moreOptionsBlock()]),
   ];
   return {
     type: 'modal',
@@ -206,8 +215,8 @@ function cardBlocks(state: SendModalState): Block[] {
     {
       type: 'input',
       block_id: B.message,
-      optional: true,
-      label: plain('Message'),
+      optional: !state.requireMessage,
+      label: plain(state.requireMessage ? 'Message (why?)' : 'Message'),
       hint: plain(`Up to ${MESSAGE_MAX_CHARACTERS} characters, shown in public with the announcement.`),
       element: {
         type: 'plain_text_input',
@@ -216,22 +225,6 @@ function cardBlocks(state: SendModalState): Block[] {
         max_length: MESSAGE_MAX_CHARACTERS,
         placeholder: plain('Say why'),
         ...(state.message ? { initial_value: clip(state.message, MESSAGE_MAX_CHARACTERS) } : {}),
-      },
-    },
-    {
-      type: 'input',
-      block_id: filledBlockId(B.template, fill),
-      optional: true,
-      label: plain('E-mail template'),
-      hint: plain('The e-mail the recipients get; the account’s default when empty.'),
-      element: {
-        type: 'external_select',
-        action_id: A.template,
-        min_query_length: 0,
-        placeholder: plain('Search templates'),
-        ...(state.template
-          ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } }
-          : {}),
       },
     },
   ];
@@ -279,6 +272,36 @@ function valueBlocks(state: SendModalState): Block[] {
   ];
 }
 
+/** The e-mail template (a campaign fills it); behind More options. */
+function templateBlock(state: SendModalState): Block {
+  const { blocks: B, actions: A } = SendModal;
+  return {
+    type: 'input',
+    block_id: filledBlockId(B.template, state.metadata.fill),
+    optional: true,
+    label: plain('E-mail template'),
+    hint: plain('The e-mail the recipients get; the account’s default when empty.'),
+    element: {
+      type: 'external_select',
+      action_id: A.template,
+      min_query_length: 0,
+      placeholder: plain('Search templates'),
+      ...(state.template
+        ? { initial_option: { text: plain(clip(state.template.name, 75)), value: state.template.templateId } }
+        : {}),
+    },
+  };
+}
+
+/** The button that shows campaign, e-mail template and refund. */
+function moreOptionsBlock(): Block {
+  return {
+    type: 'actions',
+    block_id: SendModalMore.block,
+    elements: [{ type: 'button', action_id: SendModalMore.action, text: plain('More options'), value: 'more' }],
+  };
+}
+
 function refundBlock(): Block {
   const { blocks: B, actions: A } = SendModal;
   const noRefund = { text: plain('No refund'), value: RefundChoice.none };
@@ -306,26 +329,34 @@ function refundBlock(): Block {
 function timingBlocks(state: SendModalState): Block[] {
   const { blocks: B, actions: A } = SendModal;
   const sendNow = { text: plain('Send now'), value: TimingChoice.now };
-  const timingOptions = [sendNow, { text: plain('Schedule for later'), value: TimingChoice.schedule }];
-  return [
-    {
-      type: 'input',
-      block_id: B.timing,
-      label: plain('When'),
-      element: { type: 'radio_buttons', action_id: A.timing, options: timingOptions, initial_option: sendNow },
+  const later = { text: plain('Schedule for later'), value: TimingChoice.schedule };
+  const when: Block = {
+    type: 'input',
+    block_id: B.timing,
+    dispatch_action: true,
+    label: plain('When'),
+    element: {
+      type: 'radio_buttons',
+      action_id: A.timing,
+      options: [sendNow, later],
+      initial_option: state.scheduled ? later : sendNow,
     },
+  };
+  if (!state.scheduled) return [when];
+  return [
+    when,
     {
       type: 'input',
       block_id: B.date,
       optional: true,
-      label: plain('Date (if scheduled)'),
+      label: plain('Date'),
       element: { type: 'datepicker', action_id: A.date, ...(state.today ? { initial_date: state.today } : {}) },
     },
     {
       type: 'input',
       block_id: B.time,
       optional: true,
-      label: plain('Time (if scheduled)'),
+      label: plain('Time'),
       hint: plain(timeHint(state)),
       element: {
         type: 'timepicker',

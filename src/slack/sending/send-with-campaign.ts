@@ -1,4 +1,4 @@
-// The send form's Campaign select (dispatch_action): picking a campaign fills its design, amount and
+// The send form's Campaign select (dispatch_action, behind More options): picking a campaign fills its design, amount and
 // e-mail template with views.update, keeping everything else the sender entered (Slack keeps a block's
 // value while its block_id stays; the three filled blocks get new ids so their new initial values show).
 // A campaign archived meanwhile, or whose design left the catalog, is said plainly in the form.
@@ -6,18 +6,16 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 
 import { readDesignNow } from '../../domain/accounts/design-catalog.js';
-import { isValidTimeZone } from '../../domain/common/zoned-time.js';
 import { getCampaign } from '../../domain/finance/campaigns.js';
 import { describeCampaign } from '../finance/campaign-blocks.js';
-import { NO_TEMPLATE, SendModal } from '../ids.js';
+import { SendModal } from '../ids.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { enterpriseRef, metadataOf, parseAtEdge, stateValues, teamRef, userRef } from '../listening/payloads.js';
-import { sendFormValues } from './open-send-modal.js';
 import { sendMetadata } from './send-form-submission.js';
-import { buildSendModal, filledBlockId, type SendModalState } from './send-modal-blocks.js';
-import { todayInCached } from './today.js';
+import { rebuildState } from './send-form-views.js';
+import { buildSendModal } from './send-modal-blocks.js';
 
 const campaignPick = z.looseObject({
   type: z.literal('block_actions'),
@@ -41,38 +39,19 @@ export function registerCampaignPick(app: App, deps: ListenerDeps): void {
     await ack();
     const ws = workspaceOf(body);
     const metadata = metadataOf(sendMetadata, body.view.private_metadata, {});
-    const values = body.view.state?.values ?? {};
-    const { blocks: B, actions: A } = SendModal;
-    const current = (block: string, action: string) =>
-      values[filledBlockId(block, metadata.fill)]?.[action]?.selected_option;
     const picked = body.actions[0].selected_option?.value;
     const log = deps.logger.child({ action: SendModal.actions.campaign, user: body.user.id, viewId: body.view.id });
 
     const row =
       picked && z.guid().safeParse(picked).success ? await getCampaign(deps.db, ws.teamId, picked) : undefined;
-    const sender = await deps.slack
-      .for(ws)
-      .userInfo(body.user.id)
-      .catch(() => undefined);
-    const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
-    // The value field keeps its block id, so Slack keeps the sender's pick; its options are given again.
-    const valueField = await sendFormValues(deps, ws);
-    // What the sender chose stays where the campaign sets nothing.
-    const designNow = current(B.design, A.design);
-    const templateNow = current(B.template, A.template);
-    const state: SendModalState = {
-      ...(designNow?.value
-        ? { design: { productId: designNow.value, name: designNow.text?.text ?? designNow.value } }
-        : {}),
-      ...(templateNow?.value && templateNow.value !== NO_TEMPLATE
-        ? { template: { templateId: templateNow.value, name: templateNow.text?.text ?? templateNow.value } }
-        : {}),
-      ...(timezone
-        ? { timezone, today: todayInCached(timezone, deps.now()) }
-        : { noTimezone: Boolean(sender), today: todayInCached('UTC', deps.now()) }),
-      ...(valueField ? { values: valueField } : {}),
-      metadata: { ...metadata, fill: Date.now().toString(36) },
-    };
+    // What the sender chose stays where the campaign sets nothing; the campaign sits behind More options.
+    const state = await rebuildState(deps, {
+      ws,
+      userId: body.user.id,
+      values: body.view.state?.values ?? {},
+      metadata,
+      next: { more: true, fill: Date.now().toString(36) },
+    });
     if (!row || row.status !== 'active') {
       state.campaignNote =
         ':warning: That campaign was archived (or is no longer offered); pick another, or send without one.';

@@ -91,6 +91,12 @@ function approvalBlocks(s: WorkspaceSettings, usergroups: SlackUsergroup[]): Blo
   ];
 }
 
+const requireMessageOption = {
+  text: plain('Every kudos needs a message'),
+  description: plain('The sender says why: the send form and the one-line /kudos ask for it.'),
+  value: SettingsModal.requireMessage,
+};
+
 /** What the send form starts with. */
 function sendDefaultBlocks(s: WorkspaceSettings, designs: Design[]): Block[] {
   const { blocks: B, actions: A } = SettingsModal;
@@ -110,6 +116,17 @@ function sendDefaultBlocks(s: WorkspaceSettings, designs: Design[]): Block[] {
       B.defaultAmount,
       'Default amount per person (USD)',
       numberInput(A.defaultAmount, s.defaultAmountCents === null ? null : String(s.defaultAmountCents / 100), false),
+      true,
+    ),
+    input_(
+      B.requireMessage,
+      'Message',
+      {
+        type: 'checkboxes',
+        action_id: A.requireMessage,
+        options: [requireMessageOption],
+        ...(s.requireMessage ? { initial_options: [requireMessageOption] } : {}),
+      },
       true,
     ),
   ];
@@ -355,6 +372,7 @@ const LABELS: Record<SettingsField, string> = {
   leaderboardAmounts: 'amounts on the leaderboard',
   cardRecipients: 'who receives cards',
   valuesRequired: 'company value required',
+  requireMessage: 'message required',
 };
 
 /** A settings value for people: channels and users as Slack references, money in dollars. */
@@ -385,6 +403,7 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
     case 'weeklyDigest':
     case 'leaderboardAmounts':
     case 'valuesRequired':
+    case 'requireMessage':
       return value === true ? 'on' : 'off';
     case 'cardSenders':
       return (

@@ -86,6 +86,8 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   const allowances = readAllowanceSettings(get, errors);
   // An older modal (opened before this setting existed) leaves it as it is.
   const valuesLeaf = get(B.valuesRequired, A.valuesRequired);
+  // An older modal (opened before this setting existed) leaves it as it is.
+  const requireMessageLeaf = get(B.requireMessage, A.requireMessage);
   if (Object.keys(errors).length > 0) return { ok: false, errors };
 
   return {
@@ -111,6 +113,13 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
       ...(valuesLeaf
         ? {
             valuesRequired: (valuesLeaf.selected_options ?? []).some((o) => o.value === SettingsModal.valuesRequired),
+          }
+        : {}),
+      ...(requireMessageLeaf
+        ? {
+            requireMessage: (requireMessageLeaf.selected_options ?? []).some(
+              (o) => o.value === SettingsModal.requireMessage,
+            ),
           }
         : {}),
       ...(recognitionLeaf

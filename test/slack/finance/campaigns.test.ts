@@ -88,7 +88,9 @@ describe('/kudos campaigns', () => {
     );
     expect(t.stack.sim.openViews('U_MANAGER').filter((v) => v.callback_id === 'campaign_form')).toHaveLength(0);
     const help = await t.stack.sim.slashCommand('U_MANAGER', 'help', 'C_GENERAL');
-    expect(JSON.stringify(help.body)).toContain('/kudos campaigns');
+    expect(JSON.stringify(help.body)).not.toContain('/kudos campaigns');
+    const adminHelp = await t.stack.sim.slashCommand('U_ADMIN', 'help', 'C_GENERAL');
+    expect(JSON.stringify(adminHelp.body)).toContain('/kudos campaigns');
   });
 
   it('bad amounts (cents, negative, huge), min over max, a default outside the range and a placeholder are refused inline; nothing is created', async () => {

@@ -38,6 +38,21 @@ describe('/kudos subcommands', () => {
     expect(reply).not.toContain('at ');
   });
 
+  it('help by role: a sender sees a few lines, an admin also the admin commands', async () => {
+    await e2e.stack.sim.slashCommand('U_EMP1', 'help');
+    const sender = JSON.stringify(lastReplyTo('U_EMP1').blocks);
+    for (const line of ['/kudos balance', '/kudos scheduled', '/kudos stats', '/kudos help'])
+      expect(sender).toContain(line);
+    for (const admin of ['/kudos settings', '/kudos audit', '/kudos ledger', '/kudos topup'])
+      expect(sender).not.toContain(admin);
+    expect(lastReplyTo('U_EMP1').blocks).toHaveLength(1);
+
+    await e2e.stack.sim.slashCommand('U_ADMIN', 'help');
+    const admin = JSON.stringify(lastReplyTo('U_ADMIN').blocks);
+    for (const line of ['/kudos balance', '/kudos settings', '/kudos audit csv', '/kudos ledger', '/kudos campaigns'])
+      expect(admin).toContain(line);
+  });
+
   it('help lists the commands; an unknown word, or a known one with words it does not take, gets one line', async () => {
     await e2e.stack.sim.slashCommand('U_EMP1', 'help');
     expect(JSON.stringify(lastReplyTo('U_EMP1').blocks)).toContain('/kudos scheduled');

@@ -43,10 +43,12 @@ describe('Block Kit builders', () => {
   });
 
   it('the send modal uses the ids of ids.ts and stays within Slack limits', () => {
+    // Every field shown: "Schedule for later" picked and More options pressed.
     const modal = buildSendModal({
       timezone: 'Asia/Tokyo',
       today: '2027-01-01',
-      metadata: { channelId: 'C1' },
+      metadata: { channelId: 'C1', more: true },
+      scheduled: true,
       userIds: ['U1'],
       amountDollars: 25,
       values: {
@@ -71,6 +73,14 @@ describe('Block Kit builders', () => {
     expect((modal.title as { text: string }).text.length).toBeLessThanOrEqual(24);
     expect(String(modal.private_metadata).length).toBeLessThanOrEqual(3000);
     expect(JSON.stringify(modal)).toContain('Asia/Tokyo');
+  });
+
+  it('the short send form shows no date, time, campaign, template or refund until asked', () => {
+    const modal = buildSendModal({ metadata: {}, userIds: ['U1'] });
+    const ids = (modal.blocks as Array<{ block_id?: string }>).map((b) => b.block_id);
+    for (const hidden of ['send_date', 'send_time', 'send_campaign', 'send_template', 'send_refund'])
+      expect(ids).not.toContain(hidden);
+    expect(ids).toContain('send_more');
   });
 
   it('announcements escape every piece of user text', () => {

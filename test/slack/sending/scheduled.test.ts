@@ -3,13 +3,14 @@ import { describe, expect, it } from 'vitest';
 
 import { auditEvents, kudos } from '../../../src/db/schema/index.js';
 import { cancelScheduledSend } from '../../../src/domain/sending/cancel-scheduled.js';
-import { eventually, sendModalValues, useAppPerTest, wallTimeIn } from '../../support/app.js';
+import { eventually, revealInSendForm, sendModalValues, useAppPerTest, wallTimeIn } from '../../support/app.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS' } });
 
 async function scheduleSend(userId: string, date: string, time: string, amount = '20') {
   await e2e.stack.sim.slashCommand(userId, '', 'C_GENERAL');
-  const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews(userId).at(-1));
+  const opened = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews(userId).at(-1));
+  const view = await revealInSendForm(e2e.stack.sim, opened.id, userId, 'schedule');
   const answer = await e2e.stack.sim.submitView(
     view.id,
     sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount, message: 'later', schedule: { date, time } }),
@@ -55,7 +56,10 @@ describe('scheduled sends', () => {
   it('tells a sender whose Slack profile has no time zone that the time is UTC, and schedules it in UTC', async () => {
     e2e.stack.sim.workspace.users.find((u) => u.id === 'U_EMP2')!.tz = '';
     await e2e.stack.sim.slashCommand('U_EMP2', '', 'C_GENERAL');
-    const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP2').at(-1));
+    const opened = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_EMP2').at(-1));
+    // The date and time appear once "Schedule for later" is picked.
+    expect(JSON.stringify(opened.blocks)).not.toContain('send_time');
+    const view = await revealInSendForm(e2e.stack.sim, opened.id, 'U_EMP2', 'schedule');
     const timeBlock = (view.blocks as Array<{ block_id?: string; hint?: { text: string } }>).find(
       (b) => b.block_id === 'send_time',
     );
@@ -63,7 +67,8 @@ describe('scheduled sends', () => {
     expect(timeBlock?.hint?.text).toContain('UTC');
     // A sender with a zone is told which one.
     await e2e.stack.sim.slashCommand('U_MANAGER', '', 'C_GENERAL');
-    const theirs = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').at(-1));
+    const theirsOpened = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').at(-1));
+    const theirs = await revealInSendForm(e2e.stack.sim, theirsOpened.id, 'U_MANAGER', 'schedule');
     expect(JSON.stringify(theirs.blocks)).toContain('In your Slack time zone, America/New_York');
 
     const answer = await e2e.stack.sim.submitView(

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { kudos } from '../../../src/db/schema/index.js';
 import { archiveCampaign, type CampaignInput, createCampaign } from '../../../src/domain/finance/campaigns.js';
 import { apiClient, getToken } from '../../emulator/helpers.js';
-import { eventually, sendModalValues, useAppPerTest } from '../../support/app.js';
+import { eventually, revealInSendForm, sendModalValues, useAppPerTest } from '../../support/app.js';
 
 const t = useAppPerTest({
   env: { KUDOS_APPROVAL_THRESHOLD: '1000', KUDOS_ADMINS: 'U_ADMIN', KUDOS_ADMIN_CHANNEL: 'C_ADMIN' },
@@ -36,9 +36,14 @@ async function campaign(overrides: Partial<CampaignInput> = {}) {
   return outcome.row;
 }
 
+/** The send form with More options pressed: campaign, e-mail template and refund shown. */
 async function openForm(userId = 'U_MANAGER') {
   await t.stack.sim.slashCommand(userId, '', 'C_GENERAL');
-  return t.stack.sim.waitFor(() => t.stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_send'));
+  const opened = await t.stack.sim.waitFor(() =>
+    t.stack.sim.openViews(userId).find((v) => v.callback_id === 'kudos_send'),
+  );
+  expect(JSON.stringify(opened.blocks)).not.toContain('send_campaign');
+  return revealInSendForm(t.stack.sim, opened.id, userId, 'more');
 }
 
 type Block = {
@@ -219,7 +224,8 @@ describe('the send form with campaigns and e-mail templates', () => {
     expect(JSON.stringify(filled.blocks)).toMatch(
       /design “Happy Holidays” was removed from the Rewards catalog, so nothing can be sent with it/,
     );
-    expect(blockOf(filled, 'send_design').element?.initial_option).toBeUndefined();
+    // The design the form had (the workspace's starting design) stays; the removed one is not offered.
+    expect(blockOf(filled, 'send_design').element?.initial_option?.value).not.toBe('CC-HOLIDAY');
     // A form that still names the design (opened before, or crafted) is refused.
     await t.stack.sim.submitView(
       filled.id,

@@ -19,6 +19,18 @@ async function openModal(userId: string, text = '') {
   return view;
 }
 
+/** `/kudos @people AMOUNT message`, then Edit on its confirmation: the send form, filled in. */
+async function editOneLine(userId: string, text: string) {
+  await e2e.stack.sim.slashCommand(userId, text, 'C_GENERAL');
+  const confirmation = await e2e.stack.sim.waitFor(() =>
+    e2e.stack.sim
+      .messages('C_GENERAL')
+      .find((m) => m.visible_to === userId && JSON.stringify(m.blocks ?? []).includes('one_line_edit')),
+  );
+  await e2e.stack.sim.clickButton({ channel: 'C_GENERAL', ts: confirmation.ts }, 'one_line_edit', userId);
+  return e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews(userId).at(-1));
+}
+
 async function ordersInEmulator() {
   return (await e2e.stack.app.rewards.orders.list({ pageSize: 100 })).data;
 }
@@ -76,8 +88,8 @@ describe('sending kudos from Slack', () => {
     expect(mappings.map((m) => m.slackUserId).sort()).toEqual(['U_EMP1', 'U_EMP2']);
   });
 
-  it('/kudos @a @b AMOUNT message opens the modal prefilled', async () => {
-    const view = await openModal('U_MANAGER', '<@U_EMP1|eli> <@U_EMP2> 30 for the demo');
+  it('/kudos @a @b AMOUNT message, then Edit: the modal prefilled', async () => {
+    const view = await editOneLine('U_MANAGER', '<@U_EMP1|eli> <@U_EMP2> 30 for the demo');
     const blocks = view.blocks as Array<{ block_id: string; element?: Record<string, unknown> }>;
     const element = (id: string) => blocks.find((b) => b.block_id === id)!.element!;
     expect(element('send_recipients').initial_users).toEqual(['U_EMP1', 'U_EMP2']);
@@ -85,8 +97,8 @@ describe('sending kudos from Slack', () => {
     expect(element('send_message').initial_value).toBe('for the demo');
   });
 
-  it('/kudos @group AMOUNT message opens the modal with the Slack user group picked, and sends to its members', async () => {
-    const view = await openModal('U_MANAGER', '<!subteam^S_TEAM|@team> 10 Thanks, team');
+  it('/kudos @group AMOUNT message, then Edit: the modal with the Slack user group picked, and sends to its members', async () => {
+    const view = await editOneLine('U_MANAGER', '<!subteam^S_TEAM|@team> 10 Thanks, team');
     const blocks = view.blocks as Array<{ block_id: string; element?: Record<string, unknown> }>;
     const element = (id: string) => blocks.find((b) => b.block_id === id)!.element!;
     expect(element('send_group').initial_option).toMatchObject({

@@ -176,11 +176,11 @@ describe('/kudos audit', () => {
     }
   });
 
-  it('help lists the admin subcommands', async () => {
-    await e2e.stack.sim.slashCommand('U_EMP1', 'help', 'C_GENERAL');
+  it('help lists the admin subcommands to an admin', async () => {
+    await e2e.stack.sim.slashCommand('U_ADMIN', 'help', 'C_GENERAL');
     const reply = e2e.stack.sim
       .messages('C_GENERAL')
-      .filter((m) => m.ephemeral && m.visible_to === 'U_EMP1')
+      .filter((m) => m.ephemeral && m.visible_to === 'U_ADMIN')
       .at(-1)!;
     expect(JSON.stringify(reply.blocks)).toContain('/kudos audit csv');
     expect(JSON.stringify(reply.blocks)).toContain('/kudos settings');

@@ -1,0 +1,1 @@
+ALTER TABLE "workspace_settings" ADD COLUMN "require_message" boolean DEFAULT false NOT NULL;

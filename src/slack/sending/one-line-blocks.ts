@@ -1,0 +1,85 @@
+// The one-line send's faces: the ephemeral confirmation (what will be sent, to whom, the total; Send
+// and Edit), and the one line that replaces it once Send was pressed.
+import type { KudosRow, NewKudosRow } from '../../db/schema/index.js';
+import { formatUsd } from '../../domain/common/money.js';
+import { COMMAND, OneLine } from '../ids.js';
+import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
+import { escapeAndClip, escapeMrkdwn } from '../kit/mrkdwn-escape.js';
+import { perPerson, sendRecipients } from '../kit/recipients.js';
+
+type SendShown = Pick<
+  NewKudosRow,
+  | 'recipients'
+  | 'recipientCount'
+  | 'recipientGroupName'
+  | 'slackUsergroupId'
+  | 'recipientGroupId'
+  | 'amountCents'
+  | 'totalCents'
+  | 'designName'
+  | 'message'
+  | 'valueName'
+  | 'valueEmoji'
+>;
+
+function whom(send: SendShown): string {
+  return sendRecipients({
+    recipients: send.recipients,
+    recipientCount: send.recipientCount,
+    recipientGroupName: send.recipientGroupName ?? null,
+    slackUsergroupId: send.slackUsergroupId ?? null,
+    recipientGroupId: send.recipientGroupId ?? null,
+  });
+}
+
+/** "$25 each to <@A> and <@B>, a Thank You card: $50 in all". */
+function sendLine(send: SendShown): string {
+  const total = send.recipientCount > 1 ? `: *${formatUsd(send.totalCents)}* in all` : '';
+  const value = send.valueName
+    ? ` for ${send.valueEmoji ? `:${send.valueEmoji}: ` : ''}*${escapeMrkdwn(send.valueName)}*`
+    : '';
+  return `*${perPerson(send)}* to ${whom(send)}, a *${escapeMrkdwn(send.designName)}* card${value}${total}`;
+}
+
+/** The confirmation: the send, its message, what the sender should know; Send and Edit carry `value`. */
+export function buildOneLineConfirmation(
+  send: SendShown,
+  opts: { value: string; approvalReason?: string | undefined; notes: string[] },
+): SlackMessageContent {
+  const blocks: Block[] = [section(`:gift: Send ${sendLine(send)}?`)];
+  const message = send.message?.trim() ?? '';
+  if (message !== '') blocks.push(section(`>${escapeAndClip(message, 2900).split('\n').join('\n>')}`));
+  const aside = [
+    ...(opts.approvalReason ? [`Needs approval first: ${escapeMrkdwn(opts.approvalReason)}`] : []),
+    ...opts.notes.map(escapeMrkdwn),
+  ];
+  if (aside.length > 0) blocks.push(context(aside.join(' ')));
+  blocks.push({
+    type: 'actions',
+    elements: [
+      { type: 'button', action_id: OneLine.actions.send, text: plain('Send'), style: 'primary', value: opts.value },
+      { type: 'button', action_id: OneLine.actions.edit, text: plain('Edit'), value: opts.value },
+    ],
+  });
+  return {
+    text: `Send ${formatUsd(send.amountCents)} ${send.recipientCount > 1 ? 'each ' : ''}to ${send.recipientCount} ${send.recipientCount === 1 ? 'person' : 'people'} (${formatUsd(send.totalCents)} in all)?`,
+    blocks,
+  };
+}
+
+/** After Send: what became of it, in one line. */
+export function oneLineOutcome(row: KudosRow, waitsForApproval: boolean): string {
+  if (row.status === 'awaiting_approval' || waitsForApproval)
+    return `:hourglass_flowing_sand: Sent for approval: ${sendLine(row)}. You will get a message when it is decided.`;
+  if (['rejected', 'expired', 'canceled', 'failed'].includes(row.status))
+    return `This kudos was already handled (${row.status}); nothing more was sent.`;
+  return `:white_check_mark: Sent: ${sendLine(row)}. You will get a message when it is on its way.`;
+}
+
+export const ONE_LINE_EXPIRED = `This confirmation expired (after an hour); nothing was sent. Type \`${COMMAND} …\` again.`;
+export const ONE_LINE_EDITED = 'Opened in the send form; nothing was sent from here.';
+
+/** A send refused at Send: the problem, and that nothing was sent. */
+export function oneLineNotSent(problem: string): string {
+  return `:warning: Nothing was sent. ${problem}`;
+}
