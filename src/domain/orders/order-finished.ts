@@ -36,8 +36,10 @@ import {
   markOrderComplete,
   updateKudos,
 } from '../sending/kudos-store.js';
+import { tellRecipientsDelivered } from '../sending/recipient-dms.js';
+import { pointBouncesAt, senderDmNotice, senderDmState, updateSenderDm } from '../sending/sender-dm.js';
 import type { NotifyChannelOf } from '../workspaces/settings.js';
-import { notifyBounces } from './bounces.js';
+import { notifyBounces, recordBounces } from './bounces.js';
 
 /** What telling about a finished order needs (order-checks.ts adds the Rewards client for checking). */
 export interface CompletionDeps {
@@ -166,31 +168,32 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
       kudos: row,
       ...(order.cardName ? { cardName: order.cardName } : {}),
     });
-  if (pendingAnnouncement) {
+  // Bounces stay out of the channel: its notice counts the cards delivered, and none when none was.
+  const bounced = (order.bouncedCount ?? 0) > 0 ? await recordBounces(deps, row, order) : new Set<string>();
+  if (counts.sentCount > 0 && pendingAnnouncement) {
     await queueNoticeInThreadOf(deps.db, completedKey, {
       channel: pendingAnnouncement.channel,
       threadOf: pendingAnnouncement.id,
       message: completedMessage(),
     });
+  } else if (counts.sentCount > 0 && target) {
+    // Recorded is enough (the outbox posts what Slack did not take now); Slack's refusal is tried again.
+    const [result] = await postAllOnce(deps, [
+      { key: completedKey, notice: { to: target, message: completedMessage() } },
+    ]);
+    if (result?.status === 'rejected' && !isLeftToOutbox(result.reason)) throw result.reason;
   }
-  // The channel's notice and the sender's DM together: one insert and one update for both.
-  const results = await postAllOnce(deps, [
-    ...(target && !pendingAnnouncement
-      ? [{ key: completedKey, notice: { to: target, message: completedMessage() } }]
-      : []),
-    {
-      key: { kind: 'order.completed.dm', subject, ...ws },
-      notice: {
-        to: { userId: row.senderUserId },
-        message: deps.present({ type: 'order.delivered', kudos: row, counts }),
-      },
-    },
-  ]);
-  // Recorded is enough (the outbox posts what Slack did not take now); Slack's refusal is tried again.
-  const failure = results.find((r) => r.status === 'rejected' && !isLeftToOutbox(r.reason));
-  if (failure) throw (failure as PromiseRejectedResult).reason;
-  if ((order.bouncedCount ?? 0) > 0) await notifyBounces(deps, row, order);
+  // The sender's one DM, edited in place: delivered, with each bounced card and its fix.
+  const dm = await updateSenderDm(deps, row, 'delivered', deps.present(await senderDmNotice(deps.db, row, true)));
+  if (dm && bounced.size > 0) await pointBouncesAt(deps.db, row.id, dm);
+  await tellRecipientsDelivered(deps, row, await bouncedEmailsOf(deps.db, row.id, bounced));
   return { done: true };
+}
+
+/** Every address of a send that bounced (earlier parts' too), lower case. */
+async function bouncedEmailsOf(db: Database, kudosId: string, these: Set<string>): Promise<Set<string>> {
+  const { bounces } = await senderDmState(db, kudosId);
+  return new Set([...these, ...bounces.filter((b) => b.status !== 'resent').map((b) => b.email.toLowerCase())]);
 }
 
 async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order: Order): Promise<CompletionResult> {

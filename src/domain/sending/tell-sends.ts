@@ -8,6 +8,8 @@ import { findNotification, postAllOnce, resumeStalledNotices } from '../notices/
 import { announcementChannelOf, followAnnouncement } from './announce.js';
 import { partCount, partialNoticeSubject } from './kudos-parts.js';
 import { markNotified, markNotifiedStatement } from './kudos-store.js';
+import { recipientDmItems, settleRecipientDms } from './recipient-dms.js';
+import { senderDmNotice, updateSenderDm } from './sender-dm.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 type Notices = Parameters<typeof postAllOnce>[1];
@@ -107,14 +109,23 @@ export async function tellOutcome(deps: WorkerDeps, row: KudosRow, kudosLog: Log
   // A send of one order: the row is marked told in the statement that records where its notices
   // went. One of several parts may have an earlier announcement to edit first (followEarlierAnnouncement).
   if (partCount(row) === 1) {
-    await postAllOnce(deps, notices, {
+    const results = await postAllOnce(deps, notices, {
       andThen: (settled) => markNotifiedStatement(row.id, toldMessages(row, notices, settled, kudosLog)),
     });
+    await tellSenderWhoWasNotTold(deps, row, notices, results);
     return;
   }
   const results = await postAllOnce(deps, notices);
   await followEarlierAnnouncement(deps, row, notices, results, kudosLog);
   await markNotified(deps.db, row.id, toldMessages(row, notices, results, kudosLog));
+  await tellSenderWhoWasNotTold(deps, row, notices, results);
+}
+
+/** Recipients Slack would not let Kudos tell: recorded, and the sender's DM says so (the card still goes out). */
+async function tellSenderWhoWasNotTold(deps: WorkerDeps, row: KudosRow, notices: Notices, results: Posted) {
+  const untold = await settleRecipientDms(deps.db, notices, results);
+  if (untold.length === 0) return;
+  await updateSenderDm(deps, row, 'untold', deps.present(await senderDmNotice(deps.db, row, false)));
 }
 
 /** The sender's confirmation (placed, partial) or failure, and the channel's announcement when there is one. */
@@ -169,6 +180,9 @@ async function outcomeNotices(deps: WorkerDeps, row: KudosRow, kudosLog: Logger)
       notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) },
     });
   }
+  // The recipients are told when their cards go out: a scheduled send's once it is delivered.
+  if (row.status === 'placed' || (row.status === 'partial' && !row.scheduledAt))
+    notices.push(...recipientDmItems(row, deps.present));
   return notices;
 }
 

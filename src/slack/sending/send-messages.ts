@@ -1,8 +1,7 @@
-// Messages about a send: confirmation to the sender, public announcement, partial send, unknown
-// outcome, failure notice.
+// Messages about a send: public announcement, partial send, unknown outcome, failure notice. The
+// sender's confirmation, kept current, is sender-dm-blocks.ts.
 import type { KudosRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
-import { formatScheduled } from '../../domain/common/zoned-time.js';
 import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
 import { type Block, context, section, type SlackMessageContent } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
@@ -32,20 +31,6 @@ const MESSAGE_SECTIONS = 6;
 function quoteSections(message: string): Block[] {
   const pieces = splitMrkdwn(quote(message), 2999).slice(0, MESSAGE_SECTIONS);
   return pieces.map((piece, i) => section(i > 0 && !pieces[i - 1]!.endsWith('\n') ? `>${piece}` : piece));
-}
-
-export function buildConfirmation(row: KudosRow): SlackMessageContent {
-  const cost = row.costCents !== null ? formatUsd(row.costCents, row.costCurrency ?? 'USD') : formatUsd(row.totalCents);
-  const when =
-    row.status === 'scheduled' && row.scheduledAt
-      ? `is scheduled for ${formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC')}`
-      : 'is on its way';
-  const headline = `Your kudos to ${sendRecipients(row)} ${when}: a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}.`;
-  const orders = orderIdsOf(row);
-  return {
-    text: `Your kudos ${when}. ${orders.length > 1 ? `${orders.length} orders, the first ${orders[0]}` : `Order ${row.orderId ?? ''}`}, cost ${cost}.`,
-    blocks: [section(`:white_check_mark: ${headline}`), context(`${ordersText(row)} · cost ${cost}`)],
-  };
 }
 
 export function buildAnnouncement(row: KudosRow): SlackMessageContent {
