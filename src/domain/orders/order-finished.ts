@@ -4,9 +4,10 @@
 // Slack does not take now (paced to a post a second per channel, rate-limited, its answer lost) and
 // one that must follow an announcement still waiting for its turn are posted by the outbox, so the
 // check closes and the Rewards API is not asked about the order again.
-//   kudos:        completion notice in the announcement's thread (or the notification channel),
-//                 a DM to the sender, and one DM per bounced recipient with "Fix address and resend";
-//                 a scheduled kudos is announced here, when it actually went out;
+//   kudos:        completion notice in the announcement's thread (or the notification channel; the
+//                 cards delivered only, never a bounce), the sender's one DM edited to delivered (each
+//                 bounced card in it with "Fix address and resend"), each recipient's DM edited to say
+//                 where to look; a scheduled kudos is announced (and its recipients told) here;
 //   reward links: the links by DM to the requester only (never in a channel);
 //   other orders: (placed outside Slack) a completion notice under the "placed outside Slack" notice.
 import { eq } from 'drizzle-orm';
