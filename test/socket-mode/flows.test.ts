@@ -221,7 +221,11 @@ describe('Socket Mode: the flows of HTTP, over the socket', () => {
       'U_MANAGER',
     );
     expect(answer.body).toBe('');
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.ts === dm.ts && m.edited));
+    await stack.sim.waitFor(() =>
+      stack.sim
+        .messages('U_MANAGER')
+        .find((m) => m.ts === dm.ts && JSON.stringify(m.blocks ?? []).includes('eli.fixed@example.com')),
+    );
     const resent = ((await emulator.emails()) as Array<{ kind: string; to: string; orderId: string }>).filter(
       (e) => e.kind === 'resend',
     );

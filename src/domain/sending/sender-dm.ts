@@ -8,7 +8,7 @@ import { asc, eq } from 'drizzle-orm';
 import type { BouncedRecipientRow, KudosRow, NotificationRow } from '../../db/schema/index.js';
 import { bouncedRecipients } from '../../db/schema/index.js';
 import type { PostedMessage, RenderedMessage } from '../common/ports.js';
-import type { Notice } from '../notices/notices.js';
+import type { Notice, NoticePresenter } from '../notices/notices.js';
 import { editOnce, findNotification, type NoticeDeps, postOnceOrLater } from '../notices/outbox.js';
 import { partialNoticeSubject } from './kudos-parts.js';
 import { untoldRecipients } from './recipient-dms.js';
@@ -90,4 +90,12 @@ export async function pointBouncesAt(db: NoticeDeps['db'], kudosId: string, dm: 
     .update(bouncedRecipients)
     .set({ dmChannel: dm.channel, dmTs: dm.ts })
     .where(eq(bouncedRecipients.kudosId, kudosId));
+}
+
+/** A scheduled send cancelled: the sender's DM about it says so (in place). */
+export async function tellSenderCancelled(
+  deps: NoticeDeps & { present: NoticePresenter },
+  row: KudosRow,
+): Promise<void> {
+  await updateSenderDm(deps, row, 'canceled', deps.present(await senderDmNotice(deps.db, row, false)));
 }
