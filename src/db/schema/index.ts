@@ -18,3 +18,4 @@ export * from './rewards-connections.js';
 export * from './rate-budgets.js';
 export * from './campaigns.js';
 export * from './slack-call-schedules.js';
+export * from './design-pictures.js';

@@ -45,8 +45,8 @@ export type Notice =
   | { type: 'kudos.thanks'; kudos: KudosRow; fromUserId: string; words: string; audience: 'sender' | 'thread' }
   /** Under the announcement: a card that had not arrived was resent and is on its way (no word of a bounce). */
   | { type: 'kudos.resent'; kudos: KudosRow; bounce: BouncedRecipientRow }
-  /** In the notification channel: who thanked whom. */
-  | { type: 'kudos.announced'; kudos: KudosRow }
+  /** In the notification channel: who thanked whom (`picture`: the design's, an https URL an admin set). */
+  | { type: 'kudos.announced'; kudos: KudosRow; picture?: string }
   /** To the sender: the API did not answer in time; the order may exist, so do not send again. */
   | { type: 'kudos.outcome_unknown'; kudos: KudosRow }
   /** To the sender: the send was given up. */

@@ -28,7 +28,7 @@ import {
   REWARD_LINKS_NOTICE_KIND,
 } from '../notices/outbox.js';
 import { linkNoticeNumbering } from '../reward-links/link-parts.js';
-import { announcementChannelOf } from '../sending/announce.js';
+import { announcementChannelOf, announcementNotice } from '../sending/announce.js';
 import { orderIdsOf, partCount } from '../sending/kudos-parts.js';
 import {
   getKudos,
@@ -147,7 +147,7 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
       const announced = await postOnceOrLater(
         deps,
         { kind: 'kudos.announcement', subject: row.id, ...ws },
-        { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) },
+        { to: { channel }, message: deps.present(await announcementNotice(deps.db, row)) },
       );
       if (announced !== 'later' && announced.posted) {
         thread = announced.message;

@@ -5,7 +5,7 @@ import type { Logger } from '../../config/logger.js';
 import type { KudosRow, NotificationRow } from '../../db/schema/index.js';
 import { isChatRefusal } from '../common/ports.js';
 import { findNotification, postAllOnce, resumeStalledNotices } from '../notices/outbox.js';
-import { announcementChannelOf, followAnnouncement } from './announce.js';
+import { announcementChannelOf, announcementNotice, followAnnouncement } from './announce.js';
 import { partCount, partialNoticeSubject } from './kudos-parts.js';
 import { markNotified, markNotifiedStatement } from './kudos-store.js';
 import { recipientDmItems, settleRecipientDms } from './recipient-dms.js';
@@ -177,7 +177,7 @@ async function outcomeNotices(deps: WorkerDeps, row: KudosRow, kudosLog: Logger)
   if (channel && (row.status === 'placed' || (row.status === 'partial' && !row.scheduledAt))) {
     notices.push({
       key: { kind: 'kudos.announcement', subject: row.id, ...ws },
-      notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) },
+      notice: { to: { channel }, message: deps.present(await announcementNotice(deps.db, row)) },
     });
   }
   // The recipients are told when their cards go out: a scheduled send's once it is delivered.
@@ -245,7 +245,8 @@ async function followEarlierAnnouncement(
   if (result?.status === 'fulfilled' && !result.value.posted) announced = result.value.existing;
   else if (i < 0 && row.scheduledAt) announced = await findNotification(deps.db, 'kudos.announcement', row.id);
   if (!announced) return;
-  const outcome = await followAnnouncement(deps, row, announced, deps.present({ type: 'kudos.announced', kudos: row }));
+  const message = deps.present(await announcementNotice(deps.db, row));
+  const outcome = await followAnnouncement(deps, row, announced, message);
   if (outcome !== 'unchanged' && outcome !== 'recorded')
     kudosLog.info('the announcement follows the send, which reached more people', {
       outcome,

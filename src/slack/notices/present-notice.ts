@@ -35,7 +35,7 @@ export const presentNotice: NoticePresenter = (notice) => {
     case 'kudos.resent':
       return buildResentNotice(notice.bounce);
     case 'kudos.announced':
-      return buildAnnouncement(notice.kudos);
+      return buildAnnouncement(notice.kudos, notice.picture);
     case 'kudos.outcome_unknown':
       return buildOutcomeUnknown(notice.kudos);
     case 'kudos.failed':

@@ -4,7 +4,7 @@ import type { KudosRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
 import { type Block, context, section, type SlackMessageContent } from '../kit/mrkdwn.js';
-import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
+import { clip, escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
 import { perPerson, sendRecipients } from '../kit/recipients.js';
 import { isSafePermalink } from './send-modal-blocks.js';
 
@@ -33,7 +33,8 @@ function quoteSections(message: string): Block[] {
   return pieces.map((piece, i) => section(i > 0 && !pieces[i - 1]!.endsWith('\n') ? `>${piece}` : piece));
 }
 
-export function buildAnnouncement(row: KudosRow): SlackMessageContent {
+/** `picture`: the design's picture, an https URL an admin set (domain/workspaces/design-pictures.ts); none, no image. */
+export function buildAnnouncement(row: KudosRow, picture?: string): SlackMessageContent {
   // A partial send is announced for the people it reached.
   const reached = placedRecipientCount(row);
   const who = sendRecipients(row, reached);
@@ -43,6 +44,8 @@ export function buildAnnouncement(row: KudosRow): SlackMessageContent {
   if (row.message.trim() !== '') blocks.push(...quoteSections(row.message));
   if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl))
     blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
+  if (picture?.startsWith('https://'))
+    blocks.push({ type: 'image', image_url: picture, alt_text: clip(`${row.designName} card`, 2000) });
   return {
     text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${reached} ${reached === 1 ? 'person' : 'people'}`,
     blocks,

@@ -218,3 +218,50 @@ describe('a bounce, its resend and the announcement thread', () => {
     expect(senderDmCalls().updates).toBeGreaterThanOrEqual(2);
   });
 });
+
+describe("the design's picture in the announcement", () => {
+  const say = async (userId: string, text: string) =>
+    ((await sim().slashCommand(userId, text, 'C_GENERAL')).body as { text?: string }).text ?? '';
+
+  it('an admin sets an https picture per design; other URLs and other people are refused; no picture, no image', async () => {
+    expect(await say('U_MANAGER', 'picture CC-THANK-YOU https://cdn.example.com/thanks.png')).toContain(
+      'Only Kudos admins',
+    );
+    expect(await say('U_ADMIN', 'picture CC-THANK-YOU http://cdn.example.com/thanks.png')).toContain('Only https://');
+    expect(await say('U_ADMIN', 'picture CC-THANK-YOU not-a-url')).toContain('not a URL');
+    expect(await say('U_ADMIN', 'picture CC-NOPE https://cdn.example.com/x.png')).toContain('no design');
+    expect(await say('U_ADMIN', 'picture CC-THANK-YOU <https://cdn.example.com/thanks.png>')).toContain(
+      'announced with that picture',
+    );
+    expect(await say('U_ADMIN', 'picture')).toContain('CC-THANK-YOU');
+
+    const row = await send(['U_EMP1']);
+    const announcement = await sim().waitFor(() =>
+      sim()
+        .messages('C_KUDOS')
+        .find((m) => m.ts === row.announcementTs),
+    );
+    expect(announcement.blocks).toContainEqual(
+      expect.objectContaining({ type: 'image', image_url: 'https://cdn.example.com/thanks.png' }),
+    );
+
+    // Removed: the next announcement has no image block at all.
+    expect(await say('U_ADMIN', 'picture CC-THANK-YOU none')).toContain('without a picture');
+    const view = await openSendModal(e2e.stack, 'U_MANAGER');
+    await sim().submitView(
+      view.id,
+      sendModalValues({ users: ['U_EMP2'], design: 'CC-THANK-YOU', amount: '10' }),
+      'U_MANAGER',
+    );
+    const second = await eventually(
+      async () => (await e2e.db.select().from(kudos)).find((k) => k.id !== row.id && k.announcementTs),
+      10_000,
+    );
+    const plain = await sim().waitFor(() =>
+      sim()
+        .messages('C_KUDOS')
+        .find((m) => m.ts === second.announcementTs),
+    );
+    expect((plain.blocks ?? []).some((b) => (b as { type?: string }).type === 'image')).toBe(false);
+  });
+});
