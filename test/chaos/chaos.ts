@@ -729,7 +729,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const chargedCents = orders.reduce((total, o) => total + Math.round(Number(o.totalCost?.amount ?? 0) * 100), 0);
     const recordedCents = rows.filter(spent).reduce((total, r) => total + (r.costCents ?? r.totalCents), 0);
     const placedRows = rows.filter((r) => r.status === 'placed');
-    const confirmations = placedRows.map((r) => countTold(r.id, /^Your kudos is on its way/));
+    const confirmations = placedRows.map((r) => countTold(r.id, /^Your kudos (is on its way|was delivered)/));
 
     // Approvals.
     let approvals: ApprovalsResult | undefined;
