@@ -135,6 +135,25 @@ describe('the recipient is told', () => {
     );
     expect(sim().openViews('U_EMP3')).toHaveLength(0);
   });
+
+  it('a thank-you for a kudos of another workspace is refused with one line, and posts nothing', async () => {
+    const row = await send(['U_EMP1']);
+    const { postSignedPayload, viewSubmissionPayload } = await import('../../support/app.js');
+    const form = {
+      id: 'V_OTHER',
+      type: 'modal',
+      callback_id: 'say_thanks',
+      private_metadata: JSON.stringify({ kudosId: row.id }),
+    };
+    const values = { say_thanks_words: { words: { type: 'plain_text_input', value: 'Thanks from elsewhere' } } };
+    const answer = await postSignedPayload(e2e.stack.app.url, viewSubmissionPayload(form, values, 'U_EMP1', 'T0BETA'));
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text)).toMatchObject({
+      response_action: 'errors',
+      errors: { say_thanks_words: 'This kudos is not known here.' },
+    });
+    expect(JSON.stringify(sim().messages())).not.toContain('Thanks from elsewhere');
+  });
 });
 
 describe('a recipient Slack will not let the app message', () => {
