@@ -63,8 +63,14 @@ function headline(row: KudosRow, delivered: boolean, bounces: BouncedRecipientRo
   }
   const reached = placedRecipientCount(row);
   const open = bounces.filter((b) => b.status !== 'resent').length;
-  if (open === 0) return `:mailbox_with_mail: Your kudos to ${sendRecipients(row)} was delivered: ${card}.`;
-  return `:warning: Your kudos to ${sendRecipients(row)} was delivered to ${(reached - open).toLocaleString('en-US')} of ${cards(reached)}; ${open === 1 ? 'one address' : `${open} addresses`} bounced (see below).`;
+  const people = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'person' : 'people'}`;
+  // A send that went out only in part says so at every step: the rest were never sent.
+  const part =
+    row.status === 'partial'
+      ? ` It reached ${people(reached)} of ${people(row.recipientCount)}; the others were not sent and nothing was charged for them.`
+      : '';
+  if (open === 0) return `:mailbox_with_mail: Your kudos to ${sendRecipients(row)} was delivered: ${card}.${part}`;
+  return `:warning: Your kudos to ${sendRecipients(row)} was delivered to ${(reached - open).toLocaleString('en-US')} of ${cards(reached)}; ${open === 1 ? 'one address' : `${open} addresses`} bounced (see below).${part}`;
 }
 
 export function buildSenderDm(notice: Extract<Notice, { type: 'kudos.sender_dm' }>): SlackMessageContent {
