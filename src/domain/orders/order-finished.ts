@@ -187,7 +187,10 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
   // The sender's one DM, edited in place: delivered, with each bounced card and its fix.
   const dm = await updateSenderDm(deps, row, 'delivered', deps.present(await senderDmNotice(deps.db, row, true)));
   if (dm && bounced.size > 0) await pointBouncesAt(deps.db, row.id, dm);
-  await tellRecipientsDelivered(deps, row, await bouncedEmailsOf(deps.db, row.id, bounced));
+  const untold = await tellRecipientsDelivered(deps, row, await bouncedEmailsOf(deps.db, row.id, bounced));
+  // A scheduled send tells its recipients only now: the sender hears who could not be told.
+  if (untold.length > 0)
+    await updateSenderDm(deps, row, 'untold_at_delivery', deps.present(await senderDmNotice(deps.db, row, true)));
   return { done: true };
 }
 

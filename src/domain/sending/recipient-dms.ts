@@ -82,12 +82,13 @@ export async function untoldRecipients(db: NoticeDeps['db'], kudosId: string): P
  * A send is delivered: each recipient's DM says where to look (edited once; posted now for a person
  * not told yet, e.g. a scheduled send, which tells its recipients when it arrives). Not for the people
  * whose card bounced (`bounced`: their e-mail addresses, lower case), nor those who could not be told.
+ * Returns the people newly known not told (a scheduled send's, told only now).
  */
 export async function tellRecipientsDelivered(
   deps: NoticeDeps & { present: NoticePresenter },
   row: KudosRow,
   bounced: Set<string>,
-): Promise<void> {
+): Promise<string[]> {
   const told = new Map<string, NotificationRow>();
   const rows = await deps.db
     .select()
@@ -114,5 +115,5 @@ export async function tellRecipientsDelivered(
       });
     }
   }
-  if (fresh.length > 0) await settleRecipientDms(deps.db, fresh, await postAllOnce(deps, fresh));
+  return fresh.length > 0 ? settleRecipientDms(deps.db, fresh, await postAllOnce(deps, fresh)) : [];
 }
