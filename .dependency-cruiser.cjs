@@ -62,14 +62,16 @@ const SLACK_FEATURE_EDGES = {
   // App Home shows a section of each feature and opens the settings form.
   home: ['automations', 'finance', 'recognition', 'sending', 'workspaces'],
   // The send form offers campaigns and their templates and the workspace's default design and group,
-  // and says when the Rewards account is not connected.
-  sending: ['finance', 'workspaces'],
+  // and says when the Rewards account is not connected; Say thanks posts through the notice presenter.
+  sending: ['finance', 'workspaces', 'notices'],
   // The campaign form reuses the send form's design options; the ledger CSV is sent as the audit CSV is.
   finance: ['sending', 'workspaces'],
   // The automation forms reuse the settings form's input builder.
   automations: ['workspaces'],
-  // The reward-link approval flow is given the notice presenter (linkApprovalDeps).
+  // The reward-link approval flow, a recipient's Say thanks and a bounce's resend are given the notice
+  // presenter (what they tell goes through the notice outbox).
   'reward-links': ['notices'],
+  orders: ['notices'],
 };
 
 const slackFeaturesApart = SLACK_FEATURES.map((feature) => {

@@ -21,6 +21,8 @@ export interface WorkspaceUser {
   invited?: boolean;
   /** One-line role shown in the simulator's "who am I" switch. */
   role: string;
+  /** Turned off the app's Messages tab: the app's DMs to them are refused (`messages_tab_disabled`). */
+  closedDms?: boolean;
   /** Values of the workspace's custom profile fields (users.profile.get `fields`), by field id. */
   profileFields?: Record<string, string>;
 }

@@ -295,6 +295,8 @@ const handlers: Record<string, Handler> = {
       return fail(target.isPrivate ? 'channel_not_found' : 'not_in_channel');
     const check = checkMessageContent(args, { requireContent: true });
     if (!check.ok) return fail(check.error, check.messages);
+    const dmUser = s.imUser(channel);
+    if (dmUser && s.user(dmUser)?.closedDms) return fail('messages_tab_disabled');
     const threadTs = str(args.thread_ts);
     if (threadTs && !s.findMessage(channel, threadTs)) return fail('thread_not_found');
     const metadata = checkMetadata(args.metadata);

@@ -82,6 +82,13 @@ export const BounceFix = {
   actions: { open: 'bounce_fix_open', email: 'email' },
 } as const;
 
+/** A recipient's "Say thanks" (src/slack/sending/say-thanks.ts): the button carries the kudos id. */
+export const SayThanks = {
+  callbackId: 'say_thanks',
+  blocks: { words: 'say_thanks_words' },
+  actions: { open: 'say_thanks_open', words: 'words' },
+} as const;
+
 /** Approval requests (src/slack/approvals/approval-blocks.ts): buttons carry the kudos id as their value. */
 export const Approval = {
   blockPrefix: 'approval_',

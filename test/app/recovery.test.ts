@@ -63,7 +63,7 @@ describe('worker recovery', () => {
     expect(placed!.orderId).toBe(order.orderId);
     expect(await allOrders(e2e.stack.app)).toHaveLength(1);
     const dm = await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').at(-1));
-    expect(dm.text).toContain(order.orderId);
+    expect(dm.text).toMatch(/^Your kudos (is on its way|was delivered)/);
   });
 
   it('an instance stopped while placing releases the row; another instance finishes it with the same key', async () => {
@@ -144,7 +144,7 @@ describe('worker recovery', () => {
     expect(e2e.stack.sim.messages('C_KUDOS').filter((m) => m.text === 'Kudos from Maya Manager')).toHaveLength(1);
     const confirmations = e2e.stack.sim
       .messages('U_MANAGER')
-      .filter((m) => m.text.includes(order.orderId) || JSON.stringify(m.blocks ?? []).includes(order.orderId));
+      .filter((m) => /^Your kudos (is on its way|was delivered)/.test(m.text));
     expect(confirmations).toHaveLength(1);
   });
 

@@ -698,7 +698,8 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const ordersByKey = countBy(orderKeys);
     const keysSharedAcrossKudos =
       orderKeys.length - new Set(orderKeys).size + orderKeys.filter((k) => !kudosByKey.has(k)).length;
-    // Who an announcement is from (`<@U…> sent kudos`), which order a completion notice is about (`Order \`…\``).
+    // Who an announcement is from (`<@U…> sent kudos`), whose kudos a completion notice is about
+    // (`Kudos from <@U…>: … delivered`; plain words, no order id). Each sender sends one kudos.
     const posts = sim.calls
       .filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === CHANNEL)
       .map((c) => JSON.stringify(c.args));
@@ -708,8 +709,10 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         .map((p) => /<@(U_[A-Z0-9_]+)> sent kudos/.exec(p)?.[1])
         .filter((sender) => sender !== undefined && mainSenders.has(sender)),
     );
-    const noticesByOrder = countBy(
-      posts.filter((p) => p.includes('· complete')).map((p) => /Order `([^`]+)`/.exec(p)?.[1]),
+    const noticesBySender = countBy(
+      posts
+        .map((p) => /Kudos from <@(U_[A-Z0-9_]+)>: [^"]*delivered/.exec(p)?.[1])
+        .filter((sender) => sender !== undefined && mainSenders.has(sender)),
     );
     // What each sender was told in their DM.
     const dmsOf = (sender: string) => theSim.messages(sender).filter((m) => !m.ephemeral && m.bot_id);
@@ -729,7 +732,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
     const chargedCents = orders.reduce((total, o) => total + Math.round(Number(o.totalCost?.amount ?? 0) * 100), 0);
     const recordedCents = rows.filter(spent).reduce((total, r) => total + (r.costCents ?? r.totalCents), 0);
     const placedRows = rows.filter((r) => r.status === 'placed');
-    const confirmations = placedRows.map((r) => countTold(r.id, /^Your kudos is on its way/));
+    const confirmations = placedRows.map((r) => countTold(r.id, /^Your kudos (is on its way|was delivered)/));
 
     // Approvals.
     let approvals: ApprovalsResult | undefined;
@@ -848,7 +851,7 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       };
     }
 
-    const missingCompletion = placedRows.filter((r) => !noticesByOrder.has(r.orderId ?? ''));
+    const missingCompletion = placedRows.filter((r) => !noticesBySender.has(r.senderUserId));
     const missingCompletionDetails: Array<Record<string, unknown>> = [];
     for (const r of missingCompletion.slice(0, 10)) {
       const [check] = await db.db
@@ -873,9 +876,9 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
       announcements: sum(announcementsBySender),
       duplicateAnnouncements: sum(announcementsBySender) - announcementsBySender.size,
       missingAnnouncements: placedRows.filter((r) => !announcementsBySender.has(r.senderUserId)).length,
-      completionNotices: sum(noticesByOrder),
-      duplicateCompletionNotices: sum(noticesByOrder) - noticesByOrder.size,
-      missingCompletionNotices: placedRows.filter((r) => !noticesByOrder.has(r.orderId ?? '')).length,
+      completionNotices: sum(noticesBySender),
+      duplicateCompletionNotices: sum(noticesBySender) - noticesBySender.size,
+      missingCompletionNotices: placedRows.filter((r) => !noticesBySender.has(r.senderUserId)).length,
       duplicateConfirmations: confirmations.filter((c) => c > 1).length,
       missingConfirmations: confirmations.filter((c) => c === 0).length,
       chargedCents,

@@ -132,7 +132,7 @@ export async function runFirstParts(ctx: MoneyFaultsContext): Promise<FirstParts
     chargedCents: sendOrders.reduce((n, o) => n + cents(o.totalCost?.amount), 0),
     recordedCents: row?.costCents ?? 0,
     toldNothingCharged: dms.filter((m) => m.text.includes('Nothing was charged')).length,
-    toldOnItsWay: dms.filter((m) => m.text.startsWith('Your kudos is on its way')).length,
+    toldOnItsWay: dms.filter((m) => /^Your kudos (is on its way|was delivered)/.test(m.text)).length,
   };
   if (!settled && row) {
     const mapped = await db.db

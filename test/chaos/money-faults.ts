@@ -259,13 +259,15 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
       .filter((c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === ctx.channel)
       .map((c) => JSON.stringify(c.args));
   const announcedBy = (sender: string) => posts().filter((p) => p.includes(`<@${sender}> sent kudos`)).length;
-  const noticeFor = (orderId: string) =>
-    posts().filter((p) => p.includes('· complete') && p.includes(`Order \`${orderId}\``)).length;
+  // The completion notice names the sender, never the order id (plain words).
+  const noticeFor = (sender: string) =>
+    posts().filter((p) => p.includes(`Kudos from <@${sender}>:`) && p.includes('delivered')).length;
+  // The sender's one DM, edited in place to "delivered".
   const wentOut = (sender: string) =>
-    sim.messages(sender).filter((m) => !m.ephemeral && m.text.startsWith('Your kudos went out')).length;
+    sim.messages(sender).filter((m) => !m.ephemeral && m.text.startsWith('Your kudos was delivered')).length;
   await until('scheduled sends announced', ctx.settleTimeoutMs, async () =>
     booked.every(
-      (r) => announcedBy(r.senderUserId) >= 1 && noticeFor(r.orderId ?? '') >= 1 && wentOut(r.senderUserId) >= 1,
+      (r) => announcedBy(r.senderUserId) >= 1 && noticeFor(r.senderUserId) >= 1 && wentOut(r.senderUserId) >= 1,
     ),
   );
   await sleep(3000); // anything doubled shows up
@@ -278,7 +280,7 @@ export async function runMoneyFaults(ctx: MoneyFaultsContext): Promise<MoneyFaul
   const scheduledProblems: string[] = [];
   for (const r of after) {
     const a = announcedBy(r.senderUserId);
-    const n = noticeFor(r.orderId ?? '');
+    const n = noticeFor(r.senderUserId);
     const w = wentOut(r.senderUserId);
     const orders = scheduledOrders.filter((o) => (o.clientOrderId ?? o.idempotencyKey) === r.idempotencyKey).length;
     if (a !== 1 || n !== 1 || w !== 1 || orders !== 1 || r.orderStatus !== 'COMPLETE')

@@ -45,6 +45,7 @@ import {
   OneLine,
   Recurring,
   RewardsConnect,
+  SayThanks,
   ScheduledList,
   SendModal,
   SendModalMore,
@@ -471,6 +472,27 @@ const ID_HANDLERS: IdHandler[] = [
         Approval.rejectModal.callbackId,
         { kudosId: id },
         { [Approval.rejectModal.blocks.reason]: { [Approval.rejectModal.actions.reason]: text('no') } },
+      ),
+  },
+  {
+    kind: 'action',
+    id: SayThanks.actions.open,
+    what: 'Say thanks on a recipient DM (kudos)',
+    ids: (a) => [a.kudosScheduled, a.kudosCanceled],
+    answer: 'message',
+    payload: (id) => click(SayThanks.actions.open, id),
+  },
+  {
+    kind: 'view',
+    id: SayThanks.callbackId,
+    what: 'the Say thanks form (kudos)',
+    ids: (a) => [a.kudosScheduled, a.kudosCanceled],
+    answer: 'ack',
+    payload: (id) =>
+      submit(
+        SayThanks.callbackId,
+        { kudosId: id },
+        { [SayThanks.blocks.words]: { [SayThanks.actions.words]: text('thanks') } },
       ),
   },
   {

@@ -91,7 +91,7 @@ describe('order.created', () => {
 
     await emulator.advance(5); // the order completes; reconciliation notices it
     const done = await stack.sim.waitFor(() => stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === notice.ts));
-    expect(done.text).toContain('1 of 1 card delivered');
+    expect(done.text).toContain('1 card delivered');
     expect(channelNotices(order.orderId).filter((m) => !m.thread_ts)).toHaveLength(1);
     const check = await eventually(async () =>
       (await testDb.db.select().from(orderChecks).where(eq(orderChecks.orderId, order.orderId))).find((c) => c.doneAt),
@@ -224,15 +224,17 @@ describe('completion of kudos sent from Slack', () => {
     const reply = await stack.sim.waitFor(() =>
       stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs),
     );
-    expect(reply.text).toContain('2 of 2 cards delivered');
-    const dm = await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.includes('went out')));
-    expect(dm.text).toContain('2 of 2 cards delivered');
+    expect(reply.text).toContain('2 cards delivered');
+    const dm = await stack.sim.waitFor(() =>
+      stack.sim.messages('U_MANAGER').find((m) => m.text.includes('was delivered')),
+    );
+    expect(dm.text).toContain('Your kudos was delivered.');
     await eventually(
       async () => (await testDb.db.select().from(kudos).where(eq(kudos.id, row.id)))[0]!.orderStatus === 'COMPLETE',
     );
     await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
     expect(stack.sim.messages('C_KUDOS').filter((m) => m.thread_ts)).toHaveLength(1);
-    expect(stack.sim.messages('U_MANAGER').filter((m) => m.text.includes('went out'))).toHaveLength(1);
+    expect(stack.sim.messages('U_MANAGER').filter((m) => m.text.startsWith('Your kudos'))).toHaveLength(1);
   });
 
   it('survives a restart: a check scheduled by one instance is finished by the next', async () => {
@@ -246,7 +248,7 @@ describe('completion of kudos sent from Slack', () => {
     const reply = await stack.sim.waitFor(() =>
       stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === row.announcementTs),
     );
-    expect(reply.text).toContain('1 of 1 card delivered');
+    expect(reply.text).toContain('the card is delivered');
     await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
   });
 
@@ -277,7 +279,7 @@ describe('completion of kudos sent from Slack', () => {
     const reply = await stack.sim.waitFor(() =>
       stack.sim.messages('C_KUDOS').find((m) => m.thread_ts === announcement.ts),
     );
-    expect(reply.text).toContain('1 of 1 card delivered');
+    expect(reply.text).toContain('the card is delivered');
     const updated = await eventually(async () =>
       (await testDb.db.select().from(kudos)).find((k) => k.announcementTs === announcement.ts),
     );
@@ -301,7 +303,7 @@ describe('completion of kudos sent from Slack', () => {
     await eventually(async () => (await testDb.db.select().from(orderChecks)).every((c) => c.doneAt));
     expect(stack.sim.messages('C_KUDOS').filter((m) => m.thread_ts)).toHaveLength(1);
     const posted = await testDb.db.select().from(notifications).where(eq(notifications.subject, row.orderId!));
-    expect(posted.map((n) => n.kind).sort()).toEqual(['order.completed', 'order.completed.dm']);
+    expect(posted.map((n) => n.kind).sort()).toEqual(['order.completed']);
     expect(posted.every((n) => n.ts)).toBe(true);
   });
 
@@ -452,7 +454,7 @@ describe('completion of kudos sent from Slack', () => {
     }, 10_000);
     expect(placed.orderId).toBe(order.orderId);
     // The sender hears that it went through after all; nothing "outside Slack" is posted.
-    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => mentions(m, order.orderId)));
+    await stack.sim.waitFor(() => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos')));
     expect(stack.sim.messages('C_KUDOS').filter((m) => m.text.includes('outside Slack'))).toHaveLength(0);
   });
 });

@@ -19,3 +19,4 @@ export * from './rate-budgets.js';
 export * from './campaigns.js';
 export * from './slack-call-schedules.js';
 export * from './company-values.js';
+export * from './design-pictures.js';

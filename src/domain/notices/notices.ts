@@ -25,10 +25,28 @@ export type ApproversAsked =
 export const LINKS_PER_NOTICE = 50;
 
 export type Notice =
-  /** To the sender: their order was placed (or booked for later). */
+  /** To the sender: their order was placed (or booked for later). The first state of the sender's one DM. */
   | { type: 'kudos.placed'; kudos: KudosRow }
-  /** In the notification channel: who thanked whom. */
-  | { type: 'kudos.announced'; kudos: KudosRow }
+  /**
+   * The sender's one DM about a send, as it is now (edited in place, sending/sender-dm.ts): on its way or
+   * `delivered`, each bounced card with its fix (or resend), the people Slack would not let Kudos tell.
+   */
+  | {
+      type: 'kudos.sender_dm';
+      kudos: KudosRow;
+      delivered: boolean;
+      bounces: BouncedRecipientRow[];
+      untold: string[];
+      note?: string;
+    }
+  /** To one recipient: who thanked them, with what, and where the card goes (`email`: delivered there). */
+  | { type: 'kudos.recipient'; kudos: KudosRow; userId: string; deliveredTo?: string }
+  /** A recipient's thank-you: to the sender (in their DM's thread) or under the announcement. */
+  | { type: 'kudos.thanks'; kudos: KudosRow; fromUserId: string; words: string; audience: 'sender' | 'thread' }
+  /** Under the announcement: a card that had not arrived was resent and is on its way (no word of a bounce). */
+  | { type: 'kudos.resent'; kudos: KudosRow; bounce: BouncedRecipientRow }
+  /** In the notification channel: who thanked whom (`picture`: the design's, an https URL an admin set). */
+  | { type: 'kudos.announced'; kudos: KudosRow; picture?: string }
   /** To the sender: the API did not answer in time; the order may exist, so do not send again. */
   | { type: 'kudos.outcome_unknown'; kudos: KudosRow }
   /** To the sender: the send was given up. */
@@ -37,14 +55,6 @@ export type Notice =
   | { type: 'kudos.partial'; kudos: KudosRow; reason: string }
   /** In the channel (under the announcement when there is one): an order finished. */
   | { type: 'order.completed'; orderId: string; counts: DeliveryCounts; kudos?: KudosRow; cardName?: string }
-  /** To the sender: their kudos went out. */
-  | { type: 'order.delivered'; kudos: KudosRow; counts: DeliveryCounts }
-  /** To the sender: one recipient's card bounced (with the way to fix the address). */
-  | { type: 'order.bounced'; bounce: BouncedRecipientRow }
-  /** The bounce DM, updated: the card was resent to the corrected address (`note`: what else to do). */
-  | { type: 'bounce.resent'; bounce: BouncedRecipientRow; note?: string }
-  /** The bounce DM, updated: resending failed (with the way to try again). */
-  | { type: 'bounce.resend_failed'; bounce: BouncedRecipientRow; reason: string }
   /** In the channel: an order was placed outside Slack. */
   | {
       type: 'order.external';

@@ -529,6 +529,22 @@ async function giveUp(db: Database, id: string, error: string): Promise<void> {
 }
 
 /**
+ * Records that a notice will never be posted (Slack refused it for good: a person whose DMs are closed
+ * to the app, a user not found), so that nobody posts it later and others can ask who was not told.
+ * A notice posted meanwhile stays posted.
+ */
+export async function giveUpNotice(db: Database, key: NotificationKey, error: unknown): Promise<void> {
+  await db
+    .insert(notifications)
+    .values({ ...keyColumns(key), failedAt: sql`now()`, error: errorCodeOf(error) })
+    .onConflictDoUpdate({
+      target: [notifications.kind, notifications.subject],
+      set: { failedAt: sql`now()`, error: errorCodeOf(error), claimedUntil: null },
+      setWhere: isNull(notifications.postedAt),
+    });
+}
+
+/**
  * Erases the message of notices posted or given up more than `retentionDays` ago (the row stays: it
  * is what keeps a notice from being posted twice, and where it went is threaded under). Returns how many.
  */

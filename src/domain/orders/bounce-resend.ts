@@ -23,8 +23,8 @@ import { describeForUser } from '../accounts/rewards-failures.js';
 import { type Messenger } from '../common/ports.js';
 import { type Refused, refused } from '../common/refusal.js';
 import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
-import { workspaceOfRow } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
+import { tellResendOutcome } from './resend-notices.js';
 
 /**
  * Every status a bounced card may be written with, from each status (common/status-transitions.ts):
@@ -330,14 +330,10 @@ export async function recoverStuckResends(
     const outcome = await performResend(deps, claimed, leaseMs, { lookFirst: true });
     recovered++;
     const latest = outcome.row ?? claimed;
-    if (!latest.dmChannel || !latest.dmTs) continue;
-    const notice = outcome.ok
-      ? ({ type: 'bounce.resent', bounce: latest, ...(outcome.note ? { note: outcome.note } : {}) } as const)
-      : ({ type: 'bounce.resend_failed', bounce: latest, reason: outcome.message } as const);
     if (!outcome.ok && outcome.code !== 'api_error') continue;
-    await deps.chat
-      .updateMessage(workspaceOfRow(latest), latest.dmChannel, latest.dmTs, deps.present(notice))
-      .catch((error: unknown) => deps.logger.warn('updating the bounce DM failed', { bounceId: row.id, error }));
+    await tellResendOutcome(deps, latest, { resent: outcome.ok, note: outcome.ok ? outcome.note : undefined }).catch(
+      (error: unknown) => deps.logger.warn('telling the sender about a resend failed', { bounceId: row.id, error }),
+    );
   }
   return recovered;
 }

@@ -1,25 +1,18 @@
-// Which recipients of a completed order bounced, and the sender's DM for each.
+// Which recipients of a completed order bounced, recorded; the sender's one DM shows them.
 //
 // The spec gives only `bouncedCount` and `recipients[].email`; it shows no per-recipient status.
 // When the order detail carries one (the emulator sends `status: SENT | BOUNCED` per recipient) we
 // use it. Without it: if every card bounced, all are bounced; otherwise the sender is asked to check
 // every recipient's address (marked unconfirmed), since guessing would be worse.
-import { and, eq, sql } from 'drizzle-orm';
-
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import {
-  type BouncedRecipientRow,
-  bouncedRecipients,
-  type KudosRecipientSnapshot,
-  type KudosRow,
-} from '../../db/schema/index.js';
+import { bouncedRecipients, type KudosRecipientSnapshot, type KudosRow } from '../../db/schema/index.js';
 import type { Order } from '../../rewards/index.js';
 import type { Messenger } from '../common/ports.js';
 import type { NoticePresenter } from '../notices/notices.js';
-import { postOnceOrLater } from '../notices/outbox.js';
+import { pointBouncesAt, senderDmNotice, updateSenderDm } from '../sending/sender-dm.js';
 
-/** More DMs than this for one order would be spam: the rest are summed up in the last one. */
+/** More bounced cards than this for one order are not listed in the sender's DM (it would be spam). */
 export const MAX_BOUNCE_DMS = 20;
 
 export interface BouncedRecipient {
@@ -62,14 +55,16 @@ export function bouncedRecipientsOf(
   };
 }
 
-/** Records each bounced recipient once and DMs the sender once per recipient, with the fix button. */
-export async function notifyBounces(
-  deps: { db: Database; chat: Messenger; present: NoticePresenter; logger: Logger },
+/**
+ * Records each bounced recipient of `order` once (at most MAX_BOUNCE_DMS of them: more would be spam;
+ * the rest are logged). Returns the e-mail addresses that bounced, lower case.
+ */
+export async function recordBounces(
+  deps: { db: Database; logger: Logger },
   row: KudosRow,
   order: Order,
-): Promise<number> {
+): Promise<Set<string>> {
   const { confirmed, recipients } = bouncedRecipientsOf(order, row.recipients);
-  let posted = 0;
   for (const r of recipients.slice(0, MAX_BOUNCE_DMS)) {
     await deps.db
       .insert(bouncedRecipients)
@@ -86,39 +81,30 @@ export async function notifyBounces(
         confirmed,
       })
       .onConflictDoNothing({ target: [bouncedRecipients.orderId, bouncedRecipients.email] });
-    const bounce = await findBounce(deps.db, order.orderId, r.email);
-    if (!bounce) continue;
-    // Recorded is enough: a DM Slack does not take now (paced) is posted by the outbox.
-    const result = await postOnceOrLater(
-      deps,
-      {
-        kind: 'order.bounced',
-        subject: `${order.orderId}:${r.email.toLowerCase()}`,
-        teamId: row.teamId,
-        enterpriseId: row.enterpriseId,
-      },
-      {
-        to: { userId: row.senderUserId },
-        message: deps.present({ type: 'order.bounced', bounce }),
-      },
-    );
-    if (result !== 'later' && result.posted) {
-      posted++;
-      await deps.db
-        .update(bouncedRecipients)
-        .set({ dmChannel: result.message.channel, dmTs: result.message.ts, updatedAt: sql`now()` })
-        .where(eq(bouncedRecipients.id, bounce.id));
-    }
   }
   if (recipients.length > MAX_BOUNCE_DMS)
-    deps.logger.warn('more bounced recipients than DMs sent', { orderId: order.orderId, bounced: recipients.length });
-  return posted;
+    deps.logger.warn('more bounced recipients than the sender is shown', {
+      orderId: order.orderId,
+      bounced: recipients.length,
+    });
+  return new Set(recipients.map((r) => r.email.toLowerCase()));
 }
 
-async function findBounce(db: Database, orderId: string, email: string): Promise<BouncedRecipientRow | undefined> {
-  const [bounce] = await db
-    .select()
-    .from(bouncedRecipients)
-    .where(and(eq(bouncedRecipients.orderId, orderId), eq(bouncedRecipients.email, email)));
-  return bounce;
+/**
+ * A part of a send finished with bounced cards before the whole send did: recorded, and the sender's
+ * one DM (never a public thread) shows each bounced card with "Fix address and resend".
+ */
+export async function notifyBounces(
+  deps: { db: Database; chat: Messenger; present: NoticePresenter; logger: Logger },
+  row: KudosRow,
+  order: Order,
+): Promise<void> {
+  await recordBounces(deps, row, order);
+  const dm = await updateSenderDm(
+    deps,
+    row,
+    `bounced:${order.orderId}`,
+    deps.present(await senderDmNotice(deps.db, row, false)),
+  );
+  if (dm) await pointBouncesAt(deps.db, row.id, dm);
 }

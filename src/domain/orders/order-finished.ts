@@ -4,9 +4,10 @@
 // Slack does not take now (paced to a post a second per channel, rate-limited, its answer lost) and
 // one that must follow an announcement still waiting for its turn are posted by the outbox, so the
 // check closes and the Rewards API is not asked about the order again.
-//   kudos:        completion notice in the announcement's thread (or the notification channel),
-//                 a DM to the sender, and one DM per bounced recipient with "Fix address and resend";
-//                 a scheduled kudos is announced here, when it actually went out;
+//   kudos:        completion notice in the announcement's thread (or the notification channel; the
+//                 cards delivered only, never a bounce), the sender's one DM edited to delivered (each
+//                 bounced card in it with "Fix address and resend"), each recipient's DM edited to say
+//                 where to look; a scheduled kudos is announced (and its recipients told) here;
 //   reward links: the links by DM to the requester only (never in a channel);
 //   other orders: (placed outside Slack) a completion notice under the "placed outside Slack" notice.
 import { eq } from 'drizzle-orm';
@@ -27,7 +28,7 @@ import {
   REWARD_LINKS_NOTICE_KIND,
 } from '../notices/outbox.js';
 import { linkNoticeNumbering } from '../reward-links/link-parts.js';
-import { announcementChannelOf } from '../sending/announce.js';
+import { announcementChannelOf, announcementNotice } from '../sending/announce.js';
 import { orderIdsOf, partCount } from '../sending/kudos-parts.js';
 import {
   getKudos,
@@ -36,8 +37,10 @@ import {
   markOrderComplete,
   updateKudos,
 } from '../sending/kudos-store.js';
+import { tellRecipientsDelivered } from '../sending/recipient-dms.js';
+import { pointBouncesAt, senderDmNotice, senderDmState, updateSenderDm } from '../sending/sender-dm.js';
 import type { NotifyChannelOf } from '../workspaces/settings.js';
-import { notifyBounces } from './bounces.js';
+import { notifyBounces, recordBounces } from './bounces.js';
 
 /** What telling about a finished order needs (order-checks.ts adds the Rewards client for checking). */
 export interface CompletionDeps {
@@ -144,7 +147,7 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
       const announced = await postOnceOrLater(
         deps,
         { kind: 'kudos.announcement', subject: row.id, ...ws },
-        { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) },
+        { to: { channel }, message: deps.present(await announcementNotice(deps.db, row)) },
       );
       if (announced !== 'later' && announced.posted) {
         thread = announced.message;
@@ -166,31 +169,35 @@ async function completeKudos(deps: CompletionDeps, row: KudosRow, order: Order):
       kudos: row,
       ...(order.cardName ? { cardName: order.cardName } : {}),
     });
-  if (pendingAnnouncement) {
+  // Bounces stay out of the channel: its notice counts the cards delivered, and none when none was.
+  const bounced = (order.bouncedCount ?? 0) > 0 ? await recordBounces(deps, row, order) : new Set<string>();
+  if (counts.sentCount > 0 && pendingAnnouncement) {
     await queueNoticeInThreadOf(deps.db, completedKey, {
       channel: pendingAnnouncement.channel,
       threadOf: pendingAnnouncement.id,
       message: completedMessage(),
     });
+  } else if (counts.sentCount > 0 && target) {
+    // Recorded is enough (the outbox posts what Slack did not take now); Slack's refusal is tried again.
+    const [result] = await postAllOnce(deps, [
+      { key: completedKey, notice: { to: target, message: completedMessage() } },
+    ]);
+    if (result?.status === 'rejected' && !isLeftToOutbox(result.reason)) throw result.reason;
   }
-  // The channel's notice and the sender's DM together: one insert and one update for both.
-  const results = await postAllOnce(deps, [
-    ...(target && !pendingAnnouncement
-      ? [{ key: completedKey, notice: { to: target, message: completedMessage() } }]
-      : []),
-    {
-      key: { kind: 'order.completed.dm', subject, ...ws },
-      notice: {
-        to: { userId: row.senderUserId },
-        message: deps.present({ type: 'order.delivered', kudos: row, counts }),
-      },
-    },
-  ]);
-  // Recorded is enough (the outbox posts what Slack did not take now); Slack's refusal is tried again.
-  const failure = results.find((r) => r.status === 'rejected' && !isLeftToOutbox(r.reason));
-  if (failure) throw (failure as PromiseRejectedResult).reason;
-  if ((order.bouncedCount ?? 0) > 0) await notifyBounces(deps, row, order);
+  // The sender's one DM, edited in place: delivered, with each bounced card and its fix.
+  const dm = await updateSenderDm(deps, row, 'delivered', deps.present(await senderDmNotice(deps.db, row, true)));
+  if (dm && bounced.size > 0) await pointBouncesAt(deps.db, row.id, dm);
+  const untold = await tellRecipientsDelivered(deps, row, await bouncedEmailsOf(deps.db, row.id, bounced));
+  // A scheduled send tells its recipients only now: the sender hears who could not be told.
+  if (untold.length > 0)
+    await updateSenderDm(deps, row, 'untold_at_delivery', deps.present(await senderDmNotice(deps.db, row, true)));
   return { done: true };
+}
+
+/** Every address of a send that bounced (earlier parts' too), lower case. */
+async function bouncedEmailsOf(db: Database, kudosId: string, these: Set<string>): Promise<Set<string>> {
+  const { bounces } = await senderDmState(db, kudosId);
+  return new Set([...these, ...bounces.filter((b) => b.status !== 'resent').map((b) => b.email.toLowerCase())]);
 }
 
 async function deliverRewardLinks(deps: CompletionDeps, requestId: string, order: Order): Promise<CompletionResult> {

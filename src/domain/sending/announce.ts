@@ -6,7 +6,9 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KudosRow, NotificationRow } from '../../db/schema/index.js';
 import type { RenderedMessage } from '../common/ports.js';
 import type { Workspace } from '../common/workspace.js';
+import type { Notice } from '../notices/notices.js';
 import { editOnce, type NoticeDeps } from '../notices/outbox.js';
+import { designPictureOf } from '../workspaces/design-pictures.js';
 import type { NotifyChannelOf } from '../workspaces/settings.js';
 
 export const NO_ANNOUNCEMENT = 'none';
@@ -18,6 +20,15 @@ export async function announcementChannelOf(
 ): Promise<string | undefined> {
   if (row.announceTo === NO_ANNOUNCEMENT) return undefined;
   return row.announceTo ?? (await notifyChannelOf(ws));
+}
+
+/** The announcement of a send, with its design's picture when an admin set one. */
+export async function announcementNotice(
+  db: NoticeDeps['db'],
+  row: KudosRow,
+): Promise<Extract<Notice, { type: 'kudos.announced' }>> {
+  const picture = await designPictureOf(db, { teamId: row.teamId, enterpriseId: row.enterpriseId }, row.productId);
+  return { type: 'kudos.announced', kudos: row, ...(picture ? { picture } : {}) };
 }
 
 /** The outbox kind of an edit of a kudos announcement (subject: `${kudosId}#${partsPlaced}`). */

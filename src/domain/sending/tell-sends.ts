@@ -5,9 +5,11 @@ import type { Logger } from '../../config/logger.js';
 import type { KudosRow, NotificationRow } from '../../db/schema/index.js';
 import { isChatRefusal } from '../common/ports.js';
 import { findNotification, postAllOnce, resumeStalledNotices } from '../notices/outbox.js';
-import { announcementChannelOf, followAnnouncement } from './announce.js';
+import { announcementChannelOf, announcementNotice, followAnnouncement } from './announce.js';
 import { partCount, partialNoticeSubject } from './kudos-parts.js';
 import { markNotified, markNotifiedStatement } from './kudos-store.js';
+import { recipientDmItems, settleRecipientDms } from './recipient-dms.js';
+import { senderDmNotice, updateSenderDm } from './sender-dm.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 type Notices = Parameters<typeof postAllOnce>[1];
@@ -107,14 +109,23 @@ export async function tellOutcome(deps: WorkerDeps, row: KudosRow, kudosLog: Log
   // A send of one order: the row is marked told in the statement that records where its notices
   // went. One of several parts may have an earlier announcement to edit first (followEarlierAnnouncement).
   if (partCount(row) === 1) {
-    await postAllOnce(deps, notices, {
+    const results = await postAllOnce(deps, notices, {
       andThen: (settled) => markNotifiedStatement(row.id, toldMessages(row, notices, settled, kudosLog)),
     });
+    await tellSenderWhoWasNotTold(deps, row, notices, results);
     return;
   }
   const results = await postAllOnce(deps, notices);
   await followEarlierAnnouncement(deps, row, notices, results, kudosLog);
   await markNotified(deps.db, row.id, toldMessages(row, notices, results, kudosLog));
+  await tellSenderWhoWasNotTold(deps, row, notices, results);
+}
+
+/** Recipients Slack would not let Kudos tell: recorded, and the sender's DM says so (the card still goes out). */
+async function tellSenderWhoWasNotTold(deps: WorkerDeps, row: KudosRow, notices: Notices, results: Posted) {
+  const untold = await settleRecipientDms(deps.db, notices, results);
+  if (untold.length === 0) return;
+  await updateSenderDm(deps, row, 'untold', deps.present(await senderDmNotice(deps.db, row, false)));
 }
 
 /** The sender's confirmation (placed, partial) or failure, and the channel's announcement when there is one. */
@@ -166,9 +177,12 @@ async function outcomeNotices(deps: WorkerDeps, row: KudosRow, kudosLog: Logger)
   if (channel && (row.status === 'placed' || (row.status === 'partial' && !row.scheduledAt))) {
     notices.push({
       key: { kind: 'kudos.announcement', subject: row.id, ...ws },
-      notice: { to: { channel }, message: deps.present({ type: 'kudos.announced', kudos: row }) },
+      notice: { to: { channel }, message: deps.present(await announcementNotice(deps.db, row)) },
     });
   }
+  // The recipients are told when their cards go out: a scheduled send's once it is delivered.
+  if (row.status === 'placed' || (row.status === 'partial' && !row.scheduledAt))
+    notices.push(...recipientDmItems(row, deps.present));
   return notices;
 }
 
@@ -231,7 +245,8 @@ async function followEarlierAnnouncement(
   if (result?.status === 'fulfilled' && !result.value.posted) announced = result.value.existing;
   else if (i < 0 && row.scheduledAt) announced = await findNotification(deps.db, 'kudos.announcement', row.id);
   if (!announced) return;
-  const outcome = await followAnnouncement(deps, row, announced, deps.present({ type: 'kudos.announced', kudos: row }));
+  const message = deps.present(await announcementNotice(deps.db, row));
+  const outcome = await followAnnouncement(deps, row, announced, message);
   if (outcome !== 'unchanged' && outcome !== 'recorded')
     kudosLog.info('the announcement follows the send, which reached more people', {
       outcome,

@@ -17,6 +17,7 @@ import { handleStatsCommand, parseStatsCommand } from '../recognition/stats-comm
 import { handleLinksCommand } from '../reward-links/links-command.js';
 import { handleScheduledCommand } from '../sending/scheduled-command.js';
 import { handleAuditCommand, parseAuditCommand } from '../workspaces/audit-command.js';
+import { handleDesignPictureCommand } from '../workspaces/design-picture-command.js';
 import { handleSettingsCommand } from '../workspaces/settings-command.js';
 import { buildHelp } from './help-blocks.js';
 
@@ -94,6 +95,7 @@ const SUBCOMMANDS = new Map<string, Subcommand>([
     },
   ],
   ['scheduled', { needsRewards: false, handler: handleScheduledCommand }],
+  ['picture', { needsRewards: true, handler: handleDesignPictureCommand }],
   ['balance', { needsRewards: true, handler: handleBalanceCommand }],
   [
     'links',

@@ -8,14 +8,7 @@ import {
   buildWaitingNotice,
 } from '../approvals/approval-blocks.js';
 import { buildAutomationRefused } from '../automations/automation-blocks.js';
-import {
-  buildBounceDm,
-  buildBounceResendFailed,
-  buildBounceResolved,
-  buildCompletionNotice,
-  buildExternalOrderNotice,
-  buildSenderCompletionDm,
-} from '../orders/order-messages.js';
+import { buildCompletionNotice, buildExternalOrderNotice } from '../orders/order-messages.js';
 import { buildWeeklyDigest } from '../recognition/stats-blocks.js';
 import {
   buildLinkApprovalRequest,
@@ -25,20 +18,24 @@ import {
   buildRewardLinksFailed,
   buildRewardLinksPartial,
 } from '../reward-links/link-messages.js';
-import {
-  buildAnnouncement,
-  buildConfirmation,
-  buildFailure,
-  buildOutcomeUnknown,
-  buildPartial,
-} from '../sending/send-messages.js';
+import { buildRecipientDm, buildResentNotice, buildThanks } from '../sending/recipient-messages.js';
+import { buildAnnouncement, buildFailure, buildOutcomeUnknown, buildPartial } from '../sending/send-messages.js';
+import { buildSenderDm } from '../sending/sender-dm-blocks.js';
 
 export const presentNotice: NoticePresenter = (notice) => {
   switch (notice.type) {
     case 'kudos.placed':
-      return buildConfirmation(notice.kudos);
+      return buildSenderDm({ type: 'kudos.sender_dm', kudos: notice.kudos, delivered: false, bounces: [], untold: [] });
+    case 'kudos.sender_dm':
+      return buildSenderDm(notice);
+    case 'kudos.recipient':
+      return buildRecipientDm(notice);
+    case 'kudos.thanks':
+      return buildThanks(notice);
+    case 'kudos.resent':
+      return buildResentNotice(notice.bounce);
     case 'kudos.announced':
-      return buildAnnouncement(notice.kudos);
+      return buildAnnouncement(notice.kudos, notice.picture);
     case 'kudos.outcome_unknown':
       return buildOutcomeUnknown(notice.kudos);
     case 'kudos.failed':
@@ -52,14 +49,6 @@ export const presentNotice: NoticePresenter = (notice) => {
         ...(notice.kudos ? { kudos: notice.kudos } : {}),
         ...(notice.cardName ? { cardName: notice.cardName } : {}),
       });
-    case 'order.delivered':
-      return buildSenderCompletionDm(notice.kudos, notice.counts);
-    case 'order.bounced':
-      return buildBounceDm(notice.bounce);
-    case 'bounce.resent':
-      return buildBounceResolved(notice.bounce, notice.bounce.correctedEmail ?? '', notice.note);
-    case 'bounce.resend_failed':
-      return buildBounceResendFailed(notice.bounce, notice.reason);
     case 'order.external':
       return buildExternalOrderNotice(notice);
     case 'reward_links.ready':

@@ -5,11 +5,12 @@ import type { App } from '@slack/bolt';
 import { z } from 'zod';
 
 import { getBounce } from '../../domain/orders/bounce-resend.js';
+import { tellResendOutcome } from '../../domain/orders/resend-notices.js';
 import { BounceFix } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { buttonClick, parseAtEdge, uuidValue } from '../listening/payloads.js';
-import { buildBounceResolved } from './order-messages.js';
+import { presentNotice } from '../notices/present-notice.js';
 import { buildBounceFixModal } from './resend-modal-blocks.js';
 
 const bounceClick = buttonClick(uuidValue).extend({ view: z.looseObject({ type: z.string().optional() }).optional() });
@@ -33,10 +34,7 @@ export function registerResendActions(app: App, deps: ListenerDeps): void {
     if (bounce.senderUserId !== actor && !(await deps.isAdmin(ws, actor)))
       return tell('Only the sender of these kudos (or an admin) can fix the address.');
     if (bounce.status === 'resent') {
-      if (bounce.dmChannel && bounce.dmTs)
-        await deps.slack
-          .for(ws)
-          .updateMessage(bounce.dmChannel, bounce.dmTs, buildBounceResolved(bounce, bounce.correctedEmail ?? ''));
+      await tellResendOutcome({ db: deps.db, chat: deps.slack, present: presentNotice }, bounce, { resent: true });
       return tell(`Already resent to ${bounce.correctedEmail ?? 'the corrected address'}.`);
     }
     if (!trigger) return tell('Slack did not let this click open the form; click the button again.');

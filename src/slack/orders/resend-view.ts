@@ -9,11 +9,12 @@ import {
   resendBouncedCard,
   resendInProgress,
 } from '../../domain/orders/bounce-resend.js';
+import { tellResendOutcome } from '../../domain/orders/resend-notices.js';
 import { BounceFix } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { metadataOf, parseAtEdge, textOf, viewSubmission } from '../listening/payloads.js';
-import { buildBounceResendFailed, buildBounceResolved } from './order-messages.js';
+import { presentNotice } from '../notices/present-notice.js';
 
 const metadataSchema = z.object({
   bounceId: z.string().default(''),
@@ -59,30 +60,12 @@ export function registerResendViews(app: App, deps: ListenerDeps): void {
       { bounceId: bounce.id, teamId, actorUserId: actor, actorIsAdmin: admin, newEmail: email },
     );
     const latest = outcome.row ?? bounce;
-    const where =
-      metadata.channel && metadata.ts
-        ? { channel: metadata.channel, ts: metadata.ts }
-        : latest.dmChannel && latest.dmTs
-          ? { channel: latest.dmChannel, ts: latest.dmTs }
-          : undefined;
-    if (outcome.ok) {
-      if (where)
-        await deps.slack
-          .for(ws)
-          .updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, email, outcome.note));
-      else await deps.slack.for(ws).sendDirectMessage(actor, buildBounceResolved(outcome.row, email, outcome.note));
-      return;
-    }
-    if (outcome.code === 'already_resent' && outcome.row?.status === 'resent' && where) {
-      await deps.slack
-        .for(ws)
-        .updateMessage(where.channel, where.ts, buildBounceResolved(outcome.row, outcome.row.correctedEmail ?? email));
-      return;
-    }
-    if (outcome.code === 'api_error' && where && outcome.row) {
-      await deps.slack
-        .for(ws)
-        .updateMessage(where.channel, where.ts, buildBounceResendFailed(outcome.row, outcome.message));
+    // The sender's one DM is brought up to date (resent, or why not with the button again).
+    if (outcome.ok || (outcome.row && (outcome.code === 'already_resent' || outcome.code === 'api_error'))) {
+      await tellResendOutcome({ db: deps.db, chat: deps.slack, present: presentNotice }, latest, {
+        resent: latest.status === 'resent',
+        note: outcome.ok ? outcome.note : undefined,
+      });
       return;
     }
     await deps.slack.for(ws).sendDirectMessage(actor, { text: outcome.message });

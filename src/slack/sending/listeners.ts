@@ -1,5 +1,5 @@
 // The send form (opened from shortcuts and Home, its design options, campaign pick and submission),
-// Cancel on the scheduled list, and the profile changes that keep recipients' e-mails current.
+// Cancel on the scheduled list, a recipient's Say thanks, and the profile changes that keep recipients' e-mails current.
 import type { App } from '@slack/bolt';
 
 import type { ListenerDeps } from '../listening/listener-deps.js';
@@ -7,6 +7,7 @@ import { registerCancelScheduled } from './cancel-scheduled.js';
 import { registerDesignOptions } from './design-options.js';
 import { registerHomeButton } from './home-button.js';
 import { registerOneLineActions } from './one-line-actions.js';
+import { registerSayThanks } from './say-thanks.js';
 import { registerSendFormSubmission } from './send-form-submission.js';
 import { registerSendFormViews } from './send-form-views.js';
 import { registerCampaignPick } from './send-with-campaign.js';
@@ -23,4 +24,5 @@ export function register(app: App, deps: ListenerDeps): void {
   registerHomeButton(app, deps);
   registerShortcuts(app, deps);
   registerUserChange(app, deps);
+  registerSayThanks(app, deps);
 }

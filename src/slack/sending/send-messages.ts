@@ -1,12 +1,11 @@
-// Messages about a send: confirmation to the sender, public announcement, partial send, unknown
-// outcome, failure notice.
+// Messages about a send: public announcement, partial send, unknown outcome, failure notice. The
+// sender's confirmation, kept current, is sender-dm-blocks.ts.
 import type { KudosRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
-import { formatScheduled } from '../../domain/common/zoned-time.js';
 import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
 import { kudosValueLabel } from '../kit/company-value.js';
 import { type Block, context, section, type SlackMessageContent } from '../kit/mrkdwn.js';
-import { escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
+import { clip, escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
 import { perPerson, sendRecipients } from '../kit/recipients.js';
 import { isSafePermalink } from './send-modal-blocks.js';
 
@@ -35,21 +34,8 @@ function quoteSections(message: string): Block[] {
   return pieces.map((piece, i) => section(i > 0 && !pieces[i - 1]!.endsWith('\n') ? `>${piece}` : piece));
 }
 
-export function buildConfirmation(row: KudosRow): SlackMessageContent {
-  const cost = row.costCents !== null ? formatUsd(row.costCents, row.costCurrency ?? 'USD') : formatUsd(row.totalCents);
-  const when =
-    row.status === 'scheduled' && row.scheduledAt
-      ? `is scheduled for ${formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC')}`
-      : 'is on its way';
-  const headline = `Your kudos to ${sendRecipients(row)} ${when}: a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}.`;
-  const orders = orderIdsOf(row);
-  return {
-    text: `Your kudos ${when}. ${orders.length > 1 ? `${orders.length} orders, the first ${orders[0]}` : `Order ${row.orderId ?? ''}`}, cost ${cost}.`,
-    blocks: [section(`:white_check_mark: ${headline}`), context(`${ordersText(row)} · cost ${cost}`)],
-  };
-}
-
-export function buildAnnouncement(row: KudosRow): SlackMessageContent {
+/** `picture`: the design's picture, an https URL an admin set (domain/workspaces/design-pictures.ts); none, no image. */
+export function buildAnnouncement(row: KudosRow, picture?: string): SlackMessageContent {
   // A partial send is announced for the people it reached.
   const reached = placedRecipientCount(row);
   const who = sendRecipients(row, reached);
@@ -63,6 +49,8 @@ export function buildAnnouncement(row: KudosRow): SlackMessageContent {
   if (row.message.trim() !== '') blocks.push(...quoteSections(row.message));
   if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl))
     blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
+  if (picture?.startsWith('https://'))
+    blocks.push({ type: 'image', image_url: picture, alt_text: clip(`${row.designName} card`, 2000) });
   return {
     text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${reached} ${reached === 1 ? 'person' : 'people'}${row.valueName ? ` for ${escapeMrkdwn(row.valueName)}` : ''}`,
     blocks,

@@ -81,7 +81,7 @@ describe('completion checks of sends scheduled far ahead', () => {
     expect(check.error).toBeNull();
     expect(check.lastStatus).toBe('COMPLETE');
     await stack.sim.waitFor(
-      () => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos went out')),
+      () => stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos was delivered')),
       15_000,
     );
   });

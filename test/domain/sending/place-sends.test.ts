@@ -49,7 +49,7 @@ async function ordersFor(key: string) {
 function senderOutcomes() {
   const texts = stack.sim.messages('U_MANAGER').map((m) => m.text);
   return {
-    confirmed: texts.filter((t) => t.startsWith('Your kudos') && t.includes('Order ')).length,
+    confirmed: texts.filter((t) => /^Your kudos (is on its way|was delivered)/.test(t)).length,
     failed: texts.filter((t) => t.includes('could not be sent')).length,
     texts,
   };

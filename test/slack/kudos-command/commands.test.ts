@@ -24,7 +24,7 @@ describe('/kudos subcommands', () => {
       sendModalValues({ users: ['U_EMP1'], design: 'CC-THANK-YOU', amount: '25' }),
       'U_MANAGER',
     );
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('Order')));
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos')));
     await e2e.stack.sim.slashCommand('U_MANAGER', 'balance');
     expect(lastReplyTo('U_MANAGER').text).toContain('$9,975');
   });

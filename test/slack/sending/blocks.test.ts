@@ -4,8 +4,9 @@ import type { KudosRow } from '../../../src/db/schema/index.js';
 import { ScheduledList, SendModal } from '../../../src/slack/ids.js';
 import { buildDesignOptions, buildGroupOptions } from '../../../src/slack/sending/design-options-blocks.js';
 import { buildScheduledList } from '../../../src/slack/sending/scheduled-blocks.js';
-import { buildAnnouncement, buildConfirmation } from '../../../src/slack/sending/send-messages.js';
+import { buildAnnouncement } from '../../../src/slack/sending/send-messages.js';
 import { buildSendModal, timeHint } from '../../../src/slack/sending/send-modal-blocks.js';
+import { buildSenderDm } from '../../../src/slack/sending/sender-dm-blocks.js';
 import { buildKudosRow } from '../../support/kudos-row.js';
 
 function row(overrides: Partial<KudosRow> = {}): KudosRow {
@@ -94,9 +95,11 @@ describe('Block Kit builders', () => {
     expect(text).toContain('Bea &lt;!here&gt;');
   });
 
-  it('the confirmation names the order and the cost', () => {
-    const { text } = buildConfirmation(row());
-    expect(text).toContain('ORD-1');
+  it('the confirmation names the cost in plain words, never the order id', () => {
+    const text = JSON.stringify(
+      buildSenderDm({ type: 'kudos.sender_dm', kudos: row(), delivered: false, bounces: [], untold: [] }),
+    );
+    expect(text).not.toContain('ORD-1');
     expect(text).toContain('$50');
   });
 

@@ -127,6 +127,12 @@ describe('scheduled sends', () => {
     });
     expect(JSON.stringify(updated.blocks)).toContain('Cancelled');
     expect(JSON.stringify(updated.blocks)).not.toContain('scheduled_cancel');
+    // The sender's one DM about the send says so, in place.
+    const senderDm = await e2e.stack.sim.waitFor(() =>
+      e2e.stack.sim.messages('U_MANAGER').find((m) => JSON.stringify(m.blocks ?? []).includes('was cancelled')),
+    );
+    expect(senderDm.edited).toBeTruthy();
+    expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.startsWith('Your kudos'))).toHaveLength(1);
 
     const [after] = await e2e.db.select().from(kudos).where(eq(kudos.id, row.id));
     expect(after!.status).toBe('canceled');
