@@ -215,18 +215,3 @@ export function checkPickedValue(
     return { value: undefined, problem: `That value was renamed (now “${value.name}”); pick it again.` };
   return { value };
 }
-
-/** The value each kudos was sent for, as the row kept it, for the audit export (kudos id -> value name). */
-export async function valueNamesOfKudos(
-  db: Database,
-  teamId: string,
-  kudosIds: string[],
-): Promise<Map<string, string>> {
-  const ids = kudosIds.filter((id) => /^[0-9a-f-]{36}$/i.test(id));
-  if (ids.length === 0) return new Map();
-  const rows = await db
-    .select({ kudosId: kudos.id, name: kudos.valueName })
-    .from(kudos)
-    .where(and(eq(kudos.teamId, teamId), inArray(kudos.id, ids), isNotNull(kudos.valueName)));
-  return new Map(rows.map((r) => [r.kudosId, r.name ?? '']));
-}

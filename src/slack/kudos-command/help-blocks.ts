@@ -21,6 +21,7 @@ const ADMIN_LINES = [
   `*${COMMAND} ledger [YYYY-MM] [csv]* — the month's balance movements, reconciled with Kudos orders; \`csv\` sends them by DM`,
   `*${COMMAND} templates* — the recipients' e-mail templates: list, create, edit as new, send yourself a test e-mail`,
   `*${COMMAND} campaigns* — campaigns (design, amount range, e-mail template) senders pick in the send form: list, create, edit, archive`,
+  `*${COMMAND} picture DESIGN https://…* — the picture a design's announcements show (\`none\` removes it)`,
   `*${COMMAND} celebrations* — also the rules, the CSV upload and the next 30 days with Skip`,
 ];
 
