@@ -2,10 +2,10 @@
 // workspace; a sender picks one in the send form or names it as `#teamwork` in the one-line command.
 // The kudos row keeps a copy of the value's name and emoji, so renaming or deleting one leaves past
 // kudos as they were sent. Every query is scoped by team_id.
-import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client.js';
-import { type CompanyValueRow, companyValues, kudos } from '../../db/schema/index.js';
+import { type CompanyValueRow, companyValues } from '../../db/schema/index.js';
 import { type FormErrors, type FormRefused, formRefused, type Refused, refused } from '../common/refusal.js';
 import type { Workspace } from '../common/workspace.js';
 import { recordAudit } from './audit-trail.js';
