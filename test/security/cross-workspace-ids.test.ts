@@ -27,6 +27,7 @@ import {
   bouncedRecipients,
   campaigns,
   celebrationRules,
+  companyValues,
   kudos,
   notifications,
   recurringSeries,
@@ -39,6 +40,7 @@ import {
   BounceFix,
   Campaigns,
   Celebrations,
+  CompanyValues,
   Finance,
   Home,
   LinkApproval,
@@ -143,6 +145,16 @@ const NO_ID: Array<{ kind: HandlerKind; id: string; why: string }> = [
   { kind: 'action', id: Celebrations.actions.optOut, why: "the clicker's own choice" },
   { kind: 'action', id: Celebrations.actions.noPublicPost, why: "the clicker's own choice" },
   { kind: 'action', id: SettingsModal.actions.deleteData, why: "the clicker's workspace's data" },
+  { kind: 'action', id: CompanyValues.actions.manage, why: "the clicker's workspace's company values" },
+  { kind: 'action', id: CompanyValues.actions.add, why: "a new company value in the clicker's workspace" },
+  {
+    kind: 'view',
+    id: CompanyValues.formModal.callbackId,
+    why: "a company value of the clicker's workspace: the id in private_metadata is looked up with the clicker's team_id (saveCompanyValue)",
+  },
+  { kind: 'options', id: SettingsModal.actions.senderGroup, why: "the clicker's workspace's Slack user groups" },
+  { kind: 'options', id: SettingsModal.actions.allowanceGroup, why: "the clicker's workspace's Slack user groups" },
+  { kind: 'action', id: Finance.actions.changeBilling, why: "the clicker's workspace's remembered billing details" },
   { kind: 'action', id: RewardsConnect.actions.open, why: "the clicker's workspace's Rewards connection" },
   { kind: 'view', id: SettingsModal.callbackId, why: "the clicker's workspace's settings" },
   { kind: 'view', id: Finance.topUpModal.callbackId, why: "a new top-up for the clicker's workspace" },
@@ -205,6 +217,7 @@ interface Alpha {
   occurrenceSkipped: string;
   templateId: string;
   groupId: string;
+  valueId: string;
 }
 
 /** How the answer reaches the clicker: the request's own answer (views, options), or one message after it. */
@@ -388,6 +401,22 @@ const ID_HANDLERS: IdHandler[] = [
     madeUp: otherTemplateId,
     answer: 'message',
     payload: (id) => click(Templates.actions.testEmail, id),
+  },
+  {
+    kind: 'action',
+    id: CompanyValues.actions.edit,
+    what: 'Edit (company value)',
+    ids: (a) => [a.valueId],
+    answer: 'ack',
+    payload: (id) => click(CompanyValues.actions.edit, id),
+  },
+  {
+    kind: 'action',
+    id: CompanyValues.actions.remove,
+    what: 'Remove (company value)',
+    ids: (a) => [a.valueId],
+    answer: 'ack',
+    payload: (id) => click(CompanyValues.actions.remove, id),
   },
   {
     kind: 'action',
@@ -870,6 +899,10 @@ async function seedAlpha(): Promise<Alpha> {
     subject: 'ALPHA subject',
     createdBy: 'U_MANAGER',
   };
+  const [value] = await db
+    .insert(companyValues)
+    .values({ teamId: A.teamId, name: 'ALPHA teamwork', emoji: 'handshake', createdBy: 'U_ADMIN' })
+    .returning();
   const [campaignActive, campaignArchived] = await db
     .insert(campaigns)
     .values([
@@ -953,6 +986,7 @@ async function seedAlpha(): Promise<Alpha> {
     occurrenceSkipped: occurrenceSkipped!.id,
     templateId: template.templateId,
     groupId: group.groupId,
+    valueId: value!.id,
   };
 }
 
@@ -967,6 +1001,7 @@ async function snapshotOfA(): Promise<string> {
     db.select().from(topUpRequests).where(ofA(topUpRequests)).orderBy(topUpRequests.id),
     db.select().from(rewardLinkRequests).where(ofA(rewardLinkRequests)).orderBy(rewardLinkRequests.id),
     db.select().from(campaigns).where(ofA(campaigns)).orderBy(campaigns.id),
+    db.select().from(companyValues).where(ofA(companyValues)).orderBy(companyValues.id),
     db.select().from(recurringSeries).where(ofA(recurringSeries)).orderBy(recurringSeries.id),
     db.select().from(automationOccurrences).where(ofA(automationOccurrences)).orderBy(automationOccurrences.id),
     db.select().from(celebrationRules).where(ofA(celebrationRules)),

@@ -35,12 +35,12 @@ export const LEDGER_CSV_HEADER = [
   'Sender',
   'Recipients',
   'Campaign',
-  'Value',
   'Face value (USD)',
   'Amount (USD)',
   'Currency',
   'Credited',
   'Rewards reference',
+  'Value',
 ] as const;
 
 export const AUDIT_CSV_HEADER = [
@@ -50,11 +50,11 @@ export const AUDIT_CSV_HEADER = [
   'Sender',
   'Recipients',
   'Campaign',
-  'Value',
   'Face value (USD)',
   'Total (USD)',
   'Details',
   'Reference',
+  'Value',
 ] as const;
 
 const EVENT_LABELS: Record<AuditAction, string> = {
@@ -100,12 +100,12 @@ export async function ledgerCsv(db: Database, ws: Workspace, movements: Movement
       send?.sender ?? '',
       send?.recipients ?? '',
       send?.campaign ?? '',
-      send?.value ?? '',
       send ? centsToDecimal(send.faceValueCents) : '',
       centsToDecimal(m.signedCents),
       m.currency,
       m.credited ? 'yes' : 'no (pending)',
       m.referenceNumber,
+      send?.value ?? '',
     ];
   });
   return toCsv(LEDGER_CSV_HEADER, rows);
@@ -139,11 +139,11 @@ export async function auditCsv(db: Database, ws: Workspace, rows: AuditEventRow[
       send?.sender ?? '',
       send?.recipients ?? '',
       campaign,
-      send?.value ?? (row.subjectType === 'company_value' ? valueNameIn(row.details) : ''),
       send ? centsToDecimal(send.faceValueCents) : '',
       send ? centsToDecimal(send.totalCents) : '',
       detailsText(row.details),
       row.subjectType === 'kudos' ? row.subjectId.slice(0, 8) : row.subjectType,
+      send?.value ?? (row.subjectType === 'company_value' ? valueNameIn(row.details) : ''),
     ]);
   }
   return toCsv(AUDIT_CSV_HEADER, lines);

@@ -54,6 +54,7 @@ describe('/kudos ledger csv', () => {
       'Currency',
       'Credited',
       'Rewards reference',
+      'Value',
     ]);
     const order = rows.find((r) => r[1] === 'Order')!;
     expect(order.slice(1, 9)).toEqual([

@@ -387,7 +387,7 @@ describe('/kudos ledger: top-ups and reconciliation', () => {
     expect(dm.text).toMatch(/Rewards ledger of \d{4}-\d{2}, 2 rows/);
     const csv = t.stack.sim.fileText(dm.files![0]!.id)!.text;
     expect(csv).toContain(
-      'Date (UTC),What,Sender,Recipients,Campaign,Face value (USD),Amount (USD),Currency,Credited,Rewards reference',
+      'Date (UTC),What,Sender,Recipients,Campaign,Face value (USD),Amount (USD),Currency,Credited,Rewards reference,Value',
     );
     expect(csv).toMatch(/,Promotion,,,,,50\.00,USD,yes,/);
     expect(csv).toMatch(/,Top-up \(completed\),,,,,10000\.00,USD,yes,/);

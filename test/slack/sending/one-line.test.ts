@@ -50,7 +50,7 @@ describe('/kudos in one line', () => {
       return !hasButton(m, 'one_line_send') && m;
     });
     expect(outcome.text).toMatch(/^:white_check_mark: Sent: \*\$25 each\* to <@U_EMP1> and <@U_EMP2>/);
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('Order')));
+    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos')));
     const rows = await e2e.db.select().from(kudos);
     expect(rows).toHaveLength(1);
     expect(rows[0]!).toMatchObject({
@@ -115,7 +115,7 @@ describe('/kudos in one line', () => {
     expect(blocks.find((b) => b.block_id === 'send_message')!.element!.initial_value).toBe('thanks');
   });
 
-  it('bad input is one short line and sends nothing: two amounts, #words, an unknown group, a deactivated person, a guest, a bot, oneself', async () => {
+  it('bad input is one short line and sends nothing: two amounts, an unknown group, a deactivated person, a guest, a bot, oneself', async () => {
     e2e.stack.sim.workspace.users.find((u) => u.id === 'U_EMP4')!.guest = 'multi';
     const lineFor = async (text: string) => {
       const reply = await command('U_MANAGER', text);
@@ -125,7 +125,6 @@ describe('/kudos in one line', () => {
     };
     expect(await lineFor('<@U_EMP1> 25 30 thanks')).toMatch(/^Two amounts/);
     expect(await lineFor('<@U_EMP1> 25 thanks for $30')).toMatch(/^Two amounts/);
-    expect(await lineFor('<@U_EMP1> 25 #teamwork thanks')).toMatch(/values are not set up.*#teamwork/);
     expect(await lineFor('<!subteam^S_NOPE|@nope> 25 thanks')).toMatch(/group no longer exists/);
     expect(await lineFor('<@U_GONE> 25 thanks')).toMatch(/Cannot send to .*Greg/);
     expect(await lineFor('<@U_EMP4> 25 thanks')).toMatch(/Sofia/);

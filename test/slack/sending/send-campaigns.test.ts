@@ -294,7 +294,7 @@ describe('the send form with campaigns and e-mail templates', () => {
     await t.stack.sim.slashCommand('U_ADMIN', 'audit csv', 'C_ADMIN');
     const dm = await t.stack.sim.waitFor(() => t.stack.sim.messages('U_ADMIN').find((m) => m.files?.length));
     const body = t.stack.sim.fileText(dm.files![0]!.id)!.text;
-    expect(body).toContain('Sender,Recipients,Campaign,Face value (USD),Total (USD)');
+    expect(body).toContain('Sender,Recipients,Campaign,Face value (USD),Total (USD),Details,Reference,Value');
     expect(body).toMatch(
       new RegExp(`Order placed,Maya Manager,.*,Q4 spot awards,30\\.00,60\\.00,.*,${sent!.id.slice(0, 8)}`),
     );

@@ -23,6 +23,27 @@ async function openForm(text = ''): Promise<View> {
   return t.stack.sim.waitFor(() => t.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
 }
 
+/** `/kudos <text>` naming people: the one-line confirmation (ephemeral, with Send and Edit). */
+async function confirmation(text: string) {
+  const mine = () => t.stack.sim.messages('C_GENERAL').filter((m) => m.ephemeral && m.visible_to === 'U_MANAGER');
+  const before = mine().length;
+  await t.stack.sim.slashCommand('U_MANAGER', text, 'C_GENERAL');
+  return t.stack.sim.waitFor(
+    () =>
+      mine()
+        .slice(before)
+        .find((m) => JSON.stringify(m.blocks ?? []).includes('one_line_edit')),
+    30_000,
+  );
+}
+
+/** The confirmation's Edit: the send form, filled in. */
+async function editInForm(text: string): Promise<View> {
+  const shown = await confirmation(text);
+  await t.stack.sim.clickButton({ channel: 'C_GENERAL', ts: shown.ts }, 'one_line_edit', 'U_MANAGER');
+  return t.stack.sim.waitFor(() => t.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'kudos_send'));
+}
+
 type ValueBlock = {
   block_id?: string;
   optional?: boolean;
@@ -109,15 +130,16 @@ describe('company values in the send form', () => {
     expect(await t.stack.app.rewards.orders.list({ pageSize: 10 }).all()).toHaveLength(0);
   });
 
-  it('`/kudos @a 25 #teamwork …` preselects the value; an unknown or a second #value is one line; no values: the words stay', async () => {
+  it('`/kudos @a 25 #teamwork …` names the value in the confirmation and Edit preselects it; an unknown or a second #value is one line; no values: the words stay', async () => {
     // Without values, a #word is part of the message as typed.
-    let view = await openForm('<@U_EMP1|eli> 25 #teamwork Thanks for the launch');
-    expect(JSON.stringify(view.blocks)).toContain('#teamwork Thanks for the launch');
-    await t.stack.sim.closeView(view.id, 'U_MANAGER');
+    let shown = await confirmation('<@U_EMP1|eli> 25 #teamwork Thanks for the launch');
+    expect(JSON.stringify(shown.blocks)).toContain('#teamwork Thanks for the launch');
 
     const teamwork = await addValue('Teamwork', 'handshake');
     await addValue('Customer first', 'star');
-    view = await openForm('<@U_EMP1|eli> 25 #TeamWork Thanks for the launch');
+    shown = await confirmation('<@U_EMP1|eli> 25 #TeamWork Thanks for the launch');
+    expect(JSON.stringify(shown.blocks)).toContain('for :handshake: *Teamwork*');
+    let view = await editInForm('<@U_EMP1|eli> 25 #TeamWork Thanks for the launch');
     expect(valueBlock(view)!.element.initial_option!.value).toBe(`${teamwork.id}:1`);
     const message = (view.blocks as Array<{ block_id?: string; element?: { initial_value?: string } }>).find(
       (b) => b.block_id === 'send_message',
@@ -126,7 +148,7 @@ describe('company values in the send form', () => {
     await t.stack.sim.closeView(view.id, 'U_MANAGER');
 
     // Before the amount too, written with a hyphen.
-    view = await openForm('<@U_EMP1> #customer-first 25 Thanks');
+    view = await editInForm('<@U_EMP1> #customer-first 25 Thanks');
     expect(valueBlock(view)!.element.initial_option!.value).toMatch(/:1$/);
     await t.stack.sim.closeView(view.id, 'U_MANAGER');
 

@@ -118,6 +118,7 @@ describe('/kudos audit', () => {
       'Total (USD)',
       'Details',
       'Reference',
+      'Value',
     ]);
     const events = rows.map(([at, who, event, sender, recipients, , face, total, details, reference]) => ({
       at: at!,
