@@ -93,6 +93,11 @@ describe('campaigns in the simulator', () => {
     // Typed first: picking the campaign updates the view (views.update), which keeps what was entered, as Slack does.
     await modal.locator('select[data-action-id="recipients"]').selectOption(['U_EMP1', 'U_EMP2']);
     await modal.locator('[data-action-id="message"]').fill('Thank you for closing the quarter!');
+    // The campaign waits under More options (the view is updated, what was typed kept).
+    const short = await modal.getAttribute('data-hash');
+    await modal.locator('button', { hasText: 'More options' }).click();
+    await expect.poll(() => modal.getAttribute('data-hash'), { timeout: 10_000 }).not.toBe(short);
+    await modal.locator('input.ext-search[data-for-action="campaign"]').waitFor({ timeout: 10_000 });
     const hash = await modal.getAttribute('data-hash');
     await pickExternal(modal, 'campaign', 'Q4', 'Q4 spot awards');
     await expect.poll(() => modal.locator('[data-action-id="amount"]').inputValue(), { timeout: 10_000 }).toBe('50');
