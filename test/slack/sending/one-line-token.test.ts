@@ -43,7 +43,7 @@ describe('the one-line confirmation', () => {
     );
   });
 
-  it('two amounts are one line; a message with numbers or #words is not (values are the command\'s)', () => {
+  it("two amounts are one line; a message with numbers or #words is not (values are the command's)", () => {
     expect(oneLineTextProblem('30 thanks')).toMatch(/^Two amounts/);
     expect(oneLineTextProblem('thanks for $30 more')).toMatch(/^Two amounts/);
     expect(oneLineTextProblem('#teamwork for the launch')).toBeUndefined();
