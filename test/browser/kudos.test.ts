@@ -130,7 +130,7 @@ describe('Kudos in the Slack simulator', () => {
     await p.screenshot({ path: `${SHOTS}/scheduled-list.png` });
     await list.locator('button', { hasText: 'Cancel' }).first().click();
     await p.locator('.confirm-ok').click();
-    await p.locator('#messages .msg', { hasText: 'Cancelled' }).waitFor();
+    await p.locator('#messages .msg.ephemeral', { hasText: 'Cancelled' }).waitFor();
     await p.screenshot({ path: `${SHOTS}/scheduled-cancelled.png` });
   });
 

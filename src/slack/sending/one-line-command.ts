@@ -18,6 +18,10 @@ import { buildOneLineConfirmation } from './one-line-blocks.js';
 import { confirmationValue, newConfirmation } from './one-line-token.js';
 import { openCommandSendForm, type SendFormPrefill } from './open-send-modal.js';
 
+const CATALOG_LATE = Symbol('catalog late');
+const CATALOG_SILENT_LINE =
+  'Could not read the card designs right now (the Rewards API did not answer); nothing was sent. Try again.';
+
 /** A whole word that is an amount (`25`, `$25`, `25.00`), as the parser reads the first. */
 const AMOUNT_WORD = /^\$?\d{1,7}(?:\.\d\d?)?$/;
 
@@ -105,15 +109,21 @@ export async function answerOneLineCommand(
   const settings = await deps.settings.get(ws).catch(() => undefined);
   const amountDollars =
     parsed.amountDollars ?? (settings?.defaultAmountCents ? settings.defaultAmountCents / 100 : undefined);
-  // The trigger_id lives 3 s: a catalog slower than that leaves the form, which opens without it.
-  const design = await withinBudget(
-    () => startingDesign(deps.catalog.of(ws), settings?.defaultProductId).catch(() => undefined),
-    OPEN_LOOKUP_BUDGET_MS / 2,
-    undefined,
-  );
+  const confirmable = settings !== undefined && amountDollars !== undefined && Number.isInteger(amountDollars);
+  const lookup = startingDesign(deps.catalog.of(ws), settings?.defaultProductId).catch(() => undefined);
+  let design = await withinBudget(() => lookup, OPEN_LOOKUP_BUDGET_MS / 2, CATALOG_LATE);
+  if (design === CATALOG_LATE) {
+    // The form's trigger_id lives 3 s, so a slow catalog leaves the form, which opens without it; a
+    // confirmation answers through the response_url, which waits: it waits for the catalog too.
+    if (!confirmable) design = undefined;
+    else {
+      design = await lookup;
+      if (!design) return void (await respond({ response_type: 'ephemeral', text: CATALOG_SILENT_LINE }));
+    }
+  }
   const group = parsed.groups?.[0];
   const send: OneLineSend | undefined =
-    settings && design && amountDollars !== undefined && Number.isInteger(amountDollars)
+    confirmable && design && amountDollars !== undefined
       ? {
           userIds: parsed.userIds,
           ...(group ? { group } : {}),

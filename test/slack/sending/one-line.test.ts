@@ -108,6 +108,30 @@ describe('/kudos in one line', () => {
     expect(await e2e.db.select().from(kudos)).toEqual([]);
   });
 
+  it('a catalog slower than the form could wait for: still the confirmation, never a form', async () => {
+    // The first catalog read (cold cache) takes longer than a trigger_id lives: the form could not open
+    // with it, but the confirmation answers through the response_url, which waits.
+    await e2e.emulator.faults({ method: 'GET', path: '^/api/v1/catalog/choice-cards', delayMs: 1500, count: 5 });
+    const confirmation = await command('U_MANAGER', '<@U_EMP1|eli> 25 Thanks for the launch');
+    expect(hasButton(confirmation, 'one_line_send')).toBe(true);
+    expect(e2e.stack.sim.openViews('U_MANAGER')).toEqual([]);
+  });
+
+  it('a catalog that does not answer: one line, nothing sent, no form', async () => {
+    await e2e.emulator.faults({
+      method: 'GET',
+      path: '^/api/v1/catalog/choice-cards',
+      delayMs: 1000,
+      status: 503,
+      count: 50,
+    });
+    const reply = await command('U_MANAGER', '<@U_EMP1|eli> 25 Thanks for the launch');
+    expect(reply.text).toContain('nothing was sent');
+    expect(reply.text.split('\n')).toHaveLength(1);
+    expect(e2e.stack.sim.openViews('U_MANAGER')).toEqual([]);
+    expect(await e2e.db.select().from(kudos)).toEqual([]);
+  });
+
   it('without an amount (and no default amount) opens the form filled in, as before', async () => {
     await e2e.stack.sim.slashCommand('U_MANAGER', '<@U_EMP1|eli> thanks', 'C_GENERAL');
     const view = await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').at(-1));
