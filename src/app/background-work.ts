@@ -169,6 +169,7 @@ function createOrderWork(deps: BackgroundWorkDeps, options: BackgroundWorkOption
     logger,
     now,
     webhooks: deps.config.rewardsWebhooks,
+    keyRing: deps.config.keyRing,
   });
   const worker = createWorker(
     {

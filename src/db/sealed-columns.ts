@@ -4,7 +4,7 @@
 // A table with a sealed column adds one entry here (its key: one text column, primary or unique).
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 
-import { financeState, installations, rewardsConnections, workflowStepRuns } from './schema/index.js';
+import { financeState, installations, rewardsConnections, topUpRequests, workflowStepRuns } from './schema/index.js';
 
 export interface SealedColumn {
   /** `table.column`, for the rotation report. */
@@ -45,6 +45,9 @@ export const workflowStepTokenContext = (functionExecutionId: string) =>
 /** The context a workspace's remembered top-up billing details are sealed under (src/domain/finance/billing-details.ts). */
 export const billingDetailsContext = (teamId: string) => `finance_state:${teamId}:billing_details`;
 
+/** The context a top-up request's billing details are sealed under (src/domain/finance/top-ups.ts): binds the request. */
+export const topUpBillingContext = (topUpId: string) => `top_up_requests:${topUpId}:billing`;
+
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   installationToken('botToken', 'bot', 'bot_token'),
   installationToken('botRefreshToken', 'bot-refresh', 'bot_refresh_token'),
@@ -77,5 +80,12 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     key: financeState.teamId,
     column: financeState.billingDetails,
     context: billingDetailsContext,
+  },
+  {
+    name: 'top_up_requests.billing_sealed',
+    table: topUpRequests,
+    key: topUpRequests.id,
+    column: topUpRequests.billingSealed,
+    context: topUpBillingContext,
   },
 ];

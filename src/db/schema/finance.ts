@@ -1,6 +1,7 @@
 // The money side for admins: what Kudos knows of the Rewards account per workspace (the low-balance
 // alert state, the environment, the spending limits), top-up requests with their second-admin
 // approval, and limit-increase requests sent from Slack.
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 import { workspaceColumns } from './workspace.js';
@@ -80,7 +81,18 @@ export const topUpRequests = pgTable(
     sourceViewId: text('source_view_id'),
     amountCents: bigint('amount_cents', { mode: 'number' }).notNull(),
     note: text('note').notNull().default(''),
-    billing: jsonb('billing').$type<BillingDetails>().notNull(),
+    /**
+     * The billing details in plain JSON: what requests made before they were sealed hold, and what a
+     * request holds without a key ring (single-workspace mode without KUDOS_ENCRYPTION_KEY: nothing
+     * to seal with). With a key ring it is null: the finance sweep seals older rows into
+     * `billing_sealed` and clears it. Read by the previous release; dropped in a later one.
+     */
+    billing: jsonb('billing').$type<BillingDetails>(),
+    /**
+     * The billing details the request is sent with once approved (BillingDetails as JSON), sealed with
+     * the key ring under the row's id (db/sealed-columns.ts), so `npm run keys:rotate` re-seals them.
+     */
+    billingSealed: text('billing_sealed'),
     status: text('status').$type<TopUpStatus>().notNull().default('awaiting_approval'),
     deciderUserId: text('decider_user_id'),
     decidedAt: timestamp('decided_at', { withTimezone: true }),
@@ -95,6 +107,10 @@ export const topUpRequests = pgTable(
   (t) => [
     index('top_up_requests_team_idx').on(t.teamId, t.status),
     uniqueIndex('top_up_requests_source_view_uq').on(t.teamId, t.sourceViewId),
+    // The rows the finance sweep still has to seal: none once it has (with a key ring).
+    index('top_up_requests_plain_billing_idx')
+      .on(t.id)
+      .where(sql`${t.billing} is not null`),
   ],
 );
 

@@ -1,8 +1,14 @@
 // What the money side tells admins, as plain values: src/slack renders them and posts each exactly
 // once through the notice outbox (one outbox key per notice and recipient). The domain decides who
 // and what; it never builds Slack messages.
-import type { TopUpRequestRow } from '../../db/schema/index.js';
+import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
 import type { Workspace } from '../common/workspace.js';
+
+/** A top-up request as the domain hands it out: its billing details opened, wherever they are stored. */
+export type TopUpRequest = Omit<TopUpRequestRow, 'billing' | 'billingSealed'> & {
+  /** Undefined: sealed under a key the ring no longer holds (or no ring at all): not readable. */
+  billing: BillingDetails | undefined;
+};
 
 export type FinanceNotice =
   | {
@@ -26,9 +32,9 @@ export type FinanceNotice =
   /** Orders open past the silence threshold and no Rewards webhook meanwhile (webhook-silence.ts). */
   | { kind: 'webhooks_silent'; openOrders: number; oldestOpenSince: Date; lastWebhookAt: Date | null }
   /** A top-up waiting for a second admin: the approval buttons. */
-  | { kind: 'top_up_request'; request: TopUpRequestRow }
+  | { kind: 'top_up_request'; request: TopUpRequest }
   /** The outcome of a top-up request, to the requester. */
-  | { kind: 'top_up_outcome'; request: TopUpRequestRow };
+  | { kind: 'top_up_outcome'; request: TopUpRequest };
 
 /** Where admin notices go: the admin channel, or each admin by direct message. */
 export interface FinanceNotifier {
@@ -40,5 +46,5 @@ export interface FinanceNotifier {
   /** Tells one person, once per `subject`. */
   toUser(ws: Workspace, userId: string, subject: string, notice: FinanceNotice): Promise<void>;
   /** Re-renders the request messages of a top-up after its decision. */
-  updateTopUpMessages(request: TopUpRequestRow): Promise<void>;
+  updateTopUpMessages(request: TopUpRequest): Promise<void>;
 }

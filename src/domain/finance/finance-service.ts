@@ -9,6 +9,7 @@ import type { Database } from '../../db/client.js';
 import { type LimitIncreaseRequestRow, type TopUpRequestRow, topUpRequests } from '../../db/schema/index.js';
 import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 import { toCents } from '../../rewards/index.js';
+import type { KeyRing } from '../../secrets/key-ring.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import type { Workspace } from '../common/workspace.js';
 import type { SettingsStore } from '../workspaces/settings.js';
@@ -16,7 +17,14 @@ import type { FinanceNotifier } from './finance-notices.js';
 import { createLowBalanceMonitor, type LowBalanceMonitor } from './low-balance.js';
 import { type BalanceRunway, createRecentSpend, runwayOf } from './runway.js';
 import { type KnownLimits, knownLimits, type LimitUsage, limitUsage, pendingLimitRequest } from './spending-limits.js';
-import { isKnownSandbox, openTopUps, recentlySettledTopUps, settleTopUps, type TopUpDeps } from './top-ups.js';
+import {
+  isKnownSandbox,
+  openTopUps,
+  recentlySettledTopUps,
+  sealPlainBilling,
+  settleTopUps,
+  type TopUpDeps,
+} from './top-ups.js';
 import { checkWebhookSilence } from './webhook-silence.js';
 
 export interface FinanceDeps {
@@ -29,6 +37,8 @@ export interface FinanceDeps {
   now: () => Date;
   /** REWARDS_WEBHOOKS: with 'on' the sweep also warns admins when webhooks stop arriving. Default 'off'. */
   webhooks?: 'on' | 'off';
+  /** KUDOS_ENCRYPTION_KEY: top-up requests' billing details are sealed with it (and older ones by the sweep). */
+  keyRing?: KeyRing | undefined;
 }
 
 export interface FinanceOverviewData {
@@ -61,12 +71,26 @@ export interface FinanceService {
 export function createFinanceService(deps: FinanceDeps): FinanceService {
   const log = deps.logger.child({ part: 'finance' });
   const lowBalance = createLowBalanceMonitor(deps);
-  const topUps: TopUpDeps = { db: deps.db, rewards: deps.rewards, notifier: deps.notifier, logger: log, now: deps.now };
+  const topUps: TopUpDeps = {
+    db: deps.db,
+    rewards: deps.rewards,
+    notifier: deps.notifier,
+    logger: log,
+    now: deps.now,
+    keyRing: deps.keyRing,
+  };
   const recentSpend = createRecentSpend(deps.now);
   let sweeps: PeriodicJob<void> | undefined;
   let sweeping: Promise<void> | undefined;
 
   async function sweepOnce(): Promise<void> {
+    // Requests made before billing details were sealed (or by an instance of the previous version
+    // during an upgrade, or before the key was set): sealed now.
+    await sealPlainBilling(deps.db, deps.keyRing)
+      .then((sealed) => {
+        if (sealed > 0) log.info('sealed the billing details of top-up requests', { sealed });
+      })
+      .catch((error: unknown) => log.warn('sealing top-up billing details failed', { error }));
     await lowBalance.sweep().catch((error: unknown) => log.warn('low balance sweep failed', { error }));
     await checkWebhookSilence({ ...deps, webhooks: deps.webhooks ?? 'off', logger: log }).catch((error: unknown) =>
       log.warn('webhook silence check failed', { error }),

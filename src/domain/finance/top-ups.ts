@@ -6,7 +6,14 @@
 // top-up endpoint has no idempotency key: a call whose answer was lost (timeout, cut connection) is
 // never repeated; the request becomes `unknown` and admins are told to look in the ledger. A request
 // stays "pending" in Slack until the ledger shows its funding row Processed (or Unapproved).
-import { and, eq, gte, inArray, lt, ne, sql } from 'drizzle-orm';
+//
+// A request's billing details are what the approved call sends. With a key ring they are stored
+// sealed under the request's id (top_up_requests.billing_sealed, re-sealed by `npm run keys:rotate`);
+// without one (single-workspace mode without KUDOS_ENCRYPTION_KEY) in plain JSON, as every request
+// made before they were sealed. The finance sweep seals such rows once there is a key ring.
+import { randomUUID } from 'node:crypto';
+
+import { and, eq, gte, inArray, isNotNull, isNull, lt, ne, sql } from 'drizzle-orm';
 
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
@@ -18,14 +25,16 @@ import {
   topUpRequests,
   type TopUpStatus,
 } from '../../db/schema/index.js';
+import { topUpBillingContext } from '../../db/sealed-columns.js';
 import { isRewardsError, RewardsApiError, RewardsConnectionError } from '../../rewards/index.js';
+import type { KeyRing } from '../../secrets/key-ring.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { centsToDecimal } from '../common/money.js';
 import { decidedByText, type NamingText } from '../common/ports.js';
 import { type Refused, refused } from '../common/refusal.js';
 import { moveGuard, type StatusTransitions } from '../common/status-transitions.js';
 import type { Workspace } from '../common/workspace.js';
-import type { FinanceNotifier } from './finance-notices.js';
+import type { FinanceNotifier, TopUpRequest } from './finance-notices.js';
 import { type Movement, movementsIn } from './ledger.js';
 import { ensureFinanceState } from './low-balance.js';
 
@@ -55,6 +64,77 @@ export interface TopUpDeps {
   notifier: FinanceNotifier;
   logger: Logger;
   now(): Date;
+  /** KUDOS_ENCRYPTION_KEY: seals each request's billing details; without it they are kept in plain JSON. */
+  keyRing?: KeyRing | undefined;
+}
+
+/** The request with its billing details opened: sealed ones with the ring, else the plain ones. */
+export function openTopUp(keyRing: KeyRing | undefined, row: TopUpRequestRow): TopUpRequest {
+  const { billing, billingSealed, ...rest } = row;
+  if (billingSealed === null) return { ...rest, billing: billing ?? undefined };
+  try {
+    return {
+      ...rest,
+      billing: keyRing ? parseBilling(keyRing.open(billingSealed, topUpBillingContext(row.id))) : undefined,
+    };
+  } catch {
+    return { ...rest, billing: undefined };
+  }
+}
+
+function parseBilling(json: string): BillingDetails | undefined {
+  const billing = JSON.parse(json) as BillingDetails;
+  return Object.keys(checkBilling(billing)).length === 0 ? billing : undefined;
+}
+
+/** The columns a request stores its details in: sealed under its id with a ring, else plain. */
+function storedBilling(
+  keyRing: KeyRing | undefined,
+  id: string,
+  billing: BillingDetails,
+): Pick<TopUpRequestRow, 'billing' | 'billingSealed'> {
+  return keyRing
+    ? { billing: null, billingSealed: keyRing.seal(JSON.stringify(billing), topUpBillingContext(id)) }
+    : { billing, billingSealed: null };
+}
+
+/**
+ * Seals the plain billing details of requests (made before they were sealed, or while there was no
+ * key ring) and clears the plain copy, in batches; a row is changed only while it is still plain, so
+ * instances sealing at once change each row once. Returns how many were sealed. No ring: nothing.
+ */
+export async function sealPlainBilling(
+  db: Database,
+  keyRing: KeyRing | undefined,
+  opts: { batchSize?: number } = {},
+): Promise<number> {
+  if (!keyRing) return 0;
+  const batchSize = opts.batchSize ?? 200;
+  let sealed = 0;
+  for (;;) {
+    // Across workspaces, like keys:rotate: each row is named by its id and its workspace.
+    const batch = await db
+      .select({ id: topUpRequests.id, teamId: topUpRequests.teamId, billing: topUpRequests.billing })
+      .from(topUpRequests)
+      .where(and(isNotNull(topUpRequests.billing), isNull(topUpRequests.billingSealed)))
+      .limit(batchSize);
+    for (const row of batch) {
+      const [done] = await db
+        .update(topUpRequests)
+        .set(storedBilling(keyRing, row.id, row.billing!))
+        .where(
+          and(
+            eq(topUpRequests.teamId, row.teamId),
+            eq(topUpRequests.id, row.id),
+            isNotNull(topUpRequests.billing),
+            isNull(topUpRequests.billingSealed),
+          ),
+        )
+        .returning({ id: topUpRequests.id });
+      if (done) sealed += 1;
+    }
+    if (batch.length < batchSize) return sealed;
+  }
 }
 
 export const SANDBOX_TOP_UP_MESSAGE =
@@ -107,14 +187,18 @@ export function checkBilling(billing: Partial<BillingDetails>): Partial<Record<k
 }
 
 /** The billing details of the workspace's last request, to prefill the next one. */
-export async function lastBilling(db: Database, ws: Workspace): Promise<BillingDetails | undefined> {
+export async function lastBilling(
+  db: Database,
+  keyRing: KeyRing | undefined,
+  ws: Workspace,
+): Promise<BillingDetails | undefined> {
   const [row] = await db
-    .select({ billing: topUpRequests.billing })
+    .select()
     .from(topUpRequests)
     .where(eq(topUpRequests.teamId, ws.teamId))
     .orderBy(sql`${topUpRequests.createdAt} desc`)
     .limit(1);
-  return row?.billing;
+  return row ? openTopUp(keyRing, row).billing : undefined;
 }
 
 export async function isKnownSandbox(db: Database, ws: Workspace): Promise<boolean> {
@@ -140,19 +224,22 @@ export async function requestTopUp(
   deps: TopUpDeps,
   ws: Workspace,
   input: { requesterUserId: string; amountCents: number; note: string; billing: BillingDetails; sourceViewId?: string },
-): Promise<{ ok: true; request: TopUpRequestRow; duplicate?: boolean } | Refused<'sandbox_account' | 'not_recorded'>> {
+): Promise<{ ok: true; request: TopUpRequest; duplicate?: boolean } | Refused<'sandbox_account' | 'not_recorded'>> {
   if (await isKnownSandbox(deps.db, ws)) return refused('sandbox_account', SANDBOX_TOP_UP_MESSAGE);
+  // The id is chosen here: the sealed details are bound to it.
+  const id = randomUUID();
   const request = await deps.db.transaction(async (tx) => {
     const [row] = await tx
       .insert(topUpRequests)
       .values({
+        id,
         teamId: ws.teamId,
         enterpriseId: ws.enterpriseId ?? null,
         requesterUserId: input.requesterUserId,
         sourceViewId: input.sourceViewId ?? null,
         amountCents: input.amountCents,
         note: input.note,
-        billing: input.billing,
+        ...storedBilling(deps.keyRing, id, input.billing),
       })
       // The same form submitted twice (a second click while Slack waited for the first): one request.
       .onConflictDoNothing({ target: [topUpRequests.teamId, topUpRequests.sourceViewId] })
@@ -175,15 +262,18 @@ export async function requestTopUp(
       .from(topUpRequests)
       .where(and(eq(topUpRequests.teamId, ws.teamId), eq(topUpRequests.sourceViewId, input.sourceViewId ?? '')));
     if (!first) return refused('not_recorded', 'This top-up request could not be recorded; try again.');
-    return { ok: true, request: first, duplicate: true };
+    return { ok: true, request: openTopUp(deps.keyRing, first), duplicate: true };
   }
-  const messages = await deps.notifier.toAdmins(ws, `top_up:${request.id}`, { kind: 'top_up_request', request });
+  const messages = await deps.notifier.toAdmins(ws, `top_up:${request.id}`, {
+    kind: 'top_up_request',
+    request: openTopUp(deps.keyRing, request),
+  });
   const [stored] = await deps.db
     .update(topUpRequests)
     .set({ messages, updatedAt: sql`now()` })
     .where(eq(topUpRequests.id, request.id))
     .returning();
-  return { ok: true, request: stored ?? request };
+  return { ok: true, request: openTopUp(deps.keyRing, stored ?? request) };
 }
 
 export type TopUpDecision = 'approve' | 'reject';
@@ -199,9 +289,7 @@ export async function decideTopUp(
   id: string,
   actorUserId: string,
   decision: TopUpDecision,
-): Promise<
-  { ok: true; request: TopUpRequestRow } | Refused<'not_found' | 'own_request' | 'already_decided', NamingText>
-> {
+): Promise<{ ok: true; request: TopUpRequest } | Refused<'not_found' | 'own_request' | 'already_decided', NamingText>> {
   // Scoped by the clicker's workspace: an admin of one workspace never decides another's request.
   const existing = await getTopUp(deps.db, ws, id);
   if (!existing) return refused('not_found', 'This top-up request no longer exists.');
@@ -250,15 +338,17 @@ export async function decideTopUp(
       ),
     );
   }
-  if (decision === 'reject') return { ok: true, request: decided };
-  return { ok: true, request: await submit(deps, decided) };
+  if (decision === 'reject') return { ok: true, request: openTopUp(deps.keyRing, decided) };
+  return { ok: true, request: await submit(deps, openTopUp(deps.keyRing, decided)) };
 }
 
 /** The one API call of an approved request. */
-async function submit(deps: TopUpDeps, row: TopUpRequestRow): Promise<TopUpRequestRow> {
+async function submit(deps: TopUpDeps, row: TopUpRequest): Promise<TopUpRequest> {
   const log = deps.logger.child({ topUpId: row.id });
   let set: Partial<TopUpRequestRow>;
   try {
+    // Details that no longer open (their key left the ring): nothing is sent, the admin asks again.
+    if (!row.billing) throw new UnreadableBilling();
     const funding = await (
       await deps.rewards.for(row)
     ).balance.topUp({ amount: centsToDecimal(row.amountCents), ...row.billing }, { timeoutMs: 15_000 });
@@ -280,10 +370,21 @@ async function submit(deps: TopUpDeps, row: TopUpRequestRow): Promise<TopUpReque
     .set({ ...set, updatedAt: sql`now()` })
     .where(eq(topUpRequests.id, row.id))
     .returning();
-  return updated!;
+  return openTopUp(deps.keyRing, updated!);
+}
+
+class UnreadableBilling extends Error {
+  override name = 'UnreadableBilling';
 }
 
 function failureOf(error: unknown): Partial<TopUpRequestRow> {
+  if (error instanceof UnreadableBilling)
+    return {
+      status: 'failed',
+      errorCode: 'BILLING_UNREADABLE',
+      errorMessage:
+        'Not requested: its billing details can no longer be read (their key was removed from KUDOS_ENCRYPTION_KEY). Ask for the top-up again.',
+    };
   if (error instanceof RewardsApiError) {
     if (error.code === 'PRODUCTION_ONLY' || (error.status === 403 && /production/i.test(error.message))) {
       return { status: 'failed', errorCode: 'PRODUCTION_ONLY', errorMessage: SANDBOX_TOP_UP_MESSAGE };
@@ -379,7 +480,7 @@ export async function recentlySettledTopUps(db: Database, ws: Workspace, now: Da
  * Moves submitted requests to completed / unapproved as the ledger shows their funding rows, and
  * approvals whose API call never finished (the process died) to unknown. Tells each requester once.
  */
-export async function settleTopUps(deps: TopUpDeps, ws: Workspace): Promise<TopUpRequestRow[]> {
+export async function settleTopUps(deps: TopUpDeps, ws: Workspace): Promise<TopUpRequest[]> {
   const stuckBefore = new Date(deps.now().getTime() - 5 * 60_000);
   const stuck = await deps.db
     .update(topUpRequests)
@@ -435,7 +536,8 @@ export async function settleTopUps(deps: TopUpDeps, ws: Workspace): Promise<TopU
       if (updated) settled.push(updated);
     }
   }
-  for (const row of settled) {
+  const opened = settled.map((r) => openTopUp(deps.keyRing, r));
+  for (const row of opened) {
     await deps.notifier
       .updateTopUpMessages(row)
       .catch((error: unknown) =>
@@ -450,5 +552,5 @@ export async function settleTopUps(deps: TopUpDeps, ws: Workspace): Promise<TopU
         deps.logger.warn('telling the requester of a top-up failed', { topUpId: row.id, error }),
       );
   }
-  return settled;
+  return opened;
 }

@@ -39,7 +39,7 @@ const changeBillingClick = buttonClick(noValue).extend({
 export async function topUpModalFor(deps: ListenerDeps, ws: Workspace): Promise<Record<string, unknown>> {
   const remembered = await rememberedBilling(deps.db, deps.config.keyRing, ws);
   return buildTopUpModal({
-    billing: remembered ?? (await lastBilling(deps.db, ws)),
+    billing: remembered ?? (await lastBilling(deps.db, deps.config.keyRing, ws)),
     remembered,
     keepsBilling: Boolean(deps.config.keyRing),
   });
@@ -89,7 +89,9 @@ export function registerFinanceActions(app: App, deps: ListenerDeps): void {
     const values = click.view.state?.values;
     // Every field, prefilled with the remembered details; what was typed stays.
     const view = buildTopUpModal({
-      billing: (await rememberedBilling(deps.db, deps.config.keyRing, ws)) ?? (await lastBilling(deps.db, ws)),
+      billing:
+        (await rememberedBilling(deps.db, deps.config.keyRing, ws)) ??
+        (await lastBilling(deps.db, deps.config.keyRing, ws)),
       keepsBilling: Boolean(deps.config.keyRing),
       amount: typed(values, B.amount),
       note: typed(values, B.note),

@@ -3,7 +3,7 @@
 import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
 import { formatUtc } from '../../domain/common/zoned-time.js';
-import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
+import type { FinanceNotice, TopUpRequest } from '../../domain/finance/finance-notices.js';
 import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
 import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
 import { RUNWAY_WINDOW_DAYS } from '../../domain/finance/runway.js';
@@ -98,15 +98,17 @@ export function buildInsufficientFundsAlert(
   };
 }
 
-function billingLine(b: BillingDetails): string {
+/** The request's details for the approver; the EIN only by its last digits (the message is kept a week). */
+function billingLine(b: BillingDetails | undefined): string {
+  if (!b) return 'the details can no longer be read (their key was removed from KUDOS_ENCRYPTION_KEY)';
   return escapeAndClip(
-    `${b.companyName} · ${b.billingAddress}, ${b.zipCode} ${b.city}, ${b.state}, ${b.country} · EIN ${b.ein}`,
+    `${b.companyName} · ${b.billingAddress}, ${b.zipCode} ${b.city}, ${b.state}, ${b.country} · EIN ending ${b.ein.slice(-4)}`,
     500,
   );
 }
 
 /** The request as admins see it: open (buttons) or decided (outcome). */
-export function buildTopUpRequestMessage(r: TopUpRequestRow): SlackMessageContent {
+export function buildTopUpRequestMessage(r: TopUpRequest): SlackMessageContent {
   const blocks: Block[] = [
     section(
       `:bank: *Top-up request*\n${mentionUser(r.requesterUserId)} asks for an ACH top-up of *${formatUsd(r.amountCents)}*.`,
@@ -151,7 +153,7 @@ export function buildTopUpRequestMessage(r: TopUpRequestRow): SlackMessageConten
   };
 }
 
-function outcomeLine(r: TopUpRequestRow): string {
+function outcomeLine(r: TopUpRequest): string {
   const by = r.deciderUserId ? mentionUser(r.deciderUserId) : 'an admin';
   switch (r.status) {
     case 'rejected':
@@ -174,11 +176,11 @@ function outcomeLine(r: TopUpRequestRow): string {
 }
 
 /** The one line of ids, for admins who look the top-up up in the Rewards portal. */
-function topUpDetails(r: TopUpRequestRow): Block[] {
+function topUpDetails(r: TopUpRequest): Block[] {
   return r.fundingNo ? [context(`Details: funding reference \`${escapeMrkdwn(r.fundingNo)}\``)] : [];
 }
 
-export function buildTopUpOutcome(r: TopUpRequestRow): SlackMessageContent {
+export function buildTopUpOutcome(r: TopUpRequest): SlackMessageContent {
   return {
     text: `Your top-up request of ${formatUsd(r.amountCents)}: ${describeStatus(r.status)}`,
     blocks: [section(`*Your top-up request of ${formatUsd(r.amountCents)}*\n${outcomeLine(r)}`), ...topUpDetails(r)],

@@ -3,9 +3,8 @@
 // admin by direct message (the settings' admins, or Slack's workspace admins and owners).
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import type { TopUpRequestRow } from '../../db/schema/index.js';
 import type { Workspace } from '../../domain/common/workspace.js';
-import type { FinanceNotice, FinanceNotifier } from '../../domain/finance/finance-notices.js';
+import type { FinanceNotice, FinanceNotifier, TopUpRequest } from '../../domain/finance/finance-notices.js';
 import { postOnce } from '../../domain/notices/outbox.js';
 import type { SettingsStore } from '../../domain/workspaces/settings.js';
 import type { SlackWorkspaces } from '../web-api/workspace-gateways.js';
@@ -67,7 +66,7 @@ export function createFinanceNotifier(deps: FinanceNotifierDeps): FinanceNotifie
     async toUser(ws, userId, subject, notice) {
       await postTo(ws, { userId }, `finance.${notice.kind}`, `${ws.teamId}:${subject}`, notice);
     },
-    async updateTopUpMessages(request: TopUpRequestRow) {
+    async updateTopUpMessages(request: TopUpRequest) {
       const content = buildTopUpRequestMessage(request);
       await Promise.all(
         request.messages.map((ref) =>

@@ -6,15 +6,18 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 
 import { financeState, topUpRequests } from '../../../src/db/schema/index.js';
+import { openTopUp } from '../../../src/domain/finance/top-ups.js';
+import { parseKeyRing } from '../../../src/secrets/key-ring.js';
 import type { View } from '../../../src/simulator/slack.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { topUpValues } from '../../support/top-up-form.js';
 
+const KEY = randomBytes(32).toString('base64');
 const t = useAppPerTest({
   env: {
     KUDOS_ADMINS: 'U_ADMIN,U_APPROVER',
     KUDOS_ADMIN_CHANNEL: 'C_ADMIN',
-    KUDOS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    KUDOS_ENCRYPTION_KEY: KEY,
   },
   app: { tuning: { financeSweepMs: 0 } },
 });
@@ -71,7 +74,9 @@ describe('remembered billing details', () => {
     expect(t.stack.sim.viewErrors(second.id)).toEqual({});
     const [, again] = await requests(2);
     expect(again!.amountCents).toBe(30_000);
-    expect(again!.billing).toMatchObject({
+    // Each request keeps the details it is sent with, sealed too (sealed-top-up-billing.test.ts).
+    expect(again!.billing).toBeNull();
+    expect(openTopUp(parseKeyRing(KEY), again!).billing).toMatchObject({
       companyName: 'Acme Inc.',
       ein: '12-3456789',
       country: 'US',
@@ -93,7 +98,10 @@ describe('remembered billing details', () => {
     );
     expect(t.stack.sim.viewErrors(fields.id)).toEqual({});
     const [, , changed] = await requests(3);
-    expect(changed!.billing).toMatchObject({ companyName: 'Acme Holdings', ein: '98-7654321' });
+    expect(openTopUp(parseKeyRing(KEY), changed!).billing).toMatchObject({
+      companyName: 'Acme Holdings',
+      ein: '98-7654321',
+    });
     const fourth = await openTopUpForm();
     expect(shown(fourth)).toContain('Acme Holdings');
     expect(shown(fourth)).toContain('EIN ending 4321');
