@@ -2,7 +2,6 @@
 // limit-increase modals, the balance overview, the ledger. Pure functions of plain values.
 import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
-import { formatUtc } from '../../domain/common/zoned-time.js';
 import type { FinanceNotice } from '../../domain/finance/finance-notices.js';
 import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
 import type { LedgerSend, LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
@@ -68,8 +67,8 @@ export function buildLowBalanceAlert(n: Extract<FinanceNotice, { kind: 'low_bala
 }
 
 export function buildWebhooksSilentAlert(n: Extract<FinanceNotice, { kind: 'webhooks_silent' }>): SlackMessageContent {
-  const last = n.lastWebhookAt ? `the last one arrived ${formatUtc(n.lastWebhookAt)}` : 'none has arrived yet';
-  const orders = `${n.openOrders} order${n.openOrders === 1 ? ' has' : 's have'} been open since ${formatUtc(n.oldestOpenSince)}`;
+  const last = n.lastWebhookAt ? `the last one arrived ${readerTime(n.lastWebhookAt)}` : 'none has arrived yet';
+  const orders = `${n.openOrders} order${n.openOrders === 1 ? ' has' : 's have'} been open since ${readerTime(n.oldestOpenSince)}`;
   return {
     text: `Rewards webhooks are not arriving: ${orders} and ${last}. Outcomes come from polling meanwhile.`,
     blocks: [
@@ -117,7 +116,7 @@ export function buildTopUpRequestMessage(r: TopUpRequestRow): SlackMessageConten
     ),
   ];
   if (r.note.trim() !== '') blocks.push(section(`>${escapeAndClip(r.note, 1000).replace(/\n/g, '\n>')}`));
-  blocks.push(context(`Billing: ${billingLine(r.billing)} · asked ${formatUtc(r.createdAt)}`));
+  blocks.push(context(`Billing: ${billingLine(r.billing)} · asked ${readerTime(r.createdAt)}`));
   if (r.status === 'awaiting_approval') {
     blocks.push({
       type: 'actions',
