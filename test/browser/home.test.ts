@@ -69,6 +69,10 @@ describe('App Home by role in the simulator', () => {
     const text = await home.innerText();
     expect(text).toContain('Kudos you received');
     expect(text).toContain('For unblocking the release review');
+    // Plain words: each kudos as a sentence, "each" only for several people, no internal states.
+    expect(text).toMatch(/sent you a \$\d+ Thank You card/);
+    expect(text).toMatch(/A \$\d+ Thank You card each to @\S+ \S+ and @/);
+    expect(text).not.toMatch(/Placed|COMPLETE|\(total/);
     expect(text).not.toContain('Approve');
     expect(text).not.toContain('Balance');
     // The stats section: their month, the leaders (counts, not amounts) and the opt-out switch.

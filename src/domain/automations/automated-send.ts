@@ -21,6 +21,7 @@ import {
   type StartSendDeps,
 } from '../sending/record-send.js';
 import type { SendPolicy } from '../sending/send-policy.js';
+import { listCompanyValues, valueNamedIn } from '../workspaces/company-values.js';
 import type { SettingsStore } from '../workspaces/settings.js';
 
 export interface AutomatedSendDeps extends StartSendDeps {
@@ -48,6 +49,11 @@ export interface AutomatedSendRequest {
   /** Where it is announced, if not in the workspace's channel: a channel id, or `none` (announce.ts). */
   announceTo?: string | undefined;
   botUserId?: string | undefined;
+  /**
+   * The message may name a company value as `#teamwork` at its start or end, and the workspace's
+   * "a value is required" applies (the Workflow Builder step; celebrations and recurring sends name none).
+   */
+  valueInMessage?: boolean | undefined;
 }
 
 /**
@@ -126,19 +132,36 @@ export async function prepareAutomated(
       transient: false,
     };
 
+  let message = request.message;
+  let value: SendForm['value'];
+  if (request.valueInMessage) {
+    const named = await valueNamedIn(deps.db, request.workspace.teamId, message, settings.valuesRequired);
+    if (!named.ok) return { ...refused('invalid_input', `value: ${named.message}`, 'value'), transient: false };
+    message = named.message;
+    if (named.value) value = { id: named.value.id, revision: named.value.revision };
+  }
+
   const form: SendForm = {
     userIds: request.recipientUserIds,
     group: undefined,
     productId,
     amount: String(request.amountDollars),
-    message: request.message,
+    message,
     refundDays: undefined,
     schedule: undefined,
+    ...(value ? { value } : {}),
   };
   let prepared;
   try {
     prepared = await prepareSend(
-      { users: deps.users, rewards: deps.rewards, catalog: deps.catalog.of(request.workspace), policy: deps.policy },
+      {
+        users: deps.users,
+        rewards: deps.rewards,
+        catalog: deps.catalog.of(request.workspace),
+        policy: deps.policy,
+        // The value named is checked again with the send (removed or renamed meanwhile: refused).
+        values: (teamId) => listCompanyValues(deps.db, teamId),
+      },
       {
         workspace: request.workspace,
         sender,

@@ -220,6 +220,14 @@ export interface Reconciliation {
   /** Orders in the ledger that Kudos did not place (other tools on the same account): listed, not flagged. */
   otherOrders: number;
   ok: boolean;
+  /** The send each Kudos order (of the month's sends and of the refunds it shows) belongs to, by order id: whom it was from and for. */
+  sends: Record<string, LedgerSend>;
+}
+
+/** A Kudos send as the ledger list names it, instead of its order id. */
+export interface LedgerSend {
+  senderUserId: string;
+  recipientCount: number;
 }
 
 const RECONCILED_STATUSES = ['placed', 'scheduled', 'partial', 'canceled'] as const;
@@ -230,6 +238,8 @@ const sendColumns = {
   totalCents: kudos.totalCents,
   status: kudos.status,
   orderStatus: kudos.orderStatus,
+  senderUserId: kudos.senderUserId,
+  recipientCount: kudos.recipientCount,
 };
 
 /**
@@ -269,10 +279,15 @@ export async function reconcileWithKudos(
   let kudosCents = 0;
   let ledgerCents = 0;
   const ours = new Set<string>();
+  const sends: Record<string, LedgerSend> = {};
+  const named = (row: LedgerSend) => ({ senderUserId: row.senderUserId, recipientCount: row.recipientCount });
   for (const row of placed) {
     // A send of several orders (kudos-parts.ts) is matched as a whole: its orders' charges against its cost.
     const orderIds = orderIdsOf(row);
-    for (const id of orderIds) ours.add(id);
+    for (const id of orderIds) {
+      ours.add(id);
+      sends[id] = named(row);
+    }
     const expected = row.costCents ?? row.totalCents;
     kudosCents += expected;
     const absent = orderIds.filter((id) => !charged.has(id));
@@ -289,7 +304,10 @@ export async function reconcileWithKudos(
   const earlierRefunds = { orders: 0, cents: 0 };
   for (const row of await sendsOfOrders(db, ws, [...refunded.keys()])) {
     const orderIds = orderIdsOf(row);
-    for (const id of orderIds) ours.add(id);
+    for (const id of orderIds) {
+      ours.add(id);
+      sends[id] = named(row);
+    }
     const inLedger = orderIds.reduce((sum, id) => sum + (refunded.get(id) ?? 0), 0);
     const cancelled = row.status === 'canceled' || row.orderStatus === 'CANCELED';
     const expected = cancelled ? (row.costCents ?? row.totalCents) : 0;
@@ -312,6 +330,7 @@ export async function reconcileWithKudos(
     differing,
     otherOrders,
     ok: missing.length === 0 && differing.length === 0,
+    sends,
   };
 }
 

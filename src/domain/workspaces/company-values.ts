@@ -34,6 +34,35 @@ export function valueTag(name: string): string {
   return name.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 }
 
+/**
+ * `#teamwork`: a letter first (so `#1` stays words), then letters, digits, `_` and `-`. At the start
+ * of a text Slack may have made it a channel link, `<#C123|teamwork>`, when a channel has that name.
+ */
+const LEADING_TAG = /^(?:#(\p{L}[\p{L}\p{N}_-]{0,63})|<#[CG][A-Z0-9]+\|(\p{L}[\p{L}\p{N}_-]{0,79})>)(?=\s|$)/u;
+const TRAILING_TAG = /(?:^|\s)#(\p{L}[\p{L}\p{N}_-]{0,63})$/u;
+
+/** The `#values` at the start of `text` (without their `#`), and what follows them. */
+export function leadingValueTags(text: string): { tags: string[]; rest: string } {
+  const tags: string[] = [];
+  let rest = text;
+  for (let tag = LEADING_TAG.exec(rest); tag; tag = LEADING_TAG.exec(rest)) {
+    tags.push((tag[1] ?? tag[2])!);
+    rest = rest.slice(tag[0].length).trim();
+  }
+  return { tags, rest };
+}
+
+/** The `#values` at the end of `text` (without their `#`), and what comes before them. */
+export function trailingValueTags(text: string): { tags: string[]; rest: string } {
+  const tags: string[] = [];
+  let rest = text;
+  for (let tag = TRAILING_TAG.exec(rest); tag; tag = TRAILING_TAG.exec(rest)) {
+    tags.unshift(tag[1]!);
+    rest = rest.slice(0, tag.index).trim();
+  }
+  return { tags, rest };
+}
+
 /** `:rocket:` or `rocket` (letters, digits, `_+-`) as the shortcode stored, without colons; undefined if not one. */
 export function emojiShortcode(text: string): string | undefined {
   const match = /^(:?)([a-z0-9_+-]{1,64})\1$/.exec(text.trim().toLowerCase());
@@ -214,4 +243,42 @@ export function checkPickedValue(
   if (value.revision !== picked.revision)
     return { value: undefined, problem: `That value was renamed (now “${value.name}”); pick it again.` };
   return { value };
+}
+
+export type NamedValueRefusal = Refused<'unknown_value' | 'two_values' | 'value_required'>;
+
+/**
+ * The company value a message names, as the one-line command reads it: `#teamwork` at its start or
+ * its end (a `#word` inside stays words), taken out of the message. A workspace without values keeps
+ * the message as written. One short line when the name is unknown, when two are named, or when the
+ * workspace asks for a value (`required`) and none is named. For sends no one typed into the form (the
+ * Workflow Builder step), whose only words are the message.
+ */
+export async function valueNamedIn(
+  db: Database,
+  teamId: string,
+  message: string,
+  required: boolean,
+): Promise<{ ok: true; message: string; value?: CompanyValueRow } | NamedValueRefusal> {
+  const values = await listCompanyValues(db, teamId);
+  if (values.length === 0) return { ok: true, message };
+  const leading = leadingValueTags(message.trim());
+  const trailing = trailingValueTags(leading.rest);
+  const tags = [...leading.tags, ...trailing.tags];
+  const [tag, ...others] = tags;
+  if (others.length > 0)
+    return refused(
+      'two_values',
+      `A kudos has one company value: keep one of #${tags.join(', #')}. The values are: ${valueTagsText(values)}.`,
+    );
+  if (!tag)
+    return required
+      ? refused(
+          'value_required',
+          `This workspace asks each kudos to name a company value: start or end the message with one of ${valueTagsText(values)}.`,
+        )
+      : { ok: true, message };
+  const matched = matchValueTag(values, tag);
+  if (!matched.ok) return refused('unknown_value', matched.message);
+  return { ok: true, message: trailing.rest, value: matched.value };
 }

@@ -6,10 +6,12 @@ import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled, formatUtc } from '../../domain/common/zoned-time.js';
 import type { ApproversAsked } from '../../domain/notices/notices.js';
 import { Approval } from '../ids.js';
+import { kudosValueLabel } from '../kit/company-value.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
-import { sendRecipients } from '../kit/recipients.js';
+import { readerTime } from '../kit/reader-time.js';
+import { peopleCount, sendRecipients } from '../kit/recipients.js';
 
 type ApprovalView = ApprovalCase;
 
@@ -32,11 +34,15 @@ export function whenText(k: Pick<KudosRow, 'scheduledAt' | 'scheduleTimezone'>):
   return k.scheduledAt ? `scheduled for ${formatScheduled(k.scheduledAt, k.scheduleTimezone ?? 'UTC')}` : 'right away';
 }
 
-/** The request as approvers see it: open (with buttons) or decided (outcome, no buttons). */
+/**
+ * The request as approvers see it: open (with buttons) or decided (outcome, no buttons). The company
+ * value is the row's copy, as the sender picked it (a later rename does not change the request).
+ */
 export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): SlackMessageContent {
+  const value = kudosValueLabel(k);
   const blocks: Block[] = [
     section(
-      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${sendRecipients(k)}.`,
+      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${sendRecipients(k)}${value ? ` for ${value}` : ''}.`,
     ),
   ];
   if (k.message.trim() !== '') blocks.push(section(quote(k.message)));
@@ -48,7 +54,10 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
   const outcome = outcomeLine({ kudos: k, request: r });
   if (outcome) {
     blocks.push(section(outcome, `${Approval.blockPrefix}outcome`));
-    return { text: `Kudos approval request from ${escapeMrkdwn(k.senderName)}: ${outcomeWord(r)}`, blocks };
+    return {
+      text: `Kudos approval request from ${escapeMrkdwn(k.senderName)}${k.valueName ? ` for ${escapeMrkdwn(k.valueName)}` : ''}: ${outcomeWord(r)}`,
+      blocks,
+    };
   }
   if (r.lastFailureCode) {
     const by = r.decidedBy ? `Approved by ${mentionUser(r.decidedBy)}, but the` : 'The';
@@ -58,7 +67,7 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
       ),
     );
   }
-  blocks.push(context(`Expires ${formatUtc(r.expiresAt)} if nobody decides.`));
+  blocks.push(context(`Expires ${readerTime(r.expiresAt)} if nobody decides.`));
   blocks.push({
     type: 'actions',
     block_id: `${Approval.blockPrefix}${k.id}`,
@@ -92,7 +101,7 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
     ],
   });
   return {
-    text: `Kudos approval request: ${escapeMrkdwn(k.senderName)} wants to send ${formatUsd(k.totalCents)} to ${k.recipientCount} ${k.recipientCount === 1 ? 'person' : 'people'}`,
+    text: `Kudos approval request: ${escapeMrkdwn(k.senderName)} wants to send ${formatUsd(k.totalCents)} to ${peopleCount(k.recipientCount)}${k.valueName ? ` for ${escapeMrkdwn(k.valueName)}` : ''}`,
     blocks,
   };
 }
@@ -108,7 +117,7 @@ function outcomeWord(r: ApprovalRequestRow): string {
 }
 
 function outcomeLine({ request: r }: ApprovalView): string | undefined {
-  const at = r.decidedAt ? formatUtc(r.decidedAt) : '';
+  const at = r.decidedAt ? readerTime(r.decidedAt) : '';
   switch (r.status) {
     case 'approved': {
       const by = r.decidedBy ? ` by ${mentionUser(r.decidedBy)}` : '';

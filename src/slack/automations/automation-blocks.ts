@@ -10,6 +10,7 @@ import { Celebrations, COMMAND, Recurring } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
+import { readerTime } from '../kit/reader-time.js';
 import { cardEach } from '../kit/recipients.js';
 import { input_ } from '../workspaces/settings-blocks.js';
 
@@ -72,7 +73,7 @@ export function buildCelebrationPreferenceSection(prefs: { optOut: boolean; noPu
 /** When a celebration is due: in `zone`, or (no zone: App Home) in the reader's own zone via Slack's date token. */
 function dueText(at: Date, zone: string | undefined): string {
   if (zone) return formatInTimeZone(at, zone, 'EEE d MMM, HH:mm zzz');
-  return `<!date^${Math.floor(at.getTime() / 1000)}^{date_short_pretty} {time}|${at.toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
+  return readerTime(at);
 }
 
 export function buildUpcomingCelebrationsSection(input: {

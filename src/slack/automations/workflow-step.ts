@@ -81,6 +81,8 @@ export function registerWorkflowStep(app: App, deps: ListenerDeps): void {
           workflowExecutionId: event.workflow_execution_id,
         },
         botUserId: context.botUserId,
+        // The step's inputs are fixed (the manifest); its message names the company value: `#teamwork`.
+        valueInMessage: true,
       },
     );
     if (!result.ok) {

@@ -2,10 +2,9 @@
 // limit-increase modals, the balance overview, the ledger. Pure functions of plain values.
 import type { BillingDetails, TopUpRequestRow } from '../../db/schema/index.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
-import { formatUtc } from '../../domain/common/zoned-time.js';
 import type { FinanceNotice, TopUpRequest } from '../../domain/finance/finance-notices.js';
 import type { FinanceOverviewData } from '../../domain/finance/finance-service.js';
-import type { LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
+import type { LedgerSend, LedgerTotals, Movement, Reconciliation } from '../../domain/finance/ledger.js';
 import { RUNWAY_WINDOW_DAYS } from '../../domain/finance/runway.js';
 import type { KnownLimits, LimitUsage } from '../../domain/finance/spending-limits.js';
 import { describeStatus } from '../../domain/finance/top-ups.js';
@@ -13,6 +12,8 @@ import { Finance } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, plainTextInput, section } from '../kit/mrkdwn.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
+import { readerTime } from '../kit/reader-time.js';
+import { peopleCount } from '../kit/recipients.js';
 
 const topUpButton = (label = 'Request a top-up') => ({
   type: 'button' as const,
@@ -36,36 +37,38 @@ export function renderFinanceNotice(notice: FinanceNotice): SlackMessageContent 
   }
 }
 
+/** How long a balance lasts, in words: "less than a day", "about 1 day", "about 12 days". */
+export function lastsFor(days: number): string {
+  return days < 1 ? 'less than a day' : `about ${days.toLocaleString('en-US')} ${days === 1 ? 'day' : 'days'}`;
+}
+
 export function buildLowBalanceAlert(n: Extract<FinanceNotice, { kind: 'low_balance' }>): SlackMessageContent {
-  const spend =
+  const threshold = formatUsd(n.thresholdCents, n.currency);
+  const runway =
     n.spend30dCents === undefined
-      ? 'not available (the ledger could not be read)'
-      : formatUsd(n.spend30dCents, n.currency);
-  const days =
-    n.daysLeft === undefined
-      ? n.spend30dCents === undefined
-        ? 'unknown'
-        : 'no spending in the last 30 days'
-      : `about ${n.daysLeft} day${n.daysLeft === 1 ? '' : 's'} at that rate`;
-  const text = `Kudos balance is low: ${formatUsd(n.balanceCents, n.currency)} available, under the ${formatUsd(n.thresholdCents, n.currency)} alert threshold.`;
+      ? 'How long it lasts is not known right now: the spending of the last 30 days could not be read.'
+      : n.daysLeft === undefined
+        ? 'Nothing was spent in the last 30 days.'
+        : `At the last 30 days' rate (${formatUsd(n.spend30dCents, n.currency)} spent), it lasts ${lastsFor(n.daysLeft)}.`;
+  const text = `Kudos balance is low: ${formatUsd(n.balanceCents, n.currency)} available, under the alert level of ${threshold}.`;
   return {
     text,
     blocks: [
       section(
-        `:warning: *Low Rewards balance*\n*${formatUsd(n.balanceCents, n.currency)}* available, under the alert threshold of ${formatUsd(n.thresholdCents, n.currency)}.`,
+        `:warning: *Low Rewards balance*\n*${formatUsd(n.balanceCents, n.currency)}* available, under the alert level of ${threshold}. Top up before sends start to fail.`,
       ),
-      section(`Spent in the last 30 days: *${spend}*\nDays left: *${days}*`),
+      section(runway),
       { type: 'actions', block_id: `${Finance.blockPrefix}low_balance`, elements: [topUpButton()] } as unknown as Block,
       context(
-        'One alert per crossing: the next comes after the balance has been back above the threshold. `/kudos balance` shows it now.',
+        `The next alert comes once the balance has been back above ${threshold} and falls under it again. \`/kudos balance\` shows the balance now.`,
       ),
     ],
   };
 }
 
 export function buildWebhooksSilentAlert(n: Extract<FinanceNotice, { kind: 'webhooks_silent' }>): SlackMessageContent {
-  const last = n.lastWebhookAt ? `the last one arrived ${formatUtc(n.lastWebhookAt)}` : 'none has arrived yet';
-  const orders = `${n.openOrders} order${n.openOrders === 1 ? ' has' : 's have'} been open since ${formatUtc(n.oldestOpenSince)}`;
+  const last = n.lastWebhookAt ? `the last one arrived ${readerTime(n.lastWebhookAt)}` : 'none has arrived yet';
+  const orders = `${n.openOrders} order${n.openOrders === 1 ? ' has' : 's have'} been open since ${readerTime(n.oldestOpenSince)}`;
   return {
     text: `Rewards webhooks are not arriving: ${orders} and ${last}. Outcomes come from polling meanwhile.`,
     blocks: [
@@ -115,7 +118,7 @@ export function buildTopUpRequestMessage(r: TopUpRequest): SlackMessageContent {
     ),
   ];
   if (r.note.trim() !== '') blocks.push(section(`>${escapeAndClip(r.note, 1000).replace(/\n/g, '\n>')}`));
-  blocks.push(context(`Billing: ${billingLine(r.billing)} · asked ${formatUtc(r.createdAt)}`));
+  blocks.push(context(`Billing: ${billingLine(r.billing)} · asked ${readerTime(r.createdAt)}`));
   if (r.status === 'awaiting_approval') {
     blocks.push({
       type: 'actions',
@@ -359,8 +362,10 @@ function runwayLines(
   const days = o.runway.daysLeft;
   if (days !== undefined && o.runway.spentCents !== undefined) {
     const perDay = formatUsd(Math.round(o.runway.spentCents / RUNWAY_WINDOW_DAYS), o.currency);
-    const lasts = days === 0 ? 'Less than a day' : `About ${days} day${days === 1 ? '' : 's'}`;
-    lines.push(`:hourglass_flowing_sand: ${lasts} at the last 30 days' rate (${perDay} a day).`);
+    const lasts = lastsFor(days);
+    lines.push(
+      `:hourglass_flowing_sand: ${lasts.charAt(0).toUpperCase()}${lasts.slice(1)} at the last 30 days' rate (${perDay} a day).`,
+    );
   }
   return lines.join('\n');
 }
@@ -381,16 +386,21 @@ export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageConten
   if (o.sandbox)
     blocks.push(context('Connected to the Rewards *sandbox*: orders are not charged and top-ups are production only.'));
   const topUpLine = (r: TopUpRequestRow) =>
-    `• ${formatUsd(r.amountCents)} by ${mentionUser(r.requesterUserId)}: ${describeStatus(r.status)}${r.fundingNo ? ` (reference \`${escapeMrkdwn(r.fundingNo)}\`)` : ''}`;
+    `• ${formatUsd(r.amountCents)} by ${mentionUser(r.requesterUserId)}: ${describeStatus(r.status)}`;
   if (o.topUps.length > 0) blocks.push(section(`*Top-ups not completed yet*\n${o.topUps.map(topUpLine).join('\n')}`));
   if (o.recentTopUps.length > 0)
     blocks.push(section(`*Top-ups settled in the last 7 days*\n${o.recentTopUps.map(topUpLine).join('\n')}`));
+  // The provider's references, for an admin who looks a top-up up in the Rewards portal: one line.
+  const references = [...o.topUps, ...o.recentTopUps].flatMap((r) =>
+    r.fundingNo ? [`${formatUsd(r.amountCents)}: \`${escapeMrkdwn(r.fundingNo)}\``] : [],
+  );
+  if (references.length > 0) blocks.push(context(`Details: funding references ${references.join(', ')}`));
   blocks.push(section(limitsLines(o.limits, o.usage)));
   if (o.pendingLimitRequest) {
     const p = o.pendingLimitRequest;
     blocks.push(
       context(
-        `Limit increase pending review since ${formatUtc(p.createdAt)}: ${formatUsd(p.requestedDailyCents)} a day, ${formatUsd(p.requestedMonthlyCents)} a month.`,
+        `Limit increase pending review since ${readerTime(p.createdAt)}: ${formatUsd(p.requestedDailyCents)} a day, ${formatUsd(p.requestedMonthlyCents)} a month.`,
       ),
     );
   }
@@ -412,6 +422,33 @@ export function buildFinanceOverview(o: FinanceOverviewData): SlackMessageConten
 
 export const LEDGER_LIST_ROWS = 25;
 
+/** "November 2026" for `2026-11`. */
+function monthName(month: string): string {
+  const [year, index] = month.split('-').map(Number);
+  if (!year || !index) return month;
+  return new Date(Date.UTC(year, index - 1, 1)).toLocaleString('en-US', {
+    month: 'long',
+    year: 'numeric',
+    timeZone: 'UTC',
+  });
+}
+
+const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** Whose a Kudos send was, by its people: "from <@U1> to 3 people". */
+function sendName(send: LedgerSend): string {
+  return `from ${mentionUser(send.senderUserId)} to ${peopleCount(send.recipientCount)}`;
+}
+
+/** What a movement was, in words: a Kudos send by its people, never its order id. */
+function movementText(m: Movement, sends: Reconciliation['sends']): string {
+  const send = sends[m.referenceNumber];
+  if (m.kind === 'order') return send ? `Kudos ${sendName(send)}` : 'Order placed outside Kudos';
+  if (m.kind === 'order_canceled')
+    return send ? `Refund: cancelled kudos ${sendName(send)}` : 'Refund of an order placed outside Kudos';
+  return escapeMrkdwn(m.label);
+}
+
 export function buildLedgerList(input: {
   month: string;
   movements: Movement[];
@@ -420,22 +457,24 @@ export function buildLedgerList(input: {
   truncated: boolean;
 }): SlackMessageContent {
   const { totals: t, reconciliation: r } = input;
-  const blocks: Block[] = [{ type: 'header', text: plain(`Ledger ${input.month}`, 150) } as unknown as Block];
+  const month = monthName(input.month);
+  const blocks: Block[] = [{ type: 'header', text: plain(`Ledger for ${month}`, 150) } as unknown as Block];
   if (input.movements.length === 0) {
     blocks.push(section('No movements this month.'));
   } else {
     const lines = input.movements.slice(0, LEDGER_LIST_ROWS).map((m) => {
-      const when = m.occurredAt ? m.occurredAt.toISOString().slice(0, 10) : '';
-      const pending = m.credited ? '' : ' _(not credited)_';
-      return `\`${when}\` ${escapeMrkdwn(m.label)} \`${escapeMrkdwn(m.referenceNumber)}\` *${formatUsd(m.signedCents, m.currency)}*${pending}`;
+      const when = m.occurredAt ? `${readerTime(m.occurredAt)} · ` : '';
+      const pending = m.credited ? '' : ' _(not credited yet)_';
+      return `${when}${movementText(m, r.sends)} · *${formatUsd(m.signedCents, m.currency)}*${pending}`;
     });
     blocks.push(section(lines.join('\n')));
-    if (input.movements.length > LEDGER_LIST_ROWS)
-      blocks.push(
-        context(
-          `…and ${input.movements.length - LEDGER_LIST_ROWS} more: \`/kudos ledger ${input.month} csv\` sends them all.`,
-        ),
-      );
+    blocks.push(
+      context(
+        input.movements.length > LEDGER_LIST_ROWS
+          ? `…and ${(input.movements.length - LEDGER_LIST_ROWS).toLocaleString('en-US')} more: \`/kudos ledger ${input.month} csv\` sends them all, with the provider's reference numbers.`
+          : `The provider's reference numbers are in the CSV file: \`/kudos ledger ${input.month} csv\`.`,
+      ),
+    );
   }
   blocks.push(
     section(
@@ -445,27 +484,34 @@ export function buildLedgerList(input: {
   if (r.ok) {
     blocks.push(
       context(
-        `:white_check_mark: Reconciled: the ledger shows the ${r.kudosOrders} order${r.kudosOrders === 1 ? '' : 's'} Kudos placed this month for ${formatUsd(r.kudosCents)}, as Kudos recorded.${r.earlierRefunds.orders ? ` It also refunds ${r.earlierRefunds.orders} Kudos send${r.earlierRefunds.orders === 1 ? '' : 's'} of earlier months cancelled since (${formatUsd(r.earlierRefunds.cents)}).` : ''}${r.otherOrders ? ` ${r.otherOrders} other order${r.otherOrders === 1 ? '' : 's'} came from outside Kudos.` : ''}`,
+        `:white_check_mark: Reconciled: the ledger shows the ${count(r.kudosOrders, 'order', 'orders')} Kudos placed this month for ${formatUsd(r.kudosCents)}, as Kudos recorded.${r.earlierRefunds.orders ? ` It also refunds ${count(r.earlierRefunds.orders, 'Kudos send', 'Kudos sends')} of earlier months cancelled since (${formatUsd(r.earlierRefunds.cents)}).` : ''}${r.otherOrders ? ` ${count(r.otherOrders, 'other order', 'other orders')} came from outside Kudos.` : ''}`,
       ),
     );
   } else {
+    const named = (orderId: string) => {
+      const send = r.sends[orderId];
+      return send ? `kudos ${sendName(send)}` : 'Kudos send';
+    };
     const problems = [
-      ...r.missing.slice(0, 5).map((id) => `\`${escapeMrkdwn(id)}\` is not in the ledger`),
+      ...r.missing.slice(0, 5).map((id) => `The ${named(id)} is not in the ledger.`),
       ...r.differing
         .slice(0, 5)
         .map(
-          (d) => `\`${escapeMrkdwn(d.orderId)}\`: Kudos ${formatUsd(d.kudosCents)}, ledger ${formatUsd(d.ledgerCents)}`,
+          (d) =>
+            `The ${named(d.orderId)}: Kudos recorded ${formatUsd(d.kudosCents)}, the ledger shows ${formatUsd(d.ledgerCents)}.`,
         ),
     ];
+    const ids = [...r.missing.slice(0, 5), ...r.differing.slice(0, 5).map((d) => d.orderId)];
     blocks.push(
       section(
-        `:warning: *Mismatch with the orders Kudos placed:* Kudos recorded ${formatUsd(r.kudosCents)} for ${r.kudosOrders} orders, the ledger shows ${formatUsd(r.ledgerCents)}.\n${problems.map((p) => `• ${p}`).join('\n')}`,
+        `:warning: *Mismatch with the orders Kudos placed:* Kudos recorded ${formatUsd(r.kudosCents)} for ${count(r.kudosOrders, 'order', 'orders')}, the ledger shows ${formatUsd(r.ledgerCents)}.\n${problems.map((p) => `• ${p}`).join('\n')}`,
       ),
+      context(`Details: order ids ${ids.map((id) => `\`${escapeMrkdwn(id)}\``).join(', ')}`),
     );
   }
   if (input.truncated) blocks.push(context('Only the first 5,000 rows were read.'));
   return {
-    text: `Ledger ${input.month}: ${input.movements.length} movements${r.ok ? '' : ' (mismatch with Kudos orders)'}`,
+    text: `Ledger for ${month}: ${count(input.movements.length, 'movement', 'movements')}${r.ok ? '' : ' (mismatch with Kudos orders)'}`,
     blocks,
   };
 }

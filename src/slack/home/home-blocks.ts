@@ -4,14 +4,15 @@
 // warnings. Each list is one page with Newer / Older buttons, so the view stays under Slack's 100 blocks.
 import type { HealthWarningRow, KudosRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
-import { formatScheduled } from '../../domain/common/zoned-time.js';
 import type { HomeData, HomeList, Page } from '../../domain/home/home-data.js';
 import { allowanceLine, allowanceStanding } from '../../domain/sending/allowances.js';
+import { placedRecipientCount } from '../../domain/sending/kudos-parts.js';
 import { Approval, BounceFix, COMMAND, Home } from '../ids.js';
 import { kudosValueLabel } from '../kit/company-value.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
-import { perPerson, sendRecipients } from '../kit/recipients.js';
+import { readerTime } from '../kit/reader-time.js';
+import { cardCount, cardsTo, peopleCount } from '../kit/recipients.js';
 import { cancelButton } from '../sending/scheduled-blocks.js';
 
 /** Slack's limit for a Home view. */
@@ -35,40 +36,42 @@ export interface HomeExtras {
 }
 
 /** Slack renders this in the reader's own time zone and format. */
-function when(at: Date): string {
-  const unix = Math.floor(at.getTime() / 1000);
-  return `<!date^${unix}^{date_short_pretty} {time}|${at.toISOString().slice(0, 16).replace('T', ' ')} UTC>`;
-}
+const when = readerTime;
+
+/** A sentence's first letter in capitals ("A $25 Thank You card to …"). */
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function quoteLine(message: string): string {
   const text = message.trim();
   return text ? `\n>${escapeAndClip(text.replace(/\s*\n\s*/g, ' '), 200)}` : '';
 }
 
-/** Where a sent kudos is, in a few words. */
+/** Where a sent kudos is, in a few words: no internal states, no order ids. */
 export function sentStatus(row: KudosRow, rejectReason: string | null, bounced: number): string {
   switch (row.status) {
     case 'awaiting_approval':
       return ':hourglass_flowing_sand: Waiting for approval';
     case 'pending':
-      return row.errorCode ? ':arrows_counterclockwise: Sending (retrying)' : ':arrows_counterclockwise: Sending';
+      return ':arrows_counterclockwise: Sending';
     case 'scheduled':
-      return `:calendar: Scheduled for ${escapeMrkdwn(row.scheduledAt ? formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC') : 'later')}`;
+      return row.scheduledAt ? `:calendar: Scheduled for ${when(row.scheduledAt)}` : ':calendar: Scheduled';
+    case 'partial':
+      return `:warning: Reached ${placedRecipientCount(row).toLocaleString('en-US')} of ${peopleCount(row.recipientCount)}; the others were not sent`;
     case 'placed':
-      if (bounced > 0) return `:warning: Bounced (${bounced})`;
-      return row.orderStatus === 'COMPLETE' ? ':white_check_mark: Delivered' : ':outbox_tray: Placed';
+      if (bounced > 0) return `:warning: ${cardCount(bounced)} bounced`;
+      return row.orderStatus === 'COMPLETE' ? ':white_check_mark: Delivered' : ':outbox_tray: On its way';
     case 'canceled':
       return `:no_entry_sign: Cancelled${row.canceledBy ? ` by ${mentionUser(row.canceledBy)}` : ''}`;
     case 'rejected':
       return `:x: Rejected${rejectReason ? `: “${escapeAndClip(rejectReason, 150)}”` : ''}`;
     case 'expired':
-      return ':hourglass: Expired without a decision';
+      return ':hourglass: Expired: nobody approved it in time';
     case 'unknown':
-      return ':grey_question: Outcome unknown: the Rewards API did not answer; Kudos keeps checking';
+      return ':grey_question: Not confirmed yet: Kudos keeps checking whether it went out';
     case 'failed':
       return `:warning: Not sent${row.errorMessage ? `: ${escapeAndClip(row.errorMessage, 150)}` : ''}`;
     default:
-      return escapeMrkdwn(row.status);
+      return ':arrows_counterclockwise: Sending';
   }
 }
 
@@ -112,7 +115,7 @@ function approvalsSection(page: Page<KudosRow>): Block[] {
   for (const row of page.items) {
     blocks.push(
       section(
-        `${mentionUser(row.senderUserId)} → ${sendRecipients(row, row.recipientCount, 5)} · ${perPerson(row)} (total ${formatUsd(row.totalCents)}) · ${when(row.createdAt)}${quoteLine(row.message)}`,
+        `${mentionUser(row.senderUserId)} wants to send ${cardsTo(row)}${forValue(row)}${row.recipientCount > 1 ? ` (${formatUsd(row.totalCents)} in all)` : ''} · ${when(row.createdAt)}${quoteLine(row.message)}`,
       ),
     );
     blocks.push({
@@ -148,7 +151,7 @@ function scheduledSection(data: HomeData): Block[] {
       context('Nothing scheduled. To have kudos go out later, pick *Schedule for later* in the send form.'),
     ];
   for (const { row, cancellable } of page.items) {
-    const text = `To ${sendRecipients(row, row.recipientCount, 5)} · ${perPerson(row)} · *${escapeMrkdwn(row.scheduledAt ? formatScheduled(row.scheduledAt, row.scheduleTimezone ?? 'UTC') : 'soon')}*`;
+    const text = `${capitalized(cardsTo(row))}${forValue(row)} · *${row.scheduledAt ? when(row.scheduledAt) : 'soon'}*`;
     if (!cancellable) {
       blocks.push(section(`${text}\n_Can’t be cancelled any more: it goes out in less than 10 minutes._`));
       continue;
@@ -188,7 +191,7 @@ function receivedSection(data: HomeData): Block[] {
           : ':outbox_tray: Card on its way';
     blocks.push(
       section(
-        `From ${mentionUser(row.senderUserId)} · ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card${forValue(row)} · ${when(row.createdAt)}\n${state}${quoteLine(row.message)}`,
+        `${mentionUser(row.senderUserId)} sent you a ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card${forValue(row)} · ${when(row.createdAt)}\n${state}${quoteLine(row.message)}`,
       ),
     );
   }
@@ -200,7 +203,7 @@ function sentSection(data: HomeData): Block[] {
   const blocks: Block[] = [header('Kudos you sent')];
   if (page.total === 0) return [...blocks, context('None yet. Press *Give kudos* to thank someone.')];
   for (const { row, bounces, rejectReason } of page.items) {
-    const text = `To ${sendRecipients(row, row.recipientCount, 5)} · ${perPerson(row)}${forValue(row)} · ${when(row.createdAt)}\n${sentStatus(row, rejectReason, bounces.length)}`;
+    const text = `${capitalized(cardsTo(row))}${forValue(row)} · ${when(row.createdAt)}\n${sentStatus(row, rejectReason, bounces.length)}`;
     const bounce = bounces[0];
     if (bounce) {
       blocks.push({

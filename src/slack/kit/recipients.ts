@@ -49,3 +49,29 @@ export function cardEach(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>):
 export function perPerson(row: Pick<KudosRow, 'amountCents' | 'recipientCount'>): string {
   return row.recipientCount > 1 ? `${formatUsd(row.amountCents)} each` : formatUsd(row.amountCents);
 }
+
+/** "1 card", "2 cards", "1,000 cards". */
+export function cardCount(count: number): string {
+  return `${count.toLocaleString('en-US')} ${count === 1 ? 'card' : 'cards'}`;
+}
+
+/**
+ * What a send gives, in a sentence: "a $25 Thank You card to <@U1>", "a $25 Thank You card each to
+ * <@U1> and <@U2>", "a $25 Thank You card each to @engineering (1,000 people)".
+ */
+export function cardsTo(
+  row: Pick<
+    KudosRow,
+    | 'amountCents'
+    | 'designName'
+    | 'recipients'
+    | 'recipientCount'
+    | 'recipientGroupName'
+    | 'slackUsergroupId'
+    | 'recipientGroupId'
+  >,
+  max = 5,
+): string {
+  const each = row.recipientCount > 1 ? ' each' : '';
+  return `a ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card${each} to ${sendRecipients(row, row.recipientCount, max)}`;
+}

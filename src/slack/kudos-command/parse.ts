@@ -5,6 +5,8 @@
 // the message stays in it. At the start Slack may have made it a channel link, `<#C123|teamwork>`, when a
 // channel has that name. Resolving the name to one of the workspace's values is the domain's
 // (resolveValueTag in domain/workspaces/company-values.ts).
+import { leadingValueTags, trailingValueTags } from '../../domain/workspaces/company-values.js';
+
 export type KudosCommand =
   | {
       kind: 'open';
@@ -27,32 +29,6 @@ export interface UserGroupMention {
 
 const MENTION = /^<@([UW][A-Z0-9_]+)(?:\|[^>]*)?>/;
 const GROUP_MENTION = /^<!subteam\^([A-Z0-9_]+)(?:\|@?([^>]*))?>/;
-/** `#teamwork`: a letter first (so `#1` stays words), then letters, digits, `_` and `-`. */
-const LEADING_TAG = /^(?:#(\p{L}[\p{L}\p{N}_-]{0,63})|<#[CG][A-Z0-9]+\|(\p{L}[\p{L}\p{N}_-]{0,79})>)(?=\s|$)/u;
-const TRAILING_TAG = /(?:^|\s)#(\p{L}[\p{L}\p{N}_-]{0,63})$/u;
-
-/** The `#values` at the start of `text`, and what follows them. */
-function leadingTags(text: string): { tags: string[]; rest: string } {
-  const tags: string[] = [];
-  let rest = text;
-  for (let tag = LEADING_TAG.exec(rest); tag; tag = LEADING_TAG.exec(rest)) {
-    tags.push((tag[1] ?? tag[2])!);
-    rest = rest.slice(tag[0].length).trim();
-  }
-  return { tags, rest };
-}
-
-/** The `#values` at the end of `text`, and what comes before them. */
-function trailingTags(text: string): { tags: string[]; rest: string } {
-  const tags: string[] = [];
-  let rest = text;
-  for (let tag = TRAILING_TAG.exec(rest); tag; tag = TRAILING_TAG.exec(rest)) {
-    tags.unshift(tag[1]!);
-    rest = rest.slice(0, tag.index).trim();
-  }
-  return { tags, rest };
-}
-
 /**
  * `opts.valueTags` false: no `#value` is read (a workspace without values keeps `#words` in the message
  * as typed).
@@ -81,7 +57,7 @@ export function parseKudosCommand(text: string, opts: { valueTags?: boolean } = 
   const tags: string[] = [];
   const takeLeading = (from: string) => {
     if (opts.valueTags === false) return from;
-    const leading = leadingTags(from);
+    const leading = leadingValueTags(from);
     tags.push(...leading.tags);
     return leading.rest;
   };
@@ -89,7 +65,7 @@ export function parseKudosCommand(text: string, opts: { valueTags?: boolean } = 
   const amount = /^\$?(\d{1,7})(?:\.00?)?(?=\s|$)/.exec(rest);
   let message = takeLeading(amount ? rest.slice(amount[0].length).trim() : rest);
   if (opts.valueTags !== false) {
-    const trailing = trailingTags(message);
+    const trailing = trailingValueTags(message);
     tags.push(...trailing.tags);
     message = trailing.rest;
   }

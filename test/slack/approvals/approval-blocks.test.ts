@@ -110,11 +110,28 @@ describe('approval message', () => {
     }
   });
 
-  it('shows the schedule in the sender’s zone and decisions in UTC', () => {
+  it('shows the schedule in the sender’s zone, and the expiry and decisions in each reader’s own zone', () => {
     const open = JSON.stringify(buildApprovalMessage({ kudos: kudosRow(), request: request() }));
     expect(open).toContain('scheduled for Mon 23 Nov 2026, 09:00 EST');
+    expect(open).toMatch(
+      /Expires <!date\^\d+\^\{date_short_pretty\} at \{time\}\|\w{3} \d+ \w{3} \d{4}, \d\d:\d\d UTC> if nobody decides/,
+    );
     const approved = JSON.stringify(buildApprovalMessage({ kudos: kudosRow(), request: request(states[1]![1]) }));
-    expect(approved).toContain('Approved* by <@U_APPROVER> on 2026-11-22 05:30 UTC');
+    expect(approved).toContain(
+      `Approved* by <@U_APPROVER> on <!date^${now.getTime() / 1000}^{date_short_pretty} at {time}|Sun 22 Nov 2026, 05:30 UTC>`,
+    );
+  });
+
+  it('shows the company value the sender picked, as it was when sent; none when none was picked', () => {
+    const withValue = buildApprovalMessage({
+      kudos: kudosRow({ valueName: 'Customer <first>', valueEmoji: 'rocket' }),
+      request: request(),
+    });
+    expect(JSON.stringify(withValue.blocks[0])).toContain('for :rocket: *Customer &lt;first&gt;*.');
+    expect(withValue.text).toContain('for Customer &lt;first&gt;');
+    expect(checkMessageContent(withValue, { requireContent: true })).toMatchObject({ ok: true });
+    const without = buildApprovalMessage({ kudos: kudosRow(), request: request() });
+    expect(JSON.stringify(without)).not.toContain(' for :');
   });
 });
 

@@ -489,7 +489,9 @@ describe('deciding', () => {
       const m = current(message);
       return m.edited && !hasButton(m, APPROVE) ? m : undefined;
     });
-    expect(rendered(updated)).toMatch(/Approved\* by <@U_APPROVER> on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
+    expect(rendered(updated)).toMatch(
+      /Approved\* by <@U_APPROVER> on <!date\^\d+\^\{date_short_pretty\} at \{time\}\|[^>]+ UTC>/,
+    );
     expect(hasButton(updated, REJECT)).toBe(false);
     await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('was approved')));
     await e2e.stack.sim.waitFor(() =>

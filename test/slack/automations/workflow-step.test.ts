@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 import { auditEvents, kudos, workspaceSettings } from '../../../src/db/schema/index.js';
+import { saveCompanyValue } from '../../../src/domain/workspaces/company-values.js';
 import { SendKudosInputs } from '../../../src/slack/automations/workflow-step.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 
@@ -194,6 +195,109 @@ describe('the Send kudos workflow step', () => {
     expect(done.state).toBe('failed');
     expect(done.error).toMatch(/Rewards API/);
     expect(await env.db.select().from(kudos)).toHaveLength(0);
+  });
+});
+
+describe('a company value in the workflow step', () => {
+  const WS = { teamId: 'T0KUDOS', enterpriseId: null };
+  async function addValue(name: string, emoji: string) {
+    const saved = await saveCompanyValue(env.db, WS, 'U_ADMIN', undefined, { name, emoji, description: '' });
+    if (!saved.ok) throw new Error(saved.message);
+    return saved.row;
+  }
+
+  it('the message names it as #tag at its start or end: the kudos keeps it, the message keeps the rest; a #word inside stays words', async () => {
+    await addValue('Teamwork', 'handshake');
+    await addValue('Customer first', 'star');
+    const done = await runStep({
+      sender: 'U_MANAGER',
+      recipients: ['U_EMP1'],
+      amount: 10,
+      message: 'Shipped the #launch on time! #customer-first',
+    });
+    expect(done.state).toBe('completed');
+    const [row] = await env.db.select().from(kudos);
+    expect(row).toMatchObject({
+      valueName: 'Customer first',
+      valueEmoji: 'star',
+      message: 'Shipped the #launch on time!',
+    });
+    const announcement = await env.stack.sim.waitFor(() =>
+      env.stack.sim.messages('C_KUDOS').find((m) => JSON.stringify(m.blocks ?? []).includes('sent kudos to')),
+    );
+    expect(JSON.stringify(announcement.blocks)).toContain('for :star: *Customer first*!');
+  });
+
+  it('above the approval threshold, the approvers see the value in the request', async () => {
+    await addValue('Teamwork', 'handshake');
+    const done = await runStep({
+      sender: 'U_MANAGER',
+      recipients: ['U_EMP1', 'U_EMP2', 'U_EMP3'],
+      amount: 50,
+      message: '#teamwork Quarter closed!',
+    });
+    expect(done.outputs?.status).toBe('awaiting_approval');
+    const request = await env.stack.sim.waitFor(() =>
+      env.stack.sim.messages('C_APPROVALS').find((m) => m.text.startsWith('Kudos approval request')),
+    );
+    expect(JSON.stringify(request.blocks![0])).toContain('for :handshake: *Teamwork*.');
+    expect(JSON.stringify(request.blocks)).toContain('Quarter closed!');
+  });
+
+  it('without values, #words stay in the message as written', async () => {
+    const done = await runStep({ sender: 'U_MANAGER', recipients: ['U_EMP1'], amount: 10, message: '#teamwork rocks' });
+    expect(done.state).toBe('completed');
+    const [row] = await env.db.select().from(kudos);
+    expect(row).toMatchObject({ valueName: null, message: '#teamwork rocks' });
+  });
+
+  const refusals: Array<[string, string | undefined, boolean, RegExp]> = [
+    [
+      'an unknown value',
+      'Thanks! #kindness',
+      false,
+      /value: There is no value #kindness\. The values are: #teamwork\./,
+    ],
+    ['two values', '#teamwork Thanks! #teamwork', false, /value: A kudos has one company value/],
+    [
+      'no value where the workspace requires one',
+      'Thanks!',
+      true,
+      /value: This workspace asks each kudos to name a company value: start or end the message with one of #teamwork\./,
+    ],
+    ['no message at all where the workspace requires a value', undefined, true, /name a company value/],
+  ];
+  it.each(refusals)(
+    '%s: the step fails with one readable line and nothing is sent',
+    async (_n, message, required, error) => {
+      await addValue('Teamwork', 'handshake');
+      if (required) await env.stack.app.settings.update(WS, 'U_ADMIN', { valuesRequired: true });
+      const done = await runStep({
+        sender: 'U_MANAGER',
+        recipients: ['U_EMP1'],
+        amount: 10,
+        ...(message === undefined ? {} : { message }),
+      });
+      expect(done.state).toBe('failed');
+      expect(done.error).toMatch(/^Send kudos: value: /);
+      expect(done.error).toMatch(error);
+      expect(await env.db.select().from(kudos)).toHaveLength(0);
+      expect((await env.stack.app.rewards.orders.list({ pageSize: 10 })).data).toHaveLength(0);
+    },
+  );
+
+  it('a value required and named: the send goes', async () => {
+    await addValue('Teamwork', 'handshake');
+    await env.stack.app.settings.update(WS, 'U_ADMIN', { valuesRequired: true });
+    const done = await runStep({
+      sender: 'U_MANAGER',
+      recipients: ['U_EMP1'],
+      amount: 10,
+      message: 'Thanks #Teamwork',
+    });
+    expect(done.state).toBe('completed');
+    const [row] = await env.db.select().from(kudos);
+    expect(row).toMatchObject({ valueName: 'Teamwork', message: 'Thanks' });
   });
 });
 

@@ -75,7 +75,7 @@ describe('the balance under the alert level, and the days it lasts', () => {
     expect(JSON.stringify(plain.body)).toContain('$4,970');
     expect(JSON.stringify(plain.body)).not.toContain('alert level');
     // $4,970 at $1 a day.
-    expect(shown).toContain("About 4970 days at the last 30 days' rate ($1 a day)");
+    expect(shown).toContain("About 4,970 days at the last 30 days' rate ($1 a day)");
   });
 });
 

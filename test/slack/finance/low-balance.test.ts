@@ -58,9 +58,10 @@ describe('low balance alerts', () => {
     expect(shown).toContain('$950');
     expect(shown).toContain('$1,000');
     // Spent in the last 30 days: the two orders, $150; days left at $5/day: 190.
-    expect(shown).toContain('$150');
-    expect(shown).toContain('about 190 days');
+    expect(shown).toContain("At the last 30 days' rate ($150 spent), it lasts about 190 days.");
     expect(shown).toContain('finance_topup_open');
+    // Plain words: no internal footnote, no raw states.
+    expect(shown).not.toMatch(/One alert per crossing|Days left|unknown/);
 
     // More orders while still below: no second alert, once the order's own check (joined here) and a sweep are done.
     await send('U_MANAGER', '25');

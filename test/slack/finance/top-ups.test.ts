@@ -295,7 +295,7 @@ describe('/kudos ledger', () => {
     const list = await t.stack.sim.waitFor(() =>
       t.stack.sim
         .messages('C_ADMIN')
-        .find((m) => m.ephemeral && /Ledger \d{4}-\d{2}/.test(JSON.stringify(m.blocks ?? []))),
+        .find((m) => m.ephemeral && /Ledger for \w+ \d{4}/.test(JSON.stringify(m.blocks ?? []))),
     );
     expect(JSON.stringify(list.blocks)).toMatch(/Reconciled/);
     const refused = await t.stack.sim.slashCommand('U_ADMIN', 'ledger 2026-13', 'C_ADMIN');
@@ -313,7 +313,7 @@ describe('/kudos ledger: top-ups and reconciliation', () => {
       t.stack.sim
         .messages('C_ADMIN')
         .slice(before)
-        .find((m) => m.ephemeral && /Ledger \d{4}-\d{2}/.test(JSON.stringify(m.blocks ?? []))),
+        .find((m) => m.ephemeral && /Ledger for \w+ \d{4}/.test(JSON.stringify(m.blocks ?? []))),
     );
   };
 
@@ -339,7 +339,7 @@ describe('/kudos ledger: top-ups and reconciliation', () => {
       return all.length === 2 && all.every((r) => r.status === 'submitted') ? all : undefined;
     });
     const pending = JSON.stringify((await ledgerList()).blocks);
-    expect(pending).toMatch(/Top-up \(pending\) `[A-Z0-9-]+` \*\$1,200\* _\(not credited\)_/);
+    expect(pending).toMatch(/Top-up \(pending\) · \*\$1,200\* _\(not credited yet\)_/);
     expect(pending).toMatch(/Pending top-ups:\* \$1,500/);
     // Money in is what was credited: the opening balance only.
     expect(pending).toMatch(/\*In:\* \$10,000/);
@@ -348,8 +348,11 @@ describe('/kudos ledger: top-ups and reconciliation', () => {
     await t.emulator.processTopUp(byAmount(120_000), 'approve');
     await t.emulator.processTopUp(byAmount(30_000), 'reject');
     const settled = JSON.stringify((await ledgerList()).blocks);
-    expect(settled).toMatch(/Top-up \(completed\) `[A-Z0-9-]+` \*\$1,200\*(?! _)/);
-    expect(settled).toMatch(/Top-up \(not approved\) `[A-Z0-9-]+` \*\$300\* _\(not credited\)_/);
+    expect(settled).toMatch(/Top-up \(completed\) · \*\$1,200\*(?! _)/);
+    expect(settled).toMatch(/Top-up \(not approved\) · \*\$300\* _\(not credited yet\)_/);
+    // The provider's references are in the CSV file, not in the lines people read.
+    for (const r of rows) expect(settled).not.toContain(r.fundingNo!);
+    expect(settled).toContain("The provider's reference numbers are in the CSV file");
     expect(settled).toMatch(/\*In:\* \$11,200/);
     expect(settled).not.toContain('Pending top-ups');
   });
@@ -364,7 +367,13 @@ describe('/kudos ledger: top-ups and reconciliation', () => {
     const placed = await eventually(async () =>
       (await t.db.select().from(kudos).where(eq(kudos.id, row.id))).find((k) => k.status === 'placed' && k.orderId),
     );
-    expect(JSON.stringify((await ledgerList()).blocks)).toMatch(/Reconciled/);
+    const reconciled = JSON.stringify((await ledgerList()).blocks);
+    expect(reconciled).toMatch(/Reconciled: the ledger shows the 1 order Kudos placed this month for \$40/);
+    // The order by the send it is, in the reader's own time zone; no order id where people read.
+    expect(reconciled).toMatch(
+      /<!date\^\d+\^\{date_short_pretty\} at \{time\}\|[^>]+> · Kudos from <@U_MANAGER> to 1 person · \*-\$40\*/,
+    );
+    expect(reconciled).not.toContain(placed.orderId!);
     // What Kudos recorded disagrees with the ledger: its cost, and an order the ledger never saw.
     await t.db.update(kudos).set({ costCents: 4500 }).where(eq(kudos.id, placed.id));
     await t.db.insert(kudos).values({
@@ -376,8 +385,11 @@ describe('/kudos ledger: top-ups and reconciliation', () => {
     });
     const shown = JSON.stringify((await ledgerList()).blocks);
     expect(shown).toContain('Mismatch with the orders Kudos placed');
-    expect(shown).toContain('OR-NOT-IN-LEDGER` is not in the ledger');
-    expect(shown).toContain(`${placed.orderId}\`: Kudos $45, ledger $40`);
+    // Each send by its people; the order ids only on the details line.
+    expect(shown).toContain('The kudos from <@U_MANAGER> to 1 person is not in the ledger.');
+    expect(shown).toContain('The kudos from <@U_MANAGER> to 1 person: Kudos recorded $45, the ledger shows $40.');
+    expect(shown).toContain('Kudos recorded $85 for 2 orders');
+    expect(shown).toContain(`Details: order ids \`OR-NOT-IN-LEDGER\`, \`${placed.orderId}\``);
   });
 
   it('the CSV file by direct message has a header and every row, in dollars', async () => {
@@ -431,7 +443,7 @@ describe('/kudos ledger with the other movements', () => {
     const list = await t.stack.sim.waitFor(() =>
       t.stack.sim
         .messages('C_ADMIN')
-        .find((m) => m.ephemeral && /Ledger \d{4}-\d{2}/.test(JSON.stringify(m.blocks ?? []))),
+        .find((m) => m.ephemeral && /Ledger for \w+ \d{4}/.test(JSON.stringify(m.blocks ?? []))),
     );
     const shown = JSON.stringify(list.blocks);
     for (const label of ['Promotion', 'Refund (reward)', 'Transfer received', 'Transfer sent'])

@@ -103,7 +103,7 @@ describe('App Home by role', () => {
     const sent = await send('U_MANAGER', ['U_EMP1'], '25');
     await eventually(async () => (await row(sent.id)).status === 'placed');
 
-    const home = await openHome('U_EMP1', 'From <@U_MANAGER>');
+    const home = await openHome('U_EMP1', '<@U_MANAGER> sent you');
     const text = textOf(home);
     expect(text).toContain('Give kudos');
     expect(text).toContain('Kudos you received');
@@ -116,8 +116,37 @@ describe('App Home by role', () => {
       expect(text).not.toContain(hidden);
 
     const sender = await openHome('U_MANAGER', 'Kudos you sent');
-    expect(textOf(sender)).toMatch(/To <@U_EMP1> · \$25 .*(Placed|Delivered)/);
+    expect(textOf(sender)).toMatch(/A \$25 Thank You card to <@U_EMP1> · .*(On its way|Delivered)/);
     expect(textOf(sender)).not.toContain('Balance');
+  });
+
+  it('reads as sentences: each card and its people, amounts "each" only for several, times in the reader’s zone, no order ids', async () => {
+    await start({ KUDOS_NOTIFY_CHANNEL: '' });
+    // $45 in all: under the approval threshold, whatever went to the same people.
+    const many = await send('U_MANAGER', ['U_EMP1', 'U_EMP2', 'U_EMP3'], '10');
+    const one = await send('U_MANAGER', ['U_EMP1'], '5');
+    const later = await send('U_MANAGER', ['U_EMP2', 'U_EMP3'], '5', wallTimeIn('America/New_York', 120));
+    const placed = await eventually(async () => {
+      const rows = await Promise.all([many, one, later].map((k) => row(k.id)));
+      return rows.every((r) => r.orderId) ? rows : undefined;
+    });
+
+    const sender = textOf(await openHome('U_MANAGER', 'each to <@U_EMP1>, <@U_EMP2> and <@U_EMP3>'));
+    expect(sender).toContain('A $10 Thank You card each to <@U_EMP1>, <@U_EMP2> and <@U_EMP3> · <!date^');
+    expect(sender).toContain('A $5 Thank You card to <@U_EMP1> · <!date^');
+    expect(sender).not.toContain('$5 Thank You card each to <@U_EMP1>');
+    // The scheduled send, in the reader's own zone (Slack's date token), in its list and in the sent list.
+    expect(sender).toMatch(
+      /A \$5 Thank You card each to <@U_EMP2> and <@U_EMP3> · \*<!date\^\d+\^\{date_short_pretty\} at \{time\}\|/,
+    );
+    expect(sender).toMatch(/:calendar: Scheduled for <!date\^\d+\^/);
+    for (const r of placed) expect(sender).not.toContain(r.orderId!);
+    for (const word of ['Placed', 'COMPLETE', 'CC-THANK-YOU', ' UTC ', '(total']) expect(sender).not.toContain(word);
+
+    const received = textOf(await openHome('U_EMP1', '<@U_MANAGER> sent you a $10 Thank You card'));
+    expect(received).toContain('<@U_MANAGER> sent you a $5 Thank You card · <!date^');
+    expect(received).not.toContain(' each');
+    for (const r of placed) expect(received).not.toContain(r.orderId!);
   });
 
   it('Give kudos on Home opens the send modal', async () => {
@@ -159,7 +188,7 @@ describe('App Home by role', () => {
 
     const home = structuredClone(await openHome('U_APPROVER', 'approval_approve'));
     expect(textOf(home)).toContain('Waiting for your approval');
-    expect(textOf(home)).toContain('$150 (total $150)');
+    expect(textOf(home)).toContain('<@U_MANAGER> wants to send a $150 Thank You card to <@U_EMP1> · ');
 
     // Erin presses Approve on an old Home view that showed it (say, from before she stopped approving).
     await clickOnOldView('U_EMP2', home, 'approval_approve', request.id);
@@ -345,6 +374,9 @@ describe('App Home: the money section stays current', () => {
     expect(pending.id).toBe(ada.id);
     const [row] = await e2e.db.select().from(topUpRequests);
     expect(row?.fundingNo).toBeTruthy();
+    // The provider's reference is for admins who look it up: one details line, not in the list.
+    expect(textOf(pending)).toContain(`Details: funding references $2,500: \`${row!.fundingNo}\``);
+    expect(textOf(pending)).not.toMatch(new RegExp(`confirmed[^\\n"]*${row!.fundingNo}`));
 
     // The operator confirms the wire; the finance sweep reads it in the ledger.
     await e2e.emulator.processTopUp(row!.fundingNo!, 'approve');
@@ -506,7 +538,7 @@ describe('App Home: stats and bounces', () => {
       })
       .returning();
     const home = structuredClone(await openHome('U_MANAGER', 'bounce_fix_open'));
-    expect(textOf(home)).toContain('Bounced (1)');
+    expect(textOf(home)).toContain('1 card bounced');
 
     await e2e.stack.sim.clickButton({ viewId: home.id }, 'bounce_fix_open', 'U_MANAGER', bounce!.id);
     await e2e.stack.sim.waitFor(() => e2e.stack.sim.openViews('U_MANAGER').find((v) => v.callback_id === 'bounce_fix'));

@@ -99,7 +99,7 @@ describe('company values in stats, digest, Home and the audit export', () => {
 
     for (const [userId, expected] of [
       ['U_MANAGER', 'Kudos you sent'],
-      ['U_EMP1', 'From <@U_MANAGER>'],
+      ['U_EMP1', '<@U_MANAGER> sent you'],
     ] as const) {
       await e2e.stack.sim.sendEvent({ type: 'app_home_opened', user: userId, channel: `D_${userId}`, tab: 'home' });
       const home = await e2e.stack.sim.waitFor(() => {
