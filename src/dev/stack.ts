@@ -240,4 +240,6 @@ async function installDemoWorkspaces(simulator: SlackSimulator, app: RunningApp)
     const done = await dist.install(choice);
     if (done.status !== 200) throw new Error(`installing the demo workspace failed (${done.status})`);
   }
+  // An install switches the page to its workspace; the demo starts in the seed's.
+  dist.actAs(simulator.workspace.team.id);
 }

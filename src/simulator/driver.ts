@@ -177,10 +177,10 @@ export class SlackDriver {
 
   /** Applies a response_url post or a slash-command ack body to the workspace. Returns an error code or undefined. */
   applyResponse(target: ResponseUrl, content: Json): string | undefined {
-    const source = target.sourceTs ? this.state.findMessage(target.channel, target.sourceTs) : undefined;
+    const source = target.sourceTs ? this.state.findMessage(target.channel, target.sourceTs, target.team) : undefined;
     if (content.delete_original === true) {
       if (!source) return 'message_not_found';
-      this.state.deleteMessage(source.channel, source.ts);
+      this.state.deleteMessage(source.channel, source.ts, source.team);
       return undefined;
     }
     const check = checkMessageContent(content, { requireContent: true });
@@ -197,6 +197,7 @@ export class SlackDriver {
     }
     const inChannel = content.response_type === 'in_channel';
     const posted = this.state.postMessage({
+      ...(target.team ? { team: target.team } : {}),
       channel: target.channel,
       user: this.ws.app.botUserId,
       bot_id: this.ws.app.botId,
@@ -422,6 +423,29 @@ export class SlackDriver {
     return { status: answer.status, body: answer.body };
   }
 
+  /**
+   * A person clicks a reaction on a message: adds theirs (reaction_added) or, when they had it, takes
+   * it back (reaction_removed), as Slack's reaction pill does.
+   */
+  async react(
+    userId: string,
+    where: { channel: string; ts: string },
+    name: string,
+  ): Promise<AppAnswer & { added: boolean }> {
+    this.requireUser(userId);
+    const m = this.state.findMessage(where.channel, where.ts);
+    if (!m || m.ephemeral) throw new Error(`simulator: no message ${where.ts} in ${where.channel}`);
+    const outcome = this.state.toggleReaction(m, userId, name);
+    const answer = await this.sendEvent({
+      type: outcome === 'added' ? 'reaction_added' : 'reaction_removed',
+      user: userId,
+      reaction: name,
+      item_user: m.user,
+      item: { type: 'message', channel: m.channel, ts: m.ts },
+    });
+    return { ...answer, added: outcome === 'added' };
+  }
+
   async loadOptions(
     viewId: string,
     actionId: string,
@@ -467,6 +491,7 @@ export class SlackDriver {
     title?: string;
     requiredOutputs?: string[];
     functionExecutionId?: string;
+    startedBy?: string;
   }): Promise<{ run: WorkflowStepRun; answer: AppAnswer }> {
     const functionExecutionId = step.functionExecutionId ?? this.state.nextId('Fx');
     let run = this.state.workflowSteps.get(functionExecutionId);
@@ -479,6 +504,7 @@ export class SlackDriver {
         inputs: step.inputs,
         requiredOutputs: step.requiredOutputs ?? [],
         state: 'running',
+        ...(step.startedBy ? { startedBy: step.startedBy } : {}),
       };
       this.state.workflowSteps.set(functionExecutionId, run);
       this.state.changed();

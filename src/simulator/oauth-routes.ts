@@ -15,11 +15,21 @@ function html(res: ServerResponse, status: number, body: string): void {
 <style>body{font-family:system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}label{display:block;margin:.3rem 0}button{margin-right:.5rem;padding:.4rem 1rem}</style></head><body>${body}</body></html>`);
 }
 
-export function authorizePage(res: ServerResponse, installs: SimInstalls, params: URLSearchParams): void {
+/**
+ * The authorize page. `preselect`: the workspace the install started from (the one the simulator's page
+ * is showing), chosen at first as Slack chooses the workspace the browser is signed in to.
+ */
+export function authorizePage(
+  res: ServerResponse,
+  installs: SimInstalls,
+  params: URLSearchParams,
+  preselect?: string,
+): void {
   const clientId = params.get('client_id') ?? '';
   if (clientId !== installs.oauth.clientId)
     return html(res, 400, `<h1>Invalid client_id</h1><p>No app with client id ${esc(clientId)}.</p>`);
   const scopes = (params.get('scope') ?? '').split(',').filter(Boolean);
+  const chosen = preselect && installs.team(preselect) ? preselect : undefined;
   const orgs = [
     ...new Map(
       installs.teams.filter((t) => t.enterpriseId).map((t) => [t.enterpriseId!, t.enterpriseName ?? t.enterpriseId!]),
@@ -27,8 +37,8 @@ export function authorizePage(res: ServerResponse, installs: SimInstalls, params
   ];
   const choices = [
     ...installs.teams.map(
-      (t, i) =>
-        `<label><input type="radio" name="team" value="${esc(t.id)}"${i === 0 ? ' checked' : ''}> ${esc(t.name)} (${esc(t.id)})${t.enterpriseId ? `, in ${esc(t.enterpriseName ?? t.enterpriseId)}` : ''}</label>`,
+      (t) =>
+        `<label><input type="radio" name="team" value="${esc(t.id)}"${t.id === (chosen ?? installs.teams[0]?.id) ? ' checked' : ''}> ${esc(t.name)} (${esc(t.id)})${t.enterpriseId ? `, in ${esc(t.enterpriseName ?? t.enterpriseId)}` : ''}</label>`,
     ),
     ...orgs.map(
       ([id, name]) =>

@@ -52,12 +52,29 @@ export interface WorkspaceUsergroup {
 export interface Workspace {
   team: { id: string; name: string; domain: string };
   /** The Kudos app itself, as installed in this workspace. */
-  app: { appId: string; botId: string; botUserId: string; botName: string };
+  app: {
+    appId: string;
+    botId: string;
+    botUserId: string;
+    botName: string;
+    /** Its message shortcuts (the manifest's `shortcuts` of type message): "More actions" on a message. */
+    messageShortcuts?: Array<{ name: string; callbackId: string }>;
+    /** Its Workflow Builder steps (the manifest's `functions`), for the web UI's "Run a workflow step". */
+    workflowSteps?: WorkflowStepDefinition[];
+  };
   users: WorkspaceUser[];
   channels: WorkspaceChannel[];
   usergroups: WorkspaceUsergroup[];
   /** Custom profile fields (team.profile.get); absent: none. */
   profileFields?: WorkspaceProfileField[];
+}
+
+/** A custom step of the app as Workflow Builder shows it: its inputs and the outputs it must return. */
+export interface WorkflowStepDefinition {
+  callbackId: string;
+  title: string;
+  inputs: Array<{ name: string; title: string; type: 'user' | 'users' | 'number' | 'string'; required: boolean }>;
+  requiredOutputs: string[];
 }
 
 export const TEAM_ID = 'T0KUDOS';
@@ -110,6 +127,11 @@ export function seedWorkspace(): Workspace {
       return u;
     })(),
     workspacePerson('U_TOKYO', 'taro', 'Taro Tokyo', 'employee in Tokyo', { tz: 'Asia/Tokyo' }),
+    // The Rewards emulator bounces every address at bounce.test: a card to Bruno shows the bounce repair.
+    workspacePerson('U_BOUNCE', 'bruno', 'Bruno Bounce', 'e-mail bounces', {
+      tz: 'America/New_York',
+      email: 'bruno@bounce.test',
+    }),
     (() => {
       const u = workspacePerson('U_BOT', 'buildbot', 'Build Bot', 'a bot', { isBot: true, tz: 'America/Los_Angeles' });
       delete u.email;
@@ -128,7 +150,28 @@ export function seedWorkspace(): Workspace {
   const everyone = users.filter((u) => !u.deleted).map((u) => u.id);
   return {
     team: { id: TEAM_ID, name: 'Kudos Demo', domain: 'kudos-demo' },
-    app: { appId: APP_ID, botId: BOT_ID, botUserId: BOT_USER_ID, botName: 'kudos' },
+    app: {
+      appId: APP_ID,
+      botId: BOT_ID,
+      botUserId: BOT_USER_ID,
+      botName: 'kudos',
+      // As manifest.yml declares them.
+      messageShortcuts: [{ name: 'Give kudos for this', callbackId: 'give_kudos_for_message' }],
+      workflowSteps: [
+        {
+          callbackId: 'send_kudos',
+          title: 'Send kudos',
+          inputs: [
+            { name: 'sender', title: 'From', type: 'user', required: true },
+            { name: 'recipients', title: 'To', type: 'users', required: true },
+            { name: 'amount', title: 'Amount per person', type: 'number', required: true },
+            { name: 'message', title: 'Message', type: 'string', required: false },
+            { name: 'design', title: 'Design (catalog product id)', type: 'string', required: false },
+          ],
+          requiredOutputs: ['kudos_id', 'status'],
+        },
+      ],
+    },
     users,
     profileFields: [
       { id: 'Xf0TEAM', label: 'Team', type: 'text' },

@@ -164,6 +164,8 @@ export interface SlackSimulator {
   loadOptions(viewId: string, actionId: string, blockId: string, query: string, userId: string): Promise<AppAnswer>;
   globalShortcut(userId: string, callbackId: string): Promise<AppAnswer>;
   messageShortcut(userId: string, where: { channel: string; ts: string }, callbackId: string): Promise<AppAnswer>;
+  /** A person clicks a reaction on a message: adds theirs (reaction_added), or takes it back (reaction_removed). */
+  react(userId: string, where: { channel: string; ts: string }, name: string): Promise<AppAnswer & { added: boolean }>;
   /** A person posts a message (as in the composer). */
   postAs(userId: string, channel: string, text: string): Message;
   /** Messages of a channel (a user id means the IM with that user), or all; updates applied; ephemerals flagged. */
@@ -311,7 +313,7 @@ async function route(parts: SimulatorParts, req: IncomingMessage, res: ServerRes
   const response = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
   if (response && req.method === 'POST') return await serveResponseUrl(driver, req, res, response[1]!);
   if (url.pathname === '/oauth/v2/authorize' && state.installs) {
-    if (req.method === 'GET') return authorizePage(res, state.installs, url.searchParams);
+    if (req.method === 'GET') return authorizePage(res, state.installs, url.searchParams, state.actingTeam().id);
     if (req.method === 'POST')
       return handleAuthorize(res, state.installs, new URLSearchParams(await readBody(req)), live.appUrl);
   }
@@ -510,7 +512,7 @@ function workspaceControls(
     slashCommand: (userId, text, channelId) => driver.slashCommand(userId, text, channelId),
     openViews: (userId) => state.openViews(userId),
     homeView: (userId) => {
-      const id = state.homes.get(userId);
+      const id = state.homeOf(userId);
       return id ? state.views.get(id) : undefined;
     },
     viewErrors: (viewId) => ({ ...(state.viewErrors.get(viewId) ?? {}) }),
@@ -521,6 +523,7 @@ function workspaceControls(
       driver.loadOptions(viewId, actionId, blockId, query, userId),
     globalShortcut: (userId, callbackId) => driver.globalShortcut(userId, callbackId),
     messageShortcut: (userId, where, callbackId) => driver.messageShortcut(userId, where, callbackId),
+    react: (userId, where, name) => driver.react(userId, where, name),
     postAs: (userId, channel, text) =>
       state.postMessage({
         channel: state.user(channel) ? state.imFor(channel) : channel,

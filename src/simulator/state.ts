@@ -29,6 +29,10 @@ export interface Message {
   metadata?: { event_type: string; event_payload: Json };
   /** Files shared with the message (files.completeUploadExternal): their ids, names and titles. */
   files?: Array<{ id: string; name: string; title: string }>;
+  /** Emoji reactions, in the order first added: the name and who reacted (reactions.get's shape). */
+  reactions?: Array<{ name: string; users: string[] }>;
+  /** Distribution mode: the workspace the message is in (each has its own channels and DMs). */
+  team?: string;
 }
 
 export interface View {
@@ -98,6 +102,8 @@ export interface WorkflowStepRun {
   /** Output names the step must return (the manifest's output_parameters.required). */
   requiredOutputs: string[];
   state: 'running' | 'completed' | 'failed';
+  /** Who ran the workflow (the web UI's "Run a workflow step"); unset when a test ran it. */
+  startedBy?: string;
   outputs?: Json;
   error?: string;
 }
@@ -119,6 +125,8 @@ export interface ResponseUrl {
   sourceTs?: string | undefined;
   issuedAt: number;
   uses: number;
+  /** Distribution mode: the workspace it was issued in (its posts land there). */
+  team?: string | undefined;
 }
 
 export interface PersistedState {
@@ -173,8 +181,34 @@ export class SimulatorState {
   /** Distribution mode: installations, OAuth and tokens per workspace (installs.ts); undefined otherwise. */
   installs: SimInstalls | undefined;
 
+  private actingTeamNow: ActingTeam | undefined;
+  /** The Grid org's workspace that last sent a request, by enterprise id (see orgTeam). */
+  private readonly lastInOrg = new Map<string, string>();
+
   /** The workspace the driver's requests come from (distribution mode switches it); the seed's by default. */
-  acting: ActingTeam | undefined;
+  get acting(): ActingTeam | undefined {
+    return this.actingTeamNow;
+  }
+
+  set acting(team: ActingTeam | undefined) {
+    this.actingTeamNow = team;
+    if (team?.enterpriseId) this.lastInOrg.set(team.enterpriseId, team.id);
+  }
+
+  /**
+   * The workspace an org-wide install's call is for. Kudos' calls name no team_id and the simulator's
+   * workspaces share channel ids, so it is the org's workspace that last sent the app a request (the
+   * acting one, if it is in the org); else the org's first.
+   */
+  orgTeam(enterpriseId: string): string {
+    const acting = this.actingTeam();
+    if (acting.enterpriseId === enterpriseId) return acting.id;
+    return (
+      this.lastInOrg.get(enterpriseId) ??
+      this.installs?.teams.find((t) => t.enterpriseId === enterpriseId)?.id ??
+      enterpriseId
+    );
+  }
   /** The workspace the Web API call being answered acts for (its token's), else the acting one. */
   callTeam: { id: string; enterpriseId: string | undefined } | undefined;
 
@@ -192,6 +226,28 @@ export class SimulatorState {
   /** team_id of users and messages in answers: the call's workspace. */
   teamIdOfCall(): string {
     return this.callTeam?.id ?? this.actingTeam().id;
+  }
+
+  /**
+   * Distribution mode: the workspace whose messages and Home tabs a call or request sees (each workspace
+   * has its own). Single-workspace mode: undefined, one workspace.
+   */
+  scopeTeam(): string | undefined {
+    return this.installs ? this.teamIdOfCall() : undefined;
+  }
+
+  /** The Home tab view id of a user, in the current workspace. */
+  homeOf(userId: string): string | undefined {
+    return this.homes.get(this.homeKey(userId));
+  }
+
+  setHome(userId: string, viewId: string): void {
+    this.homes.set(this.homeKey(userId), viewId);
+  }
+
+  private homeKey(userId: string): string {
+    const team = this.scopeTeam();
+    return team ? `${team}/${userId}` : userId;
   }
 
   onChange(listener: () => void): () => void {
@@ -272,46 +328,65 @@ export class SimulatorState {
       sourceTs,
       issuedAt: this.now(),
       uses: 0,
+      team: this.scopeTeam(),
     };
     this.responseUrls.set(r.id, r);
     return r;
   }
 
-  findMessage(channel: string, ts: string): Message | undefined {
-    return this.messageByKey.get(messageKey(channel, ts));
+  findMessage(channel: string, ts: string, team = this.scopeTeam()): Message | undefined {
+    return this.messageByKey.get(messageKey(team, channel, ts));
   }
 
   postMessage(m: Omit<Message, 'ts'> & { ts?: string | undefined }): Message {
-    const message: Message = { ...m, ts: m.ts ?? this.nextTs() };
+    const team = m.team ?? this.scopeTeam();
+    const message: Message = { ...m, ts: m.ts ?? this.nextTs(), ...(team ? { team } : {}) };
     this.addToIndex(message);
     this.changed();
     return message;
   }
 
-  deleteMessage(channel: string, ts: string): boolean {
-    const message = this.findMessage(channel, ts);
+  /** A person adds a reaction to a message, or takes theirs back: 'added' or 'removed'. */
+  toggleReaction(message: Message, userId: string, name: string): 'added' | 'removed' {
+    const reactions = (message.reactions ??= []);
+    let reaction = reactions.find((r) => r.name === name);
+    if (!reaction) reactions.push((reaction = { name, users: [] }));
+    const at = reaction.users.indexOf(userId);
+    if (at >= 0) reaction.users.splice(at, 1);
+    else reaction.users.push(userId);
+    message.reactions = reactions.filter((r) => r.users.length > 0);
+    this.changed();
+    return at >= 0 ? 'removed' : 'added';
+  }
+
+  deleteMessage(channel: string, ts: string, team = this.scopeTeam()): boolean {
+    const message = this.findMessage(channel, ts, team);
     if (!message) return false;
-    this.messageByKey.delete(messageKey(channel, ts));
+    this.messageByKey.delete(messageKey(message.team, channel, ts));
     this.allMessages.splice(this.allMessages.lastIndexOf(message), 1);
-    const inChannel = this.messagesByChannel.get(channel)!;
+    const inChannel = this.messagesByChannel.get(channelKey(message.team, channel))!;
     inChannel.splice(inChannel.lastIndexOf(message), 1);
     this.changed();
     return true;
   }
 
-  /** Messages of a channel (or of the IM with a user when given a user id), in posting order. */
+  /**
+   * Messages of a channel (or of the IM with a user when given a user id), in posting order: in
+   * distribution mode, the current workspace's. Without a channel: every message of every workspace.
+   */
   messagesIn(channel?: string): Message[] {
     if (channel === undefined) return [...this.allMessages];
     const id = this.user(channel) ? this.imFor(channel) : channel;
-    return [...(this.messagesByChannel.get(id) ?? [])];
+    return [...(this.messagesByChannel.get(channelKey(this.scopeTeam(), id)) ?? [])];
   }
 
   private addToIndex(message: Message): void {
     this.allMessages.push(message);
-    this.messageByKey.set(messageKey(message.channel, message.ts), message);
-    const inChannel = this.messagesByChannel.get(message.channel);
+    this.messageByKey.set(messageKey(message.team, message.channel, message.ts), message);
+    const key = channelKey(message.team, message.channel);
+    const inChannel = this.messagesByChannel.get(key);
     if (inChannel) inChannel.push(message);
-    else this.messagesByChannel.set(message.channel, [message]);
+    else this.messagesByChannel.set(key, [message]);
   }
 
   stackOf(userId: string): string[] {
@@ -442,7 +517,8 @@ export class SimulatorState {
     for (const { userId, view } of saved.homes) {
       this.homes.set(userId, view.id);
       this.views.set(view.id, view);
-      this.viewOwner.set(view.id, userId);
+      // Distribution mode keys Home tabs by workspace and user (`T…/U…`); the view's owner is the user.
+      this.viewOwner.set(view.id, userId.slice(userId.lastIndexOf('/') + 1));
     }
     this.lastTsMicros = Math.max(this.lastTsMicros, saved.lastTsMicros);
     this.counter = Math.max(this.counter, saved.counter);
@@ -458,8 +534,12 @@ export class SimulatorState {
   }
 }
 
-function messageKey(channel: string, ts: string): string {
-  return `${channel} ${ts}`;
+function channelKey(team: string | undefined, channel: string): string {
+  return team ? `${team}/${channel}` : channel;
+}
+
+function messageKey(team: string | undefined, channel: string, ts: string): string {
+  return `${channelKey(team, channel)} ${ts}`;
 }
 
 function withEmoji(text: Json): Json {

@@ -10,7 +10,8 @@ import type { SlackDriver } from './driver.js';
 import type { Workspace } from './seed.js';
 import type { Json, Message, SimulatorState } from './state.js';
 import { stateFromRaw } from './view-state.js';
-import { renderBlocks, type RenderContext, renderMessage, renderModal } from './web/render.js';
+import { renderEmail } from './web/email.js';
+import { REACTION_CHOICES, renderBlocks, type RenderContext, renderMessage, renderModal } from './web/render.js';
 
 export interface UiContext {
   state: SimulatorState;
@@ -50,6 +51,30 @@ const Bodies = {
     query: z.string().max(200),
   }),
   home: z.object({ as: UserId }),
+  /** A person writes a plain message in a conversation (no slash command). */
+  message: z.object({ as: UserId, channel: z.string().min(1), text: z.string().min(1).max(4000) }),
+  react: z.object({
+    as: UserId,
+    channel: z.string().min(1),
+    ts: z.string().min(1),
+    name: z.string().regex(/^[a-z0-9_+-]{1,64}$/),
+  }),
+  shortcut: z.object({ as: UserId, channel: z.string().min(1), ts: z.string().min(1), callbackId: z.string().min(1) }),
+  /** "Run a workflow step": the step's inputs as Workflow Builder would fill them in. */
+  workflow: z.object({
+    as: UserId,
+    callbackId: z.string().min(1),
+    inputs: z.record(z.string(), z.union([z.string(), z.number(), z.array(z.string())])),
+  }),
+  /** Finishes a pending top-up as the provider's review would: the bank transfer arrived, or not. */
+  funding: z.object({
+    fundingNo: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+    org: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,40}$/)
+      .optional(),
+    outcome: z.enum(['approve', 'reject']),
+  }),
   /** "Make balance low": the emulator's production available balance, in dollars (cents allowed). */
   balance: z.object({
     amount: z.number().min(0).max(1_000_000),
@@ -90,6 +115,8 @@ function renderContext(state: SimulatorState, userId: string, extra: Partial<Ren
     channels: ws.channels.map((c) => ({ id: c.id, name: c.name })),
     usergroups: ws.usergroups.map((g) => ({ id: g.id, handle: g.handle })),
     tz: state.user(userId)?.tz ?? 'UTC',
+    viewer: userId,
+    messageShortcuts: ws.app.messageShortcuts ?? [],
     ...extra,
   };
 }
@@ -123,7 +150,7 @@ function uiState(state: SimulatorState, userId: string, conv: string | undefined
     conversations.find((c) => c.id === conv) ?? conversations.find((c) => c.id === 'C_KUDOS') ?? conversations[0]!;
   const stack = state.openViews(userId);
   const top = stack[stack.length - 1];
-  const homeId = state.homes.get(userId);
+  const homeId = state.homeOf(userId);
   const home = homeId ? state.views.get(homeId) : undefined;
   const externalOptions = (viewId: string) => {
     const out: Record<string, Json[]> = {};
@@ -135,6 +162,25 @@ function uiState(state: SimulatorState, userId: string, conv: string | undefined
   };
   return {
     version: state.version,
+    /** Changes when the page's workspace or an installation changes: the page reloads its sidebar. */
+    workspaceKey: state.installs ? JSON.stringify(workspaceSwitcher(state)) : '',
+    /** What a message's ☺ and ⋮ menus offer: reactions, and the app's message shortcuts. */
+    messageMenus: { reactions: REACTION_CHOICES, shortcuts: state.workspace.app.messageShortcuts ?? [] },
+    workflow: {
+      steps: state.workspace.app.workflowSteps ?? [],
+      runs: [...state.workflowSteps.values()]
+        .filter((r) => r.startedBy === userId)
+        .reverse()
+        .slice(0, 10)
+        .map((r) => ({
+          id: r.functionExecutionId,
+          callbackId: r.callbackId,
+          inputs: r.inputs,
+          state: r.state,
+          outputs: r.outputs ?? null,
+          error: r.error ?? null,
+        })),
+    },
     me: userId,
     conversation: current,
     conversations,
@@ -435,7 +481,7 @@ async function openHome(r: UiRequest): Promise<void> {
   const b = await userBody(r, Bodies.home);
   if (!b) return;
   const { state, driver } = r.ctx;
-  const homeId = state.homes.get(b.as);
+  const homeId = state.homeOf(b.as);
   const view = homeId ? state.views.get(homeId) : undefined;
   await drive(r.res, () =>
     driver.sendEvent({
@@ -446,6 +492,103 @@ async function openHome(r: UiRequest): Promise<void> {
       ...(view ? { view } : {}),
     }),
   );
+}
+
+async function postMessage(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.message);
+  if (!b) return;
+  const { state } = r.ctx;
+  const conversation = conversationsFor(state, b.as).find((c) => c.id === b.channel);
+  if (!conversation || conversation.kind === 'app') {
+    json(r.res, 400, { error: 'Messages to the Kudos app are not read: try /kudos help.' });
+    return;
+  }
+  const m = state.postMessage({
+    channel: b.channel,
+    user: b.as,
+    text: encodeMentions(b.text, state.workspace),
+    ephemeral: false,
+  });
+  json(r.res, 200, { ok: true, ts: m.ts });
+}
+
+async function react(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.react);
+  if (!b) return;
+  await drive(r.res, () => r.ctx.driver.react(b.as, { channel: b.channel, ts: b.ts }, b.name));
+}
+
+async function messageShortcut(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.shortcut);
+  if (!b) return;
+  await drive(r.res, () => r.ctx.driver.messageShortcut(b.as, { channel: b.channel, ts: b.ts }, b.callbackId));
+}
+
+/** "Run a workflow step": a workflow that `as` started reaches the app's step, with these inputs. */
+async function runWorkflowStep(r: UiRequest): Promise<void> {
+  const b = await userBody(r, Bodies.workflow);
+  if (!b) return;
+  const step = r.ctx.state.workspace.app.workflowSteps?.find((s) => s.callbackId === b.callbackId);
+  if (!step) {
+    json(r.res, 400, { error: `The app has no workflow step ${b.callbackId}.` });
+    return;
+  }
+  const missing = step.inputs.filter((i) => {
+    const v = b.inputs[i.name];
+    return i.required && (v === undefined || v === '' || (Array.isArray(v) && v.length === 0));
+  });
+  if (missing.length > 0) {
+    json(r.res, 400, { error: `Fill in ${missing.map((i) => i.title).join(', ')}.` });
+    return;
+  }
+  const inputs = Object.fromEntries(
+    Object.entries(b.inputs).filter(([, v]) => v !== '' && !(Array.isArray(v) && v.length === 0)),
+  );
+  await drive(r.res, async () => {
+    const { run, answer } = await r.ctx.driver.runWorkflowStep({
+      callbackId: step.callbackId,
+      title: step.title,
+      inputs,
+      requiredOutputs: step.requiredOutputs,
+      startedBy: b.as,
+    });
+    return { status: answer.status, id: run.functionExecutionId };
+  });
+}
+
+/** The Rewards emulator's top-ups: its own organization's, then each added organization's (distribution mode). */
+async function listFundings({ res, ctx }: UiRequest): Promise<void> {
+  const main = await emulator(ctx, '/_emulator/fundings');
+  if (main.status !== 200) return json(res, main.status, main.body);
+  const orgs = await emulator(ctx, '/_emulator/orgs');
+  const orgIds = orgs.status === 200 ? ((orgs.body as { orgs?: string[] }).orgs ?? []) : [];
+  const fundings: Json[] = ((main.body as { fundings?: Json[] }).fundings ?? []).map((f) => ({ ...f, org: null }));
+  for (const org of orgIds) {
+    const r = await emulator(ctx, `/_emulator/orgs/${encodeURIComponent(org)}/fundings`);
+    if (r.status === 200)
+      fundings.push(...((r.body as { fundings?: Json[] }).fundings ?? []).map((f) => ({ ...f, org })));
+  }
+  json(res, 200, { fundings });
+}
+
+async function processFunding({ req, res, ctx }: UiRequest): Promise<void> {
+  const b = await parseBody(req, res, Bodies.funding);
+  if (!b) return;
+  const prefix = b.org ? `/_emulator/orgs/${encodeURIComponent(b.org)}` : '/_emulator';
+  const r = await emulator(ctx, `${prefix}/fundings/${encodeURIComponent(b.fundingNo)}/process`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ outcome: b.outcome }),
+  });
+  json(res, r.status, r.body);
+}
+
+/** The recipients' inbox: each e-mail the emulator "sent", with the e-mail as the recipient sees it. */
+async function inbox({ res, ctx }: UiRequest): Promise<void> {
+  const r = await emulator(ctx, '/_emulator/emails');
+  if (r.status !== 200) return json(res, r.status, r.body);
+  const emails = ((r.body as { emails?: Json[] }).emails ?? []).map((e) => ({ ...e, html: renderEmail(e) }));
+  json(res, 200, { emails });
 }
 
 /** A GET answered with what the Rewards emulator answers at `path`. */
@@ -493,7 +636,13 @@ const ROUTES: Record<string, (r: UiRequest) => void | Promise<void>> = {
   'POST /_ui/close': close,
   'POST /_ui/options': loadOptions,
   'POST /_ui/home': openHome,
-  'GET /_ui/inbox': fromEmulator('/_emulator/emails'),
+  'POST /_ui/message': postMessage,
+  'POST /_ui/react': react,
+  'POST /_ui/shortcut': messageShortcut,
+  'POST /_ui/workflow': runWorkflowStep,
+  'GET /_ui/fundings': listFundings,
+  'POST /_ui/fundings/process': processFunding,
+  'GET /_ui/inbox': inbox,
   'GET /_ui/clock': fromEmulator('/_emulator/clock'),
   // The simulator's "make balance low": sets the emulator's available balance (production, the
   // environment of npm run dev) so the low-balance alert can be shown; Kudos sees it at its next

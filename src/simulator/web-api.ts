@@ -174,6 +174,9 @@ function historyMessage(m: Message, withMetadata: boolean): Json {
     ...(m.blocks ? { blocks: m.blocks } : {}),
     ...(m.thread_ts ? { thread_ts: m.thread_ts } : {}),
     ...(m.edited ? { edited: m.edited } : {}),
+    ...(m.reactions && m.reactions.length > 0
+      ? { reactions: m.reactions.map((r) => ({ name: r.name, users: [...r.users], count: r.users.length })) }
+      : {}),
     ...(withMetadata && m.metadata ? { metadata: m.metadata } : {}),
   };
 }
@@ -564,7 +567,7 @@ const handlers: Record<string, Handler> = {
     if (!user || user.deleted) return fail('user_not_found');
     const bad = checkViewArg(args.view, 'home');
     if (bad) return bad;
-    const existingId = s.homes.get(userId);
+    const existingId = s.homeOf(userId);
     const existing = existingId ? s.views.get(existingId) : undefined;
     const hash = str(args.hash);
     if (hash && existing && hash !== existing.hash) return fail('hash_conflict');
@@ -572,7 +575,7 @@ const handlers: Record<string, Handler> = {
       ? s.replaceView(existing.id, args.view as Json)
       : s.materializeView(args.view as Json, { type: 'home' });
     if (!existing) {
-      s.homes.set(userId, view.id);
+      s.setHome(userId, view.id);
       s.storeView(userId, view);
     }
     return { ok: true, view };
@@ -616,6 +619,26 @@ function completeStep(
   return { ok: true };
 }
 
+/**
+ * A finished install (a code exchanged): the page now shows the workspace Kudos was installed in (for an
+ * org-wide install, the org's first workspace), as Slack opens the workspace after "Allow".
+ */
+function followInstall(state: SimulatorState, answer: Answer): void {
+  const teamId = (answer.team as { id?: string } | null)?.id;
+  const enterpriseId = (answer.enterprise as { id?: string } | null)?.id;
+  const team = teamId
+    ? state.installs?.team(teamId)
+    : state.installs?.teams.find((t) => enterpriseId !== undefined && t.enterpriseId === enterpriseId);
+  if (!team) return;
+  state.acting = {
+    id: team.id,
+    domain: team.domain,
+    enterpriseId: team.enterpriseId,
+    orgWide: answer.is_enterprise_install === true,
+  };
+  state.changed();
+}
+
 /** A Web API answer: its body, and for a call past Slack's rate limits the 429's Retry-After (seconds). */
 export interface WebApiAnswer {
   body: Answer;
@@ -640,6 +663,7 @@ export function callWebApi(
   if (method === 'oauth.v2.access') {
     // The one method without a token: the app's client id and secret (form fields or Basic auth).
     const answer: Answer = state.installs ? state.installs.access(args, basicAuth) : fail('invalid_client_id');
+    if (answer.ok && args.grant_type !== 'refresh_token') followInstall(state, answer);
     const { client_secret: _secret, code: _code, refresh_token: _refresh, ...shown } = args;
     state.calls.push({ method, args: shown, ok: answer.ok, ...(answer.error ? { error: answer.error } : {}) });
     return { body: answer };
@@ -650,9 +674,7 @@ export function callWebApi(
   const acting = state.actingTeam();
   state.callTeam = installation
     ? {
-        id:
-          installation.teamId ??
-          (acting.enterpriseId === installation.enterpriseId ? acting.id : (installation.enterpriseId ?? acting.id)),
+        id: installation.teamId ?? (installation.enterpriseId ? state.orgTeam(installation.enterpriseId) : acting.id),
         enterpriseId: installation.enterpriseId,
       }
     : undefined;

@@ -121,6 +121,12 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
       throw fail.notFound(`Choice product ${c.req.param('productId')}`);
     return c.body(null, 204);
   });
+  // Extra: the production top-ups (funding requests), newest first, so a demo can find the pending one.
+  app.get('/_emulator/fundings', (c) =>
+    c.json({
+      fundings: [...core.env('production').fundings.values()].reverse().map((f) => serializeFunding(f)),
+    }),
+  );
   app.post('/_emulator/fundings/:fundingNo/process', async (c) => {
     const body = await readBody(c, limit, ProcessTopUp);
     const env = core.env('production');

@@ -10,7 +10,7 @@ const params = new URLSearchParams(location.search);
 const ui = {
   as: params.get('as') || localStorage.getItem('kudos-sim-as') || 'U_MANAGER',
   conv: params.get('conv') || 'C_KUDOS',
-  /** 'messages' | 'home' | 'inbox' */
+  /** 'messages' | 'home' | 'inbox' | 'workflow' */
   page: params.get('page') || 'messages',
   state: null,
   modalKey: null,
@@ -19,6 +19,12 @@ const ui = {
   /** What #messages and #home show now: a refresh that changes neither leaves their nodes (and any selection) alone. */
   shownMessagesHtml: null,
   shownHomeHtml: null,
+  /** The sidebar's workspace and installations as last loaded (distribution mode). */
+  workspaceKey: null,
+  /** The workflow step form shown (built once per visit, so typing is kept across refreshes). */
+  workflowFormFor: null,
+  /** The e-mail opened in the inbox (its index in the emulator's outbox). */
+  openEmail: null,
 };
 
 async function api(path, body) {
@@ -60,6 +66,7 @@ function saveLocation() {
 
 async function loadWorkspace() {
   const ws = await api('/_ui/workspace');
+  ui.workspaceKey = null;
   $('#team-name').textContent = ws.team.name;
   // Distribution mode: which workspace (or Grid org workspace) the UI acts in, and how Kudos is installed there.
   $('#workspace-switcher').hidden = !ws.workspaces;
@@ -95,7 +102,8 @@ async function loadWorkspace() {
   }
   who.value = ui.as;
   showRole();
-  $('#composer-hint').textContent = `Mentions: ${ws.handles.map((h) => `@${h}`).join(' ')}. Try /kudos help.`;
+  $('#composer-hint').textContent =
+    `Mentions: ${ws.handles.map((h) => `@${h}`).join(' ')}. Try /kudos help, or write a plain message and use its ⋮ More actions.`;
   $('#clock').hidden = !ws.emulator;
   $('#open-inbox').parentElement.hidden = !ws.emulator;
 }
@@ -116,11 +124,12 @@ function renderSidebar(state) {
     a.href = '#';
     a.dataset.conv = c.id;
     a.textContent = c.kind === 'app' ? '🎁 Kudos' : `${c.isPrivate ? '🔒' : '#'} ${c.name}`;
-    if (ui.page !== 'inbox' && c.id === state.conversation.id) a.classList.add('active');
+    if (ui.page !== 'inbox' && ui.page !== 'workflow' && c.id === state.conversation.id) a.classList.add('active');
     li.append(a);
     (c.kind === 'app' ? apps : channels).append(li);
   }
   $('#open-inbox').classList.toggle('active', ui.page === 'inbox');
+  $('#open-workflow').classList.toggle('active', ui.page === 'workflow');
 }
 
 function applyErrors(errors) {
@@ -207,19 +216,29 @@ function renderModal(modal) {
 function render() {
   const state = ui.state;
   if (!state) return;
-  if (ui.page !== 'inbox') ui.conv = state.conversation.id;
+  const panel = ui.page === 'inbox' || ui.page === 'workflow';
+  if (!panel) ui.conv = state.conversation.id;
   renderSidebar(state);
   const isApp = state.conversation.kind === 'app';
   const showHome = ui.page === 'home' && isApp;
   $('#conv-title').textContent =
-    ui.page === 'inbox' ? "Recipients' inbox" : isApp ? 'Kudos' : `#${state.conversation.name}`;
-  $('#app-tabs').hidden = !isApp || ui.page === 'inbox';
+    ui.page === 'inbox'
+      ? "Recipients' inbox"
+      : ui.page === 'workflow'
+        ? 'Workflow Builder'
+        : isApp
+          ? 'Kudos'
+          : `#${state.conversation.name}`;
+  $('#app-tabs').hidden = !isApp || panel;
   $('#tab-home').classList.toggle('active', showHome);
   $('#tab-messages').classList.toggle('active', !showHome);
-  $('#messages').hidden = ui.page === 'inbox' || showHome;
+  $('#messages').hidden = panel || showHome;
   $('#home').hidden = !showHome;
   $('#inbox').hidden = ui.page !== 'inbox';
-  $('#composer').hidden = ui.page === 'inbox' || showHome;
+  $('#workflow').hidden = ui.page !== 'workflow';
+  if (ui.page === 'workflow') renderWorkflow(state.workflow);
+  else ui.workflowFormFor = null;
+  $('#composer').hidden = panel || showHome;
   if (!$('#messages').hidden && state.messagesHtml !== ui.shownMessagesHtml) {
     const box = $('#messages');
     const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
@@ -245,6 +264,9 @@ async function refresh() {
     do {
       ui.again = false;
       ui.state = await api(`/_ui/state?as=${encodeURIComponent(ui.as)}&conv=${encodeURIComponent(ui.conv)}`);
+      // Distribution mode: an install or a switch elsewhere changed the workspace: the sidebar follows.
+      if (ui.workspaceKey !== null && ui.state.workspaceKey !== ui.workspaceKey) await loadWorkspace();
+      ui.workspaceKey = ui.state.workspaceKey;
       render();
       if (ui.page === 'inbox') await renderInbox();
     } while (ui.again);
@@ -284,8 +306,9 @@ async function renderInbox() {
   }
   const table = document.createElement('table');
   table.innerHTML =
-    '<thead><tr><th>Sent (UTC)</th><th>To</th><th>Card</th><th>Amount</th><th>From / message</th><th>Reward link</th></tr></thead>';
+    '<thead><tr><th>Sent (UTC)</th><th>To</th><th>Card</th><th>Amount</th><th>From / message</th><th>Reward link</th><th>E-mail</th></tr></thead>';
   const tbody = document.createElement('tbody');
+  const all = data.emails || [];
   for (const e of emails) {
     const tr = document.createElement('tr');
     tr.className = 'email';
@@ -312,10 +335,143 @@ async function renderInbox() {
       link.append(a);
     } else link.textContent = '—';
     tr.append(link);
+    const view = document.createElement('td');
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'view-email';
+    button.dataset.email = String(all.indexOf(e));
+    button.textContent = 'View e-mail';
+    view.append(button);
+    tr.append(view);
     tbody.append(tr);
   }
   table.append(tbody);
   box.append(table);
+  const opened = ui.openEmail !== null ? all[ui.openEmail] : undefined;
+  if (opened) {
+    const panel = document.createElement('div');
+    panel.className = 'email-view';
+    panel.id = 'email-view';
+    // Rendered and escaped on the server (web/email.ts).
+    panel.innerHTML = opened.html;
+    const close = document.createElement('button');
+    close.type = 'button';
+    close.className = 'close-email';
+    close.textContent = 'Close e-mail';
+    panel.prepend(close);
+    box.append(panel);
+  }
+}
+
+/** Pending top-ups in the Rewards emulator, each with the provider's review: the transfer arrived, or not. */
+async function renderFundings() {
+  const box = $('#fundings');
+  if (!box || $('#clock').hidden || renderFundings.busy) return;
+  let data;
+  renderFundings.busy = true;
+  try {
+    data = await api('/_ui/fundings');
+  } catch {
+    box.textContent = '';
+    return;
+  } finally {
+    renderFundings.busy = false;
+  }
+  const pending = (data.fundings || []).filter((f) => f.status === 'PENDING');
+  const key = JSON.stringify(pending);
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.textContent = '';
+  if (pending.length === 0) return;
+  const title = document.createElement('div');
+  title.textContent = 'Pending top-ups:';
+  box.append(title);
+  for (const f of pending) {
+    const row = document.createElement('div');
+    row.className = 'funding';
+    row.dataset.fundingNo = f.fundingNo;
+    const label = document.createElement('span');
+    const amount = f.amount && typeof f.amount === 'object' ? f.amount.amount : f.amount;
+    label.textContent = `$${Number(amount).toFixed(2)} (${f.fundingNo}) `;
+    row.append(label);
+    for (const [outcome, text] of [
+      ['approve', 'Transfer arrived'],
+      ['reject', 'Reject'],
+    ]) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.funding = f.fundingNo;
+      if (f.org) b.dataset.org = f.org;
+      b.dataset.outcome = outcome;
+      b.textContent = text;
+      row.append(b);
+    }
+    box.append(row);
+  }
+}
+
+/** "Run a workflow step": the step's inputs, as a workflow would fill them, and the runs you started. */
+function renderWorkflow(workflow) {
+  const box = $('#workflow');
+  const step = (workflow.steps || [])[0];
+  if (!step) {
+    box.textContent = 'The app has no workflow steps.';
+    return;
+  }
+  if (ui.workflowFormFor !== ui.as) {
+    ui.workflowFormFor = ui.as;
+    box.textContent = '';
+    const intro = document.createElement('p');
+    intro.className = 'workflow-intro';
+    intro.textContent = `A workflow you started reaches Kudos' step "${step.title}": Slack sends the app function_executed with these inputs, and the app completes the step.`;
+    const form = document.createElement('form');
+    form.className = 'workflow-form';
+    form.id = 'workflow-form';
+    form.dataset.callbackId = step.callbackId;
+    const people = Array.from($('#whoami').options);
+    for (const input of step.inputs) {
+      const label = document.createElement('label');
+      label.textContent = `${input.title}${input.required ? '' : ' (optional)'} `;
+      let field;
+      if (input.type === 'user' || input.type === 'users') {
+        field = document.createElement('select');
+        field.multiple = input.type === 'users';
+        for (const p of people) {
+          const o = new Option(p.textContent, p.value, false, input.type === 'user' && p.value === ui.as);
+          field.add(o);
+        }
+      } else {
+        field = document.createElement('input');
+        field.type = input.type === 'number' ? 'number' : 'text';
+        if (input.type === 'number') field.step = '0.01';
+      }
+      field.name = input.name;
+      field.dataset.type = input.type;
+      label.append(field);
+      form.append(label);
+    }
+    const run = document.createElement('button');
+    run.type = 'submit';
+    run.className = 'bk-button primary';
+    run.textContent = 'Run the step';
+    form.append(run);
+    const runs = document.createElement('div');
+    runs.id = 'workflow-runs';
+    box.append(intro, form, runs);
+  }
+  const runs = $('#workflow-runs');
+  runs.textContent = '';
+  for (const r of workflow.runs || []) {
+    const line = document.createElement('div');
+    line.className = `workflow-run ${r.state}`;
+    const outputs = r.outputs
+      ? Object.entries(r.outputs)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ')
+      : '';
+    line.textContent = `${r.id}: ${r.state}${outputs ? ` (${outputs})` : ''}${r.error ? `: ${r.error}` : ''}`;
+    runs.append(line);
+  }
 }
 
 function confirmDialog(spec) {
@@ -469,6 +625,60 @@ document.addEventListener('click', async (ev) => {
     saveLocation();
     return refresh();
   }
+  if (t.closest('#open-workflow')) {
+    ev.preventDefault();
+    ui.page = 'workflow';
+    saveLocation();
+    return refresh();
+  }
+  const viewEmail = t.closest('.view-email');
+  if (viewEmail) {
+    ui.openEmail = Number(viewEmail.dataset.email);
+    return renderInbox();
+  }
+  if (t.closest('.close-email')) {
+    ui.openEmail = null;
+    return renderInbox();
+  }
+  const reaction = t.closest('.reaction[data-reaction]');
+  if (reaction) return react(reaction, reaction.dataset.reaction);
+  const picked = t.closest('#message-menu [data-menu-item]');
+  if (picked) {
+    const menu = $('#message-menu');
+    const where = { channel: menu.dataset.channel, ts: menu.dataset.ts };
+    closeMessageMenu();
+    if (picked.dataset.reaction) return react(where, picked.dataset.reaction);
+    try {
+      await api('/_ui/shortcut', { as: ui.as, ...where, callbackId: picked.dataset.shortcut });
+    } catch (err) {
+      toast(err.message);
+    }
+    return refresh();
+  }
+  const opener = t.closest('.msg-react, .msg-more');
+  if (opener) return openMessageMenu(opener, opener.classList.contains('msg-react') ? 'reactions' : 'shortcuts');
+  closeMessageMenu();
+  const funding = t.closest('[data-funding]');
+  if (funding) {
+    funding.disabled = true;
+    try {
+      await api('/_ui/fundings/process', {
+        fundingNo: funding.dataset.funding,
+        outcome: funding.dataset.outcome,
+        ...(funding.dataset.org ? { org: funding.dataset.org } : {}),
+      });
+      toast(
+        funding.dataset.outcome === 'approve'
+          ? 'Top-up approved by the provider: the money is in the balance. Kudos shows it completed at its next balance check (within 5 minutes).'
+          : 'Top-up rejected by the provider: the balance stays as it was.',
+      );
+    } catch (err) {
+      toast(err.message);
+      funding.disabled = false;
+    }
+    await renderFundings();
+    return refresh();
+  }
   const tab = t.closest('[data-tab]');
   if (tab) {
     ui.page = tab.dataset.tab;
@@ -529,6 +739,55 @@ document.addEventListener('click', async (ev) => {
   }
 });
 
+/** A message's ☺ (reactions) or ⋮ (More actions: the app's message shortcuts) menu. */
+function openMessageMenu(opener, kind) {
+  closeMessageMenu();
+  const msg = opener.closest('.msg');
+  const menus = ui.state && ui.state.messageMenus;
+  if (!msg || !menus) return;
+  const menu = document.createElement('div');
+  menu.id = 'message-menu';
+  menu.className = `message-menu ${kind}`;
+  menu.setAttribute('role', 'menu');
+  menu.dataset.channel = msg.dataset.channel;
+  menu.dataset.ts = msg.dataset.ts;
+  const items =
+    kind === 'reactions'
+      ? menus.reactions.map((r) => ({ text: `${r.emoji} :${r.name}:`, data: { reaction: r.name } }))
+      : menus.shortcuts.map((s) => ({ text: s.name, data: { shortcut: s.callbackId } }));
+  for (const item of items) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.setAttribute('role', 'menuitem');
+    b.dataset.menuItem = '';
+    Object.assign(b.dataset, item.data);
+    b.textContent = item.text;
+    menu.append(b);
+  }
+  const box = opener.getBoundingClientRect();
+  menu.style.top = `${box.bottom + window.scrollY + 4}px`;
+  menu.style.left = `${Math.max(8, box.right + window.scrollX - 220)}px`;
+  document.body.append(menu);
+}
+
+function closeMessageMenu() {
+  const menu = $('#message-menu');
+  if (menu) menu.remove();
+}
+
+/** A reaction on a message (an element in it, or {channel, ts}): adds yours, or takes it back when you had it. */
+async function react(el, name) {
+  const msg = el instanceof Element ? el.closest('.msg') : null;
+  const where = msg ? { channel: msg.dataset.channel, ts: msg.dataset.ts } : el;
+  if (!where || !where.channel || !name) return;
+  try {
+    await api('/_ui/react', { as: ui.as, ...where, name });
+  } catch (err) {
+    toast(err.message);
+  }
+  return refresh();
+}
+
 document.addEventListener('change', (ev) => {
   const t = ev.target;
   if (!(t instanceof Element)) return;
@@ -573,16 +832,35 @@ $('#composer').addEventListener('submit', async (ev) => {
   const input = $('#composer-input');
   const text = input.value.trim();
   if (!text) return;
-  if (!text.startsWith('/')) {
-    toast('Only slash commands run here: try /kudos help');
-    return;
-  }
   try {
-    await api('/_ui/command', { as: ui.as, channel: ui.conv, text });
+    // A plain message is posted as you (try "More actions" or a reaction on it); a slash command runs.
+    if (text.startsWith('/')) await api('/_ui/command', { as: ui.as, channel: ui.conv, text });
+    else await api('/_ui/message', { as: ui.as, channel: ui.conv, text });
     input.value = '';
   } catch (err) {
     toast(err.message);
   }
+  refresh();
+});
+
+document.addEventListener('submit', async (ev) => {
+  const form = ev.target;
+  if (!(form instanceof HTMLFormElement) || form.id !== 'workflow-form') return;
+  ev.preventDefault();
+  const inputs = {};
+  for (const field of $$('[name]', form)) {
+    if (field.dataset.type === 'users') inputs[field.name] = Array.from(field.selectedOptions).map((o) => o.value);
+    else if (field.dataset.type === 'number') inputs[field.name] = field.value === '' ? '' : Number(field.value);
+    else inputs[field.name] = field.value;
+  }
+  const button = $('button[type=submit]', form);
+  button.disabled = true;
+  try {
+    await api('/_ui/workflow', { as: ui.as, callbackId: form.dataset.callbackId, inputs });
+  } catch (err) {
+    toast(err.message);
+  }
+  button.disabled = false;
   refresh();
 });
 
@@ -596,6 +874,11 @@ async function main() {
   setInterval(() => {
     if (ui.page === 'inbox' && !document.hidden) renderInbox();
   }, 2000);
+  // Nor are its top-ups: the pending ones are polled too, apart from the page's refreshes.
+  renderFundings();
+  setInterval(() => {
+    if (!document.hidden) renderFundings();
+  }, 3000);
   const events = new EventSource('/_ui/events');
   events.onmessage = () => refresh();
   if (ui.page === 'home') api('/_ui/home', { as: ui.as }).catch(() => {});

@@ -16,6 +16,10 @@ export interface RenderContext {
   errors?: Record<string, string> | undefined;
   /** Options the app last answered for an external select, by action_id. */
   externalOptions?: Record<string, Json[]>;
+  /** Who is looking (their own reactions are marked). */
+  viewer?: string;
+  /** The app's message shortcuts, offered under each message's "More actions". */
+  messageShortcuts?: Array<{ name: string; callbackId: string }>;
 }
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -111,6 +115,12 @@ const EMOJI: Record<string, string> = {
   stopwatch: '⏱️',
   inbox_tray: '📥',
 };
+
+/** The reactions the simulator's picker offers (Slack offers them all; these cover Kudos' settings), with their emoji. */
+export const REACTION_CHOICES = ['gift', 'thumbsup', 'tada', 'heart', 'raised_hands', 'clap'].map((name) => ({
+  name,
+  emoji: EMOJI[name] ?? `:${name}:`,
+}));
 
 /** `:name:` to the emoji where known (after HTML escaping; names contain no HTML specials). */
 function emojify(escaped: string): string {
@@ -473,6 +483,28 @@ export interface RenderableMessage {
   thread_ts?: string | undefined;
   /** Files shared with it (the app's uploads): each a download link. */
   files?: Array<{ id: string; name: string; title: string }> | undefined;
+  reactions?: Array<{ name: string; users: string[] }> | undefined;
+}
+
+/** The reactions under a message (click one to add or take back yours), and its hover actions. */
+function messageExtras(m: RenderableMessage, ctx: RenderContext): { reactions: string; actions: string } {
+  const reactions = (m.reactions ?? [])
+    .filter((r) => r.users.length > 0)
+    .map((r) => {
+      const mine = ctx.viewer !== undefined && r.users.includes(ctx.viewer);
+      return `<button type="button" class="reaction${mine ? ' mine' : ''}"${attr('data-reaction', r.name)} aria-pressed="${mine}"${attr('title', `:${r.name}:`)}>${emojify(`:${escapeHtml(r.name)}:`)} <span class="count">${r.users.length}</span></button>`;
+    })
+    .join('');
+  if (m.ephemeral) return { reactions: '', actions: '' };
+  // The menus themselves are the page's (app.js), so the message's text stays the message's.
+  const more =
+    (ctx.messageShortcuts ?? []).length > 0
+      ? '<button type="button" class="msg-more" aria-label="More actions" title="More actions">⋮</button>'
+      : '';
+  return {
+    reactions: reactions ? `<div class="reactions">${reactions}</div>` : '',
+    actions: `<div class="msg-actions"><button type="button" class="msg-react" aria-label="Add reaction" title="Add reaction">☺</button>${more}</div>`,
+  };
 }
 
 /** A message as the channel shows it: author, time, ephemeral marker, its blocks (or its text). */
@@ -500,11 +532,12 @@ export function renderMessage(
     opts.replies && opts.replies.length > 0
       ? `<div class="thread"><div class="thread-count">${opts.replies.length} ${opts.replies.length === 1 ? 'reply' : 'replies'}</div>${opts.replies.map((r) => renderMessage(r, ctx)).join('')}</div>`
       : '';
+  const extras = messageExtras(m, ctx);
   return (
     `<article class="msg${m.ephemeral ? ' ephemeral' : ''}"${attr('data-ts', m.ts)}${attr('data-channel', m.channel)}>` +
     `<div class="avatar">${escapeHtml(author.slice(0, 1).toUpperCase())}</div>` +
-    `<div class="msg-main">${ephemeral}<div class="msg-head"><span class="author">${escapeHtml(author)}</span>${badge}<time>${escapeHtml(time)}</time>${edited}</div>` +
-    `<div class="msg-body">${body}${files}</div>${replies}</div></article>`
+    `<div class="msg-main">${ephemeral}<div class="msg-head"><span class="author">${escapeHtml(author)}</span>${badge}<time>${escapeHtml(time)}</time>${edited}${extras.actions}</div>` +
+    `<div class="msg-body">${body}${files}</div>${extras.reactions}${replies}</div></article>`
   );
 }
 
