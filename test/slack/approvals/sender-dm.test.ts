@@ -86,6 +86,29 @@ describe("the sender's one DM about a kudos that needs approval", () => {
     expect((await kudosRow(row.id)).confirmationTs).toBe(dm.ts);
     // The recipient is told once it goes out, in a DM of their own.
     expect(sim().messages('U_EMP1')).toHaveLength(1);
+
+    // Their thank-you goes in the thread of that one DM, even when the send did not record where it is
+    // (the DM was posted after the send was told).
+    await e2e.db.update(kudos).set({ confirmationChannel: null, confirmationTs: null }).where(eq(kudos.id, row.id));
+    const recipientDm = sim().messages('U_EMP1')[0]!;
+    await sim().clickButton({ channel: recipientDm.channel, ts: recipientDm.ts }, 'say_thanks_open', 'U_EMP1');
+    const form = await sim().waitFor(() =>
+      sim()
+        .openViews('U_EMP1')
+        .find((v) => v.callback_id === 'say_thanks'),
+    );
+    await sim().submitView(
+      form.id,
+      { say_thanks_words: { words: { type: 'plain_text_input', value: 'Thank you, Maya!' } } },
+      'U_EMP1',
+    );
+    await sim().waitFor(() =>
+      sim()
+        .messages('U_MANAGER')
+        .find((m) => m.thread_ts === dm.ts && blocksOf(m).includes('Thank you, Maya!')),
+    );
+    expect(senderDms()).toHaveLength(1);
+    expect(senderDmPosts()).toBe(1);
   });
 
   it('reads waiting, then rejected with the reason: one message, nothing sent', async () => {
