@@ -190,6 +190,7 @@ function createOrderWork(deps: BackgroundWorkDeps, options: BackgroundWorkOption
         await finance.lowBalance.onOrderFailed(row);
         return approvals.handleOrderFailure(row);
       },
+      beforeOutcomeEdit: (row) => approvals.beforeOutcomeEdit(row),
       onPickup: (seconds) => metrics.observePickupLatency(seconds),
     },
     options.worker,

@@ -23,6 +23,7 @@ import { seededRandom } from '../../src/emulator/state/random-faults.js';
 import { startSlackSimulator, type View } from '../../src/simulator/slack.js';
 import { sendModalValues } from '../support/app.js';
 import { createTestDatabase } from '../support/db.js';
+import { dmStories } from '../support/sender-dm.js';
 import { appEnv, type AppProcess, type LogLine, startAppProcess } from './app-process.js';
 import { type ApproverCrowd, type RaceRecord, startApproverCrowd, stillOpen } from './approvers.js';
 import { appConnectionCount, cutAppConnections, type DatabaseCut, withApplicationName } from './db-cut.js';
@@ -714,10 +715,15 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         .map((p) => /Kudos from <@(U_[A-Z0-9_]+)>: [^"]*delivered/.exec(p)?.[1])
         .filter((sender) => sender !== undefined && mainSenders.has(sender)),
     );
-    // What each sender was told in their DM.
+    // What each sender was told in their DM: each message as it is now, and each message's story (what
+    // it said when posted and after each edit: the sender has one message per kudos, changed in place).
     const dmsOf = (sender: string) => theSim.messages(sender).filter((m) => !m.ephemeral && m.bot_id);
     const told = new Map(rows.map((r) => [r.id, dmsOf(r.senderUserId).map((m) => m.text)]));
     const countTold = (id: string, pattern: RegExp) => (told.get(id) ?? []).filter((t) => pattern.test(t)).length;
+    const stories = new Map(rows.map((r) => [r.id, dmStories(theSim, r.senderUserId)]));
+    /** The sender's messages that ever said `pattern` (when posted, or after an edit). */
+    const countEverTold = (id: string, pattern: RegExp) =>
+      (stories.get(id) ?? []).filter((story) => story.some((t) => pattern.test(t))).length;
     const balanceAfter = await api('/api/v1/balance');
     const cents = (b: any) => Math.round(Number((b.availableBalance ?? b.data?.availableBalance)?.amount) * 100);
     const failedRows = rows.filter((r) => r.status === 'failed');
@@ -803,14 +809,24 @@ export async function runChaos(opts: ChaosOptions): Promise<ChaosResult> {
         rejectedWithOrder: rejected.filter(
           (r) => (ordersByKey.get(rowById.get(r.kudosId)?.idempotencyKey ?? '') ?? 0) > 0,
         ).length,
-        duplicateDecisionNotices: decided.filter((r) => countTold(r.kudosId, /^Your kudos was (approved|rejected)/) > 1)
-          .length,
-        missingDecisionNotices: decided.filter((r) => countTold(r.kudosId, /^Your kudos was (approved|rejected)/) === 0)
-          .length,
-        duplicateWaitingNotices: requests.filter((r) => countTold(r.kudosId, /^Your kudos is waiting for approval/) > 1)
-          .length,
-        missingWaitingNotices: requests.filter((r) => countTold(r.kudosId, /^Your kudos is waiting for approval/) === 0)
-          .length,
+        duplicateDecisionNotices: decided.filter(
+          (r) => countEverTold(r.kudosId, /^Your kudos was (approved|rejected)/) > 1,
+        ).length,
+        // An approved send confirmed before anything about its request could be recorded tells the
+        // decision by its confirmation (the one DM, never "approved" after it).
+        missingDecisionNotices: decided.filter(
+          (r) =>
+            countEverTold(r.kudosId, /^Your kudos was (approved|rejected)/) === 0 &&
+            !(r.status === 'approved' && countEverTold(r.kudosId, /^Your kudos (is on its way|was delivered)/) > 0),
+        ).length,
+        duplicateWaitingNotices: requests.filter(
+          (r) => countEverTold(r.kudosId, /^Your kudos is waiting for approval/) > 1,
+        ).length,
+        missingWaitingNotices: requests.filter(
+          (r) =>
+            countEverTold(r.kudosId, /^Your kudos is waiting for approval/) === 0 &&
+            countEverTold(r.kudosId, /^Your kudos (is on its way|was delivered)/) === 0,
+        ).length,
         staleRequestMessages: decided.filter(
           (r) => stillOpen(theSim, APPROVAL_CHANNEL, crowd!.requestMessages.get(r.kudosId) ?? []).length > 0,
         ).length,

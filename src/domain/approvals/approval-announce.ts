@@ -1,13 +1,16 @@
 // What the approvals flow tells: the request messages brought up to date, and the sender's (and a
-// previous approver's) notices, each once per decision round through the notice outbox.
+// previous approver's) notices, each once per decision round through the notice outbox. The sender
+// has one DM per kudos: "waiting" is posted, and every later notice edits it in place.
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import type { ApprovalMessageRef } from '../../db/schema/index.js';
+import type { ApprovalMessageRef, KudosRow } from '../../db/schema/index.js';
 import type { Messenger } from '../common/ports.js';
 import type { ApproversAsked, Notice, NoticePresenter } from '../notices/notices.js';
-import { findNotification, type NotificationKey, postOnce, queueNoticeAfter } from '../notices/outbox.js';
+import { findNotification, giveUpNotice, type NotificationKey, postOnce } from '../notices/outbox.js';
+import { outcomeToldFirst, updateSenderDm } from '../sending/sender-dm.js';
 import {
   type ApprovalCase,
+  getApprovalCase,
   REOPENED_APPROVER_NOTICE,
   SENDER_NOTICE,
   type SenderNoticeKind,
@@ -48,7 +51,7 @@ export async function updateRequestMessages(
 async function tellOnce(
   deps: AnnounceDeps,
   view: ApprovalCase,
-  kind: SenderNoticeKind | typeof REOPENED_APPROVER_NOTICE,
+  kind: typeof SENDER_NOTICE.waiting | typeof REOPENED_APPROVER_NOTICE,
   userId: string,
   notice: Notice,
 ): Promise<void> {
@@ -68,8 +71,25 @@ const noticeKey = (view: ApprovalCase, kind: SenderNoticeKind | typeof REOPENED_
   enterpriseId: view.kudos.enterpriseId,
 });
 
-export const tellSenderOnce = (deps: AnnounceDeps, view: ApprovalCase, kind: SenderNoticeKind, notice: Notice) =>
-  tellOnce(deps, view, kind, view.kudos.senderUserId, notice);
+/**
+ * The sender's one DM about the send (sending/sender-dm.ts): "waiting" is posted (it is that DM), and
+ * every later notice of a round ("back with the approvers", the decision) edits it in place, once per
+ * round, after it is posted (an edit waits in the outbox for the message it edits).
+ */
+export async function tellSenderOnce(
+  deps: AnnounceDeps,
+  view: ApprovalCase,
+  kind: SenderNoticeKind,
+  notice: Notice,
+): Promise<void> {
+  if (kind === SENDER_NOTICE.waiting) return tellOnce(deps, view, kind, view.kudos.senderUserId, notice);
+  const { kind: k, subject } = noticeKey(view, kind);
+  await updateSenderDm({ db: deps.db, chat: deps.chat }, view.kudos, { kind: k, subject }, deps.present(notice))
+    .then(() => undefined)
+    .catch((error: unknown) =>
+      deps.log.warn('telling the sender about an approval request failed', { kudosId: view.kudos.id, kind, error }),
+    );
+}
 
 /** A re-opened round's opening: "back with the approvers" to the sender, and to the approver of the round before. */
 export async function tellReopened(deps: AnnounceDeps, view: ApprovalCase): Promise<void> {
@@ -87,27 +107,19 @@ export async function tellReopened(deps: AnnounceDeps, view: ApprovalCase): Prom
 }
 
 /**
- * The round's opening notice ("waiting", or "back with the approvers" for a re-opened round) as the
- * outbox has it: `told` (posted or given up), `on_its_way` (recorded, still to be posted: paced by
- * Slack, or being posted by another instance; its row id) or `unrecorded`. A request can be decided
- * before its poster recorded that notice, or after the insert failed (a cut database): the sender is
- * then told it here first, so that no sender gets a decision without the opening notice, and never
- * the opening notice after it.
+ * Whether the round's opening notice ("waiting", or "back with the approvers" for a re-opened round)
+ * is recorded in the outbox (posted, given up, or still to be posted: paced by Slack, or being posted
+ * by another instance). A request can be decided before its poster recorded that notice, or after the
+ * insert failed (a cut database): the sender is then told it here first, so that no sender gets a
+ * decision without the opening notice, and never the opening notice after it. The decision edits the
+ * same DM, and the outbox makes that edit only once the DM is posted.
  */
-async function roundOpening(
-  deps: AnnounceDeps,
-  view: ApprovalCase,
-): Promise<{ state: 'told' } | { state: 'unrecorded' } | { state: 'on_its_way'; id: string }> {
+async function roundOpened(deps: AnnounceDeps, view: ApprovalCase): Promise<boolean> {
   const kind = view.request.reopenCount > 0 ? SENDER_NOTICE.reopened : SENDER_NOTICE.waiting;
   const subject = senderNoticeSubject(view.request);
-  const read = async () => {
-    const row = await findNotification(deps.db, kind, subject);
-    if (!row) return { state: 'unrecorded' as const };
-    return row.postedAt || row.failedAt ? { state: 'told' as const } : { state: 'on_its_way' as const, id: row.id };
-  };
+  const recorded = async () => (await findNotification(deps.db, kind, subject)) !== undefined;
   try {
-    const found = await read();
-    if (found.state !== 'unrecorded') return found;
+    if (await recorded()) return true;
     deps.log.info('telling a sender the round opened, before its decision', { kudosId: view.kudos.id, notice: kind });
     if (kind === SENDER_NOTICE.reopened) await tellReopened(deps, view);
     else
@@ -116,37 +128,44 @@ async function roundOpening(
         approval: view,
         asked: askedOf(view),
       });
-    return await read();
+    return await recorded();
   } catch (error) {
     deps.log.warn('reading the opening notice of a request failed', { kudosId: view.kudos.id, error });
-    return { state: 'unrecorded' };
+    return false;
   }
 }
 
 /**
- * The decision (approved, rejected, expired), once, after the round's opening notice: at once when
- * that one is told, through the outbox after it when it is still on its way; else left to the sweep.
+ * The decision (approved, rejected, expired), once, as an edit of the sender's DM after the round's
+ * opening notice; left to the sweep when that notice cannot be recorded.
  */
 export async function tellDecision(deps: AnnounceDeps, view: ApprovalCase): Promise<void> {
-  const opening = await roundOpening(deps, view);
-  if (opening.state === 'unrecorded') {
+  if (await outcomeToldFirst(deps.db, view.kudos)) {
+    // Approved, placed and confirmed before anything about the request could be recorded (a cut
+    // database): the confirmation tells the send as it is; "waiting" or "approved" after it would not.
+    await giveUpNotice(deps.db, noticeKey(view, SENDER_NOTICE.decision), new Error('the send was confirmed first'));
+    return;
+  }
+  if (!(await roundOpened(deps, view))) {
     deps.log.warn('decision not told yet: the opening notice could not be recorded; the approvals sweep tells both', {
       kudosId: view.kudos.id,
     });
     return;
   }
-  const notice: Notice = { type: 'approval.decided', approval: view };
-  if (opening.state === 'told') return tellSenderOnce(deps, view, SENDER_NOTICE.decision, notice);
-  await queueNoticeAfter(deps.db, noticeKey(view, SENDER_NOTICE.decision), {
-    to: { userId: view.kudos.senderUserId },
-    after: opening.id,
-    message: deps.present(notice),
-  }).catch((error: unknown) =>
-    deps.log.warn('recording a decision notice after its opening failed; the approvals sweep tells it', {
-      kudosId: view.kudos.id,
-      error,
-    }),
-  );
+  await tellSenderOnce(deps, view, SENDER_NOTICE.decision, { type: 'approval.decided', approval: view });
+}
+
+/**
+ * The worker is about to edit the sender's DM with the send's outcome (on its way, scheduled, failed):
+ * the decision that let it go is recorded first, when its announcer has not yet, so that the DM reads
+ * "approved" before "on its way" and never the other way round (edits of one message are made in the
+ * order they are recorded).
+ */
+export async function tellDecisionBeforeOutcome(deps: AnnounceDeps, row: KudosRow): Promise<void> {
+  const view = await getApprovalCase(deps.db, row.id);
+  if (!view || view.request.status !== 'approved') return;
+  if (await findNotification(deps.db, SENDER_NOTICE.decision, senderNoticeSubject(view.request))) return;
+  await tellDecision(deps, view);
 }
 
 /** Who was asked, for a "waiting" notice sent late: read back from where the request was posted. */

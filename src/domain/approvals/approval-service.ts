@@ -15,6 +15,7 @@ import type { AllowanceStanding } from '../sending/allowances.js';
 import type { SendPolicy } from '../sending/send-policy.js';
 import { createGroupMembership } from '../sending/sender-rules.js';
 import { isWorkspaceAdmin, type SettingsStore } from '../workspaces/settings.js';
+import { tellDecisionBeforeOutcome } from './approval-announce.js';
 import { checkDecider, type Decider, decideRequest, type Refusal } from './approval-decisions.js';
 import { approvalPolicy, type ApprovalPolicyDeps, senderStanding } from './approval-policy.js';
 import { submitForApproval } from './approval-posting.js';
@@ -61,6 +62,8 @@ export interface ApprovalService {
    * balance) goes straight back to the approvers, and the sender hears it once. True when re-opened.
    */
   handleOrderFailure(row: KudosRow): Promise<boolean>;
+  /** The worker's hook before a send's outcome edits its sender's DM: the decision is recorded first. */
+  beforeOutcomeEdit(row: KudosRow): Promise<void>;
   /** One pass of the periodic work; `now` is injectable for tests. */
   sweep(now?: Date): Promise<SweepReport>;
   start(intervalMs?: number): void;
@@ -96,6 +99,7 @@ export function createApprovalService(deps: ApprovalsDeps): ApprovalService {
     checkDecider: (kudosId, actor) => checkDecider(steps, kudosId, actor),
     decide: (kudosId, actor, decision) => decideRequest(steps, kudosId, actor, decision),
     handleOrderFailure: (row) => reopenAfterRefusal(steps, row),
+    beforeOutcomeEdit: (row) => tellDecisionBeforeOutcome(steps, row),
     isAdmin,
 
     async isApprover(ws, userId) {

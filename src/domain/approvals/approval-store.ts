@@ -183,7 +183,12 @@ export async function findUnposted(
   return { requests: requests.map((x) => x.r), orphans: orphans.map((x) => x.k) };
 }
 
-/** The sender's notices about a request, one per decision round (a re-opened request is decided again). */
+/**
+ * The sender's notices about a request, one per decision round (a re-opened request is decided again).
+ * "waiting" is the sender's DM about the send (sending/sender-dm.ts finds it by this kind, as
+ * APPROVAL_WAITING_KIND; not imported from there: the notice union imports this file's types); the
+ * others are edits of it.
+ */
 export const SENDER_NOTICE = {
   waiting: 'approval.waiting',
   decision: 'approval.decision',

@@ -39,8 +39,11 @@ export type Notice =
       untold: string[];
       note?: string;
     }
-  /** To one recipient: who thanked them, with what, and where the card goes (`email`: delivered there). */
-  | { type: 'kudos.recipient'; kudos: KudosRow; userId: string; deliveredTo?: string }
+  /**
+   * To one recipient: who thanked them, with what, and where the card goes (`deliveredTo`: delivered
+   * there; `resentTo`: their card bounced and is on its way again, to that corrected address).
+   */
+  | { type: 'kudos.recipient'; kudos: KudosRow; userId: string; deliveredTo?: string; resentTo?: string }
   /** A recipient's thank-you: to the sender (in their DM's thread) or under the announcement. */
   | { type: 'kudos.thanks'; kudos: KudosRow; fromUserId: string; words: string; audience: 'sender' | 'thread' }
   /** Under the announcement: a card that had not arrived was resent and is on its way (no word of a bounce). */

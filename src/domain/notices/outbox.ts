@@ -18,16 +18,19 @@
 // up or removed (then in its channel). So whoever records a notice is done with it once it is
 // recorded: the outbox posts it, once, at its turn, whatever the delay (the sweep has no window).
 //
-// A notice may have to come after another in the same conversation without going in its thread (a
-// sender's approval decision after the "waiting" notice that Slack is still pacing, or that another
-// instance is posting): queueNoticeAfter records it with `follows`, and the sweep leaves it until that
-// one is posted, given up or removed.
-//
 // A notice may also be an edit of another (editOnce: edit_of, its own kind and subject): a kudos
-// announcement that must name more people since a part of the send turned up later. chat.update of
-// that one's channel and ts, once it is posted; safe to repeat, so an edit whose answer was lost is
-// simply made again after its lease (no lookup). One whose message was never posted (given up,
-// removed) is given up too: there is nothing to edit.
+// announcement that must name more people since a part of the send turned up later, each later step
+// of the sender's one DM about a send (approved after "waiting", which Slack may still be pacing or
+// another instance posting; on its way; delivered). chat.update of that one's channel and ts, once it
+// is posted: the sweep leaves an edit until then, so an edit never overtakes the message it edits.
+// Edits of one message are made in the order they were recorded (one waits while an earlier one is
+// still to be made: Slack made it wait, or another instance is making it), so a message never goes
+// back to an older step. Safe to repeat, so an edit whose answer was lost is simply made again after
+// its lease (no lookup). One whose message was never posted (given up, removed) is given up too:
+// there is nothing to edit.
+//
+// Rows recorded by older versions may carry `follows` (a notice posted after another, in its own
+// place): the sweep still leaves those until that one is posted, given up or removed.
 //
 // The stored message is only needed until the notice is posted (or given up). A notice whose text is
 // a secret (reward links: bearer gift cards) has it erased at that moment; the row keeps its kind and
@@ -146,34 +149,10 @@ export async function queueNoticeInThreadOf(
 }
 
 /**
- * Records a notice to post after another (`after`, its row id) that is still to be posted, in its own
- * place (`to`), without posting it: the sweep posts it once that one is posted, given up or removed.
- * Nothing happens if the notice is recorded already.
- */
-export async function queueNoticeAfter(
-  db: Database,
-  key: NotificationKey,
-  notice: OutboxNotice & { after: string },
-): Promise<void> {
-  const { to } = notice;
-  await db
-    .insert(notifications)
-    .values({
-      ...keyColumns(key),
-      // A DM is opened by the sweep when it posts (as for a notice whose DM could not be opened).
-      channel: 'channel' in to ? to.channel : null,
-      dmUserId: 'userId' in to ? to.userId : null,
-      threadTs: 'threadTs' in to ? (to.threadTs ?? null) : null,
-      follows: notice.after,
-      message: notice.message,
-    })
-    .onConflictDoNothing({ target: [notifications.kind, notifications.subject] });
-}
-
-/**
  * Records, once (unique kind + subject, across instances), an edit of the message of the notice `of`
- * (a channel message) to `message`, and makes it now when that one is posted: `edited`. Otherwise the
- * outbox makes it (`later`: that notice is still to be posted, or Slack did not take the edit now;
+ * (a channel message or a DM) to `message`, and makes it now when that one is posted and no earlier
+ * edit of it is still to be made: `edited`. Otherwise the outbox makes it (`later`: that notice is
+ * still to be posted, an earlier edit still to be made, or Slack did not take the edit now;
  * resumeStalledNotices). `recorded` when the edit was recorded before (nothing is done again);
  * `given_up` when Slack refused it (the message is gone, or the channel).
  */
@@ -182,21 +161,22 @@ export async function editOnce(
   key: NotificationKey,
   edit: { of: NotificationRow; message: RenderedMessage },
 ): Promise<'edited' | 'later' | 'recorded' | 'given_up'> {
-  const target = edit.of.ts && edit.of.channel ? { channel: edit.of.channel, ts: edit.of.ts } : undefined;
   const [row] = await deps.db
     .insert(notifications)
-    .values({
-      ...keyColumns(key),
-      channel: edit.of.channel,
-      editOf: edit.of.id,
-      message: edit.message,
-      // Held by this caller while it edits now; free for the sweep when that notice is still to be posted.
-      claimedUntil: target ? lease(NOTICE_LEASE_MS) : null,
-      attempts: target ? 1 : 0,
-    })
+    .values({ ...keyColumns(key), channel: edit.of.channel, editOf: edit.of.id, message: edit.message })
     .onConflictDoNothing({ target: [notifications.kind, notifications.subject] })
     .returning({ id: notifications.id });
   if (!row) return 'recorded';
+  // Made now when the message it edits is posted and no earlier edit of it is still to be made (edits
+  // of one message are made in the order they were recorded); else the sweep makes it at its turn.
+  const [target] = rowsOf<{ channel: string; ts: string }>(
+    await deps.db.execute(sql`
+      update notifications as n set claimed_until = ${lease(NOTICE_LEASE_MS)}, attempts = 1
+      from notifications as parent
+      where n.id = ${row.id} and parent.id = n.edit_of and parent.ts is not null and parent.channel is not null
+        and not exists (${earlierEditPending(sql`n`)})
+      returning parent.channel as channel, parent.ts as ts`),
+  );
   if (!target) return 'later';
   try {
     await deps.chat.updateMessage(
@@ -218,6 +198,12 @@ export async function editOnce(
   await markPosted(deps.db, [{ id: row.id, ...target }]);
   return 'edited';
 }
+
+/** An edit of the same message as `edit` (a row alias), recorded before it, still to be made. */
+const earlierEditPending = (edit: SQL) => sql`
+  select 1 from notifications earlier
+  where earlier.edit_of = ${edit}.edit_of and earlier.id <> ${edit}.id and earlier.created_at < ${edit}.created_at
+    and earlier.posted_at is null and earlier.failed_at is null`;
 
 /**
  * postOnce for several notices with one insert and one update in all (they are posted in parallel):
@@ -371,6 +357,8 @@ export async function resumeStalledNotices(
     // A notice for another's thread (queueNoticeInThreadOf), an edit of another (editOnce), or one
     // that comes after another (queueNoticeAfter) waits while that one is still to be posted.
     sql`not exists (select 1 from notifications parent where parent.id = coalesce(notifications.thread_of, notifications.edit_of, notifications.follows) and parent.posted_at is null and parent.failed_at is null)`,
+    // Edits of one message are made in the order they were recorded.
+    sql`not exists (${earlierEditPending(sql`notifications`)})`,
   );
   // Fair turns: each workspace's conversation (channel or DM) gives its oldest due notices first, a
   // few per sweep, so that one workspace's flood (a channel paced to a post a second, 429s) never

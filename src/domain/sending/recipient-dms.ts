@@ -1,5 +1,6 @@
 // Each recipient is told in Slack: a DM when the send goes out (who thanked them, with what, that it
-// is on its way to their e-mail), the same DM edited once it is delivered (where to look). One outbox
+// is on its way to their e-mail), the same DM edited once it is delivered (where to look), and again
+// when a card that bounced is resent to a corrected address (on its way there). One outbox
 // row per kudos and person (kind `kudos.recipient`, subject `${kudosId}:${userId}`), so nobody is told
 // twice. A person Slack will not let the app write to (DMs closed, user not found) is recorded as not
 // told (the row given up): the kudos still goes through and the sender's DM says who was not told.
@@ -14,6 +15,8 @@ import { placedRecipientCount } from './kudos-parts.js';
 export const RECIPIENT_DM_KIND = 'kudos.recipient';
 /** The edit of a recipient's DM once their card is delivered (subject: as the DM's). */
 const RECIPIENT_DELIVERED_KIND = 'kudos.recipient.delivered';
+/** The edit of a recipient's DM once their bounced card is resent (subject: the DM's, `#` the bounce). */
+const RECIPIENT_RESENT_KIND = 'kudos.recipient.resent';
 
 /**
  * Most recipients told by DM for one send: a send to a big group is announced, and thousands of DMs
@@ -116,4 +119,37 @@ export async function tellRecipientsDelivered(
     }
   }
   return fresh.length > 0 ? settleRecipientDms(deps.db, fresh, await postAllOnce(deps, fresh)) : [];
+}
+
+/**
+ * A recipient's bounced card was resent to `email`: their DM says it is on its way there (edited
+ * once; posted now for a person who had none, e.g. a scheduled send's, told only at delivery, which
+ * skips the people whose card bounced). Not for a person Slack would not let Kudos tell, nor one
+ * beyond the people a send tells by DM. Returns the people newly known not told.
+ */
+export async function tellRecipientResent(
+  deps: NoticeDeps & { present: NoticePresenter },
+  row: KudosRow,
+  resend: { userId: string; email: string; bounceId: string },
+): Promise<string[]> {
+  const { userId, email } = resend;
+  if (!peopleToTell(row).some((p) => p.userId === userId)) return [];
+  const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+  const subject = subjectOf(row, userId);
+  const [dm] = await deps.db
+    .select()
+    .from(notifications)
+    .where(and(eq(notifications.kind, RECIPIENT_DM_KIND), eq(notifications.subject, subject)));
+  if (dm?.failedAt) return [];
+  const message = deps.present({ type: 'kudos.recipient', kudos: row, userId, resentTo: email });
+  if (dm) {
+    await editOnce(
+      deps,
+      { kind: RECIPIENT_RESENT_KIND, subject: `${subject}#${resend.bounceId}`, ...ws },
+      { of: dm, message },
+    );
+    return [];
+  }
+  const fresh: Items = [{ key: { kind: RECIPIENT_DM_KIND, subject, ...ws }, notice: { to: { userId }, message } }];
+  return settleRecipientDms(deps.db, fresh, await postAllOnce(deps, fresh));
 }

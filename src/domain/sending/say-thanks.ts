@@ -8,6 +8,7 @@ import type { Workspace } from '../common/workspace.js';
 import type { NoticePresenter } from '../notices/notices.js';
 import { isLeftToOutbox, type NoticeDeps, postAllOnce } from '../notices/outbox.js';
 import { getKudos } from './kudos-store.js';
+import { findSenderDm } from './sender-dm.js';
 
 /** The longest thank-you: a few sentences. */
 export const MAX_THANKS_CHARS = 500;
@@ -44,10 +45,16 @@ export async function sayThanks(
   const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
   const words = input.words.trim();
   const subject = `${row.id}:${input.formId}`;
+  // The thread of the sender's DM about the kudos: as the send recorded it, else as the outbox has it
+  // (posted after the send was told: Slack had made it wait).
+  const dm =
+    row.confirmationChannel && row.confirmationTs ? undefined : await findSenderDm(deps.db, row).catch(() => undefined);
   const toSender =
     row.confirmationChannel && row.confirmationTs
       ? { channel: row.confirmationChannel, threadTs: row.confirmationTs }
-      : { userId: row.senderUserId };
+      : dm?.channel && dm.ts && !dm.failedAt
+        ? { channel: dm.channel, threadTs: dm.ts }
+        : { userId: row.senderUserId };
   const items: Parameters<typeof postAllOnce>[1] = [
     {
       key: { kind: 'kudos.thanks.sender', subject, ...ws },

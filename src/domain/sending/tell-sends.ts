@@ -9,7 +9,7 @@ import { announcementChannelOf, announcementNotice, followAnnouncement } from '.
 import { partCount, partialNoticeSubject } from './kudos-parts.js';
 import { markNotified, markNotifiedStatement } from './kudos-store.js';
 import { recipientDmItems, settleRecipientDms } from './recipient-dms.js';
-import { senderDmNotice, updateSenderDm } from './sender-dm.js';
+import { APPROVAL_WAITING_KIND, earlierSenderDm, senderDmNotice, updateSenderDm } from './sender-dm.js';
 import type { WorkerDeps } from './worker-deps.js';
 
 type Notices = Parameters<typeof postAllOnce>[1];
@@ -92,6 +92,16 @@ export function sweepStalledNotices(sweep: NoticeSweep): void {
  */
 export async function tellOutcome(deps: WorkerDeps, row: KudosRow, kudosLog: Logger): Promise<void> {
   const ws = { teamId: row.teamId, enterpriseId: row.enterpriseId };
+  // A send that waited for approval has its sender's DM already: each outcome edits it in place.
+  const earlier = await earlierSenderDm(deps.db, row);
+  if (earlier?.kind === APPROVAL_WAITING_KIND)
+    await deps
+      .beforeOutcomeEdit?.(row)
+      .catch((error: unknown) => kudosLog.warn('telling the decision before the outcome failed', { error }));
+  if (row.status === 'unknown' && earlier) {
+    await updateSenderDm(deps, row, outcomeStep(row), deps.present({ type: 'kudos.outcome_unknown', kudos: row }));
+    return;
+  }
   if (row.status === 'unknown') {
     // Said once; the row stays in the queue (looked up again) and its outcome is told when known.
     await postAllOnce(deps, [
@@ -106,19 +116,48 @@ export async function tellOutcome(deps: WorkerDeps, row: KudosRow, kudosLog: Log
     return;
   }
   const notices = await outcomeNotices(deps, row, kudosLog);
+  // The sender's DM posted earlier is edited (recorded before the row is marked told, so that a crash
+  // in between only repeats this, once per step); its place is the send's confirmation.
+  const edited = earlier ? await editEarlierDm(deps, row, notices) : {};
+  const told = (results: Posted) => ({ ...edited, ...toldMessages(row, notices, results, kudosLog) });
   // A send of one order: the row is marked told in the statement that records where its notices
   // went. One of several parts may have an earlier announcement to edit first (followEarlierAnnouncement).
   if (partCount(row) === 1) {
     const results = await postAllOnce(deps, notices, {
-      andThen: (settled) => markNotifiedStatement(row.id, toldMessages(row, notices, settled, kudosLog)),
+      andThen: (settled) => markNotifiedStatement(row.id, told(settled)),
     });
     await tellSenderWhoWasNotTold(deps, row, notices, results);
     return;
   }
   const results = await postAllOnce(deps, notices);
   await followEarlierAnnouncement(deps, row, notices, results, kudosLog);
-  await markNotified(deps.db, row.id, toldMessages(row, notices, results, kudosLog));
+  await markNotified(deps.db, row.id, told(results));
   await tellSenderWhoWasNotTold(deps, row, notices, results);
+}
+
+/** The sender's notices of an outcome (a confirmation, a partial send, a failure). */
+const SENDER_OUTCOME_KINDS = new Set(['kudos.confirmation', 'kudos.partial', 'kudos.failed']);
+
+/**
+ * Each outcome of a send edits its sender's earlier DM once: per attempt (a re-approved send has a new
+ * key) and per part placed (a send in parts is told again when a part turns up later).
+ */
+const outcomeStep = (row: KudosRow) => `${row.status}:${row.idempotencyKey}:${row.partsPlaced}`;
+
+/**
+ * Takes the sender's notice out of `notices` and makes it an edit of their earlier DM instead; returns
+ * where that DM is (the send's confirmation: a thank-you goes in its thread).
+ */
+async function editEarlierDm(
+  deps: WorkerDeps,
+  row: KudosRow,
+  notices: Notices,
+): Promise<Parameters<typeof markNotified>[2]> {
+  const i = notices.findIndex((n) => SENDER_OUTCOME_KINDS.has(n.key.kind));
+  if (i < 0) return {};
+  const [own] = notices.splice(i, 1);
+  const dm = await updateSenderDm(deps, row, outcomeStep(row), own!.notice.message);
+  return dm ? { confirmationChannel: dm.channel, confirmationTs: dm.ts } : {};
 }
 
 /** Recipients Slack would not let Kudos tell: recorded, and the sender's DM says so (the card still goes out). */

@@ -18,6 +18,11 @@ export interface WorkerDeps extends BackgroundDeps {
    * generic failure message is not sent as well.
    */
   onOrderFailed?: (row: KudosRow) => Promise<boolean>;
+  /**
+   * Called before the outcome of a send whose sender's DM was posted earlier (the approvals' "waiting")
+   * edits that DM: approvals records the decision's edit first, so that the DM reads in order.
+   */
+  beforeOutcomeEdit?: (row: KudosRow) => Promise<void>;
   /** Metrics hook (src/observability): seconds from a send becoming due to its first claim. */
   onPickup?: (seconds: number) => void;
 }

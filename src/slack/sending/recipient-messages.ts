@@ -1,6 +1,7 @@
 // What a recipient sees: the DM telling them who thanked them, with what, and where the card goes
-// (then, delivered, where to look), with "Say thanks"; their thank-you as the sender and the
-// announcement's thread see it; and, in that thread, a resent card on its way.
+// (then, delivered, where to look; resent after a bounce, the corrected address), with "Say thanks";
+// their thank-you as the sender and the announcement's thread see it; and, in that thread, a resent
+// card on its way.
 import type { BouncedRecipientRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
 import type { Notice } from '../../domain/notices/notices.js';
@@ -24,7 +25,9 @@ export function buildRecipientDm(notice: RecipientNotice): SlackMessageContent {
   const lead = `:gift: ${mentionUser(row.senderUserId)} sent you ${card}${row.message.trim() ? ':' : '.'}`;
   const where = notice.deliveredTo
     ? `:mailbox_with_mail: Delivered: check your inbox at *${escapeMrkdwn(notice.deliveredTo)}*.`
-    : 'It is on its way to your e-mail.';
+    : notice.resentTo
+      ? `:outbox_tray: It is on its way to *${escapeMrkdwn(notice.resentTo)}*.`
+      : 'It is on its way to your e-mail.';
   const blocks: Block[] = [section(lead)];
   if (row.message.trim()) blocks.push(section(quoted(row.message.slice(0, 2900))));
   blocks.push(section(where, 'recipient_where'));
@@ -35,7 +38,9 @@ export function buildRecipientDm(notice: RecipientNotice): SlackMessageContent {
   });
   const text = notice.deliveredTo
     ? `${escapeMrkdwn(row.senderName)}'s ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card was delivered: check your inbox at ${escapeMrkdwn(notice.deliveredTo)}.`
-    : `${escapeMrkdwn(row.senderName)} sent you ${card}. It is on its way to your e-mail.`;
+    : notice.resentTo
+      ? `${escapeMrkdwn(row.senderName)} sent you ${card}. It is on its way to ${escapeMrkdwn(notice.resentTo)}.`
+      : `${escapeMrkdwn(row.senderName)} sent you ${card}. It is on its way to your e-mail.`;
   return { text, blocks };
 }
 

@@ -91,12 +91,15 @@ export function buildSenderDm(notice: Extract<Notice, { type: 'kudos.sender_dm' 
   }
   blocks.push(context(`Cost ${costOf(row)}`));
   const open = bounces.filter((b) => b.status !== 'resent').length;
-  const text = !delivered
-    ? row.status === 'scheduled'
-      ? `Your kudos is scheduled (cost ${costOf(row)}).`
-      : `Your kudos is on its way (cost ${costOf(row)}).`
-    : open > 0
-      ? `Your kudos was delivered; ${open === 1 ? 'one address' : `${open} addresses`} bounced.`
-      : 'Your kudos was delivered.';
+  const text =
+    row.status === 'canceled'
+      ? 'Your kudos was cancelled: nothing was sent.'
+      : !delivered
+        ? row.status === 'scheduled'
+          ? `Your kudos is scheduled (cost ${costOf(row)}).`
+          : `Your kudos is on its way (cost ${costOf(row)}).`
+        : open > 0
+          ? `Your kudos was delivered; ${open === 1 ? 'one address' : `${open} addresses`} bounced.`
+          : 'Your kudos was delivered.';
   return { text, blocks };
 }

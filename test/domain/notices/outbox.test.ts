@@ -10,13 +10,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { createLogger } from '../../../src/config/logger.js';
 import { notifications } from '../../../src/db/schema/index.js';
+import { ChatRefusal } from '../../../src/domain/common/ports.js';
 import {
   editOnce,
   expireNoticeMessages,
   findNotification,
   type NoticeDeps,
   postOnce,
-  queueNoticeAfter,
   queueNoticeInThreadOf,
   resumeStalledNotices,
   REWARD_LINKS_NOTICE_KIND,
@@ -336,8 +336,13 @@ describe('a notice for the thread of another still in the outbox', () => {
   });
 });
 
-describe('a notice that comes after another (queueNoticeAfter)', () => {
+describe('a notice that comes after another (`follows`, recorded by an older version)', () => {
   const sweep = () => resumeStalledNotices({ ...deps(), logger });
+  /** A decision recorded by an older version to come after its "waiting" notice, in its own DM. */
+  const queueAfter = (subject: string, after: string, to: { dmUserId: string } | { channel: string }, text: string) =>
+    testDb.db
+      .insert(notifications)
+      .values({ kind: 'approval.decision', subject, ...to, follows: after, message: { text } });
 
   it('waits while that one is being posted, then goes in its own DM (not its thread), once', async () => {
     // "Waiting" being posted by another instance (its lease held); the decision must not overtake it.
@@ -351,23 +356,13 @@ describe('a notice that comes after another (queueNoticeAfter)', () => {
         claimedUntil: sql`now() + interval '1 hour'`,
       })
       .returning();
-    await queueNoticeAfter(
-      testDb.db,
-      { kind: 'approval.decision', subject: 'K-1#0' },
-      { to: { userId: 'U_MANAGER' }, after: waiting!.id, message: { text: 'approved' } },
-    );
-    // Recorded once: a second recording (another instance) changes nothing.
-    await queueNoticeAfter(
-      testDb.db,
-      { kind: 'approval.decision', subject: 'K-1#0' },
-      { to: { userId: 'U_MANAGER' }, after: waiting!.id, message: { text: 'approved again' } },
-    );
+    await queueAfter('K-1#0', waiting!.id, { dmUserId: 'U_MANAGER' }, 'approved');
     expect(await sweep()).toMatchObject({ posted: 0 });
     await expireLeases();
     expect(await sweep()).toMatchObject({ posted: 1 });
     expect(await sweep()).toMatchObject({ posted: 1 });
     expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
-    const dm = sim.messages('U_MANAGER').filter((m) => ['waiting', 'approved', 'approved again'].includes(m.text));
+    const dm = sim.messages('U_MANAGER').filter((m) => ['waiting', 'approved'].includes(m.text));
     expect(dm.map((m) => m.text)).toEqual(['waiting', 'approved']);
     expect(dm.every((m) => !m.thread_ts)).toBe(true);
   });
@@ -383,16 +378,8 @@ describe('a notice that comes after another (queueNoticeAfter)', () => {
         failedAt: sql`now()`,
       })
       .returning();
-    await queueNoticeAfter(
-      testDb.db,
-      { kind: 'approval.decision', subject: 'K-2#0' },
-      { to: { userId: 'U_MANAGER' }, after: givenUp!.id, message: { text: 'approved K-2' } },
-    );
-    await queueNoticeAfter(
-      testDb.db,
-      { kind: 'approval.decision', subject: 'K-3#0' },
-      { to: { channel: 'C_KUDOS' }, after: crypto.randomUUID(), message: { text: 'approved K-3' } },
-    );
+    await queueAfter('K-2#0', givenUp!.id, { dmUserId: 'U_MANAGER' }, 'approved K-2');
+    await queueAfter('K-3#0', crypto.randomUUID(), { channel: 'C_KUDOS' }, 'approved K-3');
     expect(await sweep()).toMatchObject({ posted: 2 });
     expect(sim.messages('U_MANAGER').filter((m) => m.text === 'approved K-2')).toHaveLength(1);
     expect(sim.messages('C_KUDOS').filter((m) => m.text === 'approved K-3')).toHaveLength(1);
@@ -453,6 +440,45 @@ describe('an edit of another notice (editOnce)', () => {
     const shown = sim.messages('C_KUDOS').filter((m) => m.text.endsWith('(waiting)'));
     expect(shown.map((m) => m.text)).toEqual(['Maya sent kudos to 250 people (waiting)']);
     expect(updates(shown[0]!.ts)).toBe(1);
+  });
+
+  it('edits of one message are made in the order they were recorded, even when Slack made the first wait', async () => {
+    // The sender's DM: "waiting", then "approved" (Slack made it wait), then "on its way".
+    await postOnce(
+      deps(),
+      { kind: 'approval.waiting', subject: 'K-O#0' },
+      { to: { userId: 'U_MANAGER' }, message: { text: 'waiting (K-O)' } },
+    );
+    const dm = (await findNotification(testDb.db, 'approval.waiting', 'K-O#0'))!;
+    const rateLimited: NoticeDeps['chat'] = {
+      ...gateway,
+      updateMessage: () => Promise.reject(new ChatRefusal('rate_limited', 'ratelimited', { retryAfterSeconds: 1 })),
+    };
+    expect(
+      await editOnce(
+        deps(rateLimited),
+        { kind: 'approval.decision', subject: 'K-O#0' },
+        { of: dm, message: { text: 'approved (K-O)' } },
+      ),
+    ).toBe('later');
+    // The next step waits for it: made now, it would be undone by the older one.
+    expect(
+      await editOnce(
+        deps(),
+        { kind: 'kudos.sender_dm', subject: 'K-O#placed' },
+        { of: dm, message: { text: 'on its way (K-O)' } },
+      ),
+    ).toBe('later');
+    expect(updates(dm.ts!)).toBe(0);
+    await expireLeases();
+    expect(await sweep()).toMatchObject({ posted: 1 });
+    expect(await sweep()).toMatchObject({ posted: 1 });
+    expect(await sweep()).toEqual({ found: 0, posted: 0, failed: 0, deferred: 0, reposted: 0 });
+    const texts = sim.calls
+      .filter((c) => c.method === 'chat.update' && c.ok && c.args.ts === dm.ts)
+      .map((c) => c.args.text);
+    expect(texts).toEqual(['approved (K-O)', 'on its way (K-O)']);
+    expect(sim.messages('U_MANAGER').find((m) => m.ts === dm.ts)!.text).toBe('on its way (K-O)');
   });
 
   it('is given up when the notice it edits was given up (nothing was posted to edit)', async () => {

@@ -19,6 +19,8 @@ import {
   wallTimeIn,
 } from '../../support/app.js';
 import { pendingKudosValues } from '../../support/kudos-row.js';
+import { noticesSettled } from '../../support/notices-settled.js';
+import { dmStates, dmStories } from '../../support/sender-dm.js';
 
 /** The app's clock runs this far ahead of real time (approval after the scheduled time). */
 let clockOffsetMs = 0;
@@ -336,9 +338,10 @@ describe('a request message nobody recorded (its poster died between posting it 
     expect(await recorded(row.id)).toHaveLength(2);
     await click(second, APPROVE, 'U_APPROVER');
     await e2e.stack.sim.waitFor(() => !hasButton(current(first), APPROVE) && !hasButton(current(second), APPROVE));
-    expect(e2e.stack.sim.messages('U_MANAGER').filter((m) => m.text.startsWith('Your kudos is waiting'))).toHaveLength(
-      1,
-    );
+    // One DM to the sender, "waiting" once, then the decision in place.
+    await eventually(() => dmStates(e2e.stack.sim, 'U_MANAGER')[0]?.includes('approved'));
+    expect(dmStates(e2e.stack.sim, 'U_MANAGER')).toHaveLength(1);
+    expect(dmStates(e2e.stack.sim, 'U_MANAGER')[0]!.slice(0, 2)).toEqual(['waiting', 'approved']);
   });
 });
 
@@ -369,13 +372,15 @@ describe('a lost "waiting for approval" notice', () => {
     );
     return row?.is_called === true;
   };
-  /** The sender's DMs about the request, oldest first: "waiting" and the decision. */
-  const senderNotices = () =>
-    e2e.stack.sim
-      .messages('U_MANAGER')
-      .filter((m) => /^Your kudos (is waiting for approval|was approved)/.test(m.text))
-      .sort((a, b) => Number(a.ts) - Number(b.ts))
-      .map((m) => (m.text.startsWith('Your kudos is waiting') ? 'waiting' : 'approved'));
+  /**
+   * What the sender's DMs said about the request, oldest first: "waiting" and the decision. One DM,
+   * posted "waiting" and edited to the decision (then on its way).
+   */
+  const senderNotices = () => {
+    const dms = dmStates(e2e.stack.sim, 'U_MANAGER');
+    expect(dms.length).toBeLessThanOrEqual(1);
+    return dms.flatMap((states) => states.filter((s) => s === 'waiting' || s === 'approved'));
+  };
 
   it('a request decided at once, before any sweep: the sender hears "waiting" first, then the decision, each once', async () => {
     const restore = await refuseWaitingNotices();
@@ -389,11 +394,12 @@ describe('a lost "waiting for approval" notice', () => {
     }
     // Decided normally within seconds: the approvals sweep has not run (and would not see it as waiting any more).
     await click(message, APPROVE, 'U_APPROVER');
-    await e2e.stack.sim.waitFor(() => senderNotices().length === 2);
+    await eventually(() => senderNotices().length === 2);
     expect(senderNotices()).toEqual(['waiting', 'approved']);
-    expect(
-      rendered(e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.startsWith('Your kudos is waiting'))!),
-    ).toContain('the approvers in <#C_APPROVALS>');
+    const waitingPost = e2e.stack.sim.calls.find(
+      (c) => c.method === 'chat.postMessage' && c.ok && c.args.channel === 'D_U_MANAGER',
+    )!;
+    expect(JSON.stringify(waitingPost.args)).toContain('the approvers in <#C_APPROVALS>');
 
     // Later sweeps on two instances tell nothing more.
     const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
@@ -431,7 +437,7 @@ describe('a lost "waiting for approval" notice', () => {
     });
     await click(message, APPROVE, 'U_APPROVER');
     await eventually(async () => (await kudosRow(row.id)).status === 'placed');
-    await e2e.stack.sim.waitFor(() => senderNotices().length === 2, 20_000);
+    await eventually(() => senderNotices().length === 2, 20_000);
     expect(senderNotices()).toEqual(['waiting', 'approved']);
     // Later sweeps on two instances tell nothing more.
     const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
@@ -440,7 +446,7 @@ describe('a lost "waiting for approval" notice', () => {
     expect(senderNotices()).toEqual(['waiting', 'approved']);
   });
 
-  it('a decision taken while the notice still cannot be recorded is held back; the sweep tells both in order, once across two instances', async () => {
+  it('a decision taken while the notice still cannot be recorded: the confirmation is the one DM, and nothing older is told after it', async () => {
     const restore = await refuseWaitingNotices();
     let row: { id: string };
     try {
@@ -452,7 +458,7 @@ describe('a lost "waiting for approval" notice', () => {
       }));
       await eventually(waitingRefused);
       await click(message, APPROVE, 'U_APPROVER');
-      await eventually(async () => (await kudosRow(row.id)).status === 'placed');
+      await eventually(async () => (await kudosRow(row.id)).notifiedAt);
       // Never the decision alone.
       expect(senderNotices()).toEqual([]);
     } finally {
@@ -460,12 +466,15 @@ describe('a lost "waiting for approval" notice', () => {
     }
     const other = await e2e.stack.startAnotherApp({ tuning: { approvalsSweepMs: 0 } });
     const later = new Date(Date.now() + 60_000);
-    const reports = await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
-    expect(reports.reduce((n, r) => n + r.toldLate, 0)).toBeGreaterThanOrEqual(1);
-    await e2e.stack.sim.waitFor(() => senderNotices().length === 2);
-    expect(senderNotices()).toEqual(['waiting', 'approved']);
     await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
-    expect(senderNotices()).toEqual(['waiting', 'approved']);
+    await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
+    await noticesSettled(e2e.db);
+    // The sender's one DM is the confirmation: "waiting" or "approved" after it would tell less than it does.
+    const dms = dmStates(e2e.stack.sim, 'U_MANAGER');
+    expect(dms).toHaveLength(1);
+    expect(dms[0]![0]).toBe('on its way');
+    expect(dms[0]).not.toContain('waiting');
+    expect(dms[0]).not.toContain('approved');
   });
 });
 
@@ -493,10 +502,10 @@ describe('deciding', () => {
       /Approved\* by <@U_APPROVER> on <!date\^\d+\^\{date_short_pretty\} at \{time\}\|[^>]+ UTC>/,
     );
     expect(hasButton(updated, REJECT)).toBe(false);
-    await e2e.stack.sim.waitFor(() => e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('was approved')));
-    await e2e.stack.sim.waitFor(() =>
-      e2e.stack.sim.messages('U_MANAGER').find((m) => /^Your kudos (is on its way|was delivered)/.test(m.text)),
-    );
+    // The sender's one DM: waiting, then approved, then on its way, in place.
+    await eventually(() => dmStates(e2e.stack.sim, 'U_MANAGER')[0]?.includes('on its way'));
+    expect(dmStates(e2e.stack.sim, 'U_MANAGER')).toHaveLength(1);
+    expect(dmStates(e2e.stack.sim, 'U_MANAGER')[0]!.slice(0, 3)).toEqual(['waiting', 'approved', 'on its way']);
     const announcement = await e2e.stack.sim.waitFor(() =>
       e2e.stack.sim.messages('C_KUDOS').find((m) => m.text.startsWith('Kudos from')),
     );
@@ -697,10 +706,12 @@ describe('approval and the schedule', () => {
     expect(placed.scheduledAt).toBeNull();
     const [order] = await ordersFor(row);
     expect(order).toBeDefined();
-    const notice = await e2e.stack.sim.waitFor(() =>
-      e2e.stack.sim.messages('U_MANAGER').find((m) => m.text.includes('was approved')),
-    );
-    expect(rendered(notice)).toContain('so it is sent now');
+    const story = await eventually(() => {
+      const [dm] = dmStories(e2e.stack.sim, 'U_MANAGER');
+      return dm?.some((text) => text.startsWith('Your kudos is on its way')) ? dm : undefined;
+    });
+    expect(story.find((text) => text.startsWith('Your kudos was approved'))).toContain('is sent now');
+    expect(dmStories(e2e.stack.sim, 'U_MANAGER')).toHaveLength(1);
     expect(rendered(current(message))).toContain('sent now');
   });
 
@@ -746,13 +757,12 @@ describe('a lost "back with the approvers" notice', () => {
     );
     return row?.is_called === true && Number(row.last_value) >= 2;
   };
-  /** The sender's DMs about the request, oldest first. */
-  const senderNotices = () =>
-    e2e.stack.sim
-      .messages('U_MANAGER')
-      .filter((m) => /^Your kudos is waiting for approval|back with the approvers/.test(rendered(m)))
-      .sort((a, b) => Number(a.ts) - Number(b.ts))
-      .map((m) => (m.text.startsWith('Your kudos is waiting') ? 'waiting' : 'back with the approvers'));
+  /** What the sender's one DM about the request said, oldest first ("approved" in between is not counted). */
+  const senderNotices = () => {
+    const dms = dmStates(e2e.stack.sim, 'U_MANAGER');
+    expect(dms.length).toBeLessThanOrEqual(1);
+    return dms.flatMap((states) => states.filter((s) => s === 'waiting' || s === 'back with the approvers'));
+  };
   const approverNotices = () =>
     e2e.stack.sim.messages('U_APPROVER').filter((m) => m.text.startsWith('An approved kudos could not be placed'));
 
@@ -763,7 +773,7 @@ describe('a lost "back with the approvers" notice', () => {
       design: 'CC-THANK-YOU',
       amount: '150',
     });
-    await e2e.stack.sim.waitFor(() => senderNotices().length === 1);
+    await eventually(() => senderNotices().length === 1);
     const restore = await refuseReopenedNotices();
     try {
       await click(message, APPROVE, 'U_APPROVER');
@@ -782,10 +792,9 @@ describe('a lost "back with the approvers" notice', () => {
     const later = new Date(Date.now() + 60_000);
     const reports = await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
     expect(reports.reduce((n, r) => n + r.toldLate, 0)).toBeGreaterThanOrEqual(1);
-    await e2e.stack.sim.waitFor(() => senderNotices().length === 2 && approverNotices().length === 1);
-    expect(
-      rendered(e2e.stack.sim.messages('U_MANAGER').find((m) => rendered(m).includes('back with the approvers'))!),
-    ).toContain('daily spending limit');
+    await eventually(() => senderNotices().length === 2 && approverNotices().length === 1);
+    expect(rendered(e2e.stack.sim.messages('U_MANAGER')[0]!)).toContain('back with the approvers');
+    expect(rendered(e2e.stack.sim.messages('U_MANAGER')[0]!)).toContain('daily spending limit');
 
     await Promise.all([e2e.stack.app.approvals.sweep(later), other.approvals.sweep(later)]);
     expect(senderNotices()).toEqual(['waiting', 'back with the approvers']);

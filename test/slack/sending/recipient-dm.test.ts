@@ -1,7 +1,9 @@
 // What the recipient sees, and the sender's one DM per kudos: the recipient's DM (on its way, then
 // delivered, in place) with Say thanks reaching the sender and the announcement's thread once per
-// form; the sender's DM posted once and edited at each step (delivered, bounced, resent); bounces kept
-// out of the channel; a recipient whose DMs are closed to the app is not told, the kudos still goes.
+// form; the sender's DM posted once and edited at each step (delivered, bounced, resent); the
+// recipient's DM edited once their bounced card is resent (on its way to the corrected address); bounces
+// kept out of the channel, the resend told in the announcement's thread; a recipient whose DMs are
+// closed to the app is not told, the kudos still goes.
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { kudos } from '../../../src/db/schema/index.js';
@@ -235,6 +237,50 @@ describe('a bounce, its resend and the announcement thread', () => {
     expect(topLevel('U_MANAGER')).toHaveLength(1);
     expect(senderDmCalls().posts).toBe(1);
     expect(senderDmCalls().updates).toBeGreaterThanOrEqual(2);
+    // Eli's one DM now says where the card is going: the corrected address.
+    const eli = await sim().waitFor(() =>
+      sim()
+        .messages('U_EMP1')
+        .find((m) => m.text.includes('eli.fixed@example.com')),
+    );
+    expect(sim().messages('U_EMP1')).toHaveLength(1);
+    expect(blocksOf(eli)).toContain('It is on its way to *eli.fixed@example.com*');
+    expect(blocksOf(eli)).toContain('Say thanks');
+    expect(blocksOf(eli)).not.toMatch(/bounce/i);
+  });
+
+  it('the resend follows the announcement into its thread even when the send never recorded where it is', async () => {
+    const row = await send(['U_EMP1', 'U_EMP2']);
+    await e2e.emulator.advance(5);
+    const dm = await sim().waitFor(() => topLevel('U_MANAGER').find((m) => blocksOf(m).includes('bounce_fix_open')));
+    // The announcement was posted by the outbox after the send was told (Slack had made it wait): the
+    // send's row does not know it, the outbox does.
+    await e2e.db.update(kudos).set({ announcementChannel: null, announcementTs: null });
+    await sim().clickButton({ channel: dm.channel, ts: dm.ts }, 'bounce_fix_open', 'U_MANAGER');
+    const modal = await sim().waitFor(() =>
+      sim()
+        .openViews('U_MANAGER')
+        .find((v) => v.callback_id === 'bounce_fix'),
+    );
+    await sim().submitView(
+      modal.id,
+      { bounce_fix_email: { email: { type: 'email_text_input', value: 'eli.fixed@example.com' } } },
+      'U_MANAGER',
+    );
+    const notice = await sim().waitFor(() =>
+      sim()
+        .messages('C_KUDOS')
+        .find((m) => m.thread_ts === row.announcementTs && blocksOf(m).includes('card is on its way')),
+    );
+    expect(blocksOf(notice)).toContain('<@U_EMP1>');
+    expect(topLevel('C_KUDOS')).toHaveLength(1);
+    expect(JSON.stringify(sim().messages('C_KUDOS'))).not.toMatch(/bounce/i);
+    await sim().waitFor(() =>
+      sim()
+        .messages('U_EMP1')
+        .find((m) => m.text.includes('eli.fixed@example.com')),
+    );
+    expect(sim().messages('U_EMP1')).toHaveLength(1);
   });
 });
 

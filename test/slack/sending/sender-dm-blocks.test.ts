@@ -1,5 +1,5 @@
 // The sender's one DM in plain words: counts and plurals right for any number of cards and bounces,
-// no order id, the scheduled time in the sender's zone.
+// no order id, the scheduled time in the sender's zone, a cancelled send called cancelled.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
@@ -88,5 +88,12 @@ describe("the sender's DM", () => {
     );
     expect(resent).toContain('q0@example.com');
     expect(resent).not.toContain('bounce_fix_open');
+  });
+
+  it('a cancelled send says so in the notification line too, never "on its way"', () => {
+    const row = { ...sendTo(2), status: 'canceled' as const };
+    const dm = buildSenderDm({ type: 'kudos.sender_dm', kudos: row, delivered: false, bounces: [], untold: [] });
+    expect(dm.text).toBe('Your kudos was cancelled: nothing was sent.');
+    expect(JSON.stringify(dm)).not.toContain('on its way');
   });
 });
