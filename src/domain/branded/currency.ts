@@ -3,6 +3,7 @@
 // currency without decimals (JPY) a valid amount is a whole number of hundreds (¥1,000 = 100000).
 // How many decimals a currency has comes from Intl (ISO 4217's minor units), never a hand list.
 import { centsToDecimal } from '../common/money.js';
+import { type Refused, refused } from '../common/refusal.js';
 
 const digitsMemo = new Map<string, number>();
 
@@ -53,6 +54,56 @@ export function formatFace(faceCents: number, currency: string, locale = 'en-US'
 /** "£10, £20, or £50": a list of amounts for a message ("or" between the last two). */
 export function formatFaceList(facesCents: readonly number[], currency: string): string {
   return new Intl.ListFormat('en', { type: 'disjunction' }).format(facesCents.map((c) => formatFace(c, currency)));
+}
+
+export type FaceAmountParse =
+  { ok: true; faceCents: number } | Refused<'amount_missing' | 'not_a_number' | 'too_many_decimals'>;
+
+/**
+ * What someone typed as an amount in `currency` ("25", "£25", "25.50 GBP", "1,000", "¥1000"), in
+ * cents of that currency. The currency's symbol or code may come before or after the number; a
+ * comma is read only between thousands; at most the currency's decimals (none for JPY). Whether the
+ * product offers the amount is `checkBrandedAmount`'s question.
+ */
+export function parseFaceAmount(input: string | null | undefined, currency: string): FaceAmountParse {
+  const example = formatFace(2500 * minorUnitCents(currency), currency);
+  const hint = `Enter the amount in ${currency}, e.g. ${example}.`;
+  let text = (input ?? '').trim();
+  if (text === '') return refused('amount_missing', hint);
+  for (const mark of currencyMarks(currency)) {
+    const upper = text.toUpperCase();
+    if (upper.startsWith(mark.toUpperCase())) text = text.slice(mark.length).trim();
+    else if (upper.endsWith(mark.toUpperCase())) text = text.slice(0, -mark.length).trim();
+    else continue;
+    break;
+  }
+  const match = /^(\d{1,9}|\d{1,3}(?:,\d{3}){1,2})(?:\.(\d+))?$/.exec(text);
+  if (!match) return refused('not_a_number', hint);
+  const decimals = (match[2] ?? '').replace(/0+$/, '');
+  const digits = minorUnitDigits(currency);
+  if (decimals.length > digits)
+    return refused(
+      'too_many_decimals',
+      digits === 0
+        ? `${currency} amounts are whole, e.g. ${example}.`
+        : `${currency} amounts have at most ${digits} decimals, e.g. ${formatFace(2550, currency)}.`,
+    );
+  const faceCents = Number(match[1]!.replace(/,/g, '')) * 100 + Number(decimals.padEnd(2, '0'));
+  if (faceCents === 0) return refused('not_a_number', hint);
+  return { ok: true, faceCents };
+}
+
+/** The ways an amount may name its currency: the symbol ("CA$"), the narrow symbol ("$"), the code. */
+function currencyMarks(currency: string): string[] {
+  const marks = new Set<string>();
+  for (const currencyDisplay of ['symbol', 'narrowSymbol'] as const) {
+    const parts = new Intl.NumberFormat('en-US', { style: 'currency', currency, currencyDisplay }).formatToParts(1);
+    const symbol = parts.find((part) => part.type === 'currency')?.value;
+    if (symbol) marks.add(symbol);
+  }
+  marks.add(currency);
+  // Longest first: "CA$" before "$".
+  return [...marks].sort((a, b) => b.length - a.length);
 }
 
 function formatter(currency: string, locale: string): Intl.NumberFormat {

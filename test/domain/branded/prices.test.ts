@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { formatFace, minorUnitCents, minorUnitDigits } from '../../../src/domain/branded/currency.js';
+import { formatFace, minorUnitCents, minorUnitDigits, parseFaceAmount } from '../../../src/domain/branded/currency.js';
 import {
   type BrandedPrices,
   brandedPricesOf,
@@ -59,6 +59,48 @@ describe('amounts in the product’s own currency', () => {
 
   it('shows an amount finer than the currency’s unit as it is, never rounded into a valid one', () => {
     expect(formatFace(100050, 'JPY')).toBe('¥1,000.50');
+  });
+});
+
+describe('an amount as typed, in the product’s currency', () => {
+  it('reads what formatting writes, in every currency (property)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...CURRENCIES), fc.integer({ min: 1, max: 9_999_999 }), (currency, units) => {
+        const faceCents = units * minorUnitCents(currency);
+        expect(parseFaceAmount(formatFace(faceCents, currency), currency)).toEqual({ ok: true, faceCents });
+      }),
+    );
+  });
+
+  it('takes the symbol or the code on either side, and a comma only between thousands', () => {
+    const gbp = (text: string) => parseFaceAmount(text, 'GBP');
+    for (const text of ['25', '£25', '£ 25', '25£', '25 GBP', 'gbp 25', '25.00', '25.0'])
+      expect(gbp(text), text).toEqual({ ok: true, faceCents: 2500 });
+    expect(gbp('25.5')).toEqual({ ok: true, faceCents: 2550 });
+    expect(gbp('1,000')).toEqual({ ok: true, faceCents: 100_000 });
+    expect(parseFaceAmount('CA$10', 'CAD')).toEqual({ ok: true, faceCents: 1000 });
+    expect(parseFaceAmount('$10', 'CAD')).toEqual({ ok: true, faceCents: 1000 });
+    expect(parseFaceAmount('¥1,000', 'JPY')).toEqual({ ok: true, faceCents: 100_000 });
+  });
+
+  it('refuses, in a line that names the currency: no amount, another currency, too many decimals', () => {
+    expect(parseFaceAmount('', 'GBP')).toMatchObject({
+      code: 'amount_missing',
+      message: 'Enter the amount in GBP, e.g. £25.',
+    });
+    for (const text of ['$25', '€25', '2,5', '25,00', 'twenty', '-5', '0', '£'])
+      expect(parseFaceAmount(text, 'GBP'), text).toMatchObject({
+        code: 'not_a_number',
+        message: 'Enter the amount in GBP, e.g. £25.',
+      });
+    expect(parseFaceAmount('25.505', 'GBP')).toMatchObject({
+      code: 'too_many_decimals',
+      message: 'GBP amounts have at most 2 decimals, e.g. £25.50.',
+    });
+    expect(parseFaceAmount('1000.5', 'JPY')).toMatchObject({
+      code: 'too_many_decimals',
+      message: 'JPY amounts are whole, e.g. ¥2,500.',
+    });
   });
 });
 
