@@ -9,6 +9,7 @@ const DOMAIN_CAPABILITIES = [
   'common',
   'workspaces',
   'accounts',
+  'branded',
   'pacing',
   'notices',
   'sending',

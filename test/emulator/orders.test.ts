@@ -119,7 +119,7 @@ describe('branded-card orders', () => {
   });
 
   it('charges USD at the product exchange rate for a non-USD product', async () => {
-    const ikea = (await t.api.get('/catalog/branded-cards/BR-IKEA-DE')).body.data;
+    const eur = (await t.emu.exchangeRates()).find((r) => r.currency === 'EUR')!.usdPerUnit;
     const before = await balanceCents();
     const res = await t.api.post(
       '/orders/branded-cards',
@@ -132,7 +132,7 @@ describe('branded-card orders', () => {
       }),
     );
     expect(res.status).toBe(201);
-    const expected = Math.round(7000 * ikea.exchangeRate);
+    const expected = Math.round(7000 * eur);
     expect(cents(res.body.data.totalCost.amount)).toBe(expected);
     expect(res.body.data.totalCost.currency).toBe('USD');
     expect(before - (await balanceCents())).toBe(expected);
@@ -287,7 +287,7 @@ describe('reward links', () => {
   });
 
   it('branded links are converted at the exchange rate, and must be on the price step', async () => {
-    const rate = (await t.api.get('/catalog/branded-cards/BR-TESCO')).body.data.exchangeRate;
+    const rate = (await t.emu.exchangeRates()).find((r) => r.currency === 'GBP')!.usdPerUnit;
     const ok = await t.api.post('/orders/reward-links', {
       idempotencyKey: key(),
       cardType: 'BRANDED_CARD',

@@ -30,6 +30,10 @@ export interface TestEmulator {
   processTopUp(fundingNo: string, outcome: 'approve' | 'reject'): Promise<void>;
   /** Extra: the provider takes a choice-card design out of the catalog (reset puts it back). */
   removeDesign(productId: string): Promise<void>;
+  /** Extra: the current exchange rates (USD per unit of each currency), what branded orders are charged at. */
+  exchangeRates(): Promise<Array<{ currency: string; usdPerUnit: number }>>;
+  /** Extra: changes one currency's rate (reset restores the seeded rates). */
+  setExchangeRate(currency: string, usdPerUnit: number): Promise<void>;
   /** Extra: a promotion, reward refund or transfer row (moves the production balance). */
   addMovement(
     kind: 'promotion' | 'rewardRefund' | 'transferSent' | 'transferReceived',
@@ -106,6 +110,13 @@ export async function startTestEmulator(env?: Record<string, string>): Promise<T
     },
     async removeDesign(productId) {
       await control('DELETE', `/catalog/choice-cards/${encodeURIComponent(productId)}`);
+    },
+    async exchangeRates() {
+      return (await control<{ rates: Array<{ currency: string; usdPerUnit: number }> }>('GET', '/exchange-rates'))
+        .rates;
+    },
+    async setExchangeRate(currency, usdPerUnit) {
+      await control('PUT', '/exchange-rates', { currency, usdPerUnit });
     },
     async addMovement(kind, amount, environment = 'production') {
       return (await control<{ data: { referenceNumber: string } }>('POST', '/ledger', { kind, amount, environment }))

@@ -20,3 +20,4 @@ export * from './campaigns.js';
 export * from './slack-call-schedules.js';
 export * from './company-values.js';
 export * from './design-pictures.js';
+export * from './exchange-rates.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { fail } from '../errors.js';
 import { readBody, readJson, validate } from '../http/body.js';
 import type { EmulatorApp } from '../http/types.js';
-import { centsFromNumber } from '../money.js';
+import { centsFromNumber, RATE_SCALE } from '../money.js';
 import { MOVEMENT_KINDS, serializeFunding, serializeLedgerRow } from '../state/balance-ledger.js';
 import type { EmulatorCore } from '../state/core.js';
 import { FaultRuleSchema } from '../state/faults.js';
@@ -35,6 +35,22 @@ const AddMovement = z.object({
   kind: z.enum(MOVEMENT_KINDS),
   amount: Money.refine((n) => n > 0, 'must be > 0'),
   referenceNumber: z.string().min(1).max(64).optional(),
+});
+const SetExchangeRate = z.object({
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'an ISO 4217 code, e.g. GBP')
+    .refine((c) => c !== 'USD', 'USD is always 1'),
+  usdPerUnit: z
+    .number()
+    .positive()
+    .max(1_000_000)
+    .refine(
+      (n) =>
+        Number.isSafeInteger(Math.round(n * RATE_SCALE)) &&
+        Math.abs(n * RATE_SCALE - Math.round(n * RATE_SCALE)) < 1e-6,
+      'at most six decimals',
+    ),
 });
 const ProcessTopUp = z.object({ outcome: z.enum(['approve', 'reject']) });
 
@@ -115,6 +131,13 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
       body.referenceNumber,
     );
     return c.json({ data: serializeLedgerRow(row) }, 201);
+  });
+  // The current exchange rates (state/exchange-rates.ts): what branded orders and links are charged at.
+  app.get('/_emulator/exchange-rates', (c) => c.json({ rates: core.exchangeRates.list() }));
+  app.put('/_emulator/exchange-rates', async (c) => {
+    const body = await readBody(c, limit, SetExchangeRate);
+    core.exchangeRates.set(body.currency, Math.round(body.usdPerUnit * RATE_SCALE));
+    return c.json({ currency: body.currency, usdPerUnit: body.usdPerUnit });
   });
   app.delete('/_emulator/catalog/choice-cards/:productId', (c) => {
     if (!core.catalog.removeChoice(c.req.param('productId')))

@@ -1,5 +1,3 @@
-import { RATE_SCALE } from '../money.js';
-
 /** Catalog records as the emulator keeps them (amounts in cents of the product's currency). */
 export interface BrandedProduct {
   productId: string;
@@ -10,9 +8,8 @@ export interface BrandedProduct {
   terms: string;
   redemptionInstructions: string | null;
   countryCode: string | null;
+  /** Its rate to USD is the organization's current rate for this currency (state/exchange-rates.ts). */
   currencyCode: string;
-  /** USD per unit of currencyCode, in micro-units (1.0 = 1_000_000). */
-  exchangeRateMicros: number;
   priceType: 'FIXED' | 'RANGE';
   /** FIXED: denominations; RANGE: [min, max]. */
   pricesCents: number[];
@@ -25,8 +22,6 @@ export interface ChoiceDesign {
   description: string;
 }
 
-const usd = RATE_SCALE;
-
 export const BRANDED_SEED: BrandedProduct[] = [
   fixed(
     'BR-AMAZON-US',
@@ -35,7 +30,6 @@ export const BRANDED_SEED: BrandedProduct[] = [
     'shopping',
     'USA',
     'USD',
-    usd,
     [10, 25, 50, 100],
     'Redeem at amazon.com/redeem.',
   ),
@@ -46,13 +40,12 @@ export const BRANDED_SEED: BrandedProduct[] = [
     'food',
     'USA',
     'USD',
-    usd,
     5,
     100,
     5,
     'Show the code at any participating store.',
   ),
-  fixed('BR-TARGET', 'Target GiftCard', 'Target', 'shopping', 'USA', 'USD', usd, [25, 50, 100], null),
+  fixed('BR-TARGET', 'Target GiftCard', 'Target', 'shopping', 'USA', 'USD', [25, 50, 100], null),
   range(
     'BR-UBER',
     'Uber Gift Card',
@@ -60,7 +53,6 @@ export const BRANDED_SEED: BrandedProduct[] = [
     'travel',
     'GLOBAL',
     'USD',
-    usd,
     15,
     500,
     1,
@@ -73,11 +65,10 @@ export const BRANDED_SEED: BrandedProduct[] = [
     'entertainment',
     null,
     'USD',
-    usd,
     [25, 30, 60],
     'Redeem at netflix.com/redeem.',
   ),
-  range('BR-AIRBNB', 'Airbnb Gift Card', 'Airbnb', 'travel', 'GLOBAL', 'USD', usd, 25, 1000, 25, null),
+  range('BR-AIRBNB', 'Airbnb Gift Card', 'Airbnb', 'travel', 'GLOBAL', 'USD', 25, 1000, 25, null),
   fixed(
     'BR-IKEA-DE',
     'IKEA Geschenkkarte',
@@ -85,22 +76,11 @@ export const BRANDED_SEED: BrandedProduct[] = [
     'home',
     'DEU',
     'EUR',
-    1_085_000,
     [20, 50, 100],
     'Im Markt oder online einlösen.',
   ),
-  range('BR-ZALANDO', 'Zalando Gift Card', 'Zalando', 'fashion', 'DEU', 'EUR', 1_085_000, 10, 250, 0.5, null),
-  fixed(
-    'BR-TESCO',
-    'Tesco Gift Card',
-    'Tesco',
-    'food',
-    'GBR',
-    'GBP',
-    1_270_000,
-    [10, 20, 50],
-    'Use in store or at tesco.com.',
-  ),
+  range('BR-ZALANDO', 'Zalando Gift Card', 'Zalando', 'fashion', 'DEU', 'EUR', 10, 250, 0.5, null),
+  fixed('BR-TESCO', 'Tesco Gift Card', 'Tesco', 'food', 'GBR', 'GBP', [10, 20, 50], 'Use in store or at tesco.com.'),
   range(
     'BR-DOORDASH',
     'DoorDash Gift Card',
@@ -108,13 +88,12 @@ export const BRANDED_SEED: BrandedProduct[] = [
     'food',
     'USA',
     'USD',
-    usd,
     10,
     200,
     0.01,
     'Add to your DoorDash account.',
   ),
-  fixed('BR-APPLE', 'Apple Gift Card', 'Apple', 'entertainment', 'USA', 'USD', usd, [15, 25, 50, 100, 200], null),
+  fixed('BR-APPLE', 'Apple Gift Card', 'Apple', 'entertainment', 'USA', 'USD', [15, 25, 50, 100, 200], null),
   fixed(
     'BR-CHARITY',
     'Charity Choice Donation',
@@ -122,7 +101,6 @@ export const BRANDED_SEED: BrandedProduct[] = [
     'charity',
     null,
     'USD',
-    usd,
     [10, 25, 50],
     'Pick a charity at redemption.',
   ),
@@ -143,7 +121,6 @@ function common(
   category: string,
   countryCode: string | null,
   currencyCode: string,
-  exchangeRateMicros: number,
   redemptionInstructions: string | null,
 ) {
   return {
@@ -153,7 +130,6 @@ function common(
     category,
     countryCode,
     currencyCode,
-    exchangeRateMicros,
     redemptionInstructions,
     description: `${name}: spend it on anything ${brandName} offers.`,
     terms: `${brandName} gift cards cannot be exchanged for cash. See ${brandName} for full terms.`,
@@ -167,12 +143,11 @@ function fixed(
   category: string,
   country: string | null,
   currency: string,
-  rate: number,
   denominations: number[],
   instructions: string | null,
 ): BrandedProduct {
   return {
-    ...common(productId, name, brand, category, country, currency, rate, instructions),
+    ...common(productId, name, brand, category, country, currency, instructions),
     priceType: 'FIXED',
     pricesCents: denominations.map((d) => Math.round(d * 100)),
     priceStepCents: null,
@@ -186,14 +161,13 @@ function range(
   category: string,
   country: string | null,
   currency: string,
-  rate: number,
   min: number,
   max: number,
   step: number,
   instructions: string | null,
 ): BrandedProduct {
   return {
-    ...common(productId, name, brand, category, country, currency, rate, instructions),
+    ...common(productId, name, brand, category, country, currency, instructions),
     priceType: 'RANGE',
     pricesCents: [Math.round(min * 100), Math.round(max * 100)],
     priceStepCents: Math.round(step * 100),

@@ -74,7 +74,7 @@ export function serializeBranded(p: BrandedProduct) {
     redemptionInstructions: p.redemptionInstructions,
     countryCode: p.countryCode,
     currencyCode: p.currencyCode,
-    exchangeRate: p.exchangeRateMicros / 1_000_000,
+    // No exchange rate: the catalog gives none (spec 2.11); the order's totalCost tells the USD charged.
     priceType: p.priceType,
     prices,
     priceStep: p.priceStepCents === null ? null : unit(p.priceStepCents),

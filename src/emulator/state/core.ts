@@ -7,6 +7,7 @@ import { BalanceLedger } from './balance-ledger.js';
 import { CampaignsService } from './campaigns.js';
 import { Catalog } from './catalog.js';
 import { seedEnv } from './env.js';
+import { ExchangeRates } from './exchange-rates.js';
 import { Faults } from './faults.js';
 import type { EnvState } from './model.js';
 import { OrdersService } from './orders.js';
@@ -23,6 +24,7 @@ export class EmulatorCore {
   readonly clock: Clock;
   readonly jobs: JobQueue;
   readonly catalog = new Catalog();
+  readonly exchangeRates = new ExchangeRates();
   readonly ledger: BalanceLedger;
   readonly auth: AuthState;
   readonly faults = new Faults();
@@ -50,6 +52,7 @@ export class EmulatorCore {
     this.faults.clear();
     this.rateLimiter.clear();
     this.catalog.restore();
+    this.exchangeRates.restore();
     const now = this.clock.nowMs();
     this.envs = {
       sandbox: seedEnv('sandbox', now, this.ledger),

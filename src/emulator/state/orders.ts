@@ -9,6 +9,7 @@ import type { Catalog } from './catalog.js';
 import { CHOICE_RANGE_CENTS, isValidBrandedAmount, isValidChoiceAmount } from './catalog.js';
 import type { BrandedProduct } from './catalog-seed.js';
 import { DEFAULT_TEMPLATE_ID } from './env.js';
+import type { ExchangeRates } from './exchange-rates.js';
 import type { CardType, EmailSetting, EnvState, Order, OrderRecipient, OrderStatus, OrderType } from './model.js';
 import type { Outbox } from './outbox.js';
 import { bounces } from './outbox.js';
@@ -86,6 +87,7 @@ export interface OrdersState {
   readonly clock: Clock;
   readonly jobs: JobQueue;
   readonly catalog: Catalog;
+  readonly exchangeRates: ExchangeRates;
   readonly ledger: BalanceLedger;
   readonly outbox: Outbox;
   readonly webhooks: Webhooks;
@@ -382,6 +384,13 @@ export class OrdersService {
 
   // --- internals -------------------------------------------------------------------------------
 
+  /** The organization's current rate for a currency (state/exchange-rates.ts): what an order is charged at. */
+  private currentRate(currency: string): number {
+    const micros = this.core.exchangeRates.microsFor(currency);
+    if (micros === undefined) throw new ApiError('INTERNAL_ERROR', `No exchange rate for ${currency}`);
+    return micros;
+  }
+
   private resolveProduct(cardType: CardType, productId: string): ResolvedProduct {
     if (cardType === 'BRANDED_CARD') {
       const p = this.core.catalog.findBranded(productId);
@@ -391,7 +400,7 @@ export class OrdersService {
         productId,
         cardName: p.name,
         currency: p.currencyCode,
-        rateMicros: p.exchangeRateMicros,
+        rateMicros: this.currentRate(p.currencyCode),
         branded: p,
       };
     }
