@@ -3,7 +3,7 @@
 import type { ApprovalMessageRef, ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
 import type { ApprovalCase } from '../../domain/approvals/approval-store.js';
 import { formatUsd } from '../../domain/common/money.js';
-import { formatScheduled, formatUtc } from '../../domain/common/zoned-time.js';
+import { formatScheduled } from '../../domain/common/zoned-time.js';
 import type { ApproversAsked } from '../../domain/notices/notices.js';
 import { Approval } from '../ids.js';
 import { kudosValueLabel } from '../kit/company-value.js';
@@ -11,7 +11,7 @@ import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { readerTime } from '../kit/reader-time.js';
-import { peopleCount, sendRecipients } from '../kit/recipients.js';
+import { cardsTo, peopleCount, sendRecipients } from '../kit/recipients.js';
 
 type ApprovalView = ApprovalCase;
 
@@ -22,12 +22,9 @@ function quote(message: string): string {
     .join('\n');
 }
 
-function amounts(k: KudosRow): string {
-  const each =
-    k.recipientCount > 1
-      ? `${formatUsd(k.amountCents)} each, *${formatUsd(k.totalCents)}* in all`
-      : `*${formatUsd(k.totalCents)}*`;
-  return `a ${escapeMrkdwn(k.designName)} card of ${each}`;
+/** " ($50 in all)" for several people; nothing for one (the card's amount is the total). */
+function inAll(k: KudosRow): string {
+  return k.recipientCount > 1 ? ` (*${formatUsd(k.totalCents)}* in all)` : '';
 }
 
 export function whenText(k: Pick<KudosRow, 'scheduledAt' | 'scheduleTimezone'>): string {
@@ -42,7 +39,7 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
   const value = kudosValueLabel(k);
   const blocks: Block[] = [
     section(
-      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${amounts(k)} to ${sendRecipients(k)}${value ? ` for ${value}` : ''}.`,
+      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${cardsTo(k)}${inAll(k)}${value ? ` for ${value}` : ''}.`,
     ),
   ];
   if (k.message.trim() !== '') blocks.push(section(quote(k.message)));
@@ -139,7 +136,7 @@ function outcomeLine({ request: r }: ApprovalView): string | undefined {
 export function buildWaitingNotice(view: ApprovalView, asked: ApproversAsked): SlackMessageContent {
   const k = view.kudos;
   const approversText = askedText(asked);
-  const text = `:hourglass_flowing_sand: Your kudos to ${sendRecipients(k)} (${amounts(k)}, ${escapeMrkdwn(whenText(k))}) needs approval because ${escapeMrkdwn(view.request.reason)}. It is waiting for ${approversText}; it expires ${formatUtc(view.request.expiresAt)} if nobody decides.`;
+  const text = `:hourglass_flowing_sand: Your kudos, ${cardsTo(k)}${inAll(k)}${k.scheduledAt ? `, ${escapeMrkdwn(whenText(k))}` : ''}, needs approval because ${escapeMrkdwn(view.request.reason)}. It is waiting for ${approversText}; it expires ${readerTime(view.request.expiresAt)} if nobody decides.`;
   return { text: `Your kudos is waiting for approval (${formatUsd(k.totalCents)}).`, blocks: [section(text)] };
 }
 

@@ -10,6 +10,7 @@ import {
   buildDecisionNotice,
   buildRejectModal,
   buildReopenedNotice,
+  buildWaitingNotice,
   rejectSummary,
 } from '../../../src/slack/approvals/approval-blocks.js';
 import { buildSettingsModal, buildSettingsSaved } from '../../../src/slack/workspaces/settings-blocks.js';
@@ -132,6 +133,25 @@ describe('approval message', () => {
     expect(checkMessageContent(withValue, { requireContent: true })).toMatchObject({ ok: true });
     const without = buildApprovalMessage({ kudos: kudosRow(), request: request() });
     expect(JSON.stringify(without)).not.toContain(' for :');
+  });
+});
+
+describe('the sender told while it waits', () => {
+  it('reads as a sentence: the card, the total for several people, the expiry in the reader’s zone', () => {
+    const asked = { kind: 'channel' as const, channel: 'C_APPROVALS' };
+    const several = JSON.stringify(buildWaitingNotice({ kudos: kudosRow(), request: request() }, asked).blocks);
+    expect(several).toContain(
+      'Your kudos, a $500 Thank you card each to 100 people (*$50,000* in all), scheduled for',
+    );
+    expect(several).toMatch(
+      /it expires <!date\^\d+\^\{date_short_pretty\} at \{time\}\|Wed 25 Nov 2026, 05:30 UTC> if/,
+    );
+    expect(several).not.toContain('card of');
+    const one = buildKudosRow({ recipientCount: 1, amountCents: 2500, totalCents: 2500, designName: 'Thank You' });
+    const single = JSON.stringify(buildWaitingNotice({ kudos: one, request: request() }, asked).blocks);
+    expect(single).toContain('Your kudos, a $25 Thank You card to ');
+    expect(single).not.toContain('in all');
+    expect(single).not.toContain('right away');
   });
 });
 
