@@ -84,6 +84,11 @@ const EVENT_LABELS: Record<AuditAction, string> = {
   'value.removed': 'Company value removed',
 };
 
+/** An audit event as admins read it ("Approval requested"); an action this version does not know, as stored. */
+export function auditEventLabel(action: string): string {
+  return EVENT_LABELS[action as AuditAction] ?? action;
+}
+
 const dateTime = (at: Date | undefined) => (at ? at.toISOString().replace('T', ' ').slice(0, 19) : '');
 
 /** The month's ledger as CSV, newest first; a Kudos order's row names its sender, recipients and campaign. */
@@ -135,7 +140,7 @@ export async function auditCsv(db: Database, ws: Workspace, rows: AuditEventRow[
     lines.push([
       dateTime(row.createdAt),
       await who(row.actorUserId),
-      EVENT_LABELS[row.action as AuditAction] ?? row.action,
+      auditEventLabel(row.action),
       send?.sender ?? '',
       send?.recipients ?? '',
       campaign,

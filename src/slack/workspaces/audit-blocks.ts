@@ -1,9 +1,10 @@
 // The audit trail as an ephemeral list (recent rows); the CSV file is audit-command.ts's.
 import type { AuditEventRow } from '../../db/schema/index.js';
-import { formatUtc } from '../../domain/common/zoned-time.js';
+import { auditEventLabel } from '../../domain/finance/csv-exports.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
+import { readerTime } from '../kit/reader-time.js';
 
 function actor(id: string): string {
   return /^[UW][A-Z0-9_]+$/.test(id) ? mentionUser(id) : `_${escapeMrkdwn(id)}_`;
@@ -29,7 +30,7 @@ export function buildAuditList(rows: AuditEventRow[], opts: { limit: number }): 
     const details = detailsText(row.details);
     blocks.push(
       section(
-        `*${escapeMrkdwn(row.action)}* · ${actor(row.actorUserId)} · ${subject(row)} · ${formatUtc(row.createdAt)}${details ? `\n${details}` : ''}`,
+        `*${escapeMrkdwn(auditEventLabel(row.action))}* · ${actor(row.actorUserId)} · ${subject(row)} · ${readerTime(row.createdAt)}${details ? `\n${details}` : ''}`,
       ),
     );
   }
