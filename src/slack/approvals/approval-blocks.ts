@@ -39,7 +39,7 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
   const value = kudosValueLabel(k);
   const blocks: Block[] = [
     section(
-      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${cardsTo(k)}${inAll(k)}${value ? ` for ${value}` : ''}.`,
+      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${cardsTo(k)}${value ? ` for ${value}` : ''}.${k.recipientCount > 1 ? ` *${formatUsd(k.totalCents)}* in all.` : ''}`,
     ),
   ];
   if (k.message.trim() !== '') blocks.push(section(quote(k.message)));
