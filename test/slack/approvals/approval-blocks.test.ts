@@ -140,9 +140,7 @@ describe('the sender told while it waits', () => {
   it('reads as a sentence: the card, the total for several people, the expiry in the reader’s zone', () => {
     const asked = { kind: 'channel' as const, channel: 'C_APPROVALS' };
     const several = JSON.stringify(buildWaitingNotice({ kudos: kudosRow(), request: request() }, asked).blocks);
-    expect(several).toContain(
-      'Your kudos, a $500 Thank you card each to 100 people (*$50,000* in all), scheduled for',
-    );
+    expect(several).toContain('Your kudos, a $500 Thank you card each to 100 people (*$50,000* in all), scheduled for');
     expect(several).toMatch(
       /it expires <!date\^\d+\^\{date_short_pretty\} at \{time\}\|Wed 25 Nov 2026, 05:30 UTC> if/,
     );
