@@ -43,7 +43,7 @@ export function buildAnnouncement(row: KudosRow, picture?: string): SlackMessage
   const value = kudosValueLabel(row);
   const blocks: Block[] = [
     section(
-      `:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${perPerson(row)} gift card${value ? ` for ${value}` : ''}!`,
+      `:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${formatUsd(row.amountCents)} gift card${reached > 1 ? ' each' : ''}${value ? ` for ${value}` : ''}!`,
     ),
   ];
   if (row.message.trim() !== '') blocks.push(...quoteSections(row.message));
@@ -62,7 +62,7 @@ export function buildPartial(row: KudosRow, reason: string): SlackMessageContent
   const reached = placedRecipientCount(row);
   const left = row.recipientCount - reached;
   const cost = formatUsd(row.costCents ?? reached * row.amountCents, row.costCurrency ?? 'USD');
-  const text = `Your kudos to ${sendRecipients(row)} went out only in part: ${reached.toLocaleString('en-US')} of ${row.recipientCount.toLocaleString('en-US')} people get their ${perPerson(row)} ${escapeMrkdwn(row.designName)} card (cost ${cost}); the other ${left.toLocaleString('en-US')} were not sent and nothing was charged for them: ${reason}`;
+  const text = `Your kudos to ${sendRecipients(row)} went out only in part: ${reached.toLocaleString('en-US')} of ${row.recipientCount.toLocaleString('en-US')} people get a ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card each (cost ${cost}); the other ${left.toLocaleString('en-US')} were not sent and nothing was charged for them: ${reason}`;
   return {
     text: `Your kudos went out to ${reached} of ${row.recipientCount} people; the other ${left} were not sent: ${reason}`,
     blocks: [section(`:warning: ${text}`), context(`${ordersText(row)} · cost ${cost}`)],

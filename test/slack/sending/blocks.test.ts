@@ -95,6 +95,15 @@ describe('Block Kit builders', () => {
     expect(text).toContain('Bea &lt;!here&gt;');
   });
 
+  it('announcements say what each person gets in plain words: "a $25 gift card each", never "$25 each gift card"', () => {
+    const several = buildAnnouncement(row({ amountCents: 2500, recipientCount: 2 })).blocks[0]!;
+    expect(JSON.stringify(several)).toContain('with a $25 gift card each!');
+    const one = buildAnnouncement(row({ amountCents: 2500, recipientCount: 1, recipients: [row().recipients[0]!] }))
+      .blocks[0]!;
+    expect(JSON.stringify(one)).toContain('with a $25 gift card!');
+    expect(JSON.stringify([several, one])).not.toContain('each gift card');
+  });
+
   it('the confirmation names the cost in plain words, never the order id', () => {
     const text = JSON.stringify(
       buildSenderDm({ type: 'kudos.sender_dm', kudos: row(), delivered: false, bounces: [], untold: [] }),

@@ -85,7 +85,7 @@ describe('company values in the send form', () => {
     const announcement = await t.stack.sim.waitFor(() =>
       t.stack.sim.messages('C_KUDOS').find((m) => /sent kudos to/.test(JSON.stringify(m.blocks))),
     );
-    expect(JSON.stringify(announcement.blocks)).toMatch(/gift card for :handshake: \*Teamwork\*!/);
+    expect(JSON.stringify(announcement.blocks)).toMatch(/gift card( each)? for :handshake: \*Teamwork\*!/);
 
     // Renaming or removing the value afterwards leaves the kudos as it was sent.
     await removeCompanyValue(t.db, WS, 'U_ADMIN', teamwork.id);
