@@ -2,35 +2,22 @@
 // shows them: the campaign form filled in by an admin, the send form with that campaign picked (design,
 // amount and template filled in), and /kudos campaigns listing it with its spend. The screenshots,
 // cropped to the form or the message, go to docs/ (docs/money.md, Campaigns).
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { type DevStack, startDevStack } from '../../src/dev/stack.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium } from '../support/browser.js';
 
 let stack: DevStack;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium`);
   mkdirSync('docs', { recursive: true });
   stack = await startDevStack({ port: 0, pgliteDir: 'memory://', logLevel: 'error' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

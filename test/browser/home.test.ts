@@ -1,14 +1,13 @@
 // App Home by role in a real browser (Debian's chromium) against the dev stack: a sender, an approver
 // and an admin each open the Kudos app's Home tab. The screenshots go to docs/ (used in the README).
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 import { sendModalValues } from '../support/app.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium } from '../support/browser.js';
 
 let stack: DevStack;
 let browser: Browser;
@@ -23,21 +22,9 @@ async function send(userId: string, users: string[], amount: string, message: st
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium`);
   mkdirSync('docs', { recursive: true });
   stack = await startDevStack({ port: 0, pgliteDir: 'memory://', logLevel: 'error' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   await send('U_MANAGER', ['U_EMP1', 'U_EMP2'], '25', 'Thank you for a flawless launch!');
   await send('U_EMP1', ['U_MANAGER'], '20', 'For unblocking the release review');
   await send('U_MANAGER', ['U_EMP3'], '150', 'Closing the biggest deal of the quarter');

@@ -1,36 +1,20 @@
 // The product in a real browser: Debian's chromium (never downloaded by a tool) driven by playwright-core
 // against the dev stack (emulator + app on an in-memory database + simulator web UI) on free ports.
-import { existsSync, mkdirSync } from 'node:fs';
 
 import { formatInTimeZone } from 'date-fns-tz';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { type DevStack, startDevStack } from '../../src/dev/stack.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = 'test-results/screenshots';
+import { launchChromium, SHOTS } from '../support/browser.js';
 
 let stack: DevStack;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium`);
-  mkdirSync(SHOTS, { recursive: true });
   stack = await startDevStack({ port: 0, pgliteDir: 'memory://', logLevel: 'error' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -2,16 +2,15 @@
 // shows it: the simulator's "Make balance low" control, the low-balance alert in #kudos-admins, a top-up
 // requested by one admin and approved by the other with the buttons, the Money section of App Home and
 // /kudos ledger. The screenshots go to docs/ (docs/money.md).
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 import { sendModalValues } from '../support/app.js';
+import { launchChromium } from '../support/browser.js';
 import { noticesSettled } from '../support/notices-settled.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 let stack: DevStack;
 let browser: Browser;
@@ -27,21 +26,9 @@ async function send(userId: string, users: string[], amount: string, message: st
 const text = (value: string) => ({ value: { type: 'plain_text_input', value } });
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium`);
   mkdirSync('docs', { recursive: true });
   stack = await startDevStack({ port: 0, pgliteDir: 'memory://', logLevel: 'error' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
   await send('U_MANAGER', ['U_EMP1', 'U_EMP2'], '25', 'Thank you for a flawless launch!');
 });
 

@@ -2,38 +2,22 @@
 // from the one-line command in two steps (the command, then Send), and from the short send form in
 // four clicks or fewer. Then what the recipient sees (their DM, with Say thanks) and a company value in
 // the announcement. The screenshots go to docs/ (README, docs/recognition.md).
-import { existsSync, mkdirSync } from 'node:fs';
 
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 import { saveCompanyValue } from '../../src/domain/workspaces/company-values.js';
 import { TEAM_ID } from '../../src/simulator/seed.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = 'test-results/screenshots';
+import { launchChromium } from '../support/browser.js';
 
 let stack: DevStack;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium`);
-  mkdirSync(SHOTS, { recursive: true });
   stack = await startDevStack({ port: 0, pgliteDir: 'memory://', logLevel: 'error' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -3,38 +3,22 @@
 // e-mail, the message shortcut on a plain message, a +1 reaction on an announcement, the Workflow
 // Builder step, and a pending top-up finished from the emulator panel. Screenshots go to
 // test-results/screenshots/.
-import { existsSync, mkdirSync } from 'node:fs';
 
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 import { sendModalValues } from '../support/app.js';
+import { launchChromium, SHOTS } from '../support/browser.js';
 import { topUpValues } from '../support/top-up-form.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = 'test-results/screenshots';
 
 let stack: DevStack;
 let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: apt-get install -y chromium`);
-  mkdirSync(SHOTS, { recursive: true });
   stack = await startDevStack({ port: 0, pgliteDir: 'memory://', logLevel: 'error' });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
