@@ -3,6 +3,7 @@
 // ordinary kudos row (source key `auto:<key>`), so that several instances and restarts send each once.
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
+import type { CardType } from './kudos.js';
 import { workspaceColumns } from './workspace.js';
 
 export const CELEBRATION_KINDS = ['birthday', 'anniversary'] as const;
@@ -17,6 +18,9 @@ export const celebrationRules = pgTable(
     enabled: boolean('enabled').notNull().default(false),
     amountCents: integer('amount_cents').notNull(),
     productId: text('product_id').notNull(),
+    /** `BRANDED_CARD`: `productId` is a brand and `amountCents` is in cents of `currency`. */
+    cardType: text('card_type').$type<CardType>().notNull().default('CHOICE_CARD'),
+    currency: text('currency').notNull().default('USD'),
     /** With `{name}` and `{years}`. */
     messageTemplate: text('message_template').notNull(),
     /** The person the card is from (budgets and approvals apply to them). */
@@ -77,6 +81,9 @@ export const recurringSeries = pgTable(
     recipientUserIds: jsonb('recipient_user_ids').$type<string[]>().notNull(),
     productId: text('product_id').notNull(),
     amountCents: integer('amount_cents').notNull(),
+    /** `BRANDED_CARD`: `productId` is a brand and `amountCents` is in cents of `currency`. */
+    cardType: text('card_type').$type<CardType>().notNull().default('CHOICE_CARD'),
+    currency: text('currency').notNull().default('USD'),
     message: text('message').notNull().default(''),
     cadence: text('cadence').$type<Cadence>().notNull(),
     /** weekly: ISO weekday, 1 = Monday … 7 = Sunday. */

@@ -21,3 +21,4 @@ export * from './slack-call-schedules.js';
 export * from './company-values.js';
 export * from './design-pictures.js';
 export * from './exchange-rates.js';
+export * from './people-countries.js';

@@ -5,6 +5,11 @@ import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } fr
 
 import { workspaceColumns } from './workspace.js';
 
+/** A gift card's type, as the Rewards API names it. */
+export type CardType = 'CHOICE_CARD' | 'BRANDED_CARD';
+/** How the USD cost of a card was known before ordering (src/domain/branded/usd-cost.ts). */
+export type UsdBasis = 'exact' | 'learned' | 'unknown';
+
 /**
  * Life of a send:
  * - `pending`: recorded, waiting for the worker to place the order (also while being placed: see claimed_until);
@@ -65,6 +70,17 @@ export const kudos = pgTable(
     amountCents: integer('amount_cents').notNull(),
     totalCents: integer('total_cents').notNull(),
     currency: text('currency').notNull().default('USD'),
+    /** `CHOICE_CARD` (the recipient picks the brand) or `BRANDED_CARD` (a fixed brand in its own currency). */
+    cardType: text('card_type').$type<CardType>().notNull().default('CHOICE_CARD'),
+    /**
+     * A branded card's face value per recipient, in cents of `faceCurrency` (null for choice cards).
+     * `amountCents` and `totalCents` are then the judged USD cost (the estimate plus the safety margin,
+     * src/domain/branded/usd-cost.ts) that approvals, budgets and limits judge.
+     */
+    faceCurrency: text('face_currency'),
+    faceCents: integer('face_cents'),
+    /** How the USD cost of a branded card was known when recorded: `exact` (USD), `learned` or `unknown`. */
+    usdBasis: text('usd_basis').$type<UsdBasis>(),
     message: text('message').notNull().default(''),
     /** Permalink of the Slack message the kudos was given for ("Give kudos for this"); quoted in the announcement. */
     sourceMessageUrl: text('source_message_url'),

@@ -9,6 +9,8 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
+import type { CardType } from './kudos.js';
+
 export const notifications = pgTable(
   'notifications',
   {
@@ -137,7 +139,14 @@ export const rewardLinkRequests = pgTable(
     productId: text('product_id').notNull(),
     designName: text('design_name').notNull(),
     quantity: integer('quantity').notNull(),
+    /** Per link: USD cents; for a branded card the judged USD cost (the estimate plus the safety margin). */
     amountCents: integer('amount_cents').notNull(),
+    cardType: text('card_type').$type<CardType>().notNull().default('CHOICE_CARD'),
+    /** A branded card's face value per link, in cents of `faceCurrency` (null for choice cards). */
+    faceCurrency: text('face_currency'),
+    faceCents: integer('face_cents'),
+    /** What the created parts were charged, USD cents (their `totalCost`), once known. */
+    costCents: integer('cost_cents'),
     /** Persisted before the API call; parts above 500 links use keys derived from it. */
     idempotencyKey: uuid('idempotency_key').notNull().defaultRandom(),
     status: text('status').$type<RewardLinkRequestStatus>().notNull().default('pending'),

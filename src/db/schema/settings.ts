@@ -39,6 +39,13 @@ export const workspaceSettings = pgTable(
     /** The Slack user group whose members may send, when cardSenders is `usergroup`. */
     senderUsergroupId: text('sender_usergroup_id'),
     defaultProductId: text('default_product_id'),
+    /**
+     * The country (ISO 3166-1 alpha-3) whose brands people are offered unless their own is known
+     * (people_countries); null: every country.
+     */
+    defaultCountry: text('default_country'),
+    /** The Slack custom profile field holding people's country (team.profile.get id), if mapped. */
+    countryProfileFieldId: text('country_profile_field_id'),
     defaultAmountCents: integer('default_amount_cents'),
     /** Slack user ids who administer Kudos; null: workspace admins and owners. */
     adminUserIds: jsonb('admin_user_ids').$type<string[]>(),
