@@ -12,6 +12,7 @@ import type { RewardsSetup } from '../domain/accounts/rewards-connections.js';
 import { type ApprovalService, createApprovalService } from '../domain/approvals/approval-service.js';
 import { type AutomationService, createAutomationService } from '../domain/automations/automation-runner.js';
 import type { WorkflowStepDeps } from '../domain/automations/workflow-steps.js';
+import { type BrandCatalogs, createBrandCatalogs } from '../domain/branded/brand-catalog.js';
 import { createFinanceService, type FinanceService } from '../domain/finance/finance-service.js';
 import { withSpendingLimits } from '../domain/finance/spending-limits.js';
 import { createDigestJob, type DigestJob } from '../domain/recognition/digest.js';
@@ -62,6 +63,7 @@ export interface BackgroundWorkPart extends AppPart {
   finance: FinanceService;
   approvals: ApprovalService;
   catalog: DesignCatalogs;
+  brands: BrandCatalogs;
   digest: DigestJob;
   home: HomePublisher;
   automations: AutomationService;
@@ -80,6 +82,7 @@ export async function createBackgroundWork(
   const { config, db, logger, now, rewardsAccounts, slack, settings } = deps;
   const { background, finance, worker, approvals } = createOrderWork(deps, options);
   const catalog = createDesignCatalogs(rewardsAccounts);
+  const brands = createBrandCatalogs(rewardsAccounts);
   const digest = createDigestJob({
     db,
     chat: slack,
@@ -127,7 +130,7 @@ export async function createBackgroundWork(
     },
     `automations-${randomUUID().slice(0, 8)}`,
   );
-  const work = { worker, background, finance, approvals, catalog, digest, home, automations };
+  const work = { worker, background, finance, approvals, catalog, brands, digest, home, automations };
   return {
     ...work,
     sendPolicy,

@@ -36,6 +36,7 @@ export function registerSlackListeners(
     rewardsSetup,
     slack,
     catalog: work.catalog,
+    brands: work.brands,
     policy: work.sendPolicy,
     wakeWorker: work.wakeWorker,
     automations: work.automations,

@@ -1,6 +1,7 @@
 // A submitted send form becomes either field errors (shown inline in the modal) or a row to record.
 // Everything here must finish inside Slack's 3-second window: Slack lookups and one catalog read;
 // address-book mapping happens later, in the worker.
+import type { Database } from '../../db/client.js';
 import type { CampaignRow, CardRecipients, CompanyValueRow, NewKudosRow } from '../../db/schema/index.js';
 import type { KudosRecipientSnapshot } from '../../db/schema/index.js';
 import {
@@ -13,6 +14,8 @@ import type { Design, DesignCatalog } from '../accounts/design-catalog.js';
 import { readDesignNow } from '../accounts/design-catalog.js';
 import { listTemplates } from '../accounts/email-templates.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
+import type { BrandCatalog } from '../branded/brand-catalog.js';
+import { checkBrandedCard, type CheckedBrandedCard, unknownCostReason } from '../branded/branded-card.js';
 import { checkAmountInRange, formatUsd, parseWholeDollars, REFUND_WINDOWS, totalCents } from '../common/money.js';
 import { displayNameOf, isChatRefusal, type UserDirectory, type WorkspaceUser } from '../common/ports.js';
 import { type FormErrors, type FormRefused, formRefused } from '../common/refusal.js';
@@ -41,6 +44,11 @@ export interface SendForm {
   /** `{ kind, id }` of the chosen group, if any. */
   group: { kind: 'slack' | 'addressBook'; id: string; label?: string } | undefined;
   productId: string | undefined;
+  /**
+   * `BRANDED_CARD`: `productId` is a brand and `amount` is typed in the brand's own currency. Default:
+   * a choice card (a design, whole dollars).
+   */
+  cardType?: 'CHOICE_CARD' | 'BRANDED_CARD' | undefined;
   /** As submitted: a string from Slack's number input (anything else is refused inline). */
   amount: unknown;
   message: string;
@@ -81,6 +89,17 @@ export interface SendRequestDeps {
   campaign?: (teamId: string, id: string) => Promise<CampaignRow | undefined>;
   /** The workspace's company values (the send modal; automations and workflow steps send without one). */
   values?: (teamId: string) => Promise<CompanyValueRow[]>;
+  /** Branded cards: the workspace's brand catalog and the database of learned exchange rates. */
+  branded?: { db: Database; brands: BrandCatalog };
+  /**
+   * Why a brand does not suit some of the recipients (their countries), one sentence; undefined when
+   * it suits everyone. Without it every brand suits everyone.
+   */
+  brandMismatch?: (
+    ws: Workspace,
+    brand: { name: string; countryCode: string | null },
+    recipients: readonly KudosRecipientSnapshot[],
+  ) => Promise<string | undefined>;
 }
 
 export type PreparedSend =
@@ -168,7 +187,10 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   // The checks run in the form's order, each adding its fields' errors; every field is checked.
   const errors: FormErrors<SendField> = {};
   const campaign = await checkCampaign(deps, ctx, form, errors);
-  const { design, amountCents, templateId } = await checkCard(deps, ctx, form, campaign, errors);
+  const { design, amountCents, templateId, branded } =
+    form.cardType === 'BRANDED_CARD'
+      ? await checkBrandedPick(deps, ctx, form, campaign, errors)
+      : { ...(await checkCard(deps, ctx, form, campaign, errors)), branded: undefined };
   const badMessage = messageProblem(form.message);
   if (badMessage) errors.message = badMessage;
   else if (ctx.requireMessage && form.message.trim() === '') errors.message = MESSAGE_REQUIRED;
@@ -179,6 +201,10 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   const schedule = checkSchedule(ctx, form, errors);
   const { recipients, notes } = await checkRecipients(deps, ctx, form, errors);
 
+  if (branded && !errors.design && !errors.recipients && !errors.group && deps.brandMismatch) {
+    const mismatch = await deps.brandMismatch(ctx.workspace, branded.brand, recipients);
+    if (mismatch) errors.design = mismatch;
+  }
   if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return formRefused(errors);
 
   const total = totalCents(amountCents, recipients.length);
@@ -190,8 +216,13 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     totalCents: total,
     recipientEmails: recipients.map((r) => r.email),
   };
-  const route = await deps.policy.route(draft);
-  if (route.kind === 'refuse') return formRefused<SendField>({ amount: route.message });
+  const decided = await deps.policy.route(draft);
+  if (decided.kind === 'refuse') return formRefused<SendField>({ amount: decided.message });
+  // A card whose USD cost cannot be judged before ordering always waits for an approver, told why.
+  const route: typeof decided =
+    branded?.basis === 'unknown'
+      ? { kind: 'needs_approval', reason: unknownCostReason(branded.brand.currency) }
+      : decided;
 
   return {
     ok: true,
@@ -207,6 +238,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
       templateId,
       schedule,
       value,
+      branded,
     }),
   };
 }
@@ -439,6 +471,7 @@ function kudosValues(
     templateId: string | undefined;
     schedule: ResolvedSchedule | undefined;
     value: CompanyValueRow | undefined;
+    branded: CheckedBrandedCard | undefined;
   },
 ): NewKudosRow {
   const { recipients, design, campaign, schedule, value } = checked;
@@ -458,6 +491,7 @@ function kudosValues(
     designName: design.name,
     amountCents: checked.amountCents,
     totalCents: checked.totalCents,
+    ...brandedColumns(checked.branded),
     message: form.message.trim(),
     sourceMessageUrl: ctx.sourceMessageUrl ?? null,
     refundOptionDays: form.refundDays ?? null,
@@ -472,5 +506,61 @@ function kudosValues(
     scheduleTimezone: schedule?.timezone ?? null,
     scheduleLocal: schedule?.wallTimeWithOffset ?? null,
     status: 'pending',
+  };
+}
+
+/** A branded card's columns of the kudos row (a choice card keeps the defaults). */
+export function brandedColumns(branded: CheckedBrandedCard | undefined): Partial<NewKudosRow> {
+  if (!branded) return {};
+  return {
+    cardType: 'BRANDED_CARD',
+    faceCurrency: branded.brand.currency,
+    faceCents: branded.faceCents,
+    usdBasis: branded.basis,
+  };
+}
+
+/**
+ * A brand and an amount in its currency. Campaigns send choice cards only (the API's rule), so a brand
+ * with a campaign is refused. The row's amount is the judged USD cost of one card (0 when unknown).
+ */
+async function checkBrandedPick(
+  deps: SendRequestDeps,
+  ctx: SendContext,
+  form: SendForm,
+  campaign: CampaignRow | undefined,
+  errors: FormErrors<SendField>,
+): Promise<{
+  design: Design | undefined;
+  amountCents: number | undefined;
+  templateId: string | undefined;
+  branded: CheckedBrandedCard | undefined;
+}> {
+  const templateId = form.template ?? undefined;
+  const none = { design: undefined, amountCents: undefined, templateId, branded: undefined };
+  if (campaign) {
+    errors.campaign = 'Campaigns send choice cards only; pick a choice card, or send the brand without a campaign.';
+    return none;
+  }
+  if (!deps.branded) {
+    errors.design = 'Branded cards cannot be sent from here; pick a choice card.';
+    return none;
+  }
+  if (!form.productId) {
+    errors.design = 'Pick a brand.';
+    return none;
+  }
+  const amount = typeof form.amount === 'string' || typeof form.amount === 'number' ? String(form.amount) : '';
+  const checked = await checkBrandedCard(deps.branded, ctx.workspace, { productId: form.productId, amount });
+  if (!checked.ok) {
+    errors[checked.field] = checked.message;
+    return none;
+  }
+  const { brand, judgedCents } = checked.card;
+  return {
+    design: { productId: brand.productId, name: brand.name, minCents: 0, maxCents: 0 },
+    amountCents: judgedCents,
+    templateId,
+    branded: checked.card,
   };
 }

@@ -244,6 +244,8 @@ export async function markPlaced(
         orderStatus: sql`${sql.placeholder('orderStatus')}`,
         costCents: sql`${sql.placeholder('costCents')}::integer`,
         costCurrency: sql`${sql.placeholder('costCurrency')}`,
+        // A card whose USD cost was unknown before ordering is counted at its cost from now on.
+        totalCents: sql`case when ${kudos.usdBasis} = 'unknown' then coalesce(${sql.placeholder('costCents')}::integer, ${kudos.totalCents}) else ${kudos.totalCents} end`,
         placedAt: sql`now()`,
         errorCode: null,
         errorMessage: null,

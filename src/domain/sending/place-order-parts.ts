@@ -4,6 +4,8 @@
 import type { KudosRow } from '../../db/schema/index.js';
 import { isRewardsError, toCents } from '../../rewards/index.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from '../accounts/rewards-failures.js';
+import { learnedRate, learnRateFromOrder } from '../branded/exchange-rates.js';
+import { costAtRate } from '../branded/usd-cost.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
 import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
 import { kudosPartKey, orderIdsOf, partCount, partsOf, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
@@ -66,11 +68,16 @@ export async function placeSend(pass: SendPass, row: KudosRow, fence: ClaimFence
       }
     }
     for (let index = row.partsPlaced; index < parts.length; index++) {
-      const { order, recovered } = await rewards.orders.createChoice(orderParams(row, parts[index]!), {
-        idempotencyKey: kudosPartKey(row, index),
-        signal,
-      });
+      const rateMoved = await brandedRateMoved(pass, row, parts.slice(index));
+      if (rateMoved) return fail(pass, row, fence, 'RATE_MOVED', rateMoved);
+      const params = orderParams(row, parts[index]!);
+      const options = { idempotencyKey: kudosPartKey(row, index), signal };
+      const { order, recovered } =
+        row.cardType === 'BRANDED_CARD'
+          ? await rewards.orders.createBranded(params, options)
+          : await rewards.orders.createChoice(params, options);
       if (signal.aborted) return interrupted(pass, row);
+      await learnFromBrandedOrder(pass, row, parts[index]!.length, order);
       log.info('order placed', {
         orderId: order.orderId,
         orderStatus: order.status,
@@ -142,13 +149,14 @@ function stoppedWaiting(error: unknown): boolean {
   return isRewardsError(error, 'ABORTED');
 }
 
-/** The choice-card order of one part (all of a one-part send). */
+/** The card order of one part (all of a one-part send): a branded card's amount is its face value. */
 function orderParams(row: KudosRow, recipients: KudosRow['recipients']) {
+  const amountCents = row.cardType === 'BRANDED_CARD' ? (row.faceCents ?? row.amountCents) : row.amountCents;
   return {
     productId: row.productId,
     recipients: recipients.map((r) => ({
       email: r.email,
-      amount: centsToDecimal(row.amountCents),
+      amount: centsToDecimal(amountCents),
       ...(r.firstName ? { firstName: r.firstName } : {}),
       ...(r.lastName ? { lastName: r.lastName } : {}),
     })),
@@ -306,4 +314,49 @@ async function mapRecipients(pass: SendPass, row: KudosRow): Promise<KudosRow['r
     const m = r.recipientId || !r.slackUserId ? undefined : mapped.get(r.slackUserId);
     return m ? { ...r, recipientId: m.recipientId, email: m.email } : r;
   });
+}
+
+/**
+ * A branded send judged on a learned rate: the rate learned since (from this send's earlier parts or
+ * another order) may have risen beyond the safety margin, so that what is left would cost more than
+ * was judged (and approved). Then nothing more is ordered, and the reason is returned in plain words.
+ */
+async function brandedRateMoved(
+  pass: SendPass,
+  row: KudosRow,
+  partsLeft: ReadonlyArray<KudosRow['recipients']>,
+): Promise<string | undefined> {
+  if (row.cardType !== 'BRANDED_CARD' || row.usdBasis !== 'learned' || !row.faceCurrency || !row.faceCents)
+    return undefined;
+  const rate = await learnedRate(pass.deps.db, row, row.faceCurrency);
+  if (!rate) return undefined;
+  const people = partsLeft.reduce((sum, part) => sum + part.length, 0);
+  const spent = row.partsPlaced > 0 ? (row.costCents ?? 0) : 0;
+  const estimate = spent + costAtRate(row.faceCents * people, rate);
+  if (estimate <= row.totalCents) return undefined;
+  pass.log.warn('the exchange rate rose beyond the safety margin; nothing more ordered', {
+    currency: row.faceCurrency,
+    judgedCents: row.totalCents,
+    estimateCents: estimate,
+  });
+  const now = `the ${row.faceCurrency} rate rose by more than the safety margin since the send was judged: it would cost about ${formatUsd(estimate)} in USD, not ${formatUsd(row.totalCents)}.`;
+  return row.partsPlaced === 0
+    ? `${now} Nothing was charged; send it again to judge it at today's rate.`
+    : `${now} Orders 1 to ${row.partsPlaced} of ${partCount(row)} went out; the rest was not sent (nothing charged for it).`;
+}
+
+/** What a branded order cost teaches the workspace's rate of its currency (a failure only costs the lesson). */
+async function learnFromBrandedOrder(
+  pass: SendPass,
+  row: KudosRow,
+  people: number,
+  order: Parameters<typeof learnRateFromOrder>[3],
+): Promise<void> {
+  if (row.cardType !== 'BRANDED_CARD' || !row.faceCurrency || !row.faceCents) return;
+  await learnRateFromOrder(
+    pass.deps.db,
+    row,
+    { currency: row.faceCurrency, faceCents: row.faceCents * people },
+    order,
+  ).catch((error: unknown) => pass.log.warn('learning the exchange rate from an order failed', { error }));
 }

@@ -8,6 +8,7 @@ import type { RewardsSetup } from '../../domain/accounts/rewards-connections.js'
 import type { ApprovalService } from '../../domain/approvals/approval-service.js';
 import type { AutomationService } from '../../domain/automations/automation-runner.js';
 import type { WorkflowStepDeps } from '../../domain/automations/workflow-steps.js';
+import type { BrandCatalogs } from '../../domain/branded/brand-catalog.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import type { FinanceService } from '../../domain/finance/finance-service.js';
 import type { SendPolicy } from '../../domain/sending/send-policy.js';
@@ -24,6 +25,8 @@ export interface ListenerDeps {
   /** Slack, per workspace: `slack.for(workspaceOf(body))` in a listener (src/slack/web-api/workspace-gateways.ts). */
   slack: SlackWorkspaces;
   catalog: DesignCatalogs;
+  /** Branded products of each workspace's Rewards account. */
+  brands: BrandCatalogs;
   /** Each workspace connects its own Rewards account (distribution mode); undefined: the environment's one account. */
   rewardsSetup?: RewardsSetup | undefined;
   /** Decides whether a send goes ahead; the approvals issue swaps in routing to approvers. */

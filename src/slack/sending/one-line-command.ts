@@ -55,6 +55,7 @@ export async function prepareOneLine(
       users: deps.slack,
       rewards: deps.rewards,
       catalog: deps.catalog.of(at.ws),
+      branded: { db: deps.db, brands: deps.brands.of(at.ws) },
       policy: deps.policy,
       values: (teamId) => listCompanyValues(deps.db, teamId),
     },

@@ -138,6 +138,7 @@ export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
           users: deps.slack,
           rewards: deps.rewards,
           catalog: deps.catalog.of(ws),
+          branded: { db: deps.db, brands: deps.brands.of(ws) },
           policy: deps.policy,
           campaign: (teamId, id) => getCampaign(deps.db, teamId, id),
           values: (teamId) => listCompanyValues(deps.db, teamId),
