@@ -44,7 +44,7 @@ export async function learnRateFromOrder(
   db: Database,
   ws: Workspace,
   ordered: { currency: string; faceCents: number },
-  order: OrderSummary,
+  order: Pick<OrderSummary, 'orderId'> & Partial<Pick<OrderSummary, 'totalCost' | 'createdAt'>>,
   now: Date = new Date(),
 ): Promise<boolean> {
   const cost = order.totalCost;

@@ -4,7 +4,7 @@
 import type { KudosRow } from '../../db/schema/index.js';
 import { isRewardsError, toCents } from '../../rewards/index.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from '../accounts/rewards-failures.js';
-import { learnedRate, learnRateFromOrder } from '../branded/exchange-rates.js';
+import { learnedRate } from '../branded/exchange-rates.js';
 import { costAtRate } from '../branded/usd-cost.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
 import { MIN_SCHEDULE_LEAD_MS } from '../common/zoned-time.js';
@@ -77,7 +77,6 @@ export async function placeSend(pass: SendPass, row: KudosRow, fence: ClaimFence
           ? await rewards.orders.createBranded(params, options)
           : await rewards.orders.createChoice(params, options);
       if (signal.aborted) return interrupted(pass, row);
-      await learnFromBrandedOrder(pass, row, parts[index]!.length, order);
       log.info('order placed', {
         orderId: order.orderId,
         orderStatus: order.status,
@@ -343,20 +342,4 @@ async function brandedRateMoved(
   return row.partsPlaced === 0
     ? `${now} Nothing was charged; send it again to judge it at today's rate.`
     : `${now} Orders 1 to ${row.partsPlaced} of ${partCount(row)} went out; the rest was not sent (nothing charged for it).`;
-}
-
-/** What a branded order cost teaches the workspace's rate of its currency (a failure only costs the lesson). */
-async function learnFromBrandedOrder(
-  pass: SendPass,
-  row: KudosRow,
-  people: number,
-  order: Parameters<typeof learnRateFromOrder>[3],
-): Promise<void> {
-  if (row.cardType !== 'BRANDED_CARD' || !row.faceCurrency || !row.faceCents) return;
-  await learnRateFromOrder(
-    pass.deps.db,
-    row,
-    { currency: row.faceCurrency, faceCents: row.faceCents * people },
-    order,
-  ).catch((error: unknown) => pass.log.warn('learning the exchange rate from an order failed', { error }));
 }

@@ -3,7 +3,8 @@
 import type { Logger } from '../../config/logger.js';
 import type { KudosRow } from '../../db/schema/index.js';
 import { toCents } from '../../rewards/index.js';
-import { orderIdsOf, partCount, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
+import { learnRateFromOrder } from '../branded/exchange-rates.js';
+import { orderIdsOf, partCount, partsOf, RECIPIENTS_PER_ORDER } from './kudos-parts.js';
 import {
   type ClaimFence,
   markPartPlaced,
@@ -43,6 +44,7 @@ export interface PlacedOrder {
  */
 export async function recordPart(pass: SendPass, row: KudosRow, fence: ClaimFence, index: number, order: PlacedOrder) {
   const cost = order.totalCost;
+  await learnFromBrandedOrder(pass, row, partsOf(row.recipients)[index]?.length ?? 0, order);
   const recorded = await markPartPlaced(pass.deps.db, row.id, fence, {
     index,
     orderId: order.orderId,
@@ -68,6 +70,7 @@ export async function recordPlaced(
   const cost = order.totalCost;
   // A send of several parts: its cost is the sum recorded part by part (recordPart).
   const several = partCount(row) > 1;
+  if (!several) await learnFromBrandedOrder(pass, row, row.recipientCount, order);
   // Every order of the send (all its parts, the send being settled now) gets its completion check in
   // the statement that records it: placed and watched, or neither (a lost claim).
   const placed = await markPlaced(
@@ -144,4 +147,16 @@ export async function interrupted(pass: SendPass, row: KudosRow): Promise<KudosR
   pass.log.warn('placing interrupted by shutdown; the row will be resumed with the same key');
   await releaseClaim(pass.deps.db, row.id, pass.workerId);
   return { ...row, status: 'pending' };
+}
+
+/**
+ * What a branded order (placed now, or found by its key) was charged teaches the workspace's rate of
+ * its currency, before the send's next part is judged on it. A failure only costs the lesson.
+ */
+async function learnFromBrandedOrder(pass: SendPass, row: KudosRow, people: number, order: PlacedOrder) {
+  if (row.cardType !== 'BRANDED_CARD' || !row.faceCurrency || !row.faceCents || people === 0) return;
+  const face = { currency: row.faceCurrency, faceCents: row.faceCents * people };
+  await learnRateFromOrder(pass.deps.db, row, face, order).catch((error: unknown) =>
+    pass.log.warn('learning the exchange rate from an order failed', { error }),
+  );
 }
