@@ -168,4 +168,25 @@ describe('a design taken out of the catalog (control route, extra)', () => {
     await emu.reset();
     expect((await prod.get('/catalog/choice-cards/CC-HOLIDAY')).status).toBe(200);
   });
+
+  it('a branded product taken out of the catalog (control route) is gone from list and get, and orders naming it are 404', async () => {
+    const prod = apiClient(emu.url, await getToken(emu.url, 'production'));
+    const removed = await fetch(`${emu.url}/_emulator/catalog/branded-cards/BR-TESCO`, { method: 'DELETE' });
+    expect(removed.status).toBe(204);
+    expect(
+      ((await prod.get('/catalog/branded-cards', { pageSize: 100 })).body.data as any[]).map((d) => d.productId),
+    ).not.toContain('BR-TESCO');
+    expect((await prod.get('/catalog/branded-cards/BR-TESCO')).status).toBe(404);
+    const order = await prod.post('/orders/branded-cards', {
+      idempotencyKey: 'removed-brand-1',
+      productId: 'BR-TESCO',
+      emailSetting: { senderName: 'A', subject: 'B' },
+      recipients: [{ email: 'a@example.com', amount: 20 }],
+    });
+    expect(order.status).toBe(404);
+    expect(order.body.error.code).toBe('NOT_FOUND');
+    expect((await fetch(`${emu.url}/_emulator/catalog/branded-cards/BR-NOPE`, { method: 'DELETE' })).status).toBe(404);
+    await emu.reset();
+    expect((await prod.get('/catalog/branded-cards/BR-TESCO')).status).toBe(200);
+  });
 });

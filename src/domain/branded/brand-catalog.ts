@@ -81,7 +81,13 @@ export function createBrandCatalogs(accounts: RewardsAccounts, opts: { ttlMs?: n
 export function brandOf(product: BrandedProduct): Brand | undefined {
   const prices = brandedPricesOf(product);
   if (!prices) return undefined;
-  const name = product.description?.trim() || product.brandName?.trim() || product.productId;
+  // The spec's fields have no name; catalogs carry one (`name`), else the brand, else the description.
+  const named = (product as { name?: unknown }).name;
+  const name =
+    (typeof named === 'string' && named.trim()) ||
+    product.brandName?.trim() ||
+    product.description?.trim() ||
+    product.productId;
   return {
     productId: product.productId,
     name,

@@ -4,7 +4,7 @@
 // face total), and every rule that guards money (approval threshold, budget, allowance, spending limit)
 // judges the estimate plus a safety margin, rounded up: the judged cost is at least the actual cost as
 // long as the rate has not risen by more than the margin since it was learned. USD is exact.
-// Pure; the stored rates are exchange-rates.ts. docs/money.md, "Estimating the cost of a branded card".
+// Pure; the stored rates are exchange-rates.ts. docs/money.md, "Branded cards and their USD cost".
 
 /** The safety margin on a learned rate, in percent (docs/money.md). */
 export const SAFETY_MARGIN_PERCENT = 5;

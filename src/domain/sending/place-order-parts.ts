@@ -2,7 +2,7 @@
 // with the Rewards API part by part, each with its own key (a retry or a resumed send never orders
 // twice), and a lost answer looked up by that key before anyone calls the send failed.
 import type { KudosRow } from '../../db/schema/index.js';
-import { isRewardsError, toCents } from '../../rewards/index.js';
+import { isRewardsError, type RewardsClient, RewardsNotFoundError, toCents } from '../../rewards/index.js';
 import { classifyRewardsFailure, mayHaveReachedApi } from '../accounts/rewards-failures.js';
 import { learnedRate } from '../branded/exchange-rates.js';
 import { costAtRate } from '../branded/usd-cost.js';
@@ -67,6 +67,14 @@ export async function placeSend(pass: SendPass, row: KudosRow, fence: ClaimFence
         );
       }
     }
+    if (row.partsPlaced === 0 && row.cardType === 'BRANDED_CARD' && !(await brandStillOffered(rewards, row, signal)))
+      return fail(
+        pass,
+        row,
+        fence,
+        'BRAND_GONE',
+        `${row.designName} is no longer in the Rewards catalog. Nothing was charged; pick another brand, or a choice card.`,
+      );
     for (let index = row.partsPlaced; index < parts.length; index++) {
       const rateMoved = await brandedRateMoved(pass, row, parts.slice(index));
       if (rateMoved) return fail(pass, row, fence, 'RATE_MOVED', rateMoved);
@@ -342,4 +350,19 @@ async function brandedRateMoved(
   return row.partsPlaced === 0
     ? `${now} Nothing was charged; send it again to judge it at today's rate.`
     : `${now} Orders 1 to ${row.partsPlaced} of ${partCount(row)} went out; the rest was not sent (nothing charged for it).`;
+}
+
+/**
+ * Whether the brand of a send is still in the catalog, read now: a send that waited (for approval, or
+ * its time) may name a brand removed since. Only a certain 404 says no; any other failure is the
+ * order call's to meet.
+ */
+async function brandStillOffered(rewards: RewardsClient, row: KudosRow, signal: AbortSignal): Promise<boolean> {
+  try {
+    await rewards.catalog.getBrandedCard(row.productId, { signal });
+    return true;
+  } catch (error) {
+    if (error instanceof RewardsNotFoundError) return false;
+    return true;
+  }
 }

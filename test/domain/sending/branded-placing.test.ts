@@ -1,7 +1,8 @@
 // The worker places branded cards (src/domain/sending/place-order-parts.ts) through the real app and the
 // emulator: a branded order at face value in the brand's currency, its USD cost recorded and the
 // rate learned from it; a card whose cost was unknown counted at its cost once placed; a rate that rose
-// beyond the safety margin since the send was judged stops it before anything more is charged.
+// beyond the safety margin since the send was judged stops it before anything more is charged; a
+// brand removed from the catalog while the send waited is not ordered.
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 
@@ -120,5 +121,20 @@ describe('placing branded cards', () => {
     expect(orders).toHaveLength(1);
     expect(partial.costCents).toBe(RECIPIENTS_PER_ORDER * 2540);
     expect(partial.errorMessage).toContain('Orders 1 to 1 of 2 went out');
+  });
+
+  it('a brand removed from the catalog while the send waited: nothing is ordered and the sender is told', async () => {
+    await t.emulator.removeBrand('BR-TESCO');
+    const [row] = await t.db
+      .insert(kudos)
+      .values(tescoSend(1, 0, 'unknown'))
+      .returning();
+    const failed = await settled(row!.id);
+
+    expect(failed.status).toBe('failed');
+    expect(failed.errorCode).toBe('BRAND_GONE');
+    expect(failed.orderIds).toEqual([]);
+    const told = t.stack.sim.messages('U_MANAGER').map((m) => m.text);
+    expect(told.join('\n')).toContain('Tesco Gift Card is no longer in the Rewards catalog. Nothing was charged');
   });
 });
