@@ -15,6 +15,7 @@ const UNIT_TESTS = [
   'test/domain/accounts/rewards-accounts.test.ts',
   'test/domain/approvals/approval-policy.test.ts',
   'test/domain/automations/automation-dates.test.ts',
+  'test/domain/workspaces/people-countries.test.ts',
   'test/domain/sending/send-policy.test.ts',
   'test/domain/sending/allowances.test.ts',
   'test/rewards/{auth,money,orders,path-segments,rate-limit,responses,transport,webhooks}.test.ts',

@@ -144,6 +144,9 @@ export const SettingsModal = {
     allowanceGroup: 'settings_allowance_group',
     allowanceAmount: 'settings_allowance_amount',
     allowanceRemove: 'settings_allowance_remove',
+    /** Where people are: the workspace's default country, the profile field holding each person's. */
+    defaultCountry: 'settings_default_country',
+    countryField: 'settings_country_field',
   },
   actions: {
     notifyChannel: 'notify_channel',
@@ -174,6 +177,8 @@ export const SettingsModal = {
     allowanceGroup: 'allowance_group',
     allowanceAmount: 'allowance_amount',
     allowanceRemove: 'allowance_remove',
+    defaultCountry: 'default_country',
+    countryField: 'country_field',
   },
   /** Values of the recognition checkboxes. */
   recognition: { amounts: 'amounts', digest: 'weekly_digest' },
@@ -183,6 +188,20 @@ export const SettingsModal = {
   requireMessage: 'require',
   /** Value of the "none" option of the optional selects. */
   none: 'none',
+} as const;
+
+/** People's countries (admins, from the settings modal): the CSV upload pushed over it, and its report. */
+export const PeopleCountries = {
+  actions: {
+    /** In the settings modal: pushes the upload modal. */
+    uploadCsv: 'countries_upload_csv',
+  },
+  csvModal: {
+    callbackId: 'countries_csv',
+    blocks: { csv: 'countries_csv_text', file: 'countries_csv_file' },
+    actions: { csv: 'csv', file: 'file' },
+  },
+  reportCallbackId: 'countries_csv_report',
 } as const;
 
 /** Company values (admins, from the settings modal): the list (Add / Edit / Remove) and the form. */

@@ -44,6 +44,7 @@ import {
   startRecordedSend,
 } from '../sending/record-send.js';
 import { recordFailedOrders } from '../workspaces/audit-trail.js';
+import { type CountrySyncMemo, syncMappedCountries } from '../workspaces/people-countries-profile.js';
 import { type AutomatedSendDeps, type AutomatedSendRequest, prepareAutomated } from './automated-send.js';
 import { celebrationDateIn, celebrationRuns, fillTemplate, recurrenceRuns } from './automation-dates.js';
 import { syncProfileDates } from './celebration-profile.js';
@@ -821,11 +822,16 @@ export function createAutomationService(deps: AutomationDeps, workerId: string):
   let running: Promise<unknown> | undefined;
   let stopped = false;
   const profileMemo: ProfileSyncMemo = new Map();
+  const countryMemo: CountrySyncMemo = new Map();
   // Reading profiles can take long in a big workspace (users.profile.get per person): one read at a
   // time, beside the passes, which plan from the dates already read rather than wait for it.
   let profileSync: Promise<unknown> | undefined;
   const syncProfiles = (now: Date): Promise<unknown> => {
+    // People's countries (a field mapped in the settings) are read in the same turn, after the dates.
     profileSync ??= syncMappedProfiles(deps, now, profileMemo, () => stopped)
+      .then(() =>
+        deps.profiles ? syncMappedCountries({ ...deps, profiles: deps.profiles }, now, countryMemo, () => stopped) : 0,
+      )
       .catch((error: unknown) => deps.logger.warn('reading profile dates failed', { error }))
       .finally(() => {
         profileSync = undefined;

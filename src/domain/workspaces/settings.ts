@@ -45,6 +45,10 @@ export interface WorkspaceSettings {
   cardSenders: CardSenders;
   senderUsergroupId: string | null;
   defaultProductId: string | null;
+  /** The country (alpha-3) whose brands people are offered unless their own is known (people-countries.ts); null: every country. */
+  defaultCountry: string | null;
+  /** The Slack custom profile field holding people's country, read daily (people-countries-profile.ts). */
+  countryProfileFieldId: string | null;
   defaultAmountCents: number | null;
   /** null or empty: workspace admins and owners are admins. */
   adminUserIds: string[] | null;
@@ -88,6 +92,8 @@ export const SETTINGS_FIELDS: readonly SettingsField[] = [
   'cardSenders',
   'senderUsergroupId',
   'defaultProductId',
+  'defaultCountry',
+  'countryProfileFieldId',
   'defaultAmountCents',
   'adminUserIds',
   'approvalExpiryHours',
@@ -164,6 +170,8 @@ export function seedFromConfig(
     cardSenders: 'everyone',
     senderUsergroupId: null,
     defaultProductId: null,
+    defaultCountry: null,
+    countryProfileFieldId: null,
     defaultAmountCents: null,
     adminUserIds: config.admins && config.admins.length > 0 ? config.admins : null,
     approvalExpiryHours: DEFAULT_APPROVAL_EXPIRY_HOURS,
@@ -207,6 +215,8 @@ function fromRow(row: WorkspaceSettingsRow): WorkspaceSettings {
     cardSenders: row.cardSenders,
     senderUsergroupId: row.senderUsergroupId,
     defaultProductId: row.defaultProductId,
+    defaultCountry: row.defaultCountry,
+    countryProfileFieldId: row.countryProfileFieldId,
     defaultAmountCents: row.defaultAmountCents,
     adminUserIds: row.adminUserIds,
     approvalExpiryHours: row.approvalExpiryHours,

@@ -2,7 +2,9 @@
 import type { CardRecipients, CompanyValueRow } from '../../db/schema/index.js';
 import type { Design } from '../../domain/accounts/design-catalog.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
+import type { ProfileField } from '../../domain/common/ports.js';
 import type { AllowanceOverride } from '../../domain/workspaces/allowance-overrides.js';
+import { countryName } from '../../domain/workspaces/people-countries.js';
 import type { SettingsChanges, SettingsField, WorkspaceSettings } from '../../domain/workspaces/settings.js';
 import { SettingsModal } from '../ids.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
@@ -11,6 +13,7 @@ import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import type { SlackUsergroup } from '../web-api/gateway.js';
 import { allowanceSettingsBlocks, CARD_SENDER_LABELS, OVER_ALLOWANCE_LABELS } from './allowance-settings-blocks.js';
 import { companyValuesSettingsBlocks } from './company-value-blocks.js';
+import { peopleCountriesSettingsBlocks } from './people-countries-blocks.js';
 
 export function buildSettingsModal(input: {
   settings: WorkspaceSettings;
@@ -20,6 +23,10 @@ export function buildSettingsModal(input: {
   allowances?: AllowanceOverride[];
   /** The workspace's company values (managed in a view of their own, pushed from here). */
   values?: CompanyValueRow[];
+  /** The workspace's custom profile fields, to map the one holding people's country. */
+  profileFields?: ProfileField[];
+  /** How many people have a country of their own, by source. */
+  knownCountries?: { csv: number; profile: number };
   deleteData?: boolean;
 }): Record<string, unknown> {
   const { settings: s } = input;
@@ -30,6 +37,7 @@ export function buildSettingsModal(input: {
     ...adminBlocks(s),
     ...recognitionBlocks(s),
     ...companyValuesSettingsBlocks(s, input.values ?? []),
+    ...peopleCountriesSettingsBlocks(s, input.profileFields ?? [], input.knownCountries ?? { csv: 0, profile: 0 }),
   ];
   // Distribution mode: an admin can have the workspace's data deleted now rather than after an uninstall's retention.
   if (input.deleteData) blocks.push(...deleteDataBlocks());
@@ -360,6 +368,8 @@ const LABELS: Record<SettingsField, string> = {
   cardSenders: 'who may send kudos with cards',
   senderUsergroupId: 'the user group that may send',
   defaultProductId: 'default design',
+  defaultCountry: 'default country',
+  countryProfileFieldId: 'profile field with people’s country',
   defaultAmountCents: 'default amount',
   adminUserIds: 'admins',
   approvalExpiryHours: 'request expiry',
@@ -396,6 +406,8 @@ export function describeSettingValue(field: SettingsField, value: unknown): stri
     case 'defaultAmountCents':
     case 'lowBalanceThresholdCents':
       return formatUsd(Number(value));
+    case 'defaultCountry':
+      return escapeMrkdwn(countryName(String(shown)));
     case 'approvalExpiryHours':
       return `${String(shown)} h`;
     case 'reactionEmoji':

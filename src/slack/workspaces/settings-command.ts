@@ -6,6 +6,7 @@ import { isRewardsNotConnected } from '../../domain/accounts/rewards-accounts.js
 import type { Workspace } from '../../domain/common/workspace.js';
 import { listAllowanceOverrides } from '../../domain/workspaces/allowance-overrides.js';
 import { listCompanyValues } from '../../domain/workspaces/company-values.js';
+import { countPeopleCountries } from '../../domain/workspaces/people-countries.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
@@ -27,7 +28,7 @@ export async function handleSettingsCommand(
 /** The settings modal, prefilled (from the command, or Home's Settings button); the caller checked the admin. */
 export async function openSettingsModal(deps: ListenerDeps, ws: Workspace, triggerId: string): Promise<void> {
   // The trigger_id dies 3 s after the click: the option lists may come back empty rather than late.
-  const [settings, values, usergroups, designs, allowances] = await Promise.all([
+  const [settings, values, usergroups, designs, allowances, profileFields, knownCountries] = await Promise.all([
     deps.settings.get(ws),
     listCompanyValues(deps.db, ws.teamId),
     orEmpty(deps.slack.for(ws).listUsergroups(), (error) =>
@@ -35,6 +36,11 @@ export async function openSettingsModal(deps: ListenerDeps, ws: Workspace, trigg
     ),
     orEmpty(deps.catalog.of(ws).search(''), (error) => logDesignsFailure(deps.logger, error)),
     listAllowanceOverrides(deps.db, ws.teamId),
+    // The workspace's custom profile fields, to map the one holding people's country (none: CSV only).
+    orEmpty(deps.slack.profileFields(ws), (error) =>
+      deps.logger.warn('listing profile fields for settings failed', { error }),
+    ),
+    countPeopleCountries(deps.db, ws),
   ]);
   await deps.slack.for(ws).openView(
     triggerId,
@@ -44,6 +50,8 @@ export async function openSettingsModal(deps: ListenerDeps, ws: Workspace, trigg
       usergroups,
       designs,
       allowances,
+      profileFields,
+      knownCountries,
       deleteData: Boolean(deps.installations?.requestDeletion),
     }),
   );

@@ -6,6 +6,7 @@ import type { CardRecipients } from '../../db/schema/index.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { CHANNEL_UNREACHABLE, resolveHealthWarning } from '../../domain/notices/health-warnings.js';
 import { removeAllowanceOverrides, setAllowanceOverride } from '../../domain/workspaces/allowance-overrides.js';
+import { parseCountry } from '../../domain/workspaces/people-countries.js';
 import type { SettingsPatch } from '../../domain/workspaces/settings.js';
 import { SettingsModal } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
@@ -84,6 +85,7 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
   if (cardRecipients !== undefined && !(CARD_RECIPIENTS as readonly string[]).includes(cardRecipients))
     errors[B.cardRecipients] = 'Pick who receives cards.';
   const allowances = readAllowanceSettings(get, errors);
+  const countries = readCountrySettings(get, errors);
   // An older modal (opened before this setting existed) leaves it as it is.
   const valuesLeaf = get(B.valuesRequired, A.valuesRequired);
   // An older modal (opened before this setting existed) leaves it as it is.
@@ -95,6 +97,7 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
     allowances: allowances.changes,
     patch: {
       ...allowances.patch,
+      ...countries,
       notifyChannel,
       approvalChannel: get(B.approvalChannel, A.approvalChannel)?.selected_conversation ?? null,
       approverUserIds: users(B.approvers, A.approvers),
@@ -130,6 +133,32 @@ export function readSettingsForm(rawValues: unknown): SettingsFormResult {
         : {}),
     },
   };
+}
+
+/**
+ * The default country (a name or ISO code, checked inline) and the profile field holding people's;
+ * an older modal without them, or one listing no profile fields, leaves them as they are.
+ */
+function readCountrySettings(
+  get: (block: string, action: string) => StateLeaf | undefined,
+  errors: Record<string, string>,
+): Pick<SettingsPatch, 'defaultCountry' | 'countryProfileFieldId'> {
+  const { blocks: B, actions: A } = SettingsModal;
+  const patch: Pick<SettingsPatch, 'defaultCountry' | 'countryProfileFieldId'> = {};
+  const countryLeaf = get(B.defaultCountry, A.defaultCountry);
+  if (countryLeaf) {
+    const text = textOf(countryLeaf).trim();
+    const country = text === '' ? undefined : parseCountry(text);
+    if (country && !country.ok)
+      errors[B.defaultCountry] = `${country.reason[0]!.toUpperCase()}${country.reason.slice(1)}.`;
+    else patch.defaultCountry = country?.code ?? null;
+  }
+  const fieldLeaf = get(B.countryField, A.countryField);
+  if (fieldLeaf) {
+    const field = fieldLeaf.selected_option?.value;
+    patch.countryProfileFieldId = field && field !== SettingsModal.none ? field : null;
+  }
+  return patch;
 }
 
 /** Inline errors for chosen channels the app cannot post in (it joins public ones by itself). */
@@ -199,6 +228,11 @@ export function registerSettingsView(app: App, deps: ListenerDeps): void {
         await resolveHealthWarning(deps.db, { teamId: ws.teamId, kind: CHANNEL_UNREACHABLE, subject: channel });
     }
     await ack();
+    // A newly mapped country field is read now rather than at the next daily read.
+    if (changes.countryProfileFieldId && form.patch.countryProfileFieldId)
+      deps.automations
+        .tick()
+        .catch((error: unknown) => deps.logger.warn('reading people’s countries failed', { error }));
     deps.logger.info('settings saved', { user: actor, changed: Object.keys(changes) });
     await deps.slack
       .for(ws)
