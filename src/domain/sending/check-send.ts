@@ -22,6 +22,7 @@ import { type FormErrors, type FormRefused, formRefused } from '../common/refusa
 import type { Workspace } from '../common/workspace.js';
 import { type ResolvedSchedule, resolveSchedule } from '../common/zoned-time.js';
 import { checkPickedValue, type PickedValue } from '../workspaces/company-values.js';
+import { brandMismatch } from '../workspaces/people-countries.js';
 import { messageProblem } from './message-text.js';
 import { checkSlackRecipients, dedupeByEmail, expandAddressBookGroup, leftOutNote } from './recipients.js';
 import type { PolicyReader, SendPolicy, SendRoute } from './send-policy.js';
@@ -91,15 +92,6 @@ export interface SendRequestDeps {
   values?: (teamId: string) => Promise<CompanyValueRow[]>;
   /** Branded cards: the workspace's brand catalog and the database of learned exchange rates. */
   branded?: { db: Database; brands: BrandCatalog };
-  /**
-   * Why a brand does not suit some of the recipients (their countries), one sentence; undefined when
-   * it suits everyone. Without it every brand suits everyone.
-   */
-  brandMismatch?: (
-    ws: Workspace,
-    brand: { name: string; countryCode: string | null },
-    recipients: readonly KudosRecipientSnapshot[],
-  ) => Promise<string | undefined>;
 }
 
 export type PreparedSend =
@@ -201,9 +193,9 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
   const schedule = checkSchedule(ctx, form, errors);
   const { recipients, notes } = await checkRecipients(deps, ctx, form, errors);
 
-  if (branded && !errors.design && !errors.recipients && !errors.group && deps.brandMismatch) {
-    const mismatch = await deps.brandMismatch(ctx.workspace, branded.brand, recipients);
-    if (mismatch) errors.design = mismatch;
+  if (branded && deps.branded && !errors.design && !errors.recipients && !errors.group) {
+    const mismatch = await brandMismatch(deps.branded.db, ctx.workspace, branded.brand, recipients);
+    if (mismatch) errors.design = mismatch.message;
   }
   if (Object.keys(errors).length > 0 || !design || amountCents === undefined) return formRefused(errors);
 

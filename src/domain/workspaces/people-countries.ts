@@ -114,6 +114,33 @@ export function countryMismatch(
   };
 }
 
+/**
+ * The recipients of a send (Slack people by their countries, the workspace default for the rest; an
+ * address-book person's country is not known) that a brand does not suit, with the inline error.
+ */
+export async function brandMismatch(
+  db: Database,
+  ws: Workspace,
+  brand: { name: string; countryCode: string | null },
+  recipients: ReadonlyArray<{
+    slackUserId?: string | null | undefined;
+    name?: string | null | undefined;
+    email: string;
+  }>,
+): Promise<{ unsuited: CountryRecipient[]; message: string } | undefined> {
+  if (brand.countryCode === null || brand.countryCode.toUpperCase() === GLOBAL_COUNTRY) return undefined;
+  const slackIds = recipients.flatMap((r) => (r.slackUserId ? [r.slackUserId] : []));
+  const countries = await countriesOfPeople(db, ws, slackIds);
+  return countryMismatch(
+    brand,
+    recipients.map((r) => ({
+      userId: r.slackUserId ?? r.email,
+      name: r.name || r.email,
+      country: r.slackUserId ? countries.get(r.slackUserId) : undefined,
+    })),
+  );
+}
+
 /** How many people of the workspace have a country of their own, by where it came from. */
 export async function countPeopleCountries(db: Database, ws: Workspace): Promise<{ csv: number; profile: number }> {
   const rows = await db

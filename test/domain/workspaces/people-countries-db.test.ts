@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 
 import { peopleCountries, workspaceSettings } from '../../../src/db/schema/index.js';
 import type { ProfileDirectory, WorkspaceUser } from '../../../src/domain/common/ports.js';
-import { countPeopleCountries, countriesOfPeople } from '../../../src/domain/workspaces/people-countries.js';
+import {
+  brandMismatch,
+  countPeopleCountries,
+  countriesOfPeople,
+} from '../../../src/domain/workspaces/people-countries.js';
 import { importPeopleCountries, parseCountriesCsv } from '../../../src/domain/workspaces/people-countries-csv.js';
 import { syncProfileCountries } from '../../../src/domain/workspaces/people-countries-profile.js';
 import { useTestDatabase } from '../../support/db.js';
@@ -45,6 +49,23 @@ describe('countriesOfPeople', () => {
     // A workspace never seen (no settings row): no default.
     expect([...(await countriesOfPeople(t.db, { teamId: 'T_NEW' }, ['U_ADA']))]).toEqual([['U_ADA', undefined]]);
     expect(await countriesOfPeople(t.db, ACME, [])).toEqual(new Map());
+  });
+
+  it('a brand for one country: the recipients it does not suit, by their own country or the default', async () => {
+    await t.db.insert(workspaceSettings).values([settingsRow(ACME, 'DEU')]);
+    await t.db.insert(peopleCountries).values([{ ...ACME, slackUserId: 'U_ADA', countryCode: 'GBR', source: 'csv' }]);
+    const tesco = { name: 'Tesco Gift Card', countryCode: 'GBR' };
+    const ada = { slackUserId: 'U_ADA', name: 'Ada', email: 'ada@example.com' };
+    const eli = { slackUserId: 'U_ELI', name: 'Eli', email: 'eli@example.com' };
+
+    expect(await brandMismatch(t.db, ACME, tesco, [ada])).toBeUndefined();
+    expect((await brandMismatch(t.db, ACME, tesco, [ada, eli]))?.message).toBe(
+      'Tesco Gift Card is for the United Kingdom; Eli (Germany) cannot use it. Pick a brand for everyone, or a choice card.',
+    );
+    // GLOBAL and country-less brands suit everyone; another workspace has no default, so Eli is not known.
+    expect(await brandMismatch(t.db, ACME, { name: 'Airbnb', countryCode: 'GLOBAL' }, [ada, eli])).toBeUndefined();
+    expect(await brandMismatch(t.db, ACME, { name: 'Netflix', countryCode: null }, [ada, eli])).toBeUndefined();
+    expect(await brandMismatch(t.db, GLOBEX, tesco, [ada, eli])).toBeUndefined();
   });
 
   it('imports the CSV rows of this workspace’s people and reports the others, per line', async () => {
