@@ -17,7 +17,12 @@ import {
 } from '../../../src/slack/reward-links/link-messages.js';
 import { buildRecipientDm } from '../../../src/slack/sending/recipient-messages.js';
 import { buildScheduledList } from '../../../src/slack/sending/scheduled-blocks.js';
-import { buildAnnouncement, buildFailure, buildOutcomeUnknown } from '../../../src/slack/sending/send-messages.js';
+import {
+  buildAnnouncement,
+  buildFailure,
+  buildOutcomeUnknown,
+  buildPartial,
+} from '../../../src/slack/sending/send-messages.js';
 import { buildSenderDm } from '../../../src/slack/sending/sender-dm-blocks.js';
 import { buildKudosRow } from '../../support/kudos-row.js';
 
@@ -101,6 +106,22 @@ describe("the sender's messages: the face and the USD", () => {
     const text = dm(branded({ status: 'placed', usdBasis: 'unknown' }));
     expect(text).toContain('USD cost known after ordering');
     expect(text).not.toMatch(/\$\d/);
+  });
+
+  it('a send that went out in part: the card and what those cards cost', () => {
+    const partial = branded({
+      recipients: Array.from({ length: 12 }, (_, i) => ({ ...TWO[0]!, slackUserId: `U_${i}` })),
+      recipientCount: 12,
+      status: 'partial',
+      partsPlaced: 1,
+      orderId: 'O-1',
+      orderIds: ['O-1'],
+    });
+    const text = shown(buildPartial(partial, 'the balance ran out.'));
+    expect(text).toMatch(/people get a £25 Tesco Gift Card each \(cost about \$\d[\d,]*\)/);
+    expect(shown(buildPartial({ ...partial, costCents: 317_500 }, 'the balance ran out.'))).toContain(
+      'a £25 Tesco Gift Card each (cost $3,175)',
+    );
   });
 
   it('a failure and an unknown outcome name the face and the USD', () => {
