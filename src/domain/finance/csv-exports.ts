@@ -1,14 +1,24 @@
 // The admin's exports as CSV files a person reads: the Rewards ledger of a month and the audit trail,
 // with people's names (not Slack ids), the campaign, each send's face value and total in dollars
-// ("25.00", not cents), and readable events. Sends are read from the kudos table by their order ids
+// ("25.00", not cents), the card's face value in its own currency (a branded card's "25.00" GBP), and
+// readable events. Sends are read from the kudos table by their order ids
 // (ledger) or their ids (audit); their names are the snapshot taken when they were sent.
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 
 import type { Database } from '../../db/client.js';
-import { type AuditEventRow, campaigns, kudos } from '../../db/schema/index.js';
+import { type AuditEventRow, campaigns, kudos, type KudosRow } from '../../db/schema/index.js';
+import {
+  brandedFace,
+  type CardAmountColumns,
+  faceDecimal,
+  usdEach,
+  type UsdFigure,
+  usdOf,
+} from '../branded/card-amounts.js';
 import { toCsv } from '../common/csv.js';
 import { centsToDecimal } from '../common/money.js';
 import type { Workspace } from '../common/workspace.js';
+import { placedRecipientCount } from '../sending/kudos-parts.js';
 import type { AuditAction } from '../workspaces/audit-trail.js';
 import type { Movement } from './ledger.js';
 
@@ -22,8 +32,12 @@ interface SendFacts {
   campaign: string;
   /** The company value the send was for, as named when sent. */
   value: string;
-  faceValueCents: number;
-  totalCents: number;
+  /** Per card in USD, and in all: a branded card's actual cost once known, else its judged estimate; '' when unknown. */
+  usdEach: string;
+  usdTotal: string;
+  /** Per card in the card's own currency ("25.00 USD" for a choice card, "1000 JPY"). */
+  faceValue: string;
+  faceCurrency: string;
 }
 
 /** Names beyond this many are counted ("and 12 more"): a cell stays readable. */
@@ -41,6 +55,8 @@ export const LEDGER_CSV_HEADER = [
   'Credited',
   'Rewards reference',
   'Value',
+  'Face value',
+  'Face currency',
 ] as const;
 
 export const AUDIT_CSV_HEADER = [
@@ -55,6 +71,8 @@ export const AUDIT_CSV_HEADER = [
   'Details',
   'Reference',
   'Value',
+  'Face value',
+  'Face currency',
 ] as const;
 
 const EVENT_LABELS: Record<AuditAction, string> = {
@@ -105,12 +123,14 @@ export async function ledgerCsv(db: Database, ws: Workspace, movements: Movement
       send?.sender ?? '',
       send?.recipients ?? '',
       send?.campaign ?? '',
-      send ? centsToDecimal(send.faceValueCents) : '',
+      send?.usdEach ?? '',
       centsToDecimal(m.signedCents),
       m.currency,
       m.credited ? 'yes' : 'no (pending)',
       m.referenceNumber,
       send?.value ?? '',
+      send?.faceValue ?? '',
+      send?.faceCurrency ?? '',
     ];
   });
   return toCsv(LEDGER_CSV_HEADER, rows);
@@ -144,11 +164,13 @@ export async function auditCsv(db: Database, ws: Workspace, rows: AuditEventRow[
       send?.sender ?? '',
       send?.recipients ?? '',
       campaign,
-      send ? centsToDecimal(send.faceValueCents) : '',
-      send ? centsToDecimal(send.totalCents) : '',
+      send?.usdEach ?? '',
+      send?.usdTotal ?? '',
       detailsText(row.details),
       row.subjectType === 'kudos' ? row.subjectId.slice(0, 8) : row.subjectType,
       send?.value ?? (row.subjectType === 'company_value' ? valueNameIn(row.details) : ''),
+      send?.faceValue ?? '',
+      send?.faceCurrency ?? '',
     ]);
   }
   return toCsv(AUDIT_CSV_HEADER, lines);
@@ -220,6 +242,15 @@ async function sendFacts(
       recipientGroupName: kudos.recipientGroupName,
       amountCents: kudos.amountCents,
       totalCents: kudos.totalCents,
+      recipientCount: kudos.recipientCount,
+      partsPlaced: kudos.partsPlaced,
+      status: kudos.status,
+      designName: kudos.designName,
+      cardType: kudos.cardType,
+      faceCurrency: kudos.faceCurrency,
+      faceCents: kudos.faceCents,
+      usdBasis: kudos.usdBasis,
+      costCents: kudos.costCents,
       orderId: kudos.orderId,
       orderIds: kudos.orderIds,
       campaign: campaigns.name,
@@ -246,13 +277,37 @@ async function sendFacts(
       ),
       campaign: row.campaign ?? '',
       value: row.value ?? '',
-      faceValueCents: row.amountCents,
-      totalCents: row.totalCents,
+      ...amountCells(row),
     };
     byKudos.set(row.id, facts);
     for (const orderId of new Set([row.orderId, ...row.orderIds])) if (orderId) byOrder.set(orderId, facts);
   }
   return { byKudos, byOrder };
+}
+
+/**
+ * A send's money cells. A choice card: its amount and total in dollars, face value the same in USD. A
+ * branded card: its face value in its own currency; in USD the actual cost once charged (shared out
+ * per card), before that the judged estimate, and nothing while the cost is unknown.
+ */
+function amountCells(
+  row: CardAmountColumns & Pick<KudosRow, 'totalCents' | 'recipientCount' | 'partsPlaced' | 'status'>,
+): Pick<SendFacts, 'usdEach' | 'usdTotal' | 'faceValue' | 'faceCurrency'> {
+  const face = brandedFace(row);
+  if (!face)
+    return {
+      usdEach: centsToDecimal(row.amountCents),
+      usdTotal: centsToDecimal(row.totalCents),
+      faceValue: centsToDecimal(row.amountCents),
+      faceCurrency: 'USD',
+    };
+  const cell = (figure: UsdFigure) => (figure.kind === 'unknown' ? '' : centsToDecimal(figure.cents));
+  return {
+    usdEach: cell(usdEach(row, placedRecipientCount(row))),
+    usdTotal: cell(usdOf(row, row.recipientCount)),
+    faceValue: faceDecimal(face.faceCents, face.currency),
+    faceCurrency: face.currency,
+  };
 }
 
 function recipientsText(names: string[], groupName: string | null): string {

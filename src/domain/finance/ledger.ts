@@ -7,6 +7,7 @@ import { and, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.js';
 import { kudos } from '../../db/schema/index.js';
 import { type LedgerRow, type RequestOptions, type RewardsClient, toCents } from '../../rewards/index.js';
+import { type BrandedFace, brandedFace } from '../branded/card-amounts.js';
 import { orderIdsOf } from '../sending/kudos-parts.js';
 
 export type MovementKind =
@@ -228,6 +229,8 @@ export interface Reconciliation {
 export interface LedgerSend {
   senderUserId: string;
   recipientCount: number;
+  /** A branded card's face per card and brand (the ledger's amount is its USD); null for a choice card. */
+  branded: BrandedFace | null;
 }
 
 const RECONCILED_STATUSES = ['placed', 'scheduled', 'partial', 'canceled'] as const;
@@ -240,6 +243,11 @@ const sendColumns = {
   orderStatus: kudos.orderStatus,
   senderUserId: kudos.senderUserId,
   recipientCount: kudos.recipientCount,
+  cardType: kudos.cardType,
+  designName: kudos.designName,
+  amountCents: kudos.amountCents,
+  faceCurrency: kudos.faceCurrency,
+  faceCents: kudos.faceCents,
 };
 
 /**
@@ -280,7 +288,11 @@ export async function reconcileWithKudos(
   let ledgerCents = 0;
   const ours = new Set<string>();
   const sends: Record<string, LedgerSend> = {};
-  const named = (row: LedgerSend) => ({ senderUserId: row.senderUserId, recipientCount: row.recipientCount });
+  const named = (row: (typeof placed)[number]): LedgerSend => ({
+    senderUserId: row.senderUserId,
+    recipientCount: row.recipientCount,
+    branded: brandedFace(row),
+  });
   for (const row of placed) {
     // A send of several orders (kudos-parts.ts) is matched as a whole: its orders' charges against its cost.
     const orderIds = orderIdsOf(row);

@@ -8,6 +8,15 @@ import { kudos, kudosReactions, statsOptOuts } from '../../db/schema/index.js';
 import type { Workspace } from '../common/workspace.js';
 import { campaignSpendInMonth, type MonthCampaignSpend } from '../finance/campaigns.js';
 
+// Money in USD: a branded card counts what it was charged once known (its judged cost before that); a
+// choice card its amount. A person received their share of a branded send's charge.
+const GIVEN_USD = sql.raw(
+  `case when k.card_type = 'BRANDED_CARD' then coalesce(k.cost_cents, k.total_cents) else k.total_cents end`,
+);
+const RECEIVED_USD = sql.raw(
+  `case when k.card_type = 'BRANDED_CARD' and k.cost_cents is not null then round(k.cost_cents::numeric / greatest(k.recipient_count, 1)) else k.amount_cents end`,
+);
+
 export interface MonthRef {
   year: number;
   /** 1-12 */
@@ -111,12 +120,12 @@ export async function monthlyLeaderboard(
     : sql``;
   const [givers, receivers, total, plus, byValue] = await Promise.all([
     db.execute(sql`
-      select k.sender_user_id as "userId", count(*)::int as count, coalesce(sum(k.total_cents), 0)::bigint as cents
+      select k.sender_user_id as "userId", count(*)::int as count, coalesce(sum(${GIVEN_USD}), 0)::bigint as cents
       from kudos k
       where ${inScope} and k.sender_user_id not in ${optedOut}${members ? sql` and k.sender_user_id in (${inList(members)})` : sql``}
       group by 1 order by 2 desc, 3 desc, 1 limit ${top}`),
     db.execute(sql`
-      select r->>'slackUserId' as "userId", count(*)::int as count, coalesce(sum(k.amount_cents), 0)::bigint as cents
+      select r->>'slackUserId' as "userId", count(*)::int as count, coalesce(sum(${RECEIVED_USD}), 0)::bigint as cents
       from kudos k, jsonb_array_elements(k.recipients) r
       where ${inScope} and r->>'slackUserId' is not null and r->>'slackUserId' not in ${optedOut}${members ? sql` and r->>'slackUserId' in (${inList(members)})` : sql``}
       group by 1 order by 2 desc, 3 desc, 1 limit ${top}`),
@@ -199,10 +208,10 @@ export async function personalMonth(
   const mine = sql`(k.sender_user_id = ${userId} or k.recipients @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb)`;
   const [given, received, plus, opted] = await Promise.all([
     db.execute(
-      sql`select count(*)::int as n, coalesce(sum(k.total_cents), 0)::bigint as cents from kudos k where ${inMonth} and k.sender_user_id = ${userId}`,
+      sql`select count(*)::int as n, coalesce(sum(${GIVEN_USD}), 0)::bigint as cents from kudos k where ${inMonth} and k.sender_user_id = ${userId}`,
     ),
     db.execute(
-      sql`select count(*)::int as n, coalesce(sum(k.amount_cents), 0)::bigint as cents from kudos k where ${inMonth} and k.recipients @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb`,
+      sql`select count(*)::int as n, coalesce(sum(${RECEIVED_USD}), 0)::bigint as cents from kudos k where ${inMonth} and k.recipients @> ${JSON.stringify([{ slackUserId: userId }])}::jsonb`,
     ),
     db.execute(
       sql`select count(*)::int as n from kudos_reactions x join kudos k on k.id = x.kudos_id where x.team_id = ${teamId} and x.created_at >= ${from} and x.created_at < ${to} and ${mine}`,

@@ -2,10 +2,12 @@
 // modal, and the notices the sender gets. Pure functions of the stored rows.
 import type { ApprovalMessageRef, ApprovalRequestRow, KudosRow } from '../../db/schema/index.js';
 import type { ApprovalCase } from '../../domain/approvals/approval-store.js';
+import { faceAmount, usdInAll } from '../../domain/branded/card-amounts.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';
 import type { ApproversAsked } from '../../domain/notices/notices.js';
 import { Approval } from '../ids.js';
+import { brandedOf, cardColumns, spendSentence, valueTotal } from '../kit/card-amounts.js';
 import { kudosValueLabel } from '../kit/company-value.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
@@ -22,9 +24,34 @@ function quote(message: string): string {
     .join('\n');
 }
 
-/** " ($50 in all)" for several people; nothing for one (the card's amount is the total). */
+/**
+ * " ($50 in all)" for several people; nothing for one (the card's amount is the total). A branded
+ * card adds its USD: " (*£50* in all, about $67)", " (about $33)", " (USD cost known after ordering)".
+ */
 function inAll(k: KudosRow): string {
+  const face = brandedOf(k);
+  if (face) {
+    const usd = usdBeside(k);
+    if (k.recipientCount > 1) return ` (*${faceAmount(face, k.recipientCount)}* in all${usd ? `, ${usd}` : ''})`;
+    return usd ? ` (${usd})` : '';
+  }
   return k.recipientCount > 1 ? ` (*${formatUsd(k.totalCents)}* in all)` : '';
+}
+
+/** A branded card's USD in all ("about $67", "$63.50", "USD cost known after ordering"); none for a USD face. */
+function usdBeside(k: KudosRow): string {
+  const face = brandedOf(k);
+  return face && face.currency !== 'USD' ? usdInAll(cardColumns(k), k.recipientCount) : '';
+}
+
+/** The request's sentence after the card: " *$50* in all." (several people); a branded card's USD always. */
+function requestTotal(k: KudosRow): string {
+  const face = brandedOf(k);
+  if (!face) return k.recipientCount > 1 ? ` *${formatUsd(k.totalCents)}* in all.` : '';
+  const usd = usdBeside(k);
+  const total = k.recipientCount > 1 ? `*${faceAmount(face, k.recipientCount)}* in all` : '';
+  const words = [total, usd].filter((w) => w !== '').join(', ');
+  return words ? ` ${words.charAt(0).toUpperCase()}${words.slice(1)}.` : '';
 }
 
 export function whenText(k: Pick<KudosRow, 'scheduledAt' | 'scheduleTimezone'>): string {
@@ -39,7 +66,7 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
   const value = kudosValueLabel(k);
   const blocks: Block[] = [
     section(
-      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${cardsTo(k)}${value ? ` for ${value}` : ''}.${k.recipientCount > 1 ? ` *${formatUsd(k.totalCents)}* in all.` : ''}`,
+      `:raised_hand: *Kudos approval request*\n${mentionUser(k.senderUserId)} wants to send ${cardsTo(k)}${value ? ` for ${value}` : ''}.${requestTotal(k)}`,
     ),
   ];
   if (k.message.trim() !== '') blocks.push(section(quote(k.message)));
@@ -77,7 +104,7 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
         value: k.id,
         confirm: {
           title: plain('Approve this kudos?', 100),
-          text: plain(`${formatUsd(k.totalCents)} will be spent from the Rewards balance.`, 300),
+          text: plain(spendSentence(k, k.recipientCount), 300),
           confirm: plain('Approve', 30),
           deny: plain('Not yet', 30),
         },
@@ -98,7 +125,7 @@ export function buildApprovalMessage({ kudos: k, request: r }: ApprovalView): Sl
     ],
   });
   return {
-    text: `Kudos approval request: ${escapeMrkdwn(k.senderName)} wants to send ${formatUsd(k.totalCents)} to ${peopleCount(k.recipientCount)}${k.valueName ? ` for ${escapeMrkdwn(k.valueName)}` : ''}`,
+    text: `Kudos approval request: ${escapeMrkdwn(k.senderName)} wants to send ${valueTotal(k)} to ${peopleCount(k.recipientCount)}${k.valueName ? ` for ${escapeMrkdwn(k.valueName)}` : ''}`,
     blocks,
   };
 }
@@ -137,13 +164,13 @@ export function buildWaitingNotice(view: ApprovalView, asked: ApproversAsked): S
   const k = view.kudos;
   const approversText = askedText(asked);
   const text = `:hourglass_flowing_sand: Your kudos, ${cardsTo(k)}${inAll(k)}${k.scheduledAt ? `, ${escapeMrkdwn(whenText(k))}` : ''}, needs approval because ${escapeMrkdwn(view.request.reason)}. It is waiting for ${approversText}; it expires ${readerTime(view.request.expiresAt)} if nobody decides.`;
-  return { text: `Your kudos is waiting for approval (${formatUsd(k.totalCents)}).`, blocks: [section(text)] };
+  return { text: `Your kudos is waiting for approval (${valueTotal(k)}).`, blocks: [section(text)] };
 }
 
 export function buildDecisionNotice(view: ApprovalView): SlackMessageContent {
   const k = view.kudos;
   const r = view.request;
-  const who = `Your kudos to ${sendRecipients(k)} (${formatUsd(k.totalCents)})`;
+  const who = `Your kudos to ${sendRecipients(k)} (${valueTotal(k)})`;
   switch (r.status) {
     case 'approved': {
       const now = r.sentNowInsteadOf
@@ -189,7 +216,7 @@ export function buildReopenedNotice(view: ApprovalView, audience: 'sender' | 'ap
       : 'The request is open again: approve it once that is fixed, or reject it.';
   return {
     text: `An approved kudos could not be placed: ${reason}`,
-    blocks: [section(`:warning: ${what} (${formatUsd(k.totalCents)}) could not be placed: ${reason} ${next}`)],
+    blocks: [section(`:warning: ${what} (${valueTotal(k)}) could not be placed: ${reason} ${next}`)],
   };
 }
 
@@ -225,7 +252,7 @@ export function buildRejectModal(input: {
 }
 
 export function rejectSummary(k: KudosRow): string {
-  return `${mentionUser(k.senderUserId)} → ${sendRecipients(k, k.recipientCount, 5)} · ${formatUsd(k.totalCents)}`;
+  return `${mentionUser(k.senderUserId)} → ${sendRecipients(k, k.recipientCount, 5)} · ${valueTotal(k)}`;
 }
 
 function askedText(asked: ApproversAsked): string {

@@ -9,6 +9,7 @@ import { RUNWAY_WINDOW_DAYS } from '../../domain/finance/runway.js';
 import type { KnownLimits, LimitUsage } from '../../domain/finance/spending-limits.js';
 import { describeStatus } from '../../domain/finance/top-ups.js';
 import { Finance } from '../ids.js';
+import { brandedCard } from '../kit/card-amounts.js';
 import type { SlackMessageContent } from '../kit/mrkdwn.js';
 import { type Block, context, plain, plainTextInput, section } from '../kit/mrkdwn.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
@@ -435,9 +436,13 @@ function monthName(month: string): string {
 
 const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
-/** Whose a Kudos send was, by its people: "from <@U1> to 3 people". */
+/**
+ * Whose a Kudos send was, by its people: "from <@U1> to 3 people"; a branded card's face and brand too
+ * (the ledger's amount is its USD): "from <@U1> to 3 people, a £25 Tesco Gift Card each".
+ */
 function sendName(send: LedgerSend): string {
-  return `from ${mentionUser(send.senderUserId)} to ${peopleCount(send.recipientCount)}`;
+  const card = send.branded ? `, a ${brandedCard(send.branded)}${send.recipientCount > 1 ? ' each' : ''}` : '';
+  return `from ${mentionUser(send.senderUserId)} to ${peopleCount(send.recipientCount)}${card}`;
 }
 
 /** What a movement was, in words: a Kudos send by its people, never its order id. */

@@ -9,8 +9,9 @@ import { getHomeVisit, HOME_PAGE_SIZE, type HomeList } from '../../domain/home/h
 import { setStatsOptOut } from '../../domain/recognition/stats.js';
 import { cancelScheduledSend } from '../../domain/sending/cancel-scheduled.js';
 import { Home } from '../ids.js';
+import { brandedOf } from '../kit/card-amounts.js';
 import { namingMrkdwn } from '../kit/mrkdwn.js';
-import { sendRecipients } from '../kit/recipients.js';
+import { perPerson, sendRecipients } from '../kit/recipients.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { buttonClick, buttonOpeningModal, noValue, parseAtEdge, uuidValue } from '../listening/payloads.js';
@@ -42,7 +43,7 @@ export function registerHomeActions(app: App, deps: ListenerDeps): void {
       },
     );
     const flash = outcome.ok
-      ? `:no_entry_sign: Cancelled your kudos to ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} (${formatUsd(outcome.row.amountCents)} each). The amount is back in the balance.`
+      ? `:no_entry_sign: Cancelled your kudos to ${sendRecipients(outcome.row, outcome.row.recipientCount, 5)} (${brandedOf(outcome.row) ? perPerson(outcome.row) : `${formatUsd(outcome.row.amountCents)} each`}). The amount is back in the balance.`
       : `:warning: ${namingMrkdwn(outcome.message)}`;
     await deps.home.publish(ws, actor, { flash });
   });

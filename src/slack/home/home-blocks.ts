@@ -3,11 +3,13 @@
 // (Approve / Reject); admins the balance, this month's spend, settings, the audit export and health
 // warnings. Each list is one page with Newer / Older buttons, so the view stays under Slack's 100 blocks.
 import type { HealthWarningRow, KudosRow } from '../../db/schema/index.js';
+import { faceAmount, usdInAll } from '../../domain/branded/card-amounts.js';
 import { formatUsd } from '../../domain/common/money.js';
 import type { HomeData, HomeList, Page } from '../../domain/home/home-data.js';
 import { allowanceLine, allowanceStanding } from '../../domain/sending/allowances.js';
 import { placedRecipientCount } from '../../domain/sending/kudos-parts.js';
 import { Approval, BounceFix, COMMAND, Home } from '../ids.js';
+import { brandedCard, brandedOf, cardColumns, usdNote } from '../kit/card-amounts.js';
 import { kudosValueLabel } from '../kit/company-value.js';
 import { type Block, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeAndClip, escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
@@ -108,6 +110,15 @@ function pager(list: HomeList, page: Page<unknown>): Block[] {
   return blocks;
 }
 
+/** " ($50 in all)" for several people; a branded card, " (£50 in all, about $67)" or " (about $33)". */
+function approvalTotal(row: KudosRow): string {
+  const face = brandedOf(row);
+  if (!face) return row.recipientCount > 1 ? ` (${formatUsd(row.totalCents)} in all)` : '';
+  if (row.recipientCount <= 1) return usdNote(row, 1);
+  const usd = face.currency === 'USD' ? '' : `, ${usdInAll(cardColumns(row), row.recipientCount)}`;
+  return ` (${faceAmount(face, row.recipientCount)} in all${usd})`;
+}
+
 function approvalsSection(page: Page<KudosRow>): Block[] {
   const blocks: Block[] = [header('Waiting for your approval')];
   if (page.total === 0)
@@ -115,7 +126,7 @@ function approvalsSection(page: Page<KudosRow>): Block[] {
   for (const row of page.items) {
     blocks.push(
       section(
-        `${mentionUser(row.senderUserId)} wants to send ${cardsTo(row)}${forValue(row)}${row.recipientCount > 1 ? ` (${formatUsd(row.totalCents)} in all)` : ''} · ${when(row.createdAt)}${quoteLine(row.message)}`,
+        `${mentionUser(row.senderUserId)} wants to send ${cardsTo(row)}${forValue(row)}${approvalTotal(row)} · ${when(row.createdAt)}${quoteLine(row.message)}`,
       ),
     );
     blocks.push({
@@ -151,7 +162,7 @@ function scheduledSection(data: HomeData): Block[] {
       context('Nothing scheduled. To have kudos go out later, pick *Schedule for later* in the send form.'),
     ];
   for (const { row, cancellable } of page.items) {
-    const text = `${capitalized(cardsTo(row))}${forValue(row)} · *${row.scheduledAt ? when(row.scheduledAt) : 'soon'}*`;
+    const text = `${capitalized(cardsTo(row))}${usdNote(row, row.recipientCount)}${forValue(row)} · *${row.scheduledAt ? when(row.scheduledAt) : 'soon'}*`;
     if (!cancellable) {
       blocks.push(section(`${text}\n_Can’t be cancelled any more: it goes out in less than 10 minutes._`));
       continue;
@@ -178,6 +189,12 @@ function forValue(row: KudosRow): string {
   return value ? ` for ${value}` : '';
 }
 
+/** "$25 Thank You card"; a branded card by its face and brand, never its cost ("£25 Tesco Gift Card"). */
+function receivedCard(row: KudosRow): string {
+  const face = brandedOf(row);
+  return face ? brandedCard(face) : `${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card`;
+}
+
 function receivedSection(data: HomeData): Block[] {
   const page = data.received;
   const blocks: Block[] = [header('Kudos you received')];
@@ -191,7 +208,7 @@ function receivedSection(data: HomeData): Block[] {
           : ':outbox_tray: Card on its way';
     blocks.push(
       section(
-        `${mentionUser(row.senderUserId)} sent you a ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card${forValue(row)} · ${when(row.createdAt)}\n${state}${quoteLine(row.message)}`,
+        `${mentionUser(row.senderUserId)} sent you a ${receivedCard(row)}${forValue(row)} · ${when(row.createdAt)}\n${state}${quoteLine(row.message)}`,
       ),
     );
   }
@@ -203,7 +220,7 @@ function sentSection(data: HomeData): Block[] {
   const blocks: Block[] = [header('Kudos you sent')];
   if (page.total === 0) return [...blocks, context('None yet. Press *Give kudos* to thank someone.')];
   for (const { row, bounces, rejectReason } of page.items) {
-    const text = `${capitalized(cardsTo(row))}${forValue(row)} · ${when(row.createdAt)}\n${sentStatus(row, rejectReason, bounces.length)}`;
+    const text = `${capitalized(cardsTo(row))}${usdNote(row, row.recipientCount)}${forValue(row)} · ${when(row.createdAt)}\n${sentStatus(row, rejectReason, bounces.length)}`;
     const bounce = bounces[0];
     if (bounce) {
       blocks.push({

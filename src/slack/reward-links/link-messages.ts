@@ -1,10 +1,28 @@
 // Messages of reward links: the links by DM (in parts), a failed or partial request, and the
 // approvers' request with what the requester is told. Pure builders; every piece of outside text is escaped.
 import type { RewardLinkRequestRow } from '../../db/schema/index.js';
+import { faceAmount, usdInAll, valueInAll } from '../../domain/branded/card-amounts.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { LinkApproval } from '../ids.js';
+import { brandedOf, cardColumns, spendSentence } from '../kit/card-amounts.js';
 import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
+
+/** One link's value: "$25"; a branded card's face in its currency, "£25". */
+export function linkAmount(request: RewardLinkRequestRow): string {
+  const face = brandedOf(request);
+  return face ? faceAmount(face) : formatUsd(request.amountCents);
+}
+
+/** `count` links' value: "$250"; a branded card's face with its USD, "£250 (about $333)". */
+export function linksValue(request: RewardLinkRequestRow, count: number): string {
+  return brandedOf(request) ? valueInAll(cardColumns(request), count) : formatUsd(count * request.amountCents);
+}
+
+/** What `count` links cost in USD alone: "$250", "about $333", "USD cost known after ordering". */
+function linksUsd(request: RewardLinkRequestRow, count: number): string {
+  return brandedOf(request) ? usdInAll(cardColumns(request), count) : formatUsd(count * request.amountCents);
+}
 
 /** One DM with (a part of) the links of a reward-link order. */
 export function buildRewardLinksDm(
@@ -13,7 +31,7 @@ export function buildRewardLinksDm(
   links: string[],
   part: { index: number; count: number },
 ): SlackMessageContent {
-  const head = `:link: Your ${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${formatUsd(request.amountCents)} (${escapeMrkdwn(request.designName)}) are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}. Each link is a gift card: share them privately.`;
+  const head = `:link: Your ${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${linkAmount(request)} (${escapeMrkdwn(request.designName)}) are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}. Each link is a gift card: share them privately.`;
   const list = links.map((link) => `• ${escapeMrkdwn(link)}`).join('\n');
   return {
     text: `Your reward links are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}:\n${links.join('\n')}`,
@@ -26,7 +44,7 @@ export function buildRewardLinksDm(
 }
 
 export function buildRewardLinksFailed(request: RewardLinkRequestRow, reason: string): SlackMessageContent {
-  const text = `Your ${request.quantity} reward links of ${formatUsd(request.amountCents)} could not be created: ${reason}`;
+  const text = `Your ${request.quantity} reward links of ${linkAmount(request)} could not be created: ${reason}`;
   return { text, blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
 }
 
@@ -34,8 +52,8 @@ export function buildRewardLinksFailed(request: RewardLinkRequestRow, reason: st
 export function buildRewardLinksPartial(request: RewardLinkRequestRow, reason: string): SlackMessageContent {
   const missing = request.quantity - request.createdQuantity;
   const text =
-    `Only ${request.createdQuantity} of your ${request.quantity} reward links of ${formatUsd(request.amountCents)} were created ` +
-    `(${formatUsd(request.createdQuantity * request.amountCents)} charged, order${request.orderIds.length === 1 ? '' : 's'} ${request.orderIds.join(', ')}). ` +
+    `Only ${request.createdQuantity} of your ${request.quantity} reward links of ${linkAmount(request)} were created ` +
+    `(${linksUsd(request, request.createdQuantity)} charged, order${request.orderIds.length === 1 ? '' : 's'} ${request.orderIds.join(', ')}). ` +
     `The other ${missing} could not be created: ${reason} Nothing was charged for them. ` +
     `The ${request.createdQuantity} created links will reach you here once they are ready. To make the rest, ask for ${missing} more.`;
   return { text, blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
@@ -57,7 +75,7 @@ function chunkLines(text: string, max: number): string[] {
 }
 
 function linksSummary(request: RewardLinkRequestRow): string {
-  return `${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${formatUsd(request.amountCents)} (${escapeMrkdwn(request.designName)}), ${formatUsd(request.quantity * request.amountCents)} in total`;
+  return `${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${linkAmount(request)} (${escapeMrkdwn(request.designName)}), ${linksValue(request, request.quantity)} in total`;
 }
 
 /** The approvers' message about a reward-link request: Approve/Reject while it waits, the decision after. */
@@ -78,10 +96,7 @@ export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMe
           value: request.id,
           confirm: {
             title: plain('Approve these links?', 100),
-            text: plain(
-              `${formatUsd(request.quantity * request.amountCents)} will be spent from the Rewards balance.`,
-              300,
-            ),
+            text: plain(spendSentence(request, request.quantity), 300),
             confirm: plain('Approve', 30),
             deny: plain('Not yet', 30),
           },
@@ -108,7 +123,7 @@ export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMe
     );
   }
   return {
-    text: `Reward-link approval request: ${request.quantity} links of ${formatUsd(request.amountCents)}`,
+    text: `Reward-link approval request: ${request.quantity} links of ${linkAmount(request)}`,
     blocks,
   };
 }
@@ -125,7 +140,7 @@ export function buildLinksWaiting(request: RewardLinkRequestRow, asked: number):
 
 /** To the requester: approved (being created) or rejected. */
 export function buildLinksDecided(request: RewardLinkRequestRow): SlackMessageContent {
-  const what = `Your request for ${request.quantity} reward links of ${formatUsd(request.amountCents)} was ${request.status === 'rejected' ? 'rejected' : 'approved'}`;
+  const what = `Your request for ${request.quantity} reward links of ${linkAmount(request)} was ${request.status === 'rejected' ? 'rejected' : 'approved'}`;
   const after =
     request.status === 'rejected'
       ? 'Nothing was charged.'

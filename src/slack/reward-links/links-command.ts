@@ -8,7 +8,7 @@
 import type { RespondFn } from '@slack/bolt';
 
 import { describeForUser } from '../../domain/accounts/rewards-failures.js';
-import { checkAmountInRange, formatUsd, parseWholeDollars } from '../../domain/common/money.js';
+import { checkAmountInRange, parseWholeDollars } from '../../domain/common/money.js';
 import { askForLinkApproval, type LinkApprovalDeps } from '../../domain/reward-links/link-approvals.js';
 import { MAX_LINKS_PER_COMMAND, recordRewardLinkRequest } from '../../domain/reward-links/reward-links.js';
 import { COMMAND } from '../ids.js';
@@ -18,6 +18,7 @@ import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload as SlashCommand } from '../listening/payloads.js';
 import { presentNotice } from '../notices/present-notice.js';
+import { linkAmount, linksValue } from './link-messages.js';
 
 export const LINKS_USAGE = `Usage: \`${COMMAND} links N AMOUNT [design]\`, e.g. \`${COMMAND} links 20 25 birthday\`: 20 links of $25 each.`;
 
@@ -128,7 +129,7 @@ async function createLinks(
       amountCents: row.amountCents,
     });
     await say(
-      `These ${parsed.quantity} reward links of ${formatUsd(parsed.amountCents)} (${formatUsd(parsed.amountCents * parsed.quantity)} in total) need approval (${escapeMrkdwn(row.approvalReason ?? '')}). I have asked the approvers; nothing is charged until one approves.`,
+      `These ${parsed.quantity} reward links of ${linkAmount(row)} (${linksValue(row, parsed.quantity)} in total) need approval (${escapeMrkdwn(row.approvalReason ?? '')}). I have asked the approvers; nothing is charged until one approves.`,
     );
     await askForLinkApproval(linkApprovalDeps(deps), row).catch((error: unknown) =>
       deps.logger.error('asking for reward-link approval failed', { rewardLinkRequestId: row.id, error }),
@@ -143,7 +144,7 @@ async function createLinks(
   // Placed whatever becomes of the answer: the request is recorded.
   deps.placeRewardLinks?.(row.id);
   await say(
-    `Creating ${parsed.quantity} reward ${parsed.quantity === 1 ? 'link' : 'links'} of ${formatUsd(parsed.amountCents)} (${escapeMrkdwn(design.name)}), ${formatUsd(parsed.amountCents * parsed.quantity)} in total. I will send them to you in a direct message when they are ready.`,
+    `Creating ${parsed.quantity} reward ${parsed.quantity === 1 ? 'link' : 'links'} of ${linkAmount(row)} (${escapeMrkdwn(design.name)}), ${linksValue(row, parsed.quantity)} in total. I will send them to you in a direct message when they are ready.`,
   );
 }
 

@@ -6,6 +6,7 @@ import type { BouncedRecipientRow } from '../../db/schema/index.js';
 import { formatUsd } from '../../domain/common/money.js';
 import type { Notice } from '../../domain/notices/notices.js';
 import { SayThanks } from '../ids.js';
+import { brandedCard, brandedOf } from '../kit/card-amounts.js';
 import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 
@@ -21,7 +22,10 @@ function quoted(words: string): string {
 /** "Maya sent you a $25 Thank You card: 'Thanks for the launch'. It is on its way to your e-mail." */
 export function buildRecipientDm(notice: RecipientNotice): SlackMessageContent {
   const row = notice.kudos;
-  const card = `a ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card`;
+  // A branded card by its face and brand ("a £25 Tesco Gift Card"); never what it cost.
+  const face = brandedOf(row);
+  const named = face ? brandedCard(face) : `${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card`;
+  const card = `a ${named}`;
   const lead = `:gift: ${mentionUser(row.senderUserId)} sent you ${card}${row.message.trim() ? ':' : '.'}`;
   const where = notice.deliveredTo
     ? `:mailbox_with_mail: Delivered: check your inbox at *${escapeMrkdwn(notice.deliveredTo)}*.`
@@ -37,7 +41,7 @@ export function buildRecipientDm(notice: RecipientNotice): SlackMessageContent {
     elements: [{ type: 'button', action_id: SayThanks.actions.open, text: plain('Say thanks', 75), value: row.id }],
   });
   const text = notice.deliveredTo
-    ? `${escapeMrkdwn(row.senderName)}'s ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card was delivered: check your inbox at ${escapeMrkdwn(notice.deliveredTo)}.`
+    ? `${escapeMrkdwn(row.senderName)}'s ${named} was delivered: check your inbox at ${escapeMrkdwn(notice.deliveredTo)}.`
     : notice.resentTo
       ? `${escapeMrkdwn(row.senderName)} sent you ${card}. It is on its way to ${escapeMrkdwn(notice.resentTo)}.`
       : `${escapeMrkdwn(row.senderName)} sent you ${card}. It is on its way to your e-mail.`;

@@ -1,8 +1,10 @@
 // Messages about a send: public announcement, partial send, unknown outcome, failure notice. The
 // sender's confirmation, kept current, is sender-dm-blocks.ts.
 import type { KudosRow } from '../../db/schema/index.js';
+import { formatUsdFigure, usdOf } from '../../domain/branded/card-amounts.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { orderIdsOf, placedRecipientCount } from '../../domain/sending/kudos-parts.js';
+import { brandedCard, brandedOf, cardColumns, type MaybeBrandedRow, valueTotal } from '../kit/card-amounts.js';
 import { kudosValueLabel } from '../kit/company-value.js';
 import { type Block, context, section, type SlackMessageContent } from '../kit/mrkdwn.js';
 import { clip, escapeMrkdwn, mentionUser, splitMrkdwn } from '../kit/mrkdwn-escape.js';
@@ -41,16 +43,24 @@ export function buildAnnouncement(row: KudosRow, picture?: string): SlackMessage
   const who = sendRecipients(row, reached);
   // The value as it was when sent (the row's copy): a later rename does not rewrite the announcement.
   const value = kudosValueLabel(row);
+  // A branded card is announced by its face and brand ("a £25 Tesco Gift Card"); what it cost in USD
+  // is the sender's and the admins' business, not the channel's.
+  const face = brandedOf(row);
+  const card = face ? brandedCard(face) : `${formatUsd(row.amountCents)} gift card`;
   const blocks: Block[] = [
     section(
-      `:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${formatUsd(row.amountCents)} gift card${reached > 1 ? ' each' : ''}${value ? ` for ${value}` : ''}!`,
+      `:tada: ${mentionUser(row.senderUserId)} sent kudos to ${who} with a ${card}${reached > 1 ? ' each' : ''}${value ? ` for ${value}` : ''}!`,
     ),
   ];
   if (row.message.trim() !== '') blocks.push(...quoteSections(row.message));
   if (row.sourceMessageUrl && isSafePermalink(row.sourceMessageUrl))
     blocks.push(context(`:speech_balloon: For <${row.sourceMessageUrl}|this message>`));
   if (picture?.startsWith('https://'))
-    blocks.push({ type: 'image', image_url: picture, alt_text: clip(`${row.designName} card`, 2000) });
+    blocks.push({
+      type: 'image',
+      image_url: picture,
+      alt_text: clip(face ? row.designName : `${row.designName} card`, 2000),
+    });
   return {
     text: `Kudos from ${escapeMrkdwn(row.senderName)} to ${reached} ${reached === 1 ? 'person' : 'people'}${row.valueName ? ` for ${escapeMrkdwn(row.valueName)}` : ''}`,
     blocks,
@@ -61,8 +71,12 @@ export function buildAnnouncement(row: KudosRow, picture?: string): SlackMessage
 export function buildPartial(row: KudosRow, reason: string): SlackMessageContent {
   const reached = placedRecipientCount(row);
   const left = row.recipientCount - reached;
-  const cost = formatUsd(row.costCents ?? reached * row.amountCents, row.costCurrency ?? 'USD');
-  const text = `Your kudos to ${sendRecipients(row)} went out only in part: ${reached.toLocaleString('en-US')} of ${row.recipientCount.toLocaleString('en-US')} people get a ${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card each (cost ${cost}); the other ${left.toLocaleString('en-US')} were not sent and nothing was charged for them: ${reason}`;
+  const face = brandedOf(row);
+  const cost = face
+    ? formatUsdFigure(usdOf(cardColumns(row), reached))
+    : formatUsd(row.costCents ?? reached * row.amountCents, row.costCurrency ?? 'USD');
+  const card = face ? brandedCard(face) : `${formatUsd(row.amountCents)} ${escapeMrkdwn(row.designName)} card`;
+  const text = `Your kudos to ${sendRecipients(row)} went out only in part: ${reached.toLocaleString('en-US')} of ${row.recipientCount.toLocaleString('en-US')} people get a ${card} each (cost ${cost}); the other ${left.toLocaleString('en-US')} were not sent and nothing was charged for them: ${reason}`;
   return {
     text: `Your kudos went out to ${reached} of ${row.recipientCount} people; the other ${left} were not sent: ${reason}`,
     blocks: [section(`:warning: ${text}`), context(`${ordersText(row)} · cost ${cost}`)],
@@ -70,9 +84,11 @@ export function buildPartial(row: KudosRow, reason: string): SlackMessageContent
 }
 
 /** Plain text: the order may exist, so the sender must not send again. */
-export function buildOutcomeUnknown(row: Pick<KudosRow, 'totalCents' | 'recipientCount'>): { text: string } {
+export function buildOutcomeUnknown(row: MaybeBrandedRow & Pick<KudosRow, 'totalCents' | 'recipientCount'>): {
+  text: string;
+} {
   return {
-    text: `Your kudos (${formatUsd(row.totalCents)} to ${row.recipientCount === 1 ? '1 person' : `${row.recipientCount} people`}) may or may not have gone out: the Rewards API did not answer in time. Kudos keeps checking and will tell you the outcome here. Please do not send it again meanwhile.`,
+    text: `Your kudos (${valueTotal(row)} to ${row.recipientCount === 1 ? '1 person' : `${row.recipientCount} people`}) may or may not have gone out: the Rewards API did not answer in time. Kudos keeps checking and will tell you the outcome here. Please do not send it again meanwhile.`,
   };
 }
 

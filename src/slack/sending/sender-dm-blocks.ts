@@ -2,14 +2,18 @@
 // card with "Fix address and resend" (or resent), and the people Slack would not let Kudos tell. Plain
 // words: no order ids, no internal statuses; a scheduled time in the sender's own zone.
 import type { BouncedRecipientRow, KudosRow } from '../../db/schema/index.js';
+import { USD_KNOWN_AFTER_ORDERING, usdInAll } from '../../domain/branded/card-amounts.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { formatScheduled } from '../../domain/common/zoned-time.js';
 import type { Notice } from '../../domain/notices/notices.js';
 import { placedRecipientCount } from '../../domain/sending/kudos-parts.js';
 import { BounceFix } from '../ids.js';
+import { brandedCard, brandedOf, cardColumns } from '../kit/card-amounts.js';
 import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
 import { perPerson, recipientList, sendRecipients } from '../kit/recipients.js';
+
+const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** Bounced cards listed in the DM, each a section: Block Kit takes 50 blocks a message. */
 const BOUNCES_SHOWN = 20;
@@ -20,8 +24,20 @@ function who(b: Pick<BouncedRecipientRow, 'slackUserId' | 'name' | 'email'>): st
   return b.slackUserId ? mentionUser(b.slackUserId) : escapeMrkdwn(b.name || b.email);
 }
 
+/** "cost $50", "cost about $67" (a branded card before it is charged), "USD cost known after ordering". */
 function costOf(row: KudosRow): string {
-  return row.costCents !== null ? formatUsd(row.costCents, row.costCurrency ?? 'USD') : formatUsd(row.totalCents);
+  if (brandedOf(row)) {
+    const usd = usdInAll(cardColumns(row), row.recipientCount);
+    return usd === USD_KNOWN_AFTER_ORDERING ? usd : `cost ${usd}`;
+  }
+  return `cost ${row.costCents !== null ? formatUsd(row.costCents, row.costCurrency ?? 'USD') : formatUsd(row.totalCents)}`;
+}
+
+/** "a Thank You card of $25 each"; branded, "a £25 Tesco Gift Card each". */
+function cardOf(row: KudosRow): string {
+  const face = brandedOf(row);
+  if (face) return `a ${brandedCard(face)}${row.recipientCount > 1 ? ' each' : ''}`;
+  return `a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}`;
 }
 
 /** One bounced card: open (with the fix button, and why the last resend failed), being resent, or resent. */
@@ -53,7 +69,7 @@ export function bounceBlock(b: BouncedRecipientRow): Block {
 
 /** The headline: where the send is now. */
 function headline(row: KudosRow, delivered: boolean, bounces: BouncedRecipientRow[]): string {
-  const card = `a ${escapeMrkdwn(row.designName)} card of ${perPerson(row)}`;
+  const card = cardOf(row);
   if (row.status === 'canceled')
     return `:no_entry_sign: Your kudos to ${sendRecipients(row)} was cancelled: nothing was sent.`;
   if (!delivered) {
@@ -89,15 +105,15 @@ export function buildSenderDm(notice: Extract<Notice, { type: 'kudos.sender_dm' 
       ),
     );
   }
-  blocks.push(context(`Cost ${costOf(row)}`));
+  blocks.push(context(capitalized(costOf(row))));
   const open = bounces.filter((b) => b.status !== 'resent').length;
   const text =
     row.status === 'canceled'
       ? 'Your kudos was cancelled: nothing was sent.'
       : !delivered
         ? row.status === 'scheduled'
-          ? `Your kudos is scheduled (cost ${costOf(row)}).`
-          : `Your kudos is on its way (cost ${costOf(row)}).`
+          ? `Your kudos is scheduled (${costOf(row)}).`
+          : `Your kudos is on its way (${costOf(row)}).`
         : open > 0
           ? `Your kudos was delivered; ${open === 1 ? 'one address' : `${open} addresses`} bounced.`
           : 'Your kudos was delivered.';

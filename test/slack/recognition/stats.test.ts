@@ -157,6 +157,39 @@ describe('/kudos stats and +1 reactions', () => {
     await eventually(async () => (await e2e.db.select().from(kudosReactions)).length === 0);
   });
 
+  it('amounts in dollars: a branded card counts what it was charged, each recipient their share', async () => {
+    const tesco = (costCents: number | null): NewKudosRow => ({
+      teamId: 'T0KUDOS',
+      senderUserId: 'U_MANAGER',
+      senderName: 'Maya',
+      recipients: ['U_EMP1', 'U_EMP2'].map((id) => ({
+        slackUserId: id,
+        recipientId: null,
+        email: `${id.toLowerCase()}@example.com`,
+        name: id,
+      })),
+      recipientCount: 2,
+      productId: 'BR-TESCO',
+      designName: 'Tesco Gift Card',
+      cardType: 'BRANDED_CARD',
+      faceCurrency: 'GBP',
+      faceCents: 2500,
+      amountCents: 3334,
+      totalCents: 6668,
+      usdBasis: 'learned',
+      costCents,
+      status: 'placed',
+      notifiedAt: new Date(),
+    });
+    // One charged $63.50 for the two £25 cards, one whose charge is not known yet (judged $66.68).
+    await e2e.db.insert(kudos).values([tesco(6350), tesco(null)]);
+    await e2e.stack.app.settings.update({ teamId: 'T0KUDOS' }, 'U_ADMIN', { leaderboardAmounts: true });
+    await e2e.stack.sim.slashCommand('U_EMP4', 'stats', 'C_GENERAL');
+    const board = JSON.stringify((await e2e.stack.sim.waitFor(() => answer('U_EMP4'))).blocks);
+    expect(board).toContain('<@U_MANAGER> · 2 ($130.18)');
+    expect(board).toContain('<@U_EMP1> · 2 ($65.09)');
+  });
+
   it('spend per campaign for the month shown, only where amounts show: the workspace board, sends placed that month, archived campaigns too, no other workspace', async () => {
     const campaign = (teamId: string, name: string, status: 'active' | 'archived') => ({
       teamId,

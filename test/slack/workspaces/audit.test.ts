@@ -115,6 +115,8 @@ describe('/kudos audit', () => {
       'Details',
       'Reference',
       'Value',
+      'Face value',
+      'Face currency',
     ]);
     const events = rows.map(([at, who, event, sender, recipients, , face, total, details, reference]) => ({
       at: at!,
