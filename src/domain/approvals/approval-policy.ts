@@ -108,7 +108,7 @@ export async function recentToSameCents(
  * (`monthlyBudgetCents`: theirs, resolved; spentCents is what is counted against it this month).
  */
 export function decideRoute(
-  draft: Pick<SendDraftSummary, 'totalCents'>,
+  draft: Pick<SendDraftSummary, 'totalCents' | 'estimated'>,
   settings: Pick<WorkspaceSettings, 'approvalThresholdCents' | 'monthlyBudgetCents'>,
   spentCents: number,
   recentToSame = 0,
@@ -118,7 +118,9 @@ export function decideRoute(
   if (draft.totalCents > threshold) {
     return {
       kind: 'needs_approval',
-      reason: `the total ${formatUsd(draft.totalCents)} is above the ${formatUsd(threshold)} approval threshold`,
+      reason: draft.estimated
+        ? `the total, judged at ${formatUsd(draft.totalCents)} in USD (the estimate plus the safety margin on the exchange rate), is above the ${formatUsd(threshold)} approval threshold`
+        : `the total ${formatUsd(draft.totalCents)} is above the ${formatUsd(threshold)} approval threshold`,
     };
   }
   if (draft.totalCents + recentToSame > threshold) {

@@ -207,6 +207,7 @@ export async function prepareSend(deps: SendRequestDeps, ctx: SendContext, form:
     recipientCount: recipients.length,
     totalCents: total,
     recipientEmails: recipients.map((r) => r.email),
+    ...(branded?.basis === 'learned' ? { estimated: true } : {}),
   };
   const decided = await deps.policy.route(draft);
   if (decided.kind === 'refuse') return formRefused<SendField>({ amount: decided.message });

@@ -10,6 +10,11 @@ export interface SendDraftSummary {
   amountCents: number;
   recipientCount: number;
   totalCents: number;
+  /**
+   * The total is a branded card's judged USD cost (its estimate plus the safety margin on a learned
+   * exchange rate), not an exact price: reasons say so.
+   */
+  estimated?: boolean;
   /** The recipients' e-mail addresses (the split-send rule compares them with the sender's recent sends). */
   recipientEmails?: string[];
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { decideRoute, monthStartUtc } from '../../../src/domain/approvals/approval-policy.js';
+import { costAtRate, judgedAtRate } from '../../../src/domain/branded/usd-cost.js';
 import { diffSettings, seedFromConfig, type WorkspaceSettings } from '../../../src/domain/workspaces/settings.js';
 
 const cents = fc.integer({ min: 1, max: 10_000_000 });
@@ -18,6 +19,41 @@ describe('approval routing (threshold and monthly budget)', () => {
         expect(route.kind).toBe(total > threshold ? 'needs_approval' : 'send');
       }),
     );
+  });
+
+  it('a branded send is judged on its USD estimate plus the margin: a rate risen by up to the margin never passes a threshold its cost is over', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 1_000_000 }),
+        fc.integer({ min: 50, max: 20_000 }),
+        fc.integer({ min: 0, max: 5 }),
+        cents,
+        (faceCents, learnedPer100, risePercent, threshold) => {
+          const learned = { faceCents: 10_000, costCents: learnedPer100 * 100 };
+          const charged = costAtRate(faceCents, {
+            faceCents: 10_000 * 100,
+            costCents: learned.costCents * (100 + risePercent),
+          });
+          const route = decideRoute(
+            { totalCents: judgedAtRate(faceCents, learned), estimated: true },
+            { approvalThresholdCents: threshold, monthlyBudgetCents: null },
+            0,
+          );
+          if (charged > threshold) expect(route.kind).toBe('needs_approval');
+        },
+      ),
+    );
+    // £40 at a learned 1.27: $50.80, judged $53.34, over a $50 threshold that £40 is under.
+    const route = decideRoute(
+      { totalCents: judgedAtRate(4000, { faceCents: 10_000, costCents: 12_700 }), estimated: true },
+      { approvalThresholdCents: 5000, monthlyBudgetCents: null },
+      0,
+    );
+    expect(route).toEqual({
+      kind: 'needs_approval',
+      reason:
+        'the total, judged at $53.34 in USD (the estimate plus the safety margin on the exchange rate), is above the $50 approval threshold',
+    });
   });
 
   it('a threshold of 0 sends every order to approvers, whatever the budget', () => {
