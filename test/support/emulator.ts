@@ -30,6 +30,8 @@ export interface TestEmulator {
   processTopUp(fundingNo: string, outcome: 'approve' | 'reject'): Promise<void>;
   /** Extra: the provider takes a choice-card design out of the catalog (reset puts it back). */
   removeDesign(productId: string): Promise<void>;
+  /** Extra: the provider takes a branded product out of the catalog (reset puts it back). */
+  removeBrand(productId: string): Promise<void>;
   /** Extra: the current exchange rates (USD per unit of each currency), what branded orders are charged at. */
   exchangeRates(): Promise<Array<{ currency: string; usdPerUnit: number }>>;
   /** Extra: changes one currency's rate (reset restores the seeded rates). */
@@ -110,6 +112,9 @@ export async function startTestEmulator(env?: Record<string, string>): Promise<T
     },
     async removeDesign(productId) {
       await control('DELETE', `/catalog/choice-cards/${encodeURIComponent(productId)}`);
+    },
+    async removeBrand(productId) {
+      await control('DELETE', `/catalog/branded-cards/${encodeURIComponent(productId)}`);
     },
     async exchangeRates() {
       return (await control<{ rates: Array<{ currency: string; usdPerUnit: number }> }>('GET', '/exchange-rates'))

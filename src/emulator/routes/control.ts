@@ -144,6 +144,11 @@ export function registerControlRoutes(app: EmulatorApp, core: EmulatorCore): voi
       throw fail.notFound(`Choice product ${c.req.param('productId')}`);
     return c.body(null, 204);
   });
+  app.delete('/_emulator/catalog/branded-cards/:productId', (c) => {
+    if (!core.catalog.removeBranded(c.req.param('productId')))
+      throw fail.notFound(`Branded product ${c.req.param('productId')}`);
+    return c.body(null, 204);
+  });
   // Extra: the production top-ups (funding requests), newest first, so a demo can find the pending one.
   app.get('/_emulator/fundings', (c) =>
     c.json({

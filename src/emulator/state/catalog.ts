@@ -17,9 +17,12 @@ export function isValidChoiceAmount(cents: number, range: { min: number; max: nu
 }
 
 export class Catalog {
-  readonly branded: readonly BrandedProduct[] = BRANDED_SEED;
-  /** Designs the operator took out of the catalog (control route); reset puts them back. */
+  /** Designs and branded products the operator took out of the catalog (control routes); reset puts them back. */
   private readonly removed = new Set<string>();
+
+  get branded(): readonly BrandedProduct[] {
+    return this.removed.size === 0 ? BRANDED_SEED : BRANDED_SEED.filter((p) => !this.removed.has(p.productId));
+  }
 
   get choice(): readonly ChoiceDesign[] {
     return this.removed.size === 0 ? CHOICE_SEED : CHOICE_SEED.filter((d) => !this.removed.has(d.productId));
@@ -28,6 +31,13 @@ export class Catalog {
   /** Takes a design out of the catalog: gone from list and get; orders and campaigns naming it are 404. False if unknown. */
   removeChoice(productId: string): boolean {
     if (!this.findChoice(productId)) return false;
+    this.removed.add(productId);
+    return true;
+  }
+
+  /** Takes a branded product out of the catalog: gone from list and get; orders naming it are 404. False if unknown. */
+  removeBranded(productId: string): boolean {
+    if (!this.findBranded(productId)) return false;
     this.removed.add(productId);
     return true;
   }
