@@ -51,7 +51,8 @@ const GROUP_MENTION = /^<!subteam\^([A-Z0-9_]+)(?:\|@?([^>]*))?>/;
 export function parseKudosCommand(text: string, opts: { valueTags?: boolean } = {}): KudosCommand {
   let rest = text.trim();
   if (rest === '') return { kind: 'open', userIds: [] };
-  if (!rest.startsWith('<@') && !rest.startsWith('<!subteam^')) {
+  // `/kudos £25 at Tesco` names nobody yet: the form, with the brand.
+  if (!rest.startsWith('<@') && !rest.startsWith('<!subteam^') && !BRANDED.test(rest)) {
     const word = rest.split(/\s+/)[0]!;
     return { kind: 'subcommand', word, args: rest.slice(word.length).trim() };
   }

@@ -48,7 +48,8 @@ function whom(send: SendShown): string {
  */
 function brandedLine(send: SendShown, faceCents: number, currency: string, brand: BrandShown | undefined): string {
   const each = send.recipientCount > 1 ? ' each' : '';
-  const what = brand ? `${escapeMrkdwn(brand.brandName)} gift card` : `${escapeMrkdwn(send.designName)} card`;
+  // After Send the row has the product's name only (the catalog's description): said after the amount.
+  const what = brand ? `${escapeMrkdwn(brand.brandName)} gift card` : `gift card (${escapeMrkdwn(send.designName)})`;
   const about =
     brand?.aboutUsdCents !== undefined && currency !== 'USD'
       ? ` (about ${formatUsd(brand.aboutUsdCents)}${send.recipientCount > 1 ? ' in all' : ''})`

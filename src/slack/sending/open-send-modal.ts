@@ -4,6 +4,7 @@ import type { RespondFn } from '@slack/bolt';
 
 import type { Logger } from '../../config/logger.js';
 import type { Design } from '../../domain/accounts/design-catalog.js';
+import { findNamedBrand } from '../../domain/branded/named-brand.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { isValidTimeZone, todayIn } from '../../domain/common/zoned-time.js';
 import { allowanceLine } from '../../domain/sending/allowances.js';
@@ -174,15 +175,16 @@ export async function openPrefilledSendForm(
     const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
     const amountDollars = prefill.amountDollars ?? defaultDollars;
     // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
+    const branded = prefill.brandPick ?? prefill.brand;
     const [design, brand] = await Promise.all([
-      prefill.brandPick
+      branded
         ? undefined
         : withinBudget(
             () => formDesign(deps, ws, prefill.productId, defaults?.defaultProductId),
             OPEN_LOOKUP_BUDGET_MS / 2,
             undefined,
           ),
-      prefill.brandPick ? formBrand(deps, ws, prefill.brandPick) : undefined,
+      branded ? formBrand(deps, ws, prefill) : undefined,
     ]);
     await deps.slack.for(ws).openView(
       input.triggerId,
@@ -201,7 +203,7 @@ export async function openPrefilledSendForm(
         ...(brand ? { brand } : {}),
         metadata: {
           ...(input.channelId ? { channelId: input.channelId } : {}),
-          ...(prefill.brandPick ? { card: 'brand' as const } : {}),
+          ...(branded ? { card: 'brand' as const } : {}),
         },
       }),
     );
@@ -226,20 +228,22 @@ function formDesign(
   return (productId ? catalog.get(productId) : startingDesign(catalog, defaultProductId)).catch(() => undefined);
 }
 
-/** The brand fields a form opens with: the brand picked and its amount, if read in time (the picker alone otherwise). */
-function formBrand(
-  deps: ListenerDeps,
-  ws: Workspace,
-  pick: NonNullable<SendFormPrefill['brandPick']>,
-): Promise<BrandFields> {
-  return withinBudget(
-    () =>
-      brandFieldsOf(deps, ws, { values: {}, fill: undefined, pickedId: pick.productId, face: pick.face }).catch(
-        (): BrandFields => ({ categories: [] }),
-      ),
-    OPEN_LOOKUP_BUDGET_MS / 2,
-    { categories: [] },
-  );
+/**
+ * The brand fields a form opens with: the brand picked (or named in the command's text, when exactly
+ * one brand has that name) and its amount, if read in time; the picker alone otherwise.
+ */
+function formBrand(deps: ListenerDeps, ws: Workspace, prefill: SendFormPrefill): Promise<BrandFields> {
+  const read = async (): Promise<BrandFields> => {
+    let pick = prefill.brandPick;
+    if (!pick && prefill.brand) {
+      const named = await findNamedBrand(deps.brands.of(ws), prefill.brand.query);
+      pick = named.ok ? { productId: named.brand.productId, face: prefill.brand.face } : undefined;
+    }
+    return brandFieldsOf(deps, ws, { values: {}, fill: undefined, pickedId: pick?.productId, face: pick?.face });
+  };
+  return withinBudget(() => read().catch((): BrandFields => ({ categories: [] })), OPEN_LOOKUP_BUDGET_MS / 2, {
+    categories: [],
+  });
 }
 
 function slackErrorCode(error: unknown): string {

@@ -37,6 +37,12 @@ describe('parseKudosCommand', () => {
       brand: { face: '$50', query: 'airbnb' },
       value: 'teamwork',
     });
+    // Nobody named yet: the form, with the brand (never a subcommand).
+    expect(parseKudosCommand('£25 at Tesco')).toEqual({
+      kind: 'open',
+      userIds: [],
+      brand: { face: '£25', query: 'Tesco' },
+    });
     // "at" later in the message is the message's: a choice card, as before.
     expect(parseKudosCommand('<@U1> 25 thanks at the offsite')).toEqual({
       kind: 'open',

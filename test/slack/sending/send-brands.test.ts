@@ -254,6 +254,23 @@ describe('branded cards in one line', () => {
       faceCents: 2000,
     });
     expect(row.message).toBe('for the launch');
+    const outcome = await t.stack.sim.waitFor(() =>
+      mine().find((m) => m.ts === shown.ts && m.text.startsWith(':white_check_mark: Sent')),
+    );
+    expect(outcome.text).toContain('a *£20* gift card');
+  });
+
+  it('`/kudos £20 at Tesco` naming nobody opens the form with the brand and its amount', async () => {
+    await t.stack.sim.slashCommand(USER, '£20 at Tesco', 'C_GENERAL');
+    const form = await t.stack.sim.waitFor(() =>
+      t.stack.sim.openViews(USER).find((v) => v.callback_id === 'kudos_send'),
+    );
+    expect(JSON.stringify(blockWith(form, 'card_type'))).toContain(
+      '"initial_option":{"text":{"type":"plain_text","text":"A brand"',
+    );
+    expect(JSON.stringify(blockWith(form, 'face_amount'))).toContain(
+      '"initial_option":{"text":{"type":"plain_text","text":"£20"',
+    );
   });
 
   it('Edit opens the form with the brand and its amount; an unknown brand or amount is one line', async () => {
