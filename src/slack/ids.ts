@@ -7,6 +7,7 @@ export const SendModal = {
     recipients: 'send_recipients',
     group: 'send_group',
     campaign: 'send_campaign',
+    cardType: 'send_card_type',
     design: 'send_design',
     amount: 'send_amount',
     template: 'send_template',
@@ -21,6 +22,7 @@ export const SendModal = {
     recipients: 'recipients',
     group: 'group',
     campaign: 'campaign',
+    cardType: 'card_type',
     design: 'design',
     amount: 'amount',
     template: 'email_template',
@@ -31,6 +33,15 @@ export const SendModal = {
     date: 'date',
     time: 'time',
   },
+} as const;
+
+/**
+ * The send form's brand fields, shown in place of design and amount once "A brand" is picked (the
+ * face amount's block id carries the form's fill: a new brand shows its own amounts afresh).
+ */
+export const SendBrand = {
+  blocks: { category: 'send_brand_category', brand: 'send_brand', face: 'send_face', info: 'send_brand_info' },
+  actions: { category: 'brand_category', brand: 'brand', face: 'face_amount', terms: 'brand_terms' },
 } as const;
 
 /** `/kudos @a 25 Thanks`: the ephemeral confirmation's buttons (value: the confirmation, one-line-token.ts). */
@@ -70,6 +81,9 @@ export const Shortcut = {
 } as const;
 
 /** Values of the send modal's choices. */
+export const CardChoice = { choice: 'choice', brand: 'brand' } as const;
+/** The brand picker's category option meaning every category. */
+export const ANY_CATEGORY = 'any';
 export const TimingChoice = { now: 'now', schedule: 'schedule' } as const;
 export const RefundChoice = { none: 'none', d30: '30', d60: '60', d90: '90' } as const;
 /** Group option values are prefixed by their kind. */

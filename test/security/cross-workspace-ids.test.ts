@@ -49,6 +49,7 @@ import {
   RewardsConnect,
   SayThanks,
   ScheduledList,
+  SendBrand,
   SendModal,
   SendModalMore,
   SettingsModal,
@@ -176,6 +177,23 @@ const NO_ID: Array<{ kind: HandlerKind; id: string; why: string }> = [
   { kind: 'options', id: SendModal.actions.design, why: 'the catalog (the same for every account)' },
   { kind: 'action', id: SendModalMore.action, why: "the clicker's own open send form, shown with more fields" },
   { kind: 'action', id: SendModal.actions.timing, why: "the clicker's own open send form, with or without the date" },
+  { kind: 'action', id: SendModal.actions.cardType, why: "the clicker's own open send form, a choice card or a brand" },
+  {
+    kind: 'options',
+    id: SendBrand.actions.brand,
+    why: "the brand catalog of the clicker's workspace's account (its own Rewards client)",
+  },
+  {
+    kind: 'action',
+    id: SendBrand.actions.brand,
+    why: "a product id read in the brand catalog of the clicker's workspace's account, into the clicker's own form",
+  },
+  { kind: 'action', id: SendBrand.actions.face, why: "the clicker's own open send form, an amount of its brand" },
+  {
+    kind: 'action',
+    id: SendBrand.actions.terms,
+    why: "a product id read in the brand catalog of the clicker's workspace's account (terms shown to the clicker)",
+  },
   {
     kind: 'action',
     id: OneLine.actions.send,

@@ -544,7 +544,13 @@ async function checkBrandedPick(
     return none;
   }
   const amount = typeof form.amount === 'string' || typeof form.amount === 'number' ? String(form.amount) : '';
-  const checked = await checkBrandedCard(deps.branded, ctx.workspace, { productId: form.productId, amount });
+  // Read from the API now: a form stays open a while, and a product removed meanwhile is never sent.
+  const checked = await checkBrandedCard(
+    deps.branded,
+    ctx.workspace,
+    { productId: form.productId, amount },
+    { fresh: true, now: ctx.now },
+  );
   if (!checked.ok) {
     errors[checked.field] = checked.message;
     return none;

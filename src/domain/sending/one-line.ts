@@ -12,12 +12,16 @@ import type { SendForm } from './check-send.js';
 /** A confirmation older than this is not sent: the sender looks again (`/kudos` again). */
 export const ONE_LINE_TTL_MS = 60 * 60_000;
 
-/** What a one-line send names: people, at most one user group, the amount, the design, the message. */
+/** What a one-line send names: people, at most one user group, the amount, the design or brand, the message. */
 export interface OneLineSend {
   userIds: string[];
   group?: { id: string; handle?: string | undefined } | undefined;
+  /** A choice card's amount in whole dollars (0 for a brand). */
   amountDollars: number;
+  /** A choice card's design, or the brand's product. */
   productId: string;
+  /** A brand: the amount as typed in its own currency ("£25"); `productId` is the brand's product. */
+  face?: string | undefined;
   message: string;
   /** The company value named with `#`, as the confirmation showed it (a rename since is refused at Send). */
   value?: { id: string; revision: number } | undefined;
@@ -41,7 +45,9 @@ export function oneLineForm(send: OneLineSend): SendForm {
       ? { kind: 'slack', id: send.group.id, ...(send.group.handle ? { label: `@${send.group.handle}` } : {}) }
       : undefined,
     productId: send.productId,
-    amount: String(send.amountDollars),
+    ...(send.face !== undefined
+      ? { cardType: 'BRANDED_CARD' as const, amount: send.face }
+      : { amount: String(send.amountDollars) }),
     message: send.message,
     refundDays: undefined,
     schedule: undefined,

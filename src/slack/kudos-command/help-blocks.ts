@@ -5,6 +5,7 @@ import { section, type SlackMessageContent } from '../kit/mrkdwn.js';
 
 const SENDER_LINES = [
   `*${COMMAND} @person 25 #value Thanks for…* — send in one line (Send / Edit to confirm); *${COMMAND}* alone opens the form`,
+  `*${COMMAND} @person £25 at Tesco Thanks for…* — a brand's card, in its own currency (\`25 GBP at Tesco\`, \`at "A name"\`)`,
   `*${COMMAND} balance* — available and pending balance`,
   `*${COMMAND} scheduled* — your scheduled sends, with Cancel`,
   `*${COMMAND} stats [month] [#channel | @group]* — the month's leaderboard; *stats optout* to stay off it`,

@@ -105,6 +105,7 @@ async function answerCommand(
       userIds: tagged.parsed.userIds,
       groups: tagged.parsed.groups,
       amountDollars: tagged.parsed.amountDollars,
+      brand: tagged.parsed.brand,
       message: tagged.parsed.message,
       ...(tagged.value ? { value: tagged.value } : {}),
     };

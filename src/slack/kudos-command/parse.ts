@@ -13,6 +13,8 @@ export type KudosCommand =
       userIds: string[];
       groups?: UserGroupMention[];
       amountDollars?: number;
+      /** A brand named with its amount (`£25 at Tesco`): the amount as typed, and the brand's words. */
+      brand?: BrandMention;
       message?: string;
       /** The company value named with `#`, without the `#`. */
       value?: string;
@@ -27,6 +29,19 @@ export interface UserGroupMention {
   handle?: string;
 }
 
+/** `£25 at Tesco`: an amount as typed in the brand's currency, and the brand named after "at". */
+export interface BrandMention {
+  face: string;
+  query: string;
+}
+
+/**
+ * An amount in any currency (`£25`, `€12.50`, `25 GBP`, `1,000 JPY`) then `at` and the brand: one word,
+ * or several in quotes (`at "IKEA Geschenkkarte"`). What follows is the message.
+ */
+const BRANDED =
+  /^((?:[^\s\d<#@]{1,3})?\d[\d,]{0,12}(?:\.\d{1,2})?(?:\s?[A-Za-z]{3})?)\s+at\s+(?:"([^"]{1,100})"|“([^”]{1,100})”|([^\s"“]{1,100}))(?=\s|$)/i;
+
 const MENTION = /^<@([UW][A-Z0-9_]+)(?:\|[^>]*)?>/;
 const GROUP_MENTION = /^<!subteam\^([A-Z0-9_]+)(?:\|@?([^>]*))?>/;
 /**
@@ -36,7 +51,8 @@ const GROUP_MENTION = /^<!subteam\^([A-Z0-9_]+)(?:\|@?([^>]*))?>/;
 export function parseKudosCommand(text: string, opts: { valueTags?: boolean } = {}): KudosCommand {
   let rest = text.trim();
   if (rest === '') return { kind: 'open', userIds: [] };
-  if (!rest.startsWith('<@') && !rest.startsWith('<!subteam^')) {
+  // `/kudos £25 at Tesco` names nobody yet: the form, with the brand.
+  if (!rest.startsWith('<@') && !rest.startsWith('<!subteam^') && !BRANDED.test(rest)) {
     const word = rest.split(/\s+/)[0]!;
     return { kind: 'subcommand', word, args: rest.slice(word.length).trim() };
   }
@@ -62,7 +78,11 @@ export function parseKudosCommand(text: string, opts: { valueTags?: boolean } = 
     return leading.rest;
   };
   rest = takeLeading(rest);
-  const amount = /^\$?(\d{1,7})(?:\.00?)?(?=\s|$)/.exec(rest);
+  const branded = BRANDED.exec(rest);
+  const brand = branded
+    ? { face: branded[1]!.trim(), query: (branded[2] ?? branded[3] ?? branded[4]!).trim() }
+    : undefined;
+  const amount = branded ? branded : /^\$?(\d{1,7})(?:\.00?)?(?=\s|$)/.exec(rest);
   let message = takeLeading(amount ? rest.slice(amount[0].length).trim() : rest);
   if (opts.valueTags !== false) {
     const trailing = trailingValueTags(message);
@@ -72,7 +92,7 @@ export function parseKudosCommand(text: string, opts: { valueTags?: boolean } = 
   const [value, ...otherValues] = tags;
   return {
     ...named,
-    ...(amount ? { amountDollars: Number(amount[1]) } : {}),
+    ...(brand ? { brand } : amount ? { amountDollars: Number(amount[1]) } : {}),
     ...(message ? { message } : {}),
     ...(value ? { value } : {}),
     ...(otherValues.length > 0 ? { otherValues } : {}),

@@ -99,9 +99,10 @@ export function registerOneLineActions(app: App, deps: ListenerDeps): void {
       prefill: {
         userIds: send.userIds,
         ...(send.group ? { groups: [send.group] } : {}),
-        amountDollars: send.amountDollars,
         message: send.message,
-        productId: send.productId,
+        ...(send.face !== undefined
+          ? { brandPick: { productId: send.productId, face: send.face } }
+          : { amountDollars: send.amountDollars, productId: send.productId }),
         ...(value ? { value } : {}),
       },
       respond,

@@ -1,20 +1,26 @@
 // `/kudos @a @b 25 #value Thanks for the launch`: with a design to send (the workspace's, or the
 // catalog's first) and an amount (typed, or the workspace's default), one ephemeral confirmation
-// (Send / Edit) instead of the form; otherwise the form, filled in, as before. Bad input is one line.
+// (Send / Edit) instead of the form; otherwise the form, filled in, as before. `/kudos @a £25 at Tesco
+// …` names a brand instead (exactly one of the catalog's). Bad input is one line.
 import type { AckFn, RespondArguments, RespondFn } from '@slack/bolt';
 
 import type { Logger } from '../../config/logger.js';
+import type { NewKudosRow } from '../../db/schema/index.js';
+import type { Brand } from '../../domain/branded/brand-catalog.js';
+import { estimateUsdCents } from '../../domain/branded/exchange-rates.js';
+import { findNamedBrand } from '../../domain/branded/named-brand.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { type FormRefused, formRefused } from '../../domain/common/refusal.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { type PreparedSend, prepareSend, type SendField } from '../../domain/sending/check-send.js';
 import { oneLineForm, type OneLineSend, startingDesign } from '../../domain/sending/one-line.js';
 import { listCompanyValues } from '../../domain/workspaces/company-values.js';
+import type { BrandMention } from '../kudos-command/parse.js';
 import { OPEN_LOOKUP_BUDGET_MS, secondsToWait, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload } from '../listening/payloads.js';
-import { buildOneLineConfirmation } from './one-line-blocks.js';
+import { type BrandShown, buildOneLineConfirmation } from './one-line-blocks.js';
 import { confirmationValue, newConfirmation } from './one-line-token.js';
 import { openCommandSendForm, type SendFormPrefill } from './open-send-modal.js';
 
@@ -86,15 +92,19 @@ export function checkFailedLine(error: unknown): string {
     : 'Could not check the people or the design right now (Slack or the Rewards API did not answer); nothing was sent. Try again.';
 }
 
+/** A parsed one-line command: its people, amount or brand, message and value. */
+type OneLinePrefill = SendFormPrefill & { userIds: string[] };
+
 /**
- * Answers `/kudos @people AMOUNT message`: a problem in the text is the ack's one line; otherwise the
- * ack is empty and the confirmation (or the filled-in form, or the problem) follows.
+ * Answers `/kudos @people AMOUNT message` (or `AMOUNT at BRAND message`): a problem in the text is
+ * the ack's one line; otherwise the ack is empty and the confirmation (or the filled-in form, or the
+ * problem) follows.
  */
 export async function answerOneLineCommand(
   deps: ListenerDeps,
   input: {
     command: SlashCommandPayload;
-    parsed: SendFormPrefill & { userIds: string[] };
+    parsed: OneLinePrefill;
     ack: AckFn<string | RespondArguments>;
     respond: RespondFn;
     botUserId: string | undefined;
@@ -105,6 +115,7 @@ export async function answerOneLineCommand(
   const problem = oneLineTextProblem(parsed.message);
   if (problem) return ack({ response_type: 'ephemeral', text: problem });
   await ack();
+  if (parsed.brand) return answerBrandedLine(deps, { ...input, brand: parsed.brand });
   const ws = workspaceOf(command);
   // Settings unreadable just now: the form, which opens without its defaults.
   const settings = await deps.settings.get(ws).catch(() => undefined);
@@ -122,25 +133,84 @@ export async function answerOneLineCommand(
       if (!design) return void (await respond({ response_type: 'ephemeral', text: CATALOG_SILENT_LINE }));
     }
   }
-  const group = parsed.groups?.[0];
   const send: OneLineSend | undefined =
     confirmable && design && amountDollars !== undefined
-      ? {
-          userIds: parsed.userIds,
-          ...(group ? { group } : {}),
-          amountDollars,
-          productId: design.productId,
-          message: parsed.message ?? '',
-          ...(parsed.value ? { value: { id: parsed.value.id, revision: parsed.value.revision } } : {}),
-        }
+      ? oneLineSendOf(parsed, { amountDollars, productId: design.productId })
       : undefined;
-  const confirmation = send
-    ? newConfirmation(send, { senderUserId: command.user_id, channelId: command.channel_id, now: deps.now() })
-    : undefined;
-  const value = confirmation ? confirmationValue(confirmation) : undefined;
-  // No design or no amount to confirm, or more than a button carries (a long message, many people): the form.
-  if (!send || !value) return openCommandSendForm(deps, { command, parsed, respond, log });
+  // No design or no amount to confirm: the form.
+  if (!send) return openCommandSendForm(deps, { command, parsed, respond, log });
+  return confirmOneLine(deps, { ...input, send });
+}
 
+/** The send a one-line command names, with its card (a design and dollars, or a brand and its amount). */
+function oneLineSendOf(
+  parsed: OneLinePrefill,
+  card: { amountDollars: number; productId: string; face?: string },
+): OneLineSend {
+  const group = parsed.groups?.[0];
+  return {
+    userIds: parsed.userIds,
+    ...(group ? { group } : {}),
+    ...card,
+    message: parsed.message ?? '',
+    ...(parsed.value ? { value: { id: parsed.value.id, revision: parsed.value.revision } } : {}),
+  };
+}
+
+/** `/kudos @eli £25 at Tesco …`: the brand named (exactly one, or a line naming the choices), then confirmed. */
+async function answerBrandedLine(
+  deps: ListenerDeps,
+  input: {
+    command: SlashCommandPayload;
+    parsed: OneLinePrefill;
+    brand: BrandMention;
+    respond: RespondFn;
+    botUserId: string | undefined;
+    log: Logger;
+  },
+): Promise<void> {
+  const { command, parsed, respond, log } = input;
+  let named;
+  try {
+    named = await findNamedBrand(deps.brands.of(workspaceOf(command)), input.brand.query);
+  } catch (error) {
+    log.warn('finding a brand for a one-line send failed', { error });
+    return void (await respond({ response_type: 'ephemeral', text: BRANDS_SILENT_LINE }));
+  }
+  if (!named.ok) return void (await respond({ response_type: 'ephemeral', text: named.message }));
+  const send = oneLineSendOf(parsed, { amountDollars: 0, productId: named.brand.productId, face: input.brand.face });
+  return confirmOneLine(deps, { ...input, send, brand: named.brand });
+}
+
+const BRANDS_SILENT_LINE =
+  'Could not read the brands right now (the Rewards API did not answer); nothing was sent. Try again.';
+
+/** The confirmation of a one-line send (checked as the form is), or the form when it does not fit a button. */
+async function confirmOneLine(
+  deps: ListenerDeps,
+  input: {
+    command: SlashCommandPayload;
+    parsed: OneLinePrefill;
+    send: OneLineSend;
+    brand?: Brand;
+    respond: RespondFn;
+    botUserId: string | undefined;
+    log: Logger;
+  },
+): Promise<void> {
+  const { command, parsed, send, respond, log } = input;
+  const ws = workspaceOf(command);
+  const confirmation = newConfirmation(send, {
+    senderUserId: command.user_id,
+    channelId: command.channel_id,
+    now: deps.now(),
+  });
+  const value = confirmationValue(confirmation);
+  // More than a button carries (a long message, many people): the form.
+  if (!value) {
+    const brandPick = input.brand ? { productId: input.brand.productId, face: send.face } : undefined;
+    return openCommandSendForm(deps, { command, parsed: { ...parsed, brandPick }, respond, log });
+  }
   let prepared: PreparedSend;
   try {
     prepared = await prepareOneLine(deps, {
@@ -156,8 +226,20 @@ export async function answerOneLineCommand(
   }
   if (!prepared.ok) return void (await respond({ response_type: 'ephemeral', text: refusalLine(prepared) }));
   const approvalReason = prepared.route.kind === 'needs_approval' ? prepared.route.reason : undefined;
+  const brand = input.brand ? await brandShown(deps, ws, input.brand, prepared.values) : undefined;
   await respond({
     response_type: 'ephemeral',
-    ...buildOneLineConfirmation(prepared.values, { value, approvalReason, notes: prepared.notes }),
+    ...buildOneLineConfirmation(prepared.values, { value, approvalReason, notes: prepared.notes, brand }),
   });
+}
+
+/** The brand as the confirmation names it, and the send's USD estimate (the judged cost is what rules see). */
+async function brandShown(deps: ListenerDeps, ws: Workspace, brand: Brand, values: NewKudosRow): Promise<BrandShown> {
+  if (values.faceCents === null || values.faceCents === undefined) return { brandName: brand.brandName };
+  const total = values.faceCents * values.recipientCount;
+  const estimate = await estimateUsdCents(deps.db, ws, brand.currency, total, deps.now());
+  return {
+    brandName: brand.brandName,
+    ...(estimate.basis !== 'unknown' ? { aboutUsdCents: estimate.estimateCents } : {}),
+  };
 }

@@ -30,8 +30,9 @@ const tokenSchema = z.object({
   c: z.string().max(40),
   u: z.array(slackId).max(100),
   g: z.object({ id: slackId, h: z.string().max(80).optional() }).optional(),
-  a: z.number().int().positive().max(9_999_999),
+  a: z.number().int().nonnegative().max(9_999_999),
   p: z.string().min(1).max(100),
+  f: z.string().min(1).max(40).optional(),
   m: z.string().max(1000),
   v: z.object({ i: z.guid(), r: z.number().int().positive() }).optional(),
 });
@@ -47,6 +48,7 @@ export function confirmationValue(c: OneLineConfirmation): string | undefined {
     ...(c.send.group ? { g: { id: c.send.group.id, ...(c.send.group.handle ? { h: c.send.group.handle } : {}) } } : {}),
     a: c.send.amountDollars,
     p: c.send.productId,
+    ...(c.send.face !== undefined ? { f: c.send.face } : {}),
     m: c.send.message,
     ...(c.send.value ? { v: { i: c.send.value.id, r: c.send.value.revision } } : {}),
   });
@@ -95,6 +97,7 @@ export const confirmationToken = z
         ...(t.g ? { group: { id: t.g.id, ...(t.g.h ? { handle: t.g.h } : {}) } } : {}),
         amountDollars: t.a,
         productId: t.p,
+        ...(t.f !== undefined ? { face: t.f } : {}),
         message: t.m,
         ...(t.v ? { value: { id: t.v.i, revision: t.v.r } } : {}),
       },

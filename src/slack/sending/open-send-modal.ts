@@ -4,17 +4,21 @@ import type { RespondFn } from '@slack/bolt';
 
 import type { Logger } from '../../config/logger.js';
 import type { Design } from '../../domain/accounts/design-catalog.js';
+import { findNamedBrand } from '../../domain/branded/named-brand.js';
 import type { Workspace } from '../../domain/common/workspace.js';
 import { isValidTimeZone, todayIn } from '../../domain/common/zoned-time.js';
 import { allowanceLine } from '../../domain/sending/allowances.js';
 import { startingDesign } from '../../domain/sending/one-line.js';
 import { type CompanyValue, listCompanyValues } from '../../domain/workspaces/company-values.js';
 import { plain, section } from '../kit/mrkdwn.js';
+import type { BrandMention } from '../kudos-command/parse.js';
 import { OPEN_LOOKUP_BUDGET_MS, withinBudget } from '../listening/deadline.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import type { SlashCommandPayload } from '../listening/payloads.js';
 import { notConnectedText } from '../workspaces/rewards-connect-blocks.js';
+import type { BrandFields } from './brand-blocks.js';
+import { brandFieldsOf } from './brand-fields.js';
 import { buildSendModal, type SendModalMetadata, type SendModalState } from './send-modal-blocks.js';
 import { todayInCached } from './today.js';
 
@@ -117,6 +121,10 @@ export interface SendFormPrefill {
   productId?: string | undefined;
   /** The company value named with `#` (checked by the listener). */
   value?: CompanyValue | undefined;
+  /** A brand named with its amount in the command's text (`£25 at Tesco`), not yet looked up. */
+  brand?: BrandMention | undefined;
+  /** The brand to preselect (a one-line confirmation's Edit), with its amount as typed. */
+  brandPick?: { productId: string; face?: string | undefined } | undefined;
 }
 
 /** The send form of `/kudos` (already acked), filled from the command's text and the workspace's defaults. */
@@ -167,11 +175,17 @@ export async function openPrefilledSendForm(
     const defaultDollars = defaults?.defaultAmountCents ? defaults.defaultAmountCents / 100 : undefined;
     const amountDollars = prefill.amountDollars ?? defaultDollars;
     // The catalog is cached, so this rarely costs a call; a design gone from the catalog is not offered.
-    const design = await withinBudget(
-      () => formDesign(deps, ws, prefill.productId, defaults?.defaultProductId),
-      OPEN_LOOKUP_BUDGET_MS / 2,
-      undefined,
-    );
+    const branded = prefill.brandPick ?? prefill.brand;
+    const [design, brand] = await Promise.all([
+      branded
+        ? undefined
+        : withinBudget(
+            () => formDesign(deps, ws, prefill.productId, defaults?.defaultProductId),
+            OPEN_LOOKUP_BUDGET_MS / 2,
+            undefined,
+          ),
+      branded ? formBrand(deps, ws, prefill) : undefined,
+    ]);
     await deps.slack.for(ws).openView(
       input.triggerId,
       buildSendModal({
@@ -186,7 +200,11 @@ export async function openPrefilledSendForm(
         ...(timezone ? { timezone, today: todayInCached(timezone, deps.now()) } : {}),
         ...(sender && !timezone ? { noTimezone: true, today: todayInCached('UTC', deps.now()) } : {}),
         requireMessage: defaults?.requireMessage ?? false,
-        metadata: { ...(input.channelId ? { channelId: input.channelId } : {}) },
+        ...(brand ? { brand } : {}),
+        metadata: {
+          ...(input.channelId ? { channelId: input.channelId } : {}),
+          ...(branded ? { card: 'brand' as const } : {}),
+        },
       }),
     );
   } catch (error) {
@@ -208,6 +226,24 @@ function formDesign(
 ): Promise<Design | undefined> {
   const catalog = deps.catalog.of(ws);
   return (productId ? catalog.get(productId) : startingDesign(catalog, defaultProductId)).catch(() => undefined);
+}
+
+/**
+ * The brand fields a form opens with: the brand picked (or named in the command's text, when exactly
+ * one brand has that name) and its amount, if read in time; the picker alone otherwise.
+ */
+function formBrand(deps: ListenerDeps, ws: Workspace, prefill: SendFormPrefill): Promise<BrandFields> {
+  const read = async (): Promise<BrandFields> => {
+    let pick = prefill.brandPick;
+    if (!pick && prefill.brand) {
+      const named = await findNamedBrand(deps.brands.of(ws), prefill.brand.query);
+      pick = named.ok ? { productId: named.brand.productId, face: prefill.brand.face } : undefined;
+    }
+    return brandFieldsOf(deps, ws, { values: {}, fill: undefined, pickedId: pick?.productId, face: pick?.face });
+  };
+  return withinBudget(() => read().catch((): BrandFields => ({ categories: [] })), OPEN_LOOKUP_BUDGET_MS / 2, {
+    categories: [],
+  });
 }
 
 function slackErrorCode(error: unknown): string {

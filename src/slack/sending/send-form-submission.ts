@@ -15,7 +15,7 @@ import {
   startRecordedSend,
 } from '../../domain/sending/record-send.js';
 import { listCompanyValues } from '../../domain/workspaces/company-values.js';
-import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendModal, TimingChoice } from '../ids.js';
+import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendBrand, SendModal, TimingChoice } from '../ids.js';
 import { section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { peopleCount } from '../kit/recipients.js';
@@ -23,6 +23,8 @@ import { ANSWER_BUDGET_MS, answerByAnswered, secondsToWait } from '../listening/
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import { metadataOf, parseAtEdge, type StateValues, textOf, viewSubmission } from '../listening/payloads.js';
+import { brandBlockId } from './brand-blocks.js';
+import { faceIn } from './brand-fields.js';
 import {
   buildSendAccepted,
   buildSendChecking,
@@ -40,7 +42,13 @@ const SUBMIT_BUDGET_MS = ANSWER_BUDGET_MS;
  */
 const HAND_OFF_MS = 1700;
 
-export function readSendForm(values: StateValues, fill?: string): SendForm {
+/** The brand picked and its amount as typed in its currency, when the form shows the brand fields. */
+function brandedPick(values: StateValues, fill: string | undefined): Pick<SendForm, 'productId' | 'amount'> {
+  const picked = values[brandBlockId('brand', fill)]?.[SendBrand.actions.brand]?.selected_option?.value;
+  return { productId: picked ?? undefined, amount: faceIn(values, fill) ?? '' };
+}
+
+export function readSendForm(values: StateValues, fill?: string, card?: 'brand'): SendForm {
   const { blocks: B, actions: A } = SendModal;
   const get = (block: string, action: string) => values[block]?.[action];
   const filled = (block: string, action: string) => get(filledBlockId(block, fill), action);
@@ -65,8 +73,12 @@ export function readSendForm(values: StateValues, fill?: string): SendForm {
   return {
     userIds: get(B.recipients, A.recipients)?.selected_users ?? [],
     group,
-    productId: filled(B.design, A.design)?.selected_option?.value ?? undefined,
-    amount: filled(B.amount, A.amount)?.value ?? undefined,
+    ...(card === 'brand'
+      ? { cardType: 'BRANDED_CARD' as const, ...brandedPick(values, fill) }
+      : {
+          productId: filled(B.design, A.design)?.selected_option?.value ?? undefined,
+          amount: filled(B.amount, A.amount)?.value ?? undefined,
+        }),
     campaignId: get(B.campaign, A.campaign)?.selected_option?.value ?? undefined,
     template: template === undefined ? undefined : template === NO_TEMPLATE ? null : template,
     message: textOf(get(B.message, A.message)),
@@ -82,15 +94,18 @@ export function readSendForm(values: StateValues, fill?: string): SendForm {
   };
 }
 
-/** The block of each field in the modal as it is now (a campaign's fill renames three of them). */
-function fieldBlocks(fill: string | undefined): Record<SendField, string> {
+/**
+ * The block of each field in the modal as it is now (a campaign's fill renames three of them; with
+ * the brand fields shown, design and amount are the brand picker and the brand's amount).
+ */
+function fieldBlocks(fill: string | undefined, card?: 'brand'): Record<SendField, string> {
   const B = SendModal.blocks;
   return {
     recipients: B.recipients,
     group: B.group,
     campaign: B.campaign,
-    design: filledBlockId(B.design, fill),
-    amount: filledBlockId(B.amount, fill),
+    design: card === 'brand' ? brandBlockId('brand', fill) : filledBlockId(B.design, fill),
+    amount: card === 'brand' ? brandBlockId('face', fill) : filledBlockId(B.amount, fill),
     template: filledBlockId(B.template, fill),
     message: B.message,
     value: B.value,
@@ -110,6 +125,7 @@ export const sendMetadata = z.object({
   sourceMessageUrl: z.string().optional(),
   fill: z.string().max(20).optional(),
   more: z.boolean().optional(),
+  card: z.literal('brand').optional(),
 });
 
 function safePermalinkOr(url: string | undefined): string | undefined {
@@ -123,7 +139,7 @@ export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
     const ws = workspaceOf(body);
     const log = deps.logger.child({ view: SendModal.callbackId, user: body.user.id, viewId: view.id });
     const metadata = metadataOf(sendMetadata, view.private_metadata, {});
-    const form = readSendForm(view.state.values, metadata.fill);
+    const form = readSendForm(view.state.values, metadata.fill, metadata.card);
 
     // Slack's limits: a lookup whose slot comes too late for this answer is refused, not booked
     // (deadline.ts). Checks that are only slow (a big group read page by page, as slowly as Slack
@@ -185,10 +201,10 @@ export function registerSendFormSubmission(app: App, deps: ListenerDeps): void {
       answered(); // from here the checks wait for Slack's slots as background work does
       log.info('checking the send goes on after the answer');
       await ack({ response_action: 'update', view: buildSendChecking(form.group?.label) as never });
-      await finishAfterAnswer(deps, { ws, userId: body.user.id, viewId: view.id, fill: metadata.fill, log }, work);
+      await finishAfterAnswer(deps, { ws, userId: body.user.id, viewId: view.id, shown: metadata, log }, work);
       return;
     }
-    const outcome = await recordChecked(deps, prepared, metadata.fill, log);
+    const outcome = await recordChecked(deps, prepared, metadata, log);
     if (!outcome.ok) return ack({ response_action: 'errors', errors: outcome.errors });
     await (outcome.notes.length > 0
       ? ack({ response_action: 'update', view: buildSendAccepted(outcome.notes) as never })
@@ -205,11 +221,12 @@ const COULD_NOT_CHECK =
 async function recordChecked(
   deps: ListenerDeps,
   prepared: PreparedSend,
-  fill: string | undefined,
+  /** The form's metadata: which blocks it shows. */
+  shown: { fill?: string | undefined; card?: 'brand' | undefined },
   log: ListenerDeps['logger'],
 ): Promise<{ ok: true; recorded: RecordedSend; notes: string[] } | { ok: false; errors: Record<string, string> }> {
   if (!prepared.ok) {
-    const blocks = fieldBlocks(fill);
+    const blocks = fieldBlocks(shown.fill, shown.card);
     return {
       ok: false,
       errors: Object.fromEntries(
@@ -231,7 +248,7 @@ async function recordChecked(
   } catch (error) {
     // Another send took what was left of the allowance since the form was checked: nothing recorded.
     if (error instanceof SendRefusedOnRecord)
-      return { ok: false, errors: { [fieldBlocks(fill).amount]: error.message } };
+      return { ok: false, errors: { [fieldBlocks(shown.fill, shown.card).amount]: error.message } };
     log.error('recording the send failed', { error });
     return { ok: false, errors: { [SendModal.blocks.message]: 'Could not save this send. Press Send again.' } };
   }
@@ -241,7 +258,7 @@ async function recordChecked(
     return {
       ok: false,
       errors: {
-        [fieldBlocks(fill).amount]:
+        [fieldBlocks(shown.fill, shown.card).amount]:
           `This form was already sent before your changes: ${formatUsd(first.amountCents)}${first.recipientCount > 1 ? ' each' : ''} to ${peopleCount(first.recipientCount)} (${escapeMrkdwn(first.designName)} ${first.recipientCount > 1 ? 'cards' : 'card'}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
       },
     };
@@ -260,7 +277,7 @@ async function finishAfterAnswer(
     ws: ReturnType<typeof workspaceOf>;
     userId: string;
     viewId: string;
-    fill: string | undefined;
+    shown: { fill?: string | undefined; card?: 'brand' | undefined };
     log: ListenerDeps['logger'];
   },
   work: Promise<PreparedSend>,
@@ -286,7 +303,7 @@ async function finishAfterAnswer(
         : COULD_NOT_CHECK.replace('Press Send again.', `Use ${COMMAND} again.`),
     ]);
   }
-  const outcome = await recordChecked(deps, prepared, at.fill, at.log);
+  const outcome = await recordChecked(deps, prepared, at.shown, at.log);
   if (!outcome.ok) return tell([...new Set(Object.values(outcome.errors))]);
   await slack
     .updateView(at.viewId, buildSendAccepted(outcome.notes))

@@ -1,12 +1,13 @@
-// The short send form's two reveals, each a views.update of the open form: "More options" shows
+// The short send form's reveals, each a views.update of the open form: "More options" shows
 // campaign, e-mail template and refund; picking "Schedule for later" (dispatch_action) shows the date
-// and time, and picking "Send now" again hides them. Slack keeps what was typed in every block whose
+// and time, and picking "Send now" again hides them; picking "A brand" shows the brand fields in place
+// of design and amount (brand-picker.ts), "Choice card" the design and amount again. Slack keeps what was typed in every block whose
 // id stays, so the rebuilt form starts from the choices only Slack knows (design, template).
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 
 import { isValidTimeZone } from '../../domain/common/zoned-time.js';
-import { NO_TEMPLATE, SendModal, SendModalMore, TimingChoice } from '../ids.js';
+import { CardChoice, NO_TEMPLATE, SendModal, SendModalMore, TimingChoice } from '../ids.js';
 import type { ListenerDeps } from '../listening/listener-deps.js';
 import { workspaceOf } from '../listening/listener-deps.js';
 import {
@@ -18,6 +19,7 @@ import {
   teamRef,
   userRef,
 } from '../listening/payloads.js';
+import { brandFieldsOf } from './brand-fields.js';
 import { sendFormValues } from './open-send-modal.js';
 import { sendMetadata } from './send-form-submission.js';
 import { buildSendModal, filledBlockId, type SendModalState } from './send-modal-blocks.js';
@@ -58,6 +60,8 @@ export async function rebuildState(
     metadata: SendModalState['metadata'];
     /** What changes in the rebuilt form's metadata. */
     next: Partial<SendModalState['metadata']>;
+    /** The brand just picked, ahead of the view's state (brand-picker.ts). */
+    brand?: { pickedId: string | undefined };
   },
 ): Promise<SendModalState> {
   const { blocks: B, actions: A } = SendModal;
@@ -73,6 +77,11 @@ export async function rebuildState(
     sendFormValues(deps, at.ws),
   ]);
   const timezone = sender?.tz && isValidTimeZone(sender.tz) ? sender.tz : undefined;
+  const metadata = { ...at.metadata, ...at.next };
+  const brand =
+    metadata.card === 'brand'
+      ? await brandFieldsOf(deps, at.ws, { values: at.values, fill: at.metadata.fill, ...at.brand })
+      : undefined;
   const designNow = current(B.design, A.design);
   const templateNow = current(B.template, A.template);
   return {
@@ -88,12 +97,16 @@ export async function rebuildState(
     scheduled: scheduledIn(at.values),
     ...(valueField ? { values: valueField } : {}),
     requireMessage: settings?.requireMessage ?? false,
-    metadata: { ...at.metadata, ...at.next },
+    ...(brand ? { brand } : {}),
+    metadata,
   };
 }
 
 export function registerSendFormViews(app: App, deps: ListenerDeps): void {
-  const reveal = (actionId: string, more: (metadata: SendModalState['metadata']) => boolean) =>
+  const reveal = (
+    actionId: string,
+    next: (metadata: SendModalState['metadata'], picked: string | undefined) => Partial<SendModalState['metadata']>,
+  ) =>
     app.action(actionId, async ({ ack, body: raw }) => {
       const body = parseAtEdge(formAction, raw, actionId);
       await ack();
@@ -113,7 +126,7 @@ export function registerSendFormViews(app: App, deps: ListenerDeps): void {
               }
             : values,
         metadata,
-        next: { more: more(metadata) || undefined },
+        next: next(metadata, picked?.value),
       });
       try {
         await deps.slack.for(ws).updateView(body.view.id, buildSendModal(state), body.view.hash);
@@ -122,6 +135,10 @@ export function registerSendFormViews(app: App, deps: ListenerDeps): void {
         deps.logger.warn('updating the send form failed', { error, action: actionId, viewId: body.view.id });
       }
     });
-  reveal(SendModalMore.action, () => true);
-  reveal(SendModal.actions.timing, (metadata) => metadata.more === true);
+  reveal(SendModalMore.action, () => ({ more: true }));
+  reveal(SendModal.actions.timing, (metadata) => ({ more: metadata.more || undefined }));
+  reveal(SendModal.actions.cardType, (metadata, picked) => ({
+    more: metadata.more || undefined,
+    card: picked === CardChoice.brand ? 'brand' : undefined,
+  }));
 }

@@ -4,9 +4,10 @@
 // send-form-views.ts; Slack keeps what was typed in every block whose id stays).
 import { MESSAGE_MAX_CHARACTERS } from '../../domain/sending/message-text.js';
 import type { CompanyValue, PickedValue } from '../../domain/workspaces/company-values.js';
-import { GroupValuePrefix, RefundChoice, SendModal, SendModalMore, TimingChoice } from '../ids.js';
+import { CardChoice, GroupValuePrefix, RefundChoice, SendModal, SendModalMore, TimingChoice } from '../ids.js';
 import { type Block, clip, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
+import { brandBlocks, type BrandFields } from './brand-blocks.js';
 
 export interface SendModalState {
   /** Slack user ids to preselect (from `/kudos @a @b 25 thanks`). */
@@ -42,6 +43,8 @@ export interface SendModalState {
   scheduled?: boolean;
   /** The workspace asks for a message with every send (settings `requireMessage`). */
   requireMessage?: boolean;
+  /** The brand fields, when "A brand" is picked (metadata `card`). */
+  brand?: BrandFields;
   /** Carried to the submission. */
   metadata: SendModalMetadata;
 }
@@ -59,6 +62,8 @@ export interface SendModalMetadata {
   fill?: string | undefined;
   /** "More options" was pressed: campaign, e-mail template and refund are shown. */
   more?: boolean | undefined;
+  /** "A brand" was picked: the brand fields replace design and amount. */
+  card?: 'brand' | undefined;
 }
 
 /** The block id of a field the campaign fills, in the modal whose metadata has `fill`. */
@@ -178,8 +183,31 @@ function campaignBlocks(state: SendModalState): Block[] {
   ];
 }
 
-/** The card: design, amount, message and e-mail template (the campaign fills design, amount and template). */
+/** The card: a choice card (design, amount) or a brand (its fields), then the message. */
 function cardBlocks(state: SendModalState): Block[] {
+  const { blocks: B, actions: A } = SendModal;
+  const fill = state.metadata.fill;
+  const choice = { text: plain('Choice card (they pick the brand)'), value: CardChoice.choice };
+  const brand = { text: plain('A brand'), value: CardChoice.brand };
+  const cardType: Block = {
+    type: 'input',
+    block_id: B.cardType,
+    dispatch_action: true,
+    label: plain('Card'),
+    element: {
+      type: 'radio_buttons',
+      action_id: A.cardType,
+      options: [choice, brand],
+      initial_option: state.metadata.card === 'brand' ? brand : choice,
+    },
+  };
+  const card =
+    state.metadata.card === 'brand' ? brandBlocks(state.brand ?? { categories: [] }, fill) : choiceCardBlocks(state);
+  return [cardType, ...card, messageBlock(state)];
+}
+
+/** A choice card's design and amount in whole dollars (the campaign fills both). */
+function choiceCardBlocks(state: SendModalState): Block[] {
   const { blocks: B, actions: A } = SendModal;
   const fill = state.metadata.fill;
   return [
@@ -212,22 +240,27 @@ function cardBlocks(state: SendModalState): Block[] {
         ...(state.amountDollars !== undefined ? { initial_value: String(state.amountDollars) } : {}),
       },
     },
-    {
-      type: 'input',
-      block_id: B.message,
-      optional: !state.requireMessage,
-      label: plain(state.requireMessage ? 'Message (why?)' : 'Message'),
-      hint: plain(`Up to ${MESSAGE_MAX_CHARACTERS} characters, shown in public with the announcement.`),
-      element: {
-        type: 'plain_text_input',
-        action_id: A.message,
-        multiline: true,
-        max_length: MESSAGE_MAX_CHARACTERS,
-        placeholder: plain('Say why'),
-        ...(state.message ? { initial_value: clip(state.message, MESSAGE_MAX_CHARACTERS) } : {}),
-      },
-    },
   ];
+}
+
+/** Why: the message (required when the workspace says so). */
+function messageBlock(state: SendModalState): Block {
+  const { blocks: B, actions: A } = SendModal;
+  return {
+    type: 'input',
+    block_id: B.message,
+    optional: !state.requireMessage,
+    label: plain(state.requireMessage ? 'Message (why?)' : 'Message'),
+    hint: plain(`Up to ${MESSAGE_MAX_CHARACTERS} characters, shown in public with the announcement.`),
+    element: {
+      type: 'plain_text_input',
+      action_id: A.message,
+      multiline: true,
+      max_length: MESSAGE_MAX_CHARACTERS,
+      placeholder: plain('Say why'),
+      ...(state.message ? { initial_value: clip(state.message, MESSAGE_MAX_CHARACTERS) } : {}),
+    },
+  };
 }
 
 /** A value's option: `:rocket: Teamwork`, carrying its id and the revision shown (a rename meanwhile is caught). */

@@ -22,6 +22,36 @@ describe('parseKudosCommand', () => {
     expect(parseKudosCommand('<@U1> thanks')).toEqual({ kind: 'open', userIds: ['U1'], message: 'thanks' });
   });
 
+  it('reads a brand with its amount in its own currency: `£25 at Tesco`, `25 GBP at Tesco`, a quoted name', () => {
+    expect(parseKudosCommand('<@U1|eli> £25 at Tesco for the launch')).toEqual({
+      kind: 'open',
+      userIds: ['U1'],
+      brand: { face: '£25', query: 'Tesco' },
+      message: 'for the launch',
+    });
+    expect(parseKudosCommand('<@U1> 12.50 EUR at "IKEA Geschenkkarte" Danke')).toMatchObject({
+      brand: { face: '12.50 EUR', query: 'IKEA Geschenkkarte' },
+      message: 'Danke',
+    });
+    expect(parseKudosCommand('<@U1> #teamwork $50 at airbnb')).toMatchObject({
+      brand: { face: '$50', query: 'airbnb' },
+      value: 'teamwork',
+    });
+    // Nobody named yet: the form, with the brand (never a subcommand).
+    expect(parseKudosCommand('£25 at Tesco')).toEqual({
+      kind: 'open',
+      userIds: [],
+      brand: { face: '£25', query: 'Tesco' },
+    });
+    // "at" later in the message is the message's: a choice card, as before.
+    expect(parseKudosCommand('<@U1> 25 thanks at the offsite')).toEqual({
+      kind: 'open',
+      userIds: ['U1'],
+      amountDollars: 25,
+      message: 'thanks at the offsite',
+    });
+  });
+
   it('reads Slack user groups in both encodings, beside people, once each', () => {
     expect(
       parseKudosCommand('<!subteam^S0614TZR7|@design> <@U1> <!subteam^S0614TZR7> <!subteam^S9> 10 Thanks'),

@@ -1,7 +1,12 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import type { KudosRow } from '../../../src/db/schema/index.js';
+import type { Brand } from '../../../src/domain/branded/brand-catalog.js';
+import { minorUnitCents, parseFaceAmount } from '../../../src/domain/branded/currency.js';
+import { checkBrandedAmount } from '../../../src/domain/branded/prices.js';
 import { ScheduledList, SendModal } from '../../../src/slack/ids.js';
+import { brandBlocks, buildBrandOptions } from '../../../src/slack/sending/brand-blocks.js';
 import { buildDesignOptions, buildGroupOptions } from '../../../src/slack/sending/design-options-blocks.js';
 import { buildScheduledList } from '../../../src/slack/sending/scheduled-blocks.js';
 import { buildAnnouncement } from '../../../src/slack/sending/send-messages.js';
@@ -162,6 +167,58 @@ describe('a hostile message in the announcement (security finding 10)', () => {
   it('the send form says how long a message may be', () => {
     expect(JSON.stringify(buildSendModal({ timezone: 'UTC', today: '2027-01-01', metadata: {} }))).toContain(
       'Up to 1000 characters',
+    );
+  });
+});
+
+describe('the send form’s brand fields', () => {
+  const brand = (i: number, prices: Brand['prices']): Brand => ({
+    productId: `BR-${i}`,
+    name: `Brand ${i} Gift Card`,
+    brandName: `Brand ${i}`,
+    category: 'food',
+    countryCode: i % 2 ? 'GLOBAL' : null,
+    currency: prices.currency,
+    prices,
+    terms: '',
+    redemptionInstructions: null,
+  });
+  const fixed = (productId: string, currency: string, denominationsCents: number[]): Brand['prices'] => ({
+    productId,
+    currency,
+    priceType: 'FIXED',
+    denominationsCents,
+  });
+
+  it('lists a page of the catalog per option group, at most 100 options, the last saying when more match', () => {
+    const page = (from: number) => Array.from({ length: 50 }, (_, i) => brand(from + i, fixed('x', 'GBP', [1000])));
+    const answer = buildBrandOptions([
+      { brands: page(0), hasMore: true },
+      { brands: page(50), hasMore: true },
+    ]) as { option_groups: Array<{ label: { text: string }; options: Array<{ text: { text: string } }> }> };
+    expect(answer.option_groups.map((g) => g.label.text)).toEqual(['Page 1', 'Page 2 (more match: type to narrow)']);
+    expect(answer.option_groups.flatMap((g) => g.options)).toHaveLength(100);
+    expect(answer.option_groups[0]!.options[1]!.text.text).toBe('Brand 1 · GBP · all countries');
+    expect(buildBrandOptions([{ brands: [], hasMore: false }])).toEqual({ options: [] });
+  });
+
+  it('a FIXED brand’s amounts read back as the amounts it offers, in any currency', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('GBP', 'EUR', 'USD', 'JPY'),
+        fc.uniqueArray(fc.integer({ min: 1, max: 100_000 }), { minLength: 1, maxLength: 20 }),
+        (currency, units) => {
+          const cents = units.map((u) => u * minorUnitCents(currency)).sort((a, b) => a - b);
+          const picked = brand(1, fixed('BR-1', currency, cents));
+          const blocks = brandBlocks({ categories: [], picked: { brand: picked } }, undefined);
+          const face = blocks.find((b) => 'block_id' in b && b.block_id === 'send_face') as unknown as {
+            element: { options: Array<{ value: string }> };
+          };
+          const read = face.element.options.map((o) => parseFaceAmount(o.value, currency));
+          expect(read.map((r) => r.ok && r.faceCents)).toEqual(cents);
+          for (const c of cents) expect(checkBrandedAmount(picked.prices, c).ok).toBe(true);
+        },
+      ),
     );
   });
 });

@@ -27,17 +27,19 @@ async function openForm(userId = 'U_MANAGER'): Promise<View> {
 }
 
 describe('the short send form', () => {
-  it('opens short: people, design (preselected), amount, message, when; nothing else', async () => {
+  it('opens short: people, card (a choice card), design (preselected), amount, message, when; nothing else', async () => {
     const view = await openForm();
     expect(blockIds(view)).toEqual([
       'send_recipients',
       'send_group',
+      'send_card_type',
       'send_design',
       'send_amount',
       'send_message',
       'send_timing',
       'send_more',
     ]);
+    expect(element(view, 'send_card_type').initial_option).toMatchObject({ value: 'choice' });
     // A fresh install has no default design: the catalog's first is preselected.
     expect(element(view, 'send_design').initial_option).toMatchObject({ value: expect.any(String) });
     // Four steps: a person, an amount, a message, Send.
