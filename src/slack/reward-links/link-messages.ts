@@ -1,7 +1,9 @@
 // Messages of reward links: the links by DM (in parts), a failed or partial request, and the
 // approvers' request with what the requester is told. Pure builders; every piece of outside text is escaped.
 import type { RewardLinkRequestRow } from '../../db/schema/index.js';
+import { SAFETY_MARGIN_PERCENT } from '../../domain/branded/usd-cost.js';
 import { formatUsd } from '../../domain/common/money.js';
+import { linkFace } from '../../domain/reward-links/branded-links.js';
 import { LinkApproval } from '../ids.js';
 import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
@@ -13,7 +15,7 @@ export function buildRewardLinksDm(
   links: string[],
   part: { index: number; count: number },
 ): SlackMessageContent {
-  const head = `:link: Your ${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${formatUsd(request.amountCents)} (${escapeMrkdwn(request.designName)}) are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}. Each link is a gift card: share them privately.`;
+  const head = `:link: Your ${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${linkFace(request)} (${escapeMrkdwn(request.designName)}) are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}. Each link is a gift card: share them privately.`;
   const list = links.map((link) => `• ${escapeMrkdwn(link)}`).join('\n');
   return {
     text: `Your reward links are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}:\n${links.join('\n')}`,
@@ -26,7 +28,7 @@ export function buildRewardLinksDm(
 }
 
 export function buildRewardLinksFailed(request: RewardLinkRequestRow, reason: string): SlackMessageContent {
-  const text = `Your ${request.quantity} reward links of ${formatUsd(request.amountCents)} could not be created: ${reason}`;
+  const text = `Your ${request.quantity} reward links of ${linkFace(request)} could not be created: ${reason}`;
   return { text, blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
 }
 
@@ -34,8 +36,8 @@ export function buildRewardLinksFailed(request: RewardLinkRequestRow, reason: st
 export function buildRewardLinksPartial(request: RewardLinkRequestRow, reason: string): SlackMessageContent {
   const missing = request.quantity - request.createdQuantity;
   const text =
-    `Only ${request.createdQuantity} of your ${request.quantity} reward links of ${formatUsd(request.amountCents)} were created ` +
-    `(${formatUsd(request.createdQuantity * request.amountCents)} charged, order${request.orderIds.length === 1 ? '' : 's'} ${request.orderIds.join(', ')}). ` +
+    `Only ${request.createdQuantity} of your ${request.quantity} reward links of ${linkFace(request)} were created ` +
+    `(${formatUsd(request.costCents ?? request.createdQuantity * request.amountCents)} charged, order${request.orderIds.length === 1 ? '' : 's'} ${request.orderIds.join(', ')}). ` +
     `The other ${missing} could not be created: ${reason} Nothing was charged for them. ` +
     `The ${request.createdQuantity} created links will reach you here once they are ready. To make the rest, ask for ${missing} more.`;
   return { text, blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
@@ -56,8 +58,21 @@ function chunkLines(text: string, max: number): string[] {
   return chunks;
 }
 
+/**
+ * What a request costs in USD as far as is known: what it was charged, else a choice card's (or a USD
+ * brand's) total, the judged cost of a branded card (its learned rate plus the safety margin), or
+ * that it is known only after charging (no rate learned yet).
+ */
+function linksCost(request: RewardLinkRequestRow): string {
+  if (request.costCents !== null && request.partsCreated > 0) return `${formatUsd(request.costCents)} charged`;
+  const judged = formatUsd(request.quantity * request.amountCents);
+  if (request.cardType !== 'BRANDED_CARD' || request.faceCurrency === 'USD') return `${judged} in total`;
+  if (request.amountCents === 0) return 'the USD total is known only after charging';
+  return `up to ${judged} in USD in total (the learned ${request.faceCurrency ?? ''} rate plus a ${SAFETY_MARGIN_PERCENT}% safety margin)`;
+}
+
 function linksSummary(request: RewardLinkRequestRow): string {
-  return `${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${formatUsd(request.amountCents)} (${escapeMrkdwn(request.designName)}), ${formatUsd(request.quantity * request.amountCents)} in total`;
+  return `${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${linkFace(request)} (${escapeMrkdwn(request.designName)}), ${linksCost(request)}`;
 }
 
 /** The approvers' message about a reward-link request: Approve/Reject while it waits, the decision after. */
@@ -78,10 +93,7 @@ export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMe
           value: request.id,
           confirm: {
             title: plain('Approve these links?', 100),
-            text: plain(
-              `${formatUsd(request.quantity * request.amountCents)} will be spent from the Rewards balance.`,
-              300,
-            ),
+            text: plain(`The Rewards balance pays for them: ${linksCost(request)}.`, 300),
             confirm: plain('Approve', 30),
             deny: plain('Not yet', 30),
           },
@@ -108,7 +120,7 @@ export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMe
     );
   }
   return {
-    text: `Reward-link approval request: ${request.quantity} links of ${formatUsd(request.amountCents)}`,
+    text: `Reward-link approval request: ${request.quantity} links of ${linkFace(request)}`,
     blocks,
   };
 }
@@ -125,7 +137,7 @@ export function buildLinksWaiting(request: RewardLinkRequestRow, asked: number):
 
 /** To the requester: approved (being created) or rejected. */
 export function buildLinksDecided(request: RewardLinkRequestRow): SlackMessageContent {
-  const what = `Your request for ${request.quantity} reward links of ${formatUsd(request.amountCents)} was ${request.status === 'rejected' ? 'rejected' : 'approved'}`;
+  const what = `Your request for ${request.quantity} reward links of ${linkFace(request)} was ${request.status === 'rejected' ? 'rejected' : 'approved'}`;
   const after =
     request.status === 'rejected'
       ? 'Nothing was charged.'
