@@ -87,17 +87,29 @@ export async function brandedLinksBlocked(
     return unavailable(
       `${row.designName} no longer offers ${face} links, so none were created and nothing was charged. Ask again with an amount it offers.`,
     );
-  // Judged on a learned rate (amount > 0, not USD): the rate learned since may say it costs more now.
+  const moved = await brandedRateMoved(db, row, row.quantity);
+  return moved ? { code: 'RATE_MOVED', reason: moved } : undefined;
+}
+
+/**
+ * A request judged on a learned rate (amount > 0, not USD): whether the rate learned since (from its
+ * own created parts or another order) says that what it charged plus its `linksLeft` would now cost
+ * more than was judged (and approved); the reason in plain words, or undefined when it may go on.
+ */
+export async function brandedRateMoved(
+  db: Database,
+  row: RewardLinkRequestRow,
+  linksLeft: number,
+): Promise<string | undefined> {
+  if (row.cardType !== 'BRANDED_CARD' || !row.faceCurrency || row.faceCents === null) return undefined;
   if (row.faceCurrency === 'USD' || row.amountCents === 0) return undefined;
   const rate = await learnedRate(db, row, row.faceCurrency);
   if (!rate) return undefined;
-  const estimate = costAtRate(row.faceCents * row.quantity, rate);
+  const estimate = (row.partsCreated > 0 ? (row.costCents ?? 0) : 0) + costAtRate(row.faceCents * linksLeft, rate);
   const judged = row.amountCents * row.quantity;
   if (estimate <= judged) return undefined;
-  return {
-    code: 'RATE_MOVED',
-    reason: `the ${row.faceCurrency} rate rose by more than the safety margin since the links were asked for: they would cost about ${formatUsd(estimate)} in USD, not ${formatUsd(judged)}. Nothing was charged; ask again to judge them at today's rate.`,
-  };
+  const now = `the ${row.faceCurrency} rate rose by more than the safety margin since the links were asked for: they would cost about ${formatUsd(estimate)} in USD, not ${formatUsd(judged)}.`;
+  return row.partsCreated === 0 ? `${now} Nothing was charged; ask again to judge them at today's rate.` : now;
 }
 
 /** What an order was charged, in USD cents; undefined when the answer does not say (or not in USD). */

@@ -33,7 +33,7 @@ import { postOnce } from '../notices/outbox.js';
 import { scheduleOrderCheck } from '../sending/order-check-schedule.js';
 import type { SendPolicy } from '../sending/send-policy.js';
 import { recordAudit } from '../workspaces/audit-trail.js';
-import { brandedLinksBlocked, chargedCents } from './branded-links.js';
+import { brandedLinksBlocked, brandedRateMoved, chargedCents } from './branded-links.js';
 import { partKey } from './link-parts.js';
 
 /**
@@ -270,6 +270,9 @@ async function placeClaimed(
     }
     for (let index = row.partsCreated; index < parts.length; index++) {
       const quantity = parts[index]!;
+      // A later part of a branded request: the rate its earlier parts taught may have risen beyond the margin.
+      const moved = index > 0 ? await brandedRateMoved(deps.db, row, row.quantity - row.createdQuantity) : undefined;
+      if (moved) return await settle(deps, row, 'partial', 'RATE_MOVED', moved, log);
       const created = await rewards.orders.createRewardLinks(
         { cardType: row.cardType, productId: row.productId, quantity, amountPerLink: amountPerLink(row) },
         { idempotencyKey: partKey(row, index), ...signalOpt },

@@ -7,6 +7,7 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 
 import { learnedExchangeRates, rewardLinkRequests } from '../../../src/db/schema/index.js';
+import { learnRate } from '../../../src/domain/branded/exchange-rates.js';
 import { eventually, useAppPerTest } from '../../support/app.js';
 import { FAST_CHECKS } from '../../webhooks/support.js';
 
@@ -84,6 +85,37 @@ describe('branded reward links', () => {
     expect(JSON.stringify(noBrand.body)).toContain('No brand in the Rewards catalog matches');
     expect(await requests()).toHaveLength(0);
     expect(await linkOrders()).toHaveLength(0);
+  });
+
+  it('a rate that rose beyond the safety margin after the first part: the rest is not created, and what was charged is said exactly', async () => {
+    await env.emulator.setLimits({ dailyLimitUsd: 50_000, monthlyLimitUsd: 500_000 });
+    await env.emulator.setBalance(100_000);
+    await learnRate(
+      env.db,
+      { teamId: 'T0KUDOS', enterpriseId: null },
+      {
+        currency: 'GBP',
+        faceCents: 10_000,
+        costCents: 12_700,
+        learnedAt: new Date(Date.now() - 60_000),
+      },
+    );
+    // Judged at 1.27 plus 5%; the API now charges 1.40 (10% more).
+    await env.emulator.setExchangeRate('GBP', 1.4);
+    await env.stack.sim.slashCommand('U_ADMIN', 'links 600 10 brand Tesco', 'C_GENERAL');
+    const settled = await eventually(async () => (await requests()).find((r) => r.status !== 'pending'), 20_000);
+    expect(settled).toMatchObject({
+      status: 'partial',
+      errorCode: 'RATE_MOVED',
+      createdQuantity: 500,
+      costCents: 700_000,
+    });
+    expect(await linkOrders()).toHaveLength(1);
+    const told = await env.stack.sim.waitFor(() =>
+      env.stack.sim.messages('U_ADMIN').find((m) => m.text.startsWith('Only 500 of your 600')),
+    );
+    expect(told.text).toContain('$7,000 charged');
+    expect(told.text).toContain('the GBP rate rose by more than the safety margin');
   });
 
   it('a brand gone from the catalog while the request waited for approval: the request fails in plain words, nothing charged', async () => {
