@@ -71,6 +71,11 @@ function linksCost(request: RewardLinkRequestRow): string {
   return `up to ${judged} in USD in total (the learned ${request.faceCurrency ?? ''} rate plus a ${SAFETY_MARGIN_PERCENT}% safety margin)`;
 }
 
+/** A reason without its closing full stop, to sit inside a sentence (a branded card's reason has one). */
+function sentence(reason: string): string {
+  return reason.replace(/\.$/, '');
+}
+
 function linksSummary(request: RewardLinkRequestRow): string {
   return `${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${linkFace(request)} (${escapeMrkdwn(request.designName)}), ${linksCost(request)}`;
 }
@@ -78,7 +83,7 @@ function linksSummary(request: RewardLinkRequestRow): string {
 /** The approvers' message about a reward-link request: Approve/Reject while it waits, the decision after. */
 export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMessageContent {
   const head = `:link: ${mentionUser(request.requesterUserId)} asks for ${linksSummary(request)}.`;
-  const why = request.approvalReason ? `\nIt needs approval: ${escapeMrkdwn(request.approvalReason)}.` : '';
+  const why = request.approvalReason ? `\nIt needs approval: ${escapeMrkdwn(sentence(request.approvalReason))}.` : '';
   const blocks: Block[] = [section(`${head}${why}`)];
   if (request.status === 'awaiting_approval') {
     blocks.push({
@@ -131,7 +136,7 @@ export function buildLinksWaiting(request: RewardLinkRequestRow, asked: number):
     asked > 0
       ? 'The approvers have been asked.'
       : 'No approver could be reached: ask an admin to set approvers in /kudos settings.';
-  const text = `Your ${linksSummary(request)} need approval${request.approvalReason ? ` (${request.approvalReason})` : ''}. Nothing is charged until an approver says yes. ${who}`;
+  const text = `Your ${linksSummary(request)} need approval${request.approvalReason ? ` (${sentence(request.approvalReason)})` : ''}. Nothing is charged until an approver says yes. ${who}`;
   return { text, blocks: [section(`:hourglass_flowing_sand: ${escapeMrkdwn(text)}`)] };
 }
 

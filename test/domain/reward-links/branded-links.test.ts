@@ -34,6 +34,7 @@ async function approve(requestId: string) {
       ),
   );
   await env.stack.sim.clickButton({ channel: asked.channel, ts: asked.ts }, 'links_approve', 'U_APPROVER', requestId);
+  return asked;
 }
 
 describe('branded reward links', () => {
@@ -56,7 +57,11 @@ describe('branded reward links', () => {
     });
     expect(await linkOrders()).toHaveLength(0);
 
-    await approve(waiting!.id);
+    const asked = await approve(waiting!.id);
+    // The approver reads what they approve: the face value, and that the USD total is not known yet.
+    expect(JSON.stringify(asked.blocks)).toContain(
+      'asks for 5 reward links of £20 (Tesco), the USD total is known only after charging.\\nIt needs approval: Kudos has not yet learned what GBP cards cost in USD, so the exact cost is known only after ordering.',
+    );
     const placed = await eventually(async () => (await requests()).find((r) => r.status === 'placed'));
     // £100 at the emulator's 1.27 USD per GBP.
     expect(placed.costCents).toBe(12_700);
