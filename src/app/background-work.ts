@@ -118,6 +118,7 @@ export async function createBackgroundWork(
       users: slack,
       rewards: rewardsAccounts,
       catalog,
+      brands,
       policy: sendPolicy,
       settings,
       approvals,

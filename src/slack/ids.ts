@@ -356,6 +356,7 @@ export const Celebrations = {
       enabled: 'rule_enabled',
       amount: 'rule_amount',
       design: 'rule_design',
+      brand: 'rule_brand',
       template: 'rule_template',
       sender: 'rule_sender',
       channel: 'rule_channel',
@@ -365,6 +366,7 @@ export const Celebrations = {
       enabled: 'enabled',
       amount: 'amount',
       design: 'design',
+      brand: 'automation_brand',
       template: 'template',
       sender: 'sender',
       channel: 'channel',
@@ -392,6 +394,7 @@ export const Recurring = {
     blocks: {
       recipients: 'rec_recipients',
       design: 'rec_design',
+      brand: 'rec_brand',
       amount: 'rec_amount',
       message: 'rec_message',
       cadence: 'rec_cadence',
@@ -402,6 +405,7 @@ export const Recurring = {
     actions: {
       recipients: 'recipients',
       design: 'design',
+      brand: 'automation_brand',
       amount: 'amount',
       message: 'message',
       cadence: 'cadence',

@@ -53,11 +53,13 @@ export async function monthlySpendCents(
         notInArray(kudos.status, [...UNSPENT_STATUSES]),
       ),
     );
+  // Links count what their parts were charged once known (a branded card's actual cost), else their judged cost.
+  const r = rewardLinkRequests;
   const [links] = await db
     .select({
       total: sql<
         string | null
-      >`coalesce(sum(${rewardLinkRequests.amountCents} * case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end), 0)`,
+      >`coalesce(sum(case when ${r.status} = 'pending' then greatest(${r.quantity}::bigint * ${r.amountCents}, coalesce(${r.costCents}, 0)) else coalesce(${r.costCents}, ${r.createdQuantity}::bigint * ${r.amountCents}) end), 0)`,
     })
     .from(rewardLinkRequests)
     .where(

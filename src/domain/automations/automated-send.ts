@@ -3,10 +3,12 @@
 // range, approvals, budgets) and the same recording and worker as a manual send; its source key makes
 // a retried event or a re-run occurrence record one send.
 import type { Database } from '../../db/client.js';
-import type { KudosRow } from '../../db/schema/index.js';
+import type { CardType, KudosRow } from '../../db/schema/index.js';
 import type { DesignCatalogs } from '../accounts/design-catalog.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { classifyRewardsFailure, describeForUser } from '../accounts/rewards-failures.js';
+import type { BrandCatalogs } from '../branded/brand-catalog.js';
+import { BRAND_GONE } from '../branded/branded-card.js';
 import type { UserDirectory } from '../common/ports.js';
 import { type Refused, refused } from '../common/refusal.js';
 import type { Workspace } from '../common/workspace.js';
@@ -29,6 +31,8 @@ export interface AutomatedSendDeps extends StartSendDeps {
   users: UserDirectory;
   rewards: RewardsAccounts;
   catalog: DesignCatalogs;
+  /** The brand catalogs: without them, a branded product is refused. */
+  brands?: BrandCatalogs | undefined;
   policy: SendPolicy;
   settings: SettingsStore;
   now(): Date;
@@ -38,11 +42,19 @@ export interface AutomatedSendRequest {
   workspace: Workspace;
   senderUserId: string;
   recipientUserIds: string[];
-  /** Whole dollars per recipient. */
-  amountDollars: number;
+  /**
+   * Per recipient, in the product's currency: whole dollars for a choice card; for a branded product
+   * an amount in its own currency (25 for £25, 1000 for ¥1000).
+   */
+  amount: number;
   message: string;
   /** A catalog product id; the workspace default when absent. */
   productId?: string | undefined;
+  /**
+   * Which catalog `productId` is in: a choice design (the default) or a brand; `ANY`: a choice design
+   * if the choice catalog has it, else a brand (the workflow step's `design`).
+   */
+  card?: 'CHOICE_CARD' | 'BRANDED_CARD' | 'ANY' | undefined;
   /** Unique per workspace: the same key records the same send once. */
   sourceKey: string;
   origin: SendOrigin;
@@ -141,11 +153,23 @@ export async function prepareAutomated(
     if (named.value) value = { id: named.value.id, revision: named.value.revision };
   }
 
+  let cardType: CardType;
+  try {
+    const card = await cardOf(deps, request, productId);
+    if ('problem' in card) return { ...refused('no_design', `design: ${card.problem}`, 'design'), transient: false };
+    cardType = card.cardType;
+  } catch (error) {
+    return {
+      ...refused('rewards_error', describeForUser(error, 'read the brand from the Rewards catalog')),
+      transient: !classifyRewardsFailure(error).permanent,
+    };
+  }
   const form: SendForm = {
     userIds: request.recipientUserIds,
     group: undefined,
     productId,
-    amount: String(request.amountDollars),
+    cardType,
+    amount: String(request.amount),
     message,
     refundDays: undefined,
     schedule: undefined,
@@ -161,6 +185,7 @@ export async function prepareAutomated(
         policy: deps.policy,
         // The value named is checked again with the send (removed or renamed meanwhile: refused).
         values: (teamId) => listCompanyValues(deps.db, teamId),
+        ...(deps.brands ? { branded: { db: deps.db, brands: deps.brands.of(request.workspace) } } : {}),
       },
       {
         workspace: request.workspace,
@@ -188,6 +213,28 @@ export async function prepareAutomated(
   }
   if (request.announceTo) prepared.values.announceTo = request.announceTo;
   return { ok: true, prepared };
+}
+
+/**
+ * A choice card or a branded one, or why the brand cannot be sent. A brand is read from the API now
+ * (an automation stored weeks ago, a workflow published long since: the product may have been
+ * removed); the read also refreshes what the send's checks then find.
+ */
+async function cardOf(
+  deps: AutomatedSendDeps,
+  request: AutomatedSendRequest,
+  productId: string,
+): Promise<{ cardType: CardType } | { problem: string }> {
+  const card = request.card ?? 'CHOICE_CARD';
+  if (card === 'CHOICE_CARD') return { cardType: card };
+  // `ANY` that is neither a design nor a brand: the send's checks say the design is not available.
+  const choice = { cardType: 'CHOICE_CARD' as const };
+  if (card === 'ANY' && (await deps.catalog.of(request.workspace).get(productId))) return choice;
+  if (!deps.brands)
+    return card === 'ANY' ? choice : { problem: 'Branded cards cannot be sent from here; pick a choice card.' };
+  const brand = await deps.brands.of(request.workspace).readNow(productId, { timeoutMs: 1200 });
+  if (brand) return { cardType: 'BRANDED_CARD' };
+  return card === 'ANY' ? choice : { problem: BRAND_GONE };
 }
 
 /** Where a recorded send stands, for a caller that reports an outcome (the workflow step). */

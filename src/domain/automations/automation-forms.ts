@@ -1,28 +1,65 @@
 // The admin's celebration rule and a sender's recurring series, checked field by field before they
-// are saved (the listener shows the errors inline in the modal).
-import type { Cadence } from '../../db/schema/index.js';
+// are saved (the listener shows the errors inline in the modal). Either sends a choice card (a design,
+// whole dollars) or a brand (an amount in the brand's own currency, on its price rules).
+import type { Database } from '../../db/client.js';
+import type { Cadence, CardType } from '../../db/schema/index.js';
 import type { DesignCatalog } from '../accounts/design-catalog.js';
+import type { BrandCatalog } from '../branded/brand-catalog.js';
+import { checkBrandedCard } from '../branded/branded-card.js';
 import { checkAmountInRange, parseWholeDollars } from '../common/money.js';
 import { type FormErrors, type FormRefused, formRefused } from '../common/refusal.js';
+import type { Workspace } from '../common/workspace.js';
 import { isValidTimeZone } from '../common/zoned-time.js';
 import type { CelebrationRuleInput } from './automation-runner.js';
 
 export type FormCheck<T, F extends string> = { ok: true; value: T } | FormRefused<F>;
 
-async function checkAmountAndDesign(
+/** A brand picked in an automation's form is checked with the workspace's brand catalog and learned rates. */
+export interface BrandedFormDeps {
+  db: Database;
+  brands: BrandCatalog;
+  ws: Workspace;
+}
+
+/** The card an automation sends: a choice design in whole dollars, or a brand with an amount in cents of its currency. */
+interface CheckedCard {
+  productId: string;
+  amountCents: number;
+  cardType: CardType;
+  currency: string;
+}
+
+/**
+ * The card of the form: a brand, when one is picked (it is sent instead of the design, the amount in
+ * its currency on its price rules), else the design with whole dollars in its range.
+ */
+async function checkCard(
   catalog: DesignCatalog,
-  amount: string | undefined,
-  productId: string | undefined,
-  errors: FormErrors<'amount' | 'design'>,
-): Promise<number | undefined> {
-  const design = productId ? await catalog.get(productId) : undefined;
+  branded: BrandedFormDeps | undefined,
+  form: { amount: string | undefined; productId: string | undefined; brandId?: string | undefined },
+  errors: FormErrors<'amount' | 'design' | 'brand'>,
+): Promise<CheckedCard | undefined> {
+  if (form.brandId) {
+    if (!branded) {
+      errors.brand = 'Brands cannot be picked here; pick a card design.';
+      return undefined;
+    }
+    const checked = await checkBrandedCard(branded, branded.ws, { productId: form.brandId, amount: form.amount ?? '' });
+    if (!checked.ok) {
+      errors[checked.field === 'design' ? 'brand' : 'amount'] = checked.message;
+      return undefined;
+    }
+    const { brand, faceCents } = checked.card;
+    return { productId: brand.productId, amountCents: faceCents, cardType: 'BRANDED_CARD', currency: brand.currency };
+  }
+  const design = form.productId ? await catalog.get(form.productId) : undefined;
   if (!design) errors.design = 'Pick a card design that is in the catalog.';
-  const parsed = parseWholeDollars(amount);
+  const parsed = parseWholeDollars(form.amount);
   if (!parsed.ok) errors.amount = parsed.message;
   else if (design) {
     const inRange = checkAmountInRange(parsed.cents, design);
     if (!inRange.ok) errors.amount = inRange.message;
-    else return inRange.cents;
+    else return { productId: design.productId, amountCents: inRange.cents, cardType: 'CHOICE_CARD', currency: 'USD' };
   }
   return undefined;
 }
@@ -33,25 +70,27 @@ export async function checkRuleForm(
     enabled: boolean;
     amount: string | undefined;
     productId: string | undefined;
+    /** A brand picked instead of a design. */
+    brandId?: string | undefined;
     template: string | undefined;
     senderUserId: string | undefined;
     channelId: string | undefined;
     /** The custom profile field holding the dates (optional). */
     profileFieldId?: string | undefined;
   },
-): Promise<FormCheck<CelebrationRuleInput, 'amount' | 'design' | 'template' | 'sender'>> {
-  const errors: FormErrors<'amount' | 'design' | 'template' | 'sender'> = {};
-  const cents = await checkAmountAndDesign(catalog, form.amount, form.productId, errors);
+  branded?: BrandedFormDeps,
+): Promise<FormCheck<CelebrationRuleInput, RuleField>> {
+  const errors: FormErrors<RuleField> = {};
+  const card = await checkCard(catalog, branded, form, errors);
   const template = (form.template ?? '').trim();
   if (template === '') errors.template = 'Write the message (you can use {name} and {years}).';
   if (!form.senderUserId) errors.sender = 'Pick who the cards are from.';
-  if (Object.keys(errors).length > 0 || cents === undefined) return formRefused(errors);
+  if (Object.keys(errors).length > 0 || card === undefined) return formRefused(errors);
   return {
     ok: true,
     value: {
       enabled: form.enabled,
-      amountCents: cents,
-      productId: form.productId!,
+      ...card,
       messageTemplate: template,
       senderUserId: form.senderUserId!,
       channelId: form.channelId ?? null,
@@ -60,10 +99,10 @@ export async function checkRuleForm(
   };
 }
 
-export interface SeriesValues {
+type RuleField = 'amount' | 'design' | 'brand' | 'template' | 'sender';
+
+export interface SeriesValues extends CheckedCard {
   recipientUserIds: string[];
-  productId: string;
-  amountCents: number;
   message: string;
   cadence: Cadence;
   weekday: number | null;
@@ -72,7 +111,7 @@ export interface SeriesValues {
   timezone: string;
 }
 
-type SeriesField = 'recipients' | 'amount' | 'design' | 'cadence' | 'weekday' | 'day' | 'time';
+type SeriesField = 'recipients' | 'amount' | 'design' | 'brand' | 'cadence' | 'weekday' | 'day' | 'time';
 
 export async function checkSeriesForm(
   catalog: DesignCatalog,
@@ -80,6 +119,8 @@ export async function checkSeriesForm(
     senderUserId: string;
     recipientUserIds: string[];
     productId: string | undefined;
+    /** A brand picked instead of a design. */
+    brandId?: string | undefined;
     amount: string | undefined;
     message: string;
     cadence: string | undefined;
@@ -88,6 +129,7 @@ export async function checkSeriesForm(
     time: string | undefined;
     timezone: string | undefined;
   },
+  branded?: BrandedFormDeps,
 ): Promise<FormCheck<SeriesValues, SeriesField>> {
   const errors: FormErrors<SeriesField> = {};
   const recipients = [...new Set(form.recipientUserIds)].filter((id) => id !== form.senderUserId);
@@ -97,7 +139,7 @@ export async function checkSeriesForm(
         ? 'You cannot send kudos to yourself; pick someone else.'
         : 'Pick at least one person.';
   if (recipients.length > 100) errors.recipients = 'At most 100 people.';
-  const cents = await checkAmountAndDesign(catalog, form.amount, form.productId, errors);
+  const card = await checkCard(catalog, branded, form, errors);
   const cadence = form.cadence as Cadence | undefined;
   if (cadence !== 'weekly' && cadence !== 'monthly_day' && cadence !== 'last_working_day')
     errors.cadence = 'Pick how often.';
@@ -107,13 +149,12 @@ export async function checkSeriesForm(
   if (cadence === 'monthly_day' && !(day && Number.isInteger(day) && day >= 1 && day <= 31))
     errors.day = 'Enter a day of the month from 1 to 31.';
   if (!form.time || !/^([01]\d|2[0-3]):[0-5]\d$/.test(form.time)) errors.time = 'Pick the time.';
-  if (Object.keys(errors).length > 0 || cents === undefined) return formRefused(errors);
+  if (Object.keys(errors).length > 0 || card === undefined) return formRefused(errors);
   return {
     ok: true,
     value: {
       recipientUserIds: recipients,
-      productId: form.productId!,
-      amountCents: cents,
+      ...card,
       message: form.message.trim(),
       cadence: cadence!,
       weekday: cadence === 'weekly' ? weekday : null,

@@ -24,6 +24,7 @@ import {
 } from '../../db/schema/index.js';
 import { createPeriodicJob, type PeriodicJob } from '../../lib/periodic-job.js';
 import { toCents } from '../../rewards/index.js';
+import { estimateUsdCents } from '../branded/exchange-rates.js';
 import { formatUsd } from '../common/money.js';
 import type { ProfileDirectory } from '../common/ports.js';
 import { displayNameOf, isChatRefusal } from '../common/ports.js';
@@ -317,12 +318,12 @@ export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRo
   const request =
     occ.source === 'recurring' ? await recurringRequest(deps.db, occ) : await celebrationRequest(deps, occ);
   if ('stop' in request) return (await settle(deps.db, occ, stopValues(occ, request))) ? request.stop : 'yielded';
-  const { owner, ...send } = request;
+  const { owner, currency, ...send } = request;
   // Kudos' known spending limits: a run over one waits (and is tried again) rather than being ordered.
   const over = await checkSendAgainstLimits(
     deps.db,
     ws,
-    Math.round(send.amountDollars * 100) * send.recipientUserIds.length,
+    await usdCentsOf(deps, ws, send, currency),
     deps.now(),
     'This run',
   );
@@ -374,6 +375,23 @@ export async function dispatchOccurrence(deps: AutomationDeps, occ: OccurrenceRo
   if ('outcome' in held) return held.outcome;
   await startRecordedSend(deps, held.recorded);
   return 'sent';
+}
+
+/**
+ * What a run counts against Kudos' known spending limits, in USD cents: a branded card's judged cost
+ * (its learned rate plus the safety margin; 0 when it cannot be judged, and then it waits for an
+ * approver), else its amount.
+ */
+async function usdCentsOf(
+  deps: AutomationDeps,
+  ws: Workspace,
+  send: Pick<AutomatedSendRequest, 'amount' | 'card' | 'recipientUserIds'>,
+  currency: string,
+): Promise<number> {
+  const cents = Math.round(send.amount * 100);
+  if (send.card !== 'BRANDED_CARD') return cents * send.recipientUserIds.length;
+  const estimate = await estimateUsdCents(deps.db, ws, currency, cents, deps.now());
+  return estimate.basis === 'unknown' ? 0 : estimate.judgedCents * send.recipientUserIds.length;
 }
 
 function stopValues(occ: OccurrenceRow, stop: Stop): Partial<typeof automationOccurrences.$inferInsert> {
@@ -540,7 +558,13 @@ async function ownerOf(
   return rule ? { owner: rule.updatedBy ?? rule.senderUserId, recipientUserIds: [occ.subjectUserId!] } : undefined;
 }
 
-type RequestOrStop = (Omit<AutomatedSendRequest, 'workspace' | 'sourceKey'> & { owner: string }) | Stop;
+type RequestOrStop =
+  | (Omit<AutomatedSendRequest, 'workspace' | 'sourceKey'> & {
+      owner: string;
+      /** The currency of `amount` (a branded card's; USD for a choice card). */
+      currency: string;
+    })
+  | Stop;
 
 async function recurringRequest(db: Database, occ: OccurrenceRow): Promise<RequestOrStop> {
   const [series] = await db
@@ -552,7 +576,10 @@ async function recurringRequest(db: Database, occ: OccurrenceRow): Promise<Reque
   return {
     senderUserId: series.senderUserId,
     recipientUserIds: series.recipientUserIds,
-    amountDollars: series.amountCents / 100,
+    // In cents of the series' currency for a brand: 2000 is £20.
+    amount: series.amountCents / 100,
+    card: series.cardType,
+    currency: series.currency,
     message: series.message,
     productId: series.productId,
     origin: { kind: 'recurring', seriesId: series.id, occurrenceKey: occ.key },
@@ -591,7 +618,9 @@ async function celebrationRequest(deps: AutomationDeps, occ: OccurrenceRow): Pro
   return {
     senderUserId: rule.senderUserId,
     recipientUserIds: [subject],
-    amountDollars: rule.amountCents / 100,
+    amount: rule.amountCents / 100,
+    card: rule.cardType,
+    currency: rule.currency,
     message: fillTemplate(rule.messageTemplate, { name, years: years ?? occ.years ?? undefined }),
     productId: rule.productId,
     origin: { kind: 'celebration', celebration: kind, occurrenceKey: occ.key },
@@ -934,7 +963,9 @@ export async function skipOccurrence(
 export type CelebrationRuleInput = Pick<
   CelebrationRuleRow,
   'enabled' | 'amountCents' | 'productId' | 'messageTemplate' | 'senderUserId' | 'channelId' | 'profileFieldId'
->;
+> &
+  /** A brand (`amountCents` in cents of `currency`); a choice card when absent. */
+  Partial<Pick<CelebrationRuleRow, 'cardType' | 'currency'>>;
 
 export async function saveCelebrationRule(
   db: Database,
@@ -943,6 +974,8 @@ export async function saveCelebrationRule(
   input: CelebrationRuleInput,
   actorUserId: string,
 ): Promise<CelebrationRuleRow> {
+  // Saved whole: a rule changed from a brand back to a design is a choice card in USD again.
+  input = { ...input, cardType: input.cardType ?? 'CHOICE_CARD', currency: input.currency ?? 'USD' };
   const values = { ...ws, kind, ...input, updatedBy: actorUserId, updatedAt: new Date() };
   const [row] = await db
     .insert(celebrationRules)

@@ -106,7 +106,10 @@ export async function limitUsage(db: Database, ws: Workspace, now: Date): Promis
       ),
     );
   const linksAt = rewardLinkRequests.createdAt;
-  const linksSpent = sql<string>`(case when ${rewardLinkRequests.status} = 'pending' then ${rewardLinkRequests.quantity} else ${rewardLinkRequests.createdQuantity} end)::bigint * ${rewardLinkRequests.amountCents}`;
+  // Settled: what the created parts were charged once known (a branded card's actual cost), else the
+  // judged cost; pending: the judged cost of all its links, or more when its charged parts cost more.
+  const r = rewardLinkRequests;
+  const linksSpent = sql<string>`(case when ${r.status} = 'pending' then greatest(${r.quantity}::bigint * ${r.amountCents}, coalesce(${r.costCents}, 0)) else coalesce(${r.costCents}, ${r.createdQuantity}::bigint * ${r.amountCents}) end)`;
   const [links] = await db
     .select({
       today: sql<string>`coalesce(sum(${linksSpent}) filter (where ${linksAt} >= ${dayStart.toISOString()}), 0)`,

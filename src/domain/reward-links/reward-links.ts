@@ -7,14 +7,22 @@
 // request with any part created is never reported as failed: it says exactly what was created, and
 // the created links reach the requester by DM once their order is COMPLETE (order-finished.ts).
 // A lost answer is never a refusal: the part is tried again with its own key (the API recovers it).
+// Branded links (branded-links.ts) are ordered at face value in the brand's currency; each part's
+// `totalCost` is recorded (cost_cents) and teaches the workspace's rate of that currency.
 import { and, eq, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 
 import type { Logger } from '../../config/logger.js';
 import type { Database } from '../../db/client.js';
-import { type RewardLinkRequestRow, rewardLinkRequests, type RewardLinkRequestStatus } from '../../db/schema/index.js';
-import { splitQuantity, toCents } from '../../rewards/index.js';
+import {
+  type CardType,
+  type RewardLinkRequestRow,
+  rewardLinkRequests,
+  type RewardLinkRequestStatus,
+} from '../../db/schema/index.js';
+import { type OrderSummary, splitQuantity, toCents } from '../../rewards/index.js';
 import type { RewardsAccounts } from '../accounts/rewards-accounts.js';
 import { classifyRewardsFailure } from '../accounts/rewards-failures.js';
+import { learnRateFromOrder } from '../branded/exchange-rates.js';
 import { centsToDecimal, formatUsd } from '../common/money.js';
 import type { Messenger } from '../common/ports.js';
 import { type Refused, refused } from '../common/refusal.js';
@@ -25,6 +33,7 @@ import { postOnce } from '../notices/outbox.js';
 import { scheduleOrderCheck } from '../sending/order-check-schedule.js';
 import type { SendPolicy } from '../sending/send-policy.js';
 import { recordAudit } from '../workspaces/audit-trail.js';
+import { brandedLinksBlocked, brandedRateMoved, chargedCents } from './branded-links.js';
 import { partKey } from './link-parts.js';
 
 /**
@@ -62,7 +71,8 @@ export type RecordedLinkRequest =
 
 /**
  * Records a request, with its audit row, under the per-sender lock that sends use: `pending` when the
- * policy lets it go straight out, `awaiting_approval` when it needs approval (threshold, budget).
+ * policy lets it go straight out, `awaiting_approval` when it needs approval (threshold, budget, or
+ * `waitReason`: a branded card whose USD cost cannot be judged before charging).
  */
 export async function recordRewardLinkRequest(
   db: Database,
@@ -74,9 +84,15 @@ export async function recordRewardLinkRequest(
     productId: string;
     designName: string;
     quantity: number;
+    /** Per link, USD cents: a branded card's judged cost (0 when it cannot be judged). */
     amountCents: number;
+    cardType?: CardType;
+    /** A branded card's face value per link, in cents of `faceCurrency`. */
+    faceCurrency?: string | null;
+    faceCents?: number | null;
   },
   now: Date = new Date(),
+  opts: { waitReason?: string | undefined } = {},
 ): Promise<RecordedLinkRequest> {
   const draft = {
     teamId: values.teamId,
@@ -94,8 +110,9 @@ export async function recordRewardLinkRequest(
     // them counted): a request that would break one is refused whole, before any part is charged.
     const limits = await checkSendAgainstLimits(tx, { teamId: values.teamId }, draft.totalCents, now, 'These links');
     if (!limits.ok) return limits;
-    const route = policy.recheck ? await policy.recheck(tx, draft) : await policy.route(draft);
-    if (route.kind === 'refuse') return refused('policy_refused', route.message);
+    const decided = policy.recheck ? await policy.recheck(tx, draft) : await policy.route(draft);
+    if (decided.kind === 'refuse') return refused('policy_refused', decided.message);
+    const route = opts.waitReason ? { kind: 'needs_approval' as const, reason: opts.waitReason } : decided;
     // Above the threshold or past the budget: recorded waiting for an approver; nothing is ordered
     // until one approves (link-approvals.ts).
     const waiting = route.kind === 'needs_approval';
@@ -115,6 +132,9 @@ export async function recordRewardLinkRequest(
         amountCents: values.amountCents,
         totalCents: draft.totalCents,
         productId: values.productId,
+        ...(values.cardType === 'BRANDED_CARD'
+          ? { cardType: values.cardType, faceCurrency: values.faceCurrency, faceCents: values.faceCents }
+          : {}),
         ...(waiting ? { needsApproval: route.reason } : {}),
       },
     });
@@ -224,7 +244,7 @@ async function placeClaimed(
       // would count that order against the request. Look it up by its key before judging anything.
       const first = await rewards.orders.findByClientOrderId(partKey(row, 0), signalOpt);
       if (first) {
-        const recorded = await recordCreatedPart(deps, row, 0, parts[0]!, first.orderId, opts);
+        const recorded = await recordCreatedPart(deps, row, 0, parts[0]!, first, opts);
         if (!recorded) {
           log.warn('the claim was lost while recording the first part; its new holder continues with the same keys');
           return 'skipped';
@@ -234,6 +254,9 @@ async function placeClaimed(
       }
     }
     if (row.partsCreated === 0) {
+      // A branded request (perhaps one that waited for approval): its brand read again, its rate checked.
+      const blocked = await brandedLinksBlocked(deps.db, rewards, row);
+      if (blocked) return await settle(deps, row, 'failed', blocked.code, blocked.reason, log);
       // Before the first part: the whole request must fit the balance (the known spending limits were
       // checked when it was recorded; the API does not show them, so a limit refusal part-way can
       // still happen and is reported exactly, see below).
@@ -247,12 +270,16 @@ async function placeClaimed(
     }
     for (let index = row.partsCreated; index < parts.length; index++) {
       const quantity = parts[index]!;
+      // A later part of a branded request: the rate its earlier parts taught may have risen beyond the margin.
+      const moved = index > 0 ? await brandedRateMoved(deps.db, row, row.quantity - row.createdQuantity) : undefined;
+      if (moved) return await settle(deps, row, 'partial', 'RATE_MOVED', moved, log);
       const created = await rewards.orders.createRewardLinks(
-        { cardType: 'CHOICE_CARD', productId: row.productId, quantity, amountPerLink: centsToDecimal(row.amountCents) },
+        { cardType: row.cardType, productId: row.productId, quantity, amountPerLink: amountPerLink(row) },
         { idempotencyKey: partKey(row, index), ...signalOpt },
       );
       const orderId = created.order.orderId;
-      const recorded = await recordCreatedPart(deps, row, index, quantity, orderId, opts);
+      await learnFromBrandedPart(deps, row, quantity, created.order, log);
+      const recorded = await recordCreatedPart(deps, row, index, quantity, created.order, opts);
       if (!recorded) {
         log.warn('the claim was lost while creating parts; its new holder continues with the same keys');
         return 'skipped';
@@ -289,19 +316,46 @@ async function placeClaimed(
   }
 }
 
+/** The amount of one link as the API takes it: a branded card's face value in its currency, else USD. */
+function amountPerLink(row: RewardLinkRequestRow): string {
+  return centsToDecimal(row.cardType === 'BRANDED_CARD' ? (row.faceCents ?? row.amountCents) : row.amountCents);
+}
+
+/** What a branded part was charged teaches the workspace's rate of its currency (a failure only costs the lesson). */
+async function learnFromBrandedPart(
+  deps: RewardLinkDeps,
+  row: RewardLinkRequestRow,
+  quantity: number,
+  order: OrderSummary,
+  log: Logger,
+): Promise<void> {
+  if (row.cardType !== 'BRANDED_CARD' || !row.faceCurrency || row.faceCents === null) return;
+  await learnRateFromOrder(
+    deps.db,
+    row,
+    { currency: row.faceCurrency, faceCents: row.faceCents * quantity },
+    order,
+  ).catch((error: unknown) => log.warn('learning the exchange rate from reward links failed', { error }));
+}
+
 /**
  * A created part, recorded at once (a refusal of a later part, or a crash, can never lose a paid
- * part) with its completion check; undefined when the claim was lost meanwhile.
+ * part) with what it was charged and its completion check; undefined when the claim was lost meanwhile.
  */
 async function recordCreatedPart(
   deps: RewardLinkDeps,
   row: RewardLinkRequestRow,
   index: number,
   quantity: number,
-  orderId: string,
+  order: Pick<OrderSummary, 'orderId' | 'totalCost'>,
   opts: { firstCheckDelayMs: number; leaseMs: number },
 ): Promise<RewardLinkRequestRow | undefined> {
+  const orderId = order.orderId;
+  const charged = chargedCents(order);
   const recorded = await updateClaimed(deps.db, row, {
+    ...(charged !== undefined
+      ? { costCents: sql`coalesce(${rewardLinkRequests.costCents}, 0) + ${charged}::integer` }
+      : {}),
     // In creation order (part order), each once.
     orderIds: sql`case when ${rewardLinkRequests.orderIds} @> ${JSON.stringify([orderId])}::jsonb then ${rewardLinkRequests.orderIds} else ${rewardLinkRequests.orderIds} || ${JSON.stringify([orderId])}::jsonb end`,
     partsCreated: index + 1,
@@ -347,7 +401,7 @@ async function settle(
       quantity: settled.quantity,
       createdQuantity: settled.createdQuantity,
       amountCents: settled.amountCents,
-      chargedCents: settled.createdQuantity * settled.amountCents,
+      chargedCents: settled.costCents ?? settled.createdQuantity * settled.amountCents,
       orderIds: settled.orderIds,
       ...(code ? { errorCode: code } : {}),
     },

@@ -3,6 +3,7 @@
 import type { CelebrationKind, CelebrationRuleRow, OccurrenceRow, RecurringSeriesRow } from '../../db/schema/index.js';
 import type { Design } from '../../domain/accounts/design-catalog.js';
 import { type ImportReport, MAX_CSV_BYTES, MAX_CSV_ROWS } from '../../domain/automations/celebration-csv.js';
+import { formatFace } from '../../domain/branded/currency.js';
 import { formatUsd } from '../../domain/common/money.js';
 import type { ProfileField } from '../../domain/common/ports.js';
 import { formatInTimeZone } from '../../lib/date-fns-tz.js';
@@ -32,9 +33,12 @@ const button = (text: string, actionId: string, value?: string, style?: 'primary
  */
 export function ruleSummary(kind: CelebrationKind, rule: CelebrationRuleRow | undefined, designName?: string): string {
   if (!rule) return `*${KIND_LABEL[kind]}*: not set up`;
-  const card = designName
-    ? `a ${formatUsd(rule.amountCents)} ${escapeMrkdwn(designName)} card`
-    : `a ${formatUsd(rule.amountCents)} card`;
+  const card =
+    rule.cardType === 'BRANDED_CARD'
+      ? `a ${formatFace(rule.amountCents, rule.currency)} branded card`
+      : designName
+        ? `a ${formatUsd(rule.amountCents)} ${escapeMrkdwn(designName)} card`
+        : `a ${formatUsd(rule.amountCents)} card`;
   return `*${KIND_LABEL[kind]}*: ${rule.enabled ? 'on' : 'off'} · ${card} · from ${mentionUser(rule.senderUserId)}${rule.channelId ? ` · in <#${rule.channelId}>` : ''}\n> ${escapeMrkdwn(rule.messageTemplate)}`;
 }
 
@@ -138,6 +142,21 @@ export function buildCelebrationsMessage(input: {
   return { text: input.note ?? 'Celebrations', blocks };
 }
 
+/** The amount's label: USD for a design, the brand's own currency for a brand. */
+const AMOUNT_LABEL = 'Amount per person (USD; a brand’s own currency)';
+const BRAND_HINT = 'A brand card (e.g. Tesco in £) sent instead of the design; the amount is then in its currency.';
+
+/** A brand picker that searches the brand catalog as one types (options load: brand-options.ts). */
+function brandSearch(actionId: string, initial: { text: ReturnType<typeof plain>; value: string } | undefined) {
+  return {
+    type: 'external_select',
+    action_id: actionId,
+    placeholder: plain('Search brands'),
+    min_query_length: 0,
+    ...(initial ? { initial_option: initial } : {}),
+  };
+}
+
 /** A design picker that searches the catalog as one types (options load: src/slack/options, action `design`). */
 function designSearch(
   actionId: string,
@@ -165,16 +184,19 @@ export function buildRuleModal(input: {
     { text: plain('Off'), value: 'off' },
   ];
   // Searched as the admin types (external_select, the send form's design search): any design of a long catalog.
+  const branded = r?.cardType === 'BRANDED_CARD';
   const current = r ? input.designs.find((d) => d.productId === r.productId) : undefined;
-  const initialDesign = r
-    ? {
-        text: plain(
-          current ? `${current.name} (${formatUsd(current.minCents)}–${formatUsd(current.maxCents)})` : r.productId,
-          75,
-        ),
-        value: r.productId.slice(0, 150),
-      }
-    : undefined;
+  const initialBrand = r && branded ? { text: plain(r.productId, 75), value: r.productId.slice(0, 150) } : undefined;
+  const initialDesign =
+    r && !branded
+      ? {
+          text: plain(
+            current ? `${current.name} (${formatUsd(current.minCents)}–${formatUsd(current.maxCents)})` : r.productId,
+            75,
+          ),
+          value: r.productId.slice(0, 150),
+        }
+      : undefined;
   return {
     type: 'modal',
     callback_id: Celebrations.ruleModal.callbackId,
@@ -196,16 +218,18 @@ export function buildRuleModal(input: {
       ),
       input_(
         B.amount,
-        'Amount per person (USD)',
+        AMOUNT_LABEL,
         {
           type: 'number_input',
           action_id: A.amount,
-          is_decimal_allowed: false,
+          // A brand's amounts may have decimals (€10.50); a design's whole dollars are checked on submit.
+          is_decimal_allowed: true,
           ...(r ? { initial_value: String(r.amountCents / 100) } : {}),
         },
         false,
       ),
-      input_(B.design, 'Card design', designSearch(A.design, initialDesign), false),
+      input_(B.design, 'Card design', designSearch(A.design, initialDesign), true),
+      input_(B.brand, 'Or a brand', brandSearch(A.brand, initialBrand), true, BRAND_HINT),
       input_(
         B.template,
         'Message',
@@ -338,6 +362,13 @@ export function describeCadence(
   return `on the last working day of each month ${at}`;
 }
 
+/** "a $25 card each", or for a brand "a £20 card each" (its own currency). */
+function seriesCard(series: RecurringSeriesRow): string {
+  const recipientCount = series.recipientUserIds.length;
+  if (series.cardType !== 'BRANDED_CARD') return cardEach({ amountCents: series.amountCents, recipientCount });
+  return `a ${formatFace(series.amountCents, series.currency)} branded card${recipientCount > 1 ? ' each' : ''}`;
+}
+
 /** Series shown per page of `/kudos recurring` (two blocks each, well inside a message's 50). */
 export const RECURRING_PAGE_SIZE = 10;
 
@@ -351,7 +382,7 @@ export function buildRecurringList(
     const who = series.recipientUserIds.map(mentionUser).join(', ');
     blocks.push(
       section(
-        `${cardEach({ amountCents: series.amountCents, recipientCount: series.recipientUserIds.length })} to ${who} ${describeCadence(series)}${opts.showSender ? ` · from ${mentionUser(series.senderUserId)}` : ''}${series.status === 'paused' ? ' · *paused*' : ''}`,
+        `${seriesCard(series)} to ${who} ${describeCadence(series)}${opts.showSender ? ` · from ${mentionUser(series.senderUserId)}` : ''}${series.status === 'paused' ? ' · *paused*' : ''}`,
       ),
     );
     blocks.push({
@@ -434,11 +465,13 @@ export function buildRecurringModal(input: { userIds?: string[] }): Record<strin
         },
         false,
       ),
-      input_(B.design, 'Card design', designSearch(A.design, undefined), false),
+      input_(B.design, 'Card design', designSearch(A.design, undefined), true),
+      input_(B.brand, 'Or a brand', brandSearch(A.brand, undefined), true, BRAND_HINT),
       input_(
         B.amount,
-        'Amount per person (USD)',
-        { type: 'number_input', action_id: A.amount, is_decimal_allowed: false },
+        AMOUNT_LABEL,
+        // A brand's amounts may have decimals (€10.50); a design's whole dollars are checked on submit.
+        { type: 'number_input', action_id: A.amount, is_decimal_allowed: true },
         false,
       ),
       input_(

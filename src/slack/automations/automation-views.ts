@@ -88,21 +88,27 @@ async function onRuleSubmitted(deps: ListenerDeps, { ack, body: raw }: ViewArgs)
     });
   const { blocks: B, actions: A } = Celebrations.ruleModal;
   const get = reader(view.state.values);
-  const checked = await checkRuleForm(deps.catalog.of(ws), {
-    enabled: get(B.enabled, A.enabled).selected_option?.value === 'on',
-    amount: get(B.amount, A.amount).value ?? undefined,
-    productId: get(B.design, A.design).selected_option?.value,
-    template: get(B.template, A.template).value ?? undefined,
-    senderUserId: get(B.sender, A.sender).selected_user ?? undefined,
-    channelId: get(B.channel, A.channel).selected_conversation ?? undefined,
-    profileFieldId: get(B.profileField, A.profileField).selected_option?.value,
-  });
+  const checked = await checkRuleForm(
+    deps.catalog.of(ws),
+    {
+      enabled: get(B.enabled, A.enabled).selected_option?.value === 'on',
+      amount: get(B.amount, A.amount).value ?? undefined,
+      productId: get(B.design, A.design).selected_option?.value,
+      brandId: get(B.brand, A.brand).selected_option?.value,
+      template: get(B.template, A.template).value ?? undefined,
+      senderUserId: get(B.sender, A.sender).selected_user ?? undefined,
+      channelId: get(B.channel, A.channel).selected_conversation ?? undefined,
+      profileFieldId: get(B.profileField, A.profileField).selected_option?.value,
+    },
+    { db: deps.db, brands: deps.brands.of(ws), ws },
+  );
   if (!checked.ok)
     return ack({
       response_action: 'errors',
       errors: blockErrors(checked.errors, {
         amount: B.amount,
         design: B.design,
+        brand: B.brand,
         template: B.template,
         sender: B.sender,
       }),
@@ -201,18 +207,23 @@ async function onRecurringSubmitted(deps: ListenerDeps, { ack, body: raw }: View
     const message = `Slack is busy right now (its rate limit), so your time zone could not be read. Nothing was saved. Press Save again in ${secondsToWait(error.retryAfterSeconds)} s.`;
     return ack({ response_action: 'errors', errors: { [B.time]: message } });
   }
-  const checked = await checkSeriesForm(deps.catalog.of(ws), {
-    senderUserId: body.user.id,
-    recipientUserIds: get(B.recipients, A.recipients).selected_users ?? [],
-    productId: get(B.design, A.design).selected_option?.value,
-    amount: get(B.amount, A.amount).value ?? undefined,
-    message: get(B.message, A.message).value ?? '',
-    cadence: get(B.cadence, A.cadence).selected_option?.value,
-    weekday: get(B.weekday, A.weekday).selected_option?.value,
-    day: get(B.day, A.day).value ?? undefined,
-    time: get(B.time, A.time).selected_time ?? undefined,
-    timezone: sender?.tz,
-  });
+  const checked = await checkSeriesForm(
+    deps.catalog.of(ws),
+    {
+      senderUserId: body.user.id,
+      recipientUserIds: get(B.recipients, A.recipients).selected_users ?? [],
+      productId: get(B.design, A.design).selected_option?.value,
+      brandId: get(B.brand, A.brand).selected_option?.value,
+      amount: get(B.amount, A.amount).value ?? undefined,
+      message: get(B.message, A.message).value ?? '',
+      cadence: get(B.cadence, A.cadence).selected_option?.value,
+      weekday: get(B.weekday, A.weekday).selected_option?.value,
+      day: get(B.day, A.day).value ?? undefined,
+      time: get(B.time, A.time).selected_time ?? undefined,
+      timezone: sender?.tz,
+    },
+    { db: deps.db, brands: deps.brands.of(ws), ws },
+  );
   if (!checked.ok) {
     return ack({
       response_action: 'errors',
@@ -220,6 +231,7 @@ async function onRecurringSubmitted(deps: ListenerDeps, { ack, body: raw }: View
         recipients: B.recipients,
         amount: B.amount,
         design: B.design,
+        brand: B.brand,
         cadence: B.cadence,
         weekday: B.weekday,
         day: B.day,

@@ -70,9 +70,12 @@ export function registerWorkflowStep(app: App, deps: ListenerDeps): void {
         workspace: workspaceOf(body),
         senderUserId: input.sender,
         recipientUserIds: input.recipients,
-        amountDollars: input.amount,
+        // In the product's currency: USD for a choice card, the brand's own for a branded product.
+        amount: input.amount,
         message: input.message ?? '',
         productId: input.design || undefined,
+        // A choice-card design if the choice catalog has it, else a branded product.
+        card: 'ANY',
         // A retried function_executed event carries the same execution id: one send.
         sourceKey: `workflow:${event.function_execution_id}`,
         origin: {

@@ -8,6 +8,11 @@ import { type Block, clip, context, plain, plainTextInput, section } from '../ki
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 
 /** Slack allows 50 blocks in a message: 3 per campaign plus the header, the button and the footer. */
+
+/** Said where a campaign is made or picked: campaigns send choice cards only (the API's rule). */
+const CAMPAIGN_CHOICE_ONLY =
+  'Campaigns send choice cards (the recipient picks the brand); a brand is sent without a campaign.';
+
 export const CAMPAIGN_LIST_MAX = 15;
 
 export interface CampaignListItem {
@@ -53,7 +58,7 @@ function spendLine(spend: CampaignSpend | undefined): string {
 export function buildCampaignList(items: CampaignListItem[], opts: { note?: string } = {}): SlackMessageContent {
   const blocks: Block[] = [
     section(
-      `*Campaigns* (${items.length})\nA campaign (e.g. “Q4 spot awards”) gives senders a design, an amount range and an e-mail template to pick in the send form; its spend is counted here, in \`/kudos audit csv\`, and it is kept in the Rewards account too.`,
+      `*Campaigns* (${items.length})\nA campaign (e.g. “Q4 spot awards”) gives senders a design, an amount range and an e-mail template to pick in the send form (campaigns send choice cards: the recipient picks the brand); its spend is counted here, in \`/kudos audit csv\`, and it is kept in the Rewards account too.`,
     ),
     {
       type: 'actions',
@@ -169,6 +174,8 @@ export function buildCampaignModal(state: CampaignModalState): Record<string, un
         type: 'input',
         block_id: B.design,
         label: plain('Card design'),
+        // The Rewards API's campaigns carry choice cards only: no brand can be picked here.
+        hint: plain(CAMPAIGN_CHOICE_ONLY),
         element: {
           type: 'external_select',
           action_id: Campaigns.modal.designAction,

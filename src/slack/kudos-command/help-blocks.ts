@@ -16,7 +16,7 @@ const SENDER_LINES = [
 const ADMIN_LINES = [
   `*${COMMAND} settings* — channels, approvers, threshold, who may send and monthly allowances, defaults, admins, company values, require a message, +1 reaction, leaderboard amounts, weekly digest`,
   `*${COMMAND} audit* / *${COMMAND} audit csv* — the audit trail, or all of it as a CSV file by DM`,
-  `*${COMMAND} links N AMOUNT [design]* — N reward links of AMOUNT each, sent to you by DM`,
+  `*${COMMAND} links N AMOUNT [design]* — N reward links of AMOUNT each, sent to you by DM; *links N AMOUNT brand NAME* for a brand, AMOUNT in its currency`,
   `*${COMMAND} topup* — ask for an ACH top-up; a second admin approves it`,
   `*${COMMAND} limits* — ask for higher daily / monthly spending limits (\`balance\` shows what is used)`,
   `*${COMMAND} ledger [YYYY-MM] [csv]* — the month's balance movements, reconciled with Kudos orders; \`csv\` sends them by DM`,

@@ -1,28 +1,13 @@
 // Messages of reward links: the links by DM (in parts), a failed or partial request, and the
 // approvers' request with what the requester is told. Pure builders; every piece of outside text is escaped.
 import type { RewardLinkRequestRow } from '../../db/schema/index.js';
-import { faceAmount, usdInAll, valueInAll } from '../../domain/branded/card-amounts.js';
+import { formatFace } from '../../domain/branded/currency.js';
+import { SAFETY_MARGIN_PERCENT } from '../../domain/branded/usd-cost.js';
 import { formatUsd } from '../../domain/common/money.js';
+import { linkFace } from '../../domain/reward-links/branded-links.js';
 import { LinkApproval } from '../ids.js';
-import { brandedOf, cardColumns, spendSentence } from '../kit/card-amounts.js';
 import { type Block, context, plain, section, type SlackMessageContent } from '../kit/mrkdwn.js';
 import { escapeMrkdwn, mentionUser } from '../kit/mrkdwn-escape.js';
-
-/** One link's value: "$25"; a branded card's face in its currency, "£25". */
-export function linkAmount(request: RewardLinkRequestRow): string {
-  const face = brandedOf(request);
-  return face ? faceAmount(face) : formatUsd(request.amountCents);
-}
-
-/** `count` links' value: "$250"; a branded card's face with its USD, "£250 (about $333)". */
-export function linksValue(request: RewardLinkRequestRow, count: number): string {
-  return brandedOf(request) ? valueInAll(cardColumns(request), count) : formatUsd(count * request.amountCents);
-}
-
-/** What `count` links cost in USD alone: "$250", "about $333", "USD cost known after ordering". */
-function linksUsd(request: RewardLinkRequestRow, count: number): string {
-  return brandedOf(request) ? usdInAll(cardColumns(request), count) : formatUsd(count * request.amountCents);
-}
 
 /** One DM with (a part of) the links of a reward-link order. */
 export function buildRewardLinksDm(
@@ -31,7 +16,7 @@ export function buildRewardLinksDm(
   links: string[],
   part: { index: number; count: number },
 ): SlackMessageContent {
-  const head = `:link: Your ${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${linkAmount(request)} (${escapeMrkdwn(request.designName)}) are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}. Each link is a gift card: share them privately.`;
+  const head = `:link: Your ${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${linkFace(request)} (${escapeMrkdwn(request.designName)}) are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}. Each link is a gift card: share them privately.`;
   const list = links.map((link) => `• ${escapeMrkdwn(link)}`).join('\n');
   return {
     text: `Your reward links are ready${part.count > 1 ? ` (part ${part.index + 1} of ${part.count})` : ''}:\n${links.join('\n')}`,
@@ -44,7 +29,7 @@ export function buildRewardLinksDm(
 }
 
 export function buildRewardLinksFailed(request: RewardLinkRequestRow, reason: string): SlackMessageContent {
-  const text = `Your ${request.quantity} reward links of ${linkAmount(request)} could not be created: ${reason}`;
+  const text = `Your ${request.quantity} reward links of ${linkFace(request)} could not be created: ${reason}`;
   return { text, blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
 }
 
@@ -52,8 +37,8 @@ export function buildRewardLinksFailed(request: RewardLinkRequestRow, reason: st
 export function buildRewardLinksPartial(request: RewardLinkRequestRow, reason: string): SlackMessageContent {
   const missing = request.quantity - request.createdQuantity;
   const text =
-    `Only ${request.createdQuantity} of your ${request.quantity} reward links of ${linkAmount(request)} were created ` +
-    `(${linksUsd(request, request.createdQuantity)} charged, order${request.orderIds.length === 1 ? '' : 's'} ${request.orderIds.join(', ')}). ` +
+    `Only ${request.createdQuantity} of your ${request.quantity} reward links of ${linkFace(request)} were created ` +
+    `(${formatUsd(request.costCents ?? request.createdQuantity * request.amountCents)} charged, order${request.orderIds.length === 1 ? '' : 's'} ${request.orderIds.join(', ')}). ` +
     `The other ${missing} could not be created: ${reason} Nothing was charged for them. ` +
     `The ${request.createdQuantity} created links will reach you here once they are ready. To make the rest, ask for ${missing} more.`;
   return { text, blocks: [section(`:warning: ${escapeMrkdwn(text)}`)] };
@@ -74,14 +59,34 @@ function chunkLines(text: string, max: number): string[] {
   return chunks;
 }
 
+/**
+ * What a request costs in USD as far as is known: what it was charged, else a choice card's (or a USD
+ * brand's) total, the judged cost of a branded card (its learned rate plus the safety margin), or
+ * that it is known only after charging (no rate learned yet).
+ */
+function linksCost(request: RewardLinkRequestRow): string {
+  if (request.costCents !== null && request.partsCreated > 0) return `${formatUsd(request.costCents)} charged`;
+  const judged = formatUsd(request.quantity * request.amountCents);
+  if (request.cardType !== 'BRANDED_CARD' || request.faceCurrency === 'USD' || !request.faceCurrency)
+    return `${judged} in total`;
+  const face = formatFace((request.faceCents ?? 0) * request.quantity, request.faceCurrency);
+  if (request.amountCents === 0) return `${face} in total; the USD total is known only after charging`;
+  return `${face} in total, up to ${judged} in USD (the learned ${request.faceCurrency} rate plus a ${SAFETY_MARGIN_PERCENT}% safety margin)`;
+}
+
+/** A reason without its closing full stop, to sit inside a sentence (a branded card's reason has one). */
+function sentence(reason: string): string {
+  return reason.replace(/\.$/, '');
+}
+
 function linksSummary(request: RewardLinkRequestRow): string {
-  return `${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${linkAmount(request)} (${escapeMrkdwn(request.designName)}), ${linksValue(request, request.quantity)} in total`;
+  return `${request.quantity} reward ${request.quantity === 1 ? 'link' : 'links'} of ${linkFace(request)} (${escapeMrkdwn(request.designName)}), ${linksCost(request)}`;
 }
 
 /** The approvers' message about a reward-link request: Approve/Reject while it waits, the decision after. */
 export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMessageContent {
   const head = `:link: ${mentionUser(request.requesterUserId)} asks for ${linksSummary(request)}.`;
-  const why = request.approvalReason ? `\nIt needs approval: ${escapeMrkdwn(request.approvalReason)}.` : '';
+  const why = request.approvalReason ? `\nIt needs approval: ${escapeMrkdwn(sentence(request.approvalReason))}.` : '';
   const blocks: Block[] = [section(`${head}${why}`)];
   if (request.status === 'awaiting_approval') {
     blocks.push({
@@ -96,7 +101,7 @@ export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMe
           value: request.id,
           confirm: {
             title: plain('Approve these links?', 100),
-            text: plain(spendSentence(request, request.quantity), 300),
+            text: plain(`The Rewards balance pays for them: ${linksCost(request)}.`, 300),
             confirm: plain('Approve', 30),
             deny: plain('Not yet', 30),
           },
@@ -123,7 +128,7 @@ export function buildLinkApprovalRequest(request: RewardLinkRequestRow): SlackMe
     );
   }
   return {
-    text: `Reward-link approval request: ${request.quantity} links of ${linkAmount(request)}`,
+    text: `Reward-link approval request: ${request.quantity} links of ${linkFace(request)}`,
     blocks,
   };
 }
@@ -134,13 +139,13 @@ export function buildLinksWaiting(request: RewardLinkRequestRow, asked: number):
     asked > 0
       ? 'The approvers have been asked.'
       : 'No approver could be reached: ask an admin to set approvers in /kudos settings.';
-  const text = `Your ${linksSummary(request)} need approval${request.approvalReason ? ` (${request.approvalReason})` : ''}. Nothing is charged until an approver says yes. ${who}`;
+  const text = `Your ${linksSummary(request)} need approval${request.approvalReason ? ` (${sentence(request.approvalReason)})` : ''}. Nothing is charged until an approver says yes. ${who}`;
   return { text, blocks: [section(`:hourglass_flowing_sand: ${escapeMrkdwn(text)}`)] };
 }
 
 /** To the requester: approved (being created) or rejected. */
 export function buildLinksDecided(request: RewardLinkRequestRow): SlackMessageContent {
-  const what = `Your request for ${request.quantity} reward links of ${linkAmount(request)} was ${request.status === 'rejected' ? 'rejected' : 'approved'}`;
+  const what = `Your request for ${request.quantity} reward links of ${linkFace(request)} was ${request.status === 'rejected' ? 'rejected' : 'approved'}`;
   const after =
     request.status === 'rejected'
       ? 'Nothing was charged.'

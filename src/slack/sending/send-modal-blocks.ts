@@ -166,7 +166,9 @@ function campaignBlocks(state: SendModalState): Block[] {
       optional: true,
       dispatch_action: true,
       label: plain('Campaign'),
-      hint: plain('Optional. A campaign fills in its design, amount and e-mail template, and its spend is counted.'),
+      hint: plain(
+        'Optional. A campaign fills in its design, amount and e-mail template, and its spend is counted. Campaigns send choice cards (the recipient picks the brand).',
+      ),
       element: {
         type: 'external_select',
         action_id: A.campaign,

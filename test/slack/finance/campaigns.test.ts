@@ -118,6 +118,8 @@ describe('/kudos campaigns', () => {
   it('a good form creates the campaign once, in Kudos and in the Rewards account, listed with its details; a second campaign of the same name is refused', async () => {
     const template = await t.stack.app.rewards.templates.create({ name: 'Q4 look', senderName: 'People Team' });
     const view = await openNewForm();
+    // Campaigns carry choice cards only: the form says so where the design is picked.
+    expect(JSON.stringify(view.blocks)).toContain('Campaigns send choice cards (the recipient picks the brand)');
     await t.stack.sim.submitView(view.id, campaignForm({ ...GOOD, template: template.templateId }), 'U_ADMIN');
     expect(t.stack.sim.viewErrors(view.id)).toEqual({});
     const [row] = await rows();

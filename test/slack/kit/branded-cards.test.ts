@@ -273,12 +273,19 @@ describe('reward links', () => {
 
   it('the approvers see the face and the estimate', () => {
     const text = shown(buildLinkApprovalRequest(request()));
-    expect(text).toContain('asks for 10 reward links of £25 (Tesco Gift Card), £250 (about $333) in total.');
-    expect(text).toContain('About $333 will be spent from the Rewards balance.');
+    expect(text).toContain(
+      'reward links of £25 (Tesco Gift Card), £250 in total, up to $333.40 in USD (the learned GBP rate plus a 5% safety margin)',
+    );
+    expect(text).toContain('The Rewards balance pays for them: £250 in total, up to $333.40 in USD');
   });
 
   it('the requester waiting, and the links when ready', () => {
-    expect(shown(buildLinksWaiting(request(), 1))).toContain('Your 10 reward links of £25 (Tesco Gift Card), £250');
+    expect(shown(buildLinksWaiting(request(), 1))).toContain(
+      'Your 10 reward links of £25 (Tesco Gift Card), £250 in total, up to $333.40 in USD',
+    );
+    expect(shown(buildLinksWaiting(request({ amountCents: 0 }), 1))).toContain(
+      '£250 in total; the USD total is known only after charging',
+    );
     const dm = buildRewardLinksDm(request({ status: 'placed', costCents: 31750 }), 'O-9', ['https://l.example/1'], {
       index: 0,
       count: 1,
