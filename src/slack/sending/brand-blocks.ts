@@ -8,6 +8,7 @@ import { formatFace } from '../../domain/branded/currency.js';
 import { describePrices } from '../../domain/branded/prices.js';
 import type { UsdEstimate } from '../../domain/branded/usd-cost.js';
 import { centsToDecimal, formatUsd } from '../../domain/common/money.js';
+import { countryName } from '../../domain/workspaces/people-countries.js';
 import { ANY_CATEGORY, SendBrand } from '../ids.js';
 import { type Block, clip, context, plain, section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
@@ -32,13 +33,13 @@ export interface BrandPicked {
   typed?: string | undefined;
 }
 
-/** Where a brand is offered, in words: an ISO alpha-3 code as it is, `GLOBAL` as all countries. */
+/** Where a brand is offered, in words: a country's name ("United Kingdom"), `GLOBAL` as all countries. */
 export function countryWords(countryCode: string | null): string {
   if (countryCode === null) return 'any country';
-  return countryCode === 'GLOBAL' ? 'all countries' : countryCode;
+  return countryCode === 'GLOBAL' ? 'all countries' : countryName(countryCode);
 }
 
-/** "Tesco · GBP · GBR": a brand as the picker lists it. */
+/** "Tesco · GBP · United Kingdom": a brand as the picker lists it. */
 export function brandLabel(brand: Brand): string {
   return `${brand.brandName} · ${brand.currency} · ${countryWords(brand.countryCode)}`;
 }

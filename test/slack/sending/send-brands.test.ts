@@ -129,7 +129,7 @@ describe('branded cards in the send form', () => {
     const view = await openForm();
     expect(blockWith(view, 'design')).toBeUndefined();
     const tesco = await brandOptions(view, 'tes');
-    expect(tesco.map((o) => [o.value, o.text.text])).toEqual([['BR-TESCO', 'Tesco · GBP · GBR']]);
+    expect(tesco.map((o) => [o.value, o.text.text])).toEqual([['BR-TESCO', 'Tesco · GBP · United Kingdom']]);
     expect((await brandOptions(view, 'airbnb'))[0]!.text.text).toBe('Airbnb · USD · all countries');
     expect((await brandOptions(view, 'netflix'))[0]!.text.text).toBe('Netflix · USD · any country');
 
