@@ -3,6 +3,8 @@
 import type { App } from '@slack/bolt';
 import { z } from 'zod';
 
+import type { KudosRow } from '../../db/schema/index.js';
+import { faceAmount } from '../../domain/branded/card-amounts.js';
 import { formatUsd } from '../../domain/common/money.js';
 import { isChatRefusal } from '../../domain/common/ports.js';
 import { formRefused } from '../../domain/common/refusal.js';
@@ -16,6 +18,7 @@ import {
 } from '../../domain/sending/record-send.js';
 import { listCompanyValues } from '../../domain/workspaces/company-values.js';
 import { COMMAND, GroupValuePrefix, NO_TEMPLATE, RefundChoice, SendBrand, SendModal, TimingChoice } from '../ids.js';
+import { brandedOf } from '../kit/card-amounts.js';
 import { section } from '../kit/mrkdwn.js';
 import { escapeMrkdwn } from '../kit/mrkdwn-escape.js';
 import { peopleCount } from '../kit/recipients.js';
@@ -259,7 +262,7 @@ async function recordChecked(
       ok: false,
       errors: {
         [fieldBlocks(shown.fill, shown.card).amount]:
-          `This form was already sent before your changes: ${formatUsd(first.amountCents)}${first.recipientCount > 1 ? ' each' : ''} to ${peopleCount(first.recipientCount)} (${escapeMrkdwn(first.designName)} ${first.recipientCount > 1 ? 'cards' : 'card'}). It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
+          `This form was already sent before your changes: ${alreadySent(first)}. It cannot be changed now. Close this window; to send something else, use ${COMMAND} again.`,
       },
     };
   }
@@ -309,4 +312,12 @@ async function finishAfterAnswer(
     .updateView(at.viewId, buildSendAccepted(outcome.notes))
     .catch((error: unknown) => at.log.info('the send window is gone', { error }));
   await startRecordedSend(deps, outcome.recorded);
+}
+
+/** "$25 each to 3 people (Thank You cards)"; a brand by its face: "£20 each to 3 people (Tesco Gift Card cards)". */
+function alreadySent(first: KudosRow): string {
+  const face = brandedOf(first);
+  const each = first.recipientCount > 1 ? ' each' : '';
+  const amount = face ? faceAmount(face) : formatUsd(first.amountCents);
+  return `${amount}${each} to ${peopleCount(first.recipientCount)} (${escapeMrkdwn(first.designName)} ${first.recipientCount > 1 ? 'cards' : 'card'})`;
 }
