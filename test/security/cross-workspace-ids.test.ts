@@ -45,6 +45,7 @@ import {
   Home,
   LinkApproval,
   OneLine,
+  PeopleCountries,
   Recurring,
   RewardsConnect,
   SayThanks,
@@ -166,6 +167,13 @@ const NO_ID: Array<{ kind: HandlerKind; id: string; why: string }> = [
     why: "the clicker's workspace's rule, named by its kind (private_metadata)",
   },
   { kind: 'view', id: Celebrations.csvModal.callbackId, why: "dates for the clicker's workspace" },
+  { kind: 'action', id: PeopleCountries.actions.uploadCsv, why: "countries for the clicker's workspace" },
+  { kind: 'view', id: PeopleCountries.csvModal.callbackId, why: "countries for the clicker's workspace" },
+  {
+    kind: 'options',
+    id: Celebrations.ruleModal.actions.brand,
+    why: "the brand catalog of the clicker's workspace's account (its own Rewards client)",
+  },
   { kind: 'view', id: Recurring.modal.callbackId, why: "a new series of the clicker's" },
   { kind: 'action', id: Recurring.actions.page, why: "a page number of the clicker's own list of series" },
   {
