@@ -2,6 +2,8 @@
 // category and the brand picker, then the brand's own amounts (a FIXED product's denominations, a
 // RANGE product's rule), a line with the amount in its own currency and its USD estimate, and the
 // brand's terms and redemption instructions one click away (a pushed modal).
+import { formatDistance } from 'date-fns';
+
 import type { Brand, BrandPage } from '../../domain/branded/brand-catalog.js';
 import { BRAND_GONE, unknownCostReason } from '../../domain/branded/branded-card.js';
 import { formatFace } from '../../domain/branded/currency.js';
@@ -76,9 +78,15 @@ export function usdLine(brand: Brand, faceCents: number | undefined, estimate: U
   if (!estimate || estimate.basis === 'unknown')
     return `${unknownCostReason(brand.currency)} So a send of it waits for approval.`;
   if (estimate.basis === 'exact') return `about ${formatUsd(estimate.estimateCents)} in USD`;
+  const age = rateAge(estimate.rateAgeMs);
   return faceCents === undefined
-    ? `${formatFace(100, brand.currency)} is about $${estimate.usdPerUnit} in USD, from your last ${brand.currency} order.`
-    : `about ${formatUsd(estimate.estimateCents)} in USD, at the rate of your last ${brand.currency} order`;
+    ? `${formatFace(100, brand.currency)} is about $${estimate.usdPerUnit} in USD, from your last ${brand.currency} order (${age}).`
+    : `about ${formatUsd(estimate.estimateCents)} in USD, at the rate of your last ${brand.currency} order (${age})`;
+}
+
+/** How old a learned rate is, in words: "less than a minute ago", "about 5 hours ago", "3 days ago". */
+function rateAge(ms: number): string {
+  return formatDistance(0, ms, { addSuffix: false }) + ' ago';
 }
 
 /** "£20 at Tesco, about $25 in USD …", or the brand and its rule before an amount is picked. */

@@ -173,7 +173,7 @@ describe('branded cards in the send form', () => {
     // Picking an amount shows it at the brand, with its USD estimate.
     await t.stack.sim.clickButton({ viewId: view.id }, 'face_amount', USER, '20.00');
     const priced = await updated(view, (v) => infoText(v).includes('£20 at Tesco'));
-    expect(infoText(priced)).toContain('about $25.40 in USD');
+    expect(infoText(priced)).toContain('about $25.40 in USD, at the rate of your last GBP order (1 day ago)');
 
     const { errors } = await submit(priced, '20.00');
     expect(errors).toEqual({});
