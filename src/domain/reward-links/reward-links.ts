@@ -268,15 +268,23 @@ async function placeClaimed(
         return await settle(deps, row, 'failed', 'INSUFFICIENT_BALANCE', reason, log);
       }
     }
+    const firstIndex = row.partsCreated;
     for (let index = row.partsCreated; index < parts.length; index++) {
       const quantity = parts[index]!;
       // A later part of a branded request: the rate its earlier parts taught may have risen beyond the margin.
       const moved = index > 0 ? await brandedRateMoved(deps.db, row, row.quantity - row.createdQuantity) : undefined;
-      if (moved) return await settle(deps, row, 'partial', 'RATE_MOVED', moved, log);
-      const created = await rewards.orders.createRewardLinks(
-        { cardType: row.cardType, productId: row.productId, quantity, amountPerLink: amountPerLink(row) },
-        { idempotencyKey: partKey(row, index), ...signalOpt },
-      );
+      // An earlier attempt may have created this part with its answer lost: never settled without it.
+      const found =
+        moved && row.attempts > 1 && index === firstIndex
+          ? await rewards.orders.findByClientOrderId(partKey(row, index), signalOpt)
+          : undefined;
+      if (moved && !found) return await settle(deps, row, 'partial', 'RATE_MOVED', moved, log);
+      const created = found
+        ? { order: found, recovered: true }
+        : await rewards.orders.createRewardLinks(
+            { cardType: row.cardType, productId: row.productId, quantity, amountPerLink: amountPerLink(row) },
+            { idempotencyKey: partKey(row, index), ...signalOpt },
+          );
       const orderId = created.order.orderId;
       await learnFromBrandedPart(deps, row, quantity, created.order, log);
       const recorded = await recordCreatedPart(deps, row, index, quantity, created.order, opts);

@@ -67,17 +67,19 @@ export async function placeSend(pass: SendPass, row: KudosRow, fence: ClaimFence
         );
       }
     }
-    if (row.partsPlaced === 0 && row.cardType === 'BRANDED_CARD' && !(await brandStillOffered(rewards, row, signal)))
-      return fail(
-        pass,
-        row,
-        fence,
-        'BRAND_GONE',
-        `${row.designName} is no longer in the Rewards catalog. Nothing was charged; pick another brand, or a choice card.`,
-      );
+    const firstIndex = row.partsPlaced;
     for (let index = row.partsPlaced; index < parts.length; index++) {
-      const rateMoved = await brandedRateMoved(pass, row, parts.slice(index));
-      if (rateMoved) return fail(pass, row, fence, 'RATE_MOVED', rateMoved);
+      const refusal = await brandedRefusal(pass, rewards, row, index, parts);
+      if (refusal) {
+        // An earlier claim may have created this part with its answer lost: never failed unseen.
+        const found = row.attempts > 1 && index === firstIndex ? await findPart(pass, rewards, row, index) : undefined;
+        if (!found) return fail(pass, row, fence, refusal.code, refusal.message);
+        if (parts.length === 1) return recordPlaced(pass, row, fence, found);
+        const recorded = await recordPart(pass, row, fence, index, found);
+        if (!recorded) return fencedOut(pass, undefined);
+        ({ row, fence } = recorded);
+        continue;
+      }
       const params = orderParams(row, parts[index]!);
       const options = { idempotencyKey: kudosPartKey(row, index), signal };
       const { order, recovered } =
@@ -350,6 +352,34 @@ async function brandedRateMoved(
   return row.partsPlaced === 0
     ? `${now} Nothing was charged; send it again to judge it at today's rate.`
     : `${now} Orders 1 to ${row.partsPlaced} of ${partCount(row)} went out; the rest was not sent (nothing charged for it).`;
+}
+
+/**
+ * Why a branded send must not order its part `index` now, nothing charged for it: its brand was
+ * removed from the catalog (checked before the first part), or the rate rose beyond the margin.
+ */
+async function brandedRefusal(
+  pass: SendPass,
+  rewards: RewardsClient,
+  row: KudosRow,
+  index: number,
+  parts: ReadonlyArray<KudosRow['recipients']>,
+): Promise<{ code: 'BRAND_GONE' | 'RATE_MOVED'; message: string } | undefined> {
+  if (row.cardType !== 'BRANDED_CARD') return undefined;
+  if (index === 0 && !(await brandStillOffered(rewards, row, pass.signal)))
+    return {
+      code: 'BRAND_GONE',
+      message: `${row.designName} is no longer in the Rewards catalog. Nothing was charged; pick another brand, or a choice card.`,
+    };
+  const rateMoved = await brandedRateMoved(pass, row, parts.slice(index));
+  return rateMoved ? { code: 'RATE_MOVED', message: rateMoved } : undefined;
+}
+
+/** Part `index` of the send if an earlier claim created it (looked up by its key); a failed lookup throws. */
+async function findPart(pass: SendPass, rewards: RewardsClient, row: KudosRow, index: number) {
+  const found = await rewards.orders.findByClientOrderId(kudosPartKey(row, index), { signal: pass.signal });
+  if (found) pass.log.info('part found by its key before refusing it', { orderId: found.orderId, part: index + 1 });
+  return found ?? undefined;
 }
 
 /**

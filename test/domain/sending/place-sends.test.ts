@@ -154,6 +154,37 @@ describe('an order whose answer was lost', () => {
     expect(outcomes.texts.filter((t) => t.includes('may or may not'))).toHaveLength(1);
   });
 
+  it('a branded card whose brand was removed after its answer was lost: found by its key, placed, never told "nothing was charged"', async () => {
+    // Every try of the first attempt creates or finds the order and loses the answer; then the brand goes.
+    await emulator.faults({ method: 'POST', path: '^/api/v1/orders/branded-cards$', drop: true, count: 10 });
+    await stack.startAnotherApp({ tuning: { worker: { maxAttempts: 3, backoffMs: () => 1500 } } });
+    const [row] = await testDb.db
+      .insert(kudos)
+      .values(
+        pendingRow({
+          productId: 'BR-TESCO',
+          designName: 'Tesco Gift Card',
+          amountCents: 0,
+          totalCents: 0,
+          cardType: 'BRANDED_CARD',
+          faceCurrency: 'GBP',
+          faceCents: 2000,
+          usdBasis: 'unknown',
+        }),
+      )
+      .returning();
+    await eventually(async () => ((await rowOf(row!.id)).failedCalls >= 1 ? true : undefined), 15_000);
+    await env.emulator.removeBrand('BR-TESCO');
+
+    const told = await toldRow(row!.id);
+    const orders = await ordersFor(row!.idempotencyKey);
+    expect(orders).toHaveLength(1);
+    expect(told.status).toBe('placed');
+    expect(told.orderId).toBe(orders[0]!.orderId);
+    expect(senderOutcomes()).toMatchObject({ confirmed: 1, failed: 0 });
+    expect(senderOutcomes().texts.join('\n')).not.toContain('Nothing was charged');
+  });
+
   it('a refusal is an answer: failed at once, without waiting on a lookup', async () => {
     await emulator.faults({ method: 'POST', path: ORDER_POST, status: 402, count: 1 });
     await stack.startAnotherApp({ tuning: { worker: { maxAttempts: 1 } } });
