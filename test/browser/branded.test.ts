@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { kudos } from '../../src/db/schema/index.js';
 import { type DevStack, startDevStack } from '../../src/dev/stack.js';
 import { learnRate } from '../../src/domain/branded/exchange-rates.js';
-import { launchChromium } from '../support/browser.js';
+import { launchChromium, pickExternal, runCommand } from '../support/browser.js';
 
 let stack: DevStack;
 let browser: Browser;
@@ -42,20 +42,6 @@ async function openConversation(as: string, conv: string): Promise<Page> {
   await page.goto(`${stack.url}/?as=${as}&conv=${conv}&page=messages`);
   await page.locator('#whoami option').first().waitFor({ state: 'attached' });
   return page;
-}
-
-async function runCommand(p: Page, text: string): Promise<void> {
-  await p.locator('#composer-input').fill(text);
-  await p.locator('#composer-input').press('Enter');
-}
-
-/** Types into an external select's search and picks the first option that has `text`. */
-async function pickExternal(scope: ReturnType<Page['locator']>, actionId: string, search: string, text: string) {
-  const select = scope.locator(`select[data-action-id="${actionId}"]`);
-  await scope.locator(`input.ext-search[data-for-action="${actionId}"]`).fill(search);
-  await expect.poll(() => select.locator('option', { hasText: text }).count(), { timeout: 10_000 }).toBeGreaterThan(0);
-  const value = await select.locator('option', { hasText: text }).first().getAttribute('value');
-  await select.selectOption(value);
 }
 
 describe('branded cards in the simulator', () => {

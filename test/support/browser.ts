@@ -1,7 +1,8 @@
 // Debian's chromium (never downloaded by a tool), launched headless for the browser tests.
 import { existsSync, mkdirSync } from 'node:fs';
 
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -24,4 +25,19 @@ export async function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+/** Types a message (a slash command) into the simulator's composer and sends it. */
+export async function runCommand(p: Page, text: string): Promise<void> {
+  await p.locator('#composer-input').fill(text);
+  await p.locator('#composer-input').press('Enter');
+}
+
+/** Types into an external select's search and picks the first option that has `text`. */
+export async function pickExternal(scope: Locator, actionId: string, search: string, text: string): Promise<void> {
+  const select = scope.locator(`select[data-action-id="${actionId}"]`);
+  await scope.locator(`input.ext-search[data-for-action="${actionId}"]`).fill(search);
+  await expect.poll(() => select.locator('option', { hasText: text }).count(), { timeout: 10_000 }).toBeGreaterThan(0);
+  const value = await select.locator('option', { hasText: text }).first().getAttribute('value');
+  await select.selectOption(value);
 }

@@ -100,3 +100,20 @@ export function pendingKudosValues(overrides: Partial<NewKudosRow> = {}): NewKud
     ...overrides,
   };
 }
+
+/**
+ * The branded columns of a £25 Tesco Gift Card per person for `count` people, judged at $33.34 a card
+ * (a learned 1.27 GBP rate plus the 5% margin), as the worker and the messages read them.
+ */
+export function tescoCardColumns(count: number) {
+  return {
+    productId: 'BR-TESCO',
+    designName: 'Tesco Gift Card',
+    cardType: 'BRANDED_CARD' as const,
+    faceCurrency: 'GBP',
+    faceCents: 2500,
+    amountCents: 3334,
+    totalCents: 3334 * count,
+    usdBasis: 'learned' as const,
+  };
+}

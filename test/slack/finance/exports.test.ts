@@ -8,7 +8,7 @@ import { ledgerCsv } from '../../../src/domain/finance/csv-exports.js';
 import type { Movement } from '../../../src/domain/finance/ledger.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../../support/app.js';
 import { parseCsv } from '../../support/csv.js';
-import { pendingKudosValues } from '../../support/kudos-row.js';
+import { pendingKudosValues, tescoCardColumns } from '../../support/kudos-row.js';
 
 const t = useAppPerTest({
   env: { KUDOS_ADMINS: 'U_ADMIN', KUDOS_ADMIN_CHANNEL: 'C_ADMIN', KUDOS_APPROVAL_THRESHOLD: '100000' },
@@ -116,14 +116,7 @@ function tescoSend(overrides: Partial<NewKudosRow>): NewKudosRow {
       { slackUserId: 'U_EMP2', recipientId: null, email: 'sam@example.com', name: 'Sam' },
     ],
     recipientCount: 2,
-    productId: 'BR-TESCO',
-    designName: 'Tesco Gift Card',
-    cardType: 'BRANDED_CARD',
-    faceCurrency: 'GBP',
-    faceCents: 2500,
-    amountCents: 3334,
-    totalCents: 6668,
-    usdBasis: 'learned',
+    ...tescoCardColumns(2),
     status: 'placed',
     placedAt: new Date(),
     ...overrides,

@@ -24,7 +24,7 @@ import {
   buildPartial,
 } from '../../../src/slack/sending/send-messages.js';
 import { buildSenderDm } from '../../../src/slack/sending/sender-dm-blocks.js';
-import { buildKudosRow } from '../../support/kudos-row.js';
+import { buildKudosRow, tescoCardColumns } from '../../support/kudos-row.js';
 
 const TWO = [
   { slackUserId: 'U_ELI', recipientId: null, email: 'eli@example.com', name: 'Eli' },
@@ -36,14 +36,7 @@ function branded(overrides: Partial<KudosRow> = {}): KudosRow {
   return buildKudosRow({
     recipients: TWO,
     recipientCount: 2,
-    productId: 'BR-TESCO',
-    designName: 'Tesco Gift Card',
-    cardType: 'BRANDED_CARD',
-    faceCurrency: 'GBP',
-    faceCents: 2500,
-    amountCents: 3334,
-    totalCents: 6668,
-    usdBasis: 'learned',
+    ...tescoCardColumns(2),
     ...overrides,
   });
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 
 import { campaigns, kudos, kudosReactions, type NewKudosRow } from '../../../src/db/schema/index.js';
 import { eventually, sendModalValues, submitSendForm, useAppPerTest } from '../../support/app.js';
+import { tescoCardColumns } from '../../support/kudos-row.js';
 
 const e2e = useAppPerTest({ env: { KUDOS_NOTIFY_CHANNEL: 'C_KUDOS', KUDOS_APPROVAL_THRESHOLD: '100' } });
 
@@ -169,14 +170,7 @@ describe('/kudos stats and +1 reactions', () => {
         name: id,
       })),
       recipientCount: 2,
-      productId: 'BR-TESCO',
-      designName: 'Tesco Gift Card',
-      cardType: 'BRANDED_CARD',
-      faceCurrency: 'GBP',
-      faceCents: 2500,
-      amountCents: 3334,
-      totalCents: 6668,
-      usdBasis: 'learned',
+      ...tescoCardColumns(2),
       costCents,
       status: 'placed',
       notifiedAt: new Date(),
